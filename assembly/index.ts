@@ -1,0 +1,6 @@
+// The whole export surface of ppdp's WebAssembly core. Kernels see only integer codes and
+// raw pointers into a memory whose layout the TS wrapper (src/wasm/kernel.ts) owns: no
+// allocator, no strings, no I/O. Codes are validated by the wrapper before they get here,
+// because the loops use unchecked loads.
+
+export { groupBy, histogram } from './groupby';

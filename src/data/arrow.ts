@@ -1,0 +1,348 @@
+/**
+ * Arrow IPC input and output. Reading works on the record batches' buffers directly: dictionary
+ * columns keep Arrow's indices, other columns are encoded once per distinct value.
+ */
+import { basename } from 'node:path';
+import {
+  type Data,
+  DataType,
+  Dictionary,
+  Field,
+  Float64,
+  Int32,
+  makeData,
+  makeVector,
+  RecordBatch,
+  Schema,
+  Struct,
+  Table,
+  tableFromIPC,
+  tableToIPC,
+  Utf8,
+  util,
+  type Vector,
+} from 'apache-arrow';
+import { InputError, OutputError } from '../errors.ts';
+import { readInputBytes } from './csv.ts';
+import type { EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
+
+const MAGIC = 'ARROW1';
+const SUPPORTED = 'Utf8, LargeUtf8, Dictionary<Utf8, int>, Int*, Uint*, Float*, Bool';
+
+/**
+ * Reads an Arrow IPC file (file or stream format) into a dictionary-encoded table.
+ * @throws InputError with codes E_INPUT_MISSING, E_INPUT_EMPTY, E_INPUT_NO_ROWS, E_INPUT_NULL,
+ *   E_ARROW_CORRUPT, E_ARROW_TYPE, E_ARROW_SCHEMA.
+ */
+export function readArrow(path: string): EncodedTable {
+  const file = basename(path);
+  const bytes = readInputBytes(path);
+  if (bytes.length === 0) {
+    throw new InputError('E_INPUT_EMPTY', `${file}: the file is empty`, 'expected an Arrow IPC file');
+  }
+  const corrupt = (): InputError =>
+    new InputError(
+      'E_ARROW_CORRUPT',
+      `${file}: not a readable Arrow IPC file (corrupt, truncated or another format)`,
+      'write the file again with an Arrow IPC writer (file or stream format), or pass a CSV instead',
+    );
+  // A file-format file that lost its tail may still parse partly: require the closing magic.
+  if (hasMagic(bytes, 0) && !hasMagic(bytes, bytes.length - MAGIC.length)) throw corrupt();
+  let table: Table;
+  try {
+    table = tableFromIPC(bytes);
+  } catch {
+    // Arrow's own message is not passed on: it is about byte layouts, not a fix.
+    throw corrupt();
+  }
+  if (table.numCols === 0) throw corrupt();
+
+  const fields = table.schema.fields;
+  const seen = new Set<string>();
+  for (const [i, f] of fields.entries()) {
+    if (f.name.trim() === '' || seen.has(f.name)) {
+      throw new InputError(
+        'E_ARROW_SCHEMA',
+        `${file}: column ${i + 1} ${f.name.trim() === '' ? 'has an empty name' : `"${f.name}" appears twice`}`,
+        'give every column a unique, non-empty name',
+      );
+    }
+    seen.add(f.name);
+    checkType(file, f.name, f.type);
+  }
+  const rowCount = table.numRows;
+  if (rowCount === 0) {
+    throw new InputError(
+      'E_INPUT_NO_ROWS',
+      `${file}: the table has no rows`,
+      'export the table with its rows',
+    );
+  }
+
+  const columns: EncodedColumn[] = fields.map((f, i) => {
+    const encoder = new ColumnEncoder(file, f.name, rowCount);
+    for (const data of table.getChildAt(i)!.data) encoder.add(data);
+    return { name: f.name, dictionary: encoder.dictionary, codes: encoder.codes };
+  });
+  return { source: path, rowCount, columns, delimiter: ';' };
+}
+
+function hasMagic(bytes: Uint8Array, at: number): boolean {
+  if (at < 0 || at + MAGIC.length > bytes.length) return false;
+  for (let k = 0; k < MAGIC.length; k++) if (bytes[at + k] !== MAGIC.charCodeAt(k)) return false;
+  return true;
+}
+
+function isScalar(t: DataType): boolean {
+  return (
+    DataType.isUtf8(t) ||
+    DataType.isLargeUtf8(t) ||
+    DataType.isInt(t) ||
+    DataType.isFloat(t) ||
+    DataType.isBool(t)
+  );
+}
+
+function checkType(file: string, name: string, type: DataType): void {
+  const ok = DataType.isDictionary(type)
+    ? isScalar(type.dictionary) && DataType.isInt(type.indices)
+    : isScalar(type);
+  if (!ok) {
+    throw new InputError(
+      'E_ARROW_TYPE',
+      `${file} column "${name}": Arrow type ${String(type)} is not supported`,
+      `supported types are ${SUPPORTED}; cast the column to one of them (e.g. a string) before release`,
+    );
+  }
+}
+
+/** The string a value is released as; the same for CSV and Arrow input. */
+function valueString(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return String(v);
+}
+
+type Key = string | number | bigint | boolean;
+
+/** Encodes one column's record batches into one code array and a shared dictionary. */
+class ColumnEncoder {
+  readonly dictionary: string[] = [];
+  readonly codes: Int32Array;
+  private readonly index = new Map<Key, number>();
+  /** Dictionary-column remaps by Arrow dictionary vector; null means indices are used as they are. */
+  private readonly remaps = new Map<Vector, Int32Array | null>();
+  /** Rows filled so far. */
+  private base = 0;
+
+  constructor(
+    private readonly file: string,
+    private readonly name: string,
+    rowCount: number,
+  ) {
+    this.codes = new Int32Array(rowCount);
+  }
+
+  add(data: Data): void {
+    const type = data.type;
+    if (data.nullCount > 0) {
+      for (let i = 0; i < data.length; i++) if (!data.getValid(i)) throw this.nullError(i);
+    }
+    if (DataType.isDictionary(type)) this.addDictionary(data);
+    else if (DataType.isUtf8(type) || DataType.isLargeUtf8(type)) this.addStrings(data);
+    else if (DataType.isBool(type)) this.addBools(data);
+    else this.addNumbers(data);
+    this.base += data.length;
+  }
+
+  private code(key: Key, text: string): number {
+    let code = this.index.get(key);
+    if (code === undefined) {
+      code = this.dictionary.length;
+      this.dictionary.push(text);
+      this.index.set(key, code);
+    }
+    return code;
+  }
+
+  private addDictionary(data: Data): void {
+    const dict = data.dictionary!;
+    let remap = this.remaps.get(dict);
+    if (remap === undefined) remap = this.remapFor(dict);
+    const dictLength = dict.length;
+    // `values` may be longer than the batch (padding): only the first `length` are indices.
+    const indices = data.values as ArrayLike<number | bigint>;
+    const codes = this.codes;
+    const base = this.base;
+    const n = data.length;
+    if (remap === null && indices instanceof Int32Array) {
+      // Common case (Int32 indices, dictionary as it is): validate, then copy in one go.
+      for (let i = 0; i < n; i++) {
+        const idx = indices[i]!;
+        if (idx < 0 || idx >= dictLength) throw this.corruptIndex(i);
+      }
+      codes.set(indices.subarray(0, n), base);
+      return;
+    }
+    const big = indices instanceof BigInt64Array || indices instanceof BigUint64Array;
+    for (let i = 0; i < n; i++) {
+      const idx = big ? Number(indices[i]) : (indices[i] as number);
+      if (!(idx >= 0 && idx < dictLength)) throw this.corruptIndex(i);
+      const code = remap === null ? idx : remap[idx]!;
+      if (code < 0) throw this.nullError(i);
+      codes[base + i] = code;
+    }
+  }
+
+  /** Maps a batch dictionary's entries to codes: identity when they match the dictionary so far. */
+  private remapFor(dict: Vector): Int32Array | null {
+    const remap = new Int32Array(dict.length);
+    let identity = true;
+    for (let j = 0; j < dict.length; j++) {
+      const v = dict.get(j) as Key | null;
+      // A null entry is an error only if a row uses it.
+      const code = v === null ? -1 : this.code(v, valueString(v));
+      remap[j] = code;
+      if (code !== j) identity = false;
+    }
+    const result = identity ? null : remap;
+    this.remaps.set(dict, result);
+    return result;
+  }
+
+  private addStrings(data: Data): void {
+    const offsets = data.valueOffsets as ArrayLike<number | bigint>;
+    const bytes = data.values as Uint8Array;
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const big = offsets instanceof BigInt64Array;
+    const codes = this.codes;
+    const base = this.base;
+    let start = big ? Number(offsets[0]) : (offsets[0] as number);
+    for (let i = 0; i < data.length; i++) {
+      const end = big ? Number(offsets[i + 1]) : (offsets[i + 1] as number);
+      const s = buf.toString('utf8', start, end);
+      codes[base + i] = this.code(s, s);
+      start = end;
+    }
+  }
+
+  private addBools(data: Data): void {
+    const bits = data.values as Uint8Array;
+    const codes = this.codes;
+    const base = this.base;
+    for (let i = 0; i < data.length; i++) {
+      const pos = data.offset + i;
+      const v = ((bits[pos >> 3]! >> (pos & 7)) & 1) === 1;
+      codes[base + i] = this.code(v, v ? 'true' : 'false');
+    }
+  }
+
+  private addNumbers(data: Data): void {
+    const values = data.values as ArrayLike<number | bigint>;
+    // Float16 is stored as raw half-precision bits.
+    const half = DataType.isFloat(data.type) && values instanceof Uint16Array;
+    const codes = this.codes;
+    const base = this.base;
+    for (let i = 0; i < data.length; i++) {
+      const raw = values[i]!;
+      const v = half ? util.uint16ToFloat64(raw as number) : raw;
+      codes[base + i] = this.code(v, valueString(v));
+    }
+  }
+
+  private nullError(i: number): InputError {
+    return new InputError(
+      'E_INPUT_NULL',
+      `${this.file} column "${this.name}" row ${this.base + i + 1}: the value is null (missing)`,
+      'nulls are not supported yet: fill missing values with a placeholder such as "?" before release',
+    );
+  }
+
+  private corruptIndex(i: number): InputError {
+    return new InputError(
+      'E_ARROW_CORRUPT',
+      `${this.file} column "${this.name}" row ${this.base + i + 1}: dictionary index out of range`,
+      'the file is corrupt: write it again with an Arrow IPC writer',
+    );
+  }
+}
+
+/**
+ * Encodes released columns as Arrow IPC file-format bytes. Dictionary columns become
+ * Dictionary<Utf8, Int32> with their codes as indices; number columns become Float64.
+ */
+export function encodeArrow(columns: OutputColumn[]): Uint8Array {
+  const rowCount = columns.length > 0 ? length(columns[0]!) : 0;
+  const fields: Field[] = [];
+  const children: Data[] = [];
+  for (const [i, col] of columns.entries()) {
+    if (length(col) !== rowCount) {
+      throw new OutputError(
+        'E_OUTPUT_SHAPE',
+        `output column "${col.name}" has ${length(col)} rows, column "${columns[0]!.name}" has ${rowCount}`,
+        'this is a bug in ppdp: every released column must have the same number of rows',
+      );
+    }
+    if (col.kind === 'dictionary') {
+      checkCodes(col.name, col.codes, col.dictionary.length);
+      // Explicit ids keep the bytes deterministic (Arrow otherwise draws ids from a global counter).
+      const type = new Dictionary(new Utf8(), new Int32(), i, false);
+      children.push(
+        makeData({
+          type,
+          length: rowCount,
+          nullCount: 0,
+          data: col.codes,
+          dictionary: utf8Vector(col.dictionary),
+        }),
+      );
+      fields.push(new Field(col.name, type, false));
+    } else {
+      const type = new Float64();
+      children.push(makeData({ type, length: rowCount, nullCount: 0, data: col.values }));
+      fields.push(new Field(col.name, type, false));
+    }
+  }
+  const schema = new Schema(fields);
+  const batch = new RecordBatch(
+    schema,
+    makeData({ type: new Struct(fields), length: rowCount, nullCount: 0, children }),
+  );
+  return tableToIPC(new Table(schema, [batch]), 'file');
+}
+
+function length(col: OutputColumn): number {
+  return col.kind === 'dictionary' ? col.codes.length : col.values.length;
+}
+
+/** An out-of-range code would write an Arrow file that readers reject or misread. */
+function checkCodes(name: string, codes: Int32Array, size: number): void {
+  for (let r = 0; r < codes.length; r++) {
+    const c = codes[r]!;
+    if (c < 0 || c >= size) {
+      throw new OutputError(
+        'E_OUTPUT_CODES',
+        `output column "${name}" row ${r + 1}: code ${c} is outside its dictionary of ${size} values`,
+        'this is a bug in ppdp: a released code must index its dictionary',
+      );
+    }
+  }
+}
+
+/** A Utf8 vector built from one buffer of all entries, with no null bitmap. */
+function utf8Vector(values: string[]): Vector<Utf8> {
+  const encoder = new TextEncoder();
+  const encoded = values.map((v) => encoder.encode(v));
+  const offsets = new Int32Array(values.length + 1);
+  let total = 0;
+  for (let j = 0; j < encoded.length; j++) {
+    total += encoded[j]!.length;
+    offsets[j + 1] = total;
+  }
+  const bytes = new Uint8Array(total);
+  for (let j = 0; j < encoded.length; j++) bytes.set(encoded[j]!, offsets[j]!);
+  return makeVector(
+    makeData({ type: new Utf8(), length: values.length, nullCount: 0, valueOffsets: offsets, data: bytes }),
+  );
+}

@@ -1,0 +1,58 @@
+/**
+ * The in-memory table every method works on: each column is dictionary-encoded once to
+ * integer codes, so hot loops see only integers and strings stay at the edges.
+ */
+export interface EncodedColumn {
+  readonly name: string;
+  /** code → value, in order of first appearance in the input. */
+  readonly dictionary: string[];
+  /** row → code (index into `dictionary`). */
+  readonly codes: Int32Array;
+}
+
+export interface EncodedTable {
+  /** The file the table was read from, for error messages. */
+  readonly source: string;
+  readonly rowCount: number;
+  readonly columns: EncodedColumn[];
+  /** The delimiter the CSV was read with (`;` for Arrow input); released CSVs reuse it. */
+  readonly delimiter: string;
+}
+
+/** A column of a released table: dictionary-encoded strings, or plain numbers. */
+export type OutputColumn =
+  | {
+      readonly name: string;
+      readonly kind: 'dictionary';
+      readonly dictionary: string[];
+      readonly codes: Int32Array;
+    }
+  | { readonly name: string; readonly kind: 'number'; readonly values: Float64Array };
+
+export function columnByName(table: EncodedTable, name: string): EncodedColumn | undefined {
+  return table.columns.find((c) => c.name === name);
+}
+
+/**
+ * Keeps only the dictionary entries the codes use, renumbered in order of first use: a
+ * released dictionary must not list values of rows that were suppressed or removed.
+ */
+export function compactDictionary(
+  name: string,
+  dictionary: readonly string[],
+  codes: Int32Array,
+): OutputColumn & { kind: 'dictionary' } {
+  const remap = new Int32Array(dictionary.length).fill(-1);
+  const used: string[] = [];
+  const out = new Int32Array(codes.length);
+  for (let j = 0; j < codes.length; j++) {
+    const c = codes[j]!;
+    let x = remap[c]!;
+    if (x < 0) {
+      x = remap[c] = used.length;
+      used.push(dictionary[c]!);
+    }
+    out[j] = x;
+  }
+  return { name, kind: 'dictionary', dictionary: used, codes: out };
+}

@@ -1,0 +1,36 @@
+/**
+ * Typed errors. Every error ppdp raises for bad input names where the problem is (file, row,
+ * column or spec field) and how to fix it — and never quotes a data value of a sensitive or
+ * identifying column.
+ */
+export class PpdpError extends Error {
+  /** Stable machine-readable code, e.g. `E_SPEC`, `E_CSV_RAGGED`. */
+  readonly code: string;
+  /** One sentence telling the user how to fix it. */
+  readonly hint: string | undefined;
+
+  constructor(code: string, message: string, hint?: string) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.hint = hint;
+  }
+
+  /** The message with its hint, as shown to a person. */
+  describe(): string {
+    return this.hint ? `${this.message}\n  hint: ${this.hint}` : this.message;
+  }
+}
+
+/** The release spec is malformed or contradictory. */
+export class SpecError extends PpdpError {}
+/** An input table (CSV or Arrow) cannot be read or is malformed. */
+export class InputError extends PpdpError {}
+/** A hierarchy file or builder is malformed or does not cover the data. */
+export class HierarchyError extends PpdpError {}
+/** No transformation satisfies the privacy models. */
+export class NoSolutionError extends PpdpError {}
+/** The independent verifier rejected a release: nothing is published. */
+export class VerificationError extends PpdpError {}
+/** Writing or publishing the release failed. */
+export class OutputError extends PpdpError {}

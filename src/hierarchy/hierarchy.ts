@@ -1,0 +1,199 @@
+/**
+ * Generalization hierarchies, bound to one encoded column: per level, a table from the
+ * column's codes to label codes (what the hot loops use) and the labels themselves (what the
+ * release shows).
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { EncodedColumn } from '../data/table.ts';
+import { HierarchyError } from '../errors.ts';
+import type { HierarchySpec } from '../spec/spec.ts';
+
+export interface Hierarchy {
+  readonly attribute: string;
+  /** Number of levels above the original values (level 0). */
+  readonly height: number;
+  /** levelTables[l][code] = label code at level l; level 0 is the identity. */
+  readonly levelTables: Int32Array[];
+  /** labels[l][labelCode] = the released string. labels[0] is the column's dictionary. */
+  readonly labels: string[][];
+  /** leaves[l][labelCode] = how many distinct input values the label covers (for NCP). */
+  readonly leaves: Int32Array[];
+  /** Distinct values present in the input. */
+  readonly domain: number;
+  /** Where the hierarchy came from, for messages. */
+  readonly source: string;
+}
+
+/** Rows of a hierarchy as strings: `rows[r] = [value, level1, …, top]`. */
+type Rows = string[][];
+
+/**
+ * Builds the hierarchy of `column` from its spec. `quoteValues` says whether error messages
+ * may name a value (never for sensitive or identifying columns).
+ */
+export function buildHierarchy(column: EncodedColumn, spec: HierarchySpec, quoteValues: boolean): Hierarchy {
+  return fromRows(column, hierarchyRows(column, spec), hierarchySource(spec), quoteValues);
+}
+
+/** The hierarchy as string rows `[value, level1, …, top]`, from its file or builder. */
+export function hierarchyRows(column: EncodedColumn, spec: HierarchySpec): Rows {
+  switch (spec.kind) {
+    case 'file':
+      return readHierarchyRows(spec.path);
+    case 'intervals':
+      return intervalRows(column, spec.widths);
+    case 'mask':
+      return maskRows(column.dictionary);
+  }
+}
+
+function hierarchySource(spec: HierarchySpec): string {
+  return spec.kind === 'file' ? basename(spec.path) : `${spec.kind} builder`;
+}
+
+/** Reads an ARX hierarchy CSV (`value;level1;…;*`). */
+export function readHierarchyRows(path: string): Rows {
+  const file = basename(path);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new HierarchyError(
+      'E_HIERARCHY_MISSING',
+      `${file}: hierarchy file not found (${path})`,
+      'check the path',
+    );
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const lines = text.split(/\r?\n/);
+  if (lines.at(-1) === '') lines.pop();
+  if (lines.length === 0) {
+    throw new HierarchyError(
+      'E_HIERARCHY_EMPTY',
+      `${file}: hierarchy file is empty`,
+      'one row per value: value;level1;…;*',
+    );
+  }
+  const delimiter = lines[0]!.includes(';') ? ';' : lines[0]!.includes('\t') ? '\t' : ',';
+  const rows = lines.map((line) => line.split(delimiter));
+  const width = rows[0]!.length;
+  for (const [r, row] of rows.entries()) {
+    if (row.length !== width) {
+      throw new HierarchyError(
+        'E_HIERARCHY_RAGGED',
+        `${file} row ${r + 1}: ${row.length} levels, row 1 has ${width}`,
+        'every row of a hierarchy must have the same number of levels (value;level1;…;*)',
+      );
+    }
+  }
+  return rows;
+}
+
+function fromRows(column: EncodedColumn, rows: Rows, source: string, quoteValues: boolean): Hierarchy {
+  const height = (rows[0]?.length ?? 1) - 1;
+  const byValue = new Map<string, string[]>();
+  for (const [r, row] of rows.entries()) {
+    if (byValue.has(row[0]!)) {
+      throw new HierarchyError(
+        'E_HIERARCHY_DUPLICATE',
+        `${source} row ${r + 1}: value listed twice${quoteValues ? ` ('${row[0]}')` : ''}`,
+        'list every value once',
+      );
+    }
+    byValue.set(row[0]!, row);
+  }
+  const present = presentCodes(column);
+  const dict = column.dictionary;
+  const rowOf: string[][] = new Array(dict.length);
+  for (let code = 0; code < dict.length; code++) {
+    const row = byValue.get(dict[code]!);
+    if (row) rowOf[code] = row;
+    else if (present[code]) {
+      throw new HierarchyError(
+        'E_HIERARCHY_VALUE',
+        `${source}: column '${column.name}' has a value missing from its hierarchy${
+          quoteValues ? ` ('${dict[code]}')` : ''
+        }`,
+        `add a row for every value of '${column.name}' to the hierarchy`,
+      );
+    } else rowOf[code] = new Array(height + 1).fill('*'); // unused dictionary entry: never released
+  }
+
+  const levelTables: Int32Array[] = [Int32Array.from(dict, (_, c) => c)];
+  const labels: string[][] = [dict.slice()];
+  for (let l = 1; l <= height; l++) {
+    const index = new Map<string, number>();
+    const table = new Int32Array(dict.length);
+    for (let code = 0; code < dict.length; code++) {
+      const label = rowOf[code]![l]!;
+      let id = index.get(label);
+      if (id === undefined) index.set(label, (id = index.size));
+      table[code] = id;
+    }
+    levelTables.push(table);
+    labels.push([...index.keys()]);
+  }
+  checkTree(column.name, source, levelTables, labels);
+  const leaves = levelTables.map((table, l) => {
+    const counts = new Int32Array(labels[l]!.length);
+    for (let code = 0; code < dict.length; code++) if (present[code]) counts[table[code]!]!++;
+    return counts;
+  });
+  const domain = present.reduce((a, b) => a + b, 0);
+  return { attribute: column.name, height, levelTables, labels, leaves, domain, source };
+}
+
+/** A label must have one parent: values that meet at level l must meet at every level above. */
+function checkTree(name: string, source: string, tables: Int32Array[], labels: string[][]): void {
+  for (let l = 1; l + 1 < tables.length; l++) {
+    const parent = new Int32Array(labels[l]!.length).fill(-1);
+    const below = tables[l]!;
+    const above = tables[l + 1]!;
+    for (let code = 0; code < below.length; code++) {
+      const p = parent[below[code]!]!;
+      if (p === -1) parent[below[code]!] = above[code]!;
+      else if (p !== above[code]) {
+        throw new HierarchyError(
+          'E_HIERARCHY_TREE',
+          `${source}: hierarchy of '${name}' is not a tree: label '${labels[l]![below[code]!]}' at level ${l} has two parents at level ${l + 1}`,
+          'values that share a label at one level must share their labels at every level above',
+        );
+      }
+    }
+  }
+}
+
+function presentCodes(column: EncodedColumn): Uint8Array {
+  const present = new Uint8Array(column.dictionary.length);
+  for (const c of column.codes) present[c] = 1;
+  return present;
+}
+
+/** Numeric intervals `[lo,hi)` of growing widths, then `*`. */
+function intervalRows(column: EncodedColumn, widths: number[]): Rows {
+  return column.dictionary.map((value, code) => {
+    const x = Number(value);
+    if (value.trim() === '' || !Number.isFinite(x)) {
+      const row = column.codes.indexOf(code);
+      throw new HierarchyError(
+        'E_HIERARCHY_NUMERIC',
+        `column '${column.name}' row ${row + 2}: not a number, but its hierarchy is an intervals builder`,
+        'use a hierarchy file for non-numeric columns, or fix the value',
+      );
+    }
+    return [value, ...widths.map((w) => `[${Math.floor(x / w) * w},${Math.floor(x / w) * w + w})`), '*'];
+  });
+}
+
+/** Right-masking: `47906` → `4790*` → `479**` → … → `*`. */
+function maskRows(values: string[]): Rows {
+  const height = Math.max(1, ...values.map((v) => v.length));
+  return values.map((v) => [
+    v,
+    ...Array.from({ length: height }, (_, i) => {
+      const level = i + 1;
+      return level >= v.length || level === height ? '*' : v.slice(0, v.length - level) + '*'.repeat(level);
+    }),
+  ]);
+}

@@ -1,0 +1,221 @@
+/**
+ * Utility metrics of full-domain generalization (SPEC §6), computed from a node's grouping of
+ * the distinct tuples. Also the lower bounds the optimal search prunes with: each bound holds
+ * for the node it is computed at and for every generalization of it.
+ */
+import type { Hierarchy } from '../hierarchy/hierarchy.ts';
+import type { MetricName } from '../spec/spec.ts';
+
+export interface MetricValues {
+  ncp: number;
+  discernibility: number;
+  precision: number;
+  aecs: number;
+  entropy: number;
+}
+
+/** What a node's grouping says about its classes (suppressed ones flagged). */
+export interface ClassOutcome {
+  readonly groups: number;
+  readonly groupOf: Int32Array;
+  readonly sizes: Int32Array;
+  /** 1 for classes that fail the models and are suppressed. */
+  readonly suppressed: Uint8Array;
+  readonly suppressedRows: number;
+  readonly retainedClasses: number;
+}
+
+export class GeneralizationMetrics {
+  private readonly m: number;
+  /** Per QI, per level: Σ over rows of the cell cost (NCP, entropy) — separable by attribute. */
+  private readonly ncpByLevel: Float64Array[];
+  private readonly entropyByLevel: Float64Array[];
+  /** Per QI, per level, per code: cell cost (to correct for suppressed tuples). */
+  private readonly ncpCost: Float64Array[][];
+  private readonly entropyCost: Float64Array[][];
+
+  constructor(
+    private readonly hierarchies: readonly Hierarchy[],
+    private readonly tuples: readonly Int32Array[],
+    private readonly counts: Int32Array,
+    private readonly rows: number,
+    private readonly k: number,
+  ) {
+    this.m = hierarchies.length;
+    this.ncpCost = [];
+    this.entropyCost = [];
+    this.ncpByLevel = [];
+    this.entropyByLevel = [];
+    hierarchies.forEach((h, i) => {
+      const freq = new Float64Array(h.labels[0]!.length);
+      const col = tuples[i]!;
+      for (let t = 0; t < col.length; t++) freq[col[t]!]! += counts[t]!;
+      const ncp: Float64Array[] = [];
+      const ent: Float64Array[] = [];
+      for (let l = 0; l <= h.height; l++) {
+        const table = h.levelTables[l]!;
+        const labelFreq = new Float64Array(h.labels[l]!.length);
+        for (let c = 0; c < freq.length; c++) labelFreq[table[c]!]! += freq[c]!;
+        ncp.push(
+          Float64Array.from(freq, (_, c) =>
+            h.domain > 1 ? (h.leaves[l]![table[c]!]! - 1) / (h.domain - 1) : 0,
+          ),
+        );
+        // ARX's non-uniform entropy: −log2 Pr(original value | released value), per cell.
+        ent.push(Float64Array.from(freq, (f, c) => (f > 0 ? -Math.log2(f / labelFreq[table[c]!]!) : 0)));
+      }
+      this.ncpCost.push(ncp);
+      this.entropyCost.push(ent);
+      this.ncpByLevel.push(Float64Array.from(ncp, (cost) => weighted(cost, freq)));
+      this.entropyByLevel.push(Float64Array.from(ent, (cost) => weighted(cost, freq)));
+    });
+  }
+
+  /** All metrics of a node. Suppressed cells cost as much as the top level (NCP: 1). */
+  values(levels: ArrayLike<number>, outcome: ClassOutcome): MetricValues {
+    const { rows: n, m } = this;
+    let ncpSum = 0;
+    let entropySum = 0;
+    for (let i = 0; i < m; i++) {
+      ncpSum += this.ncpByLevel[i]![levels[i]!]!;
+      entropySum += this.entropyByLevel[i]![levels[i]!]!;
+    }
+    let squares = 0;
+    for (let g = 0; g < outcome.groups; g++) {
+      if (!outcome.suppressed[g]) squares += outcome.sizes[g]! * outcome.sizes[g]!;
+    }
+    if (outcome.suppressedRows > 0) {
+      // Suppressed cells cost the top level instead of the node's: correct the separable sums.
+      const weight = new Float64Array(outcome.groupOf.length);
+      for (let t = 0; t < weight.length; t++) {
+        if (outcome.suppressed[outcome.groupOf[t]!]) weight[t] = this.counts[t]!;
+      }
+      for (let i = 0; i < m; i++) {
+        const col = this.tuples[i]!;
+        const ncpAt = this.ncpCost[i]![levels[i]!]!;
+        const entropyAt = this.entropyCost[i]![levels[i]!]!;
+        const entropyTop = this.entropyCost[i]![this.hierarchies[i]!.height]!;
+        for (let t = 0; t < col.length; t++) {
+          const w = weight[t]!;
+          if (w === 0) continue;
+          const code = col[t]!;
+          ncpSum += w * (1 - ncpAt[code]!);
+          entropySum += w * (entropyTop[code]! - entropyAt[code]!);
+        }
+      }
+    }
+    const s = outcome.suppressedRows;
+    return {
+      ncp: ncpSum / (n * m),
+      discernibility: squares + s * n,
+      precision: ((n - s) * this.relativeHeight(levels) + s) / n,
+      aecs:
+        outcome.retainedClasses > 0 ? (n - s) / (outcome.retainedClasses * this.k) : Number.POSITIVE_INFINITY,
+      entropy: entropySum,
+    };
+  }
+
+  /**
+   * A lower bound known before grouping, valid for the node and all its generalizations
+   * (cell costs never fall as levels rise, and a suppressed cell costs at least as much).
+   */
+  aprioriBound(metric: MetricName, levels: ArrayLike<number>): number {
+    switch (metric) {
+      case 'ncp': {
+        let s = 0;
+        for (let i = 0; i < this.m; i++) s += this.ncpByLevel[i]![levels[i]!]!;
+        return s / (this.rows * this.m);
+      }
+      case 'entropy': {
+        let s = 0;
+        for (let i = 0; i < this.m; i++) s += this.entropyByLevel[i]![levels[i]!]!;
+        return s;
+      }
+      case 'precision':
+        return this.relativeHeight(levels);
+      case 'discernibility':
+        // With C possible classes, Σ|E|² ≥ N²/C (Cauchy–Schwarz); suppressing rows only
+        // costs more (N per row), and every retained row costs at least k.
+        return this.classCountBound(levels, this.tuples[0]?.length ?? 0);
+      case 'aecs':
+        return 0;
+    }
+  }
+
+  /**
+   * A lower bound from a node's grouping, valid for every generalization of it: classes only
+   * merge as levels rise.
+   * - discernibility: Σ|E|² over all classes (a suppressed row costs N ≥ its class size);
+   * - aecs: at most `groups` classes remain and at most `maxSuppressedRows` rows go.
+   */
+  groupingBound(metric: MetricName, outcome: ClassOutcome, maxSuppressedRows: number): number {
+    switch (metric) {
+      case 'discernibility': {
+        let squares = 0;
+        for (let g = 0; g < outcome.groups; g++) squares += outcome.sizes[g]! * outcome.sizes[g]!;
+        return squares;
+      }
+      case 'aecs':
+        return (this.rows - maxSuppressedRows) / (outcome.groups * this.k);
+      default:
+        return 0;
+    }
+  }
+
+  /**
+   * What an evaluated node A passes down to its specializations X when the models are
+   * monotonic: every row suppressed at A is suppressed at X too (its class only shrinks),
+   * and costs at X at least its cells' generalization cost there. For NCP and entropy that
+   * is A's suppression penalty (value minus a-priori bound); for precision, A's suppressed rows.
+   */
+  suppressionCarry(
+    metric: MetricName,
+    levels: ArrayLike<number>,
+    values: MetricValues,
+    suppressedRows: number,
+  ): number {
+    switch (metric) {
+      case 'ncp':
+        return values.ncp - this.aprioriBound('ncp', levels);
+      case 'entropy':
+        return values.entropy - this.aprioriBound('entropy', levels);
+      case 'precision':
+        return suppressedRows;
+      default:
+        return 0;
+    }
+  }
+
+  /** The lower bound at X from the largest carry of its evaluated generalizations. */
+  suppressionBound(metric: MetricName, levels: ArrayLike<number>, carry: number): number {
+    if (metric === 'precision') {
+      const x = this.relativeHeight(levels);
+      return x + (carry * (1 - x)) / this.rows;
+    }
+    return this.aprioriBound(metric, levels) + carry;
+  }
+
+  /** A lower bound before grouping, for discernibility: Σ|E|² ≥ N²/C with at most C classes. */
+  classCountBound(levels: ArrayLike<number>, distinctTuples: number): number {
+    let classes = distinctTuples;
+    let product = 1;
+    for (let i = 0; i < this.m; i++) product *= this.hierarchies[i]!.labels[levels[i]!]!.length;
+    classes = Math.min(classes, product);
+    return Math.max(this.rows * this.k, (this.rows * this.rows) / classes);
+  }
+
+  private relativeHeight(levels: ArrayLike<number>): number {
+    let s = 0;
+    for (let i = 0; i < this.m; i++) {
+      const h = this.hierarchies[i]!.height;
+      if (h > 0) s += levels[i]! / h;
+    }
+    return s / this.m;
+  }
+}
+
+function weighted(cost: Float64Array, freq: Float64Array): number {
+  let s = 0;
+  for (let c = 0; c < cost.length; c++) s += cost[c]! * freq[c]!;
+  return s;
+}

@@ -1,0 +1,290 @@
+/**
+ * The release spec (`release.json`, SPEC §7): the user's contract. Parsing validates every
+ * field against the schema below and names the field, what is allowed and what was found.
+ */
+import { readFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { SpecError } from '../errors.ts';
+import { type Field, type ObjectSchema, validateObject } from './schema.ts';
+
+export type AttributeType = 'identifying' | 'quasi-identifying' | 'sensitive' | 'insensitive';
+export const ATTRIBUTE_TYPES: readonly AttributeType[] = [
+  'identifying',
+  'quasi-identifying',
+  'sensitive',
+  'insensitive',
+];
+
+export type HierarchySpec =
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'intervals'; readonly widths: number[] }
+  | { readonly kind: 'mask'; readonly direction: 'right' };
+
+export interface AttributeSpec {
+  readonly name: string;
+  readonly type: AttributeType;
+  readonly hierarchy: HierarchySpec | undefined;
+}
+
+export type PrivacyModelSpec =
+  | { readonly model: 'k-anonymity'; readonly k: number }
+  | { readonly model: 'distinct-l-diversity'; readonly attribute: string; readonly l: number }
+  | { readonly model: 'entropy-l-diversity'; readonly attribute: string; readonly l: number }
+  | {
+      readonly model: 'recursive-cl-diversity';
+      readonly attribute: string;
+      readonly c: number;
+      readonly l: number;
+    }
+  | {
+      readonly model: 't-closeness';
+      readonly attribute: string;
+      readonly t: number;
+      readonly distance: 'equal' | 'ordered' | 'hierarchical';
+    }
+  | { readonly model: 'delta-disclosure'; readonly attribute: string; readonly delta: number };
+
+export const MODEL_NAMES = [
+  'k-anonymity',
+  'distinct-l-diversity',
+  'entropy-l-diversity',
+  'recursive-cl-diversity',
+  't-closeness',
+  'delta-disclosure',
+] as const;
+
+export type MetricName = 'ncp' | 'discernibility' | 'precision' | 'aecs' | 'entropy';
+export const METRIC_NAMES: readonly MetricName[] = ['ncp', 'discernibility', 'precision', 'aecs', 'entropy'];
+
+export interface GeneralizationMethodSpec {
+  readonly name: 'generalization';
+  /** Fraction of rows that may be suppressed, in [0, 1]. */
+  readonly maxSuppression: number;
+  readonly metric: MetricName;
+  readonly strategy: 'optimal';
+  readonly suppressed: 'mask' | 'remove';
+}
+
+export interface ReleaseSpec {
+  /** Absolute path of the spec file; other paths are resolved against its folder. */
+  readonly file: string;
+  readonly input: string;
+  readonly format: { readonly delimiter: string | undefined; readonly type: 'csv' | 'arrow' | undefined };
+  readonly attributes: AttributeSpec[];
+  readonly privacy: PrivacyModelSpec[];
+  readonly method: GeneralizationMethodSpec;
+  readonly seed: number;
+}
+
+const num = (min: number, max: number, integer = false): Field => ({ kind: 'number', min, max, integer });
+const str = (values?: readonly string[]): Field => ({ kind: 'string', values });
+
+const MODEL_FIELDS: Record<(typeof MODEL_NAMES)[number], ObjectSchema> = {
+  'k-anonymity': { k: { ...num(1, Number.MAX_SAFE_INTEGER, true), required: true } },
+  'distinct-l-diversity': {
+    attribute: { ...str(), required: true },
+    l: { ...num(1, 1e9, true), required: true },
+  },
+  'entropy-l-diversity': { attribute: { ...str(), required: true }, l: { ...num(1, 1e9), required: true } },
+  'recursive-cl-diversity': {
+    attribute: { ...str(), required: true },
+    c: { ...num(Number.MIN_VALUE, 1e9), required: true },
+    l: { ...num(1, 1e9, true), required: true },
+  },
+  't-closeness': {
+    attribute: { ...str(), required: true },
+    t: { ...num(0, 1), required: true },
+    distance: str(['equal', 'ordered', 'hierarchical']),
+  },
+  'delta-disclosure': { attribute: { ...str(), required: true }, delta: { ...num(0, 1e9), required: true } },
+};
+
+const TOP_LEVEL: ObjectSchema = {
+  input: { ...str(), required: true },
+  format: { kind: 'object' },
+  attributes: { kind: 'object', required: true },
+  privacy: { kind: 'array', required: true },
+  method: { kind: 'object', required: true },
+  seed: num(0, 2 ** 32 - 1, true),
+};
+const FORMAT: ObjectSchema = { delimiter: str([';', ',', '\t']), type: str(['csv', 'arrow']) };
+const ATTRIBUTE: ObjectSchema = {
+  type: { ...str(ATTRIBUTE_TYPES), required: true },
+  hierarchy: { kind: 'any' },
+};
+const METHOD: ObjectSchema = {
+  name: { ...str(['generalization']), required: true },
+  maxSuppression: num(0, 1),
+  metric: str(METRIC_NAMES),
+  strategy: str(['optimal']),
+  suppressed: str(['mask', 'remove']),
+};
+
+/** Reads and validates a spec file. */
+export function loadSpec(path: string): ReleaseSpec {
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new SpecError(
+      'E_SPEC_MISSING',
+      `${path}: release spec not found`,
+      'check the path to release.json',
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new SpecError(
+      'E_SPEC_JSON',
+      `${basename(file)}: not valid JSON (${(e as Error).message})`,
+      'fix the JSON syntax (a JSON linter shows the position)',
+    );
+  }
+  return parseSpec(json, file);
+}
+
+/** Validates a parsed spec. `file` is the spec's absolute path (paths resolve against its folder). */
+export function parseSpec(json: unknown, file: string): ReleaseSpec {
+  const where = basename(file);
+  const dir = dirname(file);
+  const top = validateObject(json, TOP_LEVEL, where, '');
+  const format = top.format === undefined ? {} : validateObject(top.format, FORMAT, where, 'format');
+  const method = validateObject(top.method, METHOD, where, 'method');
+
+  const attributes = Object.entries(top.attributes as Record<string, unknown>).map(([name, raw]) => {
+    const a = validateObject(raw, ATTRIBUTE, where, `attributes.${name}`);
+    const type = a.type as AttributeType;
+    const hierarchy =
+      a.hierarchy === undefined
+        ? undefined
+        : parseHierarchy(a.hierarchy, where, `attributes.${name}.hierarchy`, dir);
+    if (type === 'quasi-identifying' && hierarchy === undefined) {
+      throw new SpecError(
+        'E_SPEC_HIERARCHY',
+        `${where}: attributes.${name} is quasi-identifying but has no hierarchy`,
+        'add "hierarchy": a CSV file in ARX format, { "intervals": [5, 10] } or { "mask": "right" }',
+      );
+    }
+    return { name, type, hierarchy };
+  });
+  if (!attributes.some((a) => a.type === 'quasi-identifying')) {
+    throw new SpecError(
+      'E_SPEC_NO_QI',
+      `${where}: attributes names no quasi-identifying column`,
+      'mark the columns an attacker could link on as "type": "quasi-identifying"',
+    );
+  }
+
+  const privacy = (top.privacy as unknown[]).map((raw, i) =>
+    parseModel(raw, where, `privacy[${i}]`, attributes),
+  );
+  if (privacy.length === 0) {
+    throw new SpecError(
+      'E_SPEC_PRIVACY',
+      `${where}: privacy is empty`,
+      'name at least one privacy model, e.g. [{ "model": "k-anonymity", "k": 5 }]',
+    );
+  }
+  const seen = new Set<string>();
+  for (const [i, m] of privacy.entries()) {
+    const key = `${m.model}:${'attribute' in m ? m.attribute : ''}`;
+    if (seen.has(key)) {
+      throw new SpecError(
+        'E_SPEC_PRIVACY',
+        `${where}: privacy[${i}] repeats ${m.model}`,
+        'keep one entry per model',
+      );
+    }
+    seen.add(key);
+  }
+
+  return {
+    file,
+    input: resolve(dir, top.input as string),
+    format: {
+      delimiter: format.delimiter as string | undefined,
+      type: format.type as 'csv' | 'arrow' | undefined,
+    },
+    attributes,
+    privacy,
+    method: {
+      name: 'generalization',
+      maxSuppression: (method.maxSuppression as number | undefined) ?? 0,
+      metric: (method.metric as MetricName | undefined) ?? 'ncp',
+      strategy: 'optimal',
+      suppressed: (method.suppressed as 'mask' | 'remove' | undefined) ?? 'mask',
+    },
+    seed: (top.seed as number | undefined) ?? 0,
+  };
+}
+
+function parseHierarchy(raw: unknown, where: string, field: string, dir: string): HierarchySpec {
+  if (typeof raw === 'string') return { kind: 'file', path: resolve(dir, raw) };
+  const h = validateObject(
+    raw,
+    { intervals: { kind: 'array' }, mask: str(['right']) },
+    where,
+    field,
+    'a CSV path, { "intervals": [widths…] } or { "mask": "right" }',
+  );
+  if (h.intervals !== undefined && h.mask === undefined) {
+    const widths = h.intervals as unknown[];
+    const ok =
+      widths.length > 0 &&
+      widths.every(
+        (w, i) => typeof w === 'number' && w > 0 && (i === 0 || w % (widths[i - 1] as number) === 0),
+      );
+    if (!ok) {
+      throw new SpecError(
+        'E_SPEC_HIERARCHY',
+        `${where}: ${field}.intervals must be a non-empty list of positive widths, each a multiple of the one before`,
+        'e.g. { "intervals": [5, 10, 20] } makes [20,25) → [20,30) → [20,40) → *',
+      );
+    }
+    return { kind: 'intervals', widths: widths as number[] };
+  }
+  if (h.mask !== undefined && h.intervals === undefined) return { kind: 'mask', direction: 'right' };
+  throw new SpecError(
+    'E_SPEC_HIERARCHY',
+    `${where}: ${field} must name exactly one builder`,
+    'use a CSV path, { "intervals": [widths…] } or { "mask": "right" }',
+  );
+}
+
+function parseModel(
+  raw: unknown,
+  where: string,
+  field: string,
+  attributes: AttributeSpec[],
+): PrivacyModelSpec {
+  const head = validateObject(
+    raw,
+    { model: { ...str(MODEL_NAMES), required: true } },
+    where,
+    field,
+    undefined,
+    true,
+  );
+  const model = head.model as (typeof MODEL_NAMES)[number];
+  const fields = validateObject(raw, { model: str(), ...MODEL_FIELDS[model] }, where, field);
+  if (typeof fields.attribute === 'string') {
+    const a = attributes.find((x) => x.name === fields.attribute);
+    if (a?.type !== 'sensitive') {
+      throw new SpecError(
+        'E_SPEC_ATTRIBUTE',
+        `${where}: ${field}.attribute names '${fields.attribute}', which is not a sensitive attribute of the spec`,
+        `mark it "type": "sensitive" under attributes, or name one of: ${
+          attributes
+            .filter((x) => x.type === 'sensitive')
+            .map((x) => x.name)
+            .join(', ') || '(none)'
+        }`,
+      );
+    }
+  }
+  if (model === 't-closeness' && fields.distance === undefined) fields.distance = 'equal';
+  return fields as unknown as PrivacyModelSpec;
+}

@@ -1,0 +1,400 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { encodeCsv, formatCsv, readCsv } from '../../src/data/csv.ts';
+import { readTable } from '../../src/data/read.ts';
+import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
+import { InputError, OutputError } from '../../src/errors.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'ppdp-csv-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let n = 0;
+function write(content: string | Uint8Array, name = `t${n++}.csv`): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+/** Rows of decoded strings, header first. */
+function decode(t: EncodedTable): string[][] {
+  const rows = [t.columns.map((c) => c.name)];
+  for (let r = 0; r < t.rowCount; r++) rows.push(t.columns.map((c) => c.dictionary[c.codes[r]!]!));
+  return rows;
+}
+
+/** Runs `fn`, expects an InputError with `code`, and returns it. */
+function inputError(fn: () => unknown, code: string): InputError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).code).toBe(code);
+    return err as InputError;
+  }
+  throw new Error(`expected ${code}, nothing was thrown`);
+}
+
+function toOutput(t: EncodedTable): OutputColumn[] {
+  return t.columns.map((c) => ({
+    name: c.name,
+    kind: 'dictionary',
+    dictionary: c.dictionary,
+    codes: c.codes,
+  }));
+}
+
+describe('readCsv: delimiters', () => {
+  it.each([
+    [';', 'a;b;c\n1;2;3\n4;5;6\n'],
+    [',', 'a,b,c\n1,2,3\n4,5,6\n'],
+    ['\t', 'a\tb\tc\n1\t2\t3\n4\t5\t6\n'],
+  ])('detects %j from the header', (delim, text) => {
+    const t = readCsv(write(text));
+    expect(t.delimiter).toBe(delim);
+    expect(decode(t)).toEqual([
+      ['a', 'b', 'c'],
+      ['1', '2', '3'],
+      ['4', '5', '6'],
+    ]);
+  });
+
+  it('counts only delimiters outside quotes in the header', () => {
+    const t = readCsv(write('"a;b;c",d\n1,2\n'));
+    expect(t.delimiter).toBe(',');
+    expect(decode(t)).toEqual([
+      ['a;b;c', 'd'],
+      ['1', '2'],
+    ]);
+  });
+
+  it('picks the most frequent candidate', () => {
+    expect(readCsv(write('a,b;c;d\n1,2;3;4\n')).delimiter).toBe(';');
+  });
+
+  it('reads a single-column file with ; as the delimiter', () => {
+    const t = readCsv(write('name\nx\ny\n'));
+    expect(t.delimiter).toBe(';');
+    expect(decode(t)).toEqual([['name'], ['x'], ['y']]);
+  });
+
+  it('uses an explicit delimiter', () => {
+    const t = readCsv(write('a,b;c\n1,2;3\n'), { delimiter: ',' });
+    expect(t.delimiter).toBe(',');
+    expect(decode(t)).toEqual([
+      ['a', 'b;c'],
+      ['1', '2;3'],
+    ]);
+  });
+
+  it('rejects a delimiter that cannot work', () => {
+    inputError(() => readCsv(write('a\n1\n'), { delimiter: '"' }), 'E_CSV_DELIMITER');
+    inputError(() => readCsv(write('a\n1\n'), { delimiter: ';;' }), 'E_CSV_DELIMITER');
+  });
+});
+
+describe('readCsv: parsing', () => {
+  it('handles quoted delimiters, newlines and escaped quotes', () => {
+    const t = readCsv(write('a;b;c\n"x;y";"line1\nline2";"say ""hi"""\n"";plain;"q"\n'));
+    expect(t.rowCount).toBe(2);
+    expect(decode(t)).toEqual([
+      ['a', 'b', 'c'],
+      ['x;y', 'line1\nline2', 'say "hi"'],
+      ['', 'plain', 'q'],
+    ]);
+  });
+
+  it('accepts CRLF, also after quoted fields and inside quotes', () => {
+    const t = readCsv(write('a;b\r\n1;"2"\r\n"3\r\n4";5\r\n'));
+    expect(decode(t)).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+      ['3\r\n4', '5'],
+    ]);
+  });
+
+  it('strips a UTF-8 BOM', () => {
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+    const body = new TextEncoder().encode('name;city\nÅsa;Zürich\n');
+    const t = readCsv(write(Buffer.concat([bom, body])));
+    expect(t.columns[0]!.name).toBe('name');
+    expect(decode(t)[1]).toEqual(['Åsa', 'Zürich']);
+  });
+
+  it('keeps spaces and a last row without a newline', () => {
+    const t = readCsv(write('a;b\n x ; y \n1;'));
+    expect(decode(t)).toEqual([
+      ['a', 'b'],
+      [' x ', ' y '],
+      ['1', ''],
+    ]);
+  });
+
+  it('does not count a final empty line as a row', () => {
+    expect(readCsv(write('a\nx\n')).rowCount).toBe(1);
+    expect(readCsv(write('a\nx')).rowCount).toBe(1);
+    expect(decode(readCsv(write('a;b\r\n1;2\r\n\r\n\n')))).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
+    const single = readCsv(write('a\nx\n\n'));
+    expect(decode(single)).toEqual([['a'], ['x']]);
+    // A trailing blank line adds nothing to the dictionary either.
+    expect(single.columns[0]!.dictionary).toEqual(['x']);
+  });
+
+  it('reads blank lines between rows of a one-column file as empty values', () => {
+    expect(decode(readCsv(write('a\nx\n\n\ny\n\n')))).toEqual([['a'], ['x'], [''], [''], ['y']]);
+    // A quoted empty value is a row even at the end.
+    expect(decode(readCsv(write('a\nx\n""\n')))).toEqual([['a'], ['x'], ['']]);
+  });
+
+  it('encodes codes in order of first appearance', () => {
+    const t = readCsv(write('c\nb\na\nb\nb\na\n'));
+    expect(t.columns[0]!.dictionary).toEqual(['b', 'a']);
+    expect(Array.from(t.columns[0]!.codes)).toEqual([0, 1, 0, 0, 1]);
+    expect(t.columns[0]!.codes.length).toBe(5);
+  });
+
+  it('grows past its initial capacity and across decode chunks', () => {
+    const rows = 200_000;
+    let text = 'id;group;note\n';
+    for (let r = 0; r < rows; r++) text += `${r};g${r % 7};"x;${r % 3}\ny"\n`;
+    const t = readCsv(write(text));
+    expect(t.rowCount).toBe(rows);
+    expect(t.columns[0]!.dictionary.length).toBe(rows);
+    expect(t.columns[1]!.dictionary.length).toBe(7);
+    expect(t.columns[2]!.dictionary).toEqual(['x;0\ny', 'x;1\ny', 'x;2\ny']);
+    expect(t.columns[0]!.codes.length).toBe(rows);
+    const last = rows - 1;
+    expect(t.columns[0]!.dictionary[t.columns[0]!.codes[last]!]).toBe(String(last));
+  });
+
+  it('reads a file larger than one 8 MB decode chunk', () => {
+    // Multi-byte characters everywhere so chunk cuts must respect UTF-8 boundaries.
+    const line = 'äöü€;𝄞日本;' + 'x'.repeat(100) + '\n';
+    const rows = 90_000;
+    const t = readCsv(write('a;b;c\n' + line.repeat(rows)));
+    expect(t.rowCount).toBe(rows);
+    expect(t.columns.map((c) => c.dictionary)).toEqual([['äöü€'], ['𝄞日本'], ['x'.repeat(100)]]);
+  });
+});
+
+describe('readCsv: errors', () => {
+  it('E_INPUT_MISSING names the file and its absolute path', () => {
+    const path = join(dir, 'nope.csv');
+    const err = inputError(() => readCsv(path), 'E_INPUT_MISSING');
+    expect(err.message).toBe(`nope.csv: input file not found (${resolve(path)})`);
+    expect(err.hint).toBeTruthy();
+  });
+
+  it('E_INPUT_MISSING for a directory', () => {
+    const sub = join(dir, 'adir.csv');
+    mkdirSync(sub);
+    const err = inputError(() => readCsv(sub), 'E_INPUT_MISSING');
+    expect(err.message).toContain('adir.csv');
+  });
+
+  it.skipIf(process.getuid?.() === 0)('E_INPUT_MISSING for an unreadable file', () => {
+    const path = write('a\n1\n', 'locked.csv');
+    chmodSync(path, 0o000);
+    const err = inputError(() => readCsv(path), 'E_INPUT_MISSING');
+    expect(err.message).toContain('locked.csv');
+  });
+
+  it('E_INPUT_EMPTY for an empty file or a lone BOM', () => {
+    expect(inputError(() => readCsv(write('', 'empty.csv')), 'E_INPUT_EMPTY').message).toContain('empty.csv');
+    inputError(() => readCsv(write(new Uint8Array([0xef, 0xbb, 0xbf]))), 'E_INPUT_EMPTY');
+  });
+
+  it('E_INPUT_NO_ROWS for a header without rows', () => {
+    const err = inputError(() => readCsv(write('a;b\n', 'head.csv')), 'E_INPUT_NO_ROWS');
+    expect(err.message).toContain('head.csv');
+    inputError(() => readCsv(write('a;b')), 'E_INPUT_NO_ROWS');
+    inputError(() => readCsv(write('a;b\n\n\n')), 'E_INPUT_NO_ROWS');
+  });
+
+  it('E_CSV_RAGGED names file, row, counts and the delimiter, not the values', () => {
+    let text = 'a;b;c;d;e;f;g;h;i\n';
+    for (let r = 2; r < 17; r++) text += '1;2;3;4;5;6;7;8;9\n';
+    text += 'SECRET-1;2;3;4;5;6;7;8\n';
+    const err = inputError(() => readCsv(write(text, 'adult.csv')), 'E_CSV_RAGGED');
+    expect(err.message).toBe('adult.csv row 17: 8 fields, the header has 9');
+    expect(err.hint).toContain("';'");
+    expect(err.hint).toContain('quote');
+    expect(err.describe()).not.toContain('SECRET');
+  });
+
+  it('E_CSV_RAGGED counts rows, not lines, with quoted line breaks', () => {
+    const err = inputError(() => readCsv(write('a,b\n"1\n2",3\nSECRET,4,5\n', 'multi.csv')), 'E_CSV_RAGGED');
+    expect(err.message).toBe('multi.csv row 3 (line 4): 3 fields, the header has 2');
+    expect(err.hint).toContain("','");
+    expect(err.describe()).not.toContain('SECRET');
+  });
+
+  it('E_CSV_RAGGED for an empty line in the middle', () => {
+    const err = inputError(() => readCsv(write('a;b\n1;2\n\n3;4\n', 'blank.csv')), 'E_CSV_RAGGED');
+    expect(err.message).toBe('blank.csv row 3: 1 field, the header has 2 (the line is empty)');
+    expect(err.hint).toContain('empty lines');
+  });
+
+  it('E_CSV_QUOTE names the row where an unterminated quote opened', () => {
+    const err = inputError(
+      () => readCsv(write('a;b\n1;2\n3;"SECRET value\n5;6\n7;8\n', 'quote.csv')),
+      'E_CSV_QUOTE',
+    );
+    expect(err.message).toContain('quote.csv row 3');
+    expect(err.message).toContain('column "b"');
+    expect(err.hint).toContain('""');
+    expect(err.describe()).not.toContain('SECRET');
+  });
+
+  it('E_CSV_QUOTE for text after a closing quote', () => {
+    const err = inputError(() => readCsv(write('a;b\n1;"SECRET"x\n', 'after.csv')), 'E_CSV_QUOTE');
+    expect(err.message).toContain('after.csv row 2');
+    expect(err.message).toContain('column "b"');
+    expect(err.describe()).not.toContain('SECRET');
+  });
+
+  it('E_CSV_HEADER for duplicate and empty column names', () => {
+    const dup = inputError(() => readCsv(write('age;zip;age\n1;2;3\n', 'dup.csv')), 'E_CSV_HEADER');
+    expect(dup.message).toContain('dup.csv row 1');
+    expect(dup.message).toContain('"age"');
+    expect(dup.message).toContain('columns 1 and 3');
+    const empty = inputError(() => readCsv(write('age;;zip\n1;2;3\n', 'emptyname.csv')), 'E_CSV_HEADER');
+    expect(empty.message).toContain('emptyname.csv row 1');
+    expect(empty.message).toContain('column 2');
+    expect(empty.hint).toBeTruthy();
+  });
+
+  it('E_INPUT_ENCODING names row and column, not the value', () => {
+    const head = new TextEncoder().encode('name;city\nok;fine\nSECRET;');
+    const bad = new Uint8Array([0x5a, 0xfc, 0x72, 0x69, 0x63, 0x68, 0x0a]); // latin-1 "Zürich"
+    const err = inputError(() => readCsv(write(Buffer.concat([head, bad]), 'latin.csv')), 'E_INPUT_ENCODING');
+    expect(err.message).toContain('latin.csv row 3');
+    expect(err.message).toContain('column "city"');
+    expect(err.hint).toContain('UTF-8');
+    expect(err.describe()).not.toContain('SECRET');
+    expect(err.describe()).not.toContain('rich');
+  });
+
+  it('E_INPUT_ENCODING for a truncated multi-byte sequence at the end', () => {
+    const bytes = Buffer.concat([new TextEncoder().encode('a\nx'), new Uint8Array([0xe2, 0x82])]);
+    const err = inputError(() => readCsv(write(bytes, 'trunc.csv')), 'E_INPUT_ENCODING');
+    expect(err.message).toContain('trunc.csv row 2');
+  });
+});
+
+describe('formatCsv', () => {
+  it('quotes only fields that need it and formats numbers', () => {
+    const cols: OutputColumn[] = [
+      {
+        name: 'a;b',
+        kind: 'dictionary',
+        dictionary: ['x', 'y;z', 'say "hi"', 'l1\nl2', 'c\r'],
+        codes: Int32Array.from([0, 1, 2, 3, 4]),
+      },
+      { name: 'n', kind: 'number', values: Float64Array.from([1, 2.5, Number.NaN, -0, 1e21]) },
+      { name: 'm', kind: 'number', values: Float64Array.from([0.1 + 0.2, -3, 1e-7, 123456789, 2 ** 70]) },
+    ];
+    expect(formatCsv(cols, ';')).toBe(
+      '"a;b";n;m\n' +
+        'x;1;0.30000000000000004\n' +
+        '"y;z";2.5;-3\n' +
+        '"say ""hi""";;1e-7\n' +
+        '"l1\nl2";0;123456789\n' +
+        '"c\r";1000000000000000000000;1180591620717411303424\n',
+    );
+  });
+
+  it('encodeCsv gives the UTF-8 bytes of formatCsv', () => {
+    const cols: OutputColumn[] = [
+      { name: 'city', kind: 'dictionary', dictionary: ['Zürich', '𝄞;x'], codes: Int32Array.from([0, 1, 0]) },
+      { name: 'n', kind: 'number', values: Float64Array.from([1, -2.5, Number.NaN]) },
+    ];
+    const text = formatCsv(cols, ';');
+    expect(text).toBe('city;n\nZürich;1\n"𝄞;x";-2.5\nZürich;\n');
+    expect(Buffer.from(encodeCsv(cols, ';')).toString('utf8')).toBe(text);
+  });
+
+  it('writes only the header for zero rows', () => {
+    expect(formatCsv([{ name: 'a', kind: 'number', values: new Float64Array(0) }], ';')).toBe('a\n');
+  });
+
+  it('rejects columns of different lengths', () => {
+    expect(() =>
+      formatCsv(
+        [
+          { name: 'a', kind: 'number', values: new Float64Array(2) },
+          { name: 'b', kind: 'number', values: new Float64Array(3) },
+        ],
+        ';',
+      ),
+    ).toThrow(OutputError);
+  });
+
+  it('quotes by the delimiter in use', () => {
+    const cols: OutputColumn[] = [
+      { name: 'a', kind: 'dictionary', dictionary: ['x;y', 'x,y'], codes: Int32Array.from([0, 1]) },
+    ];
+    expect(formatCsv(cols, ',')).toBe('a\nx;y\n"x,y"\n');
+    expect(formatCsv(cols, '\t')).toBe('a\nx;y\nx,y\n');
+  });
+
+  it('round-trips through readCsv', () => {
+    const text =
+      'name;city;note\r\n"Smith; J.";Zürich;"he said ""no"""\r\nÅsa;"multi\nline";\r\n;x;" lead"\r\n"Smith; J.";Zürich;plain\r\n';
+    for (const delim of [';', ',', '\t']) {
+      const t = readCsv(write(text));
+      const out = formatCsv(toOutput(t), delim);
+      const back = readCsv(write(out), { delimiter: delim });
+      expect(decode(back)).toEqual(decode(t));
+      // Detection must agree where the header is unambiguous.
+      if (delim === ';') expect(readCsv(write(out)).delimiter).toBe(';');
+    }
+  });
+
+  it('round-trips a single column with empty values', () => {
+    const cols: OutputColumn[] = [
+      { name: 'v', kind: 'dictionary', dictionary: ['', 'a'], codes: Int32Array.from([1, 0, 1, 0]) },
+    ];
+    const text = formatCsv(cols, ';');
+    expect(text).toBe('v\na\n""\na\n""\n');
+    expect(decode(readCsv(write(text)))).toEqual([['v'], ['a'], [''], ['a'], ['']]);
+    const nums: OutputColumn[] = [{ name: 'n', kind: 'number', values: Float64Array.from([1, Number.NaN]) }];
+    expect(formatCsv(nums, ';')).toBe('n\n1\n""\n');
+  });
+});
+
+describe('readTable', () => {
+  it('reads CSV for non-Arrow extensions and passes the delimiter', () => {
+    const t = readTable(write('a,b\n1,2\n', 'x.txt'), { delimiter: ',' });
+    expect(decode(t)).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
+  });
+
+  it('honours an explicit format', () => {
+    const path = write('a;b\n1;2\n', 'looks.arrow');
+    expect(readTable(path, { format: 'csv' }).rowCount).toBe(1);
+    inputError(() => readTable(path), 'E_ARROW_CORRUPT');
+  });
+});
+
+const adult = resolve(import.meta.dirname, '../../examples/adult/adult.csv');
+describe('examples/adult', () => {
+  it.skipIf(!existsSync(adult))('reads adult.csv: 30162 rows, 9 columns, delimiter ;', () => {
+    const t = readCsv(adult);
+    expect(t.rowCount).toBe(30162);
+    expect(t.columns.length).toBe(9);
+    expect(t.delimiter).toBe(';');
+    for (const c of t.columns) expect(c.codes.length).toBe(30162);
+    const out = formatCsv(
+      t.columns.map((c) => ({ name: c.name, kind: 'dictionary', dictionary: c.dictionary, codes: c.codes })),
+      t.delimiter,
+    );
+    expect(decode(readCsv(write(out)))).toEqual(decode(t));
+  });
+});

@@ -1,0 +1,15 @@
+/** Shared fixtures: the bundled Adult example, prepared once per test file. */
+import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import { type Prepared, prepare } from '../../src/pipeline/release.ts';
+import { loadSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
+
+export const ADULT_DIR = new URL('../../examples/adult/', import.meta.url).pathname;
+export const ADULT_SPEC_PATH = `${ADULT_DIR}release.json`;
+
+export function adultSpec(overrides: Partial<ReleaseSpec> = {}): ReleaseSpec {
+  return { ...loadSpec(ADULT_SPEC_PATH), ...overrides };
+}
+
+export function prepareAdult(spec: ReleaseSpec = adultSpec()): Prepared {
+  return prepare(spec, wasmGroupingKernel, {});
+}

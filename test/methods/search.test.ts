@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { EncodedColumn } from '../../src/data/table.ts';
+import { buildHierarchy, type Hierarchy } from '../../src/hierarchy/hierarchy.ts';
+import { tsGroupingKernel } from '../../src/kernels/grouping-ts.ts';
+import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import { type GeneralizationProblem, NodeEvaluator } from '../../src/methods/generalization/evaluate.ts';
+import { Lattice } from '../../src/methods/generalization/lattice.ts';
+import { exhaustiveSearch, optimalSearch } from '../../src/methods/generalization/search.ts';
+import { GeneralizationMetrics } from '../../src/metrics/generalization.ts';
+import { kAnonymity } from '../../src/models/k-anonymity.ts';
+import { collapseRows, openSearch, prepare } from '../../src/pipeline/release.ts';
+import { METRIC_NAMES, type MetricName } from '../../src/spec/spec.ts';
+import { Random } from '../../src/util/random.ts';
+import type { GoldenRow } from '../golden/adult-configs.ts';
+import { adultSpec } from '../helpers/adult.ts';
+
+const golden: GoldenRow[] = JSON.parse(
+  readFileSync(new URL('../golden/adult-generalization.json', import.meta.url), 'utf8'),
+);
+
+describe('optimal search on Adult equals exhaustive search (golden table)', () => {
+  it('has every configuration of the acceptance grid', () => {
+    expect(golden).toHaveLength(4 * 3 * 2);
+  });
+  it.each(golden.map((g) => [`k=${g.k} maxSuppression=${g.maxSuppression} ${g.metric}`, g] as const))(
+    '%s',
+    (_, g) => {
+      const base = adultSpec();
+      const spec = {
+        ...base,
+        privacy: [{ model: 'k-anonymity' as const, k: g.k }],
+        method: { ...base.method, maxSuppression: g.maxSuppression, metric: g.metric },
+      };
+      const prepared = prepare(spec, wasmGroupingKernel, {});
+      const { best, nodesChecked } = optimalSearch(openSearch(prepared, wasmGroupingKernel));
+      const node = Object.fromEntries(prepared.qis.map((c, i) => [c.name, best.levels[i]]));
+      expect(node).toEqual(g.node);
+      expect(best.value).toBeCloseTo(g.value, 9);
+      expect(best.suppressedRows).toBe(g.suppressedRows);
+      expect(nodesChecked).toBeLessThan(prepared.problem.lattice.size);
+    },
+  );
+});
+
+/** A random table of numeric and code-like columns, with interval and masking hierarchies. */
+function randomProblem(seed: number, metric: MetricName) {
+  const rng = new Random(seed);
+  const rows = 50 + rng.below(400);
+  const m = 2 + rng.below(3);
+  const columns: EncodedColumn[] = [];
+  const hierarchies: Hierarchy[] = [];
+  for (let i = 0; i < m; i++) {
+    const numeric = rng.below(2) === 0;
+    const values = Array.from({ length: rows }, () =>
+      numeric ? String(rng.below(60)) : String(10000 + rng.below(3) * 111 + rng.below(12)),
+    );
+    const dictionary = [...new Set(values)];
+    const index = new Map(dictionary.map((v, c) => [v, c]));
+    const column = { name: `q${i}`, dictionary, codes: Int32Array.from(values, (v) => index.get(v)!) };
+    columns.push(column);
+    hierarchies.push(
+      buildHierarchy(
+        column,
+        numeric ? { kind: 'intervals', widths: [5, 10, 20] } : { kind: 'mask', direction: 'right' },
+        true,
+      ),
+    );
+  }
+  const k = 1 + rng.below(8);
+  const maxSuppressedRows = [0, 2, Math.floor(rows * 0.05), Math.floor(rows * 0.2)][rng.below(4)]!;
+  const tuples = collapseRows(wasmGroupingKernel, columns);
+  const problem: GeneralizationProblem = {
+    lattice: new Lattice(hierarchies.map((h) => h.height)),
+    rows,
+    counts: tuples.counts,
+    models: [kAnonymity(k)],
+    sensitive: [],
+    maxSuppressedRows,
+    metric,
+    metrics: new GeneralizationMetrics(hierarchies, tuples.columns, tuples.counts, rows, k),
+  };
+  const open = () =>
+    new NodeEvaluator(
+      problem,
+      tsGroupingKernel.open(
+        { columns: tuples.columns, counts: tuples.counts, domains: columns.map((c) => c.dictionary.length) },
+        hierarchies.map((h) => h.levelTables),
+      ),
+    );
+  return { problem, open };
+}
+
+describe('optimal search equals exhaustive search on random tables, for every metric', () => {
+  for (const metric of METRIC_NAMES) {
+    it(metric, () => {
+      for (let seed = 1; seed <= 25; seed++) {
+        const { problem, open } = randomProblem(seed * 31 + metric.length, metric);
+        const expected = exhaustiveSearch(open()).best;
+        const found = optimalSearch(open()).best;
+        expect({ seed, levels: found.levels, value: found.value }).toEqual({
+          seed,
+          levels: expected.levels,
+          value: expected.value,
+        });
+        expect(found.suppressedRows).toBeLessThanOrEqual(problem.maxSuppressedRows);
+      }
+    });
+  }
+});

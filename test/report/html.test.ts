@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest';
+import { renderReportHtml } from '../../src/report/html.ts';
+import type { ReleaseReport } from '../../src/report/types.ts';
+
+/** A report shaped like a k=5 release of the Adult example (30,162 rows, 8 QIs). */
+function sampleReport(): ReleaseReport {
+  return {
+    ppdp: { version: '0.1.0', runId: 'run-2f9c1a' },
+    spec: {
+      file: 'examples/adult/release.json',
+      method: 'generalization',
+      seed: 1,
+      maxSuppression: 0.02,
+      suppressed: 'mask',
+    },
+    input: {
+      file: 'adult.csv',
+      columns: [
+        { name: 'sex', type: 'string', distinct: 2 },
+        { name: 'age', type: 'integer', distinct: 72 },
+        { name: 'race', type: 'string', distinct: 5 },
+        { name: 'marital-status', type: 'string', distinct: 7 },
+        { name: 'education', type: 'string', distinct: 16 },
+        { name: 'native-country', type: 'string', distinct: 41 },
+        { name: 'workclass', type: 'string', distinct: 7 },
+        { name: 'occupation', type: 'string', distinct: 14 },
+        { name: 'salary-class', type: 'string', distinct: 2 },
+      ],
+    },
+    rows: { input: 30162, released: 30162, suppressed: 412 },
+    generalization: {
+      strategy: 'flash',
+      node: {
+        sex: 0,
+        age: 2,
+        race: 1,
+        'marital-status': 1,
+        education: 2,
+        'native-country': 1,
+        workclass: 1,
+        'salary-class': 0,
+      },
+      heights: {
+        sex: 1,
+        age: 4,
+        race: 1,
+        'marital-status': 2,
+        education: 3,
+        'native-country': 2,
+        workclass: 2,
+        'salary-class': 1,
+      },
+      latticeSize: 4320,
+      nodesChecked: 187,
+      distinctTuples: 21648,
+    },
+    privacy: {
+      satisfied: true,
+      models: [
+        { model: 'k-anonymity', params: { k: 5 }, satisfied: true, achieved: { k: 5 }, monotonic: true },
+        {
+          model: 'distinct-l-diversity',
+          params: { l: 2, attribute: 'occupation' },
+          satisfied: true,
+          achieved: { l: 3 },
+          monotonic: true,
+        },
+      ],
+      k: 5,
+      classes: 1043,
+      ecSizeHistogram: [
+        { label: '5', from: 5, to: 5, classes: 121, rows: 605 },
+        { label: '6–10', from: 6, to: 10, classes: 298, rows: 2311 },
+        { label: '11–20', from: 11, to: 20, classes: 251, rows: 3702 },
+        { label: '21–50', from: 21, to: 50, classes: 206, rows: 6630 },
+        { label: '51–100', from: 51, to: 100, classes: 97, rows: 6841 },
+        { label: '101+', from: 101, to: null, classes: 70, rows: 9661 },
+      ],
+      prosecutorRisk: { max: 0.2, mean: 0.034567891, threshold: 0.1, shareAbove: 0.0954 },
+    },
+    utility: {
+      metric: 'ncp',
+      value: 0.41236789,
+      ncp: 0.41236789,
+      discernibility: 1234567890,
+      precision: 0.5123,
+      aecs: 5.784276,
+      entropy: 98765.4321,
+    },
+    verification: {
+      verified: true,
+      checks: [
+        { name: 'k-anonymity', passed: true, detail: 'smallest retained class has 5 rows (required 5)' },
+        { name: 'suppression-limit', passed: true, detail: '412 rows suppressed (1.366%), limit 2%' },
+        { name: 'row-count', passed: true, detail: '30,162 rows released' },
+      ],
+    },
+    timings: { load: 182.4, hierarchies: 12.1, search: 1504.77, transform: 95.3, verify: 61 },
+  };
+}
+
+const SECTIONS = [
+  'Guarantees',
+  'Transformation',
+  'Equivalence class sizes',
+  'Utility',
+  'Verification',
+  'Timings',
+];
+
+const countSvgs = (html: string) => html.split('<svg').length - 1;
+
+describe('renderReportHtml', () => {
+  it('renders a complete HTML5 page with every section', () => {
+    const html = renderReportHtml(sampleReport());
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).toContain('ppdp release report');
+    expect(html).toContain('adult.csv');
+    expect(html).toContain('run-2f9c1a');
+    for (const title of SECTIONS) expect(html).toContain(`<h2>${title}</h2>`);
+    expect(html).toContain('Identifying columns were dropped');
+  });
+
+  it('shows the green verdict for a verified release', () => {
+    const html = renderReportHtml(sampleReport());
+    expect(html).toContain('Verified: every privacy guarantee holds');
+    expect(html).not.toContain('NOT verified');
+  });
+
+  it('shows the red verdict when a check fails or a model is unsatisfied', () => {
+    const failedCheck = sampleReport();
+    failedCheck.verification.verified = false;
+    failedCheck.verification.checks[0].passed = false;
+    const unsatisfied = sampleReport();
+    unsatisfied.privacy.satisfied = false;
+    unsatisfied.privacy.models[1].satisfied = false;
+    for (const report of [failedCheck, unsatisfied]) {
+      const html = renderReportHtml(report);
+      expect(html).toContain('NOT verified');
+      expect(html).not.toContain('Verified: every privacy guarantee holds');
+    }
+    expect(renderReportHtml(failedCheck)).toContain('1 of 3 verification checks failed');
+    expect(renderReportHtml(unsatisfied)).toContain('privacy model not satisfied: distinct-l-diversity');
+  });
+
+  it('draws one SVG per chart', () => {
+    const report = sampleReport();
+    const qis = Object.keys(report.generalization.node).length;
+    // histogram + one level bar per QI + NCP and precision gauges + timings stacked bar
+    expect(countSvgs(renderReportHtml(report))).toBe(1 + qis + 2 + 1);
+  });
+
+  it('formats numbers readably', () => {
+    const html = renderReportHtml(sampleReport());
+    expect(html).toContain('30,162');
+    expect(html).toContain('1,234,567,890');
+    expect(html).toContain('0.4124');
+    expect(html).toContain('4.329%'); // 187 of 4,320 lattice nodes
+    expect(html).toContain('98,765');
+  });
+
+  it('escapes strings from the report', () => {
+    const evil = '<script>alert(1)</script>';
+    const report = sampleReport();
+    report.generalization.node = { [evil]: 1, ...report.generalization.node };
+    report.generalization.heights = { [evil]: 2, ...report.generalization.heights };
+    report.input.file = `"><img src=x onerror=alert(1)>.csv`;
+    report.verification.checks[0].detail = evil;
+    report.privacy.ecSizeHistogram[0].label = evil;
+    report.timings = { [evil]: 3, ...report.timings };
+    const html = renderReportHtml(report);
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain('&quot;&gt;&lt;img src=x onerror=alert(1)&gt;.csv');
+  });
+
+  it('is self-contained', () => {
+    const html = renderReportHtml(sampleReport());
+    expect(html).not.toMatch(/<script|<link|<img|@import|url\(|https?:\/\//i);
+  });
+
+  it('is deterministic', () => {
+    expect(renderReportHtml(sampleReport())).toBe(renderReportHtml(sampleReport()));
+  });
+
+  it('handles an empty histogram and empty timings', () => {
+    const report = sampleReport();
+    const full = countSvgs(renderReportHtml(report));
+    report.privacy.ecSizeHistogram = [];
+    const html = renderReportHtml(report);
+    expect(html).toContain('<h2>Equivalence class sizes</h2>');
+    expect(html).toContain('No equivalence classes were retained.');
+    expect(countSvgs(html)).toBe(full - 1);
+    report.timings = {};
+    expect(renderReportHtml(report)).toContain('No timings were recorded.');
+  });
+});
