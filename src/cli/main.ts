@@ -95,8 +95,8 @@ function release(args: string[]): number {
   });
   const { report } = result;
   process.stdout.write(
-    `verified release in ${result.out}: k = ${report.privacy.k}, ${report.rows.suppressed} rows suppressed, ` +
-      `${report.utility.metric} = ${report.utility.value.toPrecision(4)}\n`,
+    `verified release in ${result.out}: ${report.privacy.k !== undefined ? `k = ${report.privacy.k}, ` : ''}` +
+      `${report.rows.suppressed} rows suppressed, ${report.utility.metric} = ${report.utility.value.toPrecision(4)}\n`,
   );
   return 0;
 }

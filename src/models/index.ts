@@ -1,14 +1,63 @@
-/** Builds the privacy models a spec names. */
+/** Builds the privacy models a spec names, with what each needs to know about the table. */
+import type { EncodedColumn, EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
-import type { PrivacyModelSpec } from '../spec/spec.ts';
+import { buildHierarchy, type Hierarchy } from '../hierarchy/hierarchy.ts';
+import type { PrivacyModelSpec, ReleaseSpec } from '../spec/spec.ts';
+import { deltaDisclosure } from './delta-disclosure.ts';
 import { kAnonymity } from './k-anonymity.ts';
+import { distinctLDiversity, entropyLDiversity, recursiveClDiversity } from './l-diversity.ts';
 import type { PrivacyModel } from './model.ts';
+import { equalEmd, hierarchicalEmd, orderedEmd, tCloseness } from './t-closeness.ts';
+
+/** A sensitive attribute as the models see it. */
+export interface SensitiveAttribute {
+  readonly name: string;
+  readonly column: EncodedColumn;
+  /** Its hierarchy, when the spec gives one (hierarchical t-closeness needs it). */
+  readonly hierarchy: Hierarchy | undefined;
+  /** SA codes from smallest to largest (ordered t-closeness). */
+  readonly order: number[];
+  /** p(T, s): each value's share of the table. */
+  readonly distribution: Float64Array;
+}
+
+/** The sensitive attributes any model of the spec names. */
+export function sensitiveAttributes(spec: ReleaseSpec, table: EncodedTable): SensitiveAttribute[] {
+  const names = [...new Set(spec.privacy.flatMap((m) => ('attribute' in m ? [m.attribute] : [])))];
+  return names.map((name) => {
+    const column = table.columns.find((c) => c.name === name)!;
+    const a = spec.attributes.find((x) => x.name === name)!;
+    const hierarchy = a.hierarchy ? buildHierarchy(column, a.hierarchy, false) : undefined;
+    const counts = new Float64Array(column.dictionary.length);
+    for (const c of column.codes) counts[c]!++;
+    return {
+      name,
+      column,
+      hierarchy,
+      order: valueOrder(column.dictionary, a.scale === 'numeric' || column.dictionary.every(isNumeric)),
+      distribution: counts.map((c) => c / table.rowCount),
+    };
+  });
+}
+
+function isNumeric(v: string): boolean {
+  return v.trim() !== '' && Number.isFinite(Number(v));
+}
+
+function valueOrder(dictionary: readonly string[], numeric: boolean): number[] {
+  const codes = dictionary.map((_, c) => c);
+  return numeric
+    ? codes.sort((a, b) => Number(dictionary[a]) - Number(dictionary[b]))
+    : codes.sort((a, b) => (dictionary[a]! < dictionary[b]! ? -1 : dictionary[a]! > dictionary[b]! ? 1 : 0));
+}
 
 export function buildModels(
   specs: readonly PrivacyModelSpec[],
   rows: number,
   specFile: string,
+  sensitive: readonly SensitiveAttribute[] = [],
 ): PrivacyModel[] {
+  const sa = (name: string) => sensitive.find((s) => s.name === name)!;
   return specs.map((spec, i) => {
     switch (spec.model) {
       case 'k-anonymity':
@@ -20,11 +69,36 @@ export function buildModels(
           );
         }
         return kAnonymity(spec.k);
+      case 'distinct-l-diversity':
+        return distinctLDiversity(spec.attribute, spec.l);
+      case 'entropy-l-diversity':
+        return entropyLDiversity(spec.attribute, spec.l);
+      case 'recursive-cl-diversity':
+        return recursiveClDiversity(spec.attribute, spec.c, spec.l);
+      case 't-closeness': {
+        const s = sa(spec.attribute);
+        if (spec.distance === 'hierarchical' && !s.hierarchy) {
+          throw new SpecError(
+            'E_SPEC_HIERARCHY',
+            `${specFile}: privacy[${i}] uses hierarchical t-closeness, but attributes.${spec.attribute} has no hierarchy`,
+            'give the sensitive attribute a hierarchy, or use "distance": "equal" or "ordered"',
+          );
+        }
+        const emd =
+          spec.distance === 'equal'
+            ? equalEmd(s.distribution)
+            : spec.distance === 'ordered'
+              ? orderedEmd(s.distribution, s.order)
+              : hierarchicalEmd(s.distribution, s.hierarchy!);
+        return tCloseness(spec.attribute, spec.t, spec.distance, emd);
+      }
+      case 'delta-disclosure':
+        return deltaDisclosure(spec.attribute, spec.delta, sa(spec.attribute).distribution);
       default:
         throw new SpecError(
-          'E_SPEC_UNSUPPORTED',
-          `${specFile}: privacy[${i}].model '${spec.model}' is not supported by this version of ppdp`,
-          'use k-anonymity',
+          'E_SPEC_MODEL_METHOD',
+          `${specFile}: privacy[${i}].model '${spec.model}' applies to randomization, not to partitioning methods`,
+          'use it with "method": { "name": "randomization" }',
         );
     }
   });

@@ -1,7 +1,6 @@
 /**
  * k-anonymity (Samarati & Sweeney, seed 003): every released class has at least k rows.
- * Monotonic with suppression: merging classes only grows them, so a generalization of a
- * feasible node suppresses no more rows.
+ * Monotonic with suppression: merging classes only grows them.
  */
 import type { ClassSummary, PrivacyModel } from './model.ts';
 
@@ -10,6 +9,10 @@ export function kAnonymity(k: number): PrivacyModel {
     spec: { model: 'k-anonymity', k },
     attribute: null,
     monotonic: true,
+    monotonicWithoutSuppression: true,
     holds: (cls: ClassSummary) => cls.size >= k,
+    measure: (cls) => cls.size,
+    higherIsBetter: true,
+    measureName: 'k',
   };
 }

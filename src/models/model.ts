@@ -16,10 +16,27 @@ export interface PrivacyModel {
   /** The sensitive attribute the model protects, or null (k-anonymity). */
   readonly attribute: string | null;
   /**
-   * Monotonic under suppression: if a node satisfies the model, so does every generalization
-   * of it. Only monotonic models let the search prune by predictive tagging.
+   * Monotonic under suppression: a union of classes that includes a passing one passes, and a
+   * part of a failing class fails. Then feasibility is inherited upwards and rows suppressed at
+   * a node stay suppressed below it — both of which the search prunes with.
    */
   readonly monotonic: boolean;
+  /** Monotonic when nothing is suppressed: a union of passing classes passes. */
+  readonly monotonicWithoutSuppression: boolean;
   /** Does one class satisfy the model? */
   holds(cls: ClassSummary): boolean;
+  /**
+   * The model's measure on one class, in the model's own unit (k: size, l: distinct values or
+   * exp(entropy), t: EMD, δ: max |ln ratio|), for "achieved" figures and no-solution messages.
+   */
+  measure(cls: ClassSummary): number;
+  /** Whether a larger measure is better (k, l) or worse (t, δ). */
+  readonly higherIsBetter: boolean;
+  /** The name of the achieved measure in reports, e.g. `k`, `l`, `t`, `delta`. */
+  readonly measureName: string;
+}
+
+/** Shares of each SA value in a histogram. */
+export function shares(histogram: Int32Array, size: number): Float64Array {
+  return Float64Array.from(histogram, (c) => c / size);
 }

@@ -5,7 +5,7 @@
  * here, so the page can be archived next to the release and opened offline. The output is a pure
  * function of the report (no clock, no random ids) so two renders of one report are byte-equal.
  */
-import type { HistogramBin, ModelResult, ReleaseReport } from './types.ts';
+import type { HistogramBin, ModelResult, ReleaseReport, ReportSection } from './types.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Escaping and number formatting
@@ -281,6 +281,36 @@ function modelRow(m: ModelResult): Row {
   };
 }
 
+/** A fact value from the report: numbers formatted, strings escaped. */
+function factValue(v: number | string): string {
+  return typeof v === 'number' ? fmtNum(v) : esc(v);
+}
+
+/**
+ * Flattens a free-form record into label/value facts: numbers, strings and booleans at the top level and
+ * one level down (labelled `outer.inner`); arrays and deeper nesting are left to `report.json`.
+ */
+function flattenFacts(record: Record<string, unknown>): [string, string][] {
+  const leaf = (v: unknown): string | undefined => {
+    if (typeof v === 'number' || typeof v === 'string') return factValue(v);
+    if (typeof v === 'boolean') return v ? 'yes' : 'no';
+    return undefined;
+  };
+  const facts: [string, string][] = [];
+  for (const [key, value] of Object.entries(record)) {
+    const direct = leaf(value);
+    if (direct !== undefined) {
+      facts.push([key, direct]);
+    } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [sub, inner] of Object.entries(value)) {
+        const nested = leaf(inner);
+        if (nested !== undefined) facts.push([`${key}.${sub}`, nested]);
+      }
+    }
+  }
+  return facts;
+}
+
 function renderGuarantees(report: ReleaseReport): string {
   const p = report.privacy;
   const models =
@@ -297,28 +327,74 @@ function renderGuarantees(report: ReleaseReport): string {
           p.models.map(modelRow),
         )
       : note('No privacy models were specified.');
+  const facts: [string, string][] = [];
+  if (typeof p.k === 'number') facts.push(['k achieved (smallest class)', `<strong>${fmtInt(p.k)}</strong>`]);
+  if (typeof p.classes === 'number') facts.push(['Equivalence classes', fmtInt(p.classes)]);
   const risk = p.prosecutorRisk;
-  // "1 in N" is how publishers usually talk about re-identification odds.
-  const oneIn = (r: number) => (r > 0 && Number.isFinite(r) ? ` (1 in ${fmtNum(1 / r)})` : '');
-  const facts = factsTable([
-    ['k achieved (smallest class)', `<strong>${fmtInt(p.k)}</strong>`],
-    ['Equivalence classes', fmtInt(p.classes)],
-    ['Prosecutor risk, max', fmtNum(risk.max) + oneIn(risk.max)],
-    ['Prosecutor risk, mean', fmtNum(risk.mean) + oneIn(risk.mean)],
-    [`Rows with risk above ${fmtNum(risk.threshold)}`, fmtPct(risk.shareAbove)],
-  ]);
-  return section('guarantees', 'Guarantees', `${models}\n${facts}`);
+  if (risk) {
+    // "1 in N" is how publishers usually talk about re-identification odds.
+    const oneIn = (r: number) => (r > 0 && Number.isFinite(r) ? ` (1 in ${fmtNum(1 / r)})` : '');
+    facts.push(
+      ['Prosecutor risk, max', fmtNum(risk.max) + oneIn(risk.max)],
+      ['Prosecutor risk, mean', fmtNum(risk.mean) + oneIn(risk.mean)],
+      [`Rows with risk above ${fmtNum(risk.threshold)}`, fmtPct(risk.shareAbove)],
+    );
+  }
+  const parts = [models];
+  if (facts.length > 0) parts.push(factsTable(facts));
+  const disclosure = p.disclosure ? flattenFacts(p.disclosure) : [];
+  if (disclosure.length > 0) parts.push(`<h3>Attribute disclosure</h3>\n${factsTable(disclosure)}`);
+  return section('guarantees', 'Guarantees', parts.join('\n'));
 }
 
-function suppressionHandling(mode: ReleaseReport['spec']['suppressed']): string {
+function suppressionHandling(mode: 'mask' | 'remove'): string {
   return mode === 'remove'
     ? '<code>remove</code> — suppressed rows are left out of the release'
     : '<code>mask</code> — suppressed rows are kept with their quasi-identifiers masked';
 }
 
-function renderTransformation(report: ReleaseReport): string {
-  const g = report.generalization;
-  const rows = report.rows;
+/** Row counts, plus the suppression limit and handling when the method has them (generalization). */
+function rowFacts(report: ReleaseReport): [string, string][] {
+  const { rows, spec } = report;
+  const limit = typeof spec.maxSuppression === 'number' ? `; limit ${fmtPct(spec.maxSuppression)}` : '';
+  const facts: [string, string][] = [
+    ['Rows in input', fmtInt(rows.input)],
+    ['Rows released', fmtInt(rows.released)],
+    [
+      'Rows suppressed',
+      `${fmtInt(rows.suppressed)} (${fmtPct(ratio(rows.suppressed, rows.input))} of input${limit})`,
+    ],
+  ];
+  if (spec.suppressed !== undefined)
+    facts.push(['Suppression handling', suppressionHandling(spec.suppressed)]);
+  return facts;
+}
+
+type Generalization = NonNullable<ReleaseReport['generalization']>;
+
+/** Every k-minimal node as one row, QIs as columns; the chosen node is highlighted. */
+function kMinimalTable(g: Generalization, nodes: Record<string, number>[]): string {
+  if (nodes.length === 0) return note('No k-minimal nodes were found.');
+  const qis = Object.keys(g.node);
+  for (const n of nodes) for (const qi of Object.keys(n)) if (!qis.includes(qi)) qis.push(qi);
+  const isChosen = (n: Record<string, number>) => qis.every((qi) => n[qi] === g.node[qi]);
+  const rows = nodes.map(
+    (n, i): Row => ({
+      cells: [
+        fmtInt(i + 1) + (isChosen(n) ? ' <span class="badge">chosen</span>' : ''),
+        ...qis.map((qi) => (typeof n[qi] === 'number' ? fmtInt(n[qi]) : DASH)),
+      ],
+      cls: isChosen(n) ? 'chosen' : '',
+    }),
+  );
+  return table(
+    [{ label: '#' }, ...qis.map((qi) => ({ label: qi, num: true }))],
+    rows,
+    `k-minimal nodes (${fmtInt(nodes.length)}): generalization levels per quasi-identifier`,
+  );
+}
+
+function renderTransformation(report: ReleaseReport, g: Generalization): string {
   const qiRows = Object.entries(g.node).map(([qi, level]): Row => {
     const height = g.heights[qi];
     const share = clamp01(ratio(level, height ?? 0));
@@ -351,15 +427,16 @@ function renderTransformation(report: ReleaseReport): string {
       `${fmtInt(g.nodesChecked)} (${fmtPct(ratio(g.nodesChecked, g.latticeSize))} of the lattice)`,
     ],
     ['Distinct QI tuples', fmtInt(g.distinctTuples)],
-    ['Rows in input', fmtInt(rows.input)],
-    ['Rows released', fmtInt(rows.released)],
-    [
-      'Rows suppressed',
-      `${fmtInt(rows.suppressed)} (${fmtPct(ratio(rows.suppressed, rows.input))} of input; limit ${fmtPct(report.spec.maxSuppression)})`,
-    ],
-    ['Suppression handling', suppressionHandling(report.spec.suppressed)],
+    ...rowFacts(report),
   ]);
-  return section('transformation', 'Transformation', `${qiTable}\n${facts}`);
+  const parts = [qiTable, facts];
+  if (g.kMinimal) parts.push(kMinimalTable(g, g.kMinimal));
+  return section('transformation', 'Transformation', parts.join('\n'));
+}
+
+/** Without a generalization block the row counts still deserve a place of their own. */
+function renderRows(report: ReleaseReport): string {
+  return section('rows', 'Rows', factsTable(rowFacts(report)));
 }
 
 function renderHistogram(bins: HistogramBin[]): string {
@@ -398,9 +475,8 @@ function renderHistogram(bins: HistogramBin[]): string {
   return section('ec-sizes', 'Equivalence class sizes', `<figure>${chart}</figure>\n${tbl}`);
 }
 
-type UtilityKey = 'ncp' | 'discernibility' | 'precision' | 'aecs' | 'entropy';
-
-const UTILITY_METRICS: { key: UtilityKey; name: string; meaning: string }[] = [
+/** Plain-English names and meanings of the utility measures the release methods report. */
+const UTILITY_MEASURES: { key: string; name: string; meaning: string }[] = [
   {
     key: 'ncp',
     name: 'NCP',
@@ -422,32 +498,105 @@ const UTILITY_METRICS: { key: UtilityKey; name: string; meaning: string }[] = [
     name: 'Entropy loss',
     meaning: 'Non-uniform entropy loss in bits: information removed by generalization.',
   },
+  {
+    key: 'kl',
+    name: 'KL divergence',
+    meaning:
+      'Kullback–Leibler divergence between the original and the reconstructed distributions: 0 = identical, lower is better.',
+  },
+  {
+    key: 'chi2',
+    name: 'χ² distance',
+    meaning:
+      'χ² distance between the original and the reconstructed distributions: 0 = identical, lower is better.',
+  },
+  {
+    key: 'queryErrorBase',
+    name: 'Query error (base)',
+    meaning: 'Average relative error of count queries answered from the release (base workload); 0 = exact.',
+  },
+  {
+    key: 'queryErrorCube',
+    name: 'Query error (cube)',
+    meaning: 'Average relative error of count queries answered from the release (cube workload); 0 = exact.',
+  },
 ];
+
+const GENERIC_MEANING = 'Method-specific utility measure; see the documentation of the release method.';
+
+function findMeasure(name: string) {
+  const lower = name.toLowerCase();
+  return UTILITY_MEASURES.find((m) => m.key.toLowerCase() === lower);
+}
 
 function renderUtility(report: ReleaseReport): string {
   const u = report.utility;
   const chosen = u.metric.toLowerCase();
-  const known = UTILITY_METRICS.find((m) => m.key === chosen);
+  const known = findMeasure(u.metric);
   const highlight =
     `<div class="highlight">Optimized metric: <strong>${esc(known?.name ?? u.metric)}</strong>` +
     ` <span class="big">${fmtNum(u.value)}</span></div>`;
-  const gauges =
-    '<div class="gauges">' +
-    `<div><span>NCP (share of 1)</span>${shareBarSvg('NCP as a share of 1', u.ncp, 320, 14)}<span class="num">${fmtNum(u.ncp)}</span></div>` +
-    `<div><span>Precision loss</span>${shareBarSvg('Precision loss as a share of 1', u.precision, 320, 14, '#7c3aed')}<span class="num">${fmtNum(u.precision)}</span></div>` +
-    '</div>';
-  const rows = UTILITY_METRICS.map(
-    (m): Row => ({
-      cells: [
-        esc(m.name) + (m.key === chosen ? ' <span class="badge">optimized</span>' : ''),
-        fmtNum(u[m.key]),
-        esc(m.meaning),
-      ],
-      cls: m.key === chosen ? 'chosen' : '',
-    }),
+  const parts = [highlight];
+  const gauges: string[] = [];
+  if (typeof u.ncp === 'number') {
+    gauges.push(
+      `<div><span>NCP (share of 1)</span>${shareBarSvg('NCP as a share of 1', u.ncp, 320, 14)}<span class="num">${fmtNum(u.ncp)}</span></div>`,
+    );
+  }
+  if (typeof u.precision === 'number') {
+    gauges.push(
+      `<div><span>Precision loss</span>${shareBarSvg('Precision loss as a share of 1', u.precision, 320, 14, '#7c3aed')}<span class="num">${fmtNum(u.precision)}</span></div>`,
+    );
+  }
+  if (gauges.length > 0) parts.push(`<div class="gauges">${gauges.join('')}</div>`);
+  const rows = Object.entries(u)
+    .filter((entry): entry is [string, number] => {
+      const [key, value] = entry;
+      return key !== 'metric' && key !== 'value' && typeof value === 'number';
+    })
+    .map(([key, value]): Row => {
+      const m = findMeasure(key);
+      const isChosen = key.toLowerCase() === chosen;
+      return {
+        cells: [
+          (m ? esc(m.name) : `<code>${esc(key)}</code>`) +
+            (isChosen ? ' <span class="badge">optimized</span>' : ''),
+          fmtNum(value),
+          esc(m?.meaning ?? GENERIC_MEANING),
+        ],
+        cls: isChosen ? 'chosen' : '',
+      };
+    });
+  if (rows.length > 0) {
+    parts.push(
+      table([{ label: 'Measure' }, { label: 'Value', num: true }, { label: 'What it means' }], rows),
+    );
+  }
+  return section('utility', 'Utility', parts.join('\n'));
+}
+
+/** A method-specific section: facts, an optional note and an optional bar chart. */
+function renderCustomSection(s: ReportSection, index: number): string {
+  const parts: string[] = [];
+  if (s.facts.length > 0) parts.push(factsTable(s.facts.map(([label, value]) => [label, factValue(value)])));
+  if (s.note) parts.push(note(s.note));
+  if (s.chart && s.chart.bars.length > 0) {
+    const chart = barChartSvg(s.chart.bars, { title: s.chart.title });
+    parts.push(`<figure>${chart}<figcaption>${esc(s.chart.title)}</figcaption></figure>`);
+  }
+  if (parts.length === 0) parts.push(note('Nothing was reported for this section.'));
+  return section(`method-${index + 1}`, s.title, parts.join('\n'));
+}
+
+/** The machine-readable details, collapsed: for auditors, not for the first read. */
+function renderDetails(details: Record<string, unknown>): string {
+  const json = JSON.stringify(details, null, 2);
+  return section(
+    'details',
+    'Method details',
+    '<details><summary>Machine-readable details (JSON, also in <code>report.json</code>)</summary>' +
+      `<pre><code>${esc(json)}</code></pre></details>`,
   );
-  const tbl = table([{ label: 'Metric' }, { label: 'Value', num: true }, { label: 'What it means' }], rows);
-  return section('utility', 'Utility', `${highlight}\n${gauges}\n${tbl}`);
 }
 
 function renderVerification(report: ReleaseReport): string {
@@ -507,6 +656,7 @@ table { border-collapse: collapse; width: 100%; margin: 8px 0 16px; }
 caption { text-align: left; color: var(--muted); font-size: 13px; padding-bottom: 4px; }
 th, td { text-align: left; padding: 6px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
 thead th { font-size: 13px; color: var(--muted); font-weight: 600; }
+h3 { margin: 16px 0 8px; font-size: 16px; }
 table.facts { width: auto; }
 table.facts th { font-weight: 500; color: var(--muted); padding-right: 24px; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -526,6 +676,10 @@ tr.failed td { background: #fef2f2; }
 .gauges div { display: grid; grid-template-columns: 140px 320px auto; gap: 12px; align-items: center; margin: 4px 0; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 8px; }
 figure { margin: 0 0 8px; overflow-x: auto; }
+figcaption { color: var(--muted); font-size: 13px; }
+details summary { cursor: pointer; color: var(--muted); }
+pre { overflow-x: auto; background: #f9fafb; border: 1px solid var(--line); border-radius: 6px; padding: 12px; }
+pre code { background: none; padding: 0; font-size: 12px; }
 svg { display: block; max-width: 100%; height: auto; }
 svg.bar { border-radius: 3px; }
 svg text { font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; fill: #374151; }
@@ -536,14 +690,19 @@ footer { color: var(--muted); font-size: 13px; }
 
 /** Renders the whole report as one HTML5 document. */
 export function renderReportHtml(report: ReleaseReport): string {
+  const g = report.generalization;
+  const histogram = report.privacy.ecSizeHistogram;
+  const details = report.details;
   const sections = [
     renderHeader(report),
     renderGuarantees(report),
-    renderTransformation(report),
-    renderHistogram(report.privacy.ecSizeHistogram),
+    g ? renderTransformation(report, g) : renderRows(report),
+    ...(histogram ? [renderHistogram(histogram)] : []),
+    ...(report.sections ?? []).map(renderCustomSection),
     renderUtility(report),
     renderVerification(report),
     renderTimings(report.timings),
+    ...(details && Object.keys(details).length > 0 ? [renderDetails(details)] : []),
     renderFooter(report),
   ];
   return (

@@ -31,21 +31,32 @@ export interface VerificationCheck {
   detail: string;
 }
 
+/** A method-specific block for a person: rendered as a facts table (and an optional bar chart). */
+export interface ReportSection {
+  title: string;
+  facts: [string, string | number][];
+  note?: string;
+  /** Optional bars, e.g. per-attribute retention or per-bucket sizes. */
+  chart?: { title: string; bars: { label: string; value: number }[] };
+}
+
 export interface ReleaseReport {
   ppdp: { version: string; runId: string };
   spec: {
     file: string;
     method: string;
     seed: number;
-    maxSuppression: number;
-    suppressed: 'mask' | 'remove';
+    /** Generalization only. */
+    maxSuppression?: number;
+    suppressed?: 'mask' | 'remove';
   };
   input: {
     file: string;
     columns: { name: string; type: string; distinct: number }[];
   };
   rows: { input: number; released: number; suppressed: number };
-  generalization: {
+  /** Full-domain generalization only. */
+  generalization?: {
     strategy: string;
     /** QI name → chosen level. */
     node: Record<string, number>;
@@ -55,32 +66,33 @@ export interface ReleaseReport {
     nodesChecked: number;
     /** Distinct QI tuples the search grouped (rows are collapsed first). */
     distinctTuples: number;
+    /** With strategy k-minimal: every k-minimal node (QI name → level). */
+    kMinimal?: Record<string, number>[];
   };
   privacy: {
     satisfied: boolean;
     models: ModelResult[];
-    /** Smallest retained EC. */
-    k: number;
+    /** Smallest retained EC (partitioning methods). */
+    k?: number;
     /** Number of retained ECs. */
-    classes: number;
-    ecSizeHistogram: HistogramBin[];
-    prosecutorRisk: {
+    classes?: number;
+    ecSizeHistogram?: HistogramBin[];
+    prosecutorRisk?: {
       max: number;
       mean: number;
       /** Share of released rows whose risk exceeds `threshold`. */
       threshold: number;
       shareAbove: number;
     };
+    /** Attribute-disclosure measures (seed 001) and the trivial-sanitization baselines. */
+    disclosure?: Record<string, unknown>;
   };
-  utility: {
-    metric: string;
-    value: number;
-    ncp: number;
-    discernibility: number;
-    precision: number;
-    aecs: number;
-    entropy: number;
-  };
+  /** `metric` and `value` name what the method optimized; every other entry is a measure. */
+  utility: { metric: string; value: number; [measure: string]: number | string };
+  /** Method-specific facts for a person. */
+  sections?: ReportSection[];
+  /** Method-specific machine-readable details (mondrian, anatomy, slicing, randomization…). */
+  details?: Record<string, unknown>;
   verification: { verified: boolean; checks: VerificationCheck[] };
   /** Wall time per phase in ms. Excluded from byte comparisons between runs. */
   timings: Record<string, number>;

@@ -9,6 +9,7 @@ export type Field = (
   | { kind: 'number'; min: number; max: number; integer: boolean }
   | { kind: 'object' }
   | { kind: 'array' }
+  | { kind: 'boolean' }
   | { kind: 'any' }
 ) & { required?: boolean };
 
@@ -90,6 +91,9 @@ function checkField(v: unknown, field: Field, where: string, name: string): void
       return;
     case 'array':
       if (!Array.isArray(v)) fail(where, name, 'a list', v);
+      return;
+    case 'boolean':
+      if (typeof v !== 'boolean') fail(where, name, 'true or false', v);
       return;
     case 'any':
       return;

@@ -20,10 +20,15 @@ export type HierarchySpec =
   | { readonly kind: 'intervals'; readonly widths: number[] }
   | { readonly kind: 'mask'; readonly direction: 'right' };
 
+/** How values of an attribute compare: nominal (categories), ordinal (ordered codes), numeric. */
+export type AttributeScale = 'nominal' | 'ordinal' | 'numeric';
+
 export interface AttributeSpec {
   readonly name: string;
   readonly type: AttributeType;
   readonly hierarchy: HierarchySpec | undefined;
+  /** Default: nominal. Mondrian splits numeric and ordinal attributes by value order. */
+  readonly scale: AttributeScale;
 }
 
 export type PrivacyModelSpec =
@@ -42,7 +47,14 @@ export type PrivacyModelSpec =
       readonly t: number;
       readonly distance: 'equal' | 'ordered' | 'hierarchical';
     }
-  | { readonly model: 'delta-disclosure'; readonly attribute: string; readonly delta: number };
+  | { readonly model: 'delta-disclosure'; readonly attribute: string; readonly delta: number }
+  | { readonly model: 'attribute-disclosure'; readonly attribute: string; readonly tau: number }
+  | {
+      readonly model: 'rho-privacy';
+      readonly attribute: string;
+      readonly rho1: number;
+      readonly rho2: number;
+    };
 
 export const MODEL_NAMES = [
   'k-anonymity',
@@ -51,19 +63,72 @@ export const MODEL_NAMES = [
   'recursive-cl-diversity',
   't-closeness',
   'delta-disclosure',
+  'attribute-disclosure',
+  'rho-privacy',
 ] as const;
 
 export type MetricName = 'ncp' | 'discernibility' | 'precision' | 'aecs' | 'entropy';
 export const METRIC_NAMES: readonly MetricName[] = ['ncp', 'discernibility', 'precision', 'aecs', 'entropy'];
+
+export const PREFERENCES = [
+  'min-absolute-distance',
+  'min-relative-distance',
+  'max-distribution',
+  'min-suppression',
+] as const;
+export type Preference = (typeof PREFERENCES)[number];
 
 export interface GeneralizationMethodSpec {
   readonly name: 'generalization';
   /** Fraction of rows that may be suppressed, in [0, 1]. */
   readonly maxSuppression: number;
   readonly metric: MetricName;
-  readonly strategy: 'optimal';
+  readonly strategy: 'optimal' | 'k-minimal';
+  /** With strategy k-minimal: how to choose among the k-minimal nodes. */
+  readonly preference: Preference;
   readonly suppressed: 'mask' | 'remove';
 }
+
+export interface MondrianMethodSpec {
+  readonly name: 'mondrian';
+  readonly mode: 'strict' | 'relaxed';
+}
+
+export interface AnatomyMethodSpec {
+  readonly name: 'anatomy';
+}
+
+export interface SlicingMethodSpec {
+  readonly name: 'slicing';
+  /** Number of columns to cluster attributes into (when columnGroups is not given). */
+  readonly columns: number | undefined;
+  /** Explicit attribute groups, one per column. */
+  readonly columnGroups: string[][] | undefined;
+}
+
+export interface RandomizationMethodSpec {
+  readonly name: 'randomization';
+  readonly scenario: 'rr-s' | 'rr-qi' | 'rr-both';
+  readonly form: 'retention' | 'uniform';
+  readonly smallDomain: boolean;
+  /** Explicit retention probability per attribute (skips the optimizer). */
+  readonly retention: Readonly<Record<string, number>> | undefined;
+}
+
+export type MethodSpec =
+  | GeneralizationMethodSpec
+  | MondrianMethodSpec
+  | AnatomyMethodSpec
+  | SlicingMethodSpec
+  | RandomizationMethodSpec;
+export type MethodName = MethodSpec['name'];
+export const METHOD_NAMES: readonly MethodName[] = [
+  'generalization',
+  'mondrian',
+  'anatomy',
+  'slicing',
+  'randomization',
+];
 
 export interface ReleaseSpec {
   /** Absolute path of the spec file; other paths are resolved against its folder. */
@@ -72,7 +137,7 @@ export interface ReleaseSpec {
   readonly format: { readonly delimiter: string | undefined; readonly type: 'csv' | 'arrow' | undefined };
   readonly attributes: AttributeSpec[];
   readonly privacy: PrivacyModelSpec[];
-  readonly method: GeneralizationMethodSpec;
+  readonly method: MethodSpec;
   readonly seed: number;
 }
 
@@ -97,6 +162,12 @@ const MODEL_FIELDS: Record<(typeof MODEL_NAMES)[number], ObjectSchema> = {
     distance: str(['equal', 'ordered', 'hierarchical']),
   },
   'delta-disclosure': { attribute: { ...str(), required: true }, delta: { ...num(0, 1e9), required: true } },
+  'attribute-disclosure': { attribute: { ...str(), required: true }, tau: { ...num(0, 1), required: true } },
+  'rho-privacy': {
+    attribute: { ...str(), required: true },
+    rho1: { ...num(0, 1), required: true },
+    rho2: { ...num(0, 1), required: true },
+  },
 };
 
 const TOP_LEVEL: ObjectSchema = {
@@ -111,13 +182,27 @@ const FORMAT: ObjectSchema = { delimiter: str([';', ',', '\t']), type: str(['csv
 const ATTRIBUTE: ObjectSchema = {
   type: { ...str(ATTRIBUTE_TYPES), required: true },
   hierarchy: { kind: 'any' },
+  scale: str(['nominal', 'ordinal', 'numeric']),
 };
-const METHOD: ObjectSchema = {
-  name: { ...str(['generalization']), required: true },
-  maxSuppression: num(0, 1),
-  metric: str(METRIC_NAMES),
-  strategy: str(['optimal']),
-  suppressed: str(['mask', 'remove']),
+const METHODS: Record<MethodName, ObjectSchema> = {
+  generalization: {
+    name: str(),
+    maxSuppression: num(0, 1),
+    metric: str(METRIC_NAMES),
+    strategy: str(['optimal', 'k-minimal']),
+    preference: str(PREFERENCES),
+    suppressed: str(['mask', 'remove']),
+  },
+  mondrian: { name: str(), mode: str(['strict', 'relaxed']) },
+  anatomy: { name: str() },
+  slicing: { name: str(), columns: num(1, 1000, true), columnGroups: { kind: 'array' } },
+  randomization: {
+    name: str(),
+    scenario: str(['rr-s', 'rr-qi', 'rr-both']),
+    form: str(['retention', 'uniform']),
+    smallDomain: { kind: 'boolean' },
+    retention: { kind: 'object' },
+  },
 };
 
 /** Reads and validates a spec file. */
@@ -152,7 +237,15 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
   const dir = dirname(file);
   const top = validateObject(json, TOP_LEVEL, where, '');
   const format = top.format === undefined ? {} : validateObject(top.format, FORMAT, where, 'format');
-  const method = validateObject(top.method, METHOD, where, 'method');
+  const methodName = validateObject(
+    top.method,
+    { name: { ...str(METHOD_NAMES), required: true } },
+    where,
+    'method',
+    undefined,
+    true,
+  ).name as MethodName;
+  const method = validateObject(top.method, METHODS[methodName], where, 'method');
 
   const attributes = Object.entries(top.attributes as Record<string, unknown>).map(([name, raw]) => {
     const a = validateObject(raw, ATTRIBUTE, where, `attributes.${name}`);
@@ -161,14 +254,14 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
       a.hierarchy === undefined
         ? undefined
         : parseHierarchy(a.hierarchy, where, `attributes.${name}.hierarchy`, dir);
-    if (type === 'quasi-identifying' && hierarchy === undefined) {
+    if (type === 'quasi-identifying' && hierarchy === undefined && methodName === 'generalization') {
       throw new SpecError(
         'E_SPEC_HIERARCHY',
         `${where}: attributes.${name} is quasi-identifying but has no hierarchy`,
         'add "hierarchy": a CSV file in ARX format, { "intervals": [5, 10] } or { "mask": "right" }',
       );
     }
-    return { name, type, hierarchy };
+    return { name, type, hierarchy, scale: (a.scale as AttributeScale | undefined) ?? 'nominal' };
   });
   if (!attributes.some((a) => a.type === 'quasi-identifying')) {
     throw new SpecError(
@@ -210,15 +303,81 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
     },
     attributes,
     privacy,
-    method: {
-      name: 'generalization',
-      maxSuppression: (method.maxSuppression as number | undefined) ?? 0,
-      metric: (method.metric as MetricName | undefined) ?? 'ncp',
-      strategy: 'optimal',
-      suppressed: (method.suppressed as 'mask' | 'remove' | undefined) ?? 'mask',
-    },
+    method: parseMethod(methodName, method, where, attributes),
     seed: (top.seed as number | undefined) ?? 0,
   };
+}
+
+function parseMethod(
+  name: MethodName,
+  m: Record<string, unknown>,
+  where: string,
+  attributes: AttributeSpec[],
+): MethodSpec {
+  switch (name) {
+    case 'generalization':
+      return {
+        name,
+        maxSuppression: (m.maxSuppression as number | undefined) ?? 0,
+        metric: (m.metric as MetricName | undefined) ?? 'ncp',
+        strategy: (m.strategy as 'optimal' | 'k-minimal' | undefined) ?? 'optimal',
+        preference: (m.preference as Preference | undefined) ?? 'min-absolute-distance',
+        suppressed: (m.suppressed as 'mask' | 'remove' | undefined) ?? 'mask',
+      };
+    case 'mondrian':
+      return { name, mode: (m.mode as 'strict' | 'relaxed' | undefined) ?? 'strict' };
+    case 'anatomy':
+      return { name };
+    case 'slicing': {
+      const groups = m.columnGroups as unknown[] | undefined;
+      if (groups !== undefined) {
+        const known = new Set(attributes.filter((a) => a.type !== 'identifying').map((a) => a.name));
+        const ok = groups.every(
+          (g) => Array.isArray(g) && g.length > 0 && g.every((x) => typeof x === 'string' && known.has(x)),
+        );
+        if (!ok) {
+          throw new SpecError(
+            'E_SPEC_VALUE',
+            `${where}: method.columnGroups must be a list of non-empty lists of released attribute names`,
+            'e.g. [["age", "sex"], ["education", "occupation"]]',
+          );
+        }
+      }
+      if (groups !== undefined && m.columns !== undefined) {
+        throw new SpecError(
+          'E_SPEC_CONFLICT',
+          `${where}: method.columns and method.columnGroups both given`,
+          'give one: a number of columns to cluster into, or the groups themselves',
+        );
+      }
+      return {
+        name,
+        columns: m.columns as number | undefined,
+        columnGroups: groups as string[][] | undefined,
+      };
+    }
+    case 'randomization': {
+      const retention = m.retention as Record<string, unknown> | undefined;
+      if (retention !== undefined) {
+        for (const [attr, p] of Object.entries(retention)) {
+          if (!attributes.some((a) => a.name === attr) || typeof p !== 'number' || !(p >= 0 && p <= 1)) {
+            throw new SpecError(
+              'E_SPEC_VALUE',
+              `${where}: method.retention.${attr} must name a spec attribute and be a probability in [0, 1]`,
+              'e.g. "retention": { "occupation": 0.6 }',
+            );
+          }
+        }
+      }
+      return {
+        name,
+        scenario: (m.scenario as 'rr-s' | 'rr-qi' | 'rr-both' | undefined) ?? 'rr-both',
+        form: (m.form as 'retention' | 'uniform' | undefined) ?? 'retention',
+        smallDomain: (m.smallDomain as boolean | undefined) ?? false,
+        retention: retention as Record<string, number> | undefined,
+      };
+    }
+  }
 }
 
 function parseHierarchy(raw: unknown, where: string, field: string, dir: string): HierarchySpec {

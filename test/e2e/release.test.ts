@@ -70,7 +70,7 @@ describe('a release of the Adult example', () => {
     expect(json.privacy.k).toBeGreaterThanOrEqual(5);
     expect(json.rows.suppressed).toBeLessThanOrEqual(Math.floor(0.02 * 30162));
     expect(json.verification.verified).toBe(true);
-    expect(report.privacy.prosecutorRisk.max).toBeLessThanOrEqual(1 / 5);
+    expect(report.privacy.prosecutorRisk!.max).toBeLessThanOrEqual(1 / 5);
   });
 
   it('releases a k-anonymous table with every row and no identifying column', () => {
@@ -78,7 +78,7 @@ describe('a release of the Adult example', () => {
     const arrow = readArrow(join(out, 'data.arrow'));
     expect(csv.rowCount).toBe(30162);
     expect(arrow.rowCount).toBe(30162);
-    const qis = Object.keys(report.generalization.node);
+    const qis = Object.keys(report.generalization!.node);
     const classes = new Map<string, number>();
     for (let r = 0; r < csv.rowCount; r++) {
       const key = qis

@@ -4,8 +4,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import { openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { exhaustiveSearch } from '../../src/methods/generalization/search.ts';
-import { openSearch, prepare } from '../../src/pipeline/release.ts';
+import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
 import { ADULT_SPEC, type GoldenRow, KS, METRICS, SUPPRESSIONS } from './adult-configs.ts';
 
@@ -19,7 +20,7 @@ for (const k of KS) {
         privacy: [{ model: 'k-anonymity' as const, k }],
         method: { ...base.method, maxSuppression, metric },
       };
-      const prepared = prepare(spec, wasmGroupingKernel, {});
+      const prepared = prepareGeneralization(spec, readInput(spec), wasmGroupingKernel);
       const evaluator = openSearch(prepared, wasmGroupingKernel);
       const { best } = exhaustiveSearch(evaluator);
       let feasibleNodes = 0;

@@ -1,6 +1,7 @@
 /** Shared fixtures: the bundled Adult example, prepared once per test file. */
 import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
-import { type Prepared, prepare } from '../../src/pipeline/release.ts';
+import { type Prepared, prepareGeneralization } from '../../src/methods/generalization/index.ts';
+import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
 
 export const ADULT_DIR = new URL('../../examples/adult/', import.meta.url).pathname;
@@ -11,5 +12,5 @@ export function adultSpec(overrides: Partial<ReleaseSpec> = {}): ReleaseSpec {
 }
 
 export function prepareAdult(spec: ReleaseSpec = adultSpec()): Prepared {
-  return prepare(spec, wasmGroupingKernel, {});
+  return prepareGeneralization(spec, readInput(spec), wasmGroupingKernel);
 }

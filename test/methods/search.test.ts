@@ -5,11 +5,12 @@ import { buildHierarchy, type Hierarchy } from '../../src/hierarchy/hierarchy.ts
 import { tsGroupingKernel } from '../../src/kernels/grouping-ts.ts';
 import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
 import { type GeneralizationProblem, NodeEvaluator } from '../../src/methods/generalization/evaluate.ts';
+import { collapseRows, openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { Lattice } from '../../src/methods/generalization/lattice.ts';
 import { exhaustiveSearch, optimalSearch } from '../../src/methods/generalization/search.ts';
 import { GeneralizationMetrics } from '../../src/metrics/generalization.ts';
 import { kAnonymity } from '../../src/models/k-anonymity.ts';
-import { collapseRows, openSearch, prepare } from '../../src/pipeline/release.ts';
+import { readInput } from '../../src/pipeline/release.ts';
 import { METRIC_NAMES, type MetricName } from '../../src/spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import type { GoldenRow } from '../golden/adult-configs.ts';
@@ -32,7 +33,7 @@ describe('optimal search on Adult equals exhaustive search (golden table)', () =
         privacy: [{ model: 'k-anonymity' as const, k: g.k }],
         method: { ...base.method, maxSuppression: g.maxSuppression, metric: g.metric },
       };
-      const prepared = prepare(spec, wasmGroupingKernel, {});
+      const prepared = prepareGeneralization(spec, readInput(spec), wasmGroupingKernel);
       const { best, nodesChecked } = optimalSearch(openSearch(prepared, wasmGroupingKernel));
       const node = Object.fromEntries(prepared.qis.map((c, i) => [c.name, best.levels[i]]));
       expect(node).toEqual(g.node);

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { renderReportHtml } from '../../src/report/html.ts';
-import type { ReleaseReport } from '../../src/report/types.ts';
+import type { HistogramBin, ReleaseReport } from '../../src/report/types.ts';
+
+/** A generalization report: every part that is optional for other methods is present. */
+type FullReport = ReleaseReport & {
+  generalization: NonNullable<ReleaseReport['generalization']>;
+  privacy: ReleaseReport['privacy'] & { ecSizeHistogram: HistogramBin[] };
+};
 
 /** A report shaped like a k=5 release of the Adult example (30,162 rows, 8 QIs). */
-function sampleReport(): ReleaseReport {
+function sampleReport(): FullReport {
   return {
     ppdp: { version: '0.1.0', runId: 'run-2f9c1a' },
     spec: {
@@ -194,5 +200,167 @@ describe('renderReportHtml', () => {
     expect(countSvgs(html)).toBe(full - 1);
     report.timings = {};
     expect(renderReportHtml(report)).toContain('No timings were recorded.');
+  });
+
+  it('renders k-minimal nodes as a table with the chosen node highlighted', () => {
+    const report = sampleReport();
+    const chosen = report.generalization.node;
+    report.generalization.strategy = 'k-minimal';
+    report.generalization.kMinimal = [{ ...chosen, age: 1, education: 3 }, { ...chosen }];
+    const html = renderReportHtml(report);
+    expect(html).toContain('k-minimal nodes (2)');
+    expect(html).toMatch(/<tr class="chosen"><td>2 <span class="badge">chosen<\/span><\/td>/);
+    expect(countSvgs(html)).toBe(countSvgs(renderReportHtml(sampleReport())));
+  });
+
+  it('renders attribute disclosure measures, flattening one level of nesting', () => {
+    const report = sampleReport();
+    report.privacy.disclosure = {
+      delta: 0.3456789,
+      attribute: 'occupation',
+      baseline: { trivial: 0.5, method: '<b>suppress-all</b>', deeper: { ignored: 1 } },
+      list: [1, 2, 3],
+    };
+    const html = renderReportHtml(report);
+    expect(html).toContain('<h3>Attribute disclosure</h3>');
+    expect(html).toContain('<th scope="row">delta</th><td>0.3457</td>');
+    expect(html).toContain('<th scope="row">attribute</th><td>occupation</td>');
+    expect(html).toContain('<th scope="row">baseline.trivial</th><td>0.5</td>');
+    expect(html).toContain('&lt;b&gt;suppress-all&lt;/b&gt;');
+    expect(html).not.toContain('ignored');
+    expect(html).not.toContain('<th scope="row">list');
+  });
+});
+
+/** A report shaped like a randomization release: none of the generalization-only parts. */
+function minimalReport(): ReleaseReport {
+  return {
+    ppdp: { version: '0.1.0', runId: 'run-7b3e0d' },
+    spec: { file: 'examples/adult/randomize.json', method: 'randomization', seed: 7 },
+    input: { file: 'adult.csv', columns: [{ name: 'occupation', type: 'string', distinct: 14 }] },
+    rows: { input: 30162, released: 30162, suppressed: 0 },
+    privacy: { satisfied: true, models: [] },
+    utility: { metric: 'kl', value: 0.0123456, kl: 0.0123456, chi2: 41.5, flavour: 'retention' },
+    sections: [
+      {
+        title: 'Randomized response',
+        facts: [
+          ['Retention probability', 0.8],
+          ['Attribute', 'occupation'],
+        ],
+        note: 'Each value is kept with probability p, otherwise replaced by a uniformly random value.',
+      },
+      {
+        title: 'Buckets <per attribute>',
+        facts: [['Buckets', 1200]],
+        chart: {
+          title: 'Rows per bucket',
+          bars: [
+            { label: 'b1', value: 10 },
+            { label: '<b2>', value: 25 },
+            { label: 'b3', value: 7 },
+          ],
+        },
+      },
+    ],
+    verification: { verified: true, checks: [{ name: 'row-count', passed: true, detail: '30,162 rows' }] },
+    timings: { load: 10, randomize: 20 },
+  };
+}
+
+describe('renderReportHtml for methods other than generalization', () => {
+  it('leaves out every absent part without printing undefined or NaN', () => {
+    const html = renderReportHtml(minimalReport());
+    expect(html).not.toMatch(/undefined|NaN/);
+    expect(html).not.toContain('<h2>Transformation</h2>');
+    expect(html).not.toContain('<h2>Equivalence class sizes</h2>');
+    expect(html).not.toContain('Prosecutor risk');
+    expect(html).not.toContain('k achieved');
+    expect(html).not.toContain('Equivalence classes');
+    expect(html).not.toContain('Suppression handling');
+    expect(html).not.toContain('limit');
+    expect(html).not.toContain('Attribute disclosure');
+    expect(html).not.toContain('NCP');
+    expect(html).not.toContain('Precision loss');
+    expect(html).not.toContain('<details>');
+    expect(html).toContain('No privacy models were specified.');
+    // Row counts still have a home without the transformation section.
+    expect(html).toContain('<h2>Rows</h2>');
+    expect(html).toContain('0 (0% of input)');
+  });
+
+  it('lists every numeric utility measure with its meaning', () => {
+    const html = renderReportHtml(minimalReport());
+    expect(html).toContain(
+      'Optimized metric: <strong>KL divergence</strong> <span class="big">0.01235</span>',
+    );
+    expect(html).toContain('KL divergence <span class="badge">optimized</span>');
+    expect(html).toContain('Kullback–Leibler divergence between the original and the reconstructed');
+    expect(html).toContain('χ² distance');
+    expect(html).toContain('41.5');
+    expect(html).not.toContain('retention</td>');
+
+    const report = minimalReport();
+    report.utility = {
+      metric: 'queryErrorCube',
+      value: 0.2,
+      queryErrorBase: 0.1,
+      queryErrorCube: 0.2,
+      zeta: 3,
+    };
+    const other = renderReportHtml(report);
+    expect(other).toContain('Query error (base)');
+    expect(other).toContain('Query error (cube) <span class="badge">optimized</span>');
+    expect(other).toContain('Average relative error of count queries');
+    expect(other).toContain('<code>zeta</code>');
+    expect(other).toContain('Method-specific utility measure');
+  });
+
+  it('renders each custom section with its facts, note and chart, escaped', () => {
+    const html = renderReportHtml(minimalReport());
+    expect(html).toContain('<section id="method-1">\n<h2>Randomized response</h2>');
+    expect(html).toContain('<section id="method-2">\n<h2>Buckets &lt;per attribute&gt;</h2>');
+    expect(html).toContain('<th scope="row">Retention probability</th><td>0.8</td>');
+    expect(html).toContain('<th scope="row">Buckets</th><td>1,200</td>');
+    expect(html).toContain('Each value is kept with probability p');
+    expect(html).toContain('<figcaption>Rows per bucket</figcaption>');
+    expect(html).toContain('&lt;b2&gt;');
+    expect(html).not.toContain('<b2>');
+    expect(html).not.toContain('<per attribute>');
+    // The section chart and the timings bar; no gauges, no histogram, no level bars.
+    expect(countSvgs(html)).toBe(2);
+    // Custom sections sit before Utility.
+    expect(html.indexOf('id="method-2"')).toBeLessThan(html.indexOf('id="utility"'));
+  });
+
+  it('shows suppression lines only for what the spec states', () => {
+    const report = minimalReport();
+    report.spec.maxSuppression = 0.05;
+    const html = renderReportHtml(report);
+    expect(html).toContain('limit 5%');
+    expect(html).not.toContain('Suppression handling');
+    report.spec.suppressed = 'remove';
+    expect(renderReportHtml(report)).toContain('Suppression handling');
+  });
+
+  it('renders details as a collapsed, escaped JSON block', () => {
+    const report = minimalReport();
+    report.details = { buckets: [{ id: 1, note: '<script>x</script>' }], p: 0.8 };
+    const html = renderReportHtml(report);
+    expect(html).toContain('<details><summary>');
+    expect(html).toContain('&quot;p&quot;: 0.8');
+    expect(html).not.toContain('<script');
+    expect(renderReportHtml(report)).toBe(html);
+  });
+
+  it('renders partial privacy facts when only some are present', () => {
+    const report = minimalReport();
+    report.privacy.k = 4;
+    report.privacy.classes = 12;
+    const html = renderReportHtml(report);
+    expect(html).toContain('k achieved (smallest class)');
+    expect(html).toContain('<th scope="row">Equivalence classes</th><td>12</td>');
+    expect(html).not.toContain('Prosecutor risk');
+    expect(html).not.toMatch(/undefined|NaN/);
   });
 });

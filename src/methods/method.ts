@@ -1,0 +1,47 @@
+/**
+ * The contract every release method implements (generalization, Mondrian, Anatomy, Slicing,
+ * randomization). The pipeline owns input, staging, publishing and the report's frame; a
+ * method transforms the table, names its files, fills its report sections, and verifies the
+ * staged files with code independent of the code that built them.
+ */
+import type { EncodedTable } from '../data/table.ts';
+import type { GroupingKernel } from '../kernels/grouping.ts';
+import type { ReleaseReport, VerificationCheck } from '../report/types.ts';
+import type { MethodName, ReleaseSpec } from '../spec/spec.ts';
+
+export interface MethodContext {
+  readonly spec: ReleaseSpec;
+  readonly table: EncodedTable;
+  readonly kernel: GroupingKernel;
+  /** Adds a phase's wall time in ms to the report. */
+  readonly time: <T>(phase: string, work: () => T) => T;
+  /** A progress line for a person. */
+  readonly say: (line: string) => void;
+}
+
+export interface StagedFile {
+  readonly name: string;
+  readonly content: Uint8Array | string;
+}
+
+/** What the method fills in; the pipeline adds ppdp, spec, input, verification and timings. */
+export type MethodReport = Omit<ReleaseReport, 'ppdp' | 'spec' | 'input' | 'verification' | 'timings'> & {
+  /** Extra spec facts for the report header (e.g. maxSuppression). */
+  readonly specFacts?: Partial<ReleaseReport['spec']>;
+};
+
+export interface BuiltRelease {
+  /** Released files (data.arrow, data.csv, and any method-specific ones), staged as given. */
+  readonly files: StagedFile[];
+  readonly report: MethodReport;
+  /**
+   * Re-reads the staged files (`path(name)` is where each was staged) and checks every claim.
+   * Returns the checks; throws VerificationError (publishing nothing) if any fails.
+   */
+  verify(path: (name: string) => string): VerificationCheck[];
+}
+
+export interface ReleaseMethod {
+  readonly name: MethodName;
+  build(ctx: MethodContext): BuiltRelease;
+}

@@ -1,0 +1,21 @@
+/** The release methods by spec name. Each method module registers one line here. */
+import { SpecError } from '../errors.ts';
+import type { MethodName } from '../spec/spec.ts';
+import { generalizationMethod } from './generalization/index.ts';
+import type { ReleaseMethod } from './method.ts';
+
+const METHODS: Partial<Record<MethodName, ReleaseMethod>> = {
+  generalization: generalizationMethod,
+};
+
+export function methodFor(name: MethodName): ReleaseMethod {
+  const method = METHODS[name];
+  if (!method) {
+    throw new SpecError(
+      'E_SPEC_UNSUPPORTED',
+      `method '${name}' is not available in this build of ppdp`,
+      `available: ${Object.keys(METHODS).join(', ')}`,
+    );
+  }
+  return method;
+}

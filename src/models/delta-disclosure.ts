@@ -1,0 +1,27 @@
+/**
+ * δ-disclosure privacy (Brickell & Shmatikov, seed 001): for every class and every SA value s
+ * present in it, |ln(p(E,s)/p(T,s))| < δ. Natural log (ARX uses log₂; the report says which).
+ * Not monotonic: merging a class with another can dilute a value present in only one of them.
+ */
+import type { ClassSummary, PrivacyModel } from './model.ts';
+
+export function deltaOf(histogram: Int32Array, size: number, table: Float64Array): number {
+  let worst = 0;
+  for (let s = 0; s < histogram.length; s++) {
+    if (histogram[s]! > 0) worst = Math.max(worst, Math.abs(Math.log(histogram[s]! / size / table[s]!)));
+  }
+  return worst;
+}
+
+export function deltaDisclosure(attribute: string, delta: number, table: Float64Array): PrivacyModel {
+  return {
+    spec: { model: 'delta-disclosure', attribute, delta },
+    attribute,
+    monotonic: false,
+    monotonicWithoutSuppression: false,
+    holds: (cls: ClassSummary) => deltaOf(cls.histogram!, cls.size, table) < delta,
+    measure: (cls) => deltaOf(cls.histogram!, cls.size, table),
+    higherIsBetter: false,
+    measureName: 'delta',
+  };
+}
