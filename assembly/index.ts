@@ -4,3 +4,6 @@
 // because the loops use unchecked loads.
 
 export { groupBy, histogram } from './groupby';
+export { mondrianCut, mondrianGroup, mondrianMedian, mondrianStats } from './mondrian';
+export { kronMode, kronModeStructured } from './kronecker';
+export { perturb, perturbSimd } from './perturb';

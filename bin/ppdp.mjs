@@ -10,4 +10,4 @@ if (!existsSync(dist)) {
   process.exit(1);
 }
 const { main } = await import(dist.href);
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

@@ -34,3 +34,8 @@ export class NoSolutionError extends PpdpError {}
 export class VerificationError extends PpdpError {}
 /** Writing or publishing the release failed. */
 export class OutputError extends PpdpError {}
+/**
+ * The work would exceed a resource limit (memory budget, lattice size, hierarchy size): raised
+ * before the work starts, instead of a hang or an out-of-memory crash.
+ */
+export class LimitError extends PpdpError {}

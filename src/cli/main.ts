@@ -3,15 +3,22 @@
  * with what went wrong, where, and how to fix it.
  */
 import { parseArgs } from 'node:util';
+import { MEMORY_ENV } from '../data/limits.ts';
 import { PpdpError } from '../errors.ts';
 import { tsGroupingKernel } from '../kernels/grouping-ts.ts';
 import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
-import { runRelease, VERSION } from '../pipeline/release.ts';
+import { type EngineName, executeRelease } from '../pipeline/engine.ts';
+import { VERSION } from '../pipeline/release.ts';
+import { reconstructCommand } from './reconstruct.ts';
 
 const MAIN_HELP = `ppdp ${VERSION} — privacy-preserving microdata release
 
 Usage:
   ppdp release <release.json> --out <dir>   build, verify and publish a release
+  ppdp release <release.json> --store s3://bucket/prefix [--endpoint URL]
+                                            the same, publishing to releases/<name>/<runId>/
+  ppdp reconstruct <release-dir> --attributes a,b [--out file]
+                                            estimate a contingency table from a randomized release
   ppdp --help | ppdp <command> --help       help
   ppdp --version
 
@@ -25,10 +32,21 @@ const RELEASE_HELP = `Usage: ppdp release <release.json> --out <dir> [options]
 Builds the release the spec describes, re-verifies it with independent code, and publishes
 data.arrow, data.csv, report.json, report.html and (last) manifest.json into <dir>.
 Nothing is written to <dir> unless verification passes. Re-running is idempotent.
+The release runs through ppdp's state machine (plan → shards → merge → verify → publish),
+executed in this process; the same definition runs on AWS Step Functions (docs/deployment.md).
 
 Options:
-  --out <dir>        output folder (created if missing; must not be a file)   [required]
+  --out <dir>        output folder (created if missing; must not be a file)
+  --store <url>      instead of --out: a store root, s3://bucket/prefix or a folder; the work
+                     files go to <store>/work/<name>/<runId>/ and the release to
+                     <store>/releases/<name>/<runId>/ (<release.json> may be s3://… too)
+  --endpoint <url>   S3-compatible server for s3:// URLs (e.g. http://127.0.0.1:4568)
+  --engine <name>    local (default: the state machine in-process) or direct (the same
+                     states called in order, no state machine)
+  --shards <n>       row shards to fan out over (default: one per 1,000,000 rows)
   --kernel <name>    grouping kernel: wasm (default) or ts (the plain-TS reference)
+  --max-memory <MB>  memory budget: an input that will not fit fails before work starts
+                     (overrides the spec's limits.maxMemoryMB; default: the machine's memory)
   --quiet            no progress lines on stderr
   -h, --help         this help
 
@@ -36,7 +54,7 @@ Example:
   ppdp release examples/adult/release.json --out out/adult
 `;
 
-export function main(argv: string[]): number {
+export function main(argv: string[]): number | Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(MAIN_HELP);
@@ -47,20 +65,26 @@ export function main(argv: string[]): number {
     return 0;
   }
   try {
-    if (command === 'release') return release(rest);
+    if (command === 'release') return release(rest).catch(reportError);
+    if (command === 'reconstruct') return reconstructCommand(rest);
     throw new PpdpError('E_USAGE', `unknown command '${command}'`, 'run `ppdp --help` for the commands');
   } catch (e) {
     return reportError(e);
   }
 }
 
-function release(args: string[]): number {
+async function release(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: {
       out: { type: 'string' },
+      store: { type: 'string' },
+      endpoint: { type: 'string' },
+      engine: { type: 'string', default: 'local' },
+      shards: { type: 'string' },
       kernel: { type: 'string', default: 'wasm' },
+      'max-memory': { type: 'string' },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -76,7 +100,8 @@ function release(args: string[]): number {
       'ppdp release <release.json> --out <dir>',
     );
   }
-  if (!values.out) throw new PpdpError('E_USAGE', 'ppdp release needs --out <dir>', 'e.g. --out out/adult');
+  const target = releaseTarget(values);
+  setMemoryBudget(values['max-memory']);
   if (values.kernel !== 'wasm' && values.kernel !== 'ts') {
     throw new PpdpError(
       'E_USAGE',
@@ -89,16 +114,81 @@ function release(args: string[]): number {
     ? undefined
     : (line: string) =>
         process.stderr.write(`ppdp [${((performance.now() - started) / 1000).toFixed(2)}s] ${line}\n`);
-  const result = runRelease(positionals[0]!, values.out, {
-    kernel: values.kernel === 'ts' ? tsGroupingKernel : wasmGroupingKernel,
-    progress,
-  });
+  const result = await executeRelease(
+    { spec: positionals[0]!, ...target, ...(values.shards ? { shards: Number(values.shards) } : {}) },
+    {
+      engine: values.engine as EngineName,
+      kernel: values.kernel === 'ts' ? tsGroupingKernel : wasmGroupingKernel,
+      progress,
+      ...(values.endpoint ? { s3: { endpoint: values.endpoint } } : {}),
+    },
+  );
   const { report } = result;
+  const where = values.out ?? result.release;
   process.stdout.write(
-    `verified release in ${result.out}: ${report.privacy.k !== undefined ? `k = ${report.privacy.k}, ` : ''}` +
+    `verified release in ${where}: ${report.privacy.k !== undefined ? `k = ${report.privacy.k}, ` : ''}` +
       `${report.rows.suppressed} rows suppressed, ${report.utility.metric} = ${report.utility.value.toPrecision(4)}\n`,
   );
   return 0;
+}
+
+/** --out <dir> or --store <url> (exactly one), and the engine options, checked. */
+function releaseTarget(values: {
+  out?: string;
+  store?: string;
+  endpoint?: string;
+  engine?: string;
+  shards?: string;
+}): { out?: string; store?: string } {
+  if (values.out && values.store) {
+    throw new PpdpError('E_USAGE', 'ppdp release takes --out or --store, not both', 'e.g. --out out/adult');
+  }
+  if (!values.out && !values.store) {
+    throw new PpdpError(
+      'E_USAGE',
+      'ppdp release needs --out <dir>',
+      'e.g. --out out/adult (or --store s3://bucket/prefix)',
+    );
+  }
+  if (values.engine !== 'local' && values.engine !== 'direct') {
+    throw new PpdpError(
+      'E_USAGE',
+      `--engine must be local or direct (got '${values.engine}')`,
+      'omit it to use local',
+    );
+  }
+  if (
+    values.shards !== undefined &&
+    !(Number.isInteger(Number(values.shards)) && Number(values.shards) >= 1)
+  ) {
+    throw new PpdpError(
+      'E_USAGE',
+      `--shards must be a whole number ≥ 1 (got '${values.shards}')`,
+      'e.g. --shards 4',
+    );
+  }
+  if (values.endpoint !== undefined && !/^https?:\/\//.test(values.endpoint)) {
+    throw new PpdpError(
+      'E_USAGE',
+      `--endpoint must be an http(s) URL (got '${values.endpoint}')`,
+      'e.g. --endpoint http://127.0.0.1:4568',
+    );
+  }
+  return values.out ? { out: values.out } : { store: values.store! };
+}
+
+/** `--max-memory <MB>` reaches the input check (src/data/limits.ts) through the environment. */
+function setMemoryBudget(value: string | undefined): void {
+  if (value === undefined) return;
+  const mb = Number(value);
+  if (!(Number.isFinite(mb) && mb >= 1)) {
+    throw new PpdpError(
+      'E_USAGE',
+      `--max-memory must be a number of MB ≥ 1 (got '${value}')`,
+      'e.g. --max-memory 2048',
+    );
+  }
+  process.env[MEMORY_ENV] = String(mb);
 }
 
 function reportError(e: unknown): number {

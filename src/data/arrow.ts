@@ -198,9 +198,10 @@ class ColumnEncoder {
   /** Maps a batch dictionary's entries to codes: identity when they match the dictionary so far. */
   private remapFor(dict: Vector): Int32Array | null {
     const remap = new Int32Array(dict.length);
+    const texts = utf8Entries(dict);
     let identity = true;
     for (let j = 0; j < dict.length; j++) {
-      const v = dict.get(j) as Key | null;
+      const v = texts ? texts[j]! : (dict.get(j) as Key | null);
       // A null entry is an error only if a row uses it.
       const code = v === null ? -1 : this.code(v, valueString(v));
       remap[j] = code;
@@ -266,6 +267,29 @@ class ColumnEncoder {
       'the file is corrupt: write it again with an Arrow IPC writer',
     );
   }
+}
+
+/**
+ * A Utf8 dictionary's entries decoded as they are stored. `Vector.get` decodes with a
+ * TextDecoder that drops a leading U+FEFF, so an entry starting with one would read back
+ * differently from the same value in a CSV. Null for other dictionary value types.
+ */
+function utf8Entries(dict: Vector): (string | null)[] | null {
+  if (!DataType.isUtf8(dict.type) && !DataType.isLargeUtf8(dict.type)) return null;
+  const out: (string | null)[] = [];
+  for (const data of dict.data) {
+    const offsets = data.valueOffsets as ArrayLike<number | bigint>;
+    const bytes = data.values as Uint8Array;
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let i = 0; i < data.length; i++) {
+      if (data.nullCount > 0 && !data.getValid(i)) {
+        out.push(null);
+        continue;
+      }
+      out.push(buf.toString('utf8', Number(offsets[i]), Number(offsets[i + 1])));
+    }
+  }
+  return out;
 }
 
 /**

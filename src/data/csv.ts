@@ -37,6 +37,16 @@ export function readCsv(path: string, options: ReadCsvOptions = {}): EncodedTabl
   const file = basename(path);
   const bytes = readInputBytes(path);
 
+  if (
+    bytes.length >= 2 &&
+    ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+  ) {
+    throw new InputError(
+      'E_INPUT_ENCODING',
+      `${file}: the file is UTF-16 (it starts with a UTF-16 ${bytes[0] === 0xff ? 'little' : 'big'}-endian byte order mark)`,
+      `save it as UTF-8, e.g. \`iconv -f utf-16 -t utf-8 ${file} > ${file.replace(/(\.[^.]*)?$/, '-utf8$1')}\``,
+    );
+  }
   // A UTF-8 BOM is not part of the first column's name.
   let start = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   if (start >= bytes.length) {
@@ -65,11 +75,19 @@ export function readCsv(path: string, options: ReadCsvOptions = {}): EncodedTabl
       } catch {
         // The validator and the decoder disagree: the error names where this chunk starts.
       }
-      parser ??= new CsvParser(file, pickDelimiter(file, prefix, options.delimiter));
+      parser ??= new CsvParser(
+        file,
+        pickDelimiter(file, prefix, options.delimiter),
+        options.delimiter !== undefined,
+      );
       parser.feed(prefix);
       throw parser.encodingError(bad);
     }
-    parser ??= new CsvParser(file, pickDelimiter(file, text, options.delimiter));
+    parser ??= new CsvParser(
+      file,
+      pickDelimiter(file, text, options.delimiter),
+      options.delimiter !== undefined,
+    );
     parser.feed(text);
     start = end;
   }
@@ -207,6 +225,8 @@ class CsvParser {
   private pendingLine = 0;
   /** The header's fields while row 1 is parsed. */
   private headerFields: string[] = [];
+  /** Whether the header's first field was quoted. */
+  private headerQuoted = false;
   /** Column count (from the header). */
   private width = 0;
   /** 1-based row (record) being parsed; the header is row 1. */
@@ -228,6 +248,8 @@ class CsvParser {
   constructor(
     private readonly file: string,
     private readonly delimiter: string,
+    /** Whether the delimiter was given (not detected): a mismatch is then worth naming. */
+    private readonly explicit = false,
   ) {
     this.delim = delimiter.charCodeAt(0);
   }
@@ -392,6 +414,7 @@ class CsvParser {
     this.field = '';
     this.state = S_FIELD_START;
     if (c === 0) this.firstBlank = value === '' && !this.fieldQuoted;
+    if (this.row === 1 && c === 0) this.headerQuoted = this.fieldQuoted;
     this.fieldQuoted = false;
     if (this.row === 1) {
       this.headerFields.push(value);
@@ -464,6 +487,18 @@ class CsvParser {
   }
 
   private setHeader(names: string[]): void {
+    if (this.explicit && names.length === 1 && !this.headerQuoted) {
+      const other = CANDIDATES.find((d) => d !== this.delimiter && names[0]!.includes(d));
+      if (other !== undefined) {
+        throw new InputError(
+          'E_CSV_DELIMITER',
+          `${this.file} row 1: the header is a single column when split on ${delimiterName(this.delimiter)} ` +
+            `(the delimiter set in the spec), but it contains ${delimiterName(other)}`,
+          `the file seems to be ${delimiterName(other)}-separated: set "format": { "delimiter": ` +
+            `"${other === '\t' ? '\\t' : other}" }, or leave the delimiter out to detect it`,
+        );
+      }
+    }
     const seen = new Map<string, number>();
     for (let c = 0; c < names.length; c++) {
       const name = names[c]!;
@@ -568,7 +603,7 @@ export function encodeCsv(columns: OutputColumn[], delimiter: string): Uint8Arra
   );
 
   const out = new ByteSink(1 << 16);
-  out.write(utf8.encode(columns.map((c) => quote(c.name)).join(delimiter)));
+  out.write(utf8.encode(columns.map((c, i) => quoteName(c.name, i, quote, quoteEmpty)).join(delimiter)));
   out.byte(LF);
   const width = columns.length;
   for (let r = 0; r < rowCount; r++) {
@@ -584,6 +619,19 @@ export function encodeCsv(columns: OutputColumn[], delimiter: string): Uint8Arra
     out.byte(LF);
   }
   return out.bytes();
+}
+
+/**
+ * A header name as written: quoted also when reading it back unquoted would go wrong — a first
+ * name starting with U+FEFF (read as a byte order mark) or, in a one-column file, a name that
+ * contains another delimiter (read as a delimiter mismatch).
+ */
+function quoteName(name: string, index: number, quote: (s: string) => string, oneColumn: boolean): string {
+  const q = quote(name);
+  if (q !== name) return q;
+  const bom = index === 0 && name.charCodeAt(0) === 0xfeff;
+  const other = oneColumn && CANDIDATES.some((d) => name.includes(d));
+  return bom || other ? `"${name}"` : name;
 }
 
 /** A growable byte buffer. */

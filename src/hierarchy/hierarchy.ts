@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { checkHierarchySize } from '../data/limits.ts';
 import type { EncodedColumn } from '../data/table.ts';
 import { HierarchyError } from '../errors.ts';
 import type { HierarchySpec } from '../spec/spec.ts';
@@ -39,12 +40,19 @@ export function buildHierarchy(column: EncodedColumn, spec: HierarchySpec, quote
 /** The hierarchy as string rows `[value, level1, …, top]`, from its file or builder. */
 export function hierarchyRows(column: EncodedColumn, spec: HierarchySpec): Rows {
   switch (spec.kind) {
-    case 'file':
-      return readHierarchyRows(spec.path);
+    case 'file': {
+      const rows = readHierarchyRows(spec.path);
+      checkHierarchySize(basename(spec.path), column.name, rows.length, rows[0]!.length);
+      return rows;
+    }
     case 'intervals':
+      checkHierarchySize('intervals builder', column.name, column.dictionary.length, spec.widths.length + 2);
       return intervalRows(column, spec.widths);
-    case 'mask':
+    case 'mask': {
+      const height = Math.max(1, ...column.dictionary.map((v) => v.length));
+      checkHierarchySize('mask builder', column.name, column.dictionary.length, height + 1);
       return maskRows(column.dictionary);
+    }
   }
 }
 
@@ -103,6 +111,8 @@ function fromRows(column: EncodedColumn, rows: Rows, source: string, quoteValues
     }
     byValue.set(row[0]!, row);
   }
+  checkTop(column.name, source, rows, quoteValues);
+  checkCycles(column.name, source, rows, quoteValues);
   const present = presentCodes(column);
   const dict = column.dictionary;
   const rowOf: string[][] = new Array(dict.length);
@@ -113,7 +123,7 @@ function fromRows(column: EncodedColumn, rows: Rows, source: string, quoteValues
       throw new HierarchyError(
         'E_HIERARCHY_VALUE',
         `${source}: column '${column.name}' has a value missing from its hierarchy${
-          quoteValues ? ` ('${dict[code]}')` : ''
+          dict[code]!.trim() === '' ? ' (the empty value)' : quoteValues ? ` ('${dict[code]}')` : ''
         }`,
         `add a row for every value of '${column.name}' to the hierarchy`,
       );
@@ -134,7 +144,7 @@ function fromRows(column: EncodedColumn, rows: Rows, source: string, quoteValues
     levelTables.push(table);
     labels.push([...index.keys()]);
   }
-  checkTree(column.name, source, levelTables, labels);
+  checkTree(column.name, source, levelTables, labels, quoteValues);
   const leaves = levelTables.map((table, l) => {
     const counts = new Int32Array(labels[l]!.length);
     for (let code = 0; code < dict.length; code++) if (present[code]) counts[table[code]!]!++;
@@ -145,7 +155,13 @@ function fromRows(column: EncodedColumn, rows: Rows, source: string, quoteValues
 }
 
 /** A label must have one parent: values that meet at level l must meet at every level above. */
-function checkTree(name: string, source: string, tables: Int32Array[], labels: string[][]): void {
+function checkTree(
+  name: string,
+  source: string,
+  tables: Int32Array[],
+  labels: string[][],
+  quoteValues: boolean,
+): void {
   for (let l = 1; l + 1 < tables.length; l++) {
     const parent = new Int32Array(labels[l]!.length).fill(-1);
     const below = tables[l]!;
@@ -156,9 +172,90 @@ function checkTree(name: string, source: string, tables: Int32Array[], labels: s
       else if (p !== above[code]) {
         throw new HierarchyError(
           'E_HIERARCHY_TREE',
-          `${source}: hierarchy of '${name}' is not a tree: label '${labels[l]![below[code]!]}' at level ${l} has two parents at level ${l + 1}`,
+          `${source}: hierarchy of '${name}' is not a tree: ${
+            quoteValues ? `label '${labels[l]![below[code]!]}'` : 'a label'
+          } at level ${l} has two parents at level ${l + 1}`,
           'values that share a label at one level must share their labels at every level above',
         );
+      }
+    }
+  }
+}
+
+/**
+ * The last level must be one label for every value (such as `*`): the top of the lattice is
+ * then one class of all rows, which every k ≤ rows satisfies.
+ */
+function checkTop(name: string, source: string, rows: Rows, quoteValues: boolean): void {
+  const height = (rows[0]?.length ?? 1) - 1;
+  if (height === 0) {
+    throw new HierarchyError(
+      'E_HIERARCHY_TOP',
+      `${source}: the hierarchy of '${name}' has only the values column, no level above it`,
+      'add levels after the value, ending in one label for all values: value;level1;…;*',
+    );
+  }
+  const top = rows[0]![height]!;
+  const r = rows.findIndex((row) => row[height] !== top);
+  if (r >= 0) {
+    throw new HierarchyError(
+      'E_HIERARCHY_TOP',
+      `${source} row ${r + 1}: the top level (level ${height}) of the hierarchy of '${name}' has more than one label` +
+        (quoteValues ? ` ('${top}' in row 1, '${rows[r]![height]}' here)` : ''),
+      'end every row with the same label for all values, such as *',
+    );
+  }
+}
+
+/**
+ * A label must not generalize, level by level, back to itself (`a;b;*` with `b;a;*`): such a
+ * "generalization" relabels values instead of coarsening them. Repeating a label one level up
+ * (`Male;Male;*`) is not a cycle.
+ */
+function checkCycles(name: string, source: string, rows: Rows, quoteValues: boolean): void {
+  // label → its parents one level up (label → row of the first such step)
+  const parents = new Map<string, Map<string, number>>();
+  for (const [r, row] of rows.entries()) {
+    for (let l = 0; l + 1 < row.length; l++) {
+      const a = row[l]!;
+      const b = row[l + 1]!;
+      if (a === b) continue;
+      let out = parents.get(a);
+      if (!out) parents.set(a, (out = new Map()));
+      if (!out.has(b)) out.set(b, r);
+    }
+  }
+  const state = new Map<string, 1 | 2>(); // 1: on the path, 2: done
+  for (const start of parents.keys()) {
+    if (state.has(start)) continue;
+    // Iterative DFS: a label on the current path met again closes a cycle.
+    const path: { label: string; next: Iterator<[string, number]> }[] = [
+      { label: start, next: (parents.get(start) ?? new Map()).entries() },
+    ];
+    state.set(start, 1);
+    while (path.length > 0) {
+      const top = path.at(-1)!;
+      const step = top.next.next();
+      if (step.done) {
+        state.set(top.label, 2);
+        path.pop();
+        continue;
+      }
+      const [label, row] = step.value;
+      const seen = state.get(label);
+      if (seen === 1) {
+        const cycle = [...path.slice(path.findIndex((p) => p.label === label)).map((p) => p.label), label];
+        throw new HierarchyError(
+          'E_HIERARCHY_CYCLE',
+          `${source} row ${row + 1}: the hierarchy of '${name}' has a cycle: ${
+            quoteValues ? cycle.map((c) => `'${c}'`).join(' → ') : 'a label'
+          } generalizes back to ${quoteValues ? 'itself' : 'itself through other rows'}`,
+          'a label must only generalize to coarser labels: check for swapped or repeated labels between rows',
+        );
+      }
+      if (seen === undefined) {
+        state.set(label, 1);
+        path.push({ label, next: (parents.get(label) ?? new Map()).entries() });
       }
     }
   }
@@ -178,8 +275,12 @@ function intervalRows(column: EncodedColumn, widths: number[]): Rows {
       const row = column.codes.indexOf(code);
       throw new HierarchyError(
         'E_HIERARCHY_NUMERIC',
-        `column '${column.name}' row ${row + 2}: not a number, but its hierarchy is an intervals builder`,
-        'use a hierarchy file for non-numeric columns, or fix the value',
+        `column '${column.name}' row ${row + 2}: ${
+          value.trim() === '' ? 'the cell is empty' : 'not a number'
+        }, but its hierarchy is an intervals builder`,
+        value.trim() === ''
+          ? 'fill in the missing values, or use a hierarchy file with a row for the empty value'
+          : 'use a hierarchy file for non-numeric columns, or fix the value',
       );
     }
     return [value, ...widths.map((w) => `[${Math.floor(x / w) * w},${Math.floor(x / w) * w + w})`), '*'];

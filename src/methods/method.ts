@@ -8,6 +8,7 @@ import type { EncodedTable } from '../data/table.ts';
 import type { GroupingKernel } from '../kernels/grouping.ts';
 import type { ReleaseReport, VerificationCheck } from '../report/types.ts';
 import type { MethodName, ReleaseSpec } from '../spec/spec.ts';
+import type { Random } from '../util/random.ts';
 
 export interface MethodContext {
   readonly spec: ReleaseSpec;
@@ -17,6 +18,11 @@ export interface MethodContext {
   readonly time: <T>(phase: string, work: () => T) => T;
   /** A progress line for a person. */
   readonly say: (line: string) => void;
+  /**
+   * A random stream for one purpose (e.g. `shuffle`), keyed by the spec's seed and the
+   * input's content (src/util/keys.ts): reproducible, but not replayable from the release.
+   */
+  readonly random: (purpose: string) => Random;
 }
 
 export interface StagedFile {

@@ -1,11 +1,19 @@
 /** The release methods by spec name. Each method module registers one line here. */
 import { SpecError } from '../errors.ts';
 import type { MethodName } from '../spec/spec.ts';
+import { anatomyMethod } from './anatomy/index.ts';
 import { generalizationMethod } from './generalization/index.ts';
 import type { ReleaseMethod } from './method.ts';
+import { mondrianMethod } from './mondrian/index.ts';
+import { randomizationMethod } from './randomization/index.ts';
+import { slicingMethod } from './slicing/index.ts';
 
 const METHODS: Partial<Record<MethodName, ReleaseMethod>> = {
   generalization: generalizationMethod,
+  mondrian: mondrianMethod,
+  anatomy: anatomyMethod,
+  slicing: slicingMethod,
+  randomization: randomizationMethod,
 };
 
 export function methodFor(name: MethodName): ReleaseMethod {

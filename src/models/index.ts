@@ -21,9 +21,18 @@ export interface SensitiveAttribute {
   readonly distribution: Float64Array;
 }
 
-/** The sensitive attributes any model of the spec names. */
-export function sensitiveAttributes(spec: ReleaseSpec, table: EncodedTable): SensitiveAttribute[] {
-  const names = [...new Set(spec.privacy.flatMap((m) => ('attribute' in m ? [m.attribute] : [])))];
+/**
+ * The sensitive attributes the spec's models name (the search needs their per-class counts),
+ * or with `all`, every sensitive column (the report measures disclosure for each).
+ */
+export function sensitiveAttributes(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  all = false,
+): SensitiveAttribute[] {
+  const names = all
+    ? spec.attributes.filter((a) => a.type === 'sensitive').map((a) => a.name)
+    : [...new Set(spec.privacy.flatMap((m) => ('attribute' in m ? [m.attribute] : [])))];
   return names.map((name) => {
     const column = table.columns.find((c) => c.name === name)!;
     const a = spec.attributes.find((x) => x.name === name)!;

@@ -40,32 +40,42 @@ export function orderedEmd(table: Float64Array, order: readonly number[]): Emd {
 /** EMD over a hierarchy whose level tables map SA codes to their ancestors. */
 export function hierarchicalEmd(table: Float64Array, hierarchy: Hierarchy): Emd {
   const H = hierarchy.height;
+  // parentOf[l][label at l−1] = label at l; scratch buffers reused across classes (hot path).
+  const parentOf: Int32Array[] = [];
+  for (let level = 1; level <= H; level++) {
+    const parent = new Int32Array(hierarchy.labels[level - 1]!.length).fill(-1);
+    const below = hierarchy.levelTables[level - 1]!;
+    const up = hierarchy.levelTables[level]!;
+    for (let s = 0; s < table.length; s++) parent[below[s]!] = up[s]!;
+    parentOf.push(parent);
+  }
+  const widest = Math.max(table.length, ...hierarchy.labels.map((l) => l.length));
+  let extra = new Float64Array(widest);
+  let next = new Float64Array(widest);
+  const pos = new Float64Array(widest);
+  const neg = new Float64Array(widest);
   return (h, size) => {
     if (H === 0) return 0;
-    // extra[v] for leaves, then summed level by level into each ancestor.
-    let extra = Float64Array.from(table, (q, s) => h[s]! / size - q);
+    for (let s = 0; s < table.length; s++) extra[s] = h[s]! / size - table[s]!;
+    let width = table.length;
     let cost = 0;
     for (let level = 1; level <= H; level++) {
-      const up = hierarchy.levelTables[level]!;
-      const below = hierarchy.levelTables[level - 1]!;
-      const width = hierarchy.labels[level]!.length;
-      const pos = new Float64Array(width);
-      const neg = new Float64Array(width);
-      const next = new Float64Array(width);
-      // Each child label at level−1 contributes once: find one code per child.
-      const seen = new Uint8Array(hierarchy.labels[level - 1]!.length);
-      for (let s = 0; s < table.length; s++) {
-        const child = below[s]!;
-        if (seen[child]) continue;
-        seen[child] = 1;
+      const parent = parentOf[level - 1]!;
+      const parents = hierarchy.labels[level]!.length;
+      pos.fill(0, 0, parents);
+      neg.fill(0, 0, parents);
+      next.fill(0, 0, parents);
+      for (let child = 0; child < width; child++) {
+        const p = parent[child]!;
+        if (p < 0) continue; // a label no code maps to
         const e = extra[child]!;
-        const parent = up[s]!;
-        if (e > 0) pos[parent]! += e;
-        else neg[parent]! -= e;
-        next[parent]! += e;
+        if (e > 0) pos[p]! += e;
+        else neg[p]! -= e;
+        next[p]! += e;
       }
-      for (let p = 0; p < width; p++) cost += (level / H) * Math.min(pos[p]!, neg[p]!);
-      extra = next;
+      for (let p = 0; p < parents; p++) cost += (level / H) * Math.min(pos[p]!, neg[p]!);
+      [extra, next] = [next, extra];
+      width = parents;
     }
     return cost;
   };

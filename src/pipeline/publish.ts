@@ -16,7 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { OutputError } from '../errors.ts';
 
 export interface ManifestEntry {
@@ -49,6 +49,14 @@ export function checkOutDir(out: string, inputPaths: readonly string[]): void {
         'E_OUT_IN_INPUT',
         `--out ${out}: is the input's own folder`,
         'write the release to a folder of its own, e.g. --out out/release',
+      );
+    }
+    const rel = relative(abs, resolve(p));
+    if (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)) {
+      throw new OutputError(
+        'E_OUT_IN_INPUT',
+        `--out ${out}: contains the input (${rel}), so sharing the release would share the input too`,
+        'write the release to a folder that does not contain the input, e.g. a sibling folder',
       );
     }
   }

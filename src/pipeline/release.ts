@@ -6,15 +6,21 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { checkEmptyCells, checkHeader } from '../data/checks.ts';
+import { readInputBytes } from '../data/csv.ts';
+import { checkInputFits } from '../data/limits.ts';
 import { readTable } from '../data/read.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/grouping.ts';
 import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
+import type { MethodReport } from '../methods/method.ts';
 import { methodFor } from '../methods/registry.ts';
 import { renderReportHtml } from '../report/html.ts';
-import type { ReleaseReport } from '../report/types.ts';
+import type { ReleaseReport, VerificationCheck } from '../report/types.ts';
 import { loadSpec, type ReleaseSpec } from '../spec/spec.ts';
+import { keyedRandom, tableDigest } from '../util/keys.ts';
+import type { Random } from '../util/random.ts';
 import { checkOutDir, type Manifest, Staging } from './publish.ts';
 
 export const VERSION = '0.1.0';
@@ -33,8 +39,11 @@ export interface ReleaseResult {
 
 /** Reads the spec's input and checks that the spec and the table agree on the columns. */
 export function readInput(spec: ReleaseSpec): EncodedTable {
+  checkInputFits(spec);
   const table = readTable(spec.input, { delimiter: spec.format.delimiter, format: spec.format.type });
+  checkHeader(spec, table);
   checkColumns(spec, table);
+  checkEmptyCells(spec, table);
   return table;
 }
 
@@ -56,7 +65,14 @@ export function runRelease(specPath: string, out: string, options: ReleaseOption
   checkOutDir(out, [spec.input, spec.file]);
   say(`reading ${basename(spec.input)}`);
   const table = time('read', () => readInput(spec));
-  const built = methodFor(spec.method.name).build({ spec, table, kernel, time, say });
+  const built = methodFor(spec.method.name).build({
+    spec,
+    table,
+    kernel,
+    time,
+    say,
+    random: streams(spec, table),
+  });
 
   const staging = new Staging();
   try {
@@ -64,22 +80,7 @@ export function runRelease(specPath: string, out: string, options: ReleaseOption
     say('verifying the release independently');
     const checks = time('verify', () => built.verify((name) => staging.path(name)));
     const runId = runIdOf(spec);
-    const { specFacts, ...methodReport } = built.report;
-    const report: ReleaseReport = {
-      ppdp: { version: VERSION, runId },
-      spec: { file: basename(spec.file), method: spec.method.name, seed: spec.seed, ...specFacts },
-      input: {
-        file: basename(table.source),
-        columns: table.columns.map((c) => ({
-          name: c.name,
-          type: spec.attributes.find((x) => x.name === c.name)!.type,
-          distinct: c.dictionary.length,
-        })),
-      },
-      ...methodReport,
-      verification: { verified: checks.every((c) => c.passed), checks },
-      timings,
-    };
+    const report = frameReport(spec, table, runId, built.report, checks, timings);
     timings.total = Math.round((performance.now() - started) * 100) / 100;
     staging.write('report.json', `${JSON.stringify(report, null, 2)}\n`);
     staging.write('report.html', renderReportHtml(report));
@@ -89,6 +90,43 @@ export function runRelease(specPath: string, out: string, options: ReleaseOption
   } finally {
     staging.dispose();
   }
+}
+
+/** The report's frame around a method's report: run, spec and input facts, verification, timings. */
+export function frameReport(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  runId: string,
+  methodReport: MethodReport,
+  checks: VerificationCheck[],
+  timings: Record<string, number>,
+): ReleaseReport {
+  const { specFacts, ...rest } = methodReport;
+  return {
+    ppdp: { version: VERSION, runId },
+    spec: { file: basename(spec.file), method: spec.method.name, seed: spec.seed, ...specFacts },
+    input: {
+      file: basename(table.source),
+      columns: table.columns.map((c) => ({
+        name: c.name,
+        type: spec.attributes.find((x) => x.name === c.name)!.type,
+        distinct: c.dictionary.length,
+      })),
+    },
+    ...rest,
+    verification: { verified: checks.every((c) => c.passed), checks },
+    timings,
+  };
+}
+
+/** The release's random streams: keyed by the seed and the input's digest (computed once). */
+export function streams(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  digest?: Uint8Array,
+): (purpose: string) => Random {
+  let key = digest;
+  return (purpose) => keyedRandom(spec.seed, (key ??= tableDigest(table)), purpose);
 }
 
 function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
@@ -115,10 +153,10 @@ function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
 }
 
 /** Same spec and input → same run id, so re-running a release is idempotent. */
-function runIdOf(spec: ReleaseSpec): string {
+export function runIdOf(spec: ReleaseSpec): string {
   return createHash('sha256')
     .update(readFileSync(spec.file))
-    .update(createHash('sha256').update(readFileSync(spec.input)).digest())
+    .update(createHash('sha256').update(readInputBytes(spec.input)).digest())
     .digest('hex')
     .slice(0, 16);
 }

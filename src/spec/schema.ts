@@ -38,7 +38,7 @@ export function validateObject(
   const obj = value as Record<string, unknown>;
   if (!allowUnknown) {
     for (const key of Object.keys(obj)) {
-      if (!(key in schema)) {
+      if (!Object.hasOwn(schema, key)) {
         const near = nearest(key, Object.keys(schema));
         throw new SpecError(
           'E_SPEC_UNKNOWN',

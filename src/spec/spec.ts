@@ -3,8 +3,9 @@
  * field against the schema below and names the field, what is allowed and what was found.
  */
 import { readFileSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { SpecError } from '../errors.ts';
+import { findDuplicateKey } from './json.ts';
 import { type Field, type ObjectSchema, validateObject } from './schema.ts';
 
 export type AttributeType = 'identifying' | 'quasi-identifying' | 'sensitive' | 'insensitive';
@@ -92,6 +93,8 @@ export interface GeneralizationMethodSpec {
 export interface MondrianMethodSpec {
   readonly name: 'mondrian';
   readonly mode: 'strict' | 'relaxed';
+  /** Compute the distribution measures (KL, χ², CUBE query error); default true. */
+  readonly measures: boolean;
 }
 
 export interface AnatomyMethodSpec {
@@ -104,6 +107,8 @@ export interface SlicingMethodSpec {
   readonly columns: number | undefined;
   /** Explicit attribute groups, one per column. */
   readonly columnGroups: string[][] | undefined;
+  /** How tuple partitioning splits a bucket: at a QI's median (default) or into random halves. */
+  readonly split: 'mondrian' | 'random';
 }
 
 export interface RandomizationMethodSpec {
@@ -113,6 +118,10 @@ export interface RandomizationMethodSpec {
   readonly smallDomain: boolean;
   /** Explicit retention probability per attribute (skips the optimizer). */
   readonly retention: Readonly<Record<string, number>> | undefined;
+  /** User-supplied distortion matrices per attribute (`{ categories, matrix }`, validated by the method). */
+  readonly matrices: Readonly<Record<string, unknown>> | undefined;
+  /** How numeric attributes become categories: a hierarchy level or equal-width bins. */
+  readonly discretize: Readonly<Record<string, { level: number } | { bins: number }>> | undefined;
 }
 
 export type MethodSpec =
@@ -134,11 +143,25 @@ export interface ReleaseSpec {
   /** Absolute path of the spec file; other paths are resolved against its folder. */
   readonly file: string;
   readonly input: string;
-  readonly format: { readonly delimiter: string | undefined; readonly type: 'csv' | 'arrow' | undefined };
+  readonly format: {
+    readonly delimiter: string | undefined;
+    readonly type: 'csv' | 'arrow' | undefined;
+    /** Empty cells in a quasi-identifier: an error (default), or a value of their own. */
+    readonly emptyCells?: 'error' | 'value';
+  };
+  /** Resource limits, checked before the work they bound starts (see src/data/limits.ts). */
+  readonly limits?: SpecLimits;
   readonly attributes: AttributeSpec[];
   readonly privacy: PrivacyModelSpec[];
   readonly method: MethodSpec;
   readonly seed: number;
+}
+
+export interface SpecLimits {
+  /** Memory budget in MB for the input (default: the machine's memory; `--max-memory` overrides). */
+  readonly maxMemoryMB: number | undefined;
+  /** Largest generalization lattice searched (default 10^7 nodes). */
+  readonly maxLatticeNodes: number | undefined;
 }
 
 const num = (min: number, max: number, integer = false): Field => ({ kind: 'number', min, max, integer });
@@ -177,8 +200,18 @@ const TOP_LEVEL: ObjectSchema = {
   privacy: { kind: 'array', required: true },
   method: { kind: 'object', required: true },
   seed: num(0, 2 ** 32 - 1, true),
+  root: str(),
+  limits: { kind: 'object' },
 };
-const FORMAT: ObjectSchema = { delimiter: str([';', ',', '\t']), type: str(['csv', 'arrow']) };
+const FORMAT: ObjectSchema = {
+  delimiter: str([';', ',', '\t']),
+  type: str(['csv', 'arrow']),
+  emptyCells: str(['error', 'value']),
+};
+const LIMITS: ObjectSchema = {
+  maxMemoryMB: num(1, 1e9),
+  maxLatticeNodes: num(1, Number.MAX_SAFE_INTEGER, true),
+};
 const ATTRIBUTE: ObjectSchema = {
   type: { ...str(ATTRIBUTE_TYPES), required: true },
   hierarchy: { kind: 'any' },
@@ -193,15 +226,22 @@ const METHODS: Record<MethodName, ObjectSchema> = {
     preference: str(PREFERENCES),
     suppressed: str(['mask', 'remove']),
   },
-  mondrian: { name: str(), mode: str(['strict', 'relaxed']) },
+  mondrian: { name: str(), mode: str(['strict', 'relaxed']), measures: { kind: 'boolean' } },
   anatomy: { name: str() },
-  slicing: { name: str(), columns: num(1, 1000, true), columnGroups: { kind: 'array' } },
+  slicing: {
+    name: str(),
+    columns: num(1, 1000, true),
+    columnGroups: { kind: 'array' },
+    split: str(['mondrian', 'random']),
+  },
   randomization: {
     name: str(),
     scenario: str(['rr-s', 'rr-qi', 'rr-both']),
     form: str(['retention', 'uniform']),
     smallDomain: { kind: 'boolean' },
     retention: { kind: 'object' },
+    matrices: { kind: 'object' },
+    discretize: { kind: 'object' },
   },
 };
 
@@ -211,6 +251,8 @@ export function loadSpec(path: string): ReleaseSpec {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
+    // A byte order mark (Notepad adds one) is not part of the JSON.
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   } catch {
     throw new SpecError(
       'E_SPEC_MISSING',
@@ -228,6 +270,14 @@ export function loadSpec(path: string): ReleaseSpec {
       'fix the JSON syntax (a JSON linter shows the position)',
     );
   }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate) {
+    throw new SpecError(
+      'E_SPEC_DUPLICATE',
+      `${basename(file)} line ${duplicate.line}: ${duplicate.path} is given twice (first on line ${duplicate.firstLine})`,
+      'keep one entry: JSON would silently keep only the last one (a column has one type and one hierarchy)',
+    );
+  }
   return parseSpec(json, file);
 }
 
@@ -237,6 +287,8 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
   const dir = dirname(file);
   const top = validateObject(json, TOP_LEVEL, where, '');
   const format = top.format === undefined ? {} : validateObject(top.format, FORMAT, where, 'format');
+  const limits = top.limits === undefined ? {} : validateObject(top.limits, LIMITS, where, 'limits');
+  const inside = pathGuard(where, dir, top.root as string | undefined);
   const methodName = validateObject(
     top.method,
     { name: { ...str(METHOD_NAMES), required: true } },
@@ -253,7 +305,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
     const hierarchy =
       a.hierarchy === undefined
         ? undefined
-        : parseHierarchy(a.hierarchy, where, `attributes.${name}.hierarchy`, dir);
+        : parseHierarchy(a.hierarchy, where, `attributes.${name}.hierarchy`, inside);
     if (type === 'quasi-identifying' && hierarchy === undefined && methodName === 'generalization') {
       throw new SpecError(
         'E_SPEC_HIERARCHY',
@@ -296,10 +348,15 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
 
   return {
     file,
-    input: resolve(dir, top.input as string),
+    input: inside('input', top.input as string),
     format: {
       delimiter: format.delimiter as string | undefined,
       type: format.type as 'csv' | 'arrow' | undefined,
+      emptyCells: (format.emptyCells as 'error' | 'value' | undefined) ?? 'error',
+    },
+    limits: {
+      maxMemoryMB: limits.maxMemoryMB as number | undefined,
+      maxLatticeNodes: limits.maxLatticeNodes as number | undefined,
     },
     attributes,
     privacy,
@@ -325,7 +382,11 @@ function parseMethod(
         suppressed: (m.suppressed as 'mask' | 'remove' | undefined) ?? 'mask',
       };
     case 'mondrian':
-      return { name, mode: (m.mode as 'strict' | 'relaxed' | undefined) ?? 'strict' };
+      return {
+        name,
+        mode: (m.mode as 'strict' | 'relaxed' | undefined) ?? 'strict',
+        measures: (m.measures as boolean | undefined) ?? true,
+      };
     case 'anatomy':
       return { name };
     case 'slicing': {
@@ -354,6 +415,7 @@ function parseMethod(
         name,
         columns: m.columns as number | undefined,
         columnGroups: groups as string[][] | undefined,
+        split: (m.split as 'mondrian' | 'random' | undefined) ?? 'mondrian',
       };
     }
     case 'randomization': {
@@ -369,8 +431,26 @@ function parseMethod(
           }
         }
       }
+      const discretize = m.discretize as Record<string, unknown> | undefined;
+      for (const [attr, d] of Object.entries(discretize ?? {})) {
+        const keys = d !== null && typeof d === 'object' ? Object.keys(d) : [];
+        const v = keys.length === 1 ? (d as Record<string, unknown>)[keys[0]!] : undefined;
+        const ok =
+          attributes.some((a) => a.name === attr) &&
+          ((keys[0] === 'level' && Number.isInteger(v) && (v as number) >= 0) ||
+            (keys[0] === 'bins' && Number.isInteger(v) && (v as number) >= 1));
+        if (!ok) {
+          throw new SpecError(
+            'E_SPEC_VALUE',
+            `${where}: method.discretize.${attr} must name a spec attribute and be { "level": n ≥ 0 } or { "bins": n ≥ 1 }`,
+            'e.g. "discretize": { "age": { "level": 1 } } or { "age": { "bins": 8 } }',
+          );
+        }
+      }
       return {
         name,
+        matrices: m.matrices as Record<string, unknown> | undefined,
+        discretize: discretize as Record<string, { level: number } | { bins: number }> | undefined,
         scenario: (m.scenario as 'rr-s' | 'rr-qi' | 'rr-both' | undefined) ?? 'rr-both',
         form: (m.form as 'retention' | 'uniform' | undefined) ?? 'retention',
         smallDomain: (m.smallDomain as boolean | undefined) ?? false,
@@ -380,8 +460,34 @@ function parseMethod(
   }
 }
 
-function parseHierarchy(raw: unknown, where: string, field: string, dir: string): HierarchySpec {
-  if (typeof raw === 'string') return { kind: 'file', path: resolve(dir, raw) };
+/**
+ * Resolves a spec path. A relative path must stay inside the spec's folder (or `root`, relative
+ * to it): `../` cannot reach files the spec's author did not mean to expose. An absolute path is
+ * taken as meant.
+ */
+type PathGuard = (field: string, path: string) => string;
+
+function pathGuard(where: string, dir: string, root: string | undefined): PathGuard {
+  const base = resolve(dir, root ?? '.');
+  return (field, path) => {
+    const abs = resolve(dir, path);
+    if (isAbsolute(path)) return abs;
+    const rel = relative(base, abs);
+    if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+      throw new SpecError(
+        'E_SPEC_PATH',
+        `${where}: ${field} '${path}' points outside ${root === undefined ? "the spec's folder" : `root '${root}'`} (${base})`,
+        root === undefined
+          ? 'put the file in the folder of release.json (or below it), or allow a wider folder explicitly with "root", e.g. "root": ".."'
+          : `put the file inside ${base}, or change "root"`,
+      );
+    }
+    return abs;
+  };
+}
+
+function parseHierarchy(raw: unknown, where: string, field: string, inside: PathGuard): HierarchySpec {
+  if (typeof raw === 'string') return { kind: 'file', path: inside(field, raw) };
   const h = validateObject(
     raw,
     { intervals: { kind: 'array' }, mask: str(['right']) },
@@ -434,7 +540,9 @@ function parseModel(
     if (a?.type !== 'sensitive') {
       throw new SpecError(
         'E_SPEC_ATTRIBUTE',
-        `${where}: ${field}.attribute names '${fields.attribute}', which is not a sensitive attribute of the spec`,
+        `${where}: ${field}.attribute names '${fields.attribute}', which is not a sensitive attribute of the spec${
+          a === undefined ? '' : ` (it is ${a.type})`
+        }`,
         `mark it "type": "sensitive" under attributes, or name one of: ${
           attributes
             .filter((x) => x.type === 'sensitive')

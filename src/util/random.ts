@@ -9,6 +9,21 @@ export class Random {
   private s2: number;
   private s3: number;
 
+  /**
+   * A generator from a 128-bit key (four u32 words). Releases draw their streams from keys
+   * derived from the seed and the input's content (src/util/keys.ts), never from the
+   * published seed alone.
+   */
+  static fromKey(key: Uint32Array): Random {
+    const r = new Random(0);
+    r.s0 = key[0]! >>> 0;
+    r.s1 = key[1]! >>> 0;
+    r.s2 = key[2]! >>> 0;
+    r.s3 = key[3]! >>> 0;
+    if ((r.s0 | r.s1 | r.s2 | r.s3) === 0) r.s0 = 1; // xoshiro's one forbidden state
+    return r;
+  }
+
   constructor(seed: number) {
     let x = seed >>> 0;
     const next = () => {

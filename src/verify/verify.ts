@@ -7,7 +7,8 @@
 import type { EncodedTable } from '../data/table.ts';
 import { VerificationError } from '../errors.ts';
 import type { VerificationCheck } from '../report/types.ts';
-import type { AttributeSpec } from '../spec/spec.ts';
+import type { AttributeSpec, PrivacyModelSpec } from '../spec/spec.ts';
+import { checkClass, type SensitiveContext, type ValueCounts } from './models.ts';
 
 /** A released table decoded to strings: column names and one string[] per column. */
 export interface DecodedTable {
@@ -17,6 +18,8 @@ export interface DecodedTable {
 
 export interface GeneralizationClaims {
   readonly node: Readonly<Record<string, number>>;
+  /** Every model of the spec: each released class must satisfy all of them. */
+  readonly privacy: readonly PrivacyModelSpec[];
   readonly k: number;
   readonly maxSuppressedRows: number;
   readonly suppressedRows: number;
@@ -45,8 +48,10 @@ export function verifyGeneralization(args: {
   arrow: DecodedTable;
   csv: DecodedTable;
   claims: GeneralizationClaims;
+  /** Per sensitive attribute a model names: its input distribution and hierarchy. */
+  sensitive: ReadonlyMap<string, SensitiveContext>;
 }): VerificationCheck[] {
-  const { input, attributes, hierarchyRows, arrow, csv, claims } = args;
+  const { input, attributes, hierarchyRows, arrow, csv, claims, sensitive } = args;
   const checks: VerificationCheck[] = [];
   const add = (name: string, passed: boolean, detail: string) => checks.push({ name, passed, detail });
 
@@ -100,6 +105,8 @@ export function verifyGeneralization(args: {
   }
   const releasedRows = arrow.columns[0]?.length ?? 0;
   const classes = new Map<string, number>();
+  const saIndex = [...sensitive.keys()].map((name) => expectedNames.indexOf(name));
+  const classCounts = new Map<string, ValueCounts[]>();
   let masked = 0;
   let mismatched = 0;
   for (let j = 0; j < releasedRows; j++) {
@@ -113,7 +120,13 @@ export function verifyGeneralization(args: {
     const key = cells.join(SEP);
     if (!bump(expected, key, -1)) mismatched++;
     else bump(expectedOther, otherIndex.map((i) => cells[i]).join(SEP), -1);
-    bump(classes, qiIndex.map((ci) => cells[ci]).join(SEP), 1);
+    const cls = qiIndex.map((ci) => cells[ci]).join(SEP);
+    bump(classes, cls, 1);
+    let counts = classCounts.get(cls);
+    if (!counts) classCounts.set(cls, (counts = saIndex.map(() => new Map())));
+    saIndex.forEach((ci, j) => {
+      counts[j]!.set(cells[ci]!, (counts[j]!.get(cells[ci]!) ?? 0) + 1);
+    });
   }
   const retainedRows = releasedRows - masked;
   const suppressed = input.rowCount - retainedRows;
@@ -137,12 +150,38 @@ export function verifyGeneralization(args: {
     `${suppressed} rows suppressed (claimed ${claims.suppressedRows}, limit ${claims.maxSuppressedRows})`,
   );
 
-  // 5. k-anonymity of every released class.
+  // 5. Every model on every released class, recomputed from the released values.
   let minSize = Number.POSITIVE_INFINITY;
   for (const size of classes.values()) minSize = Math.min(minSize, size);
   if (classes.size === 0) minSize = 0;
-  const kOk = classes.size === 0 || minSize >= claims.k;
-  add('k-anonymity', kOk, `${classes.size} classes, smallest ${minSize} rows (k = ${claims.k})`);
+  const saNames = [...sensitive.keys()];
+  for (const model of claims.privacy) {
+    const attribute = 'attribute' in model ? model.attribute : undefined;
+    const j = attribute === undefined ? -1 : saNames.indexOf(attribute);
+    let failing = 0;
+    let worst: number | undefined;
+    for (const [cls, size] of classes) {
+      const r = checkClass(
+        model,
+        size,
+        j >= 0 ? classCounts.get(cls)![j] : undefined,
+        j >= 0 ? sensitive.get(attribute!) : undefined,
+      );
+      if (!r.holds) failing++;
+      if (
+        worst === undefined ||
+        (['k-anonymity', 'distinct-l-diversity', 'entropy-l-diversity'].includes(model.model)
+          ? r.value < worst
+          : r.value > worst)
+      )
+        worst = r.value;
+    }
+    add(
+      model.model,
+      failing === 0,
+      `${classes.size} classes, ${failing} failing; worst class: ${worst === undefined ? '—' : Number(worst.toPrecision(6))}${attribute ? ` (${attribute})` : ''}`,
+    );
+  }
   const claimOk = classes.size === claims.classes && minSize === claims.minClassSize;
   add(
     'reported-classes',

@@ -32,6 +32,81 @@ export interface CoreExports {
     width: number,
     out: number,
   ): void;
+  // Mondrian split steps (assembly/mondrian.ts, layout in src/kernels/mondrian-wasm.ts).
+  mondrianStats(
+    recs: number,
+    w: number,
+    start: number,
+    end: number,
+    m: number,
+    dims: number,
+    out: number,
+  ): void;
+  mondrianMedian(
+    recs: number,
+    w: number,
+    start: number,
+    end: number,
+    col: number,
+    lo: number,
+    hi: number,
+    target: number,
+    filterCol: number,
+    filterValue: number,
+    counts: number,
+    scratch: number,
+    out: number,
+  ): number;
+  mondrianCut(
+    recs: number,
+    scratch: number,
+    w: number,
+    start: number,
+    end: number,
+    col: number,
+    value: number,
+    quota: number,
+    col2: number,
+    value2: number,
+    saCol: number,
+    s: number,
+    saBase: number,
+    hist: number,
+    histWidth: number,
+    move: number,
+  ): number;
+  mondrianGroup(
+    recs: number,
+    scratch: number,
+    w: number,
+    start: number,
+    end: number,
+    col: number,
+    table: number,
+    labels: number,
+    counts: number,
+    partOf: number,
+    bounds: number,
+    saCol: number,
+    s: number,
+    saBase: number,
+    hist: number,
+    histWidth: number,
+    move: number,
+  ): number;
+  // Randomization (assembly/kronecker.ts, assembly/perturb.ts; layouts in src/kernels/kronecker-wasm.ts, perturb-wasm.ts).
+  kronMode(src: number, dst: number, left: number, d: number, right: number, mt: number): void;
+  kronModeStructured(
+    src: number,
+    dst: number,
+    left: number,
+    d: number,
+    right: number,
+    a: number,
+    b: number,
+  ): void;
+  perturb(codes: number, out: number, n: number, thr: number, stride: number, state: number): void;
+  perturbSimd(codes: number, out: number, n: number, thr: number, stride: number, state: number): void;
 }
 
 // The module's place relative to this file differs between the sources (src/wasm/) and the
@@ -39,6 +114,17 @@ export interface CoreExports {
 const CANDIDATES = ['../../build/ppdp.wasm', '../build/ppdp.wasm'];
 
 let compiled: WebAssembly.Module | undefined;
+let supplied: Uint8Array<ArrayBuffer> | undefined;
+
+/**
+ * Supplies the module's bytes instead of reading build/ppdp.wasm (a bundle that embeds the
+ * module, e.g. the Lambda handlers: esbuild `loader: { '.wasm': 'binary' }`). Call before the
+ * first kernel session.
+ */
+export function provideWasm(bytes: Uint8Array<ArrayBuffer>): void {
+  supplied = bytes;
+  compiled = undefined;
+}
 
 export function wasmPath(): string {
   for (const rel of CANDIDATES) {
@@ -53,7 +139,7 @@ function compile(): WebAssembly.Module {
     // A long first call would otherwise run in the baseline tier (wasm has no OSR): compile
     // optimized up front.
     setFlagsFromString('--no-liftoff');
-    compiled = new WebAssembly.Module(readFileSync(wasmPath()));
+    compiled = new WebAssembly.Module(supplied ?? readFileSync(wasmPath()));
   }
   return compiled;
 }

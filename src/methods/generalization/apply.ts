@@ -1,12 +1,12 @@
 /**
  * Applies a chosen node to every row: QIs become their labels at the node's levels, rows of
  * suppressed classes are masked (`*` in every QI) or removed, identifying columns are
- * dropped, and the released rows are shuffled with the spec's seed.
+ * dropped, and the released rows are shuffled with a keyed stream (src/util/keys.ts).
  */
 import { compactDictionary, type EncodedTable, type OutputColumn } from '../../data/table.ts';
 import type { Hierarchy } from '../../hierarchy/hierarchy.ts';
 import type { AttributeSpec } from '../../spec/spec.ts';
-import { Random } from '../../util/random.ts';
+import type { Random } from '../../util/random.ts';
 
 export const SUPPRESSED = '*';
 
@@ -20,14 +20,20 @@ export interface ApplyInput {
   /** row → 1 when the row's class is suppressed. */
   readonly suppressedRow: Uint8Array;
   readonly suppressed: 'mask' | 'remove';
-  readonly seed: number;
+  /**
+   * Shuffles the released rows; absent: input order (the serverless fan-out applies shards
+   * apart and shuffles once at the merge, with the same stream).
+   */
+  readonly shuffleWith?: Random;
 }
 
 export function applyGeneralization(input: ApplyInput): OutputColumn[] {
   const { table, suppressedRow } = input;
   const kept: number[] = [];
   for (let r = 0; r < table.rowCount; r++) if (input.suppressed === 'mask' || !suppressedRow[r]) kept.push(r);
-  const order = new Random(input.seed).permutation(kept.length);
+  const order = input.shuffleWith
+    ? input.shuffleWith.permutation(kept.length)
+    : Int32Array.from(kept, (_, j) => j);
   const typeOf = new Map(input.attributes.map((a) => [a.name, a.type]));
 
   return table.columns

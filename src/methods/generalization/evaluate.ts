@@ -14,6 +14,8 @@ export interface SensitiveColumn {
   readonly attribute: string;
   readonly values: Int32Array;
   readonly width: number;
+  /** p(T, s) over the input. */
+  readonly distribution: Float64Array;
 }
 
 /** Everything the search needs, over distinct tuples rather than rows. */
@@ -28,8 +30,21 @@ export interface GeneralizationProblem {
   readonly metrics: GeneralizationMetrics;
 }
 
+/** Per-class counts of one sensitive attribute: `counts[g * width + s]`. */
+export interface ClassHistograms {
+  readonly attribute: string;
+  readonly width: number;
+  readonly counts: Int32Array;
+}
+
+/**
+ * The outcome of one node. For an infeasible node the class loop stops once the suppression
+ * limit is passed: `suppressed`, `retainedClasses` and `minClassSize` are then partial, and
+ * only `feasible`, `groups`, `groupOf` and `sizes` may be relied on.
+ */
 export interface NodeResult extends ClassOutcome {
   readonly id: number;
+  readonly histograms: ClassHistograms[];
   readonly levels: number[];
   readonly feasible: boolean;
   /** Smallest retained class (0 when none is retained). */
@@ -62,7 +77,7 @@ export class NodeEvaluator {
     this.checked++;
     const levels = problem.lattice.levels(id);
     const { groups, groupOf, sizes } = this.session.group(levels);
-    const histograms = problem.sensitive.map((sa) => ({
+    const histograms: ClassHistograms[] = problem.sensitive.map((sa) => ({
       attribute: sa.attribute,
       width: sa.width,
       counts: this.session.histogram(groupOf, groups, sa.values, sa.width),
@@ -89,12 +104,24 @@ export class NodeEvaluator {
       } else {
         suppressed[g] = 1;
         suppressedRows += size;
+        // Past the limit the node is infeasible: its classes no longer matter.
+        if (suppressedRows > problem.maxSuppressedRows) break;
       }
     }
     const outcome: ClassOutcome = { groups, groupOf, sizes, suppressed, suppressedRows, retainedClasses };
     // Utility matters only where the node may be released: skip it for infeasible nodes.
-    const feasible = suppressedRows <= problem.maxSuppressedRows;
+    // A node that suppresses every row releases nothing (or only masked rows): never a solution.
+    const feasible = suppressedRows <= problem.maxSuppressedRows && retainedClasses > 0;
     const values = feasible ? problem.metrics.values(levels, outcome) : INFEASIBLE_VALUES;
-    return { ...outcome, id, levels, feasible, minClassSize, values, value: values[problem.metric] };
+    return {
+      ...outcome,
+      id,
+      levels,
+      histograms,
+      feasible,
+      minClassSize,
+      values,
+      value: values[problem.metric],
+    };
   }
 }

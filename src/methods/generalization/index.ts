@@ -5,19 +5,25 @@
 import { basename } from 'node:path';
 import { encodeArrow, readArrow } from '../../data/arrow.ts';
 import { formatCsv, readCsv } from '../../data/csv.ts';
+import { checkLatticeSize } from '../../data/limits.ts';
 import type { EncodedColumn, EncodedTable } from '../../data/table.ts';
 import { buildHierarchy, type Hierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/grouping.ts';
+import { disclosureMeasures } from '../../metrics/disclosure.ts';
 import { GeneralizationMetrics } from '../../metrics/generalization.ts';
 import { classSizeHistogram, prosecutorRisk } from '../../metrics/privacy.ts';
-import { buildModels, requiredK } from '../../models/index.ts';
+import { buildModels, requiredK, type SensitiveAttribute, sensitiveAttributes } from '../../models/index.ts';
+import type { PrivacyModel } from '../../models/model.ts';
+import type { VerificationCheck } from '../../report/types.ts';
 import type { GeneralizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
+import type { SensitiveContext } from '../../verify/models.ts';
 import { decodeTable, verifyGeneralization } from '../../verify/verify.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
 import { type GeneralizationProblem, NodeEvaluator, type NodeResult } from './evaluate.ts';
 import { Lattice } from './lattice.ts';
-import { optimalSearch } from './search.ts';
+import { kMinimalSearch } from './samarati.ts';
+import { optimalSearch, type SearchOutcome } from './search.ts';
 
 /** Distinct QI tuples with their counts, and each row's tuple. */
 export interface TupleSet {
@@ -46,6 +52,8 @@ export interface Prepared {
   readonly hierarchies: Hierarchy[];
   readonly tuples: TupleSet;
   readonly problem: GeneralizationProblem;
+  /** Every sensitive attribute with its value per distinct tuple (for the disclosure measures). */
+  readonly sensitive: { readonly attribute: SensitiveAttribute; readonly values: Int32Array }[];
 }
 
 export function generalizationSpec(spec: ReleaseSpec): GeneralizationMethodSpec {
@@ -59,6 +67,8 @@ export function prepareGeneralization(
   table: EncodedTable,
   kernel: GroupingKernel,
   time: MethodContext['time'] = (_, work) => work(),
+  /** Rows already collapsed over `collapseColumnNames(spec, table)` (the serverless fan-out counts shards). */
+  precollapsed?: TupleSet,
 ): Prepared {
   const method = generalizationSpec(spec);
   const qiSpecs = spec.attributes.filter((a) => a.type === 'quasi-identifying');
@@ -66,20 +76,47 @@ export function prepareGeneralization(
   const hierarchies = time('hierarchies', () =>
     qiSpecs.map((a, i) => buildHierarchy(qis[i]!, a.hierarchy!, true)),
   );
-  const models = buildModels(spec.privacy, table.rowCount, basename(spec.file));
-  const tuples = time('encode', () => collapseRows(kernel, qis));
+  checkLatticeSize(
+    spec.file,
+    hierarchies.map((h) => ({ name: h.attribute, height: h.height })),
+    spec.limits?.maxLatticeNodes,
+  );
+  // Distinct tuples over the QIs and every sensitive attribute: the search groups on the QIs
+  // and counts per class the SA values its models need; the report measures disclosure for all.
+  const sensitive = sensitiveAttributes(spec, table, true);
+  const named = new Set(sensitiveAttributes(spec, table).map((s) => s.name));
+  const models = buildModels(
+    spec.privacy,
+    table.rowCount,
+    basename(spec.file),
+    sensitive.filter((s) => named.has(s.name)),
+  );
+  const collapsed =
+    precollapsed ?? time('encode', () => collapseRows(kernel, [...qis, ...sensitive.map((s) => s.column)]));
+  const tuples: TupleSet = { ...collapsed, columns: collapsed.columns.slice(0, qis.length) };
+  const saTuples = sensitive.map((attribute, i) => ({
+    attribute,
+    values: collapsed.columns[qis.length + i]!,
+  }));
   const k = requiredK(models);
   const problem: GeneralizationProblem = {
     lattice: new Lattice(hierarchies.map((h) => h.height)),
     rows: table.rowCount,
     counts: tuples.counts,
     models,
-    sensitive: [],
+    sensitive: saTuples
+      .filter((s) => named.has(s.attribute.name))
+      .map(({ attribute, values }) => ({
+        attribute: attribute.name,
+        values,
+        width: attribute.column.dictionary.length,
+        distribution: attribute.distribution,
+      })),
     maxSuppressedRows: Math.floor(method.maxSuppression * table.rowCount + 1e-9),
     metric: method.metric,
     metrics: new GeneralizationMetrics(hierarchies, tuples.columns, tuples.counts, table.rowCount, k),
   };
-  return { spec, method, table, qis, hierarchies, tuples, problem };
+  return { spec, method, table, qis, hierarchies, tuples, problem, sensitive: saTuples };
 }
 
 /** Opens a grouping session over the distinct tuples with every level table placed once. */
@@ -98,76 +135,103 @@ export function openSearch(prepared: Prepared, kernel: GroupingKernel): NodeEval
 export const generalizationMethod: ReleaseMethod = {
   name: 'generalization',
   build(ctx: MethodContext): BuiltRelease {
-    const { spec, table, kernel, time, say } = ctx;
+    const { spec, table, kernel, time, say, random } = ctx;
     const prepared = prepareGeneralization(spec, table, kernel, time);
-    const { problem, hierarchies, qis, tuples, method } = prepared;
-    say(
-      `${table.rowCount.toLocaleString('en')} rows, ${qis.length} quasi-identifiers, ` +
-        `${tuples.counts.length.toLocaleString('en')} distinct tuples, lattice of ${problem.lattice.size.toLocaleString('en')} nodes`,
-    );
-    const { best, nodesChecked, strategy } = time('search', () =>
-      optimalSearch(openSearch(prepared, kernel)),
-    );
-    const node = Object.fromEntries(qis.map((c, i) => [c.name, best.levels[i]!]));
-    say(
-      `optimal node ${JSON.stringify(node)} after checking ${nodesChecked} of ${problem.lattice.size} nodes`,
-    );
-
+    const step = searchStep(prepared, kernel, time, say);
     const columns = time('apply', () => {
       const suppressedRow = new Uint8Array(table.rowCount);
-      for (let r = 0; r < table.rowCount; r++) {
-        suppressedRow[r] = best.suppressed[best.groupOf[tuples.rowToTuple[r]!]!]!;
-      }
+      for (let r = 0; r < table.rowCount; r++)
+        suppressedRow[r] = step.tupleSuppressed[prepared.tuples.rowToTuple[r]!]!;
       return applyGeneralization({
         table,
         attributes: spec.attributes,
-        hierarchies: new Map(hierarchies.map((h) => [h.attribute, h])),
-        node,
+        hierarchies: new Map(prepared.hierarchies.map((h) => [h.attribute, h])),
+        node: step.node,
         suppressedRow,
-        suppressed: method.suppressed,
-        seed: spec.seed,
+        suppressed: prepared.method.suppressed,
+        shuffleWith: random('shuffle'),
       });
     });
     const files = time('write', () => [
       { name: 'data.arrow', content: encodeArrow(columns) },
       { name: 'data.csv', content: formatCsv(columns, table.delimiter) },
     ]);
-
-    return {
-      files,
-      report: reportOf(prepared, best, node, nodesChecked, strategy),
-      verify: (path) =>
-        verifyGeneralization({
-          input: table,
-          attributes: spec.attributes,
-          hierarchyRows: new Map(
-            spec.attributes
-              .filter((a) => a.type === 'quasi-identifying')
-              .map((a) => [a.name, hierarchyRows(qis.find((c) => c.name === a.name)!, a.hierarchy!)]),
-          ),
-          arrow: decodeTable(readArrow(path('data.arrow'))),
-          csv: decodeTable(readCsv(path('data.csv'), { delimiter: table.delimiter })),
-          claims: {
-            node,
-            k: requiredK(problem.models),
-            maxSuppressedRows: problem.maxSuppressedRows,
-            suppressedRows: best.suppressedRows,
-            classes: best.retainedClasses,
-            minClassSize: best.minClassSize,
-            suppressed: method.suppressed,
-          },
-        }),
-    };
+    return { files, report: step.report, verify: (path) => verifyStep(spec, table, step.claims, path) };
   },
 };
 
+/**
+ * What the verifier needs about each sensitive attribute, from the input's strings alone:
+ * its distribution and its hierarchy rows.
+ */
+function sensitiveContexts(spec: ReleaseSpec, table: EncodedTable): Map<string, SensitiveContext> {
+  const names = [...new Set(spec.privacy.flatMap((m) => ('attribute' in m ? [m.attribute] : [])))];
+  return new Map(
+    names.map((name) => {
+      const column = table.columns.find((c) => c.name === name)!;
+      const share = new Map<string, number>();
+      for (const code of column.codes) {
+        const v = column.dictionary[code]!;
+        share.set(v, (share.get(v) ?? 0) + 1 / table.rowCount);
+      }
+      const a = spec.attributes.find((x) => x.name === name)!;
+      return [
+        name,
+        { table: share, hierarchy: a.hierarchy ? hierarchyRows(column, a.hierarchy) : undefined },
+      ];
+    }),
+  );
+}
+
+/** The worst value of a model's measure over the retained classes of a node. */
+function achieved(model: PrivacyModel, best: NodeResult): number {
+  const h = best.histograms.find((x) => x.attribute === model.attribute);
+  let worst: number | undefined;
+  for (let g = 0; g < best.groups; g++) {
+    if (best.suppressed[g]) continue;
+    const v = model.measure({
+      size: best.sizes[g]!,
+      histogram: h ? h.counts.subarray(g * h.width, (g + 1) * h.width) : null,
+    });
+    if (worst === undefined || (model.higherIsBetter ? v < worst : v > worst)) worst = v;
+  }
+  return worst ?? Number.NaN;
+}
+
+/** The spec's strategy: the optimal search, or Samarati's k-minimal generalizations. */
+export function search(
+  prepared: Prepared,
+  kernel: GroupingKernel,
+): SearchOutcome & { kMinimal?: NodeResult[] } {
+  const evaluator = openSearch(prepared, kernel);
+  if (prepared.method.strategy === 'optimal') return optimalSearch(evaluator);
+  return kMinimalSearch(
+    evaluator,
+    prepared.hierarchies.map((h) => h.levelTables),
+    prepared.tuples.columns,
+    prepared.method.preference,
+    basename(prepared.spec.file),
+  );
+}
+
+/** Per-class counts of a sensitive column at a node, from the rows: classes × values. */
+function classHistograms(prepared: Prepared, node: NodeResult, sa: SensitiveAttribute): Int32Array {
+  const width = sa.column.dictionary.length;
+  const counts = new Int32Array(node.groups * width);
+  const values = prepared.sensitive.find((s) => s.attribute.name === sa.name)!.values;
+  const weights = prepared.tuples.counts;
+  for (let t = 0; t < values.length; t++) counts[node.groupOf[t]! * width + values[t]!]! += weights[t]!;
+  return counts;
+}
+
 function reportOf(
   prepared: Prepared,
-  best: NodeResult,
+  outcome: SearchOutcome & { kMinimal?: NodeResult[] },
   node: Record<string, number>,
-  nodesChecked: number,
-  strategy: string,
+  original: NodeResult,
 ): BuiltRelease['report'] {
+  const { best, nodesChecked, strategy } = outcome;
+  const levelsOf = (r: NodeResult) => Object.fromEntries(prepared.qis.map((c, i) => [c.name, r.levels[i]!]));
   const { method, table, hierarchies, tuples, problem } = prepared;
   const retained = Array.from(best.sizes).filter((_, g) => !best.suppressed[g]);
   const released = method.suppressed === 'mask' ? table.rowCount : table.rowCount - best.suppressedRows;
@@ -181,6 +245,7 @@ function reportOf(
       latticeSize: problem.lattice.size,
       nodesChecked,
       distinctTuples: tuples.counts.length,
+      ...(outcome.kMinimal ? { kMinimal: outcome.kMinimal.map(levelsOf) } : {}),
     },
     privacy: {
       satisfied: best.feasible,
@@ -188,14 +253,126 @@ function reportOf(
         model: m.spec.model,
         params: Object.fromEntries(Object.entries(m.spec).filter(([key]) => key !== 'model')),
         satisfied: best.feasible,
-        achieved: (m.spec.model === 'k-anonymity' ? { k: best.minClassSize } : {}) as Record<string, number>,
+        achieved: { [m.measureName]: achieved(m, best) },
         monotonic: m.monotonic,
       })),
       k: best.minClassSize,
       classes: best.retainedClasses,
       ecSizeHistogram: classSizeHistogram(retained),
       prosecutorRisk: prosecutorRisk(retained, 0.2),
+      disclosure: Object.fromEntries(
+        prepared.sensitive.map(({ attribute: sa }) => {
+          const width = sa.column.dictionary.length;
+          return [
+            sa.name,
+            disclosureMeasures(
+              sa.name,
+              {
+                groups: best.groups,
+                width,
+                counts: classHistograms(prepared, best, sa),
+                keep: (g) => !best.suppressed[g],
+              },
+              {
+                groups: original.groups,
+                width,
+                counts: classHistograms(prepared, original, sa),
+                keep: () => true,
+              },
+              sa.distribution,
+            ),
+          ];
+        }),
+      ),
     },
     utility: { metric: method.metric, value: best.value, ...best.values },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The steps of build(), which the serverless fan-out (src/pipeline/phases.ts) also runs on
+// different machines: shards are collapsed apart (`collapseColumnNames`, then
+// prepareGeneralization's `precollapsed`), the search runs once (`searchStep`), shards are
+// applied apart (applyGeneralization with `shuffle: false`, rows shuffled once at the merge),
+// and the staged files are verified in their own step (`verifyStep`).
+// test/e2e/serverless-shards.test.ts checks that 1 and several shards release the same bytes.
+
+/** The columns prepareGeneralization collapses rows over: the QIs, then the sensitive attributes. */
+export function collapseColumnNames(spec: ReleaseSpec, table: EncodedTable): string[] {
+  const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
+  return [...qis, ...sensitiveAttributes(spec, table, true).map((s) => s.name)];
+}
+
+/** What the search step hands to the later steps (JSON, except the per-tuple flags). */
+export interface SearchStepResult {
+  readonly node: Record<string, number>;
+  /** Per distinct tuple of `prepared.tuples`: 1 when its class is suppressed. */
+  readonly tupleSuppressed: Uint8Array;
+  readonly report: BuiltRelease['report'];
+  readonly claims: SearchClaims;
+}
+
+/** The search outcome's claims, checked by verifyStep. */
+export interface SearchClaims {
+  readonly node: Record<string, number>;
+  readonly k: number;
+  readonly maxSuppressedRows: number;
+  readonly suppressedRows: number;
+  readonly classes: number;
+  readonly minClassSize: number;
+}
+
+export function searchStep(
+  prepared: Prepared,
+  kernel: GroupingKernel,
+  time: MethodContext['time'],
+  say: MethodContext['say'],
+): SearchStepResult {
+  const { problem, qis, tuples, table } = prepared;
+  say(
+    `${table.rowCount.toLocaleString('en')} rows, ${qis.length} quasi-identifiers, ` +
+      `${tuples.counts.length.toLocaleString('en')} distinct tuples, lattice of ${problem.lattice.size.toLocaleString('en')} nodes`,
+  );
+  const outcome = time('search', () => search(prepared, kernel));
+  const { best, nodesChecked } = outcome;
+  const node = Object.fromEntries(qis.map((c, i) => [c.name, best.levels[i]!]));
+  say(`chosen node ${JSON.stringify(node)} after checking ${nodesChecked} of ${problem.lattice.size} nodes`);
+  const tupleSuppressed = new Uint8Array(tuples.counts.length);
+  for (let t = 0; t < tupleSuppressed.length; t++) tupleSuppressed[t] = best.suppressed[best.groupOf[t]!]!;
+  return {
+    node,
+    tupleSuppressed,
+    report: reportOf(prepared, outcome, node, openSearch(prepared, kernel).evaluate(0)),
+    claims: {
+      node,
+      k: requiredK(problem.models),
+      maxSuppressedRows: problem.maxSuppressedRows,
+      suppressedRows: best.suppressedRows,
+      classes: best.retainedClasses,
+      minClassSize: best.minClassSize,
+    },
+  };
+}
+
+/** build()'s verify, from the search step's claims: re-reads the staged files at `path(name)`. */
+export function verifyStep(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  claims: SearchClaims,
+  path: (name: string) => string,
+): VerificationCheck[] {
+  const method = generalizationSpec(spec);
+  return verifyGeneralization({
+    input: table,
+    attributes: spec.attributes,
+    hierarchyRows: new Map(
+      spec.attributes
+        .filter((a) => a.type === 'quasi-identifying')
+        .map((a) => [a.name, hierarchyRows(table.columns.find((c) => c.name === a.name)!, a.hierarchy!)]),
+    ),
+    arrow: decodeTable(readArrow(path('data.arrow'))),
+    csv: decodeTable(readCsv(path('data.csv'), { delimiter: table.delimiter })),
+    sensitive: sensitiveContexts(spec, table),
+    claims: { ...claims, privacy: spec.privacy, suppressed: method.suppressed },
+  });
 }

@@ -14,8 +14,9 @@
  * not enough, and phase 2 compares values, not just feasibility.
  */
 
-import type { NodeEvaluator, NodeResult } from './evaluate.ts';
-import { compareTieBreak, nearlyEqual } from './lattice.ts';
+import { NoSolutionError } from '../../errors.ts';
+import type { GeneralizationProblem, NodeEvaluator, NodeResult } from './evaluate.ts';
+import { compareTieBreak, type Lattice, nearlyEqual } from './lattice.ts';
 
 export interface SearchOutcome {
   readonly best: NodeResult;
@@ -23,15 +24,88 @@ export interface SearchOutcome {
   readonly strategy: string;
 }
 
-const UNKNOWN = 0;
-const FEASIBLE = 1;
-const INFEASIBLE = -1;
+export const UNKNOWN = 0;
+export const FEASIBLE = 1;
+export const INFEASIBLE = -1;
+
+/**
+ * Feasibility by predictive tagging over a lattice (only sound when the models are
+ * monotonic): a checked feasible node tags all its generalizations feasible, an infeasible
+ * one all its specializations infeasible. Shared by the optimal and the k-minimal searches.
+ */
+export class Tagger {
+  readonly tags: Int8Array;
+  readonly results = new Map<number, NodeResult>();
+
+  constructor(
+    private readonly evaluator: NodeEvaluator,
+    private readonly monotonic: boolean,
+    private readonly onEvaluated: (r: NodeResult) => void = () => {},
+  ) {
+    this.tags = new Int8Array(evaluator.problem.lattice.size);
+  }
+
+  evaluate(id: number): NodeResult {
+    let r = this.results.get(id);
+    if (!r) {
+      r = this.evaluator.evaluate(id);
+      this.results.set(id, r);
+      this.onEvaluated(r);
+    }
+    return r;
+  }
+
+  check(id: number): boolean {
+    const r = this.evaluate(id);
+    if (this.monotonic) {
+      const lattice = this.evaluator.problem.lattice;
+      if (r.feasible) this.spread(id, FEASIBLE, (x) => lattice.successors(x));
+      else this.spread(id, INFEASIBLE, (x) => lattice.predecessors(x));
+    }
+    return r.feasible;
+  }
+
+  /** Binary search of a chain for its lowest feasible node. */
+  searchPath(path: readonly number[]): void {
+    let lo = 0;
+    let hi = path.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const id = path[mid]!;
+      if (this.tags[id] === UNKNOWN ? this.check(id) : this.tags[id] === FEASIBLE) hi = mid - 1;
+      else lo = mid + 1;
+    }
+  }
+
+  /** A chain upwards from `start` through untagged nodes that `allowed` admits, cheapest first. */
+  pathFrom(start: number, allowed: (id: number) => boolean, cost: Float64Array): number[] {
+    const lattice = this.evaluator.problem.lattice;
+    const path = [start];
+    for (;;) {
+      let next = -1;
+      for (const s of lattice.successors(path.at(-1)!)) {
+        if (this.tags[s] !== UNKNOWN || !allowed(s)) continue;
+        if (next < 0 || cost[s]! < cost[next]!) next = s;
+      }
+      if (next < 0) return path;
+      path.push(next);
+    }
+  }
+
+  private spread(start: number, value: number, next: (id: number) => number[]): void {
+    const stack = [start];
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      if (this.tags[id] === value) continue;
+      this.tags[id] = value;
+      for (const n of next(id)) if (this.tags[n] !== value) stack.push(n);
+    }
+  }
+}
 
 export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
-  const { lattice, metrics, metric, models, maxSuppressedRows } = evaluator.problem;
-  const monotonic = models.every((m) => m.monotonic);
-  const tags = new Int8Array(lattice.size);
-  const cache = new Map<number, NodeResult>();
+  const { lattice, metrics, metric, maxSuppressedRows } = evaluator.problem;
+  const monotonic = prunable(evaluator.problem);
   const apriori = new Float64Array(lattice.size);
   for (let id = 0; id < lattice.size; id++) apriori[id] = metrics.aprioriBound(metric, lattice.levels(id));
   // Bounds learnt from evaluated nodes: `fromBelow` holds for every generalization of an
@@ -39,99 +113,40 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
   // evaluated node costs all its specializations (monotonic models only).
   const fromBelow = new Float64Array(lattice.size);
   const carried = new Float64Array(lattice.size);
+  let best: NodeResult | undefined;
 
-  /** Raises `values` to at least `v` from `start` through `next`, stopping where already higher. */
-  const spread = (values: Float64Array, start: number, v: number, next: (id: number) => number[]) => {
-    const stack = [start];
-    while (stack.length > 0) {
-      const id = stack.pop()!;
-      if (values[id]! >= v) continue;
-      values[id] = v;
-      for (const n of next(id)) if (values[n]! < v) stack.push(n);
+  const tagger = new Tagger(evaluator, monotonic, (r) => {
+    const up = metrics.groupingBound(metric, r, maxSuppressedRows);
+    if (up > 0) raise(fromBelow, r.id, up, (x) => lattice.successors(x));
+    if (monotonic && r.feasible && r.suppressedRows > 0) {
+      const carry = metrics.suppressionCarry(metric, r.levels, r.values, r.suppressedRows);
+      if (carry > 0) raise(carried, r.id, carry, (x) => lattice.predecessors(x));
     }
-  };
+    if (r.feasible && (!best || isBetter(r, best, (a, b) => compareTieBreak(lattice, a, b)))) best = r;
+  });
+  const { tags } = tagger;
   const lowerBound = (id: number) => {
     let bound = Math.max(apriori[id]!, fromBelow[id]!);
     if (carried[id]! > 0)
       bound = Math.max(bound, metrics.suppressionBound(metric, lattice.levels(id), carried[id]!));
     return bound;
   };
-
-  const evaluate = (id: number): NodeResult => {
-    let r = cache.get(id);
-    if (!r) {
-      r = evaluator.evaluate(id);
-      cache.set(id, r);
-      const up = metrics.groupingBound(metric, r, maxSuppressedRows);
-      if (up > 0) spread(fromBelow, id, up, (x) => lattice.successors(x));
-      if (monotonic && r.feasible && r.suppressedRows > 0) {
-        const carry = metrics.suppressionCarry(metric, r.levels, r.values, r.suppressedRows);
-        if (carry > 0) spread(carried, id, carry, (x) => lattice.predecessors(x));
-      }
-    }
-    return r;
-  };
-  const tag = (start: number, value: number, next: (id: number) => number[]) => {
-    const stack = [start];
-    while (stack.length > 0) {
-      const id = stack.pop()!;
-      if (tags[id] === value) continue;
-      tags[id] = value;
-      for (const n of next(id)) if (tags[n] !== value) stack.push(n);
-    }
-  };
-  const check = (id: number): boolean => {
-    const r = evaluate(id);
-    if (monotonic) {
-      if (r.feasible) tag(id, FEASIBLE, (x) => lattice.successors(x));
-      else tag(id, INFEASIBLE, (x) => lattice.predecessors(x));
-    }
-    if (r.feasible && (!best || isBetter(r, best, (a, b) => compareTieBreak(lattice, a, b)))) best = r;
-    return r.feasible;
-  };
-
-  let best: NodeResult | undefined;
   /** No node with this lower bound can beat the incumbent. */
   const beaten = (id: number, bound: number) => {
     if (!best) return false;
     const tie = nearlyEqual(bound, best.value);
     return (bound > best.value && !tie) || (tie && compareTieBreak(lattice, id, best.id) >= 0);
   };
-  /** Binary search of a chain for its lowest feasible node. */
-  const searchPath = (path: number[]) => {
-    let lo = 0;
-    let hi = path.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const id = path[mid]!;
-      if (tags[id] === UNKNOWN ? check(id) : tags[id] === FEASIBLE) hi = mid - 1;
-      else lo = mid + 1;
-    }
-  };
-  /** A chain upwards from `start` through untagged nodes that could still beat the incumbent. */
-  const pathFrom = (start: number) => {
-    const path = [start];
-    for (;;) {
-      let next = -1;
-      for (const s of lattice.successors(path.at(-1)!)) {
-        if (tags[s] !== UNKNOWN || beaten(s, lowerBound(s))) continue;
-        if (next < 0 || apriori[s]! < apriori[next]!) next = s;
-      }
-      if (next < 0) return path;
-      path.push(next);
-    }
-  };
+  const promising = (id: number) => !beaten(id, lowerBound(id));
 
   if (monotonic) {
     // An incumbent first, from the cheapest chain bottom to top: it bounds the region worth
     // tagging to the nodes whose lower bound is below its value.
-    searchPath(pathFrom(0));
+    tagger.searchPath(tagger.pathFrom(0, promising, apriori));
     // Phase 1: predictive tagging within that region, bottom-up.
-    const bottomUp = Array.from({ length: lattice.size }, (_, id) => id).sort(
-      (a, b) => lattice.levelSum(a) - lattice.levelSum(b) || apriori[a]! - apriori[b]! || a - b,
-    );
-    for (const start of bottomUp) {
-      if (tags[start] === UNKNOWN && !beaten(start, lowerBound(start))) searchPath(pathFrom(start));
+    for (const start of bottomUp(lattice, apriori)) {
+      if (tags[start] === UNKNOWN && promising(start))
+        tagger.searchPath(tagger.pathFrom(start, promising, apriori));
     }
   }
 
@@ -139,18 +154,36 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
   // a-priori bound, skipping those that a bound learnt from evaluated nodes rules out.
   const candidates: number[] = [];
   for (let id = 0; id < lattice.size; id++)
-    if (tags[id] !== INFEASIBLE && !cache.has(id)) candidates.push(id);
+    if (tags[id] !== INFEASIBLE && !tagger.results.has(id)) candidates.push(id);
   candidates.sort((a, b) => apriori[a]! - apriori[b]! || compareTieBreak(lattice, a, b));
   for (const id of candidates) {
     if (beaten(id, apriori[id]!) && apriori[id]! > best!.value) break; // sorted: none later can win
-    if (tags[id] !== INFEASIBLE && !beaten(id, lowerBound(id))) check(id);
+    if (tags[id] !== INFEASIBLE && promising(id)) tagger.check(id);
   }
-  if (!best) throw new Error('no feasible node: the privacy models admit no generalization');
+  if (!best) throw noSolution(evaluator);
   return {
     best,
     nodesChecked: evaluator.checked,
     strategy: monotonic ? 'optimal (flash + bound)' : 'optimal (bound)',
   };
+}
+
+/** Nodes by level sum, then by a cost, then by id: the bottom-up order of the walks. */
+export function bottomUp(lattice: Lattice, cost: Float64Array): number[] {
+  return Array.from({ length: lattice.size }, (_, id) => id).sort(
+    (a, b) => lattice.levelSum(a) - lattice.levelSum(b) || cost[a]! - cost[b]! || a - b,
+  );
+}
+
+/** Raises `values` to at least `v` from `start` through `next`, stopping where already higher. */
+function raise(values: Float64Array, start: number, v: number, next: (id: number) => number[]): void {
+  const stack = [start];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (values[id]! >= v) continue;
+    values[id] = v;
+    for (const n of next(id)) if (values[n]! < v) stack.push(n);
+  }
 }
 
 /** Evaluates every node: the ground truth the search is tested against. */
@@ -161,8 +194,57 @@ export function exhaustiveSearch(evaluator: NodeEvaluator): SearchOutcome {
     const r = evaluator.evaluate(id);
     if (r.feasible && (!best || isBetter(r, best, (a, b) => compareTieBreak(lattice, a, b)))) best = r;
   }
-  if (!best) throw new Error('no feasible node: the privacy models admit no generalization');
+  if (!best) throw noSolution(evaluator);
   return { best, nodesChecked: evaluator.checked, strategy: 'exhaustive' };
+}
+
+/**
+ * Whether the search may prune by predictive tagging: every model monotonic under the
+ * suppression the spec allows (SA models other than distinct l-diversity are monotonic only
+ * when nothing may be suppressed).
+ */
+export function prunable(problem: GeneralizationProblem): boolean {
+  return problem.models.every((m) =>
+    problem.maxSuppressedRows === 0 ? m.monotonicWithoutSuppression : m.monotonic,
+  );
+}
+
+/**
+ * No node is feasible (possible for l, t and δ, never for k ≤ N): name the models that fail
+ * and the best value each reaches, at the top node where every row is one class.
+ */
+export function noSolution(evaluator: NodeEvaluator): NoSolutionError {
+  const { problem } = evaluator;
+  const top = evaluator.evaluate(problem.lattice.top);
+  const failing = problem.models
+    .map((model) => {
+      const h = top.histograms.find((x) => x.attribute === model.attribute);
+      const measure = model.measure({
+        size: top.sizes[0]!,
+        histogram: h ? h.counts.subarray(0, h.width) : null,
+      });
+      const holds = model.holds({ size: top.sizes[0]!, histogram: h ? h.counts.subarray(0, h.width) : null });
+      return { model, measure, holds };
+    })
+    .filter((x) => !x.holds);
+  const what = (
+    failing.length > 0 ? failing : problem.models.map((model) => ({ model, measure: Number.NaN }))
+  ).map(({ model, measure }) => {
+    const spec = model.spec as unknown as Record<string, number | string>;
+    const required = spec[model.measureName];
+    return `${model.spec.model} ${model.measureName} = ${required}${
+      Number.isNaN(measure) ? '' : ` (the top node, one class of all rows, reaches ${round(measure)})`
+    }`;
+  });
+  return new NoSolutionError(
+    'E_NO_SOLUTION',
+    `no generalization satisfies ${what.join(' and ')} with at most ${problem.maxSuppressedRows} suppressed rows`,
+    'relax the model (e.g. a smaller l, a larger t or δ), allow more suppression, or coarsen the hierarchies',
+  );
+}
+
+function round(x: number): number {
+  return Number.isFinite(x) ? Number(x.toPrecision(4)) : x;
 }
 
 function isBetter(a: NodeResult, b: NodeResult, tieBreak: (a: number, b: number) => number): boolean {

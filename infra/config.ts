@@ -1,0 +1,65 @@
+/**
+ * The app's configuration, from CDK context (cdk.json or `-c key=value`):
+ *   ppdp:stackName        stack name (default Ppdp)
+ *   ppdp:schedules        recurring releases: [{ "name": "adult", "expression": "cron(0 3 ? * MON *)",
+ *                         "timeZone": "Europe/Berlin" }] (a JSON string with -c)
+ *   ppdp:mapConcurrency   concurrent shard workers per Distributed Map (default 100)
+ *   ppdp:rowsPerShard     rows per shard (default 1000000)
+ *   ppdp:workRetentionDays  days work files are kept (default 14)
+ */
+import type { Node } from 'constructs';
+import type { ScheduledRelease } from './stacks/release-stack.ts';
+
+export interface AppConfig {
+  readonly stackName: string;
+  readonly schedules: ScheduledRelease[];
+  readonly mapConcurrency?: number;
+  readonly rowsPerShard?: number;
+  readonly workRetentionDays?: number;
+}
+
+const NAME = /^[A-Za-z0-9._-]{1,48}$/;
+const EXPRESSION = /^(cron\(.+\)|rate\(\d+ (minute|minutes|hour|hours|day|days)\)|at\(.+\))$/;
+
+export function readConfig(node: Node): AppConfig {
+  const ctx = (k: string): unknown => {
+    const v = node.tryGetContext(k);
+    if (typeof v === 'string' && /^[[{]/.test(v.trim())) return JSON.parse(v);
+    return v;
+  };
+  const num = (k: string): number | undefined => {
+    const v = ctx(k);
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1)
+      throw new Error(`context ${k} must be a whole number ≥ 1 (got ${String(v)})`);
+    return n;
+  };
+  const schedules = (ctx('ppdp:schedules') ?? []) as ScheduledRelease[];
+  if (!Array.isArray(schedules))
+    throw new Error('context ppdp:schedules must be a list of { name, expression }');
+  for (const [i, s] of schedules.entries()) {
+    if (!NAME.test(s?.name ?? ''))
+      throw new Error(`ppdp:schedules[${i}].name must be a release name (letters, digits, . _ -)`);
+    if (!EXPRESSION.test(s.expression ?? '')) {
+      throw new Error(
+        `ppdp:schedules[${i}].expression must be cron(…), rate(…) or at(…), e.g. cron(0 3 * * ? *)`,
+      );
+    }
+  }
+  return {
+    stackName: (ctx('ppdp:stackName') as string | undefined) ?? 'Ppdp',
+    schedules,
+    mapConcurrency: num('ppdp:mapConcurrency'),
+    rowsPerShard: num('ppdp:rowsPerShard'),
+    workRetentionDays: num('ppdp:workRetentionDays'),
+  };
+}
+
+/** Feature flags the stack is written for (also for apps built in tests). */
+export const APP_CONTEXT: Record<string, unknown> = {
+  '@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy': true,
+  '@aws-cdk/core:enablePartitionLiterals': true,
+  '@aws-cdk/aws-iam:minimizePolicies': true,
+  '@aws-cdk/aws-lambda:useCdkManagedLogGroup': true,
+};

@@ -1,0 +1,387 @@
+/**
+ * ppdp in an AWS account: one bucket (inbox/ → work/ → releases/), the release state machine
+ * (the definition of src/pipeline/definition.ts, Lambda ARNs substituted), one Lambda per
+ * Task, an EventBridge rule that starts a release when `inbox/<name>/release.json` lands, and
+ * EventBridge Scheduler schedules for recurring releases.
+ */
+import {
+  Arn,
+  ArnFormat,
+  CfnOutput,
+  type CfnResource,
+  Duration,
+  RemovalPolicy,
+  Size,
+  Stack,
+  type StackProps,
+  TimeZone,
+  Validations,
+} from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import type { Construct, IConstruct } from 'constructs';
+import { placeholder, releaseDefinition, TASKS, type TaskName } from '../../src/pipeline/definition.ts';
+
+export interface ScheduledRelease {
+  /** The release name: its spec is `inbox/<name>/release.json`. */
+  readonly name: string;
+  /** An EventBridge Scheduler expression, e.g. `cron(0 3 * * ? *)` or `rate(7 days)`. */
+  readonly expression: string;
+  /** IANA time zone of a cron expression (default UTC). */
+  readonly timeZone?: string;
+}
+
+export interface ReleaseStackProps extends StackProps {
+  /** Folder with the bundled handlers (`<file>.mjs` per Task); see infra/bundle.ts. */
+  readonly handlersDir: string;
+  readonly schedules?: readonly ScheduledRelease[];
+  /** Concurrent shard workers per Distributed Map (default 100). */
+  readonly mapConcurrency?: number;
+  /** Rows per shard (default 1,000,000). */
+  readonly rowsPerShard?: number;
+  /** Days work files are kept (default 14). */
+  readonly workRetentionDays?: number;
+}
+
+/** The handler file of each Task (functions/<file>.ts). */
+export const HANDLER_FILES: Record<TaskName, string> = {
+  Plan: 'plan',
+  CountShard: 'count-shard',
+  Search: 'search',
+  ApplyShard: 'apply-shard',
+  Assemble: 'assemble',
+  Build: 'build',
+  Verify: 'verify',
+  Publish: 'publish',
+  ReportFailure: 'report-failure',
+};
+
+interface Sizing {
+  readonly memory: number;
+  readonly timeout: Duration;
+  readonly tmp: number;
+}
+const BIG: Sizing = { memory: 3008, timeout: Duration.minutes(15), tmp: 4096 };
+const SHARD: Sizing = { memory: 1769, timeout: Duration.minutes(15), tmp: 1024 };
+const SIZING: Record<TaskName, Sizing> = {
+  Plan: BIG,
+  CountShard: SHARD,
+  Search: BIG,
+  ApplyShard: SHARD,
+  Assemble: BIG,
+  Build: BIG,
+  Verify: BIG,
+  Publish: { memory: 512, timeout: Duration.minutes(5), tmp: 512 },
+  ReportFailure: { memory: 256, timeout: Duration.minutes(1), tmp: 512 },
+};
+
+export class ReleaseStack extends Stack {
+  readonly bucket: s3.Bucket;
+  readonly stateMachine: sfn.StateMachine;
+  readonly functions: Record<TaskName, lambda.Function>;
+
+  constructor(scope: Construct, id: string, props: ReleaseStackProps) {
+    super(scope, id, props);
+
+    const key = new kms.Key(this, 'DataKey', {
+      description: 'ppdp: inputs, work files and releases',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const accessLogs = new s3.Bucket(this, 'AccessLogs', {
+      encryption: s3.BucketEncryption.S3_MANAGED, // the only encryption S3 server access logging writes to
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      versioned: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ expiration: Duration.days(365), noncurrentVersionExpiration: Duration.days(30) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.bucket = new s3.Bucket(this, 'Data', {
+      encryption: s3.BucketEncryption.KMS,
+      encryptionKey: key,
+      bucketKeyEnabled: true,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      versioned: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'data/',
+      eventBridgeEnabled: true,
+      lifecycleRules: [
+        { prefix: 'work/', expiration: Duration.days(props.workRetentionDays ?? 14) },
+        { noncurrentVersionExpiration: Duration.days(30) },
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const bucket = this.bucket;
+
+    // One function per Task, each with its own role: read what it reads, write what it writes.
+    const objects = (prefix: string) => bucket.arnForObjects(`${prefix}*`);
+    const list = (...prefixes: string[]) =>
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': prefixes.map((p) => `${p}*`) } },
+      });
+    const read = (...prefixes: string[]) =>
+      new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: prefixes.map(objects) });
+    const write = (...prefixes: string[]) =>
+      new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: prefixes.map(objects) });
+    const access: Record<TaskName, iam.PolicyStatement[]> = {
+      Plan: [read('inbox/'), list('inbox/', 'work/'), read('work/'), write('work/')],
+      CountShard: [list('work/'), read('work/'), write('work/')],
+      Search: [list('work/'), read('work/'), write('work/')],
+      ApplyShard: [list('work/'), read('work/'), write('work/')],
+      Assemble: [list('work/'), read('work/'), write('work/')],
+      Build: [list('work/'), read('work/'), write('work/')],
+      Verify: [list('work/'), read('work/'), write('work/')],
+      Publish: [
+        list('work/', 'releases/'),
+        read('work/', 'releases/'),
+        write('releases/'),
+        new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [objects('releases/')] }),
+      ],
+      ReportFailure: [list('work/'), write('work/')],
+    };
+
+    const fns = {} as Record<TaskName, lambda.Function>;
+    for (const task of TASKS) {
+      const logGroup = new logs.LogGroup(this, `${task}Logs`, {
+        retention: logs.RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+      const role = new iam.Role(this, `${task}Role`, {
+        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+        description: `ppdp ${task}: least privilege on the data bucket`,
+      });
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          resources: [logGroup.logGroupArn, `${logGroup.logGroupArn}:*`],
+        }),
+      );
+      for (const statement of access[task]) role.addToPolicy(statement);
+      key.grant(role, 'kms:Decrypt', 'kms:GenerateDataKey');
+      const sizing = SIZING[task];
+      fns[task] = new lambda.Function(this, task, {
+        description: `ppdp release state ${task}`,
+        runtime: lambda.Runtime.NODEJS_22_X,
+        architecture: lambda.Architecture.ARM_64,
+        code: lambda.Code.fromAsset(props.handlersDir),
+        handler: `${HANDLER_FILES[task]}.handler`,
+        memorySize: sizing.memory,
+        timeout: sizing.timeout,
+        ephemeralStorageSize: Size.mebibytes(sizing.tmp),
+        tracing: lambda.Tracing.ACTIVE,
+        role,
+        logGroup,
+        loggingFormat: lambda.LoggingFormat.JSON,
+        environment: {
+          PPDP_ROWS_PER_SHARD: String(props.rowsPerShard ?? 1_000_000),
+          NODE_OPTIONS: '--enable-source-maps',
+        },
+      });
+    }
+    this.functions = fns;
+    const bucketArn = `<${this.getLogicalId(bucket.node.defaultChild as CfnResource)}.Arn>`;
+    const logicalArn = (c: { node: { defaultChild?: unknown } }) =>
+      `<${this.getLogicalId(c.node.defaultChild as CfnResource)}.Arn>`;
+    for (const task of TASKS) {
+      const role = fns[task].role!;
+      const logGroup = this.node.findChild(`${task}Logs`) as logs.LogGroup;
+      this.acknowledge(
+        role,
+        `Resource::${logicalArn(logGroup)}:*`,
+        "log streams of this function's own log group: their names are not known in advance",
+      );
+      this.acknowledge(
+        role,
+        'Resource::*',
+        'X-Ray PutTraceSegments/PutTelemetryRecords take no resource (active tracing)',
+      );
+      const prefixes = new Set(
+        access[task]
+          .flatMap((st) => st.resources)
+          .filter((r) => r.includes('/'))
+          .map((r) => r.split('/').slice(-2, -1)[0]!),
+      );
+      for (const prefix of prefixes) {
+        this.acknowledge(
+          role,
+          `Resource::${bucketArn}/${prefix}/*`,
+          `objects under ${prefix}/ only: keys depend on the release name and run id`,
+        );
+      }
+      this.acknowledgeFinding(
+        fns[task],
+        'AwsSolutions-L1',
+        'nodejs22.x is the newest runtime ppdp is tested on (the code also runs on Node 20)',
+      );
+    }
+
+    // The state machine: the same definition the local engine runs.
+    const stateMachineName = `${this.stackName}-release`;
+    const stateMachineArn = Arn.format(
+      {
+        service: 'states',
+        resource: 'stateMachine',
+        resourceName: stateMachineName,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      },
+      this,
+    );
+    const executionArns = Arn.format(
+      {
+        service: 'states',
+        resource: 'execution',
+        resourceName: `${stateMachineName}/*`,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      },
+      this,
+    );
+    const smRole = new iam.Role(this, 'StateMachineRole', {
+      assumedBy: new iam.ServicePrincipal('states.amazonaws.com'),
+      description:
+        'ppdp release state machine: invoke its functions, read shard lists, run its Distributed Maps',
+    });
+    for (const fn of Object.values(fns)) fn.grantInvoke(smRole);
+    smRole.addToPolicy(read('work/')); // the Distributed Maps' ItemReader reads shards.json
+    key.grant(smRole, 'kms:Decrypt');
+    smRole.addToPolicy(
+      new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [stateMachineArn] }),
+    );
+    smRole.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['states:DescribeExecution', 'states:StopExecution'],
+        resources: [executionArns],
+      }),
+    );
+    for (const fn of Object.values(fns)) {
+      this.acknowledge(
+        smRole,
+        `Resource::${logicalArn(fn)}:*`,
+        "invoking any version of the state's own function (grantInvoke)",
+      );
+    }
+    this.acknowledge(
+      smRole,
+      `Resource::${bucketArn}/work/*`,
+      'the Distributed Maps read shards.json under work/<name>/<runId>/',
+    );
+    this.acknowledge(
+      smRole,
+      `Resource::${executionArns}`,
+      'Distributed Map child executions of this state machine',
+    );
+    this.acknowledge(
+      smRole,
+      'Resource::*',
+      'X-Ray tracing and CloudWatch Logs delivery (CreateLogDelivery etc.) take no resource',
+    );
+    const definition = releaseDefinition({
+      resource: (task) => `\${${placeholder(task)}}`,
+      mapConcurrency: props.mapConcurrency ?? 100,
+    });
+    const smLogs = new logs.LogGroup(this, 'StateMachineLogs', {
+      logGroupName: `/aws/vendedlogs/states/${stateMachineName}`,
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.stateMachine = new sfn.StateMachine(this, 'Release', {
+      stateMachineName,
+      definitionBody: sfn.DefinitionBody.fromString(JSON.stringify(definition)),
+      definitionSubstitutions: Object.fromEntries(TASKS.map((t) => [placeholder(t), fns[t].functionArn])),
+      role: smRole,
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      // No execution data in the logs: payloads carry locations only, but errors may name values.
+      logs: { destination: smLogs, level: sfn.LogLevel.ALL, includeExecutionData: false },
+      tracingEnabled: true,
+      timeout: Duration.hours(12),
+    });
+
+    // A spec dropped at inbox/<name>/release.json starts a release.
+    const deadLetters = new sqs.Queue(this, 'StartFailures', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.acknowledgeFinding(
+      deadLetters,
+      'AwsSolutions-SQS3',
+      'this queue is itself the dead-letter queue of the rule and the schedules',
+    );
+    new events.Rule(this, 'OnSpec', {
+      description: 'ppdp: start a release when inbox/<name>/release.json is written',
+      eventPattern: {
+        source: ['aws.s3'],
+        detailType: ['Object Created'],
+        detail: {
+          bucket: { name: [bucket.bucketName] },
+          object: { key: events.Match.wildcard('inbox/*/release.json') },
+        },
+      },
+      targets: [
+        new targets.SfnStateMachine(this.stateMachine, {
+          input: events.RuleTargetInput.fromObject({
+            spec: `s3://${events.EventField.fromPath('$.detail.bucket.name')}/${events.EventField.fromPath('$.detail.object.key')}`,
+          }),
+          deadLetterQueue: deadLetters,
+          retryAttempts: 4,
+          maxEventAge: Duration.hours(2),
+        }),
+      ],
+    });
+
+    // Recurring releases: the spec in the inbox, re-run on a schedule.
+    for (const s of props.schedules ?? []) {
+      new scheduler.Schedule(this, `Schedule-${s.name}`, {
+        description: `ppdp: recurring release of inbox/${s.name}/release.json`,
+        schedule: scheduler.ScheduleExpression.expression(
+          s.expression,
+          s.timeZone ? TimeZone.of(s.timeZone) : undefined,
+        ),
+        target: new schedulerTargets.StepFunctionsStartExecution(this.stateMachine, {
+          input: scheduler.ScheduleTargetInput.fromObject({
+            spec: `s3://${bucket.bucketName}/inbox/${s.name}/release.json`,
+          }),
+          deadLetterQueue: deadLetters,
+          retryAttempts: 4,
+        }),
+      });
+    }
+
+    // eventBridgeEnabled adds CDK's bucket-notifications custom resource.
+    const notifications = this.node.tryFindChild(
+      'BucketNotificationsHandler050a0587b7544547bf325f094a3db834',
+    );
+    if (notifications) {
+      this.acknowledgeFinding(
+        notifications,
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        "CDK's own custom resource that turns on EventBridge notifications for the bucket; it runs only at deploy time",
+      );
+    }
+
+    new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
+    new CfnOutput(this, 'StateMachineArn', { value: this.stateMachine.stateMachineArn });
+  }
+
+  /** A cdk-nag AwsSolutions-IAM5 finding acknowledged with its reason. */
+  private acknowledge(scope: IConstruct, finding: string, reason: string): void {
+    this.acknowledgeFinding(scope, `AwsSolutions-IAM5[${finding}]`, reason);
+  }
+
+  private acknowledgeFinding(scope: IConstruct, id: string, reason: string): void {
+    Validations.of(scope).acknowledge({ id: `AwsSolutions::${id}`, reason });
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Checks of an input table against its spec that need the table: a header that matches no
+ * attribute (a file without a header row, or the wrong delimiter) and empty cells in a
+ * quasi-identifier. Messages name rows and columns, never a cell's value.
+ */
+import { basename } from 'node:path';
+import { InputError } from '../errors.ts';
+import type { ReleaseSpec } from '../spec/spec.ts';
+import { delimiterName } from './csv.ts';
+import { formatOf } from './read.ts';
+import type { EncodedTable } from './table.ts';
+
+/**
+ * Fails when no attribute of the spec is a column of the table. The column names are not
+ * listed: when the file has no header row, its "names" are the first row's values.
+ */
+export function checkHeader(spec: ReleaseSpec, table: EncodedTable): void {
+  const names = new Set(table.columns.map((c) => c.name));
+  if (spec.attributes.some((a) => names.has(a.name))) return;
+  const file = basename(table.source);
+  const csv = (spec.format.type ?? formatOf(spec.input)) === 'csv';
+  if (csv && table.columns.length === 1) {
+    throw new InputError(
+      'E_CSV_DELIMITER',
+      `${file} row 1: the header is a single column when split on ${delimiterName(table.delimiter)}, ` +
+        `and it names none of the spec's ${spec.attributes.length} attributes`,
+      'set "format": { "delimiter": … } to the delimiter the file uses (or leave it out to detect it), ' +
+        'and make sure the first row holds the column names',
+    );
+  }
+  throw new InputError(
+    'E_INPUT_HEADER',
+    `${file} row 1: none of the ${table.columns.length} column names is an attribute of ${basename(spec.file)}`,
+    'the first row must hold the column names the spec lists under attributes; add a header row if the file has none',
+  );
+}
+
+/** A cell that holds nothing but spaces counts as empty. */
+function isEmpty(value: string): boolean {
+  return value.trim() === '';
+}
+
+/**
+ * With `format.emptyCells: "error"` (the default), fails on the first empty cell of a
+ * quasi-identifier. With `"value"`, empty is a value of its own that the hierarchy must cover.
+ */
+export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable): void {
+  if (spec.format.emptyCells === 'value') return;
+  const csv = (spec.format.type ?? formatOf(spec.input)) === 'csv';
+  for (const a of spec.attributes) {
+    if (a.type !== 'quasi-identifying') continue;
+    const column = table.columns.find((c) => c.name === a.name);
+    if (!column) continue;
+    const empty = new Uint8Array(column.dictionary.length);
+    let any = false;
+    for (let code = 0; code < column.dictionary.length; code++) {
+      if (isEmpty(column.dictionary[code]!)) {
+        empty[code] = 1;
+        any = true;
+      }
+    }
+    if (!any) continue;
+    const row = column.codes.findIndex((c) => empty[c] === 1);
+    if (row < 0) continue;
+    throw new InputError(
+      'E_INPUT_EMPTY_CELL',
+      `${basename(table.source)} row ${row + (csv ? 2 : 1)}, column "${a.name}": the cell is empty ` +
+        '(a quasi-identifier needs a value in every row)',
+      'fill in the missing values (e.g. with "?"), or set "format": { "emptyCells": "value" } to treat ' +
+        "an empty cell as a value of its own (the column's hierarchy then needs a row for the empty value)",
+    );
+  }
+}

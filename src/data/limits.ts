@@ -1,0 +1,124 @@
+/**
+ * Resource limits, checked before the work they bound starts: an input that will not fit the
+ * memory budget, a lattice too large to search and a hierarchy too large to build each get a
+ * clear error instead of a hang or an out-of-memory crash.
+ */
+import { statSync } from 'node:fs';
+import { totalmem } from 'node:os';
+import { basename } from 'node:path';
+import { LimitError } from '../errors.ts';
+import type { ReleaseSpec } from '../spec/spec.ts';
+
+/** Lattices larger than this are not searched unless `limits.maxLatticeNodes` raises it. */
+export const DEFAULT_MAX_LATTICE_NODES = 10_000_000;
+/** Cells (values × levels) of one hierarchy beyond which building it is refused. */
+export const MAX_HIERARCHY_CELLS = 20_000_000;
+/** Levels of one hierarchy (a mask over long strings gets one level per character). */
+export const MAX_HIERARCHY_LEVELS = 1_000;
+/** The environment variable `--max-memory` sets; it overrides `limits.maxMemoryMB`. */
+export const MEMORY_ENV = 'PPDP_MAX_MEMORY_MB';
+
+const MB = 1024 * 1024;
+/** What the runtime needs besides the table (code, WASM memory, the search's state). */
+const BASELINE_BYTES = 64 * MB;
+/**
+ * Peak memory per input byte: the file's bytes, one decoded chunk, the codes (4 bytes per
+ * cell, at most ~2 per input byte for short cells) and each column's distinct values.
+ */
+const BYTES_PER_INPUT_BYTE = 4;
+
+export interface MemoryBudget {
+  readonly bytes: number;
+  /** Where the budget comes from, for the message. */
+  readonly source: string;
+}
+
+/** `--max-memory` (via PPDP_MAX_MEMORY_MB), else `limits.maxMemoryMB`, else the machine's memory. */
+export function memoryBudget(spec: Pick<ReleaseSpec, 'limits'>, env = process.env): MemoryBudget {
+  const fromEnv = env[MEMORY_ENV];
+  if (fromEnv !== undefined && fromEnv !== '') {
+    const mb = Number(fromEnv);
+    if (Number.isFinite(mb) && mb > 0) return { bytes: mb * MB, source: `--max-memory ${fromEnv}` };
+  }
+  const fromSpec = spec.limits?.maxMemoryMB;
+  if (fromSpec !== undefined) return { bytes: fromSpec * MB, source: `limits.maxMemoryMB = ${fromSpec}` };
+  return { bytes: totalmem(), source: "the machine's memory" };
+}
+
+/** Estimated peak memory of a release over an input of `inputBytes` bytes. */
+export function estimateMemory(inputBytes: number): number {
+  return BASELINE_BYTES + BYTES_PER_INPUT_BYTE * inputBytes;
+}
+
+/**
+ * Fails before reading when the input cannot fit the memory budget. A missing file passes:
+ * the reader names it.
+ */
+export function checkInputFits(spec: Pick<ReleaseSpec, 'input' | 'limits'>, env = process.env): void {
+  let bytes: number;
+  try {
+    bytes = statSync(spec.input).size;
+  } catch {
+    return;
+  }
+  const budget = memoryBudget(spec, env);
+  const need = estimateMemory(bytes);
+  if (need > budget.bytes) {
+    throw new LimitError(
+      'E_LIMIT_MEMORY',
+      `${basename(spec.input)}: releasing this ${size(bytes)} input needs about ${mb(need)} MB, ` +
+        `over the memory budget of ${mb(budget.bytes)} MB (${budget.source})`,
+      'raise the budget (--max-memory <MB> or "limits": { "maxMemoryMB": … } in the spec) on a machine ' +
+        'with that much memory, or release a sample or a split of the input',
+    );
+  }
+}
+
+/**
+ * Fails before the search when the lattice of `heights` (levels above the values, per
+ * quasi-identifier) has more nodes than the limit.
+ */
+export function checkLatticeSize(
+  specFile: string,
+  qis: readonly { readonly name: string; readonly height: number }[],
+  limit = DEFAULT_MAX_LATTICE_NODES,
+): void {
+  let size = 1;
+  for (const q of qis) size *= q.height + 1;
+  if (size > limit) {
+    const levels = qis.map((q) => `${q.name} ${q.height + 1}`).join(', ');
+    throw new LimitError(
+      'E_LIMIT_LATTICE',
+      `${basename(specFile)}: the generalization lattice has ${fmt(size)} nodes (levels per quasi-identifier: ${levels}), ` +
+        `over the limit of ${fmt(limit)} (limits.maxLatticeNodes)`,
+      'use fewer quasi-identifiers or hierarchies with fewer levels (e.g. fewer interval widths, or a ' +
+        'hierarchy file instead of { "mask": "right" } on long values), or raise limits.maxLatticeNodes',
+    );
+  }
+}
+
+/** Fails before a hierarchy of `values` × `levels` cells is built when it is too large. */
+export function checkHierarchySize(source: string, attribute: string, values: number, levels: number): void {
+  if (levels > MAX_HIERARCHY_LEVELS || values * levels > MAX_HIERARCHY_CELLS) {
+    throw new LimitError(
+      'E_LIMIT_HIERARCHY',
+      `${source}: the hierarchy of '${attribute}' would have ${fmt(levels)} levels for ${fmt(values)} values ` +
+        `(${fmt(values * levels)} cells), over the limit of ${fmt(MAX_HIERARCHY_LEVELS)} levels and ` +
+        `${fmt(MAX_HIERARCHY_CELLS)} cells`,
+      'give the column a hierarchy file with a few levels (ARX format: value;level1;…;*), or shorten its values',
+    );
+  }
+}
+
+function mb(bytes: number): string {
+  return (bytes / MB).toFixed(bytes < 10 * MB ? 1 : 0);
+}
+
+/** A size for a person: KB below 1 MB, else MB. */
+function size(bytes: number): string {
+  return bytes < MB ? `${(bytes / 1024).toFixed(1)} KB` : `${mb(bytes)} MB`;
+}
+
+function fmt(n: number): string {
+  return n.toLocaleString('en');
+}

@@ -1,0 +1,326 @@
+/**
+ * Anatomy (Xiao & Tao 2006) as a release method: l-diverse buckets by the group-creation and
+ * residue-assignment steps (bucketize.ts); QIs released unchanged, linked to the SA only
+ * through the bucket. Files:
+ * - `qit.arrow`/`qit.csv`: every released column but the SA, unchanged, plus `bucket`;
+ * - `st.arrow`/`st.csv`: `bucket`, the SA, `count` (one row per SA value present in a bucket);
+ * - `data.arrow`/`data.csv`: the single-table form (seed 002, Table 1(c)): the QIT's rows in the
+ *   same order with the SA column back in its input position, its values permuted within each
+ *   bucket.
+ * Insensitive columns ride in the QIT with the QIs. Verified by src/verify/anatomy.ts.
+ */
+import { encodeArrow, readArrow } from '../../data/arrow.ts';
+import { formatCsv, readCsv } from '../../data/csv.ts';
+import { compactDictionary, type EncodedColumn, type OutputColumn } from '../../data/table.ts';
+import { distributionMeasures } from '../../metrics/contingency.ts';
+import { disclosureMeasures } from '../../metrics/disclosure.ts';
+import { classSizeHistogram } from '../../metrics/privacy.ts';
+import type { VerificationCheck } from '../../report/types.ts';
+import type { Random } from '../../util/random.ts';
+import { verifyAnatomy } from '../../verify/anatomy.ts';
+import { decodeTable } from '../../verify/verify.ts';
+import {
+  checkEligibility,
+  type DiversityRequirement,
+  distinctNeeded,
+  diversityRequirement,
+  releasedAttributes,
+  sizeBars,
+  sizeFacts,
+  tupleIds,
+} from '../bucket-common.ts';
+import { bucketEstimator } from '../bucket-estimator.ts';
+import type { BuiltRelease, MethodContext, ReleaseMethod, StagedFile } from '../method.ts';
+import { anatomize, type Bucketization } from './bucketize.ts';
+
+/** The released layout: bucket ids, row order and the permuted SA of the single table. */
+export interface AnatomyLayout {
+  readonly bucketization: Bucketization;
+  /** Bucket (0-based, creation order) → released id (1..buckets, a random numbering). */
+  readonly ids: Int32Array;
+  /** Released row position → input row (sorted by bucket id, random within a bucket). */
+  readonly order: Int32Array;
+  /** Released row position → SA code shown in the single table (permuted within the bucket). */
+  readonly permutedSa: Int32Array;
+}
+
+export function layoutAnatomy(sa: EncodedColumn, l: number, random: Random): AnatomyLayout {
+  const bucketization = anatomize(sa.codes, sa.dictionary.length, l, random);
+  const { bucketOf, buckets, sizes } = bucketization;
+  const perm = random.permutation(buckets);
+  const ids = Int32Array.from(perm, (p) => p + 1);
+  // Rows by bucket id (counting sort of a random row order).
+  const n = bucketOf.length;
+  const startOfId = new Int32Array(buckets + 2);
+  for (let b = 0; b < buckets; b++) startOfId[ids[b]! + 1] = sizes[b]!;
+  for (let i = 1; i < startOfId.length; i++) startOfId[i]! += startOfId[i - 1]!;
+  const fill = startOfId.slice();
+  const order = new Int32Array(n);
+  for (const r of random.permutation(n)) order[fill[ids[bucketOf[r]!]!]!++] = r;
+  const permutedSa = new Int32Array(n);
+  for (let id = 1; id <= buckets; id++) {
+    const from = startOfId[id]!;
+    const size = startOfId[id + 1]! - from;
+    const p = random.permutation(size);
+    for (let i = 0; i < size; i++) permutedSa[from + i] = sa.codes[order[from + p[i]!]!]!;
+  }
+  return { bucketization, ids, order, permutedSa };
+}
+
+/** The release without its report: files and their verifier (for the method, tests, benchmarks). */
+export interface AnatomyRelease {
+  readonly req: DiversityRequirement;
+  readonly layout: AnatomyLayout;
+  readonly releasedColumns: EncodedColumn[];
+  readonly files: StagedFile[];
+  verify(path: (name: string) => string): VerificationCheck[];
+}
+
+export function anatomyRelease(
+  ctx: Pick<MethodContext, 'spec' | 'table' | 'time' | 'say' | 'random'>,
+): AnatomyRelease {
+  const { spec, table, time, say } = ctx;
+  const req = diversityRequirement(spec, table, 'anatomy', ['distinct-l-diversity', 'entropy-l-diversity']);
+  checkEligibility(req, table.rowCount, 'anatomy');
+  const l = distinctNeeded(req);
+  const layout = time('bucketize', () => layoutAnatomy(req.column, l, ctx.random('anatomy')));
+  const { bucketization, ids, order, permutedSa } = layout;
+  say(
+    `${table.rowCount.toLocaleString('en')} rows into ${bucketization.buckets.toLocaleString('en')} buckets ` +
+      `of ≥ ${l} distinct ${req.attribute} values (${bucketization.residual} residual rows)`,
+  );
+
+  const released = releasedAttributes(spec, table);
+  const columnOf = (name: string) => table.columns.find((c) => c.name === name)!;
+  const bucketColumn: OutputColumn = {
+    name: 'bucket',
+    kind: 'number',
+    values: Float64Array.from(order, (r) => ids[bucketization.bucketOf[r]!]!),
+  };
+  const reordered = (c: EncodedColumn) =>
+    compactDictionary(
+      c.name,
+      c.dictionary,
+      Int32Array.from(order, (r) => c.codes[r]!),
+    );
+  const { qit, st, data } = time('apply', () => {
+    const qitColumns = released
+      .filter((a) => a.name !== req.attribute)
+      .map((a) => reordered(columnOf(a.name)));
+    const dataColumns = released.map((a) =>
+      a.name === req.attribute
+        ? compactDictionary(a.name, req.column.dictionary, permutedSa)
+        : qitColumns.find((c) => c.name === a.name)!,
+    );
+    return {
+      qit: [...qitColumns, bucketColumn],
+      st: summaryTable(req, bucketization, ids),
+      data: [...dataColumns, bucketColumn],
+    };
+  });
+  const files = time('write', () =>
+    (
+      [
+        ['qit', qit],
+        ['st', st],
+        ['data', data],
+      ] as const
+    ).flatMap(([name, columns]) => [
+      { name: `${name}.arrow`, content: encodeArrow(columns) },
+      { name: `${name}.csv`, content: formatCsv(columns, table.delimiter) },
+    ]),
+  );
+  return {
+    req,
+    layout,
+    releasedColumns: released.map((a) => columnOf(a.name)),
+    files,
+    verify: (path) => {
+      const read = (name: string) => ({
+        arrow: decodeTable(readArrow(path(`${name}.arrow`))),
+        csv: decodeTable(readCsv(path(`${name}.csv`), { delimiter: table.delimiter })),
+      });
+      return verifyAnatomy({
+        input: table,
+        attributes: spec.attributes,
+        sensitive: req.attribute,
+        model: req.model,
+        l: req.l,
+        qit: read('qit'),
+        st: read('st'),
+        data: read('data'),
+        claims: {
+          buckets: bucketization.buckets,
+          bucketOfRow: Int32Array.from(bucketization.bucketOf, (b) => ids[b]!),
+        },
+      });
+    },
+  };
+}
+
+export const anatomyMethod: ReleaseMethod = {
+  name: 'anatomy',
+  build(ctx: MethodContext): BuiltRelease {
+    const release = anatomyRelease(ctx);
+    const report = ctx.time('measure', () =>
+      reportOf(ctx, release.req, release.layout, release.releasedColumns),
+    );
+    return { files: release.files, report, verify: release.verify };
+  },
+};
+
+/** ST: one row per (bucket, SA value) with its count; buckets by id, values in string order. */
+function summaryTable(req: DiversityRequirement, bz: Bucketization, ids: Int32Array): OutputColumn[] {
+  const { dictionary, codes } = req.column;
+  const byId: number[][] = Array.from({ length: bz.buckets + 1 }, () => []);
+  for (let r = 0; r < codes.length; r++) byId[ids[bz.bucketOf[r]!]!]!.push(codes[r]!);
+  const bucket: number[] = [];
+  const value: number[] = [];
+  const count: number[] = [];
+  for (let id = 1; id <= bz.buckets; id++) {
+    const counts = new Map<number, number>();
+    for (const s of byId[id]!) counts.set(s, (counts.get(s) ?? 0) + 1);
+    const sorted = [...counts.entries()].sort((a, b) =>
+      dictionary[a[0]]! < dictionary[b[0]]! ? -1 : dictionary[a[0]]! > dictionary[b[0]]! ? 1 : 0,
+    );
+    for (const [s, c] of sorted) {
+      bucket.push(id);
+      value.push(s);
+      count.push(c);
+    }
+  }
+  return [
+    { name: 'bucket', kind: 'number', values: Float64Array.from(bucket) },
+    compactDictionary(req.attribute, dictionary, Int32Array.from(value)),
+    { name: 'count', kind: 'number', values: Float64Array.from(count) },
+  ];
+}
+
+function reportOf(
+  ctx: MethodContext,
+  req: DiversityRequirement,
+  layout: AnatomyLayout,
+  releasedColumns: EncodedColumn[],
+): BuiltRelease['report'] {
+  const { table, kernel, spec } = ctx;
+  const { bucketization } = layout;
+  const { buckets, sizes, bucketOf } = bucketization;
+  const width = req.column.dictionary.length;
+  const hist = new Int32Array(buckets * width);
+  for (let r = 0; r < table.rowCount; r++) hist[bucketOf[r]! * width + req.column.codes[r]!]!++;
+  let minDistinct = Number.POSITIVE_INFINITY;
+  let minEntropy = Number.POSITIVE_INFINITY;
+  let maxPosterior = 0;
+  for (let b = 0; b < buckets; b++) {
+    let distinct = 0;
+    let entropy = 0;
+    for (let s = 0; s < width; s++) {
+      const c = hist[b * width + s]!;
+      if (c === 0) continue;
+      distinct++;
+      const p = c / sizes[b]!;
+      entropy -= p * Math.log(p);
+      maxPosterior = Math.max(maxPosterior, p);
+    }
+    minDistinct = Math.min(minDistinct, distinct);
+    minEntropy = Math.min(minEntropy, Math.exp(entropy));
+  }
+  const achievedL = req.model === 'distinct-l-diversity' ? minDistinct : minEntropy;
+  const satisfied = req.model === 'distinct-l-diversity' ? minDistinct >= req.l : minEntropy >= req.l - 1e-9;
+
+  // The original classes (distinct tuples over the other released columns) for the accuracy baseline.
+  const others = releasedColumns.filter((c) => c.name !== req.attribute);
+  const original = tupleIds(
+    kernel,
+    others.map((c) => c.codes),
+    others.map((c) => c.dictionary.length),
+    table.rowCount,
+  );
+  const originalHist = new Int32Array(original.count * width);
+  for (let r = 0; r < table.rowCount; r++) originalHist[original.ids[r]! * width + req.column.codes[r]!]!++;
+  const distribution = new Float64Array(width);
+  for (const c of req.column.codes) distribution[c]! += 1 / table.rowCount;
+  const disclosure = disclosureMeasures(
+    req.attribute,
+    { groups: buckets, width, counts: hist, keep: () => true },
+    { groups: original.count, width, counts: originalHist, keep: () => true },
+    distribution,
+  );
+
+  const saIndex = releasedColumns.findIndex((c) => c.name === req.attribute);
+  // Rows by bucket (the released order groups them by bucket id).
+  const start = new Int32Array(buckets + 1);
+  for (const b of bucketOf) start[layout.ids[b]!]!++;
+  for (let id = 0; id < buckets; id++) start[id + 1]! += start[id]!;
+  const measures = distributionMeasures(
+    releasedColumns,
+    bucketEstimator(
+      { rows: layout.order, start },
+      releasedColumns.map((c) => c.codes),
+      releasedColumns.map((c) => c.dictionary.length),
+      releasedColumns.map((_, i) => (i === saIndex ? 1 : 0)),
+    ),
+  );
+  const facts = sizeFacts(sizes);
+  return {
+    rows: { input: table.rowCount, released: table.rowCount, suppressed: 0 },
+    privacy: {
+      satisfied,
+      models: [
+        {
+          model: req.model,
+          params: { attribute: req.attribute, l: req.l },
+          satisfied,
+          achieved: { l: achievedL },
+          monotonic: req.model === 'distinct-l-diversity',
+        },
+      ],
+      classes: buckets,
+      ecSizeHistogram: classSizeHistogram(Array.from(sizes)),
+      disclosure: { [req.attribute]: disclosure },
+    },
+    utility: {
+      metric: 'kl-divergence',
+      value: measures.kl,
+      kl: measures.kl,
+      chi2: measures.chi2,
+      queryErrorBase: measures.queryErrorBase,
+      queryErrorCube: measures.queryErrorCube,
+      cubeCells: measures.cubeCells,
+    },
+    sections: [
+      {
+        title: 'Anatomy buckets',
+        facts: [
+          ['sensitive attribute', req.attribute],
+          ['model', `${req.model}, l = ${req.l}`],
+          ['distinct values per bucket (group creation)', distinctNeeded(req)],
+          ['buckets', buckets],
+          ['bucket size min / mean / max', `${facts.min} / ${facts.mean.toFixed(2)} / ${facts.max}`],
+          ['rows placed by residue assignment', bucketization.residual],
+          ['achieved l (worst bucket)', Number(achievedL.toFixed(4))],
+          ['largest share of one SA value in a bucket', Number(maxPosterior.toFixed(4))],
+          ['files', 'qit.csv/.arrow (QIs + bucket), st.csv/.arrow (bucket, SA, count), data.csv/.arrow'],
+        ],
+        note:
+          'Quasi-identifiers are released unchanged; the link between them and the sensitive attribute ' +
+          'is only the bucket. Utility: an analyst spreads each row over its bucket’s SA values.',
+        chart: { title: 'Buckets by size', bars: sizeBars(sizes) },
+      },
+    ],
+    details: {
+      anatomy: {
+        sensitive: req.attribute,
+        model: req.model,
+        l: req.l,
+        distinctPerBucket: distinctNeeded(req),
+        buckets,
+        residualRows: bucketization.residual,
+        bucketSizes: facts,
+        maxPosterior,
+        seed: spec.seed,
+        uncertainty: measures.uncertainty,
+      },
+    },
+  };
+}

@@ -1,0 +1,279 @@
+/**
+ * Mondrian multidimensional partitioning (strict and relaxed) as a release method:
+ * prepare (dimensions, models) → partition (WASM split steps, TS driver) → release values
+ * and classes → files; verified by src/verify/mondrian.ts.
+ */
+import { encodeArrow, readArrow } from '../../data/arrow.ts';
+import { formatCsv, readCsv } from '../../data/csv.ts';
+import { hierarchyRows } from '../../hierarchy/hierarchy.ts';
+import type { MondrianKernel } from '../../kernels/mondrian.ts';
+import { tsMondrianKernel } from '../../kernels/mondrian-ts.ts';
+import { wasmMondrianKernel } from '../../kernels/mondrian-wasm.ts';
+import { type DistributionMeasures, distributionMeasures } from '../../metrics/contingency.ts';
+import { classSizeHistogram, prosecutorRisk } from '../../metrics/privacy.ts';
+import type { ReportSection } from '../../report/types.ts';
+import { verifyMondrian } from '../../verify/mondrian.ts';
+import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
+import { mondrianEstimator } from './estimator.ts';
+import {
+  type PartitionProblem,
+  type PartitionResult,
+  partitionMondrian,
+  type RelaxedStrategy,
+} from './partition.ts';
+import { type PreparedMondrian, prepareMondrian } from './prepare.ts';
+import { type Released, releaseColumns, releaseValues } from './release.ts';
+
+export { prepareMondrian } from './prepare.ts';
+
+export interface MondrianOutcome {
+  readonly result: PartitionResult;
+  readonly released: Released;
+  /** The strategy whose partitions were released. */
+  readonly strategy: 'strict' | RelaxedStrategy;
+  /** Relaxed: each strategy's NCP. */
+  readonly candidates: { strategy: RelaxedStrategy; ncp: number }[];
+}
+
+/**
+ * Partitions and derives the released values. Relaxed Mondrian runs both relaxed strategies
+ * and keeps the one with the lower NCP (balanced-first on a tie): balanced cuts usually
+ * keep more, but greedy splitting gives no guarantee, while strict-first is never worse than
+ * strict Mondrian — so relaxed never is either.
+ */
+export function runMondrian(problem: PartitionProblem, kernel: MondrianKernel): MondrianOutcome {
+  if (problem.mode === 'strict') {
+    const result = partitionMondrian(problem, kernel);
+    return { result, released: releaseValues(problem, result), strategy: 'strict', candidates: [] };
+  }
+  const tries = (['balanced-first', 'strict-first'] as const).map((strategy) => {
+    const result = partitionMondrian({ ...problem, relaxed: strategy }, kernel);
+    return { strategy, result, released: releaseValues(problem, result) };
+  });
+  const best = tries[1]!.released.ncp < tries[0]!.released.ncp ? tries[1]! : tries[0]!;
+  return {
+    ...best,
+    candidates: tries.map((t) => ({ strategy: t.strategy, ncp: t.released.ncp })),
+  };
+}
+
+/** The Mondrian kernel matching the run's kernel choice (`--kernel wasm|ts`). */
+export function mondrianKernelFor(name: 'wasm' | 'ts'): MondrianKernel {
+  return name === 'ts' ? tsMondrianKernel : wasmMondrianKernel;
+}
+
+export const mondrianMethod: ReleaseMethod = {
+  name: 'mondrian',
+  build(ctx: MethodContext): BuiltRelease {
+    const { spec, table, time, say } = ctx;
+    const prepared = time('prepare', () => prepareMondrian(spec, table));
+    const { problem } = prepared;
+    say(
+      `${table.rowCount.toLocaleString('en')} rows, ${problem.dims.length} quasi-identifiers ` +
+        `(${problem.dims.map((d) => `${d.name}: ${d.kind}`).join(', ')}), ${problem.mode} Mondrian`,
+    );
+    const outcome = time('partition', () => runMondrian(problem, mondrianKernelFor(ctx.kernel.name)));
+    const { result, released } = outcome;
+    say(
+      `${result.count.toLocaleString('en')} partitions after ${result.splits.toLocaleString('en')} splits` +
+        `${outcome.strategy === 'strict' ? '' : ` (${outcome.strategy})`}, ` +
+        `${released.classes.toLocaleString('en')} classes, NCP ${released.ncp.toFixed(4)}`,
+    );
+    const columns = time('apply', () =>
+      releaseColumns(table, spec.attributes, problem, released, ctx.random('shuffle')),
+    );
+    const files = time('write', () => [
+      { name: 'data.arrow', content: encodeArrow(columns) },
+      { name: 'data.csv', content: formatCsv(columns, table.delimiter) },
+    ]);
+    const measures = time('measure', () => distributionOf(prepared, outcome));
+    const report = reportOf(prepared, outcome, measures);
+    return {
+      files,
+      report,
+      verify: (path) =>
+        verifyMondrian({
+          input: table,
+          attributes: spec.attributes,
+          privacy: spec.privacy,
+          numeric: problem.dims.filter((d) => d.kind === 'numeric').map((d) => d.name),
+          hierarchyRows: new Map(
+            spec.attributes
+              .filter(
+                (a) =>
+                  a.hierarchy !== undefined &&
+                  (a.type === 'sensitive' ||
+                    problem.dims.some((d) => d.name === a.name && d.kind !== 'numeric')),
+              )
+              .map((a) => [
+                a.name,
+                hierarchyRows(table.columns.find((c) => c.name === a.name)!, a.hierarchy!),
+              ]),
+          ),
+          arrow: readArrow(path('data.arrow')),
+          csv: readCsv(path('data.csv'), { delimiter: table.delimiter }),
+          claims: { classes: released.classes, minClassSize: report.privacy.k!, ncp: released.ncp },
+        }),
+    };
+  },
+};
+
+/** Above this many rows the distribution measures (a CUBE over every released attribute) are left out. */
+export const MEASURE_ROW_LIMIT = 100_000;
+
+/**
+ * KL, χ², count-query errors and uncertainty coefficients of what an analyst recovers (uniform
+ * spread within classes) against the input, over the released attributes; null when the spec
+ * says `"measures": false` or the table has more rows than MEASURE_ROW_LIMIT.
+ */
+export function distributionOf(
+  prepared: PreparedMondrian,
+  outcome: MondrianOutcome,
+): DistributionMeasures | null {
+  const { table, spec, problem } = prepared;
+  if (!prepared.method.measures || table.rowCount > MEASURE_ROW_LIMIT) return null;
+  const typeOf = new Map(spec.attributes.map((a) => [a.name, a.type]));
+  const columns = table.columns.filter((c) => typeOf.get(c.name) !== 'identifying');
+  return distributionMeasures(columns, mondrianEstimator(columns, problem, outcome.released));
+}
+
+function reportOf(
+  prepared: PreparedMondrian,
+  outcome: MondrianOutcome,
+  measures: DistributionMeasures | null,
+): BuiltRelease['report'] {
+  const { problem, table, method } = prepared;
+  const { result, released } = outcome;
+  const W = result.histWidth;
+  const sizes = Array.from(released.classSizes);
+  const minSize = sizes.length > 0 ? Math.min(...sizes) : 0;
+  let satisfied = true;
+  const models = problem.models.map((model) => {
+    const sa = problem.sensitive.findIndex((s) => s.name === model.attribute);
+    let ok = true;
+    let worst: number | undefined;
+    for (let c = 0; c < released.classes; c++) {
+      const histogram =
+        sa < 0
+          ? null
+          : released.classHist.subarray(
+              c * W + result.histBase[sa]!,
+              c * W + result.histBase[sa]! + problem.sensitive[sa]!.width,
+            );
+      const cls = { size: released.classSizes[c]!, histogram };
+      if (!model.holds(cls)) ok = false;
+      const v = model.measure(cls);
+      if (worst === undefined || (model.higherIsBetter ? v < worst : v > worst)) worst = v;
+    }
+    satisfied &&= ok;
+    return {
+      model: model.spec.model,
+      params: Object.fromEntries(Object.entries(model.spec).filter(([key]) => key !== 'model')) as Record<
+        string,
+        number | string
+      >,
+      satisfied: ok,
+      achieved: { [model.measureName]: worst ?? 0 },
+      monotonic: model.monotonic,
+    };
+  });
+  const ncpByAttribute = Object.fromEntries(problem.dims.map((d, i) => [d.name, released.ncpByDim[i]!]));
+  const splitsByAttribute = Object.fromEntries(problem.dims.map((d, i) => [d.name, result.splitsByDim[i]!]));
+  const kinds = Object.fromEntries(problem.dims.map((d) => [d.name, d.kind]));
+  const section: ReportSection = {
+    title: 'Mondrian partitioning',
+    facts: [
+      ['Mode', method.mode],
+      ...(outcome.candidates.length > 0
+        ? ([
+            [
+              'Relaxed strategy',
+              `${outcome.strategy} (NCP ${outcome.candidates.map((c) => `${c.strategy} ${round(c.ncp)}`).join(', ')})`,
+            ],
+          ] as [string, string][])
+        : []),
+      ['Partitions', result.count],
+      ['Splits', result.splits],
+      ['Candidate cuts tried', result.attempts],
+      ['Equivalence classes', released.classes],
+      ['NCP (0 = original, 1 = fully generalized)', round(released.ncp)],
+      ...(measures
+        ? ([
+            ['KL divergence (uniform spread within classes)', round(measures.kl)],
+            [
+              'Count-query error, base / CUBE',
+              `${round(measures.queryErrorBase)} / ${round(measures.queryErrorCube)}`,
+            ],
+          ] as [string, string | number][])
+        : ([
+            [
+              'Distribution measures',
+              method.measures ? `left out above ${MEASURE_ROW_LIMIT} rows` : 'left out ("measures": false)',
+            ],
+          ] as [string, string][])),
+      ...problem.dims.map((d, i): [string, string | number] => [
+        `${d.name} (${d.kind === 'numeric' ? 'numeric range' : d.kind === 'ordinal' ? 'ordinal, hierarchy labels' : 'hierarchy labels'})`,
+        `${result.splitsByDim[i]} splits, NCP ${round(released.ncpByDim[i]!)}`,
+      ]),
+    ],
+    note:
+      method.mode === 'strict'
+        ? 'Strict Mondrian: rows equal to a median always stay on one side of the cut, so released ranges never overlap.'
+        : 'Relaxed Mondrian: rows equal to a median may be divided between the halves to balance them, so two ranges may share their boundary value. Two strategies run — balanced-first (divide whenever that passes) and strict-first (divide only where strict Mondrian stops, never worse than strict) — and the one with the lower NCP is released.',
+    chart: {
+      title: 'NCP per quasi-identifier',
+      bars: problem.dims.map((d, i) => ({ label: d.name, value: round(released.ncpByDim[i]!) })),
+    },
+  };
+  return {
+    rows: { input: table.rowCount, released: table.rowCount, suppressed: 0 },
+    privacy: {
+      satisfied,
+      models,
+      k: minSize,
+      classes: released.classes,
+      ecSizeHistogram: classSizeHistogram(sizes),
+      prosecutorRisk: prosecutorRisk(sizes, 0.2),
+    },
+    utility: {
+      metric: 'ncp',
+      value: released.ncp,
+      ncp: released.ncp,
+      ...(measures
+        ? {
+            kl: measures.kl,
+            chi2: measures.chi2,
+            queryErrorBase: measures.queryErrorBase,
+            queryErrorCube: measures.queryErrorCube,
+            cubeCells: measures.cubeCells,
+          }
+        : {}),
+    },
+    sections: [section],
+    details: {
+      mondrian: {
+        mode: method.mode,
+        strategy: outcome.strategy,
+        candidates: outcome.candidates,
+        partitions: result.count,
+        splits: result.splits,
+        attempts: result.attempts,
+        classes: released.classes,
+        kinds,
+        splitsByAttribute,
+        ncpByAttribute,
+        ...(measures
+          ? { uncertainty: measures.uncertainty }
+          : {
+              distributionMeasures: method.measures
+                ? `left out: more than ${MEASURE_ROW_LIMIT} rows`
+                : 'left out: "measures": false',
+            }),
+      },
+    },
+  };
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}

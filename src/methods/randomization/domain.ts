@@ -1,0 +1,201 @@
+/**
+ * The categorical attributes randomization works on (SPEC §5): each QI and the SA become a
+ * list of categories and a row → category code. Numeric attributes (scale `numeric`) are
+ * discretized first: by a hierarchy level (`"discretize": { "age": { "level": 1 } }`) or into
+ * equal-width bins (`{ "bins": 8 }`); without an explicit choice, level 1 of their hierarchy
+ * or, with no hierarchy, 10 bins. Any attribute may be discretized by a level.
+ */
+import { basename } from 'node:path';
+import { formatNumber } from '../../data/csv.ts';
+import type { EncodedColumn, EncodedTable } from '../../data/table.ts';
+import { SpecError } from '../../errors.ts';
+import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
+import type { AttributeSpec, RandomizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
+
+export type Discretization =
+  | { readonly kind: 'values' }
+  | { readonly kind: 'level'; readonly level: number }
+  | { readonly kind: 'bins'; readonly bins: number; readonly edges: number[] };
+
+export interface CategoricalAttribute {
+  readonly name: string;
+  readonly role: 'quasi-identifying' | 'sensitive';
+  /** Category labels, index = category code. Only categories some input row has. */
+  readonly categories: string[];
+  /** Row → category code. */
+  readonly codes: Int32Array;
+  readonly discretization: Discretization;
+}
+
+export const DEFAULT_BINS = 10;
+
+const isNumeric = (v: string) => v.trim() !== '' && Number.isFinite(Number(v));
+
+/** The QIs (spec order) then the sensitive attribute: the contingency table's modes, in Kronecker order. */
+export function buildDomains(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  method: RandomizationMethodSpec,
+  sensitive: string,
+): CategoricalAttribute[] {
+  const attrs = [
+    ...spec.attributes.filter((a) => a.type === 'quasi-identifying'),
+    spec.attributes.find((a) => a.name === sensitive)!,
+  ];
+  return attrs.map((a) => categorical(spec, table, method, a));
+}
+
+function categorical(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  method: RandomizationMethodSpec,
+  a: AttributeSpec,
+): CategoricalAttribute {
+  const where = basename(spec.file);
+  const column = table.columns.find((c) => c.name === a.name)!;
+  const role = a.type === 'sensitive' ? 'sensitive' : 'quasi-identifying';
+  const explicit = method.discretize?.[a.name];
+  let choice: { level: number } | { bins: number } | undefined = explicit;
+  if (!choice && a.scale === 'numeric') {
+    choice = a.hierarchy ? { level: 1 } : { bins: DEFAULT_BINS };
+  }
+  if (!choice) return byValues(a.name, role, column);
+  if ('level' in choice) {
+    if (!a.hierarchy) {
+      throw new SpecError(
+        'E_SPEC_HIERARCHY',
+        `${where}: method.discretize.${a.name} asks for a hierarchy level, but attributes.${a.name} has no hierarchy`,
+        'add a hierarchy to the attribute, or discretize it with { "bins": n }',
+      );
+    }
+    const h = buildHierarchy(column, a.hierarchy, a.type === 'quasi-identifying');
+    if (choice.level > h.height) {
+      throw new SpecError(
+        'E_SPEC_RANGE',
+        `${where}: method.discretize.${a.name}.level is ${choice.level}, but the hierarchy has levels 0..${h.height}`,
+        `choose a level between 0 and ${h.height}`,
+      );
+    }
+    const levelTable = h.levelTables[choice.level]!;
+    const labels = h.labels[choice.level]!;
+    return compact(
+      a.name,
+      role,
+      labels,
+      Int32Array.from(column.codes, (c) => levelTable[c]!),
+      { kind: 'level', level: choice.level },
+    );
+  }
+  return byBins(a.name, role, column, choice.bins, where);
+}
+
+/** One category per distinct value: numeric order when every value is a number, else code-unit order. */
+function byValues(
+  name: string,
+  role: CategoricalAttribute['role'],
+  column: EncodedColumn,
+): CategoricalAttribute {
+  const dict = column.dictionary;
+  const numeric = dict.every(isNumeric);
+  const order = dict.map((_, i) => i);
+  order.sort((x, y) =>
+    numeric
+      ? Number(dict[x]) - Number(dict[y]) || (dict[x]! < dict[y]! ? -1 : 1)
+      : dict[x]! < dict[y]!
+        ? -1
+        : dict[x]! > dict[y]!
+          ? 1
+          : 0,
+  );
+  const rank = new Int32Array(dict.length);
+  order.forEach((c, i) => {
+    rank[c] = i;
+  });
+  return compact(
+    name,
+    role,
+    order.map((c) => dict[c]!),
+    Int32Array.from(column.codes, (c) => rank[c]!),
+    { kind: 'values' },
+  );
+}
+
+/** Equal-width bins over [min, max]: `[lo,hi)`, the last one closed `[lo,hi]`. */
+export function binEdges(min: number, max: number, bins: number): number[] {
+  if (max === min) return [min, max];
+  return Array.from({ length: bins + 1 }, (_, i) => (i === bins ? max : min + ((max - min) * i) / bins));
+}
+
+export function binOf(x: number, edges: readonly number[]): number {
+  const bins = edges.length - 1;
+  let lo = 0;
+  let hi = bins - 1;
+  // last bin whose lower edge ≤ x
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (edges[mid]! <= x) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+export function binLabel(edges: readonly number[], b: number): string {
+  const last = b === edges.length - 2;
+  return `[${formatNumber(edges[b]!)},${formatNumber(edges[b + 1]!)}${last ? ']' : ')'}`;
+}
+
+function byBins(
+  name: string,
+  role: CategoricalAttribute['role'],
+  column: EncodedColumn,
+  bins: number,
+  where: string,
+): CategoricalAttribute {
+  const values = column.dictionary.map(Number);
+  const bad = column.dictionary.findIndex((v) => !isNumeric(v));
+  if (bad >= 0) {
+    throw new SpecError(
+      'E_SPEC_DISCRETIZE',
+      `${where}: attributes.${name} is binned, but some of its values are not numbers`,
+      'bin only numeric columns, or discretize it by a hierarchy level ({ "level": n })',
+    );
+  }
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const v of values) {
+    min = Math.min(min, v);
+    max = Math.max(max, v);
+  }
+  const edges = binEdges(min, max, bins);
+  const binOfCode = values.map((v) => binOf(v, edges));
+  const labels = edges.slice(0, -1).map((_, b) => binLabel(edges, b));
+  return compact(
+    name,
+    role,
+    labels,
+    Int32Array.from(column.codes, (c) => binOfCode[c]!),
+    {
+      kind: 'bins',
+      bins: edges.length - 1,
+      edges,
+    },
+  );
+}
+
+/** Keeps the labels some row uses, in the labels' order. */
+function compact(
+  name: string,
+  role: CategoricalAttribute['role'],
+  labels: readonly string[],
+  codes: Int32Array,
+  discretization: Discretization,
+): CategoricalAttribute {
+  const used = new Uint8Array(labels.length);
+  for (const c of codes) used[c] = 1;
+  const remap = new Int32Array(labels.length).fill(-1);
+  const categories: string[] = [];
+  labels.forEach((l, i) => {
+    if (used[i]) remap[i] = categories.push(l) - 1;
+  });
+  return { name, role, categories, codes: Int32Array.from(codes, (c) => remap[c]!), discretization };
+}

@@ -1,0 +1,477 @@
+/**
+ * Randomization as a release method (SPEC §5, seeds 000 and 004; issue 5): every row is
+ * kept and its QIs and/or sensitive attribute are replaced at random through published
+ * distortion matrices — optimal retention under an attribute-disclosure bound τ (or l as
+ * τ = 1/l), (ρ1, ρ2)-privacy by γ-amplification, or small-domain randomization with the
+ * exact posterior check. Files: data.arrow, data.csv (rows shuffled), matrices.json.
+ * Verified by src/verify/randomization.ts.
+ */
+import { encodeArrow } from '../../data/arrow.ts';
+import { formatCsv } from '../../data/csv.ts';
+import {
+  compactDictionary,
+  type EncodedColumn,
+  type EncodedTable,
+  type OutputColumn,
+} from '../../data/table.ts';
+import type { KroneckerKernel, ModeMatrix } from '../../kernels/kronecker-kernel.ts';
+import { tsKroneckerKernel } from '../../kernels/kronecker-ts.ts';
+import { wasmKroneckerKernel } from '../../kernels/kronecker-wasm.ts';
+import { LaneRandom, laneState, type PerturbKernel, thresholdsOf } from '../../kernels/perturb-kernel.ts';
+import { tsPerturbKernel } from '../../kernels/perturb-ts.ts';
+import { wasmSimdPerturbKernel } from '../../kernels/perturb-wasm.ts';
+import { type DistributionMeasures, distributionMeasures } from '../../metrics/contingency.ts';
+import type { ModelResult, ReportSection } from '../../report/types.ts';
+import { verifyRandomization } from '../../verify/randomization.ts';
+import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
+import { releaseKeysOf } from './keys.ts';
+import { type Distortion, gammaOf, impliedRho2, inverseOf } from './matrices.ts';
+import type { MatricesFile } from './matrices-file.ts';
+import { rowsOf } from './matrices-file.ts';
+import { expectedSquaredError, planRandomization, type RandomizationPlan } from './plan.ts';
+import { type ReconstructionMode, randomizationEstimator } from './reconstruct.ts';
+import { exactRhoCheck, type RhoCheck } from './rho.ts';
+import type { RiskDetail } from './risk.ts';
+
+export const VERSION = '0.1.0';
+
+/** The inverse as a Kronecker operator: a·I + b·J inverses stay structured. */
+export function inverseOperator(p: Distortion | null): ModeMatrix {
+  if (!p) return null;
+  if (p.diag !== undefined && p.d > 1) {
+    const q = (1 - p.diag) / (p.d - 1);
+    const s = p.diag - q;
+    return { a: 1 / s, b: -q / s };
+  }
+  return inverseOf(p);
+}
+
+/** Released category codes per contingency attribute, in input row order. */
+export function perturbAll(plan: RandomizationPlan, key: Uint32Array, kernel: PerturbKernel): Int32Array[] {
+  const state = laneState(key);
+  return plan.attributes.map((a, i) => {
+    const p = plan.distortions[i];
+    return p ? kernel.perturb(a.codes, thresholdsOf(p.matrix, p.d), state) : a.codes;
+  });
+}
+
+export const randomizationMethod: ReleaseMethod = {
+  name: 'randomization',
+  build(ctx: MethodContext): BuiltRelease {
+    const { spec, table, time, say } = ctx;
+    const reference = ctx.kernel.name === 'ts';
+    const kron: KroneckerKernel = reference ? tsKroneckerKernel : wasmKroneckerKernel;
+    const perturbKernel: PerturbKernel = reference ? tsPerturbKernel : wasmSimdPerturbKernel;
+    const plan = time('optimize', () => planRandomization(spec, table, { kernel: kron, say }));
+    const { attributes, distortions } = plan;
+    const randomizedNames = attributes.filter((_, i) => distortions[i]).map((a) => a.name);
+    say(
+      `${table.rowCount.toLocaleString('en')} rows; randomizing ${randomizedNames.join(', ') || 'nothing'} (${plan.method.scenario}, ${plan.method.form} form)`,
+    );
+
+    const keys = releaseKeysOf(spec.seed, table);
+    const released = time('perturb', () => perturbAll(plan, keys.perturb, perturbKernel));
+    const order = time('shuffle', () => new LaneRandom(keys.shuffle).permutation(table.rowCount));
+    const columns = time('apply', () => outputColumns(plan, table, released, order));
+
+    const risk = time('risk', () =>
+      plan.evaluator.detail({ qi: distortions.slice(0, -1), sa: distortions[distortions.length - 1]! }),
+    );
+    const rhoCheck = plan.requirements.rho ? saRhoCheck(plan) : undefined;
+    let measures: DistributionMeasures | undefined;
+    let measuresNote: string | undefined;
+    time('measures', () => {
+      try {
+        measures = distributionMeasures(
+          attributes.map((a): EncodedColumn => ({ name: a.name, dictionary: a.categories, codes: a.codes })),
+          randomizationEstimator(
+            kron,
+            attributes.map(
+              (a, i): ReconstructionMode => ({
+                d: a.categories.length,
+                inverse: inverseOperator(distortions[i]!),
+              }),
+            ),
+            released,
+          ),
+        );
+      } catch (e) {
+        if (!(e instanceof RangeError)) throw e;
+        measuresNote = `utility measures left out: ${e.message}; reconstruct marginals with \`ppdp reconstruct\``;
+      }
+    });
+    const matrices = matricesFile(plan, risk, rhoCheck);
+    const files = time('write', () => [
+      { name: 'data.arrow', content: encodeArrow(columns) },
+      { name: 'data.csv', content: formatCsv(columns, table.delimiter) },
+      { name: 'matrices.json', content: `${compactJson(matrices)}\n` },
+    ]);
+    plan.evaluator.dispose();
+    return {
+      files,
+      report: reportOf(plan, risk, rhoCheck, measures, measuresNote),
+      verify: (path) =>
+        verifyRandomization({
+          spec,
+          input: table,
+          dataArrow: path('data.arrow'),
+          dataCsv: path('data.csv'),
+          matrices: path('matrices.json'),
+          claims: {
+            maxRisk: risk.max,
+            meanRisk: risk.mean,
+            tau: plan.requirements.tau?.value,
+            rho: plan.requirements.rho,
+          },
+        }),
+    };
+  },
+};
+
+/** JSON with 2-space indentation, but every array of numbers (a matrix row, bin edges) on one line. */
+export function compactJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(
+    /\[\n\s+([-+\d.eE,\s]+?)\n\s+\]/g,
+    (_, inner: string) => `[${inner.split(/,\s+/).join(', ')}]`,
+  );
+}
+
+function outputColumns(
+  plan: RandomizationPlan,
+  table: EncodedTable,
+  released: Int32Array[],
+  order: Int32Array,
+): OutputColumn[] {
+  const typeOf = new Map(plan.spec.attributes.map((a) => [a.name, a.type]));
+  const n = order.length;
+  return table.columns
+    .filter((col) => typeOf.get(col.name) !== 'identifying')
+    .map((col) => {
+      const i = plan.attributes.findIndex((a) => a.name === col.name);
+      const codes = new Int32Array(n);
+      if (i >= 0) {
+        const r = released[i]!;
+        for (let j = 0; j < n; j++) codes[j] = r[order[j]!]!;
+        return compactDictionary(col.name, plan.attributes[i]!.categories, codes);
+      }
+      for (let j = 0; j < n; j++) codes[j] = col.codes[order[j]!]!;
+      return compactDictionary(col.name, col.dictionary, codes);
+    });
+}
+
+/** The exact (ρ1, ρ2) check of the SA's matrix against the input's SA distribution. */
+function saRhoCheck(plan: RandomizationPlan): RhoCheck {
+  const sa = plan.attributes[plan.attributes.length - 1]!;
+  const d = sa.categories.length;
+  const prior = new Float64Array(d);
+  for (const c of sa.codes) prior[c]! += 1 / sa.codes.length;
+  const p = plan.distortions[plan.distortions.length - 1];
+  const matrix = p ? p.matrix : Float64Array.from({ length: d * d }, (_, x) => (x % (d + 1) === 0 ? 1 : 0));
+  return exactRhoCheck(matrix, d, prior, plan.requirements.rho!.rho1, plan.requirements.rho!.rho2);
+}
+
+const RHO1_TABLE = [0.01, 0.05, 0.1, 0.2, 0.3, 0.5];
+
+function matricesFile(plan: RandomizationPlan, risk: RiskDetail, rho: RhoCheck | undefined): MatricesFile {
+  const { attributes, distortions, method, requirements } = plan;
+  const sa = attributes[attributes.length - 1]!;
+  const entries: MatricesFile['attributes'] = {};
+  const unchanged: MatricesFile['released'] = {};
+  attributes.forEach((a, i) => {
+    const p = distortions[i];
+    if (!p) {
+      unchanged[a.name] = { role: a.role, categories: a.categories, discretization: a.discretization };
+      return;
+    }
+    const gamma = gammaOf(p.matrix, p.d);
+    entries[a.name] = {
+      role: a.role,
+      categories: a.categories,
+      matrix: rowsOf(p.matrix, p.d),
+      form: p.form,
+      ...(p.parameter !== undefined ? { retention: p.parameter } : {}),
+      ...(p.diag !== undefined ? { diagonal: p.diag } : {}),
+      gamma: Number.isFinite(gamma) ? gamma : null,
+      discretization: a.discretization,
+      chosenBy: plan.chosenBy[a.name] ?? 'spec',
+    };
+  });
+  return {
+    ppdp: VERSION,
+    scenario: method.scenario,
+    form: method.form,
+    rows: sa.codes.length,
+    attributeOrder: attributes.map((a) => a.name),
+    attributes: entries,
+    released: unchanged,
+    sensitive: sa.name,
+    privacy: {
+      ...(requirements.tau ? { tau: requirements.tau.value, tauFrom: requirements.tau.from } : {}),
+      ...(requirements.rho
+        ? { rho1: requirements.rho.rho1, rho2: requirements.rho.rho2, gammaAllowed: requirements.rho.gamma }
+        : {}),
+      maxRisk: risk.max,
+      meanRisk: risk.mean,
+      ...(rho ? { worstUpwardPosterior: rho.worstUpward, worstDownwardPosterior: rho.worstDownward } : {}),
+    },
+    ...(plan.smallDomain
+      ? {
+          smallDomain: {
+            attribute: sa.name,
+            blocks: plan.smallDomain.blocks.map((b) => ({
+              categories: b.values.map((v) => sa.categories[v]!),
+              retention: b.retention,
+              diagonal: b.diag,
+              share: b.share,
+            })),
+            guarantee: smallDomainGuarantee(requirements.rho!.rho1, requirements.rho!.rho2),
+          },
+        }
+      : {}),
+    stream: {
+      generator:
+        'xoshiro128** in 4 lanes, advancing together; cell i of a column uses lane i % 4 of block ⌊i/4⌋',
+      thresholds:
+        'released code = #{ j < d−1 : round(2^31 · Σ_{u≤j} P[u][v]) ≤ x }, x = output >>> 1, v the original code',
+      key: 'SHA-256("ppdp/randomization/v1" ‖ 0x00 ‖ seed u32 LE ‖ SHA-256 of the input cells, column by column as UTF-8 name ‖ 0x00 then each value ‖ 0x00): bytes 0–15 perturbation key, 16–31 shuffle key',
+      order:
+        'randomized attributes in attributeOrder, one after the other; then the rows are shuffled (Fisher–Yates from the last row, on the shuffle key)',
+    },
+  };
+}
+
+export function smallDomainGuarantee(rho1: number, rho2: number): string {
+  return (
+    `For every released row, every set Q of sensitive values whose share of the input is at most ${rho1} has ` +
+    `posterior probability at most ${rho2} given the released value (which reveals its sub-domain), and every set ` +
+    `whose share is at least ${rho2} keeps posterior at least ${rho1}; the adversary's prior is the sensitive ` +
+    'attribute’s distribution over the whole input. Checked exactly by computing the posteriors.'
+  );
+}
+
+function quantile(values: Float64Array, weights: Float64Array, q: number): number {
+  const idx = Array.from(values.keys()).sort((a, b) => values[a]! - values[b]!);
+  let total = 0;
+  for (const w of weights) total += w;
+  let acc = 0;
+  for (const i of idx) {
+    acc += weights[i]!;
+    if (acc >= q * total) return values[i]!;
+  }
+  return values[idx[idx.length - 1]!] ?? 0;
+}
+
+function reportOf(
+  plan: RandomizationPlan,
+  risk: RiskDetail,
+  rho: RhoCheck | undefined,
+  measures: DistributionMeasures | undefined,
+  measuresNote: string | undefined,
+): BuiltRelease['report'] {
+  const { attributes, distortions, requirements, method, spec } = plan;
+  const n = attributes[0]!.codes.length;
+  const cellCount = plan.evaluator.table.cellCount;
+  const sa = attributes[attributes.length - 1]!;
+  const saP = distortions[distortions.length - 1];
+  const gamma = saP ? gammaOf(saP.matrix, saP.d) : Number.POSITIVE_INFINITY;
+  const expected = expectedSquaredError(attributes, distortions);
+  const parameters: Record<string, number> = {};
+  attributes.forEach((a, i) => {
+    const p = distortions[i];
+    parameters[a.name] = p ? (p.parameter ?? p.diag ?? Number.NaN) : 1;
+  });
+  const models = spec.privacy.map((m): ModelResult => {
+    const params = Object.fromEntries(Object.entries(m).filter(([key]) => key !== 'model')) as Record<
+      string,
+      number | string
+    >;
+    if (m.model === 'rho-privacy') {
+      return {
+        model: m.model,
+        params,
+        satisfied: rho!.satisfied,
+        achieved: {
+          gamma: Number.isFinite(gamma) ? gamma : -1,
+          impliedRho2: impliedRho2(gamma, m.rho1),
+          worstUpwardPosterior: rho!.worstUpward,
+          worstDownwardPosterior: rho!.worstDownward,
+        },
+        monotonic: false,
+      };
+    }
+    return {
+      model: m.model,
+      params,
+      satisfied: risk.max <= requirements.tau!.value,
+      achieved: { maxRisk: risk.max, meanRisk: risk.mean, tau: requirements.tau!.value },
+      monotonic: false,
+    };
+  });
+  const impliedRho = Number.isFinite(gamma)
+    ? RHO1_TABLE.map((r1) => ({ rho1: r1, rho2: impliedRho2(gamma, r1) }))
+    : [];
+  const uncertainty = measures?.uncertainty ?? [];
+  const avg = (pairs: typeof uncertainty, key: 'before' | 'after') =>
+    pairs.length ? pairs.reduce((s, p) => s + p[key], 0) / pairs.length : 0;
+  const qiQi = uncertainty.filter((p) => p.x !== sa.name && p.y !== sa.name);
+  const qiSa = uncertainty.filter((p) => p.x === sa.name || p.y === sa.name);
+  const utility: BuiltRelease['report']['utility'] = {
+    metric: 'expected-squared-error',
+    value: expected,
+    objective: plan.optimizer?.objective ?? 0,
+    ...(measures
+      ? {
+          kl: measures.kl,
+          chi2: measures.chi2,
+          queryErrorBase: measures.queryErrorBase,
+          queryErrorCube: measures.queryErrorCube,
+          uncertaintyQiQiBefore: avg(qiQi, 'before'),
+          uncertaintyQiQiAfter: avg(qiQi, 'after'),
+          uncertaintyQiSaBefore: avg(qiSa, 'before'),
+          uncertaintyQiSaAfter: avg(qiSa, 'after'),
+        }
+      : { note: measuresNote ?? 'not computed' }),
+  };
+  const fmt = (x: number, digits = 4) => (Number.isFinite(x) ? Number(x.toPrecision(digits)) : '∞');
+  const sections: ReportSection[] = [
+    {
+      title: 'Randomization',
+      facts: [
+        ['scenario', method.scenario],
+        ['matrix form', method.form],
+        [
+          'randomized',
+          attributes
+            .filter((_, i) => distortions[i])
+            .map((a) => a.name)
+            .join(', ') || 'nothing',
+        ],
+        ['sensitive attribute', sa.name],
+        ['contingency cells', attributes.reduce((s, a) => s * a.categories.length, 1)],
+        ...attributes.map((a, i): [string, string | number] => [
+          `retention ${a.name}`,
+          distortions[i]
+            ? `${fmt(parameters[a.name]!, 6)} (${plan.chosenBy[a.name] ?? 'spec'}, d = ${a.categories.length})`
+            : 'not randomized',
+        ]),
+        ['expected squared error E‖π̂ − π‖²', fmt(expected)],
+      ],
+      note:
+        'Every input row gives exactly one released row; the rows are shuffled. matrices.json holds every matrix: ' +
+        '`ppdp reconstruct` estimates any contingency table from the release.',
+      chart: {
+        title: 'retention (diagonal of each matrix)',
+        bars: attributes.map((a, i) => ({
+          label: a.name,
+          value: distortions[i] ? (distortions[i]!.diag ?? Number.NaN) : 1,
+        })),
+      },
+    },
+    {
+      title: 'Attribute disclosure risk (seed 004, SPEC §5)',
+      facts: [
+        ['max risk over rows', fmt(risk.max)],
+        ['mean risk over rows', fmt(risk.mean)],
+        [
+          'median / 90th / 99th percentile',
+          [0.5, 0.9, 0.99].map((q) => fmt(quantile(risk.cellRisk, cellCount, q))).join(' / '),
+        ],
+        ...(requirements.tau
+          ? [['bound τ', `${fmt(requirements.tau.value)} (${requirements.tau.from})`] as [string, string]]
+          : []),
+        ['γ of the sensitive attribute’s matrix', fmt(gamma)],
+        ...impliedRho.map((r): [string, string] => [`implied ρ2 for ρ1 = ${r.rho1}`, String(fmt(r.rho2))]),
+        ...(rho
+          ? ([
+              ['worst posterior of a property with prior ≤ ρ1', fmt(rho.worstUpward)],
+              ['worst posterior of a property with prior ≤ 1 − ρ2', fmt(rho.worstDownward)],
+            ] as [string, number | string][])
+          : []),
+      ],
+      note:
+        'risk(α,u) = (π_{α,u}/π_α)·r_QI(α)·r_S(u|α): the probability that an attacker who knows a person’s QIs and the ' +
+        'matrices reconstructs both the QIs and the sensitive value. γ-amplification bounds every posterior (seed 000).',
+    },
+  ];
+  if (plan.smallDomain) {
+    sections.push({
+      title: 'Small-domain randomization (seed 000)',
+      facts: plan.smallDomain.blocks.map((b, j): [string, string] => [
+        `sub-domain ${j + 1} (${fmt(b.share * 100, 3)} % of rows)`,
+        `${b.values.map((v) => sa.categories[v]).join(', ')} — retention ${fmt(b.retention, 6)}`,
+      ]),
+      note: smallDomainGuarantee(requirements.rho!.rho1, requirements.rho!.rho2),
+    });
+  }
+  if (measures) {
+    sections.push({
+      title: 'Utility of the reconstruction (SPEC §6)',
+      facts: [
+        ['KL(π ‖ π̂)', fmt(measures.kl)],
+        ['χ²(π, π̂)', fmt(measures.chi2)],
+        ['base group-by relative error', fmt(measures.queryErrorBase)],
+        [`CUBE relative error (${measures.cubeCells} cells)`, fmt(measures.queryErrorCube)],
+        [
+          'uncertainty coefficient QI–QI before → after',
+          `${fmt(avg(qiQi, 'before'))} → ${fmt(avg(qiQi, 'after'))}`,
+        ],
+        [
+          'uncertainty coefficient QI–SA before → after',
+          `${fmt(avg(qiSa, 'before'))} → ${fmt(avg(qiSa, 'after'))}`,
+        ],
+      ],
+      note: 'Measured on this release: π̂ = P⁻¹·λ from the released rows, against the input’s contingency table.',
+    });
+  }
+  return {
+    rows: { input: n, released: n, suppressed: 0 },
+    privacy: {
+      satisfied: models.every((m) => m.satisfied),
+      models,
+      disclosure: {
+        attributeDisclosure: { max: risk.max, mean: risk.mean },
+        gamma: Number.isFinite(gamma) ? gamma : null,
+        impliedRho,
+      },
+    },
+    utility,
+    sections,
+    details: {
+      randomization: {
+        scenario: method.scenario,
+        form: method.form,
+        smallDomain: method.smallDomain,
+        parameters,
+        chosenBy: plan.chosenBy,
+        categories: Object.fromEntries(attributes.map((a) => [a.name, a.categories.length])),
+        gamma: Object.fromEntries(
+          attributes.flatMap((a, i) => {
+            const p = distortions[i];
+            if (!p) return [];
+            const g = gammaOf(p.matrix, p.d);
+            return [[a.name, Number.isFinite(g) ? g : null]];
+          }),
+        ),
+        risk: { max: risk.max, mean: risk.mean },
+        expectedSquaredError: expected,
+        optimizer: plan.optimizer
+          ? {
+              objective: plan.optimizer.objective,
+              evaluations: plan.optimizer.evaluations,
+              maxRisk: plan.optimizer.maxRisk,
+            }
+          : null,
+        ...(measures ? { uncertainty: measures.uncertainty } : {}),
+        ...(plan.smallDomain
+          ? {
+              subDomains: plan.smallDomain.blocks.map((b) => ({
+                categories: b.values.map((v) => sa.categories[v]!),
+                retention: b.retention,
+                share: b.share,
+              })),
+            }
+          : {}),
+      },
+    },
+  };
+}

@@ -1,0 +1,404 @@
+/**
+ * From a spec to the randomization plan: which attributes are randomized, by which matrices,
+ * under which bounds — the privacy models read, user matrices validated, parameters
+ * optimized. Everything the release, the tests and the benches share.
+ */
+import { basename } from 'node:path';
+import type { EncodedTable } from '../../data/table.ts';
+import { NoSolutionError, SpecError } from '../../errors.ts';
+import type { KroneckerKernel } from '../../kernels/kronecker-kernel.ts';
+import type { RandomizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
+import { buildDomains, type CategoricalAttribute } from './domain.ts';
+import {
+  type Distortion,
+  diagOf,
+  gammaFor,
+  gammaOf,
+  inverseColumnNorms,
+  inverseOf,
+  maxDiagForGamma,
+  minDiag,
+  structuredDistortion,
+  validateMatrix,
+} from './matrices.ts';
+import { type OptimizeResult, optimizeParameters, TAU_MARGIN } from './optimize.ts';
+import { type SmallDomainPlan, smallDomainPlan } from './rho.ts';
+import { MAX_QI_CELLS, RiskEvaluator, type RiskMatrices, type RiskOperand, riskTable } from './risk.ts';
+
+export interface Requirements {
+  readonly sensitive: string;
+  /** Attribute-disclosure bound: τ, and where it came from. */
+  readonly tau: { readonly value: number; readonly from: string } | undefined;
+  readonly rho: { readonly rho1: number; readonly rho2: number; readonly gamma: number } | undefined;
+}
+
+export interface RandomizationPlan {
+  readonly spec: ReleaseSpec;
+  readonly method: RandomizationMethodSpec;
+  readonly requirements: Requirements;
+  /** The contingency table's attributes in Kronecker order: QIs (spec order), then the SA. */
+  readonly attributes: CategoricalAttribute[];
+  /** Per attribute: its distortion, or null when released unchanged (perhaps discretized). */
+  readonly distortions: (Distortion | null)[];
+  /** How each randomized attribute's matrix was chosen. */
+  readonly chosenBy: Record<
+    string,
+    'optimizer' | 'spec retention' | 'spec matrix' | 'rho-privacy' | 'small-domain'
+  >;
+  readonly optimizer: OptimizeResult | undefined;
+  readonly smallDomain: SmallDomainPlan | undefined;
+  readonly evaluator: RiskEvaluator;
+}
+
+const SCENARIO_RANDOMIZES = {
+  'rr-s': (role: string) => role === 'sensitive',
+  'rr-qi': (role: string) => role === 'quasi-identifying',
+  'rr-both': () => true,
+};
+
+/** Reads the privacy models a randomization release accepts. */
+export function requirementsOf(spec: ReleaseSpec): Requirements {
+  const where = basename(spec.file);
+  let tau: Requirements['tau'];
+  let rho: Requirements['rho'];
+  const named = new Set<string>();
+  spec.privacy.forEach((m, i) => {
+    const field = `privacy[${i}]`;
+    switch (m.model) {
+      case 'attribute-disclosure':
+        named.add(m.attribute);
+        tau = tighter(tau, { value: m.tau, from: `attribute-disclosure τ = ${m.tau}` });
+        break;
+      case 'distinct-l-diversity':
+      case 'entropy-l-diversity':
+        named.add(m.attribute);
+        tau = tighter(tau, { value: 1 / m.l, from: `${m.model} l = ${m.l} (τ = 1/l)` });
+        break;
+      case 'rho-privacy':
+        named.add(m.attribute);
+        if (!(m.rho1 > 0 && m.rho1 < m.rho2 && m.rho2 < 1)) {
+          throw new SpecError(
+            'E_SPEC_RANGE',
+            `${where}: ${field} needs 0 < rho1 < rho2 < 1 (got rho1 = ${m.rho1}, rho2 = ${m.rho2})`,
+            'rho1 bounds the prior of a property, rho2 the posterior it may not reach, e.g. rho1 = 0.1, rho2 = 0.5',
+          );
+        }
+        rho = { rho1: m.rho1, rho2: m.rho2, gamma: gammaFor(m.rho1, m.rho2) };
+        break;
+      default:
+        throw new SpecError(
+          'E_SPEC_MODEL',
+          `${where}: ${field} is ${m.model}, which randomization does not implement`,
+          'randomization takes attribute-disclosure (tau), distinct/entropy-l-diversity (as tau = 1/l) and rho-privacy (rho1, rho2)',
+        );
+    }
+  });
+  if (named.size !== 1) {
+    throw new SpecError(
+      'E_SPEC_MODEL',
+      `${where}: randomization protects one sensitive attribute, but the privacy models name ${named.size === 0 ? 'none' : [...named].join(', ')}`,
+      'name the same sensitive attribute in every model (e.g. { "model": "attribute-disclosure", "attribute": "occupation", "tau": 0.25 })',
+    );
+  }
+  const sensitive = [...named][0]!;
+  const others = spec.attributes.filter((a) => a.type === 'sensitive' && a.name !== sensitive);
+  if (others.length > 0) {
+    throw new SpecError(
+      'E_SPEC_MODEL',
+      `${where}: attributes ${others.map((a) => a.name).join(', ')} ${others.length > 1 ? 'are' : 'is'} sensitive but no model protects ${others.length > 1 ? 'them' : 'it'}`,
+      'randomization protects one sensitive attribute: mark the others insensitive (released unchanged) or identifying (dropped)',
+    );
+  }
+  if (!tau && !rho)
+    throw new SpecError(
+      'E_SPEC_MODEL',
+      `${where}: no privacy model for randomization`,
+      'add attribute-disclosure or rho-privacy',
+    );
+  return { sensitive, tau, rho };
+}
+
+function tighter(a: Requirements['tau'], b: NonNullable<Requirements['tau']>): Requirements['tau'] {
+  return a && a.value <= b.value ? a : b;
+}
+
+export interface PlanOptions {
+  readonly kernel: KroneckerKernel;
+  readonly say?: (line: string) => void;
+}
+
+export function planRandomization(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  options: PlanOptions,
+): RandomizationPlan {
+  const where = basename(spec.file);
+  if (spec.method.name !== 'randomization') throw new Error(`not a randomization spec: ${spec.method.name}`);
+  const method = spec.method;
+  const req = requirementsOf(spec);
+  const attributes = buildDomains(spec, table, method, req.sensitive);
+  const k = attributes.length;
+  const sa = k - 1;
+  const randomizes = SCENARIO_RANDOMIZES[method.scenario];
+  const randomized = attributes.map((a) => randomizes(a.role));
+
+  for (const [field, names] of [
+    ['retention', Object.keys(method.retention ?? {})],
+    ['matrices', Object.keys(method.matrices ?? {})],
+  ] as const) {
+    for (const name of names) {
+      const i = attributes.findIndex((a) => a.name === name);
+      if (i < 0 || !randomized[i]) {
+        throw new SpecError(
+          'E_SPEC_VALUE',
+          `${where}: method.${field}.${name} names an attribute scenario ${method.scenario} does not randomize`,
+          `${method.scenario} randomizes: ${attributes
+            .filter((_, j) => randomized[j])
+            .map((a) => a.name)
+            .join(', ')}`,
+        );
+      }
+    }
+  }
+  if (req.rho && !randomized[sa]) {
+    throw new SpecError(
+      'E_SPEC_MODEL',
+      `${where}: rho-privacy protects the sensitive attribute, but scenario rr-qi releases it unchanged`,
+      'use scenario rr-s or rr-both with rho-privacy',
+    );
+  }
+  if (method.smallDomain) {
+    if (!req.rho || req.tau || method.scenario !== 'rr-s') {
+      throw new SpecError(
+        'E_SPEC_MODEL',
+        `${where}: smallDomain is small-domain randomization of the sensitive attribute (seed 000): it needs scenario rr-s and a rho-privacy model, and no attribute-disclosure or l-diversity model`,
+        'set "scenario": "rr-s" and use { "model": "rho-privacy", "attribute": …, "rho1": …, "rho2": … } alone, or drop smallDomain',
+      );
+    }
+    if (method.retention?.[req.sensitive] !== undefined || method.matrices?.[req.sensitive] !== undefined) {
+      throw new SpecError(
+        'E_SPEC_CONFLICT',
+        `${where}: smallDomain chooses the sensitive attribute's matrices itself; method.retention/matrices name it too`,
+        'drop one of them',
+      );
+    }
+  }
+
+  const form = method.form;
+  const distortions: (Distortion | null)[] = attributes.map(() => null);
+  const chosenBy: RandomizationPlan['chosenBy'] = {};
+  const upper = attributes.map(() => 1);
+  if (req.rho && !method.smallDomain)
+    upper[sa] = maxDiagForGamma(attributes[sa]!.categories.length, req.rho.gamma);
+
+  attributes.forEach((a, i) => {
+    if (!randomized[i]) return;
+    const d = a.categories.length;
+    const userMatrix = method.matrices?.[a.name];
+    const p = method.retention?.[a.name];
+    if (userMatrix !== undefined && p !== undefined) {
+      throw new SpecError(
+        'E_SPEC_CONFLICT',
+        `${where}: method.retention.${a.name} and method.matrices.${a.name} both given`,
+        'give a retention probability or a whole matrix, not both',
+      );
+    }
+    if (userMatrix !== undefined) {
+      distortions[i] = userDistortion(userMatrix, a, where);
+      chosenBy[a.name] = 'spec matrix';
+    } else if (p !== undefined) {
+      const diag = diagOf(form, d, p);
+      if (d > 1 && !(diag > minDiag(d))) {
+        throw new SpecError(
+          'E_SPEC_RANGE',
+          `${where}: method.retention.${a.name} = ${p} makes a singular matrix for ${d} categories`,
+          form === 'retention' ? `use a retention above 1/${d}` : 'use a retention above 0',
+        );
+      }
+      distortions[i] = structuredDistortion(form, d, diag);
+      chosenBy[a.name] = 'spec retention';
+    }
+    if (i === sa && req.rho && distortions[i] && !method.smallDomain) {
+      const g = gammaOf(distortions[i]!.matrix, d);
+      if (g > req.rho.gamma * (1 + 1e-12)) {
+        throw new NoSolutionError(
+          'E_NO_SOLUTION',
+          `${where}: the sensitive attribute's matrix given in the spec is ${g.toPrecision(4)}-amplifying; rho-privacy (${req.rho.rho1}, ${req.rho.rho2}) allows γ ≤ ${req.rho.gamma.toPrecision(4)}`,
+          `lower it so that the matrix's diagonal is at most ${upper[sa]!.toPrecision(6)}, or drop it and let ppdp choose`,
+        );
+      }
+    }
+  });
+
+  let smallDomain: SmallDomainPlan | undefined;
+  if (method.smallDomain) {
+    const prior = new Float64Array(attributes[sa]!.categories.length);
+    for (const c of attributes[sa]!.codes) prior[c]! += 1 / table.rowCount;
+    smallDomain = smallDomainPlan(prior, req.rho!.rho1, req.rho!.rho2);
+    if (!smallDomain) {
+      throw new NoSolutionError(
+        'E_NO_SOLUTION',
+        `no partition of the sensitive attribute's values into sub-domains satisfies rho-privacy (${req.rho!.rho1}, ${req.rho!.rho2}) exactly`,
+        'raise rho2 or lower rho1',
+      );
+    }
+    const d = attributes[sa]!.categories.length;
+    distortions[sa] = {
+      d,
+      matrix: smallDomain.matrix,
+      form: 'custom',
+      parameter: undefined,
+      diag: undefined,
+    };
+    chosenBy[attributes[sa]!.name] = 'small-domain';
+  }
+
+  const table2 = riskTable(attributes);
+  const evaluator = new RiskEvaluator(table2, options.kernel);
+  const qiRandomized = attributes.some((a, i) => i < sa && randomized[i] && a.categories.length > 1);
+  if (qiRandomized && table2.qiCells > MAX_QI_CELLS) {
+    throw new SpecError(
+      'E_SPEC_TOO_LARGE',
+      `${where}: the QI contingency table has ${table2.qiCells.toLocaleString('en')} cells; randomizing QIs needs it dense (at most ${MAX_QI_CELLS.toLocaleString('en')})`,
+      'discretize numeric QIs (method.discretize with a hierarchy level or bins), use fewer QIs, or scenario rr-s',
+    );
+  }
+
+  // Free variables: randomized, no matrix yet, more than one category.
+  const free = attributes
+    .map((_, i) => i)
+    .filter((i) => randomized[i] && !distortions[i] && attributes[i]!.categories.length > 1);
+  const operands = (diags: Float64Array): RiskMatrices => {
+    const ops: RiskOperand[] = distortions.slice();
+    free.forEach((i, j) => {
+      ops[i] = diags[j]!;
+    });
+    return { qi: ops.slice(0, sa), sa: ops[sa]! };
+  };
+  let optimizer: OptimizeResult | undefined;
+  if (req.tau) {
+    options.say?.(
+      `optimizing ${free.length} retention parameter${free.length === 1 ? '' : 's'} for max risk ≤ ${req.tau.value.toPrecision(4)}`,
+    );
+    optimizer = optimizeParameters({
+      variables: free.map((i) => ({
+        name: attributes[i]!.name,
+        d: attributes[i]!.categories.length,
+        lo: minDiag(attributes[i]!.categories.length),
+        hi: upper[i]!,
+      })),
+      tau: req.tau.value,
+      maxRisk: (diags) => evaluator.summary(operands(diags)).max,
+    });
+    free.forEach((i, j) => {
+      distortions[i] = structuredDistortion(form, attributes[i]!.categories.length, optimizer!.diags[j]!);
+      chosenBy[attributes[i]!.name] = 'optimizer';
+    });
+  } else {
+    // ρ only: the SA at the γ bound; other randomized attributes are not constrained.
+    if (free.includes(sa)) {
+      distortions[sa] = structuredDistortion(form, attributes[sa]!.categories.length, upper[sa]!);
+      chosenBy[attributes[sa]!.name] = 'rho-privacy';
+    }
+  }
+  // Attributes with one category, or left at the identity, are released unrandomized.
+  distortions.forEach((p, i) => {
+    if (p && (p.d === 1 || p.diag === 1)) {
+      distortions[i] = null;
+      delete chosenBy[attributes[i]!.name];
+    }
+  });
+  if (req.tau) {
+    const risk = evaluator.summary({ qi: distortions.slice(0, sa), sa: distortions[sa]! }).max;
+    if (risk > req.tau.value * (1 - TAU_MARGIN / 2)) {
+      throw new NoSolutionError(
+        'E_NO_SOLUTION',
+        `the matrices given in the spec leave a maximum attribute-disclosure risk of ${risk.toPrecision(4)} > τ = ${req.tau.value}`,
+        'lower the retention of the attributes given in method.retention/matrices, or let ppdp choose them',
+      );
+    }
+  }
+  return {
+    spec,
+    method,
+    requirements: req,
+    attributes,
+    distortions,
+    chosenBy,
+    optimizer,
+    smallDomain,
+    evaluator,
+  };
+}
+
+function userDistortion(raw: unknown, a: CategoricalAttribute, where: string): Distortion {
+  const field = `method.matrices.${a.name}`;
+  const d = a.categories.length;
+  const entry = raw as { categories?: unknown; matrix?: unknown };
+  if (raw === null || typeof raw !== 'object' || !Array.isArray(entry.categories)) {
+    throw new SpecError(
+      'E_SPEC_MATRIX',
+      `${where}: ${field} must be { "categories": [...], "matrix": [[...]] }`,
+      'categories in the order of the matrix rows and columns; matrix[u][v] = Pr(released u | original v)',
+    );
+  }
+  const cats = entry.categories as unknown[];
+  const known = new Map(a.categories.map((c, i) => [c, i]));
+  const index = cats.map((c) => (typeof c === 'string' ? known.get(c) : undefined));
+  if (cats.length !== d || index.some((x) => x === undefined) || new Set(index).size !== d) {
+    throw new SpecError(
+      'E_SPEC_MATRIX',
+      `${where}: ${field}.categories must list each of the attribute's ${d} categories once (after discretization)`,
+      'list every category the input has, in the order of the matrix',
+    );
+  }
+  const given = validateMatrix(entry.matrix, d, where, `${field}.matrix`);
+  const matrix = new Float64Array(d * d);
+  for (let u = 0; u < d; u++)
+    for (let v = 0; v < d; v++) matrix[index[u]! * d + index[v]!] = given[u * d + v]!;
+  return { d, matrix, form: 'custom', parameter: undefined, diag: undefined };
+}
+
+/**
+ * E‖π̂ − π‖² for a release of N rows (exact under multinomial sampling):
+ * (Σ_ν λ_ν Πᵢ ‖Pᵢ⁻¹e_{νᵢ}‖² − ‖π‖²)/N = (Σ_cells π(c)·Πᵢ (Pᵢᵀcᵢ)(cᵢ) − ‖π‖²)/N.
+ */
+export function expectedSquaredError(
+  attributes: readonly CategoricalAttribute[],
+  distortions: readonly (Distortion | null)[],
+): number {
+  const n = attributes[0]!.codes.length;
+  const weights = attributes.map((a, i) => {
+    const p = distortions[i];
+    const d = a.categories.length;
+    if (!p) return new Float64Array(d).fill(1);
+    const norms = inverseColumnNorms(inverseOf(p), d);
+    const w = new Float64Array(d);
+    for (let v = 0; v < d; v++) {
+      let s = 0;
+      for (let u = 0; u < d; u++) s += p.matrix[u * d + v]! * norms[u]!;
+      w[v] = s;
+    }
+    return w;
+  });
+  const counts = new Map<string, { count: number; weight: number }>();
+  for (let r = 0; r < n; r++) {
+    let key = '';
+    let weight = 1;
+    attributes.forEach((a, i) => {
+      key += `${a.codes[r]},`;
+      weight *= weights[i]![a.codes[r]!]!;
+    });
+    const e = counts.get(key);
+    if (e) e.count++;
+    else counts.set(key, { count: 1, weight });
+  }
+  let first = 0;
+  let square = 0;
+  for (const { count, weight } of counts.values()) {
+    const pi = count / n;
+    first += pi * weight;
+    square += pi * pi;
+  }
+  return (first - square) / n;
+}

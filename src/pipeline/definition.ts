@@ -1,0 +1,184 @@
+/**
+ * The release state machine (Amazon States Language, JSONPath), built once in code and run
+ * by both engines: Step Functions in AWS (CDK substitutes the Lambda ARNs and keeps the
+ * Distributed Maps) and aws-local-stepfunctions here (`localDefinition` rewrites each
+ * Distributed Map into an inline Map fed by a lister Task, and every Task is bound to its
+ * handler in-process by state name).
+ *
+ *   Plan → Route ─ sharded → Count (map: CountShard) → Search → Apply (map: ApplyShard) → Assemble ─┐
+ *              └─ single  → Build ─────────────────────────────────────────────────────────────────┴→ Verify → Publish
+ *   any failure → ReportFailure → Failed   (writes error.json in the work area; publishes nothing)
+ */
+
+/** The Tasks, each a Lambda function in AWS and an in-process handler locally. */
+export const TASKS = [
+  'Plan',
+  'CountShard',
+  'Search',
+  'ApplyShard',
+  'Assemble',
+  'Build',
+  'Verify',
+  'Publish',
+  'ReportFailure',
+] as const;
+export type TaskName = (typeof TASKS)[number];
+
+/** Errors worth retrying: Lambda's own transient failures and an unreachable store. */
+export const TRANSIENT_ERRORS = [
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
+  'Lambda.TooManyRequestsException',
+  'StoreUnavailableError',
+];
+
+export interface DefinitionOptions {
+  /** Resource of each Task: a Lambda ARN, or a `${Name}` placeholder for CloudFormation. */
+  readonly resource: (task: TaskName) => string;
+  /** Concurrent shard workers of each Distributed Map (default 100). */
+  readonly mapConcurrency?: number;
+  /** Per-Task timeout (default 900 s, Lambda's limit). */
+  readonly taskTimeoutSeconds?: number;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: ASL is plain JSON
+export type AslState = Record<string, any>;
+export interface AslDefinition {
+  readonly Comment?: string;
+  readonly StartAt: string;
+  readonly States: Record<string, AslState>;
+  readonly TimeoutSeconds?: number;
+}
+
+/** The `${Name}` placeholder CDK substitutes with a Task's function ARN. */
+export function placeholder(task: TaskName): string {
+  return `${task}FunctionArn`;
+}
+
+export function releaseDefinition(options: DefinitionOptions): AslDefinition {
+  const timeout = options.taskTimeoutSeconds ?? 900;
+  const retry = [
+    {
+      ErrorEquals: TRANSIENT_ERRORS,
+      IntervalSeconds: 2,
+      MaxAttempts: 3,
+      BackoffRate: 2,
+      JitterStrategy: 'FULL',
+    },
+  ];
+  const toFailure = [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ReportFailure' }];
+  const task = (name: TaskName, rest: AslState): AslState => ({
+    Type: 'Task',
+    Resource: options.resource(name),
+    TimeoutSeconds: timeout,
+    Retry: retry,
+    ...rest,
+  });
+  const work = { 'work.$': '$.plan.work' };
+  const shardMap = (worker: TaskName, next: string): AslState => ({
+    Type: 'Map',
+    ItemReader: {
+      Resource: 'arn:aws:states:::s3:getObject',
+      ReaderConfig: { InputType: 'JSON' },
+      Parameters: { 'Bucket.$': '$.plan.items.bucket', 'Key.$': '$.plan.items.key' },
+    },
+    ItemSelector: { 'work.$': '$.plan.work', 'index.$': '$$.Map.Item.Value.index' },
+    ItemProcessor: {
+      ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' },
+      StartAt: worker,
+      States: { [worker]: task(worker, { ResultPath: null, End: true }) },
+    },
+    MaxConcurrency: options.mapConcurrency ?? 100,
+    ToleratedFailurePercentage: 0,
+    ResultPath: null,
+    Catch: toFailure,
+    Next: next,
+  });
+  return {
+    Comment: 'ppdp release: plan, fan out over row shards, merge, verify, publish (manifest last)',
+    StartAt: 'Plan',
+    States: {
+      Plan: task('Plan', { ResultPath: '$.plan', Catch: toFailure, Next: 'Route' }),
+      Route: {
+        Type: 'Choice',
+        Choices: [{ Variable: '$.plan.mode', StringEquals: 'single', Next: 'Build' }],
+        Default: 'Count',
+      },
+      Count: shardMap('CountShard', 'Search'),
+      Search: task('Search', { Parameters: work, ResultPath: '$.search', Catch: toFailure, Next: 'Apply' }),
+      Apply: shardMap('ApplyShard', 'Assemble'),
+      Assemble: task('Assemble', { Parameters: work, ResultPath: null, Catch: toFailure, Next: 'Verify' }),
+      Build: task('Build', { Parameters: work, ResultPath: null, Catch: toFailure, Next: 'Verify' }),
+      Verify: task('Verify', {
+        Parameters: work,
+        ResultPath: '$.verified',
+        Catch: toFailure,
+        Next: 'Publish',
+      }),
+      Publish: task('Publish', {
+        Parameters: { 'work.$': '$.plan.work', 'release.$': '$.plan.release' },
+        ResultPath: '$.published',
+        Catch: toFailure,
+        End: true,
+      }),
+      ReportFailure: task('ReportFailure', { ResultPath: null, Next: 'Failed' }),
+      Failed: {
+        Type: 'Fail',
+        Error: 'ppdp.ReleaseFailed',
+        Cause: 'the release failed and nothing was published; see error.json in the work area',
+      },
+    },
+  };
+}
+
+/** The lister Task that feeds a rewritten Map locally, by Map name. */
+export function listerName(mapName: string): string {
+  return `List${mapName}Items`;
+}
+
+/**
+ * The same definition for aws-local-stepfunctions, which cannot run Distributed Maps: each
+ * becomes a lister Task (reading the items the ItemReader would read) followed by an inline
+ * Map over them. Everything else is kept as it is.
+ */
+export function localDefinition(def: AslDefinition, mapConcurrency = 4): AslDefinition {
+  const distributed = new Set(
+    Object.entries(def.States)
+      .filter(([, st]) => st.Type === 'Map' && st.ItemProcessor?.ProcessorConfig?.Mode === 'DISTRIBUTED')
+      .map(([name]) => name),
+  );
+  const to = (next: string | undefined) => (next && distributed.has(next) ? listerName(next) : next);
+  const redirect = (st: AslState): AslState => ({
+    ...st,
+    ...(st.Next ? { Next: to(st.Next) } : {}),
+    ...(st.Default ? { Default: to(st.Default) } : {}),
+    ...(st.Choices ? { Choices: st.Choices.map((c: AslState) => ({ ...c, Next: to(c.Next) })) } : {}),
+    ...(st.Catch ? { Catch: st.Catch.map((c: AslState) => ({ ...c, Next: to(c.Next) })) } : {}),
+  });
+  const states: Record<string, AslState> = {};
+  for (const [name, state] of Object.entries(def.States)) {
+    if (!distributed.has(name)) {
+      states[name] = redirect(state);
+      continue;
+    }
+    const { ItemReader, ItemProcessor, ToleratedFailurePercentage: _t, ...map } = redirect(state);
+    const { ProcessorConfig: _p, ...processor } = ItemProcessor;
+    states[listerName(name)] = {
+      Type: 'Task',
+      Resource: ItemReader.Resource,
+      Parameters: ItemReader.Parameters,
+      TimeoutSeconds: 60,
+      ResultPath: '$.mapItems',
+      ...(map.Catch ? { Catch: map.Catch } : {}),
+      Next: name,
+    };
+    states[name] = {
+      ...map,
+      ItemsPath: '$.mapItems',
+      ItemProcessor: processor,
+      MaxConcurrency: mapConcurrency,
+    };
+  }
+  return { ...def, StartAt: to(def.StartAt)!, States: states };
+}

@@ -1,0 +1,218 @@
+/**
+ * Runs a release through the state machine. Two engines, one definition:
+ * - `local` (the default): aws-local-stepfunctions executes the definition of definition.ts
+ *   in this process, each Task bound to its phase function by state name, Distributed Maps
+ *   rewritten to inline Maps fed by a lister Task. Retry and Catch behave as in AWS.
+ * - `direct`: the same phase functions called in order without a state machine (a baseline
+ *   for measuring the engine's overhead, and a fallback).
+ * In AWS the same phases run as Lambda functions (functions/), started by Step Functions.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GroupingKernel } from '../kernels/grouping.ts';
+import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
+import type { ReleaseReport } from '../report/types.ts';
+import {
+  type AslDefinition,
+  listerName,
+  localDefinition,
+  releaseDefinition,
+  TASKS,
+  type TaskName,
+} from './definition.ts';
+import type { LogEvent, PhaseEnv, PlanResult, ReleaseRequest } from './phases.ts';
+import * as phases from './phases.ts';
+import type { Manifest } from './publish.ts';
+import { fileUrl, getJson, joinKey, storeResolver } from './storage/index.ts';
+import type { S3StoreOptions } from './storage/s3.ts';
+
+export type EngineName = 'local' | 'direct';
+
+/** A state's handler: the Task's JSON input → its JSON output. */
+export type StateHandler = (input: never) => Promise<unknown>;
+
+export interface EngineOptions {
+  readonly engine?: EngineName;
+  readonly kernel?: GroupingKernel;
+  /** Progress lines for a person. */
+  readonly progress?: (line: string) => void;
+  /** Structured log events (default: none). */
+  readonly log?: (event: LogEvent) => void;
+  /** S3 client settings (endpoint, credentials, attempts). */
+  readonly s3?: S3StoreOptions;
+  /** Wait before a Retry, in ms (default 250; AWS uses the definition's backoff). */
+  readonly retryIntervalMs?: number;
+  readonly rowsPerShard?: number;
+  /** Wraps state handlers by state name (tests inject failures here). */
+  readonly wrap?: (
+    state: string,
+    handler: (input: unknown) => Promise<unknown>,
+  ) => (input: unknown) => Promise<unknown>;
+}
+
+export interface EngineResult {
+  readonly plan: PlanResult;
+  readonly manifest: Manifest;
+  readonly report: ReleaseReport;
+  /** Where the release was published (a store URL). */
+  readonly release: string;
+}
+
+const polyfill = (): void => {
+  // aws-local-stepfunctions 3 uses Promise.withResolvers (Node ≥ 22).
+  const P = Promise as unknown as { withResolvers?: () => unknown };
+  P.withResolvers ??= () => {
+    let resolve!: (v: unknown) => void;
+    let reject!: (e: unknown) => void;
+    const promise = new Promise((a, b) => {
+      resolve = a;
+      reject = b;
+    });
+    return { promise, resolve, reject };
+  };
+};
+
+/** Lambda-like ARNs for the local run: never called (every Task is bound in-process). */
+export const LOCAL_DEFINITION: AslDefinition = localDefinition(
+  releaseDefinition({ resource: (task) => `arn:aws:lambda:us-east-1:000000000000:function:ppdp-${task}` }),
+);
+
+type Machine = import('aws-local-stepfunctions').StateMachine;
+let machine: Machine | undefined;
+
+/**
+ * The local state machine, built once per process. Validation (150–250 ms) is skipped here:
+ * the definition is built in code and validated by the tests (test/e2e/serverless*.test.ts).
+ */
+export async function localMachine(): Promise<Machine> {
+  if (!machine) {
+    polyfill();
+    const { StateMachine } = await import('aws-local-stepfunctions');
+    machine = new StateMachine(LOCAL_DEFINITION as never, { validationOptions: { noValidate: true } });
+  }
+  return machine;
+}
+
+/**
+ * Runs one release. `request.work` defaults to a temporary folder (removed afterwards) when
+ * the release goes to a local folder; with a store the work area is `<store>/work/…` and stays.
+ */
+export async function executeRelease(
+  request: ReleaseRequest,
+  options: EngineOptions = {},
+): Promise<EngineResult> {
+  const stores = storeResolver(options.s3);
+  const tmp = mkdtempSync(join(tmpdir(), 'ppdp-run-'));
+  const env: PhaseEnv = {
+    stores,
+    kernel: options.kernel ?? wasmGroupingKernel,
+    log: options.log ?? (() => {}),
+    say: options.progress,
+    tmp,
+    rowsPerShard: options.rowsPerShard,
+  };
+  const localWork = !request.work && !request.store && !request.spec.startsWith('s3://');
+  const req: ReleaseRequest = localWork ? { ...request, work: fileUrl(join(tmp, 'work'), true) } : request;
+  try {
+    const out =
+      (options.engine ?? 'local') === 'local'
+        ? await runLocal(req, env, options)
+        : await runDirect(req, env, options);
+    const release = await stores.open(out.published.release);
+    const report = await getJson<ReleaseReport>(release.store, joinKey(release.key, 'report.json'));
+    const { release: where, ...manifest } = out.published;
+    return { plan: out.plan, manifest, report, release: where };
+  } finally {
+    stores.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+interface RunOutput {
+  plan: PlanResult;
+  published: Manifest & { release: string };
+}
+
+function handlers(env: PhaseEnv): Record<string, (input: never) => Promise<unknown>> {
+  const stateHandlers: Record<TaskName, (input: never) => Promise<unknown>> = {
+    Plan: (i: ReleaseRequest) => phases.plan(i, env),
+    CountShard: (i: phases.ShardTask) => phases.countShard(i, env),
+    Search: (i: phases.WorkTask) => phases.search(i, env),
+    ApplyShard: (i: phases.ShardTask) => phases.applyShard(i, env),
+    Assemble: (i: phases.WorkTask) => phases.assemble(i, env),
+    Build: (i: phases.WorkTask) => phases.build(i, env),
+    Verify: (i: phases.WorkTask) => phases.verify(i, env),
+    Publish: (i: phases.WorkTask & { release: string }) => phases.publish(i, env),
+    ReportFailure: (i: Parameters<typeof phases.reportFailure>[0]) => phases.reportFailure(i, env),
+  };
+  const listItems = async (i: { Bucket: string; Key: string }) => {
+    const loc = await env.stores.open(i.Bucket ? `s3://${i.Bucket}/${i.Key}` : `file:///${i.Key}`);
+    return getJson<unknown[]>(loc.store, loc.key);
+  };
+  return { ...stateHandlers, [listerName('Count')]: listItems, [listerName('Apply')]: listItems };
+}
+
+async function runLocal(request: ReleaseRequest, env: PhaseEnv, options: EngineOptions): Promise<RunOutput> {
+  const sm = await localMachine();
+  let failure: unknown;
+  const bound: Record<string, (input: unknown) => Promise<unknown>> = {};
+  for (const [state, h] of Object.entries(handlers(env))) {
+    const call = options.wrap ? options.wrap(state, h as (input: unknown) => Promise<unknown>) : h;
+    bound[state] = async (input: unknown) => {
+      try {
+        return await (call as (input: unknown) => Promise<unknown>)(input);
+      } catch (e) {
+        if (state !== 'ReportFailure') failure = e;
+        throw e;
+      }
+    };
+  }
+  const wait = options.retryIntervalMs ?? 250;
+  const execution = sm.run(request as never, {
+    overrides: {
+      taskResourceLocalHandlers: bound as never,
+      retryIntervalOverrides: Object.fromEntries(Object.keys(bound).map((s) => [s, wait])),
+    },
+  });
+  try {
+    const out = (await execution.result) as unknown as {
+      plan: PlanResult;
+      published: Manifest & { release: string };
+    };
+    return { plan: out.plan, published: out.published };
+  } catch (e) {
+    // The execution ended in the Failed state: surface the error that sent it there.
+    throw failure ?? e;
+  }
+}
+
+async function runDirect(request: ReleaseRequest, env: PhaseEnv, options: EngineOptions): Promise<RunOutput> {
+  const h = handlers(env) as unknown as Record<string, (input: unknown) => Promise<unknown>>;
+  const call = (state: string, input: unknown) =>
+    (options.wrap ? options.wrap(state, h[state]!) : h[state]!)(input);
+  let plan: PlanResult | undefined;
+  try {
+    plan = (await call('Plan', request)) as PlanResult;
+    const work = { work: plan.work };
+    if (plan.mode === 'sharded') {
+      for (let index = 0; index < plan.shards; index++) await call('CountShard', { ...work, index });
+      await call('Search', work);
+      for (let index = 0; index < plan.shards; index++) await call('ApplyShard', { ...work, index });
+      await call('Assemble', work);
+    } else await call('Build', work);
+    await call('Verify', work);
+    const published = (await call('Publish', { ...work, release: plan.release })) as Manifest & {
+      release: string;
+    };
+    return { plan, published };
+  } catch (e) {
+    await phases.reportFailure(
+      { ...request, plan, error: { Error: (e as Error).name, Cause: (e as Error).message } },
+      env,
+    );
+    throw e;
+  }
+}
+
+export { TASKS };

@@ -1,0 +1,123 @@
+/**
+ * The local filesystem as a store: keys are absolute paths without their leading `/`. Every
+ * write goes to a hidden temporary file first and is renamed into place, so a reader never
+ * sees a partial object.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { type Store, type StoredObject, StoreError } from './store.ts';
+
+export class FsStore implements Store {
+  readonly root = 'file:///';
+
+  private path(key: string): string {
+    return `/${key}`;
+  }
+
+  async get(key: string): Promise<Uint8Array> {
+    try {
+      return await readFile(this.path(key));
+    } catch (e) {
+      throw this.error(e, key);
+    }
+  }
+
+  async getRange(key: string, start: number, end: number): Promise<Uint8Array> {
+    let fd: number | undefined;
+    try {
+      fd = openSync(this.path(key), 'r');
+      const out = Buffer.allocUnsafe(end - start);
+      let done = 0;
+      while (done < out.length) {
+        const n = readSync(fd, out, done, out.length - done, start + done);
+        if (n === 0) break;
+        done += n;
+      }
+      if (done !== out.length)
+        throw new StoreError('E_STORE_RANGE', `${this.root}${key}: shorter than expected`);
+      return out;
+    } catch (e) {
+      throw this.error(e, key);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  async head(key: string): Promise<number | undefined> {
+    try {
+      const s = await stat(this.path(key));
+      return s.isFile() ? s.size : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async put(key: string, body: Uint8Array | string): Promise<void> {
+    const path = this.path(key);
+    const tmp = join(dirname(path), `.${randomBytes(6).toString('hex')}.partial`);
+    try {
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(tmp, body);
+      await rename(tmp, path);
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw this.error(e, key);
+    }
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    const path = this.path(to);
+    const tmp = join(dirname(path), `.${randomBytes(6).toString('hex')}.partial`);
+    try {
+      await mkdir(dirname(path), { recursive: true });
+      await copyFile(this.path(from), tmp);
+      await rename(tmp, path);
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw this.error(e, from);
+    }
+  }
+
+  async list(prefix: string): Promise<StoredObject[]> {
+    const dir = prefix.endsWith('/') ? prefix : prefix.slice(0, prefix.lastIndexOf('/') + 1);
+    const out: StoredObject[] = [];
+    const walk = async (rel: string): Promise<void> => {
+      let entries: import('node:fs').Dirent[];
+      try {
+        entries = await readdir(this.path(rel), { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries) {
+        if (e.name.endsWith('.partial')) continue;
+        const key = `${rel}${e.name}`;
+        if (e.isDirectory()) {
+          if (`${key}/`.startsWith(prefix) || prefix.startsWith(`${key}/`)) await walk(`${key}/`);
+        } else if (e.isFile() && key.startsWith(prefix)) {
+          out.push({ key, size: (await stat(this.path(key))).size });
+        }
+      }
+    };
+    await walk(dir);
+    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    for (const key of keys) await rm(this.path(key), { force: true });
+  }
+
+  private error(e: unknown, key: string): Error {
+    if (e instanceof StoreError) return e;
+    const code = (e as { code?: string }).code;
+    if (code === 'ENOENT') {
+      return new StoreError('E_STORE_MISSING', `${this.root}${key}: not found`, 'check the path');
+    }
+    return new StoreError(
+      'E_STORE',
+      `${this.root}${key}: ${code ?? 'cannot be read or written'}`,
+      'check that the folder exists and is writable',
+    );
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Turns location URLs into stores. `file:///abs/path` (or a plain path) is the local
+ * filesystem; `s3://bucket/key` is S3, loaded only when used (the CLI's cold start never
+ * pays for the AWS SDK on a local release).
+ */
+import { resolve } from 'node:path';
+import { FsStore } from './fs.ts';
+import type { S3StoreOptions } from './s3.ts';
+import { type Location, type Store, StoreError } from './store.ts';
+
+export * from './store.ts';
+
+export interface StoreResolver {
+  open(url: string): Promise<Location>;
+  /** Releases clients (S3 sockets). */
+  close(): void;
+}
+
+const fsStore = new FsStore();
+
+/** A URL for a local path: `file:///abs/path` (not percent-encoded; keys are raw paths). */
+export function fileUrl(path: string, folder = false): string {
+  const abs = resolve(path);
+  return `file://${abs}${folder && !abs.endsWith('/') ? '/' : ''}`;
+}
+
+export function isStoreUrl(s: string): boolean {
+  return s.startsWith('s3://') || s.startsWith('file://');
+}
+
+/** Opens stores for URLs; one S3 client per bucket. */
+export function storeResolver(s3: S3StoreOptions = {}): StoreResolver {
+  const buckets = new Map<string, Store & { destroy(): void }>();
+  return {
+    async open(url: string): Promise<Location> {
+      if (url.startsWith('s3://')) {
+        const rest = url.slice('s3://'.length);
+        const slash = rest.indexOf('/');
+        const bucket = slash < 0 ? rest : rest.slice(0, slash);
+        const key = slash < 0 ? '' : rest.slice(slash + 1);
+        if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+          throw new StoreError(
+            'E_STORE_URL',
+            `${url}: not a valid S3 bucket name`,
+            'e.g. s3://my-bucket/prefix',
+          );
+        }
+        let store = buckets.get(bucket);
+        if (!store) {
+          const { S3Store } = await import('./s3.ts');
+          store = new S3Store(bucket, s3);
+          buckets.set(bucket, store);
+        }
+        return { store, key };
+      }
+      if (url.startsWith('file://'))
+        return { store: fsStore, key: url.slice('file://'.length).replace(/^\/+/, '') };
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+        throw new StoreError(
+          'E_STORE_URL',
+          `${url}: unsupported store`,
+          'use s3://bucket/prefix or a local path',
+        );
+      }
+      const abs = resolve(url);
+      return { store: fsStore, key: (url.endsWith('/') ? `${abs}/` : abs).replace(/^\/+/, '') };
+    },
+    close(): void {
+      for (const s of buckets.values()) s.destroy();
+      buckets.clear();
+    },
+  };
+}

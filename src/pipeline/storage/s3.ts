@@ -1,0 +1,215 @@
+/**
+ * Amazon S3 (or an S3-compatible server given by an endpoint) as a store. Client settings
+ * follow ../shared/docs/STACK-NOTES.md: path-style addressing for custom endpoints and
+ * checksums only when required (a streamed PutObject to s3rver otherwise stores the
+ * aws-chunked framing inside the object). Large objects go up in parts.
+ */
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
+import { type Store, type StoredObject, StoreError, StoreUnavailableError } from './store.ts';
+
+export interface S3StoreOptions {
+  /** An S3-compatible server, e.g. http://127.0.0.1:4568 (path-style addressing is used). */
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** SDK attempts per request (default 3). */
+  readonly maxAttempts?: number;
+  /** Objects at least this large are uploaded in parts (default 64 MiB). */
+  readonly multipartThreshold?: number;
+}
+
+const MULTIPART = 64 * 1024 * 1024;
+
+// Loaded on first use, so that importing this module (or bundling it) costs nothing.
+type Sdk = typeof import('@aws-sdk/client-s3');
+let sdkLoading: Promise<Sdk> | undefined;
+const loadSdk = (): Promise<Sdk> => (sdkLoading ??= import('@aws-sdk/client-s3'));
+
+export class S3Store implements Store {
+  readonly root: string;
+  private readonly config: S3ClientConfig;
+  private client: S3Client | undefined;
+  private readonly threshold: number;
+
+  constructor(
+    readonly bucket: string,
+    options: S3StoreOptions = {},
+  ) {
+    this.root = `s3://${bucket}/`;
+    this.threshold = options.multipartThreshold ?? MULTIPART;
+    const config: S3ClientConfig = {
+      region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: options.maxAttempts ?? 3,
+    };
+    if (options.endpoint) {
+      config.endpoint = options.endpoint;
+      config.forcePathStyle = true;
+    }
+    if (options.credentials) config.credentials = options.credentials;
+    this.config = config;
+  }
+
+  private async sdk(): Promise<{ sdk: Sdk; client: S3Client }> {
+    const sdk = await loadSdk();
+    this.client ??= new sdk.S3Client(this.config);
+    return { sdk, client: this.client };
+  }
+
+  async get(key: string): Promise<Uint8Array> {
+    return this.call(key, async () => {
+      const { sdk, client } = await this.sdk();
+      const out = await client.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return out.Body!.transformToByteArray();
+    });
+  }
+
+  async getRange(key: string, start: number, end: number): Promise<Uint8Array> {
+    if (end <= start) return new Uint8Array(0);
+    return this.call(key, async () => {
+      const { sdk, client } = await this.sdk();
+      const out = await client.send(
+        new sdk.GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${start}-${end - 1}` }),
+      );
+      const bytes = await out.Body!.transformToByteArray();
+      if (bytes.length !== end - start) {
+        throw new StoreError(
+          'E_STORE_RANGE',
+          `${this.root}${key}: range read returned ${bytes.length} bytes`,
+        );
+      }
+      return bytes;
+    });
+  }
+
+  async head(key: string): Promise<number | undefined> {
+    try {
+      const { sdk, client } = await this.sdk();
+      const out = await client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return out.ContentLength ?? 0;
+    } catch (e) {
+      const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status === 404 || (e as Error).name === 'NotFound' || (e as Error).name === 'NoSuchKey')
+        return undefined;
+      throw this.error(e, key);
+    }
+  }
+
+  async put(key: string, body: Uint8Array | string): Promise<void> {
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    await this.call(key, async () => {
+      const { sdk, client } = await this.sdk();
+      if (bytes.length >= this.threshold) {
+        const { Upload } = await import('@aws-sdk/lib-storage');
+        await new Upload({
+          client,
+          params: { Bucket: this.bucket, Key: key, Body: bytes },
+          partSize: 16 * 1024 * 1024,
+          queueSize: 4,
+        }).done();
+      } else {
+        await client.send(
+          new sdk.PutObjectCommand({
+            Bucket: this.bucket,
+            Key: key,
+            Body: bytes,
+            ContentLength: bytes.length,
+          }),
+        );
+      }
+    });
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    await this.call(from, async () => {
+      const { sdk, client } = await this.sdk();
+      await client.send(
+        new sdk.CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: to,
+          CopySource: `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}`,
+        }),
+      );
+    });
+  }
+
+  async list(prefix: string): Promise<StoredObject[]> {
+    const out: StoredObject[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.call(prefix, async () => {
+        const { sdk, client } = await this.sdk();
+        return client.send(
+          new sdk.ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+        );
+      });
+      for (const o of page.Contents ?? []) out.push({ key: o.Key!, size: o.Size ?? 0 });
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += 1000) {
+      const batch = keys.slice(i, i + 1000);
+      await this.call(batch[0]!, async () => {
+        const { sdk, client } = await this.sdk();
+        await client.send(
+          new sdk.DeleteObjectsCommand({
+            Bucket: this.bucket,
+            Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+          }),
+        );
+      });
+    }
+  }
+
+  destroy(): void {
+    this.client?.destroy();
+    this.client = undefined;
+  }
+
+  private async call<T>(key: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (e) {
+      throw this.error(e, key);
+    }
+  }
+
+  /** S3 errors as ppdp errors: missing objects, refusals, and transient failures (retried). */
+  private error(e: unknown, key: string): Error {
+    if (e instanceof StoreError) return e;
+    const err = e as Error & {
+      code?: string;
+      $metadata?: { httpStatusCode?: number };
+      $retryable?: unknown;
+    };
+    const where = `${this.root}${key}`;
+    const status = err.$metadata?.httpStatusCode;
+    if (err.name === 'NoSuchKey' || err.name === 'NotFound' || status === 404) {
+      return new StoreError('E_STORE_MISSING', `${where}: not found`, 'check the bucket and key');
+    }
+    if (err.name === 'NoSuchBucket') {
+      return new StoreError(
+        'E_STORE_BUCKET',
+        `${where}: the bucket does not exist`,
+        'create it or fix --store',
+      );
+    }
+    if (status === undefined || status >= 500 || status === 429 || err.$retryable !== undefined) {
+      const why = err.code ?? err.name ?? 'no answer';
+      return new StoreUnavailableError(
+        'E_STORE_UNAVAILABLE',
+        `${where}: the store is unavailable (${why}${status ? `, HTTP ${status}` : ''})`,
+        'check the endpoint or network and run the release again: a failed run publishes nothing',
+      );
+    }
+    return new StoreError(
+      'E_STORE',
+      `${where}: the store refused the request (${err.name}, HTTP ${status})`,
+      'check the bucket policy and the credentials',
+    );
+  }
+}

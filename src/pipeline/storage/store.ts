@@ -1,0 +1,86 @@
+/**
+ * Where a release's inputs, work files and published files live: one small interface with a
+ * local-filesystem and an S3 implementation. Keys are `/`-separated paths inside the store.
+ * Locations travel through the state machine as URLs: `file:///abs/path` or `s3://bucket/key`.
+ */
+import { PpdpError } from '../../errors.ts';
+
+export interface StoredObject {
+  readonly key: string;
+  readonly size: number;
+}
+
+export interface Store {
+  /** The store's root as a URL (`file:///` or `s3://bucket/`); `url + key` names an object. */
+  readonly root: string;
+  /** The whole object. @throws StoreError E_STORE_MISSING when there is none. */
+  get(key: string): Promise<Uint8Array>;
+  /** Bytes [start, end) of an object (a range request on S3). */
+  getRange(key: string, start: number, end: number): Promise<Uint8Array>;
+  /** The object's size, or undefined when there is none. */
+  head(key: string): Promise<number | undefined>;
+  /** Writes an object whole: readers never see a partial object. */
+  put(key: string, body: Uint8Array | string): Promise<void>;
+  /** Copies an object inside the store (server-side on S3). */
+  copy(from: string, to: string): Promise<void>;
+  /** Every object whose key starts with `prefix`, sorted by key. */
+  list(prefix: string): Promise<StoredObject[]>;
+  /** Deletes objects; missing ones are ignored. */
+  delete(keys: readonly string[]): Promise<void>;
+}
+
+/** A store failed: E_STORE_MISSING (no such object), E_STORE (refused). */
+export class StoreError extends PpdpError {}
+
+/**
+ * The store could not be reached or answered with a server error: worth retrying. Its name
+ * (`StoreUnavailableError`) is what the state machine's Retry matches.
+ */
+export class StoreUnavailableError extends StoreError {}
+
+/** A store and a key (or key prefix ending in `/`) inside it. */
+export interface Location {
+  readonly store: Store;
+  readonly key: string;
+}
+
+export function locationUrl(loc: Location): string {
+  return loc.store.root + loc.key;
+}
+
+/** Joins key parts with `/`, resolving `.` and `..` (never above the store's root). */
+export function joinKey(...parts: string[]): string {
+  const out: string[] = [];
+  const joined = parts.filter((p) => p !== '').join('/');
+  for (const seg of joined.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (out.length === 0) throw new StoreError('E_STORE_KEY', `${joined}: the path leaves the store`);
+      out.pop();
+    } else out.push(seg);
+  }
+  const key = out.join('/');
+  return joined.endsWith('/') && key !== '' ? `${key}/` : key;
+}
+
+/** The folder part of a key, with its trailing `/` (`''` at the root). */
+export function dirKey(key: string): string {
+  const i = key.lastIndexOf('/');
+  return i < 0 ? '' : key.slice(0, i + 1);
+}
+
+export function baseKey(key: string): string {
+  return key.slice(key.lastIndexOf('/') + 1);
+}
+
+export function utf8(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+export async function getJson<T>(store: Store, key: string): Promise<T> {
+  return JSON.parse(utf8(await store.get(key))) as T;
+}
+
+export async function putJson(store: Store, key: string, value: unknown): Promise<void> {
+  await store.put(key, `${JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,252 @@
+/**
+ * Independent verification of an Anatomy release. It shares no code with the bucketization:
+ * it re-reads the staged QIT, ST and single-table files as strings and checks them against the
+ * input's strings.
+ *
+ * The builder hands over a witness — the released bucket of every input row (kept in memory,
+ * never published). A witness that passes proves the release truthful: the QIT is exactly the
+ * input's rows (a multiset match, per bucket), the ST is exactly the SA values of those rows per
+ * bucket (so every input row's SA is in its bucket), and no witness can pass for files that are
+ * not. The l-diversity check reads the ST alone.
+ */
+import type { EncodedTable } from '../data/table.ts';
+import { VerificationError } from '../errors.ts';
+import type { VerificationCheck } from '../report/types.ts';
+import type { AttributeSpec } from '../spec/spec.ts';
+import type { DecodedTable } from './verify.ts';
+
+export interface StagedPair {
+  readonly arrow: DecodedTable;
+  readonly csv: DecodedTable;
+}
+
+export interface AnatomyClaims {
+  readonly buckets: number;
+  /** Input row → released bucket id (the witness). */
+  readonly bucketOfRow: Int32Array;
+}
+
+const SEP = '\u0000';
+
+export function verifyAnatomy(args: {
+  input: EncodedTable;
+  attributes: readonly AttributeSpec[];
+  sensitive: string;
+  model: 'distinct-l-diversity' | 'entropy-l-diversity';
+  l: number;
+  qit: StagedPair;
+  st: StagedPair;
+  data: StagedPair;
+  claims: AnatomyClaims;
+}): VerificationCheck[] {
+  const { input, attributes, sensitive, model, l, qit, st, data, claims } = args;
+  const checks: VerificationCheck[] = [];
+  const add = (name: string, passed: boolean, detail: string) => checks.push({ name, passed, detail });
+
+  // 1. Each file's CSV and Arrow forms hold the same table.
+  for (const [name, pair] of [
+    ['qit', qit],
+    ['st', st],
+    ['data', data],
+  ] as const) {
+    const same = sameTable(pair.arrow, pair.csv);
+    add(
+      `${name}-csv-equals-arrow`,
+      same,
+      same ? `${name}.csv and ${name}.arrow hold the same rows` : `${name}.csv and ${name}.arrow differ`,
+    );
+  }
+
+  // 2. Columns: no identifying column; QIT = released columns but the SA, + bucket; ST; data.
+  const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
+  const releasedNames = input.columns.map((c) => c.name).filter((n) => typeOf.get(n) !== 'identifying');
+  const qitNames = releasedNames.filter((n) => n !== sensitive);
+  const expect = (table: DecodedTable, names: string[]) => table.names.join(SEP) === names.join(SEP);
+  const columnsOk =
+    expect(qit.arrow, [...qitNames, 'bucket']) &&
+    expect(st.arrow, ['bucket', sensitive, 'count']) &&
+    expect(data.arrow, [...releasedNames, 'bucket']);
+  add(
+    'columns',
+    columnsOk,
+    columnsOk
+      ? 'identifying columns dropped; QIT, ST and single table have the documented columns'
+      : `released columns: qit [${qit.arrow.names.join(', ')}], st [${st.arrow.names.join(', ')}], data [${data.arrow.names.join(', ')}]`,
+  );
+  if (!columnsOk) return fail(checks);
+
+  const n = input.rowCount;
+  const inputCol = (name: string) => {
+    const c = input.columns.find((x) => x.name === name)!;
+    return (r: number) => c.dictionary[c.codes[r]!]!;
+  };
+  const inputQi = qitNames.map(inputCol);
+  const inputSa = inputCol(sensitive);
+  const witness = (r: number) => String(claims.bucketOfRow[r]!);
+
+  // 3. QIT rows = the input's rows (multiset), each in the bucket the witness names.
+  const qitRows = qit.arrow.columns[0]?.length ?? 0;
+  const qitBucket = qit.arrow.columns[qitNames.length]!;
+  const expectedQit = new Map<string, number>();
+  for (let r = 0; r < n; r++) {
+    bump(expectedQit, inputQi.map((f) => f(r)).join(SEP) + SEP + witness(r), 1);
+  }
+  let qitMismatch = 0;
+  const bucketSize = new Map<string, number>();
+  for (let j = 0; j < qitRows; j++) {
+    const key = qit.arrow.columns.map((c) => c[j]!).join(SEP);
+    if (!bump(expectedQit, key, -1)) qitMismatch++;
+    bump(bucketSize, qitBucket[j]!, 1);
+  }
+  const qitOk = qitRows === n && qitMismatch === 0;
+  add(
+    'qit-rows',
+    qitOk,
+    qitOk
+      ? `the QIT holds exactly the input's ${n} rows (quasi-identifiers unchanged), each in its bucket`
+      : `${qitMismatch} QIT rows match no input row in their bucket (${qitRows} rows for ${n} input rows)`,
+  );
+
+  // 4. ST: well-formed counts; per bucket the counts add up to the QIT's bucket size.
+  const stRows = st.arrow.columns[0]?.length ?? 0;
+  const [stBucket, stSa, stCount] = st.arrow.columns as [string[], string[], string[]];
+  const stCounts = new Map<string, Map<string, number>>();
+  let malformed = 0;
+  for (let j = 0; j < stRows; j++) {
+    const count = Number(stCount[j]);
+    const values = stCounts.get(stBucket[j]!) ?? new Map<string, number>();
+    stCounts.set(stBucket[j]!, values);
+    if (!Number.isInteger(count) || count <= 0 || values.has(stSa[j]!)) {
+      malformed++;
+      continue;
+    }
+    values.set(stSa[j]!, count);
+  }
+  let sizeMismatch = 0;
+  for (const [b, values] of stCounts) {
+    let total = 0;
+    for (const c of values.values()) total += c;
+    if (total !== (bucketSize.get(b) ?? 0)) sizeMismatch++;
+  }
+  for (const b of bucketSize.keys()) if (!stCounts.has(b)) sizeMismatch++;
+  const stOk = malformed === 0 && sizeMismatch === 0;
+  add(
+    'st-consistent',
+    stOk,
+    stOk
+      ? `the ST's counts add up to the QIT's bucket sizes in all ${bucketSize.size} buckets`
+      : `${malformed} malformed ST rows, ${sizeMismatch} buckets whose ST counts differ from the QIT`,
+  );
+
+  // 5. Every input row's SA is counted in its bucket: the witness's (bucket, SA) multiset is the ST.
+  const expectedSt = new Map<string, number>();
+  const saMultiset = new Map<string, number>();
+  for (let r = 0; r < n; r++) {
+    bump(expectedSt, witness(r) + SEP + inputSa(r), 1);
+    bump(saMultiset, inputSa(r), 1);
+  }
+  let stMismatch = 0;
+  for (const [b, values] of stCounts) {
+    for (const [s, c] of values) {
+      if (!bump(expectedSt, b + SEP + s, -c)) stMismatch++;
+      if (!bump(saMultiset, s, -c)) stMismatch++;
+    }
+  }
+  const saOk = stMismatch === 0 && expectedSt.size === 0 && saMultiset.size === 0;
+  add(
+    'sa-in-bucket',
+    saOk,
+    saOk
+      ? "every input row's sensitive value is counted in its bucket; the ST holds exactly the input's values"
+      : `${stMismatch} ST entries and ${expectedSt.size} input (bucket, value) pairs do not match`,
+  );
+
+  // 6. l-diversity of every bucket, from the ST alone.
+  let worstDistinct = Number.POSITIVE_INFINITY;
+  let worstEntropy = Number.POSITIVE_INFINITY;
+  for (const values of stCounts.values()) {
+    let total = 0;
+    for (const c of values.values()) total += c;
+    let h = 0;
+    for (const c of values.values()) h -= (c / total) * Math.log(c / total);
+    worstDistinct = Math.min(worstDistinct, values.size);
+    worstEntropy = Math.min(worstEntropy, Math.exp(h));
+  }
+  const lOk =
+    stCounts.size > 0 &&
+    (model === 'distinct-l-diversity' ? worstDistinct >= l : worstEntropy >= l * (1 - 1e-9));
+  add(
+    'l-diversity',
+    lOk,
+    `${stCounts.size} buckets; fewest distinct ${sensitive} values ${worstDistinct}, smallest exp(entropy) ` +
+      `${worstEntropy.toFixed(4)} (${model}, l = ${l})`,
+  );
+
+  // 7. The single table: the QIT's rows in the same order, the SA a permutation within each bucket.
+  const dataRows = data.arrow.columns[0]?.length ?? 0;
+  const saAt = releasedNames.indexOf(sensitive);
+  let rowMismatch = dataRows === qitRows ? 0 : Math.abs(dataRows - qitRows) || 1;
+  const dataSa = new Map<string, Map<string, number>>();
+  for (let j = 0; j < Math.min(dataRows, qitRows); j++) {
+    let k = 0;
+    for (let i = 0; i < data.arrow.names.length; i++) {
+      if (i === saAt) continue;
+      if (data.arrow.columns[i]![j] !== qit.arrow.columns[k]![j]) {
+        rowMismatch++;
+        break;
+      }
+      k++;
+    }
+    const b = data.arrow.columns[releasedNames.length]![j]!;
+    const values = dataSa.get(b) ?? new Map<string, number>();
+    dataSa.set(b, values);
+    bump(values, data.arrow.columns[saAt]![j]!, 1);
+  }
+  let permMismatch = 0;
+  for (const [b, values] of stCounts) {
+    const shown = dataSa.get(b) ?? new Map<string, number>();
+    if (shown.size !== values.size) permMismatch++;
+    else for (const [s, c] of values) if (shown.get(s) !== c) permMismatch++;
+  }
+  for (const b of dataSa.keys()) if (!stCounts.has(b)) permMismatch++;
+  const dataOk = rowMismatch === 0 && permMismatch === 0;
+  add(
+    'single-table',
+    dataOk,
+    dataOk
+      ? 'data.csv is the QIT with the SA column permuted within each bucket'
+      : `${rowMismatch} rows differ from the QIT, ${permMismatch} buckets whose SA values differ from the ST`,
+  );
+
+  // 8. The report's claims.
+  const claimOk = bucketSize.size === claims.buckets;
+  add('reported-buckets', claimOk, `report claims ${claims.buckets} buckets; found ${bucketSize.size}`);
+
+  return checks.every((c) => c.passed) ? checks : fail(checks);
+}
+
+function sameTable(a: DecodedTable, b: DecodedTable): boolean {
+  return (
+    a.names.join(SEP) === b.names.join(SEP) &&
+    a.columns.every(
+      (col, i) => col.length === b.columns[i]!.length && col.every((v, j) => v === b.columns[i]![j]),
+    )
+  );
+}
+
+function bump(map: Map<string, number>, key: string, by: number): boolean {
+  const v = (map.get(key) ?? 0) + by;
+  if (v < 0) return false;
+  if (v === 0) map.delete(key);
+  else map.set(key, v);
+  return true;
+}
+
+export function fail(checks: VerificationCheck[]): never {
+  const failed = checks.filter((c) => !c.passed);
+  throw new VerificationError(
+    'E_VERIFY',
+    `verification failed, nothing was published: ${failed.map((c) => `${c.name} (${c.detail})`).join('; ')}`,
+    'this is a bug in ppdp: please report it with the spec (not the data)',
+  );
+}

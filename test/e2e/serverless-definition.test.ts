@@ -1,0 +1,131 @@
+/**
+ * The one state machine definition: valid ASL in both forms (checked here once, so the local
+ * engine can skip validation at every start), the local rewrite of the Distributed Maps, and
+ * Retry/Catch on every Task.
+ */
+import { StateMachine } from 'aws-local-stepfunctions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AslDefinition,
+  listerName,
+  localDefinition,
+  placeholder,
+  releaseDefinition,
+  TASKS,
+  TRANSIENT_ERRORS,
+} from '../../src/pipeline/definition.ts';
+import { LOCAL_DEFINITION } from '../../src/pipeline/engine.ts';
+
+beforeAll(() => {
+  const P = Promise as unknown as { withResolvers?: unknown };
+  P.withResolvers ??= () => {
+    let resolve: unknown;
+    let reject: unknown;
+    const promise = new Promise((a, b) => {
+      resolve = a;
+      reject = b;
+    });
+    return { promise, resolve, reject };
+  };
+});
+
+/** A CloudFormation substitution, `${Name}`. */
+const sub = (name: string) => `$${'{'}${name}}`;
+
+const deployed = releaseDefinition({
+  resource: (task) => `arn:aws:lambda:us-east-1:111111111111:function:ppdp-${task}`,
+});
+
+describe('the release state machine', () => {
+  it('is valid ASL as deployed (Distributed Maps) and as run locally (inline Maps)', () => {
+    expect(() => new StateMachine(deployed as never)).not.toThrow();
+    expect(() => new StateMachine(LOCAL_DEFINITION as never)).not.toThrow();
+  });
+
+  it('runs plan → fan-out → merge → verify → publish, with a single-task route', () => {
+    const s = deployed.States;
+    expect(deployed.StartAt).toBe('Plan');
+    expect(s.Plan!.Next).toBe('Route');
+    expect(s.Route!.Choices[0]).toMatchObject({
+      Variable: '$.plan.mode',
+      StringEquals: 'single',
+      Next: 'Build',
+    });
+    expect(s.Route!.Default).toBe('Count');
+    expect(s.Count!.Next).toBe('Search');
+    expect(s.Search!.Next).toBe('Apply');
+    expect(s.Apply!.Next).toBe('Assemble');
+    expect(s.Assemble!.Next).toBe('Verify');
+    expect(s.Build!.Next).toBe('Verify');
+    expect(s.Verify!.Next).toBe('Publish');
+    expect(s.Publish!.End).toBe(true);
+    expect(s.ReportFailure!.Next).toBe('Failed');
+    expect(s.Failed!.Type).toBe('Fail');
+    for (const map of ['Count', 'Apply']) {
+      expect(s[map]!.ItemProcessor.ProcessorConfig.Mode).toBe('DISTRIBUTED');
+      expect(s[map]!.ItemReader.Resource).toBe('arn:aws:states:::s3:getObject');
+      expect(s[map]!.ResultPath, 'shard results stay in the store, not the payload').toBeNull();
+    }
+  });
+
+  it('retries transient errors on every Task and sends every failure to ReportFailure', () => {
+    const tasks: [string, Record<string, unknown>][] = [];
+    const walk = (d: AslDefinition | { States: AslDefinition['States'] }) => {
+      for (const [name, st] of Object.entries(d.States)) {
+        if (st.Type === 'Task') tasks.push([name, st]);
+        if (st.ItemProcessor) walk(st.ItemProcessor);
+      }
+    };
+    walk(deployed);
+    expect(tasks.map(([n]) => n).sort()).toEqual([...TASKS].sort());
+    for (const [name, st] of tasks) {
+      expect((st.Retry as { ErrorEquals: string[] }[])[0]!.ErrorEquals, name).toEqual(TRANSIENT_ERRORS);
+      expect(st.TimeoutSeconds, name).toBe(900);
+    }
+    for (const [name, st] of Object.entries(deployed.States)) {
+      if (name === 'ReportFailure' || !['Task', 'Map'].includes(st.Type)) continue;
+      expect(st.Catch, name).toEqual([
+        { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ReportFailure' },
+      ]);
+    }
+  });
+
+  it('locally, each Distributed Map becomes a lister Task feeding an inline Map', () => {
+    const local = localDefinition(deployed);
+    for (const [map, before] of [
+      ['Count', 'Route'],
+      ['Apply', 'Search'],
+    ] as const) {
+      const lister = local.States[listerName(map)]!;
+      expect(lister).toMatchObject({ Type: 'Task', ResultPath: '$.mapItems', Next: map });
+      expect(lister.Parameters).toEqual(deployed.States[map]!.ItemReader.Parameters);
+      expect(local.States[map]!.ItemsPath).toBe('$.mapItems');
+      expect(local.States[map]!.ItemReader).toBeUndefined();
+      expect(local.States[map]!.ItemProcessor.ProcessorConfig).toBeUndefined();
+      const st = local.States[before]!;
+      expect(st.Next === listerName(map) || st.Default === listerName(map), before).toBe(true);
+    }
+    // Nothing else changes.
+    for (const name of [
+      'Plan',
+      'Search',
+      'Assemble',
+      'Build',
+      'Verify',
+      'Publish',
+      'ReportFailure',
+      'Failed',
+    ]) {
+      if (name === 'Route' || name === 'Search') continue;
+      expect(local.States[name], name).toEqual(deployed.States[name]);
+    }
+  });
+
+  it('names CloudFormation placeholders for the deployed ARNs', () => {
+    const templated = releaseDefinition({ resource: (t) => `\${${placeholder(t)}}` });
+    expect(templated.States.Plan!.Resource).toBe(sub('PlanFunctionArn'));
+    expect(templated.States.Count!.ItemProcessor.States.CountShard.Resource).toBe(
+      sub('CountShardFunctionArn'),
+    );
+  });
+});

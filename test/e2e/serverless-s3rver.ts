@@ -1,0 +1,95 @@
+/**
+ * A real s3rver on 127.0.0.1 in a child process (it needs NODE_OPTIONS=--openssl-legacy-provider
+ * for paginated listing under OpenSSL 3, which a vitest worker cannot set for itself).
+ * Stopping it and starting it again on the same port and folder simulates an outage.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { S3StoreOptions } from '../../src/pipeline/storage/s3.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+const SERVER = `
+import S3rver from 's3rver';
+const [dir, port, bucket] = process.argv.slice(1);
+const server = new S3rver({ address: '127.0.0.1', port: Number(port), silent: true, directory: dir,
+  configureBuckets: [{ name: bucket }] });
+const address = await server.run();
+process.stdout.write(JSON.stringify({ port: address.port }) + '\\n');
+const stop = () => server.close().then(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+process.stdin.on('end', stop);
+process.stdin.resume();
+`;
+
+export class LocalS3 {
+  readonly dir = mkdtempSync(join(tmpdir(), 'ppdp-s3rver-'));
+  port = 0;
+  private child: ChildProcess | undefined;
+
+  constructor(readonly bucket = 'ppdp-test') {}
+
+  /** Starts s3rver (on the same port as before, after a stop). */
+  async start(): Promise<void> {
+    const child = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', SERVER, this.dir, String(this.port), this.bucket],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NODE_OPTIONS: '--openssl-legacy-provider' },
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
+    this.child = child;
+    this.port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error('s3rver did not start in 30 s')), 30_000);
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const line = out.split('\n')[0];
+        if (out.includes('\n')) {
+          clearTimeout(timer);
+          resolve((JSON.parse(line!) as { port: number }).port);
+        }
+      });
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`s3rver exited with ${code}`));
+      });
+    });
+  }
+
+  /** Stops s3rver and waits until it has exited. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    this.child = undefined;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  }
+
+  get endpoint(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Client settings for ppdp's S3 store. */
+  options(extra: Partial<S3StoreOptions> = {}): S3StoreOptions {
+    return {
+      endpoint: this.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      maxAttempts: 2,
+      ...extra,
+    };
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

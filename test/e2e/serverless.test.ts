@@ -1,0 +1,166 @@
+/**
+ * The serverless pipeline end to end against a real S3 server (s3rver on 127.0.0.1): the
+ * Adult example dropped under inbox/adult/, the run started as the S3 event starts it (the
+ * same definition, the local engine, S3 storage), and failures that publish nothing.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executeRelease } from '../../src/pipeline/engine.ts';
+import { runRelease } from '../../src/pipeline/release.ts';
+import { type Store, storeResolver, utf8 } from '../../src/pipeline/storage/index.ts';
+import { ADULT_DIR } from '../helpers/adult.ts';
+import { adultWorkspace } from '../helpers/workspace.ts';
+import { LocalS3 } from './serverless-s3rver.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const CLI = join(ROOT, 'bin/ppdp.mjs');
+const SPEC = 's3://ppdp-test/inbox/adult/release.json';
+
+const s3 = new LocalS3('ppdp-test');
+const stores = storeResolver(s3.options());
+let store: Store;
+const direct = adultWorkspace();
+const directOut = join(direct.dir, 'out', 'direct');
+
+const text = async (key: string) => utf8(await store.get(key));
+const keys = async (prefix: string) => (await store.list(prefix)).map((o) => o.key);
+
+beforeAll(async () => {
+  await s3.start();
+  store = (await storeResolver(s3.options()).open('s3://ppdp-test/')).store;
+  for (const f of readdirSync(ADULT_DIR).filter((f) => f.endsWith('.csv') || f.endsWith('.json'))) {
+    await store.put(`inbox/adult/${f}`, readFileSync(join(ADULT_DIR, f)));
+  }
+  runRelease(direct.spec, directOut);
+});
+
+afterAll(async () => {
+  stores.close();
+  await s3.dispose();
+});
+
+describe('a release dropped in the bucket', () => {
+  it('publishes a verified release under releases/adult/<runId>/, manifest last, equal to the filesystem run', async () => {
+    // What the EventBridge rule sends: the spec's S3 URL, nothing else.
+    const result = await executeRelease({ spec: SPEC, shards: 3 }, { s3: s3.options() });
+    const prefix = `releases/adult/${result.plan.runId}/`;
+    expect(result.release).toBe(`s3://ppdp-test/${prefix}`);
+    expect(result.plan.work).toBe(`s3://ppdp-test/work/adult/${result.plan.runId}/`);
+    expect(await keys(prefix)).toEqual(
+      ['data.arrow', 'data.csv', 'manifest.json', 'report.html', 'report.json'].map((f) => prefix + f),
+    );
+    const manifest = JSON.parse(await text(`${prefix}manifest.json`));
+    expect(manifest).toMatchObject({ format: 'ppdp-release/1', runId: result.plan.runId, verified: true });
+    const { createHash } = await import('node:crypto');
+    for (const f of manifest.files) {
+      const bytes = await store.get(prefix + f.name);
+      expect(createHash('sha256').update(bytes).digest('hex'), f.name).toBe(f.sha256);
+    }
+    for (const name of ['data.arrow', 'data.csv']) {
+      const published = Buffer.from(await store.get(prefix + name));
+      expect(published.equals(readFileSync(join(directOut, name))), name).toBe(true);
+    }
+    const strip = (json: string) => JSON.stringify({ ...JSON.parse(json), timings: undefined });
+    expect(strip(await text(`${prefix}report.json`))).toBe(
+      strip(readFileSync(join(directOut, 'report.json'), 'utf8')),
+    );
+    expect(result.report.verification.verified).toBe(true);
+    // The rows never travelled in a state payload: they are in the work area, one batch per shard.
+    expect(await store.head(`work/adult/${result.plan.runId}/rows.arrow`)).toBeGreaterThan(0);
+    expect(
+      (await keys(`work/adult/${result.plan.runId}/counts/`)).filter((k) => k.endsWith('.bin')),
+    ).toHaveLength(3);
+  });
+
+  it('runs from the CLI with --store and --endpoint', () => {
+    const r = spawnSync(
+      process.execPath,
+      [CLI, 'release', SPEC, '--store', 's3://ppdp-test/cli', '--endpoint', s3.endpoint, '--quiet'],
+      {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          AWS_ACCESS_KEY_ID: 'S3RVER',
+          AWS_SECRET_ACCESS_KEY: 'S3RVER',
+          AWS_REGION: 'us-east-1',
+        },
+      },
+    );
+    expect(r.stderr).not.toMatch(/error/);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(
+      /^verified release in s3:\/\/ppdp-test\/cli\/releases\/adult\/[0-9a-f]{16}\/: k = 5/,
+    );
+  });
+});
+
+describe('failures publish nothing', () => {
+  it('an error injected in a state goes to the failure path: error.json written, no manifest', async () => {
+    const ws = adultWorkspace(2000);
+    const runSpec = 's3://ppdp-test/inbox/small/release.json';
+    for (const f of readdirSync(ws.dir).filter((f) => f.endsWith('.csv') || f.endsWith('.json'))) {
+      await store.put(`inbox/small/${f}`, readFileSync(join(ws.dir, f)));
+    }
+    let error: unknown;
+    try {
+      await executeRelease(
+        { spec: runSpec, shards: 2 },
+        {
+          s3: s3.options(),
+          wrap: (state, h) =>
+            state === 'Assemble'
+              ? async () => {
+                  throw Object.assign(new Error('injected failure'), { name: 'InjectedError' });
+                }
+              : h,
+        },
+      );
+    } catch (e) {
+      error = e;
+    }
+    expect((error as Error).name).toBe('InjectedError');
+    const work = (await keys('work/small/')).find((k) => k.endsWith('/plan.json'))!.replace('plan.json', '');
+    const report = JSON.parse(await text(`${work}error.json`));
+    expect(report).toMatchObject({ format: 'ppdp-error/1', published: false, error: 'InjectedError' });
+    expect(await keys('releases/small/')).toEqual([]);
+  });
+
+  it('the store going away mid-run fails the run clearly, writes no manifest, and a re-run succeeds', async () => {
+    const runSpec = 's3://ppdp-test/inbox/outage/release.json';
+    const ws = adultWorkspace(1500);
+    for (const f of readdirSync(ws.dir).filter((f) => f.endsWith('.csv') || f.endsWith('.json'))) {
+      await store.put(`inbox/outage/${f}`, readFileSync(join(ws.dir, f)));
+    }
+    let error: unknown;
+    try {
+      await executeRelease(
+        { spec: runSpec, shards: 2 },
+        {
+          s3: s3.options({ maxAttempts: 1 }),
+          retryIntervalMs: 10,
+          wrap: (state, h) =>
+            state === 'Search'
+              ? async (input) => {
+                  await s3.stop(); // the outage starts here
+                  return h(input);
+                }
+              : h,
+        },
+      );
+    } catch (e) {
+      error = e;
+    }
+    expect((error as Error).name).toBe('StoreUnavailableError');
+    expect((error as Error).message).toMatch(/s3:\/\/ppdp-test\/.*the store is unavailable/);
+    await s3.start();
+    expect(await keys('releases/outage/')).toEqual([]);
+    const again = await executeRelease({ spec: runSpec, shards: 2 }, { s3: s3.options() });
+    expect(await store.head(`releases/outage/${again.plan.runId}/manifest.json`)).toBeGreaterThan(0);
+    const local = join(ws.dir, 'out', 'local');
+    runRelease(ws.spec, local);
+    const published = Buffer.from(await store.get(`releases/outage/${again.plan.runId}/data.csv`));
+    expect(published.equals(readFileSync(join(local, 'data.csv')))).toBe(true);
+  });
+});

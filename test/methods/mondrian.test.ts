@@ -1,0 +1,413 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readArrow } from '../../src/data/arrow.ts';
+import { readCsv } from '../../src/data/csv.ts';
+import type { EncodedTable } from '../../src/data/table.ts';
+import { InputError, NoSolutionError, SpecError, VerificationError } from '../../src/errors.ts';
+import { readInput, runRelease } from '../../src/pipeline/release.ts';
+import type { ReleaseReport } from '../../src/report/types.ts';
+import { loadSpec } from '../../src/spec/spec.ts';
+import { verifyMondrian } from '../../src/verify/mondrian.ts';
+import { type DecodedTable, decodeTable } from '../../src/verify/verify.ts';
+import { adultWorkspace } from '../helpers/workspace.ts';
+
+const EXAMPLE = new URL('../../examples/adult-mondrian/release.json', import.meta.url).pathname;
+const ws = adultWorkspace();
+let specs = 0;
+
+/** A Mondrian spec over the workspace's Adult copy (age numeric, the other QIs categorical). */
+function adultSpec(
+  privacy: unknown[],
+  mode: 'strict' | 'relaxed',
+  edit?: (spec: Record<string, unknown>) => void,
+): string {
+  const spec = JSON.parse(readFileSync(EXAMPLE, 'utf8').replaceAll('../adult/', ''));
+  spec.privacy = privacy;
+  spec.method = { name: 'mondrian', mode, measures: false };
+  edit?.(spec);
+  const name = `mondrian-${specs++}.json`;
+  ws.write(name, JSON.stringify(spec, null, 2));
+  return join(ws.dir, name);
+}
+
+const release = (spec: string) => runRelease(spec, join(ws.dir, 'out', `run-${specs++}`));
+const modelOf = (report: ReleaseReport, model: string) =>
+  report.privacy.models.find((m) => m.model === model)!;
+
+describe('Mondrian on Adult: k-anonymous, verified, NCP reported', () => {
+  const ncp: Record<string, number> = {};
+  it.each([2, 5, 10, 25, 50, 100])('k = %i, strict and relaxed; relaxed never worse than strict', (k) => {
+    for (const mode of ['strict', 'relaxed'] as const) {
+      const { report } = release(adultSpec([{ model: 'k-anonymity', k }], mode));
+      expect(report.verification.verified).toBe(true);
+      expect(report.verification.checks.map((c) => c.name)).toContain('rows-generalize-input');
+      expect(report.privacy.satisfied).toBe(true);
+      expect(report.privacy.k).toBeGreaterThanOrEqual(k);
+      expect(report.rows).toEqual({ input: 30162, released: 30162, suppressed: 0 });
+      expect(report.utility.metric).toBe('ncp');
+      expect(report.utility.value).toBe(report.utility.ncp);
+      expect(report.utility.value).toBeGreaterThan(0);
+      expect(report.utility.value).toBeLessThan(1);
+      expect(report.sections?.[0]?.title).toBe('Mondrian partitioning');
+      ncp[`${mode}${k}`] = report.utility.value;
+    }
+    // Relaxed releases the better of two relaxed strategies, one of which (strict-first)
+    // only refines strict Mondrian's partitions: no row's cells get coarser, so relaxed NCP
+    // ≤ strict NCP exactly. The tolerance covers floating-point summation order only.
+    expect(ncp[`relaxed${k}`]!).toBeLessThanOrEqual(ncp[`strict${k}`]! * (1 + 1e-12));
+  });
+
+  it('coarser with larger k', () => {
+    for (const mode of ['strict', 'relaxed']) {
+      const series = [2, 5, 10, 25, 50, 100].map((k) => ncp[`${mode}${k}`]!);
+      for (let i = 1; i < series.length; i++) expect(series[i]!).toBeGreaterThan(series[i - 1]!);
+    }
+  });
+});
+
+describe('l-diverse Mondrian on Adult with occupation sensitive', () => {
+  it.each(['distinct-l-diversity', 'entropy-l-diversity'])('%s, l = 2..6', (model) => {
+    for (const l of [2, 3, 4, 5, 6]) {
+      for (const mode of l === 2 || l === 6 ? (['strict', 'relaxed'] as const) : (['relaxed'] as const)) {
+        const { report } = release(adultSpec([{ model, attribute: 'occupation', l }], mode));
+        expect(report.verification.verified).toBe(true);
+        const check = report.verification.checks.find((c) => c.name === model)!;
+        expect(check.passed).toBe(true);
+        expect(modelOf(report, model).satisfied).toBe(true);
+        expect(modelOf(report, model).achieved.l).toBeGreaterThanOrEqual(l - 1e-9);
+        expect(report.privacy.classes).toBeGreaterThan(1);
+      }
+    }
+  });
+
+  it('with k-anonymity, recursive (c,l)-diversity and hierarchical t-closeness together', () => {
+    const { report } = release(
+      adultSpec(
+        [
+          { model: 'k-anonymity', k: 10 },
+          { model: 'recursive-cl-diversity', attribute: 'occupation', c: 3, l: 3 },
+          { model: 't-closeness', attribute: 'occupation', t: 0.3, distance: 'hierarchical' },
+        ],
+        'relaxed',
+      ),
+    );
+    expect(report.verification.verified).toBe(true);
+    expect(report.privacy.k).toBeGreaterThanOrEqual(10);
+    for (const m of report.privacy.models) expect(m.satisfied).toBe(true);
+  });
+
+  it('says when no partition exists, with the numbers', () => {
+    const distinct = adultSpec([{ model: 'distinct-l-diversity', attribute: 'occupation', l: 15 }], 'strict');
+    expect(() => release(distinct)).toThrow(NoSolutionError);
+    expect(() => release(distinct)).toThrow(/only 14 distinct values of 'occupation'/);
+    const entropy = adultSpec([{ model: 'entropy-l-diversity', attribute: 'occupation', l: 11 }], 'relaxed');
+    expect(() => release(entropy)).toThrow(/ln\(10\.53\) < ln\(11\)/);
+    // The frequency bound: the most frequent occupation is in 4,038 of 30,162 rows.
+    expect(() => release(entropy)).toThrow(/4038 of 30162 rows.*N\/l = 2742.*l ≤ 7\.47/);
+  });
+});
+
+describe('Mondrian releases are deterministic and in the promised format', () => {
+  it('same spec and seed, identical bytes', () => {
+    const spec = adultSpec([{ model: 'k-anonymity', k: 10 }], 'relaxed');
+    const a = release(spec);
+    const b = release(spec);
+    for (const file of ['data.csv', 'data.arrow']) {
+      expect(readFileSync(join(a.out, file)).equals(readFileSync(join(b.out, file)))).toBe(true);
+    }
+    const strip = (r: ReleaseReport) => JSON.stringify({ ...r, timings: undefined });
+    expect(strip(a.report)).toBe(strip(b.report));
+  });
+
+  it('the bundled example: verified, with distribution measures; the format an analyst loads', () => {
+    const a = runRelease(EXAMPLE, join(ws.dir, 'out', 'example'));
+    expect(a.report.verification.verified).toBe(true);
+    // Distribution measures of what an analyst recovers (uniform spread within classes).
+    for (const key of ['kl', 'chi2', 'queryErrorBase', 'queryErrorCube']) {
+      expect(a.report.utility[key]).toBeGreaterThan(0);
+    }
+    expect(a.report.utility.cubeCells).toBeGreaterThan(30162);
+
+    const csv = decodeTable(readCsv(join(a.out, 'data.csv'), { delimiter: ';' }));
+    expect(csv.names).toEqual([
+      'sex',
+      'age',
+      'age_lo',
+      'age_hi',
+      'race',
+      'marital-status',
+      'education',
+      'native-country',
+      'workclass',
+      'occupation',
+      'salary-class',
+    ]);
+    const arrow = readArrow(join(a.out, 'data.arrow'));
+    expect(arrow.rowCount).toBe(30162);
+    const at = (name: string) => csv.columns[csv.names.indexOf(name)]!;
+    for (let j = 0; j < 30162; j += 101) {
+      expect(at('age')[j]).toBe(`[${at('age_lo')[j]}-${at('age_hi')[j]}]`);
+      expect(Number(at('age_lo')[j])).toBeLessThanOrEqual(Number(at('age_hi')[j]));
+    }
+    // Rows are shuffled: the first released row is not simply the first input row's class.
+    const input = readInput(loadSpec(EXAMPLE));
+    const sexInput = input.columns[0]!;
+    const firstRows = Array.from({ length: 50 }, (_, r) => sexInput.dictionary[sexInput.codes[r]!]);
+    expect(at('sex').slice(0, 50)).not.toEqual(firstRows);
+  });
+
+  it('a different seed shuffles differently but releases the same classes', () => {
+    const one = release(adultSpec([{ model: 'k-anonymity', k: 5 }], 'strict', (s) => (s.seed = 1)));
+    const two = release(adultSpec([{ model: 'k-anonymity', k: 5 }], 'strict', (s) => (s.seed = 2)));
+    expect(readFileSync(join(one.out, 'data.csv')).equals(readFileSync(join(two.out, 'data.csv')))).toBe(
+      false,
+    );
+    expect(one.report.privacy.classes).toBe(two.report.privacy.classes);
+    expect(one.report.utility.value).toBe(two.report.utility.value);
+  });
+});
+
+/** A small table in a folder of its own. */
+function smallTable(csv: string, spec: Record<string, unknown>, files: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'ppdp-mondrian-'));
+  small.push(dir);
+  writeFileSync(join(dir, 'data.csv'), csv);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  writeFileSync(join(dir, 'release.json'), JSON.stringify({ input: 'data.csv', seed: 3, ...spec }));
+  return { dir, spec: join(dir, 'release.json'), out: join(dir, 'out') };
+}
+const small: string[] = [];
+afterAll(() => {
+  for (const dir of small) rmSync(dir, { recursive: true, force: true });
+});
+
+function released(out: string): DecodedTable {
+  return decodeTable(readCsv(join(out, 'data.csv'), { delimiter: ',' }));
+}
+
+function classesOf(t: DecodedTable, column: string): string[] {
+  return [...new Set(t.columns[t.names.indexOf(column)]!)].sort();
+}
+
+describe('Mondrian on small tables', () => {
+  const ages = `age,disease\n${[1, 2, 3, 4, 5, 6, 7, 8].map((a, i) => `${a},d${i % 3}`).join('\n')}\n`;
+
+  it('cuts numeric QIs at the median and releases ranges (no hierarchy, numbers: numeric)', () => {
+    const t = smallTable(ages, {
+      attributes: { age: { type: 'quasi-identifying' }, disease: { type: 'sensitive' } },
+      privacy: [{ model: 'k-anonymity', k: 2 }],
+      method: { name: 'mondrian' },
+    });
+    const { report } = runRelease(t.spec, t.out);
+    expect(classesOf(released(t.out), 'age')).toEqual(['[1-2]', '[3-4]', '[5-6]', '[7-8]']);
+    expect(report.utility.value).toBeCloseTo(1 / 7, 12);
+    expect(report.privacy.classes).toBe(4);
+  });
+
+  it('relaxed divides rows equal to the median where strict cannot cut', () => {
+    const csv = `age,disease\n${[1, 1, 1, 1, 1, 1, 2, 2].map((a, i) => `${a},d${i % 2}`).join('\n')}\n`;
+    const spec = (mode: string) => ({
+      attributes: { age: { type: 'quasi-identifying', scale: 'numeric' }, disease: { type: 'sensitive' } },
+      privacy: [{ model: 'k-anonymity', k: 4 }],
+      method: { name: 'mondrian', mode },
+    });
+    const strict = smallTable(csv, spec('strict'));
+    expect(runRelease(strict.spec, strict.out).report.privacy.classes).toBe(1);
+    expect(classesOf(released(strict.out), 'age')).toEqual(['[1-2]']);
+    const relaxed = smallTable(csv, spec('relaxed'));
+    const { report } = runRelease(relaxed.spec, relaxed.out);
+    expect(report.verification.verified).toBe(true);
+    expect(classesOf(released(relaxed.out), 'age')).toEqual(['[1-1]', '[1-2]']);
+    expect(report.utility.value).toBeCloseTo(0.5, 12);
+  });
+
+  it('splits nominal QIs along the hierarchy and releases the lowest common ancestor', () => {
+    const rows = ['a1', 'a1', 'a2', 'a2', 'b1', 'b1', 'b2', 'b2'];
+    const t = smallTable(
+      `city,disease\n${rows.map((c, i) => `${c},d${i % 2}`).join('\n')}\n`,
+      {
+        attributes: {
+          city: { type: 'quasi-identifying', hierarchy: 'city.csv' },
+          disease: { type: 'sensitive' },
+        },
+        privacy: [{ model: 'k-anonymity', k: 2 }],
+        method: { name: 'mondrian' },
+      },
+      { 'city.csv': 'a1;A;*\na2;A;*\nb1;B;*\nb2;B;*\n' },
+    );
+    const { report } = runRelease(t.spec, t.out);
+    expect(classesOf(released(t.out), 'city')).toEqual(['a1', 'a2', 'b1', 'b2']);
+    expect(report.utility.value).toBe(0);
+    const k4 = smallTable(readFileSync(join(t.dir, 'data.csv'), 'utf8'), {
+      attributes: {
+        city: { type: 'quasi-identifying', hierarchy: 'city.csv' },
+        disease: { type: 'sensitive' },
+      },
+      privacy: [{ model: 'k-anonymity', k: 4 }],
+      method: { name: 'mondrian' },
+    });
+    writeFileSync(join(k4.dir, 'city.csv'), 'a1;A;*\na2;A;*\nb1;B;*\nb2;B;*\n');
+    expect(runRelease(k4.spec, k4.out).report.utility.value).toBeCloseTo(1 / 3, 12);
+    expect(classesOf(released(k4.out), 'city')).toEqual(['A', 'B']);
+    const k8 = smallTable(readFileSync(join(t.dir, 'data.csv'), 'utf8'), {
+      attributes: {
+        city: { type: 'quasi-identifying', hierarchy: 'city.csv' },
+        disease: { type: 'sensitive' },
+      },
+      privacy: [{ model: 'k-anonymity', k: 8 }],
+      method: { name: 'mondrian' },
+    });
+    writeFileSync(join(k8.dir, 'city.csv'), 'a1;A;*\na2;A;*\nb1;B;*\nb2;B;*\n');
+    runRelease(k8.spec, k8.out);
+    expect(classesOf(released(k8.out), 'city')).toEqual(['*']);
+  });
+
+  it('splits ordinal QIs in the hierarchy file order', () => {
+    const levels = ['low', 'mid', 'high', 'top'];
+    const rows = levels.flatMap((v) => [v, v]);
+    const t = smallTable(
+      `grade,disease\n${rows.map((g, i) => `${g},d${i % 2}`).join('\n')}\n`,
+      {
+        attributes: {
+          grade: { type: 'quasi-identifying', scale: 'ordinal', hierarchy: 'grade.csv' },
+          disease: { type: 'sensitive' },
+        },
+        privacy: [{ model: 'k-anonymity', k: 4 }],
+        method: { name: 'mondrian', mode: 'strict' },
+      },
+      // Listed in order; the labels pair neighbours, as an ordinal hierarchy does.
+      { 'grade.csv': 'low;low-mid;*\nmid;low-mid;*\nhigh;high-top;*\ntop;high-top;*\n' },
+    );
+    const { report } = runRelease(t.spec, t.out);
+    expect(report.verification.verified).toBe(true);
+    expect(classesOf(released(t.out), 'grade')).toEqual(['high-top', 'low-mid']);
+  });
+
+  it('rejects QIs it cannot partition, naming the field or row', () => {
+    const noHierarchy = smallTable('city,disease\na,x\nb,y\n', {
+      attributes: { city: { type: 'quasi-identifying' }, disease: { type: 'sensitive' } },
+      privacy: [{ model: 'k-anonymity', k: 1 }],
+      method: { name: 'mondrian' },
+    });
+    expect(() => runRelease(noHierarchy.spec, noHierarchy.out)).toThrow(SpecError);
+    expect(() => runRelease(noHierarchy.spec, noHierarchy.out)).toThrow(
+      /attributes\.city .*without a hierarchy/,
+    );
+    const ordinal = smallTable('city,disease\na,x\nb,y\n', {
+      attributes: { city: { type: 'quasi-identifying', scale: 'ordinal' }, disease: { type: 'sensitive' } },
+      privacy: [{ model: 'k-anonymity', k: 1 }],
+      method: { name: 'mondrian' },
+    });
+    expect(() => runRelease(ordinal.spec, ordinal.out)).toThrow(
+      /attributes\.city is ordinal but has no hierarchy/,
+    );
+    const notNumbers = smallTable('age,disease\n1,x\nold,y\n', {
+      attributes: { age: { type: 'quasi-identifying', scale: 'numeric' }, disease: { type: 'sensitive' } },
+      privacy: [{ model: 'k-anonymity', k: 1 }],
+      method: { name: 'mondrian' },
+    });
+    expect(() => runRelease(notNumbers.spec, notNumbers.out)).toThrow(InputError);
+    expect(() => runRelease(notNumbers.spec, notNumbers.out)).toThrow(/column 'age' row 3: not a number/);
+  });
+});
+
+describe('the Mondrian verifier rejects what does not hold', () => {
+  const t = smallTable(
+    `age,city,disease\n${Array.from({ length: 12 }, (_, i) => `${20 + i},${i % 2 ? 'a1' : 'b1'},d${i % 3}`).join('\n')}\n`,
+    {
+      attributes: {
+        age: { type: 'quasi-identifying', scale: 'numeric' },
+        city: { type: 'quasi-identifying', hierarchy: 'city.csv' },
+        disease: { type: 'sensitive' },
+      },
+      privacy: [
+        { model: 'k-anonymity', k: 3 },
+        { model: 'distinct-l-diversity', attribute: 'disease', l: 2 },
+      ],
+      method: { name: 'mondrian', mode: 'relaxed' },
+    },
+    { 'city.csv': 'a1;A;*\nb1;B;*\n' },
+  );
+  const { report } = runRelease(t.spec, t.out);
+  const spec = loadSpec(t.spec);
+  const input = readInput(spec);
+  const staged = readArrow(join(t.out, 'data.arrow'));
+  /** A copy of the staged table with cells replaced (value strings, by column and row). */
+  const verify = (cells: [string, number, string][], claims = {}) => {
+    const columns = staged.columns.map((c) => ({
+      ...c,
+      dictionary: [...c.dictionary],
+      codes: c.codes.slice(),
+    }));
+    for (const [name, row, value] of cells) {
+      const c = columns.find((x) => x.name === name)!;
+      let code = c.dictionary.indexOf(value);
+      if (code < 0) code = c.dictionary.push(value) - 1;
+      c.codes[row] = code;
+    }
+    const copy: EncodedTable = { ...staged, columns };
+    return verifyMondrian({
+      input,
+      attributes: spec.attributes,
+      privacy: spec.privacy,
+      numeric: ['age'],
+      hierarchyRows: new Map([
+        [
+          'city',
+          [
+            ['a1', 'A', '*'],
+            ['b1', 'B', '*'],
+          ],
+        ],
+      ]),
+      arrow: copy,
+      csv: copy,
+      claims: {
+        classes: report.privacy.classes!,
+        minClassSize: report.privacy.k!,
+        ncp: report.utility.value,
+        ...claims,
+      },
+    });
+  };
+  const cell = (name: string, row: number) => {
+    const c = staged.columns.find((x) => x.name === name)!;
+    return c.dictionary[c.codes[row]!]!;
+  };
+
+  it('accepts the release as staged', () => {
+    expect(verify([]).every((c) => c.passed)).toBe(true);
+  });
+
+  it('rejects a range that no longer covers its row', () => {
+    const j = Array.from({ length: 12 }, (_, r) => r).find((r) => cell('age_lo', r) !== cell('age_hi', r))!;
+    const lo = cell('age_lo', j);
+    expect(() =>
+      verify([
+        ['age_hi', j, lo],
+        ['age', j, `[${lo}-${lo}]`],
+      ]),
+    ).toThrow(VerificationError);
+    expect(() => verify([['age', 0, '[20-30]']])).toThrow(/ranges/);
+  });
+
+  it('rejects a label that is not in the hierarchy, a class below k, a changed SA value', () => {
+    expect(() => verify([['city', 0, 'C']])).toThrow(/labels-in-hierarchy/);
+    // A range covering every age keeps the matching intact but makes a class of one row.
+    expect(() =>
+      verify([
+        ['age', 0, '[20-31]'],
+        ['age_lo', 0, '20'],
+        ['age_hi', 0, '31'],
+      ]),
+    ).toThrow(/k-anonymity \(/);
+    expect(() => verify([['disease', 0, 'd9']])).toThrow(/rows-generalize-input/);
+  });
+
+  it('rejects false claims', () => {
+    expect(() => verify([], { classes: report.privacy.classes! + 1 })).toThrow(/reported-classes/);
+    expect(() => verify([], { ncp: report.utility.value + 0.01 })).toThrow(/reported-ncp/);
+  });
+});
