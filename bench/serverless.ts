@@ -4,7 +4,7 @@
  * machine in-process, filesystem store) with 1, 2 and 4 row shards, plus the CLI's cold start
  * on Adult itself with both engines. Records each state's wall time from report.json, and
  * the sum and slowest shard of the shard states, so the Lambda fan-out can be projected
- * (docs/deployment.md). Writes bench/results/serverless.json.
+ * (docs/deploy.md). Writes bench/results/serverless.json.
  *
  * Run: `npx tsx bench/serverless.ts [--rows 1000000,5000000] [--shards 1,2,4] [--cold 5]`
  */

@@ -1,5 +1,5 @@
 /**
- * The CDK app: `cdk synth` / `cdk deploy` from infra/ (see docs/deployment.md). The handlers
+ * The CDK app: `cdk synth` / `cdk deploy` from infra/ (see docs/deploy.md). The handlers
  * are bundled with esbuild first (WASM embedded), then the stack is checked with cdk-nag.
  */
 import { App } from 'aws-cdk-lib';

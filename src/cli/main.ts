@@ -33,7 +33,7 @@ Builds the release the spec describes, re-verifies it with independent code, and
 data.arrow, data.csv, report.json, report.html and (last) manifest.json into <dir>.
 Nothing is written to <dir> unless verification passes. Re-running is idempotent.
 The release runs through ppdp's state machine (plan → shards → merge → verify → publish),
-executed in this process; the same definition runs on AWS Step Functions (docs/deployment.md).
+executed in this process; the same definition runs on AWS Step Functions (docs/deploy.md).
 
 Options:
   --out <dir>        output folder (created if missing; must not be a file)
