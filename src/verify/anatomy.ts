@@ -10,10 +10,9 @@
  * not. The l-diversity check reads the ST alone.
  */
 import type { EncodedTable } from '../data/table.ts';
-import { VerificationError } from '../errors.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec } from '../spec/spec.ts';
-import type { DecodedTable } from './verify.ts';
+import { bump, type DecodedTable, fail, SEP, sameTable } from './common.ts';
 
 export interface StagedPair {
   readonly arrow: DecodedTable;
@@ -25,8 +24,6 @@ export interface AnatomyClaims {
   /** Input row → released bucket id (the witness). */
   readonly bucketOfRow: Int32Array;
 }
-
-const SEP = '\u0000';
 
 export function verifyAnatomy(args: {
   input: EncodedTable;
@@ -223,30 +220,4 @@ export function verifyAnatomy(args: {
   add('reported-buckets', claimOk, `report claims ${claims.buckets} buckets; found ${bucketSize.size}`);
 
   return checks.every((c) => c.passed) ? checks : fail(checks);
-}
-
-function sameTable(a: DecodedTable, b: DecodedTable): boolean {
-  return (
-    a.names.join(SEP) === b.names.join(SEP) &&
-    a.columns.every(
-      (col, i) => col.length === b.columns[i]!.length && col.every((v, j) => v === b.columns[i]![j]),
-    )
-  );
-}
-
-function bump(map: Map<string, number>, key: string, by: number): boolean {
-  const v = (map.get(key) ?? 0) + by;
-  if (v < 0) return false;
-  if (v === 0) map.delete(key);
-  else map.set(key, v);
-  return true;
-}
-
-export function fail(checks: VerificationCheck[]): never {
-  const failed = checks.filter((c) => !c.passed);
-  throw new VerificationError(
-    'E_VERIFY',
-    `verification failed, nothing was published: ${failed.map((c) => `${c.name} (${c.detail})`).join('; ')}`,
-    'this is a bug in ppdp: please report it with the spec (not the data)',
-  );
 }

@@ -16,9 +16,9 @@
  * checks stay linear in the rows. A release that fails any check is not published.
  */
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
-import { VerificationError } from '../errors.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../spec/spec.ts';
+import { fail } from './common.ts';
 import { checkClass, type SensitiveContext, type ValueCounts } from './models.ts';
 
 export interface MondrianClaims {
@@ -563,13 +563,4 @@ class PathSearch {
     g.capacity[target]! -= amount;
     return amount;
   }
-}
-
-function fail(checks: VerificationCheck[]): never {
-  const failed = checks.filter((c) => !c.passed);
-  throw new VerificationError(
-    'E_VERIFY',
-    `verification failed, nothing was published: ${failed.map((c) => `${c.name} (${c.detail})`).join('; ')}`,
-    'this is a bug in ppdp: please report it with the spec (not the data)',
-  );
 }

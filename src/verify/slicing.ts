@@ -15,8 +15,8 @@
 import type { EncodedTable } from '../data/table.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec } from '../spec/spec.ts';
-import { fail, type StagedPair } from './anatomy.ts';
-import type { DecodedTable } from './verify.ts';
+import type { StagedPair } from './anatomy.ts';
+import { bump, type DecodedTable, fail, SEP, sameTable } from './common.ts';
 
 export interface SlicingClaims {
   readonly buckets: number;
@@ -26,7 +26,6 @@ export interface SlicingClaims {
   readonly columns: readonly (readonly string[])[];
 }
 
-const SEP = '\u0000';
 /** Relative tolerance of p(t,s) ≤ 1/l, for floating-point rounding. */
 const TOLERANCE = 1e-9;
 
@@ -44,12 +43,7 @@ export function verifySlicing(args: {
   const table: DecodedTable = data.arrow;
 
   // 1. CSV and Arrow hold the same table.
-  const same =
-    table.names.join(SEP) === data.csv.names.join(SEP) &&
-    table.columns.every(
-      (col, i) =>
-        col.length === data.csv.columns[i]!.length && col.every((v, j) => v === data.csv.columns[i]![j]),
-    );
+  const same = sameTable(table, data.csv);
   add(
     'csv-equals-arrow',
     same,
@@ -218,12 +212,4 @@ export function verifySlicing(args: {
   add('reported-buckets', claimOk, `report claims ${claims.buckets} buckets; found ${size.size}`);
 
   return checks.every((x) => x.passed) ? checks : fail(checks);
-}
-
-function bump(map: Map<string, number>, key: string, by: number): boolean {
-  const v = (map.get(key) ?? 0) + by;
-  if (v < 0) return false;
-  if (v === 0) map.delete(key);
-  else map.set(key, v);
-  return true;
 }

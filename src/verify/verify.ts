@@ -5,16 +5,12 @@
  * claims. A release that fails any check is not published.
  */
 import type { EncodedTable } from '../data/table.ts';
-import { VerificationError } from '../errors.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../spec/spec.ts';
+import { bump, type DecodedTable, decodeTable, fail, SEP, sameTable } from './common.ts';
 import { checkClass, type SensitiveContext, type ValueCounts } from './models.ts';
 
-/** A released table decoded to strings: column names and one string[] per column. */
-export interface DecodedTable {
-  readonly names: string[];
-  readonly columns: string[][];
-}
+export { type DecodedTable, decodeTable };
 
 export interface GeneralizationClaims {
   readonly node: Readonly<Record<string, number>>;
@@ -27,15 +23,6 @@ export interface GeneralizationClaims {
   readonly minClassSize: number;
   readonly suppressed: 'mask' | 'remove';
 }
-
-export function decodeTable(table: EncodedTable): DecodedTable {
-  return {
-    names: table.columns.map((c) => c.name),
-    columns: table.columns.map((c) => Array.from(c.codes, (code) => c.dictionary[code]!)),
-  };
-}
-
-const SEP = '\u0000';
 
 /**
  * Checks a release. `hierarchyRows` holds, per QI, the hierarchy as string rows
@@ -56,11 +43,7 @@ export function verifyGeneralization(args: {
   const add = (name: string, passed: boolean, detail: string) => checks.push({ name, passed, detail });
 
   // 1. The two files hold the same table.
-  const same =
-    arrow.names.join(SEP) === csv.names.join(SEP) &&
-    arrow.columns.every(
-      (col, i) => col.length === csv.columns[i]!.length && col.every((v, j) => v === csv.columns[i]![j]),
-    );
+  const same = sameTable(arrow, csv);
   add(
     'csv-equals-arrow',
     same,
@@ -189,21 +172,4 @@ export function verifyGeneralization(args: {
     `report claims ${claims.classes} classes, smallest ${claims.minClassSize}; found ${classes.size}, smallest ${minSize}`,
   );
   return checks.every((c) => c.passed) ? checks : fail(checks);
-}
-
-function bump(map: Map<string, number>, key: string, by: number): boolean {
-  const v = (map.get(key) ?? 0) + by;
-  if (v < 0) return false;
-  if (v === 0) map.delete(key);
-  else map.set(key, v);
-  return true;
-}
-
-function fail(checks: VerificationCheck[]): never {
-  const failed = checks.filter((c) => !c.passed);
-  throw new VerificationError(
-    'E_VERIFY',
-    `verification failed, nothing was published: ${failed.map((c) => `${c.name} (${c.detail})`).join('; ')}`,
-    'this is a bug in ppdp: please report it with the spec (not the data)',
-  );
 }

@@ -151,7 +151,7 @@ describe('Slicing on Adult (occupation sensitive, the 8 QIs)', () => {
         const diverse = checks.find((x) => x.name === 'l-diverse')!;
         expect(diverse.detail).toMatch(/0 \(tuple, value\) pairs above 1\/l/);
 
-        const { membership, kl } = slicingMeasures(spec, wasmGroupingKernel, sliced, streams(spec, adult));
+        const { membership, kl } = slicingMeasures(wasmGroupingKernel, sliced, streams(spec, adult));
         expect(membership.originalRecords).toBe(adult.rowCount);
         expect(membership.combinations).toBeGreaterThanOrEqual(membership.originalTuples);
         // Each distinct original tuple is a combination of every bucket it matches (at least its own).
@@ -178,7 +178,7 @@ describe('Slicing on Adult (occupation sensitive, the 8 QIs)', () => {
     const sliced = slice(spec);
     expect(sliced.partition.maxP * 5).toBeLessThanOrEqual(1 + 1e-9);
     expect(stageAndVerify(spec, adult, sliced).checks.every((x) => x.passed)).toBe(true);
-    const { membership } = slicingMeasures(spec, wasmGroupingKernel, sliced, streams(spec, adult));
+    const { membership } = slicingMeasures(wasmGroupingKernel, sliced, streams(spec, adult));
     expect(membership.matchingBucketsOriginal.mean).toBeGreaterThan(1.5);
     expect(membership.matchingBucketsOriginal.bins[0]!.label).toBe('1');
     expect(membership.matchingBucketsOriginal.bins[0]!.share).toBeLessThan(0.9);
@@ -189,7 +189,7 @@ describe('Slicing on Adult (occupation sensitive, the 8 QIs)', () => {
       j.method = { name: 'slicing', columns: 3 };
       j.privacy[0].l = 3;
     });
-    const { membership } = slicingMeasures(spec, wasmGroupingKernel, slice(spec), streams(spec, adult));
+    const { membership } = slicingMeasures(wasmGroupingKernel, slice(spec), streams(spec, adult));
     expect(membership.matchingBucketsOriginal.mean).toBe(1);
     expect(membership.matchingBucketsFake.mean).toBe(1);
   });

@@ -13,6 +13,7 @@
  * Every bucket then holds at least l rows with pairwise distinct SA values, so it is distinct-
  * and entropy-l-diverse. All randomness comes from the `Random` passed in.
  */
+import { Heap } from '../../util/heap.ts';
 import type { Random } from '../../util/random.ts';
 
 export interface Bucketization {
@@ -49,14 +50,19 @@ export function anatomize(sa: Int32Array, domain: number, l: number, random: Ran
   const remaining = counts.slice();
 
   // 2. Group creation with a max-heap of SA values by remaining count.
-  const heap = new MaxHeap(remaining);
+  // SA codes by remaining count descending, then code ascending.
+  const heap = new Heap<number>((a, b) => {
+    const ka = remaining[a]!;
+    const kb = remaining[b]!;
+    return ka > kb || (ka === kb && a < b);
+  });
   for (let s = 0; s < domain; s++) if (remaining[s]! > 0) heap.push(s);
   const bucketOf = new Int32Array(n).fill(-1);
   const members: number[] = []; // bucket b's SA values at [b*l, (b+1)*l)
   let buckets = 0;
   const taken = new Int32Array(l);
   while (heap.size >= l) {
-    for (let i = 0; i < l; i++) taken[i] = heap.pop();
+    for (let i = 0; i < l; i++) taken[i] = heap.pop()!;
     for (let i = 0; i < l; i++) {
       const s = taken[i]!;
       const left = --remaining[s]!;
@@ -108,53 +114,4 @@ export function anatomize(sa: Int32Array, domain: number, l: number, random: Ran
   const sizes = new Int32Array(buckets);
   for (let r = 0; r < n; r++) sizes[bucketOf[r]!]!++;
   return { bucketOf, buckets, sizes, residual };
-}
-
-/** Max-heap of SA codes ordered by `key[code]` descending, then code ascending. */
-class MaxHeap {
-  private readonly items: number[] = [];
-  constructor(private readonly key: Int32Array) {}
-
-  get size(): number {
-    return this.items.length;
-  }
-
-  private before(a: number, b: number): boolean {
-    const ka = this.key[a]!;
-    const kb = this.key[b]!;
-    return ka > kb || (ka === kb && a < b);
-  }
-
-  push(x: number): void {
-    const h = this.items;
-    h.push(x);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.before(h[i]!, h[p]!)) break;
-      [h[i], h[p]] = [h[p]!, h[i]!];
-      i = p;
-    }
-  }
-
-  pop(): number {
-    const h = this.items;
-    const top = h[0]!;
-    const last = h.pop()!;
-    if (h.length > 0) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const a = 2 * i + 1;
-        const b = a + 1;
-        let m = i;
-        if (a < h.length && this.before(h[a]!, h[m]!)) m = a;
-        if (b < h.length && this.before(h[b]!, h[m]!)) m = b;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m]!, h[i]!];
-        i = m;
-      }
-    }
-    return top;
-  }
 }

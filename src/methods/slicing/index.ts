@@ -356,7 +356,6 @@ export const slicingMethod: ReleaseMethod = {
 };
 
 export function slicingMeasures(
-  spec: ReleaseSpec,
   kernel: MethodContext['kernel'],
   sliced: SlicedRelease,
   random: MethodContext['random'],
@@ -391,7 +390,7 @@ function reportOf(
   const describe = (g: number[]) => g.map(name).join('+');
   const sizes = partition.buckets.map((b) => b.end - b.start);
   const facts = sizeFacts(sizes);
-  const { membership, kl } = slicingMeasures(spec, ctx.kernel, sliced, ctx.random);
+  const { membership, kl } = slicingMeasures(ctx.kernel, sliced, ctx.random);
   const columnOf = attributes.map((_, a) => plan.columns.findIndex((g) => g.includes(a)));
   const measures = distributionMeasures(
     columns,

@@ -28,6 +28,7 @@
  * RANDOM_TRIES times; buckets overlap in QI space and tuples match several buckets (the
  * membership protection of the seed's second experiment).
  */
+import { Heap } from '../../util/heap.ts';
 import type { Random } from '../../util/random.ts';
 
 /** Shuffles tried per bucket with random splits. */
@@ -159,7 +160,12 @@ class Partitioner {
     const initialMaxP = this.initialize();
     if (initialMaxP * this.p.l > 1 + DIVERSITY_TOLERANCE) throw new InitialNotDiverse(initialMaxP);
     const final: Bucket[] = [];
-    const queue = new BucketQueue();
+    // Buckets by size, largest first; ties by start (earlier first).
+    const queue = new Heap<Bucket>((a, b) => {
+      const sa = a.end - a.start;
+      const sb = b.end - b.start;
+      return sa > sb || (sa === sb && a.start < b.start);
+    });
     if (n > 0) queue.push({ start: 0, end: n });
     for (let b = queue.pop(); b; b = queue.pop()) {
       const mid = this.trySplit(b);
@@ -400,50 +406,5 @@ class Partitioner {
     for (let i = 0; i < pending; i++) mark[dKeys[i]!] = 0;
     this.accepted++;
     return true;
-  }
-}
-
-/** Buckets by size, largest first; ties by start (earlier first). */
-class BucketQueue {
-  private readonly items: Bucket[] = [];
-
-  private before(a: Bucket, b: Bucket): boolean {
-    const sa = a.end - a.start;
-    const sb = b.end - b.start;
-    return sa > sb || (sa === sb && a.start < b.start);
-  }
-
-  push(x: Bucket): void {
-    const h = this.items;
-    h.push(x);
-    let i = h.length - 1;
-    while (i > 0) {
-      const q = (i - 1) >> 1;
-      if (!this.before(h[i]!, h[q]!)) break;
-      [h[i], h[q]] = [h[q]!, h[i]!];
-      i = q;
-    }
-  }
-
-  pop(): Bucket | undefined {
-    const h = this.items;
-    if (h.length === 0) return undefined;
-    const top = h[0]!;
-    const last = h.pop()!;
-    if (h.length > 0) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const a = 2 * i + 1;
-        const b = a + 1;
-        let m = i;
-        if (a < h.length && this.before(h[a]!, h[m]!)) m = a;
-        if (b < h.length && this.before(h[b]!, h[m]!)) m = b;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m]!, h[i]!];
-        i = m;
-      }
-    }
-    return top;
   }
 }
