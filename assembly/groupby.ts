@@ -1,16 +1,31 @@
-// Hash group-by over generalized tuples: the hot loop of the lattice search (one call per
-// node) and of the row → distinct-tuple collapse (identity maps).
+// Group-by over generalized tuples: the hot loop of the lattice search (one call per node)
+// and of the row → distinct-tuple collapse (identity maps).
 //
-// Layout (all i32, byte pointers):
-//   cols      m columns, column-major: value (t, i) at cols + (i*stride + t)*4
-//   maps      m pointers to level tables (code → generalized code); 0 = identity
-//   counts    weight per tuple (0 = weight 1)
-//   groupOf   out: tuple → group id (ids in order of first appearance)
-//   sizes     out: group → summed weight
-//   radix     m u64 digit bases for packed keys, or 0 to compare whole tuples
-//   keys      out: group → generalized tuple, row-major (m codes per group: one cache line)
-//   packed    out: group → packed u64 key (only with radix)
-//   table     scratch: `capacity` slots (power of two ≥ 2n), cleared here
+// A call groups "sources": either the tuples themselves (src = 0) or the classes of a node
+// evaluated before (a rollup: src[s] is the first tuple of source class s, weights[s] its
+// size). Classes only merge as levels rise, so a node's classes are unions of any lower
+// node's classes, and grouping those costs O(classes) instead of O(tuples). Group ids are in
+// order of first appearance, and a class's first source holds its first tuple, so a rollup
+// numbers groups exactly as grouping the tuples would.
+//
+// Layout (all i32 unless noted, byte pointers):
+//   cols        the tuples, row-major (one tuple's m codes share a cache line): value (t, i)
+//               at cols + (t*m + i)*4
+//   maps        m pointers to level tables (code → generalized code); 0 = identity
+//   radix       m u64 digit bases for packed keys, or 0 to compare whole tuples
+//   domains     m code domain sizes
+//   contrib     scratch: per column and code, its generalized code times the column's place
+//               value (Σ domains u64): a packed key is then m loads and adds
+//   src         source → tuple index, or 0 (source s is tuple s)
+//   weights     per source weight, or 0 (1 each)
+//   srcToGroup  out: source → group id
+//   sizes       out: group → summed weight
+//   reps        out: group → its first tuple
+//   packed      out: group → packed u64 key (packed and direct modes)
+//   slots       scratch: group → table slot (cleared on exit)
+//   keys        scratch: group → generalized tuple, row-major (tuple mode)
+//   table       `capacity` slots holding group id + 1; zero on entry and on exit
+//   direct      1: the packed key is the slot (capacity > product of the radices): no hashing
 // Returns the number of groups.
 
 // @ts-expect-error: decorator
@@ -21,111 +36,192 @@ function mix(h: u32, v: u32): u32 {
   return h * 5 + 0xe6546b64;
 }
 
-export function groupBy(
-  cols: usize,
-  stride: i32,
-  n: i32,
-  m: i32,
-  maps: usize,
-  radix: usize,
-  counts: usize,
-  groupOf: usize,
-  sizes: usize,
-  keys: usize,
-  packed: usize,
-  table: usize,
-  capacity: i32,
-): i32 {
-  memory.fill(table, 0, (<usize>capacity) << 2);
-  return radix != 0
-    ? groupPacked(cols, stride, n, m, maps, radix, counts, groupOf, sizes, keys, packed, table, capacity)
-    : groupTuples(cols, stride, n, m, maps, counts, groupOf, sizes, keys, table, capacity);
+// @ts-expect-error: decorator
+@inline
+function tupleOf(src: usize, s: i32): i32 {
+  return src == 0 ? s : load<i32>(src + ((<usize>s) << 2));
 }
 
-// When the generalized domains' product fits in 53 bits, a tuple packs into one i64
-// (mixed radix): one hash and one compare per tuple instead of m of each.
-function groupPacked(
+// @ts-expect-error: decorator
+@inline
+function packKey(cols: usize, t: i32, m: i32, contribs: usize): u64 {
+  let key: u64 = 0;
+  let colPtr = cols + ((<usize>t * <usize>m) << 2);
+  for (let i = 0; i < m; i++) {
+    key += load<u64>(load<u32>(contribs + ((<usize>i) << 2)) + ((<usize>load<i32>(colPtr)) << 3));
+    colPtr += 4;
+  }
+  return key;
+}
+
+// contrib tables for one node: column i's code c ↦ map_i(c) · Π_{j>i} radix_j. `contribs`
+// receives the m table pointers, the tables follow it.
+function placeValues(m: i32, maps: usize, radix: usize, domains: usize, contribs: usize): void {
+  let at = contribs + ((<usize>m) << 2);
+  at = (at + 7) & ~7;
+  let place: u64 = 1;
+  for (let i = m - 1; i >= 0; i--) {
+    const map = load<u32>(maps + ((<usize>i) << 2));
+    const d = load<i32>(domains + ((<usize>i) << 2));
+    store<u32>(contribs + ((<usize>i) << 2), <u32>at);
+    for (let c = 0; c < d; c++) {
+      const v = map != 0 ? load<i32>(<usize>map + ((<usize>c) << 2)) : c;
+      store<u64>(at + ((<usize>c) << 3), <u64>v * place);
+    }
+    at += (<usize>d) << 3;
+    place *= load<u64>(radix + ((<usize>i) << 3));
+  }
+}
+
+export function groupBy(
   cols: usize,
-  stride: i32,
-  n: i32,
   m: i32,
   maps: usize,
   radix: usize,
-  counts: usize,
-  groupOf: usize,
+  domains: usize,
+  contribs: usize,
+  src: usize,
+  nSrc: i32,
+  weights: usize,
+  srcToGroup: usize,
   sizes: usize,
-  keys: usize,
+  reps: usize,
   packed: usize,
+  slots: usize,
+  keys: usize,
+  table: usize,
+  capacity: i32,
+  direct: i32,
+): i32 {
+  let groups: i32;
+  if (radix == 0) {
+    groups = groupTuples(cols, m, maps, src, nSrc, weights, srcToGroup, sizes, reps, slots, keys, table, capacity);
+  } else if (direct != 0) {
+    placeValues(m, maps, radix, domains, contribs);
+    groups = groupDirect(cols, m, contribs, src, nSrc, weights, srcToGroup, sizes, reps, packed, table);
+    for (let g = 0; g < groups; g++) store<i32>(table + ((<usize>load<u64>(packed + ((<usize>g) << 3))) << 2), 0);
+    return groups;
+  } else {
+    placeValues(m, maps, radix, domains, contribs);
+    groups = groupPacked(cols, m, contribs, src, nSrc, weights, srcToGroup, sizes, reps, packed, slots, table, capacity);
+  }
+  for (let g = 0; g < groups; g++) store<i32>(table + ((<usize>load<i32>(slots + ((<usize>g) << 2))) << 2), 0);
+  return groups;
+}
+
+// The generalized domains' product is small: the packed key indexes the table directly.
+function groupDirect(
+  cols: usize,
+  m: i32,
+  contribs: usize,
+  src: usize,
+  nSrc: i32,
+  weights: usize,
+  srcToGroup: usize,
+  sizes: usize,
+  reps: usize,
+  packed: usize,
+  table: usize,
+): i32 {
+  let groups = 0;
+  for (let s = 0; s < nSrc; s++) {
+    const t = tupleOf(src, s);
+    const key = packKey(cols, t, m, contribs);
+    const slot = table + ((<usize>key) << 2);
+    let g = load<i32>(slot) - 1;
+    const w = weights == 0 ? 1 : load<i32>(weights + ((<usize>s) << 2));
+    if (g < 0) {
+      g = groups++;
+      store<i32>(slot, g + 1);
+      store<u64>(packed + ((<usize>g) << 3), key);
+      store<i32>(sizes + ((<usize>g) << 2), w);
+      store<i32>(reps + ((<usize>g) << 2), t);
+    } else {
+      const p = sizes + ((<usize>g) << 2);
+      store<i32>(p, load<i32>(p) + w);
+    }
+    store<i32>(srcToGroup + ((<usize>s) << 2), g);
+  }
+  return groups;
+}
+
+// When the product fits in 53 bits, a tuple packs into one i64 (mixed radix): one hash and
+// one compare per source instead of m of each.
+function groupPacked(
+  cols: usize,
+  m: i32,
+  contribs: usize,
+  src: usize,
+  nSrc: i32,
+  weights: usize,
+  srcToGroup: usize,
+  sizes: usize,
+  reps: usize,
+  packed: usize,
+  slots: usize,
   table: usize,
   capacity: i32,
 ): i32 {
   const mask = <u32>(capacity - 1);
-  const colStride = (<usize>stride) << 2;
-  const keyRow = (<usize>m) << 2;
   let groups = 0;
-  for (let t = 0; t < n; t++) {
-    let key: u64 = 0;
-    let colPtr = cols + ((<usize>t) << 2);
-    let keyPtr = keys + <usize>groups * keyRow;
-    for (let i = 0; i < m; i++) {
-      const map = load<u32>(maps + ((<usize>i) << 2));
-      let v = load<i32>(colPtr);
-      if (map != 0) v = load<i32>(<usize>map + ((<usize>v) << 2));
-      store<i32>(keyPtr, v);
-      key = key * load<u64>(radix + ((<usize>i) << 3)) + <u64>v;
-      colPtr += colStride;
-      keyPtr += 4;
-    }
+  for (let s = 0; s < nSrc; s++) {
+    const t = tupleOf(src, s);
+    const key = packKey(cols, t, m, contribs);
     let h = key * 0x9e3779b97f4a7c15;
     h ^= h >>> 29;
     let slot = <u32>(h >>> 32) & mask;
     let g = -1;
     while (true) {
-      const s = load<i32>(table + ((<usize>slot) << 2));
-      if (s == 0) break;
-      if (load<u64>(packed + ((<usize>(s - 1)) << 3)) == key) {
-        g = s - 1;
+      const e = load<i32>(table + ((<usize>slot) << 2));
+      if (e == 0) break;
+      if (load<u64>(packed + ((<usize>(e - 1)) << 3)) == key) {
+        g = e - 1;
         break;
       }
       slot = (slot + 1) & mask;
     }
-    const w = counts == 0 ? 1 : load<i32>(counts + ((<usize>t) << 2));
+    const w = weights == 0 ? 1 : load<i32>(weights + ((<usize>s) << 2));
     if (g < 0) {
       g = groups++;
       store<i32>(table + ((<usize>slot) << 2), g + 1);
+      store<i32>(slots + ((<usize>g) << 2), slot);
       store<u64>(packed + ((<usize>g) << 3), key);
       store<i32>(sizes + ((<usize>g) << 2), w);
+      store<i32>(reps + ((<usize>g) << 2), t);
     } else {
       const p = sizes + ((<usize>g) << 2);
       store<i32>(p, load<i32>(p) + w);
     }
-    store<i32>(groupOf + ((<usize>t) << 2), g);
+    store<i32>(srcToGroup + ((<usize>s) << 2), g);
   }
   return groups;
 }
 
+// Keys too wide to pack: hash and compare whole generalized tuples.
 function groupTuples(
   cols: usize,
-  stride: i32,
-  n: i32,
   m: i32,
   maps: usize,
-  counts: usize,
-  groupOf: usize,
+  src: usize,
+  nSrc: i32,
+  weights: usize,
+  srcToGroup: usize,
   sizes: usize,
+  reps: usize,
+  slots: usize,
   keys: usize,
   table: usize,
   capacity: i32,
 ): i32 {
   const mask = <u32>(capacity - 1);
-  const colStride = (<usize>stride) << 2;
   const keyRow = (<usize>m) << 2;
   let groups = 0;
-  for (let t = 0; t < n; t++) {
+  for (let s = 0; s < nSrc; s++) {
+    const t = tupleOf(src, s);
     // Generalize the tuple into the key slot of the next new group (a free scratch row:
     // kept if the tuple starts a group, overwritten otherwise) and hash it on the way.
     let h: u32 = 0x811c9dc5;
-    let colPtr = cols + ((<usize>t) << 2);
+    let colPtr = cols + <usize>t * keyRow;
     const scratch = keys + <usize>groups * keyRow;
     let keyPtr = scratch;
     for (let i = 0; i < m; i++) {
@@ -134,7 +230,7 @@ function groupTuples(
       if (map != 0) v = load<i32>(<usize>map + ((<usize>v) << 2));
       store<i32>(keyPtr, v);
       h = mix(h, <u32>v);
-      colPtr += colStride;
+      colPtr += 4;
       keyPtr += 4;
     }
     h ^= h >>> 16;
@@ -144,9 +240,9 @@ function groupTuples(
     let slot = h & mask;
     let g = -1;
     while (true) {
-      const s = load<i32>(table + ((<usize>slot) << 2));
-      if (s == 0) break;
-      const cand = s - 1;
+      const e = load<i32>(table + ((<usize>slot) << 2));
+      if (e == 0) break;
+      const cand = e - 1;
       let equal = true;
       let a = scratch;
       let b = keys + <usize>cand * keyRow;
@@ -164,18 +260,28 @@ function groupTuples(
       }
       slot = (slot + 1) & mask;
     }
-    const w = counts == 0 ? 1 : load<i32>(counts + ((<usize>t) << 2));
+    const w = weights == 0 ? 1 : load<i32>(weights + ((<usize>s) << 2));
     if (g < 0) {
       g = groups++;
       store<i32>(table + ((<usize>slot) << 2), g + 1);
+      store<i32>(slots + ((<usize>g) << 2), slot);
       store<i32>(sizes + ((<usize>g) << 2), w);
+      store<i32>(reps + ((<usize>g) << 2), t);
     } else {
       const p = sizes + ((<usize>g) << 2);
       store<i32>(p, load<i32>(p) + w);
     }
-    store<i32>(groupOf + ((<usize>t) << 2), g);
+    store<i32>(srcToGroup + ((<usize>s) << 2), g);
   }
   return groups;
+}
+
+// A rollup's tuple → class map, composed from the source's: out[t] = map[groupOf[t]].
+export function compose(groupOf: usize, map: usize, n: i32, out: usize): void {
+  for (let t = 0; t < n; t++) {
+    const p = (<usize>t) << 2;
+    store<i32>(out + p, load<i32>(map + ((<usize>load<i32>(groupOf + p)) << 2)));
+  }
 }
 
 // Per-group histogram of one extra column (e.g. a sensitive attribute):

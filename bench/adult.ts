@@ -487,6 +487,13 @@ function breakdown(p: Prepared): ConfigResult['breakdown'] {
           groupMs += performance.now() - t1;
           return r;
         },
+        rollup(levels, from) {
+          const t1 = performance.now();
+          const r = inner.rollup(levels, from);
+          groupMs += performance.now() - t1;
+          return r;
+        },
+        compose: (groupOf, map) => inner.compose(groupOf, map),
         histogram: (groupOf, groups, values, width) => inner.histogram(groupOf, groups, values, width),
         keys: (groups) => inner.keys(groups),
         dispose: () => inner.dispose(),

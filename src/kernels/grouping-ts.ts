@@ -1,13 +1,20 @@
 /**
- * Plain-TS reference of the WASM grouping kernel (assembly/groupby.ts): the same hash, the
- * same probing, the same group numbering — so outputs are identical, not merely equivalent.
+ * Plain-TS reference of the WASM grouping kernel (assembly/groupby.ts): the same modes
+ * (direct-addressed packed keys, hashed packed keys, hashed whole tuples), the same group
+ * numbering — so outputs are identical, not merely equivalent.
  */
 import {
+  directCapacity,
+  type Grouping,
   type GroupingInput,
   type GroupingKernel,
   type GroupingSession,
+  keysOf,
+  levelBases,
+  radices,
   tableCapacity,
   validateGroupingInput,
+  validateRollup,
 } from './grouping.ts';
 
 function mix(h: number, v: number): number {
@@ -22,61 +29,115 @@ function finish(h: number): number {
   return (h ^ (h >>> 13)) >>> 0;
 }
 
+export interface GroupOutput {
+  groups: number;
+  srcToGroup: Int32Array;
+  sizes: Int32Array;
+  reps: Int32Array;
+}
+
+/**
+ * Groups sources (tuple `src ? src[s] : s`, weight `weights ? weights[s] : 1`) by their
+ * generalized tuple. `radix` packs keys when their product < 2^53; with `direct`, the packed
+ * key is the slot of `table` (zero on entry, cleared again on exit).
+ */
 export function groupByReference(
   columns: readonly Int32Array[],
   maps: readonly (Int32Array | null)[],
-  counts: Int32Array | undefined,
-  n: number,
-): { groups: number; groupOf: Int32Array; sizes: Int32Array; keys: Int32Array[] } {
+  radix: readonly number[] | null,
+  src: Int32Array | null,
+  nSrc: number,
+  weights: Int32Array | undefined,
+  direct: boolean,
+  table: Int32Array,
+): GroupOutput {
   const m = columns.length;
-  const capacity = tableCapacity(n);
-  const mask = capacity - 1;
-  const table = new Int32Array(capacity);
-  const keys = columns.map(() => new Int32Array(n));
-  const groupOf = new Int32Array(n);
-  const sizes = new Int32Array(n);
-  const scratch = new Int32Array(m);
+  const srcToGroup = new Int32Array(nSrc);
+  const sizes = new Int32Array(nSrc);
+  const reps = new Int32Array(nSrc);
+  const value = (i: number, t: number) => {
+    const code = columns[i]![t]!;
+    const map = maps[i];
+    return map ? map[code]! : code;
+  };
   let groups = 0;
-  for (let t = 0; t < n; t++) {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < m; i++) {
-      const map = maps[i];
-      const code = columns[i]![t]!;
-      const v = map ? map[code]! : code;
-      scratch[i] = v;
-      h = mix(h, v >>> 0);
-    }
-    let slot = finish(h) & mask;
-    let g = -1;
-    for (;;) {
-      const s = table[slot]!;
-      if (s === 0) break;
-      const cand = s - 1;
-      let equal = true;
-      for (let i = 0; i < m; i++) {
-        if (scratch[i] !== keys[i]![cand]) {
-          equal = false;
-          break;
-        }
-      }
-      if (equal) {
-        g = cand;
-        break;
-      }
-      slot = (slot + 1) & mask;
-    }
-    const w = counts ? counts[t]! : 1;
+  const place = (s: number, t: number, found: number): number => {
+    const w = weights ? weights[s]! : 1;
+    let g = found;
     if (g < 0) {
       g = groups++;
-      table[slot] = g + 1;
-      for (let i = 0; i < m; i++) keys[i]![g] = scratch[i]!;
       sizes[g] = w;
-    } else {
-      sizes[g]! += w;
+      reps[g] = t;
+    } else sizes[g]! += w;
+    srcToGroup[s] = g;
+    return g;
+  };
+  const capacity = tableCapacity(nSrc);
+  const slots = new Int32Array(nSrc);
+  if (radix) {
+    const packed = new Float64Array(nSrc);
+    for (let s = 0; s < nSrc; s++) {
+      const t = src ? src[s]! : s;
+      let key = 0;
+      for (let i = 0; i < m; i++) key = key * radix[i]! + value(i, t);
+      if (direct) {
+        const g = place(s, t, table[key]! - 1);
+        table[key] = g + 1;
+        slots[g] = key;
+        continue;
+      }
+      // Hash of the 53-bit key's two halves.
+      let slot = finish(mix(mix(0x811c9dc5, key >>> 0), Math.floor(key / 2 ** 32) >>> 0)) & (capacity - 1);
+      let found = -1;
+      for (;;) {
+        const e = table[slot]!;
+        if (e === 0) break;
+        if (packed[e - 1] === key) {
+          found = e - 1;
+          break;
+        }
+        slot = (slot + 1) & (capacity - 1);
+      }
+      const g = place(s, t, found);
+      if (found < 0) {
+        table[slot] = g + 1;
+        slots[g] = slot;
+        packed[g] = key;
+      }
     }
-    groupOf[t] = g;
+  } else {
+    const keys = columns.map(() => new Int32Array(nSrc));
+    const scratch = new Int32Array(m);
+    for (let s = 0; s < nSrc; s++) {
+      const t = src ? src[s]! : s;
+      let h = 0x811c9dc5;
+      for (let i = 0; i < m; i++) {
+        scratch[i] = value(i, t);
+        h = mix(h, scratch[i]! >>> 0);
+      }
+      let slot = finish(h) & (capacity - 1);
+      let found = -1;
+      for (;;) {
+        const e = table[slot]!;
+        if (e === 0) break;
+        let equal = true;
+        for (let i = 0; i < m && equal; i++) equal = scratch[i] === keys[i]![e - 1];
+        if (equal) {
+          found = e - 1;
+          break;
+        }
+        slot = (slot + 1) & (capacity - 1);
+      }
+      const g = place(s, t, found);
+      if (found < 0) {
+        table[slot] = g + 1;
+        slots[g] = slot;
+        for (let i = 0; i < m; i++) keys[i]![g] = scratch[i]!;
+      }
+    }
   }
-  return { groups, groupOf, sizes: sizes.subarray(0, groups), keys };
+  for (let g = 0; g < groups; g++) table[slots[g]!] = 0;
+  return { groups, srcToGroup, sizes: sizes.slice(0, groups), reps: reps.slice(0, groups) };
 }
 
 export function histogramReference(
@@ -95,20 +156,49 @@ export const tsGroupingKernel: GroupingKernel = {
   name: 'ts',
   open(input: GroupingInput, tables: readonly (readonly Int32Array[])[]): GroupingSession {
     const n = validateGroupingInput(input, tables);
-    let lastKeys: Int32Array[] = [];
+    const { columns } = input;
+    const limit = directCapacity(n);
+    const bases = levelBases(input.domains, tables);
+    const table = new Int32Array(limit);
+    const mapsAt = (levels: ArrayLike<number> | null) =>
+      columns.map((_, i) => (levels ? tables[i]![levels[i]!]! : null));
+    const run = (levels: ArrayLike<number> | null, from: Grouping | null) => {
+      const maps = mapsAt(levels);
+      const { radix, product } = radices(input.domains, bases, levels);
+      return groupByReference(
+        columns,
+        maps,
+        product < 2 ** 53 ? radix : null,
+        from ? from.reps : null,
+        from ? from.groups : n,
+        from ? from.sizes : input.counts,
+        product <= limit,
+        table,
+      );
+    };
+    let last: { maps: (Int32Array | null)[]; reps: Int32Array } = { maps: [], reps: new Int32Array(0) };
     return {
       n,
       group(levels) {
-        const maps = input.columns.map((_, i) => (levels ? tables[i]![levels[i]!]! : null));
-        const r = groupByReference(input.columns, maps, input.counts, n);
-        lastKeys = r.keys;
-        return { groups: r.groups, groupOf: r.groupOf, sizes: r.sizes };
+        const r = run(levels, null);
+        last = { maps: mapsAt(levels), reps: r.reps };
+        return { groups: r.groups, groupOf: r.srcToGroup, sizes: r.sizes, reps: r.reps };
+      },
+      rollup(levels, from) {
+        validateRollup(n, from);
+        const r = run(levels, from);
+        return { groups: r.groups, map: r.srcToGroup, sizes: r.sizes, reps: r.reps };
+      },
+      compose(groupOf, map) {
+        const out = new Int32Array(groupOf.length);
+        for (let t = 0; t < out.length; t++) out[t] = map[groupOf[t]!]!;
+        return out;
       },
       histogram(groupOf, groups, values, width) {
         return histogramReference(groupOf, groups, values, width, input.counts);
       },
       keys(groups) {
-        return lastKeys.map((k) => k.slice(0, groups));
+        return keysOf(columns, last.maps, last.reps, groups);
       },
       dispose() {},
     };

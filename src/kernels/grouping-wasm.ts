@@ -4,11 +4,17 @@
  */
 import { instantiateCore } from '../wasm/module.ts';
 import {
+  directCapacity,
+  type Grouping,
   type GroupingInput,
   type GroupingKernel,
   type GroupingSession,
+  keysOf,
+  levelBases,
+  radices,
   tableCapacity,
   validateGroupingInput,
+  validateRollup,
 } from './grouping.ts';
 
 const PAGE = 65536;
@@ -43,94 +49,146 @@ export const wasmGroupingKernel: GroupingKernel = {
     const tablePtrs = tables.map((levels) => levels.map((t) => layout.reserve(4 * t.length)));
     const maps = layout.reserve(4 * m);
     const radix = layout.reserve(8 * m);
-    const packed = layout.reserve(8 * n);
-    const groupOf = layout.reserve(4 * n);
+    const domains = layout.reserve(4 * m);
+    const contribs = layout.reserve(4 * m + 8 + 8 * input.domains.reduce((a, d) => a + d, 0));
+    const src = layout.reserve(4 * n);
+    const weights = layout.reserve(4 * n);
+    const srcToGroup = layout.reserve(4 * n);
     const sizes = layout.reserve(4 * n);
+    const reps = layout.reserve(4 * n);
+    const packed = layout.reserve(8 * n);
+    const slots = layout.reserve(4 * n);
     const keys = layout.reserve(4 * m * n);
-    const capacity = tableCapacity(n);
-    const table = layout.reserve(4 * capacity);
+    const capacity = directCapacity(n);
+    const table = layout.reserve(4 * capacity); // zero: fresh memory, and every call clears what it used
+    const composedIn = layout.reserve(4 * n);
+    const composed = layout.reserve(4 * n);
+    const mapIn = layout.reserve(4 * n);
+    const valuesIn = layout.reserve(4 * n);
     const scratchStart = layout.end; // histograms live past this point, grown on demand
     layout.commit();
 
-    // Digit bases for packed keys: the number of generalized codes per column and level.
-    const bases = input.domains.map((d, i) => (tables[i] ?? []).map((t) => maxOf(t.subarray(0, d)) + 1));
+    const bases = levelBases(input.domains, tables);
     const i32 = () => new Int32Array(core.memory.buffer);
     const heap = i32();
-    for (let i = 0; i < m; i++) heap.set(input.columns[i]!, cols / 4 + i * n);
+    // Row-major: a rollup reads scattered representatives, one cache line each.
+    for (let i = 0; i < m; i++) {
+      const col = input.columns[i]!;
+      for (let t = 0, at = cols / 4 + i; t < n; t++, at += m) heap[at] = col[t]!;
+    }
+    heap.set(input.domains, domains / 4);
     if (input.counts) heap.set(input.counts, counts / 4);
     tables.forEach((levels, i) => {
       levels.forEach((t, l) => {
         heap.set(t, tablePtrs[i]![l]! / 4);
       });
     });
+    const mapsAt = (levels: ArrayLike<number> | null) =>
+      input.columns.map((_, i) => (levels ? tables[i]![levels[i]!]! : null));
+    // What sits in the instance's memory already: the last composed map, the last SA column.
+    let lastComposed: Int32Array | undefined;
+    let lastValues: Int32Array | undefined;
+    let last: { levels: ArrayLike<number> | null; reps: Int32Array } = {
+      levels: null,
+      reps: new Int32Array(0),
+    };
+
+    /** Groups `nSrc` sources (tuples when `from` is absent) under `levels`. */
+    const run = (levels: ArrayLike<number> | null, from: Grouping | null) => {
+      const mem = i32();
+      const { radix: bases_, product } = radices(input.domains, bases, levels);
+      const radixView = new BigUint64Array(core.memory.buffer, radix, m);
+      for (let i = 0; i < m; i++) {
+        mem[maps / 4 + i] = levels ? tablePtrs[i]![levels[i]!]! : 0;
+        radixView[i] = BigInt(bases_[i]!);
+      }
+      const nSrc = from ? from.groups : n;
+      if (from) {
+        mem.set(from.reps.subarray(0, nSrc), src / 4);
+        mem.set(from.sizes.subarray(0, nSrc), weights / 4);
+      }
+      const groups = core.groupBy(
+        cols,
+        m,
+        maps,
+        product < 2 ** 53 ? radix : 0,
+        domains,
+        contribs,
+        from ? src : 0,
+        nSrc,
+        from ? weights : counts,
+        srcToGroup,
+        sizes,
+        reps,
+        packed,
+        slots,
+        keys,
+        table,
+        product <= capacity ? capacity : tableCapacity(nSrc),
+        product <= capacity ? 1 : 0,
+      );
+      return {
+        groups,
+        map: mem.slice(srcToGroup / 4, srcToGroup / 4 + nSrc),
+        sizes: mem.slice(sizes / 4, sizes / 4 + groups),
+        reps: mem.slice(reps / 4, reps / 4 + groups),
+      };
+    };
 
     return {
       n,
       group(levels) {
-        const mem = i32();
-        const radices = new BigUint64Array(core.memory.buffer, radix, m);
-        let product = 1;
-        for (let i = 0; i < m; i++) {
-          mem[maps / 4 + i] = levels ? tablePtrs[i]![levels[i]!]! : 0;
-          const base = levels ? bases[i]![levels[i]!]! : input.domains[i]!;
-          radices[i] = BigInt(base);
-          product *= base;
+        const r = run(levels, null);
+        last = { levels, reps: r.reps };
+        return { groups: r.groups, groupOf: r.map, sizes: r.sizes, reps: r.reps };
+      },
+      rollup(levels, from) {
+        validateRollup(n, from);
+        return run(levels, from);
+      },
+      compose(groupOfArr, map) {
+        if (groupOfArr.length !== n) throw new RangeError('compose: groupOf length differs from n');
+        for (let t = 0; t < n; t++) {
+          const g = groupOfArr[t]!;
+          if (g < 0 || g >= map.length) throw new RangeError(`compose: tuple ${t} out of range`);
         }
-        const packable = product < 2 ** 53;
-        const groups = core.groupBy(
-          cols,
-          n,
-          n,
-          m,
-          maps,
-          packable ? radix : 0,
-          counts,
-          groupOf,
-          sizes,
-          keys,
-          packed,
-          table,
-          capacity,
-        );
-        return {
-          groups,
-          groupOf: mem.slice(groupOf / 4, groupOf / 4 + n),
-          sizes: mem.slice(sizes / 4, sizes / 4 + groups),
-        };
+        const mem = i32();
+        mem.set(groupOfArr, composedIn / 4);
+        mem.set(map, mapIn / 4);
+        core.compose(composedIn, mapIn, n, composed);
+        lastComposed = mem.slice(composed / 4, composed / 4 + n);
+        return lastComposed;
       },
       histogram(groupOfArr, groups, values, width) {
         const hist = new Layout(core.memory);
         hist.reserve(scratchStart);
-        const g = hist.reserve(4 * n);
-        const v = hist.reserve(4 * n);
         const out = hist.reserve(4 * groups * width);
         hist.commit();
-        for (let t = 0; t < n; t++) {
-          const x = values[t]!;
-          if (x < 0 || x >= width || groupOfArr[t]! < 0 || groupOfArr[t]! >= groups) {
-            throw new RangeError(`histogram: tuple ${t} out of range`);
-          }
-        }
         const mem = i32();
-        mem.set(groupOfArr, g / 4);
-        mem.set(values, v / 4);
-        core.histogram(g, v, counts, n, groups, width, out);
+        if (values !== lastValues) {
+          for (let t = 0; t < n; t++) {
+            const x = values[t]!;
+            if (x < 0 || x >= width) throw new RangeError(`histogram: tuple ${t} out of range`);
+          }
+          mem.set(values, valuesIn / 4);
+          lastValues = values;
+        }
+        let g = composed;
+        if (groupOfArr !== lastComposed) {
+          for (let t = 0; t < n; t++) {
+            if (groupOfArr[t]! < 0 || groupOfArr[t]! >= groups)
+              throw new RangeError(`histogram: tuple ${t} out of range`);
+          }
+          mem.set(groupOfArr, composedIn / 4);
+          g = composedIn;
+        }
+        core.histogram(g, valuesIn, counts, n, groups, width, out);
         return i32().slice(out / 4, out / 4 + groups * width);
       },
       keys(groups) {
-        const mem = i32();
-        const rowMajor = mem.subarray(keys / 4, keys / 4 + groups * m);
-        return Array.from({ length: m }, (_, i) =>
-          Int32Array.from({ length: groups }, (_, g) => rowMajor[g * m + i]!),
-        );
+        return keysOf(input.columns, mapsAt(last.levels), last.reps, groups);
       },
       dispose() {},
     };
   },
 };
-
-function maxOf(values: Int32Array): number {
-  let max = 0;
-  for (let i = 0; i < values.length; i++) if (values[i]! > max) max = values[i]!;
-  return max;
-}

@@ -12,22 +12,39 @@ export interface GroupingInput {
   readonly domains: readonly number[];
 }
 
-export interface GroupingResult {
+/** Classes of the tuples under some levels: what a later rollup starts from. */
+export interface Grouping {
   readonly groups: number;
-  /** tuple → group id, length n. */
-  readonly groupOf: Int32Array;
   /** group → summed weight, length `groups`. */
   readonly sizes: Int32Array;
+  /** group → its first tuple (the class's representative), length `groups`. */
+  readonly reps: Int32Array;
+}
+
+export interface GroupingResult extends Grouping {
+  /** tuple → group id, length n. */
+  readonly groupOf: Int32Array;
+}
+
+export interface RollupResult extends Grouping {
+  /** source class → group id, length `from.groups`. */
+  readonly map: Int32Array;
 }
 
 /**
  * A kernel bound to one set of tuples and their generalization tables: `tables[i][l]` maps
  * column i's codes to their generalized codes at level l. `group(levels)` groups under one
  * level per column (a lattice node); `group(null)` groups the tuples as they are.
+ * `rollup(levels, from)` groups the classes of a lower node instead of the tuples: the same
+ * groups with the same ids (classes only merge as levels rise), for O(classes) work.
  */
 export interface GroupingSession {
   readonly n: number;
   group(levels: ArrayLike<number> | null): GroupingResult;
+  /** `from` must be a grouping at levels ≤ `levels` in every column. */
+  rollup(levels: ArrayLike<number>, from: Grouping): RollupResult;
+  /** A rollup's tuple → class map from its source's: `map[groupOf[t]]` for every tuple. */
+  compose(groupOf: Int32Array, map: Int32Array): Int32Array;
   /** Per-group histogram of an extra column (e.g. the sensitive attribute): groups × width. */
   histogram(groupOf: Int32Array, groups: number, values: Int32Array, width: number): Int32Array;
   /** The generalized tuple (key) of each group of the last `group` call, column-major. */
@@ -68,9 +85,75 @@ export function validateGroupingInput(
   return n;
 }
 
+/** Checks a rollup's source against the session (the kernels trust its tuple indices). */
+export function validateRollup(n: number, from: Grouping): void {
+  const { groups, reps, sizes } = from;
+  if (reps.length < groups || sizes.length < groups)
+    throw new RangeError('rollup: source shorter than its groups');
+  for (let g = 0; g < groups; g++) {
+    const t = reps[g]!;
+    if (t < 0 || t >= n) throw new RangeError(`rollup: source class ${g} names tuple ${t} outside [0, ${n})`);
+  }
+}
+
 /** Hash-table capacity: the smallest power of two ≥ 2n (load factor ≤ 0.5). */
 export function tableCapacity(n: number): number {
   let c = 16;
   while (c < 2 * n) c *= 2;
   return c;
+}
+
+/** Generalized keys of groups from their representatives: column-major, `groups` each. */
+export function keysOf(
+  columns: readonly Int32Array[],
+  maps: readonly (Int32Array | null)[],
+  reps: Int32Array,
+  groups: number,
+): Int32Array[] {
+  return columns.map((col, i) => {
+    const map = maps[i];
+    const out = new Int32Array(groups);
+    for (let g = 0; g < groups; g++) {
+      const code = col[reps[g]!]!;
+      out[g] = map ? map[code]! : code;
+    }
+    return out;
+  });
+}
+
+/**
+ * Slots of the session's table: enough to hash n tuples at load ≤ 0.5, and at least 2^20 so
+ * that nodes whose generalized domains multiply to fewer codes index it directly.
+ */
+export function directCapacity(n: number): number {
+  return Math.max(tableCapacity(n), 1 << 20);
+}
+
+/** Per column, per level: the number of generalized codes (the digit base of packed keys). */
+export function levelBases(
+  domains: readonly number[],
+  tables: readonly (readonly Int32Array[])[],
+): number[][] {
+  return domains.map((d, i) =>
+    (tables[i] ?? []).map((t) => {
+      let max = 0;
+      for (let c = 0; c < d; c++) if (t[c]! > max) max = t[c]!;
+      return max + 1;
+    }),
+  );
+}
+
+/** The digit bases of one node (`null`: the codes as they are) and their product. */
+export function radices(
+  domains: readonly number[],
+  bases: readonly number[][],
+  levels: ArrayLike<number> | null,
+): { radix: number[]; product: number } {
+  let product = 1;
+  const radix = domains.map((d, i) => {
+    const base = levels ? bases[i]![levels[i]!]! : d;
+    product *= base;
+    return base;
+  });
+  return { radix, product };
 }

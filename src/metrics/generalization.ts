@@ -17,8 +17,11 @@ export interface MetricValues {
 /** What a node's grouping says about its classes (suppressed ones flagged). */
 export interface ClassOutcome {
   readonly groups: number;
+  /** tuple → class (may be composed on first read: touch it only when needed). */
   readonly groupOf: Int32Array;
   readonly sizes: Int32Array;
+  /** class → its first tuple. */
+  readonly reps: Int32Array;
   /** 1 for classes that fail the models and are suppressed. */
   readonly suppressed: Uint8Array;
   readonly suppressedRows: number;
@@ -71,47 +74,59 @@ export class GeneralizationMetrics {
     });
   }
 
-  /** All metrics of a node. Suppressed cells cost as much as the top level (NCP: 1). */
-  values(levels: ArrayLike<number>, outcome: ClassOutcome): MetricValues {
+  /**
+   * The metrics of a node (`which`: one by name, or all; the others are NaN). Suppressed cells
+   * cost as much as the top level (NCP: 1). NCP's cell cost depends on the generalized value
+   * alone, which a class shares, so its suppression correction runs over classes; entropy's
+   * depends on the original value and runs over tuples.
+   */
+  values(levels: ArrayLike<number>, outcome: ClassOutcome, which: MetricName | 'all' = 'all'): MetricValues {
     const { rows: n, m } = this;
-    let ncpSum = 0;
-    let entropySum = 0;
-    for (let i = 0; i < m; i++) {
-      ncpSum += this.ncpByLevel[i]![levels[i]!]!;
-      entropySum += this.entropyByLevel[i]![levels[i]!]!;
+    const s = outcome.suppressedRows;
+    const wants = (name: MetricName) => which === 'all' || which === name;
+    let ncp = Number.NaN;
+    if (wants('ncp')) {
+      let ncpSum = 0;
+      for (let i = 0; i < m; i++) ncpSum += this.ncpByLevel[i]![levels[i]!]!;
+      for (let g = 0; s > 0 && g < outcome.groups; g++) {
+        if (!outcome.suppressed[g]) continue;
+        const rep = outcome.reps[g]!;
+        let cost = 0;
+        for (let i = 0; i < m; i++) cost += 1 - this.ncpCost[i]![levels[i]!]![this.tuples[i]![rep]!]!;
+        ncpSum += outcome.sizes[g]! * cost;
+      }
+      ncp = ncpSum / (n * m);
+    }
+    let entropy = Number.NaN;
+    if (wants('entropy')) {
+      let entropySum = 0;
+      for (let i = 0; i < m; i++) entropySum += this.entropyByLevel[i]![levels[i]!]!;
+      if (s > 0) {
+        const groupOf = outcome.groupOf;
+        for (let i = 0; i < m; i++) {
+          const col = this.tuples[i]!;
+          const entropyAt = this.entropyCost[i]![levels[i]!]!;
+          const entropyTop = this.entropyCost[i]![this.hierarchies[i]!.height]!;
+          for (let t = 0; t < col.length; t++) {
+            if (!outcome.suppressed[groupOf[t]!]) continue;
+            const code = col[t]!;
+            entropySum += this.counts[t]! * (entropyTop[code]! - entropyAt[code]!);
+          }
+        }
+      }
+      entropy = entropySum;
     }
     let squares = 0;
     for (let g = 0; g < outcome.groups; g++) {
       if (!outcome.suppressed[g]) squares += outcome.sizes[g]! * outcome.sizes[g]!;
     }
-    if (outcome.suppressedRows > 0) {
-      // Suppressed cells cost the top level instead of the node's: correct the separable sums.
-      const weight = new Float64Array(outcome.groupOf.length);
-      for (let t = 0; t < weight.length; t++) {
-        if (outcome.suppressed[outcome.groupOf[t]!]) weight[t] = this.counts[t]!;
-      }
-      for (let i = 0; i < m; i++) {
-        const col = this.tuples[i]!;
-        const ncpAt = this.ncpCost[i]![levels[i]!]!;
-        const entropyAt = this.entropyCost[i]![levels[i]!]!;
-        const entropyTop = this.entropyCost[i]![this.hierarchies[i]!.height]!;
-        for (let t = 0; t < col.length; t++) {
-          const w = weight[t]!;
-          if (w === 0) continue;
-          const code = col[t]!;
-          ncpSum += w * (1 - ncpAt[code]!);
-          entropySum += w * (entropyTop[code]! - entropyAt[code]!);
-        }
-      }
-    }
-    const s = outcome.suppressedRows;
     return {
-      ncp: ncpSum / (n * m),
+      ncp,
       discernibility: squares + s * n,
       precision: ((n - s) * this.relativeHeight(levels) + s) / n,
       aecs:
         outcome.retainedClasses > 0 ? (n - s) / (outcome.retainedClasses * this.k) : Number.POSITIVE_INFINITY,
-      entropy: entropySum,
+      entropy,
     };
   }
 

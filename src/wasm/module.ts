@@ -10,19 +10,25 @@ export interface CoreExports {
   readonly memory: WebAssembly.Memory;
   groupBy(
     cols: number,
-    stride: number,
-    n: number,
     m: number,
     maps: number,
     radix: number,
-    counts: number,
-    groupOf: number,
+    domains: number,
+    contribs: number,
+    src: number,
+    nSrc: number,
+    weights: number,
+    srcToGroup: number,
     sizes: number,
-    keys: number,
+    reps: number,
     packed: number,
+    slots: number,
+    keys: number,
     table: number,
     capacity: number,
+    direct: number,
   ): number;
+  compose(groupOf: number, map: number, n: number, out: number): void;
   histogram(
     groupOf: number,
     values: number,

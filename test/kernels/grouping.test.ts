@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GroupingKernel, GroupingResult } from '../../src/kernels/grouping.ts';
+import type { GroupingKernel, GroupingResult, GroupingSession } from '../../src/kernels/grouping.ts';
 import { tsGroupingKernel } from '../../src/kernels/grouping-ts.ts';
 import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
 import { Random } from '../../src/util/random.ts';
@@ -9,6 +9,23 @@ function same(a: GroupingResult, b: GroupingResult) {
   expect(a.groups).toBe(b.groups);
   expect(Array.from(a.groupOf)).toEqual(Array.from(b.groupOf));
   expect(Array.from(a.sizes)).toEqual(Array.from(b.sizes));
+  expect(Array.from(a.reps)).toEqual(Array.from(b.reps));
+}
+
+/**
+ * Grouping `upper` from the classes of `lower` (a rollup) gives exactly the groups of grouping
+ * the tuples at `upper`: same ids, sizes and representatives, and the composed map.
+ */
+function rollsUp(session: GroupingSession, lower: ArrayLike<number>, upper: ArrayLike<number>) {
+  const from = session.group(lower);
+  const direct = session.group(upper);
+  const r = session.rollup(upper, from);
+  same({ ...r, groupOf: session.compose(from.groupOf, r.map) }, direct);
+}
+
+/** A random node at or above `levels` (each level raised by a random amount within its height). */
+function above(rng: Random, levels: readonly number[], heights: readonly number[]): number[] {
+  return levels.map((l, i) => l + rng.below(heights[i]! - l + 1));
 }
 
 /** A random table: m columns over the given domains, n rows, and random level tables. */
@@ -48,6 +65,34 @@ describe('grouping kernel: WASM equals the TS reference', () => {
     expect(wasm.group(null).groups).toBe(distinct.size);
   });
 
+  it('a rollup from a lower node equals grouping the tuples, WASM and TS, on 200 random pairs', () => {
+    const heights = hierarchies.map((h) => h.height);
+    const rng = new Random(17);
+    for (const kernel of [wasmGroupingKernel, tsGroupingKernel]) {
+      const session = open(kernel);
+      for (let i = 0; i < 100; i++) {
+        const lower = problem.lattice.levels(rng.below(problem.lattice.size));
+        rollsUp(session, lower, above(rng, lower, heights));
+      }
+    }
+    // the bottom and the top, and a rollup onto the same node
+    const session = open(wasmGroupingKernel);
+    rollsUp(
+      session,
+      heights.map(() => 0),
+      heights,
+    );
+    rollsUp(session, heights, heights);
+  });
+
+  it('rejects a rollup source that names tuples outside the session', () => {
+    for (const kernel of [wasmGroupingKernel, tsGroupingKernel]) {
+      const session = open(kernel);
+      const bad = { groups: 1, sizes: Int32Array.of(1), reps: Int32Array.of(tuples.counts.length) };
+      expect(() => session.rollup(problem.lattice.levels(0), bad)).toThrow(/outside/);
+    }
+  });
+
   it('collapsing Adult rows gives counts that sum to the row count', () => {
     expect(tuples.counts.reduce((a, b) => a + b, 0)).toBe(prepared.table.rowCount);
     // every row maps to a tuple with its own codes
@@ -85,6 +130,12 @@ describe('grouping kernel: WASM equals the TS reference', () => {
         expect(Array.from(wasm.histogram(a.groupOf, a.groups, values, 4))).toEqual(
           Array.from(ts.histogram(a.groupOf, a.groups, values, 4)),
         );
+        // from the level below: the rollup path (direct-addressed, hashed or tuple-compared)
+        const from = wasm.group(domains.map(() => level - 1));
+        const r = wasm.rollup(levels, from);
+        const t = ts.rollup(levels, ts.group(domains.map(() => level - 1)));
+        expect(Array.from(r.map)).toEqual(Array.from(t.map));
+        same({ ...r, groupOf: wasm.compose(from.groupOf, r.map) }, a);
       }
     }
   });

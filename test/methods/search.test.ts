@@ -9,7 +9,10 @@ import { collapseRows, openSearch, prepareGeneralization } from '../../src/metho
 import { Lattice } from '../../src/methods/generalization/lattice.ts';
 import { exhaustiveSearch, optimalSearch } from '../../src/methods/generalization/search.ts';
 import { GeneralizationMetrics } from '../../src/metrics/generalization.ts';
+import { deltaDisclosure } from '../../src/models/delta-disclosure.ts';
 import { kAnonymity } from '../../src/models/k-anonymity.ts';
+import { entropyLDiversity, recursiveClDiversity } from '../../src/models/l-diversity.ts';
+import { equalEmd, tCloseness } from '../../src/models/t-closeness.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { METRIC_NAMES, type MetricName } from '../../src/spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
@@ -44,8 +47,12 @@ describe('optimal search on Adult equals exhaustive search (golden table)', () =
   );
 });
 
-/** A random table of numeric and code-like columns, with interval and masking hierarchies. */
-function randomProblem(seed: number, metric: MetricName) {
+/**
+ * A random table of numeric and code-like columns, with interval and masking hierarchies,
+ * and with `saModels` a sensitive column judged by a random non-monotonic model (t-closeness,
+ * δ-disclosure, entropy or recursive l-diversity) besides k.
+ */
+function randomProblem(seed: number, metric: MetricName, saModels = false) {
   const rng = new Random(seed);
   const rows = 50 + rng.below(400);
   const m = 2 + rng.below(3);
@@ -70,13 +77,25 @@ function randomProblem(seed: number, metric: MetricName) {
   }
   const k = 1 + rng.below(8);
   const maxSuppressedRows = [0, 2, Math.floor(rows * 0.05), Math.floor(rows * 0.2)][rng.below(4)]!;
-  const tuples = collapseRows(wasmGroupingKernel, columns);
+  const width = 2 + rng.below(4);
+  const sa = Int32Array.from({ length: rows }, () => (rng.below(3) === 0 ? rng.below(width) : 0));
+  const saColumn = { name: 'sa', dictionary: Array.from({ length: width }, (_, v) => `s${v}`), codes: sa };
+  const collapsed = collapseRows(wasmGroupingKernel, saModels ? [...columns, saColumn] : columns);
+  const tuples = { ...collapsed, columns: collapsed.columns.slice(0, m) };
+  const distribution = new Float64Array(width);
+  for (const v of sa) distribution[v]! += 1 / rows;
+  const saModel = [
+    () => tCloseness('sa', 0.2, 'equal', equalEmd(distribution)),
+    () => deltaDisclosure('sa', 1.2, distribution),
+    () => entropyLDiversity('sa', 1.5),
+    () => recursiveClDiversity('sa', 3, 2),
+  ][rng.below(4)]!();
   const problem: GeneralizationProblem = {
     lattice: new Lattice(hierarchies.map((h) => h.height)),
     rows,
     counts: tuples.counts,
-    models: [kAnonymity(k)],
-    sensitive: [],
+    models: saModels ? [kAnonymity(k), saModel] : [kAnonymity(k)],
+    sensitive: saModels ? [{ attribute: 'sa', values: collapsed.columns[m]!, width, distribution }] : [],
     maxSuppressedRows,
     metric,
     metrics: new GeneralizationMetrics(hierarchies, tuples.columns, tuples.counts, rows, k),
@@ -91,6 +110,35 @@ function randomProblem(seed: number, metric: MetricName) {
     );
   return { problem, open };
 }
+
+describe('optimal search equals exhaustive search with non-monotonic SA models and suppression', () => {
+  for (const metric of METRIC_NAMES) {
+    it(metric, () => {
+      let solved = 0;
+      for (let seed = 1; seed <= 25; seed++) {
+        const { open } = randomProblem(seed * 37 + metric.length, metric, true);
+        let expected: ReturnType<typeof exhaustiveSearch>['best'] | string;
+        try {
+          expected = exhaustiveSearch(open()).best;
+        } catch (e) {
+          expected = (e as Error).name;
+        }
+        if (typeof expected === 'string') {
+          expect(() => optimalSearch(open())).toThrow();
+          continue;
+        }
+        solved++;
+        const found = optimalSearch(open()).best;
+        expect({ seed, levels: found.levels, value: found.value }).toEqual({
+          seed,
+          levels: expected.levels,
+          value: expected.value,
+        });
+      }
+      expect(solved).toBeGreaterThan(10);
+    });
+  }
+});
 
 describe('optimal search equals exhaustive search on random tables, for every metric', () => {
   for (const metric of METRIC_NAMES) {

@@ -2,9 +2,15 @@
  * Evaluating one lattice node: group the distinct tuples under the node's levels (WASM or TS
  * kernel), judge every class against the privacy models, suppress the failing classes, and
  * measure utility. The one operation the search counts as a "check".
+ *
+ * Nodes are grouped from the classes of an evaluated specialization where one is at hand (a
+ * rollup: classes only merge as levels rise), which costs O(classes) instead of O(tuples);
+ * the tuple → class map is composed only when something needs it (SA histograms, the entropy
+ * metric's suppression cost, the release itself).
  */
-import type { GroupingSession } from '../../kernels/grouping.ts';
+import type { Grouping, GroupingSession } from '../../kernels/grouping.ts';
 import type { ClassOutcome, GeneralizationMetrics, MetricValues } from '../../metrics/generalization.ts';
+import { requiredK } from '../../models/index.ts';
 import type { PrivacyModel } from '../../models/model.ts';
 import type { MetricName } from '../../spec/spec.ts';
 import type { Lattice } from './lattice.ts';
@@ -40,7 +46,7 @@ export interface ClassHistograms {
 /**
  * The outcome of one node. For an infeasible node the class loop stops once the suppression
  * limit is passed: `suppressed`, `retainedClasses` and `minClassSize` are then partial, and
- * only `feasible`, `groups`, `groupOf` and `sizes` may be relied on.
+ * only `feasible`, `groups`, `groupOf`, `sizes` and `reps` may be relied on.
  */
 export interface NodeResult extends ClassOutcome {
   readonly id: number;
@@ -49,10 +55,15 @@ export interface NodeResult extends ClassOutcome {
   readonly feasible: boolean;
   /** Smallest retained class (0 when none is retained). */
   readonly minClassSize: number;
-  /** Utility of the node; +∞ for infeasible nodes (never released, so never measured). */
+  /**
+   * Utility of the node; +∞ for infeasible nodes (never released, so never measured). The
+   * spec's metric always; the others once `NodeEvaluator.complete` has run (NaN before).
+   */
   readonly values: MetricValues;
   /** The spec's metric. */
   readonly value: number;
+  /** Rows in classes smaller than the required k: suppressed here and at every specialization. */
+  readonly rowsBelowK: number;
 }
 
 const INFEASIBLE_VALUES: MetricValues = Object.freeze({
@@ -63,41 +74,107 @@ const INFEASIBLE_VALUES: MetricValues = Object.freeze({
   entropy: Number.POSITIVE_INFINITY,
 });
 
+/** A node's classes; the tuple → class map is composed from a lower node's on first use. */
+class Classes implements Grouping {
+  private own: Int32Array | undefined;
+  constructor(
+    readonly levels: readonly number[],
+    readonly groups: number,
+    readonly sizes: Int32Array,
+    readonly reps: Int32Array,
+    private source: Classes | undefined,
+    private map: Int32Array | undefined,
+    private session: GroupingSession | undefined,
+    groupOf?: Int32Array,
+  ) {
+    this.own = groupOf;
+  }
+
+  get groupOf(): Int32Array {
+    if (!this.own) {
+      this.own = this.session!.compose(this.source!.groupOf, this.map!);
+      this.source = undefined; // let the chain below go
+      this.map = undefined;
+      this.session = undefined;
+    }
+    return this.own;
+  }
+
+  /** Int32 cells held (for the snapshot budget). */
+  get cells(): number {
+    return 2 * this.groups + (this.own?.length ?? 0) + (this.map?.length ?? 0);
+  }
+}
+
+/** Evaluated nodes kept as rollup sources, newest last; bounded in cells, oldest dropped first. */
+const SNAPSHOT_CELLS = 32 * 1024 * 1024;
+const SNAPSHOT_COUNT = 256;
+
 export class NodeEvaluator {
-  /** Distinct nodes evaluated so far. */
+  /** Distinct nodes checked so far (grouped, and judged by the models or by k alone). */
   checked = 0;
+  private readonly seen: Uint8Array;
+  /** Of those, grouped from an evaluated specialization's classes rather than the tuples. */
+  rollups = 0;
+  private readonly snapshots: Classes[] = [];
+  private readonly byLevels = new Map<string, Classes>();
+  private bottom: Classes | undefined;
+  private readonly k: number;
+  /** One class's histogram, reused: the models read it without a view per class. */
+  private readonly scratch: Int32Array[];
 
   constructor(
     readonly problem: GeneralizationProblem,
     private readonly session: GroupingSession,
-  ) {}
+  ) {
+    this.k = requiredK(problem.models);
+    this.seen = new Uint8Array(problem.lattice.size);
+    this.scratch = problem.sensitive.map((sa) => new Int32Array(sa.width));
+  }
+
+  private count(id: number): void {
+    if (!this.seen[id]) {
+      this.seen[id] = 1;
+      this.checked++;
+    }
+  }
 
   evaluate(id: number): NodeResult {
     const { problem } = this;
-    this.checked++;
+    this.count(id);
     const levels = problem.lattice.levels(id);
-    const { groups, groupOf, sizes } = this.session.group(levels);
+    const classes = this.classesAt(levels);
+    const { groups, sizes } = classes;
     const histograms: ClassHistograms[] = problem.sensitive.map((sa) => ({
       attribute: sa.attribute,
       width: sa.width,
-      counts: this.session.histogram(groupOf, groups, sa.values, sa.width),
+      counts: this.session.histogram(classes.groupOf, groups, sa.values, sa.width),
     }));
+    const judges = problem.models.map((model) => {
+      const i = problem.sensitive.findIndex((s) => s.attribute === model.attribute);
+      return { model, h: i < 0 ? undefined : histograms[i], scratch: i < 0 ? null : this.scratch[i]! };
+    });
+    const k = this.k;
     const suppressed = new Uint8Array(groups);
     let suppressedRows = 0;
+    let rowsBelowK = 0;
     let retainedClasses = 0;
     let minClassSize = 0;
     for (let g = 0; g < groups; g++) {
       const size = sizes[g]!;
-      let holds = true;
-      for (const model of problem.models) {
-        const h =
-          model.attribute === null ? undefined : histograms.find((x) => x.attribute === model.attribute);
-        const histogram = h ? h.counts.subarray(g * h.width, (g + 1) * h.width) : null;
-        if (!model.holds({ size, histogram })) {
-          holds = false;
-          break;
+      let holds = size >= k;
+      if (holds) {
+        for (const { model, h, scratch } of judges) {
+          if (h && scratch) {
+            const w = h.width;
+            for (let s = 0, at = g * w; s < w; s++, at++) scratch[s] = h.counts[at]!;
+          }
+          if (!model.holds({ size, histogram: scratch })) {
+            holds = false;
+            break;
+          }
         }
-      }
+      } else rowsBelowK += size;
       if (holds) {
         retainedClasses++;
         if (minClassSize === 0 || size < minClassSize) minClassSize = size;
@@ -105,16 +182,38 @@ export class NodeEvaluator {
         suppressed[g] = 1;
         suppressedRows += size;
         // Past the limit the node is infeasible: its classes no longer matter.
-        if (suppressedRows > problem.maxSuppressedRows) break;
+        if (suppressedRows > problem.maxSuppressedRows) {
+          for (let r = g + 1; r < groups; r++) if (sizes[r]! < k) rowsBelowK += sizes[r]!;
+          break;
+        }
       }
     }
-    const outcome: ClassOutcome = { groups, groupOf, sizes, suppressed, suppressedRows, retainedClasses };
     // Utility matters only where the node may be released: skip it for infeasible nodes.
     // A node that suppresses every row releases nothing (or only masked rows): never a solution.
     const feasible = suppressedRows <= problem.maxSuppressedRows && retainedClasses > 0;
-    const values = feasible ? problem.metrics.values(levels, outcome) : INFEASIBLE_VALUES;
+    const outcome: ClassOutcome = {
+      groups,
+      sizes,
+      reps: classes.reps,
+      suppressed,
+      suppressedRows,
+      retainedClasses,
+      get groupOf() {
+        return classes.groupOf;
+      },
+    };
+    const values = feasible ? problem.metrics.values(levels, outcome, problem.metric) : INFEASIBLE_VALUES;
+    // No spread of `outcome`: it would compose the tuple → class map through the getter.
     return {
-      ...outcome,
+      groups,
+      sizes,
+      reps: classes.reps,
+      suppressed,
+      suppressedRows,
+      retainedClasses,
+      get groupOf() {
+        return classes.groupOf;
+      },
       id,
       levels,
       histograms,
@@ -122,6 +221,103 @@ export class NodeEvaluator {
       minClassSize,
       values,
       value: values[problem.metric],
+      rowsBelowK,
     };
   }
+
+  /** The node with every metric measured (for the report). */
+  complete(r: NodeResult): NodeResult {
+    if (!r.feasible) return r;
+    const values = this.problem.metrics.values(r.levels, r, 'all');
+    return { ...r, values }; // the spread composes the tuple → class map: the release needs it
+  }
+
+  /**
+   * Rows in classes smaller than k at a node, from its grouping alone (no models): more than
+   * the suppression limit makes the node and all its specializations infeasible, whatever
+   * the other models say (k-anonymity with suppression is monotonic).
+   */
+  rowsBelowK(id: number): number {
+    this.count(id);
+    const { sizes, groups } = this.classesAt(this.problem.lattice.levels(id));
+    let rows = 0;
+    for (let g = 0; g < groups; g++) if (sizes[g]! < this.k) rows += sizes[g]!;
+    return rows;
+  }
+
+  /**
+   * A lower bound on a node's metric from its grouping alone: the value with only the classes
+   * smaller than k suppressed (the models can only suppress more, and a suppressed row costs at
+   * least as much as a released one — not so for AECS, which gets only AECS ≥ 0). +∞ when
+   * those rows already exceed the limit.
+   */
+  groupingBound(id: number): number {
+    const { problem, k } = this;
+    this.count(id);
+    const levels = problem.lattice.levels(id);
+    const classes = this.classesAt(levels);
+    const { groups, sizes } = classes;
+    const suppressed = new Uint8Array(groups);
+    let suppressedRows = 0;
+    for (let g = 0; g < groups; g++) {
+      if (sizes[g]! < k) {
+        suppressed[g] = 1;
+        suppressedRows += sizes[g]!;
+      }
+    }
+    if (suppressedRows > problem.maxSuppressedRows) return Number.POSITIVE_INFINITY;
+    if (problem.metric === 'aecs') return 0;
+    const outcome: ClassOutcome = {
+      groups,
+      sizes,
+      reps: classes.reps,
+      suppressed,
+      suppressedRows,
+      retainedClasses: groups,
+      get groupOf() {
+        return classes.groupOf;
+      },
+    };
+    return problem.metrics.values(levels, outcome, problem.metric)[problem.metric];
+  }
+
+  /**
+   * A node's classes: kept from an earlier call, or grouped from the evaluated specialization
+   * with the fewest classes, or from the bottom node's classes (the distinct QI tuples, fewer
+   * than the tuples when these also carry sensitive values), grouped once and kept.
+   */
+  private classesAt(levels: number[]): Classes {
+    const key = levels.join();
+    const known = this.byLevels.get(key);
+    if (known) return known;
+    if (!this.bottom) {
+      const zero = levels.map(() => 0);
+      const r = this.session.group(zero);
+      this.bottom = new Classes(zero, r.groups, r.sizes, r.reps, undefined, undefined, undefined, r.groupOf);
+    }
+    let from: Classes = this.bottom;
+    for (const s of this.snapshots) {
+      if (s.groups < from.groups && below(s.levels, levels)) from = s;
+    }
+    if (from !== this.bottom) this.rollups++;
+    const r = this.session.rollup(levels, from);
+    const classes = new Classes(levels, r.groups, r.sizes, r.reps, from, r.map, this.session);
+    this.snapshots.push(classes);
+    this.byLevels.set(key, classes);
+    const cells = () => this.snapshots.reduce((sum, s) => sum + s.cells, 0);
+    while (
+      this.snapshots.length > 1 &&
+      (this.snapshots.length > SNAPSHOT_COUNT || cells() > SNAPSHOT_CELLS)
+    ) {
+      const old = this.snapshots.shift()!;
+      this.byLevels.delete(old.levels.join());
+    }
+    return classes;
+  }
+}
+
+/** Every level of `a` at most the matching level of `b`: b generalizes a (or equals it). */
+function below(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i]! > b[i]!) return false;
+  return true;
 }

@@ -37,10 +37,15 @@ export class Tagger {
   readonly tags: Int8Array;
   readonly results = new Map<number, NodeResult>();
 
+  /**
+   * `feasible` overrides what a check decides with (default: a full evaluation); a cheaper
+   * monotonic predicate tags by that predicate instead (k-anonymity alone, say).
+   */
   constructor(
     private readonly evaluator: NodeEvaluator,
     private readonly monotonic: boolean,
     private readonly onEvaluated: (r: NodeResult) => void = () => {},
+    private readonly feasible?: (id: number) => boolean,
   ) {
     this.tags = new Int8Array(evaluator.problem.lattice.size);
   }
@@ -56,13 +61,13 @@ export class Tagger {
   }
 
   check(id: number): boolean {
-    const r = this.evaluate(id);
+    const feasible = this.feasible ? this.feasible(id) : this.evaluate(id).feasible;
     if (this.monotonic) {
       const lattice = this.evaluator.problem.lattice;
-      if (r.feasible) this.spread(id, FEASIBLE, (x) => lattice.successors(x));
+      if (feasible) this.spread(id, FEASIBLE, (x) => lattice.successors(x));
       else this.spread(id, INFEASIBLE, (x) => lattice.predecessors(x));
     }
-    return r.feasible;
+    return feasible;
   }
 
   /** Binary search of a chain for its lowest feasible node. */
@@ -139,26 +144,40 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
   };
   const promising = (id: number) => !beaten(id, lowerBound(id));
 
+  const order = bottomUp(lattice, apriori);
+  // Infeasibility known without the SA models: by the models' own tagging when they are
+  // monotonic, else by k-anonymity alone (monotonic with suppression), tagged with cheap
+  // checks that only group.
+  let infeasible = tags;
   if (monotonic) {
     // An incumbent first, from the cheapest chain bottom to top: it bounds the region worth
     // tagging to the nodes whose lower bound is below its value.
     tagger.searchPath(tagger.pathFrom(0, promising, apriori));
     // Phase 1: predictive tagging within that region, bottom-up.
-    for (const start of bottomUp(lattice, apriori)) {
+    for (const start of order) {
       if (tags[start] === UNKNOWN && promising(start))
         tagger.searchPath(tagger.pathFrom(start, promising, apriori));
     }
+  } else if (requiresK(evaluator)) {
+    const byK = new Tagger(evaluator, true, undefined, (id) => evaluator.rowsBelowK(id) <= maxSuppressedRows);
+    for (const start of order) {
+      if (byK.tags[start] === UNKNOWN) byK.searchPath(byK.pathFrom(start, () => true, apriori));
+    }
+    infeasible = byK.tags;
   }
 
   // Phase 2: the candidates left (feasible or unknown, not evaluated), in order of their
-  // a-priori bound, skipping those that a bound learnt from evaluated nodes rules out.
+  // a-priori bound, skipping those that a bound learnt from evaluated nodes rules out, and
+  // those whose grouping alone (classes below k suppressed) already costs too much.
   const candidates: number[] = [];
   for (let id = 0; id < lattice.size; id++)
-    if (tags[id] !== INFEASIBLE && !tagger.results.has(id)) candidates.push(id);
+    if (infeasible[id] !== INFEASIBLE && !tagger.results.has(id)) candidates.push(id);
   candidates.sort((a, b) => apriori[a]! - apriori[b]! || compareTieBreak(lattice, a, b));
   for (const id of candidates) {
     if (beaten(id, apriori[id]!) && apriori[id]! > best!.value) break; // sorted: none later can win
-    if (tags[id] !== INFEASIBLE && promising(id)) tagger.check(id);
+    if (tags[id] === INFEASIBLE || !promising(id)) continue;
+    if (best && beaten(id, evaluator.groupingBound(id))) continue;
+    tagger.check(id);
   }
   if (!best) throw noSolution(evaluator);
   return {
@@ -170,9 +189,15 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
 
 /** Nodes by level sum, then by a cost, then by id: the bottom-up order of the walks. */
 export function bottomUp(lattice: Lattice, cost: Float64Array): number[] {
+  const sums = Int32Array.from({ length: lattice.size }, (_, id) => lattice.levelSum(id));
   return Array.from({ length: lattice.size }, (_, id) => id).sort(
-    (a, b) => lattice.levelSum(a) - lattice.levelSum(b) || cost[a]! - cost[b]! || a - b,
+    (a, b) => sums[a]! - sums[b]! || cost[a]! - cost[b]! || a - b,
   );
+}
+
+/** Whether the models ask for k > 1 (else k-anonymity prunes nothing). */
+function requiresK(evaluator: NodeEvaluator): boolean {
+  return evaluator.problem.models.some((m) => m.spec.model === 'k-anonymity' && m.spec.k > 1);
 }
 
 /** Raises `values` to at least `v` from `start` through `next`, stopping where already higher. */
