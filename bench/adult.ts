@@ -51,7 +51,7 @@ nodes checked, the grouping kernel alone (WASM vs TS, ms per node over the whole
 the wall time of a cold \`ppdp release\` process with its per-phase timings.
 
 Writes bench/results/adult-generalization.json. The CLI part runs the built bundle
-(dist/ppdp.mjs): run \`npm run build\` first.
+(dist/ppdp.cjs): run \`npm run build\` first.
 
 Options:
   --quick      fewer repetitions (search: 3 runs instead of 1 warm-up + 5, kernel: 1 pass
@@ -63,7 +63,7 @@ Options:
 const ROOT = new URL('../', import.meta.url).pathname;
 const EXAMPLE_DIR = join(ROOT, 'examples/adult');
 const BIN = join(ROOT, 'bin/ppdp.mjs');
-const BUNDLE = join(ROOT, 'dist/ppdp.mjs');
+const BUNDLE = join(ROOT, 'dist/ppdp.cjs');
 const WASM = join(ROOT, 'build/ppdp.wasm');
 const GOLDEN = join(ROOT, 'test/golden/adult-generalization.json');
 const RESULT = join(ROOT, 'bench/results/adult-generalization.json');
@@ -104,7 +104,7 @@ const CLI_REPS = QUICK ? 3 : 5;
 
 if (!existsSync(WASM)) fail('build/ppdp.wasm is missing: run `npm run build` first.');
 if (!opts['skip-cli'] && !existsSync(BUNDLE)) {
-  fail('dist/ppdp.mjs is missing: run `npm run build` first (or pass --skip-cli).');
+  fail('dist/ppdp.cjs is missing: run `npm run build` first (or pass --skip-cli).');
 }
 const staleness = opts['skip-cli'] ? [] : stalenessWarnings();
 for (const w of staleness) console.log(`warning: ${w}`);
@@ -729,7 +729,7 @@ function stalenessWarnings(): string[] {
   const out: string[] = [];
   if (newest(join(ROOT, 'src')) > statSync(BUNDLE).mtimeMs) {
     out.push(
-      'a file in src/ is newer than dist/ppdp.mjs: the CLI figures may be for older sources (`npm run build`)',
+      'a file in src/ is newer than dist/ppdp.cjs: the CLI figures may be for older sources (`npm run build`)',
     );
   }
   if (newest(join(ROOT, 'assembly')) > statSync(WASM).mtimeMs) {

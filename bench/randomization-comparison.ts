@@ -39,6 +39,7 @@ import { readInput, runRelease } from '../src/pipeline/release.ts';
 import type { ReleaseReport } from '../src/report/types.ts';
 import { loadSpec, type RandomizationMethodSpec } from '../src/spec/spec.ts';
 import { Random } from '../src/util/random.ts';
+import { PALETTE, SvgChart } from './plot.ts';
 
 const GRID_BOTH = !process.argv.includes('--no-grid-both');
 const ADULT = new URL('../examples/adult/', import.meta.url).pathname;
@@ -549,94 +550,29 @@ function chart(): string {
     { key: 'uncertaintyQiQi', title: 'uncertainty coefficient QI–QI', log: false },
   ];
   const methods = [...new Set(rows.map((r) => r.method))];
-  const colors = ['#1b6ca8', '#9fc5e8', '#6aa84f', '#b6d7a8', '#cc4125', '#e69138'];
-  const W = 300;
-  const H = 200;
-  const pad = { l: 48, r: 10, t: 24, b: 28 };
-  const svg: string[] = [];
+  const colors = PALETTE;
   const cols = 3;
-  const totalW = cols * W;
-  const totalH = Math.ceil((panels.length + 1) / cols) * H + 30;
-  svg.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${totalW}" height="${totalH}" font-family="sans-serif" font-size="10">`,
-  );
-  svg.push('<rect width="100%" height="100%" fill="white"/>');
-  const panel = (
-    px: number,
-    py: number,
-    title: string,
-    series: { name: string; color: string; points: [number, number][] }[],
-    log: boolean,
-    xLabel: string,
-  ) => {
-    const all = series
-      .flatMap((s) => s.points.map((p) => p[1]))
-      .filter((v) => (log ? v > 0 : Number.isFinite(v)));
-    const xs = series.flatMap((s) => s.points.map((p) => p[0]));
-    const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
-    let [y0, y1] = [Math.min(...all), Math.max(...all)];
-    if (log) [y0, y1] = [Math.log10(y0), Math.log10(y1)];
-    if (y1 === y0) y1 = y0 + 1;
-    const X = (x: number) => px + pad.l + ((x - x0) / (x1 - x0 || 1)) * (W - pad.l - pad.r);
-    const Y = (y: number) =>
-      py + H - pad.b - (((log ? Math.log10(Math.max(y, 1e-12)) : y) - y0) / (y1 - y0)) * (H - pad.t - pad.b);
-    svg.push(
-      `<text x="${px + pad.l}" y="${py + 14}" font-weight="bold">${title}${log ? ' (log)' : ''}</text>`,
-    );
-    svg.push(
-      `<line x1="${px + pad.l}" y1="${py + H - pad.b}" x2="${px + W - pad.r}" y2="${py + H - pad.b}" stroke="#888"/>`,
-    );
-    svg.push(
-      `<line x1="${px + pad.l}" y1="${py + pad.t}" x2="${px + pad.l}" y2="${py + H - pad.b}" stroke="#888"/>`,
-    );
-    for (const x of [...new Set(xs)])
-      svg.push(`<text x="${X(x)}" y="${py + H - pad.b + 12}" text-anchor="middle">${x}</text>`);
-    svg.push(`<text x="${px + (W + pad.l) / 2}" y="${py + H - 4}" text-anchor="middle">${xLabel}</text>`);
-    for (const t of [0, 0.5, 1]) {
-      const v = y0 + t * (y1 - y0);
-      const label = log ? (10 ** v).toPrecision(2) : v.toPrecision(2);
-      const y = py + H - pad.b - t * (H - pad.t - pad.b);
-      svg.push(`<text x="${px + pad.l - 4}" y="${y + 3}" text-anchor="end">${label}</text>`);
-    }
-    for (const s of series) {
-      const d = s.points
-        .map((p, i) => `${i ? 'L' : 'M'}${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`)
-        .join('');
-      svg.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="1.8"/>`);
-      for (const p of s.points)
-        svg.push(`<circle cx="${X(p[0]).toFixed(1)}" cy="${Y(p[1]).toFixed(1)}" r="2.2" fill="${s.color}"/>`);
-    }
-  };
+  const svg = new SvgChart(cols, Math.ceil((panels.length + 1) / cols));
   panels.forEach((p, i) => {
     const series = methods.map((m, j) => ({
       name: m,
       color: colors[j % colors.length]!,
       points: rows.filter((r) => r.method === m).map((r): [number, number] => [r.l, r[p.key] as number]),
     }));
-    panel((i % cols) * W, Math.floor(i / cols) * H, p.title, series, p.log, 'l');
+    svg.panel(i, { title: p.title, series, logY: p.log, xLabel: 'l' });
   });
-  const i = panels.length;
-  panel(
-    (i % cols) * W,
-    Math.floor(i / cols) * H,
-    'RR-Both l = 4: ‖π̂ − π‖² vs size',
-    [
+  svg.panel(panels.length, {
+    title: 'RR-Both l = 4: ‖π̂ − π‖² vs size',
+    series: [
       {
         name: 'RR-Both',
         color: colors[1]!,
         points: sizeRows.map((s): [number, number] => [s.ratio as number, s.squaredError as number]),
       },
     ],
-    true,
-    '× Adult rows',
-  );
-  const ly = totalH - 12;
-  methods.forEach((m, j) => {
-    svg.push(
-      `<rect x="${10 + j * 150}" y="${ly - 8}" width="10" height="10" fill="${colors[j % colors.length]}"/>`,
-    );
-    svg.push(`<text x="${24 + j * 150}" y="${ly + 1}">${m}</text>`);
+    logY: true,
+    xLabel: '× Adult rows',
   });
-  svg.push('</svg>');
-  return `${svg.join('\n')}\n`;
+  svg.legend(methods.map((m, j) => ({ name: m, color: colors[j % colors.length]! })));
+  return svg.toString();
 }

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { GroupingKernel } from '../kernels/grouping.ts';
 import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
 import type { ReleaseReport } from '../report/types.ts';
+import { prewarmCore } from '../wasm/module.ts';
 import {
   type AslDefinition,
   listerName,
@@ -21,6 +22,7 @@ import {
   TASKS,
   type TaskName,
 } from './definition.ts';
+import { forgetRun } from './memo.ts';
 import type { LogEvent, PhaseEnv, PlanResult, ReleaseRequest } from './phases.ts';
 import * as phases from './phases.ts';
 import type { Manifest } from './publish.ts';
@@ -102,6 +104,7 @@ export async function executeRelease(
   request: ReleaseRequest,
   options: EngineOptions = {},
 ): Promise<EngineResult> {
+  prewarmCore();
   const stores = storeResolver(options.s3);
   const tmp = mkdtempSync(join(tmpdir(), 'ppdp-run-'));
   const env: PhaseEnv = {
@@ -114,16 +117,25 @@ export async function executeRelease(
   };
   const localWork = !request.work && !request.store && !request.spec.startsWith('s3://');
   const req: ReleaseRequest = localWork ? { ...request, work: fileUrl(join(tmp, 'work'), true) } : request;
+  let planned: PlanResult | undefined;
+  const record: EngineOptions['wrap'] = (state, handler) => async (input) => {
+    const out = await handler(input);
+    if (state === 'Plan') planned = out as PlanResult;
+    return out;
+  };
+  const wrap: EngineOptions['wrap'] = (state, handler) =>
+    record(state, options.wrap ? options.wrap(state, handler) : handler);
   try {
     const out =
       (options.engine ?? 'local') === 'local'
-        ? await runLocal(req, env, options)
-        : await runDirect(req, env, options);
+        ? await runLocal(req, env, { ...options, wrap })
+        : await runDirect(req, env, { ...options, wrap });
     const release = await stores.open(out.published.release);
     const report = await getJson<ReleaseReport>(release.store, joinKey(release.key, 'report.json'));
     const { release: where, ...manifest } = out.published;
     return { plan: out.plan, manifest, report, release: where };
   } finally {
+    if (planned) forgetRun(planned.work);
     stores.close();
     rmSync(tmp, { recursive: true, force: true });
   }

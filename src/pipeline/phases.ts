@@ -23,8 +23,8 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { DataType, tableFromIPC } from 'apache-arrow';
 import { encodeArrow } from '../data/arrow.ts';
-import { formatCsv } from '../data/csv.ts';
-import { compactDictionary, type OutputColumn } from '../data/table.ts';
+import { encodeCsv } from '../data/csv.ts';
+import { compactDictionary, type EncodedTable, type OutputColumn } from '../data/table.ts';
 import { PpdpError, SpecError } from '../errors.ts';
 import { buildHierarchy } from '../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../kernels/grouping.ts';
@@ -35,6 +35,7 @@ import {
   prepareGeneralization,
   type SearchClaims,
   searchStep,
+  type TupleSet,
   verifyStep,
 } from '../methods/generalization/index.ts';
 import type { MethodReport } from '../methods/method.ts';
@@ -43,9 +44,18 @@ import { renderReportHtml } from '../report/html.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import { loadSpec, type ReleaseSpec } from '../spec/spec.ts';
 import { keyedRandom, tableDigest } from '../util/keys.ts';
+import { type RunKey, recall, remember } from './memo.ts';
 import { checkOutDir, type Manifest, type ManifestEntry } from './publish.ts';
 import { frameReport, readInput, runIdOf, streams } from './release.ts';
-import { decodeTuples, encodeRows, encodeTuples, type RowsLayout, readAllRows, readShard } from './rows.ts';
+import {
+  decodeTuples,
+  encodeRows,
+  encodeTuples,
+  type RowsLayout,
+  readAllRows,
+  readShard,
+  type ShardRange,
+} from './rows.ts';
 import {
   baseKey,
   dirKey,
@@ -241,6 +251,7 @@ async function planFrom(
   const digest = Buffer.from(tableDigest(table)).toString('hex');
   const file: PlanFile = { request, plan: result, layout, specName, started, digest };
   await putJson(workLoc.store, wk('plan.json'), file);
+  remember({ work: result.work, started }, 'rows', table);
   await timing(workLoc.store, workLoc.key, 'plan', performance.now() - t0);
   env.log({ state: 'Plan', runId, mode, rows: table.rowCount, shards: result.shards, ms: ms(t0) });
   return result;
@@ -314,9 +325,9 @@ async function writeBundle(store: Store, prefix: string, specPath: string, spec:
 export async function countShard(task: ShardTask, env: PhaseEnv): Promise<{ tuples: number }> {
   const t0 = performance.now();
   const work = await openWork(task.work, env);
-  const shard = await readShard(work.loc.store, work.key('rows.arrow'), work.file.layout, task.index);
+  const shard = await shardRows(work, task.index);
   const columns = collapseColumnNames(work.spec, shard).map((n) => shard.columns.find((c) => c.name === n)!);
-  const tuples = collapseRows(env.kernel, columns);
+  const tuples = remember(runOf(work), `counts/${task.index}`, collapseRows(env.kernel, columns));
   const rows = tuples.rowToTuple;
   await Promise.all([
     work.loc.store.put(work.key(`counts/${task.index}.bin`), encodeTuples(tuples)),
@@ -343,10 +354,13 @@ export async function search(task: WorkTask, env: PhaseEnv): Promise<{ node: Rec
   const { store } = work.loc;
   const shards = work.file.layout.shards.length;
   const [table, parts] = await Promise.all([
-    readAllRows(store, work.key('rows.arrow'), work.file.layout),
+    allRows(work),
     Promise.all(
-      Array.from({ length: shards }, async (_, s) =>
-        decodeTuples(await store.get(work.key(`counts/${s}.bin`))),
+      Array.from(
+        { length: shards },
+        async (_, s) =>
+          recall<TupleSet>(runOf(work), `counts/${s}`) ??
+          decodeTuples(await store.get(work.key(`counts/${s}.bin`))),
       ),
     ),
   ]);
@@ -389,7 +403,7 @@ export async function search(task: WorkTask, env: PhaseEnv): Promise<{ node: Rec
       const flags = new Uint8Array(p.counts.length);
       for (let t = 0; t < flags.length; t++) flags[t] = step.tupleSuppressed[groupOf[at + t]!]!;
       at += p.counts.length;
-      return store.put(work.key(`flags/${s}.bin`), flags);
+      return store.put(work.key(`flags/${s}.bin`), remember(runOf(work), `flags/${s}`, flags));
     }),
   );
   await putJson(store, work.key('search.json'), {
@@ -406,17 +420,20 @@ export async function applyShard(task: ShardTask, env: PhaseEnv): Promise<{ rows
   const t0 = performance.now();
   const work = await openWork(task.work, env);
   const { store } = work.loc;
-  const [shard, flags, found, rowBytes] = await Promise.all([
-    readShard(store, work.key('rows.arrow'), work.file.layout, task.index),
-    store.get(work.key(`flags/${task.index}.bin`)),
+  const run = runOf(work);
+  const [shard, flags, found, rowToTuple] = await Promise.all([
+    shardRows(work, task.index),
+    recall<Uint8Array>(run, `flags/${task.index}`) ?? store.get(work.key(`flags/${task.index}.bin`)),
     getJson<{ node: Record<string, number> }>(store, work.key('search.json')),
-    store.get(work.key(`counts/${task.index}.rows`)),
+    (async () => {
+      const kept = recall<TupleSet>(run, `counts/${task.index}`);
+      if (kept) return kept.rowToTuple;
+      const bytes = await store.get(work.key(`counts/${task.index}.rows`));
+      return new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+    })(),
   ]);
   const spec = work.spec;
   const method = spec.method as Extract<ReleaseSpec['method'], { name: 'generalization' }>;
-  const rowToTuple = new Int32Array(
-    rowBytes.buffer.slice(rowBytes.byteOffset, rowBytes.byteOffset + rowBytes.byteLength),
-  );
   if (rowToTuple.length !== shard.rowCount) throw new Error(`shard ${task.index}: counts and rows disagree`);
   const suppressedRow = new Uint8Array(shard.rowCount);
   for (let r = 0; r < shard.rowCount; r++) suppressedRow[r] = flags[rowToTuple[r]!]!;
@@ -437,6 +454,7 @@ export async function applyShard(task: ShardTask, env: PhaseEnv): Promise<{ rows
     suppressed: method.suppressed,
   });
   await store.put(work.key(`released/${task.index}.arrow`), encodeArrow(released));
+  remember(run, `released/${task.index}`, released);
   await timing(store, work.loc.key, `apply-${task.index}`, performance.now() - t0);
   const rows = released[0] ? columnLength(released[0]) : 0;
   env.log({ state: 'ApplyShard', shard: task.index, rows, ms: ms(t0) });
@@ -450,53 +468,55 @@ export async function assemble(task: WorkTask, env: PhaseEnv): Promise<{ rows: n
   const { store } = work.loc;
   const shards = work.file.layout.shards.length;
   const parts = await Promise.all(
-    Array.from({ length: shards }, async (_, s) =>
-      tableFromIPC(await store.get(work.key(`released/${s}.arrow`))),
+    Array.from(
+      { length: shards },
+      async (_, s) =>
+        recall<OutputColumn[]>(runOf(work), `released/${s}`) ??
+        outputColumns(await store.get(work.key(`released/${s}.arrow`))),
     ),
   );
-  const total = parts.reduce((n, p) => n + p.numRows, 0);
+  const total = parts.reduce((n, p) => n + (p[0] ? columnLength(p[0]) : 0), 0);
   // The same stream build() shuffles with, over the same rows in input order.
   const order = keyedRandom(work.spec.seed, Buffer.from(work.file.digest, 'hex'), 'shuffle').permutation(
     total,
   );
-  const columns: OutputColumn[] = parts[0]!.schema.fields.map((field, c) => {
-    const index = new Map<string, number>();
-    const dictionary: string[] = [];
-    const numbers = !DataType.isDictionary(field.type);
-    const concat = numbers ? new Float64Array(total) : new Int32Array(total);
-    let at = 0;
-    for (const part of parts) {
-      for (const data of part.getChildAt(c)!.data) {
-        if (data.length === 0) continue;
-        if (numbers) {
-          (concat as Float64Array).set((data.values as Float64Array).subarray(0, data.length), at);
-        } else {
-          const dict = data.dictionary!.toArray() as string[];
-          const remap = Int32Array.from(dict, (v) => {
-            let code = index.get(v);
-            if (code === undefined) index.set(v, (code = dictionary.push(v) - 1));
-            return code;
-          });
-          const values = data.values as Int32Array;
-          for (let i = 0; i < data.length; i++) concat[at + i] = remap[values[i]!]!;
-        }
-        at += data.length;
+  const columns: OutputColumn[] = parts[0]!.map((first, c) => {
+    if (first.kind === 'number') {
+      const concat = new Float64Array(total);
+      let at = 0;
+      for (const part of parts) {
+        const values = (part[c] as OutputColumn & { kind: 'number' }).values;
+        concat.set(values, at);
+        at += values.length;
       }
-    }
-    if (numbers) {
       const values = new Float64Array(total);
       for (let j = 0; j < total; j++) values[j] = concat[order[j]!]!;
-      return { name: field.name, kind: 'number', values };
+      return { name: first.name, kind: 'number', values };
+    }
+    // One dictionary over the shards' dictionaries, in order of first appearance.
+    const index = new Map<string, number>();
+    const dictionary: string[] = [];
+    const concat = new Int32Array(total);
+    let at = 0;
+    for (const part of parts) {
+      const col = part[c] as OutputColumn & { kind: 'dictionary' };
+      const remap = Int32Array.from(col.dictionary, (v) => {
+        let code = index.get(v);
+        if (code === undefined) index.set(v, (code = dictionary.push(v) - 1));
+        return code;
+      });
+      for (let i = 0; i < col.codes.length; i++) concat[at + i] = remap[col.codes[i]!]!;
+      at += col.codes.length;
     }
     const codes = new Int32Array(total);
     for (let j = 0; j < total; j++) codes[j] = concat[order[j]!]!;
-    return compactDictionary(field.name, dictionary, codes);
+    return compactDictionary(first.name, dictionary, codes);
   });
   const timings: Record<string, number> = {};
   const time = timer(timings);
   const [arrow, csv] = time('write', () => [
     encodeArrow(columns),
-    formatCsv(columns, work.file.layout.delimiter),
+    encodeCsv(columns, work.file.layout.delimiter),
   ]);
   await Promise.all([
     store.put(work.key('staging/data.arrow'), arrow),
@@ -521,7 +541,7 @@ export async function build(task: WorkTask, env: PhaseEnv): Promise<{ files: num
   const t0 = performance.now();
   const work = await openWork(task.work, env);
   const { store } = work.loc;
-  const table = await readAllRows(store, work.key('rows.arrow'), work.file.layout);
+  const table = await allRows(work);
   const timings: Record<string, number> = {};
   const time = timer(timings);
   const built = methodFor(work.spec.method.name).build({
@@ -563,7 +583,7 @@ export async function verify(task: WorkTask, env: PhaseEnv): Promise<{ verified:
   const work = await openWork(task.work, env);
   const { store } = work.loc;
   const { files } = await getJson<{ files: string[] }>(store, work.key('staging.json'));
-  const table = await readAllRows(store, work.key('rows.arrow'), work.file.layout);
+  const table = await allRows(work);
   let methodReport: MethodReport;
   let checks: VerificationCheck[];
   if (work.file.plan.mode === 'sharded') {
@@ -693,6 +713,63 @@ export function describeFailure(error: { Error?: string; Cause?: string } | unde
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
+
+function runOf(work: Work): RunKey {
+  return { work: work.file.plan.work, started: work.file.started };
+}
+
+/** The encoded input: kept from the plan in this process, or read from rows.arrow. */
+async function allRows(work: Work): Promise<EncodedTable> {
+  return (
+    recall<EncodedTable>(runOf(work), 'rows') ??
+    readAllRows(work.loc.store, work.key('rows.arrow'), work.file.layout)
+  );
+}
+
+/** One shard's rows: a view of the kept input, or its record batch read from rows.arrow. */
+async function shardRows(work: Work, index: number): Promise<EncodedTable> {
+  const range: ShardRange | undefined = work.file.layout.shards[index];
+  const all = recall<EncodedTable>(runOf(work), 'rows');
+  if (!all || !range) return readShard(work.loc.store, work.key('rows.arrow'), work.file.layout, index);
+  const end = range.firstRow + range.rows;
+  return {
+    ...all,
+    rowCount: range.rows,
+    columns: all.columns.map((c) => ({ ...c, codes: c.codes.subarray(range.firstRow, end) })),
+  };
+}
+
+/** A released shard's columns from its Arrow bytes (dictionary columns or numbers). */
+function outputColumns(bytes: Uint8Array): OutputColumn[] {
+  const table = tableFromIPC(bytes);
+  return table.schema.fields.map((field, c) => {
+    const chunks = table.getChildAt(c)!.data.filter((d) => d.length > 0);
+    if (!DataType.isDictionary(field.type)) {
+      const values = new Float64Array(table.numRows);
+      let at = 0;
+      for (const d of chunks) {
+        values.set((d.values as Float64Array).subarray(0, d.length), at);
+        at += d.length;
+      }
+      return { name: field.name, kind: 'number', values };
+    }
+    const index = new Map<string, number>();
+    const dictionary: string[] = [];
+    const codes = new Int32Array(table.numRows);
+    let at = 0;
+    for (const d of chunks) {
+      const remap = Int32Array.from(d.dictionary!.toArray() as string[], (v) => {
+        let code = index.get(v);
+        if (code === undefined) index.set(v, (code = dictionary.push(v) - 1));
+        return code;
+      });
+      const values = d.values as Int32Array;
+      for (let i = 0; i < d.length; i++) codes[at + i] = remap[values[i]!]!;
+      at += d.length;
+    }
+    return { name: field.name, kind: 'dictionary', dictionary, codes };
+  });
+}
 
 const workCache = new Map<string, Work>();
 

@@ -4,9 +4,11 @@
  * release — undoing its row shuffle or its perturbation. So every stream is keyed by the seed
  * *and* a digest of the input's content, which an attacker does not have:
  *
- *   table digest = SHA-256 over the columns in input order, each as its UTF-8 name, 0x00, then
- *                  every cell's value (row order) as UTF-8 followed by 0x00 — of the decoded
- *                  cells, so CSV, Arrow and the serverless row shards give the same digest
+ *   table digest = SHA-256 over the columns in input order, each as its UTF-8 name, 0x00, its
+ *                  distinct values in order of first appearance (each UTF-8, then 0x00), 0x00,
+ *                  then every row's index into that list (u32 LE). A function of the decoded
+ *                  cells alone (whatever order a file's dictionary lists them in), so CSV,
+ *                  Arrow and the serverless row shards give the same digest
  *   key(purpose) = SHA-256("ppdp/stream/v1" ‖ 0x00 ‖ purpose ‖ 0x00 ‖ seed u32 LE ‖ table digest)[0..16)
  *
  * Same input, spec and seed → the same keys, so releases stay byte-identical run to run.
@@ -39,32 +41,38 @@ export function keyedRandom(seed: number, digest: Uint8Array, purpose: string): 
 /** SHA-256 of the table's cells, column by column (see above). */
 export function tableDigest(table: EncodedTable): Uint8Array {
   const hash = createHash('sha256');
-  const encoder = new TextEncoder();
   const zero = Uint8Array.of(0);
-  const chunk = new Uint8Array(1 << 16);
   for (const col of table.columns) {
-    hash.update(encoder.encode(col.name));
+    hash.update(col.name);
     hash.update(zero);
-    const bytes = col.dictionary.map((v) => {
-      const b = encoder.encode(v);
-      const out = new Uint8Array(b.length + 1);
-      out.set(b);
-      return out;
-    });
-    let used = 0;
-    for (const code of col.codes) {
-      const b = bytes[code]!;
-      if (used + b.length > chunk.length) {
-        hash.update(chunk.subarray(0, used));
-        used = 0;
-      }
-      if (b.length > chunk.length) hash.update(b);
-      else {
-        chunk.set(b, used);
-        used += b.length;
-      }
+    // Renumber the codes by first appearance: the dictionary's own order is not content.
+    const rank = new Int32Array(col.dictionary.length).fill(-1);
+    const codes = new Uint32Array(col.codes.length);
+    const values: string[] = [];
+    for (let r = 0; r < codes.length; r++) {
+      const c = col.codes[r]!;
+      let x = rank[c]!;
+      if (x < 0) x = rank[c] = values.push(col.dictionary[c]!) - 1;
+      codes[r] = x;
     }
-    hash.update(chunk.subarray(0, used));
+    for (const v of values) {
+      hash.update(v);
+      hash.update(zero);
+    }
+    hash.update(zero);
+    hash.update(littleEndian(codes));
   }
   return hash.digest();
+}
+
+const BIG_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 0;
+
+/** The words' bytes in little-endian order, whatever the platform's. */
+function littleEndian(words: Uint32Array): Uint8Array {
+  const bytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
+  if (!BIG_ENDIAN) return bytes;
+  const out = new Uint8Array(bytes.length);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < words.length; i++) view.setUint32(4 * i, words[i]!, true);
+  return out;
 }

@@ -185,11 +185,21 @@ export function verifyRandomization(args: {
   if (unmapped.length > 0) fail();
 
   // 5. Replay the documented stream and compare with the release, cell by cell.
+  // The documented table digest (src/util/keys.ts), recomputed here from its definition.
   const cells = createHash('sha256');
   for (const col of input.columns) {
-    const parts: string[] = [col.name];
-    for (const code of col.codes) parts.push(col.dictionary[code]!);
-    cells.update(Buffer.from(`${parts.join('\u0000')}\u0000`, 'utf8'));
+    const firstSeen = new Map<string, number>();
+    const rowIndex = Buffer.alloc(4 * col.codes.length);
+    col.codes.forEach((code, r) => {
+      const value = col.dictionary[code]!;
+      let i = firstSeen.get(value);
+      if (i === undefined) firstSeen.set(value, (i = firstSeen.size));
+      rowIndex.writeUInt32LE(i, 4 * r);
+    });
+    cells.update(Buffer.from(`${col.name}\u0000`, 'utf8'));
+    for (const value of firstSeen.keys()) cells.update(Buffer.from(`${value}\u0000`, 'utf8'));
+    cells.update(Buffer.from([0]));
+    cells.update(rowIndex);
   }
   const seedBytes = Buffer.alloc(4);
   seedBytes.writeUInt32LE(spec.seed >>> 0);

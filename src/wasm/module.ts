@@ -140,6 +140,23 @@ export function wasmPath(): string {
   throw new Error('ppdp.wasm not found: run `npm run build` (npm install does it) to compile assembly/');
 }
 
+/**
+ * Starts compiling the module on V8's background threads (a hundred milliseconds or so of
+ * optimizing compilation on a slow machine), so that the first kernel session, which needs it
+ * synchronously, usually finds it done. Call early, e.g. before reading the input.
+ */
+export function prewarmCore(): void {
+  if (compiled || compiling) return;
+  setFlagsFromString('--no-liftoff');
+  compiling = WebAssembly.compile(supplied ?? readFileSync(wasmPath())).then(
+    (module) => {
+      compiled ??= module;
+    },
+    () => {}, // the synchronous compile reports any error
+  );
+}
+let compiling: Promise<void> | undefined;
+
 function compile(): WebAssembly.Module {
   if (!compiled) {
     // A long first call would otherwise run in the baseline tier (wasm has no OSR): compile

@@ -10,7 +10,7 @@
  * Insensitive columns ride in the QIT with the QIs. Verified by src/verify/anatomy.ts.
  */
 import { encodeArrow, readArrow } from '../../data/arrow.ts';
-import { formatCsv, readCsv } from '../../data/csv.ts';
+import { encodeCsv, readCsv } from '../../data/csv.ts';
 import { compactDictionary, type EncodedColumn, type OutputColumn } from '../../data/table.ts';
 import { distributionMeasures } from '../../metrics/contingency.ts';
 import { disclosureMeasures } from '../../metrics/disclosure.ts';
@@ -127,7 +127,7 @@ export function anatomyRelease(
       ] as const
     ).flatMap(([name, columns]) => [
       { name: `${name}.arrow`, content: encodeArrow(columns) },
-      { name: `${name}.csv`, content: formatCsv(columns, table.delimiter) },
+      { name: `${name}.csv`, content: encodeCsv(columns, table.delimiter) },
     ]),
   );
   return {

@@ -4,7 +4,7 @@
  */
 import { basename } from 'node:path';
 import { encodeArrow, readArrow } from '../../data/arrow.ts';
-import { formatCsv, readCsv } from '../../data/csv.ts';
+import { encodeCsv, readCsv } from '../../data/csv.ts';
 import { checkLatticeSize } from '../../data/limits.ts';
 import type { EncodedColumn, EncodedTable } from '../../data/table.ts';
 import { buildHierarchy, type Hierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
@@ -154,7 +154,7 @@ export const generalizationMethod: ReleaseMethod = {
     });
     const files = time('write', () => [
       { name: 'data.arrow', content: encodeArrow(columns) },
-      { name: 'data.csv', content: formatCsv(columns, table.delimiter) },
+      { name: 'data.csv', content: encodeCsv(columns, table.delimiter) },
     ]);
     return { files, report: step.report, verify: (path) => verifyStep(spec, table, step.claims, path) };
   },
@@ -202,7 +202,7 @@ function achieved(model: PrivacyModel, best: NodeResult): number {
 export function search(
   prepared: Prepared,
   kernel: GroupingKernel,
-): SearchOutcome & { kMinimal?: NodeResult[] } {
+): SearchOutcome & { kMinimal?: NodeResult[]; evaluator: NodeEvaluator } {
   const evaluator = openSearch(prepared, kernel);
   const outcome: SearchOutcome & { kMinimal?: NodeResult[] } =
     prepared.method.strategy === 'optimal'
@@ -215,7 +215,7 @@ export function search(
           basename(prepared.spec.file),
         );
   // The search measures only the spec's metric; the report gives them all.
-  return { ...outcome, best: evaluator.complete(outcome.best) };
+  return { ...outcome, best: evaluator.complete(outcome.best), evaluator };
 }
 
 /** Per-class counts of a sensitive column at a node, from the rows: classes × values. */
@@ -346,7 +346,8 @@ export function searchStep(
   return {
     node,
     tupleSuppressed,
-    report: reportOf(prepared, outcome, node, openSearch(prepared, kernel).evaluate(0)),
+    // The bottom node (the input's own classes) from the search's session: its classes are kept.
+    report: reportOf(prepared, outcome, node, outcome.evaluator.evaluate(0)),
     claims: {
       node,
       k: requiredK(problem.models),

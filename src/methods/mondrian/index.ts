@@ -4,7 +4,7 @@
  * and classes → files; verified by src/verify/mondrian.ts.
  */
 import { encodeArrow, readArrow } from '../../data/arrow.ts';
-import { formatCsv, readCsv } from '../../data/csv.ts';
+import { encodeCsv, readCsv } from '../../data/csv.ts';
 import { hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import type { MondrianKernel } from '../../kernels/mondrian.ts';
 import { tsMondrianKernel } from '../../kernels/mondrian-ts.ts';
@@ -84,7 +84,7 @@ export const mondrianMethod: ReleaseMethod = {
     );
     const files = time('write', () => [
       { name: 'data.arrow', content: encodeArrow(columns) },
-      { name: 'data.csv', content: formatCsv(columns, table.delimiter) },
+      { name: 'data.csv', content: encodeCsv(columns, table.delimiter) },
     ]);
     const measures = time('measure', () => distributionOf(prepared, outcome));
     const report = reportOf(prepared, outcome, measures);

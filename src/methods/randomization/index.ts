@@ -7,7 +7,7 @@
  * Verified by src/verify/randomization.ts.
  */
 import { encodeArrow } from '../../data/arrow.ts';
-import { formatCsv } from '../../data/csv.ts';
+import { encodeCsv } from '../../data/csv.ts';
 import {
   compactDictionary,
   type EncodedColumn,
@@ -103,7 +103,7 @@ export const randomizationMethod: ReleaseMethod = {
     const matrices = matricesFile(plan, risk, rhoCheck);
     const files = time('write', () => [
       { name: 'data.arrow', content: encodeArrow(columns) },
-      { name: 'data.csv', content: formatCsv(columns, table.delimiter) },
+      { name: 'data.csv', content: encodeCsv(columns, table.delimiter) },
       { name: 'matrices.json', content: `${compactJson(matrices)}\n` },
     ]);
     plan.evaluator.dispose();

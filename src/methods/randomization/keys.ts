@@ -4,8 +4,8 @@
  * cell's random draw reveals whether it was kept, which undoes the randomization. The keys
  * therefore also depend on the input's content, which an attacker does not have:
  *
- *   table digest = SHA-256 over the columns in input order, each as its UTF-8 name, 0x00, then
- *                  every cell's value (row order) as UTF-8 followed by 0x00
+ *   table digest = the input's digest of src/util/keys.ts (names, distinct values in order of
+ *                  first appearance, each row's index into them)
  *   h = SHA-256("ppdp/randomization/v1" ‖ 0x00 ‖ seed as u32 LE ‖ table digest)
  *   perturbation key = h[0..16), shuffle key = h[16..32)   (each 4 u32, little-endian)
  *

@@ -12,7 +12,7 @@
  */
 import { basename } from 'node:path';
 import { encodeArrow, readArrow } from '../../data/arrow.ts';
-import { formatCsv, readCsv } from '../../data/csv.ts';
+import { encodeCsv, readCsv } from '../../data/csv.ts';
 import {
   compactDictionary,
   type EncodedColumn,
@@ -310,7 +310,7 @@ function checkSeparators(attributes: AttributeSpec[], columns: EncodedColumn[], 
 export function slicingFiles(sliced: SlicedRelease, delimiter: string): StagedFile[] {
   return [
     { name: 'data.arrow', content: encodeArrow(sliced.output) },
-    { name: 'data.csv', content: formatCsv(sliced.output, delimiter) },
+    { name: 'data.csv', content: encodeCsv(sliced.output, delimiter) },
   ];
 }
 

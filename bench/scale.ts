@@ -1,0 +1,430 @@
+/**
+ * Scale benchmark (a script, not a test): end-to-end releases of 10⁵, 10⁶ and 10⁷ synthetic
+ * Adult rows (bench/synth.ts) with generalization (k = 5, 2 % suppression, optimal, 8 QIs),
+ * Mondrian (k = 5) and randomization (RR-Both as in examples/adult-randomization). Each
+ * release runs the bundled CLI in its own child process; per release it records the phases of
+ * the published report.json, the CLI's progress lines with their times, the wall time, the
+ * child's peak RSS and CPU time, rows, distinct tuples, nodes checked and whether the release
+ * verified.
+ *
+ * Writes bench/results/scale.json (results of earlier runs for other (method, rows) pairs
+ * are kept unless --fresh) and prints a table. See docs/performance.md, "How cost grows".
+ * Run: `npm run bench:scale` (`-- --quick` for 10⁵ and 10⁶ only, `-- --help` for the options).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { parseCount, ROOT, writeSynthetic } from './synth.ts';
+
+const HELP = `Usage: npm run bench:scale [-- options]
+       tsx bench/scale.ts [options]
+
+Generates synthetic Adult tables (bench/synth.ts) of each size and releases each with every
+method through the bundled CLI, one child process per release, recording the per-phase
+timings of report.json, wall time, peak RSS, distinct tuples, nodes checked and verification.
+Writes bench/results/scale.json and prints a table. Run \`npm run build\` first.
+
+Options:
+  --rows <list>       sizes (default 1e5,1e6,1e7)
+  --quick             sizes 1e5,1e6
+  --methods <list>    of generalization, mondrian, randomization (default all three)
+  --perturb <p>       perturbation of the synthetic rows (default 0.05: distinct tuples grow with N)
+  --seed <s>          synthetic data seed (default 1)
+  --cli <path>        the ppdp entry point to run (default bin/ppdp.mjs)
+  --node-args <args>  extra node options for the releases, e.g. "--max-old-space-size=16384"
+  --timeout <min>     per release, then the child is killed and the run recorded as failed
+                      (default 90)
+  --work <dir>        where the data and releases go (default a new folder in the temp dir)
+  --note <text>       stored with each run of this invocation (e.g. what the build differs in)
+  --keep              keep the work folder
+  --fresh             drop the earlier results in scale.json instead of merging
+  --result <path>     write there instead of bench/results/scale.json
+  -h, --help          this text
+`;
+
+const RESULT = join(ROOT, 'bench/results/scale.json');
+const METHODS = ['generalization', 'mondrian', 'randomization'] as const;
+type Method = (typeof METHODS)[number];
+
+/** The examples whose specs each method runs (generalization: the spec synth.ts writes). */
+const EXAMPLES: Record<Method, string | null> = {
+  generalization: null,
+  mondrian: join(ROOT, 'examples/adult-mondrian/release.json'),
+  randomization: join(ROOT, 'examples/adult-randomization/release.json'),
+};
+
+export interface RunResult {
+  method: Method;
+  rows: number;
+  perturb: number;
+  seed: number;
+  date: string;
+  /** --note of the invocation that measured it. */
+  note?: string;
+  inputBytes: number;
+  ok: boolean;
+  exit: number | string;
+  /** The CLI's last stderr lines when it failed (ppdp's errors carry no data values). */
+  error?: string;
+  wallMs: number;
+  peakRssMiB?: number;
+  cpuSeconds?: { user: number; system: number };
+  /** report.json timings, ms (see docs/performance.md for what each covers). */
+  timings: Record<string, number>;
+  /** The CLI's progress lines: seconds since start, text. */
+  progress: [number, string][];
+  verified?: boolean;
+  checks?: number;
+  suppressedRows?: number;
+  distinctTuples?: number;
+  latticeSize?: number;
+  nodesChecked?: number;
+  node?: Record<string, number>;
+  utility?: { metric: string; value: number };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers shared with bench/growth.ts
+
+export function machineInfo() {
+  const git = (args: string[]) => {
+    const r = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+    return r.status === 0 ? r.stdout : undefined;
+  };
+  return {
+    node: process.version,
+    cpu: os.cpus()[0]?.model.trim() ?? 'unknown',
+    cores: os.cpus().length,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    loadAverage: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    commit: git(['rev-parse', '--short', 'HEAD'])?.trim(),
+    uncommittedFiles: git(['status', '--porcelain'])
+      ?.split('\n')
+      .filter((l) => l.trim()).length,
+  };
+}
+
+/** Right-aligned columns under a header, the first `left` columns left-aligned. */
+export function table(header: string[], rows: string[][], left = 1): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i < left ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** 1,234 ms; 12.3 s above ten seconds. */
+export function ms(x: number | undefined): string {
+  if (x === undefined) return '';
+  if (x >= 10_000) return `${(x / 1000).toFixed(1)} s`;
+  return x >= 100 ? Math.round(x).toLocaleString('en') : x.toFixed(1);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** The example's spec for the synthetic input: its hierarchies by file name from synth's spec. */
+function adaptSpec(method: Method, synthSpec: string): string {
+  const synth = JSON.parse(readFileSync(synthSpec, 'utf8'));
+  const example = EXAMPLES[method];
+  if (example === null) return synthSpec;
+  const spec = JSON.parse(readFileSync(example, 'utf8'));
+  const hierarchyDir = dirname(synth.attributes.sex.hierarchy as string);
+  for (const a of Object.values(spec.attributes) as { hierarchy?: unknown }[]) {
+    if (typeof a.hierarchy === 'string') a.hierarchy = join(hierarchyDir, basename(a.hierarchy));
+  }
+  // Mondrian as the issue asks for it: k = 5 alone (the example adds distinct 3-diversity).
+  if (method === 'mondrian') spec.privacy = [{ model: 'k-anonymity', k: 5 }];
+  const out = { ...spec, root: synth.root, input: synth.input, format: synth.format };
+  const path = join(dirname(synthSpec), `${method}.json`);
+  writeFileSync(path, `${JSON.stringify(out, null, 2)}\n`);
+  return path;
+}
+
+/** Runs the CLI under a wrapper that records its resource usage at exit. */
+function release(
+  cli: string,
+  spec: string,
+  out: string,
+  work: string,
+  nodeArgs: string[],
+  timeoutMs: number,
+  label: string,
+): Promise<Pick<RunResult, 'exit' | 'ok' | 'error' | 'wallMs' | 'peakRssMiB' | 'cpuSeconds' | 'progress'>> {
+  const wrapper = join(work, 'rusage.mjs');
+  const usageFile = join(work, `usage-${process.pid}-${Date.now()}.json`);
+  writeFileSync(
+    wrapper,
+    [
+      "import { writeFileSync } from 'node:fs';",
+      "import { pathToFileURL } from 'node:url';",
+      'const [cli, ...args] = process.argv.slice(2);',
+      'process.argv = [process.argv[0], cli, ...args];',
+      "process.on('exit', () => {",
+      '  const u = process.resourceUsage();',
+      '  writeFileSync(process.env.PPDP_BENCH_USAGE, JSON.stringify({ maxRSS: u.maxRSS, user: u.userCPUTime, system: u.systemCPUTime }));',
+      '});',
+      'await import(pathToFileURL(cli).href);',
+      '',
+    ].join('\n'),
+  );
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [...nodeArgs, wrapper, cli, 'release', spec, '--out', out], {
+    cwd: ROOT,
+    env: { ...process.env, PPDP_BENCH_USAGE: usageFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const progress: [number, string][] = [];
+  const tail: string[] = [];
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    const m = /^ppdp \[(\d+(?:\.\d+)?)s\] (.*)$/.exec(line);
+    if (m) progress.push([Number(m[1]), m[2]!]);
+    else tail.push(line);
+    if (tail.length > 20) tail.shift();
+    console.log(`  ${label} | ${line}`);
+  });
+  child.stdout.resume();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, timeoutMs);
+  return new Promise((done) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const wallMs = performance.now() - t0;
+      let usage: { maxRSS: number; user: number; system: number } | undefined;
+      if (existsSync(usageFile)) {
+        usage = JSON.parse(readFileSync(usageFile, 'utf8'));
+        rmSync(usageFile);
+      }
+      const ok = code === 0;
+      done({
+        exit: timedOut ? `timeout after ${timeoutMs / 60_000} min` : (code ?? signal ?? 'unknown'),
+        ok,
+        ...(ok ? {} : { error: tail.join('\n') || 'no output (killed?)' }),
+        wallMs: Math.round(wallMs),
+        ...(usage
+          ? {
+              peakRssMiB: Math.round(usage.maxRSS / 1024),
+              cpuSeconds: {
+                user: Math.round(usage.user / 1e4) / 100,
+                system: Math.round(usage.system / 1e4) / 100,
+              },
+            }
+          : {}),
+        progress,
+      });
+    });
+  });
+}
+
+/** What report.json says, for the results. */
+function reportFacts(out: string): Partial<RunResult> {
+  const path = join(out, 'report.json');
+  if (!existsSync(path)) return { timings: {} };
+  const r = JSON.parse(readFileSync(path, 'utf8'));
+  const g = r.generalization;
+  return {
+    timings: r.timings ?? {},
+    verified: r.verification?.verified,
+    checks: r.verification?.checks?.length,
+    suppressedRows: r.rows?.suppressed,
+    utility: r.utility && { metric: r.utility.metric, value: r.utility.value },
+    ...(g
+      ? {
+          distinctTuples: g.distinctTuples,
+          latticeSize: g.latticeSize,
+          nodesChecked: g.nodesChecked,
+          node: g.node,
+        }
+      : {}),
+  };
+}
+
+/**
+ * Phase columns of the summary, from report.json's timings. Single-task methods (Mondrian,
+ * randomization) run everything in `build` (their own phases and verify nested inside), so
+ * only plan, build, verify and total apply to them.
+ */
+const PHASES: [string, (t: Record<string, number>) => number | undefined][] = [
+  ['plan', (t) => t.plan],
+  ['count', (t) => sharded(t, t.count)],
+  ['search', (t) => sharded(t, t.search)],
+  ['merge', (t) => sharded(t, t.merge)],
+  ['apply', (t) => sharded(t, t.apply)],
+  ['assemble', (t) => sharded(t, t.assemble)],
+  ['build', (t) => t.build],
+  ['verify', (t) => t.verify],
+  ['total', (t) => t.total],
+];
+
+function sharded(t: Record<string, number>, x: number | undefined): number | undefined {
+  return t.build === undefined ? x : undefined;
+}
+
+export function summary(results: RunResult[]): string {
+  const rows = [...results]
+    .sort((a, b) => METHODS.indexOf(a.method) - METHODS.indexOf(b.method) || a.rows - b.rows)
+    .map((r) => [
+      r.method,
+      r.rows.toLocaleString('en'),
+      r.distinctTuples?.toLocaleString('en') ?? '',
+      r.nodesChecked === undefined ? '' : `${r.nodesChecked}/${r.latticeSize}`,
+      ...PHASES.map(([, f]) => ms(f(r.timings))),
+      ms(r.wallMs),
+      r.peakRssMiB === undefined ? '' : r.peakRssMiB.toLocaleString('en'),
+      r.ok ? (r.verified ? 'yes' : 'no') : `FAILED (${r.exit})`,
+    ]);
+  return table(
+    [
+      'method',
+      'rows',
+      'tuples',
+      'nodes',
+      ...PHASES.map(([name]) => name),
+      'wall',
+      'peak RSS MiB',
+      'verified',
+    ],
+    rows,
+  );
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      rows: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      methods: { type: 'string', default: METHODS.join(',') },
+      perturb: { type: 'string', default: '0.05' },
+      seed: { type: 'string', default: '1' },
+      cli: { type: 'string', default: join(ROOT, 'bin/ppdp.mjs') },
+      'node-args': { type: 'string', default: '' },
+      timeout: { type: 'string', default: '90' },
+      work: { type: 'string' },
+      note: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      fresh: { type: 'boolean', default: false },
+      result: { type: 'string', default: RESULT },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const sizes = (values.rows ?? (values.quick ? '1e5,1e6' : '1e5,1e6,1e7')).split(',').map(parseCount);
+  const methods = values.methods.split(',') as Method[];
+  for (const m of methods) if (!METHODS.includes(m)) throw new Error(`unknown method '${m}' (--methods)`);
+  const perturb = Number(values.perturb);
+  const seed = Number(values.seed);
+  const cli = values.cli;
+  if (!existsSync(cli)) throw new Error(`${cli} not found`);
+  const nodeArgs = values['node-args'].split(' ').filter((a) => a !== '');
+  const timeoutMs = Number(values.timeout) * 60_000;
+  const work = values.work ?? mkdtempSync(join(os.tmpdir(), 'ppdp-scale-'));
+  mkdirSync(work, { recursive: true });
+
+  const machine = machineInfo();
+  const started = new Date();
+  console.log(
+    `ppdp scale benchmark — ${started.toISOString()}; ${machine.cpu}, ${machine.cores} cores, ` +
+      `${machine.memoryGiB} GiB, node ${machine.node}, load ${machine.loadAverage.join(' ')}`,
+  );
+  console.log(`sizes ${sizes.join(', ')}; methods ${methods.join(', ')}; perturb ${perturb}; cli ${cli}`);
+
+  const results: RunResult[] = [];
+  const generation: { rows: number; ms: number; bytes: number }[] = [];
+  try {
+    for (const rows of sizes) {
+      const dir = join(work, `adult-${rows}`);
+      console.log(`\n${rows.toLocaleString('en')} rows: generating (perturb ${perturb}, seed ${seed})`);
+      const data = await writeSynthetic(dir, {
+        rows,
+        perturb,
+        seed,
+        say: (line) => process.stdout.write(`  synth: ${line}\r`),
+      });
+      const bytes = statSync(join(dir, data.files[0]!)).size;
+      generation.push({ rows, ms: Math.round(data.ms), bytes });
+      console.log(`\n  ${(bytes / 2 ** 20).toFixed(0)} MiB in ${(data.ms / 1000).toFixed(1)} s`);
+      for (const method of methods) {
+        const spec = adaptSpec(method, data.spec);
+        const out = join(work, `out-${method}-${rows}`);
+        const label = `${method} ${rows.toExponential(0).replace('+', '')}`;
+        console.log(`  ${label}: node ${basename(cli)} release ${basename(spec)} --out …`);
+        const run = await release(cli, spec, out, work, nodeArgs, timeoutMs, label);
+        const result: RunResult = {
+          method,
+          rows,
+          perturb,
+          seed,
+          date: new Date().toISOString(),
+          ...(values.note ? { note: values.note } : {}),
+          inputBytes: bytes,
+          ...run,
+          timings: {},
+          ...reportFacts(out),
+        };
+        results.push(result);
+        rmSync(out, { recursive: true, force: true });
+        console.log(
+          `  ${label}: ${result.ok ? (result.verified ? 'verified' : 'NOT verified') : `failed (${result.exit})`}, ` +
+            `wall ${ms(result.wallMs)}, peak RSS ${result.peakRssMiB ?? '?'} MiB`,
+        );
+      }
+      if (!values.keep) rmSync(dir, { recursive: true, force: true });
+    }
+  } finally {
+    if (!values.keep && !values.work) rmSync(work, { recursive: true, force: true });
+  }
+
+  const resultPath = values.result;
+  const earlier = !values.fresh && existsSync(resultPath) ? JSON.parse(readFileSync(resultPath, 'utf8')) : {};
+  const previous: RunResult[] = earlier.runs ?? [];
+  const kept = previous.filter((p) => !results.some((r) => r.method === p.method && r.rows === p.rows));
+  const generated = [
+    ...((earlier.generation ?? []) as typeof generation).filter((g) => !sizes.includes(g.rows)),
+    ...generation,
+  ].sort((a, b) => a.rows - b.rows);
+  const runs = [...kept, ...results].sort(
+    (a, b) => METHODS.indexOf(a.method) - METHODS.indexOf(b.method) || a.rows - b.rows,
+  );
+  const output = {
+    benchmark: 'scale',
+    date: started.toISOString(),
+    durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
+    machine: { ...machine, loadAverageAtEnd: os.loadavg().map((x) => Math.round(x * 100) / 100) },
+    settings: {
+      perturb,
+      seed,
+      cli: cli.startsWith(ROOT) ? cli.slice(ROOT.length) : cli,
+      nodeArgs,
+      note:
+        'one child process per release (node <wrapper> <cli> release <spec> --out <dir>); peak RSS and CPU ' +
+        'from process.resourceUsage() at exit; timings from report.json (ms); runs of earlier invocations ' +
+        'are kept per (method, rows) and carry their own date',
+    },
+    /** Synthetic data: rows, generation time, Arrow file size. */
+    generation: generated,
+    runs,
+  };
+  mkdirSync(dirname(resultPath), { recursive: true });
+  writeFileSync(resultPath, `${JSON.stringify(output, null, 2)}\n`);
+  console.log(`\n${summary(runs)}\n\nms unless marked; wrote ${resultPath}`);
+  if (results.some((r) => !r.ok || !r.verified)) process.exitCode = 1;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
