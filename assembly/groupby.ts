@@ -277,11 +277,15 @@ function groupTuples(
 }
 
 // A rollup's tuple → class map, composed from the source's: out[t] = map[groupOf[t]].
-export function compose(groupOf: usize, map: usize, n: i32, out: usize): void {
+// Returns -1, having written nothing past the bad tuple, if a class id is outside [0, nMap).
+export function compose(groupOf: usize, map: usize, n: i32, nMap: i32, out: usize): i32 {
   for (let t = 0; t < n; t++) {
     const p = (<usize>t) << 2;
-    store<i32>(out + p, load<i32>(map + ((<usize>load<i32>(groupOf + p)) << 2)));
+    const g = load<i32>(groupOf + p);
+    if (<u32>g >= <u32>nMap) return -1;
+    store<i32>(out + p, load<i32>(map + ((<usize>g) << 2)));
   }
+  return 0;
 }
 
 // Per-group histogram of one extra column (e.g. a sensitive attribute):

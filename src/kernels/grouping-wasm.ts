@@ -147,15 +147,13 @@ export const wasmGroupingKernel: GroupingKernel = {
         return run(levels, from);
       },
       compose(groupOfArr, map) {
-        if (groupOfArr.length !== n) throw new RangeError('compose: groupOf length differs from n');
-        for (let t = 0; t < n; t++) {
-          const g = groupOfArr[t]!;
-          if (g < 0 || g >= map.length) throw new RangeError(`compose: tuple ${t} out of range`);
-        }
+        if (groupOfArr.length !== n || map.length > n) throw new RangeError('compose: sizes differ from n');
         const mem = i32();
         mem.set(groupOfArr, composedIn / 4);
         mem.set(map, mapIn / 4);
-        core.compose(composedIn, mapIn, n, composed);
+        // The kernel checks each class id against the map (and stops at the first bad one).
+        if (core.compose(composedIn, mapIn, n, map.length, composed) < 0)
+          throw new RangeError('compose: a class id is outside the map');
         lastComposed = mem.slice(composed / 4, composed / 4 + n);
         return lastComposed;
       },

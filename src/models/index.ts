@@ -25,15 +25,19 @@ export interface SensitiveAttribute {
  * The sensitive attributes the spec's models name (the search needs their per-class counts),
  * or with `all`, every sensitive column (the report measures disclosure for each).
  */
+/** The sensitive attributes the models name, or (`all`) every sensitive column. */
+export function sensitiveNames(spec: ReleaseSpec, all = false): string[] {
+  return all
+    ? spec.attributes.filter((a) => a.type === 'sensitive').map((a) => a.name)
+    : [...new Set(spec.privacy.flatMap((m) => ('attribute' in m ? [m.attribute] : [])))];
+}
+
 export function sensitiveAttributes(
   spec: ReleaseSpec,
   table: EncodedTable,
   all = false,
 ): SensitiveAttribute[] {
-  const names = all
-    ? spec.attributes.filter((a) => a.type === 'sensitive').map((a) => a.name)
-    : [...new Set(spec.privacy.flatMap((m) => ('attribute' in m ? [m.attribute] : [])))];
-  return names.map((name) => {
+  return sensitiveNames(spec, all).map((name) => {
     const column = table.columns.find((c) => c.name === name)!;
     const a = spec.attributes.find((x) => x.name === name)!;
     const hierarchy = a.hierarchy ? buildHierarchy(column, a.hierarchy, false) : undefined;

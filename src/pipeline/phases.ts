@@ -326,7 +326,7 @@ export async function countShard(task: ShardTask, env: PhaseEnv): Promise<{ tupl
   const t0 = performance.now();
   const work = await openWork(task.work, env);
   const shard = await shardRows(work, task.index);
-  const columns = collapseColumnNames(work.spec, shard).map((n) => shard.columns.find((c) => c.name === n)!);
+  const columns = collapseColumnNames(work.spec).map((n) => shard.columns.find((c) => c.name === n)!);
   const tuples = remember(runOf(work), `counts/${task.index}`, collapseRows(env.kernel, columns));
   const rows = tuples.rowToTuple;
   await Promise.all([
@@ -366,7 +366,7 @@ export async function search(task: WorkTask, env: PhaseEnv): Promise<{ node: Rec
   ]);
   // Merge the shards' distinct tuples in shard order: the merged tuples come out in order of
   // first appearance in the input, exactly as one collapse over every row would give them.
-  const names = collapseColumnNames(work.spec, table);
+  const names = collapseColumnNames(work.spec);
   const total = parts.reduce((n, p) => n + p.counts.length, 0);
   const columns = names.map((_, c) => {
     const out = new Int32Array(total);

@@ -28,7 +28,7 @@ export interface CoreExports {
     capacity: number,
     direct: number,
   ): number;
-  compose(groupOf: number, map: number, n: number, out: number): void;
+  compose(groupOf: number, map: number, n: number, nMap: number, out: number): number;
   histogram(
     groupOf: number,
     values: number,

@@ -117,11 +117,13 @@ export class NodeEvaluator {
   /** Of those, grouped from an evaluated specialization's classes rather than the tuples. */
   rollups = 0;
   private readonly snapshots: Classes[] = [];
-  private readonly byLevels = new Map<string, Classes>();
+  private readonly byId = new Map<number, Classes>();
   private bottom: Classes | undefined;
   private readonly k: number;
   /** One class's histogram, reused: the models read it without a view per class. */
   private readonly scratch: Int32Array[];
+  /** The models besides k-anonymity (which the class sizes decide), with their SA's index. */
+  private readonly judges: { readonly model: PrivacyModel; readonly sa: number }[];
 
   constructor(
     readonly problem: GeneralizationProblem,
@@ -130,6 +132,9 @@ export class NodeEvaluator {
     this.k = requiredK(problem.models);
     this.seen = new Uint8Array(problem.lattice.size);
     this.scratch = problem.sensitive.map((sa) => new Int32Array(sa.width));
+    this.judges = problem.models
+      .filter((model) => model.spec.model !== 'k-anonymity')
+      .map((model) => ({ model, sa: problem.sensitive.findIndex((s) => s.attribute === model.attribute) }));
   }
 
   private count(id: number): void {
@@ -143,38 +148,42 @@ export class NodeEvaluator {
     const { problem } = this;
     this.count(id);
     const levels = problem.lattice.levels(id);
-    const classes = this.classesAt(levels);
+    const classes = this.classesAt(id, levels);
     const { groups, sizes } = classes;
-    const histograms: ClassHistograms[] = problem.sensitive.map((sa) => ({
-      attribute: sa.attribute,
-      width: sa.width,
-      counts: this.session.histogram(classes.groupOf, groups, sa.values, sa.width),
-    }));
-    const judges = problem.models.map((model) => {
-      const i = problem.sensitive.findIndex((s) => s.attribute === model.attribute);
-      return { model, h: i < 0 ? undefined : histograms[i], scratch: i < 0 ? null : this.scratch[i]! };
-    });
     const k = this.k;
+    const max = problem.maxSuppressedRows;
+    // Classes below k first: past the limit, the node fails without its SA histograms.
+    let rowsBelowK = 0;
+    for (let g = 0; g < groups; g++) if (sizes[g]! < k) rowsBelowK += sizes[g]!;
+    const judges = rowsBelowK > max ? [] : this.judges;
+    const histograms: ClassHistograms[] =
+      judges.length === 0
+        ? []
+        : problem.sensitive.map((sa) => ({
+            attribute: sa.attribute,
+            width: sa.width,
+            counts: this.session.histogram(classes.groupOf, groups, sa.values, sa.width),
+          }));
+    const summary = { size: 0, histogram: null as Int32Array | null };
     const suppressed = new Uint8Array(groups);
     let suppressedRows = 0;
-    let rowsBelowK = 0;
     let retainedClasses = 0;
     let minClassSize = 0;
     for (let g = 0; g < groups; g++) {
       const size = sizes[g]!;
       let holds = size >= k;
-      if (holds) {
-        for (const { model, h, scratch } of judges) {
-          if (h && scratch) {
-            const w = h.width;
-            for (let s = 0, at = g * w; s < w; s++, at++) scratch[s] = h.counts[at]!;
-          }
-          if (!model.holds({ size, histogram: scratch })) {
-            holds = false;
-            break;
-          }
-        }
-      } else rowsBelowK += size;
+      for (let j = 0; holds && j < judges.length; j++) {
+        const { model, sa } = judges[j]!;
+        if (sa >= 0) {
+          const scratch = this.scratch[sa]!;
+          const h = histograms[sa]!;
+          const w = h.width;
+          for (let s = 0, at = g * w; s < w; s++, at++) scratch[s] = h.counts[at]!;
+          summary.histogram = scratch;
+        } else summary.histogram = null;
+        summary.size = size;
+        holds = model.holds(summary);
+      }
       if (holds) {
         retainedClasses++;
         if (minClassSize === 0 || size < minClassSize) minClassSize = size;
@@ -182,10 +191,7 @@ export class NodeEvaluator {
         suppressed[g] = 1;
         suppressedRows += size;
         // Past the limit the node is infeasible: its classes no longer matter.
-        if (suppressedRows > problem.maxSuppressedRows) {
-          for (let r = g + 1; r < groups; r++) if (sizes[r]! < k) rowsBelowK += sizes[r]!;
-          break;
-        }
+        if (suppressedRows > max) break;
       }
     }
     // Utility matters only where the node may be released: skip it for infeasible nodes.
@@ -239,7 +245,7 @@ export class NodeEvaluator {
    */
   rowsBelowK(id: number): number {
     this.count(id);
-    const { sizes, groups } = this.classesAt(this.problem.lattice.levels(id));
+    const { sizes, groups } = this.classesAt(id, this.problem.lattice.levels(id));
     let rows = 0;
     for (let g = 0; g < groups; g++) if (sizes[g]! < this.k) rows += sizes[g]!;
     return rows;
@@ -255,7 +261,7 @@ export class NodeEvaluator {
     const { problem, k } = this;
     this.count(id);
     const levels = problem.lattice.levels(id);
-    const classes = this.classesAt(levels);
+    const classes = this.classesAt(id, levels);
     const { groups, sizes } = classes;
     const suppressed = new Uint8Array(groups);
     let suppressedRows = 0;
@@ -286,31 +292,35 @@ export class NodeEvaluator {
    * with the fewest classes, or from the bottom node's classes (the distinct QI tuples, fewer
    * than the tuples when these also carry sensitive values), grouped once and kept.
    */
-  private classesAt(levels: number[]): Classes {
-    const key = levels.join();
-    const known = this.byLevels.get(key);
+  private classesAt(id: number, levels: number[]): Classes {
+    const known = this.byId.get(id);
     if (known) return known;
     if (!this.bottom) {
       const zero = levels.map(() => 0);
       const r = this.session.group(zero);
       this.bottom = new Classes(zero, r.groups, r.sizes, r.reps, undefined, undefined, undefined, r.groupOf);
     }
+    // The direct specializations first (the closest, so the fewest classes), else any kept node below.
     let from: Classes = this.bottom;
-    for (const s of this.snapshots) {
-      if (s.groups < from.groups && below(s.levels, levels)) from = s;
+    for (const p of this.problem.lattice.predecessors(id)) {
+      const c = this.byId.get(p);
+      if (c && c.groups < from.groups) from = c;
+    }
+    if (from === this.bottom) {
+      for (const s of this.snapshots) if (s.groups < from.groups && below(s.levels, levels)) from = s;
     }
     if (from !== this.bottom) this.rollups++;
     const r = this.session.rollup(levels, from);
     const classes = new Classes(levels, r.groups, r.sizes, r.reps, from, r.map, this.session);
     this.snapshots.push(classes);
-    this.byLevels.set(key, classes);
+    this.byId.set(id, classes);
     const cells = () => this.snapshots.reduce((sum, s) => sum + s.cells, 0);
     while (
       this.snapshots.length > 1 &&
       (this.snapshots.length > SNAPSHOT_COUNT || cells() > SNAPSHOT_CELLS)
     ) {
       const old = this.snapshots.shift()!;
-      this.byLevels.delete(old.levels.join());
+      this.byId.delete(this.problem.lattice.index(old.levels));
     }
     return classes;
   }

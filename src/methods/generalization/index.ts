@@ -12,7 +12,13 @@ import type { GroupingKernel } from '../../kernels/grouping.ts';
 import { disclosureMeasures } from '../../metrics/disclosure.ts';
 import { GeneralizationMetrics } from '../../metrics/generalization.ts';
 import { classSizeHistogram, prosecutorRisk } from '../../metrics/privacy.ts';
-import { buildModels, requiredK, type SensitiveAttribute, sensitiveAttributes } from '../../models/index.ts';
+import {
+  buildModels,
+  requiredK,
+  type SensitiveAttribute,
+  sensitiveAttributes,
+  sensitiveNames,
+} from '../../models/index.ts';
 import type { PrivacyModel } from '../../models/model.ts';
 import type { VerificationCheck } from '../../report/types.ts';
 import type { GeneralizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
@@ -67,7 +73,7 @@ export function prepareGeneralization(
   table: EncodedTable,
   kernel: GroupingKernel,
   time: MethodContext['time'] = (_, work) => work(),
-  /** Rows already collapsed over `collapseColumnNames(spec, table)` (the serverless fan-out counts shards). */
+  /** Rows already collapsed over `collapseColumnNames(spec)` (the serverless fan-out counts shards). */
   precollapsed?: TupleSet,
 ): Prepared {
   const method = generalizationSpec(spec);
@@ -84,7 +90,7 @@ export function prepareGeneralization(
   // Distinct tuples over the QIs and every sensitive attribute: the search groups on the QIs
   // and counts per class the SA values its models need; the report measures disclosure for all.
   const sensitive = sensitiveAttributes(spec, table, true);
-  const named = new Set(sensitiveAttributes(spec, table).map((s) => s.name));
+  const named = new Set(sensitiveNames(spec));
   const models = buildModels(
     spec.privacy,
     table.rowCount,
@@ -302,9 +308,9 @@ function reportOf(
 // test/e2e/serverless-shards.test.ts checks that 1 and several shards release the same bytes.
 
 /** The columns prepareGeneralization collapses rows over: the QIs, then the sensitive attributes. */
-export function collapseColumnNames(spec: ReleaseSpec, table: EncodedTable): string[] {
+export function collapseColumnNames(spec: ReleaseSpec): string[] {
   const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
-  return [...qis, ...sensitiveAttributes(spec, table, true).map((s) => s.name)];
+  return [...qis, ...sensitiveNames(spec, true)];
 }
 
 /** What the search step hands to the later steps (JSON, except the per-tuple flags). */
