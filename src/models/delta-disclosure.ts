@@ -19,6 +19,7 @@ export function deltaDisclosure(attribute: string, delta: number, table: Float64
     attribute,
     monotonic: false,
     monotonicWithoutSuppression: false,
+    minClassSize: 1,
     holds: (cls: ClassSummary) => deltaOf(cls.histogram!, cls.size, table) < delta,
     measure: (cls) => deltaOf(cls.histogram!, cls.size, table),
     higherIsBetter: false,

@@ -7,7 +7,7 @@ import { deltaDisclosure } from './delta-disclosure.ts';
 import { kAnonymity } from './k-anonymity.ts';
 import { distinctLDiversity, entropyLDiversity, recursiveClDiversity } from './l-diversity.ts';
 import type { PrivacyModel } from './model.ts';
-import { equalEmd, hierarchicalEmd, orderedEmd, tCloseness } from './t-closeness.ts';
+import { equalEmd, hierarchicalEmd, orderedEmd, smallestEqualClose, tCloseness } from './t-closeness.ts';
 
 /** A sensitive attribute as the models see it. */
 export interface SensitiveAttribute {
@@ -103,7 +103,8 @@ export function buildModels(
             : spec.distance === 'ordered'
               ? orderedEmd(s.distribution, s.order)
               : hierarchicalEmd(s.distribution, s.hierarchy!);
-        return tCloseness(spec.attribute, spec.t, spec.distance, emd);
+        const smallest = spec.distance === 'equal' ? smallestEqualClose(s.distribution, spec.t, rows) : 1;
+        return tCloseness(spec.attribute, spec.t, spec.distance, emd, smallest);
       }
       case 'delta-disclosure':
         return deltaDisclosure(spec.attribute, spec.delta, sa(spec.attribute).distribution);
@@ -118,6 +119,11 @@ export function buildModels(
 }
 
 /** The k the models imply (1 when no k-anonymity is asked). */
+/** The smallest class any model lets pass (k, l, or the size t-closeness needs). */
+export function smallestPassingClass(models: readonly PrivacyModel[]): number {
+  return Math.max(1, ...models.map((m) => m.minClassSize));
+}
+
 export function requiredK(models: readonly PrivacyModel[]): number {
   let k = 1;
   for (const m of models) if (m.spec.model === 'k-anonymity') k = Math.max(k, m.spec.k);

@@ -10,6 +10,7 @@ export function kAnonymity(k: number): PrivacyModel {
     attribute: null,
     monotonic: true,
     monotonicWithoutSuppression: true,
+    minClassSize: k,
     holds: (cls: ClassSummary) => cls.size >= k,
     measure: (cls) => cls.size,
     higherIsBetter: true,

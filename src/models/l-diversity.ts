@@ -20,6 +20,7 @@ export function distinctLDiversity(attribute: string, l: number): PrivacyModel {
     attribute,
     monotonic: true,
     monotonicWithoutSuppression: true,
+    minClassSize: Math.ceil(l),
     holds: (cls: ClassSummary) => distinct(cls.histogram!) >= l,
     measure: (cls) => distinct(cls.histogram!),
     higherIsBetter: true,
@@ -47,6 +48,8 @@ export function entropyLDiversity(attribute: string, l: number): PrivacyModel {
     attribute,
     monotonic: false,
     monotonicWithoutSuppression: true,
+    // Entropy over s rows is at most ln s.
+    minClassSize: Math.max(1, Math.ceil(l - 1e-9)),
     holds: (cls) => entropyOf(cls.histogram!, cls.size) >= threshold,
     measure: (cls) => Math.exp(entropyOf(cls.histogram!, cls.size)),
     higherIsBetter: true,
@@ -71,6 +74,8 @@ export function recursiveClDiversity(attribute: string, c: number, l: number): P
     attribute,
     monotonic: false,
     monotonicWithoutSuppression: false,
+    // At least l distinct values.
+    minClassSize: Math.ceil(l),
     holds: (cls) => recursiveRatio(cls.histogram!, l) < c,
     measure: (cls) => recursiveRatio(cls.histogram!, l),
     higherIsBetter: false,

@@ -23,6 +23,12 @@ export interface PrivacyModel {
   readonly monotonic: boolean;
   /** Monotonic when nothing is suppressed: a union of passing classes passes. */
   readonly monotonicWithoutSuppression: boolean;
+  /**
+   * No class smaller than this can satisfy the model, whatever its SA values (1 when no such
+   * size is known). Rows in smaller classes are suppressed at the node and, like rows below
+   * k, at every specialization: the search prunes with it for every model.
+   */
+  readonly minClassSize: number;
   /** Does one class satisfy the model? */
   holds(cls: ClassSummary): boolean;
   /**

@@ -81,17 +81,44 @@ export function hierarchicalEmd(table: Float64Array, hierarchy: Hierarchy): Emd 
   };
 }
 
+/**
+ * The smallest class size whose best possible SA histogram is within equal-distance t of the
+ * table's distribution (`rows` at most). For s rows the closest histogram in total variation
+ * rounds s·p by largest remainders (the objective Σ|h_i − s·p_i| is separable and convex), so
+ * every class smaller than the result fails t-closeness.
+ */
+export function smallestEqualClose(table: Float64Array, t: number, rows: number): number {
+  const emd = equalEmd(table);
+  const h = new Int32Array(table.length);
+  const order = Array.from(table, (_, i) => i);
+  // Sizes up to a cap are tried (a bound, not an answer, beyond it); the tolerance errs on the
+  // permissive side so that rounding never makes the claim too strong.
+  const cap = Math.min(rows, 10_000);
+  for (let s = 1; s <= cap; s++) {
+    let left = s;
+    for (let i = 0; i < table.length; i++) left -= h[i] = Math.floor(s * table[i]!);
+    const frac = (i: number) => s * table[i]! - Math.floor(s * table[i]!);
+    order.sort((a, b) => frac(b) - frac(a) || a - b);
+    for (let j = 0; j < left && j < order.length; j++) h[order[j]!]!++;
+    if (emd(h, s) <= t + 1e-9) return s;
+  }
+  return cap === rows ? rows + 1 : cap;
+}
+
 export function tCloseness(
   attribute: string,
   t: number,
   distance: 'equal' | 'ordered' | 'hierarchical',
   emd: Emd,
+  /** See smallestEqualClose (equal distance); 1 when unknown. */
+  minClassSize = 1,
 ): PrivacyModel {
   return {
     spec: { model: 't-closeness', attribute, t, distance },
     attribute,
     monotonic: false,
     monotonicWithoutSuppression: true,
+    minClassSize,
     holds: (cls: ClassSummary) => emd(cls.histogram!, cls.size) <= t + 1e-12,
     measure: (cls) => emd(cls.histogram!, cls.size),
     higherIsBetter: false,

@@ -10,7 +10,7 @@
  */
 import type { Grouping, GroupingSession } from '../../kernels/grouping.ts';
 import type { ClassOutcome, GeneralizationMetrics, MetricValues } from '../../metrics/generalization.ts';
-import { requiredK } from '../../models/index.ts';
+import { smallestPassingClass } from '../../models/index.ts';
 import type { PrivacyModel } from '../../models/model.ts';
 import type { MetricName } from '../../spec/spec.ts';
 import type { Lattice } from './lattice.ts';
@@ -129,7 +129,7 @@ export class NodeEvaluator {
     readonly problem: GeneralizationProblem,
     private readonly session: GroupingSession,
   ) {
-    this.k = requiredK(problem.models);
+    this.k = smallestPassingClass(problem.models);
     this.seen = new Uint8Array(problem.lattice.size);
     this.scratch = problem.sensitive.map((sa) => new Int32Array(sa.width));
     this.judges = problem.models
@@ -239,7 +239,7 @@ export class NodeEvaluator {
   }
 
   /**
-   * Rows in classes smaller than k at a node, from its grouping alone (no models): more than
+   * Rows in classes smaller than k (here: the smallest class any model lets pass) at a node, from its grouping alone (no models): more than
    * the suppression limit makes the node and all its specializations infeasible, whatever
    * the other models say (k-anonymity with suppression is monotonic).
    */

@@ -15,6 +15,7 @@
  */
 
 import { NoSolutionError } from '../../errors.ts';
+import { smallestPassingClass } from '../../models/index.ts';
 import type { GeneralizationProblem, NodeEvaluator, NodeResult } from './evaluate.ts';
 import { compareTieBreak, type Lattice, nearlyEqual } from './lattice.ts';
 
@@ -195,9 +196,9 @@ export function bottomUp(lattice: Lattice, cost: Float64Array): number[] {
   );
 }
 
-/** Whether the models ask for k > 1 (else k-anonymity prunes nothing). */
+/** Whether some class size fails every model (else tagging by class sizes prunes nothing). */
 function requiresK(evaluator: NodeEvaluator): boolean {
-  return evaluator.problem.models.some((m) => m.spec.model === 'k-anonymity' && m.spec.k > 1);
+  return smallestPassingClass(evaluator.problem.models) > 1;
 }
 
 /** Raises `values` to at least `v` from `start` through `next`, stopping where already higher. */
