@@ -2,6 +2,7 @@
  * Arrow IPC input and output. Reading works on the record batches' buffers directly: dictionary
  * columns keep Arrow's indices, other columns are encoded once per distinct value.
  */
+import { closeSync } from 'node:fs';
 import { basename } from 'node:path';
 import {
   type Data,
@@ -10,34 +11,49 @@ import {
   Field,
   Float64,
   Int32,
+  Message,
   makeData,
   makeVector,
   RecordBatch,
+  RecordBatchReader,
+  type RecordBatchStreamReader,
   Schema,
   Struct,
   Table,
-  tableFromIPC,
   tableToIPC,
   Utf8,
   util,
   type Vector,
 } from 'apache-arrow';
+import { Footer } from 'apache-arrow/ipc/metadata/file';
 import { InputError, OutputError } from '../errors.ts';
-import { readInputBytes } from './csv.ts';
+import { ByteDictionary } from './dictionary.ts';
+import { type InputFile, openInput, readAt } from './input.ts';
 import type { EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
 
 const MAGIC = 'ARROW1';
 const SUPPORTED = 'Utf8, LargeUtf8, Dictionary<Utf8, int>, Int*, Uint*, Float*, Bool';
 
 /**
- * Reads an Arrow IPC file (file or stream format) into a dictionary-encoded table.
+ * Reads an Arrow IPC file (file or stream format) into a dictionary-encoded table, one IPC
+ * message at a time: each record batch is read, encoded into the growing code arrays and
+ * dropped, so memory holds the codes, the distinct values and one batch.
  * @throws InputError with codes E_INPUT_MISSING, E_INPUT_EMPTY, E_INPUT_NO_ROWS, E_INPUT_NULL,
  *   E_ARROW_CORRUPT, E_ARROW_TYPE, E_ARROW_SCHEMA.
  */
 export function readArrow(path: string): EncodedTable {
+  const input = openInput(path);
+  try {
+    return readOpenArrow(path, input);
+  } finally {
+    closeSync(input.fd);
+  }
+}
+
+function readOpenArrow(path: string, input: InputFile): EncodedTable {
   const file = basename(path);
-  const bytes = readInputBytes(path);
-  if (bytes.length === 0) {
+  const size = input.size;
+  if (size === 0) {
     throw new InputError('E_INPUT_EMPTY', `${file}: the file is empty`, 'expected an Arrow IPC file');
   }
   const corrupt = (): InputError =>
@@ -46,18 +62,45 @@ export function readArrow(path: string): EncodedTable {
       `${file}: not a readable Arrow IPC file (corrupt, truncated or another format)`,
       'write the file again with an Arrow IPC writer (file or stream format), or pass a CSV instead',
     );
-  // A file-format file that lost its tail may still parse partly: require the closing magic.
-  if (hasMagic(bytes, 0) && !hasMagic(bytes, bytes.length - MAGIC.length)) throw corrupt();
-  let table: Table;
+  // The file format is the stream format between a leading magic and a footer: read the
+  // messages in between (a file that lost its tail may still parse partly: require the magic).
+  let start = 0;
+  let end = size;
+  let footer: Buffer | undefined;
+  const head = Buffer.alloc(Math.min(8, size));
+  readAt(path, input, head, 0);
+  if (hasMagic(head, 0)) {
+    const tail = Buffer.alloc(10);
+    if (size < 8 + tail.length || readAt(path, input, tail, size - tail.length) < tail.length)
+      throw corrupt();
+    const footerLength = tail.readInt32LE(0);
+    if (!hasMagic(tail, 4) || footerLength <= 0 || size - tail.length - footerLength < 8) throw corrupt();
+    start = 8;
+    end = size - tail.length - footerLength;
+    footer = Buffer.allocUnsafeSlow(footerLength);
+    readAt(path, input, footer, end);
+  }
+
+  // Some writers (Arrow JS among them) leave the schema message out of the file format's
+  // stream: it is then made from the footer's schema.
+  const walk = new MessageWalk(path, input, start, end, () => {
+    if (!footer) throw new Error('no schema');
+    return frame(Message.encode(Message.from(Footer.decode(footer).schema)));
+  });
+  let reader: RecordBatchStreamReader;
+  let batches: Iterator<RecordBatch>;
   try {
-    table = tableFromIPC(bytes);
-  } catch {
+    reader = RecordBatchReader.from(walk.messages()) as RecordBatchStreamReader;
+    reader.open();
+    batches = reader[Symbol.iterator]();
+  } catch (err) {
     // Arrow's own message is not passed on: it is about byte layouts, not a fix.
+    if (err instanceof InputError) throw err;
     throw corrupt();
   }
-  if (table.numCols === 0) throw corrupt();
-
-  const fields = table.schema.fields;
+  const schema = reader.schema as Schema | undefined;
+  if (!schema || schema.fields.length === 0) throw corrupt();
+  const fields = schema.fields;
   const seen = new Set<string>();
   for (const [i, f] of fields.entries()) {
     if (f.name.trim() === '' || seen.has(f.name)) {
@@ -70,7 +113,32 @@ export function readArrow(path: string): EncodedTable {
     seen.add(f.name);
     checkType(file, f.name, f.type);
   }
-  const rowCount = table.numRows;
+
+  const encoders = fields.map((f) => new ColumnEncoder(file, f.name));
+  let rowCount = 0;
+  let capacity = Math.max(0, walk.countRows());
+  for (const e of encoders) e.reserve(capacity);
+  for (;;) {
+    let next: IteratorResult<RecordBatch>;
+    try {
+      next = batches.next();
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      throw corrupt();
+    }
+    if (next.done) break;
+    const batch = next.value;
+    const n = batch.numRows;
+    if (n === 0) continue;
+    if (batch.data.children.length !== fields.length) throw corrupt();
+    const need = rowCount + n;
+    if (need > capacity) {
+      capacity = Math.max(need, capacity * 2);
+      for (const e of encoders) e.reserve(capacity);
+    }
+    for (let i = 0; i < fields.length; i++) encoders[i]!.add(batch.data.children[i]!);
+    rowCount = need;
+  }
   if (rowCount === 0) {
     throw new InputError(
       'E_INPUT_NO_ROWS',
@@ -78,13 +146,99 @@ export function readArrow(path: string): EncodedTable {
       'export the table with its rows',
     );
   }
-
-  const columns: EncodedColumn[] = fields.map((f, i) => {
-    const encoder = new ColumnEncoder(file, f.name, rowCount);
-    for (const data of table.getChildAt(i)!.data) encoder.add(data);
-    return { name: f.name, dictionary: encoder.dictionary, codes: encoder.codes };
-  });
+  const columns: EncodedColumn[] = fields.map((f, i) => ({
+    name: f.name,
+    dictionary: encoders[i]!.dictionary,
+    codes: encoders[i]!.finish(rowCount),
+  }));
   return { source: path, rowCount, columns, delimiter: ';' };
+}
+
+/** Frames message metadata as an IPC message without a body (continuation, length, padding). */
+function frame(meta: Uint8Array): Uint8Array {
+  const size = (8 + meta.length + 7) & ~7;
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setInt32(0, -1, true);
+  view.setInt32(4, size - 8, true);
+  out.set(meta, 8);
+  return out;
+}
+
+/**
+ * The IPC messages of `[start, end)` of a file, read one whole message (prefix, metadata and
+ * body) per piece, so Arrow's reader takes each body as it is instead of joining pieces.
+ */
+class MessageWalk {
+  private readonly prefix = Buffer.alloc(8);
+
+  constructor(
+    private readonly path: string,
+    private readonly input: InputFile,
+    private readonly start: number,
+    private readonly end: number,
+    /** The schema message to hand out first when the stream does not start with one. */
+    private readonly schema: () => Uint8Array,
+  ) {}
+
+  /**
+   * The message at `at`: its prefix size, total size and decoded metadata, or null at the end
+   * of the stream. Throws a plain Error when the bytes cannot be a message.
+   */
+  private messageAt(at: number): { size: number; message: Message } | null {
+    const prefix = this.prefix;
+    const got = readAt(this.path, this.input, prefix.subarray(0, Math.min(8, this.end - at)), at);
+    if (got < 4) throw new Error('truncated message');
+    let length = prefix.readInt32LE(0);
+    let skip = 4;
+    // A continuation marker, then the length (the pre-0.15 layout has the length first).
+    if (length === -1) {
+      if (got < 8) throw new Error('truncated message');
+      length = prefix.readInt32LE(4);
+      skip = 8;
+    }
+    if (length === 0) return null;
+    if (length < 0 || at + skip + length > this.end) throw new Error('truncated message');
+    const meta = Buffer.allocUnsafeSlow(length);
+    readAt(this.path, this.input, meta, at + skip);
+    const message = Message.decode(meta);
+    const size = skip + length + Number(message.bodyLength);
+    if (!(size >= skip + length) || at + size > this.end) throw new Error('truncated message');
+    return { size, message };
+  }
+
+  *messages(): Generator<Uint8Array> {
+    let at = this.start;
+    while (at < this.end) {
+      const next = this.messageAt(at);
+      if (next === null) return;
+      if (at === this.start && !next.message.isSchema()) yield this.schema();
+      const bytes = Buffer.allocUnsafeSlow(next.size);
+      if (readAt(this.path, this.input, bytes, at) < next.size) throw new Error('truncated message');
+      at += next.size;
+      yield bytes;
+    }
+  }
+
+  /**
+   * The rows of all record batches, from their metadata alone (bodies are skipped), so the
+   * code arrays are sized once; -1 when the messages cannot be walked (the read then fails).
+   */
+  countRows(): number {
+    let rows = 0;
+    try {
+      for (let at = this.start; at < this.end; ) {
+        const next = this.messageAt(at);
+        if (next === null) break;
+        if (next.message.isRecordBatch()) rows += next.message.header().length;
+        at += next.size;
+      }
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      return -1;
+    }
+    return rows;
+  }
 }
 
 function hasMagic(bytes: Uint8Array, at: number): boolean {
@@ -128,8 +282,11 @@ type Key = string | number | bigint | boolean;
 
 /** Encodes one column's record batches into one code array and a shared dictionary. */
 class ColumnEncoder {
-  readonly dictionary: string[] = [];
-  readonly codes: Int32Array;
+  /** Entries of numbers, bools and Arrow dictionaries (keyed by value in `index`). */
+  private readonly entries: string[] = [];
+  /** Entries of a Utf8 column, looked up by their bytes: no string per row. */
+  private strings: ByteDictionary | undefined;
+  private codes = new Int32Array(0);
   private readonly index = new Map<Key, number>();
   /** Dictionary-column remaps by Arrow dictionary vector; null means indices are used as they are. */
   private readonly remaps = new Map<Vector, Int32Array | null>();
@@ -139,9 +296,24 @@ class ColumnEncoder {
   constructor(
     private readonly file: string,
     private readonly name: string,
-    rowCount: number,
-  ) {
-    this.codes = new Int32Array(rowCount);
+  ) {}
+
+  get dictionary(): string[] {
+    return this.strings ? this.strings.values : this.entries;
+  }
+
+  /** Makes room for `capacity` rows. */
+  reserve(capacity: number): void {
+    const next = new Int32Array(capacity);
+    next.set(this.codes.subarray(0, this.base));
+    this.codes = next;
+  }
+
+  /** The codes of the `rows` rows read, in an array of that length. */
+  finish(rows: number): Int32Array {
+    const codes = this.codes;
+    this.codes = new Int32Array(0);
+    return codes.length === rows ? codes : codes.slice(0, rows);
   }
 
   add(data: Data): void {
@@ -159,8 +331,8 @@ class ColumnEncoder {
   private code(key: Key, text: string): number {
     let code = this.index.get(key);
     if (code === undefined) {
-      code = this.dictionary.length;
-      this.dictionary.push(text);
+      code = this.entries.length;
+      this.entries.push(text);
       this.index.set(key, code);
     }
     return code;
@@ -219,11 +391,12 @@ class ColumnEncoder {
     const big = offsets instanceof BigInt64Array;
     const codes = this.codes;
     const base = this.base;
+    this.strings ??= new ByteDictionary();
+    const strings = this.strings;
     let start = big ? Number(offsets[0]) : (offsets[0] as number);
     for (let i = 0; i < data.length; i++) {
       const end = big ? Number(offsets[i + 1]) : (offsets[i + 1] as number);
-      const s = buf.toString('utf8', start, end);
-      codes[base + i] = this.code(s, s);
+      codes[base + i] = strings.codeOf(buf, start, end);
       start = end;
     }
   }

@@ -1,26 +1,38 @@
 /**
- * CSV input and output. Reading decodes the file's bytes in 8 MB chunks, runs them through a
- * resumable RFC 4180 state machine and dictionary-encodes every field as it completes, so memory
- * holds the bytes, one chunk of text, each column's distinct values and the codes — never all
- * rows' strings.
+ * CSV input and output. Reading takes the file in fixed-size pieces from its descriptor,
+ * validates each piece as UTF-8, and runs an RFC 4180 parser over the bytes that looks every
+ * completed field up in its column's byte-keyed dictionary: memory holds one piece, the codes and
+ * each column's distinct values — never the file as text or any row's strings.
  */
-import { readFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { isUtf8 } from 'node:buffer';
+import { closeSync } from 'node:fs';
+import { basename } from 'node:path';
 import { InputError, OutputError } from '../errors.ts';
+import { ByteDictionary } from './dictionary.ts';
+import { type InputFile, openInput, READ_CHUNK_BYTES, readInto } from './input.ts';
 import type { EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
+
+export { readInputBytes } from './input.ts';
 
 /** Delimiters tried by detection, in tie-break order. */
 const CANDIDATES = [';', ',', '\t'] as const;
-/** Bytes decoded per step; small enough to keep one decoded chunk cheap, large enough to be fast. */
-const CHUNK_BYTES = 8 * 1024 * 1024;
 
 const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
+const EMPTY = Buffer.alloc(0);
+/**
+ * FNV-1a over a field's bytes, folded in as the parser scans them (defined here, not imported:
+ * a module binding read in the byte loop costs a getter call under CommonJS interop).
+ */
+const HASH_SEED = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
 
 export interface ReadCsvOptions {
   /** `;`, `,` or tab (any single character other than a quote, CR or LF is accepted). */
   delimiter?: string;
+  /** Bytes read per step (tests use tiny pieces to cross every boundary); 8 MB by default. */
+  chunkBytes?: number;
 }
 
 /** How a delimiter is named in messages: a tab is invisible when quoted. */
@@ -34,101 +46,113 @@ export function delimiterName(delimiter: string): string {
  *   E_CSV_DELIMITER, E_CSV_HEADER, E_CSV_RAGGED, E_CSV_QUOTE.
  */
 export function readCsv(path: string, options: ReadCsvOptions = {}): EncodedTable {
-  const file = basename(path);
-  const bytes = readInputBytes(path);
+  const input = openInput(path);
+  try {
+    return readOpen(path, input, options);
+  } finally {
+    closeSync(input.fd);
+  }
+}
 
-  if (
-    bytes.length >= 2 &&
-    ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
-  ) {
+function readOpen(path: string, input: InputFile, options: ReadCsvOptions): EncodedTable {
+  const file = basename(path);
+  const chunk = Math.max(16, options.chunkBytes ?? READ_CHUNK_BYTES);
+  // One byte more than the file so a single read also sees the end (a pipe reports size 0).
+  let buf: Buffer = Buffer.allocUnsafeSlow(input.size > 0 ? Math.min(chunk, input.size + 1) : chunk);
+  let filled = readInto(path, input, buf, 0, buf.length);
+  let eof = filled < buf.length;
+
+  if (filled >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
     throw new InputError(
       'E_INPUT_ENCODING',
-      `${file}: the file is UTF-16 (it starts with a UTF-16 ${bytes[0] === 0xff ? 'little' : 'big'}-endian byte order mark)`,
+      `${file}: the file is UTF-16 (it starts with a UTF-16 ${buf[0] === 0xff ? 'little' : 'big'}-endian byte order mark)`,
       `save it as UTF-8, e.g. \`iconv -f utf-16 -t utf-8 ${file} > ${file.replace(/(\.[^.]*)?$/, '-utf8$1')}\``,
     );
   }
-  // A UTF-8 BOM is not part of the first column's name.
-  let start = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  if (start >= bytes.length) {
+  // A UTF-8 BOM is not part of the first column's name (only the file's first one is dropped).
+  let pos = filled >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  if (eof && pos >= filled) {
     throw new InputError(
       'E_INPUT_EMPTY',
       `${file}: the file is empty`,
       'expected a header row and data rows',
     );
   }
+  // Detection looks at the whole header line: read on until it ends.
+  while (!eof && headerEnd(buf, pos, filled) < 0) {
+    buf = enlarged(buf, filled);
+    const n = readInto(path, input, buf, filled, buf.length);
+    filled += n;
+    eof = filled < buf.length;
+  }
 
-  // ignoreBOM keeps a U+FEFF that happens to start a later chunk: only the file's BOM is dropped.
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  /** File offset of buf[0]. */
+  let base = 0;
+  /** Bytes [pos, validEnd) are valid UTF-8 and end on a character boundary. */
+  let validEnd = pos;
   let parser: CsvParser | undefined;
-  while (start < bytes.length) {
-    const end = chunkEnd(bytes, start);
-    const slice = bytes.subarray(start, end);
-    let text: string;
-    try {
-      text = decoder.decode(slice);
-    } catch {
-      // Parse the valid prefix so the error can name the row and column of the bad bytes.
-      const bad = start + firstInvalidUtf8(slice);
-      let prefix = '';
-      try {
-        prefix = decoder.decode(bytes.subarray(start, bad));
-      } catch {
-        // The validator and the decoder disagree: the error names where this chunk starts.
-      }
-      parser ??= new CsvParser(
-        file,
-        pickDelimiter(file, prefix, options.delimiter),
-        options.delimiter !== undefined,
-      );
-      parser.feed(prefix);
-      throw parser.encodingError(bad);
+  for (;;) {
+    const cut = eof ? filled : charBoundary(buf, validEnd, filled);
+    let bad = -1;
+    if (cut > validEnd && !isUtf8(buf.subarray(validEnd, cut))) {
+      bad = Math.min(cut, validEnd + firstInvalidUtf8(buf.subarray(validEnd, cut)));
     }
-    parser ??= new CsvParser(
-      file,
-      pickDelimiter(file, text, options.delimiter),
-      options.delimiter !== undefined,
-    );
-    parser.feed(text);
-    start = end;
+    if (parser === undefined) {
+      const delimiter = pickDelimiter(file, buf, pos, bad >= 0 ? bad : cut, options.delimiter);
+      parser = new CsvParser(file, delimiter, options.delimiter !== undefined, input.size);
+    }
+    parser.base = base;
+    if (bad >= 0) {
+      // Parse the valid prefix so the error names the row and column of the bad bytes.
+      parser.parse(buf, pos, bad, false);
+      throw parser.encodingError(base + bad);
+    }
+    validEnd = cut;
+    pos = parser.parse(buf, pos, validEnd, eof);
+    if (eof) break;
+    // Keep the unfinished row (and a cut character), then read on behind it.
+    const keep = filled - pos;
+    if (keep * 2 > buf.length) buf = enlarged(buf, filled);
+    buf.copyWithin(0, pos, filled);
+    base += pos;
+    validEnd -= pos;
+    filled = keep;
+    pos = 0;
+    const want = buf.length - filled;
+    const n = readInto(path, input, buf, filled, buf.length);
+    filled += n;
+    eof = n < want;
   }
-  return parser!.finish(path);
+  return parser.finish(path);
 }
 
-/**
- * The bytes of an input file.
- * @throws InputError E_INPUT_MISSING if it does not exist or cannot be read.
- */
-export function readInputBytes(path: string): Uint8Array {
-  const file = basename(path);
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') {
-      throw new InputError(
-        'E_INPUT_MISSING',
-        `${file}: input file not found (${resolve(path)})`,
-        'check the path, or run from the directory the path is relative to',
-      );
-    }
-    throw new InputError(
-      'E_INPUT_MISSING',
-      `${file}: input file cannot be read (${resolve(path)}: ${code ?? 'unknown error'})`,
-      'make sure the path names a readable file, not a directory',
-    );
-  }
+/** A buffer twice as large holding the first `filled` bytes of `buf`. */
+function enlarged(buf: Buffer, filled: number): Buffer {
+  const next = Buffer.allocUnsafeSlow(buf.length * 2);
+  buf.copy(next, 0, 0, filled);
+  return next;
 }
 
-/** Ends a chunk after its last LF (or at a UTF-8 character boundary) so no character is split. */
-function chunkEnd(bytes: Uint8Array, start: number): number {
-  const limit = start + CHUNK_BYTES;
-  if (limit >= bytes.length) return bytes.length;
-  const lf = bytes.lastIndexOf(LF, limit - 1);
-  if (lf >= start) return lf + 1;
-  let end = limit;
-  // Back off continuation bytes (10xxxxxx) so a multi-byte sequence stays whole.
-  for (let k = 0; k < 3 && end > start + 1 && (bytes[end]! & 0xc0) === 0x80; k++) end--;
-  return end;
+/** The end of the last whole UTF-8 character in `buf[from, to)` (`to` if none can be told). */
+function charBoundary(buf: Buffer, from: number, to: number): number {
+  for (let k = to - 1; k >= from && k >= to - 4; k--) {
+    const b = buf[k]!;
+    if (b < 0x80) return k + 1;
+    // A lead byte: its sequence may be cut; it is validated with the next piece.
+    if (b >= 0xc0) return k;
+  }
+  return to;
+}
+
+/** Offset of the header line's end (an LF or CR outside quotes), or -1 if it is not in `buf`. */
+function headerEnd(buf: Buffer, start: number, end: number): number {
+  let quoted = false;
+  for (let i = start; i < end; i++) {
+    const b = buf[i];
+    if (b === QUOTE) quoted = !quoted;
+    else if (!quoted && (b === LF || b === CR)) return i;
+  }
+  return -1;
 }
 
 /** Offset of the first byte that starts an invalid or truncated UTF-8 sequence. */
@@ -167,7 +191,13 @@ function firstInvalidUtf8(b: Uint8Array): number {
 }
 
 /** The explicit delimiter, or the candidate seen most often outside quotes in the header line. */
-function pickDelimiter(file: string, text: string, given: string | undefined): string {
+function pickDelimiter(
+  file: string,
+  buf: Buffer,
+  start: number,
+  end: number,
+  given: string | undefined,
+): string {
   if (given !== undefined) {
     if (given.length !== 1 || given === '"' || given === '\r' || given === '\n') {
       throw new InputError(
@@ -179,13 +209,14 @@ function pickDelimiter(file: string, text: string, given: string | undefined): s
     return given;
   }
   const counts = [0, 0, 0];
+  const codes = CANDIDATES.map((d) => d.charCodeAt(0));
   let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') quoted = !quoted;
+  for (let i = start; i < end; i++) {
+    const b = buf[i]!;
+    if (b === QUOTE) quoted = !quoted;
     else if (!quoted) {
-      if (c === '\n' || c === '\r') break;
-      const k = CANDIDATES.indexOf(c as (typeof CANDIDATES)[number]);
+      if (b === LF || b === CR) break;
+      const k = codes.indexOf(b);
       if (k >= 0) counts[k]!++;
     }
   }
@@ -195,30 +226,44 @@ function pickDelimiter(file: string, text: string, given: string | undefined): s
   return counts[best]! > 0 ? CANDIDATES[best]! : ';';
 }
 
-const S_FIELD_START = 0;
-const S_UNQUOTED = 1;
-/** Saw CR in an unquoted field: a line end if LF follows, else a literal CR. */
-const S_UNQUOTED_CR = 2;
-const S_QUOTED = 3;
-/** Saw a quote inside a quoted field: an escaped quote or the closing quote. */
-const S_QUOTE_IN_QUOTED = 4;
-/** Saw CR right after a closing quote: only LF may follow. */
-const S_CLOSED_CR = 5;
+/** Hash of the bytes the last `scanPlain` passed over. */
+let plainHash = 0;
 
-/** Resumable RFC 4180 parser: text may arrive in any number of pieces. */
+/**
+ * Skips bytes that cannot end an unquoted field (anything but the delimiter's first byte, LF
+ * and CR), hashing them into `plainHash`; returns where it stopped. Kept small so it is
+ * optimized after a few calls, long before the parser around it.
+ */
+function scanPlain(buf: Buffer, from: number, end: number, d0: number): number {
+  let h = HASH_SEED;
+  let q = from;
+  while (q < end) {
+    const b = buf[q]!;
+    if (b === d0 || b === 0x0a || b === 0x0d) break;
+    h = Math.imul(h ^ b, FNV_PRIME);
+    q++;
+  }
+  plainHash = h;
+  return q;
+}
+
+/** Field ends: a delimiter follows, or the row ends (line break or end of file). */
+const END_FIELD = 0;
+const END_ROW = 1;
+
+/**
+ * RFC 4180 parser over UTF-8 bytes. `parse` consumes whole rows and returns where the first
+ * unfinished row starts; the caller hands those bytes in again with more behind them. A field
+ * is encoded only once its end is seen, so parsing a row twice changes nothing.
+ */
 class CsvParser {
-  private readonly delim: number;
-  private state = S_FIELD_START;
-  /** Text of the field being parsed. */
-  private field = '';
-  /** Fields completed in the row being parsed. */
+  /** File offset of the parse buffer's first byte (for capacity estimates). */
+  base = 0;
+  /** The delimiter's UTF-8 bytes: the first, and the whole sequence when it is longer. */
+  private readonly d0: number;
+  private readonly dBytes: Uint8Array;
+  /** Fields completed in the unfinished row (for an encoding error inside it). */
   private fieldCount = 0;
-  /** Whether the field being parsed opened with a quote (`""` is a value, not a blank line). */
-  private fieldQuoted = false;
-  /** Whether the row's first field is empty and unquoted: with one field, the line is blank. */
-  private firstBlank = false;
-  /** Codes of the row being parsed, committed when it ends; -1 defers a blank first field. */
-  private rowCodes = new Int32Array(0);
   /** Blank lines not yet committed: dropped at the end of the file, else rows (or errors). */
   private pendingBlanks = 0;
   private pendingRow = 0;
@@ -231,16 +276,13 @@ class CsvParser {
   private width = 0;
   /** 1-based row (record) being parsed; the header is row 1. */
   private row = 1;
-  /** 1-based physical line being parsed, and the line the current row started on. */
+  /** 1-based physical line the row being parsed starts on. */
   private line = 1;
-  private rowLine = 1;
-  /** Where the open quote of the current field was. */
-  private quoteRow = 0;
-  private quoteLine = 0;
+  /** Unescaped bytes of a quoted field that contains `""`. */
+  private scratch: Buffer = Buffer.allocUnsafeSlow(256);
 
   private names: string[] = [];
-  private maps: Map<string, number>[] = [];
-  private dictionaries: string[][] = [];
+  private dicts: ByteDictionary[] = [];
   private codes: Int32Array[] = [];
   private capacity = 0;
   private rowCount = 0;
@@ -249,133 +291,237 @@ class CsvParser {
     private readonly file: string,
     private readonly delimiter: string,
     /** Whether the delimiter was given (not detected): a mismatch is then worth naming. */
-    private readonly explicit = false,
+    private readonly explicit: boolean,
+    /** The file's size, to size the code arrays from the rows read so far. */
+    private readonly size: number,
   ) {
-    this.delim = delimiter.charCodeAt(0);
+    const code = delimiter.charCodeAt(0);
+    // A lone surrogate cannot occur in valid UTF-8: such a delimiter never matches.
+    this.dBytes = code >= 0xd800 && code <= 0xdfff ? new Uint8Array(0) : Buffer.from(delimiter, 'utf8');
+    this.d0 = this.dBytes.length > 0 ? this.dBytes[0]! : -1;
   }
 
-  feed(s: string): void {
-    const n = s.length;
-    const delim = this.delim;
-    let i = 0;
-    while (i < n) {
-      switch (this.state) {
-        case S_FIELD_START: {
-          if (s.charCodeAt(i) === QUOTE) {
-            this.state = S_QUOTED;
-            this.fieldQuoted = true;
-            this.quoteRow = this.row;
-            this.quoteLine = this.line;
-            i++;
+  /** Whether the delimiter's later bytes follow its first byte at `at`. */
+  private delimAt(buf: Buffer, at: number, end: number): boolean {
+    const d = this.dBytes;
+    if (at + d.length > end) return false;
+    for (let k = 1; k < d.length; k++) if (buf[at + k] !== d[k]) return false;
+    return true;
+  }
+
+  /**
+   * Parses the rows in `buf[start, end)`; returns the offset of the first unfinished row (`end`
+   * when all are done). With `eof`, the bytes end the file and every row finishes.
+   */
+  parse(buf: Buffer, start: number, end: number, eof: boolean): number {
+    const d0 = this.d0;
+    const multi = this.dBytes.length > 1;
+    let pos = start;
+    for (;;) {
+      if (pos >= end) return pos;
+      const rowStart = pos;
+      const header = this.row === 1;
+      // A header cut by the end of a piece is parsed again from its start.
+      if (header) this.headerFields = [];
+      else if (this.rowCount === this.capacity) this.grow(this.base + pos);
+      const codes = this.codes;
+      const dicts = this.dicts;
+      const width = this.width;
+      const r = this.rowCount;
+      let line = this.line;
+      let fieldCount = 0;
+      let firstBlank = false;
+      let ended = END_FIELD;
+      while (ended === END_FIELD) {
+        let s: number;
+        let e: number;
+        let h = HASH_SEED;
+        let src: Buffer = buf;
+        let quoted = false;
+        if (pos >= end) {
+          if (!eof) {
+            this.fieldCount = fieldCount;
+            return rowStart;
+          }
+          // The file ends right after a delimiter: the row's last field is empty.
+          s = e = pos;
+          ended = END_ROW;
+        } else if (buf[pos] === QUOTE) {
+          quoted = true;
+          const quoteLine = line;
+          let q = pos + 1;
+          s = q;
+          let escaped = false;
+          for (;;) {
+            if (q >= end) {
+              if (!eof) {
+                this.fieldCount = fieldCount;
+                return rowStart;
+              }
+              throw this.unterminated(quoteLine, fieldCount);
+            }
+            const b = buf[q]!;
+            if (b === QUOTE) {
+              if (q + 1 < end && buf[q + 1] === QUOTE) {
+                escaped = true;
+                h = Math.imul(h ^ QUOTE, FNV_PRIME);
+                q += 2;
+                continue;
+              }
+              break;
+            }
+            if (b === LF) line++;
+            h = Math.imul(h ^ b, FNV_PRIME);
+            q++;
+          }
+          e = q;
+          // After the closing quote: a delimiter, a line break or the end of the file.
+          q++;
+          if (q >= end) {
+            if (!eof) {
+              this.fieldCount = fieldCount;
+              return rowStart;
+            }
+            ended = END_ROW;
           } else {
-            this.state = S_UNQUOTED;
+            const b = buf[q]!;
+            if (b === d0 && (!multi || this.delimAt(buf, q, end))) q += this.dBytes.length;
+            else if (b === LF) {
+              q++;
+              ended = END_ROW;
+            } else if (b === CR) {
+              if (q + 1 >= end) {
+                if (!eof) {
+                  this.fieldCount = fieldCount;
+                  return rowStart;
+                }
+                q++;
+              } else if (buf[q + 1] === LF) q += 2;
+              else throw this.textAfterQuote(line, fieldCount);
+              ended = END_ROW;
+            } else throw this.textAfterQuote(line, fieldCount);
           }
-          break;
+          pos = q;
+          if (escaped) {
+            e = this.unescape(buf, s, e);
+            s = 0;
+            src = this.scratch;
+          }
+        } else {
+          s = pos;
+          let q = scanPlain(buf, pos, end, d0);
+          h = plainHash;
+          for (;;) {
+            if (q >= end) {
+              if (!eof) {
+                this.fieldCount = fieldCount;
+                return rowStart;
+              }
+              e = q;
+              ended = END_ROW;
+              break;
+            }
+            const b = buf[q]!;
+            if (b === d0 && (!multi || this.delimAt(buf, q, end))) {
+              e = q;
+              q += this.dBytes.length;
+              break;
+            }
+            if (b === LF) {
+              e = q++;
+              ended = END_ROW;
+              break;
+            }
+            if (b === CR) {
+              if (q + 1 >= end) {
+                if (!eof) {
+                  this.fieldCount = fieldCount;
+                  return rowStart;
+                }
+                // A CR at the very end is a line end, not data.
+                e = q++;
+                ended = END_ROW;
+                break;
+              }
+              if (buf[q + 1] === LF) {
+                e = q;
+                q += 2;
+                ended = END_ROW;
+                break;
+              }
+              // A lone CR is data.
+            }
+            h = Math.imul(h ^ b, FNV_PRIME);
+            q++;
+          }
+          pos = q;
         }
-        case S_UNQUOTED: {
-          let j = i;
-          let c = 0;
-          while (j < n) {
-            c = s.charCodeAt(j);
-            if (c === delim || c === LF || c === CR) break;
-            j++;
-          }
-          if (j > i) this.field = this.field === '' ? s.slice(i, j) : this.field + s.slice(i, j);
-          if (j === n) {
-            i = n;
-          } else if (c === delim) {
-            this.endField();
-            this.state = S_FIELD_START;
-            i = j + 1;
-          } else if (c === LF) {
-            this.endField();
-            this.endRow();
-            i = j + 1;
-          } else {
-            this.state = S_UNQUOTED_CR;
-            i = j + 1;
-          }
-          break;
-        }
-        case S_UNQUOTED_CR: {
-          if (s.charCodeAt(i) === LF) {
-            this.endField();
-            this.endRow();
-            i++;
-          } else {
-            // A lone CR is data; the current character is handled as part of the field.
-            this.field += '\r';
-            this.state = S_UNQUOTED;
-          }
-          break;
-        }
-        case S_QUOTED: {
-          const q = s.indexOf('"', i);
-          const end = q < 0 ? n : q;
-          // Bounded to the field: an unbounded indexOf would rescan the line for every quoted field.
-          for (let k = i; k < end; k++) if (s.charCodeAt(k) === LF) this.line++;
-          if (end > i) this.field += s.slice(i, end);
-          if (q < 0) {
-            i = n;
-          } else {
-            this.state = S_QUOTE_IN_QUOTED;
-            i = q + 1;
-          }
-          break;
-        }
-        case S_QUOTE_IN_QUOTED: {
-          const c = s.charCodeAt(i);
-          if (c === QUOTE) {
-            this.field += '"';
-            this.state = S_QUOTED;
-          } else if (c === delim) {
-            this.endField();
-            this.state = S_FIELD_START;
-          } else if (c === LF) {
-            this.endField();
-            this.endRow();
-          } else if (c === CR) {
-            this.state = S_CLOSED_CR;
-          } else {
-            throw this.textAfterQuote();
-          }
-          i++;
-          break;
-        }
-        case S_CLOSED_CR: {
-          if (s.charCodeAt(i) !== LF) throw this.textAfterQuote();
-          this.endField();
-          this.endRow();
-          i++;
-          break;
+
+        const c = fieldCount++;
+        if (c === 0) firstBlank = !quoted && e === s;
+        if (header) {
+          if (c === 0) this.headerQuoted = quoted;
+          this.headerFields.push(src.toString('utf8', s, e));
+        } else if (c < width) {
+          // A blank line must not add '' to the dictionary if it turns out to be trailing.
+          // Extra fields of a ragged row are only counted; the row fails at its end.
+          codes[c]![r] = c === 0 && firstBlank ? -1 : dicts[c]!.code(src, s, e, h);
         }
       }
+
+      const rowLine = this.line;
+      if (header) {
+        this.setHeader(this.headerFields);
+        this.headerFields = [];
+      } else if (fieldCount === 1 && firstBlank) {
+        // Decided by what follows: trailing blank lines are not rows.
+        if (this.pendingBlanks++ === 0) {
+          this.pendingRow = this.row;
+          this.pendingLine = rowLine;
+        }
+      } else {
+        if (fieldCount !== width) throw this.ragged(this.row, rowLine, fieldCount, false);
+        if (this.pendingBlanks > 0) this.commitBlanks();
+        else {
+          if (codes[0]![r]! < 0) codes[0]![r] = dicts[0]!.code(EMPTY, 0, 0, HASH_SEED);
+          this.rowCount = r + 1;
+        }
+      }
+      this.fieldCount = 0;
+      this.row++;
+      this.line = line + 1;
     }
   }
 
-  /** Ends the input: completes a last row without a trailing newline and builds the table. */
-  finish(source: string): EncodedTable {
-    switch (this.state) {
-      case S_FIELD_START:
-        // After a delimiter the row has a last, empty field; after a newline there is no row.
-        // Blank lines still pending are trailing ones: they are not rows.
-        if (this.fieldCount > 0) {
-          this.endField();
-          this.endRow();
-        }
-        break;
-      case S_QUOTED:
-        throw new InputError(
-          'E_CSV_QUOTE',
-          `${this.where(this.quoteRow, this.quoteLine)}, ${this.columnLabel(this.fieldCount)}: ` +
-            'a quoted field opened here is never closed',
-          'close the quote; a quote inside a quoted field is written as two quotes ("")',
-        );
-      default:
-        // A CR at the very end is a line end, not data.
-        this.endField();
-        this.endRow();
+  /** A one-column file's blank lines become empty values before the row just parsed. */
+  private commitBlanks(): void {
+    if (this.width !== 1) throw this.ragged(this.pendingRow, this.pendingLine, 1, true);
+    const dict = this.dicts[0]!;
+    const empty = dict.code(EMPTY, 0, 0, HASH_SEED);
+    const current = this.codes[0]![this.rowCount]!;
+    for (; this.pendingBlanks > 0; this.pendingBlanks--) {
+      this.codes[0]![this.rowCount++] = empty;
+      if (this.rowCount === this.capacity) this.grow(this.base);
     }
+    this.codes[0]![this.rowCount++] = current < 0 ? empty : current;
+  }
+
+  /** Unescapes a quoted field `buf[s, e)` that contains `""` into `scratch`; returns its length. */
+  private unescape(buf: Buffer, s: number, e: number): number {
+    if (this.scratch.length < e - s)
+      this.scratch = Buffer.allocUnsafeSlow(Math.max(e - s, this.scratch.length * 2));
+    const out = this.scratch;
+    let n = 0;
+    for (let k = s; k < e; k++) {
+      const b = buf[k]!;
+      out[n++] = b;
+      if (b === QUOTE) k++;
+    }
+    return n;
+  }
+
+  /** Builds the table from the rows read (all of them: `parse` has seen the end of the file). */
+  finish(source: string): EncodedTable {
     if (this.row === 1) {
       throw new InputError(
         'E_INPUT_EMPTY',
@@ -390,88 +536,29 @@ class CsvParser {
         'add data rows under the header row',
       );
     }
-    const columns: EncodedColumn[] = this.names.map((name, c) => ({
-      name,
-      dictionary: this.dictionaries[c]!,
-      codes: this.codes[c]!.slice(0, this.rowCount),
-    }));
-    return { source, rowCount: this.rowCount, columns, delimiter: this.delimiter };
+    const n = this.rowCount;
+    const columns: EncodedColumn[] = [];
+    for (let c = 0; c < this.width; c++) {
+      const all = this.codes[c]!;
+      // Copied one column at a time, each spare array dropped at once: the peak stays low.
+      this.codes[c] = new Int32Array(0);
+      columns.push({
+        name: this.names[c]!,
+        dictionary: this.dicts[c]!.values,
+        codes: all.length === n ? all : all.slice(0, n),
+      });
+    }
+    return { source, rowCount: n, columns, delimiter: this.delimiter };
   }
 
   /** The error for invalid UTF-8 at byte `offset`, named by the row and column being parsed. */
   encodingError(offset: number): InputError {
     return new InputError(
       'E_INPUT_ENCODING',
-      `${this.where(this.row, this.rowLine)}, ${this.columnLabel(this.fieldCount)}: ` +
+      `${this.where(this.row, this.line)}, ${this.columnLabel(this.fieldCount)}: ` +
         `bytes that are not valid UTF-8 (byte offset ${offset})`,
       'save the file as UTF-8, e.g. `iconv -f latin1 -t utf-8 in.csv > out.csv`',
     );
-  }
-
-  private endField(): void {
-    const c = this.fieldCount++;
-    const value = this.field;
-    this.field = '';
-    this.state = S_FIELD_START;
-    if (c === 0) this.firstBlank = value === '' && !this.fieldQuoted;
-    if (this.row === 1 && c === 0) this.headerQuoted = this.fieldQuoted;
-    this.fieldQuoted = false;
-    if (this.row === 1) {
-      this.headerFields.push(value);
-      return;
-    }
-    // Extra fields of a ragged row are only counted; the row fails at its end.
-    if (c >= this.width) return;
-    // A blank line must not add '' to the dictionary if it turns out to be trailing.
-    this.rowCodes[c] = c === 0 && this.firstBlank ? -1 : this.encode(c, value);
-  }
-
-  private encode(c: number, value: string): number {
-    const map = this.maps[c]!;
-    let code = map.get(value);
-    if (code === undefined) {
-      const dict = this.dictionaries[c]!;
-      code = dict.length;
-      const own = detach(value);
-      dict.push(own);
-      map.set(own, code);
-    }
-    return code;
-  }
-
-  private endRow(): void {
-    if (this.row === 1) {
-      this.setHeader(this.headerFields);
-      this.headerFields = [];
-    } else if (this.fieldCount === 1 && this.firstBlank) {
-      // Decided by what follows: trailing blank lines are not rows.
-      if (this.pendingBlanks++ === 0) {
-        this.pendingRow = this.row;
-        this.pendingLine = this.rowLine;
-      }
-    } else {
-      const width = this.width;
-      if (this.fieldCount !== width) throw this.ragged(this.row, this.rowLine, this.fieldCount, false);
-      if (this.pendingBlanks > 0) {
-        if (width !== 1) throw this.ragged(this.pendingRow, this.pendingLine, 1, true);
-        // In a one-column file a blank line is an empty value.
-        for (; this.pendingBlanks > 0; this.pendingBlanks--) this.commit(-1);
-      }
-      this.commit(this.rowCodes[0]!);
-    }
-    this.fieldCount = 0;
-    this.row++;
-    this.line++;
-    this.rowLine = this.line;
-  }
-
-  /** Appends the row in `rowCodes`, with `first` as the first column's code (-1: empty value). */
-  private commit(first: number): void {
-    const r = this.rowCount;
-    if (r === this.capacity) this.grow();
-    this.codes[0]![r] = first < 0 ? this.encode(0, '') : first;
-    for (let c = 1; c < this.width; c++) this.codes[c]![r] = this.rowCodes[c]!;
-    this.rowCount = r + 1;
   }
 
   private ragged(row: number, line: number, count: number, blank: boolean): InputError {
@@ -521,27 +608,43 @@ class CsvParser {
     }
     this.names = names;
     this.width = names.length;
-    this.rowCodes = new Int32Array(names.length);
-    this.maps = names.map(() => new Map<string, number>());
-    this.dictionaries = names.map(() => []);
+    this.dicts = names.map(() => new ByteDictionary());
     this.capacity = 1024;
     this.codes = names.map(() => new Int32Array(this.capacity));
   }
 
-  private grow(): void {
-    this.capacity *= 2;
+  /**
+   * Makes room for more rows: as many as the file's size suggests from the bytes read so far
+   * (so a large file is sized once or twice, not by repeated doubling), at least 1/8 more.
+   */
+  private grow(consumed: number): void {
+    const rows = this.rowCount;
+    let capacity = this.capacity * 2;
+    if (this.size > consumed && consumed > 0 && rows > 0) {
+      const estimate = Math.ceil(((rows * this.size) / consumed) * 1.02) + 1024;
+      capacity = Math.max(this.capacity + (this.capacity >> 3) + 1, estimate);
+    }
+    this.capacity = capacity;
     this.codes = this.codes.map((old) => {
-      const next = new Int32Array(this.capacity);
-      next.set(old);
+      const next = new Int32Array(capacity);
+      next.set(old.subarray(0, rows));
       return next;
     });
   }
 
-  private textAfterQuote(): InputError {
+  private unterminated(quoteLine: number, index: number): InputError {
     return new InputError(
       'E_CSV_QUOTE',
-      `${this.where(this.row, this.line)}, ${this.columnLabel(this.fieldCount)}: ` +
-        `text follows the closing quote of a quoted field (the quote opened on row ${this.quoteRow})`,
+      `${this.where(this.row, quoteLine)}, ${this.columnLabel(index)}: a quoted field opened here is never closed`,
+      'close the quote; a quote inside a quoted field is written as two quotes ("")',
+    );
+  }
+
+  private textAfterQuote(line: number, index: number): InputError {
+    return new InputError(
+      'E_CSV_QUOTE',
+      `${this.where(this.row, line)}, ${this.columnLabel(index)}: ` +
+        `text follows the closing quote of a quoted field (the quote opened on row ${this.row})`,
       `a quoted field must end right before ${delimiterName(this.delimiter)} or a line break; ` +
         'write a quote inside a quoted field as two quotes ("")',
     );
@@ -559,14 +662,6 @@ class CsvParser {
 }
 
 /**
- * A copy of `s` that does not pin the decoded chunk it was sliced from: V8 slices of 13+
- * characters keep their parent string alive, and dictionary entries live as long as the table.
- */
-function detach(s: string): string {
-  return s.length < 13 ? s : (' ' + s).slice(1);
-}
-
-/**
  * Formats columns as CSV: a header, then one line per row, each ending in `\n`. A field is
  * quoted only when it contains the delimiter, a quote, CR or LF — or, in a one-column table,
  * when it is empty (`""`), so that it does not read back as a blank line.
@@ -578,8 +673,8 @@ export function formatCsv(columns: OutputColumn[], delimiter: string): string {
 
 /**
  * `formatCsv` as UTF-8 bytes, for writers: skips the final string (which cannot exceed
- * ~512 M characters) and is what `formatCsv` builds on, since bytes are 4× faster to assemble
- * than per-row strings.
+ * ~512 M characters). Each distinct cell is quoted and encoded once, with the delimiter or line
+ * end that follows it; rows are then copied into one buffer of the exact size.
  */
 export function encodeCsv(columns: OutputColumn[], delimiter: string): Uint8Array {
   const rowCount = columns.length > 0 ? outputLength(columns[0]!) : 0;
@@ -592,33 +687,129 @@ export function encodeCsv(columns: OutputColumn[], delimiter: string): Uint8Arra
       );
     }
   }
-  const utf8 = new TextEncoder();
   // In a one-column file an empty value would be a blank line, which readCsv drops at the end.
   const quoteEmpty = columns.length === 1;
   const quote = (s: string): string => (quoteEmpty && s === '' ? '""' : quoteField(s, delimiter));
-  const delim = utf8.encode(delimiter);
-  // Each dictionary entry is quoted and encoded once, not once per row.
-  const encoded = columns.map((col) =>
-    col.kind === 'dictionary' ? col.dictionary.map((d) => utf8.encode(quote(d))) : null,
+  const header = Buffer.from(
+    `${columns.map((c, i) => quoteName(c.name, i, quote, quoteEmpty)).join(delimiter)}\n`,
+    'utf8',
   );
-
-  const out = new ByteSink(1 << 16);
-  out.write(utf8.encode(columns.map((c, i) => quoteName(c.name, i, quote, quoteEmpty)).join(delimiter)));
-  out.byte(LF);
   const width = columns.length;
+  const cells = columns.map((col, c) => {
+    const after = c + 1 < width ? delimiter : '\n';
+    return col.kind === 'dictionary'
+      ? cellTable(
+          col.dictionary.map((d) => quote(d) + after),
+          col.codes,
+        )
+      : numberCells(col.values, quoteEmpty, after);
+  });
+
+  // The exact size from how often each cell is used; then rows are copied in order.
+  let total = header.length;
+  for (const { codes, lengths } of cells) {
+    const uses = new Int32Array(lengths.length);
+    for (let r = 0; r < rowCount; r++) uses[codes[r]!]++;
+    for (let k = 0; k < uses.length; k++) total += uses[k]! * lengths[k]!;
+  }
+  // Three spare bytes: a cell's last word may reach past the final byte.
+  const out = Buffer.allocUnsafeSlow(total + 3);
+  header.copy(out, 0);
+  copyRows(
+    new DataView(out.buffer, out.byteOffset, out.byteLength),
+    header.length,
+    rowCount,
+    cells.map((t) => t.codes),
+    cells.map((t) => t.starts),
+    cells.map((t) => t.words),
+    cells.map((t) => t.lengths),
+  );
+  return out.subarray(0, total);
+}
+
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+/**
+ * Writes row after row from `at`, each cell as whole 32-bit words: a word may spill up to
+ * three bytes past the cell, which the next cell (or the spare bytes) overwrites.
+ */
+function copyRows(
+  out: DataView,
+  at: number,
+  rowCount: number,
+  codes: Int32Array[],
+  starts: Int32Array[],
+  words: Int32Array[],
+  lengths: Int32Array[],
+): void {
+  const width = codes.length;
+  const le = LITTLE_ENDIAN;
+  let p = at;
   for (let r = 0; r < rowCount; r++) {
     for (let c = 0; c < width; c++) {
-      if (c > 0) out.write(delim);
-      const col = columns[c]!;
-      if (col.kind === 'dictionary') out.write(encoded[c]![col.codes[r]!]!);
-      else {
-        const x = col.values[r]!;
-        out.ascii(quoteEmpty && Number.isNaN(x) ? '""' : formatNumber(x));
+      const k = codes[c]![r]!;
+      const s = starts[c]!;
+      const w = words[c]!;
+      const end = s[k + 1]!;
+      let q = p;
+      for (let j = s[k]!; j < end; j++) {
+        out.setInt32(q, w[j]!, le);
+        q += 4;
       }
+      p += lengths[c]![k]!;
     }
-    out.byte(LF);
   }
-  return out.bytes();
+}
+
+/** Distinct cells of a column: cell `k` is `lengths[k]` bytes, padded in `words[starts[k], starts[k + 1])`. */
+interface CellTable {
+  readonly words: Int32Array;
+  readonly starts: Int32Array;
+  readonly lengths: Int32Array;
+  readonly codes: Int32Array;
+}
+
+function cellTable(texts: string[], codes: Int32Array): CellTable {
+  const lengths = new Int32Array(texts.length);
+  const starts = new Int32Array(texts.length + 1);
+  for (let k = 0; k < texts.length; k++) {
+    lengths[k] = Buffer.byteLength(texts[k]!, 'utf8');
+    starts[k + 1] = starts[k]! + ((lengths[k]! + 3) >> 2);
+  }
+  // Encoded one by one: joined first, a lone surrogate could pair with its neighbour's.
+  const words = new Int32Array(starts[texts.length]!);
+  const bytes = Buffer.from(words.buffer);
+  for (let k = 0; k < texts.length; k++) bytes.write(texts[k]!, starts[k]! * 4, 'utf8');
+  // An out-of-range code would read another cell's bytes: fail like indexing an array would.
+  for (let r = 0; r < codes.length; r++) {
+    const k = codes[r]!;
+    if (!(k >= 0 && k < texts.length)) {
+      throw new OutputError(
+        'E_OUTPUT_CODES',
+        `output row ${r + 1}: code ${k} is outside its dictionary of ${texts.length} values`,
+        'this is a bug in ppdp: a released code must index its dictionary',
+      );
+    }
+  }
+  return { words, starts, lengths, codes };
+}
+
+/** A number column as distinct formatted cells (numbers are never quoted; NaN is empty). */
+function numberCells(values: Float64Array, quoteEmpty: boolean, after: string): CellTable {
+  const index = new Map<number, number>();
+  const texts: string[] = [];
+  const codes = new Int32Array(values.length);
+  for (let r = 0; r < values.length; r++) {
+    const x = values[r]!;
+    let k = index.get(x);
+    if (k === undefined) {
+      k = texts.length;
+      texts.push((quoteEmpty && Number.isNaN(x) ? '""' : formatNumber(x)) + after);
+      index.set(x, k);
+    }
+    codes[r] = k;
+  }
+  return cellTable(texts, codes);
 }
 
 /**
@@ -632,54 +823,6 @@ function quoteName(name: string, index: number, quote: (s: string) => string, on
   const bom = index === 0 && name.charCodeAt(0) === 0xfeff;
   const other = oneColumn && CANDIDATES.some((d) => name.includes(d));
   return bom || other ? `"${name}"` : name;
-}
-
-/** A growable byte buffer. */
-class ByteSink {
-  private buf: Uint8Array;
-  private length = 0;
-
-  constructor(capacity: number) {
-    this.buf = new Uint8Array(capacity);
-  }
-
-  private reserve(n: number): void {
-    if (this.length + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.length + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.length));
-    this.buf = next;
-  }
-
-  byte(b: number): void {
-    this.reserve(1);
-    this.buf[this.length++] = b;
-  }
-
-  write(bytes: Uint8Array): void {
-    const n = bytes.length;
-    this.reserve(n);
-    const buf = this.buf;
-    // A loop beats `set` for the short cells that dominate CSV output.
-    if (n < 16) for (let k = 0; k < n; k++) buf[this.length++] = bytes[k]!;
-    else {
-      buf.set(bytes, this.length);
-      this.length += n;
-    }
-  }
-
-  /** Writes a string known to be ASCII (a formatted number). */
-  ascii(s: string): void {
-    const n = s.length;
-    this.reserve(n);
-    const buf = this.buf;
-    for (let k = 0; k < n; k++) buf[this.length++] = s.charCodeAt(k);
-  }
-
-  bytes(): Uint8Array {
-    return this.buf.subarray(0, this.length);
-  }
 }
 
 function outputLength(col: OutputColumn): number {

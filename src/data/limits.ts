@@ -22,8 +22,9 @@ const MB = 1024 * 1024;
 /** What the runtime needs besides the table (code, WASM memory, the search's state). */
 const BASELINE_BYTES = 64 * MB;
 /**
- * Peak memory per input byte: the file's bytes, one decoded chunk, the codes (4 bytes per
- * cell, at most ~2 per input byte for short cells) and each column's distinct values.
+ * Peak memory per input byte: the codes (4 bytes per cell, at most ~2 per input byte for short
+ * cells), each column's distinct values and the release's own per-row arrays. The readers
+ * stream (one 8 MB piece or one record batch at a time), so the file's bytes are not counted.
  */
 const BYTES_PER_INPUT_BYTE = 4;
 

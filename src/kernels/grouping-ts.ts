@@ -9,6 +9,7 @@ import {
   type GroupingInput,
   type GroupingKernel,
   type GroupingSession,
+  keyMode,
   keysOf,
   levelBases,
   radices,
@@ -159,20 +160,22 @@ export const tsGroupingKernel: GroupingKernel = {
     const { columns } = input;
     const limit = directCapacity(n);
     const bases = levelBases(input.domains, tables);
+    const codes = input.domains.reduce((a, d) => a + d, 0);
     const table = new Int32Array(limit);
     const mapsAt = (levels: ArrayLike<number> | null) =>
       columns.map((_, i) => (levels ? tables[i]![levels[i]!]! : null));
     const run = (levels: ArrayLike<number> | null, from: Grouping | null) => {
       const maps = mapsAt(levels);
       const { radix, product } = radices(input.domains, bases, levels);
+      const mode = keyMode(product, codes, limit);
       return groupByReference(
         columns,
         maps,
-        product < 2 ** 53 ? radix : null,
+        mode === 'tuple' ? null : radix,
         from ? from.reps : null,
         from ? from.groups : n,
         from ? from.sizes : input.counts,
-        product <= limit,
+        mode === 'direct',
         table,
       );
     };

@@ -9,8 +9,10 @@ import {
   type GroupingInput,
   type GroupingKernel,
   type GroupingSession,
+  keyMode,
   keysOf,
   levelBases,
+  PACKED_CODES_LIMIT,
   radices,
   tableCapacity,
   validateGroupingInput,
@@ -50,7 +52,8 @@ export const wasmGroupingKernel: GroupingKernel = {
     const maps = layout.reserve(4 * m);
     const radix = layout.reserve(8 * m);
     const domains = layout.reserve(4 * m);
-    const contribs = layout.reserve(4 * m + 8 + 8 * input.domains.reduce((a, d) => a + d, 0));
+    const codes = input.domains.reduce((a, d) => a + d, 0);
+    const contribs = layout.reserve(4 * m + 8 + (codes > PACKED_CODES_LIMIT ? 0 : 8 * codes));
     const src = layout.reserve(4 * n);
     const weights = layout.reserve(4 * n);
     const srcToGroup = layout.reserve(4 * n);
@@ -97,10 +100,12 @@ export const wasmGroupingKernel: GroupingKernel = {
     const run = (levels: ArrayLike<number> | null, from: Grouping | null) => {
       const mem = i32();
       const { radix: bases_, product } = radices(input.domains, bases, levels);
-      const radixView = new BigUint64Array(core.memory.buffer, radix, m);
+      const mode = keyMode(product, codes, capacity);
       for (let i = 0; i < m; i++) {
         mem[maps / 4 + i] = levels ? tablePtrs[i]![levels[i]!]! : 0;
-        radixView[i] = BigInt(bases_[i]!);
+        // u64 little-endian: the base (< 2^31) in the low word, zero in the high one.
+        mem[radix / 4 + 2 * i] = bases_[i]!;
+        mem[radix / 4 + 2 * i + 1] = 0;
       }
       const nSrc = from ? from.groups : n;
       if (from) {
@@ -111,7 +116,7 @@ export const wasmGroupingKernel: GroupingKernel = {
         cols,
         m,
         maps,
-        product < 2 ** 53 ? radix : 0,
+        mode === 'tuple' ? 0 : radix,
         domains,
         contribs,
         from ? src : 0,
@@ -124,8 +129,8 @@ export const wasmGroupingKernel: GroupingKernel = {
         slots,
         keys,
         table,
-        product <= capacity ? capacity : tableCapacity(nSrc),
-        product <= capacity ? 1 : 0,
+        mode === 'direct' ? capacity : tableCapacity(nSrc),
+        mode === 'direct' ? 1 : 0,
       );
       return {
         groups,

@@ -157,3 +157,16 @@ export function radices(
   });
   return { radix, product };
 }
+
+/** Key packing needs a place-value table per code: columns with more codes than this compare whole tuples. */
+export const PACKED_CODES_LIMIT = 1 << 22;
+
+/**
+ * How a node's keys are formed: `direct` (packed, and the packed key indexes a table of
+ * `capacity` slots), `packed` (one 53-bit key, hashed) or `tuple` (whole tuples hashed and
+ * compared: the product of the bases passes 2^53, or the domains are too wide to tabulate).
+ */
+export function keyMode(product: number, codes: number, capacity: number): 'direct' | 'packed' | 'tuple' {
+  if (product >= 2 ** 53 || codes > PACKED_CODES_LIMIT) return 'tuple';
+  return product <= capacity ? 'direct' : 'packed';
+}

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { checkEmptyCells, checkHeader } from '../data/checks.ts';
-import { readInputBytes } from '../data/csv.ts';
+import { digestInput } from '../data/input.ts';
 import { checkInputFits } from '../data/limits.ts';
 import { readTable } from '../data/read.ts';
 import type { EncodedTable } from '../data/table.ts';
@@ -156,7 +156,7 @@ function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
 export function runIdOf(spec: ReleaseSpec): string {
   return createHash('sha256')
     .update(readFileSync(spec.file))
-    .update(createHash('sha256').update(readInputBytes(spec.input)).digest())
+    .update(digestInput(spec.input))
     .digest('hex')
     .slice(0, 16);
 }

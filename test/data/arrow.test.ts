@@ -415,3 +415,32 @@ describe('readArrow: larger input', () => {
     expect(readFileSync(path).length).toBeGreaterThan(rows * 4);
   });
 });
+
+describe('readArrow: one message at a time', () => {
+  it('reads a file whose stream part starts with the schema message (as other writers write it)', () => {
+    const table = tableFromArrays({ a: Int32Array.from([4, 5, 4]), s: ['x', 'y', 'x'] });
+    const stream = tableToIPC(table, 'stream');
+    const file = tableToIPC(table, 'file');
+    // The footer (schema, blocks), its length and the closing magic: the last bytes of the file.
+    const footerLength = Buffer.from(file).readInt32LE(file.length - 10);
+    const tail = file.subarray(file.length - 10 - footerLength);
+    const magic = Buffer.from('ARROW1\0\0', 'latin1');
+    const t = readArrow(write(Buffer.concat([magic, stream, tail])));
+    expect(decode(t)).toEqual({ a: ['4', '5', '4'], s: ['x', 'y', 'x'] });
+  });
+
+  it('reads many record batches into codes of exactly rowCount entries', () => {
+    const type = new Dictionary(new Utf8(), new Int32(), 0);
+    const fields = [new Field('a', type, false)];
+    const dict = vectorFromArray(['p', 'q', 'r'], new Utf8());
+    const batches = Array.from({ length: 50 }, (_, b) => [
+      makeData({ type, length: 4, nullCount: 0, data: Int32Array.from([b % 3, 1, 2, 0]), dictionary: dict }),
+    ]);
+    for (const format of ['file', 'stream'] as const) {
+      const t = readArrow(write(tableToIPC(multiBatch(fields, batches), format)));
+      expect(t.rowCount).toBe(200);
+      expect(t.columns[0]!.codes.buffer.byteLength).toBe(200 * 4);
+      expect(decode(t).a.slice(0, 8)).toEqual(['p', 'q', 'r', 'p', 'q', 'q', 'r', 'p']);
+    }
+  });
+});

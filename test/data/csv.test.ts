@@ -398,3 +398,118 @@ describe('examples/adult', () => {
     expect(decode(readCsv(write(out)))).toEqual(decode(t));
   });
 });
+
+describe('readCsv: reading in pieces', () => {
+  /** The table as data, or the error's code and message: what must not depend on piece size. */
+  function outcome(path: string, chunkBytes?: number): unknown {
+    try {
+      const t = readCsv(path, { chunkBytes });
+      return { rows: decode(t), delimiter: t.delimiter, dictionaries: t.columns.map((c) => c.dictionary) };
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      return { code: err.code, message: err.message };
+    }
+  }
+
+  it('gives the same table or error for every piece size', () => {
+    // Random texts over the characters that matter: delimiters, quotes, CR, LF, multi-byte.
+    const alphabet = [
+      'a',
+      'b',
+      'x',
+      ';',
+      ';',
+      ',',
+      '"',
+      '""',
+      '\n',
+      '\n',
+      '\r\n',
+      '\r',
+      'é',
+      '€',
+      '𝄞',
+      ' ',
+      '',
+    ];
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    for (let k = 0; k < 150; k++) {
+      let text = 'h1;h2;h3\n';
+      const length = 20 + next(120);
+      for (let i = 0; i < length; i++) text += alphabet[next(alphabet.length)];
+      const path = write(
+        k % 5 === 0 ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]) : text,
+      );
+      const whole = outcome(path);
+      for (const chunkBytes of [16, 17, 19, 32]) expect(outcome(path, chunkBytes)).toEqual(whole);
+    }
+  });
+
+  it('reads rows, quoted line breaks and multi-byte characters cut across pieces', () => {
+    const rows = ['name;note;city'];
+    for (let r = 0; r < 300; r++) rows.push(`n${r % 13};"a ""q"" ${r % 5}\r\nz";Zürich𝄞${r % 3}`);
+    const path = write(`${rows.join('\r\n')}\r\n`);
+    const t = readCsv(path, { chunkBytes: 16 });
+    expect(t.rowCount).toBe(300);
+    expect(decode(t)).toEqual(decode(readCsv(path)));
+    expect(t.columns[1]!.dictionary[0]).toBe('a "q" 0\r\nz');
+    expect(t.columns[2]!.dictionary).toEqual(['Zürich𝄞0', 'Zürich𝄞1', 'Zürich𝄞2']);
+  });
+
+  it('detects the delimiter from a header longer than a piece', () => {
+    const header = Array.from({ length: 40 }, (_, i) => `column${i}`).join(',');
+    const path = write(`${header}\n${'1,'.repeat(39)}1\n`);
+    const t = readCsv(path, { chunkBytes: 16 });
+    expect(t.delimiter).toBe(',');
+    expect(t.columns.length).toBe(40);
+  });
+
+  it('names the row and byte offset of invalid UTF-8 in a later piece', () => {
+    const head = Buffer.from(`a;b\n${'x;y\n'.repeat(50)}ok;`);
+    const bytes = Buffer.concat([head, Buffer.from([0xff]), Buffer.from('\n')]);
+    const path = write(bytes, 'late.csv');
+    for (const chunkBytes of [16, undefined]) {
+      const err = inputError(() => readCsv(path, { chunkBytes }), 'E_INPUT_ENCODING');
+      expect(err.message).toBe(
+        `late.csv row 52, column "b": bytes that are not valid UTF-8 (byte offset ${head.length})`,
+      );
+    }
+  });
+
+  it('reads a non-ASCII delimiter', () => {
+    const t = readCsv(write('a§b\n1§"2§3"\n'), { delimiter: '§' });
+    expect(decode(t)).toEqual([
+      ['a', 'b'],
+      ['1', '2§3'],
+    ]);
+  });
+
+  it('gives every column codes of exactly rowCount entries', () => {
+    const path = write(`a;b\n${'1;2\n'.repeat(5000)}`);
+    const t = readCsv(path, { chunkBytes: 64 });
+    for (const c of t.columns) {
+      expect(c.codes.length).toBe(5000);
+      expect(c.codes.buffer.byteLength).toBe(5000 * 4);
+    }
+  });
+});
+
+describe('encodeCsv: codes', () => {
+  it('rejects a code outside the dictionary', () => {
+    const cols: OutputColumn[] = [
+      { name: 'a', kind: 'dictionary', dictionary: ['x'], codes: Int32Array.from([0, 1]) },
+    ];
+    expect(() => encodeCsv(cols, ';')).toThrow(OutputError);
+  });
+
+  it('encodes each dictionary entry on its own (lone surrogates do not pair up)', () => {
+    const cols: OutputColumn[] = [
+      { name: 'a', kind: 'dictionary', dictionary: ['\ud834', '\udd1e'], codes: Int32Array.from([0, 1]) },
+    ];
+    expect(Buffer.from(encodeCsv(cols, ';')).toString('utf8')).toBe('a\n\ufffd\n\ufffd\n');
+  });
+});

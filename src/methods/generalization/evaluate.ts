@@ -314,7 +314,9 @@ export class NodeEvaluator {
     const classes = new Classes(levels, r.groups, r.sizes, r.reps, from, r.map, this.session);
     this.snapshots.push(classes);
     this.byId.set(id, classes);
-    const cells = () => this.snapshots.reduce((sum, s) => sum + s.cells, 0);
+    // The memory check sums every snapshot: done every 16th push (a bound, not an exact cap).
+    const cells = () =>
+      this.snapshots.length % 16 === 0 ? this.snapshots.reduce((sum, s) => sum + s.cells, 0) : 0;
     while (
       this.snapshots.length > 1 &&
       (this.snapshots.length > SNAPSHOT_COUNT || cells() > SNAPSHOT_CELLS)

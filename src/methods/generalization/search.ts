@@ -241,16 +241,18 @@ export function prunable(problem: GeneralizationProblem): boolean {
  */
 export function noSolution(evaluator: NodeEvaluator): NoSolutionError {
   const { problem } = evaluator;
-  const top = evaluator.evaluate(problem.lattice.top);
+  // The top node: one class of every row, whose SA histograms are the table's.
+  const wholeTable = (attribute: string | null): Int32Array | null => {
+    const sa = problem.sensitive.find((x) => x.attribute === attribute);
+    if (!sa) return null;
+    const h = new Int32Array(sa.width);
+    for (let t = 0; t < sa.values.length; t++) h[sa.values[t]!]! += problem.counts[t]!;
+    return h;
+  };
   const failing = problem.models
     .map((model) => {
-      const h = top.histograms.find((x) => x.attribute === model.attribute);
-      const measure = model.measure({
-        size: top.sizes[0]!,
-        histogram: h ? h.counts.subarray(0, h.width) : null,
-      });
-      const holds = model.holds({ size: top.sizes[0]!, histogram: h ? h.counts.subarray(0, h.width) : null });
-      return { model, measure, holds };
+      const top = { size: problem.rows, histogram: wholeTable(model.attribute) };
+      return { model, measure: model.measure(top), holds: model.holds(top) };
     })
     .filter((x) => !x.holds);
   const what = (

@@ -1,0 +1,123 @@
+/**
+ * Input files read in fixed-size pieces from a file descriptor, so a large input never sits in
+ * memory as a whole: the readers keep one piece (plus a partial row) at a time.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { InputError } from '../errors.ts';
+
+/** Bytes read per step: large enough for few system calls, small enough to stay out of the way. */
+export const READ_CHUNK_BYTES = 8 * 1024 * 1024;
+
+/** An open input file. `close` it when done (the readers do so in `finally`). */
+export interface InputFile {
+  readonly fd: number;
+  /** Size in bytes when the file was opened. */
+  readonly size: number;
+}
+
+function unreadable(path: string, err: unknown): InputError {
+  const file = basename(path);
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') {
+    return new InputError(
+      'E_INPUT_MISSING',
+      `${file}: input file not found (${resolve(path)})`,
+      'check the path, or run from the directory the path is relative to',
+    );
+  }
+  return new InputError(
+    'E_INPUT_MISSING',
+    `${file}: input file cannot be read (${resolve(path)}: ${code ?? 'unknown error'})`,
+    'make sure the path names a readable file, not a directory',
+  );
+}
+
+/**
+ * Opens an input file for reading.
+ * @throws InputError E_INPUT_MISSING if it does not exist, cannot be read or is a directory.
+ */
+export function openInput(path: string): InputFile {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    throw unreadable(path, err);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) throw Object.assign(new Error('EISDIR'), { code: 'EISDIR' });
+    return { fd, size: stat.size };
+  } catch (err) {
+    closeSync(fd);
+    throw unreadable(path, err);
+  }
+}
+
+/** Fills `buf[from, to)` from the file's current position; returns the bytes read (less at the end). */
+export function readInto(path: string, input: InputFile, buf: Uint8Array, from: number, to: number): number {
+  let at = from;
+  while (at < to) {
+    let n: number;
+    try {
+      n = readSync(input.fd, buf, at, to - at, null);
+    } catch (err) {
+      throw unreadable(path, err);
+    }
+    if (n === 0) break;
+    at += n;
+  }
+  return at - from;
+}
+
+/** Reads `buf.length` bytes (fewer at the end) at file position `position`. */
+export function readAt(path: string, input: InputFile, buf: Uint8Array, position: number): number {
+  let at = 0;
+  while (at < buf.length) {
+    let n: number;
+    try {
+      n = readSync(input.fd, buf, at, buf.length - at, position + at);
+    } catch (err) {
+      throw unreadable(path, err);
+    }
+    if (n === 0) break;
+    at += n;
+  }
+  return at;
+}
+
+/**
+ * The bytes of an input file, all at once (for small files and digests of small files).
+ * @throws InputError E_INPUT_MISSING if it does not exist or cannot be read.
+ */
+export function readInputBytes(path: string): Uint8Array {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw unreadable(path, err);
+  }
+}
+
+/**
+ * SHA-256 of an input file, read in pieces: the digest of a large input without holding it.
+ * @throws InputError E_INPUT_MISSING if it does not exist or cannot be read.
+ */
+export function digestInput(path: string): Buffer {
+  const input = openInput(path);
+  try {
+    const hash = createHash('sha256');
+    // A pipe reports size 0: read it in whole pieces too.
+    const buf = Buffer.allocUnsafeSlow(
+      input.size > 0 ? Math.min(READ_CHUNK_BYTES, input.size + 1) : READ_CHUNK_BYTES,
+    );
+    for (;;) {
+      const n = readInto(path, input, buf, 0, buf.length);
+      if (n === 0) break;
+      hash.update(buf.subarray(0, n));
+    }
+    return hash.digest();
+  } finally {
+    closeSync(input.fd);
+  }
+}
