@@ -55,6 +55,7 @@ import {
   readAllRows,
   readShard,
   type ShardRange,
+  type TupleColumns,
 } from './rows.ts';
 import {
   baseKey,
@@ -366,38 +367,14 @@ export async function search(task: WorkTask, env: PhaseEnv): Promise<{ node: Rec
   ]);
   // Merge the shards' distinct tuples in shard order: the merged tuples come out in order of
   // first appearance in the input, exactly as one collapse over every row would give them.
-  const names = collapseColumnNames(work.spec);
-  const total = parts.reduce((n, p) => n + p.counts.length, 0);
-  const columns = names.map((_, c) => {
-    const out = new Int32Array(total);
-    let at = 0;
-    for (const p of parts) {
-      out.set(p.columns[c]!, at);
-      at += p.counts.length;
-    }
-    return out;
-  });
-  const counts = new Int32Array(total);
-  let at = 0;
-  for (const p of parts) {
-    counts.set(p.counts, at);
-    at += p.counts.length;
-  }
-  const domains = names.map((n) => table.columns.find((c) => c.name === n)!.dictionary.length);
-  const session = env.kernel.open(
-    { columns, counts, domains },
-    names.map(() => []),
-  );
-  const { groups, groupOf, sizes } = session.group(null);
-  const merged = { columns: session.keys(groups), counts: sizes, rowToTuple: new Int32Array(0) };
-  session.dispose();
+  const { merged, groupOf } = mergeTuples(parts, collapseColumnNames(work.spec), table, env.kernel);
 
   const timings: Record<string, number> = {};
   const time = timer(timings);
   const prepared = prepareGeneralization(work.spec, table, env.kernel, time, merged);
   const step = searchStep(prepared, env.kernel, time, env.say ?? (() => {}));
   // Each shard's flags: its local tuples → merged tuple → suppressed.
-  at = 0;
+  let at = 0;
   await Promise.all(
     parts.map((p, s) => {
       const flags = new Uint8Array(p.counts.length);
@@ -412,7 +389,7 @@ export async function search(task: WorkTask, env: PhaseEnv): Promise<{ node: Rec
     report: step.report,
   });
   await timing(store, work.loc.key, 'merge', performance.now() - t0, timings);
-  env.log({ state: 'Search', tuples: groups, ms: ms(t0) });
+  env.log({ state: 'Search', tuples: merged.counts.length, ms: ms(t0) });
   return { node: step.node };
 }
 
@@ -713,6 +690,47 @@ export function describeFailure(error: { Error?: string; Cause?: string } | unde
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
+
+/**
+ * The shards' distinct tuples merged in shard order: in order of first appearance in the
+ * input, exactly as one collapse over every row would give them. `groupOf` maps each shard's
+ * tuples, concatenated, to the merged ones. One shard's tuples are already that.
+ */
+function mergeTuples(
+  parts: readonly TupleColumns[],
+  names: readonly string[],
+  table: EncodedTable,
+  kernel: GroupingKernel,
+): { merged: TupleSet; groupOf: Int32Array } {
+  if (parts.length === 1) {
+    const [only] = parts as [TupleColumns];
+    return {
+      merged: { columns: only.columns, counts: only.counts, rowToTuple: new Int32Array(0) },
+      groupOf: Int32Array.from({ length: only.counts.length }, (_, t) => t),
+    };
+  }
+  const total = parts.reduce((n, p) => n + p.counts.length, 0);
+  const concat = (pick: (p: TupleColumns) => Int32Array) => {
+    const out = new Int32Array(total);
+    let at = 0;
+    for (const p of parts) {
+      out.set(pick(p), at);
+      at += p.counts.length;
+    }
+    return out;
+  };
+  const columns = names.map((_, c) => concat((p) => p.columns[c]!));
+  const counts = concat((p) => p.counts);
+  const domains = names.map((n) => table.columns.find((c) => c.name === n)!.dictionary.length);
+  const session = kernel.open(
+    { columns, counts, domains },
+    names.map(() => []),
+  );
+  const { groups, groupOf, sizes } = session.group(null);
+  const merged = { columns: session.keys(groups), counts: sizes, rowToTuple: new Int32Array(0) };
+  session.dispose();
+  return { merged, groupOf };
+}
 
 function runOf(work: Work): RunKey {
   return { work: work.file.plan.work, started: work.file.started };

@@ -19,6 +19,64 @@ export function decodeTable(table: EncodedTable): DecodedTable {
   };
 }
 
+/**
+ * A released table as dictionary codes: `codes[c][row]` indexes `dictionaries[c]`, and equal
+ * values of a column always have the same code, so rows compare as integer tuples.
+ */
+export interface CodedTable {
+  readonly names: string[];
+  readonly rowCount: number;
+  readonly dictionaries: string[][];
+  readonly codes: Int32Array[];
+}
+
+/** An encoded table as it is (duplicate dictionary entries merged), or a decoded one encoded. */
+export function codedTable(table: EncodedTable | DecodedTable): CodedTable {
+  if ('rowCount' in table) {
+    const columns = table.columns.map((c) => canonical(c.dictionary, c.codes));
+    return {
+      names: table.columns.map((c) => c.name),
+      rowCount: table.rowCount,
+      dictionaries: columns.map((c) => c.dictionary),
+      codes: columns.map((c) => c.codes),
+    };
+  }
+  const dictionaries: string[][] = [];
+  const codes = table.columns.map((values) => {
+    const index = new Map<string, number>();
+    const dictionary: string[] = [];
+    const out = Int32Array.from(values, (v) => {
+      let k = index.get(v);
+      if (k === undefined) index.set(v, (k = dictionary.push(v) - 1));
+      return k;
+    });
+    dictionaries.push(dictionary);
+    return out;
+  });
+  return { names: table.names, rowCount: table.columns[0]?.length ?? 0, dictionaries, codes };
+}
+
+/** The codes with each repeated dictionary value mapped to its first entry. */
+function canonical(dictionary: string[], codes: Int32Array): { dictionary: string[]; codes: Int32Array } {
+  const first = new Map<string, number>();
+  const remap = Int32Array.from(dictionary, (v, i) => {
+    const k = first.get(v);
+    if (k === undefined) first.set(v, i);
+    return k ?? i;
+  });
+  for (let j = 0; j < codes.length; j++) {
+    if (!(codes[j]! >= 0 && codes[j]! < dictionary.length)) {
+      throw new VerificationError(
+        'E_VERIFY',
+        'verification failed, nothing was published: a released column holds codes outside its dictionary',
+        'this is a bug in ppdp: please report it with the spec (not the data)',
+      );
+    }
+  }
+  if (first.size === dictionary.length) return { dictionary, codes };
+  return { dictionary, codes: codes.map((c) => remap[c]!) };
+}
+
 /** Same names, same rows, same strings: the CSV and Arrow forms of one release. */
 export function sameTable(a: DecodedTable, b: DecodedTable): boolean {
   return (

@@ -1,7 +1,9 @@
 /**
  * Independent re-checks of the privacy models on a released table's classes. Written apart
- * from src/models/ on purpose: it works on value strings and counts, not codes and
- * histograms, so a bug in the search's models cannot hide in its own verification.
+ * from src/models/ on purpose: it starts from value strings (the input's SA distribution and
+ * hierarchy rows, compiled once per attribute into a small domain) and per-class counts, not
+ * from the search's codes and histograms, so a bug in the search's models cannot hide in its
+ * own verification.
  */
 import type { PrivacyModelSpec } from '../spec/spec.ts';
 
@@ -15,39 +17,153 @@ export interface SensitiveContext {
   readonly hierarchy: string[][] | undefined;
 }
 
-/** The model's value on one class (`k`, `l`, `c`-ratio, `t`, `δ`) and whether it holds. */
+/**
+ * An SA's input values by index (the order of `SensitiveContext.table`), their shares, and the
+ * orders the distances walk. Class counts index it; indices from `values.length` on stand for
+ * released values the input does not have.
+ */
+export interface SaDomain {
+  readonly values: readonly string[];
+  readonly index: ReadonlyMap<string, number>;
+  readonly share: Float64Array;
+  /** Value indices in the ordered distance's order (numeric when every value is a number). */
+  readonly ordered: Int32Array;
+  /** The hierarchical distance's walk, or null without a (complete) hierarchy. */
+  readonly tree: Tree | null;
+}
+
+/** Per level 1 … height: each distinct child node (first seen in value order) with its parent. */
+interface Tree {
+  readonly height: number;
+  readonly levels: readonly { child: Int32Array; parent: Int32Array; parents: number }[];
+}
+
+/** One class's SA counts: `counts[i]` for the `n` indices `present[0, n)` with a count > 0. */
+export interface ClassCounts {
+  readonly counts: Float64Array;
+  readonly present: Int32Array;
+  readonly n: number;
+}
+
+export function saDomain(sa: SensitiveContext): SaDomain {
+  const values = [...sa.table.keys()];
+  const index = new Map(values.map((v, i) => [v, i]));
+  const share = Float64Array.from(values, (v) => sa.table.get(v)!);
+  const numeric = values.every((v) => v.trim() !== '' && Number.isFinite(Number(v)));
+  const order = values.map((_, i) => i);
+  order.sort((a, b) => {
+    const x = values[a]!;
+    const y = values[b]!;
+    return numeric ? Number(x) - Number(y) : x < y ? -1 : x > y ? 1 : 0;
+  });
+  return { values, index, share, ordered: Int32Array.from(order), tree: treeOf(values, sa.hierarchy) };
+}
+
+function treeOf(values: readonly string[], hierarchy: string[][] | undefined): Tree | null {
+  if (!hierarchy || hierarchy.length === 0) return null;
+  const rows = new Map(hierarchy.map((r) => [r[0]!, r]));
+  const height = hierarchy[0]!.length - 1;
+  if (values.some((v) => (rows.get(v)?.length ?? 0) <= height)) return null;
+  const levels: Tree['levels'][number][] = [];
+  // Level 0 nodes are the values themselves.
+  let nodeOf = Int32Array.from(values, (_, i) => i);
+  for (let level = 1; level <= height; level++) {
+    const ids = new Map<string, number>();
+    const next = Int32Array.from(values, (v) => {
+      const label = rows.get(v)![level]!;
+      let id = ids.get(label);
+      if (id === undefined) ids.set(label, (id = ids.size));
+      return id;
+    });
+    const seen = new Set<number>();
+    const child: number[] = [];
+    const parent: number[] = [];
+    for (let i = 0; i < values.length; i++) {
+      if (seen.has(nodeOf[i]!)) continue;
+      seen.add(nodeOf[i]!);
+      child.push(nodeOf[i]!);
+      parent.push(next[i]!);
+    }
+    levels.push({ child: Int32Array.from(child), parent: Int32Array.from(parent), parents: ids.size });
+    nodeOf = next;
+  }
+  return { height, levels };
+}
+
+const domains = new WeakMap<SensitiveContext, SaDomain>();
+
+/**
+ * The model's value on one class (`k`, `l`, `c`-ratio, `t`, `δ`) and whether it holds, from
+ * the class's counts by value string.
+ */
 export function checkClass(
   model: PrivacyModelSpec,
   size: number,
   counts: ValueCounts | undefined,
   sa: SensitiveContext | undefined,
 ): { value: number; holds: boolean } {
+  if (counts === undefined || sa === undefined) return checkCounts(model, size, undefined, undefined);
+  let domain = domains.get(sa);
+  if (!domain) domains.set(sa, (domain = saDomain(sa)));
+  const dense = new Float64Array(domain.values.length + counts.size);
+  const present = new Int32Array(counts.size);
+  let n = 0;
+  let foreign = domain.values.length;
+  for (const [v, c] of counts) {
+    if (!(c > 0)) continue;
+    const i = domain.index.get(v) ?? foreign++;
+    dense[i] = c;
+    present[n++] = i;
+  }
+  return checkCounts(model, size, { counts: dense, present, n }, domain);
+}
+
+/** The model's value on one class and whether it holds, from the class's counts by SA index. */
+export function checkCounts(
+  model: PrivacyModelSpec,
+  size: number,
+  cls: ClassCounts | undefined,
+  sa: SaDomain | undefined,
+): { value: number; holds: boolean } {
   switch (model.model) {
     case 'k-anonymity':
       return { value: size, holds: size >= model.k };
     case 'distinct-l-diversity': {
-      const value = [...counts!.values()].filter((c) => c > 0).length;
+      const value = cls!.n;
       return { value, holds: value >= model.l };
     }
     case 'entropy-l-diversity': {
+      const { counts, present, n } = cls!;
       let h = 0;
-      for (const c of counts!.values()) if (c > 0) h -= (c / size) * Math.log(c / size);
+      for (let k = 0; k < n; k++) {
+        const c = counts[present[k]!]!;
+        h -= (c / size) * Math.log(c / size);
+      }
       return { value: Math.exp(h), holds: h >= Math.log(model.l) - 1e-12 };
     }
     case 'recursive-cl-diversity': {
-      const sorted = [...counts!.values()].filter((c) => c > 0).sort((a, b) => b - a);
-      const tail = sorted.slice(model.l - 1).reduce((a, b) => a + b, 0);
-      const value = sorted.length < model.l || tail === 0 ? Number.POSITIVE_INFINITY : sorted[0]! / tail;
+      const { counts, present, n } = cls!;
+      const sorted = Float64Array.from(present.subarray(0, n), (i) => counts[i]!)
+        .sort()
+        .reverse();
+      let tail = 0;
+      for (let k = model.l - 1; k < n; k++) tail += sorted[k]!;
+      const value = n < model.l || tail === 0 ? Number.POSITIVE_INFINITY : sorted[0]! / tail;
       return { value, holds: value < model.c };
     }
     case 't-closeness': {
-      const value = emd(model.distance, counts!, size, sa!);
+      const value = emd(model.distance, cls!.counts, size, sa!);
       return { value, holds: value <= model.t + 1e-12 };
     }
     case 'delta-disclosure': {
+      const { counts, present, n } = cls!;
       let value = 0;
-      for (const [v, c] of counts!)
-        if (c > 0) value = Math.max(value, Math.abs(Math.log(c / size / sa!.table.get(v)!)));
+      for (let k = 0; k < n; k++) {
+        const i = present[k]!;
+        // A released value the input does not have has no share: the class fails.
+        const share = i < sa!.values.length ? sa!.share[i]! : Number.NaN;
+        value = Math.max(value, Math.abs(Math.log(counts[i]! / size / share)));
+      }
       return { value, holds: value < model.delta };
     }
     default:
@@ -55,57 +171,58 @@ export function checkClass(
   }
 }
 
+/** Earth mover's distance between the class's SA distribution and the input's. */
 function emd(
   distance: 'equal' | 'ordered' | 'hierarchical',
-  counts: ValueCounts,
+  counts: Float64Array,
   size: number,
-  sa: SensitiveContext,
+  sa: SaDomain,
 ): number {
-  const values = [...sa.table.keys()];
-  const diff = new Map(values.map((v) => [v, (counts.get(v) ?? 0) / size - sa.table.get(v)!]));
-  if (distance === 'equal') return [...diff.values()].reduce((s, d) => s + Math.abs(d), 0) / 2;
+  const m = sa.values.length;
+  const diff = new Float64Array(m);
+  for (let i = 0; i < m; i++) diff[i] = counts[i]! / size - sa.share[i]!;
+  if (distance === 'equal') {
+    let s = 0;
+    for (let i = 0; i < m; i++) s += Math.abs(diff[i]!);
+    return s / 2;
+  }
   if (distance === 'ordered') {
-    const numeric = values.every((v) => v.trim() !== '' && Number.isFinite(Number(v)));
-    const ordered = [...values].sort((a, b) =>
-      numeric ? Number(a) - Number(b) : a < b ? -1 : a > b ? 1 : 0,
-    );
-    if (ordered.length < 2) return 0;
+    if (m < 2) return 0;
     let running = 0;
     let total = 0;
-    for (const v of ordered) {
-      running += diff.get(v)!;
+    for (let k = 0; k < m; k++) {
+      running += diff[sa.ordered[k]!]!;
       total += Math.abs(running);
     }
-    return total / (ordered.length - 1);
+    return total / (m - 1);
   }
   // Hierarchical: walk the tree level by level; a node's cost is its height share times
   // the mass that must move between its children.
-  const rows = new Map(sa.hierarchy!.map((r) => [r[0]!, r]));
-  const height = sa.hierarchy![0]!.length - 1;
-  if (height === 0) return 0;
-  let extra = new Map<string, number>(diff);
-  let path = new Map(values.map((v) => [v, v]));
+  const tree = sa.tree;
+  if (!tree) return Number.NaN;
+  if (tree.height === 0) return 0;
+  let extra = diff;
   let cost = 0;
-  for (let level = 1; level <= height; level++) {
-    const pos = new Map<string, number>();
-    const neg = new Map<string, number>();
-    const next = new Map<string, number>();
-    const seen = new Set<string>();
-    for (const v of values) {
-      const child = path.get(v)!;
-      const parent = `${level}:${rows.get(v)![level]!}`;
-      if (!seen.has(child)) {
-        seen.add(child);
-        const e = extra.get(child)!;
-        if (e > 0) pos.set(parent, (pos.get(parent) ?? 0) + e);
-        else neg.set(parent, (neg.get(parent) ?? 0) - e);
-        next.set(parent, (next.get(parent) ?? 0) + e);
+  tree.levels.forEach(({ child, parent, parents }, l) => {
+    const level = l + 1;
+    const pos = new Float64Array(parents);
+    const neg = new Float64Array(parents);
+    const next = new Float64Array(parents);
+    const order: number[] = [];
+    const touched = new Uint8Array(parents);
+    for (let k = 0; k < child.length; k++) {
+      const p = parent[k]!;
+      const e = extra[child[k]!]!;
+      if (e > 0) pos[p] += e;
+      else neg[p] -= e;
+      next[p] += e;
+      if (!touched[p]) {
+        touched[p] = 1;
+        order.push(p);
       }
     }
-    for (const node of next.keys())
-      cost += (level / height) * Math.min(pos.get(node) ?? 0, neg.get(node) ?? 0);
-    path = new Map(values.map((v) => [v, `${level}:${rows.get(v)![level]!}`]));
+    for (const p of order) cost += (level / tree.height) * Math.min(pos[p]!, neg[p]!);
     extra = next;
-  }
+  });
   return cost;
 }

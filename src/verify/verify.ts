@@ -1,14 +1,21 @@
 /**
  * Independent verification of a generalization release. It shares nothing with the search:
- * it re-reads the staged files, works on strings (not codes or level tables), regenerates
- * every input row at the reported node straight from the hierarchy rows, and checks the
- * claims. A release that fails any check is not published.
+ * it re-reads the staged files (data.csv with its own reader, compared cell by cell with
+ * data.arrow), regenerates every input row at the reported node straight from the hierarchy
+ * rows, and checks the claims. A release that fails any check is not published.
+ *
+ * Strings are compared once per distinct value: each input value is mapped to its generalized
+ * label through the hierarchy rows and then to the released dictionary's code, so the row
+ * loops count integer tuples (src/verify/tuples.ts) and no per-row string or object is made.
  */
+import { readArrow } from '../data/arrow.ts';
 import type { EncodedTable } from '../data/table.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../spec/spec.ts';
-import { bump, type DecodedTable, decodeTable, fail, SEP, sameTable } from './common.ts';
-import { checkClass, type SensitiveContext, type ValueCounts } from './models.ts';
+import { type CodedTable, codedTable, type DecodedTable, decodeTable, fail, SEP } from './common.ts';
+import { checkCounts, type SaDomain, type SensitiveContext, saDomain } from './models.ts';
+import { csvHoldsTable } from './staged-csv.ts';
+import { TupleCounts } from './tuples.ts';
 
 export { type DecodedTable, decodeTable };
 
@@ -24,26 +31,37 @@ export interface GeneralizationClaims {
   readonly suppressed: 'mask' | 'remove';
 }
 
+/** An input value whose QI value is not in the hierarchy. */
+const UNMAPPED = -2;
+/** An input value whose (generalized) value is not in the released column at all. */
+const UNRELEASED = -1;
+
 /**
  * Checks a release. `hierarchyRows` holds, per QI, the hierarchy as string rows
- * `[value, level1, …]`. Throws VerificationError listing the failed checks; returns all checks.
+ * `[value, level1, …]`. `arrow` and `csv` are the staged files' paths (the CSV is read with the
+ * input's delimiter), or tables already read. Throws VerificationError listing the failed
+ * checks; returns all checks.
  */
 export function verifyGeneralization(args: {
   input: EncodedTable;
   attributes: readonly AttributeSpec[];
   hierarchyRows: ReadonlyMap<string, string[][]>;
-  arrow: DecodedTable;
-  csv: DecodedTable;
+  arrow: string | EncodedTable | DecodedTable;
+  csv: string | DecodedTable;
   claims: GeneralizationClaims;
   /** Per sensitive attribute a model names: its input distribution and hierarchy. */
   sensitive: ReadonlyMap<string, SensitiveContext>;
 }): VerificationCheck[] {
-  const { input, attributes, hierarchyRows, arrow, csv, claims, sensitive } = args;
+  const { input, attributes, hierarchyRows, claims, sensitive } = args;
   const checks: VerificationCheck[] = [];
   const add = (name: string, passed: boolean, detail: string) => checks.push({ name, passed, detail });
+  const arrow = codedTable(typeof args.arrow === 'string' ? readArrow(args.arrow) : args.arrow);
 
   // 1. The two files hold the same table.
-  const same = sameTable(arrow, csv);
+  const same =
+    typeof args.csv === 'string'
+      ? csvHoldsTable(args.csv, input.delimiter, arrow)
+      : holdsDecoded(arrow, args.csv);
   add(
     'csv-equals-arrow',
     same,
@@ -64,52 +82,106 @@ export function verifyGeneralization(args: {
   if (!namesOk) return fail(checks);
 
   // 3. The released rows are exactly the input rows generalized at the node (a multiset
-  //    match), except for suppressed rows.
-  const qis = expectedNames.filter((n) => typeOf.get(n) === 'quasi-identifying');
-  const qiIndex = qis.map((q) => expectedNames.indexOf(q));
-  const otherIndex = expectedNames.map((_, i) => i).filter((i) => !qiIndex.includes(i));
-  const generalize = qis.map((q) => {
-    const level = claims.node[q]!;
-    return new Map((hierarchyRows.get(q) ?? []).map((row) => [row[0]!, row[level]!]));
+  //    match), except for suppressed rows. Input values map to released codes once each.
+  const width = expectedNames.length;
+  const isQi = expectedNames.map((n) => typeOf.get(n) === 'quasi-identifying');
+  const qiIndex = expectedNames.flatMap((_, c) => (isQi[c] ? [c] : []));
+  const otherIndex = expectedNames.flatMap((_, c) => (isQi[c] ? [] : [c]));
+  const releasedIndex = arrow.dictionaries.map(indexOf);
+  const columnOf = new Map(input.columns.map((c) => [c.name, c]));
+  const inputCodes = expectedNames.map((n) => columnOf.get(n)!.codes);
+  const toReleased = expectedNames.map((name, c) => {
+    const { dictionary } = columnOf.get(name)!;
+    const index = releasedIndex[c]!;
+    if (!isQi[c]) return Int32Array.from(dictionary, (v) => index.get(v) ?? UNRELEASED);
+    const level = claims.node[name]!;
+    const generalize = new Map((hierarchyRows.get(name) ?? []).map((row) => [row[0]!, row[level]!]));
+    return Int32Array.from(dictionary, (v) => {
+      const label = generalize.get(v);
+      return label === undefined ? UNMAPPED : (index.get(label) ?? UNRELEASED);
+    });
   });
-  const inputCols = expectedNames.map((n) => input.columns.find((c) => c.name === n)!);
-  const expected = new Map<string, number>();
-  const expectedOther = new Map<string, number>();
+
+  const tuple = new Int32Array(width);
+  const other = new Int32Array(otherIndex.length);
+  const qiPart = new Int32Array(qiIndex.length);
+  // Released codes lie in [0, dictionary size), mapped input codes also at -1 and -2.
+  const radix = arrow.dictionaries.map((d) => d.length + 2);
+  const expected = new TupleCounts(width, radix);
+  const expectedOther = new TupleCounts(
+    otherIndex.length,
+    otherIndex.map((c) => radix[c]!),
+  );
+  // Per distinct expected tuple, its other values' id (and later its class): looked up once,
+  // not once per row.
+  let otherOf: Int32Array = new Int32Array(1024);
   let unmapped = 0;
   for (let r = 0; r < input.rowCount; r++) {
-    const cells = inputCols.map((c) => c.dictionary[c.codes[r]!]!);
-    qiIndex.forEach((ci, q) => {
-      const label = generalize[q]!.get(cells[ci]!);
-      if (label === undefined) unmapped++;
-      cells[ci] = label ?? '\u0001';
-    });
-    bump(expected, cells.join(SEP), 1);
-    bump(expectedOther, otherIndex.map((i) => cells[i]).join(SEP), 1);
+    for (let c = 0; c < width; c++) {
+      const v = toReleased[c]![inputCodes[c]![r]!]!;
+      if (v === UNMAPPED) unmapped++;
+      tuple[c] = v;
+    }
+    const known = expected.size;
+    // (intern may grow the arrays: look `counts` up after it)
+    const id = expected.intern(tuple);
+    expected.counts[id]++;
+    if (id === known) {
+      if (id === otherOf.length) otherOf = grown(otherOf);
+      for (let o = 0; o < other.length; o++) other[o] = tuple[otherIndex[o]!]!;
+      otherOf[id] = expectedOther.intern(other);
+    }
+    expectedOther.counts[otherOf[id]!]++;
   }
-  const releasedRows = arrow.columns[0]?.length ?? 0;
-  const classes = new Map<string, number>();
-  const saIndex = [...sensitive.keys()].map((name) => expectedNames.indexOf(name));
-  const classCounts = new Map<string, ValueCounts[]>();
+  const takeOther = (otherId: number): boolean => {
+    if (otherId < 0 || expectedOther.counts[otherId] === 0) return false;
+    expectedOther.counts[otherId]--;
+    return true;
+  };
+
+  const releasedRows = arrow.rowCount;
+  const star = qiIndex.map((c) => releasedIndex[c]!.get('*') ?? UNRELEASED);
+  const canMask = claims.suppressed === 'mask' && star.every((s) => s !== UNRELEASED);
+  const classes = new TupleCounts(
+    qiIndex.length,
+    qiIndex.map((c) => radix[c]!),
+  );
+  const classOfTuple = new Int32Array(expected.size).fill(-1);
+  const classOfRow = (id: number): number => {
+    if (id >= 0 && classOfTuple[id]! >= 0) return classOfTuple[id]!;
+    for (let q = 0; q < qiIndex.length; q++) qiPart[q] = tuple[qiIndex[q]!]!;
+    const cls = classes.intern(qiPart);
+    if (id >= 0) classOfTuple[id] = cls;
+    return cls;
+  };
+  const saNames = [...sensitive.keys()];
+  const saIndex = saNames.map((name) => expectedNames.indexOf(name));
+  // Each released row's class (-1 when masked), for the per-class SA counts.
+  const classOf = saIndex.length > 0 ? new Int32Array(releasedRows) : undefined;
   let masked = 0;
   let mismatched = 0;
   for (let j = 0; j < releasedRows; j++) {
-    const cells = arrow.columns.map((c) => c[j]!);
-    const isMasked = qiIndex.every((ci) => cells[ci] === '*');
-    if (isMasked && claims.suppressed === 'mask' && (expected.get(cells.join(SEP)) ?? 0) === 0) {
+    for (let c = 0; c < width; c++) tuple[c] = arrow.codes[c]![j]!;
+    let isMasked = canMask;
+    for (let q = 0; q < qiIndex.length && isMasked; q++) isMasked = tuple[qiIndex[q]!] === star[q];
+    const id = expected.find(tuple);
+    const left = id < 0 ? 0 : expected.counts[id]!;
+    if (isMasked && left === 0) {
       masked++;
-      if (!bump(expectedOther, otherIndex.map((i) => cells[i]).join(SEP), -1)) mismatched++;
+      for (let o = 0; o < other.length; o++) other[o] = tuple[otherIndex[o]!]!;
+      if (!takeOther(expectedOther.find(other))) mismatched++;
+      if (classOf) classOf[j] = -1;
       continue;
     }
-    const key = cells.join(SEP);
-    if (!bump(expected, key, -1)) mismatched++;
-    else bump(expectedOther, otherIndex.map((i) => cells[i]).join(SEP), -1);
-    const cls = qiIndex.map((ci) => cells[ci]).join(SEP);
-    bump(classes, cls, 1);
-    let counts = classCounts.get(cls);
-    if (!counts) classCounts.set(cls, (counts = saIndex.map(() => new Map())));
-    saIndex.forEach((ci, j) => {
-      counts[j]!.set(cells[ci]!, (counts[j]!.get(cells[ci]!) ?? 0) + 1);
-    });
+    if (left === 0) mismatched++;
+    else {
+      expected.counts[id]--;
+      // Its other values are an input row's, unless masked rows took them first.
+      if (!takeOther(otherOf[id]!)) mismatched++;
+    }
+    const cls = classOfRow(id);
+    classes.counts[cls]++;
+    if (classOf) classOf[j] = cls;
   }
   const retainedRows = releasedRows - masked;
   const suppressed = input.rowCount - retainedRows;
@@ -134,42 +206,123 @@ export function verifyGeneralization(args: {
   );
 
   // 5. Every model on every released class, recomputed from the released values.
+  const classCount = classes.size;
+  const sizes = classes.counts;
   let minSize = Number.POSITIVE_INFINITY;
-  for (const size of classes.values()) minSize = Math.min(minSize, size);
-  if (classes.size === 0) minSize = 0;
-  const saNames = [...sensitive.keys()];
-  for (const model of claims.privacy) {
-    const attribute = 'attribute' in model ? model.attribute : undefined;
-    const j = attribute === undefined ? -1 : saNames.indexOf(attribute);
-    let failing = 0;
-    let worst: number | undefined;
-    for (const [cls, size] of classes) {
-      const r = checkClass(
-        model,
-        size,
-        j >= 0 ? classCounts.get(cls)![j] : undefined,
-        j >= 0 ? sensitive.get(attribute!) : undefined,
-      );
-      if (!r.holds) failing++;
-      if (
-        worst === undefined ||
-        (['k-anonymity', 'distinct-l-diversity', 'entropy-l-diversity'].includes(model.model)
-          ? r.value < worst
-          : r.value > worst)
-      )
-        worst = r.value;
-    }
+  for (let g = 0; g < classCount; g++) minSize = Math.min(minSize, sizes[g]!);
+  if (classCount === 0) minSize = 0;
+  const outcomes = claims.privacy.map(() => ({ failing: 0, worst: undefined as number | undefined }));
+  const record = (m: number, r: { value: number; holds: boolean }): void => {
+    const o = outcomes[m]!;
+    if (!r.holds) o.failing++;
+    if (
+      o.worst === undefined ||
+      (['k-anonymity', 'distinct-l-diversity', 'entropy-l-diversity'].includes(claims.privacy[m]!.model)
+        ? r.value < o.worst
+        : r.value > o.worst)
+    )
+      o.worst = r.value;
+  };
+  const attributeOf = (model: PrivacyModelSpec): string | undefined =>
+    'attribute' in model ? model.attribute : undefined;
+  claims.privacy.forEach((model, m) => {
+    if (attributeOf(model) !== undefined) return;
+    for (let g = 0; g < classCount; g++) record(m, checkCounts(model, sizes[g]!, undefined, undefined));
+  });
+  saNames.forEach((name, s) => {
+    const models = claims.privacy.flatMap((model, m) => (attributeOf(model) === name ? [m] : []));
+    if (models.length === 0) return;
+    const c = saIndex[s]!;
+    const domain = saDomain(sensitive.get(name)!);
+    forEachClassCounts(classOf!, sizes, classCount, c < 0 ? undefined : arrow, c, domain, (g, counts) => {
+      for (const m of models) record(m, checkCounts(claims.privacy[m]!, sizes[g]!, counts, domain));
+    });
+  });
+  claims.privacy.forEach((model, m) => {
+    const attribute = attributeOf(model);
+    // A model on an attribute without a context cannot be checked: every class fails it.
+    if (attribute !== undefined && !sensitive.has(attribute))
+      for (let g = 0; g < classCount; g++) record(m, { value: Number.NaN, holds: false });
+    const { failing, worst } = outcomes[m]!;
     add(
       model.model,
       failing === 0,
-      `${classes.size} classes, ${failing} failing; worst class: ${worst === undefined ? '—' : Number(worst.toPrecision(6))}${attribute ? ` (${attribute})` : ''}`,
+      `${classCount} classes, ${failing} failing; worst class: ${worst === undefined ? '—' : Number(worst.toPrecision(6))}${attribute ? ` (${attribute})` : ''}`,
     );
-  }
-  const claimOk = classes.size === claims.classes && minSize === claims.minClassSize;
+  });
+  const claimOk = classCount === claims.classes && minSize === claims.minClassSize;
   add(
     'reported-classes',
     claimOk,
-    `report claims ${claims.classes} classes, smallest ${claims.minClassSize}; found ${classes.size}, smallest ${minSize}`,
+    `report claims ${claims.classes} classes, smallest ${claims.minClassSize}; found ${classCount}, smallest ${minSize}`,
   );
   return checks.every((c) => c.passed) ? checks : fail(checks);
+}
+
+function grown(a: Int32Array): Int32Array {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+/** Value → its first code in a released dictionary. */
+function indexOf(dictionary: readonly string[]): Map<string, number> {
+  const index = new Map<string, number>();
+  dictionary.forEach((v, k) => {
+    if (!index.has(v)) index.set(v, k);
+  });
+  return index;
+}
+
+/** Same names, same row count, same value in every cell. */
+function holdsDecoded(table: CodedTable, csv: DecodedTable): boolean {
+  if (csv.names.join(SEP) !== table.names.join(SEP)) return false;
+  return table.codes.every((codes, c) => {
+    const dictionary = table.dictionaries[c]!;
+    const values = csv.columns[c]!;
+    if (values.length !== table.rowCount) return false;
+    for (let j = 0; j < values.length; j++) if (values[j] !== dictionary[codes[j]!]) return false;
+    return true;
+  });
+}
+
+/**
+ * Calls `visit(class, counts)` for each class in order with its SA counts (column `c` of
+ * `table`, indexed by `domain`; values outside the input's come after its values), counted in
+ * released row order. Rows are bucketed by class once, so memory is two ints per row.
+ */
+function forEachClassCounts(
+  classOf: Int32Array,
+  sizes: Int32Array,
+  classCount: number,
+  table: CodedTable | undefined,
+  c: number,
+  domain: SaDomain,
+  visit: (g: number, counts: { counts: Float64Array; present: Int32Array; n: number }) => void,
+): void {
+  // Released SA code → domain index.
+  const dictionary = table?.dictionaries[c] ?? [];
+  let foreign = domain.values.length;
+  const toDomain = Int32Array.from(dictionary, (v) => domain.index.get(v) ?? foreign++);
+  const start = new Int32Array(classCount + 1);
+  for (let g = 0; g < classCount; g++) start[g + 1] = start[g]! + sizes[g]!;
+  const fill = start.slice(0, classCount);
+  const rows = new Int32Array(start[classCount]!);
+  const codes = table?.codes[c];
+  for (let j = 0; j < classOf.length; j++) {
+    const g = classOf[j]!;
+    if (g >= 0) rows[fill[g]!++] = codes ? toDomain[codes[j]!]! : foreign;
+  }
+  const counts = new Float64Array(foreign + 1);
+  const present = new Int32Array(foreign + 1);
+  for (let g = 0; g < classCount; g++) {
+    let n = 0;
+    for (let x = start[g]!; x < start[g + 1]!; x++) {
+      const i = rows[x]!;
+      if (counts[i] === 0) present[n++] = i;
+      counts[i]++;
+    }
+    visit(g, { counts, present, n });
+    for (let k = 0; k < n; k++) counts[present[k]!] = 0;
+  }
 }

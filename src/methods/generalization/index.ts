@@ -3,8 +3,8 @@
  * tuples → optimal lattice search → apply → files; verified by src/verify/.
  */
 import { basename } from 'node:path';
-import { encodeArrow, readArrow } from '../../data/arrow.ts';
-import { encodeCsv, readCsv } from '../../data/csv.ts';
+import { encodeArrow } from '../../data/arrow.ts';
+import { encodeCsv } from '../../data/csv.ts';
 import { checkLatticeSize } from '../../data/limits.ts';
 import type { EncodedColumn, EncodedTable } from '../../data/table.ts';
 import { buildHierarchy, type Hierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
@@ -23,7 +23,7 @@ import type { PrivacyModel } from '../../models/model.ts';
 import type { VerificationCheck } from '../../report/types.ts';
 import type { GeneralizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
 import type { SensitiveContext } from '../../verify/models.ts';
-import { decodeTable, verifyGeneralization } from '../../verify/verify.ts';
+import { verifyGeneralization } from '../../verify/verify.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
 import { type GeneralizationProblem, NodeEvaluator, type NodeResult } from './evaluate.ts';
@@ -175,11 +175,12 @@ function sensitiveContexts(spec: ReleaseSpec, table: EncodedTable): Map<string, 
   return new Map(
     names.map((name) => {
       const column = table.columns.find((c) => c.name === name)!;
+      const counts = new Float64Array(column.dictionary.length);
+      for (const code of column.codes) counts[code]!++;
       const share = new Map<string, number>();
-      for (const code of column.codes) {
-        const v = column.dictionary[code]!;
-        share.set(v, (share.get(v) ?? 0) + 1 / table.rowCount);
-      }
+      column.dictionary.forEach((v, c) => {
+        if (counts[c]! > 0) share.set(v, (share.get(v) ?? 0) + counts[c]! / table.rowCount);
+      });
       const a = spec.attributes.find((x) => x.name === name)!;
       return [
         name,
@@ -381,8 +382,8 @@ export function verifyStep(
         .filter((a) => a.type === 'quasi-identifying')
         .map((a) => [a.name, hierarchyRows(table.columns.find((c) => c.name === a.name)!, a.hierarchy!)]),
     ),
-    arrow: decodeTable(readArrow(path('data.arrow'))),
-    csv: decodeTable(readCsv(path('data.csv'), { delimiter: table.delimiter })),
+    arrow: path('data.arrow'),
+    csv: path('data.csv'),
     sensitive: sensitiveContexts(spec, table),
     claims: { ...claims, privacy: spec.privacy, suppressed: method.suppressed },
   });

@@ -1,0 +1,331 @@
+/**
+ * Checks a staged data.csv against a table read from elsewhere (the release's data.arrow)
+ * without decoding it: its own small RFC 4180 reader (not src/data/csv.ts, which the writer
+ * shares) streams the file in chunks and compares every field's bytes with the UTF-8 bytes of
+ * the table's value at that row and column. Memory stays at one chunk plus the dictionaries.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import type { CodedTable } from './common.ts';
+
+const QUOTE = 0x22;
+const LF = 0x0a;
+const CR = 0x0d;
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const MORE = -1;
+const DIFFERENT = -2;
+
+/**
+ * A column's dictionary as UTF-8: value `k` is `bytes[ends[k], ends[k + 1])`; `plain[k]` is 1
+ * when it holds no quote, CR, LF or delimiter (unquoted, it ends right where the field does).
+ */
+interface CellBytes {
+  readonly bytes: Uint8Array;
+  readonly ends: Int32Array;
+  readonly plain: Uint8Array;
+  /** Every value packed little-endian into 4-byte words, zero-padded to a word boundary. */
+  readonly words: Int32Array;
+  /** Word index where value `k` starts in `words`. */
+  readonly wordAt: Int32Array;
+}
+
+function cellBytes(dictionary: readonly string[], delimiter: string): CellBytes {
+  const parts = dictionary.map((v) => Buffer.from(v, 'utf8'));
+  const ends = new Int32Array(parts.length + 1);
+  parts.forEach((p, k) => {
+    ends[k + 1] = ends[k]! + p.length;
+  });
+  const plain = Uint8Array.from(dictionary, (v) => (/["\r\n]/.test(v) || v.includes(delimiter) ? 0 : 1));
+  // Each value again, from a word boundary and zero-padded, for comparing 4 bytes at a time.
+  const wordAt = new Int32Array(parts.length + 1);
+  parts.forEach((p, k) => {
+    wordAt[k + 1] = wordAt[k]! + ((p.length + 3) >> 2);
+  });
+  const padded = new Uint8Array(wordAt[parts.length]! * 4);
+  parts.forEach((p, k) => {
+    padded.set(p, wordAt[k]! * 4);
+  });
+  const words = new Int32Array(padded.length >> 2);
+  const view = new DataView(padded.buffer);
+  for (let w = 0; w < words.length; w++) words[w] = view.getInt32(w * 4, true);
+  return { bytes: Buffer.concat(parts), ends, plain, words, wordAt };
+}
+
+/** The low `n` bytes of a little-endian word. */
+const TAIL = Int32Array.of(0, 0xff, 0xffff, 0xffffff);
+
+/**
+ * True when the CSV file at `path` (header, then one line per row, fields split on
+ * `delimiter`, quoted fields unescaped) holds exactly `table`: the same column names, the same
+ * number of rows, and the same value in every cell, in the same order.
+ */
+export function csvHoldsTable(
+  path: string,
+  delimiter: string,
+  table: CodedTable,
+  chunkBytes = 8 * 1024 * 1024,
+): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    return new StagedCsv(fd, delimiter, table, Math.max(16, chunkBytes)).matches();
+  } finally {
+    closeSync(fd);
+  }
+}
+
+class StagedCsv {
+  private buf: Buffer;
+  private filled = 0;
+  private eof = false;
+  private readonly delim: Buffer;
+  private readonly cells: CellBytes[];
+  private readonly width: number;
+
+  constructor(
+    private readonly fd: number,
+    delimiter: string,
+    private readonly table: CodedTable,
+    chunk: number,
+  ) {
+    this.buf = Buffer.allocUnsafeSlow(Math.min(chunk, fstatSync(fd).size + 1));
+    this.delim = Buffer.from(delimiter, 'utf8');
+    this.cells = table.dictionaries.map((d) => cellBytes(d, delimiter));
+    this.width = table.names.length;
+  }
+
+  matches(): boolean {
+    if (this.delim.length === 0 || this.delim.includes(QUOTE) || this.delim.includes(LF)) return false;
+    if (this.delim.includes(CR) || this.width === 0) return false;
+    this.fill(0);
+    // A UTF-8 byte order mark is not part of the first name (as in src/data/csv.ts).
+    let pos =
+      this.filled >= 3 && this.buf[0] === 0xef && this.buf[1] === 0xbb && this.buf[2] === 0xbf ? 3 : 0;
+    for (;;) {
+      const names: string[] = [];
+      const end = this.header(pos, names);
+      if (end === DIFFERENT) return false;
+      if (end !== MORE) {
+        if (names.join('\u0000') !== this.table.names.join('\u0000')) return false;
+        pos = end;
+        break;
+      }
+      if (this.eof) return false;
+      pos = this.refill(pos);
+    }
+    for (let row = 0; row < this.table.rowCount; ) {
+      const end = this.rows(pos, row);
+      if (end.pos === DIFFERENT) return false;
+      row = end.row;
+      pos = end.pos;
+      if (row < this.table.rowCount) {
+        if (this.eof) return false;
+        pos = this.refill(pos);
+      }
+    }
+    // Nothing may follow the last row.
+    if (pos < this.filled) return false;
+    if (this.eof) return true;
+    this.refill(pos);
+    return this.filled === 0;
+  }
+
+  /** Keeps the unfinished bytes from `pos` on, reads behind them (a larger buffer when full); the new pos. */
+  private refill(pos: number): number {
+    const keep = this.filled - pos;
+    if (pos === 0 && keep === this.buf.length) {
+      const larger = Buffer.allocUnsafeSlow(this.buf.length * 2);
+      this.buf.copy(larger, 0, 0, keep);
+      this.buf = larger;
+    } else {
+      this.buf.copyWithin(0, pos, this.filled);
+    }
+    this.fill(keep);
+    return 0;
+  }
+
+  /** Reads from the file until the buffer is full or the file ends. */
+  private fill(from: number): void {
+    let at = from;
+    while (at < this.buf.length) {
+      const n = readSync(this.fd, this.buf, at, this.buf.length - at, null);
+      if (n === 0) {
+        this.eof = true;
+        break;
+      }
+      at += n;
+    }
+    this.filled = at;
+  }
+
+  private delimiterAt(p: number): number {
+    const d = this.delim;
+    if (p + d.length > this.filled) return this.eof ? 0 : MORE;
+    for (let k = 0; k < d.length; k++) if (this.buf[p + k] !== d[k]) return 0;
+    return 1;
+  }
+
+  /** After a row's last field: the position behind its line end. */
+  private lineEnd(p: number): number {
+    const buf = this.buf;
+    if (p >= this.filled) return this.eof ? p : MORE;
+    if (buf[p] === LF) return p + 1;
+    if (buf[p] !== CR) return DIFFERENT;
+    if (p + 1 >= this.filled) return this.eof ? DIFFERENT : MORE;
+    return buf[p + 1] === LF ? p + 2 : DIFFERENT;
+  }
+
+  /**
+   * Compares rows from `row` on, starting at `start`, with the table until the buffer ends in
+   * an unfinished row or the table's rows are done: where it stopped, or pos DIFFERENT.
+   */
+  private rows(start: number, from: number): { pos: number; row: number } {
+    const { buf, filled, eof, width, delim } = this;
+    const rowCount = this.table.rowCount;
+    const codes = this.table.codes;
+    const bytesOf = this.cells.map((c) => c.bytes);
+    const endsOf = this.cells.map((c) => c.ends);
+    const plainOf = this.cells.map((c) => c.plain);
+    const wordsOf = this.cells.map((c) => c.words);
+    const wordAtOf = this.cells.map((c) => c.wordAt);
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.length);
+    const d0 = delim[0]!;
+    const dlen = delim.length;
+    let row = from;
+    let rowStart = start;
+    rows: for (; row < rowCount; row++) {
+      let p = rowStart;
+      for (let c = 0; c < width; c++) {
+        const bytes = bytesOf[c]!;
+        const ends = endsOf[c]!;
+        const k = codes[c]![row]!;
+        let i = ends[k]!;
+        const stop = ends[k + 1]!;
+        if (dlen === 1 && plainOf[c]![k] === 1 && p + stop - i + 4 <= filled && buf[p] !== QUOTE) {
+          // A one-byte delimiter and a value without special bytes: the field is equal when
+          // its bytes come next, followed by a delimiter or line end (checked below).
+          const words = wordsOf[c]!;
+          let w = wordAtOf[c]![k]!;
+          const len = stop - i;
+          const end = p + (len & ~3);
+          for (; p < end; p += 4, w++)
+            if (view.getInt32(p, true) !== words[w]) return { pos: DIFFERENT, row };
+          if ((len & 3) !== 0) {
+            if ((view.getInt32(p, true) & TAIL[len & 3]!) !== words[w]) return { pos: DIFFERENT, row };
+            p += len & 3;
+          }
+          i = stop;
+        } else if (p < filled && buf[p] === QUOTE) {
+          p++;
+          for (;;) {
+            if (p >= filled) {
+              if (eof) return { pos: DIFFERENT, row };
+              break rows;
+            }
+            const b = buf[p]!;
+            if (b === QUOTE) {
+              if (p + 1 >= filled && !eof) break rows;
+              if (p + 1 >= filled || buf[p + 1] !== QUOTE) {
+                p++;
+                break;
+              }
+              p++;
+            }
+            if (i >= stop || bytes[i] !== b) return { pos: DIFFERENT, row };
+            i++;
+            p++;
+          }
+        } else {
+          for (;;) {
+            if (p >= filled) {
+              if (!eof) break rows;
+              break;
+            }
+            const b = buf[p]!;
+            if (b === LF || b === CR) break;
+            if (b === d0) {
+              if (dlen === 1) break;
+              const at = this.delimiterAt(p);
+              if (at === MORE) break rows;
+              if (at === 1) break;
+            }
+            if (b === QUOTE || i >= stop || bytes[i] !== b) return { pos: DIFFERENT, row };
+            i++;
+            p++;
+          }
+        }
+        if (i !== stop) return { pos: DIFFERENT, row };
+        if (c + 1 < width) {
+          if (dlen === 1 && p < filled) {
+            if (buf[p] !== d0) return { pos: DIFFERENT, row };
+            p++;
+          } else {
+            const at = this.delimiterAt(p);
+            if (at === MORE) break rows;
+            if (at !== 1) return { pos: DIFFERENT, row };
+            p += dlen;
+          }
+        }
+      }
+      const end = this.lineEnd(p);
+      if (end === MORE) break;
+      if (end === DIFFERENT) return { pos: DIFFERENT, row };
+      rowStart = end;
+    }
+    return { pos: rowStart, row };
+  }
+
+  /** Reads the header's names; the position behind it, MORE or DIFFERENT. */
+  private header(start: number, names: string[]): number {
+    const buf = this.buf;
+    const filled = this.filled;
+    let p = start;
+    for (;;) {
+      const field: number[] = [];
+      if (p < filled && buf[p] === QUOTE) {
+        p++;
+        for (;;) {
+          if (p >= filled) return this.eof ? DIFFERENT : MORE;
+          const b = buf[p]!;
+          if (b === QUOTE) {
+            if (p + 1 >= filled && !this.eof) return MORE;
+            if (buf[p + 1] !== QUOTE || p + 1 >= filled) {
+              p++;
+              break;
+            }
+            p++;
+          }
+          field.push(b);
+          p++;
+        }
+      } else {
+        for (;;) {
+          if (p >= filled) {
+            if (!this.eof) return MORE;
+            break;
+          }
+          const b = buf[p]!;
+          if (b === LF || b === CR) break;
+          if (b === this.delim[0]) {
+            const at = this.delimiterAt(p);
+            if (at === MORE) return MORE;
+            if (at === 1) break;
+          }
+          if (b === QUOTE) return DIFFERENT;
+          field.push(b);
+          p++;
+        }
+      }
+      try {
+        names.push(UTF8.decode(Uint8Array.from(field)));
+      } catch {
+        return DIFFERENT;
+      }
+      const at = this.delimiterAt(p);
+      if (at === MORE) return MORE;
+      if (at === 1) {
+        p += this.delim.length;
+        continue;
+      }
+      return this.lineEnd(p);
+    }
+  }
+}
