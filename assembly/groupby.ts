@@ -48,7 +48,7 @@ function packKey(cols: usize, t: i32, m: i32, contribs: usize): u64 {
   let key: u64 = 0;
   let colPtr = cols + ((<usize>t * <usize>m) << 2);
   for (let i = 0; i < m; i++) {
-    key += load<u64>(load<u32>(contribs + ((<usize>i) << 2)) + ((<usize>load<i32>(colPtr)) << 3));
+    key += load<u64>(<usize>load<u32>(contribs + ((<usize>i) << 2)) + ((<usize>load<i32>(colPtr)) << 3));
     colPtr += 4;
   }
   return key;
