@@ -73,6 +73,31 @@ function placeValues(m: i32, maps: usize, radix: usize, domains: usize, contribs
   }
 }
 
+// Counts source s (tuple t) into group `found`, or into a new group numbered `groups` when
+// `found` < 0; returns the group. The caller registers a new group's key.
+// @ts-expect-error: decorator
+@inline
+function count(
+  found: i32,
+  groups: i32,
+  s: i32,
+  t: i32,
+  weights: usize,
+  srcToGroup: usize,
+  sizes: usize,
+  reps: usize,
+): i32 {
+  const w = weights == 0 ? 1 : load<i32>(weights + ((<usize>s) << 2));
+  const g = found < 0 ? groups : found;
+  const p = sizes + ((<usize>g) << 2);
+  if (found < 0) {
+    store<i32>(p, w);
+    store<i32>(reps + ((<usize>g) << 2), t);
+  } else store<i32>(p, load<i32>(p) + w);
+  store<i32>(srcToGroup + ((<usize>s) << 2), g);
+  return g;
+}
+
 export function groupBy(
   cols: usize,
   m: i32,
@@ -128,19 +153,12 @@ function groupDirect(
     const t = tupleOf(src, s);
     const key = packKey(cols, t, m, contribs);
     const slot = table + ((<usize>key) << 2);
-    let g = load<i32>(slot) - 1;
-    const w = weights == 0 ? 1 : load<i32>(weights + ((<usize>s) << 2));
-    if (g < 0) {
-      g = groups++;
+    const g = count(load<i32>(slot) - 1, groups, s, t, weights, srcToGroup, sizes, reps);
+    if (g == groups) {
+      groups++;
       store<i32>(slot, g + 1);
       store<u64>(packed + ((<usize>g) << 3), key);
-      store<i32>(sizes + ((<usize>g) << 2), w);
-      store<i32>(reps + ((<usize>g) << 2), t);
-    } else {
-      const p = sizes + ((<usize>g) << 2);
-      store<i32>(p, load<i32>(p) + w);
     }
-    store<i32>(srcToGroup + ((<usize>s) << 2), g);
   }
   return groups;
 }
@@ -180,19 +198,13 @@ function groupPacked(
       }
       slot = (slot + 1) & mask;
     }
-    const w = weights == 0 ? 1 : load<i32>(weights + ((<usize>s) << 2));
-    if (g < 0) {
-      g = groups++;
+    g = count(g, groups, s, t, weights, srcToGroup, sizes, reps);
+    if (g == groups) {
+      groups++;
       store<i32>(table + ((<usize>slot) << 2), g + 1);
       store<i32>(slots + ((<usize>g) << 2), slot);
       store<u64>(packed + ((<usize>g) << 3), key);
-      store<i32>(sizes + ((<usize>g) << 2), w);
-      store<i32>(reps + ((<usize>g) << 2), t);
-    } else {
-      const p = sizes + ((<usize>g) << 2);
-      store<i32>(p, load<i32>(p) + w);
     }
-    store<i32>(srcToGroup + ((<usize>s) << 2), g);
   }
   return groups;
 }
@@ -260,18 +272,12 @@ function groupTuples(
       }
       slot = (slot + 1) & mask;
     }
-    const w = weights == 0 ? 1 : load<i32>(weights + ((<usize>s) << 2));
-    if (g < 0) {
-      g = groups++;
+    g = count(g, groups, s, t, weights, srcToGroup, sizes, reps);
+    if (g == groups) {
+      groups++; // its key is already in place: the scratch row
       store<i32>(table + ((<usize>slot) << 2), g + 1);
       store<i32>(slots + ((<usize>g) << 2), slot);
-      store<i32>(sizes + ((<usize>g) << 2), w);
-      store<i32>(reps + ((<usize>g) << 2), t);
-    } else {
-      const p = sizes + ((<usize>g) << 2);
-      store<i32>(p, load<i32>(p) + w);
     }
-    store<i32>(srcToGroup + ((<usize>s) << 2), g);
   }
   return groups;
 }

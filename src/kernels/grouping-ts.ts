@@ -75,6 +75,17 @@ export function groupByReference(
   };
   const capacity = tableCapacity(nSrc);
   const slots = new Int32Array(nSrc);
+  /** Linear probing from a hash: the slot of the matching group, or the free slot for a new one. */
+  let slot = 0;
+  const probe = (hash: number, matches: (g: number) => boolean): number => {
+    slot = hash & (capacity - 1);
+    for (;;) {
+      const e = table[slot]!;
+      if (e === 0) return -1;
+      if (matches(e - 1)) return e - 1;
+      slot = (slot + 1) & (capacity - 1);
+    }
+  };
   if (radix) {
     const packed = new Float64Array(nSrc);
     for (let s = 0; s < nSrc; s++) {
@@ -88,17 +99,8 @@ export function groupByReference(
         continue;
       }
       // Hash of the 53-bit key's two halves.
-      let slot = finish(mix(mix(0x811c9dc5, key >>> 0), Math.floor(key / 2 ** 32) >>> 0)) & (capacity - 1);
-      let found = -1;
-      for (;;) {
-        const e = table[slot]!;
-        if (e === 0) break;
-        if (packed[e - 1] === key) {
-          found = e - 1;
-          break;
-        }
-        slot = (slot + 1) & (capacity - 1);
-      }
+      const hash = finish(mix(mix(0x811c9dc5, key >>> 0), Math.floor(key / 2 ** 32) >>> 0));
+      const found = probe(hash, (g) => packed[g] === key);
       const g = place(s, t, found);
       if (found < 0) {
         table[slot] = g + 1;
@@ -116,19 +118,10 @@ export function groupByReference(
         scratch[i] = value(i, t);
         h = mix(h, scratch[i]! >>> 0);
       }
-      let slot = finish(h) & (capacity - 1);
-      let found = -1;
-      for (;;) {
-        const e = table[slot]!;
-        if (e === 0) break;
-        let equal = true;
-        for (let i = 0; i < m && equal; i++) equal = scratch[i] === keys[i]![e - 1];
-        if (equal) {
-          found = e - 1;
-          break;
-        }
-        slot = (slot + 1) & (capacity - 1);
-      }
+      const found = probe(finish(h), (g) => {
+        for (let i = 0; i < m; i++) if (scratch[i] !== keys[i]![g]) return false;
+        return true;
+      });
       const g = place(s, t, found);
       if (found < 0) {
         table[slot] = g + 1;

@@ -197,29 +197,10 @@ export class NodeEvaluator {
     // Utility matters only where the node may be released: skip it for infeasible nodes.
     // A node that suppresses every row releases nothing (or only masked rows): never a solution.
     const feasible = suppressedRows <= problem.maxSuppressedRows && retainedClasses > 0;
-    const outcome: ClassOutcome = {
-      groups,
-      sizes,
-      reps: classes.reps,
-      suppressed,
-      suppressedRows,
-      retainedClasses,
-      get groupOf() {
-        return classes.groupOf;
-      },
-    };
+    const outcome = outcomeOf(classes, suppressed, suppressedRows, retainedClasses);
     const values = feasible ? problem.metrics.values(levels, outcome, problem.metric) : INFEASIBLE_VALUES;
-    // No spread of `outcome`: it would compose the tuple → class map through the getter.
-    return {
-      groups,
-      sizes,
-      reps: classes.reps,
-      suppressed,
-      suppressedRows,
-      retainedClasses,
-      get groupOf() {
-        return classes.groupOf;
-      },
+    // Onto `outcome` rather than a spread of it, which would compose the tuple → class map.
+    return Object.assign(outcome, {
       id,
       levels,
       histograms,
@@ -228,7 +209,7 @@ export class NodeEvaluator {
       values,
       value: values[problem.metric],
       rowsBelowK,
-    };
+    });
   }
 
   /** The node with every metric measured (for the report). */
@@ -273,17 +254,7 @@ export class NodeEvaluator {
     }
     if (suppressedRows > problem.maxSuppressedRows) return Number.POSITIVE_INFINITY;
     if (problem.metric === 'aecs') return 0;
-    const outcome: ClassOutcome = {
-      groups,
-      sizes,
-      reps: classes.reps,
-      suppressed,
-      suppressedRows,
-      retainedClasses: groups,
-      get groupOf() {
-        return classes.groupOf;
-      },
-    };
+    const outcome = outcomeOf(classes, suppressed, suppressedRows, groups);
     return problem.metrics.values(levels, outcome, problem.metric)[problem.metric];
   }
 
@@ -326,6 +297,26 @@ export class NodeEvaluator {
     }
     return classes;
   }
+}
+
+/** A node's classes as the metrics read them; the tuple → class map is composed only if read. */
+function outcomeOf(
+  classes: Classes,
+  suppressed: Uint8Array,
+  suppressedRows: number,
+  retainedClasses: number,
+): ClassOutcome {
+  return {
+    groups: classes.groups,
+    sizes: classes.sizes,
+    reps: classes.reps,
+    suppressed,
+    suppressedRows,
+    retainedClasses,
+    get groupOf() {
+      return classes.groupOf;
+    },
+  };
 }
 
 /** Every level of `a` at most the matching level of `b`: b generalizes a (or equals it). */
