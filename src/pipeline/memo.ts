@@ -36,3 +36,8 @@ export function forgetRun(work: string): void {
   const prefix = `${work}\u0000`;
   for (const k of entries.keys()) if (k.startsWith(prefix)) entries.delete(k);
 }
+
+/** Drops everything kept (tests use it to make every state read the work area, as in Lambda). */
+export function forgetAll(): void {
+  entries.clear();
+}

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { PpdpError } from '../../src/errors.ts';
 import { methodFor } from '../../src/methods/registry.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
+import { forgetAll } from '../../src/pipeline/memo.ts';
 import { runRelease } from '../../src/pipeline/release.ts';
 import type { MethodName } from '../../src/spec/spec.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
@@ -74,6 +75,19 @@ describe('generalization over row shards', () => {
       const plain = join(ws.dir, 'out', 'direct-engine');
       await executeRelease({ spec: ws.spec, out: plain, shards: 2 }, { engine: 'direct' });
       expectSameRelease(direct, plain);
+      // Every state reading only the work area, as each would in its own Lambda: nothing kept
+      // in this process between states (src/pipeline/memo.ts).
+      const apart = join(ws.dir, 'out', 'states-apart');
+      await executeRelease(
+        { spec: ws.spec, out: apart, shards: 2 },
+        {
+          wrap: (_, handler) => async (input) => {
+            forgetAll();
+            return handler(input);
+          },
+        },
+      );
+      expectSameRelease(direct, apart);
     },
   );
 });
