@@ -9,6 +9,7 @@
 // numbers groups exactly as grouping the tuples would.
 //
 // Layout (all i32 unless noted, byte pointers):
+//   n           the number of tuples
 //   cols        the tuples, row-major (one tuple's m codes share a cache line): value (t, i)
 //               at cols + (t*m + i)*4
 //   maps        m pointers to level tables (code → generalized code); 0 = identity
@@ -26,7 +27,7 @@
 //   keys        scratch: group → generalized tuple, row-major (tuple mode)
 //   table       `capacity` slots holding group id + 1; zero on entry and on exit
 //   direct      1: the packed key is the slot (capacity > product of the radices): no hashing
-// Returns the number of groups.
+// Returns the number of groups, or -1 if a source names a tuple outside [0, n).
 
 // @ts-expect-error: decorator
 @inline
@@ -100,6 +101,7 @@ function count(
 
 export function groupBy(
   cols: usize,
+  n: i32,
   m: i32,
   maps: usize,
   radix: usize,
@@ -118,6 +120,10 @@ export function groupBy(
   capacity: i32,
   direct: i32,
 ): i32 {
+  // A rollup's sources name tuples: each must be one of the n (-1 before anything is written).
+  if (src != 0) {
+    for (let s = 0; s < nSrc; s++) if (<u32>load<i32>(src + ((<usize>s) << 2)) >= <u32>n) return -1;
+  }
   let groups: i32;
   if (radix == 0) {
     groups = groupTuples(cols, m, maps, src, nSrc, weights, srcToGroup, sizes, reps, slots, keys, table, capacity);

@@ -181,7 +181,7 @@ export const tsGroupingKernel: GroupingKernel = {
         return { groups: r.groups, groupOf: r.srcToGroup, sizes: r.sizes, reps: r.reps };
       },
       rollup(levels, from) {
-        validateRollup(n, from);
+        validateRollup(from, n);
         const r = run(levels, from);
         return { groups: r.groups, map: r.srcToGroup, sizes: r.sizes, reps: r.reps };
       },

@@ -114,6 +114,7 @@ export const wasmGroupingKernel: GroupingKernel = {
       }
       const groups = core.groupBy(
         cols,
+        n,
         m,
         maps,
         mode === 'tuple' ? 0 : radix,
@@ -132,6 +133,7 @@ export const wasmGroupingKernel: GroupingKernel = {
         mode === 'direct' ? capacity : tableCapacity(nSrc),
         mode === 'direct' ? 1 : 0,
       );
+      if (groups < 0) throw new RangeError(`rollup: a source class names a tuple outside [0, ${n})`);
       return {
         groups,
         map: mem.slice(srcToGroup / 4, srcToGroup / 4 + nSrc),
@@ -148,7 +150,7 @@ export const wasmGroupingKernel: GroupingKernel = {
         return { groups: r.groups, groupOf: r.map, sizes: r.sizes, reps: r.reps };
       },
       rollup(levels, from) {
-        validateRollup(n, from);
+        validateRollup(from); // the kernel checks each source's tuple itself
         return run(levels, from);
       },
       compose(groupOfArr, map) {

@@ -85,11 +85,15 @@ export function validateGroupingInput(
   return n;
 }
 
-/** Checks a rollup's source against the session (the kernels trust its tuple indices). */
-export function validateRollup(n: number, from: Grouping): void {
+/**
+ * Checks a rollup's source is whole; with `n`, also that every class names one of the session's
+ * n tuples (the kernels trust those indices; the WASM kernel checks them itself).
+ */
+export function validateRollup(from: Grouping, n?: number): void {
   const { groups, reps, sizes } = from;
   if (reps.length < groups || sizes.length < groups)
     throw new RangeError('rollup: source shorter than its groups');
+  if (n === undefined) return;
   for (let g = 0; g < groups; g++) {
     const t = reps[g]!;
     if (t < 0 || t >= n) throw new RangeError(`rollup: source class ${g} names tuple ${t} outside [0, ${n})`);

@@ -10,6 +10,7 @@ export interface CoreExports {
   readonly memory: WebAssembly.Memory;
   groupBy(
     cols: number,
+    n: number,
     m: number,
     maps: number,
     radix: number,
