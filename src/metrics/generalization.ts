@@ -195,6 +195,7 @@ export class GeneralizationMetrics {
       case 'entropy':
         return values.entropy - this.aprioriBound('entropy', levels);
       case 'precision':
+      case 'discernibility':
         return suppressedRows;
       default:
         return 0;
@@ -207,16 +208,31 @@ export class GeneralizationMetrics {
       const x = this.relativeHeight(levels);
       return x + (carry * (1 - x)) / this.rows;
     }
+    if (metric === 'discernibility') {
+      // s ≥ carry rows cost N each; the R = N − s released rows sit in at most C classes of at
+      // least k rows: Σ|E|² ≥ max(k·R, R²/C). Over s ≥ carry, s·N + k·R is least at s = carry,
+      // and s·N + R²/C (convex in s) at s = max(carry, N·(1 − C/2)): their larger one bounds it.
+      const n = this.rows;
+      const classes = this.possibleClasses(levels, this.tuples[0]?.length ?? 0);
+      const bySize = carry * n + this.k * (n - carry);
+      const s = Math.max(carry, n * (1 - classes / 2));
+      const byCount = s * n + ((n - s) * (n - s)) / classes;
+      return Math.max(bySize, byCount);
+    }
     return this.aprioriBound(metric, levels) + carry;
   }
 
   /** A lower bound before grouping, for discernibility: Σ|E|² ≥ N²/C with at most C classes. */
   classCountBound(levels: ArrayLike<number>, distinctTuples: number): number {
-    let classes = distinctTuples;
+    const classes = this.possibleClasses(levels, distinctTuples);
+    return Math.max(this.rows * this.k, (this.rows * this.rows) / classes);
+  }
+
+  /** At most this many classes at a node: the distinct tuples, or the generalized domains' product. */
+  private possibleClasses(levels: ArrayLike<number>, distinctTuples: number): number {
     let product = 1;
     for (let i = 0; i < this.m; i++) product *= this.hierarchies[i]!.labels[levels[i]!]!.length;
-    classes = Math.min(classes, product);
-    return Math.max(this.rows * this.k, (this.rows * this.rows) / classes);
+    return Math.max(1, Math.min(distinctTuples, product));
   }
 
   private relativeHeight(levels: ArrayLike<number>): number {
