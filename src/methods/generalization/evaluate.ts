@@ -62,8 +62,6 @@ export interface NodeResult extends ClassOutcome {
   readonly values: MetricValues;
   /** The spec's metric. */
   readonly value: number;
-  /** Rows in classes smaller than the required k: suppressed here and at every specialization. */
-  readonly rowsBelowK: number;
 }
 
 const INFEASIBLE_VALUES: MetricValues = Object.freeze({
@@ -114,11 +112,12 @@ export class NodeEvaluator {
   /** Distinct nodes checked so far (grouped, and judged by the models or by k alone). */
   checked = 0;
   private readonly seen: Uint8Array;
-  /** Of those, grouped from an evaluated specialization's classes rather than the tuples. */
+  /** Of those, grouped from an evaluated specialization's classes rather than the bottom node's. */
   rollups = 0;
   private readonly snapshots: Classes[] = [];
   private readonly byId = new Map<number, Classes>();
   private bottom: Classes | undefined;
+  /** The smallest class any model lets pass (k, l, or what t-closeness needs): smaller ones fail. */
   private readonly k: number;
   /** One class's histogram, reused: the models read it without a view per class. */
   private readonly scratch: Int32Array[];
@@ -208,7 +207,6 @@ export class NodeEvaluator {
       minClassSize,
       values,
       value: values[problem.metric],
-      rowsBelowK,
     });
   }
 

@@ -1,10 +1,12 @@
 /**
  * Optimal full-domain generalization. Two phases:
  *
- * 1. Feasibility by predictive tagging (Flash-like; only when every model is monotonic):
- *    walk the lattice bottom-up, build a path upwards from each untagged node and
- *    binary-search it; a feasible node tags all its generalizations feasible, an infeasible
- *    one all its specializations infeasible.
+ * 1. Feasibility by predictive tagging (Flash-like): walk the lattice bottom-up, build a path
+ *    upwards from each untagged node and binary-search it; a feasible node tags all its
+ *    generalizations feasible, an infeasible one all its specializations infeasible. When a
+ *    model is not monotonic under the spec's suppression, the tagging judges class sizes
+ *    alone (rows in classes smaller than any model lets pass), which is monotonic, with checks
+ *    that only group.
  * 2. Branch and bound over the nodes not known infeasible, in order of a lower bound known
  *    before grouping (the metric with no suppression): stop once that bound exceeds the best
  *    value found, and skip nodes whose bound from an evaluated specialization already does.
@@ -146,9 +148,9 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
   const promising = (id: number) => !beaten(id, lowerBound(id));
 
   const order = bottomUp(lattice, apriori);
-  // Infeasibility known without the SA models: by the models' own tagging when they are
-  // monotonic, else by k-anonymity alone (monotonic with suppression), tagged with cheap
-  // checks that only group.
+  // Infeasibility known before phase 2: by the models' own tagging when they are monotonic,
+  // else by class sizes alone (classes smaller than any model lets pass are suppressed at a
+  // node and all its specializations), tagged with checks that only group.
   let infeasible = tags;
   if (monotonic) {
     // An incumbent first, from the cheapest chain bottom to top: it bounds the region worth
@@ -169,7 +171,7 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
 
   // Phase 2: the candidates left (feasible or unknown, not evaluated), in order of their
   // a-priori bound, skipping those that a bound learnt from evaluated nodes rules out, and
-  // those whose grouping alone (classes below k suppressed) already costs too much.
+  // those whose grouping alone (the too-small classes suppressed) already costs too much.
   const candidates: number[] = [];
   for (let id = 0; id < lattice.size; id++)
     if (infeasible[id] !== INFEASIBLE && !tagger.results.has(id)) candidates.push(id);
