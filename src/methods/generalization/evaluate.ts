@@ -104,9 +104,12 @@ class Classes implements Grouping {
   }
 }
 
-/** Evaluated nodes kept as rollup sources, newest last; bounded in cells, oldest dropped first. */
+/**
+ * Evaluated nodes kept as rollup sources, newest last, oldest dropped first: bounded in cells
+ * (128 MiB) rather than in number, since a node regrouped from a far source costs far more.
+ */
 const SNAPSHOT_CELLS = 32 * 1024 * 1024;
-const SNAPSHOT_COUNT = 256;
+const SNAPSHOT_COUNT = 4096;
 
 export class NodeEvaluator {
   /** Distinct nodes checked so far (grouped, and judged by the models or by k alone). */
