@@ -47,6 +47,39 @@ describe('optimal search on Adult equals exhaustive search (golden table)', () =
   );
 });
 
+describe('rollup sources kept within a memory budget', () => {
+  it('a budget of one snapshot gives the same optimum and keeps within it', () => {
+    const base = adultSpec();
+    const spec = {
+      ...base,
+      privacy: [
+        { model: 'k-anonymity' as const, k: 5 },
+        { model: 't-closeness' as const, attribute: 'occupation', t: 0.2, distance: 'equal' as const },
+      ],
+      method: { ...base.method, maxSuppression: 0.02 },
+    };
+    const prepared = prepareGeneralization(spec, readInput(spec), wasmGroupingKernel);
+    const session = () =>
+      wasmGroupingKernel.open(
+        {
+          columns: prepared.tuples.columns,
+          counts: prepared.tuples.counts,
+          domains: prepared.qis.map((c) => c.dictionary.length),
+        },
+        prepared.hierarchies.map((h) => h.levelTables),
+      );
+    const roomy = new NodeEvaluator(prepared.problem, session());
+    const tight = new NodeEvaluator(prepared.problem, session(), 1);
+    const a = optimalSearch(roomy).best;
+    const b = optimalSearch(tight).best;
+    expect(b.levels).toEqual(a.levels);
+    expect(b.value).toBe(a.value);
+    // Only the newest snapshot stays: its classes (sizes, representatives) and its maps.
+    expect(tight.keptCells).toBeLessThanOrEqual(3 * prepared.tuples.counts.length);
+    expect(roomy.keptCells).toBeGreaterThan(10 * tight.keptCells);
+  });
+});
+
 /**
  * A random table of numeric and code-like columns, with interval and masking hierarchies,
  * and with `saModels` a sensitive column judged by a random non-monotonic model (t-closeness,

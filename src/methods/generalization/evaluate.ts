@@ -72,9 +72,16 @@ const INFEASIBLE_VALUES: MetricValues = Object.freeze({
   entropy: Number.POSITIVE_INFINITY,
 });
 
+/** Int32 cells held by the kept snapshots: grows as their tuple → class maps are composed. */
+interface Budget {
+  cells: number;
+}
+
 /** A node's classes; the tuple → class map is composed from a lower node's on first use. */
 class Classes implements Grouping {
   private own: Int32Array | undefined;
+  /** The budget this snapshot counts in while it is kept. */
+  budget: Budget | undefined;
   constructor(
     readonly levels: readonly number[],
     readonly groups: number,
@@ -90,10 +97,12 @@ class Classes implements Grouping {
 
   get groupOf(): Int32Array {
     if (!this.own) {
+      const before = this.cells;
       this.own = this.session!.compose(this.source!.groupOf, this.map!);
       this.source = undefined; // let the chain below go
       this.map = undefined;
       this.session = undefined;
+      if (this.budget) this.budget.cells += this.cells - before;
     }
     return this.own;
   }
@@ -119,6 +128,12 @@ export class NodeEvaluator {
   rollups = 0;
   private readonly snapshots: Classes[] = [];
   private readonly byId = new Map<number, Classes>();
+  private readonly budget: Budget = { cells: 0 };
+
+  /** Int32 cells the kept rollup sources hold now. */
+  get keptCells(): number {
+    return this.budget.cells;
+  }
   private bottom: Classes | undefined;
   /** The smallest class any model lets pass (k, l, or what t-closeness needs): smaller ones fail. */
   private readonly k: number;
@@ -130,6 +145,8 @@ export class NodeEvaluator {
   constructor(
     readonly problem: GeneralizationProblem,
     private readonly session: GroupingSession,
+    /** Int32 cells the kept rollup sources may hold (default 32 Mi: 128 MiB). */
+    private readonly snapshotCells = SNAPSHOT_CELLS,
   ) {
     this.k = smallestPassingClass(problem.models);
     this.seen = new Uint8Array(problem.lattice.size);
@@ -286,15 +303,16 @@ export class NodeEvaluator {
     const classes = new Classes(levels, r.groups, r.sizes, r.reps, from, r.map, this.session);
     this.snapshots.push(classes);
     this.byId.set(id, classes);
-    // The memory check sums every snapshot: done every 16th push (a bound, not an exact cap).
-    const cells = () =>
-      this.snapshots.length % 16 === 0 ? this.snapshots.reduce((sum, s) => sum + s.cells, 0) : 0;
+    classes.budget = this.budget;
+    this.budget.cells += classes.cells;
     while (
       this.snapshots.length > 1 &&
-      (this.snapshots.length > SNAPSHOT_COUNT || cells() > SNAPSHOT_CELLS)
+      (this.snapshots.length > SNAPSHOT_COUNT || this.budget.cells > this.snapshotCells)
     ) {
       const old = this.snapshots.shift()!;
       this.byId.delete(this.problem.lattice.index(old.levels));
+      this.budget.cells -= old.cells;
+      old.budget = undefined;
     }
     return classes;
   }
