@@ -288,6 +288,25 @@ function groupTuples(
   return groups;
 }
 
+// The tuples placed row-major at `to` from m columns laid out one after another at `from`,
+// each code checked against its column's domain: -1 at the first code outside it.
+export function placeTuples(from: usize, n: i32, m: i32, domains: usize, to: usize): i32 {
+  const stride = (<usize>m) << 2;
+  for (let i = 0; i < m; i++) {
+    const domain = <u32>load<i32>(domains + ((<usize>i) << 2));
+    let src = from + ((<usize>i * <usize>n) << 2);
+    let dst = to + ((<usize>i) << 2);
+    for (let t = 0; t < n; t++) {
+      const v = load<i32>(src);
+      if (<u32>v >= domain) return -1;
+      store<i32>(dst, v);
+      src += 4;
+      dst += stride;
+    }
+  }
+  return 0;
+}
+
 // A rollup's tuple → class map, composed from the source's: out[t] = map[groupOf[t]].
 // Returns -1, having written nothing past the bad tuple, if a class id is outside [0, nMap).
 export function compose(groupOf: usize, map: usize, n: i32, nMap: i32, out: usize): i32 {

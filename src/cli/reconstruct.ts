@@ -22,6 +22,7 @@ import {
   reconstructDense,
   releasedCounts,
 } from '../methods/randomization/reconstruct.ts';
+import { thousands } from '../util/format.ts';
 
 export const RECONSTRUCT_HELP = `Usage: ppdp reconstruct <release-dir> --attributes <a,b,…> [options]
 
@@ -197,7 +198,7 @@ export function reconstruct(
   if (size > MAX_DENSE_CELLS) {
     throw new PpdpError(
       'E_TOO_LARGE',
-      `the table over ${names.join(', ')} has ${size.toLocaleString('en')} cells (at most ${MAX_DENSE_CELLS.toLocaleString('en')})`,
+      `the table over ${names.join(', ')} has ${thousands(size)} cells (at most ${thousands(MAX_DENSE_CELLS)})`,
       'reconstruct fewer attributes at a time',
     );
   }

@@ -8,6 +8,7 @@ import { totalmem } from 'node:os';
 import { basename } from 'node:path';
 import { LimitError } from '../errors.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
+import { thousands } from '../util/format.ts';
 
 /** Lattices larger than this are not searched unless `limits.maxLatticeNodes` raises it. */
 export const DEFAULT_MAX_LATTICE_NODES = 10_000_000;
@@ -121,5 +122,5 @@ function size(bytes: number): string {
 }
 
 function fmt(n: number): string {
-  return n.toLocaleString('en');
+  return thousands(n);
 }

@@ -15,8 +15,9 @@ import {
   PACKED_CODES_LIMIT,
   radices,
   tableCapacity,
-  validateGroupingInput,
+  validateCodes,
   validateRollup,
+  validateShapes,
 } from './grouping.ts';
 
 const PAGE = 65536;
@@ -42,7 +43,7 @@ class Layout {
 export const wasmGroupingKernel: GroupingKernel = {
   name: 'wasm',
   open(input: GroupingInput, tables: readonly (readonly Int32Array[])[]): GroupingSession {
-    const n = validateGroupingInput(input, tables);
+    const n = validateShapes(input, tables); // the codes are checked as they are placed
     const m = input.columns.length;
     const core = instantiateCore();
     const layout = new Layout(core.memory);
@@ -74,12 +75,11 @@ export const wasmGroupingKernel: GroupingKernel = {
     const bases = levelBases(input.domains, tables);
     const i32 = () => new Int32Array(core.memory.buffer);
     const heap = i32();
-    // Row-major: a rollup reads scattered representatives, one cache line each.
-    for (let i = 0; i < m; i++) {
-      const col = input.columns[i]!;
-      for (let t = 0, at = cols / 4 + i; t < n; t++, at += m) heap[at] = col[t]!;
-    }
+    // Row-major: a rollup reads scattered representatives, one cache line each. The columns
+    // go in one after another (into the tuple-key scratch) and the kernel places and checks them.
+    for (let i = 0; i < m; i++) heap.set(input.columns[i]!, keys / 4 + i * n);
     heap.set(input.domains, domains / 4);
+    if (core.placeTuples(keys, n, m, domains, cols) < 0) validateCodes(input);
     if (input.counts) heap.set(input.counts, counts / 4);
     tables.forEach((levels, i) => {
       levels.forEach((t, l) => {

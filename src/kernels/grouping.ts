@@ -65,24 +65,37 @@ export function validateGroupingInput(
   input: GroupingInput,
   tables: readonly (readonly Int32Array[])[],
 ): number {
+  const n = validateShapes(input, tables);
+  validateCodes(input);
+  return n;
+}
+
+/** The lengths of the columns, counts and level tables (the codes are checked apart). */
+export function validateShapes(input: GroupingInput, tables: readonly (readonly Int32Array[])[]): number {
   const n = input.columns[0]?.length ?? 0;
   for (const [i, col] of input.columns.entries()) {
     if (col.length !== n)
       throw new RangeError(`grouping: column ${i} has ${col.length} codes, expected ${n}`);
-    const domain = input.domains[i]!;
-    for (let t = 0; t < n; t++) {
-      const c = col[t]!;
-      if (c < 0 || c >= domain)
-        throw new RangeError(`grouping: column ${i}, tuple ${t}: code outside [0, ${domain})`);
-    }
     for (const [l, table] of (tables[i] ?? []).entries()) {
-      if (table.length < domain)
+      if (table.length < input.domains[i]!)
         throw new RangeError(`grouping: column ${i}, level ${l}: table shorter than domain`);
     }
   }
   if (input.counts && input.counts.length !== n)
     throw new RangeError('grouping: counts length differs from n');
   return n;
+}
+
+/** Every code inside its column's domain (throws naming the first that is not). */
+export function validateCodes(input: GroupingInput): void {
+  for (const [i, col] of input.columns.entries()) {
+    const domain = input.domains[i]!;
+    for (let t = 0; t < col.length; t++) {
+      const c = col[t]!;
+      if (c < 0 || c >= domain)
+        throw new RangeError(`grouping: column ${i}, tuple ${t}: code outside [0, ${domain})`);
+    }
+  }
 }
 
 /**

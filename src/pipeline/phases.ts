@@ -43,6 +43,7 @@ import { methodFor } from '../methods/registry.ts';
 import { renderReportHtml } from '../report/html.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import { loadSpec, type ReleaseSpec } from '../spec/spec.ts';
+import { byCodeUnits } from '../util/format.ts';
 import { keyedRandom, tableDigest } from '../util/keys.ts';
 import { type RunKey, recall, remember } from './memo.ts';
 import { checkOutDir, type Manifest, type ManifestEntry } from './publish.ts';
@@ -594,7 +595,7 @@ export async function verify(task: WorkTask, env: PhaseEnv): Promise<{ verified:
     store.put(work.key('staging/report.html'), renderReportHtml(report)),
   ]);
   // Hash exactly the bytes that were verified and will be published.
-  const names = [...files, 'report.html', 'report.json'].sort((a, b) => a.localeCompare(b));
+  const names = [...files, 'report.html', 'report.json'].sort(byCodeUnits);
   const entries: ManifestEntry[] = [];
   for (const name of names) {
     const bytes = await store.get(work.key(`staging/${name}`));

@@ -18,6 +18,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { OutputError } from '../errors.ts';
+import { byCodeUnits } from '../util/format.ts';
 
 export interface ManifestEntry {
   name: string;
@@ -85,7 +86,7 @@ export class Staging {
     // An older release in the same folder is untrusted from the moment its files change.
     rmSync(join(abs, 'manifest.json'), { force: true });
     const files: ManifestEntry[] = [];
-    for (const [name, content] of [...this.files].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [name, content] of [...this.files].sort(([a], [b]) => byCodeUnits(a, b))) {
       const tmp = join(abs, `.${name}.partial`);
       copyFileSync(join(this.dir, name), tmp);
       renameSync(tmp, join(abs, name));

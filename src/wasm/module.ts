@@ -30,6 +30,7 @@ export interface CoreExports {
     direct: number,
   ): number;
   compose(groupOf: number, map: number, n: number, nMap: number, out: number): number;
+  placeTuples(from: number, n: number, m: number, domains: number, to: number): number;
   histogram(
     groupOf: number,
     values: number,

@@ -16,6 +16,7 @@ import { distributionMeasures } from '../../metrics/contingency.ts';
 import { disclosureMeasures } from '../../metrics/disclosure.ts';
 import { classSizeHistogram } from '../../metrics/privacy.ts';
 import type { VerificationCheck } from '../../report/types.ts';
+import { thousands } from '../../util/format.ts';
 import type { Random } from '../../util/random.ts';
 import { verifyAnatomy } from '../../verify/anatomy.ts';
 import { decodeTable } from '../../verify/verify.ts';
@@ -86,7 +87,7 @@ export function anatomyRelease(
   const layout = time('bucketize', () => layoutAnatomy(req.column, l, ctx.random('anatomy')));
   const { bucketization, ids, order, permutedSa } = layout;
   say(
-    `${table.rowCount.toLocaleString('en')} rows into ${bucketization.buckets.toLocaleString('en')} buckets ` +
+    `${thousands(table.rowCount)} rows into ${thousands(bucketization.buckets)} buckets ` +
       `of ≥ ${l} distinct ${req.attribute} values (${bucketization.residual} residual rows)`,
   );
 

@@ -22,6 +22,7 @@ import {
 import type { PrivacyModel } from '../../models/model.ts';
 import type { VerificationCheck } from '../../report/types.ts';
 import type { GeneralizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
+import { thousands } from '../../util/format.ts';
 import type { SensitiveContext } from '../../verify/models.ts';
 import { verifyGeneralization } from '../../verify/verify.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
@@ -341,8 +342,8 @@ export function searchStep(
 ): SearchStepResult {
   const { problem, qis, tuples, table } = prepared;
   say(
-    `${table.rowCount.toLocaleString('en')} rows, ${qis.length} quasi-identifiers, ` +
-      `${tuples.counts.length.toLocaleString('en')} distinct tuples, lattice of ${problem.lattice.size.toLocaleString('en')} nodes`,
+    `${thousands(table.rowCount)} rows, ${qis.length} quasi-identifiers, ` +
+      `${thousands(tuples.counts.length)} distinct tuples, lattice of ${thousands(problem.lattice.size)} nodes`,
   );
   const outcome = time('search', () => search(prepared, kernel));
   const { best, nodesChecked } = outcome;

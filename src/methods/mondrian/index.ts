@@ -12,6 +12,7 @@ import { wasmMondrianKernel } from '../../kernels/mondrian-wasm.ts';
 import { type DistributionMeasures, distributionMeasures } from '../../metrics/contingency.ts';
 import { classSizeHistogram, prosecutorRisk } from '../../metrics/privacy.ts';
 import type { ReportSection } from '../../report/types.ts';
+import { thousands } from '../../util/format.ts';
 import { verifyMondrian } from '../../verify/mondrian.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { mondrianEstimator } from './estimator.ts';
@@ -69,15 +70,15 @@ export const mondrianMethod: ReleaseMethod = {
     const prepared = time('prepare', () => prepareMondrian(spec, table));
     const { problem } = prepared;
     say(
-      `${table.rowCount.toLocaleString('en')} rows, ${problem.dims.length} quasi-identifiers ` +
+      `${thousands(table.rowCount)} rows, ${problem.dims.length} quasi-identifiers ` +
         `(${problem.dims.map((d) => `${d.name}: ${d.kind}`).join(', ')}), ${problem.mode} Mondrian`,
     );
     const outcome = time('partition', () => runMondrian(problem, mondrianKernelFor(ctx.kernel.name)));
     const { result, released } = outcome;
     say(
-      `${result.count.toLocaleString('en')} partitions after ${result.splits.toLocaleString('en')} splits` +
+      `${thousands(result.count)} partitions after ${thousands(result.splits)} splits` +
         `${outcome.strategy === 'strict' ? '' : ` (${outcome.strategy})`}, ` +
-        `${released.classes.toLocaleString('en')} classes, NCP ${released.ncp.toFixed(4)}`,
+        `${thousands(released.classes)} classes, NCP ${released.ncp.toFixed(4)}`,
     );
     const columns = time('apply', () =>
       releaseColumns(table, spec.attributes, problem, released, ctx.random('shuffle')),

@@ -22,6 +22,7 @@ import { tsPerturbKernel } from '../../kernels/perturb-ts.ts';
 import { wasmSimdPerturbKernel } from '../../kernels/perturb-wasm.ts';
 import { type DistributionMeasures, distributionMeasures } from '../../metrics/contingency.ts';
 import type { ModelResult, ReportSection } from '../../report/types.ts';
+import { thousands } from '../../util/format.ts';
 import { verifyRandomization } from '../../verify/randomization.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { releaseKeysOf } from './keys.ts';
@@ -66,7 +67,7 @@ export const randomizationMethod: ReleaseMethod = {
     const { attributes, distortions } = plan;
     const randomizedNames = attributes.filter((_, i) => distortions[i]).map((a) => a.name);
     say(
-      `${table.rowCount.toLocaleString('en')} rows; randomizing ${randomizedNames.join(', ') || 'nothing'} (${plan.method.scenario}, ${plan.method.form} form)`,
+      `${thousands(table.rowCount)} rows; randomizing ${randomizedNames.join(', ') || 'nothing'} (${plan.method.scenario}, ${plan.method.form} form)`,
     );
 
     const keys = releaseKeysOf(spec.seed, table);

@@ -8,6 +8,7 @@ import type { EncodedTable } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import type { KroneckerKernel } from '../../kernels/kronecker-kernel.ts';
 import type { RandomizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
+import { thousands } from '../../util/format.ts';
 import { buildDomains, type CategoricalAttribute } from './domain.ts';
 import {
   type Distortion,
@@ -259,7 +260,7 @@ export function planRandomization(
   if (qiRandomized && table2.qiCells > MAX_QI_CELLS) {
     throw new SpecError(
       'E_SPEC_TOO_LARGE',
-      `${where}: the QI contingency table has ${table2.qiCells.toLocaleString('en')} cells; randomizing QIs needs it dense (at most ${MAX_QI_CELLS.toLocaleString('en')})`,
+      `${where}: the QI contingency table has ${thousands(table2.qiCells)} cells; randomizing QIs needs it dense (at most ${thousands(MAX_QI_CELLS)})`,
       'discretize numeric QIs (method.discretize with a hierarchy level or bins), use fewer QIs, or scenario rr-s',
     );
   }

@@ -25,6 +25,7 @@ import { distributionMeasures } from '../../metrics/contingency.ts';
 import { classSizeHistogram } from '../../metrics/privacy.ts';
 import type { VerificationCheck } from '../../report/types.ts';
 import type { AttributeSpec, ReleaseSpec, SlicingMethodSpec } from '../../spec/spec.ts';
+import { thousands } from '../../util/format.ts';
 import { verifySlicing } from '../../verify/slicing.ts';
 import { decodeTable } from '../../verify/verify.ts';
 import {
@@ -347,7 +348,7 @@ export const slicingMethod: ReleaseMethod = {
     const { plan, partition, attributes } = sliced;
     say(
       `${plan.columns.length} columns (${plan.columns.map((g) => g.map((i) => attributes[i]!.name).join('+')).join(', ')}); ` +
-        `${partition.buckets.length.toLocaleString('en')} buckets after ${partition.trials} trial splits`,
+        `${thousands(partition.buckets.length)} buckets after ${partition.trials} trial splits`,
     );
     const files = time('write', () => slicingFiles(sliced, table.delimiter));
     const report = time('measure', () => reportOf(spec, table, ctx, sliced));

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { byCodeUnits, thousands } from '../../src/util/format.ts';
+import { Random } from '../../src/util/random.ts';
+
+describe('formatting without locale data', () => {
+  it('thousands separates like toLocaleString("en") for integers of every size and sign', () => {
+    const rng = new Random(3);
+    const samples = [0, 7, 999, 1000, 30_162, 4_320, 1_000_000, 10_000_000, -1234, 2 ** 31, 2 ** 53 - 1];
+    for (let i = 0; i < 500; i++) samples.push(rng.below(2 ** 31) * (rng.below(2) ? 1 : -1));
+    for (const n of samples) expect(thousands(n)).toBe(n.toLocaleString('en'));
+    expect(thousands(1234.5)).toBe((1234.5).toLocaleString('en'));
+  });
+
+  it('orders file names by code units', () => {
+    expect(['report.json', 'data.csv', 'Data.csv', 'data.arrow', 'report.html'].sort(byCodeUnits)).toEqual([
+      'Data.csv',
+      'data.arrow',
+      'data.csv',
+      'report.html',
+      'report.json',
+    ]);
+  });
+});
