@@ -472,20 +472,10 @@ export async function assemble(task: WorkTask, env: PhaseEnv): Promise<{ rows: n
       return { name: first.name, kind: 'number', values };
     }
     // One dictionary over the shards' dictionaries, in order of first appearance.
-    const index = new Map<string, number>();
-    const dictionary: string[] = [];
-    const concat = new Int32Array(total);
-    let at = 0;
-    for (const part of parts) {
-      const col = part[c] as OutputColumn & { kind: 'dictionary' };
-      const remap = Int32Array.from(col.dictionary, (v) => {
-        let code = index.get(v);
-        if (code === undefined) index.set(v, (code = dictionary.push(v) - 1));
-        return code;
-      });
-      for (let i = 0; i < col.codes.length; i++) concat[at + i] = remap[col.codes[i]!]!;
-      at += col.codes.length;
-    }
+    const { dictionary, codes: concat } = unionOfDictionaries(
+      total,
+      parts.map((part) => part[c] as OutputColumn & { kind: 'dictionary' }),
+    );
     const codes = new Int32Array(total);
     for (let j = 0; j < total; j++) codes[j] = concat[order[j]!]!;
     return compactDictionary(first.name, dictionary, codes);
@@ -772,22 +762,39 @@ function outputColumns(bytes: Uint8Array): OutputColumn[] {
       }
       return { name: field.name, kind: 'number', values };
     }
-    const index = new Map<string, number>();
-    const dictionary: string[] = [];
-    const codes = new Int32Array(table.numRows);
-    let at = 0;
-    for (const d of chunks) {
-      const remap = Int32Array.from(d.dictionary!.toArray() as string[], (v) => {
-        let code = index.get(v);
-        if (code === undefined) index.set(v, (code = dictionary.push(v) - 1));
-        return code;
-      });
-      const values = d.values as Int32Array;
-      for (let i = 0; i < d.length; i++) codes[at + i] = remap[values[i]!]!;
-      at += d.length;
-    }
+    const { dictionary, codes } = unionOfDictionaries(
+      table.numRows,
+      chunks.map((d) => ({
+        dictionary: d.dictionary!.toArray() as string[],
+        codes: (d.values as Int32Array).subarray(0, d.length),
+      })),
+    );
     return { name: field.name, kind: 'dictionary', dictionary, codes };
   });
+}
+
+/**
+ * Pieces of one column, each coded against its own dictionary, concatenated and coded against
+ * one dictionary: the pieces' values in order of first appearance.
+ */
+function unionOfDictionaries(
+  total: number,
+  pieces: readonly { readonly dictionary: readonly string[]; readonly codes: Int32Array }[],
+): { dictionary: string[]; codes: Int32Array } {
+  const index = new Map<string, number>();
+  const dictionary: string[] = [];
+  const codes = new Int32Array(total);
+  let at = 0;
+  for (const piece of pieces) {
+    const remap = Int32Array.from(piece.dictionary, (v) => {
+      let code = index.get(v);
+      if (code === undefined) index.set(v, (code = dictionary.push(v) - 1));
+      return code;
+    });
+    for (let i = 0; i < piece.codes.length; i++) codes[at + i] = remap[piece.codes[i]!]!;
+    at += piece.codes.length;
+  }
+  return { dictionary, codes };
 }
 
 const workCache = new Map<string, Work>();
