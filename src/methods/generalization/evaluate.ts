@@ -172,8 +172,7 @@ export class NodeEvaluator {
     const k = this.k;
     const max = problem.maxSuppressedRows;
     // Classes below k first: past the limit, the node fails without its SA histograms.
-    let rowsBelowK = 0;
-    for (let g = 0; g < groups; g++) if (sizes[g]! < k) rowsBelowK += sizes[g]!;
+    const rowsBelowK = rowsBelow(k, classes);
     const judges = rowsBelowK > max ? [] : this.judges;
     const histograms: ClassHistograms[] =
       judges.length === 0
@@ -238,16 +237,13 @@ export class NodeEvaluator {
   }
 
   /**
-   * Rows in classes smaller than k (here: the smallest class any model lets pass) at a node, from its grouping alone (no models): more than
-   * the suppression limit makes the node and all its specializations infeasible, whatever
-   * the other models say (k-anonymity with suppression is monotonic).
+   * Rows in classes smaller than k (here: the smallest class any model lets pass) at a node,
+   * from its grouping alone (no models): more than the suppression limit makes the node and
+   * all its specializations infeasible, whatever the models say of the other classes.
    */
   rowsBelowK(id: number): number {
     this.count(id);
-    const { sizes, groups } = this.classesAt(id, this.problem.lattice.levels(id));
-    let rows = 0;
-    for (let g = 0; g < groups; g++) if (sizes[g]! < this.k) rows += sizes[g]!;
-    return rows;
+    return rowsBelow(this.k, this.classesAt(id, this.problem.lattice.levels(id)));
   }
 
   /**
@@ -261,18 +257,13 @@ export class NodeEvaluator {
     this.count(id);
     const levels = problem.lattice.levels(id);
     const classes = this.classesAt(id, levels);
-    const { groups, sizes } = classes;
-    const suppressed = new Uint8Array(groups);
-    let suppressedRows = 0;
-    for (let g = 0; g < groups; g++) {
-      if (sizes[g]! < k) {
-        suppressed[g] = 1;
-        suppressedRows += sizes[g]!;
-      }
-    }
+    const suppressed = new Uint8Array(classes.groups);
+    const suppressedRows = rowsBelow(k, classes, suppressed);
     if (suppressedRows > problem.maxSuppressedRows) return Number.POSITIVE_INFINITY;
     if (problem.metric === 'aecs') return 0;
-    const outcome = outcomeOf(classes, suppressed, suppressedRows, groups);
+    let retained = 0;
+    for (const flag of suppressed) retained += 1 - flag;
+    const outcome = outcomeOf(classes, suppressed, suppressedRows, retained);
     return problem.metrics.values(levels, outcome, problem.metric)[problem.metric];
   }
 
@@ -316,6 +307,19 @@ export class NodeEvaluator {
     }
     return classes;
   }
+}
+
+/** Rows in classes smaller than k; `flags` (if given) gets 1 for each such class. */
+function rowsBelow(k: number, classes: Grouping, flags?: Uint8Array): number {
+  const { groups, sizes } = classes;
+  let rows = 0;
+  for (let g = 0; g < groups; g++) {
+    if (sizes[g]! < k) {
+      rows += sizes[g]!;
+      if (flags) flags[g] = 1;
+    }
+  }
+  return rows;
 }
 
 /** A node's classes as the metrics read them; the tuple → class map is composed only if read. */
