@@ -10,7 +10,7 @@
  * the number of thresholds ≤ x. Probabilities are thus realized in steps of 2⁻³¹; a zero
  * entry of the matrix is never drawn.
  */
-import { PpdpError } from '../errors.ts';
+import { UniformDraws } from '../util/random.ts';
 
 export const THRESHOLD_ONE = 2 ** 31;
 
@@ -92,12 +92,13 @@ export function validateCodes(codes: Int32Array, d: number): void {
  * A sequential view of the same 4-lane stream, for choices that are not cells (the row
  * shuffle): values come lane by lane, block by block.
  */
-export class LaneRandom {
+export class LaneRandom extends UniformDraws {
   private readonly state: LaneState;
   private readonly block = new Uint32Array(4);
   private used = 4;
 
   constructor(key: Uint32Array) {
+    super();
     this.state = laneState(key);
   }
 
@@ -107,29 +108,6 @@ export class LaneRandom {
       this.used = 0;
     }
     return this.block[this.used++]!;
-  }
-
-  /** Uniform integer in [0, n), without modulo bias. */
-  below(n: number): number {
-    if (!(n >= 1 && n <= 2 ** 32)) throw new PpdpError('E_INTERNAL', 'below: n out of range');
-    const limit = 2 ** 32 - (2 ** 32 % n);
-    for (;;) {
-      const x = this.nextU32();
-      if (x < limit) return x % n;
-    }
-  }
-
-  /** A uniformly random permutation of 0..n-1 (Fisher–Yates, from the last position down). */
-  permutation(n: number): Int32Array {
-    const p = new Int32Array(n);
-    for (let i = 0; i < n; i++) p[i] = i;
-    for (let i = n - 1; i > 0; i--) {
-      const j = this.below(i + 1);
-      const t = p[i]!;
-      p[i] = p[j]!;
-      p[j] = t;
-    }
-    return p;
   }
 }
 

@@ -1,9 +1,43 @@
+import { PpdpError } from '../errors.ts';
+
+/**
+ * Draws built on a source of uniform 32-bit words: every generator (this one, and the 4-lane
+ * stream of the perturbation kernels) shuffles and picks the same way from its words.
+ */
+export abstract class UniformDraws {
+  /** Next 32 random bits as an unsigned integer. */
+  abstract nextU32(): number;
+
+  /** Uniform integer in [0, n), without modulo bias. */
+  below(n: number): number {
+    if (!(n >= 1 && n <= 2 ** 32)) throw new PpdpError('E_INTERNAL', 'below: n out of range');
+    const limit = 2 ** 32 - (2 ** 32 % n);
+    for (;;) {
+      const x = this.nextU32();
+      if (x < limit) return x % n;
+    }
+  }
+
+  /** A uniformly random permutation of 0..n-1 (Fisher–Yates, from the last position down). */
+  permutation(n: number): Int32Array {
+    const p = new Int32Array(n);
+    for (let i = 0; i < n; i++) p[i] = i;
+    for (let i = n - 1; i > 0; i--) {
+      const j = this.below(i + 1);
+      const t = p[i]!;
+      p[i] = p[j]!;
+      p[j] = t;
+    }
+    return p;
+  }
+}
+
 /**
  * Seeded randomness: every random choice ppdp makes (row shuffling, perturbation) draws from
  * this generator, so the same input, spec and seed give a byte-identical release.
  * xoshiro128** seeded through splitmix32.
  */
-export class Random {
+export class Random extends UniformDraws {
   private s0: number;
   private s1: number;
   private s2: number;
@@ -25,6 +59,7 @@ export class Random {
   }
 
   constructor(seed: number) {
+    super();
     let x = seed >>> 0;
     const next = () => {
       x = (x + 0x9e3779b9) >>> 0;
@@ -53,28 +88,6 @@ export class Random {
     this.s1 >>>= 0;
     this.s2 >>>= 0;
     return result;
-  }
-
-  /** Uniform integer in [0, n), without modulo bias. */
-  below(n: number): number {
-    const limit = 2 ** 32 - (2 ** 32 % n);
-    for (;;) {
-      const x = this.nextU32();
-      if (x < limit) return x % n;
-    }
-  }
-
-  /** A uniformly random permutation of 0..n-1 (Fisher–Yates). */
-  permutation(n: number): Int32Array {
-    const p = new Int32Array(n);
-    for (let i = 0; i < n; i++) p[i] = i;
-    for (let i = n - 1; i > 0; i--) {
-      const j = this.below(i + 1);
-      const t = p[i]!;
-      p[i] = p[j]!;
-      p[j] = t;
-    }
-    return p;
   }
 }
 
