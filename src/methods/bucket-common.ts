@@ -62,6 +62,16 @@ export function diversityRequirement(
   return { attribute: model.attribute, column, model: model.model, l: model.l };
 }
 
+/** The l-diversity model's entry in a bucketization report. */
+export function diversityModelReport(
+  req: DiversityRequirement,
+  satisfied: boolean,
+  achieved: Record<string, number>,
+  monotonic: boolean,
+) {
+  return { model: req.model, params: { attribute: req.attribute, l: req.l }, satisfied, achieved, monotonic };
+}
+
 /** How many distinct SA values a bucket needs: l, rounded up for entropy l-diversity. */
 export function distinctNeeded(req: DiversityRequirement): number {
   return Math.ceil(req.l - 1e-12);

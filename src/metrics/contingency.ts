@@ -44,6 +44,17 @@ export interface DistributionMeasures {
   uncertainty: UncertaintyPair[];
 }
 
+/** The measures as a report's utility figures (the uncertainty pairs aside), in report order. */
+export function measureFigures(m: DistributionMeasures) {
+  return {
+    kl: m.kl,
+    chi2: m.chi2,
+    queryErrorBase: m.queryErrorBase,
+    queryErrorCube: m.queryErrorCube,
+    cubeCells: m.cubeCells,
+  };
+}
+
 const FLOOR = 1e-9;
 /** Beyond this many attributes the CUBE (2^m group-bys) is left out. */
 export const MAX_CUBE_ATTRIBUTES = 12;

@@ -12,7 +12,7 @@
 import { encodeArrow, readArrow } from '../../data/arrow.ts';
 import { encodeCsv, readCsv } from '../../data/csv.ts';
 import { compactDictionary, type EncodedColumn, type OutputColumn } from '../../data/table.ts';
-import { distributionMeasures } from '../../metrics/contingency.ts';
+import { distributionMeasures, measureFigures } from '../../metrics/contingency.ts';
 import { disclosureMeasures } from '../../metrics/disclosure.ts';
 import { classSizeHistogram } from '../../metrics/privacy.ts';
 import type { VerificationCheck } from '../../report/types.ts';
@@ -24,6 +24,7 @@ import {
   checkEligibility,
   type DiversityRequirement,
   distinctNeeded,
+  diversityModelReport,
   diversityRequirement,
   releasedAttributes,
   sizeBars,
@@ -267,15 +268,7 @@ function reportOf(
     rows: { input: table.rowCount, released: table.rowCount, suppressed: 0 },
     privacy: {
       satisfied,
-      models: [
-        {
-          model: req.model,
-          params: { attribute: req.attribute, l: req.l },
-          satisfied,
-          achieved: { l: achievedL },
-          monotonic: req.model === 'distinct-l-diversity',
-        },
-      ],
+      models: [diversityModelReport(req, satisfied, { l: achievedL }, req.model === 'distinct-l-diversity')],
       classes: buckets,
       ecSizeHistogram: classSizeHistogram(Array.from(sizes)),
       disclosure: { [req.attribute]: disclosure },
@@ -283,11 +276,7 @@ function reportOf(
     utility: {
       metric: 'kl-divergence',
       value: measures.kl,
-      kl: measures.kl,
-      chi2: measures.chi2,
-      queryErrorBase: measures.queryErrorBase,
-      queryErrorCube: measures.queryErrorCube,
-      cubeCells: measures.cubeCells,
+      ...measureFigures(measures),
     },
     sections: [
       {

@@ -9,7 +9,11 @@ import { hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import type { MondrianKernel } from '../../kernels/mondrian.ts';
 import { tsMondrianKernel } from '../../kernels/mondrian-ts.ts';
 import { wasmMondrianKernel } from '../../kernels/mondrian-wasm.ts';
-import { type DistributionMeasures, distributionMeasures } from '../../metrics/contingency.ts';
+import {
+  type DistributionMeasures,
+  distributionMeasures,
+  measureFigures,
+} from '../../metrics/contingency.ts';
 import { classSizeHistogram, prosecutorRisk } from '../../metrics/privacy.ts';
 import type { ReportSection } from '../../report/types.ts';
 import { thousands } from '../../util/format.ts';
@@ -240,15 +244,7 @@ function reportOf(
       metric: 'ncp',
       value: released.ncp,
       ncp: released.ncp,
-      ...(measures
-        ? {
-            kl: measures.kl,
-            chi2: measures.chi2,
-            queryErrorBase: measures.queryErrorBase,
-            queryErrorCube: measures.queryErrorCube,
-            cubeCells: measures.cubeCells,
-          }
-        : {}),
+      ...(measures ? measureFigures(measures) : {}),
     },
     sections: [section],
     details: {

@@ -21,7 +21,7 @@ import {
 } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
-import { distributionMeasures } from '../../metrics/contingency.ts';
+import { distributionMeasures, measureFigures } from '../../metrics/contingency.ts';
 import { classSizeHistogram } from '../../metrics/privacy.ts';
 import type { VerificationCheck } from '../../report/types.ts';
 import type { AttributeSpec, ReleaseSpec, SlicingMethodSpec } from '../../spec/spec.ts';
@@ -31,6 +31,7 @@ import { decodeTable } from '../../verify/verify.ts';
 import {
   checkEligibility,
   type DiversityRequirement,
+  diversityModelReport,
   diversityRequirement,
   releasedAttributes,
   sizeBars,
@@ -429,14 +430,13 @@ function reportOf(
     privacy: {
       satisfied,
       models: [
-        {
-          model: req.model,
-          params: { attribute: req.attribute, l: req.l },
+        diversityModelReport(
+          req,
           satisfied,
           // 12 significant digits: p(t,s) = 1/l exactly shows as such, not as 0.5000000000000001.
-          achieved: { l: precise(achievedL), maxP: precise(partition.maxP), bucketDistinctL: minDistinct },
-          monotonic: false,
-        },
+          { l: precise(achievedL), maxP: precise(partition.maxP), bucketDistinctL: minDistinct },
+          false,
+        ),
       ],
       classes: partition.buckets.length,
       ecSizeHistogram: classSizeHistogram(sizes),
@@ -444,11 +444,7 @@ function reportOf(
     utility: {
       metric: 'kl-divergence',
       value: measures.kl,
-      kl: measures.kl,
-      chi2: measures.chi2,
-      queryErrorBase: measures.queryErrorBase,
-      queryErrorCube: measures.queryErrorCube,
-      cubeCells: measures.cubeCells,
+      ...measureFigures(measures),
       klFullJoint: kl,
     },
     sections: [
