@@ -180,10 +180,10 @@ export const tsGroupingKernel: GroupingKernel = {
         last = { maps: mapsAt(levels), reps: r.reps };
         return { groups: r.groups, groupOf: r.srcToGroup, sizes: r.sizes, reps: r.reps };
       },
-      rollup(levels, from) {
+      rollup(levels, from, withMap = true) {
         validateRollup(from, n);
         const r = run(levels, from);
-        return { groups: r.groups, map: r.srcToGroup, sizes: r.sizes, reps: r.reps };
+        return { groups: r.groups, sizes: r.sizes, reps: r.reps, ...(withMap ? { map: r.srcToGroup } : {}) };
       },
       compose(groupOf, map) {
         const out = new Int32Array(groupOf.length);

@@ -97,7 +97,7 @@ export const wasmGroupingKernel: GroupingKernel = {
     };
 
     /** Groups `nSrc` sources (tuples when `from` is absent) under `levels`. */
-    const run = (levels: ArrayLike<number> | null, from: Grouping | null) => {
+    const run = (levels: ArrayLike<number> | null, from: Grouping | null, withMap: boolean) => {
       const mem = i32();
       const { radix: bases_, product } = radices(input.domains, bases, levels);
       const mode = keyMode(product, codes, capacity);
@@ -136,22 +136,22 @@ export const wasmGroupingKernel: GroupingKernel = {
       if (groups < 0) throw new RangeError(`rollup: a source class names a tuple outside [0, ${n})`);
       return {
         groups,
-        map: mem.slice(srcToGroup / 4, srcToGroup / 4 + nSrc),
         sizes: mem.slice(sizes / 4, sizes / 4 + groups),
         reps: mem.slice(reps / 4, reps / 4 + groups),
+        ...(withMap ? { map: mem.slice(srcToGroup / 4, srcToGroup / 4 + nSrc) } : {}),
       };
     };
 
     return {
       n,
       group(levels) {
-        const r = run(levels, null);
+        const r = run(levels, null, true);
         last = { levels, reps: r.reps };
-        return { groups: r.groups, groupOf: r.map, sizes: r.sizes, reps: r.reps };
+        return { groups: r.groups, groupOf: r.map!, sizes: r.sizes, reps: r.reps };
       },
-      rollup(levels, from) {
+      rollup(levels, from, withMap = true) {
         validateRollup(from); // the kernel checks each source's tuple itself
-        return run(levels, from);
+        return run(levels, from, withMap);
       },
       compose(groupOfArr, map) {
         if (groupOfArr.length !== n || map.length > n) throw new RangeError('compose: sizes differ from n');

@@ -27,8 +27,8 @@ export interface GroupingResult extends Grouping {
 }
 
 export interface RollupResult extends Grouping {
-  /** source class → group id, length `from.groups`. */
-  readonly map: Int32Array;
+  /** source class → group id, length `from.groups` (absent when the call asked not to keep it). */
+  readonly map?: Int32Array;
 }
 
 /**
@@ -41,8 +41,11 @@ export interface RollupResult extends Grouping {
 export interface GroupingSession {
   readonly n: number;
   group(levels: ArrayLike<number> | null): GroupingResult;
-  /** `from` must be a grouping at levels ≤ `levels` in every column. */
-  rollup(levels: ArrayLike<number>, from: Grouping): RollupResult;
+  /**
+   * `from` must be a grouping at levels ≤ `levels` in every column. `withMap` false leaves out
+   * the source → group map (an O(sources) copy) for callers that never compose it.
+   */
+  rollup(levels: ArrayLike<number>, from: Grouping, withMap?: boolean): RollupResult;
   /** A rollup's tuple → class map from its source's: `map[groupOf[t]]` for every tuple. */
   compose(groupOf: Int32Array, map: Int32Array): Int32Array;
   /** Per-group histogram of an extra column (e.g. the sensitive attribute): groups × width. */

@@ -77,7 +77,10 @@ interface Budget {
   cells: number;
 }
 
-/** A node's classes; the tuple → class map is composed from a lower node's on first use. */
+/**
+ * A node's classes; the tuple → class map is made on first use: composed from a lower node's
+ * when the rollup kept its map, else grouped from the tuples (the same ids, see the kernel).
+ */
 class Classes implements Grouping {
   private own: Int32Array | undefined;
   /** The budget this snapshot counts in while it is kept. */
@@ -98,7 +101,9 @@ class Classes implements Grouping {
   get groupOf(): Int32Array {
     if (!this.own) {
       const before = this.cells;
-      this.own = this.session!.compose(this.source!.groupOf, this.map!);
+      this.own = this.map
+        ? this.session!.compose(this.source!.groupOf, this.map)
+        : this.session!.group(this.levels).groupOf;
       this.source = undefined; // let the chain below go
       this.map = undefined;
       this.session = undefined;
@@ -141,6 +146,11 @@ export class NodeEvaluator {
   private readonly scratch: Int32Array[];
   /** The models besides k-anonymity (which the class sizes decide), with their SA's index. */
   private readonly judges: { readonly model: PrivacyModel; readonly sa: number }[];
+  /**
+   * Whether rollups keep their source → class maps: only SA histograms and the entropy metric
+   * read tuple → class maps during the search; without them the report's one node regroups.
+   */
+  private readonly keepMaps: boolean;
 
   constructor(
     readonly problem: GeneralizationProblem,
@@ -154,6 +164,7 @@ export class NodeEvaluator {
     this.judges = problem.models
       .filter((model) => model.spec.model !== 'k-anonymity')
       .map((model) => ({ model, sa: problem.sensitive.findIndex((s) => s.attribute === model.attribute) }));
+    this.keepMaps = this.judges.length > 0 || problem.metric === 'entropy';
   }
 
   private count(id: number): void {
@@ -290,8 +301,8 @@ export class NodeEvaluator {
       for (const s of this.snapshots) if (s.groups < from.groups && below(s.levels, levels)) from = s;
     }
     if (from !== this.bottom) this.rollups++;
-    const r = this.session.rollup(levels, from);
-    const classes = new Classes(levels, r.groups, r.sizes, r.reps, from, r.map, this.session);
+    const r = this.session.rollup(levels, from, this.keepMaps);
+    const classes = new Classes(levels, r.groups, r.sizes, r.reps, r.map && from, r.map, this.session);
     this.snapshots.push(classes);
     this.byId.set(id, classes);
     classes.budget = this.budget;
