@@ -29,6 +29,25 @@ export type OutputColumn =
     }
   | { readonly name: string; readonly kind: 'number'; readonly values: Float64Array };
 
+/**
+ * How many rows hold each code of a column. (Indexed loops here and in other hot paths:
+ * V8 runs for-of over a typed array several times slower.)
+ */
+export function codeCounts(column: EncodedColumn): Int32Array {
+  const counts = new Int32Array(column.dictionary.length);
+  const { codes } = column;
+  for (let r = 0; r < codes.length; r++) counts[codes[r]!]!++;
+  return counts;
+}
+
+/** 1 for each code some row holds. */
+export function presentCodes(column: EncodedColumn): Uint8Array {
+  const present = new Uint8Array(column.dictionary.length);
+  const { codes } = column;
+  for (let r = 0; r < codes.length; r++) present[codes[r]!] = 1;
+  return present;
+}
+
 export function columnByName(table: EncodedTable, name: string): EncodedColumn | undefined {
   return table.columns.find((c) => c.name === name);
 }

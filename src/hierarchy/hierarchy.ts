@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { checkHierarchySize } from '../data/limits.ts';
-import type { EncodedColumn } from '../data/table.ts';
+import { type EncodedColumn, presentCodes } from '../data/table.ts';
 import { HierarchyError } from '../errors.ts';
 import type { HierarchySpec } from '../spec/spec.ts';
 
@@ -259,12 +259,6 @@ function checkCycles(name: string, source: string, rows: Rows, quoteValues: bool
       }
     }
   }
-}
-
-function presentCodes(column: EncodedColumn): Uint8Array {
-  const present = new Uint8Array(column.dictionary.length);
-  for (const c of column.codes) present[c] = 1;
-  return present;
 }
 
 /** Numeric intervals `[lo,hi)` of growing widths, then `*`. */

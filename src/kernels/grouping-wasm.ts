@@ -2,7 +2,7 @@
  * The WASM grouping kernel: owns the memory layout of one session, places the tuples and
  * level tables once, then groups once per node with no copies but the small results.
  */
-import { instantiateCore } from '../wasm/module.ts';
+import { acquireCore, releaseCore } from '../wasm/module.ts';
 import {
   directCapacity,
   type Grouping,
@@ -21,6 +21,8 @@ import {
 } from './grouping.ts';
 
 const PAGE = 65536;
+/** Sessions whose memory ends below this hand their instance back for reuse on dispose. */
+const REUSABLE_BYTES = 64 * 1024 * 1024;
 
 /** A bump allocator over the instance's memory, grown once up front (growth detaches views). */
 class Layout {
@@ -45,8 +47,11 @@ export const wasmGroupingKernel: GroupingKernel = {
   open(input: GroupingInput, tables: readonly (readonly Int32Array[])[]): GroupingSession {
     const n = validateShapes(input, tables); // the codes are checked as they are placed
     const m = input.columns.length;
-    const core = instantiateCore();
+    const { core, zeroFrom, zeroBytes } = acquireCore();
     const layout = new Layout(core.memory);
+    // The hash table first, at the same place in every session: a reused instance's is still zero.
+    const capacity = directCapacity(n);
+    const table = layout.reserve(4 * capacity); // every call clears the slots it used
     const cols = layout.reserve(4 * m * n);
     const counts = input.counts ? layout.reserve(4 * n) : 0;
     const tablePtrs = tables.map((levels) => levels.map((t) => layout.reserve(4 * t.length)));
@@ -63,8 +68,6 @@ export const wasmGroupingKernel: GroupingKernel = {
     const packed = layout.reserve(8 * n);
     const slots = layout.reserve(4 * n);
     const keys = layout.reserve(4 * m * n);
-    const capacity = directCapacity(n);
-    const table = layout.reserve(4 * capacity); // zero: fresh memory, and every call clears what it used
     const composedIn = layout.reserve(4 * n);
     const composed = layout.reserve(4 * n);
     const mapIn = layout.reserve(4 * n);
@@ -75,6 +78,17 @@ export const wasmGroupingKernel: GroupingKernel = {
     const bases = levelBases(input.domains, tables);
     const i32 = () => new Int32Array(core.memory.buffer);
     const heap = i32();
+    const zeroEnd = zeroFrom + zeroBytes;
+    if (zeroFrom > table || zeroEnd <= table) heap.fill(0, table / 4, table / 4 + capacity);
+    else if (zeroEnd < table + 4 * capacity) heap.fill(0, zeroEnd / 4, table / 4 + capacity);
+    /** False while a kernel call runs: a call that traps may leave table slots set. */
+    let clean = true;
+    let disposed = false;
+    /** The instance may serve another session once this one is disposed: no use after that. */
+    const live = () => {
+      if (disposed) throw new Error('grouping session used after dispose');
+      return i32();
+    };
     // Row-major: a rollup reads scattered representatives, one cache line each. The columns
     // go in one after another (into the tuple-key scratch) and the kernel places and checks them.
     for (let i = 0; i < m; i++) heap.set(input.columns[i]!, keys / 4 + i * n);
@@ -98,7 +112,7 @@ export const wasmGroupingKernel: GroupingKernel = {
 
     /** Groups `nSrc` sources (tuples when `from` is absent) under `levels`. */
     const run = (levels: ArrayLike<number> | null, from: Grouping | null, withMap: boolean) => {
-      const mem = i32();
+      const mem = live();
       const { radix: bases_, product } = radices(input.domains, bases, levels);
       const mode = keyMode(product, codes, capacity);
       for (let i = 0; i < m; i++) {
@@ -112,6 +126,7 @@ export const wasmGroupingKernel: GroupingKernel = {
         mem.set(from.reps.subarray(0, nSrc), src / 4);
         mem.set(from.sizes.subarray(0, nSrc), weights / 4);
       }
+      clean = false;
       const groups = core.groupBy(
         cols,
         n,
@@ -133,6 +148,7 @@ export const wasmGroupingKernel: GroupingKernel = {
         mode === 'direct' ? capacity : tableCapacity(nSrc),
         mode === 'direct' ? 1 : 0,
       );
+      clean = true;
       if (groups < 0) throw new RangeError(`rollup: a source class names a tuple outside [0, ${n})`);
       return {
         groups,
@@ -155,7 +171,7 @@ export const wasmGroupingKernel: GroupingKernel = {
       },
       compose(groupOfArr, map) {
         if (groupOfArr.length !== n || map.length > n) throw new RangeError('compose: sizes differ from n');
-        const mem = i32();
+        const mem = live();
         mem.set(groupOfArr, composedIn / 4);
         mem.set(map, mapIn / 4);
         // The kernel checks each class id against the map (and stops at the first bad one).
@@ -165,6 +181,7 @@ export const wasmGroupingKernel: GroupingKernel = {
         return lastComposed;
       },
       histogram(groupOfArr, groups, values, width) {
+        live();
         const hist = new Layout(core.memory);
         hist.reserve(scratchStart);
         const out = hist.reserve(4 * groups * width);
@@ -193,7 +210,11 @@ export const wasmGroupingKernel: GroupingKernel = {
       keys(groups) {
         return keysOf(input.columns, mapsAt(last.levels), last.reps, groups);
       },
-      dispose() {},
+      dispose() {
+        if (!disposed && clean && core.memory.buffer.byteLength <= REUSABLE_BYTES)
+          releaseCore(core, table, 4 * capacity);
+        disposed = true;
+      },
     };
   },
 };

@@ -133,10 +133,8 @@ export function keysOf(
   return columns.map((col, i) => {
     const map = maps[i];
     const out = new Int32Array(groups);
-    for (let g = 0; g < groups; g++) {
-      const code = col[reps[g]!]!;
-      out[g] = map ? map[code]! : code;
-    }
+    if (map) for (let g = 0; g < groups; g++) out[g] = map[col[reps[g]!]!]!;
+    else for (let g = 0; g < groups; g++) out[g] = col[reps[g]!]!;
     return out;
   });
 }

@@ -4,7 +4,7 @@
  * bucket-size facts of the report.
  */
 import { basename } from 'node:path';
-import type { EncodedColumn, EncodedTable } from '../data/table.ts';
+import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table.ts';
 import { NoSolutionError, SpecError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/grouping.ts';
 import type { AttributeSpec, ReleaseSpec } from '../spec/spec.ts';
@@ -82,8 +82,7 @@ export function distinctNeeded(req: DiversityRequirement): number {
  * (Xiao & Tao's eligibility condition). Throws NoSolutionError with the numbers, never values.
  */
 export function checkEligibility(req: DiversityRequirement, rows: number, method: string): void {
-  const counts = new Int32Array(req.column.dictionary.length);
-  for (const c of req.column.codes) counts[c]!++;
+  const counts = codeCounts(req.column);
   let max = 0;
   let distinct = 0;
   for (const c of counts) {

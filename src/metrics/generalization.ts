@@ -49,29 +49,31 @@ export class GeneralizationMetrics {
     this.entropyCost = [];
     this.ncpByLevel = [];
     this.entropyByLevel = [];
-    hierarchies.forEach((h, i) => {
-      const freq = new Float64Array(h.labels[0]!.length);
-      const col = tuples[i]!;
-      for (let t = 0; t < col.length; t++) freq[col[t]!]! += counts[t]!;
+    for (let i = 0; i < this.m; i++) {
+      const h = hierarchies[i]!;
+      const freq = weightedFrequencies(tuples[i]!, counts, h.labels[0]!.length);
       const ncp: Float64Array[] = [];
       const ent: Float64Array[] = [];
       for (let l = 0; l <= h.height; l++) {
         const table = h.levelTables[l]!;
+        const leaves = h.leaves[l]!;
         const labelFreq = new Float64Array(h.labels[l]!.length);
         for (let c = 0; c < freq.length; c++) labelFreq[table[c]!]! += freq[c]!;
-        ncp.push(
-          Float64Array.from(freq, (_, c) =>
-            h.domain > 1 ? (h.leaves[l]![table[c]!]! - 1) / (h.domain - 1) : 0,
-          ),
-        );
-        // ARX's non-uniform entropy: −log2 Pr(original value | released value), per cell.
-        ent.push(Float64Array.from(freq, (f, c) => (f > 0 ? -Math.log2(f / labelFreq[table[c]!]!) : 0)));
+        const ncpAt = new Float64Array(freq.length);
+        const entAt = new Float64Array(freq.length);
+        for (let c = 0; c < freq.length; c++) {
+          if (h.domain > 1) ncpAt[c] = (leaves[table[c]!]! - 1) / (h.domain - 1);
+          // ARX's non-uniform entropy: −log2 Pr(original value | released value), per cell.
+          if (freq[c]! > 0) entAt[c] = -Math.log2(freq[c]! / labelFreq[table[c]!]!);
+        }
+        ncp.push(ncpAt);
+        ent.push(entAt);
       }
       this.ncpCost.push(ncp);
       this.entropyCost.push(ent);
       this.ncpByLevel.push(Float64Array.from(ncp, (cost) => weighted(cost, freq)));
       this.entropyByLevel.push(Float64Array.from(ent, (cost) => weighted(cost, freq)));
-    });
+    }
   }
 
   /**
@@ -246,6 +248,13 @@ export class GeneralizationMetrics {
     }
     return s / this.m;
   }
+}
+
+/** Per code of one column, the summed weight of the tuples holding it. */
+function weightedFrequencies(column: Int32Array, weights: Int32Array, domain: number): Float64Array {
+  const freq = new Float64Array(domain);
+  for (let t = 0; t < column.length; t++) freq[column[t]!]! += weights[t]!;
+  return freq;
 }
 
 function weighted(cost: Float64Array, freq: Float64Array): number {

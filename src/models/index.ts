@@ -1,5 +1,5 @@
 /** Builds the privacy models a spec names, with what each needs to know about the table. */
-import type { EncodedColumn, EncodedTable } from '../data/table.ts';
+import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../hierarchy/hierarchy.ts';
 import type { PrivacyModelSpec, ReleaseSpec } from '../spec/spec.ts';
@@ -41,14 +41,13 @@ export function sensitiveAttributes(
     const column = table.columns.find((c) => c.name === name)!;
     const a = spec.attributes.find((x) => x.name === name)!;
     const hierarchy = a.hierarchy ? buildHierarchy(column, a.hierarchy, false) : undefined;
-    const counts = new Float64Array(column.dictionary.length);
-    for (const c of column.codes) counts[c]!++;
+    const counts = codeCounts(column);
     return {
       name,
       column,
       hierarchy,
       order: valueOrder(column.dictionary, a.scale === 'numeric' || column.dictionary.every(isNumeric)),
-      distribution: counts.map((c) => c / table.rowCount),
+      distribution: Float64Array.from(counts, (c) => c / table.rowCount),
     };
   });
 }

@@ -1,6 +1,8 @@
 /**
  * Loads and compiles ppdp's WebAssembly core once per process. The module is tiny; each
- * kernel session gets its own instance (and memory), so sessions never share a layout.
+ * kernel session gets its own instance (and memory), so sessions never share a layout. A
+ * disposed grouping session hands its instance back for the next one (`acquireCore`):
+ * its memory is grown and paged in already, which is most of a small session's cost.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -171,4 +173,24 @@ function compile(): WebAssembly.Module {
 
 export function instantiateCore(): CoreExports {
   return new WebAssembly.Instance(compile(), {}).exports as unknown as CoreExports;
+}
+
+/** Instances handed back by finished sessions, each with how many leading bytes it promises are zero. */
+const idle: { core: CoreExports; zeroFrom: number; zeroBytes: number }[] = [];
+const IDLE_LIMIT = 2;
+
+/**
+ * An instance for a session: a returned one if any (with the byte range it promises is
+ * zero: `[zeroFrom, zeroFrom + zeroBytes)`), else a fresh one, whose memory is all zero.
+ */
+export function acquireCore(): { core: CoreExports; zeroFrom: number; zeroBytes: number } {
+  return idle.pop() ?? { core: instantiateCore(), zeroFrom: 0, zeroBytes: Number.POSITIVE_INFINITY };
+}
+
+/**
+ * Hands an instance back once its session is over; `zeroFrom`/`zeroBytes` name the range its
+ * session left zeroed. Memory never shrinks, so few are kept.
+ */
+export function releaseCore(core: CoreExports, zeroFrom: number, zeroBytes: number): void {
+  if (idle.length < IDLE_LIMIT) idle.push({ core, zeroFrom, zeroBytes });
 }

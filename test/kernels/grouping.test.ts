@@ -144,6 +144,20 @@ describe('grouping kernel: WASM equals the TS reference', () => {
     }
   });
 
+  it('a disposed session hands its instance to the next: sessions of every size still group right', () => {
+    const rng = new Random(11);
+    // Sizes around the direct table's 2^20 slots (n > 2^19 needs a larger table), up and down.
+    for (const n of [3000, 600_000, 40, 700_000, 5000, 1]) {
+      const input = randomInput(rng, n, [300, 300, 40]); // hashed: slots all over the table
+      const wasm = wasmGroupingKernel.open(input, input.tables);
+      const ts = tsGroupingKernel.open(input, input.tables);
+      same(wasm.group(null), ts.group(null));
+      same(wasm.group([1, 1, 1]), ts.group([1, 1, 1]));
+      wasm.dispose();
+      expect(() => wasm.group(null)).toThrow(/after dispose/);
+    }
+  });
+
   it('rejects codes outside their domain before they reach unchecked loops', () => {
     const input = { columns: [Int32Array.of(0, 3)], domains: [3] };
     expect(() => wasmGroupingKernel.open(input, [[]])).toThrow(/outside/);

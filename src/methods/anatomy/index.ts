@@ -11,7 +11,7 @@
  */
 import { encodeArrow, readArrow } from '../../data/arrow.ts';
 import { encodeCsv, readCsv } from '../../data/csv.ts';
-import { compactDictionary, type EncodedColumn, type OutputColumn } from '../../data/table.ts';
+import { codeCounts, compactDictionary, type EncodedColumn, type OutputColumn } from '../../data/table.ts';
 import { distributionMeasures, measureFigures } from '../../metrics/contingency.ts';
 import { disclosureMeasures } from '../../metrics/disclosure.ts';
 import { classSizeHistogram } from '../../metrics/privacy.ts';
@@ -240,8 +240,7 @@ function reportOf(
   );
   const originalHist = new Int32Array(original.count * width);
   for (let r = 0; r < table.rowCount; r++) originalHist[original.ids[r]! * width + req.column.codes[r]!]!++;
-  const distribution = new Float64Array(width);
-  for (const c of req.column.codes) distribution[c]! += 1 / table.rowCount;
+  const distribution = Float64Array.from(codeCounts(req.column), (c) => c / table.rowCount);
   const disclosure = disclosureMeasures(
     req.attribute,
     { groups: buckets, width, counts: hist, keep: () => true },

@@ -240,6 +240,11 @@ export class NodeEvaluator {
     });
   }
 
+  /** Ends the grouping session (its kernel instance may serve the next one). */
+  dispose(): void {
+    this.session.dispose();
+  }
+
   /** The node with every metric measured (for the report). */
   complete(r: NodeResult): NodeResult {
     if (!r.feasible) return r;
@@ -273,7 +278,7 @@ export class NodeEvaluator {
     if (suppressedRows > problem.maxSuppressedRows) return Number.POSITIVE_INFINITY;
     if (problem.metric === 'aecs') return 0;
     let retained = 0;
-    for (const flag of suppressed) retained += 1 - flag;
+    for (let g = 0; g < suppressed.length; g++) retained += 1 - suppressed[g]!;
     const outcome = outcomeOf(classes, suppressed, suppressedRows, retained);
     return problem.metrics.values(levels, outcome, problem.metric)[problem.metric];
   }

@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
 import { checkLatticeSize } from '../../data/limits.ts';
-import type { EncodedColumn, EncodedTable } from '../../data/table.ts';
+import { codeCounts, type EncodedColumn, type EncodedTable } from '../../data/table.ts';
 import { buildHierarchy, type Hierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/grouping.ts';
 import { disclosureMeasures } from '../../metrics/disclosure.ts';
@@ -176,8 +176,7 @@ function sensitiveContexts(spec: ReleaseSpec, table: EncodedTable): Map<string, 
   return new Map(
     names.map((name) => {
       const column = table.columns.find((c) => c.name === name)!;
-      const counts = new Float64Array(column.dictionary.length);
-      for (const code of column.codes) counts[code]!++;
+      const counts = codeCounts(column);
       const share = new Map<string, number>();
       column.dictionary.forEach((v, c) => {
         if (counts[c]! > 0) share.set(v, (share.get(v) ?? 0) + counts[c]! / table.rowCount);
@@ -351,11 +350,13 @@ export function searchStep(
   say(`chosen node ${JSON.stringify(node)} after checking ${nodesChecked} of ${problem.lattice.size} nodes`);
   const tupleSuppressed = new Uint8Array(tuples.counts.length);
   for (let t = 0; t < tupleSuppressed.length; t++) tupleSuppressed[t] = best.suppressed[best.groupOf[t]!]!;
+  // The bottom node (the input's own classes) from the search's session: its classes are kept.
+  const report = reportOf(prepared, outcome, node, outcome.evaluator.evaluate(0));
+  outcome.evaluator.dispose();
   return {
     node,
     tupleSuppressed,
-    // The bottom node (the input's own classes) from the search's session: its classes are kept.
-    report: reportOf(prepared, outcome, node, outcome.evaluator.evaluate(0)),
+    report,
     claims: {
       node,
       k: requiredK(problem.models),

@@ -11,7 +11,7 @@
  * else lexicographic) and released as the lowest common ancestor.
  */
 import { basename } from 'node:path';
-import type { EncodedColumn, EncodedTable } from '../../data/table.ts';
+import { type EncodedColumn, type EncodedTable, presentCodes } from '../../data/table.ts';
 import { InputError, NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import { buildModels, sensitiveAttributes } from '../../models/index.ts';
@@ -77,12 +77,6 @@ export function prepareMondrian(spec: ReleaseSpec, table: EncodedTable): Prepare
 
 function isNumber(v: string): boolean {
   return v.trim() !== '' && Number.isFinite(Number(v));
-}
-
-function presentCodes(column: EncodedColumn): Uint8Array {
-  const present = new Uint8Array(column.dictionary.length);
-  for (const c of column.codes) present[c] = 1;
-  return present;
 }
 
 function kindOf(a: AttributeSpec, column: EncodedColumn, where: string): DimKind {

@@ -191,7 +191,7 @@ function compact(
   discretization: Discretization,
 ): CategoricalAttribute {
   const used = new Uint8Array(labels.length);
-  for (const c of codes) used[c] = 1;
+  for (let r = 0; r < codes.length; r++) used[codes[r]!] = 1;
   const remap = new Int32Array(labels.length).fill(-1);
   const categories: string[] = [];
   labels.forEach((l, i) => {

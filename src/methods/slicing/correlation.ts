@@ -10,7 +10,7 @@
  * - PAM (Kaufman & Rousseeuw): BUILD then SWAP until no swap lowers the total distance, on the
  *   distance 1 − φ²; ties broken by the lower attribute index, so the result is deterministic.
  */
-import type { EncodedColumn } from '../../data/table.ts';
+import { codeCounts, type EncodedColumn } from '../../data/table.ts';
 import type { Hierarchy } from '../../hierarchy/hierarchy.ts';
 
 export const EQUAL_FREQUENCY_BINS = 10;
@@ -41,8 +41,7 @@ export function discretize(
   }
   // Equal-frequency bins over the sorted values; equal values share a bin.
   const d = column.dictionary.length;
-  const counts = new Int32Array(d);
-  for (const c of column.codes) counts[c]!++;
+  const counts = codeCounts(column);
   const order = Array.from({ length: d }, (_, i) => i).sort(
     (a, b) => Number(column.dictionary[a]) - Number(column.dictionary[b]) || a - b,
   );
