@@ -481,15 +481,16 @@ function breakdown(p: Prepared): ConfigResult['breakdown'] {
       openMs += performance.now() - t;
       const session: GroupingSession = {
         n: inner.n,
+        domains: inner.domains,
         group(levels) {
           const t1 = performance.now();
           const r = inner.group(levels);
           groupMs += performance.now() - t1;
           return r;
         },
-        rollup(levels, from) {
+        rollup(levels, from, withMap) {
           const t1 = performance.now();
-          const r = inner.rollup(levels, from);
+          const r = inner.rollup(levels, from, withMap);
           groupMs += performance.now() - t1;
           return r;
         },

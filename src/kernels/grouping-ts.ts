@@ -175,6 +175,7 @@ export const tsGroupingKernel: GroupingKernel = {
     let last: { maps: (Int32Array | null)[]; reps: Int32Array } = { maps: [], reps: new Int32Array(0) };
     return {
       n,
+      domains: input.domains,
       group(levels) {
         const r = run(levels, null);
         last = { maps: mapsAt(levels), reps: r.reps };

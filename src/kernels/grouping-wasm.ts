@@ -160,6 +160,7 @@ export const wasmGroupingKernel: GroupingKernel = {
 
     return {
       n,
+      domains: input.domains,
       group(levels) {
         const r = run(levels, null, true);
         last = { levels, reps: r.reps };

@@ -40,6 +40,8 @@ export interface RollupResult extends Grouping {
  */
 export interface GroupingSession {
   readonly n: number;
+  /** Per column: its code domain size. */
+  readonly domains: readonly number[];
   group(levels: ArrayLike<number> | null): GroupingResult;
   /**
    * `from` must be a grouping at levels ≤ `levels` in every column. `withMap` false leaves out

@@ -124,6 +124,9 @@ class Classes implements Grouping {
  */
 const SNAPSHOT_CELLS = 32 * 1024 * 1024;
 const SNAPSHOT_COUNT = 4096;
+/** At most this many "wide" attributes (more than WIDE_DOMAIN codes) stage rollups from the bottom. */
+const WIDE_ATTRIBUTES = 2;
+const WIDE_DOMAIN = 16;
 
 export class NodeEvaluator {
   /** Distinct nodes checked so far (grouped, and judged by the models or by k alone). */
@@ -151,6 +154,8 @@ export class NodeEvaluator {
    * read tuple → class maps during the search; without them the report's one node regroups.
    */
   private readonly keepMaps: boolean;
+  /** The attributes with the most codes (rollups from the bottom go through them first). */
+  private readonly wide: number[];
 
   constructor(
     readonly problem: GeneralizationProblem,
@@ -165,6 +170,12 @@ export class NodeEvaluator {
       .filter((model) => model.spec.model !== 'k-anonymity')
       .map((model) => ({ model, sa: problem.sensitive.findIndex((s) => s.attribute === model.attribute) }));
     this.keepMaps = this.judges.length > 0 || problem.metric === 'entropy';
+    const { domains } = session;
+    this.wide = domains
+      .map((_, i) => i)
+      .filter((i) => problem.lattice.heights[i]! > 0 && domains[i]! > WIDE_DOMAIN)
+      .sort((a, b) => domains[b]! - domains[a]! || a - b)
+      .slice(0, WIDE_ATTRIBUTES);
   }
 
   private count(id: number): void {
@@ -305,6 +316,15 @@ export class NodeEvaluator {
     if (from === this.bottom) {
       for (const s of this.snapshots) if (s.groups < from.groups && below(s.levels, levels)) from = s;
     }
+    // Rather than from the bottom, from the bottom with the widest attributes X raises raised
+    // one level: a few such nodes serve every later X with the same pattern, at a fraction of
+    // the bottom's classes (Adult: 12,458 → 1,900–5,500).
+    if (from === this.bottom) {
+      const low = levels.map((l, i) => (this.wide.includes(i) ? Math.min(l, 1) : 0));
+      if (low.some((l) => l > 0) && low.some((l, i) => l !== levels[i]))
+        from = this.classesAt(this.problem.lattice.index(low), low);
+    }
+
     if (from !== this.bottom) this.rollups++;
     const r = this.session.rollup(levels, from, this.keepMaps);
     const classes = new Classes(levels, r.groups, r.sizes, r.reps, r.map && from, r.map, this.session);

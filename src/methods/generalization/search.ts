@@ -121,6 +121,15 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
   // evaluated node costs all its specializations (monotonic models only).
   const fromBelow = new Float64Array(lattice.size);
   const carried = new Float64Array(lattice.size);
+  // Discernibility under k-anonymity alone: a class of at least k rows at an evaluated node
+  // stays inside a released class at every generalization, and a row in a class below k at an
+  // evaluated node is suppressed at every specialization. Released and suppressed rows are
+  // disjoint, so their two costs add: Σ|E|² over the big classes below, N per row above.
+  const split =
+    metric === 'discernibility' && evaluator.problem.models.every((m) => m.spec.model === 'k-anonymity');
+  const k = smallestPassingClass(evaluator.problem.models);
+  const bigSquares = split ? new Float64Array(lattice.size) : undefined;
+  const rowsBelowKAbove = split ? new Float64Array(lattice.size) : undefined;
   let best: NodeResult | undefined;
 
   const tagger = new Tagger(evaluator, monotonic, (r) => {
@@ -130,6 +139,11 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
       const carry = metrics.suppressionCarry(metric, r.levels, r.values, r.suppressedRows);
       if (carry > 0) raise(carried, r.id, carry, (x) => lattice.predecessors(x));
     }
+    if (bigSquares && rowsBelowKAbove) {
+      const { squares, small } = discernibilityParts(r, k);
+      raise(bigSquares, r.id, squares, (x) => lattice.successors(x));
+      raise(rowsBelowKAbove, r.id, small, (x) => lattice.predecessors(x));
+    }
     if (r.feasible && (!best || isBetter(r, best, (a, b) => compareTieBreak(lattice, a, b)))) best = r;
   });
   const { tags } = tagger;
@@ -137,6 +151,8 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
     let bound = Math.max(apriori[id]!, fromBelow[id]!);
     if (carried[id]! > 0)
       bound = Math.max(bound, metrics.suppressionBound(metric, lattice.levels(id), carried[id]!));
+    if (bigSquares && rowsBelowKAbove)
+      bound = Math.max(bound, bigSquares[id]! + evaluator.problem.rows * rowsBelowKAbove[id]!);
     return bound;
   };
   /** No node with this lower bound can beat the incumbent. */
@@ -177,7 +193,9 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
     if (infeasible[id] !== INFEASIBLE && !tagger.results.has(id)) candidates.push(id);
   candidates.sort((a, b) => apriori[a]! - apriori[b]! || compareTieBreak(lattice, a, b));
   for (const id of candidates) {
-    if (beaten(id, apriori[id]!) && apriori[id]! > best!.value) break; // sorted: none later can win
+    // Sorted: once the bound passes the best value (beyond a tie: a tie's later nodes may still
+    // win on the tie-break), no later node can win.
+    if (best && apriori[id]! > best.value && !nearlyEqual(apriori[id]!, best.value)) break;
     if (tags[id] === INFEASIBLE || !promising(id)) continue;
     if (best && beaten(id, evaluator.groupingBound(id))) continue;
     tagger.check(id);
@@ -188,6 +206,26 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
     nodesChecked: evaluator.checked,
     strategy: monotonic ? 'optimal (flash + bound)' : 'optimal (bound)',
   };
+}
+
+/**
+ * A node's grouping in the two parts of the discernibility bound under k-anonymity alone:
+ * Σ|E|² over its classes of at least k rows (a lower bound on the released cost of every
+ * generalization), and the rows in smaller classes (suppressed at every specialization).
+ */
+export function discernibilityParts(
+  grouping: { readonly groups: number; readonly sizes: Int32Array },
+  k: number,
+): { squares: number; small: number } {
+  const { groups, sizes } = grouping;
+  let squares = 0;
+  let small = 0;
+  for (let g = 0; g < groups; g++) {
+    const size = sizes[g]!;
+    if (size >= k) squares += size * size;
+    else small += size;
+  }
+  return { squares, small };
 }
 
 /** Nodes by level sum, then by a cost, then by id: the bottom-up order of the walks. */
