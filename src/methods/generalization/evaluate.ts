@@ -193,9 +193,9 @@ export class NodeEvaluator {
     const { groups, sizes } = classes;
     const k = this.k;
     const max = problem.maxSuppressedRows;
-    // Classes below k first: past the limit, the node fails without its SA histograms.
-    const rowsBelowK = rowsBelow(k, classes);
-    const judges = rowsBelowK > max ? [] : this.judges;
+    // Classes below k first: past the limit, the node fails without its SA histograms (with no
+    // model but k, the class loop below finds the same on its own).
+    const judges = this.judges.length === 0 || rowsBelow(k, classes) > max ? [] : this.judges;
     const histograms: ClassHistograms[] =
       judges.length === 0
         ? []

@@ -8,6 +8,8 @@ export class Lattice {
   readonly m: number;
   /** radix[i] = product of (h_j + 1) for j > i. */
   private readonly radix: number[];
+  /** Every node's levels, `digits[id * m + i]`, when the lattice is small enough to tabulate. */
+  private readonly digits: Uint16Array | undefined;
 
   constructor(readonly heights: readonly number[]) {
     this.m = heights.length;
@@ -18,6 +20,31 @@ export class Lattice {
       size *= heights[i]! + 1;
     }
     this.size = size;
+    // The search asks a node's levels and neighbours many thousand times: a table spares the
+    // divisions (8 MiB at most; larger lattices compute them).
+    if (size * this.m <= DIGIT_TABLE_CELLS && this.heights.every((h) => h < 65536)) {
+      this.digits = new Uint16Array(size * this.m);
+      for (let id = 0; id < size; id++)
+        for (let i = 0; i < this.m; i++)
+          this.digits[id * this.m + i] = Math.floor(id / this.radix[i]!) % (heights[i]! + 1);
+    }
+  }
+
+  /** Node `id`'s level of QI i. */
+  level(id: number, i: number): number {
+    return this.digits
+      ? this.digits[id * this.m + i]!
+      : Math.floor(id / this.radix[i]!) % (this.heights[i]! + 1);
+  }
+
+  /** The node one level up in QI i, or -1 at the top of its hierarchy. */
+  up(id: number, i: number): number {
+    return this.level(id, i) < this.heights[i]! ? id + this.radix[i]! : -1;
+  }
+
+  /** The node one level down in QI i, or -1 at its bottom. */
+  down(id: number, i: number): number {
+    return this.level(id, i) > 0 ? id - this.radix[i]! : -1;
   }
 
   index(levels: ArrayLike<number>): number {
@@ -28,15 +55,13 @@ export class Lattice {
 
   levels(id: number): number[] {
     const out = new Array<number>(this.m);
-    for (let i = 0; i < this.m; i++) {
-      out[i] = Math.floor(id / this.radix[i]!) % (this.heights[i]! + 1);
-    }
+    for (let i = 0; i < this.m; i++) out[i] = this.level(id, i);
     return out;
   }
 
   levelSum(id: number): number {
     let s = 0;
-    for (let i = 0; i < this.m; i++) s += Math.floor(id / this.radix[i]!) % (this.heights[i]! + 1);
+    for (let i = 0; i < this.m; i++) s += this.level(id, i);
     return s;
   }
 
@@ -45,7 +70,7 @@ export class Lattice {
     let s = 0;
     for (let i = 0; i < this.m; i++) {
       const h = this.heights[i]!;
-      if (h > 0) s += (Math.floor(id / this.radix[i]!) % (h + 1)) / h;
+      if (h > 0) s += this.level(id, i) / h;
     }
     return s;
   }
@@ -54,8 +79,8 @@ export class Lattice {
   successors(id: number): number[] {
     const out: number[] = [];
     for (let i = 0; i < this.m; i++) {
-      if (Math.floor(id / this.radix[i]!) % (this.heights[i]! + 1) < this.heights[i]!)
-        out.push(id + this.radix[i]!);
+      const s = this.up(id, i);
+      if (s >= 0) out.push(s);
     }
     return out;
   }
@@ -64,18 +89,15 @@ export class Lattice {
   predecessors(id: number): number[] {
     const out: number[] = [];
     for (let i = 0; i < this.m; i++) {
-      if (Math.floor(id / this.radix[i]!) % (this.heights[i]! + 1) > 0) out.push(id - this.radix[i]!);
+      const p = this.down(id, i);
+      if (p >= 0) out.push(p);
     }
     return out;
   }
 
   /** a ≤ b component-wise. */
   dominatedBy(a: number, b: number): boolean {
-    for (let i = 0; i < this.m; i++) {
-      const r = this.radix[i]!;
-      const base = this.heights[i]! + 1;
-      if (Math.floor(a / r) % base > Math.floor(b / r) % base) return false;
-    }
+    for (let i = 0; i < this.m; i++) if (this.level(a, i) > this.level(b, i)) return false;
     return true;
   }
 
@@ -83,6 +105,8 @@ export class Lattice {
     return this.size - 1;
   }
 }
+
+const DIGIT_TABLE_CELLS = 4 * 1024 * 1024;
 
 /**
  * Orders two nodes of equal utility: the smaller Σ di/hi wins, then the lexicographically

@@ -67,8 +67,8 @@ export class Tagger {
     const feasible = this.feasible ? this.feasible(id) : this.evaluate(id).feasible;
     if (this.monotonic) {
       const lattice = this.evaluator.problem.lattice;
-      if (feasible) this.spread(id, FEASIBLE, (x) => lattice.successors(x));
-      else this.spread(id, INFEASIBLE, (x) => lattice.predecessors(x));
+      if (feasible) spread(lattice, this.tags, id, FEASIBLE, 'up');
+      else spread(lattice, this.tags, id, INFEASIBLE, 'down');
     }
     return feasible;
   }
@@ -91,22 +91,28 @@ export class Tagger {
     const path = [start];
     for (;;) {
       let next = -1;
-      for (const s of lattice.successors(path.at(-1)!)) {
-        if (this.tags[s] !== UNKNOWN || !allowed(s)) continue;
+      const last = path.at(-1)!;
+      for (let i = 0; i < lattice.m; i++) {
+        const s = lattice.up(last, i);
+        if (s < 0 || this.tags[s] !== UNKNOWN || !allowed(s)) continue;
         if (next < 0 || cost[s]! < cost[next]!) next = s;
       }
       if (next < 0) return path;
       path.push(next);
     }
   }
+}
 
-  private spread(start: number, value: number, next: (id: number) => number[]): void {
-    const stack = [start];
-    while (stack.length > 0) {
-      const id = stack.pop()!;
-      if (this.tags[id] === value) continue;
-      this.tags[id] = value;
-      for (const n of next(id)) if (this.tags[n] !== value) stack.push(n);
+/** Sets `tags` to `value` from `start` through all its generalizations (up) or specializations. */
+function spread(lattice: Lattice, tags: Int8Array, start: number, value: number, dir: 'up' | 'down'): void {
+  const stack = [start];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (tags[id] === value) continue;
+    tags[id] = value;
+    for (let i = 0; i < lattice.m; i++) {
+      const n = dir === 'up' ? lattice.up(id, i) : lattice.down(id, i);
+      if (n >= 0 && tags[n] !== value) stack.push(n);
     }
   }
 }
@@ -133,16 +139,19 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
   let best: NodeResult | undefined;
 
   const tagger = new Tagger(evaluator, monotonic, (r) => {
-    const up = metrics.groupingBound(metric, r, maxSuppressedRows);
-    if (up > 0) raise(fromBelow, r.id, up, (x) => lattice.successors(x));
+    const parts = split ? discernibilityParts(r, k) : undefined;
+    // (Σ|E|² over every class is discernibility's grouping bound: the parts hold it already.)
+    const up = parts
+      ? parts.squares + parts.smallSquares
+      : metrics.groupingBound(metric, r, maxSuppressedRows);
+    if (up > 0) raise(lattice, fromBelow, r.id, up, 'up');
     if (monotonic && r.feasible && r.suppressedRows > 0) {
       const carry = metrics.suppressionCarry(metric, r.levels, r.values, r.suppressedRows);
-      if (carry > 0) raise(carried, r.id, carry, (x) => lattice.predecessors(x));
+      if (carry > 0) raise(lattice, carried, r.id, carry, 'down');
     }
-    if (bigSquares && rowsBelowKAbove) {
-      const { squares, small } = discernibilityParts(r, k);
-      raise(bigSquares, r.id, squares, (x) => lattice.successors(x));
-      raise(rowsBelowKAbove, r.id, small, (x) => lattice.predecessors(x));
+    if (parts && bigSquares && rowsBelowKAbove) {
+      raise(lattice, bigSquares, r.id, parts.squares, 'up');
+      raise(lattice, rowsBelowKAbove, r.id, parts.small, 'down');
     }
     if (r.feasible && (!best || isBetter(r, best, (a, b) => compareTieBreak(lattice, a, b)))) best = r;
   });
@@ -211,29 +220,54 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
 /**
  * A node's grouping in the two parts of the discernibility bound under k-anonymity alone:
  * Σ|E|² over its classes of at least k rows (a lower bound on the released cost of every
- * generalization), and the rows in smaller classes (suppressed at every specialization).
+ * generalization), and the rows in smaller classes (suppressed at every specialization),
+ * with their Σ|E|².
  */
 export function discernibilityParts(
   grouping: { readonly groups: number; readonly sizes: Int32Array },
   k: number,
-): { squares: number; small: number } {
+): { squares: number; small: number; smallSquares: number } {
   const { groups, sizes } = grouping;
   let squares = 0;
   let small = 0;
+  let smallSquares = 0;
   for (let g = 0; g < groups; g++) {
     const size = sizes[g]!;
     if (size >= k) squares += size * size;
-    else small += size;
+    else {
+      small += size;
+      smallSquares += size * size;
+    }
   }
-  return { squares, small };
+  return { squares, small, smallSquares };
 }
 
 /** Nodes by level sum, then by a cost, then by id: the bottom-up order of the walks. */
 export function bottomUp(lattice: Lattice, cost: Float64Array): number[] {
-  const sums = Int32Array.from({ length: lattice.size }, (_, id) => lattice.levelSum(id));
-  return Array.from({ length: lattice.size }, (_, id) => id).sort(
-    (a, b) => sums[a]! - sums[b]! || cost[a]! - cost[b]! || a - b,
-  );
+  const n = lattice.size;
+  const sums = Int32Array.from({ length: n }, (_, id) => lattice.levelSum(id));
+  let maxSum = 0;
+  for (let id = 0; id < n; id++) maxSum = Math.max(maxSum, sums[id]!);
+  if ((maxSum + 1) * n * n >= 2 ** 53 || cost.some(Number.isNaN))
+    return Array.from({ length: n }, (_, id) => id).sort(
+      (a, b) => sums[a]! - sums[b]! || cost[a]! - cost[b]! || a - b,
+    );
+  // The same order from one native sort of exact integer keys (sum, rank of cost, id): a
+  // comparator sort of the whole lattice cost more than the walks it orders.
+  const sorted = Float64Array.from(cost).sort();
+  const keys = new Float64Array(n);
+  for (let id = 0; id < n; id++) {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid]! < cost[id]!) lo = mid + 1;
+      else hi = mid;
+    }
+    keys[id] = (sums[id]! * n + lo) * n + id;
+  }
+  keys.sort();
+  return Array.from(keys, (key) => key % n);
 }
 
 /** Whether some class size fails every model (else tagging by class sizes prunes nothing). */
@@ -241,14 +275,20 @@ function requiresK(evaluator: NodeEvaluator): boolean {
   return smallestPassingClass(evaluator.problem.models) > 1;
 }
 
-/** Raises `values` to at least `v` from `start` through `next`, stopping where already higher. */
-function raise(values: Float64Array, start: number, v: number, next: (id: number) => number[]): void {
+/**
+ * Raises `values` to at least `v` from `start` through its generalizations (up) or
+ * specializations, stopping where already higher.
+ */
+function raise(lattice: Lattice, values: Float64Array, start: number, v: number, dir: 'up' | 'down'): void {
   const stack = [start];
   while (stack.length > 0) {
     const id = stack.pop()!;
     if (values[id]! >= v) continue;
     values[id] = v;
-    for (const n of next(id)) if (values[n]! < v) stack.push(n);
+    for (let i = 0; i < lattice.m; i++) {
+      const n = dir === 'up' ? lattice.up(id, i) : lattice.down(id, i);
+      if (n >= 0 && values[n]! < v) stack.push(n);
+    }
   }
 }
 
