@@ -8,6 +8,7 @@ import { type GeneralizationProblem, NodeEvaluator } from '../../src/methods/gen
 import { collapseRows, openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { Lattice } from '../../src/methods/generalization/lattice.ts';
 import {
+  bottomUp,
   discernibilityParts,
   exhaustiveSearch,
   optimalSearch,
@@ -177,6 +178,21 @@ describe('optimal search equals exhaustive search with non-monotonic SA models a
       expect(solved).toBeGreaterThan(10);
     });
   }
+});
+
+describe('the walk order', () => {
+  it('is level sum, then cost, then id (ties in cost included), as a comparator sort gives', () => {
+    const rng = new Random(5);
+    for (const heights of [[1, 4, 1, 2, 3, 2, 2, 1], [0], [3, 0, 2], [6, 6, 6, 6]]) {
+      const lattice = new Lattice(heights);
+      const cost = Float64Array.from({ length: lattice.size }, () => rng.below(7) / 3);
+      const sums = Array.from({ length: lattice.size }, (_, id) => lattice.levelSum(id));
+      const expected = Array.from({ length: lattice.size }, (_, id) => id).sort(
+        (a, b) => sums[a]! - sums[b]! || cost[a]! - cost[b]! || a - b,
+      );
+      expect(bottomUp(lattice, cost)).toEqual(expected);
+    }
+  });
 });
 
 describe('the discernibility bound under k-anonymity: released squares below plus suppressed rows above', () => {
