@@ -26,6 +26,8 @@ export interface ClassOutcome {
   readonly suppressed: Uint8Array;
   readonly suppressedRows: number;
   readonly retainedClasses: number;
+  /** Σ|E|² over the retained classes, when the caller counted it on its way (else summed here). */
+  readonly retainedSquares?: number | undefined;
 }
 
 export class GeneralizationMetrics {
@@ -119,10 +121,12 @@ export class GeneralizationMetrics {
       }
       entropy = entropySum;
     }
-    let squares = 0;
-    const { groups, sizes, suppressed } = outcome;
-    for (let g = 0; g < groups; g++) {
-      if (!suppressed[g]) squares += sizes[g]! * sizes[g]!;
+    let squares = outcome.retainedSquares ?? 0;
+    if (outcome.retainedSquares === undefined) {
+      const { groups, sizes, suppressed } = outcome;
+      for (let g = 0; g < groups; g++) {
+        if (!suppressed[g]) squares += sizes[g]! * sizes[g]!;
+      }
     }
     return {
       ncp,

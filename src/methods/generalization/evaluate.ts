@@ -56,6 +56,11 @@ export interface NodeResult extends ClassOutcome {
   /** Smallest retained class (0 when none is retained). */
   readonly minClassSize: number;
   /**
+   * Σ|E|² over the suppressed classes (over those the class loop saw: for an infeasible node,
+   * a lower bound). `retainedSquares` (in ClassOutcome) is the same over the retained ones.
+   */
+  readonly suppressedSquares: number;
+  /**
    * Utility of the node; +∞ for infeasible nodes (never released, so never measured). The
    * spec's metric always; the others once `NodeEvaluator.complete` has run (NaN before).
    */
@@ -209,6 +214,8 @@ export class NodeEvaluator {
     let suppressedRows = 0;
     let retainedClasses = 0;
     let minClassSize = 0;
+    let retainedSquares = 0;
+    let suppressedSquares = 0;
     for (let g = 0; g < groups; g++) {
       const size = sizes[g]!;
       let holds = size >= k;
@@ -226,10 +233,12 @@ export class NodeEvaluator {
       }
       if (holds) {
         retainedClasses++;
+        retainedSquares += size * size;
         if (minClassSize === 0 || size < minClassSize) minClassSize = size;
       } else {
         suppressed[g] = 1;
         suppressedRows += size;
+        suppressedSquares += size * size;
         // Past the limit the node is infeasible: its classes no longer matter.
         if (suppressedRows > max) break;
       }
@@ -237,7 +246,7 @@ export class NodeEvaluator {
     // Utility matters only where the node may be released: skip it for infeasible nodes.
     // A node that suppresses every row releases nothing (or only masked rows): never a solution.
     const feasible = suppressedRows <= problem.maxSuppressedRows && retainedClasses > 0;
-    const outcome = outcomeOf(classes, suppressed, suppressedRows, retainedClasses);
+    const outcome = outcomeOf(classes, suppressed, suppressedRows, retainedClasses, retainedSquares);
     const values = feasible ? problem.metrics.values(levels, outcome, problem.metric) : INFEASIBLE_VALUES;
     // Onto `outcome` rather than a spread of it, which would compose the tuple → class map.
     return Object.assign(outcome, {
@@ -246,6 +255,7 @@ export class NodeEvaluator {
       histograms,
       feasible,
       minClassSize,
+      suppressedSquares,
       values,
       value: values[problem.metric],
     });
@@ -364,6 +374,7 @@ function outcomeOf(
   suppressed: Uint8Array,
   suppressedRows: number,
   retainedClasses: number,
+  retainedSquares?: number,
 ): ClassOutcome {
   return {
     groups: classes.groups,
@@ -372,6 +383,7 @@ function outcomeOf(
     suppressed,
     suppressedRows,
     retainedClasses,
+    retainedSquares,
     get groupOf() {
       return classes.groupOf;
     },

@@ -133,25 +133,25 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
   // disjoint, so their two costs add: Σ|E|² over the big classes below, N per row above.
   const split =
     metric === 'discernibility' && evaluator.problem.models.every((m) => m.spec.model === 'k-anonymity');
-  const k = smallestPassingClass(evaluator.problem.models);
   const bigSquares = split ? new Float64Array(lattice.size) : undefined;
   const rowsBelowKAbove = split ? new Float64Array(lattice.size) : undefined;
   let best: NodeResult | undefined;
 
   const tagger = new Tagger(evaluator, monotonic, (r) => {
-    const parts = split ? discernibilityParts(r, k) : undefined;
-    // (Σ|E|² over every class is discernibility's grouping bound: the parts hold it already.)
-    const up = parts
-      ? parts.squares + parts.smallSquares
-      : metrics.groupingBound(metric, r, maxSuppressedRows);
+    // Discernibility's grouping bound is Σ|E|² over every class, which evaluation counted.
+    const up =
+      metric === 'discernibility'
+        ? (r.retainedSquares ?? 0) + r.suppressedSquares
+        : metrics.groupingBound(metric, r, maxSuppressedRows);
     if (up > 0) raise(lattice, fromBelow, r.id, up, 'up');
     if (monotonic && r.feasible && r.suppressedRows > 0) {
       const carry = metrics.suppressionCarry(metric, r.levels, r.values, r.suppressedRows);
       if (carry > 0) raise(lattice, carried, r.id, carry, 'down');
     }
-    if (parts && bigSquares && rowsBelowKAbove) {
-      raise(lattice, bigSquares, r.id, parts.squares, 'up');
-      raise(lattice, rowsBelowKAbove, r.id, parts.small, 'down');
+    if (bigSquares && rowsBelowKAbove) {
+      // k alone: the retained classes are those of at least k rows, the suppressed the others.
+      raise(lattice, bigSquares, r.id, r.retainedSquares ?? 0, 'up');
+      raise(lattice, rowsBelowKAbove, r.id, r.suppressedRows, 'down');
     }
     if (r.feasible && (!best || isBetter(r, best, (a, b) => compareTieBreak(lattice, a, b)))) best = r;
   });
@@ -215,31 +215,6 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
     nodesChecked: evaluator.checked,
     strategy: monotonic ? 'optimal (flash + bound)' : 'optimal (bound)',
   };
-}
-
-/**
- * A node's grouping in the two parts of the discernibility bound under k-anonymity alone:
- * Σ|E|² over its classes of at least k rows (a lower bound on the released cost of every
- * generalization), and the rows in smaller classes (suppressed at every specialization),
- * with their Σ|E|².
- */
-export function discernibilityParts(
-  grouping: { readonly groups: number; readonly sizes: Int32Array },
-  k: number,
-): { squares: number; small: number; smallSquares: number } {
-  const { groups, sizes } = grouping;
-  let squares = 0;
-  let small = 0;
-  let smallSquares = 0;
-  for (let g = 0; g < groups; g++) {
-    const size = sizes[g]!;
-    if (size >= k) squares += size * size;
-    else {
-      small += size;
-      smallSquares += size * size;
-    }
-  }
-  return { squares, small, smallSquares };
 }
 
 /** Nodes by level sum, then by a cost, then by id: the bottom-up order of the walks. */
