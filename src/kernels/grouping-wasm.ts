@@ -150,10 +150,14 @@ export const wasmGroupingKernel: GroupingKernel = {
       );
       clean = true;
       if (groups < 0) throw new RangeError(`rollup: a source class names a tuple outside [0, ${n})`);
+      // Sizes and representatives leave in one copy (one buffer, two views): a node's results
+      // are small and many, and each buffer costs an allocation and its finalization.
+      mem.copyWithin(sizes / 4 + groups, reps / 4, reps / 4 + groups);
+      const both = mem.slice(sizes / 4, sizes / 4 + 2 * groups);
       return {
         groups,
-        sizes: mem.slice(sizes / 4, sizes / 4 + groups),
-        reps: mem.slice(reps / 4, reps / 4 + groups),
+        sizes: both.subarray(0, groups),
+        reps: both.subarray(groups),
         ...(withMap ? { map: mem.slice(srcToGroup / 4, srcToGroup / 4 + nSrc) } : {}),
       };
     };
