@@ -19,7 +19,7 @@
 //               value (Σ domains u64): a packed key is then m loads and adds
 //   src         source → tuple index, or 0 (source s is tuple s)
 //   weights     per source weight, or 0 (1 each)
-//   srcToGroup  out: source → group id
+//   srcToGroup  out: source → group id, or 0 (not wanted)
 //   sizes       out: group → summed weight
 //   reps        out: group → its first tuple
 //   packed      out: group → packed u64 key (packed and direct modes)
@@ -95,7 +95,7 @@ function count(
     store<i32>(p, w);
     store<i32>(reps + ((<usize>g) << 2), t);
   } else store<i32>(p, load<i32>(p) + w);
-  store<i32>(srcToGroup + ((<usize>s) << 2), g);
+  if (srcToGroup != 0) store<i32>(srcToGroup + ((<usize>s) << 2), g);
   return g;
 }
 
@@ -120,29 +120,30 @@ export function groupBy(
   capacity: i32,
   direct: i32,
 ): i32 {
-  // A rollup's sources name tuples: each must be one of the n (-1 before anything is written).
-  if (src != 0) {
-    for (let s = 0; s < nSrc; s++) if (<u32>load<i32>(src + ((<usize>s) << 2)) >= <u32>n) return -1;
-  }
+  // A rollup's sources name tuples: each must be one of the n. The loops check as they go and
+  // stop at the first that is not, returning -1 − (groups so far), whose slots are cleared here.
   let groups: i32;
   if (radix == 0) {
-    groups = groupTuples(cols, m, maps, src, nSrc, weights, srcToGroup, sizes, reps, slots, keys, table, capacity);
+    groups = groupTuples(cols, n, m, maps, src, nSrc, weights, srcToGroup, sizes, reps, slots, keys, table, capacity);
   } else if (direct != 0) {
     placeValues(m, maps, radix, domains, contribs);
-    groups = groupDirect(cols, m, contribs, src, nSrc, weights, srcToGroup, sizes, reps, packed, table);
-    for (let g = 0; g < groups; g++) store<i32>(table + ((<usize>load<u64>(packed + ((<usize>g) << 3))) << 2), 0);
-    return groups;
+    groups = groupDirect(cols, n, m, contribs, src, nSrc, weights, srcToGroup, sizes, reps, packed, table);
+    const made = groups < 0 ? -1 - groups : groups;
+    for (let g = 0; g < made; g++) store<i32>(table + ((<usize>load<u64>(packed + ((<usize>g) << 3))) << 2), 0);
+    return groups < 0 ? -1 : groups;
   } else {
     placeValues(m, maps, radix, domains, contribs);
-    groups = groupPacked(cols, m, contribs, src, nSrc, weights, srcToGroup, sizes, reps, packed, slots, table, capacity);
+    groups = groupPacked(cols, n, m, contribs, src, nSrc, weights, srcToGroup, sizes, reps, packed, slots, table, capacity);
   }
-  for (let g = 0; g < groups; g++) store<i32>(table + ((<usize>load<i32>(slots + ((<usize>g) << 2))) << 2), 0);
-  return groups;
+  const made = groups < 0 ? -1 - groups : groups;
+  for (let g = 0; g < made; g++) store<i32>(table + ((<usize>load<i32>(slots + ((<usize>g) << 2))) << 2), 0);
+  return groups < 0 ? -1 : groups;
 }
 
 // The generalized domains' product is small: the packed key indexes the table directly.
 function groupDirect(
   cols: usize,
+  n: i32,
   m: i32,
   contribs: usize,
   src: usize,
@@ -157,6 +158,7 @@ function groupDirect(
   let groups = 0;
   for (let s = 0; s < nSrc; s++) {
     const t = tupleOf(src, s);
+    if (<u32>t >= <u32>n) return -1 - groups;
     const key = packKey(cols, t, m, contribs);
     const slot = table + ((<usize>key) << 2);
     const g = count(load<i32>(slot) - 1, groups, s, t, weights, srcToGroup, sizes, reps);
@@ -173,6 +175,7 @@ function groupDirect(
 // one compare per source instead of m of each.
 function groupPacked(
   cols: usize,
+  n: i32,
   m: i32,
   contribs: usize,
   src: usize,
@@ -190,6 +193,7 @@ function groupPacked(
   let groups = 0;
   for (let s = 0; s < nSrc; s++) {
     const t = tupleOf(src, s);
+    if (<u32>t >= <u32>n) return -1 - groups;
     const key = packKey(cols, t, m, contribs);
     let h = key * 0x9e3779b97f4a7c15;
     h ^= h >>> 29;
@@ -218,6 +222,7 @@ function groupPacked(
 // Keys too wide to pack: hash and compare whole generalized tuples.
 function groupTuples(
   cols: usize,
+  n: i32,
   m: i32,
   maps: usize,
   src: usize,
@@ -236,6 +241,7 @@ function groupTuples(
   let groups = 0;
   for (let s = 0; s < nSrc; s++) {
     const t = tupleOf(src, s);
+    if (<u32>t >= <u32>n) return -1 - groups;
     // Generalize the tuple into the key slot of the next new group (a free scratch row:
     // kept if the tuple starts a group, overwritten otherwise) and hash it on the way.
     let h: u32 = 0x811c9dc5;

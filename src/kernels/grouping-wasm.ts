@@ -138,7 +138,7 @@ export const wasmGroupingKernel: GroupingKernel = {
         from ? src : 0,
         nSrc,
         from ? weights : counts,
-        srcToGroup,
+        withMap ? srcToGroup : 0,
         sizes,
         reps,
         packed,

@@ -94,6 +94,13 @@ describe('grouping kernel: WASM equals the TS reference', () => {
       const session = open(kernel);
       const bad = { groups: 1, sizes: Int32Array.of(1), reps: Int32Array.of(tuples.counts.length) };
       expect(() => session.rollup(problem.lattice.levels(0), bad)).toThrow(/outside/);
+      // Found mid-way (after classes were counted, hashed or direct): the session still groups right.
+      const bottom = session.group(problem.lattice.levels(0));
+      for (const levels of [problem.lattice.levels(0), problem.lattice.levels(problem.lattice.top)]) {
+        const late = { ...bottom, reps: Int32Array.from(bottom.reps, (t, g) => (g === 5 ? -3 : t)) };
+        expect(() => session.rollup(levels, late)).toThrow(/outside/);
+        rollsUp(session, problem.lattice.levels(0), levels);
+      }
     }
   });
 
