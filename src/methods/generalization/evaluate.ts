@@ -326,14 +326,17 @@ export class NodeEvaluator {
     if (from === this.bottom) {
       for (const s of this.snapshots) if (s.groups < from.groups && below(s.levels, levels)) from = s;
     }
-    // Rather than from the bottom, from the bottom with the widest attributes X raises raised
-    // one level: a few such nodes serve every later X with the same pattern, at a fraction of
-    // the bottom's classes (Adult: 12,458 → 1,900–5,500).
-    if (from === this.bottom) {
-      const low = levels.map((l, i) => (this.wide.includes(i) ? Math.min(l, 1) : 0));
-      if (low.some((l) => l > 0) && low.some((l, i) => l !== levels[i]))
-        from = this.classesAt(this.problem.lattice.index(low), low);
-    }
+    // Rather than from the bottom (or a node below this one's staging node), from the staging
+    // node: the bottom with the widest attributes X raises raised one level. A few such nodes
+    // serve every later X with the same pattern, at a fraction of the bottom's classes (Adult:
+    // 12,458 → 1,900–5,500).
+    const low = levels.map((l, i) => (this.wide.includes(i) ? Math.min(l, 1) : 0));
+    if (
+      low.some((l, i) => l !== levels[i]) &&
+      low.some((l, i) => l !== from.levels[i]) &&
+      below(from.levels, low)
+    )
+      from = this.classesAt(this.problem.lattice.index(low), low);
 
     if (from !== this.bottom) this.rollups++;
     const r = this.session.rollup(levels, from, this.keepMaps);

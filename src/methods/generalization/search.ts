@@ -1,8 +1,9 @@
 /**
  * Optimal full-domain generalization. Two phases:
  *
- * 1. Feasibility by predictive tagging (Flash-like): walk the lattice bottom-up, build a path
- *    upwards from each untagged node and binary-search it; a feasible node tags all its
+ * 1. Feasibility by predictive tagging (Flash-like): visit the lattice level by level (from the
+ *    top or the bottom, whichever checks fewer nodes for the metric), build a path upwards
+ *    from each untagged node and binary-search it; a feasible node tags all its
  *    generalizations feasible, an infeasible one all its specializations infeasible. When a
  *    model is not monotonic under the spec's suppression, the tagging judges class sizes
  *    alone (rows in classes smaller than any model lets pass), which is monotonic, with checks
@@ -173,6 +174,12 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
   const promising = (id: number) => !beaten(id, lowerBound(id));
 
   const order = bottomUp(lattice, apriori);
+  // Where the walks of phase 1 start, top first or bottom first, changes only how many nodes
+  // they check, never the optimum. Measured on Adult (bench/arx.ts): with no suppression, or
+  // with a metric whose suppression penalty is capped by the top level's cost (NCP,
+  // precision), starting at the top checks 2–4× fewer nodes; discernibility, AECS and entropy
+  // under suppression check fewer, or cheaper ones, bottom first.
+  const topFirst = maxSuppressedRows === 0 || metric === 'ncp' || metric === 'precision';
   // Infeasibility known before phase 2: by the models' own tagging when they are monotonic,
   // else by class sizes alone (classes smaller than any model lets pass are suppressed at a
   // node and all its specializations), tagged with checks that only group.
@@ -181,8 +188,9 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
     // An incumbent first, from the cheapest chain bottom to top: it bounds the region worth
     // tagging to the nodes whose lower bound is below its value.
     tagger.searchPath(tagger.pathFrom(0, promising, apriori));
-    // Phase 1: predictive tagging within that region, bottom-up.
-    for (const start of order) {
+    // Phase 1: predictive tagging within that region.
+    for (let j = 0; j < order.length; j++) {
+      const start = order[topFirst ? order.length - 1 - j : j]!;
       if (tags[start] === UNKNOWN && promising(start))
         tagger.searchPath(tagger.pathFrom(start, promising, apriori));
     }
