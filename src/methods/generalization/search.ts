@@ -74,14 +74,19 @@ export class Tagger {
     return feasible;
   }
 
-  /** Binary search of a chain for its lowest feasible node. */
-  searchPath(path: readonly number[]): void {
+  /**
+   * Binary search of a chain for its lowest feasible node. `skip` names nodes not worth a
+   * check any more (e.g. bounds learnt on the way rule them out): the search passes above them.
+   */
+  searchPath(path: readonly number[], skip?: (id: number) => boolean): void {
     let lo = 0;
     let hi = path.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       const id = path[mid]!;
-      if (this.tags[id] === UNKNOWN ? this.check(id) : this.tags[id] === FEASIBLE) hi = mid - 1;
+      const tag = this.tags[id];
+      if (tag === UNKNOWN && skip?.(id)) lo = mid + 1;
+      else if (tag === UNKNOWN ? this.check(id) : tag === FEASIBLE) hi = mid - 1;
       else lo = mid + 1;
     }
   }
@@ -192,7 +197,7 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
     for (let j = 0; j < order.length; j++) {
       const start = order[topFirst ? order.length - 1 - j : j]!;
       if (tags[start] === UNKNOWN && promising(start))
-        tagger.searchPath(tagger.pathFrom(start, promising, apriori));
+        tagger.searchPath(tagger.pathFrom(start, promising, apriori), (id) => !promising(id));
     }
   } else if (requiresK(evaluator)) {
     const byK = new Tagger(evaluator, true, undefined, (id) => evaluator.rowsBelowK(id) <= maxSuppressedRows);
