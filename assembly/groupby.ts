@@ -50,7 +50,8 @@ function packKey(cols: usize, t: i32, m: i32, contribs: usize): u64 {
   let key: u64 = 0;
   let colPtr = cols + ((<usize>t * <usize>m) << 2);
   for (let i = 0; i < m; i++) {
-    key += load<u64>(<usize>load<u32>(contribs + ((<usize>i) << 2)) + ((<usize>load<i32>(colPtr)) << 3));
+    const table = <usize>load<u32>(contribs + ((<usize>i) << 2));
+    if (table != 0) key += load<u64>(table + ((<usize>load<i32>(colPtr)) << 3));
     colPtr += 4;
   }
   return key;
@@ -65,7 +66,9 @@ function placeValues(m: i32, maps: usize, radix: usize, domains: usize, contribs
   for (let i = m - 1; i >= 0; i--) {
     const map = load<u32>(maps + ((<usize>i) << 2));
     const d = load<i32>(domains + ((<usize>i) << 2));
-    store<u32>(contribs + ((<usize>i) << 2), <u32>at);
+    const base = load<u64>(radix + ((<usize>i) << 3));
+    // A column the node maps to one value adds 0 to every key: 0 marks it skipped.
+    store<u32>(contribs + ((<usize>i) << 2), base == 1 ? 0 : <u32>at);
     for (let c = 0; c < d; c++) {
       const v = map != 0 ? load<i32>(<usize>map + ((<usize>c) << 2)) : c;
       store<u64>(at + ((<usize>c) << 3), <u64>v * place);
