@@ -8,9 +8,10 @@
  *    model is not monotonic under the spec's suppression, the tagging judges class sizes
  *    alone (rows in classes smaller than any model lets pass), which is monotonic, with checks
  *    that only group.
- * 2. Branch and bound over the nodes not known infeasible, in order of a lower bound known
- *    before grouping (the metric with no suppression): stop once that bound exceeds the best
- *    value found, and skip nodes whose bound from an evaluated specialization already does.
+ * 2. Branch and bound over the nodes not known infeasible, in order of their lower bound
+ *    before grouping (the metric with no suppression, raised by what evaluated nodes above and
+ *    below teach): stop once that bound exceeds the best value found, and skip nodes whose
+ *    bound has risen past it since.
  *
  * Suppression makes every metric non-monotonic (a generalization may release rows a
  * specialization suppressed), which is why phase 1 alone — the minimal feasible nodes — is
@@ -209,16 +210,20 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
   }
 
   // Phase 2: the candidates left (feasible or unknown, not evaluated), in order of their
-  // a-priori bound, skipping those that a bound learnt from evaluated nodes rules out, and
+  // lower bound, skipping those that a bound learnt since rules out, and
   // those whose grouping alone (the too-small classes suppressed) already costs too much.
   const candidates: number[] = [];
   for (let id = 0; id < lattice.size; id++)
     if (infeasible[id] !== INFEASIBLE && !tagger.results.has(id)) candidates.push(id);
-  candidates.sort((a, b) => apriori[a]! - apriori[b]! || compareTieBreak(lattice, a, b));
+  // In order of the lower bound known now (phase 1's evaluations raised many above the a-priori
+  // one): the best release turns up sooner and prunes more of the rest. Bounds only rise, so
+  // once a candidate's bound at sorting passes the best value, so do all later ones'.
+  const sortedBound = Float64Array.from({ length: lattice.size }, (_, id) => lowerBound(id));
+  candidates.sort((a, b) => sortedBound[a]! - sortedBound[b]! || compareTieBreak(lattice, a, b));
   for (const id of candidates) {
     // Sorted: once the bound passes the best value (beyond a tie: a tie's later nodes may still
     // win on the tie-break), no later node can win.
-    if (best && apriori[id]! > best.value && !nearlyEqual(apriori[id]!, best.value)) break;
+    if (best && sortedBound[id]! > best.value && !nearlyEqual(sortedBound[id]!, best.value)) break;
     if (tags[id] === INFEASIBLE || !promising(id)) continue;
     if (best && beaten(id, evaluator.groupingBound(id))) continue;
     tagger.check(id);
