@@ -283,6 +283,11 @@ export class NodeEvaluator {
     return rowsBelow(this.k, this.classesAt(id, this.problem.lattice.levels(id)));
   }
 
+  /** Whether models other than k judge classes (else a node's grouping decides it whole). */
+  get judgesBeyondK(): boolean {
+    return this.judges.length > 0;
+  }
+
   /**
    * A lower bound on a node's metric from its grouping alone: the value with only the classes
    * smaller than k suppressed (the models can only suppress more, and a suppressed row costs at

@@ -225,7 +225,8 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
     // win on the tie-break), no later node can win.
     if (best && sortedBound[id]! > best.value && !nearlyEqual(sortedBound[id]!, best.value)) break;
     if (tags[id] === INFEASIBLE || !promising(id)) continue;
-    if (best && beaten(id, evaluator.groupingBound(id))) continue;
+    // (With k alone that bound is the node's value: checking it costs no more.)
+    if (best && evaluator.judgesBeyondK && beaten(id, evaluator.groupingBound(id))) continue;
     tagger.check(id);
   }
   if (!best) throw noSolution(evaluator);
