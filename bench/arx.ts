@@ -3,7 +3,8 @@
  * and privacy-models issues: the in-process time to the optimum — preparation (hierarchies,
  * rows collapsed to distinct tuples) plus the lattice search, the work ARX's `anonymize()`
  * does on data it has already read — median of several runs after warm-ups, the nodes
- * checked, and the chosen node checked against the golden tables. Then the whole process:
+ * checked, and the chosen node checked against exhaustive search (the golden tables, or run
+ * here for the configurations they lack). Then the whole process:
  * a cold `node bin/ppdp.mjs release examples/adult/release.json` from start to verified
  * release on disk. The ARX figures are those of the scale-and-speed issue, measured on this
  * kind of machine (warm JVM, `anonymize()` only; cold process start to result).
@@ -17,7 +18,8 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { wasmGroupingKernel } from '../src/kernels/grouping-wasm.ts';
-import { prepareGeneralization, search } from '../src/methods/generalization/index.ts';
+import { openSearch, prepareGeneralization, search } from '../src/methods/generalization/index.ts';
+import { exhaustiveSearch } from '../src/methods/generalization/search.ts';
 import { readInput } from '../src/pipeline/release.ts';
 import { loadSpec, type MetricName, type PrivacyModelSpec, type ReleaseSpec } from '../src/spec/spec.ts';
 import {
@@ -124,6 +126,14 @@ for (const name of ['distinct l=3', 'equal t=0.2'])
     metric: 'ncp',
   });
 
+/** Exhaustive search's node (every node evaluated): the optimum a configuration must reach. */
+function exhaustiveNode(prepared: ReturnType<typeof prepareGeneralization>): Record<string, number> {
+  const evaluator = openSearch(prepared, wasmGroupingKernel);
+  const { best } = exhaustiveSearch(evaluator);
+  evaluator.dispose();
+  return Object.fromEntries(prepared.qis.map((q, i) => [q.name, best.levels[i]!]));
+}
+
 const base = loadSpec(ADULT_SPEC);
 const input = readInput(base);
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -161,7 +171,9 @@ const results = configs.map((c) => {
     totalMs: round(totalMs),
     nodesChecked: last.outcome.nodesChecked,
     node,
-    matchesGolden: c.golden ? JSON.stringify(node) === JSON.stringify(c.golden) : null,
+    // The golden tables hold exhaustive search's node; configurations they lack get it here.
+    matchesGolden: JSON.stringify(node) === JSON.stringify(c.golden ?? exhaustiveNode(last.prepared)),
+    optimumFrom: c.golden ? 'golden table' : 'exhaustive search, this run',
     ...(arx ? { arx: { configuration: arx.what, warmMs: arx.ms, speedup: round(arx.ms / totalMs) } } : {}),
   };
 });
@@ -176,7 +188,7 @@ say(
       'search ms',
       'total ms',
       'nodes',
-      'golden',
+      'optimal',
       'ARX ms',
       'speed-up',
     ],
@@ -188,7 +200,7 @@ say(
       r.searchMs.toFixed(1),
       r.totalMs.toFixed(1),
       String(r.nodesChecked),
-      r.matchesGolden === null ? '' : r.matchesGolden ? 'yes' : 'NO',
+      r.matchesGolden ? 'yes' : 'NO',
       r.arx ? String(r.arx.warmMs) : '',
       r.arx ? `${r.arx.speedup}×` : '',
     ]),
