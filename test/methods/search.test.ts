@@ -141,7 +141,15 @@ function randomProblem(seed: number, metric: MetricName, saModels = false) {
         hierarchies.map((h) => h.levelTables),
       ),
     );
-  return { problem, open };
+  /** The tuples grouped afresh at a node (no rollup, no kept state). */
+  const groupAt = (levels: number[]) =>
+    tsGroupingKernel
+      .open(
+        { columns: tuples.columns, counts: tuples.counts, domains: columns.map((c) => c.dictionary.length) },
+        hierarchies.map((h) => h.levelTables),
+      )
+      .group(levels);
+  return { problem, open, groupAt };
 }
 
 describe('optimal search equals exhaustive search with non-monotonic SA models and suppression', () => {
@@ -173,6 +181,29 @@ describe('optimal search equals exhaustive search with non-monotonic SA models a
       expect(solved).toBeGreaterThan(10);
     });
   }
+});
+
+describe('node evaluation with sensitive attributes', () => {
+  it('counts every class histogram as a fresh grouping of the tuples does, in any order of nodes', () => {
+    const rng = new Random(17);
+    for (let seed = 1; seed <= 12; seed++) {
+      const { problem, open, groupAt } = randomProblem(seed * 53, 'ncp', true);
+      const evaluator = open();
+      const { lattice } = problem;
+      const sa = problem.sensitive[0]!;
+      // Random order: rollups and histogram sums from whatever was evaluated before.
+      for (let j = 0; j < 3 * lattice.size; j++) {
+        const id = rng.below(lattice.size);
+        const r = evaluator.evaluate(id);
+        if (r.histograms.length === 0) continue; // infeasible by class sizes: no histogram needed
+        const { groupOf } = groupAt(lattice.levels(id));
+        const expected = new Int32Array(r.groups * sa.width);
+        for (let t = 0; t < groupOf.length; t++)
+          expected[groupOf[t]! * sa.width + sa.values[t]!]! += problem.counts[t]!;
+        expect(Array.from(r.histograms[0]!.counts)).toEqual(Array.from(expected));
+      }
+    }
+  });
 });
 
 describe('the walk order', () => {

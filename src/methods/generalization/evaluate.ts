@@ -90,13 +90,16 @@ class Classes implements Grouping {
   private own: Int32Array | undefined;
   /** The budget this snapshot counts in while it is kept. */
   budget: Budget | undefined;
+  /** Per sensitive attribute (the problem's order): its per-class histogram, once counted. */
+  readonly histograms: (Int32Array | undefined)[] = [];
   constructor(
     readonly levels: readonly number[],
     readonly groups: number,
     readonly sizes: Int32Array,
     readonly reps: Int32Array,
-    private source: Classes | undefined,
-    private map: Int32Array | undefined,
+    /** The node this one was rolled up from, with the map of its classes to ours (if kept). */
+    public source: Classes | undefined,
+    public map: Int32Array | undefined,
     private session: GroupingSession | undefined,
     groupOf?: Int32Array,
   ) {
@@ -117,11 +120,34 @@ class Classes implements Grouping {
     return this.own;
   }
 
+  /** Keeps a histogram (counted in the budget). */
+  keepHistogram(i: number, counts: Int32Array): void {
+    this.histograms[i] = counts;
+    if (this.budget) this.budget.cells += counts.length;
+  }
+
+  /** Lets the chain below go; the tuple → class map, if ever needed, is grouped afresh. */
+  dropSource(): void {
+    const before = this.cells;
+    this.source = undefined;
+    this.map = undefined;
+    if (this.budget) this.budget.cells += this.cells - before;
+  }
+
   /** Int32 cells held (for the snapshot budget). */
   get cells(): number {
-    return 2 * this.groups + (this.own?.length ?? 0) + (this.map?.length ?? 0);
+    let cells = 2 * this.groups + (this.own?.length ?? 0) + (this.map?.length ?? 0);
+    for (const h of this.histograms) cells += h?.length ?? 0;
+    return cells;
   }
 }
+
+/**
+ * A class histogram is summed from the source's (groups × width cells) rather than counted over
+ * the tuples (a compose and a histogram pass, n each, and their copies) while the source has at
+ * most this many cells per tuple (measured on Adult's t and δ searches: 1 beats 0.5 and 2–8).
+ */
+const HISTOGRAM_ROLLUP_CELLS_PER_TUPLE = 1;
 
 /**
  * Evaluated nodes kept as rollup sources, newest last, oldest dropped first: bounded in cells
@@ -204,11 +230,14 @@ export class NodeEvaluator {
     const histograms: ClassHistograms[] =
       judges.length === 0
         ? []
-        : problem.sensitive.map((sa) => ({
+        : problem.sensitive.map((sa, i) => ({
             attribute: sa.attribute,
             width: sa.width,
-            counts: this.session.histogram(classes.groupOf, groups, sa.values, sa.width),
+            counts: this.histogramOf(classes, i),
           }));
+    // Its histograms counted, the node needs its source no more (the entropy metric reads the
+    // tuple → class map of every node: there, keep the way to compose it).
+    if (judges.length > 0 && problem.metric !== 'entropy') classes.dropSource();
     const summary = { size: 0, histogram: null as Int32Array | null };
     const suppressed = new Uint8Array(groups);
     let suppressedRows = 0;
@@ -259,6 +288,31 @@ export class NodeEvaluator {
       values,
       value: values[problem.metric],
     });
+  }
+
+  /**
+   * Per-class counts of sensitive attribute i: summed from the source node's histogram through
+   * the rollup's map (the source's is made the same way, down to a node counted over the
+   * tuples) while that is the smaller work; else counted over the tuples.
+   */
+  private histogramOf(classes: Classes, i: number): Int32Array {
+    const known = classes.histograms[i];
+    if (known) return known;
+    const sa = this.problem.sensitive[i]!;
+    const w = sa.width;
+    const { source, map } = classes;
+    let counts: Int32Array;
+    if (source && map && source.groups * w <= HISTOGRAM_ROLLUP_CELLS_PER_TUPLE * sa.values.length) {
+      const from = this.histogramOf(source, i);
+      counts = new Int32Array(classes.groups * w);
+      for (let g = 0; g < source.groups; g++) {
+        const to = map[g]! * w;
+        const at = g * w;
+        for (let s = 0; s < w; s++) counts[to + s]! += from[at + s]!;
+      }
+    } else counts = this.session.histogram(classes.groupOf, classes.groups, sa.values, w);
+    classes.keepHistogram(i, counts);
+    return counts;
   }
 
   /** Ends the grouping session (its kernel instance may serve the next one). */
