@@ -182,7 +182,7 @@ export const tsGroupingKernel: GroupingKernel = {
         return { groups: r.groups, groupOf: r.srcToGroup, sizes: r.sizes, reps: r.reps };
       },
       rollup(levels, from, withMap = true) {
-        validateRollup(from, n);
+        validateRollup(from, n, true);
         const r = run(levels, from);
         return { groups: r.groups, sizes: r.sizes, reps: r.reps, ...(withMap ? { map: r.srcToGroup } : {}) };
       },

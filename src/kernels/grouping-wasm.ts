@@ -171,7 +171,7 @@ export const wasmGroupingKernel: GroupingKernel = {
         return { groups: r.groups, groupOf: r.map!, sizes: r.sizes, reps: r.reps };
       },
       rollup(levels, from, withMap = true) {
-        validateRollup(from); // the kernel checks each source's tuple itself
+        validateRollup(from, n, false); // the kernel checks each source's tuple itself
         return run(levels, from, withMap);
       },
       compose(groupOfArr, map) {

@@ -104,14 +104,16 @@ export function validateCodes(input: GroupingInput): void {
 }
 
 /**
- * Checks a rollup's source is whole; with `n`, also that every class names one of the session's
- * n tuples (the kernels trust those indices; the WASM kernel checks them itself).
+ * Checks a rollup's source is whole and has at most the session's n classes (a grouping of n
+ * tuples never has more; the WASM kernel's regions hold n); with `tuples`, also that every class
+ * names one of the n tuples (the kernels trust those indices; the WASM kernel checks them itself).
  */
-export function validateRollup(from: Grouping, n?: number): void {
+export function validateRollup(from: Grouping, n: number, tuples: boolean): void {
   const { groups, reps, sizes } = from;
   if (reps.length < groups || sizes.length < groups)
     throw new RangeError('rollup: source shorter than its groups');
-  if (n === undefined) return;
+  if (groups > n) throw new RangeError(`rollup: a source of ${groups} classes over ${n} tuples`);
+  if (!tuples) return;
   for (let g = 0; g < groups; g++) {
     const t = reps[g]!;
     if (t < 0 || t >= n) throw new RangeError(`rollup: source class ${g} names tuple ${t} outside [0, ${n})`);

@@ -94,6 +94,9 @@ describe('grouping kernel: WASM equals the TS reference', () => {
       const session = open(kernel);
       const bad = { groups: 1, sizes: Int32Array.of(1), reps: Int32Array.of(tuples.counts.length) };
       expect(() => session.rollup(problem.lattice.levels(0), bad)).toThrow(/outside/);
+      const n = tuples.counts.length;
+      const tooMany = { groups: n + 1, sizes: new Int32Array(n + 1), reps: new Int32Array(n + 1) };
+      expect(() => session.rollup(problem.lattice.levels(0), tooMany)).toThrow(/classes over/);
       // Found mid-way (after classes were counted, hashed or direct): the session still groups right.
       const bottom = session.group(problem.lattice.levels(0));
       for (const levels of [problem.lattice.levels(0), problem.lattice.levels(problem.lattice.top)]) {
