@@ -34,8 +34,12 @@ export type OutputColumn =
  * V8 runs for-of over a typed array several times slower.)
  */
 export function codeCounts(column: EncodedColumn): Int32Array {
-  const counts = new Int32Array(column.dictionary.length);
-  const { codes } = column;
+  return countCodes(column.codes, column.dictionary.length);
+}
+
+/** How many of `codes` (each in [0, domain)) hold each value. */
+export function countCodes(codes: Int32Array, domain: number): Int32Array {
+  const counts = new Int32Array(domain);
   for (let r = 0; r < codes.length; r++) counts[codes[r]!]!++;
   return counts;
 }

@@ -112,14 +112,25 @@ export class Tagger {
 
 /** Sets `tags` to `value` from `start` through all its generalizations (up) or specializations. */
 function spread(lattice: Lattice, tags: Int8Array, start: number, value: number, dir: 'up' | 'down'): void {
+  reach(lattice, start, dir, (id) => {
+    if (tags[id] === value) return false;
+    tags[id] = value;
+    return true;
+  });
+}
+
+/**
+ * Walks from `start` through its generalizations (up) or specializations, into each node that
+ * `enter` accepts (and updates); a node it refuses stops the walk there.
+ */
+function reach(lattice: Lattice, start: number, dir: 'up' | 'down', enter: (id: number) => boolean): void {
   const stack = [start];
   while (stack.length > 0) {
     const id = stack.pop()!;
-    if (tags[id] === value) continue;
-    tags[id] = value;
+    if (!enter(id)) continue;
     for (let i = 0; i < lattice.m; i++) {
       const n = dir === 'up' ? lattice.up(id, i) : lattice.down(id, i);
-      if (n >= 0 && tags[n] !== value) stack.push(n);
+      if (n >= 0) stack.push(n);
     }
   }
 }
@@ -275,16 +286,11 @@ function requiresK(evaluator: NodeEvaluator): boolean {
  * specializations, stopping where already higher.
  */
 function raise(lattice: Lattice, values: Float64Array, start: number, v: number, dir: 'up' | 'down'): void {
-  const stack = [start];
-  while (stack.length > 0) {
-    const id = stack.pop()!;
-    if (values[id]! >= v) continue;
+  reach(lattice, start, dir, (id) => {
+    if (values[id]! >= v) return false;
     values[id] = v;
-    for (let i = 0; i < lattice.m; i++) {
-      const n = dir === 'up' ? lattice.up(id, i) : lattice.down(id, i);
-      if (n >= 0 && values[n]! < v) stack.push(n);
-    }
-  }
+    return true;
+  });
 }
 
 /** Evaluates every node: the ground truth the search is tested against. */

@@ -11,7 +11,7 @@
  * else lexicographic) and released as the lowest common ancestor.
  */
 import { basename } from 'node:path';
-import { type EncodedColumn, type EncodedTable, presentCodes } from '../../data/table.ts';
+import { countCodes, type EncodedColumn, type EncodedTable, presentCodes } from '../../data/table.ts';
 import { InputError, NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import { buildModels, sensitiveAttributes } from '../../models/index.ts';
@@ -202,8 +202,7 @@ function checkRoot(
 ): void {
   for (const model of models) {
     const sa = sensitive.find((s) => s.name === model.attribute);
-    const histogram = sa ? new Int32Array(sa.width) : null;
-    if (sa) for (const c of sa.codes) histogram![c]!++;
+    const histogram = sa ? countCodes(sa.codes, sa.width) : null;
     if (model.holds({ size: rows, histogram })) continue;
     const spec = model.spec;
     const name = model.attribute ?? '';
