@@ -635,10 +635,15 @@ export async function reportFailure(
   env: PhaseEnv,
 ): Promise<{ reported: string | null }> {
   const error = describeFailure(state.error);
+  // Before Plan has named the work area (it failed), the release's own work folder stands in:
+  // under the store, or else the spec's bucket, as Plan would have chosen it.
+  const root =
+    state.store ??
+    (state.spec?.startsWith('s3://') ? state.spec.slice(0, state.spec.indexOf('/', 5) + 1) : undefined);
   const where =
     state.plan?.work ??
     state.work ??
-    (state.store ? `${asFolder(state.store)}work/${releaseName(state.spec ?? '')}/failed/` : undefined);
+    (root ? `${asFolder(root)}work/${releaseName(state.spec ?? '')}/failed/` : undefined);
   env.log({ state: 'ReportFailure', error: error.error, code: error.code ?? undefined });
   if (!where) return { reported: null };
   try {

@@ -22,8 +22,29 @@ const MULTIPART = 64 * 1024 * 1024;
 
 // Loaded on first use, so that importing this module (or bundling it) costs nothing.
 type Sdk = typeof import('@aws-sdk/client-s3');
+type Storage = typeof import('@aws-sdk/lib-storage');
 let sdkLoading: Promise<Sdk> | undefined;
-const loadSdk = (): Promise<Sdk> => (sdkLoading ??= import('@aws-sdk/client-s3'));
+let storageLoading: Promise<Storage> | undefined;
+
+/**
+ * The module's named exports, wherever the loader put them. Node's own `import()` of the
+ * SDK's CommonJS build exposes them by name, but an ESM bundle (esbuild, the Lambda handlers)
+ * wraps a CommonJS chunk so that `import()` yields only `default` holding them all.
+ */
+export function namedExports<T extends object>(mod: T | { default: T }, probe: keyof T): T {
+  if (probe in mod) return mod as T;
+  const inner = (mod as { default?: T }).default;
+  if (inner && typeof inner === 'object' && probe in inner) return inner;
+  throw new StoreError(
+    'E_STORE_SDK',
+    `the AWS SDK loaded without ${String(probe)}`,
+    'the bundle is broken: rebuild it (npm run build) or reinstall the dependencies',
+  );
+}
+const loadSdk = (): Promise<Sdk> =>
+  (sdkLoading ??= import('@aws-sdk/client-s3').then((m) => namedExports<Sdk>(m, 'S3Client')));
+const loadStorage = (): Promise<Storage> =>
+  (storageLoading ??= import('@aws-sdk/lib-storage').then((m) => namedExports<Storage>(m, 'Upload')));
 
 export class S3Store implements Store {
   readonly root: string;
@@ -101,7 +122,7 @@ export class S3Store implements Store {
     await this.call(key, async () => {
       const { sdk, client } = await this.sdk();
       if (bytes.length >= this.threshold) {
-        const { Upload } = await import('@aws-sdk/lib-storage');
+        const { Upload } = await loadStorage();
         await new Upload({
           client,
           params: { Bucket: this.bucket, Key: key, Body: bytes },
@@ -198,12 +219,21 @@ export class S3Store implements Store {
         'create it or fix --store',
       );
     }
-    if (status === undefined || status >= 500 || status === 429 || err.$retryable !== undefined) {
+    if (isTransient(err, status)) {
       const why = err.code ?? err.name ?? 'no answer';
       return new StoreUnavailableError(
         'E_STORE_UNAVAILABLE',
         `${where}: the store is unavailable (${why}${status ? `, HTTP ${status}` : ''})`,
         'check the endpoint or network and run the release again: a failed run publishes nothing',
+      );
+    }
+    if (status === undefined) {
+      // No answer from S3 and no network fault: the client itself failed (a broken bundle,
+      // bad configuration). Retrying cannot help, so it is not labelled unavailable.
+      return new StoreError(
+        'E_STORE_CLIENT',
+        `${where}: the S3 client failed before reaching the store (${err.name})`,
+        'check the S3 settings (region, endpoint, credentials) and that the AWS SDK is installed',
       );
     }
     return new StoreError(
@@ -212,4 +242,32 @@ export class S3Store implements Store {
       'check the bucket policy and the credentials',
     );
   }
+}
+
+/** Socket-level failures Node and the SDK report while a request is under way. */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+]);
+const NETWORK_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'AbortError']);
+
+/** Worth retrying: a server error, throttling, or a request the network lost. */
+function isTransient(
+  err: Error & { code?: string; $retryable?: unknown },
+  status: number | undefined,
+): boolean {
+  if (status !== undefined) return status >= 500 || status === 429 || err.$retryable !== undefined;
+  return (
+    err.$retryable !== undefined ||
+    (err.code !== undefined && NETWORK_CODES.has(err.code)) ||
+    NETWORK_NAMES.has(err.name)
+  );
 }

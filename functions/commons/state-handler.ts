@@ -1,0 +1,79 @@
+/**
+ * How a state runs as a Lambda function: stores from the environment, structured JSON logs
+ * (names, counts and times; never data values, never error messages — those can name a value
+ * of the input and go to error.json instead), errors named for the state machine, and nothing
+ * kept between invocations. The WASM core is provided by runtime.ts, the handlers' entry.
+ */
+import { PpdpError } from '../../src/errors.ts';
+import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import { forgetAll } from '../../src/pipeline/memo.ts';
+import type { LogEvent, PhaseEnv } from '../../src/pipeline/phases.ts';
+import { storeResolver } from '../../src/pipeline/storage/index.ts';
+
+export function log(level: 'info' | 'error', event: LogEvent): void {
+  if (process.env.PPDP_LOG === 'off') return;
+  const line = JSON.stringify({ level, time: new Date().toISOString(), ...event });
+  if (level === 'error') console.error(line);
+  else console.log(line);
+}
+
+/** The phases' environment in Lambda: S3 (or PPDP_S3_ENDPOINT), /tmp, the WASM kernel. */
+export function lambdaEnv(): PhaseEnv {
+  const endpoint = process.env.PPDP_S3_ENDPOINT;
+  const rows = Number(process.env.PPDP_ROWS_PER_SHARD);
+  return {
+    stores: storeResolver(endpoint ? { endpoint } : {}),
+    kernel: wasmGroupingKernel,
+    log: (event) => log('info', event),
+    tmp: process.env.PPDP_TMP ?? '/tmp',
+    ...(Number.isFinite(rows) && rows > 0 ? { rowsPerShard: rows } : {}),
+  };
+}
+
+let env: PhaseEnv | undefined;
+
+interface LambdaContext {
+  readonly awsRequestId?: string;
+}
+
+/**
+ * A Lambda handler for one state: runs the phase, logs its outcome, and rethrows errors with
+ * their name (which the state machine's Retry and Catch match) and message (the Cause, which
+ * ReportFailure writes to error.json).
+ */
+export function stateHandler<I, O>(
+  state: string,
+  phase: (input: I, env: PhaseEnv) => Promise<O>,
+): (input: I, context?: LambdaContext) => Promise<O> {
+  return async (input, context) => {
+    env ??= lambdaEnv();
+    const t0 = performance.now();
+    try {
+      const out = await phase(input, env);
+      log('info', {
+        state,
+        outcome: 'ok',
+        ms: Math.round(performance.now() - t0),
+        request: context?.awsRequestId,
+      });
+      return out;
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      log('error', {
+        state,
+        outcome: 'failed',
+        error: err.name,
+        code: err.code,
+        ms: Math.round(performance.now() - t0),
+        request: context?.awsRequestId,
+      });
+      // Lambda reports only the error's name and message: carry the hint in the message, as
+      // the CLI shows it, so ReportFailure's error.json says how to fix it.
+      if (e instanceof PpdpError && e.hint && !e.message.includes('\n  hint: ')) e.message = e.describe();
+      throw e;
+    } finally {
+      // A warm function serves other runs next: nothing of this one stays in memory.
+      forgetAll();
+    }
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * What is deployed, run for real: the bundled Lambda handlers (dist/lambda-like, built here),
+ * bound to the states of the synthesized template's state machine, each invocation in its
+ * own Node process held to its function's memory size, the Distributed Maps reading their
+ * items from S3, against a real S3-protocol server (s3rver). A spec is dropped in the inbox
+ * and the execution starts with what the EventBridge rule sends.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleHandlers } from '../../infra/bundle.ts';
+import { runRelease } from '../../src/pipeline/release.ts';
+import { type Store, type StoreResolver, storeResolver, utf8 } from '../../src/pipeline/storage/index.ts';
+import { type DeployedApp, runDeployed, synthesizeDeployed } from '../harness/deployed.ts';
+import { adultWorkspace } from '../helpers/workspace.ts';
+import { LocalS3 } from './serverless-s3rver.ts';
+
+const BUCKET = 'ppdp-deployed';
+const s3 = new LocalS3(BUCKET);
+let resolver: StoreResolver;
+const codeDir = mkdtempSync(join(tmpdir(), 'ppdp-deployed-code-'));
+let deployed: DeployedApp;
+let store: Store;
+
+const ws = adultWorkspace(1500);
+const ROWS_PER_SHARD = '600'; // 1,500 rows → 3 shards in each Distributed Map
+
+async function drop(name: string, dir: string, edit?: (spec: Record<string, unknown>) => void) {
+  for (const f of readdirSync(dir).filter((f) => f.endsWith('.csv') || f.endsWith('.json'))) {
+    let bytes: Uint8Array | string = readFileSync(join(dir, f));
+    if (f === 'release.json' && edit) {
+      const spec = JSON.parse(utf8(bytes));
+      edit(spec);
+      bytes = JSON.stringify(spec);
+    }
+    await store.put(`inbox/${name}/${f}`, bytes);
+  }
+  return `s3://${BUCKET}/inbox/${name}/release.json`;
+}
+
+const run = (spec: string) =>
+  runDeployed(
+    deployed,
+    { spec },
+    { s3: s3.options(), env: { PPDP_ROWS_PER_SHARD: ROWS_PER_SHARD, PPDP_LOG: 'off' } },
+  );
+
+beforeAll(async () => {
+  bundleHandlers(codeDir);
+  deployed = synthesizeDeployed(codeDir);
+  await s3.start();
+  resolver = storeResolver(s3.options());
+  store = (await resolver.open(`s3://${BUCKET}/`)).store;
+}, 120_000);
+
+afterAll(async () => {
+  resolver.close();
+  await s3.dispose();
+  rmSync(codeDir, { recursive: true, force: true });
+});
+
+describe('the deployed state machine, each state its bundled handler in its own process', () => {
+  it('publishes a verified release equal to the in-process one, every shard state fanned out', async () => {
+    const spec = await drop('adult', ws.dir);
+    const result = await run(spec);
+    expect(result.error).toBeUndefined();
+    expect(result.ok).toBe(true);
+
+    const count = (state: string) => result.invocations.filter((i) => i.state === state).length;
+    expect(count('Plan')).toBe(1);
+    expect(count('CountShard')).toBe(3);
+    expect(count('ApplyShard')).toBe(3);
+    for (const state of ['Search', 'Assemble', 'Verify', 'Publish']) expect(count(state), state).toBe(1);
+    for (const i of result.invocations) {
+      expect(i.ok, i.state).toBe(true);
+      expect(i.peakMiB, i.state).toBeGreaterThan(0);
+      expect(i.peakMiB, i.state).toBeLessThanOrEqual(i.memoryMiB);
+    }
+
+    const { published } = result.output as { published: { release: string; runId: string } };
+    const prefix = `releases/adult/${published.runId}/`;
+    expect(published.release).toBe(`s3://${BUCKET}/${prefix}`);
+    const manifest = JSON.parse(utf8(await store.get(`${prefix}manifest.json`)));
+    expect(manifest).toMatchObject({ format: 'ppdp-release/1', verified: true });
+    for (const f of manifest.files as { name: string; sha256: string }[]) {
+      const bytes = await store.get(prefix + f.name);
+      expect(createHash('sha256').update(bytes).digest('hex'), f.name).toBe(f.sha256);
+    }
+
+    // The same spec released in this process, on the filesystem: the same bytes.
+    const localOut = join(ws.dir, 'out', 'local');
+    runRelease(ws.spec, localOut);
+    for (const name of ['data.arrow', 'data.csv']) {
+      const remote = Buffer.from(await store.get(prefix + name));
+      expect(remote.equals(readFileSync(join(localOut, name))), name).toBe(true);
+    }
+  }, 180_000);
+
+  it('a spec that fails in Plan leaves error.json, publishes nothing, and is not retried', async () => {
+    const spec = await drop('broken', ws.dir, (s) => {
+      (s.privacy as { k?: number }[])[0]!.k = 0;
+    });
+    const result = await run(spec);
+    expect(result.ok).toBe(false);
+    expect(result.error?.name).toBe('ppdp.ReleaseFailed');
+    const plans = result.invocations.filter((i) => i.state === 'Plan');
+    expect(plans).toHaveLength(1); // a spec error is not worth a retry
+    expect(plans[0]!.errorType).toBe('SpecError');
+    expect(result.invocations.map((i) => i.state)).toEqual(['Plan', 'ReportFailure']);
+
+    const errors = await store.list('work/broken/');
+    expect(errors.map((o) => o.key)).toEqual(['work/broken/failed/error.json']);
+    const error = JSON.parse(utf8(await store.get('work/broken/failed/error.json')));
+    expect(error).toMatchObject({ format: 'ppdp-error/1', published: false, error: 'SpecError' });
+    expect(error.message).toMatch(/privacy\[0\]\.k/);
+    expect(await store.list('releases/broken/')).toEqual([]);
+  }, 120_000);
+
+  it('a handler that cannot reach the store is retried as the definition says, then reported', async () => {
+    const spec = await drop('unreachable', ws.dir);
+    const result = await runDeployed(
+      deployed,
+      { spec },
+      {
+        s3: s3.options(),
+        // Every function gets a dead endpoint: its S3 calls fail at the socket.
+        env: { PPDP_S3_ENDPOINT: 'http://127.0.0.1:9', PPDP_LOG: 'off' },
+      },
+    );
+    expect(result.ok).toBe(false);
+    const plans = result.invocations.filter((i) => i.state === 'Plan');
+    expect(plans.length).toBe(4); // the first attempt and three retries
+    for (const p of plans) expect(p.errorType).toBe('StoreUnavailableError');
+  }, 120_000);
+});
