@@ -20,7 +20,12 @@ const context = {
   getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
 };
 
-const peakMiB = () => process.resourceUsage().maxRSS / 1024;
+// VmHWM, the peak resident memory of this process image: getrusage's maxRSS would also count
+// the parent's memory, which a forked child carries until it executes node (Linux keeps it).
+const peakMiB = () => {
+  const line = readFileSync('/proc/self/status', 'utf8').match(/^VmHWM:\s+(\d+) kB/m);
+  return line ? Number(line[1]) / 1024 : process.resourceUsage().maxRSS / 1024;
+};
 let answer;
 try {
   const mod = await import(pathToFileURL(join(root, `${file}.mjs`)).href);

@@ -1,0 +1,43 @@
+/**
+ * Adult-shaped inputs of any size for the benchmarks: a copy of the Adult example whose
+ * adult.csv holds rows drawn from Adult with a fixed seed.
+ */
+import { cpSync, createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { Random } from '../src/util/random.ts';
+
+export const ADULT = new URL('../examples/adult', import.meta.url).pathname;
+
+export /** A copy of the Adult example whose adult.csv holds `rows` rows drawn from Adult. */
+async function sampled(rows: number): Promise<{ dir: string; spec: string; bytes: number }> {
+  const dir = mkdtempSync(join(os.tmpdir(), `ppdp-bench-${rows}-`));
+  cpSync(ADULT, dir, { recursive: true });
+  const lines = readFileSync(join(ADULT, 'adult.csv'), 'utf8')
+    .split(/\r?\n/)
+    .filter((l) => l !== '');
+  const [header, ...data] = lines;
+  // Half the rows get the age of another random row: new (age, …) combinations, so the
+  // table is not just Adult repeated (which would be k-anonymous as it stands).
+  const cells = data.map((l) => l.split(';'));
+  const ageAt = header!.split(';').indexOf('age');
+  const random = new Random(20261122);
+  const out = createWriteStream(join(dir, 'adult.csv'));
+  out.write(`${header}\n`);
+  let chunk: string[] = [];
+  for (let r = 0; r < rows; r++) {
+    const row = cells[random.below(cells.length)]!;
+    if (ageAt >= 0 && random.below(2) === 0) {
+      const other = cells[random.below(cells.length)]!;
+      chunk.push(row.map((v, i) => (i === ageAt ? other[i] : v)).join(';'));
+    } else chunk.push(row.join(';'));
+    if (chunk.length === 10_000) {
+      if (!out.write(`${chunk.join('\n')}\n`))
+        await new Promise<void>((done) => out.once('drain', () => done()));
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) out.write(`${chunk.join('\n')}\n`);
+  await new Promise<void>((resolve) => out.end(() => resolve()));
+  return { dir, spec: join(dir, 'release.json'), bytes: Number(readFileSync(join(dir, 'adult.csv')).length) };
+}

@@ -1,0 +1,117 @@
+/**
+ * The deployed path measured (a script, not a test): Adult-shaped inputs of N rows dropped in
+ * an s3rver bucket, released by the synthesized state machine with every Task its bundled
+ * Lambda handler in its own process (test/harness/deployed.ts). Memory limits are measured,
+ * not enforced: each state's peak resident memory and time are recorded next to the memory
+ * its function is configured with, so the states that would not fit in Lambda show.
+ * Writes bench/results/deployed.json.
+ *
+ * Run: `npm run bench:deployed -- [--rows 1000000,10000000] [--rows-per-shard 1000000]`
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { bundleHandlers } from '../infra/bundle.ts';
+import { storeResolver } from '../src/pipeline/storage/index.ts';
+import { LocalS3 } from '../test/e2e/serverless-s3rver.ts';
+import { type Invocation, runDeployed, synthesizeDeployed } from '../test/harness/deployed.ts';
+import { sampled } from './adult-sample.ts';
+import { machineInfo, table } from './scale.ts';
+
+const { values } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '1000000,10000000' },
+    'rows-per-shard': { type: 'string', default: '1000000' },
+  },
+});
+const sizes = values.rows.split(',').map(Number);
+const rowsPerShard = values['rows-per-shard'];
+
+const codeDir = mkdtempSync(join(os.tmpdir(), 'ppdp-bench-code-'));
+bundleHandlers(codeDir);
+const deployed = synthesizeDeployed(codeDir);
+const s3 = new LocalS3('ppdp-bench');
+await s3.start();
+const stores = storeResolver(s3.options({ maxAttempts: 3 }));
+const { store } = await stores.open('s3://ppdp-bench/');
+
+interface StateFigures {
+  invocations: number;
+  configuredMiB: number;
+  peakMiB: number;
+  maxMs: number;
+  sumMs: number;
+  fits: boolean;
+}
+
+function byState(invocations: readonly Invocation[]): Record<string, StateFigures> {
+  const out: Record<string, StateFigures> = {};
+  for (const i of invocations) {
+    const s = (out[i.state] ??= {
+      invocations: 0,
+      configuredMiB: i.memoryMiB,
+      peakMiB: 0,
+      maxMs: 0,
+      sumMs: 0,
+      fits: true,
+    });
+    s.invocations++;
+    s.peakMiB = Math.max(s.peakMiB, Math.round(i.peakMiB));
+    s.maxMs = Math.max(s.maxMs, Math.round(i.ms));
+    s.sumMs += Math.round(i.ms);
+    s.fits = s.peakMiB <= s.configuredMiB;
+  }
+  return out;
+}
+
+const runs: Record<string, unknown>[] = [];
+try {
+  for (const rows of sizes) {
+    const input = await sampled(rows);
+    const name = `adult-${rows}`;
+    for (const f of readdirSync(input.dir).filter((f) => f.endsWith('.csv') || f.endsWith('.json')))
+      await store.put(`inbox/${name}/${f}`, readFileSync(join(input.dir, f)));
+    rmSync(input.dir, { recursive: true, force: true });
+    process.stderr.write(`${rows} rows uploaded (${Math.round(input.bytes / 2 ** 20)} MiB), running…\n`);
+    const t0 = performance.now();
+    const result = await runDeployed(
+      deployed,
+      { spec: `s3://ppdp-bench/inbox/${name}/release.json` },
+      {
+        s3: s3.options({ maxAttempts: 3 }),
+        env: { PPDP_ROWS_PER_SHARD: rowsPerShard, PPDP_LOG: 'off' },
+        enforceMemory: false,
+      },
+    );
+    const wallMs = Math.round(performance.now() - t0);
+    if (!result.ok) throw new Error(`${rows} rows: ${result.error?.name}: ${result.error?.message}`);
+    const states = byState(result.invocations);
+    runs.push({ rows, inputBytes: input.bytes, rowsPerShard: Number(rowsPerShard), wallMs, states });
+    console.log(`\n${rows.toLocaleString('en')} rows, wall ${(wallMs / 1000).toFixed(1)} s`);
+    console.log(
+      table(
+        ['state', 'invocations', 'configured MiB', 'peak MiB', 'max s', 'fits'],
+        Object.entries(states).map(([state, s]) => [
+          state,
+          String(s.invocations),
+          String(s.configuredMiB),
+          String(s.peakMiB),
+          (s.maxMs / 1000).toFixed(1),
+          s.fits ? 'yes' : 'NO',
+        ]),
+      ),
+    );
+    for (const o of await store.list('')) if (!o.key.startsWith('inbox/')) await store.delete([o.key]);
+    await store.delete((await store.list(`inbox/${name}/`)).map((o) => o.key));
+  }
+} finally {
+  stores.close();
+  await s3.dispose();
+  rmSync(codeDir, { recursive: true, force: true });
+}
+
+writeFileSync(
+  new URL('./results/deployed.json', import.meta.url),
+  `${JSON.stringify({ machine: machineInfo(), at: new Date().toISOString(), harness: 'bundled handlers, one process per invocation, s3rver', runs }, null, 2)}\n`,
+);
