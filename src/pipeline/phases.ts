@@ -45,6 +45,7 @@ import type { VerificationCheck } from '../report/types.ts';
 import { loadSpec, type ReleaseSpec } from '../spec/spec.ts';
 import { byCodeUnits } from '../util/format.ts';
 import { keyedRandom, tableDigest } from '../util/keys.ts';
+import { lockRun } from './lock.ts';
 import { type RunKey, recall, remember } from './memo.ts';
 import { checkOutDir, type Manifest, type ManifestEntry } from './publish.ts';
 import { frameReport, readInput, runIdOf, streams } from './release.ts';
@@ -217,6 +218,7 @@ async function planFrom(
   if (releaseLoc.store.root === 'file:///') checkOutDir(`/${releaseLoc.key}`, [spec.input, spec.file]);
   const workLoc = await env.stores.open(asFolder(workUrl));
   const wk = (n: string) => joinKey(workLoc.key, n);
+  await lockRun(workLoc.store, workLoc.key, runId); // a duplicate start stops here (deployed)
 
   env.say?.(`reading ${basename(spec.input)}`);
   const table = readInput(spec);
