@@ -84,18 +84,31 @@ interface Sizing {
   readonly tmp: number;
 }
 const BIG: Sizing = { memory: 3008, timeout: Duration.minutes(15), tmp: 4096 };
-const SHARD: Sizing = { memory: 1769, timeout: Duration.minutes(15), tmp: 1024 };
-const SIZING: Record<TaskName, Sizing> = {
-  Plan: BIG,
-  CountShard: SHARD,
-  Search: BIG,
-  ApplyShard: SHARD,
-  Assemble: BIG,
-  Build: BIG,
-  Verify: BIG,
-  Publish: { memory: 512, timeout: Duration.minutes(5), tmp: 512 },
-  ReportFailure: { memory: 256, timeout: Duration.minutes(1), tmp: 512 },
-};
+
+/**
+ * A shard function's memory (MB): CountShard and ApplyShard peak at about 100 MiB plus 150 MiB
+ * per million rows of their shard, whatever the table's size (bench/results/state-memory.json:
+ * at most 233 MiB with 1M rows per shard, 375 MiB with 2M), doubled for headroom, in 64 MB steps.
+ */
+export function shardMemoryMb(rowsPerShard: number): number {
+  const peakMiB = 100 + 150 * (rowsPerShard / 1_000_000);
+  return Math.min(10_240, Math.ceil((2 * peakMiB) / 64) * 64);
+}
+
+function sizing(rowsPerShard: number): Record<TaskName, Sizing> {
+  const shard: Sizing = { memory: shardMemoryMb(rowsPerShard), timeout: Duration.minutes(15), tmp: 1024 };
+  return {
+    Plan: BIG,
+    CountShard: shard,
+    Search: BIG,
+    ApplyShard: shard,
+    Assemble: BIG,
+    Build: BIG,
+    Verify: BIG,
+    Publish: { memory: 512, timeout: Duration.minutes(5), tmp: 512 },
+    ReportFailure: { memory: 256, timeout: Duration.minutes(1), tmp: 512 },
+  };
+}
 
 export class ReleaseStack extends Stack {
   readonly bucket: s3.Bucket;
@@ -170,6 +183,8 @@ export class ReleaseStack extends Stack {
     };
 
     const fns = {} as Record<TaskName, lambda.Function>;
+    const rowsPerShard = props.rowsPerShard ?? 1_000_000;
+    const sizes = sizing(rowsPerShard);
     for (const task of TASKS) {
       const logGroup = new logs.LogGroup(this, `${task}Logs`, {
         retention: logs.RetentionDays.ONE_MONTH,
@@ -187,22 +202,22 @@ export class ReleaseStack extends Stack {
       );
       for (const statement of access[task]) role.addToPolicy(statement);
       key.grant(role, 'kms:Decrypt', 'kms:GenerateDataKey');
-      const sizing = SIZING[task];
+      const size = sizes[task];
       fns[task] = new lambda.Function(this, task, {
         description: `ppdp release state ${task}`,
         runtime: lambda.Runtime.NODEJS_22_X,
         architecture: lambda.Architecture.ARM_64,
         code: lambda.Code.fromAsset(props.handlersDir),
         handler: `${HANDLER_FILES[task]}.handler`,
-        memorySize: sizing.memory,
-        timeout: sizing.timeout,
-        ephemeralStorageSize: Size.mebibytes(sizing.tmp),
+        memorySize: size.memory,
+        timeout: size.timeout,
+        ephemeralStorageSize: Size.mebibytes(size.tmp),
         tracing: lambda.Tracing.ACTIVE,
         role,
         logGroup,
         loggingFormat: lambda.LoggingFormat.JSON,
         environment: {
-          PPDP_ROWS_PER_SHARD: String(props.rowsPerShard ?? 1_000_000),
+          PPDP_ROWS_PER_SHARD: String(rowsPerShard),
           PPDP_RUN_LOCK: 'on', // Plan refuses a second execution of a run already under way
           NODE_OPTIONS: '--enable-source-maps',
           POWERTOOLS_SERVICE_NAME: 'ppdp',

@@ -218,7 +218,6 @@ async function planFrom(
   if (releaseLoc.store.root === 'file:///') checkOutDir(`/${releaseLoc.key}`, [spec.input, spec.file]);
   const workLoc = await env.stores.open(asFolder(workUrl));
   const wk = (n: string) => joinKey(workLoc.key, n);
-  await lockRun(workLoc.store, workLoc.key, runId); // a duplicate start stops here (deployed)
 
   env.say?.(`reading ${basename(spec.input)}`);
   const table = readInput(spec);
@@ -228,6 +227,9 @@ async function planFrom(
   const shards = mode === 'single' ? 1 : Math.min(MAX_SHARDS, Math.max(1, wanted));
   const { bytes, layout } = encodeRows(table, shards);
   const specName = basename(spec.file);
+  // Deployed, a duplicate start stops here: after every check that can refuse the release (a
+  // refusal in Plan writes no error.json, so it must not leave the lock held), before any write.
+  await lockRun(workLoc.store, workLoc.key, runId);
   await Promise.all([
     workLoc.store.put(wk('rows.arrow'), bytes),
     writeBundle(workLoc.store, wk('bundle/'), specPath, spec),

@@ -3,7 +3,7 @@
  * (the definition of src/pipeline/definition.ts with the ARNs substituted), the functions,
  * least privilege, and cdk-nag's AwsSolutions checks with every finding acknowledged.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
@@ -11,7 +11,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { APP_CONTEXT, readConfig } from '../../infra/config.ts';
 import { addNagChecks } from '../../infra/nag.ts';
-import { HANDLER_FILES, ReleaseStack } from '../../infra/stacks/release-stack.ts';
+import { HANDLER_FILES, ReleaseStack, shardMemoryMb } from '../../infra/stacks/release-stack.ts';
 import { RELEASE_ERRORS, TASKS } from '../../src/pipeline/definition.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation template JSON
@@ -248,6 +248,27 @@ describe('the deployment stack', () => {
         POWERTOOLS_METRICS_NAMESPACE: 'ppdp',
         PPDP_RUN_LOCK: 'on',
       });
+    }
+  });
+
+  it('sizes the shard functions from their measured peak memory, with twice the room', () => {
+    const memory = (task: 'CountShard' | 'ApplyShard' | 'Verify') =>
+      template.toJSON().Resources[stack.getLogicalId(stack.functions[task].node.defaultChild as never)]
+        .Properties.MemorySize;
+    expect(memory('CountShard')).toBe(512);
+    expect(memory('ApplyShard')).toBe(512);
+    expect(memory('Verify')).toBe(3008);
+    const measured = JSON.parse(
+      readFileSync(new URL('../../bench/results/state-memory.json', import.meta.url), 'utf8'),
+    ) as { runs: { rowsPerShard: number; states: Record<string, { peakRssMiB: number }> }[] };
+    expect(measured.runs.map((r) => r.rowsPerShard)).toEqual(expect.arrayContaining([1_000_000, 2_000_000]));
+    for (const run of measured.runs) {
+      for (const task of ['CountShard', 'ApplyShard']) {
+        const peakMb = (run.states[task]!.peakRssMiB * 2 ** 20) / 1e6;
+        expect(2 * peakMb, `${task}, ${run.rowsPerShard} rows per shard`).toBeLessThanOrEqual(
+          shardMemoryMb(run.rowsPerShard),
+        );
+      }
     }
   });
 
