@@ -433,6 +433,25 @@ export class ReleaseStack extends Stack {
       enforceSSL: true,
     });
     if (email) topic.addSubscription(new subscriptions.EmailSubscription(email));
+    // The topic's own policy replaces the default one: let this account's alarms publish.
+    topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: {
+          ArnLike: {
+            'aws:SourceArn': this.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+          StringEquals: { 'aws:SourceAccount': this.account },
+        },
+      }),
+    );
 
     const field = (path: string) => events.EventField.fromPath(path);
     new events.Rule(this, 'OnFailure', {

@@ -159,6 +159,17 @@ describe('the deployment stack', () => {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: Match.objectLike({ StringEquals: { 'aws:SourceAccount': '111111111111' } }),
+          }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'events.amazonaws.com' },
+            Action: 'sns:Publish',
+          }),
         ]),
       },
     });
