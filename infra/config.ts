@@ -6,6 +6,8 @@
  *   ppdp:mapConcurrency   concurrent shard workers per Distributed Map (default 100)
  *   ppdp:rowsPerShard     rows per shard (default 1000000)
  *   ppdp:workRetentionDays  days work files are kept (default 14)
+ *   ppdp:alertEmail       an address subscribed to the failure topic (optional; confirm the
+ *                         subscription from the email AWS sends)
  */
 import type { Node } from 'constructs';
 import type { ScheduledRelease } from './stacks/release-stack.ts';
@@ -16,9 +18,11 @@ export interface AppConfig {
   readonly mapConcurrency?: number;
   readonly rowsPerShard?: number;
   readonly workRetentionDays?: number;
+  readonly alertEmail?: string;
 }
 
 const NAME = /^[A-Za-z0-9._-]{1,48}$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const EXPRESSION = /^(cron\(.+\)|rate\(\d+ (minute|minutes|hour|hours|day|days)\)|at\(.+\))$/;
 
 export function readConfig(node: Node): AppConfig {
@@ -47,12 +51,19 @@ export function readConfig(node: Node): AppConfig {
       );
     }
   }
+  const alertEmail = ctx('ppdp:alertEmail') || undefined;
+  if (alertEmail !== undefined && (typeof alertEmail !== 'string' || !EMAIL.test(alertEmail))) {
+    throw new Error(
+      `context ppdp:alertEmail must be one email address, e.g. ops@example.org (got ${String(alertEmail)})`,
+    );
+  }
   return {
     stackName: (ctx('ppdp:stackName') as string | undefined) ?? 'Ppdp',
     schedules,
     mapConcurrency: num('ppdp:mapConcurrency'),
     rowsPerShard: num('ppdp:rowsPerShard'),
     workRetentionDays: num('ppdp:workRetentionDays'),
+    alertEmail: alertEmail as string | undefined,
   };
 }
 

@@ -16,6 +16,7 @@ new ReleaseStack(app, config.stackName, {
   mapConcurrency: config.mapConcurrency,
   rowsPerShard: config.rowsPerShard,
   workRetentionDays: config.workRetentionDays,
+  alertEmail: config.alertEmail,
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   description: 'ppdp: privacy-preserving microdata releases on Step Functions and Lambda',
 });

@@ -1,8 +1,9 @@
 /**
  * ppdp in an AWS account: one bucket (inbox/ → work/ → releases/), the release state machine
  * (the definition of src/pipeline/definition.ts, Lambda ARNs substituted), one Lambda per
- * Task, an EventBridge rule that starts a release when `inbox/<name>/release.json` lands, and
- * EventBridge Scheduler schedules for recurring releases.
+ * Task, an EventBridge rule that starts a release when `inbox/<name>/release.json` lands,
+ * EventBridge Scheduler schedules for recurring releases, and the alerts: a failure topic fed
+ * by an execution-status rule and by alarms on failed or timed-out executions and start failures.
  */
 import {
   Arn,
@@ -17,6 +18,8 @@ import {
   TimeZone,
   Validations,
 } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -26,10 +29,18 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct, IConstruct } from 'constructs';
-import { placeholder, releaseDefinition, TASKS, type TaskName } from '../../src/pipeline/definition.ts';
+import {
+  placeholder,
+  RELEASE_ERRORS,
+  releaseDefinition,
+  TASKS,
+  type TaskName,
+} from '../../src/pipeline/definition.ts';
 
 export interface ScheduledRelease {
   /** The release name: its spec is `inbox/<name>/release.json`. */
@@ -50,6 +61,8 @@ export interface ReleaseStackProps extends StackProps {
   readonly rowsPerShard?: number;
   /** Days work files are kept (default 14). */
   readonly workRetentionDays?: number;
+  /** An email address subscribed to the failure topic. */
+  readonly alertEmail?: string;
 }
 
 /** The handler file of each Task (functions/<file>.ts). */
@@ -71,23 +84,38 @@ interface Sizing {
   readonly tmp: number;
 }
 const BIG: Sizing = { memory: 3008, timeout: Duration.minutes(15), tmp: 4096 };
-const SHARD: Sizing = { memory: 1769, timeout: Duration.minutes(15), tmp: 1024 };
-const SIZING: Record<TaskName, Sizing> = {
-  Plan: BIG,
-  CountShard: SHARD,
-  Search: BIG,
-  ApplyShard: SHARD,
-  Assemble: BIG,
-  Build: BIG,
-  Verify: BIG,
-  Publish: { memory: 512, timeout: Duration.minutes(5), tmp: 512 },
-  ReportFailure: { memory: 256, timeout: Duration.minutes(1), tmp: 512 },
-};
+
+/**
+ * A shard function's memory (MB): CountShard and ApplyShard peak at about 100 MiB plus 150 MiB
+ * per million rows of their shard, whatever the table's size (bench/results/state-memory.json:
+ * at most 233 MiB with 1M rows per shard, 375 MiB with 2M), doubled for headroom, in 64 MB steps.
+ */
+export function shardMemoryMb(rowsPerShard: number): number {
+  const peakMiB = 100 + 150 * (rowsPerShard / 1_000_000);
+  return Math.min(10_240, Math.ceil((2 * peakMiB) / 64) * 64);
+}
+
+function sizing(rowsPerShard: number): Record<TaskName, Sizing> {
+  const shard: Sizing = { memory: shardMemoryMb(rowsPerShard), timeout: Duration.minutes(15), tmp: 1024 };
+  return {
+    Plan: BIG,
+    CountShard: shard,
+    Search: BIG,
+    ApplyShard: shard,
+    Assemble: BIG,
+    Build: BIG,
+    Verify: BIG,
+    Publish: { memory: 512, timeout: Duration.minutes(5), tmp: 512 },
+    ReportFailure: { memory: 256, timeout: Duration.minutes(1), tmp: 512 },
+  };
+}
 
 export class ReleaseStack extends Stack {
   readonly bucket: s3.Bucket;
   readonly stateMachine: sfn.StateMachine;
   readonly functions: Record<TaskName, lambda.Function>;
+  /** Failed, timed-out and aborted executions, and the alarms, are published here. */
+  readonly failureTopic: sns.Topic;
 
   constructor(scope: Construct, id: string, props: ReleaseStackProps) {
     super(scope, id, props);
@@ -155,6 +183,8 @@ export class ReleaseStack extends Stack {
     };
 
     const fns = {} as Record<TaskName, lambda.Function>;
+    const rowsPerShard = props.rowsPerShard ?? 1_000_000;
+    const sizes = sizing(rowsPerShard);
     for (const task of TASKS) {
       const logGroup = new logs.LogGroup(this, `${task}Logs`, {
         retention: logs.RetentionDays.ONE_MONTH,
@@ -172,23 +202,26 @@ export class ReleaseStack extends Stack {
       );
       for (const statement of access[task]) role.addToPolicy(statement);
       key.grant(role, 'kms:Decrypt', 'kms:GenerateDataKey');
-      const sizing = SIZING[task];
+      const size = sizes[task];
       fns[task] = new lambda.Function(this, task, {
         description: `ppdp release state ${task}`,
         runtime: lambda.Runtime.NODEJS_22_X,
         architecture: lambda.Architecture.ARM_64,
         code: lambda.Code.fromAsset(props.handlersDir),
         handler: `${HANDLER_FILES[task]}.handler`,
-        memorySize: sizing.memory,
-        timeout: sizing.timeout,
-        ephemeralStorageSize: Size.mebibytes(sizing.tmp),
+        memorySize: size.memory,
+        timeout: size.timeout,
+        ephemeralStorageSize: Size.mebibytes(size.tmp),
         tracing: lambda.Tracing.ACTIVE,
         role,
         logGroup,
         loggingFormat: lambda.LoggingFormat.JSON,
         environment: {
-          PPDP_ROWS_PER_SHARD: String(props.rowsPerShard ?? 1_000_000),
+          PPDP_ROWS_PER_SHARD: String(rowsPerShard),
+          PPDP_RUN_LOCK: 'on', // Plan refuses a second execution of a run already under way
           NODE_OPTIONS: '--enable-source-maps',
+          POWERTOOLS_SERVICE_NAME: 'ppdp',
+          POWERTOOLS_METRICS_NAMESPACE: 'ppdp',
         },
       });
     }
@@ -261,8 +294,9 @@ export class ReleaseStack extends Stack {
       new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [stateMachineArn] }),
     );
     smRole.addToPolicy(
+      // RedriveExecution: redriving a release redrives its Distributed Maps' failed children.
       new iam.PolicyStatement({
-        actions: ['states:DescribeExecution', 'states:StopExecution'],
+        actions: ['states:DescribeExecution', 'states:StopExecution', 'states:RedriveExecution'],
         resources: [executionArns],
       }),
     );
@@ -291,6 +325,7 @@ export class ReleaseStack extends Stack {
     const definition = releaseDefinition({
       resource: (task) => `\${${placeholder(task)}}`,
       mapConcurrency: props.mapConcurrency ?? 100,
+      caught: RELEASE_ERRORS,
     });
     const smLogs = new logs.LogGroup(this, 'StateMachineLogs', {
       logGroupName: `/aws/vendedlogs/states/${stateMachineName}`,
@@ -372,8 +407,107 @@ export class ReleaseStack extends Stack {
       );
     }
 
+    this.failureTopic = this.alerts(deadLetters, props.alertEmail);
+
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'StateMachineArn', { value: this.stateMachine.stateMachineArn });
+  }
+
+  /**
+   * The failure topic (its own KMS key, TLS only) and what publishes to it: a rule on this
+   * state machine's FAILED, TIMED_OUT and ABORTED executions (one message per execution) and
+   * alarms on failed or timed-out executions and on starts that reached the dead-letter queue.
+   */
+  private alerts(deadLetters: sqs.Queue, email: string | undefined): sns.Topic {
+    const key = new kms.Key(this, 'AlertKey', {
+      description: 'ppdp: the failure topic',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    // EventBridge and CloudWatch alarms publish to the encrypted topic with this key.
+    for (const service of ['events.amazonaws.com', 'cloudwatch.amazonaws.com'])
+      key.grant(new iam.ServicePrincipal(service), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    const topic = new sns.Topic(this, 'Failures', {
+      displayName: 'ppdp release failures',
+      masterKey: key,
+      enforceSSL: true,
+    });
+    if (email) topic.addSubscription(new subscriptions.EmailSubscription(email));
+    // The topic's own policy replaces the default one: let this account's alarms publish.
+    topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: {
+          ArnLike: {
+            'aws:SourceArn': this.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+          StringEquals: { 'aws:SourceAccount': this.account },
+        },
+      }),
+    );
+
+    const field = (path: string) => events.EventField.fromPath(path);
+    new events.Rule(this, 'OnFailure', {
+      description: 'ppdp: a release execution failed, timed out or was aborted',
+      eventPattern: {
+        source: ['aws.states'],
+        detailType: ['Step Functions Execution Status Change'],
+        detail: {
+          status: ['FAILED', 'TIMED_OUT', 'ABORTED'],
+          stateMachineArn: [this.stateMachine.stateMachineArn],
+        },
+      },
+      // Names and locations only: an error's cause may name a value, so it stays in error.json.
+      targets: [
+        new targets.SnsTopic(topic, {
+          message: events.RuleTargetInput.fromObject({
+            release: 'ppdp release execution stopped',
+            status: field('$.detail.status'),
+            execution: field('$.detail.executionArn'),
+            input: field('$.detail.input'),
+            stopped: field('$.detail.stopDate'),
+            next: 'read error.json in the work area; redrive the execution once the cause is fixed (docs/deploy.md, Operations)',
+          }),
+        }),
+      ],
+    });
+
+    const alarm = (id: string, metric: cloudwatch.IMetric, description: string) => {
+      const a = new cloudwatch.Alarm(this, id, {
+        metric,
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      });
+      a.addAlarmAction(new cloudwatchActions.SnsAction(topic));
+    };
+    const period = Duration.minutes(5);
+    alarm(
+      'StartFailuresAlarm',
+      deadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+      'ppdp: a release could not be started (the start event is in the StartFailures queue)',
+    );
+    alarm(
+      'ExecutionsFailedAlarm',
+      this.stateMachine.metricFailed({ period, statistic: 'Sum' }),
+      'ppdp: a release execution failed',
+    );
+    alarm(
+      'ExecutionsTimedOutAlarm',
+      this.stateMachine.metricTimedOut({ period, statistic: 'Sum' }),
+      'ppdp: a release execution timed out',
+    );
+    new CfnOutput(this, 'FailureTopicArn', { value: topic.topicArn });
+    return topic;
   }
 
   /** A cdk-nag AwsSolutions-IAM5 finding acknowledged with its reason. */

@@ -8,6 +8,7 @@
  *   Plan → Route ─ sharded → Count (map: CountShard) → Search → Apply (map: ApplyShard) → Assemble ─┐
  *              └─ single  → Build ─────────────────────────────────────────────────────────────────┴→ Verify → Publish
  *   any failure → ReportFailure → Failed   (writes error.json in the work area; publishes nothing)
+ *   (deployed, only ppdp's own refusals take that path: see `caught`)
  */
 
 /** The Tasks, each a Lambda function in AWS and an in-process handler locally. */
@@ -33,6 +34,22 @@ export const TRANSIENT_ERRORS = [
   'StoreUnavailableError',
 ];
 
+/**
+ * ppdp's own refusals (bad spec or input, no solution, verification failed, store refused):
+ * running the same input again fails the same way, so they go to ReportFailure (error.json).
+ */
+export const RELEASE_ERRORS = [
+  'PpdpError',
+  'SpecError',
+  'InputError',
+  'HierarchyError',
+  'NoSolutionError',
+  'VerificationError',
+  'OutputError',
+  'LimitError',
+  'StoreError',
+];
+
 export interface DefinitionOptions {
   /** Resource of each Task: a Lambda ARN, or a `${Name}` placeholder for CloudFormation. */
   readonly resource: (task: TaskName) => string;
@@ -40,6 +57,12 @@ export interface DefinitionOptions {
   readonly mapConcurrency?: number;
   /** Per-Task timeout (default 900 s, Lambda's limit). */
   readonly taskTimeoutSeconds?: number;
+  /**
+   * Errors the failure path catches (default: every error). Deployed, only RELEASE_ERRORS:
+   * anything else (a timeout, out of memory, retries exhausted, a failed shard) stops the
+   * execution at the failing state, where RedriveExecution resumes it.
+   */
+  readonly caught?: readonly string[];
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: ASL is plain JSON
@@ -67,7 +90,8 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
       JitterStrategy: 'FULL',
     },
   ];
-  const toFailure = [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ReportFailure' }];
+  const caught = options.caught ? [...options.caught] : ['States.ALL'];
+  const toFailure = [{ ErrorEquals: caught, ResultPath: '$.error', Next: 'ReportFailure' }];
   const task = (name: TaskName, rest: AslState): AslState => ({
     Type: 'Task',
     Resource: options.resource(name),

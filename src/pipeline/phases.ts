@@ -45,6 +45,7 @@ import type { VerificationCheck } from '../report/types.ts';
 import { loadSpec, type ReleaseSpec } from '../spec/spec.ts';
 import { byCodeUnits } from '../util/format.ts';
 import { keyedRandom, tableDigest } from '../util/keys.ts';
+import { lockRun } from './lock.ts';
 import { type RunKey, recall, remember } from './memo.ts';
 import { checkOutDir, type Manifest, type ManifestEntry } from './publish.ts';
 import { frameReport, readInput, runIdOf, streams } from './release.ts';
@@ -226,6 +227,9 @@ async function planFrom(
   const shards = mode === 'single' ? 1 : Math.min(MAX_SHARDS, Math.max(1, wanted));
   const { bytes, layout } = encodeRows(table, shards);
   const specName = basename(spec.file);
+  // Deployed, a duplicate start stops here: after every check that can refuse the release (a
+  // refusal in Plan writes no error.json, so it must not leave the lock held), before any write.
+  await lockRun(workLoc.store, workLoc.key, runId);
   await Promise.all([
     workLoc.store.put(wk('rows.arrow'), bytes),
     writeBundle(workLoc.store, wk('bundle/'), specPath, spec),

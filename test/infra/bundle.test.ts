@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleHandlers, handlerNames } from '../../infra/bundle.ts';
 import { HANDLER_FILES } from '../../infra/stacks/release-stack.ts';
-import { TASKS, type TaskName } from '../../src/pipeline/definition.ts';
+import { RELEASE_ERRORS, TASKS, type TaskName } from '../../src/pipeline/definition.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { runRelease } from '../../src/pipeline/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
@@ -31,6 +31,13 @@ describe('the Lambda bundle', () => {
     expect(all.some((f) => f.endsWith('.wasm'))).toBe(false);
     const chunks = all.filter((f) => f.endsWith('.mjs')).map((f) => readFileSync(join(outdir, f), 'utf8'));
     expect(chunks.some((c) => c.includes('aws-local-stepfunctions'))).toBe(false);
+    // The deployed Catch matches error names: the bundle must keep ppdp's class names (an
+    // esbuild rename on a name clash, e.g. StoreError2, would let that error skip error.json).
+    for (const name of RELEASE_ERRORS)
+      expect(
+        chunks.some((c) => c.includes(`var ${name} = class extends`)),
+        name,
+      ).toBe(true);
   });
 
   it('runs a release when every state is its bundled handler', async () => {

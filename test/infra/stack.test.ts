@@ -3,7 +3,7 @@
  * (the definition of src/pipeline/definition.ts with the ARNs substituted), the functions,
  * least privilege, and cdk-nag's AwsSolutions checks with every finding acknowledged.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
@@ -11,8 +11,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { APP_CONTEXT, readConfig } from '../../infra/config.ts';
 import { addNagChecks } from '../../infra/nag.ts';
-import { HANDLER_FILES, ReleaseStack } from '../../infra/stacks/release-stack.ts';
-import { TASKS } from '../../src/pipeline/definition.ts';
+import { HANDLER_FILES, ReleaseStack, shardMemoryMb } from '../../infra/stacks/release-stack.ts';
+import { RELEASE_ERRORS, TASKS } from '../../src/pipeline/definition.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation template JSON
 type Cfn = any;
@@ -21,12 +21,13 @@ type Cfn = any;
 const handlersDir = mkdtempSync(join(tmpdir(), 'ppdp-handlers-'));
 writeFileSync(join(handlersDir, 'plan.mjs'), 'export const handler = async () => ({});\n');
 
-function synth(withNag = false) {
+function synth(withNag = false, alertEmail?: string) {
   const app = new App({ context: APP_CONTEXT, outdir: mkdtempSync(join(tmpdir(), 'ppdp-cdk-')) });
   const stack = new ReleaseStack(app, 'Ppdp', {
     handlersDir,
     schedules: [{ name: 'adult', expression: 'cron(0 3 ? * MON *)', timeZone: 'Europe/Berlin' }],
     env: { account: '111111111111', region: 'us-east-1' },
+    alertEmail,
   });
   if (withNag) addNagChecks(app);
   return { app, stack, template: Template.fromStack(stack) };
@@ -73,7 +74,9 @@ describe('the deployment stack', () => {
   });
 
   it('starts a release when inbox/<name>/release.json lands, with the spec URL as input', () => {
-    const rules = template.findResources('AWS::Events::Rule');
+    const rules = template.findResources('AWS::Events::Rule', {
+      Properties: { EventPattern: { source: ['aws.s3'] } },
+    });
     const [rule] = Object.values(rules) as { Properties: Cfn }[];
     expect(rule!.Properties.EventPattern).toMatchObject({
       source: ['aws.s3'],
@@ -148,6 +151,138 @@ describe('the deployment stack', () => {
     expect(policyOf('CountShard')).not.toMatch(/s3:DeleteObject/);
   });
 
+  it('publishes failed, timed-out and aborted executions of this state machine to an encrypted topic', () => {
+    const topicId = stack.getLogicalId(stack.failureTopic.node.defaultChild as never);
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topicId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: Match.objectLike({ StringEquals: { 'aws:SourceAccount': '111111111111' } }),
+          }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'events.amazonaws.com' },
+            Action: 'sns:Publish',
+          }),
+        ]),
+      },
+    });
+    const [rule] = Object.values(
+      template.findResources('AWS::Events::Rule', {
+        Properties: { EventPattern: { source: ['aws.states'] } },
+      }),
+    ) as { Properties: Cfn }[];
+    expect(rule!.Properties.EventPattern).toEqual({
+      source: ['aws.states'],
+      'detail-type': ['Step Functions Execution Status Change'],
+      detail: {
+        status: ['FAILED', 'TIMED_OUT', 'ABORTED'],
+        stateMachineArn: [{ Ref: stack.getLogicalId(stack.stateMachine.node.defaultChild as never) }],
+      },
+    });
+    const [target] = rule!.Properties.Targets;
+    expect(target.Arn).toEqual({ Ref: topicId });
+    // The message carries names and locations, never the error's cause.
+    expect(target.InputTransformer.InputPathsMap).toMatchObject({
+      'detail-status': '$.detail.status',
+      'detail-executionArn': '$.detail.executionArn',
+    });
+    expect(Object.values(target.InputTransformer.InputPathsMap)).not.toContain('$.detail.cause');
+    expect(template.findOutputs('FailureTopicArn')).toEqual({
+      FailureTopicArn: { Value: { Ref: topicId } },
+    });
+    // The key lets EventBridge and CloudWatch publish to the encrypted topic.
+    const keys = JSON.stringify(template.findResources('AWS::KMS::Key'));
+    for (const service of ['events.amazonaws.com', 'cloudwatch.amazonaws.com'])
+      expect(keys).toContain(service);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    synth(false, 'ops@example.org').template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.org',
+      TopicArn: Match.anyValue(),
+    });
+  });
+
+  it('alarms to the topic on failed and timed-out executions and on start failures', () => {
+    const topicId = stack.getLogicalId(stack.failureTopic.node.defaultChild as never);
+    const machine = { Ref: stack.getLogicalId(stack.stateMachine.node.defaultChild as never) };
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as { Properties: Cfn }[];
+    const byMetric = Object.fromEntries(alarms.map((a) => [a.Properties.MetricName, a.Properties]));
+    expect(Object.keys(byMetric).sort()).toEqual(
+      ['ApproximateNumberOfMessagesVisible', 'ExecutionsFailed', 'ExecutionsTimedOut'].sort(),
+    );
+    for (const a of Object.values(byMetric)) {
+      expect(a).toMatchObject({
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 0,
+        EvaluationPeriods: 1,
+        AlarmActions: [{ Ref: topicId }],
+      });
+    }
+    expect(byMetric.ExecutionsFailed).toMatchObject({
+      Namespace: 'AWS/States',
+      Dimensions: [{ Name: 'StateMachineArn', Value: machine }],
+    });
+    expect(byMetric.ExecutionsTimedOut!.Dimensions).toEqual([{ Name: 'StateMachineArn', Value: machine }]);
+    expect(byMetric.ApproximateNumberOfMessagesVisible).toMatchObject({ Namespace: 'AWS/SQS' });
+  });
+
+  it('leaves failures other than ppdp refusals uncaught, and lets its role redrive Map children', () => {
+    const [sm] = Object.values(template.findResources('AWS::StepFunctions::StateMachine')) as {
+      Properties: Cfn;
+    }[];
+    const states = JSON.parse(sm!.Properties.DefinitionString).States;
+    for (const name of ['Plan', 'Count', 'Search', 'Apply', 'Assemble', 'Build', 'Verify', 'Publish']) {
+      expect(states[name].Catch, name).toEqual([
+        { ErrorEquals: RELEASE_ERRORS, ResultPath: '$.error', Next: 'ReportFailure' },
+      ]);
+    }
+    const role = stack.getLogicalId(stack.stateMachine.role.node.defaultChild as never);
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as { Properties: Cfn }[];
+    const own = JSON.stringify(policies.filter((p) => p.Properties.Roles.some((r: Cfn) => r.Ref === role)));
+    expect(own).toContain('states:RedriveExecution');
+  });
+
+  it('sets up Powertools and the run lock on every function', () => {
+    for (const task of TASKS) {
+      const fn = stack.getLogicalId(stack.functions[task].node.defaultChild as never);
+      const props = template.toJSON().Resources[fn].Properties;
+      expect(props.TracingConfig, task).toEqual({ Mode: 'Active' });
+      expect(props.Environment.Variables, task).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: 'ppdp',
+        POWERTOOLS_METRICS_NAMESPACE: 'ppdp',
+        PPDP_RUN_LOCK: 'on',
+      });
+    }
+  });
+
+  it('sizes the shard functions from their measured peak memory, with twice the room', () => {
+    const memory = (task: 'CountShard' | 'ApplyShard' | 'Verify') =>
+      template.toJSON().Resources[stack.getLogicalId(stack.functions[task].node.defaultChild as never)]
+        .Properties.MemorySize;
+    expect(memory('CountShard')).toBe(512);
+    expect(memory('ApplyShard')).toBe(512);
+    expect(memory('Verify')).toBe(3008);
+    const measured = JSON.parse(
+      readFileSync(new URL('../../bench/results/state-memory.json', import.meta.url), 'utf8'),
+    ) as { runs: { rowsPerShard: number; states: Record<string, { peakRssMiB: number }> }[] };
+    expect(measured.runs.map((r) => r.rowsPerShard)).toEqual(expect.arrayContaining([1_000_000, 2_000_000]));
+    for (const run of measured.runs) {
+      for (const task of ['CountShard', 'ApplyShard']) {
+        const peakMb = (run.states[task]!.peakRssMiB * 2 ** 20) / 1e6;
+        expect(2 * peakMb, `${task}, ${run.rowsPerShard} rows per shard`).toBeLessThanOrEqual(
+          shardMemoryMb(run.rowsPerShard),
+        );
+      }
+    }
+  });
+
   it('passes cdk-nag AwsSolutions with every finding acknowledged', () => {
     const { app } = synth(true);
     expect(() => app.synth()).not.toThrow();
@@ -167,5 +302,9 @@ describe('the deployment stack', () => {
     });
     const bad = new App({ context: { 'ppdp:schedules': [{ name: 'adult', expression: 'daily' }] } });
     expect(() => readConfig(bad.node)).toThrow(/cron/);
+    const email = (v: string) => readConfig(new App({ context: { 'ppdp:alertEmail': v } }).node).alertEmail;
+    expect(email('ops@example.org')).toBe('ops@example.org');
+    expect(email('')).toBeUndefined();
+    expect(() => email('ops at example.org')).toThrow(/ppdp:alertEmail must be one email address/);
   });
 });
