@@ -6,7 +6,6 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { readArrow } from '../data/arrow.ts';
 import { formatNumber, readCsv } from '../data/csv.ts';
 import type { EncodedTable } from '../data/table.ts';
@@ -23,6 +22,7 @@ import {
   releasedCounts,
 } from '../methods/randomization/reconstruct.ts';
 import { thousands } from '../util/format.ts';
+import { parseCommandArgs } from './args.ts';
 
 export const RECONSTRUCT_HELP = `Usage: ppdp reconstruct <release-dir> --attributes <a,b,…> [options]
 
@@ -54,7 +54,7 @@ interface Column {
 }
 
 export function reconstructCommand(args: string[]): number {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs('reconstruct', {
     args,
     allowPositionals: true,
     options: {

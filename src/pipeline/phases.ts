@@ -42,7 +42,7 @@ import type { MethodReport } from '../methods/method.ts';
 import { methodFor } from '../methods/registry.ts';
 import { renderReportHtml } from '../report/html.ts';
 import type { VerificationCheck } from '../report/types.ts';
-import { loadSpec, type ReleaseSpec } from '../spec/spec.ts';
+import { checkSpecFiles, loadSpec, type ReleaseSpec } from '../spec/spec.ts';
 import { byCodeUnits } from '../util/format.ts';
 import { keyedRandom, tableDigest } from '../util/keys.ts';
 import { type RunKey, recall, remember } from './memo.ts';
@@ -200,6 +200,7 @@ async function planFrom(
     }
   }
   const spec = loadSpec(specPath);
+  checkSpecFiles(spec);
   const name = releaseName(specLoc.key);
   const runId = runIdOf(spec);
   const root = request.store ?? (specLoc.store.root.startsWith('s3://') ? specLoc.store.root : undefined);
