@@ -1,7 +1,7 @@
 /**
  * `ppdp reconstruct <release-dir> --attributes a,b [--out file] [--format csv|json]`: estimate
  * the contingency table of chosen attributes from a randomized release and its matrices.json
- * (SPEC §5): the unbiased π̂ = (⊗ Pᵢ⁻¹)·λ, which may be negative, and the clipped and
+ * (docs/definitions.md §5): the unbiased π̂ = (⊗ Pᵢ⁻¹)·λ, which may be negative, and the clipped and
  * renormalized version, as proportions and as counts.
  */
 import { existsSync, writeFileSync } from 'node:fs';
