@@ -116,6 +116,55 @@ describe('every JSON example parses, and every release spec is valid', () => {
   });
 });
 
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
+const anchors = (file: string): Set<string> =>
+  new Set(
+    [...readFileSync(file, 'utf8').matchAll(/^#+ (.+)$/gm)].map((m) =>
+      m[1]!
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-'),
+    ),
+  );
+
+describe('the docs are self-contained', () => {
+  it.each(FILES)('%s: every relative link points at a file (and heading) of the repository', (file) => {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target!)) continue; // https:, mailto:
+      const [path, anchor] = target!.split('#');
+      const resolved = path ? join(ROOT, file, '..', path) : join(ROOT, file);
+      expect(existsSync(resolved), `${file}: link to ${target}`).toBe(true);
+      if (anchor && resolved.endsWith('.md')) {
+        expect(anchors(resolved), `${file}: link to ${target}`).toContain(anchor);
+      }
+    }
+  });
+
+  // What a user of the package does not have: the project's source notes and tracker.
+  const OUTSIDE = /\bseeds? ?\d{3}\b|\bSPEC(\.md| ?§)|\b[Ii]ssues? #?\d+\b|\.\.\/shared\b/;
+  const sources = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory()
+        ? sources(join(dir, e.name))
+        : /\.(ts|md|json)$/.test(e.name)
+          ? [join(dir, e.name)]
+          : [],
+    );
+  // src/report/ is left out: its text is being rewritten in another change.
+  const SHOWN = [
+    ...FILES,
+    ...sources('src').filter((f) => !f.startsWith('src/report/')),
+    ...sources('bench'),
+  ];
+
+  it.each(SHOWN)('%s cites nothing outside the repository', (file) => {
+    const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+    const outside = lines.map((line, i) => `${i + 1}: ${line}`).filter((line) => OUTSIDE.test(line));
+    expect(outside).toEqual([]);
+  });
+});
+
 it("the README's quick start releases Adult, and its test command is what CI runs", () => {
   const [quickStart] = blocks('README.md', 'sh');
   const [install, test] = quickStart!.text.trim().split('\n');
