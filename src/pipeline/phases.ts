@@ -200,7 +200,10 @@ async function planFrom(
     }
   }
   const spec = loadSpec(specPath);
-  checkSpecFiles(spec);
+  checkSpecFiles(
+    spec,
+    specLoc.store.root === 'file:///' ? undefined : specLoc.store.root + dirKey(specLoc.key),
+  );
   const name = releaseName(specLoc.key);
   const runId = runIdOf(spec);
   const root = request.store ?? (specLoc.store.root.startsWith('s3://') ? specLoc.store.root : undefined);

@@ -297,14 +297,18 @@ export function loadSpec(path: string): ReleaseSpec {
 /**
  * Checks that the input and hierarchy files the spec names exist, before any is read. A missing
  * one is named as the spec writes it, with the folder it was resolved from and the path tried.
+ * `shownDir` names the spec's folder for a person when the spec was copied from elsewhere
+ * (an `s3://` spec is read from a local copy).
  */
-export function checkSpecFiles(spec: ReleaseSpec): void {
+export function checkSpecFiles(spec: ReleaseSpec, shownDir?: string): void {
   const where = basename(spec.file);
-  const dir = dirname(spec.file);
+  const dir = shownDir?.replace(/\/$/, '') ?? dirname(spec.file);
+  const shown = (path: string) =>
+    shownDir === undefined ? path : `${dir}/${relative(dirname(spec.file), path)}`;
   const missing = (field: string, written: string, path: string) =>
     [
-      `${where}: ${field} '${written}' not found: paths in a spec are relative to the spec's folder, ${dir}, so it was looked for at ${path}`,
-      `put the file at ${path}, or change ${field} in ${where} to its path relative to ${dir} (or to an absolute path)`,
+      `${where}: ${field} '${written}' not found: paths in a spec are relative to the spec's folder, ${dir}, so it was looked for at ${shown(path)}`,
+      `put the file at ${shown(path)}, or change ${field} in ${where} to its path relative to ${dir} (or to an absolute path)`,
     ] as const;
   if (!existsSync(spec.input)) {
     throw new InputError('E_INPUT_MISSING', ...missing('input', spec.inputWritten ?? spec.input, spec.input));

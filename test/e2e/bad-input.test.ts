@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PpdpError } from '../../src/errors.ts';
 import { runRelease } from '../../src/pipeline/release.ts';
+import { checkSpecFiles, loadSpec } from '../../src/spec/spec.ts';
 import { adultWorkspace, type Workspace } from '../helpers/workspace.ts';
 
 const CLI = new URL('../../bin/ppdp.mjs', import.meta.url).pathname;
@@ -202,6 +203,23 @@ describe('bad input: a clear error, and nothing in --out', () => {
     const noOut = spawnSync(process.execPath, [CLI, 'release', 'x.json'], { encoding: 'utf8' });
     expect(noOut.status).toBe(1);
     expect(noOut.stderr).toMatch(/needs --out/);
+  });
+
+  it('a spec read from a bucket names missing files by their s3:// place, not the local copy', () => {
+    const ws = adultWorkspace(300);
+    ws.editSpec((s) => (s.input = 'data/nowhere.csv'));
+    const e = (() => {
+      try {
+        checkSpecFiles(loadSpec(ws.spec), 's3://bucket/inbox/adult/');
+      } catch (err) {
+        return err as PpdpError;
+      }
+    })();
+    expect(e?.code).toBe('E_INPUT_MISSING');
+    expect(e?.message).toBe(
+      "release.json: input 'data/nowhere.csv' not found: paths in a spec are relative to the spec's folder, " +
+        's3://bucket/inbox/adult, so it was looked for at s3://bucket/inbox/adult/data/nowhere.csv',
+    );
   });
 
   it('the CLI suggests the nearest command and flag for a typo', () => {
