@@ -141,7 +141,9 @@ export function locateJsonError(text: string, error: Error): JsonSyntax {
             ? `add a ':' between the name and its value`
             : expected === 'comma' && /["{[\d\-tfn]/.test(c ?? '')
               ? `add the missing comma at the end of the entry before (line ${prevLine})`
-              : `fix the JSON at line ${line}, column ${column}`;
+              : /[A-Za-z]/.test(c ?? '')
+                ? 'write text in double quotes, "like this": true, false and null are the only bare words'
+                : `fix the JSON at line ${line}, column ${column}`;
   return { line, column, excerpt, problem, hint };
 }
 
@@ -161,10 +163,8 @@ function firstBadOffset(text: string): { at: number; expected: 'colon' | 'comma'
     throw i;
   };
   const literal = (word: string) => {
-    for (const ch of word) {
-      if (text[i] !== ch) fail();
-      i++;
-    }
+    if (text.startsWith(word, i)) i += word.length;
+    else fail(); // at the word's start: `five` is wrong as a whole
   };
   const string = () => {
     i++; // "
@@ -188,48 +188,39 @@ function firstBadOffset(text: string): { at: number; expected: 'colon' | 'comma'
     if (!m || m[0] === '-' || m[0] === '') fail();
     i += m![0].length;
   };
+  /** `{…}` or `[…]`: entries separated by commas, `entry` reading one. */
+  const container = (close: string, entry: () => void) => {
+    i++;
+    ws();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      entry();
+      ws();
+      if (text[i] === ',') i++;
+      else if (text[i] === close) {
+        i++;
+        return;
+      } else fail('comma');
+    }
+  };
+  const member = () => {
+    ws();
+    if (text[i] !== '"') fail();
+    string();
+    ws();
+    if (text[i] !== ':') fail('colon');
+    i++;
+    value();
+  };
   const value = (): void => {
     ws();
     const c = text[i];
-    if (c === '{') {
-      i++;
-      ws();
-      if (text[i] === '}') {
-        i++;
-        return;
-      }
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail();
-        string();
-        ws();
-        if (text[i] !== ':') fail('colon');
-        i++;
-        value();
-        ws();
-        if (text[i] === ',') i++;
-        else if (text[i] === '}') {
-          i++;
-          return;
-        } else fail('comma');
-      }
-    } else if (c === '[') {
-      i++;
-      ws();
-      if (text[i] === ']') {
-        i++;
-        return;
-      }
-      for (;;) {
-        value();
-        ws();
-        if (text[i] === ',') i++;
-        else if (text[i] === ']') {
-          i++;
-          return;
-        } else fail('comma');
-      }
-    } else if (c === '"') string();
+    if (c === '{') container('}', member);
+    else if (c === '[') container(']', value);
+    else if (c === '"') string();
     else if (c === 't') literal('true');
     else if (c === 'f') literal('false');
     else if (c === 'n') literal('null');
