@@ -1,5 +1,5 @@
 // One mode of a Kronecker product applied to a tensor: (M_0 ⊗ … ⊗ M_{k−1})·x is k calls, one
-// per mode, never forming the product (SPEC §5). The tensor is row-major (last index fastest)
+// per mode, never forming the product (docs/definitions.md §5). The tensor is row-major (last index fastest)
 // and seen, for the mode at hand, as [left, d, right]:
 //
 //   dst[l, u, r] = Σ_v M[u][v] · src[l, v, r]     (v ascending, from 0)

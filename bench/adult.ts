@@ -73,11 +73,11 @@ const SUPPRESSIONS = [0, 0.02, 0.05] as const;
 const METRICS: readonly MetricName[] = ['ncp', 'discernibility'];
 const KERNELS: readonly GroupingKernel[] = [wasmGroupingKernel, tsGroupingKernel];
 
-/** Issue 8's ARX figures (measured by the issue's author, not by this script). */
+/** ARX's quoted timings (taken by a third party with ARX, not measured by this script). */
 const ARX = {
   source:
-    'issue 8: ARX (Java) on Adult, 8 QIs, 4,320-node lattice, warm JVM, anonymize() only; ' +
-    "measured by the issue's author on this kind of machine, not by this benchmark",
+    'ARX quoted timings, not measured here: ARX (Java) on Adult, 8 QIs, 4,320-node lattice, warm JVM, anonymize() only; ' +
+    "taken by a third party on this kind of machine; ppdp's benchmark did not run ARX",
   searchMs: { k5: { '0': 55, '0.02': 309, '0.05': 244 } } as Record<string, Record<string, number>>,
   coldProcessMs: { kAnonymity: [2000, 2400] },
 };
@@ -655,7 +655,7 @@ function printSummary(): void {
   if (processBaseline) {
     console.log(
       `process baseline: node -e 0 ${fmt(processBaseline.nodeStartMs.median)} ms, ppdp --help ${fmt(processBaseline.ppdpHelpMs.median)} ms; ` +
-        `cold ARX process (issue 8, not measured here): 2,000–2,400 ms`,
+        `cold ARX process (quoted, not measured here): 2,000–2,400 ms`,
     );
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Seed 004 §V.B as a runnable experiment (issue 5): Adult with QIs education, salary-class,
+ * The comparison of the attribute-disclosure paper (§V.B; docs/definitions.md, references) as a runnable experiment: Adult with QIs education, salary-class,
  * sex, race and sensitive occupation ("ESGRO"); for l = 2..7, randomization (RR-QI and RR-Both
  * with optimal parameters under max risk ≤ τ = 1/l) against distinct-l-diverse full-domain
  * generalization and Anatomy under the same l — KL, χ², base group-by and CUBE query relative
@@ -10,7 +10,7 @@
  * - the acceptance check: each scenario's parameters meet max risk ≤ 1/l when recomputed by
  *   the independent verifier, and the optimizer's objective is no worse than a 0.01 grid;
  * - RR-S on this setting (infeasible: homogeneous QI groups keep risk 1 whatever p_S is);
- * - the data-size experiment (seed 004 Fig. 4): RR-Both at l = 4 on r·N rows sampled with
+ * - the data-size experiment (the attribute-disclosure paper, Fig. 4): RR-Both at l = 4 on r·N rows sampled with
  *   replacement from Adult, r = 0.5 … 2.5.
  *
  * Writes bench/results/randomization-comparison.{json,md,svg}.
@@ -405,7 +405,7 @@ try {
   rrS = (e as Error).message;
 }
 
-// Data size (seed 004 Fig. 4): RR-Both, l = 4.
+// Data size (the attribute-disclosure paper, Fig. 4): RR-Both, l = 4.
 const sizeRows: Record<string, unknown>[] = [];
 const lines = readFileSync(join(work, 'adult.csv'), 'utf8').trim().split('\n');
 const header = lines[0]!;
@@ -483,7 +483,7 @@ console.log(`done in ${results.seconds} s`);
 function markdown(): string {
   const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(3) : x.toPrecision(3));
   const out = [
-    '# Randomization vs l-diversity and Anatomy (seed 004 §V.B)',
+    '# Randomization vs l-diversity and Anatomy (the experiment of _Limiting attribute disclosure in randomization based microdata release_, §V.B)',
     '',
     `Adult (30,162 rows), QIs ${QIS.join(', ')}, sensitive ${SA}; randomization under max risk ≤ 1/l, the others distinct l-diverse. Written by bench/randomization-comparison.ts.`,
     '',
@@ -507,7 +507,7 @@ function markdown(): string {
     '',
     `RR-S: ${rrS}`,
     '',
-    '## Data size (seed 004 Fig. 4): RR-Both, l = 4',
+    '## Data size (the same paper, Fig. 4): RR-Both, l = 4',
     '',
     '| × Adult | rows | KL | χ² | ‖π̂ − π‖² | E‖π̂ − π‖² |',
     '|---|---|---|---|---|---|',

@@ -1,5 +1,5 @@
 /**
- * Randomization kernels (issue 5 acceptance):
+ * Randomization kernels (its acceptance test):
  * - perturbation throughput in cells/s on 10M cells: TS reference, WASM scalar, WASM SIMD,
  *   copies in and out included;
  * - Kronecker reconstruction time against table size for 2–6 attributes (mode by mode,

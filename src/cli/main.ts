@@ -2,13 +2,14 @@
  * The `ppdp` command. Exit code 0 only on a verified, published release; errors go to stderr
  * with what went wrong, where, and how to fix it.
  */
-import { parseArgs } from 'node:util';
 import { MEMORY_ENV } from '../data/limits.ts';
 import { PpdpError } from '../errors.ts';
 import { tsGroupingKernel } from '../kernels/grouping-ts.ts';
 import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
 import { type EngineName, executeRelease } from '../pipeline/engine.ts';
 import { VERSION } from '../pipeline/release.ts';
+import { nearest } from '../util/nearest.ts';
+import { parseCommandArgs } from './args.ts';
 import { reconstructCommand } from './reconstruct.ts';
 
 const MAIN_HELP = `ppdp ${VERSION} — privacy-preserving microdata release
@@ -67,14 +68,25 @@ export function main(argv: string[]): number | Promise<number> {
   try {
     if (command === 'release') return release(rest).catch(reportError);
     if (command === 'reconstruct') return reconstructCommand(rest);
-    throw new PpdpError('E_USAGE', `unknown command '${command}'`, 'run `ppdp --help` for the commands');
+    throw unknownCommand(command);
   } catch (e) {
     return reportError(e);
   }
 }
 
+/** The commands are the ones MAIN_HELP lists (`  ppdp <command> …`), so a new command's help line is enough. */
+function unknownCommand(command: string): PpdpError {
+  const commands = [...new Set([...MAIN_HELP.matchAll(/^ {2}ppdp ([a-z][a-z-]*)/gm)].map((m) => m[1]!))];
+  const near = nearest(command, commands);
+  return new PpdpError(
+    'E_USAGE',
+    `unknown command '${command}'${near ? ` (did you mean ${near}?)` : ''}`,
+    `${near ? `write ppdp ${near} …, or run` : 'run'} \`ppdp --help\` for the commands (${commands.join(', ')})`,
+  );
+}
+
 async function release(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs('release', {
     args,
     allowPositionals: true,
     options: {
@@ -194,7 +206,7 @@ function setMemoryBudget(value: string | undefined): void {
 function reportError(e: unknown): number {
   if (e instanceof PpdpError) {
     process.stderr.write(`ppdp: error: ${e.describe()}\n`);
-    return 1;
+    return e.code === 'E_ARGS' ? 2 : 1; // a command line parseArgs rejects: 2, as before
   }
   if (e instanceof TypeError && (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`ppdp: error: ${e.message}\n  hint: run \`ppdp release --help\`\n`);

@@ -1,12 +1,11 @@
 /**
  * `ppdp reconstruct <release-dir> --attributes a,b [--out file] [--format csv|json]`: estimate
  * the contingency table of chosen attributes from a randomized release and its matrices.json
- * (SPEC §5): the unbiased π̂ = (⊗ Pᵢ⁻¹)·λ, which may be negative, and the clipped and
+ * (docs/definitions.md §5): the unbiased π̂ = (⊗ Pᵢ⁻¹)·λ, which may be negative, and the clipped and
  * renormalized version, as proportions and as counts.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { readArrow } from '../data/arrow.ts';
 import { formatNumber, readCsv } from '../data/csv.ts';
 import type { EncodedTable } from '../data/table.ts';
@@ -23,6 +22,7 @@ import {
   releasedCounts,
 } from '../methods/randomization/reconstruct.ts';
 import { thousands } from '../util/format.ts';
+import { parseCommandArgs } from './args.ts';
 
 export const RECONSTRUCT_HELP = `Usage: ppdp reconstruct <release-dir> --attributes <a,b,…> [options]
 
@@ -54,7 +54,7 @@ interface Column {
 }
 
 export function reconstructCommand(args: string[]): number {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs('reconstruct', {
     args,
     allowPositionals: true,
     options: {

@@ -24,7 +24,7 @@ function unreadable(path: string, err: unknown): InputError {
     return new InputError(
       'E_INPUT_MISSING',
       `${file}: input file not found (${resolve(path)})`,
-      'check the path, or run from the directory the path is relative to',
+      `check that the file exists at ${resolve(path)}`,
     );
   }
   return new InputError(

@@ -116,19 +116,14 @@ function fromRows(column: EncodedColumn, rows: Rows, source: string, quoteValues
   const present = presentCodes(column);
   const dict = column.dictionary;
   const rowOf: string[][] = new Array(dict.length);
+  const missing: number[] = [];
   for (let code = 0; code < dict.length; code++) {
     const row = byValue.get(dict[code]!);
     if (row) rowOf[code] = row;
-    else if (present[code]) {
-      throw new HierarchyError(
-        'E_HIERARCHY_VALUE',
-        `${source}: column '${column.name}' has a value missing from its hierarchy${
-          dict[code]!.trim() === '' ? ' (the empty value)' : quoteValues ? ` ('${dict[code]}')` : ''
-        }`,
-        `add a row for every value of '${column.name}' to the hierarchy`,
-      );
-    } else rowOf[code] = new Array(height + 1).fill('*'); // unused dictionary entry: never released
+    else if (present[code]) missing.push(code);
+    else rowOf[code] = new Array(height + 1).fill('*'); // unused dictionary entry: never released
   }
+  if (missing.length > 0) throw missingValues(column, source, missing);
 
   const levelTables: Int32Array[] = [Int32Array.from(dict, (_, c) => c)];
   const labels: string[][] = [dict.slice()];
@@ -152,6 +147,42 @@ function fromRows(column: EncodedColumn, rows: Rows, source: string, quoteValues
   });
   const domain = present.reduce((a, b) => a + b, 0);
   return { attribute: column.name, height, levelTables, labels, leaves, domain, source };
+}
+
+/**
+ * Values of the data that the hierarchy does not list: how many, in how many rows, and the
+ * first rows holding them, never the values. A value the hierarchy's author did not foresee is
+ * typically a rare one, and rare values identify people; messages end up in terminals, CI logs
+ * and tickets. The row numbers let the publisher look the values up in their own file.
+ */
+function missingValues(column: EncodedColumn, source: string, codes: number[]): HierarchyError {
+  const isMissing = new Uint8Array(column.dictionary.length);
+  for (const code of codes) isMissing[code] = 1;
+  let rows = 0;
+  const firstRows: number[] = [];
+  const seen = new Uint8Array(column.dictionary.length);
+  for (let r = 0; r < column.codes.length; r++) {
+    const code = column.codes[r]!;
+    if (!isMissing[code]) continue;
+    rows++;
+    if (!seen[code] && firstRows.length < 5) firstRows.push(r + 2); // row 1 is the header, as in every row number ppdp gives
+    seen[code] = 1;
+  }
+  const values = codes.length === 1 ? 'a value' : `${codes.length} values`;
+  const empty = codes.some((code) => column.dictionary[code]!.trim() === '');
+  const where =
+    firstRows.length === 1
+      ? `row ${firstRows[0]}`
+      : `rows ${firstRows.join(', ')}${codes.length > firstRows.length ? ', …' : ''}`;
+  return new HierarchyError(
+    'E_HIERARCHY_VALUE',
+    `${source}: ${values} of column '${column.name}' ${codes.length === 1 ? 'appears' : 'appear'} in the data but not in the hierarchy${
+      empty ? ` (${codes.length === 1 ? 'it is' : 'one is'} the empty value)` : ''
+    }: ${rows} ${rows === 1 ? 'row' : 'rows'}, first in ${where} of the input`,
+    `add a row for ${codes.length === 1 ? 'that value' : 'each of these values'} to ${source}; look ${
+      firstRows.length === 1 ? 'it' : 'them'
+    } up in the rows named (values are not shown: a value missing from a hierarchy is often rare, and rare values can identify a person)`,
+  );
 }
 
 /** A label must have one parent: values that meet at level l must meet at every level above. */

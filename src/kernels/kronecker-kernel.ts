@@ -1,5 +1,5 @@
 /**
- * Kronecker-product kernels (SPEC §5): y = (M_0 ⊗ … ⊗ M_{k−1})·x for a tensor x laid out
+ * Kronecker-product kernels (docs/definitions.md §5): y = (M_0 ⊗ … ⊗ M_{k−1})·x for a tensor x laid out
  * row-major over `dims` (the last attribute fastest), applied mode by mode in O(D·Σ dᵢ) time
  * and O(D) memory, never forming the D × D product. Used for λ = P·π, π̂ = P⁻¹·λ and the
  * reconstruction probabilities (P∘P)ᵀ·(1 ⊘ λ).

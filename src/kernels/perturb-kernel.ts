@@ -1,5 +1,5 @@
 /**
- * Randomized response on one column (SPEC §5): every cell is replaced by a category drawn from
+ * Randomized response on one column (docs/definitions.md §5): every cell is replaced by a category drawn from
  * its column of a distortion matrix. The stream is fixed by the key, so the WASM kernels
  * (scalar and SIMD, assembly/perturb.ts) and the TS reference give identical output.
  *

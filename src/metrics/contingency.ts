@@ -1,5 +1,5 @@
 /**
- * Distribution utility measures for any method (SPEC §6, seed 004 §V): how far the
+ * Distribution utility measures for any method (docs/definitions.md §6, the attribute-disclosure paper, §V): how far the
  * contingency table an analyst recovers from a release is from the original one.
  *
  * A method supplies an `Estimator`: the probability it lets an analyst assign to any cell of

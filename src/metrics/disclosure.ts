@@ -1,5 +1,5 @@
 /**
- * Attribute-disclosure measures of a partition release (seed 001, Brickell & Shmatikov),
+ * Attribute-disclosure measures of a partition release (Brickell & Shmatikov),
  * computed for one sensitive attribute from per-class SA histograms, next to the two trivial
  * sanitizations as baselines (QIs withheld: one class of all rows; SA withheld).
  *

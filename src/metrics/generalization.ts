@@ -1,5 +1,5 @@
 /**
- * Utility metrics of full-domain generalization (SPEC §6), computed from a node's grouping of
+ * Utility metrics of full-domain generalization (docs/definitions.md §6), computed from a node's grouping of
  * the distinct tuples. Also the lower bounds the optimal search prunes with: each bound holds
  * for the node it is computed at and for every generalization of it.
  */

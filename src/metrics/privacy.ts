@@ -1,4 +1,4 @@
-/** Privacy metrics over released classes (SPEC §6): class-size histogram, prosecutor risk. */
+/** Privacy metrics over released classes (docs/definitions.md §6): class-size histogram, prosecutor risk. */
 import type { HistogramBin } from '../report/types.ts';
 
 const BIN_EDGES = [1, 2, 3, 4, 5, 10, 20, 50, 100, 500, 1000];

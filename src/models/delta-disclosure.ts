@@ -1,5 +1,5 @@
 /**
- * δ-disclosure privacy (Brickell & Shmatikov, seed 001): for every class and every SA value s
+ * δ-disclosure privacy (Brickell & Shmatikov): for every class and every SA value s
  * present in it, |ln(p(E,s)/p(T,s))| < δ. Natural log (ARX uses log₂; the report says which).
  * Not monotonic: merging a class with another can dilute a value present in only one of them.
  */

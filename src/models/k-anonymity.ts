@@ -1,5 +1,5 @@
 /**
- * k-anonymity (Samarati & Sweeney, seed 003): every released class has at least k rows.
+ * k-anonymity (Samarati & Sweeney): every released class has at least k rows.
  * Monotonic with suppression: merging classes only grows them.
  */
 import type { ClassSummary, PrivacyModel } from './model.ts';

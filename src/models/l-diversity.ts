@@ -1,5 +1,5 @@
 /**
- * l-diversity (Machanavajjhala et al.; seeds 001, 004) in its three forms.
+ * l-diversity (Machanavajjhala et al.; docs/definitions.md §2) in its three forms.
  * - distinct: at least l distinct SA values per class. Monotonic with suppression: a union
  *   has at least the distinct values of each part, a part at most those of the whole.
  * - entropy: −Σ p·ln p ≥ ln l. Entropy is concave, so a union of passing classes passes

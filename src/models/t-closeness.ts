@@ -1,6 +1,6 @@
 /**
  * t-closeness (Li, Li, Venkatasubramanian 2007): the Earth Mover's Distance between a class's
- * SA distribution and the table's is at most t. Three ground distances (SPEC §2):
+ * SA distribution and the table's is at most t. Three ground distances (docs/definitions.md §2):
  * - equal: EMD = ½·Σ|p − q| (total variation);
  * - ordered: EMD = (1/(m−1))·Σ_i |Σ_{j≤i} (p_j − q_j)| over the values in order;
  * - hierarchical: over the SA's hierarchy, each internal node N costs

@@ -42,7 +42,7 @@ import type { MethodReport } from '../methods/method.ts';
 import { methodFor } from '../methods/registry.ts';
 import { renderReportHtml } from '../report/html.ts';
 import type { VerificationCheck } from '../report/types.ts';
-import { loadSpec, type ReleaseSpec } from '../spec/spec.ts';
+import { checkSpecFiles, loadSpec, type ReleaseSpec } from '../spec/spec.ts';
 import { byCodeUnits } from '../util/format.ts';
 import { keyedRandom, tableDigest } from '../util/keys.ts';
 import { lockRun } from './lock.ts';
@@ -201,6 +201,10 @@ async function planFrom(
     }
   }
   const spec = loadSpec(specPath);
+  checkSpecFiles(
+    spec,
+    specLoc.store.root === 'file:///' ? undefined : specLoc.store.root + dirKey(specLoc.key),
+  );
   const name = releaseName(specLoc.key);
   const runId = runIdOf(spec);
   const root = request.store ?? (specLoc.store.root.startsWith('s3://') ? specLoc.store.root : undefined);

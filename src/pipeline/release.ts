@@ -18,7 +18,7 @@ import type { MethodReport } from '../methods/method.ts';
 import { methodFor } from '../methods/registry.ts';
 import { renderReportHtml } from '../report/html.ts';
 import type { ReleaseReport, VerificationCheck } from '../report/types.ts';
-import { loadSpec, type ReleaseSpec } from '../spec/spec.ts';
+import { checkSpecFiles, loadSpec, type ReleaseSpec } from '../spec/spec.ts';
 import { keyedRandom, tableDigest } from '../util/keys.ts';
 import type { Random } from '../util/random.ts';
 import { checkOutDir, type Manifest, Staging } from './publish.ts';
@@ -62,6 +62,7 @@ export function runRelease(specPath: string, out: string, options: ReleaseOption
   };
 
   const spec = loadSpec(specPath);
+  checkSpecFiles(spec);
   checkOutDir(out, [spec.input, spec.file]);
   say(`reading ${basename(spec.input)}`);
   const table = time('read', () => readInput(spec));

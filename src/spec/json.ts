@@ -87,3 +87,151 @@ export function findDuplicateKey(text: string): DuplicateKey | undefined {
   }
   return undefined;
 }
+
+export interface JsonSyntax {
+  /** 1-based line and column of the first character JSON cannot accept. */
+  readonly line: number;
+  readonly column: number;
+  /** That line, cut to about 80 characters around the column, and a caret under the column. */
+  readonly excerpt: string;
+  /** What is wrong, in the parser's words without its position. */
+  readonly problem: string;
+  /** The likely fix. */
+  readonly hint: string;
+}
+
+/**
+ * Where and why `text` is not JSON, for an error a person can act on: V8's messages give a
+ * character offset at best (none for "Unexpected token"), so the offset is found here by a
+ * small validator and turned into a line, a column and the offending line.
+ */
+export function locateJsonError(text: string, error: Error): JsonSyntax {
+  const found = firstBadOffset(text);
+  const { expected } = found;
+  // A comma before a closing bracket: point at the comma, the character to remove.
+  const head = text.slice(0, found.at).trimEnd();
+  const at = head.endsWith(',') && /[}\]]/.test(text[found.at] ?? '') ? head.length - 1 : found.at;
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const lineEnd = text.indexOf('\n', at) < 0 ? text.length : text.indexOf('\n', at);
+  const column = at - lineStart + 1;
+  const from = Math.max(lineStart, at - 60);
+  const shown = text
+    .slice(from, Math.min(lineEnd, from + 80))
+    .replace(/\r$/, '')
+    .replace(/\t/g, ' ');
+  const gutter = `${line} | `;
+  const excerpt = `${gutter}${from > lineStart ? '…' : ''}${shown}\n${' '.repeat(gutter.length + at - from + (from > lineStart ? 1 : 0))}^`;
+  const problem = error.message
+    .replace(/ in JSON at position \d+.*$/, '')
+    .replace(/, ".*" is not valid JSON$/s, '')
+    .replace(/ \(line \d+ column \d+\)$/, '');
+  const c = text[at];
+  const prevAt = before.trimEnd().length - 1;
+  const prevLine = text.slice(0, prevAt + 1).split('\n').length;
+  const hint =
+    at >= text.length
+      ? 'the file ends too early: every { needs its } and every [ its ], every " its closing "'
+      : c === "'"
+        ? 'use double quotes: JSON writes names and strings "like this"'
+        : at !== found.at
+          ? `remove this comma: JSON allows no comma after the last entry before '${text[found.at]}'`
+          : expected === 'colon'
+            ? `add a ':' between the name and its value`
+            : expected === 'comma' && /["{[\d\-tfn]/.test(c ?? '')
+              ? `add the missing comma at the end of the entry before (line ${prevLine})`
+              : /[A-Za-z]/.test(c ?? '')
+                ? 'write text in double quotes, "like this": true, false and null are the only bare words'
+                : `fix the JSON at line ${line}, column ${column}`;
+  return { line, column, excerpt, problem, hint };
+}
+
+/**
+ * Offset of the first character a JSON parser must reject (text.length when the text ends
+ * early), and what was expected there when it was a separator.
+ */
+function firstBadOffset(text: string): { at: number; expected: 'colon' | 'comma' | 'other' } {
+  let expected: 'colon' | 'comma' | 'other' = 'other';
+  let i = 0;
+  const n = text.length;
+  const ws = () => {
+    while (i < n && ' \t\r\n'.includes(text[i]!)) i++;
+  };
+  const fail = (what: 'colon' | 'comma' | 'other' = 'other'): never => {
+    expected = what;
+    throw i;
+  };
+  const literal = (word: string) => {
+    if (text.startsWith(word, i)) i += word.length;
+    else fail(); // at the word's start: `five` is wrong as a whole
+  };
+  const string = () => {
+    i++; // "
+    while (i < n && text[i] !== '"') {
+      const code = text.charCodeAt(i);
+      if (code < 0x20) fail();
+      if (text[i] === '\\') {
+        i++;
+        if (text[i] === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail();
+          i += 4;
+        } else if (!'"\\/bfnrt'.includes(text[i] ?? 'x')) fail();
+      }
+      i++;
+    }
+    if (i >= n) fail();
+    i++;
+  };
+  const number = () => {
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+    if (!m || m[0] === '-' || m[0] === '') fail();
+    i += m![0].length;
+  };
+  /** `{…}` or `[…]`: entries separated by commas, `entry` reading one. */
+  const container = (close: string, entry: () => void) => {
+    i++;
+    ws();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      entry();
+      ws();
+      if (text[i] === ',') i++;
+      else if (text[i] === close) {
+        i++;
+        return;
+      } else fail('comma');
+    }
+  };
+  const member = () => {
+    ws();
+    if (text[i] !== '"') fail();
+    string();
+    ws();
+    if (text[i] !== ':') fail('colon');
+    i++;
+    value();
+  };
+  const value = (): void => {
+    ws();
+    const c = text[i];
+    if (c === '{') container('}', member);
+    else if (c === '[') container(']', value);
+    else if (c === '"') string();
+    else if (c === 't') literal('true');
+    else if (c === 'f') literal('false');
+    else if (c === 'n') literal('null');
+    else if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) number();
+    else fail();
+  };
+  try {
+    value();
+    ws();
+    return { at: Math.min(i, n), expected };
+  } catch (at) {
+    return { at: Math.min(at as number, n), expected };
+  }
+}

@@ -3,10 +3,11 @@
  * what is allowed and what was found, and suggests the nearest known name for a typo.
  */
 import { SpecError } from '../errors.ts';
+import { nearest } from '../util/nearest.ts';
 
 export type Field = (
   | { kind: 'string'; values?: readonly string[] | undefined }
-  | { kind: 'number'; min: number; max: number; integer: boolean }
+  | { kind: 'number'; min: number; max: number; integer: boolean; example?: number }
   | { kind: 'object' }
   | { kind: 'array' }
   | { kind: 'boolean' }
@@ -77,15 +78,9 @@ function checkField(v: unknown, field: Field, where: string, name: string): void
         );
       }
       return;
-    case 'number': {
-      const what = `${field.integer ? 'an integer' : 'a number'} in [${field.min}, ${field.max}]`;
-      if (typeof v !== 'number' || !Number.isFinite(v)) fail(where, name, what, v);
-      const n = v as number;
-      if ((field.integer && !Number.isInteger(n)) || n < field.min || n > field.max) {
-        throw new SpecError('E_SPEC_RANGE', `${where}: ${name} must be ${what} (got ${n})`, `change ${name}`);
-      }
+    case 'number':
+      checkNumber(v, field, where, name);
       return;
-    }
     case 'object':
       if (typeof v !== 'object' || v === null || Array.isArray(v)) fail(where, name, 'an object', v);
       return;
@@ -103,15 +98,60 @@ function checkField(v: unknown, field: Field, where: string, name: string): void
 function fail(where: string, name: string, expected: string, got: unknown): never {
   throw new SpecError(
     'E_SPEC_TYPE',
-    `${where}: ${name} must be ${expected} (got ${describe(got)})`,
-    `change ${name}`,
+    `${where}: ${name} must be ${expected}, but found ${describe(got)}`,
+    `write ${name} as ${expected}`,
   );
 }
 
+type NumberField = Extract<Field, { kind: 'number' }>;
+
+/**
+ * A number field: says what was found (a quoted number, a fraction, a value out of range), the
+ * range in words, and a value to write instead.
+ */
+function checkNumber(v: unknown, field: NumberField, where: string, name: string): void {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
+  const fraction = field.integer && !Number.isInteger(n);
+  const below = n < field.min;
+  const above = n > field.max;
+  if (typeof v === 'number' && Number.isFinite(n) && !fraction && !below && !above) return;
+  const key = name.slice(name.lastIndexOf('.') + 1);
+  const write = (x: number) => `"${key}": ${x}`;
+  const words = rangeWords(field, above);
+  const quoted = typeof v === 'string' ? ' without quotes' : '';
+  let hint: string;
+  const near = [Math.floor(n), Math.ceil(n)].filter((x) => x >= field.min && x <= field.max);
+  if (!Number.isFinite(n)) hint = `write ${words}${quoted}, e.g. ${write(exampleOf(field))}`;
+  else if (fraction && near.length > 0)
+    hint = `round it to a whole number${quoted}: ${near.map(write).join(' or ')}`;
+  else if (below || above || fraction)
+    hint = `use ${words}${quoted}, e.g. ${write(below ? exampleOf(field) : field.max)}`;
+  else hint = `write ${n} without quotes: ${write(n)}`;
+  throw new SpecError(
+    typeof v === 'number' ? 'E_SPEC_RANGE' : 'E_SPEC_TYPE',
+    `${where}: ${name} must be ${words}, but found ${describe(v)}`,
+    hint,
+  );
+}
+
+/** The example a hint offers when the value itself cannot be fixed up (a field's own, else its lower end). */
+function exampleOf(field: NumberField): number {
+  return field.example ?? (field.min === Number.MIN_VALUE ? 1 : field.min);
+}
+
+/** `a whole number ≥ 1`, `a number from 0 to 1`, `a number > 0`: bounds of 10⁹ and more are sanity limits, named only when exceeded. */
+function rangeWords(field: NumberField, aboveMax: boolean): string {
+  const what = field.integer ? 'a whole number' : 'a number';
+  const low = field.min === Number.MIN_VALUE ? '> 0' : `≥ ${field.min}`;
+  if (field.max < 1e9) return `${what} from ${field.min} to ${field.max}`;
+  return aboveMax ? `${what} ${low} and ≤ ${field.max}` : `${what} ${low}`;
+}
+
+/** What a spec value is, for "but found …": specs hold settings, never data. */
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'string') return `'${v.length > 40 ? `${v.slice(0, 40)}…` : v}'`;
+  if (typeof v === 'string') return `the string "${v.length > 40 ? `${v.slice(0, 40)}…` : v}"`;
   if (typeof v === 'object') return 'an object';
   return String(v);
 }
@@ -126,30 +166,4 @@ function show(s: string): string {
 
 function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
-}
-
-/** The candidate within edit distance 2 of `word`, if any: catches typos like `maxSupression`. */
-export function nearest(word: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const c of candidates) {
-    const d = editDistance(word.toLowerCase(), c.toLowerCase());
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
 }

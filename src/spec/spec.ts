@@ -1,11 +1,11 @@
 /**
- * The release spec (`release.json`, SPEC §7): the user's contract. Parsing validates every
+ * The release spec (`release.json`, docs/release-spec.md): the user's contract. Parsing validates every
  * field against the schema below and names the field, what is allowed and what was found.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { SpecError } from '../errors.ts';
-import { findDuplicateKey } from './json.ts';
+import { HierarchyError, InputError, SpecError } from '../errors.ts';
+import { findDuplicateKey, locateJsonError } from './json.ts';
 import { type Field, type ObjectSchema, validateObject } from './schema.ts';
 
 export type AttributeType = 'identifying' | 'quasi-identifying' | 'sensitive' | 'insensitive';
@@ -17,7 +17,7 @@ export const ATTRIBUTE_TYPES: readonly AttributeType[] = [
 ];
 
 export type HierarchySpec =
-  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'file'; readonly path: string /** As written in the spec. */; readonly written?: string }
   | { readonly kind: 'intervals'; readonly widths: number[] }
   | { readonly kind: 'mask'; readonly direction: 'right' };
 
@@ -143,6 +143,8 @@ export interface ReleaseSpec {
   /** Absolute path of the spec file; other paths are resolved against its folder. */
   readonly file: string;
   readonly input: string;
+  /** `input` as written in the spec (for messages). */
+  readonly inputWritten?: string;
   readonly format: {
     readonly delimiter: string | undefined;
     readonly type: 'csv' | 'arrow' | undefined;
@@ -164,20 +166,29 @@ export interface SpecLimits {
   readonly maxLatticeNodes: number | undefined;
 }
 
-const num = (min: number, max: number, integer = false): Field => ({ kind: 'number', min, max, integer });
+const num = (min: number, max: number, integer = false, example?: number): Field => ({
+  kind: 'number',
+  min,
+  max,
+  integer,
+  ...(example === undefined ? {} : { example }),
+});
 const str = (values?: readonly string[]): Field => ({ kind: 'string', values });
 
 const MODEL_FIELDS: Record<(typeof MODEL_NAMES)[number], ObjectSchema> = {
-  'k-anonymity': { k: { ...num(1, Number.MAX_SAFE_INTEGER, true), required: true } },
+  'k-anonymity': { k: { ...num(1, Number.MAX_SAFE_INTEGER, true, 5), required: true } },
   'distinct-l-diversity': {
     attribute: { ...str(), required: true },
-    l: { ...num(1, 1e9, true), required: true },
+    l: { ...num(1, 1e9, true, 2), required: true },
   },
-  'entropy-l-diversity': { attribute: { ...str(), required: true }, l: { ...num(1, 1e9), required: true } },
+  'entropy-l-diversity': {
+    attribute: { ...str(), required: true },
+    l: { ...num(1, 1e9, false, 2), required: true },
+  },
   'recursive-cl-diversity': {
     attribute: { ...str(), required: true },
     c: { ...num(Number.MIN_VALUE, 1e9), required: true },
-    l: { ...num(1, 1e9, true), required: true },
+    l: { ...num(1, 1e9, true, 2), required: true },
   },
   't-closeness': {
     attribute: { ...str(), required: true },
@@ -264,10 +275,12 @@ export function loadSpec(path: string): ReleaseSpec {
   try {
     json = JSON.parse(text);
   } catch (e) {
+    // A spec holds settings, never data: quoting its offending line is safe.
+    const at = locateJsonError(text, e as Error);
     throw new SpecError(
       'E_SPEC_JSON',
-      `${basename(file)}: not valid JSON (${(e as Error).message})`,
-      'fix the JSON syntax (a JSON linter shows the position)',
+      `${basename(file)} line ${at.line}, column ${at.column}: not valid JSON (${at.problem})\n${at.excerpt.replace(/^/gm, '    ')}`,
+      at.hint,
     );
   }
   const duplicate = findDuplicateKey(text);
@@ -279,6 +292,36 @@ export function loadSpec(path: string): ReleaseSpec {
     );
   }
   return parseSpec(json, file);
+}
+
+/**
+ * Checks that the input and hierarchy files the spec names exist, before any is read. A missing
+ * one is named as the spec writes it, with the folder it was resolved from and the path tried.
+ * `shownDir` names the spec's folder for a person when the spec was copied from elsewhere
+ * (an `s3://` spec is read from a local copy).
+ */
+export function checkSpecFiles(spec: ReleaseSpec, shownDir?: string): void {
+  const where = basename(spec.file);
+  const dir = shownDir?.replace(/\/$/, '') ?? dirname(spec.file);
+  const shown = (path: string) =>
+    shownDir === undefined ? path : `${dir}/${relative(dirname(spec.file), path)}`;
+  const missing = (field: string, written: string, path: string) =>
+    [
+      `${where}: ${field} '${written}' not found: paths in a spec are relative to the spec's folder, ${dir}, so it was looked for at ${shown(path)}`,
+      `put the file at ${shown(path)}, or change ${field} in ${where} to its path relative to ${dir} (or to an absolute path)`,
+    ] as const;
+  if (!existsSync(spec.input)) {
+    throw new InputError('E_INPUT_MISSING', ...missing('input', spec.inputWritten ?? spec.input, spec.input));
+  }
+  for (const a of spec.attributes) {
+    const h = a.hierarchy;
+    if (h?.kind === 'file' && !existsSync(h.path)) {
+      throw new HierarchyError(
+        'E_HIERARCHY_MISSING',
+        ...missing(`attributes.${a.name}.hierarchy`, h.written ?? h.path, h.path),
+      );
+    }
+  }
 }
 
 /** Validates a parsed spec. `file` is the spec's absolute path (paths resolve against its folder). */
@@ -349,6 +392,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
   return {
     file,
     input: inside('input', top.input as string),
+    inputWritten: top.input as string,
     format: {
       delimiter: format.delimiter as string | undefined,
       type: format.type as 'csv' | 'arrow' | undefined,
@@ -487,7 +531,7 @@ function pathGuard(where: string, dir: string, root: string | undefined): PathGu
 }
 
 function parseHierarchy(raw: unknown, where: string, field: string, inside: PathGuard): HierarchySpec {
-  if (typeof raw === 'string') return { kind: 'file', path: inside(field, raw) };
+  if (typeof raw === 'string') return { kind: 'file', path: inside(field, raw), written: raw };
   const h = validateObject(
     raw,
     { intervals: { kind: 'array' }, mask: str(['right']) },

@@ -1,5 +1,5 @@
 /**
- * Independent verification of a randomized release (issue 5). Shares no code with the
+ * Independent verification of a randomized release. Shares no code with the
  * builder (src/methods/randomization/, src/kernels/): it re-reads the staged data.arrow,
  * data.csv and matrices.json, works on strings, and
  * - checks every published matrix (square, non-negative, columns summing to 1, invertible)

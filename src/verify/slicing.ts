@@ -1,7 +1,7 @@
 /**
  * Independent verification of a Slicing release. It shares no code with the partitioning: it
  * re-reads the staged table as strings, parses the tuple-valued columns back into attributes,
- * and recomputes the l-diverse check of SPEC §4 from scratch, from the released table alone,
+ * and recomputes the l-diverse check of docs/definitions.md §4 from scratch, from the released table alone,
  * for every original tuple of the input:
  *   f(t,B) = Π_C (share of B's C-values equal to t[C]) — the SA's column compared on its other
  *   attributes only; p(t,B) = f(t,B)/Σ_B' f(t,B'); D(t,B) = the SA distribution in B among the
@@ -117,7 +117,7 @@ export function verifySlicing(args: {
       : `${unmatched} released values match no input row of their bucket; ${rows} rows for ${input.rowCount} input rows`,
   );
 
-  // 4. The l-diverse check of SPEC §4, from the released table alone.
+  // 4. The l-diverse check of docs/definitions.md §4, from the released table alone.
   const saCol = groups.findIndex((g) => g.includes(sensitive));
   const saPos = groups[saCol]!.indexOf(sensitive);
   const otherPart = (value: string) => {

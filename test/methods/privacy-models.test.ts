@@ -36,7 +36,7 @@ describe('privacy models on Adult: the release equals exhaustive search and pass
     const sa = report.privacy.models[1]!;
     expect(sa.satisfied).toBe(true);
     expect(report.verification.checks.find((x) => x.name === c.model.model)?.passed).toBe(true);
-    // seed 001's measures and both trivial baselines are in every report
+    // Brickell & Shmatikov's measures and both trivial baselines are in every report
     const d = report.privacy.disclosure!.occupation as Record<string, Record<string, number>>;
     expect(d.release!.knowledgeGain).toBeGreaterThanOrEqual(0);
     expect(d.qisWithheld!.knowledgeGain).toBe(0);

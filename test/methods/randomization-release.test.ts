@@ -46,7 +46,7 @@ function marginal(csvPath: string, column: string): Map<string, number> {
   return m;
 }
 
-describe('randomization release on Adult (the seed 004 setting)', () => {
+describe('randomization release on Adult (the setting of the attribute-disclosure paper)', () => {
   const dirA = join(ws.dir, 'out', 'example-a');
   const a = runRelease(EXAMPLE, dirA);
 
@@ -76,7 +76,7 @@ describe('randomization release on Adult (the seed 004 setting)', () => {
     }
   });
 
-  it('writes matrices.json in the SPEC §7 shape', () => {
+  it('writes matrices.json in the docs/release-spec.md shape', () => {
     const m = matricesOf(dirA);
     expect(m.scenario).toBe('rr-both');
     expect(m.attributeOrder).toEqual(['sex', 'race', 'education', 'salary-class', 'occupation']);
@@ -87,7 +87,7 @@ describe('randomization release on Adult (the seed 004 setting)', () => {
       expect(e.retention).toBeGreaterThan(1 / d);
       expect(e.matrix[0]![0]).toBeCloseTo(e.retention!, 15);
     }
-    // The optimum keeps the sensitive attribute here (seed 004's formula: randomizing S does not
+    // The optimum keeps the sensitive attribute here (the attribute-disclosure paper's formula: randomizing S does not
     // lower the risk of homogeneous QI groups), so it is listed as released unchanged.
     expect(Object.keys(m.attributes).sort()).toEqual(['education', 'race', 'salary-class', 'sex']);
     expect(m.released.occupation!.categories).toHaveLength(14);

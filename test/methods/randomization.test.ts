@@ -102,7 +102,7 @@ function randomTable(rng: Random, dims: number[], n: number): CategoricalAttribu
 }
 
 /**
- * The risk written straight from SPEC §5 with dense matrices: the attacker's posterior
+ * The risk written straight from docs/definitions.md §5 with dense matrices: the attacker's posterior
  * Pr(μ | ν) = P[ν][μ]·π_μ/λ_ν and the reconstruction probability r(μ) = Σ_ν P[ν][μ]·Pr(μ | ν).
  */
 function bruteForceRisk(
@@ -250,7 +250,7 @@ describe('distortion matrices', () => {
   });
 });
 
-describe('attribute disclosure risk (SPEC §5)', () => {
+describe('attribute disclosure risk (docs/definitions.md §5)', () => {
   it('with every p = 1 equals the group share π(α,u)/π(α)', () => {
     const attrs = randomTable(new Random(2), [3, 2, 4], 500);
     const table = riskTable(attrs);

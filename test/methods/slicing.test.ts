@@ -110,7 +110,7 @@ describe('the seed’s Table 1 example', () => {
     expect(checks.every((c) => c.passed)).toBe(true);
     const data = decodeTable(readArrow(join(out, 'data.arrow')));
     expect(data.names).toEqual(['Age+Sex', 'Zipcode+Disease', 'bucket']);
-    // The first split is the seed's (age below 54 or not); further splits keep 2-diversity.
+    // The first split is the paper's (age below 54 or not); further splits keep 2-diversity.
     const ages = new Map<string, number[]>();
     data.columns[0]!.forEach((v, i) => {
       const b = data.columns[2]![i]!;

@@ -136,7 +136,7 @@ describe('bad-input corpus', () => {
       outcome.cli = 'release';
     } else {
       expect(cli.status, cli.stderr).toBe(1);
-      const shown = /^ppdp: error: ([^\n]*)\n {2}hint: /m.exec(cli.stderr);
+      const shown = /^ppdp: error: ([\s\S]*?)\n {2}hint: /m.exec(cli.stderr);
       expect(shown, cli.stderr).not.toBeNull();
       expect(shown![1]).toMatch(new RegExp(c.message!));
       outcome.cli = c.code!;

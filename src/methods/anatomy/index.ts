@@ -4,7 +4,7 @@
  * through the bucket. Files:
  * - `qit.arrow`/`qit.csv`: every released column but the SA, unchanged, plus `bucket`;
  * - `st.arrow`/`st.csv`: `bucket`, the SA, `count` (one row per SA value present in a bucket);
- * - `data.arrow`/`data.csv`: the single-table form (seed 002, Table 1(c)): the QIT's rows in the
+ * - `data.arrow`/`data.csv`: the single-table form (Li et al.'s slicing paper, Table 1(c)): the QIT's rows in the
  *   same order with the SA column back in its input position, its values permuted within each
  *   bucket.
  * Insensitive columns ride in the QIT with the QIs. Verified by src/verify/anatomy.ts.

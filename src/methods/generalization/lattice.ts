@@ -65,7 +65,7 @@ export class Lattice {
     return s;
   }
 
-  /** Σ di/hi: the first tie-break between equally good nodes (SPEC §6). */
+  /** Σ di/hi: the first tie-break between equally good nodes (docs/definitions.md §6). */
   relativeDistance(id: number): number {
     let s = 0;
     for (let i = 0; i < this.m; i++) {
@@ -110,7 +110,7 @@ const DIGIT_TABLE_CELLS = 4 * 1024 * 1024;
 
 /**
  * Orders two nodes of equal utility: the smaller Σ di/hi wins, then the lexicographically
- * smaller level vector (SPEC §6). Returns < 0 when `a` is preferred.
+ * smaller level vector (docs/definitions.md §6). Returns < 0 when `a` is preferred.
  */
 export function compareTieBreak(lattice: Lattice, a: number, b: number): number {
   const ra = lattice.relativeDistance(a);

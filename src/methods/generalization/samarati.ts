@@ -1,5 +1,5 @@
 /**
- * Samarati & Sweeney's k-minimal generalization (seed 003), as the `k-minimal` strategy.
+ * Samarati & Sweeney's k-minimal generalization (Samarati & Sweeney), as the `k-minimal` strategy.
  *
  * A k-minimal generalization is a feasible node (k-anonymous with at most MaxSup rows
  * suppressed) with no feasible node strictly below it. Every k-minimal node dominates the
@@ -11,13 +11,13 @@
  * 1. computes the set of distance vectors between outliers and all tuples;
  * 2. builds the DAG of those vectors (an arc from each vector to the smallest vectors above
  *    it) and follows every path bottom-up until a feasible vector (a local minimum), keeping
- *    track of visited vectors — the seed's algorithm;
+ *    track of visited vectors — their algorithm;
  * 3. completes the feasibility of the nodes above the vectors by predictive tagging, and
  *    keeps the feasible nodes whose every direct specialization is infeasible.
  *
  * The preferred node among the k-minimal ones follows the spec's policy: minimum absolute
  * distance (Σ dᵢ), minimum relative distance (Σ dᵢ/hᵢ), maximum distribution (most distinct
- * released tuples), minimum suppression; ties fall to the spec's metric, then SPEC §6.
+ * released tuples), minimum suppression; ties fall to the spec's metric, then docs/definitions.md §6.
  */
 import { SpecError } from '../../errors.ts';
 import type { Preference } from '../../spec/spec.ts';
@@ -186,7 +186,7 @@ export function preferred(lattice: Lattice, policy: Preference, nodes: readonly 
   return nodes.reduce((a, b) => (prefer(lattice, policy, b, a) ? b : a));
 }
 
-/** Whether `a` is preferred over `b` under the policy (then the metric, then SPEC §6). */
+/** Whether `a` is preferred over `b` under the policy (then the metric, then docs/definitions.md §6). */
 function prefer(lattice: Lattice, policy: Preference, a: NodeResult, b: NodeResult): boolean {
   const key = (r: NodeResult): number => {
     switch (policy) {

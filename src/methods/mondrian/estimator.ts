@@ -1,5 +1,5 @@
 /**
- * What an analyst recovers from a Mondrian release (SPEC §6, "uniform spread within ECs"):
+ * What an analyst recovers from a Mondrian release (docs/definitions.md §6, "uniform spread within ECs"):
  * within a class E, each QI is spread uniformly and independently over the input values its
  * released value covers (the values under a hierarchy label; the values in a range), and the
  * attributes outside the QIs keep their joint distribution in E, so a cell t of a marginal

@@ -1,5 +1,5 @@
 /**
- * Mondrian's recursive partitioning (LeFevre, DeWitt, Ramakrishnan 2006; SPEC §4) as an
+ * Mondrian's recursive partitioning (LeFevre, DeWitt, Ramakrishnan 2006; docs/definitions.md §4) as an
  * explicit stack over a kernel session: the kernels (WASM, or the TS reference) do each
  * step's per-row work in place; this driver chooses dimensions and cuts and judges every
  * candidate part with the privacy models.

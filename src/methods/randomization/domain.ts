@@ -1,5 +1,5 @@
 /**
- * The categorical attributes randomization works on (SPEC §5): each QI and the SA become a
+ * The categorical attributes randomization works on (docs/definitions.md §5): each QI and the SA become a
  * list of categories and a row → category code. Numeric attributes (scale `numeric`) are
  * discretized first: by a hierarchy level (`"discretize": { "age": { "level": 1 } }`) or into
  * equal-width bins (`{ "bins": 8 }`); without an explicit choice, level 1 of their hierarchy

@@ -1,5 +1,5 @@
 /**
- * The reference the optimizer is tested against (issue 5 acceptance): the best point of a
+ * The reference the optimizer is tested against (its acceptance test): the best point of a
  * grid with a fixed step on every parameter, found exhaustively. The only pruning is by the
  * objective, which falls as every diagonal grows: for a fixed prefix, values of the next
  * coordinate are tried from the largest down and the loop stops once the prefix alone is no

@@ -1,5 +1,5 @@
 /**
- * Randomization as a release method (SPEC §5, seeds 000 and 004; issue 5): every row is
+ * Randomization as a release method (docs/definitions.md §5): every row is
  * kept and its QIs and/or sensitive attribute are replaced at random through published
  * distortion matrices — optimal retention under an attribute-disclosure bound τ (or l as
  * τ = 1/l), (ρ1, ρ2)-privacy by γ-amplification, or small-domain randomization with the
@@ -369,7 +369,7 @@ function reportOf(
       },
     },
     {
-      title: 'Attribute disclosure risk (seed 004, SPEC §5)',
+      title: 'Attribute disclosure risk (docs/definitions.md §5)',
       facts: [
         ['max risk over rows', fmt(risk.max)],
         ['mean risk over rows', fmt(risk.mean)],
@@ -391,12 +391,12 @@ function reportOf(
       ],
       note:
         'risk(α,u) = (π_{α,u}/π_α)·r_QI(α)·r_S(u|α): the probability that an attacker who knows a person’s QIs and the ' +
-        'matrices reconstructs both the QIs and the sensitive value. γ-amplification bounds every posterior (seed 000).',
+        'matrices reconstructs both the QIs and the sensitive value. γ-amplification bounds every posterior (Chaytor & Wang).',
     },
   ];
   if (plan.smallDomain) {
     sections.push({
-      title: 'Small-domain randomization (seed 000)',
+      title: 'Small-domain randomization (Chaytor & Wang)',
       facts: plan.smallDomain.blocks.map((b, j): [string, string] => [
         `sub-domain ${j + 1} (${fmt(b.share * 100, 3)} % of rows)`,
         `${b.values.map((v) => sa.categories[v]).join(', ')} — retention ${fmt(b.retention, 6)}`,
@@ -406,7 +406,7 @@ function reportOf(
   }
   if (measures) {
     sections.push({
-      title: 'Utility of the reconstruction (SPEC §6)',
+      title: 'Utility of the reconstruction (docs/definitions.md §6)',
       facts: [
         ['KL(π ‖ π̂)', fmt(measures.kl)],
         ['χ²(π, π̂)', fmt(measures.chi2)],

@@ -1,6 +1,6 @@
 /**
- * `matrices.json` (SPEC §7): everything an analyst needs to reconstruct distributions from a
- * randomized release. `attributes` holds the randomized attributes only (SPEC: attributes
+ * `matrices.json` (docs/release-spec.md): everything an analyst needs to reconstruct distributions from a
+ * randomized release. `attributes` holds the randomized attributes only (attributes
  * left out are released unchanged), each with its categories in matrix order and
  * `matrix[u][v]` = Pr(released u | original v); `released` lists the contingency attributes
  * released unrandomized (with their categories when discretized).

@@ -1,9 +1,9 @@
 /**
- * Distortion matrices (SPEC §5): `P[u][v]` = Pr(released u | original v), row-major in a
+ * Distortion matrices (docs/definitions.md §5): `P[u][v]` = Pr(released u | original v), row-major in a
  * Float64Array (`m[u * d + v]`), every column summing to 1.
  *
- * - retention form (seed 004): keep with p, else each other category with q = (1−p)/(d−1);
- * - uniform perturbation (seed 000): keep with p, else draw uniformly from all d;
+ * - retention form (the attribute-disclosure paper): keep with p, else each other category with q = (1−p)/(d−1);
+ * - uniform perturbation (Chaytor & Wang): keep with p, else draw uniformly from all d;
  * - custom: any valid matrix the user supplies (square, non-negative, columns sum to 1,
  *   invertible).
  *
@@ -56,7 +56,7 @@ export function minDiag(d: number): number {
 
 /**
  * ‖P⁻¹‖²_F / d for an a·I + b·J matrix with diagonal `diag`: the attribute's factor of the
- * expected squared reconstruction error (seed 004 Result 2; 1 for the identity, ∞ at 1/d).
+ * expected squared reconstruction error (the attribute-disclosure paper, Result 2; 1 for the identity, ∞ at 1/d).
  */
 export function inverseNormFactor(d: number, diag: number): number {
   if (d === 1) return 1;
@@ -115,7 +115,7 @@ export function invert(matrix: Float64Array, d: number): Float64Array | undefine
   return inv;
 }
 
-/** Closed form for a·I + b·J matrices (SPEC §5), Gauss–Jordan otherwise. */
+/** Closed form for a·I + b·J matrices (docs/definitions.md §5), Gauss–Jordan otherwise. */
 export function inverseOf(p: Distortion): Float64Array {
   const { d } = p;
   if (p.diag !== undefined) {
@@ -132,7 +132,7 @@ export function inverseOf(p: Distortion): Float64Array {
 }
 
 /**
- * γ-amplification (seed 000 after Evfimievski et al.): max over released u of
+ * γ-amplification (Chaytor & Wang after Evfimievski et al.): max over released u of
  * max_v P[u][v] / min_v P[u][v]. ∞ when a released category has probability 0 from some
  * original and > 0 from another; rows that are all zero are skipped.
  */

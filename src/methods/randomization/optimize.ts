@@ -1,5 +1,5 @@
 /**
- * Optimal randomization parameters (SPEC §5, seed 004 Problem 1 and Result 2): choose the
+ * Optimal randomization parameters (docs/definitions.md §5, the attribute-disclosure paper, Problem 1 and Result 2): choose the
  * diagonals p₁..p_k of the randomized attributes' a·I + b·J matrices to minimize the expected
  * squared reconstruction error, which is proportional to Π ‖Pᵢ⁻¹‖²_F, subject to
  * max risk ≤ τ (and optional upper bounds, e.g. from (ρ1, ρ2)-privacy).

@@ -1,5 +1,5 @@
 /**
- * Reconstruction from a randomized release (SPEC §5): with λ the released contingency table
+ * Reconstruction from a randomized release (docs/definitions.md §5): with λ the released contingency table
  * over some attributes (as proportions), the unbiased estimate is π̂ = (⊗ Pᵢ⁻¹)·λ, applied
  * mode by mode. Marginals commute with it (every Pᵢ⁻¹ has columns summing to 1), so the
  * estimate of any marginal needs only the released marginal over the same attributes.
@@ -73,7 +73,7 @@ const entry = (m: ModeMatrix, d: number, u: number, v: number): number => {
 };
 
 /**
- * The estimator of a randomized release for the SPEC §6 measures: `released[i]` holds the
+ * The estimator of a randomized release for the docs/definitions.md §6 measures: `released[i]` holds the
  * released codes of attribute i (in the original's category codes), `modes[i]` its inverse.
  * Dense marginals up to MAX_DENSE_CELLS use the Kronecker kernel; larger ones sum, per asked
  * cell, over the released cells that differ only in randomized attributes.

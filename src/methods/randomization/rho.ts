@@ -1,9 +1,9 @@
 /**
- * (ρ1, ρ2)-privacy of the sensitive attribute (SPEC §5, seed 000 after Evfimievski et al.)
- * and small-domain randomization (seed 000, Chaytor & Wang).
+ * (ρ1, ρ2)-privacy of the sensitive attribute (docs/definitions.md §5, Chaytor & Wang after Evfimievski et al.)
+ * and small-domain randomization (Chaytor & Wang).
  *
  * The adversary is record-independent: his prior on a record's SA value is the SA
- * distribution of the whole input π (seed 000 §3: the publisher lets analysts learn it). On
+ * distribution of the whole input π (Chaytor & Wang: the publisher lets analysts learn it). On
  * seeing the released value y his posterior is Pr(x | y) = P[y][x]·π_x / λ_y. A breach is
  * - upward: some property Q (any set of SA values) with prior π(Q) ≤ ρ1 gets posterior > ρ2;
  * - downward: some Q with prior ≥ ρ2 gets posterior < ρ1, i.e. its complement Q' with prior

@@ -1,5 +1,5 @@
 /**
- * Attribute disclosure risk under linking attacks (SPEC §5, seed 004 Result 1):
+ * Attribute disclosure risk under linking attacks (docs/definitions.md §5, the attribute-disclosure paper, Result 1):
  *
  *   risk(α, u) = (π_{α,u} / π_α) · r_QI(α) · r_S(u | α)
  *

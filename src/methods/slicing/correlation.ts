@@ -1,5 +1,5 @@
 /**
- * Slicing's attribute partitioning, part 1 (SPEC §4, seed 002): correlations between
+ * Slicing's attribute partitioning, part 1 (docs/definitions.md §4; Li, Li, Zhang, Molloy): correlations between
  * attributes and k-medoids clustering on them.
  *
  * - Numeric attributes are discretized first: by level 1 of their hierarchy when the spec gives

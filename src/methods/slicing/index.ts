@@ -1,5 +1,5 @@
 /**
- * Slicing (Li, Li, Zhang, Molloy; seed 002; SPEC §4) as a release method:
+ * Slicing (Li, Li, Zhang, Molloy; docs/definitions.md §4) as a release method:
  * 1. attribute partitioning — φ² between released attributes, PAM into c columns, the SA in
  *    the column it correlates with best (correlation.ts, columns.ts);
  * 2. column generalization — not implemented (optional in the paper; see docs/methods/slicing.md);

@@ -1,5 +1,5 @@
 /**
- * Slicing's membership measures (SPEC §4 step 6, the seed's second experiment) and the
+ * Slicing's membership measures (docs/definitions.md §4 step 6, the slicing paper's second experiment) and the
  * analyst's estimate of the joint distribution from a sliced table.
  *
  * A tuple g *matches* bucket B when each of its column values appears in B's column. Within a

@@ -1,5 +1,5 @@
 /**
- * Slicing's tuple partitioning (SPEC §4 steps 3–4; Li, Li, Zhang, Molloy): a Mondrian-like
+ * Slicing's tuple partitioning (docs/definitions.md §4 steps 3–4; Li, Li, Zhang, Molloy): a Mondrian-like
  * queue of buckets, largest first; a bucket is split in two when the sliced table stays
  * l-diverse, otherwise it is final.
  *
@@ -26,7 +26,7 @@
  * boxes in QI space, so every tuple whose columns cover the QIs matches exactly one bucket.
  * `random`: the bucket's rows are shuffled (seeded) and cut in two halves, up to
  * RANDOM_TRIES times; buckets overlap in QI space and tuples match several buckets (the
- * membership protection of the seed's second experiment).
+ * membership protection of the slicing paper's second experiment).
  */
 import { Heap } from '../../util/heap.ts';
 import type { Random } from '../../util/random.ts';

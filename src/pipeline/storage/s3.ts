@@ -1,6 +1,6 @@
 /**
- * Amazon S3 (or an S3-compatible server given by an endpoint) as a store. Client settings
- * follow ../shared/docs/STACK-NOTES.md: path-style addressing for custom endpoints and
+ * Amazon S3 (or an S3-compatible server given by an endpoint) as a store. Client settings that
+ * work against AWS and s3rver alike: path-style addressing for custom endpoints and
  * checksums only when required (a streamed PutObject to s3rver otherwise stores the
  * aws-chunked framing inside the object). Large objects go up in parts.
  */
