@@ -9,6 +9,7 @@ import { tsGroupingKernel } from '../kernels/grouping-ts.ts';
 import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
 import { type EngineName, executeRelease } from '../pipeline/engine.ts';
 import { VERSION } from '../pipeline/release.ts';
+import { exploreCommand } from './explore.ts';
 import { reconstructCommand } from './reconstruct.ts';
 
 const MAIN_HELP = `ppdp ${VERSION} — privacy-preserving microdata release
@@ -19,6 +20,8 @@ Usage:
                                             the same, publishing to releases/<name>/<runId>/
   ppdp reconstruct <release-dir> --attributes a,b [--out file]
                                             estimate a contingency table from a randomized release
+  ppdp explore <release.json> --vary k=2..50 [--out dir]
+                                            the privacy/utility frontier over one parameter
   ppdp --help | ppdp <command> --help       help
   ppdp --version
 
@@ -67,6 +70,7 @@ export function main(argv: string[]): number | Promise<number> {
   try {
     if (command === 'release') return release(rest).catch(reportError);
     if (command === 'reconstruct') return reconstructCommand(rest);
+    if (command === 'explore') return exploreCommand(rest);
     throw new PpdpError('E_USAGE', `unknown command '${command}'`, 'run `ppdp --help` for the commands');
   } catch (e) {
     return reportError(e);
