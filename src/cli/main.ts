@@ -9,6 +9,7 @@ import { tsGroupingKernel } from '../kernels/grouping-ts.ts';
 import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
 import { type EngineName, executeRelease } from '../pipeline/engine.ts';
 import { VERSION } from '../pipeline/release.ts';
+import { applyCommand } from './apply.ts';
 import { exploreCommand } from './explore.ts';
 import { reconstructCommand } from './reconstruct.ts';
 
@@ -22,6 +23,8 @@ Usage:
                                             estimate a contingency table from a randomized release
   ppdp explore <release.json> --vary k=2..50 [--out dir]
                                             the privacy/utility frontier over one parameter
+  ppdp apply <release-dir> <release.json> --out <dir>
+                                            re-apply a release's transformation to new data
   ppdp --help | ppdp <command> --help       help
   ppdp --version
 
@@ -71,6 +74,7 @@ export function main(argv: string[]): number | Promise<number> {
     if (command === 'release') return release(rest).catch(reportError);
     if (command === 'reconstruct') return reconstructCommand(rest);
     if (command === 'explore') return exploreCommand(rest);
+    if (command === 'apply') return applyCommand(rest);
     throw new PpdpError('E_USAGE', `unknown command '${command}'`, 'run `ppdp --help` for the commands');
   } catch (e) {
     return reportError(e);
