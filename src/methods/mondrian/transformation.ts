@@ -114,37 +114,73 @@ export function assignBoxes(
       }
     });
   });
+  const contains = (b: number, i: number, key: number): boolean => {
+    const at = b * m + i;
+    return dims[i]!.kind === 'numeric'
+      ? key >= loKey[at]! && key <= hiKey[at]!
+      : label[at]! >= 0 && dims[i]!.levels![level[at]!]?.[key] === label[at]!;
+  };
+  // The boxes holding each key of the most selective dimension: a row checks only those.
+  const index = dims
+    .map((d, i) =>
+      Array.from({ length: d.domain }, (_, key) => {
+        const list: number[] = [];
+        for (let b = 0; b < B; b++) if (contains(b, i, key)) list.push(b);
+        return list;
+      }),
+    )
+    .reduce(
+      (best, lists, i) => {
+        const size = lists.reduce((sum, l) => sum + l.length, 0);
+        return size < best.size ? { dim: i, lists, size } : best;
+      },
+      { dim: -1, lists: [] as number[][], size: Number.POSITIVE_INFINITY },
+    );
+  // Rows inside one box go there. Rows on a boundary that relaxed boxes share are spread by a
+  // maximum flow so that each box gets at most the rows it held (on the same data, exactly
+  // those counts), then any left over to the box with the most room.
   const held = new Int32Array(B);
-  const boxOf = new Int32Array(n);
+  const boxOf = new Int32Array(n).fill(-1);
+  const groups = new Map<string, { boxes: number[]; rows: number[] }>();
   const outsideBy = new Int32Array(m);
   let outside = 0;
   for (let r = 0; r < n; r++) {
-    let first = -1;
-    let roomy = -1;
-    for (let b = 0; b < B && roomy < 0; b++) {
-      let inside = true;
-      for (let i = 0; inside && i < m; i++) {
-        const d = dims[i]!;
-        const key = d.keys[r]!;
-        const at = b * m + i;
-        inside =
-          d.kind === 'numeric'
-            ? key >= loKey[at]! && key <= hiKey[at]!
-            : d.levels![level[at]!]?.[key] === label[at]! && label[at]! >= 0;
-      }
-      if (!inside) continue;
-      if (first < 0) first = b;
-      if (held[b]! < t.boxes[b]!.rows) roomy = b;
-    }
-    const b = roomy >= 0 ? roomy : first;
-    if (b < 0) {
+    const inside = (index.dim < 0 ? [] : index.lists[dims[index.dim]!.keys[r]!]!).filter((b) =>
+      dims.every((d, i) => contains(b, i, d.keys[r]!)),
+    );
+    if (inside.length === 0) {
       outside++;
-      countOutside(problem, t, loKey, hiKey, level, label, r, outsideBy);
-      continue;
+      dims.forEach((d, i) => {
+        for (let b = 0; b < B; b++) if (contains(b, i, d.keys[r]!)) return;
+        outsideBy[i]!++;
+      });
+    } else if (inside.length === 1) {
+      boxOf[r] = inside[0]!;
+      held[inside[0]!]!++;
+    } else {
+      const key = inside.join(',');
+      const g = groups.get(key) ?? { boxes: inside, rows: [] };
+      g.rows.push(r);
+      groups.set(key, g);
     }
-    held[b]!++;
-    boxOf[r] = b;
   }
+  const room = Array.from(held, (h, b) => Math.max(0, t.boxes[b]!.rows - h));
+  const sharedGroups = [...groups.values()];
+  const flows = spread(
+    sharedGroups.map((g) => ({ size: g.rows.length, boxes: g.boxes })),
+    room,
+  );
+  sharedGroups.forEach((g, j) => {
+    let at = 0;
+    for (const [b, count] of flows[j]!) for (let c = 0; c < count; c++) boxOf[g.rows[at++]!] = b;
+    for (; at < g.rows.length; at++) {
+      let b = g.boxes[0]!;
+      for (const c of g.boxes) if (t.boxes[c]!.rows - held[c]! > t.boxes[b]!.rows - held[b]!) b = c;
+      boxOf[g.rows[at]!] = b;
+      held[b]!++;
+    }
+    for (const [b, count] of flows[j]!) held[b]! += count;
+  });
   if (outside > 0) {
     const worst = dims
       .map((d, i) => ({ name: d.name, rows: outsideBy[i]! }))
@@ -217,30 +253,67 @@ export function assignBoxes(
   };
 }
 
-/** For the error: which dimensions alone leave a row outside every box. */
-function countOutside(
-  problem: PartitionProblem,
-  t: MondrianTransformation,
-  loKey: Int32Array,
-  hiKey: Int32Array,
-  level: Int32Array,
-  label: Int32Array,
-  r: number,
-  outsideBy: Int32Array,
-): void {
-  const m = problem.dims.length;
-  problem.dims.forEach((d, i) => {
-    const key = d.keys[r]!;
-    for (let b = 0; b < t.boxes.length; b++) {
-      const at = b * m + i;
-      const inside =
-        d.kind === 'numeric'
-          ? key >= loKey[at]! && key <= hiKey[at]!
-          : d.levels![level[at]!]?.[key] === label[at]! && label[at]! >= 0;
-      if (inside) return;
+/**
+ * A maximum flow from groups of rows (each may go to any of its boxes) to boxes of limited
+ * room, by shortest augmenting paths: per group, the rows sent to each box.
+ */
+function spread(groups: { size: number; boxes: number[] }[], room: number[]): Map<number, number>[] {
+  const G = groups.length;
+  const flow = groups.map(() => new Map<number, number>());
+  const left = groups.map((g) => g.size);
+  const free = room.slice();
+  // Which groups currently send rows to each box (for paths that move rows back).
+  const users = room.map(() => new Set<number>());
+  for (;;) {
+    // BFS from groups with rows left, over group → box (always) and box → group (if it sends there).
+    const fromGroup = new Int32Array(room.length).fill(-2);
+    const fromBox = new Int32Array(G).fill(-2);
+    const queue: number[] = [];
+    for (let j = 0; j < G; j++) {
+      if (left[j]! > 0) {
+        fromBox[j] = -1;
+        queue.push(j);
+      }
     }
-    outsideBy[i]!++;
-  });
+    let end = -1;
+    for (let q = 0; q < queue.length && end < 0; q++) {
+      const j = queue[q]!;
+      for (const b of groups[j]!.boxes) {
+        if (fromGroup[b] !== -2) continue;
+        fromGroup[b] = j;
+        if (free[b]! > 0) {
+          end = b;
+          break;
+        }
+        for (const u of users[b]!) {
+          if (fromBox[u] === -2) {
+            fromBox[u] = b;
+            queue.push(u);
+          }
+        }
+      }
+    }
+    if (end < 0) return flow;
+    // One row along the path: the box at its end takes it, each box before passes one on.
+    free[end]!--;
+    for (let b = end; b >= 0; ) {
+      const j = fromGroup[b]!;
+      const f = flow[j]!;
+      f.set(b, (f.get(b) ?? 0) + 1);
+      users[b]!.add(j);
+      const prev = fromBox[j]!;
+      if (prev < 0) {
+        left[j]!--;
+        break;
+      }
+      const back = f.get(prev)! - 1;
+      if (back === 0) {
+        f.delete(prev);
+        users[prev]!.delete(j);
+      } else f.set(prev, back);
+      b = prev;
+    }
+  }
 }
 
 /** First index of an ascending array where `past` holds (the length when nowhere). */
