@@ -10,6 +10,7 @@ import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
 import { type EngineName, executeRelease } from '../pipeline/engine.ts';
 import { VERSION } from '../pipeline/release.ts';
 import { applyCommand } from './apply.ts';
+import { evaluateCommand } from './evaluate.ts';
 import { exploreCommand } from './explore.ts';
 import { reconstructCommand } from './reconstruct.ts';
 
@@ -23,6 +24,8 @@ Usage:
                                             estimate a contingency table from a randomized release
   ppdp explore <release.json> --vary k=2..50 [--out dir]
                                             the privacy/utility frontier over one parameter
+  ppdp evaluate <data|release-dir> --spec <release.json>
+                                            risk and utility of a table, from ppdp or another tool
   ppdp apply <release-dir> <release.json> --out <dir>
                                             re-apply a release's transformation to new data
   ppdp --help | ppdp <command> --help       help
@@ -75,6 +78,7 @@ export function main(argv: string[]): number | Promise<number> {
     if (command === 'reconstruct') return reconstructCommand(rest);
     if (command === 'explore') return exploreCommand(rest);
     if (command === 'apply') return applyCommand(rest);
+    if (command === 'evaluate') return evaluateCommand(rest);
     throw new PpdpError('E_USAGE', `unknown command '${command}'`, 'run `ppdp --help` for the commands');
   } catch (e) {
     return reportError(e);
