@@ -93,7 +93,7 @@ export function appliedMethod(saved: SavedRelease, spec: ReleaseSpec): ReleaseMe
   if (NOT_REAPPLICABLE[from]) {
     throw new PpdpError(
       'E_APPLY_UNSUPPORTED',
-      `${saved.dir}: a ${from} release cannot be re-applied: ${NOT_REAPPLICABLE[from]}`,
+      `${saved.dir}: ${from} releases cannot be re-applied: ${NOT_REAPPLICABLE[from]}`,
       `release the new data with \`ppdp release ${basename(spec.file)}\``,
     );
   }
