@@ -98,11 +98,11 @@ describe('apply a generalization release', () => {
 
 describe('apply a Mondrian release', () => {
   const ws = adultWorkspace(3000);
+  const spec = mondrianSpec(ws, 'strict');
+  const first = join(ws.dir, 'm-first');
+  runRelease(spec, first);
 
   it('publishes its partitions in transformation.json and, strict, reproduces the data exactly', () => {
-    const spec = mondrianSpec(ws, 'strict');
-    const first = join(ws.dir, 'm-first');
-    runRelease(spec, first);
     const t = parseTransformation(
       readFileSync(join(first, 'transformation.json'), 'utf8'),
       'transformation.json',
@@ -130,8 +130,6 @@ describe('apply a Mondrian release', () => {
   });
 
   it('refuses rows outside every saved partition, naming the attribute', () => {
-    const spec = mondrianSpec(ws, 'strict');
-    const first = join(ws.dir, 'm-first');
     const other = adultWorkspace(3000);
     const [header, ...rows] = other.read('adult.csv').trim().split('\n');
     const age = header!.split(';').indexOf('age');
