@@ -2,14 +2,19 @@
  * The privacy/utility frontier: one privacy parameter (k, l, t, δ or τ) swept over a range,
  * the method run for each value without publishing anything, and per value the transformation
  * chosen, its utility and its re-identification risk. The input is read once; generalization
- * runs only its search per value (no released table is built), other methods their whole
- * build in memory.
+ * prepares once (hierarchies, distinct tuples) and runs only its search per value (no released
+ * table is built), other methods their whole build in memory.
  */
 import { basename } from 'node:path';
 import type { EncodedTable } from '../data/table.ts';
 import { NoSolutionError, PpdpError, SpecError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/grouping.ts';
-import { prepareGeneralization, searchStep } from '../methods/generalization/index.ts';
+import {
+  type Prepared,
+  prepareGeneralization,
+  respecify,
+  searchStep,
+} from '../methods/generalization/index.ts';
 import type { MethodContext, MethodReport } from '../methods/method.ts';
 import { methodFor } from '../methods/registry.ts';
 import { streams } from '../pipeline/release.ts';
@@ -182,12 +187,22 @@ export function exploreFrontier(
   // Check every value's spec first: a bad sweep fails before the work starts.
   const specs = vary.values.map((v) => specWith(spec, vary.parameter, v));
   const random = streams(spec, table);
+  // Generalization: hierarchies and distinct tuples once; each value rebuilds only its models.
+  let prepared: Prepared | undefined;
+  const generalize = (s: ReleaseSpec) =>
+    searchStep(
+      prepared ? respecify(prepared, s) : (prepared = prepareGeneralization(s, table, kernel)),
+      kernel,
+      (_, work) => work(),
+      () => {},
+    ).report;
   const points = specs.map((s, i) => {
     const value = vary.values[i]!;
     const t0 = performance.now();
     let point: FrontierPoint;
     try {
-      point = { value, feasible: true, ...summarize(runMethod(s, table, kernel, random)), ms: 0 };
+      const report = s.method.name === 'generalization' ? generalize(s) : runMethod(s, table, kernel, random);
+      point = { value, feasible: true, ...summarize(report), ms: 0 };
     } catch (e) {
       if (!(e instanceof NoSolutionError)) throw e;
       point = { value, feasible: false, reason: e.message, ms: 0 };
@@ -212,7 +227,7 @@ export function exploreFrontier(
   };
 }
 
-/** The method's report for one spec: generalization searches only; others build in memory. */
+/** Another method's report for one spec: its whole build, in memory. */
 function runMethod(
   spec: ReleaseSpec,
   table: EncodedTable,
@@ -220,11 +235,7 @@ function runMethod(
   random: MethodContext['random'],
 ): MethodReport {
   const time = <T>(_: string, work: () => T) => work();
-  const say = () => {};
-  if (spec.method.name === 'generalization') {
-    return searchStep(prepareGeneralization(spec, table, kernel), kernel, time, say).report;
-  }
-  return methodFor(spec.method.name).build({ spec, table, kernel, time, say, random }).report;
+  return methodFor(spec.method.name).build({ spec, table, kernel, time, say: () => {}, random }).report;
 }
 
 function summarize(report: MethodReport): Omit<FrontierPoint, 'value' | 'feasible' | 'ms'> {

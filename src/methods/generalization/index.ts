@@ -92,13 +92,6 @@ export function prepareGeneralization(
   // Distinct tuples over the QIs and every sensitive attribute: the search groups on the QIs
   // and counts per class the SA values its models need; the report measures disclosure for all.
   const sensitive = sensitiveAttributes(spec, table, true);
-  const named = new Set(sensitiveNames(spec));
-  const models = buildModels(
-    spec.privacy,
-    table.rowCount,
-    basename(spec.file),
-    sensitive.filter((s) => named.has(s.name)),
-  );
   const collapsed =
     precollapsed ?? time('encode', () => collapseRows(kernel, [...qis, ...sensitive.map((s) => s.column)]));
   const tuples: TupleSet = { ...collapsed, columns: collapsed.columns.slice(0, qis.length) };
@@ -106,13 +99,37 @@ export function prepareGeneralization(
     attribute,
     values: collapsed.columns[qis.length + i]!,
   }));
+  return withSpec(spec, { table, qis, hierarchies, tuples, sensitive: saTuples });
+}
+
+/**
+ * The same table, hierarchies and distinct tuples under another spec's privacy models and
+ * method settings (same attributes): `ppdp explore` prepares once and searches per value.
+ */
+export function respecify(prepared: Prepared, spec: ReleaseSpec): Prepared {
+  return withSpec(spec, prepared);
+}
+
+function withSpec(
+  spec: ReleaseSpec,
+  data: Pick<Prepared, 'table' | 'qis' | 'hierarchies' | 'tuples' | 'sensitive'>,
+): Prepared {
+  const method = generalizationSpec(spec);
+  const { table, hierarchies, tuples, sensitive } = data;
+  const named = new Set(sensitiveNames(spec));
+  const models = buildModels(
+    spec.privacy,
+    table.rowCount,
+    basename(spec.file),
+    sensitive.map((s) => s.attribute).filter((s) => named.has(s.name)),
+  );
   const k = requiredK(models);
   const problem: GeneralizationProblem = {
     lattice: new Lattice(hierarchies.map((h) => h.height)),
     rows: table.rowCount,
     counts: tuples.counts,
     models,
-    sensitive: saTuples
+    sensitive: sensitive
       .filter((s) => named.has(s.attribute.name))
       .map(({ attribute, values }) => ({
         attribute: attribute.name,
@@ -124,7 +141,7 @@ export function prepareGeneralization(
     metric: method.metric,
     metrics: new GeneralizationMetrics(hierarchies, tuples.columns, tuples.counts, table.rowCount, k),
   };
-  return { spec, method, table, qis, hierarchies, tuples, problem, sensitive: saTuples };
+  return { ...data, spec, method, problem };
 }
 
 /** Opens a grouping session over the distinct tuples with every level table placed once. */
