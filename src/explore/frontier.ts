@@ -161,6 +161,13 @@ export interface FrontierPoint {
   /** Highest prosecutor risk of a released row (1 / smallest class), and the share of rows above 0.2. */
   readonly maxProsecutorRisk?: number;
   readonly shareAboveRisk?: number;
+  /** What the method optimized (e.g. ncp; randomization: its expected error) and its value. */
+  readonly objective?: { readonly name: string; readonly value: number };
+  /**
+   * The release's worst-case risk: the maximum prosecutor risk for methods that release
+   * classes, the maximum attribute-disclosure risk for randomization.
+   */
+  readonly risk?: { readonly name: string; readonly value: number };
   /** Every utility measure the method reports (ncp, discernibility, …; see docs). */
   readonly utility?: Record<string, number>;
   /** Each model's measure on the result, e.g. { "k-anonymity": { k: 7 } }. */
@@ -208,11 +215,19 @@ export function exploreFrontier(
       point = { value, feasible: false, reason: e.message, ms: 0 };
     }
     point = { ...point, ms: Math.round((performance.now() - t0) * 10) / 10 };
+    const figure = (f?: { name: string; value: number }) =>
+      f ? `${f.name} ${Number(f.value.toPrecision(4))}` : '';
     progress(
       `${vary.parameter} = ${value}: ${
         point.feasible
-          ? `${point.classes ?? '?'} classes, ${point.suppressedRows ?? 0} rows suppressed, ` +
-            `NCP ${point.utility?.ncp?.toFixed(4) ?? '—'}, max risk ${point.maxProsecutorRisk?.toFixed(4) ?? '—'}`
+          ? [
+              point.classes === undefined ? '' : `${point.classes} classes`,
+              `${point.suppressedRows ?? 0} rows suppressed`,
+              figure(point.objective),
+              figure(point.risk),
+            ]
+              .filter((x) => x)
+              .join(', ')
           : 'no solution'
       } (${point.ms} ms)`,
     );
@@ -245,7 +260,15 @@ function summarize(report: MethodReport): Omit<FrontierPoint, 'value' | 'feasibl
       (e): e is [string, number] => typeof e[1] === 'number' && e[0] !== 'value',
     ),
   );
+  const disclosure = privacy.models.find((m) => m.model === 'attribute-disclosure')?.achieved.maxRisk;
+  const risk = privacy.prosecutorRisk
+    ? { name: 'max prosecutor risk', value: privacy.prosecutorRisk.max }
+    : disclosure !== undefined
+      ? { name: 'max attribute-disclosure risk', value: disclosure }
+      : undefined;
   return {
+    objective: { name: utility.metric, value: utility.value },
+    ...(risk ? { risk } : {}),
     ...(report.generalization ? { node: report.generalization.node } : {}),
     ...(privacy.classes !== undefined ? { classes: privacy.classes } : {}),
     ...(privacy.k !== undefined ? { kAchieved: privacy.k } : {}),

@@ -10,6 +10,10 @@ const CSV_COLUMNS: [string, (p: FrontierPoint) => string | number | undefined][]
   ['classes', (p) => p.classes],
   ['k_achieved', (p) => p.kAchieved],
   ['suppressed_rows', (p) => p.suppressedRows],
+  ['objective', (p) => p.objective?.name],
+  ['objective_value', (p) => p.objective?.value],
+  ['risk', (p) => p.risk?.name],
+  ['risk_value', (p) => p.risk?.value],
   ['ncp', (p) => p.utility?.ncp],
   ['discernibility', (p) => p.utility?.discernibility],
   ['max_prosecutor_risk', (p) => p.maxProsecutorRisk],
@@ -46,17 +50,21 @@ export function frontierSvg(frontier: Frontier): string {
   const lo = Math.min(...xs);
   const hi = Math.max(...xs);
   const x = (v: number) => M.left + (hi === lo ? 0.5 : (v - lo) / (hi - lo)) * (W - M.left - M.right);
-  const y = (v: number) => H - M.bottom - Math.min(1, Math.max(0, v)) * (H - M.top - M.bottom);
+  const name = (get: (p: FrontierPoint) => { name: string } | undefined) =>
+    points.map(get).find((f) => f)?.name ?? '';
   const series = [
-    { name: 'NCP (information loss)', color: '#0072B2', get: (p: FrontierPoint) => p.utility?.ncp },
-    { name: 'max prosecutor risk', color: '#D55E00', get: (p: FrontierPoint) => p.maxProsecutorRisk },
+    { name: name((p) => p.objective), color: '#0072B2', get: (p: FrontierPoint) => p.objective?.value },
+    { name: name((p) => p.risk), color: '#D55E00', get: (p: FrontierPoint) => p.risk?.value },
   ];
+  // The y axis from 0 to a round value above every point (NCP and risks stay within 0–1).
+  const top = niceCeil(Math.max(0, ...points.flatMap((p) => series.map((s) => s.get(p) ?? 0))));
+  const y = (v: number) => H - M.bottom - (Math.max(0, v) / top) * (H - M.top - M.bottom);
   const parts: string[] = [];
   for (let i = 0; i <= 5; i++) {
-    const v = i / 5;
+    const v = (top * i) / 5;
     parts.push(
       `<line x1="${M.left}" x2="${W - M.right}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`,
-      `<text x="${M.left - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11">${v.toFixed(1)}</text>`,
+      `<text x="${M.left - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11">${escapeHtml(Number(v.toPrecision(3)))}</text>`,
     );
   }
   for (const v of ticks(lo, hi)) {
@@ -69,7 +77,7 @@ export function frontierSvg(frontier: Frontier): string {
     `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#333"/>`,
     `<line x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${H - M.bottom}" stroke="#333"/>`,
     `<text x="${(M.left + W - M.right) / 2}" y="${H - 10}" text-anchor="middle" font-size="12">${escapeHtml(frontier.parameter)}</text>`,
-    `<text x="14" y="${(M.top + H - M.bottom) / 2}" text-anchor="middle" font-size="12" transform="rotate(-90 14 ${(M.top + H - M.bottom) / 2})">share (0–1)</text>`,
+    `<text x="14" y="${(M.top + H - M.bottom) / 2}" text-anchor="middle" font-size="12" transform="rotate(-90 14 ${(M.top + H - M.bottom) / 2})">value</text>`,
   );
   series.forEach((s, i) => {
     const pts = points.filter((p) => s.get(p) !== undefined);
@@ -106,13 +114,20 @@ export function frontierHtml(frontier: Frontier): string {
 </head><body>
 <h1>Privacy/utility frontier</h1>
 <p>${escapeHtml(frontier.spec)}, method ${escapeHtml(frontier.method)}, ${frontier.rows} rows: ${escapeHtml(frontier.parameter)} from ${frontier.points[0]?.value} to ${frontier.points.at(-1)?.value}.
-NCP is the information lost (0 = data as given, 1 = every value fully generalized); the maximum prosecutor risk is 1 / the smallest released class.
+The blue line is what the method optimizes (NCP: the information lost, 0 = data as given, 1 = every value fully generalized), the orange one the worst-case risk (the maximum prosecutor risk is 1 / the smallest released class).
 Nothing was published: each value ran the method's search only.${infeasible.length > 0 ? ` No solution for ${escapeHtml(frontier.parameter)} = ${infeasible.join(', ')}.` : ''}</p>
 ${frontierSvg(frontier)}
 <table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>
 </body></html>
 `;
+}
+
+/** 1, 2 or 5 times a power of ten, at least x (1 for x = 0). */
+function niceCeil(x: number): number {
+  if (!(x > 0)) return 1;
+  const mag = 10 ** Math.floor(Math.log10(x));
+  return [1, 2, 5, 10].map((f) => f * mag).find((v) => v >= x * (1 - 1e-12))!;
 }
 
 function ticks(lo: number, hi: number): number[] {

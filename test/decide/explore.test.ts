@@ -5,7 +5,9 @@ import { frontierCsv, frontierHtml } from '../../src/explore/render.ts';
 import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
 import { search } from '../../src/methods/generalization/index.ts';
 import { readInput } from '../../src/pipeline/release.ts';
+import { loadSpec } from '../../src/spec/spec.ts';
 import { adultSpec, prepareAdult } from '../helpers/adult.ts';
+import { adultWorkspace } from '../helpers/workspace.ts';
 
 describe('--vary', () => {
   it('reads integer ranges, steps, fractional ranges and lists', () => {
@@ -81,14 +83,20 @@ describe('the frontier on Adult', () => {
 
   it('writes a CSV row per value and an HTML chart with axes and labels', () => {
     const csv = frontierCsv(frontier).trim().split('\n');
-    expect(csv[0]).toMatch(/^k,feasible,classes,k_achieved,suppressed_rows,ncp,/);
+    expect(csv[0]).toMatch(
+      /^k,feasible,classes,k_achieved,suppressed_rows,objective,objective_value,risk,risk_value,ncp,/,
+    );
+    expect(csv[1]).toMatch(/^2,true,\d+,2,\d+,ncp,0\.\d+,max prosecutor risk,0\.5,/);
     expect(csv.slice(1).map((l) => Number(l.split(',')[0]))).toEqual([2, 7, 12]);
     const html = frontierHtml(frontier);
     expect(html).toMatch(/<svg [^>]*role="img"/);
     expect(html).toMatch(/<polyline /);
-    expect(html).toMatch(/>NCP \(information loss\)</);
+    expect(html).toMatch(/>ncp</);
     expect(html).toMatch(/>max prosecutor risk</);
     expect(html).toMatch(/<text [^>]*>k<\/text>/);
+    expect(html.match(/<polyline /g)).toHaveLength(2);
+    // The y axis reaches the largest value, 0.5 (the prosecutor risk at k = 2).
+    expect(html).toMatch(/>0\.5<\/text>/);
   });
 
   it('marks values with no solution instead of failing the sweep', () => {
@@ -102,5 +110,25 @@ describe('the frontier on Adult', () => {
     const f = exploreFrontier(strict, table, parseVary('l=14..15'), wasmGroupingKernel);
     expect(f.points.map((p) => p.feasible)).toEqual([true, false]);
     expect(f.points[1]!.reason).toMatch(/no generalization satisfies/);
+  });
+});
+
+describe('the frontier of another method', () => {
+  it('builds Mondrian in memory per value, publishing nothing', () => {
+    const ws = adultWorkspace(1000);
+    ws.editSpec((s) => {
+      s.method = { name: 'mondrian', mode: 'strict', measures: false };
+    });
+    const spec = loadSpec(ws.spec);
+    const f = exploreFrontier(spec, readInput(spec), parseVary('k=5,20'), wasmGroupingKernel);
+    expect(f.method).toBe('mondrian');
+    expect(f.points.map((p) => p.objective?.name)).toEqual(['ncp', 'ncp']);
+    expect(f.points[0]!.kAchieved).toBeGreaterThanOrEqual(5);
+    expect(f.points[1]!.kAchieved).toBeGreaterThanOrEqual(20);
+    expect(f.points[1]!.utility!.ncp!).toBeGreaterThan(f.points[0]!.utility!.ncp!);
+    expect(f.points[1]!.risk).toEqual({ name: 'max prosecutor risk', value: 1 / f.points[1]!.kAchieved! });
+    expect(ws.list('.')!.filter((name) => !name.startsWith('adult') && name !== 'README.md')).toEqual([
+      'release.json',
+    ]);
   });
 });
