@@ -7,10 +7,9 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { appliedMethod, readSavedRelease } from '../apply/apply.ts';
 import { OutputError, PpdpError } from '../errors.ts';
-import { tsGroupingKernel } from '../kernels/grouping-ts.ts';
-import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
 import { runRelease } from '../pipeline/release.ts';
 import { loadSpec } from '../spec/spec.ts';
+import { groupingKernelOption, progressLines } from './options.ts';
 
 export const APPLY_HELP = `Usage: ppdp apply <release-dir> <release.json> --out <dir> [options]
 
@@ -59,13 +58,7 @@ export function applyCommand(args: string[]): number {
     );
   }
   if (!values.out) throw new PpdpError('E_USAGE', 'ppdp apply needs --out <dir>', 'e.g. --out out/applied');
-  if (values.kernel !== 'wasm' && values.kernel !== 'ts') {
-    throw new PpdpError(
-      'E_USAGE',
-      `--kernel must be wasm or ts (got '${values.kernel}')`,
-      'omit it to use wasm',
-    );
-  }
+  const kernel = groupingKernelOption(values.kernel);
   const [dir, specPath] = positionals as [string, string];
   const rel = relative(resolve(dir), resolve(values.out));
   if (rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel))) {
@@ -77,15 +70,11 @@ export function applyCommand(args: string[]): number {
   }
   const saved = readSavedRelease(dir);
   const method = appliedMethod(saved, loadSpec(specPath));
-  const started = performance.now();
-  const progress = values.quiet
-    ? undefined
-    : (line: string) =>
-        process.stderr.write(`ppdp [${((performance.now() - started) / 1000).toFixed(2)}s] ${line}\n`);
+  const progress = progressLines(values.quiet);
   const { report } = runRelease(specPath, values.out, {
     method,
     progress,
-    kernel: values.kernel === 'ts' ? tsGroupingKernel : wasmGroupingKernel,
+    kernel,
   });
   process.stdout.write(
     `verified release in ${values.out} (the ${method.name} transformation of ${dir} re-applied): ` +

@@ -10,10 +10,9 @@ import type { EncodedTable } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import { type Evaluation, evaluateTable } from '../evaluate/evaluate.ts';
 import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
-import { tsGroupingKernel } from '../kernels/grouping-ts.ts';
-import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec } from '../spec/spec.ts';
+import { groupingKernelOption } from './options.ts';
 
 export const EVALUATE_HELP = `Usage: ppdp evaluate <data.csv|data.arrow|release-dir> (--spec <release.json> | --qi <a,b,…>) [options]
 
@@ -96,16 +95,9 @@ export function evaluateCommand(args: string[]): number {
       'e.g. --threshold 0.2',
     );
   }
-  if (values.kernel !== 'wasm' && values.kernel !== 'ts') {
-    throw new PpdpError(
-      'E_USAGE',
-      `--kernel must be wasm or ts (got '${values.kernel}')`,
-      'omit it to use wasm',
-    );
-  }
+  const kernel = groupingKernelOption(values.kernel);
   const path = tablePath(positionals[0]!);
   const table = readTable(path, { delimiter: values.delimiter });
-  const kernel = values.kernel === 'ts' ? tsGroupingKernel : wasmGroupingKernel;
   const list = (s: string | undefined) =>
     (s ?? '')
       .split(',')

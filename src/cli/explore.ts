@@ -8,10 +8,9 @@ import { parseArgs } from 'node:util';
 import { PpdpError } from '../errors.ts';
 import { exploreFrontier, parseVary } from '../explore/frontier.ts';
 import { frontierCsv, frontierHtml, frontierJson } from '../explore/render.ts';
-import { tsGroupingKernel } from '../kernels/grouping-ts.ts';
-import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec } from '../spec/spec.ts';
+import { groupingKernelOption, progressLines } from './options.ts';
 
 export const EXPLORE_HELP = `Usage: ppdp explore <release.json> --vary <parameter>=<range> [options]
 
@@ -59,31 +58,15 @@ export function exploreCommand(args: string[]): number {
     );
   }
   if (!values.vary) throw new PpdpError('E_USAGE', 'ppdp explore needs --vary', 'e.g. --vary k=2..50');
-  if (values.kernel !== 'wasm' && values.kernel !== 'ts') {
-    throw new PpdpError(
-      'E_USAGE',
-      `--kernel must be wasm or ts (got '${values.kernel}')`,
-      'omit it to use wasm',
-    );
-  }
+  const kernel = groupingKernelOption(values.kernel);
   const vary = parseVary(values.vary);
   const out = values.out!;
   checkFolder(out);
-  const started = performance.now();
-  const say = values.quiet
-    ? () => {}
-    : (line: string) =>
-        process.stderr.write(`ppdp [${((performance.now() - started) / 1000).toFixed(2)}s] ${line}\n`);
+  const say = progressLines(values.quiet) ?? (() => {});
   const spec = loadSpec(positionals[0]!);
   say(`reading the input of ${positionals[0]}`);
   const table = readInput(spec);
-  const frontier = exploreFrontier(
-    spec,
-    table,
-    vary,
-    values.kernel === 'ts' ? tsGroupingKernel : wasmGroupingKernel,
-    say,
-  );
+  const frontier = exploreFrontier(spec, table, vary, kernel, say);
   mkdirSync(out, { recursive: true });
   for (const [name, text] of [
     ['frontier.json', frontierJson(frontier)],

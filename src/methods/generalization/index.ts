@@ -78,7 +78,6 @@ export function prepareGeneralization(
   /** Rows already collapsed over `collapseColumnNames(spec)` (the serverless fan-out counts shards). */
   precollapsed?: TupleSet,
 ): Prepared {
-  const method = generalizationSpec(spec);
   const qiSpecs = spec.attributes.filter((a) => a.type === 'quasi-identifying');
   const qis = qiSpecs.map((a) => table.columns.find((c) => c.name === a.name)!);
   const hierarchies = time('hierarchies', () =>
