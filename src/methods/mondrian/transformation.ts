@@ -74,9 +74,9 @@ export function parseTransformation(text: string, where: string): MondrianTransf
 
 /**
  * The partitions of `problem`'s table under saved boxes, as the partitioning would return
- * them: each row goes to the first box containing it that still has room (the rows the box
- * held — relaxed Mondrian's boxes may share a boundary value), else to the first box
- * containing it. Boxes no row falls in are left out. Rows in no box are an error.
+ * them: each row goes to the box containing it; where boxes share a boundary value (relaxed
+ * Mondrian), rows are spread so that no box gets more rows than it held where possible.
+ * Boxes no row falls in are left out. Rows in no box are an error.
  */
 export function assignBoxes(
   problem: PartitionProblem,
@@ -170,16 +170,21 @@ export function assignBoxes(
     sharedGroups.map((g) => ({ size: g.rows.length, boxes: g.boxes })),
     room,
   );
-  sharedGroups.forEach((g, j) => {
+  const placed = sharedGroups.map((g, j) => {
     let at = 0;
-    for (const [b, count] of flows[j]!) for (let c = 0; c < count; c++) boxOf[g.rows[at++]!] = b;
-    for (; at < g.rows.length; at++) {
+    for (const [b, count] of flows[j]!) {
+      for (let c = 0; c < count; c++) boxOf[g.rows[at++]!] = b;
+      held[b]! += count;
+    }
+    return at;
+  });
+  sharedGroups.forEach((g, j) => {
+    for (let at = placed[j]!; at < g.rows.length; at++) {
       let b = g.boxes[0]!;
       for (const c of g.boxes) if (t.boxes[c]!.rows - held[c]! > t.boxes[b]!.rows - held[b]!) b = c;
       boxOf[g.rows[at]!] = b;
       held[b]!++;
     }
-    for (const [b, count] of flows[j]!) held[b]! += count;
   });
   if (outside > 0) {
     const worst = dims
