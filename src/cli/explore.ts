@@ -2,12 +2,13 @@
  * `ppdp explore <release.json> --vary k=2..50 [--out dir]`: the privacy/utility frontier of a
  * spec over one parameter, without publishing any data (src/explore/).
  */
-import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PpdpError } from '../errors.ts';
 import { exploreFrontier, parseVary } from '../explore/frontier.ts';
 import { frontierCsv, frontierHtml, frontierJson } from '../explore/render.ts';
+import { checkOutDir } from '../pipeline/publish.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec } from '../spec/spec.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
@@ -61,7 +62,7 @@ export function exploreCommand(args: string[]): number {
   const kernel = groupingKernelOption(values.kernel);
   const vary = parseVary(values.vary);
   const out = values.out!;
-  checkFolder(out);
+  checkOutDir(out, []); // a folder, or none yet
   const say = progressLines(values.quiet) ?? (() => {});
   const spec = loadSpec(positionals[0]!);
   say(`reading the input of ${positionals[0]}`);
@@ -81,20 +82,4 @@ export function exploreCommand(args: string[]): number {
     `frontier of ${vary.parameter} over ${frontier.points.length} values (${feasible} with a solution) in ${out}: frontier.json, frontier.csv, frontier.html\n`,
   );
   return 0;
-}
-
-function checkFolder(out: string): void {
-  let isFile = false;
-  try {
-    isFile = !statSync(out).isDirectory();
-  } catch {
-    return; // created later
-  }
-  if (isFile) {
-    throw new PpdpError(
-      'E_OUT_NOT_DIR',
-      `--out ${out}: exists and is a file, not a folder`,
-      'choose a folder',
-    );
-  }
 }

@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { exploreCommand } from '../../src/cli/explore.ts';
 import { PpdpError } from '../../src/errors.ts';
 import { exploreFrontier, parseVary, specWith } from '../../src/explore/frontier.ts';
 import { frontierCsv, frontierHtml } from '../../src/explore/render.ts';
@@ -130,5 +132,14 @@ describe('the frontier of another method', () => {
     expect(ws.list('.')!.filter((name) => !name.startsWith('adult') && name !== 'README.md')).toEqual([
       'release.json',
     ]);
+  });
+});
+
+describe('ppdp explore (in process)', () => {
+  it('refuses an --out that is a file before reading anything', () => {
+    const ws = adultWorkspace(10);
+    expect(() => exploreCommand([ws.spec, '--vary', 'k=2..3', '--out', join(ws.dir, 'adult.csv')])).toThrow(
+      /--out .*adult\.csv: exists and is a file, not a folder/,
+    );
   });
 });
