@@ -9,7 +9,10 @@ import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
 import { type EngineName, executeRelease } from '../pipeline/engine.ts';
 import { VERSION } from '../pipeline/release.ts';
 import { nearest } from '../util/nearest.ts';
+import { applyCommand } from './apply.ts';
 import { parseCommandArgs } from './args.ts';
+import { evaluateCommand } from './evaluate.ts';
+import { exploreCommand } from './explore.ts';
 import { reconstructCommand } from './reconstruct.ts';
 
 const MAIN_HELP = `ppdp ${VERSION} — privacy-preserving microdata release
@@ -20,6 +23,12 @@ Usage:
                                             the same, publishing to releases/<name>/<runId>/
   ppdp reconstruct <release-dir> --attributes a,b [--out file]
                                             estimate a contingency table from a randomized release
+  ppdp explore <release.json> --vary k=2..50 [--out dir]
+                                            the privacy/utility frontier over one parameter
+  ppdp evaluate <data|release-dir> --spec <release.json>
+                                            risk and utility of a table, from ppdp or another tool
+  ppdp apply <release-dir> <release.json> --out <dir>
+                                            re-apply a release's transformation to new data
   ppdp --help | ppdp <command> --help       help
   ppdp --version
 
@@ -68,6 +77,9 @@ export function main(argv: string[]): number | Promise<number> {
   try {
     if (command === 'release') return release(rest).catch(reportError);
     if (command === 'reconstruct') return reconstructCommand(rest);
+    if (command === 'explore') return exploreCommand(rest);
+    if (command === 'apply') return applyCommand(rest);
+    if (command === 'evaluate') return evaluateCommand(rest);
     throw unknownCommand(command);
   } catch (e) {
     return reportError(e);

@@ -14,7 +14,7 @@ import type { EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/grouping.ts';
 import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
-import type { MethodReport } from '../methods/method.ts';
+import type { MethodReport, ReleaseMethod } from '../methods/method.ts';
 import { methodFor } from '../methods/registry.ts';
 import { renderReportHtml } from '../report/html.ts';
 import type { ReleaseReport, VerificationCheck } from '../report/types.ts';
@@ -29,6 +29,8 @@ export interface ReleaseOptions {
   readonly kernel?: GroupingKernel;
   /** Progress lines for a person (stderr in the CLI). */
   readonly progress?: (line: string) => void;
+  /** Builds the release instead of the spec's method (`ppdp apply`: a saved transformation). */
+  readonly method?: ReleaseMethod;
 }
 
 export interface ReleaseResult {
@@ -66,7 +68,7 @@ export function runRelease(specPath: string, out: string, options: ReleaseOption
   checkOutDir(out, [spec.input, spec.file]);
   say(`reading ${basename(spec.input)}`);
   const table = time('read', () => readInput(spec));
-  const built = methodFor(spec.method.name).build({
+  const built = (options.method ?? methodFor(spec.method.name)).build({
     spec,
     table,
     kernel,

@@ -7,6 +7,7 @@ import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
 import { checkLatticeSize } from '../../data/limits.ts';
 import { codeCounts, type EncodedColumn, type EncodedTable } from '../../data/table.ts';
+import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/grouping.ts';
 import { disclosureMeasures } from '../../metrics/disclosure.ts';
@@ -77,7 +78,6 @@ export function prepareGeneralization(
   /** Rows already collapsed over `collapseColumnNames(spec)` (the serverless fan-out counts shards). */
   precollapsed?: TupleSet,
 ): Prepared {
-  const method = generalizationSpec(spec);
   const qiSpecs = spec.attributes.filter((a) => a.type === 'quasi-identifying');
   const qis = qiSpecs.map((a) => table.columns.find((c) => c.name === a.name)!);
   const hierarchies = time('hierarchies', () =>
@@ -91,13 +91,6 @@ export function prepareGeneralization(
   // Distinct tuples over the QIs and every sensitive attribute: the search groups on the QIs
   // and counts per class the SA values its models need; the report measures disclosure for all.
   const sensitive = sensitiveAttributes(spec, table, true);
-  const named = new Set(sensitiveNames(spec));
-  const models = buildModels(
-    spec.privacy,
-    table.rowCount,
-    basename(spec.file),
-    sensitive.filter((s) => named.has(s.name)),
-  );
   const collapsed =
     precollapsed ?? time('encode', () => collapseRows(kernel, [...qis, ...sensitive.map((s) => s.column)]));
   const tuples: TupleSet = { ...collapsed, columns: collapsed.columns.slice(0, qis.length) };
@@ -105,13 +98,37 @@ export function prepareGeneralization(
     attribute,
     values: collapsed.columns[qis.length + i]!,
   }));
+  return withSpec(spec, { table, qis, hierarchies, tuples, sensitive: saTuples });
+}
+
+/**
+ * The same table, hierarchies and distinct tuples under another spec's privacy models and
+ * method settings (same attributes): `ppdp explore` prepares once and searches per value.
+ */
+export function respecify(prepared: Prepared, spec: ReleaseSpec): Prepared {
+  return withSpec(spec, prepared);
+}
+
+function withSpec(
+  spec: ReleaseSpec,
+  data: Pick<Prepared, 'table' | 'qis' | 'hierarchies' | 'tuples' | 'sensitive'>,
+): Prepared {
+  const method = generalizationSpec(spec);
+  const { table, hierarchies, tuples, sensitive } = data;
+  const named = new Set(sensitiveNames(spec));
+  const models = buildModels(
+    spec.privacy,
+    table.rowCount,
+    basename(spec.file),
+    sensitive.map((s) => s.attribute).filter((s) => named.has(s.name)),
+  );
   const k = requiredK(models);
   const problem: GeneralizationProblem = {
     lattice: new Lattice(hierarchies.map((h) => h.height)),
     rows: table.rowCount,
     counts: tuples.counts,
     models,
-    sensitive: saTuples
+    sensitive: sensitive
       .filter((s) => named.has(s.attribute.name))
       .map(({ attribute, values }) => ({
         attribute: attribute.name,
@@ -123,7 +140,7 @@ export function prepareGeneralization(
     metric: method.metric,
     metrics: new GeneralizationMetrics(hierarchies, tuples.columns, tuples.counts, table.rowCount, k),
   };
-  return { spec, method, table, qis, hierarchies, tuples, problem, sensitive: saTuples };
+  return { ...data, spec, method, problem };
 }
 
 /** Opens a grouping session over the distinct tuples with every level table placed once. */
@@ -141,31 +158,34 @@ export function openSearch(prepared: Prepared, kernel: GroupingKernel): NodeEval
 
 export const generalizationMethod: ReleaseMethod = {
   name: 'generalization',
-  build(ctx: MethodContext): BuiltRelease {
-    const { spec, table, kernel, time, say, random } = ctx;
-    const prepared = prepareGeneralization(spec, table, kernel, time);
-    const step = searchStep(prepared, kernel, time, say);
-    const columns = time('apply', () => {
-      const suppressedRow = new Uint8Array(table.rowCount);
-      for (let r = 0; r < table.rowCount; r++)
-        suppressedRow[r] = step.tupleSuppressed[prepared.tuples.rowToTuple[r]!]!;
-      return applyGeneralization({
-        table,
-        attributes: spec.attributes,
-        hierarchies: new Map(prepared.hierarchies.map((h) => [h.attribute, h])),
-        node: step.node,
-        suppressedRow,
-        suppressed: prepared.method.suppressed,
-        shuffleWith: random('shuffle'),
-      });
-    });
-    const files = time('write', () => [
-      { name: 'data.arrow', content: encodeArrow(columns) },
-      { name: 'data.csv', content: encodeCsv(columns, table.delimiter) },
-    ]);
-    return { files, report: step.report, verify: (path) => verifyStep(spec, table, step.claims, path) };
-  },
+  build: (ctx) => buildGeneralization(ctx),
 };
+
+/** The release at the optimal node, or at a given node (`ppdp apply` re-applies a saved one). */
+export function buildGeneralization(ctx: MethodContext, fixed?: Record<string, number>): BuiltRelease {
+  const { spec, table, kernel, time, say, random } = ctx;
+  const prepared = prepareGeneralization(spec, table, kernel, time);
+  const step = searchStep(prepared, kernel, time, say, fixed);
+  const columns = time('apply', () => {
+    const suppressedRow = new Uint8Array(table.rowCount);
+    for (let r = 0; r < table.rowCount; r++)
+      suppressedRow[r] = step.tupleSuppressed[prepared.tuples.rowToTuple[r]!]!;
+    return applyGeneralization({
+      table,
+      attributes: spec.attributes,
+      hierarchies: new Map(prepared.hierarchies.map((h) => [h.attribute, h])),
+      node: step.node,
+      suppressedRow,
+      suppressed: prepared.method.suppressed,
+      shuffleWith: random('shuffle'),
+    });
+  });
+  const files = time('write', () => [
+    { name: 'data.arrow', content: encodeArrow(columns) },
+    { name: 'data.csv', content: encodeCsv(columns, table.delimiter) },
+  ]);
+  return { files, report: step.report, verify: (path) => verifyStep(spec, table, step.claims, path) };
+}
 
 /**
  * What the verifier needs about each sensitive attribute, from the input's strings alone:
@@ -209,10 +229,13 @@ function achieved(model: PrivacyModel, best: NodeResult): number {
 export function search(
   prepared: Prepared,
   kernel: GroupingKernel,
+  /** A node to take instead of searching (QI name → level): it must be feasible. */
+  fixed?: Record<string, number>,
 ): SearchOutcome & { kMinimal?: NodeResult[]; evaluator: NodeEvaluator } {
   const evaluator = openSearch(prepared, kernel);
-  const outcome: SearchOutcome & { kMinimal?: NodeResult[] } =
-    prepared.method.strategy === 'optimal'
+  const outcome: SearchOutcome & { kMinimal?: NodeResult[] } = fixed
+    ? fixedNode(prepared, evaluator, fixed)
+    : prepared.method.strategy === 'optimal'
       ? optimalSearch(evaluator)
       : kMinimalSearch(
           evaluator,
@@ -223,6 +246,53 @@ export function search(
         );
   // The search measures only the spec's metric; the report gives them all.
   return { ...outcome, best: evaluator.complete(outcome.best), evaluator };
+}
+
+/**
+ * The given node, evaluated: feasible, or an error saying what fails on this table (classes
+ * below k and the rows they hold, against the suppression limit).
+ */
+function fixedNode(
+  prepared: Prepared,
+  evaluator: NodeEvaluator,
+  fixed: Record<string, number>,
+): SearchOutcome {
+  const { qis, hierarchies, problem, spec } = prepared;
+  const levels = qis.map((q, i) => {
+    const level = fixed[q.name];
+    if (!(Number.isInteger(level) && level! >= 0 && level! <= hierarchies[i]!.height)) {
+      evaluator.dispose();
+      throw new SpecError(
+        'E_APPLY_NODE',
+        `the saved node has no valid level for quasi-identifier ${q.name} (got ${level}, its hierarchy has levels 0–${hierarchies[i]!.height})`,
+        'apply a release made with the same quasi-identifiers and hierarchies as the spec',
+      );
+    }
+    return level!;
+  });
+  const best = evaluator.evaluate(problem.lattice.index(levels));
+  if (!best.feasible) {
+    const k = requiredK(problem.models);
+    let small = 0;
+    let smallRows = 0;
+    for (let g = 0; g < best.groups; g++) {
+      if (best.sizes[g]! < k) {
+        small++;
+        smallRows += best.sizes[g]!;
+      }
+    }
+    evaluator.dispose();
+    const what =
+      smallRows > problem.maxSuppressedRows
+        ? `${thousands(small)} classes smaller than k=${k} (${thousands(smallRows)} rows)`
+        : `the classes failing ${spec.privacy.map((m) => m.model).join(', ')}`;
+    throw new NoSolutionError(
+      'E_APPLY_INFEASIBLE',
+      `${basename(spec.file)}: the saved node ${JSON.stringify(fixed)} does not protect this table: ${what} would need suppressing, and the spec allows at most ${thousands(problem.maxSuppressedRows)} suppressed rows`,
+      'release the new data with `ppdp release` (a new search), or allow more suppression in method.maxSuppression',
+    );
+  }
+  return { best, nodesChecked: 1, strategy: 'applied' };
 }
 
 /** Per-class counts of a sensitive column at a node, from the rows: classes × values. */
@@ -338,13 +408,14 @@ export function searchStep(
   kernel: GroupingKernel,
   time: MethodContext['time'],
   say: MethodContext['say'],
+  fixed?: Record<string, number>,
 ): SearchStepResult {
   const { problem, qis, tuples, table } = prepared;
   say(
     `${thousands(table.rowCount)} rows, ${qis.length} quasi-identifiers, ` +
       `${thousands(tuples.counts.length)} distinct tuples, lattice of ${thousands(problem.lattice.size)} nodes`,
   );
-  const outcome = time('search', () => search(prepared, kernel));
+  const outcome = time('search', () => search(prepared, kernel, fixed));
   const { best, nodesChecked } = outcome;
   const node = Object.fromEntries(qis.map((c, i) => [c.name, best.levels[i]!]));
   say(`chosen node ${JSON.stringify(node)} after checking ${nodesChecked} of ${problem.lattice.size} nodes`);

@@ -28,14 +28,15 @@ import {
 } from './partition.ts';
 import { type PreparedMondrian, prepareMondrian } from './prepare.ts';
 import { type Released, releaseColumns, releaseValues } from './release.ts';
+import { transformationOf } from './transformation.ts';
 
 export { prepareMondrian } from './prepare.ts';
 
 export interface MondrianOutcome {
   readonly result: PartitionResult;
   readonly released: Released;
-  /** The strategy whose partitions were released. */
-  readonly strategy: 'strict' | RelaxedStrategy;
+  /** The strategy whose partitions were released (`applied`: saved partitions, `ppdp apply`). */
+  readonly strategy: 'strict' | RelaxedStrategy | 'applied';
   /** Relaxed: each strategy's NCP. */
   readonly candidates: { strategy: RelaxedStrategy; ncp: number }[];
 }
@@ -84,44 +85,60 @@ export const mondrianMethod: ReleaseMethod = {
         `${outcome.strategy === 'strict' ? '' : ` (${outcome.strategy})`}, ` +
         `${thousands(released.classes)} classes, NCP ${released.ncp.toFixed(4)}`,
     );
-    const columns = time('apply', () =>
-      releaseColumns(table, spec.attributes, problem, released, ctx.random('shuffle')),
-    );
-    const files = time('write', () => [
-      { name: 'data.arrow', content: encodeArrow(columns) },
-      { name: 'data.csv', content: encodeCsv(columns, table.delimiter) },
-    ]);
-    const measures = time('measure', () => distributionOf(prepared, outcome));
-    const report = reportOf(prepared, outcome, measures);
-    return {
-      files,
-      report,
-      verify: (path) =>
-        verifyMondrian({
-          input: table,
-          attributes: spec.attributes,
-          privacy: spec.privacy,
-          numeric: problem.dims.filter((d) => d.kind === 'numeric').map((d) => d.name),
-          hierarchyRows: new Map(
-            spec.attributes
-              .filter(
-                (a) =>
-                  a.hierarchy !== undefined &&
-                  (a.type === 'sensitive' ||
-                    problem.dims.some((d) => d.name === a.name && d.kind !== 'numeric')),
-              )
-              .map((a) => [
-                a.name,
-                hierarchyRows(table.columns.find((c) => c.name === a.name)!, a.hierarchy!),
-              ]),
-          ),
-          arrow: readArrow(path('data.arrow')),
-          csv: readCsv(path('data.csv'), { delimiter: table.delimiter }),
-          claims: { classes: released.classes, minClassSize: report.privacy.k!, ncp: released.ncp },
-        }),
-    };
+    return releaseMondrian(ctx, prepared, outcome);
   },
 };
+
+/**
+ * The release of a partitioning: files (the data and transformation.json, the partitions as
+ * boxes that `ppdp apply` re-applies), report and verification.
+ */
+export function releaseMondrian(
+  ctx: MethodContext,
+  prepared: PreparedMondrian,
+  outcome: MondrianOutcome,
+): BuiltRelease {
+  const { spec, table, time } = ctx;
+  const { problem } = prepared;
+  const { released } = outcome;
+  const columns = time('apply', () =>
+    releaseColumns(table, spec.attributes, problem, released, ctx.random('shuffle')),
+  );
+  const files = time('write', () => [
+    { name: 'data.arrow', content: encodeArrow(columns) },
+    { name: 'data.csv', content: encodeCsv(columns, table.delimiter) },
+    {
+      name: 'transformation.json',
+      content: `${JSON.stringify(transformationOf(problem, released))}\n`,
+    },
+  ]);
+  const measures = time('measure', () => distributionOf(prepared, outcome));
+  const report = reportOf(prepared, outcome, measures);
+  return {
+    files,
+    report,
+    verify: (path) =>
+      verifyMondrian({
+        input: table,
+        attributes: spec.attributes,
+        privacy: spec.privacy,
+        numeric: problem.dims.filter((d) => d.kind === 'numeric').map((d) => d.name),
+        hierarchyRows: new Map(
+          spec.attributes
+            .filter(
+              (a) =>
+                a.hierarchy !== undefined &&
+                (a.type === 'sensitive' ||
+                  problem.dims.some((d) => d.name === a.name && d.kind !== 'numeric')),
+            )
+            .map((a) => [a.name, hierarchyRows(table.columns.find((c) => c.name === a.name)!, a.hierarchy!)]),
+        ),
+        arrow: readArrow(path('data.arrow')),
+        csv: readCsv(path('data.csv'), { delimiter: table.delimiter }),
+        claims: { classes: released.classes, minClassSize: report.privacy.k!, ncp: released.ncp },
+      }),
+  };
+}
 
 /** Above this many rows the distribution measures (a CUBE over every released attribute) are left out. */
 export const MEASURE_ROW_LIMIT = 100_000;

@@ -1,0 +1,220 @@
+/**
+ * Re-applying a published release's transformation to a table of the same schema
+ * (`ppdp apply`): generalization's lattice node (report.json), Mondrian's partitions as
+ * boxes (transformation.json), randomization's distortion matrices (matrices.json). The
+ * result is built, verified and published like any release (runRelease with this method);
+ * when the old transformation does not protect the new table, nothing is published and the
+ * error says what fails. Anatomy and Slicing have no transformation to re-apply: their
+ * buckets are drawn from the data itself.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { NoSolutionError, PpdpError } from '../errors.ts';
+import { buildGeneralization } from '../methods/generalization/index.ts';
+import type { BuiltRelease, MethodContext, ReleaseMethod } from '../methods/method.ts';
+import { prepareMondrian, releaseMondrian } from '../methods/mondrian/index.ts';
+import { releaseValues } from '../methods/mondrian/release.ts';
+import { assignBoxes, parseTransformation } from '../methods/mondrian/transformation.ts';
+import { randomizationMethod } from '../methods/randomization/index.ts';
+import type { MatricesFile } from '../methods/randomization/matrices-file.ts';
+import { requiredK } from '../models/index.ts';
+import type { Manifest } from '../pipeline/publish.ts';
+import type { ReleaseReport } from '../report/types.ts';
+import type { RandomizationMethodSpec, ReleaseSpec } from '../spec/spec.ts';
+
+/** A published release folder, its manifest checked. */
+export interface SavedRelease {
+  readonly dir: string;
+  readonly manifest: Manifest;
+  readonly report: ReleaseReport;
+}
+
+/** Reads a release folder's manifest and report.json (checked against the manifest). */
+export function readSavedRelease(dir: string): SavedRelease {
+  const manifestPath = join(dir, 'manifest.json');
+  if (!existsSync(manifestPath)) {
+    throw new PpdpError(
+      'E_APPLY_RELEASE',
+      `${dir}: no manifest.json — not a published release`,
+      'point at the --out folder of a finished `ppdp release`',
+    );
+  }
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  } catch (e) {
+    throw new PpdpError(
+      'E_APPLY_RELEASE',
+      `${manifestPath}: not JSON (${(e as Error).message})`,
+      're-run the release',
+    );
+  }
+  const saved = { dir, manifest, report: {} as ReleaseReport };
+  return { ...saved, report: JSON.parse(savedFile(saved, 'report.json')) as ReleaseReport };
+}
+
+/** A file of the release, as the manifest lists it (a changed file is refused). */
+export function savedFile(saved: Pick<SavedRelease, 'dir' | 'manifest'>, name: string): string {
+  const entry = saved.manifest.files?.find((f) => f.name === name);
+  const path = join(saved.dir, name);
+  if (!entry || !existsSync(path)) {
+    throw new PpdpError(
+      'E_APPLY_RELEASE',
+      `${saved.dir}: the release has no ${name}`,
+      name === 'transformation.json'
+        ? 'Mondrian releases publish their partitions in transformation.json since this version: re-run the release'
+        : 'point at the folder of a finished `ppdp release`',
+    );
+  }
+  const bytes = readFileSync(path);
+  if (createHash('sha256').update(bytes).digest('hex') !== entry.sha256) {
+    throw new PpdpError(
+      'E_APPLY_RELEASE',
+      `${path}: does not match the release's manifest.json (changed after publishing)`,
+      'apply only an unmodified release: re-run the original release',
+    );
+  }
+  return bytes.toString('utf8');
+}
+
+/** Why each method can or cannot be re-applied. */
+const NOT_REAPPLICABLE: Record<string, string> = {
+  anatomy:
+    "Anatomy's buckets are drawn from the data itself (each bucket holds l distinct sensitive values of the rows at hand), so there is no transformation to carry over to other rows",
+  slicing:
+    "Slicing's column groups and buckets are drawn from the data itself (its correlations and rows), so there is no transformation to carry over to other rows",
+};
+
+/** The method that rebuilds `saved`'s transformation on the spec's table. */
+export function appliedMethod(saved: SavedRelease, spec: ReleaseSpec): ReleaseMethod {
+  const from = saved.report.spec?.method;
+  const name = spec.method.name;
+  if (NOT_REAPPLICABLE[from]) {
+    throw new PpdpError(
+      'E_APPLY_UNSUPPORTED',
+      `${saved.dir}: ${from} releases cannot be re-applied: ${NOT_REAPPLICABLE[from]}`,
+      `release the new data with \`ppdp release ${basename(spec.file)}\``,
+    );
+  }
+  if (from !== name) {
+    throw new PpdpError(
+      'E_APPLY_METHOD',
+      `${basename(spec.file)}: the spec's method is ${name}, the release's is ${from ?? 'unknown'}`,
+      'apply a release with a spec of the same method (the release folder holds its own report.json)',
+    );
+  }
+  const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
+  const note = (built: BuiltRelease): BuiltRelease => ({
+    ...built,
+    report: {
+      ...built.report,
+      details: {
+        ...built.report.details,
+        applied: { from: saved.manifest.runId, method: name, transformation: transformationFile(name) },
+      },
+    },
+  });
+  if (name === 'generalization') {
+    const node = saved.report.generalization?.node;
+    if (!node) throw damaged(saved, 'report.json has no generalization.node');
+    sameNames(qis, Object.keys(node), spec, 'the saved node');
+    return { name, build: (ctx) => note(buildGeneralization(ctx, node)) };
+  }
+  if (name === 'mondrian') {
+    const t = parseTransformation(
+      savedFile(saved, 'transformation.json'),
+      join(saved.dir, 'transformation.json'),
+    );
+    sameNames(
+      qis,
+      t.dimensions.map((d) => d.name),
+      spec,
+      'the saved partitions',
+    );
+    return { name, build: (ctx) => note(applyMondrian(ctx, t)) };
+  }
+  if (name === 'randomization') {
+    const m = JSON.parse(savedFile(saved, 'matrices.json')) as MatricesFile;
+    if (!m?.attributes) throw damaged(saved, 'matrices.json has no attributes');
+    // The saved matrices, given as the spec's own: the plan validates them against this
+    // table's categories and checks the privacy bound with them; nothing is re-optimized.
+    const matrices = Object.fromEntries(
+      Object.entries(m.attributes).map(([a, e]) => [a, { categories: e.categories, matrix: e.matrix }]),
+    );
+    return {
+      name,
+      build: (ctx) =>
+        note(
+          randomizationMethod.build({
+            ...ctx,
+            spec: {
+              ...ctx.spec,
+              method: {
+                ...(ctx.spec.method as RandomizationMethodSpec),
+                matrices,
+                retention: undefined,
+                smallDomain: false,
+              },
+            },
+          }),
+        ),
+    };
+  }
+  throw new PpdpError('E_APPLY_UNSUPPORTED', `method ${name} cannot be re-applied`, 'use ppdp release');
+}
+
+function transformationFile(method: string): string {
+  return method === 'generalization'
+    ? 'report.json (generalization.node)'
+    : method === 'mondrian'
+      ? 'transformation.json'
+      : 'matrices.json';
+}
+
+/** The saved partitions on the new table; refused when a class fails a model. */
+function applyMondrian(ctx: MethodContext, t: ReturnType<typeof parseTransformation>): BuiltRelease {
+  const prepared = ctx.time('prepare', () => prepareMondrian(ctx.spec, ctx.table));
+  const { problem } = prepared;
+  const result = ctx.time('partition', () => assignBoxes(problem, t, ctx.spec.file));
+  const released = releaseValues(problem, result);
+  ctx.say(`${result.count} saved partitions hold the rows, ${released.classes} classes`);
+  const built = releaseMondrian(ctx, prepared, { result, released, strategy: 'applied', candidates: [] });
+  const failing = built.report.privacy.models.filter((m) => !m.satisfied);
+  if (failing.length > 0) {
+    const k = requiredK(problem.models);
+    const small = released.classSizes.filter((s) => s < k).length;
+    const what = failing.map((m) =>
+      m.model === 'k-anonymity'
+        ? `${small} class${small === 1 ? '' : 'es'} smaller than k=${k}`
+        : `${m.model} fails (worst class: ${Object.entries(m.achieved)
+            .map(([key, v]) => `${key} = ${Number(v.toPrecision(4))}`)
+            .join(', ')}; needs ${Object.entries(m.params)
+            .filter(([key]) => key !== 'attribute')
+            .map(([key, v]) => `${key} = ${v}`)
+            .join(', ')})`,
+    );
+    throw new NoSolutionError(
+      'E_APPLY_INFEASIBLE',
+      `${basename(ctx.spec.file)}: the saved partitions do not protect this table: ${what.join('; ')}`,
+      'Mondrian releases suppress no rows: release the new data with `ppdp release` (a new partitioning)',
+    );
+  }
+  return built;
+}
+
+function sameNames(qis: string[], saved: string[], spec: ReleaseSpec, what: string): void {
+  const a = [...qis].sort().join(', ');
+  const b = [...saved].sort().join(', ');
+  if (a !== b) {
+    throw new PpdpError(
+      'E_APPLY_SCHEMA',
+      `${basename(spec.file)}: the quasi-identifiers (${a}) differ from those of ${what} (${b})`,
+      'apply a release made with the same quasi-identifiers as the spec',
+    );
+  }
+}
+
+function damaged(saved: SavedRelease, what: string): PpdpError {
+  return new PpdpError('E_APPLY_RELEASE', `${saved.dir}: ${what}`, 're-run the original release');
+}

@@ -1,0 +1,207 @@
+/**
+ * `ppdp evaluate <data.csv|data.arrow|release-dir> --spec <release.json>` (or the roles by
+ * flags): risk and utility of a table as it is, from ppdp or another tool (src/evaluate/).
+ */
+import { existsSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { readTable } from '../data/read.ts';
+import type { EncodedTable } from '../data/table.ts';
+import { PpdpError } from '../errors.ts';
+import { type Evaluation, evaluateTable } from '../evaluate/evaluate.ts';
+import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
+import { readInput } from '../pipeline/release.ts';
+import { loadSpec } from '../spec/spec.ts';
+import { groupingKernelOption } from './options.ts';
+
+export const EVALUATE_HELP = `Usage: ppdp evaluate <data.csv|data.arrow|release-dir> (--spec <release.json> | --qi <a,b,…>) [options]
+
+Measures the re-identification risk and the utility of a table as it is: a ppdp release, the
+output of another tool (e.g. a generalized CSV from ARX) or raw input. Equivalence classes are
+the rows sharing every quasi-identifier value as written; rows whose quasi-identifiers are all
+'*' count as suppressed. Writes evaluate.json and prints a summary.
+
+Measured: prosecutor risk (max, mean, records above --threshold), journalist risk (without a
+population table equal to the prosecutor risk, an upper bound), marketer risk, the k achieved,
+class sizes, each sensitive attribute's l, t and δ; with --spec each privacy model checked per
+class; with the original table (--spec's input, or --original) the information lost (NCP per
+cell, from the released strings and the hierarchies), discernibility and AECS.
+
+Options:
+  --spec <file>          a release spec: roles, hierarchies, privacy models, and its input as
+                         the original table
+  --qi <list>            instead of --spec: the quasi-identifier columns
+  --sensitive <list>     with --qi: the sensitive columns
+  --original <file>      with --qi: the original table (CSV or Arrow), for information loss
+  --hierarchy <a=file>   with --qi: an ARX-format hierarchy CSV for attribute a (repeatable)
+  --delimiter <c>        CSV delimiter of the evaluated table (default: detected)
+  --threshold <p>        prosecutor risk above which a record is at risk (default 0.2)
+  --out <file>           where evaluate.json goes (default: evaluate.json)
+  --kernel <name>        grouping kernel: wasm (default) or ts
+  -h, --help             this help
+
+Examples:
+  ppdp evaluate out/adult --spec examples/adult/release.json
+  ppdp evaluate arx-output.csv --qi age,sex,zip --sensitive diagnosis --original input.csv
+`;
+
+export function evaluateCommand(args: string[]): number {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      spec: { type: 'string' },
+      qi: { type: 'string' },
+      sensitive: { type: 'string' },
+      original: { type: 'string' },
+      hierarchy: { type: 'string', multiple: true },
+      delimiter: { type: 'string' },
+      threshold: { type: 'string', default: '0.2' },
+      out: { type: 'string', default: 'evaluate.json' },
+      kernel: { type: 'string', default: 'wasm' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(EVALUATE_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    throw new PpdpError(
+      'E_USAGE',
+      'ppdp evaluate takes exactly one table or release folder',
+      'ppdp evaluate <data.csv|data.arrow|release-dir> --spec <release.json>',
+    );
+  }
+  if (!values.spec === !values.qi) {
+    throw new PpdpError(
+      'E_USAGE',
+      'ppdp evaluate needs the column roles: --spec <release.json> or --qi <a,b,…> (not both)',
+      'e.g. --spec examples/adult/release.json, or --qi age,sex --sensitive diagnosis',
+    );
+  }
+  if (values.spec && (values.sensitive || values.original || values.hierarchy)) {
+    throw new PpdpError(
+      'E_USAGE',
+      '--sensitive, --original and --hierarchy go with --qi; --spec gives them itself',
+      'drop them, or use --qi instead of --spec',
+    );
+  }
+  const threshold = Number(values.threshold);
+  if (!(threshold > 0 && threshold <= 1)) {
+    throw new PpdpError(
+      'E_USAGE',
+      `--threshold must be in (0, 1] (got '${values.threshold}')`,
+      'e.g. --threshold 0.2',
+    );
+  }
+  const kernel = groupingKernelOption(values.kernel);
+  const path = tablePath(positionals[0]!);
+  const table = readTable(path, { delimiter: values.delimiter });
+  const list = (s: string | undefined) =>
+    (s ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0);
+  let evaluation: Evaluation;
+  if (values.spec) {
+    const spec = loadSpec(values.spec);
+    const original = readInput(spec);
+    const hierarchies = new Map(
+      spec.attributes
+        .filter((a) => a.hierarchy && a.type !== 'identifying')
+        .map((a) => [a.name, hierarchyRows(original.columns.find((c) => c.name === a.name)!, a.hierarchy!)]),
+    );
+    evaluation = evaluateTable({
+      table,
+      source: basename(path),
+      quasiIdentifiers: spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name),
+      sensitive: spec.attributes.filter((a) => a.type === 'sensitive').map((a) => a.name),
+      original,
+      hierarchies,
+      privacy: spec.privacy,
+      threshold,
+      kernel,
+    });
+  } else {
+    const original: EncodedTable | undefined = values.original ? readTable(values.original) : undefined;
+    const hierarchies = new Map(
+      (values.hierarchy ?? []).map((h) => {
+        const at = h.indexOf('=');
+        if (at <= 0) {
+          throw new PpdpError(
+            'E_USAGE',
+            `--hierarchy ${h}: expected <attribute>=<file>`,
+            'e.g. --hierarchy age=age.csv',
+          );
+        }
+        return [h.slice(0, at), readHierarchyRows(h.slice(at + 1))] as const;
+      }),
+    );
+    evaluation = evaluateTable({
+      table,
+      source: basename(path),
+      quasiIdentifiers: list(values.qi),
+      sensitive: list(values.sensitive),
+      ...(original ? { original } : {}),
+      hierarchies,
+      threshold,
+      kernel,
+    });
+  }
+  const out = values.out!;
+  const tmp = join(dirname(out), `.${basename(out)}.partial`);
+  writeFileSync(tmp, `${JSON.stringify(evaluation, null, 2)}\n`);
+  renameSync(tmp, out);
+  process.stdout.write(summary(evaluation, out));
+  return 0;
+}
+
+/** A folder means its data.arrow (else data.csv): a release folder. */
+function tablePath(path: string): string {
+  if (!existsSync(path)) {
+    throw new PpdpError(
+      'E_INPUT_MISSING',
+      `${path}: no such file or folder`,
+      'give a CSV, an Arrow file or a release folder',
+    );
+  }
+  if (!statSync(path).isDirectory()) return path;
+  for (const name of ['data.arrow', 'data.csv']) if (existsSync(join(path, name))) return join(path, name);
+  throw new PpdpError(
+    'E_INPUT_MISSING',
+    `${path}: no data.arrow or data.csv`,
+    'point at a release folder or a table',
+  );
+}
+
+function summary(e: Evaluation, out: string): string {
+  const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
+  const num = (x: number | null) =>
+    x === null ? '—' : Number.isFinite(x) ? String(Number(x.toPrecision(4))) : String(x);
+  const lines = [
+    `${e.source}: ${e.rows} rows (${e.suppressedRows} suppressed), ${e.classes} classes over ${e.quasiIdentifiers.join(', ')}`,
+    `  k achieved            ${e.kAchieved}`,
+    `  prosecutor risk       max ${num(e.risk.prosecutor.max)}, mean ${num(e.risk.prosecutor.mean)}; ` +
+      `${e.risk.prosecutor.recordsAbove} records (${pct(e.risk.prosecutor.shareAbove)}) above ${e.risk.threshold}`,
+    `  journalist risk       max ${num(e.risk.journalist.max)} (no population table: the prosecutor risk, an upper bound)`,
+    `  marketer risk         ${num(e.risk.marketer)}`,
+    ...Object.values(e.disclosure).map(
+      (d) =>
+        `  ${d.attribute.padEnd(21)} distinct l ${num(d.release.distinctL)}, entropy l ${num(d.release.entropyL)}, ` +
+        `t ${num(d.release.t)}, δ ${num(d.release.delta)}`,
+    ),
+    ...(e.models ?? []).map(
+      (m) =>
+        `  ${m.model.padEnd(21)} ${m.satisfied ? 'satisfied' : `NOT satisfied (${m.classesFailing} classes fail)`}, worst ${num(m.worst)}`,
+    ),
+    ...(e.utility
+      ? [
+          `  information loss      NCP ${num(e.utility.ncp)}, discernibility ${e.utility.discernibility}, AECS ${num(e.utility.aecs)}` +
+            (e.utility.unmeasuredCells > 0 ? ` (${e.utility.unmeasuredCells} cells not measurable)` : ''),
+        ]
+      : []),
+    `written to ${out}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,316 @@
+/**
+ * Risk and utility of a table as it is — a ppdp release, another tool's output (a generalized
+ * CSV from ARX, say) or raw input (`ppdp evaluate`). Equivalence classes are the rows sharing
+ * every quasi-identifier value as written; a row whose quasi-identifiers are all `*` is
+ * suppressed. Measured: re-identification risk (prosecutor, journalist, marketer), the k
+ * achieved, each sensitive attribute's l, t and δ (src/metrics/disclosure.ts), each privacy
+ * model of a spec checked per class (src/verify/models.ts), and, when the original table is
+ * known, the information lost per cell (NCP) read from the released strings.
+ */
+import type { EncodedColumn, EncodedTable } from '../data/table.ts';
+import { PpdpError } from '../errors.ts';
+import type { GroupingKernel } from '../kernels/grouping.ts';
+import { collapseRows } from '../methods/generalization/index.ts';
+import {
+  type ClassHistogramSet,
+  type DisclosureMeasures,
+  disclosureMeasures,
+} from '../metrics/disclosure.ts';
+import { classSizeHistogram, prosecutorRisk } from '../metrics/privacy.ts';
+import type { HistogramBin } from '../report/types.ts';
+import type { PrivacyModelSpec } from '../spec/spec.ts';
+import { checkClass, type SensitiveContext } from '../verify/models.ts';
+
+/** The value a suppressed cell holds (ppdp's mask, ARX's suppression). */
+export const SUPPRESSED = '*';
+
+export interface EvaluateInput {
+  /** The table evaluated and where it came from (for the result). */
+  readonly table: EncodedTable;
+  readonly source: string;
+  readonly quasiIdentifiers: readonly string[];
+  readonly sensitive: readonly string[];
+  /** The input the table was made from: its values measure information loss and t, δ. */
+  readonly original?: EncodedTable;
+  /** Hierarchy rows `[value, level1, …]` per attribute, when known (labels' coverage, hierarchical t). */
+  readonly hierarchies?: ReadonlyMap<string, string[][]>;
+  /** Models to check per class (a spec's privacy list). */
+  readonly privacy?: readonly PrivacyModelSpec[];
+  /** Prosecutor risk above which a record counts as at risk. */
+  readonly threshold: number;
+  readonly kernel: GroupingKernel;
+}
+
+export interface Evaluation {
+  source: string;
+  rows: number;
+  suppressedRows: number;
+  quasiIdentifiers: string[];
+  sensitive: string[];
+  classes: number;
+  /** Smallest class: the k the table achieves. */
+  kAchieved: number;
+  ecSizeHistogram: HistogramBin[];
+  risk: {
+    threshold: number;
+    /** An attacker who knows the person is in the table: 1/|class|. */
+    prosecutor: { max: number; mean: number; recordsAbove: number; shareAbove: number };
+    /** An attacker matching against a population; without a population table the same as prosecutor (an upper bound). */
+    journalist: { max: number; mean: number; note: string };
+    /** Expected share of records re-identified when every record is matched: classes / rows. */
+    marketer: number;
+  };
+  /** Per sensitive attribute: l (distinct, entropy), t (equal distance), δ, and baselines. */
+  disclosure: Record<string, DisclosureMeasures>;
+  models?: {
+    model: string;
+    params: Record<string, number | string>;
+    satisfied: boolean;
+    worst: number;
+    classesFailing: number;
+  }[];
+  utility?: {
+    /** Mean information loss per QI cell (0 = as in the original, 1 = fully generalized or suppressed). */
+    ncp: number;
+    ncpByAttribute: Record<string, number>;
+    /** Σ|E|² over classes plus rows × suppressed rows. */
+    discernibility: number;
+    /** Average class size over k: rows released / classes / k achieved. */
+    aecs: number;
+    /** Cells whose value is neither an original value, a hierarchy label, a range nor `*` (not counted in NCP). */
+    unmeasuredCells: number;
+    originalRows: number;
+  };
+}
+
+export function evaluateTable(input: EvaluateInput): Evaluation {
+  const { table, original } = input;
+  const column = (t: EncodedTable, name: string, what: string): EncodedColumn => {
+    const c = t.columns.find((x) => x.name === name);
+    if (!c) {
+      throw new PpdpError(
+        'E_EVALUATE_COLUMN',
+        `${what} has no column ${name}`,
+        `its columns are: ${t.columns.map((x) => x.name).join(', ')}`,
+      );
+    }
+    return c;
+  };
+  if (input.quasiIdentifiers.length === 0) {
+    throw new PpdpError(
+      'E_EVALUATE_ROLES',
+      'no quasi-identifiers named',
+      'name them with --qi a,b,c or --spec',
+    );
+  }
+  const qis = input.quasiIdentifiers.map((q) => column(table, q, input.source));
+  const sas = input.sensitive.map((s) => column(table, s, input.source));
+  const n = table.rowCount;
+
+  // Classes: the distinct QI tuples; the all-`*` tuple holds the suppressed rows.
+  const tuples = collapseRows(input.kernel, qis);
+  const classes = tuples.counts.length;
+  const suppressedTuple = tupleOfStars(tuples.columns, qis);
+  const keep = (g: number) => g !== suppressedTuple;
+  const sizes = Array.from(tuples.counts).filter((_, g) => keep(g));
+  const suppressedRows = suppressedTuple < 0 ? 0 : tuples.counts[suppressedTuple]!;
+  const released = n - suppressedRows;
+  const prosecutor = prosecutorRisk(sizes, input.threshold);
+  const kAchieved = sizes.length > 0 ? Math.min(...sizes) : 0;
+
+  const disclosure: Record<string, DisclosureMeasures> = {};
+  const contexts = new Map<string, SensitiveContext>();
+  const classCounts = new Map<string, Map<string, number>[]>();
+  for (const sa of sas) {
+    const width = sa.dictionary.length;
+    const counts = new Int32Array(classes * width);
+    for (let r = 0; r < n; r++) counts[tuples.rowToTuple[r]! * width + sa.codes[r]!]!++;
+    const base = original ? column(original, sa.name, 'the original table') : sa;
+    const share = new Map<string, number>();
+    const baseCounts = new Int32Array(base.dictionary.length);
+    for (const c of base.codes) baseCounts[c]!++;
+    base.dictionary.forEach((v, c) => {
+      if (baseCounts[c]! > 0) share.set(v, (share.get(v) ?? 0) + baseCounts[c]! / base.codes.length);
+    });
+    const distribution = Float64Array.from(sa.dictionary, (v) => share.get(v) ?? 0);
+    const set = { groups: classes, width, counts, keep };
+    disclosure[sa.name] = disclosureMeasures(
+      sa.name,
+      set,
+      original ? originalClasses(input, original, sa, base) : set,
+      distribution,
+    );
+    contexts.set(sa.name, { table: share, hierarchy: input.hierarchies?.get(sa.name) });
+    classCounts.set(
+      sa.name,
+      Array.from({ length: classes }, (_, g) => {
+        const m = new Map<string, number>();
+        for (let s = 0; s < width; s++)
+          if (counts[g * width + s]! > 0) m.set(sa.dictionary[s]!, counts[g * width + s]!);
+        return m;
+      }),
+    );
+  }
+
+  const models = input.privacy?.map((model) => {
+    const attribute = 'attribute' in model ? model.attribute : undefined;
+    if (attribute !== undefined && !classCounts.has(attribute)) {
+      throw new PpdpError(
+        'E_EVALUATE_ROLES',
+        `${model.model} names ${attribute}, which is not a sensitive attribute here`,
+        'mark it sensitive (--sensitive or the spec)',
+      );
+    }
+    let satisfied = true;
+    let worst: number | undefined;
+    let classesFailing = 0;
+    for (let g = 0; g < classes; g++) {
+      if (!keep(g)) continue;
+      const { value, holds } = checkClass(
+        model,
+        tuples.counts[g]!,
+        attribute === undefined ? undefined : classCounts.get(attribute)![g],
+        attribute === undefined ? undefined : contexts.get(attribute),
+      );
+      if (!holds) {
+        satisfied = false;
+        classesFailing++;
+      }
+      const higherIsBetter =
+        model.model !== 't-closeness' &&
+        model.model !== 'delta-disclosure' &&
+        model.model !== 'recursive-cl-diversity';
+      if (worst === undefined || (higherIsBetter ? value < worst : value > worst)) worst = value;
+    }
+    const { model: name, ...params } = model;
+    return {
+      model: name,
+      params: params as Record<string, number | string>,
+      satisfied,
+      worst: worst ?? Number.NaN,
+      classesFailing,
+    };
+  });
+
+  let discernibility = suppressedRows * n;
+  for (const s of sizes) discernibility += s * s;
+  return {
+    source: input.source,
+    rows: n,
+    suppressedRows,
+    quasiIdentifiers: qis.map((q) => q.name),
+    sensitive: sas.map((s) => s.name),
+    classes: sizes.length,
+    kAchieved,
+    ecSizeHistogram: classSizeHistogram(sizes),
+    risk: {
+      threshold: input.threshold,
+      prosecutor: {
+        max: prosecutor.max,
+        mean: prosecutor.mean,
+        recordsAbove: Math.round(prosecutor.shareAbove * released),
+        shareAbove: prosecutor.shareAbove,
+      },
+      journalist: {
+        max: prosecutor.max,
+        mean: prosecutor.mean,
+        note: 'no population table: the journalist risk is at most the prosecutor risk, given here',
+      },
+      marketer: released > 0 ? sizes.length / released : 0,
+    },
+    disclosure,
+    ...(models ? { models } : {}),
+    ...(original
+      ? {
+          utility: {
+            ...informationLoss(qis, original, input.hierarchies, column),
+            discernibility,
+            aecs: sizes.length > 0 && kAchieved > 0 ? released / sizes.length / kAchieved : 0,
+            originalRows: original.rowCount,
+          },
+        }
+      : {}),
+  };
+}
+
+/** The original table's classes (its own QI values) with SA counts over the release's SA values. */
+function originalClasses(
+  input: EvaluateInput,
+  original: EncodedTable,
+  sa: EncodedColumn,
+  base: EncodedColumn,
+): ClassHistogramSet {
+  const qis = input.quasiIdentifiers.map((q) => original.columns.find((c) => c.name === q));
+  if (qis.some((q) => q === undefined))
+    return { groups: 0, width: sa.dictionary.length, counts: new Int32Array(0), keep: () => false };
+  const tuples = collapseRows(input.kernel, qis as EncodedColumn[]);
+  const width = sa.dictionary.length;
+  const index = new Map(sa.dictionary.map((v, c) => [v, c]));
+  const codeOf = base.dictionary.map((v) => index.get(v) ?? -1);
+  const counts = new Int32Array(tuples.counts.length * width);
+  for (let r = 0; r < original.rowCount; r++) {
+    const c = codeOf[base.codes[r]!]!;
+    if (c >= 0) counts[tuples.rowToTuple[r]! * width + c]!++;
+  }
+  return { groups: tuples.counts.length, width, counts, keep: () => true };
+}
+
+/** Index of the tuple whose every QI is `*`, or -1. */
+function tupleOfStars(columns: Int32Array[], qis: EncodedColumn[]): number {
+  const star = qis.map((q) => q.dictionary.indexOf(SUPPRESSED));
+  if (star.some((c) => c < 0)) return -1;
+  const count = columns[0]?.length ?? 0;
+  for (let t = 0; t < count; t++) if (columns.every((col, i) => col[t] === star[i])) return t;
+  return -1;
+}
+
+/**
+ * NCP read from the released strings: a cell holding an original value loses 0, `*` loses 1,
+ * a hierarchy label (covering c of the attribute's d original values) (c − 1)/(d − 1), a
+ * numeric range `[lo-hi]` (also `[lo, hi[` and `lo-hi`) (hi − lo)/(max − min) of the original
+ * values. Each distinct string is measured once.
+ */
+function informationLoss(
+  qis: EncodedColumn[],
+  original: EncodedTable,
+  hierarchies: ReadonlyMap<string, string[][]> | undefined,
+  column: (t: EncodedTable, name: string, what: string) => EncodedColumn,
+): { ncp: number; ncpByAttribute: Record<string, number>; unmeasuredCells: number } {
+  let total = 0;
+  let unmeasured = 0;
+  const ncpByAttribute: Record<string, number> = {};
+  for (const q of qis) {
+    const base = column(original, q.name, 'the original table');
+    const present = new Uint8Array(base.dictionary.length);
+    for (const c of base.codes) present[c] = 1;
+    const values = base.dictionary.filter((_, c) => present[c]);
+    const known = new Set(values);
+    const d = values.length;
+    const numbers = values.map(Number).filter(Number.isFinite);
+    const span = numbers.length > 0 ? Math.max(...numbers) - Math.min(...numbers) : 0;
+    const covers = new Map<string, number>();
+    for (const row of hierarchies?.get(q.name) ?? []) {
+      if (!known.has(row[0]!)) continue;
+      for (const label of new Set(row.slice(1))) covers.set(label, (covers.get(label) ?? 0) + 1);
+    }
+    const loss = q.dictionary.map((v): number | null => {
+      if (known.has(v)) return 0;
+      if (v === SUPPRESSED) return 1;
+      const c = covers.get(v);
+      if (c !== undefined) return d > 1 ? (c - 1) / (d - 1) : 0;
+      const range = /^\[?\s*(-?\d+(?:\.\d+)?)\s*(?:-|,|;|\.\.)\s*(-?\d+(?:\.\d+)?)\s*[\])[]?$/.exec(v);
+      if (range && span > 0) return Math.min(1, Math.max(0, (Number(range[2]) - Number(range[1])) / span));
+      return null;
+    });
+    let sum = 0;
+    for (const code of q.codes) {
+      const l = loss[code];
+      if (l === null || l === undefined) unmeasured++;
+      else sum += l;
+    }
+    ncpByAttribute[q.name] = q.codes.length > 0 ? sum / q.codes.length : 0;
+    total += sum;
+  }
+  const cells = qis.length * (qis[0]?.codes.length ?? 0);
+  return { ncp: cells > 0 ? total / cells : 0, ncpByAttribute, unmeasuredCells: unmeasured };
+}

@@ -1,0 +1,282 @@
+/**
+ * The privacy/utility frontier: one privacy parameter (k, l, t, δ or τ) swept over a range,
+ * the method run for each value without publishing anything, and per value the transformation
+ * chosen, its utility and its re-identification risk. The input is read once; generalization
+ * prepares once (hierarchies, distinct tuples) and runs only its search per value (no released
+ * table is built), other methods their whole build in memory.
+ */
+import { basename } from 'node:path';
+import type { EncodedTable } from '../data/table.ts';
+import { NoSolutionError, PpdpError, SpecError } from '../errors.ts';
+import type { GroupingKernel } from '../kernels/grouping.ts';
+import {
+  type Prepared,
+  prepareGeneralization,
+  respecify,
+  searchStep,
+} from '../methods/generalization/index.ts';
+import type { MethodContext, MethodReport } from '../methods/method.ts';
+import { methodFor } from '../methods/registry.ts';
+import { streams } from '../pipeline/release.ts';
+import type { PrivacyModelSpec, ReleaseSpec } from '../spec/spec.ts';
+
+/** The parameters `--vary` accepts, with the models that carry them. */
+export const VARY_PARAMETERS: Record<string, { models: PrivacyModelSpec['model'][]; integer: boolean }> = {
+  k: { models: ['k-anonymity'], integer: true },
+  l: { models: ['distinct-l-diversity', 'entropy-l-diversity', 'recursive-cl-diversity'], integer: false },
+  t: { models: ['t-closeness'], integer: false },
+  delta: { models: ['delta-disclosure'], integer: false },
+  tau: { models: ['attribute-disclosure'], integer: false },
+};
+
+export interface Vary {
+  readonly parameter: string;
+  readonly values: number[];
+}
+
+/** At most this many values per sweep: a typo like `k=2..50000` should not run for hours. */
+export const MAX_VARY_VALUES = 1000;
+
+/**
+ * Parses `k=2..50`, `k=2..50:4`, `t=0.1..0.5:0.05` or a list `l=2,3,5` (τ may be written
+ * `tau`). Integer ranges step by 1 unless told; fractional ones need a step.
+ */
+export function parseVary(text: string): Vary {
+  const usage = 'e.g. --vary k=2..50, --vary l=2..6, --vary t=0.1..0.5:0.05 or --vary k=2,5,10';
+  const m = /^\s*([a-zA-Zτδ]+)\s*=\s*(.+)$/.exec(text);
+  if (!m) throw new PpdpError('E_USAGE', `--vary ${text}: expected <parameter>=<range>`, usage);
+  const parameter = ({ τ: 'tau', δ: 'delta' } as Record<string, string>)[m[1]!] ?? m[1]!;
+  const known = VARY_PARAMETERS[parameter];
+  if (!known) {
+    throw new PpdpError(
+      'E_USAGE',
+      `--vary ${text}: unknown parameter '${m[1]}'`,
+      `vary one of ${Object.keys(VARY_PARAMETERS).join(', ')}`,
+    );
+  }
+  const number = (s: string): number => {
+    const x = Number(s.trim());
+    if (s.trim() === '' || !Number.isFinite(x))
+      throw new PpdpError('E_USAGE', `--vary ${text}: '${s}' is not a number`, usage);
+    return x;
+  };
+  let values: number[];
+  const range = /^(.+?)\.\.(.+?)(?::(.+))?$/.exec(m[2]!);
+  if (range) {
+    const lo = number(range[1]!);
+    const hi = number(range[2]!);
+    const whole = Number.isInteger(lo) && Number.isInteger(hi);
+    if (range[3] === undefined && !whole) {
+      throw new PpdpError('E_USAGE', `--vary ${text}: a fractional range needs a step`, usage);
+    }
+    const step = range[3] === undefined ? 1 : number(range[3]);
+    if (!(step > 0) || hi < lo) {
+      throw new PpdpError('E_USAGE', `--vary ${text}: need from ≤ to and a step > 0`, usage);
+    }
+    const count = Math.floor((hi - lo) / step + 1e-9) + 1;
+    if (count > MAX_VARY_VALUES) {
+      throw new PpdpError(
+        'E_USAGE',
+        `--vary ${text}: ${count} values (at most ${MAX_VARY_VALUES})`,
+        'use a larger step',
+      );
+    }
+    // Rounded to the step's decimals so 0.1 + 2·0.05 prints as 0.2.
+    const decimals = Math.min(12, Math.max(decimalsOf(lo), decimalsOf(step)));
+    values = Array.from({ length: count }, (_, i) => Number((lo + i * step).toFixed(decimals)));
+  } else {
+    values = m[2]!.split(',').map(number);
+    if (values.length > MAX_VARY_VALUES) {
+      throw new PpdpError('E_USAGE', `--vary ${text}: more than ${MAX_VARY_VALUES} values`, usage);
+    }
+  }
+  for (const v of values) checkValue(parameter, v, text);
+  return { parameter, values };
+}
+
+function decimalsOf(x: number): number {
+  const s = String(x);
+  return s.includes('.') ? s.length - s.indexOf('.') - 1 : 0;
+}
+
+function checkValue(parameter: string, v: number, text: string): void {
+  const bad = (what: string) =>
+    new PpdpError('E_USAGE', `--vary ${text}: ${parameter} = ${v} — ${what}`, 'choose values in range');
+  if (parameter === 'k' && !(Number.isInteger(v) && v >= 1)) throw bad('k must be a whole number ≥ 1');
+  if (parameter === 'l' && !(v >= 1)) throw bad('l must be ≥ 1');
+  if ((parameter === 't' || parameter === 'tau') && !(v >= 0 && v <= 1)) throw bad('must be in [0, 1]');
+  if (parameter === 'delta' && !(v >= 0)) throw bad('δ must be ≥ 0');
+}
+
+/**
+ * The spec with the varied parameter set to `value` in every model that carries it; a
+ * k-anonymity model is added when k is varied and the spec has none. Any other missing
+ * model is an error: which attribute it protects is the user's choice.
+ */
+export function specWith(spec: ReleaseSpec, parameter: string, value: number): ReleaseSpec {
+  const { models } = VARY_PARAMETERS[parameter]!;
+  if (parameter === 'l' && !Number.isInteger(value)) {
+    const integerOnly = spec.privacy.find(
+      (m) => m.model !== 'entropy-l-diversity' && models.includes(m.model),
+    );
+    if (integerOnly) {
+      throw new PpdpError(
+        'E_USAGE',
+        `--vary l: ${value} is not a whole number, but ${integerOnly.model} needs one`,
+        'use an integer range, e.g. --vary l=2..6',
+      );
+    }
+  }
+  let found = false;
+  const privacy = spec.privacy.map((m) => {
+    if (!models.includes(m.model)) return m;
+    found = true;
+    return { ...m, [parameter]: value } as PrivacyModelSpec;
+  });
+  if (!found) {
+    if (parameter !== 'k') {
+      throw new SpecError(
+        'E_SPEC_MODEL',
+        `${basename(spec.file)}: --vary ${parameter} needs a ${models.join(' or ')} model in privacy, and the spec has none`,
+        `add one to the spec's privacy list (it names the sensitive attribute), then vary its ${parameter}`,
+      );
+    }
+    privacy.unshift({ model: 'k-anonymity', k: value });
+  }
+  return { ...spec, privacy };
+}
+
+/** One value of the sweep: what the method chose and what it keeps and risks. */
+export interface FrontierPoint {
+  readonly value: number;
+  /** false when no transformation satisfies the models at this value (`reason` says why). */
+  readonly feasible: boolean;
+  readonly reason?: string;
+  /** Generalization: the chosen node (QI → level). */
+  readonly node?: Record<string, number>;
+  /** Equivalence classes released, and the smallest one (the k achieved). */
+  readonly classes?: number;
+  readonly kAchieved?: number;
+  readonly suppressedRows?: number;
+  /** Highest prosecutor risk of a released row (1 / smallest class), and the share of rows above 0.2. */
+  readonly maxProsecutorRisk?: number;
+  readonly shareAboveRisk?: number;
+  /** What the method optimized (e.g. ncp; randomization: its expected error) and its value. */
+  readonly objective?: { readonly name: string; readonly value: number };
+  /**
+   * The release's worst-case risk: the maximum prosecutor risk for methods that release
+   * classes, the maximum attribute-disclosure risk for randomization.
+   */
+  readonly risk?: { readonly name: string; readonly value: number };
+  /** Every utility measure the method reports (ncp, discernibility, …; see docs). */
+  readonly utility?: Record<string, number>;
+  /** Each model's measure on the result, e.g. { "k-anonymity": { k: 7 } }. */
+  readonly achieved?: Record<string, Record<string, number>>;
+  readonly ms: number;
+}
+
+export interface Frontier {
+  readonly spec: string;
+  readonly method: string;
+  readonly parameter: string;
+  readonly rows: number;
+  readonly points: FrontierPoint[];
+}
+
+/** Runs the spec's method for each value of `vary` on a table read once. */
+export function exploreFrontier(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  vary: Vary,
+  kernel: GroupingKernel,
+  progress: (line: string) => void = () => {},
+): Frontier {
+  // Check every value's spec first: a bad sweep fails before the work starts.
+  const specs = vary.values.map((v) => specWith(spec, vary.parameter, v));
+  const random = streams(spec, table);
+  // Generalization: hierarchies and distinct tuples once; each value rebuilds only its models.
+  let prepared: Prepared | undefined;
+  const generalize = (s: ReleaseSpec) =>
+    searchStep(
+      prepared ? respecify(prepared, s) : (prepared = prepareGeneralization(s, table, kernel)),
+      kernel,
+      (_, work) => work(),
+      () => {},
+    ).report;
+  const points = specs.map((s, i) => {
+    const value = vary.values[i]!;
+    const t0 = performance.now();
+    let point: FrontierPoint;
+    try {
+      const report = s.method.name === 'generalization' ? generalize(s) : runMethod(s, table, kernel, random);
+      point = { value, feasible: true, ...summarize(report), ms: 0 };
+    } catch (e) {
+      if (!(e instanceof NoSolutionError)) throw e;
+      point = { value, feasible: false, reason: e.message, ms: 0 };
+    }
+    point = { ...point, ms: Math.round((performance.now() - t0) * 10) / 10 };
+    const figure = (f?: { name: string; value: number }) =>
+      f ? `${f.name} ${Number(f.value.toPrecision(4))}` : '';
+    progress(
+      `${vary.parameter} = ${value}: ${
+        point.feasible
+          ? [
+              point.classes === undefined ? '' : `${point.classes} classes`,
+              `${point.suppressedRows ?? 0} rows suppressed`,
+              figure(point.objective),
+              figure(point.risk),
+            ]
+              .filter((x) => x)
+              .join(', ')
+          : 'no solution'
+      } (${point.ms} ms)`,
+    );
+    return point;
+  });
+  return {
+    spec: basename(spec.file),
+    method: spec.method.name,
+    parameter: vary.parameter,
+    rows: table.rowCount,
+    points,
+  };
+}
+
+/** Another method's report for one spec: its whole build, in memory. */
+function runMethod(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  kernel: GroupingKernel,
+  random: MethodContext['random'],
+): MethodReport {
+  const time = <T>(_: string, work: () => T) => work();
+  return methodFor(spec.method.name).build({ spec, table, kernel, time, say: () => {}, random }).report;
+}
+
+function summarize(report: MethodReport): Omit<FrontierPoint, 'value' | 'feasible' | 'ms'> {
+  const { privacy, rows, utility } = report;
+  const numbers = Object.fromEntries(
+    Object.entries(utility).filter(
+      (e): e is [string, number] => typeof e[1] === 'number' && e[0] !== 'value',
+    ),
+  );
+  const disclosure = privacy.models.find((m) => m.model === 'attribute-disclosure')?.achieved.maxRisk;
+  const risk = privacy.prosecutorRisk
+    ? { name: 'max prosecutor risk', value: privacy.prosecutorRisk.max }
+    : disclosure !== undefined
+      ? { name: 'max attribute-disclosure risk', value: disclosure }
+      : undefined;
+  return {
+    objective: { name: utility.metric, value: utility.value },
+    ...(risk ? { risk } : {}),
+    ...(report.generalization ? { node: report.generalization.node } : {}),
+    ...(privacy.classes !== undefined ? { classes: privacy.classes } : {}),
+    ...(privacy.k !== undefined ? { kAchieved: privacy.k } : {}),
+    suppressedRows: rows.suppressed,
+    ...(privacy.prosecutorRisk
+      ? { maxProsecutorRisk: privacy.prosecutorRisk.max, shareAboveRisk: privacy.prosecutorRisk.shareAbove }
+      : {}),
+    utility: numbers,
+    achieved: Object.fromEntries(privacy.models.map((m) => [m.model, m.achieved])),
+  };
+}

@@ -1,0 +1,138 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readArrow } from '../../src/data/arrow.ts';
+import { readCsv } from '../../src/data/csv.ts';
+import { evaluateTable } from '../../src/evaluate/evaluate.ts';
+import { readHierarchyRows } from '../../src/hierarchy/hierarchy.ts';
+import { tsGroupingKernel } from '../../src/kernels/grouping-ts.ts';
+import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import { readInput, runRelease } from '../../src/pipeline/release.ts';
+import { loadSpec } from '../../src/spec/spec.ts';
+import { adultWorkspace } from '../helpers/workspace.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'ppdp-evaluate-'));
+const file = (name: string, text: string) => {
+  writeFileSync(join(dir, name), text);
+  return join(dir, name);
+};
+// A generalized table as another tool writes it: ranges, hierarchy labels, '*' rows.
+const released = readCsv(
+  file(
+    'released.csv',
+    'age;sex;zip;disease\n[20-29];M;1****;flu\n[20-29];M;1****;cold\n[20-29];M;1****;flu\n' +
+      '[30-39];F;130**;cancer\n[30-39];F;130**;flu\n*;*;*;cold\n',
+  ),
+);
+const original = readCsv(
+  file(
+    'original.csv',
+    'age;sex;zip;disease\n21;M;13053;flu\n25;M;14850;cold\n28;M;14853;flu\n33;F;13053;cancer\n35;F;13068;flu\n40;F;14850;cold\n',
+  ),
+);
+const zipHierarchy = readHierarchyRows(
+  file('zip.csv', '13053;130**;1****;*\n13068;130**;1****;*\n14850;148**;1****;*\n14853;148**;1****;*\n'),
+);
+
+describe('evaluate on a hand-made generalized table', () => {
+  const base = {
+    table: released,
+    source: 'released.csv',
+    quasiIdentifiers: ['age', 'sex', 'zip'],
+    sensitive: ['disease'],
+    threshold: 0.2,
+  };
+
+  it('finds the classes as written and their risks', () => {
+    for (const kernel of [wasmGroupingKernel, tsGroupingKernel]) {
+      const e = evaluateTable({ ...base, kernel });
+      expect(e.rows).toBe(6);
+      expect(e.suppressedRows).toBe(1);
+      expect(e.classes).toBe(2);
+      expect(e.kAchieved).toBe(2);
+      expect(e.risk.prosecutor).toEqual({ max: 0.5, mean: 0.4, recordsAbove: 5, shareAbove: 1 });
+      expect(e.risk.marketer).toBeCloseTo(0.4, 12);
+      expect(e.disclosure.disease!.release.distinctL).toBe(2);
+      expect(e.utility).toBeUndefined();
+    }
+  });
+
+  it('checks privacy models per class', () => {
+    const e = evaluateTable({
+      ...base,
+      kernel: wasmGroupingKernel,
+      privacy: [
+        { model: 'k-anonymity', k: 3 },
+        { model: 'distinct-l-diversity', attribute: 'disease', l: 2 },
+      ],
+    });
+    expect(e.models).toEqual([
+      { model: 'k-anonymity', params: { k: 3 }, satisfied: false, worst: 2, classesFailing: 1 },
+      {
+        model: 'distinct-l-diversity',
+        params: { attribute: 'disease', l: 2 },
+        satisfied: true,
+        worst: 2,
+        classesFailing: 0,
+      },
+    ]);
+  });
+
+  it('measures information loss from the strings: ranges, hierarchy labels, values and *', () => {
+    const e = evaluateTable({
+      ...base,
+      kernel: wasmGroupingKernel,
+      original,
+      hierarchies: new Map([['zip', zipHierarchy]]),
+    });
+    const age = (5 * (9 / 19) + 1) / 6;
+    const sex = 1 / 6;
+    const zip = (3 * 1 + 2 * (1 / 3) + 1) / 6;
+    expect(e.utility!.ncpByAttribute.age).toBeCloseTo(age, 12);
+    expect(e.utility!.ncpByAttribute.sex).toBeCloseTo(sex, 12);
+    expect(e.utility!.ncpByAttribute.zip).toBeCloseTo(zip, 12);
+    expect(e.utility!.ncp).toBeCloseTo((age + sex + zip) / 3, 12);
+    expect(e.utility!.discernibility).toBe(9 + 4 + 6);
+    expect(e.utility!.aecs).toBeCloseTo(1.25, 12);
+    expect(e.utility!.unmeasuredCells).toBe(0);
+  });
+
+  it('names a missing column and how to see the columns', () => {
+    expect(() =>
+      evaluateTable({ ...base, quasiIdentifiers: ['age', 'zipcode'], kernel: wasmGroupingKernel }),
+    ).toThrow(/released\.csv has no column zipcode/);
+  });
+});
+
+describe('evaluate agrees with the report of a ppdp release', () => {
+  it('k, classes, risk, NCP, discernibility of a generalization release', () => {
+    const ws = adultWorkspace(3000);
+    const out = join(ws.dir, 'out');
+    const { report } = runRelease(ws.spec, out);
+    const spec = loadSpec(ws.spec);
+    const input = readInput(spec);
+    const e = evaluateTable({
+      table: readArrow(join(out, 'data.arrow')),
+      source: 'data.arrow',
+      quasiIdentifiers: spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name),
+      sensitive: ['occupation'],
+      original: input,
+      hierarchies: new Map(
+        spec.attributes
+          .filter((a) => a.type === 'quasi-identifying')
+          .map((a) => [a.name, readHierarchyRows((a.hierarchy as { path: string }).path)]),
+      ),
+      privacy: spec.privacy,
+      threshold: 0.2,
+      kernel: wasmGroupingKernel,
+    });
+    expect(e.kAchieved).toBe(report.privacy.k);
+    expect(e.classes).toBe(report.privacy.classes);
+    expect(e.suppressedRows).toBe(report.rows.suppressed);
+    expect(e.risk.prosecutor.max).toBeCloseTo(report.privacy.prosecutorRisk!.max, 12);
+    expect(e.utility!.ncp).toBeCloseTo(report.utility.ncp as number, 9);
+    expect(e.utility!.discernibility).toBe(report.utility.discernibility);
+    expect(e.models![0]!.satisfied).toBe(true);
+  });
+});
