@@ -4,11 +4,11 @@
  * (src/apply/).
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { parseArgs } from 'node:util';
 import { appliedMethod, readSavedRelease } from '../apply/apply.ts';
 import { OutputError, PpdpError } from '../errors.ts';
 import { runRelease } from '../pipeline/release.ts';
 import { loadSpec } from '../spec/spec.ts';
+import { parseCommandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
 
 export const APPLY_HELP = `Usage: ppdp apply <release-dir> <release.json> --out <dir> [options]
@@ -36,7 +36,7 @@ Example:
 `;
 
 export function applyCommand(args: string[]): number {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs('apply', {
     args,
     allowPositionals: true,
     options: {

@@ -4,7 +4,6 @@
  */
 import { existsSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { readTable } from '../data/read.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
@@ -12,6 +11,7 @@ import { type Evaluation, evaluateTable } from '../evaluate/evaluate.ts';
 import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec } from '../spec/spec.ts';
+import { parseCommandArgs } from './args.ts';
 import { groupingKernelOption } from './options.ts';
 
 export const EVALUATE_HELP = `Usage: ppdp evaluate <data.csv|data.arrow|release-dir> (--spec <release.json> | --qi <a,b,…>) [options]
@@ -46,7 +46,7 @@ Examples:
 `;
 
 export function evaluateCommand(args: string[]): number {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs('evaluate', {
     args,
     allowPositionals: true,
     options: {

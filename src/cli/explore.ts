@@ -4,13 +4,13 @@
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { PpdpError } from '../errors.ts';
 import { exploreFrontier, parseVary } from '../explore/frontier.ts';
 import { frontierCsv, frontierHtml, frontierJson } from '../explore/render.ts';
 import { checkOutDir } from '../pipeline/publish.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec } from '../spec/spec.ts';
+import { parseCommandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
 
 export const EXPLORE_HELP = `Usage: ppdp explore <release.json> --vary <parameter>=<range> [options]
@@ -36,7 +36,7 @@ Example:
 `;
 
 export function exploreCommand(args: string[]): number {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs('explore', {
     args,
     allowPositionals: true,
     options: {
