@@ -8,7 +8,7 @@ import { InputError } from '../errors.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
 import { delimiterName } from './csv.ts';
 import { formatOf } from './read.ts';
-import type { EncodedTable } from './table.ts';
+import { type EncodedTable, isMissing } from './table.ts';
 
 /**
  * Fails when no attribute of the spec is a column of the table. The column names are not
@@ -35,11 +35,6 @@ export function checkHeader(spec: ReleaseSpec, table: EncodedTable): void {
   );
 }
 
-/** A cell that holds nothing but spaces counts as empty. */
-function isEmpty(value: string): boolean {
-  return value.trim() === '';
-}
-
 /**
  * With `format.emptyCells: "error"` (the default), fails on the first empty cell of a
  * quasi-identifier. With `"value"`, empty is a value of its own that the hierarchy must cover.
@@ -54,7 +49,7 @@ export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable): void {
     const empty = new Uint8Array(column.dictionary.length);
     let any = false;
     for (let code = 0; code < column.dictionary.length; code++) {
-      if (isEmpty(column.dictionary[code]!)) {
+      if (isMissing(column.dictionary[code]!)) {
         empty[code] = 1;
         any = true;
       }
