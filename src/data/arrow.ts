@@ -281,6 +281,8 @@ function valueString(v: unknown): string {
   if (typeof v === 'string') return v;
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'boolean') return v ? 'true' : 'false';
+  // NaN is the missing value, as a released CSV writes it (an empty cell).
+  if (typeof v === 'number' && Number.isNaN(v)) return '';
   return String(v);
 }
 
