@@ -9,6 +9,8 @@ import { tsGroupingKernel } from '../kernels/grouping-ts.ts';
 import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
 import { type EngineName, executeRelease } from '../pipeline/engine.ts';
 import { VERSION } from '../pipeline/release.ts';
+import { hierarchyCommand } from './hierarchy.ts';
+import { initCommand } from './init.ts';
 import { reconstructCommand } from './reconstruct.ts';
 
 const MAIN_HELP = `ppdp ${VERSION} — privacy-preserving microdata release
@@ -19,6 +21,8 @@ Usage:
                                             the same, publishing to releases/<name>/<runId>/
   ppdp reconstruct <release-dir> --attributes a,b [--out file]
                                             estimate a contingency table from a randomized release
+  ppdp hierarchy [check] …                  write built hierarchies as ARX CSVs, or check one against data
+  ppdp init <table> [--out release.json]    draft a spec: roles and hierarchy builders guessed
   ppdp --help | ppdp <command> --help       help
   ppdp --version
 
@@ -67,6 +71,8 @@ export function main(argv: string[]): number | Promise<number> {
   try {
     if (command === 'release') return release(rest).catch(reportError);
     if (command === 'reconstruct') return reconstructCommand(rest);
+    if (command === 'hierarchy') return hierarchyCommand(rest);
+    if (command === 'init') return initCommand(rest);
     throw new PpdpError('E_USAGE', `unknown command '${command}'`, 'run `ppdp --help` for the commands');
   } catch (e) {
     return reportError(e);
