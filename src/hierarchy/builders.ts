@@ -34,17 +34,18 @@ function buildRows(
   height: number,
   build: (value: string) => string[] | null,
   fail: (count: number, row: number) => never,
+  top = '*',
 ): Rows {
   const used = new Uint8Array(column.dictionary.length);
   for (let r = 0; r < column.codes.length; r++) used[column.codes[r]!] = 1;
   let refused = 0;
   let first = -1;
   const rows = column.dictionary.map((value, code) => {
-    if (isMissing(value)) return missingRow(value, height);
+    if (isMissing(value)) return missingRow(value, height, top);
     const levels = build(value);
     if (levels) return [value, ...levels];
     if (used[code] && refused++ === 0) first = code;
-    return [value, ...new Array<string>(height).fill('*')];
+    return [value, ...new Array<string>(height - 1).fill('*'), top];
   });
   if (refused > 0) fail(refused, rowOf(column, first));
   return rows;
@@ -172,7 +173,8 @@ export function dateRows(column: EncodedColumn, format: string, levels: readonly
  * already leads to one label.
  */
 export function groupRows(column: EncodedColumn, levels: readonly Readonly<Record<string, string>>[]): Rows {
-  const withTop = new Set(Object.values(levels.at(-1)!)).size > 1;
+  const tops = new Set(Object.values(levels.at(-1)!));
+  const withTop = tops.size > 1;
   let failedLevel = levels.length;
   const build = (value: string): string[] | null => {
     const labels: string[] = [];
@@ -186,13 +188,19 @@ export function groupRows(column: EncodedColumn, levels: readonly Readonly<Recor
     }
     return withTop ? [...labels, '*'] : labels;
   };
-  return buildRows(column, levels.length + (withTop ? 1 : 0), build, (count, row) => {
-    const l = failedLevel;
-    throw new HierarchyError(
-      'E_HIERARCHY_VALUE',
-      `column '${column.name}': ${distinct(count)} ${l === 0 ? 'not a key' : 'led to labels that are not keys'} ` +
-        `of groups[${l}] of its groups builder (the first in row ${row})`,
-      `add ${l === 0 ? 'every value of the column' : `every label of groups[${l - 1}]`} as a key of groups[${l}]`,
-    );
-  });
+  return buildRows(
+    column,
+    levels.length + (withTop ? 1 : 0),
+    build,
+    (count, row) => {
+      const l = failedLevel;
+      throw new HierarchyError(
+        'E_HIERARCHY_VALUE',
+        `column '${column.name}': ${distinct(count)} ${l === 0 ? 'not a key' : 'led to labels that are not keys'} ` +
+          `of groups[${l}] of its groups builder (the first in row ${row})`,
+        `add ${l === 0 ? 'every value of the column' : `every label of groups[${l - 1}]`} as a key of groups[${l}]`,
+      );
+    },
+    withTop ? '*' : [...tops][0]!,
+  );
 }
