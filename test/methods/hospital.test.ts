@@ -3,7 +3,7 @@
  * generalization and by Mondrian with built hierarchies (intervals with top/bottom coding,
  * groups, masking, dates), verified; the same table as Arrow with nulls.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Table, tableToIPC, Utf8, vectorFromArray } from 'apache-arrow';
@@ -211,5 +211,15 @@ describe('the hospital table as Arrow with nulls', () => {
     expect((error as InputError).code).toBe('E_INPUT_NULL');
     expect((error as InputError).message).toMatch(/^hospital\.arrow column "age" row \d+: the value is null/);
     expect((error as InputError).hint).toMatch(/"emptyCells": "value"/);
+  });
+});
+
+describe('examples/hospital', () => {
+  const example = (name: string) =>
+    readFileSync(new URL(`../../examples/hospital/${name}`, import.meta.url), 'utf8');
+  it('is the generated table and the specs these tests release', () => {
+    expect(example('hospital.csv')).toBe(CSV);
+    expect(JSON.parse(example('release.json'))).toEqual(hospitalSpec('generalization'));
+    expect(JSON.parse(example('release-mondrian.json'))).toEqual(hospitalSpec('mondrian'));
   });
 });

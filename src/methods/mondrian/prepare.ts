@@ -7,8 +7,9 @@
  * numbers. A QI with a hierarchy and no scale (or `"nominal"`) is split along its hierarchy
  * even when its values are numbers — the hierarchy says how the user wants it generalized.
  * `"scale": "ordinal"` needs a hierarchy: it is split at the median of its value order (the
- * numbers' order when every value is a number, else the order of the hierarchy file's rows,
- * else lexicographic) and released as the lowest common ancestor.
+ * numbers' order when every value is a number, else the order of the hierarchy file's rows
+ * or of a groups builder's first mapping, else lexicographic; the missing value last) and
+ * released as the lowest common ancestor.
  */
 import { basename } from 'node:path';
 import {
@@ -160,10 +161,19 @@ function categoricalDim(a: AttributeSpec, column: EncodedColumn, kind: 'ordinal'
       return x - y;
     });
   } else {
-    if (codes.every((c) => isNumber(dict[c]!))) codes.sort((x, y) => Number(dict[x]) - Number(dict[y]));
-    else if (a.hierarchy!.kind === 'file') {
-      const position = new Map(hierarchyRows(column, a.hierarchy!).map((row, i) => [row[0]!, i]));
-      codes.sort((x, y) => position.get(dict[x]!)! - position.get(dict[y]!)!);
+    if (codes.every((c) => isNumber(dict[c]!) || isMissing(dict[c]!))) {
+      const at = (c: number) => (isMissing(dict[c]!) ? Number.POSITIVE_INFINITY : Number(dict[c]));
+      codes.sort((x, y) => at(x) - at(y) || 0); // two missing values (∞ − ∞) tie
+    } else if (a.hierarchy!.kind === 'file' || a.hierarchy!.kind === 'groups') {
+      // The order the user listed the values in: the file's rows, or the first mapping's keys.
+      const listed =
+        a.hierarchy!.kind === 'groups'
+          ? Object.keys(a.hierarchy!.levels[0]!)
+          : hierarchyRows(column, a.hierarchy!).map((row) => row[0]!);
+      const position = new Map(listed.map((v, i) => [v, i]));
+      // The missing value (not listed by a groups builder) comes last.
+      const at = (code: number) => position.get(dict[code]!) ?? listed.length;
+      codes.sort((x, y) => at(x) - at(y));
     } else codes.sort((x, y) => (dict[x]! < dict[y]! ? -1 : dict[x]! > dict[y]! ? 1 : 0));
   }
   const codeOfKey = Int32Array.from(codes);
