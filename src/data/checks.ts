@@ -37,7 +37,8 @@ export function checkHeader(spec: ReleaseSpec, table: EncodedTable): void {
 
 /**
  * With `format.emptyCells: "error"` (the default), fails on the first empty cell of a
- * quasi-identifier. With `"value"`, empty is a value of its own that the hierarchy must cover.
+ * quasi-identifier. With `"value"`, empty is the missing value, a value of its own (every
+ * hierarchy keeps it up to the top unless its file lists it).
  */
 export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable): void {
   if (spec.format.emptyCells === 'value') return;
@@ -62,7 +63,7 @@ export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable): void {
       `${basename(table.source)} row ${row + (csv ? 2 : 1)}, column "${a.name}": the cell is empty ` +
         '(a quasi-identifier needs a value in every row)',
       'fill in the missing values (e.g. with "?"), or set "format": { "emptyCells": "value" } to treat ' +
-        "an empty cell as a value of its own (the column's hierarchy then needs a row for the empty value)",
+        'an empty cell as the missing value, a value of its own that stays missing up to the top of its hierarchy',
     );
   }
 }

@@ -17,6 +17,7 @@ import { readInput, runRelease } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
 import { verifyMondrian } from '../../src/verify/mondrian.ts';
 import { hospitalCsv, hospitalSpec } from '../helpers/hospital.ts';
+import { withCells } from '../helpers/tamper.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-hospital-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -117,18 +118,7 @@ describe('a hospital table with empty cells', () => {
     const input = readInput(spec);
     const staged = readArrow(join(out, 'data.arrow'));
     const verify = (cells: [string, number, string][]) => {
-      const columns = staged.columns.map((c) => ({
-        ...c,
-        dictionary: [...c.dictionary],
-        codes: c.codes.slice(),
-      }));
-      for (const [name, row, value] of cells) {
-        const c = columns.find((x) => x.name === name)!;
-        let code = c.dictionary.indexOf(value);
-        if (code < 0) code = c.dictionary.push(value) - 1;
-        c.codes[row] = code;
-      }
-      const copy = { ...staged, columns };
+      const copy = withCells(staged, cells);
       return verifyMondrian({
         input,
         attributes: spec.attributes,
