@@ -145,18 +145,24 @@ function fromRows(column: EncodedColumn, rows: Rows, source: string, quoteValues
   const present = presentCodes(column);
   const dict = column.dictionary;
   const rowOf: string[][] = new Array(dict.length);
+  // Every value without a row is counted, so one error tells the whole story.
+  let absent = 0;
+  let first = -1;
   for (let code = 0; code < dict.length; code++) {
     const row = byValue.get(dict[code]!);
     if (row) rowOf[code] = row;
     else if (present[code]) {
-      throw new HierarchyError(
-        'E_HIERARCHY_VALUE',
-        `${source}: column '${column.name}' has a value missing from its hierarchy${
-          dict[code]!.trim() === '' ? ' (the empty value)' : quoteValues ? ` ('${dict[code]}')` : ''
-        }`,
-        `add a row for every value of '${column.name}' to the hierarchy`,
-      );
+      if (absent++ === 0) first = code;
     } else rowOf[code] = new Array(height + 1).fill('*'); // unused dictionary entry: never released
+  }
+  if (absent > 0) {
+    throw new HierarchyError(
+      'E_HIERARCHY_VALUE',
+      `${source}: column '${column.name}' has ${absent === 1 ? 'a value' : `${absent} distinct values`} missing from its hierarchy${
+        quoteValues ? ` (${absent === 1 ? '' : 'the first: '}'${dict[first]}')` : ''
+      }`,
+      `add a row for every value of '${column.name}' to the hierarchy (\`ppdp hierarchy check\` reports them)`,
+    );
   }
 
   const levelTables: Int32Array[] = [Int32Array.from(dict, (_, c) => c)];

@@ -176,6 +176,18 @@ describe('hierarchy files and the missing value', () => {
     expect(rows.get('')).toEqual(['', '', 'ANY']);
   });
 
+  it('counts every value a file lacks; names the first only where values may be named', () => {
+    const path = join(dir, 'short.csv');
+    writeFileSync(path, 'male;*\n');
+    const c = column(['male', 'SECRET-1', 'SECRET-2', 'SECRET-1']);
+    expect(thrown(() => buildHierarchy(c, { kind: 'file', path }, true)).message).toBe(
+      "short.csv: column 'c' has 2 distinct values missing from its hierarchy (the first: 'SECRET-1')",
+    );
+    expect(thrown(() => buildHierarchy(c, { kind: 'file', path }, false)).message).toBe(
+      "short.csv: column 'c' has 2 distinct values missing from its hierarchy",
+    );
+  });
+
   it("keeps the file's own row for the missing value", () => {
     const path = join(dir, 'sex-listed.csv');
     writeFileSync(path, 'male;person;*\nfemale;person;*\n;person;*\n');
