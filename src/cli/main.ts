@@ -13,6 +13,8 @@ import { applyCommand } from './apply.ts';
 import { parseCommandArgs } from './args.ts';
 import { evaluateCommand } from './evaluate.ts';
 import { exploreCommand } from './explore.ts';
+import { hierarchyCommand } from './hierarchy.ts';
+import { initCommand } from './init.ts';
 import { reconstructCommand } from './reconstruct.ts';
 
 const MAIN_HELP = `ppdp ${VERSION} — privacy-preserving microdata release
@@ -29,6 +31,8 @@ Usage:
                                             risk and utility of a table, from ppdp or another tool
   ppdp apply <release-dir> <release.json> --out <dir>
                                             re-apply a release's transformation to new data
+  ppdp hierarchy [check] …                  write built hierarchies as ARX CSVs, or check one against data
+  ppdp init <table> [--out release.json]    draft a spec: roles and hierarchy builders guessed
   ppdp --help | ppdp <command> --help       help
   ppdp --version
 
@@ -80,6 +84,8 @@ export function main(argv: string[]): number | Promise<number> {
     if (command === 'explore') return exploreCommand(rest);
     if (command === 'apply') return applyCommand(rest);
     if (command === 'evaluate') return evaluateCommand(rest);
+    if (command === 'hierarchy') return hierarchyCommand(rest);
+    if (command === 'init') return initCommand(rest);
     throw unknownCommand(command);
   } catch (e) {
     return reportError(e);

@@ -41,16 +41,22 @@ const SUPPORTED = 'Utf8, LargeUtf8, Dictionary<Utf8, int>, Int*, Uint*, Float*, 
  * @throws InputError with codes E_INPUT_MISSING, E_INPUT_EMPTY, E_INPUT_NO_ROWS, E_INPUT_NULL,
  *   E_ARROW_CORRUPT, E_ARROW_TYPE, E_ARROW_SCHEMA.
  */
-export function readArrow(path: string): EncodedTable {
+export function readArrow(path: string, options: { nulls?: NullPolicy } = {}): EncodedTable {
   const input = openInput(path);
   try {
-    return readOpenArrow(path, input);
+    return readOpenArrow(path, input, options.nulls ?? 'error');
   } finally {
     closeSync(input.fd);
   }
 }
 
-function readOpenArrow(path: string, input: InputFile): EncodedTable {
+/**
+ * What a null does: fail (E_INPUT_NULL, the default) or read as the missing value, the empty
+ * string (with `format.emptyCells: "value"`).
+ */
+export type NullPolicy = 'error' | 'missing';
+
+function readOpenArrow(path: string, input: InputFile, nulls: NullPolicy): EncodedTable {
   const file = basename(path);
   const size = input.size;
   if (size === 0) {
@@ -114,7 +120,7 @@ function readOpenArrow(path: string, input: InputFile): EncodedTable {
     checkType(file, f.name, f.type);
   }
 
-  const encoders = fields.map((f) => new ColumnEncoder(file, f.name));
+  const encoders = fields.map((f) => new ColumnEncoder(file, f.name, nulls === 'missing'));
   let rowCount = 0;
   let capacity = Math.max(0, walk.countRows());
   for (const e of encoders) e.reserve(capacity);
@@ -275,6 +281,8 @@ function valueString(v: unknown): string {
   if (typeof v === 'string') return v;
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'boolean') return v ? 'true' : 'false';
+  // NaN is the missing value, as a released CSV writes it (an empty cell).
+  if (typeof v === 'number' && Number.isNaN(v)) return '';
   return String(v);
 }
 
@@ -296,6 +304,8 @@ class ColumnEncoder {
   constructor(
     private readonly file: string,
     private readonly name: string,
+    /** Nulls read as the missing value (the empty string) instead of failing. */
+    private readonly nullsAsMissing: boolean,
   ) {}
 
   get dictionary(): string[] {
@@ -318,13 +328,22 @@ class ColumnEncoder {
 
   add(data: Data): void {
     const type = data.type;
-    if (data.nullCount > 0) {
+    const nulls = data.nullCount > 0;
+    if (nulls && !this.nullsAsMissing) {
       for (let i = 0; i < data.length; i++) if (!data.getValid(i)) throw this.nullError(i);
     }
+    const utf8 = DataType.isUtf8(type) || DataType.isLargeUtf8(type);
     if (DataType.isDictionary(type)) this.addDictionary(data);
-    else if (DataType.isUtf8(type) || DataType.isLargeUtf8(type)) this.addStrings(data);
+    else if (utf8) this.addStrings(data);
     else if (DataType.isBool(type)) this.addBools(data);
     else this.addNumbers(data);
+    if (nulls) {
+      // A null slot's bytes are unspecified: whatever was encoded there is overwritten.
+      const missing = utf8
+        ? (this.strings ??= new ByteDictionary()).codeOf(Buffer.alloc(0), 0, 0)
+        : this.code('', '');
+      for (let i = 0; i < data.length; i++) if (!data.getValid(i)) this.codes[this.base + i] = missing;
+    }
     this.base += data.length;
   }
 
@@ -348,7 +367,8 @@ class ColumnEncoder {
     const codes = this.codes;
     const base = this.base;
     const n = data.length;
-    if (remap === null && indices instanceof Int32Array) {
+    const nulls = data.nullCount > 0;
+    if (remap === null && indices instanceof Int32Array && !nulls) {
       // Common case (Int32 indices, dictionary as it is): validate, then copy in one go.
       for (let i = 0; i < n; i++) {
         const idx = indices[i]!;
@@ -359,11 +379,12 @@ class ColumnEncoder {
     }
     const big = indices instanceof BigInt64Array || indices instanceof BigUint64Array;
     for (let i = 0; i < n; i++) {
+      if (nulls && !data.getValid(i)) continue; // a null row: add() writes the missing value
       const idx = big ? Number(indices[i]) : (indices[i] as number);
       if (!(idx >= 0 && idx < dictLength)) throw this.corruptIndex(i);
       const code = remap === null ? idx : remap[idx]!;
-      if (code < 0) throw this.nullError(i);
-      codes[base + i] = code;
+      if (code < 0 && !this.nullsAsMissing) throw this.nullError(i);
+      codes[base + i] = code < 0 ? this.code('', '') : code;
     }
   }
 
@@ -405,7 +426,9 @@ class ColumnEncoder {
     const bits = data.values as Uint8Array;
     const codes = this.codes;
     const base = this.base;
+    const nulls = data.nullCount > 0;
     for (let i = 0; i < data.length; i++) {
+      if (nulls && !data.getValid(i)) continue; // add() writes the missing value
       const pos = data.offset + i;
       const v = ((bits[pos >> 3]! >> (pos & 7)) & 1) === 1;
       codes[base + i] = this.code(v, v ? 'true' : 'false');
@@ -418,7 +441,9 @@ class ColumnEncoder {
     const half = DataType.isFloat(data.type) && values instanceof Uint16Array;
     const codes = this.codes;
     const base = this.base;
+    const nulls = data.nullCount > 0;
     for (let i = 0; i < data.length; i++) {
+      if (nulls && !data.getValid(i)) continue; // add() writes the missing value
       const raw = values[i]!;
       const v = half ? util.uint16ToFloat64(raw as number) : raw;
       codes[base + i] = this.code(v, valueString(v));
@@ -429,7 +454,8 @@ class ColumnEncoder {
     return new InputError(
       'E_INPUT_NULL',
       `${this.file} column "${this.name}" row ${this.base + i + 1}: the value is null (missing)`,
-      'nulls are not supported yet: fill missing values with a placeholder such as "?" before release',
+      'set "format": { "emptyCells": "value" } to release a null as the missing value (an empty cell, ' +
+        'kept up to the top of its hierarchy), or fill missing values in before release',
     );
   }
 

@@ -8,7 +8,7 @@ import { InputError } from '../errors.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
 import { delimiterName } from './csv.ts';
 import { formatOf } from './read.ts';
-import type { EncodedTable } from './table.ts';
+import { type EncodedTable, isMissing } from './table.ts';
 
 /**
  * Fails when no attribute of the spec is a column of the table. The column names are not
@@ -35,14 +35,10 @@ export function checkHeader(spec: ReleaseSpec, table: EncodedTable): void {
   );
 }
 
-/** A cell that holds nothing but spaces counts as empty. */
-function isEmpty(value: string): boolean {
-  return value.trim() === '';
-}
-
 /**
  * With `format.emptyCells: "error"` (the default), fails on the first empty cell of a
- * quasi-identifier. With `"value"`, empty is a value of its own that the hierarchy must cover.
+ * quasi-identifier. With `"value"`, empty is the missing value, a value of its own (every
+ * hierarchy keeps it up to the top unless its file lists it).
  */
 export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable): void {
   if (spec.format.emptyCells === 'value') return;
@@ -54,7 +50,7 @@ export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable): void {
     const empty = new Uint8Array(column.dictionary.length);
     let any = false;
     for (let code = 0; code < column.dictionary.length; code++) {
-      if (isEmpty(column.dictionary[code]!)) {
+      if (isMissing(column.dictionary[code]!)) {
         empty[code] = 1;
         any = true;
       }
@@ -67,7 +63,7 @@ export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable): void {
       `${basename(table.source)} row ${row + (csv ? 2 : 1)}, column "${a.name}": the cell is empty ` +
         '(a quasi-identifier needs a value in every row)',
       'fill in the missing values (e.g. with "?"), or set "format": { "emptyCells": "value" } to treat ' +
-        "an empty cell as a value of its own (the column's hierarchy then needs a row for the empty value)",
+        'an empty cell as the missing value, a value of its own that stays missing up to the top of its hierarchy',
     );
   }
 }

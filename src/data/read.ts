@@ -1,6 +1,6 @@
 /** Picks the reader for an input table by explicit format or by file extension. */
 import { extname } from 'node:path';
-import { readArrow } from './arrow.ts';
+import { type NullPolicy, readArrow } from './arrow.ts';
 import { readCsv } from './csv.ts';
 import type { EncodedTable } from './table.ts';
 
@@ -11,6 +11,8 @@ export interface ReadTableOptions {
   delimiter?: string;
   /** Overrides the extension-based choice. */
   format?: InputFormat;
+  /** Arrow only: what a null does (default: an error). */
+  nulls?: NullPolicy;
 }
 
 const ARROW_EXTENSIONS = new Set(['.arrow', '.feather', '.ipc']);
@@ -22,5 +24,7 @@ export function formatOf(path: string): InputFormat {
 
 export function readTable(path: string, options: ReadTableOptions = {}): EncodedTable {
   const format = options.format ?? formatOf(path);
-  return format === 'arrow' ? readArrow(path) : readCsv(path, { delimiter: options.delimiter });
+  return format === 'arrow'
+    ? readArrow(path, { nulls: options.nulls })
+    : readCsv(path, { delimiter: options.delimiter });
 }

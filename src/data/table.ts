@@ -30,6 +30,15 @@ export type OutputColumn =
   | { readonly name: string; readonly kind: 'number'; readonly values: Float64Array };
 
 /**
+ * The missing value: an empty cell (or one of spaces only; an Arrow null reads as empty). With
+ * `format.emptyCells: "value"` it is a value of its own, which every hierarchy generalizes to
+ * itself up to the top `*` unless the hierarchy file lists it.
+ */
+export function isMissing(value: string): boolean {
+  return value.trim() === '';
+}
+
+/**
  * How many rows hold each code of a column. (Indexed loops here and in other hot paths:
  * V8 runs for-of over a typed array several times slower.)
  */

@@ -6,9 +6,18 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { checkHierarchySize } from '../data/limits.ts';
-import { type EncodedColumn, presentCodes } from '../data/table.ts';
+import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
 import { HierarchyError } from '../errors.ts';
 import type { HierarchySpec } from '../spec/spec.ts';
+import {
+  dateRows,
+  groupRows,
+  intervalRows,
+  maskHeight,
+  maskRows,
+  missingRow,
+  type Rows,
+} from './builders.ts';
 
 export interface Hierarchy {
   readonly attribute: string;
@@ -26,9 +35,6 @@ export interface Hierarchy {
   readonly source: string;
 }
 
-/** Rows of a hierarchy as strings: `rows[r] = [value, level1, …, top]`. */
-type Rows = string[][];
-
 /**
  * Builds the hierarchy of `column` from its spec. `quoteValues` says whether error messages
  * may name a value (never for sensitive or identifying columns).
@@ -43,17 +49,40 @@ export function hierarchyRows(column: EncodedColumn, spec: HierarchySpec): Rows 
     case 'file': {
       const rows = readHierarchyRows(spec.path);
       checkHierarchySize(basename(spec.path), column.name, rows.length, rows[0]!.length);
-      return rows;
+      return withMissingRows(column, rows);
     }
     case 'intervals':
       checkHierarchySize('intervals builder', column.name, column.dictionary.length, spec.widths.length + 2);
-      return intervalRows(column, spec.widths);
-    case 'mask': {
-      const height = Math.max(1, ...column.dictionary.map((v) => v.length));
-      checkHierarchySize('mask builder', column.name, column.dictionary.length, height + 1);
-      return maskRows(column.dictionary);
-    }
+      return intervalRows(column, spec.widths, spec.bottom, spec.top);
+    case 'mask':
+      checkHierarchySize(
+        'mask builder',
+        column.name,
+        column.dictionary.length,
+        maskHeight(column.dictionary) + 1,
+      );
+      return maskRows(column, spec.direction);
+    case 'date':
+      checkHierarchySize('date builder', column.name, column.dictionary.length, spec.levels.length + 2);
+      return dateRows(column, spec.format, spec.levels);
+    case 'groups':
+      checkHierarchySize('groups builder', column.name, column.dictionary.length, spec.levels.length + 2);
+      return groupRows(column, spec.levels);
   }
+}
+
+/**
+ * A file's rows plus, for each missing value of the column the file does not list, a row
+ * that keeps it up to the file's top label (a file that lists it decides for itself).
+ */
+function withMissingRows(column: EncodedColumn, rows: Rows): Rows {
+  const height = rows[0]!.length - 1;
+  if (height === 0) return rows; // refused with its own error when the hierarchy is built
+  const listed = new Set(rows.map((row) => row[0]!));
+  const extra = column.dictionary
+    .filter((v) => isMissing(v) && !listed.has(v))
+    .map((v) => missingRow(v, height, rows[0]![height]!));
+  return extra.length === 0 ? rows : [...rows, ...extra];
 }
 
 function hierarchySource(spec: HierarchySpec): string {
@@ -181,7 +210,7 @@ function missingValues(column: EncodedColumn, source: string, codes: number[]): 
     }: ${rows} ${rows === 1 ? 'row' : 'rows'}, first in ${where} of the input`,
     `add a row for ${codes.length === 1 ? 'that value' : 'each of these values'} to ${source}; look ${
       firstRows.length === 1 ? 'it' : 'them'
-    } up in the rows named (values are not shown: a value missing from a hierarchy is often rare, and rare values can identify a person)`,
+    } up in the rows named, or run \`ppdp hierarchy check\` (values are not shown: a value missing from a hierarchy is often rare, and rare values can identify a person)`,
   );
 }
 
@@ -290,36 +319,4 @@ function checkCycles(name: string, source: string, rows: Rows, quoteValues: bool
       }
     }
   }
-}
-
-/** Numeric intervals `[lo,hi)` of growing widths, then `*`. */
-function intervalRows(column: EncodedColumn, widths: number[]): Rows {
-  return column.dictionary.map((value, code) => {
-    const x = Number(value);
-    if (value.trim() === '' || !Number.isFinite(x)) {
-      const row = column.codes.indexOf(code);
-      throw new HierarchyError(
-        'E_HIERARCHY_NUMERIC',
-        `column '${column.name}' row ${row + 2}: ${
-          value.trim() === '' ? 'the cell is empty' : 'not a number'
-        }, but its hierarchy is an intervals builder`,
-        value.trim() === ''
-          ? 'fill in the missing values, or use a hierarchy file with a row for the empty value'
-          : 'use a hierarchy file for non-numeric columns, or fix the value',
-      );
-    }
-    return [value, ...widths.map((w) => `[${Math.floor(x / w) * w},${Math.floor(x / w) * w + w})`), '*'];
-  });
-}
-
-/** Right-masking: `47906` → `4790*` → `479**` → … → `*`. */
-function maskRows(values: string[]): Rows {
-  const height = Math.max(1, ...values.map((v) => v.length));
-  return values.map((v) => [
-    v,
-    ...Array.from({ length: height }, (_, i) => {
-      const level = i + 1;
-      return level >= v.length || level === height ? '*' : v.slice(0, v.length - level) + '*'.repeat(level);
-    }),
-  ]);
 }

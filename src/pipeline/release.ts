@@ -42,7 +42,11 @@ export interface ReleaseResult {
 /** Reads the spec's input and checks that the spec and the table agree on the columns. */
 export function readInput(spec: ReleaseSpec): EncodedTable {
   checkInputFits(spec);
-  const table = readTable(spec.input, { delimiter: spec.format.delimiter, format: spec.format.type });
+  const table = readTable(spec.input, {
+    delimiter: spec.format.delimiter,
+    format: spec.format.type,
+    nulls: spec.format.emptyCells === 'value' ? 'missing' : 'error',
+  });
   checkHeader(spec, table);
   checkColumns(spec, table);
   checkEmptyCells(spec, table);

@@ -18,8 +18,21 @@ export const ATTRIBUTE_TYPES: readonly AttributeType[] = [
 
 export type HierarchySpec =
   | { readonly kind: 'file'; readonly path: string /** As written in the spec. */; readonly written?: string }
-  | { readonly kind: 'intervals'; readonly widths: number[] }
-  | { readonly kind: 'mask'; readonly direction: 'right' };
+  | {
+      readonly kind: 'intervals';
+      readonly widths: number[];
+      /** Bottom coding: values below it become `<bottom` at every level but the top. */
+      readonly bottom?: number;
+      /** Top coding: values at or above it become `>=top` at every level but the top. */
+      readonly top?: number;
+    }
+  | { readonly kind: 'mask'; readonly direction: 'right' | 'left' }
+  | { readonly kind: 'date'; readonly format: string; readonly levels: DateLevel[] }
+  | { readonly kind: 'groups'; readonly levels: Readonly<Record<string, string>>[] };
+
+/** The levels a date hierarchy can climb through, finest first. */
+export const DATE_LEVELS = ['month', 'quarter', 'year', 'decade'] as const;
+export type DateLevel = (typeof DATE_LEVELS)[number];
 
 /** How values of an attribute compare: nominal (categories), ordinal (ordered codes), numeric. */
 export type AttributeScale = 'nominal' | 'ordinal' | 'numeric';
@@ -353,7 +366,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
       throw new SpecError(
         'E_SPEC_HIERARCHY',
         `${where}: attributes.${name} is quasi-identifying but has no hierarchy`,
-        'add "hierarchy": a CSV file in ARX format, { "intervals": [5, 10] } or { "mask": "right" }',
+        'add "hierarchy": a CSV file in ARX format or a builder such as { "intervals": [5, 10] }, { "mask": "right" } or { "date": "YYYY-MM-DD" }',
       );
     }
     return { name, type, hierarchy, scale: (a.scale as AttributeScale | undefined) ?? 'nominal' };
@@ -530,37 +543,131 @@ function pathGuard(where: string, dir: string, root: string | undefined): PathGu
   };
 }
 
+const BUILDER_HINT =
+  'use a CSV path or one builder: { "intervals": [5, 10] }, { "mask": "right" }, ' +
+  '{ "date": "YYYY-MM-DD" }, { "groups": [{ "Flu": "Respiratory" }] }';
+
 function parseHierarchy(raw: unknown, where: string, field: string, inside: PathGuard): HierarchySpec {
   if (typeof raw === 'string') return { kind: 'file', path: inside(field, raw), written: raw };
   const h = validateObject(
     raw,
-    { intervals: { kind: 'array' }, mask: str(['right']) },
+    {
+      intervals: { kind: 'array' },
+      bottom: num(-Number.MAX_VALUE, Number.MAX_VALUE),
+      top: num(-Number.MAX_VALUE, Number.MAX_VALUE),
+      mask: str(['right', 'left']),
+      date: str(),
+      levels: { kind: 'array' },
+      groups: { kind: 'array' },
+    },
     where,
     field,
-    'a CSV path, { "intervals": [widths…] } or { "mask": "right" }',
+    'a CSV path or a builder object',
   );
-  if (h.intervals !== undefined && h.mask === undefined) {
-    const widths = h.intervals as unknown[];
-    const ok =
-      widths.length > 0 &&
-      widths.every(
-        (w, i) => typeof w === 'number' && w > 0 && (i === 0 || w % (widths[i - 1] as number) === 0),
-      );
-    if (!ok) {
+  const builders = (['intervals', 'mask', 'date', 'groups'] as const).filter((b) => h[b] !== undefined);
+  if (builders.length !== 1) {
+    throw new SpecError(
+      'E_SPEC_HIERARCHY',
+      `${where}: ${field} must name exactly one builder (found ${builders.length === 0 ? 'none' : builders.join(', ')})`,
+      BUILDER_HINT,
+    );
+  }
+  const builder = builders[0]!;
+  // Settings that belong to another builder are a mistake, not something to ignore.
+  const own: Record<string, readonly string[]> = {
+    intervals: ['bottom', 'top'],
+    mask: [],
+    date: ['levels'],
+    groups: [],
+  };
+  for (const key of ['bottom', 'top', 'levels']) {
+    if (h[key] !== undefined && !own[builder]!.includes(key)) {
       throw new SpecError(
         'E_SPEC_HIERARCHY',
-        `${where}: ${field}.intervals must be a non-empty list of positive widths, each a multiple of the one before`,
-        'e.g. { "intervals": [5, 10, 20] } makes [20,25) → [20,30) → [20,40) → *',
+        `${where}: ${field}.${key} does not apply to the ${builder} builder`,
+        key === 'levels' ? 'levels belongs to { "date": … }' : `${key} belongs to { "intervals": … }`,
       );
     }
-    return { kind: 'intervals', widths: widths as number[] };
   }
-  if (h.mask !== undefined && h.intervals === undefined) return { kind: 'mask', direction: 'right' };
-  throw new SpecError(
-    'E_SPEC_HIERARCHY',
-    `${where}: ${field} must name exactly one builder`,
-    'use a CSV path, { "intervals": [widths…] } or { "mask": "right" }',
-  );
+  const bad = (setting: string, what: string, example: string): never => {
+    throw new SpecError('E_SPEC_HIERARCHY', `${where}: ${field}.${setting} ${what}`, `e.g. ${example}`);
+  };
+  switch (builder) {
+    case 'intervals': {
+      const widths = h.intervals as unknown[];
+      const ok =
+        widths.length > 0 &&
+        widths.every(
+          (w, i) => typeof w === 'number' && w > 0 && (i === 0 || w % (widths[i - 1] as number) === 0),
+        );
+      if (!ok) {
+        bad(
+          'intervals',
+          'must be a non-empty list of positive widths, each a multiple of the one before',
+          '{ "intervals": [5, 10, 20] } makes [20,25) → [20,30) → [20,40) → *',
+        );
+      }
+      const bottom = h.bottom as number | undefined;
+      const top = h.top as number | undefined;
+      if (bottom !== undefined && top !== undefined && !(bottom < top)) {
+        bad(
+          'bottom',
+          `(${bottom}) must be below top (${top})`,
+          '{ "intervals": [10], "bottom": 18, "top": 90 }',
+        );
+      }
+      return { kind: 'intervals', widths: widths as number[], bottom, top };
+    }
+    case 'mask':
+      return { kind: 'mask', direction: h.mask as 'right' | 'left' };
+    case 'date': {
+      const format = h.date as string;
+      if (!isDateFormat(format)) {
+        bad(
+          'date',
+          `is '${format}': a date format needs YYYY, MM and DD once each, separated by anything but letters`,
+          '{ "date": "YYYY-MM-DD" } or { "date": "DD/MM/YYYY" }',
+        );
+      }
+      const levels = (h.levels as unknown[] | undefined) ?? ['month', 'year', 'decade'];
+      const order = levels.map((l) => DATE_LEVELS.indexOf(l as DateLevel));
+      if (levels.length === 0 || order.some((o, i) => o < 0 || (i > 0 && o <= order[i - 1]!))) {
+        bad(
+          'levels',
+          `must list some of ${DATE_LEVELS.join(', ')}, each once, finest first`,
+          '{ "date": "YYYY-MM-DD", "levels": ["month", "year"] }',
+        );
+      }
+      return { kind: 'date', format, levels: levels as DateLevel[] };
+    }
+    case 'groups': {
+      const levels = h.groups as unknown[];
+      const ok =
+        levels.length > 0 &&
+        levels.every(
+          (m) =>
+            typeof m === 'object' &&
+            m !== null &&
+            !Array.isArray(m) &&
+            Object.keys(m).length > 0 &&
+            Object.values(m).every((v) => typeof v === 'string'),
+        );
+      if (!ok) {
+        bad(
+          'groups',
+          'must be a non-empty list of mappings, one per level, each from the labels below to a label (a string)',
+          '{ "groups": [{ "Flu": "Respiratory", "Asthma": "Respiratory", "Fracture": "Injury" }] }',
+        );
+      }
+      return { kind: 'groups', levels: levels as Record<string, string>[] };
+    }
+  }
+}
+
+/** A date format: YYYY, MM and DD once each, with separators that are not letters. */
+export function isDateFormat(format: string): boolean {
+  const rest = format.replace('YYYY', '').replace('MM', '').replace('DD', '');
+  return rest.length === format.length - 8 && !/[A-Za-z]/.test(rest);
 }
 
 function parseModel(

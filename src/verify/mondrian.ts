@@ -3,8 +3,9 @@
  * it re-reads the staged files, reads ranges from the `_lo`/`_hi` columns and labels from the
  * hierarchy rows (strings), and checks
  * - the two files agree, the columns are as promised, every input row is released;
- * - every range label is `[lo-hi]` of its own `_lo`/`_hi` with lo ≤ hi, every categorical
- *   label a label of its hierarchy;
+ * - every range label is `[lo-hi]` of its own `_lo`/`_hi` with lo ≤ hi (or, with both empty,
+ *   the missing value — an empty label, which only a missing value matches — or `*`, which
+ *   matches anything), every categorical label a label of its hierarchy;
  * - the released rows are the input rows, generalized: a one-to-one matching (a maximum flow
  *   over grouped rows) pairs each released row with an input row that has the same values
  *   outside the QIs, each numeric QI within [lo, hi] and each categorical QI under the
@@ -100,11 +101,16 @@ export function verifyMondrian(args: MondrianVerifyInput): VerificationCheck[] {
       const h = hiCol.codes[j]!;
       lo[j] = loValues[l]!;
       hi[j] = hiValues[h]!;
-      if (
-        !(lo[j]! <= hi[j]!) ||
-        label.dictionary[label.codes[j]!] !== `[${loCol.dictionary[l]}-${hiCol.dictionary[h]}]`
-      )
-        badRanges++;
+      const text = label.dictionary[label.codes[j]!]!;
+      if (Number.isNaN(lo[j]!) && Number.isNaN(hi[j]!) && (text === '' || text === ROOT)) {
+        // Missing (lo = hi = NaN matches only a missing value) or `*` (matches anything).
+        if (text === ROOT) {
+          lo[j] = Number.NEGATIVE_INFINITY;
+          hi[j] = Number.POSITIVE_INFINITY;
+        }
+        continue;
+      }
+      if (!(lo[j]! <= hi[j]!) || text !== `[${loCol.dictionary[l]}-${hiCol.dictionary[h]}]`) badRanges++;
     }
     ranges.set(q, { lo, hi });
   }
@@ -295,12 +301,17 @@ function recomputeNcp(
       let min = Number.POSITIVE_INFINITY;
       let max = Number.NEGATIVE_INFINITY;
       values.dictionary.forEach((v, c) => {
-        if (!used[c]) return;
-        min = Math.min(min, Number(v));
-        max = Math.max(max, Number(v));
+        const x = parseNumber(v);
+        if (!used[c] || Number.isNaN(x)) return;
+        min = Math.min(min, x);
+        max = Math.max(max, x);
       });
-      if (!(max > min)) continue;
-      for (let j = 0; j < n; j++) sum += (range.hi[j]! - range.lo[j]!) / (max - min);
+      // A missing cell is exact (0), `*` costs 1, a range its width over the numbers' span.
+      for (let j = 0; j < n; j++) {
+        const lo = range.lo[j]!;
+        if (lo === Number.NEGATIVE_INFINITY) sum += 1;
+        else if (max > min && !Number.isNaN(lo)) sum += (range.hi[j]! - lo) / (max - min);
+      }
     } else {
       const d = distinct.get(q)!;
       if (d <= 1) continue;
@@ -423,7 +434,11 @@ function matchRows(
           let ok = true;
           for (let x = 0; x < inValue.length && ok; x++) {
             const v = inValue[x]![r]!;
-            ok = v >= relLo[x]![j]! && v <= relHi[x]![j]!;
+            const lo = relLo[x]![j]!;
+            // A missing input value (NaN) fits a missing cell (lo NaN) or `*` (lo −∞) only.
+            ok = Number.isNaN(v)
+              ? Number.isNaN(lo) || lo === Number.NEGATIVE_INFINITY
+              : v >= lo && v <= relHi[x]![j]!;
           }
           if (ok) found.push(g);
         }

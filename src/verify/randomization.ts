@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readArrow } from '../data/arrow.ts';
 import { readCsv } from '../data/csv.ts';
-import type { EncodedTable } from '../data/table.ts';
+import { type EncodedTable, isMissing } from '../data/table.ts';
 import { VerificationError } from '../errors.ts';
 import { hierarchyRows } from '../hierarchy/hierarchy.ts';
 import type { VerificationCheck } from '../report/types.ts';
@@ -437,6 +437,7 @@ function labeler(
       return m ? { label, lo: Number(m[1]), hi: Number(m[2]), closed: m[3] === ']' } : undefined;
     });
     return (v) => {
+      if (isMissing(v)) return entry.categories.includes('') ? '' : undefined; // its own category
       const x = Number(v);
       const hit = intervals.find((i) => i && x >= i.lo && (x < i.hi || (i.closed && x <= i.hi)));
       return hit?.label;

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readArrow } from '../../src/data/arrow.ts';
 import { readCsv } from '../../src/data/csv.ts';
-import type { EncodedTable } from '../../src/data/table.ts';
 import { InputError, NoSolutionError, SpecError, VerificationError } from '../../src/errors.ts';
 import { readInput, runRelease } from '../../src/pipeline/release.ts';
 import type { ReleaseReport } from '../../src/report/types.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
 import { verifyMondrian } from '../../src/verify/mondrian.ts';
 import { type DecodedTable, decodeTable } from '../../src/verify/verify.ts';
+import { withCells } from '../helpers/tamper.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const EXAMPLE = new URL('../../examples/adult-mondrian/release.json', import.meta.url).pathname;
@@ -336,18 +336,7 @@ describe('the Mondrian verifier rejects what does not hold', () => {
   const staged = readArrow(join(t.out, 'data.arrow'));
   /** A copy of the staged table with cells replaced (value strings, by column and row). */
   const verify = (cells: [string, number, string][], claims = {}) => {
-    const columns = staged.columns.map((c) => ({
-      ...c,
-      dictionary: [...c.dictionary],
-      codes: c.codes.slice(),
-    }));
-    for (const [name, row, value] of cells) {
-      const c = columns.find((x) => x.name === name)!;
-      let code = c.dictionary.indexOf(value);
-      if (code < 0) code = c.dictionary.push(value) - 1;
-      c.codes[row] = code;
-    }
-    const copy: EncodedTable = { ...staged, columns };
+    const copy = withCells(staged, cells);
     return verifyMondrian({
       input,
       attributes: spec.attributes,

@@ -97,8 +97,11 @@ export function mondrianEstimator(
         const key = keyOfCode[code]!;
         if (key < 0) continue;
         let inside: boolean;
-        if (dim.kind === 'numeric') inside = key >= ext[at]! && key <= ext[at + 1]!;
-        else {
+        // A numeric part holding the missing value and numbers is released as `*`: it covers all.
+        if (dim.kind === 'numeric') {
+          const all = ext[at + 1]! >= dim.values!.length && ext[at]! < dim.values!.length;
+          inside = all || (key >= ext[at]! && key <= ext[at + 1]!);
+        } else {
           const level = ext[at + 2]!;
           inside = dim.levels![level]![key] === dim.levels![level]![ext[at]!];
         }

@@ -28,7 +28,7 @@ export interface MondrianDim {
   /** row → key: rank of the value (numeric, ordinal) or value code (nominal). */
   readonly keys: Int32Array;
   readonly domain: number;
-  /** Numeric: the value of each rank, ascending. */
+  /** Numeric: the value of each rank, ascending; key `values.length` is the missing value. */
   readonly values: Float64Array | null;
   /** Categorical: `levels[l][key]` = label at level l (0…height), top level a single root. */
   readonly levels: Int32Array[] | null;
@@ -166,6 +166,8 @@ export function dimWidth(dim: MondrianDim, extent: Int32Array, at: number): numb
   const max = extent[at + 1]!;
   if (dim.kind === 'numeric') {
     const v = dim.values!;
+    // The missing value alone is exact; with numbers the part is released as `*`.
+    if (max >= v.length) return min >= v.length ? 0 : 1;
     const span = v[v.length - 1]! - v[0]!;
     return span > 0 ? (v[max]! - v[min]!) / span : 0;
   }
@@ -218,6 +220,15 @@ function run(problem: PartitionProblem, session: MondrianSession): PartitionResu
   const order: number[] = [];
   const widths = new Float64Array(m);
   const partHist = new Int32Array(W);
+  // The two parts of a binary cut, with the histograms of the last counting cut: left on top.
+  const pushParts = (from: number, middle: number, to: number) => {
+    stack.push(middle);
+    stack.push(to);
+    stackHist.pushAll(hist, W, 2 * W);
+    stack.push(from);
+    stack.push(middle);
+    stackHist.pushAll(hist, 0, W);
+  };
 
   while (stack.length > 0) {
     const end = stack.pop();
@@ -261,6 +272,20 @@ function run(problem: PartitionProblem, session: MondrianSession): PartitionResu
             done = true;
             break;
           }
+          // Numeric with missing and present values: first cut the missing value off.
+          if (pass !== 'balanced' && dim.kind === 'numeric' && extent[3 * i + 1]! >= dim.values!.length) {
+            attempts++;
+            const missingKey = dim.values!.length;
+            const left = session.cut(start, end, i, missingKey, 0, -1, 0, false);
+            if (judge.holds(left, hist, 0) && judge.holds(size - left, hist, W)) {
+              pushParts(start, start + left, end);
+              session.cut(start, end, i, missingKey, 0, -1, 0, true);
+              splits++;
+              splitsByDim[i]!++;
+              done = true;
+              break;
+            }
+          }
           // Numeric and ordinal: cuts at the median. A divided median (relaxed) sends left the
           // median rows that come first in the order of the next widest dimension.
           session.median(start, end, i, extent[3 * i]!, extent[3 * i + 1]!, size >> 1, -1, 0);
@@ -291,12 +316,7 @@ function run(problem: PartitionProblem, session: MondrianSession): PartitionResu
             }
             if (judge.needsHistograms) session.cut(start, end, i, value, q, dim2, value2, false);
             if (!judge.holds(left, hist, 0) || !judge.holds(size - left, hist, W)) continue;
-            stack.push(start + left);
-            stack.push(end);
-            stackHist.pushAll(hist, W, 2 * W);
-            stack.push(start);
-            stack.push(start + left);
-            stackHist.pushAll(hist, 0, W);
+            pushParts(start, start + left, end);
             session.cut(start, end, i, value, q, dim2, value2, true);
             splits++;
             splitsByDim[i]!++;

@@ -7,11 +7,18 @@
  * numbers. A QI with a hierarchy and no scale (or `"nominal"`) is split along its hierarchy
  * even when its values are numbers — the hierarchy says how the user wants it generalized.
  * `"scale": "ordinal"` needs a hierarchy: it is split at the median of its value order (the
- * numbers' order when every value is a number, else the order of the hierarchy file's rows,
- * else lexicographic) and released as the lowest common ancestor.
+ * numbers' order when every value is a number, else the order of the hierarchy file's rows
+ * or of a groups builder's first mapping, else lexicographic; the missing value last) and
+ * released as the lowest common ancestor.
  */
 import { basename } from 'node:path';
-import { countCodes, type EncodedColumn, type EncodedTable, presentCodes } from '../../data/table.ts';
+import {
+  countCodes,
+  type EncodedColumn,
+  type EncodedTable,
+  isMissing,
+  presentCodes,
+} from '../../data/table.ts';
 import { InputError, NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import { buildModels, sensitiveAttributes } from '../../models/index.ts';
@@ -91,7 +98,7 @@ function kindOf(a: AttributeSpec, column: EncodedColumn, where: string): DimKind
   }
   if (a.hierarchy) return 'nominal';
   const present = presentCodes(column);
-  if (column.dictionary.every((v, c) => !present[c] || isNumber(v))) return 'numeric';
+  if (column.dictionary.every((v, c) => !present[c] || isNumber(v) || isMissing(v))) return 'numeric';
   throw new SpecError(
     'E_SPEC_HIERARCHY',
     `${where}: attributes.${a.name} is a categorical quasi-identifier without a hierarchy`,
@@ -99,10 +106,17 @@ function kindOf(a: AttributeSpec, column: EncodedColumn, where: string): DimKind
   );
 }
 
+/**
+ * A numeric dimension: keys are the ranks of the values. The missing value (an empty cell,
+ * with `emptyCells: "value"`) gets the key after the largest number: the driver first cuts it
+ * off as a part of its own, released as missing; a part that must keep both is released as
+ * `*` — a range never stands for a missing value.
+ */
 function numericDim(a: AttributeSpec, column: EncodedColumn, source: string): MondrianDim {
   const present = presentCodes(column);
   const numbers = column.dictionary.map((v) => (isNumber(v) ? Number(v) : Number.NaN));
-  const bad = numbers.findIndex((x, c) => present[c] === 1 && Number.isNaN(x));
+  const missing = column.dictionary.map((v, c) => present[c] === 1 && isMissing(v));
+  const bad = numbers.findIndex((x, c) => present[c] === 1 && Number.isNaN(x) && !missing[c]);
   if (bad >= 0) {
     throw new InputError(
       'E_INPUT_NUMERIC',
@@ -110,17 +124,19 @@ function numericDim(a: AttributeSpec, column: EncodedColumn, source: string): Mo
       'fix the value, or give the attribute a hierarchy and "scale": "nominal"',
     );
   }
-  const values = Float64Array.from(new Set(numbers.filter((_, c) => present[c] === 1))).sort();
+  const values = Float64Array.from(
+    new Set(numbers.filter((x, c) => present[c] === 1 && !Number.isNaN(x))),
+  ).sort();
   const rank = new Map<number, number>();
   values.forEach((v, i) => {
     rank.set(v, i);
   });
-  const keyOf = Int32Array.from(numbers, (x) => rank.get(x) ?? 0);
+  const keyOf = Int32Array.from(numbers, (x, c) => (missing[c] ? values.length : (rank.get(x) ?? 0)));
   return {
     name: a.name,
     kind: 'numeric',
     keys: Int32Array.from(column.codes, (c) => keyOf[c]!),
-    domain: Math.max(1, values.length),
+    domain: Math.max(1, values.length + (missing.includes(true) ? 1 : 0)),
     values,
     levels: null,
     labels: null,
@@ -145,10 +161,19 @@ function categoricalDim(a: AttributeSpec, column: EncodedColumn, kind: 'ordinal'
       return x - y;
     });
   } else {
-    if (codes.every((c) => isNumber(dict[c]!))) codes.sort((x, y) => Number(dict[x]) - Number(dict[y]));
-    else if (a.hierarchy!.kind === 'file') {
-      const position = new Map(hierarchyRows(column, a.hierarchy!).map((row, i) => [row[0]!, i]));
-      codes.sort((x, y) => position.get(dict[x]!)! - position.get(dict[y]!)!);
+    if (codes.every((c) => isNumber(dict[c]!) || isMissing(dict[c]!))) {
+      const at = (c: number) => (isMissing(dict[c]!) ? Number.POSITIVE_INFINITY : Number(dict[c]));
+      codes.sort((x, y) => at(x) - at(y) || 0); // two missing values (∞ − ∞) tie
+    } else if (a.hierarchy!.kind === 'file' || a.hierarchy!.kind === 'groups') {
+      // The order the user listed the values in: the file's rows, or the first mapping's keys.
+      const listed =
+        a.hierarchy!.kind === 'groups'
+          ? Object.keys(a.hierarchy!.levels[0]!)
+          : hierarchyRows(column, a.hierarchy!).map((row) => row[0]!);
+      const position = new Map(listed.map((v, i) => [v, i]));
+      // The missing value (not listed by a groups builder) comes last.
+      const at = (code: number) => position.get(dict[code]!) ?? listed.length;
+      codes.sort((x, y) => at(x) - at(y));
     } else codes.sort((x, y) => (dict[x]! < dict[y]! ? -1 : dict[x]! > dict[y]! ? 1 : 0));
   }
   const codeOfKey = Int32Array.from(codes);

@@ -9,6 +9,10 @@ import { compactDictionary, type EncodedTable, type OutputColumn } from '../../d
 import type { AttributeSpec } from '../../spec/spec.ts';
 import type { Random } from '../../util/random.ts';
 import type { MondrianDim, PartitionProblem, PartitionResult } from './partition.ts';
+import { ROOT_LABEL } from './prepare.ts';
+
+/** A numeric QI's missing value, released as it is: an empty cell. */
+const MISSING_LABEL = '';
 
 export interface Released {
   /** row → final partition. */
@@ -89,8 +93,19 @@ export function releaseValues(problem: PartitionProblem, result: PartitionResult
       const l = new Float64Array(P);
       const h = new Float64Array(P);
       for (let p = 0; p < P; p++) {
-        l[p] = values[result.extent[p * 3 * m + 3 * i]!]!;
-        h[p] = values[result.extent[p * 3 * m + 3 * i + 1]!]!;
+        const minKey = result.extent[p * 3 * m + 3 * i]!;
+        const maxKey = result.extent[p * 3 * m + 3 * i + 1]!;
+        if (maxKey >= values.length) {
+          // The missing value (the key after the numbers): alone it stays missing (exact);
+          // with numbers the cell is `*` (NCP 1). Either way no range: _lo and _hi are empty.
+          l[p] = h[p] = Number.NaN;
+          const alone = minKey >= values.length;
+          labels[p] = codeOf(alone ? MISSING_LABEL : ROOT_LABEL);
+          if (!alone) sum += sizes[p]!;
+          continue;
+        }
+        l[p] = values[minKey]!;
+        h[p] = values[maxKey]!;
         labels[p] = codeOf(rangeLabel(l[p]!, h[p]!));
         if (span > 0) sum += (sizes[p]! * (h[p]! - l[p]!)) / span;
       }

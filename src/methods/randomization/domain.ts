@@ -7,7 +7,7 @@
  */
 import { basename } from 'node:path';
 import { formatNumber } from '../../data/csv.ts';
-import type { EncodedColumn, EncodedTable } from '../../data/table.ts';
+import { type EncodedColumn, type EncodedTable, isMissing } from '../../data/table.ts';
 import { SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
 import type { AttributeSpec, RandomizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
@@ -152,7 +152,9 @@ function byBins(
   where: string,
 ): CategoricalAttribute {
   const values = column.dictionary.map(Number);
-  const bad = column.dictionary.findIndex((v) => !isNumeric(v));
+  // The missing value is a category of its own after the bins, released as it is (empty).
+  const missing = column.dictionary.map(isMissing);
+  const bad = column.dictionary.findIndex((v, c) => !isNumeric(v) && !missing[c]);
   if (bad >= 0) {
     throw new SpecError(
       'E_SPEC_DISCRETIZE',
@@ -162,13 +164,15 @@ function byBins(
   }
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
-  for (const v of values) {
+  values.forEach((v, c) => {
+    if (missing[c]) return;
     min = Math.min(min, v);
     max = Math.max(max, v);
-  }
+  });
+  if (min > max) min = max = 0; // no numbers at all: one bin, never used
   const edges = binEdges(min, max, bins);
-  const binOfCode = values.map((v) => binOf(v, edges));
-  const labels = edges.slice(0, -1).map((_, b) => binLabel(edges, b));
+  const binOfCode = values.map((v, c) => (missing[c] ? edges.length - 1 : binOf(v, edges)));
+  const labels = [...edges.slice(0, -1).map((_, b) => binLabel(edges, b)), ''];
   return compact(
     name,
     role,

@@ -1,0 +1,212 @@
+/**
+ * `ppdp init <table> [--out release.json]`: drafts a release spec from a table. Each column's
+ * role and hierarchy are guessed from its header and values (see INIT_HELP); the draft asks
+ * for k = 5 with at most 2 % suppressed rows, is validated like any spec, and is a starting
+ * point to review, not a decision.
+ */
+import { existsSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { formatOf, readTable } from '../data/read.ts';
+import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
+import { PpdpError } from '../errors.ts';
+import { dateRows } from '../hierarchy/builders.ts';
+import { parseSpec } from '../spec/spec.ts';
+import { parseCommandArgs } from './args.ts';
+import { writeAtomically } from './hierarchy.ts';
+
+export const INIT_HELP = `Usage: ppdp init <table> [--out <release.json>] [--force]
+
+Drafts a release spec for a table (CSV or Arrow): every column gets a role and, for
+quasi-identifiers, a hierarchy builder, guessed from its header and values:
+  identifying        headers such as id, name, email, phone, ssn; text unique in every row
+  sensitive          headers such as diagnosis, disease, condition, salary, income
+  quasi-identifying  dates (YYYY-MM-DD, YYYY/MM/DD, DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY) with
+                     { "date": … }; zip or postal codes with { "mask": "right" }; numbers
+                     with { "intervals": … }; text with at most 20 distinct values with
+                     { "groups": … } (every value under *: refine the groups)
+  insensitive        the rest
+The draft asks for k-anonymity with k = 5, at most 2 % suppressed rows, and treats empty
+cells as values of their own when the table has any. Review every role before a release.
+
+Options:
+  --out <file>   where to write the spec (default: release.json next to the table)
+  --force        overwrite --out if it exists
+  -h, --help     this help
+
+Example:
+  ppdp init examples/hospital/hospital.csv --out draft/release.json
+`;
+
+const IDENTIFYING = new Set([
+  'id',
+  'ids',
+  'uuid',
+  'guid',
+  'name',
+  'firstname',
+  'lastname',
+  'fullname',
+  'surname',
+  'email',
+  'mail',
+  'phone',
+  'telephone',
+  'ssn',
+  'mrn',
+  'passport',
+  'address',
+]);
+const SENSITIVE = new Set([
+  'diagnosis',
+  'diagnoses',
+  'disease',
+  'condition',
+  'illness',
+  'treatment',
+  'medication',
+  'salary',
+  'income',
+]);
+const CODES = new Set(['zip', 'zipcode', 'postal', 'postcode', 'plz']);
+const DATE_FORMATS = ['YYYY-MM-DD', 'YYYY/MM/DD', 'DD.MM.YYYY', 'DD/MM/YYYY', 'MM/DD/YYYY'];
+/** Text columns with at most this many distinct values become grouped categories. */
+const FEW = 20;
+
+interface Guess {
+  readonly attribute: Record<string, unknown>;
+  readonly why: string;
+}
+
+export function initCommand(args: string[]): number {
+  const { values, positionals } = parseCommandArgs('init', {
+    args,
+    allowPositionals: true,
+    options: {
+      out: { type: 'string' },
+      force: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(INIT_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    throw new PpdpError(
+      'E_USAGE',
+      'ppdp init takes exactly one table',
+      'ppdp init <data.csv> [--out release.json]',
+    );
+  }
+  const data = resolve(positionals[0]!);
+  const out = resolve(values.out ?? join(dirname(data), 'release.json'));
+  if (existsSync(out) && !values.force) {
+    throw new PpdpError(
+      'E_USAGE',
+      `${basename(out)} already exists (${out})`,
+      'choose another --out, or add --force to overwrite it',
+    );
+  }
+  const table = readTable(data, { nulls: 'missing' });
+  const guesses = table.columns.map((c) => [c.name, guess(c, table.rowCount)] as const);
+  const attributes = Object.fromEntries(guesses.map(([name, g]) => [name, g.attribute]));
+  if (!guesses.some(([, g]) => g.attribute.type === 'quasi-identifying')) {
+    throw new PpdpError(
+      'E_INIT_NO_QI',
+      `${basename(data)}: no column looks like a quasi-identifier (dates, numbers, codes or few distinct values)`,
+      'write the spec by hand (docs/release-spec.md): mark the columns an attacker could link on as quasi-identifying',
+    );
+  }
+  const anyMissing = table.columns.some((c) => c.dictionary.some(isMissing));
+  const inputPath = relative(dirname(out), data);
+  const csv = formatOf(data) === 'csv';
+  const format = {
+    ...(csv ? { delimiter: table.delimiter } : {}),
+    ...(anyMissing ? { emptyCells: 'value' } : {}),
+  };
+  const spec = {
+    input: inputPath.startsWith('..') || isAbsolute(inputPath) ? data : inputPath,
+    ...(Object.keys(format).length > 0 ? { format } : {}),
+    attributes,
+    privacy: [{ model: 'k-anonymity', k: 5 }],
+    method: { name: 'generalization', maxSuppression: 0.02 },
+    seed: 1,
+  };
+  parseSpec(spec, out); // the draft must be a valid spec
+  writeAtomically(out, `${JSON.stringify(spec, null, 2)}\n`);
+  process.stdout.write(
+    `${out}: drafted from ${basename(data)} (${table.rowCount} rows); review the roles:\n`,
+  );
+  for (const [name, g] of guesses) process.stdout.write(`  ${name}: ${g.attribute.type} — ${g.why}\n`);
+  return 0;
+}
+
+/** Header words, lower case: `patient_id` → patient, id; `admissionDate` → admission, date. */
+function words(header: string): string[] {
+  return header
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+}
+
+function guess(column: EncodedColumn, rows: number): Guess {
+  const header = words(column.name);
+  const joined = header.join('');
+  if (header.some((w) => IDENTIFYING.has(w)) || IDENTIFYING.has(joined)) {
+    return { attribute: { type: 'identifying' }, why: 'its header names a person or an identifier' };
+  }
+  if (header.some((w) => SENSITIVE.has(w))) {
+    return { attribute: { type: 'sensitive' }, why: 'its header names something sensitive' };
+  }
+  const present = presentCodes(column);
+  const values = column.dictionary.filter((v, c) => present[c] === 1 && !isMissing(v));
+  const qi = (hierarchy: unknown, why: string): Guess => ({
+    attribute: { type: 'quasi-identifying', hierarchy },
+    why,
+  });
+  if (values.length === 0) return { attribute: { type: 'insensitive' }, why: 'it is empty' };
+  const format = DATE_FORMATS.find((f) => isDateColumn(column, f));
+  if (format) return qi({ date: format, levels: ['month', 'year', 'decade'] }, `dates (${format})`);
+  if (header.some((w) => CODES.has(w)))
+    return qi({ mask: 'right' }, 'a zip or postal code, masked from the right');
+  const numbers = values.map(Number);
+  if (values.every((v, i) => v.trim() !== '' && Number.isFinite(numbers[i]))) {
+    return qi({ intervals: intervalWidths(numbers) }, 'numbers, grouped into intervals');
+  }
+  if (values.length <= FEW) {
+    return qi(
+      { groups: [Object.fromEntries(values.map((v) => [v, '*']))] },
+      `${values.length} distinct values, grouped (refine the groups)`,
+    );
+  }
+  if (values.length === rows) {
+    return { attribute: { type: 'identifying' }, why: 'a different value in every row' };
+  }
+  return { attribute: { type: 'insensitive' }, why: 'free text with many values' };
+}
+
+/** Whether every value parses as a date in `format` (the date builder's own parser decides). */
+function isDateColumn(column: EncodedColumn, format: string): boolean {
+  try {
+    dateRows(column, format, ['year']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Three nested widths from a round step near a twentieth of the range: 0–99 → 5, 10, 20. */
+function intervalWidths(numbers: number[]): number[] {
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const x of numbers) {
+    min = Math.min(min, x);
+    max = Math.max(max, x);
+  }
+  const target = (max - min) / 20;
+  if (!(target > 0)) return [1, 2, 4];
+  const scale = 10 ** Math.floor(Math.log10(target));
+  const step = [1, 2, 5, 10].map((m) => m * scale).find((w) => w >= target)!;
+  return [step, step * 2, step * 4];
+}

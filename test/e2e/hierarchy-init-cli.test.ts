@@ -1,0 +1,144 @@
+/**
+ * `ppdp init`, `ppdp hierarchy` and `ppdp hierarchy check` through the bundled CLI
+ * (bin/ppdp.mjs; `npm run build` first), on the synthetic hospital table.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readHierarchyRows } from '../../src/hierarchy/hierarchy.ts';
+import { hospitalCsv } from '../helpers/hospital.ts';
+
+const CLI = new URL('../../bin/ppdp.mjs', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'ppdp-cli-hierarchy-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+writeFileSync(join(dir, 'hospital.csv'), hospitalCsv(2000));
+
+const ppdp = (...args: string[]) =>
+  spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir });
+
+describe('ppdp init', () => {
+  it('drafts a valid spec whose release is verified', () => {
+    const r = ppdp('init', 'hospital.csv', '--out', 'draft/release.json');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/patient_id: identifying/);
+    expect(r.stdout).toMatch(/admission_date: quasi-identifying — dates \(YYYY-MM-DD\)/);
+    const spec = JSON.parse(readFileSync(join(dir, 'draft/release.json'), 'utf8'));
+    // Outside the spec's folder: the path is absolute, which the spec takes as written.
+    expect(spec.input).toBe(join(dir, 'hospital.csv'));
+    expect(spec.format).toEqual({ delimiter: ',', emptyCells: 'value' });
+    expect(spec.attributes).toMatchObject({
+      patient_id: { type: 'identifying' },
+      age: { type: 'quasi-identifying', hierarchy: { intervals: [5, 10, 20] } },
+      sex: { type: 'quasi-identifying', hierarchy: { groups: [{ F: '*', M: '*' }] } },
+      zip: { type: 'quasi-identifying', hierarchy: { mask: 'right' } },
+      admission_date: { type: 'quasi-identifying', hierarchy: { date: 'YYYY-MM-DD' } },
+      diagnosis: { type: 'sensitive' },
+    });
+    expect(spec.privacy).toEqual([{ model: 'k-anonymity', k: 5 }]);
+    expect(spec.method).toEqual({ name: 'generalization', maxSuppression: 0.02 });
+    const release = ppdp('release', 'draft/release.json', '--out', 'out-init', '--quiet');
+    expect(release.stderr).toBe('');
+    expect(release.stdout).toMatch(/^verified release in out-init: k = \d+/);
+  });
+
+  it('keeps an existing spec unless --force', () => {
+    writeFileSync(join(dir, 'release.json'), '{}');
+    const r = ppdp('init', 'hospital.csv');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/release\.json already exists/);
+    expect(r.stderr).toMatch(/hint: .*--force/);
+    expect(readFileSync(join(dir, 'release.json'), 'utf8')).toBe('{}');
+    expect(ppdp('init', 'hospital.csv', '--force').status).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'release.json'), 'utf8')).input).toBe('hospital.csv');
+  });
+
+  it('has --help', () => {
+    const r = ppdp('init', '--help');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: ppdp init <table>/);
+  });
+});
+
+describe('ppdp hierarchy', () => {
+  const spec = () => {
+    const s = JSON.parse(readFileSync(join(dir, 'release.json'), 'utf8'));
+    s.attributes.age.hierarchy = { intervals: [5, 10, 20], bottom: 18, top: 90 };
+    writeFileSync(join(dir, 'built.json'), JSON.stringify(s));
+    return 'built.json';
+  };
+
+  it('writes every built hierarchy as an ARX CSV the reader takes, the missing value included', () => {
+    if (!existsSync(join(dir, 'release.json'))) ppdp('init', 'hospital.csv');
+    const r = ppdp('hierarchy', spec(), '--out', 'hierarchies');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(
+      /hierarchies\/admission_date\.csv: hierarchy of 'admission_date', [\d,]+ values/,
+    );
+    const dates = readHierarchyRows(join(dir, 'hierarchies/admission_date.csv'));
+    expect(dates.every((row) => row.length === 5)).toBe(true);
+    const row = dates.find((x) => x[0] !== '')!;
+    expect(row[1]).toBe(row[0]!.slice(0, 7));
+    expect(dates.find((x) => x[0] === '')).toEqual(['', '', '', '', '*']);
+    const ages = readHierarchyRows(join(dir, 'hierarchies/age.csv'));
+    expect(ages.find((x) => x[0] === '95')).toEqual(['95', '>=90', '>=90', '>=90', '*']);
+    const one = ppdp('hierarchy', spec(), '--column', 'zip', '--out', 'zip.csv');
+    expect(one.status).toBe(0);
+    expect(readFileSync(join(dir, 'zip.csv'), 'utf8')).toMatch(
+      /^47\d{3};47\d{2}\*;47\d\*\*;47\*\*\*;4\*\*\*\*;\*$/m,
+    );
+  });
+
+  it('a written file releases exactly as its builder', () => {
+    const s = JSON.parse(readFileSync(join(dir, spec()), 'utf8'));
+    const a = ppdp('release', 'built.json', '--out', 'out-builder', '--quiet');
+    s.attributes.admission_date.hierarchy = 'hierarchies/admission_date.csv';
+    writeFileSync(join(dir, 'from-file.json'), JSON.stringify(s));
+    const b = ppdp('release', 'from-file.json', '--out', 'out-file', '--quiet');
+    expect(a.status).toBe(0);
+    expect(b.status).toBe(0);
+    expect(readFileSync(join(dir, 'out-file/data.csv'), 'utf8')).toBe(
+      readFileSync(join(dir, 'out-builder/data.csv'), 'utf8'),
+    );
+  });
+
+  it('check: passes a covering hierarchy, and counts every uncovered value, showing three at most', () => {
+    ppdp('hierarchy', spec(), '--out', 'hierarchies');
+    const ok = ppdp('hierarchy', 'check', 'hierarchies/zip.csv', '--data', 'hospital.csv', '--column', 'zip');
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toMatch(
+      /^zip\.csv: a hierarchy of 5 levels that covers all \d+ distinct values of 'zip'/,
+    );
+    // Drop the rows of four zips: all four are counted, three are shown.
+    const rows = readFileSync(join(dir, 'hierarchies/zip.csv'), 'utf8').trimEnd().split('\n');
+    const dropped = rows.filter((line) => /^479(01|02|05|06);/.test(line));
+    expect(dropped).toHaveLength(4);
+    writeFileSync(join(dir, 'zip-short.csv'), `${rows.filter((l) => !dropped.includes(l)).join('\n')}\n`);
+    const bad = ppdp('hierarchy', 'check', 'zip-short.csv', '--data', 'hospital.csv', '--column', 'zip');
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(
+      /zip-short\.csv: 4 distinct values of 'zip' \([\d,]+ rows\) have no row, e\.g\. '\d+', '\d+', '\d+', …/,
+    );
+  });
+
+  it('check: refuses a file that is not a hierarchy (ragged rows, not a tree)', () => {
+    writeFileSync(join(dir, 'ragged.csv'), 'F;*\nM;x;*\n');
+    const ragged = ppdp('hierarchy', 'check', 'ragged.csv', '--data', 'hospital.csv', '--column', 'sex');
+    expect(ragged.status).toBe(1);
+    expect(ragged.stderr).toMatch(/ragged\.csv row 2: 3 levels, row 1 has 2/);
+    writeFileSync(join(dir, 'tree.csv'), 'F;a;A;*\nM;a;B;*\n');
+    const tree = ppdp('hierarchy', 'check', 'tree.csv', '--data', 'hospital.csv', '--column', 'sex');
+    expect(tree.status).toBe(1);
+    expect(tree.stderr).toMatch(/is not a tree/);
+  });
+
+  it('has --help, and says what is missing', () => {
+    expect(ppdp('hierarchy', '--help').stdout).toMatch(/ppdp hierarchy check <hierarchy\.csv>/);
+    const r = ppdp('hierarchy', 'check', 'zip.csv');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/takes one hierarchy file, --data and --column/);
+  });
+});
