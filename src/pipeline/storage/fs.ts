@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type Store, type StoredObject, StoreError } from './store.ts';
 
@@ -63,6 +63,23 @@ export class FsStore implements Store {
       await rename(tmp, path);
     } catch (e) {
       await rm(tmp, { force: true });
+      throw this.error(e, key);
+    }
+  }
+
+  async putIfAbsent(key: string, body: string): Promise<boolean> {
+    const path = this.path(key);
+    try {
+      await mkdir(dirname(path), { recursive: true });
+      const file = await open(path, 'wx');
+      try {
+        await file.writeFile(body);
+      } finally {
+        await file.close();
+      }
+      return true;
+    } catch (e) {
+      if ((e as { code?: string }).code === 'EEXIST') return false;
       throw this.error(e, key);
     }
   }
