@@ -5,8 +5,8 @@
  * - Claim, before any work: the folder must be missing, empty, or hold a ppdp release (a
  *   manifest.json ppdp wrote) or an interrupted ppdp publish (its lock); anything else is
  *   refused (E_OUT_NOT_RELEASE), so a release never lands beside files it does not list. The
- *   claim takes the folder's lock, `.ppdp-lock`, created exclusively: a second run into the
- *   same folder fails (E_OUT_LOCKED) until the first has finished.
+ *   claim takes the folder's lock, `.ppdp-lock`, created exclusively (Store.putIfAbsent): a
+ *   second run into the same folder fails (E_OUT_LOCKED) until the first has finished.
  * - Publish: the old manifest goes first (an older release is untrusted from the moment its
  *   files change), then each verified file is copied in, then every file the new manifest does
  *   not list is removed, then manifest.json is written last, then the lock is removed. Readers
@@ -21,12 +21,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {
-  closeSync,
   copyFileSync,
   existsSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
-  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -34,7 +33,6 @@ import {
   rmSync,
   statSync,
   writeFileSync,
-  writeSync,
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -181,25 +179,33 @@ function lockedError(folder: Folder, lock: LockFile | null | undefined): OutputE
 function* acquire(folder: Folder): Steps<string> {
   const lock = newLock();
   const body = lockText(lock);
-  for (let attempt = 0; ; attempt++) {
-    if (yield* wait(folder.create(LOCK, body))) break;
-    const found = parseLock(yield* wait(folder.read(LOCK)));
-    if (found === undefined && attempt === 0) continue; // released in between: try once more
-    if (!found || !isStale(found)) throw lockedError(folder, found);
-    // A dead run's lock: only the contender that creates its takeover mark may replace it.
-    const mark = `${LOCK}.${found.token}`;
-    if (!(yield* wait(folder.create(mark, body)))) throw lockedError(folder, found);
-    try {
-      const again = parseLock(yield* wait(folder.read(LOCK)));
-      if (again?.token === found.token) yield* wait(folder.remove([LOCK]));
-      if (!(yield* wait(folder.create(LOCK, body)))) throw lockedError(folder, again);
-    } finally {
-      yield* wait(folder.remove([mark]));
+  held.add(lock.token); // from the start, so that no one in this process takes it for stale
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (yield* wait(folder.create(LOCK, body))) return lock.token;
+      const found = parseLock(yield* wait(folder.read(LOCK)));
+      if (found === undefined) continue; // given up in between
+      if (!found || !isStale(found)) throw lockedError(folder, found);
+      // A dead run's lock: only the contender that creates its takeover mark may remove it.
+      const mark = `${LOCK}.${found.token}`;
+      if (!(yield* wait(folder.create(mark, body)))) {
+        const taker = parseLock(yield* wait(folder.read(mark)));
+        if (!taker || !isStale(taker)) throw lockedError(folder, found);
+        yield* wait(folder.remove([mark])); // a contender that crashed while taking over
+        continue;
+      }
+      try {
+        const again = parseLock(yield* wait(folder.read(LOCK)));
+        if (again?.token === found.token) yield* wait(folder.remove([LOCK]));
+      } finally {
+        yield* wait(folder.remove([mark]));
+      }
     }
-    break;
+    throw lockedError(folder, parseLock(yield* wait(folder.read(LOCK))));
+  } catch (e) {
+    held.delete(lock.token); // a lock this left behind is stale from now on
+    throw e;
   }
-  held.add(lock.token);
-  return lock.token;
 }
 
 /**
@@ -278,7 +284,12 @@ export function* publishSteps(
   copyIn: (name: string) => Maybe<void>,
   warn: (line: string) => void,
 ): Steps<Manifest> {
+  const manifest: Manifest = { format: 'ppdp-release/1', runId, verified: true, files: [...files] };
+  const text = `${JSON.stringify(manifest, null, 2)}\n`;
   if (parseLock(yield* wait(folder.read(LOCK)))?.token !== claim.token) {
+    // A retried Publish whose first attempt finished: the folder already holds this release.
+    const found = yield* wait(folder.read(MANIFEST));
+    if (found !== undefined && utf8(found) === text) return manifest;
     throw new OutputError(
       'E_OUT_LOCKED',
       `${folder.where}: this run no longer holds the folder's lock (it was removed or taken over), so it publishes nothing`,
@@ -301,8 +312,7 @@ export function* publishSteps(
   const listed = new Set(files.map((f) => f.name));
   const stale = before.filter((n) => n !== MANIFEST && n !== LOCK && !listed.has(n));
   if (stale.length > 0) yield* wait(folder.remove(stale));
-  const manifest: Manifest = { format: 'ppdp-release/1', runId, verified: true, files: [...files] };
-  yield* wait(folder.write(MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`));
+  yield* wait(folder.write(MANIFEST, text));
   yield* unlock(folder, claim, warn);
   return manifest;
 }
@@ -326,17 +336,15 @@ export function localFolder(dir: string): Folder {
     },
     create(name, body) {
       mkdirSync(abs, { recursive: true });
-      let fd: number;
+      const tmp = path(`.${name}.${randomBytes(6).toString('hex')}.partial`);
+      writeFileSync(tmp, body);
       try {
-        fd = openSync(path(name), 'wx');
+        linkSync(tmp, path(name));
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-        throw e;
-      }
-      try {
-        writeSync(fd, body);
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        return false;
       } finally {
-        closeSync(fd);
+        rmSync(tmp, { force: true });
       }
       return true;
     },

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutputError, type PpdpError } from '../../src/errors.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
-import { LOCK } from '../../src/pipeline/publish.ts';
+import { LOCK, localFolder, publishSteps, runSync } from '../../src/pipeline/publish.ts';
 import { runIdOf, runRelease } from '../../src/pipeline/release.ts';
 import { storeResolver, utf8 } from '../../src/pipeline/storage/index.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
@@ -181,6 +181,22 @@ describe('the folder lock', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/another release is publishing there/);
     expect(snapshot(out)).toEqual(before);
+  });
+
+  it('a Publish retried after its first attempt finished returns the release; otherwise it publishes nothing without the lock', () => {
+    const out = freshOut();
+    const { manifest } = runRelease(generalization, out);
+    const gone = { token: 'given-up', created: false };
+    const noCopy = () => {
+      throw new Error('nothing is copied');
+    };
+    const again = (runId: string) =>
+      runSync(publishSteps(localFolder(out), manifest.files, runId, gone, noCopy, () => {}));
+    expect(again(manifest.runId)).toEqual(manifest);
+    const e = caught(() => again('another-run'));
+    expect(e.code).toBe('E_OUT_LOCKED');
+    expect(e.message).toMatch(/no longer holds the folder's lock/);
+    expectExactly(out, generalization);
   });
 
   it('a lock from another host is never taken over automatically', () => {
