@@ -118,12 +118,12 @@ function expectNothingPartial(
 }
 
 /**
- * The last write of a publish removes the folder's lock, after the manifest: the release is
+ * A publish's last write removes the folder's lock, after the manifest: the release is
  * complete, so a failure there is no failure of the run; the lock left behind is taken over by
  * the next run (which the re-run shows).
  */
-function isLockRemoval(names: readonly string[], i: number): boolean {
-  return i === names.length && names[i - 1]!.endsWith(`/${LOCK}`);
+function isLockRemoval(write: string): boolean {
+  return /^rm(Sync)? /.test(write) && write.endsWith(`/${LOCK}`);
 }
 
 const results: Record<string, unknown> = {};
@@ -159,23 +159,35 @@ function prepareOut(
   return { out, before: snapshot(out) };
 }
 
-describe('a store error injected at every write into --out', () => {
-  it('library (runRelease): no trusted partial release; the re-run equals the clean run', () => {
-    // Count the writes of one clean publish.
-    const probe = prepareOut('probe', false);
-    faults.under = probe.out;
-    faults.failAt = 0;
-    faults.count = 0;
-    faults.writes = [];
-    runRelease(ws.spec, probe.out);
-    const writes = faults.count;
-    const names = faults.writes.slice();
+/**
+ * The writes into --out of one clean run (a release into an empty folder, or over the older
+ * release, which adds removing its manifest), counted by the fault injection.
+ */
+async function countWrites(
+  name: string,
+  withOlder: boolean,
+  run: (out: string) => unknown,
+): Promise<string[]> {
+  const { out } = prepareOut(name, withOlder);
+  Object.assign(faults, { under: out, failAt: 0, count: 0, writes: [] });
+  try {
+    await run(out);
+  } finally {
     faults.under = '';
-    expect(writes).toBeGreaterThanOrEqual(6);
+  }
+  expect(content(out)).toEqual(clean);
+  expect(faults.count).toBeGreaterThanOrEqual(6);
+  return faults.writes.slice();
+}
 
+describe('a store error injected at every write into --out', () => {
+  it('library (runRelease): no trusted partial release; the re-run equals the clean run', async () => {
     const tried: { write: string; older: boolean; failed: boolean; left: string }[] = [];
+    const writesPerPublish: Record<string, number> = {};
     for (const withOlder of [false, true]) {
-      for (let i = 1; i <= writes; i++) {
+      const names = await countWrites(`probe-${withOlder}`, withOlder, (out) => runRelease(ws.spec, out));
+      writesPerPublish[withOlder ? 'overOlder' : 'empty'] = names.length;
+      for (let i = 1; i <= names.length; i++) {
         const { out, before } = prepareOut(`fault-${withOlder ? 'o' : 'e'}${i}`, withOlder);
         Object.assign(faults, { under: out, failAt: i, count: 0, writes: [] });
         let failed = false;
@@ -187,7 +199,7 @@ describe('a store error injected at every write into --out', () => {
         } finally {
           faults.under = '';
         }
-        const unlocking = isLockRemoval(names, i);
+        const unlocking = isLockRemoval(faults.writes[i - 1]!);
         expect(failed, `write ${i} (${names[i - 1]}) failed the run`).toBe(!unlocking);
         const left = expectNothingPartial(out, before);
         if (unlocking) expect(left, 'the lock goes after the manifest').toBe('complete');
@@ -200,41 +212,31 @@ describe('a store error injected at every write into --out', () => {
         rmSync(out, { recursive: true, force: true });
       }
     }
-    results.library = {
-      writesPerPublish: writes,
-      faultsInjected: tried.length,
-      trustedPartialReleases: 0,
-      tried,
-    };
+    results.library = { writesPerPublish, faultsInjected: tried.length, trustedPartialReleases: 0, tried };
   }, 180_000);
 
   it('CLI (the engine, without retries): no trusted partial release; the re-run equals the clean run', async () => {
-    const probe = prepareOut('cli-probe', false);
-    Object.assign(faults, { under: probe.out, failAt: 0, count: 0, writes: [] });
-    const ok = await runCli(['release', ws.spec, '--out', probe.out, '--engine', 'direct', '--quiet']);
-    faults.under = '';
-    expect(ok.status, ok.stderr).toBe(0);
-    expect(content(probe.out)).toEqual(clean);
-    const writes = faults.count;
-    const names = faults.writes.slice();
-    expect(writes).toBeGreaterThanOrEqual(6);
-
+    const cli = (out: string) => runCli(['release', ws.spec, '--out', out, '--engine', 'direct', '--quiet']);
     const tried: { write: string; older: boolean; status: number; left: string }[] = [];
+    const writesPerPublish: Record<string, number> = {};
     for (const withOlder of [false, true]) {
-      for (let i = 1; i <= writes; i++) {
+      const names = await countWrites(`cli-probe-${withOlder}`, withOlder, async (out) => {
+        const ok = await cli(out);
+        expect(ok.status, ok.stderr).toBe(0);
+      });
+      writesPerPublish[withOlder ? 'overOlder' : 'empty'] = names.length;
+      for (let i = 1; i <= names.length; i++) {
         const { out, before } = prepareOut(`cli-fault-${withOlder ? 'o' : 'e'}${i}`, withOlder);
         Object.assign(faults, { under: out, failAt: i, count: 0, writes: [] });
-        const r = await runCli(['release', ws.spec, '--out', out, '--engine', 'direct', '--quiet']).finally(
-          () => {
-            faults.under = '';
-          },
-        );
-        const unlocking = isLockRemoval(names, i);
+        const r = await cli(out).finally(() => {
+          faults.under = '';
+        });
+        const unlocking = isLockRemoval(faults.writes[i - 1]!);
         expect(r.status === 0, `write ${i} (${names[i - 1]}) failed the run`).toBe(unlocking);
         const left = expectNothingPartial(out, before);
         if (unlocking) expect(left, 'the lock goes after the manifest').toBe('complete');
         else expect(left, 'a failed publish never leaves its own manifest').not.toBe('complete');
-        const again = await runCli(['release', ws.spec, '--out', out, '--engine', 'direct', '--quiet']);
+        const again = await cli(out);
         expect(again.status, again.stderr).toBe(0);
         expect(trustedRelease(out)).not.toBeNull();
         expect(content(out)).toEqual(clean);
@@ -242,12 +244,7 @@ describe('a store error injected at every write into --out', () => {
         rmSync(out, { recursive: true, force: true });
       }
     }
-    results.cli = {
-      writesPerPublish: writes,
-      faultsInjected: tried.length,
-      trustedPartialReleases: 0,
-      tried,
-    };
+    results.cli = { writesPerPublish, faultsInjected: tried.length, trustedPartialReleases: 0, tried };
   }, 180_000);
 });
 
