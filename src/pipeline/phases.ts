@@ -107,6 +107,8 @@ export interface PlanResult {
   readonly shards: number;
   /** Where the Distributed Maps read the shard items (bucket '' for the local filesystem). */
   readonly items: { readonly bucket: string; readonly key: string };
+  /** The release folder's lock, taken by Plan and given up by Publish or ReportFailure. */
+  readonly claim: Claim;
 }
 
 export interface ShardTask {
@@ -146,8 +148,6 @@ interface PlanFile {
   readonly started: number;
   /** Hex SHA-256 of the input's cells: keys the random streams (src/util/keys.ts). */
   readonly digest: string;
-  /** The release folder's lock, taken by Plan and given up by Publish or ReportFailure. */
-  readonly claim: Claim;
 }
 
 /** A run's work area opened: its store, plan and spec (loaded from the bundle). */
@@ -296,10 +296,11 @@ async function planClaimed(p: {
       bucket: workLoc.store.root.startsWith('s3://') ? workLoc.store.root.slice(5, -1) : '',
       key: wk('shards.json'),
     },
+    claim,
   };
   // The input's digest keys the release's random streams; it stays in the work area.
   const digest = Buffer.from(tableDigest(table)).toString('hex');
-  const file: PlanFile = { request, plan: result, layout, specName, started, digest, claim };
+  const file: PlanFile = { request, plan: result, layout, specName, started, digest };
   await putJson(workLoc.store, wk('plan.json'), file);
   remember({ work: result.work, started }, 'rows', table);
   await timing(workLoc.store, workLoc.key, 'plan', performance.now() - t0);
@@ -664,7 +665,14 @@ export async function publish(
     else await release.store.put(to, await work.loc.store.get(from));
   };
   const manifest = await runAsync(
-    publishSteps(storeFolder(release), files, work.file.plan.runId, work.file.claim, copyIn, warner(env)),
+    publishSteps(
+      storeFolder(release),
+      files,
+      work.file.plan.runId,
+      work.file.plan.claim,
+      copyIn,
+      warner(env),
+    ),
   );
   env.log({ state: 'Publish', files: files.length, ms: ms(t0) });
   env.say?.(`published ${files.length} files and manifest.json to ${task.release}`);
@@ -679,18 +687,6 @@ function warner(env: PhaseEnv): (line: string) => void {
   };
 }
 
-/** Gives up the release folder's lock after a failure (Plan took it); never throws. */
-async function unlockAfterFailure(plan: PlanResult, env: PhaseEnv): Promise<void> {
-  try {
-    const work = await env.stores.open(asFolder(plan.work));
-    const { claim } = await getJson<PlanFile>(work.store, joinKey(work.key, 'plan.json'));
-    const folder = storeFolder(await env.stores.open(asFolder(plan.release)));
-    await runAsync(unlock(folder, claim, warner(env)));
-  } catch (e) {
-    env.log({ state: 'ReportFailure', unlocked: false, why: (e as Error).name });
-  }
-}
-
 /** The failure path: records what failed next to the work files. Never throws. */
 export async function reportFailure(
   state: ReleaseRequest & { plan?: PlanResult; error?: { Error?: string; Cause?: string } },
@@ -702,7 +698,11 @@ export async function reportFailure(
     state.work ??
     (state.store ? `${asFolder(state.store)}work/${releaseName(state.spec ?? '')}/failed/` : undefined);
   env.log({ state: 'ReportFailure', error: error.error, code: error.code ?? undefined });
-  if (state.plan) await unlockAfterFailure(state.plan, env);
+  // Plan took the release folder's lock: give it up (unlock never throws).
+  if (state.plan?.claim) {
+    const folder = storeFolder(await env.stores.open(asFolder(state.plan.release)));
+    await runAsync(unlock(folder, state.plan.claim, warner(env)));
+  }
   if (!where) return { reported: null };
   try {
     const loc = await env.stores.open(asFolder(where));
