@@ -41,6 +41,7 @@ import {
   TASKS,
   type TaskName,
 } from '../../src/pipeline/definition.ts';
+import { LOCK } from '../../src/pipeline/publish.ts';
 
 export interface ScheduledRelease {
   /** The release name: its spec is `inbox/<name>/release.json`. */
@@ -165,8 +166,21 @@ export class ReleaseStack extends Stack {
       new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: prefixes.map(objects) });
     const write = (...prefixes: string[]) =>
       new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: prefixes.map(objects) });
+    // A release folder's lock (src/pipeline/publish.ts): Plan takes it (after checking the
+    // folder), Publish or ReportFailure gives it up. Only the lock's objects are written.
+    const LOCKS = `releases/*/${LOCK}*`;
+    const lock = new iam.PolicyStatement({
+      actions: ['s3:PutObject', 's3:DeleteObject'],
+      resources: [bucket.arnForObjects(LOCKS)],
+    });
     const access: Record<TaskName, iam.PolicyStatement[]> = {
-      Plan: [read('inbox/'), list('inbox/', 'work/'), read('work/'), write('work/')],
+      Plan: [
+        read('inbox/', 'releases/'),
+        list('inbox/', 'work/', 'releases/'),
+        read('work/'),
+        write('work/'),
+        lock,
+      ],
       CountShard: [list('work/'), read('work/'), write('work/')],
       Search: [list('work/'), read('work/'), write('work/')],
       ApplyShard: [list('work/'), read('work/'), write('work/')],
@@ -179,7 +193,7 @@ export class ReleaseStack extends Stack {
         write('releases/'),
         new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [objects('releases/')] }),
       ],
-      ReportFailure: [list('work/'), write('work/')],
+      ReportFailure: [list('work/', 'releases/'), read('work/', 'releases/'), write('work/'), lock],
     };
 
     const fns = {} as Record<TaskName, lambda.Function>;
@@ -245,9 +259,16 @@ export class ReleaseStack extends Stack {
       const prefixes = new Set(
         access[task]
           .flatMap((st) => st.resources)
-          .filter((r) => r.includes('/'))
+          .filter((r) => r.includes('/') && !r.endsWith(LOCKS))
           .map((r) => r.split('/').slice(-2, -1)[0]!),
       );
+      if (access[task].includes(lock)) {
+        this.acknowledge(
+          role,
+          `Resource::${bucketArn}/${LOCKS}`,
+          "release folders' locks only: keys depend on the release name and run id",
+        );
+      }
       for (const prefix of prefixes) {
         this.acknowledge(
           role,

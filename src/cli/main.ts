@@ -46,11 +46,18 @@ const RELEASE_HELP = `Usage: ppdp release <release.json> --out <dir> [options]
 Builds the release the spec describes, re-verifies it with independent code, and publishes
 data.arrow, data.csv, report.json, report.html and (last) manifest.json into <dir>.
 Nothing is written to <dir> unless verification passes. Re-running is idempotent.
+
+<dir> belongs to the release: it must be new, empty, or hold an earlier ppdp release (its
+manifest.json), which the new release replaces whole (files the new manifest does not list
+are removed; manifest.json is removed first and written last). A folder holding anything
+else is refused. One run at a time publishes into a folder: while a run holds
+<dir>/.ppdp-lock, another fails at once (the lock of a crashed run on this machine is taken
+over; after a crash elsewhere, remove the lock by hand).
 The release runs through ppdp's state machine (plan → shards → merge → verify → publish),
 executed in this process; the same definition runs on AWS Step Functions (docs/deploy.md).
 
 Options:
-  --out <dir>        output folder (created if missing; must not be a file)
+  --out <dir>        output folder: new, empty or an earlier release (created if missing)
   --store <url>      instead of --out: a store root, s3://bucket/prefix or a folder; the work
                      files go to <store>/work/<name>/<runId>/ and the release to
                      <store>/releases/<name>/<runId>/ (<release.json> may be s3://… too)

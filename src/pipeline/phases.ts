@@ -47,7 +47,17 @@ import { byCodeUnits } from '../util/format.ts';
 import { keyedRandom, tableDigest } from '../util/keys.ts';
 import { lockRun } from './lock.ts';
 import { type RunKey, recall, remember } from './memo.ts';
-import { checkOutDir, type Manifest, type ManifestEntry } from './publish.ts';
+import {
+  type Claim,
+  checkOutDir,
+  claimFolder,
+  type Manifest,
+  type ManifestEntry,
+  publishSteps,
+  runAsync,
+  storeFolder,
+  unlock,
+} from './publish.ts';
 import { frameReport, readInput, runIdOf, streams } from './release.ts';
 import {
   decodeTuples,
@@ -67,7 +77,6 @@ import {
   type Location,
   putJson,
   type Store,
-  StoreError,
   type StoreResolver,
   utf8,
 } from './storage/index.ts';
@@ -99,6 +108,8 @@ export interface PlanResult {
   readonly shards: number;
   /** Where the Distributed Maps read the shard items (bucket '' for the local filesystem). */
   readonly items: { readonly bucket: string; readonly key: string };
+  /** The release folder's lock, taken by Plan and given up by Publish or ReportFailure. */
+  readonly claim: Claim;
 }
 
 export interface ShardTask {
@@ -220,6 +231,43 @@ async function planFrom(
   }
   const releaseLoc = await env.stores.open(asFolder(release));
   if (releaseLoc.store.root === 'file:///') checkOutDir(`/${releaseLoc.key}`, [spec.input, spec.file]);
+  const folder = storeFolder(releaseLoc);
+  const claim = await runAsync(claimFolder(folder));
+  try {
+    return await planClaimed({
+      request,
+      env,
+      spec,
+      specPath,
+      name,
+      runId,
+      releaseLoc,
+      workUrl,
+      claim,
+      started,
+      t0,
+    });
+  } catch (e) {
+    await runAsync(unlock(folder, claim, warner(env)));
+    throw e;
+  }
+}
+
+/** The rest of Plan, once the release folder is claimed (Plan gives the claim up if this fails). */
+async function planClaimed(p: {
+  request: ReleaseRequest;
+  env: PhaseEnv;
+  spec: ReleaseSpec;
+  specPath: string;
+  name: string;
+  runId: string;
+  releaseLoc: Location;
+  workUrl: string;
+  claim: Claim;
+  started: number;
+  t0: number;
+}): Promise<PlanResult> {
+  const { request, env, spec, specPath, name, runId, releaseLoc, workUrl, claim, started, t0 } = p;
   const workLoc = await env.stores.open(asFolder(workUrl));
   const wk = (n: string) => joinKey(workLoc.key, n);
 
@@ -256,6 +304,7 @@ async function planFrom(
       bucket: workLoc.store.root.startsWith('s3://') ? workLoc.store.root.slice(5, -1) : '',
       key: wk('shards.json'),
     },
+    claim,
   };
   // The input's digest keys the release's random streams; it stays in the work area.
   const digest = Buffer.from(tableDigest(table)).toString('hex');
@@ -605,8 +654,9 @@ export async function verify(task: WorkTask, env: PhaseEnv): Promise<{ verified:
 }
 
 /**
- * Atomic publish: the old manifest goes first (an older release there is untrusted from the
- * moment its files change), then each verified file is copied in, then manifest.json last.
+ * Atomic publish (src/pipeline/publish.ts): the old manifest goes first, then each verified
+ * file, then every file the new manifest does not list, then manifest.json last; then the lock
+ * Plan took is given up.
  */
 export async function publish(
   task: WorkTask & { release: string },
@@ -616,25 +666,33 @@ export async function publish(
   const work = await openWork(task.work, env);
   const release = await env.stores.open(asFolder(task.release));
   const { files } = await getJson<{ files: ManifestEntry[] }>(work.loc.store, work.key('verified.json'));
-  const rk = (n: string) => joinKey(release.key, n);
-  await release.store.delete([rk('manifest.json')]);
-  for (const f of files) {
-    const from = work.key(`staging/${f.name}`);
-    if (release.store === work.loc.store) await release.store.copy(from, rk(f.name));
-    else await release.store.put(rk(f.name), await work.loc.store.get(from));
-    const size = await release.store.head(rk(f.name));
-    if (size !== f.bytes) {
-      throw new StoreError(
-        'E_STORE_PUBLISH',
-        `${release.store.root}${rk(f.name)}: copied ${size} bytes, verified ${f.bytes}`,
-      );
-    }
-  }
-  const manifest: Manifest = { format: 'ppdp-release/1', runId: work.file.plan.runId, verified: true, files };
-  await putJson(release.store, rk('manifest.json'), manifest);
+  const copyIn = async (name: string): Promise<void> => {
+    const from = work.key(`staging/${name}`);
+    const to = joinKey(release.key, name);
+    if (release.store === work.loc.store) await release.store.copy(from, to);
+    else await release.store.put(to, await work.loc.store.get(from));
+  };
+  const manifest = await runAsync(
+    publishSteps(
+      storeFolder(release),
+      files,
+      work.file.plan.runId,
+      work.file.plan.claim,
+      copyIn,
+      warner(env),
+    ),
+  );
   env.log({ state: 'Publish', files: files.length, ms: ms(t0) });
   env.say?.(`published ${files.length} files and manifest.json to ${task.release}`);
   return { ...manifest, release: task.release };
+}
+
+/** Lines about the run that are no failure (a lock that could not be removed). */
+function warner(env: PhaseEnv): (line: string) => void {
+  return (line) => {
+    env.log({ warning: line });
+    env.say?.(line);
+  };
 }
 
 /** The failure path: records what failed next to the work files. Never throws. */
@@ -653,6 +711,11 @@ export async function reportFailure(
     state.work ??
     (root ? `${asFolder(root)}work/${releaseName(state.spec ?? '')}/failed/` : undefined);
   env.log({ state: 'ReportFailure', error: error.error, code: error.code ?? undefined });
+  // Plan took the release folder's lock: give it up (unlock never throws).
+  if (state.plan?.claim) {
+    const folder = storeFolder(await env.stores.open(asFolder(state.plan.release)));
+    await runAsync(unlock(folder, state.plan.claim, warner(env)));
+  }
   if (!where) return { reported: null };
   try {
     const loc = await env.stores.open(asFolder(where));

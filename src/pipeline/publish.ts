@@ -1,24 +1,44 @@
 /**
- * Atomic publishing to a local folder: files are staged outside the output folder, verified
- * there, then copied in, and `manifest.json` (with every file's SHA-256) is written last.
- * Readers trust only a folder whose manifest lists matching files. A failed run leaves the
- * output folder as it was.
+ * Publishing a verified release into its folder, one procedure for both paths: the library's
+ * `runRelease` (a local folder, synchronously) and the state machine's Publish (any store).
+ *
+ * - Claim, before any work: the folder must be missing, empty, or hold a ppdp release (a
+ *   manifest.json ppdp wrote) or an interrupted ppdp publish (its lock); anything else is
+ *   refused (E_OUT_NOT_RELEASE), so a release never lands beside files it does not list. The
+ *   claim takes the folder's lock, `.ppdp-lock`, created exclusively (Store.putIfAbsent): a
+ *   second run into the same folder fails (E_OUT_LOCKED) until the first has finished.
+ * - Publish: the old manifest goes first (an older release is untrusted from the moment its
+ *   files change), then each verified file is copied in, then every file the new manifest does
+ *   not list is removed, then manifest.json is written last, then the lock is removed. Readers
+ *   trust only a folder whose manifest lists matching files: a failure or a crash leaves no
+ *   manifest or a complete release, never two releases mixed.
+ * - The lock records pid, host and time. A run that fails after changing the folder leaves its
+ *   lock marked released (the folder's mark: ppdp's, interrupted); a crashed run's lock, whose
+ *   pid is dead on this host, is taken over by the next run.
+ *
+ * The steps are written once, as generators over a Folder whose operations return values (a
+ * local folder) or promises (a store); `runSync` and `runAsync` drive them.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
+  readFileSync,
   renameSync,
+  rmdirSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { OutputError } from '../errors.ts';
 import { byCodeUnits } from '../util/format.ts';
+import { joinKey, type Location, StoreError, utf8 } from './storage/store.ts';
 
 export interface ManifestEntry {
   name: string;
@@ -32,6 +52,355 @@ export interface Manifest {
   verified: true;
   files: ManifestEntry[];
 }
+
+export const MANIFEST = 'manifest.json';
+export const LOCK = '.ppdp-lock';
+
+type Maybe<T> = T | Promise<T>;
+
+/** One release folder's files, as the publish steps see them (names relative to the folder). */
+export interface Folder {
+  /** The folder as a person names it (a path or a URL), for messages. */
+  readonly where: string;
+  /** Every file in the folder, recursively; undefined when the (local) folder does not exist. */
+  list(): Maybe<string[] | undefined>;
+  /** A file's bytes, or undefined when there is none. */
+  read(name: string): Maybe<Uint8Array | undefined>;
+  size(name: string): Maybe<number | undefined>;
+  /** Writes a file whole: readers never see it partial. */
+  write(name: string, body: string): Maybe<void>;
+  /** Creates a file only if there is none (exclusively): false when one exists. */
+  create(name: string, body: string): Maybe<boolean>;
+  remove(names: readonly string[]): Maybe<void>;
+  /** Removes the folder itself if it is empty (a local folder; nothing on a store). */
+  drop(): Maybe<void>;
+}
+
+/** The steps of a publish: they yield what may be a promise and get its value back. */
+type Steps<T> = Generator<unknown, T, unknown>;
+
+function* wait<T>(value: Maybe<T>): Steps<T> {
+  return (yield value) as T;
+}
+
+export function runSync<T>(steps: Steps<T>): T {
+  let r = steps.next();
+  while (!r.done) r = steps.next(r.value);
+  return r.value;
+}
+
+export async function runAsync<T>(steps: Steps<T>): Promise<T> {
+  let r = steps.next();
+  while (!r.done) {
+    let value: unknown;
+    try {
+      value = await r.value;
+    } catch (e) {
+      r = steps.throw(e);
+      continue;
+    }
+    r = steps.next(value);
+  }
+  return r.value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The lock
+
+/** A claimed folder: the lock's token, and whether the claim created the (local) folder. */
+export interface Claim {
+  readonly token: string;
+  readonly created: boolean;
+}
+
+interface LockFile {
+  format: 'ppdp-lock/1';
+  token: string;
+  pid: number;
+  host: string;
+  /** This process among those that ever had its pid (pids are reused). */
+  process: string;
+  started: string;
+  /** Set by a run that failed after changing the folder: free for the next run to take over. */
+  released?: true;
+}
+
+const PROCESS = randomBytes(8).toString('hex');
+/** The tokens this process holds: its own locks are stale exactly when not held. */
+const held = new Set<string>();
+
+function newLock(): LockFile {
+  return {
+    format: 'ppdp-lock/1',
+    token: randomBytes(8).toString('hex'),
+    pid: process.pid,
+    host: hostname(),
+    process: PROCESS,
+    started: new Date().toISOString(),
+  };
+}
+
+const lockText = (lock: LockFile): string => `${JSON.stringify(lock, null, 2)}\n`;
+
+/** The lock's content: undefined when there is none, null when it is unreadable (being written). */
+function parseLock(bytes: Uint8Array | undefined): LockFile | null | undefined {
+  if (bytes === undefined) return undefined;
+  try {
+    const lock = JSON.parse(utf8(bytes)) as LockFile;
+    return lock?.format === 'ppdp-lock/1' && typeof lock.token === 'string' ? lock : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a lock's run is certainly over: released, or its process gone from this host. */
+function isStale(lock: LockFile): boolean {
+  if (lock.released) return true;
+  if (lock.process === PROCESS) return !held.has(lock.token);
+  if (lock.host !== hostname() || lock.pid === process.pid) return false;
+  try {
+    process.kill(lock.pid, 0);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+function lockedError(folder: Folder, lock: LockFile | null | undefined): OutputError {
+  const holder = lock ? ` (pid ${lock.pid} on ${lock.host}, since ${lock.started})` : '';
+  return new OutputError(
+    'E_OUT_LOCKED',
+    `${folder.where}: another release is publishing there${holder}`,
+    `wait for it to finish, or use another folder; if no ppdp run is writing there any more (a ` +
+      `crash on another machine), remove ${folder.where}/${LOCK} and run again`,
+  );
+}
+
+function* acquire(folder: Folder): Steps<string> {
+  const lock = newLock();
+  const body = lockText(lock);
+  held.add(lock.token); // from the start, so that no one in this process takes it for stale
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (yield* wait(folder.create(LOCK, body))) return lock.token;
+      const found = parseLock(yield* wait(folder.read(LOCK)));
+      if (found === undefined) continue; // given up in between
+      if (!found || !isStale(found)) throw lockedError(folder, found);
+      // A dead run's lock: only the contender that creates its takeover mark may remove it.
+      const mark = `${LOCK}.${found.token}`;
+      if (!(yield* wait(folder.create(mark, body)))) {
+        const taker = parseLock(yield* wait(folder.read(mark)));
+        if (!taker || !isStale(taker)) throw lockedError(folder, found);
+        yield* wait(folder.remove([mark])); // a contender that crashed while taking over
+        continue;
+      }
+      try {
+        const again = parseLock(yield* wait(folder.read(LOCK)));
+        if (again?.token === found.token) yield* wait(folder.remove([LOCK]));
+      } finally {
+        yield* wait(folder.remove([mark]));
+      }
+    }
+    throw lockedError(folder, parseLock(yield* wait(folder.read(LOCK))));
+  } catch (e) {
+    held.delete(lock.token); // a lock this left behind is stale from now on
+    throw e;
+  }
+}
+
+/**
+ * Gives the lock up if this run still holds it; never throws (a lock left behind is taken over
+ * by the next run). After a failure that changed the folder, the lock stays, marked released,
+ * as the mark of an interrupted ppdp publish; a local folder the claim created goes again.
+ */
+export function* unlock(folder: Folder, claim: Claim, warn: (line: string) => void): Steps<void> {
+  try {
+    const lock = parseLock(yield* wait(folder.read(LOCK)));
+    if (lock?.token !== claim.token) return;
+    const rest = ((yield* wait(folder.list())) ?? []).filter((n) => !isLockName(n));
+    if (rest.length > 0 && !rest.includes(MANIFEST)) {
+      yield* wait(folder.write(LOCK, lockText({ ...lock, released: true })));
+      return;
+    }
+    yield* wait(folder.remove([LOCK]));
+    if (rest.length === 0 && claim.created) yield* wait(folder.drop());
+  } catch (e) {
+    warn(
+      `could not remove the lock ${folder.where}/${LOCK} (${(e as Error).message}); ` +
+        'the next release into that folder takes it over',
+    );
+  } finally {
+    held.delete(claim.token);
+  }
+}
+
+function isLockName(name: string): boolean {
+  return name === LOCK || name.startsWith(`${LOCK}.`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claim and publish
+
+/**
+ * Before any work: refuses a folder that holds anything but a ppdp release (nothing is
+ * written then), and takes its lock.
+ */
+export function* claimFolder(folder: Folder): Steps<Claim> {
+  const names = yield* wait(folder.list());
+  const created = names === undefined;
+  const others = (names ?? []).filter((n) => !isLockName(n));
+  const ours =
+    others.length === 0 ||
+    names!.includes(LOCK) ||
+    (others.includes(MANIFEST) && isManifest(yield* wait(folder.read(MANIFEST))));
+  if (!ours) {
+    throw new OutputError(
+      'E_OUT_NOT_RELEASE',
+      `${folder.where}: holds ${others.length} file${others.length === 1 ? '' : 's'} and no ppdp ` +
+        `release (no manifest.json written by ppdp); the release would be published beside them`,
+      'choose an empty or new folder for the release, or remove this one (ppdp replaces only a folder holding a ppdp release)',
+    );
+  }
+  return { token: yield* acquire(folder), created };
+}
+
+function isManifest(bytes: Uint8Array | undefined): boolean {
+  try {
+    return bytes !== undefined && (JSON.parse(utf8(bytes)) as Manifest).format === 'ppdp-release/1';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Publishes verified files (`copyIn` copies one in whole) so that the folder holds exactly
+ * them and their manifest, then gives the lock up. See the file's comment for the order.
+ */
+export function* publishSteps(
+  folder: Folder,
+  files: readonly ManifestEntry[],
+  runId: string,
+  claim: Claim,
+  copyIn: (name: string) => Maybe<void>,
+  warn: (line: string) => void,
+): Steps<Manifest> {
+  const manifest: Manifest = { format: 'ppdp-release/1', runId, verified: true, files: [...files] };
+  const text = `${JSON.stringify(manifest, null, 2)}\n`;
+  if (parseLock(yield* wait(folder.read(LOCK)))?.token !== claim.token) {
+    // A retried Publish whose first attempt finished: the folder already holds this release.
+    const found = yield* wait(folder.read(MANIFEST));
+    if (found !== undefined && utf8(found) === text) return manifest;
+    throw new OutputError(
+      'E_OUT_LOCKED',
+      `${folder.where}: this run no longer holds the folder's lock (it was removed or taken over), so it publishes nothing`,
+      'make sure one release at a time writes to the folder, and run the release again',
+    );
+  }
+  const before = (yield* wait(folder.list())) ?? [];
+  if (before.includes(MANIFEST)) yield* wait(folder.remove([MANIFEST]));
+  for (const f of files) {
+    yield* wait(copyIn(f.name));
+    const size = yield* wait(folder.size(f.name));
+    if (size !== f.bytes) {
+      throw new StoreError(
+        'E_STORE_PUBLISH',
+        `${folder.where}/${f.name}: copied ${size} bytes, verified ${f.bytes}`,
+        'check the free space and the folder, and run the release again',
+      );
+    }
+  }
+  const listed = new Set(files.map((f) => f.name));
+  const stale = before.filter((n) => n !== MANIFEST && n !== LOCK && !listed.has(n));
+  if (stale.length > 0) yield* wait(folder.remove(stale));
+  yield* wait(folder.write(MANIFEST, text));
+  yield* unlock(folder, claim, warn);
+  return manifest;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Folders
+
+/** A local folder, synchronously (the library's runRelease). */
+export function localFolder(dir: string): Folder {
+  const abs = resolve(dir);
+  const path = (name: string) => join(abs, name);
+  return {
+    where: abs,
+    list: () => (existsSync(abs) ? filesUnder(abs) : undefined),
+    read: (name) => (existsSync(path(name)) ? readFileSync(path(name)) : undefined),
+    size: (name) => (existsSync(path(name)) ? statSync(path(name)).size : undefined),
+    write(name, body) {
+      const tmp = path(`.${name}.partial`);
+      writeFileSync(tmp, body);
+      renameSync(tmp, path(name));
+    },
+    create(name, body) {
+      mkdirSync(abs, { recursive: true });
+      const tmp = path(`.${name}.${randomBytes(6).toString('hex')}.partial`);
+      writeFileSync(tmp, body);
+      try {
+        linkSync(tmp, path(name));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        return false;
+      } finally {
+        rmSync(tmp, { force: true });
+      }
+      return true;
+    },
+    remove(names) {
+      for (const name of names) rmSync(path(name), { force: true });
+    },
+    drop() {
+      dropIfEmpty(abs);
+    },
+  };
+}
+
+/** A folder in a store: `loc.key` ends with `/` (or is the store's root). */
+export function storeFolder(loc: Location): Folder {
+  const { store, key } = loc;
+  const local = store.root === 'file:///' ? `/${key}`.replace(/\/$/, '') : undefined;
+  const k = (name: string) => joinKey(key, name);
+  return {
+    where: local ?? `${store.root}${key}`.replace(/\/$/, ''),
+    async list() {
+      if (local !== undefined && !existsSync(local)) return undefined;
+      return (await store.list(key)).map((o) => o.key.slice(key.length));
+    },
+    read: (name) =>
+      store.get(k(name)).catch((e: unknown) => {
+        if ((e as StoreError).code === 'E_STORE_MISSING') return undefined;
+        throw e;
+      }),
+    size: (name) => store.head(k(name)),
+    write: (name, body) => store.put(k(name), body),
+    create: (name, body) => store.putIfAbsent(k(name), body),
+    remove: (names) => store.delete(names.map(k)),
+    drop() {
+      if (local !== undefined) dropIfEmpty(local);
+    },
+  };
+}
+
+function filesUnder(dir: string, prefix = ''): string[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((e) => {
+    const name = `${prefix}${e.name}`;
+    if (e.isDirectory()) return filesUnder(dir, `${name}/`);
+    return e.isFile() && !e.name.endsWith('.partial') ? [name] : [];
+  });
+}
+
+function dropIfEmpty(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty (or gone): the folder stays
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The library's path: check, stage, publish
 
 /** Fails early, before any work, when `--out` cannot be a release folder. */
 export function checkOutDir(out: string, inputPaths: readonly string[]): void {
@@ -79,25 +448,21 @@ export class Staging {
     return join(this.dir, name);
   }
 
-  /** Copies the staged files into `out`, then writes the manifest last. */
-  publish(out: string, runId: string): Manifest {
-    const abs = resolve(out);
-    mkdirSync(abs, { recursive: true });
-    // An older release in the same folder is untrusted from the moment its files change.
-    rmSync(join(abs, 'manifest.json'), { force: true });
-    const files: ManifestEntry[] = [];
-    for (const [name, content] of [...this.files].sort(([a], [b]) => byCodeUnits(a, b))) {
-      const tmp = join(abs, `.${name}.partial`);
-      copyFileSync(join(this.dir, name), tmp);
-      renameSync(tmp, join(abs, name));
-      const bytes = typeof content === 'string' ? Buffer.byteLength(content) : content.length;
-      files.push({ name, bytes, sha256: createHash('sha256').update(content).digest('hex') });
-    }
-    const manifest: Manifest = { format: 'ppdp-release/1', runId, verified: true, files };
-    const tmp = join(abs, '.manifest.json.partial');
-    writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
-    renameSync(tmp, join(abs, 'manifest.json'));
-    return manifest;
+  /** Publishes the staged files into the claimed folder `out` (see publishSteps). */
+  publish(out: string, runId: string, claim: Claim, warn: (line: string) => void): Manifest {
+    const files: ManifestEntry[] = [...this.files]
+      .sort(([a], [b]) => byCodeUnits(a, b))
+      .map(([name, content]) => ({
+        name,
+        bytes: typeof content === 'string' ? Buffer.byteLength(content) : content.length,
+        sha256: createHash('sha256').update(content).digest('hex'),
+      }));
+    const copyIn = (name: string): void => {
+      const tmp = join(resolve(out), `.${name}.partial`);
+      copyFileSync(this.path(name), tmp);
+      renameSync(tmp, join(resolve(out), name));
+    };
+    return runSync(publishSteps(localFolder(out), files, runId, claim, copyIn, warn));
   }
 
   dispose(): void {

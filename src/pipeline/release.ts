@@ -21,7 +21,7 @@ import type { ReleaseReport, VerificationCheck } from '../report/types.ts';
 import { checkSpecFiles, loadSpec, type ReleaseSpec } from '../spec/spec.ts';
 import { keyedRandom, tableDigest } from '../util/keys.ts';
 import type { Random } from '../util/random.ts';
-import { checkOutDir, type Manifest, Staging } from './publish.ts';
+import { checkOutDir, claimFolder, localFolder, type Manifest, runSync, Staging, unlock } from './publish.ts';
 
 export const VERSION = '0.1.0';
 
@@ -70,19 +70,20 @@ export function runRelease(specPath: string, out: string, options: ReleaseOption
   const spec = loadSpec(specPath);
   checkSpecFiles(spec);
   checkOutDir(out, [spec.input, spec.file]);
-  say(`reading ${basename(spec.input)}`);
-  const table = time('read', () => readInput(spec));
-  const built = (options.method ?? methodFor(spec.method.name)).build({
-    spec,
-    table,
-    kernel,
-    time,
-    say,
-    random: streams(spec, table),
-  });
-
+  const folder = localFolder(out);
+  const claim = runSync(claimFolder(folder));
   const staging = new Staging();
   try {
+    say(`reading ${basename(spec.input)}`);
+    const table = time('read', () => readInput(spec));
+    const built = (options.method ?? methodFor(spec.method.name)).build({
+      spec,
+      table,
+      kernel,
+      time,
+      say,
+      random: streams(spec, table),
+    });
     for (const file of built.files) staging.write(file.name, file.content);
     say('verifying the release independently');
     const checks = time('verify', () => built.verify((name) => staging.path(name)));
@@ -91,11 +92,12 @@ export function runRelease(specPath: string, out: string, options: ReleaseOption
     timings.total = Math.round((performance.now() - started) * 100) / 100;
     staging.write('report.json', `${JSON.stringify(report, null, 2)}\n`);
     staging.write('report.html', renderReportHtml(report));
-    const manifest = staging.publish(out, runId);
+    const manifest = staging.publish(out, runId, claim, say);
     say(`published ${manifest.files.length} files and manifest.json to ${out}`);
     return { report, manifest, out };
   } finally {
     staging.dispose();
+    runSync(unlock(folder, claim, say)); // after a publish: nothing left to give up
   }
 }
 

@@ -143,7 +143,17 @@ describe('the deployment stack', () => {
       return JSON.stringify(policies.filter((p) => p.Properties.Roles.some((r: Cfn) => r.Ref === role)));
     };
     expect(policyOf('Plan')).toMatch(/inbox\/\*/);
-    expect(policyOf('Plan')).not.toMatch(/releases\//);
+    // Plan writes in releases/ only the folder's lock (src/pipeline/publish.ts).
+    const writesOf = (task: string) =>
+      (JSON.parse(policyOf(task)) as { Properties: Cfn }[])
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as Cfn[])
+        .filter((st) => [st.Action].flat().some((a: string) => /^s3:(Put|Delete)Object$/.test(a)))
+        .map((st) => JSON.stringify(st.Resource));
+    for (const task of ['Plan', 'ReportFailure']) {
+      const inReleases = writesOf(task).filter((r) => r.includes('releases/'));
+      expect(inReleases, task).toHaveLength(1);
+      expect(inReleases[0]).toMatch(/releases\/\*\/\.ppdp-lock\*/);
+    }
     expect(policyOf('ApplyShard')).not.toMatch(/inbox\/|releases\//);
     expect(policyOf('Publish')).toMatch(/releases\/\*/);
     expect(policyOf('Publish')).not.toMatch(/inbox\//);

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type Store, type StoredObject, StoreError } from './store.ts';
 
@@ -55,28 +55,49 @@ export class FsStore implements Store {
   }
 
   async put(key: string, body: Uint8Array | string): Promise<void> {
+    await this.viaTemp(key, key, async (tmp, path) => {
+      await writeFile(tmp, body);
+      await rename(tmp, path);
+    });
+  }
+
+  /** A hard link from a whole temporary file: exclusive, and never seen partial or empty. */
+  async putIfAbsent(key: string, body: string): Promise<boolean> {
+    return this.viaTemp(key, key, async (tmp, path) => {
+      await writeFile(tmp, body);
+      try {
+        await link(tmp, path);
+        return true;
+      } catch (e) {
+        if ((e as { code?: string }).code === 'EEXIST') return false;
+        throw e;
+      } finally {
+        await rm(tmp, { force: true });
+      }
+    });
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    await this.viaTemp(to, from, async (tmp, path) => {
+      await copyFile(this.path(from), tmp);
+      await rename(tmp, path);
+    });
+  }
+
+  /** Writes `key` through a hidden temporary file beside it (`place` fills it and moves it in). */
+  private async viaTemp<T>(
+    key: string,
+    errorKey: string,
+    place: (tmp: string, path: string) => Promise<T>,
+  ): Promise<T> {
     const path = this.path(key);
     const tmp = join(dirname(path), `.${randomBytes(6).toString('hex')}.partial`);
     try {
       await mkdir(dirname(path), { recursive: true });
-      await writeFile(tmp, body);
-      await rename(tmp, path);
+      return await place(tmp, path);
     } catch (e) {
       await rm(tmp, { force: true });
-      throw this.error(e, key);
-    }
-  }
-
-  async copy(from: string, to: string): Promise<void> {
-    const path = this.path(to);
-    const tmp = join(dirname(path), `.${randomBytes(6).toString('hex')}.partial`);
-    try {
-      await mkdir(dirname(path), { recursive: true });
-      await copyFile(this.path(from), tmp);
-      await rename(tmp, path);
-    } catch (e) {
-      await rm(tmp, { force: true });
-      throw this.error(e, from);
+      throw this.error(e, errorKey);
     }
   }
 

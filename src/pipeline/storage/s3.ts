@@ -142,6 +142,29 @@ export class S3Store implements Store {
     });
   }
 
+  /**
+   * A conditional PutObject (If-None-Match: *): S3 answers 412 when the key exists, 409 when a
+   * concurrent conditional write to it is under way. Exclusive only on a store that honours
+   * conditional writes (Amazon S3 does); the HEAD first makes it right at least one run at a
+   * time on one that ignores the header (s3rver).
+   */
+  async putIfAbsent(key: string, body: string): Promise<boolean> {
+    if ((await this.head(key)) !== undefined) return false;
+    return this.call(key, async () => {
+      const { sdk, client } = await this.sdk();
+      try {
+        await client.send(
+          new sdk.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, IfNoneMatch: '*' }),
+        );
+        return true;
+      } catch (e) {
+        const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (status === 412 || status === 409) return false;
+        throw e;
+      }
+    });
+  }
+
   async copy(from: string, to: string): Promise<void> {
     await this.call(from, async () => {
       const { sdk, client } = await this.sdk();

@@ -21,6 +21,11 @@ export interface Store {
   head(key: string): Promise<number | undefined>;
   /** Writes an object whole: readers never see a partial object. */
   put(key: string, body: Uint8Array | string): Promise<void>;
+  /**
+   * Creates an object only if there is none (exclusive create; a conditional PutObject on S3):
+   * true when this call created it, false when one was there. Publishing's lock relies on it.
+   */
+  putIfAbsent(key: string, body: string): Promise<boolean>;
   /** Copies an object inside the store (server-side on S3). */
   copy(from: string, to: string): Promise<void>;
   /** Every object whose key starts with `prefix`, sorted by key. */
