@@ -176,16 +176,17 @@ describe('hierarchy files and the missing value', () => {
     expect(rows.get('')).toEqual(['', '', 'ANY']);
   });
 
-  it('counts every value a file lacks; names the first only where values may be named', () => {
+  it('counts every value a file lacks, with rows, and names none of them', () => {
     const path = join(dir, 'short.csv');
     writeFileSync(path, 'male;*\n');
     const c = column(['male', 'SECRET-1', 'SECRET-2', 'SECRET-1']);
-    expect(thrown(() => buildHierarchy(c, { kind: 'file', path }, true)).message).toBe(
-      "short.csv: column 'c' has 2 distinct values missing from its hierarchy (the first: 'SECRET-1')",
-    );
-    expect(thrown(() => buildHierarchy(c, { kind: 'file', path }, false)).message).toBe(
-      "short.csv: column 'c' has 2 distinct values missing from its hierarchy",
-    );
+    for (const quoteValues of [true, false]) {
+      const message = thrown(() => buildHierarchy(c, { kind: 'file', path }, quoteValues)).message;
+      expect(message).toBe(
+        "short.csv: 2 values of column 'c' appear in the data but not in the hierarchy: 3 rows, first in rows 3, 4 of the input",
+      );
+      expect(message).not.toContain('SECRET');
+    }
   });
 
   it("keeps the file's own row for the missing value", () => {
