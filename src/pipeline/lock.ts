@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PpdpError } from '../errors.ts';
-import { getJson, joinKey, putJson, type Store } from './storage/index.ts';
+import { getJson, joinKey, type Store } from './storage/index.ts';
 
 export const RUN_LOCK_ENV = 'PPDP_RUN_LOCK';
 /** Longer than the state machine's timeout (12 h): no execution still holds a lock this old. */
@@ -70,7 +70,7 @@ export async function lockRun(store: Store, work: string, runId: string, now = D
   // Without a conditional write two starts can both write: the later write wins, and the
   // start that reads back the other's token stops. (A start whose read comes before the
   // other's write is not caught: the window is one write and one read.)
-  await putJson(store, key, lock);
+  await store.put(key, body);
   const after = await getJson<RunLock>(store, key);
   if (after.token !== lock.token) refuse(store, key, after);
 }
