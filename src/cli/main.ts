@@ -53,6 +53,7 @@ are removed; manifest.json is removed first and written last). A folder holding 
 else is refused. One run at a time publishes into a folder: while a run holds
 <dir>/.ppdp-lock, another fails at once (the lock of a crashed run on this machine is taken
 over; after a crash elsewhere, remove the lock by hand).
+
 The release runs through ppdp's state machine (plan → shards → merge → verify → publish),
 executed in this process; the same definition runs on AWS Step Functions (docs/deploy.md).
 

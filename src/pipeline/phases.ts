@@ -687,10 +687,10 @@ export async function publish(
   return { ...manifest, release: task.release };
 }
 
-/** Lines about the run that are no failure (a lock that could not be removed). */
+/** A lock that could not be removed fails nothing: said to a person, logged without the message. */
 function warner(env: PhaseEnv): (line: string) => void {
   return (line) => {
-    env.log({ warning: line });
+    env.log({ lockRemoved: false });
     env.say?.(line);
   };
 }

@@ -47,9 +47,11 @@ writeFileSync(
   }),
 );
 const generalization = ws.spec;
+// All of Adult (about 2 s of work after the claim): two runs started together surely overlap.
+const big = adultWorkspace();
 const ANATOMY_FILES = ['data.arrow', 'data.csv', 'qit.arrow', 'qit.csv', 'report.html', 'report.json'];
 const GENERALIZATION_FILES = ['data.arrow', 'data.csv', 'report.html', 'report.json'];
-const filesOf = (spec: string) =>
+const filesOf = (spec: string): string[] =>
   spec === anatomy ? ANATOMY_FILES.concat('st.arrow', 'st.csv') : GENERALIZATION_FILES;
 
 const outs = mkdtempSync(join(tmpdir(), 'ppdp-out-folder-'));
@@ -234,8 +236,8 @@ describe('the folder lock', () => {
 
   it('two CLI processes into one folder: exactly one publishes, the other fails with the lock error', async () => {
     const rounds = [
-      { first: anatomy, second: generalization, older: false },
-      { first: generalization, second: anatomy, older: true },
+      { first: anatomy, second: big.spec, older: false },
+      { first: big.spec, second: anatomy, older: true },
     ];
     for (const round of rounds) {
       const out = freshOut();

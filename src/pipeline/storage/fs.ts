@@ -117,7 +117,12 @@ export class FsStore implements Store {
         if (e.isDirectory()) {
           if (`${key}/`.startsWith(prefix) || prefix.startsWith(`${key}/`)) await walk(`${key}/`);
         } else if (e.isFile() && key.startsWith(prefix)) {
-          out.push({ key, size: (await stat(this.path(key))).size });
+          // A file removed between readdir and stat (another run's lock going) is not listed.
+          const size = await stat(this.path(key)).then(
+            (st) => st.size,
+            () => undefined,
+          );
+          if (size !== undefined) out.push({ key, size });
         }
       }
     };
