@@ -7,4 +7,4 @@ import { provideWasm } from '../../src/wasm/module.ts';
 
 provideWasm(wasm);
 
-export { lambdaEnv, log, stateHandler } from './state-handler.ts';
+export { lambdaEnv, stateHandler } from './state-handler.ts';

@@ -1,21 +1,16 @@
 /**
- * How a state runs as a Lambda function: stores from the environment, structured JSON logs
- * (names, counts and times; never data values, never error messages — those can name a value
- * of the input and go to error.json instead), errors named for the state machine, and nothing
- * kept between invocations. The WASM core is provided by runtime.ts, the handlers' entry.
+ * How a state runs as a Lambda function: stores from the environment, logs, metrics and an
+ * X-Ray subsegment through Powertools (observability.ts: names, counts and times; never data
+ * values, never error messages — those can name a value of the input and go to error.json
+ * instead), errors named for the state machine, and nothing kept between invocations. The
+ * WASM core is provided by runtime.ts, the handlers' entry.
  */
 import { PpdpError } from '../../src/errors.ts';
 import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
 import { forgetAll } from '../../src/pipeline/memo.ts';
 import type { LogEvent, PhaseEnv } from '../../src/pipeline/phases.ts';
 import { storeResolver } from '../../src/pipeline/storage/index.ts';
-
-export function log(level: 'info' | 'error', event: LogEvent): void {
-  if (process.env.PPDP_LOG === 'off') return;
-  const line = JSON.stringify({ level, time: new Date().toISOString(), ...event });
-  if (level === 'error') console.error(line);
-  else console.log(line);
-}
+import { log, traced } from './observability.ts';
 
 /** The phases' environment in Lambda: S3 (or PPDP_S3_ENDPOINT), /tmp, the WASM kernel. */
 export function lambdaEnv(): PhaseEnv {
@@ -45,7 +40,7 @@ export function stateHandler<I, O>(
   state: string,
   phase: (input: I, env: PhaseEnv) => Promise<O>,
 ): (input: I, context?: LambdaContext) => Promise<O> {
-  return async (input, context) => {
+  return traced(state, async (input: I, context?: LambdaContext) => {
     env ??= lambdaEnv();
     const t0 = performance.now();
     try {
@@ -75,5 +70,5 @@ export function stateHandler<I, O>(
       // A warm function serves other runs next: nothing of this one stays in memory.
       forgetAll();
     }
-  };
+  });
 }
