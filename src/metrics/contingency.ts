@@ -1,5 +1,5 @@
 /**
- * Distribution utility measures for any method (SPEC §6, seed 004 §V): how far the
+ * Distribution utility measures for any method: how far the
  * contingency table an analyst recovers from a release is from the original one.
  *
  * A method supplies an `Estimator`: the probability it lets an analyst assign to any cell of
@@ -18,6 +18,7 @@
  *   (original) and after (estimate, clipped at 0 and renormalized).
  */
 import type { EncodedColumn } from '../data/table.ts';
+import type { MarginalComparison } from '../report/types.ts';
 
 export interface Estimator {
   /**
@@ -35,6 +36,8 @@ export interface UncertaintyPair {
 }
 
 export interface DistributionMeasures {
+  /** Each attribute's marginal: the input's shares and the estimate's, over the input's values. */
+  marginals: MarginalComparison[];
   kl: number;
   chi2: number;
   queryErrorBase: number;
@@ -113,6 +116,19 @@ export function distributionMeasures(
     baseError += Math.abs(p - q) / p;
   }
 
+  const marginals = all.map((a): MarginalComparison => {
+    const { cells, counts } = marginalCounts(columns, [a]);
+    const estimate = estimator.marginal([a], cells);
+    const codes = cells[0]!;
+    const order = Array.from(codes.keys()).sort((x, y) => codes[x]! - codes[y]!);
+    return {
+      attribute: columns[a]!.name,
+      categories: order.map((c) => columns[a]!.dictionary[codes[c]!]!),
+      original: order.map((c) => counts[c]! / n),
+      reconstructed: order.map((c) => estimate[c]!),
+    };
+  });
+
   let cubeError = 0;
   let cubeCells = 0;
   if (m <= MAX_CUBE_ATTRIBUTES) {
@@ -155,6 +171,7 @@ export function distributionMeasures(
   }
 
   return {
+    marginals,
     kl,
     chi2,
     queryErrorBase: base.counts.length > 0 ? baseError / base.counts.length : 0,

@@ -1,5 +1,5 @@
 /**
- * Attribute-disclosure measures of a partition release (seed 001, Brickell & Shmatikov),
+ * Attribute-disclosure measures of a partition release (Brickell & Shmatikov),
  * computed for one sensitive attribute from per-class SA histograms, next to the two trivial
  * sanitizations as baselines (QIs withheld: one class of all rows; SA withheld).
  *
@@ -11,6 +11,7 @@
  *   same guess with QIs withheld (the table's most frequent value), with the SA withheld (a
  *   uniform guess), and on the original table (each original QI tuple's most frequent value).
  */
+import type { SensitiveDistribution } from '../report/types.ts';
 
 export interface DisclosureMeasures {
   attribute: string;
@@ -134,5 +135,44 @@ export function disclosureMeasures(
       'Measures over the released (not suppressed) classes; δ and A_know use natural logarithms ' +
       '(ARX uses log2 for δ); A_know is the Jensen–Shannon divergence. Accuracy is that of guessing ' +
       'each row’s sensitive value as the most frequent one of what the release shows about it.',
+  };
+}
+
+/**
+ * A sensitive attribute's value shares over the table (`table`) and in the kept class with the
+ * largest share of one value: what an attacker learns at worst, next to what everyone knows.
+ * Null when no class is kept.
+ */
+export function sensitiveDistribution(
+  attribute: string,
+  classes: ClassHistogramSet,
+  table: ArrayLike<number>,
+  values: readonly string[],
+): SensitiveDistribution | null {
+  const { width, counts } = classes;
+  let worst = -1;
+  let worstShare = -1;
+  let worstSize = 0;
+  for (let g = 0; g < classes.groups; g++) {
+    if (!classes.keep(g)) continue;
+    let size = 0;
+    let top = 0;
+    for (let s = 0; s < width; s++) {
+      size += counts[g * width + s]!;
+      top = Math.max(top, counts[g * width + s]!);
+    }
+    if (size > 0 && top / size > worstShare) {
+      worstShare = top / size;
+      worst = g;
+      worstSize = size;
+    }
+  }
+  if (worst < 0) return null;
+  return {
+    attribute,
+    values: [...values],
+    overall: Array.from(table),
+    worstClass: Array.from(counts.subarray(worst * width, (worst + 1) * width), (c) => c / worstSize),
+    worstClassSize: worstSize,
   };
 }
