@@ -2,7 +2,7 @@
  * Inline SVG bar charts with labelled axes and ticks: nothing is fetched, so the page renders
  * offline. Every bar is a `rect.mark` (a data mark); every chart is an `svg.chart`.
  */
-import { esc, fmtNum, fmtPct, px } from './format.ts';
+import { esc, fmtNum, px } from './format.ts';
 
 export interface Series {
   name: string;
@@ -70,7 +70,9 @@ export function chart(spec: ChartSpec): string {
   const largest = Math.max(0, ...spec.series.flatMap((s) => s.values.map(finite)));
   const axis = ticks(spec.max !== undefined ? Math.max(spec.max, largest) : largest);
   const top = axis.at(-1)!;
-  const fmt = (v: number) => (spec.percent ? fmtPct(v) : fmtNum(v));
+  // Three significant digits on a chart: its bars are read, not copied (tables carry the rest).
+  const fmt = (v: number) =>
+    !Number.isFinite(v) ? fmtNum(v) : spec.percent ? `${Number((v * 100).toPrecision(3))}%` : fmtNum(v);
   const svg = spec.horizontal ? horizontal(spec, axis, top, fmt) : vertical(spec, axis, top, fmt);
   const entries = [
     ...(spec.series.length > 1 ? spec.series.map((s) => ({ label: s.name, color: s.color })) : []),

@@ -136,7 +136,11 @@ function renderHistogram(report: ReleaseReport, bins: HistogramBin[]): string {
   const title = buckets ? 'Bucket sizes' : 'Equivalence class sizes';
   const unit = buckets ? 'buckets' : 'classes';
   if (bins.length === 0) {
-    return section('ec-sizes', title, note(`No ${buckets ? 'buckets' : 'equivalence classes'} were retained.`));
+    return section(
+      'ec-sizes',
+      title,
+      note(`No ${buckets ? 'buckets' : 'equivalence classes'} were retained.`),
+    );
   }
   const svg = chart({
     title: `Number of ${unit} per size`,

@@ -156,8 +156,16 @@ export function renderRisk(report: ReleaseReport): string {
     parts.push(
       factsTable([
         ['Risk threshold', fmtNum(summary.threshold) + oneIn(summary.threshold), THRESHOLD_MEANING],
-        ['Rows above the threshold', `<strong>${fmtPct(summary.shareAbove)}</strong>`, 'Share of released rows whose prosecutor risk exceeds the threshold.'],
-        ['Prosecutor risk, highest', fmtNum(summary.max) + oneIn(summary.max), 'The most exposed row: the attacker knows the person is in the data.'],
+        [
+          'Rows above the threshold',
+          `<strong>${fmtPct(summary.shareAbove)}</strong>`,
+          'Share of released rows whose prosecutor risk exceeds the threshold.',
+        ],
+        [
+          'Prosecutor risk, highest',
+          fmtNum(summary.max) + oneIn(summary.max),
+          'The most exposed row: the attacker knows the person is in the data.',
+        ],
         ['Prosecutor risk, mean', fmtNum(summary.mean) + oneIn(summary.mean), 'Averaged over released rows.'],
       ]),
     );
@@ -207,7 +215,11 @@ export function renderRisk(report: ReleaseReport): string {
       riskChart(a, 'Rows by attribute-disclosure risk', 'attribute-disclosure risk'),
     );
   }
-  return section('risk', a && !r && !summary ? 'Rows above the risk threshold' : 'Re-identification risk', parts.join('\n'));
+  return section(
+    'risk',
+    a && !r && !summary ? 'Rows above the risk threshold' : 'Re-identification risk',
+    parts.join('\n'),
+  );
 }
 
 /** At most this many sensitive values in a chart: the most frequent overall, the rest summed. */
