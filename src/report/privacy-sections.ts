@@ -145,48 +145,38 @@ function riskChart(d: RiskDistribution, title: string, valueAxis: string): strin
 
 const THRESHOLD_MEANING = 'Set by "report": { "riskThreshold": … } in the release spec (default 0.2).';
 
+/** The threshold, the share of rows above it, and the highest and mean prosecutor risk. */
+function prosecutorFacts(p: { threshold: number; shareAbove: number; max: number; mean: number }): Fact[] {
+  return [
+    ['Risk threshold', fmtNum(p.threshold) + oneIn(p.threshold), THRESHOLD_MEANING],
+    [
+      'Rows above the threshold',
+      `<strong>${fmtPct(p.shareAbove)}</strong>`,
+      'Share of released rows whose prosecutor risk exceeds the threshold.',
+    ],
+    [
+      'Prosecutor risk, highest',
+      fmtNum(p.max) + oneIn(p.max),
+      'The most exposed row: the attacker knows the person is in the data.',
+    ],
+    ['Prosecutor risk, mean', fmtNum(p.mean) + oneIn(p.mean), 'Averaged over released rows.'],
+  ];
+}
+
 export function renderRisk(report: ReleaseReport): string {
   const r = report.privacy.reidentification;
   const a = report.privacy.attributeRisk;
   const summary = report.privacy.prosecutorRisk;
   if (!r && !a && !summary) return '';
   const parts: string[] = [];
-  if (!r && summary) {
-    // A report without the distribution still has the prosecutor summary.
-    parts.push(
-      factsTable([
-        ['Risk threshold', fmtNum(summary.threshold) + oneIn(summary.threshold), THRESHOLD_MEANING],
-        [
-          'Rows above the threshold',
-          `<strong>${fmtPct(summary.shareAbove)}</strong>`,
-          'Share of released rows whose prosecutor risk exceeds the threshold.',
-        ],
-        [
-          'Prosecutor risk, highest',
-          fmtNum(summary.max) + oneIn(summary.max),
-          'The most exposed row: the attacker knows the person is in the data.',
-        ],
-        ['Prosecutor risk, mean', fmtNum(summary.mean) + oneIn(summary.mean), 'Averaged over released rows.'],
-      ]),
-    );
-  }
+  // A report without the distribution still has the prosecutor summary.
+  if (!r && summary) parts.push(factsTable(prosecutorFacts(summary)));
   if (r) {
     const p = r.prosecutor;
     parts.push(
       `<p>Rows are grouped by ${esc(r.basis)}. A row in a group of n rows is re-identified with probability 1/n by an attacker who knows the person is in the data and links on those values.</p>`,
       factsTable([
-        ['Risk threshold', fmtNum(r.threshold) + oneIn(r.threshold), THRESHOLD_MEANING],
-        [
-          'Rows above the threshold',
-          `<strong>${fmtPct(p.shareAbove)}</strong>`,
-          'Share of released rows whose prosecutor risk exceeds the threshold.',
-        ],
-        [
-          'Prosecutor risk, highest',
-          fmtNum(p.max) + oneIn(p.max),
-          'The most exposed row: the attacker knows the person is in the data.',
-        ],
-        ['Prosecutor risk, mean', fmtNum(p.mean) + oneIn(p.mean), 'Averaged over released rows.'],
+        ...prosecutorFacts(p),
         [
           'Journalist risk, highest / mean',
           `${fmtNum(r.journalist.max)} / ${fmtNum(r.journalist.mean)}`,

@@ -102,54 +102,48 @@ function exampleSpec(ws: ReturnType<typeof adultWorkspace>, example: string): st
   return join(ws.dir, name);
 }
 
+/** The charts of a release whose classes generalize the quasi-identifiers. */
+const GENERALIZING_CHARTS = [
+  'prosecutor re-identification risk',
+  'class that reveals most',
+  'classes per size',
+  'NCP per quasi-identifier',
+  'Wall time',
+];
+
+/** The charts of a release that publishes exact quasi-identifiers in buckets. */
+const BUCKET_CHARTS = [
+  'prosecutor re-identification risk',
+  'class that reveals most',
+  'buckets per size',
+  'uncertainty coefficient',
+  'Wall time',
+];
+
 const METHODS: { method: string; example: string; amber: boolean; charts: string[] }[] = [
   {
     method: 'generalization',
     example: 'adult',
     amber: false,
-    charts: [
-      'prosecutor re-identification risk',
-      'class that reveals most',
-      'classes per size',
-      'NCP per quasi-identifier',
-      'Wall time',
-    ],
+    charts: GENERALIZING_CHARTS,
   },
   {
     method: 'mondrian',
     example: 'adult-mondrian',
     amber: false,
-    charts: [
-      'prosecutor re-identification risk',
-      'class that reveals most',
-      'classes per size',
-      'NCP per quasi-identifier',
-      'Wall time',
-    ],
+    charts: GENERALIZING_CHARTS,
   },
   {
     method: 'anatomy',
     example: 'adult-anatomy',
     amber: true,
-    charts: [
-      'prosecutor re-identification risk',
-      'class that reveals most',
-      'buckets per size',
-      'uncertainty coefficient',
-      'Wall time',
-    ],
+    charts: BUCKET_CHARTS,
   },
   {
     method: 'slicing',
     example: 'adult-slicing',
     amber: true,
-    charts: [
-      'prosecutor re-identification risk',
-      'class that reveals most',
-      'buckets per size',
-      'uncertainty coefficient',
-      'Wall time',
-    ],
+    charts: BUCKET_CHARTS,
   },
   {
     method: 'randomization',
