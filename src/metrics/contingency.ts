@@ -36,7 +36,7 @@ export interface UncertaintyPair {
 }
 
 export interface DistributionMeasures {
-  /** Each attribute's marginal: the input's shares and the estimate's, over the input's values. */
+  /** Each attribute's marginal: the input's shares and the estimate's, over the input's values, largest first. */
   marginals: MarginalComparison[];
   kl: number;
   chi2: number;
@@ -119,11 +119,12 @@ export function distributionMeasures(
   const marginals = all.map((a): MarginalComparison => {
     const { cells, counts } = marginalCounts(columns, [a]);
     const estimate = estimator.marginal([a], cells);
-    const codes = cells[0]!;
-    const order = Array.from(codes.keys()).sort((x, y) => codes[x]! - codes[y]!);
+    // Largest share first; values are not named (reports hold aggregates only).
+    const order = Array.from(counts.keys()).sort(
+      (x, y) => counts[y]! - counts[x]! || cells[0]![x]! - cells[0]![y]!,
+    );
     return {
       attribute: columns[a]!.name,
-      categories: order.map((c) => columns[a]!.dictionary[codes[c]!]!),
       original: order.map((c) => counts[c]! / n),
       reconstructed: order.map((c) => estimate[c]!),
     };

@@ -141,13 +141,12 @@ export function disclosureMeasures(
 /**
  * A sensitive attribute's value shares over the table (`table`) and in the kept class with the
  * largest share of one value: what an attacker learns at worst, next to what everyone knows.
- * Null when no class is kept.
+ * Values are ordered by their share of the table and not named. Null when no class is kept.
  */
 export function sensitiveDistribution(
   attribute: string,
   classes: ClassHistogramSet,
   table: ArrayLike<number>,
-  values: readonly string[],
 ): SensitiveDistribution | null {
   const { width, counts } = classes;
   let worst = -1;
@@ -168,11 +167,11 @@ export function sensitiveDistribution(
     }
   }
   if (worst < 0) return null;
+  const order = Array.from({ length: width }, (_, s) => s).sort((x, y) => table[y]! - table[x]! || x - y);
   return {
     attribute,
-    values: [...values],
-    overall: Array.from(table),
-    worstClass: Array.from(counts.subarray(worst * width, (worst + 1) * width), (c) => c / worstSize),
+    overall: order.map((s) => table[s]!),
+    worstClass: order.map((s) => counts[worst * width + s]! / worstSize),
     worstClassSize: worstSize,
   };
 }

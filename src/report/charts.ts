@@ -57,6 +57,32 @@ export function ticks(max: number): number[] {
   return Array.from({ length: count + 1 }, (_, i) => Number((i * step).toPrecision(12)));
 }
 
+/** At most this many values in a chart of an attribute's values: the first ones, the rest summed. */
+const MAX_VALUES = 20;
+
+/**
+ * Categories for shares of an attribute's values already ordered largest first: the report
+ * names no data value, so values are numbered (#1 = most frequent); beyond MAX_VALUES the rest
+ * are summed into one bar.
+ */
+export function rankedValues(series: readonly (readonly number[])[]): {
+  categories: string[];
+  series: number[][];
+} {
+  const count = series[0]?.length ?? 0;
+  const shown = Math.min(count, MAX_VALUES);
+  const rest = count - shown;
+  const categories = Array.from({ length: shown }, (_, i) => `#${i + 1}`);
+  if (rest > 0) categories.push(`${rest} more`);
+  return {
+    categories,
+    series: series.map((values) => {
+      const head = values.slice(0, shown);
+      return rest > 0 ? [...head, values.slice(shown).reduce((a, b) => a + b, 0)] : head;
+    }),
+  };
+}
+
 function shorten(label: string): string {
   return label.length > MAX_LABEL ? `${label.slice(0, MAX_LABEL - 1)}…` : label;
 }

@@ -1,5 +1,5 @@
 /** The report's privacy parts: verdict and limits, models, re-identification risk, attribute disclosure. */
-import { AMBER, chart, PALETTE } from './charts.ts';
+import { AMBER, chart, PALETTE, rankedValues } from './charts.ts';
 import { DASH, esc, fmtInt, fmtNum, fmtPct, humanize, oneIn } from './format.ts';
 import {
   ACCURACY_LABELS,
@@ -126,6 +126,7 @@ function riskBinLabel(b: { from: number; to: number }): string {
 
 /** Rows per risk bin, bins above the threshold in amber. */
 function riskChart(d: RiskDistribution, title: string, valueAxis: string): string {
+  if (d.rows === 0) return note('No rows were released, so no row is at risk.');
   return chart({
     title,
     categories: d.bins.map(riskBinLabel),
@@ -212,30 +213,20 @@ export function renderRisk(report: ReleaseReport): string {
   );
 }
 
-/** At most this many sensitive values in a chart: the most frequent overall, the rest summed. */
-const MAX_VALUES = 20;
-
 function sensitiveChart(d: SensitiveDistribution): string {
-  let order = d.values.map((_, i) => i).sort((x, y) => d.overall[y]! - d.overall[x]! || x - y);
-  const rest = order.slice(MAX_VALUES);
-  order = order.slice(0, MAX_VALUES);
-  const sum = (shares: number[]) => rest.reduce((s, i) => s + shares[i]!, 0);
-  const categories = [
-    ...order.map((i) => d.values[i]!),
-    ...(rest.length > 0 ? [`${rest.length} other values`] : []),
-  ];
-  const pick = (shares: number[]) => [
-    ...order.map((i) => shares[i]!),
-    ...(rest.length > 0 ? [sum(shares)] : []),
-  ];
+  const ranked = rankedValues([d.overall, d.worstClass]);
   return chart({
     title: `${d.attribute}: share of each value overall and in the class that reveals most (${fmtInt(d.worstClassSize)} rows)`,
-    categories,
+    categories: ranked.categories,
     series: [
-      { name: 'all rows', color: PALETTE[0]!, values: pick(d.overall) },
-      { name: `worst class (${fmtInt(d.worstClassSize)} rows)`, color: AMBER, values: pick(d.worstClass) },
+      { name: 'all rows', color: PALETTE[0]!, values: ranked.series[0]! },
+      {
+        name: `class that reveals most (${fmtInt(d.worstClassSize)} rows)`,
+        color: AMBER,
+        values: ranked.series[1]!,
+      },
     ],
-    categoryAxis: d.attribute,
+    categoryAxis: `${d.attribute} values, most frequent first`,
     valueAxis: 'share of rows',
     horizontal: true,
     percent: true,
@@ -295,7 +286,12 @@ export function renderAttributeDisclosure(report: ReleaseReport): string {
   for (const attribute of attributes) {
     parts.push(`<h3>${esc(attribute)}</h3>`);
     const d = p.sensitive?.find((s) => s.attribute === attribute);
-    if (d) parts.push(sensitiveChart(d));
+    if (d) {
+      parts.push(
+        '<p>How the sensitive values are spread over all rows, and in the class whose rows share one value most (what an attacker learns at worst). Values are numbered by their overall share (#1 = most frequent): the report names no sensitive value.</p>',
+        sensitiveChart(d),
+      );
+    }
     const m = measures.find(([a]) => a === attribute)?.[1];
     if (m) parts.push(disclosureTable(m));
   }

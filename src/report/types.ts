@@ -51,20 +51,24 @@ export interface Reidentification {
   marketer: number;
 }
 
-/** A sensitive attribute's value shares over the whole table and in the class that reveals most. */
+/**
+ * A sensitive attribute's value shares over the whole table and in the class that reveals most,
+ * values ordered by their overall share (largest first) and never named: reports hold aggregates only.
+ */
 export interface SensitiveDistribution {
   attribute: string;
-  values: string[];
   overall: number[];
   /** The class with the largest share of one value (the most confident guess an attacker can make). */
   worstClass: number[];
   worstClassSize: number;
 }
 
-/** One attribute's marginal: the input's shares and what an analyst reconstructs from the release. */
+/**
+ * One attribute's marginal: the input's shares and what an analyst reconstructs from the release,
+ * values ordered by their input share (largest first) and never named.
+ */
 export interface MarginalComparison {
   attribute: string;
-  categories: string[];
   original: number[];
   reconstructed: number[];
 }
@@ -81,7 +85,7 @@ export interface ReportSection {
   facts: [string, string | number][];
   note?: string;
   /** Optional bars, e.g. per-attribute retention; the axes are named by `x` and `y`. */
-  chart?: { title: string; x?: string; y?: string; bars: { label: string; value: number }[] };
+  chart?: { title: string; x: string; y: string; bars: { label: string; value: number }[] };
 }
 
 export interface ReleaseReport {

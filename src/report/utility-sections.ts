@@ -1,5 +1,5 @@
 /** The report's utility parts: the measures with their meanings, loss per attribute, reconstructed marginals. */
-import { AMBER, chart, PALETTE } from './charts.ts';
+import { AMBER, chart, PALETTE, rankedValues } from './charts.ts';
 import { esc, fmtNum } from './format.ts';
 import { metricKey, utilityLabel } from './labels.ts';
 import { type Fact, factsTable, note, type Row, section, table } from './markup.ts';
@@ -73,6 +73,13 @@ export function renderInformationLoss(report: ReleaseReport): string {
     report.generalization?.ncpByAttribute ?? (details?.ncpByAttribute as Record<string, number> | undefined);
   if (ncp && Object.keys(ncp).length > 0) {
     const names = Object.keys(ncp);
+    if (names.every((n) => ncp[n] === 0)) {
+      return section(
+        'loss',
+        'Information loss per attribute',
+        note('Every quasi-identifier is released with its original values: no information is lost (NCP 0).'),
+      );
+    }
     return section(
       'loss',
       'Information loss per attribute',
@@ -123,24 +130,25 @@ export function renderMarginals(report: ReleaseReport): string {
     `${fmtNum(Number((largestGap(m) * 100).toPrecision(2)))} percentage points`,
     'Largest difference between a value’s true share and its reconstructed share.',
   ]);
-  const charts = marginals.map((m) =>
-    chart({
+  const charts = marginals.map((m) => {
+    const ranked = rankedValues([m.original, m.reconstructed]);
+    return chart({
       title: `${m.attribute}: true share of each value and the share reconstructed from the release`,
-      categories: m.categories,
+      categories: ranked.categories,
       series: [
-        { name: 'true (input)', color: PALETTE[0]!, values: m.original },
-        { name: 'reconstructed from the release', color: AMBER, values: m.reconstructed },
+        { name: 'true (input)', color: PALETTE[0]!, values: ranked.series[0]! },
+        { name: 'reconstructed from the release', color: AMBER, values: ranked.series[1]! },
       ],
-      categoryAxis: m.attribute,
+      categoryAxis: `${m.attribute} values, most frequent first`,
       valueAxis: 'share of rows',
       horizontal: true,
       percent: true,
-    }),
-  );
+    });
+  });
   return section(
     'marginals',
     'Reconstructed distributions',
-    '<p>An analyst undoes the randomization with the published matrices (π̂ = P⁻¹·λ). Close bars mean the release keeps each attribute’s distribution.</p>\n' +
+    '<p>An analyst undoes the randomization with the published matrices (π̂ = P⁻¹·λ). Close bars mean the release keeps each attribute’s distribution. Values are numbered by their share of the input (#1 = most frequent): the report names no data value.</p>\n' +
       factsTable(facts) +
       charts.join('\n'),
   );

@@ -93,7 +93,6 @@ function sampleReport(): FullReport {
       sensitive: [
         {
           attribute: 'occupation',
-          values: ['Sales', 'Tech-support', 'Armed-Forces'],
           overall: [0.5, 0.45, 0.05],
           worstClass: [0.8, 0.2, 0],
           worstClassSize: 5,
@@ -191,8 +190,9 @@ describe('renderReportHtml', () => {
 
   it('shows the sensitive distribution overall and in the class that reveals most', () => {
     const html = renderReportHtml(sampleReport());
-    expect(html).toContain('worst class (5 rows)');
-    expect(html).toContain('Tech-support');
+    expect(html).toContain('class that reveals most (5 rows)');
+    // Values are numbered, never named: the report holds aggregates only.
+    expect(html).toContain('<title>class that reveals most (5 rows), #1: 80%</title>');
   });
 
   it('formats numbers readably', () => {
@@ -312,6 +312,8 @@ function minimalReport(): ReleaseReport {
         facts: [['Buckets', 1200]],
         chart: {
           title: 'Rows per bucket',
+          x: 'bucket',
+          y: 'rows',
           bars: [
             { label: 'b1', value: 10 },
             { label: '<b2>', value: 25 },

@@ -274,7 +274,6 @@ function reportOf(
     req.attribute,
     { groups: buckets, width, counts: hist, keep: () => true },
     distribution,
-    req.column.dictionary,
   );
   return {
     rows: { input: table.rowCount, released: table.rowCount, suppressed: 0 },

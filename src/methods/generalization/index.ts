@@ -290,7 +290,7 @@ function reportOf(
       prosecutorRisk: prosecutorFacts(reidentification),
       reidentification,
       sensitive: released.flatMap(({ sa, classes }) => {
-        const d = sensitiveDistribution(sa.name, classes, sa.distribution, sa.column.dictionary);
+        const d = sensitiveDistribution(sa.name, classes, sa.distribution);
         return d ? [d] : [];
       }),
       disclosure: Object.fromEntries(

@@ -203,7 +203,6 @@ function reportOf(
       sa.name,
       { groups: released.classes, width: sa.width, counts, keep: () => true },
       overall,
-      column.dictionary,
     );
     return d ? [d] : [];
   });

@@ -442,7 +442,6 @@ function reportOf(
     req.attribute,
     { groups: partition.buckets.length, width: saWidth, counts: bucketHist, keep: () => true },
     Array.from(codeCounts(saColumn), (c) => c / table.rowCount),
-    saColumn.dictionary,
   );
   const within = (g: number[]) => {
     const pairs: number[] = [];
