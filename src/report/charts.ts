@@ -232,7 +232,7 @@ function horizontal(spec: ChartSpec, axis: number[], top: number, fmt: (v: numbe
     `<line class="axis" x1="${left}" y1="${plotTop}" x2="${left}" y2="${base}"/>` +
       `<line class="axis" x1="${left}" y1="${base}" x2="${left + plotW}" y2="${base}"/>` +
       `<text class="axis-label" x="${px(left + plotW / 2)}" y="${px(height - 6)}" text-anchor="middle">${esc(spec.valueAxis)}</text>` +
-      `<text class="axis-label" x="${left - 8}" y="14" text-anchor="end">${esc(spec.categoryAxis)}</text>`,
+      `<text class="axis-label" x="4" y="14">${esc(spec.categoryAxis)}</text>`,
   );
   return `${parts.join('\n')}\n</svg>`;
 }
