@@ -116,20 +116,8 @@ export function distributionMeasures(
     baseError += Math.abs(p - q) / p;
   }
 
-  const marginals = all.map((a): MarginalComparison => {
-    const { cells, counts } = marginalCounts(columns, [a]);
-    const estimate = estimator.marginal([a], cells);
-    // Largest share first; values are not named (reports hold aggregates only).
-    const order = Array.from(counts.keys()).sort(
-      (x, y) => counts[y]! - counts[x]! || cells[0]![x]! - cells[0]![y]!,
-    );
-    return {
-      attribute: columns[a]!.name,
-      original: order.map((c) => counts[c]! / n),
-      reconstructed: order.map((c) => estimate[c]!),
-    };
-  });
-
+  // Each single attribute's marginal: the CUBE measures them on its way, else measured here.
+  const single: { counts: Float64Array; cells: Int32Array[]; est: Float64Array }[] = [];
   let cubeError = 0;
   let cubeCells = 0;
   if (m <= MAX_CUBE_ATTRIBUTES) {
@@ -142,8 +130,26 @@ export function distributionMeasures(
         cubeError += Math.abs(p - est[c]!) / p;
       }
       cubeCells += marginal.counts.length;
+      if (attrs.length === 1) single[attrs[0]!] = { ...marginal, est };
     }
   }
+  const marginals = all.map((a): MarginalComparison => {
+    let s = single[a];
+    if (!s) {
+      const marginal = marginalCounts(columns, [a]);
+      s = { ...marginal, est: estimator.marginal([a], marginal.cells) };
+    }
+    const { counts, cells, est } = s;
+    // Largest share first; values are not named (reports hold aggregates only).
+    const order = Array.from(counts.keys()).sort(
+      (x, y) => counts[y]! - counts[x]! || cells[0]![x]! - cells[0]![y]!,
+    );
+    return {
+      attribute: columns[a]!.name,
+      original: order.map((c) => counts[c]! / n),
+      reconstructed: order.map((c) => est[c]!),
+    };
+  });
 
   const uncertainty: UncertaintyPair[] = [];
   for (let x = 0; x < m; x++) {
