@@ -16,7 +16,7 @@ import {
   type DisclosureMeasures,
   disclosureMeasures,
 } from '../metrics/disclosure.ts';
-import { classSizeHistogram, prosecutorRisk } from '../metrics/privacy.ts';
+import { classSizeHistogram, reidentificationRisk } from '../metrics/privacy.ts';
 import type { HistogramBin } from '../report/types.ts';
 import type { PrivacyModelSpec } from '../spec/spec.ts';
 import { checkClass, type SensitiveContext } from '../verify/models.ts';
@@ -115,7 +115,8 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
   const sizes = Array.from(tuples.counts).filter((_, g) => keep(g));
   const suppressedRows = suppressedTuple < 0 ? 0 : tuples.counts[suppressedTuple]!;
   const released = n - suppressedRows;
-  const prosecutor = prosecutorRisk(sizes, input.threshold);
+  const risk = reidentificationRisk(sizes, input.threshold, 'quasi-identifiers as released');
+  const { prosecutor } = risk;
   const kAchieved = sizes.length > 0 ? Math.min(...sizes) : 0;
 
   const disclosure: Record<string, DisclosureMeasures> = {};
@@ -216,7 +217,7 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
         mean: prosecutor.mean,
         note: 'no population table: the journalist risk is at most the prosecutor risk, given here',
       },
-      marketer: released > 0 ? sizes.length / released : 0,
+      marketer: risk.marketer,
     },
     disclosure,
     ...(models ? { models } : {}),

@@ -146,24 +146,6 @@ export function sizeFacts(sizes: ArrayLike<number>): { min: number; mean: number
   return sizes.length === 0 ? { min: 0, mean: 0, max: 0 } : { min, mean: total / sizes.length, max };
 }
 
-/** Bars for a bucket-size chart: buckets per size, sizes ascending (at most `limit` bars). */
-export function sizeBars(sizes: ArrayLike<number>, limit = 24): { label: string; value: number }[] {
-  const bySize = new Map<number, number>();
-  for (let i = 0; i < sizes.length; i++) bySize.set(sizes[i]!, (bySize.get(sizes[i]!) ?? 0) + 1);
-  const entries = [...bySize.entries()].sort((a, b) => a[0] - b[0]);
-  if (entries.length <= limit) return entries.map(([s, n]) => ({ label: `${s} rows`, value: n }));
-  // Too many distinct sizes: powers-of-two bins.
-  const bins = new Map<number, number>();
-  for (const [s, n] of entries) {
-    const lo = 2 ** Math.floor(Math.log2(s));
-    bins.set(lo, (bins.get(lo) ?? 0) + n);
-  }
-  return [...bins.entries()].map(([lo, n]) => ({
-    label: lo === 1 ? '1 row' : `${lo}–${2 * lo - 1} rows`,
-    value: n,
-  }));
-}
-
 /** Counts per bin for a distribution of small positive integers (e.g. matching buckets). */
 export function countBins(
   values: ArrayLike<number>,

@@ -1,5 +1,5 @@
 /**
- * Distribution utility measures for any method (docs/definitions.md §6, the attribute-disclosure paper, §V): how far the
+ * Distribution utility measures for any method: how far the
  * contingency table an analyst recovers from a release is from the original one.
  *
  * A method supplies an `Estimator`: the probability it lets an analyst assign to any cell of
@@ -18,6 +18,7 @@
  *   (original) and after (estimate, clipped at 0 and renormalized).
  */
 import type { EncodedColumn } from '../data/table.ts';
+import type { MarginalComparison } from '../report/types.ts';
 
 export interface Estimator {
   /**
@@ -35,6 +36,8 @@ export interface UncertaintyPair {
 }
 
 export interface DistributionMeasures {
+  /** Each attribute's marginal: the input's shares and the estimate's, over the input's values, largest first. */
+  marginals: MarginalComparison[];
   kl: number;
   chi2: number;
   queryErrorBase: number;
@@ -113,6 +116,8 @@ export function distributionMeasures(
     baseError += Math.abs(p - q) / p;
   }
 
+  // Each single attribute's marginal: the CUBE measures them on its way, else measured here.
+  const single: { counts: Float64Array; cells: Int32Array[]; est: Float64Array }[] = [];
   let cubeError = 0;
   let cubeCells = 0;
   if (m <= MAX_CUBE_ATTRIBUTES) {
@@ -125,8 +130,26 @@ export function distributionMeasures(
         cubeError += Math.abs(p - est[c]!) / p;
       }
       cubeCells += marginal.counts.length;
+      if (attrs.length === 1) single[attrs[0]!] = { ...marginal, est };
     }
   }
+  const marginals = all.map((a): MarginalComparison => {
+    let s = single[a];
+    if (!s) {
+      const marginal = marginalCounts(columns, [a]);
+      s = { ...marginal, est: estimator.marginal([a], marginal.cells) };
+    }
+    const { counts, cells, est } = s;
+    // Largest share first; values are not named (reports hold aggregates only).
+    const order = Array.from(counts.keys()).sort(
+      (x, y) => counts[y]! - counts[x]! || cells[0]![x]! - cells[0]![y]!,
+    );
+    return {
+      attribute: columns[a]!.name,
+      original: order.map((c) => counts[c]! / n),
+      reconstructed: order.map((c) => est[c]!),
+    };
+  });
 
   const uncertainty: UncertaintyPair[] = [];
   for (let x = 0; x < m; x++) {
@@ -155,6 +178,7 @@ export function distributionMeasures(
   }
 
   return {
+    marginals,
     kl,
     chi2,
     queryErrorBase: base.counts.length > 0 ? baseError / base.counts.length : 0,

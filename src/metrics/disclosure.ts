@@ -11,6 +11,7 @@
  *   same guess with QIs withheld (the table's most frequent value), with the SA withheld (a
  *   uniform guess), and on the original table (each original QI tuple's most frequent value).
  */
+import type { SensitiveDistribution } from '../report/types.ts';
 
 export interface DisclosureMeasures {
   attribute: string;
@@ -134,5 +135,43 @@ export function disclosureMeasures(
       'Measures over the released (not suppressed) classes; δ and A_know use natural logarithms ' +
       '(ARX uses log2 for δ); A_know is the Jensen–Shannon divergence. Accuracy is that of guessing ' +
       'each row’s sensitive value as the most frequent one of what the release shows about it.',
+  };
+}
+
+/**
+ * A sensitive attribute's value shares over the table (`table`) and in the kept class with the
+ * largest share of one value: what an attacker learns at worst, next to what everyone knows.
+ * Values are ordered by their share of the table and not named. Null when no class is kept.
+ */
+export function sensitiveDistribution(
+  attribute: string,
+  classes: ClassHistogramSet,
+  table: ArrayLike<number>,
+): SensitiveDistribution | null {
+  const { width, counts } = classes;
+  let worst = -1;
+  let worstShare = -1;
+  let worstSize = 0;
+  for (let g = 0; g < classes.groups; g++) {
+    if (!classes.keep(g)) continue;
+    let size = 0;
+    let top = 0;
+    for (let s = 0; s < width; s++) {
+      size += counts[g * width + s]!;
+      top = Math.max(top, counts[g * width + s]!);
+    }
+    if (size > 0 && top / size > worstShare) {
+      worstShare = top / size;
+      worst = g;
+      worstSize = size;
+    }
+  }
+  if (worst < 0) return null;
+  const order = Array.from({ length: width }, (_, s) => s).sort((x, y) => table[y]! - table[x]! || x - y);
+  return {
+    attribute,
+    overall: order.map((s) => table[s]!),
+    worstClass: order.map((s) => counts[worst * width + s]! / worstSize),
+    worstClassSize: worstSize,
   };
 }

@@ -91,15 +91,7 @@ export class GeneralizationMetrics {
     let ncp = Number.NaN;
     if (wants('ncp')) {
       let ncpSum = 0;
-      for (let i = 0; i < m; i++) ncpSum += this.ncpByLevel[i]![levels[i]!]!;
-      const { groups, sizes, suppressed, reps } = outcome;
-      for (let g = 0; s > 0 && g < groups; g++) {
-        if (!suppressed[g]) continue;
-        const rep = reps[g]!;
-        let cost = 0;
-        for (let i = 0; i < m; i++) cost += 1 - this.ncpCost[i]![levels[i]!]![this.tuples[i]![rep]!]!;
-        ncpSum += sizes[g]! * cost;
-      }
+      for (const sum of this.ncpSums(levels, outcome)) ncpSum += sum;
       ncp = ncpSum / (n * m);
     }
     let entropy = Number.NaN;
@@ -136,6 +128,25 @@ export class GeneralizationMetrics {
         outcome.retainedClasses > 0 ? (n - s) / (outcome.retainedClasses * this.k) : Number.POSITIVE_INFINITY,
       entropy,
     };
+  }
+
+  /** Each QI's NCP at a node: the mean over rows of its cell cost, a suppressed cell costing 1. */
+  ncpByAttribute(levels: ArrayLike<number>, outcome: ClassOutcome): number[] {
+    return this.ncpSums(levels, outcome).map((sum) => sum / this.rows);
+  }
+
+  /** Per QI, Σ over rows of the NCP cell cost; NCP's cost depends on the class alone, so suppression is corrected per class. */
+  private ncpSums(levels: ArrayLike<number>, outcome: ClassOutcome): number[] {
+    const sums = Array.from({ length: this.m }, (_, i) => this.ncpByLevel[i]![levels[i]!]!);
+    const { groups, sizes, suppressed, reps } = outcome;
+    for (let g = 0; outcome.suppressedRows > 0 && g < groups; g++) {
+      if (!suppressed[g]) continue;
+      const rep = reps[g]!;
+      for (let i = 0; i < this.m; i++) {
+        sums[i]! += sizes[g]! * (1 - this.ncpCost[i]![levels[i]!]![this.tuples[i]![rep]!]!);
+      }
+    }
+    return sums;
   }
 
   /**

@@ -1,5 +1,8 @@
-/** Privacy metrics over released classes (docs/definitions.md §6): class-size histogram, prosecutor risk. */
-import type { HistogramBin } from '../report/types.ts';
+/**
+ * Privacy metrics over released classes: class-size histogram, re-identification risk
+ * (prosecutor, journalist, marketer) and the distribution of any per-row risk.
+ */
+import type { HistogramBin, Reidentification, ReleaseReport, RiskDistribution } from '../report/types.ts';
 
 const BIN_EDGES = [1, 2, 3, 4, 5, 10, 20, 50, 100, 500, 1000];
 
@@ -21,22 +24,76 @@ export function classSizeHistogram(sizes: readonly number[]): HistogramBin[] {
   return used.length === 0 ? [] : bins.slice(used[0], used.at(-1)! + 1);
 }
 
+/** Risk bin edges; the threshold is added as one more edge so bins never straddle it. */
+const RISK_EDGES = [0, 0.01, 0.02, 0.05, 0.1, 0.2, 1 / 3, 0.5, 1];
+
 /**
- * Prosecutor re-identification risk of released rows: 1/|E| for a row in class E. Suppressed
- * rows carry no quasi-identifying information and are not counted.
+ * The distribution of a per-row risk: `risks[i]` is carried by `weights[i]` rows. Bins are
+ * (from, to] (the first also holds 0); a row is above the threshold when its risk exceeds it.
  */
-export function prosecutorRisk(
-  sizes: readonly number[],
+export function riskDistribution(
+  risks: ArrayLike<number>,
+  weights: ArrayLike<number>,
   threshold: number,
-): { max: number; mean: number; threshold: number; shareAbove: number } {
+): RiskDistribution {
+  const edges = [...new Set([...RISK_EDGES, threshold])].sort((a, b) => a - b);
+  const bins = edges.slice(1).map((to, i) => ({ from: edges[i]!, to, rows: 0 }));
   let rows = 0;
   let above = 0;
-  let min = Number.POSITIVE_INFINITY;
-  for (const s of sizes) {
-    rows += s;
-    if (1 / s > threshold) above += s;
-    min = Math.min(min, s);
+  let sum = 0;
+  let max = 0;
+  for (let i = 0; i < risks.length; i++) {
+    const r = risks[i]!;
+    const w = weights[i]!;
+    if (w <= 0) continue;
+    rows += w;
+    sum += r * w;
+    max = Math.max(max, r);
+    if (r > threshold) above += w;
+    let b = 0;
+    while (b < bins.length - 1 && r > bins[b]!.to) b++;
+    bins[b]!.rows += w;
   }
-  if (rows === 0) return { max: 0, mean: 0, threshold, shareAbove: 0 };
-  return { max: 1 / min, mean: sizes.length / rows, threshold, shareAbove: above / rows };
+  return {
+    threshold,
+    max,
+    mean: rows > 0 ? sum / rows : 0,
+    shareAbove: rows > 0 ? above / rows : 0,
+    rows,
+    bins,
+  };
+}
+
+/**
+ * Re-identification risk of released rows grouped by what an attacker can link on: a row in a
+ * group of |E| rows is re-identified with probability 1/|E| (prosecutor). Without a population
+ * table the sample is the population, so journalist risk equals prosecutor risk; marketer risk
+ * is the expected share of rows re-identified when every row is matched: groups / rows.
+ */
+export function reidentificationRisk(
+  sizes: readonly number[],
+  threshold: number,
+  basis: string,
+): Reidentification {
+  const prosecutor = riskDistribution(
+    sizes.map((s) => 1 / s),
+    sizes,
+    threshold,
+  );
+  return {
+    basis,
+    threshold,
+    prosecutor,
+    journalist: prosecutor,
+    population: 'sample',
+    marketer: prosecutor.rows > 0 ? sizes.length / prosecutor.rows : 0,
+  };
+}
+
+/** The report's `prosecutorRisk` summary (kept for readers of report.json) from the full measure. */
+export function prosecutorFacts(
+  r: Reidentification,
+): NonNullable<ReleaseReport['privacy']['prosecutorRisk']> {
+  const { max, mean, threshold, shareAbove } = r.prosecutor;
+  return { max, mean, threshold, shareAbove };
 }

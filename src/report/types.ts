@@ -1,6 +1,5 @@
 /**
- * The shape of `report.json`. Keys named in the issues and SPEC are the user's contract:
- * add fields, never rename these.
+ * The shape of `report.json`. Its keys are the user's contract: add fields, never rename these.
  */
 export interface ModelResult {
   /** Spec name, e.g. `k-anonymity`, `distinct-l-diversity`. */
@@ -25,6 +24,55 @@ export interface HistogramBin {
   rows: number;
 }
 
+/** How a per-row risk is spread over the released rows. */
+export interface RiskDistribution {
+  threshold: number;
+  max: number;
+  /** Mean over released rows. */
+  mean: number;
+  /** Share of released rows whose risk exceeds `threshold`. */
+  shareAbove: number;
+  rows: number;
+  /** Rows per risk bin (from, to]; the threshold is always a bin edge. */
+  bins: { from: number; to: number; rows: number }[];
+}
+
+/** Re-identification risk by linkage on what the release shows of each row. */
+export interface Reidentification {
+  /** What rows are grouped by (e.g. the generalized quasi-identifiers). */
+  basis: string;
+  threshold: number;
+  /** 1/|E| for a row in a group of |E| rows. */
+  prosecutor: RiskDistribution;
+  /** Needs a population table; with none the sample is the population and it equals prosecutor risk. */
+  journalist: RiskDistribution;
+  population: 'sample';
+  /** Expected share of rows re-identified when an attacker matches every row: groups / rows. */
+  marketer: number;
+}
+
+/**
+ * A sensitive attribute's value shares over the whole table and in the class that reveals most,
+ * values ordered by their overall share (largest first) and never named: reports hold aggregates only.
+ */
+export interface SensitiveDistribution {
+  attribute: string;
+  overall: number[];
+  /** The class with the largest share of one value (the most confident guess an attacker can make). */
+  worstClass: number[];
+  worstClassSize: number;
+}
+
+/**
+ * One attribute's marginal: the input's shares and what an analyst reconstructs from the release,
+ * values ordered by their input share (largest first) and never named.
+ */
+export interface MarginalComparison {
+  attribute: string;
+  original: number[];
+  reconstructed: number[];
+}
+
 export interface VerificationCheck {
   name: string;
   passed: boolean;
@@ -36,8 +84,8 @@ export interface ReportSection {
   title: string;
   facts: [string, string | number][];
   note?: string;
-  /** Optional bars, e.g. per-attribute retention or per-bucket sizes. */
-  chart?: { title: string; bars: { label: string; value: number }[] };
+  /** Optional bars, e.g. per-attribute retention; the axes are named by `x` and `y`. */
+  chart?: { title: string; x: string; y: string; bars: { label: string; value: number }[] };
 }
 
 export interface ReleaseReport {
@@ -68,6 +116,8 @@ export interface ReleaseReport {
     distinctTuples: number;
     /** With strategy k-minimal: every k-minimal node (QI name → level). */
     kMinimal?: Record<string, number>[];
+    /** QI name → its NCP at the chosen node (suppressed cells count 1). */
+    ncpByAttribute?: Record<string, number>;
   };
   privacy: {
     satisfied: boolean;
@@ -84,7 +134,13 @@ export interface ReleaseReport {
       threshold: number;
       shareAbove: number;
     };
-    /** Attribute-disclosure measures (seed 001) and the trivial-sanitization baselines. */
+    /** Re-identification risk distribution (prosecutor, journalist, marketer) at `report.riskThreshold`. */
+    reidentification?: Reidentification;
+    /** Randomization: the per-row attribute-disclosure risk, against `report.riskThreshold`. */
+    attributeRisk?: RiskDistribution;
+    /** Per sensitive attribute: its value shares overall and in the class that reveals most. */
+    sensitive?: SensitiveDistribution[];
+    /** Attribute-disclosure measures and the trivial-sanitization baselines. */
     disclosure?: Record<string, unknown>;
   };
   /** `metric` and `value` name what the method optimized; every other entry is a measure. */

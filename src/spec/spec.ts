@@ -170,7 +170,17 @@ export interface ReleaseSpec {
   readonly privacy: PrivacyModelSpec[];
   readonly method: MethodSpec;
   readonly seed: number;
+  readonly report: ReportSpec;
 }
+
+/** What the report measures against. */
+export interface ReportSpec {
+  /** A row whose re-identification (or attribute-disclosure) risk exceeds this counts as at risk. */
+  readonly riskThreshold: number;
+}
+
+/** The risk threshold when the spec sets none: one chance in five. */
+export const DEFAULT_RISK_THRESHOLD = 0.2;
 
 export interface SpecLimits {
   /** Memory budget in MB for the input (default: the machine's memory; `--max-memory` overrides). */
@@ -226,6 +236,10 @@ const TOP_LEVEL: ObjectSchema = {
   seed: num(0, 2 ** 32 - 1, true),
   root: str(),
   limits: { kind: 'object' },
+  report: { kind: 'object' },
+};
+const REPORT: ObjectSchema = {
+  riskThreshold: num(0, 1),
 };
 const FORMAT: ObjectSchema = {
   delimiter: str([';', ',', '\t']),
@@ -344,6 +358,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
   const top = validateObject(json, TOP_LEVEL, where, '');
   const format = top.format === undefined ? {} : validateObject(top.format, FORMAT, where, 'format');
   const limits = top.limits === undefined ? {} : validateObject(top.limits, LIMITS, where, 'limits');
+  const report = top.report === undefined ? {} : validateObject(top.report, REPORT, where, 'report');
   const inside = pathGuard(where, dir, top.root as string | undefined);
   const methodName = validateObject(
     top.method,
@@ -419,6 +434,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
     privacy,
     method: parseMethod(methodName, method, where, attributes),
     seed: (top.seed as number | undefined) ?? 0,
+    report: { riskThreshold: (report.riskThreshold as number | undefined) ?? DEFAULT_RISK_THRESHOLD },
   };
 }
 

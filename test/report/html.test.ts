@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { reidentificationRisk } from '../../src/metrics/privacy.ts';
 import { renderReportHtml } from '../../src/report/html.ts';
 import type { HistogramBin, ReleaseReport } from '../../src/report/types.ts';
 
@@ -59,6 +60,7 @@ function sampleReport(): FullReport {
       latticeSize: 4320,
       nodesChecked: 187,
       distinctTuples: 21648,
+      ncpByAttribute: { sex: 0, age: 0.61, race: 0.4, 'marital-status': 0.5 },
     },
     privacy: {
       satisfied: true,
@@ -83,6 +85,19 @@ function sampleReport(): FullReport {
         { label: '101+', from: 101, to: null, classes: 70, rows: 9661 },
       ],
       prosecutorRisk: { max: 0.2, mean: 0.034567891, threshold: 0.1, shareAbove: 0.0954 },
+      reidentification: reidentificationRisk(
+        [5, 5, 7, 12, 40, 120],
+        0.1,
+        'the generalized quasi-identifiers',
+      ),
+      sensitive: [
+        {
+          attribute: 'occupation',
+          overall: [0.5, 0.45, 0.05],
+          worstClass: [0.8, 0.2, 0],
+          worstClassSize: 5,
+        },
+      ],
     },
     utility: {
       metric: 'ncp',
@@ -107,6 +122,9 @@ function sampleReport(): FullReport {
 
 const SECTIONS = [
   'Guarantees',
+  'Re-identification risk',
+  'Attribute disclosure',
+  'Information loss per attribute',
   'Transformation',
   'Equivalence class sizes',
   'Utility',
@@ -149,11 +167,32 @@ describe('renderReportHtml', () => {
     expect(renderReportHtml(unsatisfied)).toContain('privacy model not satisfied: distinct-l-diversity');
   });
 
-  it('draws one SVG per chart', () => {
-    const report = sampleReport();
-    const qis = Object.keys(report.generalization.node).length;
-    // histogram + one level bar per QI + NCP and precision gauges + timings stacked bar
-    expect(countSvgs(renderReportHtml(report))).toBe(1 + qis + 2 + 1);
+  it('draws one SVG per chart, each with labelled axes, ticks and data marks', () => {
+    const html = renderReportHtml(sampleReport());
+    // risk histogram, sensitive distribution, class sizes, NCP per QI, timings
+    expect(countSvgs(html)).toBe(5);
+    for (const svg of html.split('<svg').slice(1)) {
+      expect(svg.match(/class="axis-label"/g)).toHaveLength(2);
+      expect(svg.match(/class="tick"/g)!.length).toBeGreaterThanOrEqual(3);
+      expect(svg).toContain('class="mark"');
+    }
+  });
+
+  it('shows the re-identification risk at the threshold, with journalist and marketer risk', () => {
+    const html = renderReportHtml(sampleReport());
+    expect(html).toContain('<th scope="row">Risk threshold</th><td>0.1 (1 in 10)</td>');
+    // rows with risk above 0.1: the classes of 5 and 7 rows, 17 of 189 rows
+    expect(html).toContain('<th scope="row">Rows above the threshold</th><td><strong>8.995%</strong></td>');
+    expect(html).toContain('journalist risk equals prosecutor risk');
+    expect(html).toContain('Marketer risk');
+    expect(html).toContain('risk above the threshold 0.1');
+  });
+
+  it('shows the sensitive distribution overall and in the class that reveals most', () => {
+    const html = renderReportHtml(sampleReport());
+    expect(html).toContain('class that reveals most (5 rows)');
+    // Values are numbered, never named: the report holds aggregates only.
+    expect(html).toContain('<title>class that reveals most (5 rows), #1: 80%</title>');
   });
 
   it('formats numbers readably', () => {
@@ -213,22 +252,40 @@ describe('renderReportHtml', () => {
     expect(countSvgs(html)).toBe(countSvgs(renderReportHtml(sampleReport())));
   });
 
-  it('renders attribute disclosure measures, flattening one level of nesting', () => {
+  it('renders attribute disclosure measures with their meanings against the trivial releases', () => {
     const report = sampleReport();
+    const measures = {
+      distinctL: 2,
+      entropyL: 1.65,
+      t: 0.3456789,
+      delta: 5.7,
+      knowledgeGain: 0.1,
+      accuracyGain: 0.16,
+    };
+    const trivial = { t: 0, delta: 0, knowledgeGain: 0, accuracyGain: 0 };
     report.privacy.disclosure = {
-      delta: 0.3456789,
-      attribute: 'occupation',
-      baseline: { trivial: 0.5, method: '<b>suppress-all</b>', deeper: { ignored: 1 } },
-      list: [1, 2, 3],
+      occupation: {
+        attribute: 'occupation',
+        release: measures,
+        qisWithheld: { distinctL: 14, entropyL: 10.5, ...trivial },
+        saWithheld: { distinctL: null, entropyL: null, ...trivial },
+        accuracy: { release: 0.29, qisWithheld: 0.13, saWithheld: 0.07, original: 0.6 },
+        note: '<b>natural logarithms</b>',
+      },
     };
     const html = renderReportHtml(report);
-    expect(html).toContain('<h3>Attribute disclosure</h3>');
-    expect(html).toContain('<th scope="row">delta</th><td>0.3457</td>');
-    expect(html).toContain('<th scope="row">attribute</th><td>occupation</td>');
-    expect(html).toContain('<th scope="row">baseline.trivial</th><td>0.5</td>');
-    expect(html).toContain('&lt;b&gt;suppress-all&lt;/b&gt;');
-    expect(html).not.toContain('ignored');
-    expect(html).not.toContain('<th scope="row">list');
+    expect(html).toContain('<h2>Attribute disclosure</h2>');
+    expect(html).toContain(
+      '<td>t (closeness)</td><td class="num">0.3457</td><td class="num">0</td><td class="num">0</td>',
+    );
+    expect(html).toContain('Largest distance between a class’s sensitive distribution and the overall one');
+    expect(html).toContain(
+      '<th scope="row">Accuracy of guessing the value from the original data</th><td>60%</td>',
+    );
+    expect(html).toContain('&lt;b&gt;natural logarithms&lt;/b&gt;');
+    // No raw keys of report.json.
+    for (const key of ['distinctL', 'knowledgeGain', 'qisWithheld', 'saWithheld'])
+      expect(html).not.toContain(key);
   });
 });
 
@@ -255,6 +312,8 @@ function minimalReport(): ReleaseReport {
         facts: [['Buckets', 1200]],
         chart: {
           title: 'Rows per bucket',
+          x: 'bucket',
+          y: 'rows',
           bars: [
             { label: 'b1', value: 10 },
             { label: '<b2>', value: 25 },
@@ -278,11 +337,10 @@ describe('renderReportHtml for methods other than generalization', () => {
     expect(html).not.toContain('k achieved');
     expect(html).not.toContain('Equivalence classes');
     expect(html).not.toContain('Suppression handling');
-    expect(html).not.toContain('limit');
+    expect(html).not.toContain('; limit');
     expect(html).not.toContain('Attribute disclosure');
     expect(html).not.toContain('NCP');
     expect(html).not.toContain('Precision loss');
-    expect(html).not.toContain('<details>');
     expect(html).toContain('No privacy models were specified.');
     // Row counts still have a home without the transformation section.
     expect(html).toContain('<h2>Rows</h2>');
@@ -294,7 +352,7 @@ describe('renderReportHtml for methods other than generalization', () => {
     expect(html).toContain(
       'Optimized metric: <strong>KL divergence</strong> <span class="big">0.01235</span>',
     );
-    expect(html).toContain('KL divergence <span class="badge">optimized</span>');
+    expect(html).toContain('KL divergence <span class="badge">headline</span>');
     expect(html).toContain('Kullback–Leibler divergence between the original and the reconstructed');
     expect(html).toContain('χ² distance');
     expect(html).toContain('41.5');
@@ -309,10 +367,10 @@ describe('renderReportHtml for methods other than generalization', () => {
       zeta: 3,
     };
     const other = renderReportHtml(report);
-    expect(other).toContain('Query error (base)');
-    expect(other).toContain('Query error (cube) <span class="badge">optimized</span>');
+    expect(other).toContain('Query error (all attributes)');
+    expect(other).toContain('Query error (every subset) <span class="badge">headline</span>');
     expect(other).toContain('Average relative error of count queries');
-    expect(other).toContain('<code>zeta</code>');
+    expect(other).toContain('<td>zeta</td>');
     expect(other).toContain('Method-specific utility measure');
   });
 
@@ -343,14 +401,55 @@ describe('renderReportHtml for methods other than generalization', () => {
     expect(renderReportHtml(report)).toContain('Suppression handling');
   });
 
-  it('renders details as a collapsed, escaped JSON block', () => {
+  it('leaves the machine-readable details to report.json', () => {
     const report = minimalReport();
-    report.details = { buckets: [{ id: 1, note: '<script>x</script>' }], p: 0.8 };
+    report.details = { randomization: { buckets: [{ id: 1, note: '<script>x</script>' }], p: 0.8 } };
     const html = renderReportHtml(report);
-    expect(html).toContain('<details><summary>');
-    expect(html).toContain('&quot;p&quot;: 0.8');
+    expect(html).not.toContain('<details>');
     expect(html).not.toContain('<script');
-    expect(renderReportHtml(report)).toBe(html);
+    expect(html).not.toContain('buckets');
+  });
+
+  it('says "headline", not "optimized", for methods that optimize nothing, and names their buckets', () => {
+    const report = minimalReport();
+    report.spec.method = 'anatomy';
+    report.utility = { metric: 'kl-divergence', value: 0.9, kl: 0.9 };
+    report.privacy.ecSizeHistogram = [{ label: '4', from: 4, to: 4, classes: 10, rows: 40 }];
+    const html = renderReportHtml(report);
+    expect(html).toContain('Headline measure: <strong>KL divergence</strong>');
+    expect(html).not.toContain('Optimized');
+    expect(html).toContain('<h2>Bucket sizes</h2>');
+  });
+
+  it('shows an amber verdict and what the method does not protect for methods that publish exact quasi-identifiers', () => {
+    for (const method of ['anatomy', 'slicing', 'randomization']) {
+      const report = minimalReport();
+      report.spec.method = method;
+      const html = renderReportHtml(report);
+      expect(html).toContain('<div class="verdict warn"');
+      expect(html).toContain('Verified, but identity disclosure is not prevented');
+      expect(html).toContain('Does not protect against:');
+      expect(html).toMatch(/Identity (and membership )?disclosure/);
+      expect(html).not.toContain('every privacy guarantee holds');
+    }
+    const generalization = renderReportHtml(sampleReport());
+    expect(generalization).toContain('<div class="verdict pass"');
+    expect(generalization).toContain('Does not protect against:');
+  });
+
+  it('takes the total time from the report, never summing nested phases', () => {
+    const report = minimalReport();
+    report.timings = { build: 900, optimize: 700, verify: 100, plan: 2, total: 1002 };
+    const html = renderReportHtml(report);
+    expect(html).toContain('<strong>1,002 ms</strong>');
+    expect(html).not.toContain('1,704');
+    expect(html).not.toContain('2,704');
+  });
+
+  it('cites nothing outside the repository', () => {
+    for (const html of [renderReportHtml(sampleReport()), renderReportHtml(minimalReport())]) {
+      expect(html).not.toMatch(/seed 0\d\d|SPEC|§|issue \d/);
+    }
   });
 
   it('renders partial privacy facts when only some are present', () => {

@@ -11,10 +11,16 @@
  */
 import { encodeArrow, readArrow } from '../../data/arrow.ts';
 import { encodeCsv, readCsv } from '../../data/csv.ts';
-import { codeCounts, compactDictionary, type EncodedColumn, type OutputColumn } from '../../data/table.ts';
+import {
+  codeCounts,
+  compactDictionary,
+  countCodes,
+  type EncodedColumn,
+  type OutputColumn,
+} from '../../data/table.ts';
 import { distributionMeasures, measureFigures } from '../../metrics/contingency.ts';
-import { disclosureMeasures } from '../../metrics/disclosure.ts';
-import { classSizeHistogram } from '../../metrics/privacy.ts';
+import { disclosureMeasures, sensitiveDistribution } from '../../metrics/disclosure.ts';
+import { classSizeHistogram, reidentificationRisk } from '../../metrics/privacy.ts';
 import type { VerificationCheck } from '../../report/types.ts';
 import { thousands } from '../../util/format.ts';
 import type { Random } from '../../util/random.ts';
@@ -27,7 +33,6 @@ import {
   diversityModelReport,
   diversityRequirement,
   releasedAttributes,
-  sizeBars,
   sizeFacts,
   tupleIds,
 } from '../bucket-common.ts';
@@ -263,6 +268,13 @@ function reportOf(
     ),
   );
   const facts = sizeFacts(sizes);
+  // Every released column but the SA is published exactly: rows alike on them are what a linkage finds.
+  const alike = Array.from(countCodes(original.ids, original.count));
+  const sensitive = sensitiveDistribution(
+    req.attribute,
+    { groups: buckets, width, counts: hist, keep: () => true },
+    distribution,
+  );
   return {
     rows: { input: table.rowCount, released: table.rowCount, suppressed: 0 },
     privacy: {
@@ -270,6 +282,12 @@ function reportOf(
       models: [diversityModelReport(req, satisfied, { l: achievedL }, req.model === 'distinct-l-diversity')],
       classes: buckets,
       ecSizeHistogram: classSizeHistogram(Array.from(sizes)),
+      reidentification: reidentificationRisk(
+        alike,
+        spec.report.riskThreshold,
+        `the exact values of ${others.map((c) => c.name).join(', ')}, released unchanged`,
+      ),
+      ...(sensitive ? { sensitive: [sensitive] } : {}),
       disclosure: { [req.attribute]: disclosure },
     },
     utility: {
@@ -294,7 +312,6 @@ function reportOf(
         note:
           'Quasi-identifiers are released unchanged; the link between them and the sensitive attribute ' +
           'is only the bucket. Utility: an analyst spreads each row over its bucket’s SA values.',
-        chart: { title: 'Buckets by size', bars: sizeBars(sizes) },
       },
     ],
     details: {

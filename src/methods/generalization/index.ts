@@ -10,9 +10,9 @@ import { codeCounts, type EncodedColumn, type EncodedTable } from '../../data/ta
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/grouping.ts';
-import { disclosureMeasures } from '../../metrics/disclosure.ts';
+import { disclosureMeasures, sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { GeneralizationMetrics } from '../../metrics/generalization.ts';
-import { classSizeHistogram, prosecutorRisk } from '../../metrics/privacy.ts';
+import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
 import {
   buildModels,
   requiredK,
@@ -309,16 +309,32 @@ function reportOf(
   prepared: Prepared,
   outcome: SearchOutcome & { kMinimal?: NodeResult[] },
   node: Record<string, number>,
-  original: NodeResult,
+  originalNode: NodeResult,
 ): BuiltRelease['report'] {
   const { best, nodesChecked, strategy } = outcome;
   const levelsOf = (r: NodeResult) => Object.fromEntries(prepared.qis.map((c, i) => [c.name, r.levels[i]!]));
   const { method, table, hierarchies, tuples, problem } = prepared;
   const retained = Array.from(best.sizes).filter((_, g) => !best.suppressed[g]);
-  const released = method.suppressed === 'mask' ? table.rowCount : table.rowCount - best.suppressedRows;
+  const releasedRows = method.suppressed === 'mask' ? table.rowCount : table.rowCount - best.suppressedRows;
+  const reidentification = reidentificationRisk(
+    retained,
+    prepared.spec.report.riskThreshold,
+    'the generalized quasi-identifiers (rows in one equivalence class look alike)',
+  );
+  const ncpByAttribute = problem.metrics.ncpByAttribute(best.levels, best);
+  // Each sensitive attribute's histograms over the released (not suppressed) classes.
+  const released = prepared.sensitive.map(({ attribute: sa }) => ({
+    sa,
+    classes: {
+      groups: best.groups,
+      width: sa.column.dictionary.length,
+      counts: classHistograms(prepared, best, sa),
+      keep: (g: number) => !best.suppressed[g],
+    },
+  }));
   return {
     specFacts: { maxSuppression: method.maxSuppression, suppressed: method.suppressed },
-    rows: { input: table.rowCount, released, suppressed: best.suppressedRows },
+    rows: { input: table.rowCount, released: releasedRows, suppressed: best.suppressedRows },
     generalization: {
       strategy,
       node,
@@ -327,6 +343,7 @@ function reportOf(
       nodesChecked,
       distinctTuples: tuples.counts.length,
       ...(outcome.kMinimal ? { kMinimal: outcome.kMinimal.map(levelsOf) } : {}),
+      ncpByAttribute: Object.fromEntries(prepared.qis.map((c, i) => [c.name, ncpByAttribute[i]!])),
     },
     privacy: {
       satisfied: best.feasible,
@@ -340,29 +357,21 @@ function reportOf(
       k: best.minClassSize,
       classes: best.retainedClasses,
       ecSizeHistogram: classSizeHistogram(retained),
-      prosecutorRisk: prosecutorRisk(retained, 0.2),
+      prosecutorRisk: prosecutorFacts(reidentification),
+      reidentification,
+      sensitive: released.flatMap(({ sa, classes }) => {
+        const d = sensitiveDistribution(sa.name, classes, sa.distribution);
+        return d ? [d] : [];
+      }),
       disclosure: Object.fromEntries(
-        prepared.sensitive.map(({ attribute: sa }) => {
-          const width = sa.column.dictionary.length;
-          return [
-            sa.name,
-            disclosureMeasures(
-              sa.name,
-              {
-                groups: best.groups,
-                width,
-                counts: classHistograms(prepared, best, sa),
-                keep: (g) => !best.suppressed[g],
-              },
-              {
-                groups: original.groups,
-                width,
-                counts: classHistograms(prepared, original, sa),
-                keep: () => true,
-              },
-              sa.distribution,
-            ),
-          ];
+        released.map(({ sa, classes }) => {
+          const original = {
+            groups: originalNode.groups,
+            width: classes.width,
+            counts: classHistograms(prepared, originalNode, sa),
+            keep: () => true,
+          };
+          return [sa.name, disclosureMeasures(sa.name, classes, original, sa.distribution)];
         }),
       ),
     },

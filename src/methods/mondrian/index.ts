@@ -5,6 +5,7 @@
  */
 import { encodeArrow, readArrow } from '../../data/arrow.ts';
 import { encodeCsv, readCsv } from '../../data/csv.ts';
+import { codeCounts } from '../../data/table.ts';
 import { hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import type { MondrianKernel } from '../../kernels/mondrian.ts';
 import { tsMondrianKernel } from '../../kernels/mondrian-ts.ts';
@@ -14,7 +15,8 @@ import {
   distributionMeasures,
   measureFigures,
 } from '../../metrics/contingency.ts';
-import { classSizeHistogram, prosecutorRisk } from '../../metrics/privacy.ts';
+import { sensitiveDistribution } from '../../metrics/disclosure.ts';
+import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
 import type { ReportSection } from '../../report/types.ts';
 import { thousands } from '../../util/format.ts';
 import { verifyMondrian } from '../../verify/mondrian.ts';
@@ -200,6 +202,27 @@ function reportOf(
     };
   });
   const ncpByAttribute = Object.fromEntries(problem.dims.map((d, i) => [d.name, released.ncpByDim[i]!]));
+  const reidentification = reidentificationRisk(
+    sizes,
+    prepared.spec.report.riskThreshold,
+    'the generalized quasi-identifiers (rows in one equivalence class look alike)',
+  );
+  const sensitive = problem.sensitive.flatMap((sa, j) => {
+    // The class histograms of this attribute, laid out contiguously.
+    const counts = new Int32Array(released.classes * sa.width);
+    for (let c = 0; c < released.classes; c++) {
+      const from = c * W + result.histBase[j]!;
+      counts.set(released.classHist.subarray(from, from + sa.width), c * sa.width);
+    }
+    const column = table.columns.find((col) => col.name === sa.name)!;
+    const overall = Array.from(codeCounts(column), (n) => n / table.rowCount);
+    const d = sensitiveDistribution(
+      sa.name,
+      { groups: released.classes, width: sa.width, counts, keep: () => true },
+      overall,
+    );
+    return d ? [d] : [];
+  });
   const splitsByAttribute = Object.fromEntries(problem.dims.map((d, i) => [d.name, result.splitsByDim[i]!]));
   const kinds = Object.fromEntries(problem.dims.map((d) => [d.name, d.kind]));
   const section: ReportSection = {
@@ -242,10 +265,6 @@ function reportOf(
       method.mode === 'strict'
         ? 'Strict Mondrian: rows equal to a median always stay on one side of the cut, so released ranges never overlap.'
         : 'Relaxed Mondrian: rows equal to a median may be divided between the halves to balance them, so two ranges may share their boundary value. Two strategies run — balanced-first (divide whenever that passes) and strict-first (divide only where strict Mondrian stops, never worse than strict) — and the one with the lower NCP is released.',
-    chart: {
-      title: 'NCP per quasi-identifier',
-      bars: problem.dims.map((d, i) => ({ label: d.name, value: round(released.ncpByDim[i]!) })),
-    },
   };
   return {
     rows: { input: table.rowCount, released: table.rowCount, suppressed: 0 },
@@ -255,7 +274,9 @@ function reportOf(
       k: minSize,
       classes: released.classes,
       ecSizeHistogram: classSizeHistogram(sizes),
-      prosecutorRisk: prosecutorRisk(sizes, 0.2),
+      prosecutorRisk: prosecutorFacts(reidentification),
+      reidentification,
+      sensitive,
     },
     utility: {
       metric: 'ncp',

@@ -21,6 +21,7 @@ import { LaneRandom, laneState, type PerturbKernel, thresholdsOf } from '../../k
 import { tsPerturbKernel } from '../../kernels/perturb-ts.ts';
 import { wasmSimdPerturbKernel } from '../../kernels/perturb-wasm.ts';
 import { type DistributionMeasures, distributionMeasures } from '../../metrics/contingency.ts';
+import { riskDistribution } from '../../metrics/privacy.ts';
 import type { ModelResult, ReportSection } from '../../report/types.ts';
 import { thousands } from '../../util/format.ts';
 import { verifyRandomization } from '../../verify/randomization.ts';
@@ -361,7 +362,9 @@ function reportOf(
         'Every input row gives exactly one released row; the rows are shuffled. matrices.json holds every matrix: ' +
         '`ppdp reconstruct` estimates any contingency table from the release.',
       chart: {
-        title: 'retention (diagonal of each matrix)',
+        title: 'Retention: the chance each attribute keeps its true value (diagonal of its matrix)',
+        x: 'attribute',
+        y: 'retention probability',
         bars: attributes.map((a, i) => ({
           label: a.name,
           value: distortions[i] ? (distortions[i]!.diag ?? Number.NaN) : 1,
@@ -369,10 +372,8 @@ function reportOf(
       },
     },
     {
-      title: 'Attribute disclosure risk (docs/definitions.md §5)',
+      title: 'Attribute disclosure risk',
       facts: [
-        ['max risk over rows', fmt(risk.max)],
-        ['mean risk over rows', fmt(risk.mean)],
         [
           'median / 90th / 99th percentile',
           [0.5, 0.9, 0.99].map((q) => fmt(quantile(risk.cellRisk, cellCount, q))).join(' / '),
@@ -391,12 +392,12 @@ function reportOf(
       ],
       note:
         'risk(α,u) = (π_{α,u}/π_α)·r_QI(α)·r_S(u|α): the probability that an attacker who knows a person’s QIs and the ' +
-        'matrices reconstructs both the QIs and the sensitive value. γ-amplification bounds every posterior (Chaytor & Wang).',
+        'matrices reconstructs both the QIs and the sensitive value. γ-amplification bounds every posterior.',
     },
   ];
   if (plan.smallDomain) {
     sections.push({
-      title: 'Small-domain randomization (Chaytor & Wang)',
+      title: 'Small-domain randomization',
       facts: plan.smallDomain.blocks.map((b, j): [string, string] => [
         `sub-domain ${j + 1} (${fmt(b.share * 100, 3)} % of rows)`,
         `${b.values.map((v) => sa.categories[v]).join(', ')} — retention ${fmt(b.retention, 6)}`,
@@ -404,31 +405,12 @@ function reportOf(
       note: smallDomainGuarantee(requirements.rho!.rho1, requirements.rho!.rho2),
     });
   }
-  if (measures) {
-    sections.push({
-      title: 'Utility of the reconstruction (docs/definitions.md §6)',
-      facts: [
-        ['KL(π ‖ π̂)', fmt(measures.kl)],
-        ['χ²(π, π̂)', fmt(measures.chi2)],
-        ['base group-by relative error', fmt(measures.queryErrorBase)],
-        [`CUBE relative error (${measures.cubeCells} cells)`, fmt(measures.queryErrorCube)],
-        [
-          'uncertainty coefficient QI–QI before → after',
-          `${fmt(avg(qiQi, 'before'))} → ${fmt(avg(qiQi, 'after'))}`,
-        ],
-        [
-          'uncertainty coefficient QI–SA before → after',
-          `${fmt(avg(qiSa, 'before'))} → ${fmt(avg(qiSa, 'after'))}`,
-        ],
-      ],
-      note: 'Measured on this release: π̂ = P⁻¹·λ from the released rows, against the input’s contingency table.',
-    });
-  }
   return {
     rows: { input: n, released: n, suppressed: 0 },
     privacy: {
       satisfied: models.every((m) => m.satisfied),
       models,
+      attributeRisk: riskDistribution(risk.cellRisk, cellCount, spec.report.riskThreshold),
       disclosure: {
         attributeDisclosure: { max: risk.max, mean: risk.mean },
         gamma: Number.isFinite(gamma) ? gamma : null,
@@ -462,7 +444,7 @@ function reportOf(
               maxRisk: plan.optimizer.maxRisk,
             }
           : null,
-        ...(measures ? { uncertainty: measures.uncertainty } : {}),
+        ...(measures ? { uncertainty: measures.uncertainty, marginals: measures.marginals } : {}),
         ...(plan.smallDomain
           ? {
               subDomains: plan.smallDomain.blocks.map((b) => ({

@@ -172,7 +172,7 @@ export function planRandomization(
     if (!req.rho || req.tau || method.scenario !== 'rr-s') {
       throw new SpecError(
         'E_SPEC_MODEL',
-        `${where}: smallDomain is small-domain randomization of the sensitive attribute (Chaytor & Wang): it needs scenario rr-s and a rho-privacy model, and no attribute-disclosure or l-diversity model`,
+        `${where}: smallDomain is small-domain randomization of the sensitive attribute: it needs scenario rr-s and a rho-privacy model, and no attribute-disclosure or l-diversity model`,
         'set "scenario": "rr-s" and use { "model": "rho-privacy", "attribute": …, "rho1": …, "rho2": … } alone, or drop smallDomain',
       );
     }

@@ -14,7 +14,9 @@ import { basename } from 'node:path';
 import { encodeArrow, readArrow } from '../../data/arrow.ts';
 import { encodeCsv, readCsv } from '../../data/csv.ts';
 import {
+  codeCounts,
   compactDictionary,
+  countCodes,
   type EncodedColumn,
   type EncodedTable,
   type OutputColumn,
@@ -22,7 +24,8 @@ import {
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
 import { distributionMeasures, measureFigures } from '../../metrics/contingency.ts';
-import { classSizeHistogram } from '../../metrics/privacy.ts';
+import { sensitiveDistribution } from '../../metrics/disclosure.ts';
+import { classSizeHistogram, reidentificationRisk } from '../../metrics/privacy.ts';
 import type { VerificationCheck } from '../../report/types.ts';
 import type { AttributeSpec, ReleaseSpec, SlicingMethodSpec } from '../../spec/spec.ts';
 import { thousands } from '../../util/format.ts';
@@ -34,7 +37,6 @@ import {
   diversityModelReport,
   diversityRequirement,
   releasedAttributes,
-  sizeBars,
   sizeFacts,
   tupleIds,
 } from '../bucket-common.ts';
@@ -416,6 +418,31 @@ function reportOf(
     for (let i = b.start; i < b.end; i++) seen.add(saCodes[partition.rows[i]!]!);
     minDistinct = Math.min(minDistinct, seen.size);
   }
+  // Linkage: a column other than the sensitive one is released with its values intact (only
+  // permuted within buckets), so rows alike on it are what an attacker can tell apart. Report the
+  // column that re-identifies most.
+  const linkage = plan.columns
+    .map((g, j) => ({ g, j }))
+    .filter(({ j }) => j !== plan.saColumn)
+    .map(({ g, j }) =>
+      reidentificationRisk(
+        Array.from(countCodes(sliced.valueCodes[j]!, sliced.valueStrings[j]!.length)).filter((c) => c > 0),
+        spec.report.riskThreshold,
+        `the exact values of column ${j + 1} (${describe(g)}), released unchanged`,
+      ),
+    )
+    .sort((a, b) => b.prosecutor.mean - a.prosecutor.mean)[0];
+  const saColumn = table.columns.find((c) => c.name === req.attribute)!;
+  const saWidth = saColumn.dictionary.length;
+  const bucketHist = new Int32Array(partition.buckets.length * saWidth);
+  partition.buckets.forEach((b, i) => {
+    for (let r = b.start; r < b.end; r++) bucketHist[i * saWidth + saCodes[partition.rows[r]!]!]!++;
+  });
+  const sensitive = sensitiveDistribution(
+    req.attribute,
+    { groups: partition.buckets.length, width: saWidth, counts: bucketHist, keep: () => true },
+    Array.from(codeCounts(saColumn), (c) => c / table.rowCount),
+  );
   const within = (g: number[]) => {
     const pairs: number[] = [];
     for (let x = 0; x < g.length; x++) for (let y = x + 1; y < g.length; y++) pairs.push(phi[g[x]!]![g[y]!]!);
@@ -440,6 +467,8 @@ function reportOf(
       ],
       classes: partition.buckets.length,
       ecSizeHistogram: classSizeHistogram(sizes),
+      ...(linkage ? { reidentification: linkage } : {}),
+      ...(sensitive ? { sensitive: [sensitive] } : {}),
     },
     utility: {
       metric: 'kl-divergence',
@@ -485,7 +514,6 @@ function reportOf(
           ],
           ['trial splits / accepted', `${partition.trials} / ${partition.accepted}`],
         ],
-        chart: { title: 'Buckets by size', bars: sizeBars(sizes) },
       },
       {
         title: 'Membership disclosure',

@@ -1,0 +1,300 @@
+/** The report's privacy parts: verdict and limits, models, re-identification risk, attribute disclosure. */
+import { AMBER, chart, PALETTE, rankedValues } from './charts.ts';
+import { DASH, esc, fmtInt, fmtNum, fmtPct, humanize, oneIn } from './format.ts';
+import {
+  ACCURACY_LABELS,
+  achievedLabel,
+  DISCLOSURE_BASELINES,
+  DISCLOSURE_LABELS,
+  MODEL_NAMES,
+  REQUIREMENTS,
+} from './labels.ts';
+import { methodLimits } from './limits.ts';
+import { type Fact, factsTable, mark, note, type Row, section, table } from './markup.ts';
+import type { ModelResult, ReleaseReport, RiskDistribution, SensitiveDistribution } from './types.ts';
+
+export function isVerified(report: ReleaseReport): boolean {
+  return report.verification.verified && report.privacy.satisfied;
+}
+
+/** Green when verified and identity disclosure is covered, amber when the method leaves it open, red when not verified. */
+export function renderVerdict(report: ReleaseReport): string {
+  const limits = methodLimits(report);
+  const box = (doesNot: string[]) =>
+    `<div class="limits${limits.identityOpen ? ' open' : ''}"><p><strong>Protects against:</strong> ${esc(limits.protects)}</p>` +
+    (doesNot.length > 0
+      ? `<p><strong>Does not protect against:</strong></p><ul>${doesNot.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>`
+      : '') +
+    '</div>';
+  if (isVerified(report)) {
+    const verdict = limits.identityOpen
+      ? '<div class="verdict warn" role="status"><span class="icon">!</span> Verified, but identity disclosure is not prevented' +
+        '<div class="why">The stated guarantees hold; read what this method does not protect against before publishing.</div></div>'
+      : '<div class="verdict pass" role="status"><span class="icon">✓</span> Verified: every privacy guarantee holds</div>';
+    return verdict + box(limits.doesNot);
+  }
+  const reasons: string[] = [];
+  if (!report.verification.verified) {
+    const failed = report.verification.checks.filter((c) => !c.passed).length;
+    const total = report.verification.checks.length;
+    reasons.push(
+      failed > 0
+        ? `${fmtInt(failed)} of ${fmtInt(total)} verification checks failed`
+        : 'verification did not pass',
+    );
+  }
+  if (!report.privacy.satisfied) {
+    const failing = report.privacy.models.filter((m) => !m.satisfied).map((m) => m.model);
+    reasons.push(
+      failing.length > 0
+        ? `privacy model not satisfied: ${failing.join(', ')}`
+        : 'the privacy requirements are not satisfied',
+    );
+  }
+  return (
+    '<div class="verdict fail" role="alert"><span class="icon">✗</span> NOT verified' +
+    `<div class="why">${esc(reasons.join('; '))}. Do not publish this release.</div></div>` +
+    box(limits.doesNot)
+  );
+}
+
+function modelRow(m: ModelResult): Row {
+  const attribute = typeof m.params.attribute === 'string' ? esc(m.params.attribute) : DASH;
+  const required = Object.entries(m.params)
+    .filter(([k]) => k !== 'attribute')
+    .map(([k, v]) =>
+      esc(REQUIREMENTS[k]?.(String(typeof v === 'number' ? fmtNum(v) : v)) ?? `${humanize(k)} = ${v}`),
+    );
+  const achieved = Object.entries(m.achieved).map(
+    ([k, v]) => `${esc(achievedLabel(k))}: <strong>${k === 'gamma' && v < 0 ? '∞' : fmtNum(v)}</strong>`,
+  );
+  return {
+    cells: [
+      `<strong>${esc(MODEL_NAMES[m.model] ?? m.model)}</strong>`,
+      attribute,
+      required.join('<br>') || DASH,
+      achieved.join('<br>') || DASH,
+      mark(m.satisfied),
+    ],
+    cls: m.satisfied ? '' : 'failed',
+  };
+}
+
+export function renderGuarantees(report: ReleaseReport): string {
+  const p = report.privacy;
+  const models =
+    p.models.length > 0
+      ? table(
+          [
+            { label: 'Privacy model' },
+            { label: 'Sensitive attribute' },
+            { label: 'Required' },
+            { label: 'Achieved on the release' },
+            { label: 'Holds' },
+          ],
+          p.models.map(modelRow),
+        )
+      : note('No privacy models were specified.');
+  const facts: Fact[] = [];
+  const classWord =
+    report.spec.method === 'anatomy' || report.spec.method === 'slicing' ? 'Buckets' : 'Equivalence classes';
+  if (typeof p.k === 'number') {
+    facts.push([
+      'k achieved (smallest class)',
+      `<strong>${fmtInt(p.k)}</strong>`,
+      'Every released row looks like at least this many rows on the quasi-identifiers.',
+    ]);
+  }
+  if (typeof p.classes === 'number') {
+    facts.push([
+      classWord,
+      fmtInt(p.classes),
+      'Groups of rows the release cannot tell apart on what the method hides.',
+    ]);
+  }
+  return section(
+    'guarantees',
+    'Guarantees',
+    [models, ...(facts.length > 0 ? [factsTable(facts)] : [])].join('\n'),
+  );
+}
+
+function riskBinLabel(b: { from: number; to: number }): string {
+  const short = (x: number) => String(Number(x.toPrecision(3)));
+  return `${short(b.from)}–${short(b.to)}`;
+}
+
+/** Rows per risk bin, bins above the threshold in amber. */
+function riskChart(d: RiskDistribution, title: string, valueAxis: string): string {
+  if (d.rows === 0) return note('No rows were released, so no row is at risk.');
+  return chart({
+    title,
+    categories: d.bins.map(riskBinLabel),
+    series: [
+      { name: 'rows', color: PALETTE[0]!, values: d.bins.map((b) => (d.rows > 0 ? b.rows / d.rows : 0)) },
+    ],
+    categoryAxis: valueAxis,
+    valueAxis: 'share of released rows',
+    percent: true,
+    colorOf: (c) => (d.bins[c]!.from >= d.threshold ? AMBER : undefined),
+    legend: [
+      { label: `risk up to the threshold ${fmtNum(d.threshold)}`, color: PALETTE[0]! },
+      { label: `risk above the threshold ${fmtNum(d.threshold)}`, color: AMBER },
+    ],
+  });
+}
+
+const THRESHOLD_MEANING = 'Set by "report": { "riskThreshold": … } in the release spec (default 0.2).';
+
+/** The threshold, the share of rows above it, and the highest and mean prosecutor risk. */
+function prosecutorFacts(p: { threshold: number; shareAbove: number; max: number; mean: number }): Fact[] {
+  return [
+    ['Risk threshold', fmtNum(p.threshold) + oneIn(p.threshold), THRESHOLD_MEANING],
+    [
+      'Rows above the threshold',
+      `<strong>${fmtPct(p.shareAbove)}</strong>`,
+      'Share of released rows whose prosecutor risk exceeds the threshold.',
+    ],
+    [
+      'Prosecutor risk, highest',
+      fmtNum(p.max) + oneIn(p.max),
+      'The most exposed row: the attacker knows the person is in the data.',
+    ],
+    ['Prosecutor risk, mean', fmtNum(p.mean) + oneIn(p.mean), 'Averaged over released rows.'],
+  ];
+}
+
+export function renderRisk(report: ReleaseReport): string {
+  const r = report.privacy.reidentification;
+  const a = report.privacy.attributeRisk;
+  const summary = report.privacy.prosecutorRisk;
+  if (!r && !a && !summary) return '';
+  const parts: string[] = [];
+  // A report without the distribution still has the prosecutor summary.
+  if (!r && summary) parts.push(factsTable(prosecutorFacts(summary)));
+  if (r) {
+    const p = r.prosecutor;
+    parts.push(
+      `<p>Rows are grouped by ${esc(r.basis)}. A row in a group of n rows is re-identified with probability 1/n by an attacker who knows the person is in the data and links on those values.</p>`,
+      factsTable([
+        ...prosecutorFacts(p),
+        [
+          'Journalist risk, highest / mean',
+          `${fmtNum(r.journalist.max)} / ${fmtNum(r.journalist.mean)}`,
+          'The attacker does not know whether the person is in the data. No population table was given, so the data is taken as the whole population and journalist risk equals prosecutor risk.',
+        ],
+        [
+          'Marketer risk',
+          fmtNum(r.marketer) + oneIn(r.marketer),
+          'Expected share of rows re-identified when an attacker links every row: groups ÷ rows.',
+        ],
+      ]),
+      riskChart(p, 'Released rows by prosecutor re-identification risk', 'prosecutor risk (1 / rows alike)'),
+    );
+  }
+  if (a) {
+    parts.push(
+      '<p>Per row, the probability that an attacker who knows a person’s quasi-identifiers and the published matrices recovers both them and the sensitive value (the attribute-disclosure risk).</p>',
+      factsTable([
+        ['Risk threshold', fmtNum(a.threshold), THRESHOLD_MEANING],
+        [
+          'Rows above the threshold',
+          `<strong>${fmtPct(a.shareAbove)}</strong>`,
+          'Share of rows whose risk exceeds the threshold.',
+        ],
+      ]),
+      riskChart(a, 'Rows by attribute-disclosure risk', 'attribute-disclosure risk'),
+    );
+  }
+  return section(
+    'risk',
+    a && !r && !summary ? 'Rows above the risk threshold' : 'Re-identification risk',
+    parts.join('\n'),
+  );
+}
+
+function sensitiveChart(d: SensitiveDistribution): string {
+  const ranked = rankedValues([d.overall, d.worstClass]);
+  return chart({
+    title: `${d.attribute}: share of each value overall and in the class that reveals most (${fmtInt(d.worstClassSize)} rows)`,
+    categories: ranked.categories,
+    series: [
+      { name: 'all rows', color: PALETTE[0]!, values: ranked.series[0]! },
+      {
+        name: `class that reveals most (${fmtInt(d.worstClassSize)} rows)`,
+        color: AMBER,
+        values: ranked.series[1]!,
+      },
+    ],
+    categoryAxis: `${d.attribute} values, most frequent first`,
+    valueAxis: 'share of rows',
+    horizontal: true,
+    percent: true,
+  });
+}
+
+function disclosureTable(m: Record<string, unknown>): string {
+  const rows = Object.entries(DISCLOSURE_LABELS).map(
+    ([key, label]): Row => [
+      esc(label.name),
+      ...DISCLOSURE_BASELINES.map(([b]) => {
+        const v = (m[b] as Record<string, number | null> | undefined)?.[key];
+        return typeof v === 'number' ? fmtNum(v) : DASH;
+      }),
+      `<span class="meaning">${esc(label.meaning)}</span>`,
+    ],
+  );
+  const accuracy = m.accuracy as Record<string, number> | undefined;
+  const parts = [
+    table(
+      [
+        { label: 'Measure' },
+        ...DISCLOSURE_BASELINES.map(([, name]) => ({ label: name, num: true })),
+        { label: 'What it means' },
+      ],
+      rows,
+      'The release against the two trivial releases: all quasi-identifiers withheld, or the sensitive attribute withheld',
+    ),
+  ];
+  if (accuracy) {
+    parts.push(
+      factsTable(
+        Object.entries(ACCURACY_LABELS).map(
+          ([k, label]): Fact => [
+            `Accuracy of guessing the value ${label}`,
+            fmtPct(accuracy[k] ?? Number.NaN),
+            k === 'release'
+              ? 'Guessing each row’s value as the most frequent one of what the release shows about it.'
+              : undefined,
+          ],
+        ),
+      ),
+    );
+  }
+  if (typeof m.note === 'string') parts.push(note(m.note));
+  return parts.join('\n');
+}
+
+export function renderAttributeDisclosure(report: ReleaseReport): string {
+  const p = report.privacy;
+  const parts: string[] = [];
+  const measures = Object.entries(p.disclosure ?? {}).filter(
+    (e): e is [string, Record<string, unknown>] =>
+      typeof e[1] === 'object' && e[1] !== null && 'release' in e[1],
+  );
+  const attributes = new Set([...(p.sensitive ?? []).map((s) => s.attribute), ...measures.map(([a]) => a)]);
+  for (const attribute of attributes) {
+    parts.push(`<h3>${esc(attribute)}</h3>`);
+    const d = p.sensitive?.find((s) => s.attribute === attribute);
+    if (d) {
+      parts.push(
+        '<p>How the sensitive values are spread over all rows, and in the class whose rows share one value most (what an attacker learns at worst). Values are numbered by their overall share (#1 = most frequent): the report names no sensitive value.</p>',
+        sensitiveChart(d),
+      );
+    }
+    const m = measures.find(([a]) => a === attribute)?.[1];
+    if (m) parts.push(disclosureTable(m));
+  }
+  const body = parts.filter((x) => x !== '');
+  return body.length > 0 ? section('disclosure', 'Attribute disclosure', body.join('\n')) : '';
+}

@@ -1,0 +1,190 @@
+/**
+ * One real release of every method, its report.html opened in headless Chromium: every chart
+ * must have drawn (a non-empty box, labelled axes and at least one data mark of non-zero size).
+ * A copy of the page gets a checking script that writes what it measured into the DOM, which
+ * `chromium --dump-dom` prints. Without Chromium the test is skipped locally and fails under CI.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runRelease } from '../../src/pipeline/release.ts';
+import type { ReleaseReport } from '../../src/report/types.ts';
+import { adultWorkspace } from '../helpers/workspace.ts';
+
+const EXAMPLES = new URL('../../examples/', import.meta.url).pathname;
+const ROWS = 1500;
+
+function findChromium(): string | null {
+  for (const name of ['chromium', 'chromium-browser']) {
+    const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+    if (found.status === 0 && found.stdout.trim() !== '') return found.stdout.trim();
+  }
+  return null;
+}
+
+const chromium = findChromium();
+const inCi = process.env.CI === 'true';
+
+/** Measures every chart once laid out, and writes the result into the page for --dump-dom. */
+const CHECK_SCRIPT = `<script>
+const charts = [...document.querySelectorAll('svg.chart')].map((svg) => {
+  const box = svg.getBoundingClientRect();
+  const drawn = [...svg.querySelectorAll('.mark')].filter((m) => {
+    const b = m.getBBox();
+    return b.width > 0 && b.height > 0;
+  }).length;
+  return {
+    title: svg.getAttribute('aria-label'),
+    width: box.width,
+    height: box.height,
+    marks: drawn,
+    axisLabels: [...svg.querySelectorAll('text.axis-label')].filter((t) => t.textContent.trim() !== '').length,
+    ticks: svg.querySelectorAll('line.tick').length,
+  };
+});
+const out = document.createElement('pre');
+out.id = 'chart-check';
+out.textContent = JSON.stringify(charts);
+document.body.appendChild(out);
+</script>`;
+
+interface ChartCheck {
+  title: string;
+  width: number;
+  height: number;
+  marks: number;
+  axisLabels: number;
+  ticks: number;
+}
+
+function decodeEntities(text: string): string {
+  return text
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&amp;', '&');
+}
+
+/** Opens the report in headless Chromium and returns what the checking script measured. */
+function chartsDrawn(reportHtml: string, dir: string): ChartCheck[] {
+  const page = join(dir, 'report-checked.html');
+  writeFileSync(page, readFileSync(reportHtml, 'utf8').replace('</body>', `${CHECK_SCRIPT}\n</body>`));
+  const dom = execFileSync(
+    chromium!,
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--window-size=1000,1400',
+      `--user-data-dir=${join(dir, 'chromium-profile')}`,
+      '--dump-dom',
+      `file://${page}`,
+    ],
+    { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  const found = /<pre id="chart-check">([\s\S]*?)<\/pre>/.exec(dom);
+  expect(found, 'the checking script ran').not.toBeNull();
+  return JSON.parse(decodeEntities(found![1]!)) as ChartCheck[];
+}
+
+/** A spec for `method` from its example, moved into a workspace of the first ROWS Adult rows. */
+function exampleSpec(ws: ReturnType<typeof adultWorkspace>, example: string): string {
+  const s = JSON.parse(
+    readFileSync(join(EXAMPLES, example, 'release.json'), 'utf8').replaceAll('../adult/', ''),
+  );
+  delete s.root;
+  s.report = { riskThreshold: 0.1 };
+  const name = `${example}.json`;
+  ws.write(name, JSON.stringify(s, null, 2));
+  return join(ws.dir, name);
+}
+
+/** The charts of a release whose classes generalize the quasi-identifiers. */
+const GENERALIZING_CHARTS = [
+  'prosecutor re-identification risk',
+  'class that reveals most',
+  'classes per size',
+  'NCP per quasi-identifier',
+  'Wall time',
+];
+
+/** The charts of a release that publishes exact quasi-identifiers in buckets. */
+const BUCKET_CHARTS = [
+  'prosecutor re-identification risk',
+  'class that reveals most',
+  'buckets per size',
+  'uncertainty coefficient',
+  'Wall time',
+];
+
+const METHODS: { method: string; example: string; amber: boolean; charts: string[] }[] = [
+  {
+    method: 'generalization',
+    example: 'adult',
+    amber: false,
+    charts: GENERALIZING_CHARTS,
+  },
+  {
+    method: 'mondrian',
+    example: 'adult-mondrian',
+    amber: false,
+    charts: GENERALIZING_CHARTS,
+  },
+  {
+    method: 'anatomy',
+    example: 'adult-anatomy',
+    amber: true,
+    charts: BUCKET_CHARTS,
+  },
+  {
+    method: 'slicing',
+    example: 'adult-slicing',
+    amber: true,
+    charts: BUCKET_CHARTS,
+  },
+  {
+    method: 'randomization',
+    example: 'adult-randomization',
+    amber: true,
+    charts: ['attribute-disclosure risk', 'Retention', 'reconstructed from the release', 'Wall time'],
+  },
+];
+
+describe.skipIf(chromium === null && !inCi)('report.html in headless Chromium', () => {
+  it('has Chromium (CI installs it in .ci/run)', () => {
+    expect(chromium, 'chromium is not installed: apt-get install -y chromium').not.toBeNull();
+  });
+
+  const ws = adultWorkspace(ROWS);
+  for (const { method, example, amber, charts } of METHODS) {
+    it(`draws every chart of a ${method} release`, () => {
+      expect(chromium, 'chromium is not installed: apt-get install -y chromium').not.toBeNull();
+      const out = join(ws.dir, 'out', method);
+      const { report } = runRelease(exampleSpec(ws, example), out);
+      expect(report.spec.method).toBe(method);
+      expect(report.verification.verified).toBe(true);
+
+      const html = readFileSync(join(out, 'report.html'), 'utf8');
+      expect(html).not.toMatch(/undefined|NaN|seed 0\d\d|SPEC|§|issue \d/);
+      expect(html).toContain(amber ? '<div class="verdict warn"' : '<div class="verdict pass"');
+      expect(html).toContain('Does not protect against:');
+      const risk = report.privacy.reidentification ?? report.privacy.attributeRisk;
+      expect((risk as ReleaseReport['privacy']['attributeRisk'])!.threshold).toBe(0.1);
+
+      const drawn = chartsDrawn(join(out, 'report.html'), ws.dir);
+      for (const part of charts) expect(drawn.map((c) => c.title).join('\n')).toContain(part);
+      for (const c of drawn) {
+        expect({ title: c.title, drawn: c.width > 100 && c.height > 40 }).toEqual({
+          title: c.title,
+          drawn: true,
+        });
+        expect({ title: c.title, marks: c.marks > 0 }).toEqual({ title: c.title, marks: true });
+        expect({ title: c.title, axisLabels: c.axisLabels }).toEqual({ title: c.title, axisLabels: 2 });
+        expect(c.ticks, c.title).toBeGreaterThanOrEqual(3);
+      }
+    });
+  }
+});
