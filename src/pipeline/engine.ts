@@ -88,12 +88,33 @@ let machine: Machine | undefined;
  * the definition is built in code and validated by the tests (test/e2e/serverless*.test.ts).
  */
 export async function localMachine(): Promise<Machine> {
-  if (!machine) {
-    polyfill();
-    const { StateMachine } = await import('aws-local-stepfunctions');
-    machine = new StateMachine(LOCAL_DEFINITION as never, { validationOptions: { noValidate: true } });
-  }
+  machine ??= await localStateMachine(LOCAL_DEFINITION, false);
   return machine;
+}
+
+/** A local engine for a definition (Distributed Maps already rewritten by `localDefinition`). */
+export async function localStateMachine(definition: AslDefinition, validate = true): Promise<Machine> {
+  polyfill();
+  const { StateMachine } = await import('aws-local-stepfunctions');
+  return new StateMachine(definition as never, { validationOptions: { noValidate: !validate } });
+}
+
+/**
+ * Runs one execution with each Task bound to a handler by state name (a Retry waits
+ * `retryIntervalMs`); resolves with the execution's output.
+ */
+export function runBound(
+  sm: Machine,
+  input: unknown,
+  handlers: Record<string, (input: unknown) => Promise<unknown>>,
+  retryIntervalMs: number,
+): Promise<unknown> {
+  return sm.run(input as never, {
+    overrides: {
+      taskResourceLocalHandlers: handlers as never,
+      retryIntervalOverrides: Object.fromEntries(Object.keys(handlers).map((s) => [s, retryIntervalMs])),
+    },
+  }).result;
 }
 
 /**
@@ -180,15 +201,8 @@ async function runLocal(request: ReleaseRequest, env: PhaseEnv, options: EngineO
       }
     };
   }
-  const wait = options.retryIntervalMs ?? 250;
-  const execution = sm.run(request as never, {
-    overrides: {
-      taskResourceLocalHandlers: bound as never,
-      retryIntervalOverrides: Object.fromEntries(Object.keys(bound).map((s) => [s, wait])),
-    },
-  });
   try {
-    const out = (await execution.result) as unknown as {
+    const out = (await runBound(sm, request, bound, options.retryIntervalMs ?? 250)) as {
       plan: PlanResult;
       published: Manifest & { release: string };
     };

@@ -21,7 +21,7 @@ import { App } from 'aws-cdk-lib';
 import { APP_CONTEXT } from '../../infra/config.ts';
 import { ReleaseStack } from '../../infra/stacks/release-stack.ts';
 import { type AslDefinition, type AslState, localDefinition } from '../../src/pipeline/definition.ts';
-import { localMachine } from '../../src/pipeline/engine.ts';
+import { localStateMachine, runBound } from '../../src/pipeline/engine.ts';
 import type { S3StoreOptions } from '../../src/pipeline/storage/s3.ts';
 
 const RUNTIME = new URL('./lambda-runtime.mjs', import.meta.url).pathname;
@@ -169,18 +169,10 @@ export async function runDeployed(
       throw err;
     };
   }
-  const { StateMachine } = await import('aws-local-stepfunctions');
-  await localMachine(); // installs the Promise.withResolvers polyfill the engine needs on Node 20
-  const machine = new StateMachine(local as never);
-  const wait = options.retryIntervalMs ?? 50;
-  const execution = machine.run(input as never, {
-    overrides: {
-      taskResourceLocalHandlers: handlers as never,
-      retryIntervalOverrides: Object.fromEntries(Object.keys(handlers).map((s) => [s, wait])),
-    },
-  });
+  const machine = await localStateMachine(local);
   try {
-    return { ok: true, output: await execution.result, invocations };
+    const output = await runBound(machine, input, handlers, options.retryIntervalMs ?? 50);
+    return { ok: true, output, invocations };
   } catch (e) {
     // The engine wraps the error the execution ended with (a Fail state's, or a Task's).
     const err = ((e as { cause?: Error }).cause ?? e) as Error;
