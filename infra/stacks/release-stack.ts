@@ -497,6 +497,13 @@ export class ReleaseStack extends Stack {
             next: 'read error.json in the work area; redrive the execution once the cause is fixed (docs/deploy.md, Operations)',
           }),
         }),
+        // Failures the definition does not catch (so they can be redriven) get their error.json
+        // here; ReportFailure skips executions its own Catch path already reported.
+        new targets.LambdaFunction(this.functions.ReportFailure, {
+          deadLetterQueue: deadLetters,
+          retryAttempts: 4,
+          maxEventAge: Duration.hours(2),
+        }),
       ],
     });
 

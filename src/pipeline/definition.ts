@@ -50,6 +50,9 @@ export const RELEASE_ERRORS = [
   'StoreError',
 ];
 
+/** The error the failure path ends with (its Fail state), error.json written by then. */
+export const REPORTED_FAILURE = 'ppdp.ReleaseFailed';
+
 export interface DefinitionOptions {
   /** Resource of each Task: a Lambda ARN, or a `${Name}` placeholder for CloudFormation. */
   readonly resource: (task: TaskName) => string;
@@ -149,7 +152,7 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
       ReportFailure: task('ReportFailure', { ResultPath: null, Next: 'Failed' }),
       Failed: {
         Type: 'Fail',
-        Error: 'ppdp.ReleaseFailed',
+        Error: REPORTED_FAILURE,
         Cause: 'the release failed and nothing was published; see error.json in the work area',
       },
     },

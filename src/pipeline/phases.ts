@@ -45,6 +45,7 @@ import type { VerificationCheck } from '../report/types.ts';
 import { checkSpecFiles, loadSpec, type ReleaseSpec } from '../spec/spec.ts';
 import { byCodeUnits } from '../util/format.ts';
 import { keyedRandom, tableDigest } from '../util/keys.ts';
+import { REPORTED_FAILURE } from './definition.ts';
 import { lockRun } from './lock.ts';
 import { type RunKey, recall, remember } from './memo.ts';
 import {
@@ -697,9 +698,11 @@ function warner(env: PhaseEnv): (line: string) => void {
 
 /** The failure path: records what failed next to the work files. Never throws. */
 export async function reportFailure(
-  state: ReleaseRequest & { plan?: PlanResult; error?: { Error?: string; Cause?: string } },
+  input: FailedState | ExecutionStatusEvent,
   env: PhaseEnv,
 ): Promise<{ reported: string | null }> {
+  const state = failedState(input);
+  if (!state) return { reported: null };
   const error = describeFailure(state.error);
   // Before Plan has named the work area (it failed), the release's own work folder stands in:
   // under the store, or else the spec's bucket, as Plan would have chosen it.
@@ -732,6 +735,47 @@ export async function reportFailure(
     env.log({ state: 'ReportFailure', reportWritten: false, why: (e as Error).name });
     return { reported: null };
   }
+}
+
+/** What the failure path's Catch hands ReportFailure: the execution's state and the error. */
+export type FailedState = ReleaseRequest & {
+  plan?: PlanResult;
+  error?: { Error?: string; Cause?: string };
+};
+
+/** EventBridge's "Step Functions Execution Status Change" event (the fields used here). */
+export interface ExecutionStatusEvent {
+  readonly 'detail-type': 'Step Functions Execution Status Change';
+  readonly detail: {
+    readonly status: string;
+    /** The execution's input, as a JSON string. */
+    readonly input?: string | null;
+    readonly error?: string | null;
+    readonly cause?: string | null;
+  };
+}
+
+/**
+ * A failure as ReportFailure records it. Deployed, errors other than ppdp's own refusals stop
+ * the execution where they happen (so it can be redriven) and reach ReportFailure through the
+ * execution-status rule instead of a Catch: the event carries the execution's input and its
+ * error, but not Plan's result, so the error goes to the release's `failed/` work folder.
+ * An execution that ended through the failure path was reported already: undefined.
+ */
+export function failedState(input: FailedState | ExecutionStatusEvent): FailedState | undefined {
+  if (!('detail-type' in input)) return input;
+  const { status, input: request, error, cause } = input.detail;
+  if (error === REPORTED_FAILURE) return undefined;
+  let parsed: ReleaseRequest;
+  try {
+    parsed = JSON.parse(request ?? '{}') as ReleaseRequest;
+  } catch {
+    return undefined; // not an execution ppdp started
+  }
+  return {
+    ...parsed,
+    error: { Error: error ?? `States.${status}`, Cause: cause ?? `the execution ended ${status}` },
+  };
 }
 
 /** The Catch output as {error, code, message, hint}: Lambda sends a JSON Cause, the local engine a message. */

@@ -204,6 +204,18 @@ describe('the deployment stack', () => {
       'detail-executionArn': '$.detail.executionArn',
     });
     expect(Object.values(target.InputTransformer.InputPathsMap)).not.toContain('$.detail.cause');
+    // Failures the definition does not catch get their error.json from ReportFailure, which
+    // receives the whole event (the cause goes to error.json, never to the topic).
+    const reportFailure = stack.getLogicalId(stack.functions.ReportFailure.node.defaultChild as never);
+    const second = rule!.Properties.Targets[1];
+    expect(second.Arn).toEqual({ 'Fn::GetAtt': [reportFailure, 'Arn'] });
+    expect(second.Input ?? second.InputTransformer ?? second.InputPath).toBeUndefined();
+    expect(second.DeadLetterConfig).toBeDefined();
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: { 'Fn::GetAtt': [reportFailure, 'Arn'] },
+      Principal: 'events.amazonaws.com',
+    });
     expect(template.findOutputs('FailureTopicArn')).toEqual({
       FailureTopicArn: { Value: { Ref: topicId } },
     });

@@ -1,12 +1,18 @@
 /**
  * The pieces of the Lambda runtime that a whole deployed run (test/e2e/deployed.test.ts)
  * cannot single out: the SDK's exports found however the bundle wrapped them, store errors
- * classified by their cause, and a warm function that keeps nothing of the last run.
+ * classified by their cause, a warm function that keeps nothing of the last run, and the
+ * failures that reach ReportFailure through the execution-status rule.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stateHandler } from '../../functions/commons/state-handler.ts';
+import { REPORTED_FAILURE } from '../../src/pipeline/definition.ts';
 import { recall, remember } from '../../src/pipeline/memo.ts';
-import { StoreError, StoreUnavailableError } from '../../src/pipeline/storage/index.ts';
+import { failedState, reportFailure } from '../../src/pipeline/phases.ts';
+import { StoreError, StoreUnavailableError, storeResolver } from '../../src/pipeline/storage/index.ts';
 import { namedExports, S3Store } from '../../src/pipeline/storage/s3.ts';
 
 class Client {}
@@ -74,5 +80,57 @@ describe('a warm function', () => {
     } finally {
       delete process.env.PPDP_LOG;
     }
+  });
+});
+
+describe('failures the definition does not catch, reported from the execution-status event', () => {
+  const event = (detail: Record<string, unknown>) =>
+    ({ 'detail-type': 'Step Functions Execution Status Change', detail }) as never;
+
+  it('writes error.json in the release’s failed/ work folder, with the error and its cause', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ppdp-status-'));
+    const env = {
+      stores: storeResolver(),
+      kernel: undefined as never,
+      log: () => {},
+    };
+    try {
+      const input = JSON.stringify({
+        spec: `file://${root}/inbox/adult/release.json`,
+        store: `file://${root}/`,
+      });
+      const out = await reportFailure(
+        event({
+          status: 'FAILED',
+          input,
+          error: 'Runtime.OutOfMemory',
+          cause: '{"errorType":"Runtime.OutOfMemory","errorMessage":"out of memory"}',
+        }),
+        env,
+      );
+      const path = join(root, 'work/adult/failed/error.json');
+      expect(out.reported).toBe(`file://${path}`);
+      const written = JSON.parse(readFileSync(path, 'utf8'));
+      expect(written).toMatchObject({
+        format: 'ppdp-error/1',
+        published: false,
+        error: 'Runtime.OutOfMemory',
+        message: 'out of memory',
+      });
+      // A timeout has no error of its own: the status names it.
+      expect(failedState(event({ status: 'TIMED_OUT', input }))?.error).toEqual({
+        Error: 'States.TIMED_OUT',
+        Cause: 'the execution ended TIMED_OUT',
+      });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('skips executions the failure path already reported, and events of executions ppdp did not start', () => {
+    expect(failedState(event({ status: 'FAILED', input: '{}', error: REPORTED_FAILURE }))).toBeUndefined();
+    expect(failedState(event({ status: 'FAILED', input: 'not json' }))).toBeUndefined();
+    const caught = { spec: 's3://b/inbox/x/release.json', error: { Error: 'SpecError', Cause: 'bad' } };
+    expect(failedState(caught)).toBe(caught);
   });
 });
