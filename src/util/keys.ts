@@ -11,7 +11,9 @@
  *                  Arrow and the serverless row shards give the same digest
  *   key(purpose) = SHA-256("ppdp/stream/v1" ‖ 0x00 ‖ purpose ‖ 0x00 ‖ seed u32 LE ‖ table digest)[0..16)
  *
- * Same input, spec and seed → the same keys, so releases stay byte-identical run to run.
+ * The one key scheme of ppdp: every stream (the row shuffle of every method, randomization's
+ * `perturb` and `shuffle` streams) is a purpose's key. Same input, spec and seed → the same
+ * keys, so releases stay byte-identical run to run.
  */
 import { createHash } from 'node:crypto';
 import type { EncodedTable } from '../data/table.ts';

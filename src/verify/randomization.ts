@@ -201,16 +201,22 @@ export function verifyRandomization(args: {
     cells.update(Buffer.from([0]));
     cells.update(rowIndex);
   }
+  // The documented stream key: SHA-256("ppdp/stream/v1" ‖ 0x00 ‖ purpose ‖ 0x00 ‖ seed u32 LE ‖ digest)[0..16).
   const seedBytes = Buffer.alloc(4);
   seedBytes.writeUInt32LE(spec.seed >>> 0);
-  const h = createHash('sha256')
-    .update('ppdp/randomization/v1')
-    .update(Buffer.from([0]))
-    .update(seedBytes)
-    .update(cells.digest())
-    .digest();
-  const words = (o: number) => [0, 1, 2, 3].map((i) => h.readUInt32LE(o + 4 * i));
-  const stream = new Lanes(words(0));
+  const digest = cells.digest();
+  const keyOf = (purpose: string) => {
+    const h = createHash('sha256')
+      .update('ppdp/stream/v1')
+      .update(Buffer.from([0]))
+      .update(purpose, 'utf8')
+      .update(Buffer.from([0]))
+      .update(seedBytes)
+      .update(digest)
+      .digest();
+    return [0, 1, 2, 3].map((i) => h.readUInt32LE(4 * i));
+  };
+  const stream = new Lanes(keyOf('perturb'));
   const releasedCode = new Map<string, Int32Array>();
   for (const name of order) {
     const orig = original.get(name)!;
@@ -236,7 +242,7 @@ export function verifyRandomization(args: {
     }
     releasedCode.set(name, out);
   }
-  const shuffle = new Lanes(words(16));
+  const shuffle = new Lanes(keyOf('shuffle'));
   const perm = Array.from({ length: rows }, (_, i) => i);
   for (let i = rows - 1; i > 0; i--) {
     const j = shuffle.below(i + 1);

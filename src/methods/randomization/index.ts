@@ -24,9 +24,9 @@ import { type DistributionMeasures, distributionMeasures } from '../../metrics/c
 import { riskDistribution } from '../../metrics/privacy.ts';
 import type { ModelResult, ReportSection } from '../../report/types.ts';
 import { thousands } from '../../util/format.ts';
+import { streamKey, tableDigest } from '../../util/keys.ts';
 import { verifyRandomization } from '../../verify/randomization.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
-import { releaseKeysOf } from './keys.ts';
 import { type Distortion, gammaOf, impliedRho2, inverseOf } from './matrices.ts';
 import type { MatricesFile } from './matrices-file.ts';
 import { rowsOf } from './matrices-file.ts';
@@ -71,9 +71,14 @@ export const randomizationMethod: ReleaseMethod = {
       `${thousands(table.rowCount)} rows; randomizing ${randomizedNames.join(', ') || 'nothing'} (${plan.method.scenario}, ${plan.method.form} form)`,
     );
 
-    const keys = releaseKeysOf(spec.seed, table);
-    const released = time('perturb', () => perturbAll(plan, keys.perturb, perturbKernel));
-    const order = time('shuffle', () => new LaneRandom(keys.shuffle).permutation(table.rowCount));
+    // The release's two streams, keyed by the seed and the input's content (src/util/keys.ts).
+    const digest = tableDigest(table);
+    const released = time('perturb', () =>
+      perturbAll(plan, streamKey(spec.seed, digest, 'perturb'), perturbKernel),
+    );
+    const order = time('shuffle', () =>
+      new LaneRandom(streamKey(spec.seed, digest, 'shuffle')).permutation(table.rowCount),
+    );
     const columns = time('apply', () => outputColumns(plan, table, released, order));
 
     const risk = time('risk', () =>
@@ -235,7 +240,7 @@ function matricesFile(plan: RandomizationPlan, risk: RiskDetail, rho: RhoCheck |
         'xoshiro128** in 4 lanes, advancing together; cell i of a column uses lane i % 4 of block ⌊i/4⌋',
       thresholds:
         'released code = #{ j < d−1 : round(2^31 · Σ_{u≤j} P[u][v]) ≤ x }, x = output >>> 1, v the original code',
-      key: 'SHA-256("ppdp/randomization/v1" ‖ 0x00 ‖ seed u32 LE ‖ SHA-256 of the input cells, column by column as UTF-8 name ‖ 0x00 then each value ‖ 0x00): bytes 0–15 perturbation key, 16–31 shuffle key',
+      key: 'SHA-256("ppdp/stream/v1" ‖ 0x00 ‖ purpose ‖ 0x00 ‖ seed u32 LE ‖ SHA-256 of the input cells, column by column as UTF-8 name ‖ 0x00, its distinct values in order of first appearance each ‖ 0x00, 0x00, then each row\'s index into them u32 LE): bytes 0–15, purpose "perturb" for the perturbation key, "shuffle" for the shuffle key',
       order:
         'randomized attributes in attributeOrder, one after the other; then the rows are shuffled (Fisher–Yates from the last row, on the shuffle key)',
     },
