@@ -1,5 +1,6 @@
 /**
- * What Anatomy and Slicing share: the one sensitive attribute and its l-diversity model, the
+ * What Anatomy and Slicing share: the one sensitive attribute and its l-diversity model (judged
+ * by src/models/l-diversity.ts), the
  * existence condition of an l-diverse partition, tuple ids over code columns, and the
  * bucket-size facts of the report.
  */
@@ -7,6 +8,7 @@ import { basename } from 'node:path';
 import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table.ts';
 import { NoSolutionError, SpecError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/grouping.ts';
+import { type LDiversityModel, lDiversity } from '../models/l-diversity.ts';
 import type { AttributeSpec, ReleaseSpec } from '../spec/spec.ts';
 
 export interface DiversityRequirement {
@@ -15,6 +17,8 @@ export interface DiversityRequirement {
   readonly column: EncodedColumn;
   readonly model: 'distinct-l-diversity' | 'entropy-l-diversity';
   readonly l: number;
+  /** The l-diversity model (src/models) that judges the buckets. */
+  readonly diversity: LDiversityModel;
 }
 
 /**
@@ -59,7 +63,7 @@ export function diversityRequirement(
     );
   }
   const column = table.columns.find((c) => c.name === model.attribute)!;
-  return { attribute: model.attribute, column, model: model.model, l: model.l };
+  return { attribute: model.attribute, column, model: model.model, l: model.l, diversity: lDiversity(model) };
 }
 
 /** The l-diversity model's entry in a bucketization report. */
@@ -74,7 +78,28 @@ export function diversityModelReport(
 
 /** How many distinct SA values a bucket needs: l, rounded up for entropy l-diversity. */
 export function distinctNeeded(req: DiversityRequirement): number {
-  return Math.ceil(req.l - 1e-12);
+  return req.diversity.distinctValues;
+}
+
+/**
+ * The buckets judged by the l-diversity model, from their SA histograms (`width` counts per
+ * bucket, row-major): the model's measure on the worst bucket, and whether every bucket holds.
+ */
+export function bucketDiversity(
+  req: DiversityRequirement,
+  histograms: Int32Array,
+  sizes: ArrayLike<number>,
+  width: number,
+): { achievedL: number; satisfied: boolean } {
+  const model = req.diversity;
+  let achievedL = Number.POSITIVE_INFINITY;
+  let satisfied = true;
+  for (let b = 0; b < sizes.length; b++) {
+    const cls = { size: sizes[b]!, histogram: histograms.subarray(b * width, (b + 1) * width) };
+    achievedL = Math.min(achievedL, model.measure(cls));
+    if (!model.holds(cls)) satisfied = false;
+  }
+  return { achievedL, satisfied };
 }
 
 /**

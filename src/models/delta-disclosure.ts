@@ -3,6 +3,7 @@
  * present in it, |ln(p(E,s)/p(T,s))| < δ. Natural log (ARX uses log₂; the report says which).
  * Not monotonic: merging a class with another can dilute a value present in only one of them.
  */
+import { describeSpec } from './describe.ts';
 import type { ClassSummary, PrivacyModel } from './model.ts';
 
 export function deltaOf(histogram: Int32Array, size: number, table: Float64Array): number {
@@ -16,6 +17,9 @@ export function deltaOf(histogram: Int32Array, size: number, table: Float64Array
 export function deltaDisclosure(attribute: string, delta: number, table: Float64Array): PrivacyModel {
   return {
     spec: { model: 'delta-disclosure', attribute, delta },
+    describe(format) {
+      return describeSpec(this.spec, format);
+    },
     attribute,
     monotonic: false,
     monotonicWithoutSuppression: false,

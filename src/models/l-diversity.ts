@@ -6,10 +6,41 @@
  *   (monotonic without suppression), but a failing class merged with a passing one may fail.
  * - recursive (c,l): r1 < c·(r_l + r_{l+1} + …) with counts sorted descending. Not monotonic
  *   in general: the search treats it as such and evaluates every candidate.
+ * Distinct and entropy l-diversity also read as a bound on what a released row discloses: no
+ * sensitive value more likely than 1/l (the posterior form, which Slicing checks per tuple and
+ * randomization reads as the attribute-disclosure bound τ = 1/l).
  */
+import { describeSpec } from './describe.ts';
 import type { ClassSummary, PrivacyModel } from './model.ts';
 
-export function distinctLDiversity(attribute: string, l: number): PrivacyModel {
+/** Distinct or entropy l-diversity: the l-diversity models of the bucketization methods. */
+export interface LDiversityModel extends PrivacyModel {
+  readonly spec: { model: 'distinct-l-diversity' | 'entropy-l-diversity'; attribute: string; l: number };
+  readonly attribute: string;
+  readonly l: number;
+  /** Distinct SA values a class needs at least (l, rounded up for entropy l-diversity). */
+  readonly distinctValues: number;
+}
+
+/** Relative tolerance of the posterior bound p ≤ 1/l, for floating-point rounding. */
+export const POSTERIOR_TOLERANCE = 1e-9;
+
+/** The largest posterior of one SA value that l-diversity allows, tolerance included. */
+export function posteriorLimit(l: number): number {
+  return (1 + POSTERIOR_TOLERANCE) / l;
+}
+
+/** Does a largest posterior `maxP` of one SA value satisfy l-diversity's bound 1/l? */
+export function posteriorHolds(maxP: number, l: number): boolean {
+  return maxP * l <= 1 + POSTERIOR_TOLERANCE;
+}
+
+/** Distinct SA values an l-diverse class needs at least: l, rounded up (entropy allows any real l). */
+export function distinctValuesNeeded(l: number): number {
+  return Math.ceil(l - 1e-12);
+}
+
+export function distinctLDiversity(attribute: string, l: number): LDiversityModel {
   const distinct = (h: Int32Array) => {
     let n = 0;
     for (const c of h) if (c > 0) n++;
@@ -17,6 +48,11 @@ export function distinctLDiversity(attribute: string, l: number): PrivacyModel {
   };
   return {
     spec: { model: 'distinct-l-diversity', attribute, l },
+    l,
+    distinctValues: distinctValuesNeeded(l),
+    describe(format) {
+      return describeSpec(this.spec, format);
+    },
     attribute,
     monotonic: true,
     monotonicWithoutSuppression: true,
@@ -40,11 +76,16 @@ export function entropyOf(histogram: Int32Array, size: number): number {
   return h;
 }
 
-export function entropyLDiversity(attribute: string, l: number): PrivacyModel {
+export function entropyLDiversity(attribute: string, l: number): LDiversityModel {
   // A hair of tolerance so a class with exactly l equally frequent values passes.
   const threshold = Math.log(l) - 1e-12;
   return {
     spec: { model: 'entropy-l-diversity', attribute, l },
+    l,
+    distinctValues: distinctValuesNeeded(l),
+    describe(format) {
+      return describeSpec(this.spec, format);
+    },
     attribute,
     monotonic: false,
     monotonicWithoutSuppression: true,
@@ -71,6 +112,9 @@ export function recursiveRatio(histogram: Int32Array, l: number): number {
 export function recursiveClDiversity(attribute: string, c: number, l: number): PrivacyModel {
   return {
     spec: { model: 'recursive-cl-diversity', attribute, c, l },
+    describe(format) {
+      return describeSpec(this.spec, format);
+    },
     attribute,
     monotonic: false,
     monotonicWithoutSuppression: false,
@@ -81,4 +125,11 @@ export function recursiveClDiversity(attribute: string, c: number, l: number): P
     higherIsBetter: false,
     measureName: 'c',
   };
+}
+
+/** The l-diversity model a distinct or entropy l-diversity spec names. */
+export function lDiversity(spec: LDiversityModel['spec']): LDiversityModel {
+  return spec.model === 'distinct-l-diversity'
+    ? distinctLDiversity(spec.attribute, spec.l)
+    : entropyLDiversity(spec.attribute, spec.l);
 }

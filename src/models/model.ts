@@ -3,6 +3,7 @@
  * class from its size and, for models on a sensitive attribute, its SA histogram.
  */
 import type { PrivacyModelSpec } from '../spec/spec.ts';
+import type { ModelDescription } from './describe.ts';
 
 export interface ClassSummary {
   /** Rows in the class. */
@@ -11,10 +12,17 @@ export interface ClassSummary {
   readonly histogram: Int32Array | null;
 }
 
-export interface PrivacyModel {
+/** What every privacy model has, whatever it judges (a class, a randomization's matrices). */
+export interface ModelDefinition {
   readonly spec: PrivacyModelSpec;
   /** The sensitive attribute the model protects, or null (k-anonymity). */
   readonly attribute: string | null;
+  /** Its name and what it requires, with its parameters, as the report reads (numbers by `format`). */
+  describe(format?: (v: number) => string): ModelDescription;
+}
+
+/** A model judged class by class (the partitioning and bucketization methods). */
+export interface PrivacyModel extends ModelDefinition {
   /**
    * Monotonic under suppression: a union of classes that includes a passing one passes, and a
    * part of a failing class fails. Then feasibility is inherited upwards and rows suppressed at

@@ -9,6 +9,7 @@
  * without suppression); with suppression a failing part can drag a union over t.
  */
 import type { Hierarchy } from '../hierarchy/hierarchy.ts';
+import { describeSpec } from './describe.ts';
 import type { ClassSummary, PrivacyModel } from './model.ts';
 
 export type Emd = (histogram: Int32Array, size: number) => number;
@@ -115,6 +116,9 @@ export function tCloseness(
 ): PrivacyModel {
   return {
     spec: { model: 't-closeness', attribute, t, distance },
+    describe(format) {
+      return describeSpec(this.spec, format);
+    },
     attribute,
     monotonic: false,
     monotonicWithoutSuppression: true,

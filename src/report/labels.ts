@@ -98,30 +98,6 @@ export function metricKey(metric: string): string {
   return METRIC_ALIASES[metric] ?? metric;
 }
 
-export const MODEL_NAMES: Record<string, string> = {
-  'k-anonymity': 'k-anonymity',
-  'distinct-l-diversity': 'Distinct l-diversity',
-  'entropy-l-diversity': 'Entropy l-diversity',
-  'recursive-cl-diversity': 'Recursive (c, l)-diversity',
-  't-closeness': 't-closeness',
-  'delta-disclosure': 'δ-disclosure privacy',
-  'attribute-disclosure': 'Attribute-disclosure bound',
-  'rho-privacy': '(ρ1, ρ2)-privacy',
-};
-
-/** How a model's parameter reads as a requirement. */
-export const REQUIREMENTS: Record<string, (v: string) => string> = {
-  k: (v) => `every class has at least k = ${v} rows`,
-  l: (v) => `l ≥ ${v}`,
-  c: (v) => `c = ${v}`,
-  t: (v) => `distance to the overall distribution ≤ t = ${v}`,
-  delta: (v) => `δ ≤ ${v}`,
-  tau: (v) => `per-row disclosure risk ≤ τ = ${v}`,
-  rho1: (v) => `prior ≤ ρ1 = ${v}`,
-  rho2: (v) => `posterior ≤ ρ2 = ${v}`,
-  distance: (v) => `${v} ground distance`,
-};
-
 /** What a model achieved, keyed as in `ModelResult.achieved`. */
 export const ACHIEVED_LABELS: Record<string, string> = {
   k: 'smallest class',

@@ -1,14 +1,8 @@
 /** The report's privacy parts: verdict and limits, models, re-identification risk, attribute disclosure. */
+import { describeModel } from '../models/describe.ts';
 import { AMBER, chart, PALETTE, rankedValues } from './charts.ts';
 import { DASH, esc, fmtInt, fmtNum, fmtPct, humanize, oneIn } from './format.ts';
-import {
-  ACCURACY_LABELS,
-  achievedLabel,
-  DISCLOSURE_BASELINES,
-  DISCLOSURE_LABELS,
-  MODEL_NAMES,
-  REQUIREMENTS,
-} from './labels.ts';
+import { ACCURACY_LABELS, achievedLabel, DISCLOSURE_BASELINES, DISCLOSURE_LABELS } from './labels.ts';
 import { methodLimits } from './limits.ts';
 import { type Fact, factsTable, mark, note, type Row, section, table } from './markup.ts';
 import type { ModelResult, ReleaseReport, RiskDistribution, SensitiveDistribution } from './types.ts';
@@ -60,17 +54,15 @@ export function renderVerdict(report: ReleaseReport): string {
 
 function modelRow(m: ModelResult): Row {
   const attribute = typeof m.params.attribute === 'string' ? esc(m.params.attribute) : DASH;
-  const required = Object.entries(m.params)
-    .filter(([k]) => k !== 'attribute')
-    .map(([k, v]) =>
-      esc(REQUIREMENTS[k]?.(String(typeof v === 'number' ? fmtNum(v) : v)) ?? `${humanize(k)} = ${v}`),
-    );
+  // The model's own description (src/models), from the parameters report.json records.
+  const described = describeModel(m.model, m.params, fmtNum, (k, v) => `${humanize(k)} = ${v}`);
+  const required = described.requirements.map(esc);
   const achieved = Object.entries(m.achieved).map(
     ([k, v]) => `${esc(achievedLabel(k))}: <strong>${k === 'gamma' && v < 0 ? '∞' : fmtNum(v)}</strong>`,
   );
   return {
     cells: [
-      `<strong>${esc(MODEL_NAMES[m.model] ?? m.model)}</strong>`,
+      `<strong>${esc(described.name)}</strong>`,
       attribute,
       required.join('<br>') || DASH,
       achieved.join('<br>') || DASH,

@@ -11,7 +11,6 @@ import { inverseOperator } from '../../src/methods/randomization/index.ts';
 import {
   type Distortion,
   diagOf,
-  gammaFor,
   gammaOf,
   inverseNormFactor,
   inverseOf,
@@ -30,13 +29,9 @@ import {
   reconstructDense,
   releasedCounts,
 } from '../../src/methods/randomization/reconstruct.ts';
-import {
-  blockRetention,
-  exactRhoCheck,
-  knapsack,
-  smallDomainPlan,
-} from '../../src/methods/randomization/rho.ts';
+import { blockRetention, smallDomainPlan } from '../../src/methods/randomization/rho.ts';
 import { RiskEvaluator, type RiskOperand, riskTable } from '../../src/methods/randomization/risk.ts';
+import { exactRhoCheck, gammaFor, knapsack } from '../../src/models/rho-privacy.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { Random } from '../../src/util/random.ts';
 import { adultSpec } from '../helpers/adult.ts';

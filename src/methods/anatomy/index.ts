@@ -27,6 +27,7 @@ import type { Random } from '../../util/random.ts';
 import { verifyAnatomy } from '../../verify/anatomy.ts';
 import { decodeTable } from '../../verify/verify.ts';
 import {
+  bucketDiversity,
   checkEligibility,
   type DiversityRequirement,
   distinctNeeded,
@@ -215,25 +216,11 @@ function reportOf(
   const width = req.column.dictionary.length;
   const hist = new Int32Array(buckets * width);
   for (let r = 0; r < table.rowCount; r++) hist[bucketOf[r]! * width + req.column.codes[r]!]!++;
-  let minDistinct = Number.POSITIVE_INFINITY;
-  let minEntropy = Number.POSITIVE_INFINITY;
   let maxPosterior = 0;
   for (let b = 0; b < buckets; b++) {
-    let distinct = 0;
-    let entropy = 0;
-    for (let s = 0; s < width; s++) {
-      const c = hist[b * width + s]!;
-      if (c === 0) continue;
-      distinct++;
-      const p = c / sizes[b]!;
-      entropy -= p * Math.log(p);
-      maxPosterior = Math.max(maxPosterior, p);
-    }
-    minDistinct = Math.min(minDistinct, distinct);
-    minEntropy = Math.min(minEntropy, Math.exp(entropy));
+    for (let s = 0; s < width; s++) maxPosterior = Math.max(maxPosterior, hist[b * width + s]! / sizes[b]!);
   }
-  const achievedL = req.model === 'distinct-l-diversity' ? minDistinct : minEntropy;
-  const satisfied = req.model === 'distinct-l-diversity' ? minDistinct >= req.l : minEntropy >= req.l - 1e-9;
+  const { achievedL, satisfied } = bucketDiversity(req, hist, sizes, width);
 
   // The original classes (distinct tuples over the other released columns) for the accuracy baseline.
   const others = releasedColumns.filter((c) => c.name !== req.attribute);
@@ -279,7 +266,7 @@ function reportOf(
     rows: { input: table.rowCount, released: table.rowCount, suppressed: 0 },
     privacy: {
       satisfied,
-      models: [diversityModelReport(req, satisfied, { l: achievedL }, req.model === 'distinct-l-diversity')],
+      models: [diversityModelReport(req, satisfied, { l: achievedL }, req.diversity.monotonic)],
       classes: buckets,
       ecSizeHistogram: classSizeHistogram(Array.from(sizes)),
       reidentification: reidentificationRisk(

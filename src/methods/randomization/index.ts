@@ -22,17 +22,17 @@ import { tsPerturbKernel } from '../../kernels/perturb-ts.ts';
 import { wasmSimdPerturbKernel } from '../../kernels/perturb-wasm.ts';
 import { type DistributionMeasures, distributionMeasures } from '../../metrics/contingency.ts';
 import { riskDistribution } from '../../metrics/privacy.ts';
+import { impliedRho2, type RhoCheck, smallDomainGuarantee } from '../../models/rho-privacy.ts';
 import type { ModelResult, ReportSection } from '../../report/types.ts';
 import { thousands } from '../../util/format.ts';
 import { streamKey, tableDigest } from '../../util/keys.ts';
 import { verifyRandomization } from '../../verify/randomization.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
-import { type Distortion, gammaOf, impliedRho2, inverseOf } from './matrices.ts';
+import { type Distortion, gammaOf, inverseOf } from './matrices.ts';
 import type { MatricesFile } from './matrices-file.ts';
 import { rowsOf } from './matrices-file.ts';
 import { expectedSquaredError, planRandomization, type RandomizationPlan } from './plan.ts';
 import { type ReconstructionMode, randomizationEstimator } from './reconstruct.ts';
-import { exactRhoCheck, type RhoCheck } from './rho.ts';
 import type { RiskDetail } from './risk.ts';
 
 export const VERSION = '0.1.0';
@@ -174,7 +174,7 @@ function saRhoCheck(plan: RandomizationPlan): RhoCheck {
   for (const c of sa.codes) prior[c]! += 1 / sa.codes.length;
   const p = plan.distortions[plan.distortions.length - 1];
   const matrix = p ? p.matrix : Float64Array.from({ length: d * d }, (_, x) => (x % (d + 1) === 0 ? 1 : 0));
-  return exactRhoCheck(matrix, d, prior, plan.requirements.rho!.rho1, plan.requirements.rho!.rho2);
+  return plan.requirements.rho!.check(matrix, d, prior);
 }
 
 const RHO1_TABLE = [0.01, 0.05, 0.1, 0.2, 0.3, 0.5];
@@ -245,15 +245,6 @@ function matricesFile(plan: RandomizationPlan, risk: RiskDetail, rho: RhoCheck |
         'randomized attributes in attributeOrder, one after the other; then the rows are shuffled (Fisher–Yates from the last row, on the shuffle key)',
     },
   };
-}
-
-export function smallDomainGuarantee(rho1: number, rho2: number): string {
-  return (
-    `For every released row, every set Q of sensitive values whose share of the input is at most ${rho1} has ` +
-    `posterior probability at most ${rho2} given the released value (which reveals its sub-domain), and every set ` +
-    `whose share is at least ${rho2} keeps posterior at least ${rho1}; the adversary's prior is the sensitive ` +
-    'attribute’s distribution over the whole input. Checked exactly by computing the posteriors.'
-  );
 }
 
 function quantile(values: Float64Array, weights: Float64Array, q: number): number {

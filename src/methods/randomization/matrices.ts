@@ -152,17 +152,6 @@ export function gammaOf(matrix: Float64Array, d: number): number {
   return gamma;
 }
 
-/** γ allowed by (ρ1, ρ2)-privacy: ρ2(1−ρ1) / (ρ1(1−ρ2)). */
-export function gammaFor(rho1: number, rho2: number): number {
-  return (rho2 * (1 - rho1)) / (rho1 * (1 - rho2));
-}
-
-/** Largest ρ2 a γ-amplifying perturbation guarantees for a prior bound ρ1: γρ1 / (1 − ρ1 + γρ1). */
-export function impliedRho2(gamma: number, rho1: number): number {
-  if (!Number.isFinite(gamma)) return 1;
-  return (gamma * rho1) / (1 - rho1 + gamma * rho1);
-}
-
 /**
  * The largest diagonal whose matrix is γ-amplifying: the ratio diag/off ≤ γ. For uniform
  * perturbation this is the coin p = (γ−1)/(m−1+γ) (Chaytor & Wang); for the retention form

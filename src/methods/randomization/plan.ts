@@ -7,13 +7,19 @@ import { basename } from 'node:path';
 import type { EncodedTable } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import type { KroneckerKernel } from '../../kernels/kronecker-kernel.ts';
+import {
+  type AttributeDisclosureModel,
+  attributeDisclosure,
+  disclosureBoundOfL,
+} from '../../models/attribute-disclosure.ts';
+import { lDiversity } from '../../models/l-diversity.ts';
+import { type RhoPrivacyModel, rhoPrivacy } from '../../models/rho-privacy.ts';
 import type { RandomizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
 import { thousands } from '../../util/format.ts';
 import { buildDomains, type CategoricalAttribute } from './domain.ts';
 import {
   type Distortion,
   diagOf,
-  gammaFor,
   gammaOf,
   inverseColumnNorms,
   inverseOf,
@@ -28,9 +34,9 @@ import { MAX_QI_CELLS, RiskEvaluator, type RiskMatrices, type RiskOperand, riskT
 
 export interface Requirements {
   readonly sensitive: string;
-  /** Attribute-disclosure bound: τ, and where it came from. */
-  readonly tau: { readonly value: number; readonly from: string } | undefined;
-  readonly rho: { readonly rho1: number; readonly rho2: number; readonly gamma: number } | undefined;
+  /** Attribute-disclosure bound: the tightest τ the models ask, and where it came from. */
+  readonly tau: AttributeDisclosureModel | undefined;
+  readonly rho: RhoPrivacyModel | undefined;
 }
 
 export interface RandomizationPlan {
@@ -68,23 +74,16 @@ export function requirementsOf(spec: ReleaseSpec): Requirements {
     switch (m.model) {
       case 'attribute-disclosure':
         named.add(m.attribute);
-        tau = tighter(tau, { value: m.tau, from: `attribute-disclosure τ = ${m.tau}` });
+        tau = tighter(tau, attributeDisclosure(m.attribute, m.tau));
         break;
       case 'distinct-l-diversity':
       case 'entropy-l-diversity':
         named.add(m.attribute);
-        tau = tighter(tau, { value: 1 / m.l, from: `${m.model} l = ${m.l} (τ = 1/l)` });
+        tau = tighter(tau, disclosureBoundOfL(lDiversity(m)));
         break;
       case 'rho-privacy':
         named.add(m.attribute);
-        if (!(m.rho1 > 0 && m.rho1 < m.rho2 && m.rho2 < 1)) {
-          throw new SpecError(
-            'E_SPEC_RANGE',
-            `${where}: ${field} needs 0 < rho1 < rho2 < 1 (got rho1 = ${m.rho1}, rho2 = ${m.rho2})`,
-            'rho1 bounds the prior of a property, rho2 the posterior it may not reach, e.g. rho1 = 0.1, rho2 = 0.5',
-          );
-        }
-        rho = { rho1: m.rho1, rho2: m.rho2, gamma: gammaFor(m.rho1, m.rho2) };
+        rho = rhoPrivacy(m.attribute, m.rho1, m.rho2, where, field);
         break;
       default:
         throw new SpecError(
@@ -119,7 +118,7 @@ export function requirementsOf(spec: ReleaseSpec): Requirements {
   return { sensitive, tau, rho };
 }
 
-function tighter(a: Requirements['tau'], b: NonNullable<Requirements['tau']>): Requirements['tau'] {
+function tighter(a: Requirements['tau'], b: AttributeDisclosureModel): Requirements['tau'] {
   return a && a.value <= b.value ? a : b;
 }
 

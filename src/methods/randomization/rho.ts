@@ -1,16 +1,5 @@
 /**
- * (ρ1, ρ2)-privacy of the sensitive attribute (docs/definitions.md §5, Chaytor & Wang after Evfimievski et al.)
- * and small-domain randomization (Chaytor & Wang).
- *
- * The adversary is record-independent: his prior on a record's SA value is the SA
- * distribution of the whole input π (Chaytor & Wang: the publisher lets analysts learn it). On
- * seeing the released value y his posterior is Pr(x | y) = P[y][x]·π_x / λ_y. A breach is
- * - upward: some property Q (any set of SA values) with prior π(Q) ≤ ρ1 gets posterior > ρ2;
- * - downward: some Q with prior ≥ ρ2 gets posterior < ρ1, i.e. its complement Q' with prior
- *   ≤ 1 − ρ2 gets posterior > 1 − ρ1.
- * `exactRhoCheck` finds, for every y, the worst Q of each kind exactly (a 0/1 knapsack over
- * the values y can come from, solved by branch and bound), so the check holds for every
- * property, not only single values.
+ * Small-domain randomization (Chaytor & Wang) under (ρ1, ρ2)-privacy (src/models/rho-privacy.ts).
  *
  * Small-domain randomization: the SA values are partitioned into sub-domains and each value
  * is perturbed only within its own (a block-diagonal matrix). The released value then tells
@@ -21,82 +10,8 @@
  * values sorted by frequency, cut into contiguous runs — is the one minimizing the expected
  * squared reconstruction error Σ_blocks π(block)·‖P_b⁻¹‖²_F/m_b, by dynamic programming.
  */
+import { exactRhoCheck } from '../../models/rho-privacy.ts';
 import { diagOf, inverseNormFactor, structuredDistortion } from './matrices.ts';
-
-export interface RhoCheck {
-  /** Largest posterior of a property whose prior is ≤ ρ1, over all released values. */
-  readonly worstUpward: number;
-  /** Largest posterior of a property whose prior is ≤ 1 − ρ2 (downward breach when > 1 − ρ1). */
-  readonly worstDownward: number;
-  readonly satisfied: boolean;
-}
-
-/** Tolerance for comparing posteriors with ρ bounds (floating point only). */
-export const RHO_TOLERANCE = 1e-12;
-
-/** Max Σ value subject to Σ weight ≤ cap over subsets (branch and bound on value/weight order). */
-export function knapsack(values: readonly number[], weights: readonly number[], cap: number): number {
-  const items = values
-    .map((v, i) => ({ v, w: weights[i]! }))
-    .filter((x) => x.v > 0)
-    .sort((a, b) => (a.w === 0 ? -1 : b.w === 0 ? 1 : b.v / b.w - a.v / a.w));
-  let best = 0;
-  const bound = (i: number, room: number, acc: number) => {
-    let b = acc;
-    for (let j = i; j < items.length; j++) {
-      const it = items[j]!;
-      if (it.w <= room) {
-        room -= it.w;
-        b += it.v;
-      } else return b + (it.v * room) / it.w;
-    }
-    return b;
-  };
-  const go = (i: number, room: number, acc: number) => {
-    if (acc > best) best = acc;
-    if (i === items.length || bound(i, room, acc) <= best) return;
-    const it = items[i]!;
-    if (it.w <= room + 1e-15) go(i + 1, room - it.w, acc + it.v);
-    go(i + 1, room, acc);
-  };
-  go(0, cap, 0);
-  return best;
-}
-
-/**
- * Exact (ρ1, ρ2) check of an SA matrix (row-major P[y][x], d × d) against the prior π.
- */
-export function exactRhoCheck(
-  matrix: Float64Array,
-  d: number,
-  prior: Float64Array,
-  rho1: number,
-  rho2: number,
-): RhoCheck {
-  let worstUpward = 0;
-  let worstDownward = 0;
-  for (let y = 0; y < d; y++) {
-    let lambda = 0;
-    for (let x = 0; x < d; x++) lambda += matrix[y * d + x]! * prior[x]!;
-    if (!(lambda > 0)) continue;
-    const post: number[] = [];
-    const pri: number[] = [];
-    for (let x = 0; x < d; x++) {
-      const p = (matrix[y * d + x]! * prior[x]!) / lambda;
-      if (p > 0) {
-        post.push(p);
-        pri.push(prior[x]!);
-      }
-    }
-    worstUpward = Math.max(worstUpward, knapsack(post, pri, rho1));
-    worstDownward = Math.max(worstDownward, knapsack(post, pri, 1 - rho2));
-  }
-  return {
-    worstUpward,
-    worstDownward,
-    satisfied: worstUpward <= rho2 + RHO_TOLERANCE && worstDownward <= 1 - rho1 + RHO_TOLERANCE,
-  };
-}
 
 export interface SubDomain {
   /** SA category codes in the block. */

@@ -15,8 +15,8 @@
  *   given groups the release stops with a NoSolutionError instead.
  */
 import { SpecError } from '../../errors.ts';
+import { posteriorLimit } from '../../models/l-diversity.ts';
 import { pam } from './correlation.ts';
-import { DIVERSITY_TOLERANCE } from './partition.ts';
 
 export interface ColumnPlan {
   /** Attribute indices per column, ascending; columns ordered by their first attribute. */
@@ -67,7 +67,7 @@ export function planColumns(
   where: string,
 ): ColumnPlan {
   const m = data.names.length;
-  const bound = (1 + DIVERSITY_TOLERANCE) / l;
+  const bound = posteriorLimit(l);
   const finish = (groups: number[][], source: ColumnPlan['source'], moved: number[]): ColumnPlan => {
     const columns = groups.map((g) => [...g].sort((a, b) => a - b)).sort((a, b) => a[0]! - b[0]!);
     const saColumn = columns.findIndex((g) => g.includes(data.sa));

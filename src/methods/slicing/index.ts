@@ -26,6 +26,7 @@ import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
 import { distributionMeasures, measureFigures } from '../../metrics/contingency.ts';
 import { sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { classSizeHistogram, reidentificationRisk } from '../../metrics/privacy.ts';
+import { posteriorHolds } from '../../models/l-diversity.ts';
 import type { VerificationCheck } from '../../report/types.ts';
 import type { AttributeSpec, ReleaseSpec, SlicingMethodSpec } from '../../spec/spec.ts';
 import { thousands } from '../../util/format.ts';
@@ -132,7 +133,7 @@ export function sliceTable(
   };
   const plan = time('columns', () => planColumns(data, phi, req.l, method, where));
   const describe = (g: number[]) => g.map((i) => attributes[i]!.name).join('+');
-  if (plan.initialMaxP * req.l > 1 + 1e-9) {
+  if (!posteriorHolds(plan.initialMaxP, req.l)) {
     const rest = plan.columns[plan.saColumn]!.filter((i) => i !== sa);
     throw new NoSolutionError(
       'E_NO_SOLUTION',
@@ -409,7 +410,7 @@ function reportOf(
     ),
   );
   const achievedL = partition.maxP > 0 ? 1 / partition.maxP : Number.POSITIVE_INFINITY;
-  const satisfied = partition.maxP * req.l <= 1 + 1e-9;
+  const satisfied = posteriorHolds(partition.maxP, req.l);
   // Distinct SA values per bucket (the bucket-level l, for comparison with Anatomy).
   const saCodes = columns[attributes.findIndex((a) => a.name === req.attribute)]!.codes;
   let minDistinct = Number.POSITIVE_INFINITY;

@@ -28,14 +28,12 @@
  * RANDOM_TRIES times; buckets overlap in QI space and tuples match several buckets (the
  * membership protection of the slicing paper's second experiment).
  */
+import { posteriorHolds, posteriorLimit } from '../../models/l-diversity.ts';
 import { Heap } from '../../util/heap.ts';
 import type { Random } from '../../util/random.ts';
 
 /** Shuffles tried per bucket with random splits. */
 export const RANDOM_TRIES = 3;
-
-/** Tolerance of the p(t,s) ≤ 1/l comparison (relative), for floating-point rounding. */
-export const DIVERSITY_TOLERANCE = 1e-9;
 
 export interface SplitAttribute {
   readonly name: string;
@@ -158,7 +156,7 @@ class Partitioner {
   run(): TuplePartition {
     const n = this.p.rows;
     const initialMaxP = this.initialize();
-    if (initialMaxP * this.p.l > 1 + DIVERSITY_TOLERANCE) throw new InitialNotDiverse(initialMaxP);
+    if (!posteriorHolds(initialMaxP, this.p.l)) throw new InitialNotDiverse(initialMaxP);
     const final: Bucket[] = [];
     // Buckets by size, largest first; ties by start (earlier first).
     const queue = new Heap<Bucket>((a, b) => {
@@ -339,7 +337,7 @@ class Partitioner {
     }
     let pending = 0;
     let ok = true;
-    const bound = (1 + DIVERSITY_TOLERANCE) / p.l;
+    const bound = posteriorLimit(p.l);
     const start = this.keyStart[best]!;
     const list = this.keyList[best]!;
     scan: for (let x = 0; x < presentLen[best]!; x++) {
