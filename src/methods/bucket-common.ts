@@ -1,8 +1,7 @@
 /**
- * What Anatomy and Slicing share: the one sensitive attribute and its l-diversity model (judged
- * by src/models/l-diversity.ts), the
- * existence condition of an l-diverse partition, tuple ids over code columns, and the
- * bucket-size facts of the report.
+ * What Anatomy and Slicing share: the one sensitive attribute and its l-diversity model (the
+ * model of src/models/l-diversity.ts judges the buckets), the existence condition of an
+ * l-diverse partition, tuple ids over code columns, and the bucket-size facts of the report.
  */
 import { basename } from 'node:path';
 import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table.ts';
