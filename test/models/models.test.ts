@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.ts';
+import { bucketDiversity, type DiversityRequirement } from '../../src/methods/bucket-common.ts';
 import { attributeDisclosure, disclosureBoundOfL } from '../../src/models/attribute-disclosure.ts';
 import { deltaDisclosure } from '../../src/models/delta-disclosure.ts';
 import { describeModel } from '../../src/models/describe.ts';
@@ -130,5 +131,43 @@ describe('l-diversity in its posterior form', () => {
     expect([distinctValuesNeeded(3), distinctValuesNeeded(2.5), distinctValuesNeeded(1)]).toEqual([3, 3, 1]);
     expect(lDiversity({ model: 'entropy-l-diversity', attribute: 'a', l: 2.5 }).distinctValues).toBe(3);
     expect(lDiversity({ model: 'distinct-l-diversity', attribute: 'a', l: 2 }).measureName).toBe('l');
+  });
+});
+
+describe('buckets judged by the l-diversity model', () => {
+  const requirement = (model: DiversityRequirement['model'], l: number): DiversityRequirement => ({
+    attribute: 'a',
+    column: { name: 'a', dictionary: ['x', 'y', 'z'], codes: new Int32Array(0) },
+    model,
+    l,
+    diversity: lDiversity({ model, attribute: 'a', l }),
+  });
+  // Two buckets over three SA values: (1, 1, 1) and (2, 1, 0).
+  const histograms = Int32Array.of(1, 1, 1, 2, 1, 0);
+  const sizes = [3, 3];
+
+  it('distinct: the fewest distinct values, and whether every bucket has l', () => {
+    expect(bucketDiversity(requirement('distinct-l-diversity', 2), histograms, sizes, 3)).toEqual({
+      achievedL: 2,
+      satisfied: true,
+    });
+    expect(bucketDiversity(requirement('distinct-l-diversity', 3), histograms, sizes, 3).satisfied).toBe(
+      false,
+    );
+  });
+
+  it('entropy: exp(entropy) of the least diverse bucket', () => {
+    const { achievedL, satisfied } = bucketDiversity(
+      requirement('entropy-l-diversity', 1.8),
+      histograms,
+      sizes,
+      3,
+    );
+    const h = -((2 / 3) * Math.log(2 / 3) + (1 / 3) * Math.log(1 / 3));
+    expect(achievedL).toBeCloseTo(Math.exp(h), 12);
+    expect(satisfied).toBe(Math.exp(h) >= 1.8);
+    expect(bucketDiversity(requirement('entropy-l-diversity', 1.9), histograms, sizes, 3).satisfied).toBe(
+      false,
+    );
   });
 });
