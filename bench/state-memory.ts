@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { bundleHandlers } from '../infra/bundle.ts';
 import { HANDLER_FILES } from '../infra/stacks/release-stack.ts';
 import type { TaskName } from '../src/pipeline/definition.ts';
-import type { PlanResult } from '../src/pipeline/phases.ts';
+import type { PlanResult } from '../src/pipeline/states/types.ts';
 import { fileUrl } from '../src/pipeline/storage/index.ts';
 import { machineInfo } from './scale.ts';
 import { parseCount, ROOT, writeSynthetic } from './synth.ts';

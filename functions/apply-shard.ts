@@ -1,5 +1,5 @@
-/** The ApplyShard state (see src/pipeline/phases.ts `applyShard`). */
-import { applyShard } from '../src/pipeline/phases.ts';
+/** The ApplyShard state (src/pipeline/states/apply-shard.ts). */
+import { applyShard } from '../src/pipeline/states/apply-shard.ts';
 import { stateHandler } from './commons/runtime.ts';
 
 export const handler = stateHandler('ApplyShard', applyShard);

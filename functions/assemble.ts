@@ -1,5 +1,5 @@
-/** The Assemble state (see src/pipeline/phases.ts `assemble`). */
-import { assemble } from '../src/pipeline/phases.ts';
+/** The Assemble state (src/pipeline/states/assemble.ts). */
+import { assemble } from '../src/pipeline/states/assemble.ts';
 import { stateHandler } from './commons/runtime.ts';
 
 export const handler = stateHandler('Assemble', assemble);

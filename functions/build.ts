@@ -1,5 +1,5 @@
-/** The Build state (see src/pipeline/phases.ts `build`). */
-import { build } from '../src/pipeline/phases.ts';
+/** The Build state (src/pipeline/states/build.ts). */
+import { build } from '../src/pipeline/states/build.ts';
 import { stateHandler } from './commons/runtime.ts';
 
 export const handler = stateHandler('Build', build);

@@ -1,5 +1,5 @@
-/** The CountShard state (see src/pipeline/phases.ts `countShard`). */
-import { countShard } from '../src/pipeline/phases.ts';
+/** The CountShard state (src/pipeline/states/count-shard.ts). */
+import { countShard } from '../src/pipeline/states/count-shard.ts';
 import { stateHandler } from './commons/runtime.ts';
 
 export const handler = stateHandler('CountShard', countShard);

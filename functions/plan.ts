@@ -1,5 +1,5 @@
-/** The Plan state (see src/pipeline/phases.ts `plan`). */
-import { plan } from '../src/pipeline/phases.ts';
+/** The Plan state (src/pipeline/states/plan.ts). */
+import { plan } from '../src/pipeline/states/plan.ts';
 import { stateHandler } from './commons/runtime.ts';
 
 export const handler = stateHandler('Plan', plan);

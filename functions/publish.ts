@@ -1,5 +1,5 @@
-/** The Publish state (see src/pipeline/phases.ts `publish`). */
-import { publish } from '../src/pipeline/phases.ts';
+/** The Publish state (src/pipeline/states/publish.ts). */
+import { publish } from '../src/pipeline/states/publish.ts';
 import { stateHandler } from './commons/runtime.ts';
 
 export const handler = stateHandler('Publish', publish);

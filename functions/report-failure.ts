@@ -1,5 +1,5 @@
-/** The ReportFailure state (see src/pipeline/phases.ts `reportFailure`). */
-import { reportFailure } from '../src/pipeline/phases.ts';
+/** The ReportFailure state (src/pipeline/states/report-failure.ts). */
+import { reportFailure } from '../src/pipeline/states/report-failure.ts';
 import { stateHandler } from './commons/runtime.ts';
 
 export const handler = stateHandler('ReportFailure', reportFailure);

@@ -1,5 +1,5 @@
-/** The Search state (see src/pipeline/phases.ts `search`). */
-import { search } from '../src/pipeline/phases.ts';
+/** The Search state (src/pipeline/states/search.ts). */
+import { search } from '../src/pipeline/states/search.ts';
 import { stateHandler } from './commons/runtime.ts';
 
 export const handler = stateHandler('Search', search);

@@ -1,5 +1,5 @@
-/** The Verify state (see src/pipeline/phases.ts `verify`). */
-import { verify } from '../src/pipeline/phases.ts';
+/** The Verify state (src/pipeline/states/verify.ts). */
+import { verify } from '../src/pipeline/states/verify.ts';
 import { stateHandler } from './commons/runtime.ts';
 
 export const handler = stateHandler('Verify', verify);

@@ -12,7 +12,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
-import type { LogEvent } from '../../src/pipeline/phases.ts';
+import type { LogEvent } from '../../src/pipeline/states/types.ts';
 
 const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? 'ppdp';
 export const logger = new Logger({ serviceName });

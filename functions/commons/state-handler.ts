@@ -8,7 +8,7 @@
 import { PpdpError } from '../../src/errors.ts';
 import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
 import { forgetAll } from '../../src/pipeline/memo.ts';
-import type { LogEvent, PhaseEnv } from '../../src/pipeline/phases.ts';
+import type { PhaseEnv } from '../../src/pipeline/states/types.ts';
 import { storeResolver } from '../../src/pipeline/storage/index.ts';
 import { log, traced } from './observability.ts';
 

@@ -23,9 +23,17 @@ import {
   type TaskName,
 } from './definition.ts';
 import { forgetRun } from './memo.ts';
-import type { LogEvent, PhaseEnv, PlanResult, ReleaseRequest } from './phases.ts';
-import * as phases from './phases.ts';
 import type { Manifest } from './publish.ts';
+import { applyShard } from './states/apply-shard.ts';
+import { assemble } from './states/assemble.ts';
+import { build } from './states/build.ts';
+import { countShard } from './states/count-shard.ts';
+import { plan } from './states/plan.ts';
+import { publish } from './states/publish.ts';
+import { reportFailure } from './states/report-failure.ts';
+import { search } from './states/search.ts';
+import type { LogEvent, PhaseEnv, PlanResult, ReleaseRequest, ShardTask, WorkTask } from './states/types.ts';
+import { verify } from './states/verify.ts';
 import { fileUrl, getJson, joinKey, storeResolver } from './storage/index.ts';
 import type { S3StoreOptions } from './storage/s3.ts';
 
@@ -169,15 +177,15 @@ interface RunOutput {
 
 function handlers(env: PhaseEnv): Record<string, (input: never) => Promise<unknown>> {
   const stateHandlers: Record<TaskName, (input: never) => Promise<unknown>> = {
-    Plan: (i: ReleaseRequest) => phases.plan(i, env),
-    CountShard: (i: phases.ShardTask) => phases.countShard(i, env),
-    Search: (i: phases.WorkTask) => phases.search(i, env),
-    ApplyShard: (i: phases.ShardTask) => phases.applyShard(i, env),
-    Assemble: (i: phases.WorkTask) => phases.assemble(i, env),
-    Build: (i: phases.WorkTask) => phases.build(i, env),
-    Verify: (i: phases.WorkTask) => phases.verify(i, env),
-    Publish: (i: phases.WorkTask & { release: string }) => phases.publish(i, env),
-    ReportFailure: (i: Parameters<typeof phases.reportFailure>[0]) => phases.reportFailure(i, env),
+    Plan: (i: ReleaseRequest) => plan(i, env),
+    CountShard: (i: ShardTask) => countShard(i, env),
+    Search: (i: WorkTask) => search(i, env),
+    ApplyShard: (i: ShardTask) => applyShard(i, env),
+    Assemble: (i: WorkTask) => assemble(i, env),
+    Build: (i: WorkTask) => build(i, env),
+    Verify: (i: WorkTask) => verify(i, env),
+    Publish: (i: WorkTask & { release: string }) => publish(i, env),
+    ReportFailure: (i: Parameters<typeof reportFailure>[0]) => reportFailure(i, env),
   };
   const listItems = async (i: { Bucket: string; Key: string }) => {
     const loc = await env.stores.open(i.Bucket ? `s3://${i.Bucket}/${i.Key}` : `file:///${i.Key}`);
@@ -233,7 +241,7 @@ async function runDirect(request: ReleaseRequest, env: PhaseEnv, options: Engine
     };
     return { plan, published };
   } catch (e) {
-    await phases.reportFailure(
+    await reportFailure(
       { ...request, plan, error: { Error: (e as Error).name, Cause: (e as Error).message } },
       env,
     );

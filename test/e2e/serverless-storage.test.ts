@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { releaseName as releaseNameOf } from '../../src/pipeline/phases.ts';
+import { releaseName as releaseNameOf } from '../../src/pipeline/states/plan.ts';
 import {
   fileUrl,
   joinKey,

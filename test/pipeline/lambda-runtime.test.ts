@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { stateHandler } from '../../functions/commons/state-handler.ts';
 import { REPORTED_FAILURE } from '../../src/pipeline/definition.ts';
 import { recall, remember } from '../../src/pipeline/memo.ts';
-import { failedState, reportFailure } from '../../src/pipeline/phases.ts';
+import { failedState, reportFailure } from '../../src/pipeline/states/report-failure.ts';
 import { StoreError, StoreUnavailableError, storeResolver } from '../../src/pipeline/storage/index.ts';
 import { namedExports, S3Store } from '../../src/pipeline/storage/s3.ts';
 

@@ -380,7 +380,7 @@ function reportOf(
 }
 
 // ---------------------------------------------------------------------------------------------
-// The steps of build(), which the serverless fan-out (src/pipeline/phases.ts) also runs on
+// The steps of build(), which the serverless fan-out (src/pipeline/states/) also runs on
 // different machines: shards are collapsed apart (`collapseColumnNames`, then
 // prepareGeneralization's `precollapsed`), the search runs once (`searchStep`), shards are
 // applied apart (applyGeneralization with `shuffle: false`, rows shuffled once at the merge),

@@ -1,0 +1,118 @@
+/**
+ * The Assemble state: the released shards concatenated in input order, shuffled once, staged.
+ */
+import { DataType, tableFromIPC } from 'apache-arrow';
+import { encodeArrow } from '../../data/arrow.ts';
+import { encodeCsv } from '../../data/csv.ts';
+import { compactDictionary, type OutputColumn } from '../../data/table.ts';
+import { keyedRandom } from '../../util/keys.ts';
+import { recall } from '../memo.ts';
+import { putJson } from '../storage/index.ts';
+import type { PhaseEnv, WorkTask } from './types.ts';
+import { columnLength, ms, openWork, runOf, timer, timing } from './work.ts';
+
+/** Concatenates the released shards in input order, shuffles once with the seed, writes the files. */
+export async function assemble(task: WorkTask, env: PhaseEnv): Promise<{ rows: number }> {
+  const t0 = performance.now();
+  const work = await openWork(task.work, env);
+  const { store } = work.loc;
+  const shards = work.file.layout.shards.length;
+  const parts = await Promise.all(
+    Array.from(
+      { length: shards },
+      async (_, s) =>
+        recall<OutputColumn[]>(runOf(work), `released/${s}`) ??
+        outputColumns(await store.get(work.key(`released/${s}.arrow`))),
+    ),
+  );
+  const total = parts.reduce((n, p) => n + (p[0] ? columnLength(p[0]) : 0), 0);
+  // The same stream build() shuffles with, over the same rows in input order.
+  const order = keyedRandom(work.spec.seed, Buffer.from(work.file.digest, 'hex'), 'shuffle').permutation(
+    total,
+  );
+  const columns: OutputColumn[] = parts[0]!.map((first, c) => {
+    if (first.kind === 'number') {
+      const concat = new Float64Array(total);
+      let at = 0;
+      for (const part of parts) {
+        const values = (part[c] as OutputColumn & { kind: 'number' }).values;
+        concat.set(values, at);
+        at += values.length;
+      }
+      const values = new Float64Array(total);
+      for (let j = 0; j < total; j++) values[j] = concat[order[j]!]!;
+      return { name: first.name, kind: 'number', values };
+    }
+    // One dictionary over the shards' dictionaries, in order of first appearance.
+    const { dictionary, codes: concat } = unionOfDictionaries(
+      total,
+      parts.map((part) => part[c] as OutputColumn & { kind: 'dictionary' }),
+    );
+    const codes = new Int32Array(total);
+    for (let j = 0; j < total; j++) codes[j] = concat[order[j]!]!;
+    return compactDictionary(first.name, dictionary, codes);
+  });
+  const timings: Record<string, number> = {};
+  const time = timer(timings);
+  const [arrow, csv] = time('write', () => [
+    encodeArrow(columns),
+    encodeCsv(columns, work.file.layout.delimiter),
+  ]);
+  await Promise.all([
+    store.put(work.key('staging/data.arrow'), arrow),
+    store.put(work.key('staging/data.csv'), csv),
+  ]);
+  await putJson(store, work.key('staging.json'), { files: ['data.arrow', 'data.csv'] });
+  await timing(store, work.loc.key, 'assemble', performance.now() - t0, timings);
+  env.log({ state: 'Assemble', rows: total, shards, ms: ms(t0) });
+  return { rows: total };
+}
+
+/** A released shard's columns from its Arrow bytes (dictionary columns or numbers). */
+function outputColumns(bytes: Uint8Array): OutputColumn[] {
+  const table = tableFromIPC(bytes);
+  return table.schema.fields.map((field, c) => {
+    const chunks = table.getChildAt(c)!.data.filter((d) => d.length > 0);
+    if (!DataType.isDictionary(field.type)) {
+      const values = new Float64Array(table.numRows);
+      let at = 0;
+      for (const d of chunks) {
+        values.set((d.values as Float64Array).subarray(0, d.length), at);
+        at += d.length;
+      }
+      return { name: field.name, kind: 'number', values };
+    }
+    const { dictionary, codes } = unionOfDictionaries(
+      table.numRows,
+      chunks.map((d) => ({
+        dictionary: d.dictionary!.toArray() as string[],
+        codes: (d.values as Int32Array).subarray(0, d.length),
+      })),
+    );
+    return { name: field.name, kind: 'dictionary', dictionary, codes };
+  });
+}
+
+/**
+ * Pieces of one column, each coded against its own dictionary, concatenated and coded against
+ * one dictionary: the pieces' values in order of first appearance.
+ */
+function unionOfDictionaries(
+  total: number,
+  pieces: readonly { readonly dictionary: readonly string[]; readonly codes: Int32Array }[],
+): { dictionary: string[]; codes: Int32Array } {
+  const index = new Map<string, number>();
+  const dictionary: string[] = [];
+  const codes = new Int32Array(total);
+  let at = 0;
+  for (const piece of pieces) {
+    const remap = Int32Array.from(piece.dictionary, (v) => {
+      let code = index.get(v);
+      if (code === undefined) index.set(v, (code = dictionary.push(v) - 1));
+      return code;
+    });
+    for (let i = 0; i < piece.codes.length; i++) codes[at + i] = remap[piece.codes[i]!]!;
+    at += piece.codes.length;
+  }
+  return { dictionary, codes };
+}

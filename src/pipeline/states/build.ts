@@ -1,0 +1,54 @@
+/**
+ * The Build state: a method that does not shard builds, stages and verifies its release in one task.
+ */
+import type { MethodReport } from '../../methods/method.ts';
+import { methodFor } from '../../methods/registry.ts';
+import type { VerificationCheck } from '../../report/types.ts';
+import { streams } from '../release.ts';
+import { putJson } from '../storage/index.ts';
+import type { PhaseEnv, WorkTask } from './types.ts';
+import { allRows, disposeStaged, ms, openWork, stagedPaths, timer, timing } from './work.ts';
+
+export interface BuiltFile {
+  readonly files: string[];
+  readonly report: MethodReport;
+  readonly checks: VerificationCheck[];
+}
+
+export async function build(task: WorkTask, env: PhaseEnv): Promise<{ files: number }> {
+  const t0 = performance.now();
+  const work = await openWork(task.work, env);
+  const { store } = work.loc;
+  const table = await allRows(work);
+  const timings: Record<string, number> = {};
+  const time = timer(timings);
+  const built = methodFor(work.spec.method.name).build({
+    spec: work.spec,
+    table,
+    kernel: env.kernel,
+    time,
+    say: env.say ?? (() => {}),
+    random: streams(work.spec, table, Buffer.from(work.file.digest, 'hex')),
+  });
+  for (const f of built.files) await store.put(work.key(`staging/${f.name}`), f.content);
+  // The method's verify is a closure over what it built: it runs here, on the staged files
+  // as read back from the store.
+  env.say?.('verifying the release independently');
+  const local = await stagedPaths(
+    work,
+    env,
+    built.files.map((f) => f.name),
+  );
+  let checks: VerificationCheck[];
+  try {
+    checks = time('verify', () => built.verify(local));
+  } finally {
+    disposeStaged(work, env);
+  }
+  const out: BuiltFile = { files: built.files.map((f) => f.name), report: built.report, checks };
+  await putJson(store, work.key('built.json'), out);
+  await putJson(store, work.key('staging.json'), { files: out.files });
+  await timing(store, work.loc.key, 'build', performance.now() - t0, timings);
+  env.log({ state: 'Build', method: work.spec.method.name, files: out.files.length, ms: ms(t0) });
+  return { files: out.files.length };
+}

@@ -1,0 +1,238 @@
+/**
+ * The Plan state: reads the spec and the input, claims the release folder, writes the work area.
+ */
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { PpdpError, SpecError } from '../../errors.ts';
+import { checkSpecFiles, loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
+import { tableDigest } from '../../util/keys.ts';
+import { lockRun } from '../lock.ts';
+import { remember } from '../memo.ts';
+import { type Claim, checkOutDir, claimFolder, runAsync, storeFolder, unlock } from '../publish.ts';
+import { readInput, runIdOf } from '../release.ts';
+import { encodeRows } from '../rows.ts';
+import { dirKey, joinKey, type Location, putJson, type Store, utf8 } from '../storage/index.ts';
+import {
+  DEFAULT_ROWS_PER_SHARD,
+  MAX_SHARDS,
+  type PhaseEnv,
+  type PlanResult,
+  type ReleaseRequest,
+} from './types.ts';
+import { asFolder, ms, type PlanFile, scratch, timing, warner } from './work.ts';
+
+export async function plan(request: ReleaseRequest, env: PhaseEnv): Promise<PlanResult> {
+  const started = Date.now();
+  const t0 = performance.now();
+  if (!request?.spec) {
+    throw new SpecError(
+      'E_REQUEST',
+      'the release request names no spec',
+      'start it with {"spec": "s3://bucket/inbox/<name>/release.json"}',
+    );
+  }
+  const specLoc = await openSpec(request.spec, env);
+  const downloads = scratch(env, `spec-${process.pid}-${started}`);
+  try {
+    return await planFrom(request, env, specLoc, await materializeSpec(specLoc, downloads), started, t0);
+  } finally {
+    rmSync(downloads, { recursive: true, force: true }); // Lambda keeps /tmp between invocations
+  }
+}
+
+/** The spec's location; an S3 event's key may arrive URL-encoded. */
+async function openSpec(url: string, env: PhaseEnv): Promise<Location> {
+  const loc = await env.stores.open(url);
+  if (!loc.store.root.startsWith('s3://') || (await loc.store.head(loc.key)) !== undefined) return loc;
+  const decoded = decodeURIComponent(loc.key.replace(/\+/g, ' '));
+  return decoded !== loc.key && (await loc.store.head(decoded)) !== undefined
+    ? { ...loc, key: decoded }
+    : loc;
+}
+
+async function planFrom(
+  request: ReleaseRequest,
+  env: PhaseEnv,
+  specLoc: Location,
+  specPath: string,
+  started: number,
+  t0: number,
+): Promise<PlanResult> {
+  for (const [field, v] of [
+    ['shards', request.shards],
+    ['rowsPerShard', request.rowsPerShard],
+  ] as const) {
+    if (v !== undefined && !(Number.isInteger(v) && v >= 1)) {
+      throw new SpecError(
+        'E_REQUEST',
+        `the release request's ${field} must be a whole number ≥ 1`,
+        'e.g. "shards": 4',
+      );
+    }
+  }
+  const spec = loadSpec(specPath);
+  checkSpecFiles(
+    spec,
+    specLoc.store.root === 'file:///' ? undefined : specLoc.store.root + dirKey(specLoc.key),
+  );
+  const name = releaseName(specLoc.key);
+  const runId = runIdOf(spec);
+  const root = request.store ?? (specLoc.store.root.startsWith('s3://') ? specLoc.store.root : undefined);
+  const rootUrl = root === undefined ? undefined : root.endsWith('/') ? root : `${root}/`;
+  const release = request.out ?? (rootUrl ? `${rootUrl}releases/${name}/${runId}/` : undefined);
+  const workUrl = request.work ?? (rootUrl ? `${rootUrl}work/${name}/${runId}/` : undefined);
+  if (!release || !workUrl) {
+    throw new PpdpError(
+      'E_USAGE',
+      'the release request names no output',
+      'give --out <dir> or --store s3://bucket/prefix (a request: "out" or "store")',
+    );
+  }
+  const releaseLoc = await env.stores.open(asFolder(release));
+  if (releaseLoc.store.root === 'file:///') checkOutDir(`/${releaseLoc.key}`, [spec.input, spec.file]);
+  const folder = storeFolder(releaseLoc);
+  const claim = await runAsync(claimFolder(folder));
+  try {
+    return await planClaimed({
+      request,
+      env,
+      spec,
+      specPath,
+      name,
+      runId,
+      releaseLoc,
+      workUrl,
+      claim,
+      started,
+      t0,
+    });
+  } catch (e) {
+    await runAsync(unlock(folder, claim, warner(env)));
+    throw e;
+  }
+}
+
+/** The rest of Plan, once the release folder is claimed (Plan gives the claim up if this fails). */
+async function planClaimed(p: {
+  request: ReleaseRequest;
+  env: PhaseEnv;
+  spec: ReleaseSpec;
+  specPath: string;
+  name: string;
+  runId: string;
+  releaseLoc: Location;
+  workUrl: string;
+  claim: Claim;
+  started: number;
+  t0: number;
+}): Promise<PlanResult> {
+  const { request, env, spec, specPath, name, runId, releaseLoc, workUrl, claim, started, t0 } = p;
+  const workLoc = await env.stores.open(asFolder(workUrl));
+  const wk = (n: string) => joinKey(workLoc.key, n);
+
+  env.say?.(`reading ${basename(spec.input)}`);
+  const table = readInput(spec);
+  const mode = spec.method.name === 'generalization' ? 'sharded' : 'single';
+  const perShard = request.rowsPerShard ?? env.rowsPerShard ?? DEFAULT_ROWS_PER_SHARD;
+  const wanted = request.shards ?? Math.ceil(table.rowCount / perShard);
+  const shards = mode === 'single' ? 1 : Math.min(MAX_SHARDS, Math.max(1, wanted));
+  const { bytes, layout } = encodeRows(table, shards);
+  const specName = basename(spec.file);
+  // Deployed, a duplicate start stops here: after every check that can refuse the release (a
+  // refusal in Plan writes no error.json, so it must not leave the lock held), before any write.
+  await lockRun(workLoc.store, workLoc.key, runId);
+  await Promise.all([
+    workLoc.store.put(wk('rows.arrow'), bytes),
+    writeBundle(workLoc.store, wk('bundle/'), specPath, spec),
+    putJson(
+      workLoc.store,
+      wk('shards.json'),
+      layout.shards.map((_, index) => ({ index })),
+    ),
+  ]);
+  const result: PlanResult = {
+    name,
+    runId,
+    work: workLoc.store.root + asFolder(workLoc.key),
+    release: releaseLoc.store.root + asFolder(releaseLoc.key),
+    mode,
+    method: spec.method.name,
+    rows: table.rowCount,
+    shards: layout.shards.length,
+    items: {
+      bucket: workLoc.store.root.startsWith('s3://') ? workLoc.store.root.slice(5, -1) : '',
+      key: wk('shards.json'),
+    },
+    claim,
+  };
+  // The input's digest keys the release's random streams; it stays in the work area.
+  const digest = Buffer.from(tableDigest(table)).toString('hex');
+  const file: PlanFile = { request, plan: result, layout, specName, started, digest };
+  await putJson(workLoc.store, wk('plan.json'), file);
+  remember({ work: result.work, started }, 'rows', table);
+  await timing(workLoc.store, workLoc.key, 'plan', performance.now() - t0);
+  env.log({ state: 'Plan', runId, mode, rows: table.rowCount, shards: result.shards, ms: ms(t0) });
+  return result;
+}
+
+/** The release's name: `<name>` for `inbox/<name>/release.json`, else the spec's folder. */
+export function releaseName(specKey: string): string {
+  const parts = specKey.split('/');
+  const i = parts.lastIndexOf('inbox');
+  const raw = i >= 0 && i + 2 < parts.length ? parts[i + 1]! : (parts.at(-2) ?? 'release');
+  return raw.replace(/[^A-Za-z0-9._-]/g, '_') || 'release';
+}
+
+/** A local path for the spec and the files it names (downloaded when the store is S3). */
+async function materializeSpec(loc: Location, dir: string): Promise<string> {
+  if (loc.store.root === 'file:///') return `/${loc.key}`;
+  const local = (key: string) => join(dir, loc.store.root.slice(5), key);
+  const text = await loc.store.get(loc.key);
+  const specPath = local(loc.key);
+  mkdirSync(dirname(specPath), { recursive: true });
+  writeFileSync(specPath, text);
+  let json: { input?: unknown; attributes?: Record<string, { hierarchy?: unknown }> };
+  try {
+    json = JSON.parse(utf8(text));
+  } catch {
+    return specPath; // loadSpec names the JSON error
+  }
+  const refs = [json.input, ...Object.values(json.attributes ?? {}).map((a) => a?.hierarchy)].filter(
+    (r): r is string => typeof r === 'string',
+  );
+  await Promise.all(
+    refs.map(async (ref) => {
+      const key = joinKey(dirKey(loc.key), ref);
+      const size = await loc.store.head(key);
+      if (size === undefined) return; // loadSpec / readInput / the hierarchy name it
+      const path = local(key);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, await loc.store.get(key));
+    }),
+  );
+  return specPath;
+}
+
+/**
+ * The spec and its hierarchy files under bundle/, with hierarchy paths rewritten to
+ * `h<i>/<file name>`: later states load the same spec from any machine.
+ */
+async function writeBundle(store: Store, prefix: string, specPath: string, spec: ReleaseSpec): Promise<void> {
+  const { readFileSync } = await import('node:fs');
+  const json = JSON.parse(readFileSync(specPath, 'utf8').replace(/^\uFEFF/, '')) as {
+    input: string;
+    attributes: Record<string, { hierarchy?: unknown }>;
+  };
+  const puts: Promise<void>[] = [];
+  let i = 0;
+  for (const a of spec.attributes) {
+    if (a.hierarchy?.kind !== 'file') continue;
+    const rel = `h${i++}/${basename(a.hierarchy.path)}`;
+    json.attributes[a.name]!.hierarchy = rel;
+    if (existsSync(a.hierarchy.path))
+      puts.push(store.put(joinKey(prefix, rel), readFileSync(a.hierarchy.path)));
+  }
+  json.input = basename(spec.input);
+  puts.push(store.put(joinKey(prefix, basename(spec.file)), `${JSON.stringify(json, null, 2)}\n`));
+  await Promise.all(puts);
+}

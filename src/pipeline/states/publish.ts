@@ -1,0 +1,41 @@
+/**
+ * The Publish state: the verified files published atomically, manifest last.
+ */
+import { type Manifest, type ManifestEntry, publishSteps, runAsync, storeFolder } from '../publish.ts';
+import { getJson, joinKey } from '../storage/index.ts';
+import type { PhaseEnv, WorkTask } from './types.ts';
+import { asFolder, ms, openWork, warner } from './work.ts';
+
+/**
+ * Atomic publish (src/pipeline/publish.ts): the old manifest goes first, then each verified
+ * file, then every file the new manifest does not list, then manifest.json last; then the lock
+ * Plan took is given up.
+ */
+export async function publish(
+  task: WorkTask & { release: string },
+  env: PhaseEnv,
+): Promise<Manifest & { release: string }> {
+  const t0 = performance.now();
+  const work = await openWork(task.work, env);
+  const release = await env.stores.open(asFolder(task.release));
+  const { files } = await getJson<{ files: ManifestEntry[] }>(work.loc.store, work.key('verified.json'));
+  const copyIn = async (name: string): Promise<void> => {
+    const from = work.key(`staging/${name}`);
+    const to = joinKey(release.key, name);
+    if (release.store === work.loc.store) await release.store.copy(from, to);
+    else await release.store.put(to, await work.loc.store.get(from));
+  };
+  const manifest = await runAsync(
+    publishSteps(
+      storeFolder(release),
+      files,
+      work.file.plan.runId,
+      work.file.plan.claim,
+      copyIn,
+      warner(env),
+    ),
+  );
+  env.log({ state: 'Publish', files: files.length, ms: ms(t0) });
+  env.say?.(`published ${files.length} files and manifest.json to ${task.release}`);
+  return { ...manifest, release: task.release };
+}

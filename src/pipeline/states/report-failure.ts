@@ -1,0 +1,112 @@
+/**
+ * The ReportFailure state: what failed recorded as error.json; nothing is published.
+ */
+import { REPORTED_FAILURE } from '../definition.ts';
+import { runAsync, storeFolder, unlock } from '../publish.ts';
+import { joinKey, putJson } from '../storage/index.ts';
+import { releaseName } from './plan.ts';
+import type { PhaseEnv, PlanResult, ReleaseRequest } from './types.ts';
+import { asFolder, warner } from './work.ts';
+
+/** The failure path: records what failed next to the work files. Never throws. */
+export async function reportFailure(
+  input: FailedState | ExecutionStatusEvent,
+  env: PhaseEnv,
+): Promise<{ reported: string | null }> {
+  const state = failedState(input);
+  if (!state) return { reported: null };
+  const error = describeFailure(state.error);
+  // Before Plan has named the work area (it failed), the release's own work folder stands in:
+  // under the store, or else the spec's bucket, as Plan would have chosen it.
+  const root =
+    state.store ??
+    (state.spec?.startsWith('s3://') ? state.spec.slice(0, state.spec.indexOf('/', 5) + 1) : undefined);
+  const where =
+    state.plan?.work ??
+    state.work ??
+    (root ? `${asFolder(root)}work/${releaseName(state.spec ?? '')}/failed/` : undefined);
+  env.log({ state: 'ReportFailure', error: error.error, code: error.code ?? undefined });
+  // Plan took the release folder's lock: give it up (unlock never throws).
+  if (state.plan?.claim) {
+    const folder = storeFolder(await env.stores.open(asFolder(state.plan.release)));
+    await runAsync(unlock(folder, state.plan.claim, warner(env)));
+  }
+  if (!where) return { reported: null };
+  try {
+    const loc = await env.stores.open(asFolder(where));
+    const key = joinKey(loc.key, 'error.json');
+    await putJson(loc.store, key, {
+      format: 'ppdp-error/1',
+      runId: state.plan?.runId ?? null,
+      published: false,
+      ...error,
+      at: new Date().toISOString(),
+    });
+    return { reported: loc.store.root + key };
+  } catch (e) {
+    env.log({ state: 'ReportFailure', reportWritten: false, why: (e as Error).name });
+    return { reported: null };
+  }
+}
+
+/** What the failure path's Catch hands ReportFailure: the execution's state and the error. */
+export type FailedState = ReleaseRequest & {
+  plan?: PlanResult;
+  error?: { Error?: string; Cause?: string };
+};
+
+/** EventBridge's "Step Functions Execution Status Change" event (the fields used here). */
+export interface ExecutionStatusEvent {
+  readonly 'detail-type': 'Step Functions Execution Status Change';
+  readonly detail: {
+    readonly status: string;
+    /** The execution's input, as a JSON string. */
+    readonly input?: string | null;
+    readonly error?: string | null;
+    readonly cause?: string | null;
+  };
+}
+
+/**
+ * A failure as ReportFailure records it. Deployed, errors other than ppdp's own refusals stop
+ * the execution where they happen (so it can be redriven) and reach ReportFailure through the
+ * execution-status rule instead of a Catch: the event carries the execution's input and its
+ * error, but not Plan's result, so the error goes to the release's `failed/` work folder.
+ * An execution that ended through the failure path was reported already: undefined.
+ */
+export function failedState(input: FailedState | ExecutionStatusEvent): FailedState | undefined {
+  if (!('detail-type' in input)) return input;
+  const { status, input: request, error, cause } = input.detail;
+  if (error === REPORTED_FAILURE) return undefined;
+  let parsed: ReleaseRequest;
+  try {
+    parsed = JSON.parse(request ?? '{}') as ReleaseRequest;
+  } catch {
+    return undefined; // not an execution ppdp started
+  }
+  return {
+    ...parsed,
+    error: { Error: error ?? `States.${status}`, Cause: cause ?? `the execution ended ${status}` },
+  };
+}
+
+/** The Catch output as {error, code, message, hint}: Lambda sends a JSON Cause, the local engine a message. */
+export function describeFailure(error: { Error?: string; Cause?: string } | undefined): {
+  error: string;
+  code: string | null;
+  message: string;
+  hint: string | null;
+} {
+  let message = error?.Cause ?? 'unknown failure';
+  let code: string | null = null;
+  let hint: string | null = null;
+  try {
+    const cause = JSON.parse(message) as { errorMessage?: string; code?: string; hint?: string };
+    message = cause.errorMessage ?? message;
+    code = cause.code ?? null;
+    hint = cause.hint ?? null;
+  } catch {
+    // a plain message
+  }
+  return { error: error?.Error ?? 'Error', code, message, hint };
+}

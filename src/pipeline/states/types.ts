@@ -1,0 +1,66 @@
+/**
+ * The states' shared contract: what a run is asked, what Plan answers, what each Task takes.
+ */
+import type { GroupingKernel } from '../../kernels/grouping.ts';
+import type { Claim } from '../publish.ts';
+import type { StoreResolver } from '../storage/index.ts';
+
+/** What a release run is asked to do (the execution input). */
+export interface ReleaseRequest {
+  /** release.json: a local path, file:///abs/path or s3://bucket/key. */
+  readonly spec: string;
+  /** Root of work/ and releases/ (default: the spec's bucket for an s3:// spec). */
+  readonly store?: string;
+  /** Publish here instead of `<store>/releases/<name>/<runId>/` (the CLI's --out). */
+  readonly out?: string;
+  /** Work area instead of `<store>/work/<name>/<runId>/`. */
+  readonly work?: string;
+  /** Row shards (default: one per `rowsPerShard` rows). */
+  readonly shards?: number;
+  readonly rowsPerShard?: number;
+}
+
+export interface PlanResult {
+  readonly name: string;
+  readonly runId: string;
+  readonly work: string;
+  readonly release: string;
+  /** sharded: generalization over row shards; single: any method as one task. */
+  readonly mode: 'sharded' | 'single';
+  readonly method: string;
+  readonly rows: number;
+  readonly shards: number;
+  /** Where the Distributed Maps read the shard items (bucket '' for the local filesystem). */
+  readonly items: { readonly bucket: string; readonly key: string };
+  /** The release folder's lock, taken by Plan and given up by Publish or ReportFailure. */
+  readonly claim: Claim;
+}
+
+export interface ShardTask {
+  readonly work: string;
+  readonly index: number;
+}
+
+export interface WorkTask {
+  readonly work: string;
+}
+
+/** One structured log line: names and numbers, never data values. */
+export type LogEvent = Record<string, string | number | boolean | undefined>;
+
+export interface PhaseEnv {
+  readonly stores: StoreResolver;
+  readonly kernel: GroupingKernel;
+  /** Structured log (JSON lines in Lambda). */
+  readonly log: (event: LogEvent) => void;
+  /** Progress for a person (the CLI's stderr lines). */
+  readonly say?: (line: string) => void;
+  /** Local scratch folder (Lambda: /tmp). */
+  readonly tmp?: string;
+  readonly rowsPerShard?: number;
+}
+
+export const DEFAULT_ROWS_PER_SHARD = 1_000_000;
+
+/** More shards than this only add overhead (the Distributed Map could take more). */
+export const MAX_SHARDS = 10_000;

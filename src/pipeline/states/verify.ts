@@ -1,0 +1,67 @@
+/**
+ * The Verify state: the staged release checked independently, the report written, every file hashed.
+ */
+/** The Verify state: the staged release checked independently, the report written, every file hashed. */
+import { createHash } from 'node:crypto';
+import { PpdpError } from '../../errors.ts';
+import { type SearchClaims, verifyStep } from '../../methods/generalization/index.ts';
+import type { MethodReport } from '../../methods/method.ts';
+import { renderReportHtml } from '../../report/html.ts';
+import type { VerificationCheck } from '../../report/types.ts';
+import { byCodeUnits } from '../../util/format.ts';
+import type { ManifestEntry } from '../publish.ts';
+import { frameReport } from '../release.ts';
+import { getJson, putJson } from '../storage/index.ts';
+import type { BuiltFile } from './build.ts';
+import type { PhaseEnv, WorkTask } from './types.ts';
+import { allRows, disposeStaged, gatherTimings, ms, openWork, stagedPaths, timing } from './work.ts';
+
+export async function verify(task: WorkTask, env: PhaseEnv): Promise<{ verified: true; files: number }> {
+  const t0 = performance.now();
+  const work = await openWork(task.work, env);
+  const { store } = work.loc;
+  const { files } = await getJson<{ files: string[] }>(store, work.key('staging.json'));
+  const table = await allRows(work);
+  let methodReport: MethodReport;
+  let checks: VerificationCheck[];
+  if (work.file.plan.mode === 'sharded') {
+    env.say?.('verifying the release independently');
+    const found = await getJson<{ claims: SearchClaims; report: MethodReport }>(
+      store,
+      work.key('search.json'),
+    );
+    const local = await stagedPaths(work, env, files);
+    const t = performance.now();
+    try {
+      checks = verifyStep(work.spec, table, found.claims, local);
+    } finally {
+      disposeStaged(work, env);
+    }
+    await timing(store, work.loc.key, 'verify', performance.now() - t);
+    methodReport = found.report;
+  } else {
+    const built = await getJson<BuiltFile>(store, work.key('built.json'));
+    if (!built.checks.every((c) => c.passed)) {
+      throw new PpdpError('E_VERIFY', 'verification failed, nothing was published');
+    }
+    methodReport = built.report;
+    checks = built.checks;
+  }
+  const timings = await gatherTimings(store, work.loc.key);
+  timings.total = Math.round((Date.now() - work.file.started) * 100) / 100;
+  const report = frameReport(work.spec, table, work.file.plan.runId, methodReport, checks, timings);
+  await Promise.all([
+    store.put(work.key('staging/report.json'), `${JSON.stringify(report, null, 2)}\n`),
+    store.put(work.key('staging/report.html'), renderReportHtml(report)),
+  ]);
+  // Hash exactly the bytes that were verified and will be published.
+  const names = [...files, 'report.html', 'report.json'].sort(byCodeUnits);
+  const entries: ManifestEntry[] = [];
+  for (const name of names) {
+    const bytes = await store.get(work.key(`staging/${name}`));
+    entries.push({ name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+  }
+  await putJson(store, work.key('verified.json'), { files: entries });
+  env.log({ state: 'Verify', checks: checks.length, files: entries.length, ms: ms(t0) });
+  return { verified: true, files: entries.length };
+}

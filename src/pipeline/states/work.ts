@@ -1,0 +1,195 @@
+/**
+ * The work area every state reads and writes. The states (one file each, as the handlers in
+ * functions/) are functions of (JSON input, environment) → JSON output: the one implementation
+ * behind the Lambda handlers, the local engine and the direct engine. Data moves through the
+ * store only; state payloads carry locations and small facts.
+ *
+ * Work area (`plan.work`, a store URL ending in `/`):
+ *   bundle/          the spec and its hierarchy files, as the later states load them
+ *   plan.json        the request, the plan and the rows file's layout
+ *   rows.arrow       the encoded input, one record batch per shard (see rows.ts)
+ *   shards.json      the shard items the Distributed Maps read
+ *   counts/N.bin     per shard: distinct tuples with counts (CountShard); N.rows: each row's tuple
+ *   search.json      node, claims and the method's report (Search); flags/N.bin per shard
+ *   released/N.arrow per shard: released rows in input order (ApplyShard)
+ *   built.json       single-shard methods: files, report and checks (Build)
+ *   staging/         the release's files, verified before anything is published
+ *   verified.json    names, sizes and SHA-256 of the verified files (Verify)
+ *   timings/         per state (and shard) wall times, gathered into the report
+ *   error.json       what failed, when a run fails (ReportFailure)
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { EncodedTable, OutputColumn } from '../../data/table.ts';
+import { loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
+import { type RunKey, recall } from '../memo.ts';
+import { type RowsLayout, readAllRows, readShard, type ShardRange } from '../rows.ts';
+import { baseKey, getJson, joinKey, type Location, putJson, type Store } from '../storage/index.ts';
+import type { PhaseEnv, PlanResult, ReleaseRequest } from './types.ts';
+
+export interface PlanFile {
+  readonly request: ReleaseRequest;
+  readonly plan: PlanResult;
+  readonly layout: RowsLayout;
+  /** The spec's file name inside bundle/. */
+  readonly specName: string;
+  readonly started: number;
+  /** Hex SHA-256 of the input's cells: keys the random streams (src/util/keys.ts). */
+  readonly digest: string;
+}
+
+/** A run's work area opened: its store, plan and spec (loaded from the bundle). */
+export interface Work {
+  readonly loc: Location;
+  readonly file: PlanFile;
+  readonly spec: ReleaseSpec;
+  key(name: string): string;
+}
+
+export function runOf(work: Work): RunKey {
+  return { work: work.file.plan.work, started: work.file.started };
+}
+
+/** The encoded input: kept from the plan in this process, or read from rows.arrow. */
+export async function allRows(work: Work): Promise<EncodedTable> {
+  return (
+    recall<EncodedTable>(runOf(work), 'rows') ??
+    readAllRows(work.loc.store, work.key('rows.arrow'), work.file.layout)
+  );
+}
+
+/** One shard's rows: a view of the kept input, or its record batch read from rows.arrow. */
+export async function shardRows(work: Work, index: number): Promise<EncodedTable> {
+  const range: ShardRange | undefined = work.file.layout.shards[index];
+  const all = recall<EncodedTable>(runOf(work), 'rows');
+  if (!all || !range) return readShard(work.loc.store, work.key('rows.arrow'), work.file.layout, index);
+  const end = range.firstRow + range.rows;
+  return {
+    ...all,
+    rowCount: range.rows,
+    columns: all.columns.map((c) => ({ ...c, codes: c.codes.subarray(range.firstRow, end) })),
+  };
+}
+
+const workCache = new Map<string, Work>();
+
+/** Opens a work area: plan.json and the spec bundle (cached per process and work URL). */
+export async function openWork(url: string, env: PhaseEnv): Promise<Work> {
+  const loc = await env.stores.open(asFolder(url));
+  const cacheKey = `${loc.store.root}${loc.key}`;
+  const key = (name: string) => joinKey(loc.key, name);
+  const file = await getJson<PlanFile>(loc.store, key('plan.json'));
+  const cached = workCache.get(cacheKey);
+  if (cached && cached.file.started === file.started && cached.file.plan.runId === file.plan.runId)
+    return cached;
+  let specPath: string;
+  if (loc.store.root === 'file:///') specPath = `/${key(`bundle/${file.specName}`)}`;
+  else {
+    const dir = scratch(env, `bundle-${createHash('sha256').update(cacheKey).digest('hex').slice(0, 12)}`);
+    for (const o of await loc.store.list(key('bundle/'))) {
+      const path = join(dir, o.key.slice(key('bundle/').length));
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, await loc.store.get(o.key));
+    }
+    specPath = join(dir, file.specName);
+  }
+  const work: Work = { loc, file, spec: loadSpec(specPath), key };
+  workCache.set(cacheKey, work);
+  if (workCache.size > 8) workCache.delete(workCache.keys().next().value!);
+  return work;
+}
+
+/** Local paths of staged files for a verifier that reads paths (downloaded from S3). */
+export async function stagedPaths(
+  work: Work,
+  env: PhaseEnv,
+  names: string[],
+): Promise<(name: string) => string> {
+  if (work.loc.store.root === 'file:///') return (name) => `/${work.key(`staging/${name}`)}`;
+  const dir = scratch(env, stagedDir(work));
+  for (const name of names)
+    writeFileSync(join(dir, name), await work.loc.store.get(work.key(`staging/${name}`)));
+  return (name) => join(dir, name);
+}
+
+function stagedDir(work: Work): string {
+  return `staged-${work.file.plan.runId}-${process.pid}`;
+}
+
+/** Removes downloaded staged files (Lambda keeps /tmp between invocations). */
+export function disposeStaged(work: Work, env: PhaseEnv): void {
+  if (work.loc.store.root !== 'file:///')
+    rmSync(scratch(env, stagedDir(work)), { recursive: true, force: true });
+}
+
+export function scratch(env: PhaseEnv, name: string): string {
+  const dir = join(env.tmp ?? tmpdir(), 'ppdp', name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export function asFolder(url: string): string {
+  return url.endsWith('/') ? url : `${url}/`;
+}
+
+export function ms(t0: number): number {
+  return Math.round((performance.now() - t0) * 100) / 100;
+}
+
+export function timer(timings: Record<string, number>) {
+  return <T>(phase: string, work: () => T): T => {
+    const t = performance.now();
+    try {
+      return work();
+    } finally {
+      timings[phase] = (timings[phase] ?? 0) + Math.round((performance.now() - t) * 100) / 100;
+    }
+  };
+}
+
+export async function timing(
+  store: Store,
+  workKey: string,
+  state: string,
+  msTaken: number,
+  inner: Record<string, number> = {},
+): Promise<void> {
+  await putJson(store, joinKey(workKey, `timings/${state}.json`), {
+    ms: Math.round(msTaken * 100) / 100,
+    ...inner,
+  });
+}
+
+/**
+ * The report's timings: each state's wall time (shard states summed over shards, with the
+ * slowest shard as `<state>Max`), and the method's own phases (search, write, …).
+ */
+export async function gatherTimings(store: Store, workKey: string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  const prefix = joinKey(workKey, 'timings/');
+  for (const o of await store.list(prefix)) {
+    const name = baseKey(o.key).replace(/\.json$/, '');
+    const t = await getJson<Record<string, number> & { ms: number }>(store, o.key);
+    const shard = /^(.*)-(\d+)$/.exec(name);
+    const state = shard ? shard[1]! : name;
+    const round = (x: number) => Math.round(x * 100) / 100;
+    out[state] = round((out[state] ?? 0) + t.ms);
+    if (shard) out[`${state}Max`] = Math.max(out[`${state}Max`] ?? 0, t.ms);
+    for (const [k, v] of Object.entries(t)) if (k !== 'ms') out[k] = round((out[k] ?? 0) + v);
+  }
+  return out;
+}
+
+/** A lock that could not be removed fails nothing: said to a person, logged without the message. */
+export function warner(env: PhaseEnv): (line: string) => void {
+  return (line) => {
+    env.log({ lockRemoved: false });
+    env.say?.(line);
+  };
+}
+
+export function columnLength(c: OutputColumn): number {
+  return c.kind === 'dictionary' ? c.codes.length : c.values.length;
+}
