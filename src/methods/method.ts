@@ -1,12 +1,12 @@
 /**
  * The contract every release method implements (generalization, Mondrian, Anatomy, Slicing,
  * randomization). The pipeline owns input, staging, publishing and the report's frame; a
- * method transforms the table, names its files, fills its report sections, and verifies the
- * staged files with code independent of the code that built them.
+ * method transforms the table, names its files, fills its report sections and states its
+ * claims, which src/verify/ checks against the staged files with code of its own.
  */
 import type { EncodedTable } from '../data/table.ts';
 import type { GroupingKernel } from '../kernels/grouping.ts';
-import type { ReleaseReport, VerificationCheck } from '../report/types.ts';
+import type { ReleaseReport } from '../report/types.ts';
 import type { MethodName, ReleaseSpec } from '../spec/spec.ts';
 import type { Random } from '../util/random.ts';
 
@@ -41,10 +41,10 @@ export interface BuiltRelease {
   readonly files: StagedFile[];
   readonly report: MethodReport;
   /**
-   * Re-reads the staged files (`path(name)` is where each was staged) and checks every claim.
-   * Returns the checks; throws VerificationError (publishing nothing) if any fails.
+   * What the method claims about its release (JSON): the pipeline hands it, the input and
+   * the staged files to the method's verifier (src/verify/index.ts `verifierFor`).
    */
-  verify(path: (name: string) => string): VerificationCheck[];
+  readonly claims: unknown;
 }
 
 export interface ReleaseMethod {

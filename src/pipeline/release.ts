@@ -21,6 +21,7 @@ import type { ReleaseReport, VerificationCheck } from '../report/types.ts';
 import { checkSpecFiles, loadSpec, type ReleaseSpec } from '../spec/spec.ts';
 import { keyedRandom, tableDigest } from '../util/keys.ts';
 import type { Random } from '../util/random.ts';
+import { verifierFor } from '../verify/index.ts';
 import { checkOutDir, claimFolder, localFolder, type Manifest, runSync, Staging, unlock } from './publish.ts';
 
 export const VERSION = '0.1.0';
@@ -86,7 +87,14 @@ export function runRelease(specPath: string, out: string, options: ReleaseOption
     });
     for (const file of built.files) staging.write(file.name, file.content);
     say('verifying the release independently');
-    const checks = time('verify', () => built.verify((name) => staging.path(name)));
+    const checks = time('verify', () =>
+      verifierFor(spec.method.name).verify({
+        spec,
+        table,
+        claims: built.claims,
+        staged: (name) => staging.path(name),
+      }),
+    );
     const runId = runIdOf(spec);
     const report = frameReport(spec, table, runId, built.report, checks, timings);
     timings.total = Math.round((performance.now() - started) * 100) / 100;

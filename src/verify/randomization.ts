@@ -21,9 +21,9 @@ import { readArrow } from '../data/arrow.ts';
 import { readCsv } from '../data/csv.ts';
 import { type EncodedTable, isMissing } from '../data/table.ts';
 import { VerificationError } from '../errors.ts';
-import { hierarchyRows } from '../hierarchy/hierarchy.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
+import { verifierHierarchyRows } from './hierarchy.ts';
 
 export interface RandomizationClaims {
   readonly maxRisk: number;
@@ -167,7 +167,7 @@ export function verifyRandomization(args: {
     const labelOf = labeler(
       entry,
       col.dictionary,
-      a.hierarchy ? () => hierarchyRows(col, a.hierarchy!) : undefined,
+      a.hierarchy ? () => verifierHierarchyRows(col, a.hierarchy!) : undefined,
     );
     const codeOfValue = col.dictionary.map((v) => {
       const label = labelOf(v);

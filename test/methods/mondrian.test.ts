@@ -8,8 +8,8 @@ import { InputError, NoSolutionError, SpecError, VerificationError } from '../..
 import { readInput, runRelease } from '../../src/pipeline/release.ts';
 import type { ReleaseReport } from '../../src/report/types.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
+import { type DecodedTable, decodeTable } from '../../src/verify/generalization.ts';
 import { verifyMondrian } from '../../src/verify/mondrian.ts';
-import { type DecodedTable, decodeTable } from '../../src/verify/verify.ts';
 import { withCells } from '../helpers/tamper.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 

@@ -11,13 +11,14 @@ import { pam, phiSquared } from '../../src/methods/slicing/correlation.ts';
 import {
   type SlicedRelease,
   sliceTable,
+  slicingClaims,
   slicingFiles,
   slicingMeasures,
-  slicingVerifier,
 } from '../../src/methods/slicing/index.ts';
 import { readInput, runRelease, streams } from '../../src/pipeline/release.ts';
 import { parseSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
-import { decodeTable } from '../../src/verify/verify.ts';
+import { decodeTable } from '../../src/verify/generalization.ts';
+import { verifierFor } from '../../src/verify/index.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const SPEC_FILE = join(ROOT, 'examples/adult-slicing/release.json');
@@ -47,7 +48,13 @@ const slice = (spec: ReleaseSpec, table: EncodedTable = adult) =>
 function stageAndVerify(spec: ReleaseSpec, table: EncodedTable, sliced: SlicedRelease) {
   const dir = tempDir();
   for (const f of slicingFiles(sliced, table.delimiter)) writeFileSync(join(dir, f.name), f.content);
-  return { dir, checks: slicingVerifier(spec, table, sliced)((name) => join(dir, name)) };
+  const checks = verifierFor('slicing').verify({
+    spec,
+    table,
+    claims: slicingClaims(sliced),
+    staged: (name) => join(dir, name),
+  });
+  return { dir, checks };
 }
 
 describe('φ² and PAM', () => {
@@ -299,7 +306,8 @@ describe('Slicing verification rejects tampered releases', () => {
   });
   const sliced = slice(spec);
   const { dir } = stageAndVerify(spec, adult, sliced);
-  const verify = slicingVerifier(spec, adult, sliced);
+  const verify = (staged: (name: string) => string) =>
+    verifierFor('slicing').verify({ spec, table: adult, claims: slicingClaims(sliced), staged });
 
   const tampered = (edit: (columns: string[][], names: string[]) => void) => {
     const t = decodeTable(readArrow(join(dir, 'data.arrow')));

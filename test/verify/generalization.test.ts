@@ -14,9 +14,13 @@ import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
 import { VerificationError } from '../../src/errors.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../../src/spec/spec.ts';
 import { codedTable } from '../../src/verify/common.ts';
+import {
+  decodeTable,
+  type GeneralizationClaims,
+  verifyGeneralization,
+} from '../../src/verify/generalization.ts';
 import { csvHoldsTable } from '../../src/verify/staged-csv.ts';
 import { TupleCounts } from '../../src/verify/tuples.ts';
-import { decodeTable, type GeneralizationClaims, verifyGeneralization } from '../../src/verify/verify.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-verify-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -9,8 +9,8 @@
  *   bucket.
  * Insensitive columns ride in the QIT with the QIs. Verified by src/verify/anatomy.ts.
  */
-import { encodeArrow, readArrow } from '../../data/arrow.ts';
-import { encodeCsv, readCsv } from '../../data/csv.ts';
+import { encodeArrow } from '../../data/arrow.ts';
+import { encodeCsv } from '../../data/csv.ts';
 import {
   codeCounts,
   compactDictionary,
@@ -21,11 +21,9 @@ import {
 import { distributionMeasures, measureFigures } from '../../metrics/contingency.ts';
 import { disclosureMeasures, sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { classSizeHistogram, reidentificationRisk } from '../../metrics/privacy.ts';
-import type { VerificationCheck } from '../../report/types.ts';
 import { thousands } from '../../util/format.ts';
 import type { Random } from '../../util/random.ts';
-import { verifyAnatomy } from '../../verify/anatomy.ts';
-import { decodeTable } from '../../verify/verify.ts';
+import type { AnatomyClaimsOfMethod } from '../../verify/index.ts';
 import {
   bucketDiversity,
   checkEligibility,
@@ -75,13 +73,13 @@ export function layoutAnatomy(sa: EncodedColumn, l: number, random: Random): Ana
   return { bucketization, ids, order, permutedSa };
 }
 
-/** The release without its report: files and their verifier (for the method, tests, benchmarks). */
+/** The release without its report: files and their claims (for the method, tests, benchmarks). */
 export interface AnatomyRelease {
   readonly req: DiversityRequirement;
   readonly layout: AnatomyLayout;
   readonly releasedColumns: EncodedColumn[];
   readonly files: StagedFile[];
-  verify(path: (name: string) => string): VerificationCheck[];
+  readonly claims: AnatomyClaimsOfMethod;
 }
 
 export function anatomyRelease(
@@ -143,25 +141,12 @@ export function anatomyRelease(
     layout,
     releasedColumns: released.map((a) => columnOf(a.name)),
     files,
-    verify: (path) => {
-      const read = (name: string) => ({
-        arrow: decodeTable(readArrow(path(`${name}.arrow`))),
-        csv: decodeTable(readCsv(path(`${name}.csv`), { delimiter: table.delimiter })),
-      });
-      return verifyAnatomy({
-        input: table,
-        attributes: spec.attributes,
-        sensitive: req.attribute,
-        model: req.model,
-        l: req.l,
-        qit: read('qit'),
-        st: read('st'),
-        data: read('data'),
-        claims: {
-          buckets: bucketization.buckets,
-          bucketOfRow: Int32Array.from(bucketization.bucketOf, (b) => ids[b]!),
-        },
-      });
+    claims: {
+      sensitive: req.attribute,
+      model: req.model,
+      l: req.l,
+      buckets: bucketization.buckets,
+      bucketOfRow: Array.from(bucketization.bucketOf, (b) => ids[b]!),
     },
   };
 }
@@ -173,7 +158,7 @@ export const anatomyMethod: ReleaseMethod = {
     const report = ctx.time('measure', () =>
       reportOf(ctx, release.req, release.layout, release.releasedColumns),
     );
-    return { files: release.files, report, verify: release.verify };
+    return { files: release.files, report, claims: release.claims };
   },
 };
 

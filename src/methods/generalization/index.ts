@@ -6,9 +6,9 @@ import { basename } from 'node:path';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
 import { checkLatticeSize } from '../../data/limits.ts';
-import { codeCounts, type EncodedColumn, type EncodedTable } from '../../data/table.ts';
+import type { EncodedColumn, EncodedTable } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
-import { buildHierarchy, type Hierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
+import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/grouping.ts';
 import { disclosureMeasures, sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { GeneralizationMetrics } from '../../metrics/generalization.ts';
@@ -21,11 +21,8 @@ import {
   sensitiveNames,
 } from '../../models/index.ts';
 import type { PrivacyModel } from '../../models/model.ts';
-import type { VerificationCheck } from '../../report/types.ts';
 import type { GeneralizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
 import { thousands } from '../../util/format.ts';
-import type { SensitiveContext } from '../../verify/models.ts';
-import { verifyGeneralization } from '../../verify/verify.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
 import { type GeneralizationProblem, NodeEvaluator, type NodeResult } from './evaluate.ts';
@@ -184,30 +181,7 @@ export function buildGeneralization(ctx: MethodContext, fixed?: Record<string, n
     { name: 'data.arrow', content: encodeArrow(columns) },
     { name: 'data.csv', content: encodeCsv(columns, table.delimiter) },
   ]);
-  return { files, report: step.report, verify: (path) => verifyStep(spec, table, step.claims, path) };
-}
-
-/**
- * What the verifier needs about each sensitive attribute, from the input's strings alone:
- * its distribution and its hierarchy rows.
- */
-function sensitiveContexts(spec: ReleaseSpec, table: EncodedTable): Map<string, SensitiveContext> {
-  const names = [...new Set(spec.privacy.flatMap((m) => ('attribute' in m ? [m.attribute] : [])))];
-  return new Map(
-    names.map((name) => {
-      const column = table.columns.find((c) => c.name === name)!;
-      const counts = codeCounts(column);
-      const share = new Map<string, number>();
-      column.dictionary.forEach((v, c) => {
-        if (counts[c]! > 0) share.set(v, (share.get(v) ?? 0) + counts[c]! / table.rowCount);
-      });
-      const a = spec.attributes.find((x) => x.name === name)!;
-      return [
-        name,
-        { table: share, hierarchy: a.hierarchy ? hierarchyRows(column, a.hierarchy) : undefined },
-      ];
-    }),
-  );
+  return { files, report: step.report, claims: step.claims };
 }
 
 /** The worst value of a model's measure over the retained classes of a node. */
@@ -384,7 +358,7 @@ function reportOf(
 // different machines: shards are collapsed apart (`collapseColumnNames`, then
 // prepareGeneralization's `precollapsed`), the search runs once (`searchStep`), shards are
 // applied apart (applyGeneralization with `shuffle: false`, rows shuffled once at the merge),
-// and the staged files are verified in their own step (`verifyStep`).
+// and the staged files are verified in their own state (src/verify `verifierFor`).
 // test/e2e/serverless-shards.test.ts checks that 1 and several shards release the same bytes.
 
 /** The columns prepareGeneralization collapses rows over: the QIs, then the sensitive attributes. */
@@ -402,7 +376,7 @@ export interface SearchStepResult {
   readonly claims: SearchClaims;
 }
 
-/** The search outcome's claims, checked by verifyStep. */
+/** The search outcome's claims, checked by the generalization verifier (src/verify/). */
 export interface SearchClaims {
   readonly node: Record<string, number>;
   readonly k: number;
@@ -446,27 +420,4 @@ export function searchStep(
       minClassSize: best.minClassSize,
     },
   };
-}
-
-/** build()'s verify, from the search step's claims: re-reads the staged files at `path(name)`. */
-export function verifyStep(
-  spec: ReleaseSpec,
-  table: EncodedTable,
-  claims: SearchClaims,
-  path: (name: string) => string,
-): VerificationCheck[] {
-  const method = generalizationSpec(spec);
-  return verifyGeneralization({
-    input: table,
-    attributes: spec.attributes,
-    hierarchyRows: new Map(
-      spec.attributes
-        .filter((a) => a.type === 'quasi-identifying')
-        .map((a) => [a.name, hierarchyRows(table.columns.find((c) => c.name === a.name)!, a.hierarchy!)]),
-    ),
-    arrow: path('data.arrow'),
-    csv: path('data.csv'),
-    sensitive: sensitiveContexts(spec, table),
-    claims: { ...claims, privacy: spec.privacy, suppressed: method.suppressed },
-  });
 }

@@ -3,10 +3,9 @@
  * prepare (dimensions, models) → partition (WASM split steps, TS driver) → release values
  * and classes → files; verified by src/verify/mondrian.ts.
  */
-import { encodeArrow, readArrow } from '../../data/arrow.ts';
-import { encodeCsv, readCsv } from '../../data/csv.ts';
+import { encodeArrow } from '../../data/arrow.ts';
+import { encodeCsv } from '../../data/csv.ts';
 import { codeCounts } from '../../data/table.ts';
-import { hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import type { MondrianKernel } from '../../kernels/mondrian.ts';
 import { tsMondrianKernel } from '../../kernels/mondrian-ts.ts';
 import { wasmMondrianKernel } from '../../kernels/mondrian-wasm.ts';
@@ -19,7 +18,6 @@ import { sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
 import type { ReportSection } from '../../report/types.ts';
 import { thousands } from '../../util/format.ts';
-import { verifyMondrian } from '../../verify/mondrian.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { mondrianEstimator } from './estimator.ts';
 import {
@@ -119,26 +117,13 @@ export function releaseMondrian(
   return {
     files,
     report,
-    verify: (path) =>
-      verifyMondrian({
-        input: table,
-        attributes: spec.attributes,
-        privacy: spec.privacy,
-        numeric: problem.dims.filter((d) => d.kind === 'numeric').map((d) => d.name),
-        hierarchyRows: new Map(
-          spec.attributes
-            .filter(
-              (a) =>
-                a.hierarchy !== undefined &&
-                (a.type === 'sensitive' ||
-                  problem.dims.some((d) => d.name === a.name && d.kind !== 'numeric')),
-            )
-            .map((a) => [a.name, hierarchyRows(table.columns.find((c) => c.name === a.name)!, a.hierarchy!)]),
-        ),
-        arrow: readArrow(path('data.arrow')),
-        csv: readCsv(path('data.csv'), { delimiter: table.delimiter }),
-        claims: { classes: released.classes, minClassSize: report.privacy.k!, ncp: released.ncp },
-      }),
+    claims: {
+      classes: released.classes,
+      minClassSize: report.privacy.k!,
+      ncp: released.ncp,
+      numeric: problem.dims.filter((d) => d.kind === 'numeric').map((d) => d.name),
+      generalized: problem.dims.filter((d) => d.kind !== 'numeric').map((d) => d.name),
+    },
   };
 }
 

@@ -26,7 +26,6 @@ import { impliedRho2, type RhoCheck, smallDomainGuarantee } from '../../models/r
 import type { ModelResult, ReportSection } from '../../report/types.ts';
 import { thousands } from '../../util/format.ts';
 import { streamKey, tableDigest } from '../../util/keys.ts';
-import { verifyRandomization } from '../../verify/randomization.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { type Distortion, gammaOf, inverseOf } from './matrices.ts';
 import type { MatricesFile } from './matrices-file.ts';
@@ -117,20 +116,12 @@ export const randomizationMethod: ReleaseMethod = {
     return {
       files,
       report: reportOf(plan, risk, rhoCheck, measures, measuresNote),
-      verify: (path) =>
-        verifyRandomization({
-          spec,
-          input: table,
-          dataArrow: path('data.arrow'),
-          dataCsv: path('data.csv'),
-          matrices: path('matrices.json'),
-          claims: {
-            maxRisk: risk.max,
-            meanRisk: risk.mean,
-            tau: plan.requirements.tau?.value,
-            rho: plan.requirements.rho,
-          },
-        }),
+      claims: {
+        maxRisk: risk.max,
+        meanRisk: risk.mean,
+        tau: plan.requirements.tau?.value,
+        rho: plan.requirements.rho,
+      },
     };
   },
 };

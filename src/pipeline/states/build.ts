@@ -1,18 +1,18 @@
 /**
- * The Build state: a method that does not shard builds, stages and verifies its release in one task.
+ * The Build state: a method that does not shard builds its release and stages its files in one task.
  */
 import type { MethodReport } from '../../methods/method.ts';
 import { methodFor } from '../../methods/registry.ts';
-import type { VerificationCheck } from '../../report/types.ts';
 import { streams } from '../release.ts';
 import { putJson } from '../storage/index.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
-import { allRows, disposeStaged, ms, openWork, stagedPaths, timer, timing } from './work.ts';
+import { allRows, ms, openWork, timer, timing } from './work.ts';
 
+/** built.json: what Build staged, the method's report and its claims, which Verify checks. */
 export interface BuiltFile {
   readonly files: string[];
   readonly report: MethodReport;
-  readonly checks: VerificationCheck[];
+  readonly claims: unknown;
 }
 
 export async function build(task: WorkTask, env: PhaseEnv): Promise<{ files: number }> {
@@ -31,21 +31,11 @@ export async function build(task: WorkTask, env: PhaseEnv): Promise<{ files: num
     random: streams(work.spec, table, Buffer.from(work.file.digest, 'hex')),
   });
   for (const f of built.files) await store.put(work.key(`staging/${f.name}`), f.content);
-  // The method's verify is a closure over what it built: it runs here, on the staged files
-  // as read back from the store.
-  env.say?.('verifying the release independently');
-  const local = await stagedPaths(
-    work,
-    env,
-    built.files.map((f) => f.name),
-  );
-  let checks: VerificationCheck[];
-  try {
-    checks = time('verify', () => built.verify(local));
-  } finally {
-    disposeStaged(work, env);
-  }
-  const out: BuiltFile = { files: built.files.map((f) => f.name), report: built.report, checks };
+  const out: BuiltFile = {
+    files: built.files.map((f) => f.name),
+    report: built.report,
+    claims: built.claims,
+  };
   await putJson(store, work.key('built.json'), out);
   await putJson(store, work.key('staging.json'), { files: out.files });
   await timing(store, work.loc.key, 'build', performance.now() - t0, timings);

@@ -1,18 +1,15 @@
 /**
  * The Verify state: the staged release checked independently, the report written, every file hashed.
  */
-/** The Verify state: the staged release checked independently, the report written, every file hashed. */
 import { createHash } from 'node:crypto';
-import { PpdpError } from '../../errors.ts';
-import { type SearchClaims, verifyStep } from '../../methods/generalization/index.ts';
 import type { MethodReport } from '../../methods/method.ts';
 import { renderReportHtml } from '../../report/html.ts';
 import type { VerificationCheck } from '../../report/types.ts';
 import { byCodeUnits } from '../../util/format.ts';
+import { verifierFor } from '../../verify/index.ts';
 import type { ManifestEntry } from '../publish.ts';
 import { frameReport } from '../release.ts';
 import { getJson, putJson } from '../storage/index.ts';
-import type { BuiltFile } from './build.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
 import { allRows, disposeStaged, gatherTimings, ms, openWork, stagedPaths, timing } from './work.ts';
 
@@ -22,31 +19,21 @@ export async function verify(task: WorkTask, env: PhaseEnv): Promise<{ verified:
   const { store } = work.loc;
   const { files } = await getJson<{ files: string[] }>(store, work.key('staging.json'));
   const table = await allRows(work);
-  let methodReport: MethodReport;
+  // The method's claims and report: from the search (sharded) or from Build.
+  const { claims, report: methodReport } = await getJson<{ claims: unknown; report: MethodReport }>(
+    store,
+    work.key(work.file.plan.mode === 'sharded' ? 'search.json' : 'built.json'),
+  );
+  env.say?.('verifying the release independently');
+  const local = await stagedPaths(work, env, files);
+  const t = performance.now();
   let checks: VerificationCheck[];
-  if (work.file.plan.mode === 'sharded') {
-    env.say?.('verifying the release independently');
-    const found = await getJson<{ claims: SearchClaims; report: MethodReport }>(
-      store,
-      work.key('search.json'),
-    );
-    const local = await stagedPaths(work, env, files);
-    const t = performance.now();
-    try {
-      checks = verifyStep(work.spec, table, found.claims, local);
-    } finally {
-      disposeStaged(work, env);
-    }
-    await timing(store, work.loc.key, 'verify', performance.now() - t);
-    methodReport = found.report;
-  } else {
-    const built = await getJson<BuiltFile>(store, work.key('built.json'));
-    if (!built.checks.every((c) => c.passed)) {
-      throw new PpdpError('E_VERIFY', 'verification failed, nothing was published');
-    }
-    methodReport = built.report;
-    checks = built.checks;
+  try {
+    checks = verifierFor(work.spec.method.name).verify({ spec: work.spec, table, claims, staged: local });
+  } finally {
+    disposeStaged(work, env);
   }
+  await timing(store, work.loc.key, 'verify', performance.now() - t);
   const timings = await gatherTimings(store, work.loc.key);
   timings.total = Math.round((Date.now() - work.file.started) * 100) / 100;
   const report = frameReport(work.spec, table, work.file.plan.runId, methodReport, checks, timings);

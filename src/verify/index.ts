@@ -1,0 +1,187 @@
+/**
+ * The verifier of each method, as the Verify state runs it: given the spec, the encoded input,
+ * the method's claims (JSON, as the method stated them) and where the staged files are, it
+ * reads the staged files itself and re-checks every claim with code independent of the code
+ * that built the release (no import from src/methods/ or the hierarchy builders). Each check
+ * is returned; a failed one throws VerificationError and nothing is published.
+ */
+import { readArrow } from '../data/arrow.ts';
+import { readCsv } from '../data/csv.ts';
+import type { EncodedTable } from '../data/table.ts';
+import type { VerificationCheck } from '../report/types.ts';
+import type { MethodName, ReleaseSpec } from '../spec/spec.ts';
+import { type AnatomyClaims, verifyAnatomy } from './anatomy.ts';
+import { decodeTable } from './common.ts';
+import { type GeneralizationClaims, verifyGeneralization } from './generalization.ts';
+import { verifierHierarchyRows } from './hierarchy.ts';
+import type { SensitiveContext } from './models.ts';
+import { type MondrianClaims, verifyMondrian } from './mondrian.ts';
+import { type RandomizationClaims, verifyRandomization } from './randomization.ts';
+import { type SlicingClaims, verifySlicing } from './slicing.ts';
+
+export interface VerifyInput {
+  readonly spec: ReleaseSpec;
+  /** The encoded input, as the method read it. */
+  readonly table: EncodedTable;
+  /** What the method claims about its release (its `claims`, as JSON). */
+  readonly claims: unknown;
+  /** The local path of a staged file. */
+  readonly staged: (name: string) => string;
+}
+
+export interface Verifier {
+  verify(input: VerifyInput): VerificationCheck[];
+}
+
+/** What the generalization method claims: the search's outcome. */
+export type GeneralizationClaimsOfMethod = Omit<GeneralizationClaims, 'privacy' | 'suppressed'>;
+
+/** What Mondrian claims: its classes, and which quasi-identifiers it cut as numbers. */
+export type MondrianClaimsOfMethod = MondrianClaims & {
+  readonly numeric: readonly string[];
+  /** Quasi-identifiers released as hierarchy labels (the others are numeric ranges). */
+  readonly generalized: readonly string[];
+};
+
+/** What Anatomy and Slicing claim: the requirement they enforced and each row's bucket. */
+interface BucketClaims {
+  readonly sensitive: string;
+  readonly l: number;
+  readonly buckets: number;
+  readonly bucketOfRow: readonly number[];
+}
+export type AnatomyClaimsOfMethod = BucketClaims & {
+  readonly model: 'distinct-l-diversity' | 'entropy-l-diversity';
+};
+export type SlicingClaimsOfMethod = BucketClaims & { readonly columns: readonly (readonly string[])[] };
+
+const VERIFIERS: Record<MethodName, Verifier> = {
+  generalization: { verify: generalization },
+  mondrian: { verify: mondrian },
+  anatomy: { verify: anatomy },
+  slicing: { verify: slicing },
+  randomization: { verify: randomization },
+};
+
+export function verifierFor(method: MethodName): Verifier {
+  return VERIFIERS[method];
+}
+
+function generalization({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
+  const method = spec.method as Extract<ReleaseSpec['method'], { name: 'generalization' }>;
+  return verifyGeneralization({
+    input: table,
+    attributes: spec.attributes,
+    hierarchyRows: rowsOf(spec, table, (a) => a.type === 'quasi-identifying'),
+    arrow: staged('data.arrow'),
+    csv: staged('data.csv'),
+    sensitive: sensitiveContexts(spec, table),
+    claims: {
+      ...(claims as GeneralizationClaimsOfMethod),
+      privacy: spec.privacy,
+      suppressed: method.suppressed,
+    },
+  });
+}
+
+function mondrian({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
+  const { numeric, generalized, ...rest } = claims as MondrianClaimsOfMethod;
+  return verifyMondrian({
+    input: table,
+    attributes: spec.attributes,
+    privacy: spec.privacy,
+    numeric,
+    hierarchyRows: rowsOf(spec, table, (a) => a.type === 'sensitive' || generalized.includes(a.name)),
+    arrow: readArrow(staged('data.arrow')),
+    csv: readCsv(staged('data.csv'), { delimiter: table.delimiter }),
+    claims: rest,
+  });
+}
+
+function anatomy({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
+  const c = claims as AnatomyClaimsOfMethod;
+  const pair = stagedPair(table, staged);
+  return verifyAnatomy({
+    input: table,
+    attributes: spec.attributes,
+    sensitive: c.sensitive,
+    model: c.model,
+    l: c.l,
+    qit: pair('qit'),
+    st: pair('st'),
+    data: pair('data'),
+    claims: { buckets: c.buckets, bucketOfRow: Int32Array.from(c.bucketOfRow) } satisfies AnatomyClaims,
+  });
+}
+
+function slicing({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
+  const c = claims as SlicingClaimsOfMethod;
+  return verifySlicing({
+    input: table,
+    attributes: spec.attributes,
+    sensitive: c.sensitive,
+    l: c.l,
+    data: stagedPair(table, staged)('data'),
+    claims: {
+      buckets: c.buckets,
+      bucketOfRow: Int32Array.from(c.bucketOfRow),
+      columns: c.columns,
+    } satisfies SlicingClaims,
+  });
+}
+
+function randomization({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
+  return verifyRandomization({
+    spec,
+    input: table,
+    dataArrow: staged('data.arrow'),
+    dataCsv: staged('data.csv'),
+    matrices: staged('matrices.json'),
+    claims: claims as RandomizationClaims,
+  });
+}
+
+/** A staged table read twice, from its Arrow file and from its CSV with the CSV reader. */
+function stagedPair(table: EncodedTable, staged: (name: string) => string) {
+  return (name: string) => ({
+    arrow: decodeTable(readArrow(staged(`${name}.arrow`))),
+    csv: decodeTable(readCsv(staged(`${name}.csv`), { delimiter: table.delimiter })),
+  });
+}
+
+/** The verifier's own hierarchy rows of the attributes `pick` chooses (those with a hierarchy). */
+function rowsOf(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  pick: (a: ReleaseSpec['attributes'][number]) => boolean,
+): Map<string, string[][]> {
+  return new Map(
+    spec.attributes
+      .filter((a) => a.hierarchy !== undefined && pick(a))
+      .map((a) => [
+        a.name,
+        verifierHierarchyRows(table.columns.find((c) => c.name === a.name)!, a.hierarchy!),
+      ]),
+  );
+}
+
+/** Each sensitive attribute a model names: its share of each value over the input, and its hierarchy. */
+function sensitiveContexts(spec: ReleaseSpec, table: EncodedTable): Map<string, SensitiveContext> {
+  const names = new Set(spec.privacy.flatMap((m) => ('attribute' in m ? [m.attribute] : [])));
+  return new Map(
+    [...names].map((name) => {
+      const column = table.columns.find((c) => c.name === name)!;
+      const rows = new Float64Array(column.dictionary.length);
+      for (let r = 0; r < column.codes.length; r++) rows[column.codes[r]!]!++;
+      const share = new Map<string, number>();
+      column.dictionary.forEach((value, code) => {
+        if (rows[code]! > 0) share.set(value, (share.get(value) ?? 0) + rows[code]! / table.rowCount);
+      });
+      const hierarchy = spec.attributes.find((a) => a.name === name)!.hierarchy;
+      return [
+        name,
+        { table: share, hierarchy: hierarchy ? verifierHierarchyRows(column, hierarchy) : undefined },
+      ];
+    }),
+  );
+}

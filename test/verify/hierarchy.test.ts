@@ -1,0 +1,137 @@
+/**
+ * The verifier reads hierarchies with code of its own (src/verify/hierarchy.ts). It must agree
+ * with the builders on every value a release can hold, and a builder that labels a value
+ * wrongly must make the release fail verification.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { encodeArrow, readArrow } from '../../src/data/arrow.ts';
+import { encodeCsv } from '../../src/data/csv.ts';
+import type { EncodedColumn, OutputColumn } from '../../src/data/table.ts';
+import { VerificationError } from '../../src/errors.ts';
+import { hierarchyRows } from '../../src/hierarchy/hierarchy.ts';
+import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import { generalizationMethod } from '../../src/methods/generalization/index.ts';
+import { readInput, streams } from '../../src/pipeline/release.ts';
+import { type HierarchySpec, loadSpec } from '../../src/spec/spec.ts';
+import { Random } from '../../src/util/random.ts';
+import { verifierHierarchyRows } from '../../src/verify/hierarchy.ts';
+import { verifierFor } from '../../src/verify/index.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'ppdp-verify-hierarchy-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function column(values: string[]): EncodedColumn {
+  const dictionary = [...new Set(values)];
+  return { name: 'c', dictionary, codes: Int32Array.from(values, (v) => dictionary.indexOf(v)) };
+}
+
+const byValue = (rows: string[][]) => new Map(rows.map((row) => [row[0]!, row]));
+
+function agree(values: string[], spec: HierarchySpec): void {
+  const c = column(values);
+  expect(byValue(verifierHierarchyRows(c, spec))).toEqual(byValue(hierarchyRows(c, spec)));
+}
+
+describe('the verifier reads every hierarchy as the builders build it', () => {
+  for (const example of ['examples/adult/release.json', 'examples/hospital/release.json']) {
+    it(`every attribute of ${example}`, () => {
+      const spec = loadSpec(example);
+      const table = readInput(spec);
+      let compared = 0;
+      for (const a of spec.attributes) {
+        if (!a.hierarchy) continue;
+        const c = table.columns.find((x) => x.name === a.name)!;
+        expect(byValue(verifierHierarchyRows(c, a.hierarchy)), a.name).toEqual(
+          byValue(hierarchyRows(c, a.hierarchy)),
+        );
+        compared++;
+      }
+      expect(compared).toBeGreaterThanOrEqual(5);
+    });
+  }
+
+  it('intervals over random numbers, with and without bottom and top coding', () => {
+    const random = new Random(7);
+    const values = Array.from({ length: 400 }, () => String(random.below(3000) / 10 - 100));
+    values.push('', ' ', '0', '-0', '1e2');
+    for (const [bottom, top] of [
+      [undefined, undefined],
+      [10, 90],
+      [-50, undefined],
+      [undefined, 33],
+    ] as const) {
+      agree(values, { kind: 'intervals', widths: [5, 10, 40], bottom, top });
+      agree(values, { kind: 'intervals', widths: [3, 7], bottom, top });
+    }
+  });
+
+  it('masks from either side, values of different lengths and missing values', () => {
+    const values = ['47906', '4790', '1', '', '12345678', 'ab', '  '];
+    agree(values, { kind: 'mask', direction: 'right' });
+    agree(values, { kind: 'mask', direction: 'left' });
+  });
+
+  it('dates in several formats, with leap days and impossible dates', () => {
+    agree(['2021-03-15', '2020-02-29', '1999-12-31', '2021-1-5', ''], {
+      kind: 'date',
+      format: 'YYYY-MM-DD',
+      levels: ['month', 'quarter', 'year', 'decade'],
+    });
+    agree(['5/7/2003', '29/02/2004', '31/12/1990'], { kind: 'date', format: 'DD/MM/YYYY', levels: ['year'] });
+    agree(['20210315', '20001231'], { kind: 'date', format: 'YYYYMMDD', levels: ['month', 'decade'] });
+  });
+
+  it('groupings with and without a single top label', () => {
+    const kinds = { Flu: 'Respiratory', Asthma: 'Respiratory', Burn: 'Injury' };
+    agree(['Flu', 'Burn', '', 'Asthma'], { kind: 'groups', levels: [kinds] });
+    agree(['Flu', 'Burn'], {
+      kind: 'groups',
+      levels: [kinds, { Respiratory: 'Any', Injury: 'Any' }],
+    });
+  });
+
+  it('a hierarchy file, with a missing value it does not list', () => {
+    const path = join(dir, 'h.csv');
+    writeFileSync(path, '\uFEFFa;x;*\r\nb;x;*\r\nc;y;*\r\n');
+    agree(['a', 'b', 'c', ''], { kind: 'file', path });
+  });
+});
+
+describe('a builder that labels a value wrongly fails the release', () => {
+  it('an age interval one off in the released table is not regenerated', () => {
+    const spec = loadSpec('examples/hospital/release.json');
+    const table = readInput(spec);
+    const built = generalizationMethod.build({
+      spec,
+      table,
+      kernel: wasmGroupingKernel,
+      time: (_, work) => work(),
+      say: () => {},
+      random: streams(spec, table),
+    });
+    const staged = (name: string) => join(dir, name);
+    for (const f of built.files) writeFileSync(staged(f.name), f.content);
+    const verify = () => verifierFor('generalization').verify({ spec, table, claims: built.claims, staged });
+    expect(verify().every((c) => c.passed)).toBe(true);
+
+    // What a builder off by one would have released: every label `[lo,hi)` of age as `[lo,hi+1)`.
+    const released = readArrow(staged('data.arrow'));
+    const columns: OutputColumn[] = released.columns.map((c) =>
+      c.name === 'age'
+        ? {
+            name: c.name,
+            kind: 'dictionary',
+            dictionary: c.dictionary.map((v) => v.replace(/,(\d+)\)$/, (_, hi) => `,${Number(hi) + 1})`)),
+            codes: c.codes,
+          }
+        : { name: c.name, kind: 'dictionary', dictionary: c.dictionary, codes: c.codes },
+    );
+    expect(columns.find((c) => c.name === 'age')!.kind === 'dictionary').toBe(true);
+    writeFileSync(staged('data.arrow'), encodeArrow(columns));
+    writeFileSync(staged('data.csv'), encodeCsv(columns, table.delimiter));
+    expect(verify).toThrow(VerificationError);
+  });
+});
