@@ -35,7 +35,8 @@ import {
   distributionMeasures,
   type Estimator,
 } from '../src/metrics/contingency.ts';
-import { readInput, runRelease } from '../src/pipeline/release.ts';
+import { executeRelease } from '../src/pipeline/engine.ts';
+import { readInput } from '../src/pipeline/release.ts';
 import type { ReleaseReport } from '../src/report/types.ts';
 import { loadSpec, type RandomizationMethodSpec } from '../src/spec/spec.ts';
 import { Random } from '../src/util/random.ts';
@@ -76,9 +77,9 @@ function writeSpec(privacy: unknown[], method: Record<string, unknown>, input = 
   );
   return file;
 }
-const release = (spec: string) => {
+const release = async (spec: string) => {
   const out = join(work, `out-${specs++}`);
-  return { out, report: runRelease(spec, out).report };
+  return { out, report: (await executeRelease({ spec, out })).report };
 };
 
 // The original ESGRO contingency columns (categories as randomization builds them).
@@ -332,7 +333,7 @@ const t0 = performance.now();
 for (const l of LS) {
   const tau = 1 / l;
   for (const scenario of ['rr-qi', 'rr-both'] as const) {
-    const { out, report } = release(
+    const { out, report } = await release(
       writeSpec([{ model: 'attribute-disclosure', attribute: SA, tau }], { name: 'randomization', scenario }),
     );
     const { measures, clippedMeasures, diags } = randomizationMeasures(out);
@@ -369,7 +370,7 @@ for (const l of LS) {
       `l=${l} ${scenario}: objective ${objective.toFixed(6)} grid ${grid?.objective.toFixed(6) ?? '-'} KL ${measures.kl.toFixed(4)}`,
     );
   }
-  const gen = release(
+  const gen = await release(
     writeSpec([{ model: 'distinct-l-diversity', attribute: SA, l }], { name: 'generalization' }),
   );
   rows.push(
@@ -382,7 +383,9 @@ for (const l of LS) {
       },
     ),
   );
-  const ana = release(writeSpec([{ model: 'distinct-l-diversity', attribute: SA, l }], { name: 'anatomy' }));
+  const ana = await release(
+    writeSpec([{ model: 'distinct-l-diversity', attribute: SA, l }], { name: 'anatomy' }),
+  );
   rows.push(
     summarize('Anatomy', l, distributionMeasures(columns, anatomyEstimator(ana.out)), {
       buckets: ana.report.privacy.classes,
@@ -394,7 +397,7 @@ for (const l of LS) {
 // RR-S on this setting.
 let rrS: string;
 try {
-  release(
+  await release(
     writeSpec([{ model: 'attribute-disclosure', attribute: SA, tau: 0.5 }], {
       name: 'randomization',
       scenario: 'rr-s',
@@ -420,7 +423,7 @@ for (const r of [0.5, 1, 1.5, 2, 2.5]) {
   const sample = r === 1 ? body : Array.from({ length: n }, () => body[rng.below(body.length)]!);
   const file = `adult-x${r}.csv`;
   writeFileSync(join(work, file), `${header}\n${sample.join('\n')}\n`);
-  const { out, report } = release(
+  const { out, report } = await release(
     writeSpec(
       [{ model: 'attribute-disclosure', attribute: SA, tau: 0.25 }],
       { name: 'randomization', scenario: 'rr-both' },

@@ -2,7 +2,7 @@
  * Re-applying a published release's transformation to a table of the same schema
  * (`ppdp apply`): generalization's lattice node (report.json), Mondrian's partitions as
  * boxes (transformation.json), randomization's distortion matrices (matrices.json). The
- * result is built, verified and published like any release (runRelease with this method);
+ * result is built, verified and published like any release (the engine, with this method);
  * when the old transformation does not protect the new table, nothing is published and the
  * error says what fails. Anatomy and Slicing have no transformation to re-apply: their
  * buckets are drawn from the data itself.

@@ -6,7 +6,7 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { appliedMethod, readSavedRelease } from '../apply/apply.ts';
 import { OutputError, PpdpError } from '../errors.ts';
-import { runRelease } from '../pipeline/release.ts';
+import { executeRelease } from '../pipeline/engine.ts';
 import { loadSpec } from '../spec/spec.ts';
 import { parseCommandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
@@ -35,7 +35,7 @@ Example:
   ppdp apply out/adult examples/adult/release.json --out out/adult-again
 `;
 
-export function applyCommand(args: string[]): number {
+export async function applyCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('apply', {
     args,
     allowPositionals: true,
@@ -71,11 +71,7 @@ export function applyCommand(args: string[]): number {
   const saved = readSavedRelease(dir);
   const method = appliedMethod(saved, loadSpec(specPath));
   const progress = progressLines(values.quiet);
-  const { report } = runRelease(specPath, values.out, {
-    method,
-    progress,
-    kernel,
-  });
+  const { report } = await executeRelease({ spec: specPath, out: values.out }, { method, progress, kernel });
   process.stdout.write(
     `verified release in ${values.out} (the ${method.name} transformation of ${dir} re-applied): ` +
       `${report.privacy.k !== undefined ? `k = ${report.privacy.k}, ` : ''}${report.rows.suppressed} rows suppressed\n`,

@@ -90,7 +90,7 @@ export function main(argv: string[]): number | Promise<number> {
     if (command === 'release') return release(rest).catch(reportError);
     if (command === 'reconstruct') return reconstructCommand(rest);
     if (command === 'explore') return exploreCommand(rest);
-    if (command === 'apply') return applyCommand(rest);
+    if (command === 'apply') return applyCommand(rest).catch(reportError);
     if (command === 'evaluate') return evaluateCommand(rest);
     if (command === 'hierarchy') return hierarchyCommand(rest);
     if (command === 'init') return initCommand(rest);

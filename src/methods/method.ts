@@ -31,10 +31,7 @@ export interface StagedFile {
 }
 
 /** What the method fills in; the pipeline adds ppdp, spec, input, verification and timings. */
-export type MethodReport = Omit<ReleaseReport, 'ppdp' | 'spec' | 'input' | 'verification' | 'timings'> & {
-  /** Extra spec facts for the report header (e.g. maxSuppression). */
-  readonly specFacts?: Partial<ReleaseReport['spec']>;
-};
+export type MethodReport = Omit<ReleaseReport, 'ppdp' | 'spec' | 'input' | 'verification' | 'timings'>;
 
 export interface BuiltRelease {
   /** Released files (data.arrow, data.csv, and any method-specific ones), staged as given. */

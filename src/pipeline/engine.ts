@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GroupingKernel } from '../kernels/grouping.ts';
 import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
+import type { ReleaseMethod } from '../methods/method.ts';
 import type { ReleaseReport } from '../report/types.ts';
 import { prewarmCore } from '../wasm/module.ts';
 import {
@@ -54,6 +55,8 @@ export interface EngineOptions {
   /** Wait before a Retry, in ms (default 250; AWS uses the definition's backoff). */
   readonly retryIntervalMs?: number;
   readonly rowsPerShard?: number;
+  /** Builds the release instead of the spec's method (`ppdp apply`), as one task. */
+  readonly method?: ReleaseMethod;
   /** Wraps state handlers by state name (tests inject failures here). */
   readonly wrap?: (
     state: string,
@@ -143,6 +146,7 @@ export async function executeRelease(
     say: options.progress,
     tmp,
     rowsPerShard: options.rowsPerShard,
+    method: options.method,
   };
   const localWork = !request.work && !request.store && !request.spec.startsWith('s3://');
   const req: ReleaseRequest = localWork ? { ...request, work: fileUrl(join(tmp, 'work'), true) } : request;

@@ -1,6 +1,6 @@
 /**
- * Publishing a verified release into its folder, one procedure for both paths: the library's
- * `runRelease` (a local folder, synchronously) and the state machine's Publish (any store).
+ * Publishing a verified release into its folder (any store: a local folder or S3), as the
+ * Publish state runs it.
  *
  * - Claim, before any work: the folder must be missing, empty, or hold a ppdp release (a
  *   manifest.json ppdp wrote) or an interrupted ppdp publish (its lock); anything else is
@@ -15,29 +15,12 @@
  * - The lock records pid, host and time. A run that fails after changing the folder leaves its
  *   lock marked released (the folder's mark: ppdp's, interrupted); a crashed run's lock, whose
  *   pid is dead on this host, is taken over by the next run.
- *
- * The steps are written once, as generators over a Folder whose operations return values (a
- * local folder) or promises (a store); `runSync` and `runAsync` drive them.
- */
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  copyFileSync,
-  existsSync,
-  linkSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+ * */
+import { randomBytes } from 'node:crypto';
+import { existsSync, rmdirSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { OutputError } from '../errors.ts';
-import { byCodeUnits } from '../util/format.ts';
 import { joinKey, type Location, StoreError, utf8 } from './storage/store.ts';
 
 export interface ManifestEntry {
@@ -74,34 +57,6 @@ export interface Folder {
   remove(names: readonly string[]): Maybe<void>;
   /** Removes the folder itself if it is empty (a local folder; nothing on a store). */
   drop(): Maybe<void>;
-}
-
-/** The steps of a publish: they yield what may be a promise and get its value back. */
-type Steps<T> = Generator<unknown, T, unknown>;
-
-function* wait<T>(value: Maybe<T>): Steps<T> {
-  return (yield value) as T;
-}
-
-export function runSync<T>(steps: Steps<T>): T {
-  let r = steps.next();
-  while (!r.done) r = steps.next(r.value);
-  return r.value;
-}
-
-export async function runAsync<T>(steps: Steps<T>): Promise<T> {
-  let r = steps.next();
-  while (!r.done) {
-    let value: unknown;
-    try {
-      value = await r.value;
-    } catch (e) {
-      r = steps.throw(e);
-      continue;
-    }
-    r = steps.next(value);
-  }
-  return r.value;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -176,32 +131,32 @@ function lockedError(folder: Folder, lock: LockFile | null | undefined): OutputE
   );
 }
 
-function* acquire(folder: Folder): Steps<string> {
+async function acquire(folder: Folder): Promise<string> {
   const lock = newLock();
   const body = lockText(lock);
   held.add(lock.token); // from the start, so that no one in this process takes it for stale
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (yield* wait(folder.create(LOCK, body))) return lock.token;
-      const found = parseLock(yield* wait(folder.read(LOCK)));
+      if (await folder.create(LOCK, body)) return lock.token;
+      const found = parseLock(await folder.read(LOCK));
       if (found === undefined) continue; // given up in between
       if (!found || !isStale(found)) throw lockedError(folder, found);
       // A dead run's lock: only the contender that creates its takeover mark may remove it.
       const mark = `${LOCK}.${found.token}`;
-      if (!(yield* wait(folder.create(mark, body)))) {
-        const taker = parseLock(yield* wait(folder.read(mark)));
+      if (!(await folder.create(mark, body))) {
+        const taker = parseLock(await folder.read(mark));
         if (!taker || !isStale(taker)) throw lockedError(folder, found);
-        yield* wait(folder.remove([mark])); // a contender that crashed while taking over
+        await folder.remove([mark]); // a contender that crashed while taking over
         continue;
       }
       try {
-        const again = parseLock(yield* wait(folder.read(LOCK)));
-        if (again?.token === found.token) yield* wait(folder.remove([LOCK]));
+        const again = parseLock(await folder.read(LOCK));
+        if (again?.token === found.token) await folder.remove([LOCK]);
       } finally {
-        yield* wait(folder.remove([mark]));
+        await folder.remove([mark]);
       }
     }
-    throw lockedError(folder, parseLock(yield* wait(folder.read(LOCK))));
+    throw lockedError(folder, parseLock(await folder.read(LOCK)));
   } catch (e) {
     held.delete(lock.token); // a lock this left behind is stale from now on
     throw e;
@@ -213,17 +168,17 @@ function* acquire(folder: Folder): Steps<string> {
  * by the next run). After a failure that changed the folder, the lock stays, marked released,
  * as the mark of an interrupted ppdp publish; a local folder the claim created goes again.
  */
-export function* unlock(folder: Folder, claim: Claim, warn: (line: string) => void): Steps<void> {
+export async function unlock(folder: Folder, claim: Claim, warn: (line: string) => void): Promise<void> {
   try {
-    const lock = parseLock(yield* wait(folder.read(LOCK)));
+    const lock = parseLock(await folder.read(LOCK));
     if (lock?.token !== claim.token) return;
-    const rest = ((yield* wait(folder.list())) ?? []).filter((n) => !isLockName(n));
+    const rest = ((await folder.list()) ?? []).filter((n) => !isLockName(n));
     if (rest.length > 0 && !rest.includes(MANIFEST)) {
-      yield* wait(folder.write(LOCK, lockText({ ...lock, released: true })));
+      await folder.write(LOCK, lockText({ ...lock, released: true }));
       return;
     }
-    yield* wait(folder.remove([LOCK]));
-    if (rest.length === 0 && claim.created) yield* wait(folder.drop());
+    await folder.remove([LOCK]);
+    if (rest.length === 0 && claim.created) await folder.drop();
   } catch (e) {
     warn(
       `could not remove the lock ${folder.where}/${LOCK} (${(e as Error).message}); ` +
@@ -245,14 +200,14 @@ function isLockName(name: string): boolean {
  * Before any work: refuses a folder that holds anything but a ppdp release (nothing is
  * written then), and takes its lock.
  */
-export function* claimFolder(folder: Folder): Steps<Claim> {
-  const names = yield* wait(folder.list());
+export async function claimFolder(folder: Folder): Promise<Claim> {
+  const names = await folder.list();
   const created = names === undefined;
   const others = (names ?? []).filter((n) => !isLockName(n));
   const ours =
     others.length === 0 ||
     names!.includes(LOCK) ||
-    (others.includes(MANIFEST) && isManifest(yield* wait(folder.read(MANIFEST))));
+    (others.includes(MANIFEST) && isManifest(await folder.read(MANIFEST)));
   if (!ours) {
     throw new OutputError(
       'E_OUT_NOT_RELEASE',
@@ -261,7 +216,7 @@ export function* claimFolder(folder: Folder): Steps<Claim> {
       'choose an empty or new folder for the release, or remove this one (ppdp replaces only a folder holding a ppdp release)',
     );
   }
-  return { token: yield* acquire(folder), created };
+  return { token: await acquire(folder), created };
 }
 
 function isManifest(bytes: Uint8Array | undefined): boolean {
@@ -276,19 +231,19 @@ function isManifest(bytes: Uint8Array | undefined): boolean {
  * Publishes verified files (`copyIn` copies one in whole) so that the folder holds exactly
  * them and their manifest, then gives the lock up. See the file's comment for the order.
  */
-export function* publishSteps(
+export async function publishInto(
   folder: Folder,
   files: readonly ManifestEntry[],
   runId: string,
   claim: Claim,
   copyIn: (name: string) => Maybe<void>,
   warn: (line: string) => void,
-): Steps<Manifest> {
+): Promise<Manifest> {
   const manifest: Manifest = { format: 'ppdp-release/1', runId, verified: true, files: [...files] };
   const text = `${JSON.stringify(manifest, null, 2)}\n`;
-  if (parseLock(yield* wait(folder.read(LOCK)))?.token !== claim.token) {
+  if (parseLock(await folder.read(LOCK))?.token !== claim.token) {
     // A retried Publish whose first attempt finished: the folder already holds this release.
-    const found = yield* wait(folder.read(MANIFEST));
+    const found = await folder.read(MANIFEST);
     if (found !== undefined && utf8(found) === text) return manifest;
     throw new OutputError(
       'E_OUT_LOCKED',
@@ -296,11 +251,11 @@ export function* publishSteps(
       'make sure one release at a time writes to the folder, and run the release again',
     );
   }
-  const before = (yield* wait(folder.list())) ?? [];
-  if (before.includes(MANIFEST)) yield* wait(folder.remove([MANIFEST]));
+  const before = (await folder.list()) ?? [];
+  if (before.includes(MANIFEST)) await folder.remove([MANIFEST]);
   for (const f of files) {
-    yield* wait(copyIn(f.name));
-    const size = yield* wait(folder.size(f.name));
+    await copyIn(f.name);
+    const size = await folder.size(f.name);
     if (size !== f.bytes) {
       throw new StoreError(
         'E_STORE_PUBLISH',
@@ -311,51 +266,14 @@ export function* publishSteps(
   }
   const listed = new Set(files.map((f) => f.name));
   const stale = before.filter((n) => n !== MANIFEST && n !== LOCK && !listed.has(n));
-  if (stale.length > 0) yield* wait(folder.remove(stale));
-  yield* wait(folder.write(MANIFEST, text));
-  yield* unlock(folder, claim, warn);
+  if (stale.length > 0) await folder.remove(stale);
+  await folder.write(MANIFEST, text);
+  await unlock(folder, claim, warn);
   return manifest;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Folders
-
-/** A local folder, synchronously (the library's runRelease). */
-export function localFolder(dir: string): Folder {
-  const abs = resolve(dir);
-  const path = (name: string) => join(abs, name);
-  return {
-    where: abs,
-    list: () => (existsSync(abs) ? filesUnder(abs) : undefined),
-    read: (name) => (existsSync(path(name)) ? readFileSync(path(name)) : undefined),
-    size: (name) => (existsSync(path(name)) ? statSync(path(name)).size : undefined),
-    write(name, body) {
-      const tmp = path(`.${name}.partial`);
-      writeFileSync(tmp, body);
-      renameSync(tmp, path(name));
-    },
-    create(name, body) {
-      mkdirSync(abs, { recursive: true });
-      const tmp = path(`.${name}.${randomBytes(6).toString('hex')}.partial`);
-      writeFileSync(tmp, body);
-      try {
-        linkSync(tmp, path(name));
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-        return false;
-      } finally {
-        rmSync(tmp, { force: true });
-      }
-      return true;
-    },
-    remove(names) {
-      for (const name of names) rmSync(path(name), { force: true });
-    },
-    drop() {
-      dropIfEmpty(abs);
-    },
-  };
-}
 
 /** A folder in a store: `loc.key` ends with `/` (or is the store's root). */
 export function storeFolder(loc: Location): Folder {
@@ -383,14 +301,6 @@ export function storeFolder(loc: Location): Folder {
   };
 }
 
-function filesUnder(dir: string, prefix = ''): string[] {
-  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((e) => {
-    const name = `${prefix}${e.name}`;
-    if (e.isDirectory()) return filesUnder(dir, `${name}/`);
-    return e.isFile() && !e.name.endsWith('.partial') ? [name] : [];
-  });
-}
-
 function dropIfEmpty(dir: string): void {
   try {
     rmdirSync(dir);
@@ -400,7 +310,7 @@ function dropIfEmpty(dir: string): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The library's path: check, stage, publish
+// Checks before any work
 
 /** Fails early, before any work, when `--out` cannot be a release folder. */
 export function checkOutDir(out: string, inputPaths: readonly string[]): void {
@@ -429,43 +339,5 @@ export function checkOutDir(out: string, inputPaths: readonly string[]): void {
         'write the release to a folder that does not contain the input, e.g. a sibling folder',
       );
     }
-  }
-}
-
-/** A staging folder outside the output: nothing reaches `--out` before verification. */
-export class Staging {
-  readonly dir = mkdtempSync(join(tmpdir(), 'ppdp-stage-'));
-  private readonly files = new Map<string, Buffer | string>();
-
-  write(name: string, content: Uint8Array | string): string {
-    const path = join(this.dir, name);
-    writeFileSync(path, content);
-    this.files.set(name, typeof content === 'string' ? content : Buffer.from(content));
-    return path;
-  }
-
-  path(name: string): string {
-    return join(this.dir, name);
-  }
-
-  /** Publishes the staged files into the claimed folder `out` (see publishSteps). */
-  publish(out: string, runId: string, claim: Claim, warn: (line: string) => void): Manifest {
-    const files: ManifestEntry[] = [...this.files]
-      .sort(([a], [b]) => byCodeUnits(a, b))
-      .map(([name, content]) => ({
-        name,
-        bytes: typeof content === 'string' ? Buffer.byteLength(content) : content.length,
-        sha256: createHash('sha256').update(content).digest('hex'),
-      }));
-    const copyIn = (name: string): void => {
-      const tmp = join(resolve(out), `.${name}.partial`);
-      copyFileSync(this.path(name), tmp);
-      renameSync(tmp, join(resolve(out), name));
-    };
-    return runSync(publishSteps(localFolder(out), files, runId, claim, copyIn, warn));
-  }
-
-  dispose(): void {
-    rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,6 @@
 /**
- * One release, end to end: spec → input → method (transform, files, report) → stage →
- * verify independently → report → publish. Runtime-agnostic: the CLI calls it directly; the
- * serverless handlers call the same phases.
+ * What the states share about a release: reading the input and checking it against the spec,
+ * the run id, the keyed random streams, and the report's frame around a method's report.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -13,16 +12,13 @@ import { readTable } from '../data/read.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/grouping.ts';
-import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
 import type { MethodReport, ReleaseMethod } from '../methods/method.ts';
-import { methodFor } from '../methods/registry.ts';
-import { renderReportHtml } from '../report/html.ts';
+import { specSummary } from '../report/spec-summary.ts';
 import type { ReleaseReport, VerificationCheck } from '../report/types.ts';
-import { checkSpecFiles, loadSpec, type ReleaseSpec } from '../spec/spec.ts';
+import type { ReleaseSpec } from '../spec/spec.ts';
 import { keyedRandom, tableDigest } from '../util/keys.ts';
 import type { Random } from '../util/random.ts';
-import { verifierFor } from '../verify/index.ts';
-import { checkOutDir, claimFolder, localFolder, type Manifest, runSync, Staging, unlock } from './publish.ts';
+import type { Manifest } from './publish.ts';
 
 export const VERSION = '0.1.0';
 
@@ -54,61 +50,6 @@ export function readInput(spec: ReleaseSpec): EncodedTable {
   return table;
 }
 
-export function runRelease(specPath: string, out: string, options: ReleaseOptions = {}): ReleaseResult {
-  const kernel = options.kernel ?? wasmGroupingKernel;
-  const say = options.progress ?? (() => {});
-  const started = performance.now();
-  const timings: Record<string, number> = {};
-  const time = <T>(phase: string, work: () => T): T => {
-    const t = performance.now();
-    try {
-      return work();
-    } finally {
-      timings[phase] = (timings[phase] ?? 0) + Math.round((performance.now() - t) * 100) / 100;
-    }
-  };
-
-  const spec = loadSpec(specPath);
-  checkSpecFiles(spec);
-  checkOutDir(out, [spec.input, spec.file]);
-  const folder = localFolder(out);
-  const claim = runSync(claimFolder(folder));
-  const staging = new Staging();
-  try {
-    say(`reading ${basename(spec.input)}`);
-    const table = time('read', () => readInput(spec));
-    const built = (options.method ?? methodFor(spec.method.name)).build({
-      spec,
-      table,
-      kernel,
-      time,
-      say,
-      random: streams(spec, table),
-    });
-    for (const file of built.files) staging.write(file.name, file.content);
-    say('verifying the release independently');
-    const checks = time('verify', () =>
-      verifierFor(spec.method.name).verify({
-        spec,
-        table,
-        claims: built.claims,
-        staged: (name) => staging.path(name),
-      }),
-    );
-    const runId = runIdOf(spec);
-    const report = frameReport(spec, table, runId, built.report, checks, timings);
-    timings.total = Math.round((performance.now() - started) * 100) / 100;
-    staging.write('report.json', `${JSON.stringify(report, null, 2)}\n`);
-    staging.write('report.html', renderReportHtml(report));
-    const manifest = staging.publish(out, runId, claim, say);
-    say(`published ${manifest.files.length} files and manifest.json to ${out}`);
-    return { report, manifest, out };
-  } finally {
-    staging.dispose();
-    runSync(unlock(folder, claim, say)); // after a publish: nothing left to give up
-  }
-}
-
 /** The report's frame around a method's report: run, spec and input facts, verification, timings. */
 export function frameReport(
   spec: ReleaseSpec,
@@ -118,10 +59,9 @@ export function frameReport(
   checks: VerificationCheck[],
   timings: Record<string, number>,
 ): ReleaseReport {
-  const { specFacts, ...rest } = methodReport;
   return {
     ppdp: { version: VERSION, runId },
-    spec: { file: basename(spec.file), method: spec.method.name, seed: spec.seed, ...specFacts },
+    spec: specSummary(spec),
     input: {
       file: basename(table.source),
       columns: table.columns.map((c) => ({
@@ -130,7 +70,7 @@ export function frameReport(
         distinct: c.dictionary.length,
       })),
     },
-    ...rest,
+    ...methodReport,
     verification: { verified: checks.every((c) => c.passed), checks },
     timings,
   };

@@ -6,8 +6,9 @@ import { PpdpError } from '../../src/errors.ts';
 import { prepareMondrian } from '../../src/methods/mondrian/index.ts';
 import { releaseValues } from '../../src/methods/mondrian/release.ts';
 import { assignBoxes, parseTransformation } from '../../src/methods/mondrian/transformation.ts';
-import { readInput, runRelease } from '../../src/pipeline/release.ts';
+import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace, type Workspace } from '../helpers/workspace.ts';
 
 const DATA = ['data.arrow', 'data.csv'];
@@ -15,8 +16,8 @@ const same = (a: string, b: string) =>
   DATA.every((f) => readFileSync(join(a, f)).equals(readFileSync(join(b, f))));
 
 /** Re-applies the release in `from` to the data `spec` names, publishing to `out`. */
-function apply(from: string, spec: string, out: string) {
-  return runRelease(spec, out, { method: appliedMethod(readSavedRelease(from), loadSpec(spec)) });
+async function apply(from: string, spec: string, out: string) {
+  return await releaseTo(spec, out, { method: appliedMethod(readSavedRelease(from), loadSpec(spec)) });
 }
 
 /** Every `every`-th data row of the workspace's adult.csv dropped: another sample, same schema. */
@@ -41,13 +42,13 @@ function mondrianSpec(ws: Workspace, mode: 'strict' | 'relaxed', privacy?: unkno
   return join(ws.dir, `mondrian-${mode}.json`);
 }
 
-describe('apply a generalization release', () => {
+describe('apply a generalization release', async () => {
   const ws = adultWorkspace(4000);
   const first = join(ws.dir, 'out', 'first');
-  const { report } = runRelease(ws.spec, first);
+  const { report } = await releaseTo(ws.spec, first);
 
-  it('reproduces the data files byte for byte on the same data, with the node and nothing searched', () => {
-    const again = apply(first, ws.spec, join(ws.dir, 'out', 'again'));
+  it('reproduces the data files byte for byte on the same data, with the node and nothing searched', async () => {
+    const again = await apply(first, ws.spec, join(ws.dir, 'out', 'again'));
     expect(same(first, join(ws.dir, 'out', 'again'))).toBe(true);
     expect(again.report.generalization!.node).toEqual(report.generalization!.node);
     expect(again.report.generalization!.nodesChecked).toBe(1);
@@ -56,33 +57,33 @@ describe('apply a generalization release', () => {
     expect(again.report.details).toMatchObject({ applied: { from: again.report.ppdp.runId } });
   });
 
-  it('verifies and publishes another sample of the same schema under the old node', () => {
+  it('verifies and publishes another sample of the same schema under the old node', async () => {
     const other = adultWorkspace(4000);
     otherSample(other, 15);
     other.editSpec((s) => {
       (s.method as Record<string, unknown>).maxSuppression = 0.1;
     });
-    const r = apply(first, other.spec, join(other.dir, 'out'));
+    const r = await apply(first, other.spec, join(other.dir, 'out'));
     expect(r.report.verification.verified).toBe(true);
     expect(r.report.rows.input).toBe(3733);
     expect(r.report.generalization!.node).toEqual(report.generalization!.node);
     expect(r.report.privacy.k).toBeGreaterThanOrEqual(5);
   });
 
-  it('refuses, publishing nothing, when the old node leaves too many classes below k', () => {
+  it('refuses, publishing nothing, when the old node leaves too many classes below k', async () => {
     const other = adultWorkspace(4000);
     otherSample(other, 2);
     const out = join(other.dir, 'out');
-    expect(() => apply(first, other.spec, out)).toThrow(
+    await expect(apply(first, other.spec, out)).rejects.toThrow(
       /the saved node .* does not protect this table: \d+ classes smaller than k=5 \(\d+ rows\) would need suppressing, and the spec allows at most 40 suppressed rows/,
     );
     expect(other.list('out')).toBeNull();
   });
 
-  it('refuses a release whose files changed after publishing, or another method', () => {
+  it('refuses a release whose files changed after publishing, or another method', async () => {
     const copy = adultWorkspace(10);
     const out = join(copy.dir, 'copy');
-    runRelease(ws.spec, out);
+    await releaseTo(ws.spec, out);
     writeFileSync(
       join(out, 'report.json'),
       readFileSync(join(out, 'report.json'), 'utf8').replace('"k": 5', '"k": 6'),
@@ -96,28 +97,28 @@ describe('apply a generalization release', () => {
   });
 });
 
-describe('apply a Mondrian release', () => {
+describe('apply a Mondrian release', async () => {
   const ws = adultWorkspace(3000);
   const spec = mondrianSpec(ws, 'strict');
   const first = join(ws.dir, 'm-first');
-  runRelease(spec, first);
+  await releaseTo(spec, first);
 
-  it('publishes its partitions in transformation.json and, strict, reproduces the data exactly', () => {
+  it('publishes its partitions in transformation.json and, strict, reproduces the data exactly', async () => {
     const t = parseTransformation(
       readFileSync(join(first, 'transformation.json'), 'utf8'),
       'transformation.json',
     );
     expect(t.boxes.reduce((s, b) => s + b.rows, 0)).toBe(3000);
     expect(t.dimensions.find((d) => d.name === 'age')!.kind).toBe('numeric');
-    const again = apply(first, spec, join(ws.dir, 'm-again'));
+    const again = await apply(first, spec, join(ws.dir, 'm-again'));
     expect(again.report.verification.verified).toBe(true);
     expect(same(first, join(ws.dir, 'm-again'))).toBe(true);
   });
 
-  it('puts every row back in the partition it came from (boxes rebuilt from the file)', () => {
+  it('puts every row back in the partition it came from (boxes rebuilt from the file)', async () => {
     const spec = loadSpec(mondrianSpec(ws, 'relaxed', [{ model: 'k-anonymity', k: 10 }]));
     const first = join(ws.dir, 'm-relaxed');
-    const built = runRelease(spec.file, first);
+    const built = await releaseTo(spec.file, first);
     const t = parseTransformation(
       readFileSync(join(first, 'transformation.json'), 'utf8'),
       'transformation.json',
@@ -129,7 +130,7 @@ describe('apply a Mondrian release', () => {
     expect(releaseValues(problem, result).classes).toBe(built.report.privacy.classes);
   });
 
-  it('refuses rows outside every saved partition, naming the attribute', () => {
+  it('refuses rows outside every saved partition, naming the attribute', async () => {
     const other = adultWorkspace(3000);
     const [header, ...rows] = other.read('adult.csv').trim().split('\n');
     const age = header!.split(';').indexOf('age');
@@ -141,14 +142,14 @@ describe('apply a Mondrian release', () => {
     });
     other.write('adult.csv', `${[header, ...older].join('\n')}\n`);
     const otherSpec = mondrianSpec(other, 'strict');
-    expect(() => apply(first, otherSpec, join(other.dir, 'out'))).toThrow(
+    await expect(apply(first, otherSpec, join(other.dir, 'out'))).rejects.toThrow(
       /6 of 3000 rows fall outside every saved partition; the quasi-identifiers whose values no partition covers: age \(6\)/,
     );
   });
 });
 
 describe('apply a randomization release, and the methods that cannot be re-applied', () => {
-  it('reproduces a randomized release from its matrices', () => {
+  it('reproduces a randomized release from its matrices', async () => {
     const ws = adultWorkspace(3000);
     const spec = JSON.parse(
       readFileSync(new URL('../../examples/adult-randomization/release.json', import.meta.url), 'utf8'),
@@ -157,19 +158,19 @@ describe('apply a randomization release, and the methods that cannot be re-appli
     spec.input = 'adult.csv';
     ws.write('randomization.json', JSON.stringify(spec));
     const path = join(ws.dir, 'randomization.json');
-    runRelease(path, join(ws.dir, 'r1'));
-    const again = apply(join(ws.dir, 'r1'), path, join(ws.dir, 'r2'));
+    await releaseTo(path, join(ws.dir, 'r1'));
+    const again = await apply(join(ws.dir, 'r1'), path, join(ws.dir, 'r2'));
     expect(again.report.verification.verified).toBe(true);
     expect(same(join(ws.dir, 'r1'), join(ws.dir, 'r2'))).toBe(true);
   });
 
-  it('refuses Anatomy with the reason', () => {
+  it('refuses Anatomy with the reason', async () => {
     const ws = adultWorkspace(500);
     ws.editSpec((s) => {
       s.method = { name: 'anatomy' };
       s.privacy = [{ model: 'distinct-l-diversity', attribute: 'occupation', l: 2 }];
     });
-    runRelease(ws.spec, join(ws.dir, 'anatomy'));
+    await releaseTo(ws.spec, join(ws.dir, 'anatomy'));
     const error = (() => {
       try {
         appliedMethod(readSavedRelease(join(ws.dir, 'anatomy')), loadSpec(ws.spec));

@@ -8,8 +8,9 @@ import { evaluateTable } from '../../src/evaluate/evaluate.ts';
 import { readHierarchyRows } from '../../src/hierarchy/hierarchy.ts';
 import { tsGroupingKernel } from '../../src/kernels/grouping-ts.ts';
 import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
-import { readInput, runRelease } from '../../src/pipeline/release.ts';
+import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-evaluate-'));
@@ -106,10 +107,10 @@ describe('evaluate on a hand-made generalized table', () => {
 });
 
 describe('evaluate agrees with the report of a ppdp release', () => {
-  it('k, classes, risk, NCP, discernibility of a generalization release', () => {
+  it('k, classes, risk, NCP, discernibility of a generalization release', async () => {
     const ws = adultWorkspace(3000);
     const out = join(ws.dir, 'out');
-    const { report } = runRelease(ws.spec, out);
+    const { report } = await releaseTo(ws.spec, out);
     const spec = loadSpec(ws.spec);
     const input = readInput(spec);
     const e = evaluateTable({

@@ -3,8 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PpdpError } from '../../src/errors.ts';
-import { runRelease } from '../../src/pipeline/release.ts';
 import { checkSpecFiles, loadSpec } from '../../src/spec/spec.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace, type Workspace } from '../helpers/workspace.ts';
 
 const CLI = new URL('../../bin/ppdp.mjs', import.meta.url).pathname;
@@ -158,14 +158,14 @@ const CASES: Case[] = [
 ];
 
 describe('bad input: a clear error, and nothing in --out', () => {
-  it.each(CASES.map((c) => [c.name, c] as const))('%s', (_, c) => {
+  it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_, c) => {
     const ws = adultWorkspace(300);
     c.break(ws);
     const out = join(ws.dir, c.out ?? 'out/release');
     const before = ws.list(c.out ?? 'out/release');
     let error: unknown;
     try {
-      runRelease(ws.spec, out);
+      await releaseTo(ws.spec, out);
     } catch (e) {
       error = e;
     }

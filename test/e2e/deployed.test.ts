@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleHandlers } from '../../infra/bundle.ts';
-import { runRelease } from '../../src/pipeline/release.ts';
 import { type Store, type StoreResolver, storeResolver, utf8 } from '../../src/pipeline/storage/index.ts';
 import { type DeployedApp, runDeployed, synthesizeDeployed } from '../harness/deployed.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 import { LocalS3 } from './serverless-s3rver.ts';
 
@@ -91,7 +91,7 @@ describe('the deployed state machine, each state its bundled handler in its own 
 
     // The same spec released in this process, on the filesystem: the same bytes.
     const localOut = join(ws.dir, 'out', 'local');
-    runRelease(ws.spec, localOut);
+    await releaseTo(ws.spec, localOut);
     for (const name of ['data.arrow', 'data.csv']) {
       const remote = Buffer.from(await store.get(prefix + name));
       expect(remote.equals(readFileSync(join(localOut, name))), name).toBe(true);

@@ -2,7 +2,7 @@
  * The output folder is ppdp's: a folder holding anything but a ppdp release is refused, a
  * release replaces the one before it entirely (no file of the older release stays), and one
  * run at a time publishes into a folder (a lock; a crashed run's lock is taken over). Through
- * the library (runRelease), the CLI (the state machine's Publish) and an S3 store (s3rver).
+ * the library (the engine in process), the CLI (the state machine's Publish) and an S3 store (s3rver).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,10 +11,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutputError, type PpdpError } from '../../src/errors.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
-import { LOCK, localFolder, publishSteps, runSync } from '../../src/pipeline/publish.ts';
-import { runIdOf, runRelease } from '../../src/pipeline/release.ts';
-import { storeResolver, utf8 } from '../../src/pipeline/storage/index.ts';
+import { LOCK, publishInto, storeFolder } from '../../src/pipeline/publish.ts';
+import { runIdOf } from '../../src/pipeline/release.ts';
+import { fileUrl, storeResolver, utf8 } from '../../src/pipeline/storage/index.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 import { runCli, snapshot, trustedRelease } from '../trust/helpers.ts';
 import { LocalS3 } from './serverless-s3rver.ts';
@@ -71,9 +72,9 @@ function expectExactly(dir: string, spec: string): void {
   expect(trusted!.runId).toBe(runIdOf(loadSpec(spec)));
 }
 
-function caught(work: () => unknown): PpdpError {
+async function caught(work: () => unknown): Promise<PpdpError> {
   try {
-    work();
+    await work();
   } catch (e) {
     return e as PpdpError;
   }
@@ -105,11 +106,11 @@ function deadPid(): number {
 }
 
 describe('a release replacing another in the same folder', () => {
-  it('library: Anatomy then generalization leaves only the generalization release', () => {
+  it('library: Anatomy then generalization leaves only the generalization release', async () => {
     const out = freshOut();
-    runRelease(anatomy, out);
+    await releaseTo(anatomy, out);
     expectExactly(out, anatomy);
-    runRelease(generalization, out);
+    await releaseTo(generalization, out);
     expectExactly(out, generalization);
   }, 120_000);
 
@@ -135,7 +136,7 @@ describe('a folder that is not a ppdp release', () => {
   it('is refused before any work, naming the folder and what is there, and nothing is written', async () => {
     const out = foreign();
     const before = filesIn(out);
-    const e = caught(() => runRelease(generalization, out));
+    const e = await caught(async () => await releaseTo(generalization, out));
     expect(e).toBeInstanceOf(OutputError);
     expect(e.code).toBe('E_OUT_NOT_RELEASE');
     expect(e.message).toContain(out);
@@ -151,10 +152,10 @@ describe('a folder that is not a ppdp release', () => {
     expect(readFileSync(join(out, 'notes', 'todo.txt'), 'utf8')).toBe('mine');
   });
 
-  it('an empty or missing folder is fine; a failed run leaves a missing folder missing', () => {
+  it('an empty or missing folder is fine; a failed run leaves a missing folder missing', async () => {
     const empty = freshOut();
     mkdirSync(empty);
-    runRelease(generalization, empty);
+    await releaseTo(generalization, empty);
     expectExactly(empty, generalization);
     // l = 20 is more than the occupations allow: found after the folder was claimed.
     const missing = freshOut();
@@ -162,7 +163,7 @@ describe('a folder that is not a ppdp release', () => {
     const spec = JSON.parse(readFileSync(anatomy, 'utf8'));
     spec.privacy[0].l = 20;
     writeFileSync(tooDiverse, JSON.stringify(spec));
-    expect(() => runRelease(tooDiverse, missing)).toThrow(/occupation/);
+    await expect(releaseTo(tooDiverse, missing)).rejects.toThrow(/occupation/);
     expect(() => readdirSync(missing)).toThrow(/ENOENT/);
   });
 });
@@ -170,10 +171,10 @@ describe('a folder that is not a ppdp release', () => {
 describe('the folder lock', () => {
   it('a live run holds the folder: another run fails with E_OUT_LOCKED and changes nothing', async () => {
     const out = freshOut();
-    runRelease(generalization, out);
+    await releaseTo(generalization, out);
     writeLock(out, process.ppid); // the test runner's parent: alive
     const before = snapshot(out);
-    const e = caught(() => runRelease(anatomy, out));
+    const e = await caught(async () => await releaseTo(anatomy, out));
     expect(e.code).toBe('E_OUT_LOCKED');
     expect(e.message).toBe(
       `${out}: another release is publishing there (pid ${process.ppid} on ${hostname()}, since 2026-01-01T00:00:00.000Z)`,
@@ -185,39 +186,39 @@ describe('the folder lock', () => {
     expect(snapshot(out)).toEqual(before);
   });
 
-  it('a Publish retried after its first attempt finished returns the release; otherwise it publishes nothing without the lock', () => {
+  it('a Publish retried after its first attempt finished returns the release; otherwise it publishes nothing without the lock', async () => {
     const out = freshOut();
-    const { manifest } = runRelease(generalization, out);
+    const { manifest } = await releaseTo(generalization, out);
     const gone = { token: 'given-up', created: false };
     const noCopy = () => {
       throw new Error('nothing is copied');
     };
-    const again = (runId: string) =>
-      runSync(publishSteps(localFolder(out), manifest.files, runId, gone, noCopy, () => {}));
-    expect(again(manifest.runId)).toEqual(manifest);
-    const e = caught(() => again('another-run'));
+    const folder = storeFolder(await storeResolver().open(fileUrl(out, true)));
+    const again = (runId: string) => publishInto(folder, manifest.files, runId, gone, noCopy, () => {});
+    expect(await again(manifest.runId)).toEqual(manifest);
+    const e = await caught(() => again('another-run'));
     expect(e.code).toBe('E_OUT_LOCKED');
     expect(e.message).toMatch(/no longer holds the folder's lock/);
     expectExactly(out, generalization);
   });
 
-  it('a lock from another host is never taken over automatically', () => {
+  it('a lock from another host is never taken over automatically', async () => {
     const out = freshOut();
     writeLock(out, deadPid(), 'some-other-host');
-    expect(caught(() => runRelease(generalization, out)).code).toBe('E_OUT_LOCKED');
+    expect((await caught(async () => await releaseTo(generalization, out))).code).toBe('E_OUT_LOCKED');
   });
 
   it("a crashed run's lock (its pid dead on this host) is taken over; so is a failed run's released lock", async () => {
     // A run killed mid-publish: no manifest, the older release's files and some new ones.
     const out = freshOut();
-    runRelease(anatomy, out);
+    await releaseTo(anatomy, out);
     rmSync(join(out, 'manifest.json'));
     writeLock(out, deadPid());
-    runRelease(generalization, out);
+    await releaseTo(generalization, out);
     expectExactly(out, generalization);
 
     const cli = freshOut();
-    runRelease(anatomy, cli);
+    await releaseTo(anatomy, cli);
     rmSync(join(cli, 'manifest.json'));
     writeLock(cli, deadPid());
     const r = await runCli(['release', generalization, '--out', cli, '--quiet']);
@@ -225,12 +226,12 @@ describe('the folder lock', () => {
     expectExactly(cli, generalization);
 
     const released = freshOut();
-    runRelease(anatomy, released);
+    await releaseTo(anatomy, released);
     rmSync(join(released, 'manifest.json'));
     writeLock(released, process.pid);
     const lock = JSON.parse(readFileSync(join(released, LOCK), 'utf8'));
     writeFileSync(join(released, LOCK), JSON.stringify({ ...lock, released: true }));
-    runRelease(generalization, released);
+    await releaseTo(generalization, released);
     expectExactly(released, generalization);
   }, 120_000);
 
@@ -241,7 +242,7 @@ describe('the folder lock', () => {
     ];
     for (const round of rounds) {
       const out = freshOut();
-      if (round.older) runRelease(anatomy, out);
+      if (round.older) await releaseTo(anatomy, out);
       const start = (spec: string) =>
         new Promise<{ spec: string; code: number | null; stderr: string }>((resolve) => {
           const child = spawn(process.execPath, [CLI, 'release', spec, '--out', out, '--quiet'], {

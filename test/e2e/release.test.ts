@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { readArrow } from '../../src/data/arrow.ts';
 import { readCsv } from '../../src/data/csv.ts';
 import { tsGroupingKernel } from '../../src/kernels/grouping-ts.ts';
-import { runRelease } from '../../src/pipeline/release.ts';
 import type { ReleaseReport } from '../../src/report/types.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const withoutTimings = (json: string) => {
@@ -13,10 +13,10 @@ const withoutTimings = (json: string) => {
   return JSON.stringify({ ...report, timings: undefined });
 };
 
-describe('a release of the Adult example', () => {
+describe('a release of the Adult example', async () => {
   const ws = adultWorkspace();
   const out = join(ws.dir, 'out', 'first');
-  const { report, manifest } = runRelease(ws.spec, out);
+  const { report, manifest } = await releaseTo(ws.spec, out);
 
   it('publishes the five files, manifest last, with matching hashes', () => {
     expect(ws.list('out/first')).toEqual([
@@ -95,10 +95,10 @@ describe('a release of the Adult example', () => {
     for (const [key, size] of classes) if (key !== suppressedKey) expect(size).toBeGreaterThanOrEqual(5);
   });
 
-  it('is byte-identical when run again (timings aside), into the same or another folder', () => {
+  it('is byte-identical when run again (timings aside), into the same or another folder', async () => {
     const again = join(ws.dir, 'out', 'second');
-    runRelease(ws.spec, again);
-    runRelease(ws.spec, out); // re-run into the published folder: idempotent
+    await releaseTo(ws.spec, again);
+    await releaseTo(ws.spec, out); // re-run into the published folder: idempotent
     // report.html and manifest.json embed the timings (the manifest through report.json's hash)
     for (const name of ['data.arrow', 'data.csv']) {
       expect(readFileSync(join(again, name)).equals(readFileSync(join(out, name))), name).toBe(true);
@@ -108,9 +108,9 @@ describe('a release of the Adult example', () => {
     );
   });
 
-  it('gives the same release with the plain-TS kernel', () => {
+  it('gives the same release with the plain-TS kernel', async () => {
     const viaTs = join(ws.dir, 'out', 'ts');
-    runRelease(ws.spec, viaTs, { kernel: tsGroupingKernel });
+    await releaseTo(ws.spec, viaTs, { kernel: tsGroupingKernel });
     expect(readFileSync(join(viaTs, 'data.arrow')).equals(readFileSync(join(out, 'data.arrow')))).toBe(true);
   });
 

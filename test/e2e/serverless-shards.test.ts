@@ -10,9 +10,9 @@ import { PpdpError } from '../../src/errors.ts';
 import { methodFor } from '../../src/methods/registry.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { forgetAll } from '../../src/pipeline/memo.ts';
-import { runRelease } from '../../src/pipeline/release.ts';
 import type { MethodName } from '../../src/spec/spec.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const withoutTimings = (path: string) => {
@@ -63,7 +63,7 @@ describe('generalization over row shards', () => {
       const ws = adultWorkspace(c.rows);
       if (c.edit) ws.editSpec(c.edit);
       const direct = join(ws.dir, 'out', 'direct');
-      runRelease(ws.spec, direct);
+      await releaseTo(ws.spec, direct);
       for (const shards of c.shards) {
         const out = join(ws.dir, 'out', `shards-${shards}`);
         const result = await executeRelease({ spec: ws.spec, out, shards });
@@ -127,7 +127,7 @@ describe('every other registered method runs through the state machine as one ta
     }
     writeFileSync(ws.spec, JSON.stringify(spec, null, 2));
     const direct = join(ws.dir, 'out', 'direct');
-    runRelease(ws.spec, direct);
+    await releaseTo(ws.spec, direct);
     const out = join(ws.dir, 'out', 'local');
     const result = await executeRelease({ spec: ws.spec, out, shards: 4 });
     expect(result.plan.mode).toBe('single');

@@ -8,9 +8,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeRelease } from '../../src/pipeline/engine.ts';
-import { runRelease } from '../../src/pipeline/release.ts';
 import { type Store, storeResolver, utf8 } from '../../src/pipeline/storage/index.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 import { LocalS3 } from './serverless-s3rver.ts';
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
   for (const f of readdirSync(ADULT_DIR).filter((f) => f.endsWith('.csv') || f.endsWith('.json'))) {
     await store.put(`inbox/adult/${f}`, readFileSync(join(ADULT_DIR, f)));
   }
-  runRelease(direct.spec, directOut);
+  await releaseTo(direct.spec, directOut);
 });
 
 afterAll(async () => {
@@ -161,7 +161,7 @@ describe('failures publish nothing', () => {
     const again = await executeRelease({ spec: runSpec, shards: 2 }, { s3: s3.options() });
     expect(await store.head(`releases/outage/${again.plan.runId}/manifest.json`)).toBeGreaterThan(0);
     const local = join(ws.dir, 'out', 'local');
-    runRelease(ws.spec, local);
+    await releaseTo(ws.spec, local);
     const published = Buffer.from(await store.get(`releases/outage/${again.plan.runId}/data.csv`));
     expect(published.equals(readFileSync(join(local, 'data.csv')))).toBe(true);
   });

@@ -11,7 +11,7 @@ import { bundleHandlers, handlerNames } from '../../infra/bundle.ts';
 import { HANDLER_FILES } from '../../infra/stacks/release-stack.ts';
 import { RELEASE_ERRORS, TASKS, type TaskName } from '../../src/pipeline/definition.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
-import { runRelease } from '../../src/pipeline/release.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const outdir = mkdtempSync(join(tmpdir(), 'ppdp-lambda-'));
@@ -43,7 +43,7 @@ describe('the Lambda bundle', () => {
   it('runs a release when every state is its bundled handler', async () => {
     const ws = adultWorkspace(1200);
     const direct = join(ws.dir, 'out', 'direct');
-    runRelease(ws.spec, direct);
+    await releaseTo(ws.spec, direct);
     const bundled = new Map<string, (input: unknown) => Promise<unknown>>();
     for (const task of TASKS) {
       const mod = await import(pathToFileURL(join(outdir, `${HANDLER_FILES[task]}.mjs`)).href);

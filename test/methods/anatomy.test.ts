@@ -9,11 +9,12 @@ import { NoSolutionError, SpecError, VerificationError } from '../../src/errors.
 import { anatomize } from '../../src/methods/anatomy/bucketize.ts';
 import { type AnatomyRelease, anatomyRelease } from '../../src/methods/anatomy/index.ts';
 import type { StagedFile } from '../../src/methods/method.ts';
-import { readInput, runRelease, streams } from '../../src/pipeline/release.ts';
+import { readInput, streams } from '../../src/pipeline/release.ts';
 import { parseSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { decodeTable } from '../../src/verify/generalization.ts';
 import { verifierFor } from '../../src/verify/index.ts';
+import { releaseTo } from '../helpers/release.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const SPEC_FILE = join(ROOT, 'examples/adult-anatomy/release.json');
@@ -250,9 +251,9 @@ describe('Anatomy verification rejects tampered releases', () => {
 });
 
 describe('an Anatomy release end to end', () => {
-  it('publishes QIT, ST and the single table with a report', () => {
+  it('publishes QIT, ST and the single table with a report', async () => {
     const out = join(tempDir(), 'out');
-    const { report, manifest } = runRelease(SPEC_FILE, out);
+    const { report, manifest } = await releaseTo(SPEC_FILE, out);
     expect(manifest.files.map((f) => f.name)).toEqual([
       'data.arrow',
       'data.csv',

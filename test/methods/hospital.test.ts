@@ -13,10 +13,11 @@ import { readCsv } from '../../src/data/csv.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { InputError, VerificationError } from '../../src/errors.ts';
 import { hierarchyRows } from '../../src/hierarchy/hierarchy.ts';
-import { readInput, runRelease } from '../../src/pipeline/release.ts';
+import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
 import { verifyMondrian } from '../../src/verify/mondrian.ts';
 import { hospitalCsv, hospitalSpec } from '../helpers/hospital.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { withCells } from '../helpers/tamper.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-hospital-'));
@@ -54,9 +55,9 @@ describe('a hospital table with empty cells', () => {
     expect(cellsOf(CSV, 'patient_id').every((v) => v !== '')).toBe(true);
   });
 
-  it('releases by generalization with built hierarchies, verified', () => {
+  it('releases by generalization with built hierarchies, verified', async () => {
     const out = join(dir, `out-${runs++}`);
-    const { report } = runRelease(write('generalization.json', hospitalSpec('generalization')), out);
+    const { report } = await releaseTo(write('generalization.json', hospitalSpec('generalization')), out);
     expect(report.verification.verified).toBe(true);
     expect(report.privacy.satisfied).toBe(true);
     expect(report.privacy.k).toBeGreaterThanOrEqual(5);
@@ -71,9 +72,9 @@ describe('a hospital table with empty cells', () => {
     expect(dates.every((v) => /^(\d{4}-\d{2}-\d{2}|\d{4}-\d{2}|\d{4}|\d{4}-\d{4}|\*|)$/.test(v))).toBe(true);
   });
 
-  it('releases by Mondrian: a missing age is its own part, released as missing with empty _lo/_hi', () => {
+  it('releases by Mondrian: a missing age is its own part, released as missing with empty _lo/_hi', async () => {
     const out = join(dir, `out-${runs++}`);
-    const { report } = runRelease(write('mondrian.json', hospitalSpec('mondrian')), out);
+    const { report } = await releaseTo(write('mondrian.json', hospitalSpec('mondrian')), out);
     expect(report.verification.verified).toBe(true);
     expect(report.privacy.k).toBeGreaterThanOrEqual(5);
     const data = readCsv(join(out, 'data.csv'), { delimiter: ',' });
@@ -88,7 +89,7 @@ describe('a hospital table with empty cells', () => {
     });
   });
 
-  it('Mondrian releases * for a part that must keep a missing value with numbers (fewer than k missing)', () => {
+  it('Mondrian releases * for a part that must keep a missing value with numbers (fewer than k missing)', async () => {
     const lines = CSV.trimEnd().split('\n');
     // Keep two missing ages only: fewer than k = 5, they cannot form a part of their own.
     let kept = 0;
@@ -100,20 +101,20 @@ describe('a hospital table with empty cells', () => {
       method: { name: 'mondrian', measures: false },
     };
     const out = join(dir, `out-${runs++}`);
-    const { report } = runRelease(write('few.json', spec), out);
+    const { report } = await releaseTo(write('few.json', spec), out);
     expect(report.verification.verified).toBe(true);
     const ages = released(readArrow(join(out, 'data.arrow')), 'age');
     expect(ages.includes('')).toBe(false);
     expect(ages.filter((v) => v === '*').length).toBeGreaterThanOrEqual(5);
   });
 
-  it('the Mondrian verifier rejects a missing age released as a range, and a range released as missing', () => {
+  it('the Mondrian verifier rejects a missing age released as a range, and a range released as missing', async () => {
     const specPath = write('mondrian-verify.json', {
       ...hospitalSpec('mondrian'),
       method: { name: 'mondrian', measures: false },
     });
     const out = join(dir, `out-${runs++}`);
-    const { report } = runRelease(specPath, out);
+    const { report } = await releaseTo(specPath, out);
     const spec = loadSpec(specPath);
     const input = readInput(spec);
     const staged = readArrow(join(out, 'data.arrow'));
@@ -177,7 +178,7 @@ describe('the hospital table under the other methods', () => {
       { name: 'randomization', scenario: 'rr-both', discretize: { age: { bins: 5 } } },
       [{ model: 'attribute-disclosure', attribute: 'diagnosis', tau: 0.5 }],
     ],
-  ])('%s releases it with its empty cells, verified', (name, method, privacy) => {
+  ])('%s releases it with its empty cells, verified', async (name, method, privacy) => {
     const spec: Record<string, unknown> = { ...hospitalSpec('generalization'), method, privacy };
     if (name === 'randomization') {
       // A binned age (its missing value a category of its own) and sex are randomized.
@@ -187,7 +188,7 @@ describe('the hospital table under the other methods', () => {
       attributes.admission_date = { type: 'insensitive' };
       spec.attributes = attributes;
     }
-    const { report } = runRelease(write(`${name}.json`, spec), join(dir, `out-${runs++}`));
+    const { report } = await releaseTo(write(`${name}.json`, spec), join(dir, `out-${runs++}`));
     expect(report.verification.verified).toBe(true);
     expect(report.rows.released).toBe(2000);
   });
@@ -201,25 +202,24 @@ describe('the hospital table as Arrow with nulls', () => {
   );
   writeFileSync(join(dir, 'hospital.arrow'), tableToIPC(data, 'file'));
 
-  it('releases with emptyCells "value": a null is the missing value', () => {
+  it('releases with emptyCells "value": a null is the missing value', async () => {
     const spec = { ...hospitalSpec('generalization'), input: 'hospital.arrow' };
     const out = join(dir, `out-${runs++}`);
-    const fromArrow = runRelease(write('arrow.json', spec), out).report;
+    const fromArrow = (await releaseTo(write('arrow.json', spec), out)).report;
     expect(fromArrow.verification.verified).toBe(true);
-    const fromCsv = runRelease(
-      write('csv.json', hospitalSpec('generalization')),
-      join(dir, `out-${runs++}`),
+    const fromCsv = (
+      await releaseTo(write('csv.json', hospitalSpec('generalization')), join(dir, `out-${runs++}`))
     ).report;
     expect(fromArrow.generalization).toEqual(fromCsv.generalization);
     expect(fromArrow.rows).toEqual(fromCsv.rows);
   });
 
-  it('fails on the first null without emptyCells "value", saying how to opt in', () => {
+  it('fails on the first null without emptyCells "value", saying how to opt in', async () => {
     const spec = { ...hospitalSpec('generalization'), input: 'hospital.arrow', format: {} };
     const path = write('arrow-default.json', spec);
     let error: unknown;
     try {
-      runRelease(path, join(dir, `out-${runs++}`));
+      await releaseTo(path, join(dir, `out-${runs++}`));
     } catch (e) {
       error = e;
     }

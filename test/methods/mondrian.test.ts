@@ -5,11 +5,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readArrow } from '../../src/data/arrow.ts';
 import { readCsv } from '../../src/data/csv.ts';
 import { InputError, NoSolutionError, SpecError, VerificationError } from '../../src/errors.ts';
-import { readInput, runRelease } from '../../src/pipeline/release.ts';
+import { readInput } from '../../src/pipeline/release.ts';
 import type { ReleaseReport } from '../../src/report/types.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
 import { type DecodedTable, decodeTable } from '../../src/verify/generalization.ts';
 import { verifyMondrian } from '../../src/verify/mondrian.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { withCells } from '../helpers/tamper.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
@@ -32,32 +33,35 @@ function adultSpec(
   return join(ws.dir, name);
 }
 
-const release = (spec: string) => runRelease(spec, join(ws.dir, 'out', `run-${specs++}`));
+const release = async (spec: string) => await releaseTo(spec, join(ws.dir, 'out', `run-${specs++}`));
 const modelOf = (report: ReleaseReport, model: string) =>
   report.privacy.models.find((m) => m.model === model)!;
 
 describe('Mondrian on Adult: k-anonymous, verified, NCP reported', () => {
   const ncp: Record<string, number> = {};
-  it.each([2, 5, 10, 25, 50, 100])('k = %i, strict and relaxed; relaxed never worse than strict', (k) => {
-    for (const mode of ['strict', 'relaxed'] as const) {
-      const { report } = release(adultSpec([{ model: 'k-anonymity', k }], mode));
-      expect(report.verification.verified).toBe(true);
-      expect(report.verification.checks.map((c) => c.name)).toContain('rows-generalize-input');
-      expect(report.privacy.satisfied).toBe(true);
-      expect(report.privacy.k).toBeGreaterThanOrEqual(k);
-      expect(report.rows).toEqual({ input: 30162, released: 30162, suppressed: 0 });
-      expect(report.utility.metric).toBe('ncp');
-      expect(report.utility.value).toBe(report.utility.ncp);
-      expect(report.utility.value).toBeGreaterThan(0);
-      expect(report.utility.value).toBeLessThan(1);
-      expect(report.sections?.[0]?.title).toBe('Mondrian partitioning');
-      ncp[`${mode}${k}`] = report.utility.value;
-    }
-    // Relaxed releases the better of two relaxed strategies, one of which (strict-first)
-    // only refines strict Mondrian's partitions: no row's cells get coarser, so relaxed NCP
-    // ≤ strict NCP exactly. The tolerance covers floating-point summation order only.
-    expect(ncp[`relaxed${k}`]!).toBeLessThanOrEqual(ncp[`strict${k}`]! * (1 + 1e-12));
-  });
+  it.each([2, 5, 10, 25, 50, 100])(
+    'k = %i, strict and relaxed; relaxed never worse than strict',
+    async (k) => {
+      for (const mode of ['strict', 'relaxed'] as const) {
+        const { report } = await release(adultSpec([{ model: 'k-anonymity', k }], mode));
+        expect(report.verification.verified).toBe(true);
+        expect(report.verification.checks.map((c) => c.name)).toContain('rows-generalize-input');
+        expect(report.privacy.satisfied).toBe(true);
+        expect(report.privacy.k).toBeGreaterThanOrEqual(k);
+        expect(report.rows).toEqual({ input: 30162, released: 30162, suppressed: 0 });
+        expect(report.utility.metric).toBe('ncp');
+        expect(report.utility.value).toBe(report.utility.ncp);
+        expect(report.utility.value).toBeGreaterThan(0);
+        expect(report.utility.value).toBeLessThan(1);
+        expect(report.sections?.[0]?.title).toBe('Mondrian partitioning');
+        ncp[`${mode}${k}`] = report.utility.value;
+      }
+      // Relaxed releases the better of two relaxed strategies, one of which (strict-first)
+      // only refines strict Mondrian's partitions: no row's cells get coarser, so relaxed NCP
+      // ≤ strict NCP exactly. The tolerance covers floating-point summation order only.
+      expect(ncp[`relaxed${k}`]!).toBeLessThanOrEqual(ncp[`strict${k}`]! * (1 + 1e-12));
+    },
+  );
 
   it('coarser with larger k', () => {
     for (const mode of ['strict', 'relaxed']) {
@@ -68,10 +72,10 @@ describe('Mondrian on Adult: k-anonymous, verified, NCP reported', () => {
 });
 
 describe('l-diverse Mondrian on Adult with occupation sensitive', () => {
-  it.each(['distinct-l-diversity', 'entropy-l-diversity'])('%s, l = 2..6', (model) => {
+  it.each(['distinct-l-diversity', 'entropy-l-diversity'])('%s, l = 2..6', async (model) => {
     for (const l of [2, 3, 4, 5, 6]) {
       for (const mode of l === 2 || l === 6 ? (['strict', 'relaxed'] as const) : (['relaxed'] as const)) {
-        const { report } = release(adultSpec([{ model, attribute: 'occupation', l }], mode));
+        const { report } = await release(adultSpec([{ model, attribute: 'occupation', l }], mode));
         expect(report.verification.verified).toBe(true);
         const check = report.verification.checks.find((c) => c.name === model)!;
         expect(check.passed).toBe(true);
@@ -82,8 +86,8 @@ describe('l-diverse Mondrian on Adult with occupation sensitive', () => {
     }
   });
 
-  it('with k-anonymity, recursive (c,l)-diversity and hierarchical t-closeness together', () => {
-    const { report } = release(
+  it('with k-anonymity, recursive (c,l)-diversity and hierarchical t-closeness together', async () => {
+    const { report } = await release(
       adultSpec(
         [
           { model: 'k-anonymity', k: 10 },
@@ -98,22 +102,22 @@ describe('l-diverse Mondrian on Adult with occupation sensitive', () => {
     for (const m of report.privacy.models) expect(m.satisfied).toBe(true);
   });
 
-  it('says when no partition exists, with the numbers', () => {
+  it('says when no partition exists, with the numbers', async () => {
     const distinct = adultSpec([{ model: 'distinct-l-diversity', attribute: 'occupation', l: 15 }], 'strict');
-    expect(() => release(distinct)).toThrow(NoSolutionError);
-    expect(() => release(distinct)).toThrow(/only 14 distinct values of 'occupation'/);
+    await expect(release(distinct)).rejects.toThrow(NoSolutionError);
+    await expect(release(distinct)).rejects.toThrow(/only 14 distinct values of 'occupation'/);
     const entropy = adultSpec([{ model: 'entropy-l-diversity', attribute: 'occupation', l: 11 }], 'relaxed');
-    expect(() => release(entropy)).toThrow(/ln\(10\.53\) < ln\(11\)/);
+    await expect(release(entropy)).rejects.toThrow(/ln\(10\.53\) < ln\(11\)/);
     // The frequency bound: the most frequent occupation is in 4,038 of 30,162 rows.
-    expect(() => release(entropy)).toThrow(/4038 of 30162 rows.*N\/l = 2742.*l ≤ 7\.47/);
+    await expect(release(entropy)).rejects.toThrow(/4038 of 30162 rows.*N\/l = 2742.*l ≤ 7\.47/);
   });
 });
 
 describe('Mondrian releases are deterministic and in the promised format', () => {
-  it('same spec and seed, identical bytes', () => {
+  it('same spec and seed, identical bytes', async () => {
     const spec = adultSpec([{ model: 'k-anonymity', k: 10 }], 'relaxed');
-    const a = release(spec);
-    const b = release(spec);
+    const a = await release(spec);
+    const b = await release(spec);
     for (const file of ['data.csv', 'data.arrow']) {
       expect(readFileSync(join(a.out, file)).equals(readFileSync(join(b.out, file)))).toBe(true);
     }
@@ -121,8 +125,8 @@ describe('Mondrian releases are deterministic and in the promised format', () =>
     expect(strip(a.report)).toBe(strip(b.report));
   });
 
-  it('the bundled example: verified, with distribution measures; the format an analyst loads', () => {
-    const a = runRelease(EXAMPLE, join(ws.dir, 'out', 'example'));
+  it('the bundled example: verified, with distribution measures; the format an analyst loads', async () => {
+    const a = await releaseTo(EXAMPLE, join(ws.dir, 'out', 'example'));
     expect(a.report.verification.verified).toBe(true);
     // Distribution measures of what an analyst recovers (uniform spread within classes).
     for (const key of ['kl', 'chi2', 'queryErrorBase', 'queryErrorCube']) {
@@ -158,9 +162,9 @@ describe('Mondrian releases are deterministic and in the promised format', () =>
     expect(at('sex').slice(0, 50)).not.toEqual(firstRows);
   });
 
-  it('a different seed shuffles differently but releases the same classes', () => {
-    const one = release(adultSpec([{ model: 'k-anonymity', k: 5 }], 'strict', (s) => (s.seed = 1)));
-    const two = release(adultSpec([{ model: 'k-anonymity', k: 5 }], 'strict', (s) => (s.seed = 2)));
+  it('a different seed shuffles differently but releases the same classes', async () => {
+    const one = await release(adultSpec([{ model: 'k-anonymity', k: 5 }], 'strict', (s) => (s.seed = 1)));
+    const two = await release(adultSpec([{ model: 'k-anonymity', k: 5 }], 'strict', (s) => (s.seed = 2)));
     expect(readFileSync(join(one.out, 'data.csv')).equals(readFileSync(join(two.out, 'data.csv')))).toBe(
       false,
     );
@@ -194,19 +198,19 @@ function classesOf(t: DecodedTable, column: string): string[] {
 describe('Mondrian on small tables', () => {
   const ages = `age,disease\n${[1, 2, 3, 4, 5, 6, 7, 8].map((a, i) => `${a},d${i % 3}`).join('\n')}\n`;
 
-  it('cuts numeric QIs at the median and releases ranges (no hierarchy, numbers: numeric)', () => {
+  it('cuts numeric QIs at the median and releases ranges (no hierarchy, numbers: numeric)', async () => {
     const t = smallTable(ages, {
       attributes: { age: { type: 'quasi-identifying' }, disease: { type: 'sensitive' } },
       privacy: [{ model: 'k-anonymity', k: 2 }],
       method: { name: 'mondrian' },
     });
-    const { report } = runRelease(t.spec, t.out);
+    const { report } = await releaseTo(t.spec, t.out);
     expect(classesOf(released(t.out), 'age')).toEqual(['[1-2]', '[3-4]', '[5-6]', '[7-8]']);
     expect(report.utility.value).toBeCloseTo(1 / 7, 12);
     expect(report.privacy.classes).toBe(4);
   });
 
-  it('relaxed divides rows equal to the median where strict cannot cut', () => {
+  it('relaxed divides rows equal to the median where strict cannot cut', async () => {
     const csv = `age,disease\n${[1, 1, 1, 1, 1, 1, 2, 2].map((a, i) => `${a},d${i % 2}`).join('\n')}\n`;
     const spec = (mode: string) => ({
       attributes: { age: { type: 'quasi-identifying', scale: 'numeric' }, disease: { type: 'sensitive' } },
@@ -214,16 +218,16 @@ describe('Mondrian on small tables', () => {
       method: { name: 'mondrian', mode },
     });
     const strict = smallTable(csv, spec('strict'));
-    expect(runRelease(strict.spec, strict.out).report.privacy.classes).toBe(1);
+    expect((await releaseTo(strict.spec, strict.out)).report.privacy.classes).toBe(1);
     expect(classesOf(released(strict.out), 'age')).toEqual(['[1-2]']);
     const relaxed = smallTable(csv, spec('relaxed'));
-    const { report } = runRelease(relaxed.spec, relaxed.out);
+    const { report } = await releaseTo(relaxed.spec, relaxed.out);
     expect(report.verification.verified).toBe(true);
     expect(classesOf(released(relaxed.out), 'age')).toEqual(['[1-1]', '[1-2]']);
     expect(report.utility.value).toBeCloseTo(0.5, 12);
   });
 
-  it('splits nominal QIs along the hierarchy and releases the lowest common ancestor', () => {
+  it('splits nominal QIs along the hierarchy and releases the lowest common ancestor', async () => {
     const rows = ['a1', 'a1', 'a2', 'a2', 'b1', 'b1', 'b2', 'b2'];
     const t = smallTable(
       `city,disease\n${rows.map((c, i) => `${c},d${i % 2}`).join('\n')}\n`,
@@ -237,7 +241,7 @@ describe('Mondrian on small tables', () => {
       },
       { 'city.csv': 'a1;A;*\na2;A;*\nb1;B;*\nb2;B;*\n' },
     );
-    const { report } = runRelease(t.spec, t.out);
+    const { report } = await releaseTo(t.spec, t.out);
     expect(classesOf(released(t.out), 'city')).toEqual(['a1', 'a2', 'b1', 'b2']);
     expect(report.utility.value).toBe(0);
     const k4 = smallTable(readFileSync(join(t.dir, 'data.csv'), 'utf8'), {
@@ -249,7 +253,7 @@ describe('Mondrian on small tables', () => {
       method: { name: 'mondrian' },
     });
     writeFileSync(join(k4.dir, 'city.csv'), 'a1;A;*\na2;A;*\nb1;B;*\nb2;B;*\n');
-    expect(runRelease(k4.spec, k4.out).report.utility.value).toBeCloseTo(1 / 3, 12);
+    expect((await releaseTo(k4.spec, k4.out)).report.utility.value).toBeCloseTo(1 / 3, 12);
     expect(classesOf(released(k4.out), 'city')).toEqual(['A', 'B']);
     const k8 = smallTable(readFileSync(join(t.dir, 'data.csv'), 'utf8'), {
       attributes: {
@@ -260,11 +264,11 @@ describe('Mondrian on small tables', () => {
       method: { name: 'mondrian' },
     });
     writeFileSync(join(k8.dir, 'city.csv'), 'a1;A;*\na2;A;*\nb1;B;*\nb2;B;*\n');
-    runRelease(k8.spec, k8.out);
+    await releaseTo(k8.spec, k8.out);
     expect(classesOf(released(k8.out), 'city')).toEqual(['*']);
   });
 
-  it('splits ordinal QIs in the hierarchy file order', () => {
+  it('splits ordinal QIs in the hierarchy file order', async () => {
     const levels = ['low', 'mid', 'high', 'top'];
     const rows = levels.flatMap((v) => [v, v]);
     const t = smallTable(
@@ -280,19 +284,19 @@ describe('Mondrian on small tables', () => {
       // Listed in order; the labels pair neighbours, as an ordinal hierarchy does.
       { 'grade.csv': 'low;low-mid;*\nmid;low-mid;*\nhigh;high-top;*\ntop;high-top;*\n' },
     );
-    const { report } = runRelease(t.spec, t.out);
+    const { report } = await releaseTo(t.spec, t.out);
     expect(report.verification.verified).toBe(true);
     expect(classesOf(released(t.out), 'grade')).toEqual(['high-top', 'low-mid']);
   });
 
-  it('rejects QIs it cannot partition, naming the field or row', () => {
+  it('rejects QIs it cannot partition, naming the field or row', async () => {
     const noHierarchy = smallTable('city,disease\na,x\nb,y\n', {
       attributes: { city: { type: 'quasi-identifying' }, disease: { type: 'sensitive' } },
       privacy: [{ model: 'k-anonymity', k: 1 }],
       method: { name: 'mondrian' },
     });
-    expect(() => runRelease(noHierarchy.spec, noHierarchy.out)).toThrow(SpecError);
-    expect(() => runRelease(noHierarchy.spec, noHierarchy.out)).toThrow(
+    await expect(releaseTo(noHierarchy.spec, noHierarchy.out)).rejects.toThrow(SpecError);
+    await expect(releaseTo(noHierarchy.spec, noHierarchy.out)).rejects.toThrow(
       /attributes\.city .*without a hierarchy/,
     );
     const ordinal = smallTable('city,disease\na,x\nb,y\n', {
@@ -300,7 +304,7 @@ describe('Mondrian on small tables', () => {
       privacy: [{ model: 'k-anonymity', k: 1 }],
       method: { name: 'mondrian' },
     });
-    expect(() => runRelease(ordinal.spec, ordinal.out)).toThrow(
+    await expect(releaseTo(ordinal.spec, ordinal.out)).rejects.toThrow(
       /attributes\.city is ordinal but has no hierarchy/,
     );
     const notNumbers = smallTable('age,disease\n1,x\nold,y\n', {
@@ -308,12 +312,14 @@ describe('Mondrian on small tables', () => {
       privacy: [{ model: 'k-anonymity', k: 1 }],
       method: { name: 'mondrian' },
     });
-    expect(() => runRelease(notNumbers.spec, notNumbers.out)).toThrow(InputError);
-    expect(() => runRelease(notNumbers.spec, notNumbers.out)).toThrow(/column 'age' row 3: not a number/);
+    await expect(releaseTo(notNumbers.spec, notNumbers.out)).rejects.toThrow(InputError);
+    await expect(releaseTo(notNumbers.spec, notNumbers.out)).rejects.toThrow(
+      /column 'age' row 3: not a number/,
+    );
   });
 });
 
-describe('the Mondrian verifier rejects what does not hold', () => {
+describe('the Mondrian verifier rejects what does not hold', async () => {
   const t = smallTable(
     `age,city,disease\n${Array.from({ length: 12 }, (_, i) => `${20 + i},${i % 2 ? 'a1' : 'b1'},d${i % 3}`).join('\n')}\n`,
     {
@@ -330,7 +336,7 @@ describe('the Mondrian verifier rejects what does not hold', () => {
     },
     { 'city.csv': 'a1;A;*\nb1;B;*\n' },
   );
-  const { report } = runRelease(t.spec, t.out);
+  const { report } = await releaseTo(t.spec, t.out);
   const spec = loadSpec(t.spec);
   const input = readInput(spec);
   const staged = readArrow(join(t.out, 'data.arrow'));

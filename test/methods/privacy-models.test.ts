@@ -5,10 +5,11 @@ import { NoSolutionError, type PpdpError } from '../../src/errors.ts';
 import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
 import { openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { kMinimalSearch, preferred } from '../../src/methods/generalization/samarati.ts';
-import { readInput, runRelease } from '../../src/pipeline/release.ts';
+import { readInput } from '../../src/pipeline/release.ts';
 import { PREFERENCES, type PrivacyModelSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
 import { type KMinimalGoldenRow, PRIVACY_CONFIGS, type PrivacyGoldenRow } from '../golden/adult-configs.ts';
 import { adultSpec } from '../helpers/adult.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const golden = (name: string) =>
@@ -22,13 +23,13 @@ describe('privacy models on Adult: the release equals exhaustive search and pass
     PRIVACY_CONFIGS.map(
       (c, i) => [`${c.name}, maxSuppression ${c.maxSuppression}`, c, privacyGolden[i]!] as const,
     ),
-  )('%s', { timeout: 300_000 }, (_, c, g) => {
+  )('%s', { timeout: 300_000 }, async (_, c, g) => {
     expect(g.name).toBe(c.name);
     ws.editSpec((s) => {
       s.privacy = [{ model: 'k-anonymity', k: 5 }, c.model];
       (s.method as Record<string, unknown>).maxSuppression = c.maxSuppression;
     });
-    const { report } = runRelease(ws.spec, join(ws.dir, 'out', `${c.name}-${c.maxSuppression}`));
+    const { report } = await releaseTo(ws.spec, join(ws.dir, 'out', `${c.name}-${c.maxSuppression}`));
     expect(report.generalization!.node).toEqual(g.node);
     expect(report.utility.value).toBeCloseTo(g.value, 9);
     expect(report.rows.suppressed).toBe(g.suppressedRows);
@@ -86,11 +87,11 @@ describe("Samarati's k-minimal generalizations", () => {
 });
 
 describe('privacy-model errors and combinations', () => {
-  const failing = (edit: (s: Record<string, unknown>) => void): PpdpError => {
+  const failing = async (edit: (s: Record<string, unknown>) => void): Promise<PpdpError> => {
     const ws = adultWorkspace(2000);
     ws.editSpec(edit);
     try {
-      runRelease(ws.spec, join(ws.dir, 'out'));
+      await releaseTo(ws.spec, join(ws.dir, 'out'));
     } catch (e) {
       expect(ws.list('out')).toBeNull();
       return e as PpdpError;
@@ -98,8 +99,8 @@ describe('privacy-model errors and combinations', () => {
     throw new Error('expected the release to fail');
   };
 
-  it('a model on a column that is not sensitive', () => {
-    const e = failing((s) => {
+  it('a model on a column that is not sensitive', async () => {
+    const e = await failing((s) => {
       s.privacy = [{ model: 'distinct-l-diversity', attribute: 'education', l: 2 }];
     });
     expect(e.code).toBe('E_SPEC_ATTRIBUTE');
@@ -108,8 +109,8 @@ describe('privacy-model errors and combinations', () => {
     );
   });
 
-  it('δ with no solution names the model and what the best node reaches', () => {
-    const e = failing((s) => {
+  it('δ with no solution names the model and what the best node reaches', async () => {
+    const e = await failing((s) => {
       s.privacy = [
         { model: 'k-anonymity', k: 2 },
         { model: 'delta-disclosure', attribute: 'occupation', delta: 0 },
@@ -121,8 +122,8 @@ describe('privacy-model errors and combinations', () => {
     );
   });
 
-  it('l larger than the number of distinct sensitive values', () => {
-    const e = failing((s) => {
+  it('l larger than the number of distinct sensitive values', async () => {
+    const e = await failing((s) => {
       s.privacy = [{ model: 'distinct-l-diversity', attribute: 'occupation', l: 15 }];
     });
     expect(e).toBeInstanceOf(NoSolutionError);
@@ -131,7 +132,7 @@ describe('privacy-model errors and combinations', () => {
     );
   });
 
-  it('k with two sensitive-attribute models on two sensitive columns', () => {
+  it('k with two sensitive-attribute models on two sensitive columns', async () => {
     const ws = adultWorkspace(3000);
     ws.editSpec((s) => {
       const attributes = s.attributes as Record<string, Record<string, unknown>>;
@@ -143,7 +144,7 @@ describe('privacy-model errors and combinations', () => {
       ] satisfies PrivacyModelSpec[];
       (s.method as Record<string, unknown>).maxSuppression = 0.05;
     });
-    const { report } = runRelease(ws.spec, join(ws.dir, 'out'));
+    const { report } = await releaseTo(ws.spec, join(ws.dir, 'out'));
     expect(report.verification.verified).toBe(true);
     expect(report.privacy.models.map((m) => m.achieved)).toEqual([
       { k: expect.any(Number) },

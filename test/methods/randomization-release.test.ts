@@ -6,9 +6,10 @@ import { readCsv } from '../../src/data/csv.ts';
 import { NoSolutionError, type PpdpError, SpecError, VerificationError } from '../../src/errors.ts';
 import { diagOf, inverseNormFactor } from '../../src/methods/randomization/matrices.ts';
 import type { MatricesFile } from '../../src/methods/randomization/matrices-file.ts';
-import { readInput, runRelease } from '../../src/pipeline/release.ts';
+import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
 import { verifyRandomization } from '../../src/verify/randomization.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const EXAMPLE = new URL('../../examples/adult-randomization/release.json', import.meta.url).pathname;
@@ -46,9 +47,9 @@ function marginal(csvPath: string, column: string): Map<string, number> {
   return m;
 }
 
-describe('randomization release on Adult (the setting of the attribute-disclosure paper)', () => {
+describe('randomization release on Adult (the setting of the attribute-disclosure paper)', async () => {
   const dirA = join(ws.dir, 'out', 'example-a');
-  const a = runRelease(EXAMPLE, dirA);
+  const a = await releaseTo(EXAMPLE, dirA);
 
   it('is verified, keeps every row, and meets max risk ≤ τ', () => {
     const { report } = a;
@@ -93,9 +94,9 @@ describe('randomization release on Adult (the setting of the attribute-disclosur
     expect(m.released.occupation!.categories).toHaveLength(14);
   });
 
-  it('same seed → identical files; another seed → another release with the same marginals', () => {
+  it('same seed → identical files; another seed → another release with the same marginals', async () => {
     const dirB = join(ws.dir, 'out', 'example-b');
-    runRelease(EXAMPLE, dirB);
+    await releaseTo(EXAMPLE, dirB);
     for (const f of ['data.csv', 'data.arrow', 'matrices.json']) {
       expect(readFileSync(join(dirB, f)).equals(readFileSync(join(dirA, f))), f).toBe(true);
     }
@@ -103,7 +104,7 @@ describe('randomization release on Adult (the setting of the attribute-disclosur
       s.seed = 2;
     });
     const dirC = out(ws);
-    runRelease(other, dirC);
+    await releaseTo(other, dirC);
     expect(readFileSync(join(dirC, 'data.csv')).equals(readFileSync(join(dirA, 'data.csv')))).toBe(false);
     const n = 30162;
     for (const column of ['education', 'sex', 'race']) {
@@ -215,19 +216,19 @@ describe('randomization release on Adult (the setting of the attribute-disclosur
 });
 
 describe('randomization: models, forms and options', () => {
-  it('an l-diversity model is read as τ = 1/l', () => {
-    const viaL = runRelease(
+  it('an l-diversity model is read as τ = 1/l', async () => {
+    const viaL = await releaseTo(
       spec(small, [{ model: 'distinct-l-diversity', attribute: 'occupation', l: 4 }], { scenario: 'rr-qi' }),
       out(small),
     );
-    const viaTau = runRelease(spec(small, [AD(0.25)], { scenario: 'rr-qi' }), out(small));
+    const viaTau = await releaseTo(spec(small, [AD(0.25)], { scenario: 'rr-qi' }), out(small));
     expect(viaL.report.privacy.models[0]!.achieved.maxRisk).toBeLessThanOrEqual(0.25);
     expect(viaL.report.details!.randomization).toEqual(viaTau.report.details!.randomization);
   });
 
-  it('rho-privacy: uniform perturbation of the SA at p = (γ−1)/(m−1+γ)', () => {
+  it('rho-privacy: uniform perturbation of the SA at p = (γ−1)/(m−1+γ)', async () => {
     const dir = out(small);
-    const { report } = runRelease(
+    const { report } = await releaseTo(
       spec(small, [{ model: 'rho-privacy', attribute: 'occupation', rho1: 0.1, rho2: 0.5 }], {
         scenario: 'rr-s',
         form: 'uniform',
@@ -245,9 +246,9 @@ describe('randomization: models, forms and options', () => {
     expect(Object.keys(m.attributes)).toEqual(['occupation']);
   });
 
-  it('small-domain randomization: sub-domains, larger retention, the exact guarantee checked', () => {
+  it('small-domain randomization: sub-domains, larger retention, the exact guarantee checked', async () => {
     const dir = out(small);
-    const { report } = runRelease(
+    const { report } = await releaseTo(
       spec(small, [{ model: 'rho-privacy', attribute: 'occupation', rho1: 0.1, rho2: 0.9 }], {
         scenario: 'rr-s',
         form: 'uniform',
@@ -279,9 +280,9 @@ describe('randomization: models, forms and options', () => {
     );
   });
 
-  it('user matrices, explicit retention and numeric discretization', () => {
+  it('user matrices, explicit retention and numeric discretization', async () => {
     const dir = out(small);
-    const { report } = runRelease(
+    const { report } = await releaseTo(
       spec(
         small,
         [{ model: 'rho-privacy', attribute: 'occupation', rho1: 0.1, rho2: 0.5 }],
@@ -327,7 +328,7 @@ describe('randomization: models, forms and options', () => {
     );
   });
 
-  it('refuses what it cannot do, naming the field', () => {
+  it('refuses what it cannot do, naming the field', async () => {
     const cases: [unknown[], Record<string, unknown>, RegExp, ((s: Record<string, unknown>) => void)?][] = [
       [
         [{ model: 'k-anonymity', k: 5 }],
@@ -382,14 +383,14 @@ describe('randomization: models, forms and options', () => {
       const file = spec(small, privacy, method, edit);
       let error: unknown;
       try {
-        runRelease(file, out(small));
+        await releaseTo(file, out(small));
       } catch (e) {
         error = e;
       }
       expect(error, String(message)).toBeInstanceOf(SpecError);
       expect((error as PpdpError).message).toMatch(message);
     }
-    expect(() => runRelease(spec(small, [AD(0.5)], { scenario: 'rr-s' }), out(small))).toThrow(
+    await expect(releaseTo(spec(small, [AD(0.5)], { scenario: 'rr-s' }), out(small))).rejects.toThrow(
       NoSolutionError,
     );
   });

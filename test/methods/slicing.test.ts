@@ -15,10 +15,11 @@ import {
   slicingFiles,
   slicingMeasures,
 } from '../../src/methods/slicing/index.ts';
-import { readInput, runRelease, streams } from '../../src/pipeline/release.ts';
+import { readInput, streams } from '../../src/pipeline/release.ts';
 import { parseSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
 import { decodeTable } from '../../src/verify/generalization.ts';
 import { verifierFor } from '../../src/verify/index.ts';
+import { releaseTo } from '../helpers/release.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const SPEC_FILE = join(ROOT, 'examples/adult-slicing/release.json');
@@ -352,9 +353,9 @@ describe('Slicing verification rejects tampered releases', () => {
 });
 
 describe('a Slicing release end to end', () => {
-  it('publishes the sliced table with column, bucket and membership sections', () => {
+  it('publishes the sliced table with column, bucket and membership sections', async () => {
     const out = join(tempDir(), 'out');
-    const { report } = runRelease(SPEC_FILE, out);
+    const { report } = await releaseTo(SPEC_FILE, out);
     expect(report.verification.verified).toBe(true);
     expect(report.privacy.satisfied).toBe(true);
     expect(report.privacy.models[0]!.achieved.maxP! * 4).toBeLessThanOrEqual(1 + 1e-9);

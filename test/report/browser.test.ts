@@ -8,8 +8,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runRelease } from '../../src/pipeline/release.ts';
 import type { ReleaseReport } from '../../src/report/types.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const EXAMPLES = new URL('../../examples/', import.meta.url).pathname;
@@ -160,10 +160,10 @@ describe.skipIf(chromium === null && !inCi)('report.html in headless Chromium', 
 
   const ws = adultWorkspace(ROWS);
   for (const { method, example, amber, charts } of METHODS) {
-    it(`draws every chart of a ${method} release`, () => {
+    it(`draws every chart of a ${method} release`, async () => {
       expect(chromium, 'chromium is not installed: apt-get install -y chromium').not.toBeNull();
       const out = join(ws.dir, 'out', method);
-      const { report } = runRelease(exampleSpec(ws, example), out);
+      const { report } = await releaseTo(exampleSpec(ws, example), out);
       expect(report.spec.method).toBe(method);
       expect(report.verification.verified).toBe(true);
 

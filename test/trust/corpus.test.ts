@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as errors from '../../src/errors.ts';
-import { runRelease } from '../../src/pipeline/release.ts';
 import type { CaseSpec } from '../fixtures/bad/generate.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { listFiles, MARKER, runCli, snapshot, trustedRelease, withEnv, writeResults } from './helpers.ts';
 
 const CORPUS = new URL('../fixtures/bad/', import.meta.url).pathname;
@@ -62,9 +62,9 @@ function workspace(name: string, c: CaseSpec): { ws: string; spec: string; out: 
   return { ws, spec: join(ws, c.spec ?? 'release.json'), out: resolve(ws, c.out ?? '../out') };
 }
 
-function library(spec: string, out: string): unknown {
+async function library(spec: string, out: string): Promise<unknown> {
   try {
-    runRelease(spec, out);
+    await releaseTo(spec, out);
     return undefined;
   } catch (e) {
     return e;
@@ -72,9 +72,9 @@ function library(spec: string, out: string): unknown {
 }
 
 describe('the base of the corpus releases', () => {
-  it('with k = 2, every identifying value dropped', () => {
+  it('with k = 2, every identifying value dropped', async () => {
     const { spec, out } = workspace('_base', { title: 'base', expect: 'release' });
-    const { report } = runRelease(spec, out);
+    const { report } = await releaseTo(spec, out);
     expect(report.verification.verified).toBe(true);
     expect(trustedRelease(out)).not.toBeNull();
     for (const f of listFiles(out)) expect(readFileSync(join(out, f), 'latin1')).not.toContain('SECRET-ID');

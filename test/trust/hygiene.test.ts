@@ -14,9 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCsv } from '../../src/data/csv.ts';
-import { runRelease } from '../../src/pipeline/release.ts';
 import { Random } from '../../src/util/random.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { listFiles, runCli, writeResults } from './helpers.ts';
 
 const EXAMPLES = join(ADULT_DIR, '..');
@@ -150,7 +150,7 @@ describe('privacy hygiene of every method', () => {
     const spec = specFor(dir, method);
     const out = join(dir, `out-${method}`);
     const progress: string[] = [];
-    const { report } = runRelease(spec, out, { progress: (line) => progress.push(line) });
+    const { report } = await releaseTo(spec, out, { progress: (line) => progress.push(line) });
     expect(report.verification.verified).toBe(true);
 
     // 1. Identifying values reach no output file (text or Arrow bytes).
@@ -219,9 +219,9 @@ describe('privacy hygiene of every method', () => {
 describe('the shuffle is not public', () => {
   // report.json publishes the seed and the row count; the shuffle must not be recomputable
   // from them. It is keyed by the seed and a digest of the input (src/util/keys.ts).
-  it('the input position of released rows cannot be recomputed from the published seed and row count', () => {
+  it('the input position of released rows cannot be recomputed from the published seed and row count', async () => {
     const out = join(dir, 'out-order');
-    const { report } = runRelease(specFor(dir, 'adult'), out);
+    const { report } = await releaseTo(specFor(dir, 'adult'), out);
     const ids = rowOrders(out)['data.csv']!;
     const perm = new Random(report.spec.seed).permutation(report.rows.input);
     const recovered = ids.filter((id, j) => perm[j] === id).length / ids.length;
@@ -231,12 +231,12 @@ describe('the shuffle is not public', () => {
 });
 
 describe('row order on the whole of Adult', () => {
-  it('the generalization release of 30,162 rows has rank correlation ≈ 0 with the input order', () => {
+  it('the generalization release of 30,162 rows has rank correlation ≈ 0 with the input order', async () => {
     const full = join(dir, 'full');
     mkdirSync(full);
     plantedAdult(full, undefined, false);
     const out = join(full, '..', 'out-full');
-    runRelease(specFor(full, 'adult'), out);
+    await releaseTo(specFor(full, 'adult'), out);
     const ids = rowOrders(out)['data.csv']!;
     expect(ids.length).toBe(30162);
     const rho = spearman(

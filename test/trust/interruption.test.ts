@@ -1,7 +1,6 @@
 /**
  * Atomic, idempotent publishing on the local store, tested from outside:
- * - fault injection: every write into --out fails in turn (the library's publish step and the
- *   CLI's engine); a failed run leaves no release a reader would trust (no manifest, or the
+ * - fault injection: every write into --out fails in turn (the engine in process and the CLI); a failed run leaves no release a reader would trust (no manifest, or the
  *   older complete release untouched), and a re-run publishes exactly the clean run's release
  *   (a failure to remove the folder's lock, after the manifest, fails nothing);
  * - kills: the CLI, as a child process, is killed (SIGKILL) at random points 20 times;
@@ -23,8 +22,8 @@ import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOCK } from '../../src/pipeline/publish.ts';
-import { runRelease } from '../../src/pipeline/release.ts';
 import { Random } from '../../src/util/random.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace, type Workspace } from '../helpers/workspace.ts';
 import { REPO, runCli, snapshot, trustedRelease, writeResults } from './helpers.ts';
 
@@ -135,27 +134,27 @@ let clean: Record<string, string>;
 /** The output folders of this file (apart from the inputs, which they must not contain). */
 let outs: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   outs = mkdtempSync(join(tmpdir(), 'ppdp-interrupt-out-'));
   ws = adultWorkspace(400);
   // The "older release" already in the folder: the same data under another seed.
   older = adultWorkspace(400);
   older.editSpec((s) => (s.seed = 99));
   const cleanDir = join(outs, 'clean');
-  runRelease(ws.spec, cleanDir);
+  await releaseTo(ws.spec, cleanDir);
   clean = content(cleanDir);
 });
 afterAll(() => rmSync(outs, { recursive: true, force: true }));
 
 /** A fresh output folder, empty or holding the older release. */
-function prepareOut(
+async function prepareOut(
   name: string,
   withOlder: boolean,
-): { out: string; before: Record<string, string> | null } {
+): Promise<{ out: string; before: Record<string, string> | null }> {
   const out = join(outs, name);
   rmSync(out, { recursive: true, force: true });
   if (!withOlder) return { out, before: null };
-  runRelease(older.spec, out);
+  await releaseTo(older.spec, out);
   return { out, before: snapshot(out) };
 }
 
@@ -168,7 +167,7 @@ async function countWrites(
   withOlder: boolean,
   run: (out: string) => unknown,
 ): Promise<string[]> {
-  const { out } = prepareOut(name, withOlder);
+  const { out } = await prepareOut(name, withOlder);
   Object.assign(faults, { under: out, failAt: 0, count: 0, writes: [] });
   try {
     await run(out);
@@ -181,21 +180,25 @@ async function countWrites(
 }
 
 describe('a store error injected at every write into --out', () => {
-  it('library (runRelease): no trusted partial release; the re-run equals the clean run', async () => {
+  it('library (the engine in process, without retries): no trusted partial release; the re-run equals the clean run', async () => {
     const tried: { write: string; older: boolean; failed: boolean; left: string }[] = [];
     const writesPerPublish: Record<string, number> = {};
     for (const withOlder of [false, true]) {
-      const names = await countWrites(`probe-${withOlder}`, withOlder, (out) => runRelease(ws.spec, out));
+      const names = await countWrites(
+        `probe-${withOlder}`,
+        withOlder,
+        async (out) => await releaseTo(ws.spec, out, { engine: 'direct' }),
+      );
       writesPerPublish[withOlder ? 'overOlder' : 'empty'] = names.length;
       for (let i = 1; i <= names.length; i++) {
-        const { out, before } = prepareOut(`fault-${withOlder ? 'o' : 'e'}${i}`, withOlder);
+        const { out, before } = await prepareOut(`fault-${withOlder ? 'o' : 'e'}${i}`, withOlder);
         Object.assign(faults, { under: out, failAt: i, count: 0, writes: [] });
         let failed = false;
         try {
-          runRelease(ws.spec, out);
+          await releaseTo(ws.spec, out, { engine: 'direct' });
         } catch (e) {
           failed = true;
-          expect(String(e)).toMatch(/injected fault/);
+          expect(String(e)).toMatch(/injected fault|EIO/);
         } finally {
           faults.under = '';
         }
@@ -205,7 +208,7 @@ describe('a store error injected at every write into --out', () => {
         if (unlocking) expect(left, 'the lock goes after the manifest').toBe('complete');
         else expect(left, 'a failed publish never leaves its own manifest').not.toBe('complete');
         // The re-run completes and publishes the clean run's release.
-        runRelease(ws.spec, out);
+        await releaseTo(ws.spec, out, { engine: 'direct' });
         expect(trustedRelease(out)).not.toBeNull();
         expect(content(out)).toEqual(clean);
         tried.push({ write: names[i - 1]!, older: withOlder, failed, left });
@@ -226,7 +229,7 @@ describe('a store error injected at every write into --out', () => {
       });
       writesPerPublish[withOlder ? 'overOlder' : 'empty'] = names.length;
       for (let i = 1; i <= names.length; i++) {
-        const { out, before } = prepareOut(`cli-fault-${withOlder ? 'o' : 'e'}${i}`, withOlder);
+        const { out, before } = await prepareOut(`cli-fault-${withOlder ? 'o' : 'e'}${i}`, withOlder);
         Object.assign(faults, { under: out, failAt: i, count: 0, writes: [] });
         const r = await cli(out).finally(() => {
           faults.under = '';
@@ -299,7 +302,7 @@ describe('the CLI killed at random points', () => {
     try {
       // How long a clean run takes, to spread the kills over it.
       const t0 = performance.now();
-      const first = prepareOut('kill-clean', false);
+      const first = await prepareOut('kill-clean', false);
       const done = await exited(startCli(['release', ws.spec, '--out', first.out, '--quiet'], tmp));
       const duration = performance.now() - t0;
       expect(done.code, done.stderr).toBe(0);
@@ -309,7 +312,7 @@ describe('the CLI killed at random points', () => {
       const kills: { at: string; older: boolean; killed: boolean; left: string }[] = [];
       for (let i = 0; i < 20; i++) {
         const withOlder = i % 2 === 1;
-        const { out, before } = prepareOut(`kill-${i}`, withOlder);
+        const { out, before } = await prepareOut(`kill-${i}`, withOlder);
         const child = startCli(['release', ws.spec, '--out', out, '--quiet'], tmp);
         const exit = exited(child);
         let at: string;
@@ -365,7 +368,7 @@ describe('two concurrent runs of the same spec into the same folder', () => {
     const STAGGER = [0, 0, 40, 120, 300, 600];
     try {
       for (let round = 0; round < STAGGER.length; round++) {
-        const { out } = prepareOut(`concurrent-${round}`, round % 2 === 1);
+        const { out } = await prepareOut(`concurrent-${round}`, round % 2 === 1);
         const a = exited(startCli(['release', ws.spec, '--out', out, '--quiet'], tmp));
         await sleep(STAGGER[round]!);
         const b = exited(startCli(['release', ws.spec, '--out', out, '--quiet'], tmp));

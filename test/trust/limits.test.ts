@@ -17,7 +17,7 @@ import {
 } from '../../src/data/limits.ts';
 import { LimitError, type PpdpError } from '../../src/errors.ts';
 import { buildHierarchy } from '../../src/hierarchy/hierarchy.ts';
-import { runRelease } from '../../src/pipeline/release.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 import { runCli, withEnv, writeResults } from './helpers.ts';
 
@@ -26,9 +26,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const results: Record<string, unknown> = {};
 afterAll(() => writeResults('limits', results));
 
-function limitError(fn: () => unknown): LimitError {
+async function limitError(fn: () => unknown): Promise<LimitError> {
   try {
-    fn();
+    await fn();
   } catch (e) {
     expect(e).toBeInstanceOf(LimitError);
     expect((e as LimitError).hint).toBeTruthy();
@@ -51,12 +51,12 @@ describe('memory budget', () => {
     expect(memoryBudget({}, {})).toEqual({ bytes: totalmem(), source: "the machine's memory" });
   });
 
-  it('rejects an input larger than the machine can hold before reading a byte of it', () => {
+  it('rejects an input larger than the machine can hold before reading a byte of it', async () => {
     // A sparse file: as large as the machine's memory, costing no disk and no time to create.
     const path = join(dir, 'huge.csv');
     writeFileSync(path, '');
     truncateSync(path, totalmem());
-    const e = limitError(() => checkInputFits({ input: path, limits: undefined }, {}));
+    const e = await limitError(() => checkInputFits({ input: path, limits: undefined }, {}));
     expect(e.code).toBe('E_LIMIT_MEMORY');
     expect(e.message).toMatch(
       /^huge\.csv: releasing this \d+ MB input needs about \d+ MB, over the memory budget of \d+ MB \(the machine's memory\)$/,
@@ -67,9 +67,9 @@ describe('memory budget', () => {
 
   it('a release stops with the budget error before any work (library and CLI --max-memory)', async () => {
     const ws = adultWorkspace();
-    const e = await withEnv({ [MEMORY_ENV]: '16' }, () => {
+    const e = await withEnv({ [MEMORY_ENV]: '16' }, async () => {
       try {
-        runRelease(ws.spec, join(dir, 'out-budget'));
+        await releaseTo(ws.spec, join(dir, 'out-budget'));
       } catch (err) {
         return err as PpdpError;
       }
@@ -99,16 +99,16 @@ describe('memory budget', () => {
   it('a generous budget lets the release run', async () => {
     const ws = adultWorkspace(300);
     ws.editSpec((s) => (s.limits = { maxMemoryMB: 4096 }));
-    const { report } = runRelease(ws.spec, join(dir, 'out-ok'));
+    const { report } = await releaseTo(ws.spec, join(dir, 'out-ok'));
     expect(report.verification.verified).toBe(true);
   });
 });
 
 describe('lattice size', () => {
-  it('defaults to 10^7 nodes and names every quasi-identifier', () => {
+  it('defaults to 10^7 nodes and names every quasi-identifier', async () => {
     expect(DEFAULT_MAX_LATTICE_NODES).toBe(10_000_000);
     const qis = Array.from({ length: 7 }, (_, i) => ({ name: `q${i + 1}`, height: 10 }));
-    const e = limitError(() => checkLatticeSize('/x/release.json', qis));
+    const e = await limitError(() => checkLatticeSize('/x/release.json', qis));
     expect(e.code).toBe('E_LIMIT_LATTICE');
     expect(e.message).toBe(
       'release.json: the generalization lattice has 19,487,171 nodes (levels per quasi-identifier: ' +
@@ -117,19 +117,19 @@ describe('lattice size', () => {
     expect(() => checkLatticeSize('/x/release.json', qis.slice(0, 6))).not.toThrow();
   });
 
-  it('also for lattices far beyond 2^53 nodes (no overflow to a small number)', () => {
+  it('also for lattices far beyond 2^53 nodes (no overflow to a small number)', async () => {
     const qis = Array.from({ length: 40 }, (_, i) => ({ name: `q${i}`, height: 100 }));
-    expect(limitError(() => checkLatticeSize('release.json', qis)).code).toBe('E_LIMIT_LATTICE');
+    expect((await limitError(() => checkLatticeSize('release.json', qis))).code).toBe('E_LIMIT_LATTICE');
   });
 
-  it('Adult under limits.maxLatticeNodes = 1000 stops before the search, and passes at 4320', () => {
+  it('Adult under limits.maxLatticeNodes = 1000 stops before the search, and passes at 4320', async () => {
     const ws = adultWorkspace(300);
     ws.editSpec((s) => (s.limits = { maxLatticeNodes: 1000 }));
     const out = join(dir, 'out-lattice');
-    const e = limitError(() => runRelease(ws.spec, out));
+    const e = await limitError(async () => await releaseTo(ws.spec, out));
     expect(e.message).toMatch(/the generalization lattice has 4,320 nodes .*over the limit of 1,000/);
     ws.editSpec((s) => (s.limits = { maxLatticeNodes: 4320 }));
-    expect(runRelease(ws.spec, out).report.verification.verified).toBe(true);
+    expect((await releaseTo(ws.spec, out)).report.verification.verified).toBe(true);
     results.lattice = { adultNodes: 4320, limitTried: 1000, error: e.message };
   });
 });
@@ -141,8 +141,8 @@ describe('hierarchy size', () => {
     codes: Int32Array.from(values, (_, i) => i),
   });
 
-  it('a mask over a 100,000-character value is refused before its rows are built', () => {
-    const e = limitError(() =>
+  it('a mask over a 100,000-character value is refused before its rows are built', async () => {
+    const e = await limitError(() =>
       buildHierarchy(
         column(['1'.repeat(100_000), '2'.repeat(100_000)]),
         { kind: 'mask', direction: 'right' },
@@ -155,13 +155,13 @@ describe('hierarchy size', () => {
     );
   });
 
-  it('a hierarchy file of 5,000 levels is refused; a wide but shallow one is fine', () => {
+  it('a hierarchy file of 5,000 levels is refused; a wide but shallow one is fine', async () => {
     const deep = join(dir, 'deep.csv');
     writeFileSync(
       deep,
       `a;${Array.from({ length: 4999 }, (_, l) => `a${l}`).join(';')};*\nb;${Array.from({ length: 4999 }, (_, l) => `b${l}`).join(';')};*\n`,
     );
-    const e = limitError(() => buildHierarchy(column(['a', 'b']), { kind: 'file', path: deep }, true));
+    const e = await limitError(() => buildHierarchy(column(['a', 'b']), { kind: 'file', path: deep }, true));
     expect(e.message).toMatch(/^deep\.csv: the hierarchy of 'code' would have 5,001 levels for 2 values/);
 
     // Huge fan-out (20,000 values under one label) is a normal hierarchy: built, not refused.

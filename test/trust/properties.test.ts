@@ -16,8 +16,9 @@ import { NoSolutionError, SpecError } from '../../src/errors.ts';
 import type { GroupingKernel, GroupingResult } from '../../src/kernels/grouping.ts';
 import { tsGroupingKernel } from '../../src/kernels/grouping-ts.ts';
 import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
-import { runRelease } from '../../src/pipeline/release.ts';
+import type { ReleaseReport } from '../../src/report/types.ts';
 import { loadSpec, parseSpec } from '../../src/spec/spec.ts';
+import { releaseTo } from '../helpers/release.ts';
 import { trustedRelease, writeResults } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-props-'));
@@ -36,6 +37,18 @@ function check<T>(
   seed: number,
 ) {
   fc.assert(fc.property(arb, predicate), { numRuns, seed, endOnFailure: true });
+  runs[name] = (runs[name] ?? 0) + numRuns;
+}
+
+/** `check` for a predicate that awaits (a release through the engine). */
+async function checkAsync<T>(
+  name: string,
+  arb: fc.Arbitrary<T>,
+  predicate: (value: T) => Promise<void>,
+  numRuns: number,
+  seed: number,
+) {
+  await fc.assert(fc.asyncProperty(arb, predicate), { numRuns, seed, endOnFailure: true });
   runs[name] = (runs[name] ?? 0) + numRuns;
 }
 
@@ -551,18 +564,18 @@ function writeReleaseCase(c: ReleaseCase): string {
 }
 
 describe('property: releases of random small tables pass the verifier', () => {
-  it('generalization with random k, l, suppression limit, metric, suppressed-row handling and seed', () => {
+  it('generalization with random k, l, suppression limit, metric, suppressed-row handling and seed', async () => {
     let released = 0;
     let noSolution = 0;
-    check(
+    await checkAsync(
       'random releases verified',
       releaseCase,
-      (c) => {
+      async (c) => {
         const root = writeReleaseCase(c);
         const out = join(root, 'out');
-        let report: ReturnType<typeof runRelease>['report'];
+        let report: ReleaseReport;
         try {
-          report = runRelease(join(root, 'in', 'release.json'), out).report;
+          report = (await releaseTo(join(root, 'in', 'release.json'), out)).report;
         } catch (e) {
           // Only l-diversity can be unsatisfiable (k ≤ rows always holds at the top node).
           if (e instanceof NoSolutionError && c.l !== undefined) {

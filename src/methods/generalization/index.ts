@@ -307,7 +307,6 @@ function reportOf(
     },
   }));
   return {
-    specFacts: { maxSuppression: method.maxSuppression, suppressed: method.suppressed },
     rows: { input: table.rowCount, released: releasedRows, suppressed: best.suppressedRows },
     generalization: {
       strategy,

@@ -22,7 +22,7 @@ export async function build(task: WorkTask, env: PhaseEnv): Promise<{ files: num
   const table = await allRows(work);
   const timings: Record<string, number> = {};
   const time = timer(timings);
-  const built = methodFor(work.spec.method.name).build({
+  const built = (env.method ?? methodFor(work.spec.method.name)).build({
     spec: work.spec,
     table,
     kernel: env.kernel,

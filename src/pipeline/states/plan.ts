@@ -8,7 +8,7 @@ import { checkSpecFiles, loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
 import { tableDigest } from '../../util/keys.ts';
 import { lockRun } from '../lock.ts';
 import { remember } from '../memo.ts';
-import { type Claim, checkOutDir, claimFolder, runAsync, storeFolder, unlock } from '../publish.ts';
+import { type Claim, checkOutDir, claimFolder, storeFolder, unlock } from '../publish.ts';
 import { readInput, runIdOf } from '../release.ts';
 import { encodeRows } from '../rows.ts';
 import { dirKey, joinKey, type Location, putJson, type Store, utf8 } from '../storage/index.ts';
@@ -91,7 +91,7 @@ async function planFrom(
   const releaseLoc = await env.stores.open(asFolder(release));
   if (releaseLoc.store.root === 'file:///') checkOutDir(`/${releaseLoc.key}`, [spec.input, spec.file]);
   const folder = storeFolder(releaseLoc);
-  const claim = await runAsync(claimFolder(folder));
+  const claim = await claimFolder(folder);
   try {
     return await planClaimed({
       request,
@@ -107,7 +107,7 @@ async function planFrom(
       t0,
     });
   } catch (e) {
-    await runAsync(unlock(folder, claim, warner(env)));
+    await unlock(folder, claim, warner(env));
     throw e;
   }
 }
@@ -132,7 +132,7 @@ async function planClaimed(p: {
 
   env.say?.(`reading ${basename(spec.input)}`);
   const table = readInput(spec);
-  const mode = spec.method.name === 'generalization' ? 'sharded' : 'single';
+  const mode = spec.method.name === 'generalization' && !env.method ? 'sharded' : 'single';
   const perShard = request.rowsPerShard ?? env.rowsPerShard ?? DEFAULT_ROWS_PER_SHARD;
   const wanted = request.shards ?? Math.ceil(table.rowCount / perShard);
   const shards = mode === 'single' ? 1 : Math.min(MAX_SHARDS, Math.max(1, wanted));

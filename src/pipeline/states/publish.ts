@@ -1,7 +1,7 @@
 /**
  * The Publish state: the verified files published atomically, manifest last.
  */
-import { type Manifest, type ManifestEntry, publishSteps, runAsync, storeFolder } from '../publish.ts';
+import { type Manifest, type ManifestEntry, publishInto, storeFolder } from '../publish.ts';
 import { getJson, joinKey } from '../storage/index.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
 import { asFolder, ms, openWork, warner } from './work.ts';
@@ -25,15 +25,13 @@ export async function publish(
     if (release.store === work.loc.store) await release.store.copy(from, to);
     else await release.store.put(to, await work.loc.store.get(from));
   };
-  const manifest = await runAsync(
-    publishSteps(
-      storeFolder(release),
-      files,
-      work.file.plan.runId,
-      work.file.plan.claim,
-      copyIn,
-      warner(env),
-    ),
+  const manifest = await publishInto(
+    storeFolder(release),
+    files,
+    work.file.plan.runId,
+    work.file.plan.claim,
+    copyIn,
+    warner(env),
   );
   env.log({ state: 'Publish', files: files.length, ms: ms(t0) });
   env.say?.(`published ${files.length} files and manifest.json to ${task.release}`);

@@ -2,7 +2,7 @@
  * The ReportFailure state: what failed recorded as error.json; nothing is published.
  */
 import { REPORTED_FAILURE } from '../definition.ts';
-import { runAsync, storeFolder, unlock } from '../publish.ts';
+import { storeFolder, unlock } from '../publish.ts';
 import { joinKey, putJson } from '../storage/index.ts';
 import { releaseName } from './plan.ts';
 import type { PhaseEnv, PlanResult, ReleaseRequest } from './types.ts';
@@ -29,7 +29,7 @@ export async function reportFailure(
   // Plan took the release folder's lock: give it up (unlock never throws).
   if (state.plan?.claim) {
     const folder = storeFolder(await env.stores.open(asFolder(state.plan.release)));
-    await runAsync(unlock(folder, state.plan.claim, warner(env)));
+    await unlock(folder, state.plan.claim, warner(env));
   }
   if (!where) return { reported: null };
   try {

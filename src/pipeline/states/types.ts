@@ -1,7 +1,9 @@
 /**
  * The states' shared contract: what a run is asked, what Plan answers, what each Task takes.
  */
+
 import type { GroupingKernel } from '../../kernels/grouping.ts';
+import type { ReleaseMethod } from '../../methods/method.ts';
 import type { Claim } from '../publish.ts';
 import type { StoreResolver } from '../storage/index.ts';
 
@@ -58,6 +60,11 @@ export interface PhaseEnv {
   /** Local scratch folder (Lambda: /tmp). */
   readonly tmp?: string;
   readonly rowsPerShard?: number;
+  /**
+   * Builds the release instead of the spec's method, as one task (`ppdp apply`: a saved
+   * transformation re-applied). In-process only: a Lambda never gets one.
+   */
+  readonly method?: ReleaseMethod;
 }
 
 export const DEFAULT_ROWS_PER_SHARD = 1_000_000;

@@ -1,0 +1,12 @@
+/** The report's `spec` header, taken from the release spec itself (not from what a method says). */
+import { basename } from 'node:path';
+import type { ReleaseSpec } from '../spec/spec.ts';
+import type { ReleaseReport } from './types.ts';
+
+export function specSummary(spec: ReleaseSpec): ReleaseReport['spec'] {
+  const header = { file: basename(spec.file), method: spec.method.name, seed: spec.seed };
+  const { method } = spec;
+  return method.name === 'generalization'
+    ? { ...header, maxSuppression: method.maxSuppression, suppressed: method.suppressed }
+    : header;
+}
