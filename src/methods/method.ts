@@ -4,7 +4,7 @@
  * method transforms the table, names its files, fills its report sections and states its
  * claims, which src/verify/ checks against the staged files with code of its own.
  */
-import type { EncodedTable } from '../data/table.ts';
+import type { EncodedTable, OutputColumn } from '../data/table.ts';
 import type { GroupingKernel } from '../kernels/grouping.ts';
 import type { ReleaseReport } from '../report/types.ts';
 import type { MethodName, ReleaseSpec } from '../spec/spec.ts';
@@ -47,4 +47,42 @@ export interface BuiltRelease {
 export interface ReleaseMethod {
   readonly name: MethodName;
   build(ctx: MethodContext): BuiltRelease;
+  /** Present when the method fans out over row shards (the Count / Search / Apply states). */
+  readonly shards?: ShardSteps;
+}
+
+/** A shard's rows collapsed to distinct tuples: the tuples' codes, their counts, each row's tuple. */
+export interface ShardTuples {
+  readonly columns: Int32Array[];
+  readonly counts: Int32Array;
+  readonly rowToTuple: Int32Array;
+}
+
+/** What one search over every shard's tuples decides. */
+export interface ShardSearch {
+  readonly node: Record<string, number>;
+  readonly claims: unknown;
+  readonly report: MethodReport;
+  /** Per shard, per tuple of its count: 1 when the tuple's rows are suppressed. */
+  readonly flags: Uint8Array[];
+}
+
+/**
+ * A method's steps over row shards, run on different machines: each shard counted apart, one
+ * search over the counts merged in shard order, each shard released apart (rows keep their
+ * input order; the Assemble state shuffles once). One shard or many release the same bytes.
+ */
+export interface ShardSteps {
+  count(spec: ReleaseSpec, shard: EncodedTable, kernel: GroupingKernel): ShardTuples;
+  /** `table` gives the columns' dictionaries; `parts` are the shards' counts (row maps not needed). */
+  search(
+    ctx: Omit<MethodContext, 'random'>,
+    parts: readonly Pick<ShardTuples, 'columns' | 'counts'>[],
+  ): ShardSearch;
+  apply(
+    spec: ReleaseSpec,
+    shard: EncodedTable,
+    node: Record<string, number>,
+    suppressedRow: Uint8Array,
+  ): OutputColumn[];
 }

@@ -3,13 +3,14 @@ import { SpecError } from '../errors.ts';
 import type { MethodName } from '../spec/spec.ts';
 import { anatomyMethod } from './anatomy/index.ts';
 import { generalizationMethod } from './generalization/index.ts';
+import { generalizationShards } from './generalization/shards.ts';
 import type { ReleaseMethod } from './method.ts';
 import { mondrianMethod } from './mondrian/index.ts';
 import { randomizationMethod } from './randomization/index.ts';
 import { slicingMethod } from './slicing/index.ts';
 
 const METHODS: Partial<Record<MethodName, ReleaseMethod>> = {
-  generalization: generalizationMethod,
+  generalization: { ...generalizationMethod, shards: generalizationShards },
   mondrian: mondrianMethod,
   anatomy: anatomyMethod,
   slicing: slicingMethod,

@@ -353,12 +353,7 @@ function reportOf(
 }
 
 // ---------------------------------------------------------------------------------------------
-// The steps of build(), which the serverless fan-out (src/pipeline/states/) also runs on
-// different machines: shards are collapsed apart (`collapseColumnNames`, then
-// prepareGeneralization's `precollapsed`), the search runs once (`searchStep`), shards are
-// applied apart (applyGeneralization with `shuffle: false`, rows shuffled once at the merge),
-// and the staged files are verified in their own state (src/verify `verifierFor`).
-// test/e2e/serverless-shards.test.ts checks that 1 and several shards release the same bytes.
+// The steps of build() that the shard steps (shards.ts) also run, on different machines.
 
 /** The columns prepareGeneralization collapses rows over: the QIs, then the sensitive attributes. */
 export function collapseColumnNames(spec: ReleaseSpec): string[] {

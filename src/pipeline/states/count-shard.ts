@@ -1,18 +1,20 @@
 /**
  * The CountShard state: one row shard collapsed to its distinct tuples with counts.
  */
-import { collapseColumnNames, collapseRows } from '../../methods/generalization/index.ts';
 import { remember } from '../memo.ts';
 import { encodeTuples } from '../rows.ts';
 import type { PhaseEnv, ShardTask } from './types.ts';
-import { ms, openWork, runOf, shardRows, timing } from './work.ts';
+import { ms, openWork, runOf, shardRows, shardSteps, timing } from './work.ts';
 
 export async function countShard(task: ShardTask, env: PhaseEnv): Promise<{ tuples: number }> {
   const t0 = performance.now();
   const work = await openWork(task.work, env);
   const shard = await shardRows(work, task.index);
-  const columns = collapseColumnNames(work.spec).map((n) => shard.columns.find((c) => c.name === n)!);
-  const tuples = remember(runOf(work), `counts/${task.index}`, collapseRows(env.kernel, columns));
+  const tuples = remember(
+    runOf(work),
+    `counts/${task.index}`,
+    shardSteps(work).count(work.spec, shard, env.kernel),
+  );
   const rows = tuples.rowToTuple;
   await Promise.all([
     work.loc.store.put(work.key(`counts/${task.index}.bin`), encodeTuples(tuples)),

@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { PpdpError, SpecError } from '../../errors.ts';
+import { methodFor } from '../../methods/registry.ts';
 import { checkSpecFiles, loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
 import { tableDigest } from '../../util/keys.ts';
 import { lockRun } from '../lock.ts';
@@ -132,7 +133,7 @@ async function planClaimed(p: {
 
   env.say?.(`reading ${basename(spec.input)}`);
   const table = readInput(spec);
-  const mode = spec.method.name === 'generalization' && !env.method ? 'sharded' : 'single';
+  const mode = methodFor(spec.method.name).shards && !env.method ? 'sharded' : 'single';
   const perShard = request.rowsPerShard ?? env.rowsPerShard ?? DEFAULT_ROWS_PER_SHARD;
   const wanted = request.shards ?? Math.ceil(table.rowCount / perShard);
   const shards = mode === 'single' ? 1 : Math.min(MAX_SHARDS, Math.max(1, wanted));

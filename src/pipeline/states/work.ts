@@ -23,6 +23,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { EncodedTable, OutputColumn } from '../../data/table.ts';
+import type { ShardSteps } from '../../methods/method.ts';
+import { methodFor } from '../../methods/registry.ts';
 import { loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
 import { type RunKey, recall } from '../memo.ts';
 import { type RowsLayout, readAllRows, readShard, type ShardRange } from '../rows.ts';
@@ -192,4 +194,11 @@ export function warner(env: PhaseEnv): (line: string) => void {
 
 export function columnLength(c: OutputColumn): number {
   return c.kind === 'dictionary' ? c.codes.length : c.values.length;
+}
+
+/** The shard steps of the run's method (Plan chose the sharded mode because it has them). */
+export function shardSteps(work: Work): ShardSteps {
+  const steps = methodFor(work.spec.method.name).shards;
+  if (!steps) throw new Error(`method '${work.spec.method.name}' does not run over row shards`);
+  return steps;
 }
