@@ -5,7 +5,7 @@
 //   dst[l, u, r] = Σ_v M[u][v] · src[l, v, r]     (v ascending, from 0)
 //
 // `mt` is Mᵀ row-major (mt[v·d + u] = M[u][v]), f64. src and dst must not overlap. Every
-// output sums its terms in the same order as the TS reference (src/kernels/kronecker-ts.ts),
+// output sums its terms in the same order as the TS reference (src/kernels/kronecker/reference.ts),
 // so both give bit-identical results: the SIMD lanes run over r (or over u when right = 1),
 // never across the sum.
 

@@ -2,9 +2,9 @@
 // The TS driver (src/methods/mondrian/partition.ts) keeps the stack of partitions and judges
 // each candidate split with the privacy models; these kernels do the per-row work of one
 // step on one partition [start, end) of the records. The plain-TS reference with identical
-// results is src/kernels/mondrian-ts.ts.
+// results is src/kernels/mondrian/reference.ts.
 //
-// Layout (all i32, byte pointers, owned by src/kernels/mondrian-wasm.ts):
+// Layout (all i32, byte pointers, owned by src/kernels/mondrian/wasm.ts):
 //   recs      n records of w i32, row-major: [key_0 … key_{m-1}, sa_0 … sa_{s-1}, row id]
 //             key_i is the dimension's code: a rank for numeric/ordinal QIs, a value code
 //             for nominal QIs. Records move; the set in a partition's range never changes.

@@ -1,5 +1,5 @@
 // Randomized response on one column: every cell is replaced by a category drawn from its
-// column of a distortion matrix. The wrapper (src/kernels/perturb-wasm.ts) owns the layout and
+// column of a distortion matrix. The wrapper (src/kernels/perturb/wasm.ts) owns the layout and
 // validates every code before the unchecked loops below.
 //
 // Layout (byte pointers):
@@ -13,7 +13,7 @@
 // The stream: the 4 lanes advance together, one block of 4 outputs per step; cell i uses
 // lane i % 4 of block ⌊i / 4⌋ and a last partial block discards its unused outputs. With
 // x = output >>> 1 (31 bits), the released code is the number of thresholds of row `code`
-// that are ≤ x. The TS reference (src/kernels/perturb-ts.ts) computes the same stream.
+// that are ≤ x. The TS reference (src/kernels/perturb/reference.ts) computes the same stream.
 
 // @ts-expect-error: decorator
 @inline

@@ -27,9 +27,9 @@ import {
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { GroupingKernel, GroupingSession } from '../src/kernels/grouping.ts';
-import { tsGroupingKernel } from '../src/kernels/grouping-ts.ts';
-import { wasmGroupingKernel } from '../src/kernels/grouping-wasm.ts';
+import type { GroupingKernel, GroupingSession } from '../src/kernels/groupby/kernel.ts';
+import { tsGroupingKernel } from '../src/kernels/groupby/reference.ts';
+import { wasmGroupingKernel } from '../src/kernels/groupby/wasm.ts';
 import type { NodeResult } from '../src/methods/generalization/evaluate.ts';
 import {
   collapseRows,

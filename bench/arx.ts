@@ -18,7 +18,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { wasmGroupingKernel } from '../src/kernels/grouping-wasm.ts';
+import { wasmGroupingKernel } from '../src/kernels/groupby/wasm.ts';
 import { openSearch, prepareGeneralization, search } from '../src/methods/generalization/index.ts';
 import { exhaustiveSearch } from '../src/methods/generalization/search.ts';
 import { readInput } from '../src/pipeline/release.ts';

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readCsv } from '../src/data/csv.ts';
 import type { EncodedTable } from '../src/data/table.ts';
-import { wasmGroupingKernel } from '../src/kernels/grouping-wasm.ts';
+import { wasmGroupingKernel } from '../src/kernels/groupby/wasm.ts';
 import { openSearch, prepareGeneralization } from '../src/methods/generalization/index.ts';
 import { optimalSearch } from '../src/methods/generalization/search.ts';
 import { loadSpec, type ReleaseSpec } from '../src/spec/spec.ts';

@@ -9,7 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { wasmGroupingKernel } from '../src/kernels/grouping-wasm.ts';
+import { wasmGroupingKernel } from '../src/kernels/groupby/wasm.ts';
 import { type Prepared, prepareGeneralization, search } from '../src/methods/generalization/index.ts';
 import { prunable } from '../src/methods/generalization/search.ts';
 import { readInput } from '../src/pipeline/release.ts';

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { readCsv } from '../src/data/csv.ts';
 import type { EncodedColumn, EncodedTable } from '../src/data/table.ts';
 import { hierarchyRows } from '../src/hierarchy/hierarchy.ts';
-import { wasmKroneckerKernel } from '../src/kernels/kronecker-wasm.ts';
+import { wasmKroneckerKernel } from '../src/kernels/kronecker/wasm.ts';
 import { buildDomains, type CategoricalAttribute } from '../src/methods/randomization/domain.ts';
 import { gridSearch } from '../src/methods/randomization/grid.ts';
 import { inverseOperator } from '../src/methods/randomization/index.ts';

@@ -8,12 +8,12 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { denseKronecker, type KroneckerKernel, type ModeMatrix } from '../src/kernels/kronecker-kernel.ts';
-import { tsKroneckerKernel } from '../src/kernels/kronecker-ts.ts';
-import { wasmKroneckerKernel } from '../src/kernels/kronecker-wasm.ts';
-import { laneState, type PerturbKernel, thresholdsOf } from '../src/kernels/perturb-kernel.ts';
-import { tsPerturbKernel } from '../src/kernels/perturb-ts.ts';
-import { wasmPerturbKernel, wasmSimdPerturbKernel } from '../src/kernels/perturb-wasm.ts';
+import { denseKronecker, type KroneckerKernel, type ModeMatrix } from '../src/kernels/kronecker/kernel.ts';
+import { tsKroneckerKernel } from '../src/kernels/kronecker/reference.ts';
+import { wasmKroneckerKernel } from '../src/kernels/kronecker/wasm.ts';
+import { laneState, type PerturbKernel, thresholdsOf } from '../src/kernels/perturb/kernel.ts';
+import { tsPerturbKernel } from '../src/kernels/perturb/reference.ts';
+import { wasmPerturbKernel, wasmSimdPerturbKernel } from '../src/kernels/perturb/wasm.ts';
 import { structuredDistortion } from '../src/methods/randomization/matrices.ts';
 import { Random } from '../src/util/random.ts';
 

@@ -5,8 +5,8 @@
  * is verified and published; otherwise it rejects with a PpdpError (code, message, hint).
  */
 import { PpdpError } from './errors.ts';
-import { tsGroupingKernel } from './kernels/grouping-ts.ts';
-import { wasmGroupingKernel } from './kernels/grouping-wasm.ts';
+import { tsGroupingKernel } from './kernels/groupby/reference.ts';
+import { wasmGroupingKernel } from './kernels/groupby/wasm.ts';
 import { executeRelease } from './pipeline/engine.ts';
 import type { ReleaseReport } from './report/types.ts';
 

@@ -6,7 +6,7 @@
  * WASM core is provided by runtime.ts, the handlers' entry.
  */
 import { PpdpError } from '../../src/errors.ts';
-import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { forgetAll } from '../../src/pipeline/memo.ts';
 import type { PhaseEnv } from '../../src/pipeline/states/types.ts';
 import { storeResolver } from '../../src/pipeline/storage/index.ts';

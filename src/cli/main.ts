@@ -4,8 +4,8 @@
  */
 import { MEMORY_ENV } from '../data/limits.ts';
 import { PpdpError } from '../errors.ts';
-import { tsGroupingKernel } from '../kernels/grouping-ts.ts';
-import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
+import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
+import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
 import { type EngineName, executeRelease } from '../pipeline/engine.ts';
 import { VERSION } from '../pipeline/release.ts';
 import { nearest } from '../util/nearest.ts';

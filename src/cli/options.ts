@@ -1,8 +1,8 @@
 /** Options the explore, evaluate and apply commands share. */
 import { PpdpError } from '../errors.ts';
-import type { GroupingKernel } from '../kernels/grouping.ts';
-import { tsGroupingKernel } from '../kernels/grouping-ts.ts';
-import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
+import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
+import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
+import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
 
 /** `--kernel wasm|ts`: the grouping kernel. */
 export function groupingKernelOption(value: string | undefined): GroupingKernel {

@@ -10,9 +10,9 @@ import { readArrow } from '../data/arrow.ts';
 import { formatNumber, readCsv } from '../data/csv.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
-import type { ModeMatrix } from '../kernels/kronecker-kernel.ts';
-import { tsKroneckerKernel } from '../kernels/kronecker-ts.ts';
-import { wasmKroneckerKernel } from '../kernels/kronecker-wasm.ts';
+import type { ModeMatrix } from '../kernels/kronecker/kernel.ts';
+import { tsKroneckerKernel } from '../kernels/kronecker/reference.ts';
+import { wasmKroneckerKernel } from '../kernels/kronecker/wasm.ts';
 import { invert } from '../methods/randomization/matrices.ts';
 import { flatMatrix, type MatricesFile, readMatricesFile } from '../methods/randomization/matrices-file.ts';
 import {

@@ -9,7 +9,7 @@
  */
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
-import type { GroupingKernel } from '../kernels/grouping.ts';
+import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import { collapseRows } from '../methods/generalization/index.ts';
 import {
   type ClassHistogramSet,

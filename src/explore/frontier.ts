@@ -8,7 +8,7 @@
 import { basename } from 'node:path';
 import type { EncodedTable } from '../data/table.ts';
 import { NoSolutionError, PpdpError, SpecError } from '../errors.ts';
-import type { GroupingKernel } from '../kernels/grouping.ts';
+import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import {
   type Prepared,
   prepareGeneralization,

@@ -6,7 +6,7 @@
 import { basename } from 'node:path';
 import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table.ts';
 import { NoSolutionError, SpecError } from '../errors.ts';
-import type { GroupingKernel } from '../kernels/grouping.ts';
+import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import { type LDiversityModel, lDiversity } from '../models/l-diversity.ts';
 import type { AttributeSpec, ReleaseSpec } from '../spec/spec.ts';
 

@@ -5,7 +5,7 @@
  * claims, which src/verify/ checks against the staged files with code of its own.
  */
 import type { EncodedTable, OutputColumn } from '../data/table.ts';
-import type { GroupingKernel } from '../kernels/grouping.ts';
+import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import type { ReleaseReport } from '../report/types.ts';
 import type { MethodName, ReleaseSpec } from '../spec/spec.ts';
 import type { Random } from '../util/random.ts';

@@ -10,8 +10,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { GroupingKernel } from '../kernels/grouping.ts';
-import { wasmGroupingKernel } from '../kernels/grouping-wasm.ts';
+import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
+import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
 import type { ReleaseMethod } from '../methods/method.ts';
 import type { ReleaseReport } from '../report/types.ts';
 import { prewarmCore } from '../wasm/module.ts';

@@ -11,7 +11,7 @@ import { checkInputFits } from '../data/limits.ts';
 import { readTable } from '../data/read.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
-import type { GroupingKernel } from '../kernels/grouping.ts';
+import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import type { MethodReport, ReleaseMethod } from '../methods/method.ts';
 import { specSummary } from '../report/spec-summary.ts';
 import type { ReleaseReport, VerificationCheck } from '../report/types.ts';

@@ -7,117 +7,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
+import type { instantiate } from '../../build/ppdp.js';
 
-export interface CoreExports {
-  readonly memory: WebAssembly.Memory;
-  groupBy(
-    cols: number,
-    n: number,
-    m: number,
-    maps: number,
-    radix: number,
-    domains: number,
-    contribs: number,
-    src: number,
-    nSrc: number,
-    weights: number,
-    srcToGroup: number,
-    sizes: number,
-    reps: number,
-    packed: number,
-    slots: number,
-    keys: number,
-    table: number,
-    capacity: number,
-    direct: number,
-  ): number;
-  compose(groupOf: number, map: number, n: number, nMap: number, out: number): number;
-  placeTuples(from: number, n: number, m: number, domains: number, to: number): number;
-  histogram(
-    groupOf: number,
-    values: number,
-    counts: number,
-    n: number,
-    groups: number,
-    width: number,
-    out: number,
-  ): void;
-  // Mondrian split steps (assembly/mondrian.ts, layout in src/kernels/mondrian-wasm.ts).
-  mondrianStats(
-    recs: number,
-    w: number,
-    start: number,
-    end: number,
-    m: number,
-    dims: number,
-    out: number,
-  ): void;
-  mondrianMedian(
-    recs: number,
-    w: number,
-    start: number,
-    end: number,
-    col: number,
-    lo: number,
-    hi: number,
-    target: number,
-    filterCol: number,
-    filterValue: number,
-    counts: number,
-    scratch: number,
-    out: number,
-  ): number;
-  mondrianCut(
-    recs: number,
-    scratch: number,
-    w: number,
-    start: number,
-    end: number,
-    col: number,
-    value: number,
-    quota: number,
-    col2: number,
-    value2: number,
-    saCol: number,
-    s: number,
-    saBase: number,
-    hist: number,
-    histWidth: number,
-    move: number,
-  ): number;
-  mondrianGroup(
-    recs: number,
-    scratch: number,
-    w: number,
-    start: number,
-    end: number,
-    col: number,
-    table: number,
-    labels: number,
-    counts: number,
-    partOf: number,
-    bounds: number,
-    saCol: number,
-    s: number,
-    saBase: number,
-    hist: number,
-    histWidth: number,
-    move: number,
-  ): number;
-  // Randomization (assembly/kronecker.ts, assembly/perturb.ts; layouts in src/kernels/kronecker-wasm.ts, perturb-wasm.ts).
-  kronMode(src: number, dst: number, left: number, d: number, right: number, mt: number): void;
-  kronModeStructured(
-    src: number,
-    dst: number,
-    left: number,
-    d: number,
-    right: number,
-    a: number,
-    b: number,
-  ): void;
-  perturb(codes: number, out: number, n: number, thr: number, stride: number, state: number): void;
-  perturbSimd(codes: number, out: number, n: number, thr: number, stride: number, state: number): void;
-}
+/**
+ * The core's exports, typed from the declaration the AssemblyScript compiler writes beside the
+ * module (build/ppdp.d.ts, `bindings: raw` in asconfig.json): a kernel renamed, removed or
+ * given other parameters in assembly/ fails type-checking where the wrappers call it.
+ */
+export type CoreExports = Awaited<ReturnType<typeof instantiate>>;
 
 // The module's place relative to this file differs between the sources (src/wasm/) and the
 // bundled CLI (dist/): look in both.

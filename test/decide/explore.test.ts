@@ -4,7 +4,7 @@ import { exploreCommand } from '../../src/cli/explore.ts';
 import { PpdpError } from '../../src/errors.ts';
 import { exploreFrontier, parseVary, specWith } from '../../src/explore/frontier.ts';
 import { frontierCsv, frontierHtml } from '../../src/explore/render.ts';
-import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { search } from '../../src/methods/generalization/index.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/spec/spec.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readArrow } from '../../src/data/arrow.ts';
 import { readCsv } from '../../src/data/csv.ts';
-import { tsGroupingKernel } from '../../src/kernels/grouping-ts.ts';
+import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
 import type { ReleaseReport } from '../../src/report/types.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';

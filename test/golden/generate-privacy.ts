@@ -4,7 +4,7 @@
  * Run: npx tsx test/golden/generate-privacy.ts
  */
 import { writeFileSync } from 'node:fs';
-import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { exhaustiveSearch } from '../../src/methods/generalization/search.ts';
 import { readInput } from '../../src/pipeline/release.ts';

@@ -3,7 +3,7 @@
  * nodes of the Adult lattice for every configuration. Run: npx tsx test/golden/generate.ts
  */
 import { writeFileSync } from 'node:fs';
-import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { exhaustiveSearch } from '../../src/methods/generalization/search.ts';
 import { readInput } from '../../src/pipeline/release.ts';

@@ -1,5 +1,5 @@
 /** Shared fixtures: the bundled Adult example, prepared once per test file. */
-import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { type Prepared, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec, type ReleaseSpec } from '../../src/spec/spec.ts';

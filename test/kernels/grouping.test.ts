@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { GroupingKernel, GroupingResult, GroupingSession } from '../../src/kernels/grouping.ts';
-import { tsGroupingKernel } from '../../src/kernels/grouping-ts.ts';
-import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import type { GroupingKernel, GroupingResult, GroupingSession } from '../../src/kernels/groupby/kernel.ts';
+import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
+import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { Random } from '../../src/util/random.ts';
 import { prepareAdult } from '../helpers/adult.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { denseKronecker, denseOf, type ModeMatrix } from '../../src/kernels/kronecker-kernel.ts';
-import { tsKroneckerKernel } from '../../src/kernels/kronecker-ts.ts';
-import { wasmKroneckerKernel } from '../../src/kernels/kronecker-wasm.ts';
+import { denseKronecker, denseOf, type ModeMatrix } from '../../src/kernels/kronecker/kernel.ts';
+import { tsKroneckerKernel } from '../../src/kernels/kronecker/reference.ts';
+import { wasmKroneckerKernel } from '../../src/kernels/kronecker/wasm.ts';
 import { Random } from '../../src/util/random.ts';
 
 function randomMatrix(rng: Random, d: number): Float64Array {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { MondrianInput, MondrianKernel, MondrianSession } from '../../src/kernels/mondrian.ts';
-import { tsMondrianKernel } from '../../src/kernels/mondrian-ts.ts';
-import { wasmMondrianKernel } from '../../src/kernels/mondrian-wasm.ts';
+import type { MondrianInput, MondrianKernel, MondrianSession } from '../../src/kernels/mondrian/kernel.ts';
+import { tsMondrianKernel } from '../../src/kernels/mondrian/reference.ts';
+import { wasmMondrianKernel } from '../../src/kernels/mondrian/wasm.ts';
 import {
   type MondrianDim,
   type PartitionProblem,

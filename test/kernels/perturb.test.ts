@@ -6,9 +6,9 @@ import {
   stepLanes,
   THRESHOLD_ONE,
   thresholdsOf,
-} from '../../src/kernels/perturb-kernel.ts';
-import { tsPerturbKernel } from '../../src/kernels/perturb-ts.ts';
-import { wasmPerturbKernel, wasmSimdPerturbKernel } from '../../src/kernels/perturb-wasm.ts';
+} from '../../src/kernels/perturb/kernel.ts';
+import { tsPerturbKernel } from '../../src/kernels/perturb/reference.ts';
+import { wasmPerturbKernel, wasmSimdPerturbKernel } from '../../src/kernels/perturb/wasm.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { Random } from '../../src/util/random.ts';
 import { adultSpec } from '../helpers/adult.ts';

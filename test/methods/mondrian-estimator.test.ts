@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hierarchyRows } from '../../src/hierarchy/hierarchy.ts';
-import { wasmMondrianKernel } from '../../src/kernels/mondrian-wasm.ts';
+import { wasmMondrianKernel } from '../../src/kernels/mondrian/wasm.ts';
 import { mondrianEstimator } from '../../src/methods/mondrian/estimator.ts';
 import { runMondrian } from '../../src/methods/mondrian/index.ts';
 import { prepareMondrian } from '../../src/methods/mondrian/prepare.ts';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NoSolutionError, type PpdpError } from '../../src/errors.ts';
-import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { kMinimalSearch, preferred } from '../../src/methods/generalization/samarati.ts';
 import { readInput } from '../../src/pipeline/release.ts';

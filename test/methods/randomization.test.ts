@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { SpecError } from '../../src/errors.ts';
-import { denseKronecker } from '../../src/kernels/kronecker-kernel.ts';
-import { tsKroneckerKernel } from '../../src/kernels/kronecker-ts.ts';
-import { wasmKroneckerKernel } from '../../src/kernels/kronecker-wasm.ts';
-import { laneState, thresholdsOf } from '../../src/kernels/perturb-kernel.ts';
-import { wasmSimdPerturbKernel } from '../../src/kernels/perturb-wasm.ts';
+import { denseKronecker } from '../../src/kernels/kronecker/kernel.ts';
+import { tsKroneckerKernel } from '../../src/kernels/kronecker/reference.ts';
+import { wasmKroneckerKernel } from '../../src/kernels/kronecker/wasm.ts';
+import { laneState, thresholdsOf } from '../../src/kernels/perturb/kernel.ts';
+import { wasmSimdPerturbKernel } from '../../src/kernels/perturb/wasm.ts';
 import type { CategoricalAttribute } from '../../src/methods/randomization/domain.ts';
 import { gridSearch } from '../../src/methods/randomization/grid.ts';
 import { inverseOperator } from '../../src/methods/randomization/index.ts';

@@ -6,7 +6,7 @@ import { encodeArrow, readArrow } from '../../src/data/arrow.ts';
 import { formatCsv } from '../../src/data/csv.ts';
 import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
 import { NoSolutionError, SpecError, VerificationError } from '../../src/errors.ts';
-import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { pam, phiSquared } from '../../src/methods/slicing/correlation.ts';
 import {
   type SlicedRelease,

@@ -12,7 +12,7 @@ import { encodeCsv } from '../../src/data/csv.ts';
 import type { EncodedColumn, OutputColumn } from '../../src/data/table.ts';
 import { VerificationError } from '../../src/errors.ts';
 import { hierarchyRows } from '../../src/hierarchy/hierarchy.ts';
-import { wasmGroupingKernel } from '../../src/kernels/grouping-wasm.ts';
+import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { generalizationMethod } from '../../src/methods/generalization/index.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
 import { type HierarchySpec, loadSpec } from '../../src/spec/spec.ts';

@@ -8,7 +8,7 @@
  * the tuple → class map is composed only when something needs it (SA histograms, the entropy
  * metric's suppression cost, the release itself).
  */
-import type { Grouping, GroupingSession } from '../../kernels/grouping.ts';
+import type { Grouping, GroupingSession } from '../../kernels/groupby/kernel.ts';
 import type { ClassOutcome, GeneralizationMetrics, MetricValues } from '../../metrics/generalization.ts';
 import { smallestPassingClass } from '../../models/index.ts';
 import type { PrivacyModel } from '../../models/model.ts';

@@ -9,7 +9,7 @@ import { checkLatticeSize } from '../../data/limits.ts';
 import type { EncodedColumn, EncodedTable } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
-import type { GroupingKernel } from '../../kernels/grouping.ts';
+import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import { disclosureMeasures, sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { GeneralizationMetrics } from '../../metrics/generalization.ts';
 import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';

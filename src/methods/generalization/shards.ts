@@ -7,7 +7,7 @@
  */
 import type { EncodedTable } from '../../data/table.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
-import type { GroupingKernel } from '../../kernels/grouping.ts';
+import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import type { ReleaseSpec } from '../../spec/spec.ts';
 import type { ShardSteps, ShardTuples } from '../method.ts';
 import { applyGeneralization } from './apply.ts';

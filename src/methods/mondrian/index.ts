@@ -6,9 +6,9 @@
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
 import { codeCounts } from '../../data/table.ts';
-import type { MondrianKernel } from '../../kernels/mondrian.ts';
-import { tsMondrianKernel } from '../../kernels/mondrian-ts.ts';
-import { wasmMondrianKernel } from '../../kernels/mondrian-wasm.ts';
+import type { MondrianKernel } from '../../kernels/mondrian/kernel.ts';
+import { tsMondrianKernel } from '../../kernels/mondrian/reference.ts';
+import { wasmMondrianKernel } from '../../kernels/mondrian/wasm.ts';
 import {
   type DistributionMeasures,
   distributionMeasures,

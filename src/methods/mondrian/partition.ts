@@ -17,7 +17,7 @@
  * is final. Partitions are processed depth first, first part first.
  */
 
-import type { MondrianKernel, MondrianSession } from '../../kernels/mondrian.ts';
+import type { MondrianKernel, MondrianSession } from '../../kernels/mondrian/kernel.ts';
 import type { PrivacyModel } from '../../models/model.ts';
 
 export type DimKind = 'numeric' | 'ordinal' | 'nominal';

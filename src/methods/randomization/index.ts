@@ -14,12 +14,12 @@ import {
   type EncodedTable,
   type OutputColumn,
 } from '../../data/table.ts';
-import type { KroneckerKernel, ModeMatrix } from '../../kernels/kronecker-kernel.ts';
-import { tsKroneckerKernel } from '../../kernels/kronecker-ts.ts';
-import { wasmKroneckerKernel } from '../../kernels/kronecker-wasm.ts';
-import { LaneRandom, laneState, type PerturbKernel, thresholdsOf } from '../../kernels/perturb-kernel.ts';
-import { tsPerturbKernel } from '../../kernels/perturb-ts.ts';
-import { wasmSimdPerturbKernel } from '../../kernels/perturb-wasm.ts';
+import type { KroneckerKernel, ModeMatrix } from '../../kernels/kronecker/kernel.ts';
+import { tsKroneckerKernel } from '../../kernels/kronecker/reference.ts';
+import { wasmKroneckerKernel } from '../../kernels/kronecker/wasm.ts';
+import { LaneRandom, laneState, type PerturbKernel, thresholdsOf } from '../../kernels/perturb/kernel.ts';
+import { tsPerturbKernel } from '../../kernels/perturb/reference.ts';
+import { wasmSimdPerturbKernel } from '../../kernels/perturb/wasm.ts';
 import { type DistributionMeasures, distributionMeasures } from '../../metrics/contingency.ts';
 import { riskDistribution } from '../../metrics/privacy.ts';
 import { impliedRho2, type RhoCheck, smallDomainGuarantee } from '../../models/rho-privacy.ts';

@@ -6,7 +6,7 @@
 import { basename } from 'node:path';
 import type { EncodedTable } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
-import type { KroneckerKernel } from '../../kernels/kronecker-kernel.ts';
+import type { KroneckerKernel } from '../../kernels/kronecker/kernel.ts';
 import {
   type AttributeDisclosureModel,
   attributeDisclosure,

@@ -5,7 +5,7 @@
  * estimate of any marginal needs only the released marginal over the same attributes.
  * Estimates can be negative; `clipped` sets them to 0 and renormalizes.
  */
-import type { KroneckerKernel, ModeMatrix } from '../../kernels/kronecker-kernel.ts';
+import type { KroneckerKernel, ModeMatrix } from '../../kernels/kronecker/kernel.ts';
 import type { Estimator } from '../../metrics/contingency.ts';
 
 /** Dense marginals above this many cells are computed sparsely (or refused). */

@@ -8,7 +8,7 @@
  * λ_{S|α}(ν) with λ_{S|α} = P_S·π_{·|α}. A QI scenario's factor is 1 for the attributes left
  * unrandomized (P = I): with no randomization at all the risk is the group share π_{α,u}/π_α.
  */
-import type { KroneckerKernel, KroneckerSession, ModeMatrix } from '../../kernels/kronecker-kernel.ts';
+import type { KroneckerKernel, KroneckerSession, ModeMatrix } from '../../kernels/kronecker/kernel.ts';
 import type { CategoricalAttribute } from './domain.ts';
 import type { Distortion } from './matrices.ts';
 

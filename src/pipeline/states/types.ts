@@ -2,7 +2,7 @@
  * The states' shared contract: what a run is asked, what Plan answers, what each Task takes.
  */
 
-import type { GroupingKernel } from '../../kernels/grouping.ts';
+import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import type { ReleaseMethod } from '../../methods/method.ts';
 import type { Claim } from '../publish.ts';
 import type { StoreResolver } from '../storage/index.ts';

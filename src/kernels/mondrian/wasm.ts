@@ -4,7 +4,7 @@
  * runs each split step in place with no copies but the small results, read through views
  * made once (memory never grows after `open`).
  */
-import { instantiateCore } from '../wasm/module.ts';
+import { instantiateCore } from '../../wasm/module.ts';
 import {
   checkDim,
   checkRange,
@@ -13,7 +13,7 @@ import {
   type MondrianKernel,
   type MondrianSession,
   mondrianShape,
-} from './mondrian.ts';
+} from './kernel.ts';
 
 const PAGE = 65536;
 

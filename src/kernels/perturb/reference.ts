@@ -2,7 +2,7 @@
  * The plain-TS reference of the perturbation kernel (assembly/perturb.ts): the same 4-lane
  * stream and the same threshold count, so it releases exactly what the WASM kernels release.
  */
-import { type LaneState, type PerturbKernel, type Thresholds, validateCodes } from './perturb-kernel.ts';
+import { type LaneState, type PerturbKernel, type Thresholds, validateCodes } from './kernel.ts';
 
 export const tsPerturbKernel: PerturbKernel = {
   name: 'ts',

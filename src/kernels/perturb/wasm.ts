@@ -3,8 +3,8 @@
  * codes, output, thresholds and the lane state in a fresh-enough instance memory (grown once,
  * reused while it fits), validates the codes, runs, and copies back the released codes.
  */
-import { type CoreExports, instantiateCore } from '../wasm/module.ts';
-import { type LaneState, type PerturbKernel, type Thresholds, validateCodes } from './perturb-kernel.ts';
+import { type CoreExports, instantiateCore } from '../../wasm/module.ts';
+import { type LaneState, type PerturbKernel, type Thresholds, validateCodes } from './kernel.ts';
 
 const PAGE = 65536;
 

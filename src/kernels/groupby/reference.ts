@@ -16,7 +16,7 @@ import {
   tableCapacity,
   validateGroupingInput,
   validateRollup,
-} from './grouping.ts';
+} from './kernel.ts';
 
 function mix(h: number, v: number): number {
   h = (h ^ Math.imul(v, 0x9e3779b1)) >>> 0;

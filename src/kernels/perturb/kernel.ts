@@ -10,7 +10,7 @@
  * the number of thresholds ≤ x. Probabilities are thus realized in steps of 2⁻³¹; a zero
  * entry of the matrix is never drawn.
  */
-import { UniformDraws } from '../util/random.ts';
+import { UniformDraws } from '../../util/random.ts';
 
 export const THRESHOLD_ONE = 2 ** 31;
 

@@ -3,7 +3,7 @@
  * holds two D-cell buffers and the transposed matrices (Σ dᵢ² cells), grown once at open; each
  * apply copies x in, runs one kernel call per non-identity mode, and copies the result out.
  */
-import { instantiateCore } from '../wasm/module.ts';
+import { instantiateCore } from '../../wasm/module.ts';
 import {
   checkOperands,
   isStructured,
@@ -12,7 +12,7 @@ import {
   type ModeMatrix,
   tensorSize,
   transposed,
-} from './kronecker-kernel.ts';
+} from './kernel.ts';
 
 const PAGE = 65536;
 

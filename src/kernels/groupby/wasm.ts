@@ -2,7 +2,7 @@
  * The WASM grouping kernel: owns the memory layout of one session, places the tuples and
  * level tables once, then groups once per node with no copies but the small results.
  */
-import { acquireCore, releaseCore } from '../wasm/module.ts';
+import { acquireCore, releaseCore } from '../../wasm/module.ts';
 import {
   directCapacity,
   type Grouping,
@@ -18,7 +18,7 @@ import {
   validateCodes,
   validateRollup,
   validateShapes,
-} from './grouping.ts';
+} from './kernel.ts';
 
 const PAGE = 65536;
 /** Sessions whose memory ends below this hand their instance back for reuse on dispose. */

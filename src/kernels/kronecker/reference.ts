@@ -9,7 +9,7 @@ import {
   type KroneckerSession,
   type ModeMatrix,
   tensorSize,
-} from './kronecker-kernel.ts';
+} from './kernel.ts';
 
 /** dst[l, u, r] = Σ_v M[u][v]·src[l, v, r] over the tensor seen as [left, d, right]. */
 export function modeProduct(

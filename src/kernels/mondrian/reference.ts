@@ -11,7 +11,7 @@ import {
   type MondrianKernel,
   type MondrianSession,
   mondrianShape,
-} from './mondrian.ts';
+} from './kernel.ts';
 
 export const tsMondrianKernel: MondrianKernel = {
   name: 'ts',
