@@ -1,3 +1,4 @@
+import { Status } from './status';
 // Group-by over generalized tuples: the hot loop of the lattice search (one call per node)
 // and of the row → distinct-tuple collapse (identity maps).
 //
@@ -173,7 +174,7 @@ function groupDirect(
   packed: usize,
   table: usize,
 ): i32 {
-  if (!packKeys(cols, n, m, contribs, src, nSrc, packed)) return -1;
+  if (!packKeys(cols, n, m, contribs, src, nSrc, packed)) return Status.CodeOutOfDomain;
   let groups = 0;
   for (let s = 0; s < nSrc; s++) {
     const key = load<u64>(packed + ((<usize>s) << 3));
@@ -206,7 +207,7 @@ function groupPacked(
   table: usize,
   capacity: i32,
 ): i32 {
-  if (!packKeys(cols, n, m, contribs, src, nSrc, packed)) return -1;
+  if (!packKeys(cols, n, m, contribs, src, nSrc, packed)) return Status.CodeOutOfDomain;
   const mask = <u32>(capacity - 1);
   let groups = 0;
   for (let s = 0; s < nSrc; s++) {
@@ -258,7 +259,7 @@ function groupTuples(
   let groups = 0;
   for (let s = 0; s < nSrc; s++) {
     const t = tupleOf(src, s);
-    if (<u32>t >= <u32>n) return -1 - groups;
+    if (<u32>t >= <u32>n) return Status.TupleOutOfRange;
     // Generalize the tuple into the key slot of the next new group (a free scratch row:
     // kept if the tuple starts a group, overwritten otherwise) and hash it on the way.
     let h: u32 = 0x811c9dc5;
@@ -321,7 +322,7 @@ export function placeTuples(from: usize, n: i32, m: i32, domains: usize, to: usi
     let dst = to + ((<usize>i) << 2);
     for (let t = 0; t < n; t++) {
       const v = load<i32>(src);
-      if (<u32>v >= domain) return -1;
+      if (<u32>v >= domain) return Status.CodeOutOfDomain;
       store<i32>(dst, v);
       src += 4;
       dst += stride;
@@ -336,7 +337,7 @@ export function compose(groupOf: usize, map: usize, n: i32, nMap: i32, out: usiz
   for (let t = 0; t < n; t++) {
     const p = (<usize>t) << 2;
     const g = load<i32>(groupOf + p);
-    if (<u32>g >= <u32>nMap) return -1;
+    if (<u32>g >= <u32>nMap) return Status.ClassOutOfMap;
     store<i32>(out + p, load<i32>(map + ((<usize>g) << 2)));
   }
   return 0;

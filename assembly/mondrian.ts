@@ -1,3 +1,4 @@
+import { Status } from './status';
 // Mondrian's split steps (LeFevre, DeWitt, Ramakrishnan 2006), in place over row records.
 // The TS driver (src/methods/mondrian/partition.ts) keeps the stack of partitions and judges
 // each candidate split with the privacy models; these kernels do the per-row work of one
@@ -144,7 +145,7 @@ export function mondrianMedian(
   for (let r = start; r < end; r++) {
     if (filterCol < 0 || load<i32>(p + filterOff) == filterValue) {
       const d = load<i32>(p + keyOff) - lo;
-      if (<u32>d >= <u32>span) return -1;
+      if (<u32>d >= <u32>span) return Status.BadMedian;
       const at = counts + ((<usize>d) << 2);
       store<i32>(at, load<i32>(at) + 1);
     }
@@ -161,7 +162,7 @@ export function mondrianMedian(
     }
     below += c;
   }
-  return -1;
+  return Status.BadMedian;
 }
 
 // @ts-expect-error: decorator
@@ -191,12 +192,12 @@ function selectMedian(
   for (let r = start; r < end; r++) {
     if (filterCol < 0 || load<i32>(p + filterOff) == filterValue) {
       const k = load<i32>(p + keyOff);
-      if (k < lo || k > hi) return -1;
+      if (k < lo || k > hi) return Status.BadMedian;
       store<i32>(at32(buf, count++), k);
     }
     p += step;
   }
-  if (target < 0 || target >= count) return -1;
+  if (target < 0 || target >= count) return Status.BadMedian;
   // Quickselect with a three-way partition around the median of three.
   let a = 0;
   let b = count - 1;

@@ -39,3 +39,21 @@ export class OutputError extends PpdpError {}
  * before the work starts, instead of a hang or an out-of-memory crash.
  */
 export class LimitError extends PpdpError {}
+/**
+ * A kernel refused its input: a WASM kernel's status, or the same check in its plain-TS
+ * reference or before either runs (src/kernels/status.ts). The pipeline validates what it
+ * hands the kernels, so this names a defect in ppdp, never a data value.
+ */
+export class KernelError extends PpdpError {
+  /** The kernel's status (assembly/status.ts). */
+  readonly status: number;
+
+  constructor(code: string, status: number, message: string) {
+    super(
+      code,
+      message,
+      'this is a defect in ppdp, not in the data: report it with the spec and the command',
+    );
+    this.status = status;
+  }
+}

@@ -35,7 +35,8 @@ export const TRANSIENT_ERRORS = [
 ];
 
 /**
- * ppdp's own refusals (bad spec or input, no solution, verification failed, store refused):
+ * ppdp's own refusals (bad spec or input, no solution, verification failed, store refused, a
+ * kernel's refusal):
  * running the same input again fails the same way, so they go to ReportFailure (error.json).
  */
 export const RELEASE_ERRORS = [
@@ -48,6 +49,7 @@ export const RELEASE_ERRORS = [
   'OutputError',
   'LimitError',
   'StoreError',
+  'KernelError',
 ];
 
 /** The error the failure path ends with (its Fail state), error.json written by then. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { KernelError } from '../../src/errors.ts';
 import {
   LaneRandom,
   laneState,
@@ -155,10 +156,10 @@ describe('perturbation kernels', () => {
     expect(thr.values[2]).toBe(THRESHOLD_ONE);
     for (const kernel of KERNELS) {
       expect(() => kernel.perturb(Int32Array.of(0, 3), thr, laneState(Uint32Array.of(1, 1, 1, 1)))).toThrow(
-        RangeError,
+        KernelError,
       );
       expect(() => kernel.perturb(Int32Array.of(-1), thr, laneState(Uint32Array.of(1, 1, 1, 1)))).toThrow(
-        RangeError,
+        KernelError,
       );
     }
   });

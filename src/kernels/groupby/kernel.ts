@@ -3,6 +3,7 @@
  * Both must produce identical outputs (group ids in order of first appearance), which the
  * tests check on real and random inputs.
  */
+import { kernelError, Status } from '../status.ts';
 export interface GroupingInput {
   /** m columns of codes, each of length n. */
   readonly columns: readonly Int32Array[];
@@ -80,14 +81,14 @@ export function validateShapes(input: GroupingInput, tables: readonly (readonly 
   const n = input.columns[0]?.length ?? 0;
   for (const [i, col] of input.columns.entries()) {
     if (col.length !== n)
-      throw new RangeError(`grouping: column ${i} has ${col.length} codes, expected ${n}`);
+      throw kernelError('grouping', Status.BadShape, `column ${i} has ${col.length} codes, expected ${n}`);
     for (const [l, table] of (tables[i] ?? []).entries()) {
       if (table.length < input.domains[i]!)
-        throw new RangeError(`grouping: column ${i}, level ${l}: table shorter than domain`);
+        throw kernelError('grouping', Status.BadShape, `column ${i}, level ${l}: table shorter than domain`);
     }
   }
   if (input.counts && input.counts.length !== n)
-    throw new RangeError('grouping: counts length differs from n');
+    throw kernelError('grouping', Status.BadShape, 'counts length differs from n');
   return n;
 }
 
@@ -98,7 +99,11 @@ export function validateCodes(input: GroupingInput): void {
     for (let t = 0; t < col.length; t++) {
       const c = col[t]!;
       if (c < 0 || c >= domain)
-        throw new RangeError(`grouping: column ${i}, tuple ${t}: code outside [0, ${domain})`);
+        throw kernelError(
+          'grouping',
+          Status.CodeOutOfDomain,
+          `column ${i}, tuple ${t}: code outside [0, ${domain})`,
+        );
     }
   }
 }
@@ -111,12 +116,18 @@ export function validateCodes(input: GroupingInput): void {
 export function validateRollup(from: Grouping, n: number, tuples: boolean): void {
   const { groups, reps, sizes } = from;
   if (reps.length < groups || sizes.length < groups)
-    throw new RangeError('rollup: source shorter than its groups');
-  if (groups > n) throw new RangeError(`rollup: a source of ${groups} classes over ${n} tuples`);
+    throw kernelError('rollup', Status.TupleOutOfRange, 'source shorter than its groups');
+  if (groups > n)
+    throw kernelError('rollup', Status.TupleOutOfRange, `a source of ${groups} classes over ${n} tuples`);
   if (!tuples) return;
   for (let g = 0; g < groups; g++) {
     const t = reps[g]!;
-    if (t < 0 || t >= n) throw new RangeError(`rollup: source class ${g} names tuple ${t} outside [0, ${n})`);
+    if (t < 0 || t >= n)
+      throw kernelError(
+        'rollup',
+        Status.TupleOutOfRange,
+        `source class ${g} names tuple ${t} outside [0, ${n})`,
+      );
   }
 }
 
@@ -191,4 +202,10 @@ export const PACKED_CODES_LIMIT = 1 << 22;
 export function keyMode(product: number, codes: number, capacity: number): 'direct' | 'packed' | 'tuple' {
   if (product >= 2 ** 53 || codes > PACKED_CODES_LIMIT) return 'tuple';
   return product <= capacity ? 'direct' : 'packed';
+}
+
+/** A compose's sizes: one class id per tuple, a map of at most one entry per tuple. */
+export function validateCompose(groupOf: Int32Array, map: Int32Array, n: number): void {
+  if (groupOf.length !== n || map.length > n)
+    throw kernelError('compose', Status.BadShape, 'sizes differ from n');
 }

@@ -3,6 +3,7 @@
  * (direct-addressed packed keys, hashed packed keys, hashed whole tuples), the same group
  * numbering — so outputs are identical, not merely equivalent.
  */
+import { kernelError, Status } from '../status.ts';
 import {
   directCapacity,
   type Grouping,
@@ -14,6 +15,7 @@ import {
   levelBases,
   radices,
   tableCapacity,
+  validateCompose,
   validateGroupingInput,
   validateRollup,
 } from './kernel.ts';
@@ -187,8 +189,14 @@ export const tsGroupingKernel: GroupingKernel = {
         return { groups: r.groups, sizes: r.sizes, reps: r.reps, ...(withMap ? { map: r.srcToGroup } : {}) };
       },
       compose(groupOf, map) {
+        validateCompose(groupOf, map, n);
         const out = new Int32Array(groupOf.length);
-        for (let t = 0; t < out.length; t++) out[t] = map[groupOf[t]!]!;
+        for (let t = 0; t < out.length; t++) {
+          const g = groupOf[t]!;
+          if (g < 0 || g >= map.length)
+            throw kernelError('compose', Status.ClassOutOfMap, 'a class id is outside the map');
+          out[t] = map[g]!;
+        }
         return out;
       },
       histogram(groupOf, groups, values, width) {

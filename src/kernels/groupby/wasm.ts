@@ -2,7 +2,9 @@
  * The WASM grouping kernel: owns the memory layout of one session, places the tuples and
  * level tables once, then groups once per node with no copies but the small results.
  */
+
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
+import { kernelError, Status } from '../status.ts';
 import {
   directCapacity,
   type Grouping,
@@ -16,6 +18,7 @@ import {
   radices,
   tableCapacity,
   validateCodes,
+  validateCompose,
   validateRollup,
   validateShapes,
 } from './kernel.ts';
@@ -149,7 +152,8 @@ export const wasmGroupingKernel: GroupingKernel = {
         mode === 'direct' ? 1 : 0,
       );
       clean = true;
-      if (groups < 0) throw new RangeError(`rollup: a source class names a tuple outside [0, ${n})`);
+      if (groups < 0)
+        throw kernelError('rollup', groups as Status, `a source class names a tuple outside [0, ${n})`);
       // Sizes and representatives leave in one copy (one buffer, two views): a node's results
       // are small and many, and each buffer costs an allocation and its finalization.
       mem.copyWithin(sizes / 4 + groups, reps / 4, reps / 4 + groups);
@@ -175,13 +179,13 @@ export const wasmGroupingKernel: GroupingKernel = {
         return run(levels, from, withMap);
       },
       compose(groupOfArr, map) {
-        if (groupOfArr.length !== n || map.length > n) throw new RangeError('compose: sizes differ from n');
+        validateCompose(groupOfArr, map, n);
         const mem = live();
         mem.set(groupOfArr, composedIn / 4);
         mem.set(map, mapIn / 4);
         // The kernel checks each class id against the map (and stops at the first bad one).
         if (core.compose(composedIn, mapIn, n, map.length, composed) < 0)
-          throw new RangeError('compose: a class id is outside the map');
+          throw kernelError('compose', Status.ClassOutOfMap, 'a class id is outside the map');
         lastComposed = mem.slice(composed / 4, composed / 4 + n);
         return lastComposed;
       },
@@ -195,7 +199,8 @@ export const wasmGroupingKernel: GroupingKernel = {
         if (values !== lastValues) {
           for (let t = 0; t < n; t++) {
             const x = values[t]!;
-            if (x < 0 || x >= width) throw new RangeError(`histogram: tuple ${t} out of range`);
+            if (x < 0 || x >= width)
+              throw kernelError('histogram', Status.TupleOutOfRange, `tuple ${t} out of range`);
           }
           mem.set(values, valuesIn / 4);
           lastValues = values;
@@ -204,7 +209,7 @@ export const wasmGroupingKernel: GroupingKernel = {
         if (groupOfArr !== lastComposed) {
           for (let t = 0; t < n; t++) {
             if (groupOfArr[t]! < 0 || groupOfArr[t]! >= groups)
-              throw new RangeError(`histogram: tuple ${t} out of range`);
+              throw kernelError('histogram', Status.TupleOutOfRange, `tuple ${t} out of range`);
           }
           mem.set(groupOfArr, composedIn / 4);
           g = composedIn;

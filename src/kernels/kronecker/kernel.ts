@@ -4,6 +4,7 @@
  * and O(D) memory, never forming the D × D product. Used for λ = P·π, π̂ = P⁻¹·λ and the
  * reconstruction probabilities (P∘P)ᵀ·(1 ⊘ λ).
  */
+import { kernelError, Status } from '../status.ts';
 
 /**
  * One mode's operator: a square matrix, row-major (`values[u * d + v]` = M[u][v]); a
@@ -46,7 +47,7 @@ export function tensorSize(dims: readonly number[]): number {
   let size = 1;
   for (const d of dims) {
     if (!Number.isInteger(d) || d < 1)
-      throw new RangeError('kronecker: every dimension must be a positive integer');
+      throw kernelError('kronecker', Status.BadShape, 'every dimension must be a positive integer');
     size *= d;
   }
   return size;
@@ -58,13 +59,14 @@ export function checkOperands(
   matrices: readonly ModeMatrix[],
   x: Float64Array,
 ): void {
-  if (matrices.length !== dims.length) throw new RangeError('kronecker: one matrix (or null) per dimension');
+  if (matrices.length !== dims.length)
+    throw kernelError('kronecker', Status.BadShape, 'one matrix (or null) per dimension');
   matrices.forEach((m, i) => {
     if (m instanceof Float64Array && m.length !== dims[i]! * dims[i]!)
-      throw new RangeError(`kronecker: matrix ${i} is not ${dims[i]} × ${dims[i]}`);
+      throw kernelError('kronecker', Status.BadShape, `matrix ${i} is not ${dims[i]} × ${dims[i]}`);
   });
   if (x.length !== size)
-    throw new RangeError(`kronecker: the vector has ${x.length} cells, the tensor ${size}`);
+    throw kernelError('kronecker', Status.BadShape, `the vector has ${x.length} cells, the tensor ${size}`);
 }
 
 /** Mᵀ row-major (the kernels' layout: mt[v·d + u] = M[u][v]). */

@@ -1,10 +1,11 @@
 /**
  * The Mondrian kernel's contract, shared by the WASM implementation (assembly/mondrian.ts via
- * mondrian-wasm.ts) and the plain-TS reference (mondrian-ts.ts). A session holds every row as
+ * mondrian/wasm.ts) and the plain-TS reference (mondrian/reference.ts). A session holds every row as
  * a record `[key_0 … key_{m−1}, sa_0 … sa_{s−1}, row]` and runs one split step at a time on a
  * partition's range of records, in place; both implementations move records identically, so
  * the driver (src/methods/mondrian/partition.ts) gets identical partitions from either.
  */
+import { kernelError, Status } from '../status.ts';
 export interface MondrianInput {
   /** Per dimension: row → key (a rank for numeric and ordinal QIs, a value code for nominal). */
   readonly keys: readonly Int32Array[];
@@ -114,33 +115,43 @@ export function mondrianShape(input: MondrianInput): MondrianShape {
   const s = input.sensitive.length;
   const n = input.keys[0]?.length ?? input.sensitive[0]?.length ?? 0;
   if (input.domains.length !== m || input.hierarchies.length !== m)
-    throw new RangeError('mondrian: one domain and one hierarchy (or null) per dimension');
-  if (input.sensitiveWidths.length !== s) throw new RangeError('mondrian: one width per sensitive attribute');
+    throw kernelError('mondrian', Status.BadShape, 'one domain and one hierarchy (or null) per dimension');
+  if (input.sensitiveWidths.length !== s)
+    throw kernelError('mondrian', Status.BadShape, 'one width per sensitive attribute');
   let maxLabels = 1;
   let maxDomain = 1;
   const labelCounts = input.keys.map((keys, i) => {
     const domain = input.domains[i]!;
     if (!(Number.isInteger(domain) && domain >= 1))
-      throw new RangeError(`mondrian: dimension ${i}: bad domain`);
+      throw kernelError('mondrian', Status.BadShape, `dimension ${i}: bad domain`);
     if (keys.length !== n)
-      throw new RangeError(`mondrian: dimension ${i} has ${keys.length} keys, expected ${n}`);
+      throw kernelError('mondrian', Status.BadShape, `dimension ${i} has ${keys.length} keys, expected ${n}`);
     maxDomain = Math.max(maxDomain, domain);
     for (let r = 0; r < n; r++) {
       const k = keys[r]!;
       if (!(k >= 0 && k < domain))
-        throw new RangeError(`mondrian: dimension ${i}, row ${r}: key outside [0, ${domain})`);
+        throw kernelError(
+          'mondrian',
+          Status.CodeOutOfDomain,
+          `dimension ${i}, row ${r}: key outside [0, ${domain})`,
+        );
     }
     const levels = input.hierarchies[i];
     if (!levels) return null;
-    if (levels.length < 1) throw new RangeError(`mondrian: dimension ${i}: a hierarchy needs level 0`);
+    if (levels.length < 1)
+      throw kernelError('mondrian', Status.BadShape, `dimension ${i}: a hierarchy needs level 0`);
     const counts = levels.map((table, l) => {
       if (table.length < domain)
-        throw new RangeError(`mondrian: dimension ${i}, level ${l}: table shorter than domain`);
+        throw kernelError(
+          'mondrian',
+          Status.BadShape,
+          `dimension ${i}, level ${l}: table shorter than domain`,
+        );
       let max = 0;
       for (let c = 0; c < domain; c++) {
         const label = table[c]!;
         if (!(label >= 0 && label < 2 ** 30))
-          throw new RangeError(`mondrian: dimension ${i}, level ${l}: bad label`);
+          throw kernelError('mondrian', Status.BadShape, `dimension ${i}, level ${l}: bad label`);
         if (label > max) max = label;
       }
       maxLabels = Math.max(maxLabels, max + 1);
@@ -150,7 +161,7 @@ export function mondrianShape(input: MondrianInput): MondrianShape {
     const top = levels[levels.length - 1]!;
     for (let r = 1; r < n; r++) {
       if (top[keys[r]!] !== top[keys[0]!])
-        throw new RangeError(`mondrian: dimension ${i}: the top level is not a single root`);
+        throw kernelError('mondrian', Status.BadShape, `dimension ${i}: the top level is not a single root`);
     }
     return counts;
   });
@@ -161,22 +172,36 @@ export function mondrianShape(input: MondrianInput): MondrianShape {
   let histWidth = 0;
   input.sensitive.forEach((codes, j) => {
     const width = input.sensitiveWidths[j]!;
-    if (!(Number.isInteger(width) && width >= 1)) throw new RangeError(`mondrian: sensitive ${j}: bad width`);
+    if (!(Number.isInteger(width) && width >= 1))
+      throw kernelError('mondrian', Status.BadShape, `sensitive ${j}: bad width`);
     if (codes.length !== n)
-      throw new RangeError(`mondrian: sensitive ${j} has ${codes.length} codes, expected ${n}`);
+      throw kernelError(
+        'mondrian',
+        Status.BadShape,
+        `sensitive ${j} has ${codes.length} codes, expected ${n}`,
+      );
     for (let r = 0; r < n; r++) {
       const c = codes[r]!;
       if (!(c >= 0 && c < width))
-        throw new RangeError(`mondrian: sensitive ${j}, row ${r}: code outside [0, ${width})`);
+        throw kernelError(
+          'mondrian',
+          Status.CodeOutOfDomain,
+          `sensitive ${j}, row ${r}: code outside [0, ${width})`,
+        );
     }
     histBase[j] = histWidth;
     histWidth += width;
   });
   const w = m + s + 1;
-  if (n * w >= 2 ** 28) throw new RangeError('mondrian: too many rows × columns for one session');
+  if (n * w >= 2 ** 28)
+    throw kernelError('mondrian', Status.TooLarge, 'too many rows × columns for one session');
   const maxParts = Math.max(2, Math.min(maxLabels, n));
   if (maxParts * histWidth >= 2 ** 28)
-    throw new RangeError('mondrian: hierarchy labels × sensitive values too large for one session');
+    throw kernelError(
+      'mondrian',
+      Status.TooLarge,
+      'hierarchy labels × sensitive values too large for one session',
+    );
   return { n, m, s, w, histWidth, histBase, labelCounts, contiguous, maxLabels, maxDomain, maxParts };
 }
 
@@ -212,10 +237,10 @@ export function fillRecords(input: MondrianInput, shape: MondrianShape, recs: In
 /** Range and argument checks for each call (cheap; the loops trust them). */
 export function checkRange(shape: MondrianShape, start: number, end: number): void {
   if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start < end && end <= shape.n))
-    throw new RangeError(`mondrian: bad range [${start}, ${end})`);
+    throw kernelError('mondrian', Status.BadShape, `bad range [${start}, ${end})`);
 }
 
 export function checkDim(shape: MondrianShape, dim: number): void {
   if (!(Number.isInteger(dim) && dim >= 0 && dim < shape.m))
-    throw new RangeError(`mondrian: bad dimension ${dim}`);
+    throw kernelError('mondrian', Status.BadShape, `bad dimension ${dim}`);
 }

@@ -3,6 +3,7 @@
  * layout, the same stable partitions, the same median — so the records end in the same order,
  * not merely in equivalent partitions.
  */
+import { kernelError, Status } from '../status.ts';
 import {
   checkDim,
   checkRange,
@@ -72,7 +73,7 @@ export const tsMondrianKernel: MondrianKernel = {
         if (
           !(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 0 && span >= 1 && hi < input.domains[dim]!)
         )
-          throw new RangeError('mondrian: bad median bounds');
+          throw kernelError('mondrian', Status.BadMedian, 'bad median bounds');
         if (span > 4 * (end - start) + 64) {
           // A wide span (many distinct numeric values): sort the keys instead of counting.
           const keys: number[] = [];
@@ -80,11 +81,11 @@ export const tsMondrianKernel: MondrianKernel = {
             if (filterDim >= 0 && recs[p + filterDim] !== filterValue) continue;
             const k = recs[p + dim]!;
             if (k < lo || k > hi)
-              throw new RangeError('mondrian: median bounds or target do not fit the range');
+              throw kernelError('mondrian', Status.BadMedian, 'median bounds or target do not fit the range');
             keys.push(k);
           }
           if (!(target >= 0 && target < keys.length))
-            throw new RangeError('mondrian: median bounds or target do not fit the range');
+            throw kernelError('mondrian', Status.BadMedian, 'median bounds or target do not fit the range');
           const value = Int32Array.from(keys).sort()[target]!;
           out[0] = value;
           out[1] = keys.filter((k) => k < value).length;
@@ -96,7 +97,7 @@ export const tsMondrianKernel: MondrianKernel = {
           if (filterDim >= 0 && recs[p + filterDim] !== filterValue) continue;
           const d = recs[p + dim]! - lo;
           if (d < 0 || d >= span)
-            throw new RangeError('mondrian: median bounds or target do not fit the range');
+            throw kernelError('mondrian', Status.BadMedian, 'median bounds or target do not fit the range');
           counts[d]!++;
         }
         let below = 0;
@@ -110,7 +111,7 @@ export const tsMondrianKernel: MondrianKernel = {
           }
           below += c;
         }
-        throw new RangeError('mondrian: median bounds or target do not fit the range');
+        throw kernelError('mondrian', Status.BadMedian, 'median bounds or target do not fit the range');
       },
       cut(start, end, dim, value, quota, dim2, value2, move) {
         checkRange(shape, start, end);
@@ -160,7 +161,11 @@ export const tsMondrianKernel: MondrianKernel = {
         checkDim(shape, dim);
         const levels = tables[dim];
         if (!levels || !(Number.isInteger(level) && level >= 0 && level < levels.length - 1))
-          throw new RangeError(`mondrian: dimension ${dim} has no hierarchy level ${level}`);
+          throw kernelError(
+            'mondrian',
+            Status.MissingLevel,
+            `dimension ${dim} has no hierarchy level ${level}`,
+          );
         const table = levels[level]!;
         const labels = shape.labelCounts[dim]![level]!;
         counts.fill(0, 0, labels);

@@ -4,7 +4,9 @@
  * runs each split step in place with no copies but the small results, read through views
  * made once (memory never grows after `open`).
  */
+
 import { instantiateCore } from '../../wasm/module.ts';
+import { kernelError, Status } from '../status.ts';
 import {
   checkDim,
   checkRange,
@@ -81,7 +83,7 @@ export const wasmMondrianKernel: MondrianKernel = {
         if (
           !(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 0 && hi >= lo && hi < input.domains[dim]!)
         )
-          throw new RangeError('mondrian: bad median bounds');
+          throw kernelError('mondrian', Status.BadMedian, 'bad median bounds');
         const found = core.mondrianMedian(
           recs,
           w,
@@ -97,7 +99,8 @@ export const wasmMondrianKernel: MondrianKernel = {
           scratch,
           outPtr,
         );
-        if (found !== 0) throw new RangeError('mondrian: median bounds or target do not fit the range');
+        if (found !== Status.Ok)
+          throw kernelError('mondrian', found as Status, 'median bounds or target do not fit the range');
       },
       cut(start, end, dim, value, quota, dim2, value2, move) {
         checkRange(shape, start, end);
@@ -127,7 +130,11 @@ export const wasmMondrianKernel: MondrianKernel = {
         checkDim(shape, dim);
         const levels = input.hierarchies[dim];
         if (!levels || !(Number.isInteger(level) && level >= 0 && level < levels.length - 1))
-          throw new RangeError(`mondrian: dimension ${dim} has no hierarchy level ${level}`);
+          throw kernelError(
+            'mondrian',
+            Status.MissingLevel,
+            `dimension ${dim} has no hierarchy level ${level}`,
+          );
         const table = tablePtrs[dim]! + 4 * level * input.domains[dim]!;
         const labels = shape.labelCounts[dim]![level]!;
         return core.mondrianGroup(

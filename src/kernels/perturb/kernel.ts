@@ -10,7 +10,9 @@
  * the number of thresholds ≤ x. Probabilities are thus realized in steps of 2⁻³¹; a zero
  * entry of the matrix is never drawn.
  */
+
 import { UniformDraws } from '../../util/random.ts';
+import { kernelError, Status } from '../status.ts';
 
 export const THRESHOLD_ONE = 2 ** 31;
 
@@ -59,7 +61,7 @@ function splitmix32(seed: number): () => number {
  * 128 bits. A lane that came out all zero (probability 2⁻¹²⁸) gets a fixed non-zero word.
  */
 export function laneState(key: Uint32Array): LaneState {
-  if (key.length !== 4) throw new RangeError('laneState: the key is 4 u32');
+  if (key.length !== 4) throw kernelError('laneState', Status.BadShape, 'the key is 4 u32');
   const state = new Uint32Array(16);
   for (let w = 0; w < 4; w++) {
     const next = splitmix32(key[w]!);
@@ -75,7 +77,7 @@ export interface PerturbKernel {
   readonly name: 'ts' | 'wasm' | 'wasm-simd';
   /**
    * Released codes of one column; advances `state` in place by ⌈n/4⌉ blocks.
-   * @throws RangeError if a code is outside 0..d−1.
+   * @throws KernelError if a code is outside 0..d−1.
    */
   perturb(codes: Int32Array, thresholds: Thresholds, state: LaneState): Int32Array;
 }
@@ -84,7 +86,11 @@ export function validateCodes(codes: Int32Array, d: number): void {
   for (let i = 0; i < codes.length; i++) {
     const c = codes[i]!;
     if (!(c >= 0 && c < d))
-      throw new RangeError(`perturb: code at cell ${i} is outside the matrix's ${d} categories`);
+      throw kernelError(
+        'perturb',
+        Status.CodeOutOfDomain,
+        `code at cell ${i} is outside the matrix's ${d} categories`,
+      );
   }
 }
 
