@@ -1,4 +1,4 @@
-import { Status } from './status';
+import { Status } from '../src/kernels/status-codes';
 // Group-by over generalized tuples: the hot loop of the lattice search (one call per node)
 // and of the row → distinct-tuple collapse (identity maps).
 //

@@ -1,4 +1,4 @@
-import { Status } from './status';
+import { Status } from '../src/kernels/status-codes';
 // Mondrian's split steps (LeFevre, DeWitt, Ramakrishnan 2006), in place over row records.
 // The TS driver (src/methods/mondrian/partition.ts) keeps the stack of partitions and judges
 // each candidate split with the privacy models; these kernels do the per-row work of one

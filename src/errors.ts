@@ -45,7 +45,7 @@ export class LimitError extends PpdpError {}
  * hands the kernels, so this names a defect in ppdp, never a data value.
  */
 export class KernelError extends PpdpError {
-  /** The kernel's status (assembly/status.ts). */
+  /** The kernel's status (src/kernels/status-codes.ts). */
   readonly status: number;
 
   constructor(code: string, status: number, message: string) {

@@ -111,69 +111,24 @@ function sizing(rowsPerShard: number): Record<TaskName, Sizing> {
   };
 }
 
-export class ReleaseStack extends Stack {
-  readonly bucket: s3.Bucket;
-  readonly stateMachine: sfn.StateMachine;
-  readonly functions: Record<TaskName, lambda.Function>;
-  /** Failed, timed-out and aborted executions, and the alarms, are published here. */
-  readonly failureTopic: sns.Topic;
+/** The data bucket's policy statements, per Task: read what it reads, write what it writes. */
+class BucketAccess {
+  /**
+   * A release folder's lock (src/pipeline/publish.ts): Plan takes it (after checking the
+   * folder), Publish or ReportFailure gives it up. Only the lock's objects are written.
+   */
+  static readonly LOCKS = `releases/*/${LOCK}*`;
+  readonly lock: iam.PolicyStatement;
+  private readonly byTask: Record<TaskName, iam.PolicyStatement[]>;
 
-  constructor(scope: Construct, id: string, props: ReleaseStackProps) {
-    super(scope, id, props);
-
-    const key = new kms.Key(this, 'DataKey', {
-      description: 'ppdp: inputs, work files and releases',
-      enableKeyRotation: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    const accessLogs = new s3.Bucket(this, 'AccessLogs', {
-      encryption: s3.BucketEncryption.S3_MANAGED, // the only encryption S3 server access logging writes to
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      versioned: true,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      lifecycleRules: [{ expiration: Duration.days(365), noncurrentVersionExpiration: Duration.days(30) }],
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    this.bucket = new s3.Bucket(this, 'Data', {
-      encryption: s3.BucketEncryption.KMS,
-      encryptionKey: key,
-      bucketKeyEnabled: true,
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      versioned: true,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      serverAccessLogsBucket: accessLogs,
-      serverAccessLogsPrefix: 'data/',
-      eventBridgeEnabled: true,
-      lifecycleRules: [
-        { prefix: 'work/', expiration: Duration.days(props.workRetentionDays ?? 14) },
-        { noncurrentVersionExpiration: Duration.days(30) },
-      ],
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    const bucket = this.bucket;
-
-    // One function per Task, each with its own role: read what it reads, write what it writes.
-    const objects = (prefix: string) => bucket.arnForObjects(`${prefix}*`);
-    const list = (...prefixes: string[]) =>
-      new iam.PolicyStatement({
-        actions: ['s3:ListBucket'],
-        resources: [bucket.bucketArn],
-        conditions: { StringLike: { 's3:prefix': prefixes.map((p) => `${p}*`) } },
-      });
-    const read = (...prefixes: string[]) =>
-      new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: prefixes.map(objects) });
-    const write = (...prefixes: string[]) =>
-      new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: prefixes.map(objects) });
-    // A release folder's lock (src/pipeline/publish.ts): Plan takes it (after checking the
-    // folder), Publish or ReportFailure gives it up. Only the lock's objects are written.
-    const LOCKS = `releases/*/${LOCK}*`;
-    const lock = new iam.PolicyStatement({
+  constructor(private readonly bucket: s3.Bucket) {
+    const { list, read, write } = this;
+    this.lock = new iam.PolicyStatement({
       actions: ['s3:PutObject', 's3:DeleteObject'],
-      resources: [bucket.arnForObjects(LOCKS)],
+      resources: [bucket.arnForObjects(BucketAccess.LOCKS)],
     });
-    const access: Record<TaskName, iam.PolicyStatement[]> = {
+    const lock = this.lock;
+    this.byTask = {
       Plan: [
         read('inbox/', 'releases/'),
         list('inbox/', 'work/', 'releases/'),
@@ -191,11 +146,99 @@ export class ReleaseStack extends Stack {
         list('work/', 'releases/'),
         read('work/', 'releases/'),
         write('releases/'),
-        new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [objects('releases/')] }),
+        new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [this.objects('releases/')] }),
       ],
       ReportFailure: [list('work/', 'releases/'), read('work/', 'releases/'), write('work/'), lock],
     };
+  }
 
+  of(task: TaskName): iam.PolicyStatement[] {
+    return this.byTask[task];
+  }
+
+  /** The bucket's ARN as cdk-nag names it in findings. */
+  bucketArnToken(stack: Stack): string {
+    return `<${stack.getLogicalId(this.bucket.node.defaultChild as CfnResource)}.Arn>`;
+  }
+
+  readonly list = (...prefixes: string[]) =>
+    new iam.PolicyStatement({
+      actions: ['s3:ListBucket'],
+      resources: [this.bucket.bucketArn],
+      conditions: { StringLike: { 's3:prefix': prefixes.map((p) => `${p}*`) } },
+    });
+
+  readonly read = (...prefixes: string[]) =>
+    new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: prefixes.map((p) => this.objects(p)) });
+
+  readonly write = (...prefixes: string[]) =>
+    new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: prefixes.map((p) => this.objects(p)) });
+
+  private objects(prefix: string): string {
+    return this.bucket.arnForObjects(`${prefix}*`);
+  }
+}
+
+export class ReleaseStack extends Stack {
+  readonly bucket: s3.Bucket;
+  readonly stateMachine: sfn.StateMachine;
+  readonly functions: Record<TaskName, lambda.Function>;
+  /** Failed, timed-out and aborted executions, and the alarms, are published here. */
+  readonly failureTopic: sns.Topic;
+
+  constructor(scope: Construct, id: string, props: ReleaseStackProps) {
+    super(scope, id, props);
+    const key = new kms.Key(this, 'DataKey', {
+      description: 'ppdp: inputs, work files and releases',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.bucket = this.dataBucket(key, props.workRetentionDays ?? 14);
+    const access = new BucketAccess(this.bucket);
+    this.functions = this.stateFunctions(key, access, props);
+    this.stateMachine = this.releaseMachine(key, access, props.mapConcurrency ?? 100);
+    const deadLetters = this.starts(props.schedules ?? []);
+    this.failureTopic = this.alerts(deadLetters, props.alertEmail);
+    new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName });
+    new CfnOutput(this, 'StateMachineArn', { value: this.stateMachine.stateMachineArn });
+  }
+
+  /** The data bucket (KMS, versioned, TLS only, access-logged; work files expire). */
+  private dataBucket(key: kms.Key, workRetentionDays: number): s3.Bucket {
+    const accessLogs = new s3.Bucket(this, 'AccessLogs', {
+      encryption: s3.BucketEncryption.S3_MANAGED, // the only encryption S3 server access logging writes to
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      versioned: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ expiration: Duration.days(365), noncurrentVersionExpiration: Duration.days(30) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    return new s3.Bucket(this, 'Data', {
+      encryption: s3.BucketEncryption.KMS,
+      encryptionKey: key,
+      bucketKeyEnabled: true,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      versioned: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'data/',
+      eventBridgeEnabled: true,
+      lifecycleRules: [
+        { prefix: 'work/', expiration: Duration.days(workRetentionDays) },
+        { noncurrentVersionExpiration: Duration.days(30) },
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+
+  /** One function per Task, each with its own role: read what it reads, write what it writes. */
+  private stateFunctions(
+    key: kms.Key,
+    access: BucketAccess,
+    props: ReleaseStackProps,
+  ): Record<TaskName, lambda.Function> {
     const fns = {} as Record<TaskName, lambda.Function>;
     const rowsPerShard = props.rowsPerShard ?? 1_000_000;
     const sizes = sizing(rowsPerShard);
@@ -214,7 +257,7 @@ export class ReleaseStack extends Stack {
           resources: [logGroup.logGroupArn, `${logGroup.logGroupArn}:*`],
         }),
       );
-      for (const statement of access[task]) role.addToPolicy(statement);
+      for (const statement of access.of(task)) role.addToPolicy(statement);
       key.grant(role, 'kms:Decrypt', 'kms:GenerateDataKey');
       const size = sizes[task];
       fns[task] = new lambda.Function(this, task, {
@@ -239,16 +282,13 @@ export class ReleaseStack extends Stack {
         },
       });
     }
-    this.functions = fns;
-    const bucketArn = `<${this.getLogicalId(bucket.node.defaultChild as CfnResource)}.Arn>`;
-    const logicalArn = (c: { node: { defaultChild?: unknown } }) =>
-      `<${this.getLogicalId(c.node.defaultChild as CfnResource)}.Arn>`;
+    const bucketArn = access.bucketArnToken(this);
     for (const task of TASKS) {
       const role = fns[task].role!;
       const logGroup = this.node.findChild(`${task}Logs`) as logs.LogGroup;
       this.acknowledge(
         role,
-        `Resource::${logicalArn(logGroup)}:*`,
+        `Resource::${this.logicalArn(logGroup)}:*`,
         "log streams of this function's own log group: their names are not known in advance",
       );
       this.acknowledge(
@@ -257,15 +297,16 @@ export class ReleaseStack extends Stack {
         'X-Ray PutTraceSegments/PutTelemetryRecords take no resource (active tracing)',
       );
       const prefixes = new Set(
-        access[task]
+        access
+          .of(task)
           .flatMap((st) => st.resources)
-          .filter((r) => r.includes('/') && !r.endsWith(LOCKS))
+          .filter((r) => r.includes('/') && !r.endsWith(BucketAccess.LOCKS))
           .map((r) => r.split('/').slice(-2, -1)[0]!),
       );
-      if (access[task].includes(lock)) {
+      if (access.of(task).includes(access.lock)) {
         this.acknowledge(
           role,
-          `Resource::${bucketArn}/${LOCKS}`,
+          `Resource::${bucketArn}/${BucketAccess.LOCKS}`,
           "release folders' locks only: keys depend on the release name and run id",
         );
       }
@@ -283,7 +324,11 @@ export class ReleaseStack extends Stack {
       );
     }
 
-    // The state machine: the same definition the local engine runs.
+    return fns;
+  }
+
+  /** The state machine: the same definition the local engine runs, with its role and logs. */
+  private releaseMachine(key: kms.Key, access: BucketAccess, mapConcurrency: number): sfn.StateMachine {
     const stateMachineName = `${this.stackName}-release`;
     const stateMachineArn = Arn.format(
       {
@@ -308,8 +353,8 @@ export class ReleaseStack extends Stack {
       description:
         'ppdp release state machine: invoke its functions, read shard lists, run its Distributed Maps',
     });
-    for (const fn of Object.values(fns)) fn.grantInvoke(smRole);
-    smRole.addToPolicy(read('work/')); // the Distributed Maps' ItemReader reads shards.json
+    for (const fn of Object.values(this.functions)) fn.grantInvoke(smRole);
+    smRole.addToPolicy(access.read('work/')); // the Distributed Maps' ItemReader reads shards.json
     key.grant(smRole, 'kms:Decrypt');
     smRole.addToPolicy(
       new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [stateMachineArn] }),
@@ -321,16 +366,16 @@ export class ReleaseStack extends Stack {
         resources: [executionArns],
       }),
     );
-    for (const fn of Object.values(fns)) {
+    for (const fn of Object.values(this.functions)) {
       this.acknowledge(
         smRole,
-        `Resource::${logicalArn(fn)}:*`,
+        `Resource::${this.logicalArn(fn)}:*`,
         "invoking any version of the state's own function (grantInvoke)",
       );
     }
     this.acknowledge(
       smRole,
-      `Resource::${bucketArn}/work/*`,
+      `Resource::${access.bucketArnToken(this)}/work/*`,
       'the Distributed Maps read shards.json under work/<name>/<runId>/',
     );
     this.acknowledge(
@@ -345,7 +390,7 @@ export class ReleaseStack extends Stack {
     );
     const definition = releaseDefinition({
       resource: (task) => `\${${placeholder(task)}}`,
-      mapConcurrency: props.mapConcurrency ?? 100,
+      mapConcurrency,
       caught: RELEASE_ERRORS,
     });
     const smLogs = new logs.LogGroup(this, 'StateMachineLogs', {
@@ -353,10 +398,12 @@ export class ReleaseStack extends Stack {
       retention: logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    this.stateMachine = new sfn.StateMachine(this, 'Release', {
+    return new sfn.StateMachine(this, 'Release', {
       stateMachineName,
       definitionBody: sfn.DefinitionBody.fromString(JSON.stringify(definition)),
-      definitionSubstitutions: Object.fromEntries(TASKS.map((t) => [placeholder(t), fns[t].functionArn])),
+      definitionSubstitutions: Object.fromEntries(
+        TASKS.map((t) => [placeholder(t), this.functions[t].functionArn]),
+      ),
       role: smRole,
       stateMachineType: sfn.StateMachineType.STANDARD,
       // No execution data in the logs: payloads carry locations only, but errors may name values.
@@ -364,7 +411,13 @@ export class ReleaseStack extends Stack {
       tracingEnabled: true,
       timeout: Duration.hours(12),
     });
+  }
 
+  /**
+   * What starts a release: a spec dropped at inbox/<name>/release.json, and the schedules.
+   * Returns the dead-letter queue of starts that failed.
+   */
+  private starts(schedules: readonly ScheduledRelease[]): sqs.Queue {
     // A spec dropped at inbox/<name>/release.json starts a release.
     const deadLetters = new sqs.Queue(this, 'StartFailures', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -382,7 +435,7 @@ export class ReleaseStack extends Stack {
         source: ['aws.s3'],
         detailType: ['Object Created'],
         detail: {
-          bucket: { name: [bucket.bucketName] },
+          bucket: { name: [this.bucket.bucketName] },
           object: { key: events.Match.wildcard('inbox/*/release.json') },
         },
       },
@@ -399,7 +452,7 @@ export class ReleaseStack extends Stack {
     });
 
     // Recurring releases: the spec in the inbox, re-run on a schedule.
-    for (const s of props.schedules ?? []) {
+    for (const s of schedules) {
       new scheduler.Schedule(this, `Schedule-${s.name}`, {
         description: `ppdp: recurring release of inbox/${s.name}/release.json`,
         schedule: scheduler.ScheduleExpression.expression(
@@ -408,7 +461,7 @@ export class ReleaseStack extends Stack {
         ),
         target: new schedulerTargets.StepFunctionsStartExecution(this.stateMachine, {
           input: scheduler.ScheduleTargetInput.fromObject({
-            spec: `s3://${bucket.bucketName}/inbox/${s.name}/release.json`,
+            spec: `s3://${this.bucket.bucketName}/inbox/${s.name}/release.json`,
           }),
           deadLetterQueue: deadLetters,
           retryAttempts: 4,
@@ -428,10 +481,7 @@ export class ReleaseStack extends Stack {
       );
     }
 
-    this.failureTopic = this.alerts(deadLetters, props.alertEmail);
-
-    new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
-    new CfnOutput(this, 'StateMachineArn', { value: this.stateMachine.stateMachineArn });
+    return deadLetters;
   }
 
   /**
@@ -536,6 +586,11 @@ export class ReleaseStack extends Stack {
     );
     new CfnOutput(this, 'FailureTopicArn', { value: topic.topicArn });
     return topic;
+  }
+
+  /** A construct's ARN as cdk-nag names it in findings. */
+  private logicalArn(c: IConstruct): string {
+    return `<${this.getLogicalId(c.node.defaultChild as CfnResource)}.Arn>`;
   }
 
   /** A cdk-nag AwsSolutions-IAM5 finding acknowledged with its reason. */

@@ -1,10 +1,11 @@
 /**
- * The kernels' status codes (assembly/status.ts, shared with AssemblyScript) as typed errors:
+ * The kernels' status codes (status-codes.ts, shared with AssemblyScript) as typed errors:
  * a WASM kernel's status and the same refusal in the plain-TS reference raise the same
  * KernelError, with a code per status (`E_KERNEL_CODE_OUT_OF_DOMAIN`, …).
  */
-import { Status } from '../../assembly/status.ts';
+
 import { KernelError } from '../errors.ts';
+import { Status } from './status-codes.ts';
 
 export { Status };
 

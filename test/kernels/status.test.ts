@@ -1,5 +1,5 @@
 /**
- * Kernel refusals are typed: the WASM kernels return a status (assembly/status.ts), the
+ * Kernel refusals are typed: the WASM kernels return a status (src/kernels/status-codes.ts), the
  * plain-TS references refuse the same inputs, and both raise the same KernelError code.
  */
 import { describe, expect, it } from 'vitest';

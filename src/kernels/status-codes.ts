@@ -1,6 +1,6 @@
 // What a kernel returns when an input breaks its contract (0 or a count when all is well).
-// Plain enum syntax, read by AssemblyScript and TypeScript alike: src/kernels/status.ts maps
-// each member to a KernelError, which the plain-TS references throw for the same inputs.
+// Plain enum syntax, compiled by AssemblyScript (assembly/ imports it) and TypeScript alike:
+// status.ts maps each member to a KernelError, which the plain-TS references throw too.
 export enum Status {
   Ok = 0,
   /** A code or key outside its column's domain. */
