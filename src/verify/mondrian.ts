@@ -45,20 +45,61 @@ export interface MondrianVerifyInput {
 /** The universal root a hierarchy gets when its top level has several labels. */
 const ROOT = '*';
 
-export function verifyMondrian(args: MondrianVerifyInput): VerificationCheck[] {
-  const { input, attributes, arrow, csv, claims } = args;
-  const checks: VerificationCheck[] = [];
-  const add = (name: string, passed: boolean, detail: string) => checks.push({ name, passed, detail });
+type Add = (name: string, passed: boolean, detail: string) => void;
 
-  // 1. The two files hold the same table.
+/** What the first checks establish about the released table, for the later ones. */
+interface Shape {
+  readonly n: number;
+  readonly out: (name: string) => EncodedColumn;
+  readonly inp: (name: string) => EncodedColumn;
+  readonly qis: string[];
+  readonly others: string[];
+  readonly numericQis: string[];
+  readonly categorical: string[];
+}
+
+type Ranges = Map<string, { lo: Float64Array; hi: Float64Array }>;
+
+interface Labels {
+  readonly coverOf: Map<string, Int32Array[]>;
+  readonly coversCount: Map<string, Float64Array>;
+  readonly distinct: Map<string, number>;
+}
+
+interface Classes {
+  readonly classOf: Int32Array;
+  readonly count: number;
+  readonly sizes: Int32Array;
+  readonly minSize: number;
+}
+
+/**
+ * The checks, in order: the files agree, the columns, every row released, ranges, labels,
+ * rows matched one to one with input rows they generalize, k, each SA model, the claims.
+ */
+export function verifyMondrian(args: MondrianVerifyInput): VerificationCheck[] {
+  const checks: VerificationCheck[] = [];
+  const add: Add = (name, passed, detail) => checks.push({ name, passed, detail });
+  const shape = checkShape(args, add);
+  if (!shape) return fail(checks);
+  const ranges = checkRanges(shape, add);
+  const labels = checkLabels(args, shape, add);
+  checkRowsGeneralizeInput(args, shape, ranges, labels, add);
+  const classes = checkK(args, shape, add);
+  checkSensitiveModels(args, shape, classes, add);
+  checkClaims(args, shape, ranges, labels, classes, add);
+  return checks.every((c) => c.passed) ? checks : fail(checks);
+}
+
+/** The two files hold the same table; identifying columns dropped, numeric QIs with _lo and _hi; every row. */
+function checkShape(args: MondrianVerifyInput, add: Add): Shape | undefined {
+  const { input, attributes, arrow, csv } = args;
   const same = sameTable(arrow, csv);
   add(
     'csv-equals-arrow',
     same,
     same ? 'data.csv and data.arrow hold the same rows' : 'data.csv and data.arrow differ',
   );
-
-  // 2. Columns: identifying ones dropped, numeric QIs followed by their _lo and _hi.
   const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
   const numeric = new Set(args.numeric);
   const releasedNames = input.columns.map((c) => c.name).filter((n) => typeOf.get(n) !== 'identifying');
@@ -70,24 +111,27 @@ export function verifyMondrian(args: MondrianVerifyInput): VerificationCheck[] {
     namesOk,
     namesOk ? 'identifying columns dropped, all others released' : `released columns: ${names.join(', ')}`,
   );
-  if (!namesOk || !same) return fail(checks);
-
-  // 3. Every input row is released.
+  if (!namesOk || !same) return undefined;
   const n = input.rowCount;
   const rows = arrow.rowCount;
   add('row-count', rows === n, `${rows} rows released of ${n}`);
-  if (rows !== n) return fail(checks);
-
-  const out = (name: string) => arrow.columns.find((c) => c.name === name)!;
-  const inp = (name: string) => input.columns.find((c) => c.name === name)!;
+  if (rows !== n) return undefined;
   const qis = releasedNames.filter((q) => typeOf.get(q) === 'quasi-identifying');
-  const others = releasedNames.filter((q) => typeOf.get(q) !== 'quasi-identifying');
-  const numericQis = qis.filter((q) => numeric.has(q));
-  const categorical = qis.filter((q) => !numeric.has(q));
+  return {
+    n,
+    out: (name) => arrow.columns.find((c) => c.name === name)!,
+    inp: (name) => input.columns.find((c) => c.name === name)!,
+    qis,
+    others: releasedNames.filter((q) => typeOf.get(q) !== 'quasi-identifying'),
+    numericQis: qis.filter((q) => numeric.has(q)),
+    categorical: qis.filter((q) => !numeric.has(q)),
+  };
+}
 
-  // 4. Ranges: `[lo-hi]` of their own columns, lo ≤ hi. lo/hi per row, parsed once per string.
+/** Ranges: `[lo-hi]` of their own columns, lo ≤ hi. lo/hi per row, parsed once per string. */
+function checkRanges({ n, out, numericQis }: Shape, add: Add): Ranges {
   let badRanges = 0;
-  const ranges = new Map<string, { lo: Float64Array; hi: Float64Array }>();
+  const ranges: Ranges = new Map();
   for (const q of numericQis) {
     const label = out(q);
     const loCol = out(`${q}_lo`);
@@ -121,9 +165,14 @@ export function verifyMondrian(args: MondrianVerifyInput): VerificationCheck[] {
       ? 'every range is [lo-hi] of its own lo and hi columns'
       : `${badRanges} range cells disagree with their lo/hi columns`,
   );
+  return ranges;
+}
 
-  // 5. Categorical labels: strings of the QI's hierarchy. For each QI: which released labels
-  //    cover each input value, and how many input values each released label covers.
+/**
+ * Categorical labels: strings of the QI's hierarchy. For each QI: which released labels cover
+ * each input value, and how many input values each released label covers.
+ */
+function checkLabels(args: MondrianVerifyInput, { out, inp, categorical }: Shape, add: Add): Labels {
   const coverOf = new Map<string, Int32Array[]>();
   const coversCount = new Map<string, Float64Array>();
   const distinct = new Map<string, number>();
@@ -168,9 +217,18 @@ export function verifyMondrian(args: MondrianVerifyInput): VerificationCheck[] {
       ? 'every categorical label is a label of its hierarchy'
       : `${badLabels} categorical labels are no label of their hierarchy above an input value`,
   );
+  return { coverOf, coversCount, distinct };
+}
 
-  // 6. One-to-one matching of released rows to input rows.
-  const matching = matchRows(args, others, categorical, numericQis, ranges, coverOf);
+/** One-to-one matching of released rows to input rows they generalize. */
+function checkRowsGeneralizeInput(
+  args: MondrianVerifyInput,
+  { n, others, categorical, numericQis }: Shape,
+  ranges: Ranges,
+  labels: Labels,
+  add: Add,
+): void {
+  const matching = matchRows(args, others, categorical, numericQis, ranges, labels.coverOf);
   add(
     'rows-generalize-input',
     matching.unmatched === 0,
@@ -178,29 +236,38 @@ export function verifyMondrian(args: MondrianVerifyInput): VerificationCheck[] {
       ? `every released row generalizes its own input row (${n} rows matched one to one; ${matching.rerouted} re-routed by augmenting paths)`
       : `${matching.unmatched} released rows cannot be paired with an input row they generalize`,
   );
+}
 
-  // 7. Classes: rows sharing all released QI values.
+/** Classes (rows sharing all released QI values), each at least k rows. */
+function checkK(args: MondrianVerifyInput, { n, out, qis }: Shape, add: Add): Classes {
   let classOf: Int32Array = new Int32Array(n);
-  let classes = n > 0 ? 1 : 0;
-  for (const q of qis)
-    ({ ids: classOf, count: classes } = refine(classOf, out(q).codes, out(q).dictionary.length));
-  const sizes = new Int32Array(classes);
+  let count = n > 0 ? 1 : 0;
+  for (const q of qis) ({ ids: classOf, count } = refine(classOf, out(q).codes, out(q).dictionary.length));
+  const sizes = new Int32Array(count);
   for (let j = 0; j < n; j++) sizes[classOf[j]!]!++;
-  let minSize = classes > 0 ? Number.POSITIVE_INFINITY : 0;
+  let minSize = count > 0 ? Number.POSITIVE_INFINITY : 0;
   for (const s of sizes) minSize = Math.min(minSize, s);
   let k = 1;
   for (const m of args.privacy) if (m.model === 'k-anonymity') k = Math.max(k, m.k);
-  add('k-anonymity', minSize >= k, `${classes} classes, smallest ${minSize} rows (k = ${k})`);
+  add('k-anonymity', minSize >= k, `${count} classes, smallest ${minSize} rows (k = ${k})`);
+  return { classOf, count, sizes, minSize };
+}
 
-  // 8. SA models per class, from the released SA column.
+/** Each model on a sensitive attribute, per class, from the released SA column. */
+function checkSensitiveModels(
+  args: MondrianVerifyInput,
+  { n, out, inp }: Shape,
+  classes: Classes,
+  add: Add,
+): void {
   for (const model of args.privacy) {
     if (!('attribute' in model)) continue;
     const sa = out(model.attribute);
-    const counts: ValueCounts[] = Array.from({ length: classes }, () => new Map());
+    const counts: ValueCounts[] = Array.from({ length: classes.count }, () => new Map());
     const byCode = new Map<number, number>();
     const width = sa.dictionary.length;
     for (let j = 0; j < n; j++) {
-      const key = classOf[j]! * width + sa.codes[j]!;
+      const key = classes.classOf[j]! * width + sa.codes[j]!;
       byCode.set(key, (byCode.get(key) ?? 0) + 1);
     }
     for (const [key, c] of byCode) counts[Math.floor(key / width)]!.set(sa.dictionary[key % width]!, c);
@@ -216,28 +283,37 @@ export function verifyMondrian(args: MondrianVerifyInput): VerificationCheck[] {
     let failed = 0;
     let worst: number | undefined;
     counts.forEach((c, e) => {
-      const r = checkClass(model, sizes[e]!, c, context);
+      const r = checkClass(model, classes.sizes[e]!, c, context);
       if (!r.holds) failed++;
       if (worst === undefined || (higherIsBetter ? r.value < worst : r.value > worst)) worst = r.value;
     });
     add(
       model.model,
       failed === 0,
-      `${failed} of ${classes} classes fail ${model.model} on '${model.attribute}' (worst class: ${worst ?? 0})`,
+      `${failed} of ${classes.count} classes fail ${model.model} on '${model.attribute}' (worst class: ${worst ?? 0})`,
     );
   }
+}
 
-  // 9. The report's claims.
-  const claimOk = classes === claims.classes && minSize === claims.minClassSize;
+/** The report's claims: classes, the smallest class, NCP recomputed. */
+function checkClaims(
+  args: MondrianVerifyInput,
+  { qis }: Shape,
+  ranges: Ranges,
+  labels: Labels,
+  classes: Classes,
+  add: Add,
+): void {
+  const { claims } = args;
+  const claimOk = classes.count === claims.classes && classes.minSize === claims.minClassSize;
   add(
     'reported-classes',
     claimOk,
-    `report claims ${claims.classes} classes, smallest ${claims.minClassSize}; found ${classes}, smallest ${minSize}`,
+    `report claims ${claims.classes} classes, smallest ${claims.minClassSize}; found ${classes.count}, smallest ${classes.minSize}`,
   );
-  const ncp = recomputeNcp(args, qis, ranges, coversCount, distinct);
+  const ncp = recomputeNcp(args, qis, ranges, labels.coversCount, labels.distinct);
   const ncpOk = Math.abs(ncp - claims.ncp) <= 1e-9 * Math.max(1, ncp);
   add('reported-ncp', ncpOk, `NCP recomputed ${ncp}, reported ${claims.ncp}`);
-  return checks.every((c) => c.passed) ? checks : fail(checks);
 }
 
 function parseNumber(s: string): number {
