@@ -21,17 +21,16 @@ import { LaneRandom, laneState, type PerturbKernel, thresholdsOf } from '../../k
 import { tsPerturbKernel } from '../../kernels/perturb/reference.ts';
 import { wasmSimdPerturbKernel } from '../../kernels/perturb/wasm.ts';
 import { type DistributionMeasures, distributionMeasures } from '../../metrics/contingency.ts';
-import { riskDistribution } from '../../metrics/privacy.ts';
-import { impliedRho2, type RhoCheck, smallDomainGuarantee } from '../../models/rho-privacy.ts';
-import type { ModelResult, ReportSection } from '../../report/types.ts';
+import { type RhoCheck, smallDomainGuarantee } from '../../models/rho-privacy.ts';
 import { thousands } from '../../util/format.ts';
 import { streamKey, tableDigest } from '../../util/keys.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { type Distortion, gammaOf, inverseOf } from './matrices.ts';
 import type { MatricesFile } from './matrices-file.ts';
 import { rowsOf } from './matrices-file.ts';
-import { expectedSquaredError, planRandomization, type RandomizationPlan } from './plan.ts';
+import { planRandomization, type RandomizationPlan } from './plan.ts';
 import { type ReconstructionMode, randomizationEstimator } from './reconstruct.ts';
+import { randomizationReport } from './report.ts';
 import type { RiskDetail } from './risk.ts';
 
 export const VERSION = '0.1.0';
@@ -115,7 +114,7 @@ export const randomizationMethod: ReleaseMethod = {
     plan.evaluator.dispose();
     return {
       files,
-      report: reportOf(plan, risk, rhoCheck, measures, measuresNote),
+      report: randomizationReport(plan, risk, rhoCheck, measures, measuresNote),
       claims: {
         maxRisk: risk.max,
         meanRisk: risk.mean,
@@ -167,8 +166,6 @@ function saRhoCheck(plan: RandomizationPlan): RhoCheck {
   const matrix = p ? p.matrix : Float64Array.from({ length: d * d }, (_, x) => (x % (d + 1) === 0 ? 1 : 0));
   return plan.requirements.rho!.check(matrix, d, prior);
 }
-
-const RHO1_TABLE = [0.01, 0.05, 0.1, 0.2, 0.3, 0.5];
 
 function matricesFile(plan: RandomizationPlan, risk: RiskDetail, rho: RhoCheck | undefined): MatricesFile {
   const { attributes, distortions, method, requirements } = plan;
@@ -234,214 +231,6 @@ function matricesFile(plan: RandomizationPlan, risk: RiskDetail, rho: RhoCheck |
       key: 'SHA-256("ppdp/stream/v1" ‖ 0x00 ‖ purpose ‖ 0x00 ‖ seed u32 LE ‖ SHA-256 of the input cells, column by column as UTF-8 name ‖ 0x00, its distinct values in order of first appearance each ‖ 0x00, 0x00, then each row\'s index into them u32 LE): bytes 0–15, purpose "perturb" for the perturbation key, "shuffle" for the shuffle key',
       order:
         'randomized attributes in attributeOrder, one after the other; then the rows are shuffled (Fisher–Yates from the last row, on the shuffle key)',
-    },
-  };
-}
-
-function quantile(values: Float64Array, weights: Float64Array, q: number): number {
-  const idx = Array.from(values.keys()).sort((a, b) => values[a]! - values[b]!);
-  let total = 0;
-  for (const w of weights) total += w;
-  let acc = 0;
-  for (const i of idx) {
-    acc += weights[i]!;
-    if (acc >= q * total) return values[i]!;
-  }
-  return values[idx[idx.length - 1]!] ?? 0;
-}
-
-function reportOf(
-  plan: RandomizationPlan,
-  risk: RiskDetail,
-  rho: RhoCheck | undefined,
-  measures: DistributionMeasures | undefined,
-  measuresNote: string | undefined,
-): BuiltRelease['report'] {
-  const { attributes, distortions, requirements, method, spec } = plan;
-  const n = attributes[0]!.codes.length;
-  const cellCount = plan.evaluator.table.cellCount;
-  const sa = attributes[attributes.length - 1]!;
-  const saP = distortions[distortions.length - 1];
-  const gamma = saP ? gammaOf(saP.matrix, saP.d) : Number.POSITIVE_INFINITY;
-  const expected = expectedSquaredError(attributes, distortions);
-  const parameters: Record<string, number> = {};
-  attributes.forEach((a, i) => {
-    const p = distortions[i];
-    parameters[a.name] = p ? (p.parameter ?? p.diag ?? Number.NaN) : 1;
-  });
-  const models = spec.privacy.map((m): ModelResult => {
-    const params = Object.fromEntries(Object.entries(m).filter(([key]) => key !== 'model')) as Record<
-      string,
-      number | string
-    >;
-    if (m.model === 'rho-privacy') {
-      return {
-        model: m.model,
-        params,
-        satisfied: rho!.satisfied,
-        achieved: {
-          gamma: Number.isFinite(gamma) ? gamma : -1,
-          impliedRho2: impliedRho2(gamma, m.rho1),
-          worstUpwardPosterior: rho!.worstUpward,
-          worstDownwardPosterior: rho!.worstDownward,
-        },
-        monotonic: false,
-      };
-    }
-    return {
-      model: m.model,
-      params,
-      satisfied: risk.max <= requirements.tau!.value,
-      achieved: { maxRisk: risk.max, meanRisk: risk.mean, tau: requirements.tau!.value },
-      monotonic: false,
-    };
-  });
-  const impliedRho = Number.isFinite(gamma)
-    ? RHO1_TABLE.map((r1) => ({ rho1: r1, rho2: impliedRho2(gamma, r1) }))
-    : [];
-  const uncertainty = measures?.uncertainty ?? [];
-  const avg = (pairs: typeof uncertainty, key: 'before' | 'after') =>
-    pairs.length ? pairs.reduce((s, p) => s + p[key], 0) / pairs.length : 0;
-  const qiQi = uncertainty.filter((p) => p.x !== sa.name && p.y !== sa.name);
-  const qiSa = uncertainty.filter((p) => p.x === sa.name || p.y === sa.name);
-  const utility: BuiltRelease['report']['utility'] = {
-    metric: 'expected-squared-error',
-    value: expected,
-    objective: plan.optimizer?.objective ?? 0,
-    ...(measures
-      ? {
-          kl: measures.kl,
-          chi2: measures.chi2,
-          queryErrorBase: measures.queryErrorBase,
-          queryErrorCube: measures.queryErrorCube,
-          uncertaintyQiQiBefore: avg(qiQi, 'before'),
-          uncertaintyQiQiAfter: avg(qiQi, 'after'),
-          uncertaintyQiSaBefore: avg(qiSa, 'before'),
-          uncertaintyQiSaAfter: avg(qiSa, 'after'),
-        }
-      : { note: measuresNote ?? 'not computed' }),
-  };
-  const fmt = (x: number, digits = 4) => (Number.isFinite(x) ? Number(x.toPrecision(digits)) : '∞');
-  const sections: ReportSection[] = [
-    {
-      title: 'Randomization',
-      facts: [
-        ['scenario', method.scenario],
-        ['matrix form', method.form],
-        [
-          'randomized',
-          attributes
-            .filter((_, i) => distortions[i])
-            .map((a) => a.name)
-            .join(', ') || 'nothing',
-        ],
-        ['sensitive attribute', sa.name],
-        ['contingency cells', attributes.reduce((s, a) => s * a.categories.length, 1)],
-        ...attributes.map((a, i): [string, string | number] => [
-          `retention ${a.name}`,
-          distortions[i]
-            ? `${fmt(parameters[a.name]!, 6)} (${plan.chosenBy[a.name] ?? 'spec'}, d = ${a.categories.length})`
-            : 'not randomized',
-        ]),
-        ['expected squared error E‖π̂ − π‖²', fmt(expected)],
-      ],
-      note:
-        'Every input row gives exactly one released row; the rows are shuffled. matrices.json holds every matrix: ' +
-        '`ppdp reconstruct` estimates any contingency table from the release.',
-      chart: {
-        title: 'Retention: the chance each attribute keeps its true value (diagonal of its matrix)',
-        x: 'attribute',
-        y: 'retention probability',
-        bars: attributes.map((a, i) => ({
-          label: a.name,
-          value: distortions[i] ? (distortions[i]!.diag ?? Number.NaN) : 1,
-        })),
-      },
-    },
-    {
-      title: 'Attribute disclosure risk',
-      facts: [
-        [
-          'median / 90th / 99th percentile',
-          [0.5, 0.9, 0.99].map((q) => fmt(quantile(risk.cellRisk, cellCount, q))).join(' / '),
-        ],
-        ...(requirements.tau
-          ? [['bound τ', `${fmt(requirements.tau.value)} (${requirements.tau.from})`] as [string, string]]
-          : []),
-        ['γ of the sensitive attribute’s matrix', fmt(gamma)],
-        ...impliedRho.map((r): [string, string] => [`implied ρ2 for ρ1 = ${r.rho1}`, String(fmt(r.rho2))]),
-        ...(rho
-          ? ([
-              ['worst posterior of a property with prior ≤ ρ1', fmt(rho.worstUpward)],
-              ['worst posterior of a property with prior ≤ 1 − ρ2', fmt(rho.worstDownward)],
-            ] as [string, number | string][])
-          : []),
-      ],
-      note:
-        'risk(α,u) = (π_{α,u}/π_α)·r_QI(α)·r_S(u|α): the probability that an attacker who knows a person’s QIs and the ' +
-        'matrices reconstructs both the QIs and the sensitive value. γ-amplification bounds every posterior.',
-    },
-  ];
-  if (plan.smallDomain) {
-    sections.push({
-      title: 'Small-domain randomization',
-      facts: plan.smallDomain.blocks.map((b, j): [string, string] => [
-        `sub-domain ${j + 1} (${fmt(b.share * 100, 3)} % of rows)`,
-        `${b.values.map((v) => sa.categories[v]).join(', ')} — retention ${fmt(b.retention, 6)}`,
-      ]),
-      note: smallDomainGuarantee(requirements.rho!.rho1, requirements.rho!.rho2),
-    });
-  }
-  return {
-    rows: { input: n, released: n, suppressed: 0 },
-    privacy: {
-      satisfied: models.every((m) => m.satisfied),
-      models,
-      attributeRisk: riskDistribution(risk.cellRisk, cellCount, spec.report.riskThreshold),
-      disclosure: {
-        attributeDisclosure: { max: risk.max, mean: risk.mean },
-        gamma: Number.isFinite(gamma) ? gamma : null,
-        impliedRho,
-      },
-    },
-    utility,
-    sections,
-    details: {
-      randomization: {
-        scenario: method.scenario,
-        form: method.form,
-        smallDomain: method.smallDomain,
-        parameters,
-        chosenBy: plan.chosenBy,
-        categories: Object.fromEntries(attributes.map((a) => [a.name, a.categories.length])),
-        gamma: Object.fromEntries(
-          attributes.flatMap((a, i) => {
-            const p = distortions[i];
-            if (!p) return [];
-            const g = gammaOf(p.matrix, p.d);
-            return [[a.name, Number.isFinite(g) ? g : null]];
-          }),
-        ),
-        risk: { max: risk.max, mean: risk.mean },
-        expectedSquaredError: expected,
-        optimizer: plan.optimizer
-          ? {
-              objective: plan.optimizer.objective,
-              evaluations: plan.optimizer.evaluations,
-              maxRisk: plan.optimizer.maxRisk,
-            }
-          : null,
-        ...(measures ? { uncertainty: measures.uncertainty, marginals: measures.marginals } : {}),
-        ...(plan.smallDomain
-          ? {
-              subDomains: plan.smallDomain.blocks.map((b) => ({
-                categories: b.values.map((v) => sa.categories[v]!),
-                retention: b.retention,
-                share: b.share,
-              })),
-            }
-          : {}),
-      },
     },
   };
 }
