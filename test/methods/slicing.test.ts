@@ -13,8 +13,8 @@ import {
   sliceTable,
   slicingClaims,
   slicingFiles,
-  slicingMeasures,
 } from '../../src/methods/slicing/index.ts';
+import { slicingMeasures } from '../../src/methods/slicing/report.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
 import { parseSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
 import { decodeTable } from '../../src/verify/generalization.ts';

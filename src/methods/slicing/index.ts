@@ -13,19 +13,9 @@
 import { basename } from 'node:path';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
-import {
-  codeCounts,
-  compactDictionary,
-  countCodes,
-  type EncodedColumn,
-  type EncodedTable,
-  type OutputColumn,
-} from '../../data/table.ts';
+import { compactDictionary, type EncodedColumn, type OutputColumn } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
-import { distributionMeasures, measureFigures } from '../../metrics/contingency.ts';
-import { sensitiveDistribution } from '../../metrics/disclosure.ts';
-import { classSizeHistogram, reidentificationRisk } from '../../metrics/privacy.ts';
 import { posteriorHolds } from '../../models/l-diversity.ts';
 import type { AttributeSpec, ReleaseSpec, SlicingMethodSpec } from '../../spec/spec.ts';
 import { thousands } from '../../util/format.ts';
@@ -33,17 +23,13 @@ import type { SlicingClaimsOfMethod } from '../../verify/index.ts';
 import {
   checkEligibility,
   type DiversityRequirement,
-  diversityModelReport,
   diversityRequirement,
   releasedAttributes,
-  sizeFacts,
   tupleIds,
 } from '../bucket-common.ts';
-import { bucketEstimator } from '../bucket-estimator.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod, StagedFile } from '../method.ts';
 import { type ColumnPlan, planColumns } from './columns.ts';
 import { discretize, isNumericColumn, phiSquared } from './correlation.ts';
-import { type MembershipMeasures, membershipMeasures } from './measures.ts';
 import {
   InitialNotDiverse,
   partitionTuples,
@@ -51,6 +37,7 @@ import {
   type SplitAttribute,
   type TuplePartition,
 } from './partition.ts';
+import { slicingReport } from './report.ts';
 
 /** Everything up to the release files, shared by the method, the tests and benchmarks. */
 export interface SlicedRelease {
@@ -340,230 +327,7 @@ export const slicingMethod: ReleaseMethod = {
         `${thousands(partition.buckets.length)} buckets after ${partition.trials} trial splits`,
     );
     const files = time('write', () => slicingFiles(sliced, table.delimiter));
-    const report = time('measure', () => reportOf(spec, table, ctx, sliced));
+    const report = time('measure', () => slicingReport(spec, table, ctx, sliced));
     return { files, report, claims: slicingClaims(sliced) };
   },
 };
-
-export function slicingMeasures(
-  kernel: MethodContext['kernel'],
-  sliced: SlicedRelease,
-  random: MethodContext['random'],
-): { membership: MembershipMeasures; kl: number } {
-  const { partition, valueCodes, plan } = sliced;
-  const n = partition.rows.length;
-  const tuples = tupleIds(
-    kernel,
-    valueCodes,
-    plan.columns.map((_, j) => sliced.valueStrings[j]!.length),
-    n,
-  );
-  const counts = new Int32Array(tuples.count);
-  for (const t of tuples.ids) counts[t]!++;
-  // A separate stream for the sample, so the release's bytes do not depend on it.
-  return membershipMeasures(
-    partition,
-    { codes: valueCodes, domains: sliced.valueStrings.map((s) => s.length) },
-    { keys: tuples.keys, counts },
-    random('slicing-membership'),
-  );
-}
-
-function reportOf(
-  spec: ReleaseSpec,
-  table: EncodedTable,
-  ctx: MethodContext,
-  sliced: SlicedRelease,
-): BuiltRelease['report'] {
-  const { req, plan, partition, attributes, phi, columns } = sliced;
-  const name = (i: number) => attributes[i]!.name;
-  const describe = (g: number[]) => g.map(name).join('+');
-  const sizes = partition.buckets.map((b) => b.end - b.start);
-  const facts = sizeFacts(sizes);
-  const { membership, kl } = slicingMeasures(ctx.kernel, sliced, ctx.random);
-  const columnOf = attributes.map((_, a) => plan.columns.findIndex((g) => g.includes(a)));
-  const measures = distributionMeasures(
-    columns,
-    bucketEstimator(
-      {
-        rows: partition.rows,
-        start: Int32Array.from([0, ...partition.buckets.map((b) => b.end).sort((x, y) => x - y)]),
-      },
-      columns.map((c) => c.codes),
-      columns.map((c) => c.dictionary.length),
-      columnOf,
-    ),
-  );
-  const achievedL = partition.maxP > 0 ? 1 / partition.maxP : Number.POSITIVE_INFINITY;
-  const satisfied = posteriorHolds(partition.maxP, req.l);
-  // Distinct SA values per bucket (the bucket-level l, for comparison with Anatomy).
-  const saCodes = columns[attributes.findIndex((a) => a.name === req.attribute)]!.codes;
-  let minDistinct = Number.POSITIVE_INFINITY;
-  for (const b of partition.buckets) {
-    const seen = new Set<number>();
-    for (let i = b.start; i < b.end; i++) seen.add(saCodes[partition.rows[i]!]!);
-    minDistinct = Math.min(minDistinct, seen.size);
-  }
-  // Linkage: a column other than the sensitive one is released with its values intact (only
-  // permuted within buckets), so rows alike on it are what an attacker can tell apart. Report the
-  // column that re-identifies most.
-  const linkage = plan.columns
-    .map((g, j) => ({ g, j }))
-    .filter(({ j }) => j !== plan.saColumn)
-    .map(({ g, j }) =>
-      reidentificationRisk(
-        Array.from(countCodes(sliced.valueCodes[j]!, sliced.valueStrings[j]!.length)).filter((c) => c > 0),
-        spec.report.riskThreshold,
-        `the exact values of column ${j + 1} (${describe(g)}), released unchanged`,
-      ),
-    )
-    .sort((a, b) => b.prosecutor.mean - a.prosecutor.mean)[0];
-  const saColumn = table.columns.find((c) => c.name === req.attribute)!;
-  const saWidth = saColumn.dictionary.length;
-  const bucketHist = new Int32Array(partition.buckets.length * saWidth);
-  partition.buckets.forEach((b, i) => {
-    for (let r = b.start; r < b.end; r++) bucketHist[i * saWidth + saCodes[partition.rows[r]!]!]!++;
-  });
-  const sensitive = sensitiveDistribution(
-    req.attribute,
-    { groups: partition.buckets.length, width: saWidth, counts: bucketHist, keep: () => true },
-    Array.from(codeCounts(saColumn), (c) => c / table.rowCount),
-  );
-  const within = (g: number[]) => {
-    const pairs: number[] = [];
-    for (let x = 0; x < g.length; x++) for (let y = x + 1; y < g.length; y++) pairs.push(phi[g[x]!]![g[y]!]!);
-    return pairs.length ? pairs.reduce((s, v) => s + v, 0) / pairs.length : null;
-  };
-  const round = (x: number, digits = 4) => Number(x.toFixed(digits));
-  const fmtBins = (bins: { label: string; share: number }[]) =>
-    bins.map((b) => `${b.label}: ${(100 * b.share).toFixed(1)}%`).join(', ');
-
-  return {
-    rows: { input: table.rowCount, released: table.rowCount, suppressed: 0 },
-    privacy: {
-      satisfied,
-      models: [
-        diversityModelReport(
-          req,
-          satisfied,
-          // 12 significant digits: p(t,s) = 1/l exactly shows as such, not as 0.5000000000000001.
-          { l: precise(achievedL), maxP: precise(partition.maxP), bucketDistinctL: minDistinct },
-          false,
-        ),
-      ],
-      classes: partition.buckets.length,
-      ecSizeHistogram: classSizeHistogram(sizes),
-      ...(linkage ? { reidentification: linkage } : {}),
-      ...(sensitive ? { sensitive: [sensitive] } : {}),
-    },
-    utility: {
-      metric: 'kl-divergence',
-      value: measures.kl,
-      ...measureFigures(measures),
-      klFullJoint: kl,
-    },
-    sections: [
-      {
-        title: 'Slicing columns',
-        facts: [
-          ['columns', plan.columns.length],
-          ['chosen by', plan.source === 'given' ? 'columnGroups in the spec' : 'PAM on 1 − φ²'],
-          ...plan.columns.map((g, j): [string, string] => [
-            `column ${j + 1}${j === plan.saColumn ? ' (sensitive)' : ''}`,
-            `${describe(g)}${g.length > 1 ? ` — mean φ² within ${round(within(g)!)}` : ''}`,
-          ]),
-          ...(plan.moved.length > 0
-            ? [
-                [
-                  'moved out of the sensitive column',
-                  `${plan.moved.map(name).join(', ')} (so the single-bucket table is l-diverse)`,
-                ] as [string, string],
-              ]
-            : []),
-          ['p(t,s) max with one bucket', round(plan.initialMaxP)],
-        ],
-        note:
-          'φ² is the mean-square contingency coefficient between two attributes (numeric ones discretized); ' +
-          'attributes that correlate strongly share a column, so their association is kept.',
-      },
-      {
-        title: 'Slicing buckets',
-        facts: [
-          ['buckets', partition.buckets.length],
-          ['bucket size min / mean / max', `${facts.min} / ${facts.mean.toFixed(2)} / ${facts.max}`],
-          ['max p(t,s) over original tuples', round(partition.maxP, 6)],
-          ['1/l', round(1 / req.l, 6)],
-          ['fewest distinct SA values in a bucket', minDistinct],
-          [
-            'splits',
-            sliced.problem.mode === 'random' ? 'random halves' : 'Mondrian (median of the widest QI)',
-          ],
-          ['trial splits / accepted', `${partition.trials} / ${partition.accepted}`],
-        ],
-      },
-      {
-        title: 'Membership disclosure',
-        facts: [
-          [
-            'original tuples (distinct) / records',
-            `${membership.originalTuples} / ${membership.originalRecords}`,
-          ],
-          ['combinations of column values within buckets', membership.combinations],
-          [
-            `fake tuples (distinct${membership.fakeSampled ? ', estimated from a sample' : ''})`,
-            membership.fakeTuples,
-          ],
-          ['fake bucket–combination pairs', membership.fakeCombinations],
-          [
-            'matching buckets per original record (mean, median)',
-            `${round(membership.matchingBucketsOriginal.mean, 2)}, ${membership.matchingBucketsOriginal.median}`,
-          ],
-          ['original records by matching buckets', fmtBins(membership.matchingBucketsOriginal.bins)],
-          [
-            'matching buckets per fake tuple (mean, median)',
-            `${round(membership.matchingBucketsFake.mean, 2)}, ${membership.matchingBucketsFake.median}`,
-          ],
-          ['fake tuples by matching buckets', fmtBins(membership.matchingBucketsFake.bins)],
-        ],
-        note:
-          'A tuple matches a bucket when each of its column values appears there. An attacker who sees a ' +
-          'matching bucket cannot tell an original tuple from a fake one unless the numbers of matching buckets differ.',
-      },
-    ],
-    details: {
-      slicing: {
-        sensitive: req.attribute,
-        l: req.l,
-        columns: plan.columns.map((g) => g.map(name)),
-        sensitiveColumn: plan.saColumn,
-        columnSource: plan.source,
-        moved: plan.moved.map(name),
-        columnGeneralization: 'not applied',
-        discretization: Object.fromEntries(attributes.map((a, i) => [a.name, sliced.discretization[i]!])),
-        phiSquared: Object.fromEntries(
-          attributes.map((a, i) => [
-            a.name,
-            Object.fromEntries(attributes.map((b, j) => [b.name, round(phi[i]![j]!, 6)])),
-          ]),
-        ),
-        split: sliced.problem.mode,
-        splitAttributes: sliced.problem.mode === 'random' ? [] : sliced.problem.split.map((s) => s.name),
-        buckets: partition.buckets.length,
-        bucketSizes: facts,
-        initialMaxP: plan.initialMaxP,
-        maxP: partition.maxP,
-        trials: partition.trials,
-        accepted: partition.accepted,
-        keys: sliced.problem.keyCount,
-        keysVisited: partition.keysVisited,
-        membership,
-        uncertainty: measures.uncertainty,
-        seed: spec.seed,
-      },
-    },
-  };
-}
-
-function precise(x: number): number {
-  return Number.isFinite(x) ? Number(x.toPrecision(12)) : x;
-}
