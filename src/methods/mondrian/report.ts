@@ -1,0 +1,190 @@
+/**
+ * Mondrian's part of the report, one builder per part: each model judged over the released
+ * classes, the SA per class, the partitioning section a person reads, the details.
+ */
+import { codeCounts } from '../../data/table.ts';
+import { type DistributionMeasures, measureFigures } from '../../metrics/contingency.ts';
+import { sensitiveDistribution } from '../../metrics/disclosure.ts';
+import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
+import type { ModelResult, ReportSection } from '../../report/types.ts';
+import type { BuiltRelease } from '../method.ts';
+import type { MondrianOutcome } from './index.ts';
+import type { PreparedMondrian } from './prepare.ts';
+
+type MethodReport = BuiltRelease['report'];
+
+/** Above this many rows the distribution measures (a CUBE over every released attribute) are left out. */
+export const MEASURE_ROW_LIMIT = 100_000;
+
+export function mondrianReport(
+  prepared: PreparedMondrian,
+  outcome: MondrianOutcome,
+  measures: DistributionMeasures | null,
+): MethodReport {
+  const { table } = prepared;
+  const { released } = outcome;
+  const sizes = Array.from(released.classSizes);
+  const models = modelResults(prepared, outcome);
+  const reidentification = reidentificationRisk(
+    sizes,
+    prepared.spec.report.riskThreshold,
+    'the generalized quasi-identifiers (rows in one equivalence class look alike)',
+  );
+  return {
+    rows: { input: table.rowCount, released: table.rowCount, suppressed: 0 },
+    privacy: {
+      satisfied: models.every((m) => m.satisfied),
+      models,
+      k: sizes.length > 0 ? Math.min(...sizes) : 0,
+      classes: released.classes,
+      ecSizeHistogram: classSizeHistogram(sizes),
+      prosecutorRisk: prosecutorFacts(reidentification),
+      reidentification,
+      sensitive: sensitiveOf(prepared, outcome),
+    },
+    utility: {
+      metric: 'ncp',
+      value: released.ncp,
+      ncp: released.ncp,
+      ...(measures ? measureFigures(measures) : {}),
+    },
+    sections: [partitioningSection(prepared, outcome, measures)],
+    details: { mondrian: detailsOf(prepared, outcome, measures) },
+  };
+}
+
+/** Each model over the released classes: whether every class passes, and the worst class's measure. */
+function modelResults({ problem }: PreparedMondrian, { result, released }: MondrianOutcome): ModelResult[] {
+  const W = result.histWidth;
+  return problem.models.map((model) => {
+    const sa = problem.sensitive.findIndex((s) => s.name === model.attribute);
+    let ok = true;
+    let worst: number | undefined;
+    for (let c = 0; c < released.classes; c++) {
+      const histogram =
+        sa < 0
+          ? null
+          : released.classHist.subarray(
+              c * W + result.histBase[sa]!,
+              c * W + result.histBase[sa]! + problem.sensitive[sa]!.width,
+            );
+      const cls = { size: released.classSizes[c]!, histogram };
+      if (!model.holds(cls)) ok = false;
+      const v = model.measure(cls);
+      if (worst === undefined || (model.higherIsBetter ? v < worst : v > worst)) worst = v;
+    }
+    return {
+      model: model.spec.model,
+      params: Object.fromEntries(Object.entries(model.spec).filter(([key]) => key !== 'model')) as Record<
+        string,
+        number | string
+      >,
+      satisfied: ok,
+      achieved: { [model.measureName]: worst ?? 0 },
+      monotonic: model.monotonic,
+    };
+  });
+}
+
+/** Each sensitive attribute's distribution per class against the input's. */
+function sensitiveOf({ problem, table }: PreparedMondrian, { result, released }: MondrianOutcome) {
+  const W = result.histWidth;
+  return problem.sensitive.flatMap((sa, j) => {
+    // The class histograms of this attribute, laid out contiguously.
+    const counts = new Int32Array(released.classes * sa.width);
+    for (let c = 0; c < released.classes; c++) {
+      const from = c * W + result.histBase[j]!;
+      counts.set(released.classHist.subarray(from, from + sa.width), c * sa.width);
+    }
+    const column = table.columns.find((col) => col.name === sa.name)!;
+    const overall = Array.from(codeCounts(column), (n) => n / table.rowCount);
+    const d = sensitiveDistribution(
+      sa.name,
+      { groups: released.classes, width: sa.width, counts, keep: () => true },
+      overall,
+    );
+    return d ? [d] : [];
+  });
+}
+
+/** The mode, the strategy, the partitions, NCP and the distribution measures, per attribute too. */
+function partitioningSection(
+  { problem, method }: PreparedMondrian,
+  outcome: MondrianOutcome,
+  measures: DistributionMeasures | null,
+): ReportSection {
+  const { result, released } = outcome;
+  return {
+    title: 'Mondrian partitioning',
+    facts: [
+      ['Mode', method.mode],
+      ...(outcome.candidates.length > 0
+        ? ([
+            [
+              'Relaxed strategy',
+              `${outcome.strategy} (NCP ${outcome.candidates.map((c) => `${c.strategy} ${round(c.ncp)}`).join(', ')})`,
+            ],
+          ] as [string, string][])
+        : []),
+      ['Partitions', result.count],
+      ['Splits', result.splits],
+      ['Candidate cuts tried', result.attempts],
+      ['Equivalence classes', released.classes],
+      ['NCP (0 = original, 1 = fully generalized)', round(released.ncp)],
+      ...(measures
+        ? ([
+            ['KL divergence (uniform spread within classes)', round(measures.kl)],
+            [
+              'Count-query error, base / CUBE',
+              `${round(measures.queryErrorBase)} / ${round(measures.queryErrorCube)}`,
+            ],
+          ] as [string, string | number][])
+        : ([
+            [
+              'Distribution measures',
+              method.measures ? `left out above ${MEASURE_ROW_LIMIT} rows` : 'left out ("measures": false)',
+            ],
+          ] as [string, string][])),
+      ...problem.dims.map((d, i): [string, string | number] => [
+        `${d.name} (${d.kind === 'numeric' ? 'numeric range' : d.kind === 'ordinal' ? 'ordinal, hierarchy labels' : 'hierarchy labels'})`,
+        `${result.splitsByDim[i]} splits, NCP ${round(released.ncpByDim[i]!)}`,
+      ]),
+    ],
+    note:
+      method.mode === 'strict'
+        ? 'Strict Mondrian: rows equal to a median always stay on one side of the cut, so released ranges never overlap.'
+        : 'Relaxed Mondrian: rows equal to a median may be divided between the halves to balance them, so two ranges may share their boundary value. Two strategies run — balanced-first (divide whenever that passes) and strict-first (divide only where strict Mondrian stops, never worse than strict) — and the one with the lower NCP is released.',
+  };
+}
+
+/** The machine-readable details. */
+function detailsOf(
+  { problem, method }: PreparedMondrian,
+  outcome: MondrianOutcome,
+  measures: DistributionMeasures | null,
+) {
+  const { result, released } = outcome;
+  return {
+    mode: method.mode,
+    strategy: outcome.strategy,
+    candidates: outcome.candidates,
+    partitions: result.count,
+    splits: result.splits,
+    attempts: result.attempts,
+    classes: released.classes,
+    kinds: Object.fromEntries(problem.dims.map((d) => [d.name, d.kind])),
+    splitsByAttribute: Object.fromEntries(problem.dims.map((d, i) => [d.name, result.splitsByDim[i]!])),
+    ncpByAttribute: Object.fromEntries(problem.dims.map((d, i) => [d.name, released.ncpByDim[i]!])),
+    ...(measures
+      ? { uncertainty: measures.uncertainty }
+      : {
+          distributionMeasures: method.measures
+            ? `left out: more than ${MEASURE_ROW_LIMIT} rows`
+            : 'left out: "measures": false',
+        }),
+  };
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
