@@ -11,33 +11,20 @@
  */
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
-import {
-  codeCounts,
-  compactDictionary,
-  countCodes,
-  type EncodedColumn,
-  type OutputColumn,
-} from '../../data/table.ts';
-import { distributionMeasures, measureFigures } from '../../metrics/contingency.ts';
-import { disclosureMeasures, sensitiveDistribution } from '../../metrics/disclosure.ts';
-import { classSizeHistogram, reidentificationRisk } from '../../metrics/privacy.ts';
+import { compactDictionary, type EncodedColumn, type OutputColumn } from '../../data/table.ts';
 import { thousands } from '../../util/format.ts';
 import type { Random } from '../../util/random.ts';
 import type { AnatomyClaimsOfMethod } from '../../verify/index.ts';
 import {
-  bucketDiversity,
   checkEligibility,
   type DiversityRequirement,
   distinctNeeded,
-  diversityModelReport,
   diversityRequirement,
   releasedAttributes,
-  sizeFacts,
-  tupleIds,
 } from '../bucket-common.ts';
-import { bucketEstimator } from '../bucket-estimator.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod, StagedFile } from '../method.ts';
 import { anatomize, type Bucketization } from './bucketize.ts';
+import { anatomyReport } from './report.ts';
 
 /** The released layout: bucket ids, row order and the permuted SA of the single table. */
 export interface AnatomyLayout {
@@ -156,7 +143,7 @@ export const anatomyMethod: ReleaseMethod = {
   build(ctx: MethodContext): BuiltRelease {
     const release = anatomyRelease(ctx);
     const report = ctx.time('measure', () =>
-      reportOf(ctx, release.req, release.layout, release.releasedColumns),
+      anatomyReport(ctx, release.req, release.layout, release.releasedColumns),
     );
     return { files: release.files, report, claims: release.claims };
   },
@@ -187,118 +174,4 @@ function summaryTable(req: DiversityRequirement, bz: Bucketization, ids: Int32Ar
     compactDictionary(req.attribute, dictionary, Int32Array.from(value)),
     { name: 'count', kind: 'number', values: Float64Array.from(count) },
   ];
-}
-
-function reportOf(
-  ctx: MethodContext,
-  req: DiversityRequirement,
-  layout: AnatomyLayout,
-  releasedColumns: EncodedColumn[],
-): BuiltRelease['report'] {
-  const { table, kernel, spec } = ctx;
-  const { bucketization } = layout;
-  const { buckets, sizes, bucketOf } = bucketization;
-  const width = req.column.dictionary.length;
-  const hist = new Int32Array(buckets * width);
-  for (let r = 0; r < table.rowCount; r++) hist[bucketOf[r]! * width + req.column.codes[r]!]!++;
-  let maxPosterior = 0;
-  for (let b = 0; b < buckets; b++) {
-    for (let s = 0; s < width; s++) maxPosterior = Math.max(maxPosterior, hist[b * width + s]! / sizes[b]!);
-  }
-  const { achievedL, satisfied } = bucketDiversity(req, hist, sizes, width);
-
-  // The original classes (distinct tuples over the other released columns) for the accuracy baseline.
-  const others = releasedColumns.filter((c) => c.name !== req.attribute);
-  const original = tupleIds(
-    kernel,
-    others.map((c) => c.codes),
-    others.map((c) => c.dictionary.length),
-    table.rowCount,
-  );
-  const originalHist = new Int32Array(original.count * width);
-  for (let r = 0; r < table.rowCount; r++) originalHist[original.ids[r]! * width + req.column.codes[r]!]!++;
-  const distribution = Float64Array.from(codeCounts(req.column), (c) => c / table.rowCount);
-  const disclosure = disclosureMeasures(
-    req.attribute,
-    { groups: buckets, width, counts: hist, keep: () => true },
-    { groups: original.count, width, counts: originalHist, keep: () => true },
-    distribution,
-  );
-
-  const saIndex = releasedColumns.findIndex((c) => c.name === req.attribute);
-  // Rows by bucket (the released order groups them by bucket id).
-  const start = new Int32Array(buckets + 1);
-  for (const b of bucketOf) start[layout.ids[b]!]!++;
-  for (let id = 0; id < buckets; id++) start[id + 1]! += start[id]!;
-  const measures = distributionMeasures(
-    releasedColumns,
-    bucketEstimator(
-      { rows: layout.order, start },
-      releasedColumns.map((c) => c.codes),
-      releasedColumns.map((c) => c.dictionary.length),
-      releasedColumns.map((_, i) => (i === saIndex ? 1 : 0)),
-    ),
-  );
-  const facts = sizeFacts(sizes);
-  // Every released column but the SA is published exactly: rows alike on them are what a linkage finds.
-  const alike = Array.from(countCodes(original.ids, original.count));
-  const sensitive = sensitiveDistribution(
-    req.attribute,
-    { groups: buckets, width, counts: hist, keep: () => true },
-    distribution,
-  );
-  return {
-    rows: { input: table.rowCount, released: table.rowCount, suppressed: 0 },
-    privacy: {
-      satisfied,
-      models: [diversityModelReport(req, satisfied, { l: achievedL }, req.diversity.monotonic)],
-      classes: buckets,
-      ecSizeHistogram: classSizeHistogram(Array.from(sizes)),
-      reidentification: reidentificationRisk(
-        alike,
-        spec.report.riskThreshold,
-        `the exact values of ${others.map((c) => c.name).join(', ')}, released unchanged`,
-      ),
-      ...(sensitive ? { sensitive: [sensitive] } : {}),
-      disclosure: { [req.attribute]: disclosure },
-    },
-    utility: {
-      metric: 'kl-divergence',
-      value: measures.kl,
-      ...measureFigures(measures),
-    },
-    sections: [
-      {
-        title: 'Anatomy buckets',
-        facts: [
-          ['sensitive attribute', req.attribute],
-          ['model', `${req.model}, l = ${req.l}`],
-          ['distinct values per bucket (group creation)', distinctNeeded(req)],
-          ['buckets', buckets],
-          ['bucket size min / mean / max', `${facts.min} / ${facts.mean.toFixed(2)} / ${facts.max}`],
-          ['rows placed by residue assignment', bucketization.residual],
-          ['achieved l (worst bucket)', Number(achievedL.toFixed(4))],
-          ['largest share of one SA value in a bucket', Number(maxPosterior.toFixed(4))],
-          ['files', 'qit.csv/.arrow (QIs + bucket), st.csv/.arrow (bucket, SA, count), data.csv/.arrow'],
-        ],
-        note:
-          'Quasi-identifiers are released unchanged; the link between them and the sensitive attribute ' +
-          'is only the bucket. Utility: an analyst spreads each row over its bucket’s SA values.',
-      },
-    ],
-    details: {
-      anatomy: {
-        sensitive: req.attribute,
-        model: req.model,
-        l: req.l,
-        distinctPerBucket: distinctNeeded(req),
-        buckets,
-        residualRows: bucketization.residual,
-        bucketSizes: facts,
-        maxPosterior,
-        seed: spec.seed,
-        uncertainty: measures.uncertainty,
-      },
-    },
-  };
 }
