@@ -36,13 +36,9 @@ const UNMAPPED = -2;
 /** An input value whose (generalized) value is not in the released column at all. */
 const UNRELEASED = -1;
 
-/**
- * Checks a release. `hierarchyRows` holds, per QI, the hierarchy as string rows
- * `[value, level1, …]`. `arrow` and `csv` are the staged files' paths (the CSV is read with the
- * input's delimiter), or tables already read. Throws VerificationError listing the failed
- * checks; returns all checks.
- */
-export function verifyGeneralization(args: {
+type Add = (name: string, passed: boolean, detail: string) => void;
+
+export interface GeneralizationVerifyInput {
   input: EncodedTable;
   attributes: readonly AttributeSpec[];
   hierarchyRows: ReadonlyMap<string, string[][]>;
@@ -51,27 +47,81 @@ export function verifyGeneralization(args: {
   claims: GeneralizationClaims;
   /** Per sensitive attribute a model names: its input distribution and hierarchy. */
   sensitive: ReadonlyMap<string, SensitiveContext>;
-}): VerificationCheck[] {
-  const { input, attributes, hierarchyRows, claims, sensitive } = args;
-  const checks: VerificationCheck[] = [];
-  const add = (name: string, passed: boolean, detail: string) => checks.push({ name, passed, detail });
-  const arrow = codedTable(typeof args.arrow === 'string' ? readArrow(args.arrow) : args.arrow);
+}
 
-  // 1. The two files hold the same table.
+/** The released table's columns, and which of them are quasi-identifiers. */
+interface Layout {
+  readonly arrow: CodedTable;
+  readonly names: string[];
+  readonly isQi: boolean[];
+  readonly qiIndex: number[];
+  readonly otherIndex: number[];
+  readonly releasedIndex: Map<string, number>[];
+  /** Released codes lie in [0, dictionary size), mapped input codes also at -1 and -2. */
+  readonly radix: number[];
+}
+
+/** The input rows generalized at the node, as a multiset of released-code tuples. */
+interface Expected {
+  readonly tuples: TupleCounts;
+  /** The same rows' non-QI values, for masked rows (whose QIs say nothing). */
+  readonly others: TupleCounts;
+  /** Per distinct expected tuple, the id of its non-QI values. */
+  readonly otherOf: Int32Array;
+  /** Input cells whose value the hierarchy does not hold. */
+  readonly unmapped: number;
+}
+
+/** What matching the released rows against the expected ones found. */
+interface Matched {
+  readonly classes: TupleCounts;
+  /** Each released row's class (-1 when masked), when a model needs per-class SA counts. */
+  readonly classOf: Int32Array | undefined;
+  readonly masked: number;
+  readonly mismatched: number;
+}
+
+/**
+ * Checks a release: the files agree, the columns, every released row an input row generalized
+ * at the node (a multiset match), the suppression, every model on every class, the claims.
+ * `hierarchyRows` holds, per QI, the hierarchy as string rows `[value, level1, …]`. `arrow`
+ * and `csv` are the staged files' paths (the CSV is read with the input's delimiter), or
+ * tables already read. Throws VerificationError listing the failed checks; returns all checks.
+ */
+export function verifyGeneralization(args: GeneralizationVerifyInput): VerificationCheck[] {
+  const checks: VerificationCheck[] = [];
+  const add: Add = (name, passed, detail) => checks.push({ name, passed, detail });
+  const arrow = codedTable(typeof args.arrow === 'string' ? readArrow(args.arrow) : args.arrow);
+  checkFilesAgree(args, arrow, add);
+  const layout = checkColumns(args, arrow, add);
+  if (!layout) return fail(checks);
+  const expected = expectedRows(args, layout);
+  const matched = matchReleasedRows(args, layout, expected);
+  const suppressed = checkRows(args, layout, expected, matched, add);
+  checkSuppression(args.claims, suppressed, add);
+  const sizes = checkModels(args, layout, matched, add);
+  checkClaims(args.claims, matched.classes.size, sizes.minSize, add);
+  return checks.every((c) => c.passed) ? checks : fail(checks);
+}
+
+/** The two files hold the same table. */
+function checkFilesAgree(args: GeneralizationVerifyInput, arrow: CodedTable, add: Add): void {
   const same =
     typeof args.csv === 'string'
-      ? csvHoldsTable(args.csv, input.delimiter, arrow)
+      ? csvHoldsTable(args.csv, args.input.delimiter, arrow)
       : holdsDecoded(arrow, args.csv);
   add(
     'csv-equals-arrow',
     same,
     same ? 'data.csv and data.arrow hold the same rows' : 'data.csv and data.arrow differ',
   );
+}
 
-  // 2. No identifying column is released; every other input column is.
-  const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
-  const expectedNames = input.columns.map((c) => c.name).filter((n) => typeOf.get(n) !== 'identifying');
-  const namesOk = arrow.names.join(SEP) === expectedNames.join(SEP);
+/** No identifying column is released; every other input column is. */
+function checkColumns(args: GeneralizationVerifyInput, arrow: CodedTable, add: Add): Layout | undefined {
+  const typeOf = new Map(args.attributes.map((a) => [a.name, a.type]));
+  const names = args.input.columns.map((c) => c.name).filter((n) => typeOf.get(n) !== 'identifying');
+  const namesOk = arrow.names.join(SEP) === names.join(SEP);
   add(
     'columns',
     namesOk,
@@ -79,18 +129,27 @@ export function verifyGeneralization(args: {
       ? 'identifying columns dropped, all others released'
       : `released columns: ${arrow.names.join(', ')}`,
   );
-  if (!namesOk) return fail(checks);
+  if (!namesOk) return undefined;
+  const isQi = names.map((n) => typeOf.get(n) === 'quasi-identifying');
+  return {
+    arrow,
+    names,
+    isQi,
+    qiIndex: names.flatMap((_, c) => (isQi[c] ? [c] : [])),
+    otherIndex: names.flatMap((_, c) => (isQi[c] ? [] : [c])),
+    releasedIndex: arrow.dictionaries.map(indexOf),
+    radix: arrow.dictionaries.map((d) => d.length + 2),
+  };
+}
 
-  // 3. The released rows are exactly the input rows generalized at the node (a multiset
-  //    match), except for suppressed rows. Input values map to released codes once each.
-  const width = expectedNames.length;
-  const isQi = expectedNames.map((n) => typeOf.get(n) === 'quasi-identifying');
-  const qiIndex = expectedNames.flatMap((_, c) => (isQi[c] ? [c] : []));
-  const otherIndex = expectedNames.flatMap((_, c) => (isQi[c] ? [] : [c]));
-  const releasedIndex = arrow.dictionaries.map(indexOf);
+/** Every input row generalized at the node, in released codes; input values are mapped once each. */
+function expectedRows(args: GeneralizationVerifyInput, layout: Layout): Expected {
+  const { input, hierarchyRows, claims } = args;
+  const { names, isQi, otherIndex, releasedIndex, radix } = layout;
+  const width = names.length;
   const columnOf = new Map(input.columns.map((c) => [c.name, c]));
-  const inputCodes = expectedNames.map((n) => columnOf.get(n)!.codes);
-  const toReleased = expectedNames.map((name, c) => {
+  const inputCodes = names.map((n) => columnOf.get(n)!.codes);
+  const toReleased = names.map((name, c) => {
     const { dictionary } = columnOf.get(name)!;
     const index = releasedIndex[c]!;
     if (!isQi[c]) return Int32Array.from(dictionary, (v) => index.get(v) ?? UNRELEASED);
@@ -101,14 +160,10 @@ export function verifyGeneralization(args: {
       return label === undefined ? UNMAPPED : (index.get(label) ?? UNRELEASED);
     });
   });
-
   const tuple = new Int32Array(width);
   const other = new Int32Array(otherIndex.length);
-  const qiPart = new Int32Array(qiIndex.length);
-  // Released codes lie in [0, dictionary size), mapped input codes also at -1 and -2.
-  const radix = arrow.dictionaries.map((d) => d.length + 2);
-  const expected = new TupleCounts(width, radix);
-  const expectedOther = new TupleCounts(
+  const tuples = new TupleCounts(width, radix);
+  const others = new TupleCounts(
     otherIndex.length,
     otherIndex.map((c) => radix[c]!),
   );
@@ -122,23 +177,37 @@ export function verifyGeneralization(args: {
       if (v === UNMAPPED) unmapped++;
       tuple[c] = v;
     }
-    const known = expected.size;
+    const known = tuples.size;
     // (intern may grow the arrays: look `counts` up after it)
-    const id = expected.intern(tuple);
-    expected.counts[id]++;
+    const id = tuples.intern(tuple);
+    tuples.counts[id]++;
     if (id === known) {
       if (id === otherOf.length) otherOf = grown(otherOf);
       for (let o = 0; o < other.length; o++) other[o] = tuple[otherIndex[o]!]!;
-      otherOf[id] = expectedOther.intern(other);
+      otherOf[id] = others.intern(other);
     }
-    expectedOther.counts[otherOf[id]!]++;
+    others.counts[otherOf[id]!]++;
   }
+  return { tuples, others, otherOf, unmapped };
+}
+
+/**
+ * Each released row taken from the expected multiset: a row masked to `*` in every QI takes
+ * only its non-QI values (a suppressed row); any other row takes its whole tuple and counts in
+ * its class.
+ */
+function matchReleasedRows(args: GeneralizationVerifyInput, layout: Layout, expected: Expected): Matched {
+  const { claims, sensitive } = args;
+  const { arrow, names, qiIndex, otherIndex, releasedIndex, radix } = layout;
+  const width = names.length;
+  const tuple = new Int32Array(width);
+  const other = new Int32Array(otherIndex.length);
+  const qiPart = new Int32Array(qiIndex.length);
   const takeOther = (otherId: number): boolean => {
-    if (otherId < 0 || expectedOther.counts[otherId] === 0) return false;
-    expectedOther.counts[otherId]--;
+    if (otherId < 0 || expected.others.counts[otherId] === 0) return false;
+    expected.others.counts[otherId]--;
     return true;
   };
-
   const releasedRows = arrow.rowCount;
   const star = qiIndex.map((c) => releasedIndex[c]!.get('*') ?? UNRELEASED);
   const canMask = claims.suppressed === 'mask' && star.every((s) => s !== UNRELEASED);
@@ -146,7 +215,7 @@ export function verifyGeneralization(args: {
     qiIndex.length,
     qiIndex.map((c) => radix[c]!),
   );
-  const classOfTuple = new Int32Array(expected.size).fill(-1);
+  const classOfTuple = new Int32Array(expected.tuples.size).fill(-1);
   const classOfRow = (id: number): number => {
     if (id >= 0 && classOfTuple[id]! >= 0) return classOfTuple[id]!;
     for (let q = 0; q < qiIndex.length; q++) qiPart[q] = tuple[qiIndex[q]!]!;
@@ -154,58 +223,76 @@ export function verifyGeneralization(args: {
     if (id >= 0) classOfTuple[id] = cls;
     return cls;
   };
-  const saNames = [...sensitive.keys()];
-  const saIndex = saNames.map((name) => expectedNames.indexOf(name));
-  // Each released row's class (-1 when masked), for the per-class SA counts.
-  const classOf = saIndex.length > 0 ? new Int32Array(releasedRows) : undefined;
+  const classOf = sensitive.size > 0 ? new Int32Array(releasedRows) : undefined;
   let masked = 0;
   let mismatched = 0;
   for (let j = 0; j < releasedRows; j++) {
     for (let c = 0; c < width; c++) tuple[c] = arrow.codes[c]![j]!;
     let isMasked = canMask;
     for (let q = 0; q < qiIndex.length && isMasked; q++) isMasked = tuple[qiIndex[q]!] === star[q];
-    const id = expected.find(tuple);
-    const left = id < 0 ? 0 : expected.counts[id]!;
+    const id = expected.tuples.find(tuple);
+    const left = id < 0 ? 0 : expected.tuples.counts[id]!;
     if (isMasked && left === 0) {
       masked++;
       for (let o = 0; o < other.length; o++) other[o] = tuple[otherIndex[o]!]!;
-      if (!takeOther(expectedOther.find(other))) mismatched++;
+      if (!takeOther(expected.others.find(other))) mismatched++;
       if (classOf) classOf[j] = -1;
       continue;
     }
     if (left === 0) mismatched++;
     else {
-      expected.counts[id]--;
+      expected.tuples.counts[id]--;
       // Its other values are an input row's, unless masked rows took them first.
-      if (!takeOther(otherOf[id]!)) mismatched++;
+      if (!takeOther(expected.otherOf[id]!)) mismatched++;
     }
     const cls = classOfRow(id);
     classes.counts[cls]++;
     if (classOf) classOf[j] = cls;
   }
-  const retainedRows = releasedRows - masked;
-  const suppressed = input.rowCount - retainedRows;
+  return { classes, classOf, masked, mismatched };
+}
+
+/** The released rows are exactly the input rows generalized at the node, but suppressed ones. Returns how many were suppressed. */
+function checkRows(
+  { input, claims }: GeneralizationVerifyInput,
+  { arrow }: Layout,
+  expected: Expected,
+  matched: Matched,
+  add: Add,
+): number {
+  const releasedRows = arrow.rowCount;
+  const retainedRows = releasedRows - matched.masked;
   const rowsOk =
-    unmapped === 0 &&
-    mismatched === 0 &&
-    (claims.suppressed === 'mask' ? releasedRows === input.rowCount : masked === 0);
+    expected.unmapped === 0 &&
+    matched.mismatched === 0 &&
+    (claims.suppressed === 'mask' ? releasedRows === input.rowCount : matched.masked === 0);
   add(
     'rows-generalize-input',
     rowsOk,
     rowsOk
       ? `every released row is an input row generalized at the reported node (${retainedRows} retained)`
-      : `${mismatched} released rows match no input row at the node; ${unmapped} input cells outside the hierarchies`,
+      : `${matched.mismatched} released rows match no input row at the node; ${expected.unmapped} input cells outside the hierarchies`,
   );
+  return input.rowCount - retainedRows;
+}
 
-  // 4. Suppression within the limit and as claimed.
+/** Suppression within the limit and as claimed. */
+function checkSuppression(claims: GeneralizationClaims, suppressed: number, add: Add): void {
   const supOk = suppressed === claims.suppressedRows && suppressed <= claims.maxSuppressedRows;
   add(
     'suppression',
     supOk,
     `${suppressed} rows suppressed (claimed ${claims.suppressedRows}, limit ${claims.maxSuppressedRows})`,
   );
+}
 
-  // 5. Every model on every released class, recomputed from the released values.
+/** Every model on every released class, recomputed from the released values. */
+function checkModels(
+  { claims, sensitive }: GeneralizationVerifyInput,
+  { arrow, names }: Layout,
+  { classes, classOf }: Matched,
+  add: Add,
+): { minSize: number } {
   const classCount = classes.size;
   const sizes = classes.counts;
   let minSize = Number.POSITIVE_INFINITY;
@@ -229,15 +316,15 @@ export function verifyGeneralization(args: {
     if (attributeOf(model) !== undefined) return;
     for (let g = 0; g < classCount; g++) record(m, checkCounts(model, sizes[g]!, undefined, undefined));
   });
-  saNames.forEach((name, s) => {
+  for (const name of sensitive.keys()) {
     const models = claims.privacy.flatMap((model, m) => (attributeOf(model) === name ? [m] : []));
-    if (models.length === 0) return;
-    const c = saIndex[s]!;
+    if (models.length === 0) continue;
+    const c = names.indexOf(name);
     const domain = saDomain(sensitive.get(name)!);
     forEachClassCounts(classOf!, sizes, classCount, c < 0 ? undefined : arrow, c, domain, (g, counts) => {
       for (const m of models) record(m, checkCounts(claims.privacy[m]!, sizes[g]!, counts, domain));
     });
-  });
+  }
   claims.privacy.forEach((model, m) => {
     const attribute = attributeOf(model);
     // A model on an attribute without a context cannot be checked: every class fails it.
@@ -250,13 +337,17 @@ export function verifyGeneralization(args: {
       `${classCount} classes, ${failing} failing; worst class: ${worst === undefined ? '—' : Number(worst.toPrecision(6))}${attribute ? ` (${attribute})` : ''}`,
     );
   });
+  return { minSize };
+}
+
+/** The report's claims: how many classes, the smallest. */
+function checkClaims(claims: GeneralizationClaims, classCount: number, minSize: number, add: Add): void {
   const claimOk = classCount === claims.classes && minSize === claims.minClassSize;
   add(
     'reported-classes',
     claimOk,
     `report claims ${claims.classes} classes, smallest ${claims.minClassSize}; found ${classCount}, smallest ${minSize}`,
   );
-  return checks.every((c) => c.passed) ? checks : fail(checks);
 }
 
 function grown(a: Int32Array): Int32Array {
