@@ -50,29 +50,59 @@ interface Published {
 
 const SEP = '\u0000';
 
-export function verifyRandomization(args: {
+export interface RandomizationVerifyInput {
   spec: ReleaseSpec;
   input: EncodedTable;
   dataArrow: string;
   dataCsv: string;
   matrices: string;
   claims: RandomizationClaims;
-}): VerificationCheck[] {
-  const { spec, input, claims } = args;
-  const checks: VerificationCheck[] = [];
-  const add = (name: string, passed: boolean, detail: string) => checks.push({ name, passed, detail });
-  const fail = () => {
-    const failed = checks.filter((c) => !c.passed);
+}
+
+/** Collects checks; `stopIfFailed` ends verification with every failed check named. */
+class Checks {
+  readonly list: VerificationCheck[] = [];
+
+  add(name: string, passed: boolean, detail: string): void {
+    this.list.push({ name, passed, detail });
+  }
+
+  stopIfFailed(): void {
+    const failed = this.list.filter((c) => !c.passed);
+    if (failed.length === 0) return;
     throw new VerificationError(
       'E_VERIFY',
       `the randomized release failed verification: ${failed.map((c) => `${c.name} (${c.detail})`).join('; ')}`,
       'nothing was published; this is a bug in ppdp — please report it with the spec',
     );
-  };
+  }
+}
 
-  // 1. The two data files hold the same table.
-  const arrow = strings(readArrow(args.dataArrow));
-  const csv = strings(readCsv(args.dataCsv, { delimiter: input.delimiter }));
+type Released = { names: string[]; columns: string[][] };
+
+/**
+ * The checks, in order: the files agree with each other and the input's shape, the published
+ * matrices, every input row's categories, the release replayed from the input, the seed and
+ * the matrices, the transitions, the risk, (ρ1, ρ2)-privacy.
+ */
+export function verifyRandomization(args: RandomizationVerifyInput): VerificationCheck[] {
+  const checks = new Checks();
+  const arrow = checkFiles(args, checks);
+  const { pub, order, matrices } = checkMatrices(args, checks);
+  const original = checkInputCategories(args, pub, order, checks);
+  const releasedCode = checkReplay(args, arrow, pub, order, matrices, original, checks);
+  checkTransitions(args.input.rowCount, pub, matrices, original, releasedCode, checks);
+  checkRisk(args.claims, pub, order, matrices, original, checks);
+  checkRhoPrivacy(args, pub, matrices, original, checks);
+  checks.stopIfFailed();
+  return checks.list;
+}
+
+/** The two data files hold the same table: the input's columns (identifying ones dropped), one row per input row. */
+function checkFiles({ spec, input, dataArrow, dataCsv }: RandomizationVerifyInput, checks: Checks): Released {
+  const add = checks.add.bind(checks);
+  const arrow = strings(readArrow(dataArrow));
+  const csv = strings(readCsv(dataCsv, { delimiter: input.delimiter }));
   const sameFiles =
     arrow.names.join(SEP) === csv.names.join(SEP) &&
     arrow.columns.every(
@@ -84,7 +114,6 @@ export function verifyRandomization(args: {
     sameFiles ? `${arrow.names.length} columns` : 'the two files differ',
   );
 
-  // 2. Columns and rows.
   const typeOf = new Map(spec.attributes.map((a) => [a.name, a.type]));
   const expectedNames = input.columns.map((c) => c.name).filter((name) => typeOf.get(name) !== 'identifying');
   const namesOk = arrow.names.join(SEP) === expectedNames.join(SEP);
@@ -100,15 +129,21 @@ export function verifyRandomization(args: {
     rowsOk,
     `${rows} input rows, ${arrow.columns[0]?.length ?? 0} released`,
   );
-  if (!sameFiles || !namesOk || !rowsOk) fail();
+  checks.stopIfFailed();
+  return arrow;
+}
 
-  // 3. The published matrices.
+/** matrices.json: the attribute order, each attribute randomized or released, every matrix valid. */
+function checkMatrices({ spec, input, matrices: path }: RandomizationVerifyInput, checks: Checks) {
+  const add = checks.add.bind(checks);
+  const rows = input.rowCount;
+  const typeOf = new Map(spec.attributes.map((a) => [a.name, a.type]));
   let pub: Published;
   try {
-    pub = JSON.parse(readFileSync(args.matrices, 'utf8')) as Published;
+    pub = JSON.parse(readFileSync(path, 'utf8')) as Published;
   } catch {
     add('matrices.json readable', false, 'not valid JSON');
-    fail();
+    checks.stopIfFailed();
     throw new Error('unreachable');
   }
   const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
@@ -123,7 +158,7 @@ export function verifyRandomization(args: {
     orderOk,
     orderOk ? order.join(', ') : 'does not list the QIs then the sensitive attribute',
   );
-  if (!orderOk) fail();
+  if (!orderOk) checks.stopIfFailed();
   const matrices = new Map<string, Float64Array>();
   const problems: string[] = [];
   for (const name of order) {
@@ -154,9 +189,18 @@ export function verifyRandomization(args: {
       ? `${matrices.size} matrices: square, non-negative, columns sum to 1, invertible`
       : problems.join('; '),
   );
-  if (problems.length > 0) fail();
+  checks.stopIfFailed();
+  return { pub, order, matrices };
+}
 
-  // 4. Every input row's categories, from the published discretization.
+/** Every input row's categories, from the published discretization. */
+function checkInputCategories(
+  { spec, input }: RandomizationVerifyInput,
+  pub: Published,
+  order: string[],
+  checks: Checks,
+): Map<string, Int32Array> {
+  const add = checks.add.bind(checks);
   const original = new Map<string, Int32Array>();
   const unmapped: string[] = [];
   for (const name of order) {
@@ -182,9 +226,12 @@ export function verifyRandomization(args: {
     unmapped.length === 0,
     unmapped.length === 0 ? 'every row of every attribute' : `unmapped values in ${unmapped.join(', ')}`,
   );
-  if (unmapped.length > 0) fail();
+  checks.stopIfFailed();
+  return original;
+}
 
-  // 5. Replay the documented stream and compare with the release, cell by cell.
+/** The documented stream key: SHA-256("ppdp/stream/v1" ‖ 0x00 ‖ purpose ‖ 0x00 ‖ seed u32 LE ‖ digest)[0..16). */
+function streamKeys(spec: ReleaseSpec, input: EncodedTable): (purpose: string) => number[] {
   // The documented table digest (src/util/keys.ts), recomputed here from its definition.
   const cells = createHash('sha256');
   for (const col of input.columns) {
@@ -201,11 +248,10 @@ export function verifyRandomization(args: {
     cells.update(Buffer.from([0]));
     cells.update(rowIndex);
   }
-  // The documented stream key: SHA-256("ppdp/stream/v1" ‖ 0x00 ‖ purpose ‖ 0x00 ‖ seed u32 LE ‖ digest)[0..16).
   const seedBytes = Buffer.alloc(4);
   seedBytes.writeUInt32LE(spec.seed >>> 0);
   const digest = cells.digest();
-  const keyOf = (purpose: string) => {
+  return (purpose: string) => {
     const h = createHash('sha256')
       .update('ppdp/stream/v1')
       .update(Buffer.from([0]))
@@ -216,6 +262,21 @@ export function verifyRandomization(args: {
       .digest();
     return [0, 1, 2, 3].map((i) => h.readUInt32LE(4 * i));
   };
+}
+
+/** Replays the documented streams and compares with the release, cell by cell. Returns each attribute's released codes in input order. */
+function checkReplay(
+  { spec, input }: RandomizationVerifyInput,
+  arrow: Released,
+  pub: Published,
+  order: string[],
+  matrices: Map<string, Float64Array>,
+  original: Map<string, Int32Array>,
+  checks: Checks,
+): Map<string, Int32Array> {
+  const add = checks.add.bind(checks);
+  const rows = input.rowCount;
+  const keyOf = streamKeys(spec, input);
   const stream = new Lanes(keyOf('perturb'));
   const releasedCode = new Map<string, Int32Array>();
   for (const name of order) {
@@ -271,7 +332,19 @@ export function verifyRandomization(args: {
       : `${mismatches} cells differ (first: ${firstMismatch})`,
   );
 
-  // 6. Transitions against the matrices.
+  return releasedCode;
+}
+
+/** Transitions against the matrices: none impossible, all within 6 standard deviations; something changed. */
+function checkTransitions(
+  rows: number,
+  pub: Published,
+  matrices: Map<string, Float64Array>,
+  original: Map<string, Int32Array>,
+  releasedCode: Map<string, Int32Array>,
+  checks: Checks,
+): void {
+  const add = checks.add.bind(checks);
   const transitionProblems: string[] = [];
   let expectedChanges = 0;
   let changed = 0;
@@ -314,8 +387,18 @@ export function verifyRandomization(args: {
     sanityOk,
     `${changed} randomized cells changed (${expectedChanges.toFixed(1)} expected)`,
   );
+}
 
-  // 7. Attribute disclosure risk, recomputed from the input and the published matrices.
+/** Attribute disclosure risk, recomputed from the input and the published matrices. */
+function checkRisk(
+  claims: RandomizationClaims,
+  pub: Published,
+  order: string[],
+  matrices: Map<string, Float64Array>,
+  original: Map<string, Int32Array>,
+  checks: Checks,
+): void {
+  const add = checks.add.bind(checks);
   const risk = recomputeRisk(order, original, matrices, pub);
   if (risk) {
     const tol = 1e-9 * Math.max(1, claims.maxRisk);
@@ -339,8 +422,18 @@ export function verifyRandomization(args: {
       'the QI table is too large to recompute the risk densely',
     );
   }
+}
 
-  // 8. (ρ1, ρ2)-privacy of the sensitive attribute.
+/** (ρ1, ρ2)-privacy of the sensitive attribute: γ or the sub-domains, and the exact posteriors. */
+function checkRhoPrivacy(
+  { claims, input }: RandomizationVerifyInput,
+  pub: Published,
+  matrices: Map<string, Float64Array>,
+  original: Map<string, Int32Array>,
+  checks: Checks,
+): void {
+  const add = checks.add.bind(checks);
+  const rows = input.rowCount;
   if (claims.rho) {
     const { rho1, rho2, gamma } = claims.rho;
     const m = matrices.get(pub.sensitive);
@@ -376,9 +469,6 @@ export function verifyRandomization(args: {
         : 'too many values to enumerate properties; covered by the γ check',
     );
   }
-
-  if (checks.some((c) => !c.passed)) fail();
-  return checks;
 }
 
 function strings(t: EncodedTable): { names: string[]; columns: string[][] } {
