@@ -25,7 +25,7 @@ export interface AnatomyClaims {
   readonly bucketOfRow: Int32Array;
 }
 
-export function verifyAnatomy(args: {
+export interface AnatomyVerifyInput {
   input: EncodedTable;
   attributes: readonly AttributeSpec[];
   sensitive: string;
@@ -35,12 +35,46 @@ export function verifyAnatomy(args: {
   st: StagedPair;
   data: StagedPair;
   claims: AnatomyClaims;
-}): VerificationCheck[] {
-  const { input, attributes, sensitive, model, l, qit, st, data, claims } = args;
-  const checks: VerificationCheck[] = [];
-  const add = (name: string, passed: boolean, detail: string) => checks.push({ name, passed, detail });
+}
 
-  // 1. Each file's CSV and Arrow forms hold the same table.
+type Add = (name: string, passed: boolean, detail: string) => void;
+
+/** The released columns, and the input's rows as the checks read them. */
+interface Context {
+  readonly n: number;
+  readonly releasedNames: string[];
+  readonly qitNames: string[];
+  readonly inputQi: ((r: number) => string)[];
+  readonly inputSa: (r: number) => string;
+  /** The bucket the claims put each input row in. */
+  readonly witness: (r: number) => string;
+}
+
+/** Each bucket's SA values with their counts, as the ST states them. */
+type StCounts = Map<string, Map<string, number>>;
+
+/**
+ * The checks, in order: each file's CSV and Arrow agree, the columns, the QIT's rows, the ST's
+ * counts, every SA in its bucket, l-diversity from the ST alone, the single table, the claims.
+ */
+export function verifyAnatomy(args: AnatomyVerifyInput): VerificationCheck[] {
+  const checks: VerificationCheck[] = [];
+  const add: Add = (name, passed, detail) => checks.push({ name, passed, detail });
+  checkFilePairs(args, add);
+  const ctx = checkColumns(args, add);
+  if (!ctx) return fail(checks);
+  const { qitRows, bucketSize } = checkQit(args, ctx, add);
+  const stCounts = checkSt(args, bucketSize, add);
+  checkSaInBucket(ctx, stCounts, add);
+  checkLDiversity(args, stCounts, add);
+  checkSingleTable(args, ctx, qitRows, stCounts, add);
+  const claimOk = bucketSize.size === args.claims.buckets;
+  add('reported-buckets', claimOk, `report claims ${args.claims.buckets} buckets; found ${bucketSize.size}`);
+  return checks.every((c) => c.passed) ? checks : fail(checks);
+}
+
+/** Each file's CSV and Arrow forms hold the same table. */
+function checkFilePairs({ qit, st, data }: AnatomyVerifyInput, add: Add): void {
   for (const [name, pair] of [
     ['qit', qit],
     ['st', st],
@@ -53,8 +87,11 @@ export function verifyAnatomy(args: {
       same ? `${name}.csv and ${name}.arrow hold the same rows` : `${name}.csv and ${name}.arrow differ`,
     );
   }
+}
 
-  // 2. Columns: no identifying column; QIT = released columns but the SA, + bucket; ST; data.
+/** No identifying column; QIT = released columns but the SA, + bucket; ST; data. */
+function checkColumns(args: AnatomyVerifyInput, add: Add): Context | undefined {
+  const { input, attributes, sensitive, qit, st, data, claims } = args;
   const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
   const releasedNames = input.columns.map((c) => c.name).filter((n) => typeOf.get(n) !== 'identifying');
   const qitNames = releasedNames.filter((n) => n !== sensitive);
@@ -70,18 +107,27 @@ export function verifyAnatomy(args: {
       ? 'identifying columns dropped; QIT, ST and single table have the documented columns'
       : `released columns: qit [${qit.arrow.names.join(', ')}], st [${st.arrow.names.join(', ')}], data [${data.arrow.names.join(', ')}]`,
   );
-  if (!columnsOk) return fail(checks);
-
-  const n = input.rowCount;
+  if (!columnsOk) return undefined;
   const inputCol = (name: string) => {
     const c = input.columns.find((x) => x.name === name)!;
     return (r: number) => c.dictionary[c.codes[r]!]!;
   };
-  const inputQi = qitNames.map(inputCol);
-  const inputSa = inputCol(sensitive);
-  const witness = (r: number) => String(claims.bucketOfRow[r]!);
+  return {
+    n: input.rowCount,
+    releasedNames,
+    qitNames,
+    inputQi: qitNames.map(inputCol),
+    inputSa: inputCol(sensitive),
+    witness: (r: number) => String(claims.bucketOfRow[r]!),
+  };
+}
 
-  // 3. QIT rows = the input's rows (multiset), each in the bucket the witness names.
+/** QIT rows = the input's rows (multiset), each in the bucket the witness names. */
+function checkQit(
+  { qit }: AnatomyVerifyInput,
+  { n, qitNames, inputQi, witness }: Context,
+  add: Add,
+): { qitRows: number; bucketSize: Map<string, number> } {
   const qitRows = qit.arrow.columns[0]?.length ?? 0;
   const qitBucket = qit.arrow.columns[qitNames.length]!;
   const expectedQit = new Map<string, number>();
@@ -104,7 +150,11 @@ export function verifyAnatomy(args: {
       : `${qitMismatch} QIT rows match no input row in their bucket (${qitRows} rows for ${n} input rows)`,
   );
 
-  // 4. ST: well-formed counts; per bucket the counts add up to the QIT's bucket size.
+  return { qitRows, bucketSize };
+}
+
+/** ST: well-formed counts; per bucket the counts add up to the QIT's bucket size. */
+function checkSt({ st }: AnatomyVerifyInput, bucketSize: Map<string, number>, add: Add): StCounts {
   const stRows = st.arrow.columns[0]?.length ?? 0;
   const [stBucket, stSa, stCount] = st.arrow.columns as [string[], string[], string[]];
   const stCounts = new Map<string, Map<string, number>>();
@@ -135,7 +185,11 @@ export function verifyAnatomy(args: {
       : `${malformed} malformed ST rows, ${sizeMismatch} buckets whose ST counts differ from the QIT`,
   );
 
-  // 5. Every input row's SA is counted in its bucket: the witness's (bucket, SA) multiset is the ST.
+  return stCounts;
+}
+
+/** Every input row's SA is counted in its bucket: the witness's (bucket, SA) multiset is the ST. */
+function checkSaInBucket({ n, inputSa, witness }: Context, stCounts: StCounts, add: Add): void {
   const expectedSt = new Map<string, number>();
   const saMultiset = new Map<string, number>();
   for (let r = 0; r < n; r++) {
@@ -157,8 +211,10 @@ export function verifyAnatomy(args: {
       ? "every input row's sensitive value is counted in its bucket; the ST holds exactly the input's values"
       : `${stMismatch} ST entries and ${expectedSt.size} input (bucket, value) pairs do not match`,
   );
+}
 
-  // 6. l-diversity of every bucket, from the ST alone.
+/** l-diversity of every bucket, from the ST alone. */
+function checkLDiversity({ sensitive, model, l }: AnatomyVerifyInput, stCounts: StCounts, add: Add): void {
   let worstDistinct = Number.POSITIVE_INFINITY;
   let worstEntropy = Number.POSITIVE_INFINITY;
   for (const values of stCounts.values()) {
@@ -178,8 +234,16 @@ export function verifyAnatomy(args: {
     `${stCounts.size} buckets; fewest distinct ${sensitive} values ${worstDistinct}, smallest exp(entropy) ` +
       `${worstEntropy.toFixed(4)} (${model}, l = ${l})`,
   );
+}
 
-  // 7. The single table: the QIT's rows in the same order, the SA a permutation within each bucket.
+/** The single table: the QIT's rows in the same order, the SA a permutation within each bucket. */
+function checkSingleTable(
+  { qit, data, sensitive }: AnatomyVerifyInput,
+  { releasedNames }: Context,
+  qitRows: number,
+  stCounts: StCounts,
+  add: Add,
+): void {
   const dataRows = data.arrow.columns[0]?.length ?? 0;
   const saAt = releasedNames.indexOf(sensitive);
   let rowMismatch = dataRows === qitRows ? 0 : Math.abs(dataRows - qitRows) || 1;
@@ -214,10 +278,4 @@ export function verifyAnatomy(args: {
       ? 'data.csv is the QIT with the SA column permuted within each bucket'
       : `${rowMismatch} rows differ from the QIT, ${permMismatch} buckets whose SA values differ from the ST`,
   );
-
-  // 8. The report's claims.
-  const claimOk = bucketSize.size === claims.buckets;
-  add('reported-buckets', claimOk, `report claims ${claims.buckets} buckets; found ${bucketSize.size}`);
-
-  return checks.every((c) => c.passed) ? checks : fail(checks);
 }
