@@ -29,29 +29,58 @@ export interface SlicingClaims {
 /** Relative tolerance of p(t,s) ≤ 1/l, for floating-point rounding. */
 const TOLERANCE = 1e-9;
 
-export function verifySlicing(args: {
+export interface SlicingVerifyInput {
   input: EncodedTable;
   attributes: readonly AttributeSpec[];
   sensitive: string;
   l: number;
   data: StagedPair;
   claims: SlicingClaims;
-}): VerificationCheck[] {
-  const { input, attributes, sensitive, l, data, claims } = args;
-  const checks: VerificationCheck[] = [];
-  const add = (name: string, passed: boolean, detail: string) => checks.push({ name, passed, detail });
-  const table: DecodedTable = data.arrow;
+}
 
-  // 1. CSV and Arrow hold the same table.
-  const same = sameTable(table, data.csv);
+type Add = (name: string, passed: boolean, detail: string) => void;
+
+/** The released table's sliced columns, as the checks read them. */
+interface Context {
+  readonly table: DecodedTable;
+  /** Each sliced column's attributes. */
+  readonly groups: string[][];
+  readonly rows: number;
+  readonly bucketCol: string[];
+  readonly inputValue: (name: string) => (r: number) => string;
+  /** An input row's value in sliced column j, as the release writes it. */
+  readonly project: (j: number, r: number) => string;
+}
+
+/**
+ * The checks, in order: CSV and Arrow agree, the columns, every value splits into its
+ * column's attributes, the per-bucket permutations, the l-diverse check, the claims.
+ */
+export function verifySlicing(args: SlicingVerifyInput): VerificationCheck[] {
+  const checks: VerificationCheck[] = [];
+  const add: Add = (name, passed, detail) => checks.push({ name, passed, detail });
+  const table: DecodedTable = args.data.arrow;
+  const same = sameTable(table, args.data.csv);
   add(
     'csv-equals-arrow',
     same,
     same ? 'data.csv and data.arrow hold the same rows' : 'data.csv and data.arrow differ',
   );
+  const ctx = checkColumns(args, table, add);
+  if (!ctx) return fail(checks);
+  checkPermutations(args, ctx, add);
+  const buckets = checkLDiverse(args, ctx, add);
+  const claimOk = buckets === args.claims.buckets;
+  add('reported-buckets', claimOk, `report claims ${args.claims.buckets} buckets; found ${buckets}`);
+  return checks.every((x) => x.passed) ? checks : fail(checks);
+}
 
-  // 2. Columns: each names its attributes joined with '+'; together they are the released
-  //    attributes, each once; then `bucket`.
+/**
+ * Columns: each names its attributes joined with '+'; together they are the released
+ * attributes, each once; then `bucket`. Every value splits into its column's attributes.
+ */
+function checkColumns(args: SlicingVerifyInput, table: DecodedTable, add: Add): Context | undefined {
+  const { input, attributes, claims } = args;
   const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
   const released = input.columns.map((c) => c.name).filter((n) => typeOf.get(n) !== 'identifying');
   const header = table.names;
@@ -71,7 +100,7 @@ export function verifySlicing(args: {
       ? `${groups.length} sliced columns (${header.slice(0, -1).join(', ')}) cover the released attributes once; identifying columns dropped`
       : `released columns: ${header.join(', ')}`,
   );
-  if (!columnsOk) return fail(checks);
+  if (!columnsOk) return undefined;
 
   const rows = table.columns[0]?.length ?? 0;
   const bucketCol = table.columns[groups.length]!;
@@ -88,15 +117,26 @@ export function verifySlicing(args: {
       ? "every value splits into its column's attributes"
       : `${malformed} values do not split into their column's attributes`,
   );
-  if (malformed > 0) return fail(checks);
-
-  // 3. Per-bucket permutations of the input's values (against the witness).
+  if (malformed > 0) return undefined;
   const inputValue = (name: string) => {
     const col = input.columns.find((x) => x.name === name)!;
     return (r: number) => col.dictionary[col.codes[r]!]!;
   };
   const getters = groups.map((g) => g.map(inputValue));
-  const project = (j: number, r: number) => getters[j]!.map((f) => f(r)).join('|');
+  return {
+    table,
+    groups,
+    rows,
+    bucketCol,
+    inputValue,
+    project: (j, r) => getters[j]!.map((f) => f(r)).join('|'),
+  };
+}
+
+/** Per-bucket permutations of the input's values (against the witness). */
+function checkPermutations({ input, claims }: SlicingVerifyInput, ctx: Context, add: Add): void {
+  const { table, groups, rows, bucketCol, project } = ctx;
+  const c = groups.length;
   const expected = new Map<string, number>();
   for (let r = 0; r < input.rowCount; r++) {
     const b = String(claims.bucketOfRow[r]!);
@@ -116,8 +156,12 @@ export function verifySlicing(args: {
       ? `every column is, within each bucket, a permutation of the input's values (${rows} rows)`
       : `${unmatched} released values match no input row of their bucket; ${rows} rows for ${input.rowCount} input rows`,
   );
+}
 
-  // 4. The l-diverse check of docs/definitions.md §4, from the released table alone.
+/** The l-diverse check (docs/definitions.md), from the released table alone. Returns how many buckets there are. */
+function checkLDiverse({ input, sensitive, l }: SlicingVerifyInput, ctx: Context, add: Add): number {
+  const { table, groups, rows, bucketCol, inputValue, project } = ctx;
+  const c = groups.length;
   const saCol = groups.findIndex((g) => g.includes(sensitive));
   const saPos = groups[saCol]!.indexOf(sensitive);
   const otherPart = (value: string) => {
@@ -207,9 +251,5 @@ export function verifySlicing(args: {
       (unmatchedTuples > 0 ? `; ${unmatchedTuples} tuples match no bucket` : ''),
   );
 
-  // 5. The report's claims.
-  const claimOk = size.size === claims.buckets;
-  add('reported-buckets', claimOk, `report claims ${claims.buckets} buckets; found ${size.size}`);
-
-  return checks.every((x) => x.passed) ? checks : fail(checks);
+  return size.size;
 }
