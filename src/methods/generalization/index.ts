@@ -10,9 +10,7 @@ import type { EncodedColumn, EncodedTable } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
-import { disclosureMeasures, sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { GeneralizationMetrics } from '../../metrics/generalization.ts';
-import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
 import {
   buildModels,
   requiredK,
@@ -20,13 +18,13 @@ import {
   sensitiveAttributes,
   sensitiveNames,
 } from '../../models/index.ts';
-import type { PrivacyModel } from '../../models/model.ts';
 import type { GeneralizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
 import { thousands } from '../../util/format.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
 import { type GeneralizationProblem, NodeEvaluator, type NodeResult } from './evaluate.ts';
 import { Lattice } from './lattice.ts';
+import { generalizationReport } from './report.ts';
 import { kMinimalSearch } from './samarati.ts';
 import { optimalSearch, type SearchOutcome } from './search.ts';
 
@@ -184,21 +182,6 @@ export function buildGeneralization(ctx: MethodContext, fixed?: Record<string, n
   return { files, report: step.report, claims: step.claims };
 }
 
-/** The worst value of a model's measure over the retained classes of a node. */
-function achieved(model: PrivacyModel, best: NodeResult): number {
-  const h = best.histograms.find((x) => x.attribute === model.attribute);
-  let worst: number | undefined;
-  for (let g = 0; g < best.groups; g++) {
-    if (best.suppressed[g]) continue;
-    const v = model.measure({
-      size: best.sizes[g]!,
-      histogram: h ? h.counts.subarray(g * h.width, (g + 1) * h.width) : null,
-    });
-    if (worst === undefined || (model.higherIsBetter ? v < worst : v > worst)) worst = v;
-  }
-  return worst ?? Number.NaN;
-}
-
 /** The spec's strategy: the optimal search, or Samarati's k-minimal generalizations. */
 export function search(
   prepared: Prepared,
@@ -269,89 +252,6 @@ function fixedNode(
   return { best, nodesChecked: 1, strategy: 'applied' };
 }
 
-/** Per-class counts of a sensitive column at a node, from the rows: classes × values. */
-function classHistograms(prepared: Prepared, node: NodeResult, sa: SensitiveAttribute): Int32Array {
-  const width = sa.column.dictionary.length;
-  const counts = new Int32Array(node.groups * width);
-  const values = prepared.sensitive.find((s) => s.attribute.name === sa.name)!.values;
-  const weights = prepared.tuples.counts;
-  for (let t = 0; t < values.length; t++) counts[node.groupOf[t]! * width + values[t]!]! += weights[t]!;
-  return counts;
-}
-
-function reportOf(
-  prepared: Prepared,
-  outcome: SearchOutcome & { kMinimal?: NodeResult[] },
-  node: Record<string, number>,
-  originalNode: NodeResult,
-): BuiltRelease['report'] {
-  const { best, nodesChecked, strategy } = outcome;
-  const levelsOf = (r: NodeResult) => Object.fromEntries(prepared.qis.map((c, i) => [c.name, r.levels[i]!]));
-  const { method, table, hierarchies, tuples, problem } = prepared;
-  const retained = Array.from(best.sizes).filter((_, g) => !best.suppressed[g]);
-  const releasedRows = method.suppressed === 'mask' ? table.rowCount : table.rowCount - best.suppressedRows;
-  const reidentification = reidentificationRisk(
-    retained,
-    prepared.spec.report.riskThreshold,
-    'the generalized quasi-identifiers (rows in one equivalence class look alike)',
-  );
-  const ncpByAttribute = problem.metrics.ncpByAttribute(best.levels, best);
-  // Each sensitive attribute's histograms over the released (not suppressed) classes.
-  const released = prepared.sensitive.map(({ attribute: sa }) => ({
-    sa,
-    classes: {
-      groups: best.groups,
-      width: sa.column.dictionary.length,
-      counts: classHistograms(prepared, best, sa),
-      keep: (g: number) => !best.suppressed[g],
-    },
-  }));
-  return {
-    rows: { input: table.rowCount, released: releasedRows, suppressed: best.suppressedRows },
-    generalization: {
-      strategy,
-      node,
-      heights: Object.fromEntries(hierarchies.map((h) => [h.attribute, h.height])),
-      latticeSize: problem.lattice.size,
-      nodesChecked,
-      distinctTuples: tuples.counts.length,
-      ...(outcome.kMinimal ? { kMinimal: outcome.kMinimal.map(levelsOf) } : {}),
-      ncpByAttribute: Object.fromEntries(prepared.qis.map((c, i) => [c.name, ncpByAttribute[i]!])),
-    },
-    privacy: {
-      satisfied: best.feasible,
-      models: problem.models.map((m) => ({
-        model: m.spec.model,
-        params: Object.fromEntries(Object.entries(m.spec).filter(([key]) => key !== 'model')),
-        satisfied: best.feasible,
-        achieved: { [m.measureName]: achieved(m, best) },
-        monotonic: m.monotonic,
-      })),
-      k: best.minClassSize,
-      classes: best.retainedClasses,
-      ecSizeHistogram: classSizeHistogram(retained),
-      prosecutorRisk: prosecutorFacts(reidentification),
-      reidentification,
-      sensitive: released.flatMap(({ sa, classes }) => {
-        const d = sensitiveDistribution(sa.name, classes, sa.distribution);
-        return d ? [d] : [];
-      }),
-      disclosure: Object.fromEntries(
-        released.map(({ sa, classes }) => {
-          const original = {
-            groups: originalNode.groups,
-            width: classes.width,
-            counts: classHistograms(prepared, originalNode, sa),
-            keep: () => true,
-          };
-          return [sa.name, disclosureMeasures(sa.name, classes, original, sa.distribution)];
-        }),
-      ),
-    },
-    utility: { metric: method.metric, value: best.value, ...best.values },
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // The steps of build() that the shard steps (shards.ts) also run, on different machines.
 
@@ -399,7 +299,7 @@ export function searchStep(
   const tupleSuppressed = new Uint8Array(tuples.counts.length);
   for (let t = 0; t < tupleSuppressed.length; t++) tupleSuppressed[t] = best.suppressed[best.groupOf[t]!]!;
   // The bottom node (the input's own classes) from the search's session: its classes are kept.
-  const report = reportOf(prepared, outcome, node, outcome.evaluator.evaluate(0));
+  const report = generalizationReport(prepared, outcome, node, outcome.evaluator.evaluate(0));
   outcome.evaluator.dispose();
   return {
     node,

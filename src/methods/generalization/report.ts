@@ -1,0 +1,127 @@
+/**
+ * Generalization's part of the report, one builder per part: the chosen node and the search,
+ * the privacy figures of the released classes (models, risk, the SA per class and what the
+ * classes disclose against the input's own), the utility.
+ */
+import { disclosureMeasures, sensitiveDistribution } from '../../metrics/disclosure.ts';
+import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
+import type { SensitiveAttribute } from '../../models/index.ts';
+import type { PrivacyModel } from '../../models/model.ts';
+import type { BuiltRelease } from '../method.ts';
+import type { NodeResult } from './evaluate.ts';
+import type { Prepared } from './index.ts';
+import type { SearchOutcome } from './search.ts';
+
+type MethodReport = BuiltRelease['report'];
+type Outcome = SearchOutcome & { kMinimal?: NodeResult[] };
+
+export function generalizationReport(
+  prepared: Prepared,
+  outcome: Outcome,
+  node: Record<string, number>,
+  originalNode: NodeResult,
+): MethodReport {
+  const { best } = outcome;
+  const { method, table } = prepared;
+  const releasedRows = method.suppressed === 'mask' ? table.rowCount : table.rowCount - best.suppressedRows;
+  return {
+    rows: { input: table.rowCount, released: releasedRows, suppressed: best.suppressedRows },
+    generalization: searchFacts(prepared, outcome, node),
+    privacy: privacyOf(prepared, best, originalNode),
+    utility: { metric: method.metric, value: best.value, ...best.values },
+  };
+}
+
+/** The node, the hierarchies' heights, how much of the lattice was checked, NCP per attribute. */
+function searchFacts(prepared: Prepared, outcome: Outcome, node: Record<string, number>) {
+  const { best, nodesChecked, strategy } = outcome;
+  const { hierarchies, tuples, problem } = prepared;
+  const levelsOf = (r: NodeResult) => Object.fromEntries(prepared.qis.map((c, i) => [c.name, r.levels[i]!]));
+  const ncpByAttribute = problem.metrics.ncpByAttribute(best.levels, best);
+  return {
+    strategy,
+    node,
+    heights: Object.fromEntries(hierarchies.map((h) => [h.attribute, h.height])),
+    latticeSize: problem.lattice.size,
+    nodesChecked,
+    distinctTuples: tuples.counts.length,
+    ...(outcome.kMinimal ? { kMinimal: outcome.kMinimal.map(levelsOf) } : {}),
+    ncpByAttribute: Object.fromEntries(prepared.qis.map((c, i) => [c.name, ncpByAttribute[i]!])),
+  };
+}
+
+/** The released classes: each model, the risk, the SA per class, disclosure against the input's classes. */
+function privacyOf(prepared: Prepared, best: NodeResult, originalNode: NodeResult): MethodReport['privacy'] {
+  const { problem } = prepared;
+  const retained = Array.from(best.sizes).filter((_, g) => !best.suppressed[g]);
+  const reidentification = reidentificationRisk(
+    retained,
+    prepared.spec.report.riskThreshold,
+    'the generalized quasi-identifiers (rows in one equivalence class look alike)',
+  );
+  // Each sensitive attribute's histograms over the released (not suppressed) classes.
+  const released = prepared.sensitive.map(({ attribute: sa }) => ({
+    sa,
+    classes: {
+      groups: best.groups,
+      width: sa.column.dictionary.length,
+      counts: classHistograms(prepared, best, sa),
+      keep: (g: number) => !best.suppressed[g],
+    },
+  }));
+  return {
+    satisfied: best.feasible,
+    models: problem.models.map((m) => ({
+      model: m.spec.model,
+      params: Object.fromEntries(Object.entries(m.spec).filter(([key]) => key !== 'model')),
+      satisfied: best.feasible,
+      achieved: { [m.measureName]: achieved(m, best) },
+      monotonic: m.monotonic,
+    })),
+    k: best.minClassSize,
+    classes: best.retainedClasses,
+    ecSizeHistogram: classSizeHistogram(retained),
+    prosecutorRisk: prosecutorFacts(reidentification),
+    reidentification,
+    sensitive: released.flatMap(({ sa, classes }) => {
+      const d = sensitiveDistribution(sa.name, classes, sa.distribution);
+      return d ? [d] : [];
+    }),
+    disclosure: Object.fromEntries(
+      released.map(({ sa, classes }) => {
+        const original = {
+          groups: originalNode.groups,
+          width: classes.width,
+          counts: classHistograms(prepared, originalNode, sa),
+          keep: () => true,
+        };
+        return [sa.name, disclosureMeasures(sa.name, classes, original, sa.distribution)];
+      }),
+    ),
+  };
+}
+
+/** The worst value of a model's measure over the retained classes of a node. */
+function achieved(model: PrivacyModel, best: NodeResult): number {
+  const h = best.histograms.find((x) => x.attribute === model.attribute);
+  let worst: number | undefined;
+  for (let g = 0; g < best.groups; g++) {
+    if (best.suppressed[g]) continue;
+    const v = model.measure({
+      size: best.sizes[g]!,
+      histogram: h ? h.counts.subarray(g * h.width, (g + 1) * h.width) : null,
+    });
+    if (worst === undefined || (model.higherIsBetter ? v < worst : v > worst)) worst = v;
+  }
+  return worst ?? Number.NaN;
+}
+
+/** Per-class counts of a sensitive column at a node, from the rows: classes × values. */
+function classHistograms(prepared: Prepared, node: NodeResult, sa: SensitiveAttribute): Int32Array {
+  const width = sa.column.dictionary.length;
+  const counts = new Int32Array(node.groups * width);
+  const values = prepared.sensitive.find((s) => s.attribute.name === sa.name)!.values;
+  const weights = prepared.tuples.counts;
+  for (let t = 0; t < values.length; t++) counts[node.groupOf[t]! * width + values[t]!]! += weights[t]!;
+  return counts;
+}
