@@ -14,6 +14,7 @@ import { buildModels } from '../../src/models/index.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec, type PrivacyModelSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
+import { TINY_MONDRIAN_INPUT } from '../helpers/kernels.ts';
 
 const SPEC = new URL('../../examples/adult-mondrian/release.json', import.meta.url).pathname;
 
@@ -238,13 +239,7 @@ describe('Mondrian kernels: WASM equals the TS reference', () => {
 
   it('rejects codes outside their domain, bad ranges and bad levels, in both kernels', () => {
     const kernels: MondrianKernel[] = [wasmMondrianKernel, tsMondrianKernel];
-    const input: MondrianInput = {
-      keys: [Int32Array.of(0, 1, 2)],
-      domains: [3],
-      hierarchies: [null],
-      sensitive: [Int32Array.of(0, 1, 0)],
-      sensitiveWidths: [2],
-    };
+    const input = TINY_MONDRIAN_INPUT;
     for (const kernel of kernels) {
       expect(() => kernel.open({ ...input, keys: [Int32Array.of(0, 3, 2)] })).toThrow(KernelError);
       expect(() => kernel.open({ ...input, sensitive: [Int32Array.of(0, 2, 0)] })).toThrow(KernelError);

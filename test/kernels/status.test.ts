@@ -3,26 +3,14 @@
  * plain-TS references refuse the same inputs, and both raise the same KernelError code.
  */
 import { describe, expect, it } from 'vitest';
-import { KernelError } from '../../src/errors.ts';
 import type { GroupingKernel } from '../../src/kernels/groupby/kernel.ts';
 import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
-import type { MondrianInput, MondrianKernel } from '../../src/kernels/mondrian/kernel.ts';
+import type { MondrianKernel } from '../../src/kernels/mondrian/kernel.ts';
 import { tsMondrianKernel } from '../../src/kernels/mondrian/reference.ts';
 import { wasmMondrianKernel } from '../../src/kernels/mondrian/wasm.ts';
 import { kernelError, Status } from '../../src/kernels/status.ts';
-
-/** The code of the KernelError `work` throws. */
-function codeOf(work: () => unknown): string {
-  try {
-    work();
-  } catch (e) {
-    expect(e).toBeInstanceOf(KernelError);
-    expect((e as KernelError).hint).toMatch(/defect in ppdp/);
-    return (e as KernelError).code;
-  }
-  throw new Error('expected a KernelError');
-}
+import { kernelErrorCode, TINY_MONDRIAN_INPUT } from '../helpers/kernels.ts';
 
 describe('kernel status codes', () => {
   it('every status has its own error code, named after it', () => {
@@ -42,11 +30,11 @@ describe('kernel status codes', () => {
 
   it('grouping: both backends refuse the same inputs with the same codes', () => {
     const refusals = (kernel: GroupingKernel) => [
-      codeOf(() => kernel.open({ columns: [Int32Array.of(0, 5)], domains: [2] }, [[]])),
-      codeOf(() =>
+      kernelErrorCode(() => kernel.open({ columns: [Int32Array.of(0, 5)], domains: [2] }, [[]])),
+      kernelErrorCode(() =>
         kernel.open({ columns: [Int32Array.of(0, 1)], domains: [2], counts: Int32Array.of(1) }, [[]]),
       ),
-      codeOf(() => {
+      kernelErrorCode(() => {
         const session = kernel.open({ columns: [Int32Array.of(0, 1, 0)], domains: [2] }, [[]]);
         try {
           session.compose(Int32Array.of(0, 7, 0), Int32Array.of(0, 1));
@@ -61,20 +49,14 @@ describe('kernel status codes', () => {
   });
 
   it('Mondrian: both backends refuse the same inputs with the same codes', () => {
-    const input: MondrianInput = {
-      keys: [Int32Array.of(0, 1, 2)],
-      domains: [3],
-      hierarchies: [null],
-      sensitive: [Int32Array.of(0, 1, 0)],
-      sensitiveWidths: [2],
-    };
+    const input = TINY_MONDRIAN_INPUT;
     const refusals = (kernel: MondrianKernel) => {
       const s = kernel.open(input);
       return [
-        codeOf(() => kernel.open({ ...input, keys: [Int32Array.of(0, 3, 2)] })),
-        codeOf(() => s.median(0, 3, 0, 1, 2, 1, -1, 0)),
-        codeOf(() => s.median(0, 3, 0, 0, 2, 3, -1, 0)),
-        codeOf(() => s.group(0, 3, 0, 1, false)),
+        kernelErrorCode(() => kernel.open({ ...input, keys: [Int32Array.of(0, 3, 2)] })),
+        kernelErrorCode(() => s.median(0, 3, 0, 1, 2, 1, -1, 0)),
+        kernelErrorCode(() => s.median(0, 3, 0, 0, 2, 3, -1, 0)),
+        kernelErrorCode(() => s.group(0, 3, 0, 1, false)),
       ];
     };
     const ts = refusals(tsMondrianKernel);
