@@ -78,6 +78,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   const mocked = {
     writeFile: wrap('writeFile', fsp.writeFile, 0),
     copyFile: wrap('copyFile', fsp.copyFile, 1),
+    link: wrap('link', fsp.link, 1),
     rename: wrap('rename', fsp.rename, 1),
     mkdir: wrap('mkdir', fsp.mkdir, 0),
     rm: wrap('rm', fsp.rm, 0),

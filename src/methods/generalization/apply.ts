@@ -29,11 +29,8 @@ export interface ApplyInput {
 
 export function applyGeneralization(input: ApplyInput): OutputColumn[] {
   const { table, suppressedRow } = input;
-  const kept: number[] = [];
-  for (let r = 0; r < table.rowCount; r++) if (input.suppressed === 'mask' || !suppressedRow[r]) kept.push(r);
-  const order = input.shuffleWith
-    ? input.shuffleWith.permutation(kept.length)
-    : Int32Array.from(kept, (_, j) => j);
+  const rowAt = releasedRows(input);
+  const n = rowAt ? rowAt.length : table.rowCount;
   const typeOf = new Map(input.attributes.map((a) => [a.name, a.type]));
 
   return table.columns
@@ -41,20 +38,47 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
     .map((col): OutputColumn => {
       const hierarchy =
         typeOf.get(col.name) === 'quasi-identifying' ? input.hierarchies.get(col.name) : undefined;
-      const codes = new Int32Array(kept.length);
+      const codes = new Int32Array(n);
+      const source = col.codes;
       if (!hierarchy) {
-        for (let j = 0; j < kept.length; j++) codes[j] = col.codes[kept[order[j]!]!]!;
+        if (rowAt) for (let j = 0; j < n; j++) codes[j] = source[rowAt[j]!]!;
+        else codes.set(source.subarray(0, n));
         return compactDictionary(col.name, col.dictionary, codes);
       }
       const level = input.node[col.name]!;
-      const table = hierarchy.levelTables[level]!;
+      const levelTable = hierarchy.levelTables[level]!;
       const dictionary = hierarchy.labels[level]!.slice();
       let star = dictionary.indexOf(SUPPRESSED);
       if (star < 0) star = dictionary.push(SUPPRESSED) - 1;
-      for (let j = 0; j < kept.length; j++) {
-        const r = kept[order[j]!]!;
-        codes[j] = suppressedRow[r] ? star : table[col.codes[r]!]!;
+      if (rowAt) {
+        for (let j = 0; j < n; j++) {
+          const r = rowAt[j]!;
+          codes[j] = suppressedRow[r] ? star : levelTable[source[r]!]!;
+        }
+      } else {
+        for (let r = 0; r < n; r++) codes[r] = suppressedRow[r] ? star : levelTable[source[r]!]!;
       }
       return compactDictionary(col.name, dictionary, codes);
     });
+}
+
+/**
+ * The input row of each released row, in release order; undefined when that is every row in
+ * input order (masked suppression, no shuffle: the common case of the shard steps).
+ */
+function releasedRows(input: ApplyInput): Int32Array | undefined {
+  const { table, suppressedRow } = input;
+  let kept: Int32Array | undefined;
+  if (input.suppressed === 'remove') {
+    let count = 0;
+    for (let r = 0; r < table.rowCount; r++) if (!suppressedRow[r]) count++;
+    kept = new Int32Array(count);
+    let at = 0;
+    for (let r = 0; r < table.rowCount; r++) if (!suppressedRow[r]) kept[at++] = r;
+  }
+  if (!input.shuffleWith) return kept;
+  const order = input.shuffleWith.permutation(kept ? kept.length : table.rowCount);
+  if (!kept) return order;
+  for (let j = 0; j < order.length; j++) order[j] = kept[order[j]!]!;
+  return order;
 }

@@ -77,9 +77,20 @@ export class FsStore implements Store {
     });
   }
 
+  /**
+   * A hard link where the file system allows it (a release's gigabyte of data is published in
+   * no time), else a copy. Safe because objects are never changed in place: `put` replaces an
+   * object by renaming a new file over it, which leaves the linked one as it was.
+   */
   async copy(from: string, to: string): Promise<void> {
     await this.viaTemp(to, from, async (tmp, path) => {
-      await copyFile(this.path(from), tmp);
+      try {
+        await link(this.path(from), tmp);
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EMLINK') throw e;
+        await copyFile(this.path(from), tmp);
+      }
       await rename(tmp, path);
     });
   }
