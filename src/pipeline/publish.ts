@@ -39,24 +39,22 @@ export interface Manifest {
 export const MANIFEST = 'manifest.json';
 export const LOCK = '.ppdp-lock';
 
-type Maybe<T> = T | Promise<T>;
-
 /** One release folder's files, as the publish steps see them (names relative to the folder). */
 export interface Folder {
   /** The folder as a person names it (a path or a URL), for messages. */
   readonly where: string;
   /** Every file in the folder, recursively; undefined when the (local) folder does not exist. */
-  list(): Maybe<string[] | undefined>;
+  list(): Promise<string[] | undefined>;
   /** A file's bytes, or undefined when there is none. */
-  read(name: string): Maybe<Uint8Array | undefined>;
-  size(name: string): Maybe<number | undefined>;
+  read(name: string): Promise<Uint8Array | undefined>;
+  size(name: string): Promise<number | undefined>;
   /** Writes a file whole: readers never see it partial. */
-  write(name: string, body: string): Maybe<void>;
+  write(name: string, body: string): Promise<void>;
   /** Creates a file only if there is none (exclusively): false when one exists. */
-  create(name: string, body: string): Maybe<boolean>;
-  remove(names: readonly string[]): Maybe<void>;
+  create(name: string, body: string): Promise<boolean>;
+  remove(names: readonly string[]): Promise<void>;
   /** Removes the folder itself if it is empty (a local folder; nothing on a store). */
-  drop(): Maybe<void>;
+  drop(): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -236,7 +234,7 @@ export async function publishInto(
   files: readonly ManifestEntry[],
   runId: string,
   claim: Claim,
-  copyIn: (name: string) => Maybe<void>,
+  copyIn: (name: string) => Promise<void>,
   warn: (line: string) => void,
 ): Promise<Manifest> {
   const manifest: Manifest = { format: 'ppdp-release/1', runId, verified: true, files: [...files] };
@@ -295,7 +293,7 @@ export function storeFolder(loc: Location): Folder {
     write: (name, body) => store.put(k(name), body),
     create: (name, body) => store.putIfAbsent(k(name), body),
     remove: (names) => store.delete(names.map(k)),
-    drop() {
+    async drop() {
       if (local !== undefined) dropIfEmpty(local);
     },
   };

@@ -11,30 +11,14 @@ import { checkInputFits } from '../data/limits.ts';
 import { readTable } from '../data/read.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
-import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
-import type { MethodReport, ReleaseMethod } from '../methods/method.ts';
+import type { MethodReport } from '../methods/method.ts';
 import { specSummary } from '../report/spec-summary.ts';
 import type { ReleaseReport, VerificationCheck } from '../report/types.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
 import { keyedRandom, tableDigest } from '../util/keys.ts';
 import type { Random } from '../util/random.ts';
-import type { Manifest } from './publish.ts';
 
 export const VERSION = '0.1.0';
-
-export interface ReleaseOptions {
-  readonly kernel?: GroupingKernel;
-  /** Progress lines for a person (stderr in the CLI). */
-  readonly progress?: (line: string) => void;
-  /** Builds the release instead of the spec's method (`ppdp apply`: a saved transformation). */
-  readonly method?: ReleaseMethod;
-}
-
-export interface ReleaseResult {
-  readonly report: ReleaseReport;
-  readonly manifest: Manifest;
-  readonly out: string;
-}
 
 /** Reads the spec's input and checks that the spec and the table agree on the columns. */
 export function readInput(spec: ReleaseSpec): EncodedTable {

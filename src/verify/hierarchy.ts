@@ -9,24 +9,21 @@
  * only hold it there.
  */
 import { readFileSync } from 'node:fs';
-import type { EncodedColumn } from '../data/table.ts';
+import { type EncodedColumn, isMissing } from '../data/table.ts';
 import type { DateLevel, HierarchySpec } from '../spec/spec.ts';
 
 /** `rows[i] = [value, label at level 1, …, top]`, one per value of the column's dictionary (file rows first). */
 export type HierarchyRows = string[][];
-
-/** True for the cells ppdp treats as missing: empty or only white space. */
-const blank = (value: string): boolean => value.trim() === '';
 
 export function verifierHierarchyRows(column: EncodedColumn, spec: HierarchySpec): HierarchyRows {
   if (spec.kind === 'file') return fileRows(column, spec.path);
   const height = heightOf(column, spec);
   const top = spec.kind === 'groups' ? groupsTop(spec.levels) : '*';
   return column.dictionary.map((value) => {
-    const above = blank(value) ? undefined : labelsAbove(value, spec, height);
+    const above = isMissing(value) ? undefined : labelsAbove(value, spec, height);
     if (above) return [value, ...above];
     // A missing value stays itself below the top; an unplaceable one is `*` all the way up.
-    const filler = blank(value) ? value : '*';
+    const filler = isMissing(value) ? value : '*';
     return [value, ...Array.from({ length: height - 1 }, () => filler), top];
   });
 }
@@ -198,7 +195,7 @@ function fileRows(column: EncodedColumn, path: string): HierarchyRows {
   const height = (rows[0]?.length ?? 1) - 1;
   const top = rows[0]?.[height] ?? '*';
   for (const value of column.dictionary) {
-    if (height > 0 && blank(value) && !listed.has(value)) {
+    if (height > 0 && isMissing(value) && !listed.has(value)) {
       rows.push([value, ...Array.from({ length: height - 1 }, () => value), top]);
     }
   }

@@ -7,7 +7,7 @@
  */
 import { readArrow } from '../data/arrow.ts';
 import { readCsv } from '../data/csv.ts';
-import type { EncodedTable } from '../data/table.ts';
+import { codeCounts, type EncodedTable } from '../data/table.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { MethodName, ReleaseSpec } from '../spec/spec.ts';
 import { type AnatomyClaims, verifyAnatomy } from './anatomy.ts';
@@ -171,8 +171,7 @@ function sensitiveContexts(spec: ReleaseSpec, table: EncodedTable): Map<string, 
   return new Map(
     [...names].map((name) => {
       const column = table.columns.find((c) => c.name === name)!;
-      const rows = new Float64Array(column.dictionary.length);
-      for (let r = 0; r < column.codes.length; r++) rows[column.codes[r]!]!++;
+      const rows = codeCounts(column);
       const share = new Map<string, number>();
       column.dictionary.forEach((value, code) => {
         if (rows[code]! > 0) share.set(value, (share.get(value) ?? 0) + rows[code]! / table.rowCount);
