@@ -42,9 +42,24 @@ const SUPPORTED = 'Utf8, LargeUtf8, Dictionary<Utf8, int>, Int*, Uint*, Float*, 
  *   E_ARROW_CORRUPT, E_ARROW_TYPE, E_ARROW_SCHEMA.
  */
 export function readArrow(path: string, options: { nulls?: NullPolicy } = {}): EncodedTable {
+  const [table] = readArrowShards(path, Number.POSITIVE_INFINITY, options);
+  return table!;
+}
+
+/**
+ * Reads an Arrow IPC file as consecutive shards of `rowsPerShard` rows (the last one shorter;
+ * record batches are sliced where a shard ends), holding one shard's codes at a time. Each
+ * shard's columns carry the dictionaries read so far, each a prefix of the next shard's.
+ * @throws InputError as readArrow.
+ */
+export function* readArrowShards(
+  path: string,
+  rowsPerShard: number,
+  options: { nulls?: NullPolicy } = {},
+): Generator<EncodedTable, void, undefined> {
   const input = openInput(path);
   try {
-    return readOpenArrow(path, input, options.nulls ?? 'error');
+    yield* readOpenArrow(path, input, options.nulls ?? 'error', rowsPerShard);
   } finally {
     closeSync(input.fd);
   }
@@ -56,7 +71,12 @@ export function readArrow(path: string, options: { nulls?: NullPolicy } = {}): E
  */
 export type NullPolicy = 'error' | 'missing';
 
-function readOpenArrow(path: string, input: InputFile, nulls: NullPolicy): EncodedTable {
+function* readOpenArrow(
+  path: string,
+  input: InputFile,
+  nulls: NullPolicy,
+  rowsPerShard: number,
+): Generator<EncodedTable, void, undefined> {
   const file = basename(path);
   const size = input.size;
   if (size === 0) {
@@ -122,8 +142,20 @@ function readOpenArrow(path: string, input: InputFile, nulls: NullPolicy): Encod
 
   const encoders = fields.map((f) => new ColumnEncoder(file, f.name, nulls === 'missing'));
   let rowCount = 0;
-  let capacity = Math.max(0, walk.countRows());
+  let total = 0;
+  const counted = walk.countRows();
+  let capacity = Math.max(0, Math.min(counted, rowsPerShard));
   for (const e of encoders) e.reserve(capacity);
+  const shard = (last: boolean): EncodedTable => {
+    const columns: EncodedColumn[] = fields.map((f, i) => ({
+      name: f.name,
+      dictionary: encoders[i]!.dictionary.slice(),
+      codes: encoders[i]!.take(rowCount, last),
+    }));
+    total += rowCount;
+    rowCount = 0;
+    return { source: path, rowCount: columns[0]!.codes.length, columns, delimiter: ';' };
+  };
   for (;;) {
     let next: IteratorResult<RecordBatch>;
     try {
@@ -134,30 +166,33 @@ function readOpenArrow(path: string, input: InputFile, nulls: NullPolicy): Encod
     }
     if (next.done) break;
     const batch = next.value;
-    const n = batch.numRows;
-    if (n === 0) continue;
+    if (batch.numRows === 0) continue;
     if (batch.data.children.length !== fields.length) throw corrupt();
-    const need = rowCount + n;
-    if (need > capacity) {
-      capacity = Math.max(need, capacity * 2);
-      for (const e of encoders) e.reserve(capacity);
+    // A batch may end a shard: its rows up to the shard's end go in, the rest start the next.
+    for (let from = 0; from < batch.numRows; ) {
+      const n = Math.min(batch.numRows - from, rowsPerShard - rowCount);
+      const need = rowCount + n;
+      if (need > capacity) {
+        capacity = Math.min(rowsPerShard, Math.max(need, capacity * 2));
+        for (const e of encoders) e.reserve(capacity);
+      }
+      for (let i = 0; i < fields.length; i++) {
+        const child = batch.data.children[i]!;
+        encoders[i]!.add(from === 0 && n === batch.numRows ? child : child.slice(from, n));
+      }
+      rowCount = need;
+      from += n;
+      if (rowCount === rowsPerShard) yield shard(false);
     }
-    for (let i = 0; i < fields.length; i++) encoders[i]!.add(batch.data.children[i]!);
-    rowCount = need;
   }
-  if (rowCount === 0) {
+  if (rowCount === 0 && total === 0) {
     throw new InputError(
       'E_INPUT_NO_ROWS',
       `${file}: the table has no rows`,
       'export the table with its rows',
     );
   }
-  const columns: EncodedColumn[] = fields.map((f, i) => ({
-    name: f.name,
-    dictionary: encoders[i]!.dictionary,
-    codes: encoders[i]!.finish(rowCount),
-  }));
-  return { source: path, rowCount, columns, delimiter: ';' };
+  if (rowCount > 0) yield shard(true);
 }
 
 /** Frames message metadata as an IPC message without a body (continuation, length, padding). */
@@ -298,8 +333,10 @@ class ColumnEncoder {
   private readonly index = new Map<Key, number>();
   /** Dictionary-column remaps by Arrow dictionary vector; null means indices are used as they are. */
   private readonly remaps = new Map<Vector, Int32Array | null>();
-  /** Rows filled so far. */
+  /** Rows filled since the last take. */
   private base = 0;
+  /** Rows taken before (row numbers in errors count from the file's start). */
+  private taken = 0;
 
   constructor(
     private readonly file: string,
@@ -319,9 +356,12 @@ class ColumnEncoder {
     this.codes = next;
   }
 
-  /** The codes of the `rows` rows read, in an array of that length. */
-  finish(rows: number): Int32Array {
+  /** The codes of the `rows` rows read since the last take; the next rows fill the same array. */
+  take(rows: number, last: boolean): Int32Array {
     const codes = this.codes;
+    this.taken += this.base;
+    this.base = 0;
+    if (!last) return codes.slice(0, rows);
     this.codes = new Int32Array(0);
     return codes.length === rows ? codes : codes.slice(0, rows);
   }
@@ -453,7 +493,7 @@ class ColumnEncoder {
   private nullError(i: number): InputError {
     return new InputError(
       'E_INPUT_NULL',
-      `${this.file} column "${this.name}" row ${this.base + i + 1}: the value is null (missing)`,
+      `${this.file} column "${this.name}" row ${this.taken + this.base + i + 1}: the value is null (missing)`,
       'set "format": { "emptyCells": "value" } to release a null as the missing value (an empty cell, ' +
         'kept up to the top of its hierarchy), or fill missing values in before release',
     );
@@ -462,7 +502,7 @@ class ColumnEncoder {
   private corruptIndex(i: number): InputError {
     return new InputError(
       'E_ARROW_CORRUPT',
-      `${this.file} column "${this.name}" row ${this.base + i + 1}: dictionary index out of range`,
+      `${this.file} column "${this.name}" row ${this.taken + this.base + i + 1}: dictionary index out of range`,
       'the file is corrupt: write it again with an Arrow IPC writer',
     );
   }

@@ -37,10 +37,10 @@ export function checkHeader(spec: ReleaseSpec, table: EncodedTable): void {
 
 /**
  * With `format.emptyCells: "error"` (the default), fails on the first empty cell of a
- * quasi-identifier. With `"value"`, empty is the missing value, a value of its own (every
+ * quasi-identifier (`firstRow`: the table's first row in the input, when it is a shard). With `"value"`, empty is the missing value, a value of its own (every
  * hierarchy keeps it up to the top unless its file lists it).
  */
-export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable): void {
+export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable, firstRow = 0): void {
   if (spec.format.emptyCells === 'value') return;
   const csv = (spec.format.type ?? formatOf(spec.input)) === 'csv';
   for (const a of spec.attributes) {
@@ -60,7 +60,7 @@ export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable): void {
     if (row < 0) continue;
     throw new InputError(
       'E_INPUT_EMPTY_CELL',
-      `${basename(table.source)} row ${row + (csv ? 2 : 1)}, column "${a.name}": the cell is empty ` +
+      `${basename(table.source)} row ${firstRow + row + (csv ? 2 : 1)}, column "${a.name}": the cell is empty ` +
         '(a quasi-identifier needs a value in every row)',
       'fill in the missing values (e.g. with "?"), or set "format": { "emptyCells": "value" } to treat ' +
         'an empty cell as the missing value, a value of its own that stays missing up to the top of its hierarchy',

@@ -46,15 +46,35 @@ export function delimiterName(delimiter: string): string {
  *   E_CSV_DELIMITER, E_CSV_HEADER, E_CSV_RAGGED, E_CSV_QUOTE.
  */
 export function readCsv(path: string, options: ReadCsvOptions = {}): EncodedTable {
+  const [table] = readCsvShards(path, Number.POSITIVE_INFINITY, options);
+  return table!;
+}
+
+/**
+ * Reads a CSV file as consecutive shards of `rowsPerShard` rows (the last one shorter), so no
+ * more than one shard's codes are held: each shard's columns carry the dictionaries read so
+ * far (each a prefix of the next shard's), and row numbers in errors count from the file's start.
+ * @throws InputError as readCsv.
+ */
+export function* readCsvShards(
+  path: string,
+  rowsPerShard: number,
+  options: ReadCsvOptions = {},
+): Generator<EncodedTable, void, undefined> {
   const input = openInput(path);
   try {
-    return readOpen(path, input, options);
+    yield* readOpen(path, input, options, rowsPerShard);
   } finally {
     closeSync(input.fd);
   }
 }
 
-function readOpen(path: string, input: InputFile, options: ReadCsvOptions): EncodedTable {
+function* readOpen(
+  path: string,
+  input: InputFile,
+  options: ReadCsvOptions,
+  rowsPerShard: number,
+): Generator<EncodedTable, void, undefined> {
   const file = basename(path);
   const chunk = Math.max(16, options.chunkBytes ?? READ_CHUNK_BYTES);
   // One byte more than the file so a single read also sees the end (a pipe reports size 0).
@@ -99,7 +119,7 @@ function readOpen(path: string, input: InputFile, options: ReadCsvOptions): Enco
     }
     if (parser === undefined) {
       const delimiter = pickDelimiter(file, buf, pos, bad >= 0 ? bad : cut, options.delimiter);
-      parser = new CsvParser(file, delimiter, options.delimiter !== undefined, input.size);
+      parser = new CsvParser(file, delimiter, options.delimiter !== undefined, input.size, rowsPerShard);
     }
     parser.base = base;
     if (bad >= 0) {
@@ -109,6 +129,11 @@ function readOpen(path: string, input: InputFile, options: ReadCsvOptions): Enco
     }
     validEnd = cut;
     pos = parser.parse(buf, pos, validEnd, eof);
+    // A full shard stops the parse at a row's start: hand it out, parse on in the same bytes.
+    while (parser.full) {
+      yield parser.take(path);
+      pos = parser.parse(buf, pos, validEnd, eof);
+    }
     if (eof) break;
     // Keep the unfinished row (and a cut character), then read on behind it.
     const keep = filled - pos;
@@ -123,7 +148,8 @@ function readOpen(path: string, input: InputFile, options: ReadCsvOptions): Enco
     filled += n;
     eof = n < want;
   }
-  return parser.finish(path);
+  const last = parser.finish(path);
+  if (last.rowCount > 0) yield last;
 }
 
 /** A buffer twice as large holding the first `filled` bytes of `buf`. */
@@ -294,6 +320,8 @@ class CsvParser {
     private readonly explicit: boolean,
     /** The file's size, to size the code arrays from the rows read so far. */
     private readonly size: number,
+    /** Rows per shard: `parse` stops at the start of a row once a shard holds this many. */
+    private readonly rowsPerShard = Number.POSITIVE_INFINITY,
   ) {
     const code = delimiter.charCodeAt(0);
     // A lone surrogate cannot occur in valid UTF-8: such a delimiter never matches.
@@ -318,7 +346,7 @@ class CsvParser {
     const multi = this.dBytes.length > 1;
     let pos = start;
     for (;;) {
-      if (pos >= end) return pos;
+      if (pos >= end || this.full) return pos;
       const rowStart = pos;
       const header = this.row === 1;
       // A header cut by the end of a piece is parsed again from its start.
@@ -520,6 +548,27 @@ class CsvParser {
     return n;
   }
 
+  /** Whether the current shard is full (trailing blank lines wait: they may end the file). */
+  get full(): boolean {
+    return this.rowCount >= this.rowsPerShard && this.pendingBlanks === 0;
+  }
+
+  /** Rows handed out in earlier shards. */
+  private taken = 0;
+
+  /** The full shard's rows as a table; the next shard starts empty with the same dictionaries. */
+  take(source: string): EncodedTable {
+    const n = this.rowCount;
+    const columns: EncodedColumn[] = this.names.map((name, c) => ({
+      name,
+      dictionary: this.dicts[c]!.values.slice(),
+      codes: this.codes[c]!.slice(0, n),
+    }));
+    this.rowCount = 0;
+    this.taken += n;
+    return { source, rowCount: n, columns, delimiter: this.delimiter };
+  }
+
   /** Builds the table from the rows read (all of them: `parse` has seen the end of the file). */
   finish(source: string): EncodedTable {
     if (this.row === 1) {
@@ -529,7 +578,7 @@ class CsvParser {
         'expected a header row and data rows',
       );
     }
-    if (this.rowCount === 0) {
+    if (this.rowCount === 0 && this.taken === 0) {
       throw new InputError(
         'E_INPUT_NO_ROWS',
         `${this.file}: the header has no data rows below it`,
@@ -624,6 +673,8 @@ class CsvParser {
       const estimate = Math.ceil(((rows * this.size) / consumed) * 1.02) + 1024;
       capacity = Math.max(this.capacity + (this.capacity >> 3) + 1, estimate);
     }
+    // A shard's rows are all the arrays ever hold (one-column blank lines may add a few).
+    if (capacity > this.rowsPerShard) capacity = Math.max(this.rowsPerShard + 1, this.capacity + 1);
     this.capacity = capacity;
     this.codes = this.codes.map((old) => {
       const next = new Int32Array(capacity);

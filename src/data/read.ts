@@ -1,7 +1,7 @@
 /** Picks the reader for an input table by explicit format or by file extension. */
 import { extname } from 'node:path';
-import { type NullPolicy, readArrow } from './arrow.ts';
-import { readCsv } from './csv.ts';
+import { type NullPolicy, readArrow, readArrowShards } from './arrow.ts';
+import { readCsv, readCsvShards } from './csv.ts';
 import type { EncodedTable } from './table.ts';
 
 export type InputFormat = 'csv' | 'arrow';
@@ -27,4 +27,19 @@ export function readTable(path: string, options: ReadTableOptions = {}): Encoded
   return format === 'arrow'
     ? readArrow(path, { nulls: options.nulls })
     : readCsv(path, { delimiter: options.delimiter });
+}
+
+/**
+ * Reads a table as consecutive shards of `rowsPerShard` rows, one held at a time; each shard's
+ * dictionaries are a prefix of the next one's (see readCsvShards, readArrowShards).
+ */
+export function readTableShards(
+  path: string,
+  rowsPerShard: number,
+  options: ReadTableOptions = {},
+): Generator<EncodedTable, void, undefined> {
+  const format = options.format ?? formatOf(path);
+  return format === 'arrow'
+    ? readArrowShards(path, rowsPerShard, { nulls: options.nulls })
+    : readCsvShards(path, rowsPerShard, { delimiter: options.delimiter });
 }

@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { checkEmptyCells, checkHeader } from '../data/checks.ts';
 import { digestInput } from '../data/input.ts';
 import { checkInputFits } from '../data/limits.ts';
-import { readTable } from '../data/read.ts';
+import { readTableShards } from '../data/read.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import type { MethodReport } from '../methods/method.ts';
@@ -23,15 +23,32 @@ export const VERSION = '0.1.0';
 /** Reads the spec's input and checks that the spec and the table agree on the columns. */
 export function readInput(spec: ReleaseSpec): EncodedTable {
   checkInputFits(spec);
-  const table = readTable(spec.input, {
+  const [table] = readInputShards(spec, Number.POSITIVE_INFINITY);
+  return table!;
+}
+
+/**
+ * The spec's input as consecutive shards of `rowsPerShard` rows, read one at a time and each
+ * checked against the spec (see readTableShards), with the input row each one starts at.
+ */
+export function* readInputShards(
+  spec: ReleaseSpec,
+  rowsPerShard: number,
+): Generator<EncodedTable & { readonly firstRow: number }, void, undefined> {
+  let firstRow = 0;
+  for (const table of readTableShards(spec.input, rowsPerShard, {
     delimiter: spec.format.delimiter,
     format: spec.format.type,
     nulls: spec.format.emptyCells === 'value' ? 'missing' : 'error',
-  });
-  checkHeader(spec, table);
-  checkColumns(spec, table);
-  checkEmptyCells(spec, table);
-  return table;
+  })) {
+    if (firstRow === 0) {
+      checkHeader(spec, table);
+      checkColumns(spec, table);
+    }
+    checkEmptyCells(spec, table, firstRow);
+    yield { ...table, firstRow };
+    firstRow += table.rowCount;
+  }
 }
 
 /** The report's frame around a method's report: run, spec and input facts, verification, timings. */

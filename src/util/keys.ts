@@ -6,7 +6,9 @@
  *
  *   table digest = SHA-256 over the columns in input order, each as its UTF-8 name, 0x00, its
  *                  distinct values in order of first appearance (each UTF-8, then 0x00), 0x00,
- *                  then every row's index into that list (u32 LE). A function of the decoded
+ *                  then the SHA-256 of every row's index into that list (u32 LE): the
+ *                  indexes are hashed as the rows stream by, so no state holds the whole
+ *                  table to compute it (CellDigest). A function of the decoded
  *                  cells alone (whatever order a file's dictionary lists them in), so CSV,
  *                  Arrow and the serverless row shards give the same digest
  *   key(purpose) = SHA-256("ppdp/stream/v1" ‖ 0x00 ‖ purpose ‖ 0x00 ‖ seed u32 LE ‖ table digest)[0..16)
@@ -40,31 +42,65 @@ export function keyedRandom(seed: number, digest: Uint8Array, purpose: string): 
   return Random.fromKey(streamKey(seed, digest, purpose));
 }
 
-/** SHA-256 of the table's cells, column by column (see above). */
+/** SHA-256 of the table's cells (see above). */
 export function tableDigest(table: EncodedTable): Uint8Array {
-  const hash = createHash('sha256');
-  const zero = Uint8Array.of(0);
-  for (const col of table.columns) {
-    hash.update(col.name);
-    hash.update(zero);
-    // Renumber the codes by first appearance: the dictionary's own order is not content.
-    const rank = new Int32Array(col.dictionary.length).fill(-1);
-    const codes = new Uint32Array(col.codes.length);
-    const values: string[] = [];
-    for (let r = 0; r < codes.length; r++) {
-      const c = col.codes[r]!;
-      let x = rank[c]!;
-      if (x < 0) x = rank[c] = values.push(col.dictionary[c]!) - 1;
-      codes[r] = x;
-    }
-    for (const v of values) {
-      hash.update(v);
-      hash.update(zero);
-    }
-    hash.update(zero);
-    hash.update(littleEndian(codes));
+  return new CellDigest().add(table).digest();
+}
+
+/** The table digest built shard by shard, in input order: the same as the whole table's. */
+export class CellDigest {
+  private columns: {
+    readonly name: string;
+    readonly codes: ReturnType<typeof createHash>;
+    /** Rank of first appearance by value, and the values in that order. */
+    readonly rankOf: Map<string, number>;
+    readonly values: string[];
+  }[] = [];
+
+  add(table: EncodedTable): this {
+    if (this.columns.length === 0)
+      this.columns = table.columns.map((c) => ({
+        name: c.name,
+        codes: createHash('sha256'),
+        rankOf: new Map(),
+        values: [],
+      }));
+    table.columns.forEach((col, i) => {
+      const state = this.columns[i]!;
+      // Ranks are looked up by value once per dictionary entry a row of this table uses.
+      const rank = new Int32Array(col.dictionary.length).fill(-1);
+      const codes = new Uint32Array(col.codes.length);
+      for (let r = 0; r < codes.length; r++) {
+        const c = col.codes[r]!;
+        let x = rank[c]!;
+        if (x < 0) {
+          const v = col.dictionary[c]!;
+          x = state.rankOf.get(v) ?? state.values.push(v) - 1;
+          state.rankOf.set(v, x);
+          rank[c] = x;
+        }
+        codes[r] = x;
+      }
+      state.codes.update(littleEndian(codes));
+    });
+    return this;
   }
-  return hash.digest();
+
+  digest(): Uint8Array {
+    const hash = createHash('sha256');
+    const zero = Uint8Array.of(0);
+    for (const col of this.columns) {
+      hash.update(col.name);
+      hash.update(zero);
+      for (const v of col.values) {
+        hash.update(v);
+        hash.update(zero);
+      }
+      hash.update(zero);
+      hash.update(col.codes.digest());
+    }
+    return hash.digest();
+  }
 }
 
 const BIG_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 0;

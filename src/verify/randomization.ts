@@ -246,7 +246,7 @@ function streamKeys(spec: ReleaseSpec, input: EncodedTable): (purpose: string) =
     cells.update(Buffer.from(`${col.name}\u0000`, 'utf8'));
     for (const value of firstSeen.keys()) cells.update(Buffer.from(`${value}\u0000`, 'utf8'));
     cells.update(Buffer.from([0]));
-    cells.update(rowIndex);
+    cells.update(createHash('sha256').update(rowIndex).digest());
   }
   const seedBytes = Buffer.alloc(4);
   seedBytes.writeUInt32LE(spec.seed >>> 0);

@@ -3,15 +3,16 @@
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { checkInputFits } from '../../data/limits.ts';
 import { PpdpError, SpecError } from '../../errors.ts';
 import { methodFor } from '../../methods/registry.ts';
 import { checkSpecFiles, loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
-import { tableDigest } from '../../util/keys.ts';
-import { lockRun } from '../lock.ts';
+import { CellDigest } from '../../util/keys.ts';
+import { lockRun, RUN_LOCK_ENV } from '../lock.ts';
 import { remember } from '../memo.ts';
 import { type Claim, checkOutDir, claimFolder, storeFolder, unlock } from '../publish.ts';
-import { readInput, runIdOf } from '../release.ts';
-import { encodeRows } from '../rows.ts';
+import { readInputShards, runIdOf } from '../release.ts';
+import { encodeShardRows, type RowsLayout, shardRowsKey } from '../rows.ts';
 import { dirKey, joinKey, type Location, putJson, type Store, utf8 } from '../storage/index.ts';
 import {
   DEFAULT_ROWS_PER_SHARD,
@@ -132,33 +133,62 @@ async function planClaimed(p: {
   const wk = (n: string) => joinKey(workLoc.key, n);
 
   env.say?.(`reading ${basename(spec.input)}`);
-  const table = readInput(spec);
   const mode = methodFor(spec.method.name).shards && !env.method ? 'sharded' : 'single';
-  const perShard = request.rowsPerShard ?? env.rowsPerShard ?? DEFAULT_ROWS_PER_SHARD;
-  const wanted = request.shards ?? Math.ceil(table.rowCount / perShard);
-  const shards = mode === 'single' ? 1 : Math.min(MAX_SHARDS, Math.max(1, wanted));
-  const { bytes, layout } = encodeRows(table, shards);
-  const specName = basename(spec.file);
-  // Deployed, a duplicate start stops here: after every check that can refuse the release (a
-  // refusal in Plan writes no error.json, so it must not leave the lock held), before any write.
+  // Plan reads one shard at a time, but a single task (and, sharded, Search and Verify) still
+  // holds the whole table: it must fit.
+  checkInputFits(spec);
+  const perShard = mode === 'single' ? Number.POSITIVE_INFINITY : rowsPerShard(request, env, spec);
+  const shardsRead = readInputShards(spec, perShard);
+  // The first shard checks the header and the columns against the spec before anything is written.
+  let next = shardsRead.next();
+  // Deployed, a duplicate start stops here: after the checks that can refuse the release as a
+  // whole, before any write. A refusal further into the input gives the lock up again.
   await lockRun(workLoc.store, workLoc.key, runId);
-  await Promise.all([
-    workLoc.store.put(wk('rows.arrow'), bytes),
-    writeBundle(workLoc.store, wk('bundle/'), specPath, spec),
-    putJson(
-      workLoc.store,
-      wk('shards.json'),
-      layout.shards.map((_, index) => ({ index })),
-    ),
-  ]);
+  const layout: RowsLayout = { rowCount: 0, shards: [], source: spec.input, delimiter: ',' };
+  const digest = new CellDigest();
+  try {
+    const writes: Promise<void>[] = [writeBundle(workLoc.store, wk('bundle/'), specPath, spec)];
+    for (; !next.done; next = shardsRead.next()) {
+      const shard = next.value;
+      const index = layout.shards.length;
+      if (index >= MAX_SHARDS) {
+        throw new SpecError(
+          'E_REQUEST',
+          `the input has more than ${MAX_SHARDS} shards of ${perShard} rows`,
+          'start the release with a larger "rowsPerShard"',
+        );
+      }
+      digest.add(shard);
+      layout.shards.push({ firstRow: shard.firstRow, rows: shard.rowCount });
+      Object.assign(layout, { rowCount: shard.firstRow + shard.rowCount, delimiter: shard.delimiter });
+      const { firstRow: _, ...table } = shard;
+      remember({ work: workUrlOf(workLoc), started }, shardRowsKey(index), table);
+      // One shard's bytes in flight at a time: memory stays at about two shards.
+      await Promise.all(writes.splice(0));
+      writes.push(workLoc.store.put(wk(shardRowsKey(index)), encodeShardRows(table)));
+      env.say?.(`read ${layout.rowCount} rows (${index + 1} shards)`);
+    }
+    writes.push(
+      putJson(
+        workLoc.store,
+        wk('shards.json'),
+        layout.shards.map((_, index) => ({ index })),
+      ),
+    );
+    await Promise.all(writes);
+  } catch (e) {
+    if (process.env[RUN_LOCK_ENV] === 'on') await workLoc.store.delete([wk('lock.json')]);
+    throw e;
+  }
+  const specName = basename(spec.file);
   const result: PlanResult = {
     name,
     runId,
-    work: workLoc.store.root + asFolder(workLoc.key),
+    work: workUrlOf(workLoc),
     release: releaseLoc.store.root + asFolder(releaseLoc.key),
     mode,
     method: spec.method.name,
-    rows: table.rowCount,
+    rows: layout.rowCount,
     shards: layout.shards.length,
     items: {
       bucket: workLoc.store.root.startsWith('s3://') ? workLoc.store.root.slice(5, -1) : '',
@@ -167,13 +197,34 @@ async function planClaimed(p: {
     claim,
   };
   // The input's digest keys the release's random streams; it stays in the work area.
-  const digest = Buffer.from(tableDigest(table)).toString('hex');
-  const file: PlanFile = { request, plan: result, layout, specName, started, digest };
+  const file: PlanFile = {
+    request,
+    plan: result,
+    layout,
+    specName,
+    started,
+    digest: Buffer.from(digest.digest()).toString('hex'),
+  };
   await putJson(workLoc.store, wk('plan.json'), file);
-  remember({ work: result.work, started }, 'rows', table);
   await timing(workLoc.store, workLoc.key, 'plan', performance.now() - t0);
-  env.log({ state: 'Plan', runId, mode, rows: table.rowCount, shards: result.shards, ms: ms(t0) });
+  env.log({ state: 'Plan', runId, mode, rows: layout.rowCount, shards: result.shards, ms: ms(t0) });
   return result;
+}
+
+function workUrlOf(loc: Location): string {
+  return loc.store.root + asFolder(loc.key);
+}
+
+/**
+ * Rows per shard: the request's, or its shard count over the input's rows (counted in a first
+ * pass, one shard at a time), or the engine's setting, or one million.
+ */
+function rowsPerShard(request: ReleaseRequest, env: PhaseEnv, spec: ReleaseSpec): number {
+  if (request.rowsPerShard !== undefined) return request.rowsPerShard;
+  if (request.shards === undefined) return env.rowsPerShard ?? DEFAULT_ROWS_PER_SHARD;
+  let rows = 0;
+  for (const shard of readInputShards(spec, DEFAULT_ROWS_PER_SHARD)) rows += shard.rowCount;
+  return Math.max(1, Math.ceil(rows / request.shards));
 }
 
 /** The release's name: `<name>` for `inbox/<name>/release.json`, else the spec's folder. */

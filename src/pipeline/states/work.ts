@@ -7,7 +7,7 @@
  * Work area (`plan.work`, a store URL ending in `/`):
  *   bundle/          the spec and its hierarchy files, as the later states load them
  *   plan.json        the request, the plan and the rows file's layout
- *   rows.arrow       the encoded input, one record batch per shard (see rows.ts)
+ *   rows/N.arrow     the encoded input, one file per row shard (see rows.ts)
  *   shards.json      the shard items the Distributed Maps read
  *   counts/N.bin     per shard: distinct tuples with counts (CountShard); N.rows: each row's tuple
  *   search.json      node, claims and the method's report (Search); flags/N.bin per shard
@@ -27,7 +27,7 @@ import type { ShardSteps } from '../../methods/method.ts';
 import { methodFor } from '../../methods/registry.ts';
 import { loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
 import { type RunKey, recall } from '../memo.ts';
-import { type RowsLayout, readAllRows, readShard, type ShardRange } from '../rows.ts';
+import { concatShards, decodeShardRows, type RowsLayout, type ShardRange, shardRowsKey } from '../rows.ts';
 import { baseKey, getJson, joinKey, type Location, putJson, type Store } from '../storage/index.ts';
 import type { PhaseEnv, PlanResult, ReleaseRequest } from './types.ts';
 
@@ -54,25 +54,21 @@ export function runOf(work: Work): RunKey {
   return { work: work.file.plan.work, started: work.file.started };
 }
 
-/** The encoded input: kept from the plan in this process, or read from rows.arrow. */
+/** The encoded input as one table (single-task methods and reports): its shards concatenated. */
 export async function allRows(work: Work): Promise<EncodedTable> {
-  return (
-    recall<EncodedTable>(runOf(work), 'rows') ??
-    readAllRows(work.loc.store, work.key('rows.arrow'), work.file.layout)
-  );
+  const shards = await Promise.all(work.file.layout.shards.map((_, s) => shardRows(work, s)));
+  return concatShards(shards, work.file.layout);
 }
 
-/** One shard's rows: a view of the kept input, or its record batch read from rows.arrow. */
+/** One shard's rows: kept from the plan in this process, or read from rows/N.arrow. */
 export async function shardRows(work: Work, index: number): Promise<EncodedTable> {
   const range: ShardRange | undefined = work.file.layout.shards[index];
-  const all = recall<EncodedTable>(runOf(work), 'rows');
-  if (!all || !range) return readShard(work.loc.store, work.key('rows.arrow'), work.file.layout, index);
-  const end = range.firstRow + range.rows;
-  return {
-    ...all,
-    rowCount: range.rows,
-    columns: all.columns.map((c) => ({ ...c, codes: c.codes.subarray(range.firstRow, end) })),
-  };
+  if (!range)
+    throw new RangeError(`shard ${index} is not in the plan (${work.file.layout.shards.length} shards)`);
+  return (
+    recall<EncodedTable>(runOf(work), shardRowsKey(index)) ??
+    decodeShardRows(await work.loc.store.get(work.key(shardRowsKey(index))), work.file.layout, range.rows)
+  );
 }
 
 const workCache = new Map<string, Work>();
