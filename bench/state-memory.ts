@@ -101,7 +101,7 @@ try {
     for (let i = 0; i < plan.shards; i++) run('CountShard', shard(i));
     run('Search', { work: plan.work });
     for (let i = 0; i < plan.shards; i++) run('ApplyShard', shard(i));
-    run('Assemble', { work: plan.work });
+    for (let index = 0; index < plan.parts; index++) run('Assemble', { work: plan.work, index });
     run('Verify', { work: plan.work });
     run('Publish', { work: plan.work, release: plan.release });
     runs.push({ rows, shards: plan.shards, rowsPerShard, states });

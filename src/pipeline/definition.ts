@@ -5,8 +5,8 @@
  * Distributed Map into an inline Map fed by a lister Task, and every Task is bound to its
  * handler in-process by state name).
  *
- *   Plan → Route ─ sharded → Count (map: CountShard) → Search → Apply (map: ApplyShard) → Assemble ─┐
- *              └─ single  → Build ─────────────────────────────────────────────────────────────────┴→ Verify → Publish
+ *   Plan → Route ─ sharded → Count (map: CountShard) → Search → Apply (map: ApplyShard) → Parts (map: Assemble) ─┐
+ *              └─ single  → Build ──────────────────────────────────────────────────────────────────────────────┴→ Verify → Publish
  *   any failure → ReportFailure → Failed   (writes error.json in the work area; publishes nothing)
  *   (deployed, only ppdp's own refusals take that path: see `caught`)
  */
@@ -105,12 +105,12 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
     ...rest,
   });
   const work = { 'work.$': '$.plan.work' };
-  const shardMap = (worker: TaskName, next: string): AslState => ({
+  const shardMap = (worker: TaskName, next: string, items = 'items'): AslState => ({
     Type: 'Map',
     ItemReader: {
       Resource: 'arn:aws:states:::s3:getObject',
       ReaderConfig: { InputType: 'JSON' },
-      Parameters: { 'Bucket.$': '$.plan.items.bucket', 'Key.$': '$.plan.items.key' },
+      Parameters: { 'Bucket.$': `$.plan.${items}.bucket`, 'Key.$': `$.plan.${items}.key` },
     },
     ItemSelector: { 'work.$': '$.plan.work', 'index.$': '$$.Map.Item.Value.index' },
     ItemProcessor: {
@@ -136,8 +136,8 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
       },
       Count: shardMap('CountShard', 'Search'),
       Search: task('Search', { Parameters: work, ResultPath: '$.search', Catch: toFailure, Next: 'Apply' }),
-      Apply: shardMap('ApplyShard', 'Assemble'),
-      Assemble: task('Assemble', { Parameters: work, ResultPath: null, Catch: toFailure, Next: 'Verify' }),
+      Apply: shardMap('ApplyShard', 'Parts'),
+      Parts: shardMap('Assemble', 'Verify', 'partItems'),
       Build: task('Build', { Parameters: work, ResultPath: null, Catch: toFailure, Next: 'Verify' }),
       Verify: task('Verify', {
         Parameters: work,

@@ -185,7 +185,7 @@ function handlers(env: PhaseEnv): Record<string, (input: never) => Promise<unkno
     CountShard: (i: ShardTask) => countShard(i, env),
     Search: (i: WorkTask) => search(i, env),
     ApplyShard: (i: ShardTask) => applyShard(i, env),
-    Assemble: (i: WorkTask) => assemble(i, env),
+    Assemble: (i: ShardTask) => assemble(i, env),
     Build: (i: WorkTask) => build(i, env),
     Verify: (i: WorkTask) => verify(i, env),
     Publish: (i: WorkTask & { release: string }) => publish(i, env),
@@ -195,7 +195,12 @@ function handlers(env: PhaseEnv): Record<string, (input: never) => Promise<unkno
     const loc = await env.stores.open(i.Bucket ? `s3://${i.Bucket}/${i.Key}` : `file:///${i.Key}`);
     return getJson<unknown[]>(loc.store, loc.key);
   };
-  return { ...stateHandlers, [listerName('Count')]: listItems, [listerName('Apply')]: listItems };
+  return {
+    ...stateHandlers,
+    [listerName('Count')]: listItems,
+    [listerName('Apply')]: listItems,
+    [listerName('Parts')]: listItems,
+  };
 }
 
 async function runLocal(request: ReleaseRequest, env: PhaseEnv, options: EngineOptions): Promise<RunOutput> {
@@ -237,7 +242,7 @@ async function runDirect(request: ReleaseRequest, env: PhaseEnv, options: Engine
       for (let index = 0; index < plan.shards; index++) await call('CountShard', { ...work, index });
       await call('Search', work);
       for (let index = 0; index < plan.shards; index++) await call('ApplyShard', { ...work, index });
-      await call('Assemble', work);
+      for (let index = 0; index < plan.parts; index++) await call('Assemble', { ...work, index });
     } else await call('Build', work);
     await call('Verify', work);
     const published = (await call('Publish', { ...work, release: plan.release })) as Manifest & {

@@ -114,3 +114,26 @@ function littleEndian(words: Uint32Array): Uint8Array {
   for (let i = 0; i < words.length; i++) view.setUint32(4 * i, words[i]!, true);
   return out;
 }
+
+/**
+ * Which of `parts` output parts each released row goes to: a keyed hash of its input row
+ * (purpose `scatter`), so a row's part depends on neither the shards nor its neighbours, and
+ * only a holder of the key can tell which rows share a part.
+ */
+export function scatterParts(seed: number, digest: Uint8Array, parts: number): (row: number) => number {
+  if (parts === 1) return () => 0;
+  const [k0, k1, k2, k3] = streamKey(seed, digest, 'scatter') as unknown as [number, number, number, number];
+  return (row) => {
+    // Two rounds of a 32-bit finalizer over the row's low and high words, keyed.
+    let h = mix32((row >>> 0) ^ k0) ^ k1;
+    h = mix32(h ^ Math.floor(row / 2 ** 32) ^ k2) ^ k3;
+    return Math.floor(((h >>> 0) * parts) / 2 ** 32);
+  };
+}
+
+function mix32(x: number): number {
+  let h = x | 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}

@@ -12,7 +12,15 @@ import { readArrow } from '../data/arrow.ts';
 import type { EncodedTable } from '../data/table.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../spec/spec.ts';
-import { type CodedTable, codedTable, type DecodedTable, decodeTable, fail, SEP } from './common.ts';
+import {
+  type CodedTable,
+  codedTable,
+  concatCoded,
+  type DecodedTable,
+  decodeTable,
+  fail,
+  SEP,
+} from './common.ts';
 import { checkCounts, type SaDomain, type SensitiveContext, saDomain } from './models.ts';
 import { csvHoldsTable } from './staged-csv.ts';
 import { TupleCounts } from './tuples.ts';
@@ -44,6 +52,11 @@ export interface GeneralizationVerifyInput {
   hierarchyRows: ReadonlyMap<string, string[][]>;
   arrow: string | EncodedTable | DecodedTable;
   csv: string | DecodedTable;
+  /**
+   * A release in output parts: each part's files (paths). `arrow` and `csv` are then the first
+   * part's; each part's CSV is checked against its Arrow file, and the parts count as one table.
+   */
+  parts?: readonly { readonly arrow: string; readonly csv: string }[];
   claims: GeneralizationClaims;
   /** Per sensitive attribute a model names: its input distribution and hierarchy. */
   sensitive: ReadonlyMap<string, SensitiveContext>;
@@ -91,8 +104,15 @@ interface Matched {
 export function verifyGeneralization(args: GeneralizationVerifyInput): VerificationCheck[] {
   const checks: VerificationCheck[] = [];
   const add: Add = (name, passed, detail) => checks.push({ name, passed, detail });
-  const arrow = codedTable(typeof args.arrow === 'string' ? readArrow(args.arrow) : args.arrow);
-  checkFilesAgree(args, arrow, add);
+  let arrow: CodedTable;
+  if (args.parts) {
+    const parts = args.parts.map((p) => codedTable(readArrow(p.arrow)));
+    checkPartsAgree(args, parts, add);
+    arrow = concatCoded(parts);
+  } else {
+    arrow = codedTable(typeof args.arrow === 'string' ? readArrow(args.arrow) : args.arrow);
+    checkFilesAgree(args, arrow, add);
+  }
   const layout = checkColumns(args, arrow, add);
   if (!layout) return fail(checks);
   const expected = expectedRows(args, layout);
@@ -114,6 +134,18 @@ function checkFilesAgree(args: GeneralizationVerifyInput, arrow: CodedTable, add
     'csv-equals-arrow',
     same,
     same ? 'data.csv and data.arrow hold the same rows' : 'data.csv and data.arrow differ',
+  );
+}
+
+/** Each part's two files hold the same table. */
+function checkPartsAgree(args: GeneralizationVerifyInput, parts: CodedTable[], add: Add): void {
+  const differ = args.parts!.filter((p, i) => !csvHoldsTable(p.csv, args.input.delimiter, parts[i]!));
+  add(
+    'csv-equals-arrow',
+    differ.length === 0,
+    differ.length === 0
+      ? `each of the ${parts.length} parts' CSV and Arrow files hold the same rows`
+      : `${differ.length} of ${parts.length} parts' CSV and Arrow files differ`,
   );
 }
 

@@ -27,6 +27,8 @@ export interface VerifyInput {
   readonly claims: unknown;
   /** The local path of a staged file. */
   readonly staged: (name: string) => string;
+  /** The release's data files, one pair per output part (default: data.arrow and data.csv). */
+  readonly dataParts?: readonly { readonly arrow: string; readonly csv: string }[];
 }
 
 export interface Verifier {
@@ -67,14 +69,19 @@ export function verifierFor(method: MethodName): Verifier {
   return VERIFIERS[method];
 }
 
-function generalization({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
+function generalization({ spec, table, claims, staged, dataParts }: VerifyInput): VerificationCheck[] {
   const method = spec.method as Extract<ReleaseSpec['method'], { name: 'generalization' }>;
+  const parts = (dataParts ?? [{ arrow: 'data.arrow', csv: 'data.csv' }]).map((f) => ({
+    arrow: staged(f.arrow),
+    csv: staged(f.csv),
+  }));
   return verifyGeneralization({
     input: table,
     attributes: spec.attributes,
     hierarchyRows: rowsOf(spec, table, (a) => a.type === 'quasi-identifying'),
-    arrow: staged('data.arrow'),
-    csv: staged('data.csv'),
+    arrow: parts[0]!.arrow,
+    csv: parts[0]!.csv,
+    ...(parts.length > 1 ? { parts } : {}),
     sensitive: sensitiveContexts(spec, table),
     claims: {
       ...(claims as GeneralizationClaimsOfMethod),

@@ -54,14 +54,15 @@ describe('the release state machine', () => {
     expect(s.Route!.Default).toBe('Count');
     expect(s.Count!.Next).toBe('Search');
     expect(s.Search!.Next).toBe('Apply');
-    expect(s.Apply!.Next).toBe('Assemble');
-    expect(s.Assemble!.Next).toBe('Verify');
+    expect(s.Apply!.Next).toBe('Parts');
+    expect(s.Parts!.Next).toBe('Verify');
+    expect(s.Parts!.ItemReader.Parameters['Key.$']).toBe('$.plan.partItems.key');
     expect(s.Build!.Next).toBe('Verify');
     expect(s.Verify!.Next).toBe('Publish');
     expect(s.Publish!.End).toBe(true);
     expect(s.ReportFailure!.Next).toBe('Failed');
     expect(s.Failed!.Type).toBe('Fail');
-    for (const map of ['Count', 'Apply']) {
+    for (const map of ['Count', 'Apply', 'Parts']) {
       expect(s[map]!.ItemProcessor.ProcessorConfig.Mode).toBe('DISTRIBUTED');
       expect(s[map]!.ItemReader.Resource).toBe('arn:aws:states:::s3:getObject');
       expect(s[map]!.ResultPath, 'shard results stay in the store, not the payload').toBeNull();

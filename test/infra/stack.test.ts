@@ -260,7 +260,7 @@ describe('the deployment stack', () => {
       Properties: Cfn;
     }[];
     const states = JSON.parse(sm!.Properties.DefinitionString).States;
-    for (const name of ['Plan', 'Count', 'Search', 'Apply', 'Assemble', 'Build', 'Verify', 'Publish']) {
+    for (const name of ['Plan', 'Count', 'Search', 'Apply', 'Parts', 'Build', 'Verify', 'Publish']) {
       expect(states[name].Catch, name).toEqual([
         { ErrorEquals: RELEASE_ERRORS, ResultPath: '$.error', Next: 'ReportFailure' },
       ]);

@@ -2,11 +2,13 @@
  * The ApplyShard state: the chosen node applied to one row shard.
  */
 import { encodeArrow } from '../../data/arrow.ts';
+import type { OutputColumn } from '../../data/table.ts';
 import type { ShardTuples } from '../../methods/method.ts';
+import { scatterParts } from '../../util/keys.ts';
 import { recall, remember } from '../memo.ts';
 import { getJson } from '../storage/index.ts';
 import type { PhaseEnv, ShardTask } from './types.ts';
-import { columnLength, ms, openWork, runOf, shardRows, shardSteps, timing } from './work.ts';
+import { columnLength, ms, openWork, runOf, shardRows, shardSteps, timing, type Work } from './work.ts';
 
 export async function applyShard(task: ShardTask, env: PhaseEnv): Promise<{ rows: number }> {
   const t0 = performance.now();
@@ -28,10 +30,67 @@ export async function applyShard(task: ShardTask, env: PhaseEnv): Promise<{ rows
   const suppressedRow = new Uint8Array(shard.rowCount);
   for (let r = 0; r < shard.rowCount; r++) suppressedRow[r] = flags[rowToTuple[r]!]!;
   const released = shardSteps(work).apply(work.spec, shard, found.node, suppressedRow);
-  await store.put(work.key(`released/${task.index}.arrow`), encodeArrow(released));
-  remember(run, `released/${task.index}`, released);
+  const { parts } = work.file.plan;
+  const pieces = scatter(released, parts, work, task.index, suppressedRow);
+  await Promise.all(
+    pieces.map(async (piece, p) => {
+      await store.put(work.key(scatterKey(task.index, p)), encodeArrow(piece));
+      remember(run, scatterKey(task.index, p), piece);
+    }),
+  );
   await timing(store, work.loc.key, `apply-${task.index}`, performance.now() - t0);
   const rows = released[0] ? columnLength(released[0]) : 0;
   env.log({ state: 'ApplyShard', shard: task.index, rows, ms: ms(t0) });
   return { rows };
+}
+
+/** The work area's key of shard `shard`'s released rows that go to output part `part`. */
+export function scatterKey(shard: number, part: number): string {
+  return `scatter/${shard}/${part}.arrow`;
+}
+
+/**
+ * A shard's released rows split by output part (scatterParts: a keyed hash of each row's input
+ * row), each part's rows kept in input order. Removed suppressed rows have no released row.
+ */
+function scatter(
+  released: OutputColumn[],
+  parts: number,
+  work: Work,
+  shard: number,
+  suppressedRow: Uint8Array,
+): OutputColumn[][] {
+  if (parts === 1) return [released];
+  const n = released[0] ? columnLength(released[0]) : 0;
+  const firstRow = work.file.layout.shards[shard]!.firstRow;
+  const partOf = scatterParts(work.spec.seed, Buffer.from(work.file.digest, 'hex'), parts);
+  // Released row j's input row: rows are released in input order, removed ones skipped.
+  const removed = n < suppressedRow.length;
+  const part = new Int32Array(n);
+  const sizes = new Int32Array(parts);
+  for (let r = 0, j = 0; r < suppressedRow.length; r++) {
+    if (removed && suppressedRow[r]) continue;
+    const p = partOf(firstRow + r);
+    part[j++] = p;
+    sizes[p]!++;
+  }
+  const rowsOf = Array.from({ length: parts }, (_, p) => new Int32Array(sizes[p]!));
+  const fill = new Int32Array(parts);
+  for (let j = 0; j < n; j++) {
+    const p = part[j]!;
+    rowsOf[p]![fill[p]!++] = j;
+  }
+  return rowsOf.map((rows) =>
+    released.map(
+      (c): OutputColumn =>
+        c.kind === 'number'
+          ? { name: c.name, kind: 'number', values: Float64Array.from(rows, (j) => c.values[j]!) }
+          : {
+              name: c.name,
+              kind: 'dictionary',
+              dictionary: c.dictionary,
+              codes: Int32Array.from(rows, (j) => c.codes[j]!),
+            },
+    ),
+  );
 }

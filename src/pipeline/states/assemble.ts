@@ -1,5 +1,6 @@
 /**
- * The Assemble state: the released shards concatenated in input order, shuffled once, staged.
+ * The Assemble state: one output part's rows — each shard's piece of it, in input order —
+ * shuffled once with the seed and staged as the part's Arrow and CSV files.
  */
 import { DataType, tableFromIPC } from 'apache-arrow';
 import { encodeArrow } from '../../data/arrow.ts';
@@ -7,35 +8,38 @@ import { encodeCsv } from '../../data/csv.ts';
 import { compactDictionary, type OutputColumn } from '../../data/table.ts';
 import { keyedRandom } from '../../util/keys.ts';
 import { recall } from '../memo.ts';
-import { putJson } from '../storage/index.ts';
-import type { PhaseEnv, WorkTask } from './types.ts';
-import { columnLength, ms, openWork, runOf, timer, timing } from './work.ts';
+import { scatterKey } from './apply-shard.ts';
+import type { PhaseEnv, ShardTask } from './types.ts';
+import { columnLength, ms, openWork, partFiles, runOf, timer, timing } from './work.ts';
 
-/** Concatenates the released shards in input order, shuffles once with the seed, writes the files. */
-export async function assemble(task: WorkTask, env: PhaseEnv): Promise<{ rows: number }> {
+/** Concatenates the part's pieces in input order, shuffles once with the seed, writes the files. */
+export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: number }> {
   const t0 = performance.now();
   const work = await openWork(task.work, env);
   const { store } = work.loc;
   const shards = work.file.layout.shards.length;
-  const parts = await Promise.all(
+  const { parts } = work.file.plan;
+  const part = task.index;
+  if (!(Number.isInteger(part) && part >= 0 && part < parts))
+    throw new RangeError(`output part ${part} is not in the plan (${parts} parts)`);
+  const pieces = await Promise.all(
     Array.from(
       { length: shards },
       async (_, s) =>
-        recall<OutputColumn[]>(runOf(work), `released/${s}`) ??
-        outputColumns(await store.get(work.key(`released/${s}.arrow`))),
+        recall<OutputColumn[]>(runOf(work), scatterKey(s, part)) ??
+        outputColumns(await store.get(work.key(scatterKey(s, part)))),
     ),
   );
-  const total = parts.reduce((n, p) => n + (p[0] ? columnLength(p[0]) : 0), 0);
-  // The same stream build() shuffles with, over the same rows in input order.
-  const order = keyedRandom(work.spec.seed, Buffer.from(work.file.digest, 'hex'), 'shuffle').permutation(
-    total,
-  );
-  const columns: OutputColumn[] = parts[0]!.map((first, c) => {
+  const total = pieces.reduce((n, p) => n + (p[0] ? columnLength(p[0]) : 0), 0);
+  // One part: the same stream build() shuffles with, over the same rows in input order.
+  const purpose = parts === 1 ? 'shuffle' : `shuffle/${part}`;
+  const order = keyedRandom(work.spec.seed, Buffer.from(work.file.digest, 'hex'), purpose).permutation(total);
+  const columns: OutputColumn[] = pieces[0]!.map((first, c) => {
     if (first.kind === 'number') {
       const concat = new Float64Array(total);
       let at = 0;
-      for (const part of parts) {
-        const values = (part[c] as OutputColumn & { kind: 'number' }).values;
+      for (const piece of pieces) {
+        const values = (piece[c] as OutputColumn & { kind: 'number' }).values;
         concat.set(values, at);
         at += values.length;
       }
@@ -43,10 +47,10 @@ export async function assemble(task: WorkTask, env: PhaseEnv): Promise<{ rows: n
       for (let j = 0; j < total; j++) values[j] = concat[order[j]!]!;
       return { name: first.name, kind: 'number', values };
     }
-    // One dictionary over the shards' dictionaries, in order of first appearance.
+    // One dictionary over the pieces' dictionaries, in order of first appearance.
     const { dictionary, codes: concat } = unionOfDictionaries(
       total,
-      parts.map((part) => part[c] as OutputColumn & { kind: 'dictionary' }),
+      pieces.map((piece) => piece[c] as OutputColumn & { kind: 'dictionary' }),
     );
     const codes = new Int32Array(total);
     for (let j = 0; j < total; j++) codes[j] = concat[order[j]!]!;
@@ -58,13 +62,19 @@ export async function assemble(task: WorkTask, env: PhaseEnv): Promise<{ rows: n
     encodeArrow(columns),
     encodeCsv(columns, work.file.layout.delimiter),
   ]);
+  const files = partFiles(parts, part);
   await Promise.all([
-    store.put(work.key('staging/data.arrow'), arrow),
-    store.put(work.key('staging/data.csv'), csv),
+    store.put(work.key(`staging/${files.arrow}`), arrow),
+    store.put(work.key(`staging/${files.csv}`), csv),
   ]);
-  await putJson(store, work.key('staging.json'), { files: ['data.arrow', 'data.csv'] });
-  await timing(store, work.loc.key, 'assemble', performance.now() - t0, timings);
-  env.log({ state: 'Assemble', rows: total, shards, ms: ms(t0) });
+  await timing(
+    store,
+    work.loc.key,
+    parts === 1 ? 'assemble' : `assemble-${part}`,
+    performance.now() - t0,
+    timings,
+  );
+  env.log({ state: 'Assemble', part, rows: total, shards, ms: ms(t0) });
   return { rows: total };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The Plan state: reads the spec and the input, claims the release folder, writes the work area.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { checkInputFits } from '../../data/limits.ts';
 import { PpdpError, SpecError } from '../../errors.ts';
@@ -15,6 +15,7 @@ import { readInputShards, runIdOf } from '../release.ts';
 import { encodeShardRows, type RowsLayout, shardRowsKey } from '../rows.ts';
 import { dirKey, joinKey, type Location, putJson, type Store, utf8 } from '../storage/index.ts';
 import {
+  DEFAULT_ROWS_PER_PART,
   DEFAULT_ROWS_PER_SHARD,
   MAX_SHARDS,
   type PhaseEnv,
@@ -146,6 +147,7 @@ async function planClaimed(p: {
   await lockRun(workLoc.store, workLoc.key, runId);
   const layout: RowsLayout = { rowCount: 0, shards: [], source: spec.input, delimiter: ',' };
   const digest = new CellDigest();
+  let parts = 1;
   try {
     const writes: Promise<void>[] = [writeBundle(workLoc.store, wk('bundle/'), specPath, spec)];
     for (; !next.done; next = shardsRead.next()) {
@@ -168,11 +170,17 @@ async function planClaimed(p: {
       writes.push(workLoc.store.put(wk(shardRowsKey(index)), encodeShardRows(table)));
       env.say?.(`read ${layout.rowCount} rows (${index + 1} shards)`);
     }
+    parts = partsOf(request, layout.rowCount, mode);
     writes.push(
       putJson(
         workLoc.store,
         wk('shards.json'),
         layout.shards.map((_, index) => ({ index })),
+      ),
+      putJson(
+        workLoc.store,
+        wk('parts.json'),
+        Array.from({ length: parts }, (_, index) => ({ index })),
       ),
     );
     await Promise.all(writes);
@@ -181,6 +189,7 @@ async function planClaimed(p: {
     throw e;
   }
   const specName = basename(spec.file);
+  const bucket = workLoc.store.root.startsWith('s3://') ? workLoc.store.root.slice(5, -1) : '';
   const result: PlanResult = {
     name,
     runId,
@@ -190,10 +199,9 @@ async function planClaimed(p: {
     method: spec.method.name,
     rows: layout.rowCount,
     shards: layout.shards.length,
-    items: {
-      bucket: workLoc.store.root.startsWith('s3://') ? workLoc.store.root.slice(5, -1) : '',
-      key: wk('shards.json'),
-    },
+    items: { bucket, key: wk('shards.json') },
+    parts,
+    partItems: { bucket, key: wk('parts.json') },
     claim,
   };
   // The input's digest keys the release's random streams; it stays in the work area.
@@ -227,6 +235,19 @@ function rowsPerShard(request: ReleaseRequest, env: PhaseEnv, spec: ReleaseSpec)
   return Math.max(1, Math.ceil(rows / request.shards));
 }
 
+/** Output parts: one per `rowsPerPart` input rows (a single task writes one). */
+function partsOf(request: ReleaseRequest, rows: number, mode: 'sharded' | 'single'): number {
+  const perPart = request.rowsPerPart ?? DEFAULT_ROWS_PER_PART;
+  if (!(Number.isInteger(perPart) && perPart >= 1)) {
+    throw new SpecError(
+      'E_REQUEST',
+      "the release request's rowsPerPart must be a whole number ≥ 1",
+      'e.g. "rowsPerPart": 2000000',
+    );
+  }
+  return mode === 'single' ? 1 : Math.max(1, Math.ceil(rows / perPart));
+}
+
 /** The release's name: `<name>` for `inbox/<name>/release.json`, else the spec's folder. */
 export function releaseName(specKey: string): string {
   const parts = specKey.split('/');
@@ -257,12 +278,27 @@ async function materializeSpec(loc: Location, dir: string): Promise<string> {
       const key = joinKey(dirKey(loc.key), ref);
       const size = await loc.store.head(key);
       if (size === undefined) return; // loadSpec / readInput / the hierarchy name it
-      const path = local(key);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, await loc.store.get(key));
+      await download(loc.store, key, size, local(key));
     }),
   );
   return specPath;
+}
+
+/** Bytes per range request when downloading: memory holds one piece, not the input. */
+const DOWNLOAD_PIECE_BYTES = 64 * 1024 * 1024;
+
+/** Copies an object to a local file a piece at a time. */
+async function download(store: Store, key: string, size: number, path: string): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true });
+  const fd = openSync(path, 'w');
+  try {
+    for (let at = 0; at < size; at += DOWNLOAD_PIECE_BYTES) {
+      const piece = await store.getRange(key, at, Math.min(size, at + DOWNLOAD_PIECE_BYTES));
+      writeSync(fd, piece);
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

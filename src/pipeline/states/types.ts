@@ -20,6 +20,8 @@ export interface ReleaseRequest {
   /** Row shards (default: one per `rowsPerShard` rows). */
   readonly shards?: number;
   readonly rowsPerShard?: number;
+  /** Rows per output part of a sharded release (default 2 million; one part is data.csv). */
+  readonly rowsPerPart?: number;
 }
 
 export interface PlanResult {
@@ -34,6 +36,10 @@ export interface PlanResult {
   readonly shards: number;
   /** Where the Distributed Maps read the shard items (bucket '' for the local filesystem). */
   readonly items: { readonly bucket: string; readonly key: string };
+  /** Output parts of the release (sharded: each assembled apart; one part is data.csv/data.arrow). */
+  readonly parts: number;
+  /** Where the Distributed Map over output parts reads its items. */
+  readonly partItems: { readonly bucket: string; readonly key: string };
   /** The release folder's lock, taken by Plan and given up by Publish or ReportFailure. */
   readonly claim: Claim;
 }
@@ -68,6 +74,9 @@ export interface PhaseEnv {
 }
 
 export const DEFAULT_ROWS_PER_SHARD = 1_000_000;
+
+/** Released rows per output part: a part's shuffle and files stay well inside one function. */
+export const DEFAULT_ROWS_PER_PART = 2_000_000;
 
 /** More shards than this only add overhead (the Distributed Map could take more). */
 export const MAX_SHARDS = 10_000;

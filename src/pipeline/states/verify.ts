@@ -11,13 +11,27 @@ import type { ManifestEntry } from '../publish.ts';
 import { frameReport } from '../release.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
-import { allRows, disposeStaged, gatherTimings, ms, openWork, stagedPaths, timing } from './work.ts';
+import {
+  allRows,
+  disposeStaged,
+  gatherTimings,
+  ms,
+  openWork,
+  partFiles,
+  stagedPaths,
+  timing,
+} from './work.ts';
 
 export async function verify(task: WorkTask, env: PhaseEnv): Promise<{ verified: true; files: number }> {
   const t0 = performance.now();
   const work = await openWork(task.work, env);
   const { store } = work.loc;
-  const { files } = await getJson<{ files: string[] }>(store, work.key('staging.json'));
+  const { parts, mode } = work.file.plan;
+  const dataParts = Array.from({ length: parts }, (_, p) => partFiles(parts, p));
+  const { files } =
+    mode === 'sharded'
+      ? { files: dataParts.flatMap((f) => [f.arrow, f.csv]) }
+      : await getJson<{ files: string[] }>(store, work.key('staging.json'));
   const table = await allRows(work);
   // The method's claims and report: from the search (sharded) or from Build.
   const { claims, report: methodReport } = await getJson<{ claims: unknown; report: MethodReport }>(
@@ -29,7 +43,13 @@ export async function verify(task: WorkTask, env: PhaseEnv): Promise<{ verified:
   const t = performance.now();
   let checks: VerificationCheck[];
   try {
-    checks = verifierFor(work.spec.method.name).verify({ spec: work.spec, table, claims, staged: local });
+    checks = verifierFor(work.spec.method.name).verify({
+      spec: work.spec,
+      table,
+      claims,
+      staged: local,
+      dataParts,
+    });
   } finally {
     disposeStaged(work, env);
   }

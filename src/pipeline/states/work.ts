@@ -11,7 +11,8 @@
  *   shards.json      the shard items the Distributed Maps read
  *   counts/N.bin     per shard: distinct tuples with counts (CountShard); N.rows: each row's tuple
  *   search.json      node, claims and the method's report (Search); flags/N.bin per shard
- *   released/N.arrow per shard: released rows in input order (ApplyShard)
+ *   parts.json       the output part items the Distributed Map over parts reads
+ *   scatter/N/P.arrow per shard N and output part P: its released rows in input order (ApplyShard)
  *   built.json       single-shard methods: files, report and checks (Build)
  *   staging/         the release's files, verified before anything is published
  *   verified.json    names, sizes and SHA-256 of the verified files (Verify)
@@ -107,8 +108,10 @@ export async function stagedPaths(
 ): Promise<(name: string) => string> {
   if (work.loc.store.root === 'file:///') return (name) => `/${work.key(`staging/${name}`)}`;
   const dir = scratch(env, stagedDir(work));
-  for (const name of names)
+  for (const name of names) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), await work.loc.store.get(work.key(`staging/${name}`)));
+  }
   return (name) => join(dir, name);
 }
 
@@ -120,6 +123,13 @@ function stagedDir(work: Work): string {
 export function disposeStaged(work: Work, env: PhaseEnv): void {
   if (work.loc.store.root !== 'file:///')
     rmSync(scratch(env, stagedDir(work)), { recursive: true, force: true });
+}
+
+/** The staged files of output part `index` of `parts`: data.arrow and data.csv when there is one. */
+export function partFiles(parts: number, index: number): { arrow: string; csv: string } {
+  if (parts === 1) return { arrow: 'data.arrow', csv: 'data.csv' };
+  const name = `data/part-${String(index).padStart(5, '0')}`;
+  return { arrow: `${name}.arrow`, csv: `${name}.csv` };
 }
 
 export function scratch(env: PhaseEnv, name: string): string {
