@@ -73,6 +73,7 @@ export const HANDLER_FILES: Record<TaskName, string> = {
   Search: 'search',
   ApplyShard: 'apply-shard',
   Assemble: 'assemble',
+  VerifySlice: 'verify-slice',
   Build: 'build',
   Verify: 'verify',
   Publish: 'publish',
@@ -104,6 +105,7 @@ function sizing(rowsPerShard: number): Record<TaskName, Sizing> {
     Search: BIG,
     ApplyShard: shard,
     Assemble: BIG,
+    VerifySlice: BIG,
     Build: BIG,
     Verify: BIG,
     Publish: { memory: 512, timeout: Duration.minutes(5), tmp: 512 },
@@ -140,6 +142,7 @@ class BucketAccess {
       Search: [list('work/'), read('work/'), write('work/')],
       ApplyShard: [list('work/'), read('work/'), write('work/')],
       Assemble: [list('work/'), read('work/'), write('work/')],
+      VerifySlice: [list('work/'), read('work/'), write('work/')],
       Build: [list('work/'), read('work/'), write('work/')],
       Verify: [list('work/'), read('work/'), write('work/')],
       Publish: [

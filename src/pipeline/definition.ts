@@ -5,8 +5,9 @@
  * Distributed Map into an inline Map fed by a lister Task, and every Task is bound to its
  * handler in-process by state name).
  *
- *   Plan → Route ─ sharded → Count (map: CountShard) → Search → Apply (map: ApplyShard) → Parts (map: Assemble) ─┐
- *              └─ single  → Build ──────────────────────────────────────────────────────────────────────────────┴→ Verify → Publish
+ *   Plan → Route ─ sharded → Count (map: CountShard) → Search → Apply (map: ApplyShard) → Parts (map: Assemble)
+ *              │             → Check (map: VerifySlice, over input shards and output parts) ─┐
+ *              └─ single  → Build ─────────────────────────────────────────────────────────┴→ Verify → Publish
  *   any failure → ReportFailure → Failed   (writes error.json in the work area; publishes nothing)
  *   (deployed, only ppdp's own refusals take that path: see `caught`)
  */
@@ -18,6 +19,7 @@ export const TASKS = [
   'Search',
   'ApplyShard',
   'Assemble',
+  'VerifySlice',
   'Build',
   'Verify',
   'Publish',
@@ -105,14 +107,14 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
     ...rest,
   });
   const work = { 'work.$': '$.plan.work' };
-  const shardMap = (worker: TaskName, next: string, items = 'items'): AslState => ({
+  const shardMap = (worker: TaskName, next: string, items = 'items', selector: AslState = {}): AslState => ({
     Type: 'Map',
     ItemReader: {
       Resource: 'arn:aws:states:::s3:getObject',
       ReaderConfig: { InputType: 'JSON' },
       Parameters: { 'Bucket.$': `$.plan.${items}.bucket`, 'Key.$': `$.plan.${items}.key` },
     },
-    ItemSelector: { 'work.$': '$.plan.work', 'index.$': '$$.Map.Item.Value.index' },
+    ItemSelector: { 'work.$': '$.plan.work', 'index.$': '$$.Map.Item.Value.index', ...selector },
     ItemProcessor: {
       ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' },
       StartAt: worker,
@@ -137,7 +139,8 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
       Count: shardMap('CountShard', 'Search'),
       Search: task('Search', { Parameters: work, ResultPath: '$.search', Catch: toFailure, Next: 'Apply' }),
       Apply: shardMap('ApplyShard', 'Parts'),
-      Parts: shardMap('Assemble', 'Verify', 'partItems'),
+      Parts: shardMap('Assemble', 'Check', 'partItems'),
+      Check: shardMap('VerifySlice', 'Verify', 'checkItems', { 'kind.$': '$$.Map.Item.Value.kind' }),
       Build: task('Build', { Parameters: work, ResultPath: null, Catch: toFailure, Next: 'Verify' }),
       Verify: task('Verify', {
         Parameters: work,

@@ -35,6 +35,7 @@ import { reportFailure } from './states/report-failure.ts';
 import { search } from './states/search.ts';
 import type { LogEvent, PhaseEnv, PlanResult, ReleaseRequest, ShardTask, WorkTask } from './states/types.ts';
 import { verify } from './states/verify.ts';
+import { type SliceTask, verifySlice } from './states/verify-slice.ts';
 import { fileUrl, getJson, joinKey, storeResolver } from './storage/index.ts';
 import type { S3StoreOptions } from './storage/s3.ts';
 
@@ -186,6 +187,7 @@ function handlers(env: PhaseEnv): Record<string, (input: never) => Promise<unkno
     Search: (i: WorkTask) => search(i, env),
     ApplyShard: (i: ShardTask) => applyShard(i, env),
     Assemble: (i: ShardTask) => assemble(i, env),
+    VerifySlice: (i: SliceTask) => verifySlice(i, env),
     Build: (i: WorkTask) => build(i, env),
     Verify: (i: WorkTask) => verify(i, env),
     Publish: (i: WorkTask & { release: string }) => publish(i, env),
@@ -200,6 +202,7 @@ function handlers(env: PhaseEnv): Record<string, (input: never) => Promise<unkno
     [listerName('Count')]: listItems,
     [listerName('Apply')]: listItems,
     [listerName('Parts')]: listItems,
+    [listerName('Check')]: listItems,
   };
 }
 
@@ -243,6 +246,10 @@ async function runDirect(request: ReleaseRequest, env: PhaseEnv, options: Engine
       await call('Search', work);
       for (let index = 0; index < plan.shards; index++) await call('ApplyShard', { ...work, index });
       for (let index = 0; index < plan.parts; index++) await call('Assemble', { ...work, index });
+      for (let index = 0; index < plan.shards; index++)
+        await call('VerifySlice', { ...work, index, kind: 'shard' });
+      for (let index = 0; index < plan.parts; index++)
+        await call('VerifySlice', { ...work, index, kind: 'part' });
     } else await call('Build', work);
     await call('Verify', work);
     const published = (await call('Publish', { ...work, release: plan.release })) as Manifest & {

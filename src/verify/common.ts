@@ -105,39 +105,3 @@ export function fail(checks: VerificationCheck[]): never {
     'this is a bug in ppdp: please report it with the spec (not the data)',
   );
 }
-
-/**
- * Tables with the same columns as one: rows in order, each column's dictionaries merged (a
- * value keeps one code). Columns that differ in names are left to the caller's column check.
- */
-export function concatCoded(parts: readonly CodedTable[]): CodedTable {
-  const first = parts[0]!;
-  const rowCount = parts.reduce((n, p) => n + p.rowCount, 0);
-  const dictionaries: string[][] = [];
-  const codes = first.names.map((_, c) => {
-    const index = new Map<string, number>();
-    const dictionary: string[] = [];
-    const out = new Int32Array(rowCount);
-    let at = 0;
-    for (const part of parts) {
-      const remap = Int32Array.from(part.dictionaries[c] ?? [], (v) => {
-        let k = index.get(v);
-        if (k === undefined) index.set(v, (k = dictionary.push(v) - 1));
-        return k;
-      });
-      const own = part.codes[c] ?? new Int32Array(part.rowCount);
-      for (let j = 0; j < part.rowCount; j++) out[at + j] = remap[own[j]!]!;
-      at += part.rowCount;
-    }
-    dictionaries.push(dictionary);
-    return out;
-  });
-  // A part with other columns makes the table's columns wrong, so the column check fails.
-  const same = parts.every((p) => p.names.join(SEP) === first.names.join(SEP));
-  return {
-    names: same ? first.names : [...first.names, '(parts differ in columns)'],
-    rowCount,
-    dictionaries,
-    codes,
-  };
-}

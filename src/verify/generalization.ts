@@ -12,16 +12,15 @@ import { readArrow } from '../data/arrow.ts';
 import type { EncodedTable } from '../data/table.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../spec/spec.ts';
+import { type CodedTable, codedTable, type DecodedTable, decodeTable, fail, SEP } from './common.ts';
 import {
-  type CodedTable,
-  codedTable,
-  concatCoded,
-  type DecodedTable,
-  decodeTable,
-  fail,
-  SEP,
-} from './common.ts';
-import { checkCounts, type SaDomain, type SensitiveContext, saDomain } from './models.ts';
+  attributeOf,
+  checkCounts,
+  ModelTally,
+  type SaDomain,
+  type SensitiveContext,
+  saDomain,
+} from './models.ts';
 import { csvHoldsTable } from './staged-csv.ts';
 import { TupleCounts } from './tuples.ts';
 
@@ -52,11 +51,6 @@ export interface GeneralizationVerifyInput {
   hierarchyRows: ReadonlyMap<string, string[][]>;
   arrow: string | EncodedTable | DecodedTable;
   csv: string | DecodedTable;
-  /**
-   * A release in output parts: each part's files (paths). `arrow` and `csv` are then the first
-   * part's; each part's CSV is checked against its Arrow file, and the parts count as one table.
-   */
-  parts?: readonly { readonly arrow: string; readonly csv: string }[];
   claims: GeneralizationClaims;
   /** Per sensitive attribute a model names: its input distribution and hierarchy. */
   sensitive: ReadonlyMap<string, SensitiveContext>;
@@ -104,15 +98,8 @@ interface Matched {
 export function verifyGeneralization(args: GeneralizationVerifyInput): VerificationCheck[] {
   const checks: VerificationCheck[] = [];
   const add: Add = (name, passed, detail) => checks.push({ name, passed, detail });
-  let arrow: CodedTable;
-  if (args.parts) {
-    const parts = args.parts.map((p) => codedTable(readArrow(p.arrow)));
-    checkPartsAgree(args, parts, add);
-    arrow = concatCoded(parts);
-  } else {
-    arrow = codedTable(typeof args.arrow === 'string' ? readArrow(args.arrow) : args.arrow);
-    checkFilesAgree(args, arrow, add);
-  }
+  const arrow = codedTable(typeof args.arrow === 'string' ? readArrow(args.arrow) : args.arrow);
+  checkFilesAgree(args, arrow, add);
   const layout = checkColumns(args, arrow, add);
   if (!layout) return fail(checks);
   const expected = expectedRows(args, layout);
@@ -134,18 +121,6 @@ function checkFilesAgree(args: GeneralizationVerifyInput, arrow: CodedTable, add
     'csv-equals-arrow',
     same,
     same ? 'data.csv and data.arrow hold the same rows' : 'data.csv and data.arrow differ',
-  );
-}
-
-/** Each part's two files hold the same table. */
-function checkPartsAgree(args: GeneralizationVerifyInput, parts: CodedTable[], add: Add): void {
-  const differ = args.parts!.filter((p, i) => !csvHoldsTable(p.csv, args.input.delimiter, parts[i]!));
-  add(
-    'csv-equals-arrow',
-    differ.length === 0,
-    differ.length === 0
-      ? `each of the ${parts.length} parts' CSV and Arrow files hold the same rows`
-      : `${differ.length} of ${parts.length} parts' CSV and Arrow files differ`,
   );
 }
 
@@ -330,20 +305,8 @@ function checkModels(
   let minSize = Number.POSITIVE_INFINITY;
   for (let g = 0; g < classCount; g++) minSize = Math.min(minSize, sizes[g]!);
   if (classCount === 0) minSize = 0;
-  const outcomes = claims.privacy.map(() => ({ failing: 0, worst: undefined as number | undefined }));
-  const record = (m: number, r: { value: number; holds: boolean }): void => {
-    const o = outcomes[m]!;
-    if (!r.holds) o.failing++;
-    if (
-      o.worst === undefined ||
-      (['k-anonymity', 'distinct-l-diversity', 'entropy-l-diversity'].includes(claims.privacy[m]!.model)
-        ? r.value < o.worst
-        : r.value > o.worst)
-    )
-      o.worst = r.value;
-  };
-  const attributeOf = (model: PrivacyModelSpec): string | undefined =>
-    'attribute' in model ? model.attribute : undefined;
+  const tally = new ModelTally(claims.privacy);
+  const record = (m: number, r: { value: number; holds: boolean }): void => tally.record(m, r);
   claims.privacy.forEach((model, m) => {
     if (attributeOf(model) !== undefined) return;
     for (let g = 0; g < classCount; g++) record(m, checkCounts(model, sizes[g]!, undefined, undefined));
@@ -357,18 +320,7 @@ function checkModels(
       for (const m of models) record(m, checkCounts(claims.privacy[m]!, sizes[g]!, counts, domain));
     });
   }
-  claims.privacy.forEach((model, m) => {
-    const attribute = attributeOf(model);
-    // A model on an attribute without a context cannot be checked: every class fails it.
-    if (attribute !== undefined && !sensitive.has(attribute))
-      for (let g = 0; g < classCount; g++) record(m, { value: Number.NaN, holds: false });
-    const { failing, worst } = outcomes[m]!;
-    add(
-      model.model,
-      failing === 0,
-      `${classCount} classes, ${failing} failing; worst class: ${worst === undefined ? '—' : Number(worst.toPrecision(6))}${attribute ? ` (${attribute})` : ''}`,
-    );
-  });
+  tally.add(classCount, (attribute) => sensitive.has(attribute), add);
   return { minSize };
 }
 

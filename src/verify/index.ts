@@ -13,6 +13,14 @@ import type { MethodName, ReleaseSpec } from '../spec/spec.ts';
 import { type AnatomyClaims, verifyAnatomy } from './anatomy.ts';
 import { decodeTable } from './common.ts';
 import { type GeneralizationClaims, verifyGeneralization } from './generalization.ts';
+import {
+  checkPieces,
+  expectShard,
+  type PartSummary,
+  releasedNames,
+  type ShardExpectation,
+  summarizePart,
+} from './generalization-parts.ts';
 import { verifierHierarchyRows } from './hierarchy.ts';
 import type { SensitiveContext } from './models.ts';
 import { type MondrianClaims, verifyMondrian } from './mondrian.ts';
@@ -27,8 +35,6 @@ export interface VerifyInput {
   readonly claims: unknown;
   /** The local path of a staged file. */
   readonly staged: (name: string) => string;
-  /** The release's data files, one pair per output part (default: data.arrow and data.csv). */
-  readonly dataParts?: readonly { readonly arrow: string; readonly csv: string }[];
 }
 
 export interface Verifier {
@@ -69,19 +75,14 @@ export function verifierFor(method: MethodName): Verifier {
   return VERIFIERS[method];
 }
 
-function generalization({ spec, table, claims, staged, dataParts }: VerifyInput): VerificationCheck[] {
+function generalization({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
   const method = spec.method as Extract<ReleaseSpec['method'], { name: 'generalization' }>;
-  const parts = (dataParts ?? [{ arrow: 'data.arrow', csv: 'data.csv' }]).map((f) => ({
-    arrow: staged(f.arrow),
-    csv: staged(f.csv),
-  }));
   return verifyGeneralization({
     input: table,
     attributes: spec.attributes,
     hierarchyRows: rowsOf(spec, table, (a) => a.type === 'quasi-identifying'),
-    arrow: parts[0]!.arrow,
-    csv: parts[0]!.csv,
-    ...(parts.length > 1 ? { parts } : {}),
+    arrow: staged('data.arrow'),
+    csv: staged('data.csv'),
     sensitive: sensitiveContexts(spec, table),
     claims: {
       ...(claims as GeneralizationClaimsOfMethod),
@@ -174,9 +175,8 @@ function rowsOf(
 
 /** Each sensitive attribute a model names: its share of each value over the input, and its hierarchy. */
 function sensitiveContexts(spec: ReleaseSpec, table: EncodedTable): Map<string, SensitiveContext> {
-  const names = new Set(spec.privacy.flatMap((m) => ('attribute' in m ? [m.attribute] : [])));
   return new Map(
-    [...names].map((name) => {
+    modelAttributes(spec).map((name) => {
       const column = table.columns.find((c) => c.name === name)!;
       const rows = codeCounts(column);
       const share = new Map<string, number>();
@@ -190,4 +190,73 @@ function sensitiveContexts(spec: ReleaseSpec, table: EncodedTable): Map<string, 
       ];
     }),
   );
+}
+
+/**
+ * Verification in pieces (sharded generalization, src/verify/generalization-parts.ts): each
+ * input shard's expectation, each output part's summary, and the reduce over both. `last` is
+ * the input's last shard, whose dictionaries hold every value (each shard's codes index them).
+ */
+export const pieces = {
+  expectShard(spec: ReleaseSpec, claims: unknown, shard: EncodedTable, last: EncodedTable): ShardExpectation {
+    const columns = shard.columns.map((c, i) => ({ ...c, dictionary: last.columns[i]!.dictionary }));
+    return expectShard({
+      shard: { ...shard, columns },
+      attributes: spec.attributes,
+      hierarchyRows: rowsOf(spec, last, (a) => a.type === 'quasi-identifying'),
+      node: (claims as GeneralizationClaimsOfMethod).node,
+      sensitive: modelAttributes(spec),
+    });
+  },
+
+  summarizePart(spec: ReleaseSpec, delimiter: string, files: { arrow: string; csv: string }): PartSummary {
+    return summarizePart({
+      ...files,
+      delimiter,
+      attributes: spec.attributes,
+      sensitive: modelAttributes(spec),
+    });
+  },
+
+  check(
+    spec: ReleaseSpec,
+    last: EncodedTable,
+    claims: unknown,
+    shards: readonly ShardExpectation[],
+    parts: readonly PartSummary[],
+  ): VerificationCheck[] {
+    const method = spec.method as Extract<ReleaseSpec['method'], { name: 'generalization' }>;
+    const rows = shards.reduce((n, s) => n + s.rows, 0);
+    const sensitive = new Map(
+      modelAttributes(spec).map((name) => {
+        const share = new Map<string, number>();
+        for (const s of shards)
+          for (const [v, n] of Object.entries(s.sensitive[name] ?? {})) share.set(v, (share.get(v) ?? 0) + n);
+        for (const [v, n] of share) share.set(v, n / rows);
+        const hierarchy = spec.attributes.find((a) => a.name === name)!.hierarchy;
+        const column = last.columns.find((c) => c.name === name)!;
+        return [
+          name,
+          { table: share, hierarchy: hierarchy ? verifierHierarchyRows(column, hierarchy) : undefined },
+        ] as const;
+      }),
+    );
+    return checkPieces({
+      names: releasedNames(last, spec.attributes),
+      attributes: spec.attributes,
+      shards,
+      parts,
+      sensitive,
+      claims: {
+        ...(claims as GeneralizationClaimsOfMethod),
+        privacy: spec.privacy,
+        suppressed: method.suppressed,
+      },
+    });
+  },
+};
+
+/** The attributes the spec's models name. */
+function modelAttributes(spec: ReleaseSpec): string[] {
+  return [...new Set(spec.privacy.flatMap((m) => ('attribute' in m ? [m.attribute] : [])))];
 }

@@ -226,3 +226,52 @@ function emd(
   });
   return cost;
 }
+
+/** Which way a model's value gets worse: smaller for k and l, larger for the others. */
+const SMALLER_IS_WORSE = new Set(['k-anonymity', 'distinct-l-diversity', 'entropy-l-diversity']);
+
+/**
+ * Every model's outcome over the released classes: how many fail and the worst value, as the
+ * checks report them (one check per model, named by the model).
+ */
+export class ModelTally {
+  private readonly outcomes: { failing: number; worst: number | undefined }[];
+
+  constructor(readonly models: readonly PrivacyModelSpec[]) {
+    this.outcomes = models.map(() => ({ failing: 0, worst: undefined }));
+  }
+
+  record(m: number, r: { value: number; holds: boolean }): void {
+    const o = this.outcomes[m]!;
+    if (!r.holds) o.failing++;
+    if (
+      o.worst === undefined ||
+      (SMALLER_IS_WORSE.has(this.models[m]!.model) ? r.value < o.worst : r.value > o.worst)
+    )
+      o.worst = r.value;
+  }
+
+  /** One check per model; a model on an attribute without a context fails every class. */
+  add(
+    classCount: number,
+    hasContext: (attribute: string) => boolean,
+    add: (name: string, passed: boolean, detail: string) => void,
+  ): void {
+    this.models.forEach((model, m) => {
+      const attribute = attributeOf(model);
+      if (attribute !== undefined && !hasContext(attribute))
+        for (let g = 0; g < classCount; g++) this.record(m, { value: Number.NaN, holds: false });
+      const { failing, worst } = this.outcomes[m]!;
+      add(
+        model.model,
+        failing === 0,
+        `${classCount} classes, ${failing} failing; worst class: ${worst === undefined ? '—' : Number(worst.toPrecision(6))}${attribute ? ` (${attribute})` : ''}`,
+      );
+    });
+  }
+}
+
+/** The sensitive attribute a model is about, if any. */
+export function attributeOf(model: PrivacyModelSpec): string | undefined {
+  return 'attribute' in model ? model.attribute : undefined;
+}

@@ -55,14 +55,16 @@ describe('the release state machine', () => {
     expect(s.Count!.Next).toBe('Search');
     expect(s.Search!.Next).toBe('Apply');
     expect(s.Apply!.Next).toBe('Parts');
-    expect(s.Parts!.Next).toBe('Verify');
+    expect(s.Parts!.Next).toBe('Check');
+    expect(s.Check!.Next).toBe('Verify');
+    expect(s.Check!.ItemSelector['kind.$']).toBe('$$.Map.Item.Value.kind');
     expect(s.Parts!.ItemReader.Parameters['Key.$']).toBe('$.plan.partItems.key');
     expect(s.Build!.Next).toBe('Verify');
     expect(s.Verify!.Next).toBe('Publish');
     expect(s.Publish!.End).toBe(true);
     expect(s.ReportFailure!.Next).toBe('Failed');
     expect(s.Failed!.Type).toBe('Fail');
-    for (const map of ['Count', 'Apply', 'Parts']) {
+    for (const map of ['Count', 'Apply', 'Parts', 'Check']) {
       expect(s[map]!.ItemProcessor.ProcessorConfig.Mode).toBe('DISTRIBUTED');
       expect(s[map]!.ItemReader.Resource).toBe('arn:aws:states:::s3:getObject');
       expect(s[map]!.ResultPath, 'shard results stay in the store, not the payload').toBeNull();

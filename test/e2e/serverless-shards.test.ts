@@ -3,9 +3,11 @@
  * and several row shards (rows are shuffled once, at the merge, so the shard count cannot
  * change the release), and for every other registered method as a single-shard task.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { encodeArrow, readArrow } from '../../src/data/arrow.ts';
+import { encodeCsv } from '../../src/data/csv.ts';
 import { PpdpError } from '../../src/errors.ts';
 import { methodFor } from '../../src/methods/registry.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
@@ -171,8 +173,43 @@ describe('a release in output parts', () => {
     expect(rowsOf(outs[0]!, csvs)).toEqual(rowsOf(whole, ['data.csv']));
     const sizes = csvs.map((n) => rowsOf(outs[0]!, [n]).length);
     for (const size of sizes) expect(size).toBeGreaterThan(6000);
+    // Verified in slices: each input shard and each part apart, then compared.
+    expect(readdirSync(outs[1]!).sort()).toEqual(['data', 'manifest.json', 'report.html', 'report.json']);
     expect(
       withoutTimings(join(outs[0]!, 'report.json')).replace(/"csv-equals-arrow".*?"detail":"[^"]*"/, ''),
     ).toBe(withoutTimings(join(whole, 'report.json')).replace(/"csv-equals-arrow".*?"detail":"[^"]*"/, ''));
+  });
+});
+
+describe('verification in slices', () => {
+  it('stops a release whose staged part was changed after it was written (two QI cells swapped)', async () => {
+    const ws = adultWorkspace();
+    const out = join(ws.dir, 'out', 'tampered');
+    let tampered = false;
+    const run = executeRelease(
+      { spec: ws.spec, out, shards: 2, rowsPerPart: 10000 },
+      {
+        wrap: (state, handler) => async (input) => {
+          if (state === 'VerifySlice' && !tampered) {
+            tampered = true;
+            const staged = join(
+              new URL((input as { work: string }).work).pathname,
+              'staging/data/part-00001',
+            );
+            const table = readArrow(`${staged}.arrow`);
+            const age = table.columns.find((c) => c.name === 'age')!;
+            const other = age.codes.findIndex((code) => code !== age.codes[0]);
+            [age.codes[0], age.codes[other]] = [age.codes[other]!, age.codes[0]!];
+            const columns = table.columns.map((c) => ({ kind: 'dictionary' as const, ...c }));
+            writeFileSync(`${staged}.arrow`, encodeArrow(columns));
+            writeFileSync(`${staged}.csv`, encodeCsv(columns, ';'));
+          }
+          return handler(input);
+        },
+      },
+    );
+    await expect(run).rejects.toThrow(/rows-generalize-input/);
+    expect(tampered).toBe(true);
+    expect(existsSync(join(out, 'manifest.json'))).toBe(false);
   });
 });

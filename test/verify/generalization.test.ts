@@ -7,18 +7,26 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { encodeArrow, readArrow } from '../../src/data/arrow.ts';
 import { encodeCsv } from '../../src/data/csv.ts';
 import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
 import { VerificationError } from '../../src/errors.ts';
+import type { VerificationCheck } from '../../src/report/types.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../../src/spec/spec.ts';
 import { codedTable } from '../../src/verify/common.ts';
 import {
   decodeTable,
   type GeneralizationClaims,
+  type GeneralizationVerifyInput,
   verifyGeneralization,
 } from '../../src/verify/generalization.ts';
+import {
+  checkPieces,
+  expectShard,
+  releasedNames,
+  summarizePart,
+} from '../../src/verify/generalization-parts.ts';
 import { csvHoldsTable } from '../../src/verify/staged-csv.ts';
 import { TupleCounts } from '../../src/verify/tuples.ts';
 
@@ -121,8 +129,57 @@ const CLAIMS: GeneralizationClaims = {
   suppressed: 'mask',
 };
 
+/**
+ * The same checks in pieces, as a sharded release runs them: the input in two shards (sharing
+ * their dictionaries, as the input reader's do), the staged files as one output part.
+ */
+function verifyInPieces(args: GeneralizationVerifyInput): VerificationCheck[] {
+  if (typeof args.arrow !== 'string' || typeof args.csv !== 'string') throw new Error('staged files only');
+  const names = [...args.sensitive.keys()];
+  const half = Math.ceil(args.input.rowCount / 2);
+  const shards = [
+    [0, half],
+    [half, args.input.rowCount],
+  ].map(([from, to]) =>
+    expectShard({
+      shard: {
+        ...args.input,
+        rowCount: to! - from!,
+        columns: args.input.columns.map((c) => ({ ...c, codes: c.codes.subarray(from, to) })),
+      },
+      attributes: args.attributes,
+      hierarchyRows: args.hierarchyRows,
+      node: args.claims.node,
+      sensitive: names,
+    }),
+  );
+  const part = summarizePart({
+    arrow: args.arrow,
+    csv: args.csv,
+    delimiter: args.input.delimiter,
+    attributes: args.attributes,
+    sensitive: names,
+  });
+  return checkPieces({
+    names: releasedNames(args.input, args.attributes),
+    attributes: args.attributes,
+    shards,
+    parts: [part],
+    claims: args.claims,
+    sensitive: args.sensitive,
+  });
+}
+
+const VERIFIERS = [
+  ['as a whole', verifyGeneralization],
+  ['in pieces', verifyInPieces],
+] as const;
+
+/** The verifier the current describe block runs. */
+let verifier: (args: GeneralizationVerifyInput) => VerificationCheck[] = verifyGeneralization;
+
 function verify(files: { arrow: string; csv: string }, claims: Partial<GeneralizationClaims> = {}) {
-  return verifyGeneralization({
+  return verifier({
     input,
     attributes,
     hierarchyRows,
@@ -145,7 +202,11 @@ function failed(run: () => unknown): string[] {
 
 const replaced = (rows: string[][], at: number, row: string[]) => rows.map((r, j) => (j === at ? row : r));
 
-describe('the generalization verifier', () => {
+describe.each(VERIFIERS)('the generalization verifier %s', (how, chosen) => {
+  beforeEach(() => {
+    verifier = chosen;
+  });
+
   it('passes the honest release, with every check named', () => {
     const checks = verify(stage(NAMES, RELEASED));
     expect(checks.map((c) => c.name)).toEqual([
@@ -172,7 +233,7 @@ describe('the generalization verifier', () => {
     );
   });
 
-  it('passes decoded tables as well as staged files', () => {
+  it.runIf(how === 'as a whole')('passes decoded tables as well as staged files', () => {
     const files = stage(NAMES, RELEASED);
     const arrow = decodeTable(readArrow(files.arrow));
     expect(verify({ arrow, csv: arrow } as never).every((c) => c.passed)).toBe(true);
@@ -251,7 +312,7 @@ describe('the generalization verifier', () => {
     const partial = new Map(hierarchyRows);
     partial.set('age', hierarchyRows.get('age')!.slice(1));
     expect(() =>
-      verifyGeneralization({
+      verifier({
         input,
         attributes,
         hierarchyRows: partial,
@@ -390,29 +451,43 @@ describe('the generalization verifier on random releases', () => {
     fc.assert(
       fc.property(randomCase, (c) => {
         const { released, args } = releaseOf(c);
-        const run = (files: { arrow: string; csv: string }) => verifyGeneralization({ ...args, ...files });
-        expect(run(stageWith(c.delimiter, released, released)).every((x) => x.passed)).toBe(true);
-        expect(run(stageWith(c.delimiter, released, quotedCsv(released, c.delimiter))).length).toBe(6);
-
-        const j = c.tamper.row % released.length;
-        const changed = released.map((r, n) =>
-          n === j ? r.map((v, col) => (col === c.tamper.column ? `${v}~` : v)) : r,
+        // ppdp suppresses whole classes; in pieces, a class released in part fails verification.
+        const classOf = (r: RandomCase['rows'][number]) =>
+          [r.q1, r.q2]
+            .map((v, q) => (c.levels[q] === 0 ? v : c.levels[q] === 1 ? c.labels[v] : 'all'))
+            .join();
+        const wholeClasses = c.rows.every((r, j) =>
+          c.rows.every((o, k) => classOf(r) !== classOf(o) || c.suppressed[j] === c.suppressed[k]),
         );
-        let files: { arrow: string; csv: string };
-        if (c.tamper.kind === 'cell') files = stageWith(c.delimiter, changed, changed);
-        else if (c.tamper.kind === 'drop') {
-          const dropped = released.filter((_, n) => n !== j);
-          files = stageWith(c.delimiter, dropped, dropped);
-        } else if (c.tamper.kind === 'csv-cell') files = stageWith(c.delimiter, released, changed);
-        else {
-          const k = (j + 1) % released.length;
-          if (released[j]!.join('\u0000') === released[k]!.join('\u0000')) return;
-          const swapped = released.map((r, n) => (n === j ? released[k]! : n === k ? released[j]! : r));
-          files = stageWith(c.delimiter, released, swapped);
+        for (const [how, verifyWith] of VERIFIERS) {
+          const run = (files: { arrow: string; csv: string }) => verifyWith({ ...args, ...files });
+          if (how === 'in pieces' && !wholeClasses) {
+            expect(() => run(stageWith(c.delimiter, released, released))).toThrow(VerificationError);
+            continue;
+          }
+          expect(run(stageWith(c.delimiter, released, released)).every((x) => x.passed)).toBe(true);
+          expect(run(stageWith(c.delimiter, released, quotedCsv(released, c.delimiter))).length).toBe(6);
+
+          const j = c.tamper.row % released.length;
+          const changed = released.map((r, n) =>
+            n === j ? r.map((v, col) => (col === c.tamper.column ? `${v}~` : v)) : r,
+          );
+          let files: { arrow: string; csv: string };
+          if (c.tamper.kind === 'cell') files = stageWith(c.delimiter, changed, changed);
+          else if (c.tamper.kind === 'drop') {
+            const dropped = released.filter((_, n) => n !== j);
+            files = stageWith(c.delimiter, dropped, dropped);
+          } else if (c.tamper.kind === 'csv-cell') files = stageWith(c.delimiter, released, changed);
+          else {
+            const k = (j + 1) % released.length;
+            if (released[j]!.join('\u0000') === released[k]!.join('\u0000')) return;
+            const swapped = released.map((r, n) => (n === j ? released[k]! : n === k ? released[j]! : r));
+            files = stageWith(c.delimiter, released, swapped);
+          }
+          // (data.arrow without rows is refused by its reader, before any check.)
+          if (c.tamper.kind === 'drop' && released.length === 1) expect(() => run(files)).toThrow();
+          else expect(() => run(files)).toThrow(VerificationError);
         }
-        // (data.arrow without rows is refused by its reader, before any check.)
-        if (c.tamper.kind === 'drop' && released.length === 1) expect(() => run(files)).toThrow();
-        else expect(() => run(files)).toThrow(VerificationError);
       }),
       { numRuns: 150, seed: 42 },
     );

@@ -182,6 +182,10 @@ async function planClaimed(p: {
         wk('parts.json'),
         Array.from({ length: parts }, (_, index) => ({ index })),
       ),
+      putJson(workLoc.store, wk('checks.json'), [
+        ...layout.shards.map((_, index) => ({ kind: 'shard', index })),
+        ...Array.from({ length: parts }, (_, index) => ({ kind: 'part', index })),
+      ]),
     );
     await Promise.all(writes);
   } catch (e) {
@@ -202,6 +206,7 @@ async function planClaimed(p: {
     items: { bucket, key: wk('shards.json') },
     parts,
     partItems: { bucket, key: wk('parts.json') },
+    checkItems: { bucket, key: wk('checks.json') },
     claim,
   };
   // The input's digest keys the release's random streams; it stays in the work area.

@@ -1,74 +1,109 @@
 /**
  * The Verify state: the staged release checked independently, the report written, every file hashed.
  */
-import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { EncodedTable } from '../../data/table.ts';
 import type { MethodReport } from '../../methods/method.ts';
 import { renderReportHtml } from '../../report/html.ts';
 import type { VerificationCheck } from '../../report/types.ts';
 import { byCodeUnits } from '../../util/format.ts';
-import { verifierFor } from '../../verify/index.ts';
+import type { PartSummary, ShardExpectation } from '../../verify/generalization-parts.ts';
+import { pieces, verifierFor } from '../../verify/index.ts';
 import type { ManifestEntry } from '../publish.ts';
 import { frameReport } from '../release.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
+import { hashed, sliceKey } from './verify-slice.ts';
 import {
   allRows,
   disposeStaged,
   gatherTimings,
   ms,
   openWork,
-  partFiles,
+  shardRows,
   stagedPaths,
   timing,
+  type Work,
 } from './work.ts';
 
 export async function verify(task: WorkTask, env: PhaseEnv): Promise<{ verified: true; files: number }> {
   const t0 = performance.now();
   const work = await openWork(task.work, env);
   const { store } = work.loc;
-  const { parts, mode } = work.file.plan;
-  const dataParts = Array.from({ length: parts }, (_, p) => partFiles(parts, p));
-  const { files } =
-    mode === 'sharded'
-      ? { files: dataParts.flatMap((f) => [f.arrow, f.csv]) }
-      : await getJson<{ files: string[] }>(store, work.key('staging.json'));
-  const table = await allRows(work);
   // The method's claims and report: from the search (sharded) or from Build.
   const { claims, report: methodReport } = await getJson<{ claims: unknown; report: MethodReport }>(
     store,
     work.key(work.file.plan.mode === 'sharded' ? 'search.json' : 'built.json'),
   );
   env.say?.('verifying the release independently');
-  const local = await stagedPaths(work, env, files);
   const t = performance.now();
-  let checks: VerificationCheck[];
-  try {
-    checks = verifierFor(work.spec.method.name).verify({
-      spec: work.spec,
-      table,
-      claims,
-      staged: local,
-      dataParts,
-    });
-  } finally {
-    disposeStaged(work, env);
-  }
+  const { checks, table, data } =
+    work.file.plan.mode === 'sharded'
+      ? await verifyPieces(work, claims)
+      : await verifyWhole(work, env, claims);
   await timing(store, work.loc.key, 'verify', performance.now() - t);
   const timings = await gatherTimings(store, work.loc.key);
   timings.total = Math.round((Date.now() - work.file.started) * 100) / 100;
   const report = frameReport(work.spec, table, work.file.plan.runId, methodReport, checks, timings);
-  await Promise.all([
-    store.put(work.key('staging/report.json'), `${JSON.stringify(report, null, 2)}\n`),
-    store.put(work.key('staging/report.html'), renderReportHtml(report)),
-  ]);
-  // Hash exactly the bytes that were verified and will be published.
-  const names = [...files, 'report.html', 'report.json'].sort(byCodeUnits);
-  const entries: ManifestEntry[] = [];
-  for (const name of names) {
-    const bytes = await store.get(work.key(`staging/${name}`));
-    entries.push({ name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
-  }
+  const reports = {
+    'report.json': `${JSON.stringify(report, null, 2)}\n`,
+    'report.html': renderReportHtml(report),
+  };
+  await Promise.all(
+    Object.entries(reports).map(([name, body]) => store.put(work.key(`staging/${name}`), body)),
+  );
+  // Hashes of exactly the bytes that were verified and will be published.
+  const entries: ManifestEntry[] = [
+    ...data,
+    ...Object.entries(reports).map(([name, body]) => hashed(name, Buffer.from(body))),
+  ].sort((a, b) => byCodeUnits(a.name, b.name));
   await putJson(store, work.key('verified.json'), { files: entries });
   env.log({ state: 'Verify', checks: checks.length, files: entries.length, ms: ms(t0) });
   return { verified: true, files: entries.length };
+}
+
+interface Verified {
+  readonly checks: VerificationCheck[];
+  /** The input as the report describes it (its columns and their values). */
+  readonly table: EncodedTable;
+  /** The staged data files, hashed. */
+  readonly data: ManifestEntry[];
+}
+
+/** A sharded release: the slices' expectations and summaries compared (VerifySlice wrote them). */
+async function verifyPieces(work: Work, claims: unknown): Promise<Verified> {
+  const { store } = work.loc;
+  const shards = work.file.layout.shards.length;
+  const { parts } = work.file.plan;
+  const read = <T>(kind: 'shard' | 'part', count: number) =>
+    Promise.all(Array.from({ length: count }, (_, i) => getJson<T>(store, work.key(sliceKey(kind, i)))));
+  const [last, expected, summaries] = await Promise.all([
+    shardRows(work, shards - 1),
+    read<ShardExpectation>('shard', shards),
+    read<PartSummary & { files: ManifestEntry[] }>('part', parts),
+  ]);
+  return {
+    checks: pieces.check(work.spec, last, claims, expected, summaries),
+    table: last,
+    data: summaries.flatMap((s) => s.files),
+  };
+}
+
+/** A single-task release: the method's verifier over the whole input and the staged files. */
+async function verifyWhole(work: Work, env: PhaseEnv, claims: unknown): Promise<Verified> {
+  const { store } = work.loc;
+  const { files } = await getJson<{ files: string[] }>(store, work.key('staging.json'));
+  const table = await allRows(work);
+  const local = await stagedPaths(work, env, files);
+  try {
+    const checks = verifierFor(work.spec.method.name).verify({
+      spec: work.spec,
+      table,
+      claims,
+      staged: local,
+    });
+    return { checks, table, data: files.map((name) => hashed(name, readFileSync(local(name)))) };
+  } finally {
+    disposeStaged(work, env);
+  }
 }

@@ -1,0 +1,64 @@
+/**
+ * The VerifySlice state: one piece of a sharded release's verification, so that no state
+ * holds the whole table — an input shard's expectation (what its rows must be released as)
+ * or an output part's summary (what the staged part holds). Verify compares them.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { pieces } from '../../verify/index.ts';
+import type { ManifestEntry } from '../publish.ts';
+import { getJson, putJson } from '../storage/index.ts';
+import type { PhaseEnv, ShardTask } from './types.ts';
+import { disposeStaged, ms, openWork, partFiles, shardRows, stagedPaths, timing } from './work.ts';
+
+export interface SliceTask extends ShardTask {
+  /** An input shard, or an output part. */
+  readonly kind: 'shard' | 'part';
+}
+
+/** Where a slice's outcome lies in the work area. */
+export function sliceKey(kind: SliceTask['kind'], index: number): string {
+  return `verify/${kind}-${index}.json`;
+}
+
+export async function verifySlice(task: SliceTask, env: PhaseEnv): Promise<{ rows: number }> {
+  const t0 = performance.now();
+  const work = await openWork(task.work, env);
+  const { store } = work.loc;
+  const { parts } = work.file.plan;
+  const shards = work.file.layout.shards.length;
+  const count = task.kind === 'shard' ? shards : task.kind === 'part' ? parts : 0;
+  if (!(Number.isInteger(task.index) && task.index >= 0 && task.index < count))
+    throw new RangeError(`verification slice ${task.kind} ${task.index} is not in the plan`);
+  let rows: number;
+  if (task.kind === 'shard') {
+    const { claims } = await getJson<{ claims: unknown }>(store, work.key('search.json'));
+    const [shard, last] = await Promise.all([shardRows(work, task.index), shardRows(work, shards - 1)]);
+    const expected = pieces.expectShard(work.spec, claims, shard, last);
+    await putJson(store, work.key(sliceKey('shard', task.index)), expected);
+    rows = expected.rows;
+  } else {
+    const files = partFiles(parts, task.index);
+    const local = await stagedPaths(work, env, [files.arrow, files.csv]);
+    try {
+      const summary = pieces.summarizePart(work.spec, work.file.layout.delimiter, {
+        arrow: local(files.arrow),
+        csv: local(files.csv),
+      });
+      // The hashes of exactly the bytes verified: the manifest lists them.
+      const entries = [files.arrow, files.csv].map((name) => hashed(name, readFileSync(local(name))));
+      await putJson(store, work.key(sliceKey('part', task.index)), { ...summary, files: entries });
+      rows = summary.rows;
+    } finally {
+      disposeStaged(work, env);
+    }
+  }
+  await timing(store, work.loc.key, `check-${task.kind}-${task.index}`, performance.now() - t0);
+  env.log({ state: 'VerifySlice', kind: task.kind, index: task.index, rows, ms: ms(t0) });
+  return { rows };
+}
+
+/** A file's manifest entry: its name, size and SHA-256. */
+export function hashed(name: string, bytes: Uint8Array): ManifestEntry {
+  return { name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+}

@@ -1,0 +1,48 @@
+/**
+ * Order-free fingerprints of multisets of rows, for verification that runs in pieces: each
+ * row is hashed from its cells' strings (column by column, through a keyed non-linear mix, so
+ * the hash depends on which values stand together in the row and in which column), and a
+ * multiset's fingerprint is the sum of its rows' hashes in two 32-bit lanes. Sums merge in any
+ * order, so input shards and output parts can be fingerprinted apart and compared in a reduce.
+ */
+import { createHash } from 'node:crypto';
+
+/** A 64-bit fingerprint as two unsigned 32-bit lanes (JSON-friendly). */
+export type Fingerprint = [number, number];
+
+/** The hash of a value in column `column`: two 32-bit words of its SHA-256. */
+export function valueHash(column: number, value: string): Fingerprint {
+  const h = createHash('sha256').update(`${column}\u0000${value}`).digest();
+  return [h.readUInt32LE(0), h.readUInt32LE(4)];
+}
+
+/** Per column, the hashes of a dictionary's values (lane 0 and lane 1 interleaved). */
+export function dictionaryHashes(column: number, dictionary: readonly string[]): Int32Array {
+  const out = new Int32Array(2 * dictionary.length);
+  dictionary.forEach((v, i) => {
+    const [a, b] = valueHash(column, v);
+    out[2 * i] = a;
+    out[2 * i + 1] = b;
+  });
+  return out;
+}
+
+/** Folds one cell's value hash into a row's running hash (one lane). */
+export function fold(h: number, value: number): number {
+  let x = (h ^ value) | 0;
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return (x ^ (x >>> 16)) + 0x9e3779b9;
+}
+
+/** The two lanes' starting values of a row's hash. */
+export const ROW_SEED: Fingerprint = [0x243f6a88, 0x85a308d3];
+
+export function addInto(sum: Fingerprint, a: number, b: number): void {
+  sum[0] = (sum[0] + a) >>> 0;
+  sum[1] = (sum[1] + b) >>> 0;
+}
+
+export function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
+  return a[0] >>> 0 === b[0] >>> 0 && a[1] >>> 0 === b[1] >>> 0;
+}

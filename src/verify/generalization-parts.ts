@@ -1,0 +1,401 @@
+/**
+ * Verification of a generalization release in pieces, so that no step holds the whole table:
+ *
+ * - each input shard (`expectShard`) regenerates its rows at the claimed node from the
+ *   verifier's own hierarchy rows and sums, per class (the rows' generalized QI labels), the
+ *   class's size, the fingerprint of its rows as released, and the fingerprint of the same
+ *   rows masked (`*` in every QI), plus the shard's sensitive values;
+ * - each output part (`summarizePart`) reads its staged Arrow file, checks its CSV against it,
+ *   and sums per released class its size, its rows' fingerprint and its sensitive values;
+ * - the reduce (`checkPieces`) compares the two sides class by class. A class released must
+ *   match its input rows exactly; a class absent was suppressed, and with masking its rows'
+ *   masked fingerprint must be among the `*` rows. Then the suppression limit, every model on
+ *   every released class, and the claims, as the whole-table verifier checks them.
+ *
+ * Suppression is checked by whole classes, as ppdp suppresses: a class with some rows
+ * released and others masked fails here (the whole-table verifier matches row by row and
+ * accepts it).
+ *
+ * Fingerprints are order-free sums of row hashes (src/verify/fingerprint.ts): the pieces
+ * merge in any order and any number of shards or parts give the same outcome.
+ */
+import { readArrow } from '../data/arrow.ts';
+import type { EncodedTable } from '../data/table.ts';
+import type { VerificationCheck } from '../report/types.ts';
+import type { AttributeSpec } from '../spec/spec.ts';
+import { fail, SEP } from './common.ts';
+import {
+  addInto,
+  dictionaryHashes,
+  type Fingerprint,
+  fold,
+  ROW_SEED,
+  sameFingerprint,
+  valueHash,
+} from './fingerprint.ts';
+import type { GeneralizationClaims } from './generalization.ts';
+import { attributeOf, checkClass, ModelTally, type SensitiveContext } from './models.ts';
+import { csvHoldsTable } from './staged-csv.ts';
+import { TupleCounts } from './tuples.ts';
+
+/** What one input shard must be released as: per class, [size, F lane 0, F lane 1, G lane 0, G lane 1]. */
+export interface ShardExpectation {
+  readonly rows: number;
+  /** Input cells whose QI value the hierarchy does not hold. */
+  readonly unmapped: number;
+  readonly classes: Record<string, [number, number, number, number, number]>;
+  /** Per sensitive attribute a model names: its input values' counts. */
+  readonly sensitive: Record<string, Record<string, number>>;
+}
+
+/** What one output part holds: per class, [size, F lane 0, F lane 1], and its sensitive values. */
+export interface PartSummary {
+  readonly rows: number;
+  readonly names: string[];
+  /** Whether the part's CSV holds exactly its Arrow file's rows. */
+  readonly filesAgree: boolean;
+  readonly classes: Record<string, [number, number, number]>;
+  /** Per class, per sensitive attribute a model names: its released values' counts. */
+  readonly sensitive: Record<string, Record<string, Record<string, number>>>;
+}
+
+/** The released columns: every input column but the identifying ones, in input order. */
+export function releasedNames(input: EncodedTable, attributes: readonly AttributeSpec[]): string[] {
+  const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
+  return input.columns.map((c) => c.name).filter((n) => typeOf.get(n) !== 'identifying');
+}
+
+const MASK = '*';
+
+/**
+ * One input shard's expectation. `hierarchyRows` holds each QI's rows `[value, level1, …]`
+ * over the whole input's values (the shard's codes index the last shard's dictionaries, of
+ * which each shard's are a prefix).
+ */
+export function expectShard(args: {
+  shard: EncodedTable;
+  attributes: readonly AttributeSpec[];
+  hierarchyRows: ReadonlyMap<string, string[][]>;
+  node: Readonly<Record<string, number>>;
+  sensitive: readonly string[];
+}): ShardExpectation {
+  const { shard, attributes, hierarchyRows, node } = args;
+  const names = releasedNames(shard, attributes);
+  const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
+  const columns = names.map((n) => shard.columns.find((c) => c.name === n)!);
+  const qis = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [c] : []));
+  // Per QI: input code → label id (-1 when the hierarchy lacks the value), and the labels.
+  const labels: string[][] = [];
+  const labelOf = qis.map((c, q) => {
+    const name = names[c]!;
+    const level = node[name]!;
+    const generalize = new Map((hierarchyRows.get(name) ?? []).map((row) => [row[0]!, row[level]!]));
+    const ids = new Map<string, number>();
+    labels[q] = [];
+    return Int32Array.from(columns[c]!.dictionary, (v) => {
+      const label = generalize.get(v);
+      if (label === undefined) return -1;
+      let id = ids.get(label);
+      if (id === undefined) ids.set(label, (id = labels[q]!.push(label) - 1));
+      return id;
+    });
+  });
+  // Value hashes: QIs by label, the others by value; and each QI's masked value.
+  const isQi = names.map((_, c) => qis.includes(c));
+  const hashes = names.map((_, c) =>
+    isQi[c] ? dictionaryHashes(c, labels[qis.indexOf(c)]!) : dictionaryHashes(c, columns[c]!.dictionary),
+  );
+  const masked = names.map((_, c) => valueHash(c, MASK));
+  const classes = new TupleCounts(
+    qis.length,
+    labels.map((l) => l.length + 2),
+  );
+  const sums: number[] = [];
+  const tuple = new Int32Array(qis.length);
+  const tuples: number[][] = [];
+  const inputCodes = columns.map((c) => c.codes);
+  let unmapped = 0;
+  for (let r = 0; r < shard.rowCount; r++) {
+    let h0 = ROW_SEED[0];
+    let h1 = ROW_SEED[1];
+    let g0 = ROW_SEED[0];
+    let g1 = ROW_SEED[1];
+    let q = 0;
+    for (let c = 0; c < names.length; c++) {
+      const code = inputCodes[c]![r]!;
+      if (isQi[c]) {
+        const id = labelOf[q]![code]!;
+        tuple[q++] = id;
+        if (id < 0) unmapped++;
+        const h = hashes[c]!;
+        h0 = fold(h0, id < 0 ? 0 : h[2 * id]!);
+        h1 = fold(h1, id < 0 ? 0 : h[2 * id + 1]!);
+        g0 = fold(g0, masked[c]![0]);
+        g1 = fold(g1, masked[c]![1]);
+      } else {
+        const h = hashes[c]!;
+        h0 = fold(h0, h[2 * code]!);
+        h1 = fold(h1, h[2 * code + 1]!);
+        g0 = fold(g0, h[2 * code]!);
+        g1 = fold(g1, h[2 * code + 1]!);
+      }
+    }
+    const known = classes.size;
+    const id = classes.intern(tuple);
+    if (id === known) tuples.push(Array.from(tuple));
+    classes.counts[id]++;
+    const at = 4 * id;
+    while (sums.length < at + 4) sums.push(0);
+    sums[at] = (sums[at]! + h0) >>> 0;
+    sums[at + 1] = (sums[at + 1]! + h1) >>> 0;
+    sums[at + 2] = (sums[at + 2]! + g0) >>> 0;
+    sums[at + 3] = (sums[at + 3]! + g1) >>> 0;
+  }
+  const out: ShardExpectation['classes'] = {};
+  for (let id = 0; id < classes.size; id++) {
+    const key = tuples[id]!.map((l, q) => (l < 0 ? '\u0001unmapped' : labels[q]![l]!)).join(SEP);
+    const at = 4 * id;
+    const [n, f0, f1, g0, g1] = out[key] ?? [0, 0, 0, 0, 0];
+    out[key] = [
+      n + classes.counts[id]!,
+      (f0 + sums[at]!) >>> 0,
+      (f1 + sums[at + 1]!) >>> 0,
+      (g0 + sums[at + 2]!) >>> 0,
+      (g1 + sums[at + 3]!) >>> 0,
+    ];
+  }
+  return { rows: shard.rowCount, unmapped, classes: out, sensitive: valueCounts(shard, args.sensitive) };
+}
+
+function valueCounts(table: EncodedTable, names: readonly string[]): Record<string, Record<string, number>> {
+  return Object.fromEntries(
+    names.map((name) => {
+      const column = table.columns.find((c) => c.name === name)!;
+      const counts = new Int32Array(column.dictionary.length);
+      for (let r = 0; r < column.codes.length; r++) counts[column.codes[r]!]!++;
+      const byValue: Record<string, number> = {};
+      column.dictionary.forEach((v, i) => {
+        if (counts[i]! > 0) byValue[v] = (byValue[v] ?? 0) + counts[i]!;
+      });
+      return [name, byValue];
+    }),
+  );
+}
+
+/** One output part's summary, read from its staged files (`delimiter`: the input's). */
+export function summarizePart(args: {
+  arrow: string;
+  csv: string;
+  delimiter: string;
+  attributes: readonly AttributeSpec[];
+  sensitive: readonly string[];
+}): PartSummary {
+  const part = readArrow(args.arrow);
+  const filesAgree = csvHoldsTable(args.csv, args.delimiter, codedOf(part));
+  const names = part.columns.map((c) => c.name);
+  const typeOf = new Map(args.attributes.map((a) => [a.name, a.type]));
+  const qis = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [c] : []));
+  const hashes = part.columns.map((c, i) => dictionaryHashes(i, c.dictionary));
+  const classes = new TupleCounts(
+    qis.length,
+    qis.map((c) => part.columns[c]!.dictionary.length + 2),
+  );
+  const classOf = new Int32Array(part.rowCount);
+  const sums: number[] = [];
+  const tuple = new Int32Array(qis.length);
+  const tuples: number[][] = [];
+  const codes = part.columns.map((c) => c.codes);
+  for (let j = 0; j < part.rowCount; j++) {
+    let h0 = ROW_SEED[0];
+    let h1 = ROW_SEED[1];
+    for (let c = 0; c < codes.length; c++) {
+      const code = codes[c]![j]!;
+      h0 = fold(h0, hashes[c]![2 * code]!);
+      h1 = fold(h1, hashes[c]![2 * code + 1]!);
+    }
+    for (let q = 0; q < qis.length; q++) tuple[q] = codes[qis[q]!]![j]!;
+    const known = classes.size;
+    const id = classes.intern(tuple);
+    if (id === known) tuples.push(Array.from(tuple));
+    classes.counts[id]++;
+    classOf[j] = id;
+    while (sums.length < 2 * id + 2) sums.push(0);
+    sums[2 * id] = (sums[2 * id]! + h0) >>> 0;
+    sums[2 * id + 1] = (sums[2 * id + 1]! + h1) >>> 0;
+  }
+  const keys = tuples.map((t) => t.map((code, q) => part.columns[qis[q]!]!.dictionary[code]!).join(SEP));
+  const out: PartSummary['classes'] = {};
+  // (A released dictionary may list a value twice: its codes are one class.)
+  keys.forEach((key, id) => {
+    const [n, f0, f1] = out[key] ?? [0, 0, 0];
+    out[key] = [n + classes.counts[id]!, (f0 + sums[2 * id]!) >>> 0, (f1 + sums[2 * id + 1]!) >>> 0];
+  });
+  const sensitive: PartSummary['sensitive'] = {};
+  for (const name of args.sensitive) {
+    const c = names.indexOf(name);
+    if (c < 0) continue;
+    const { dictionary } = part.columns[c]!;
+    for (let j = 0; j < part.rowCount; j++) {
+      const value = dictionary[codes[c]![j]!]!;
+      const byAttribute = (sensitive[keys[classOf[j]!]!] ??= {});
+      const byValue = (byAttribute[name] ??= {});
+      byValue[value] = (byValue[value] ?? 0) + 1;
+    }
+  }
+  return { rows: part.rowCount, names, filesAgree, classes: out, sensitive };
+}
+
+function codedOf(table: EncodedTable) {
+  return {
+    names: table.columns.map((c) => c.name),
+    rowCount: table.rowCount,
+    dictionaries: table.columns.map((c) => c.dictionary),
+    codes: table.columns.map((c) => c.codes),
+  };
+}
+
+/**
+ * The reduce: the shards' expectations against the parts' summaries. `names` are the released
+ * columns, `sensitive` each model's attribute with the input's shares (merged from the shards)
+ * and hierarchy rows. Throws VerificationError listing the failed checks; returns all checks.
+ */
+export function checkPieces(args: {
+  names: readonly string[];
+  attributes: readonly AttributeSpec[];
+  shards: readonly ShardExpectation[];
+  parts: readonly PartSummary[];
+  claims: GeneralizationClaims;
+  sensitive: ReadonlyMap<string, SensitiveContext>;
+}): VerificationCheck[] {
+  const { shards, parts, claims } = args;
+  const checks: VerificationCheck[] = [];
+  const add = (name: string, passed: boolean, detail: string) => checks.push({ name, passed, detail });
+  const differ = parts.filter((p) => !p.filesAgree).length;
+  add(
+    'csv-equals-arrow',
+    differ === 0,
+    differ === 0
+      ? parts.length === 1
+        ? 'data.csv and data.arrow hold the same rows'
+        : `each of the ${parts.length} parts' CSV and Arrow files hold the same rows`
+      : `${differ} of ${parts.length} parts' CSV and Arrow files differ`,
+  );
+  const namesOk = parts.every((p) => p.names.join(SEP) === args.names.join(SEP));
+  add(
+    'columns',
+    namesOk,
+    namesOk
+      ? 'identifying columns dropped, all others released'
+      : `released columns: ${parts.find((p) => p.names.join(SEP) !== args.names.join(SEP))!.names.join(', ')}`,
+  );
+  if (!namesOk) return fail(checks);
+
+  const expected = new Map<string, { n: number; f: Fingerprint; g: Fingerprint }>();
+  let inputRows = 0;
+  let unmapped = 0;
+  for (const s of shards) {
+    inputRows += s.rows;
+    unmapped += s.unmapped;
+    for (const [key, [n, f0, f1, g0, g1]] of Object.entries(s.classes)) {
+      const e = expected.get(key) ?? { n: 0, f: [0, 0], g: [0, 0] };
+      e.n += n;
+      addInto(e.f, f0, f1);
+      addInto(e.g, g0, g1);
+      expected.set(key, e);
+    }
+  }
+  const released = new Map<string, { n: number; f: Fingerprint }>();
+  let releasedRows = 0;
+  for (const p of parts) {
+    releasedRows += p.rows;
+    for (const [key, [n, f0, f1]] of Object.entries(p.classes)) {
+      const r = released.get(key) ?? { n: 0, f: [0, 0] };
+      r.n += n;
+      addInto(r.f, f0, f1);
+      released.set(key, r);
+    }
+  }
+  const qiCount = args.names.filter(
+    (n) => args.attributes.find((a) => a.name === n)?.type === 'quasi-identifying',
+  ).length;
+  const star = Array.from({ length: qiCount }, () => MASK).join(SEP);
+  const mask = claims.suppressed === 'mask';
+  // Classes released whole match their input rows; classes absent were suppressed.
+  let mismatched = 0;
+  let suppressed = 0;
+  const starExpected = { n: 0, f: [0, 0] as Fingerprint };
+  for (const [key, e] of expected) {
+    if (key === star) continue;
+    const r = released.get(key);
+    if (!r) {
+      suppressed += e.n;
+      if (mask) {
+        starExpected.n += e.n;
+        addInto(starExpected.f, e.g[0], e.g[1]);
+      }
+    } else if (r.n !== e.n || !sameFingerprint(r.f, e.f)) mismatched += Math.max(r.n, 1);
+  }
+  for (const [key, r] of released) if (key !== star && !expected.has(key)) mismatched += r.n;
+  // The `*` rows: the class whose labels are all `*` (at the top of every hierarchy), and masked rows.
+  const starClass = expected.get(star);
+  const starReleased = released.get(star) ?? { n: 0, f: [0, 0] as Fingerprint };
+  let starClassReleased = false;
+  if (starClass && !mask && starReleased.n === 0) suppressed += starClass.n;
+  else if (starClass) {
+    starExpected.n += starClass.n;
+    addInto(starExpected.f, starClass.f[0], starClass.f[1]);
+    starClassReleased = true;
+  }
+  if (starReleased.n !== starExpected.n || !sameFingerprint(starReleased.f, starExpected.f))
+    mismatched += Math.max(starReleased.n, 1);
+  // As the whole-table verifier counts them: every input row not released as a class row.
+  const maskedRows = starReleased.n - (starClassReleased ? starClass!.n : 0);
+  suppressed = Math.max(suppressed, inputRows - (releasedRows - maskedRows));
+  const rowsOk = unmapped === 0 && mismatched === 0 && (mask ? releasedRows === inputRows : true);
+  add(
+    'rows-generalize-input',
+    rowsOk,
+    rowsOk
+      ? `every released row is an input row generalized at the reported node (${inputRows - suppressed} retained)`
+      : `${mismatched} released rows match no input row at the node; ${unmapped} input cells outside the hierarchies`,
+  );
+  const supOk = suppressed === claims.suppressedRows && suppressed <= claims.maxSuppressedRows;
+  add(
+    'suppression',
+    supOk,
+    `${suppressed} rows suppressed (claimed ${claims.suppressedRows}, limit ${claims.maxSuppressedRows})`,
+  );
+
+  // Every model on every released class (masked rows are no class).
+  const classes = [...released.entries()].flatMap(([key, r]) =>
+    key !== star ? [{ key, size: r.n }] : starClassReleased ? [{ key, size: starClass!.n }] : [],
+  );
+  const saCounts = (key: string, attribute: string): Map<string, number> => {
+    const counts = new Map<string, number>();
+    for (const p of parts)
+      for (const [v, n] of Object.entries(p.sensitive[key]?.[attribute] ?? {}))
+        counts.set(v, (counts.get(v) ?? 0) + n);
+    return counts;
+  };
+  const tally = new ModelTally(claims.privacy);
+  for (const { key, size } of classes) {
+    claims.privacy.forEach((model, m) => {
+      const attribute = attributeOf(model);
+      if (attribute === undefined) tally.record(m, checkClass(model, size, undefined, undefined));
+      else if (args.sensitive.has(attribute))
+        tally.record(m, checkClass(model, size, saCounts(key, attribute), args.sensitive.get(attribute)));
+    });
+  }
+  tally.add(classes.length, (attribute) => args.sensitive.has(attribute), add);
+  const minSize = classes.reduce(
+    (m, c) => Math.min(m, c.size),
+    classes.length === 0 ? 0 : Number.POSITIVE_INFINITY,
+  );
+  const claimOk = classes.length === claims.classes && minSize === claims.minClassSize;
+  add(
+    'reported-classes',
+    claimOk,
+    `report claims ${claims.classes} classes, smallest ${claims.minClassSize}; found ${classes.length}, smallest ${minSize}`,
+  );
+  return checks.every((c) => c.passed) ? checks : fail(checks);
+}
