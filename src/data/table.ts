@@ -8,6 +8,8 @@ export interface EncodedColumn {
   readonly dictionary: string[];
   /** row → code (index into `dictionary`). */
   readonly codes: Int32Array;
+  /** The input row (0-based) of `codes[0]`, when the column is a shard's: error messages count from the file's start. */
+  readonly firstRow?: number;
 }
 
 export interface EncodedTable {

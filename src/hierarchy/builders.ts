@@ -20,7 +20,7 @@ export function missingRow(value: string, height: number, top = '*'): string[] {
 
 /** The first row (1-based, after a CSV header) holding `code`: where an error points the user. */
 function rowOf(column: EncodedColumn, code: number): number {
-  return column.codes.indexOf(code) + 2;
+  return (column.firstRow ?? 0) + column.codes.indexOf(code) + 2;
 }
 
 /**

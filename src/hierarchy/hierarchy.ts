@@ -194,7 +194,8 @@ function missingValues(column: EncodedColumn, source: string, codes: number[]): 
     const code = column.codes[r]!;
     if (!isMissing[code]) continue;
     rows++;
-    if (!seen[code] && firstRows.length < 5) firstRows.push(r + 2); // row 1 is the header, as in every row number ppdp gives
+    // Row 1 is the header, as in every row number ppdp gives.
+    if (!seen[code] && firstRows.length < 5) firstRows.push((column.firstRow ?? 0) + r + 2);
     seen[code] = 1;
   }
   const values = codes.length === 1 ? 'a value' : `${codes.length} values`;

@@ -74,7 +74,10 @@ export interface ShardSearch {
  */
 export interface ShardSteps {
   count(spec: ReleaseSpec, shard: EncodedTable, kernel: GroupingKernel): ShardTuples;
-  /** `table` gives the columns' dictionaries; `parts` are the shards' counts (row maps not needed). */
+  /**
+   * `table` gives the columns' dictionaries (no rows); `parts` are the shards' counts (row maps
+   * not needed). `count` checks what the search would otherwise find in the rows.
+   */
   search(
     ctx: Omit<MethodContext, 'random'>,
     parts: readonly Pick<ShardTuples, 'columns' | 'counts'>[],

@@ -36,12 +36,14 @@ export function sensitiveAttributes(
   spec: ReleaseSpec,
   table: EncodedTable,
   all = false,
+  /** Rows per code position, when the table's codes are distinct tuples with counts. */
+  weights?: Int32Array,
 ): SensitiveAttribute[] {
   return sensitiveNames(spec, all).map((name) => {
     const column = table.columns.find((c) => c.name === name)!;
     const a = spec.attributes.find((x) => x.name === name)!;
     const hierarchy = a.hierarchy ? buildHierarchy(column, a.hierarchy, false) : undefined;
-    const counts = codeCounts(column);
+    const counts = weights ? weightedCounts(column, weights) : codeCounts(column);
     return {
       name,
       column,
@@ -50,6 +52,12 @@ export function sensitiveAttributes(
       distribution: Float64Array.from(counts, (c) => c / table.rowCount),
     };
   });
+}
+
+function weightedCounts(column: EncodedTable['columns'][number], weights: Int32Array): Int32Array {
+  const counts = new Int32Array(column.dictionary.length);
+  for (let t = 0; t < column.codes.length; t++) counts[column.codes[t]!]! += weights[t]!;
+  return counts;
 }
 
 function isNumeric(v: string): boolean {

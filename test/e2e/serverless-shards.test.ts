@@ -213,3 +213,14 @@ describe('verification in slices', () => {
     expect(existsSync(join(out, 'manifest.json'))).toBe(false);
   });
 });
+
+describe('a shard that holds a value its hierarchy lacks', () => {
+  it('is refused naming the row in the input file, not in the shard', async () => {
+    const ws = adultWorkspace();
+    const lines = ws.read('adult.csv').trimEnd().split('\n');
+    lines[lines.length - 1] = lines.at(-1)!.replace(/^Female;52;/, 'Female;123;');
+    ws.write('adult.csv', `${lines.join('\n')}\n`);
+    const run = executeRelease({ spec: ws.spec, out: join(ws.dir, 'out', 'refused'), shards: 3 });
+    await expect(run).rejects.toThrow(new RegExp(`row ${lines.length}\\b`));
+  });
+});

@@ -70,7 +70,10 @@ export function prepareGeneralization(
   table: EncodedTable,
   kernel: GroupingKernel,
   time: MethodContext['time'] = (_, work) => work(),
-  /** Rows already collapsed over `collapseColumnNames(spec)` (the serverless fan-out counts shards). */
+  /**
+   * Rows already collapsed over `collapseColumnNames(spec)` (the serverless fan-out counts
+   * shards). `table`'s columns then hold these tuples' codes, one position per tuple, not rows.
+   */
   precollapsed?: TupleSet,
 ): Prepared {
   const qiSpecs = spec.attributes.filter((a) => a.type === 'quasi-identifying');
@@ -85,7 +88,7 @@ export function prepareGeneralization(
   );
   // Distinct tuples over the QIs and every sensitive attribute: the search groups on the QIs
   // and counts per class the SA values its models need; the report measures disclosure for all.
-  const sensitive = sensitiveAttributes(spec, table, true);
+  const sensitive = sensitiveAttributes(spec, table, true, precollapsed?.counts);
   const collapsed =
     precollapsed ?? time('encode', () => collapseRows(kernel, [...qis, ...sensitive.map((s) => s.column)]));
   const tuples: TupleSet = { ...collapsed, columns: collapsed.columns.slice(0, qis.length) };

@@ -23,13 +23,34 @@ type Counts = Pick<ShardTuples, 'columns' | 'counts'>;
 
 export const generalizationShards: ShardSteps = {
   count(spec, shard, kernel) {
+    // The hierarchies take every value of the shard, or the error names its rows in the input:
+    // the search sees distinct tuples only.
+    for (const a of spec.attributes) {
+      if (!a.hierarchy || (a.type !== 'quasi-identifying' && a.type !== 'sensitive')) continue;
+      buildHierarchy(
+        shard.columns.find((c) => c.name === a.name)!,
+        a.hierarchy,
+        a.type === 'quasi-identifying',
+      );
+    }
     const columns = collapseColumnNames(spec).map((n) => shard.columns.find((c) => c.name === n)!);
     return collapseRows(kernel, columns);
   },
 
   search(ctx, parts) {
-    const { spec, table, kernel, time, say } = ctx;
-    const { merged, groupOf } = mergeTuples(parts, collapseColumnNames(spec), table, kernel);
+    const { spec, kernel, time, say } = ctx;
+    const names = collapseColumnNames(spec);
+    const { merged, groupOf } = mergeTuples(parts, names, ctx.table, kernel);
+    // The merged tuples stand in for the rows: each column's codes are the tuples'.
+    const table: EncodedTable = {
+      ...ctx.table,
+      rowCount: merged.counts.reduce((n, c) => n + c, 0),
+      columns: names.map((name, i) => ({
+        name,
+        dictionary: ctx.table.columns.find((c) => c.name === name)!.dictionary,
+        codes: merged.columns[i]!,
+      })),
+    };
     const prepared = prepareGeneralization(spec, table, kernel, time, merged);
     const step = searchStep(prepared, kernel, time, say);
     // Each shard's flags: its own tuples → merged tuple → suppressed.

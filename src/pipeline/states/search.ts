@@ -6,7 +6,7 @@ import { recall, remember } from '../memo.ts';
 import { decodeTuples } from '../rows.ts';
 import { putJson } from '../storage/index.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
-import { allRows, ms, openWork, runOf, shardSteps, timer, timing } from './work.ts';
+import { inputDictionaries, ms, openWork, runOf, shardSteps, timer, timing } from './work.ts';
 
 export async function search(task: WorkTask, env: PhaseEnv): Promise<{ node: Record<string, number> }> {
   const t0 = performance.now();
@@ -14,7 +14,7 @@ export async function search(task: WorkTask, env: PhaseEnv): Promise<{ node: Rec
   const { store } = work.loc;
   const shards = work.file.layout.shards.length;
   const [table, parts] = await Promise.all([
-    allRows(work),
+    inputDictionaries(work),
     Promise.all(
       Array.from(
         { length: shards },

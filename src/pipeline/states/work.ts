@@ -66,10 +66,24 @@ export async function shardRows(work: Work, index: number): Promise<EncodedTable
   const range: ShardRange | undefined = work.file.layout.shards[index];
   if (!range)
     throw new RangeError(`shard ${index} is not in the plan (${work.file.layout.shards.length} shards)`);
-  return (
+  const shard =
     recall<EncodedTable>(runOf(work), shardRowsKey(index)) ??
-    decodeShardRows(await work.loc.store.get(work.key(shardRowsKey(index))), work.file.layout, range.rows)
-  );
+    decodeShardRows(await work.loc.store.get(work.key(shardRowsKey(index))), work.file.layout, range.rows);
+  // Errors about a shard's rows name their rows in the input.
+  return { ...shard, columns: shard.columns.map((c) => ({ ...c, firstRow: range.firstRow })) };
+}
+
+/**
+ * The input's columns with their dictionaries (the last shard's, which hold every value) and
+ * no rows: what a state needs to know of the values without holding the table.
+ */
+export async function inputDictionaries(work: Work): Promise<EncodedTable> {
+  const last = await shardRows(work, work.file.layout.shards.length - 1);
+  return {
+    ...last,
+    rowCount: 0,
+    columns: last.columns.map(({ name, dictionary }) => ({ name, dictionary, codes: new Int32Array(0) })),
+  };
 }
 
 const workCache = new Map<string, Work>();
