@@ -42,6 +42,7 @@ import {
   type TaskName,
 } from '../../src/pipeline/definition.ts';
 import { LOCK } from '../../src/pipeline/publish.ts';
+import { DEFAULT_ROWS_PER_PART } from '../../src/pipeline/states/types.ts';
 
 export interface ScheduledRelease {
   /** The release name: its spec is `inbox/<name>/release.json`. */
@@ -97,15 +98,31 @@ export function shardMemoryMb(rowsPerShard: number): number {
   return Math.min(10_240, Math.ceil((2 * peakMiB) / 64) * 64);
 }
 
+/**
+ * An output part's function (MB): Assemble and VerifySlice peak at about 100 MiB plus 240 MiB
+ * per million rows of the part (bench/results/deployed.json: 574 and 486 MiB with 2M rows per
+ * part), doubled for headroom, in 64 MB steps.
+ */
+export function partMemoryMb(rowsPerPart: number): number {
+  const peakMiB = 100 + 240 * (rowsPerPart / 1_000_000);
+  return Math.min(10_240, Math.ceil((2 * peakMiB) / 64) * 64);
+}
+
 function sizing(rowsPerShard: number): Record<TaskName, Sizing> {
   const shard: Sizing = { memory: shardMemoryMb(rowsPerShard), timeout: Duration.minutes(15), tmp: 1024 };
+  // A verification slice is an input shard or an output part, whichever is larger.
+  const part: Sizing = {
+    memory: partMemoryMb(Math.max(DEFAULT_ROWS_PER_PART, rowsPerShard)),
+    timeout: Duration.minutes(15),
+    tmp: 2048,
+  };
   return {
     Plan: BIG,
     CountShard: shard,
     Search: BIG,
     ApplyShard: shard,
-    Assemble: BIG,
-    VerifySlice: BIG,
+    Assemble: part,
+    VerifySlice: part,
     Build: BIG,
     Verify: BIG,
     Publish: { memory: 512, timeout: Duration.minutes(5), tmp: 512 },

@@ -11,7 +11,12 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { APP_CONTEXT, readConfig } from '../../infra/config.ts';
 import { addNagChecks } from '../../infra/nag.ts';
-import { HANDLER_FILES, ReleaseStack, shardMemoryMb } from '../../infra/stacks/release-stack.ts';
+import {
+  HANDLER_FILES,
+  partMemoryMb,
+  ReleaseStack,
+  shardMemoryMb,
+} from '../../infra/stacks/release-stack.ts';
 import { RELEASE_ERRORS, TASKS } from '../../src/pipeline/definition.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation template JSON
@@ -284,13 +289,22 @@ describe('the deployment stack', () => {
     }
   });
 
-  it('sizes the shard functions from their measured peak memory, with twice the room', () => {
-    const memory = (task: 'CountShard' | 'ApplyShard' | 'Verify') =>
+  it('sizes the shard and part functions from their measured peak memory, with twice the room', () => {
+    const memory = (task: 'CountShard' | 'ApplyShard' | 'Verify' | 'Assemble' | 'VerifySlice') =>
       template.toJSON().Resources[stack.getLogicalId(stack.functions[task].node.defaultChild as never)]
         .Properties.MemorySize;
     expect(memory('CountShard')).toBe(512);
     expect(memory('ApplyShard')).toBe(512);
     expect(memory('Verify')).toBe(3008);
+    // The output part states, from the per-process run of the deployed handlers at 10^7 rows.
+    const deployed = JSON.parse(
+      readFileSync(new URL('../../bench/results/deployed.json', import.meta.url), 'utf8'),
+    ) as { runs: { rows: number; states: Record<string, { peakMiB: number }> }[] };
+    const large = deployed.runs.find((r) => r.rows === 10_000_000)!;
+    for (const task of ['Assemble', 'VerifySlice'] as const) {
+      expect(memory(task)).toBe(partMemoryMb(2_000_000));
+      expect(2 * ((large.states[task]!.peakMiB * 2 ** 20) / 1e6), task).toBeLessThanOrEqual(memory(task));
+    }
     const measured = JSON.parse(
       readFileSync(new URL('../../bench/results/state-memory.json', import.meta.url), 'utf8'),
     ) as { runs: { rowsPerShard: number; states: Record<string, { peakRssMiB: number }> }[] };
