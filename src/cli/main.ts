@@ -67,6 +67,8 @@ Options:
                      states called in order, no state machine)
   --shards <n>       row shards to fan out over (default: one per 1,000,000 rows)
   --kernel <name>    grouping kernel: wasm (default) or ts (the plain-TS reference)
+  --workers <n>      worker threads for the shard and part states of large inputs
+                     (default: the cores, at most 4; 0 runs everything in one thread)
   --max-memory <MB>  memory budget: an input that will not fit fails before work starts
                      (overrides the spec's limits.maxMemoryMB; default: the machine's memory)
   --quiet            no progress lines on stderr
@@ -122,6 +124,7 @@ async function release(args: string[]): Promise<number> {
       engine: { type: 'string', default: 'local' },
       shards: { type: 'string' },
       kernel: { type: 'string', default: 'wasm' },
+      workers: { type: 'string' },
       'max-memory': { type: 'string' },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -157,6 +160,7 @@ async function release(args: string[]): Promise<number> {
     {
       engine: values.engine as EngineName,
       kernel: values.kernel === 'ts' ? tsGroupingKernel : wasmGroupingKernel,
+      ...(values.workers !== undefined ? { workers: workerCount(values.workers) } : {}),
       progress,
       ...(values.endpoint ? { s3: { endpoint: values.endpoint } } : {}),
     },
@@ -240,4 +244,12 @@ function reportError(e: unknown): number {
   }
   process.stderr.write(`ppdp: internal error: ${(e as Error).stack ?? String(e)}\n`);
   return 70;
+}
+
+function workerCount(text: string): number {
+  const n = Number(text);
+  if (!(Number.isInteger(n) && n >= 0 && n <= 64)) {
+    throw new PpdpError('E_USAGE', `--workers must be a whole number from 0 to 64 (got '${text}')`, 'e.g. --workers 2');
+  }
+  return n;
 }

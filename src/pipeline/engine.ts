@@ -8,9 +8,11 @@
  * In AWS the same phases run as Lambda functions (functions/), started by Step Functions.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
+import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
 import type { ReleaseMethod } from '../methods/method.ts';
 import type { ReleaseReport } from '../report/types.ts';
@@ -25,21 +27,17 @@ import {
 } from './definition.ts';
 import { forgetRun } from './memo.ts';
 import type { Manifest } from './publish.ts';
-import { applyShard } from './states/apply-shard.ts';
-import { assemble } from './states/assemble.ts';
-import { build } from './states/build.ts';
-import { countShard } from './states/count-shard.ts';
-import { plan } from './states/plan.ts';
-import { publish } from './states/publish.ts';
 import { reportFailure } from './states/report-failure.ts';
-import { search } from './states/search.ts';
-import type { LogEvent, PhaseEnv, PlanResult, ReleaseRequest, ShardTask, WorkTask } from './states/types.ts';
-import { verify } from './states/verify.ts';
-import { type SliceTask, verifySlice } from './states/verify-slice.ts';
+import { StatePool } from './state-pool.ts';
+import { MAP_STATES, STATES } from './states/index.ts';
+import type { LogEvent, PhaseEnv, PlanResult, ReleaseRequest } from './states/types.ts';
 import { fileUrl, getJson, joinKey, storeResolver } from './storage/index.ts';
 import type { S3StoreOptions } from './storage/s3.ts';
 
 export type EngineName = 'local' | 'direct';
+
+/** Below this many rows, starting worker threads costs more than it saves. */
+export const WORKER_MIN_ROWS = 1_000_000;
 
 /** A state's handler: the Task's JSON input → its JSON output. */
 export type StateHandler = (input: never) => Promise<unknown>;
@@ -56,6 +54,12 @@ export interface EngineOptions {
   /** Wait before a Retry, in ms (default 250; AWS uses the definition's backoff). */
   readonly retryIntervalMs?: number;
   readonly rowsPerShard?: number;
+  /**
+   * Worker threads for the map states (default: the cores, at most 4; below 2, none). They
+   * are used for tables of `workerMinRows` rows or more (default 1,000,000).
+   */
+  readonly workers?: number;
+  readonly workerMinRows?: number;
   /** Builds the release instead of the spec's method (`ppdp apply`), as one task. */
   readonly method?: ReleaseMethod;
   /** Wraps state handlers by state name (tests inject failures here). */
@@ -159,17 +163,32 @@ export async function executeRelease(
   };
   const wrap: EngineOptions['wrap'] = (state, handler) =>
     record(state, options.wrap ? options.wrap(state, handler) : handler);
+  // Map items run in worker threads once the plan shows a table worth it (and a kernel a
+  // worker can load by name); until then, and for small tables, in this thread.
+  const kernelName = env.kernel === wasmGroupingKernel ? 'wasm' : env.kernel === tsGroupingKernel ? 'ts' : undefined;
+  const workers = options.workers ?? Math.min(4, availableParallelism());
+  let pool: StatePool | undefined;
+  const poolFor = (): StatePool | undefined => {
+    if (!planned || !kernelName || workers < 2 || planned.rows < (options.workerMinRows ?? WORKER_MIN_ROWS))
+      return undefined;
+    if (!pool) {
+      pool = new StatePool(workers, { kernel: kernelName, s3: options.s3, tmp });
+      forgetRun(planned.work); // the workers read the work area; what Plan kept here would only sit
+    }
+    return pool;
+  };
   try {
     const out =
       (options.engine ?? 'local') === 'local'
-        ? await runLocal(req, env, { ...options, wrap })
-        : await runDirect(req, env, { ...options, wrap });
+        ? await runLocal(req, env, poolFor, { ...options, wrap })
+        : await runDirect(req, env, poolFor, { ...options, wrap });
     const release = await stores.open(out.published.release);
     const report = await getJson<ReleaseReport>(release.store, joinKey(release.key, 'report.json'));
     const { release: where, ...manifest } = out.published;
     return { plan: out.plan, manifest, report, release: where };
   } finally {
     if (planned) forgetRun(planned.work);
+    await pool?.close();
     stores.close();
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -180,19 +199,14 @@ interface RunOutput {
   published: Manifest & { release: string };
 }
 
-function handlers(env: PhaseEnv): Record<string, (input: never) => Promise<unknown>> {
-  const stateHandlers: Record<TaskName, (input: never) => Promise<unknown>> = {
-    Plan: (i: ReleaseRequest) => plan(i, env),
-    CountShard: (i: ShardTask) => countShard(i, env),
-    Search: (i: WorkTask) => search(i, env),
-    ApplyShard: (i: ShardTask) => applyShard(i, env),
-    Assemble: (i: ShardTask) => assemble(i, env),
-    VerifySlice: (i: SliceTask) => verifySlice(i, env),
-    Build: (i: WorkTask) => build(i, env),
-    Verify: (i: WorkTask) => verify(i, env),
-    Publish: (i: WorkTask & { release: string }) => publish(i, env),
-    ReportFailure: (i: Parameters<typeof reportFailure>[0]) => reportFailure(i, env),
-  };
+function handlers(env: PhaseEnv, pool: () => StatePool | undefined): Record<string, (input: never) => Promise<unknown>> {
+  const stateHandlers = Object.fromEntries(
+    TASKS.map((task) => {
+      const inProcess = (input: never) => STATES[task](input, env);
+      if (!MAP_STATES.includes(task)) return [task, inProcess];
+      return [task, (input: never) => pool()?.run(task, input) ?? inProcess(input)];
+    }),
+  ) as Record<TaskName, (input: never) => Promise<unknown>>;
   const listItems = async (i: { Bucket: string; Key: string }) => {
     const loc = await env.stores.open(i.Bucket ? `s3://${i.Bucket}/${i.Key}` : `file:///${i.Key}`);
     return getJson<unknown[]>(loc.store, loc.key);
@@ -206,11 +220,16 @@ function handlers(env: PhaseEnv): Record<string, (input: never) => Promise<unkno
   };
 }
 
-async function runLocal(request: ReleaseRequest, env: PhaseEnv, options: EngineOptions): Promise<RunOutput> {
+async function runLocal(
+  request: ReleaseRequest,
+  env: PhaseEnv,
+  pool: () => StatePool | undefined,
+  options: EngineOptions,
+): Promise<RunOutput> {
   const sm = await localMachine();
   let failure: unknown;
   const bound: Record<string, (input: unknown) => Promise<unknown>> = {};
-  for (const [state, h] of Object.entries(handlers(env))) {
+  for (const [state, h] of Object.entries(handlers(env, pool))) {
     const call = options.wrap ? options.wrap(state, h as (input: unknown) => Promise<unknown>) : h;
     bound[state] = async (input: unknown) => {
       try {
@@ -233,8 +252,13 @@ async function runLocal(request: ReleaseRequest, env: PhaseEnv, options: EngineO
   }
 }
 
-async function runDirect(request: ReleaseRequest, env: PhaseEnv, options: EngineOptions): Promise<RunOutput> {
-  const h = handlers(env) as unknown as Record<string, (input: unknown) => Promise<unknown>>;
+async function runDirect(
+  request: ReleaseRequest,
+  env: PhaseEnv,
+  pool: () => StatePool | undefined,
+  options: EngineOptions,
+): Promise<RunOutput> {
+  const h = handlers(env, pool) as unknown as Record<string, (input: unknown) => Promise<unknown>>;
   const call = (state: string, input: unknown) =>
     (options.wrap ? options.wrap(state, h[state]!) : h[state]!)(input);
   let plan: PlanResult | undefined;

@@ -22,9 +22,17 @@ export interface RunKey {
   readonly started: number;
 }
 
+let keeping = true;
+
 export function remember<T>(run: RunKey, name: string, value: T): T {
-  entries.set(key(run, name), value);
+  if (keeping) entries.set(key(run, name), value);
   return value;
+}
+
+/** Keeps nothing from now on (a worker thread: the main thread's states could not recall it). */
+export function keepNothing(): void {
+  keeping = false;
+  entries.clear();
 }
 
 export function recall<T>(run: RunKey, name: string): T | undefined {

@@ -235,11 +235,23 @@ export function summarizePart(args: {
     const c = names.indexOf(name);
     if (c < 0) continue;
     const { dictionary } = part.columns[c]!;
-    for (let j = 0; j < part.rowCount; j++) {
-      const value = dictionary[codes[c]![j]!]!;
-      const byAttribute = (sensitive[keys[classOf[j]!]!] ??= {});
-      const byValue = (byAttribute[name] ??= {});
-      byValue[value] = (byValue[value] ?? 0) + 1;
+    // Counted by (class, code) first, densely when that is small; strings once per pair.
+    const width = dictionary.length;
+    const column = codes[c]!;
+    const pairs = new Map<number, number>();
+    if (classes.size * width <= 1 << 24) {
+      const counts = new Int32Array(classes.size * width);
+      for (let j = 0; j < part.rowCount; j++) counts[classOf[j]! * width + column[j]!]!++;
+      counts.forEach((n, at) => n > 0 && pairs.set(at, n));
+    } else
+      for (let j = 0; j < part.rowCount; j++) {
+        const at = classOf[j]! * width + column[j]!;
+        pairs.set(at, (pairs.get(at) ?? 0) + 1);
+      }
+    for (const [at, n] of pairs) {
+      const value = dictionary[at % width]!;
+      const byValue = ((sensitive[keys[Math.floor(at / width)]!] ??= {})[name] ??= {});
+      byValue[value] = (byValue[value] ?? 0) + n;
     }
   }
   return { rows: part.rowCount, names, filesAgree, classes: out, sensitive };

@@ -81,16 +81,13 @@ function scatter(
     rowsOf[p]![fill[p]!++] = j;
   }
   return rowsOf.map((rows) =>
-    released.map(
-      (c): OutputColumn =>
-        c.kind === 'number'
-          ? { name: c.name, kind: 'number', values: Float64Array.from(rows, (j) => c.values[j]!) }
-          : {
-              name: c.name,
-              kind: 'dictionary',
-              dictionary: c.dictionary,
-              codes: Int32Array.from(rows, (j) => c.codes[j]!),
-            },
-    ),
+    released.map((c): OutputColumn => {
+      const from = c.kind === 'number' ? c.values : c.codes;
+      const to = c.kind === 'number' ? new Float64Array(rows.length) : new Int32Array(rows.length);
+      for (let i = 0; i < rows.length; i++) to[i] = from[rows[i]!]!;
+      return c.kind === 'number'
+        ? { name: c.name, kind: 'number', values: to as Float64Array }
+        : { name: c.name, kind: 'dictionary', dictionary: c.dictionary, codes: to as Int32Array };
+    }),
   );
 }

@@ -23,6 +23,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import type { EncodedTable, OutputColumn } from '../../data/table.ts';
 import type { ShardSteps } from '../../methods/method.ts';
 import { methodFor } from '../../methods/registry.ts';
@@ -100,7 +101,8 @@ export async function openWork(url: string, env: PhaseEnv): Promise<Work> {
   let specPath: string;
   if (loc.store.root === 'file:///') specPath = `/${key(`bundle/${file.specName}`)}`;
   else {
-    const dir = scratch(env, `bundle-${createHash('sha256').update(cacheKey).digest('hex').slice(0, 12)}`);
+    const id = createHash('sha256').update(cacheKey).digest('hex').slice(0, 12);
+    const dir = scratch(env, `bundle-${id}-${threadId}`);
     for (const o of await loc.store.list(key('bundle/'))) {
       const path = join(dir, o.key.slice(key('bundle/').length));
       mkdirSync(dirname(path), { recursive: true });
@@ -130,7 +132,8 @@ export async function stagedPaths(
 }
 
 function stagedDir(work: Work): string {
-  return `staged-${work.file.plan.runId}-${process.pid}`;
+  // Worker threads share the process: each has its own folder.
+  return `staged-${work.file.plan.runId}-${process.pid}-${threadId}`;
 }
 
 /** Removes downloaded staged files (Lambda keeps /tmp between invocations). */

@@ -1,0 +1,60 @@
+/**
+ * A worker thread that runs map states for the local engine (src/pipeline/state-pool.ts):
+ * each message names a state and its input; the state runs against the same store as the
+ * main thread, and its JSON output (or its error, as name, code, message and hint) goes back.
+ * Nothing is kept between items: the memo is off, every item reads the work area.
+ */
+import { parentPort } from 'node:worker_threads';
+import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
+import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
+import type { TaskName } from './definition.ts';
+import { keepNothing } from './memo.ts';
+import { STATES } from './states/index.ts';
+import type { PhaseEnv } from './states/types.ts';
+import { storeResolver } from './storage/index.ts';
+import type { S3StoreOptions } from './storage/s3.ts';
+
+export interface WorkerSetup {
+  readonly kernel: 'wasm' | 'ts';
+  readonly s3?: S3StoreOptions;
+  readonly tmp: string;
+}
+
+export interface WorkItem {
+  readonly id: number;
+  readonly state: TaskName;
+  readonly input: unknown;
+}
+
+export type WorkOutcome =
+  | { readonly id: number; readonly output: unknown }
+  | {
+      readonly id: number;
+      readonly error: { name: string; message: string; code?: string; hint?: string; status?: number };
+    };
+
+/** Serves work items on the parent port until the pool closes it. */
+export function serveStates(setup: WorkerSetup): void {
+  const port = parentPort;
+  if (!port) throw new Error('serveStates runs in a worker thread');
+  keepNothing();
+  const env: PhaseEnv = {
+    stores: storeResolver(setup.s3),
+    kernel: setup.kernel === 'ts' ? tsGroupingKernel : wasmGroupingKernel,
+    log: () => {},
+    tmp: setup.tmp,
+  };
+  port.on('message', async (item: WorkItem) => {
+    let outcome: WorkOutcome;
+    try {
+      outcome = { id: item.id, output: await STATES[item.state](item.input as never, env) };
+    } catch (e) {
+      const err = e as Error & { code?: string; hint?: string; status?: number };
+      outcome = {
+        id: item.id,
+        error: { name: err.name, message: err.message, code: err.code, hint: err.hint, status: err.status },
+      };
+    }
+    port.postMessage(outcome);
+  });
+}
