@@ -249,7 +249,11 @@ function reportError(e: unknown): number {
 function workerCount(text: string): number {
   const n = Number(text);
   if (!(Number.isInteger(n) && n >= 0 && n <= 64)) {
-    throw new PpdpError('E_USAGE', `--workers must be a whole number from 0 to 64 (got '${text}')`, 'e.g. --workers 2');
+    throw new PpdpError(
+      'E_USAGE',
+      `--workers must be a whole number from 0 to 64 (got '${text}')`,
+      'e.g. --workers 2',
+    );
   }
   return n;
 }

@@ -8,8 +8,7 @@
  * In AWS the same phases run as Lambda functions (functions/), started by Step Functions.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
@@ -27,9 +26,9 @@ import {
 } from './definition.ts';
 import { forgetRun } from './memo.ts';
 import type { Manifest } from './publish.ts';
-import { reportFailure } from './states/report-failure.ts';
 import { StatePool } from './state-pool.ts';
 import { MAP_STATES, STATES } from './states/index.ts';
+import { reportFailure } from './states/report-failure.ts';
 import type { LogEvent, PhaseEnv, PlanResult, ReleaseRequest } from './states/types.ts';
 import { fileUrl, getJson, joinKey, storeResolver } from './storage/index.ts';
 import type { S3StoreOptions } from './storage/s3.ts';
@@ -165,7 +164,8 @@ export async function executeRelease(
     record(state, options.wrap ? options.wrap(state, handler) : handler);
   // Map items run in worker threads once the plan shows a table worth it (and a kernel a
   // worker can load by name); until then, and for small tables, in this thread.
-  const kernelName = env.kernel === wasmGroupingKernel ? 'wasm' : env.kernel === tsGroupingKernel ? 'ts' : undefined;
+  const kernelName =
+    env.kernel === wasmGroupingKernel ? 'wasm' : env.kernel === tsGroupingKernel ? 'ts' : undefined;
   const workers = options.workers ?? Math.min(4, availableParallelism());
   let pool: StatePool | undefined;
   const poolFor = (): StatePool | undefined => {
@@ -199,7 +199,10 @@ interface RunOutput {
   published: Manifest & { release: string };
 }
 
-function handlers(env: PhaseEnv, pool: () => StatePool | undefined): Record<string, (input: never) => Promise<unknown>> {
+function handlers(
+  env: PhaseEnv,
+  pool: () => StatePool | undefined,
+): Record<string, (input: never) => Promise<unknown>> {
   const stateHandlers = Object.fromEntries(
     TASKS.map((task) => {
       const inProcess = (input: never) => STATES[task](input, env);

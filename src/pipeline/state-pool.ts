@@ -23,23 +23,26 @@ import { StoreError, StoreUnavailableError } from './storage/store.ts';
 
 declare const __filename: string | undefined;
 
-/** The worker's entry: the bundle itself when running bundled, else the TypeScript entry through tsx. */
-function entry(): { file: string | URL; execArgv: string[] } {
-  if (typeof __filename === 'string' && __filename.endsWith('.cjs')) return { file: __filename, execArgv: [] };
-  return { file: new URL('./state-worker-main.ts', import.meta.url), execArgv: ['--import', 'tsx'] };
+/** The worker's entry: the bundle itself when running bundled, else the sources through tsx. */
+function entry(): string | URL {
+  if (typeof __filename === 'string' && __filename.endsWith('.cjs')) return __filename;
+  return new URL('./state-worker-main.mjs', import.meta.url);
 }
 
 export class StatePool {
   private readonly idle: Worker[] = [];
   private readonly workers: Worker[] = [];
   private readonly queue: ((w: Worker) => void)[] = [];
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: unknown) => void }
+  >();
   private next = 0;
 
   constructor(size: number, setup: WorkerSetup) {
-    const { file, execArgv } = entry();
+    const file = entry();
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(file, { execArgv, workerData: { ppdpStates: setup } });
+      const worker = new Worker(file, { workerData: { ppdpStates: setup } });
       worker.on('message', (outcome: WorkOutcome) => this.settle(outcome));
       worker.on('error', (e) => this.failAll(e));
       worker.unref();
@@ -100,7 +103,8 @@ const ERROR_CLASSES: Record<string, new (code: string, message: string, hint?: s
 };
 
 function rebuild(e: Thrown): Error {
-  if (e.name === 'KernelError' && e.code !== undefined) return new KernelError(e.code, e.status ?? 0, e.message);
+  if (e.name === 'KernelError' && e.code !== undefined)
+    return new KernelError(e.code, e.status ?? 0, e.message);
   const Class = ERROR_CLASSES[e.name];
   if (Class && e.code !== undefined) return new Class(e.code, e.message, e.hint);
   const error = new Error(e.message);

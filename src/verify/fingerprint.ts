@@ -1,7 +1,7 @@
 /**
  * Order-free fingerprints of multisets of rows, for verification that runs in pieces: each
- * row is hashed from its cells' strings (column by column, through a keyed non-linear mix, so
- * the hash depends on which values stand together in the row and in which column), and a
+ * row is hashed from its cells' strings (column by column, through a non-linear mix, so the
+ * hash depends on which values stand together in the row and in which column), and a
  * multiset's fingerprint is the sum of its rows' hashes in two 32-bit lanes. Sums merge in any
  * order, so input shards and output parts can be fingerprinted apart and compared in a reduce.
  */
@@ -32,11 +32,21 @@ export function fold(h: number, value: number): number {
   let x = (h ^ value) | 0;
   x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
   x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
-  return (x ^ (x >>> 16)) + 0x9e3779b9;
+  return ((x ^ (x >>> 16)) + 0x9e3779b9) >>> 0;
 }
 
-/** The two lanes' starting values of a row's hash. */
-export const ROW_SEED: Fingerprint = [0x243f6a88, 0x85a308d3];
+/**
+ * A row's hash, per lane: its quasi-identifiers folded in column order from QI_SEED, its other
+ * cells likewise from OTHER_SEED, and the two joined by `join`. Split so that a class (one QI
+ * tuple) hashes its QIs once, and a masked row is its class's mask joined with its own cells.
+ */
+export const QI_SEED: Fingerprint = [0x243f6a88, 0x85a308d3];
+export const OTHER_SEED: Fingerprint = [0x13198a2e, 0x03707344];
+
+/** Joins a row's QI hash and other-cells hash (one lane). */
+export function join(qi: number, other: number, lane: number): number {
+  return fold(fold(lane === 0 ? 0xa4093822 : 0x299f31d0, qi), other);
+}
 
 export function addInto(sum: Fingerprint, a: number, b: number): void {
   sum[0] = (sum[0] + a) >>> 0;

@@ -29,7 +29,9 @@ import {
   dictionaryHashes,
   type Fingerprint,
   fold,
-  ROW_SEED,
+  join,
+  OTHER_SEED,
+  QI_SEED,
   sameFingerprint,
   valueHash,
 } from './fingerprint.ts';
@@ -38,25 +40,33 @@ import { attributeOf, checkClass, ModelTally, type SensitiveContext } from './mo
 import { csvHoldsTable } from './staged-csv.ts';
 import { TupleCounts } from './tuples.ts';
 
-/** What one input shard must be released as: per class, [size, F lane 0, F lane 1, G lane 0, G lane 1]. */
+/**
+ * What one input shard must be released as, per class (`keys[i]`, its QI labels joined):
+ * `classes[5i … 5i+4]` = size, the rows' fingerprint as released (2 lanes), and masked (2 lanes).
+ */
 export interface ShardExpectation {
   readonly rows: number;
   /** Input cells whose QI value the hierarchy does not hold. */
   readonly unmapped: number;
-  readonly classes: Record<string, [number, number, number, number, number]>;
+  readonly keys: string[];
+  readonly classes: number[];
   /** Per sensitive attribute a model names: its input values' counts. */
   readonly sensitive: Record<string, Record<string, number>>;
 }
 
-/** What one output part holds: per class, [size, F lane 0, F lane 1], and its sensitive values. */
+/**
+ * What one output part holds, per class (`keys[i]`): `classes[3i … 3i+2]` = size and the
+ * rows' fingerprint; per sensitive attribute a model names, its values and the triples
+ * (class index, value index, count) of `cells`.
+ */
 export interface PartSummary {
   readonly rows: number;
   readonly names: string[];
   /** Whether the part's CSV holds exactly its Arrow file's rows. */
   readonly filesAgree: boolean;
-  readonly classes: Record<string, [number, number, number]>;
-  /** Per class, per sensitive attribute a model names: its released values' counts. */
-  readonly sensitive: Record<string, Record<string, Record<string, number>>>;
+  readonly keys: string[];
+  readonly classes: number[];
+  readonly sensitive: Record<string, { readonly values: string[]; readonly cells: number[] }>;
 }
 
 /** The released columns: every input column but the identifying ones, in input order. */
@@ -100,71 +110,90 @@ export function expectShard(args: {
       return id;
     });
   });
-  // Value hashes: QIs by label, the others by value; and each QI's masked value.
+  // Value hashes: QIs by label, the others by value.
   const isQi = names.map((_, c) => qis.includes(c));
-  const hashes = names.map((_, c) =>
-    isQi[c] ? dictionaryHashes(c, labels[qis.indexOf(c)]!) : dictionaryHashes(c, columns[c]!.dictionary),
-  );
-  const masked = names.map((_, c) => valueHash(c, MASK));
+  const others = names.flatMap((_, c) => (isQi[c] ? [] : [c]));
+  const labelHashes = qis.map((c, q) => dictionaryHashes(c, labels[q]!));
+  const otherHashes = others.map((c) => dictionaryHashes(c, columns[c]!.dictionary));
+  const otherCodes = others.map((c) => columns[c]!.codes);
+  const qiCodes = qis.map((c) => columns[c]!.codes);
+  // A masked row's QI hash: `*` in every QI.
+  let mask0 = QI_SEED[0];
+  let mask1 = QI_SEED[1];
+  for (const c of qis) {
+    const [a, b] = valueHash(c, MASK);
+    mask0 = fold(mask0, a);
+    mask1 = fold(mask1, b);
+  }
   const classes = new TupleCounts(
     qis.length,
     labels.map((l) => l.length + 2),
   );
-  const sums: number[] = [];
   const tuple = new Int32Array(qis.length);
   const tuples: number[][] = [];
-  const inputCodes = columns.map((c) => c.codes);
+  // Per class: its QI hash (2 lanes), then size and the four fingerprint lanes.
+  let qiHash = new Int32Array(2 * 1024);
+  let sums = new Float64Array(5 * 1024);
   let unmapped = 0;
   for (let r = 0; r < shard.rowCount; r++) {
-    let h0 = ROW_SEED[0];
-    let h1 = ROW_SEED[1];
-    let g0 = ROW_SEED[0];
-    let g1 = ROW_SEED[1];
-    let q = 0;
-    for (let c = 0; c < names.length; c++) {
-      const code = inputCodes[c]![r]!;
-      if (isQi[c]) {
-        const id = labelOf[q]![code]!;
-        tuple[q++] = id;
-        if (id < 0) unmapped++;
-        const h = hashes[c]!;
-        h0 = fold(h0, id < 0 ? 0 : h[2 * id]!);
-        h1 = fold(h1, id < 0 ? 0 : h[2 * id + 1]!);
-        g0 = fold(g0, masked[c]![0]);
-        g1 = fold(g1, masked[c]![1]);
-      } else {
-        const h = hashes[c]!;
-        h0 = fold(h0, h[2 * code]!);
-        h1 = fold(h1, h[2 * code + 1]!);
-        g0 = fold(g0, h[2 * code]!);
-        g1 = fold(g1, h[2 * code + 1]!);
-      }
+    for (let q = 0; q < qis.length; q++) {
+      const id = labelOf[q]![qiCodes[q]![r]!]!;
+      if (id < 0) unmapped++;
+      tuple[q] = id;
     }
     const known = classes.size;
     const id = classes.intern(tuple);
-    if (id === known) tuples.push(Array.from(tuple));
-    classes.counts[id]++;
-    const at = 4 * id;
-    while (sums.length < at + 4) sums.push(0);
-    sums[at] = (sums[at]! + h0) >>> 0;
-    sums[at + 1] = (sums[at + 1]! + h1) >>> 0;
-    sums[at + 2] = (sums[at + 2]! + g0) >>> 0;
-    sums[at + 3] = (sums[at + 3]! + g1) >>> 0;
+    if (id === known) {
+      tuples.push(Array.from(tuple));
+      if (2 * id + 2 > qiHash.length) {
+        qiHash = grownInt(qiHash);
+        sums = grownFloat(sums);
+      }
+      let h0 = QI_SEED[0];
+      let h1 = QI_SEED[1];
+      for (let q = 0; q < qis.length; q++) {
+        const l = tuple[q]!;
+        h0 = fold(h0, l < 0 ? 0 : labelHashes[q]![2 * l]!);
+        h1 = fold(h1, l < 0 ? 0 : labelHashes[q]![2 * l + 1]!);
+      }
+      qiHash[2 * id] = h0;
+      qiHash[2 * id + 1] = h1;
+    }
+    let o0 = OTHER_SEED[0];
+    let o1 = OTHER_SEED[1];
+    for (let k = 0; k < others.length; k++) {
+      const code = otherCodes[k]![r]!;
+      o0 = fold(o0, otherHashes[k]![2 * code]!);
+      o1 = fold(o1, otherHashes[k]![2 * code + 1]!);
+    }
+    const at = 5 * id;
+    sums[at]!++;
+    sums[at + 1] = (sums[at + 1]! + join(qiHash[2 * id]!, o0, 0)) % 2 ** 32;
+    sums[at + 2] = (sums[at + 2]! + join(qiHash[2 * id + 1]!, o1, 1)) % 2 ** 32;
+    sums[at + 3] = (sums[at + 3]! + join(mask0, o0, 0)) % 2 ** 32;
+    sums[at + 4] = (sums[at + 4]! + join(mask1, o1, 1)) % 2 ** 32;
   }
-  const out: ShardExpectation['classes'] = {};
-  for (let id = 0; id < classes.size; id++) {
-    const key = tuples[id]!.map((l, q) => (l < 0 ? '\u0001unmapped' : labels[q]![l]!)).join(SEP);
-    const at = 4 * id;
-    const [n, f0, f1, g0, g1] = out[key] ?? [0, 0, 0, 0, 0];
-    out[key] = [
-      n + classes.counts[id]!,
-      (f0 + sums[at]!) >>> 0,
-      (f1 + sums[at + 1]!) >>> 0,
-      (g0 + sums[at + 2]!) >>> 0,
-      (g1 + sums[at + 3]!) >>> 0,
-    ];
-  }
-  return { rows: shard.rowCount, unmapped, classes: out, sensitive: valueCounts(shard, args.sensitive) };
+  const keys = tuples.map((t) => t.map((l, q) => (l < 0 ? '\u0001unmapped' : labels[q]![l]!)).join(SEP));
+  const flat = Array.from(sums.subarray(0, 5 * keys.length), (x) => x >>> 0);
+  return {
+    rows: shard.rowCount,
+    unmapped,
+    keys,
+    classes: flat,
+    sensitive: valueCounts(shard, args.sensitive),
+  };
+}
+
+function grownInt(a: Int32Array): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+function grownFloat(a: Float64Array): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(a.length * 2);
+  b.set(a);
+  return b;
 }
 
 function valueCounts(table: EncodedTable, names: readonly string[]): Record<string, Record<string, number>> {
@@ -195,48 +224,61 @@ export function summarizePart(args: {
   const names = part.columns.map((c) => c.name);
   const typeOf = new Map(args.attributes.map((a) => [a.name, a.type]));
   const qis = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [c] : []));
+  const others = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [] : [c]));
   const hashes = part.columns.map((c, i) => dictionaryHashes(i, c.dictionary));
+  const codes = part.columns.map((c) => c.codes);
   const classes = new TupleCounts(
     qis.length,
     qis.map((c) => part.columns[c]!.dictionary.length + 2),
   );
   const classOf = new Int32Array(part.rowCount);
-  const sums: number[] = [];
   const tuple = new Int32Array(qis.length);
   const tuples: number[][] = [];
-  const codes = part.columns.map((c) => c.codes);
+  let qiHash = new Int32Array(2 * 1024);
+  let sums = new Float64Array(3 * 1024);
   for (let j = 0; j < part.rowCount; j++) {
-    let h0 = ROW_SEED[0];
-    let h1 = ROW_SEED[1];
-    for (let c = 0; c < codes.length; c++) {
-      const code = codes[c]![j]!;
-      h0 = fold(h0, hashes[c]![2 * code]!);
-      h1 = fold(h1, hashes[c]![2 * code + 1]!);
-    }
     for (let q = 0; q < qis.length; q++) tuple[q] = codes[qis[q]!]![j]!;
     const known = classes.size;
     const id = classes.intern(tuple);
-    if (id === known) tuples.push(Array.from(tuple));
-    classes.counts[id]++;
     classOf[j] = id;
-    while (sums.length < 2 * id + 2) sums.push(0);
-    sums[2 * id] = (sums[2 * id]! + h0) >>> 0;
-    sums[2 * id + 1] = (sums[2 * id + 1]! + h1) >>> 0;
+    if (id === known) {
+      tuples.push(Array.from(tuple));
+      if (2 * id + 2 > qiHash.length) {
+        qiHash = grownInt(qiHash);
+        sums = grownFloat(sums);
+      }
+      let h0 = QI_SEED[0];
+      let h1 = QI_SEED[1];
+      for (let q = 0; q < qis.length; q++) {
+        const c = qis[q]!;
+        h0 = fold(h0, hashes[c]![2 * tuple[q]!]!);
+        h1 = fold(h1, hashes[c]![2 * tuple[q]! + 1]!);
+      }
+      qiHash[2 * id] = h0;
+      qiHash[2 * id + 1] = h1;
+    }
+    let o0 = OTHER_SEED[0];
+    let o1 = OTHER_SEED[1];
+    for (let k = 0; k < others.length; k++) {
+      const c = others[k]!;
+      const code = codes[c]![j]!;
+      o0 = fold(o0, hashes[c]![2 * code]!);
+      o1 = fold(o1, hashes[c]![2 * code + 1]!);
+    }
+    const at = 3 * id;
+    sums[at]!++;
+    sums[at + 1] = (sums[at + 1]! + join(qiHash[2 * id]!, o0, 0)) % 2 ** 32;
+    sums[at + 2] = (sums[at + 2]! + join(qiHash[2 * id + 1]!, o1, 1)) % 2 ** 32;
   }
+  // (A released dictionary may list a value twice: its codes are then two ids of one class,
+  // merged by key in the reduce.)
   const keys = tuples.map((t) => t.map((code, q) => part.columns[qis[q]!]!.dictionary[code]!).join(SEP));
-  const out: PartSummary['classes'] = {};
-  // (A released dictionary may list a value twice: its codes are one class.)
-  keys.forEach((key, id) => {
-    const [n, f0, f1] = out[key] ?? [0, 0, 0];
-    out[key] = [n + classes.counts[id]!, (f0 + sums[2 * id]!) >>> 0, (f1 + sums[2 * id + 1]!) >>> 0];
-  });
   const sensitive: PartSummary['sensitive'] = {};
   for (const name of args.sensitive) {
     const c = names.indexOf(name);
     if (c < 0) continue;
-    const { dictionary } = part.columns[c]!;
-    // Counted by (class, code) first, densely when that is small; strings once per pair.
-    const width = dictionary.length;
+    // Counted by (class, code), densely when that is small.
+    const width = part.columns[c]!.dictionary.length;
     const column = codes[c]!;
     const pairs = new Map<number, number>();
     if (classes.size * width <= 1 << 24) {
@@ -248,13 +290,12 @@ export function summarizePart(args: {
         const at = classOf[j]! * width + column[j]!;
         pairs.set(at, (pairs.get(at) ?? 0) + 1);
       }
-    for (const [at, n] of pairs) {
-      const value = dictionary[at % width]!;
-      const byValue = ((sensitive[keys[Math.floor(at / width)]!] ??= {})[name] ??= {});
-      byValue[value] = (byValue[value] ?? 0) + n;
-    }
+    const cells: number[] = [];
+    for (const [at, n] of pairs) cells.push(Math.floor(at / width), at % width, n);
+    sensitive[name] = { values: part.columns[c]!.dictionary, cells };
   }
-  return { rows: part.rowCount, names, filesAgree, classes: out, sensitive };
+  const flat = Array.from(sums.subarray(0, 3 * keys.length), (x) => x >>> 0);
+  return { rows: part.rowCount, names, filesAgree, keys, classes: flat, sensitive };
 }
 
 function codedOf(table: EncodedTable) {
@@ -308,24 +349,25 @@ export function checkPieces(args: {
   for (const s of shards) {
     inputRows += s.rows;
     unmapped += s.unmapped;
-    for (const [key, [n, f0, f1, g0, g1]] of Object.entries(s.classes)) {
-      const e = expected.get(key) ?? { n: 0, f: [0, 0], g: [0, 0] };
-      e.n += n;
-      addInto(e.f, f0, f1);
-      addInto(e.g, g0, g1);
-      expected.set(key, e);
-    }
+    s.keys.forEach((key, i) => {
+      let e = expected.get(key);
+      if (!e) expected.set(key, (e = { n: 0, f: [0, 0], g: [0, 0] }));
+      const at = 5 * i;
+      e.n += s.classes[at]!;
+      addInto(e.f, s.classes[at + 1]!, s.classes[at + 2]!);
+      addInto(e.g, s.classes[at + 3]!, s.classes[at + 4]!);
+    });
   }
   const released = new Map<string, { n: number; f: Fingerprint }>();
   let releasedRows = 0;
   for (const p of parts) {
     releasedRows += p.rows;
-    for (const [key, [n, f0, f1]] of Object.entries(p.classes)) {
-      const r = released.get(key) ?? { n: 0, f: [0, 0] };
-      r.n += n;
-      addInto(r.f, f0, f1);
-      released.set(key, r);
-    }
+    p.keys.forEach((key, i) => {
+      let r = released.get(key);
+      if (!r) released.set(key, (r = { n: 0, f: [0, 0] }));
+      r.n += p.classes[3 * i]!;
+      addInto(r.f, p.classes[3 * i + 1]!, p.classes[3 * i + 2]!);
+    });
   }
   const qiCount = args.names.filter(
     (n) => args.attributes.find((a) => a.name === n)?.type === 'quasi-identifying',
@@ -382,13 +424,24 @@ export function checkPieces(args: {
   const classes = [...released.entries()].flatMap(([key, r]) =>
     key !== star ? [{ key, size: r.n }] : starClassReleased ? [{ key, size: starClass!.n }] : [],
   );
-  const saCounts = (key: string, attribute: string): Map<string, number> => {
-    const counts = new Map<string, number>();
-    for (const p of parts)
-      for (const [v, n] of Object.entries(p.sensitive[key]?.[attribute] ?? {}))
-        counts.set(v, (counts.get(v) ?? 0) + n);
-    return counts;
-  };
+  // Per attribute, per class key: the released values' counts over every part.
+  const saByClass = new Map<string, Map<string, Map<string, number>>>();
+  for (const attribute of args.sensitive.keys()) {
+    const byClass = new Map<string, Map<string, number>>();
+    for (const p of parts) {
+      const { values, cells } = p.sensitive[attribute] ?? { values: [], cells: [] };
+      for (let i = 0; i < cells.length; i += 3) {
+        const key = p.keys[cells[i]!]!;
+        let counts = byClass.get(key);
+        if (!counts) byClass.set(key, (counts = new Map()));
+        const value = values[cells[i + 1]!]!;
+        counts.set(value, (counts.get(value) ?? 0) + cells[i + 2]!);
+      }
+    }
+    saByClass.set(attribute, byClass);
+  }
+  const saCounts = (key: string, attribute: string): Map<string, number> =>
+    saByClass.get(attribute)?.get(key) ?? new Map();
   const tally = new ModelTally(claims.privacy);
   for (const { key, size } of classes) {
     claims.privacy.forEach((model, m) => {

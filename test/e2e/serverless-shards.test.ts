@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeArrow, readArrow } from '../../src/data/arrow.ts';
 import { encodeCsv } from '../../src/data/csv.ts';
-import { PpdpError } from '../../src/errors.ts';
+import { HierarchyError, PpdpError } from '../../src/errors.ts';
 import { methodFor } from '../../src/methods/registry.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { forgetAll } from '../../src/pipeline/memo.ts';
@@ -222,5 +222,36 @@ describe('a shard that holds a value its hierarchy lacks', () => {
     ws.write('adult.csv', `${lines.join('\n')}\n`);
     const run = executeRelease({ spec: ws.spec, out: join(ws.dir, 'out', 'refused'), shards: 3 });
     await expect(run).rejects.toThrow(new RegExp(`row ${lines.length}\\b`));
+  });
+});
+
+describe('map states in worker threads', () => {
+  it('release the same bytes as in one thread, and a refusal in a worker keeps its class and code', async () => {
+    const ws = adultWorkspace();
+    const outs = [0, 2].map((workers) => join(ws.dir, 'out', `workers-${workers}`));
+    for (const [i, workers] of [0, 2].entries())
+      await executeRelease(
+        { spec: ws.spec, out: outs[i]!, shards: 3, rowsPerPart: 10000 },
+        { workers, workerMinRows: 0 },
+      );
+    const names = (dir: string) => readdirSync(join(dir, 'data')).sort();
+    expect(names(outs[1]!)).toEqual(names(outs[0]!));
+    for (const name of names(outs[0]!))
+      expect(
+        readFileSync(join(outs[1]!, 'data', name)).equals(readFileSync(join(outs[0]!, 'data', name))),
+        name,
+      ).toBe(true);
+    expect(withoutTimings(join(outs[1]!, 'report.json'))).toBe(withoutTimings(join(outs[0]!, 'report.json')));
+
+    const lines = ws.read('adult.csv').trimEnd().split('\n');
+    lines[lines.length - 1] = lines.at(-1)!.replace(/^Female;52;/, 'Female;123;');
+    ws.write('adult.csv', `${lines.join('\n')}\n`);
+    const refused = await executeRelease(
+      { spec: ws.spec, out: join(ws.dir, 'out', 'refused'), shards: 3 },
+      { workers: 2, workerMinRows: 0 },
+    ).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(HierarchyError);
+    expect((refused as HierarchyError).code).toMatch(/^E_HIERARCHY/);
+    expect((refused as Error).message).toMatch(new RegExp(`row ${lines.length}\\b`));
   });
 });
