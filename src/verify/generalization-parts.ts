@@ -284,7 +284,7 @@ export function summarizePart(args: {
     if (classes.size * width <= 1 << 24) {
       const counts = new Int32Array(classes.size * width);
       for (let j = 0; j < part.rowCount; j++) counts[classOf[j]! * width + column[j]!]!++;
-      counts.forEach((n, at) => n > 0 && pairs.set(at, n));
+      for (let at = 0; at < counts.length; at++) if (counts[at]! > 0) pairs.set(at, counts[at]!);
     } else
       for (let j = 0; j < part.rowCount; j++) {
         const at = classOf[j]! * width + column[j]!;

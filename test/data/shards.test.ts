@@ -33,12 +33,10 @@ function checkShards(path: string, rowsPerShard: number, options = {}): number {
     shards++;
     expect(shard.rowCount).toBe(Math.min(rowsPerShard, whole.rowCount - at));
     for (let r = 0; r < shard.rowCount; r++) expect(cells(shard, r)).toEqual(cells(whole, at + r));
-    if (previous)
-      shard.columns.forEach((c, i) =>
-        expect(c.dictionary.slice(0, previous!.columns[i]!.dictionary.length)).toEqual(
-          previous!.columns[i]!.dictionary,
-        ),
-      );
+    for (const [i, c] of shard.columns.entries()) {
+      const before = previous?.columns[i]!.dictionary ?? [];
+      expect(c.dictionary.slice(0, before.length)).toEqual(before);
+    }
     digest.add(shard);
     previous = shard;
     at += shard.rowCount;
