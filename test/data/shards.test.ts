@@ -34,7 +34,7 @@ function checkShards(path: string, rowsPerShard: number, options = {}): number {
     expect(shard.rowCount).toBe(Math.min(rowsPerShard, whole.rowCount - at));
     for (let r = 0; r < shard.rowCount; r++) expect(cells(shard, r)).toEqual(cells(whole, at + r));
     for (const [i, c] of shard.columns.entries()) {
-      const before = previous?.columns[i]!.dictionary ?? [];
+      const before = previous ? previous.columns[i]!.dictionary : [];
       expect(c.dictionary.slice(0, before.length)).toEqual(before);
     }
     digest.add(shard);
