@@ -2,12 +2,13 @@
  * How a state runs as a Lambda function: stores from the environment, logs, metrics and an
  * X-Ray subsegment through Powertools (observability.ts: names, counts and times; never data
  * values, never error messages — those can name a value of the input and go to error.json
- * instead), errors named for the state machine, and nothing kept between invocations. The
+ * instead), errors named for the state machine, and nothing kept in memory between states or
+ * invocations. The
  * WASM core is provided by runtime.ts, the handlers' entry.
  */
 import { PpdpError } from '../../src/errors.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
-import { forgetAll } from '../../src/pipeline/memo.ts';
+import { keepNothing } from '../../src/pipeline/memo.ts';
 import type { PhaseEnv } from '../../src/pipeline/states/types.ts';
 import { storeResolver } from '../../src/pipeline/storage/index.ts';
 import { log, traced } from './observability.ts';
@@ -40,6 +41,9 @@ export function stateHandler<I, O>(
   state: string,
   phase: (input: I, env: PhaseEnv) => Promise<O>,
 ): (input: I, context?: LambdaContext) => Promise<O> {
+  // Each state is its own function: nothing one state keeps could serve the next, and a
+  // state that kept what it wrote (Plan, every shard) would hold the whole table.
+  keepNothing();
   return traced(state, async (input: I, context?: LambdaContext) => {
     env ??= lambdaEnv();
     const t0 = performance.now();
@@ -66,9 +70,6 @@ export function stateHandler<I, O>(
       // the CLI shows it, so ReportFailure's error.json says how to fix it.
       if (e instanceof PpdpError && e.hint && !e.message.includes('\n  hint: ')) e.message = e.describe();
       throw e;
-    } finally {
-      // A warm function serves other runs next: nothing of this one stays in memory.
-      forgetAll();
     }
   });
 }
