@@ -68,7 +68,7 @@ const invocationsOf: Record<string, number> = {
 const PER_ITEM = new Set(['CountShard', 'ApplyShard', 'Assemble', 'VerifySlice']);
 
 /** a + b·n through the two measurements, b ≥ 0; a per-item state's larger measurement. */
-function fit(pick: (m: Measured) => number, state: string): (n: number) => number {
+function projected(pick: (m: Measured) => number, state: string): (n: number) => number {
   if (PER_ITEM.has(state)) return () => pick(large.states[state]!);
   const y0 = pick(small.states[state]!);
   const y1 = pick(large.states[state]!);
@@ -79,8 +79,9 @@ function fit(pick: (m: Measured) => number, state: string): (n: number) => numbe
 
 const states = Object.keys(invocationsOf).map((state) => {
   const m = large.states[state]!;
-  const peakMiB = fit((x) => x.peakMiB, state)(rows);
-  const slowestS = (fit((x) => x.maxMs, state)(rows) / 1000) * Math.max(1, MB_PER_VCPU / m.configuredMiB);
+  const peakMiB = projected((x) => x.peakMiB, state)(rows);
+  const slowestS =
+    (projected((x) => x.maxMs, state)(rows) / 1000) * Math.max(1, MB_PER_VCPU / m.configuredMiB);
   // Each invocation's time: the per-invocation mean at the large run, scaled like the slowest.
   const meanS = (m.sumMs / m.invocations / m.maxMs) * slowestS;
   const invocations = invocationsOf[state]!;
