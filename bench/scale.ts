@@ -265,6 +265,8 @@ const PHASES: [string, (t: Record<string, number>) => number | undefined][] = [
   ['merge', (t) => sharded(t, t.merge)],
   ['apply', (t) => sharded(t, t.apply)],
   ['assemble', (t) => sharded(t, t.assemble)],
+  // Verification in slices: the input shards' and the output parts' (summed over slices).
+  ['check', (t) => sharded(t, (t['check-shard'] ?? 0) + (t['check-part'] ?? 0) || undefined)],
   ['build', (t) => t.build],
   ['verify', (t) => t.verify],
   ['total', (t) => t.total],

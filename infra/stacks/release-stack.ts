@@ -117,7 +117,8 @@ function sizing(rowsPerShard: number): Record<TaskName, Sizing> {
     tmp: 2048,
   };
   return {
-    Plan: BIG,
+    // Plan downloads the input to /tmp and streams it: the most ephemeral storage Lambda gives.
+    Plan: { ...BIG, tmp: 10_240 },
     CountShard: shard,
     Search: BIG,
     ApplyShard: shard,
