@@ -125,39 +125,18 @@ export function expectShard(args: {
     mask0 = fold(mask0, a);
     mask1 = fold(mask1, b);
   }
-  const classes = new TupleCounts(
-    qis.length,
+  const classes = new ClassSums(
     labels.map((l) => l.length + 2),
+    (q, l, lane) => (l < 0 ? 0 : labelHashes[q]![2 * l + lane]!),
+    [mask0, mask1],
   );
   const tuple = new Int32Array(qis.length);
-  const tuples: number[][] = [];
-  // Per class: its QI hash (2 lanes), then size and the four fingerprint lanes.
-  let qiHash = new Int32Array(2 * 1024);
-  let sums = new Float64Array(5 * 1024);
   let unmapped = 0;
   for (let r = 0; r < shard.rowCount; r++) {
     for (let q = 0; q < qis.length; q++) {
       const id = labelOf[q]![qiCodes[q]![r]!]!;
       if (id < 0) unmapped++;
       tuple[q] = id;
-    }
-    const known = classes.size;
-    const id = classes.intern(tuple);
-    if (id === known) {
-      tuples.push(Array.from(tuple));
-      if (2 * id + 2 > qiHash.length) {
-        qiHash = grownInt(qiHash);
-        sums = grownFloat(sums);
-      }
-      let h0 = QI_SEED[0];
-      let h1 = QI_SEED[1];
-      for (let q = 0; q < qis.length; q++) {
-        const l = tuple[q]!;
-        h0 = fold(h0, l < 0 ? 0 : labelHashes[q]![2 * l]!);
-        h1 = fold(h1, l < 0 ? 0 : labelHashes[q]![2 * l + 1]!);
-      }
-      qiHash[2 * id] = h0;
-      qiHash[2 * id + 1] = h1;
     }
     let o0 = OTHER_SEED[0];
     let o1 = OTHER_SEED[1];
@@ -166,22 +145,79 @@ export function expectShard(args: {
       o0 = fold(o0, otherHashes[k]![2 * code]!);
       o1 = fold(o1, otherHashes[k]![2 * code + 1]!);
     }
-    const at = 5 * id;
-    sums[at]!++;
-    sums[at + 1] = (sums[at + 1]! + join(qiHash[2 * id]!, o0, 0)) % 2 ** 32;
-    sums[at + 2] = (sums[at + 2]! + join(qiHash[2 * id + 1]!, o1, 1)) % 2 ** 32;
-    sums[at + 3] = (sums[at + 3]! + join(mask0, o0, 0)) % 2 ** 32;
-    sums[at + 4] = (sums[at + 4]! + join(mask1, o1, 1)) % 2 ** 32;
+    classes.add(tuple, o0, o1);
   }
-  const keys = tuples.map((t) => t.map((l, q) => (l < 0 ? '\u0001unmapped' : labels[q]![l]!)).join(SEP));
-  const flat = Array.from(sums.subarray(0, 5 * keys.length), (x) => x >>> 0);
   return {
     rows: shard.rowCount,
     unmapped,
-    keys,
-    classes: flat,
+    keys: classes.tuples.map((t) => t.map((l, q) => (l < 0 ? '\u0001unmapped' : labels[q]![l]!)).join(SEP)),
+    classes: classes.flat(),
     sensitive: valueCounts(shard, args.sensitive),
   };
+}
+
+/**
+ * Classes (QI tuples) with, per class, its size and its rows' fingerprint (2 lanes), and
+ * with a mask's QI hash, the fingerprint of the same rows masked (2 more lanes). A class's QI
+ * hash is computed once, when it first occurs; each row brings the hash of its other cells.
+ */
+class ClassSums {
+  private readonly classes: TupleCounts;
+  readonly tuples: number[][] = [];
+  private readonly lanes: number;
+  private qiHash = new Int32Array(2 * 1024);
+  private sums: Float64Array;
+
+  constructor(
+    radices: readonly number[],
+    /** The hash of value `v` of QI `q`, one lane. */
+    private readonly hashOf: (q: number, v: number, lane: number) => number,
+    private readonly mask?: Fingerprint,
+  ) {
+    this.classes = new TupleCounts(radices.length, radices);
+    this.lanes = mask ? 5 : 3;
+    this.sums = new Float64Array(this.lanes * 1024);
+  }
+
+  /** Adds a row of class `tuple` whose other cells hash to (o0, o1); returns its class id. */
+  add(tuple: Int32Array, o0: number, o1: number): number {
+    const known = this.classes.size;
+    const id = this.classes.intern(tuple);
+    if (id === known) {
+      this.tuples.push(Array.from(tuple));
+      if (2 * id + 2 > this.qiHash.length) {
+        this.qiHash = grownInt(this.qiHash);
+        this.sums = grownFloat(this.sums);
+      }
+      let h0 = QI_SEED[0];
+      let h1 = QI_SEED[1];
+      for (let q = 0; q < tuple.length; q++) {
+        h0 = fold(h0, this.hashOf(q, tuple[q]!, 0));
+        h1 = fold(h1, this.hashOf(q, tuple[q]!, 1));
+      }
+      this.qiHash[2 * id] = h0;
+      this.qiHash[2 * id + 1] = h1;
+    }
+    const sums = this.sums;
+    const at = this.lanes * id;
+    sums[at]!++;
+    sums[at + 1] = (sums[at + 1]! + join(this.qiHash[2 * id]!, o0, 0)) % 2 ** 32;
+    sums[at + 2] = (sums[at + 2]! + join(this.qiHash[2 * id + 1]!, o1, 1)) % 2 ** 32;
+    if (this.mask) {
+      sums[at + 3] = (sums[at + 3]! + join(this.mask[0], o0, 0)) % 2 ** 32;
+      sums[at + 4] = (sums[at + 4]! + join(this.mask[1], o1, 1)) % 2 ** 32;
+    }
+    return id;
+  }
+
+  get size(): number {
+    return this.classes.size;
+  }
+
+  /** Per class in order of first occurrence: size, then the fingerprint lanes. */
+  flat(): number[] {
+    return Array.from(this.sums.subarray(0, this.lanes * this.tuples.length), (x) => x >>> 0);
+  }
 }
 
 function grownInt(a: Int32Array): Int32Array<ArrayBuffer> {
@@ -227,36 +263,14 @@ export function summarizePart(args: {
   const others = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [] : [c]));
   const hashes = part.columns.map((c, i) => dictionaryHashes(i, c.dictionary));
   const codes = part.columns.map((c) => c.codes);
-  const classes = new TupleCounts(
-    qis.length,
+  const classes = new ClassSums(
     qis.map((c) => part.columns[c]!.dictionary.length + 2),
+    (q, v, lane) => hashes[qis[q]!]![2 * v + lane]!,
   );
   const classOf = new Int32Array(part.rowCount);
   const tuple = new Int32Array(qis.length);
-  const tuples: number[][] = [];
-  let qiHash = new Int32Array(2 * 1024);
-  let sums = new Float64Array(3 * 1024);
   for (let j = 0; j < part.rowCount; j++) {
     for (let q = 0; q < qis.length; q++) tuple[q] = codes[qis[q]!]![j]!;
-    const known = classes.size;
-    const id = classes.intern(tuple);
-    classOf[j] = id;
-    if (id === known) {
-      tuples.push(Array.from(tuple));
-      if (2 * id + 2 > qiHash.length) {
-        qiHash = grownInt(qiHash);
-        sums = grownFloat(sums);
-      }
-      let h0 = QI_SEED[0];
-      let h1 = QI_SEED[1];
-      for (let q = 0; q < qis.length; q++) {
-        const c = qis[q]!;
-        h0 = fold(h0, hashes[c]![2 * tuple[q]!]!);
-        h1 = fold(h1, hashes[c]![2 * tuple[q]! + 1]!);
-      }
-      qiHash[2 * id] = h0;
-      qiHash[2 * id + 1] = h1;
-    }
     let o0 = OTHER_SEED[0];
     let o1 = OTHER_SEED[1];
     for (let k = 0; k < others.length; k++) {
@@ -265,14 +279,13 @@ export function summarizePart(args: {
       o0 = fold(o0, hashes[c]![2 * code]!);
       o1 = fold(o1, hashes[c]![2 * code + 1]!);
     }
-    const at = 3 * id;
-    sums[at]!++;
-    sums[at + 1] = (sums[at + 1]! + join(qiHash[2 * id]!, o0, 0)) % 2 ** 32;
-    sums[at + 2] = (sums[at + 2]! + join(qiHash[2 * id + 1]!, o1, 1)) % 2 ** 32;
+    classOf[j] = classes.add(tuple, o0, o1);
   }
   // (A released dictionary may list a value twice: its codes are then two ids of one class,
   // merged by key in the reduce.)
-  const keys = tuples.map((t) => t.map((code, q) => part.columns[qis[q]!]!.dictionary[code]!).join(SEP));
+  const keys = classes.tuples.map((t) =>
+    t.map((code, q) => part.columns[qis[q]!]!.dictionary[code]!).join(SEP),
+  );
   const sensitive: PartSummary['sensitive'] = {};
   for (const name of args.sensitive) {
     const c = names.indexOf(name);
@@ -294,8 +307,7 @@ export function summarizePart(args: {
     for (const [at, n] of pairs) cells.push(Math.floor(at / width), at % width, n);
     sensitive[name] = { values: part.columns[c]!.dictionary, cells };
   }
-  const flat = Array.from(sums.subarray(0, 3 * keys.length), (x) => x >>> 0);
-  return { rows: part.rowCount, names, filesAgree, keys, classes: flat, sensitive };
+  return { rows: part.rowCount, names, filesAgree, keys, classes: classes.flat(), sensitive };
 }
 
 function codedOf(table: EncodedTable) {
