@@ -2,10 +2,10 @@
  * `ppdp evaluate <data.csv|data.arrow|release-dir> --spec <release.json>` (or the roles by
  * flags): risk and utility of a table as it is, from ppdp or another tool (src/evaluate/).
  */
-import { existsSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { readTable } from '../data/read.ts';
-import type { EncodedTable } from '../data/table.ts';
+import { concatTables, type EncodedTable } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import { type Evaluation, evaluateTable } from '../evaluate/evaluate.ts';
 import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
@@ -96,8 +96,10 @@ export function evaluateCommand(args: string[]): number {
     );
   }
   const kernel = groupingKernelOption(values.kernel);
-  const path = tablePath(positionals[0]!);
-  const table = readTable(path, { delimiter: values.delimiter });
+  const paths = tablePaths(positionals[0]!);
+  const path = paths[0]!;
+  const source = paths.length > 1 ? `${basename(positionals[0]!)} (${paths.length} parts)` : basename(path);
+  const table = concatTables(paths.map((p) => readTable(p, { delimiter: values.delimiter })));
   const list = (s: string | undefined) =>
     (s ?? '')
       .split(',')
@@ -114,7 +116,7 @@ export function evaluateCommand(args: string[]): number {
     );
     evaluation = evaluateTable({
       table,
-      source: basename(path),
+      source,
       quasiIdentifiers: spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name),
       sensitive: spec.attributes.filter((a) => a.type === 'sensitive').map((a) => a.name),
       original,
@@ -140,7 +142,7 @@ export function evaluateCommand(args: string[]): number {
     );
     evaluation = evaluateTable({
       table,
-      source: basename(path),
+      source,
       quasiIdentifiers: list(values.qi),
       sensitive: list(values.sensitive),
       ...(original ? { original } : {}),
@@ -157,8 +159,11 @@ export function evaluateCommand(args: string[]): number {
   return 0;
 }
 
-/** A folder means its data.arrow (else data.csv): a release folder. */
-function tablePath(path: string): string {
+/**
+ * A folder means its data.arrow (else data.csv), or the Arrow files of its parts in order
+ * (data/part-*.arrow, a large release): a release folder.
+ */
+function tablePaths(path: string): string[] {
   if (!existsSync(path)) {
     throw new PpdpError(
       'E_INPUT_MISSING',
@@ -166,11 +171,18 @@ function tablePath(path: string): string {
       'give a CSV, an Arrow file or a release folder',
     );
   }
-  if (!statSync(path).isDirectory()) return path;
-  for (const name of ['data.arrow', 'data.csv']) if (existsSync(join(path, name))) return join(path, name);
+  if (!statSync(path).isDirectory()) return [path];
+  for (const name of ['data.arrow', 'data.csv']) if (existsSync(join(path, name))) return [join(path, name)];
+  const parts = existsSync(join(path, 'data'))
+    ? readdirSync(join(path, 'data'))
+        .filter((f) => /^part-\d+\.arrow$/.test(f))
+        .sort()
+        .map((f) => join(path, 'data', f))
+    : [];
+  if (parts.length > 0) return parts;
   throw new PpdpError(
     'E_INPUT_MISSING',
-    `${path}: no data.arrow or data.csv`,
+    `${path}: no data.arrow, data.csv or data/part-*.arrow`,
     'point at a release folder or a table',
   );
 }

@@ -90,3 +90,45 @@ export function compactDictionary(
   }
   return { name, kind: 'dictionary', dictionary: used, codes: out };
 }
+
+/**
+ * Pieces of one column, each coded against its own dictionary, concatenated and coded against
+ * one dictionary: the pieces' values in order of first appearance.
+ */
+export function unionOfDictionaries(
+  total: number,
+  pieces: readonly { readonly dictionary: readonly string[]; readonly codes: Int32Array }[],
+): { dictionary: string[]; codes: Int32Array } {
+  const index = new Map<string, number>();
+  const dictionary: string[] = [];
+  const codes = new Int32Array(total);
+  let at = 0;
+  for (const piece of pieces) {
+    const remap = Int32Array.from(piece.dictionary, (v) => {
+      let code = index.get(v);
+      if (code === undefined) index.set(v, (code = dictionary.push(v) - 1));
+      return code;
+    });
+    for (let i = 0; i < piece.codes.length; i++) codes[at + i] = remap[piece.codes[i]!]!;
+    at += piece.codes.length;
+  }
+  return { dictionary, codes };
+}
+
+/** Tables with the same columns, one after another, as one table (dictionaries merged). */
+export function concatTables(tables: readonly EncodedTable[]): EncodedTable {
+  const first = tables[0]!;
+  if (tables.length === 1) return first;
+  const rowCount = tables.reduce((n, t) => n + t.rowCount, 0);
+  return {
+    ...first,
+    rowCount,
+    columns: first.columns.map((c, i) => ({
+      name: c.name,
+      ...unionOfDictionaries(
+        rowCount,
+        tables.map((t) => t.columns[i]!),
+      ),
+    })),
+  };
+}

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { executeRelease } from '../../src/pipeline/engine.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const CLI = new URL('../../bin/ppdp.mjs', import.meta.url).pathname;
@@ -57,6 +58,20 @@ describe('ppdp explore, evaluate and apply (bundled CLI)', () => {
     const evaluation = JSON.parse(readFileSync(json, 'utf8'));
     expect(evaluation.classes).toBe(report.privacy.classes);
     expect(evaluation.utility.ncp).toBeCloseTo(report.utility.ncp, 9);
+  });
+
+  it('evaluate reads a release in parts as one table', async () => {
+    const parts = join(ws.dir, 'in-parts');
+    await executeRelease({ spec: ws.spec, out: parts, rowsPerPart: 8000 });
+    const json = join(ws.dir, 'evaluate-parts.json');
+    const e = ppdp('evaluate', parts, '--spec', ws.spec, '--out', json);
+    expect(e.status, e.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(parts, 'report.json'), 'utf8'));
+    const evaluation = JSON.parse(readFileSync(json, 'utf8'));
+    expect(evaluation.source).toBe('in-parts (4 parts)');
+    expect(evaluation.rows).toBe(report.rows.released);
+    expect(evaluation.classes).toBe(report.privacy.classes);
+    expect(evaluation.kAchieved).toBe(5);
   });
 
   it('errors are clear and leave nothing behind', () => {

@@ -175,6 +175,15 @@ describe('a release in output parts', () => {
     for (const size of sizes) expect(size).toBeGreaterThan(6000);
     // Verified in slices: each input shard and each part apart, then compared.
     expect(readdirSync(outs[1]!).sort()).toEqual(['data', 'manifest.json', 'report.html', 'report.json']);
+    // Released again as one part into the same folder: the parts and their folder go.
+    await executeRelease({ spec: ws.spec, out: outs[1]!, shards: 3 });
+    expect(readdirSync(outs[1]!).sort()).toEqual([
+      'data.arrow',
+      'data.csv',
+      'manifest.json',
+      'report.html',
+      'report.json',
+    ]);
     expect(
       withoutTimings(join(outs[0]!, 'report.json')).replace(/"csv-equals-arrow".*?"detail":"[^"]*"/, ''),
     ).toBe(withoutTimings(join(whole, 'report.json')).replace(/"csv-equals-arrow".*?"detail":"[^"]*"/, ''));

@@ -76,6 +76,41 @@ describe('a release dropped in the bucket', () => {
     ).toHaveLength(3);
   });
 
+  it('publishes a release in parts under data/, each part verified and hashed, the same rows as the filesystem run', async () => {
+    const result = await executeRelease(
+      {
+        spec: SPEC,
+        store: 's3://ppdp-test/parts',
+        shards: 2,
+        rowsPerPart: 10000,
+        work: 's3://ppdp-test/parts/work/',
+      },
+      { s3: s3.options(), workers: 2, workerMinRows: 0 },
+    );
+    expect(result.plan.parts).toBe(4);
+    const prefix = `parts/releases/adult/${result.plan.runId}/`;
+    const names = (await keys(prefix)).map((k) => k.slice(prefix.length));
+    expect(names.filter((n) => n.startsWith('data/part-'))).toHaveLength(8);
+    const manifest = JSON.parse(await text(`${prefix}manifest.json`));
+    const { createHash } = await import('node:crypto');
+    for (const f of manifest.files)
+      expect(
+        createHash('sha256')
+          .update(await store.get(prefix + f.name))
+          .digest('hex'),
+        f.name,
+      ).toBe(f.sha256);
+    const rows = async (files: string[], read: (name: string) => Promise<string>) =>
+      (await Promise.all(files.map(async (n) => (await read(n)).split(/\r?\n/).slice(1))))
+        .flat()
+        .filter((l) => l !== '')
+        .sort();
+    const csvs = names.filter((n) => n.endsWith('.csv'));
+    expect(await rows(csvs, (n) => text(prefix + n))).toEqual(
+      await rows(['data.csv'], async (n) => readFileSync(join(directOut, n), 'utf8')),
+    );
+  });
+
   it('runs from the CLI with --store and --endpoint', () => {
     const r = spawnSync(
       process.execPath,

@@ -5,7 +5,7 @@
 import { DataType, tableFromIPC } from 'apache-arrow';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
-import { compactDictionary, type OutputColumn } from '../../data/table.ts';
+import { compactDictionary, type OutputColumn, unionOfDictionaries } from '../../data/table.ts';
 import { keyedRandom } from '../../util/keys.ts';
 import { recall } from '../memo.ts';
 import { scatterKey } from './apply-shard.ts';
@@ -101,28 +101,4 @@ function outputColumns(bytes: Uint8Array): OutputColumn[] {
     );
     return { name: field.name, kind: 'dictionary', dictionary, codes };
   });
-}
-
-/**
- * Pieces of one column, each coded against its own dictionary, concatenated and coded against
- * one dictionary: the pieces' values in order of first appearance.
- */
-function unionOfDictionaries(
-  total: number,
-  pieces: readonly { readonly dictionary: readonly string[]; readonly codes: Int32Array }[],
-): { dictionary: string[]; codes: Int32Array } {
-  const index = new Map<string, number>();
-  const dictionary: string[] = [];
-  const codes = new Int32Array(total);
-  let at = 0;
-  for (const piece of pieces) {
-    const remap = Int32Array.from(piece.dictionary, (v) => {
-      let code = index.get(v);
-      if (code === undefined) index.set(v, (code = dictionary.push(v) - 1));
-      return code;
-    });
-    for (let i = 0; i < piece.codes.length; i++) codes[at + i] = remap[piece.codes[i]!]!;
-    at += piece.codes.length;
-  }
-  return { dictionary, codes };
 }
