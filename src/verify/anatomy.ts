@@ -12,7 +12,7 @@
 import type { EncodedTable } from '../data/table.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec } from '../spec/spec.ts';
-import { bump, type DecodedTable, fail, SEP, sameTable } from './common.ts';
+import { bump, type DecodedTable, fail, releasedNames, SEP, sameTable } from './common.ts';
 
 export interface StagedPair {
   readonly arrow: DecodedTable;
@@ -42,7 +42,7 @@ type Add = (name: string, passed: boolean, detail: string) => void;
 /** The released columns, and the input's rows as the checks read them. */
 interface Context {
   readonly n: number;
-  readonly releasedNames: string[];
+  readonly released: string[];
   readonly qitNames: string[];
   readonly inputQi: ((r: number) => string)[];
   readonly inputSa: (r: number) => string;
@@ -92,14 +92,13 @@ function checkFilePairs({ qit, st, data }: AnatomyVerifyInput, add: Add): void {
 /** No identifying column; QIT = released columns but the SA, + bucket; ST; data. */
 function checkColumns(args: AnatomyVerifyInput, add: Add): Context | undefined {
   const { input, attributes, sensitive, qit, st, data, claims } = args;
-  const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
-  const releasedNames = input.columns.map((c) => c.name).filter((n) => typeOf.get(n) !== 'identifying');
-  const qitNames = releasedNames.filter((n) => n !== sensitive);
+  const released = releasedNames(input, attributes);
+  const qitNames = released.filter((n) => n !== sensitive);
   const expect = (table: DecodedTable, names: string[]) => table.names.join(SEP) === names.join(SEP);
   const columnsOk =
     expect(qit.arrow, [...qitNames, 'bucket']) &&
     expect(st.arrow, ['bucket', sensitive, 'count']) &&
-    expect(data.arrow, [...releasedNames, 'bucket']);
+    expect(data.arrow, [...released, 'bucket']);
   add(
     'columns',
     columnsOk,
@@ -114,7 +113,7 @@ function checkColumns(args: AnatomyVerifyInput, add: Add): Context | undefined {
   };
   return {
     n: input.rowCount,
-    releasedNames,
+    released,
     qitNames,
     inputQi: qitNames.map(inputCol),
     inputSa: inputCol(sensitive),
@@ -239,13 +238,13 @@ function checkLDiversity({ sensitive, model, l }: AnatomyVerifyInput, stCounts: 
 /** The single table: the QIT's rows in the same order, the SA a permutation within each bucket. */
 function checkSingleTable(
   { qit, data, sensitive }: AnatomyVerifyInput,
-  { releasedNames }: Context,
+  { released }: Context,
   qitRows: number,
   stCounts: StCounts,
   add: Add,
 ): void {
   const dataRows = data.arrow.columns[0]?.length ?? 0;
-  const saAt = releasedNames.indexOf(sensitive);
+  const saAt = released.indexOf(sensitive);
   let rowMismatch = dataRows === qitRows ? 0 : Math.abs(dataRows - qitRows) || 1;
   const dataSa = new Map<string, Map<string, number>>();
   for (let j = 0; j < Math.min(dataRows, qitRows); j++) {
@@ -258,7 +257,7 @@ function checkSingleTable(
       }
       k++;
     }
-    const b = data.arrow.columns[releasedNames.length]![j]!;
+    const b = data.arrow.columns[released.length]![j]!;
     const values = dataSa.get(b) ?? new Map<string, number>();
     dataSa.set(b, values);
     bump(values, data.arrow.columns[saAt]![j]!, 1);

@@ -2,6 +2,7 @@
 import type { EncodedTable } from '../data/table.ts';
 import { VerificationError } from '../errors.ts';
 import type { VerificationCheck } from '../report/types.ts';
+import type { AttributeSpec } from '../spec/spec.ts';
 
 /** A released table decoded to strings: column names and one string[] per column. */
 export interface DecodedTable {
@@ -104,4 +105,10 @@ export function fail(checks: VerificationCheck[]): never {
     `verification failed, nothing was published: ${failed.map((c) => `${c.name} (${c.detail})`).join('; ')}`,
     'this is a bug in ppdp: please report it with the spec (not the data)',
   );
+}
+
+/** The columns a release must hold: every input column but the identifying ones, in input order. */
+export function releasedNames(input: EncodedTable, attributes: readonly AttributeSpec[]): string[] {
+  const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
+  return input.columns.map((c) => c.name).filter((n) => typeOf.get(n) !== 'identifying');
 }

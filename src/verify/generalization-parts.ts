@@ -23,7 +23,7 @@ import { readArrow } from '../data/arrow.ts';
 import type { EncodedTable } from '../data/table.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec } from '../spec/spec.ts';
-import { fail, SEP } from './common.ts';
+import { fail, releasedNames, SEP } from './common.ts';
 import {
   addInto,
   dictionaryHashes,
@@ -38,7 +38,7 @@ import {
 import type { GeneralizationClaims } from './generalization.ts';
 import { attributeOf, checkClass, ModelTally, type SensitiveContext } from './models.ts';
 import { csvHoldsTable } from './staged-csv.ts';
-import { TupleCounts } from './tuples.ts';
+import { grown, TupleCounts } from './tuples.ts';
 
 /**
  * What one input shard must be released as, per class (`keys[i]`, its QI labels joined):
@@ -67,12 +67,6 @@ export interface PartSummary {
   readonly keys: string[];
   readonly classes: number[];
   readonly sensitive: Record<string, { readonly values: string[]; readonly cells: number[] }>;
-}
-
-/** The released columns: every input column but the identifying ones, in input order. */
-export function releasedNames(input: EncodedTable, attributes: readonly AttributeSpec[]): string[] {
-  const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
-  return input.columns.map((c) => c.name).filter((n) => typeOf.get(n) !== 'identifying');
 }
 
 const MASK = '*';
@@ -186,8 +180,8 @@ class ClassSums {
     if (id === known) {
       this.tuples.push(Array.from(tuple));
       if (2 * id + 2 > this.qiHash.length) {
-        this.qiHash = grownInt(this.qiHash);
-        this.sums = grownFloat(this.sums);
+        this.qiHash = grown(this.qiHash, 2 * this.qiHash.length);
+        this.sums = grown(this.sums, 2 * this.sums.length);
       }
       let h0 = QI_SEED[0];
       let h1 = QI_SEED[1];
@@ -218,18 +212,6 @@ class ClassSums {
   flat(): number[] {
     return Array.from(this.sums.subarray(0, this.lanes * this.tuples.length), (x) => x >>> 0);
   }
-}
-
-function grownInt(a: Int32Array): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(a.length * 2);
-  b.set(a);
-  return b;
-}
-
-function grownFloat(a: Float64Array): Float64Array<ArrayBuffer> {
-  const b = new Float64Array(a.length * 2);
-  b.set(a);
-  return b;
 }
 
 function valueCounts(table: EncodedTable, names: readonly string[]): Record<string, Record<string, number>> {

@@ -12,7 +12,15 @@ import { readArrow } from '../data/arrow.ts';
 import type { EncodedTable } from '../data/table.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../spec/spec.ts';
-import { type CodedTable, codedTable, type DecodedTable, decodeTable, fail, SEP } from './common.ts';
+import {
+  type CodedTable,
+  codedTable,
+  type DecodedTable,
+  decodeTable,
+  fail,
+  releasedNames,
+  SEP,
+} from './common.ts';
 import {
   attributeOf,
   checkCounts,
@@ -22,7 +30,7 @@ import {
   saDomain,
 } from './models.ts';
 import { csvHoldsTable } from './staged-csv.ts';
-import { TupleCounts } from './tuples.ts';
+import { grown, TupleCounts } from './tuples.ts';
 
 export { type DecodedTable, decodeTable };
 
@@ -127,7 +135,7 @@ function checkFilesAgree(args: GeneralizationVerifyInput, arrow: CodedTable, add
 /** No identifying column is released; every other input column is. */
 function checkColumns(args: GeneralizationVerifyInput, arrow: CodedTable, add: Add): Layout | undefined {
   const typeOf = new Map(args.attributes.map((a) => [a.name, a.type]));
-  const names = args.input.columns.map((c) => c.name).filter((n) => typeOf.get(n) !== 'identifying');
+  const names = releasedNames(args.input, args.attributes);
   const namesOk = arrow.names.join(SEP) === names.join(SEP);
   add(
     'columns',
@@ -189,7 +197,7 @@ function expectedRows(args: GeneralizationVerifyInput, layout: Layout): Expected
     const id = tuples.intern(tuple);
     tuples.counts[id]++;
     if (id === known) {
-      if (id === otherOf.length) otherOf = grown(otherOf);
+      if (id === otherOf.length) otherOf = grown(otherOf, 2 * otherOf.length);
       for (let o = 0; o < other.length; o++) other[o] = tuple[otherIndex[o]!]!;
       otherOf[id] = others.intern(other);
     }
@@ -332,12 +340,6 @@ function checkClaims(claims: GeneralizationClaims, classCount: number, minSize: 
     claimOk,
     `report claims ${claims.classes} classes, smallest ${claims.minClassSize}; found ${classCount}, smallest ${minSize}`,
   );
-}
-
-function grown(a: Int32Array): Int32Array {
-  const b = new Int32Array(a.length * 2);
-  b.set(a);
-  return b;
 }
 
 /** Value → its first code in a released dictionary. */

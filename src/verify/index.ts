@@ -11,13 +11,12 @@ import { codeCounts, type EncodedTable } from '../data/table.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { MethodName, ReleaseSpec } from '../spec/spec.ts';
 import { type AnatomyClaims, verifyAnatomy } from './anatomy.ts';
-import { decodeTable } from './common.ts';
+import { decodeTable, releasedNames } from './common.ts';
 import { type GeneralizationClaims, verifyGeneralization } from './generalization.ts';
 import {
   checkPieces,
   expectShard,
   type PartSummary,
-  releasedNames,
   type ShardExpectation,
   summarizePart,
 } from './generalization-parts.ts';

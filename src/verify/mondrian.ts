@@ -19,7 +19,7 @@
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../spec/spec.ts';
-import { fail } from './common.ts';
+import { fail, releasedNames } from './common.ts';
 import { checkClass, type SensitiveContext, type ValueCounts } from './models.ts';
 
 export interface MondrianClaims {
@@ -102,8 +102,8 @@ function checkShape(args: MondrianVerifyInput, add: Add): Shape | undefined {
   );
   const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
   const numeric = new Set(args.numeric);
-  const releasedNames = input.columns.map((c) => c.name).filter((n) => typeOf.get(n) !== 'identifying');
-  const expectedNames = releasedNames.flatMap((n) => (numeric.has(n) ? [n, `${n}_lo`, `${n}_hi`] : [n]));
+  const released = releasedNames(input, attributes);
+  const expectedNames = released.flatMap((n) => (numeric.has(n) ? [n, `${n}_lo`, `${n}_hi`] : [n]));
   const names = arrow.columns.map((c) => c.name);
   const namesOk = names.join('\u0000') === expectedNames.join('\u0000');
   add(
@@ -116,13 +116,13 @@ function checkShape(args: MondrianVerifyInput, add: Add): Shape | undefined {
   const rows = arrow.rowCount;
   add('row-count', rows === n, `${rows} rows released of ${n}`);
   if (rows !== n) return undefined;
-  const qis = releasedNames.filter((q) => typeOf.get(q) === 'quasi-identifying');
+  const qis = released.filter((q) => typeOf.get(q) === 'quasi-identifying');
   return {
     n,
     out: (name) => arrow.columns.find((c) => c.name === name)!,
     inp: (name) => input.columns.find((c) => c.name === name)!,
     qis,
-    others: releasedNames.filter((q) => typeOf.get(q) !== 'quasi-identifying'),
+    others: released.filter((q) => typeOf.get(q) !== 'quasi-identifying'),
     numericQis: qis.filter((q) => numeric.has(q)),
     categorical: qis.filter((q) => !numeric.has(q)),
   };

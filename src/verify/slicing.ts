@@ -16,7 +16,7 @@ import type { EncodedTable } from '../data/table.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec } from '../spec/spec.ts';
 import type { StagedPair } from './anatomy.ts';
-import { bump, type DecodedTable, fail, SEP, sameTable } from './common.ts';
+import { bump, type DecodedTable, fail, releasedNames, SEP, sameTable } from './common.ts';
 
 export interface SlicingClaims {
   readonly buckets: number;
@@ -81,8 +81,7 @@ export function verifySlicing(args: SlicingVerifyInput): VerificationCheck[] {
  */
 function checkColumns(args: SlicingVerifyInput, table: DecodedTable, add: Add): Context | undefined {
   const { input, attributes, claims } = args;
-  const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
-  const released = input.columns.map((c) => c.name).filter((n) => typeOf.get(n) !== 'identifying');
+  const released = releasedNames(input, attributes);
   const header = table.names;
   const groups = header.slice(0, -1).map((name) => name.split('+'));
   const flat = groups.flat();

@@ -153,7 +153,8 @@ export class TupleCounts {
   }
 }
 
-function grown<T extends Int32Array | Float64Array>(a: T, n: number): T {
+/** A copy of `a` in an array of `n` elements (n ≥ its length). */
+export function grown<T extends Int32Array | Float64Array>(a: T, n: number): T {
   const b = new (a.constructor as new (n: number) => T)(n);
   b.set(a);
   return b;

@@ -14,19 +14,14 @@ import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
 import { VerificationError } from '../../src/errors.ts';
 import type { VerificationCheck } from '../../src/report/types.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../../src/spec/spec.ts';
-import { codedTable } from '../../src/verify/common.ts';
+import { codedTable, releasedNames } from '../../src/verify/common.ts';
 import {
   decodeTable,
   type GeneralizationClaims,
   type GeneralizationVerifyInput,
   verifyGeneralization,
 } from '../../src/verify/generalization.ts';
-import {
-  checkPieces,
-  expectShard,
-  releasedNames,
-  summarizePart,
-} from '../../src/verify/generalization-parts.ts';
+import { checkPieces, expectShard, summarizePart } from '../../src/verify/generalization-parts.ts';
 import { csvHoldsTable } from '../../src/verify/staged-csv.ts';
 import { TupleCounts } from '../../src/verify/tuples.ts';
 
