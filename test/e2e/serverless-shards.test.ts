@@ -264,3 +264,19 @@ describe('map states in worker threads', () => {
     expect((refused as Error).message).toMatch(new RegExp(`row ${lines.length}\\b`));
   });
 });
+
+describe('a release request with a bad shard or part size', () => {
+  it.each(['shards', 'rowsPerShard', 'rowsPerPart'])(
+    '%s = 0 is refused before any work, naming the field',
+    async (field) => {
+      const ws = adultWorkspace(100);
+      const out = join(ws.dir, 'out', field);
+      const refused = await executeRelease({ spec: ws.spec, out, [field]: 0 }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(PpdpError);
+      expect((refused as PpdpError).code).toBe('E_REQUEST');
+      expect((refused as Error).message).toBe(`the release request's ${field} must be a whole number ≥ 1`);
+      expect((refused as PpdpError).hint).toMatch(new RegExp(`^e\\.g\\. "${field}": \\d+$`));
+      expect(existsSync(join(out, 'manifest.json'))).toBe(false);
+    },
+  );
+});

@@ -64,12 +64,13 @@ async function planFrom(
   for (const [field, v] of [
     ['shards', request.shards],
     ['rowsPerShard', request.rowsPerShard],
+    ['rowsPerPart', request.rowsPerPart],
   ] as const) {
     if (v !== undefined && !(Number.isInteger(v) && v >= 1)) {
       throw new SpecError(
         'E_REQUEST',
         `the release request's ${field} must be a whole number ≥ 1`,
-        'e.g. "shards": 4',
+        `e.g. "${field}": ${field === 'shards' ? 4 : 1_000_000}`,
       );
     }
   }
@@ -243,13 +244,6 @@ function rowsPerShard(request: ReleaseRequest, env: PhaseEnv, spec: ReleaseSpec)
 /** Output parts: one per `rowsPerPart` input rows (a single task writes one). */
 function partsOf(request: ReleaseRequest, rows: number, mode: 'sharded' | 'single'): number {
   const perPart = request.rowsPerPart ?? DEFAULT_ROWS_PER_PART;
-  if (!(Number.isInteger(perPart) && perPart >= 1)) {
-    throw new SpecError(
-      'E_REQUEST',
-      "the release request's rowsPerPart must be a whole number ≥ 1",
-      'e.g. "rowsPerPart": 2000000',
-    );
-  }
   return mode === 'single' ? 1 : Math.max(1, Math.ceil(rows / perPart));
 }
 
