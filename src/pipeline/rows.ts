@@ -41,6 +41,9 @@ export function shardRowsKey(index: number): string {
   return `rows/${index}.arrow`;
 }
 
+/** The work area's key of the input's dictionaries (the last shard's, with no rows). */
+export const DICTIONARIES_KEY = 'rows/dictionaries.arrow';
+
 /** A shard's rows as one Arrow IPC stream (schema, dictionaries, one record batch). */
 export function encodeShardRows(table: EncodedTable): Uint8Array {
   const types = table.columns.map((_, i) => new Dictionary(new Utf8(), new Int32(), i, false));

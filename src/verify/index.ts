@@ -193,16 +193,22 @@ function sensitiveContexts(spec: ReleaseSpec, table: EncodedTable): Map<string, 
 
 /**
  * Verification in pieces (sharded generalization, src/verify/generalization-parts.ts): each
- * input shard's expectation, each output part's summary, and the reduce over both. `last` is
- * the input's last shard, whose dictionaries hold every value (each shard's codes index them).
+ * input shard's expectation, each output part's summary, and the reduce over both. `values`
+ * holds the input's columns with every value in their dictionaries (the last shard's: each
+ * shard's codes index them); its rows are not needed.
  */
 export const pieces = {
-  expectShard(spec: ReleaseSpec, claims: unknown, shard: EncodedTable, last: EncodedTable): ShardExpectation {
-    const columns = shard.columns.map((c, i) => ({ ...c, dictionary: last.columns[i]!.dictionary }));
+  expectShard(
+    spec: ReleaseSpec,
+    claims: unknown,
+    shard: EncodedTable,
+    values: EncodedTable,
+  ): ShardExpectation {
+    const columns = shard.columns.map((c, i) => ({ ...c, dictionary: values.columns[i]!.dictionary }));
     return expectShard({
       shard: { ...shard, columns },
       attributes: spec.attributes,
-      hierarchyRows: rowsOf(spec, last, (a) => a.type === 'quasi-identifying'),
+      hierarchyRows: rowsOf(spec, values, (a) => a.type === 'quasi-identifying'),
       node: (claims as GeneralizationClaimsOfMethod).node,
       sensitive: modelAttributes(spec),
     });
@@ -219,7 +225,7 @@ export const pieces = {
 
   check(
     spec: ReleaseSpec,
-    last: EncodedTable,
+    values: EncodedTable,
     claims: unknown,
     shards: readonly ShardExpectation[],
     parts: readonly PartSummary[],
@@ -233,7 +239,7 @@ export const pieces = {
           for (const [v, n] of Object.entries(s.sensitive[name] ?? {})) share.set(v, (share.get(v) ?? 0) + n);
         for (const [v, n] of share) share.set(v, n / rows);
         const hierarchy = spec.attributes.find((a) => a.name === name)!.hierarchy;
-        const column = last.columns.find((c) => c.name === name)!;
+        const column = values.columns.find((c) => c.name === name)!;
         return [
           name,
           { table: share, hierarchy: hierarchy ? verifierHierarchyRows(column, hierarchy) : undefined },
@@ -241,7 +247,7 @@ export const pieces = {
       }),
     );
     return checkPieces({
-      names: releasedNames(last, spec.attributes),
+      names: releasedNames(values, spec.attributes),
       attributes: spec.attributes,
       shards,
       parts,

@@ -4,6 +4,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { checkInputFits } from '../../data/limits.ts';
+import type { EncodedTable } from '../../data/table.ts';
 import { PpdpError, SpecError } from '../../errors.ts';
 import { methodFor } from '../../methods/registry.ts';
 import { checkSpecFiles, loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
@@ -12,7 +13,7 @@ import { lockRun, RUN_LOCK_ENV } from '../lock.ts';
 import { remember } from '../memo.ts';
 import { type Claim, checkOutDir, claimFolder, storeFolder, unlock } from '../publish.ts';
 import { readInputShards, runIdOf } from '../release.ts';
-import { encodeShardRows, type RowsLayout, shardRowsKey } from '../rows.ts';
+import { DICTIONARIES_KEY, encodeShardRows, type RowsLayout, shardRowsKey } from '../rows.ts';
 import { dirKey, joinKey, type Location, putJson, type Store, utf8 } from '../storage/index.ts';
 import {
   DEFAULT_ROWS_PER_PART,
@@ -149,6 +150,7 @@ async function planClaimed(p: {
   const layout: RowsLayout = { rowCount: 0, shards: [], source: spec.input, delimiter: ',' };
   const digest = new CellDigest();
   let parts = 1;
+  let lastShard: EncodedTable | undefined;
   try {
     const writes: Promise<void>[] = [writeBundle(workLoc.store, wk('bundle/'), specPath, spec)];
     for (; !next.done; next = shardsRead.next()) {
@@ -165,6 +167,7 @@ async function planClaimed(p: {
       layout.shards.push({ firstRow: shard.firstRow, rows: shard.rowCount });
       Object.assign(layout, { rowCount: shard.firstRow + shard.rowCount, delimiter: shard.delimiter });
       const { firstRow: _, ...table } = shard;
+      lastShard = table;
       remember({ work: workUrlOf(workLoc), started }, shardRowsKey(index), table);
       // One shard's bytes in flight at a time: memory stays at about two shards.
       await Promise.all(writes.splice(0));
@@ -172,7 +175,20 @@ async function planClaimed(p: {
       env.say?.(`read ${layout.rowCount} rows (${index + 1} shards)`);
     }
     parts = partsOf(request, layout.rowCount, mode);
+    // The last shard's dictionaries hold every value: stored once, without rows, for the
+    // states that need the values but not the table (Search, the verification slices).
+    const dictionaries: EncodedTable = {
+      ...lastShard!,
+      rowCount: 0,
+      columns: lastShard!.columns.map(({ name, dictionary }) => ({
+        name,
+        dictionary,
+        codes: new Int32Array(0),
+      })),
+    };
+    remember({ work: workUrlOf(workLoc), started }, DICTIONARIES_KEY, dictionaries);
     writes.push(
+      workLoc.store.put(wk(DICTIONARIES_KEY), encodeShardRows(dictionaries)),
       putJson(
         workLoc.store,
         wk('shards.json'),

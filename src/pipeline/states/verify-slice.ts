@@ -9,7 +9,16 @@ import { pieces } from '../../verify/index.ts';
 import type { ManifestEntry } from '../publish.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import type { PhaseEnv, ShardTask } from './types.ts';
-import { disposeStaged, ms, openWork, partFiles, shardRows, stagedPaths, timing } from './work.ts';
+import {
+  disposeStaged,
+  inputDictionaries,
+  ms,
+  openWork,
+  partFiles,
+  shardRows,
+  stagedPaths,
+  timing,
+} from './work.ts';
 
 export interface SliceTask extends ShardTask {
   /** An input shard, or an output part. */
@@ -33,8 +42,8 @@ export async function verifySlice(task: SliceTask, env: PhaseEnv): Promise<{ row
   let rows: number;
   if (task.kind === 'shard') {
     const { claims } = await getJson<{ claims: unknown }>(store, work.key('search.json'));
-    const [shard, last] = await Promise.all([shardRows(work, task.index), shardRows(work, shards - 1)]);
-    const expected = pieces.expectShard(work.spec, claims, shard, last);
+    const [shard, values] = await Promise.all([shardRows(work, task.index), inputDictionaries(work)]);
+    const expected = pieces.expectShard(work.spec, claims, shard, values);
     await putJson(store, work.key(sliceKey('shard', task.index)), expected);
     rows = expected.rows;
   } else {

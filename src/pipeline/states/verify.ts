@@ -18,9 +18,9 @@ import {
   allRows,
   disposeStaged,
   gatherTimings,
+  inputDictionaries,
   ms,
   openWork,
-  shardRows,
   stagedPaths,
   timing,
   type Work,
@@ -77,14 +77,14 @@ async function verifyPieces(work: Work, claims: unknown): Promise<Verified> {
   const { parts } = work.file.plan;
   const read = <T>(kind: 'shard' | 'part', count: number) =>
     Promise.all(Array.from({ length: count }, (_, i) => getJson<T>(store, work.key(sliceKey(kind, i)))));
-  const [last, expected, summaries] = await Promise.all([
-    shardRows(work, shards - 1),
+  const [values, expected, summaries] = await Promise.all([
+    inputDictionaries(work),
     read<ShardExpectation>('shard', shards),
     read<PartSummary & { files: ManifestEntry[] }>('part', parts),
   ]);
   return {
-    checks: pieces.check(work.spec, last, claims, expected, summaries),
-    table: last,
+    checks: pieces.check(work.spec, values, claims, expected, summaries),
+    table: values,
     data: summaries.flatMap((s) => s.files),
   };
 }

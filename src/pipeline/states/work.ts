@@ -7,14 +7,17 @@
  * Work area (`plan.work`, a store URL ending in `/`):
  *   bundle/          the spec and its hierarchy files, as the later states load them
  *   plan.json        the request, the plan and the rows file's layout
- *   rows/N.arrow     the encoded input, one file per row shard (see rows.ts)
+ *   rows/N.arrow     the encoded input, one file per row shard (see rows.ts); the input's
+ *                    dictionaries without rows in rows/dictionaries.arrow
  *   shards.json      the shard items the Distributed Maps read
  *   counts/N.bin     per shard: distinct tuples with counts (CountShard); N.rows: each row's tuple
  *   search.json      node, claims and the method's report (Search); flags/N.bin per shard
  *   parts.json       the output part items the Distributed Map over parts reads
+ *   checks.json      the verification slices (input shards, then output parts) Check reads
  *   scatter/N/P.arrow per shard N and output part P: its released rows in input order (ApplyShard)
  *   built.json       single-shard methods: files, report and checks (Build)
  *   staging/         the release's files, verified before anything is published
+ *   verify/          per slice: an input shard's expected classes, an output part's summary
  *   verified.json    names, sizes and SHA-256 of the verified files (Verify)
  *   timings/         per state (and shard) wall times, gathered into the report
  *   error.json       what failed, when a run fails (ReportFailure)
@@ -29,7 +32,14 @@ import type { ShardSteps } from '../../methods/method.ts';
 import { methodFor } from '../../methods/registry.ts';
 import { loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
 import { type RunKey, recall } from '../memo.ts';
-import { concatShards, decodeShardRows, type RowsLayout, type ShardRange, shardRowsKey } from '../rows.ts';
+import {
+  concatShards,
+  DICTIONARIES_KEY,
+  decodeShardRows,
+  type RowsLayout,
+  type ShardRange,
+  shardRowsKey,
+} from '../rows.ts';
 import { baseKey, getJson, joinKey, type Location, putJson, type Store } from '../storage/index.ts';
 import type { PhaseEnv, PlanResult, ReleaseRequest } from './types.ts';
 
@@ -76,15 +86,13 @@ export async function shardRows(work: Work, index: number): Promise<EncodedTable
 
 /**
  * The input's columns with their dictionaries (the last shard's, which hold every value) and
- * no rows: what a state needs to know of the values without holding the table.
+ * no rows, as Plan stored them: what a state needs to know of the values without the table.
  */
 export async function inputDictionaries(work: Work): Promise<EncodedTable> {
-  const last = await shardRows(work, work.file.layout.shards.length - 1);
-  return {
-    ...last,
-    rowCount: 0,
-    columns: last.columns.map(({ name, dictionary }) => ({ name, dictionary, codes: new Int32Array(0) })),
-  };
+  return (
+    recall<EncodedTable>(runOf(work), DICTIONARIES_KEY) ??
+    decodeShardRows(await work.loc.store.get(work.key(DICTIONARIES_KEY)), work.file.layout, 0)
+  );
 }
 
 const workCache = new Map<string, Work>();
