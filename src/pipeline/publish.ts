@@ -202,10 +202,7 @@ export async function claimFolder(folder: Folder): Promise<Claim> {
   const names = await folder.list();
   const created = names === undefined;
   const others = (names ?? []).filter((n) => !isLockName(n));
-  const ours =
-    others.length === 0 ||
-    names!.includes(LOCK) ||
-    (others.includes(MANIFEST) && isManifest(await folder.read(MANIFEST)));
+  const ours = others.length === 0 || names!.includes(LOCK) || (await holdsReleaseOrLock(folder));
   if (!ours) {
     throw new OutputError(
       'E_OUT_NOT_RELEASE',
@@ -215,6 +212,20 @@ export async function claimFolder(folder: Folder): Promise<Claim> {
     );
   }
   return { token: await acquire(folder), created };
+}
+
+/**
+ * Whether the folder holds a ppdp manifest or lock, read directly. A listing is no snapshot: a
+ * run finishing while it is taken (manifest written, then lock removed) can leave neither in it.
+ * A ppdp folder always holds one of the two, so alternate reads find one unless runs keep
+ * starting and ending in between.
+ */
+async function holdsReleaseOrLock(folder: Folder): Promise<boolean> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (isManifest(await folder.read(MANIFEST))) return true;
+    if ((await folder.read(LOCK)) !== undefined) return true;
+  }
+  return false;
 }
 
 function isManifest(bytes: Uint8Array | undefined): boolean {
