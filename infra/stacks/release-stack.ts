@@ -138,6 +138,8 @@ class BucketAccess {
    * folder), Publish or ReportFailure gives it up. Only the lock's objects are written.
    */
   static readonly LOCKS = `releases/*/${LOCK}*`;
+  /** Where ReportFailure records a failure for a release's users (src/pipeline/states/report-failure.ts). */
+  static readonly FAILURES = 'releases/*/error.json';
   readonly lock: iam.PolicyStatement;
   private readonly byTask: Record<TaskName, iam.PolicyStatement[]>;
 
@@ -169,7 +171,16 @@ class BucketAccess {
         write('releases/'),
         new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [this.objects('releases/')] }),
       ],
-      ReportFailure: [list('work/', 'releases/'), read('work/', 'releases/'), write('work/'), lock],
+      ReportFailure: [
+        list('work/', 'releases/'),
+        read('work/', 'releases/'),
+        write('work/'),
+        lock,
+        new iam.PolicyStatement({
+          actions: ['s3:PutObject'],
+          resources: [bucket.arnForObjects(BucketAccess.FAILURES)],
+        }),
+      ],
     };
   }
 
@@ -321,7 +332,9 @@ export class ReleaseStack extends Stack {
         access
           .of(task)
           .flatMap((st) => st.resources)
-          .filter((r) => r.includes('/') && !r.endsWith(BucketAccess.LOCKS))
+          .filter(
+            (r) => r.includes('/') && !r.endsWith(BucketAccess.LOCKS) && !r.endsWith(BucketAccess.FAILURES),
+          )
           .map((r) => r.split('/').slice(-2, -1)[0]!),
       );
       if (access.of(task).includes(access.lock)) {
@@ -329,6 +342,13 @@ export class ReleaseStack extends Stack {
           role,
           `Resource::${bucketArn}/${BucketAccess.LOCKS}`,
           "release folders' locks only: keys depend on the release name and run id",
+        );
+      }
+      if (task === 'ReportFailure') {
+        this.acknowledge(
+          role,
+          `Resource::${bucketArn}/${BucketAccess.FAILURES}`,
+          "a release's failure record only: its key depends on the release name",
         );
       }
       for (const prefix of prefixes) {
@@ -565,7 +585,7 @@ export class ReleaseStack extends Stack {
             execution: field('$.detail.executionArn'),
             input: field('$.detail.input'),
             stopped: field('$.detail.stopDate'),
-            next: 'read error.json in the work area; redrive the execution once the cause is fixed (docs/deploy.md, Operations)',
+            next: 'read releases/<name>/error.json; redrive the execution once the cause is fixed (docs/deploy.md, Operations)',
           }),
         }),
         // Failures the definition does not catch (so they can be redriven) get their error.json

@@ -8,7 +8,7 @@
  *   Plan → Route ─ sharded → Count (map: CountShard) → Search → Apply (map: ApplyShard) → Parts (map: Assemble)
  *              │             → Check (map: VerifySlice, over input shards and output parts) ─┐
  *              └─ single  → Build ─────────────────────────────────────────────────────────┴→ Verify → Publish
- *   any failure → ReportFailure → Failed   (writes error.json in the work area; publishes nothing)
+ *   any failure → ReportFailure → Failed   (writes releases/<name>/error.json; publishes nothing)
  *   (deployed, only ppdp's own refusals take that path: see `caught`)
  */
 
@@ -158,7 +158,7 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
       Failed: {
         Type: 'Fail',
         Error: REPORTED_FAILURE,
-        Cause: 'the release failed and nothing was published; see error.json in the work area',
+        Cause: 'the release failed and nothing was published; see releases/<name>/error.json',
       },
     },
   };

@@ -98,7 +98,7 @@ describe('the deployed state machine, each state its bundled handler in its own 
     }
   }, 180_000);
 
-  it('a spec that fails in Plan leaves error.json, publishes nothing, and is not retried', async () => {
+  it('a spec that fails in Plan leaves error.json under releases/<name>/, publishes nothing, and is not retried', async () => {
     const spec = await drop('broken', ws.dir, (s) => {
       (s.privacy as { k?: number }[])[0]!.k = 0;
     });
@@ -115,7 +115,9 @@ describe('the deployed state machine, each state its bundled handler in its own 
     const error = JSON.parse(utf8(await store.get('work/broken/failed/error.json')));
     expect(error).toMatchObject({ format: 'ppdp-error/1', published: false, error: 'SpecError' });
     expect(error.message).toMatch(/privacy\[0\]\.k/);
-    expect(await store.list('releases/broken/')).toEqual([]);
+    // Where the release's users look: the same record, and no release folder.
+    expect((await store.list('releases/broken/')).map((o) => o.key)).toEqual(['releases/broken/error.json']);
+    expect(JSON.parse(utf8(await store.get('releases/broken/error.json')))).toEqual(error);
   }, 120_000);
 
   it('a handler that cannot reach the store is retried as the definition says, then reported', async () => {

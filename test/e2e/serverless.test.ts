@@ -162,7 +162,12 @@ describe('failures publish nothing', () => {
     const work = (await keys('work/small/')).find((k) => k.endsWith('/plan.json'))!.replace('plan.json', '');
     const report = JSON.parse(await text(`${work}error.json`));
     expect(report).toMatchObject({ format: 'ppdp-error/1', published: false, error: 'InjectedError' });
-    expect(await keys('releases/small/')).toEqual([]);
+    // Nothing published; the failure recorded where the release's users look, until a re-run publishes.
+    expect(await keys('releases/small/')).toEqual(['releases/small/error.json']);
+    expect(JSON.parse(await text('releases/small/error.json'))).toEqual(report);
+    const again = await executeRelease({ spec: runSpec, shards: 2 }, { s3: s3.options() });
+    expect(await store.head(`releases/small/${again.plan.runId}/manifest.json`)).toBeGreaterThan(0);
+    expect(await store.head('releases/small/error.json')).toBeUndefined();
   });
 
   it('the store going away mid-run fails the run clearly, writes no manifest, and a re-run succeeds', async () => {

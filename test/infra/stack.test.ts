@@ -148,7 +148,8 @@ describe('the deployment stack', () => {
       return JSON.stringify(policies.filter((p) => p.Properties.Roles.some((r: Cfn) => r.Ref === role)));
     };
     expect(policyOf('Plan')).toMatch(/inbox\/\*/);
-    // Plan writes in releases/ only the folder's lock (src/pipeline/publish.ts).
+    // Plan writes in releases/ only the folder's lock (src/pipeline/publish.ts); ReportFailure
+    // also the failure's record for the release's users.
     const writesOf = (task: string) =>
       (JSON.parse(policyOf(task)) as { Properties: Cfn }[])
         .flatMap((p) => p.Properties.PolicyDocument.Statement as Cfn[])
@@ -156,8 +157,14 @@ describe('the deployment stack', () => {
         .map((st) => JSON.stringify(st.Resource));
     for (const task of ['Plan', 'ReportFailure']) {
       const inReleases = writesOf(task).filter((r) => r.includes('releases/'));
-      expect(inReleases, task).toHaveLength(1);
-      expect(inReleases[0]).toMatch(/releases\/\*\/\.ppdp-lock\*/);
+      const allowed =
+        task === 'Plan'
+          ? [/releases\/\*\/\.ppdp-lock\*"/]
+          : [/releases\/\*\/\.ppdp-lock\*"/, /releases\/\*\/error\.json"/];
+      const keys = inReleases.flatMap((r) => r.match(/releases\/[^"]*"/g) ?? []);
+      expect(keys.map((k) => allowed.findIndex((a) => a.test(k))).sort(), task).toEqual(
+        allowed.map((_, i) => i),
+      );
     }
     expect(policyOf('ApplyShard')).not.toMatch(/inbox\/|releases\//);
     expect(policyOf('Publish')).toMatch(/releases\/\*/);

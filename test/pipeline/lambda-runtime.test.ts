@@ -87,7 +87,7 @@ describe('failures the definition does not catch, reported from the execution-st
   const event = (detail: Record<string, unknown>) =>
     ({ 'detail-type': 'Step Functions Execution Status Change', detail }) as never;
 
-  it('writes error.json in the release’s failed/ work folder, with the error and its cause', async () => {
+  it('writes error.json in the release’s failed/ work folder and under releases/<name>/, with the error and its cause', async () => {
     const root = mkdtempSync(join(tmpdir(), 'ppdp-status-'));
     const env = {
       stores: storeResolver(),
@@ -117,6 +117,7 @@ describe('failures the definition does not catch, reported from the execution-st
         error: 'Runtime.OutOfMemory',
         message: 'out of memory',
       });
+      expect(JSON.parse(readFileSync(join(root, 'releases/adult/error.json'), 'utf8'))).toEqual(written);
       // A timeout has no error of its own: the status names it.
       expect(failedState(event({ status: 'TIMED_OUT', input }))?.error).toEqual({
         Error: 'States.TIMED_OUT',

@@ -82,8 +82,7 @@ async function planFrom(
   );
   const name = releaseName(specLoc.key);
   const runId = runIdOf(spec);
-  const root = request.store ?? (specLoc.store.root.startsWith('s3://') ? specLoc.store.root : undefined);
-  const rootUrl = root === undefined ? undefined : root.endsWith('/') ? root : `${root}/`;
+  const rootUrl = storeRootOf(request);
   const release = request.out ?? (rootUrl ? `${rootUrl}releases/${name}/${runId}/` : undefined);
   const workUrl = request.work ?? (rootUrl ? `${rootUrl}work/${name}/${runId}/` : undefined);
   if (!release || !workUrl) {
@@ -210,6 +209,7 @@ async function planClaimed(p: {
     throw e;
   }
   const specName = basename(spec.file);
+  const root = storeRootOf(request);
   const bucket = workLoc.store.root.startsWith('s3://') ? workLoc.store.root.slice(5, -1) : '';
   const result: PlanResult = {
     name,
@@ -225,6 +225,7 @@ async function planClaimed(p: {
     partItems: { bucket, key: wk('parts.json') },
     checkItems: { bucket, key: wk('checks.json') },
     claim,
+    ...(request.out === undefined && root ? { failureRecord: failureRecordOf(root, name) } : {}),
   };
   // The input's digest keys the release's random streams; it stays in the work area.
   const file: PlanFile = {
@@ -264,6 +265,19 @@ function partsOf(request: ReleaseRequest, rows: number, mode: 'sharded' | 'singl
 }
 
 /** The release's name: `<name>` for `inbox/<name>/release.json`, else the spec's folder. */
+/** Root of work/ and releases/: the request's store, else an s3:// spec's bucket (ending in `/`). */
+export function storeRootOf(request: Pick<ReleaseRequest, 'spec' | 'store'>): string | undefined {
+  const root =
+    request.store ??
+    (request.spec?.startsWith('s3://') ? request.spec.slice(0, request.spec.indexOf('/', 5) + 1) : undefined);
+  return root === undefined || root === '' ? undefined : asFolder(root);
+}
+
+/** Where a release's failure is recorded for its users, beside its run folders. */
+export function failureRecordOf(rootUrl: string, name: string): string {
+  return `${rootUrl}releases/${name}/error.json`;
+}
+
 export function releaseName(specKey: string): string {
   const parts = specKey.split('/');
   const i = parts.lastIndexOf('inbox');

@@ -2,8 +2,8 @@
  * The Publish state: the verified files published atomically, manifest last.
  */
 import { type Manifest, type ManifestEntry, publishInto, storeFolder } from '../publish.ts';
-import { getJson, joinKey } from '../storage/index.ts';
-import type { PhaseEnv, WorkTask } from './types.ts';
+import { getJson, joinKey, utf8 } from '../storage/index.ts';
+import type { PhaseEnv, PlanResult, WorkTask } from './types.ts';
 import { asFolder, ms, openWork, warner } from './work.ts';
 
 /**
@@ -33,7 +33,27 @@ export async function publish(
     copyIn,
     warner(env),
   );
+  await clearFailure(work.file.plan, env);
   env.log({ state: 'Publish', files: files.length, ms: ms(t0) });
   env.say?.(`published ${files.length} files and manifest.json to ${task.release}`);
   return { ...manifest, release: task.release };
+}
+
+/**
+ * A failure recorded for this release's users no longer holds once it is published: its own
+ * (an earlier attempt of this run) or one from before any run id (Plan refused a spec).
+ * Another run's failure stays.
+ */
+async function clearFailure(plan: PlanResult, env: PhaseEnv): Promise<void> {
+  if (!plan.failureRecord) return;
+  const { store, key } = await env.stores.open(plan.failureRecord);
+  const bytes = await store.get(key).catch(() => undefined);
+  if (bytes === undefined) return;
+  let runId: unknown;
+  try {
+    ({ runId } = JSON.parse(utf8(bytes)) as { runId?: unknown });
+  } catch {
+    return; // not ppdp's record: left as it is
+  }
+  if (runId === null || runId === plan.runId) await store.delete([key]);
 }

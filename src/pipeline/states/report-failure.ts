@@ -3,12 +3,15 @@
  */
 import { REPORTED_FAILURE } from '../definition.ts';
 import { storeFolder, unlock } from '../publish.ts';
-import { joinKey, putJson } from '../storage/index.ts';
-import { releaseName } from './plan.ts';
+import { putJson } from '../storage/index.ts';
+import { failureRecordOf, releaseName, storeRootOf } from './plan.ts';
 import type { PhaseEnv, PlanResult, ReleaseRequest } from './types.ts';
 import { asFolder, warner } from './work.ts';
 
-/** The failure path: records what failed next to the work files. Never throws. */
+/**
+ * The failure path: records what failed in the work area (the run lock reads it) and, for a
+ * release under a store, as `releases/<name>/error.json` where its users look. Never throws.
+ */
 export async function reportFailure(
   input: FailedState | ExecutionStatusEvent,
   env: PhaseEnv,
@@ -18,35 +21,36 @@ export async function reportFailure(
   const error = describeFailure(state.error);
   // Before Plan has named the work area (it failed), the release's own work folder stands in:
   // under the store, or else the spec's bucket, as Plan would have chosen it.
-  const root =
-    state.store ??
-    (state.spec?.startsWith('s3://') ? state.spec.slice(0, state.spec.indexOf('/', 5) + 1) : undefined);
-  const where =
-    state.plan?.work ??
-    state.work ??
-    (root ? `${asFolder(root)}work/${releaseName(state.spec ?? '')}/failed/` : undefined);
+  const root = storeRootOf(state);
+  const name = releaseName(state.spec ?? '');
+  const work = state.plan?.work ?? state.work ?? (root ? `${root}work/${name}/failed/` : undefined);
+  const forUsers =
+    state.plan?.failureRecord ?? (root && state.out === undefined ? failureRecordOf(root, name) : undefined);
   env.log({ state: 'ReportFailure', error: error.error, code: error.code ?? undefined });
   // Plan took the release folder's lock: give it up (unlock never throws).
   if (state.plan?.claim) {
     const folder = storeFolder(await env.stores.open(asFolder(state.plan.release)));
     await unlock(folder, state.plan.claim, warner(env));
   }
-  if (!where) return { reported: null };
-  try {
-    const loc = await env.stores.open(asFolder(where));
-    const key = joinKey(loc.key, 'error.json');
-    await putJson(loc.store, key, {
-      format: 'ppdp-error/1',
-      runId: state.plan?.runId ?? null,
-      published: false,
-      ...error,
-      at: new Date().toISOString(),
-    });
-    return { reported: loc.store.root + key };
-  } catch (e) {
-    env.log({ state: 'ReportFailure', reportWritten: false, why: (e as Error).name });
-    return { reported: null };
+  const record = {
+    format: 'ppdp-error/1',
+    runId: state.plan?.runId ?? null,
+    published: false,
+    ...error,
+    at: new Date().toISOString(),
+  };
+  let reported: string | null = null;
+  for (const url of [work && `${asFolder(work)}error.json`, forUsers]) {
+    if (!url) continue;
+    try {
+      const loc = await env.stores.open(url);
+      await putJson(loc.store, loc.key, record);
+      reported ??= loc.store.root + loc.key;
+    } catch (e) {
+      env.log({ state: 'ReportFailure', reportWritten: false, why: (e as Error).name });
+    }
   }
+  return { reported };
 }
 
 /** What the failure path's Catch hands ReportFailure: the execution's state and the error. */

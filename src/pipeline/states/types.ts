@@ -44,6 +44,11 @@ export interface PlanResult {
   readonly checkItems: { readonly bucket: string; readonly key: string };
   /** The release folder's lock, taken by Plan and given up by Publish or ReportFailure. */
   readonly claim: Claim;
+  /**
+   * Releases under a store (no `out`): where a failure of this release is recorded for its
+   * users, `releases/<name>/error.json`, beside the run folders; Publish removes this run's.
+   */
+  readonly failureRecord?: string;
 }
 
 export interface ShardTask {
