@@ -273,10 +273,10 @@ async function runDirect(
       await call('Search', work);
       for (let index = 0; index < plan.shards; index++) await call('ApplyShard', { ...work, index });
       for (let index = 0; index < plan.parts; index++) await call('Assemble', { ...work, index });
-      for (let index = 0; index < plan.shards; index++)
-        await call('VerifySlice', { ...work, index, kind: 'shard' });
       for (let index = 0; index < plan.parts; index++)
         await call('VerifySlice', { ...work, index, kind: 'part' });
+      for (let index = 0; index < plan.shards; index++)
+        await call('VerifySlice', { ...work, index, kind: 'shard' });
     } else await call('Build', work);
     await call('Verify', work);
     const published = (await call('Publish', { ...work, release: plan.release })) as Manifest & {

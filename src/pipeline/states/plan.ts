@@ -198,9 +198,11 @@ async function planClaimed(p: {
         wk('parts.json'),
         Array.from({ length: parts }, (_, index) => ({ index })),
       ),
+      // The longest slices first (a part holds up to two shards' rows and two files), so
+      // that the short ones fill in at the end when there are fewer workers than slices.
       putJson(workLoc.store, wk('checks.json'), [
-        ...layout.shards.map((_, index) => ({ kind: 'shard', index })),
         ...Array.from({ length: parts }, (_, index) => ({ kind: 'part', index })),
+        ...layout.shards.map((_, index) => ({ kind: 'shard', index })),
       ]),
     );
     await Promise.all(writes);

@@ -13,7 +13,7 @@
  *   counts/N.bin     per shard: distinct tuples with counts (CountShard); N.rows: each row's tuple
  *   search.json      node, claims and the method's report (Search); flags/N.bin per shard
  *   parts.json       the output part items the Distributed Map over parts reads
- *   checks.json      the verification slices (input shards, then output parts) Check reads
+ *   checks.json      the verification slices (output parts, then input shards) Check reads
  *   scatter/N/P.arrow per shard N and output part P: its released rows in input order (ApplyShard)
  *   built.json       single-shard methods: files, report and checks (Build)
  *   staging/         the release's files, verified before anything is published
