@@ -266,7 +266,6 @@ function partsOf(request: ReleaseRequest, rows: number, mode: 'sharded' | 'singl
   return mode === 'single' ? 1 : Math.max(1, Math.ceil(rows / perPart));
 }
 
-/** The release's name: `<name>` for `inbox/<name>/release.json`, else the spec's folder. */
 /** Root of work/ and releases/: the request's store, else an s3:// spec's bucket (ending in `/`). */
 export function storeRootOf(request: Pick<ReleaseRequest, 'spec' | 'store'>): string | undefined {
   const root =
@@ -280,6 +279,7 @@ export function failureRecordOf(rootUrl: string, name: string): string {
   return `${rootUrl}releases/${name}/error.json`;
 }
 
+/** The release's name: `<name>` for `inbox/<name>/release.json`, else the spec's folder. */
 export function releaseName(specKey: string): string {
   const parts = specKey.split('/');
   const i = parts.lastIndexOf('inbox');

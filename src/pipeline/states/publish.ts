@@ -2,7 +2,7 @@
  * The Publish state: the verified files published atomically, manifest last.
  */
 import { type Manifest, type ManifestEntry, publishInto, storeFolder } from '../publish.ts';
-import { getJson, joinKey, utf8 } from '../storage/index.ts';
+import { getJson, joinKey, type StoreError, utf8 } from '../storage/index.ts';
 import type { PhaseEnv, PlanResult, WorkTask } from './types.ts';
 import { asFolder, ms, openWork, warner } from './work.ts';
 
@@ -47,7 +47,12 @@ export async function publish(
 async function clearFailure(plan: PlanResult, env: PhaseEnv): Promise<void> {
   if (!plan.failureRecord) return;
   const { store, key } = await env.stores.open(plan.failureRecord);
-  const bytes = await store.get(key).catch(() => undefined);
+  // A missing record is the usual case; any other store error fails Publish, to be retried
+  // (a retried Publish finds its manifest already written and comes back here).
+  const bytes = await store.get(key).catch((e: unknown) => {
+    if ((e as StoreError).code === 'E_STORE_MISSING') return undefined;
+    throw e;
+  });
   if (bytes === undefined) return;
   let runId: unknown;
   try {
