@@ -88,25 +88,6 @@ export function decodeShardRows(bytes: Uint8Array, layout: RowsLayout, rowCount:
   return { source: layout.source, rowCount, columns, delimiter: layout.delimiter };
 }
 
-/**
- * Shards in input order as one table: their codes concatenated, the last shard's dictionaries
- * (a code means the same value in every shard). For the methods that need the whole table.
- */
-export function concatShards(shards: readonly EncodedTable[], layout: RowsLayout): EncodedTable {
-  if (shards.length === 1) return shards[0]!;
-  const last = shards.at(-1)!;
-  const columns = last.columns.map((col, c) => {
-    const codes = new Int32Array(layout.rowCount);
-    let at = 0;
-    for (const shard of shards) {
-      codes.set(shard.columns[c]!.codes, at);
-      at += shard.rowCount;
-    }
-    return { name: col.name, dictionary: col.dictionary, codes };
-  });
-  return { source: layout.source, rowCount: layout.rowCount, columns, delimiter: layout.delimiter };
-}
-
 /** Distinct tuples with counts (and optional per-tuple flags) as compact binary. */
 export interface TupleColumns {
   readonly columns: Int32Array[];

@@ -27,13 +27,12 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import type { EncodedTable, OutputColumn } from '../../data/table.ts';
+import { concatTables, type EncodedTable, type OutputColumn } from '../../data/table.ts';
 import type { ShardSteps } from '../../methods/method.ts';
 import { methodFor } from '../../methods/registry.ts';
 import { loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
 import { type RunKey, recall } from '../memo.ts';
 import {
-  concatShards,
   DICTIONARIES_KEY,
   decodeShardRows,
   type RowsLayout,
@@ -69,7 +68,7 @@ export function runOf(work: Work): RunKey {
 /** The encoded input as one table (single-task methods and reports): its shards concatenated. */
 export async function allRows(work: Work): Promise<EncodedTable> {
   const shards = await Promise.all(work.file.layout.shards.map((_, s) => shardRows(work, s)));
-  return concatShards(shards, work.file.layout);
+  return concatTables(shards);
 }
 
 /** One shard's rows: kept from the plan in this process, or read from rows/N.arrow. */
