@@ -19,7 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { OutputError } from '../errors.ts';
 import { joinKey, type Location, StoreError, utf8 } from './storage/store.ts';
 
@@ -303,18 +303,28 @@ export function storeFolder(loc: Location): Folder {
     size: (name) => store.head(k(name)),
     write: (name, body) => store.put(k(name), body),
     create: (name, body) => store.putIfAbsent(k(name), body),
-    remove: (names) => store.delete(names.map(k)),
+    async remove(names) {
+      await store.delete(names.map(k));
+      // A local subfolder the release made (data/ of a release in parts) goes with its last
+      // file, as on S3, which has no folders; the release folder itself is drop()'s.
+      if (local !== undefined)
+        for (const name of names)
+          for (let dir = dirname(name); dir !== '.'; dir = dirname(dir))
+            if (!dropIfEmpty(join(local, dir))) break;
+    },
     async drop() {
       if (local !== undefined) dropIfEmpty(local);
     },
   };
 }
 
-function dropIfEmpty(dir: string): void {
+/** Removes a local folder if it is empty; false when it stays (not empty, or gone). */
+function dropIfEmpty(dir: string): boolean {
   try {
     rmdirSync(dir);
+    return true;
   } catch {
-    // not empty (or gone): the folder stays
+    return false;
   }
 }
 

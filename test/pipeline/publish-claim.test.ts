@@ -4,7 +4,7 @@
  * its manifest, and each file checked after the run wrote the manifest and removed the lock, so
  * the listing holds neither. The claim must still see a ppdp folder, not foreign files.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -65,5 +65,22 @@ describe('claiming a folder another run is finishing', () => {
     const error = await claimFolder(folder).catch((e: unknown) => e);
     expect((error as OutputError).code).toBe('E_OUT_NOT_RELEASE');
     expect((error as OutputError).message).toMatch(/holds 4 files and no ppdp release/);
+  });
+});
+
+describe('removing files from a local release folder', () => {
+  it('drops a subfolder the release emptied, and never the folder itself or its parents', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ppdp-remove-'));
+    // The user's own empty parents above the release folder.
+    const release = join(dir, 'mine', 'empty', 'release');
+    mkdirSync(join(release, 'data'), { recursive: true });
+    writeFileSync(join(release, 'data', 'part-00000.csv'), 'x');
+    writeFileSync(join(release, LOCK), 'x');
+    const folder = storeFolder({ store: new FsStore(), key: `${release.slice(1)}/` });
+    await folder.remove(['data/part-00000.csv']);
+    expect(existsSync(join(release, 'data'))).toBe(false);
+    await folder.remove([LOCK]);
+    expect(existsSync(release)).toBe(true);
+    expect(existsSync(join(dir, 'mine', 'empty'))).toBe(true);
   });
 });

@@ -5,18 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
-import {
-  copyFile,
-  link,
-  mkdir,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  rmdir,
-  stat,
-  writeFile,
-} from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type Store, type StoredObject, StoreError } from './store.ts';
 
@@ -153,19 +142,7 @@ export class FsStore implements Store {
   }
 
   async delete(keys: readonly string[]): Promise<void> {
-    for (const key of keys) {
-      await rm(this.path(key), { force: true });
-      // A folder the store made for keys under it goes when its last object does (S3 has no folders).
-      for (let dir = dirname(key); dir !== '.' && dir !== '/' && dir !== ''; dir = dirname(dir)) {
-        if (
-          !(await rmdir(this.path(dir)).then(
-            () => true,
-            () => false,
-          ))
-        )
-          break;
-      }
-    }
+    for (const key of keys) await rm(this.path(key), { force: true });
   }
 
   private error(e: unknown, key: string): Error {
