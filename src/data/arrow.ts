@@ -55,11 +55,11 @@ export function readArrow(path: string, options: { nulls?: NullPolicy } = {}): E
 export function* readArrowShards(
   path: string,
   rowsPerShard: number,
-  options: { nulls?: NullPolicy } = {},
+  options: { nulls?: NullPolicy; omit?: ReadonlySet<string> } = {},
 ): Generator<EncodedTable, void, undefined> {
   const input = openInput(path);
   try {
-    yield* readOpenArrow(path, input, options.nulls ?? 'error', rowsPerShard);
+    yield* readOpenArrow(path, input, options.nulls ?? 'error', rowsPerShard, options.omit ?? new Set());
   } finally {
     closeSync(input.fd);
   }
@@ -76,6 +76,8 @@ function* readOpenArrow(
   input: InputFile,
   nulls: NullPolicy,
   rowsPerShard: number,
+  /** Columns never encoded (identifying ones): listed in the tables' `omitted`. */
+  omit: ReadonlySet<string>,
 ): Generator<EncodedTable, void, undefined> {
   const file = basename(path);
   const size = input.size;
@@ -137,24 +139,33 @@ function* readOpenArrow(
       );
     }
     seen.add(f.name);
-    checkType(file, f.name, f.type);
+    if (!omit.has(f.name)) checkType(file, f.name, f.type);
   }
 
+  const kept = fields.flatMap((f, i) => (omit.has(f.name) ? [] : [i]));
+  const omitted = fields.filter((f) => omit.has(f.name)).map((f) => f.name);
   const encoders = fields.map((f) => new ColumnEncoder(file, f.name, nulls === 'missing'));
   let rowCount = 0;
   let total = 0;
   const counted = walk.countRows();
   let capacity = Math.max(0, Math.min(counted, rowsPerShard));
-  for (const e of encoders) e.reserve(capacity);
+  for (const i of kept) encoders[i]!.reserve(capacity);
   const shard = (last: boolean): EncodedTable => {
-    const columns: EncodedColumn[] = fields.map((f, i) => ({
-      name: f.name,
+    const columns: EncodedColumn[] = kept.map((i) => ({
+      name: fields[i]!.name,
       dictionary: encoders[i]!.dictionary.slice(),
       codes: encoders[i]!.take(rowCount, last),
     }));
+    const rows = rowCount;
     total += rowCount;
     rowCount = 0;
-    return { source: path, rowCount: columns[0]!.codes.length, columns, delimiter: ';' };
+    return {
+      source: path,
+      rowCount: rows,
+      columns,
+      delimiter: ';',
+      ...(omitted.length > 0 ? { omitted } : {}),
+    };
   };
   for (;;) {
     let next: IteratorResult<RecordBatch>;
@@ -174,9 +185,9 @@ function* readOpenArrow(
       const need = rowCount + n;
       if (need > capacity) {
         capacity = Math.min(rowsPerShard, Math.max(need, capacity * 2));
-        for (const e of encoders) e.reserve(capacity);
+        for (const i of kept) encoders[i]!.reserve(capacity);
       }
-      for (let i = 0; i < fields.length; i++) {
+      for (const i of kept) {
         const child = batch.data.children[i]!;
         encoders[i]!.add(from === 0 && n === batch.numRows ? child : child.slice(from, n));
       }

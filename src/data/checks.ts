@@ -15,11 +15,11 @@ import { type EncodedTable, isMissing } from './table.ts';
  * listed: when the file has no header row, its "names" are the first row's values.
  */
 export function checkHeader(spec: ReleaseSpec, table: EncodedTable): void {
-  const names = new Set(table.columns.map((c) => c.name));
+  const names = new Set([...table.columns.map((c) => c.name), ...(table.omitted ?? [])]);
   if (spec.attributes.some((a) => names.has(a.name))) return;
   const file = basename(table.source);
   const csv = (spec.format.type ?? formatOf(spec.input)) === 'csv';
-  if (csv && table.columns.length === 1) {
+  if (csv && names.size === 1) {
     throw new InputError(
       'E_CSV_DELIMITER',
       `${file} row 1: the header is a single column when split on ${delimiterName(table.delimiter)}, ` +
@@ -30,7 +30,7 @@ export function checkHeader(spec: ReleaseSpec, table: EncodedTable): void {
   }
   throw new InputError(
     'E_INPUT_HEADER',
-    `${file} row 1: none of the ${table.columns.length} column names is an attribute of ${basename(spec.file)}`,
+    `${file} row 1: none of the ${names.size} column names is an attribute of ${basename(spec.file)}`,
     'the first row must hold the column names the spec lists under attributes; add a header row if the file has none',
   );
 }

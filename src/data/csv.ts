@@ -33,6 +33,11 @@ export interface ReadCsvOptions {
   delimiter?: string;
   /** Bytes read per step (tests use tiny pieces to cross every boundary); 8 MB by default. */
   chunkBytes?: number;
+  /**
+   * Columns parsed (so the file's shape is still checked) but never stored: their cells are
+   * not interned and the tables leave them out (listed in `omitted`). Identifying columns.
+   */
+  omit?: ReadonlySet<string>;
 }
 
 /** How a delimiter is named in messages: a tab is invisible when quoted. */
@@ -119,7 +124,14 @@ function* readOpen(
     }
     if (parser === undefined) {
       const delimiter = pickDelimiter(file, buf, pos, bad >= 0 ? bad : cut, options.delimiter);
-      parser = new CsvParser(file, delimiter, options.delimiter !== undefined, input.size, rowsPerShard);
+      parser = new CsvParser(
+        file,
+        delimiter,
+        options.delimiter !== undefined,
+        input.size,
+        rowsPerShard,
+        options.omit,
+      );
     }
     parser.base = base;
     if (bad >= 0) {
@@ -308,6 +320,8 @@ class CsvParser {
   private scratch: Buffer = Buffer.allocUnsafeSlow(256);
 
   private names: string[] = [];
+  /** Per column: left out of the tables (its cells are parsed, never interned). */
+  private skip: boolean[] = [];
   private dicts: ByteDictionary[] = [];
   private codes: Int32Array[] = [];
   private capacity = 0;
@@ -322,6 +336,7 @@ class CsvParser {
     private readonly size: number,
     /** Rows per shard: `parse` stops at the start of a row once a shard holds this many. */
     private readonly rowsPerShard = Number.POSITIVE_INFINITY,
+    private readonly omit: ReadonlySet<string> = new Set(),
   ) {
     const code = delimiter.charCodeAt(0);
     // A lone surrogate cannot occur in valid UTF-8: such a delimiter never matches.
@@ -354,6 +369,7 @@ class CsvParser {
       else if (this.rowCount === this.capacity) this.grow(this.base + pos);
       const codes = this.codes;
       const dicts = this.dicts;
+      const skip = this.skip;
       const width = this.width;
       const r = this.rowCount;
       let line = this.line;
@@ -493,7 +509,7 @@ class CsvParser {
         } else if (c < width) {
           // A blank line must not add '' to the dictionary if it turns out to be trailing.
           // Extra fields of a ragged row are only counted; the row fails at its end.
-          codes[c]![r] = c === 0 && firstBlank ? -1 : dicts[c]!.code(src, s, e, h);
+          codes[c]![r] = c === 0 && firstBlank ? -1 : skip[c] ? 0 : dicts[c]!.code(src, s, e, h);
         }
       }
 
@@ -559,14 +575,14 @@ class CsvParser {
   /** The full shard's rows as a table; the next shard starts empty with the same dictionaries. */
   take(source: string): EncodedTable {
     const n = this.rowCount;
-    const columns: EncodedColumn[] = this.names.map((name, c) => ({
-      name,
-      dictionary: this.dicts[c]!.values.slice(),
-      codes: this.codes[c]!.slice(0, n),
-    }));
+    const columns: EncodedColumn[] = [];
+    this.names.forEach((name, c) => {
+      if (!this.skip[c])
+        columns.push({ name, dictionary: this.dicts[c]!.values.slice(), codes: this.codes[c]!.slice(0, n) });
+    });
     this.rowCount = 0;
     this.taken += n;
-    return { source, rowCount: n, columns, delimiter: this.delimiter };
+    return this.table(source, n, columns);
   }
 
   /** Builds the table from the rows read (all of them: `parse` has seen the end of the file). */
@@ -591,13 +607,25 @@ class CsvParser {
       const all = this.codes[c]!;
       // Copied one column at a time, each spare array dropped at once: the peak stays low.
       this.codes[c] = new Int32Array(0);
+      if (this.skip[c]) continue;
       columns.push({
         name: this.names[c]!,
         dictionary: this.dicts[c]!.values,
         codes: all.length === n ? all : all.slice(0, n),
       });
     }
-    return { source, rowCount: n, columns, delimiter: this.delimiter };
+    return this.table(source, n, columns);
+  }
+
+  private table(source: string, rowCount: number, columns: EncodedColumn[]): EncodedTable {
+    const omitted = this.names.filter((_, c) => this.skip[c]);
+    return {
+      source,
+      rowCount,
+      columns,
+      delimiter: this.delimiter,
+      ...(omitted.length > 0 ? { omitted } : {}),
+    };
   }
 
   /** The error for invalid UTF-8 at byte `offset`, named by the row and column being parsed. */
@@ -656,10 +684,12 @@ class CsvParser {
       seen.set(name, c);
     }
     this.names = names;
+    this.skip = names.map((n) => this.omit.has(n));
     this.width = names.length;
     this.dicts = names.map(() => new ByteDictionary());
     this.capacity = 1024;
-    this.codes = names.map(() => new Int32Array(this.capacity));
+    // A left-out column holds no codes: writes past a typed array's end are dropped.
+    this.codes = names.map((_, c) => new Int32Array(this.skip[c] ? 0 : this.capacity));
   }
 
   /**
@@ -676,7 +706,8 @@ class CsvParser {
     // A shard's rows are all the arrays ever hold (one-column blank lines may add a few).
     if (capacity > this.rowsPerShard) capacity = Math.max(this.rowsPerShard + 1, this.capacity + 1);
     this.capacity = capacity;
-    this.codes = this.codes.map((old) => {
+    this.codes = this.codes.map((old, c) => {
+      if (this.skip[c]) return old;
       const next = new Int32Array(capacity);
       next.set(old.subarray(0, rows));
       return next;

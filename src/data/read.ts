@@ -13,6 +13,8 @@ export interface ReadTableOptions {
   format?: InputFormat;
   /** Arrow only: what a null does (default: an error). */
   nulls?: NullPolicy;
+  /** Columns left out as they are read, never stored (identifying ones): see EncodedTable.omitted. */
+  omit?: ReadonlySet<string>;
 }
 
 const ARROW_EXTENSIONS = new Set(['.arrow', '.feather', '.ipc']);
@@ -40,6 +42,6 @@ export function readTableShards(
 ): Generator<EncodedTable, void, undefined> {
   const format = options.format ?? formatOf(path);
   return format === 'arrow'
-    ? readArrowShards(path, rowsPerShard, { nulls: options.nulls })
-    : readCsvShards(path, rowsPerShard, { delimiter: options.delimiter });
+    ? readArrowShards(path, rowsPerShard, { nulls: options.nulls, omit: options.omit })
+    : readCsvShards(path, rowsPerShard, { delimiter: options.delimiter, omit: options.omit });
 }

@@ -19,6 +19,8 @@ export interface EncodedTable {
   readonly columns: EncodedColumn[];
   /** The delimiter the CSV was read with (`;` for Arrow input); released CSVs reuse it. */
   readonly delimiter: string;
+  /** Columns of the input the reader left out without storing a cell (identifying ones). */
+  readonly omitted?: readonly string[];
 }
 
 /** A column of a released table: dictionary-encoded strings, or plain numbers. */

@@ -36,10 +36,13 @@ export function* readInputShards(
   rowsPerShard: number,
 ): Generator<EncodedTable & { readonly firstRow: number }, void, undefined> {
   let firstRow = 0;
+  // Identifying columns are dropped as the rows are read: no shard, dictionary or digest holds them.
+  const identifying = new Set(spec.attributes.filter((a) => a.type === 'identifying').map((a) => a.name));
   for (const table of readTableShards(spec.input, rowsPerShard, {
     delimiter: spec.format.delimiter,
     format: spec.format.type,
     nulls: spec.format.emptyCells === 'value' ? 'missing' : 'error',
+    omit: identifying,
   })) {
     if (firstRow === 0) {
       checkHeader(spec, table);
@@ -65,11 +68,17 @@ export function frameReport(
     spec: specSummary(spec),
     input: {
       file: basename(table.source),
-      columns: table.columns.map((c) => ({
-        name: c.name,
-        type: spec.attributes.find((x) => x.name === c.name)!.type,
-        distinct: c.dictionary.length,
-      })),
+      columns: [
+        ...table.columns.map((c) => ({
+          name: c.name,
+          type: spec.attributes.find((x) => x.name === c.name)!.type,
+          distinct: c.dictionary.length,
+        })),
+        // Dropped as read: never counted.
+        ...spec.attributes
+          .filter((a) => a.type === 'identifying')
+          .map((a) => ({ name: a.name, type: a.type })),
+      ],
     },
     ...methodReport,
     verification: { verified: checks.every((c) => c.passed), checks },
@@ -89,7 +98,7 @@ export function streams(
 
 function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
   const where = basename(spec.file);
-  const names = new Set(table.columns.map((c) => c.name));
+  const names = new Set([...table.columns.map((c) => c.name), ...(table.omitted ?? [])]);
   for (const a of spec.attributes) {
     if (!names.has(a.name)) {
       throw new SpecError(
@@ -100,7 +109,7 @@ function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
     }
   }
   const listed = new Set(spec.attributes.map((a) => a.name));
-  const missing = table.columns.filter((c) => !listed.has(c.name)).map((c) => c.name);
+  const missing = [...names].filter((n) => !listed.has(n));
   if (missing.length > 0) {
     throw new SpecError(
       'E_SPEC_UNLISTED',

@@ -100,7 +100,8 @@ export interface ReleaseReport {
   };
   input: {
     file: string;
-    columns: { name: string; type: string; distinct: number }[];
+    /** `distinct` is absent for identifying columns: they are dropped as read, never counted. */
+    columns: { name: string; type: string; distinct?: number }[];
   };
   rows: { input: number; released: number; suppressed: number };
   /** Full-domain generalization only. */
