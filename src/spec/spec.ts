@@ -283,8 +283,11 @@ const METHODS: Record<MethodName, ObjectSchema> = {
   },
 };
 
-/** Reads and validates a spec file. */
-export function loadSpec(path: string): ReleaseSpec {
+/**
+ * Reads and validates a spec file. `confinedTo` names the folder a spec came from when it was
+ * read from a bucket (e.g. `s3://b/inbox/x/`): every path it names must then stay inside it.
+ */
+export function loadSpec(path: string, confinedTo?: string): ReleaseSpec {
   const file = resolve(path);
   let text: string;
   try {
@@ -318,7 +321,54 @@ export function loadSpec(path: string): ReleaseSpec {
       'keep one entry: JSON would silently keep only the last one (a column has one type and one hierarchy)',
     );
   }
+  if (confinedTo !== undefined) confineSpecPaths(json, basename(file), confinedTo);
   return parseSpec(json, file);
+}
+
+/**
+ * A spec read from a bucket may be anyone's: it names files inside its own folder only, so it
+ * cannot read another inbox, the work area, or the reading machine's own files (`/proc`,
+ * `/etc`). Checked on the parsed JSON, before any file it names is read; a person running the
+ * CLI on their own spec keeps absolute paths and `root`.
+ * @throws SpecError E_SPEC_PATH naming the field.
+ */
+export function confineSpecPaths(json: unknown, where: string, folder: string): void {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return; // parseSpec names it
+  const top = json as { root?: unknown; input?: unknown; attributes?: unknown };
+  const refuse = (field: string, why: string): never => {
+    throw new SpecError(
+      'E_SPEC_PATH',
+      `${where}: ${field} ${why}; a spec read from ${folder} may only name files inside that folder`,
+      'name each file relative to release.json, without ".." (e.g. "input": "data.csv"), and upload it to the same folder',
+    );
+  };
+  if (top.root !== undefined) refuse('root', 'is set');
+  const check = (field: string, path: unknown) => {
+    if (typeof path !== 'string') return; // parseSpec names a wrong type
+    const problem = confinedPathProblem(path);
+    if (problem) refuse(`${field} '${path}'`, problem);
+  };
+  check('input', top.input);
+  if (typeof top.attributes === 'object' && top.attributes !== null) {
+    for (const [name, a] of Object.entries(top.attributes as Record<string, unknown>)) {
+      check(`attributes.${name}.hierarchy`, (a as { hierarchy?: unknown } | null)?.hierarchy);
+    }
+  }
+}
+
+/** Why a path may not be named by a confined spec, or undefined when it stays inside its folder. */
+function confinedPathProblem(path: string): string | undefined {
+  if (path.trim() === '') return 'is empty';
+  if (path.includes('\\') || path.includes('\0')) return 'holds a backslash or a NUL (use / between folders)';
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(path)) return 'is a URL';
+  if (path.startsWith('/') || path.startsWith('~')) return 'is an absolute path';
+  let depth = 0;
+  for (const segment of path.split('/')) {
+    if (segment === '..') depth--;
+    else if (segment !== '' && segment !== '.') depth++;
+    if (depth < 0) return 'leads out of the folder';
+  }
+  return depth === 0 ? 'names the folder itself' : undefined;
 }
 
 /**

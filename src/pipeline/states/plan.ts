@@ -7,14 +7,14 @@ import { checkInputFits } from '../../data/limits.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { PpdpError, SpecError } from '../../errors.ts';
 import { methodFor } from '../../methods/registry.ts';
-import { checkSpecFiles, loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
+import { checkSpecFiles, confineSpecPaths, loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
 import { CellDigest } from '../../util/keys.ts';
 import { lockRun, RUN_LOCK_ENV } from '../lock.ts';
 import { remember } from '../memo.ts';
 import { type Claim, checkOutDir, claimFolder, storeFolder, unlock } from '../publish.ts';
 import { readInputShards, runIdOf } from '../release.ts';
 import { DICTIONARIES_KEY, encodeShardRows, type RowsLayout, shardRowsKey } from '../rows.ts';
-import { dirKey, joinKey, type Location, putJson, type Store, utf8 } from '../storage/index.ts';
+import { baseKey, dirKey, joinKey, type Location, putJson, type Store, utf8 } from '../storage/index.ts';
 import {
   DEFAULT_ROWS_PER_PART,
   DEFAULT_ROWS_PER_SHARD,
@@ -75,11 +75,9 @@ async function planFrom(
       );
     }
   }
-  const spec = loadSpec(specPath);
-  checkSpecFiles(
-    spec,
-    specLoc.store.root === 'file:///' ? undefined : specLoc.store.root + dirKey(specLoc.key),
-  );
+  const bucketFolder = specFolderInStore(specLoc);
+  const spec = loadSpec(specPath, bucketFolder);
+  checkSpecFiles(spec, bucketFolder);
   const name = releaseName(specLoc.key);
   const runId = runIdOf(spec);
   const rootUrl = storeRootOf(request);
@@ -287,9 +285,18 @@ export function releaseName(specKey: string): string {
   return raw.replace(/[^A-Za-z0-9._-]/g, '_') || 'release';
 }
 
-/** A local path for the spec and the files it names (downloaded when the store is S3). */
+/** The folder of a spec read from a bucket (its paths are confined to it); undefined for a local spec. */
+function specFolderInStore(loc: Location): string | undefined {
+  return loc.store.root === 'file:///' ? undefined : loc.store.root + dirKey(loc.key);
+}
+
+/**
+ * A local path for the spec and the files it names (downloaded when the store is S3, after
+ * the spec's paths are checked to stay inside its folder: nothing else is read before).
+ */
 async function materializeSpec(loc: Location, dir: string): Promise<string> {
-  if (loc.store.root === 'file:///') return `/${loc.key}`;
+  const folder = specFolderInStore(loc);
+  if (folder === undefined) return `/${loc.key}`;
   const local = (key: string) => join(dir, loc.store.root.slice(5), key);
   const text = await loc.store.get(loc.key);
   const specPath = local(loc.key);
@@ -301,6 +308,7 @@ async function materializeSpec(loc: Location, dir: string): Promise<string> {
   } catch {
     return specPath; // loadSpec names the JSON error
   }
+  confineSpecPaths(json, baseKey(loc.key), folder);
   const refs = [json.input, ...Object.values(json.attributes ?? {}).map((a) => a?.hierarchy)].filter(
     (r): r is string => typeof r === 'string',
   );

@@ -1,0 +1,136 @@
+/**
+ * A spec read from a bucket reaches nothing outside its own folder: not another user's inbox
+ * (`root`, `..`), not the work area, not the reading machine's files (absolute paths, `/proc`,
+ * `file:` URLs). Each is refused with E_SPEC_PATH naming the field, before any file the spec
+ * names is read, on the CLI-to-S3 path (the built CLI in its own process, and the engine it
+ * runs); the deployed harness's cases are in deployed.test.ts. Locally the user's own spec
+ * keeps absolute paths and `root`.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SpecError } from '../../src/errors.ts';
+import { executeRelease } from '../../src/pipeline/engine.ts';
+import { type Store, type StoreResolver, storeResolver } from '../../src/pipeline/storage/index.ts';
+import { adultWorkspace } from '../helpers/workspace.ts';
+import { LocalS3 } from './serverless-s3rver.ts';
+
+const CLI = new URL('../../bin/ppdp.mjs', import.meta.url).pathname;
+const BUCKET = 'ppdp-confined';
+const s3 = new LocalS3(BUCKET);
+let resolver: StoreResolver;
+let store: Store;
+const ws = adultWorkspace(300);
+
+/** Hostile variants of the Adult spec, dropped at inbox/evil/; the victim's files are at inbox/victim/. */
+const HOSTILE: { name: string; field: RegExp; edit: (s: Record<string, unknown>) => void }[] = [
+  {
+    name: 'root above the inbox, input in another inbox',
+    field: /root is set/,
+    edit: (s) => Object.assign(s, { root: '..', input: '../victim/adult.csv' }),
+  },
+  {
+    name: 'input in another inbox',
+    field: /input '\.\.\/victim\/adult\.csv' leads out/,
+    edit: (s) => Object.assign(s, { input: '../victim/adult.csv' }),
+  },
+  {
+    name: 'a way out through a subfolder',
+    field: /leads out/,
+    edit: (s) => Object.assign(s, { input: 'sub/../../victim/adult.csv' }),
+  },
+  {
+    name: 'an absolute input',
+    field: /input '\/etc\/passwd' is an absolute path/,
+    edit: (s) => Object.assign(s, { input: '/etc/passwd' }),
+  },
+  {
+    name: "the function's environment",
+    field: /is an absolute path/,
+    edit: (s) => Object.assign(s, { input: '/proc/self/environ' }),
+  },
+  { name: 'a file: URL', field: /is a URL/, edit: (s) => Object.assign(s, { input: 'file:///etc/passwd' }) },
+  {
+    name: 'another bucket',
+    field: /is a URL/,
+    edit: (s) => Object.assign(s, { input: `s3://${BUCKET}/inbox/victim/adult.csv` }),
+  },
+  {
+    name: 'an absolute hierarchy',
+    field: /attributes\.age\.hierarchy '\/etc\/passwd' is an absolute path/,
+    edit: (s) => {
+      (s.attributes as Record<string, { hierarchy?: unknown }>).age!.hierarchy = '/etc/passwd';
+    },
+  },
+];
+
+async function upload(prefix: string, edit?: (s: Record<string, unknown>) => void): Promise<string> {
+  for (const f of readdirSync(ws.dir).filter((f) => f.endsWith('.csv') || f.endsWith('.json'))) {
+    let bytes: Uint8Array | string = readFileSync(join(ws.dir, f));
+    if (f === 'release.json' && edit) {
+      const spec = JSON.parse(bytes.toString());
+      edit(spec);
+      bytes = JSON.stringify(spec);
+    }
+    await store.put(`${prefix}${f}`, bytes);
+  }
+  return `s3://${BUCKET}/${prefix}release.json`;
+}
+
+/** What the hostile spec's runs left besides the failure records (error.json). */
+async function startedFiles(): Promise<string[]> {
+  const all = [...(await store.list('work/evil/')), ...(await store.list('releases/evil/'))];
+  return all.map((o) => o.key).filter((k) => !k.endsWith('/error.json'));
+}
+
+beforeAll(async () => {
+  await s3.start();
+  resolver = storeResolver(s3.options());
+  store = (await resolver.open(`s3://${BUCKET}/`)).store;
+  await upload('inbox/victim/');
+}, 60_000);
+
+afterAll(async () => {
+  resolver.close();
+  await s3.dispose();
+});
+
+describe('a spec read from a bucket names files inside its own folder only', () => {
+  it.each(HOSTILE.map((h) => [h.name, h] as const))('refuses %s before reading anything', async (_, h) => {
+    const spec = await upload('inbox/evil/', h.edit);
+    const run = executeRelease({ spec, store: `s3://${BUCKET}/` }, { s3: s3.options() });
+    await expect(run).rejects.toBeInstanceOf(SpecError);
+    await expect(run).rejects.toMatchObject({ code: 'E_SPEC_PATH', message: h.field });
+    await expect(run).rejects.toMatchObject({ message: /may only name files inside that folder/ });
+    // Nothing was started: no work files, no release folder; only the failure's record.
+    expect(await startedFiles()).toEqual([]);
+  });
+
+  it('refuses on the command line too: a non-zero exit, the field and the folder named', async () => {
+    const spec = await upload('inbox/evil/', HOSTILE[0]!.edit);
+    const r = spawnSync(
+      process.execPath,
+      [CLI, 'release', spec, '--store', `s3://${BUCKET}`, '--endpoint', s3.endpoint, '--quiet'],
+      {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          AWS_ACCESS_KEY_ID: 'S3RVER',
+          AWS_SECRET_ACCESS_KEY: 'S3RVER',
+          AWS_REGION: 'us-east-1',
+        },
+      },
+    );
+    expect(r.status, r.stderr).not.toBe(0);
+    expect(r.stderr).toMatch(/E_SPEC_PATH|root is set/);
+    expect(r.stderr).toMatch(/inbox\/evil\//);
+    expect(await startedFiles()).toEqual([]);
+  });
+
+  it('a spec that stays inside its folder is released', async () => {
+    const spec = await upload('inbox/fine/');
+    const { report } = await executeRelease({ spec, store: `s3://${BUCKET}/` }, { s3: s3.options() });
+    expect(report.verification.verified).toBe(true);
+  }, 60_000);
+});
