@@ -6,7 +6,8 @@
  * its function is configured with, so the states that would not fit in Lambda show.
  * Writes bench/results/deployed.json.
  *
- * Run: `npm run bench:deployed -- [--rows 1000000,10000000] [--rows-per-shard 1000000]`
+ * Run: `npm run bench:deployed -- [--rows 1000000,10000000] [--rows-per-shard 1000000] [--shape adult|registry]`
+ * (registry: the near-unique table of bench/registry-sample.ts; results in deployed-registry.json)
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -17,14 +18,18 @@ import { storeResolver } from '../src/pipeline/storage/index.ts';
 import { LocalS3 } from '../test/e2e/serverless-s3rver.ts';
 import { type Invocation, runDeployed, synthesizeDeployed } from '../test/harness/deployed.ts';
 import { sampled } from './adult-sample.ts';
+import { registrySample } from './registry-sample.ts';
 import { machineInfo, table } from './scale.ts';
 
 const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '1000000,10000000' },
     'rows-per-shard': { type: 'string', default: '1000000' },
+    shape: { type: 'string', default: 'adult' },
   },
 });
+if (values.shape !== 'adult' && values.shape !== 'registry') throw new Error('--shape is adult or registry');
+const sample = values.shape === 'registry' ? registrySample : sampled;
 const sizes = values.rows.split(',').map(Number);
 const rowsPerShard = values['rows-per-shard'];
 
@@ -68,8 +73,8 @@ function byState(invocations: readonly Invocation[]): Record<string, StateFigure
 const runs: Record<string, unknown>[] = [];
 try {
   for (const rows of sizes) {
-    const input = await sampled(rows);
-    const name = `adult-${rows}`;
+    const input = await sample(rows);
+    const name = `${values.shape}-${rows}`;
     for (const f of readdirSync(input.dir).filter((f) => f.endsWith('.csv') || f.endsWith('.json')))
       await store.put(`inbox/${name}/${f}`, readFileSync(join(input.dir, f)));
     rmSync(input.dir, { recursive: true, force: true });
@@ -87,7 +92,14 @@ try {
     const wallMs = Math.round(performance.now() - t0);
     if (!result.ok) throw new Error(`${rows} rows: ${result.error?.name}: ${result.error?.message}`);
     const states = byState(result.invocations);
-    runs.push({ rows, inputBytes: input.bytes, rowsPerShard: Number(rowsPerShard), wallMs, states });
+    runs.push({
+      shape: values.shape,
+      rows,
+      inputBytes: input.bytes,
+      rowsPerShard: Number(rowsPerShard),
+      wallMs,
+      states,
+    });
     console.log(`\n${rows.toLocaleString('en')} rows, wall ${(wallMs / 1000).toFixed(1)} s`);
     console.log(
       table(
@@ -112,6 +124,6 @@ try {
 }
 
 writeFileSync(
-  new URL('./results/deployed.json', import.meta.url),
+  new URL(`./results/deployed${values.shape === 'adult' ? '' : `-${values.shape}`}.json`, import.meta.url),
   `${JSON.stringify({ machine: machineInfo(), at: new Date().toISOString(), harness: 'bundled handlers, one process per invocation, s3rver', runs }, null, 2)}\n`,
 );

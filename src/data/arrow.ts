@@ -165,6 +165,7 @@ function* readOpenArrow(
       columns,
       delimiter: ';',
       ...(omitted.length > 0 ? { omitted } : {}),
+      ...(last ? { progress: 1 } : counted > 0 ? { progress: total / counted } : {}),
     };
   };
   for (;;) {

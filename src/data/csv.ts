@@ -143,7 +143,8 @@ function* readOpen(
     pos = parser.parse(buf, pos, validEnd, eof);
     // A full shard stops the parse at a row's start: hand it out, parse on in the same bytes.
     while (parser.full) {
-      yield parser.take(path);
+      // How far through the file this shard ends (a pipe's size is unknown: no share).
+      yield { ...parser.take(path), ...(input.size > 0 ? { progress: (base + pos) / input.size } : {}) };
       pos = parser.parse(buf, pos, validEnd, eof);
     }
     if (eof) break;
@@ -161,7 +162,7 @@ function* readOpen(
     eof = n < want;
   }
   const last = parser.finish(path);
-  if (last.rowCount > 0) yield last;
+  if (last.rowCount > 0) yield { ...last, progress: 1 };
 }
 
 /** A buffer twice as large holding the first `filled` bytes of `buf`. */

@@ -33,7 +33,17 @@ export interface MemoryBudget {
   readonly bytes: number;
   /** Where the budget comes from, for the message. */
   readonly source: string;
+  /** How to raise it, for the message's hint. */
+  readonly hint?: string;
 }
+
+/** Lambda's own statement of a function's memory (MB): the budget there, not the host's memory. */
+export const LAMBDA_MEMORY_ENV = 'AWS_LAMBDA_FUNCTION_MEMORY_SIZE';
+/** Set by the deployment on Plan: the memory (MB) of the functions Plan admits a release for. */
+export const STATE_MEMORY_ENV = 'PPDP_STATE_MEMORY_MB';
+
+const LOCAL_HINT =
+  'raise the budget (--max-memory <MB> or "limits": { "maxMemoryMB": … } in the spec) on a machine with that much memory';
 
 /** `--max-memory` (via PPDP_MAX_MEMORY_MB), else `limits.maxMemoryMB`, else the machine's memory. */
 export function memoryBudget(spec: Pick<ReleaseSpec, 'limits'>, env = process.env): MemoryBudget {
@@ -44,7 +54,46 @@ export function memoryBudget(spec: Pick<ReleaseSpec, 'limits'>, env = process.en
   }
   const fromSpec = spec.limits?.maxMemoryMB;
   if (fromSpec !== undefined) return { bytes: fromSpec * MB, source: `limits.maxMemoryMB = ${fromSpec}` };
+  const lambda = Number(env[LAMBDA_MEMORY_ENV]);
+  if (Number.isFinite(lambda) && lambda > 0) {
+    return {
+      bytes: lambda * MB,
+      source: `this function's memory, ${lambda} MB`,
+      hint: `deploy with more memory for the state (cdk context ppdp:memoryMb, e.g. -c 'ppdp:memoryMb={"Plan":10240}')`,
+    };
+  }
   return { bytes: totalmem(), source: "the machine's memory" };
+}
+
+/**
+ * The budgets a sharded release is admitted against: deployed, each function's memory as the
+ * stack configured it (Plan's own from Lambda, the others from PPDP_STATE_MEMORY_MB); on one
+ * machine, its budget for every state.
+ */
+export function stateBudgets(spec: Pick<ReleaseSpec, 'limits'>, env = process.env) {
+  const own = memoryBudget(spec, env);
+  let deployed: Record<string, number> = {};
+  try {
+    deployed = JSON.parse(env[STATE_MEMORY_ENV] ?? '{}') as Record<string, number>;
+  } catch {
+    deployed = {};
+  }
+  const of = (state: string, extra = ''): MemoryBudget => {
+    const mb = deployed[state];
+    if (!(typeof mb === 'number' && mb > 0)) return own.hint ? own : { ...own, hint: LOCAL_HINT };
+    return {
+      bytes: mb * MB,
+      source: `the ${state} function's memory, ${mb} MB`,
+      hint: `deploy with more memory for ${state} (cdk context ppdp:memoryMb, e.g. -c 'ppdp:memoryMb={"${state}":${Math.min(10_240, mb * 2)}}')${extra}`,
+    };
+  };
+  const count = of('CountShard', ' or a smaller ppdp:rowsPerShard');
+  const apply = of('ApplyShard', ' or a smaller ppdp:rowsPerShard');
+  return {
+    Plan: own.hint ? own : { ...own, hint: LOCAL_HINT },
+    shard: count.bytes <= apply.bytes ? count : apply,
+    Search: of('Search'),
+  };
 }
 
 /** Estimated peak memory of a release over an input of `inputBytes` bytes. */
@@ -70,8 +119,7 @@ export function checkInputFits(spec: Pick<ReleaseSpec, 'input' | 'limits'>, env 
       'E_LIMIT_MEMORY',
       `${basename(spec.input)}: releasing this ${size(bytes)} input needs about ${mb(need)} MB, ` +
         `over the memory budget of ${mb(budget.bytes)} MB (${budget.source})`,
-      'raise the budget (--max-memory <MB> or "limits": { "maxMemoryMB": … } in the spec) on a machine ' +
-        'with that much memory, or release a sample or a split of the input',
+      `${budget.hint ?? LOCAL_HINT}, or release a sample or a split of the input`,
     );
   }
 }

@@ -21,6 +21,8 @@ export interface EncodedTable {
   readonly delimiter: string;
   /** Columns of the input the reader left out without storing a cell (identifying ones). */
   readonly omitted?: readonly string[];
+  /** A shard's: the share of the input read by its end (bytes of a CSV, rows of an Arrow file). */
+  readonly progress?: number;
 }
 
 /** A column of a released table: dictionary-encoded strings, or plain numbers. */

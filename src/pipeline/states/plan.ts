@@ -3,7 +3,8 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { checkInputFits } from '../../data/limits.ts';
+import { type Projection, ShardedAdmission } from '../../data/admission.ts';
+import { checkInputFits, stateBudgets } from '../../data/limits.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { PpdpError, SpecError } from '../../errors.ts';
 import { methodFor } from '../../methods/registry.ts';
@@ -134,10 +135,20 @@ async function planClaimed(p: {
 
   env.say?.(`reading ${basename(spec.input)}`);
   const mode = methodFor(spec.method.name).shards && !env.method ? 'sharded' : 'single';
-  // Plan reads one shard at a time, but a single task (and, sharded, Search and Verify) still
-  // holds the whole table: it must fit.
-  checkInputFits(spec);
+  // A single task holds the whole table: it must fit. Sharded, no state does: the shards read
+  // so far project what each state will hold (its distinct values and tuples), and a release
+  // that would not fit is refused after a shard or two.
+  if (mode === 'single') checkInputFits(spec);
   const perShard = mode === 'single' ? Number.POSITIVE_INFINITY : rowsPerShard(request, env, spec);
+  const admission =
+    mode === 'sharded'
+      ? new ShardedAdmission(
+          new Set(spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name)),
+          perShard,
+          stateBudgets(spec),
+        )
+      : undefined;
+  let projection: Projection | undefined;
   const shardsRead = readInputShards(spec, perShard);
   // The first shard checks the header and the columns against the spec before anything is written.
   let next = shardsRead.next();
@@ -160,6 +171,7 @@ async function planClaimed(p: {
           'start the release with a larger "rowsPerShard"',
         );
       }
+      projection = admission?.observe(shard) ?? projection;
       digest.add(shard);
       layout.shards.push({ firstRow: shard.firstRow, rows: shard.rowCount });
       Object.assign(layout, { rowCount: shard.firstRow + shard.rowCount, delimiter: shard.delimiter });
@@ -238,7 +250,22 @@ async function planClaimed(p: {
   };
   await putJson(workLoc.store, wk('plan.json'), file);
   await timing(workLoc.store, workLoc.key, 'plan', performance.now() - t0);
-  env.log({ state: 'Plan', runId, mode, rows: layout.rowCount, shards: result.shards, ms: ms(t0) });
+  env.log({
+    state: 'Plan',
+    runId,
+    mode,
+    rows: layout.rowCount,
+    shards: result.shards,
+    ms: ms(t0),
+    // The admission's projection for the whole input, in MiB (counts only, never values).
+    ...(projection
+      ? {
+          projectedPlanMiB: mib(projection.needs.Plan),
+          projectedShardMiB: mib(projection.needs.shard),
+          projectedSearchMiB: mib(projection.needs.Search),
+        }
+      : {}),
+  });
   return result;
 }
 
@@ -363,3 +390,5 @@ async function writeBundle(store: Store, prefix: string, specPath: string, spec:
   puts.push(store.put(joinKey(prefix, basename(spec.file)), `${JSON.stringify(json, null, 2)}\n`));
   await Promise.all(puts);
 }
+
+const mib = (bytes: number) => Math.round(bytes / 2 ** 20);

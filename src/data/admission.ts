@@ -1,0 +1,189 @@
+/**
+ * Admission of a release read in shards: from the shards Plan has read so far, what the largest
+ * invocation of each state will hold once the whole input is read — its distinct values (every
+ * state decodes the input's dictionaries) and, for Search, the distinct quasi-identifier tuples
+ * — against the memory of the function (or machine) that runs it. A release that would not fit
+ * is refused in Plan, after a shard or two, with the setting to change, instead of running out
+ * of memory in a later state. The costs per row, value and tuple are measured (docs/deploy.md,
+ * "Memory per state"); projections extrapolate the latest shard's rate of new values and
+ * tuples, which only falls as more rows are read, so they err on the large side.
+ */
+import { LimitError } from '../errors.ts';
+import type { MemoryBudget } from './limits.ts';
+import type { EncodedTable } from './table.ts';
+
+const MiB = 1024 * 1024;
+/** A state's runtime before any data: Node, the AWS SDK, the WASM core. */
+const BASE_BYTES = 160 * MiB;
+/** Plan per row of its shard and kept column: codes, growing arrays, the Arrow file it writes. */
+const PLAN_BYTES_PER_CELL = 8;
+/** A shard state (CountShard, ApplyShard) per row: codes, the row → tuple map, the group-by tables. */
+const SHARD_BYTES_PER_ROW = 140;
+/** Per distinct value held as a string with its dictionary entries, beside its UTF-8 bytes. */
+const VALUE_OVERHEAD_BYTES = 64;
+/** Plan holds each value twice over (the reader's dictionary and the digest's) with a map entry. */
+const PLAN_VALUE_OVERHEAD_BYTES = 120;
+/** Search per distinct tuple (codes, counts, sensitive histograms, the lattice's class maps). */
+const SEARCH_BYTES_PER_TUPLE = 250;
+/** Projections above this share of a budget are refused (the rest is headroom). */
+const HEADROOM = 0.9;
+
+/** Memory budgets of the states that grow with the input, as the engine or the deployment sets them. */
+export interface StateBudgets {
+  readonly Plan: MemoryBudget;
+  /** CountShard and ApplyShard (the smaller of the two). */
+  readonly shard: MemoryBudget;
+  readonly Search: MemoryBudget;
+}
+
+/** What is projected for the end of the input. */
+export interface Projection {
+  readonly rows: number;
+  readonly values: number;
+  readonly valueBytes: number;
+  readonly tuples: number;
+  readonly needs: { readonly Plan: number; readonly shard: number; readonly Search: number };
+}
+
+/** HyperLogLog with 2¹⁴ registers: distinct tuples within about 1 %, in 16 KB. */
+class TupleSketch {
+  private readonly registers = new Uint8Array(1 << 14);
+
+  add(columns: readonly Int32Array[], rows: number): void {
+    const registers = this.registers;
+    for (let r = 0; r < rows; r++) {
+      let h1 = 0x9e3779b9 | 0;
+      let h2 = 0x7f4a7c15 | 0;
+      for (const codes of columns) {
+        const c = codes[r]!;
+        h1 = Math.imul(h1 ^ c, 0x85ebca6b);
+        h1 ^= h1 >>> 13;
+        h2 = Math.imul(h2 ^ c, 0xc2b2ae35);
+        h2 ^= h2 >>> 16;
+      }
+      h1 = Math.imul(h1 ^ (h1 >>> 16), 0x27d4eb2d);
+      h2 = Math.imul(h2 ^ (h2 >>> 15), 0x165667b1);
+      const slot = h1 >>> 18;
+      const rank = Math.clz32(h2) + 1;
+      if (rank > registers[slot]!) registers[slot] = rank;
+    }
+  }
+
+  estimate(): number {
+    const m = this.registers.length;
+    let sum = 0;
+    let zeros = 0;
+    for (const r of this.registers) {
+      sum += 2 ** -r;
+      if (r === 0) zeros++;
+    }
+    const raw = ((0.7213 / (1 + 1.079 / m)) * m * m) / sum;
+    return raw <= 2.5 * m && zeros > 0 ? m * Math.log(m / zeros) : raw;
+  }
+}
+
+export class ShardedAdmission {
+  private readonly sketch = new TupleSketch();
+  private rows = 0;
+  private tuples = 0;
+  private values: number[] = [];
+  /** Mean UTF-8 bytes of each column's values. */
+  private meanBytes: number[] = [];
+  private shards = 0;
+
+  constructor(
+    private readonly qis: ReadonlySet<string>,
+    private readonly rowsPerShard: number,
+    private readonly budgets: StateBudgets,
+  ) {}
+
+  /**
+   * Takes in the next shard and refuses the release when a state's projected need passes its
+   * budget: only once two shards show the rates (or the input is all read), so a first shard's
+   * overestimate alone never refuses.
+   * @throws LimitError E_LIMIT_MEMORY naming the state, the figures and the setting to change.
+   */
+  observe(shard: EncodedTable): Projection | undefined {
+    const before = { rows: this.rows, tuples: this.tuples, values: this.values };
+    this.sketch.add(
+      shard.columns.filter((c) => this.qis.has(c.name)).map((c) => c.codes),
+      shard.rowCount,
+    );
+    this.shards++;
+    this.rows += shard.rowCount;
+    this.tuples = this.sketch.estimate();
+    this.values = shard.columns.map((c) => c.dictionary.length);
+    // Running mean of each column's value length: the new values weighed by their number.
+    this.meanBytes = shard.columns.map((c, i) => {
+      const was = before.values[i] ?? 0;
+      const added = c.dictionary.length - was;
+      if (added <= 0) return this.meanBytes[i] ?? 0;
+      return (
+        ((this.meanBytes[i] ?? 0) * was + meanUtf8Bytes(c.dictionary, was) * added) / c.dictionary.length
+      );
+    });
+    if (shard.progress === undefined || shard.progress <= 0) return undefined;
+    const total = shard.progress >= 1 ? this.rows : this.rows / shard.progress;
+    const remaining = Math.max(0, total - this.rows);
+    const added = Math.max(1, this.rows - before.rows);
+    // New values and tuples per row in the latest shard, carried over the rows still to come.
+    const grow = (now: number, was: number) =>
+      Math.min(now + remaining, now + ((now - was) / added) * remaining);
+    const values = this.values.map((d, i) => grow(d, before.values[i] ?? 0));
+    const valueBytes = values.reduce((s, d, i) => s + d * (this.meanBytes[i] ?? 0), 0);
+    const valueCount = values.reduce((s, d) => s + d, 0);
+    const tuples = grow(this.tuples, before.tuples);
+    const cells = Math.min(this.rowsPerShard, total) * shard.columns.length;
+    const needs = {
+      Plan:
+        BASE_BYTES + cells * PLAN_BYTES_PER_CELL + 2 * valueBytes + valueCount * PLAN_VALUE_OVERHEAD_BYTES,
+      shard:
+        BASE_BYTES +
+        Math.min(this.rowsPerShard, total) * SHARD_BYTES_PER_ROW +
+        valueBytes +
+        valueCount * VALUE_OVERHEAD_BYTES,
+      Search: BASE_BYTES + tuples * SEARCH_BYTES_PER_TUPLE + valueBytes + valueCount * VALUE_OVERHEAD_BYTES,
+    };
+    const projection: Projection = { rows: Math.round(total), values: valueCount, valueBytes, tuples, needs };
+    if (this.shards >= 2 || shard.progress >= 1) this.check(projection);
+    return projection;
+  }
+
+  private check(p: Projection): void {
+    for (const state of ['Plan', 'shard', 'Search'] as const) {
+      const budget = this.budgets[state];
+      if (p.needs[state] <= HEADROOM * budget.bytes) continue;
+      const name = state === 'shard' ? 'CountShard and ApplyShard' : state;
+      const what =
+        state === 'Search'
+          ? `about ${fmt(p.tuples)} distinct quasi-identifier tuples`
+          : `${fmt(p.values)} distinct values (${Math.round(p.valueBytes / MiB)} MB of text)`;
+      throw new LimitError(
+        'E_LIMIT_MEMORY',
+        `the input's ${fmt(p.rows)} rows (projected from the first ${fmt(this.rows)}) hold ${what}: ` +
+          `${name} would need about ${Math.round(p.needs[state] / MiB)} MB, over ${Math.round(budget.bytes / MiB)} MB (${budget.source})`,
+        state === 'Search'
+          ? `${budget.hint ?? 'give the search more memory'}, or coarsen the quasi-identifiers before the release (fewer distinct values)`
+          : `mark a many-valued column that need not be released "identifying" (it is then never read in), ${budget.hint ?? 'or give the release more memory'}`,
+      );
+    }
+  }
+}
+
+/** Mean UTF-8 length of the dictionary's values from `from` on (a sample of at most 4,096). */
+function meanUtf8Bytes(dictionary: readonly string[], from: number): number {
+  const n = dictionary.length - from;
+  if (n <= 0) return 0;
+  const step = Math.max(1, Math.floor(n / 4096));
+  let bytes = 0;
+  let count = 0;
+  for (let i = from; i < dictionary.length; i += step) {
+    bytes += Buffer.byteLength(dictionary[i]!);
+    count++;
+  }
+  return bytes / count;
+}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en');
+}

@@ -1,0 +1,139 @@
+/**
+ * Admission of a sharded release: the shards read so far project each state's need for the
+ * whole input (distinct values, distinct quasi-identifier tuples) against the memory of the
+ * function or machine that runs it; a release that would not fit is refused in Plan with the
+ * setting to change, one that fits is not.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ShardedAdmission, type StateBudgets } from '../../src/data/admission.ts';
+import { LAMBDA_MEMORY_ENV, STATE_MEMORY_ENV, stateBudgets } from '../../src/data/limits.ts';
+import type { EncodedTable } from '../../src/data/table.ts';
+import { LimitError } from '../../src/errors.ts';
+import { executeRelease } from '../../src/pipeline/engine.ts';
+import { Random } from '../../src/util/random.ts';
+import { adultWorkspace } from '../helpers/workspace.ts';
+
+const MiB = 2 ** 20;
+const budget = (mb: number) => ({ bytes: mb * MiB, source: `${mb} MB`, hint: 'raise it' });
+const budgets = (mb: number): StateBudgets => ({ Plan: budget(mb), shard: budget(mb), Search: budget(mb) });
+
+/**
+ * Consecutive shards of a table of `rows` rows with two QIs of `qiDomain` values each and a
+ * text column of 40-byte values drawn from `textDomain`: dictionaries grow as a reader's do.
+ */
+function* shards(rows: number, perShard: number, qiDomain: number, textDomain: number) {
+  const random = new Random(7);
+  const dicts = [new Map<string, number>(), new Map<string, number>(), new Map<string, number>()];
+  for (let first = 0; first < rows; first += perShard) {
+    const n = Math.min(perShard, rows - first);
+    const codes = dicts.map(() => new Int32Array(n));
+    for (let r = 0; r < n; r++) {
+      const cells = [
+        `a${random.below(qiDomain)}`,
+        `b${random.below(qiDomain)}`,
+        `note ${String(random.below(textDomain)).padStart(34, '0')}`,
+      ];
+      cells.forEach((v, c) => {
+        const d = dicts[c]!;
+        let code = d.get(v);
+        if (code === undefined) d.set(v, (code = d.size));
+        codes[c]![r] = code;
+      });
+    }
+    const table: EncodedTable = {
+      source: 'table.csv',
+      rowCount: n,
+      delimiter: ',',
+      progress: (first + n) / rows,
+      columns: ['a', 'b', 'note'].map((name, c) => ({
+        name,
+        dictionary: [...dicts[c]!.keys()],
+        codes: codes[c]!,
+      })),
+    };
+    yield table;
+  }
+}
+
+describe('admission of a sharded release', () => {
+  it('counts distinct tuples within 3 % and projects them for the whole input', () => {
+    const admission = new ShardedAdmission(new Set(['a', 'b']), 50_000, budgets(1_000_000));
+    const all = [...shards(400_000, 50_000, 600, 10)];
+    const first = admission.observe(all[0]!)!;
+    // Two QIs of 600 values: 360,000 combinations, of which 400,000 draws hit about 240,000.
+    expect(first.rows).toBe(400_000);
+    let last = first;
+    for (const s of all.slice(1)) last = admission.observe(s)!;
+    const expected = 360_000 * (1 - Math.exp(-400_000 / 360_000));
+    expect(Math.abs(last.tuples - expected) / expected).toBeLessThan(0.03);
+    // Early projections err on the large side, never far below the end.
+    expect(first.tuples).toBeGreaterThan(0.97 * expected);
+  });
+
+  it('refuses a many-valued text column that would not fit, after the second shard, naming the fix', () => {
+    const admission = new ShardedAdmission(new Set(['a', 'b']), 100_000, budgets(300));
+    const read = shards(1_000_000, 100_000, 20, 1e9);
+    const [one, two] = [read.next().value, read.next().value];
+    expect(() => admission.observe(one!)).not.toThrow(); // one shard's overestimate alone never refuses
+    let error: unknown;
+    try {
+      admission.observe(two!);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(LimitError);
+    expect(error).toMatchObject({ code: 'E_LIMIT_MEMORY' });
+    const { message, hint } = error as LimitError;
+    expect(message).toMatch(/1,000,000 rows \(projected from the first 200,000\)/);
+    expect(message).toMatch(/Plan would need about \d+ MB, over 300 MB/);
+    expect(hint).toMatch(/"identifying"/);
+    expect(message).not.toMatch(/note 0/); // counts, never values
+  });
+
+  it('admits the same table when the text column has few values', () => {
+    const admission = new ShardedAdmission(new Set(['a', 'b']), 100_000, budgets(400));
+    for (const s of shards(1_000_000, 100_000, 20, 50)) admission.observe(s);
+  });
+
+  it("deployed, takes each function's memory as the stack set it, with the setting to change", () => {
+    const env = {
+      [LAMBDA_MEMORY_ENV]: '3008',
+      [STATE_MEMORY_ENV]: JSON.stringify({ CountShard: 512, ApplyShard: 576, Search: 3008 }),
+    };
+    const b = stateBudgets({}, env);
+    expect(b.Plan).toMatchObject({ bytes: 3008 * MiB, source: "this function's memory, 3008 MB" });
+    expect(b.shard).toMatchObject({ bytes: 512 * MiB, source: "the CountShard function's memory, 512 MB" });
+    expect(b.shard.hint).toMatch(/ppdp:memoryMb=\{"CountShard":1024\}.*ppdp:rowsPerShard/);
+    expect(b.Search.hint).toMatch(/ppdp:memoryMb=\{"Search":6016\}/);
+    // On one machine every state has the machine's budget (or --max-memory).
+    expect(
+      stateBudgets({ limits: { maxMemoryMB: 700, maxLatticeNodes: undefined } }, {}).Search,
+    ).toMatchObject({ bytes: 700 * MiB });
+  });
+
+  it('a release whose text column outgrows the budget is refused in Plan with nothing published', async () => {
+    // 100,000 rows (Adult's, over and over) with a free-text note of about 40 bytes in each.
+    const ws = adultWorkspace();
+    const [header, ...rows] = ws.read('adult.csv').trimEnd().split(/\r?\n/);
+    const random = new Random(3);
+    const note = () => Array.from({ length: 6 }, () => random.below(2 ** 30).toString(36)).join(' ');
+    const body = Array.from({ length: 100_000 }, (_, i) => `${rows[i % rows.length]};${note()}`);
+    writeFileSync(join(ws.dir, 'adult.csv'), `${[`${header};note`, ...body].join('\n')}\n`);
+    // The notes need about 20 MB more than the rest (160 MB of runtime and a few of codes).
+    ws.editSpec((s) => {
+      (s.attributes as Record<string, unknown>).note = { type: 'insensitive' };
+      s.limits = { maxMemoryMB: 190 };
+    });
+    const out = join(ws.dir, 'out');
+    const run = executeRelease({ spec: ws.spec, out, shards: 4 });
+    await expect(run).rejects.toMatchObject({ code: 'E_LIMIT_MEMORY', message: /Plan would need/ });
+    expect(ws.list('out')).toBeNull();
+    // Marked identifying, the column is never read in: the same budget admits the release.
+    ws.editSpec((s) => {
+      (s.attributes as Record<string, unknown>).note = { type: 'identifying' };
+    });
+    await expect(executeRelease({ spec: ws.spec, out, shards: 4 })).resolves.toBeDefined();
+  }, 60_000);
+});
