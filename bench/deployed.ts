@@ -9,7 +9,7 @@
  * Run: `npm run bench:deployed -- [--rows 1000000,10000000] [--rows-per-shard 1000000] [--shape adult|registry]`
  * (registry: the near-unique table of bench/registry-sample.ts; results in deployed-registry.json)
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -99,6 +99,8 @@ try {
       rowsPerShard: Number(rowsPerShard),
       wallMs,
       states,
+      machine: machineInfo(),
+      at: new Date().toISOString(),
     });
     console.log(`\n${rows.toLocaleString('en')} rows, wall ${(wallMs / 1000).toFixed(1)} s`);
     console.log(
@@ -123,7 +125,17 @@ try {
   rmSync(codeDir, { recursive: true, force: true });
 }
 
+// Runs accumulate per size: a run replaces an earlier one of the same size and keeps the others,
+// so sizes measured at different times (each with its machine and commit) are fitted together.
+const resultFile = new URL(
+  `./results/deployed${values.shape === 'adult' ? '' : `-${values.shape}`}.json`,
+  import.meta.url,
+);
+const earlier = existsSync(resultFile)
+  ? (JSON.parse(readFileSync(resultFile, 'utf8')) as { runs: Record<string, unknown>[] }).runs
+  : [];
+const kept = earlier.filter((r) => !runs.some((n) => n.rows === r.rows));
 writeFileSync(
-  new URL(`./results/deployed${values.shape === 'adult' ? '' : `-${values.shape}`}.json`, import.meta.url),
-  `${JSON.stringify({ machine: machineInfo(), at: new Date().toISOString(), harness: 'bundled handlers, one process per invocation, s3rver', runs }, null, 2)}\n`,
+  resultFile,
+  `${JSON.stringify({ shape: values.shape, harness: 'bundled handlers, one process per invocation, s3rver', runs: [...kept, ...runs].sort((a, b) => Number(a.rows) - Number(b.rows)) }, null, 2)}\n`,
 );

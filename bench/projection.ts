@@ -1,23 +1,31 @@
 /**
- * A release of N rows (default 10^8) on Lambda, projected from the deployed path measured at
- * two sizes (bench/results/deployed.json, `npm run bench:deployed`): a state that sees the
- * whole release (Plan, Search, Verify, Publish) has its peak memory and slowest invocation
- * fitted as a + b·rows through the two measurements (b ≥ 0); a shard, part or slice state
- * does the same work per invocation at any size, so its larger measurement stands; its invocations
- * counted from the plan (one per shard, part or slice), its time scaled to the CPU its
- * function gets (Lambda gives one vCPU per 1,769 MB; the measurement had a core), and its cost
- * priced at Lambda's, Step Functions' and S3's list prices. Prints the table and writes
- * bench/results/projection.json.
+ * A release of N rows on Lambda, projected from the deployed path measured at three or more
+ * sizes of one shape of table (`npm run bench:deployed -- --shape adult|registry`, results in
+ * bench/results/deployed.json and deployed-registry.json):
+ * - a state that sees the whole release (Plan, Search, Verify, Publish) has its peak memory and
+ *   slowest invocation fitted as a + b·rows by least squares over every measured size (b ≥ 0):
+ *   what it holds (distinct values, tuples, classes) grows at most with the rows, so the line
+ *   through sizes where it still grows bounds it from above;
+ * - a shard, part or slice state does the same work per invocation whatever the table's size:
+ *   its largest measurement stands, and its spread over the sizes is reported (flat within
+ *   15 % is the claim the projection rests on);
+ * its invocations counted from the plan (one per shard, part or slice), its time scaled to the
+ * CPU its function gets (Lambda gives one vCPU per 1,769 MB; the measurement had a core), and
+ * its cost priced at Lambda's, Step Functions' and S3's list prices. Prints the table and
+ * writes bench/results/projection-<shape>.json.
  *
- * Run: `npm run bench:projection -- [--rows 100000000]`
+ * Run: `npm run bench:projection -- [--shape adult|registry] [--rows 100000000]`
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_ROWS_PER_PART, DEFAULT_ROWS_PER_SHARD } from '../src/pipeline/states/types.ts';
 import { table } from './scale.ts';
 
-const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000000' } } });
+const { values } = parseArgs({
+  options: { rows: { type: 'string', default: '100000000' }, shape: { type: 'string', default: 'adult' } },
+});
 const rows = Number(values.rows);
+const shape = values.shape;
 
 interface Measured {
   invocations: number;
@@ -26,15 +34,25 @@ interface Measured {
   maxMs: number;
   sumMs: number;
 }
-const measured = JSON.parse(readFileSync(new URL('./results/deployed.json', import.meta.url), 'utf8')) as {
-  machine: { commit: string };
-  runs: { rows: number; rowsPerShard: number; states: Record<string, Measured> }[];
-};
-const [small, large] = [...measured.runs].sort((a, b) => a.rows - b.rows) as [
-  (typeof measured.runs)[number],
-  (typeof measured.runs)[number],
-];
-if (!small || !large || small.rows === large.rows) throw new Error('deployed.json needs runs at two sizes');
+interface Run {
+  rows: number;
+  rowsPerShard: number;
+  states: Record<string, Measured>;
+  machine?: { commit?: string };
+}
+const measured = JSON.parse(
+  readFileSync(
+    new URL(`./results/deployed${shape === 'adult' ? '' : `-${shape}`}.json`, import.meta.url),
+    'utf8',
+  ),
+) as { runs: Run[] };
+const runs = [...measured.runs].sort((a, b) => a.rows - b.rows);
+if (new Set(runs.map((r) => r.rows)).size < 3) {
+  throw new Error(
+    `the ${shape} measurements need three sizes or more (bench:deployed -- --shape ${shape} --rows …)`,
+  );
+}
+const large = runs.at(-1)!;
 
 /** Lambda's limits and list prices (us-east-1, x86). */
 const LAMBDA_MAX_MB = 10_240;
@@ -67,14 +85,25 @@ const invocationsOf: Record<string, number> = {
  */
 const PER_ITEM = new Set(['CountShard', 'ApplyShard', 'Assemble', 'VerifySlice']);
 
-/** a + b·n through the two measurements, b ≥ 0; a per-item state's larger measurement. */
+/** a + b·n by least squares over every size (b ≥ 0); a per-item state's largest measurement. */
 function projected(pick: (m: Measured) => number, state: string): (n: number) => number {
-  if (PER_ITEM.has(state)) return () => pick(large.states[state]!);
-  const y0 = pick(small.states[state]!);
-  const y1 = pick(large.states[state]!);
-  const b = Math.max(0, (y1 - y0) / (large.rows - small.rows));
-  const a = y1 - b * large.rows;
-  return (n) => a + b * n;
+  const ys = runs.map((r) => pick(r.states[state]!));
+  if (PER_ITEM.has(state)) return () => Math.max(...ys);
+  const xs = runs.map((r) => r.rows);
+  const mx = xs.reduce((s, x) => s + x, 0) / xs.length;
+  const my = ys.reduce((s, y) => s + y, 0) / ys.length;
+  const sxy = xs.reduce((s, x, i) => s + (x - mx) * (ys[i]! - my), 0);
+  const sxx = xs.reduce((s, x) => s + (x - mx) ** 2, 0);
+  const b = Math.max(0, sxy / sxx);
+  const a = my - b * mx;
+  // Never below the largest measurement: the line bounds what was seen, too.
+  return (n) => Math.max(a + b * n, ys.at(-1)!);
+}
+
+/** A per-item state's largest peak over its smallest, across the sizes measured. */
+function spread(state: string): number {
+  const peaks = runs.map((r) => r.states[state]!.peakMiB);
+  return Math.max(...peaks) / Math.min(...peaks);
 }
 
 const states = Object.keys(invocationsOf).map((state) => {
@@ -94,6 +123,7 @@ const states = Object.keys(invocationsOf).map((state) => {
     slowestS: Math.round(slowestS * 10) / 10,
     fits: peakMiB <= m.configuredMiB && peakMiB <= LAMBDA_MAX_MB && slowestS <= LAMBDA_MAX_S,
     gbSeconds: Math.round(gbSeconds),
+    ...(PER_ITEM.has(state) ? { peakSpread: Math.round(spread(state) * 100) / 100 } : {}),
   };
 });
 
@@ -114,11 +144,11 @@ const cost = {
 const wallS = states.reduce((t, s) => t + s.slowestS * Math.ceil(s.invocations / 100), 0);
 
 console.log(
-  `${rows.toLocaleString('en')} rows: ${shards} shards, ${parts} parts (from ${small.rows} and ${large.rows} rows measured at ${measured.machine.commit})`,
+  `${shape}, ${rows.toLocaleString('en')} rows: ${shards} shards, ${parts} parts (fitted to ${runs.map((r) => r.rows.toLocaleString('en')).join(', ')} rows measured)`,
 );
 console.log(
   table(
-    ['state', 'invocations', 'configured MiB', 'peak MiB', 'slowest s', 'fits', 'GB-s'],
+    ['state', 'invocations', 'configured MiB', 'peak MiB', 'slowest s', 'fits', 'GB-s', 'per-item spread'],
     states.map((s) => [
       s.state,
       String(s.invocations),
@@ -127,6 +157,7 @@ console.log(
       s.slowestS.toFixed(1),
       s.fits ? 'yes' : 'NO',
       String(s.gbSeconds),
+      s.peakSpread === undefined ? '' : `×${s.peakSpread.toFixed(2)}`,
     ]),
   ),
 );
@@ -135,6 +166,6 @@ console.log(
     `(Lambda $${cost.lambda.toFixed(2)}, Step Functions $${cost.stepFunctions.toFixed(2)}, S3 requests $${cost.s3.toFixed(2)})`,
 );
 writeFileSync(
-  new URL('./results/projection.json', import.meta.url),
-  `${JSON.stringify({ rows, shards, parts, from: { commit: measured.machine.commit, rows: [small.rows, large.rows] }, states, transitions, s3: { puts: s3Puts, gets: s3Gets }, cost, criticalPathS: Math.round(wallS) }, null, 2)}\n`,
+  new URL(`./results/projection-${shape}.json`, import.meta.url),
+  `${JSON.stringify({ shape, rows, shards, parts, from: runs.map((r) => ({ rows: r.rows, commit: r.machine?.commit })), states, transitions, s3: { puts: s3Puts, gets: s3Gets }, cost, criticalPathS: Math.round(wallS) }, null, 2)}\n`,
 );
