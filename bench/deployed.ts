@@ -35,7 +35,8 @@ const rowsPerShard = values['rows-per-shard'];
 
 const codeDir = mkdtempSync(join(os.tmpdir(), 'ppdp-bench-code-'));
 bundleHandlers(codeDir);
-const deployed = synthesizeDeployed(codeDir);
+// The stack's three buckets as one: the bench measures the states, not the bucket layout.
+const deployed = synthesizeDeployed(codeDir, () => 'ppdp-bench');
 const s3 = new LocalS3('ppdp-bench');
 await s3.start();
 const stores = storeResolver(s3.options({ maxAttempts: 3 }));

@@ -5,12 +5,15 @@
  *                         "timeZone": "Europe/Berlin" }] (a JSON string with -c)
  *   ppdp:mapConcurrency   concurrent shard workers per Distributed Map (default 100)
  *   ppdp:rowsPerShard     rows per shard (default 1000000)
- *   ppdp:workRetentionDays  days work files are kept (default 14)
+ *   ppdp:workRetentionDays  days work files are kept (default 1: they hold a copy of the input's rows)
+ *   ppdp:inputBucket      an existing bucket to take specs and inputs from (its inbox/<name>/…)
+ *                         instead of the stack's own inbox bucket
+ *   ppdp:inputKeyArn      that bucket's KMS key ARN, when it is encrypted with one
  *   ppdp:alertEmail       an address subscribed to the failure topic (optional; confirm the
  *                         subscription from the email AWS sends)
  */
 import type { Node } from 'constructs';
-import type { ScheduledRelease } from './stacks/release-stack.ts';
+import type { InputBucket, ScheduledRelease } from './stacks/release-stack.ts';
 
 export interface AppConfig {
   readonly stackName: string;
@@ -19,10 +22,14 @@ export interface AppConfig {
   readonly rowsPerShard?: number;
   readonly workRetentionDays?: number;
   readonly alertEmail?: string;
+  readonly inputBucket?: InputBucket;
 }
 
 const NAME = /^[A-Za-z0-9._-]{1,48}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** An S3 bucket name: 3–63 lower-case letters, digits, dots and hyphens, not an IP address. */
+const BUCKET = /^(?!\d+\.\d+\.\d+\.\d+$)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
 const EXPRESSION = /^(cron\(.+\)|rate\(\d+ (minute|minutes|hour|hours|day|days)\)|at\(.+\))$/;
 
 export function readConfig(node: Node): AppConfig {
@@ -57,6 +64,22 @@ export function readConfig(node: Node): AppConfig {
       `context ppdp:alertEmail must be one email address, e.g. ops@example.org (got ${String(alertEmail)})`,
     );
   }
+  const inputBucket = ctx('ppdp:inputBucket') || undefined;
+  const inputKeyArn = ctx('ppdp:inputKeyArn') || undefined;
+  if (inputBucket !== undefined && (typeof inputBucket !== 'string' || !BUCKET.test(inputBucket))) {
+    throw new Error(
+      `context ppdp:inputBucket must be an S3 bucket name, e.g. my-data-bucket (got ${String(inputBucket)})`,
+    );
+  }
+  if (inputKeyArn !== undefined) {
+    if (inputBucket === undefined)
+      throw new Error('context ppdp:inputKeyArn is the key of ppdp:inputBucket: give that bucket too');
+    if (typeof inputKeyArn !== 'string' || !KEY_ARN.test(inputKeyArn)) {
+      throw new Error(
+        `context ppdp:inputKeyArn must be a KMS key ARN, e.g. arn:aws:kms:eu-west-1:111111111111:key/<key id> (got ${String(inputKeyArn)})`,
+      );
+    }
+  }
   return {
     stackName: (ctx('ppdp:stackName') as string | undefined) ?? 'Ppdp',
     schedules,
@@ -64,6 +87,9 @@ export function readConfig(node: Node): AppConfig {
     rowsPerShard: num('ppdp:rowsPerShard'),
     workRetentionDays: num('ppdp:workRetentionDays'),
     alertEmail: alertEmail as string | undefined,
+    ...(inputBucket
+      ? { inputBucket: { name: inputBucket as string, keyArn: inputKeyArn as string | undefined } }
+      : {}),
   };
 }
 

@@ -17,6 +17,7 @@ new ReleaseStack(app, config.stackName, {
   rowsPerShard: config.rowsPerShard,
   workRetentionDays: config.workRetentionDays,
   alertEmail: config.alertEmail,
+  inputBucket: config.inputBucket,
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   description: 'ppdp: privacy-preserving microdata releases on Step Functions and Lambda',
 });

@@ -1,5 +1,7 @@
 /**
- * ppdp in an AWS account: one bucket (inbox/ → work/ → releases/), the release state machine
+ * ppdp in an AWS account: three buckets, each under its own KMS key — the inbox (specs and
+ * inputs; or an existing bucket of yours), the work area (expiring within a day) and the
+ * releases — with each function reading only the keys its state needs, the release state machine
  * (the definition of src/pipeline/definition.ts, Lambda ARNs substituted), one Lambda per
  * Task, an EventBridge rule that starts a release when `inbox/<name>/release.json` lands,
  * EventBridge Scheduler schedules for recurring releases, and the alerts: a failure topic fed
@@ -33,6 +35,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import type { Construct, IConstruct } from 'constructs';
 import {
   placeholder,
@@ -41,8 +44,9 @@ import {
   TASKS,
   type TaskName,
 } from '../../src/pipeline/definition.ts';
-import { LOCK } from '../../src/pipeline/publish.ts';
+import { ROOT_ENV } from '../../src/pipeline/states/plan.ts';
 import { DEFAULT_ROWS_PER_PART } from '../../src/pipeline/states/types.ts';
+import { ACCESS, type Area, type KeyAccess, MAP_ITEMS, wildcardReason } from './access.ts';
 
 export interface ScheduledRelease {
   /** The release name: its spec is `inbox/<name>/release.json`. */
@@ -61,10 +65,25 @@ export interface ReleaseStackProps extends StackProps {
   readonly mapConcurrency?: number;
   /** Rows per shard (default 1,000,000). */
   readonly rowsPerShard?: number;
-  /** Days work files are kept (default 14). */
+  /**
+   * Days work files are kept (default 1, the shortest S3 lifecycle rule): they hold a copy of
+   * the input's rows. A run that has stopped can be redriven while its work files are there.
+   */
   readonly workRetentionDays?: number;
+  /**
+   * An existing bucket to take specs and inputs from (its `inbox/<name>/…`) instead of the
+   * stack's own inbox bucket; `keyArn` is its KMS key, if it is encrypted with one.
+   */
+  readonly inputBucket?: InputBucket;
   /** An email address subscribed to the failure topic. */
   readonly alertEmail?: string;
+}
+
+/** An existing bucket ppdp reads specs and inputs from. */
+export interface InputBucket {
+  readonly name: string;
+  /** The bucket's KMS key, when its objects are encrypted with one (SSE-KMS). */
+  readonly keyArn?: string;
 }
 
 /** The handler file of each Task (functions/<file>.ts). */
@@ -126,117 +145,88 @@ function sizing(rowsPerShard: number): Record<TaskName, Sizing> {
     VerifySlice: part,
     Build: BIG,
     Verify: BIG,
-    Publish: { memory: 512, timeout: Duration.minutes(5), tmp: 512 },
+    // Publish copies each file from the work bucket into the release bucket through the
+    // function (get, then put): one part's file in memory at a time (some 150 MB of CSV at
+    // 2M rows), held twice while it is read, doubled for headroom; 100 parts take minutes.
+    Publish: { memory: 1024, timeout: Duration.minutes(15), tmp: 512 },
     ReportFailure: { memory: 256, timeout: Duration.minutes(1), tmp: 512 },
   };
 }
 
-/** The data bucket's policy statements, per Task: read what it reads, write what it writes. */
+/** A bucket a Task reads or writes, with the key its objects are encrypted with (if any). */
+interface DataBucket {
+  readonly bucket: s3.IBucket;
+  readonly key?: kms.IKey;
+}
+
+/**
+ * Each Task's policy statements (infra/stacks/access.ts) over the three buckets, and the
+ * KMS use they need: Decrypt on the keys of the buckets it reads, GenerateDataKey on those
+ * it writes.
+ */
 class BucketAccess {
-  /**
-   * A release folder's lock (src/pipeline/publish.ts): Plan takes it (after checking the
-   * folder), Publish or ReportFailure gives it up. Only the lock's objects are written.
-   */
-  static readonly LOCKS = `releases/*/${LOCK}*`;
-  /** Where ReportFailure records a failure for a release's users (src/pipeline/states/report-failure.ts). */
-  static readonly FAILURES = 'releases/*/error.json';
-  readonly lock: iam.PolicyStatement;
-  private readonly byTask: Record<TaskName, iam.PolicyStatement[]>;
+  constructor(private readonly buckets: Record<Area, DataBucket>) {}
 
-  constructor(private readonly bucket: s3.Bucket) {
-    const { list, read, write } = this;
-    this.lock = new iam.PolicyStatement({
-      actions: ['s3:PutObject', 's3:DeleteObject'],
-      resources: [bucket.arnForObjects(BucketAccess.LOCKS)],
-    });
-    const lock = this.lock;
-    this.byTask = {
-      Plan: [
-        read('inbox/', 'releases/'),
-        list('inbox/', 'work/', 'releases/'),
-        read('work/'),
-        write('work/'),
-        lock,
-      ],
-      CountShard: [list('work/'), read('work/'), write('work/')],
-      Search: [list('work/'), read('work/'), write('work/')],
-      ApplyShard: [list('work/'), read('work/'), write('work/')],
-      Assemble: [list('work/'), read('work/'), write('work/')],
-      VerifySlice: [list('work/'), read('work/'), write('work/')],
-      Build: [list('work/'), read('work/'), write('work/')],
-      Verify: [list('work/'), read('work/'), write('work/')],
-      Publish: [
-        list('work/', 'releases/'),
-        read('work/', 'releases/'),
-        write('releases/'),
-        new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [this.objects('releases/')] }),
-      ],
-      ReportFailure: [
-        list('work/', 'releases/'),
-        read('work/', 'releases/'),
-        write('work/'),
-        lock,
+  /** Grants a role what ACCESS gives its Task. */
+  grant(role: iam.IRole, access: Partial<Record<Area, KeyAccess>>): void {
+    for (const [area, keys] of Object.entries(access) as [Area, KeyAccess][]) {
+      const { bucket, key } = this.buckets[area];
+      // ListBucket, so that a missing key answers 404 rather than 403 (what a head expects).
+      role.addToPrincipalPolicy(
         new iam.PolicyStatement({
-          actions: ['s3:PutObject'],
-          resources: [bucket.arnForObjects(BucketAccess.FAILURES)],
+          actions: ['s3:ListBucket'],
+          resources: [bucket.bucketArn],
+          // The inbox may be a bucket of yours: ppdp lists only its inbox/.
+          ...(area === 'inbox' ? { conditions: { StringLike: { 's3:prefix': ['inbox/*'] } } } : {}),
         }),
-      ],
-    };
+      );
+      const objects = (action: string, patterns: readonly string[] | undefined) => {
+        if (patterns?.length)
+          role.addToPrincipalPolicy(
+            new iam.PolicyStatement({
+              actions: [action],
+              resources: patterns.map((p) => bucket.arnForObjects(p)),
+            }),
+          );
+      };
+      objects('s3:GetObject', keys.read);
+      objects('s3:PutObject', keys.write);
+      objects('s3:DeleteObject', keys.delete);
+      const kmsActions = [
+        ...(keys.read?.length ? ['kms:Decrypt'] : []),
+        ...(keys.write?.length ? ['kms:GenerateDataKey'] : []),
+      ];
+      if (key && kmsActions.length) key.grant(role, ...kmsActions);
+    }
   }
 
-  of(task: TaskName): iam.PolicyStatement[] {
-    return this.byTask[task];
-  }
-
-  /** The bucket's ARN as cdk-nag names it in findings. */
-  bucketArnToken(stack: Stack): string {
-    return `<${stack.getLogicalId(this.bucket.node.defaultChild as CfnResource)}.Arn>`;
-  }
-
-  readonly list = (...prefixes: string[]) =>
-    new iam.PolicyStatement({
-      actions: ['s3:ListBucket'],
-      resources: [this.bucket.bucketArn],
-      conditions: { StringLike: { 's3:prefix': prefixes.map((p) => `${p}*`) } },
-    });
-
-  readonly read = (...prefixes: string[]) =>
-    new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: prefixes.map((p) => this.objects(p)) });
-
-  readonly write = (...prefixes: string[]) =>
-    new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: prefixes.map((p) => this.objects(p)) });
-
-  private objects(prefix: string): string {
-    return this.bucket.arnForObjects(`${prefix}*`);
+  /** The object patterns of a bucket's ARN, as cdk-nag names them in findings. */
+  static wildcards(stack: Stack, bucket: s3.IBucket, patterns: readonly string[]): Map<string, string> {
+    return new Map(
+      patterns
+        .filter((p) => p.includes('*'))
+        .map((p) => [flattenCfnReference(stack.resolve(bucket.arnForObjects(p))) as string, p]),
+    );
   }
 }
 
 export class ReleaseStack extends Stack {
-  readonly bucket: s3.Bucket;
+  /** Specs and inputs (`inbox/<name>/…`): the stack's own bucket, or an existing one. */
+  readonly inbox: s3.IBucket;
+  /** The runs' work areas (`work/<name>/<runId>/`), expiring after workRetentionDays. */
+  readonly work: s3.Bucket;
+  /** The published releases (`releases/<name>/<runId>/`). */
+  readonly releases: s3.Bucket;
+  /** Each bucket's KMS key (the inbox's only when it has one). */
+  readonly keys: { readonly inbox?: kms.IKey; readonly work: kms.Key; readonly releases: kms.Key };
   readonly stateMachine: sfn.StateMachine;
   readonly functions: Record<TaskName, lambda.Function>;
   /** Failed, timed-out and aborted executions, and the alarms, are published here. */
   readonly failureTopic: sns.Topic;
+  private readonly access: BucketAccess;
 
   constructor(scope: Construct, id: string, props: ReleaseStackProps) {
     super(scope, id, props);
-    const key = new kms.Key(this, 'DataKey', {
-      description: 'ppdp: inputs, work files and releases',
-      enableKeyRotation: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    this.bucket = this.dataBucket(key, props.workRetentionDays ?? 14);
-    const access = new BucketAccess(this.bucket);
-    this.functions = this.stateFunctions(key, access, props);
-    this.stateMachine = this.releaseMachine(key, access, props.mapConcurrency ?? 100);
-    const deadLetters = this.starts(props.schedules ?? []);
-    this.failureTopic = this.alerts(deadLetters, props.alertEmail);
-    new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName });
-    new CfnOutput(this, 'StateMachineArn', { value: this.stateMachine.stateMachineArn });
-  }
-
-  /** The data bucket (KMS, versioned, TLS only, access-logged; work files expire). */
-  private dataBucket(key: kms.Key, workRetentionDays: number): s3.Bucket {
     const accessLogs = new s3.Bucket(this, 'AccessLogs', {
       encryption: s3.BucketEncryption.S3_MANAGED, // the only encryption S3 server access logging writes to
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -246,31 +236,76 @@ export class ReleaseStack extends Stack {
       lifecycleRules: [{ expiration: Duration.days(365), noncurrentVersionExpiration: Duration.days(30) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    return new s3.Bucket(this, 'Data', {
+    const workDays = props.workRetentionDays ?? 1;
+    const inbox = props.inputBucket
+      ? this.existingInbox(props.inputBucket)
+      : this.dataBucket('Inbox', 'specs and inputs', accessLogs, { eventBridgeEnabled: true });
+    const work = this.dataBucket('Work', 'work files', accessLogs, {
+      // No versions: a deleted or expired work file (a copy of the input's rows) is gone.
+      versioned: false,
+      lifecycleRules: [
+        { expiration: Duration.days(workDays), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+    });
+    const releases = this.dataBucket('Releases', 'releases', accessLogs, {});
+    this.inbox = inbox.bucket;
+    this.work = work.bucket as s3.Bucket;
+    this.releases = releases.bucket as s3.Bucket;
+    this.keys = { inbox: inbox.key, work: work.key as kms.Key, releases: releases.key as kms.Key };
+    this.access = new BucketAccess({ inbox, work, releases });
+    this.functions = this.stateFunctions(props);
+    this.stateMachine = this.releaseMachine(props.mapConcurrency ?? 100);
+    const deadLetters = this.starts(props.schedules ?? []);
+    this.failureTopic = this.alerts(deadLetters, props.alertEmail);
+    new CfnOutput(this, 'InboxBucketName', { value: this.inbox.bucketName });
+    new CfnOutput(this, 'WorkBucketName', { value: this.work.bucketName });
+    new CfnOutput(this, 'ReleaseBucketName', { value: this.releases.bucketName });
+    new CfnOutput(this, 'StateMachineArn', { value: this.stateMachine.stateMachineArn });
+  }
+
+  /**
+   * A bucket under its own KMS key (rotation on, S3 bucket key), public access blocked, TLS
+   * only, access-logged, versioned unless said otherwise (noncurrent versions kept 30 days).
+   */
+  private dataBucket(
+    id: string,
+    holds: string,
+    accessLogs: s3.Bucket,
+    options: Pick<s3.BucketProps, 'versioned' | 'lifecycleRules' | 'eventBridgeEnabled'>,
+  ): DataBucket {
+    const key = new kms.Key(this, `${id}Key`, {
+      description: `ppdp: ${holds}`,
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const versioned = options.versioned ?? true;
+    const bucket = new s3.Bucket(this, id, {
       encryption: s3.BucketEncryption.KMS,
       encryptionKey: key,
       bucketKeyEnabled: true,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
-      versioned: true,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       serverAccessLogsBucket: accessLogs,
-      serverAccessLogsPrefix: 'data/',
-      eventBridgeEnabled: true,
-      lifecycleRules: [
-        { prefix: 'work/', expiration: Duration.days(workRetentionDays) },
-        { noncurrentVersionExpiration: Duration.days(30) },
-      ],
+      serverAccessLogsPrefix: `${id.toLowerCase()}/`,
+      lifecycleRules: versioned ? [{ noncurrentVersionExpiration: Duration.days(30) }] : undefined,
       removalPolicy: RemovalPolicy.RETAIN,
+      ...options,
+      versioned,
     });
+    return { bucket, key };
+  }
+
+  /** An existing input bucket: EventBridge notifications turned on, its key if it has one. */
+  private existingInbox(input: InputBucket): DataBucket {
+    const bucket = s3.Bucket.fromBucketName(this, 'Inbox', input.name);
+    // Adds EventBridge to the bucket's notifications, keeping the ones it has.
+    bucket.enableEventBridgeNotification();
+    return { bucket, key: input.keyArn ? kms.Key.fromKeyArn(this, 'InboxKey', input.keyArn) : undefined };
   }
 
   /** One function per Task, each with its own role: read what it reads, write what it writes. */
-  private stateFunctions(
-    key: kms.Key,
-    access: BucketAccess,
-    props: ReleaseStackProps,
-  ): Record<TaskName, lambda.Function> {
+  private stateFunctions(props: ReleaseStackProps): Record<TaskName, lambda.Function> {
     const fns = {} as Record<TaskName, lambda.Function>;
     const rowsPerShard = props.rowsPerShard ?? 1_000_000;
     const sizes = sizing(rowsPerShard);
@@ -281,7 +316,7 @@ export class ReleaseStack extends Stack {
       });
       const role = new iam.Role(this, `${task}Role`, {
         assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-        description: `ppdp ${task}: least privilege on the data bucket`,
+        description: `ppdp ${task}: only the keys its state reads and writes`,
       });
       role.addToPolicy(
         new iam.PolicyStatement({
@@ -289,8 +324,7 @@ export class ReleaseStack extends Stack {
           resources: [logGroup.logGroupArn, `${logGroup.logGroupArn}:*`],
         }),
       );
-      for (const statement of access.of(task)) role.addToPolicy(statement);
-      key.grant(role, 'kms:Decrypt', 'kms:GenerateDataKey');
+      this.access.grant(role, ACCESS[task]);
       const size = sizes[task];
       fns[task] = new lambda.Function(this, task, {
         description: `ppdp release state ${task}`,
@@ -308,13 +342,15 @@ export class ReleaseStack extends Stack {
         environment: {
           PPDP_ROWS_PER_SHARD: String(rowsPerShard),
           PPDP_RUN_LOCK: 'on', // Plan refuses a second execution of a run already under way
+          // Where Plan puts the work area and the release (the spec stays in the inbox).
+          [ROOT_ENV.work]: `s3://${this.work.bucketName}/`,
+          [ROOT_ENV.releases]: `s3://${this.releases.bucketName}/`,
           NODE_OPTIONS: '--enable-source-maps',
           POWERTOOLS_SERVICE_NAME: 'ppdp',
           POWERTOOLS_METRICS_NAMESPACE: 'ppdp',
         },
       });
     }
-    const bucketArn = access.bucketArnToken(this);
     for (const task of TASKS) {
       const role = fns[task].role!;
       const logGroup = this.node.findChild(`${task}Logs`) as logs.LogGroup;
@@ -328,36 +364,7 @@ export class ReleaseStack extends Stack {
         'Resource::*',
         'X-Ray PutTraceSegments/PutTelemetryRecords take no resource (active tracing)',
       );
-      const prefixes = new Set(
-        access
-          .of(task)
-          .flatMap((st) => st.resources)
-          .filter(
-            (r) => r.includes('/') && !r.endsWith(BucketAccess.LOCKS) && !r.endsWith(BucketAccess.FAILURES),
-          )
-          .map((r) => r.split('/').slice(-2, -1)[0]!),
-      );
-      if (access.of(task).includes(access.lock)) {
-        this.acknowledge(
-          role,
-          `Resource::${bucketArn}/${BucketAccess.LOCKS}`,
-          "release folders' locks only: keys depend on the release name and run id",
-        );
-      }
-      if (task === 'ReportFailure') {
-        this.acknowledge(
-          role,
-          `Resource::${bucketArn}/${BucketAccess.FAILURES}`,
-          "a release's failure record only: its key depends on the release name",
-        );
-      }
-      for (const prefix of prefixes) {
-        this.acknowledge(
-          role,
-          `Resource::${bucketArn}/${prefix}/*`,
-          `objects under ${prefix}/ only: keys depend on the release name and run id`,
-        );
-      }
+      this.acknowledgeKeys(role, ACCESS[task]);
       this.acknowledgeFinding(
         fns[task],
         'AwsSolutions-L1',
@@ -369,7 +376,7 @@ export class ReleaseStack extends Stack {
   }
 
   /** The state machine: the same definition the local engine runs, with its role and logs. */
-  private releaseMachine(key: kms.Key, access: BucketAccess, mapConcurrency: number): sfn.StateMachine {
+  private releaseMachine(mapConcurrency: number): sfn.StateMachine {
     const stateMachineName = `${this.stackName}-release`;
     const stateMachineArn = Arn.format(
       {
@@ -395,8 +402,8 @@ export class ReleaseStack extends Stack {
         'ppdp release state machine: invoke its functions, read shard lists, run its Distributed Maps',
     });
     for (const fn of Object.values(this.functions)) fn.grantInvoke(smRole);
-    smRole.addToPolicy(access.read('work/')); // the Distributed Maps' ItemReader reads shards.json
-    key.grant(smRole, 'kms:Decrypt');
+    // The Distributed Maps' ItemReader reads the item lists Plan wrote, nothing else.
+    this.access.grant(smRole, { work: { read: MAP_ITEMS } });
     smRole.addToPolicy(
       new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [stateMachineArn] }),
     );
@@ -414,11 +421,7 @@ export class ReleaseStack extends Stack {
         "invoking any version of the state's own function (grantInvoke)",
       );
     }
-    this.acknowledge(
-      smRole,
-      `Resource::${access.bucketArnToken(this)}/work/*`,
-      'the Distributed Maps read shards.json under work/<name>/<runId>/',
-    );
+    this.acknowledgeKeys(smRole, { work: { read: MAP_ITEMS } });
     this.acknowledge(
       smRole,
       `Resource::${executionArns}`,
@@ -476,7 +479,7 @@ export class ReleaseStack extends Stack {
         source: ['aws.s3'],
         detailType: ['Object Created'],
         detail: {
-          bucket: { name: [this.bucket.bucketName] },
+          bucket: { name: [this.inbox.bucketName] },
           object: { key: events.Match.wildcard('inbox/*/release.json') },
         },
       },
@@ -502,7 +505,7 @@ export class ReleaseStack extends Stack {
         ),
         target: new schedulerTargets.StepFunctionsStartExecution(this.stateMachine, {
           input: scheduler.ScheduleTargetInput.fromObject({
-            spec: `s3://${this.bucket.bucketName}/inbox/${s.name}/release.json`,
+            spec: `s3://${this.inbox.bucketName}/inbox/${s.name}/release.json`,
           }),
           deadLetterQueue: deadLetters,
           retryAttempts: 4,
@@ -510,7 +513,7 @@ export class ReleaseStack extends Stack {
       });
     }
 
-    // eventBridgeEnabled adds CDK's bucket-notifications custom resource.
+    // EventBridge notifications on the inbox add CDK's bucket-notifications custom resource.
     const notifications = this.node.tryFindChild(
       'BucketNotificationsHandler050a0587b7544547bf325f094a3db834',
     );
@@ -627,6 +630,16 @@ export class ReleaseStack extends Stack {
     );
     new CfnOutput(this, 'FailureTopicArn', { value: topic.topicArn });
     return topic;
+  }
+
+  /** Each object pattern of a role's access acknowledged as a wildcard, with its reason. */
+  private acknowledgeKeys(role: iam.IRole, access: Partial<Record<Area, KeyAccess>>): void {
+    const buckets = { inbox: this.inbox, work: this.work, releases: this.releases };
+    for (const [area, keys] of Object.entries(access) as [Area, KeyAccess][]) {
+      const patterns = [...new Set([...(keys.read ?? []), ...(keys.write ?? []), ...(keys.delete ?? [])])];
+      for (const [finding, pattern] of BucketAccess.wildcards(this, buckets[area], patterns))
+        this.acknowledge(role, `Resource::${finding}`, wildcardReason(pattern));
+    }
   }
 
   /** A construct's ARN as cdk-nag names it in findings. */

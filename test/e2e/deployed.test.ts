@@ -2,8 +2,9 @@
  * What is deployed, run for real: the bundled Lambda handlers (dist/lambda-like, built here),
  * bound to the states of the synthesized template's state machine, each invocation in its
  * own Node process held to its function's memory size, the Distributed Maps reading their
- * items from S3, against a real S3-protocol server (s3rver). A spec is dropped in the inbox
- * and the execution starts with what the EventBridge rule sends.
+ * items from S3, against a real S3-protocol server (s3rver) holding the stack's three buckets
+ * (inbox, work, releases). A spec is dropped in the inbox and the execution starts with what
+ * the EventBridge rule sends.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -17,12 +18,15 @@ import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 import { LocalS3 } from './serverless-s3rver.ts';
 
-const BUCKET = 'ppdp-deployed';
-const s3 = new LocalS3(BUCKET);
+let s3: LocalS3;
 let resolver: StoreResolver;
 const codeDir = mkdtempSync(join(tmpdir(), 'ppdp-deployed-code-'));
 let deployed: DeployedApp;
+/** The stack's buckets, as the template's outputs name them. */
+let bucket: { inbox: string; work: string; releases: string };
 let store: Store;
+let work: Store;
+let releases: Store;
 
 const ws = adultWorkspace(1500);
 const ROWS_PER_SHARD = '600'; // 1,500 rows → 3 shards in each Distributed Map
@@ -37,7 +41,7 @@ async function drop(name: string, dir: string, edit?: (spec: Record<string, unkn
     }
     await store.put(`inbox/${name}/${f}`, bytes);
   }
-  return `s3://${BUCKET}/inbox/${name}/release.json`;
+  return `s3://${bucket.inbox}/inbox/${name}/release.json`;
 }
 
 const run = (spec: string) =>
@@ -50,14 +54,20 @@ const run = (spec: string) =>
 beforeAll(async () => {
   bundleHandlers(codeDir);
   deployed = synthesizeDeployed(codeDir);
+  const { InboxBucketName, WorkBucketName, ReleaseBucketName } = deployed.outputs;
+  bucket = { inbox: InboxBucketName!, work: WorkBucketName!, releases: ReleaseBucketName! };
+  expect(new Set(Object.values(bucket)).size).toBe(3);
+  s3 = new LocalS3(bucket.inbox, [bucket.work, bucket.releases]);
   await s3.start();
   resolver = storeResolver(s3.options());
-  store = (await resolver.open(`s3://${BUCKET}/`)).store;
+  store = (await resolver.open(`s3://${bucket.inbox}/`)).store;
+  work = (await resolver.open(`s3://${bucket.work}/`)).store;
+  releases = (await resolver.open(`s3://${bucket.releases}/`)).store;
 }, 120_000);
 
 afterAll(async () => {
-  resolver.close();
-  await s3.dispose();
+  resolver?.close();
+  await s3?.dispose();
   rmSync(codeDir, { recursive: true, force: true });
 });
 
@@ -81,11 +91,11 @@ describe('the deployed state machine, each state its bundled handler in its own 
 
     const { published } = result.output as { published: { release: string; runId: string } };
     const prefix = `releases/adult/${published.runId}/`;
-    expect(published.release).toBe(`s3://${BUCKET}/${prefix}`);
-    const manifest = JSON.parse(utf8(await store.get(`${prefix}manifest.json`)));
+    expect(published.release).toBe(`s3://${bucket.releases}/${prefix}`);
+    const manifest = JSON.parse(utf8(await releases.get(`${prefix}manifest.json`)));
     expect(manifest).toMatchObject({ format: 'ppdp-release/1', verified: true });
     for (const f of manifest.files as { name: string; sha256: string }[]) {
-      const bytes = await store.get(prefix + f.name);
+      const bytes = await releases.get(prefix + f.name);
       expect(createHash('sha256').update(bytes).digest('hex'), f.name).toBe(f.sha256);
     }
 
@@ -93,9 +103,14 @@ describe('the deployed state machine, each state its bundled handler in its own 
     const localOut = join(ws.dir, 'out', 'local');
     await releaseTo(ws.spec, localOut);
     for (const name of ['data.arrow', 'data.csv']) {
-      const remote = Buffer.from(await store.get(prefix + name));
+      const remote = Buffer.from(await releases.get(prefix + name));
       expect(remote.equals(readFileSync(join(localOut, name))), name).toBe(true);
     }
+    // The input's rows were copied to the work bucket only; the inbox holds only what was dropped.
+    const keys = async (s: Store) => (await s.list('')).map((o) => o.key);
+    expect(await keys(work)).toContain(`work/adult/${published.runId}/rows/0.arrow`);
+    expect((await keys(store)).every((k) => k.startsWith('inbox/'))).toBe(true);
+    expect((await keys(releases)).every((k) => k.startsWith('releases/adult/'))).toBe(true);
   }, 180_000);
 
   it('a spec that fails in Plan leaves error.json under releases/<name>/, publishes nothing, and is not retried', async () => {
@@ -110,14 +125,16 @@ describe('the deployed state machine, each state its bundled handler in its own 
     expect(plans[0]!.errorType).toBe('SpecError');
     expect(result.invocations.map((i) => i.state)).toEqual(['Plan', 'ReportFailure']);
 
-    const errors = await store.list('work/broken/');
+    const errors = await work.list('work/broken/');
     expect(errors.map((o) => o.key)).toEqual(['work/broken/failed/error.json']);
-    const error = JSON.parse(utf8(await store.get('work/broken/failed/error.json')));
+    const error = JSON.parse(utf8(await work.get('work/broken/failed/error.json')));
     expect(error).toMatchObject({ format: 'ppdp-error/1', published: false, error: 'SpecError' });
     expect(error.message).toMatch(/privacy\[0\]\.k/);
     // Where the release's users look: the same record, and no release folder.
-    expect((await store.list('releases/broken/')).map((o) => o.key)).toEqual(['releases/broken/error.json']);
-    expect(JSON.parse(utf8(await store.get('releases/broken/error.json')))).toEqual(error);
+    expect((await releases.list('releases/broken/')).map((o) => o.key)).toEqual([
+      'releases/broken/error.json',
+    ]);
+    expect(JSON.parse(utf8(await releases.get('releases/broken/error.json')))).toEqual(error);
   }, 120_000);
 
   it.each([

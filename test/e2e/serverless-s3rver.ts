@@ -13,9 +13,9 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 
 const SERVER = `
 import S3rver from 's3rver';
-const [dir, port, bucket] = process.argv.slice(1);
+const [dir, port, ...buckets] = process.argv.slice(1);
 const server = new S3rver({ address: '127.0.0.1', port: Number(port), silent: true, directory: dir,
-  configureBuckets: [{ name: bucket }] });
+  configureBuckets: buckets.map((name) => ({ name })) });
 const address = await server.run();
 process.stdout.write(JSON.stringify({ port: address.port }) + '\\n');
 const stop = () => server.close().then(() => process.exit(0));
@@ -30,13 +30,17 @@ export class LocalS3 {
   port = 0;
   private child: ChildProcess | undefined;
 
-  constructor(readonly bucket = 'ppdp-test') {}
+  constructor(
+    readonly bucket = 'ppdp-test',
+    /** More buckets to create beside it. */
+    readonly others: readonly string[] = [],
+  ) {}
 
   /** Starts s3rver (on the same port as before, after a stop). */
   async start(): Promise<void> {
     const child = spawn(
       process.execPath,
-      ['--input-type=module', '-e', SERVER, this.dir, String(this.port), this.bucket],
+      ['--input-type=module', '-e', SERVER, this.dir, String(this.port), this.bucket, ...this.others],
       {
         cwd: ROOT,
         env: { ...process.env, NODE_OPTIONS: '--openssl-legacy-provider' },

@@ -43,6 +43,8 @@ export interface DeployedApp {
   readonly functions: ReadonlyMap<string, DeployedFunction>;
   /** The folder the functions' code asset was built from. */
   readonly codeDir: string;
+  /** The stack's outputs (bucket names as the local buckets are named). */
+  readonly outputs: Readonly<Record<string, string>>;
 }
 
 /** One invocation of a function, as measured. */
@@ -61,8 +63,39 @@ type Cfn = any;
 
 const fakeArn = (logicalId: string) => `arn:aws:lambda:us-east-1:111111111111:function:${logicalId}`;
 
-/** Synthesizes the stack over the bundled handlers in `codeDir` and reads what it deploys. */
-export function synthesizeDeployed(codeDir: string): DeployedApp {
+/** The local bucket standing in for the template's bucket `logicalId` (create it before a run). */
+export const localBucket = (logicalId: string) => `ppdp-${logicalId.toLowerCase()}`;
+
+/**
+ * A template value made concrete where the harness can: a function's ARN, a bucket's name
+ * (`bucketOf` its logical id) and joins of these; undefined for anything else.
+ */
+function concrete(resources: Record<string, Cfn>, bucketOf: (logicalId: string) => string) {
+  const value = (v: Cfn): string | undefined => {
+    if (typeof v === 'string') return v;
+    const ref = v?.Ref;
+    if (typeof ref === 'string' && resources[ref]?.Type === 'AWS::S3::Bucket') return bucketOf(ref);
+    const att = v?.['Fn::GetAtt'];
+    if (Array.isArray(att) && att[1] === 'Arn' && resources[att[0]]?.Type === 'AWS::Lambda::Function')
+      return fakeArn(att[0]);
+    const join = v?.['Fn::Join'];
+    if (Array.isArray(join)) {
+      const parts = (join[1] as Cfn[]).map(value);
+      return parts.every((p) => p !== undefined) ? parts.join(join[0]) : undefined;
+    }
+    return undefined;
+  };
+  return value;
+}
+
+/**
+ * Synthesizes the stack over the bundled handlers in `codeDir` and reads what it deploys.
+ * Its buckets become local buckets named by `bucketOf` (default `localBucket`).
+ */
+export function synthesizeDeployed(
+  codeDir: string,
+  bucketOf: (logicalId: string) => string = localBucket,
+): DeployedApp {
   const app = new App({ context: APP_CONTEXT, outdir: mkdtempSync(join(tmpdir(), 'ppdp-cdk-')) });
   const stack = new ReleaseStack(app, 'Ppdp', {
     handlersDir: codeDir,
@@ -71,13 +104,15 @@ export function synthesizeDeployed(codeDir: string): DeployedApp {
   const template: Cfn = app.synth().getStackByName(stack.stackName).template;
   rmSync(app.outdir, { recursive: true, force: true });
   const resources = Object.entries<Cfn>(template.Resources);
+  const value = concrete(template.Resources, bucketOf);
   const functions = new Map<string, DeployedFunction>();
   for (const [logicalId, r] of resources) {
     if (r.Type !== 'AWS::Lambda::Function' || !String(r.Properties.Handler).endsWith('.handler')) continue;
     const p = r.Properties;
     const environment: Record<string, string> = {};
     for (const [k, v] of Object.entries(p.Environment?.Variables ?? {})) {
-      if (typeof v === 'string') environment[k] = v;
+      const set = value(v);
+      if (set !== undefined) environment[k] = set;
     }
     functions.set(fakeArn(logicalId), {
       logicalId,
@@ -92,12 +127,17 @@ export function synthesizeDeployed(codeDir: string): DeployedApp {
   const props = machines[0]![1].Properties;
   if (typeof props.DefinitionString !== 'string') throw new Error('the definition is not a plain string');
   let text: string = props.DefinitionString;
-  for (const [name, value] of Object.entries<Cfn>(props.DefinitionSubstitutions ?? {})) {
-    const target = value?.['Fn::GetAtt']?.[0];
-    if (!target) throw new Error(`substitution ${name} is not a function ARN`);
-    text = text.split(`\${${name}}`).join(fakeArn(target));
+  for (const [name, v] of Object.entries<Cfn>(props.DefinitionSubstitutions ?? {})) {
+    const arn = value(v);
+    if (!arn?.startsWith('arn:aws:lambda:')) throw new Error(`substitution ${name} is not a function ARN`);
+    text = text.split(`\${${name}}`).join(arn);
   }
-  return { definition: JSON.parse(text) as AslDefinition, functions, codeDir };
+  const outputs: Record<string, string> = {};
+  for (const [name, o] of Object.entries<Cfn>(template.Outputs ?? {})) {
+    const v = value(o.Value);
+    if (v !== undefined) outputs[name] = v;
+  }
+  return { definition: JSON.parse(text) as AslDefinition, functions, codeDir, outputs };
 }
 
 /** Every Task state of a definition (Map processors included), by state name. */

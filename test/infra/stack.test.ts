@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import { describe, expect, it } from 'vitest';
 import { APP_CONTEXT, readConfig } from '../../infra/config.ts';
 import { addNagChecks } from '../../infra/nag.ts';
@@ -15,9 +17,11 @@ import {
   HANDLER_FILES,
   partMemoryMb,
   ReleaseStack,
+  type ReleaseStackProps,
   shardMemoryMb,
 } from '../../infra/stacks/release-stack.ts';
-import { RELEASE_ERRORS, TASKS } from '../../src/pipeline/definition.ts';
+import { RELEASE_ERRORS, TASKS, type TaskName } from '../../src/pipeline/definition.ts';
+import { ROOT_ENV } from '../../src/pipeline/states/plan.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation template JSON
 type Cfn = any;
@@ -26,13 +30,14 @@ type Cfn = any;
 const handlersDir = mkdtempSync(join(tmpdir(), 'ppdp-handlers-'));
 writeFileSync(join(handlersDir, 'plan.mjs'), 'export const handler = async () => ({});\n');
 
-function synth(withNag = false, alertEmail?: string) {
+function synth(withNag = false, alertEmail?: string, more: Partial<ReleaseStackProps> = {}) {
   const app = new App({ context: APP_CONTEXT, outdir: mkdtempSync(join(tmpdir(), 'ppdp-cdk-')) });
   const stack = new ReleaseStack(app, 'Ppdp', {
     handlersDir,
     schedules: [{ name: 'adult', expression: 'cron(0 3 ? * MON *)', timeZone: 'Europe/Berlin' }],
     env: { account: '111111111111', region: 'us-east-1' },
     alertEmail,
+    ...more,
   });
   if (withNag) addNagChecks(app);
   return { app, stack, template: Template.fromStack(stack) };
@@ -40,42 +45,135 @@ function synth(withNag = false, alertEmail?: string) {
 
 const { template, stack } = synth();
 
+const EXISTING_KEY = 'arn:aws:kms:us-east-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+
+const idOf = (s: ReleaseStack, c: { node: { defaultChild?: unknown } }) =>
+  s.getLogicalId(c.node.defaultChild as never);
+
+/** A role's Allow statements, their resources flattened as cdk-nag writes them. */
+function statementsOf(s: ReleaseStack, t: Template, role: { node: { defaultChild?: unknown } }) {
+  const id = idOf(s, role);
+  const policies = Object.values(t.findResources('AWS::IAM::Policy')) as { Properties: Cfn }[];
+  return policies
+    .filter((p) => p.Properties.Roles.some((r: Cfn) => r.Ref === id))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Cfn[])
+    .map((st) => ({
+      actions: [st.Action].flat() as string[],
+      resources: [st.Resource].flat().map((r) => flattenCfnReference(r) as string),
+    }));
+}
+
+/** Whether a Task's role may do `action` on `object`, IAM wildcards read as IAM reads them. */
+function allows(s: ReleaseStack, t: Template, task: TaskName, action: string, object: string): boolean {
+  const matches = (pattern: string) =>
+    new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`).test(object);
+  return statementsOf(s, t, s.functions[task].role!).some(
+    (st) => st.actions.includes(action) && st.resources.some(matches),
+  );
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+}
+
 describe('the deployment stack', () => {
-  it('keeps data in a KMS-encrypted, versioned, logged bucket with public access blocked and TLS enforced', () => {
-    template.hasResourceProperties('AWS::S3::Bucket', {
-      BucketEncryption: {
-        ServerSideEncryptionConfiguration: [
-          Match.objectLike({
-            ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: Match.anyValue() },
-          }),
-        ],
-      },
-      PublicAccessBlockConfiguration: {
-        BlockPublicAcls: true,
-        BlockPublicPolicy: true,
-        IgnorePublicAcls: true,
-        RestrictPublicBuckets: true,
-      },
-      VersioningConfiguration: { Status: 'Enabled' },
-      LoggingConfiguration: Match.objectLike({ DestinationBucketName: Match.anyValue() }),
-    });
+  it('keeps the inbox, the work area and the releases in three buckets, each under its own KMS key', () => {
+    const ids = [stack.inbox as s3.Bucket, stack.work, stack.releases].map((b) => idOf(stack, b));
+    const resources = template.toJSON().Resources as Record<string, Cfn>;
+    const encryption = ids.map(
+      (id) =>
+        resources[id].Properties.BucketEncryption.ServerSideEncryptionConfiguration[0]
+          .ServerSideEncryptionByDefault,
+    );
+    for (const e of encryption) expect(e.SSEAlgorithm).toBe('aws:kms');
+    const keyIds = encryption.map((e) => e.KMSMasterKeyID['Fn::GetAtt'][0]);
+    expect(new Set(keyIds).size).toBe(3);
+    for (const k of keyIds) expect(resources[k].Properties.EnableKeyRotation, k).toBe(true);
+    for (const id of ids) {
+      expect(resources[id].Properties, id).toMatchObject({
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        LoggingConfiguration: { DestinationBucketName: expect.anything() },
+      });
+      template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: id },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 's3:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+    }
+    // The inbox and the releases keep versions; the work area none, so nothing outlives its expiry.
+    const [inbox, work, releases] = ids.map((id) => resources[id].Properties);
+    expect(inbox.VersioningConfiguration).toEqual({ Status: 'Enabled' });
+    expect(releases.VersioningConfiguration).toEqual({ Status: 'Enabled' });
+    expect(work.VersioningConfiguration).toBeUndefined();
     template.hasResourceProperties('Custom::S3BucketNotifications', {
+      BucketName: { Ref: ids[0] },
       NotificationConfiguration: { EventBridgeConfiguration: {} },
     });
-    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
-    const dataBucket = stack.getLogicalId(stack.bucket.node.defaultChild as never);
-    template.hasResourceProperties('AWS::S3::BucketPolicy', {
-      Bucket: { Ref: dataBucket },
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({
-            Effect: 'Deny',
-            Action: 's3:*',
-            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
-          }),
-        ]),
-      },
+    expect(template.findOutputs('*')).toMatchObject({
+      InboxBucketName: { Value: { Ref: ids[0] } },
+      WorkBucketName: { Value: { Ref: ids[1] } },
+      ReleaseBucketName: { Value: { Ref: ids[2] } },
     });
+  });
+
+  it('lets work files (a copy of the input rows) expire within a day', () => {
+    const rulesOf = (s: ReleaseStack, t: Template) =>
+      t.toJSON().Resources[idOf(s, s.work)].Properties.LifecycleConfiguration.Rules;
+    expect(rulesOf(stack, template)).toEqual([
+      { ExpirationInDays: 1, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+    ]);
+    // A longer retention is a setting (docs/deploy.md).
+    const longer = synth(false, undefined, { workRetentionDays: 3 });
+    expect(rulesOf(longer.stack, longer.template)[0].ExpirationInDays).toBe(3);
+  });
+
+  it('tells every function where work files and releases go', () => {
+    for (const task of TASKS) {
+      const env =
+        template.toJSON().Resources[idOf(stack, stack.functions[task])].Properties.Environment.Variables;
+      expect(flattenCfnReference(env[ROOT_ENV.work]), task).toBe(`s3://<${idOf(stack, stack.work)}>/`);
+      expect(flattenCfnReference(env[ROOT_ENV.releases]), task).toBe(
+        `s3://<${idOf(stack, stack.releases)}>/`,
+      );
+    }
+  });
+
+  it('reads specs and inputs from an existing bucket when given one, decrypting with its key', () => {
+    for (const keyArn of [EXISTING_KEY, undefined]) {
+      const existing = synth(false, undefined, { inputBucket: { name: 'my-data', keyArn } });
+      const t = existing.template;
+      // The work and release buckets, and the access logs: no inbox bucket of the stack's own.
+      expect(Object.keys(t.findResources('AWS::S3::Bucket'))).toHaveLength(3);
+      const [rule] = Object.values(
+        t.findResources('AWS::Events::Rule', { Properties: { EventPattern: { source: ['aws.s3'] } } }),
+      ) as { Properties: Cfn }[];
+      expect(rule!.Properties.EventPattern.detail.bucket).toEqual({ name: ['my-data'] });
+      t.hasResourceProperties('Custom::S3BucketNotifications', {
+        BucketName: 'my-data',
+        NotificationConfiguration: { EventBridgeConfiguration: {} },
+        Managed: false,
+      });
+      const object = 'arn:aws:s3:::my-data/inbox/adult/data.csv';
+      for (const task of TASKS)
+        expect(allows(existing.stack, t, task, 's3:GetObject', object), task).toBe(task === 'Plan');
+      const decrypts = (task: TaskName) =>
+        statementsOf(existing.stack, t, existing.stack.functions[task].role!).some(
+          (st) => st.actions.includes('kms:Decrypt') && st.resources.includes(EXISTING_KEY),
+        );
+      for (const task of TASKS) expect(decrypts(task), task).toBe(task === 'Plan' && keyArn !== undefined);
+    }
   });
 
   it('starts a release when inbox/<name>/release.json lands, with the spec URL as input', () => {
@@ -86,7 +184,10 @@ describe('the deployment stack', () => {
     expect(rule!.Properties.EventPattern).toMatchObject({
       source: ['aws.s3'],
       'detail-type': ['Object Created'],
-      detail: { object: { key: [{ wildcard: 'inbox/*/release.json' }] } },
+      detail: {
+        bucket: { name: [{ Ref: idOf(stack, stack.inbox as s3.Bucket) }] },
+        object: { key: [{ wildcard: 'inbox/*/release.json' }] },
+      },
     });
     const target = rule!.Properties.Targets[0];
     expect(target.InputTransformer.InputTemplate).toBe(
@@ -106,6 +207,9 @@ describe('the deployment stack', () => {
     }[];
     expect(JSON.stringify(schedule!.Properties.Target.Input)).toMatch(
       /\{\\"spec\\":\\"s3:\/\/.*inbox\/adult\/release\.json/,
+    );
+    expect(flattenCfnReference(schedule!.Properties.Target.Input)).toContain(
+      `s3://<${idOf(stack, stack.inbox as s3.Bucket)}>/inbox/adult/release.json`,
     );
   });
 
@@ -141,36 +245,64 @@ describe('the deployment stack', () => {
     }
   });
 
-  it('gives each function only the prefixes it needs', () => {
-    const policyOf = (task: string) => {
-      const role = stack.getLogicalId(stack.functions[task as 'Plan'].role!.node.defaultChild as never);
-      const policies = Object.values(template.findResources('AWS::IAM::Policy')) as { Properties: Cfn }[];
-      return JSON.stringify(policies.filter((p) => p.Properties.Roles.some((r: Cfn) => r.Ref === role)));
-    };
-    expect(policyOf('Plan')).toMatch(/inbox\/\*/);
-    // Plan writes in releases/ only the folder's lock (src/pipeline/publish.ts); ReportFailure
-    // also the failure's record for the release's users.
-    const writesOf = (task: string) =>
-      (JSON.parse(policyOf(task)) as { Properties: Cfn }[])
-        .flatMap((p) => p.Properties.PolicyDocument.Statement as Cfn[])
-        .filter((st) => [st.Action].flat().some((a: string) => /^s3:(Put|Delete)Object$/.test(a)))
-        .map((st) => JSON.stringify(st.Resource));
-    for (const task of ['Plan', 'ReportFailure']) {
-      const inReleases = writesOf(task).filter((r) => r.includes('releases/'));
-      const allowed =
-        task === 'Plan'
-          ? [/releases\/\*\/\.ppdp-lock\*"/]
-          : [/releases\/\*\/\.ppdp-lock\*"/, /releases\/\*\/error\.json"/];
-      const keys = inReleases.flatMap((r) => r.match(/releases\/[^"]*"/g) ?? []);
-      expect(keys.map((k) => allowed.findIndex((a) => a.test(k))).sort(), task).toEqual(
-        allowed.map((_, i) => i),
-      );
-    }
-    expect(policyOf('ApplyShard')).not.toMatch(/inbox\/|releases\//);
-    expect(policyOf('Publish')).toMatch(/releases\/\*/);
-    expect(policyOf('Publish')).not.toMatch(/inbox\//);
-    expect(policyOf('Publish')).toMatch(/s3:DeleteObject/);
-    expect(policyOf('CountShard')).not.toMatch(/s3:DeleteObject/);
+  it('lets only the states that read rows read the input rows, and each function only its keys', () => {
+    const arn = (b: { node: { defaultChild?: unknown } }) => `<${idOf(stack, b)}.Arn>`;
+    const run = `${arn(stack.work)}/work/adult/0123abcd/`;
+    const release = `${arn(stack.releases)}/releases/adult/0123abcd/`;
+    const who = (action: string, object: string) =>
+      TASKS.filter((task) => allows(stack, template, task, action, object)).sort();
+    const sorted = (...tasks: TaskName[]) => [...tasks].sort();
+    // Verify's single-task verifier re-reads the whole input (src/pipeline/states/verify.ts).
+    const rowReaders = sorted('CountShard', 'ApplyShard', 'VerifySlice', 'Build', 'Verify');
+    expect(who('s3:GetObject', `${run}rows/0.arrow`)).toEqual(rowReaders);
+    expect(who('s3:GetObject', `${run}rows/dictionaries.arrow`)).toEqual(sorted(...rowReaders, 'Search'));
+    expect(who('s3:PutObject', `${run}rows/0.arrow`)).toEqual(['Plan']);
+    expect(who('s3:GetObject', `${run}counts/0.rows`)).toEqual(['ApplyShard']);
+    expect(who('s3:GetObject', `${run}counts/0.bin`)).toEqual(['Search']);
+    expect(who('s3:GetObject', `${run}scatter/0/0.arrow`)).toEqual(['Assemble']);
+    expect(who('s3:GetObject', `${run}staging/data.csv`)).toEqual(sorted('VerifySlice', 'Verify', 'Publish'));
+    expect(who('s3:GetObject', `${run}plan.json`)).toEqual(
+      TASKS.filter((t) => !/Plan|ReportFailure/.test(t)).sort(),
+    );
+    expect(who('s3:PutObject', `${run}error.json`)).toEqual(['ReportFailure']);
+    expect(who('s3:DeleteObject', `${run}lock.json`)).toEqual(['Plan']);
+    expect(who('s3:DeleteObject', `${run}rows/0.arrow`)).toEqual([]);
+    // The inbox: read by Plan alone, written by none.
+    expect(who('s3:GetObject', `${arn(stack.inbox as s3.Bucket)}/inbox/adult/data.csv`)).toEqual(['Plan']);
+    expect(who('s3:PutObject', `${arn(stack.inbox as s3.Bucket)}/inbox/adult/release.json`)).toEqual([]);
+    // The releases: written by Publish; a folder's lock by Plan and ReportFailure too, and the
+    // failure record by ReportFailure (Publish removes it once the release is out).
+    expect(who('s3:PutObject', `${release}data.csv`)).toEqual(['Publish']);
+    expect(who('s3:GetObject', `${release}data.csv`)).toEqual(['Publish']);
+    expect(who('s3:PutObject', `${release}.ppdp-lock`)).toEqual(sorted('Plan', 'Publish', 'ReportFailure'));
+    expect(who('s3:PutObject', `${arn(stack.releases)}/releases/adult/error.json`)).toEqual(
+      sorted('Publish', 'ReportFailure'),
+    );
+    // The state machine's ItemReader reads the item lists only.
+    const machine = statementsOf(stack, template, stack.stateMachine.role);
+    const reads = machine.filter((st) => st.actions.includes('s3:GetObject')).flatMap((st) => st.resources);
+    expect(reads.sort()).toEqual(
+      ['checks.json', 'parts.json', 'shards.json'].map((k) => `${arn(stack.work)}/work/*/${k}`),
+    );
+  });
+
+  it('lets each function decrypt only with the keys of the buckets it reads', () => {
+    const keyOf = (k: { node: { defaultChild?: unknown } }) => `<${idOf(stack, k)}.Arn>`;
+    const who = (action: string, key: string) =>
+      TASKS.filter((task) =>
+        statementsOf(stack, template, stack.functions[task].role!).some(
+          (st) => st.actions.includes(action) && st.resources.includes(key),
+        ),
+      ).sort();
+    expect(who('kms:Decrypt', keyOf(stack.keys.inbox!))).toEqual(['Plan']);
+    expect(who('kms:GenerateDataKey', keyOf(stack.keys.inbox!))).toEqual([]);
+    expect(who('kms:Decrypt', keyOf(stack.keys.releases))).toEqual(['Plan', 'Publish', 'ReportFailure']);
+    expect(who('kms:Decrypt', keyOf(stack.keys.work))).toEqual(
+      TASKS.filter((t) => t !== 'ReportFailure').sort(),
+    );
+    expect(who('kms:GenerateDataKey', keyOf(stack.keys.work))).toEqual(
+      TASKS.filter((t) => t !== 'Publish').sort(),
+    );
   });
 
   it('publishes failed, timed-out and aborted executions of this state machine to an encrypted topic', () => {
@@ -329,6 +461,8 @@ describe('the deployment stack', () => {
   it('passes cdk-nag AwsSolutions with every finding acknowledged', () => {
     const { app } = synth(true);
     expect(() => app.synth()).not.toThrow();
+    const existing = synth(true, undefined, { inputBucket: { name: 'my-data', keyArn: EXISTING_KEY } });
+    expect(() => existing.app.synth()).not.toThrow();
   });
 
   it('reads schedules and limits from context', () => {
@@ -349,5 +483,19 @@ describe('the deployment stack', () => {
     expect(email('ops@example.org')).toBe('ops@example.org');
     expect(email('')).toBeUndefined();
     expect(() => email('ops at example.org')).toThrow(/ppdp:alertEmail must be one email address/);
+    const input = (context: Record<string, string>) => readConfig(new App({ context }).node).inputBucket;
+    expect(input({})).toBeUndefined();
+    expect(input({ 'ppdp:inputBucket': 'my-data' })).toEqual({ name: 'my-data', keyArn: undefined });
+    expect(input({ 'ppdp:inputBucket': 'my-data', 'ppdp:inputKeyArn': EXISTING_KEY })).toEqual({
+      name: 'my-data',
+      keyArn: EXISTING_KEY,
+    });
+    expect(() => input({ 'ppdp:inputBucket': 'My_Data' })).toThrow(
+      /ppdp:inputBucket must be an S3 bucket name/,
+    );
+    expect(() => input({ 'ppdp:inputKeyArn': EXISTING_KEY })).toThrow(/give that bucket too/);
+    expect(() => input({ 'ppdp:inputBucket': 'my-data', 'ppdp:inputKeyArn': 'alias/mine' })).toThrow(
+      /ppdp:inputKeyArn must be a KMS key ARN/,
+    );
   });
 });

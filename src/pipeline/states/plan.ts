@@ -81,9 +81,10 @@ async function planFrom(
   checkSpecFiles(spec, bucketFolder);
   const name = releaseName(specLoc.key);
   const runId = runIdOf(spec);
-  const rootUrl = storeRootOf(request);
-  const release = request.out ?? (rootUrl ? `${rootUrl}releases/${name}/${runId}/` : undefined);
-  const workUrl = request.work ?? (rootUrl ? `${rootUrl}work/${name}/${runId}/` : undefined);
+  const releaseRoot = storeRootOf(request, 'releases');
+  const workRoot = storeRootOf(request, 'work');
+  const release = request.out ?? (releaseRoot ? `${releaseRoot}releases/${name}/${runId}/` : undefined);
+  const workUrl = request.work ?? (workRoot ? `${workRoot}work/${name}/${runId}/` : undefined);
   if (!release || !workUrl) {
     throw new PpdpError(
       'E_USAGE',
@@ -221,7 +222,7 @@ async function planClaimed(p: {
     throw e;
   }
   const specName = basename(spec.file);
-  const root = storeRootOf(request);
+  const root = storeRootOf(request, 'releases');
   const bucket = workLoc.store.root.startsWith('s3://') ? workLoc.store.root.slice(5, -1) : '';
   const result: PlanResult = {
     name,
@@ -291,9 +292,19 @@ function partsOf(request: ReleaseRequest, rows: number, mode: 'sharded' | 'singl
   return mode === 'single' ? 1 : Math.max(1, Math.ceil(rows / perPart));
 }
 
-/** Root of work/ and releases/: the request's store, else an s3:// spec's bucket (ending in `/`). */
-export function storeRootOf(request: Pick<ReleaseRequest, 'spec' | 'store'>): string | undefined {
+/** The deployment's settings (infra/stacks/release-stack.ts): the work and release buckets. */
+export const ROOT_ENV = { work: 'PPDP_WORK_ROOT', releases: 'PPDP_RELEASE_ROOT' } as const;
+
+/**
+ * Root of work/ or releases/ (ending in `/`): the deployment's setting for it when there is
+ * one, else the request's store, else an s3:// spec's bucket.
+ */
+export function storeRootOf(
+  request: Pick<ReleaseRequest, 'spec' | 'store'>,
+  area: keyof typeof ROOT_ENV,
+): string | undefined {
   const root =
+    (process.env[ROOT_ENV[area]] || undefined) ??
     request.store ??
     (request.spec?.startsWith('s3://') ? request.spec.slice(0, request.spec.indexOf('/', 5) + 1) : undefined);
   return root === undefined || root === '' ? undefined : asFolder(root);

@@ -21,11 +21,13 @@ export async function reportFailure(
   const error = describeFailure(state.error);
   // Before Plan has named the work area (it failed), the release's own work folder stands in:
   // under the store, or else the spec's bucket, as Plan would have chosen it.
-  const root = storeRootOf(state);
+  const root = storeRootOf(state, 'work');
+  const releaseRoot = storeRootOf(state, 'releases');
   const name = releaseName(state.spec ?? '');
   const work = state.plan?.work ?? state.work ?? (root ? `${root}work/${name}/failed/` : undefined);
   const forUsers =
-    state.plan?.failureRecord ?? (root && state.out === undefined ? failureRecordOf(root, name) : undefined);
+    state.plan?.failureRecord ??
+    (releaseRoot && state.out === undefined ? failureRecordOf(releaseRoot, name) : undefined);
   env.log({ state: 'ReportFailure', error: error.error, code: error.code ?? undefined });
   // Plan took the release folder's lock: give it up (unlock never throws).
   if (state.plan?.claim) {

@@ -1,0 +1,120 @@
+/**
+ * What each Task's function may touch in the three buckets: the keys it reads, writes and
+ * deletes, as IAM object patterns. The work area's keys are those of
+ * src/pipeline/states/work.ts under `work/<name>/<runId>/`; the shards of the input's rows
+ * (`rows/<i>.arrow`) are read only by the states that need the rows themselves.
+ */
+import type { TaskName } from '../../src/pipeline/definition.ts';
+import { LOCK, MANIFEST } from '../../src/pipeline/publish.ts';
+
+/** A role's objects in one bucket: key patterns (`*` spans any characters, `/` included). */
+export interface KeyAccess {
+  readonly read?: readonly string[];
+  readonly write?: readonly string[];
+  readonly delete?: readonly string[];
+}
+
+export type Area = 'inbox' | 'work' | 'releases';
+
+/** A run's work area, as a pattern: `work/<name>/<runId>/`. */
+const RUN = 'work/*/';
+/** The input's row shards and its dictionaries (the values without the rows). */
+export const ROWS = `${RUN}rows/*`;
+export const DICTIONARIES = `${RUN}rows/dictionaries.arrow`;
+/** A release folder's lock and its takeover marks (src/pipeline/publish.ts). */
+export const LOCKS = `releases/*/${LOCK}*`;
+/** Where a release's failure is recorded for its users (src/pipeline/states/report-failure.ts). */
+export const FAILURES = 'releases/*/error.json';
+
+const run = (...keys: string[]) => keys.map((k) => RUN + k);
+/** What every state after Plan reads first (openWork): the plan and the spec's bundle. */
+const OPENED = run('plan.json', 'bundle/*');
+
+/** Per Task, per bucket: exactly the keys its state reads, writes and deletes. */
+export const ACCESS: Record<TaskName, Partial<Record<Area, KeyAccess>>> = {
+  Plan: {
+    inbox: { read: ['inbox/*'] },
+    work: {
+      // The run lock (src/pipeline/lock.ts) and a failure recorded after it.
+      read: run('lock.json', 'error.json'),
+      write: run(
+        'lock.json',
+        'bundle/*',
+        'rows/*',
+        'shards.json',
+        'parts.json',
+        'checks.json',
+        'plan.json',
+        'timings/*',
+      ),
+      delete: run('lock.json'),
+    },
+    // The release folder's check (a ppdp manifest or lock) and its lock.
+    releases: { read: [`releases/*/${MANIFEST}`, LOCKS], write: [LOCKS], delete: [LOCKS] },
+  },
+  CountShard: {
+    work: { read: [...OPENED, ROWS], write: run('counts/*', 'timings/*') },
+  },
+  Search: {
+    work: {
+      read: [...OPENED, DICTIONARIES, ...run('counts/*.bin')],
+      write: run('flags/*', 'search.json', 'timings/*'),
+    },
+  },
+  ApplyShard: {
+    work: {
+      read: [...OPENED, ROWS, ...run('counts/*.rows', 'flags/*', 'search.json')],
+      write: run('scatter/*', 'timings/*'),
+    },
+  },
+  Assemble: {
+    work: { read: [...OPENED, ...run('scatter/*')], write: run('staging/*', 'timings/*') },
+  },
+  VerifySlice: {
+    // An input shard's slice reads its rows; an output part's slice the staged part.
+    work: {
+      read: [...OPENED, ROWS, ...run('search.json', 'staging/*')],
+      write: run('verify/*', 'timings/*'),
+    },
+  },
+  Build: {
+    work: {
+      read: [...OPENED, ROWS],
+      write: run('staging/*', 'built.json', 'staging.json', 'timings/*'),
+    },
+  },
+  Verify: {
+    // Sharded, Verify reads the dictionaries only; a single-task method's verifier re-reads
+    // the whole input (src/pipeline/states/verify.ts, verifyWhole), hence the rows.
+    work: {
+      read: [
+        ...OPENED,
+        ROWS,
+        ...run('search.json', 'built.json', 'staging.json', 'verify/*', 'staging/*', 'timings/*'),
+      ],
+      write: run('staging/*', 'verified.json', 'timings/*'),
+    },
+  },
+  Publish: {
+    work: { read: [...OPENED, ...run('verified.json', 'staging/*')] },
+    releases: { read: ['releases/*'], write: ['releases/*'], delete: ['releases/*'] },
+  },
+  ReportFailure: {
+    work: { write: run('error.json') },
+    releases: { read: [LOCKS], write: [LOCKS, FAILURES], delete: [LOCKS] },
+  },
+};
+
+/** What the Distributed Maps' ItemReader reads (the state machine's own role). */
+export const MAP_ITEMS: readonly string[] = run('shards.json', 'parts.json', 'checks.json');
+
+/** Why a pattern is a wildcard, for the cdk-nag acknowledgement of each one. */
+export function wildcardReason(pattern: string): string {
+  if (pattern === ROWS) return "the input's row shards of any run: only the states that read rows";
+  if (pattern === LOCKS) return "release folders' locks only: keys depend on the release name and run id";
+  if (pattern === FAILURES) return "a release's failure record only: its key depends on the release name";
+  if (pattern === 'inbox/*') return 'specs and inputs under inbox/ only: keys depend on the release name';
+  if (pattern === 'releases/*')
+    return 'release folders under releases/ only: keys depend on the release name and run id';
+  return `${pattern.slice(RUN.length)} of a run's work area only: keys depend on the release name and run id`;
+}
