@@ -5,6 +5,9 @@
  *                         "timeZone": "Europe/Berlin" }] (a JSON string with -c)
  *   ppdp:mapConcurrency   concurrent shard workers per Distributed Map (default 100)
  *   ppdp:rowsPerShard     rows per shard (default 1000000)
+ *   ppdp:memoryMb         memory (MB, 128–10240) of some states instead of their sizing, e.g.
+ *                         {"Search": 10240} (a JSON string with -c); Plan admits a release
+ *                         against these sizes
  *   ppdp:workRetentionDays  days work files are kept (default 1: they hold a copy of the input's rows)
  *   ppdp:inputBucket      an existing bucket to take specs and inputs from (its inbox/<name>/…)
  *                         instead of the stack's own inbox bucket
@@ -13,13 +16,15 @@
  *                         subscription from the email AWS sends)
  */
 import type { Node } from 'constructs';
-import type { InputBucket, ScheduledRelease } from './stacks/release-stack.ts';
+import { TASKS } from '../src/pipeline/definition.ts';
+import type { InputBucket, MemoryOverrides, ScheduledRelease } from './stacks/release-stack.ts';
 
 export interface AppConfig {
   readonly stackName: string;
   readonly schedules: ScheduledRelease[];
   readonly mapConcurrency?: number;
   readonly rowsPerShard?: number;
+  readonly memoryMb?: MemoryOverrides;
   readonly workRetentionDays?: number;
   readonly alertEmail?: string;
   readonly inputBucket?: InputBucket;
@@ -58,6 +63,19 @@ export function readConfig(node: Node): AppConfig {
       );
     }
   }
+  const memoryMb = (ctx('ppdp:memoryMb') ?? undefined) as Record<string, unknown> | undefined;
+  if (memoryMb !== undefined) {
+    if (typeof memoryMb !== 'object' || memoryMb === null || Array.isArray(memoryMb))
+      throw new Error('context ppdp:memoryMb must be an object of state → MB, e.g. {"Search": 10240}');
+    for (const [state, mb] of Object.entries(memoryMb)) {
+      if (!(TASKS as readonly string[]).includes(state))
+        throw new Error(`context ppdp:memoryMb names ${state}, not a state (one of ${TASKS.join(', ')})`);
+      if (!Number.isInteger(mb) || (mb as number) < 128 || (mb as number) > 10_240)
+        throw new Error(
+          `context ppdp:memoryMb.${state} must be a whole number of MB from 128 to 10240 (got ${String(mb)})`,
+        );
+    }
+  }
   const alertEmail = ctx('ppdp:alertEmail') || undefined;
   if (alertEmail !== undefined && (typeof alertEmail !== 'string' || !EMAIL.test(alertEmail))) {
     throw new Error(
@@ -85,6 +103,7 @@ export function readConfig(node: Node): AppConfig {
     schedules,
     mapConcurrency: num('ppdp:mapConcurrency'),
     rowsPerShard: num('ppdp:rowsPerShard'),
+    ...(memoryMb ? { memoryMb: memoryMb as MemoryOverrides } : {}),
     workRetentionDays: num('ppdp:workRetentionDays'),
     alertEmail: alertEmail as string | undefined,
     ...(inputBucket

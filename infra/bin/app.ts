@@ -15,6 +15,7 @@ new ReleaseStack(app, config.stackName, {
   schedules: config.schedules,
   mapConcurrency: config.mapConcurrency,
   rowsPerShard: config.rowsPerShard,
+  memoryMb: config.memoryMb,
   workRetentionDays: config.workRetentionDays,
   alertEmail: config.alertEmail,
   inputBucket: config.inputBucket,

@@ -37,6 +37,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import type { Construct, IConstruct } from 'constructs';
+import { STATE_MEMORY_ENV } from '../../src/data/limits.ts';
 import {
   placeholder,
   RELEASE_ERRORS,
@@ -65,6 +66,8 @@ export interface ReleaseStackProps extends StackProps {
   readonly mapConcurrency?: number;
   /** Rows per shard (default 1,000,000). */
   readonly rowsPerShard?: number;
+  /** Memory (MB) of some states instead of their sizing, e.g. { Search: 10240 }. */
+  readonly memoryMb?: MemoryOverrides;
   /**
    * Days work files are kept (default 1, the shortest S3 lifecycle rule): they hold a copy of
    * the input's rows. A run that has stopped can be redriven while its work files are there.
@@ -127,7 +130,18 @@ export function partMemoryMb(rowsPerPart: number): number {
   return Math.min(10_240, Math.ceil((2 * peakMiB) / 64) * 64);
 }
 
-function sizing(rowsPerShard: number): Record<TaskName, Sizing> {
+/** Memory (MB) of some states instead of their sizing (context ppdp:memoryMb). */
+export type MemoryOverrides = Partial<Record<TaskName, number>>;
+
+function sizing(rowsPerShard: number, overrides: MemoryOverrides = {}): Record<TaskName, Sizing> {
+  const sized = sizingByRows(rowsPerShard);
+  for (const [task, mb] of Object.entries(overrides) as [TaskName, number][]) {
+    sized[task] = { ...sized[task], memory: mb };
+  }
+  return sized;
+}
+
+function sizingByRows(rowsPerShard: number): Record<TaskName, Sizing> {
   const shard: Sizing = { memory: shardMemoryMb(rowsPerShard), timeout: Duration.minutes(15), tmp: 1024 };
   // A verification slice is an input shard or an output part, whichever is larger.
   const part: Sizing = {
@@ -308,7 +322,9 @@ export class ReleaseStack extends Stack {
   private stateFunctions(props: ReleaseStackProps): Record<TaskName, lambda.Function> {
     const fns = {} as Record<TaskName, lambda.Function>;
     const rowsPerShard = props.rowsPerShard ?? 1_000_000;
-    const sizes = sizing(rowsPerShard);
+    const sizes = sizing(rowsPerShard, props.memoryMb);
+    // Plan admits a release against the memory of the states that grow with the input.
+    const stateMemory = JSON.stringify(Object.fromEntries(TASKS.map((t) => [t, sizes[t].memory])));
     for (const task of TASKS) {
       const logGroup = new logs.LogGroup(this, `${task}Logs`, {
         retention: logs.RetentionDays.ONE_MONTH,
@@ -342,6 +358,7 @@ export class ReleaseStack extends Stack {
         environment: {
           PPDP_ROWS_PER_SHARD: String(rowsPerShard),
           PPDP_RUN_LOCK: 'on', // Plan refuses a second execution of a run already under way
+          [STATE_MEMORY_ENV]: stateMemory,
           // Where Plan puts the work area and the release (the spec stays in the inbox).
           [ROOT_ENV.work]: `s3://${this.work.bucketName}/`,
           [ROOT_ENV.releases]: `s3://${this.releases.bucketName}/`,

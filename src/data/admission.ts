@@ -43,6 +43,8 @@ export interface Projection {
   readonly valueBytes: number;
   readonly tuples: number;
   readonly needs: { readonly Plan: number; readonly shard: number; readonly Search: number };
+  /** The part of each need that the distinct values make up. */
+  readonly valueNeeds: { readonly Plan: number; readonly shard: number; readonly Search: number };
 }
 
 /** HyperLogLog with 2¹⁴ registers: distinct tuples within about 1 %, in 16 KB. */
@@ -134,17 +136,25 @@ export class ShardedAdmission {
     const valueCount = values.reduce((s, d) => s + d, 0);
     const tuples = grow(this.tuples, before.tuples);
     const cells = Math.min(this.rowsPerShard, total) * shard.columns.length;
-    const needs = {
-      Plan:
-        BASE_BYTES + cells * PLAN_BYTES_PER_CELL + 2 * valueBytes + valueCount * PLAN_VALUE_OVERHEAD_BYTES,
-      shard:
-        BASE_BYTES +
-        Math.min(this.rowsPerShard, total) * SHARD_BYTES_PER_ROW +
-        valueBytes +
-        valueCount * VALUE_OVERHEAD_BYTES,
-      Search: BASE_BYTES + tuples * SEARCH_BYTES_PER_TUPLE + valueBytes + valueCount * VALUE_OVERHEAD_BYTES,
+    // What the distinct values cost each state: Plan holds them twice over, the others once.
+    const valueNeeds = {
+      Plan: 2 * valueBytes + valueCount * PLAN_VALUE_OVERHEAD_BYTES,
+      shard: valueBytes + valueCount * VALUE_OVERHEAD_BYTES,
+      Search: valueBytes + valueCount * VALUE_OVERHEAD_BYTES,
     };
-    const projection: Projection = { rows: Math.round(total), values: valueCount, valueBytes, tuples, needs };
+    const needs = {
+      Plan: BASE_BYTES + cells * PLAN_BYTES_PER_CELL + valueNeeds.Plan,
+      shard: BASE_BYTES + Math.min(this.rowsPerShard, total) * SHARD_BYTES_PER_ROW + valueNeeds.shard,
+      Search: BASE_BYTES + tuples * SEARCH_BYTES_PER_TUPLE + valueNeeds.Search,
+    };
+    const projection: Projection = {
+      rows: Math.round(total),
+      values: valueCount,
+      valueBytes,
+      tuples,
+      needs,
+      valueNeeds,
+    };
     if (this.shards >= 2 || shard.progress >= 1) this.check(projection);
     return projection;
   }
@@ -164,7 +174,9 @@ export class ShardedAdmission {
           `${name} would need about ${Math.round(p.needs[state] / MiB)} MB, over ${Math.round(budget.bytes / MiB)} MB (${budget.source})`,
         state === 'Search'
           ? `${budget.hint ?? 'give the search more memory'}, or coarsen the quasi-identifiers before the release (fewer distinct values)`
-          : `mark a many-valued column that need not be released "identifying" (it is then never read in), ${budget.hint ?? 'or give the release more memory'}`,
+          : 2 * p.valueNeeds[state] > p.needs[state] - BASE_BYTES
+            ? `mark a many-valued column that need not be released "identifying" (it is then never read in), or ${budget.hint ?? 'give the release more memory'}`
+            : (budget.hint ?? 'give the release more memory'),
       );
     }
   }

@@ -428,6 +428,20 @@ describe('the deployment stack', () => {
     }
   });
 
+  it("gives Plan every function's memory to admit a release against, and takes overrides from ppdp:memoryMb", () => {
+    const envOf = (t: Template, s: ReleaseStack, task: TaskName) =>
+      t.toJSON().Resources[s.getLogicalId(s.functions[task].node.defaultChild as never)].Properties;
+    const sizes = JSON.parse(envOf(template, stack, 'Plan').Environment.Variables.PPDP_STATE_MEMORY_MB);
+    expect(sizes).toMatchObject({ Plan: 3008, CountShard: 512, ApplyShard: 512, Search: 3008 });
+    const big = synth(false, undefined, { memoryMb: { Search: 10_240 } });
+    expect(envOf(big.template, big.stack, 'Search').MemorySize).toBe(10_240);
+    expect(
+      JSON.parse(envOf(big.template, big.stack, 'Plan').Environment.Variables.PPDP_STATE_MEMORY_MB),
+    ).toMatchObject({
+      Search: 10_240,
+    });
+  });
+
   it('sizes the shard and part functions from their measured peak memory, with twice the room', () => {
     const memory = (task: 'CountShard' | 'ApplyShard' | 'Verify' | 'Assemble' | 'VerifySlice') =>
       template.toJSON().Resources[stack.getLogicalId(stack.functions[task].node.defaultChild as never)]
