@@ -25,8 +25,10 @@ quasi-identifiers, a hierarchy builder, guessed from its header and values:
                      with { "intervals": … }; text with at most 20 distinct values with
                      { "groups": … } (every value under *: refine the groups)
   insensitive        the rest
-The draft asks for k-anonymity with k = 5, at most 2 % suppressed rows, and treats empty
-cells as values of their own when the table has any. Review every role before a release.
+The draft asks for k-anonymity with k = 5, at most 2 % suppressed rows, treats empty cells
+as values of their own when the table has any, and escapes CSV formulas (format.escapeFormulas)
+when a column it releases holds text a spreadsheet would run as a formula (=cmd(), @SUM(…), …;
+not plain negative numbers). Review every role before a release.
 
 Options:
   --out <file>   where to write the spec (default: release.json next to the table)
