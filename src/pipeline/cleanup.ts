@@ -3,9 +3,10 @@
  * on every exit path: their owner removes them when it finishes or fails, and the CLI, once it
  * has called `removeOnSignals`, removes them on SIGINT, SIGTERM and SIGHUP before it exits with
  * 128 + the signal's number. What must stop first (worker threads writing into a folder) is
- * registered with `stopOnSignal`.
+ * registered with `stopOnSignal`. A process killed outright (SIGKILL, the out-of-memory killer)
+ * cannot clean up: its folders carry its pid, and the next run removes those of dead pids.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -17,11 +18,40 @@ const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 /** How long stopping worker threads may take before the folders go anyway. */
 const STOP_MS = 3000;
 
-/** A new folder in the system's temporary folder, removed on a signal until `removeTemporaryFolder`. */
+/**
+ * A new folder `<prefix><pid>-XXXXXX` in the system's temporary folder, removed on a signal
+ * until `removeTemporaryFolder`. Folders of the same prefix left by processes that are gone
+ * go first.
+ */
 export function makeTemporaryFolder(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  removeAbandoned(prefix);
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}${process.pid}-`));
   folders.add(dir);
   return dir;
+}
+
+/** Removes the `<prefix><pid>-…` folders whose process no longer runs on this machine. */
+function removeAbandoned(prefix: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix) ? /^(\d+)-/.exec(name.slice(prefix.length))?.[1] : undefined;
+    if (pid !== undefined && Number(pid) !== process.pid && !running(Number(pid)))
+      remove(join(tmpdir(), name));
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH'; // EPERM: another user's live process
+  }
 }
 
 /** Removes a folder `makeTemporaryFolder` made (never throws: a cleanup must not hide the run's own error). */

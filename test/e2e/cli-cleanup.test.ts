@@ -4,7 +4,7 @@
  * or 143 and publishes nothing). The library's `release()` removes its folder when it rejects.
  * Each CLI run gets a fresh TMPDIR, so anything ppdp made there is seen.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -59,7 +59,7 @@ function start(spec: string, extra: string[] = []): Run {
   const n = runs++;
   const tmp = join(root, `tmp-${n}`);
   const out = join(root, `out-${n}`);
-  mkdirSync(tmp);
+  mkdirSync(tmp, { recursive: true });
   const child = spawn(process.execPath, [CLI, 'release', spec, '--out', out, ...extra], {
     env: { ...process.env, TMPDIR: tmp },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -120,8 +120,15 @@ describe('ppdp release removes its temporary folder', () => {
     expect(readdirSync(run.tmp)).toEqual([]);
   }, 180_000);
 
-  it('when the release fails on bad input', async () => {
+  it('when the release fails on bad input; and the folder of a killed run goes with the next run', async () => {
+    // The folder of a run killed outright (SIGKILL): its pid no longer runs.
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const n = runs;
+    const abandoned = join(root, `tmp-${n}`, `ppdp-run-${dead}-AbCdEf`);
+    mkdirSync(join(abandoned, 'work'), { recursive: true });
+    writeFileSync(join(abandoned, 'work', 'input'), 'rows');
     const run = start(join(bad, 'release.json'), ['--quiet']);
+    expect(run.tmp).toBe(join(root, `tmp-${n}`));
     expect(await run.exit).toBe(1);
     expect(run.stderr).toMatch(/row 500/);
     expect(readdirSync(run.tmp)).toEqual([]);
