@@ -19,7 +19,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { release } from '../../src/api.ts';
+import { LOCK } from '../../src/pipeline/publish.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
+import { releaseTo } from '../helpers/release.ts';
 
 const CLI = new URL('../../bin/ppdp.mjs', import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), 'ppdp-cli-cleanup-'));
@@ -34,6 +36,13 @@ cpSync(ADULT_DIR, big, { recursive: true });
   const body = `${rest.filter((l) => l !== '').join('\n')}\n`;
   writeFileSync(join(big, 'adult.csv'), `${header}\n${body.repeat(40)}`);
 }
+// The first 1,000 rows: a release that publishes in a moment.
+const small = join(root, 'small');
+cpSync(ADULT_DIR, small, { recursive: true });
+writeFileSync(
+  join(small, 'adult.csv'),
+  `${readFileSync(join(ADULT_DIR, 'adult.csv'), 'utf8').split('\n').slice(0, 1001).join('\n')}\n`,
+);
 // A small copy whose row 500 lacks its age: the release fails after its work area exists.
 const bad = join(root, 'bad');
 cpSync(ADULT_DIR, bad, { recursive: true });
@@ -106,6 +115,10 @@ describe('ppdp release removes its temporary folder', () => {
       expect(run.stderr).toContain(`${signal} received`);
       expect(readdirSync(run.tmp)).toEqual([]);
       expect(existsSync(join(run.out, 'manifest.json'))).toBe(false);
+      // The run's lock names a dead pid: the next run into the folder takes it over.
+      expect(existsSync(join(run.out, LOCK))).toBe(true);
+      await releaseTo(join(small, 'release.json'), run.out);
+      expect(existsSync(join(run.out, 'manifest.json'))).toBe(true);
     },
     300_000,
   );
