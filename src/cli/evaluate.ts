@@ -13,6 +13,7 @@ import { readInput } from '../pipeline/release.ts';
 import { loadSpec } from '../spec/spec.ts';
 import { parseCommandArgs } from './args.ts';
 import { groupingKernelOption } from './options.ts';
+import { readReleasedTable } from './released-table.ts';
 
 export const EVALUATE_HELP = `Usage: ppdp evaluate <data.csv|data.arrow|release-dir> (--spec <release.json> | --qi <a,b,…>) [options]
 
@@ -99,7 +100,7 @@ export function evaluateCommand(args: string[]): number {
   const paths = tablePaths(positionals[0]!);
   const path = paths[0]!;
   const source = paths.length > 1 ? `${basename(positionals[0]!)} (${paths.length} parts)` : basename(path);
-  const table = concatTables(paths.map((p) => readTable(p, { delimiter: values.delimiter })));
+  const table = concatTables(paths.map((p) => readReleasedTable(p, { delimiter: values.delimiter })));
   const list = (s: string | undefined) =>
     (s ?? '')
       .split(',')

@@ -25,8 +25,10 @@ quasi-identifiers, a hierarchy builder, guessed from its header and values:
                      with { "intervals": … }; text with at most 20 distinct values with
                      { "groups": … } (every value under *: refine the groups)
   insensitive        the rest
-The draft asks for k-anonymity with k = 5, at most 2 % suppressed rows, and treats empty
-cells as values of their own when the table has any. Review every role before a release.
+The draft asks for k-anonymity with k = 5, at most 2 % suppressed rows, treats empty cells
+as values of their own when the table has any, and escapes CSV formulas (format.escapeFormulas)
+when a column it releases holds text a spreadsheet would run as a formula (=cmd(), @SUM(…), …;
+not plain negative numbers). Review every role before a release.
 
 Options:
   --out <file>   where to write the spec (default: release.json next to the table)
@@ -120,9 +122,17 @@ export function initCommand(args: string[]): number {
   const anyMissing = table.columns.some((c) => c.dictionary.some(isMissing));
   const inputPath = relative(dirname(out), data);
   const csv = formatOf(data) === 'csv';
+  // Formula escaping costs a visible ' on negative numbers too: drafted only when the released
+  // columns hold text a spreadsheet would run as a formula.
+  const formulas = guesses
+    .filter(([, g]) => g.attribute.type !== 'identifying')
+    .flatMap(([name]) =>
+      table.columns.find((c) => c.name === name)!.dictionary.some(isFormula) ? [name] : [],
+    );
   const format = {
     ...(csv ? { delimiter: table.delimiter } : {}),
     ...(anyMissing ? { emptyCells: 'value' } : {}),
+    ...(formulas.length > 0 ? { escapeFormulas: true } : {}),
   };
   const spec = {
     input: inputPath.startsWith('..') || isAbsolute(inputPath) ? data : inputPath,
@@ -138,7 +148,17 @@ export function initCommand(args: string[]): number {
     `${out}: drafted from ${basename(data)} (${table.rowCount} rows); review the roles:\n`,
   );
   for (const [name, g] of guesses) process.stdout.write(`  ${name}: ${g.attribute.type} — ${g.why}\n`);
+  if (formulas.length > 0) {
+    process.stdout.write(
+      `  format.escapeFormulas: true — ${formulas.join(', ')} ${formulas.length === 1 ? 'holds' : 'hold'} text a spreadsheet would run as a formula\n`,
+    );
+  }
   return 0;
+}
+
+/** Text starting with = + - @, tab or CR that is not a plain number: a spreadsheet runs it as a formula. */
+function isFormula(value: string): boolean {
+  return /^[=+\-@\t\r]./s.test(value) && !Number.isFinite(Number(value));
 }
 
 /** Header words, lower case: `patient_id` → patient, id; `admissionDate` → admission, date. */

@@ -6,6 +6,7 @@ import { MEMORY_ENV } from '../data/limits.ts';
 import { PpdpError } from '../errors.ts';
 import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
+import { removeOnSignals } from '../pipeline/cleanup.ts';
 import { type EngineName, executeRelease } from '../pipeline/engine.ts';
 import { VERSION } from '../pipeline/release.ts';
 import { nearest } from '../util/nearest.ts';
@@ -54,6 +55,9 @@ else is refused. One run at a time publishes into a folder: while a run holds
 <dir>/.ppdp-lock, another fails at once (the lock of a crashed run on this machine is taken
 over; after a crash elsewhere, remove the lock by hand).
 
+Temporary files (the work area in $TMPDIR) are removed however the run ends; on SIGINT,
+SIGTERM or SIGHUP ppdp removes them and exits with 130, 143 or 129, publishing nothing.
+
 The release runs through ppdp's state machine (plan → shards → merge → verify → publish),
 executed in this process; the same definition runs on AWS Step Functions (docs/deploy.md).
 
@@ -89,6 +93,7 @@ export function main(argv: string[]): number | Promise<number> {
     return 0;
   }
   try {
+    if (command === 'release' || command === 'apply') removeOnSignals();
     if (command === 'release') return release(rest).catch(reportError);
     if (command === 'reconstruct') return reconstructCommand(rest);
     if (command === 'explore') return exploreCommand(rest);

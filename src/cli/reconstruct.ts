@@ -7,7 +7,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readArrow } from '../data/arrow.ts';
-import { formatNumber, readCsv } from '../data/csv.ts';
+import { formatNumber } from '../data/csv.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import type { ModeMatrix } from '../kernels/kronecker/kernel.ts';
@@ -23,6 +23,7 @@ import {
 } from '../methods/randomization/reconstruct.ts';
 import { thousands } from '../util/format.ts';
 import { parseCommandArgs } from './args.ts';
+import { readReleasedTable } from './released-table.ts';
 
 export const RECONSTRUCT_HELP = `Usage: ppdp reconstruct <release-dir> --attributes <a,b,…> [options]
 
@@ -131,7 +132,7 @@ function readRelease(dir: string): EncodedTable {
   const arrow = join(dir, 'data.arrow');
   if (existsSync(arrow)) return readArrow(arrow);
   const csv = join(dir, 'data.csv');
-  if (existsSync(csv)) return readCsv(csv);
+  if (existsSync(csv)) return readReleasedTable(csv);
   throw new PpdpError('E_INPUT_MISSING', `${dir}: no data.arrow or data.csv`, 'point at a release folder');
 }
 

@@ -744,13 +744,45 @@ class CsvParser {
   }
 }
 
+/** How released CSV cells are written beyond RFC 4180 (the spec's `format`). */
+export interface CsvWriteOptions {
+  /** Prefix `'` to every cell (header names and numbers too) that `escapeFormula` escapes. */
+  readonly escapeFormulas?: boolean;
+}
+
+/**
+ * First characters a spreadsheet reads as the start of a formula (`=`, `+`, `-`, `@`, tab,
+ * CR), and the escape's own `'`: escaping a cell that already starts with one keeps the escape
+ * reversible (reading back drops exactly one leading `'` from every cell that has one).
+ */
+const FORMULA_START = /^[=+\-@\t\r']/;
+
+/** A cell as written with formula escaping on: `'` before a cell starting with `= + - @`, tab, CR or `'`. */
+export function escapeFormula(cell: string): string {
+  return FORMULA_START.test(cell) ? `'${cell}` : cell;
+}
+
+/**
+ * A table read from a CSV written with formula escaping, as it was before: one leading `'`
+ * dropped from every value and column name that has one (escaping is one-to-one, so the
+ * dictionaries stay free of duplicates).
+ */
+export function unescapeFormulas(table: EncodedTable): EncodedTable {
+  const strip = (s: string) => (s.startsWith("'") ? s.slice(1) : s);
+  return {
+    ...table,
+    columns: table.columns.map((c) => ({ ...c, name: strip(c.name), dictionary: c.dictionary.map(strip) })),
+  };
+}
+
 /**
  * Formats columns as CSV: a header, then one line per row, each ending in `\n`. A field is
  * quoted only when it contains the delimiter, a quote, CR or LF — or, in a one-column table,
- * when it is empty (`""`), so that it does not read back as a blank line.
+ * when it is empty (`""`), so that it does not read back as a blank line. With
+ * `escapeFormulas`, cells are escaped (`escapeFormula`) before they are quoted.
  */
-export function formatCsv(columns: OutputColumn[], delimiter: string): string {
-  const bytes = encodeCsv(columns, delimiter);
+export function formatCsv(columns: OutputColumn[], delimiter: string, options: CsvWriteOptions = {}): string {
+  const bytes = encodeCsv(columns, delimiter, options);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
@@ -759,7 +791,11 @@ export function formatCsv(columns: OutputColumn[], delimiter: string): string {
  * ~512 M characters). Each distinct cell is quoted and encoded once, with the delimiter or line
  * end that follows it; rows are then copied into one buffer of the exact size.
  */
-export function encodeCsv(columns: OutputColumn[], delimiter: string): Uint8Array {
+export function encodeCsv(
+  columns: OutputColumn[],
+  delimiter: string,
+  options: CsvWriteOptions = {},
+): Uint8Array {
   const rowCount = columns.length > 0 ? outputLength(columns[0]!) : 0;
   for (const col of columns) {
     if (outputLength(col) !== rowCount) {
@@ -772,7 +808,8 @@ export function encodeCsv(columns: OutputColumn[], delimiter: string): Uint8Arra
   }
   // In a one-column file an empty value would be a blank line, which readCsv drops at the end.
   const quoteEmpty = columns.length === 1;
-  const quote = (s: string): string => (quoteEmpty && s === '' ? '""' : quoteField(s, delimiter));
+  const asCell = options.escapeFormulas === true ? escapeFormula : (s: string) => s;
+  const quote = (s: string): string => (quoteEmpty && s === '' ? '""' : quoteField(asCell(s), delimiter));
   const header = Buffer.from(
     `${columns.map((c, i) => quoteName(c.name, i, quote, quoteEmpty)).join(delimiter)}\n`,
     'utf8',
@@ -785,7 +822,7 @@ export function encodeCsv(columns: OutputColumn[], delimiter: string): Uint8Arra
           col.dictionary.map((d) => quote(d) + after),
           col.codes,
         )
-      : numberCells(col.values, quoteEmpty, after);
+      : numberCells(col.values, quoteEmpty, after, asCell);
   });
 
   // The exact size from how often each cell is used; then rows are copied in order.
@@ -877,8 +914,13 @@ function cellTable(texts: string[], codes: Int32Array): CellTable {
   return { words, starts, lengths, codes };
 }
 
-/** A number column as distinct formatted cells (numbers are never quoted; NaN is empty). */
-function numberCells(values: Float64Array, quoteEmpty: boolean, after: string): CellTable {
+/** A number column as distinct formatted cells (never quoted; NaN is empty; `asCell` may escape a `-`). */
+function numberCells(
+  values: Float64Array,
+  quoteEmpty: boolean,
+  after: string,
+  asCell: (s: string) => string,
+): CellTable {
   const index = new Map<number, number>();
   const texts: string[] = [];
   const codes = new Int32Array(values.length);
@@ -887,7 +929,7 @@ function numberCells(values: Float64Array, quoteEmpty: boolean, after: string): 
     let k = index.get(x);
     if (k === undefined) {
       k = texts.length;
-      texts.push((quoteEmpty && Number.isNaN(x) ? '""' : formatNumber(x)) + after);
+      texts.push((quoteEmpty && Number.isNaN(x) ? '""' : asCell(formatNumber(x))) + after);
       index.set(x, k);
     }
     codes[r] = k;

@@ -7,8 +7,7 @@
  *   for measuring the engine's overhead, and a fallback).
  * In AWS the same phases run as Lambda functions (functions/), started by Step Functions.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
@@ -16,6 +15,7 @@ import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
 import type { ReleaseMethod } from '../methods/method.ts';
 import type { ReleaseReport } from '../report/types.ts';
 import { prewarmCore } from '../wasm/module.ts';
+import { makeTemporaryFolder, removeTemporaryFolder, stopOnSignal } from './cleanup.ts';
 import {
   type AslDefinition,
   listerName,
@@ -142,7 +142,7 @@ export async function executeRelease(
 ): Promise<EngineResult> {
   prewarmCore();
   const stores = storeResolver(options.s3);
-  const tmp = mkdtempSync(join(tmpdir(), 'ppdp-run-'));
+  const tmp = makeTemporaryFolder('ppdp-run-');
   const env: PhaseEnv = {
     stores,
     kernel: options.kernel ?? wasmGroupingKernel,
@@ -168,11 +168,14 @@ export async function executeRelease(
     env.kernel === wasmGroupingKernel ? 'wasm' : env.kernel === tsGroupingKernel ? 'ts' : undefined;
   const workers = options.workers ?? Math.min(4, availableParallelism());
   let pool: StatePool | undefined;
+  let unstop = () => {};
   const poolFor = (): StatePool | undefined => {
     if (!planned || !kernelName || workers < 2 || planned.rows < (options.workerMinRows ?? WORKER_MIN_ROWS))
       return undefined;
     if (!pool) {
-      pool = new StatePool(workers, { kernel: kernelName, s3: options.s3, tmp });
+      const created = new StatePool(workers, { kernel: kernelName, s3: options.s3, tmp });
+      pool = created;
+      unstop = stopOnSignal(() => created.close());
       forgetRun(planned.work); // the workers read the work area; what Plan kept here would only sit
     }
     return pool;
@@ -187,10 +190,15 @@ export async function executeRelease(
     const { release: where, ...manifest } = out.published;
     return { plan: out.plan, manifest, report, release: where };
   } finally {
-    if (planned) forgetRun(planned.work);
-    await pool?.close();
-    stores.close();
-    rmSync(tmp, { recursive: true, force: true });
+    // The folder goes whatever the steps before it throw.
+    try {
+      if (planned) forgetRun(planned.work);
+      unstop();
+      await pool?.close();
+      stores.close();
+    } finally {
+      removeTemporaryFolder(tmp);
+    }
   }
 }
 

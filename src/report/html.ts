@@ -32,10 +32,26 @@ function renderHeader(report: ReleaseReport): string {
     ['Input file', `<code>${esc(report.input.file)}</code>`],
     ['Method', esc(METHOD_NAMES[report.spec.method] ?? report.spec.method)],
     ['Spec file', `<code>${esc(report.spec.file)}</code>`],
+    ...csvFact(report),
     ['Run id', `<code>${esc(report.ppdp.runId)}</code>`],
     ['ppdp version', esc(report.ppdp.version)],
   ];
   return `<header>\n<h1>ppdp release report</h1>\n${factsTable(facts)}\n${renderVerdict(report)}\n</header>`;
+}
+
+/** Whether the CSV cells a spreadsheet would run as formulas were escaped (reports before the option have no fact). */
+function csvFact(report: ReleaseReport): Fact[] {
+  const on = report.spec.escapeFormulas;
+  if (on === undefined) return [];
+  return [
+    [
+      'CSV formula escaping',
+      on
+        ? "on — CSV cells starting with = + - @, tab, CR or ' carry a leading '"
+        : 'off — CSV cells are written as they are',
+      "Spreadsheets run a cell starting with = + - or @ as a formula; the spec's format.escapeFormulas prefixes ' to such cells in the CSV files (the Arrow files hold the values unchanged).",
+    ],
+  ];
 }
 
 function suppressionHandling(mode: 'mask' | 'remove'): string {

@@ -4,7 +4,12 @@ import type { ReleaseSpec } from '../spec/spec.ts';
 import type { ReleaseReport } from './types.ts';
 
 export function specSummary(spec: ReleaseSpec): ReleaseReport['spec'] {
-  const header = { file: basename(spec.file), method: spec.method.name, seed: spec.seed };
+  const header = {
+    file: basename(spec.file),
+    method: spec.method.name,
+    seed: spec.seed,
+    escapeFormulas: spec.format.escapeFormulas === true,
+  };
   const { method } = spec;
   return method.name === 'generalization'
     ? { ...header, maxSuppression: method.maxSuppression, suppressed: method.suppressed }

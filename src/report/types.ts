@@ -97,6 +97,8 @@ export interface ReleaseReport {
     /** Generalization only. */
     maxSuppression?: number;
     suppressed?: 'mask' | 'remove';
+    /** Whether the release's CSV cells are formula-escaped (the spec's `format.escapeFormulas`). */
+    escapeFormulas?: boolean;
   };
   input: {
     file: string;

@@ -163,6 +163,11 @@ export interface ReleaseSpec {
     readonly type: 'csv' | 'arrow' | undefined;
     /** Empty cells in a quasi-identifier: an error (default), or a value of their own. */
     readonly emptyCells?: 'error' | 'value';
+    /**
+     * Whether the release's CSV files prefix `'` to every cell a spreadsheet would read as a
+     * formula (see docs/release-spec.md, CSV formulas); the Arrow files are never changed.
+     */
+    readonly escapeFormulas?: boolean;
   };
   /** Resource limits, checked before the work they bound starts (see src/data/limits.ts). */
   readonly limits?: SpecLimits;
@@ -245,6 +250,7 @@ const FORMAT: ObjectSchema = {
   delimiter: str([';', ',', '\t']),
   type: str(['csv', 'arrow']),
   emptyCells: str(['error', 'value']),
+  escapeFormulas: { kind: 'boolean' },
 };
 const LIMITS: ObjectSchema = {
   maxMemoryMB: num(1, 1e9),
@@ -475,6 +481,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
       delimiter: format.delimiter as string | undefined,
       type: format.type as 'csv' | 'arrow' | undefined,
       emptyCells: (format.emptyCells as 'error' | 'value' | undefined) ?? 'error',
+      escapeFormulas: (format.escapeFormulas as boolean | undefined) ?? false,
     },
     limits: {
       maxMemoryMB: limits.maxMemoryMB as number | undefined,

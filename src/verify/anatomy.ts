@@ -13,6 +13,7 @@ import type { EncodedTable } from '../data/table.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec } from '../spec/spec.ts';
 import { bump, type DecodedTable, fail, releasedNames, SEP, sameTable } from './common.ts';
+import { asCsvDecoded } from './staged-csv.ts';
 
 export interface StagedPair {
   readonly arrow: DecodedTable;
@@ -34,6 +35,8 @@ export interface AnatomyVerifyInput {
   qit: StagedPair;
   st: StagedPair;
   data: StagedPair;
+  /** The spec's `format.escapeFormulas`: the CSVs hold their cells formula-escaped. */
+  escapeFormulas?: boolean;
   claims: AnatomyClaims;
 }
 
@@ -74,13 +77,13 @@ export function verifyAnatomy(args: AnatomyVerifyInput): VerificationCheck[] {
 }
 
 /** Each file's CSV and Arrow forms hold the same table. */
-function checkFilePairs({ qit, st, data }: AnatomyVerifyInput, add: Add): void {
+function checkFilePairs({ qit, st, data, escapeFormulas }: AnatomyVerifyInput, add: Add): void {
   for (const [name, pair] of [
     ['qit', qit],
     ['st', st],
     ['data', data],
   ] as const) {
-    const same = sameTable(pair.arrow, pair.csv);
+    const same = sameTable(asCsvDecoded(pair.arrow, escapeFormulas === true), pair.csv);
     add(
       `${name}-csv-equals-arrow`,
       same,

@@ -37,7 +37,7 @@ import {
 } from './fingerprint.ts';
 import type { GeneralizationClaims } from './generalization.ts';
 import { attributeOf, checkClass, ModelTally, type SensitiveContext } from './models.ts';
-import { csvHoldsTable } from './staged-csv.ts';
+import { asCsvCoded, csvHoldsTable } from './staged-csv.ts';
 import { grown, TupleCounts } from './tuples.ts';
 
 /**
@@ -234,11 +234,17 @@ export function summarizePart(args: {
   arrow: string;
   csv: string;
   delimiter: string;
+  /** The spec's `format.escapeFormulas`: the CSV holds its cells formula-escaped. */
+  escapeFormulas?: boolean;
   attributes: readonly AttributeSpec[];
   sensitive: readonly string[];
 }): PartSummary {
   const part = readArrow(args.arrow);
-  const filesAgree = csvHoldsTable(args.csv, args.delimiter, codedOf(part));
+  const filesAgree = csvHoldsTable(
+    args.csv,
+    args.delimiter,
+    asCsvCoded(codedOf(part), args.escapeFormulas === true),
+  );
   const names = part.columns.map((c) => c.name);
   const typeOf = new Map(args.attributes.map((a) => [a.name, a.type]));
   const qis = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [c] : []));

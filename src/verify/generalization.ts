@@ -29,7 +29,7 @@ import {
   type SensitiveContext,
   saDomain,
 } from './models.ts';
-import { csvHoldsTable } from './staged-csv.ts';
+import { asCsvCoded, csvHoldsTable } from './staged-csv.ts';
 import { grown, TupleCounts } from './tuples.ts';
 
 export { type DecodedTable, decodeTable };
@@ -59,6 +59,8 @@ export interface GeneralizationVerifyInput {
   hierarchyRows: ReadonlyMap<string, string[][]>;
   arrow: string | EncodedTable | DecodedTable;
   csv: string | DecodedTable;
+  /** The spec's `format.escapeFormulas`: the CSV holds its cells formula-escaped. */
+  escapeFormulas?: boolean;
   claims: GeneralizationClaims;
   /** Per sensitive attribute a model names: its input distribution and hierarchy. */
   sensitive: ReadonlyMap<string, SensitiveContext>;
@@ -121,10 +123,11 @@ export function verifyGeneralization(args: GeneralizationVerifyInput): Verificat
 
 /** The two files hold the same table. */
 function checkFilesAgree(args: GeneralizationVerifyInput, arrow: CodedTable, add: Add): void {
+  const written = asCsvCoded(arrow, args.escapeFormulas === true);
   const same =
     typeof args.csv === 'string'
-      ? csvHoldsTable(args.csv, args.input.delimiter, arrow)
-      : holdsDecoded(arrow, args.csv);
+      ? csvHoldsTable(args.csv, args.input.delimiter, written)
+      : holdsDecoded(written, args.csv);
   add(
     'csv-equals-arrow',
     same,

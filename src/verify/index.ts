@@ -82,6 +82,7 @@ function generalization({ spec, table, claims, staged }: VerifyInput): Verificat
     hierarchyRows: rowsOf(spec, table, (a) => a.type === 'quasi-identifying'),
     arrow: staged('data.arrow'),
     csv: staged('data.csv'),
+    escapeFormulas: spec.format.escapeFormulas === true,
     sensitive: sensitiveContexts(spec, table),
     claims: {
       ...(claims as GeneralizationClaimsOfMethod),
@@ -101,6 +102,7 @@ function mondrian({ spec, table, claims, staged }: VerifyInput): VerificationChe
     hierarchyRows: rowsOf(spec, table, (a) => a.type === 'sensitive' || generalized.includes(a.name)),
     arrow: readArrow(staged('data.arrow')),
     csv: readCsv(staged('data.csv'), { delimiter: table.delimiter }),
+    escapeFormulas: spec.format.escapeFormulas === true,
     claims: rest,
   });
 }
@@ -117,6 +119,7 @@ function anatomy({ spec, table, claims, staged }: VerifyInput): VerificationChec
     qit: pair('qit'),
     st: pair('st'),
     data: pair('data'),
+    escapeFormulas: spec.format.escapeFormulas === true,
     claims: { buckets: c.buckets, bucketOfRow: Int32Array.from(c.bucketOfRow) } satisfies AnatomyClaims,
   });
 }
@@ -129,6 +132,7 @@ function slicing({ spec, table, claims, staged }: VerifyInput): VerificationChec
     sensitive: c.sensitive,
     l: c.l,
     data: stagedPair(table, staged)('data'),
+    escapeFormulas: spec.format.escapeFormulas === true,
     claims: {
       buckets: c.buckets,
       bucketOfRow: Int32Array.from(c.bucketOfRow),
@@ -218,6 +222,7 @@ export const pieces = {
     return summarizePart({
       ...files,
       delimiter,
+      escapeFormulas: spec.format.escapeFormulas === true,
       attributes: spec.attributes,
       sensitive: modelAttributes(spec),
     });

@@ -21,6 +21,7 @@ import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../spec/spec.ts';
 import { fail, releasedNames } from './common.ts';
 import { checkClass, type SensitiveContext, type ValueCounts } from './models.ts';
+import { asCsvEncoded } from './staged-csv.ts';
 
 export interface MondrianClaims {
   readonly classes: number;
@@ -39,6 +40,8 @@ export interface MondrianVerifyInput {
   /** The staged files as read back (readArrow, readCsv). */
   readonly arrow: EncodedTable;
   readonly csv: EncodedTable;
+  /** The spec's `format.escapeFormulas`: the CSV holds its cells formula-escaped. */
+  readonly escapeFormulas?: boolean;
   readonly claims: MondrianClaims;
 }
 
@@ -94,7 +97,7 @@ export function verifyMondrian(args: MondrianVerifyInput): VerificationCheck[] {
 /** The two files hold the same table; identifying columns dropped, numeric QIs with _lo and _hi; every row. */
 function checkShape(args: MondrianVerifyInput, add: Add): Shape | undefined {
   const { input, attributes, arrow, csv } = args;
-  const same = sameTable(arrow, csv);
+  const same = sameTable(asCsvEncoded(arrow, args.escapeFormulas === true), csv);
   add(
     'csv-equals-arrow',
     same,

@@ -24,6 +24,7 @@ import { VerificationError } from '../errors.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
 import { verifierHierarchyRows } from './hierarchy.ts';
+import { asCsvDecoded } from './staged-csv.ts';
 
 export interface RandomizationClaims {
   readonly maxRisk: number;
@@ -103,9 +104,10 @@ function checkFiles({ spec, input, dataArrow, dataCsv }: RandomizationVerifyInpu
   const add = checks.add.bind(checks);
   const arrow = strings(readArrow(dataArrow));
   const csv = strings(readCsv(dataCsv, { delimiter: input.delimiter }));
+  const written = asCsvDecoded(arrow, spec.format.escapeFormulas === true);
   const sameFiles =
-    arrow.names.join(SEP) === csv.names.join(SEP) &&
-    arrow.columns.every(
+    written.names.join(SEP) === csv.names.join(SEP) &&
+    written.columns.every(
       (col, j) => col.length === csv.columns[j]!.length && col.every((v, r) => v === csv.columns[j]![r]),
     );
   add(

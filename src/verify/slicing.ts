@@ -17,6 +17,7 @@ import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec } from '../spec/spec.ts';
 import type { StagedPair } from './anatomy.ts';
 import { bump, type DecodedTable, fail, releasedNames, SEP, sameTable } from './common.ts';
+import { asCsvDecoded } from './staged-csv.ts';
 
 export interface SlicingClaims {
   readonly buckets: number;
@@ -35,6 +36,8 @@ export interface SlicingVerifyInput {
   sensitive: string;
   l: number;
   data: StagedPair;
+  /** The spec's `format.escapeFormulas`: the CSV holds its cells formula-escaped. */
+  escapeFormulas?: boolean;
   claims: SlicingClaims;
 }
 
@@ -60,7 +63,7 @@ export function verifySlicing(args: SlicingVerifyInput): VerificationCheck[] {
   const checks: VerificationCheck[] = [];
   const add: Add = (name, passed, detail) => checks.push({ name, passed, detail });
   const table: DecodedTable = args.data.arrow;
-  const same = sameTable(table, args.data.csv);
+  const same = sameTable(asCsvDecoded(table, args.escapeFormulas === true), args.data.csv);
   add(
     'csv-equals-arrow',
     same,

@@ -5,7 +5,8 @@
  * the table's value at that row and column. Memory stays at one chunk plus the dictionaries.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import type { CodedTable } from './common.ts';
+import type { EncodedTable } from '../data/table.ts';
+import type { CodedTable, DecodedTable } from './common.ts';
 
 const QUOTE = 0x22;
 const LF = 0x0a;
@@ -48,6 +49,40 @@ function cellBytes(dictionary: readonly string[], delimiter: string): CellBytes 
   const view = new DataView(padded.buffer);
   for (let w = 0; w < words.length; w++) words[w] = view.getInt32(w * 4, true);
   return { bytes: Buffer.concat(parts), ends, plain, words, wordAt };
+}
+
+/**
+ * The text a released value must have in the CSV (docs/release-spec.md, CSV formulas): with
+ * the spec's `format.escapeFormulas`, a value starting with `=`, `+`, `-`, `@`, tab, CR or `'`
+ * is written with one `'` in front; otherwise as it is. Stated here apart from the writer, so
+ * that a cell the writer forgot to escape (or escaped without need) fails verification.
+ */
+export function csvText(value: string, escaped: boolean): string {
+  return escaped && /^[=+\-@\t\r']/.test(value) ? `'${value}` : value;
+}
+
+/** A coded table's names and values as its CSV must hold them (escaping is one-to-one: codes stay). */
+export function asCsvCoded(table: CodedTable, escaped: boolean): CodedTable {
+  if (!escaped) return table;
+  const text = (v: string) => csvText(v, true);
+  return { ...table, names: table.names.map(text), dictionaries: table.dictionaries.map((d) => d.map(text)) };
+}
+
+/** A decoded table as its CSV must hold it. */
+export function asCsvDecoded(table: DecodedTable, escaped: boolean): DecodedTable {
+  if (!escaped) return table;
+  const text = (v: string) => csvText(v, true);
+  return { names: table.names.map(text), columns: table.columns.map((c) => c.map(text)) };
+}
+
+/** An encoded table (as read from Arrow) as its CSV must hold it. */
+export function asCsvEncoded(table: EncodedTable, escaped: boolean): EncodedTable {
+  if (!escaped) return table;
+  const text = (v: string) => csvText(v, true);
+  return {
+    ...table,
+    columns: table.columns.map((c) => ({ ...c, name: text(c.name), dictionary: c.dictionary.map(text) })),
+  };
 }
 
 /** The low `n` bytes of a little-endian word. */

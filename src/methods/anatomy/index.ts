@@ -120,7 +120,7 @@ export function anatomyRelease(
       ] as const
     ).flatMap(([name, columns]) => [
       { name: `${name}.arrow`, content: encodeArrow(columns) },
-      { name: `${name}.csv`, content: encodeCsv(columns, table.delimiter) },
+      { name: `${name}.csv`, content: encodeCsv(columns, table.delimiter, spec.format) },
     ]),
   );
   return {

@@ -180,7 +180,7 @@ export function buildGeneralization(ctx: MethodContext, fixed?: Record<string, n
   });
   const files = time('write', () => [
     { name: 'data.arrow', content: encodeArrow(columns) },
-    { name: 'data.csv', content: encodeCsv(columns, table.delimiter) },
+    { name: 'data.csv', content: encodeCsv(columns, table.delimiter, spec.format) },
   ]);
   return { files, report: step.report, claims: step.claims };
 }

@@ -99,7 +99,7 @@ export function releaseMondrian(
   );
   const files = time('write', () => [
     { name: 'data.arrow', content: encodeArrow(columns) },
-    { name: 'data.csv', content: encodeCsv(columns, table.delimiter) },
+    { name: 'data.csv', content: encodeCsv(columns, table.delimiter, spec.format) },
     {
       name: 'transformation.json',
       content: `${JSON.stringify(transformationOf(problem, released))}\n`,

@@ -108,7 +108,7 @@ export const randomizationMethod: ReleaseMethod = {
     const matrices = matricesFile(plan, risk, rhoCheck);
     const files = time('write', () => [
       { name: 'data.arrow', content: encodeArrow(columns) },
-      { name: 'data.csv', content: encodeCsv(columns, table.delimiter) },
+      { name: 'data.csv', content: encodeCsv(columns, table.delimiter, spec.format) },
       { name: 'matrices.json', content: `${compactJson(matrices)}\n` },
     ]);
     plan.evaluator.dispose();

@@ -12,7 +12,7 @@
  */
 import { basename } from 'node:path';
 import { encodeArrow } from '../../data/arrow.ts';
-import { encodeCsv } from '../../data/csv.ts';
+import { type CsvWriteOptions, encodeCsv } from '../../data/csv.ts';
 import { compactDictionary, type EncodedColumn, type OutputColumn } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
@@ -297,10 +297,14 @@ function checkSeparators(attributes: AttributeSpec[], columns: EncodedColumn[], 
 }
 
 /** The staged files of a sliced table. */
-export function slicingFiles(sliced: SlicedRelease, delimiter: string): StagedFile[] {
+export function slicingFiles(
+  sliced: SlicedRelease,
+  delimiter: string,
+  options: CsvWriteOptions = {},
+): StagedFile[] {
   return [
     { name: 'data.arrow', content: encodeArrow(sliced.output) },
-    { name: 'data.csv', content: encodeCsv(sliced.output, delimiter) },
+    { name: 'data.csv', content: encodeCsv(sliced.output, delimiter, options) },
   ];
 }
 
@@ -326,7 +330,7 @@ export const slicingMethod: ReleaseMethod = {
       `${plan.columns.length} columns (${plan.columns.map((g) => g.map((i) => attributes[i]!.name).join('+')).join(', ')}); ` +
         `${thousands(partition.buckets.length)} buckets after ${partition.trials} trial splits`,
     );
-    const files = time('write', () => slicingFiles(sliced, table.delimiter));
+    const files = time('write', () => slicingFiles(sliced, table.delimiter, spec.format));
     const report = time('measure', () => slicingReport(spec, table, ctx, sliced));
     return { files, report, claims: slicingClaims(sliced) };
   },

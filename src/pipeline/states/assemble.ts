@@ -60,7 +60,7 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
   const time = timer(timings);
   const [arrow, csv] = time('write', () => [
     encodeArrow(columns),
-    encodeCsv(columns, work.file.layout.delimiter),
+    encodeCsv(columns, work.file.layout.delimiter, work.spec.format),
   ]);
   const files = partFiles(parts, part);
   await Promise.all([

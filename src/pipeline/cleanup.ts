@@ -1,0 +1,105 @@
+/**
+ * The temporary folders a run makes (the local work area holds a full copy of the input), gone
+ * on every exit path: their owner removes them when it finishes or fails, and the CLI, once it
+ * has called `removeOnSignals`, removes them on SIGINT, SIGTERM and SIGHUP before it exits with
+ * 128 + the signal's number. What must stop first (worker threads writing into a folder) is
+ * registered with `stopOnSignal`. A process killed outright (SIGKILL, the out-of-memory killer)
+ * cannot clean up: its folders carry its pid, and the next run removes those of dead pids.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const folders = new Set<string>();
+const stops = new Set<() => Promise<unknown>>();
+
+/** Exit codes by signal: 128 + its number, as a shell reports a process the signal ended. */
+const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+/** How long stopping worker threads may take before the folders go anyway. */
+const STOP_MS = 3000;
+
+/**
+ * A new folder `<prefix><pid>-XXXXXX` in the system's temporary folder, removed on a signal
+ * until `removeTemporaryFolder`. Folders of the same prefix left by processes that are gone
+ * go first.
+ */
+export function makeTemporaryFolder(prefix: string): string {
+  removeAbandoned(prefix);
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}${process.pid}-`));
+  folders.add(dir);
+  return dir;
+}
+
+/** Removes the `<prefix><pid>-…` folders whose process no longer runs on this machine. */
+function removeAbandoned(prefix: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix) ? /^(\d+)-/.exec(name.slice(prefix.length))?.[1] : undefined;
+    if (pid !== undefined && Number(pid) !== process.pid && !running(Number(pid)))
+      remove(join(tmpdir(), name));
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH'; // EPERM: another user's live process
+  }
+}
+
+/** Removes a folder `makeTemporaryFolder` made (never throws: a cleanup must not hide the run's own error). */
+export function removeTemporaryFolder(dir: string): void {
+  remove(dir);
+  folders.delete(dir);
+}
+
+/** Runs `stop` before the folders are removed on a signal; the returned function unregisters it. */
+export function stopOnSignal(stop: () => Promise<unknown>): () => void {
+  stops.add(stop);
+  return () => stops.delete(stop);
+}
+
+let installed = false;
+
+/**
+ * For the CLI: on SIGINT, SIGTERM or SIGHUP, says so on stderr, stops what was registered
+ * (at most STOP_MS), removes every temporary folder and exits with 130, 143 or 129. A second
+ * signal meanwhile removes the folders and exits at once.
+ */
+export function removeOnSignals(): void {
+  if (installed) return;
+  installed = true;
+  let stopping = false;
+  for (const [signal, code] of Object.entries(SIGNALS)) {
+    process.on(signal, () => {
+      if (stopping) exitNow(code);
+      stopping = true;
+      process.stderr.write(`\nppdp: ${signal} received: stopping and removing temporary files\n`);
+      const timeout = new Promise((done) => setTimeout(done, STOP_MS).unref());
+      Promise.race([Promise.allSettled([...stops].map((stop) => stop())), timeout]).then(() => exitNow(code));
+    });
+  }
+}
+
+function exitNow(code: number): never {
+  for (const dir of folders) remove(dir);
+  process.exit(code);
+}
+
+function remove(dir: string): void {
+  // A second pass catches what a write in flight created while the first one ran.
+  for (let pass = 0; pass < 2 && existsSync(dir); pass++) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 10 });
+    } catch {
+      // left for the next pass (or for the system's own cleanup of its temporary folder)
+    }
+  }
+}

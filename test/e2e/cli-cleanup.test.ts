@@ -1,0 +1,166 @@
+/**
+ * The CLI leaves nothing in the temporary folder: not after a release, not after one that
+ * fails, and not after SIGINT or SIGTERM while worker threads are running (it exits with 130
+ * or 143 and publishes nothing). The library's `release()` removes its folder when it rejects.
+ * Each CLI run gets a fresh TMPDIR, so anything ppdp made there is seen.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { release } from '../../src/api.ts';
+import { LOCK } from '../../src/pipeline/publish.ts';
+import { ADULT_DIR } from '../helpers/adult.ts';
+import { releaseTo } from '../helpers/release.ts';
+
+const CLI = new URL('../../bin/ppdp.mjs', import.meta.url).pathname;
+const root = mkdtempSync(join(tmpdir(), 'ppdp-cli-cleanup-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+// Adult 40 times over (1.2 M rows, ≈ 130 MB): past the row count where Map states run in
+// worker threads, and many seconds of work.
+const big = join(root, 'big');
+cpSync(ADULT_DIR, big, { recursive: true });
+{
+  const [header, ...rest] = readFileSync(join(ADULT_DIR, 'adult.csv'), 'utf8').split('\n');
+  const body = `${rest.filter((l) => l !== '').join('\n')}\n`;
+  writeFileSync(join(big, 'adult.csv'), `${header}\n${body.repeat(40)}`);
+}
+// The first 1,000 rows: a release that publishes in a moment.
+const small = join(root, 'small');
+cpSync(ADULT_DIR, small, { recursive: true });
+writeFileSync(
+  join(small, 'adult.csv'),
+  `${readFileSync(join(ADULT_DIR, 'adult.csv'), 'utf8').split('\n').slice(0, 1001).join('\n')}\n`,
+);
+// A small copy whose row 500 lacks its age: the release fails after its work area exists.
+const bad = join(root, 'bad');
+cpSync(ADULT_DIR, bad, { recursive: true });
+{
+  const lines = readFileSync(join(ADULT_DIR, 'adult.csv'), 'utf8').split('\n');
+  const cells = lines[499]!.split(';');
+  cells[1] = '';
+  lines[499] = cells.join(';');
+  writeFileSync(join(bad, 'adult.csv'), lines.join('\n'));
+}
+
+let runs = 0;
+interface Run {
+  readonly child: ChildProcess;
+  readonly tmp: string;
+  readonly out: string;
+  stderr: string;
+  readonly exit: Promise<number | null>;
+}
+
+/** `ppdp release <spec>` in a child with a fresh TMPDIR and --out. */
+function start(spec: string, extra: string[] = []): Run {
+  const n = runs++;
+  const tmp = join(root, `tmp-${n}`);
+  const out = join(root, `out-${n}`);
+  mkdirSync(tmp, { recursive: true });
+  const child = spawn(process.execPath, [CLI, 'release', spec, '--out', out, ...extra], {
+    env: { ...process.env, TMPDIR: tmp },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const run: Run = {
+    child,
+    tmp,
+    out,
+    stderr: '',
+    exit: new Promise((done) => child.on('exit', (code) => done(code))),
+  };
+  child.stderr!.on('data', (d) => {
+    run.stderr += String(d);
+  });
+  return run;
+}
+
+/** Resolves once `ready` holds (checked every 50 ms); fails after `ms`. */
+async function until(ready: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ready()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The search is done: worker threads now apply the node to the shards (Map states). */
+const applying = (run: Run) => () => run.stderr.includes('chosen node');
+/** The run has started reading: its folder exists. */
+const reading = (run: Run) => () => run.stderr.includes('reading') && readdirSync(run.tmp).length > 0;
+
+describe('ppdp release removes its temporary folder', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    'on %s while worker threads run: exit %i, nothing left, nothing published',
+    async (signal, code) => {
+      const run = start(join(big, 'release.json'), ['--workers', '2']);
+      await until(applying(run), 240_000);
+      expect(readdirSync(run.tmp).length).toBeGreaterThan(0); // the run's folder is there
+      run.child.kill(signal);
+      expect(await run.exit).toBe(code);
+      expect(run.stderr).toContain(`${signal} received`);
+      expect(readdirSync(run.tmp)).toEqual([]);
+      expect(existsSync(join(run.out, 'manifest.json'))).toBe(false);
+      // The run's lock names a dead pid: the next run into the folder takes it over.
+      expect(existsSync(join(run.out, LOCK))).toBe(true);
+      await releaseTo(join(small, 'release.json'), run.out);
+      expect(existsSync(join(run.out, 'manifest.json'))).toBe(true);
+    },
+    300_000,
+  );
+
+  it('on a second SIGINT at once', async () => {
+    const run = start(join(big, 'release.json'), ['--workers', '2']);
+    await until(reading(run), 60_000);
+    run.child.kill('SIGINT');
+    await until(() => run.stderr.includes('SIGINT received'), 10_000);
+    run.child.kill('SIGINT');
+    expect(await run.exit).toBe(130);
+    expect(readdirSync(run.tmp)).toEqual([]);
+  }, 180_000);
+
+  it('when the release fails on bad input; and the folder of a killed run goes with the next run', async () => {
+    // The folder of a run killed outright (SIGKILL): its pid no longer runs.
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const n = runs;
+    const abandoned = join(root, `tmp-${n}`, `ppdp-run-${dead}-AbCdEf`);
+    mkdirSync(join(abandoned, 'work'), { recursive: true });
+    writeFileSync(join(abandoned, 'work', 'input'), 'rows');
+    const run = start(join(bad, 'release.json'), ['--quiet']);
+    expect(run.tmp).toBe(join(root, `tmp-${n}`));
+    expect(await run.exit).toBe(1);
+    expect(run.stderr).toMatch(/row 500/);
+    expect(readdirSync(run.tmp)).toEqual([]);
+    expect(existsSync(join(run.out, 'manifest.json'))).toBe(false);
+  }, 60_000);
+});
+
+describe('release() from the library', () => {
+  it('removes its temporary folder when it rejects', async () => {
+    const tmp = mkdtempSync(join(root, 'lib-tmp-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      await expect(release(join(bad, 'release.json'), { out: join(root, 'lib-out') })).rejects.toThrow(
+        /row 500/,
+      );
+    } finally {
+      process.env.TMPDIR = saved;
+    }
+    expect(readdirSync(tmp)).toEqual([]);
+  }, 60_000);
+});
