@@ -140,19 +140,23 @@ describe('the deployed state machine, each state its bundled handler in its own 
   it.each([
     ['root above the inbox and another inbox', { root: '..', input: '../adult/adult.csv' }],
     ["the function's own files", { input: '/proc/self/environ' }],
-  ])('a hostile spec naming %s is refused in Plan before anything is read', async (_, paths) => {
-    const spec = await drop('evil', ws.dir, (s) => Object.assign(s, paths));
-    const result = await run(spec);
-    expect(result.ok).toBe(false);
-    expect(result.invocations.map((i) => i.state)).toEqual(['Plan', 'ReportFailure']);
-    const error = JSON.parse(utf8(await store.get('releases/evil/error.json')));
-    expect(error).toMatchObject({ error: 'SpecError', code: 'E_SPEC_PATH' });
-    expect(error.message).toMatch(/may only name files inside that folder/);
-    expect(error.hint).toMatch(/relative to release\.json/);
-    // Nothing of the run but its failure records.
-    const left = [...(await store.list('work/evil/')), ...(await store.list('releases/evil/'))];
-    expect(left.map((o) => o.key).filter((k) => !k.endsWith('error.json'))).toEqual([]);
-  }, 120_000);
+  ])(
+    'a hostile spec naming %s is refused in Plan before anything is read',
+    async (_, paths) => {
+      const spec = await drop('evil', ws.dir, (s) => Object.assign(s, paths));
+      const result = await run(spec);
+      expect(result.ok).toBe(false);
+      expect(result.invocations.map((i) => i.state)).toEqual(['Plan', 'ReportFailure']);
+      const error = JSON.parse(utf8(await releases.get('releases/evil/error.json')));
+      expect(error).toMatchObject({ error: 'SpecError', code: 'E_SPEC_PATH' });
+      expect(error.message).toMatch(/may only name files inside that folder/);
+      expect(error.hint).toMatch(/relative to release\.json/);
+      // Nothing of the run but its failure records.
+      const left = [...(await work.list('work/evil/')), ...(await releases.list('releases/evil/'))];
+      expect(left.map((o) => o.key).filter((k) => !k.endsWith('error.json'))).toEqual([]);
+    },
+    120_000,
+  );
 
   it('a handler that cannot reach the store is retried as the definition says, then reported', async () => {
     const spec = await drop('unreachable', ws.dir);
