@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { S3Store, type S3StoreOptions } from '../../src/pipeline/storage/s3.ts';
-import { StoreError, StoreUnavailableError, utf8 } from '../../src/pipeline/storage/store.ts';
+import { type StoreError, StoreUnavailableError, utf8 } from '../../src/pipeline/storage/store.ts';
 import { type FaultProxy, startFaultProxy } from '../helpers/s3-fault-proxy.ts';
 import { LocalS3 } from './serverless-s3rver.ts';
 
@@ -56,9 +56,9 @@ describe('S3 timeouts', () => {
     await s.put('hang/b.txt', 'world');
     proxy.inject({ method: 'GET', path: 'hang/b.txt', action: 'hang', times: 1 });
     expect(utf8(await s.get('hang/b.txt'))).toBe('world');
-    expect(proxy.seen.filter((r) => r.url.includes('hang/b.txt') && r.method === 'GET').map((r) => r.outcome)).toEqual(
-      ['hang', 'pass'],
-    );
+    expect(
+      proxy.seen.filter((r) => r.url.includes('hang/b.txt') && r.method === 'GET').map((r) => r.outcome),
+    ).toEqual(['hang', 'pass']);
   });
 
   it('an answer that stops half-way fails as StoreUnavailableError (idle timeout on the body)', async () => {
@@ -85,7 +85,10 @@ describe('S3 timeouts', () => {
     try {
       process.env.PPDP_S3_REQUEST_TIMEOUT_MS = '250';
       process.env.PPDP_S3_MAX_ATTEMPTS = '1';
-      const s = new S3Store(s3.bucket, { ...s3.options({ endpoint: proxy.endpoint }), maxAttempts: undefined });
+      const s = new S3Store(s3.bucket, {
+        ...s3.options({ endpoint: proxy.endpoint }),
+        maxAttempts: undefined,
+      });
       stores.push(s);
       await s.put('env/a.txt', 'x');
       proxy.inject({ method: 'GET', path: 'env/a.txt', action: 'hang' });
@@ -132,7 +135,9 @@ describe('S3 checksums', () => {
     await s.put('sum/big.bin', big);
     await s.putIfAbsent('sum/once.txt', 'once');
     const header = (m: string, path: string) =>
-      proxy.seen.filter((r) => r.method === m && r.url.includes(path)).map((r) => r.headers['x-amz-checksum-sha256']);
+      proxy.seen
+        .filter((r) => r.method === m && r.url.includes(path))
+        .map((r) => r.headers['x-amz-checksum-sha256']);
     expect(header('PUT', 'sum/small.txt')).toEqual([sha256(small, 'base64')]);
     expect(header('PUT', 'sum/once.txt')).toEqual([sha256(Buffer.from('once'), 'base64')]);
     // One part of 1.5 MB (parts are 16 MiB): its checksum is the whole body's.

@@ -13,13 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
-import {
-  type Digest,
-  type Store,
-  type StoredObject,
-  StoreError,
-  StoreUnavailableError,
-} from './store.ts';
+import { type Digest, type Store, type StoredObject, StoreError, StoreUnavailableError } from './store.ts';
 
 export interface S3StoreOptions {
   /** An S3-compatible server, e.g. http://127.0.0.1:4568 (path-style addressing is used). */
@@ -56,7 +50,11 @@ function fromEnv(name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n <= 0) {
-    throw new StoreError('E_STORE_CONFIG', `${name}=${raw}: not a positive whole number`, `unset ${name} or set it to e.g. ${fallback}`);
+    throw new StoreError(
+      'E_STORE_CONFIG',
+      `${name}=${raw}: not a positive whole number`,
+      `unset ${name} or set it to e.g. ${fallback}`,
+    );
   }
   return n;
 }
