@@ -54,13 +54,20 @@ async function truncate(store: Store, key: string): Promise<void> {
 
 type Tamper = (store: Store, key: string) => Promise<void>;
 
+interface When {
+  /** Drop what the engine keeps between states, so that each reads the store (as in Lambda). */
+  readonly forget?: boolean;
+  /** After the state's first run instead of before it. */
+  readonly after?: boolean;
+}
+
 interface Backend {
-  /** Runs a 2-shard release of a small Adult, changing work file `name` (raw) just before `state`. */
+  /** Runs a 2-shard release of a small Adult, changing work file `name` (raw) at `state`. */
   run(
     state: string,
     name: string,
     tamper: Tamper,
-    forget?: boolean,
+    when?: When,
   ): Promise<{ error: unknown; published: string[] }>;
 }
 
@@ -69,12 +76,12 @@ const backends: [string, Backend][] = [
   [
     'filesystem',
     {
-      async run(state, name, tamper, forget) {
+      async run(state, name, tamper, when) {
         const ws = adultWorkspace(1200);
         const out = join(ws.dir, 'out');
         const error = await executeRelease(
           { spec: ws.spec, out, shards: 2 },
-          { wrap: tampering(state, name, tamper, forget) },
+          { wrap: tampering(state, name, tamper, when) },
         ).then(
           () => undefined,
           (e: unknown) => e,
@@ -92,7 +99,7 @@ const backends: [string, Backend][] = [
   [
     's3',
     {
-      async run(state, name, tamper, forget) {
+      async run(state, name, tamper, when) {
         const ws = adultWorkspace(1200);
         const inbox = `inbox/run-${++runs}/`;
         const { store } = await stores.open(`s3://${s3.bucket}/`);
@@ -100,7 +107,7 @@ const backends: [string, Backend][] = [
           await store.put(`${inbox}${f}`, readFileSync(join(ws.dir, f)));
         const error = await executeRelease(
           { spec: `s3://${s3.bucket}/${inbox}release.json`, shards: 2 },
-          { s3: s3.options(), wrap: tampering(state, name, tamper, forget) },
+          { s3: s3.options(), wrap: tampering(state, name, tamper, when) },
         ).then(
           () => undefined,
           (e: unknown) => e,
@@ -112,19 +119,22 @@ const backends: [string, Backend][] = [
   ],
 ];
 
-/** A state wrapper that changes `name` in the work area (the raw store) once, before `state`. */
-function tampering(state: string, name: string, tamper: Tamper, forget = false) {
+/** A state wrapper that changes `name` in the work area (the raw store) once, at `state`. */
+function tampering(state: string, name: string, tamper: Tamper, when: When = {}) {
   let done = false;
   return (s: string, handler: (input: unknown) => Promise<unknown>) =>
     async (input: unknown): Promise<unknown> => {
-      // As in Lambda, where each state reads the work area: nothing kept in this process.
-      if (forget) forgetAll();
-      if (s === state && !done) {
+      if (when.forget) forgetAll();
+      const change = async () => {
+        if (s !== state || done) return;
         done = true;
         const work = await stores.open((input as { work: string }).work);
         await tamper(work.store, `${work.key.replace(/\/?$/, '/')}${name}`);
-      }
-      return handler(input);
+      };
+      if (!when.after) await change();
+      const out = await handler(input);
+      if (when.after) await change();
+      return out;
     };
 }
 
@@ -142,7 +152,7 @@ describe.each(backends)('on the %s store', (_, backend) => {
   });
 
   it('a counts file cut short before Search is refused there, naming it (states reading the store, as in Lambda)', async () => {
-    const { error, published } = await backend.run('Search', 'counts/1.bin', truncate, true);
+    const { error, published } = await backend.run('Search', 'counts/1.bin', truncate, { forget: true });
     expect(codeOf(error)).toBe('E_WORK_CORRUPT');
     expect((error as Error).message).toMatch(/counts\/1\.bin: the work file is corrupt/);
     expect((error as StoreError).hint).toMatch(
@@ -152,15 +162,16 @@ describe.each(backends)('on the %s store', (_, backend) => {
   });
 
   it('a rows shard changed before ApplyShard is refused there (states reading the store, as in Lambda)', async () => {
-    const { error } = await backend.run('ApplyShard', 'rows/0.arrow', swapBytes, true);
+    const { error } = await backend.run('ApplyShard', 'rows/0.arrow', swapBytes, { forget: true });
     expect(codeOf(error)).toBe('E_WORK_CORRUPT');
     expect((error as Error).message).toMatch(
       /rows\/0\.arrow: the work file is corrupt \(its SHA-256 differs/,
     );
   });
 
-  it('a staged part changed before VerifySlice is refused before it is verified', async () => {
-    const { error } = await backend.run('VerifySlice', 'staging/data.arrow', swapBytes);
+  it('a staged part changed after Assemble wrote it is refused by VerifySlice before it is verified', async () => {
+    // Assemble is the only writer of the one part; every Assemble ends before any VerifySlice.
+    const { error } = await backend.run('Assemble', 'staging/data.arrow', swapBytes, { after: true });
     expect(codeOf(error)).toBe('E_WORK_CORRUPT');
     expect((error as Error).message).toMatch(/staging\/data\.arrow: the work file is corrupt/);
   });

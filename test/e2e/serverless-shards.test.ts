@@ -200,10 +200,11 @@ describe('verification in slices', () => {
       { spec: ws.spec, out, shards: 2, rowsPerPart: 10000 },
       {
         wrap: (state, handler) => async (input) => {
-          if (state === 'VerifySlice' && !tampered) {
+          const done = await handler(input);
+          if (state === 'Assemble' && (input as { index: number }).index === 1) {
             tampered = true;
-            // Through the work area's sealed store, as a faulty writer would: the seals match,
-            // so only the verifier can tell.
+            // Written wrong by its writer, through the work area's sealed store: the seals
+            // match, so only the verifier can tell. (Every Assemble ends before VerifySlice.)
             const work = sealWork(await storeResolver().open((input as { work: string }).work));
             const staged = `${work.key}staging/data/part-00001`;
             const table = readArrow(`/${staged}.arrow`);
@@ -214,7 +215,7 @@ describe('verification in slices', () => {
             await work.store.put(`${staged}.arrow`, encodeArrow(columns));
             await work.store.put(`${staged}.csv`, encodeCsv(columns, ';'));
           }
-          return handler(input);
+          return done;
         },
       },
     );

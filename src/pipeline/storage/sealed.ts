@@ -9,7 +9,7 @@
  *   bytes before it. `get` checks the trailer and returns the bytes without it.
  * - Files that must stay byte-exact have their seal beside them, under `seals/`: the staged
  *   release files (they are published as they are) and the spec bundle (loaded by path). `get`
- *   and `digest` check it; a reader that reads them by path checks with `checkSeal`.
+ *   and `digest` (a stream, for a reader that then reads them by path) check it.
  * - Plain: the Distributed Maps' item lists (shards.json, parts.json, checks.json), which
  *   Step Functions itself reads as JSON arrays, and the run's lock.json and error.json, which
  *   other runs and people read. An item carries only an index: each state checks it against the
@@ -138,10 +138,10 @@ export class SealedStore implements Store {
   }
 
   /**
-   * A byte-exact work file's size and SHA-256 (hashed by a reader that read it by path)
+   * A byte-exact work file's size and SHA-256, as read,
    * against its seal. @throws StoreError E_WORK_CORRUPT
    */
-  async checkSeal(key: string, d: Digest): Promise<void> {
+  private async checkSeal(key: string, d: Digest): Promise<void> {
     const bytes = await this.inner.get(this.sealKey(key)).catch((e: unknown) => {
       if ((e as StoreError).code === 'E_STORE_MISSING') throw this.corrupt(key, 'it has no seal');
       throw e;
