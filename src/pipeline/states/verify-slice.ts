@@ -51,7 +51,7 @@ export async function verifySlice(task: SliceTask, env: PhaseEnv): Promise<{ row
         arrow: staged.path(files.arrow),
         csv: staged.path(files.csv),
       });
-      // The hashes of exactly the bytes verified (and sealed when staged): the manifest lists them.
+      // The hashes of the staged bytes, checked against their seals: the manifest lists them.
       const entries = [files.arrow, files.csv].map(staged.entry);
       await putJson(store, work.key(sliceKey('part', task.index)), { ...summary, files: entries });
       rows = summary.rows;
