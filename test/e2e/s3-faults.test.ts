@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { S3Store, type S3StoreOptions } from '../../src/pipeline/storage/s3.ts';
-import { type StoreError, StoreUnavailableError, utf8 } from '../../src/pipeline/storage/store.ts';
+import { StoreError, StoreUnavailableError, utf8 } from '../../src/pipeline/storage/store.ts';
 import { type FaultProxy, startFaultProxy } from '../helpers/s3-fault-proxy.ts';
 import { LocalS3 } from './serverless-s3rver.ts';
 
@@ -155,5 +155,41 @@ describe('S3 checksums', () => {
     expect(copy.headers['x-amz-checksum-algorithm']).toBe('SHA256');
     expect(utf8(await s.get('sum/dst.txt'))).toBe('copied bytes');
     await expect(s.digest('sum/none')).rejects.toMatchObject({ code: 'E_STORE_MISSING' });
+  });
+
+  it('a copy whose SHA-256, as S3 answers it, is not the expected one is refused', async () => {
+    const s = store();
+    const bytes = Buffer.from('copied bytes');
+    await s.put('sum/src2.txt', bytes);
+    // Amazon S3 answers a copy that asked for a checksum with it; s3rver does not, so it is added.
+    const answering = (sum: Buffer) => (body: string) =>
+      body.replace(
+        '</CopyObjectResult>',
+        `<ChecksumSHA256>${sum.toString('base64')}</ChecksumSHA256></CopyObjectResult>`,
+      );
+    const right = createHash('sha256').update(bytes).digest();
+    proxy.inject({
+      method: 'PUT',
+      path: 'sum/dst2.txt',
+      action: 'rewrite',
+      rewrite: answering(right),
+      times: 1,
+    });
+    await s.copy('sum/src2.txt', 'sum/dst2.txt', right.toString('hex'));
+    const wrong = createHash('sha256').update('other bytes').digest();
+    proxy.inject({
+      method: 'PUT',
+      path: 'sum/dst3.txt',
+      action: 'rewrite',
+      rewrite: answering(wrong),
+      times: 1,
+    });
+    const e = await s.copy('sum/src2.txt', 'sum/dst3.txt', right.toString('hex')).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(StoreError);
+    expect(e).toMatchObject({ code: 'E_STORE_COPY' });
+    expect((e as Error).message).toContain(
+      `s3://ppdp-faults/sum/dst3.txt: the copy of sum/src2.txt has SHA-256 ${wrong.toString('hex')}`,
+    );
+    expect(proxy.seen.filter((r) => r.outcome === 'rewrite')).toHaveLength(2);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * An HTTP proxy on 127.0.0.1 in front of an S3-protocol server (s3rver) that injects faults
- * into chosen requests: no answer at all, an answer that stops after its first bytes, or a
- * 503 SlowDown. Every other request passes through unchanged. Bounded: it listens on loopback
+ * into chosen requests: no answer at all, an answer that stops after its first bytes, a
+ * 503 SlowDown, or an answer with its body rewritten. Every other request passes through unchanged. Bounded: it listens on loopback
  * only and closes itself (dropping any request it holds) after `lifetimeMs`.
  *
  *   const proxy = await startFaultProxy(s3.port);
@@ -24,7 +24,9 @@ export type FaultAction =
   /** Forward it, pass the answer's headers and first chunk on, then stop sending. */
   | 'stall'
   /** Answer 503 SlowDown (S3's throttling answer, which clients retry). */
-  | '503';
+  | '503'
+  /** Forward it and pass the answer on with its body changed by `rewrite` (e.g. a field S3 adds). */
+  | 'rewrite';
 
 export interface Fault {
   /** Requests with this method (any when omitted)… */
@@ -32,6 +34,8 @@ export interface Fault {
   /** …whose path and query contain this (any when omitted). */
   readonly path?: string;
   readonly action: FaultAction;
+  /** For 'rewrite': the new body from the server's. */
+  readonly rewrite?: (body: string) => string;
   /** How many matching requests get the fault (default: all of them). */
   times?: number;
 }
@@ -63,24 +67,35 @@ export async function startFaultProxy(targetPort: number, lifetimeMs = 120_000):
   const seen: SeenRequest[] = [];
   const sockets = new Set<Socket>();
 
-  const pick = (req: IncomingMessage): FaultAction | 'pass' => {
+  const pick = (req: IncomingMessage): Fault | undefined => {
     const i = faults.findIndex(
       (f) =>
         (f.method === undefined || f.method === req.method) &&
         (f.path === undefined || (req.url ?? '').includes(f.path)),
     );
-    if (i < 0) return 'pass';
+    if (i < 0) return undefined;
     const fault = faults[i]!;
     if (fault.times !== undefined && --fault.times <= 0) faults.splice(i, 1);
-    return fault.action;
+    return fault;
   };
 
-  const forward = (req: IncomingMessage, res: ServerResponse, stall: boolean): void => {
+  const forward = (req: IncomingMessage, res: ServerResponse, fault: Fault | undefined): void => {
     const upstream = request(
       { host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
+        if (fault?.action === 'rewrite') {
+          const chunks: Buffer[] = [];
+          answer.on('data', (c: Buffer) => chunks.push(c));
+          answer.on('end', () => {
+            const body = Buffer.from(fault.rewrite!(Buffer.concat(chunks).toString('utf8')));
+            const { 'transfer-encoding': _, ...headers } = answer.headers;
+            res.writeHead(answer.statusCode ?? 502, { ...headers, 'content-length': body.length });
+            res.end(body);
+          });
+          return;
+        }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
-        if (!stall) {
+        if (fault?.action !== 'stall') {
           answer.pipe(res);
           return;
         }
@@ -95,7 +110,8 @@ export async function startFaultProxy(targetPort: number, lifetimeMs = 120_000):
   };
 
   const server = createServer((req, res) => {
-    const outcome = pick(req);
+    const fault = pick(req);
+    const outcome = fault?.action ?? 'pass';
     seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, outcome });
     if (outcome === 'hang') {
       req.resume(); // the body is read, the answer never sent
@@ -109,7 +125,7 @@ export async function startFaultProxy(targetPort: number, lifetimeMs = 120_000):
       });
       return;
     }
-    forward(req, res, outcome === 'stall');
+    forward(req, res, fault);
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
