@@ -6,7 +6,8 @@
  * its function is configured with, so the states that would not fit in Lambda show.
  * Writes bench/results/deployed.json.
  *
- * Run: `npm run bench:deployed -- [--rows 1000000,10000000] [--rows-per-shard 1000000] [--shape adult|registry]`
+ * Run: `npm run bench:deployed -- [--rows 1000000,10000000] [--rows-per-shard 1000000]
+ *   [--rows-per-part 2000000] [--shape adult|registry]` (runs are kept per size and part size)
  * (registry: the near-unique table of bench/registry-sample.ts; results in deployed-registry.json)
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bundleHandlers } from '../infra/bundle.ts';
+import { DEFAULT_ROWS_PER_PART } from '../src/pipeline/states/types.ts';
 import { storeResolver } from '../src/pipeline/storage/index.ts';
 import { LocalS3 } from '../test/e2e/serverless-s3rver.ts';
 import { type Invocation, runDeployed, synthesizeDeployed } from '../test/harness/deployed.ts';
@@ -25,6 +27,7 @@ const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '1000000,10000000' },
     'rows-per-shard': { type: 'string', default: '1000000' },
+    'rows-per-part': { type: 'string', default: String(DEFAULT_ROWS_PER_PART) },
     shape: { type: 'string', default: 'adult' },
   },
 });
@@ -32,6 +35,7 @@ if (values.shape !== 'adult' && values.shape !== 'registry') throw new Error('--
 const sample = values.shape === 'registry' ? registrySample : sampled;
 const sizes = values.rows.split(',').map(Number);
 const rowsPerShard = values['rows-per-shard'];
+const rowsPerPart = Number(values['rows-per-part']);
 
 const codeDir = mkdtempSync(join(os.tmpdir(), 'ppdp-bench-code-'));
 bundleHandlers(codeDir);
@@ -83,7 +87,7 @@ try {
     const t0 = performance.now();
     const result = await runDeployed(
       deployed,
-      { spec: `s3://ppdp-bench/inbox/${name}/release.json` },
+      { spec: `s3://ppdp-bench/inbox/${name}/release.json`, rowsPerPart },
       {
         s3: s3.options({ maxAttempts: 3 }),
         env: { PPDP_ROWS_PER_SHARD: rowsPerShard, PPDP_LOG: 'off' },
@@ -98,6 +102,7 @@ try {
       rows,
       inputBytes: input.bytes,
       rowsPerShard: Number(rowsPerShard),
+      rowsPerPart,
       wallMs,
       states,
       machine: machineInfo(),
@@ -135,7 +140,9 @@ const resultFile = new URL(
 const earlier = existsSync(resultFile)
   ? (JSON.parse(readFileSync(resultFile, 'utf8')) as { runs: Record<string, unknown>[] }).runs
   : [];
-const kept = earlier.filter((r) => !runs.some((n) => n.rows === r.rows));
+const sameRun = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+  a.rows === b.rows && (a.rowsPerPart ?? DEFAULT_ROWS_PER_PART) === (b.rowsPerPart ?? DEFAULT_ROWS_PER_PART);
+const kept = earlier.filter((r) => !runs.some((n) => sameRun(n, r)));
 writeFileSync(
   resultFile,
   `${JSON.stringify({ shape: values.shape, harness: 'bundled handlers, one process per invocation, s3rver', runs: [...kept, ...runs].sort((a, b) => Number(a.rows) - Number(b.rows)) }, null, 2)}\n`,

@@ -37,6 +37,7 @@ interface Measured {
 interface Run {
   rows: number;
   rowsPerShard: number;
+  rowsPerPart?: number;
   states: Record<string, Measured>;
   machine?: { commit?: string };
 }
@@ -46,7 +47,11 @@ const measured = JSON.parse(
     'utf8',
   ),
 ) as { runs: Run[] };
-const runs = [...measured.runs].sort((a, b) => a.rows - b.rows);
+const partsOf = (r: Run) => r.rowsPerPart ?? DEFAULT_ROWS_PER_PART;
+// Runs at the default part size (what a deployment uses); the others only show flatness.
+const runs = measured.runs
+  .filter((r) => partsOf(r) === DEFAULT_ROWS_PER_PART)
+  .sort((a, b) => a.rows - b.rows);
 if (new Set(runs.map((r) => r.rows)).size < 3) {
   throw new Error(
     `the ${shape} measurements need three sizes or more (bench:deployed -- --shape ${shape} --rows …)`,
@@ -100,10 +105,17 @@ function projected(pick: (m: Measured) => number, state: string): (n: number) =>
   return (n) => Math.max(a + b * n, ys.at(-1)!);
 }
 
-/** A per-item state's largest peak over its smallest, across the sizes measured. */
-function spread(state: string): number {
-  const peaks = runs.map((r) => r.states[state]!.peakMiB);
-  return Math.max(...peaks) / Math.min(...peaks);
+/**
+ * A per-item state's largest peak over its smallest across table sizes whose items are the
+ * same size (the same rows per part: a table smaller than a part has smaller parts), over the
+ * part size measured at the most table sizes.
+ */
+function spread(state: string): { spread: number; rowsPerPart: number; sizes: number } {
+  const byPart = new Map<number, Run[]>();
+  for (const r of measured.runs) byPart.set(partsOf(r), [...(byPart.get(partsOf(r)) ?? []), r]);
+  const [rowsPerPart, same] = [...byPart].sort((a, b) => b[1].length - a[1].length)[0]!;
+  const peaks = same.map((r) => r.states[state]!.peakMiB);
+  return { spread: Math.max(...peaks) / Math.min(...peaks), rowsPerPart, sizes: same.length };
 }
 
 const states = Object.keys(invocationsOf).map((state) => {
@@ -123,7 +135,7 @@ const states = Object.keys(invocationsOf).map((state) => {
     slowestS: Math.round(slowestS * 10) / 10,
     fits: peakMiB <= m.configuredMiB && peakMiB <= LAMBDA_MAX_MB && slowestS <= LAMBDA_MAX_S,
     gbSeconds: Math.round(gbSeconds),
-    ...(PER_ITEM.has(state) ? { peakSpread: Math.round(spread(state) * 100) / 100 } : {}),
+    ...(PER_ITEM.has(state) ? { peakSpread: spread(state) } : {}),
   };
 });
 
@@ -157,7 +169,9 @@ console.log(
       s.slowestS.toFixed(1),
       s.fits ? 'yes' : 'NO',
       String(s.gbSeconds),
-      s.peakSpread === undefined ? '' : `×${s.peakSpread.toFixed(2)}`,
+      s.peakSpread === undefined
+        ? ''
+        : `×${s.peakSpread.spread.toFixed(2)} (${s.peakSpread.sizes} sizes, ${s.peakSpread.rowsPerPart.toLocaleString('en')} rows per part)`,
     ]),
   ),
 );

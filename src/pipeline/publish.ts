@@ -8,8 +8,10 @@
  *   claim takes the folder's lock, `.ppdp-lock`, created exclusively (Store.putIfAbsent): a
  *   second run into the same folder fails (E_OUT_LOCKED) until the first has finished.
  * - Publish: the old manifest goes first (an older release is untrusted from the moment its
- *   files change), then each verified file is copied in, then every file the new manifest does
- *   not list is removed, then manifest.json is written last, then the lock is removed. Readers
+ *   files change), then each verified file is copied in and read back, its size and SHA-256
+ *   compared with what Verify verified (any difference refuses the release, E_PUBLISH_MISMATCH),
+ *   then every file the new manifest does not list is removed, then manifest.json is written
+ *   last, then the lock is removed. Readers
  *   trust only a folder whose manifest lists matching files: a failure or a crash leaves no
  *   manifest or a complete release, never two releases mixed.
  * - The lock records pid, host and time. A run that fails after changing the folder leaves its
@@ -20,8 +22,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, rmdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { OutputError } from '../errors.ts';
-import { joinKey, type Location, StoreError, utf8 } from './storage/store.ts';
+import { OutputError, VerificationError } from '../errors.ts';
+import { type Digest, joinKey, type Location, type StoreError, utf8 } from './storage/store.ts';
 
 export interface ManifestEntry {
   name: string;
@@ -48,6 +50,8 @@ export interface Folder {
   /** A file's bytes, or undefined when there is none. */
   read(name: string): Promise<Uint8Array | undefined>;
   size(name: string): Promise<number | undefined>;
+  /** A file's size and SHA-256, read as a stream. */
+  digest(name: string): Promise<Digest>;
   /** Writes a file whole: readers never see it partial. */
   write(name: string, body: string): Promise<void>;
   /** Creates a file only if there is none (exclusively): false when one exists. */
@@ -236,16 +240,24 @@ function isManifest(bytes: Uint8Array | undefined): boolean {
   }
 }
 
+/** Where the verified files are published from. */
+export interface PublishSource {
+  /** Copies one verified file into the folder, whole. */
+  copyIn(file: ManifestEntry): Promise<void>;
+  /** The size and SHA-256 of the file as it lies where it is copied from. */
+  digest(name: string): Promise<Digest>;
+}
+
 /**
- * Publishes verified files (`copyIn` copies one in whole) so that the folder holds exactly
- * them and their manifest, then gives the lock up. See the file's comment for the order.
+ * Publishes verified files so that the folder holds exactly them and their manifest, then
+ * gives the lock up. See the file's comment for the order.
  */
 export async function publishInto(
   folder: Folder,
   files: readonly ManifestEntry[],
   runId: string,
   claim: Claim,
-  copyIn: (name: string) => Promise<void>,
+  source: PublishSource,
   warn: (line: string) => void,
 ): Promise<Manifest> {
   const manifest: Manifest = { format: 'ppdp-release/1', runId, verified: true, files: [...files] };
@@ -263,15 +275,8 @@ export async function publishInto(
   const before = (await folder.list()) ?? [];
   if (before.includes(MANIFEST)) await folder.remove([MANIFEST]);
   for (const f of files) {
-    await copyIn(f.name);
-    const size = await folder.size(f.name);
-    if (size !== f.bytes) {
-      throw new StoreError(
-        'E_STORE_PUBLISH',
-        `${folder.where}/${f.name}: copied ${size} bytes, verified ${f.bytes}`,
-        'check the free space and the folder, and run the release again',
-      );
-    }
+    await source.copyIn(f);
+    await checkPublished(folder, f, source);
   }
   const listed = new Set(files.map((f) => f.name));
   const stale = before.filter((n) => n !== MANIFEST && n !== LOCK && !listed.has(n));
@@ -279,6 +284,27 @@ export async function publishInto(
   await folder.write(MANIFEST, text);
   await unlock(folder, claim, warn);
   return manifest;
+}
+
+/**
+ * A published file read back must be the verified one, byte for byte (size and SHA-256):
+ * otherwise nothing is published (no manifest). The message says which link broke: the file
+ * in the work area changed after Verify, or the copy differs from it.
+ */
+async function checkPublished(folder: Folder, f: ManifestEntry, source: PublishSource): Promise<void> {
+  const got = await folder.digest(f.name);
+  if (got.bytes === f.bytes && got.sha256 === f.sha256) return;
+  const from = await source.digest(f.name).catch(() => undefined);
+  const link =
+    from !== undefined && from.bytes === f.bytes && from.sha256 === f.sha256
+      ? 'the copy differs from the verified file'
+      : 'the verified file was changed after Verify';
+  const what = (d: Digest) => `${d.bytes} bytes, SHA-256 ${d.sha256.slice(0, 16)}…`;
+  throw new VerificationError(
+    'E_PUBLISH_MISMATCH',
+    `${folder.where}/${f.name}: published ${what(got)}, but Verify verified ${what(f)} (${link}); nothing was published (no manifest.json)`,
+    'something changed the bytes between verification and publishing (another writer in the work area or the release folder, or a faulty store): find it and start the release again',
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -301,6 +327,7 @@ export function storeFolder(loc: Location): Folder {
         throw e;
       }),
     size: (name) => store.head(k(name)),
+    digest: (name) => store.digest(k(name)),
     write: (name, body) => store.put(k(name), body),
     create: (name, body) => store.putIfAbsent(k(name), body),
     async remove(names) {

@@ -190,8 +190,13 @@ describe('the folder lock', () => {
     const out = freshOut();
     const { manifest } = await releaseTo(generalization, out);
     const gone = { token: 'given-up', created: false };
-    const noCopy = () => {
-      throw new Error('nothing is copied');
+    const noCopy = {
+      copyIn: () => {
+        throw new Error('nothing is copied');
+      },
+      digest: () => {
+        throw new Error('nothing is read');
+      },
     };
     const folder = storeFolder(await storeResolver().open(fileUrl(out, true)));
     const again = (runId: string) => publishInto(folder, manifest.files, runId, gone, noCopy, () => {});

@@ -12,6 +12,7 @@ import { HierarchyError, PpdpError } from '../../src/errors.ts';
 import { methodFor } from '../../src/methods/registry.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { forgetAll } from '../../src/pipeline/memo.ts';
+import { sealWork, storeResolver } from '../../src/pipeline/storage/index.ts';
 import type { MethodName } from '../../src/spec/spec.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
 import { releaseTo } from '../helpers/release.ts';
@@ -191,7 +192,7 @@ describe('a release in output parts', () => {
 });
 
 describe('verification in slices', () => {
-  it('stops a release whose staged part was changed after it was written (two QI cells swapped)', async () => {
+  it('stops a release whose staged part was written wrong (two QI cells swapped, sealed as written)', async () => {
     const ws = adultWorkspace();
     const out = join(ws.dir, 'out', 'tampered');
     let tampered = false;
@@ -199,21 +200,22 @@ describe('verification in slices', () => {
       { spec: ws.spec, out, shards: 2, rowsPerPart: 10000 },
       {
         wrap: (state, handler) => async (input) => {
-          if (state === 'VerifySlice' && !tampered) {
+          const done = await handler(input);
+          if (state === 'Assemble' && (input as { index: number }).index === 1) {
             tampered = true;
-            const staged = join(
-              new URL((input as { work: string }).work).pathname,
-              'staging/data/part-00001',
-            );
-            const table = readArrow(`${staged}.arrow`);
+            // Written wrong by its writer, through the work area's sealed store: the seals
+            // match, so only the verifier can tell. (Every Assemble ends before VerifySlice.)
+            const work = sealWork(await storeResolver().open((input as { work: string }).work));
+            const staged = `${work.key}staging/data/part-00001`;
+            const table = readArrow(`/${staged}.arrow`);
             const age = table.columns.find((c) => c.name === 'age')!;
             const other = age.codes.findIndex((code) => code !== age.codes[0]);
             [age.codes[0], age.codes[other]] = [age.codes[other]!, age.codes[0]!];
             const columns = table.columns.map((c) => ({ kind: 'dictionary' as const, ...c }));
-            writeFileSync(`${staged}.arrow`, encodeArrow(columns));
-            writeFileSync(`${staged}.csv`, encodeCsv(columns, ';'));
+            await work.store.put(`${staged}.arrow`, encodeArrow(columns));
+            await work.store.put(`${staged}.csv`, encodeCsv(columns, ';'));
           }
-          return handler(input);
+          return done;
         },
       },
     );

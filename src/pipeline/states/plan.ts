@@ -15,7 +15,16 @@ import { remember } from '../memo.ts';
 import { type Claim, checkOutDir, claimFolder, storeFolder, unlock } from '../publish.ts';
 import { readInputShards, runIdOf } from '../release.ts';
 import { DICTIONARIES_KEY, encodeShardRows, type RowsLayout, shardRowsKey } from '../rows.ts';
-import { baseKey, dirKey, joinKey, type Location, putJson, type Store, utf8 } from '../storage/index.ts';
+import {
+  baseKey,
+  dirKey,
+  joinKey,
+  type Location,
+  putJson,
+  type Store,
+  sealWork,
+  utf8,
+} from '../storage/index.ts';
 import {
   DEFAULT_ROWS_PER_PART,
   DEFAULT_ROWS_PER_SHARD,
@@ -131,7 +140,7 @@ async function planClaimed(p: {
   t0: number;
 }): Promise<PlanResult> {
   const { request, env, spec, specPath, name, runId, releaseLoc, workUrl, claim, started, t0 } = p;
-  const workLoc = await env.stores.open(asFolder(workUrl));
+  const workLoc = sealWork(await env.stores.open(asFolder(workUrl)));
   const wk = (n: string) => joinKey(workLoc.key, n);
 
   env.say?.(`reading ${basename(spec.input)}`);

@@ -1,15 +1,22 @@
 /**
  * The Publish state: the verified files published atomically, manifest last.
  */
-import { type Manifest, type ManifestEntry, publishInto, storeFolder } from '../publish.ts';
-import { getJson, joinKey, type StoreError, utf8 } from '../storage/index.ts';
+import {
+  type Manifest,
+  type ManifestEntry,
+  type PublishSource,
+  publishInto,
+  storeFolder,
+} from '../publish.ts';
+import { getJson, joinKey, type StoreError, unsealed, utf8 } from '../storage/index.ts';
 import type { PhaseEnv, PlanResult, WorkTask } from './types.ts';
 import { asFolder, ms, openWork, warner } from './work.ts';
 
 /**
  * Atomic publish (src/pipeline/publish.ts): the old manifest goes first, then each verified
- * file, then every file the new manifest does not list, then manifest.json last; then the lock
- * Plan took is given up.
+ * file, copied and read back to compare with verified.json's size and SHA-256, then every file
+ * the new manifest does not list is removed, then manifest.json last; then the lock Plan took
+ * is given up.
  */
 export async function publish(
   task: WorkTask & { release: string },
@@ -19,18 +26,22 @@ export async function publish(
   const work = await openWork(task.work, env);
   const release = await env.stores.open(asFolder(task.release));
   const { files } = await getJson<{ files: ManifestEntry[] }>(work.loc.store, work.key('verified.json'));
-  const copyIn = async (name: string): Promise<void> => {
-    const from = work.key(`staging/${name}`);
-    const to = joinKey(release.key, name);
-    if (release.store === work.loc.store) await release.store.copy(from, to);
-    else await release.store.put(to, await work.loc.store.get(from));
+  const staged = (name: string) => work.key(`staging/${name}`);
+  const source: PublishSource = {
+    // Inside one store a server-side copy; published bytes are read back and compared anyway.
+    async copyIn(f) {
+      const to = joinKey(release.key, f.name);
+      if (release.store === unsealed(work.loc.store)) await release.store.copy(staged(f.name), to, f.sha256);
+      else await release.store.put(to, await work.loc.store.get(staged(f.name)));
+    },
+    digest: (name) => unsealed(work.loc.store).digest(staged(name)),
   };
   const manifest = await publishInto(
     storeFolder(release),
     files,
     work.file.plan.runId,
     work.file.plan.claim,
-    copyIn,
+    source,
     warner(env),
   );
   await clearFailure(work.file.plan, env);

@@ -3,10 +3,7 @@
  * holds the whole table — an input shard's expectation (what its rows must be released as)
  * or an output part's summary (what the staged part holds). Verify compares them.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { pieces } from '../../verify/index.ts';
-import type { ManifestEntry } from '../publish.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import type { PhaseEnv, ShardTask } from './types.ts';
 import {
@@ -48,14 +45,14 @@ export async function verifySlice(task: SliceTask, env: PhaseEnv): Promise<{ row
     rows = expected.rows;
   } else {
     const files = partFiles(parts, task.index);
-    const local = await stagedPaths(work, env, [files.arrow, files.csv]);
+    const staged = await stagedPaths(work, env, [files.arrow, files.csv]);
     try {
       const summary = pieces.summarizePart(work.spec, work.file.layout.delimiter, {
-        arrow: local(files.arrow),
-        csv: local(files.csv),
+        arrow: staged.path(files.arrow),
+        csv: staged.path(files.csv),
       });
-      // The hashes of exactly the bytes verified: the manifest lists them.
-      const entries = [files.arrow, files.csv].map((name) => hashed(name, readFileSync(local(name))));
+      // The hashes of the staged bytes, checked against their seals: the manifest lists them.
+      const entries = [files.arrow, files.csv].map(staged.entry);
       await putJson(store, work.key(sliceKey('part', task.index)), { ...summary, files: entries });
       rows = summary.rows;
     } finally {
@@ -65,9 +62,4 @@ export async function verifySlice(task: SliceTask, env: PhaseEnv): Promise<{ row
   await timing(store, work.loc.key, `check-${task.kind}-${task.index}`, performance.now() - t0);
   env.log({ state: 'VerifySlice', kind: task.kind, index: task.index, rows, ms: ms(t0) });
   return { rows };
-}
-
-/** A file's manifest entry: its name, size and SHA-256. */
-export function hashed(name: string, bytes: Uint8Array): ManifestEntry {
-  return { name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
 }

@@ -1,7 +1,6 @@
 /**
  * The Verify state: the staged release checked independently, the report written, every file hashed.
  */
-import { readFileSync } from 'node:fs';
 import type { EncodedTable } from '../../data/table.ts';
 import type { MethodReport } from '../../methods/method.ts';
 import { renderReportHtml } from '../../report/html.ts';
@@ -13,11 +12,12 @@ import type { ManifestEntry } from '../publish.ts';
 import { frameReport } from '../release.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
-import { hashed, sliceKey } from './verify-slice.ts';
+import { sliceKey } from './verify-slice.ts';
 import {
   allRows,
   disposeStaged,
   gatherTimings,
+  hashed,
   inputDictionaries,
   ms,
   openWork,
@@ -94,15 +94,15 @@ async function verifyWhole(work: Work, env: PhaseEnv, claims: unknown): Promise<
   const { store } = work.loc;
   const { files } = await getJson<{ files: string[] }>(store, work.key('staging.json'));
   const table = await allRows(work);
-  const local = await stagedPaths(work, env, files);
+  const staged = await stagedPaths(work, env, files);
   try {
     const checks = verifierFor(work.spec.method.name).verify({
       spec: work.spec,
       table,
       claims,
-      staged: local,
+      staged: staged.path,
     });
-    return { checks, table, data: files.map((name) => hashed(name, readFileSync(local(name)))) };
+    return { checks, table, data: files.map(staged.entry) };
   } finally {
     disposeStaged(work, env);
   }

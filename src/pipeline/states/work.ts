@@ -21,6 +21,11 @@
  *   verified.json    names, sizes and SHA-256 of the verified files (Verify)
  *   timings/         per state (and shard) wall times, gathered into the report
  *   error.json       what failed, when a run fails (ReportFailure)
+ *   seals/           the SHA-256 of each file under staging/ and bundle/
+ *
+ * Every work file is sealed when written and checked when read (src/pipeline/storage/sealed.ts):
+ * one changed or cut short is refused where it is read (E_WORK_CORRUPT). The item lists
+ * (shards.json, parts.json, checks.json), lock.json and error.json stay plain JSON.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +37,7 @@ import type { ShardSteps } from '../../methods/method.ts';
 import { methodFor } from '../../methods/registry.ts';
 import { loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
 import { type RunKey, recall } from '../memo.ts';
+import type { ManifestEntry } from '../publish.ts';
 import {
   DICTIONARIES_KEY,
   decodeShardRows,
@@ -39,7 +45,7 @@ import {
   type ShardRange,
   shardRowsKey,
 } from '../rows.ts';
-import { baseKey, getJson, joinKey, type Location, putJson, type Store } from '../storage/index.ts';
+import { baseKey, getJson, joinKey, type Location, putJson, type Store, sealWork } from '../storage/index.ts';
 import type { PhaseEnv, PlanResult, ReleaseRequest } from './types.ts';
 
 export interface PlanFile {
@@ -96,9 +102,9 @@ export async function inputDictionaries(work: Work): Promise<EncodedTable> {
 
 const workCache = new Map<string, Work>();
 
-/** Opens a work area: plan.json and the spec bundle (cached per process and work URL). */
+/** Opens a work area (sealed): plan.json and the spec bundle (cached per process and work URL). */
 export async function openWork(url: string, env: PhaseEnv): Promise<Work> {
-  const loc = await env.stores.open(asFolder(url));
+  const loc = sealWork(await env.stores.open(asFolder(url)));
   const cacheKey = `${loc.store.root}${loc.key}`;
   const key = (name: string) => joinKey(loc.key, name);
   const file = await getJson<PlanFile>(loc.store, key('plan.json'));
@@ -106,8 +112,11 @@ export async function openWork(url: string, env: PhaseEnv): Promise<Work> {
   if (cached && cached.file.started === file.started && cached.file.plan.runId === file.plan.runId)
     return cached;
   let specPath: string;
-  if (loc.store.root === 'file:///') specPath = `/${key(`bundle/${file.specName}`)}`;
-  else {
+  if (loc.store.root === 'file:///') {
+    // Loaded by path: each file's seal is checked first (digest does).
+    for (const o of await loc.store.list(key('bundle/'))) await loc.store.digest(o.key);
+    specPath = `/${key(`bundle/${file.specName}`)}`;
+  } else {
     const id = createHash('sha256').update(cacheKey).digest('hex').slice(0, 12);
     const dir = scratch(env, `bundle-${id}-${threadId}`);
     for (const o of await loc.store.list(key('bundle/'))) {
@@ -123,19 +132,39 @@ export async function openWork(url: string, env: PhaseEnv): Promise<Work> {
   return work;
 }
 
-/** Local paths of staged files for a verifier that reads paths (downloaded from S3). */
-export async function stagedPaths(
-  work: Work,
-  env: PhaseEnv,
-  names: string[],
-): Promise<(name: string) => string> {
-  if (work.loc.store.root === 'file:///') return (name) => `/${work.key(`staging/${name}`)}`;
-  const dir = scratch(env, stagedDir(work));
+/** Staged files as a verifier reads them: local paths, and each file's manifest entry. */
+export interface StagedFiles {
+  path(name: string): string;
+  /** Its name, size and SHA-256: of the bytes the verifier reads, checked against their seal. */
+  entry(name: string): ManifestEntry;
+}
+
+/**
+ * Local paths of staged files for a verifier that reads paths (downloaded from S3), each
+ * checked against the seal its writer left (E_WORK_CORRUPT) before anything reads it.
+ */
+export async function stagedPaths(work: Work, env: PhaseEnv, names: string[]): Promise<StagedFiles> {
+  const { store } = work.loc;
+  const local = store.root === 'file:///';
+  const dir = local ? '' : scratch(env, stagedDir(work));
+  const path = (name: string) => (local ? `/${work.key(`staging/${name}`)}` : join(dir, name));
+  const entries = new Map<string, ManifestEntry>();
   for (const name of names) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
-    writeFileSync(join(dir, name), await work.loc.store.get(work.key(`staging/${name}`)));
+    const key = work.key(`staging/${name}`);
+    if (local) entries.set(name, { name, ...(await store.digest(key)) });
+    else {
+      const bytes = await store.get(key);
+      mkdirSync(dirname(path(name)), { recursive: true });
+      writeFileSync(path(name), bytes);
+      entries.set(name, hashed(name, bytes));
+    }
   }
-  return (name) => join(dir, name);
+  return { path, entry: (name) => entries.get(name)! };
+}
+
+/** A file's manifest entry: its name, size and SHA-256. */
+export function hashed(name: string, bytes: Uint8Array): ManifestEntry {
+  return { name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
 function stagedDir(work: Work): string {

@@ -3,11 +3,11 @@
  * write goes to a hidden temporary file first and is renamed into place, so a reader never
  * sees a partial object.
  */
-import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { type Store, type StoredObject, StoreError } from './store.ts';
+import { type Digest, type Store, type StoredObject, StoreError } from './store.ts';
 
 export class FsStore implements Store {
   readonly root = 'file:///';
@@ -93,6 +93,20 @@ export class FsStore implements Store {
       }
       await rename(tmp, path);
     });
+  }
+
+  async digest(key: string): Promise<Digest> {
+    try {
+      const hash = createHash('sha256');
+      let bytes = 0;
+      for await (const chunk of createReadStream(this.path(key)) as AsyncIterable<Buffer>) {
+        hash.update(chunk);
+        bytes += chunk.length;
+      }
+      return { bytes, sha256: hash.digest('hex') };
+    } catch (e) {
+      throw this.error(e, key);
+    }
   }
 
   /** Writes `key` through a hidden temporary file beside it (`place` fills it and moves it in). */

@@ -3,22 +3,66 @@
  * work against AWS and s3rver alike: path-style addressing for custom endpoints and
  * checksums only when required (a streamed PutObject to s3rver otherwise stores the
  * aws-chunked framing inside the object). Large objects go up in parts.
+ *
+ * Integrity: every write carries the SHA-256 of its bytes, computed here (`ChecksumSHA256`, or
+ * per part for a multipart upload), so S3 refuses a body changed on the way; a copy asks S3
+ * for the new object's SHA-256 and compares it with the one expected. Liveness: a connection
+ * must open within the connection timeout and a request that makes no progress (nothing sent
+ * or received) for the request timeout fails; the SDK retries such failures, server errors
+ * and throttling, and one that outlasts its attempts is a StoreUnavailableError.
  */
+import { createHash } from 'node:crypto';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
-import { type Store, type StoredObject, StoreError, StoreUnavailableError } from './store.ts';
+import { type Digest, type Store, type StoredObject, StoreError, StoreUnavailableError } from './store.ts';
 
 export interface S3StoreOptions {
   /** An S3-compatible server, e.g. http://127.0.0.1:4568 (path-style addressing is used). */
   readonly endpoint?: string;
   readonly region?: string;
   readonly credentials?: { accessKeyId: string; secretAccessKey: string };
-  /** SDK attempts per request (default 3). */
+  /** SDK attempts per request (default 5, or PPDP_S3_MAX_ATTEMPTS). */
   readonly maxAttempts?: number;
+  /** Milliseconds to open a connection (default 5 s, or PPDP_S3_CONNECTION_TIMEOUT_MS). */
+  readonly connectionTimeoutMs?: number;
+  /**
+   * Milliseconds a request may go without sending or receiving a byte (default 30 s, or
+   * PPDP_S3_REQUEST_TIMEOUT_MS): an idle limit, so a long transfer that keeps moving is fine.
+   */
+  readonly requestTimeoutMs?: number;
   /** Objects at least this large are uploaded in parts (default 64 MiB). */
   readonly multipartThreshold?: number;
 }
 
 const MULTIPART = 64 * 1024 * 1024;
+
+/**
+ * Defaults: S3 opens a connection in milliseconds and sends a response's first bytes within a
+ * second or two; a live transfer never pauses for long (S3 keeps a long copy alive with
+ * whitespace). So 5 s to connect and 30 s without progress mean a lost request, and five
+ * attempts (the SDK's backoff between them) ride out a burst of 503 SlowDown; a hung request
+ * costs at most about 2.5 minutes before the state fails and the state machine retries it.
+ */
+const DEFAULTS = { connectionTimeoutMs: 5_000, requestTimeoutMs: 30_000, maxAttempts: 5 };
+
+/** A positive whole number from the environment, or the default; a bad value is refused. */
+function fromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) {
+    throw new StoreError(
+      'E_STORE_CONFIG',
+      `${name}=${raw}: not a positive whole number`,
+      `unset ${name} or set it to e.g. ${fallback}`,
+    );
+  }
+  return n;
+}
+
+/** Base64 SHA-256, as S3's checksum headers carry it. */
+function sha256Base64(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('base64');
+}
 
 // Loaded on first use, so that importing this module (or bundling it) costs nothing.
 type Sdk = typeof import('@aws-sdk/client-s3');
@@ -60,9 +104,19 @@ export class S3Store implements Store {
     this.threshold = options.multipartThreshold ?? MULTIPART;
     const config: S3ClientConfig = {
       region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+      // Checksums are passed explicitly (put) or asked for (copy), never left to the SDK's
+      // default, which streams with aws-chunked framing that s3rver stores as data.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-      maxAttempts: options.maxAttempts ?? 3,
+      maxAttempts: options.maxAttempts ?? fromEnv('PPDP_S3_MAX_ATTEMPTS', DEFAULTS.maxAttempts),
+      requestHandler: {
+        connectionTimeout:
+          options.connectionTimeoutMs ??
+          fromEnv('PPDP_S3_CONNECTION_TIMEOUT_MS', DEFAULTS.connectionTimeoutMs),
+        // Idle time on the socket, sending (an upload) or receiving (headers, then the body).
+        socketTimeout:
+          options.requestTimeoutMs ?? fromEnv('PPDP_S3_REQUEST_TIMEOUT_MS', DEFAULTS.requestTimeoutMs),
+      },
     };
     if (options.endpoint) {
       config.endpoint = options.endpoint;
@@ -122,10 +176,11 @@ export class S3Store implements Store {
     await this.call(key, async () => {
       const { sdk, client } = await this.sdk();
       if (bytes.length >= this.threshold) {
+        // Each part carries the SHA-256 of its bytes (the SDK computes it over the buffer).
         const { Upload } = await loadStorage();
         await new Upload({
           client,
-          params: { Bucket: this.bucket, Key: key, Body: bytes },
+          params: { Bucket: this.bucket, Key: key, Body: bytes, ChecksumAlgorithm: 'SHA256' },
           partSize: 16 * 1024 * 1024,
           queueSize: 4,
         }).done();
@@ -136,6 +191,7 @@ export class S3Store implements Store {
             Key: key,
             Body: bytes,
             ContentLength: bytes.length,
+            ChecksumSHA256: sha256Base64(bytes),
           }),
         );
       }
@@ -154,7 +210,13 @@ export class S3Store implements Store {
       const { sdk, client } = await this.sdk();
       try {
         await client.send(
-          new sdk.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, IfNoneMatch: '*' }),
+          new sdk.PutObjectCommand({
+            Bucket: this.bucket,
+            Key: key,
+            Body: body,
+            IfNoneMatch: '*',
+            ChecksumSHA256: sha256Base64(Buffer.from(body)),
+          }),
         );
         return true;
       } catch (e) {
@@ -165,16 +227,49 @@ export class S3Store implements Store {
     });
   }
 
-  async copy(from: string, to: string): Promise<void> {
-    await this.call(from, async () => {
+  /**
+   * A server-side copy. S3 computes the new object's SHA-256 (ChecksumAlgorithm) and answers
+   * with it; when it does and `sha256` is given, they must match. A server that answers with
+   * none (s3rver) is checked by the caller reading the copy back (Publish does).
+   */
+  async copy(from: string, to: string, sha256?: string): Promise<void> {
+    const out = await this.call(from, async () => {
       const { sdk, client } = await this.sdk();
-      await client.send(
+      return client.send(
         new sdk.CopyObjectCommand({
           Bucket: this.bucket,
           Key: to,
           CopySource: `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}`,
+          ChecksumAlgorithm: 'SHA256',
         }),
       );
+    });
+    const got = out.CopyObjectResult?.ChecksumSHA256;
+    // A checksum with a part count (`…-N`) is of the parts' checksums, not of the bytes.
+    if (sha256 !== undefined && got !== undefined && !got.includes('-')) {
+      const want = Buffer.from(sha256, 'hex').toString('base64');
+      if (got !== want) {
+        throw new StoreError(
+          'E_STORE_COPY',
+          `${this.root}${to}: the copy of ${from} has SHA-256 ${Buffer.from(got, 'base64').toString('hex')}, expected ${sha256}`,
+          'the copy did not produce the bytes copied; run the release again',
+        );
+      }
+    }
+  }
+
+  /** The object's size and SHA-256, hashed as it streams in (memory stays small). */
+  async digest(key: string): Promise<Digest> {
+    return this.call(key, async () => {
+      const { sdk, client } = await this.sdk();
+      const out = await client.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const hash = createHash('sha256');
+      let bytes = 0;
+      for await (const chunk of out.Body as AsyncIterable<Uint8Array>) {
+        hash.update(chunk);
+        bytes += chunk.length;
+      }
+      return { bytes, sha256: hash.digest('hex') };
     });
   }
 

@@ -10,6 +10,12 @@ export interface StoredObject {
   readonly size: number;
 }
 
+/** An object's size and hex SHA-256. */
+export interface Digest {
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
 export interface Store {
   /** The store's root as a URL (`file:///` or `s3://bucket/`); `url + key` names an object. */
   readonly root: string;
@@ -26,8 +32,16 @@ export interface Store {
    * true when this call created it, false when one was there. Publishing's lock relies on it.
    */
   putIfAbsent(key: string, body: string): Promise<boolean>;
-  /** Copies an object inside the store (server-side on S3). */
-  copy(from: string, to: string): Promise<void>;
+  /**
+   * Copies an object inside the store (server-side on S3). Given the source's expected hex
+   * SHA-256, a store that learns the copy's checksum on the way (S3) refuses a mismatch.
+   */
+  copy(from: string, to: string, sha256?: string): Promise<void>;
+  /**
+   * The object's size and SHA-256, read as a stream (bounded memory, any size).
+   * @throws StoreError E_STORE_MISSING when there is none.
+   */
+  digest(key: string): Promise<Digest>;
   /** Every object whose key starts with `prefix`, sorted by key. */
   list(prefix: string): Promise<StoredObject[]>;
   /** Deletes objects; missing ones are ignored. */

@@ -1,0 +1,188 @@
+/**
+ * Sealed work files: every object a state writes into a run's work area carries the SHA-256
+ * of its bytes, and every read checks it, so a work file changed or cut short after it was
+ * written is refused where it is read (StoreError E_WORK_CORRUPT) instead of feeding the
+ * states after it. One wrapper over the work area's store does it for every state.
+ *
+ * - Most work files (plan.json, rows/, counts/, flags/, search.json, scatter/, verify/,
+ *   verified.json, timings/, …) end with a trailer: 8 bytes `PPDPSEAL`, then the SHA-256 of the
+ *   bytes before it. `get` checks the trailer and returns the bytes without it.
+ * - Files that must stay byte-exact have their seal beside them, under `seals/`: the staged
+ *   release files (they are published as they are) and the spec bundle (loaded by path). `get`
+ *   and `digest` (a stream, for a reader that then reads them by path) check it.
+ * - Plain: the Distributed Maps' item lists (shards.json, parts.json, checks.json), which
+ *   Step Functions itself reads as JSON arrays, and the run's lock.json and error.json, which
+ *   other runs and people read. An item carries only an index: each state checks it against the
+ *   sealed plan.json, and the states that gather results read one file per index of the plan,
+ *   so a list changed or cut short fails there (an index out of range, a missing file).
+ */
+import { createHash } from 'node:crypto';
+import {
+  type Digest,
+  joinKey,
+  type Location,
+  type Store,
+  type StoredObject,
+  StoreError,
+  utf8,
+} from './store.ts';
+
+const MAGIC = Buffer.from('PPDPSEAL');
+const TRAILER = MAGIC.length + 32;
+/** Work files that stay plain JSON (see above). */
+const PLAIN = new Set(['shards.json', 'parts.json', 'checks.json', 'lock.json', 'error.json']);
+/** Work folders whose files stay byte-exact, sealed beside them. */
+const EXACT = ['staging/', 'bundle/'];
+const SEALS = 'seals/';
+
+type Kind = 'plain' | 'trailer' | 'exact';
+
+interface Seal {
+  format: 'ppdp-seal/1';
+  bytes: number;
+  sha256: string;
+}
+
+const sha256 = (bytes: Uint8Array): Buffer => createHash('sha256').update(bytes).digest();
+
+/** The work area at `loc` (a key ending in `/`), its files sealed. */
+export function sealWork(loc: Location): Location {
+  return {
+    store: loc.store instanceof SealedStore ? loc.store : new SealedStore(loc.store, loc.key),
+    key: loc.key,
+  };
+}
+
+/** The store under a sealed work area's (the store itself when it is not sealed). */
+export function unsealed(store: Store): Store {
+  return store instanceof SealedStore ? store.inner : store;
+}
+
+export class SealedStore implements Store {
+  readonly root: string;
+
+  constructor(
+    readonly inner: Store,
+    /** The work area's key prefix (ending in `/`): keys outside it pass through plain. */
+    readonly area: string,
+  ) {
+    this.root = inner.root;
+  }
+
+  async get(key: string): Promise<Uint8Array> {
+    const kind = this.kind(key);
+    const bytes = await this.inner.get(key);
+    if (kind === 'trailer') return this.unseal(key, bytes);
+    if (kind === 'exact') {
+      const sum = sha256(bytes);
+      await this.checkSeal(key, { bytes: bytes.length, sha256: sum.toString('hex') });
+    }
+    return bytes;
+  }
+
+  /** Ranges of sealed files cannot be checked: only plain ones are read in ranges. */
+  async getRange(key: string, start: number, end: number): Promise<Uint8Array> {
+    if (this.kind(key) !== 'plain') throw new Error(`${this.root}${key}: a sealed work file is read whole`);
+    return this.inner.getRange(key, start, end);
+  }
+
+  async head(key: string): Promise<number | undefined> {
+    const size = await this.inner.head(key);
+    return size !== undefined && this.kind(key) === 'trailer' ? Math.max(0, size - TRAILER) : size;
+  }
+
+  async put(key: string, body: Uint8Array | string): Promise<void> {
+    const kind = this.kind(key);
+    if (kind === 'plain') return this.inner.put(key, body);
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    const sum = sha256(bytes);
+    if (kind === 'trailer') return this.inner.put(key, Buffer.concat([bytes, MAGIC, sum]));
+    // The file, then its seal: a reader between the two finds no seal and refuses.
+    await this.inner.put(key, bytes);
+    const seal: Seal = { format: 'ppdp-seal/1', bytes: bytes.length, sha256: sum.toString('hex') };
+    await this.inner.put(this.sealKey(key), `${JSON.stringify(seal)}\n`);
+  }
+
+  async putIfAbsent(key: string, body: string): Promise<boolean> {
+    if (this.kind(key) !== 'plain')
+      throw new Error(`${this.root}${key}: a sealed work file is not created exclusively`);
+    return this.inner.putIfAbsent(key, body);
+  }
+
+  async copy(from: string, to: string, sha?: string): Promise<void> {
+    if (this.kind(from) !== 'plain' || this.kind(to) !== 'plain')
+      throw new Error(`${this.root}${from}: sealed work files are not copied inside the work area`);
+    return this.inner.copy(from, to, sha);
+  }
+
+  async digest(key: string): Promise<Digest> {
+    const kind = this.kind(key);
+    if (kind === 'trailer') {
+      const bytes = await this.get(key);
+      return { bytes: bytes.length, sha256: sha256(bytes).toString('hex') };
+    }
+    const d = await this.inner.digest(key);
+    if (kind === 'exact') await this.checkSeal(key, d);
+    return d;
+  }
+
+  async list(prefix: string): Promise<StoredObject[]> {
+    return (await this.inner.list(prefix)).map((o) =>
+      this.kind(o.key) === 'trailer' ? { key: o.key, size: Math.max(0, o.size - TRAILER) } : o,
+    );
+  }
+
+  async delete(keys: readonly string[]): Promise<void> {
+    const seals = keys.filter((k) => this.kind(k) === 'exact').map((k) => this.sealKey(k));
+    await this.inner.delete([...keys, ...seals]);
+  }
+
+  /**
+   * A byte-exact work file's size and SHA-256, as read,
+   * against its seal. @throws StoreError E_WORK_CORRUPT
+   */
+  private async checkSeal(key: string, d: Digest): Promise<void> {
+    const bytes = await this.inner.get(this.sealKey(key)).catch((e: unknown) => {
+      if ((e as StoreError).code === 'E_STORE_MISSING') throw this.corrupt(key, 'it has no seal');
+      throw e;
+    });
+    let seal: Seal | undefined;
+    try {
+      seal = JSON.parse(utf8(bytes)) as Seal;
+    } catch {
+      // reported below
+    }
+    if (seal?.format !== 'ppdp-seal/1') throw this.corrupt(key, 'its seal is unreadable');
+    if (seal.bytes !== d.bytes) throw this.corrupt(key, `${d.bytes} bytes, sealed with ${seal.bytes}`);
+    if (seal.sha256 !== d.sha256) throw this.corrupt(key, 'its SHA-256 differs from its seal');
+  }
+
+  private unseal(key: string, bytes: Uint8Array): Uint8Array {
+    const at = bytes.length - TRAILER;
+    if (at < 0 || !MAGIC.equals(bytes.subarray(at, at + MAGIC.length)))
+      throw this.corrupt(key, 'its seal is missing: cut short or overwritten');
+    const body = bytes.subarray(0, at);
+    if (!sha256(body).equals(bytes.subarray(at + MAGIC.length)))
+      throw this.corrupt(key, 'its SHA-256 differs from its seal');
+    return body;
+  }
+
+  private kind(key: string): Kind {
+    if (!key.startsWith(this.area)) return 'plain';
+    const rel = key.slice(this.area.length);
+    if (PLAIN.has(rel) || rel.startsWith(SEALS)) return 'plain';
+    return EXACT.some((p) => rel.startsWith(p)) ? 'exact' : 'trailer';
+  }
+
+  private sealKey(key: string): string {
+    return joinKey(this.area, SEALS, key.slice(this.area.length));
+  }
+
+  private corrupt(key: string, why: string): StoreError {
+    return new StoreError(
+      'E_WORK_CORRUPT',
+      `${this.root}${key}: the work file is corrupt (${why})`,
+      'the work file was changed or truncated after it was written; start the release again',
+    );
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Publishing reads every published file back and compares it with what Verify verified (size
+ * and SHA-256) before it writes the manifest; the message says which link broke.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { VerificationError } from '../../src/errors.ts';
+import {
+  claimFolder,
+  MANIFEST,
+  type ManifestEntry,
+  type PublishSource,
+  publishInto,
+  storeFolder,
+} from '../../src/pipeline/publish.ts';
+import { FsStore } from '../../src/pipeline/storage/fs.ts';
+
+let dir = '';
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const entry = (name: string, body: string): ManifestEntry => ({
+  name,
+  bytes: Buffer.byteLength(body),
+  sha256: createHash('sha256').update(body).digest('hex'),
+});
+
+/** Publishes `verified` into a fresh folder from a source that holds `source` and copies `copied`. */
+async function publish(verified: string, source: string, copied: string) {
+  dir = mkdtempSync(join(tmpdir(), 'ppdp-publish-'));
+  const out = join(dir, 'release');
+  const folder = storeFolder({ store: new FsStore(), key: `${out.slice(1)}/` });
+  const claim = await claimFolder(folder);
+  const from: PublishSource = {
+    copyIn: async (f) => writeFileSync(join(out, f.name), copied),
+    digest: async () => ({
+      bytes: Buffer.byteLength(source),
+      sha256: createHash('sha256').update(source).digest('hex'),
+    }),
+  };
+  const run = publishInto(folder, [entry('data.csv', verified)], 'run', claim, from, () => {});
+  return { run, out };
+}
+
+describe('publishing compares each published file with the verified one', () => {
+  it('publishes when the bytes are the verified ones', async () => {
+    const { run, out } = await publish('a;b\n1;2\n', 'a;b\n1;2\n', 'a;b\n1;2\n');
+    await run;
+    expect(JSON.parse(readFileSync(join(out, MANIFEST), 'utf8')).files).toEqual([
+      entry('data.csv', 'a;b\n1;2\n'),
+    ]);
+  });
+
+  it('refuses a copy that differs from the verified file (same size), writing no manifest', async () => {
+    const { run, out } = await publish('a;b\n1;2\n', 'a;b\n1;2\n', 'a;b\n2;1\n');
+    const e = await run.catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(VerificationError);
+    expect(e).toMatchObject({ code: 'E_PUBLISH_MISMATCH' });
+    expect((e as Error).message).toMatch(
+      /release\/data\.csv: published 8 bytes, SHA-256 [0-9a-f]{16}…, but Verify verified 8 bytes.*\(the copy differs from the verified file\); nothing was published/,
+    );
+    expect(existsSync(join(out, MANIFEST))).toBe(false);
+  });
+
+  it('says so when the verified file itself changed after Verify', async () => {
+    const { run, out } = await publish('a;b\n1;2\n', 'a;b\n2;1\n', 'a;b\n2;1\n');
+    await expect(run).rejects.toThrow(/the verified file was changed after Verify/);
+    expect(existsSync(join(out, MANIFEST))).toBe(false);
+  });
+});
