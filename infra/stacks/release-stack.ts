@@ -67,8 +67,9 @@ export interface ReleaseStackProps extends StackProps {
   readonly alertEmail?: string;
 }
 
-/** The handler file of each Task (functions/<file>.ts). */
-export const HANDLER_FILES: Record<TaskName, string> = {
+/** The handler file of each Task, and of Start (functions/<file>.ts). */
+export const HANDLER_FILES: Record<TaskName | 'Start', string> = {
+  Start: 'start',
   Plan: 'plan',
   CountShard: 'count-shard',
   Search: 'search',
@@ -87,6 +88,11 @@ interface Sizing {
   readonly tmp: number;
 }
 const BIG: Sizing = { memory: 3008, timeout: Duration.minutes(15), tmp: 4096 };
+/**
+ * Start reads the spec and streams the input through a digest, one 8 MiB piece at a time: its
+ * memory buys network bandwidth, its timeout covers an input of tens of GB.
+ */
+const START: Sizing = { memory: 1024, timeout: Duration.minutes(15), tmp: 512 };
 
 /**
  * A shard function's memory (MB): CountShard and ApplyShard peak at about 100 MiB plus 150 MiB
@@ -217,6 +223,8 @@ export class ReleaseStack extends Stack {
   readonly functions: Record<TaskName, lambda.Function>;
   /** Failed, timed-out and aborted executions, and the alarms, are published here. */
   readonly failureTopic: sns.Topic;
+  /** Starts an execution per run: what the spec's S3 event and the schedules invoke. */
+  readonly startFunction: lambda.Function;
 
   constructor(scope: Construct, id: string, props: ReleaseStackProps) {
     super(scope, id, props);
@@ -229,7 +237,8 @@ export class ReleaseStack extends Stack {
     const access = new BucketAccess(this.bucket);
     this.functions = this.stateFunctions(key, access, props);
     this.stateMachine = this.releaseMachine(key, access, props.mapConcurrency ?? 100);
-    const deadLetters = this.starts(props.schedules ?? []);
+    this.startFunction = this.buildStart(key, access, props.handlersDir);
+    const deadLetters = this.starts(props.schedules ?? [], this.startFunction);
     this.failureTopic = this.alerts(deadLetters, props.alertEmail);
     new CfnOutput(this, 'BucketName', { value: this.bucket.bucketName });
     new CfnOutput(this, 'StateMachineArn', { value: this.stateMachine.stateMachineArn });
@@ -455,10 +464,11 @@ export class ReleaseStack extends Stack {
   }
 
   /**
-   * What starts a release: a spec dropped at inbox/<name>/release.json, and the schedules.
-   * Returns the dead-letter queue of starts that failed.
+   * What starts a release: a spec dropped at inbox/<name>/release.json, and the schedules. Both
+   * call the Start function, which names the execution after the run (one execution per run,
+   * src/pipeline/start.ts). Returns the dead-letter queue of starts that failed.
    */
-  private starts(schedules: readonly ScheduledRelease[]): sqs.Queue {
+  private starts(schedules: readonly ScheduledRelease[], start: lambda.Function): sqs.Queue {
     // A spec dropped at inbox/<name>/release.json starts a release.
     const deadLetters = new sqs.Queue(this, 'StartFailures', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -481,8 +491,8 @@ export class ReleaseStack extends Stack {
         },
       },
       targets: [
-        new targets.SfnStateMachine(this.stateMachine, {
-          input: events.RuleTargetInput.fromObject({
+        new targets.LambdaFunction(start, {
+          event: events.RuleTargetInput.fromObject({
             spec: `s3://${events.EventField.fromPath('$.detail.bucket.name')}/${events.EventField.fromPath('$.detail.object.key')}`,
           }),
           deadLetterQueue: deadLetters,
@@ -492,7 +502,9 @@ export class ReleaseStack extends Stack {
       ],
     });
 
-    // Recurring releases: the spec in the inbox, re-run on a schedule.
+    // Recurring releases: the spec in the inbox, re-run on a schedule (a schedule that fires
+    // while its run is going, or over unchanged files, starts nothing: see Start).
+    const invoker = schedules.length === 0 ? undefined : this.scheduleRole(start);
     for (const s of schedules) {
       new scheduler.Schedule(this, `Schedule-${s.name}`, {
         description: `ppdp: recurring release of inbox/${s.name}/release.json`,
@@ -500,7 +512,8 @@ export class ReleaseStack extends Stack {
           s.expression,
           s.timeZone ? TimeZone.of(s.timeZone) : undefined,
         ),
-        target: new schedulerTargets.StepFunctionsStartExecution(this.stateMachine, {
+        target: new schedulerTargets.LambdaInvoke(start, {
+          role: invoker,
           input: scheduler.ScheduleTargetInput.fromObject({
             spec: `s3://${this.bucket.bucketName}/inbox/${s.name}/release.json`,
           }),
@@ -523,6 +536,115 @@ export class ReleaseStack extends Stack {
     }
 
     return deadLetters;
+  }
+
+  /** The role the schedules invoke Start with (EventBridge Scheduler of this account only). */
+  private scheduleRole(start: lambda.Function): iam.Role {
+    const role = new iam.Role(this, 'ScheduleRole', {
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+      description: 'ppdp schedules: invoke the Start function',
+    });
+    start.grantInvoke(role);
+    this.acknowledge(
+      role,
+      `Resource::${this.logicalArn(start)}:*`,
+      'invoking any version of the Start function (grantInvoke)',
+    );
+    return role;
+  }
+
+  /**
+   * The Start function: reads the spec and the input from the inbox (to name the execution
+   * after the run), starts, describes and redrives executions of this state machine only.
+   */
+  private buildStart(key: kms.Key, access: BucketAccess, handlersDir: string): lambda.Function {
+    const logGroup = new logs.LogGroup(this, 'StartLogs', {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const role = new iam.Role(this, 'StartRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: "ppdp Start: read the inbox, start or redrive this stack's release executions",
+    });
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn, `${logGroup.logGroupArn}:*`],
+      }),
+    );
+    role.addToPolicy(access.list('inbox/'));
+    role.addToPolicy(access.read('inbox/'));
+    key.grant(role, 'kms:Decrypt');
+    const executions = Arn.format(
+      {
+        service: 'states',
+        resource: 'execution',
+        // The machine's name as releaseMachine gives it (a plain string, unlike its token).
+        resourceName: `${this.stackName}-release:*`,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      },
+      this,
+    );
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['states:StartExecution'],
+        resources: [this.stateMachine.stateMachineArn],
+      }),
+    );
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['states:DescribeExecution', 'states:RedriveExecution'],
+        resources: [executions],
+      }),
+    );
+    const fn = new lambda.Function(this, 'Start', {
+      description: 'ppdp: start a release, one execution per run',
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      code: lambda.Code.fromAsset(handlersDir),
+      handler: `${HANDLER_FILES.Start}.handler`,
+      memorySize: START.memory,
+      timeout: START.timeout,
+      ephemeralStorageSize: Size.mebibytes(START.tmp),
+      tracing: lambda.Tracing.ACTIVE,
+      role,
+      logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      environment: {
+        PPDP_STATE_MACHINE_ARN: this.stateMachine.stateMachineArn, // start.ts STATE_MACHINE_ENV
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'ppdp',
+        POWERTOOLS_METRICS_NAMESPACE: 'ppdp',
+      },
+    });
+    this.acknowledge(
+      role,
+      `Resource::${this.logicalArn(logGroup)}:*`,
+      "log streams of this function's own log group: their names are not known in advance",
+    );
+    this.acknowledge(
+      role,
+      'Resource::*',
+      'X-Ray PutTraceSegments/PutTelemetryRecords take no resource (active tracing)',
+    );
+    this.acknowledge(
+      role,
+      `Resource::${access.bucketArnToken(this)}/inbox/*`,
+      'specs and inputs under inbox/ only: keys depend on the release name',
+    );
+    this.acknowledge(
+      role,
+      `Resource::${executions}`,
+      "this state machine's executions: their names are the releases' runs, not known in advance",
+    );
+    this.acknowledgeFinding(
+      fn,
+      'AwsSolutions-L1',
+      'nodejs22.x is the newest runtime ppdp is tested on (the code also runs on Node 20)',
+    );
+    return fn;
   }
 
   /**
