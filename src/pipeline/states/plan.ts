@@ -138,7 +138,7 @@ async function planLocked(p: {
   started: number;
   t0: number;
 }): Promise<PlanResult> {
-  const { request, execution, env, spec, specPath, name, runId, releaseLoc, workUrl, started, t0 } = p;
+  const { request, execution, env, spec, specPath, runId, releaseLoc, workUrl, started } = p;
   const workLoc = await env.stores.open(asFolder(workUrl));
   const wk = (n: string) => joinKey(workLoc.key, n);
 
