@@ -1,8 +1,9 @@
 /**
  * ppdp in an AWS account: one bucket (inbox/ → work/ → releases/), the release state machine
  * (the definition of src/pipeline/definition.ts, Lambda ARNs substituted), one Lambda per
- * Task, an EventBridge rule that starts a release when `inbox/<name>/release.json` lands,
- * EventBridge Scheduler schedules for recurring releases, and the alerts: a failure topic fed
+ * Task, a Start function that starts one execution per run (src/pipeline/start.ts), invoked
+ * by an EventBridge rule when `inbox/<name>/release.json` lands and by EventBridge Scheduler
+ * schedules for recurring releases, and the alerts: a failure topic fed
  * by an execution-status rule and by alarms on failed or timed-out executions and start failures.
  */
 import {
@@ -326,17 +327,7 @@ export class ReleaseStack extends Stack {
     const bucketArn = access.bucketArnToken(this);
     for (const task of TASKS) {
       const role = fns[task].role!;
-      const logGroup = this.node.findChild(`${task}Logs`) as logs.LogGroup;
-      this.acknowledge(
-        role,
-        `Resource::${this.logicalArn(logGroup)}:*`,
-        "log streams of this function's own log group: their names are not known in advance",
-      );
-      this.acknowledge(
-        role,
-        'Resource::*',
-        'X-Ray PutTraceSegments/PutTelemetryRecords take no resource (active tracing)',
-      );
+      this.acknowledgeLogsAndTraces(role, this.node.findChild(`${task}Logs`) as logs.LogGroup);
       const prefixes = new Set(
         access
           .of(task)
@@ -619,16 +610,7 @@ export class ReleaseStack extends Stack {
         POWERTOOLS_METRICS_NAMESPACE: 'ppdp',
       },
     });
-    this.acknowledge(
-      role,
-      `Resource::${this.logicalArn(logGroup)}:*`,
-      "log streams of this function's own log group: their names are not known in advance",
-    );
-    this.acknowledge(
-      role,
-      'Resource::*',
-      'X-Ray PutTraceSegments/PutTelemetryRecords take no resource (active tracing)',
-    );
+    this.acknowledgeLogsAndTraces(role, logGroup);
     this.acknowledge(
       role,
       `Resource::${access.bucketArnToken(this)}/inbox/*`,
@@ -749,6 +731,20 @@ export class ReleaseStack extends Stack {
     );
     new CfnOutput(this, 'FailureTopicArn', { value: topic.topicArn });
     return topic;
+  }
+
+  /** The findings every function's role has: its own log streams, and X-Ray. */
+  private acknowledgeLogsAndTraces(role: iam.IRole, logGroup: logs.LogGroup): void {
+    this.acknowledge(
+      role,
+      `Resource::${this.logicalArn(logGroup)}:*`,
+      "log streams of this function's own log group: their names are not known in advance",
+    );
+    this.acknowledge(
+      role,
+      'Resource::*',
+      'X-Ray PutTraceSegments/PutTelemetryRecords take no resource (active tracing)',
+    );
   }
 
   /** A construct's ARN as cdk-nag names it in findings. */

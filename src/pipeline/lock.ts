@@ -105,10 +105,13 @@ export function storePlace(store: Store, folder: string): LockPlace {
   };
 }
 
-function parseRunLock(bytes: Uint8Array | undefined): RunLock | null | undefined {
+/** A lock's content: undefined when there is none, null when it is unreadable (being written). */
+export function parseLock<L extends { format: 'ppdp-lock/1'; token: string }>(
+  bytes: Uint8Array | undefined,
+): L | null | undefined {
   if (bytes === undefined) return undefined;
   try {
-    const lock = JSON.parse(utf8(bytes)) as RunLock;
+    const lock = JSON.parse(utf8(bytes)) as L;
     return lock?.format === 'ppdp-lock/1' && typeof lock.token === 'string' ? lock : null;
   } catch {
     return null;
@@ -140,7 +143,7 @@ export async function lockRun(
     storePlace(store, work),
     RUN_LOCK,
     `${JSON.stringify(lock, null, 2)}\n`,
-    parseRunLock,
+    parseLock<RunLock>,
     async (held) => {
       if (execution !== undefined && held.execution === execution) return 'ours';
       return (await released(store, work, held, now)) ? 'free' : 'held';

@@ -24,7 +24,7 @@ import { existsSync, rmdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { OutputError } from '../errors.ts';
-import { takeLock } from './lock.ts';
+import { parseLock as parseLockFile, takeLock } from './lock.ts';
 import { joinKey, type Location, StoreError, utf8 } from './storage/store.ts';
 
 export interface ManifestEntry {
@@ -101,16 +101,7 @@ function newLock(): LockFile {
 
 const lockText = (lock: LockFile): string => `${JSON.stringify(lock, null, 2)}\n`;
 
-/** The lock's content: undefined when there is none, null when it is unreadable (being written). */
-function parseLock(bytes: Uint8Array | undefined): LockFile | null | undefined {
-  if (bytes === undefined) return undefined;
-  try {
-    const lock = JSON.parse(utf8(bytes)) as LockFile;
-    return lock?.format === 'ppdp-lock/1' && typeof lock.token === 'string' ? lock : null;
-  } catch {
-    return null;
-  }
-}
+const parseLock = (bytes: Uint8Array | undefined) => parseLockFile<LockFile>(bytes);
 
 /** Whether a lock's run is certainly over: released, or its process gone from this host. */
 function isStale(lock: LockFile): boolean {
