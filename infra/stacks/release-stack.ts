@@ -26,6 +26,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
@@ -471,6 +472,13 @@ export class ReleaseStack extends Stack {
       'AwsSolutions-SQS3',
       'this queue is itself the dead-letter queue of the rule and the schedules',
     );
+    // The rule and the schedules invoke Start asynchronously: a Start that fails (after
+    // Lambda's own 2 retries) lands in the same queue as an undelivered event, and alarms.
+    start.configureAsyncInvoke({
+      onFailure: new destinations.SqsDestination(deadLetters),
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(2),
+    });
     new events.Rule(this, 'OnSpec', {
       description: 'ppdp: start a release when inbox/<name>/release.json is written',
       eventPattern: {

@@ -36,9 +36,13 @@ let endpoint: string;
 const ws = adultWorkspace(1200);
 const runEnv = { PPDP_ROWS_PER_SHARD: '1200', PPDP_LOG: 'off' }; // one shard: fewer processes
 
-async function drop(name: string): Promise<string> {
-  for (const f of readdirSync(ws.dir).filter((f) => f.endsWith('.csv') || f.endsWith('.json')))
-    await store.put(`inbox/${name}/${f}`, readFileSync(join(ws.dir, f)));
+async function drop(name: string, edit?: (spec: Record<string, unknown>) => void): Promise<string> {
+  for (const f of readdirSync(ws.dir).filter((f) => f.endsWith('.csv') || f.endsWith('.json'))) {
+    const bytes = readFileSync(join(ws.dir, f));
+    const spec = f === 'release.json' && edit ? JSON.parse(utf8(bytes)) : undefined;
+    if (spec) edit!(spec);
+    await store.put(`inbox/${name}/${f}`, spec ? JSON.stringify(spec) : bytes);
+  }
   return `s3://${BUCKET}/inbox/${name}/release.json`;
 }
 
@@ -112,6 +116,28 @@ describe('Start: one execution per run', () => {
     const runs = [...sfn.executions.values()].filter((e) => e.name.startsWith('together-'));
     expect(runs.map((e) => [e.status, e.runs.length])).toEqual([['SUCCEEDED', 1]]);
     expect(await releases('together')).toHaveLength(1);
+  }, 300_000);
+
+  it('a run refused on the failure path is not redriven (it would only fail again): the next drop gets the next name', async () => {
+    const spec = await drop('refused', (s) => {
+      (s.privacy as { k?: number }[])[0]!.k = 0;
+    });
+    const first = await start(spec);
+    await sfn.settled();
+    expect(sfn.executions.get(first.execution)).toMatchObject({
+      status: 'FAILED',
+      error: 'ppdp.ReleaseFailed',
+    });
+    const second = await start(spec);
+    expect(second).toMatchObject({ outcome: 'started', execution: `${first.execution}-2` });
+    await sfn.settled();
+    expect(sfn.executions.get(first.execution)!.redriveCount).toBe(0);
+    const error = JSON.parse(utf8(await store.get('releases/refused/error.json')));
+    expect(error).toMatchObject({
+      error: 'SpecError',
+      code: expect.stringMatching(/^E_/),
+      hint: expect.any(String),
+    });
   }, 300_000);
 
   it('a Plan killed after taking its locks: reported, then redriven by the same drop once memory is raised', async () => {

@@ -308,6 +308,16 @@ describe('the deployment stack', () => {
     expect(on('s3:GetObject')).not.toMatch(/work|releases/);
     expect(on('s3:PutObject')).toBe('[]');
     const fn = stack.getLogicalId(stack.startFunction.node.defaultChild as never);
+    // A Start that fails goes where undelivered starts go: the alarmed dead-letter queue.
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fn },
+      MaximumRetryAttempts: 2,
+      DestinationConfig: {
+        OnFailure: {
+          Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('^StartFailures'), 'Arn'] },
+        },
+      },
+    });
     expect(template.toJSON().Resources[fn].Properties.Environment.Variables.PPDP_STATE_MACHINE_ARN).toEqual({
       Ref: machine,
     });
