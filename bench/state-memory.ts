@@ -96,7 +96,7 @@ try {
       );
       return output;
     };
-    const plan = run('Plan', { spec: fileUrl(data.spec), store }) as PlanResult;
+    const plan = run('Plan', { request: { spec: fileUrl(data.spec), store } }) as PlanResult;
     const shard = (index: number) => ({ work: plan.work, index });
     for (let i = 0; i < plan.shards; i++) run('CountShard', shard(i));
     run('Search', { work: plan.work });

@@ -6,9 +6,9 @@
  * invocations. The
  * WASM core is provided by runtime.ts, the handlers' entry.
  */
-import { PpdpError } from '../../src/errors.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { keepNothing } from '../../src/pipeline/memo.ts';
+import { failureCause } from '../../src/pipeline/states/report-failure.ts';
 import type { PhaseEnv } from '../../src/pipeline/states/types.ts';
 import { storeResolver } from '../../src/pipeline/storage/index.ts';
 import { log, traced } from './observability.ts';
@@ -66,9 +66,9 @@ export function stateHandler<I, O>(
         ms: Math.round(performance.now() - t0),
         request: context?.awsRequestId,
       });
-      // Lambda reports only the error's name and message: carry the hint in the message, as
-      // the CLI shows it, so ReportFailure's error.json says how to fix it.
-      if (e instanceof PpdpError && e.hint && !e.message.includes('\n  hint: ')) e.message = e.describe();
+      // Lambda reports only the error's name and message: carry the hint and the code in the
+      // message, so ReportFailure's error.json says what failed and how to fix it.
+      (e as Error).message = failureCause(e as Error);
       throw e;
     }
   });

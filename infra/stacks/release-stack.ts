@@ -3,8 +3,9 @@
  * inputs; or an existing bucket of yours), the work area (expiring within a day) and the
  * releases — with each function reading only the keys its state needs, the release state machine
  * (the definition of src/pipeline/definition.ts, Lambda ARNs substituted), one Lambda per
- * Task, an EventBridge rule that starts a release when `inbox/<name>/release.json` lands,
- * EventBridge Scheduler schedules for recurring releases, and the alerts: a failure topic fed
+ * Task, a Start function that starts one execution per run (src/pipeline/start.ts), invoked
+ * by an EventBridge rule when `inbox/<name>/release.json` lands and by EventBridge Scheduler
+ * schedules for recurring releases, and the alerts: a failure topic fed
  * by an execution-status rule and by alarms on failed or timed-out executions and start failures.
  */
 import {
@@ -27,6 +28,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
@@ -89,8 +91,9 @@ export interface InputBucket {
   readonly keyArn?: string;
 }
 
-/** The handler file of each Task (functions/<file>.ts). */
-export const HANDLER_FILES: Record<TaskName, string> = {
+/** The handler file of each Task, and of Start (functions/<file>.ts). */
+export const HANDLER_FILES: Record<TaskName | 'Start', string> = {
+  Start: 'start',
   Plan: 'plan',
   CountShard: 'count-shard',
   Search: 'search',
@@ -109,6 +112,11 @@ interface Sizing {
   readonly tmp: number;
 }
 const BIG: Sizing = { memory: 3008, timeout: Duration.minutes(15), tmp: 4096 };
+/**
+ * Start reads the spec and streams the input through a digest, one 8 MiB piece at a time: its
+ * memory buys network bandwidth, its timeout covers an input of tens of GB.
+ */
+const START: Sizing = { memory: 1024, timeout: Duration.minutes(15), tmp: 512 };
 
 /**
  * A shard function's memory (MB): CountShard and ApplyShard peak at about 100 MiB plus 150 MiB
@@ -237,6 +245,8 @@ export class ReleaseStack extends Stack {
   readonly functions: Record<TaskName, lambda.Function>;
   /** Failed, timed-out and aborted executions, and the alarms, are published here. */
   readonly failureTopic: sns.Topic;
+  /** Starts an execution per run: what the spec's S3 event and the schedules invoke. */
+  readonly startFunction: lambda.Function;
   private readonly access: BucketAccess;
 
   constructor(scope: Construct, id: string, props: ReleaseStackProps) {
@@ -269,7 +279,8 @@ export class ReleaseStack extends Stack {
     this.access = new BucketAccess({ inbox, work, releases });
     this.functions = this.stateFunctions(props);
     this.stateMachine = this.releaseMachine(props.mapConcurrency ?? 100);
-    const deadLetters = this.starts(props.schedules ?? []);
+    this.startFunction = this.buildStart(props.handlersDir);
+    const deadLetters = this.starts(props.schedules ?? [], this.startFunction);
     this.failureTopic = this.alerts(deadLetters, props.alertEmail);
     new CfnOutput(this, 'InboxBucketName', { value: this.inbox.bucketName });
     new CfnOutput(this, 'WorkBucketName', { value: this.work.bucketName });
@@ -370,17 +381,7 @@ export class ReleaseStack extends Stack {
     }
     for (const task of TASKS) {
       const role = fns[task].role!;
-      const logGroup = this.node.findChild(`${task}Logs`) as logs.LogGroup;
-      this.acknowledge(
-        role,
-        `Resource::${this.logicalArn(logGroup)}:*`,
-        "log streams of this function's own log group: their names are not known in advance",
-      );
-      this.acknowledge(
-        role,
-        'Resource::*',
-        'X-Ray PutTraceSegments/PutTelemetryRecords take no resource (active tracing)',
-      );
+      this.acknowledgeLogsAndTraces(role, this.node.findChild(`${task}Logs`) as logs.LogGroup);
       this.acknowledgeKeys(role, ACCESS[task]);
       this.acknowledgeFinding(
         fns[task],
@@ -475,10 +476,11 @@ export class ReleaseStack extends Stack {
   }
 
   /**
-   * What starts a release: a spec dropped at inbox/<name>/release.json, and the schedules.
-   * Returns the dead-letter queue of starts that failed.
+   * What starts a release: a spec dropped at inbox/<name>/release.json, and the schedules. Both
+   * call the Start function, which names the execution after the run (one execution per run,
+   * src/pipeline/start.ts). Returns the dead-letter queue of starts that failed.
    */
-  private starts(schedules: readonly ScheduledRelease[]): sqs.Queue {
+  private starts(schedules: readonly ScheduledRelease[], start: lambda.Function): sqs.Queue {
     // A spec dropped at inbox/<name>/release.json starts a release.
     const deadLetters = new sqs.Queue(this, 'StartFailures', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -490,6 +492,13 @@ export class ReleaseStack extends Stack {
       'AwsSolutions-SQS3',
       'this queue is itself the dead-letter queue of the rule and the schedules',
     );
+    // The rule and the schedules invoke Start asynchronously: a Start that fails (after
+    // Lambda's own 2 retries) lands in the same queue as an undelivered event, and alarms.
+    start.configureAsyncInvoke({
+      onFailure: new destinations.SqsDestination(deadLetters),
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(2),
+    });
     new events.Rule(this, 'OnSpec', {
       description: 'ppdp: start a release when inbox/<name>/release.json is written',
       eventPattern: {
@@ -501,8 +510,8 @@ export class ReleaseStack extends Stack {
         },
       },
       targets: [
-        new targets.SfnStateMachine(this.stateMachine, {
-          input: events.RuleTargetInput.fromObject({
+        new targets.LambdaFunction(start, {
+          event: events.RuleTargetInput.fromObject({
             spec: `s3://${events.EventField.fromPath('$.detail.bucket.name')}/${events.EventField.fromPath('$.detail.object.key')}`,
           }),
           deadLetterQueue: deadLetters,
@@ -512,7 +521,9 @@ export class ReleaseStack extends Stack {
       ],
     });
 
-    // Recurring releases: the spec in the inbox, re-run on a schedule.
+    // Recurring releases: the spec in the inbox, re-run on a schedule (a schedule that fires
+    // while its run is going, or over unchanged files, starts nothing: see Start).
+    const invoker = schedules.length === 0 ? undefined : this.scheduleRole(start);
     for (const s of schedules) {
       new scheduler.Schedule(this, `Schedule-${s.name}`, {
         description: `ppdp: recurring release of inbox/${s.name}/release.json`,
@@ -520,7 +531,8 @@ export class ReleaseStack extends Stack {
           s.expression,
           s.timeZone ? TimeZone.of(s.timeZone) : undefined,
         ),
-        target: new schedulerTargets.StepFunctionsStartExecution(this.stateMachine, {
+        target: new schedulerTargets.LambdaInvoke(start, {
+          role: invoker,
           input: scheduler.ScheduleTargetInput.fromObject({
             spec: `s3://${this.inbox.bucketName}/inbox/${s.name}/release.json`,
           }),
@@ -543,6 +555,102 @@ export class ReleaseStack extends Stack {
     }
 
     return deadLetters;
+  }
+
+  /** The role the schedules invoke Start with (EventBridge Scheduler of this account only). */
+  private scheduleRole(start: lambda.Function): iam.Role {
+    const role = new iam.Role(this, 'ScheduleRole', {
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+      description: 'ppdp schedules: invoke the Start function',
+    });
+    start.grantInvoke(role);
+    this.acknowledge(
+      role,
+      `Resource::${this.logicalArn(start)}:*`,
+      'invoking any version of the Start function (grantInvoke)',
+    );
+    return role;
+  }
+
+  /**
+   * The Start function: reads the spec and the input from the inbox (to name the execution
+   * after the run), starts, describes and redrives executions of this state machine only.
+   */
+  private buildStart(handlersDir: string): lambda.Function {
+    const logGroup = new logs.LogGroup(this, 'StartLogs', {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const role = new iam.Role(this, 'StartRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: "ppdp Start: read the inbox, start or redrive this stack's release executions",
+    });
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn, `${logGroup.logGroupArn}:*`],
+      }),
+    );
+    // The spec and the input, to compute the run id the execution is named after.
+    const reads: Partial<Record<Area, KeyAccess>> = { inbox: { read: ['inbox/*'] } };
+    this.access.grant(role, reads);
+    const executions = Arn.format(
+      {
+        service: 'states',
+        resource: 'execution',
+        // The machine's name as releaseMachine gives it (a plain string, unlike its token).
+        resourceName: `${this.stackName}-release:*`,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      },
+      this,
+    );
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['states:StartExecution'],
+        resources: [this.stateMachine.stateMachineArn],
+      }),
+    );
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['states:DescribeExecution', 'states:RedriveExecution'],
+        resources: [executions],
+      }),
+    );
+    const fn = new lambda.Function(this, 'Start', {
+      description: 'ppdp: start a release, one execution per run',
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      code: lambda.Code.fromAsset(handlersDir),
+      handler: `${HANDLER_FILES.Start}.handler`,
+      memorySize: START.memory,
+      timeout: START.timeout,
+      ephemeralStorageSize: Size.mebibytes(START.tmp),
+      tracing: lambda.Tracing.ACTIVE,
+      role,
+      logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      environment: {
+        PPDP_STATE_MACHINE_ARN: this.stateMachine.stateMachineArn, // start.ts STATE_MACHINE_ENV
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'ppdp',
+        POWERTOOLS_METRICS_NAMESPACE: 'ppdp',
+      },
+    });
+    this.acknowledgeLogsAndTraces(role, logGroup);
+    this.acknowledgeKeys(role, reads);
+    this.acknowledge(
+      role,
+      `Resource::${executions}`,
+      "this state machine's executions: their names are the releases' runs, not known in advance",
+    );
+    this.acknowledgeFinding(
+      fn,
+      'AwsSolutions-L1',
+      'nodejs22.x is the newest runtime ppdp is tested on (the code also runs on Node 20)',
+    );
+    return fn;
   }
 
   /**
@@ -657,6 +765,20 @@ export class ReleaseStack extends Stack {
       for (const [finding, pattern] of BucketAccess.wildcards(this, buckets[area], patterns))
         this.acknowledge(role, `Resource::${finding}`, wildcardReason(pattern));
     }
+  }
+
+  /** The findings every function's role has: its own log streams, and X-Ray. */
+  private acknowledgeLogsAndTraces(role: iam.IRole, logGroup: logs.LogGroup): void {
+    this.acknowledge(
+      role,
+      `Resource::${this.logicalArn(logGroup)}:*`,
+      "log streams of this function's own log group: their names are not known in advance",
+    );
+    this.acknowledge(
+      role,
+      'Resource::*',
+      'X-Ray PutTraceSegments/PutTelemetryRecords take no resource (active tracing)',
+    );
   }
 
   /** A construct's ARN as cdk-nag names it in findings. */

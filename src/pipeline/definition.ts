@@ -10,6 +10,9 @@
  *              └─ single  → Build ─────────────────────────────────────────────────────────┴→ Verify → Publish
  *   any failure → ReportFailure → Failed   (writes releases/<name>/error.json; publishes nothing)
  *   (deployed, only ppdp's own refusals take that path: see `caught`)
+ *
+ * Plan is given the execution's name (`$$.Execution.Name`) with the request: its locks name
+ * the execution, so that a retried or redriven Plan takes its own locks back (lock.ts).
  */
 
 /** The Tasks, each a Lambda function in AWS and an in-process handler locally. */
@@ -27,7 +30,7 @@ export const TASKS = [
 ] as const;
 export type TaskName = (typeof TASKS)[number];
 
-/** Errors worth retrying: Lambda's own transient failures and an unreachable store. */
+/** Errors worth retrying soon and often: Lambda's own transient failures and an unreachable store. */
 export const TRANSIENT_ERRORS = [
   'Lambda.ServiceException',
   'Lambda.AWSLambdaException',
@@ -54,6 +57,25 @@ export const RELEASE_ERRORS = [
   'KernelError',
 ];
 
+/**
+ * A state that crashed or ran out of time (a killed or out-of-memory function, a timeout, a
+ * failure of the Task that is not ppdp's own: `States.TaskFailed` matches any Task error the
+ * retriers before it did not): retried twice, with backoff, as the machine may have been at
+ * fault. Deployed, once the retries are spent the execution stops at that state (not caught:
+ * a redrive resumes there) and the execution-status rule has ReportFailure write error.json.
+ */
+export const CRASH_ERRORS = [
+  'Runtime.ExitError',
+  'Runtime.OutOfMemory',
+  'Sandbox.Timedout',
+  'Lambda.Unknown',
+  'States.Timeout',
+  'States.TaskFailed',
+];
+
+/** The refusal of a duplicate start (lock.ts): never retried, never on the failure path. */
+export const DUPLICATE_ERROR = 'RunUnderWayError';
+
 /** The error the failure path ends with (its Fail state), error.json written by then. */
 export const REPORTED_FAILURE = 'ppdp.ReleaseFailed';
 
@@ -66,8 +88,10 @@ export interface DefinitionOptions {
   readonly taskTimeoutSeconds?: number;
   /**
    * Errors the failure path catches (default: every error). Deployed, only RELEASE_ERRORS:
-   * anything else (a timeout, out of memory, retries exhausted, a failed shard) stops the
-   * execution at the failing state, where RedriveExecution resumes it.
+   * anything else (a crash, a timeout, out of memory, once CRASH_ERRORS' retries are spent; a
+   * failed shard; a duplicate start) stops the execution at the failing state, where
+   * RedriveExecution resumes it (a redrive of an execution that ended in the Fail state would
+   * only fail again), and the execution-status rule reports it.
    */
   readonly caught?: readonly string[];
 }
@@ -88,12 +112,22 @@ export function placeholder(task: TaskName): string {
 
 export function releaseDefinition(options: DefinitionOptions): AslDefinition {
   const timeout = options.taskTimeoutSeconds ?? 900;
+  // The first retrier that names an error decides: ppdp's own refusals fail the same way
+  // again, so they come first, with no retry (States.TaskFailed would match them too).
   const retry = [
+    { ErrorEquals: [...RELEASE_ERRORS, DUPLICATE_ERROR], MaxAttempts: 0 },
     {
       ErrorEquals: TRANSIENT_ERRORS,
       IntervalSeconds: 2,
       MaxAttempts: 3,
       BackoffRate: 2,
+      JitterStrategy: 'FULL',
+    },
+    {
+      ErrorEquals: CRASH_ERRORS,
+      IntervalSeconds: 10,
+      MaxAttempts: 2,
+      BackoffRate: 3,
       JitterStrategy: 'FULL',
     },
   ];
@@ -130,7 +164,12 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
     Comment: 'ppdp release: plan, fan out over row shards, merge, verify, publish (manifest last)',
     StartAt: 'Plan',
     States: {
-      Plan: task('Plan', { ResultPath: '$.plan', Catch: toFailure, Next: 'Route' }),
+      Plan: task('Plan', {
+        Parameters: { 'request.$': '$', 'execution.$': '$$.Execution.Name' },
+        ResultPath: '$.plan',
+        Catch: toFailure,
+        Next: 'Route',
+      }),
       Route: {
         Type: 'Choice',
         Choices: [{ Variable: '$.plan.mode', StringEquals: 'single', Next: 'Build' }],

@@ -7,6 +7,7 @@
  *   for measuring the engine's overhead, and a fallback).
  * In AWS the same phases run as Lambda functions (functions/), started by Step Functions.
  */
+import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
@@ -28,7 +29,7 @@ import { forgetRun } from './memo.ts';
 import type { Manifest } from './publish.ts';
 import { StatePool } from './state-pool.ts';
 import { MAP_STATES, STATES } from './states/index.ts';
-import { reportFailure } from './states/report-failure.ts';
+import { failureCause, reportFailure } from './states/report-failure.ts';
 import type { LogEvent, PhaseEnv, PlanResult, ReleaseRequest } from './states/types.ts';
 import { fileUrl, getJson, joinKey, storeResolver } from './storage/index.ts';
 import type { S3StoreOptions } from './storage/s3.ts';
@@ -115,16 +116,19 @@ export async function localStateMachine(definition: AslDefinition, validate = tr
 }
 
 /**
- * Runs one execution with each Task bound to a handler by state name (a Retry waits
- * `retryIntervalMs`); resolves with the execution's output.
+ * Runs one execution named `execution` (`$$.Execution.Name`; by default a new name, the engine's
+ * own run) with each Task bound to a handler by state name (a Retry waits `retryIntervalMs`);
+ * resolves with the execution's output.
  */
 export function runBound(
   sm: Machine,
   input: unknown,
   handlers: Record<string, (input: unknown) => Promise<unknown>>,
   retryIntervalMs: number,
+  execution = localExecutionName(),
 ): Promise<unknown> {
   return sm.run(input as never, {
+    context: { Execution: { Name: execution } },
     overrides: {
       taskResourceLocalHandlers: handlers as never,
       retryIntervalOverrides: Object.fromEntries(Object.keys(handlers).map((s) => [s, retryIntervalMs])),
@@ -246,8 +250,11 @@ async function runLocal(
       try {
         return await (call as (input: unknown) => Promise<unknown>)(input);
       } catch (e) {
-        if (state !== 'ReportFailure') failure = e;
-        throw e;
+        if (state === 'ReportFailure') throw e;
+        failure = e;
+        // The engine records the error's name and message (the Cause): with ppdp's code and
+        // hint in it, as Lambda's would be, so error.json has them. The caller gets `e` itself.
+        throw Object.assign(new Error(failureCause(e as Error)), { name: (e as Error).name });
       }
     };
   }
@@ -263,6 +270,11 @@ async function runLocal(
   }
 }
 
+/** A local run's execution name: its own, as Step Functions gives each execution one. */
+export function localExecutionName(): string {
+  return `local-${randomUUID()}`;
+}
+
 async function runDirect(
   request: ReleaseRequest,
   env: PhaseEnv,
@@ -274,7 +286,7 @@ async function runDirect(
     (options.wrap ? options.wrap(state, h[state]!) : h[state]!)(input);
   let plan: PlanResult | undefined;
   try {
-    plan = (await call('Plan', request)) as PlanResult;
+    plan = (await call('Plan', { request, execution: localExecutionName() })) as PlanResult;
     const work = { work: plan.work };
     if (plan.mode === 'sharded') {
       for (let index = 0; index < plan.shards; index++) await call('CountShard', { ...work, index });
@@ -293,7 +305,7 @@ async function runDirect(
     return { plan, published };
   } catch (e) {
     await reportFailure(
-      { ...request, plan, error: { Error: (e as Error).name, Cause: (e as Error).message } },
+      { ...request, plan, error: { Error: (e as Error).name, Cause: failureCause(e as Error) } },
       env,
     );
     throw e;

@@ -14,15 +14,19 @@
  *   last, then the lock is removed. Readers
  *   trust only a folder whose manifest lists matching files: a failure or a crash leaves no
  *   manifest or a complete release, never two releases mixed.
- * - The lock records pid, host and time. A run that fails after changing the folder leaves its
- *   lock marked released (the folder's mark: ppdp's, interrupted); a crashed run's lock, whose
- *   pid is dead on this host, is taken over by the next run.
+ * - The lock records pid, host, time and the execution (its name, when the engine gives one).
+ *   A run that fails after changing the folder leaves its lock marked released (the folder's
+ *   mark: ppdp's, interrupted); a crashed run's lock, whose pid is dead on this host, is taken
+ *   over by the next run; a retried or redriven execution takes its own lock back (a Lambda
+ *   killed after the claim: another host, so no pid tells). Every write of the lock is
+ *   conditional (lock.ts `takeLock`).
  * */
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { OutputError, VerificationError } from '../errors.ts';
+import { parseLock as parseLockFile, takeLock } from './lock.ts';
 import { type Digest, joinKey, type Location, type StoreError, utf8 } from './storage/store.ts';
 
 export interface ManifestEntry {
@@ -80,6 +84,8 @@ interface LockFile {
   started: string;
   /** Set by a run that failed after changing the folder: free for the next run to take over. */
   released?: true;
+  /** The execution that holds it, when the engine names one (`$$.Execution.Name`). */
+  execution?: string;
 }
 
 const PROCESS = randomBytes(8).toString('hex');
@@ -99,16 +105,7 @@ function newLock(): LockFile {
 
 const lockText = (lock: LockFile): string => `${JSON.stringify(lock, null, 2)}\n`;
 
-/** The lock's content: undefined when there is none, null when it is unreadable (being written). */
-function parseLock(bytes: Uint8Array | undefined): LockFile | null | undefined {
-  if (bytes === undefined) return undefined;
-  try {
-    const lock = JSON.parse(utf8(bytes)) as LockFile;
-    return lock?.format === 'ppdp-lock/1' && typeof lock.token === 'string' ? lock : null;
-  } catch {
-    return null;
-  }
-}
+const parseLock = (bytes: Uint8Array | undefined) => parseLockFile<LockFile>(bytes);
 
 /** Whether a lock's run is certainly over: released, or its process gone from this host. */
 function isStale(lock: LockFile): boolean {
@@ -133,32 +130,30 @@ function lockedError(folder: Folder, lock: LockFile | null | undefined): OutputE
   );
 }
 
-async function acquire(folder: Folder): Promise<string> {
-  const lock = newLock();
-  const body = lockText(lock);
+/**
+ * Takes the folder's lock (lock.ts `takeLock`: conditional writes only). A lock of the same
+ * execution (a retried or redriven Plan) is this run's own: its token is the claim's.
+ */
+async function acquire(folder: Folder, execution: string | undefined): Promise<string> {
+  const lock = { ...newLock(), ...(execution ? { execution } : {}) };
   held.add(lock.token); // from the start, so that no one in this process takes it for stale
   try {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      if (await folder.create(LOCK, body)) return lock.token;
-      const found = parseLock(await folder.read(LOCK));
-      if (found === undefined) continue; // given up in between
-      if (!found || !isStale(found)) throw lockedError(folder, found);
-      // A dead run's lock: only the contender that creates its takeover mark may remove it.
-      const mark = `${LOCK}.${found.token}`;
-      if (!(await folder.create(mark, body))) {
-        const taker = parseLock(await folder.read(mark));
-        if (!taker || !isStale(taker)) throw lockedError(folder, found);
-        await folder.remove([mark]); // a contender that crashed while taking over
-        continue;
-      }
-      try {
-        const again = parseLock(await folder.read(LOCK));
-        if (again?.token === found.token) await folder.remove([LOCK]);
-      } finally {
-        await folder.remove([mark]);
-      }
+    const taken = await takeLock(
+      folder,
+      LOCK,
+      lockText(lock),
+      parseLock,
+      (found) =>
+        execution !== undefined && found.execution === execution ? 'ours' : isStale(found) ? 'free' : 'held',
+      (found) => {
+        throw lockedError(folder, found);
+      },
+    );
+    if (taken.token !== lock.token) {
+      held.delete(lock.token);
+      held.add(taken.token);
     }
-    throw lockedError(folder, parseLock(await folder.read(LOCK)));
+    return taken.token;
   } catch (e) {
     held.delete(lock.token); // a lock this left behind is stale from now on
     throw e;
@@ -202,7 +197,7 @@ function isLockName(name: string): boolean {
  * Before any work: refuses a folder that holds anything but a ppdp release (nothing is
  * written then), and takes its lock.
  */
-export async function claimFolder(folder: Folder): Promise<Claim> {
+export async function claimFolder(folder: Folder, execution?: string): Promise<Claim> {
   const names = await folder.list();
   const created = names === undefined;
   const others = (names ?? []).filter((n) => !isLockName(n));
@@ -215,7 +210,7 @@ export async function claimFolder(folder: Folder): Promise<Claim> {
       'choose an empty or new folder for the release, or remove this one (ppdp replaces only a folder holding a ppdp release)',
     );
   }
-  return { token: await acquire(folder), created };
+  return { token: await acquire(folder, execution), created };
 }
 
 /**

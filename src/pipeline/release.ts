@@ -121,9 +121,10 @@ function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
 
 /** Same spec and input → same run id, so re-running a release is idempotent. */
 export function runIdOf(spec: ReleaseSpec): string {
-  return createHash('sha256')
-    .update(readFileSync(spec.file))
-    .update(digestInput(spec.input))
-    .digest('hex')
-    .slice(0, 16);
+  return runIdFrom(readFileSync(spec.file), digestInput(spec.input));
+}
+
+/** The run id of a spec's bytes and its input's SHA-256 (Start computes it from the store). */
+export function runIdFrom(specBytes: Uint8Array, inputDigest: Uint8Array): string {
+  return createHash('sha256').update(specBytes).update(inputDigest).digest('hex').slice(0, 16);
 }

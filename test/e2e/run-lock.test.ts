@@ -15,7 +15,6 @@ import { adultWorkspace } from '../helpers/workspace.ts';
 
 afterEach(() => {
   delete process.env[RUN_LOCK_ENV];
-  delete process.env._X_AMZN_TRACE_ID;
 });
 
 async function workArea(): Promise<{ store: Store; work: string }> {
@@ -37,20 +36,20 @@ describe('the run lock', () => {
     process.env[RUN_LOCK_ENV] = 'on';
     const { store, work } = await workArea();
     const t0 = Date.parse('2026-11-24T10:00:00Z');
-    await lockRun(store, work, '0123abcd', t0);
+    await lockRun(store, work, '0123abcd', 'adult-a', t0);
     expect(JSON.parse(readFileSync(`/${work}lock.json`, 'utf8'))).toMatchObject({
       format: 'ppdp-lock/1',
       runId: '0123abcd',
       at: '2026-11-24T10:00:00.000Z',
     });
-    const e = await refusal(lockRun(store, work, '0123abcd', t0 + 60_000));
+    const e = await refusal(lockRun(store, work, '0123abcd', 'adult-b', t0 + 60_000));
     expect(e.code).toBe('E_RUN_UNDER_WAY');
     expect(e.message).toContain('run 0123abcd of this release was started at 2026-11-24T10:00:00.000Z');
     expect(e.message).toContain(`${work}lock.json`);
     expect(e.hint).toMatch(/redrive/);
     // Still held just before it goes stale; free after.
-    await refusal(lockRun(store, work, '0123abcd', t0 + STALE_LOCK_MS - 1));
-    await lockRun(store, work, '0123abcd', t0 + STALE_LOCK_MS);
+    await refusal(lockRun(store, work, '0123abcd', 'adult-b', t0 + STALE_LOCK_MS - 1));
+    await lockRun(store, work, '0123abcd', 'adult-b', t0 + STALE_LOCK_MS);
   });
 
   it('is free again once the run failed on the failure path (error.json after the lock)', async () => {
@@ -58,22 +57,34 @@ describe('the run lock', () => {
     const { store, work } = await workArea();
     const t0 = Date.parse('2026-11-24T10:00:00Z');
     await putJson(store, `${work}error.json`, { format: 'ppdp-error/1', at: '2026-11-24T09:00:00.000Z' });
-    await lockRun(store, work, '0123abcd', t0);
+    await lockRun(store, work, '0123abcd', 'adult-a', t0);
     // An error.json from before the lock is an earlier run's: the lock is still held.
-    await refusal(lockRun(store, work, '0123abcd', t0 + 1000));
+    await refusal(lockRun(store, work, '0123abcd', 'adult-b', t0 + 1000));
     await putJson(store, `${work}error.json`, { format: 'ppdp-error/1', at: '2026-11-24T10:05:00.000Z' });
-    await lockRun(store, work, '0123abcd', t0 + 10 * 60_000);
+    await lockRun(store, work, '0123abcd', 'adult-b', t0 + 10 * 60_000);
   });
 
-  it('lets the same execution take it again (a retried Plan) but no other', async () => {
+  it('lets the same execution take it again (a retried or redriven Plan) but no other', async () => {
     process.env[RUN_LOCK_ENV] = 'on';
     const { store, work } = await workArea();
-    const trace = (root: string) => `Root=${root};Parent=53995c3f42cd8ad8;Sampled=1`;
-    process.env._X_AMZN_TRACE_ID = trace('1-5759e988-bd862e3fe1be46a994272793');
-    await lockRun(store, work, '0123abcd');
-    await lockRun(store, work, '0123abcd');
-    process.env._X_AMZN_TRACE_ID = trace('1-5759e988-000000000000000000000000');
-    await refusal(lockRun(store, work, '0123abcd'));
+    await lockRun(store, work, '0123abcd', 'adult-0123abcd');
+    const before = readFileSync(`/${work}lock.json`, 'utf8');
+    await lockRun(store, work, '0123abcd', 'adult-0123abcd');
+    expect(readFileSync(`/${work}lock.json`, 'utf8'), 'its own lock, kept as it was').toBe(before);
+    const e = await refusal(lockRun(store, work, '0123abcd', 'by-hand'));
+    expect(e.message).toContain('(adult-0123abcd)');
+    await refusal(lockRun(store, work, '0123abcd', undefined));
+  });
+
+  it('is taken by exactly one of many starts at once (a conditional write, no read-back)', async () => {
+    process.env[RUN_LOCK_ENV] = 'on';
+    const { store, work } = await workArea();
+    const starts = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => lockRun(store, work, '0123abcd', `start-${i}`)),
+    );
+    expect(starts.filter((s) => s.status === 'fulfilled')).toHaveLength(1);
+    for (const s of starts.filter((s) => s.status === 'rejected'))
+      expect((s as PromiseRejectedResult).reason).toBeInstanceOf(RunUnderWayError);
   });
 
   it('stops a duplicate execution in Plan; the CLI (no PPDP_RUN_LOCK) may repeat a release', async () => {

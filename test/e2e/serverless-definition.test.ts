@@ -7,9 +7,12 @@ import { StateMachine } from 'aws-local-stepfunctions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type AslDefinition,
+  CRASH_ERRORS,
+  DUPLICATE_ERROR,
   listerName,
   localDefinition,
   placeholder,
+  RELEASE_ERRORS,
   releaseDefinition,
   TASKS,
   TRANSIENT_ERRORS,
@@ -82,7 +85,25 @@ describe('the release state machine', () => {
     walk(deployed);
     expect(tasks.map(([n]) => n).sort()).toEqual([...TASKS].sort());
     for (const [name, st] of tasks) {
-      expect((st.Retry as { ErrorEquals: string[] }[])[0]!.ErrorEquals, name).toEqual(TRANSIENT_ERRORS);
+      // ppdp's own refusals first and never retried (States.TaskFailed would match them too),
+      // then transient errors, then crashes and timeouts: each retried, within a budget.
+      const retry = st.Retry as { ErrorEquals: string[]; MaxAttempts: number }[];
+      expect(
+        retry.map((r) => r.ErrorEquals),
+        name,
+      ).toEqual([[...RELEASE_ERRORS, DUPLICATE_ERROR], TRANSIENT_ERRORS, CRASH_ERRORS]);
+      expect(
+        retry.map((r) => r.MaxAttempts),
+        name,
+      ).toEqual([0, 3, 2]);
+      expect(st.TimeoutSeconds, name).toBe(900);
+    }
+    // Plan's locks name the execution: a retry or a redrive of it takes them back.
+    expect(deployed.States.Plan!.Parameters).toEqual({
+      'request.$': '$',
+      'execution.$': '$$.Execution.Name',
+    });
+    for (const [name, st] of tasks) {
       expect(st.TimeoutSeconds, name).toBe(900);
     }
     for (const [name, st] of Object.entries(deployed.States)) {

@@ -164,6 +164,8 @@ export interface DeployedRunOptions {
    * true). A benchmark turns it off to measure what each state would need.
    */
   readonly enforceMemory?: boolean;
+  /** The execution's name (`$$.Execution.Name`; default: a new one), as Step Functions gives it. */
+  readonly executionName?: string;
 }
 
 export interface DeployedRun {
@@ -211,7 +213,13 @@ export async function runDeployed(
   }
   const machine = await localStateMachine(local);
   try {
-    const output = await runBound(machine, input, handlers, options.retryIntervalMs ?? 50);
+    const output = await runBound(
+      machine,
+      input,
+      handlers,
+      options.retryIntervalMs ?? 50,
+      options.executionName,
+    );
     return { ok: true, output, invocations };
   } catch (e) {
     // The engine wraps the error the execution ended with (a Fail state's, or a Task's).
@@ -221,6 +229,29 @@ export async function runDeployed(
     rmSync(scratch, { recursive: true, force: true });
   }
 }
+
+/**
+ * One invocation of a deployed function outside the state machine, in its own process as
+ * Lambda would make it: Start as the S3 event or a schedule calls it, ReportFailure as the
+ * execution-status rule does. `handler` names the function (e.g. `start.handler`).
+ */
+export async function invokeFunction(
+  deployed: DeployedApp,
+  handler: string,
+  event: unknown,
+  options: DeployedRunOptions,
+): Promise<{ ok: boolean; result?: unknown; error?: { errorType: string; errorMessage: string } }> {
+  const fn = [...deployed.functions.values()].find((f) => f.handler === handler);
+  if (!fn) throw new Error(`no function deploys ${handler}`);
+  const scratch = mkdtempSync(join(tmpdir(), 'ppdp-lambda-call-'));
+  try {
+    const answer = await invoke(deployed.codeDir, fn, event, options, scratch, `call-${++calls}`);
+    return answer.ok ? { ok: true, result: answer.result } : { ok: false, error: answer.error };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+let calls = 0;
 
 /** The ItemReader's GetObject: the JSON array of items in the named object. */
 async function readItems(params: { Bucket: string; Key: string }, s3: DeployedRunOptions['s3']) {

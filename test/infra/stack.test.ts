@@ -193,6 +193,10 @@ describe('the deployment stack', () => {
     expect(target.InputTransformer.InputTemplate).toBe(
       '{"spec":"s3://<detail-bucket-name>/<detail-object-key>"}',
     );
+    // The Start function, which names the execution after the run, not the state machine.
+    expect(target.Arn).toEqual({
+      'Fn::GetAtt': [stack.getLogicalId(stack.startFunction.node.defaultChild as never), 'Arn'],
+    });
     expect(target.DeadLetterConfig).toBeDefined();
   });
 
@@ -200,7 +204,12 @@ describe('the deployment stack', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'cron(0 3 ? * MON *)',
       ScheduleExpressionTimezone: 'Europe/Berlin',
-      Target: Match.objectLike({ Arn: { Ref: Match.stringLikeRegexp('Release') }, Input: Match.anyValue() }),
+      Target: Match.objectLike({
+        Arn: { 'Fn::GetAtt': [stack.getLogicalId(stack.startFunction.node.defaultChild as never), 'Arn'] },
+        Input: Match.anyValue(),
+        DeadLetterConfig: Match.anyValue(),
+        RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 4 }),
+      }),
     });
     const [schedule] = Object.values(template.findResources('AWS::Scheduler::Schedule')) as {
       Properties: Cfn;
@@ -235,7 +244,7 @@ describe('the deployment stack', () => {
     const ours = Object.values(fns).filter((f: Cfn) =>
       Object.values(HANDLER_FILES).some((h) => f.Properties.Handler === `${h}.handler`),
     );
-    expect(ours).toHaveLength(TASKS.length);
+    expect(ours).toHaveLength(TASKS.length + 1); // and Start
     for (const f of ours as { Properties: Cfn }[]) {
       expect(f.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -413,6 +422,37 @@ describe('the deployment stack', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy')) as { Properties: Cfn }[];
     const own = JSON.stringify(policies.filter((p) => p.Properties.Roles.some((r: Cfn) => r.Ref === role)));
     expect(own).toContain('states:RedriveExecution');
+  });
+
+  it("lets Start read the inbox and start, describe and redrive this state machine's executions only", () => {
+    const role = stack.getLogicalId(stack.startFunction.role!.node.defaultChild as never);
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p: Cfn) =>
+      p.Properties.Roles.some((r: Cfn) => r.Ref === role),
+    ) as { Properties: Cfn }[];
+    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as Cfn[]);
+    const on = (action: string) =>
+      JSON.stringify(statements.filter((st) => [st.Action].flat().includes(action)).map((st) => st.Resource));
+    const machine = stack.getLogicalId(stack.stateMachine.node.defaultChild as never);
+    expect(on('states:StartExecution')).toBe(JSON.stringify([{ Ref: machine }]));
+    for (const action of ['states:DescribeExecution', 'states:RedriveExecution'])
+      expect(on(action), action).toMatch(/:execution:Ppdp-release:\*"/);
+    expect(on('s3:GetObject')).toMatch(/\/inbox\/\*"/);
+    expect(on('s3:GetObject')).not.toMatch(/work|releases/);
+    expect(on('s3:PutObject')).toBe('[]');
+    const fn = stack.getLogicalId(stack.startFunction.node.defaultChild as never);
+    // A Start that fails goes where undelivered starts go: the alarmed dead-letter queue.
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fn },
+      MaximumRetryAttempts: 2,
+      DestinationConfig: {
+        OnFailure: {
+          Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('^StartFailures'), 'Arn'] },
+        },
+      },
+    });
+    expect(template.toJSON().Resources[fn].Properties.Environment.Variables.PPDP_STATE_MACHINE_ARN).toEqual({
+      Ref: machine,
+    });
   });
 
   it('sets up Powertools and the run lock on every function', () => {

@@ -11,14 +11,14 @@ import { plan } from './plan.ts';
 import { publish } from './publish.ts';
 import { reportFailure } from './report-failure.ts';
 import { search } from './search.ts';
-import type { PhaseEnv, ReleaseRequest, ShardTask, WorkTask } from './types.ts';
+import type { PhaseEnv, PlanEvent, ShardTask, WorkTask } from './types.ts';
 import { verify } from './verify.ts';
 import { type SliceTask, verifySlice } from './verify-slice.ts';
 
 export type StateFunction = (input: never, env: PhaseEnv) => Promise<unknown>;
 
 export const STATES: Record<TaskName, StateFunction> = {
-  Plan: (i: ReleaseRequest, env) => plan(i, env),
+  Plan: (i: PlanEvent, env) => plan(i, env),
   CountShard: (i: ShardTask, env) => countShard(i, env),
   Search: (i: WorkTask, env) => search(i, env),
   ApplyShard: (i: ShardTask, env) => applyShard(i, env),

@@ -6,11 +6,11 @@ import { basename, dirname, join } from 'node:path';
 import { type Projection, ShardedAdmission } from '../../data/admission.ts';
 import { checkInputFits, stateBudgets } from '../../data/limits.ts';
 import type { EncodedTable } from '../../data/table.ts';
-import { PpdpError, SpecError } from '../../errors.ts';
+import { InputError, PpdpError, SpecError } from '../../errors.ts';
 import { methodFor } from '../../methods/registry.ts';
 import { checkSpecFiles, confineSpecPaths, loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
 import { CellDigest } from '../../util/keys.ts';
-import { lockRun, RUN_LOCK_ENV } from '../lock.ts';
+import { lockRun, unlockRun } from '../lock.ts';
 import { remember } from '../memo.ts';
 import { type Claim, checkOutDir, claimFolder, storeFolder, unlock } from '../publish.ts';
 import { readInputShards, runIdOf } from '../release.ts';
@@ -30,14 +30,16 @@ import {
   DEFAULT_ROWS_PER_SHARD,
   MAX_SHARDS,
   type PhaseEnv,
+  type PlanEvent,
   type PlanResult,
   type ReleaseRequest,
 } from './types.ts';
 import { asFolder, ms, type PlanFile, scratch, timing, warner } from './work.ts';
 
-export async function plan(request: ReleaseRequest, env: PhaseEnv): Promise<PlanResult> {
+export async function plan(event: PlanEvent, env: PhaseEnv): Promise<PlanResult> {
   const started = Date.now();
   const t0 = performance.now();
+  const request = event?.request;
   if (!request?.spec) {
     throw new SpecError(
       'E_REQUEST',
@@ -48,14 +50,15 @@ export async function plan(request: ReleaseRequest, env: PhaseEnv): Promise<Plan
   const specLoc = await openSpec(request.spec, env);
   const downloads = scratch(env, `spec-${process.pid}-${started}`);
   try {
-    return await planFrom(request, env, specLoc, await materializeSpec(specLoc, downloads), started, t0);
+    const specPath = await materializeSpec(specLoc, downloads);
+    return await planFrom(request, event.execution, env, specLoc, specPath, started, t0);
   } finally {
     rmSync(downloads, { recursive: true, force: true }); // Lambda keeps /tmp between invocations
   }
 }
 
 /** The spec's location; an S3 event's key may arrive URL-encoded. */
-async function openSpec(url: string, env: PhaseEnv): Promise<Location> {
+export async function openSpec(url: string, env: PhaseEnv): Promise<Location> {
   const loc = await env.stores.open(url);
   if (!loc.store.root.startsWith('s3://') || (await loc.store.head(loc.key)) !== undefined) return loc;
   const decoded = decodeURIComponent(loc.key.replace(/\+/g, ' '));
@@ -66,6 +69,7 @@ async function openSpec(url: string, env: PhaseEnv): Promise<Location> {
 
 async function planFrom(
   request: ReleaseRequest,
+  execution: string | undefined,
   env: PhaseEnv,
   specLoc: Location,
   specPath: string,
@@ -90,6 +94,14 @@ async function planFrom(
   checkSpecFiles(spec, bucketFolder);
   const name = releaseName(specLoc.key);
   const runId = runIdOf(spec);
+  if (request.runId !== undefined && request.runId !== runId) {
+    throw new InputError(
+      'E_RUN_CHANGED',
+      `${basename(spec.file)} or its input changed after this release was started: it was started ` +
+        `for run ${request.runId}, they now give run ${runId}; nothing was written`,
+      'upload the input first and release.json last; drop release.json again to release what is there now',
+    );
+  }
   const releaseRoot = storeRootOf(request, 'releases');
   const workRoot = storeRootOf(request, 'work');
   const release = request.out ?? (releaseRoot ? `${releaseRoot}releases/${name}/${runId}/` : undefined);
@@ -103,31 +115,28 @@ async function planFrom(
   }
   const releaseLoc = await env.stores.open(asFolder(release));
   if (releaseLoc.store.root === 'file:///') checkOutDir(`/${releaseLoc.key}`, [spec.input, spec.file]);
-  const folder = storeFolder(releaseLoc);
-  const claim = await claimFolder(folder);
-  try {
-    return await planClaimed({
-      request,
-      env,
-      spec,
-      specPath,
-      name,
-      runId,
-      releaseLoc,
-      workUrl,
-      claim,
-      started,
-      t0,
-    });
-  } catch (e) {
-    await unlock(folder, claim, warner(env));
-    throw e;
-  }
+  return planLocked({
+    request,
+    execution,
+    env,
+    spec,
+    specPath,
+    name,
+    runId,
+    releaseLoc,
+    workUrl,
+    started,
+    t0,
+  });
 }
 
-/** The rest of Plan, once the release folder is claimed (Plan gives the claim up if this fails). */
-async function planClaimed(p: {
+/**
+ * The rest of Plan: the input's checks, then the run lock, then the release folder's claim,
+ * then the work area. A refusal gives up the locks this Plan holds, never another run's.
+ */
+async function planLocked(p: {
   request: ReleaseRequest;
+  execution: string | undefined;
   env: PhaseEnv;
   spec: ReleaseSpec;
   specPath: string;
@@ -135,11 +144,10 @@ async function planClaimed(p: {
   runId: string;
   releaseLoc: Location;
   workUrl: string;
-  claim: Claim;
   started: number;
   t0: number;
 }): Promise<PlanResult> {
-  const { request, env, spec, specPath, name, runId, releaseLoc, workUrl, claim, started, t0 } = p;
+  const { request, execution, env, spec, specPath, runId, releaseLoc, workUrl, started } = p;
   const workLoc = sealWork(await env.stores.open(asFolder(workUrl)));
   const wk = (n: string) => joinKey(workLoc.key, n);
 
@@ -163,8 +171,16 @@ async function planClaimed(p: {
   // The first shard checks the header and the columns against the spec before anything is written.
   let next = shardsRead.next();
   // Deployed, a duplicate start stops here: after the checks that can refuse the release as a
-  // whole, before any write. A refusal further into the input gives the lock up again.
-  await lockRun(workLoc.store, workLoc.key, runId);
+  // whole, before any write. The run lock comes first: a duplicate never touches the folder's.
+  const runLocked = await lockRun(workLoc.store, workLoc.key, runId, execution);
+  const folder = storeFolder(releaseLoc);
+  let claim: Claim;
+  try {
+    claim = await claimFolder(folder, execution);
+  } catch (e) {
+    if (runLocked) await unlockRun(workLoc.store, workLoc.key);
+    throw e;
+  }
   const layout: RowsLayout = { rowCount: 0, shards: [], source: spec.input, delimiter: ',' };
   const digest = new CellDigest();
   let parts = 1;
@@ -226,10 +242,35 @@ async function planClaimed(p: {
       ]),
     );
     await Promise.all(writes);
+    return await finishPlan({ ...p, workLoc, mode, layout, parts, claim, digest, projection });
   } catch (e) {
-    if (process.env[RUN_LOCK_ENV] === 'on') await workLoc.store.delete([wk('lock.json')]);
+    await unlock(folder, claim, warner(env));
+    if (runLocked) await unlockRun(workLoc.store, workLoc.key);
     throw e;
   }
+}
+
+/** Plan's answer, and plan.json for the later states. */
+async function finishPlan(p: {
+  request: ReleaseRequest;
+  env: PhaseEnv;
+  spec: ReleaseSpec;
+  name: string;
+  runId: string;
+  releaseLoc: Location;
+  workLoc: Location;
+  mode: 'sharded' | 'single';
+  layout: RowsLayout;
+  parts: number;
+  claim: Claim;
+  digest: CellDigest;
+  projection: Projection | undefined;
+  started: number;
+  t0: number;
+}): Promise<PlanResult> {
+  const { request, env, spec, name, runId, releaseLoc, workLoc, mode, layout, parts, claim, digest } = p;
+  const { started, t0, projection } = p;
+  const wk = (n: string) => joinKey(workLoc.key, n);
   const specName = basename(spec.file);
   const root = storeRootOf(request, 'releases');
   const bucket = workLoc.store.root.startsWith('s3://') ? workLoc.store.root.slice(5, -1) : '';

@@ -1,7 +1,8 @@
 /**
  * The ReportFailure state: what failed recorded as error.json; nothing is published.
  */
-import { REPORTED_FAILURE } from '../definition.ts';
+import { PpdpError } from '../../errors.ts';
+import { DUPLICATE_ERROR, REPORTED_FAILURE } from '../definition.ts';
 import { storeFolder, unlock } from '../publish.ts';
 import { putJson } from '../storage/index.ts';
 import { failureRecordOf, releaseName, storeRootOf } from './plan.ts';
@@ -18,6 +19,8 @@ export async function reportFailure(
 ): Promise<{ reported: string | null }> {
   const state = failedState(input);
   if (!state) return { reported: null };
+  // A duplicate start was refused before it touched anything: the run under way is fine.
+  if (state.error?.Error === DUPLICATE_ERROR) return { reported: null };
   const error = describeFailure(state.error);
   // Before Plan has named the work area (it failed), the release's own work folder stands in:
   // under the store, or else the spec's bucket, as Plan would have chosen it.
@@ -96,23 +99,84 @@ export function failedState(input: FailedState | ExecutionStatusEvent): FailedSt
   };
 }
 
-/** The Catch output as {error, code, message, hint}: Lambda sends a JSON Cause, the local engine a message. */
+/**
+ * The Catch output as {error, code, message, hint}: Lambda sends a JSON Cause, the local engine
+ * a message. ppdp's own errors carry their code and hint; any other (a crash, a timeout, the
+ * platform's) gets one of FAILURE_CODES by its name.
+ */
 export function describeFailure(error: { Error?: string; Cause?: string } | undefined): {
   error: string;
-  code: string | null;
+  code: string;
   message: string;
-  hint: string | null;
+  hint: string;
 } {
+  const name = error?.Error ?? 'Error';
   let message = error?.Cause ?? 'unknown failure';
-  let code: string | null = null;
-  let hint: string | null = null;
+  let code: string | undefined;
+  let hint: string | undefined;
   try {
     const cause = JSON.parse(message) as { errorMessage?: string; code?: string; hint?: string };
     message = cause.errorMessage ?? message;
-    code = cause.code ?? null;
-    hint = cause.hint ?? null;
+    code = cause.code ?? undefined;
+    hint = cause.hint ?? undefined;
   } catch {
     // a plain message
   }
-  return { error: error?.Error ?? 'Error', code, message, hint };
+  // ppdp's own error, as failureCause wrote it: its code and hint on lines of their own.
+  const own = /\n {2}code: (E_[A-Z0-9_]+)$/.exec(message);
+  if (own) {
+    message = message.slice(0, own.index);
+    code ??= own[1];
+    const at = message.lastIndexOf('\n  hint: ');
+    if (at >= 0) {
+      hint ??= message.slice(at + '\n  hint: '.length);
+      message = message.slice(0, at);
+    }
+    return { error: name, code: code!, message, hint: hint ?? OWN_HINT };
+  }
+  if (code !== undefined) return { error: name, code, message, hint: hint ?? OWN_HINT };
+  const other = otherFailure(name);
+  return { error: name, code: other.code, message, hint: other.hint };
+}
+
+/**
+ * An error as the state machine carries it (its Cause): the message, then ppdp's own errors'
+ * hint and code on lines of their own, which describeFailure reads back into error.json.
+ * Lambda reports an error's name and message only.
+ */
+export function failureCause(e: Error): string {
+  if (!(e instanceof PpdpError) || /\n {2}code: E_[A-Z0-9_]+$/.test(e.message)) return e.message;
+  return `${e.describe()}\n  code: ${e.code}`;
+}
+
+const OWN_HINT = 'fix what the message names, then drop release.json again';
+
+const REDRIVE =
+  'drop release.json again (the same spec and input redrive the stopped execution from the state that failed) or redrive it yourself (docs/deploy.md, Operations)';
+
+/** Codes and hints of failures that are not ppdp's own, by the error's name. */
+export const FAILURE_CODES = {
+  outOfMemory: {
+    code: 'E_OUT_OF_MEMORY',
+    hint: `a state ran out of memory: raise the memory setting of its function (or lower ppdp:rowsPerShard), deploy, then ${REDRIVE}`,
+  },
+  timeout: {
+    code: 'E_STATE_TIMEOUT',
+    hint: `a state ran out of time: lower ppdp:rowsPerShard (more, smaller shards) or raise the function's timeout, deploy, then ${REDRIVE}`,
+  },
+  aborted: {
+    code: 'E_ABORTED',
+    hint: `the execution was stopped from outside ppdp; to finish the release, ${REDRIVE}`,
+  },
+  failed: {
+    code: 'E_STATE_FAILED',
+    hint: `a state stopped without an error of ppdp's own (a crash, or the platform), after its retries: ${REDRIVE}; if it fails the same way again, report it with this error.json`,
+  },
+} as const;
+
+function otherFailure(name: string): { code: string; hint: string } {
+  if (/OutOfMemory/i.test(name)) return FAILURE_CODES.outOfMemory;
+  if (/Timedout|Timeout|TIMED_OUT/i.test(name)) return FAILURE_CODES.timeout;
+  if (/ABORTED/.test(name)) return FAILURE_CODES.aborted;
+  return FAILURE_CODES.failed;
 }

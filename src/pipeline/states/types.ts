@@ -22,6 +22,17 @@ export interface ReleaseRequest {
   readonly rowsPerShard?: number;
   /** Rows per output part of a sharded release (default 2 million; one part is data.csv). */
   readonly rowsPerPart?: number;
+  /**
+   * The run id the execution was started for (deployed, Start computes it and names the
+   * execution after it): Plan refuses a spec or input that no longer gives it.
+   */
+  readonly runId?: string;
+}
+
+/** What Plan is given: the request, and the execution's name (`$$.Execution.Name`), which names its locks. */
+export interface PlanEvent {
+  readonly request: ReleaseRequest;
+  readonly execution?: string;
 }
 
 export interface PlanResult {

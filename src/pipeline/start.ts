@@ -1,0 +1,132 @@
+/**
+ * Start: what the S3 event and the schedules call to start a release (deployed, the Start
+ * function). It names the execution after the run — `<release name>-<run id>`, the run id being
+ * Plan's (release.ts `runIdOf`: the spec's bytes and its input's digest, read here from the
+ * store in ranged pieces) — so that Step Functions itself refuses a second execution of a run:
+ * - no execution of that name: started, with input `{ spec, runId }` (Plan refuses to go on if
+ *   the files no longer give that run id);
+ * - one RUNNING or SUCCEEDED: a duplicate (the event delivered twice, the spec dropped again):
+ *   nothing is touched;
+ * - one that stopped (FAILED, TIMED_OUT, ABORTED) outside ppdp's failure path (a crash, a
+ *   timeout, after the retries): redriven, so dropping the same spec again finishes the run
+ *   from the state that failed, with no operator step;
+ * - one that ended on ppdp's failure path (error.json written, the Fail state): a redrive
+ *   would only fail again, so the next name, `<release name>-<run id>-2` (then -3, …), is
+ *   tried: the files the spec names besides the input (a hierarchy) may have been fixed.
+ * A spec or input Start cannot read starts an execution of its own name; Plan reports why.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  DescribeExecutionCommand,
+  RedriveExecutionCommand,
+  SFNClient,
+  StartExecutionCommand,
+} from '@aws-sdk/client-sfn';
+import { REPORTED_FAILURE } from './definition.ts';
+import { runIdFrom } from './release.ts';
+import { openSpec, releaseName } from './states/plan.ts';
+import type { PhaseEnv } from './states/types.ts';
+import { dirKey, joinKey, type Location, utf8 } from './storage/index.ts';
+
+export const SFN_ENDPOINT_ENV = 'PPDP_SFN_ENDPOINT';
+export const STATE_MACHINE_ENV = 'PPDP_STATE_MACHINE_ARN';
+
+/** What the EventBridge rule and the schedules send. */
+export interface StartEvent {
+  readonly spec: string;
+}
+
+export interface StartResult {
+  readonly outcome: 'started' | 'duplicate' | 'redriven';
+  readonly execution: string;
+  readonly runId: string | null;
+}
+
+/** Bytes per ranged read of the input: memory holds one piece. */
+const PIECE_BYTES = 8 * 1024 * 1024;
+/** Step Functions' limit on an execution's name. */
+const MAX_NAME = 80;
+/** Fresh executions of one run after failures on ppdp's failure path (…-2 to …-MAX_TRIES). */
+const MAX_TRIES = 20;
+
+/** The Step Functions calls Start makes, on the client the handler builds. */
+type Sfn = Pick<SFNClient, 'send'>;
+
+export async function startRelease(
+  event: StartEvent,
+  env: PhaseEnv,
+  sfn: Sfn,
+  stateMachineArn: string,
+): Promise<StartResult> {
+  const loc = await openSpec(event.spec, env);
+  const name = releaseName(loc.key).replace(/[^A-Za-z0-9_-]/g, '_');
+  const runId = await runIdAt(loc).catch((e: unknown) => {
+    env.log({ state: 'Start', runId: 'unknown', why: (e as Error).name });
+    return null;
+  });
+  // Unreadable: Plan reads the same files and reports what is wrong with them.
+  const base = `${name.slice(0, MAX_NAME - 20)}-${runId ?? randomBytes(8).toString('hex')}`;
+  const input = JSON.stringify(runId ? { spec: event.spec, runId } : { spec: event.spec });
+  for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
+    const execution = attempt === 1 ? base : `${base}-${attempt}`;
+    const result = (outcome: StartResult['outcome']): StartResult => {
+      env.log({ state: 'Start', outcome, execution });
+      return { outcome, execution, runId };
+    };
+    try {
+      await sfn.send(new StartExecutionCommand({ stateMachineArn, name: execution, input }));
+      return result('started');
+    } catch (e) {
+      if ((e as Error).name !== 'ExecutionAlreadyExists') throw e;
+    }
+    const executionArn = executionArnOf(stateMachineArn, execution);
+    const found = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    if (found.status === 'RUNNING' || found.status === 'SUCCEEDED' || found.status === 'PENDING_REDRIVE')
+      return result('duplicate');
+    if (found.error === REPORTED_FAILURE) continue;
+    try {
+      await sfn.send(new RedriveExecutionCommand({ executionArn, clientToken: redriveToken(found) }));
+      return result('redriven');
+    } catch (e) {
+      // Another start redrove it first: a duplicate.
+      if ((e as Error).name === 'ExecutionNotRedrivable') return result('duplicate');
+      throw e;
+    }
+  }
+  throw new Error(`${MAX_TRIES} executions of run ${base} failed; drop a changed spec to start afresh`);
+}
+
+/** One token per stop of an execution: two starts that redrive the same stop redrive it once. */
+function redriveToken(found: { redriveCount?: number; stopDate?: Date }): string {
+  return `redrive-${found.redriveCount ?? 0}-${found.stopDate?.getTime() ?? 0}`;
+}
+
+/** `arn:…:stateMachine:<machine>` → `arn:…:execution:<machine>:<execution>`. */
+export function executionArnOf(stateMachineArn: string, execution: string): string {
+  return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${execution}`;
+}
+
+/**
+ * The run id Plan computes for the spec at `loc`: its bytes, and the digest of the input it
+ * names (read in ranged pieces, so memory holds one piece, whatever the input's size).
+ */
+export async function runIdAt(loc: Location): Promise<string> {
+  const specBytes = await loc.store.get(loc.key);
+  const { input } = JSON.parse(utf8(specBytes).replace(/^\uFEFF/, '')) as { input?: unknown };
+  if (typeof input !== 'string') throw new TypeError('the spec names no input');
+  const key = joinKey(dirKey(loc.key), input);
+  const size = await loc.store.head(key);
+  if (size === undefined) throw new TypeError('the input is missing');
+  const hash = createHash('sha256');
+  for (let at = 0; at < size; at += PIECE_BYTES)
+    hash.update(await loc.store.getRange(key, at, Math.min(size, at + PIECE_BYTES)));
+  return runIdFrom(specBytes, hash.digest());
+}
+
+/** The Step Functions client of the Start function (PPDP_SFN_ENDPOINT: a local endpoint). */
+export function sfnFromEnv(): { sfn: SFNClient; stateMachineArn: string } {
+  const stateMachineArn = process.env[STATE_MACHINE_ENV];
+  if (!stateMachineArn) throw new Error(`${STATE_MACHINE_ENV} is not set: the stack sets it on Start`);
+  const endpoint = process.env[SFN_ENDPOINT_ENV];
+  return { sfn: new SFNClient(endpoint ? { endpoint } : {}), stateMachineArn };
+}
