@@ -8,14 +8,10 @@
  *
  * Run: `npm run bench:deployed -- [--rows 1000000,10000000] [--rows-per-shard 1000000]`
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bundleHandlers } from '../infra/bundle.ts';
-import { storeResolver } from '../src/pipeline/storage/index.ts';
-import { LocalS3 } from '../test/e2e/serverless-s3rver.ts';
-import { type Invocation, runDeployed, synthesizeDeployed } from '../test/harness/deployed.ts';
+import { deployLocally, type Invocation, runDeployed } from '../test/harness/deployed.ts';
 import { sampled } from './adult-sample.ts';
 import { machineInfo, table } from './scale.ts';
 
@@ -28,13 +24,7 @@ const { values } = parseArgs({
 const sizes = values.rows.split(',').map(Number);
 const rowsPerShard = values['rows-per-shard'];
 
-const codeDir = mkdtempSync(join(os.tmpdir(), 'ppdp-bench-code-'));
-bundleHandlers(codeDir);
-const deployed = synthesizeDeployed(codeDir);
-const s3 = new LocalS3('ppdp-bench');
-await s3.start();
-const stores = storeResolver(s3.options({ maxAttempts: 3 }));
-const { store } = await stores.open('s3://ppdp-bench/');
+const { deployed, s3, store, dispose } = await deployLocally('ppdp-bench', { maxAttempts: 3 });
 
 interface StateFigures {
   invocations: number;
@@ -106,9 +96,7 @@ try {
     await store.delete((await store.list(`inbox/${name}/`)).map((o) => o.key));
   }
 } finally {
-  stores.close();
-  await s3.dispose();
-  rmSync(codeDir, { recursive: true, force: true });
+  await dispose();
 }
 
 writeFileSync(

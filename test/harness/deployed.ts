@@ -26,11 +26,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
+import { bundleHandlers } from '../../infra/bundle.ts';
 import { APP_CONTEXT } from '../../infra/config.ts';
 import { ReleaseStack } from '../../infra/stacks/release-stack.ts';
 import { type AslDefinition, type AslState, localDefinition } from '../../src/pipeline/definition.ts';
 import { localStateMachine, runBound } from '../../src/pipeline/engine.ts';
+import { type Store, storeResolver } from '../../src/pipeline/storage/index.ts';
 import type { S3StoreOptions } from '../../src/pipeline/storage/s3.ts';
+import { LocalS3 } from '../e2e/serverless-s3rver.ts';
 import { type S3FaultLog, S3FaultProxy, type S3FaultRule } from './s3-faults.ts';
 
 const RUNTIME = new URL('./lambda-runtime.mjs', import.meta.url).pathname;
@@ -490,4 +493,36 @@ function invoke(
       }
     });
   });
+}
+
+/** The stack deployed on this machine: its functions bundled, its template read, s3rver started. */
+export interface LocalDeployment {
+  readonly deployed: DeployedApp;
+  readonly s3: LocalS3;
+  /** The bucket, as ppdp's store. */
+  readonly store: Store;
+  dispose(): Promise<void>;
+}
+
+export async function deployLocally(
+  bucket: string,
+  s3Options: Partial<S3StoreOptions> = {},
+): Promise<LocalDeployment> {
+  const codeDir = mkdtempSync(join(tmpdir(), 'ppdp-deployed-code-'));
+  bundleHandlers(codeDir);
+  const deployed = synthesizeDeployed(codeDir);
+  const s3 = new LocalS3(bucket);
+  await s3.start();
+  const resolver = storeResolver(s3.options(s3Options));
+  const { store } = await resolver.open(`s3://${bucket}/`);
+  return {
+    deployed,
+    s3,
+    store,
+    async dispose() {
+      resolver.close();
+      await s3.dispose();
+      rmSync(codeDir, { recursive: true, force: true });
+    },
+  };
 }
