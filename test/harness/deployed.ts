@@ -244,6 +244,12 @@ export async function runDeployed(
     ? await S3FaultProxy.start(options.s3.endpoint ?? '', options.s3Faults)
     : undefined;
   const started = new Map<string, number>();
+  // A failed Map item ends the execution while its siblings still run, as in AWS, where an
+  // invocation runs to its end whatever becomes of the execution: the run ends with them.
+  const running = new Set<Promise<Answer>>();
+  const settle = async () => {
+    while (running.size > 0) await Promise.allSettled([...running]);
+  };
   let requests = 0;
   const call = (state: string, fn: DeployedFunction, event: unknown, trace: string, into: Invocation[]) => {
     const n = (started.get(state) ?? 0) + 1;
@@ -263,7 +269,7 @@ export async function runDeployed(
         ...(proxy ? { PPDP_S3_ENDPOINT: proxy.endpoint } : {}),
       },
     };
-    return invoke(deployed.codeDir, event, options, scratch, run).then((answer) => {
+    const invocation = invoke(deployed.codeDir, event, options, scratch, run).then((answer) => {
       into.push({
         state,
         function: fn.logicalId,
@@ -276,6 +282,8 @@ export async function runDeployed(
       });
       return answer;
     });
+    running.add(invocation);
+    return invocation.finally(() => running.delete(invocation));
   };
   const trace = traceHeader();
   for (const [state, st] of taskStates(local.States)) {
@@ -307,10 +315,12 @@ export async function runDeployed(
   const s3Log = () => (proxy ? { s3Log: proxy.log } : {});
   try {
     const output = await runBound(machine, input, handlers, options.retryIntervalMs ?? 50);
+    await settle();
     return { ok: true, output, invocations, ruleInvocations, ...s3Log() };
   } catch (e) {
     // The engine wraps the error the execution ended with (a Fail state's, or a Task's).
     const err = ((e as { cause?: Error }).cause ?? e) as Error;
+    await settle();
     // The stack's rule on failed executions sends each target the status change event.
     const event = {
       version: '0',
@@ -329,6 +339,7 @@ export async function runDeployed(
       ...s3Log(),
     };
   } finally {
+    await settle();
     await proxy?.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
