@@ -10,15 +10,11 @@
  *   [--rows-per-part 2000000] [--shape adult|registry]` (runs are kept per size and part size)
  * (registry: the near-unique table of bench/registry-sample.ts; results in deployed-registry.json)
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bundleHandlers } from '../infra/bundle.ts';
 import { DEFAULT_ROWS_PER_PART } from '../src/pipeline/states/types.ts';
-import { storeResolver } from '../src/pipeline/storage/index.ts';
-import { LocalS3 } from '../test/e2e/serverless-s3rver.ts';
-import { type Invocation, runDeployed, synthesizeDeployed } from '../test/harness/deployed.ts';
+import { deployLocally, type Invocation, runDeployed } from '../test/harness/deployed.ts';
 import { sampled } from './adult-sample.ts';
 import { registrySample } from './registry-sample.ts';
 import { machineInfo, table } from './scale.ts';
@@ -37,14 +33,7 @@ const sizes = values.rows.split(',').map(Number);
 const rowsPerShard = values['rows-per-shard'];
 const rowsPerPart = Number(values['rows-per-part']);
 
-const codeDir = mkdtempSync(join(os.tmpdir(), 'ppdp-bench-code-'));
-bundleHandlers(codeDir);
-// The stack's three buckets as one: the bench measures the states, not the bucket layout.
-const deployed = synthesizeDeployed(codeDir, () => 'ppdp-bench');
-const s3 = new LocalS3('ppdp-bench');
-await s3.start();
-const stores = storeResolver(s3.options({ maxAttempts: 3 }));
-const { store } = await stores.open('s3://ppdp-bench/');
+const { deployed, s3, store, dispose } = await deployLocally('ppdp-bench', { maxAttempts: 3 });
 
 interface StateFigures {
   invocations: number;
@@ -126,9 +115,7 @@ try {
     await store.delete((await store.list(`inbox/${name}/`)).map((o) => o.key));
   }
 } finally {
-  stores.close();
-  await s3.dispose();
-  rmSync(codeDir, { recursive: true, force: true });
+  await dispose();
 }
 
 // Runs accumulate per size: a run replaces an earlier one of the same size and keeps the others,

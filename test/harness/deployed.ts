@@ -5,24 +5,36 @@
  * Step Functions engine with
  * - every Task bound to its function's bundled handler (dist/lambda/*.mjs), each invocation
  *   in a fresh Node process (test/harness/lambda-runtime.mjs) with a Lambda-like event,
- *   context and environment, held to the function's configured memory (peak RSS over the
- *   size fails the invocation as Lambda's out-of-memory does) and timeout;
+ *   context and environment, held to the function's configured memory (its resident memory is
+ *   watched while it runs and the process killed the moment it passes the size, answering
+ *   Runtime.OutOfMemory as Lambda does) and timeout (killed, Sandbox.Timedout);
  * - every Distributed Map read through its ItemReader: the items are the JSON array in the S3
  *   object the definition names, fetched with a real GetObject from the S3-protocol server.
  *   (The local engine has no Distributed Map: `localDefinition` turns it into that reader
  *   followed by an inline Map over the items, with the same ItemSelector and processor.)
+ * - the stack's rule on failed executions: an execution that fails is sent, as the rule's
+ *   EventBridge event, to the functions the rule targets (ReportFailure).
  * Nothing of ppdp runs in the test's own process but the engine and the S3 reads of items.
+ *
+ * Faults, for tests (all bounded, loopback only): an invocation killed or timed out, a state's
+ * memory or timeout overridden, S3 requests hung or answered 503 by a proxy in front of the
+ * server (test/harness/s3-faults.ts), and a hook after a state completes (to alter work files).
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
+import { bundleHandlers } from '../../infra/bundle.ts';
 import { APP_CONTEXT } from '../../infra/config.ts';
 import { ReleaseStack } from '../../infra/stacks/release-stack.ts';
 import { type AslDefinition, type AslState, localDefinition } from '../../src/pipeline/definition.ts';
 import { localStateMachine, runBound } from '../../src/pipeline/engine.ts';
+import { type Store, storeResolver } from '../../src/pipeline/storage/index.ts';
 import type { S3StoreOptions } from '../../src/pipeline/storage/s3.ts';
+import { LocalS3 } from '../e2e/serverless-s3rver.ts';
+import { type S3FaultLog, S3FaultProxy, type S3FaultRule } from './s3-faults.ts';
 
 const RUNTIME = new URL('./lambda-runtime.mjs', import.meta.url).pathname;
 const ITEM_READER = 'arn:aws:states:::s3:getObject';
@@ -45,6 +57,8 @@ export interface DeployedApp {
   readonly codeDir: string;
   /** The stack's outputs (bucket names as the local buckets are named). */
   readonly outputs: Readonly<Record<string, string>>;
+  /** Functions (by ARN) a rule sends the state machine's execution status changes to. */
+  readonly onExecutionStatus: readonly string[];
 }
 
 /** One invocation of a function, as measured. */
@@ -56,6 +70,8 @@ export interface Invocation {
   readonly memoryMiB: number;
   readonly ok: boolean;
   readonly errorType?: string;
+  /** Why the harness killed the process: over its memory, past its timeout, or an injected fault. */
+  readonly killed?: 'memory' | 'timeout' | 'fault';
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation template JSON
@@ -137,7 +153,28 @@ export function synthesizeDeployed(
     const v = value(o.Value);
     if (v !== undefined) outputs[name] = v;
   }
-  return { definition: JSON.parse(text) as AslDefinition, functions, codeDir, outputs };
+  return {
+    definition: JSON.parse(text) as AslDefinition,
+    functions,
+    codeDir,
+    outputs,
+    onExecutionStatus: statusTargets(resources, functions),
+  };
+}
+
+/** The functions EventBridge rules on Step Functions execution status changes invoke. */
+function statusTargets(resources: [string, Cfn][], functions: ReadonlyMap<string, DeployedFunction>) {
+  const out: string[] = [];
+  for (const [, r] of resources) {
+    const detail = r.Properties?.EventPattern?.['detail-type'];
+    if (r.Type !== 'AWS::Events::Rule' || !detail?.includes('Step Functions Execution Status Change'))
+      continue;
+    for (const t of r.Properties.Targets ?? []) {
+      const target = t.Arn?.['Fn::GetAtt']?.[0];
+      if (target && functions.has(fakeArn(target))) out.push(fakeArn(target));
+    }
+  }
+  return out;
 }
 
 /** Every Task state of a definition (Map processors included), by state name. */
@@ -150,6 +187,23 @@ function taskStates(states: Record<string, AslState>, out = new Map<string, AslS
   return out;
 }
 
+/** A fault in one invocation of a state. */
+export interface InvocationFault {
+  /** Which invocation of the state, counted from 1 over the execution (retries included). */
+  readonly invocation: number;
+  /** SIGKILL the process this long after it starts (0: at once): Runtime.ExitError. */
+  readonly killAfterMs?: number;
+  /** This invocation's timeout instead of the function's: Sandbox.Timedout past it. */
+  readonly timeoutMs?: number;
+}
+
+/** What a hook after a state is told: the work area and the state's output. */
+export interface StateDone {
+  /** The run's work area (`plan.work`, an s3:// URL ending in `/`). */
+  readonly work: string;
+  readonly output: unknown;
+}
+
 export interface DeployedRunOptions {
   /** The S3-protocol server every function and item reader talks to. */
   readonly s3: S3StoreOptions;
@@ -160,12 +214,23 @@ export interface DeployedRunOptions {
   /** Wait before a Retry, in ms (default 50). */
   readonly retryIntervalMs?: number;
   /**
-   * Fail an invocation whose peak memory passes its function's size, as Lambda would (default
-   * true). A benchmark turns it off to measure what each state would need.
+   * Kill an invocation the moment its resident memory passes its function's size, as Lambda
+   * would (default true). A benchmark turns it off to measure what each state would need.
    */
   readonly enforceMemory?: boolean;
   /** The execution's name (`$$.Execution.Name`; default: a new one), as Step Functions gives it. */
   readonly executionName?: string;
+  /** Per state: its function's memory (MiB) or timeout (s) instead of the template's. */
+  readonly functionOverrides?: Record<string, { memoryMiB?: number; timeoutSeconds?: number }>;
+  /** Per state: faults in given invocations. */
+  readonly faults?: Record<string, InvocationFault | readonly InvocationFault[]>;
+  /** S3 requests of the functions hung or refused, through a proxy in front of the server. */
+  readonly s3Faults?: readonly S3FaultRule[];
+  /**
+   * Per top-level state (a Map state's name for the whole map): awaited after the state
+   * completes, before the next starts.
+   */
+  readonly afterState?: Record<string, (done: StateDone) => Promise<void>>;
 }
 
 export interface DeployedRun {
@@ -173,6 +238,35 @@ export interface DeployedRun {
   readonly output?: unknown;
   readonly error?: { name: string; message: string };
   readonly invocations: readonly Invocation[];
+  /** Invocations by the rule on failed executions (after the execution ended). */
+  readonly ruleInvocations: readonly Invocation[];
+  /** The S3 requests the fault proxy saw, with what it did to each (when s3Faults were given). */
+  readonly s3Log?: readonly S3FaultLog[];
+}
+
+const hookName = (state: string) => `HarnessAfter${state}`;
+
+/** Each after-state hook as a Task of its own between the state and its successor. */
+function withHooks(def: AslDefinition, hooks: readonly string[]): AslDefinition {
+  const states = { ...def.States };
+  for (const name of hooks) {
+    const st = states[name];
+    if (!st?.Next) throw new Error(`afterState: ${name} is not a top-level state with a successor`);
+    states[hookName(name)] = {
+      Type: 'Task',
+      Resource: fakeArn(hookName(name)),
+      ResultPath: null,
+      Next: st.Next,
+    };
+    states[name] = { ...st, Next: hookName(name) };
+  }
+  return { ...def, States: states };
+}
+
+/** An X-Ray trace header, as Step Functions gives every invocation of one traced execution. */
+function traceHeader(): string {
+  const time = Math.floor(Date.now() / 1000).toString(16);
+  return `Root=1-${time}-${randomBytes(12).toString('hex')};Parent=${randomBytes(8).toString('hex')};Sampled=1`;
 }
 
 /** Starts an execution of the deployed state machine and waits for it to end. */
@@ -181,29 +275,77 @@ export async function runDeployed(
   input: unknown,
   options: DeployedRunOptions,
 ): Promise<DeployedRun> {
-  const local = localDefinition(deployed.definition, options.mapConcurrency ?? 2);
+  const hooks = options.afterState ?? {};
+  const local = withHooks(
+    localDefinition(deployed.definition, options.mapConcurrency ?? 2),
+    Object.keys(hooks),
+  );
   const invocations: Invocation[] = [];
   const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
   const scratch = mkdtempSync(join(tmpdir(), 'ppdp-lambda-run-'));
+  const proxy = options.s3Faults
+    ? await S3FaultProxy.start(options.s3.endpoint ?? '', options.s3Faults)
+    : undefined;
+  const started = new Map<string, number>();
+  // A failed Map item ends the execution while its siblings still run, as in AWS, where an
+  // invocation runs to its end whatever becomes of the execution: the run ends with them.
+  const running = new Set<Promise<Answer>>();
+  const settle = async () => {
+    while (running.size > 0) await Promise.allSettled([...running]);
+  };
   let requests = 0;
+  const call = (state: string, fn: DeployedFunction, event: unknown, trace: string, into: Invocation[]) => {
+    const n = (started.get(state) ?? 0) + 1;
+    started.set(state, n);
+    const faults = options.faults?.[state];
+    const fault = (Array.isArray(faults) ? faults : [faults]).find((f) => f?.invocation === n);
+    const o = options.functionOverrides?.[state];
+    const sized = { ...fn, ...(o?.memoryMiB ? { memoryMiB: o.memoryMiB } : {}) };
+    const timeoutMs = fault?.timeoutMs ?? (o?.timeoutSeconds ?? fn.timeoutSeconds) * 1000;
+    const run: InvocationRun = {
+      fn: sized,
+      timeoutMs,
+      killAfterMs: fault?.killAfterMs,
+      requestId: `req-${++requests}`,
+      env: {
+        _X_AMZN_TRACE_ID: trace,
+        ...(proxy ? { PPDP_S3_ENDPOINT: proxy.endpoint } : {}),
+      },
+    };
+    const invocation = invoke(deployed.codeDir, event, options, scratch, run).then((answer) => {
+      into.push({
+        state,
+        function: fn.logicalId,
+        ms: answer.ms,
+        peakMiB: answer.peakMiB,
+        memoryMiB: sized.memoryMiB,
+        ok: answer.ok,
+        ...(answer.ok ? {} : { errorType: answer.error.errorType }),
+        ...(answer.killed ? { killed: answer.killed } : {}),
+      });
+      return answer;
+    });
+    running.add(invocation);
+    return invocation.finally(() => running.delete(invocation));
+  };
+  const trace = traceHeader();
   for (const [state, st] of taskStates(local.States)) {
     if (st.Resource === ITEM_READER) {
       handlers[state] = (params) => readItems(params as { Bucket: string; Key: string }, options.s3);
       continue;
     }
+    const hook = Object.keys(hooks).find((h) => hookName(h) === state);
+    if (hook) {
+      handlers[state] = async (output) => {
+        await hooks[hook]!({ work: (output as { plan: { work: string } }).plan.work, output });
+        return null;
+      };
+      continue;
+    }
     const fn = deployed.functions.get(st.Resource);
     if (!fn) throw new Error(`state ${state}: no function deploys ${st.Resource}`);
     handlers[state] = async (event) => {
-      const answer = await invoke(deployed.codeDir, fn, event, options, scratch, `req-${++requests}`);
-      invocations.push({
-        state,
-        function: fn.logicalId,
-        ms: answer.ms,
-        peakMiB: answer.peakMiB,
-        memoryMiB: fn.memoryMiB,
-        ok: answer.ok,
-        ...(answer.ok ? {} : { errorType: answer.error.errorType }),
-      });
+      const answer = await call(state, fn, event, trace, invocations);
       if (answer.ok) return answer.result;
       // Step Functions names a Lambda error by its errorType; the Cause is the JSON answer.
       const err = new Error(JSON.stringify(answer.error));
@@ -212,6 +354,8 @@ export async function runDeployed(
     };
   }
   const machine = await localStateMachine(local);
+  const ruleInvocations: Invocation[] = [];
+  const s3Log = () => (proxy ? { s3Log: proxy.log } : {});
   try {
     const output = await runBound(
       machine,
@@ -220,12 +364,32 @@ export async function runDeployed(
       options.retryIntervalMs ?? 50,
       options.executionName,
     );
-    return { ok: true, output, invocations };
+    await settle();
+    return { ok: true, output, invocations, ruleInvocations, ...s3Log() };
   } catch (e) {
     // The engine wraps the error the execution ended with (a Fail state's, or a Task's).
     const err = ((e as { cause?: Error }).cause ?? e) as Error;
-    return { ok: false, error: { name: err.name, message: err.message }, invocations };
+    await settle();
+    // The stack's rule on failed executions sends each target the status change event.
+    const event = {
+      version: '0',
+      source: 'aws.states',
+      'detail-type': 'Step Functions Execution Status Change',
+      detail: { status: 'FAILED', input: JSON.stringify(input), error: err.name, cause: err.message },
+    };
+    for (const arn of deployed.onExecutionStatus) {
+      await call('OnExecutionFailed', deployed.functions.get(arn)!, event, traceHeader(), ruleInvocations);
+    }
+    return {
+      ok: false,
+      error: { name: err.name, message: err.message },
+      invocations,
+      ruleInvocations,
+      ...s3Log(),
+    };
   } finally {
+    await settle();
+    await proxy?.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
 }
@@ -245,7 +409,13 @@ export async function invokeFunction(
   if (!fn) throw new Error(`no function deploys ${handler}`);
   const scratch = mkdtempSync(join(tmpdir(), 'ppdp-lambda-call-'));
   try {
-    const answer = await invoke(deployed.codeDir, fn, event, options, scratch, `call-${++calls}`);
+    const answer = await invoke(deployed.codeDir, event, options, scratch, {
+      fn,
+      timeoutMs: fn.timeoutSeconds * 1000,
+      killAfterMs: undefined,
+      requestId: `call-${++calls}`,
+      env: {},
+    });
     return answer.ok ? { ok: true, result: answer.result } : { ok: false, error: answer.error };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -274,24 +444,48 @@ async function readItems(params: { Bucket: string; Key: string }, s3: DeployedRu
   }
 }
 
-type Answer =
-  | { ok: true; result: unknown; peakMiB: number; ms: number }
-  | {
-      ok: false;
-      error: { errorType: string; errorMessage: string; trace: string[] };
-      peakMiB: number;
-      ms: number;
-    };
+/** What lambda-runtime.mjs writes: the handler's result or error, and its peak memory. */
+type RuntimeAnswer = (
+  | { ok: true; result: unknown }
+  | { ok: false; error: { errorType: string; errorMessage: string; trace: string[] } }
+) & { peakMiB: number };
+type Answer = RuntimeAnswer & { ms: number; killed?: Invocation['killed'] };
 
-/** One invocation in a fresh process, held to the function's memory size and timeout. */
+/** One invocation as the harness makes it: the function (sized), its limits and faults. */
+interface InvocationRun {
+  readonly fn: DeployedFunction;
+  readonly timeoutMs: number;
+  readonly killAfterMs: number | undefined;
+  readonly requestId: string;
+  /** Environment set by the service (trace header) or a fault (the S3 proxy's address). */
+  readonly env: Record<string, string>;
+}
+
+/** Resident memory of a process in MiB (VmRSS), or undefined once it is gone. */
+function residentMiB(pid: number): number | undefined {
+  try {
+    const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How often a running invocation's resident memory is read. */
+const MEMORY_POLL_MS = 10;
+
+/**
+ * One invocation in a fresh process, held to the function's memory size (polled, killed at
+ * once past it) and timeout.
+ */
 function invoke(
   codeDir: string,
-  fn: DeployedFunction,
   event: unknown,
   options: DeployedRunOptions,
   scratch: string,
-  requestId: string,
+  run: InvocationRun,
 ): Promise<Answer> {
+  const { fn, requestId, timeoutMs } = run;
   const eventFile = join(scratch, `${requestId}.event.json`);
   const answerFile = join(scratch, `${requestId}.answer.json`);
   const tmp = mkdtempSync(join(scratch, `${requestId}-tmp-`));
@@ -313,11 +507,13 @@ function invoke(
     PPDP_HARNESS_EVENT: eventFile,
     PPDP_HARNESS_ANSWER: answerFile,
     PPDP_HARNESS_REQUEST_ID: requestId,
-    PPDP_HARNESS_TIMEOUT_MS: String(fn.timeoutSeconds * 1000),
+    PPDP_HARNESS_TIMEOUT_MS: String(timeoutMs),
+    ...run.env,
     ...options.env,
   };
+  const enforce = options.enforceMemory !== false;
   // Lambda's Node runtime sizes the old space from the function's memory the same way.
-  const heap = options.enforceMemory === false ? 16_384 : Math.floor(fn.memoryMiB * 0.9);
+  const heap = enforce ? Math.floor(fn.memoryMiB * 0.9) : 16_384;
   const t0 = performance.now();
   return new Promise<Answer>((resolve, reject) => {
     const child = spawn(process.execPath, [`--max-old-space-size=${heap}`, RUNTIME], {
@@ -329,41 +525,95 @@ function invoke(
     child.stderr!.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-4000);
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), fn.timeoutSeconds * 1000);
+    let killed: Invocation['killed'];
+    const kill = (why: NonNullable<Invocation['killed']>) => {
+      if (killed || child.exitCode !== null) return;
+      killed = why;
+      child.kill('SIGKILL');
+    };
+    // Lambda stops a function the moment it passes its memory: watched here, not judged after.
+    let peakMiB = 0;
+    const watch = setInterval(() => {
+      const rss = child.pid === undefined ? undefined : residentMiB(child.pid);
+      if (rss === undefined) return;
+      peakMiB = Math.max(peakMiB, rss);
+      if (enforce && rss > fn.memoryMiB) kill('memory');
+    }, MEMORY_POLL_MS);
+    const timer = setTimeout(() => kill('timeout'), timeoutMs);
+    const faultTimer =
+      run.killAfterMs === undefined ? undefined : setTimeout(() => kill('fault'), run.killAfterMs);
     child.on('error', reject);
     child.on('exit', (code, signal) => {
+      clearInterval(watch);
       clearTimeout(timer);
+      clearTimeout(faultTimer);
       const ms = performance.now() - t0;
       rmSync(tmp, { recursive: true, force: true });
-      let answer: Omit<Answer, 'ms'> | undefined;
+      let answer: RuntimeAnswer | undefined;
       try {
         answer = JSON.parse(readFileSync(answerFile, 'utf8'));
       } catch {
         answer = undefined;
       }
-      if (!answer) {
-        const timedOut = signal === 'SIGKILL' && ms >= fn.timeoutSeconds * 1000;
-        const errorType = timedOut ? 'Sandbox.Timedout' : 'Runtime.ExitError';
-        const errorMessage = timedOut
-          ? `Task timed out after ${fn.timeoutSeconds} seconds`
-          : `Runtime exited with ${signal ?? `code ${code}`}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`;
-        resolve({ ok: false, error: { errorType, errorMessage, trace: [] }, peakMiB: 0, ms });
-        return;
+      // The process's own high-water mark catches a peak between two reads.
+      peakMiB = Math.max(peakMiB, answer?.peakMiB ?? 0);
+      const failed = (errorType: string, errorMessage: string) =>
+        resolve({ ok: false, error: { errorType, errorMessage, trace: [] }, peakMiB, ms, killed });
+      // Past the size between two reads, and yet ended: Lambda would have stopped it too.
+      if (killed === 'memory' || (enforce && peakMiB > fn.memoryMiB)) {
+        failed(
+          'Runtime.OutOfMemory',
+          `RequestId: ${requestId} Error: Runtime exited with error: signal: killed`,
+        );
+      } else if (answer) {
+        resolve({ ...answer, peakMiB, ms, killed });
+      } else if (killed === 'timeout') {
+        failed(
+          'Sandbox.Timedout',
+          `${requestId} Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`,
+        );
+      } else {
+        const how = signal ? `signal: ${signal === 'SIGKILL' ? 'killed' : signal}` : `exit status ${code}`;
+        const last = stderr.trim().split('\n').slice(-3).join(' | ');
+        failed(
+          'Runtime.ExitError',
+          `RequestId: ${requestId} Error: Runtime exited with error: ${how}${last ? ` (${last})` : ''}`,
+        );
       }
-      if (answer.peakMiB > fn.memoryMiB && options.enforceMemory !== false) {
-        resolve({
-          ok: false,
-          error: {
-            errorType: 'Runtime.OutOfMemory',
-            errorMessage: `peak memory ${Math.round(answer.peakMiB)} MiB above the function's ${fn.memoryMiB} MiB`,
-            trace: [],
-          },
-          peakMiB: answer.peakMiB,
-          ms,
-        });
-        return;
-      }
-      resolve({ ...answer, ms } as Answer);
     });
   });
+}
+
+/** The stack deployed on this machine: its functions bundled, its template read, s3rver started. */
+export interface LocalDeployment {
+  readonly deployed: DeployedApp;
+  readonly s3: LocalS3;
+  /** The bucket, as ppdp's store. */
+  readonly store: Store;
+  dispose(): Promise<void>;
+}
+
+export async function deployLocally(
+  bucket: string,
+  s3Options: Partial<S3StoreOptions> = {},
+): Promise<LocalDeployment> {
+  const codeDir = mkdtempSync(join(tmpdir(), 'ppdp-deployed-code-'));
+  bundleHandlers(codeDir);
+  // The stack's three buckets as one: what runs here is the states, not the bucket layout
+  // (test/e2e/deployed.test.ts runs the three apart).
+  const deployed = synthesizeDeployed(codeDir, () => bucket);
+  const s3 = new LocalS3(bucket);
+  await s3.start();
+  const resolver = storeResolver(s3.options(s3Options));
+  const { store } = await resolver.open(`s3://${bucket}/`);
+  return {
+    deployed,
+    s3,
+    store,
+    async dispose() {
+      resolver.close();
+      await s3.dispose();
+      rmSync(codeDir, { recursive: true, force: true });
+    },
+  };
 }

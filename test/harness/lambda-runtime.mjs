@@ -2,8 +2,9 @@
 // handler module named by the function's Handler setting (`<file>.<export>`) from the task
 // root, call it with the event and a context, and answer with the result or with the error
 // in Lambda's own shape ({ errorType, errorMessage, trace }). The answer goes to the file named
-// by PPDP_HARNESS_ANSWER with the process's peak resident memory, so the caller can hold the
-// invocation to the function's configured memory size.
+// by PPDP_HARNESS_ANSWER with the process's peak resident memory: the harness watches the
+// process's memory while it runs (and kills it past the function's size), and this high-water
+// mark catches a peak between two of its reads.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -173,6 +173,7 @@ export class LocalStepFunctions {
         ok: false,
         error: { name: REPORTED_FAILURE, message: e.cause ?? '' },
         invocations: [],
+        ruleInvocations: [],
       });
     } else this.run(e);
     return { status: 200, body: { redriveDate: Date.now() / 1000 } };
@@ -182,7 +183,12 @@ export class LocalStepFunctions {
     e.done = runDeployed(this.deployed, JSON.parse(e.input), { ...this.options, executionName: e.name }).then(
       (run) => this.stop(e, run),
       (err: Error) =>
-        this.stop(e, { ok: false, error: { name: 'States.Runtime', message: err.message }, invocations: [] }),
+        this.stop(e, {
+          ok: false,
+          error: { name: 'States.Runtime', message: err.message },
+          invocations: [],
+          ruleInvocations: [],
+        }),
     );
   }
 
