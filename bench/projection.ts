@@ -113,7 +113,8 @@ function projected(pick: (m: Measured) => number, state: string): (n: number) =>
 function spread(state: string): { spread: number; rowsPerPart: number; sizes: number } {
   const byPart = new Map<number, Run[]>();
   for (const r of measured.runs) byPart.set(partsOf(r), [...(byPart.get(partsOf(r)) ?? []), r]);
-  const [rowsPerPart, same] = [...byPart].sort((a, b) => b[1].length - a[1].length)[0]!;
+  // The most sizes; among as many, the smallest parts (every table holds whole ones).
+  const [rowsPerPart, same] = [...byPart].sort((a, b) => b[1].length - a[1].length || a[0] - b[0])[0]!;
   const peaks = same.map((r) => r.states[state]!.peakMiB);
   return { spread: Math.max(...peaks) / Math.min(...peaks), rowsPerPart, sizes: same.length };
 }
