@@ -216,25 +216,22 @@ function* readOpenParquet(
   const file = basename(path);
   const metadata = readMetadata(path, input);
   const plans = planColumns(file, metadata);
-  const total = Number(metadata.num_rows);
+  const encoders = plans.map((plan) => new ColumnEncoder(file, plan, nulls === 'missing'));
   const shards = new ShardAssembler(
     plans.map((p) => p.name),
     rowsPerShard,
     path,
     ';',
-    total,
+    Number(metadata.num_rows),
+    encoders.map((e) => e.dictionary),
   );
   let groupStart = 0;
   for (const group of metadata.row_groups) {
     const rows = Number(group.num_rows);
     if (rows === 0) continue;
     if (group.columns.length !== plans.length) throw corruptFile(file);
-    const columns = plans.map((plan, i) => {
-      const encoder = new GroupEncoder(file, plan, rows, groupStart, nulls === 'missing');
-      encoder.read(path, input, group.columns[i]!);
-      return encoder.result();
-    });
-    yield* shards.add({ rowCount: rows, columns, remaps: shards.remaps() });
+    const codes = encoders.map((e, i) => e.read(path, input, group.columns[i]!, groupStart, rows));
+    yield* shards.addCoded(codes, rows);
     groupStart += rows;
   }
   const last = shards.finish();
@@ -250,37 +247,44 @@ function* readOpenParquet(
 
 type Key = number | bigint | boolean | string;
 
-/** Encodes one column chunk (one column of one row group) to codes of a dictionary of its own. */
-class GroupEncoder {
-  private readonly codes: Int32Array;
-  private at = 0;
+/**
+ * Encodes one column, a column chunk (its part of a row group) at a time, to codes in order of
+ * first appearance.
+ */
+class ColumnEncoder {
   /** Strings by their bytes; other kinds by value. */
   private readonly strings = new ByteDictionary();
   private readonly entries: string[] = [];
   private readonly index = new Map<Key, number>();
   /** The last page's bytes as a Buffer, for the string dictionary's lookups. */
   private bytes: Buffer = Buffer.alloc(0);
+  /** The chunk being read: its codes, rows filled, first row in the file (0-based). */
+  private codes = new Int32Array(0);
+  private at = 0;
+  private groupStart = 0;
 
   constructor(
     private readonly file: string,
     private readonly plan: ColumnPlan,
-    private readonly rows: number,
-    /** The row group's first row in the file (0-based). */
-    private readonly groupStart: number,
     private readonly nullsAsMissing: boolean,
-  ) {
+  ) {}
+
+  /** The values by code (grows as chunks are read). */
+  get dictionary(): string[] {
+    return this.plan.kind === 'string' ? this.strings.values : this.entries;
+  }
+
+  /** Reads a column chunk of `rows` rows from `groupStart` on, a page at a time, to codes. */
+  read(
+    path: string,
+    input: InputFile,
+    chunk: { meta_data?: ColumnMetaData; file_path?: string },
+    groupStart: number,
+    rows: number,
+  ): Int32Array {
     this.codes = new Int32Array(rows);
-  }
-
-  result(): { dictionary: string[]; codes: Int32Array } {
-    return {
-      dictionary: this.plan.kind === 'string' ? this.strings.values : this.entries,
-      codes: this.codes,
-    };
-  }
-
-  /** Reads the chunk's pages, one at a time, into the codes. */
-  read(path: string, input: InputFile, chunk: { meta_data?: ColumnMetaData; file_path?: string }): void {
+    this.at = 0;
+    this.groupStart = groupStart;
     const meta = chunk.meta_data;
     if (!meta || chunk.file_path) throw this.corrupt();
     if (!CODECS.has(meta.codec)) {
@@ -297,30 +301,43 @@ class GroupEncoder {
     readAt(path, input, bytes, start);
     const decoder: ColumnDecoder = { ...this.plan.decoder, codec: meta.codec };
     const reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
-    let dictionary: DecodedArray | undefined;
+    // Dictionary-encoded pages are read as indexes (decoded as plain INT32 values), each
+    // dictionary entry coded once on first use, instead of one decoded value per row.
+    const indexes: ColumnDecoder = {
+      ...decoder,
+      element: { ...decoder.element, type: 'INT32', converted_type: undefined, logical_type: undefined },
+    };
+    let entries: DecodedArray | undefined;
+    let remap = new Int32Array(0);
     try {
-      while (this.at < this.rows) {
+      while (this.at < this.codes.length) {
         if (reader.offset >= bytes.length) throw this.corrupt();
         const header = parquetHeader(reader);
         if (header.type === 'INDEX_PAGE') {
           reader.offset += header.compressed_page_size;
         } else if (header.type === 'DICTIONARY_PAGE') {
           const page = readPage(reader, header, decoder, undefined, undefined, 0).data;
-          if (page) dictionary = convert(page, decoder);
+          if (!page) throw this.corrupt();
+          entries = convert(page, decoder);
+          remap = new Int32Array(entries.length).fill(-1);
         } else {
-          const page = readPage(reader, header, decoder, dictionary, undefined, 0).data;
-          if (!page || this.at + page.length > this.rows) throw this.corrupt();
-          this.add(page);
+          const encoding = (header.data_page_header ?? header.data_page_header_v2)?.encoding ?? '';
+          const coded = entries !== undefined && encoding.endsWith('_DICTIONARY');
+          const page = readPage(reader, header, coded ? indexes : decoder, undefined, undefined, 0).data;
+          if (!page || this.at + page.length > this.codes.length) throw this.corrupt();
+          if (coded) this.addIndexes(page, entries!, remap);
+          else this.add(page);
         }
       }
     } catch (err) {
       if (err instanceof InputError) throw err;
       throw this.corrupt();
     }
+    return this.codes;
   }
 
   private rowRange(): string {
-    return `${this.groupStart + 1}–${this.groupStart + this.rows}`;
+    return `${this.groupStart + 1}–${this.groupStart + this.codes.length}`;
   }
 
   private corrupt(): InputError {
@@ -331,8 +348,9 @@ class GroupEncoder {
     );
   }
 
-  /** The code of a non-string cell, by its raw value. */
-  private code(key: Key): number {
+  /** The code of a non-string cell, by its raw value (NaN is the missing value's, as a null's). */
+  private code(value: Key): number {
+    const key = typeof value === 'number' && Number.isNaN(value) ? '' : value;
     let code = this.index.get(key);
     if (code === undefined) {
       code = this.entries.push(this.text(key)) - 1;
@@ -352,24 +370,44 @@ class GroupEncoder {
     }
   }
 
+  /** The code of a raw value: a string's bytes, or a number, bigint or boolean. */
+  private valueCode(v: Key | Uint8Array): number {
+    if (!(v instanceof Uint8Array)) return this.code(v);
+    if (v.buffer !== this.bytes.buffer) this.bytes = Buffer.from(v.buffer);
+    return this.strings.codeOf(this.bytes, v.byteOffset, v.byteOffset + v.length);
+  }
+
+  private missing(i: number): number {
+    if (!this.nullsAsMissing) throw nullError(this.file, this.plan.name, this.groupStart + this.at + i);
+    return this.plan.kind === 'string' ? this.strings.codeOf(this.bytes, 0, 0) : this.code('');
+  }
+
   private add(values: DecodedArray): void {
     const codes = this.codes;
     const at = this.at;
-    const strings = this.plan.kind === 'string';
     for (let i = 0; i < values.length; i++) {
       const v = values[i] as Key | Uint8Array | null | undefined;
-      if (v === null || v === undefined) {
-        if (!this.nullsAsMissing) throw nullError(this.file, this.plan.name, this.groupStart + at + i);
-        codes[at + i] = strings ? this.strings.codeOf(this.bytes, 0, 0) : this.code('');
-      } else if (strings) {
-        const b = v as Uint8Array;
-        if (b.buffer !== this.bytes.buffer) this.bytes = Buffer.from(b.buffer);
-        codes[at + i] = this.strings.codeOf(this.bytes, b.byteOffset, b.byteOffset + b.length);
-      } else {
-        codes[at + i] = this.code(v as Key);
-      }
+      codes[at + i] = v === null || v === undefined ? this.missing(i) : this.valueCode(v);
     }
     this.at += values.length;
+  }
+
+  /** Rows of a dictionary-encoded page: indexes into `entries`, whose codes `remap` keeps. */
+  private addIndexes(indexes: DecodedArray, entries: DecodedArray, remap: Int32Array): void {
+    const codes = this.codes;
+    const at = this.at;
+    for (let i = 0; i < indexes.length; i++) {
+      const idx = indexes[i] as number | null | undefined;
+      if (idx === null || idx === undefined) {
+        codes[at + i] = this.missing(i);
+        continue;
+      }
+      if (!(idx >= 0 && idx < remap.length)) throw this.corrupt();
+      let code = remap[idx]!;
+      if (code < 0) code = remap[idx] = this.valueCode(entries[idx] as Key | Uint8Array);
+      codes[at + i] = code;
+    }
+    this.at += indexes.length;
   }
 }
 

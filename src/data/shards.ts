@@ -1,8 +1,8 @@
 /**
- * Shards assembled from pieces coded against dictionaries of their own (a Parquet row group, a
- * file of a folder input): each piece's codes are mapped to one shared dictionary per column,
- * whose codes are given in order of first use, so the shards read exactly as one CSV of the
- * same rows would (same dictionaries, same codes, whatever the pieces or the shard size).
+ * Shards assembled from pieces (a Parquet row group, a file of a folder input), coded against
+ * one dictionary per column whose codes are given in order of first use, so the shards read
+ * exactly as one CSV of the same rows would (same dictionaries, same codes, whatever the pieces
+ * or the shard size). A piece coded against a dictionary of its own is mapped to the shared one.
  */
 import type { EncodedTable, RowOrigin } from './table.ts';
 
@@ -57,10 +57,18 @@ export interface Piece {
   readonly origin?: { readonly source: string; readonly firstRow: number };
 }
 
-/** Collects pieces' rows into shards of `rowsPerShard` rows over shared dictionaries. */
+/**
+ * Collects rows into shards of `rowsPerShard` rows, coded against one dictionary per column whose
+ * codes are given in order of first use: a shard's dictionaries are the values its rows and the
+ * rows before use, so they are a prefix of the next shard's.
+ */
 export class ShardAssembler {
-  readonly dictionaries: SharedDictionary[];
+  /** Per column: the values by code (may run ahead of the rows added so far). */
+  private readonly values: (readonly string[])[];
+  private readonly shared: SharedDictionary[] = [];
   private codes: Int32Array[];
+  /** Per column: the largest code added so far. */
+  private readonly top: Int32Array;
   private rows = 0;
   private origins: RowOrigin[] = [];
 
@@ -71,33 +79,58 @@ export class ShardAssembler {
     private readonly delimiter: string,
     /** Rows expected in all, when known: the first shard's arrays are sized once. */
     expected = 0,
+    /** Per column, the values by code of rows given to addCoded; without, add maps pieces to dictionaries of its own. */
+    values?: (readonly string[])[],
   ) {
-    this.dictionaries = names.map(() => new SharedDictionary());
+    if (values) this.values = values;
+    else {
+      this.shared = names.map(() => new SharedDictionary());
+      this.values = this.shared.map((d) => d.values);
+    }
     const capacity = Math.min(rowsPerShard, Math.max(expected, 1024));
     this.codes = names.map(() => new Int32Array(capacity));
+    this.top = new Int32Array(names.length).fill(-1);
   }
 
   /** Remaps for a new piece dictionary, one per column. */
   remaps(): Remap[] {
-    return this.dictionaries.map((d) => new Remap(d));
+    return this.shared.map((d) => new Remap(d));
   }
 
-  /** Adds a piece's rows; yields each shard it completes. */
-  *add(piece: Piece): Generator<EncodedTable, void, undefined> {
-    for (let from = 0; from < piece.rowCount; ) {
-      const n = Math.min(piece.rowCount - from, this.rowsPerShard - this.rows);
+  /** Adds a piece's rows, mapped to the shared dictionaries; yields each shard it completes. */
+  add(piece: Piece): Generator<EncodedTable, void, undefined> {
+    return this.fill(piece.rowCount, piece.origin, (i, from, to, out, at) => {
+      const col = piece.columns[i]!;
+      piece.remaps[i]!.apply(col.dictionary, col.codes, from, to, out, at);
+      this.top[i] = this.shared[i]!.values.length - 1;
+    });
+  }
+
+  /**
+   * Adds rows already coded against the constructor's `values` (codes given in order of first
+   * use); yields each shard they complete.
+   */
+  addCoded(codes: readonly Int32Array[], rowCount: number): Generator<EncodedTable, void, undefined> {
+    return this.fill(rowCount, undefined, (i, from, to, out, at) => {
+      const src = codes[i]!;
+      let top = this.top[i]!;
+      for (let r = from; r < to; r++) if (src[r]! > top) top = src[r]!;
+      this.top[i] = top;
+      out.set(src.subarray(from, to), at);
+    });
+  }
+
+  private *fill(
+    rowCount: number,
+    origin: Piece['origin'],
+    copy: (column: number, from: number, to: number, out: Int32Array, at: number) => void,
+  ): Generator<EncodedTable, void, undefined> {
+    for (let from = 0; from < rowCount; ) {
+      const n = Math.min(rowCount - from, this.rowsPerShard - this.rows);
       this.reserve(this.rows + n);
-      if (piece.origin) {
-        this.origins.push({
-          source: piece.origin.source,
-          at: this.rows,
-          firstRow: piece.origin.firstRow + from,
-        });
-      }
-      for (let i = 0; i < this.names.length; i++) {
-        const col = piece.columns[i]!;
-        piece.remaps[i]!.apply(col.dictionary, col.codes, from, from + n, this.codes[i]!, this.rows);
-      }
+      if (origin)
+        this.origins.push({ source: origin.source, at: this.rows, firstRow: origin.firstRow + from });
+      for (let i = 0; i < this.names.length; i++) copy(i, from, from + n, this.codes[i]!, this.rows);
       this.rows += n;
       from += n;
       if (this.rows === this.rowsPerShard) yield this.take();
@@ -125,7 +158,7 @@ export class ShardAssembler {
       const codes = this.codes[i]!;
       return {
         name,
-        dictionary: this.dictionaries[i]!.values.slice(),
+        dictionary: this.values[i]!.slice(0, this.top[i]! + 1),
         codes: codes.length === rows ? codes : codes.slice(0, rows),
       };
     });

@@ -5,6 +5,7 @@
  * whatever the shard count.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableFromArrays, tableToIPC } from 'apache-arrow';
@@ -83,6 +84,40 @@ describe('Parquet cells', () => {
     expect(e.message).toBe('nulls.parquet column "zip" row 5: the value is null (missing)');
     expect(e.hint).toMatch(/emptyCells/);
     expect(cells(readParquet(nulls, { nulls: 'missing' })).flat()).toEqual(['1', '2', '3', '4', '', '6']);
+  });
+
+  it('a file from another writer (parquet-wasm: the Rust Parquet writer) reads as the Arrow table it was made from', () => {
+    const n = 50;
+    const source = tableFromArrays({
+      zip: Array.from({ length: n }, (_, i) => (i % 7 === 3 ? null : String(10000 + ((i * 37) % 11)))),
+      id: Array.from({ length: n }, (_, i) => `P${i}`),
+      age: Int32Array.from({ length: n }, (_, i) => 20 + (i % 13)),
+      big: BigInt64Array.from({ length: n }, (_, i) => BigInt(i) * 10_000_000_000n),
+      score: Float64Array.from({ length: n }, (_, i) => (i % 5 === 0 ? Number.NaN : i / 8)),
+      flag: Array.from({ length: n }, (_, i) => i % 3 === 0),
+    });
+    const arrowPath = join(dir, 'rust.arrow');
+    writeFileSync(arrowPath, tableToIPC(source, 'file'));
+    const wasm = createRequire(import.meta.url)('parquet-wasm') as typeof import('parquet-wasm');
+    // Small pages and a small dictionary limit: several pages per chunk, and dictionary-encoded
+    // pages followed by plain ones in the same chunk; data pages of both versions.
+    for (const version of [wasm.WriterVersion.V1, wasm.WriterVersion.V2]) {
+      const props = new wasm.WriterPropertiesBuilder()
+        .setCompression(wasm.Compression.SNAPPY)
+        .setMaxRowGroupSize(16)
+        .setWriteBatchSize(4)
+        .setDataPageSizeLimit(16)
+        .setDictionaryPageSizeLimit(24)
+        .setWriterVersion(version)
+        .build();
+      const path = join(dir, `rust-${version}.parquet`);
+      writeFileSync(path, wasm.writeParquet(wasm.Table.fromIPCStream(tableToIPC(source, 'stream')), props));
+      const parquet = readParquet(path, { nulls: 'missing' });
+      expect(cells(parquet)).toEqual(cells(readArrow(arrowPath, { nulls: 'missing' })));
+      expect(cells(parquet)[3]).toEqual(['', 'P3', '23', '30000000000', '0.375', 'true']);
+      expect(() => readParquet(path)).toThrow(/^rust-\d\.parquet column "zip" row 4: the value is null/);
+      for (const size of [1, 7, 16, 1e9]) checkShards(path, size, { nulls: 'missing' });
+    }
   });
 
   it('DATE is YYYY-MM-DD; TIMESTAMP is ISO 8601 with the fraction it has and Z in UTC', () => {
