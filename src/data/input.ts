@@ -142,8 +142,15 @@ export function isFolder(path: string): boolean {
 }
 
 /**
- * The files a folder input is read from, in sorted name order: every file but those whose name
- * starts with `.` or `_` (hidden files and markers such as `_SUCCESS`).
+ * Whether a folder input reads the file named `name`: not when it starts with `.` or `_`
+ * (hidden files and markers such as `_SUCCESS`).
+ */
+export function readsFile(name: string): boolean {
+  return !name.startsWith('.') && !name.startsWith('_');
+}
+
+/**
+ * The files a folder input is read from, in sorted name order: every file it reads (readsFile).
  * @throws InputError E_INPUT_FOLDER when the folder holds a subfolder or no file.
  */
 export function folderFiles(path: string): string[] {
@@ -156,7 +163,7 @@ export function folderFiles(path: string): string[] {
   }
   const files: string[] = [];
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (e.name.startsWith('.') || e.name.startsWith('_')) continue;
+    if (!readsFile(e.name)) continue;
     if (e.isDirectory()) {
       throw new InputError(
         'E_INPUT_FOLDER',

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableFromArrays, tableToIPC } from 'apache-arrow';
-import { type ColumnSource, parquetWriteBuffer } from 'hyparquet-writer';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readArrow } from '../../src/data/arrow.ts';
 import { digestInput } from '../../src/data/input.ts';
@@ -20,16 +20,13 @@ import { InputError, SpecError } from '../../src/errors.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { readInputShards } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
+import { adultColumns, adultParquet, adultParquetFolder, writeParquet } from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { checkShards } from '../helpers/shards.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-parquet-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function writeParquet(path: string, columnData: ColumnSource[], rowGroupSize = 1000): void {
-  writeFileSync(path, new Uint8Array(parquetWriteBuffer({ columnData, rowGroupSize })));
-}
 
 function cells(t: EncodedTable): string[][] {
   return Array.from({ length: t.rowCount }, (_, r) => t.columns.map((c) => c.dictionary[c.codes[r]!]!));
@@ -237,24 +234,6 @@ describe('a Parquet file that cannot be released', () => {
   });
 });
 
-/** Adult's rows as columns: age as INT32, the rest as strings. */
-function adultColumns(csv: string): { header: string[]; rows: string[][] } {
-  const [head, ...lines] = csv.trimEnd().split('\n');
-  return { header: head!.split(';'), rows: lines.map((l) => l.split(';')) };
-}
-
-function adultParquet(path: string, header: string[], rows: string[][], rowGroupSize: number): void {
-  writeParquet(
-    path,
-    header.map((name, i) =>
-      name === 'age'
-        ? { name, data: Int32Array.from(rows, (r) => Number(r[i])), type: 'INT32', nullable: false }
-        : { name, data: rows.map((r) => r[i]!), type: 'STRING', nullable: false },
-    ),
-    rowGroupSize,
-  );
-}
-
 describe('Parquet and folder inputs in row shards', () => {
   it('row groups split where shards end; the shards are the CSV reader’s, codes and dictionaries', () => {
     const ws = adultWorkspace(500);
@@ -348,14 +327,7 @@ describe('the same table as CSV, Arrow, Parquet and a folder of Parquet files', 
       ),
     );
     ws.write('adult.arrow', tableToIPC(arrow, 'file'));
-    mkdirSync(join(ws.dir, 'lake'));
-    for (const [k, [from, to]] of [
-      [0, 1100],
-      [1100, 1101],
-      [1101, 3000],
-    ].entries()) {
-      adultParquet(join(ws.dir, 'lake', `part-${k}.parquet`), header, rows.slice(from, to), 400);
-    }
+    adultParquetFolder(ws.dir, 'lake', ws.read('adult.csv'), [1100, 1101], 400);
     const original = ws.read('release.json');
     const release = async (input: string, shards?: number) => {
       ws.write('release.json', original);
