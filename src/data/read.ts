@@ -173,12 +173,11 @@ function checkSameColumns(
   const other = table.columns.map((c) => c.name);
   const k = names.findIndex((n, i) => other[i] !== n);
   if (k < 0 && other.length === names.length) return;
+  // Names are not shown: a CSV file without a header row would show its first row's values.
   const what =
-    k < 0
+    k < 0 || other[k] === undefined
       ? `it has ${other.length} columns, ${basename(first)} has ${names.length}`
-      : other[k] === undefined
-        ? `it has no column ${k + 1}, ${basename(first)}'s is "${names[k]}"`
-        : `its column ${k + 1} is "${other[k]}", ${basename(first)}'s is "${names[k]}"`;
+      : `its column ${k + 1} is named otherwise than ${basename(first)}'s`;
   throw new InputError(
     'E_INPUT_FILES_DIFFER',
     `${basename(folder)}/${basename(file)}: the columns differ from the folder's first file: ${what}`,

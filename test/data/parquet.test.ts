@@ -287,7 +287,7 @@ describe('Parquet and folder inputs in row shards', () => {
     let e = thrown(() => [...readTableShards(folder, 10)]);
     expect(e.code).toBe('E_INPUT_FILES_DIFFER');
     expect(e.message).toBe(
-      'lake/part-2.csv: the columns differ from the folder\'s first file: its column 2 is "c", part-1.csv\'s is "b"',
+      "lake/part-2.csv: the columns differ from the folder's first file: its column 2 is named otherwise than part-1.csv's",
     );
     rmSync(join(folder, 'part-2.csv'));
     writeFileSync(join(folder, 'notes.md'), '# notes');
