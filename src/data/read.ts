@@ -29,7 +29,6 @@ const EXTENSIONS: Record<string, InputFormat> = {
   '.parquet': 'parquet',
   '.csv': 'csv',
   '.tsv': 'csv',
-  '.txt': 'csv',
 };
 const FORMAT_NAMES: Record<InputFormat, string> = { csv: 'CSV', arrow: 'Arrow', parquet: 'Parquet' };
 
