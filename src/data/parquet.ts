@@ -15,8 +15,10 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { ColumnMetaData, DecodedArray, FileMetaData, SchemaElement, SchemaTree } from 'hyparquet';
 import { parquetHeader, readPage } from 'hyparquet/src/column.js';
 import { convert, DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
+import { decompressPage } from 'hyparquet/src/datapage.js';
+import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
 import { parquetMetadata, parquetSchema } from 'hyparquet/src/metadata.js';
-import type { ColumnDecoder } from 'hyparquet/src/types.js';
+import type { ColumnDecoder, CompressionCodec, DataReader, PageHeader } from 'hyparquet/src/types.js';
 import { InputError } from '../errors.ts';
 import { type NullPolicy, nullError, valueString } from './arrow.ts';
 import { ByteDictionary } from './dictionary.ts';
@@ -320,6 +322,12 @@ class ColumnEncoder {
           if (!page) throw this.corrupt();
           entries = convert(page, decoder);
           remap = new Int32Array(entries.length).fill(-1);
+        } else if (
+          this.plan.kind === 'string' &&
+          header.type === 'DATA_PAGE' &&
+          header.data_page_header?.encoding === 'PLAIN'
+        ) {
+          this.addPlainStrings(reader, header, meta.codec);
         } else {
           const encoding = (header.data_page_header ?? header.data_page_header_v2)?.encoding ?? '';
           const coded = entries !== undefined && encoding.endsWith('_DICTIONARY');
@@ -390,6 +398,45 @@ class ColumnEncoder {
       codes[at + i] = v === null || v === undefined ? this.missing(i) : this.valueCode(v);
     }
     this.at += values.length;
+  }
+
+  /**
+   * A PLAIN page (version 1) of strings, read straight from its bytes: each value looked up by
+   * its bytes, with no object made per value (the most common page of a column of distinct
+   * strings).
+   */
+  private addPlainStrings(reader: DataReader, header: PageHeader, codec: CompressionCodec): void {
+    const n = header.data_page_header!.num_values;
+    if (this.at + n > this.codes.length) throw this.corrupt();
+    const compressed = new Uint8Array(
+      reader.view.buffer,
+      reader.view.byteOffset + reader.offset,
+      header.compressed_page_size,
+    );
+    reader.offset += header.compressed_page_size;
+    const page = decompressPage(compressed, Number(header.uncompressed_page_size), codec, DECOMPRESSORS);
+    const bytes = Buffer.from(page.buffer, page.byteOffset, page.byteLength);
+    const levels = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
+    // A top-level OPTIONAL column: definition level 1 is a value, 0 a null.
+    let defined: number[] | undefined;
+    if (this.plan.decoder.element.repetition_type !== 'REQUIRED') {
+      defined = new Array(n);
+      readRleBitPackedHybrid(levels, 1, defined);
+    }
+    const codes = this.codes;
+    let at = levels.offset;
+    for (let i = 0; i < n; i++) {
+      if (defined && defined[i] !== 1) {
+        codes[this.at + i] = this.missing(i);
+        continue;
+      }
+      if (at + 4 > bytes.length) throw this.corrupt();
+      const end = at + 4 + bytes.readUInt32LE(at);
+      if (end > bytes.length) throw this.corrupt();
+      codes[this.at + i] = this.strings.codeOf(bytes, at + 4, end);
+      at = end;
+    }
+    this.at += n;
   }
 
   /** Rows of a dictionary-encoded page: indexes into `entries`, whose codes `remap` keeps. */

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { tableFromArrays, tableToIPC } from 'apache-arrow';
+import { Field, RecordBatch, Schema, Table, tableFromArrays, tableToIPC } from 'apache-arrow';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readArrow } from '../../src/data/arrow.ts';
@@ -85,7 +85,7 @@ describe('Parquet cells', () => {
 
   it('a file from another writer (parquet-wasm: the Rust Parquet writer) reads as the Arrow table it was made from', () => {
     const n = 50;
-    const source = tableFromArrays({
+    const loose = tableFromArrays({
       zip: Array.from({ length: n }, (_, i) => (i % 7 === 3 ? null : String(10000 + ((i * 37) % 11)))),
       id: Array.from({ length: n }, (_, i) => `P${i}`),
       age: Int32Array.from({ length: n }, (_, i) => 20 + (i % 13)),
@@ -93,6 +93,14 @@ describe('Parquet cells', () => {
       score: Float64Array.from({ length: n }, (_, i) => (i % 5 === 0 ? Number.NaN : i / 8)),
       flag: Array.from({ length: n }, (_, i) => i % 3 === 0),
     });
+    // id is REQUIRED (no definition levels), zip OPTIONAL: both kinds of plain pages are read.
+    const schema = new Schema(
+      loose.schema.fields.map((f) => (f.name === 'id' ? new Field(f.name, f.type, false) : f)),
+    );
+    const source = new Table(
+      schema,
+      loose.batches.map((b) => new RecordBatch(schema, b.data)),
+    );
     const arrowPath = join(dir, 'rust.arrow');
     writeFileSync(arrowPath, tableToIPC(source, 'file'));
     const wasm = createRequire(import.meta.url)('parquet-wasm') as typeof import('parquet-wasm');
