@@ -11,7 +11,7 @@
  *
  * Prints a table and writes bench/results/parquet.json.
  *
- * Run: `npx tsx bench/parquet.ts [--rows 1000000]`
+ * Run: `npm run bench:parquet -- [--rows 1000000]`
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
