@@ -323,8 +323,8 @@ function checkType(file: string, name: string, type: DataType): void {
   }
 }
 
-/** The string a value is released as; the same for CSV and Arrow input. */
-function valueString(v: unknown): string {
+/** The string a value is released as; the same for CSV, Arrow and Parquet input. */
+export function valueString(v: unknown): string {
   if (typeof v === 'string') return v;
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'boolean') return v ? 'true' : 'false';
@@ -503,12 +503,7 @@ class ColumnEncoder {
   }
 
   private nullError(i: number): InputError {
-    return new InputError(
-      'E_INPUT_NULL',
-      `${this.file} column "${this.name}" row ${this.taken + this.base + i + 1}: the value is null (missing)`,
-      'set "format": { "emptyCells": "value" } to release a null as the missing value (an empty cell, ' +
-        'kept up to the top of its hierarchy), or fill missing values in before release',
-    );
+    return nullError(this.file, this.name, this.taken + this.base + i);
   }
 
   private corruptIndex(i: number): InputError {
@@ -518,6 +513,16 @@ class ColumnEncoder {
       'the file is corrupt: write it again with an Arrow IPC writer',
     );
   }
+}
+
+/** A null where `nulls` is `error`: named by file, column and 0-based `row`. */
+export function nullError(file: string, column: string, row: number): InputError {
+  return new InputError(
+    'E_INPUT_NULL',
+    `${file} column "${column}" row ${row + 1}: the value is null (missing)`,
+    'set "format": { "emptyCells": "value" } to release a null as the missing value (an empty cell, ' +
+      'kept up to the top of its hierarchy), or fill missing values in before release',
+  );
 }
 
 /**

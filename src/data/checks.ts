@@ -8,7 +8,7 @@ import { InputError } from '../errors.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
 import { delimiterName } from './csv.ts';
 import { formatOf } from './read.ts';
-import { type EncodedTable, isMissing } from './table.ts';
+import { type EncodedTable, isMissing, originOf } from './table.ts';
 
 /**
  * Fails when no attribute of the spec is a column of the table. The column names are not
@@ -58,9 +58,10 @@ export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable, firstRow
     if (!any) continue;
     const row = column.codes.findIndex((c) => empty[c] === 1);
     if (row < 0) continue;
+    const at = originOf(table, row, firstRow);
     throw new InputError(
       'E_INPUT_EMPTY_CELL',
-      `${basename(table.source)} row ${firstRow + row + (csv ? 2 : 1)}, column "${a.name}": the cell is empty ` +
+      `${basename(at.source)} row ${at.row + (csv ? 2 : 1)}, column "${a.name}": the cell is empty ` +
         '(a quasi-identifier needs a value in every row)',
       'fill in the missing values (e.g. with "?"), or set "format": { "emptyCells": "value" } to treat ' +
         'an empty cell as the missing value, a value of its own that stays missing up to the top of its hierarchy',

@@ -3,8 +3,8 @@
  * memory as a whole: the readers keep one piece (plus a partial row) at a time.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { InputError } from '../errors.ts';
 
 /** Bytes read per step: large enough for few system calls, small enough to stay out of the way. */
@@ -100,10 +100,20 @@ export function readInputBytes(path: string): Uint8Array {
 }
 
 /**
- * SHA-256 of an input file, read in pieces: the digest of a large input without holding it.
+ * SHA-256 of an input, read in pieces: the digest of a large input without holding it. A
+ * folder's is the digest of its files' names and digests, in the order they are read.
  * @throws InputError E_INPUT_MISSING if it does not exist or cannot be read.
  */
 export function digestInput(path: string): Buffer {
+  if (!isFolder(path)) return digestFile(path);
+  const hash = createHash('sha256');
+  for (const file of folderFiles(path)) {
+    hash.update(basename(file)).update(Uint8Array.of(0)).update(digestFile(file));
+  }
+  return hash.digest();
+}
+
+function digestFile(path: string): Buffer {
   const input = openInput(path);
   try {
     const hash = createHash('sha256');
@@ -120,4 +130,61 @@ export function digestInput(path: string): Buffer {
   } finally {
     closeSync(input.fd);
   }
+}
+
+/** True when `path` names a folder (a missing path is not one). */
+export function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a folder input reads the file named `name`: not when it starts with `.` or `_`
+ * (hidden files and markers such as `_SUCCESS`).
+ */
+export function readsFile(name: string): boolean {
+  return !name.startsWith('.') && !name.startsWith('_');
+}
+
+/**
+ * The files a folder input is read from, in sorted name order: every file it reads (readsFile).
+ * @throws InputError E_INPUT_FOLDER when the folder holds a subfolder or no file.
+ */
+export function folderFiles(path: string): string[] {
+  const folder = basename(path);
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = readdirSync(path, { withFileTypes: true });
+  } catch (err) {
+    throw unreadable(path, err);
+  }
+  const files: string[] = [];
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (!readsFile(e.name)) continue;
+    if (e.isDirectory()) {
+      throw new InputError(
+        'E_INPUT_FOLDER',
+        `${folder}: the input folder holds a folder, ${e.name}; only the files directly in it are read`,
+        'put all the files of the table directly in the input folder (partitioned sub-folders are not read), or name one file as the input',
+      );
+    }
+    files.push(join(path, e.name));
+  }
+  if (files.length === 0) {
+    throw new InputError(
+      'E_INPUT_FOLDER',
+      `${folder}: the input folder holds no file to read`,
+      "put the table's .csv, .arrow or .parquet files in the folder, or name one file as the input",
+    );
+  }
+  return files;
+}
+
+/** An input's size in bytes: a folder's is its files' total. Throws like statSync. */
+export function inputSize(path: string): number {
+  if (!isFolder(path)) return statSync(path).size;
+  return folderFiles(path).reduce((n, f) => n + statSync(f).size, 0);
 }

@@ -3,12 +3,12 @@
  * memory budget, a lattice too large to search and a hierarchy too large to build each get a
  * clear error instead of a hang or an out-of-memory crash.
  */
-import { statSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { basename } from 'node:path';
 import { LimitError } from '../errors.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
 import { thousands } from '../util/format.ts';
+import { inputSize } from './input.ts';
 
 /** Lattices larger than this are not searched unless `limits.maxLatticeNodes` raises it. */
 export const DEFAULT_MAX_LATTICE_NODES = 10_000_000;
@@ -108,7 +108,7 @@ export function estimateMemory(inputBytes: number): number {
 export function checkInputFits(spec: Pick<ReleaseSpec, 'input' | 'limits'>, env = process.env): void {
   let bytes: number;
   try {
-    bytes = statSync(spec.input).size;
+    bytes = inputSize(spec.input);
   } catch {
     return;
   }

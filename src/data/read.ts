@@ -1,47 +1,217 @@
-/** Picks the reader for an input table by explicit format or by file extension. */
-import { extname } from 'node:path';
-import { type NullPolicy, readArrow, readArrowShards } from './arrow.ts';
-import { readCsv, readCsvShards } from './csv.ts';
+/**
+ * Picks the reader for an input table by explicit format or by file extension, and reads a
+ * folder of files of one format as one table.
+ */
+import { basename, extname } from 'node:path';
+import { InputError } from '../errors.ts';
+import { type NullPolicy, readArrowShards } from './arrow.ts';
+import { readCsvShards } from './csv.ts';
+import { folderFiles, isFolder } from './input.ts';
+import { readParquetShards } from './parquet.ts';
+import { type Remap, ShardAssembler } from './shards.ts';
 import type { EncodedTable } from './table.ts';
 
-export type InputFormat = 'csv' | 'arrow';
+export type InputFormat = 'csv' | 'arrow' | 'parquet';
 
 export interface ReadTableOptions {
-  /** CSV only; detected from the header when absent. */
+  /** CSV only; detected from the header when absent (a folder's: from its first file's). */
   delimiter?: string;
   /** Overrides the extension-based choice. */
   format?: InputFormat;
-  /** Arrow only: what a null does (default: an error). */
+  /** Arrow and Parquet: what a null does (default: an error). */
   nulls?: NullPolicy;
   /** Columns left out as they are read, never stored (identifying ones): see EncodedTable.omitted. */
   omit?: ReadonlySet<string>;
 }
 
-const ARROW_EXTENSIONS = new Set(['.arrow', '.feather', '.ipc']);
+const EXTENSIONS: Record<string, InputFormat> = {
+  '.arrow': 'arrow',
+  '.feather': 'arrow',
+  '.ipc': 'arrow',
+  '.parquet': 'parquet',
+  '.csv': 'csv',
+  '.tsv': 'csv',
+};
+const FORMAT_NAMES: Record<InputFormat, string> = { csv: 'CSV', arrow: 'Arrow', parquet: 'Parquet' };
 
-/** `arrow` for `.arrow`, `.feather` and `.ipc` (any case), `csv` for anything else. */
+/**
+ * By extension (any case): `arrow` for `.arrow`, `.feather` and `.ipc`, `parquet` for
+ * `.parquet`, `csv` for anything else. A folder's is its files' format.
+ */
 export function formatOf(path: string): InputFormat {
-  return ARROW_EXTENSIONS.has(extname(path).toLowerCase()) ? 'arrow' : 'csv';
+  if (isFolder(path)) {
+    try {
+      return folderInput(path).format;
+    } catch {
+      return 'csv';
+    }
+  }
+  return EXTENSIONS[extname(path).toLowerCase()] ?? 'csv';
+}
+
+/**
+ * A folder input's files (see folderFiles) and their one format: `format` when given, else
+ * every file's extension must name the same format.
+ * @throws InputError E_INPUT_FOLDER otherwise.
+ */
+export function folderInput(path: string, format?: InputFormat): { files: string[]; format: InputFormat } {
+  const files = folderFiles(path);
+  if (format) return { files, format };
+  const folder = basename(path);
+  const formats: (InputFormat | undefined)[] = files.map((f) => EXTENSIONS[extname(f).toLowerCase()]);
+  const unknown = formats.indexOf(undefined);
+  if (unknown >= 0) {
+    throw new InputError(
+      'E_INPUT_FOLDER',
+      `${folder}/${basename(files[unknown]!)}: not a .csv, .arrow or .parquet file, so its format is unknown`,
+      'remove the file from the input folder (files starting with "." or "_" are skipped), or set "format": { "type": … } to read every file as that format',
+    );
+  }
+  const other = formats.findIndex((f) => f !== formats[0]);
+  if (other >= 0) {
+    throw new InputError(
+      'E_INPUT_FOLDER',
+      `${folder}/${basename(files[other]!)}: a ${FORMAT_NAMES[formats[other]!]} file, but ${basename(files[0]!)} is ${FORMAT_NAMES[formats[0]!]}`,
+      'a folder input holds files of one format: move the others out',
+    );
+  }
+  return { files, format: formats[0]! };
 }
 
 export function readTable(path: string, options: ReadTableOptions = {}): EncodedTable {
-  const format = options.format ?? formatOf(path);
-  return format === 'arrow'
-    ? readArrow(path, { nulls: options.nulls })
-    : readCsv(path, { delimiter: options.delimiter });
+  const [table] = readTableShards(path, Number.POSITIVE_INFINITY, options);
+  return table!;
 }
 
 /**
  * Reads a table as consecutive shards of `rowsPerShard` rows, one held at a time; each shard's
- * dictionaries are a prefix of the next one's (see readCsvShards, readArrowShards).
+ * dictionaries are a prefix of the next one's (see readCsvShards, readArrowShards,
+ * readParquetShards). A folder is read as its files one after another (readFolderShards).
  */
 export function readTableShards(
   path: string,
   rowsPerShard: number,
   options: ReadTableOptions = {},
 ): Generator<EncodedTable, void, undefined> {
-  const format = options.format ?? formatOf(path);
-  return format === 'arrow'
-    ? readArrowShards(path, rowsPerShard, { nulls: options.nulls, omit: options.omit })
-    : readCsvShards(path, rowsPerShard, { delimiter: options.delimiter, omit: options.omit });
+  if (isFolder(path)) return readFolderShards(path, rowsPerShard, options);
+  return readFileShards(path, rowsPerShard, options, options.format ?? formatOf(path));
+}
+
+function readFileShards(
+  path: string,
+  rowsPerShard: number,
+  options: ReadTableOptions,
+  format: InputFormat,
+): Generator<EncodedTable, void, undefined> {
+  switch (format) {
+    case 'arrow':
+      return readArrowShards(path, rowsPerShard, { nulls: options.nulls, omit: options.omit });
+    case 'parquet':
+      return omitting(readParquetShards(path, rowsPerShard, { nulls: options.nulls }), options.omit);
+    default:
+      return readCsvShards(path, rowsPerShard, { delimiter: options.delimiter, omit: options.omit });
+  }
+}
+
+/**
+ * A folder's files read in sorted name order as one table: the same shards, dictionaries and
+ * codes as one file holding their rows one after another. Every file must have the same
+ * columns in the same order; a file with no rows adds none. Each shard lists which file its
+ * rows come from (`origins`), so messages name the file and its row.
+ * @throws InputError E_INPUT_FOLDER, E_INPUT_FILES_DIFFER, E_INPUT_NO_ROWS, or a file's reader's error.
+ */
+export function* readFolderShards(
+  path: string,
+  rowsPerShard: number,
+  options: ReadTableOptions = {},
+): Generator<EncodedTable, void, undefined> {
+  const { files, format } = folderInput(path, options.format);
+  let delimiter = options.delimiter;
+  let assembler: ShardAssembler | undefined;
+  let first = '';
+  let names: string[] = [];
+  let omitted: readonly string[] | undefined;
+  // How far through the folder a shard ends: files done, and the current file's own share.
+  let progress = 0;
+  const marked = (t: EncodedTable): EncodedTable => ({ ...t, ...(omitted ? { omitted } : {}), progress });
+  for (const [f, file] of files.entries()) {
+    let remaps: Remap[] | undefined;
+    let fileRow = 0;
+    try {
+      for (const table of readFileShards(file, rowsPerShard, { ...options, delimiter }, format)) {
+        omitted ??= table.omitted;
+        progress = (f + (table.progress ?? 1)) / files.length;
+        if (!assembler) {
+          first = file;
+          names = table.columns.map((c) => c.name);
+          delimiter = table.delimiter;
+          assembler = new ShardAssembler(names, rowsPerShard, path, table.delimiter);
+        } else if (fileRow === 0) {
+          checkSameColumns(path, first, names, file, table);
+        }
+        remaps ??= assembler.remaps();
+        for (const shard of assembler.add({ ...table, remaps, origin: { source: file, firstRow: fileRow } }))
+          yield marked(shard);
+        fileRow += table.rowCount;
+      }
+    } catch (err) {
+      // A file with no rows (e.g. an empty part of a table written in parts) adds none.
+      if (err instanceof InputError && err.code === 'E_INPUT_NO_ROWS' && fileRow === 0) continue;
+      throw err;
+    }
+  }
+  const last = assembler?.finish();
+  progress = 1;
+  if (last) yield marked(last);
+  else if (!assembler) {
+    throw new InputError(
+      'E_INPUT_NO_ROWS',
+      `${basename(path)}: none of the folder's ${files.length} files has a row`,
+      'export the table with its rows',
+    );
+  }
+}
+
+function checkSameColumns(
+  folder: string,
+  first: string,
+  names: readonly string[],
+  file: string,
+  table: EncodedTable,
+): void {
+  const other = table.columns.map((c) => c.name);
+  const k = names.findIndex((n, i) => other[i] !== n);
+  if (k < 0 && other.length === names.length) return;
+  // Names are not shown: a CSV file without a header row would show its first row's values.
+  const what =
+    k < 0 || other[k] === undefined
+      ? `it has ${other.length} columns, ${basename(first)} has ${names.length}`
+      : `its column ${k + 1} is named otherwise than ${basename(first)}'s`;
+  throw new InputError(
+    'E_INPUT_FILES_DIFFER',
+    `${basename(folder)}/${basename(file)}: the columns differ from the folder's first file: ${what}`,
+    'every file of a folder input must have the same columns in the same order: write the files again with one schema, or move the odd one out',
+  );
+}
+
+/**
+ * A reader's shards without the columns to omit (for a reader that cannot skip them itself):
+ * they are decoded, then dropped from every shard before anything else sees it.
+ */
+function* omitting(
+  shards: Generator<EncodedTable, void, undefined>,
+  omit: ReadonlySet<string> | undefined,
+): Generator<EncodedTable, void, undefined> {
+  for (const shard of shards) {
+    if (!omit || omit.size === 0) {
+      yield shard;
+      continue;
+    }
+    const omitted = shard.columns.filter((c) => omit.has(c.name)).map((c) => c.name);
+    yield {
+      ...shard,
+      columns: shard.columns.filter((c) => !omit.has(c.name)),
+      ...(omitted.length > 0 ? { omitted } : {}),
+    };
+  }
 }

@@ -23,6 +23,27 @@ export interface EncodedTable {
   readonly omitted?: readonly string[];
   /** A shard's: the share of the input read by its end (bytes of a CSV, rows of an Arrow file). */
   readonly progress?: number;
+  /** When the rows come from several files (a folder input): which file each run of rows is from. */
+  readonly origins?: readonly RowOrigin[];
+}
+
+/** Rows from `at` on (to the next origin) are the rows from `firstRow` on (0-based) of `source`. */
+export interface RowOrigin {
+  readonly source: string;
+  readonly at: number;
+  readonly firstRow: number;
+}
+
+/**
+ * The file and the 0-based row within it of a table's row `row`: the table's own source and
+ * `firstRow + row` unless the table lists its origins.
+ */
+export function originOf(table: EncodedTable, row: number, firstRow = 0): { source: string; row: number } {
+  const origins = table.origins;
+  if (!origins || origins.length === 0) return { source: table.source, row: firstRow + row };
+  let o = origins[0]!;
+  for (const next of origins) if (next.at <= row) o = next;
+  return { source: o.source, row: o.firstRow + row - o.at };
 }
 
 /** A column of a released table: dictionary-encoded strings, or plain numbers. */

@@ -160,7 +160,7 @@ export interface ReleaseSpec {
   readonly inputWritten?: string;
   readonly format: {
     readonly delimiter: string | undefined;
-    readonly type: 'csv' | 'arrow' | undefined;
+    readonly type: 'csv' | 'arrow' | 'parquet' | undefined;
     /** Empty cells in a quasi-identifier: an error (default), or a value of their own. */
     readonly emptyCells?: 'error' | 'value';
     /**
@@ -248,7 +248,7 @@ const REPORT: ObjectSchema = {
 };
 const FORMAT: ObjectSchema = {
   delimiter: str([';', ',', '\t']),
-  type: str(['csv', 'arrow']),
+  type: str(['csv', 'arrow', 'parquet']),
   emptyCells: str(['error', 'value']),
   escapeFormulas: { kind: 'boolean' },
 };
@@ -479,7 +479,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
     inputWritten: top.input as string,
     format: {
       delimiter: format.delimiter as string | undefined,
-      type: format.type as 'csv' | 'arrow' | undefined,
+      type: format.type as 'csv' | 'arrow' | 'parquet' | undefined,
       emptyCells: (format.emptyCells as 'error' | 'value' | undefined) ?? 'error',
       escapeFormulas: (format.escapeFormulas as boolean | undefined) ?? false,
     },

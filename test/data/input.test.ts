@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { digestInput, openInput, readInputBytes } from '../../src/data/input.ts';
+import { digestInput, inputSize, openInput, readInputBytes } from '../../src/data/input.ts';
 import { InputError } from '../../src/errors.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-input-'));
@@ -24,7 +24,10 @@ describe('input files', () => {
     const sub = join(dir, 'folder.csv');
     mkdirSync(sub);
     for (const path of [join(dir, 'none.csv'), sub]) {
-      for (const read of [openInput, digestInput, readInputBytes]) {
+      // A folder input's digest is its files': see the next test.
+      for (const read of path === sub
+        ? [openInput, readInputBytes]
+        : [openInput, digestInput, readInputBytes]) {
         try {
           read(path);
           expect.unreachable();
@@ -34,5 +37,23 @@ describe('input files', () => {
         }
       }
     }
+  });
+
+  it("a folder's digest is its files' names and digests in name order; an empty folder is named", () => {
+    const folder = join(dir, 'parts');
+    mkdirSync(folder);
+    expect(() => digestInput(folder)).toThrow(/parts: the input folder holds no file to read/);
+    writeFileSync(join(folder, 'b.csv'), 'B');
+    writeFileSync(join(folder, 'a.csv'), 'A');
+    writeFileSync(join(folder, '_SUCCESS'), '');
+    const sha = (x: string) => createHash('sha256').update(x).digest();
+    const expected = createHash('sha256')
+      .update('a.csv\0')
+      .update(sha('A'))
+      .update('b.csv\0')
+      .update(sha('B'))
+      .digest();
+    expect(digestInput(folder).equals(expected)).toBe(true);
+    expect(inputSize(folder)).toBe(2);
   });
 });

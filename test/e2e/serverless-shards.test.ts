@@ -15,8 +15,9 @@ import { forgetAll } from '../../src/pipeline/memo.ts';
 import { sealWork, storeResolver } from '../../src/pipeline/storage/index.ts';
 import type { MethodName } from '../../src/spec/spec.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
+import { adultParquetFolder } from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
-import { adultWorkspace } from '../helpers/workspace.ts';
+import { adultWorkspace, type Workspace } from '../helpers/workspace.ts';
 
 const withoutTimings = (path: string) => {
   const report = JSON.parse(readFileSync(path, 'utf8'));
@@ -35,6 +36,8 @@ function expectSameRelease(a: string, b: string): void {
 const CASES: {
   name: string;
   rows?: number;
+  /** Files to add to the workspace before the spec is edited. */
+  prepare?: (ws: Workspace) => void;
   edit?: (spec: Record<string, unknown>) => void;
   shards: number[];
 }[] = [
@@ -57,6 +60,16 @@ const CASES: {
     },
     shards: [1, 5],
   },
+  {
+    name: 'a folder of Parquet files (shards spanning files and row groups)',
+    rows: 3000,
+    prepare: (ws) => adultParquetFolder(ws.dir, 'lake', ws.read('adult.csv'), [1100, 1101, 2500], 300),
+    edit: (s) => {
+      s.input = 'lake';
+      delete s.format;
+    },
+    shards: [1, 4, 7],
+  },
 ];
 
 describe('generalization over row shards', () => {
@@ -64,6 +77,7 @@ describe('generalization over row shards', () => {
     '%s: 1 and several shards release the same bytes',
     async (_, c) => {
       const ws = adultWorkspace(c.rows);
+      c.prepare?.(ws);
       if (c.edit) ws.editSpec(c.edit);
       const direct = join(ws.dir, 'out', 'direct');
       await releaseTo(ws.spec, direct);

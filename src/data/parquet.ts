@@ -1,0 +1,485 @@
+/**
+ * Parquet input, read one row group at a time and, within it, one column chunk and one page at
+ * a time (hyparquet's synchronous page decoder): memory holds the shard's codes, the distinct
+ * values and one column chunk's compressed bytes, never a whole column decoded.
+ *
+ * Cells are the strings the CSV and Arrow readers give for the same values (see
+ * docs/release-spec.md, "Parquet input"): integers in decimal, floats as JavaScript prints them
+ * (NaN is the missing value), booleans `true`/`false`, DATE as `YYYY-MM-DD`, TIMESTAMP as ISO
+ * 8601, strings as stored; a null is an error or, with `format.emptyCells: "value"`, the
+ * missing value (an empty cell).
+ */
+import { closeSync } from 'node:fs';
+import { basename } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import type { ColumnMetaData, DecodedArray, FileMetaData, SchemaElement, SchemaTree } from 'hyparquet';
+import { parquetHeader, readPage } from 'hyparquet/src/column.js';
+import { convert, DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
+import { decompressPage } from 'hyparquet/src/datapage.js';
+import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
+import { parquetMetadata, parquetSchema } from 'hyparquet/src/metadata.js';
+import type { ColumnDecoder, CompressionCodec, DataReader, PageHeader } from 'hyparquet/src/types.js';
+import { InputError } from '../errors.ts';
+import { type NullPolicy, nullError, valueString } from './arrow.ts';
+import { ByteDictionary } from './dictionary.ts';
+import { type InputFile, openInput, readAt } from './input.ts';
+import { ShardAssembler } from './shards.ts';
+import type { EncodedTable } from './table.ts';
+
+const MAGIC = 0x31524150; // "PAR1", little-endian
+const SUPPORTED =
+  'BOOLEAN, INT32, INT64 (signed or unsigned), FLOAT, DOUBLE, BYTE_ARRAY strings (STRING, ENUM or unannotated), DATE, TIMESTAMP, INT96';
+
+/** How a column's raw values become cells. */
+type Kind = 'string' | 'number' | 'bigint' | 'boolean' | 'date' | 'timestamp';
+type Unit = 'MILLIS' | 'MICROS' | 'NANOS';
+
+interface ColumnPlan {
+  readonly name: string;
+  readonly kind: Kind;
+  readonly unit: Unit;
+  /** A TIMESTAMP adjusted to UTC ends in `Z`. */
+  readonly utc: boolean;
+  readonly decoder: Omit<ColumnDecoder, 'codec'>;
+}
+
+/** Raw values as they come: bytes for strings, days for dates, ticks for timestamps. */
+const RAW_PARSERS = {
+  ...DEFAULT_PARSERS,
+  stringFromBytes: (bytes: Uint8Array) => bytes,
+  dateFromDays: (days: number) => days,
+  timestampFromMilliseconds: (t: bigint) => t,
+  timestampFromMicroseconds: (t: bigint) => t,
+  timestampFromNanoseconds: (t: bigint) => t,
+} as unknown as typeof DEFAULT_PARSERS;
+
+/** Codecs beyond SNAPPY (built into hyparquet) that Node decompresses. */
+const DECOMPRESSORS = {
+  GZIP: (input: Uint8Array) => new Uint8Array(gunzipSync(input)),
+  BROTLI: (input: Uint8Array) => new Uint8Array(brotliDecompressSync(input)),
+};
+const CODECS = new Set(['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI']);
+
+/**
+ * Reads a Parquet file as consecutive shards of `rowsPerShard` rows (the last one shorter; row
+ * groups are split where a shard ends). Each shard's dictionaries are a prefix of the next one's.
+ * @throws InputError with codes E_INPUT_MISSING, E_INPUT_EMPTY, E_INPUT_NO_ROWS, E_INPUT_NULL,
+ *   E_PARQUET_CORRUPT, E_PARQUET_TYPE, E_PARQUET_SCHEMA, E_PARQUET_CODEC.
+ */
+export function* readParquetShards(
+  path: string,
+  rowsPerShard: number,
+  options: { nulls?: NullPolicy } = {},
+): Generator<EncodedTable, void, undefined> {
+  const input = openInput(path);
+  try {
+    yield* readOpenParquet(path, input, options.nulls ?? 'error', rowsPerShard);
+  } finally {
+    closeSync(input.fd);
+  }
+}
+
+/** The whole file as one table. */
+export function readParquet(path: string, options: { nulls?: NullPolicy } = {}): EncodedTable {
+  const [table] = readParquetShards(path, Number.POSITIVE_INFINITY, options);
+  return table!;
+}
+
+function corruptFile(file: string): InputError {
+  return new InputError(
+    'E_PARQUET_CORRUPT',
+    `${file}: not a readable Parquet file (corrupt, truncated or another format)`,
+    'write the file again with a Parquet writer, or pass a CSV or Arrow file instead',
+  );
+}
+
+/** The footer's metadata, read from the end of the file alone. */
+function readMetadata(path: string, input: InputFile): FileMetaData {
+  const file = basename(path);
+  if (input.size === 0) {
+    throw new InputError('E_INPUT_EMPTY', `${file}: the file is empty`, 'expected a Parquet file');
+  }
+  if (input.size < 12) throw corruptFile(file);
+  const head = Buffer.alloc(4);
+  const tail = Buffer.alloc(8);
+  readAt(path, input, head, 0);
+  readAt(path, input, tail, input.size - 8);
+  const length = tail.readUInt32LE(0);
+  if (head.readUInt32LE(0) !== MAGIC || tail.readUInt32LE(4) !== MAGIC || length > input.size - 12) {
+    throw corruptFile(file);
+  }
+  const footer = Buffer.allocUnsafeSlow(length + 8);
+  readAt(path, input, footer, input.size - 8 - length);
+  try {
+    return parquetMetadata(footer);
+  } catch {
+    throw corruptFile(file);
+  }
+}
+
+/** The kind of a flat column, or undefined when its type is not read. */
+function kindOf(el: SchemaElement): Pick<ColumnPlan, 'kind' | 'unit' | 'utc'> | undefined {
+  const c = el.converted_type;
+  const l = el.logical_type;
+  const plain = { unit: 'MILLIS' as Unit, utc: false };
+  switch (el.type) {
+    case 'BOOLEAN':
+      return c === undefined && l === undefined ? { kind: 'boolean', ...plain } : undefined;
+    case 'INT32':
+      if (c === 'DATE' || l?.type === 'DATE') return { kind: 'date', ...plain };
+      if (l === undefined || l.type === 'INTEGER') {
+        if (c === undefined || /^U?INT_(8|16|32)$/.test(c)) return { kind: 'number', ...plain };
+      }
+      return undefined;
+    case 'INT64':
+      if (l?.type === 'TIMESTAMP') return { kind: 'timestamp', unit: l.unit, utc: l.isAdjustedToUTC };
+      if (c === 'TIMESTAMP_MILLIS') return { kind: 'timestamp', unit: 'MILLIS', utc: true };
+      if (c === 'TIMESTAMP_MICROS') return { kind: 'timestamp', unit: 'MICROS', utc: true };
+      if (
+        (l === undefined || l.type === 'INTEGER') &&
+        (c === undefined || c === 'INT_64' || c === 'UINT_64')
+      ) {
+        return { kind: 'bigint', ...plain };
+      }
+      return undefined;
+    case 'INT96':
+      return c === undefined && l === undefined
+        ? { kind: 'timestamp', unit: 'NANOS', utc: false }
+        : undefined;
+    case 'FLOAT':
+    case 'DOUBLE':
+      return c === undefined && l === undefined ? { kind: 'number', ...plain } : undefined;
+    case 'BYTE_ARRAY':
+      if (c === undefined || c === 'UTF8' || c === 'ENUM') {
+        if (l === undefined || l.type === 'STRING' || l.type === 'ENUM') return { kind: 'string', ...plain };
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+function typeName(el: SchemaElement): string {
+  if (el.num_children) return 'a nested group (struct, list or map)';
+  const l = el.logical_type;
+  const annotation = l ? ` (${l.type})` : el.converted_type ? ` (${el.converted_type})` : '';
+  return `${el.type}${annotation}`;
+}
+
+/** The columns of a flat schema, with how each is read. */
+function planColumns(file: string, metadata: FileMetaData): ColumnPlan[] {
+  let tree: SchemaTree;
+  try {
+    tree = parquetSchema(metadata);
+  } catch {
+    throw corruptFile(file);
+  }
+  if (tree.children.length === 0) throw corruptFile(file);
+  const seen = new Set<string>();
+  return tree.children.map((node, i) => {
+    const el = node.element;
+    if (el.name.trim() === '' || seen.has(el.name)) {
+      throw new InputError(
+        'E_PARQUET_SCHEMA',
+        `${file}: column ${i + 1} ${el.name.trim() === '' ? 'has an empty name' : `"${el.name}" appears twice`}`,
+        'give every column a unique, non-empty name',
+      );
+    }
+    seen.add(el.name);
+    const kind = node.children.length === 0 && el.repetition_type !== 'REPEATED' ? kindOf(el) : undefined;
+    if (!kind) {
+      throw new InputError(
+        'E_PARQUET_TYPE',
+        `${file} column "${el.name}": Parquet type ${typeName(el)} is not supported`,
+        `supported types are ${SUPPORTED}; cast the column to one of them (e.g. a string) before release`,
+      );
+    }
+    return {
+      name: el.name,
+      ...kind,
+      decoder: {
+        pathInSchema: [el.name],
+        type: el.type!,
+        element: el,
+        schemaPath: [tree, node],
+        parsers: RAW_PARSERS,
+        compressors: DECOMPRESSORS,
+      },
+    };
+  });
+}
+
+function* readOpenParquet(
+  path: string,
+  input: InputFile,
+  nulls: NullPolicy,
+  rowsPerShard: number,
+): Generator<EncodedTable, void, undefined> {
+  const file = basename(path);
+  const metadata = readMetadata(path, input);
+  const plans = planColumns(file, metadata);
+  const encoders = plans.map((plan) => new ColumnEncoder(file, plan, nulls === 'missing'));
+  const shards = new ShardAssembler(
+    plans.map((p) => p.name),
+    rowsPerShard,
+    path,
+    ';',
+    Number(metadata.num_rows),
+    encoders.map((e) => e.dictionary),
+  );
+  let groupStart = 0;
+  for (const group of metadata.row_groups) {
+    const rows = Number(group.num_rows);
+    if (rows === 0) continue;
+    if (group.columns.length !== plans.length) throw corruptFile(file);
+    const codes = encoders.map((e, i) => e.read(path, input, group.columns[i]!, groupStart, rows));
+    yield* shards.addCoded(codes, rows);
+    groupStart += rows;
+  }
+  const last = shards.finish();
+  if (last) yield last;
+  else if (groupStart === 0) {
+    throw new InputError(
+      'E_INPUT_NO_ROWS',
+      `${file}: the table has no rows`,
+      'export the table with its rows',
+    );
+  }
+}
+
+type Key = number | bigint | boolean | string;
+
+/**
+ * Encodes one column, a column chunk (its part of a row group) at a time, to codes in order of
+ * first appearance.
+ */
+class ColumnEncoder {
+  /** Strings by their bytes; other kinds by value. */
+  private readonly strings = new ByteDictionary();
+  private readonly entries: string[] = [];
+  private readonly index = new Map<Key, number>();
+  /** The last page's bytes as a Buffer, for the string dictionary's lookups. */
+  private bytes: Buffer = Buffer.alloc(0);
+  /** The chunk being read: its codes, rows filled, first row in the file (0-based). */
+  private codes = new Int32Array(0);
+  private at = 0;
+  private groupStart = 0;
+
+  constructor(
+    private readonly file: string,
+    private readonly plan: ColumnPlan,
+    private readonly nullsAsMissing: boolean,
+  ) {}
+
+  /** The values by code (grows as chunks are read). */
+  get dictionary(): string[] {
+    return this.plan.kind === 'string' ? this.strings.values : this.entries;
+  }
+
+  /** Reads a column chunk of `rows` rows from `groupStart` on, a page at a time, to codes. */
+  read(
+    path: string,
+    input: InputFile,
+    chunk: { meta_data?: ColumnMetaData; file_path?: string },
+    groupStart: number,
+    rows: number,
+  ): Int32Array {
+    this.codes = new Int32Array(rows);
+    this.at = 0;
+    this.groupStart = groupStart;
+    const meta = chunk.meta_data;
+    if (!meta || chunk.file_path) throw this.corrupt();
+    if (!CODECS.has(meta.codec)) {
+      throw new InputError(
+        'E_PARQUET_CODEC',
+        `${this.file} column "${this.plan.name}" rows ${this.rowRange()}: compression ${meta.codec} is not supported`,
+        'write the file with SNAPPY (the usual default), GZIP, BROTLI or no compression',
+      );
+    }
+    const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
+    const length = Number(meta.total_compressed_size);
+    if (!(start >= 4 && length > 0 && start + length <= input.size - 8)) throw this.corrupt();
+    const bytes = Buffer.allocUnsafeSlow(length);
+    readAt(path, input, bytes, start);
+    const decoder: ColumnDecoder = { ...this.plan.decoder, codec: meta.codec };
+    const reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
+    // Dictionary-encoded pages are read as indexes (decoded as plain INT32 values), each
+    // dictionary entry coded once on first use, instead of one decoded value per row.
+    const indexes: ColumnDecoder = {
+      ...decoder,
+      element: { ...decoder.element, type: 'INT32', converted_type: undefined, logical_type: undefined },
+    };
+    let entries: DecodedArray | undefined;
+    let remap = new Int32Array(0);
+    try {
+      while (this.at < this.codes.length) {
+        if (reader.offset >= bytes.length) throw this.corrupt();
+        const header = parquetHeader(reader);
+        if (header.type === 'INDEX_PAGE') {
+          reader.offset += header.compressed_page_size;
+        } else if (header.type === 'DICTIONARY_PAGE') {
+          const page = readPage(reader, header, decoder, undefined, undefined, 0).data;
+          if (!page) throw this.corrupt();
+          entries = convert(page, decoder);
+          remap = new Int32Array(entries.length).fill(-1);
+        } else if (
+          this.plan.kind === 'string' &&
+          header.type === 'DATA_PAGE' &&
+          header.data_page_header?.encoding === 'PLAIN'
+        ) {
+          this.addPlainStrings(reader, header, meta.codec);
+        } else {
+          const encoding = (header.data_page_header ?? header.data_page_header_v2)?.encoding ?? '';
+          const coded = entries !== undefined && encoding.endsWith('_DICTIONARY');
+          const page = readPage(reader, header, coded ? indexes : decoder, undefined, undefined, 0).data;
+          if (!page || this.at + page.length > this.codes.length) throw this.corrupt();
+          if (coded) this.addIndexes(page, entries!, remap);
+          else this.add(page);
+        }
+      }
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      throw this.corrupt();
+    }
+    return this.codes;
+  }
+
+  private rowRange(): string {
+    return `${this.groupStart + 1}–${this.groupStart + this.codes.length}`;
+  }
+
+  private corrupt(): InputError {
+    return new InputError(
+      'E_PARQUET_CORRUPT',
+      `${this.file} column "${this.plan.name}" rows ${this.rowRange()}: the column's data cannot be read (corrupt or truncated)`,
+      'write the file again with a Parquet writer',
+    );
+  }
+
+  /** The code of a non-string cell, by its raw value (NaN is the missing value's, as a null's). */
+  private code(value: Key): number {
+    const key = typeof value === 'number' && Number.isNaN(value) ? '' : value;
+    let code = this.index.get(key);
+    if (code === undefined) {
+      code = this.entries.push(this.text(key)) - 1;
+      this.index.set(key, code);
+    }
+    return code;
+  }
+
+  private text(v: Key): string {
+    switch (this.plan.kind) {
+      case 'date':
+        return formatDate(v as number);
+      case 'timestamp':
+        return formatTimestamp(v as bigint, this.plan.unit, this.plan.utc);
+      default:
+        return valueString(v);
+    }
+  }
+
+  /** The code of a raw value: a string's bytes, or a number, bigint or boolean. */
+  private valueCode(v: Key | Uint8Array): number {
+    if (!(v instanceof Uint8Array)) return this.code(v);
+    if (v.buffer !== this.bytes.buffer) this.bytes = Buffer.from(v.buffer);
+    return this.strings.codeOf(this.bytes, v.byteOffset, v.byteOffset + v.length);
+  }
+
+  private missing(i: number): number {
+    if (!this.nullsAsMissing) throw nullError(this.file, this.plan.name, this.groupStart + this.at + i);
+    return this.plan.kind === 'string' ? this.strings.codeOf(this.bytes, 0, 0) : this.code('');
+  }
+
+  private add(values: DecodedArray): void {
+    const codes = this.codes;
+    const at = this.at;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i] as Key | Uint8Array | null | undefined;
+      codes[at + i] = v === null || v === undefined ? this.missing(i) : this.valueCode(v);
+    }
+    this.at += values.length;
+  }
+
+  /**
+   * A PLAIN page (version 1) of strings, read straight from its bytes: each value looked up by
+   * its bytes, with no object made per value (the most common page of a column of distinct
+   * strings).
+   */
+  private addPlainStrings(reader: DataReader, header: PageHeader, codec: CompressionCodec): void {
+    const n = header.data_page_header!.num_values;
+    if (this.at + n > this.codes.length) throw this.corrupt();
+    const compressed = new Uint8Array(
+      reader.view.buffer,
+      reader.view.byteOffset + reader.offset,
+      header.compressed_page_size,
+    );
+    reader.offset += header.compressed_page_size;
+    const page = decompressPage(compressed, Number(header.uncompressed_page_size), codec, DECOMPRESSORS);
+    const bytes = Buffer.from(page.buffer, page.byteOffset, page.byteLength);
+    const levels = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
+    // A top-level OPTIONAL column: definition level 1 is a value, 0 a null.
+    let defined: number[] | undefined;
+    if (this.plan.decoder.element.repetition_type !== 'REQUIRED') {
+      defined = new Array(n);
+      readRleBitPackedHybrid(levels, 1, defined);
+    }
+    const codes = this.codes;
+    let at = levels.offset;
+    for (let i = 0; i < n; i++) {
+      if (defined && defined[i] !== 1) {
+        codes[this.at + i] = this.missing(i);
+        continue;
+      }
+      if (at + 4 > bytes.length) throw this.corrupt();
+      const end = at + 4 + bytes.readUInt32LE(at);
+      if (end > bytes.length) throw this.corrupt();
+      codes[this.at + i] = this.strings.codeOf(bytes, at + 4, end);
+      at = end;
+    }
+    this.at += n;
+  }
+
+  /** Rows of a dictionary-encoded page: indexes into `entries`, whose codes `remap` keeps. */
+  private addIndexes(indexes: DecodedArray, entries: DecodedArray, remap: Int32Array): void {
+    const codes = this.codes;
+    const at = this.at;
+    for (let i = 0; i < indexes.length; i++) {
+      const idx = indexes[i] as number | null | undefined;
+      if (idx === null || idx === undefined) {
+        codes[at + i] = this.missing(i);
+        continue;
+      }
+      if (!(idx >= 0 && idx < remap.length)) throw this.corrupt();
+      let code = remap[idx]!;
+      if (code < 0) code = remap[idx] = this.valueCode(entries[idx] as Key | Uint8Array);
+      codes[at + i] = code;
+    }
+    this.at += indexes.length;
+  }
+}
+
+/** Days since 1970-01-01 as `YYYY-MM-DD`. */
+export function formatDate(days: number): string {
+  const iso = new Date(days * 86_400_000).toISOString();
+  return iso.slice(0, iso.indexOf('T'));
+}
+
+const TICKS_PER_SECOND: Record<Unit, bigint> = { MILLIS: 1000n, MICROS: 1_000_000n, NANOS: 1_000_000_000n };
+
+/**
+ * Ticks since 1970-01-01T00:00:00 as ISO 8601 `YYYY-MM-DDTHH:MM:SS`, then the fraction of a
+ * second without trailing zeros (none when whole), then `Z` when the time is in UTC.
+ */
+export function formatTimestamp(ticks: bigint, unit: Unit, utc: boolean): string {
+  const per = TICKS_PER_SECOND[unit];
+  let seconds = ticks / per;
+  let fraction = ticks % per;
+  if (fraction < 0n) {
+    fraction += per;
+    seconds -= 1n;
+  }
+  const iso = new Date(Number(seconds) * 1000).toISOString();
+  const digits = String(per).length - 1;
+  const frac = fraction === 0n ? '' : `.${fraction.toString().padStart(digits, '0').replace(/0+$/, '')}`;
+  return `${iso.slice(0, iso.indexOf('.'))}${frac}${utc ? 'Z' : ''}`;
+}
