@@ -22,11 +22,12 @@ import {
   SFNClient,
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
+import { confineSpecPaths } from '../spec/spec.ts';
 import { REPORTED_FAILURE } from './definition.ts';
 import { runIdFrom } from './release.ts';
 import { openSpec, releaseName } from './states/plan.ts';
 import type { PhaseEnv } from './states/types.ts';
-import { dirKey, joinKey, type Location, utf8 } from './storage/index.ts';
+import { baseKey, dirKey, joinKey, type Location, utf8 } from './storage/index.ts';
 
 export const SFN_ENDPOINT_ENV = 'PPDP_SFN_ENDPOINT';
 export const STATE_MACHINE_ENV = 'PPDP_STATE_MACHINE_ARN';
@@ -112,7 +113,10 @@ export function executionArnOf(stateMachineArn: string, execution: string): stri
  */
 export async function runIdAt(loc: Location): Promise<string> {
   const specBytes = await loc.store.get(loc.key);
-  const { input } = JSON.parse(utf8(specBytes).replace(/^\uFEFF/, '')) as { input?: unknown };
+  const json = JSON.parse(utf8(specBytes).replace(/^\uFEFF/, '')) as { input?: unknown };
+  // A hostile spec's input is read by no one, Start included: Plan then refuses it by name.
+  confineSpecPaths(json, baseKey(loc.key), loc.store.root + dirKey(loc.key));
+  const { input } = json;
   if (typeof input !== 'string') throw new TypeError('the spec names no input');
   const key = joinKey(dirKey(loc.key), input);
   const size = await loc.store.head(key);

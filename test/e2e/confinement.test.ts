@@ -128,9 +128,20 @@ describe('a spec read from a bucket names files inside its own folder only', () 
     expect(await startedFiles()).toEqual([]);
   });
 
-  it('a spec that stays inside its folder is released', async () => {
+  it('a spec that stays inside its folder is released, its input one file or a folder of files', async () => {
     const spec = await upload('inbox/fine/');
-    const { report } = await executeRelease({ spec, store: `s3://${BUCKET}/` }, { s3: s3.options() });
+    const { report, plan } = await executeRelease({ spec, store: `s3://${BUCKET}/` }, { s3: s3.options() });
     expect(report.verification.verified).toBe(true);
-  }, 60_000);
+    // The same rows in two files under inbox/parts/data/: Plan downloads the folder's files.
+    const [header, ...rows] = readFileSync(join(ws.dir, 'adult.csv'), 'utf8').trimEnd().split(/\r?\n/);
+    const folderSpec = await upload('inbox/parts/', (s) => Object.assign(s, { input: 'data' }));
+    await store.put('inbox/parts/data/a.csv', `${[header, ...rows.slice(0, 100)].join('\n')}\n`);
+    await store.put('inbox/parts/data/b.csv', `${[header, ...rows.slice(100)].join('\n')}\n`);
+    await store.put('inbox/parts/data/_SUCCESS', '');
+    const parts = await executeRelease({ spec: folderSpec, store: `s3://${BUCKET}/` }, { s3: s3.options() });
+    expect(parts.report.verification.verified).toBe(true);
+    const bytes = async (release: string) =>
+      Buffer.from(await store.get(`${release.slice(`s3://${BUCKET}/`.length)}data.csv`));
+    expect((await bytes(parts.plan.release)).equals(await bytes(plan.release))).toBe(true);
+  }, 90_000);
 });

@@ -4,6 +4,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type Projection, ShardedAdmission } from '../../data/admission.ts';
+import { readsFile } from '../../data/input.ts';
 import { checkInputFits, stateBudgets } from '../../data/limits.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError, PpdpError, SpecError } from '../../errors.ts';
@@ -404,11 +405,27 @@ async function materializeSpec(loc: Location, dir: string): Promise<string> {
     refs.map(async (ref) => {
       const key = joinKey(dirKey(loc.key), ref);
       const size = await loc.store.head(key);
-      if (size === undefined) return; // loadSpec / readInput / the hierarchy name it
-      await download(loc.store, key, size, local(key));
+      if (size !== undefined) return download(loc.store, key, size, local(key));
+      // No such object: a folder input, its files under `<key>/` (else the reader names it missing).
+      await downloadFolder(loc.store, key, local);
     }),
   );
   return specPath;
+}
+
+/**
+ * A folder input's files (every object directly under `<key>/` the reader reads), one at a
+ * time; a deeper key only makes its subfolder, which the reader refuses by name.
+ */
+async function downloadFolder(store: Store, key: string, local: (key: string) => string): Promise<void> {
+  const prefix = `${key.replace(/\/$/, '')}/`;
+  for (const o of await store.list(prefix)) {
+    const rest = o.key.slice(prefix.length);
+    if (rest === '') continue; // a folder marker
+    const slash = rest.indexOf('/');
+    if (slash >= 0) mkdirSync(local(prefix + rest.slice(0, slash)), { recursive: true });
+    else if (readsFile(rest)) await download(store, o.key, o.size, local(o.key));
+  }
 }
 
 /** Bytes per range request when downloading: memory holds one piece, not the input. */
