@@ -24,6 +24,7 @@ import {
   putJson,
   type Store,
   sealWork,
+  unsealed,
   utf8,
 } from '../storage/index.ts';
 import {
@@ -173,13 +174,14 @@ async function planLocked(p: {
   let next = shardsRead.next();
   // Deployed, a duplicate start stops here: after the checks that can refuse the release as a
   // whole, before any write. The run lock comes first: a duplicate never touches the folder's.
-  const runLocked = await lockRun(workLoc.store, workLoc.key, runId, execution);
+  // Locks are written conditionally, not sealed: they go to the store as it is.
+  const runLocked = await lockRun(unsealed(workLoc.store), workLoc.key, runId, execution);
   const folder = storeFolder(releaseLoc);
   let claim: Claim;
   try {
     claim = await claimFolder(folder, execution);
   } catch (e) {
-    if (runLocked) await unlockRun(workLoc.store, workLoc.key);
+    if (runLocked) await unlockRun(unsealed(workLoc.store), workLoc.key);
     throw e;
   }
   const layout: RowsLayout = { rowCount: 0, shards: [], source: spec.input, delimiter: ',' };
@@ -246,7 +248,7 @@ async function planLocked(p: {
     return await finishPlan({ ...p, workLoc, mode, layout, parts, claim, digest, projection });
   } catch (e) {
     await unlock(folder, claim, warner(env));
-    if (runLocked) await unlockRun(workLoc.store, workLoc.key);
+    if (runLocked) await unlockRun(unsealed(workLoc.store), workLoc.key);
     throw e;
   }
 }
