@@ -22,8 +22,10 @@ export interface Grid {
   readonly rows: number;
   readonly cells: Int32Array[];
   readonly labels: string[];
-  /** label → its code. */
+  /** label → its code (a builder's values only when also a label above level 0). */
   readonly index: ReadonlyMap<string, number>;
+  /** Row r is dictionary code r (a builder's grid): no value needs looking up. */
+  readonly rowsAreCodes: boolean;
 }
 
 /** Fills a grid row by row, interning labels as they come. */
@@ -35,6 +37,7 @@ export class GridWriter implements Grid {
   constructor(
     readonly height: number,
     readonly rows: number,
+    readonly rowsAreCodes = false,
   ) {
     this.cells = Array.from({ length: height + 1 }, () => new Int32Array(rows));
   }
@@ -47,6 +50,17 @@ export class GridWriter implements Grid {
       this.labels.push(label);
     }
     return id;
+  }
+
+  /**
+   * The code of a label known to be new unless some label above level 0 equals it (a builder's
+   * value: the dictionary's values are distinct). Not indexed: the index stays small.
+   */
+  codeOfValue(label: string): number {
+    const id = this.index.get(label);
+    if (id !== undefined) return id;
+    this.labels.push(label);
+    return this.labels.length - 1;
   }
 
   set(row: number, level: number, label: string): void {
@@ -97,7 +111,7 @@ function buildGrid(
   const dict = column.dictionary;
   const used = new Uint8Array(dict.length);
   for (let r = 0; r < column.codes.length; r++) used[column.codes[r]!] = 1;
-  const grid = new GridWriter(height, dict.length);
+  const grid = new GridWriter(height, dict.length, true);
   const topCode = grid.code(top);
   const star = grid.code('*');
   const levels = new Int32Array(height + 1);
@@ -105,19 +119,20 @@ function buildGrid(
   let first = -1;
   for (let code = 0; code < dict.length; code++) {
     const value = dict[code]!;
-    const self = grid.code(value);
-    levels[0] = self;
     if (isMissing(value)) {
-      levels.fill(self, 1, height);
+      levels.fill(grid.code(value), 1, height);
       levels[height] = topCode;
     } else if (!build(value, levels, grid)) {
       if (used[code] && refused++ === 0) first = code;
       levels.fill(star, 1, height);
       levels[height] = topCode;
     }
-    for (let l = 0; l <= height; l++) grid.cells[l]![code] = levels[l]!;
+    for (let l = 1; l <= height; l++) grid.cells[l]![code] = levels[l]!;
   }
   if (refused > 0) fail(refused, rowOf(column, first));
+  // The values last, once every label above them is known: a value equal to one shares its code.
+  const values = grid.cells[0]!;
+  for (let code = 0; code < dict.length; code++) values[code] = grid.codeOfValue(dict[code]!);
   return grid;
 }
 

@@ -161,7 +161,7 @@ function fromGrid(column: EncodedColumn, grid: Grid, source: string, quoteValues
   const rowOf = new Int32Array(dict.length).fill(-1);
   const missing: number[] = [];
   for (let code = 0; code < dict.length; code++) {
-    const label = grid.index.get(dict[code]!);
+    const label = grid.rowsAreCodes ? values[code] : grid.index.get(dict[code]!);
     const row = label === undefined ? -1 : rowOfLabel[label]!;
     if (row >= 0) rowOf[code] = row;
     else if (present[code]) missing.push(code);
