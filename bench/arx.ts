@@ -151,7 +151,8 @@ function arxModelFields(c: Config): string[] {
         fields.push(`model=${m.distance === 'hierarchical' ? 'hierarchical' : 'equal'}-t:${m.t}`);
         break;
       case 'delta-disclosure':
-        fields.push(`model=delta:${m.delta}`);
+        // ppdp's δ bounds a natural logarithm, ARX's a base-2 one (docs/definitions.md).
+        fields.push(`model=delta:${m.delta / Math.LN2}`);
         break;
       default:
         throw new Error(`no ARX model for ${m.model}`);

@@ -5,7 +5,7 @@
  *
  *   config  data=<csv>  delim=<c>  qi=<column>=<hierarchy.csv>…  sa=<column>  sah=<hierarchy.csv>
  *           ident=<column>…  model=k:5 | distinct-l:3 | entropy-l:3 | recursive-cl:<c>:<l> |
- *           equal-t:0.2 | hierarchical-t:0.2 | delta:1.2 …  supp=0.02  metric=loss | discernibility
+ *           equal-t:0.2 | hierarchical-t:0.2 | delta:<δ for log₂> …  supp=0.02  metric=loss | discernibility
  *     → "ready"  (reads the data and hierarchies, not timed; every other column is insensitive)
  *   run → "ok <ms> <column>=<level>,… <nodes checked> <lattice size>"  (one timed anonymize())
  *   quit
