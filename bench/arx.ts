@@ -18,7 +18,7 @@
  * Writes bench/results/arx-comparison.json.
  *
  * Run: `npm run bench:arx` (`-- --help` for the options). Needs java and javac 17 and the ARX
- * library folder (default ../shared/peers/arx/lib, or --arx-lib).
+ * library's jars: `--arx-lib <dir>` or the environment variable ARX_LIB.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -51,7 +51,7 @@ const HELP = `Usage: npm run bench:arx [-- options]
   --registry LIST   registry-shaped table sizes, comma-separated (default 100000; 0 skips)
   --adult all|few   the whole Adult grid, or one configuration per privacy model (default all)
   --cli N           cold ppdp CLI runs on Adult, ppdp alone (default 7; 0 skips; needs npm run build)
-  --arx-lib DIR     ARX's jars (default ../shared/peers/arx/lib)
+  --arx-lib DIR     the folder of ARX 3.9.2's jars (default: $ARX_LIB)
 `;
 const { values } = parseArgs({
   options: {
@@ -60,7 +60,7 @@ const { values } = parseArgs({
     registry: { type: 'string', default: '100000' },
     adult: { type: 'string', default: 'all' },
     cli: { type: 'string', default: '7' },
-    'arx-lib': { type: 'string', default: resolve(ROOT, '../shared/peers/arx/lib') },
+    'arx-lib': { type: 'string', default: process.env.ARX_LIB ?? '' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -101,7 +101,9 @@ interface Dataset {
 
 function startArx(): { ask: (line: string) => Promise<string>; stop: () => void } {
   const lib = values['arx-lib'];
-  if (!existsSync(lib)) throw new Error(`ARX library not found at ${lib} (--arx-lib)`);
+  if (!lib || !existsSync(lib)) {
+    throw new Error(`ARX's jars not found${lib ? ` at ${lib}` : ''}: pass --arx-lib <dir> or set ARX_LIB`);
+  }
   const out = join(ROOT, 'build/arx-harness');
   mkdirSync(out, { recursive: true });
   const javac = spawnSync('javac', ['-cp', `${lib}/*`, '-d', out, join(ROOT, 'bench/arx/ArxRun.java')], {
