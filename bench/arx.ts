@@ -1,23 +1,32 @@
 /**
- * ppdp against ARX on Adult (a script, not a test). For every configuration of the k-anonymity
- * and privacy-model grids (test/golden/adult-configs.ts): the in-process time to the optimum — preparation (hierarchies,
- * rows collapsed to distinct tuples) plus the lattice search, the work ARX's `anonymize()`
- * does on data it has already read — median of several runs after warm-ups, the nodes
- * checked, and the chosen node checked against exhaustive search (the golden tables, or run
- * here for the configurations they lack). Then the whole process:
- * a cold `node bin/ppdp.mjs release examples/adult/release.json` from start to verified
- * release on disk. The ARX figures are ARX's quoted timings, NOT measured here: typed in from a
- * third party's run of ARX on this kind of machine (warm JVM, `anonymize()` only; cold process
- * start to result). The output and the JSON label them so.
+ * ppdp against ARX 3.9.2, both measured here (a script, not a test). ARX runs as one
+ * long-lived JVM (bench/arx/ArxRun.java, compiled into build/arx-harness) that reads a
+ * configuration, then times one warm `anonymize()` per request; ppdp runs in this process.
+ * For every configuration the two alternate run by run (ppdp, ARX, ppdp, ARX, …) so that load
+ * on the machine falls on both alike, and the ratio ARX / ppdp of their medians is reported
+ * with the node each chose.
+ *
+ * ppdp's timed work is what ARX's `anonymize()` does on data it has already read: preparation
+ * (hierarchies, models, rows collapsed to distinct tuples) plus the lattice search. ARX gets
+ * the same hierarchies as files: Adult's own, and for the registry-shaped table
+ * (bench/registry-sample.ts) the ones `ppdp hierarchy` writes from the spec's builders.
+ *
+ * Metrics: discernibility is defined alike in both, so the optima must agree. ppdp's NCP is
+ * compared with ARX's Loss (gs-factor 0.5, arithmetic mean), a different definition: the nodes
+ * are reported as they fall. ppdp's node is also checked against exhaustive search (the golden
+ * tables for Adult). Then, for ppdp alone, the cold CLI on Adult.
  * Writes bench/results/arx-comparison.json.
  *
- * Run: `npm run bench:arx` (`-- --runs N`, `-- --cli N`, `-- --help`).
+ * Run: `npm run bench:arx` (`-- --help` for the options). Needs java and javac 17 and the ARX
+ * library's jars: `--arx-lib <dir>` or the environment variable ARX_LIB.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { hierarchyCommand } from '../src/cli/hierarchy.ts';
 import { wasmGroupingKernel } from '../src/kernels/groupby/wasm.ts';
 import { openSearch, prepareGeneralization, search } from '../src/methods/generalization/index.ts';
 import { exhaustiveSearch } from '../src/methods/generalization/search.ts';
@@ -32,16 +41,26 @@ import {
   type PrivacyGoldenRow,
   SUPPRESSIONS,
 } from '../test/golden/adult-configs.ts';
+import { registrySample } from './registry-sample.ts';
 import { machineInfo, median, table } from './scale.ts';
 
-const HELP = `Usage: npm run bench:arx [-- --runs N] [-- --cli N]
-  --runs N   in-process runs per configuration after two warm-ups (default 5)
-  --cli N    cold CLI runs (default 7; 0 skips them; needs \`npm run build\`)
+const ROOT = new URL('..', import.meta.url).pathname;
+const HELP = `Usage: npm run bench:arx [-- options]
+  --runs N          timed runs per configuration and tool, after the warm-ups (default 5)
+  --warmup N        warm-up runs per configuration and tool (default 2)
+  --registry LIST   registry-shaped table sizes, comma-separated (default 100000; 0 skips)
+  --adult all|few   the whole Adult grid, or one configuration per privacy model (default all)
+  --cli N           cold ppdp CLI runs on Adult, ppdp alone (default 7; 0 skips; needs npm run build)
+  --arx-lib DIR     the folder of ARX 3.9.2's jars (default: $ARX_LIB)
 `;
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '2' },
+    registry: { type: 'string', default: '100000' },
+    adult: { type: 'string', default: 'all' },
     cli: { type: 'string', default: '7' },
+    'arx-lib': { type: 'string', default: process.env.ARX_LIB ?? '' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -50,84 +69,194 @@ if (values.help) {
   process.exit(0);
 }
 const RUNS = Math.max(1, Number(values.runs));
+const WARMUP = Math.max(0, Number(values.warmup));
 const CLI_RUNS = Math.max(0, Number(values.cli));
-const ROOT = new URL('..', import.meta.url).pathname;
-
-/** ARX's quoted timings (a third party's run on this kind of machine, not measured here): warm `anonymize()` ms. */
-const ARX_SOURCE =
-  "ARX's published/quoted timings, not measured here: a third party's run of ARX (Java) on this kind of machine, warm JVM, anonymize() only; ppdp's benchmark does not run ARX";
-const ARX_WARM: { match: (c: Config) => boolean; ms: number; what: string }[] = [
-  { what: 'k=5, 0 %', ms: 55, match: (c) => c.name === 'k=5' && c.maxSuppression === 0 },
-  { what: 'k=5, 2 %', ms: 309, match: (c) => c.name === 'k=5' && c.maxSuppression === 0.02 },
-  { what: 'k=5, 5 %', ms: 244, match: (c) => c.name === 'k=5' && c.maxSuppression === 0.05 },
-  {
-    what: 'distinct l=3, 5 %',
-    ms: 543,
-    match: (c) => c.name === 'k=5 + distinct l=3' && c.maxSuppression === 0.05,
-  },
-  {
-    what: 't=0.2 equal, 5 %',
-    ms: 1840,
-    match: (c) => c.name === 'k=5 + equal t=0.2' && c.maxSuppression === 0.05,
-  },
-  {
-    what: 't=0.2 hierarchical, 5 %',
-    ms: 2150,
-    match: (c) => c.name === 'k=5 + hierarchical t=0.2' && c.maxSuppression === 0.05,
-  },
-  {
-    what: 'δ-disclosure, 5 %',
-    ms: 2100,
-    match: (c) => c.name.startsWith('k=5 + delta') && c.maxSuppression === 0.05,
-  },
-];
-const ARX_COLD_MS = { kAnonymity: [2000, 2400], tOrDelta: [4700, 4800] };
+const REGISTRY_SIZES = values.registry
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
+const say = (line: string) => process.stdout.write(`${line}\n`);
 
 interface Config {
+  dataset: string;
   name: string;
   privacy: PrivacyModelSpec[];
   maxSuppression: number;
   metric: MetricName;
+  /** Exhaustive search's node when a golden table holds it. */
   golden?: Record<string, number>;
+  /** Whether to run exhaustive search when no golden node is known (small lattices and tables). */
+  exhaustive: boolean;
 }
+
+interface Dataset {
+  name: string;
+  spec: ReleaseSpec;
+  /** ARX's `config` fields for the data and hierarchies. */
+  arxFields: string[];
+  configs: Config[];
+}
+
+// ---- ARX: the long-lived JVM ----
+
+function startArx(): { ask: (line: string) => Promise<string>; stop: () => void } {
+  const lib = values['arx-lib'];
+  if (!lib || !existsSync(lib)) {
+    throw new Error(`ARX's jars not found${lib ? ` at ${lib}` : ''}: pass --arx-lib <dir> or set ARX_LIB`);
+  }
+  const out = join(ROOT, 'build/arx-harness');
+  mkdirSync(out, { recursive: true });
+  const javac = spawnSync('javac', ['-cp', `${lib}/*`, '-d', out, join(ROOT, 'bench/arx/ArxRun.java')], {
+    encoding: 'utf8',
+  });
+  if (javac.status !== 0) throw new Error(`javac failed: ${javac.stderr}`);
+  const jvm: ChildProcessWithoutNullStreams = spawn('java', ['-Xmx6g', '-cp', `${lib}/*:${out}`, 'ArxRun'], {
+    stdio: 'pipe',
+  });
+  jvm.stderr.on('data', (d) => process.stderr.write(`[arx] ${d}`));
+  const lines = createInterface({ input: jvm.stdout });
+  const waiting: ((line: string) => void)[] = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  return {
+    ask: (line) =>
+      new Promise((answer, fail) => {
+        waiting.push((reply) =>
+          reply.startsWith('error') ? fail(new Error(`ARX: ${reply} (after: ${line})`)) : answer(reply),
+        );
+        jvm.stdin.write(`${line}\n`);
+      }),
+    stop: () => {
+      jvm.stdin.write('quit\n');
+      jvm.stdin.end();
+    },
+  };
+}
+
+/** ARX's fields for the privacy models, metric and suppression of a configuration. */
+function arxModelFields(c: Config): string[] {
+  const fields: string[] = [];
+  for (const m of c.privacy) {
+    switch (m.model) {
+      case 'k-anonymity':
+        fields.push(`model=k:${m.k}`);
+        break;
+      case 'distinct-l-diversity':
+        fields.push(`model=distinct-l:${m.l}`);
+        break;
+      case 'entropy-l-diversity':
+        fields.push(`model=entropy-l:${m.l}`);
+        break;
+      case 'recursive-cl-diversity':
+        fields.push(`model=recursive-cl:${m.c}:${m.l}`);
+        break;
+      case 't-closeness':
+        fields.push(`model=${m.distance === 'hierarchical' ? 'hierarchical' : 'equal'}-t:${m.t}`);
+        break;
+      case 'delta-disclosure':
+        // ppdp's δ bounds a natural logarithm, ARX's a base-2 one (docs/definitions.md).
+        fields.push(`model=delta:${m.delta / Math.LN2}`);
+        break;
+      default:
+        throw new Error(`no ARX model for ${m.model}`);
+    }
+  }
+  fields.push(
+    `supp=${c.maxSuppression}`,
+    `metric=${c.metric === 'discernibility' ? 'discernibility' : 'loss'}`,
+  );
+  return fields;
+}
+
+// ---- the datasets and their configurations ----
 
 const golden = <T>(name: string): T[] =>
   JSON.parse(readFileSync(new URL(`../test/golden/${name}`, import.meta.url), 'utf8'));
-const foundation = golden<GoldenRow>('adult-generalization.json');
-const privacy = golden<PrivacyGoldenRow>('adult-privacy.json');
 
-const configs: Config[] = [];
-for (const k of KS)
-  for (const maxSuppression of SUPPRESSIONS)
-    for (const metric of METRICS)
+function adultDataset(): Dataset {
+  const spec = loadSpec(ADULT_SPEC);
+  const dir = resolve(ADULT_SPEC, '..');
+  const foundation = golden<GoldenRow>('adult-generalization.json');
+  const privacy = golden<PrivacyGoldenRow>('adult-privacy.json');
+  const configs: Config[] = [];
+  const few = values.adult === 'few';
+  for (const k of few ? [5] : KS)
+    for (const maxSuppression of few ? [0.02] : SUPPRESSIONS)
+      for (const metric of METRICS)
+        configs.push({
+          dataset: 'adult',
+          name: `k=${k}`,
+          privacy: [{ model: 'k-anonymity', k }],
+          maxSuppression,
+          metric,
+          golden: foundation.find(
+            (g) => g.k === k && g.maxSuppression === maxSuppression && g.metric === metric,
+          )?.node,
+          exhaustive: true,
+        });
+  const seen = new Set<string>();
+  for (const [i, c] of PRIVACY_CONFIGS.entries()) {
+    const kind = `${c.model.model} ${'distance' in c.model ? c.model.distance : ''}`;
+    if (few && seen.has(kind)) continue;
+    seen.add(kind);
+    configs.push({
+      dataset: 'adult',
+      name: `k=5 + ${c.name}`,
+      privacy: [{ model: 'k-anonymity', k: 5 }, c.model as PrivacyModelSpec],
+      maxSuppression: c.maxSuppression,
+      metric: 'ncp',
+      golden: privacy[i]?.node,
+      exhaustive: true,
+    });
+  }
+  const arxFields = [`data=${join(dir, 'adult.csv')}`, `delim=${spec.format?.delimiter ?? ';'}`];
+  for (const a of spec.attributes) {
+    if (a.hierarchy?.kind !== 'file') continue;
+    if (a.type === 'quasi-identifying') arxFields.push(`qi=${a.name}=${a.hierarchy.path}`);
+    else if (a.type === 'sensitive') arxFields.push(`sa=${a.name}`, `sah=${a.hierarchy.path}`);
+  }
+  return { name: 'adult', spec, arxFields, configs };
+}
+
+async function registryDataset(rows: number, scratch: string[]): Promise<Dataset> {
+  const { dir, spec: file } = await registrySample(rows);
+  scratch.push(dir);
+  const spec = loadSpec(file);
+  // ARX gets ppdp's builders' hierarchies as files, written by `ppdp hierarchy`.
+  const hierarchies = join(dir, 'hierarchies');
+  hierarchyCommand([file, '--out', hierarchies]);
+  const arxFields = [`data=${join(dir, 'registry.csv')}`, `delim=${spec.format?.delimiter ?? ','}`];
+  for (const a of spec.attributes) {
+    if (a.type === 'quasi-identifying') arxFields.push(`qi=${a.name}=${join(hierarchies, `${a.name}.csv`)}`);
+    else if (a.type === 'sensitive') arxFields.push(`sa=${a.name}`);
+    else if (a.type === 'identifying') arxFields.push(`ident=${a.name}`);
+  }
+  const name = `registry ${rows.toLocaleString('en-US')}`;
+  const configs: Config[] = [];
+  const k5 = { model: 'k-anonymity', k: 5 } as PrivacyModelSpec;
+  // Past 10^5 rows only the spec's 2 % (ARX takes seconds a run there).
+  for (const metric of METRICS)
+    for (const maxSuppression of rows > 100_000 ? [0.02] : [0, 0.02])
       configs.push({
-        name: `k=${k}`,
-        privacy: [{ model: 'k-anonymity', k }],
+        dataset: name,
+        name: 'k=5',
+        privacy: [k5],
         maxSuppression,
         metric,
-        golden: foundation.find(
-          (g) => g.k === k && g.maxSuppression === maxSuppression && g.metric === metric,
-        )?.node,
+        exhaustive: rows <= 100_000,
       });
-for (const [i, c] of PRIVACY_CONFIGS.entries())
-  configs.push({
-    name: `k=5 + ${c.name}`,
-    privacy: [{ model: 'k-anonymity', k: 5 }, c.model as PrivacyModelSpec],
-    maxSuppression: c.maxSuppression,
-    metric: 'ncp',
-    golden: privacy[i]?.node,
-  });
-// The ARX configurations the grids above lack: distinct l = 3 and equal t = 0.2 with 5 %.
-for (const name of ['distinct l=3', 'equal t=0.2'])
-  configs.push({
-    name: `k=5 + ${name}`,
-    privacy: [
-      { model: 'k-anonymity', k: 5 },
-      PRIVACY_CONFIGS.find((c) => c.name === name)!.model as PrivacyModelSpec,
-    ],
-    maxSuppression: 0.05,
-    metric: 'ncp',
-  });
+  if (rows <= 100_000)
+    configs.push({
+      dataset: name,
+      name: 'k=5 + distinct l=3',
+      privacy: [k5, { model: 'distinct-l-diversity', attribute: 'diagnosis', l: 3 } as PrivacyModelSpec],
+      maxSuppression: 0.02,
+      metric: 'ncp',
+      exhaustive: rows <= 100_000,
+    });
+  return { name, spec, arxFields, configs };
+}
+
+// ---- measuring ----
 
 /** Exhaustive search's node (every node evaluated): the optimum a configuration must reach. */
 function exhaustiveNode(prepared: ReturnType<typeof prepareGeneralization>): Record<string, number> {
@@ -137,84 +266,166 @@ function exhaustiveNode(prepared: ReturnType<typeof prepareGeneralization>): Rec
   return Object.fromEntries(prepared.qis.map((q, i) => [q.name, best.levels[i]!]));
 }
 
-const base = loadSpec(ADULT_SPEC);
-const input = readInput(base);
-const say = (line: string) => process.stdout.write(`${line}\n`);
-const machine = machineInfo();
-say(`ppdp vs ARX on Adult — ${RUNS} runs per configuration; load average ${machine.loadAverage.join(' ')}`);
+function parseNode(text: string): Record<string, number> | null {
+  if (text === 'none') return null;
+  return Object.fromEntries(
+    text
+      .split(',')
+      .map((kv) => [kv.slice(0, kv.lastIndexOf('=')), Number(kv.slice(kv.lastIndexOf('=') + 1))]),
+  );
+}
 
-const results = configs.map((c) => {
+const sameNode = (a: Record<string, number> | null, b: Record<string, number> | null) =>
+  a !== null &&
+  b !== null &&
+  Object.keys(a).length === Object.keys(b).length &&
+  Object.entries(a).every(([q, l]) => b[q] === l);
+
+async function measure(
+  dataset: Dataset,
+  input: ReturnType<typeof readInput>,
+  c: Config,
+  arx: ReturnType<typeof startArx>,
+) {
   const spec = {
-    ...base,
+    ...dataset.spec,
     privacy: c.privacy,
-    method: { ...base.method, maxSuppression: c.maxSuppression, metric: c.metric },
+    method: { ...dataset.spec.method, maxSuppression: c.maxSuppression, metric: c.metric },
   } as ReleaseSpec;
-  const once = () => {
+  const ppdpOnce = () => {
+    let hierarchiesMs = 0;
     const t0 = performance.now();
-    const prepared = prepareGeneralization(spec, input, wasmGroupingKernel);
+    const prepared = prepareGeneralization(spec, input, wasmGroupingKernel, (phase, work) => {
+      if (phase !== 'hierarchies') return work();
+      const h0 = performance.now();
+      const r = work();
+      hierarchiesMs = performance.now() - h0;
+      return r;
+    });
     const t1 = performance.now();
     const outcome = search(prepared, wasmGroupingKernel);
     const t2 = performance.now();
     outcome.evaluator.dispose(); // as the release does once its report is made
-    return { prepared, outcome, prepareMs: t1 - t0, searchMs: t2 - t1 };
+    return { prepared, outcome, hierarchiesMs, prepareMs: t1 - t0, searchMs: t2 - t1 };
   };
-  once();
-  once();
-  const samples = Array.from({ length: RUNS }, once);
-  const last = samples.at(-1)!;
+  await arx.ask(['config', ...dataset.arxFields, ...arxModelFields(c)].join('\t'));
+  const ppdp: ReturnType<typeof ppdpOnce>[] = [];
+  const arxRuns: { ms: number; node: Record<string, number> | null; checked: number; lattice: string }[] = [];
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    const p = ppdpOnce();
+    const [, ms, node, checked, lattice] = (await arx.ask('run')).split('\t');
+    if (i < WARMUP) continue;
+    ppdp.push(p);
+    arxRuns.push({ ms: Number(ms), node: parseNode(node!), checked: Number(checked), lattice: lattice! });
+  }
+  const last = ppdp.at(-1)!;
   const node = Object.fromEntries(last.prepared.qis.map((q, i) => [q.name, last.outcome.best.levels[i]!]));
-  const arx = ARX_WARM.find((a) => a.match(c));
-  const totalMs = median(samples.map((s) => s.prepareMs + s.searchMs));
+  const optimum = c.golden ?? (c.exhaustive ? exhaustiveNode(last.prepared) : undefined);
+  const ppdpMs = median(ppdp.map((s) => s.prepareMs + s.searchMs));
+  const arxMs = median(arxRuns.map((r) => r.ms));
+  const arxNode = arxRuns.at(-1)!.node;
   return {
+    dataset: c.dataset,
     configuration: c.name,
     maxSuppression: c.maxSuppression,
     metric: c.metric,
-    prepareMs: round(median(samples.map((s) => s.prepareMs))),
-    searchMs: round(median(samples.map((s) => s.searchMs))),
-    totalMs: round(totalMs),
-    nodesChecked: last.outcome.nodesChecked,
-    node,
-    // The golden tables hold exhaustive search's node; configurations they lack get it here.
-    matchesGolden: JSON.stringify(node) === JSON.stringify(c.golden ?? exhaustiveNode(last.prepared)),
-    optimumFrom: c.golden ? 'golden table' : 'exhaustive search, this run',
-    ...(arx
-      ? { arx: { quoted: true, configuration: arx.what, warmMs: arx.ms, speedup: round(arx.ms / totalMs) } }
-      : {}),
+    arxMetric: c.metric === 'discernibility' ? 'discernibility' : 'loss (gs 0.5, arithmetic mean)',
+    ppdp: {
+      medianMs: round(ppdpMs),
+      hierarchiesMs: round(median(ppdp.map((s) => s.hierarchiesMs))),
+      prepareMs: round(median(ppdp.map((s) => s.prepareMs))),
+      searchMs: round(median(ppdp.map((s) => s.searchMs))),
+      samplesMs: ppdp.map((s) => round(s.prepareMs + s.searchMs)),
+      nodesChecked: last.outcome.nodesChecked,
+      node,
+      optimal: optimum ? sameNode(node, optimum) : null,
+      optimumFrom: c.golden ? 'golden table' : optimum ? 'exhaustive search, this run' : 'not checked',
+    },
+    arx: {
+      medianMs: round(arxMs),
+      samplesMs: arxRuns.map((r) => round(r.ms)),
+      nodesChecked: arxRuns.at(-1)!.checked,
+      latticeSize: Number(arxRuns.at(-1)!.lattice),
+      node: arxNode,
+    },
+    ratio: round(arxMs / ppdpMs, 2),
+    sameNode: sameNode(node, arxNode),
+    nodesMustAgree: c.metric === 'discernibility',
   };
-});
+}
+
+// ---- the run ----
+
+const machine = machineInfo();
+say(
+  `ppdp vs ARX 3.9.2, both measured here, interleaved run by run — ${WARMUP} warm-ups + ${RUNS} runs per configuration; load average ${machine.loadAverage.join(' ')} on ${machine.cores} cores`,
+);
+const scratch: string[] = [];
+const arx = startArx();
+type Result = Awaited<ReturnType<typeof measure>>;
+const results: Result[] = [];
+try {
+  const datasets: (() => Promise<Dataset>)[] = [
+    async () => adultDataset(),
+    ...REGISTRY_SIZES.map((rows) => () => registryDataset(rows, scratch)),
+  ];
+  for (const make of datasets) {
+    const dataset = await make();
+    const input = readInput(dataset.spec);
+    say(`\n${dataset.name}: ${input.rowCount.toLocaleString('en-US')} rows`);
+    for (const c of dataset.configs) {
+      const r = await measure(dataset, input, c, arx);
+      results.push(r);
+      say(
+        `  ${c.name}, ${c.maxSuppression * 100} %, ${c.metric}: ppdp ${r.ppdp.medianMs} ms, ARX ${r.arx.medianMs} ms, ` +
+          `ratio ${r.ratio}, same node ${r.sameNode ? 'yes' : 'NO'}, ppdp optimal ${r.ppdp.optimal ?? '-'}`,
+      );
+    }
+  }
+} finally {
+  arx.stop();
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+}
 
 say(
-  table(
+  `\n${table(
     [
+      'dataset',
       'configuration',
       'supp.',
       'metric',
-      'prepare ms',
-      'search ms',
-      'total ms',
-      'nodes',
-      'optimal',
-      'ARX ms (quoted)',
-      'speed-up',
+      'ppdp ms',
+      'of it hierarchies',
+      'ARX ms',
+      'ARX/ppdp',
+      'ppdp nodes',
+      'ARX nodes',
+      'same node',
+      'ppdp optimal',
     ],
     results.map((r) => [
+      r.dataset,
       r.configuration,
       String(r.maxSuppression),
       r.metric,
-      r.prepareMs.toFixed(1),
-      r.searchMs.toFixed(1),
-      r.totalMs.toFixed(1),
-      String(r.nodesChecked),
-      r.matchesGolden ? 'yes' : 'NO',
-      r.arx ? String(r.arx.warmMs) : '',
-      r.arx ? `${r.arx.speedup}×` : '',
+      r.ppdp.medianMs.toFixed(1),
+      r.ppdp.hierarchiesMs.toFixed(1),
+      r.arx.medianMs.toFixed(1),
+      `${r.ratio}×`,
+      String(r.ppdp.nodesChecked),
+      String(r.arx.nodesChecked),
+      r.sameNode ? 'yes' : r.nodesMustAgree ? 'NO' : 'no (other metric)',
+      r.ppdp.optimal === null ? '-' : r.ppdp.optimal ? 'yes' : 'NO',
     ]),
-  ),
+    2,
+  )}`,
+);
+const ratios = results.map((r) => r.ratio);
+say(
+  `ARX / ppdp: min ${Math.min(...ratios)}×, median ${round(median(ratios), 2)}×, max ${Math.max(...ratios)}× over ${results.length} configurations`,
 );
 
-say(`ARX ms: ${ARX_SOURCE}.`);
-
-// The whole process, cold: a fresh node for each run.
+// ppdp alone, cold: a fresh node process for each run (ARX's cold start is not measured).
 const cli: number[] = [];
 if (CLI_RUNS > 0) {
   const tmp = mkdtempSync(join(os.tmpdir(), 'ppdp-arx-'));
@@ -236,8 +447,8 @@ if (CLI_RUNS > 0) {
     rmSync(tmp, { recursive: true, force: true });
   }
   say(
-    `cold ppdp release of examples/adult (process start to verified release on disk): median ${round(median(cli))} ms ` +
-      `of ${cli.length} (${cli.map((x) => Math.round(x)).join(', ')}); ARX cold process ${ARX_COLD_MS.kAnonymity.join('–')} ms (quoted, not measured here)`,
+    `ppdp alone, cold release of examples/adult (process start to verified release on disk): median ${round(median(cli))} ms ` +
+      `of ${cli.length} (${cli.map((x) => Math.round(x)).join(', ')})`,
   );
 }
 
@@ -247,23 +458,27 @@ writeFileSync(
   `${JSON.stringify(
     {
       date: new Date().toISOString(),
-      machine: { ...machine, loadAverageAtEnd: os.loadavg().map(round) },
+      machine: { ...machine, loadAverageAtEnd: os.loadavg().map((x) => round(x, 2)) },
+      arx: {
+        version: '3.9.2',
+        measuredHere: true,
+        how: 'one JVM (bench/arx/ArxRun.java), warm; each run one ARXAnonymizer.anonymize() on data already read; optimal Flash (heuristic search threshold at its maximum)',
+      },
+      warmup: WARMUP,
       runs: RUNS,
       timed: {
-        prepareMs:
-          'prepareGeneralization: hierarchies, models, rows collapsed to distinct tuples (input already read)',
-        searchMs: 'the strategy: grouping session, lattice search, the chosen node measured for the report',
-        totalMs: 'prepare + search: compared with ARX anonymize()',
-        cliMs: 'spawn to exit of node bin/ppdp.mjs release examples/adult/release.json --out <tmp> --quiet',
-      },
-      arx: {
-        source: ARX_SOURCE,
-        measuredHere: false,
-        warmMs: ARX_WARM.map(({ what, ms }) => ({ configuration: what, ms })),
-        coldMs: ARX_COLD_MS,
+        ppdp: 'prepareGeneralization (hierarchies, models, rows collapsed to distinct tuples; input already read) + search; median of the runs',
+        arx: 'ARXAnonymizer.anonymize(data, config) in a warm JVM; median of the runs',
+        ratio: 'ARX median / ppdp median (above 1: ppdp faster)',
+        interleaving: 'per configuration the runs alternate ppdp, ARX, ppdp, ARX, …',
+        cliMs:
+          'ppdp alone: spawn to exit of node bin/ppdp.mjs release examples/adult/release.json --out <tmp> --quiet',
       },
       results,
-      cli: cli.length > 0 ? { medianMs: round(median(cli)), samplesMs: cli.map(round) } : null,
+      cli:
+        cli.length > 0
+          ? { tool: 'ppdp only', medianMs: round(median(cli)), samplesMs: cli.map((x) => round(x)) }
+          : null,
     },
     null,
     2,
@@ -271,6 +486,7 @@ writeFileSync(
 );
 say(`written ${out.pathname}`);
 
-function round(x: number): number {
-  return Math.round(x * 10) / 10;
+function round(x: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
 }

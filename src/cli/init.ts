@@ -9,7 +9,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { formatOf, readTable } from '../data/read.ts';
 import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
-import { dateRows } from '../hierarchy/builders.ts';
+import { dateGrid } from '../hierarchy/builders.ts';
 import { parseSpec } from '../spec/spec.ts';
 import { parseCommandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
@@ -209,7 +209,7 @@ function guess(column: EncodedColumn, rows: number): Guess {
 /** Whether every value parses as a date in `format` (the date builder's own parser decides). */
 function isDateColumn(column: EncodedColumn, format: string): boolean {
   try {
-    dateRows(column, format, ['year']);
+    dateGrid(column, format, ['year']);
     return true;
   } catch {
     return false;

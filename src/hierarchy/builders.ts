@@ -1,8 +1,8 @@
 /**
- * Hierarchy builders: a column's hierarchy as string rows `[value, level1, …, *]`, made from a
- * few settings instead of a file. Every builder keeps the missing value (an empty or blank
- * cell) as a value of its own that generalizes to itself up to the top `*`, as ARX does.
- * Errors name the column, the row and the setting, never a value.
+ * Hierarchy builders: a column's hierarchy made from a few settings instead of a file, as a
+ * grid of label codes (one row per dictionary code, one column per level). Every builder keeps
+ * the missing value (an empty or blank cell) as a value of its own that generalizes to itself
+ * up to the top `*`, as ARX does. Errors name the column, the row and the setting, never a value.
  */
 
 import type { EncodedColumn } from '../data/table.ts';
@@ -12,6 +12,77 @@ import type { DateLevel } from '../spec/spec.ts';
 
 /** Rows of a hierarchy as strings: `rows[r] = [value, level1, …, top]`. */
 export type Rows = string[][];
+
+/**
+ * A hierarchy as integers: `labels[cells[l][r]]` is row r's label at level l (level 0: the
+ * value). One label list serves every level, so a label repeated at two levels has one code.
+ */
+export interface Grid {
+  readonly height: number;
+  readonly rows: number;
+  readonly cells: Int32Array[];
+  readonly labels: string[];
+  /** label → its code (a builder's values only when also a label above level 0). */
+  readonly index: ReadonlyMap<string, number>;
+  /** Row r is dictionary code r (a builder's grid): no value needs looking up. */
+  readonly rowsAreCodes: boolean;
+}
+
+/** Fills a grid row by row, interning labels as they come. */
+export class GridWriter implements Grid {
+  readonly cells: Int32Array[];
+  readonly labels: string[] = [];
+  readonly index = new Map<string, number>();
+
+  constructor(
+    readonly height: number,
+    readonly rows: number,
+    readonly rowsAreCodes = false,
+  ) {
+    this.cells = Array.from({ length: height + 1 }, () => new Int32Array(rows));
+  }
+
+  code(label: string): number {
+    let id = this.index.get(label);
+    if (id === undefined) {
+      id = this.labels.length;
+      this.index.set(label, id);
+      this.labels.push(label);
+    }
+    return id;
+  }
+
+  /**
+   * The code of a label known to be new unless some label above level 0 equals it (a builder's
+   * value: the dictionary's values are distinct). Not indexed: the index stays small.
+   */
+  codeOfValue(label: string): number {
+    const id = this.index.get(label);
+    if (id !== undefined) return id;
+    this.labels.push(label);
+    return this.labels.length - 1;
+  }
+
+  set(row: number, level: number, label: string): void {
+    this.cells[level]![row] = this.code(label);
+  }
+}
+
+/** A grid's rows as strings. */
+export function gridRows(grid: Grid): Rows {
+  const { cells, labels } = grid;
+  return Array.from({ length: grid.rows }, (_, r) => cells.map((level) => labels[level[r]!]!));
+}
+
+/** A hierarchy file's rows as a grid. */
+export function rowsGrid(rows: Rows): Grid {
+  const grid = new GridWriter((rows[0]?.length ?? 1) - 1, rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    for (let l = 0; l <= grid.height; l++) grid.set(r, l, row[l]!);
+  }
+  return grid;
+}
 
 /** The row of a missing value: itself at every level, `top` at the top (`height` levels above it). */
 export function missingRow(value: string, height: number, top = '*'): string[] {
@@ -24,31 +95,45 @@ function rowOf(column: EncodedColumn, code: number): number {
 }
 
 /**
- * Rows of every dictionary value: `build` makes a value's levels above it, or returns null
- * when the builder cannot take it. Missing values keep themselves up to `*`. Values no row
- * holds (a shard's dictionary can list them) get an all-`*` row if `build` refuses them; if
- * rows hold refused values, `fail` gets how many distinct ones and the first row of one.
+ * The grid of every dictionary value (row r: code r): `build` writes a value's levels above
+ * it into `row` (codes from `grid.code`), or returns false when the builder cannot take it.
+ * Missing values keep themselves up to `*`. Values no row holds (a shard's dictionary can list
+ * them) get `*` up to the top if `build` refuses them; if rows hold refused values, `fail` gets
+ * how many distinct ones and the first row of one.
  */
-function buildRows(
+function buildGrid(
   column: EncodedColumn,
   height: number,
-  build: (value: string) => string[] | null,
+  build: (value: string, row: Int32Array, grid: GridWriter) => boolean,
   fail: (count: number, row: number) => never,
   top = '*',
-): Rows {
-  const used = new Uint8Array(column.dictionary.length);
+): Grid {
+  const dict = column.dictionary;
+  const used = new Uint8Array(dict.length);
   for (let r = 0; r < column.codes.length; r++) used[column.codes[r]!] = 1;
+  const grid = new GridWriter(height, dict.length, true);
+  const topCode = grid.code(top);
+  const star = grid.code('*');
+  const levels = new Int32Array(height + 1);
   let refused = 0;
   let first = -1;
-  const rows = column.dictionary.map((value, code) => {
-    if (isMissing(value)) return missingRow(value, height, top);
-    const levels = build(value);
-    if (levels) return [value, ...levels];
-    if (used[code] && refused++ === 0) first = code;
-    return [value, ...new Array<string>(height - 1).fill('*'), top];
-  });
+  for (let code = 0; code < dict.length; code++) {
+    const value = dict[code]!;
+    if (isMissing(value)) {
+      levels.fill(grid.code(value), 1, height);
+      levels[height] = topCode;
+    } else if (!build(value, levels, grid)) {
+      if (used[code] && refused++ === 0) first = code;
+      levels.fill(star, 1, height);
+      levels[height] = topCode;
+    }
+    for (let l = 1; l <= height; l++) grid.cells[l]![code] = levels[l]!;
+  }
   if (refused > 0) fail(refused, rowOf(column, first));
-  return rows;
+  // The values last, once every label above them is known: a value equal to one shares its code.
+  const values = grid.cells[0]!;
+  for (let code = 0; code < dict.length; code++) values[code] = grid.codeOfValue(dict[code]!);
+  return grid;
 }
 
 /** "1 distinct value is" / "3 distinct values are", for messages that count without naming. */
@@ -61,26 +146,29 @@ function distinct(count: number): string {
  * below `bottom` become `<bottom` and values at or above `top` become `>=top` at every level
  * below the top, and intervals are clipped to [bottom, top).
  */
-export function intervalRows(
+export function intervalGrid(
   column: EncodedColumn,
   widths: readonly number[],
   bottom: number | undefined,
   top: number | undefined,
-): Rows {
-  const build = (value: string): string[] | null => {
+): Grid {
+  const build = (value: string, row: Int32Array, grid: GridWriter): boolean => {
     const x = Number(value);
-    if (!Number.isFinite(x)) return null;
-    if (bottom !== undefined && x < bottom) return [...widths.map(() => `<${bottom}`), '*'];
-    if (top !== undefined && x >= top) return [...widths.map(() => `>=${top}`), '*'];
-    return [
-      ...widths.map((w) => {
-        const lo = Math.floor(x / w) * w;
-        return `[${Math.max(lo, bottom ?? lo)},${Math.min(lo + w, top ?? lo + w)})`;
-      }),
-      '*',
-    ];
+    if (!Number.isFinite(x)) return false;
+    for (const [i, w] of widths.entries()) {
+      const lo = Math.floor(x / w) * w;
+      row[i + 1] = grid.code(
+        bottom !== undefined && x < bottom
+          ? `<${bottom}`
+          : top !== undefined && x >= top
+            ? `>=${top}`
+            : `[${Math.max(lo, bottom ?? lo)},${Math.min(lo + w, top ?? lo + w)})`,
+      );
+    }
+    row[widths.length + 1] = grid.code('*');
+    return true;
   };
-  return buildRows(column, widths.length + 1, build, (count, row) => {
+  return buildGrid(column, widths.length + 1, build, (count, row) => {
     throw new HierarchyError(
       'E_HIERARCHY_NUMERIC',
       `column '${column.name}' row ${row}: not a number, but its hierarchy is an intervals builder` +
@@ -90,24 +178,39 @@ export function intervalRows(
   });
 }
 
-/** Masking: right `47906` → `4790*` → `479**` → … → `*`; left `47906` → `*7906` → … → `*`. */
-export function maskRows(column: EncodedColumn, direction: 'right' | 'left'): Rows {
+/**
+ * Masking: right `47906` → `4790*` → `479**` → … → `*`; left `47906` → `*7906` → … → `*`.
+ * A label's next level follows from the label alone, so each label is masked once.
+ */
+export function maskGrid(column: EncodedColumn, direction: 'right' | 'left'): Grid {
   const height = maskHeight(column.dictionary);
-  const build = (v: string) =>
-    Array.from({ length: height }, (_, i) => {
-      const level = i + 1;
-      if (level >= v.length || level === height) return '*';
-      const stars = '*'.repeat(level);
-      return direction === 'right' ? v.slice(0, v.length - level) + stars : stars + v.slice(level);
-    });
-  return buildRows(column, height, build, () => {
+  /** next[l].get(code of a level-l label) = the code of its label at level l + 1. */
+  const next = Array.from({ length: height }, () => new Map<number, number>());
+  const mask = (v: string, level: number) => {
+    if (level >= v.length || level === height) return '*';
+    const stars = '*'.repeat(level);
+    return direction === 'right' ? v.slice(0, v.length - level) + stars : stars + v.slice(level);
+  };
+  const build = (value: string, row: Int32Array, grid: GridWriter): boolean => {
+    row[1] = grid.code(mask(value, 1));
+    for (let l = 1; l < height; l++) {
+      const below = row[l]!;
+      let above = next[l]!.get(below);
+      if (above === undefined) next[l]!.set(below, (above = grid.code(mask(value, l + 1))));
+      row[l + 1] = above;
+    }
+    return true;
+  };
+  return buildGrid(column, height, build, () => {
     throw new Error('a mask takes every value');
   });
 }
 
 /** Levels of a mask hierarchy: the longest value's length (at least one). */
 export function maskHeight(values: readonly string[]): number {
-  return Math.max(1, ...values.map((v) => v.length));
+  let height = 1;
+  for (const v of values) if (v.length > height) height = v.length;
+  return height;
 }
 
 /** Compiles a date format (YYYY, MM, DD and separators) to a pattern capturing year, month, day. */
@@ -140,25 +243,39 @@ function dateLabel(year: number, month: number, level: DateLevel): string {
   }
 }
 
-/** Dates in `format` climb `levels` (e.g. month → year → decade), then `*`. */
-export function dateRows(column: EncodedColumn, format: string, levels: readonly DateLevel[]): Rows {
+/**
+ * Dates in `format` climb `levels` (e.g. month → year → decade), then `*`. The labels depend
+ * on the year and month alone: made once per month met.
+ */
+export function dateGrid(column: EncodedColumn, format: string, levels: readonly DateLevel[]): Grid {
   const { re, order } = datePattern(format);
-  const build = (value: string): string[] | null => {
-    const m = re.exec(value.trim());
-    const part = (token: 'YYYY' | 'MM' | 'DD') => Number(m?.[order.indexOf(token) + 1]);
-    const year = part('YYYY');
-    const month = part('MM');
-    const day = part('DD');
+  const [y, m, d] = (['YYYY', 'MM', 'DD'] as const).map((token) => order.indexOf(token) + 1) as [
+    number,
+    number,
+    number,
+  ];
+  const months = new Map<number, Int32Array>();
+  const build = (value: string, row: Int32Array, grid: GridWriter): boolean => {
+    const match = re.exec(value.trim());
+    if (match === null) return false;
+    const year = Number(match[y]);
+    const month = Number(match[m]);
+    const day = Number(match[d]);
     // Day 31 of a 30-day month (or 29 February of a common year) rolls over: not a date.
     const valid =
-      m !== null &&
-      month >= 1 &&
-      month <= 12 &&
-      day >= 1 &&
-      new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
-    return valid ? [...levels.map((level) => dateLabel(year, month, level)), '*'] : null;
+      month >= 1 && month <= 12 && day >= 1 && new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
+    if (!valid) return false;
+    let labels = months.get(year * 100 + month);
+    if (labels === undefined) {
+      labels = Int32Array.from([...levels.map((level) => dateLabel(year, month, level)), '*'], (label) =>
+        grid.code(label),
+      );
+      months.set(year * 100 + month, labels);
+    }
+    row.set(labels, 1);
+    return true;
   };
-  return buildRows(column, levels.length + 1, build, (count, row) => {
+  return buildGrid(column, levels.length + 1, build, (count, row) => {
     throw new HierarchyError(
       'E_HIERARCHY_DATE',
       `column '${column.name}': ${distinct(count)} not a date in the format '${format}' of its date builder (the first in row ${row})`,
@@ -172,23 +289,23 @@ export function dateRows(column: EncodedColumn, format: string, levels: readonly
  * `levels[l]` maps level-l labels to level l+1. A top `*` is added unless the last mapping
  * already leads to one label.
  */
-export function groupRows(column: EncodedColumn, levels: readonly Readonly<Record<string, string>>[]): Rows {
+export function groupGrid(column: EncodedColumn, levels: readonly Readonly<Record<string, string>>[]): Grid {
   const tops = new Set(Object.values(levels.at(-1)!));
   const withTop = tops.size > 1;
   let failedLevel = levels.length;
-  const build = (value: string): string[] | null => {
-    const labels: string[] = [];
+  const build = (value: string, row: Int32Array, grid: GridWriter): boolean => {
     let label = value;
     for (const [l, mapping] of levels.entries()) {
       if (!Object.hasOwn(mapping, label)) {
         failedLevel = Math.min(failedLevel, l);
-        return null;
+        return false;
       }
-      labels.push((label = mapping[label]!));
+      row[l + 1] = grid.code((label = mapping[label]!));
     }
-    return withTop ? [...labels, '*'] : labels;
+    if (withTop) row[levels.length + 1] = grid.code('*');
+    return true;
   };
-  return buildRows(
+  return buildGrid(
     column,
     levels.length + (withTop ? 1 : 0),
     build,

@@ -10,13 +10,16 @@ import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
 import { HierarchyError } from '../errors.ts';
 import type { HierarchySpec } from '../spec/spec.ts';
 import {
-  dateRows,
-  groupRows,
-  intervalRows,
+  dateGrid,
+  type Grid,
+  gridRows,
+  groupGrid,
+  intervalGrid,
+  maskGrid,
   maskHeight,
-  maskRows,
   missingRow,
   type Rows,
+  rowsGrid,
 } from './builders.ts';
 
 export interface Hierarchy {
@@ -40,20 +43,22 @@ export interface Hierarchy {
  * may name a value (never for sensitive or identifying columns).
  */
 export function buildHierarchy(column: EncodedColumn, spec: HierarchySpec, quoteValues: boolean): Hierarchy {
-  return fromRows(column, hierarchyRows(column, spec), hierarchySource(spec), quoteValues);
+  return fromGrid(column, hierarchyGrid(column, spec), hierarchySource(spec), quoteValues);
 }
 
 /** The hierarchy as string rows `[value, level1, …, top]`, from its file or builder. */
 export function hierarchyRows(column: EncodedColumn, spec: HierarchySpec): Rows {
+  return spec.kind === 'file' ? fileRows(column, spec.path) : gridRows(hierarchyGrid(column, spec));
+}
+
+/** The hierarchy as a grid of label codes, from its file or builder. */
+function hierarchyGrid(column: EncodedColumn, spec: HierarchySpec): Grid {
   switch (spec.kind) {
-    case 'file': {
-      const rows = readHierarchyRows(spec.path);
-      checkHierarchySize(basename(spec.path), column.name, rows.length, rows[0]!.length);
-      return withMissingRows(column, rows);
-    }
+    case 'file':
+      return rowsGrid(fileRows(column, spec.path));
     case 'intervals':
       checkHierarchySize('intervals builder', column.name, column.dictionary.length, spec.widths.length + 2);
-      return intervalRows(column, spec.widths, spec.bottom, spec.top);
+      return intervalGrid(column, spec.widths, spec.bottom, spec.top);
     case 'mask':
       checkHierarchySize(
         'mask builder',
@@ -61,14 +66,20 @@ export function hierarchyRows(column: EncodedColumn, spec: HierarchySpec): Rows 
         column.dictionary.length,
         maskHeight(column.dictionary) + 1,
       );
-      return maskRows(column, spec.direction);
+      return maskGrid(column, spec.direction);
     case 'date':
       checkHierarchySize('date builder', column.name, column.dictionary.length, spec.levels.length + 2);
-      return dateRows(column, spec.format, spec.levels);
+      return dateGrid(column, spec.format, spec.levels);
     case 'groups':
       checkHierarchySize('groups builder', column.name, column.dictionary.length, spec.levels.length + 2);
-      return groupRows(column, spec.levels);
+      return groupGrid(column, spec.levels);
   }
+}
+
+function fileRows(column: EncodedColumn, path: string): Rows {
+  const rows = readHierarchyRows(path);
+  checkHierarchySize(basename(path), column.name, rows.length, rows[0]!.length);
+  return withMissingRows(column, rows);
 }
 
 /**
@@ -127,46 +138,57 @@ export function readHierarchyRows(path: string): Rows {
   return rows;
 }
 
-function fromRows(column: EncodedColumn, rows: Rows, source: string, quoteValues: boolean): Hierarchy {
-  const height = (rows[0]?.length ?? 1) - 1;
-  const byValue = new Map<string, string[]>();
-  for (const [r, row] of rows.entries()) {
-    if (byValue.has(row[0]!)) {
+function fromGrid(column: EncodedColumn, grid: Grid, source: string, quoteValues: boolean): Hierarchy {
+  const height = grid.rows === 0 ? 0 : grid.height;
+  const { cells, labels: names } = grid;
+  const values = cells[0]!;
+  const rowOfLabel = new Int32Array(names.length).fill(-1); // label → the row listing it as a value
+  for (let r = 0; r < grid.rows; r++) {
+    if (rowOfLabel[values[r]!] !== -1) {
       throw new HierarchyError(
         'E_HIERARCHY_DUPLICATE',
-        `${source} row ${r + 1}: value listed twice${quoteValues ? ` ('${row[0]}')` : ''}`,
+        `${source} row ${r + 1}: value listed twice${quoteValues ? ` ('${names[values[r]!]}')` : ''}`,
         'list every value once',
       );
     }
-    byValue.set(row[0]!, row);
+    rowOfLabel[values[r]!] = r;
   }
-  checkTop(column.name, source, rows, quoteValues);
-  checkCycles(column.name, source, rows, quoteValues);
+  checkTop(column.name, source, grid, height, quoteValues);
+  if (hasCycle(grid, height)) reportCycle(column.name, source, gridRows(grid), quoteValues);
   const present = presentCodes(column);
   const dict = column.dictionary;
-  const rowOf: string[][] = new Array(dict.length);
+  // code → its row; -1: an unused dictionary entry no row lists (never released: `*` above it).
+  const rowOf = new Int32Array(dict.length).fill(-1);
   const missing: number[] = [];
   for (let code = 0; code < dict.length; code++) {
-    const row = byValue.get(dict[code]!);
-    if (row) rowOf[code] = row;
+    const label = grid.rowsAreCodes ? values[code] : grid.index.get(dict[code]!);
+    const row = label === undefined ? -1 : rowOfLabel[label]!;
+    if (row >= 0) rowOf[code] = row;
     else if (present[code]) missing.push(code);
-    else rowOf[code] = new Array(height + 1).fill('*'); // unused dictionary entry: never released
   }
   if (missing.length > 0) throw missingValues(column, source, missing);
 
   const levelTables: Int32Array[] = [Int32Array.from(dict, (_, c) => c)];
   const labels: string[][] = [dict.slice()];
+  // Per level, grid labels renumbered from 0 in the order the codes meet them.
+  const star = grid.index.get('*') ?? names.length;
+  const local = new Int32Array(names.length + 1);
   for (let l = 1; l <= height; l++) {
-    const index = new Map<string, number>();
+    local.fill(-1);
+    const at = cells[l]!;
     const table = new Int32Array(dict.length);
+    const levelLabels: string[] = [];
     for (let code = 0; code < dict.length; code++) {
-      const label = rowOf[code]![l]!;
-      let id = index.get(label);
-      if (id === undefined) index.set(label, (id = index.size));
+      const label = rowOf[code] === -1 ? star : at[rowOf[code]!]!;
+      let id = local[label]!;
+      if (id === -1) {
+        local[label] = id = levelLabels.length;
+        levelLabels.push(names[label] ?? '*');
+      }
       table[code] = id;
     }
     levelTables.push(table);
-    labels.push([...index.keys()]);
+    labels.push(levelLabels);
   }
   checkTree(column.name, source, levelTables, labels, quoteValues);
   const leaves = levelTables.map((table, l) => {
@@ -247,8 +269,7 @@ function checkTree(
  * The last level must be one label for every value (such as `*`): the top of the lattice is
  * then one class of all rows, which every k ≤ rows satisfies.
  */
-function checkTop(name: string, source: string, rows: Rows, quoteValues: boolean): void {
-  const height = (rows[0]?.length ?? 1) - 1;
+function checkTop(name: string, source: string, grid: Grid, height: number, quoteValues: boolean): void {
   if (height === 0) {
     throw new HierarchyError(
       'E_HIERARCHY_TOP',
@@ -256,16 +277,56 @@ function checkTop(name: string, source: string, rows: Rows, quoteValues: boolean
       'add levels after the value, ending in one label for all values: value;level1;…;*',
     );
   }
-  const top = rows[0]![height]!;
-  const r = rows.findIndex((row) => row[height] !== top);
+  const tops = grid.cells[height]!;
+  const top = tops[0]!;
+  const r = tops.findIndex((label) => label !== top);
   if (r >= 0) {
     throw new HierarchyError(
       'E_HIERARCHY_TOP',
       `${source} row ${r + 1}: the top level (level ${height}) of the hierarchy of '${name}' has more than one label` +
-        (quoteValues ? ` ('${top}' in row 1, '${rows[r]![height]}' here)` : ''),
+        (quoteValues ? ` ('${grid.labels[top]}' in row 1, '${grid.labels[tops[r]!]}' here)` : ''),
       'end every row with the same label for all values, such as *',
     );
   }
+}
+
+/**
+ * Whether some label generalizes, level by level, back to itself: the steps label → its label
+ * one level up (a label repeated one level up is no step) have no topological order. Labels
+ * are integers here; `reportCycle` finds the cycle to name only when there is one.
+ */
+function hasCycle(grid: Grid, height: number): boolean {
+  const { cells, rows } = grid;
+  const n = grid.labels.length;
+  const indegree = new Int32Array(n);
+  const outdegree = new Int32Array(n + 1);
+  for (let l = 0; l < height; l++) {
+    const from = cells[l]!;
+    const to = cells[l + 1]!;
+    for (let r = 0; r < rows; r++) {
+      if (from[r] === to[r]) continue;
+      outdegree[from[r]! + 1]!++;
+      indegree[to[r]!]!++;
+    }
+  }
+  const start = outdegree; // prefix sums: start[a] … start[a + 1] holds a's steps
+  for (let a = 0; a < n; a++) start[a + 1]! += start[a]!;
+  const steps = new Int32Array(start[n]!);
+  const fill = start.slice(0, n);
+  for (let l = 0; l < height; l++) {
+    const from = cells[l]!;
+    const to = cells[l + 1]!;
+    for (let r = 0; r < rows; r++) if (from[r] !== to[r]) steps[fill[from[r]!]!++] = to[r]!;
+  }
+  const ready: number[] = [];
+  for (let a = 0; a < n; a++) if (indegree[a] === 0) ready.push(a);
+  let done = 0;
+  while (ready.length > 0) {
+    const a = ready.pop()!;
+    done++;
+    for (let s = start[a]!; s < start[a + 1]!; s++) if (--indegree[steps[s]!]! === 0) ready.push(steps[s]!);
+  }
+  return done < n;
 }
 
 /**
@@ -273,7 +334,7 @@ function checkTop(name: string, source: string, rows: Rows, quoteValues: boolean
  * "generalization" relabels values instead of coarsening them. Repeating a label one level up
  * (`Male;Male;*`) is not a cycle.
  */
-function checkCycles(name: string, source: string, rows: Rows, quoteValues: boolean): void {
+function reportCycle(name: string, source: string, rows: Rows, quoteValues: boolean): void {
   // label → its parents one level up (label → row of the first such step)
   const parents = new Map<string, Map<string, number>>();
   for (const [r, row] of rows.entries()) {

@@ -32,12 +32,12 @@ export interface ClassOutcome {
 
 export class GeneralizationMetrics {
   private readonly m: number;
-  /** Per QI, per level: Σ over rows of the cell cost (NCP, entropy) — separable by attribute. */
+  /** Per QI, per level: Σ over rows of the NCP cell cost — separable by attribute. */
   private readonly ncpByLevel: Float64Array[];
-  private readonly entropyByLevel: Float64Array[];
-  /** Per QI, per level, per code: cell cost (to correct for suppressed tuples). */
-  private readonly ncpCost: Float64Array[][];
-  private readonly entropyCost: Float64Array[][];
+  /** Per QI, per code: the summed weight of the tuples holding it. */
+  private readonly freq: Float64Array[];
+  /** Per QI, per level: the entropy cell cost per code and its Σ over rows, made on first use. */
+  private readonly entropyCache: ({ cost: Float64Array; sum: number } | undefined)[][];
 
   constructor(
     private readonly hierarchies: readonly Hierarchy[],
@@ -47,35 +47,44 @@ export class GeneralizationMetrics {
     private readonly k: number,
   ) {
     this.m = hierarchies.length;
-    this.ncpCost = [];
-    this.entropyCost = [];
-    this.ncpByLevel = [];
-    this.entropyByLevel = [];
-    for (let i = 0; i < this.m; i++) {
-      const h = hierarchies[i]!;
-      const freq = weightedFrequencies(tuples[i]!, counts, h.labels[0]!.length);
-      const ncp: Float64Array[] = [];
-      const ent: Float64Array[] = [];
-      for (let l = 0; l <= h.height; l++) {
-        const table = h.levelTables[l]!;
+    this.freq = hierarchies.map((h, i) => weightedFrequencies(tuples[i]!, counts, h.labels[0]!.length));
+    this.entropyCache = hierarchies.map((h) => new Array(h.height + 1).fill(undefined));
+    this.ncpByLevel = hierarchies.map((h, i) => {
+      const freq = this.freq[i]!;
+      const span = h.domain - 1;
+      return Float64Array.from({ length: h.height + 1 }, (_, l) => {
+        if (span <= 0) return 0;
         const leaves = h.leaves[l]!;
-        const labelFreq = new Float64Array(h.labels[l]!.length);
-        for (let c = 0; c < freq.length; c++) labelFreq[table[c]!]! += freq[c]!;
-        const ncpAt = new Float64Array(freq.length);
-        const entAt = new Float64Array(freq.length);
-        for (let c = 0; c < freq.length; c++) {
-          if (h.domain > 1) ncpAt[c] = (leaves[table[c]!]! - 1) / (h.domain - 1);
-          // ARX's non-uniform entropy: −log2 Pr(original value | released value), per cell.
-          if (freq[c]! > 0) entAt[c] = -Math.log2(freq[c]! / labelFreq[table[c]!]!);
-        }
-        ncp.push(ncpAt);
-        ent.push(entAt);
+        const table = h.levelTables[l]!;
+        let s = 0;
+        for (let c = 0; c < freq.length; c++) s += ((leaves[table[c]!]! - 1) / span) * freq[c]!;
+        return s;
+      });
+    });
+  }
+
+  /** The NCP cost of a cell of QI `i` holding `code`, generalized to `level` (as summed in ncpByLevel). */
+  private ncpCost(i: number, level: number, code: number): number {
+    const h = this.hierarchies[i]!;
+    return h.domain > 1 ? (h.leaves[level]![h.levelTables[level]![code]!]! - 1) / (h.domain - 1) : 0;
+  }
+
+  /** ARX's non-uniform entropy at QI `i`, `level`: −log2 Pr(original value | released value), per cell. */
+  private entropy(i: number, level: number): { cost: Float64Array; sum: number } {
+    let cached = this.entropyCache[i]![level];
+    if (cached === undefined) {
+      const h = this.hierarchies[i]!;
+      const freq = this.freq[i]!;
+      const table = h.levelTables[level]!;
+      const labelFreq = new Float64Array(h.labels[level]!.length);
+      for (let c = 0; c < freq.length; c++) labelFreq[table[c]!]! += freq[c]!;
+      const cost = new Float64Array(freq.length);
+      for (let c = 0; c < freq.length; c++) {
+        if (freq[c]! > 0) cost[c] = -Math.log2(freq[c]! / labelFreq[table[c]!]!);
       }
-      this.ncpCost.push(ncp);
-      this.entropyCost.push(ent);
-      this.ncpByLevel.push(Float64Array.from(ncp, (cost) => weighted(cost, freq)));
-      this.entropyByLevel.push(Float64Array.from(ent, (cost) => weighted(cost, freq)));
+      cached = this.entropyCache[i]![level] = { cost, sum: weighted(cost, freq) };
     }
+    return cached;
   }
 
   /**
@@ -97,13 +106,13 @@ export class GeneralizationMetrics {
     let entropy = Number.NaN;
     if (wants('entropy')) {
       let entropySum = 0;
-      for (let i = 0; i < m; i++) entropySum += this.entropyByLevel[i]![levels[i]!]!;
+      for (let i = 0; i < m; i++) entropySum += this.entropy(i, levels[i]!).sum;
       if (s > 0) {
         const groupOf = outcome.groupOf;
         for (let i = 0; i < m; i++) {
           const col = this.tuples[i]!;
-          const entropyAt = this.entropyCost[i]![levels[i]!]!;
-          const entropyTop = this.entropyCost[i]![this.hierarchies[i]!.height]!;
+          const entropyAt = this.entropy(i, levels[i]!).cost;
+          const entropyTop = this.entropy(i, this.hierarchies[i]!.height).cost;
           for (let t = 0; t < col.length; t++) {
             if (!outcome.suppressed[groupOf[t]!]) continue;
             const code = col[t]!;
@@ -143,7 +152,7 @@ export class GeneralizationMetrics {
       if (!suppressed[g]) continue;
       const rep = reps[g]!;
       for (let i = 0; i < this.m; i++) {
-        sums[i]! += sizes[g]! * (1 - this.ncpCost[i]![levels[i]!]![this.tuples[i]![rep]!]!);
+        sums[i]! += sizes[g]! * (1 - this.ncpCost(i, levels[i]!, this.tuples[i]![rep]!));
       }
     }
     return sums;
@@ -162,7 +171,7 @@ export class GeneralizationMetrics {
       }
       case 'entropy': {
         let s = 0;
-        for (let i = 0; i < this.m; i++) s += this.entropyByLevel[i]![levels[i]!]!;
+        for (let i = 0; i < this.m; i++) s += this.entropy(i, levels[i]!).sum;
         return s;
       }
       case 'precision':
