@@ -22,15 +22,22 @@ async function sampled(rows: number): Promise<{ dir: string; spec: string; bytes
   const cells = data.map((l) => l.split(';'));
   const ageAt = header!.split(';').indexOf('age');
   const random = new Random(20261122);
-  const out = createWriteStream(join(dir, 'adult.csv'));
+  await writeRows(join(dir, 'adult.csv'), header!, rows, () => {
+    const row = cells[random.below(cells.length)]!;
+    if (ageAt < 0 || random.below(2) !== 0) return row.join(';');
+    const other = cells[random.below(cells.length)]!;
+    return row.map((v, i) => (i === ageAt ? other[i] : v)).join(';');
+  });
+  return { dir, spec: join(dir, 'release.json'), bytes: Number(readFileSync(join(dir, 'adult.csv')).length) };
+}
+
+/** Writes a header and `rows` lines made by `line(r)` to a file, 10,000 lines a write. */
+export async function writeRows(path: string, header: string, rows: number, line: (r: number) => string) {
+  const out = createWriteStream(path);
   out.write(`${header}\n`);
   let chunk: string[] = [];
   for (let r = 0; r < rows; r++) {
-    const row = cells[random.below(cells.length)]!;
-    if (ageAt >= 0 && random.below(2) === 0) {
-      const other = cells[random.below(cells.length)]!;
-      chunk.push(row.map((v, i) => (i === ageAt ? other[i] : v)).join(';'));
-    } else chunk.push(row.join(';'));
+    chunk.push(line(r));
     if (chunk.length === 10_000) {
       if (!out.write(`${chunk.join('\n')}\n`))
         await new Promise<void>((done) => out.once('drain', () => done()));
@@ -39,5 +46,4 @@ async function sampled(rows: number): Promise<{ dir: string; spec: string; bytes
   }
   if (chunk.length > 0) out.write(`${chunk.join('\n')}\n`);
   await new Promise<void>((resolve) => out.end(() => resolve()));
-  return { dir, spec: join(dir, 'release.json'), bytes: Number(readFileSync(join(dir, 'adult.csv')).length) };
 }

@@ -6,10 +6,11 @@
  * builder) and a 10-value diagnosis (sensitive); k = 5 with at most 2 % suppressed. The
  * quasi-identifier tuples are almost all distinct. Seeded: the same size gives the same bytes.
  */
-import { createWriteStream, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { Random } from '../src/util/random.ts';
+import { writeRows } from './adult-sample.ts';
 
 const DIAGNOSES = ['J11', 'I10', 'E11', 'M54', 'F32', 'K21', 'N39', 'S72', 'C50', 'G43'];
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -38,28 +39,18 @@ const pad = (n: number, width: number) => String(n).padStart(width, '0');
 /** Writes `rows` rows of the registry table to `file` (CSV, comma-separated, with a header). */
 export async function writeRegistryCsv(file: string, rows: number, firstRow = 0): Promise<void> {
   const random = new Random(20261125 + firstRow);
-  const out = createWriteStream(file);
-  out.write('person_id,age,sex,postcode,birth_date,diagnosis\n');
-  let chunk: string[] = [];
-  for (let r = 0; r < rows; r++) {
+  await writeRows(file, 'person_id,age,sex,postcode,birth_date,diagnosis', rows, (r) => {
     const year = 1930 + random.below(76);
     const month = random.below(12);
     const leap = month === 1 && year % 4 === 0 ? 1 : 0;
     const day = 1 + random.below(DAYS_IN_MONTH[month]! + leap);
     // Ages as of the release year, so age and birth date agree as they would in a registry.
     const age = 2026 - year - (random.below(2) === 0 ? 1 : 0);
-    chunk.push(
+    return (
       `P${pad(firstRow + r, 10)}-${pad(random.below(1_000_000), 6)},${age},${random.below(2) === 0 ? 'F' : 'M'},` +
-        `${10000 + random.below(90000)},${year}-${pad(month + 1, 2)}-${pad(day, 2)},${DIAGNOSES[random.below(10)]}`,
+      `${10000 + random.below(90000)},${year}-${pad(month + 1, 2)}-${pad(day, 2)},${DIAGNOSES[random.below(10)]}`
     );
-    if (chunk.length === 10_000) {
-      if (!out.write(`${chunk.join('\n')}\n`))
-        await new Promise<void>((done) => out.once('drain', () => done()));
-      chunk = [];
-    }
-  }
-  if (chunk.length > 0) out.write(`${chunk.join('\n')}\n`);
-  await new Promise<void>((resolve) => out.end(() => resolve()));
+  });
 }
 
 /** A folder with release.json and registry.csv of `rows` rows. */

@@ -112,15 +112,7 @@ describe('a spec read from a bucket names files inside its own folder only', () 
     const r = spawnSync(
       process.execPath,
       [CLI, 'release', spec, '--store', `s3://${BUCKET}`, '--endpoint', s3.endpoint, '--quiet'],
-      {
-        encoding: 'utf8',
-        env: {
-          ...process.env,
-          AWS_ACCESS_KEY_ID: 'S3RVER',
-          AWS_SECRET_ACCESS_KEY: 'S3RVER',
-          AWS_REGION: 'us-east-1',
-        },
-      },
+      { encoding: 'utf8', env: s3.cliEnv() },
     );
     expect(r.status, r.stderr).not.toBe(0);
     expect(r.stderr).toMatch(/E_SPEC_PATH|root is set/);

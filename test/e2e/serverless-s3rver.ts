@@ -81,6 +81,16 @@ export class LocalS3 {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** The environment of a CLI process that talks to this server (its credentials). */
+  cliEnv(): NodeJS.ProcessEnv {
+    return {
+      ...process.env,
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      AWS_REGION: 'us-east-1',
+    };
+  }
+
   /** Client settings for ppdp's S3 store. */
   options(extra: Partial<S3StoreOptions> = {}): S3StoreOptions {
     return {

@@ -116,15 +116,7 @@ describe('a release dropped in the bucket', () => {
     const r = spawnSync(
       process.execPath,
       [CLI, 'release', SPEC, '--store', 's3://ppdp-test/cli', '--endpoint', s3.endpoint, '--quiet'],
-      {
-        encoding: 'utf8',
-        env: {
-          ...process.env,
-          AWS_ACCESS_KEY_ID: 'S3RVER',
-          AWS_SECRET_ACCESS_KEY: 'S3RVER',
-          AWS_REGION: 'us-east-1',
-        },
-      },
+      { encoding: 'utf8', env: s3.cliEnv() },
     );
     expect(r.stderr).not.toMatch(/error/);
     expect(r.status).toBe(0);
