@@ -188,8 +188,10 @@ async function planLocked(p: {
   const digest = new CellDigest();
   let parts = 1;
   let lastShard: EncodedTable | undefined;
+  // Writes in flight: a refusal waits for them, so none lands (or fails) after Plan has ended.
+  const writes: Promise<void>[] = [];
   try {
-    const writes: Promise<void>[] = [writeBundle(workLoc.store, wk('bundle/'), specPath, spec)];
+    writes.push(writeBundle(workLoc.store, wk('bundle/'), specPath, spec));
     for (; !next.done; next = shardsRead.next()) {
       const shard = next.value;
       const index = layout.shards.length;
@@ -247,6 +249,7 @@ async function planLocked(p: {
     await Promise.all(writes);
     return await finishPlan({ ...p, workLoc, mode, layout, parts, claim, digest, projection });
   } catch (e) {
+    await Promise.allSettled(writes);
     await unlock(folder, claim, warner(env));
     if (runLocked) await unlockRun(unsealed(workLoc.store), workLoc.key);
     throw e;
