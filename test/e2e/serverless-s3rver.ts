@@ -16,6 +16,35 @@ import S3rver from 's3rver';
 const [dir, port, ...buckets] = process.argv.slice(1);
 const server = new S3rver({ address: '127.0.0.1', port: Number(port), silent: true, directory: dir,
   configureBuckets: buckets.map((name) => ({ name })) });
+// s3rver ignores If-None-Match; Amazon S3 honours it (a conditional PUT to an existing key
+// answers 412), and ppdp's locks rely on it. Each such PUT is checked and written one at a
+// time per key, as S3 does, in front of s3rver's own routes.
+const writing = new Map();
+server.middleware.unshift(async (ctx, next) => {
+  if (ctx.method !== 'PUT' || ctx.get('if-none-match') !== '*') return next();
+  const [, bucket, ...rest] = ctx.path.split('/');
+  const key = decodeURIComponent(rest.join('/'));
+  const id = bucket + '/' + key;
+  const before = writing.get(id) ?? Promise.resolve();
+  let done;
+  const mine = new Promise((resolve) => { done = resolve; });
+  const tail = before.then(() => mine);
+  writing.set(id, tail);
+  await before;
+  try {
+    if (await server.store.existsObject(bucket, key)) {
+      ctx.status = 412;
+      ctx.type = 'application/xml';
+      ctx.body = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>' +
+        '<Message>At least one of the pre-conditions you specified did not hold</Message></Error>';
+      return;
+    }
+    await next();
+  } finally {
+    done();
+    if (writing.get(id) === tail) writing.delete(id);
+  }
+});
 const address = await server.run();
 process.stdout.write(JSON.stringify({ port: address.port }) + '\\n');
 const stop = () => server.close().then(() => process.exit(0));

@@ -63,6 +63,18 @@ describe.each(backends)('the %s store', (_, open) => {
     expect(missing).toBeInstanceOf(StoreError);
     expect((missing as StoreError).code).toBe('E_STORE_MISSING');
   });
+  it('creates a file exclusively: of concurrent creates exactly one succeeds', async () => {
+    const { store, key: root } = await open();
+    const key = joinKey(root, 'locks/lock.json');
+    const created = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => store.putIfAbsent(key, `{"contender":${i}}`)),
+    );
+    expect(created.filter(Boolean)).toHaveLength(1);
+    expect(utf8(await store.get(key))).toBe(`{"contender":${created.indexOf(true)}}`);
+    expect(await store.putIfAbsent(key, 'again')).toBe(false);
+    await store.delete([key]);
+    expect(await store.putIfAbsent(key, 'after')).toBe(true);
+  });
 });
 
 describe('store keys and names', () => {

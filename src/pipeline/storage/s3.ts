@@ -201,8 +201,8 @@ export class S3Store implements Store {
   /**
    * A conditional PutObject (If-None-Match: *): S3 answers 412 when the key exists, 409 when a
    * concurrent conditional write to it is under way. Exclusive only on a store that honours
-   * conditional writes (Amazon S3 does); the HEAD first makes it right at least one run at a
-   * time on one that ignores the header (s3rver).
+   * conditional writes (Amazon S3 does; s3rver does not, so the tests put a check in front of
+   * it). The HEAD first spares a write when the key is plainly there.
    */
   async putIfAbsent(key: string, body: string): Promise<boolean> {
     if ((await this.head(key)) !== undefined) return false;
