@@ -9,6 +9,7 @@ import { concatTables, type EncodedTable } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import { type Evaluation, evaluateTable } from '../evaluate/evaluate.ts';
 import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
+import type { PopulationSpec } from '../metrics/population-risk.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec } from '../spec/spec.ts';
 import { parseCommandArgs } from './args.ts';
@@ -23,10 +24,15 @@ the rows sharing every quasi-identifier value as written; rows whose quasi-ident
 '*' count as suppressed. Writes evaluate.json and prints a summary.
 
 Measured: prosecutor risk (max, mean, records above --threshold), journalist risk (without a
-population table equal to the prosecutor risk, an upper bound), marketer risk, the k achieved,
+population table equal to the prosecutor risk, an upper bound), marketer risk, the share of
+sample uniques, the k achieved,
 class sizes, each sensitive attribute's l, t and δ; with --spec each privacy model checked per
 class; with the original table (--spec's input, or --original) the information lost (NCP per
-cell, from the released strings and the hierarchies), discernibility and AECS.
+cell, from the released strings and the hierarchies), discernibility and AECS. With a
+population (--population, --sampling-fraction, or the spec's "report": { "population": … })
+the records unique in the population under Pitman's, Zayatz's and the SNB model and Dankar's
+rule; with --weight the survey-weighted individual risk and the expected re-identifications;
+with --special-uniques the minimal sample uniques per record (docs/risk.md).
 
 Options:
   --spec <file>          a release spec: roles, hierarchies, privacy models, and its input as
@@ -37,6 +43,11 @@ Options:
   --hierarchy <a=file>   with --qi: an ARX-format hierarchy CSV for attribute a (repeatable)
   --delimiter <c>        CSV delimiter of the evaluated table (default: detected)
   --threshold <p>        prosecutor risk above which a record is at risk (default 0.2)
+  --population <n>       size of the population the table was drawn from
+  --sampling-fraction <f>
+                         or the share of the population the table holds, in (0, 1]
+  --weight <column>      a column of design weights (people each record stands for)
+  --special-uniques      search minimal sample uniques up to 3 quasi-identifiers
   --out <file>           where evaluate.json goes (default: evaluate.json)
   --kernel <name>        grouping kernel: wasm (default) or ts
   -h, --help             this help
@@ -44,6 +55,7 @@ Options:
 Examples:
   ppdp evaluate out/adult --spec examples/adult/release.json
   ppdp evaluate arx-output.csv --qi age,sex,zip --sensitive diagnosis --original input.csv
+  ppdp evaluate survey.csv --qi age,sex,region --sampling-fraction 0.01 --weight w
 `;
 
 export function evaluateCommand(args: string[]): number {
@@ -58,6 +70,10 @@ export function evaluateCommand(args: string[]): number {
       hierarchy: { type: 'string', multiple: true },
       delimiter: { type: 'string' },
       threshold: { type: 'string', default: '0.2' },
+      population: { type: 'string' },
+      'sampling-fraction': { type: 'string' },
+      weight: { type: 'string' },
+      'special-uniques': { type: 'boolean', default: false },
       out: { type: 'string', default: 'evaluate.json' },
       kernel: { type: 'string', default: 'wasm' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -96,6 +112,12 @@ export function evaluateCommand(args: string[]): number {
       'e.g. --threshold 0.2',
     );
   }
+  const population = populationOption(values.population, values['sampling-fraction']);
+  const measures = {
+    threshold,
+    ...(values.weight ? { weight: values.weight } : {}),
+    specialUniques: values['special-uniques'] ?? false,
+  };
   const kernel = groupingKernelOption(values.kernel);
   const paths = tablePaths(positionals[0]!);
   const path = paths[0]!;
@@ -123,7 +145,8 @@ export function evaluateCommand(args: string[]): number {
       original,
       hierarchies,
       privacy: spec.privacy,
-      threshold,
+      ...measures,
+      ...((population ?? spec.report.population) ? { population: population ?? spec.report.population } : {}),
       kernel,
     });
   } else {
@@ -148,7 +171,8 @@ export function evaluateCommand(args: string[]): number {
       sensitive: list(values.sensitive),
       ...(original ? { original } : {}),
       hierarchies,
-      threshold,
+      ...measures,
+      ...(population ? { population } : {}),
       kernel,
     });
   }
@@ -158,6 +182,43 @@ export function evaluateCommand(args: string[]): number {
   renameSync(tmp, out);
   process.stdout.write(summary(evaluation, out));
   return 0;
+}
+
+/** --population <n> or --sampling-fraction <f> (not both), checked as numbers here and against the table later. */
+function populationOption(
+  size: string | undefined,
+  fraction: string | undefined,
+): PopulationSpec | undefined {
+  if (size !== undefined && fraction !== undefined) {
+    throw new PpdpError(
+      'E_USAGE',
+      '--population and --sampling-fraction say the same thing: give one',
+      'e.g. --population 1000000 or --sampling-fraction 0.01',
+    );
+  }
+  if (size !== undefined) {
+    const n = Number(size);
+    if (!(Number.isSafeInteger(n) && n > 0)) {
+      throw new PpdpError(
+        'E_USAGE',
+        `--population must be a whole number of people (got '${size}')`,
+        'e.g. --population 1000000',
+      );
+    }
+    return { size: n };
+  }
+  if (fraction !== undefined) {
+    const f = Number(fraction);
+    if (!(f > 0 && f <= 1)) {
+      throw new PpdpError(
+        'E_USAGE',
+        `--sampling-fraction must be in (0, 1] (got '${fraction}')`,
+        'e.g. --sampling-fraction 0.01',
+      );
+    }
+    return { samplingFraction: f };
+  }
+  return undefined;
 }
 
 /**
@@ -199,6 +260,28 @@ function summary(e: Evaluation, out: string): string {
       `${e.risk.prosecutor.recordsAbove} records (${pct(e.risk.prosecutor.shareAbove)}) above ${e.risk.threshold}`,
     `  journalist risk       max ${num(e.risk.journalist.max)} (no population table: the prosecutor risk, an upper bound)`,
     `  marketer risk         ${num(e.risk.marketer)}`,
+    `  sample uniques        ${pct(e.risk.sample.sampleUniques)} of records`,
+    ...(e.populationRisk
+      ? [
+          `  population uniques    ${Object.entries(e.populationRisk.estimates)
+            .map(([m, x]) => `${m} ${num(x.uniques)}`)
+            .join(
+              ', ',
+            )} (of ${e.populationRisk.populationSize}; Dankar chose ${e.populationRisk.dankarModel ?? '—'})`,
+        ]
+      : []),
+    ...(e.weightedRisk
+      ? [
+          `  weighted risk         ${num(e.weightedRisk.expectedReidentifications)} expected re-identifications ` +
+            `(global ${num(e.weightedRisk.globalRisk)}, max ${num(e.weightedRisk.maxRisk)}; weights in ${e.weightedRisk.weight})`,
+        ]
+      : []),
+    ...(e.specialUniques
+      ? [
+          `  special uniques       ${e.specialUniques.recordsWithMsu} records (${pct(e.specialUniques.shareWithMsu)}) with an MSU ` +
+            `of ≤ ${e.specialUniques.maxSize} attributes; SUDA score max ${num(e.specialUniques.maxScore)}, mean ${num(e.specialUniques.meanScore)}`,
+        ]
+      : []),
     ...Object.values(e.disclosure).map(
       (d) =>
         `  ${d.attribute.padEnd(21)} distinct l ${num(d.release.distinctL)}, entropy l ${num(d.release.entropyL)}, ` +

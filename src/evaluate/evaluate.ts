@@ -16,7 +16,15 @@ import {
   type DisclosureMeasures,
   disclosureMeasures,
 } from '../metrics/disclosure.ts';
+import {
+  type PopulationSpec,
+  type PopulationUniqueness,
+  populationUniqueness,
+  type SampleRisk,
+  sampleRisk,
+} from '../metrics/population-risk.ts';
 import { classSizeHistogram, reidentificationRisk } from '../metrics/privacy.ts';
+import { specialUniques, type WeightedRisk, weightedRisk } from '../metrics/special-uniques.ts';
 import type { HistogramBin } from '../report/types.ts';
 import type { PrivacyModelSpec } from '../spec/spec.ts';
 import { checkClass, type SensitiveContext } from '../verify/models.ts';
@@ -39,6 +47,12 @@ export interface EvaluateInput {
   /** Prosecutor risk above which a record counts as at risk. */
   readonly threshold: number;
   readonly kernel: GroupingKernel;
+  /** The population the table was drawn from: population uniqueness is estimated when given. */
+  readonly population?: PopulationSpec;
+  /** A column of design weights: the survey-weighted individual risk. */
+  readonly weight?: string;
+  /** Search minimal sample uniques (up to 3 quasi-identifiers) per record. */
+  readonly specialUniques?: boolean;
 }
 
 export interface Evaluation {
@@ -59,6 +73,21 @@ export interface Evaluation {
     journalist: { max: number; mean: number; note: string };
     /** Expected share of records re-identified when every record is matched: classes / rows. */
     marketer: number;
+    /** The same measures as a statistical office (and ARX) reports them, with the share of sample uniques. */
+    sample: SampleRisk;
+  };
+  /** Records unique in the population under Pitman's, Zayatz's and the SNB model and Dankar's rule (with a population). */
+  populationRisk?: PopulationUniqueness;
+  /** Survey-weighted individual risk (with a weight column). */
+  weightedRisk?: WeightedRisk;
+  /** Minimal sample uniques up to 3 quasi-identifiers, summarized (per record: msuCount, score). */
+  specialUniques?: {
+    maxSize: number;
+    recordsWithMsu: number;
+    shareWithMsu: number;
+    msusBySize: number[];
+    maxScore: number;
+    meanScore: number;
   };
   /** Per sensitive attribute: l (distinct, entropy), t (equal distance), δ, and baselines. */
   disclosure: Record<string, DisclosureMeasures>;
@@ -218,7 +247,22 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
         note: 'no population table: the journalist risk is at most the prosecutor risk, given here',
       },
       marketer: risk.marketer,
+      sample: sampleRisk(sizes),
     },
+    ...(input.population ? { populationRisk: populationUniqueness(sizes, input.population) } : {}),
+    ...(input.weight
+      ? {
+          weightedRisk: weightedRisk(
+            tuples.rowToTuple,
+            (r) => keep(tuples.rowToTuple[r]!),
+            column(table, input.weight, input.source),
+            input.threshold,
+          ),
+        }
+      : {}),
+    ...(input.specialUniques
+      ? { specialUniques: releasedSpecialUniques(qis, tuples.rowToTuple, keep, input.kernel) }
+      : {}),
     disclosure,
     ...(models ? { models } : {}),
     ...(original
@@ -232,6 +276,23 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
         }
       : {}),
   };
+}
+
+/** Minimal sample uniques over the released (not suppressed) rows. */
+function releasedSpecialUniques(
+  qis: EncodedColumn[],
+  rowToTuple: Int32Array,
+  keep: (g: number) => boolean,
+  kernel: GroupingKernel,
+): NonNullable<Evaluation['specialUniques']> {
+  const rows: number[] = [];
+  for (let r = 0; r < rowToTuple.length; r++) if (keep(rowToTuple[r]!)) rows.push(r);
+  const released = qis.map((q) => ({ ...q, codes: Int32Array.from(rows, (r) => q.codes[r]!) }));
+  const { maxSize, recordsWithMsu, shareWithMsu, msusBySize, maxScore, meanScore } = specialUniques(
+    released,
+    kernel,
+  );
+  return { maxSize, recordsWithMsu, shareWithMsu, msusBySize, maxScore, meanScore };
 }
 
 /** The original table's classes (its own QI values) with SA counts over the release's SA values. */

@@ -182,6 +182,8 @@ export interface ReleaseSpec {
 export interface ReportSpec {
   /** A row whose re-identification (or attribute-disclosure) risk exceeds this counts as at risk. */
   readonly riskThreshold: number;
+  /** The population the input was drawn from: population uniqueness is estimated against it (docs/risk.md). */
+  readonly population?: { readonly size: number } | { readonly samplingFraction: number };
 }
 
 /** The risk threshold when the spec sets none: one chance in five. */
@@ -245,6 +247,11 @@ const TOP_LEVEL: ObjectSchema = {
 };
 const REPORT: ObjectSchema = {
   riskThreshold: num(0, 1),
+  population: { kind: 'object' },
+};
+const POPULATION: ObjectSchema = {
+  size: num(1, Number.MAX_SAFE_INTEGER, true, 1000000),
+  samplingFraction: num(Number.MIN_VALUE, 1, false, 0.01),
 };
 const FORMAT: ObjectSchema = {
   delimiter: str([';', ',', '\t']),
@@ -491,8 +498,26 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
     privacy,
     method: parseMethod(methodName, method, where, attributes),
     seed: (top.seed as number | undefined) ?? 0,
-    report: { riskThreshold: (report.riskThreshold as number | undefined) ?? DEFAULT_RISK_THRESHOLD },
+    report: {
+      riskThreshold: (report.riskThreshold as number | undefined) ?? DEFAULT_RISK_THRESHOLD,
+      ...(report.population === undefined ? {} : { population: parsePopulation(report.population, where) }),
+    },
   };
+}
+
+/** `"population": { "size": N }` or `{ "samplingFraction": f }`: exactly one of them. */
+function parsePopulation(raw: unknown, where: string): NonNullable<ReportSpec['population']> {
+  const p = validateObject(raw, POPULATION, where, 'report.population');
+  if ((p.size === undefined) === (p.samplingFraction === undefined)) {
+    throw new SpecError(
+      'E_SPEC_POPULATION',
+      `${where}: report.population needs exactly one of size and samplingFraction`,
+      'e.g. "population": { "size": 1000000 } or "population": { "samplingFraction": 0.01 }',
+    );
+  }
+  return p.size !== undefined
+    ? { size: p.size as number }
+    : { samplingFraction: p.samplingFraction as number };
 }
 
 function parseMethod(
