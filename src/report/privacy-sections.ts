@@ -1,4 +1,6 @@
 /** The report's privacy parts: verdict and limits, models, re-identification risk, attribute disclosure. */
+
+import type { PopulationUniqueness } from '../metrics/population-risk.ts';
 import { describeModel } from '../models/describe.ts';
 import { AMBER, chart, PALETTE, rankedValues } from './charts.ts';
 import { DASH, esc, fmtInt, fmtNum, fmtPct, humanize, oneIn } from './format.ts';
@@ -156,6 +158,34 @@ function prosecutorFacts(p: { threshold: number; shareAbove: number; max: number
   ];
 }
 
+const UNIQUENESS_MODELS = {
+  pitman: 'Pitman',
+  zayatz: 'Zayatz',
+  snb: 'SNB',
+  dankar: 'Dankar’s rule',
+} as const;
+
+/** Population uniques per model; a model that could not be fitted shows a dash. */
+function populationTable(u: PopulationUniqueness): string {
+  const chosen = u.dankarModel ? ` (here ${UNIQUENESS_MODELS[u.dankarModel]})` : '';
+  return [
+    `<p>Records unique in a population of ${fmtInt(u.populationSize)} (the release holds ${fmtPct(u.samplingFraction)} of it), estimated from the ${fmtInt(u.sampleUniques)} released rows unique in the release. Dankar’s rule picks the model suited to the sampling fraction${chosen}; see docs/risk.md.</p>`,
+    table(
+      [
+        { label: 'Model' },
+        { label: 'Population uniques', num: true },
+        { label: 'Share of the population', num: true },
+      ],
+      (Object.keys(UNIQUENESS_MODELS) as (keyof typeof UNIQUENESS_MODELS)[]).map((m) => {
+        const e = u.estimates[m];
+        const none = e.uniques === 0 && u.sampleUniques > 0;
+        return [UNIQUENESS_MODELS[m], none ? DASH : fmtNum(e.uniques), none ? DASH : fmtPct(e.share)];
+      }),
+      'Population uniqueness',
+    ),
+  ].join('\n');
+}
+
 export function renderRisk(report: ReleaseReport): string {
   const r = report.privacy.reidentification;
   const a = report.privacy.attributeRisk;
@@ -184,6 +214,8 @@ export function renderRisk(report: ReleaseReport): string {
       riskChart(p, 'Released rows by prosecutor re-identification risk', 'prosecutor risk (1 / rows alike)'),
     );
   }
+  const u = report.privacy.populationRisk;
+  if (u) parts.push(populationTable(u));
   if (a) {
     parts.push(
       '<p>Per row, the probability that an attacker who knows a person’s quasi-identifiers and the published matrices recovers both them and the sensitive value (the attribute-disclosure risk).</p>',

@@ -1,6 +1,8 @@
 /**
  * The shape of `report.json`. Its keys are the user's contract: add fields, never rename these.
  */
+import type { PopulationUniqueness } from '../metrics/population-risk.ts';
+
 export interface ModelResult {
   /** Spec name, e.g. `k-anonymity`, `distinct-l-diversity`. */
   model: string;
@@ -139,6 +141,8 @@ export interface ReleaseReport {
     };
     /** Re-identification risk distribution (prosecutor, journalist, marketer) at `report.riskThreshold`. */
     reidentification?: Reidentification;
+    /** With the spec's `report.population`: records unique in the population per model (docs/risk.md). */
+    populationRisk?: PopulationUniqueness;
     /** Randomization: the per-row attribute-disclosure risk, against `report.riskThreshold`. */
     attributeRisk?: RiskDistribution;
     /** Per sensitive attribute: its value shares overall and in the class that reveals most. */
