@@ -264,7 +264,10 @@ function summary(e: Evaluation, out: string): string {
     ...(e.populationRisk
       ? [
           `  population uniques    ${Object.entries(e.populationRisk.estimates)
-            .map(([m, x]) => `${m} ${num(x.uniques)}`)
+            .map(
+              ([m, x]) =>
+                `${m} ${x.uniques === 0 && e.populationRisk!.sampleUniques > 0 ? '—' : num(x.uniques)}`,
+            )
             .join(
               ', ',
             )} (of ${e.populationRisk.populationSize}; Dankar chose ${e.populationRisk.dankarModel ?? '—'})`,
