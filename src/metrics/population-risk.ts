@@ -148,9 +148,11 @@ export function populationUniqueness(
  */
 function zayatzUniques(h: [number, number][], n: number, N: number): number {
   const c1 = h[0]![1];
+  // ARX draws from at most 2³¹ − 1 people here (its distribution takes 32-bit integers).
+  const draws = Math.min(N, 2 ** 31 - 1);
   let total = 0;
-  for (const [k, count] of h) total += count * hypergeometricOne(N, k, n);
-  return (c1 * ((c1 * hypergeometricOne(N, 1, n)) / total)) / (n / N);
+  for (const [k, count] of h) total += count * hypergeometricOne(draws, k, n);
+  return (c1 * ((c1 * hypergeometricOne(draws, 1, n)) / total)) / (n / N);
 }
 
 /**
