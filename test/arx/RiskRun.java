@@ -7,7 +7,9 @@
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 
 import org.deidentifier.arx.ARXPopulationModel;
@@ -20,17 +22,27 @@ import org.deidentifier.arx.risk.RiskModelPopulationUniqueness.PopulationUniquen
 import org.deidentifier.arx.risk.RiskModelSampleRisks;
 
 public class RiskRun {
-    public static void main(String[] args) throws Exception {
-        for (String job : args) {
-            String[] f = job.split("\\|");
-            Data data = Data.create(new File(f[0]), StandardCharsets.UTF_8, f[1].charAt(0));
-            Set<String> qis = new HashSet<>(Arrays.asList(f[2].split(",")));
-            String[] header = data.getHandle().iterator().next();
-            for (String name : header) {
+    private static final Map<String, DataHandle> HANDLES = new HashMap<>();
+
+    private static DataHandle open(String csv, char delimiter, String qiList) {
+        try {
+            Data data = Data.create(new File(csv), StandardCharsets.UTF_8, delimiter);
+            Set<String> qis = new HashSet<>(Arrays.asList(qiList.split(",")));
+            for (String name : data.getHandle().iterator().next()) {
                 data.getDefinition().setAttributeType(name, qis.contains(name)
                     ? AttributeType.QUASI_IDENTIFYING_ATTRIBUTE : AttributeType.INSENSITIVE_ATTRIBUTE);
             }
-            DataHandle handle = data.getHandle();
+            return data.getHandle();
+        } catch (java.io.IOException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        for (String job : args) {
+            String[] f = job.split("\\|");
+            // One handle per table and QI set: the populations of a table share it.
+            DataHandle handle = HANDLES.computeIfAbsent(f[0] + "|" + f[2], key -> open(f[0], f[1].charAt(0), f[2]));
             ARXPopulationModel model = f[3].equals("USA")
                 ? ARXPopulationModel.create(ARXPopulationModel.Region.USA)
                 : ARXPopulationModel.create(Long.parseLong(f[3]));
