@@ -141,6 +141,14 @@ export function populationUniqueness(
   return { ...result, estimates: { pitman, zayatz, snb, dankar }, dankarModel: model };
 }
 
+/** The report's `populationRisk` over released class sizes, when the spec names a population. */
+export function populationRiskPart(
+  sizes: ArrayLike<number>,
+  population: PopulationSpec | undefined,
+): { populationRisk?: PopulationUniqueness } {
+  return population ? { populationRisk: populationUniqueness(sizes, population) } : {};
+}
+
 /**
  * Zayatz: the share of sample uniques that are population uniques is estimated from the
  * hypergeometric chance that a population class of size k leaves exactly one record in the

@@ -500,13 +500,26 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
     seed: (top.seed as number | undefined) ?? 0,
     report: {
       riskThreshold: (report.riskThreshold as number | undefined) ?? DEFAULT_RISK_THRESHOLD,
-      ...(report.population === undefined ? {} : { population: parsePopulation(report.population, where) }),
+      ...(report.population === undefined
+        ? {}
+        : { population: parsePopulation(report.population, methodName, where) }),
     },
   };
 }
 
 /** `"population": { "size": N }` or `{ "samplingFraction": f }`: exactly one of them. */
-function parsePopulation(raw: unknown, where: string): NonNullable<ReportSpec['population']> {
+function parsePopulation(
+  raw: unknown,
+  method: MethodName,
+  where: string,
+): NonNullable<ReportSpec['population']> {
+  if (method !== 'generalization' && method !== 'mondrian') {
+    throw new SpecError(
+      'E_SPEC_POPULATION',
+      `${where}: report.population is measured on equivalence classes, which ${method} does not release`,
+      'drop report.population, or measure the release with ppdp evaluate --population',
+    );
+  }
   const p = validateObject(raw, POPULATION, where, 'report.population');
   if ((p.size === undefined) === (p.samplingFraction === undefined)) {
     throw new SpecError(

@@ -106,5 +106,16 @@ describe('spec: report.population', () => {
     expect(() => spec({ population: { samplingFraction: 1.5 } })).toThrow(/samplingFraction/);
     expect(() => spec({ population: { size: 2.5 } })).toThrow(/size/);
     expect(() => spec({ population: { sise: 10 } })).toThrow(/did you mean 'size'/);
+    const anatomy = {
+      input: 'x.csv',
+      attributes: { a: { type: 'quasi-identifying' }, s: { type: 'sensitive' } },
+      privacy: [{ model: 'distinct-l-diversity', attribute: 's', l: 2 }],
+      method: { name: 'anatomy' },
+      report: { population: { size: 1000 } },
+    };
+    expect(() => parseSpec(anatomy, 'release.json')).toThrow(
+      /measured on equivalence classes, which anatomy does not release/,
+    );
+    expect(() => parseSpec({ ...anatomy, report: {} }, 'release.json')).not.toThrow();
   });
 });

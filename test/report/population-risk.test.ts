@@ -32,4 +32,20 @@ describe('release report: population risk', () => {
     expect(html).toMatch(/Records unique in a population of [\d,]+/);
     expect(html).toContain('(here Pitman)');
   }, 120_000);
+
+  it('Mondrian reports it too: its classes have at least k rows, so no population uniques', async () => {
+    const ws = adultWorkspace(2000);
+    ws.editSpec((s) => {
+      s.method = { name: 'mondrian' };
+      s.privacy = [{ model: 'k-anonymity', k: 2 }];
+      s.report = { population: { size: 300000 } };
+    });
+    const { report } = await releaseTo(ws.spec, join(ws.dir, 'out'));
+    expect(report.privacy.populationRisk).toMatchObject({
+      populationSize: 300000,
+      sampleUniques: 0,
+      dankarModel: null,
+      estimates: { dankar: { uniques: 0, share: 0 } },
+    });
+  }, 120_000);
 });

@@ -5,7 +5,7 @@
  */
 
 import { disclosureMeasures, sensitiveDistribution } from '../../metrics/disclosure.ts';
-import { populationUniqueness } from '../../metrics/population-risk.ts';
+import { populationRiskPart } from '../../metrics/population-risk.ts';
 import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
 import type { SensitiveAttribute } from '../../models/index.ts';
 import type { PrivacyModel } from '../../models/model.ts';
@@ -85,9 +85,7 @@ function privacyOf(prepared: Prepared, best: NodeResult, originalNode: NodeResul
     ecSizeHistogram: classSizeHistogram(retained),
     prosecutorRisk: prosecutorFacts(reidentification),
     reidentification,
-    ...(prepared.spec.report.population
-      ? { populationRisk: populationUniqueness(retained, prepared.spec.report.population) }
-      : {}),
+    ...populationRiskPart(retained, prepared.spec.report.population),
     sensitive: released.flatMap(({ sa, classes }) => {
       const d = sensitiveDistribution(sa.name, classes, sa.distribution);
       return d ? [d] : [];

@@ -5,6 +5,7 @@
 import { codeCounts } from '../../data/table.ts';
 import { type DistributionMeasures, measureFigures } from '../../metrics/contingency.ts';
 import { sensitiveDistribution } from '../../metrics/disclosure.ts';
+import { populationRiskPart } from '../../metrics/population-risk.ts';
 import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
 import type { ModelResult, ReportSection } from '../../report/types.ts';
 import type { BuiltRelease } from '../method.ts';
@@ -40,6 +41,7 @@ export function mondrianReport(
       ecSizeHistogram: classSizeHistogram(sizes),
       prosecutorRisk: prosecutorFacts(reidentification),
       reidentification,
+      ...populationRiskPart(sizes, prepared.spec.report.population),
       sensitive: sensitiveOf(prepared, outcome),
     },
     utility: {
