@@ -19,7 +19,7 @@ import {
 import {
   type PopulationSpec,
   type PopulationUniqueness,
-  populationUniqueness,
+  populationRiskPart,
   type SampleRisk,
   sampleRisk,
 } from '../metrics/population-risk.ts';
@@ -249,7 +249,7 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       marketer: risk.marketer,
       sample: sampleRisk(sizes),
     },
-    ...(input.population ? { populationRisk: populationUniqueness(sizes, input.population) } : {}),
+    ...populationRiskPart(sizes, input.population, n),
     ...(input.weight
       ? {
           weightedRisk: weightedRisk(

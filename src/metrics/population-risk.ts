@@ -141,12 +141,18 @@ export function populationUniqueness(
   return { ...result, estimates: { pitman, zayatz, snb, dankar }, dankarModel: model };
 }
 
-/** The report's `populationRisk` over released class sizes, when the spec names a population. */
+/**
+ * `populationRisk` over released class sizes, when a population is named. A sampling fraction
+ * is the input's share of the population (N = input rows / f), so suppressed rows still count.
+ */
 export function populationRiskPart(
   sizes: ArrayLike<number>,
   population: PopulationSpec | undefined,
+  inputRows: number,
 ): { populationRisk?: PopulationUniqueness } {
-  return population ? { populationRisk: populationUniqueness(sizes, population) } : {};
+  if (!population) return {};
+  const size = 'size' in population ? population.size : populationSize(inputRows, population);
+  return { populationRisk: populationUniqueness(sizes, { size }) };
 }
 
 /**

@@ -45,7 +45,8 @@ describe('ppdp evaluate: population risk, weights, special uniques', () => {
     );
     expect(bySize.populationRisk?.populationSize).toBe(600);
     expect(bySize.populationRisk?.sampleUniques).toBe(1);
-    expect(evaluate('--sampling-fraction', '0.01').populationRisk?.populationSize).toBe(600);
+    // a fraction is the whole table's share, the suppressed row included: 7 / 0.01
+    expect(evaluate('--sampling-fraction', '0.01').populationRisk?.populationSize).toBe(700);
   });
 
   it('sums the weighted individual risks, leaving suppressed rows out', () => {

@@ -85,7 +85,7 @@ function privacyOf(prepared: Prepared, best: NodeResult, originalNode: NodeResul
     ecSizeHistogram: classSizeHistogram(retained),
     prosecutorRisk: prosecutorFacts(reidentification),
     reidentification,
-    ...populationRiskPart(retained, prepared.spec.report.population),
+    ...populationRiskPart(retained, prepared.spec.report.population, prepared.table.rowCount),
     sensitive: released.flatMap(({ sa, classes }) => {
       const d = sensitiveDistribution(sa.name, classes, sa.distribution);
       return d ? [d] : [];

@@ -41,7 +41,7 @@ export function mondrianReport(
       ecSizeHistogram: classSizeHistogram(sizes),
       prosecutorRisk: prosecutorFacts(reidentification),
       reidentification,
-      ...populationRiskPart(sizes, prepared.spec.report.population),
+      ...populationRiskPart(sizes, prepared.spec.report.population, table.rowCount),
       sensitive: sensitiveOf(prepared, outcome),
     },
     utility: {
