@@ -55,7 +55,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * read must not pass unnoticed.
  */
 export function shapeProblem(value: unknown, shape: Shape, path = ''): string | undefined {
-  if (!isObject(value)) return `${path || 'the claims'} must be an object`;
+  if (!isObject(value)) return `${path ? `'${path.slice(0, -1)}'` : 'the claims'} must be an object`;
   for (const key of Object.keys(value))
     if (!Object.hasOwn(shape, key)) return `unknown field '${path}${key}'`;
   for (const [key, kind] of Object.entries(shape)) {
