@@ -113,7 +113,7 @@ function anatomy({ spec, table, claims, staged }: VerifyInput): VerificationChec
       input: table,
       attributes: spec.attributes,
       sensitive: required.sensitive,
-      model: required.model as 'distinct-l-diversity' | 'entropy-l-diversity',
+      model: required.model,
       l: required.l,
       qit: pair('qit'),
       st: pair('st'),

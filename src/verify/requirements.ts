@@ -27,7 +27,7 @@ type DiversityModel = 'distinct-l-diversity' | 'entropy-l-diversity';
 export function diversityRequirements(spec: ReleaseSpec, accepted: readonly DiversityModel[]) {
   const models = spec.privacy.flatMap((m) =>
     (accepted as readonly string[]).includes(m.model) && 'l' in m && 'attribute' in m
-      ? [{ sensitive: m.attribute, model: m.model, l: m.l }]
+      ? [{ sensitive: m.attribute, model: m.model as DiversityModel, l: m.l }]
       : [],
   );
   if (models.length !== 1 || spec.privacy.length !== 1) {
