@@ -2,8 +2,10 @@
  * The contract every release method implements (generalization, Mondrian, Anatomy, Slicing,
  * randomization). The pipeline owns input, staging, publishing and the report's frame; a
  * method transforms the table, names its files, fills its report sections and states its
- * claims, which src/verify/ checks against the staged files with code of its own.
+ * claims (the contract in src/claims/), which src/verify/ checks against the spec and the
+ * staged files with code of its own.
  */
+import type { Claims } from '../claims/index.ts';
 import type { EncodedTable, OutputColumn } from '../data/table.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import type { ReleaseReport } from '../report/types.ts';
@@ -38,10 +40,10 @@ export interface BuiltRelease {
   readonly files: StagedFile[];
   readonly report: MethodReport;
   /**
-   * What the method claims about its release (JSON): the pipeline hands it, the input and
-   * the staged files to the method's verifier (src/verify/index.ts `verifierFor`).
+   * What the method claims about its release (JSON, src/claims/): the pipeline hands it, the
+   * input and the staged files to the method's verifier (src/verify/index.ts `verifierFor`).
    */
-  readonly claims: unknown;
+  readonly claims: Claims;
 }
 
 export interface ReleaseMethod {
@@ -61,7 +63,7 @@ export interface ShardTuples {
 /** What one search over every shard's tuples decides. */
 export interface ShardSearch {
   readonly node: Record<string, number>;
-  readonly claims: unknown;
+  readonly claims: Claims;
   readonly report: MethodReport;
   /** Per shard, per tuple of its count: 1 when the tuple's rows are suppressed. */
   readonly flags: Uint8Array[];

@@ -20,7 +20,7 @@ export interface StagedPair {
   readonly csv: DecodedTable;
 }
 
-export interface AnatomyClaims {
+export interface AnatomyObservations {
   readonly buckets: number;
   /** Input row → released bucket id (the witness). */
   readonly bucketOfRow: Int32Array;
@@ -37,7 +37,7 @@ export interface AnatomyVerifyInput {
   data: StagedPair;
   /** The spec's `format.escapeFormulas`: the CSVs hold their cells formula-escaped. */
   escapeFormulas?: boolean;
-  claims: AnatomyClaims;
+  claims: AnatomyObservations;
 }
 
 type Add = (name: string, passed: boolean, detail: string) => void;

@@ -34,6 +34,10 @@ import { grown, TupleCounts } from './tuples.ts';
 
 export { type DecodedTable, decodeTable };
 
+/**
+ * What the checks hold the release to: the method's observations (node, suppressed rows,
+ * classes) with the requirements (models, k, suppression limit and form) read from the spec.
+ */
 export interface GeneralizationClaims {
   readonly node: Readonly<Record<string, number>>;
   /** Every model of the spec: each released class must satisfy all of them. */

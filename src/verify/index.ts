@@ -5,12 +5,13 @@
  * that built the release (no import from src/methods/ or the hierarchy builders). Each check
  * is returned; a failed one throws VerificationError and nothing is published.
  */
+import { type ClaimsOf, readClaims } from '../claims/index.ts';
 import { readArrow } from '../data/arrow.ts';
 import { readCsv } from '../data/csv.ts';
 import { codeCounts, type EncodedTable } from '../data/table.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { MethodName, ReleaseSpec } from '../spec/spec.ts';
-import { type AnatomyClaims, verifyAnatomy } from './anatomy.ts';
+import { verifyAnatomy } from './anatomy.ts';
 import { decodeTable, releasedNames } from './common.ts';
 import { type GeneralizationClaims, verifyGeneralization } from './generalization.ts';
 import {
@@ -22,15 +23,24 @@ import {
 } from './generalization-parts.ts';
 import { verifierHierarchyRows } from './hierarchy.ts';
 import type { SensitiveContext } from './models.ts';
-import { type MondrianClaims, verifyMondrian } from './mondrian.ts';
-import { type RandomizationClaims, verifyRandomization } from './randomization.ts';
-import { type SlicingClaims, verifySlicing } from './slicing.ts';
+import { verifyMondrian } from './mondrian.ts';
+import { verifyRandomization } from './randomization.ts';
+import {
+  diversityRequirements,
+  generalizationRequirements,
+  randomizationRequirements,
+  whenEnforcedAsSpec,
+} from './requirements.ts';
+import { verifySlicing } from './slicing.ts';
 
 export interface VerifyInput {
   readonly spec: ReleaseSpec;
   /** The encoded input, as the method read it. */
   readonly table: EncodedTable;
-  /** What the method claims about its release (its `claims`, as JSON). */
+  /**
+   * What the method claims about its release (its `claims`, as JSON): checked against the
+   * contract (src/claims/) first. Requirements are read from the spec, never from the claims.
+   */
   readonly claims: unknown;
   /** The local path of a staged file. */
   readonly staged: (name: string) => string;
@@ -39,28 +49,6 @@ export interface VerifyInput {
 export interface Verifier {
   verify(input: VerifyInput): VerificationCheck[];
 }
-
-/** What the generalization method claims: the search's outcome. */
-export type GeneralizationClaimsOfMethod = Omit<GeneralizationClaims, 'privacy' | 'suppressed'>;
-
-/** What Mondrian claims: its classes, and which quasi-identifiers it cut as numbers. */
-export type MondrianClaimsOfMethod = MondrianClaims & {
-  readonly numeric: readonly string[];
-  /** Quasi-identifiers released as hierarchy labels (the others are numeric ranges). */
-  readonly generalized: readonly string[];
-};
-
-/** What Anatomy and Slicing claim: the requirement they enforced and each row's bucket. */
-interface BucketClaims {
-  readonly sensitive: string;
-  readonly l: number;
-  readonly buckets: number;
-  readonly bucketOfRow: readonly number[];
-}
-export type AnatomyClaimsOfMethod = BucketClaims & {
-  readonly model: 'distinct-l-diversity' | 'entropy-l-diversity';
-};
-export type SlicingClaimsOfMethod = BucketClaims & { readonly columns: readonly (readonly string[])[] };
 
 const VERIFIERS: Record<MethodName, Verifier> = {
   generalization: { verify: generalization },
@@ -75,25 +63,34 @@ export function verifierFor(method: MethodName): Verifier {
 }
 
 function generalization({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
-  const method = spec.method as Extract<ReleaseSpec['method'], { name: 'generalization' }>;
-  return verifyGeneralization({
-    input: table,
-    attributes: spec.attributes,
-    hierarchyRows: rowsOf(spec, table, (a) => a.type === 'quasi-identifying'),
-    arrow: staged('data.arrow'),
-    csv: staged('data.csv'),
-    escapeFormulas: spec.format.escapeFormulas === true,
-    sensitive: sensitiveContexts(spec, table),
-    claims: {
-      ...(claims as GeneralizationClaimsOfMethod),
-      privacy: spec.privacy,
-      suppressed: method.suppressed,
-    },
-  });
+  const c = readClaims(claims, 'generalization');
+  const required = generalizationRequirements(spec, table.rowCount);
+  return whenEnforcedAsSpec(c.enforced, required, () =>
+    verifyGeneralization({
+      input: table,
+      attributes: spec.attributes,
+      hierarchyRows: rowsOf(spec, table, (a) => a.type === 'quasi-identifying'),
+      arrow: staged('data.arrow'),
+      csv: staged('data.csv'),
+      escapeFormulas: spec.format.escapeFormulas === true,
+      sensitive: sensitiveContexts(spec, table),
+      claims: checkedClaims(spec, c, required),
+    }),
+  );
+}
+
+/** The generalization verifier's claims: the method's observations, the spec's requirements. */
+function checkedClaims(
+  spec: ReleaseSpec,
+  c: ClaimsOf<'generalization'>,
+  required: ReturnType<typeof generalizationRequirements>,
+): GeneralizationClaims {
+  const { node, suppressedRows, classes, minClassSize } = c;
+  return { node, suppressedRows, classes, minClassSize, privacy: spec.privacy, ...required };
 }
 
 function mondrian({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
-  const { numeric, generalized, ...rest } = claims as MondrianClaimsOfMethod;
+  const { numeric, generalized, classes, minClassSize, ncp } = readClaims(claims, 'mondrian');
   return verifyMondrian({
     input: table,
     attributes: spec.attributes,
@@ -103,53 +100,59 @@ function mondrian({ spec, table, claims, staged }: VerifyInput): VerificationChe
     arrow: readArrow(staged('data.arrow')),
     csv: readCsv(staged('data.csv'), { delimiter: table.delimiter }),
     escapeFormulas: spec.format.escapeFormulas === true,
-    claims: rest,
+    claims: { classes, minClassSize, ncp },
   });
 }
 
 function anatomy({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
-  const c = claims as AnatomyClaimsOfMethod;
-  const pair = stagedPair(table, staged);
-  return verifyAnatomy({
-    input: table,
-    attributes: spec.attributes,
-    sensitive: c.sensitive,
-    model: c.model,
-    l: c.l,
-    qit: pair('qit'),
-    st: pair('st'),
-    data: pair('data'),
-    escapeFormulas: spec.format.escapeFormulas === true,
-    claims: { buckets: c.buckets, bucketOfRow: Int32Array.from(c.bucketOfRow) } satisfies AnatomyClaims,
+  const c = readClaims(claims, 'anatomy');
+  const required = diversityRequirements(spec, ['distinct-l-diversity', 'entropy-l-diversity']);
+  return whenEnforcedAsSpec(c.enforced, required, () => {
+    const pair = stagedPair(table, staged);
+    return verifyAnatomy({
+      input: table,
+      attributes: spec.attributes,
+      sensitive: required.sensitive,
+      model: required.model,
+      l: required.l,
+      qit: pair('qit'),
+      st: pair('st'),
+      data: pair('data'),
+      escapeFormulas: spec.format.escapeFormulas === true,
+      claims: { buckets: c.buckets, bucketOfRow: Int32Array.from(c.bucketOfRow) },
+    });
   });
 }
 
 function slicing({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
-  const c = claims as SlicingClaimsOfMethod;
-  return verifySlicing({
-    input: table,
-    attributes: spec.attributes,
-    sensitive: c.sensitive,
-    l: c.l,
-    data: stagedPair(table, staged)('data'),
-    escapeFormulas: spec.format.escapeFormulas === true,
-    claims: {
-      buckets: c.buckets,
-      bucketOfRow: Int32Array.from(c.bucketOfRow),
-      columns: c.columns,
-    } satisfies SlicingClaims,
-  });
+  const c = readClaims(claims, 'slicing');
+  const { sensitive, l } = diversityRequirements(spec, ['distinct-l-diversity']);
+  return whenEnforcedAsSpec(c.enforced, { sensitive, l }, () =>
+    verifySlicing({
+      input: table,
+      attributes: spec.attributes,
+      sensitive,
+      l,
+      data: stagedPair(table, staged)('data'),
+      escapeFormulas: spec.format.escapeFormulas === true,
+      claims: { buckets: c.buckets, bucketOfRow: Int32Array.from(c.bucketOfRow), columns: c.columns },
+    }),
+  );
 }
 
 function randomization({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
-  return verifyRandomization({
-    spec,
-    input: table,
-    dataArrow: staged('data.arrow'),
-    dataCsv: staged('data.csv'),
-    matrices: staged('matrices.json'),
-    claims: claims as RandomizationClaims,
-  });
+  const c = readClaims(claims, 'randomization');
+  const { sensitive, tau, rho } = randomizationRequirements(spec);
+  return whenEnforcedAsSpec(c.enforced, { sensitive, tau, rho }, () =>
+    verifyRandomization({
+      spec,
+      input: table,
+      dataArrow: staged('data.arrow'),
+      dataCsv: staged('data.csv'),
+      matrices: staged('matrices.json'),
+      claims: c,
+    }),
+  );
 }
 
 /** A staged table read twice, from its Arrow file and from its CSV with the CSV reader. */
@@ -208,12 +211,13 @@ export const pieces = {
     shard: EncodedTable,
     values: EncodedTable,
   ): ShardExpectation {
+    const { node } = readClaims(claims, 'generalization');
     const columns = shard.columns.map((c, i) => ({ ...c, dictionary: values.columns[i]!.dictionary }));
     return expectShard({
       shard: { ...shard, columns },
       attributes: spec.attributes,
       hierarchyRows: rowsOf(spec, values, (a) => a.type === 'quasi-identifying'),
-      node: (claims as GeneralizationClaimsOfMethod).node,
+      node,
       sensitive: modelAttributes(spec),
     });
   },
@@ -235,8 +239,9 @@ export const pieces = {
     shards: readonly ShardExpectation[],
     parts: readonly PartSummary[],
   ): VerificationCheck[] {
-    const method = spec.method as Extract<ReleaseSpec['method'], { name: 'generalization' }>;
+    const c = readClaims(claims, 'generalization');
     const rows = shards.reduce((n, s) => n + s.rows, 0);
+    const required = generalizationRequirements(spec, rows);
     const sensitive = new Map(
       modelAttributes(spec).map((name) => {
         const share = new Map<string, number>();
@@ -251,18 +256,16 @@ export const pieces = {
         ] as const;
       }),
     );
-    return checkPieces({
-      names: releasedNames(values, spec.attributes),
-      attributes: spec.attributes,
-      shards,
-      parts,
-      sensitive,
-      claims: {
-        ...(claims as GeneralizationClaimsOfMethod),
-        privacy: spec.privacy,
-        suppressed: method.suppressed,
-      },
-    });
+    return whenEnforcedAsSpec(c.enforced, required, () =>
+      checkPieces({
+        names: releasedNames(values, spec.attributes),
+        attributes: spec.attributes,
+        shards,
+        parts,
+        sensitive,
+        claims: checkedClaims(spec, c, required),
+      }),
+    );
   },
 };
 

@@ -23,7 +23,7 @@ import { fail, releasedNames } from './common.ts';
 import { checkClass, type SensitiveContext, type ValueCounts } from './models.ts';
 import { asCsvEncoded } from './staged-csv.ts';
 
-export interface MondrianClaims {
+export interface MondrianObservations {
   readonly classes: number;
   readonly minClassSize: number;
   readonly ncp: number;
@@ -42,7 +42,7 @@ export interface MondrianVerifyInput {
   readonly csv: EncodedTable;
   /** The spec's `format.escapeFormulas`: the CSV holds its cells formula-escaped. */
   readonly escapeFormulas?: boolean;
-  readonly claims: MondrianClaims;
+  readonly claims: MondrianObservations;
 }
 
 /** The universal root a hierarchy gets when its top level has several labels. */

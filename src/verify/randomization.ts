@@ -17,6 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { RandomizationClaims } from '../claims/index.ts';
 import { readArrow } from '../data/arrow.ts';
 import { readCsv } from '../data/csv.ts';
 import { type EncodedTable, isMissing } from '../data/table.ts';
@@ -24,14 +25,8 @@ import { VerificationError } from '../errors.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
 import { verifierHierarchyRows } from './hierarchy.ts';
+import { randomizationRequirements } from './requirements.ts';
 import { asCsvDecoded } from './staged-csv.ts';
-
-export interface RandomizationClaims {
-  readonly maxRisk: number;
-  readonly meanRisk: number;
-  readonly tau: number | undefined;
-  readonly rho: { readonly rho1: number; readonly rho2: number; readonly gamma: number } | undefined;
-}
 
 interface Entry {
   categories: string[];
@@ -57,7 +52,8 @@ export interface RandomizationVerifyInput {
   dataArrow: string;
   dataCsv: string;
   matrices: string;
-  claims: RandomizationClaims;
+  /** The risk the method measured (its requirements are read from the spec). */
+  claims: Pick<RandomizationClaims, 'maxRisk' | 'meanRisk'>;
 }
 
 /** Collects checks; `stopIfFailed` ends verification with every failed check named. */
@@ -93,7 +89,7 @@ export function verifyRandomization(args: RandomizationVerifyInput): Verificatio
   const original = checkInputCategories(args, pub, order, checks);
   const releasedCode = checkReplay(args, arrow, pub, order, matrices, original, checks);
   checkTransitions(args.input.rowCount, pub, matrices, original, releasedCode, checks);
-  checkRisk(args.claims, pub, order, matrices, original, checks);
+  checkRisk(args, pub, order, matrices, original, checks);
   checkRhoPrivacy(args, pub, matrices, original, checks);
   checks.stopIfFailed();
   return checks.list;
@@ -149,16 +145,21 @@ function checkMatrices({ spec, input, matrices: path }: RandomizationVerifyInput
     throw new Error('unreachable');
   }
   const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
-  const order = [...qis, pub.sensitive];
+  // The sensitive attribute the spec's models protect, not the one the file names.
+  const { sensitive } = randomizationRequirements(spec);
+  const order = [...qis, sensitive];
   const orderOk =
     Array.isArray(pub.attributeOrder) &&
     pub.attributeOrder.join(SEP) === order.join(SEP) &&
-    typeOf.get(pub.sensitive) === 'sensitive' &&
+    typeOf.get(sensitive) === 'sensitive' &&
+    pub.sensitive === sensitive &&
     pub.rows === rows;
   add(
     'matrices.json attribute order',
     orderOk,
-    orderOk ? order.join(', ') : 'does not list the QIs then the sensitive attribute',
+    orderOk
+      ? order.join(', ')
+      : `does not list the QIs then the sensitive attribute the spec protects (${sensitive}; the file names ${JSON.stringify(pub.sensitive)})`,
   );
   if (!orderOk) checks.stopIfFailed();
   const matrices = new Map<string, Float64Array>();
@@ -393,7 +394,7 @@ function checkTransitions(
 
 /** Attribute disclosure risk, recomputed from the input and the published matrices. */
 function checkRisk(
-  claims: RandomizationClaims,
+  { spec, claims }: RandomizationVerifyInput,
   pub: Published,
   order: string[],
   matrices: Map<string, Float64Array>,
@@ -402,6 +403,7 @@ function checkRisk(
 ): void {
   const add = checks.add.bind(checks);
   const risk = recomputeRisk(order, original, matrices, pub);
+  const { tau } = randomizationRequirements(spec);
   if (risk) {
     const tol = 1e-9 * Math.max(1, claims.maxRisk);
     const agrees = Math.abs(risk.max - claims.maxRisk) <= tol && Math.abs(risk.mean - claims.meanRisk) <= tol;
@@ -410,25 +412,17 @@ function checkRisk(
       agrees,
       `max ${risk.max.toPrecision(8)}, mean ${risk.mean.toPrecision(8)} recomputed`,
     );
-    if (claims.tau !== undefined) {
-      add(
-        'max risk ≤ τ',
-        risk.max <= claims.tau * (1 + 1e-12),
-        `max risk ${risk.max.toPrecision(8)} ≤ τ = ${claims.tau}`,
-      );
+    if (tau !== null) {
+      add('max risk ≤ τ', risk.max <= tau * (1 + 1e-12), `max risk ${risk.max.toPrecision(8)} ≤ τ = ${tau}`);
     }
   } else {
-    add(
-      'risk as reported',
-      claims.tau === undefined,
-      'the QI table is too large to recompute the risk densely',
-    );
+    add('risk as reported', tau === null, 'the QI table is too large to recompute the risk densely');
   }
 }
 
 /** (ρ1, ρ2)-privacy of the sensitive attribute: γ or the sub-domains, and the exact posteriors. */
 function checkRhoPrivacy(
-  { claims, input }: RandomizationVerifyInput,
+  { spec, input }: RandomizationVerifyInput,
   pub: Published,
   matrices: Map<string, Float64Array>,
   original: Map<string, Int32Array>,
@@ -436,8 +430,9 @@ function checkRhoPrivacy(
 ): void {
   const add = checks.add.bind(checks);
   const rows = input.rowCount;
-  if (claims.rho) {
-    const { rho1, rho2, gamma } = claims.rho;
+  const { rho, gamma } = randomizationRequirements(spec);
+  if (rho && gamma !== null) {
+    const { rho1, rho2 } = rho;
     const m = matrices.get(pub.sensitive);
     const d = (pub.attributes[pub.sensitive] ?? pub.released[pub.sensitive])!.categories.length;
     const identity = new Float64Array(d * d);

@@ -19,7 +19,7 @@ import type { StagedPair } from './anatomy.ts';
 import { bump, type DecodedTable, fail, releasedNames, SEP, sameTable } from './common.ts';
 import { asCsvDecoded } from './staged-csv.ts';
 
-export interface SlicingClaims {
+export interface SlicingObservations {
   readonly buckets: number;
   /** Input row → released bucket id (the witness). */
   readonly bucketOfRow: Int32Array;
@@ -38,7 +38,7 @@ export interface SlicingVerifyInput {
   data: StagedPair;
   /** The spec's `format.escapeFormulas`: the CSV holds its cells formula-escaped. */
   escapeFormulas?: boolean;
-  claims: SlicingClaims;
+  claims: SlicingObservations;
 }
 
 type Add = (name: string, passed: boolean, detail: string) => void;

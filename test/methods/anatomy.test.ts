@@ -51,24 +51,26 @@ function stage(files: StagedFile[]): string {
   return dir;
 }
 
-/** The pipeline's Anatomy verifier over a release staged in `dir`. */
-const verifyAt = (r: AnatomyRelease, dir: string) =>
+/** The spec of an Anatomy release of occupation with `model` and `l`. */
+const specOf = (l: number, model = 'distinct-l-diversity', seed = 1) =>
+  specWith((j) => {
+    j.privacy = [{ model, attribute: 'occupation', l }];
+    j.seed = seed;
+  });
+
+/** The pipeline's Anatomy verifier over a release staged in `dir`, against the spec it was made for. */
+const verifyAt = (r: AnatomyRelease & { spec: ReleaseSpec }, dir: string) =>
   verifierFor('anatomy').verify({
-    spec: specWith(() => {}),
+    spec: r.spec,
     table,
     claims: r.claims,
     staged: (name) => join(dir, name),
   });
 
-const release = (l: number, model = 'distinct-l-diversity', seed = 1) =>
-  anatomyRelease(
-    ctx(
-      specWith((j) => {
-        j.privacy = [{ model, attribute: 'occupation', l }];
-        j.seed = seed;
-      }),
-    ),
-  );
+const release = (l: number, model = 'distinct-l-diversity', seed = 1) => {
+  const spec = specOf(l, model, seed);
+  return { ...anatomyRelease(ctx(spec)), spec };
+};
 
 describe('anatomy bucketization (Xiao & Tao group creation)', () => {
   it('puts every row in a bucket of ≥ l pairwise distinct SA values, sizes l or l + 1', () => {

@@ -9,12 +9,12 @@
  *   bucket.
  * Insensitive columns ride in the QIT with the QIs. Verified by src/verify/anatomy.ts.
  */
+import { type AnatomyClaims, claimsOf } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
 import { compactDictionary, type EncodedColumn, type OutputColumn } from '../../data/table.ts';
 import { thousands } from '../../util/format.ts';
 import type { Random } from '../../util/random.ts';
-import type { AnatomyClaimsOfMethod } from '../../verify/index.ts';
 import {
   checkEligibility,
   type DiversityRequirement,
@@ -66,7 +66,7 @@ export interface AnatomyRelease {
   readonly layout: AnatomyLayout;
   readonly releasedColumns: EncodedColumn[];
   readonly files: StagedFile[];
-  readonly claims: AnatomyClaimsOfMethod;
+  readonly claims: AnatomyClaims;
 }
 
 export function anatomyRelease(
@@ -128,13 +128,11 @@ export function anatomyRelease(
     layout,
     releasedColumns: released.map((a) => columnOf(a.name)),
     files,
-    claims: {
-      sensitive: req.attribute,
-      model: req.model,
-      l: req.l,
+    claims: claimsOf('anatomy', {
+      enforced: { sensitive: req.attribute, model: req.model, l: req.l },
       buckets: bucketization.buckets,
       bucketOfRow: Array.from(bucketization.bucketOf, (b) => ids[b]!),
-    },
+    }),
   };
 }
 

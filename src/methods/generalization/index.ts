@@ -3,6 +3,7 @@
  * tuples → optimal lattice search → apply → files; verified by src/verify/.
  */
 import { basename } from 'node:path';
+import { claimsOf, type GeneralizationClaims } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
 import { checkLatticeSize } from '../../data/limits.ts';
@@ -270,17 +271,7 @@ export interface SearchStepResult {
   /** Per distinct tuple of `prepared.tuples`: 1 when its class is suppressed. */
   readonly tupleSuppressed: Uint8Array;
   readonly report: BuiltRelease['report'];
-  readonly claims: SearchClaims;
-}
-
-/** The search outcome's claims, checked by the generalization verifier (src/verify/). */
-export interface SearchClaims {
-  readonly node: Record<string, number>;
-  readonly k: number;
-  readonly maxSuppressedRows: number;
-  readonly suppressedRows: number;
-  readonly classes: number;
-  readonly minClassSize: number;
+  readonly claims: GeneralizationClaims;
 }
 
 export function searchStep(
@@ -308,13 +299,12 @@ export function searchStep(
     node,
     tupleSuppressed,
     report,
-    claims: {
+    claims: claimsOf('generalization', {
+      enforced: { k: requiredK(problem.models), maxSuppressedRows: problem.maxSuppressedRows },
       node,
-      k: requiredK(problem.models),
-      maxSuppressedRows: problem.maxSuppressedRows,
       suppressedRows: best.suppressedRows,
       classes: best.retainedClasses,
       minClassSize: best.minClassSize,
-    },
+    }),
   };
 }

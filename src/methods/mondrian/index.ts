@@ -3,6 +3,7 @@
  * prepare (dimensions, models) → partition (WASM split steps, TS driver) → release values
  * and classes → files; verified by src/verify/mondrian.ts.
  */
+import { claimsOf } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
 import type { MondrianKernel } from '../../kernels/mondrian/kernel.ts';
@@ -110,13 +111,13 @@ export function releaseMondrian(
   return {
     files,
     report,
-    claims: {
+    claims: claimsOf('mondrian', {
       classes: released.classes,
       minClassSize: report.privacy.k!,
       ncp: released.ncp,
       numeric: problem.dims.filter((d) => d.kind === 'numeric').map((d) => d.name),
       generalized: problem.dims.filter((d) => d.kind !== 'numeric').map((d) => d.name),
-    },
+    }),
   };
 }
 

@@ -6,6 +6,7 @@
  * exact posterior check. Files: data.arrow, data.csv (rows shuffled), matrices.json.
  * Verified by src/verify/randomization.ts.
  */
+import { claimsOf } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
 import {
@@ -115,12 +116,17 @@ export const randomizationMethod: ReleaseMethod = {
     return {
       files,
       report: randomizationReport(plan, risk, rhoCheck, measures, measuresNote),
-      claims: {
+      claims: claimsOf('randomization', {
+        enforced: {
+          sensitive: plan.requirements.sensitive,
+          tau: plan.requirements.tau?.value ?? null,
+          rho: plan.requirements.rho
+            ? { rho1: plan.requirements.rho.rho1, rho2: plan.requirements.rho.rho2 }
+            : null,
+        },
         maxRisk: risk.max,
         meanRisk: risk.mean,
-        tau: plan.requirements.tau?.value,
-        rho: plan.requirements.rho,
-      },
+      }),
     };
   },
 };

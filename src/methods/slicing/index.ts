@@ -11,6 +11,7 @@
  * Verified by src/verify/slicing.ts.
  */
 import { basename } from 'node:path';
+import { claimsOf, type SlicingClaims } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
 import { type CsvWriteOptions, encodeCsv } from '../../data/csv.ts';
 import { compactDictionary, type EncodedColumn, type OutputColumn } from '../../data/table.ts';
@@ -19,7 +20,6 @@ import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
 import { posteriorHolds } from '../../models/l-diversity.ts';
 import type { AttributeSpec, ReleaseSpec, SlicingMethodSpec } from '../../spec/spec.ts';
 import { thousands } from '../../util/format.ts';
-import type { SlicingClaimsOfMethod } from '../../verify/index.ts';
 import {
   checkEligibility,
   type DiversityRequirement,
@@ -309,15 +309,14 @@ export function slicingFiles(
 }
 
 /** What a sliced table claims: the requirement it enforced, its columns and each row's bucket. */
-export function slicingClaims(sliced: SlicedRelease): SlicingClaimsOfMethod {
+export function slicingClaims(sliced: SlicedRelease): SlicingClaims {
   const { plan, partition, attributes } = sliced;
-  return {
-    sensitive: sliced.req.attribute,
-    l: sliced.req.l,
+  return claimsOf('slicing', {
+    enforced: { sensitive: sliced.req.attribute, l: sliced.req.l },
     buckets: partition.buckets.length,
     bucketOfRow: Array.from(sliced.bucketOfRow),
     columns: plan.columns.map((g) => g.map((i) => attributes[i]!.name)),
-  };
+  });
 }
 
 export const slicingMethod: ReleaseMethod = {

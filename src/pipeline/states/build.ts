@@ -1,6 +1,7 @@
 /**
  * The Build state: a method that does not shard builds its release and stages its files in one task.
  */
+import type { Claims } from '../../claims/index.ts';
 import type { MethodReport } from '../../methods/method.ts';
 import { methodFor } from '../../methods/registry.ts';
 import { streams } from '../release.ts';
@@ -12,7 +13,7 @@ import { allRows, ms, openWork, timer, timing } from './work.ts';
 export interface BuiltFile {
   readonly files: string[];
   readonly report: MethodReport;
-  readonly claims: unknown;
+  readonly claims: Claims;
 }
 
 export async function build(task: WorkTask, env: PhaseEnv): Promise<{ files: number }> {

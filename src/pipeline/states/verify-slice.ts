@@ -3,6 +3,7 @@
  * holds the whole table — an input shard's expectation (what its rows must be released as)
  * or an output part's summary (what the staged part holds). Verify compares them.
  */
+import { readClaims } from '../../claims/index.ts';
 import { pieces } from '../../verify/index.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import type { PhaseEnv, ShardTask } from './types.ts';
@@ -38,7 +39,8 @@ export async function verifySlice(task: SliceTask, env: PhaseEnv): Promise<{ row
     throw new RangeError(`verification slice ${task.kind} ${task.index} is not in the plan`);
   let rows: number;
   if (task.kind === 'shard') {
-    const { claims } = await getJson<{ claims: unknown }>(store, work.key('search.json'));
+    const json = await getJson<{ claims: unknown }>(store, work.key('search.json'));
+    const claims = readClaims(json.claims, 'generalization', 'search.json');
     const [shard, values] = await Promise.all([shardRows(work, task.index), inputDictionaries(work)]);
     const expected = pieces.expectShard(work.spec, claims, shard, values);
     await putJson(store, work.key(sliceKey('shard', task.index)), expected);

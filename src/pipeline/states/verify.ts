@@ -1,6 +1,7 @@
 /**
  * The Verify state: the staged release checked independently, the report written, every file hashed.
  */
+import { readClaims } from '../../claims/index.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import type { MethodReport } from '../../methods/method.ts';
 import { renderReportHtml } from '../../report/html.ts';
@@ -31,10 +32,10 @@ export async function verify(task: WorkTask, env: PhaseEnv): Promise<{ verified:
   const work = await openWork(task.work, env);
   const { store } = work.loc;
   // The method's claims and report: from the search (sharded) or from Build.
-  const { claims, report: methodReport } = await getJson<{ claims: unknown; report: MethodReport }>(
-    store,
-    work.key(work.file.plan.mode === 'sharded' ? 'search.json' : 'built.json'),
-  );
+  const source = work.file.plan.mode === 'sharded' ? 'search.json' : 'built.json';
+  const json = await getJson<{ claims: unknown; report: MethodReport }>(store, work.key(source));
+  const claims = readClaims(json.claims, work.spec.method.name, source);
+  const methodReport = json.report;
   env.say?.('verifying the release independently');
   const t = performance.now();
   const { checks, table, data } =
