@@ -23,6 +23,7 @@ import {
 import { verifierHierarchyRows } from './hierarchy.ts';
 import type { SensitiveContext } from './models.ts';
 import { type MondrianClaims, verifyMondrian } from './mondrian.ts';
+import { populationClasses } from './population.ts';
 import { type RandomizationClaims, verifyRandomization } from './randomization.ts';
 import { type SlicingClaims, verifySlicing } from './slicing.ts';
 
@@ -76,10 +77,13 @@ export function verifierFor(method: MethodName): Verifier {
 
 function generalization({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
   const method = spec.method as Extract<ReleaseSpec['method'], { name: 'generalization' }>;
+  const hierarchyRows = rowsOf(spec, table, (a) => a.type === 'quasi-identifying');
+  const node = (claims as GeneralizationClaimsOfMethod).node;
   return verifyGeneralization({
     input: table,
     attributes: spec.attributes,
-    hierarchyRows: rowsOf(spec, table, (a) => a.type === 'quasi-identifying'),
+    hierarchyRows,
+    population: populationClasses(spec, releasedQis(table, spec), node, hierarchyRows),
     arrow: staged('data.arrow'),
     csv: staged('data.csv'),
     escapeFormulas: spec.format.escapeFormulas === true,
@@ -251,12 +255,15 @@ export const pieces = {
         ] as const;
       }),
     );
+    const node = (claims as GeneralizationClaimsOfMethod).node;
+    const hierarchyRows = rowsOf(spec, values, (a) => a.type === 'quasi-identifying');
     return checkPieces({
       names: releasedNames(values, spec.attributes),
       attributes: spec.attributes,
       shards,
       parts,
       sensitive,
+      population: populationClasses(spec, releasedQis(values, spec), node, hierarchyRows),
       claims: {
         ...(claims as GeneralizationClaimsOfMethod),
         privacy: spec.privacy,
@@ -265,6 +272,12 @@ export const pieces = {
     });
   },
 };
+
+/** The quasi-identifiers in the order the release holds them. */
+function releasedQis(table: EncodedTable, spec: ReleaseSpec): string[] {
+  const qi = new Set(spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name));
+  return releasedNames(table, spec.attributes).filter((n) => qi.has(n));
+}
 
 /** The attributes the spec's models name. */
 function modelAttributes(spec: ReleaseSpec): string[] {
