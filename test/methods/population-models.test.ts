@@ -1,0 +1,348 @@
+/**
+ * Average re-identification risk, k-map and δ-presence under full-domain generalization: the
+ * optimal search finds the exhaustive optimum, the search's population counts are those of a
+ * count over the population's rows by their labels, a release under each model passes the
+ * independent verification (whole-table and in pieces) and one that violates it fails, and
+ * bad settings are refused by name.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { EncodedTable } from '../../src/data/table.ts';
+import { PpdpError, VerificationError } from '../../src/errors.ts';
+import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
+import {
+  buildGeneralization,
+  openSearch,
+  prepareGeneralization,
+} from '../../src/methods/generalization/index.ts';
+import { exhaustiveSearch, optimalSearch } from '../../src/methods/generalization/search.ts';
+import { methodFor } from '../../src/methods/registry.ts';
+import { readInput, streams } from '../../src/pipeline/release.ts';
+import type { VerificationCheck } from '../../src/report/types.ts';
+import { checkSpecFiles, loadSpec, METRIC_NAMES, type ReleaseSpec } from '../../src/spec/spec.ts';
+import { Random } from '../../src/util/random.ts';
+import { pieces, verifierFor } from '../../src/verify/index.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'ppdp-population-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let folders = 0;
+
+const EDU = { a: 'low', b: 'low', c: 'high', d: 'high' };
+
+/** Population rows `age;zip;edu;x` and the indices of those in the sample. */
+function tables(seed: number, size: number, share: number) {
+  const rng = new Random(seed);
+  const population = Array.from({ length: size }, () => [
+    String(18 + rng.below(50)),
+    `${13000 + rng.below(3) * 100 + rng.below(30)}`,
+    'abcd'[rng.below(4)]!,
+    String(rng.below(3)),
+  ]);
+  const sample = population.filter(() => rng.below(1000) < share * 1000);
+  return { population, sample: sample.length > 0 ? sample : population.slice(0, 1) };
+}
+
+const csv = (rows: string[][]) => `age;zip;edu;x\n${rows.map((r) => r.join(';')).join('\n')}\n`;
+
+/** A spec folder with input.csv, population.csv and release.json; returns the spec's path. */
+function fixture(
+  rows: { population: string[][]; sample: string[][] },
+  privacy: object[],
+  method: object = {},
+): string {
+  const folder = join(dir, `f${folders++}`);
+  mkdirSync(folder);
+  writeFileSync(join(folder, 'input.csv'), csv(rows.sample));
+  writeFileSync(join(folder, 'population.csv'), csv(rows.population));
+  const spec = {
+    input: 'input.csv',
+    format: { delimiter: ';' },
+    attributes: {
+      age: { type: 'quasi-identifying', hierarchy: { intervals: [5, 10, 20] } },
+      zip: { type: 'quasi-identifying', hierarchy: { mask: 'right' } },
+      edu: { type: 'quasi-identifying', hierarchy: { groups: [EDU] } },
+      x: { type: 'insensitive' },
+    },
+    privacy,
+    method: { name: 'generalization', maxSuppression: 0, metric: 'ncp', ...method },
+    seed: 1,
+  };
+  const path = join(folder, 'release.json');
+  writeFileSync(path, JSON.stringify(spec));
+  return path;
+}
+
+/** The label of a value at a level, written out from the fixture's hierarchies. */
+function label(column: 'age' | 'zip' | 'edu', value: string, level: number): string {
+  if (level === 0) return value;
+  if (column === 'age') {
+    if (level === 4) return '*';
+    const w = [5, 10, 20][level - 1]!;
+    const lo = Math.floor(Number(value) / w) * w;
+    return `[${lo},${lo + w})`;
+  }
+  if (column === 'zip') return level >= 5 ? '*' : value.slice(0, 5 - level) + '*'.repeat(level);
+  return level === 1 ? EDU[value as keyof typeof EDU] : '*';
+}
+
+const MODELS = [
+  (rng: Random) => ({ model: 'k-map', k: 2 + rng.below(12), population: 'population.csv' }),
+  (rng: Random) => ({ model: 'average-risk', threshold: [0.1, 0.2, 0.3, 0.5][rng.below(4)]! }),
+  (rng: Random) => ({
+    model: 'delta-presence',
+    deltaMin: [0, 0.05, 0.1][rng.below(3)]!,
+    deltaMax: [0.4, 0.6, 0.8][rng.below(3)]!,
+    population: 'population.csv',
+  }),
+];
+
+describe('the optimal search equals exhaustive search under each model', () => {
+  const cases = Array.from({ length: 36 }, (_, seed) => seed);
+  it.each(cases)('seed %i', (seed) => {
+    const rng = new Random(1000 + seed);
+    const model = MODELS[seed % 3]!(rng);
+    const metric = METRIC_NAMES[Math.floor(seed / 3) % METRIC_NAMES.length]!;
+    const maxSuppression = [0, 0.05, 0.2][rng.below(3)]!;
+    const rows = tables(seed, 80 + rng.below(300), 0.2 + rng.below(5) / 10);
+    const spec = loadSpec(fixture(rows, [model], { metric, maxSuppression }));
+    const prepared = prepareGeneralization(spec, readInput(spec), wasmGroupingKernel);
+    const open = () => openSearch(prepared, wasmGroupingKernel);
+    let expected: ReturnType<typeof exhaustiveSearch>['best'] | string;
+    try {
+      expected = exhaustiveSearch(open()).best;
+    } catch (e) {
+      expected = (e as PpdpError).code;
+    }
+    if (typeof expected === 'string') {
+      expect(() => optimalSearch(open())).toThrow(PpdpError);
+      return;
+    }
+    const found = optimalSearch(open()).best;
+    expect(found.levels).toEqual(expected.levels);
+    expect(found.value).toBeCloseTo(expected.value, 9);
+    expect(found.suppressedRows).toBe(expected.suppressedRows);
+    // The search's population counts, against a count of the population's rows by their labels.
+    if (model.model === 'average-risk') return;
+    const names = ['age', 'zip', 'edu'] as const;
+    const key = (row: string[]) => names.map((n, i) => label(n, row[i]!, found.levels[i]!)).join('|');
+    const counts = new Map<string, number>();
+    for (const row of rows.population) counts.set(key(row), (counts.get(key(row)) ?? 0) + 1);
+    for (let g = 0; g < found.groups; g++) {
+      const t = found.reps[g]!;
+      const row = prepared.qis.map((q, i) => q.dictionary[prepared.tuples.columns[i]![t]!]!);
+      expect(found.population![g]).toBe(counts.get(key(row)));
+    }
+  });
+});
+
+describe('δ-presence is not monotonic: the search checks what pruning would skip', () => {
+  it('finds the one feasible node, below generalizations that fail', () => {
+    // Ages in classes of width 5: 20–24 holds 2 of the population's 4, 30–34 holds 3 of 6;
+    // 25–29 is the population's alone. Width 10 joins it to 20–29 (2 of 10): too few.
+    const ages = (list: [number, number][]) =>
+      list.flatMap(([age, n]) => Array.from({ length: n }, () => age));
+    const row = (age: number) => [String(age), '13053', 'a', '0'];
+    const population = ages([
+      [20, 2],
+      [21, 2],
+      [26, 6],
+      [31, 6],
+    ]).map(row);
+    const sample = ages([
+      [20, 2],
+      [31, 3],
+    ]).map(row);
+    const spec = loadSpec(
+      fixture({ population, sample }, [
+        { model: 'delta-presence', deltaMin: 0.4, deltaMax: 0.6, population: 'population.csv' },
+      ]),
+    );
+    const prepared = prepareGeneralization(spec, readInput(spec), wasmGroupingKernel);
+    const open = () => openSearch(prepared, wasmGroupingKernel);
+    const expected = exhaustiveSearch(open()).best;
+    expect(expected.levels[0]).toBe(1);
+    const evaluator = open();
+    const { lattice } = prepared.problem;
+    const infeasibleAbove = lattice.successors(expected.id).filter((id) => !evaluator.evaluate(id).feasible);
+    expect(infeasibleAbove.length).toBeGreaterThan(0);
+    expect(optimalSearch(open()).best.levels).toEqual(expected.levels);
+  });
+});
+
+/** Stages a built release in a fresh folder; the verifier over it, whole and in pieces. */
+function staged(spec: ReleaseSpec, table: EncodedTable, built: ReturnType<typeof buildGeneralization>) {
+  const folder = join(dir, `s${folders++}`);
+  mkdirSync(folder);
+  for (const f of built.files) writeFileSync(join(folder, f.name), f.content);
+  const path = (name: string) => join(folder, name);
+  return {
+    whole: (s = spec): VerificationCheck[] =>
+      verifierFor('generalization').verify({ spec: s, table, claims: built.claims, staged: path }),
+    pieces: (s = spec): VerificationCheck[] =>
+      pieces.check(
+        s,
+        table,
+        built.claims,
+        [pieces.expectShard(s, built.claims, table, table)],
+        [pieces.summarizePart(s, table.delimiter, { arrow: path('data.arrow'), csv: path('data.csv') })],
+      ),
+  };
+}
+
+function build(spec: ReleaseSpec, table: EncodedTable) {
+  return buildGeneralization({
+    spec,
+    table,
+    kernel: wasmGroupingKernel,
+    time: (_, work) => work(),
+    say: () => {},
+    random: streams(spec, table),
+  });
+}
+
+describe('a release under each model passes the independent verification; one that violates it fails', () => {
+  const rows = tables(7, 600, 0.3);
+  const specs = {
+    'k-map': [{ model: 'k-map', k: 6, population: 'population.csv' }],
+    'average-risk': [{ model: 'average-risk', threshold: 0.15 }],
+    'delta-presence': [
+      { model: 'delta-presence', deltaMin: 0.1, deltaMax: 0.45, population: 'population.csv' },
+    ],
+  } as const;
+
+  it.each(Object.keys(specs) as (keyof typeof specs)[])('%s', (name) => {
+    const spec = loadSpec(fixture(rows, [...specs[name]], { maxSuppression: 0.05 }));
+    const table = readInput(spec);
+    const built = build(spec, table);
+    const release = staged(spec, table, built);
+    for (const verify of [release.whole, release.pieces]) {
+      const checks = verify();
+      expect(checks.find((c) => c.name === name)?.passed).toBe(true);
+    }
+    // The same data released with no generalization (k = 1 at the bottom node) violates the model.
+    const plain = loadSpec(fixture(rows, [{ model: 'k-anonymity', k: 1 }]));
+    const bare = build(plain, table);
+    const violating = staged(spec, table, bare);
+    for (const verify of [violating.whole, violating.pieces]) expect(verify).toThrow(`${name} (`);
+  });
+
+  it('the verifier reads the population again: a population without some records fails k-map', () => {
+    const path = fixture(rows, [...specs['k-map']], { maxSuppression: 0.05 });
+    const spec = loadSpec(path);
+    const table = readInput(spec);
+    const release = staged(spec, table, build(spec, table));
+    expect(release.whole().find((c) => c.name === 'k-map')?.passed).toBe(true);
+    // Keep only the sample's own rows in the population: classes now match fewer records.
+    writeFileSync(join(path, '..', 'population.csv'), csv(rows.sample));
+    expect(release.whole).toThrow('k-map (');
+    expect(release.pieces).toThrow('k-map (');
+  });
+
+  it("the verifier takes the bounds from the spec, not from the method's claims", () => {
+    const spec = loadSpec(fixture(rows, [...specs['delta-presence']], { maxSuppression: 0.05 }));
+    const table = readInput(spec);
+    const release = staged(spec, table, build(spec, table));
+    expect(release.whole().every((c) => c.passed)).toBe(true);
+    const stricter = { ...spec, privacy: [{ ...spec.privacy[0]!, deltaMax: 0.05 }] } as ReleaseSpec;
+    expect(() => release.whole(stricter)).toThrow('delta-presence (');
+    const risk = loadSpec(fixture(rows, [...specs['average-risk']], { maxSuppression: 0.05 }));
+    const riskRelease = staged(risk, table, build(risk, table));
+    const lower = { ...risk, privacy: [{ model: 'average-risk', threshold: 0.01 }] } as ReleaseSpec;
+    expect(() => riskRelease.pieces(lower)).toThrow('average-risk (');
+  });
+});
+
+describe('bad settings are refused by name', () => {
+  const rows = tables(3, 200, 0.4);
+  const code = (f: () => unknown): { code: string; message: string } => {
+    try {
+      f();
+    } catch (e) {
+      return { code: (e as PpdpError).code, message: (e as Error).message };
+    }
+    return { code: 'none', message: '' };
+  };
+
+  it('δmin above δmax', () => {
+    const r = code(() =>
+      loadSpec(
+        fixture(rows, [
+          { model: 'delta-presence', deltaMin: 0.6, deltaMax: 0.5, population: 'population.csv' },
+        ]),
+      ),
+    );
+    expect(r.code).toBe('E_SPEC_RANGE');
+    expect(r.message).toContain('privacy[0].deltaMin');
+  });
+
+  it('a missing population file', () => {
+    const spec = loadSpec(fixture(rows, [{ model: 'k-map', k: 3, population: 'nowhere.csv' }]));
+    const r = code(() => checkSpecFiles(spec));
+    expect(r.code).toBe('E_POPULATION_MISSING');
+    expect(r.message).toContain("privacy[0].population 'nowhere.csv'");
+  });
+
+  it('a population without a quasi-identifier', () => {
+    const path = fixture(rows, [{ model: 'k-map', k: 3, population: 'population.csv' }]);
+    writeFileSync(join(path, '..', 'population.csv'), 'age;edu\n30;a\n');
+    const spec = loadSpec(path);
+    const r = code(() => prepareGeneralization(spec, readInput(spec), wasmGroupingKernel));
+    expect(r.code).toBe('E_POPULATION_COLUMN');
+    expect(r.message).toContain("privacy[0].population (population.csv) has no column 'zip'");
+  });
+
+  it('a sample that is not a subset of the population', () => {
+    const spec = loadSpec(
+      fixture({ sample: rows.sample, population: rows.population.filter((r) => r !== rows.sample[0]) }, [
+        { model: 'delta-presence', deltaMin: 0, deltaMax: 1, population: 'population.csv' },
+      ]),
+    );
+    const r = code(() => prepareGeneralization(spec, readInput(spec), wasmGroupingKernel));
+    expect(r.code).toBe('E_POPULATION_SUBSET');
+    expect(r.message).toContain('privacy[0].population');
+  });
+
+  it('a population outside the folder of a spec read from a bucket', () => {
+    const path = fixture(rows, [{ model: 'k-map', k: 3, population: '../population.csv' }]);
+    const r = code(() => loadSpec(path, 's3://bucket/inbox/x/'));
+    expect(r.code).toBe('E_SPEC_PATH');
+    expect(r.message).toContain("privacy[0].population '../population.csv'");
+  });
+
+  it('two population models naming different tables', () => {
+    const r = code(() =>
+      loadSpec(
+        fixture(rows, [
+          { model: 'k-map', k: 3, population: 'population.csv' },
+          { model: 'delta-presence', deltaMin: 0, deltaMax: 1, population: 'input.csv' },
+        ]),
+      ),
+    );
+    expect(r.code).toBe('E_SPEC_CONFLICT');
+  });
+
+  it('Mondrian and the k-minimal strategy refuse them', () => {
+    const path = fixture(rows, [{ model: 'k-map', k: 3, population: 'population.csv' }]);
+    const spec = loadSpec(path);
+    const mondrian = {
+      ...spec,
+      method: { name: 'mondrian', mode: 'strict', measures: false },
+    } as ReleaseSpec;
+    const table = readInput(spec);
+    const ctx = (s: ReleaseSpec) => ({
+      spec: s,
+      table,
+      kernel: wasmGroupingKernel,
+      time: <T>(_: string, work: () => T) => work(),
+      say: () => {},
+      random: streams(s, table),
+    });
+    const r = code(() => methodFor('mondrian').build(ctx(mondrian)));
+    expect(r.code).toBe('E_SPEC_MODEL_METHOD');
+    expect(r.message).toContain("privacy[0].model 'k-map'");
+    const kMinimal = { ...spec, method: { ...spec.method, strategy: 'k-minimal' } } as ReleaseSpec;
+    expect(code(() => build(kMinimal, table)).code).toBe('E_SPEC_CONFLICT');
+  });
+});
