@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EncodedTable } from '../../src/data/table.ts';
-import { PpdpError, VerificationError } from '../../src/errors.ts';
+import { PpdpError } from '../../src/errors.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import {
   buildGeneralization,
