@@ -7,7 +7,7 @@ import { averageRisk } from './average-risk.ts';
 import { deltaDisclosure } from './delta-disclosure.ts';
 import { deltaPresence } from './delta-presence.ts';
 import { kAnonymity } from './k-anonymity.ts';
-import { kMap } from './k-map.ts';
+import { kMap, kMapEstimated } from './k-map.ts';
 import { distinctLDiversity, entropyLDiversity, recursiveClDiversity } from './l-diversity.ts';
 import type { PrivacyModel } from './model.ts';
 import { equalEmd, hierarchicalEmd, orderedEmd, smallestEqualClose, tCloseness } from './t-closeness.ts';
@@ -133,7 +133,15 @@ export function buildModels(
       case 'average-risk':
         return averageRisk(spec.threshold);
       case 'k-map':
-        return kMap(spec.k, spec.population);
+        if ('population' in spec) return kMap(spec.k, spec.population);
+        if (spec.populationSize < rows) {
+          throw new SpecError(
+            'E_SPEC_RANGE',
+            `${specFile}: privacy[${i}].populationSize is ${spec.populationSize}, but the input alone has ${rows} rows`,
+            'the population is everyone the input is a sample of: at least as many as the input rows',
+          );
+        }
+        return kMapEstimated(spec, rows);
       case 'delta-presence':
         return deltaPresence(spec.deltaMin, spec.deltaMax, spec.population);
       default:

@@ -77,6 +77,15 @@ export type PrivacyModelSpec =
       readonly population: string;
     }
   | {
+      readonly model: 'k-map';
+      readonly k: number;
+      /** No table: the population's size, its classes estimated from the sample's. */
+      readonly populationSize: number;
+      readonly estimator: KMapEstimator;
+      /** The accepted chance that a class passing the estimate matches fewer than k people. */
+      readonly significance: number;
+    }
+  | {
       readonly model: 'delta-presence';
       readonly deltaMin: number;
       readonly deltaMax: number;
@@ -84,11 +93,13 @@ export type PrivacyModelSpec =
       readonly population: string;
     };
 
+export type KMapEstimator = 'poisson' | 'zero-truncated-poisson';
+
 /** The models judged against a population table. */
 export type PopulationModelSpec = Extract<PrivacyModelSpec, { population: string }>;
 
 export function isPopulationModel(m: PrivacyModelSpec): m is PopulationModelSpec {
-  return m.model === 'k-map' || m.model === 'delta-presence';
+  return 'population' in m;
 }
 
 export const MODEL_NAMES = [
@@ -257,7 +268,10 @@ const MODEL_FIELDS: Record<(typeof MODEL_NAMES)[number], ObjectSchema> = {
   'average-risk': { threshold: { ...num(0, 1), required: true } },
   'k-map': {
     k: { ...num(1, Number.MAX_SAFE_INTEGER, true, 5), required: true },
-    population: { ...str(), required: true },
+    population: str(),
+    populationSize: num(1, Number.MAX_SAFE_INTEGER, true, 1_000_000),
+    estimator: str(['poisson', 'zero-truncated-poisson']),
+    significance: num(0, 1),
   },
   'delta-presence': {
     deltaMin: { ...num(0, 1), required: true },
@@ -850,8 +864,40 @@ function parseModel(
       'δ-presence bounds the share of the population in the sample from both sides: deltaMin ≤ deltaMax, e.g. "deltaMin": 0, "deltaMax": 0.5',
     );
   }
+  if (model === 'k-map') kMapSettings(fields, where, field);
   if (typeof fields.population === 'string') {
     fields.population = inside(`${field}.population`, fields.population);
   }
   return fields as unknown as PrivacyModelSpec;
 }
+
+/**
+ * k-map takes a population table (`population`) or the population's size (`populationSize`,
+ * with `estimator` and `significance`, defaults filled in): one of the two.
+ */
+function kMapSettings(fields: Record<string, unknown>, where: string, field: string): void {
+  const table = fields.population !== undefined;
+  if (table === (fields.populationSize !== undefined)) {
+    throw new SpecError(
+      table ? 'E_SPEC_CONFLICT' : 'E_SPEC_REQUIRED',
+      `${where}: ${field} (k-map) needs ${table ? 'one of population and populationSize, not both' : 'population or populationSize'}`,
+      'give "population": a table of the population in the spec\'s folder, or "populationSize": how many people the sample is drawn from (its classes are then estimated)',
+    );
+  }
+  for (const key of ['estimator', 'significance']) {
+    if (table && fields[key] !== undefined) {
+      throw new SpecError(
+        'E_SPEC_CONFLICT',
+        `${where}: ${field}.${key} applies to an estimated population (populationSize), not to a population table`,
+        `drop ${key}, or give populationSize instead of population`,
+      );
+    }
+  }
+  if (!table) {
+    fields.estimator ??= 'poisson';
+    fields.significance ??= DEFAULT_KMAP_SIGNIFICANCE;
+  }
+}
+
+/** The significance of an estimated k-map when the spec sets none. */
+export const DEFAULT_KMAP_SIGNIFICANCE = 0.01;

@@ -445,7 +445,7 @@ export function checkPieces(args: {
   }
   const saCounts = (key: string, attribute: string): Map<string, number> =>
     saByClass.get(attribute)?.get(key) ?? new Map();
-  checkReleaseModels(claims.privacy, classes, args.population, add);
+  checkReleaseModels(claims.privacy, classes, args.population, inputRows, add);
   const privacy = claims.privacy.filter((model) => !isReleaseModel(model));
   const tally = new ModelTally(privacy);
   for (const { key, size } of classes) {

@@ -316,7 +316,7 @@ function checkSuppression(claims: GeneralizationClaims, suppressed: number, add:
 
 /** Every model on every released class, recomputed from the released values. */
 function checkModels(
-  { claims, sensitive, population }: GeneralizationVerifyInput,
+  { claims, sensitive, population, input }: GeneralizationVerifyInput,
   { arrow, names, qiIndex }: Layout,
   { classes, firstRow, classOf }: Matched,
   add: Add,
@@ -332,7 +332,7 @@ function checkModels(
     const labels = qiIndex.map((c) => arrow.dictionaries[c]![arrow.codes[c]![firstRow[g]!]!]!);
     released.push({ key: labels.join(SEP), size: sizes[g]! });
   }
-  checkReleaseModels(claims.privacy, released, population, add);
+  checkReleaseModels(claims.privacy, released, population, input.rowCount, add);
   const privacy = claims.privacy.filter((model) => !isReleaseModel(model));
   const tally = new ModelTally(privacy);
   const record = (m: number, r: { value: number; holds: boolean }): void => tally.record(m, r);

@@ -22,7 +22,7 @@ const TOLERANCE = 1e-12;
 
 /** Whether a model is checked here rather than class by class in src/verify/models.ts. */
 export function isReleaseModel(model: PrivacyModelSpec): boolean {
-  return model.model === 'average-risk' || isPopulationModel(model);
+  return model.model === 'average-risk' || model.model === 'k-map' || isPopulationModel(model);
 }
 
 /**
@@ -82,6 +82,8 @@ export function checkReleaseModels(
   privacy: readonly PrivacyModelSpec[],
   classes: readonly ReleasedClass[],
   population: ReadonlyMap<string, number> | undefined,
+  /** Rows of the input (the sample an estimated population is drawn for). */
+  inputRows: number,
   add: (name: string, passed: boolean, detail: string) => void,
 ): void {
   const rows = classes.reduce((n, c) => n + c.size, 0);
@@ -99,6 +101,17 @@ export function checkReleaseModels(
         break;
       }
       case 'k-map': {
+        if (!('population' in model)) {
+          // Estimated: every class at least the size that stands for k people.
+          const least = classes.reduce((m, c) => Math.min(m, c.size), Number.POSITIVE_INFINITY);
+          const k = estimatedK(model.k, inputRows, model.populationSize, model.estimator, model.significance);
+          add(
+            model.model,
+            least >= k,
+            `${classes.length} classes, smallest ${classes.length === 0 ? '—' : least}; k = ${model.k} of a population of ${model.populationSize} estimated (${model.estimator}, significance ${model.significance}) as classes of at least ${k} rows`,
+          );
+          break;
+        }
         let failing = 0;
         let least = Number.POSITIVE_INFINITY;
         for (const c of classes) {
@@ -134,6 +147,35 @@ export function checkReleaseModels(
       }
     }
   }
+}
+
+/**
+ * The class size that stands for k-map under an estimated population, worked out afresh: the
+ * population's class sizes are Poisson (or zero-truncated Poisson) with mean k·n/N; the size
+ * is the first c whose cumulative probability reaches 1 − significance, plus 2 (Poisson) or
+ * plus 1 (zero-truncated), as ARX counts, and at most k and n.
+ */
+export function estimatedK(
+  k: number,
+  rows: number,
+  populationSize: number,
+  estimator: 'poisson' | 'zero-truncated-poisson',
+  significance: number,
+): number {
+  const mean = (k * rows) / populationSize;
+  const logPmf = (c: number) => {
+    let logFactorial = 0;
+    for (let i = 2; i <= c; i++) logFactorial += Math.log(i);
+    return c * Math.log(mean) - mean - logFactorial;
+  };
+  const zeroTruncated = estimator === 'zero-truncated-poisson';
+  const scale = zeroTruncated ? 1 - Math.exp(-mean) : 1;
+  let cumulative = 0;
+  for (let c = zeroTruncated ? 1 : 0; c <= k; c++) {
+    if (cumulative >= 1 - significance) return Math.min(k, rows, zeroTruncated ? c : c + 1);
+    cumulative += Math.exp(logPmf(c)) / scale;
+  }
+  return Math.min(k, rows);
 }
 
 function round(x: number): number {

@@ -19,11 +19,13 @@ import {
 } from '../../src/methods/generalization/index.ts';
 import { exhaustiveSearch, optimalSearch } from '../../src/methods/generalization/search.ts';
 import { methodFor } from '../../src/methods/registry.ts';
+import { derivedK } from '../../src/models/k-map.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
 import type { VerificationCheck } from '../../src/report/types.ts';
 import { checkSpecFiles, loadSpec, METRIC_NAMES, type ReleaseSpec } from '../../src/spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { pieces, verifierFor } from '../../src/verify/index.ts';
+import { estimatedK } from '../../src/verify/population.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-population-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -96,13 +98,20 @@ const MODELS = [
     deltaMax: [0.4, 0.6, 0.8][rng.below(3)]!,
     population: 'population.csv',
   }),
+  (rng: Random) => ({
+    model: 'k-map',
+    k: 2 + rng.below(30),
+    populationSize: 2000 + rng.below(3000),
+    estimator: rng.below(2) === 0 ? 'poisson' : 'zero-truncated-poisson',
+    significance: [0.01, 0.05][rng.below(2)]!,
+  }),
 ];
 
 describe('the optimal search equals exhaustive search under each model', () => {
-  const cases = Array.from({ length: 36 }, (_, seed) => seed);
+  const cases = Array.from({ length: 40 }, (_, seed) => seed);
   it.each(cases)('seed %i', (seed) => {
     const rng = new Random(1000 + seed);
-    const model = MODELS[seed % 3]!(rng);
+    const model = MODELS[seed % MODELS.length]!(rng);
     const metric = METRIC_NAMES[Math.floor(seed / 3) % METRIC_NAMES.length]!;
     const maxSuppression = [0, 0.05, 0.2][rng.below(3)]!;
     const rows = tables(seed, 80 + rng.below(300), 0.2 + rng.below(5) / 10);
@@ -124,7 +133,7 @@ describe('the optimal search equals exhaustive search under each model', () => {
     expect(found.value).toBeCloseTo(expected.value, 9);
     expect(found.suppressedRows).toBe(expected.suppressedRows);
     // The search's population counts, against a count of the population's rows by their labels.
-    if (model.model === 'average-risk') return;
+    if (!('population' in model)) return;
     const names = ['age', 'zip', 'edu'] as const;
     const key = (row: string[]) => names.map((n, i) => label(n, row[i]!, found.levels[i]!)).join('|');
     const counts = new Map<string, number>();
@@ -251,6 +260,60 @@ describe('a release under each model passes the independent verification; one th
     const riskRelease = staged(risk, table, build(risk, table));
     const lower = { ...risk, privacy: [{ model: 'average-risk', threshold: 0.01 }] } as ReleaseSpec;
     expect(() => riskRelease.pieces(lower)).toThrow('average-risk (');
+  });
+});
+
+describe('k-map under an estimated population', () => {
+  it('derives the class size as ARX does, and the verifier derives the same', () => {
+    // k = 5 with a sample of a tenth: Poisson(0.5) reaches 0.95 at 2 (k′ = 4) and 0.99 at 3
+    // (k′ = 5); zero-truncated, 0.95 at 2 (k′ = 3).
+    expect(derivedK(5, 0.1, 'poisson', 0.05, 1000)).toBe(4);
+    expect(derivedK(5, 0.1, 'poisson', 0.01, 1000)).toBe(5);
+    expect(derivedK(5, 0.1, 'zero-truncated-poisson', 0.05, 1000)).toBe(3);
+    expect(derivedK(50, 0.01, 'poisson', 0.05, 3)).toBe(3); // at most the rows
+    for (const estimator of ['poisson', 'zero-truncated-poisson'] as const)
+      for (const k of [1, 2, 3, 5, 10, 20, 50, 100])
+        for (const fraction of [0.001, 0.01, 0.1, 0.3, 0.9, 1])
+          for (const significance of [0.001, 0.01, 0.05, 0.2])
+            expect(estimatedK(k, 1000, 1000 / fraction, estimator, significance)).toBe(
+              derivedK(k, fraction, estimator, significance, 1000),
+            );
+  });
+
+  it('a release passes the verifier; one with classes below the derived size fails it', () => {
+    const rows = tables(11, 600, 0.3);
+    const model = {
+      model: 'k-map',
+      k: 10,
+      populationSize: 1000,
+      estimator: 'zero-truncated-poisson',
+      significance: 0.05,
+    };
+    const spec = loadSpec(fixture(rows, [model], { maxSuppression: 0.05 }));
+    const table = readInput(spec);
+    const k = derivedK(10, table.rowCount / 1000, 'zero-truncated-poisson', 0.05, table.rowCount);
+    expect(k).toBeGreaterThan(1);
+    const built = build(spec, table);
+    const release = staged(spec, table, built);
+    for (const verify of [release.whole, release.pieces])
+      expect(verify().find((c) => c.name === 'k-map')?.passed).toBe(true);
+    const bare = staged(spec, table, build(loadSpec(fixture(rows, [{ model: 'k-anonymity', k: 1 }])), table));
+    for (const verify of [bare.whole, bare.pieces]) expect(verify).toThrow('k-map (');
+  });
+
+  it('takes a table or a size, not both; a size below the input rows is refused', () => {
+    const rows = tables(3, 200, 0.4);
+    expect(() =>
+      loadSpec(fixture(rows, [{ model: 'k-map', k: 3, population: 'population.csv', populationSize: 1000 }])),
+    ).toThrow(/privacy\[0\] \(k-map\) needs one of population and populationSize/);
+    expect(() => loadSpec(fixture(rows, [{ model: 'k-map', k: 3 }]))).toThrow(/population or populationSize/);
+    expect(() =>
+      loadSpec(fixture(rows, [{ model: 'k-map', k: 3, population: 'population.csv', estimator: 'poisson' }])),
+    ).toThrow(/privacy\[0\]\.estimator applies to an estimated population/);
+    const small = loadSpec(fixture(rows, [{ model: 'k-map', k: 3, populationSize: 2 }]));
+    expect(() => prepareGeneralization(small, readInput(small), wasmGroupingKernel)).toThrow(
+      /privacy\[0\]\.populationSize is 2/,
+    );
   });
 });
 
