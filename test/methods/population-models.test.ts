@@ -5,7 +5,8 @@
  * independent verification (whole-table and in pieces) and one that violates it fails, and
  * bad settings are refused by name.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -279,6 +280,46 @@ describe('k-map under an estimated population', () => {
               derivedK(k, fraction, estimator, significance, 1000),
             );
   });
+
+  // ARX itself, run live: its jars from ARX_LIB or beside the repository (../shared/peers/arx/lib).
+  const lib = process.env.ARX_LIB ?? new URL('../../../shared/peers/arx/lib', import.meta.url).pathname;
+  it.skipIf(!existsSync(lib))(
+    'derives the class size ARX derives (ARX run live)',
+    () => {
+      const out = join(dir, 'arx');
+      const source = new URL('./arx/KMapDerived.java', import.meta.url).pathname;
+      const javac = spawnSync('javac', ['-cp', `${lib}/*`, '-d', out, source], { encoding: 'utf8' });
+      expect(javac.status, javac.stderr).toBe(0);
+      const cases: string[] = [];
+      for (const estimator of ['poisson', 'zero-truncated-poisson'])
+        for (const k of [2, 5, 30])
+          for (const size of [400, 10_000, 1_000_000])
+            for (const significance of [0.01, 0.1])
+              cases.push(`${k},100,${size},${estimator},${significance}`);
+      const java = spawnSync('java', ['-cp', `${lib}/*:${out}`, 'KMapDerived', ...cases], {
+        encoding: 'utf8',
+      });
+      expect(java.status, java.stderr).toBe(0);
+      const arx = Object.fromEntries(
+        java.stdout
+          .trim()
+          .split('\n')
+          .map((line) => line.split('=') as [string, string]),
+      );
+      for (const c of cases) {
+        const [k, rows, size, estimator, significance] = c.split(',');
+        const ours = derivedK(
+          Number(k),
+          Number(rows) / Number(size),
+          estimator as 'poisson' | 'zero-truncated-poisson',
+          Number(significance),
+          Number(rows),
+        );
+        expect(ours, c).toBe(Number(arx[c]));
+      }
+    },
+    60_000,
+  );
 
   it('a release passes the verifier; one with classes below the derived size fails it', () => {
     const rows = tables(11, 600, 0.3);
