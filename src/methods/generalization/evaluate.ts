@@ -284,14 +284,15 @@ export class NodeEvaluator {
         if (suppressedRows > max) break;
       }
     }
-    if (this.overall.length > 0 && suppressedRows <= max) {
+    let rows = problem.rows - suppressedRows;
+    const overallHolds = () => this.overall.every((m) => m.overall!(retainedClasses, rows));
+    if (suppressedRows <= max && !overallHolds()) {
       // Whole-release models: the smallest classes suppressed first until they hold.
       const order: number[] = [];
       for (let g = 0; g < groups; g++) if (!suppressed[g]) order.push(g);
       order.sort((a, b) => sizes[a]! - sizes[b]! || a - b);
-      let rows = problem.rows - suppressedRows;
       for (const g of order) {
-        if (suppressedRows > max || this.overall.every((m) => m.overall!(retainedClasses, rows))) break;
+        if (suppressedRows > max || overallHolds()) break;
         const size = sizes[g]!;
         suppressed[g] = 1;
         suppressedRows += size;
