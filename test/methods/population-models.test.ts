@@ -231,6 +231,19 @@ describe('a release under each model passes the independent verification; one th
       const checks = verify();
       expect(checks.find((c) => c.name === name)?.passed).toBe(true);
     }
+    // What the report says the model achieved, within what it requires.
+    const privacy = built.report.privacy as {
+      models: { achieved: Record<string, number> }[];
+      classes: number;
+    };
+    const achieved = privacy.models[0]!.achieved;
+    const released = table.rowCount - (built.report.rows as { suppressed: number }).suppressed;
+    if (name === 'k-map') expect(achieved.populationMatches).toBeGreaterThanOrEqual(6);
+    if (name === 'average-risk') expect(achieved.averageRisk).toBeCloseTo(privacy.classes / released, 12);
+    if (name === 'delta-presence') {
+      expect(achieved.minPresence).toBeGreaterThanOrEqual(0.1);
+      expect(achieved.maxPresence).toBeLessThanOrEqual(0.45);
+    }
     // The same data released with no generalization (k = 1 at the bottom node) violates the model.
     const plain = loadSpec(fixture(rows, [{ model: 'k-anonymity', k: 1 }]));
     const bare = build(plain, table);

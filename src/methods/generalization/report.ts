@@ -112,7 +112,7 @@ function achievedOf(model: PrivacyModel, best: NodeResult): Record<string, numbe
       (n, size, g) => n + (g < best.groups && !best.suppressed[g] ? size : 0),
       0,
     );
-    return { [model.measureName]: rows === 0 ? Number.NaN : best.retainedClasses / rows };
+    return { averageRisk: rows === 0 ? Number.NaN : best.retainedClasses / rows };
   }
   const h = best.histograms.find((x) => x.attribute === model.attribute);
   let worst: number | undefined;
@@ -127,9 +127,10 @@ function achievedOf(model: PrivacyModel, best: NodeResult): Record<string, numbe
     if (worst === undefined || (model.higherIsBetter ? v < worst : v > worst)) worst = v;
     if (least === undefined || v < least) least = v;
   }
-  return model.spec.model === 'delta-presence'
-    ? { deltaMin: least ?? Number.NaN, deltaMax: worst ?? Number.NaN }
-    : { [model.measureName]: worst ?? Number.NaN };
+  if (model.spec.model === 'delta-presence')
+    return { minPresence: least ?? Number.NaN, maxPresence: worst ?? Number.NaN };
+  if (model.needsPopulation) return { populationMatches: worst ?? Number.NaN };
+  return { [model.measureName]: worst ?? Number.NaN };
 }
 
 /** Per-class counts of a sensitive column at a node, from the rows: classes × values. */
