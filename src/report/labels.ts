@@ -118,6 +118,7 @@ export const ACHIEVED_LABELS: Record<string, string> = {
   populationMatches: 'fewest population records a class matches',
   minPresence: 'lowest share of a class’s population in the input',
   maxPresence: 'highest share of a class’s population in the input',
+  estimatedClassSize: 'class size that stands for k people of the estimated population',
 };
 
 /** Attribute-disclosure measures of `privacy.disclosure[attribute].release`. */

@@ -351,6 +351,10 @@ describe('k-map under an estimated population', () => {
     const release = staged(spec, table, built);
     for (const verify of [release.whole, release.pieces])
       expect(verify().find((c) => c.name === 'k-map')?.passed).toBe(true);
+    const achieved = (built.report.privacy as { models: { achieved: Record<string, number> }[] }).models[0]!
+      .achieved;
+    expect(achieved).toEqual({ k: expect.any(Number), estimatedClassSize: k });
+    expect(achieved.k).toBeGreaterThanOrEqual(k);
     const bare = staged(spec, table, build(loadSpec(fixture(rows, [{ model: 'k-anonymity', k: 1 }])), table));
     for (const verify of [bare.whole, bare.pieces]) expect(verify).toThrow('k-map (');
   });

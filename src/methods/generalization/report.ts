@@ -130,6 +130,8 @@ function achievedOf(model: PrivacyModel, best: NodeResult): Record<string, numbe
   if (model.spec.model === 'delta-presence')
     return { minPresence: least ?? Number.NaN, maxPresence: worst ?? Number.NaN };
   if (model.needsPopulation) return { populationMatches: worst ?? Number.NaN };
+  // k-map against an estimated population: the smallest class, and the size standing for k.
+  if (model.spec.model === 'k-map') return { k: worst ?? Number.NaN, estimatedClassSize: model.minClassSize };
   return { [model.measureName]: worst ?? Number.NaN };
 }
 
