@@ -3,6 +3,7 @@
  * it requires. A function of the model's name and parameters alone, so a report rendered from
  * report.json reads the same as the model built for the release (`PrivacyModel.describe()`).
  */
+import { basename } from 'node:path';
 import type { PrivacyModelSpec } from '../spec/spec.ts';
 
 export interface ModelDescription {
@@ -23,10 +24,21 @@ const NAMES: Record<ModelName, string> = {
   'delta-disclosure': 'δ-disclosure privacy',
   'attribute-disclosure': 'Attribute-disclosure bound',
   'rho-privacy': '(ρ1, ρ2)-privacy',
+  'average-risk': 'Average re-identification risk',
+  'k-map': 'k-map',
+  'delta-presence': 'δ-presence',
 };
 
-/** How each parameter reads as a requirement, given its value as text. */
+/** How each parameter reads as a requirement, given its value as text (`model.param` first). */
 const REQUIREMENTS: Record<string, (v: string) => string> = {
+  'k-map.k': (v) => `every class matches at least k = ${v} records of the population`,
+  threshold: (v) => `average re-identification risk ≤ ${v}`,
+  deltaMin: (v) => `sample share of each class's population ≥ δmin = ${v}`,
+  deltaMax: (v) => `sample share of each class's population ≤ δmax = ${v}`,
+  population: (v) => `population table ${v}`,
+  populationSize: (v) => `a population of ${v} people, its classes estimated from the input's`,
+  estimator: (v) => `${v} estimate of the population's class sizes`,
+  significance: (v) => `significance ${v}`,
   k: (v) => `every class has at least k = ${v} rows`,
   l: (v) => `l ≥ ${v}`,
   c: (v) => `c = ${v}`,
@@ -53,13 +65,24 @@ export function describeModel(
     name: NAMES[model as ModelName] ?? model,
     requirements: Object.entries(params)
       .filter(([k]) => k !== 'attribute')
-      .map(([k, v]) => REQUIREMENTS[k]?.(typeof v === 'number' ? format(v) : v) ?? unknown(k, v)),
+      .map(
+        ([k, v]) =>
+          (REQUIREMENTS[`${model}.${k}`] ?? REQUIREMENTS[k])?.(typeof v === 'number' ? format(v) : v) ??
+          unknown(k, v),
+      ),
   };
 }
 
-/** A model spec's parameters: everything but its name. */
+/**
+ * A model spec's parameters: everything but its name; a population table by its file name
+ * (where it lay on the machine that read it is no parameter).
+ */
 export function paramsOf(spec: PrivacyModelSpec): Record<string, number | string> {
-  return Object.fromEntries(Object.entries(spec).filter(([key]) => key !== 'model'));
+  return Object.fromEntries(
+    Object.entries(spec)
+      .filter(([key]) => key !== 'model')
+      .map(([key, v]) => [key, key === 'population' ? basename(v as string) : v]),
+  );
 }
 
 /** The description of a built model's spec. */

@@ -3,8 +3,11 @@ import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table
 import { SpecError } from '../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../hierarchy/hierarchy.ts';
 import type { PrivacyModelSpec, ReleaseSpec } from '../spec/spec.ts';
+import { averageRisk } from './average-risk.ts';
 import { deltaDisclosure } from './delta-disclosure.ts';
+import { deltaPresence } from './delta-presence.ts';
 import { kAnonymity } from './k-anonymity.ts';
+import { kMap, kMapEstimated } from './k-map.ts';
 import { distinctLDiversity, entropyLDiversity, recursiveClDiversity } from './l-diversity.ts';
 import type { PrivacyModel } from './model.ts';
 import { equalEmd, hierarchicalEmd, orderedEmd, smallestEqualClose, tCloseness } from './t-closeness.ts';
@@ -76,9 +79,21 @@ export function buildModels(
   rows: number,
   specFile: string,
   sensitive: readonly SensitiveAttribute[] = [],
+  /** Whether the method releases under the whole-release and population models (generalization). */
+  wholeRelease = false,
 ): PrivacyModel[] {
   const sa = (name: string) => sensitive.find((s) => s.name === name)!;
   return specs.map((spec, i) => {
+    if (
+      !wholeRelease &&
+      (spec.model === 'average-risk' || spec.model === 'k-map' || spec.model === 'delta-presence')
+    ) {
+      throw new SpecError(
+        'E_SPEC_MODEL_METHOD',
+        `${specFile}: privacy[${i}].model '${spec.model}' applies to full-domain generalization only`,
+        'use it with "method": { "name": "generalization" }',
+      );
+    }
     switch (spec.model) {
       case 'k-anonymity':
         if (spec.k > rows) {
@@ -115,6 +130,20 @@ export function buildModels(
       }
       case 'delta-disclosure':
         return deltaDisclosure(spec.attribute, spec.delta, sa(spec.attribute).distribution);
+      case 'average-risk':
+        return averageRisk(spec.threshold);
+      case 'k-map':
+        if ('population' in spec) return kMap(spec.k, spec.population);
+        if (spec.populationSize < rows) {
+          throw new SpecError(
+            'E_SPEC_RANGE',
+            `${specFile}: privacy[${i}].populationSize is ${spec.populationSize}, but the input alone has ${rows} rows`,
+            'the population is everyone the input is a sample of: at least as many as the input rows',
+          );
+        }
+        return kMapEstimated(spec, rows);
+      case 'delta-presence':
+        return deltaPresence(spec.deltaMin, spec.deltaMax, spec.population);
       default:
         throw new SpecError(
           'E_SPEC_MODEL_METHOD',

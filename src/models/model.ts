@@ -10,6 +10,8 @@ export interface ClassSummary {
   readonly size: number;
   /** SA counts of the class (length = SA domain), or null for models that need none. */
   readonly histogram: Int32Array | null;
+  /** Records of the population table in the class (k-map, δ-presence), when the spec names one. */
+  readonly population?: number;
 }
 
 /** What every privacy model has, whatever it judges (a class, a randomization's matrices). */
@@ -48,6 +50,14 @@ export interface PrivacyModel extends ModelDefinition {
   readonly higherIsBetter: boolean;
   /** The name of the achieved measure in reports, e.g. `k`, `l`, `t`, `delta`. */
   readonly measureName: string;
+  /**
+   * A model judged on the release as a whole rather than class by class (average risk): does
+   * a release of `classes` classes holding `rows` rows satisfy it? Its `holds` passes every
+   * class; the method suppresses the smallest classes until this holds (docs/definitions.md).
+   */
+  readonly overall?: (classes: number, rows: number) => boolean;
+  /** Whether the model counts the population table's records per class. */
+  readonly needsPopulation?: boolean;
 }
 
 /** Shares of each SA value in a histogram. */

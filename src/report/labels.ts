@@ -114,6 +114,11 @@ export const ACHIEVED_LABELS: Record<string, string> = {
   impliedRho2: 'posterior bound ρ2 it implies',
   worstUpwardPosterior: 'worst posterior of a rare property',
   worstDownwardPosterior: 'worst posterior of a common property',
+  averageRisk: 'average re-identification risk of the released rows',
+  populationMatches: 'fewest population records a class matches',
+  minPresence: 'lowest share of a class’s population in the input',
+  maxPresence: 'highest share of a class’s population in the input',
+  estimatedClassSize: 'class size that stands for k people of the estimated population',
 };
 
 /** Attribute-disclosure measures of `privacy.disclosure[attribute].release`. */

@@ -2,7 +2,7 @@
  * The release spec (`release.json`, docs/release-spec.md): the user's contract. Parsing validates every
  * field against the schema below and names the field, what is allowed and what was found.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { HierarchyError, InputError, SpecError } from '../errors.ts';
 import { findDuplicateKey, locateJsonError } from './json.ts';
@@ -68,7 +68,39 @@ export type PrivacyModelSpec =
       readonly attribute: string;
       readonly rho1: number;
       readonly rho2: number;
+    }
+  | { readonly model: 'average-risk'; readonly threshold: number }
+  | {
+      readonly model: 'k-map';
+      readonly k: number;
+      /** The population table's absolute path (resolved like `input`). */
+      readonly population: string;
+    }
+  | {
+      readonly model: 'k-map';
+      readonly k: number;
+      /** No table: the population's size, its classes estimated from the sample's. */
+      readonly populationSize: number;
+      readonly estimator: KMapEstimator;
+      /** The accepted chance that a class passing the estimate matches fewer than k people. */
+      readonly significance: number;
+    }
+  | {
+      readonly model: 'delta-presence';
+      readonly deltaMin: number;
+      readonly deltaMax: number;
+      /** The population table's absolute path (resolved like `input`). */
+      readonly population: string;
     };
+
+export type KMapEstimator = 'poisson' | 'zero-truncated-poisson';
+
+/** The models judged against a population table. */
+export type PopulationModelSpec = Extract<PrivacyModelSpec, { population: string }>;
+
+export function isPopulationModel(m: PrivacyModelSpec): m is PopulationModelSpec {
+  return 'population' in m;
+}
 
 export const MODEL_NAMES = [
   'k-anonymity',
@@ -79,6 +111,9 @@ export const MODEL_NAMES = [
   'delta-disclosure',
   'attribute-disclosure',
   'rho-privacy',
+  'average-risk',
+  'k-map',
+  'delta-presence',
 ] as const;
 
 export type MetricName = 'ncp' | 'discernibility' | 'precision' | 'aecs' | 'entropy';
@@ -232,6 +267,19 @@ const MODEL_FIELDS: Record<(typeof MODEL_NAMES)[number], ObjectSchema> = {
     rho1: { ...num(0, 1), required: true },
     rho2: { ...num(0, 1), required: true },
   },
+  'average-risk': { threshold: { ...num(0, 1), required: true } },
+  'k-map': {
+    k: { ...num(1, Number.MAX_SAFE_INTEGER, true, 5), required: true },
+    population: str(),
+    populationSize: num(1, Number.MAX_SAFE_INTEGER, true, 1_000_000),
+    estimator: str(['poisson', 'zero-truncated-poisson']),
+    significance: num(0, 1),
+  },
+  'delta-presence': {
+    deltaMin: { ...num(0, 1), required: true },
+    deltaMax: { ...num(0, 1), required: true },
+    population: { ...str(), required: true },
+  },
 };
 
 const TOP_LEVEL: ObjectSchema = {
@@ -347,7 +395,7 @@ export function loadSpec(path: string, confinedTo?: string): ReleaseSpec {
  */
 export function confineSpecPaths(json: unknown, where: string, folder: string): void {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return; // parseSpec names it
-  const top = json as { root?: unknown; input?: unknown; attributes?: unknown };
+  const top = json as { root?: unknown; input?: unknown; attributes?: unknown; privacy?: unknown };
   const refuse = (field: string, why: string): never => {
     throw new SpecError(
       'E_SPEC_PATH',
@@ -366,6 +414,11 @@ export function confineSpecPaths(json: unknown, where: string, folder: string): 
     for (const [name, a] of Object.entries(top.attributes as Record<string, unknown>)) {
       check(`attributes.${name}.hierarchy`, (a as { hierarchy?: unknown } | null)?.hierarchy);
     }
+  }
+  if (Array.isArray(top.privacy)) {
+    top.privacy.forEach((m, i) => {
+      check(`privacy[${i}].population`, (m as { population?: unknown } | null)?.population);
+    });
   }
 }
 
@@ -409,6 +462,22 @@ export function checkSpecFiles(spec: ReleaseSpec, shownDir?: string): void {
       throw new HierarchyError(
         'E_HIERARCHY_MISSING',
         ...missing(`attributes.${a.name}.hierarchy`, h.written ?? h.path, h.path),
+      );
+    }
+  }
+  for (const [i, m] of spec.privacy.entries()) {
+    if (!isPopulationModel(m)) continue;
+    if (!existsSync(m.population)) {
+      throw new InputError(
+        'E_POPULATION_MISSING',
+        ...missing(`privacy[${i}].population`, relative(dirname(spec.file), m.population), m.population),
+      );
+    }
+    if (!statSync(m.population).isFile()) {
+      throw new InputError(
+        'E_POPULATION_MISSING',
+        `${where}: privacy[${i}].population '${relative(dirname(spec.file), m.population)}' is a folder`,
+        'name one CSV, Arrow or Parquet file holding the population table',
       );
     }
   }
@@ -458,7 +527,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
   }
 
   const privacy = (top.privacy as unknown[]).map((raw, i) =>
-    parseModel(raw, where, `privacy[${i}]`, attributes),
+    parseModel(raw, where, `privacy[${i}]`, attributes, inside),
   );
   if (privacy.length === 0) {
     throw new SpecError(
@@ -478,6 +547,16 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
       );
     }
     seen.add(key);
+  }
+  // One population for the models that need one: its classes are counted once per node.
+  const populations = privacy.filter(isPopulationModel);
+  const other = populations.findIndex((m) => m.population !== populations[0]!.population);
+  if (other >= 0) {
+    throw new SpecError(
+      'E_SPEC_CONFLICT',
+      `${where}: privacy[${privacy.indexOf(populations[other]!)}].population names another file than privacy[${privacy.indexOf(populations[0]!)}].population`,
+      'k-map and δ-presence in one spec must name the same population table',
+    );
   }
 
   return {
@@ -786,6 +865,7 @@ function parseModel(
   where: string,
   field: string,
   attributes: AttributeSpec[],
+  inside: PathGuard,
 ): PrivacyModelSpec {
   const head = validateObject(
     raw,
@@ -815,5 +895,47 @@ function parseModel(
     }
   }
   if (model === 't-closeness' && fields.distance === undefined) fields.distance = 'equal';
+  if (model === 'delta-presence' && (fields.deltaMin as number) > (fields.deltaMax as number)) {
+    throw new SpecError(
+      'E_SPEC_RANGE',
+      `${where}: ${field}.deltaMin (${fields.deltaMin}) is above ${field}.deltaMax (${fields.deltaMax})`,
+      'δ-presence bounds the share of the population in the sample from both sides: deltaMin ≤ deltaMax, e.g. "deltaMin": 0, "deltaMax": 0.5',
+    );
+  }
+  if (model === 'k-map') kMapSettings(fields, where, field);
+  if (typeof fields.population === 'string') {
+    fields.population = inside(`${field}.population`, fields.population);
+  }
   return fields as unknown as PrivacyModelSpec;
 }
+
+/**
+ * k-map takes a population table (`population`) or the population's size (`populationSize`,
+ * with `estimator` and `significance`, defaults filled in): one of the two.
+ */
+function kMapSettings(fields: Record<string, unknown>, where: string, field: string): void {
+  const table = fields.population !== undefined;
+  if (table === (fields.populationSize !== undefined)) {
+    throw new SpecError(
+      table ? 'E_SPEC_CONFLICT' : 'E_SPEC_REQUIRED',
+      `${where}: ${field} (k-map) needs ${table ? 'one of population and populationSize, not both' : 'population or populationSize'}`,
+      'give "population": a table of the population in the spec\'s folder, or "populationSize": how many people the sample is drawn from (its classes are then estimated)',
+    );
+  }
+  for (const key of ['estimator', 'significance']) {
+    if (table && fields[key] !== undefined) {
+      throw new SpecError(
+        'E_SPEC_CONFLICT',
+        `${where}: ${field}.${key} applies to an estimated population (populationSize), not to a population table`,
+        `drop ${key}, or give populationSize instead of population`,
+      );
+    }
+  }
+  if (!table) {
+    fields.estimator ??= 'poisson';
+    fields.significance ??= DEFAULT_KMAP_SIGNIFICANCE;
+  }
+}
+
+/** The significance of an estimated k-map when the spec sets none. */
+export const DEFAULT_KMAP_SIGNIFICANCE = 0.01;

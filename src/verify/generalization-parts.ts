@@ -37,6 +37,7 @@ import {
 } from './fingerprint.ts';
 import type { GeneralizationClaims } from './generalization.ts';
 import { attributeOf, checkClass, ModelTally, type SensitiveContext } from './models.ts';
+import { checkReleaseModels, isReleaseModel } from './population.ts';
 import { asCsvCoded, csvHoldsTable } from './staged-csv.ts';
 import { grown, TupleCounts } from './tuples.ts';
 
@@ -319,6 +320,8 @@ export function checkPieces(args: {
   parts: readonly PartSummary[];
   claims: GeneralizationClaims;
   sensitive: ReadonlyMap<string, SensitiveContext>;
+  /** The population's records per class key (src/verify/population.ts), when a model names one. */
+  population?: ReadonlyMap<string, number> | undefined;
 }): VerificationCheck[] {
   const { shards, parts, claims } = args;
   const checks: VerificationCheck[] = [];
@@ -442,9 +445,11 @@ export function checkPieces(args: {
   }
   const saCounts = (key: string, attribute: string): Map<string, number> =>
     saByClass.get(attribute)?.get(key) ?? new Map();
-  const tally = new ModelTally(claims.privacy);
+  checkReleaseModels(claims.privacy, classes, args.population, inputRows, add);
+  const privacy = claims.privacy.filter((model) => !isReleaseModel(model));
+  const tally = new ModelTally(privacy);
   for (const { key, size } of classes) {
-    claims.privacy.forEach((model, m) => {
+    privacy.forEach((model, m) => {
       const attribute = attributeOf(model);
       if (attribute === undefined) tally.record(m, checkClass(model, size, undefined, undefined));
       else if (args.sensitive.has(attribute))

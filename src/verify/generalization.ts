@@ -29,6 +29,7 @@ import {
   type SensitiveContext,
   saDomain,
 } from './models.ts';
+import { checkReleaseModels, isReleaseModel, type ReleasedClass } from './population.ts';
 import { asCsvCoded, csvHoldsTable } from './staged-csv.ts';
 import { grown, TupleCounts } from './tuples.ts';
 
@@ -68,6 +69,11 @@ export interface GeneralizationVerifyInput {
   claims: GeneralizationClaims;
   /** Per sensitive attribute a model names: its input distribution and hierarchy. */
   sensitive: ReadonlyMap<string, SensitiveContext>;
+  /**
+   * The population's records per generalized QI tuple at the node (src/verify/population.ts),
+   * when a model names a population.
+   */
+  population?: ReadonlyMap<string, number> | undefined;
 }
 
 /** The released table's columns, and which of them are quasi-identifiers. */
@@ -96,6 +102,8 @@ interface Expected {
 /** What matching the released rows against the expected ones found. */
 interface Matched {
   readonly classes: TupleCounts;
+  /** Per class: the first released row in it. */
+  readonly firstRow: number[];
   /** Each released row's class (-1 when masked), when a model needs per-class SA counts. */
   readonly classOf: Int32Array | undefined;
   readonly masked: number;
@@ -238,10 +246,12 @@ function matchReleasedRows(args: GeneralizationVerifyInput, layout: Layout, expe
     qiIndex.map((c) => radix[c]!),
   );
   const classOfTuple = new Int32Array(expected.tuples.size).fill(-1);
-  const classOfRow = (id: number): number => {
+  const firstRow: number[] = [];
+  const classOfRow = (id: number, j: number): number => {
     if (id >= 0 && classOfTuple[id]! >= 0) return classOfTuple[id]!;
     for (let q = 0; q < qiIndex.length; q++) qiPart[q] = tuple[qiIndex[q]!]!;
     const cls = classes.intern(qiPart);
+    if (cls === firstRow.length) firstRow.push(j);
     if (id >= 0) classOfTuple[id] = cls;
     return cls;
   };
@@ -267,11 +277,11 @@ function matchReleasedRows(args: GeneralizationVerifyInput, layout: Layout, expe
       // Its other values are an input row's, unless masked rows took them first.
       if (!takeOther(expected.otherOf[id]!)) mismatched++;
     }
-    const cls = classOfRow(id);
+    const cls = classOfRow(id, j);
     classes.counts[cls]++;
     if (classOf) classOf[j] = cls;
   }
-  return { classes, classOf, masked, mismatched };
+  return { classes, firstRow, classOf, masked, mismatched };
 }
 
 /** The released rows are exactly the input rows generalized at the node, but suppressed ones. Returns how many were suppressed. */
@@ -310,9 +320,9 @@ function checkSuppression(claims: GeneralizationClaims, suppressed: number, add:
 
 /** Every model on every released class, recomputed from the released values. */
 function checkModels(
-  { claims, sensitive }: GeneralizationVerifyInput,
-  { arrow, names }: Layout,
-  { classes, classOf }: Matched,
+  { claims, sensitive, population, input }: GeneralizationVerifyInput,
+  { arrow, names, qiIndex }: Layout,
+  { classes, firstRow, classOf }: Matched,
   add: Add,
 ): { minSize: number } {
   const classCount = classes.size;
@@ -320,19 +330,27 @@ function checkModels(
   let minSize = Number.POSITIVE_INFINITY;
   for (let g = 0; g < classCount; g++) minSize = Math.min(minSize, sizes[g]!);
   if (classCount === 0) minSize = 0;
-  const tally = new ModelTally(claims.privacy);
+  // Whole-release and population models: from the classes' labels and sizes.
+  const released: ReleasedClass[] = [];
+  for (let g = 0; g < classCount; g++) {
+    const labels = qiIndex.map((c) => arrow.dictionaries[c]![arrow.codes[c]![firstRow[g]!]!]!);
+    released.push({ key: labels.join(SEP), size: sizes[g]! });
+  }
+  checkReleaseModels(claims.privacy, released, population, input.rowCount, add);
+  const privacy = claims.privacy.filter((model) => !isReleaseModel(model));
+  const tally = new ModelTally(privacy);
   const record = (m: number, r: { value: number; holds: boolean }): void => tally.record(m, r);
-  claims.privacy.forEach((model, m) => {
+  privacy.forEach((model, m) => {
     if (attributeOf(model) !== undefined) return;
     for (let g = 0; g < classCount; g++) record(m, checkCounts(model, sizes[g]!, undefined, undefined));
   });
   for (const name of sensitive.keys()) {
-    const models = claims.privacy.flatMap((model, m) => (attributeOf(model) === name ? [m] : []));
+    const models = privacy.flatMap((model, m) => (attributeOf(model) === name ? [m] : []));
     if (models.length === 0) continue;
     const c = names.indexOf(name);
     const domain = saDomain(sensitive.get(name)!);
     forEachClassCounts(classOf!, sizes, classCount, c < 0 ? undefined : arrow, c, domain, (g, counts) => {
-      for (const m of models) record(m, checkCounts(claims.privacy[m]!, sizes[g]!, counts, domain));
+      for (const m of models) record(m, checkCounts(privacy[m]!, sizes[g]!, counts, domain));
     });
   }
   tally.add(classCount, (attribute) => sensitive.has(attribute), add);

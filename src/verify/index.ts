@@ -24,6 +24,7 @@ import {
 import { verifierHierarchyRows } from './hierarchy.ts';
 import type { SensitiveContext } from './models.ts';
 import { verifyMondrian } from './mondrian.ts';
+import { populationClasses } from './population.ts';
 import { verifyRandomization } from './randomization.ts';
 import {
   diversityRequirements,
@@ -65,11 +66,13 @@ export function verifierFor(method: MethodName): Verifier {
 function generalization({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
   const c = readClaims(claims, 'generalization');
   const required = generalizationRequirements(spec, table.rowCount);
+  const hierarchyRows = rowsOf(spec, table, (a) => a.type === 'quasi-identifying');
   return whenEnforcedAsSpec(c.enforced, required, () =>
     verifyGeneralization({
       input: table,
       attributes: spec.attributes,
-      hierarchyRows: rowsOf(spec, table, (a) => a.type === 'quasi-identifying'),
+      hierarchyRows,
+      population: populationClasses(spec, releasedQis(table, spec), c.node, hierarchyRows),
       arrow: staged('data.arrow'),
       csv: staged('data.csv'),
       escapeFormulas: spec.format.escapeFormulas === true,
@@ -256,6 +259,7 @@ export const pieces = {
         ] as const;
       }),
     );
+    const hierarchyRows = rowsOf(spec, values, (a) => a.type === 'quasi-identifying');
     return whenEnforcedAsSpec(c.enforced, required, () =>
       checkPieces({
         names: releasedNames(values, spec.attributes),
@@ -263,11 +267,18 @@ export const pieces = {
         shards,
         parts,
         sensitive,
+        population: populationClasses(spec, releasedQis(values, spec), c.node, hierarchyRows),
         claims: checkedClaims(spec, c, required),
       }),
     );
   },
 };
+
+/** The quasi-identifiers in the order the release holds them. */
+function releasedQis(table: EncodedTable, spec: ReleaseSpec): string[] {
+  const qi = new Set(spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name));
+  return releasedNames(table, spec.attributes).filter((n) => qi.has(n));
+}
 
 /** The attributes the spec's models name. */
 function modelAttributes(spec: ReleaseSpec): string[] {

@@ -57,6 +57,11 @@ const HOSTILE: { name: string; field: RegExp; edit: (s: Record<string, unknown>)
     edit: (s) => Object.assign(s, { input: `s3://${BUCKET}/inbox/victim/adult.csv` }),
   },
   {
+    name: 'a population table in another inbox',
+    field: /privacy\[0\]\.population '\.\.\/victim\/adult\.csv' leads out/,
+    edit: (s) => Object.assign(s, { privacy: [{ model: 'k-map', k: 2, population: '../victim/adult.csv' }] }),
+  },
+  {
     name: 'an absolute hierarchy',
     field: /attributes\.age\.hierarchy '\/etc\/passwd' is an absolute path/,
     edit: (s) => {
@@ -135,5 +140,22 @@ describe('a spec read from a bucket names files inside its own folder only', () 
     const bytes = async (release: string) =>
       Buffer.from(await store.get(`${release.slice(`s3://${BUCKET}/`.length)}data.csv`));
     expect((await bytes(parts.plan.release)).equals(await bytes(plan.release))).toBe(true);
+  }, 90_000);
+  it('a population table beside the spec is downloaded and bundled for every step', async () => {
+    // The population: every input row twice, so each class holds half of its population.
+    const [header, ...rows] = readFileSync(join(ws.dir, 'adult.csv'), 'utf8').trimEnd().split(/\r?\n/);
+    const spec = await upload('inbox/population/', (s) =>
+      Object.assign(s, {
+        privacy: [
+          { model: 'k-map', k: 6, population: 'people/population.csv' },
+          { model: 'delta-presence', deltaMin: 0.4, deltaMax: 0.6, population: 'people/population.csv' },
+        ],
+      }),
+    );
+    await store.put('inbox/population/people/population.csv', `${[header, ...rows, ...rows].join('\n')}\n`);
+    const { report } = await executeRelease({ spec, store: `s3://${BUCKET}/` }, { s3: s3.options() });
+    expect(report.verification.verified).toBe(true);
+    const names = report.verification.checks.filter((c) => c.passed).map((c) => c.name);
+    expect(names).toEqual(expect.arrayContaining(['k-map', 'delta-presence']));
   }, 90_000);
 });

@@ -14,6 +14,7 @@ import { smallestPassingClass } from '../../models/index.ts';
 import type { PrivacyModel } from '../../models/model.ts';
 import type { MetricName } from '../../spec/spec.ts';
 import type { Lattice } from './lattice.ts';
+import type { PopulationTuples } from './population.ts';
 
 /** A sensitive attribute's values per distinct tuple (codes in [0, width)). */
 export interface SensitiveColumn {
@@ -34,6 +35,8 @@ export interface GeneralizationProblem {
   readonly maxSuppressedRows: number;
   readonly metric: MetricName;
   readonly metrics: GeneralizationMetrics;
+  /** The population table, when a model counts its records per class (k-map, δ-presence). */
+  readonly population?: PopulationTuples | undefined;
 }
 
 /** Per-class counts of one sensitive attribute: `counts[g * width + s]`. */
@@ -51,6 +54,8 @@ export interface ClassHistograms {
 export interface NodeResult extends ClassOutcome {
   readonly id: number;
   readonly histograms: ClassHistograms[];
+  /** Per class: the population records it matches (when a model needs them and the node was judged). */
+  readonly population?: Int32Array | undefined;
   readonly levels: number[];
   readonly feasible: boolean;
   /** Smallest retained class (0 when none is retained). */
@@ -187,12 +192,16 @@ export class NodeEvaluator {
   private readonly keepMaps: boolean;
   /** The attributes with the most codes (rollups from the bottom go through them first). */
   private readonly wide: number[];
+  /** The models judged on the release as a whole (average risk). */
+  private readonly overall: PrivacyModel[];
 
   constructor(
     readonly problem: GeneralizationProblem,
     private readonly session: GroupingSession,
     /** Int32 cells the kept rollup sources may hold (default 32 Mi: 128 MiB). */
     private readonly snapshotCells = SNAPSHOT_CELLS,
+    /** Groups the population's tuples (`problem.population`), when a model counts them. */
+    private readonly populationSession?: GroupingSession,
   ) {
     this.k = smallestPassingClass(problem.models);
     this.seen = new Uint8Array(problem.lattice.size);
@@ -200,6 +209,7 @@ export class NodeEvaluator {
     this.judges = problem.models
       .filter((model) => model.spec.model !== 'k-anonymity')
       .map((model) => ({ model, sa: problem.sensitive.findIndex((s) => s.attribute === model.attribute) }));
+    this.overall = problem.models.filter((m) => m.overall !== undefined);
     this.keepMaps = this.judges.length > 0 || problem.metric === 'entropy';
     const { domains } = session;
     this.wide = domains
@@ -238,7 +248,8 @@ export class NodeEvaluator {
     // Its histograms counted, the node needs its source no more (the entropy metric reads the
     // tuple → class map of every node: there, keep the way to compose it).
     if (judges.length > 0 && problem.metric !== 'entropy') classes.dropSource();
-    const summary = { size: 0, histogram: null as Int32Array | null };
+    const population = judges.length > 0 ? this.populationOf(classes) : undefined;
+    const summary = { size: 0, histogram: null as Int32Array | null, population: 0 };
     const suppressed = new Uint8Array(groups);
     let suppressedRows = 0;
     let retainedClasses = 0;
@@ -258,6 +269,7 @@ export class NodeEvaluator {
           summary.histogram = scratch;
         } else summary.histogram = null;
         summary.size = size;
+        if (population) summary.population = population[g]!;
         holds = model.holds(summary);
       }
       if (holds) {
@@ -272,6 +284,28 @@ export class NodeEvaluator {
         if (suppressedRows > max) break;
       }
     }
+    let rows = problem.rows - suppressedRows;
+    const overallHolds = () => this.overall.every((m) => m.overall!(retainedClasses, rows));
+    if (suppressedRows <= max && !overallHolds()) {
+      // Whole-release models: the smallest classes suppressed first until they hold.
+      const order: number[] = [];
+      for (let g = 0; g < groups; g++) if (!suppressed[g]) order.push(g);
+      order.sort((a, b) => sizes[a]! - sizes[b]! || a - b);
+      for (const g of order) {
+        if (suppressedRows > max || overallHolds()) break;
+        const size = sizes[g]!;
+        suppressed[g] = 1;
+        suppressedRows += size;
+        suppressedSquares += size * size;
+        retainedSquares -= size * size;
+        retainedClasses--;
+        rows -= size;
+      }
+      // (Every class suppressed, or past the limit: the node is infeasible either way.)
+      minClassSize = 0;
+      for (let g = 0; g < groups; g++)
+        if (!suppressed[g] && (minClassSize === 0 || sizes[g]! < minClassSize)) minClassSize = sizes[g]!;
+    }
     // Utility matters only where the node may be released: skip it for infeasible nodes.
     // A node that suppresses every row releases nothing (or only masked rows): never a solution.
     const feasible = suppressedRows <= problem.maxSuppressedRows && retainedClasses > 0;
@@ -282,6 +316,7 @@ export class NodeEvaluator {
       id,
       levels,
       histograms,
+      population,
       feasible,
       minClassSize,
       suppressedSquares,
@@ -315,9 +350,21 @@ export class NodeEvaluator {
     return counts;
   }
 
-  /** Ends the grouping session (its kernel instance may serve the next one). */
+  /** Per class: the population records its generalized tuple matches (undefined without a population). */
+  private populationOf(classes: Classes): Int32Array | undefined {
+    const population = this.problem.population;
+    if (!population || !this.populationSession) return undefined;
+    const { groupOf, sizes } = this.populationSession.group(classes.levels);
+    return Int32Array.from(
+      classes.reps.subarray(0, classes.groups),
+      (t) => sizes[groupOf[population.tupleOf[t]!]!]!,
+    );
+  }
+
+  /** Ends the grouping sessions (their kernel instances may serve the next ones). */
   dispose(): void {
     this.session.dispose();
+    this.populationSession?.dispose();
   }
 
   /** The node with every metric measured (for the report). */

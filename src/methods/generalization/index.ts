@@ -25,6 +25,7 @@ import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
 import { type GeneralizationProblem, NodeEvaluator, type NodeResult } from './evaluate.ts';
 import { Lattice } from './lattice.ts';
+import { type PopulationTuples, preparePopulation } from './population.ts';
 import { generalizationReport } from './report.ts';
 import { kMinimalSearch } from './samarati.ts';
 import { optimalSearch, type SearchOutcome } from './search.ts';
@@ -58,6 +59,8 @@ export interface Prepared {
   readonly problem: GeneralizationProblem;
   /** Every sensitive attribute with its value per distinct tuple (for the disclosure measures). */
   readonly sensitive: { readonly attribute: SensitiveAttribute; readonly values: Int32Array }[];
+  /** The population table of k-map and δ-presence, when the spec names one. */
+  readonly population: PopulationTuples | undefined;
 }
 
 export function generalizationSpec(spec: ReleaseSpec): GeneralizationMethodSpec {
@@ -97,7 +100,8 @@ export function prepareGeneralization(
     attribute,
     values: collapsed.columns[qis.length + i]!,
   }));
-  return withSpec(spec, { table, qis, hierarchies, tuples, sensitive: saTuples });
+  const population = time('population', () => preparePopulation(spec, qis, hierarchies, tuples, kernel));
+  return withSpec(spec, { table, qis, hierarchies, tuples, sensitive: saTuples, population });
 }
 
 /**
@@ -110,7 +114,7 @@ export function respecify(prepared: Prepared, spec: ReleaseSpec): Prepared {
 
 function withSpec(
   spec: ReleaseSpec,
-  data: Pick<Prepared, 'table' | 'qis' | 'hierarchies' | 'tuples' | 'sensitive'>,
+  data: Pick<Prepared, 'table' | 'qis' | 'hierarchies' | 'tuples' | 'sensitive' | 'population'>,
 ): Prepared {
   const method = generalizationSpec(spec);
   const { table, hierarchies, tuples, sensitive } = data;
@@ -120,6 +124,7 @@ function withSpec(
     table.rowCount,
     basename(spec.file),
     sensitive.map((s) => s.attribute).filter((s) => named.has(s.name)),
+    true,
   );
   const k = requiredK(models);
   const problem: GeneralizationProblem = {
@@ -138,6 +143,7 @@ function withSpec(
     maxSuppressedRows: Math.floor(method.maxSuppression * table.rowCount + 1e-9),
     metric: method.metric,
     metrics: new GeneralizationMetrics(hierarchies, tuples.columns, tuples.counts, table.rowCount, k),
+    population: data.population,
   };
   return { ...data, spec, method, problem };
 }
@@ -152,7 +158,14 @@ export function openSearch(prepared: Prepared, kernel: GroupingKernel): NodeEval
     },
     prepared.hierarchies.map((h) => h.levelTables),
   );
-  return new NodeEvaluator(prepared.problem, session);
+  const population = prepared.population;
+  const populationSession =
+    population &&
+    kernel.open(
+      { columns: population.columns, counts: population.counts, domains: population.domains },
+      population.tables,
+    );
+  return new NodeEvaluator(prepared.problem, session, undefined, populationSession);
 }
 
 export const generalizationMethod: ReleaseMethod = {

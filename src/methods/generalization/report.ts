@@ -7,6 +7,7 @@
 import { disclosureMeasures, sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { populationRiskPart } from '../../metrics/population-risk.ts';
 import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
+import { paramsOf } from '../../models/describe.ts';
 import type { SensitiveAttribute } from '../../models/index.ts';
 import type { PrivacyModel } from '../../models/model.ts';
 import type { BuiltRelease } from '../method.ts';
@@ -75,9 +76,9 @@ function privacyOf(prepared: Prepared, best: NodeResult, originalNode: NodeResul
     satisfied: best.feasible,
     models: problem.models.map((m) => ({
       model: m.spec.model,
-      params: Object.fromEntries(Object.entries(m.spec).filter(([key]) => key !== 'model')),
+      params: paramsOf(m.spec),
       satisfied: best.feasible,
-      achieved: { [m.measureName]: achieved(m, best) },
+      achieved: achievedOf(m, best),
       monotonic: m.monotonic,
     })),
     k: best.minClassSize,
@@ -104,19 +105,37 @@ function privacyOf(prepared: Prepared, best: NodeResult, originalNode: NodeResul
   };
 }
 
-/** The worst value of a model's measure over the retained classes of a node. */
-function achieved(model: PrivacyModel, best: NodeResult): number {
+/**
+ * What a model achieves at a node: the worst value of its measure over the retained classes
+ * (both ends of the range for δ-presence), or the release's own figure for a whole-release model.
+ */
+function achievedOf(model: PrivacyModel, best: NodeResult): Record<string, number> {
+  if (model.overall) {
+    const rows = best.sizes.reduce(
+      (n, size, g) => n + (g < best.groups && !best.suppressed[g] ? size : 0),
+      0,
+    );
+    return { averageRisk: rows === 0 ? Number.NaN : best.retainedClasses / rows };
+  }
   const h = best.histograms.find((x) => x.attribute === model.attribute);
   let worst: number | undefined;
+  let least: number | undefined;
   for (let g = 0; g < best.groups; g++) {
     if (best.suppressed[g]) continue;
     const v = model.measure({
       size: best.sizes[g]!,
       histogram: h ? h.counts.subarray(g * h.width, (g + 1) * h.width) : null,
+      population: best.population?.[g],
     });
     if (worst === undefined || (model.higherIsBetter ? v < worst : v > worst)) worst = v;
+    if (least === undefined || v < least) least = v;
   }
-  return worst ?? Number.NaN;
+  if (model.spec.model === 'delta-presence')
+    return { minPresence: least ?? Number.NaN, maxPresence: worst ?? Number.NaN };
+  if (model.needsPopulation) return { populationMatches: worst ?? Number.NaN };
+  // k-map against an estimated population: the smallest class, and the size standing for k.
+  if (model.spec.model === 'k-map') return { k: worst ?? Number.NaN, estimatedClassSize: model.minClassSize };
+  return { [model.measureName]: worst ?? Number.NaN };
 }
 
 /** Per-class counts of a sensitive column at a node, from the rows: classes × values. */

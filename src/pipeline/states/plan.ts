@@ -9,7 +9,13 @@ import { checkInputFits, stateBudgets } from '../../data/limits.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError, PpdpError, SpecError } from '../../errors.ts';
 import { methodFor } from '../../methods/registry.ts';
-import { checkSpecFiles, confineSpecPaths, loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
+import {
+  checkSpecFiles,
+  confineSpecPaths,
+  isPopulationModel,
+  loadSpec,
+  type ReleaseSpec,
+} from '../../spec/spec.ts';
 import { CellDigest } from '../../util/keys.ts';
 import { lockRun, unlockRun } from '../lock.ts';
 import { remember } from '../memo.ts';
@@ -396,16 +402,22 @@ async function materializeSpec(loc: Location, dir: string): Promise<string> {
   const specPath = local(loc.key);
   mkdirSync(dirname(specPath), { recursive: true });
   writeFileSync(specPath, text);
-  let json: { input?: unknown; attributes?: Record<string, { hierarchy?: unknown }> };
+  let json: {
+    input?: unknown;
+    attributes?: Record<string, { hierarchy?: unknown }>;
+    privacy?: { population?: unknown }[];
+  };
   try {
     json = JSON.parse(utf8(text));
   } catch {
     return specPath; // loadSpec names the JSON error
   }
   confineSpecPaths(json, baseKey(loc.key), folder);
-  const refs = [json.input, ...Object.values(json.attributes ?? {}).map((a) => a?.hierarchy)].filter(
-    (r): r is string => typeof r === 'string',
-  );
+  const refs = [
+    json.input,
+    ...Object.values(json.attributes ?? {}).map((a) => a?.hierarchy),
+    ...(Array.isArray(json.privacy) ? json.privacy.map((m) => m?.population) : []),
+  ].filter((r): r is string => typeof r === 'string');
   await Promise.all(
     refs.map(async (ref) => {
       const key = joinKey(dirKey(loc.key), ref);
@@ -459,6 +471,7 @@ async function writeBundle(store: Store, prefix: string, specPath: string, spec:
   const json = JSON.parse(readFileSync(specPath, 'utf8').replace(/^\uFEFF/, '')) as {
     input: string;
     attributes: Record<string, { hierarchy?: unknown }>;
+    privacy: { population?: string }[];
   };
   const puts: Promise<void>[] = [];
   let i = 0;
@@ -468,6 +481,13 @@ async function writeBundle(store: Store, prefix: string, specPath: string, spec:
     json.attributes[a.name]!.hierarchy = rel;
     if (existsSync(a.hierarchy.path))
       puts.push(store.put(joinKey(prefix, rel), readFileSync(a.hierarchy.path)));
+  }
+  // The population table (one for every model naming it) under p/, by its own name.
+  const population = spec.privacy.find(isPopulationModel)?.population;
+  if (population !== undefined) {
+    const rel = `p/${basename(population)}`;
+    for (const [i, m] of spec.privacy.entries()) if (isPopulationModel(m)) json.privacy[i]!.population = rel;
+    if (existsSync(population)) puts.push(store.put(joinKey(prefix, rel), readFileSync(population)));
   }
   json.input = basename(spec.input);
   puts.push(store.put(joinKey(prefix, basename(spec.file)), `${JSON.stringify(json, null, 2)}\n`));
