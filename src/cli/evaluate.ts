@@ -10,7 +10,7 @@ import { PpdpError } from '../errors.ts';
 import { type Evaluation, evaluateTable } from '../evaluate/evaluate.ts';
 import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
 import { readInput } from '../pipeline/release.ts';
-import { loadSpec } from '../spec/spec.ts';
+import { loadSpec, withColumnDefaults } from '../spec/spec.ts';
 import { parseCommandArgs } from './args.ts';
 import { groupingKernelOption } from './options.ts';
 import { readReleasedTable } from './released-table.ts';
@@ -20,7 +20,8 @@ export const EVALUATE_HELP = `Usage: ppdp evaluate <data.csv|data.arrow|release-
 Measures the re-identification risk and the utility of a table as it is: a ppdp release, the
 output of another tool (e.g. a generalized CSV from ARX) or raw input. Equivalence classes are
 the rows sharing every quasi-identifier value as written; rows whose quasi-identifiers are all
-'*' count as suppressed. Writes evaluate.json and prints a summary.
+'*' count as suppressed. Prints a summary; writes the measures as JSON only where --out
+says (--out - prints the JSON instead of the summary).
 
 Measured: prosecutor risk (max, mean, records above --threshold), journalist risk (without a
 population table equal to the prosecutor risk, an upper bound), marketer risk, the k achieved,
@@ -37,12 +38,12 @@ Options:
   --hierarchy <a=file>   with --qi: an ARX-format hierarchy CSV for attribute a (repeatable)
   --delimiter <c>        CSV delimiter of the evaluated table (default: detected)
   --threshold <p>        prosecutor risk above which a record is at risk (default 0.2)
-  --out <file>           where evaluate.json goes (default: evaluate.json)
+  --out <file>           write the measures as JSON to this file (- for stdout; default: none)
   --kernel <name>        grouping kernel: wasm (default) or ts
   -h, --help             this help
 
 Examples:
-  ppdp evaluate out/adult --spec examples/adult/release.json
+  ppdp evaluate out/adult --spec examples/adult/release.json --out evaluate.json
   ppdp evaluate arx-output.csv --qi age,sex,zip --sensitive diagnosis --original input.csv
 `;
 
@@ -58,7 +59,7 @@ export function evaluateCommand(args: string[]): number {
       hierarchy: { type: 'string', multiple: true },
       delimiter: { type: 'string' },
       threshold: { type: 'string', default: '0.2' },
-      out: { type: 'string', default: 'evaluate.json' },
+      out: { type: 'string' },
       kernel: { type: 'string', default: 'wasm' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -122,7 +123,7 @@ export function evaluateCommand(args: string[]): number {
       sensitive: spec.attributes.filter((a) => a.type === 'sensitive').map((a) => a.name),
       original,
       hierarchies,
-      privacy: spec.privacy,
+      privacy: withColumnDefaults(spec, original).privacy,
       threshold,
       kernel,
     });
@@ -152,10 +153,17 @@ export function evaluateCommand(args: string[]): number {
       kernel,
     });
   }
-  const out = values.out!;
-  const tmp = join(dirname(out), `.${basename(out)}.partial`);
-  writeFileSync(tmp, `${JSON.stringify(evaluation, null, 2)}\n`);
-  renameSync(tmp, out);
+  const json = `${JSON.stringify(evaluation, null, 2)}\n`;
+  const out = values.out;
+  if (out === '-') {
+    process.stdout.write(json);
+    return 0;
+  }
+  if (out !== undefined) {
+    const tmp = join(dirname(out), `.${basename(out)}.partial`);
+    writeFileSync(tmp, json);
+    renameSync(tmp, out);
+  }
   process.stdout.write(summary(evaluation, out));
   return 0;
 }
@@ -188,7 +196,7 @@ function tablePaths(path: string): string[] {
   );
 }
 
-function summary(e: Evaluation, out: string): string {
+function summary(e: Evaluation, out: string | undefined): string {
   const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
   const num = (x: number | null) =>
     x === null ? '—' : Number.isFinite(x) ? String(Number(x.toPrecision(4))) : String(x);
@@ -214,7 +222,7 @@ function summary(e: Evaluation, out: string): string {
             (e.utility.unmeasuredCells > 0 ? ` (${e.utility.unmeasuredCells} cells not measurable)` : ''),
         ]
       : []),
-    `written to ${out}`,
+    out === undefined ? 'not written: add --out <file> for the measures as JSON' : `written to ${out}`,
   ];
   return `${lines.join('\n')}\n`;
 }

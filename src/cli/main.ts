@@ -176,6 +176,8 @@ async function release(args: string[]): Promise<number> {
     `verified release in ${where}: ${report.privacy.k !== undefined ? `k = ${report.privacy.k}, ` : ''}` +
       `${report.rows.suppressed} rows suppressed, ${report.utility.metric} = ${report.utility.value.toPrecision(4)}\n`,
   );
+  // The amber verdict's causes (report.json "verdict"): verified, but read these before publishing.
+  for (const cause of report.verdict?.causes ?? []) process.stdout.write(`  caution: ${cause}\n`);
   return 0;
 }
 

@@ -124,13 +124,14 @@ const METHODS: { method: string; example: string; amber: boolean; charts: string
   {
     method: 'generalization',
     example: 'adult',
-    amber: false,
+    // Amber: occupation is sensitive, released unchanged, and no model bounds it (the audit).
+    amber: true,
     charts: GENERALIZING_CHARTS,
   },
   {
     method: 'mondrian',
     example: 'adult-mondrian',
-    amber: false,
+    amber: true,
     charts: GENERALIZING_CHARTS,
   },
   {
