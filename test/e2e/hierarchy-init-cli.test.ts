@@ -11,6 +11,7 @@ import { readHierarchyRows } from '../../src/hierarchy/hierarchy.ts';
 import { hospitalCsv } from '../helpers/hospital.ts';
 
 const CLI = new URL('../../bin/ppdp.mjs', import.meta.url).pathname;
+const FIXTURES = new URL('../fixtures/defaults/', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-cli-hierarchy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 writeFileSync(join(dir, 'hospital.csv'), hospitalCsv(2000));
@@ -42,6 +43,49 @@ describe('ppdp init', () => {
     const release = ppdp('release', 'draft/release.json', '--out', 'out-init', '--quiet');
     expect(release.stderr).toBe('');
     expect(release.stdout).toMatch(/^verified release in out-init: k = \d+/);
+  });
+
+  it('drafts many-valued text and places as quasi-identifying, two values as groups, and warns of decimal commas', () => {
+    writeFileSync(join(dir, 'people.csv'), readFileSync(join(FIXTURES, 'people.csv')));
+    const r = ppdp('init', 'people.csv', '--out', 'people.json');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const spec = JSON.parse(readFileSync(join(dir, 'people.json'), 'utf8'));
+    expect(spec.attributes).toMatchObject({
+      name: { type: 'identifying' },
+      street_address: { type: 'identifying' },
+      neighborhood: { type: 'quasi-identifying', hierarchy: { groups: [expect.any(Object)] } },
+      employer: { type: 'quasi-identifying', hierarchy: { groups: [expect.any(Object)] } },
+      gender: { type: 'quasi-identifying', hierarchy: { groups: [{ female: '*', male: '*' }] } },
+      member: { type: 'quasi-identifying', hierarchy: { groups: [{ 0: '*', 1: '*' }] } },
+      score: { type: 'quasi-identifying', hierarchy: { intervals: expect.any(Array) } },
+    });
+    expect(Object.values(spec.attributes).some((a) => (a as { type: string }).type === 'insensitive')).toBe(
+      false,
+    );
+    expect(r.stdout).toMatch(
+      /neighborhood: quasi-identifying — a place \(\d+ distinct values\): an attacker can link on it/,
+    );
+    expect(r.stdout).toMatch(
+      /employer: quasi-identifying — text with \d+ distinct values: an attacker may know it/,
+    );
+    expect(r.stdout).toMatch(
+      /warning: score holds numbers with decimal commas \(3,75\): drafted as numbers, but a release reads them as text/,
+    );
+    expect(r.stdout).toMatch(/no column looks sensitive: if score is an outcome to protect/);
+  });
+
+  it('names a sensitive header, and drafts a two-valued 0/1 column as groups', () => {
+    writeFileSync(join(dir, 'wage.csv'), readFileSync(join(FIXTURES, 'wage.csv')));
+    const r = ppdp('init', 'wage.csv', '--out', 'wage.json');
+    expect(r.status).toBe(0);
+    const spec = JSON.parse(readFileSync(join(dir, 'wage.json'), 'utf8'));
+    expect(spec.attributes.wage).toEqual({ type: 'sensitive' });
+    expect(spec.attributes.union).toEqual({
+      type: 'quasi-identifying',
+      hierarchy: { groups: [{ 0: '*', 1: '*' }] },
+    });
+    expect(r.stdout).not.toMatch(/no column looks sensitive/);
   });
 
   it('keeps an existing spec unless --force', () => {
