@@ -10,7 +10,7 @@
  */
 import type { EncodedTable } from '../data/table.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
-import { codedTable, type DecodedTable, decodeTable } from '../verify/common.ts';
+import type { CodedTable } from '../verify/common.ts';
 import { verifierHierarchyRows } from '../verify/hierarchy.ts';
 import { fmtNum, fmtPct } from './format.ts';
 import type { Caution, ReleaseAudit, ReleaseReport, VerdictLevel } from './types.ts';
@@ -76,9 +76,7 @@ export function auditRelease(
   released: EncodedTable | readonly EncodedTable[],
 ): ReleaseAudit {
   if (!ROW_METHODS.has(spec.method.name)) return unmeasuredAudit(spec, 'method');
-  const coded = Array.isArray(released)
-    ? codedTable(concatDecoded(released))
-    : codedTable(released as EncodedTable);
+  const coded = concatParts(Array.isArray(released) ? released : [released as EncodedTable]);
   const at = (name: string) => coded.names.indexOf(name);
   const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying' && at(a.name) >= 0);
   const rows = coded.rowCount;
@@ -163,13 +161,29 @@ export function verdictOf(report: Pick<ReleaseReport, 'verification' | 'privacy'
   return { level: causes.length > 0 ? 'caution' : 'verified', causes };
 }
 
-/** Parts of one release (same columns) as one decoded table. */
-function concatDecoded(parts: readonly EncodedTable[]): DecodedTable {
-  const decoded = parts.map(decodeTable);
-  return {
-    names: decoded[0]?.names ?? [],
-    columns: (decoded[0]?.names ?? []).map((_, c) => decoded.flatMap((d) => d.columns[c]!)),
-  };
+/** Parts of one release (same columns) as one coded table: each part's codes mapped onto shared dictionaries. */
+function concatParts(parts: readonly EncodedTable[]): CodedTable {
+  const names = parts[0]?.columns.map((c) => c.name) ?? [];
+  const rowCount = parts.reduce((n, p) => n + p.rowCount, 0);
+  const dictionaries: string[][] = [];
+  const codes = names.map((_, c) => {
+    const index = new Map<string, number>();
+    const dictionary: string[] = [];
+    const out = new Int32Array(rowCount);
+    let at = 0;
+    for (const part of parts) {
+      const column = part.columns[c]!;
+      const remap = column.dictionary.map((v) => {
+        let k = index.get(v);
+        if (k === undefined) index.set(v, (k = dictionary.push(v) - 1));
+        return k;
+      });
+      for (let r = 0; r < part.rowCount; r++) out[at++] = remap[column.codes[r]!]!;
+    }
+    dictionaries.push(dictionary);
+    return out;
+  });
+  return { names, rowCount, dictionaries, codes };
 }
 
 /** Each row's class (rows with equal codes in every column), and how many classes there are. */
@@ -230,7 +244,7 @@ function meanNcp(
   spec: ReleaseSpec,
   input: Pick<EncodedTable, 'columns'>,
   inputRows: number,
-  released: ReturnType<typeof codedTable>,
+  released: CodedTable,
 ): number {
   const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying');
   const rows = released.rowCount;

@@ -151,6 +151,28 @@ describe('renderReportHtml', () => {
     expect(html).not.toContain('NOT verified');
   });
 
+  it('shows the amber verdict with each cause of the audit, and names the columns released unchanged', () => {
+    const report = sampleReport();
+    const audit: NonNullable<ReleaseReport['audit']> = {
+      unchanged: ['occupation', 'hours <&>'],
+      measured: true,
+      thresholds: { keepsNothingNcp: 0.9, uniqueRowsAllowed: 0, revealShare: 0.9 },
+      cautions: [{ cause: 'keeps-nothing', message: 'the release keeps almost nothing: <one class>' }],
+    };
+    const html = renderReportHtml({ ...report, audit });
+    expect(html).toContain('<div class="verdict warn"');
+    expect(html).toContain('Verified, with cautions');
+    expect(html).toContain('<li>the release keeps almost nothing: &lt;one class&gt;</li>');
+    expect(html).toContain(
+      '<strong>Released unchanged:</strong> <code>occupation</code>, <code>hours &lt;&amp;&gt;</code>',
+    );
+    expect(html).not.toContain('every privacy guarantee holds');
+    // An audit without causes keeps the green verdict, and still names the unchanged columns.
+    const green = renderReportHtml({ ...report, audit: { ...audit, cautions: [] } });
+    expect(green).toContain('Verified: every privacy guarantee holds');
+    expect(green).toContain('<strong>Released unchanged:</strong>');
+  });
+
   it('shows the red verdict when a check fails or a model is unsatisfied', () => {
     const failedCheck = sampleReport();
     failedCheck.verification.verified = false;
