@@ -86,6 +86,12 @@ describe('ppdp init', () => {
       hierarchy: { groups: [{ 0: '*', 1: '*' }] },
     });
     expect(r.stdout).not.toMatch(/no column looks sensitive/);
+    // Released with k-anonymity alone, the wage goes out unchanged: verified, with a caution.
+    const release = ppdp('release', 'wage.json', '--out', 'out-wage', '--quiet');
+    expect(release.status, release.stderr).toBe(0);
+    expect(release.stdout).toMatch(
+      /^verified release in out-wage: .*\n {2}caution: wage is released unchanged and makes \d+ of 60 rows/,
+    );
   });
 
   it('keeps an existing spec unless --force', () => {

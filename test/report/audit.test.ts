@@ -4,11 +4,12 @@
  * every quasi-identifier as '*', and a people table releasing a many-valued neighborhood column
  * unchanged next to the quasi-identifiers. Also the t-closeness distance's default by column.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTable } from '../../src/data/read.ts';
+import { executeRelease } from '../../src/pipeline/engine.ts';
 import { auditRelease } from '../../src/report/audit.ts';
 import { parseSpec, withColumnDefaults } from '../../src/spec/spec.ts';
 import { releaseTo } from '../helpers/release.ts';
@@ -128,6 +129,17 @@ describe('the amber verdict', () => {
     const staged = readTable(join(out, 'data.arrow'));
     const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
     expect(auditRelease(spec, input, input.rowCount, staged)).toEqual(report.audit);
+  });
+
+  it('audits a release in parts as one table', async () => {
+    const spec = writeSpec('people.json', peopleSpec);
+    const { report } = await executeRelease({ spec, out: join(dir, 'people-parts'), rowsPerPart: 20 });
+    expect(readdirSync(join(dir, 'people-parts', 'data')).filter((f) => f.endsWith('.arrow'))).toHaveLength(
+      4,
+    );
+    const whole = JSON.parse(readFileSync(join(dir, 'people', 'report.json'), 'utf8'));
+    expect(report.audit).toEqual(whole.audit);
+    expect(report.verdict).toEqual(whole.verdict);
   });
 
   it('a sensitive attribute no model bounds, concentrated in a class, is amber', () => {
