@@ -186,6 +186,11 @@ function concatParts(parts: readonly EncodedTable[]): CodedTable {
   return { names, rowCount, dictionaries, codes };
 }
 
+/** The amber verdict's causes as the CLI prints them after its verified line, one a line. */
+export function cautionLines(report: Pick<ReleaseReport, 'verdict'>): string {
+  return (report.verdict?.causes ?? []).map((cause) => `  caution: ${cause}\n`).join('');
+}
+
 /** Each row's class (rows with equal codes in every column), and how many classes there are. */
 function classesOf(columns: Int32Array[], rows: number): { classOf: Int32Array; classes: number } {
   const ids = new Map<string, number>();
