@@ -155,7 +155,7 @@ export function initCommand(args: string[]): number {
   if (!guesses.some(([, g]) => g.attribute.type === 'quasi-identifying')) {
     throw new PpdpError(
       'E_INIT_NO_QI',
-      `${basename(data)}: no column looks like a quasi-identifier (dates, numbers, codes or few distinct values)`,
+      `${basename(data)}: no column looks like a quasi-identifier (every column is identifying, sensitive or empty)`,
       'write the spec by hand (docs/release-spec.md): mark the columns an attacker could link on as quasi-identifying',
     );
   }

@@ -31,12 +31,24 @@ const THRESHOLDS = {
 /** Methods whose released rows carry the quasi-identifiers next to the other columns, row by row. */
 const ROW_METHODS = new Set(['generalization', 'mondrian']);
 
-/** The columns a method releases as the input holds them (every non-QI column for the row methods). */
+/**
+ * The columns a method releases with the input's values: the insensitive ones, and the sensitive
+ * ones next to generalized QIs; Anatomy and Slicing publish every value exactly (in buckets or
+ * permuted within them); randomization keeps what its scenario does not randomize.
+ */
 export function unchangedColumns(spec: ReleaseSpec): string[] {
-  const rowMethod = ROW_METHODS.has(spec.method.name);
-  return spec.attributes
-    .filter((a) => a.type === 'insensitive' || (rowMethod && a.type === 'sensitive'))
-    .map((a) => a.name);
+  const m = spec.method;
+  const exact = (type: string): boolean => {
+    if (type === 'insensitive') return true;
+    if (m.name === 'anatomy' || m.name === 'slicing') return true;
+    if (m.name === 'randomization')
+      return (
+        (m.scenario === 'rr-s' && type === 'quasi-identifying') ||
+        (m.scenario === 'rr-qi' && type === 'sensitive')
+      );
+    return type === 'sensitive';
+  };
+  return spec.attributes.filter((a) => a.type !== 'identifying' && exact(a.type)).map((a) => a.name);
 }
 
 /**

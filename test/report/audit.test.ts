@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTable } from '../../src/data/read.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
-import { auditRelease } from '../../src/report/audit.ts';
+import { auditRelease, unchangedColumns } from '../../src/report/audit.ts';
 import { parseSpec, withColumnDefaults } from '../../src/spec/spec.ts';
 import { releaseTo } from '../helpers/release.ts';
 
@@ -140,6 +140,24 @@ describe('the amber verdict', () => {
     const whole = JSON.parse(readFileSync(join(dir, 'people', 'report.json'), 'utf8'));
     expect(report.audit).toEqual(whole.audit);
     expect(report.verdict).toEqual(whole.verdict);
+  });
+
+  it('names the columns each method releases unchanged', () => {
+    const example = (name: string, edit: (s: Record<string, unknown>) => void = () => {}) => {
+      const path = new URL(`../../examples/${name}/release.json`, import.meta.url).pathname;
+      const json = JSON.parse(readFileSync(path, 'utf8'));
+      edit(json);
+      return unchangedColumns(parseSpec(json, path));
+    };
+    expect(example('adult')).toEqual(['occupation']);
+    // Anatomy publishes every value exactly, in buckets.
+    expect(example('adult-anatomy')).toHaveLength(9);
+    // Randomization: what its scenario does not randomize.
+    expect(example('adult-randomization')).toEqual([]);
+    const rrS = example('adult-randomization', (s) =>
+      Object.assign(s.method as object, { scenario: 'rr-s' }),
+    );
+    expect(rrS).toEqual(['sex', 'race', 'education', 'salary-class']);
   });
 
   it('a sensitive attribute no model bounds, concentrated in a class, is amber', () => {
