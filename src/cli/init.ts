@@ -98,12 +98,11 @@ const GEOGRAPHY = new Set([
 ]);
 const CODES = new Set(['zip', 'zipcode', 'postal', 'postcode', 'plz']);
 const DATE_FORMATS = ['YYYY-MM-DD', 'YYYY/MM/DD', 'DD.MM.YYYY', 'DD/MM/YYYY', 'MM/DD/YYYY'];
-/** Postal codes by shape: ZIP+4, UK and Canadian postcodes, digit codes with a leading zero. */
+/** Postal codes by shape: ZIP+4, UK and Canadian postcodes (digit codes: see isDigitCode). */
 const POSTCODE_SHAPES = [
   /^\d{5}-\d{4}$/,
   /^[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}$/i,
   /^[A-Z]\d[A-Z] ?\d[A-Z]\d$/i,
-  /^0\d{3,5}$/,
 ];
 /** A number with a decimal comma, as many locales write it: 3,75. */
 const DECIMAL_COMMA = /^-?\d+,\d+$/;
@@ -252,7 +251,7 @@ function guess(column: EncodedColumn, rows: number): Guess {
   if (format) return qi({ date: format, levels: ['month', 'year', 'decade'] }, `dates (${format})`);
   if (header.some((w) => CODES.has(w)))
     return qi({ mask: 'right' }, 'a zip or postal code, masked from the right');
-  if (values.every((v) => POSTCODE_SHAPES.some((p) => p.test(v.trim()))))
+  if (values.every((v) => POSTCODE_SHAPES.some((p) => p.test(v.trim()))) || isDigitCode(values))
     return qi({ mask: 'right' }, 'shaped like postal codes, masked from the right');
   if (values.length === 2) return grouped('two values, grouped under * (not intervals)');
   if (header.some((w) => GEOGRAPHY.has(w)))
@@ -275,6 +274,17 @@ function guess(column: EncodedColumn, rows: number): Guess {
   }
   return grouped(
     `text with ${values.length} distinct values: an attacker may know it, so it is quasi-identifying until you say otherwise; grouped (refine the groups, or mark it insensitive if no one could link on it)`,
+  );
+}
+
+/** Digit strings of one length (3 to 6), some with a leading zero: codes, not numbers (01234). */
+function isDigitCode(values: string[]): boolean {
+  const length = values[0]!.length;
+  return (
+    length >= 3 &&
+    length <= 6 &&
+    values.every((v) => v.length === length && /^\d+$/.test(v)) &&
+    values.some((v) => v.startsWith('0'))
   );
 }
 

@@ -75,6 +75,25 @@ describe('ppdp init', () => {
     expect(r.stdout).toMatch(/no column looks sensitive: if score is an outcome to protect/);
   });
 
+  it('recognizes postal codes by their shape, whatever the header', () => {
+    const rows = [
+      'a;b;c;n',
+      '01234;SW1A 1AA;12345-6789;120',
+      '10115;M1 1AE;02134-0001;95',
+      '80331;EC1A 1BB;94105-1234;101',
+    ];
+    writeFileSync(join(dir, 'codes.csv'), `${rows.join('\n')}\n`);
+    const r = ppdp('init', 'codes.csv', '--out', 'codes.json');
+    expect(r.status, r.stderr).toBe(0);
+    const spec = JSON.parse(readFileSync(join(dir, 'codes.json'), 'utf8'));
+    for (const column of ['a', 'b', 'c']) {
+      expect(spec.attributes[column]).toEqual({ type: 'quasi-identifying', hierarchy: { mask: 'right' } });
+    }
+    // Plain numbers of one length without a leading zero stay numbers.
+    expect(spec.attributes.n.hierarchy).toHaveProperty('intervals');
+    expect(r.stdout).toMatch(/a: quasi-identifying — shaped like postal codes, masked from the right/);
+  });
+
   it('names a sensitive header, and drafts a two-valued 0/1 column as groups', () => {
     writeFileSync(join(dir, 'wage.csv'), readFileSync(join(FIXTURES, 'wage.csv')));
     const r = ppdp('init', 'wage.csv', '--out', 'wage.json');
