@@ -13,6 +13,7 @@ import type { ReleaseSpec } from '../spec/spec.ts';
 import type { CodedTable } from '../verify/common.ts';
 import { verifierHierarchyRows } from '../verify/hierarchy.ts';
 import { fmtNum, fmtPct } from './format.ts';
+import { methodLimits } from './limits.ts';
 import type { Caution, ReleaseAudit, ReleaseReport, VerdictLevel } from './types.ts';
 
 /** Mean NCP over the quasi-identifier cells at or above which the release keeps almost nothing. */
@@ -162,14 +163,24 @@ export function auditRelease(
   };
 }
 
-/** The verdict report.json states and report.html shows: red unless verified, amber on a caution. */
-export function verdictOf(report: Pick<ReleaseReport, 'verification' | 'privacy' | 'audit'>): {
+/**
+ * The verdict report.json states and report.html shows: red unless verified; amber when the
+ * method leaves identity disclosure open (Anatomy, Slicing, randomization) or on a caution.
+ */
+export function verdictOf(report: Pick<ReleaseReport, 'verification' | 'privacy' | 'audit' | 'spec'>): {
   level: VerdictLevel;
   causes: string[];
 } {
   if (!(report.verification.verified && report.privacy.satisfied))
     return { level: 'not-verified', causes: [] };
-  const causes = (report.audit?.cautions ?? []).map((c) => c.message);
+  const causes = [
+    ...(methodLimits(report as ReleaseReport).identityOpen
+      ? [
+          `identity disclosure is not prevented: ${report.spec.method} leaves rows linkable on the values it publishes exactly`,
+        ]
+      : []),
+    ...(report.audit?.cautions ?? []).map((c) => c.message),
+  ];
   return { level: causes.length > 0 ? 'caution' : 'verified', causes };
 }
 

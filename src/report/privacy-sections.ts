@@ -1,6 +1,5 @@
 /** The report's privacy parts: verdict and limits, models, re-identification risk, attribute disclosure. */
 import { describeModel } from '../models/describe.ts';
-import { verdictOf } from './audit.ts';
 import { AMBER, chart, PALETTE, rankedValues } from './charts.ts';
 import { DASH, esc, fmtInt, fmtNum, fmtPct, humanize, oneIn } from './format.ts';
 import { ACCURACY_LABELS, achievedLabel, DISCLOSURE_BASELINES, DISCLOSURE_LABELS } from './labels.ts';
@@ -31,7 +30,8 @@ export function renderVerdict(report: ReleaseReport): string {
       : '') +
     '</div>';
   if (isVerified(report)) {
-    const causes = verdictOf(report).causes;
+    // The audit's causes (the method's own limits have their heading and box).
+    const causes = (report.audit?.cautions ?? []).map((c) => c.message);
     const why = (text: string) =>
       `<div class="why">${text}${
         causes.length > 0 ? `<ul>${causes.map((c) => `<li>${esc(c)}</li>`).join('')}</ul>` : ''

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reidentificationRisk } from '../../src/metrics/privacy.ts';
+import { verdictOf } from '../../src/report/audit.ts';
 import { renderReportHtml } from '../../src/report/html.ts';
 import type { HistogramBin, ReleaseReport } from '../../src/report/types.ts';
 
@@ -453,7 +454,15 @@ describe('renderReportHtml for methods other than generalization', () => {
       expect(html).toContain('Does not protect against:');
       expect(html).toMatch(/Identity (and membership )?disclosure/);
       expect(html).not.toContain('every privacy guarantee holds');
+      // report.json states the same verdict.
+      expect(verdictOf(report)).toEqual({
+        level: 'caution',
+        causes: [
+          `identity disclosure is not prevented: ${method} leaves rows linkable on the values it publishes exactly`,
+        ],
+      });
     }
+    expect(verdictOf(sampleReport())).toEqual({ level: 'verified', causes: [] });
     const generalization = renderReportHtml(sampleReport());
     expect(generalization).toContain('<div class="verdict pass"');
     expect(generalization).toContain('Does not protect against:');
