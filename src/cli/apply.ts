@@ -7,6 +7,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { appliedMethod, readSavedRelease } from '../apply/apply.ts';
 import { OutputError, PpdpError } from '../errors.ts';
 import { executeRelease } from '../pipeline/engine.ts';
+import { cautionLines } from '../report/audit.ts';
 import { loadSpec } from '../spec/spec.ts';
 import { parseCommandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
@@ -76,5 +77,6 @@ export async function applyCommand(args: string[]): Promise<number> {
     `verified release in ${values.out} (the ${method.name} transformation of ${dir} re-applied): ` +
       `${report.privacy.k !== undefined ? `k = ${report.privacy.k}, ` : ''}${report.rows.suppressed} rows suppressed\n`,
   );
+  process.stdout.write(cautionLines(report));
   return 0;
 }

@@ -11,7 +11,7 @@ import { type Evaluation, evaluateTable } from '../evaluate/evaluate.ts';
 import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
 import type { PopulationSpec } from '../metrics/population-risk.ts';
 import { readInput } from '../pipeline/release.ts';
-import { loadSpec } from '../spec/spec.ts';
+import { loadSpec, withColumnDefaults } from '../spec/spec.ts';
 import { parseCommandArgs } from './args.ts';
 import { groupingKernelOption } from './options.ts';
 import { readReleasedTable } from './released-table.ts';
@@ -21,7 +21,8 @@ export const EVALUATE_HELP = `Usage: ppdp evaluate <data.csv|data.arrow|release-
 Measures the re-identification risk and the utility of a table as it is: a ppdp release, the
 output of another tool (e.g. a generalized CSV from ARX) or raw input. Equivalence classes are
 the rows sharing every quasi-identifier value as written; rows whose quasi-identifiers are all
-'*' count as suppressed. Writes evaluate.json and prints a summary.
+'*' count as suppressed. Prints a summary; writes the measures as JSON only where --out
+says (--out - prints the JSON instead of the summary).
 
 Measured: prosecutor risk (max, mean, records above --threshold), journalist risk (without a
 population table equal to the prosecutor risk, an upper bound), marketer risk, the share of
@@ -48,12 +49,12 @@ Options:
                          or the share of the population the table holds, in (0, 1]
   --weight <column>      a column of design weights (people each record stands for)
   --special-uniques      search minimal sample uniques up to 3 quasi-identifiers
-  --out <file>           where evaluate.json goes (default: evaluate.json)
+  --out <file>           write the measures as JSON to this file (- for stdout; default: none)
   --kernel <name>        grouping kernel: wasm (default) or ts
   -h, --help             this help
 
 Examples:
-  ppdp evaluate out/adult --spec examples/adult/release.json
+  ppdp evaluate out/adult --spec examples/adult/release.json --out evaluate.json
   ppdp evaluate arx-output.csv --qi age,sex,zip --sensitive diagnosis --original input.csv
   ppdp evaluate survey.csv --qi age,sex,region --sampling-fraction 0.01 --weight w
 `;
@@ -74,7 +75,7 @@ export function evaluateCommand(args: string[]): number {
       'sampling-fraction': { type: 'string' },
       weight: { type: 'string' },
       'special-uniques': { type: 'boolean', default: false },
-      out: { type: 'string', default: 'evaluate.json' },
+      out: { type: 'string' },
       kernel: { type: 'string', default: 'wasm' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -144,7 +145,7 @@ export function evaluateCommand(args: string[]): number {
       sensitive: spec.attributes.filter((a) => a.type === 'sensitive').map((a) => a.name),
       original,
       hierarchies,
-      privacy: spec.privacy,
+      privacy: withColumnDefaults(spec, original).privacy,
       ...measures,
       ...((population ?? spec.report.population) ? { population: population ?? spec.report.population } : {}),
       kernel,
@@ -176,10 +177,17 @@ export function evaluateCommand(args: string[]): number {
       kernel,
     });
   }
-  const out = values.out!;
-  const tmp = join(dirname(out), `.${basename(out)}.partial`);
-  writeFileSync(tmp, `${JSON.stringify(evaluation, null, 2)}\n`);
-  renameSync(tmp, out);
+  const json = `${JSON.stringify(evaluation, null, 2)}\n`;
+  const out = values.out;
+  if (out === '-') {
+    process.stdout.write(json);
+    return 0;
+  }
+  if (out !== undefined) {
+    const tmp = join(dirname(out), `.${basename(out)}.partial`);
+    writeFileSync(tmp, json);
+    renameSync(tmp, out);
+  }
   process.stdout.write(summary(evaluation, out));
   return 0;
 }
@@ -249,7 +257,7 @@ function tablePaths(path: string): string[] {
   );
 }
 
-function summary(e: Evaluation, out: string): string {
+function summary(e: Evaluation, out: string | undefined): string {
   const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
   const num = (x: number | null) =>
     x === null ? '—' : Number.isFinite(x) ? String(Number(x.toPrecision(4))) : String(x);
@@ -300,7 +308,7 @@ function summary(e: Evaluation, out: string): string {
             (e.utility.unmeasuredCells > 0 ? ` (${e.utility.unmeasuredCells} cells not measurable)` : ''),
         ]
       : []),
-    `written to ${out}`,
+    out === undefined ? 'not written: add --out <file> for the measures as JSON' : `written to ${out}`,
   ];
   return `${lines.join('\n')}\n`;
 }

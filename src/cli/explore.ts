@@ -9,7 +9,7 @@ import { exploreFrontier, parseVary } from '../explore/frontier.ts';
 import { frontierCsv, frontierHtml, frontierJson } from '../explore/render.ts';
 import { checkOutDir } from '../pipeline/publish.ts';
 import { readInput } from '../pipeline/release.ts';
-import { loadSpec } from '../spec/spec.ts';
+import { loadSpec, withColumnDefaults } from '../spec/spec.ts';
 import { parseCommandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
 
@@ -67,7 +67,7 @@ export function exploreCommand(args: string[]): number {
   const spec = loadSpec(positionals[0]!);
   say(`reading the input of ${positionals[0]}`);
   const table = readInput(spec);
-  const frontier = exploreFrontier(spec, table, vary, kernel, say);
+  const frontier = exploreFrontier(withColumnDefaults(spec, table), table, vary, kernel, say);
   mkdirSync(out, { recursive: true });
   for (const [name, text] of [
     ['frontier.json', frontierJson(frontier)],

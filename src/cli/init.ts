@@ -18,13 +18,19 @@ export const INIT_HELP = `Usage: ppdp init <table> [--out <release.json>] [--for
 
 Drafts a release spec for a table (CSV or Arrow): every column gets a role and, for
 quasi-identifiers, a hierarchy builder, guessed from its header and values:
-  identifying        headers such as id, name, email, phone, ssn; text unique in every row
-  sensitive          headers such as diagnosis, disease, condition, salary, income
+  identifying        headers such as id, name, email, phone, ssn, address; text unique in
+                     every row
+  sensitive          headers such as diagnosis, disease, condition, salary, income, wage
   quasi-identifying  dates (YYYY-MM-DD, YYYY/MM/DD, DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY) with
-                     { "date": … }; zip or postal codes with { "mask": "right" }; numbers
-                     with { "intervals": … }; text with at most 20 distinct values with
-                     { "groups": … } (every value under *: refine the groups)
-  insensitive        the rest
+                     { "date": … }; zip or postal codes (by header or shape) with
+                     { "mask": "right" }; two-valued columns with { "groups": … }; numbers
+                     with { "intervals": … }; geography (neighborhood, city, county, region,
+                     district, …) and any other text with { "groups": … } (every value
+                     under *: refine the groups)
+  insensitive        only empty columns: a column is never left unprotected silently
+Numbers written with decimal commas (3,75) are drafted as numbers, and init says that the
+reader takes them as text: write them with decimal points (3.75) before a release. When no
+column looks sensitive, init suggests the numeric columns that may be an outcome to protect.
 The draft asks for k-anonymity with k = 5, at most 2 % suppressed rows, treats empty cells
 as values of their own when the table has any, and escapes CSV formulas (format.escapeFormulas)
 when a column it releases holds text a spreadsheet would run as a formula (=cmd(), @SUM(…), …;
@@ -57,6 +63,7 @@ const IDENTIFYING = new Set([
   'mrn',
   'passport',
   'address',
+  'street',
 ]);
 const SENSITIVE = new Set([
   'diagnosis',
@@ -68,15 +75,47 @@ const SENSITIVE = new Set([
   'medication',
   'salary',
   'income',
+  'wage',
+  'wages',
+  'earnings',
+]);
+/** Headers naming a place: quasi-identifying, whatever their values look like. */
+const GEOGRAPHY = new Set([
+  'neighborhood',
+  'neighbourhood',
+  'city',
+  'town',
+  'village',
+  'county',
+  'region',
+  'district',
+  'borough',
+  'suburb',
+  'municipality',
+  'province',
+  'state',
+  'country',
 ]);
 const CODES = new Set(['zip', 'zipcode', 'postal', 'postcode', 'plz']);
 const DATE_FORMATS = ['YYYY-MM-DD', 'YYYY/MM/DD', 'DD.MM.YYYY', 'DD/MM/YYYY', 'MM/DD/YYYY'];
+/** Postal codes by shape: ZIP+4, UK and Canadian postcodes (digit codes: see isDigitCode). */
+const POSTCODE_SHAPES = [
+  /^\d{5}-\d{4}$/,
+  /^[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}$/i,
+  /^[A-Z]\d[A-Z] ?\d[A-Z]\d$/i,
+];
+/** A number with a decimal comma, as many locales write it: 3,75. */
+const DECIMAL_COMMA = /^-?\d+,\d+$/;
 /** Text columns with at most this many distinct values become grouped categories. */
 const FEW = 20;
 
 interface Guess {
   readonly attribute: Record<string, unknown>;
   readonly why: string;
+  /** Numbers written with decimal commas: the reader takes them as text. */
+  readonly decimalComma?: boolean;
+  /** A numeric column with many values that may be an outcome to protect. */
+  readonly outcome?: boolean;
 }
 
 export function initCommand(args: string[]): number {
@@ -115,7 +154,7 @@ export function initCommand(args: string[]): number {
   if (!guesses.some(([, g]) => g.attribute.type === 'quasi-identifying')) {
     throw new PpdpError(
       'E_INIT_NO_QI',
-      `${basename(data)}: no column looks like a quasi-identifier (dates, numbers, codes or few distinct values)`,
+      `${basename(data)}: no column looks like a quasi-identifier (every column is identifying, sensitive or empty)`,
       'write the spec by hand (docs/release-spec.md): mark the columns an attacker could link on as quasi-identifying',
     );
   }
@@ -148,6 +187,22 @@ export function initCommand(args: string[]): number {
     `${out}: drafted from ${basename(data)} (${table.rowCount} rows); review the roles:\n`,
   );
   for (const [name, g] of guesses) process.stdout.write(`  ${name}: ${g.attribute.type} — ${g.why}\n`);
+  const commas = guesses.filter(([, g]) => g.decimalComma).map(([name]) => name);
+  if (commas.length > 0) {
+    process.stdout.write(
+      `  warning: ${commas.join(', ')} ${commas.length === 1 ? 'holds numbers' : 'hold numbers'} with decimal commas (3,75): drafted as numbers, but a release reads them as text — write them with decimal points (3.75) first\n`,
+    );
+  }
+  if (!guesses.some(([, g]) => g.attribute.type === 'sensitive')) {
+    const outcomes = guesses.filter(([, g]) => g.outcome).map(([name]) => name);
+    process.stdout.write(
+      `  no column looks sensitive${
+        outcomes.length > 0
+          ? `: if ${outcomes.join(' or ')} is an outcome to protect (a wage, a measurement), mark it`
+          : ': mark the attribute to protect'
+      } "type": "sensitive" and add a model for it, e.g. { "model": "t-closeness", "attribute": …, "t": 0.2 }\n`,
+    );
+  }
   if (formulas.length > 0) {
     process.stdout.write(
       `  format.escapeFormulas: true — ${formulas.join(', ')} ${formulas.length === 1 ? 'holds' : 'hold'} text a spreadsheet would run as a formula\n`,
@@ -176,34 +231,67 @@ function guess(column: EncodedColumn, rows: number): Guess {
   if (header.some((w) => IDENTIFYING.has(w)) || IDENTIFYING.has(joined)) {
     return { attribute: { type: 'identifying' }, why: 'its header names a person or an identifier' };
   }
-  if (header.some((w) => SENSITIVE.has(w))) {
-    return { attribute: { type: 'sensitive' }, why: 'its header names something sensitive' };
-  }
   const present = presentCodes(column);
   const values = column.dictionary.filter((v, c) => present[c] === 1 && !isMissing(v));
+  const decimalComma =
+    values.some((v) => DECIMAL_COMMA.test(v.trim())) && values.every(isNumberOrDecimalComma);
+  const numeric = values.length > 0 && values.every(isNumberOrDecimalComma);
+  const comma = decimalComma ? { decimalComma } : {};
+  if (header.some((w) => SENSITIVE.has(w))) {
+    return { attribute: { type: 'sensitive' }, why: 'its header names something sensitive', ...comma };
+  }
   const qi = (hierarchy: unknown, why: string): Guess => ({
     attribute: { type: 'quasi-identifying', hierarchy },
     why,
+    ...comma,
   });
+  const grouped = (why: string) => qi({ groups: [Object.fromEntries(values.map((v) => [v, '*']))] }, why);
   if (values.length === 0) return { attribute: { type: 'insensitive' }, why: 'it is empty' };
   const format = DATE_FORMATS.find((f) => isDateColumn(column, f));
   if (format) return qi({ date: format, levels: ['month', 'year', 'decade'] }, `dates (${format})`);
   if (header.some((w) => CODES.has(w)))
     return qi({ mask: 'right' }, 'a zip or postal code, masked from the right');
-  const numbers = values.map(Number);
-  if (values.every((v, i) => v.trim() !== '' && Number.isFinite(numbers[i]))) {
-    return qi({ intervals: intervalWidths(numbers) }, 'numbers, grouped into intervals');
-  }
-  if (values.length <= FEW) {
-    return qi(
-      { groups: [Object.fromEntries(values.map((v) => [v, '*']))] },
-      `${values.length} distinct values, grouped (refine the groups)`,
+  if (values.every((v) => POSTCODE_SHAPES.some((p) => p.test(v.trim()))) || isDigitCode(values))
+    return qi({ mask: 'right' }, 'shaped like postal codes, masked from the right');
+  if (values.length === 2) return grouped('two values, grouped under * (not intervals)');
+  if (header.some((w) => GEOGRAPHY.has(w)))
+    return grouped(
+      `a place (${values.length} distinct values): an attacker can link on it; grouped (refine the groups)`,
     );
+  if (numeric) {
+    const numbers = values.map((v) => Number(v.replace(',', '.')));
+    return {
+      ...qi(
+        { intervals: intervalWidths(numbers) },
+        `numbers${decimalComma ? ' with decimal commas' : ''}, grouped into intervals`,
+      ),
+      outcome: values.length > FEW,
+    };
   }
+  if (values.length <= FEW) return grouped(`${values.length} distinct values, grouped (refine the groups)`);
   if (values.length === rows) {
     return { attribute: { type: 'identifying' }, why: 'a different value in every row' };
   }
-  return { attribute: { type: 'insensitive' }, why: 'free text with many values' };
+  return grouped(
+    `text with ${values.length} distinct values: an attacker may know it, so it is quasi-identifying until you say otherwise; grouped (refine the groups, or mark it insensitive if no one could link on it)`,
+  );
+}
+
+/** Digit strings of one length (3 to 6), some with a leading zero: codes, not numbers (01234). */
+function isDigitCode(values: string[]): boolean {
+  const length = values[0]!.length;
+  return (
+    length >= 3 &&
+    length <= 6 &&
+    values.every((v) => v.length === length && /^\d+$/.test(v)) &&
+    values.some((v) => v.startsWith('0'))
+  );
+}
+
+/** A number as written, or with a decimal comma (3,75). */
+function isNumberOrDecimalComma(value: string): boolean {
+  const v = value.trim();
+  return v !== '' && (Number.isFinite(Number(v)) || DECIMAL_COMMA.test(v));
 }
 
 /** Whether every value parses as a date in `format` (the date builder's own parser decides). */

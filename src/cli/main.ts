@@ -2,6 +2,7 @@
  * The `ppdp` command. Exit code 0 only on a verified, published release; errors go to stderr
  * with what went wrong, where, and how to fix it.
  */
+
 import { MEMORY_ENV } from '../data/limits.ts';
 import { PpdpError } from '../errors.ts';
 import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
@@ -9,6 +10,7 @@ import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
 import { removeOnSignals } from '../pipeline/cleanup.ts';
 import { type EngineName, executeRelease } from '../pipeline/engine.ts';
 import { VERSION } from '../pipeline/release.ts';
+import { cautionLines } from '../report/audit.ts';
 import { nearest } from '../util/nearest.ts';
 import { applyCommand } from './apply.ts';
 import { parseCommandArgs } from './args.ts';
@@ -176,6 +178,8 @@ async function release(args: string[]): Promise<number> {
     `verified release in ${where}: ${report.privacy.k !== undefined ? `k = ${report.privacy.k}, ` : ''}` +
       `${report.rows.suppressed} rows suppressed, ${report.utility.metric} = ${report.utility.value.toPrecision(4)}\n`,
   );
+  // The amber verdict's causes (report.json "verdict"): verified, but read these before publishing.
+  process.stdout.write(cautionLines(report));
   return 0;
 }
 

@@ -12,8 +12,9 @@ import { readTableShards } from '../data/read.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import type { MethodReport } from '../methods/method.ts';
+import { verdictOf } from '../report/audit.ts';
 import { specSummary } from '../report/spec-summary.ts';
-import type { ReleaseReport, VerificationCheck } from '../report/types.ts';
+import type { ReleaseAudit, ReleaseReport, VerificationCheck } from '../report/types.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
 import { keyedRandom, tableDigest } from '../util/keys.ts';
 import type { Random } from '../util/random.ts';
@@ -62,8 +63,9 @@ export function frameReport(
   methodReport: MethodReport,
   checks: VerificationCheck[],
   timings: Record<string, number>,
+  audit?: ReleaseAudit,
 ): ReleaseReport {
-  return {
+  const report: ReleaseReport = {
     ppdp: { version: VERSION, runId },
     spec: specSummary(spec),
     input: {
@@ -82,8 +84,13 @@ export function frameReport(
     },
     ...methodReport,
     verification: { verified: checks.every((c) => c.passed), checks },
+    ...(audit ? { audit } : {}),
     timings,
   };
+  // The verdict goes before the timings: report.json reads verdict first, timings last.
+  if (!audit) return report;
+  const { timings: t, ...rest } = report;
+  return { ...rest, verdict: verdictOf(report), timings: t };
 }
 
 /** The release's random streams: keyed by the seed and the input's digest (computed once). */

@@ -13,20 +13,38 @@ export function isVerified(report: ReleaseReport): boolean {
   return report.verification.verified && report.privacy.satisfied;
 }
 
-/** Green when verified and identity disclosure is covered, amber when the method leaves it open, red when not verified. */
+/**
+ * Green when verified with nothing to caution; amber when verified but the method leaves
+ * identity disclosure open or the release audit (audit.ts) names a cause; red when not verified.
+ */
 export function renderVerdict(report: ReleaseReport): string {
   const limits = methodLimits(report);
+  const unchanged = report.audit?.unchanged;
   const box = (doesNot: string[]) =>
     `<div class="limits${limits.identityOpen ? ' open' : ''}"><p><strong>Protects against:</strong> ${esc(limits.protects)}</p>` +
+    (unchanged
+      ? `<p><strong>Released unchanged:</strong> ${
+          unchanged.length > 0 ? unchanged.map((c) => `<code>${esc(c)}</code>`).join(', ') : 'no column'
+        }</p>`
+      : '') +
     (doesNot.length > 0
       ? `<p><strong>Does not protect against:</strong></p><ul>${doesNot.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>`
       : '') +
     '</div>';
   if (isVerified(report)) {
+    // The audit's causes (the method's own limits have their heading and box).
+    const causes = (report.audit?.cautions ?? []).map((c) => c.message);
+    const why = (text: string) =>
+      `<div class="why">${text}${
+        causes.length > 0 ? `<ul>${causes.map((c) => `<li>${esc(c)}</li>`).join('')}</ul>` : ''
+      }</div>`;
     const verdict = limits.identityOpen
       ? '<div class="verdict warn" role="status"><span class="icon">!</span> Verified, but identity disclosure is not prevented' +
-        '<div class="why">The stated guarantees hold; read what this method does not protect against before publishing.</div></div>'
-      : '<div class="verdict pass" role="status"><span class="icon">✓</span> Verified: every privacy guarantee holds</div>';
+        `${why('The stated guarantees hold; read what this method does not protect against before publishing.')}</div>`
+      : causes.length > 0
+        ? '<div class="verdict warn" role="status"><span class="icon">!</span> Verified, with cautions' +
+          `${why('The stated guarantees hold, but the release audit found:')}</div>`
+        : '<div class="verdict pass" role="status"><span class="icon">✓</span> Verified: every privacy guarantee holds</div>';
     return verdict + box(limits.doesNot);
   }
   const reasons: string[] = [];
@@ -138,7 +156,8 @@ function riskChart(d: RiskDistribution, title: string, valueAxis: string): strin
   });
 }
 
-const THRESHOLD_MEANING = 'Set by "report": { "riskThreshold": … } in the release spec (default 0.2).';
+const THRESHOLD_MEANING =
+  'Set by "report": { "riskThreshold": … } in the release spec (default 0.2; for randomization, its bound τ).';
 
 /** The threshold, the share of rows above it, and the highest and mean prosecutor risk. */
 function prosecutorFacts(p: { threshold: number; shareAbove: number; max: number; mean: number }): Fact[] {

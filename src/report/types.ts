@@ -90,6 +90,38 @@ export interface ReportSection {
   chart?: { title: string; x: string; y: string; bars: { label: string; value: number }[] };
 }
 
+export type CautionCause =
+  | 'keeps-nothing'
+  | 'unique-with-unchanged-column'
+  | 'sensitive-revealed'
+  | 'not-audited';
+
+export interface Caution {
+  cause: CautionCause;
+  /** The column the caution is about, when one is. */
+  column?: string;
+  /** The measured figure: NCP, share of unique rows, or the revealing share. */
+  value?: number;
+  /** Rows concerned (unique rows, or the revealing class's size). */
+  rows?: number;
+  message: string;
+}
+
+export interface ReleaseAudit {
+  /** Every released column whose values are the input's, unchanged. */
+  unchanged: string[];
+  /** Whether the staged rows were measured (a release in parts is not). */
+  measured: boolean;
+  thresholds: { keepsNothingNcp: number; uniqueRowsAllowed: number; revealShare: number };
+  /** The classes over the released rows, and the mean NCP of their quasi-identifier cells. */
+  classes?: number;
+  ncp?: number;
+  cautions: Caution[];
+}
+
+/** What the report says of the release as a whole: red unless verified, amber on a caution. */
+export type VerdictLevel = 'verified' | 'caution' | 'not-verified';
+
 export interface ReleaseReport {
   ppdp: { version: string; runId: string };
   spec: {
@@ -157,6 +189,10 @@ export interface ReleaseReport {
   /** Method-specific machine-readable details (mondrian, anatomy, slicing, randomization…). */
   details?: Record<string, unknown>;
   verification: { verified: boolean; checks: VerificationCheck[] };
+  /** The release audit (src/report/audit.ts): the columns released unchanged and the cautions. */
+  audit?: ReleaseAudit;
+  /** The verdict: `caution` names each cause (the audit's cautions). */
+  verdict?: { level: VerdictLevel; causes: string[] };
   /** Wall time per phase in ms. Excluded from byte comparisons between runs. */
   timings: Record<string, number>;
 }

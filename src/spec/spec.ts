@@ -211,6 +211,11 @@ export interface ReleaseSpec {
   readonly method: MethodSpec;
   readonly seed: number;
   readonly report: ReportSpec;
+  /**
+   * Defaults the input's values decide (withColumnDefaults fills them): the privacy entries,
+   * by index, whose t-closeness distance the spec leaves out (`equal` until then).
+   */
+  readonly pending?: { readonly distance: readonly number[] };
 }
 
 /** What the report measures against. */
@@ -219,6 +224,8 @@ export interface ReportSpec {
   readonly riskThreshold: number;
   /** The population the input was drawn from: population uniqueness is estimated against it (docs/risk.md). */
   readonly population?: { readonly size: number } | { readonly samplingFraction: number };
+  /** Whether the spec sets riskThreshold (randomization otherwise measures against its τ). */
+  readonly riskThresholdSet?: boolean;
 }
 
 /** The risk threshold when the spec sets none: one chance in five. */
@@ -529,6 +536,9 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
   const privacy = (top.privacy as unknown[]).map((raw, i) =>
     parseModel(raw, where, `privacy[${i}]`, attributes, inside),
   );
+  const distanceLeftOut = (top.privacy as unknown[]).flatMap((raw, i) =>
+    privacy[i]!.model === 't-closeness' && (raw as { distance?: unknown }).distance === undefined ? [i] : [],
+  );
   if (privacy.length === 0) {
     throw new SpecError(
       'E_SPEC_PRIVACY',
@@ -582,7 +592,9 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
       ...(report.population === undefined
         ? {}
         : { population: parsePopulation(report.population, methodName, where) }),
+      riskThresholdSet: report.riskThreshold !== undefined,
     },
+    ...(distanceLeftOut.length > 0 ? { pending: { distance: distanceLeftOut } } : {}),
   };
 }
 
@@ -610,6 +622,31 @@ function parsePopulation(
   return p.size !== undefined
     ? { size: p.size as number }
     : { samplingFraction: p.samplingFraction as number };
+}
+
+/**
+ * The spec with the defaults its input's values decide: a t-closeness model without a distance
+ * measures `ordered` on a numeric sensitive attribute (every value a number) and `equal` on
+ * any other. `table` needs only the columns' dictionaries.
+ */
+export function withColumnDefaults(
+  spec: ReleaseSpec,
+  table: { readonly columns: readonly { readonly name: string; readonly dictionary: readonly string[] }[] },
+): ReleaseSpec {
+  if (!spec.pending) return spec;
+  const left = new Set(spec.pending.distance);
+  const privacy = spec.privacy.map((m, i) => {
+    if (!left.has(i) || m.model !== 't-closeness') return m;
+    const column = table.columns.find((c) => c.name === m.attribute);
+    return { ...m, distance: column && isNumericColumn(column.dictionary) ? 'ordered' : 'equal' } as const;
+  });
+  const { pending: _, ...rest } = spec;
+  return { ...rest, privacy };
+}
+
+/** Whether every value is a number as written (an empty cell is not). */
+export function isNumericColumn(values: readonly string[]): boolean {
+  return values.length > 0 && values.every((v) => v.trim() !== '' && Number.isFinite(Number(v)));
 }
 
 function parseMethod(
@@ -894,6 +931,7 @@ function parseModel(
       );
     }
   }
+  // Until the input's values decide (withColumnDefaults): equal.
   if (model === 't-closeness' && fields.distance === undefined) fields.distance = 'equal';
   if (model === 'delta-presence' && (fields.deltaMin as number) > (fields.deltaMax as number)) {
     throw new SpecError(

@@ -1,6 +1,6 @@
 /** explore, evaluate and apply as the installed bin runs them (needs `npm run build`). */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { executeRelease } from '../../src/pipeline/engine.ts';
@@ -58,6 +58,25 @@ describe('ppdp explore, evaluate and apply (bundled CLI)', () => {
     const evaluation = JSON.parse(readFileSync(json, 'utf8'));
     expect(evaluation.classes).toBe(report.privacy.classes);
     expect(evaluation.utility.ncp).toBeCloseTo(report.utility.ncp, 9);
+  });
+
+  it('evaluate writes only where --out says: a summary by default, JSON to stdout with --out -', () => {
+    const cwd = join(ws.dir, 'evaluate-cwd');
+    mkdirSync(cwd, { recursive: true });
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [CLI, 'evaluate', release, '--spec', ws.spec, ...args], {
+        encoding: 'utf8',
+        cwd,
+      });
+    const summary = run();
+    expect(summary.status, summary.stderr).toBe(0);
+    expect(summary.stdout).toMatch(/k achieved\s+5/);
+    expect(summary.stdout).toMatch(/not written: add --out <file> for the measures as JSON/);
+    expect(readdirSync(cwd)).toEqual([]);
+    const json = run('--out', '-');
+    expect(json.status, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).kAchieved).toBe(5);
+    expect(readdirSync(cwd)).toEqual([]);
   });
 
   it('evaluate reads a release in parts as one table', async () => {

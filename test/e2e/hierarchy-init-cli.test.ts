@@ -11,6 +11,7 @@ import { readHierarchyRows } from '../../src/hierarchy/hierarchy.ts';
 import { hospitalCsv } from '../helpers/hospital.ts';
 
 const CLI = new URL('../../bin/ppdp.mjs', import.meta.url).pathname;
+const FIXTURES = new URL('../fixtures/defaults/', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-cli-hierarchy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 writeFileSync(join(dir, 'hospital.csv'), hospitalCsv(2000));
@@ -42,6 +43,74 @@ describe('ppdp init', () => {
     const release = ppdp('release', 'draft/release.json', '--out', 'out-init', '--quiet');
     expect(release.stderr).toBe('');
     expect(release.stdout).toMatch(/^verified release in out-init: k = \d+/);
+  });
+
+  it('drafts many-valued text and places as quasi-identifying, two values as groups, and warns of decimal commas', () => {
+    writeFileSync(join(dir, 'people.csv'), readFileSync(join(FIXTURES, 'people.csv')));
+    const r = ppdp('init', 'people.csv', '--out', 'people.json');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const spec = JSON.parse(readFileSync(join(dir, 'people.json'), 'utf8'));
+    expect(spec.attributes).toMatchObject({
+      name: { type: 'identifying' },
+      street_address: { type: 'identifying' },
+      neighborhood: { type: 'quasi-identifying', hierarchy: { groups: [expect.any(Object)] } },
+      employer: { type: 'quasi-identifying', hierarchy: { groups: [expect.any(Object)] } },
+      gender: { type: 'quasi-identifying', hierarchy: { groups: [{ female: '*', male: '*' }] } },
+      member: { type: 'quasi-identifying', hierarchy: { groups: [{ 0: '*', 1: '*' }] } },
+      score: { type: 'quasi-identifying', hierarchy: { intervals: expect.any(Array) } },
+    });
+    expect(Object.values(spec.attributes).some((a) => (a as { type: string }).type === 'insensitive')).toBe(
+      false,
+    );
+    expect(r.stdout).toMatch(
+      /neighborhood: quasi-identifying — a place \(\d+ distinct values\): an attacker can link on it/,
+    );
+    expect(r.stdout).toMatch(
+      /employer: quasi-identifying — text with \d+ distinct values: an attacker may know it/,
+    );
+    expect(r.stdout).toMatch(
+      /warning: score holds numbers with decimal commas \(3,75\): drafted as numbers, but a release reads them as text/,
+    );
+    expect(r.stdout).toMatch(/no column looks sensitive: if score is an outcome to protect/);
+  });
+
+  it('recognizes postal codes by their shape, whatever the header', () => {
+    const rows = [
+      'a;b;c;n',
+      '01234;SW1A 1AA;12345-6789;120',
+      '10115;M1 1AE;02134-0001;95',
+      '80331;EC1A 1BB;94105-1234;101',
+    ];
+    writeFileSync(join(dir, 'codes.csv'), `${rows.join('\n')}\n`);
+    const r = ppdp('init', 'codes.csv', '--out', 'codes.json');
+    expect(r.status, r.stderr).toBe(0);
+    const spec = JSON.parse(readFileSync(join(dir, 'codes.json'), 'utf8'));
+    for (const column of ['a', 'b', 'c']) {
+      expect(spec.attributes[column]).toEqual({ type: 'quasi-identifying', hierarchy: { mask: 'right' } });
+    }
+    // Plain numbers of one length without a leading zero stay numbers.
+    expect(spec.attributes.n.hierarchy).toHaveProperty('intervals');
+    expect(r.stdout).toMatch(/a: quasi-identifying — shaped like postal codes, masked from the right/);
+  });
+
+  it('names a sensitive header, and drafts a two-valued 0/1 column as groups', () => {
+    writeFileSync(join(dir, 'wage.csv'), readFileSync(join(FIXTURES, 'wage.csv')));
+    const r = ppdp('init', 'wage.csv', '--out', 'wage.json');
+    expect(r.status).toBe(0);
+    const spec = JSON.parse(readFileSync(join(dir, 'wage.json'), 'utf8'));
+    expect(spec.attributes.wage).toEqual({ type: 'sensitive' });
+    expect(spec.attributes.union).toEqual({
+      type: 'quasi-identifying',
+      hierarchy: { groups: [{ 0: '*', 1: '*' }] },
+    });
+    expect(r.stdout).not.toMatch(/no column looks sensitive/);
+    // Released with k-anonymity alone, the wage goes out unchanged: verified, with a caution.
+    const release = ppdp('release', 'wage.json', '--out', 'out-wage', '--quiet');
+    expect(release.status, release.stderr).toBe(0);
+    expect(release.stdout).toMatch(
+      /^verified release in out-wage: .*\n {2}caution: wage is released unchanged and makes \d+ of 60 rows/,
+    );
   });
 
   it('keeps an existing spec unless --force', () => {

@@ -7,7 +7,7 @@ import { NoSolutionError, type PpdpError, SpecError, VerificationError } from '.
 import { diagOf, inverseNormFactor } from '../../src/methods/randomization/matrices.ts';
 import type { MatricesFile } from '../../src/methods/randomization/matrices-file.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec } from '../../src/spec/spec.ts';
+import { loadSpec, parseSpec } from '../../src/spec/spec.ts';
 import { verifyRandomization } from '../../src/verify/randomization.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
@@ -50,6 +50,15 @@ function marginal(csvPath: string, column: string): Map<string, number> {
 describe('randomization release on Adult (the setting of the attribute-disclosure paper)', async () => {
   const dirA = join(ws.dir, 'out', 'example-a');
   const a = await releaseTo(EXAMPLE, dirA);
+
+  it('measures its rows at risk against τ unless the spec sets a threshold', () => {
+    expect(a.report.privacy.attributeRisk!.threshold).toBe(0.25);
+    const set = parseSpec(
+      { ...JSON.parse(readFileSync(EXAMPLE, 'utf8')), report: { riskThreshold: 0.2 } },
+      EXAMPLE,
+    );
+    expect(set.report).toEqual({ riskThreshold: 0.2, riskThresholdSet: true });
+  });
 
   it('is verified, keeps every row, and meets max risk ≤ τ', () => {
     const { report } = a;

@@ -124,12 +124,14 @@ const METHODS: { method: string; example: string; amber: boolean; charts: string
   {
     method: 'generalization',
     example: 'adult',
-    amber: false,
+    // Amber: occupation is sensitive, released unchanged, and no model bounds it (the audit).
+    amber: true,
     charts: GENERALIZING_CHARTS,
   },
   {
     method: 'mondrian',
     example: 'adult-mondrian',
+    // Green: occupation, released unchanged, is bounded by the example's l-diversity.
     amber: false,
     charts: GENERALIZING_CHARTS,
   },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reidentificationRisk } from '../../src/metrics/privacy.ts';
+import { verdictOf } from '../../src/report/audit.ts';
 import { renderReportHtml } from '../../src/report/html.ts';
 import type { HistogramBin, ReleaseReport } from '../../src/report/types.ts';
 
@@ -149,6 +150,28 @@ describe('renderReportHtml', () => {
     const html = renderReportHtml(sampleReport());
     expect(html).toContain('Verified: every privacy guarantee holds');
     expect(html).not.toContain('NOT verified');
+  });
+
+  it('shows the amber verdict with each cause of the audit, and names the columns released unchanged', () => {
+    const report = sampleReport();
+    const audit: NonNullable<ReleaseReport['audit']> = {
+      unchanged: ['occupation', 'hours <&>'],
+      measured: true,
+      thresholds: { keepsNothingNcp: 0.9, uniqueRowsAllowed: 0, revealShare: 0.9 },
+      cautions: [{ cause: 'keeps-nothing', message: 'the release keeps almost nothing: <one class>' }],
+    };
+    const html = renderReportHtml({ ...report, audit });
+    expect(html).toContain('<div class="verdict warn"');
+    expect(html).toContain('Verified, with cautions');
+    expect(html).toContain('<li>the release keeps almost nothing: &lt;one class&gt;</li>');
+    expect(html).toContain(
+      '<strong>Released unchanged:</strong> <code>occupation</code>, <code>hours &lt;&amp;&gt;</code>',
+    );
+    expect(html).not.toContain('every privacy guarantee holds');
+    // An audit without causes keeps the green verdict, and still names the unchanged columns.
+    const green = renderReportHtml({ ...report, audit: { ...audit, cautions: [] } });
+    expect(green).toContain('Verified: every privacy guarantee holds');
+    expect(green).toContain('<strong>Released unchanged:</strong>');
   });
 
   it('shows the red verdict when a check fails or a model is unsatisfied', () => {
@@ -431,7 +454,15 @@ describe('renderReportHtml for methods other than generalization', () => {
       expect(html).toContain('Does not protect against:');
       expect(html).toMatch(/Identity (and membership )?disclosure/);
       expect(html).not.toContain('every privacy guarantee holds');
+      // report.json states the same verdict.
+      expect(verdictOf(report)).toEqual({
+        level: 'caution',
+        causes: [
+          `identity disclosure is not prevented: ${method} leaves rows linkable on the values it publishes exactly`,
+        ],
+      });
     }
+    expect(verdictOf(sampleReport())).toEqual({ level: 'verified', causes: [] });
     const generalization = renderReportHtml(sampleReport());
     expect(generalization).toContain('<div class="verdict pass"');
     expect(generalization).toContain('Does not protect against:');

@@ -66,7 +66,10 @@ export function randomizationReport(
       attributeRisk: riskDistribution(
         risk.cellRisk,
         plan.evaluator.table.cellCount,
-        spec.report.riskThreshold,
+        // Unless the spec sets a threshold, rows count as at risk above the bound τ itself.
+        spec.report.riskThresholdSet
+          ? spec.report.riskThreshold
+          : (plan.requirements.tau?.value ?? spec.report.riskThreshold),
       ),
       disclosure: {
         attributeDisclosure: { max: risk.max, mean: risk.mean },

@@ -2,10 +2,13 @@
  * The Verify state: the staged release checked independently, the report written, every file hashed.
  */
 import { readClaims } from '../../claims/index.ts';
+import { readArrow } from '../../data/arrow.ts';
 import type { EncodedTable } from '../../data/table.ts';
+import { InputError } from '../../errors.ts';
 import type { MethodReport } from '../../methods/method.ts';
+import { AUDIT_MAX_ROWS, auditRelease, unmeasuredAudit } from '../../report/audit.ts';
 import { renderReportHtml } from '../../report/html.ts';
-import type { VerificationCheck } from '../../report/types.ts';
+import type { ReleaseAudit, VerificationCheck } from '../../report/types.ts';
 import { byCodeUnits } from '../../util/format.ts';
 import type { PartSummary, ShardExpectation } from '../../verify/generalization-parts.ts';
 import { pieces, verifierFor } from '../../verify/index.ts';
@@ -22,6 +25,7 @@ import {
   inputDictionaries,
   ms,
   openWork,
+  partFiles,
   stagedPaths,
   timing,
   type Work,
@@ -38,14 +42,14 @@ export async function verify(task: WorkTask, env: PhaseEnv): Promise<{ verified:
   const methodReport = json.report;
   env.say?.('verifying the release independently');
   const t = performance.now();
-  const { checks, table, data } =
+  const { checks, table, data, audit } =
     work.file.plan.mode === 'sharded'
-      ? await verifyPieces(work, claims)
+      ? await verifyPieces(work, env, claims)
       : await verifyWhole(work, env, claims);
   await timing(store, work.loc.key, 'verify', performance.now() - t);
   const timings = await gatherTimings(store, work.loc.key);
   timings.total = Math.round((Date.now() - work.file.started) * 100) / 100;
-  const report = frameReport(work.spec, table, work.file.plan.runId, methodReport, checks, timings);
+  const report = frameReport(work.spec, table, work.file.plan.runId, methodReport, checks, timings, audit);
   const reports = {
     'report.json': `${JSON.stringify(report, null, 2)}\n`,
     'report.html': renderReportHtml(report),
@@ -69,10 +73,12 @@ interface Verified {
   readonly table: EncodedTable;
   /** The staged data files, hashed. */
   readonly data: ManifestEntry[];
+  /** What the release may give away beyond its models (the amber verdict). */
+  readonly audit: ReleaseAudit;
 }
 
 /** A sharded release: the slices' expectations and summaries compared (VerifySlice wrote them). */
-async function verifyPieces(work: Work, claims: unknown): Promise<Verified> {
+async function verifyPieces(work: Work, env: PhaseEnv, claims: unknown): Promise<Verified> {
   const { store } = work.loc;
   const shards = work.file.layout.shards.length;
   const { parts } = work.file.plan;
@@ -83,11 +89,32 @@ async function verifyPieces(work: Work, claims: unknown): Promise<Verified> {
     read<ShardExpectation>('shard', shards),
     read<PartSummary & { files: ManifestEntry[] }>('part', parts),
   ]);
+  const checks = pieces.check(work.spec, values, claims, expected, summaries);
   return {
-    checks: pieces.check(work.spec, values, claims, expected, summaries),
+    checks,
     table: values,
     data: summaries.flatMap((s) => s.files),
+    audit: await auditParts(work, env, values, summaries),
   };
+}
+
+/** The audit of a release in parts, read part by part when it is small enough to hold at once. */
+async function auditParts(
+  work: Work,
+  env: PhaseEnv,
+  values: EncodedTable,
+  summaries: readonly PartSummary[],
+): Promise<ReleaseAudit> {
+  if (summaries.reduce((n, s) => n + s.rows, 0) > AUDIT_MAX_ROWS) return unmeasuredAudit(work.spec, 'parts');
+  // A part without rows (all suppressed and removed) has no table to read.
+  const names = summaries.flatMap((s, i) => (s.rows > 0 ? [partFiles(summaries.length, i).arrow] : []));
+  const staged = await stagedPaths(work, env, names);
+  try {
+    const parts = names.map((name) => readArrow(staged.path(name)));
+    return auditRelease(work.spec, values, work.file.layout.rowCount, parts);
+  } finally {
+    disposeStaged(work, env);
+  }
 }
 
 /** A single-task release: the method's verifier over the whole input and the staged files. */
@@ -103,8 +130,19 @@ async function verifyWhole(work: Work, env: PhaseEnv, claims: unknown): Promise<
       claims,
       staged: staged.path,
     });
-    return { checks, table, data: files.map(staged.entry) };
+    const audit = auditRelease(work.spec, table, table.rowCount, stagedRows(staged.path('data.arrow')));
+    return { checks, table, data: files.map(staged.entry), audit };
   } finally {
     disposeStaged(work, env);
+  }
+}
+
+/** A staged Arrow file's rows; none when it has none (every row suppressed and removed). */
+function stagedRows(path: string): EncodedTable[] {
+  try {
+    return [readArrow(path)];
+  } catch (e) {
+    if (e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return [];
+    throw e;
   }
 }

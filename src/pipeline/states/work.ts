@@ -35,7 +35,7 @@ import { threadId } from 'node:worker_threads';
 import { concatTables, type EncodedTable, type OutputColumn } from '../../data/table.ts';
 import type { ShardSteps } from '../../methods/method.ts';
 import { methodFor } from '../../methods/registry.ts';
-import { loadSpec, type ReleaseSpec } from '../../spec/spec.ts';
+import { loadSpec, type ReleaseSpec, withColumnDefaults } from '../../spec/spec.ts';
 import { type RunKey, recall } from '../memo.ts';
 import type { ManifestEntry } from '../publish.ts';
 import {
@@ -126,7 +126,11 @@ export async function openWork(url: string, env: PhaseEnv): Promise<Work> {
     }
     specPath = join(dir, file.specName);
   }
-  const work: Work = { loc, file, spec: loadSpec(specPath), key };
+  const loaded: Work = { loc, file, spec: loadSpec(specPath), key };
+  // The defaults the input's values decide, from the dictionaries Plan stored.
+  const work = loaded.spec.pending
+    ? { ...loaded, spec: withColumnDefaults(loaded.spec, await inputDictionaries(loaded)) }
+    : loaded;
   workCache.set(cacheKey, work);
   if (workCache.size > 8) workCache.delete(workCache.keys().next().value!);
   return work;
