@@ -136,7 +136,10 @@ function withSpec(
       })),
     maxSuppressedRows: Math.floor(method.maxSuppression * table.rowCount + 1e-9),
     metric: method.metric,
-    metrics: new GeneralizationMetrics(hierarchies, tuples.columns, tuples.counts, table.rowCount, k),
+    metrics: new GeneralizationMetrics(hierarchies, tuples.columns, tuples.counts, table.rowCount, k, {
+      ...method.loss,
+      weights: hierarchies.map((h) => method.loss.weights?.[h.attribute] ?? 1),
+    }),
   };
   return { ...data, spec, method, problem };
 }
