@@ -36,7 +36,12 @@ export function generalizationReport(
  * The node, the hierarchies' heights, how much of the lattice was checked, the distinct QI
  * combinations (the input's own classes), NCP per attribute.
  */
-function searchFacts(prepared: Prepared, outcome: Outcome, node: Record<string, number>, qiCombinations: number) {
+function searchFacts(
+  prepared: Prepared,
+  outcome: Outcome,
+  node: Record<string, number>,
+  qiCombinations: number,
+) {
   const { best, nodesChecked, strategy } = outcome;
   const { hierarchies, problem } = prepared;
   const levelsOf = (r: NodeResult) => Object.fromEntries(prepared.qis.map((c, i) => [c.name, r.levels[i]!]));
