@@ -141,11 +141,11 @@ describe('metric loss against ARX 3.9.2, live', () => {
 
   it('Adult, k = 5, 2 % suppression, geometric mean (ARX default)', () => {
     compare(adult, { aggregate: 'geometric', gsFactor: 0.5, weights: undefined }, above);
-  }, 180_000);
+  }, 300_000);
 
   it('Adult, k = 5, 2 % suppression, arithmetic mean', () => {
     compare(adult, { aggregate: 'arithmetic', gsFactor: 0.5, weights: undefined }, above);
-  }, 180_000);
+  }, 300_000);
 
   it('built hierarchies, k = 5 + distinct l = 3, 5 % suppression, gs-factor 0.3, weights', async () => {
     const { spec: file } = await registrySample(2000);
@@ -157,7 +157,7 @@ describe('metric loss against ARX 3.9.2, live', () => {
       method: { ...base.method, maxSuppression: 0.05 },
     } as ReleaseSpec;
     compare(spec, { aggregate: 'geometric', gsFactor: 0.3, weights: { age: 1, postcode: 0.5, sex: 0.25 } });
-  }, 180_000);
+  }, 300_000);
 });
 
 const scratchDirs: string[] = [];
