@@ -34,6 +34,13 @@ export interface Hierarchy {
   readonly leaves: Int32Array[];
   /** Distinct values present in the input. */
   readonly domain: number;
+  /**
+   * The hierarchy's rows: a file's every row, a builder's one per value present (ARX's Loss
+   * counts a column's domain over these, docs/definitions.md §6).
+   */
+  readonly rows: number;
+  /** rowsUnder[l][labelCode] = how many of those rows carry the label at level l. */
+  readonly rowsUnder: Int32Array[];
   /** Where the hierarchy came from, for messages. */
   readonly source: string;
 }
@@ -170,9 +177,17 @@ function fromGrid(column: EncodedColumn, grid: Grid, source: string, quoteValues
 
   const levelTables: Int32Array[] = [Int32Array.from(dict, (_, c) => c)];
   const labels: string[][] = [dict.slice()];
+  // A builder's grid has a row per dictionary value: only those of values present count.
+  const counted = (r: number) => !grid.rowsAreCodes || present[r] === 1;
+  let rows = 0;
+  for (let r = 0; r < grid.rows; r++) if (counted(r)) rows++;
+  const rowsUnder: Int32Array[] = [
+    Int32Array.from(dict, (_, c) => (rowOf[c] !== -1 && counted(rowOf[c]!) ? 1 : 0)),
+  ];
   // Per level, grid labels renumbered from 0 in the order the codes meet them.
   const star = grid.index.get('*') ?? names.length;
   const local = new Int32Array(names.length + 1);
+  const perLabel = new Int32Array(names.length + 1);
   for (let l = 1; l <= height; l++) {
     local.fill(-1);
     const at = cells[l]!;
@@ -187,8 +202,14 @@ function fromGrid(column: EncodedColumn, grid: Grid, source: string, quoteValues
       }
       table[code] = id;
     }
+    perLabel.fill(0);
+    for (let r = 0; r < grid.rows; r++) if (counted(r)) perLabel[at[r]!]!++;
+    const under = new Int32Array(levelLabels.length);
+    for (let label = 0; label < local.length; label++)
+      if (local[label]! >= 0) under[local[label]!] = perLabel[label]!;
     levelTables.push(table);
     labels.push(levelLabels);
+    rowsUnder.push(under);
   }
   checkTree(column.name, source, levelTables, labels, quoteValues);
   const leaves = levelTables.map((table, l) => {
@@ -197,7 +218,7 @@ function fromGrid(column: EncodedColumn, grid: Grid, source: string, quoteValues
     return counts;
   });
   const domain = present.reduce((a, b) => a + b, 0);
-  return { attribute: column.name, height, levelTables, labels, leaves, domain, source };
+  return { attribute: column.name, height, levelTables, labels, leaves, domain, rows, rowsUnder, source };
 }
 
 /**

@@ -12,6 +12,15 @@ export interface MetricValues {
   precision: number;
   aecs: number;
   entropy: number;
+  loss: number;
+}
+
+/** ARX's Loss settings, per QI in the hierarchies' order. */
+export interface LossOptions {
+  readonly aggregate: 'geometric' | 'arithmetic';
+  readonly gsFactor: number;
+  /** Per QI, in (0, ∞): divided by the largest. */
+  readonly weights: readonly number[];
 }
 
 /** What a node's grouping says about its classes (suppressed ones flagged). */
@@ -38,6 +47,12 @@ export class GeneralizationMetrics {
   private readonly freq: Float64Array[];
   /** Per QI, per level: the entropy cell cost per code and its Σ over rows, made on first use. */
   private readonly entropyCache: ({ cost: Float64Array; sum: number } | undefined)[][];
+  /** Per QI, per level: Σ over rows of the Loss share (hierarchy rows under the cell's label / rows). */
+  private readonly shareByLevel: Float64Array[];
+  /** Loss's weights of a generalized and of a suppressed cell (from the gs-factor), and the QIs' weights. */
+  private readonly gFactor: number;
+  private readonly sFactor: number;
+  private readonly lossWeights: Float64Array;
 
   constructor(
     private readonly hierarchies: readonly Hierarchy[],
@@ -45,8 +60,18 @@ export class GeneralizationMetrics {
     private readonly counts: Int32Array,
     private readonly rows: number,
     private readonly k: number,
+    private readonly loss: LossOptions = {
+      aggregate: 'geometric',
+      gsFactor: 0.5,
+      weights: hierarchies.map(() => 1),
+    },
   ) {
     this.m = hierarchies.length;
+    const gs = loss.gsFactor;
+    this.sFactor = gs < 0.5 ? 2 * gs : 1;
+    this.gFactor = gs <= 0.5 ? 1 : 1 - 2 * (gs - 0.5);
+    const heaviest = Math.max(...loss.weights);
+    this.lossWeights = Float64Array.from(loss.weights, (w) => w / heaviest);
     this.freq = hierarchies.map((h, i) => weightedFrequencies(tuples[i]!, counts, h.labels[0]!.length));
     this.entropyCache = hierarchies.map((h) => new Array(h.height + 1).fill(undefined));
     this.ncpByLevel = hierarchies.map((h, i) => {
@@ -61,6 +86,56 @@ export class GeneralizationMetrics {
         return s;
       });
     });
+    this.shareByLevel = hierarchies.map((h, i) => {
+      const freq = this.freq[i]!;
+      return Float64Array.from({ length: h.height + 1 }, (_, l) => {
+        let s = 0;
+        for (let c = 0; c < freq.length; c++) if (freq[c]! > 0) s += this.share(i, l, c) * freq[c]!;
+        return s;
+      });
+    });
+  }
+
+  /** Loss's share of a cell of QI `i` holding `code` at `level`: the hierarchy rows under its label, over all rows. */
+  private share(i: number, level: number, code: number): number {
+    const h = this.hierarchies[i]!;
+    return h.rowsUnder[level]![h.levelTables[level]![code]!]! / h.rows;
+  }
+
+  /**
+   * ARX's Loss from each QI's Σ over rows of its cell costs: each sum normalized to [0, 1]
+   * between its least (every cell its own value, weighed as generalized) and N, then the
+   * weighted geometric or arithmetic mean over the QIs.
+   */
+  private lossOf(sums: readonly number[]): number {
+    const n = this.rows;
+    const m = this.m;
+    let geometric = 1;
+    let arithmetic = 0;
+    for (let i = 0; i < m; i++) {
+      const least = (this.gFactor * n) / this.hierarchies[i]!.rows;
+      // A one-row hierarchy (least = N) loses nothing, as in ARX (0/0 there, clamped to 0).
+      const value = n > least ? Math.max(0, (sums[i]! - least) / (n - least)) : 0;
+      const w = this.lossWeights[i]!;
+      geometric *= (value * w + 1) ** (1 / m);
+      arithmetic += (value / m) * w;
+    }
+    return this.loss.aggregate === 'geometric' ? geometric - 1 : arithmetic;
+  }
+
+  /** Per QI, Σ over rows of Loss's cell cost: a suppressed cell costs share + sFactor·(1 − share). */
+  private lossSums(levels: ArrayLike<number>, outcome: ClassOutcome): number[] {
+    const sums = Array.from({ length: this.m }, (_, i) => this.gFactor * this.shareByLevel[i]![levels[i]!]!);
+    const { groups, sizes, suppressed, reps } = outcome;
+    for (let g = 0; outcome.suppressedRows > 0 && g < groups; g++) {
+      if (!suppressed[g]) continue;
+      const rep = reps[g]!;
+      for (let i = 0; i < this.m; i++) {
+        const share = this.share(i, levels[i]!, this.tuples[i]![rep]!);
+        sums[i]! += sizes[g]! * (share + this.sFactor * (1 - share) - this.gFactor * share);
+      }
+    }
+    return sums;
   }
 
   /** The NCP cost of a cell of QI `i` holding `code`, generalized to `level` (as summed in ncpByLevel). */
@@ -129,6 +204,7 @@ export class GeneralizationMetrics {
         if (!suppressed[g]) squares += sizes[g]! * sizes[g]!;
       }
     }
+    const loss = wants('loss') ? this.lossOf(this.lossSums(levels, outcome)) : Number.NaN;
     return {
       ncp,
       discernibility: squares + s * n,
@@ -136,6 +212,7 @@ export class GeneralizationMetrics {
       aecs:
         outcome.retainedClasses > 0 ? (n - s) / (outcome.retainedClasses * this.k) : Number.POSITIVE_INFINITY,
       entropy,
+      loss,
     };
   }
 
@@ -174,6 +251,10 @@ export class GeneralizationMetrics {
         for (let i = 0; i < this.m; i++) s += this.entropy(i, levels[i]!).sum;
         return s;
       }
+      case 'loss':
+        return this.lossOf(
+          Array.from({ length: this.m }, (_, i) => this.gFactor * this.shareByLevel[i]![levels[i]!]!),
+        );
       case 'precision':
         return this.relativeHeight(levels);
       case 'discernibility':
@@ -211,6 +292,10 @@ export class GeneralizationMetrics {
    * monotonic: every row suppressed at A is suppressed at X too (its class only shrinks),
    * and costs at X at least its cells' generalization cost there. For NCP and entropy that
    * is A's suppression penalty (value minus a-priori bound); for precision, A's suppressed rows.
+   * Loss's penalty per QI grows at X (its cells' shares only fall) and its a-priori value
+   * falls: for the arithmetic mean the difference carries, for the geometric mean the log of
+   * the ratio (value + 1)/(a-priori + 1) (each QI's factor log(w·v + 1) grows the less, the
+   * higher v already is).
    */
   suppressionCarry(
     metric: MetricName,
@@ -223,6 +308,12 @@ export class GeneralizationMetrics {
         return values.ncp - this.aprioriBound('ncp', levels);
       case 'entropy':
         return values.entropy - this.aprioriBound('entropy', levels);
+      case 'loss': {
+        const apriori = this.aprioriBound('loss', levels);
+        return this.loss.aggregate === 'geometric'
+          ? Math.max(0, Math.log((values.loss + 1) / (apriori + 1)))
+          : values.loss - apriori;
+      }
       case 'precision':
       case 'discernibility':
         return suppressedRows;
@@ -248,6 +339,8 @@ export class GeneralizationMetrics {
       const byCount = s * n + ((n - s) * (n - s)) / classes;
       return Math.max(bySize, byCount);
     }
+    if (metric === 'loss' && this.loss.aggregate === 'geometric')
+      return (this.aprioriBound(metric, levels) + 1) * Math.exp(carry) - 1;
     return this.aprioriBound(metric, levels) + carry;
   }
 

@@ -37,6 +37,17 @@ export function fmtNum(n: number): string {
   return String(Number(n.toPrecision(4)));
 }
 
+/**
+ * The numbers in a line of text (a verification check's detail) formatted as fmtNum does:
+ * thousands separators, 4 significant digits. Digits inside words, paths, versions and dates
+ * (`part-00012`, `1.2.3`, `2026-01-31`) are left as written.
+ */
+export function fmtNumbersIn(text: string): string {
+  return text.replace(/(?<![\w.\-/:])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w.\-/:]*\d)(?![\w%])/gi, (token) =>
+    fmtNum(Number(token)),
+  );
+}
+
 export function fmtPct(share: number): string {
   return Number.isFinite(share) ? `${fmtNum(share * 100)}%` : DASH;
 }

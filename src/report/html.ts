@@ -7,7 +7,7 @@
  * byte-equal. The privacy parts are in privacy-sections.ts, the utility parts in utility-sections.ts.
  */
 import { chart, PALETTE } from './charts.ts';
-import { capitalize, DASH, esc, fmtInt, fmtNum, fmtPct, ratio } from './format.ts';
+import { capitalize, DASH, esc, fmtInt, fmtNum, fmtNumbersIn, fmtPct, ratio } from './format.ts';
 import { type Fact, factsTable, mark, note, type Row, section, table } from './markup.ts';
 import {
   renderAttributeDisclosure,
@@ -134,7 +134,11 @@ function renderTransformation(report: ReleaseReport, g: Generalization): string 
       `${fmtInt(g.nodesChecked)} (${fmtPct(ratio(g.nodesChecked, g.latticeSize))} of the lattice)`,
       'The rest were settled by pruning, with the optimum guaranteed.',
     ],
-    ['Distinct QI tuples', fmtInt(g.distinctTuples), 'Distinct quasi-identifier combinations in the input.'],
+    [
+      'Distinct QI combinations',
+      fmtInt(g.distinctTuples),
+      'Distinct combinations of the quasi-identifiers’ values in the input (the finest classes possible).',
+    ],
     ...rowFacts(report),
   ]);
   const parts = [qiTable, facts];
@@ -229,11 +233,15 @@ function renderVerification(report: ReleaseReport): string {
   const passed = checks.filter((c) => c.passed).length;
   const summary =
     `<p>${fmtInt(passed)} of ${fmtInt(checks.length)} checks passed. Each re-reads the staged files with code ` +
-    'independent of the code that built them.</p>';
+    'independent of the code that built them. Numbers are rounded to 4 significant digits here; ' +
+    '<code>report.json</code> holds them exactly, and a failed check shows them exactly.</p>';
   const tbl = table(
     [{ label: 'Check' }, { label: 'Result' }, { label: 'Detail' }],
     checks.map(
-      (c): Row => ({ cells: [esc(c.name), mark(c.passed), esc(c.detail)], cls: c.passed ? '' : 'failed' }),
+      (c): Row => ({
+        cells: [esc(c.name), mark(c.passed), esc(c.passed ? fmtNumbersIn(c.detail) : c.detail)],
+        cls: c.passed ? '' : 'failed',
+      }),
     ),
   );
   return section('verification', 'Verification', `${summary}\n${tbl}`);

@@ -27,6 +27,11 @@ export const UTILITY_LABELS: Record<string, Label> = {
     name: 'Average class size (AECS)',
     meaning: 'Average equivalence class size relative to k; 1 is the ideal.',
   },
+  loss: {
+    name: 'Loss (as in ARX)',
+    meaning:
+      'Information loss with each domain counted over its hierarchy (suppression weighed by the gs-factor), averaged over the quasi-identifiers: 0 = original data, 1 = everything suppressed.',
+  },
   entropy: {
     name: 'Entropy loss',
     meaning: 'Non-uniform entropy loss in bits: information removed by generalization.',
@@ -34,26 +39,27 @@ export const UTILITY_LABELS: Record<string, Label> = {
   kl: {
     name: 'KL divergence',
     meaning:
-      'Kullback–Leibler divergence between the original and the reconstructed distributions: 0 = identical, lower is better.',
+      'Kullback–Leibler divergence of the distribution reconstructed from the release from the original, in nats: 0 = identical; higher = further apart, with no upper bound.',
   },
   klFullJoint: {
     name: 'KL divergence, full joint',
-    meaning: 'The same divergence over the joint distribution of every released attribute together.',
+    meaning:
+      'The same divergence over the joint distribution of every released attribute together, in nats: 0 = identical; higher = further apart.',
   },
   chi2: {
     name: 'χ² distance',
     meaning:
-      'χ² distance between the original and the reconstructed distributions: 0 = identical, lower is better.',
+      'χ² distance Σ(π − π̂)²/π between the original and the reconstructed distributions, summed over cells: 0 = identical; higher = further apart, with no upper bound.',
   },
   queryErrorBase: {
     name: 'Query error (all attributes)',
     meaning:
-      'Average relative error of count queries over every released attribute at once, answered from the release; 0 = exact.',
+      'Average relative error of count queries over every released attribute at once, answered from the release, as a share of the true count: 0 = exact; 0.1 = off by 10 % on average; higher = less accurate.',
   },
   queryErrorCube: {
     name: 'Query error (every subset)',
     meaning:
-      'Average relative error of count queries over every subset of the attributes (the CUBE), answered from the release; 0 = exact.',
+      'Average relative error of count queries over every subset of the attributes (the CUBE), answered from the release, as a share of the true count: 0 = exact; 0.1 = off by 10 % on average.',
   },
   cubeCells: {
     name: 'Cells the query error averages over',

@@ -149,7 +149,7 @@ export interface ReleaseReport {
     heights: Record<string, number>;
     latticeSize: number;
     nodesChecked: number;
-    /** Distinct QI tuples the search grouped (rows are collapsed first). */
+    /** Distinct combinations of the quasi-identifiers' values in the input (the search's bottom classes). */
     distinctTuples: number;
     /** With strategy k-minimal: every k-minimal node (QI name → level). */
     kMinimal?: Record<string, number>[];

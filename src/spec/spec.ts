@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { HierarchyError, InputError, SpecError } from '../errors.ts';
+import { nearest } from '../util/nearest.ts';
 import { findDuplicateKey, locateJsonError } from './json.ts';
 import { type Field, type ObjectSchema, validateObject } from './schema.ts';
 
@@ -116,8 +117,24 @@ export const MODEL_NAMES = [
   'delta-presence',
 ] as const;
 
-export type MetricName = 'ncp' | 'discernibility' | 'precision' | 'aecs' | 'entropy';
-export const METRIC_NAMES: readonly MetricName[] = ['ncp', 'discernibility', 'precision', 'aecs', 'entropy'];
+export type MetricName = 'ncp' | 'discernibility' | 'precision' | 'aecs' | 'entropy' | 'loss';
+export const METRIC_NAMES: readonly MetricName[] = [
+  'ncp',
+  'discernibility',
+  'precision',
+  'aecs',
+  'entropy',
+  'loss',
+];
+
+/** ARX's Loss (docs/definitions.md §6): how attributes are aggregated, how suppression weighs, per-QI weights. */
+export interface LossSpec {
+  readonly aggregate: 'geometric' | 'arithmetic';
+  /** In [0, 1]: 0.5 weighs generalization and suppression alike, 0 favours suppression, 1 generalization. */
+  readonly gsFactor: number;
+  /** QI name → weight > 0 (relative: divided by the largest); a QI not named weighs 1. */
+  readonly weights: Readonly<Record<string, number>> | undefined;
+}
 
 export const PREFERENCES = [
   'min-absolute-distance',
@@ -132,6 +149,8 @@ export interface GeneralizationMethodSpec {
   /** Fraction of rows that may be suppressed, in [0, 1]. */
   readonly maxSuppression: number;
   readonly metric: MetricName;
+  /** The Loss metric's settings (used by metric `loss`, and for the Loss the report gives). */
+  readonly loss: LossSpec;
   readonly strategy: 'optimal' | 'k-minimal';
   /** With strategy k-minimal: how to choose among the k-minimal nodes. */
   readonly preference: Preference;
@@ -328,6 +347,7 @@ const METHODS: Record<MethodName, ObjectSchema> = {
     name: str(),
     maxSuppression: num(0, 1),
     metric: str(METRIC_NAMES),
+    loss: { kind: 'object' },
     strategy: str(['optimal', 'k-minimal']),
     preference: str(PREFERENCES),
     suppressed: str(['mask', 'remove']),
@@ -649,6 +669,42 @@ export function isNumericColumn(values: readonly string[]): boolean {
   return values.length > 0 && values.every((v) => v.trim() !== '' && Number.isFinite(Number(v)));
 }
 
+const LOSS: ObjectSchema = {
+  aggregate: str(['geometric', 'arithmetic']),
+  gsFactor: num(0, 1),
+  weights: { kind: 'object' },
+};
+
+function parseLoss(raw: unknown, where: string, attributes: AttributeSpec[]): LossSpec {
+  const loss = raw === undefined ? {} : validateObject(raw, LOSS, where, 'method.loss');
+  const weights = loss.weights as Record<string, unknown> | undefined;
+  if (weights !== undefined) {
+    const qis = attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
+    for (const [name, w] of Object.entries(weights)) {
+      if (!qis.includes(name)) {
+        const near = nearest(name, qis);
+        throw new SpecError(
+          'E_SPEC_VALUE',
+          `${where}: method.loss.weights names '${name}', not a quasi-identifier${near ? ` (did you mean '${near}'?)` : ''}`,
+          `weights are per quasi-identifier: ${qis.join(', ')}`,
+        );
+      }
+      if (typeof w !== 'number' || !Number.isFinite(w) || w <= 0) {
+        throw new SpecError(
+          'E_SPEC_VALUE',
+          `${where}: method.loss.weights.${name} must be a number above 0`,
+          'weights are relative (divided by the largest): e.g. 1 for every attribute, 0.5 for one that matters half as much',
+        );
+      }
+    }
+  }
+  return {
+    aggregate: (loss.aggregate as 'geometric' | 'arithmetic' | undefined) ?? 'geometric',
+    gsFactor: (loss.gsFactor as number | undefined) ?? 0.5,
+    weights: weights as Record<string, number> | undefined,
+  };
+}
+
 function parseMethod(
   name: MethodName,
   m: Record<string, unknown>,
@@ -661,6 +717,7 @@ function parseMethod(
         name,
         maxSuppression: (m.maxSuppression as number | undefined) ?? 0,
         metric: (m.metric as MetricName | undefined) ?? 'ncp',
+        loss: parseLoss(m.loss, where, attributes),
         strategy: (m.strategy as 'optimal' | 'k-minimal' | undefined) ?? 'optimal',
         preference: (m.preference as Preference | undefined) ?? 'min-absolute-distance',
         suppressed: (m.suppressed as 'mask' | 'remove' | undefined) ?? 'mask',

@@ -227,6 +227,37 @@ describe('renderReportHtml', () => {
     expect(html).toContain('98,765');
   });
 
+  it('rounds the numbers of passed checks for people, and keeps a failed check exact', () => {
+    const report = sampleReport();
+    report.verification.checks = [
+      {
+        name: 'reported-ncp',
+        passed: true,
+        detail: 'NCP recomputed 0.29047161077443123, reported 0.2904716107744313',
+      },
+      { name: 'row-count', passed: true, detail: '30162 rows released of 30162 in part-00012.csv' },
+      { name: 'reported-loss', passed: false, detail: 'Loss recomputed 0.24647715530217207, reported 0.25' },
+    ];
+    const html = renderReportHtml(report);
+    expect(html).toContain('NCP recomputed 0.2905, reported 0.2905');
+    expect(html).not.toContain('0.29047161077443123');
+    expect(html).toContain('30,162 rows released of 30,162 in part-00012.csv');
+    expect(html).toContain('Loss recomputed 0.24647715530217207, reported 0.25');
+    expect(html).toContain('<code>report.json</code> holds them exactly');
+  });
+
+  it('counts distinct combinations of the quasi-identifiers', () => {
+    expect(renderReportHtml(sampleReport())).toContain('Distinct QI combinations');
+  });
+
+  it('names the Loss measure and what its scale means', () => {
+    const report = sampleReport();
+    report.utility = { ...report.utility, loss: 0.2464771553 };
+    const html = renderReportHtml(report);
+    expect(html).toContain('Loss (as in ARX)');
+    expect(html).toContain('0.2465');
+  });
+
   it('escapes strings from the report', () => {
     const evil = '<script>alert(1)</script>';
     const report = sampleReport();
@@ -376,7 +407,9 @@ describe('renderReportHtml for methods other than generalization', () => {
       'Optimized metric: <strong>KL divergence</strong> <span class="big">0.01235</span>',
     );
     expect(html).toContain('KL divergence <span class="badge">headline</span>');
-    expect(html).toContain('Kullback–Leibler divergence between the original and the reconstructed');
+    // Each distribution measure says what 0 is and which way is worse, and its unit.
+    expect(html).toContain('in nats: 0 = identical; higher = further apart');
+    expect(html).toContain('summed over cells: 0 = identical; higher = further apart');
     expect(html).toContain('χ² distance');
     expect(html).toContain('41.5');
     expect(html).not.toContain('retention</td>');
@@ -393,6 +426,7 @@ describe('renderReportHtml for methods other than generalization', () => {
     expect(other).toContain('Query error (all attributes)');
     expect(other).toContain('Query error (every subset) <span class="badge">headline</span>');
     expect(other).toContain('Average relative error of count queries');
+    expect(other).toContain('0 = exact; 0.1 = off by 10 % on average');
     expect(other).toContain('<td>zeta</td>');
     expect(other).toContain('Method-specific utility measure');
   });

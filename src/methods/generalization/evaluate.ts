@@ -80,6 +80,7 @@ const INFEASIBLE_VALUES: MetricValues = Object.freeze({
   precision: Number.POSITIVE_INFINITY,
   aecs: Number.POSITIVE_INFINITY,
   entropy: Number.POSITIVE_INFINITY,
+  loss: Number.POSITIVE_INFINITY,
 });
 
 /** Int32 cells held by the kept snapshots: grows as their tuple → class maps are composed. */

@@ -142,7 +142,10 @@ function withSpec(
       })),
     maxSuppressedRows: Math.floor(method.maxSuppression * table.rowCount + 1e-9),
     metric: method.metric,
-    metrics: new GeneralizationMetrics(hierarchies, tuples.columns, tuples.counts, table.rowCount, k),
+    metrics: new GeneralizationMetrics(hierarchies, tuples.columns, tuples.counts, table.rowCount, k, {
+      ...method.loss,
+      weights: hierarchies.map((h) => method.loss.weights?.[h.attribute] ?? 1),
+    }),
     population: data.population,
   };
   return { ...data, spec, method, problem };
@@ -296,17 +299,21 @@ export function searchStep(
 ): SearchStepResult {
   const { problem, qis, tuples, table } = prepared;
   say(
-    `${thousands(table.rowCount)} rows, ${qis.length} quasi-identifiers, ` +
-      `${thousands(tuples.counts.length)} distinct tuples, lattice of ${thousands(problem.lattice.size)} nodes`,
+    `${thousands(table.rowCount)} rows, ${qis.length} quasi-identifiers, lattice of ${thousands(problem.lattice.size)} nodes`,
   );
   const outcome = time('search', () => search(prepared, kernel, fixed));
   const { best, nodesChecked } = outcome;
   const node = Object.fromEntries(qis.map((c, i) => [c.name, best.levels[i]!]));
-  say(`chosen node ${JSON.stringify(node)} after checking ${nodesChecked} of ${problem.lattice.size} nodes`);
+  // The bottom node (the input's own classes) from the search's session: its classes are kept.
+  // Its classes are the distinct QI combinations (the tuples also carry the sensitive values).
+  const original = outcome.evaluator.evaluate(0);
+  say(
+    `${thousands(original.groups)} distinct quasi-identifier combinations; ` +
+      `chosen node ${JSON.stringify(node)} after checking ${nodesChecked} of ${problem.lattice.size} nodes`,
+  );
   const tupleSuppressed = new Uint8Array(tuples.counts.length);
   for (let t = 0; t < tupleSuppressed.length; t++) tupleSuppressed[t] = best.suppressed[best.groupOf[t]!]!;
-  // The bottom node (the input's own classes) from the search's session: its classes are kept.
-  const report = generalizationReport(prepared, outcome, node, outcome.evaluator.evaluate(0));
+  const report = generalizationReport(prepared, outcome, node, original);
   outcome.evaluator.dispose();
   return {
     node,

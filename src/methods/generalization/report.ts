@@ -29,16 +29,24 @@ export function generalizationReport(
   const releasedRows = method.suppressed === 'mask' ? table.rowCount : table.rowCount - best.suppressedRows;
   return {
     rows: { input: table.rowCount, released: releasedRows, suppressed: best.suppressedRows },
-    generalization: searchFacts(prepared, outcome, node),
+    generalization: searchFacts(prepared, outcome, node, originalNode.groups),
     privacy: privacyOf(prepared, best, originalNode),
     utility: { metric: method.metric, value: best.value, ...best.values },
   };
 }
 
-/** The node, the hierarchies' heights, how much of the lattice was checked, NCP per attribute. */
-function searchFacts(prepared: Prepared, outcome: Outcome, node: Record<string, number>) {
+/**
+ * The node, the hierarchies' heights, how much of the lattice was checked, the distinct QI
+ * combinations (the input's own classes), NCP per attribute.
+ */
+function searchFacts(
+  prepared: Prepared,
+  outcome: Outcome,
+  node: Record<string, number>,
+  qiCombinations: number,
+) {
   const { best, nodesChecked, strategy } = outcome;
-  const { hierarchies, tuples, problem } = prepared;
+  const { hierarchies, problem } = prepared;
   const levelsOf = (r: NodeResult) => Object.fromEntries(prepared.qis.map((c, i) => [c.name, r.levels[i]!]));
   const ncpByAttribute = problem.metrics.ncpByAttribute(best.levels, best);
   return {
@@ -47,7 +55,7 @@ function searchFacts(prepared: Prepared, outcome: Outcome, node: Record<string, 
     heights: Object.fromEntries(hierarchies.map((h) => [h.attribute, h.height])),
     latticeSize: problem.lattice.size,
     nodesChecked,
-    distinctTuples: tuples.counts.length,
+    distinctTuples: qiCombinations,
     ...(outcome.kMinimal ? { kMinimal: outcome.kMinimal.map(levelsOf) } : {}),
     ncpByAttribute: Object.fromEntries(prepared.qis.map((c, i) => [c.name, ncpByAttribute[i]!])),
   };
