@@ -96,7 +96,7 @@ export function main(argv: string[]): number | Promise<number> {
     if (command === 'release' || command === 'apply') removeOnSignals();
     if (command === 'release') return release(rest).catch(reportError);
     if (command === 'reconstruct') return reconstructCommand(rest);
-    if (command === 'explore') return exploreCommand(rest);
+    if (command === 'explore') return exploreCommand(rest).catch(reportError);
     if (command === 'apply') return applyCommand(rest).catch(reportError);
     if (command === 'evaluate') return evaluateCommand(rest);
     if (command === 'hierarchy') return hierarchyCommand(rest);
