@@ -345,6 +345,17 @@ export function explorerClient(): void {
   const vb = { ...full };
   const setView = () => svg.setAttribute('viewBox', `${vb.x} ${vb.y} ${vb.w} ${vb.h}`);
   setView();
+  // For scripts driving the page (and its browser test): a node's centre on screen.
+  (window as unknown as { ppdpLattice: unknown }).ppdpLattice = {
+    center(levels: number[]) {
+      const id = indexOf(levels);
+      const p = svg.createSVGPoint();
+      p.x = xOf(id);
+      p.y = yOf(id);
+      const q = p.matrixTransform(svg.getScreenCTM()!);
+      return { clientX: q.x, clientY: q.y };
+    },
+  };
   svg.setAttribute('data-draw-ms', String(Math.round((performance.now() - t0) * 10) / 10));
   svg.setAttribute('data-nodes', String(size));
 
