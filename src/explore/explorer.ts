@@ -160,7 +160,7 @@ export function explore(
       ...(levels ? { levels } : {}),
       ...choiceFacts(run.report, p),
       preview: run.tupleSuppressed
-        ? previews.generalized(prepared!, levels!, run.tupleSuppressed, run.spec)
+        ? previews.generalized(prepared!, levels!, (t) => run.tupleSuppressed![t] === 1, run.spec)
         : previews.fromCsv(run.files),
       specChange: specChange(spec, varies, p.values),
       command: `ppdp release ${options.specPath} --out out/release`,
@@ -322,7 +322,6 @@ function latticeChoices(
     ]);
     say(`evaluating ${ids.length} of ${lattice.size} lattice nodes`);
     const choiceOf = new Array<number>(lattice.size).fill(-1);
-    const original = originalHistograms(prepared, evaluator.evaluate(0));
     const k = smallestPassingClass(problem.models);
     const params = allParams(prepared.spec, []);
     for (const id of ids) {
@@ -332,7 +331,7 @@ function latticeChoices(
       choiceOf[id] = choices.length;
       choices.push(
         r.feasible
-          ? feasibleNode(prepared, r, original, levels, status, params, previews, options)
+          ? feasibleNode(prepared, r, levels, status, params, previews, options)
           : infeasibleNode(r, k, problem.maxSuppressedRows, levels, params),
       );
     }
@@ -373,7 +372,6 @@ function nodesToEvaluate(lattice: Prepared['problem']['lattice'], chosen: number
 function feasibleNode(
   prepared: Prepared,
   r: NodeResult,
-  original: Int32Array[],
   levels: number[],
   status: NodeStatus,
   params: Record<string, number>,
@@ -382,21 +380,21 @@ function feasibleNode(
 ): Choice {
   const { problem, qis, tuples, table, method, sensitive } = prepared;
   // What generalizationReport gives a release, measured here without its per-call passes
-  // over the input's own classes (counted once for the whole lattice).
+  // over the input's own classes.
   // Entropy (a pass over every tuple per node) only where it is the spec's metric: r has that.
   const values = { ...problem.metrics.values(levels, r, 'ncp'), [method.metric]: r.value };
   const ncp = problem.metrics.ncpByAttribute(levels, r);
   const retained = Array.from(r.sizes).filter((_, g) => !r.suppressed[g]);
   const risk = prosecutorFacts(reidentificationRisk(retained, prepared.spec.report.riskThreshold, ''));
   const groupOf = r.groupOf;
-  const disclosure = sensitive.map(({ attribute: sa, values: codes }, i) => {
+  const disclosure = sensitive.map(({ attribute: sa, values: codes }) => {
     const width = sa.column.dictionary.length;
     const counts = new Int32Array(r.groups * width);
     for (let t = 0; t < codes.length; t++) counts[groupOf[t]! * width + codes[t]!]! += tuples.counts[t]!;
     const keep = (g: number) => !r.suppressed[g];
-    const all = () => true;
-    const base = { groups: original[i]!.length / width, width, counts: original[i]!, keep: all };
-    const d = disclosureMeasures(sa.name, { groups: r.groups, width, counts, keep }, base, sa.distribution);
+    // The input's own classes only feed the accuracy baseline, which the page does not show.
+    const none = { groups: 0, width, counts: counts.subarray(0, 0), keep };
+    const d = disclosureMeasures(sa.name, { groups: r.groups, width, counts, keep }, none, sa.distribution);
     return {
       attribute: sa.name,
       distinctL: d.release.distinctL,
@@ -405,8 +403,6 @@ function feasibleNode(
       delta: d.release.delta,
     };
   });
-  const tupleSuppressed = new Uint8Array(tuples.counts.length);
-  for (let t = 0; t < tupleSuppressed.length; t++) tupleSuppressed[t] = r.suppressed[groupOf[t]!]!;
   const nodeArg = qis.map((q, i) => `${q.name}=${levels[i]}`).join(',');
   return {
     kind: 'node',
@@ -425,24 +421,12 @@ function feasibleNode(
     ncpByAttribute: Object.fromEntries(qis.map((q, i) => [q.name, ncp[i]!])),
     classSizes: classSizeHistogram(retained),
     ...(disclosure.length > 0 ? { disclosure } : {}),
-    preview: previews.generalized(prepared, levels, tupleSuppressed, prepared.spec),
+    preview: previews.generalized(prepared, levels, (t) => r.suppressed[groupOf[t]!] === 1, prepared.spec),
     command:
       status === 'optimal'
         ? `ppdp release ${options.specPath} --out out/release`
         : `ppdp apply --node ${nodeArg} ${options.specPath} --out out/node-${levels.join('-')}`,
   };
-}
-
-/** Per sensitive attribute, the input's own classes (the bottom node) as histograms. */
-function originalHistograms(prepared: Prepared, bottom: NodeResult): Int32Array[] {
-  return prepared.sensitive.map(({ attribute: sa, values }) => {
-    const width = sa.column.dictionary.length;
-    const counts = new Int32Array(bottom.groups * width);
-    const groupOf = bottom.groupOf;
-    for (let t = 0; t < values.length; t++)
-      counts[groupOf[t]! * width + values[t]!]! += prepared.tuples.counts[t]!;
-    return counts;
-  });
 }
 
 /** An infeasible node: the rows in classes too small to keep, against the suppression limit. */
@@ -519,7 +503,8 @@ class PreviewBuilder {
   generalized(
     prepared: Prepared,
     levels: number[],
-    tupleSuppressed: Uint8Array,
+    /** Whether a distinct tuple's class is suppressed. */
+    suppressedTuple: (t: number) => boolean,
     spec: ReleaseSpec,
   ): Choice['preview'] {
     const { table, tuples, qis } = prepared;
@@ -530,8 +515,7 @@ class PreviewBuilder {
       this.columns = released.map((c) => c.name);
       this.leveled = released.map((c) => typeOf.get(c.name) === 'quasi-identifying');
     }
-    const suppressedRow = (r: number) =>
-      tuples.counts.length > 0 && tupleSuppressed[tuples.rowToTuple[r]!] === 1;
+    const suppressedRow = (r: number) => suppressedTuple(tuples.rowToTuple[r]!);
     const remove = spec.method.name === 'generalization' && spec.method.suppressed === 'remove';
     let rows: number[];
     if (remove) {
