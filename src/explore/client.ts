@@ -51,8 +51,11 @@ export function explorerClient(): void {
     const axisTop = step * Math.ceil((maxV > 0 ? maxV : 1) / step - 1e-9);
     const y = (v: number) => base - (Math.max(0, v) / axisTop) * (base - top);
     const band = (w - left - 8) / Math.max(1, cats.length);
+    const label = (c: string) => (c.length > 12 ? `${c.slice(0, 11)}…` : c);
+    const tilt = Math.max(...cats.map((c) => label(c).length)) * 6 > band;
+    const height = tilt ? 270 : 230;
     const out = [
-      `<svg class="chart" viewBox="0 0 ${w} 230" width="${w}" height="230" role="img" aria-label="${esc(title)}"><title>${esc(title)}</title>`,
+      `<svg class="chart" viewBox="0 0 ${w} ${height}" width="${w}" height="${height}" role="img" aria-label="${esc(title)}"><title>${esc(title)}</title>`,
     ];
     for (let t = 0; t <= axisTop + 1e-9; t += step) {
       out.push(
@@ -65,12 +68,16 @@ export function explorerClient(): void {
       const bw = Math.max(2, band * 0.7);
       out.push(
         `<rect class="mark" x="${cx - bw / 2}" y="${y(v)}" width="${bw}" height="${base - y(v)}" fill="#0072B2"><title>${esc(`${c}: ${fmt(v)}`)}</title></rect>`,
-        `<line class="tick" x1="${cx}" x2="${cx}" y1="${base}" y2="${base + 4}"/><text x="${cx}" y="${base + 16}" text-anchor="middle" font-size="10">${esc(c.length > 10 ? `${c.slice(0, 9)}…` : c)}</text>`,
+        `<line class="tick" x1="${cx}" x2="${cx}" y1="${base}" y2="${base + 4}"/>`,
+        // Labels tilt when the bars are narrow, so neighbours never overlap.
+        tilt
+          ? `<text x="${cx}" y="${base + 12}" text-anchor="end" font-size="10" transform="rotate(-30 ${cx} ${base + 12})">${esc(label(c))}</text>`
+          : `<text x="${cx}" y="${base + 16}" text-anchor="middle" font-size="10">${esc(label(c))}</text>`,
       );
     });
     out.push(
       `<line class="axis" x1="${left}" x2="${left}" y1="${top}" y2="${base}"/><line class="axis" x1="${left}" x2="${w - 8}" y1="${base}" y2="${base}"/>`,
-      `<text class="axis-label" x="${(left + w) / 2}" y="222" text-anchor="middle">${esc(xLabel)}</text>`,
+      `<text class="axis-label" x="${(left + w) / 2}" y="${height - 8}" text-anchor="middle">${esc(xLabel)}</text>`,
       `<text class="axis-label" x="14" y="${(top + base) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(top + base) / 2})">${esc(yLabel)}</text></svg>`,
     );
     return `<figure>${out.join('')}<figcaption>${esc(title)}</figcaption></figure>`;

@@ -183,7 +183,11 @@ function lineChart(data: ExplorerData, measure: string, get: (i: number) => numb
   if (first.spec !== undefined && first.spec >= lo && first.spec <= hi) {
     parts.push(
       `<line class="spec-mark" x1="${px(x(first.spec))}" x2="${px(x(first.spec))}" y1="${M.top}" y2="${base}" stroke="#111827" stroke-dasharray="4 3"/>` +
-        `<text x="${px(x(first.spec) + 4)}" y="${M.top + 10}">spec: ${esc(first.name)} = ${fmtNum(first.spec)}</text>`,
+        // Right of the line, or left of it near the right edge.
+        (x(first.spec) > W - M.right - 90
+          ? `<text x="${px(x(first.spec) - 4)}" y="${M.top + 10}" text-anchor="end">`
+          : `<text x="${px(x(first.spec) + 4)}" y="${M.top + 10}">`) +
+        `spec: ${esc(first.name)} = ${fmtNum(first.spec)}</text>`,
     );
   }
   const groups = second ? second.values : [undefined];

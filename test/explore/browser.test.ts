@@ -7,7 +7,7 @@
  * numbers and preview rows must be the release's. Chromium's network log must hold no request
  * but the file. Without Chromium the test is skipped locally and fails under CI.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,18 +16,12 @@ import { exploreCommand } from '../../src/cli/explore.ts';
 import type { ExplorerData } from '../../src/explore/explorer.ts';
 import { parseCsvHead } from '../../src/explore/explorer.ts';
 import type { ReleaseReport } from '../../src/report/types.ts';
+import { findChromium } from '../helpers/chromium.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const ROWS = 3000;
 
-function findChromium(): string | null {
-  for (const name of ['chromium', 'chromium-browser']) {
-    const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
-    if (found.status === 0 && found.stdout.trim() !== '') return found.stdout.trim();
-  }
-  return null;
-}
 const chromium = findChromium();
 const inCi = process.env.CI === 'true';
 

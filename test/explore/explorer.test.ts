@@ -4,8 +4,11 @@
  * labels some choice releases, Mondrian's frontier without a lattice, and --serve on the
  * loopback interface only.
  */
+import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { applyCommand } from '../../src/cli/apply.ts';
 import { explore } from '../../src/explore/explorer.ts';
 import { parseVary, specWith } from '../../src/explore/frontier.ts';
 import { explorerHtml } from '../../src/explore/page.ts';
@@ -146,5 +149,22 @@ describe('--serve', () => {
     } finally {
       server!.close();
     }
+  });
+});
+
+describe('ppdp apply --node', () => {
+  it('refuses a node that does not name every quasi-identifier once, writing nothing', async () => {
+    const ws = adultWorkspace(10);
+    const out = join(ws.dir, 'out');
+    await expect(applyCommand(['--node', 'sex=0,age=1', ws.spec, '--out', out])).rejects.toThrow(
+      /no level for race, marital-status, education, native-country, workclass, salary-class/,
+    );
+    await expect(applyCommand(['--node', 'sex=0,height=1', ws.spec, '--out', out])).rejects.toThrow(
+      /'height=1' is not <quasi-identifier>=<level>/,
+    );
+    await expect(applyCommand(['--node', 'sex=0', 'a', 'b', '--out', out])).rejects.toThrow(
+      /one release spec/,
+    );
+    expect(existsSync(out)).toBe(false);
   });
 });
