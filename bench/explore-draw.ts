@@ -41,7 +41,7 @@ const data: ExplorerData = {
     qis: heights.map((_, i) => `q${i}`),
     heights,
     size,
-    evaluated: 'around-chosen',
+    evaluated: 'checked',
     choiceOf,
     drawn: true,
   },

@@ -12,9 +12,11 @@
  */
 import { basename } from 'node:path';
 import type { EncodedTable } from '../data/table.ts';
+import { NoSolutionError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import type { NodeResult } from '../methods/generalization/evaluate.ts';
 import { openSearch, type Prepared, respecify } from '../methods/generalization/index.ts';
+import { optimalSearch } from '../methods/generalization/search.ts';
 import type { MethodReport } from '../methods/method.ts';
 import { type DisclosureMeasures, disclosureMeasures } from '../metrics/disclosure.ts';
 import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../metrics/privacy.ts';
@@ -34,7 +36,7 @@ import {
 
 /** Released rows shown per choice. */
 export const PREVIEW_ROWS = 50;
-/** Lattices up to this many nodes are evaluated whole; larger ones around the chosen nodes only. */
+/** Lattices up to this many nodes are evaluated whole; of larger ones, the nodes the search checked. */
 export const MAX_EVALUATED_NODES = 5000;
 /** Lattices up to this many nodes are drawn (positions are computed in the page). */
 export const MAX_DRAWN_NODES = 100_000;
@@ -91,8 +93,8 @@ export interface ExplorerData {
     readonly qis: string[];
     readonly heights: number[];
     readonly size: number;
-    /** Every node evaluated, or only those around the chosen nodes (larger lattices). */
-    readonly evaluated: 'all' | 'around-chosen';
+    /** Every node evaluated, or (larger lattices) those the search checked and the chosen ones. */
+    readonly evaluated: 'all' | 'checked';
     /** Node id → choice index (-1: not checked). Ids in mixed radix, the first QI slowest. */
     readonly choiceOf: number[];
     readonly drawn: boolean;
@@ -116,6 +118,8 @@ export interface ExploreOptions {
   readonly progress?: (line: string) => void;
   /** Evaluate the lattice (generalization; default true). */
   readonly lattice?: boolean;
+  /** Lattices up to this many nodes are evaluated whole (default MAX_EVALUATED_NODES). */
+  readonly maxEvaluatedNodes?: number;
 }
 
 /** Sweeps the frontier, evaluates the lattice, and gathers every choice's details. */
@@ -290,7 +294,7 @@ function choiceFacts(report: MethodReport, point?: FrontierPoint): Omit<Choice, 
 
 /**
  * The lattice under the spec's own parameters: every node evaluated when it is small enough,
- * else the chosen nodes and their neighbours; each evaluated node becomes a choice.
+ * else the nodes the spec's own search checked; each evaluated node becomes a choice.
  */
 function latticeChoices(
   prepared: Prepared,
@@ -316,10 +320,15 @@ function latticeChoices(
       const run = exploreOwn(prepared, options.kernel);
       if (run) optimal = lattice.index(qiNames.map((q) => run[q]!));
     }
-    const ids = nodesToEvaluate(lattice, [
-      ...(optimal >= 0 ? [optimal] : []),
-      ...choices.filter((c) => c.levels).map((c) => lattice.index(c.levels!)),
-    ]);
+    const ids = nodesToEvaluate(
+      prepared,
+      options.kernel,
+      [
+        ...(optimal >= 0 ? [optimal] : []),
+        ...choices.filter((c) => c.levels).map((c) => lattice.index(c.levels!)),
+      ],
+      options.maxEvaluatedNodes ?? MAX_EVALUATED_NODES,
+    );
     say(`evaluating ${ids.length} of ${lattice.size} lattice nodes`);
     const choiceOf = new Array<number>(lattice.size).fill(-1);
     const k = smallestPassingClass(problem.models);
@@ -339,7 +348,7 @@ function latticeChoices(
       qis: qiNames,
       heights: [...lattice.heights],
       size: lattice.size,
-      evaluated: ids.length === lattice.size ? 'all' : 'around-chosen',
+      evaluated: ids.length === lattice.size ? 'all' : 'checked',
       choiceOf,
       drawn: lattice.size <= MAX_DRAWN_NODES,
     };
@@ -358,15 +367,42 @@ function exploreOwn(prepared: Prepared, kernel: GroupingKernel): Record<string, 
   }
 }
 
-/** Every node of a small lattice; of a larger one the given nodes and their neighbours. */
-function nodesToEvaluate(lattice: Prepared['problem']['lattice'], chosen: number[]): number[] {
-  if (lattice.size <= MAX_EVALUATED_NODES) return Array.from({ length: lattice.size }, (_, i) => i);
-  const ids = new Set<number>();
-  for (const id of chosen) {
-    ids.add(id);
-    for (const n of [...lattice.predecessors(id), ...lattice.successors(id)]) ids.add(n);
+/**
+ * Every node of a small lattice. Of a larger one, the nodes the spec's own optimal search
+ * checked (its evaluator's calls, recorded), for k-minimal the chosen nodes and their neighbours; at most
+ * `max`, the chosen ones first.
+ */
+function nodesToEvaluate(
+  prepared: Prepared,
+  kernel: GroupingKernel,
+  chosen: number[],
+  max: number,
+): number[] {
+  const { lattice } = prepared.problem;
+  if (lattice.size <= max) return Array.from({ length: lattice.size }, (_, i) => i);
+  const ids = new Set<number>(chosen);
+  if (prepared.method.strategy === 'optimal') {
+    const evaluator = openSearch(prepared, kernel);
+    const record = evaluator as unknown as Record<string, (id: number) => unknown>;
+    for (const name of ['evaluate', 'rowsBelowK', 'groupingBound']) {
+      const call = record[name]!.bind(evaluator);
+      record[name] = (id: number) => {
+        ids.add(id);
+        return call(id);
+      };
+    }
+    try {
+      optimalSearch(evaluator);
+    } catch (e) {
+      if (!(e instanceof NoSolutionError)) throw e;
+    } finally {
+      evaluator.dispose();
+    }
+  } else {
+    for (const id of chosen)
+      for (const n of [...lattice.predecessors(id), ...lattice.successors(id)]) ids.add(n);
   }
-  return [...ids].sort((a, b) => a - b).slice(0, MAX_EVALUATED_NODES);
+  return [...ids].slice(0, max).sort((a, b) => a - b);
 }
 
 function feasibleNode(

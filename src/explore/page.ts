@@ -237,7 +237,7 @@ function xTicks(lo: number, hi: number, values: number[]): number[] {
 
 function latticeSection(data: ExplorerData): string {
   const l = data.lattice!;
-  const evaluated = l.evaluated === 'all' ? 'every node' : 'the chosen nodes and their neighbours';
+  const evaluated = l.evaluated === 'all' ? 'every node' : 'the nodes the search checked';
   return `<section id="lattice-section" aria-labelledby="lattice-h"><h2 id="lattice-h">Generalization lattice</h2>
 <p class="meaning">${fmtNum(l.size)} nodes, one per vector of levels (${esc(l.qis.join(', '))}), by total level: the input as given at the bottom, everything generalized at the top. Status under the spec's own parameters; ${evaluated} evaluated.</p>
 <div class="legend"><span><i style="background:#1d4ed8"></i>optimal (the search's choice)</span><span><i style="background:#15803d"></i>feasible</span><span><i style="background:#dc2626"></i>infeasible</span><span><i style="background:#cbd5e1"></i>not checked</span><span><i style="background:#f59e0b"></i>picked</span></div>

@@ -67,6 +67,30 @@ describe('explore() on 1,500 Adult rows', () => {
     expect(top.command).toMatch(/^ppdp apply --node sex=\d,age=\d.* release\.json --out out\/node-/);
   });
 
+  it('of a larger lattice, evaluates the nodes the search checked, the same as when all are', () => {
+    const part = explore(spec, table, [parseVary('k=4..5')], {
+      specPath: 'release.json',
+      kernel: wasmGroupingKernel,
+      maxEvaluatedNodes: 400,
+    });
+    const lattice = part.lattice!;
+    expect(lattice.evaluated).toBe('checked');
+    const evaluated = lattice.choiceOf.map((c, id) => [c, id] as const).filter(([c]) => c >= 0);
+    expect(evaluated.length).toBeGreaterThan(10);
+    expect(evaluated.length).toBeLessThanOrEqual(400);
+    for (const [c, id] of evaluated) {
+      const mine = part.choices[c]!;
+      const whole = data.choices[data.lattice!.choiceOf[id]!]!;
+      expect([mine.status, mine.k, mine.suppressedRows]).toEqual([
+        whole.status,
+        whole.k,
+        whole.suppressedRows,
+      ]);
+    }
+    expect(evaluated.filter(([c]) => part.choices[c]!.status === 'optimal')).toHaveLength(1);
+    expect(explorerHtml(part)).toContain('the nodes the search checked evaluated');
+  });
+
   it('embeds only labels some feasible choice shows unmasked in its preview', () => {
     const { preview, choices, lattice } = data;
     const shown = new Set<string>();
