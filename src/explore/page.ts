@@ -36,6 +36,7 @@ function measureLabel(name: string): string {
     'max attribute-disclosure risk': 'max attribute-disclosure risk (probability)',
     suppressed: 'suppressed rows (rows)',
     discernibility: 'discernibility (rows²)',
+    'expected-squared-error': 'expected squared error (of estimated shares)',
   };
   return known[name] ?? name;
 }
