@@ -16,7 +16,7 @@ import { exploreCommand } from '../../src/cli/explore.ts';
 import type { ExplorerData } from '../../src/explore/explorer.ts';
 import { parseCsvHead } from '../../src/explore/explorer.ts';
 import type { ReleaseReport } from '../../src/report/types.ts';
-import { findChromium } from '../helpers/chromium.ts';
+import { decodeEntities, findChromium } from '../helpers/chromium.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
@@ -85,15 +85,6 @@ function driver(nodes: number[][], points: number[]): string {
   document.body.appendChild(pre);
 })();
 </script>`;
-}
-
-function decodeEntities(text: string): string {
-  return text
-    .replaceAll('&lt;', '<')
-    .replaceAll('&gt;', '>')
-    .replaceAll('&quot;', '"')
-    .replaceAll('&#39;', "'")
-    .replaceAll('&amp;', '&');
 }
 
 /** The first released rows of a release folder's data.csv (header dropped). */

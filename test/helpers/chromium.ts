@@ -8,3 +8,13 @@ export function findChromium(): string | null {
   }
   return null;
 }
+
+/** Text that `chromium --dump-dom` printed inside an element, its entities decoded. */
+export function decodeEntities(text: string): string {
+  return text
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&amp;', '&');
+}

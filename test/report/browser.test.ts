@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReleaseReport } from '../../src/report/types.ts';
-import { findChromium } from '../helpers/chromium.ts';
+import { decodeEntities, findChromium } from '../helpers/chromium.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
@@ -49,15 +49,6 @@ interface ChartCheck {
   marks: number;
   axisLabels: number;
   ticks: number;
-}
-
-function decodeEntities(text: string): string {
-  return text
-    .replaceAll('&lt;', '<')
-    .replaceAll('&gt;', '>')
-    .replaceAll('&quot;', '"')
-    .replaceAll('&#39;', "'")
-    .replaceAll('&amp;', '&');
 }
 
 /** Opens the report in headless Chromium and returns what the checking script measured. */
