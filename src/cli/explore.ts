@@ -1,32 +1,42 @@
 /**
- * `ppdp explore <release.json> --vary k=2..50 [--out dir]`: the privacy/utility frontier of a
- * spec over one parameter, without publishing any data (src/explore/).
+ * `ppdp explore <release.json> --vary k=2..50 [--vary maxSuppression=0,0.05] [--out dir]`:
+ * the privacy/utility frontier of a spec over one or two parameters and, for generalization,
+ * its lattice, as an explorer page; nothing is published (src/explore/).
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PpdpError } from '../errors.ts';
-import { exploreFrontier, parseVary } from '../explore/frontier.ts';
-import { frontierCsv, frontierHtml, frontierJson } from '../explore/render.ts';
+import { explore } from '../explore/explorer.ts';
+import { parseVary } from '../explore/frontier.ts';
+import { explorerHtml } from '../explore/page.ts';
+import { frontierCsv, frontierJson } from '../explore/render.ts';
+import { serveExplorer } from '../explore/serve.ts';
 import { checkOutDir } from '../pipeline/publish.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec, withColumnDefaults } from '../spec/spec.ts';
 import { parseCommandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
 
-export const EXPLORE_HELP = `Usage: ppdp explore <release.json> --vary <parameter>=<range> [options]
+export const EXPLORE_HELP = `Usage: ppdp explore <release.json> --vary <parameter>=<range> [--vary …] [options]
 
-Runs the spec's method for each value of one privacy parameter — the search only, nothing is
-published — and writes the privacy/utility frontier: per value the chosen transformation
+Runs the spec's method for each value of one or two parameters — the search only, nothing is
+published — and writes the privacy/utility frontier: per run the chosen transformation
 (generalization: the lattice node), the classes, the k achieved, suppressed rows, utility
-measures (NCP, discernibility, …) and the maximum prosecutor risk. The input is read once.
+measures (NCP, discernibility, …) and the maximum prosecutor risk. For generalization the
+page also shows the lattice, each node judged under the spec's own parameters. Pick any
+solution or node in explore.html to see its utility, risk, disclosure, its first released
+rows, and the command that releases it. The input is read once.
 
 Options:
   --vary <p>=<range>  k=2..50, l=2..6, t=0.1..0.5:0.05, delta=1..3:0.5, tau=0.1..0.5:0.05 (or τ),
-                      or a list: k=2,5,10. Integer ranges step by 1 unless ':step' is given.
-                      k changes the k-anonymity model (added if the spec has none); l, t,
-                      delta and tau change the spec's l-diversity, t-closeness, δ-disclosure
-                      or attribute-disclosure model.                             [required]
-  --out <dir>         where frontier.json, frontier.csv and frontier.html go (default: frontier)
+                      maxSuppression=0,0.02,0.05 (generalization), or a list: k=2,5,10.
+                      Integer ranges step by 1 unless ':step' is given. k changes the
+                      k-anonymity model (added if the spec has none); l, t, delta and tau
+                      change the spec's l-diversity, t-closeness, δ-disclosure or
+                      attribute-disclosure model. Give it twice for a grid.      [required]
+  --out <dir>         where explore.html, frontier.json and frontier.csv go (default: frontier)
+  --no-lattice        generalization: leave the lattice out (the sweep only)
+  --serve             also serve explore.html on http://127.0.0.1 (a free port) until stopped
   --kernel <name>     grouping kernel: wasm (default) or ts (the plain-TS reference)
   --quiet             no progress lines on stderr
   -h, --help          this help
@@ -35,12 +45,14 @@ Example:
   ppdp explore examples/adult/release.json --vary k=2..50 --out out/frontier
 `;
 
-export function exploreCommand(args: string[]): number {
+export async function exploreCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('explore', {
     args,
     allowPositionals: true,
     options: {
-      vary: { type: 'string' },
+      vary: { type: 'string', multiple: true },
+      'no-lattice': { type: 'boolean', default: false },
+      serve: { type: 'boolean', default: false },
       out: { type: 'string', default: 'frontier' },
       kernel: { type: 'string', default: 'wasm' },
       quiet: { type: 'boolean', default: false },
@@ -58,28 +70,48 @@ export function exploreCommand(args: string[]): number {
       'ppdp explore <release.json> --vary k=2..50',
     );
   }
-  if (!values.vary) throw new PpdpError('E_USAGE', 'ppdp explore needs --vary', 'e.g. --vary k=2..50');
+  if (!values.vary || values.vary.length === 0)
+    throw new PpdpError('E_USAGE', 'ppdp explore needs --vary', 'e.g. --vary k=2..50');
+  if (values.vary.length > 2) {
+    throw new PpdpError(
+      'E_USAGE',
+      `ppdp explore: ${values.vary.length} --vary options, at most two`,
+      'vary one parameter, or two for a grid (e.g. --vary k=2..20 --vary maxSuppression=0,0.05)',
+    );
+  }
   const kernel = groupingKernelOption(values.kernel);
-  const vary = parseVary(values.vary);
+  const varies = values.vary.map(parseVary);
   const out = values.out!;
   checkOutDir(out, []); // a folder, or none yet
   const say = progressLines(values.quiet) ?? (() => {});
   const spec = loadSpec(positionals[0]!);
   say(`reading the input of ${positionals[0]}`);
   const table = readInput(spec);
-  const frontier = exploreFrontier(withColumnDefaults(spec, table), table, vary, kernel, say);
+  const data = explore(withColumnDefaults(spec, table), table, varies, {
+    specPath: positionals[0]!,
+    kernel,
+    progress: say,
+    lattice: !values['no-lattice'],
+  });
+  const frontier = data.frontier;
   mkdirSync(out, { recursive: true });
+  const page = explorerHtml(data);
   for (const [name, text] of [
     ['frontier.json', frontierJson(frontier)],
     ['frontier.csv', frontierCsv(frontier)],
-    ['frontier.html', frontierHtml(frontier)],
+    ['explore.html', page],
   ] as const) {
     writeFileSync(join(out, `.${name}.partial`), text);
     renameSync(join(out, `.${name}.partial`), join(out, name));
   }
   const feasible = frontier.points.filter((p) => p.feasible).length;
   process.stdout.write(
-    `frontier of ${vary.parameter} over ${frontier.points.length} values (${feasible} with a solution) in ${out}: frontier.json, frontier.csv, frontier.html\n`,
+    `frontier of ${frontier.parameters.join(' × ')} over ${frontier.points.length} runs (${feasible} with a solution) in ${out}: explore.html, frontier.json, frontier.csv\n`,
   );
+  if (values.serve) {
+    const url = await serveExplorer(page);
+    process.stdout.write(`serving explore.html on ${url} (Ctrl-C stops)\n`);
+    await new Promise(() => {}); // until the process is stopped
+  }
   return 0;
 }

@@ -28,12 +28,12 @@ Usage:
                                             the same, publishing to releases/<name>/<runId>/
   ppdp reconstruct <release-dir> --attributes a,b [--out file]
                                             estimate a contingency table from a randomized release
-  ppdp explore <release.json> --vary k=2..50 [--out dir]
-                                            the privacy/utility frontier over one parameter
+  ppdp explore <release.json> --vary k=2..50 [--vary …] [--out dir]
+                                            the frontier over one or two parameters, the lattice (explore.html)
   ppdp evaluate <data|release-dir> --spec <release.json>
                                             risk and utility of a table, from ppdp or another tool
   ppdp apply <release-dir> <release.json> --out <dir>
-                                            re-apply a release's transformation to new data
+                                            re-apply a release's transformation to new data (or --node)
   ppdp hierarchy [check] …                  write built hierarchies as ARX CSVs, or check one against data
   ppdp init <table> [--out release.json]    draft a spec: roles and hierarchy builders guessed
   ppdp --help | ppdp <command> --help       help
@@ -98,7 +98,7 @@ export function main(argv: string[]): number | Promise<number> {
     if (command === 'release' || command === 'apply') removeOnSignals();
     if (command === 'release') return release(rest).catch(reportError);
     if (command === 'reconstruct') return reconstructCommand(rest);
-    if (command === 'explore') return exploreCommand(rest);
+    if (command === 'explore') return exploreCommand(rest).catch(reportError);
     if (command === 'apply') return applyCommand(rest).catch(reportError);
     if (command === 'evaluate') return evaluateCommand(rest);
     if (command === 'hierarchy') return hierarchyCommand(rest);

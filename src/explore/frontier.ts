@@ -15,14 +15,18 @@ import {
   respecify,
   searchStep,
 } from '../methods/generalization/index.ts';
-import type { MethodContext, MethodReport } from '../methods/method.ts';
+import type { BuiltRelease, MethodContext, MethodReport } from '../methods/method.ts';
 import { methodFor } from '../methods/registry.ts';
 import { streams } from '../pipeline/release.ts';
 import type { PrivacyModelSpec, ReleaseSpec } from '../spec/spec.ts';
 
-/** The parameters `--vary` accepts, with the models that carry them. */
+/**
+ * The parameters `--vary` accepts, with the models that carry them (none: a setting of the
+ * method, generalization's maxSuppression).
+ */
 export const VARY_PARAMETERS: Record<string, { models: PrivacyModelSpec['model'][]; integer: boolean }> = {
   k: { models: ['k-anonymity'], integer: true },
+  maxSuppression: { models: [], integer: false },
   l: { models: ['distinct-l-diversity', 'entropy-l-diversity', 'recursive-cl-diversity'], integer: false },
   t: { models: ['t-closeness'], integer: false },
   delta: { models: ['delta-disclosure'], integer: false },
@@ -106,6 +110,7 @@ function checkValue(parameter: string, v: number, text: string): void {
   if (parameter === 'l' && !(v >= 1)) throw bad('l must be ≥ 1');
   if ((parameter === 't' || parameter === 'tau') && !(v >= 0 && v <= 1)) throw bad('must be in [0, 1]');
   if (parameter === 'delta' && !(v >= 0)) throw bad('δ must be ≥ 0');
+  if (parameter === 'maxSuppression' && !(v >= 0 && v <= 1)) throw bad('a share of rows, in [0, 1]');
 }
 
 /**
@@ -115,6 +120,16 @@ function checkValue(parameter: string, v: number, text: string): void {
  */
 export function specWith(spec: ReleaseSpec, parameter: string, value: number): ReleaseSpec {
   const { models } = VARY_PARAMETERS[parameter]!;
+  if (parameter === 'maxSuppression') {
+    if (spec.method.name !== 'generalization') {
+      throw new SpecError(
+        'E_SPEC_METHOD',
+        `${basename(spec.file)}: --vary maxSuppression is a setting of generalization, and the spec's method is ${spec.method.name}`,
+        'vary a privacy parameter (k, l, t, delta, tau) instead',
+      );
+    }
+    return { ...spec, method: { ...spec.method, maxSuppression: value } };
+  }
   if (parameter === 'l' && !Number.isInteger(value)) {
     const integerOnly = spec.privacy.find(
       (m) => m.model !== 'entropy-l-diversity' && models.includes(m.model),
@@ -146,9 +161,21 @@ export function specWith(spec: ReleaseSpec, parameter: string, value: number): R
   return { ...spec, privacy };
 }
 
+/** The spec's own value of a parameter (undefined when the spec has no model carrying it). */
+export function specValue(spec: ReleaseSpec, parameter: string): number | undefined {
+  if (parameter === 'maxSuppression')
+    return spec.method.name === 'generalization' ? spec.method.maxSuppression : undefined;
+  const { models } = VARY_PARAMETERS[parameter]!;
+  const m = spec.privacy.find((x) => models.includes(x.model)) as Record<string, unknown> | undefined;
+  return typeof m?.[parameter] === 'number' ? (m[parameter] as number) : undefined;
+}
+
 /** One value of the sweep: what the method chose and what it keeps and risks. */
 export interface FrontierPoint {
+  /** The first varied parameter's value. */
   readonly value: number;
+  /** Every varied parameter's value (one or two). */
+  readonly values: Record<string, number>;
   /** false when no transformation satisfies the models at this value (`reason` says why). */
   readonly feasible: boolean;
   readonly reason?: string;
@@ -178,47 +205,90 @@ export interface FrontierPoint {
 export interface Frontier {
   readonly spec: string;
   readonly method: string;
+  /** The first varied parameter. */
   readonly parameter: string;
+  /** Every varied parameter, the first varying slowest in `points`. */
+  readonly parameters: string[];
   readonly rows: number;
   readonly points: FrontierPoint[];
 }
 
-/** Runs the spec's method for each value of `vary` on a table read once. */
+/** What a feasible point's run produced beyond its summary (for the explorer page). */
+export interface PointRun {
+  readonly spec: ReleaseSpec;
+  readonly report: MethodReport;
+  /** Generalization: per distinct tuple of `prepared.tuples`, 1 when suppressed. */
+  readonly tupleSuppressed?: Uint8Array;
+  /** Other methods: the files their build made in memory (data.csv gives the preview). */
+  readonly files?: BuiltRelease['files'];
+}
+
+/** Every combination of the varied values, the first parameter varying slowest. */
+function combinations(varies: readonly Vary[]): Record<string, number>[] {
+  let out: Record<string, number>[] = [{}];
+  for (const v of varies) out = out.flatMap((c) => v.values.map((x) => ({ ...c, [v.parameter]: x })));
+  return out;
+}
+
+/**
+ * Runs the spec's method for each combination of the varied values on a table read once.
+ * `onRun` receives each feasible point's run (its report, and what the preview needs).
+ */
 export function exploreFrontier(
   spec: ReleaseSpec,
   table: EncodedTable,
-  vary: Vary,
+  vary: Vary | readonly Vary[],
   kernel: GroupingKernel,
   progress: (line: string) => void = () => {},
+  onRun: (index: number, run: PointRun, prepared?: Prepared) => void = () => {},
 ): Frontier {
+  const varies = Array.isArray(vary) ? (vary as readonly Vary[]) : [vary as Vary];
+  const names = varies.map((v) => v.parameter);
+  if (new Set(names).size !== names.length) {
+    throw new PpdpError(
+      'E_USAGE',
+      `--vary ${names.join(', ')}: a parameter is varied twice`,
+      'vary each once',
+    );
+  }
   // Check every value's spec first: a bad sweep fails before the work starts.
-  const specs = vary.values.map((v) => specWith(spec, vary.parameter, v));
+  const combos = combinations(varies);
+  const specs = combos.map((c) => Object.entries(c).reduce((s, [p, v]) => specWith(s, p, v), spec));
   const random = streams(spec, table);
   // Generalization: hierarchies and distinct tuples once; each value rebuilds only its models.
   let prepared: Prepared | undefined;
-  const generalize = (s: ReleaseSpec) =>
-    searchStep(
-      prepared ? respecify(prepared, s) : (prepared = prepareGeneralization(s, table, kernel)),
+  const generalize = (s: ReleaseSpec): PointRun => {
+    prepared = prepared ? respecify(prepared, s) : prepareGeneralization(s, table, kernel);
+    const step = searchStep(
+      prepared,
       kernel,
       (_, work) => work(),
       () => {},
-    ).report;
+    );
+    return { spec: s, report: step.report, tupleSuppressed: step.tupleSuppressed };
+  };
+  const label = (c: Record<string, number>) =>
+    Object.entries(c)
+      .map(([p, v]) => `${p} = ${v}`)
+      .join(', ');
   const points = specs.map((s, i) => {
-    const value = vary.values[i]!;
+    const values = combos[i]!;
+    const value = values[names[0]!]!;
     const t0 = performance.now();
     let point: FrontierPoint;
     try {
-      const report = s.method.name === 'generalization' ? generalize(s) : runMethod(s, table, kernel, random);
-      point = { value, feasible: true, ...summarize(report), ms: 0 };
+      const run = s.method.name === 'generalization' ? generalize(s) : runMethod(s, table, kernel, random);
+      point = { value, values, feasible: true, ...summarize(run.report), ms: 0 };
+      onRun(i, run, prepared);
     } catch (e) {
       if (!(e instanceof NoSolutionError)) throw e;
-      point = { value, feasible: false, reason: e.message, ms: 0 };
+      point = { value, values, feasible: false, reason: e.message, ms: 0 };
     }
     point = { ...point, ms: Math.round((performance.now() - t0) * 10) / 10 };
     const figure = (f?: { name: string; value: number }) =>
       f ? `${f.name} ${Number(f.value.toPrecision(4))}` : '';
     progress(
-      `${vary.parameter} = ${value}: ${
+      `${label(values)}: ${
         point.feasible
           ? [
               point.classes === undefined ? '' : `${point.classes} classes`,
@@ -236,7 +306,8 @@ export function exploreFrontier(
   return {
     spec: basename(spec.file),
     method: spec.method.name,
-    parameter: vary.parameter,
+    parameter: names[0]!,
+    parameters: names,
     rows: table.rowCount,
     points,
   };
@@ -248,12 +319,13 @@ function runMethod(
   table: EncodedTable,
   kernel: GroupingKernel,
   random: MethodContext['random'],
-): MethodReport {
+): PointRun {
   const time = <T>(_: string, work: () => T) => work();
-  return methodFor(spec.method.name).build({ spec, table, kernel, time, say: () => {}, random }).report;
+  const built = methodFor(spec.method.name).build({ spec, table, kernel, time, say: () => {}, random });
+  return { spec, report: built.report, files: built.files };
 }
 
-function summarize(report: MethodReport): Omit<FrontierPoint, 'value' | 'feasible' | 'ms'> {
+function summarize(report: MethodReport): Omit<FrontierPoint, 'value' | 'values' | 'feasible' | 'ms'> {
   const { privacy, rows, utility } = report;
   const numbers = Object.fromEntries(
     Object.entries(utility).filter(

@@ -4,24 +4,17 @@
  * A copy of the page gets a checking script that writes what it measured into the DOM, which
  * `chromium --dump-dom` prints. Without Chromium the test is skipped locally and fails under CI.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReleaseReport } from '../../src/report/types.ts';
+import { decodeEntities, findChromium } from '../helpers/chromium.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const EXAMPLES = new URL('../../examples/', import.meta.url).pathname;
 const ROWS = 1500;
-
-function findChromium(): string | null {
-  for (const name of ['chromium', 'chromium-browser']) {
-    const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
-    if (found.status === 0 && found.stdout.trim() !== '') return found.stdout.trim();
-  }
-  return null;
-}
 
 const chromium = findChromium();
 const inCi = process.env.CI === 'true';
@@ -56,15 +49,6 @@ interface ChartCheck {
   marks: number;
   axisLabels: number;
   ticks: number;
-}
-
-function decodeEntities(text: string): string {
-  return text
-    .replaceAll('&lt;', '<')
-    .replaceAll('&gt;', '>')
-    .replaceAll('&quot;', '"')
-    .replaceAll('&#39;', "'")
-    .replaceAll('&amp;', '&');
 }
 
 /** Opens the report in headless Chromium and returns what the checking script measured. */

@@ -1,0 +1,194 @@
+/**
+ * The explorer's data and page without a browser: distinct solutions merged with the values
+ * they span, the lattice judged under the spec's own parameters, the preview holding only
+ * labels some choice releases, Mondrian's frontier without a lattice, and --serve on the
+ * loopback interface only.
+ */
+import { existsSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { applyCommand } from '../../src/cli/apply.ts';
+import { explore } from '../../src/explore/explorer.ts';
+import { parseVary, specWith } from '../../src/explore/frontier.ts';
+import { explorerHtml } from '../../src/explore/page.ts';
+import { serveExplorer } from '../../src/explore/serve.ts';
+import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
+import { readInput } from '../../src/pipeline/release.ts';
+import { loadSpec } from '../../src/spec/spec.ts';
+import { adultWorkspace } from '../helpers/workspace.ts';
+
+describe('explore() on 1,500 Adult rows', () => {
+  const ws = adultWorkspace(1500);
+  const spec = loadSpec(ws.spec);
+  const table = readInput(spec);
+  const varies = [parseVary('k=2..12'), parseVary('maxSuppression=0,0.05')];
+  const data = explore(spec, table, varies, { specPath: 'release.json', kernel: wasmGroupingKernel });
+
+  it('merges runs with the same outcome into one solution, with the values it spans', () => {
+    expect(data.points).toHaveLength(22);
+    const solutions = [...new Set(data.points.map((p) => p.choice))];
+    expect(solutions.length).toBeLessThan(22);
+    for (const c of solutions) {
+      const runs = data.frontier.points.filter((_, i) => data.points[i]!.choice === c);
+      // One outcome per solution.
+      expect(new Set(runs.map((p) => JSON.stringify([p.node, p.suppressedRows, p.classes]))).size).toBe(1);
+      const spans = data.choices[c]!.spans!;
+      for (const p of runs) expect(spans).toContain(`maxSuppression = ${p.values['maxSuppression']}`);
+    }
+    const merged = data.choices.find((c) => c.kind === 'solution' && /k = \d+–\d+/.test(c.spans!));
+    expect(merged, 'some solution spans a range of k').toBeDefined();
+  });
+
+  it('judges every node under the spec’s own parameters, the optimum being the spec’s own solution', () => {
+    const lattice = data.lattice!;
+    expect(lattice.evaluated).toBe('all');
+    expect(lattice.choiceOf.every((c) => c >= 0)).toBe(true);
+    const nodes = lattice.choiceOf.map((c) => data.choices[c]!);
+    expect(nodes.filter((c) => c.status === 'optimal')).toHaveLength(1);
+    const own = data.points.find((p) => p.values['k'] === 5 && p.values['maxSuppression'] === 0.02);
+    // The spec's own values are not in the grid (maxSuppression 0.02): its optimum comes from its own search.
+    expect(own).toBeUndefined();
+    const optimal = nodes.find((c) => c.status === 'optimal')!;
+    expect(optimal.k).toBeGreaterThanOrEqual(5);
+    expect(optimal.command).toBe('ppdp release release.json --out out/release');
+    // Feasible nodes meet k within the limit; infeasible ones say why.
+    const limit = Math.floor(0.02 * table.rowCount);
+    for (const c of nodes) {
+      if (c.feasible) {
+        expect(c.k).toBeGreaterThanOrEqual(5);
+        expect(c.suppressedRows).toBeLessThanOrEqual(limit);
+      } else expect(c.reason).toMatch(/rows/);
+    }
+    expect(nodes.some((c) => !c.feasible)).toBe(true);
+    // The top node generalizes everything: feasible, and its command applies it by name.
+    const top = nodes.at(-1)!;
+    expect(top.levels).toEqual(lattice.heights);
+    expect(top.command).toMatch(/^ppdp apply --node sex=\d,age=\d.* release\.json --out out\/node-/);
+  });
+
+  it('of a larger lattice, evaluates the nodes the search checked, the same as when all are', () => {
+    const part = explore(spec, table, [parseVary('k=4..5')], {
+      specPath: 'release.json',
+      kernel: wasmGroupingKernel,
+      maxEvaluatedNodes: 400,
+    });
+    const lattice = part.lattice!;
+    expect(lattice.evaluated).toBe('checked');
+    const evaluated = lattice.choiceOf.map((c, id) => [c, id] as const).filter(([c]) => c >= 0);
+    expect(evaluated.length).toBeGreaterThan(10);
+    expect(evaluated.length).toBeLessThanOrEqual(400);
+    for (const [c, id] of evaluated) {
+      const mine = part.choices[c]!;
+      const whole = data.choices[data.lattice!.choiceOf[id]!]!;
+      expect([mine.status, mine.k, mine.suppressedRows]).toEqual([
+        whole.status,
+        whole.k,
+        whole.suppressedRows,
+      ]);
+    }
+    expect(evaluated.filter(([c]) => part.choices[c]!.status === 'optimal')).toHaveLength(1);
+    expect(explorerHtml(part)).toContain('the nodes the search checked evaluated');
+  });
+
+  it('embeds only labels some feasible choice shows unmasked in its preview', () => {
+    const { preview, choices, lattice } = data;
+    const shown = new Set<string>();
+    for (const c of choices) {
+      if (!c.feasible || !c.preview || !c.levels) continue;
+      const masked = new Set(c.preview.masked);
+      preview.orders[c.preview.order]!.forEach((row, j) => {
+        if (masked.has(j)) return;
+        for (const [i, q] of lattice!.qis.entries()) shown.add(`${row}/${q}/${c.levels![i]}`);
+      });
+    }
+    let embedded = 0;
+    preview.rows.forEach((cells, row) => {
+      cells.forEach((cell, col) => {
+        if (!preview.leveled[col]) return;
+        (cell as (string | null)[]).forEach((label, level) => {
+          if (label === null) return;
+          embedded++;
+          expect(shown.has(`${row}/${preview.columns[col]}/${level}`)).toBe(true);
+        });
+      });
+    });
+    expect(embedded).toBeGreaterThan(0);
+    // And some label is withheld: no choice releases it (here, e.g. a level no feasible node has).
+    expect(preview.rows.some((cells) => cells.some((c) => Array.isArray(c) && c.includes(null)))).toBe(true);
+  });
+
+  it('renders a page with the spec marked, labelled axes, and a CSP that forbids requests', () => {
+    const html = explorerHtml(data);
+    expect(html).toContain(`content="default-src 'none'`);
+    expect(html).toContain('spec: k = 5');
+    expect(html).toContain('k (smallest class, rows)');
+    expect(html).toContain('NCP (information lost, 0–1)');
+    expect(html).not.toMatch(/(src|href)="https?:/);
+    expect(html.match(/class="pt mark" tabindex="0" role="button"/g)!.length).toBeGreaterThanOrEqual(22);
+    // The markup (the inline script aside) shows no missing value.
+    expect(html.replace(/<script>[\s\S]*?<\/script>/, '')).not.toMatch(/undefined|NaN/);
+  });
+
+  it('varies maxSuppression for generalization only', () => {
+    expect(specWith(spec, 'maxSuppression', 0.1).method).toMatchObject({ maxSuppression: 0.1 });
+    expect(() => specWith({ ...spec, method: { name: 'anatomy' } }, 'maxSuppression', 0.1)).toThrow(
+      /a setting of generalization/,
+    );
+    expect(() => parseVary('maxSuppression=0..2')).toThrow(/in \[0, 1\]/);
+  });
+});
+
+describe('explore() of Mondrian', () => {
+  it('has the frontier and released rows from its build, no lattice', () => {
+    const ws = adultWorkspace(600);
+    ws.editSpec((s) => {
+      s['method'] = { name: 'mondrian', mode: 'strict', measures: false };
+    });
+    const spec = loadSpec(ws.spec);
+    const data = explore(spec, readInput(spec), [parseVary('k=5,10')], {
+      specPath: 'release.json',
+      kernel: wasmGroupingKernel,
+    });
+    expect(data.lattice).toBeUndefined();
+    const c = data.choices[data.points[0]!.choice]!;
+    expect(c.k).toBeGreaterThanOrEqual(5);
+    expect(data.preview.orders[c.preview!.order]).toHaveLength(50);
+    expect(data.preview.columns).toContain('occupation');
+    expect(explorerHtml(data)).not.toContain('id="lattice"');
+  });
+});
+
+describe('--serve', () => {
+  it('serves the page on 127.0.0.1 only, and nothing else', async () => {
+    let server: Server | undefined;
+    const url = await serveExplorer('<!doctype html><p>page</p>', (s) => {
+      server = s;
+    });
+    try {
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      expect((server!.address() as { address: string }).address).toBe('127.0.0.1');
+      expect(await (await fetch(url)).text()).toBe('<!doctype html><p>page</p>');
+      expect((await fetch(`${url}data.csv`)).status).toBe(404);
+    } finally {
+      server!.close();
+    }
+  });
+});
+
+describe('ppdp apply --node', () => {
+  it('refuses a node that does not name every quasi-identifier once, writing nothing', async () => {
+    const ws = adultWorkspace(10);
+    const out = join(ws.dir, 'out');
+    await expect(applyCommand(['--node', 'sex=0,age=1', ws.spec, '--out', out])).rejects.toThrow(
+      /no level for race, marital-status, education, native-country, workclass, salary-class/,
+    );
+    await expect(applyCommand(['--node', 'sex=0,height=1', ws.spec, '--out', out])).rejects.toThrow(
+      /'height=1' is not <quasi-identifier>=<level>/,
+    );
+    await expect(applyCommand(['--node', 'sex=0', 'a', 'b', '--out', out])).rejects.toThrow(
+      /one release spec/,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+});
