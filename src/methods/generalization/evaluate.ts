@@ -376,6 +376,8 @@ export class NodeEvaluator {
       const r = this.session.group(zero);
       this.bottom = new Classes(zero, r.groups, r.sizes, r.reps, undefined, undefined, undefined, r.groupOf);
     }
+    // The bottom node's classes are those (a rollup would copy them, as many as the tuples).
+    if (id === 0) return this.bottom;
     // The direct specializations first (the closest, so the fewest classes), else any kept node below.
     let from: Classes = this.bottom;
     for (const p of this.problem.lattice.predecessors(id)) {

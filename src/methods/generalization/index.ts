@@ -302,7 +302,9 @@ export function searchStep(
   const tupleSuppressed = new Uint8Array(tuples.counts.length);
   for (let t = 0; t < tupleSuppressed.length; t++) tupleSuppressed[t] = best.suppressed[best.groupOf[t]!]!;
   // The bottom node (the input's own classes) from the search's session: its classes are kept.
-  const report = generalizationReport(prepared, outcome, node, outcome.evaluator.evaluate(0));
+  const report = time('report', () =>
+    generalizationReport(prepared, outcome, node, outcome.evaluator.evaluate(0)),
+  );
   outcome.evaluator.dispose();
   return {
     node,
