@@ -13,7 +13,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
@@ -35,6 +35,8 @@ const { values } = parseArgs({
     label: { type: 'string', default: 'current' },
     /** Keep each sample's folder and work area (to run the child on it again). */
     keep: { type: 'boolean', default: false },
+    /** A checkout of the code before (its bench/search-memory.ts): measured first, as `before`. */
+    compare: { type: 'string' },
     /** Internal: run the Search state's work on this work area and print the figures. */
     child: { type: 'string' },
   },
@@ -138,7 +140,7 @@ if (values.child) {
   const out = new URL('./results/search-memory.json', import.meta.url);
   const previous = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : { runs: [] };
   const runs: ({ label: string; rows: number } & Record<string, unknown>)[] = [];
-  for (const rows of values.rows.split(',').map(parseCount)) {
+  for (const rows of values.rows ? values.rows.split(',').map(parseCount) : []) {
     const sample = await registrySample(rows);
     const store = join(sample.dir, 'store');
     const e = env();
@@ -147,32 +149,41 @@ if (values.child) {
     for (let index = 0; index < planned.shards; index++)
       shardTuples += (await countShard({ work: planned.work, index }, e)).tuples;
     forgetAll();
-    const r = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', planned.work],
-      { encoding: 'utf8', maxBuffer: 64 * MiB },
-    );
-    if (r.status !== 0) throw new Error(`the search child failed:\n${r.stderr}`);
-    const measured = JSON.parse(r.stdout);
-    const n = measured.distinctTuples as number;
-    const run = {
-      label: values.label,
-      rows,
-      shards: planned.shards,
-      shardTuples,
-      ...measured,
-      bytesPerTuple: Math.round((measured.peakRssMiB * MiB) / n),
-      msPerMillionTuples: Math.round((measured.ms / n) * 1e6),
-    };
-    console.log(
-      `${values.label} ${rows} rows (${n} distinct tuples, ${planned.shards} shards): peak ${measured.peakRssMiB} MiB ` +
-        `(${run.bytesPerTuple} B/tuple), ${measured.ms} ms (${run.msPerMillionTuples} ms per 10^6 tuples)`,
-    );
-    for (const p of measured.phases as Phase[])
+    const variants: [string, string][] = [
+      ...(values.compare
+        ? [['before', join(values.compare, 'bench/search-memory.ts')] as [string, string]]
+        : []),
+      [values.label, fileURLToPath(import.meta.url)],
+    ];
+    for (const [label, script] of variants) {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', script, '--child', planned.work], {
+        encoding: 'utf8',
+        maxBuffer: 64 * MiB,
+        cwd: dirname(script),
+      });
+      if (r.status !== 0) throw new Error(`the search child failed:\n${r.stderr}`);
+      const measured = JSON.parse(r.stdout);
+      const n = measured.distinctTuples as number;
+      const run = {
+        label,
+        rows,
+        shards: planned.shards,
+        shardTuples,
+        ...measured,
+        bytesPerTuple: Math.round((measured.peakRssMiB * MiB) / n),
+        msPerMillionTuples: Math.round((measured.ms / n) * 1e6),
+        cpuMsPerMillionTuples: Math.round((measured.cpuMs / n) * 1e6),
+      };
       console.log(
-        `  ${p.phase.padEnd(12)} ${String(p.ms).padStart(7)} ms  peak ${p.peakRssMiB} MiB  end rss ${p.endRssMiB} heap ${p.endHeapMiB} buffers ${p.endArrayBuffersMiB}`,
+        `${label} ${rows} rows (${n} distinct tuples, ${planned.shards} shards): peak ${measured.peakRssMiB} MiB ` +
+          `(${run.bytesPerTuple} B/tuple), ${measured.ms} ms, cpu ${measured.cpuMs} ms (${run.cpuMsPerMillionTuples} ms per 10^6 tuples)`,
       );
-    runs.push(run);
+      for (const p of measured.phases as Phase[])
+        console.log(
+          `  ${p.phase.padEnd(18)} ${String(p.ms).padStart(7)} ms  peak ${p.peakRssMiB} MiB  end rss ${p.endRssMiB} heap ${p.endHeapMiB} buffers ${p.endArrayBuffersMiB}`,
+        );
+      runs.push(run);
+    }
     if (values.keep) console.log(`  kept: --child ${planned.work}`);
     else rmSync(sample.dir, { recursive: true, force: true });
   }
@@ -191,9 +202,55 @@ if (values.child) {
           note: 'the Search state (searchWork) in a fresh node reading the counts from a filesystem store; peak RSS sampled every 2 ms by a worker thread and maxRSS at exit; bytes per tuple = peak RSS / distinct tuples (the node process itself included)',
         },
         runs: [...kept, ...runs],
+        perTuple: perTuple([...kept, ...runs] as unknown as Measured[]),
       },
       null,
       2,
     )}\n`,
+  );
+}
+
+interface Measured {
+  label: string;
+  distinctTuples: number;
+  peakRssMiB: number;
+  ms: number;
+  cpuMs: number;
+}
+
+/**
+ * Per label, between its smallest and largest run: bytes, wall and CPU time per distinct tuple
+ * (the slope, which leaves out the process's fixed cost), and the peak and time those slopes
+ * project for 10^8 distinct tuples, assuming both grow linearly in the distinct tuples.
+ */
+function perTuple(all: Measured[]) {
+  const labels = [...new Set(all.map((r) => r.label))];
+  return Object.fromEntries(
+    labels.flatMap((label) => {
+      const runs = all.filter((r) => r.label === label).sort((a, b) => a.distinctTuples - b.distinctTuples);
+      const [lo, hi] = [runs[0]!, runs.at(-1)!];
+      const dn = hi.distinctTuples - lo.distinctTuples;
+      if (dn <= 0) return [];
+      const bytes = ((hi.peakRssMiB - lo.peakRssMiB) * MiB) / dn;
+      const cpuMs = (hi.cpuMs - lo.cpuMs) / dn;
+      const ms = (hi.ms - lo.ms) / dn;
+      const at = (x: number, slope: number) => x + slope * (1e8 - hi.distinctTuples);
+      return [
+        [
+          label,
+          {
+            fromTuples: [lo.distinctTuples, hi.distinctTuples],
+            bytesPerTuple: Math.round(bytes),
+            cpuMsPerMillionTuples: Math.round(cpuMs * 1e6),
+            msPerMillionTuples: Math.round(ms * 1e6),
+            at1e8: {
+              peakMiB: Math.round(at(hi.peakRssMiB, bytes / MiB)),
+              cpuS: Math.round(at(hi.cpuMs, cpuMs) / 1000),
+              wallS: Math.round(at(hi.ms, ms) / 1000),
+            },
+          },
+        ],
+      ];
+    }),
   );
 }
