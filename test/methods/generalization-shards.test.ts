@@ -128,3 +128,30 @@ describe('the search over row shards', () => {
     expect(rowFlags).toEqual(Array.from(wholeRows, (t) => whole.tupleSuppressed[t]!));
   });
 });
+
+describe("the report's accuracy on the input's own classes", () => {
+  it('is the rows of each quasi-identifier tuple’s most frequent sensitive value over all rows', () => {
+    const spec = adultSpec();
+    const table = readInput(spec);
+    const step = searchStep(
+      prepareGeneralization(spec, table, wasmGroupingKernel),
+      wasmGroupingKernel,
+      quiet.time,
+      quiet.say,
+    );
+    const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
+    const column = (name: string) => table.columns.find((c) => c.name === name)!.codes;
+    const sa = column('occupation');
+    const byTuple = new Map<string, Map<number, number>>();
+    for (let r = 0; r < table.rowCount; r++) {
+      const key = qis.map((q) => column(q)[r]).join();
+      const h = byTuple.get(key) ?? new Map<number, number>();
+      h.set(sa[r]!, (h.get(sa[r]!) ?? 0) + 1);
+      byTuple.set(key, h);
+    }
+    let correct = 0;
+    for (const h of byTuple.values()) correct += Math.max(...h.values());
+    const disclosure = step.report.privacy.disclosure as Record<string, { accuracy: { original: number } }>;
+    expect(disclosure.occupation!.accuracy.original).toBe(correct / table.rowCount);
+  });
+});
