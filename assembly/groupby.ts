@@ -312,21 +312,18 @@ function groupTuples(
   return groups;
 }
 
-// The tuples placed row-major at `to` from m columns laid out one after another at `from`,
-// each code checked against its column's domain: -1 at the first code outside it.
-export function placeTuples(from: usize, n: i32, m: i32, domains: usize, to: usize): i32 {
+// Column i of the tuples placed row-major at `to` (stride m) from the n codes at `from`, each
+// checked against the column's domain: -1 at the first code outside it.
+export function placeColumn(from: usize, n: i32, m: i32, i: i32, domain: i32, to: usize): i32 {
   const stride = (<usize>m) << 2;
-  for (let i = 0; i < m; i++) {
-    const domain = <u32>load<i32>(domains + ((<usize>i) << 2));
-    let src = from + ((<usize>i * <usize>n) << 2);
-    let dst = to + ((<usize>i) << 2);
-    for (let t = 0; t < n; t++) {
-      const v = load<i32>(src);
-      if (<u32>v >= domain) return Status.CodeOutOfDomain;
-      store<i32>(dst, v);
-      src += 4;
-      dst += stride;
-    }
+  let src = from;
+  let dst = to + ((<usize>i) << 2);
+  for (let t = 0; t < n; t++) {
+    const v = load<i32>(src);
+    if (<u32>v >= <u32>domain) return Status.CodeOutOfDomain;
+    store<i32>(dst, v);
+    src += 4;
+    dst += stride;
   }
   return 0;
 }

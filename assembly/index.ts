@@ -3,7 +3,7 @@
 // allocator, no strings, no I/O. Codes are validated by the wrapper before they get here,
 // because the loops use unchecked loads.
 
-export { compose, groupBy, histogram, placeTuples } from './groupby';
+export { compose, groupBy, histogram, placeColumn } from './groupby';
 export { mondrianCut, mondrianGroup, mondrianMedian, mondrianStats } from './mondrian';
 export { kronMode, kronModeStructured } from './kronecker';
 export { perturb, perturbSimd } from './perturb';

@@ -60,6 +60,15 @@ export interface ShardTuples {
   readonly rowToTuple: Int32Array;
 }
 
+/**
+ * The shards' counts as the search reads them: one shard at a time, in shard order, so that
+ * no more than a shard or two need be held at once.
+ */
+export interface ShardCounts {
+  readonly shards: number;
+  read(shard: number): Promise<Pick<ShardTuples, 'columns' | 'counts'>>;
+}
+
 /** What one search over every shard's tuples decides. */
 export interface ShardSearch {
   readonly node: Record<string, number>;
@@ -77,13 +86,10 @@ export interface ShardSearch {
 export interface ShardSteps {
   count(spec: ReleaseSpec, shard: EncodedTable, kernel: GroupingKernel): ShardTuples;
   /**
-   * `table` gives the columns' dictionaries (no rows); `parts` are the shards' counts (row maps
-   * not needed). `count` checks what the search would otherwise find in the rows.
+   * `table` gives the columns' dictionaries (no rows); `counts` reads the shards' counts (row
+   * maps not needed). `count` checks what the search would otherwise find in the rows.
    */
-  search(
-    ctx: Omit<MethodContext, 'random'>,
-    parts: readonly Pick<ShardTuples, 'columns' | 'counts'>[],
-  ): ShardSearch;
+  search(ctx: Omit<MethodContext, 'random'>, counts: ShardCounts): Promise<ShardSearch>;
   apply(
     spec: ReleaseSpec,
     shard: EncodedTable,

@@ -46,7 +46,8 @@ export interface ClassHistogramSet {
 export function disclosureMeasures(
   attribute: string,
   classes: ClassHistogramSet,
-  original: ClassHistogramSet,
+  /** The input's own classes, or just their `ModeCounts`. */
+  original: ClassHistogramSet | ModeCounts,
   table: Float64Array,
 ): DisclosureMeasures {
   const width = classes.width;
@@ -108,17 +109,8 @@ export function disclosureMeasures(
     knowledgeGain: none ? 0 : js / rows,
     accuracyGain: none ? 0 : correct / rows - tableMax,
   };
-  let originalCorrect = 0;
-  let originalRows = 0;
-  for (let g = 0; g < original.groups; g++) {
-    let best = 0;
-    for (let s = 0; s < width; s++) {
-      const c = original.counts[g * width + s]!;
-      best = Math.max(best, c);
-      originalRows += c;
-    }
-    originalCorrect += best;
-  }
+  const { correct: originalCorrect, rows: originalRows } =
+    'counts' in original ? modeCounts(original) : original;
   const trivial = { t: 0, delta: 0, knowledgeGain: 0, accuracyGain: 0 };
   return {
     attribute,
@@ -136,6 +128,28 @@ export function disclosureMeasures(
       '(ARX uses log2 for δ); A_know is the Jensen–Shannon divergence. Accuracy is that of guessing ' +
       'each row’s sensitive value as the most frequent one of what the release shows about it.',
   };
+}
+
+/** Over a set of classes: the rows of each class's most frequent value, summed, and all rows. */
+export interface ModeCounts {
+  readonly correct: number;
+  readonly rows: number;
+}
+
+export function modeCounts(classes: ClassHistogramSet): ModeCounts {
+  const { width, counts } = classes;
+  let correct = 0;
+  let rows = 0;
+  for (let g = 0; g < classes.groups; g++) {
+    let best = 0;
+    for (let s = 0; s < width; s++) {
+      const c = counts[g * width + s]!;
+      best = Math.max(best, c);
+      rows += c;
+    }
+    correct += best;
+  }
+  return { correct, rows };
 }
 
 /**

@@ -70,15 +70,29 @@ export const wasmGroupingKernel: GroupingKernel = {
     const reps = layout.reserve(4 * n);
     const packed = layout.reserve(8 * n);
     const slots = layout.reserve(4 * n);
-    const keys = layout.reserve(4 * m * n);
-    const composedIn = layout.reserve(4 * n);
-    const composed = layout.reserve(4 * n);
-    const mapIn = layout.reserve(4 * n);
-    const valuesIn = layout.reserve(4 * n);
-    const scratchStart = layout.end; // histograms live past this point, grown on demand
-    layout.commit();
-
+    // The whole-tuple keys (m cells a tuple) only when some node's keys may not pack.
     const bases = levelBases(input.domains, tables);
+    const widest = input.domains.reduce((p, d, i) => p * Math.max(d, ...bases[i]!), 1);
+    const keys = keyMode(widest, codes, capacity) === 'tuple' ? layout.reserve(4 * m * n) : 0;
+    const scratchStart = layout.end; // the regions of compose and histogram live past this point
+    layout.commit();
+    /** The compose and histogram regions (n cells each) and their scratch, placed on first use. */
+    let late: { composedIn: number; composed: number; mapIn: number; valuesIn: number; end: number };
+    const lateRegions = () => {
+      if (!late) {
+        const more = new Layout(core.memory);
+        more.reserve(scratchStart);
+        late = {
+          composedIn: more.reserve(4 * n),
+          composed: more.reserve(4 * n),
+          mapIn: more.reserve(4 * n),
+          valuesIn: more.reserve(4 * n),
+          end: more.end,
+        };
+        more.commit();
+      }
+      return late;
+    };
     const i32 = () => new Int32Array(core.memory.buffer);
     const heap = i32();
     const zeroEnd = zeroFrom + zeroBytes;
@@ -92,11 +106,13 @@ export const wasmGroupingKernel: GroupingKernel = {
       if (disposed) throw new Error('grouping session used after dispose');
       return i32();
     };
-    // Row-major: a rollup reads scattered representatives, one cache line each. The columns
-    // go in one after another (into the tuple-key scratch) and the kernel places and checks them.
-    for (let i = 0; i < m; i++) heap.set(input.columns[i]!, keys / 4 + i * n);
+    // Row-major: a rollup reads scattered representatives, one cache line each. Each column
+    // goes in through the packed-key scratch, and the kernel places and checks it.
     heap.set(input.domains, domains / 4);
-    if (core.placeTuples(keys, n, m, domains, cols) < 0) validateCodes(input);
+    for (let i = 0; i < m; i++) {
+      heap.set(input.columns[i]!, packed / 4);
+      if (core.placeColumn(packed, n, m, i, input.domains[i]!, cols) < 0) validateCodes(input);
+    }
     if (input.counts) heap.set(input.counts, counts / 4);
     tables.forEach((levels, i) => {
       levels.forEach((t, l) => {
@@ -180,7 +196,9 @@ export const wasmGroupingKernel: GroupingKernel = {
       },
       compose(groupOfArr, map) {
         validateCompose(groupOfArr, map, n);
-        const mem = live();
+        live();
+        const { composedIn, composed, mapIn } = lateRegions();
+        const mem = i32();
         mem.set(groupOfArr, composedIn / 4);
         mem.set(map, mapIn / 4);
         // The kernel checks each class id against the map (and stops at the first bad one).
@@ -191,8 +209,9 @@ export const wasmGroupingKernel: GroupingKernel = {
       },
       histogram(groupOfArr, groups, values, width) {
         live();
+        const { composedIn, composed, valuesIn, end } = lateRegions();
         const hist = new Layout(core.memory);
-        hist.reserve(scratchStart);
+        hist.reserve(end);
         const out = hist.reserve(4 * groups * width);
         hist.commit();
         const mem = i32();

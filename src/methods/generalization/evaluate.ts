@@ -422,8 +422,24 @@ export class NodeEvaluator {
     if (!this.bottom) {
       const zero = levels.map(() => 0);
       const r = this.session.group(zero);
-      this.bottom = new Classes(zero, r.groups, r.sizes, r.reps, undefined, undefined, undefined, r.groupOf);
+      // Every tuple its own class (ids in order of first appearance: class t is tuple t): the
+      // counts are the sizes, and one identity serves as representatives and map.
+      const own = r.groups === this.session.n;
+      const identity = own ? new Int32Array(r.groups) : r.reps;
+      for (let t = 0; own && t < identity.length; t++) identity[t] = t;
+      this.bottom = new Classes(
+        zero,
+        r.groups,
+        own ? this.problem.counts : r.sizes,
+        identity,
+        undefined,
+        undefined,
+        undefined,
+        own ? identity : r.groupOf,
+      );
     }
+    // The bottom node's classes are those (a rollup would copy them, as many as the tuples).
+    if (id === 0) return this.bottom;
     // The direct specializations first (the closest, so the fewest classes), else any kept node below.
     let from: Classes = this.bottom;
     for (const p of this.problem.lattice.predecessors(id)) {

@@ -313,7 +313,7 @@ export function searchStep(
   );
   const tupleSuppressed = new Uint8Array(tuples.counts.length);
   for (let t = 0; t < tupleSuppressed.length; t++) tupleSuppressed[t] = best.suppressed[best.groupOf[t]!]!;
-  const report = generalizationReport(prepared, outcome, node, original);
+  const report = time('report', () => generalizationReport(prepared, outcome, node, original));
   outcome.evaluator.dispose();
   return {
     node,

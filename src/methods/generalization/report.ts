@@ -3,8 +3,7 @@
  * the privacy figures of the released classes (models, risk, the SA per class and what the
  * classes disclose against the input's own), the utility.
  */
-
-import { disclosureMeasures, sensitiveDistribution } from '../../metrics/disclosure.ts';
+import { disclosureMeasures, type ModeCounts, sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { populationRiskPart } from '../../metrics/population-risk.ts';
 import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
 import { paramsOf } from '../../models/describe.ts';
@@ -100,15 +99,10 @@ function privacyOf(prepared: Prepared, best: NodeResult, originalNode: NodeResul
       return d ? [d] : [];
     }),
     disclosure: Object.fromEntries(
-      released.map(({ sa, classes }) => {
-        const original = {
-          groups: originalNode.groups,
-          width: classes.width,
-          counts: classHistograms(prepared, originalNode, sa),
-          keep: () => true,
-        };
-        return [sa.name, disclosureMeasures(sa.name, classes, original, sa.distribution)];
-      }),
+      released.map(({ sa, classes }) => [
+        sa.name,
+        disclosureMeasures(sa.name, classes, originalModes(prepared, originalNode, sa), sa.distribution),
+      ]),
     ),
   };
 }
@@ -154,4 +148,38 @@ function classHistograms(prepared: Prepared, node: NodeResult, sa: SensitiveAttr
   const weights = prepared.tuples.counts;
   for (let t = 0; t < values.length; t++) counts[node.groupOf[t]! * width + values[t]!]! += weights[t]!;
   return counts;
+}
+
+/**
+ * The input's own classes' ModeCounts, one class's histogram at a time over the tuples sorted
+ * by class: the input's classes are about as many as its tuples, and all their histograms at
+ * once (classes × values cells) would outweigh everything else the report holds.
+ */
+function originalModes(prepared: Prepared, node: NodeResult, sa: SensitiveAttribute): ModeCounts {
+  const values = prepared.sensitive.find((s) => s.attribute.name === sa.name)!.values;
+  const weights = prepared.tuples.counts;
+  const { groupOf, groups } = node;
+  // A counting sort of the tuples by class: class g's are order[end[g - 1]..end[g]).
+  const end = new Int32Array(groups);
+  for (let t = 0; t < values.length; t++) end[groupOf[t]!]!++;
+  for (let g = 1; g < groups; g++) end[g]! += end[g - 1]!;
+  const order = new Int32Array(values.length);
+  for (let t = values.length - 1; t >= 0; t--) order[--end[groupOf[t]!]!] = t;
+  // (Each class's cells now start at end[g]: its end is the next class's start.)
+  const histogram = new Int32Array(sa.column.dictionary.length);
+  let correct = 0;
+  let rows = 0;
+  for (let g = 0; g < groups; g++) {
+    const last = g + 1 < groups ? end[g + 1]! : values.length;
+    let best = 0;
+    for (let i = end[g]!; i < last; i++) {
+      const t = order[i]!;
+      const c = (histogram[values[t]!]! += weights[t]!);
+      if (c > best) best = c;
+      rows += weights[t]!;
+    }
+    for (let i = end[g]!; i < last; i++) histogram[values[order[i]!]!] = 0;
+    correct += best;
+  }
+  return { correct, rows };
 }

@@ -7,9 +7,8 @@
  */
 import type { EncodedTable } from '../../data/table.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
-import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import type { ReleaseSpec } from '../../spec/spec.ts';
-import type { ShardSteps, ShardTuples } from '../method.ts';
+import type { MethodContext, ShardCounts, ShardSteps, ShardTuples } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
 import {
   collapseColumnNames,
@@ -18,8 +17,7 @@ import {
   prepareGeneralization,
   searchStep,
 } from './index.ts';
-
-type Counts = Pick<ShardTuples, 'columns' | 'counts'>;
+import { TupleMerge } from './merge.ts';
 
 export const generalizationShards: ShardSteps = {
   count(spec, shard, kernel) {
@@ -37,10 +35,10 @@ export const generalizationShards: ShardSteps = {
     return collapseRows(kernel, columns);
   },
 
-  search(ctx, parts) {
+  async search(ctx, counts) {
     const { spec, kernel, time, say } = ctx;
     const names = collapseColumnNames(spec);
-    const { merged, groupOf } = mergeTuples(parts, names, ctx.table, kernel);
+    const { merged, groupOf } = await mergeShards(counts, names.length, time);
     // The merged tuples stand in for the rows: each column's codes are the tuples'.
     const table: EncodedTable = {
       ...ctx.table,
@@ -53,14 +51,16 @@ export const generalizationShards: ShardSteps = {
     };
     const prepared = prepareGeneralization(spec, table, kernel, time, merged);
     const step = searchStep(prepared, kernel, time, say);
-    // Each shard's flags: its own tuples → merged tuple → suppressed.
-    let at = 0;
-    const flags = parts.map((p) => {
-      const own = new Uint8Array(p.counts.length);
-      for (let t = 0; t < own.length; t++) own[t] = step.tupleSuppressed[groupOf[at + t]!]!;
-      at += p.counts.length;
-      return own;
-    });
+    // Each shard's flags: its own tuples → merged tuple → suppressed (one shard's are the merged ones).
+    const flags = time('flags', () =>
+      groupOf
+        ? groupOf.map((own) => {
+            const out = new Uint8Array(own.length);
+            for (let t = 0; t < own.length; t++) out[t] = step.tupleSuppressed[own[t]!]!;
+            return out;
+          })
+        : [step.tupleSuppressed],
+    );
     return { node: step.node, claims: step.claims, report: step.report, flags };
   },
 
@@ -85,41 +85,30 @@ export const generalizationShards: ShardSteps = {
 };
 
 /**
- * The shards' distinct tuples merged in shard order. `groupOf` maps each shard's tuples,
- * concatenated, to the merged ones. One shard's tuples are already that.
+ * The shards' distinct tuples merged in shard order, read one at a time (the next one read while
+ * this one merges) and let go once merged. `groupOf` maps each shard's tuples to the merged ones
+ * (none for one shard: its tuples are already that).
  */
-function mergeTuples(
-  parts: readonly Counts[],
-  names: readonly string[],
-  table: EncodedTable,
-  kernel: GroupingKernel,
-): { merged: ShardTuples; groupOf: Int32Array } {
-  if (parts.length === 1) {
-    const [only] = parts as [Counts];
-    return {
-      merged: { columns: only.columns, counts: only.counts, rowToTuple: new Int32Array(0) },
-      groupOf: Int32Array.from({ length: only.counts.length }, (_, t) => t),
-    };
-  }
-  const total = parts.reduce((n, p) => n + p.counts.length, 0);
-  const concat = (pick: (p: Counts) => Int32Array) => {
-    const out = new Int32Array(total);
-    let at = 0;
-    for (const p of parts) {
-      out.set(pick(p), at);
-      at += p.counts.length;
-    }
-    return out;
+async function mergeShards(
+  counts: ShardCounts,
+  m: number,
+  time: MethodContext['time'],
+): Promise<{ merged: ShardTuples; groupOf?: Int32Array[] }> {
+  const rowToTuple = new Int32Array(0);
+  if (counts.shards === 1) return { merged: { ...(await counts.read(0)), rowToTuple } };
+  const merge = new TupleMerge(m);
+  const groupOf: Int32Array[] = [];
+  // A read in flight when a merge fails is never awaited: its failure is of no interest then.
+  const read = (s: number) => {
+    const p = counts.read(s);
+    p.catch(() => {});
+    return p;
   };
-  const columns = names.map((_, c) => concat((p) => p.columns[c]!));
-  const counts = concat((p) => p.counts);
-  const domains = names.map((n) => table.columns.find((c) => c.name === n)!.dictionary.length);
-  const session = kernel.open(
-    { columns, counts, domains },
-    names.map(() => []),
-  );
-  const { groups, groupOf, sizes } = session.group(null);
-  const merged = { columns: session.keys(groups), counts: sizes, rowToTuple: new Int32Array(0) };
-  session.dispose();
-  return { merged, groupOf };
+  let next = read(0);
+  for (let s = 0; s < counts.shards; s++) {
+    const part = await next;
+    if (s + 1 < counts.shards) next = read(s + 1);
+    groupOf.push(time('merge', () => merge.add(part)));
+  }
+  return { merged: { ...time('merge', () => merge.done()), rowToTuple }, groupOf };
 }

@@ -1,33 +1,39 @@
 /**
  * The Search state: the shards' counts merged, the method's one search, each shard's suppression flags.
  */
-import type { ShardTuples } from '../../methods/method.ts';
+import type { MethodContext, ShardTuples } from '../../methods/method.ts';
 import { recall, remember } from '../memo.ts';
 import { decodeTuples } from '../rows.ts';
 import { putJson } from '../storage/index.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
-import { inputDictionaries, ms, openWork, runOf, shardSteps, timer, timing } from './work.ts';
+import { inputDictionaries, ms, openWork, runOf, shardSteps, timer, timing, type Work } from './work.ts';
 
 export async function search(task: WorkTask, env: PhaseEnv): Promise<{ node: Record<string, number> }> {
   const t0 = performance.now();
   const work = await openWork(task.work, env);
-  const { store } = work.loc;
-  const shards = work.file.layout.shards.length;
-  const [table, parts] = await Promise.all([
-    inputDictionaries(work),
-    Promise.all(
-      Array.from(
-        { length: shards },
-        async (_, s) =>
-          recall<ShardTuples>(runOf(work), `counts/${s}`) ??
-          decodeTuples(await store.get(work.key(`counts/${s}.bin`))),
-      ),
-    ),
-  ]);
   const timings: Record<string, number> = {};
-  const found = shardSteps(work).search(
-    { spec: work.spec, table, kernel: env.kernel, time: timer(timings), say: env.say ?? (() => {}) },
-    parts,
+  const node = await searchWork(work, env, timer(timings));
+  await timing(work.loc.store, work.loc.key, 'merge', performance.now() - t0, timings);
+  env.log({ state: 'Search', shards: work.file.layout.shards.length, ms: ms(t0) });
+  return { node };
+}
+
+/** The state's work on an opened work area, its phases timed by `time` (bench/search-memory.ts). */
+export async function searchWork(
+  work: Work,
+  env: PhaseEnv,
+  time: MethodContext['time'],
+): Promise<Record<string, number>> {
+  const { store } = work.loc;
+  const table = await inputDictionaries(work);
+  const found = await shardSteps(work).search(
+    { spec: work.spec, table, kernel: env.kernel, time, say: env.say ?? (() => {}) },
+    {
+      shards: work.file.layout.shards.length,
+      read: async (s) =>
+        recall<ShardTuples>(runOf(work), `counts/${s}`) ??
+        decodeTuples(await store.get(work.key(`counts/${s}.bin`))),
+    },
   );
   await Promise.all(
     found.flags.map((flags, s) =>
@@ -39,7 +45,5 @@ export async function search(task: WorkTask, env: PhaseEnv): Promise<{ node: Rec
     claims: found.claims,
     report: found.report,
   });
-  await timing(store, work.loc.key, 'merge', performance.now() - t0, timings);
-  env.log({ state: 'Search', shards, ms: ms(t0) });
-  return { node: found.node };
+  return found.node;
 }

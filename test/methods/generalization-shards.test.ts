@@ -1,0 +1,157 @@
+/**
+ * The search over row shards: the shards' tuples merged as grouping their concatenation would,
+ * one shard at a time, none held once merged.
+ */
+import { describe, expect, it } from 'vitest';
+import type { EncodedTable } from '../../src/data/table.ts';
+import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
+import { prepareGeneralization, searchStep } from '../../src/methods/generalization/index.ts';
+import { TupleMerge } from '../../src/methods/generalization/merge.ts';
+import { generalizationShards } from '../../src/methods/generalization/shards.ts';
+import type { ShardTuples } from '../../src/methods/method.ts';
+import { readInput } from '../../src/pipeline/release.ts';
+import { Random } from '../../src/util/random.ts';
+import { adultSpec } from '../helpers/adult.ts';
+
+const quiet = { time: <T>(_: string, work: () => T) => work(), say: () => {} };
+
+function shardsOf(table: EncodedTable, rows: number): EncodedTable[] {
+  const out: EncodedTable[] = [];
+  for (let at = 0; at < table.rowCount; at += rows) {
+    const end = Math.min(table.rowCount, at + rows);
+    out.push({
+      ...table,
+      rowCount: end - at,
+      columns: table.columns.map((c) => ({ ...c, codes: c.codes.slice(at, end) })),
+    });
+  }
+  return out;
+}
+
+const copy = (t: Pick<ShardTuples, 'columns' | 'counts'>) => ({
+  columns: t.columns.map((c) => c.slice()),
+  counts: t.counts.slice(),
+});
+
+describe('TupleMerge', () => {
+  it('gives the ids, counts and tuples that grouping the shards concatenated gives', () => {
+    const random = new Random(3);
+    const domains = [7, 3, 500];
+    // Four shards of distinct tuples each, many shared between shards.
+    const parts = [900, 1, 2500, 1200].map((n) => {
+      const seen = new Set<string>();
+      const columns = domains.map(() => new Int32Array(n));
+      let t = 0;
+      while (t < n) {
+        const tuple = domains.map((d) => random.below(d));
+        if (seen.has(tuple.join())) continue;
+        seen.add(tuple.join());
+        tuple.forEach((v, i) => {
+          columns[i]![t] = v;
+        });
+        t++;
+      }
+      return { columns, counts: Int32Array.from({ length: n }, () => 1 + random.below(4)) };
+    });
+    const merge = new TupleMerge(domains.length);
+    const groupOf = parts.map((p) => merge.add(p));
+    const merged = merge.done();
+
+    const concat = (pick: (p: (typeof parts)[number]) => Int32Array) => {
+      const out = new Int32Array(parts.reduce((n, p) => n + p.counts.length, 0));
+      let at = 0;
+      for (const p of parts) {
+        out.set(pick(p), at);
+        at += p.counts.length;
+      }
+      return out;
+    };
+    const session = wasmGroupingKernel.open(
+      {
+        columns: domains.map((_, i) => concat((p) => p.columns[i]!)),
+        counts: concat((p) => p.counts),
+        domains,
+      },
+      domains.map(() => []),
+    );
+    const grouped = session.group(null);
+    expect(merged.counts).toEqual(grouped.sizes);
+    expect(merged.columns).toEqual(session.keys(grouped.groups));
+    expect(concat((p) => groupOf[parts.indexOf(p)]!)).toEqual(grouped.groupOf);
+    session.dispose();
+  });
+});
+
+describe('the search over row shards', () => {
+  it('reads each shard once, in order, and holds none it has merged', async () => {
+    const spec = adultSpec();
+    const table = readInput(spec);
+    const steps = generalizationShards;
+    const counted = shardsOf(table, 5000).map((s) => steps.count(spec, s, wasmGroupingKernel));
+    expect(counted.length).toBeGreaterThan(4);
+    const ctx = { spec, table, kernel: wasmGroupingKernel, ...quiet };
+
+    const plain = await steps.search(ctx, {
+      shards: counted.length,
+      read: async (s) => copy(counted[s]!),
+    });
+    // The same search, but each read spoils every shard the search must be done with by then:
+    // it holds at most the shard it merges and the one it reads next.
+    const given: Pick<ShardTuples, 'columns' | 'counts'>[] = [];
+    const reads: number[] = [];
+    const spoiled = await steps.search(ctx, {
+      shards: counted.length,
+      read: async (s) => {
+        reads.push(s);
+        for (const old of given.slice(0, Math.max(0, s - 1))) {
+          for (const c of old.columns) c.fill(0);
+          old.counts.fill(0);
+        }
+        given[s] = copy(counted[s]!);
+        return given[s]!;
+      },
+    });
+    expect(reads).toEqual(counted.map((_, s) => s));
+    expect(spoiled).toEqual(plain);
+
+    // And it decides what one search over every row decides.
+    const whole = searchStep(
+      prepareGeneralization(spec, table, wasmGroupingKernel),
+      wasmGroupingKernel,
+      quiet.time,
+      quiet.say,
+    );
+    expect(plain.node).toEqual(whole.node);
+    expect(plain.claims).toEqual(whole.claims);
+    const rowFlags = counted.flatMap((c, s) => Array.from(c.rowToTuple, (t) => plain.flags[s]![t]!));
+    const wholeRows = prepareGeneralization(spec, table, wasmGroupingKernel).tuples.rowToTuple;
+    expect(rowFlags).toEqual(Array.from(wholeRows, (t) => whole.tupleSuppressed[t]!));
+  });
+});
+
+describe("the report's accuracy on the input's own classes", () => {
+  it('is the rows of each quasi-identifier tuple’s most frequent sensitive value over all rows', () => {
+    const spec = adultSpec();
+    const table = readInput(spec);
+    const step = searchStep(
+      prepareGeneralization(spec, table, wasmGroupingKernel),
+      wasmGroupingKernel,
+      quiet.time,
+      quiet.say,
+    );
+    const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
+    const column = (name: string) => table.columns.find((c) => c.name === name)!.codes;
+    const sa = column('occupation');
+    const byTuple = new Map<string, Map<number, number>>();
+    for (let r = 0; r < table.rowCount; r++) {
+      const key = qis.map((q) => column(q)[r]).join();
+      const h = byTuple.get(key) ?? new Map<number, number>();
+      h.set(sa[r]!, (h.get(sa[r]!) ?? 0) + 1);
+      byTuple.set(key, h);
+    }
+    let correct = 0;
+    for (const h of byTuple.values()) correct += Math.max(...h.values());
+    const disclosure = step.report.privacy.disclosure as Record<string, { accuracy: { original: number } }>;
+    expect(disclosure.occupation!.accuracy.original).toBe(correct / table.rowCount);
+  });
+});
