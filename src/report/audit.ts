@@ -10,6 +10,7 @@
  */
 import type { EncodedTable } from '../data/table.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
+import { byCodeUnits } from '../util/format.ts';
 import type { CodedTable } from '../verify/common.ts';
 import { verifierHierarchyRows } from '../verify/hierarchy.ts';
 import { fmtNum, fmtPct } from './format.ts';
@@ -285,10 +286,15 @@ function meanNcp(
       total += rows;
       continue;
     }
+    // Rows per label, then summed in label order: the same figure whatever order the rows are
+    // in (a release in parts holds them in another order than the release in one file).
     const cost = labelCost(column, a.hierarchy);
-    const perCode = released.dictionaries[c]!.map(cost);
+    const labels = released.dictionaries[c]!;
     const codes = released.codes[c]!;
-    for (let r = 0; r < rows; r++) total += perCode[codes[r]!]!;
+    const perCode = new Float64Array(labels.length);
+    for (let r = 0; r < rows; r++) perCode[codes[r]!]!++;
+    const order = labels.map((_, i) => i).sort((x, y) => byCodeUnits(labels[x]!, labels[y]!));
+    for (const code of order) if (perCode[code]! > 0) total += perCode[code]! * cost(labels[code]!);
   }
   return Math.min(1, total / (inputRows * qis.length));
 }
