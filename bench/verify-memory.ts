@@ -9,7 +9,16 @@
  * Run: `npx tsx bench/verify-memory.ts [--rows 1e6,3e6] [--rows-per-part 1e6] [--label after]`
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -94,7 +103,8 @@ try {
     for (let index = 0; index < plan.parts; index++) run('Assemble', { work: plan.work, index });
     for (let i = 0; i < plan.shards; i++)
       run('VerifySlice', { ...shard(i), kind: 'shard' }, 'VerifySlice shard');
-    for (let i = 0; i < plan.parts; i++) run('VerifySlice', { ...shard(i), kind: 'part' }, 'VerifySlice part');
+    for (let i = 0; i < plan.parts; i++)
+      run('VerifySlice', { ...shard(i), kind: 'part' }, 'VerifySlice part');
     const sliceBytes = bytesUnder(join(new URL(plan.work).pathname, 'verify'));
     run('Verify', { work: plan.work });
     runs.push({

@@ -7,10 +7,16 @@
  *   rows masked (`*` in every QI), plus the shard's sensitive values;
  * - each output part (`summarizePart`) reads its staged Arrow file, checks its CSV against it,
  *   and sums per released class its size, its rows' fingerprint and its sensitive values;
- * - the reduce (`checkPieces`) compares the two sides class by class. A class released must
+ * - the reduce (`PiecesCheck`) compares the two sides class by class. A class released must
  *   match its input rows exactly; a class absent was suppressed, and with masking its rows'
  *   masked fingerprint must be among the `*` rows. Then the suppression limit, every model on
  *   every released class, and the claims, as the whole-table verifier checks them.
+ *
+ * A class is named by its key: its QI labels' hashes folded in column order, 128 bits (four
+ * 32-bit lanes, the first two being the QI hash of the rows' fingerprints), so both sides name
+ * it alike without its labels. Each side's classes are split by key into partitions and sorted
+ * by key inside each; the reduce takes one partition of every slice at a time, so it never
+ * holds more than one partition's classes, and a slice's memory follows its own rows.
  *
  * Suppression is checked by whole classes, as ppdp suppresses: a class with some rows
  * released and others masked fails here (the whole-table verifier matches row by row and
@@ -21,52 +27,78 @@
  */
 import { readArrow } from '../data/arrow.ts';
 import type { EncodedTable } from '../data/table.ts';
+import { VerificationError } from '../errors.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec } from '../spec/spec.ts';
-import { fail, releasedNames, SEP } from './common.ts';
+import { fail } from './common.ts';
 import {
   addInto,
   dictionaryHashes,
   type Fingerprint,
   fold,
   join,
+  KEY_SEED,
   OTHER_SEED,
   QI_SEED,
   sameFingerprint,
-  valueHash,
 } from './fingerprint.ts';
 import type { GeneralizationClaims } from './generalization.ts';
 import { attributeOf, checkClass, ModelTally, type SensitiveContext } from './models.ts';
 import { asCsvCoded, csvHoldsTable } from './staged-csv.ts';
-import { grown, TupleCounts } from './tuples.ts';
+
+/** Input rows per partition of the classes: the reduce holds about this many rows' classes. */
+export const ROWS_PER_PARTITION = 1 << 21;
+
+/** The partitions of a release of `rows` input rows. */
+export function partitionsOf(rows: number): number {
+  return Math.max(1, Math.ceil(rows / ROWS_PER_PARTITION));
+}
+
+/** Words of a class key. */
+const KEY = 4;
+/** Words per class: size and fingerprint (2 lanes), and for an input shard the masked fingerprint (2). */
+const SHARD_LANES = 5;
+const PART_LANES = 3;
 
 /**
- * What one input shard must be released as, per class (`keys[i]`, its QI labels joined):
- * `classes[5i … 5i+4]` = size, the rows' fingerprint as released (2 lanes), and masked (2 lanes).
+ * A slice's classes, grouped by partition (key lane 2 modulo the partitions) and sorted by key
+ * inside each: class `i` has key `keys[4i … 4i+3]` and sums `sums[lanes·i …]` (size, then the
+ * fingerprint lanes); partition `p` holds classes [bounds[p], bounds[p+1]).
  */
-export interface ShardExpectation {
+export interface ClassEntries {
+  readonly lanes: number;
+  readonly keys: Uint32Array;
+  readonly sums: Uint32Array;
+  readonly bounds: Uint32Array;
+  /** Per sensitive attribute of the part (none for a shard): (class, value, count) triples by class. */
+  readonly cells: readonly Uint32Array[];
+}
+
+/** What one input shard must be released as: its facts (small, JSON) and its classes. */
+export interface ShardFacts {
   readonly rows: number;
   /** Input cells whose QI value the hierarchy does not hold. */
   readonly unmapped: number;
-  readonly keys: string[];
-  readonly classes: number[];
   /** Per sensitive attribute a model names: its input values' counts. */
   readonly sensitive: Record<string, Record<string, number>>;
 }
+export interface ShardExpectation extends ShardFacts {
+  readonly classes: ClassEntries;
+}
 
-/**
- * What one output part holds, per class (`keys[i]`): `classes[3i … 3i+2]` = size and the
- * rows' fingerprint; per sensitive attribute a model names, its values and the triples
- * (class index, value index, count) of `cells`.
- */
-export interface PartSummary {
+/** What one output part holds: its facts (small, JSON) and its classes. */
+export interface PartFacts {
   readonly rows: number;
   readonly names: string[];
   /** Whether the part's CSV holds exactly its Arrow file's rows. */
   readonly filesAgree: boolean;
-  readonly keys: string[];
-  readonly classes: number[];
-  readonly sensitive: Record<string, { readonly values: string[]; readonly cells: number[] }>;
+  /** The sensitive attributes a model names that the part holds, in the order of its cells. */
+  readonly attributes: string[];
+  /** Per attribute, its values as the cells index them. */
+  readonly values: string[][];
+}
+export interface PartSummary extends PartFacts {
+  readonly classes: ClassEntries;
 }
 
 const MASK = '*';
@@ -82,135 +114,211 @@ export function expectShard(args: {
   hierarchyRows: ReadonlyMap<string, string[][]>;
   node: Readonly<Record<string, number>>;
   sensitive: readonly string[];
+  partitions: number;
 }): ShardExpectation {
   const { shard, attributes, hierarchyRows, node } = args;
-  const names = releasedNames(shard, attributes);
   const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
-  const columns = names.map((n) => shard.columns.find((c) => c.name === n)!);
-  const qis = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [c] : []));
-  // Per QI: input code → label id (-1 when the hierarchy lacks the value), and the labels.
-  const labels: string[][] = [];
-  const labelOf = qis.map((c, q) => {
-    const name = names[c]!;
+  const columns = shard.columns.filter((c) => typeOf.get(c.name) !== 'identifying');
+  const isQi = columns.map((c) => typeOf.get(c.name) === 'quasi-identifying');
+  const qis = columns.flatMap((_, c) => (isQi[c] ? [c] : []));
+  const others = columns.flatMap((_, c) => (isQi[c] ? [] : [c]));
+  // Per QI, per input code: its label's key hash (4 lanes; 0 when the hierarchy lacks the value).
+  const unplaced: Uint8Array[] = [];
+  const codeHashes = qis.map((c, q) => {
+    const { name, dictionary } = columns[c]!;
     const level = node[name]!;
     const generalize = new Map((hierarchyRows.get(name) ?? []).map((row) => [row[0]!, row[level]!]));
-    const ids = new Map<string, number>();
-    labels[q] = [];
-    return Int32Array.from(columns[c]!.dictionary, (v) => {
+    const labelIds = new Map<string, number>();
+    const labels: string[] = [];
+    unplaced[q] = new Uint8Array(dictionary.length);
+    const ids = Int32Array.from(dictionary, (v, code) => {
       const label = generalize.get(v);
-      if (label === undefined) return -1;
-      let id = ids.get(label);
-      if (id === undefined) ids.set(label, (id = labels[q]!.push(label) - 1));
+      if (label === undefined) {
+        unplaced[q]![code] = 1;
+        return -1;
+      }
+      let id = labelIds.get(label);
+      if (id === undefined) labelIds.set(label, (id = labels.push(label) - 1));
       return id;
     });
+    const labelHashes = dictionaryHashes(c, labels, KEY);
+    const out = new Int32Array(KEY * dictionary.length);
+    ids.forEach((id, code) => {
+      if (id >= 0) out.set(labelHashes.subarray(KEY * id, KEY * id + KEY), KEY * code);
+    });
+    return out;
   });
-  // Value hashes: QIs by label, the others by value.
-  const isQi = names.map((_, c) => qis.includes(c));
-  const others = names.flatMap((_, c) => (isQi[c] ? [] : [c]));
-  const labelHashes = qis.map((c, q) => dictionaryHashes(c, labels[q]!));
-  const otherHashes = others.map((c) => dictionaryHashes(c, columns[c]!.dictionary));
-  const otherCodes = others.map((c) => columns[c]!.codes);
-  const qiCodes = qis.map((c) => columns[c]!.codes);
-  // A masked row's QI hash: `*` in every QI.
-  let mask0 = QI_SEED[0];
-  let mask1 = QI_SEED[1];
-  for (const c of qis) {
-    const [a, b] = valueHash(c, MASK);
-    mask0 = fold(mask0, a);
-    mask1 = fold(mask1, b);
-  }
-  const classes = new ClassSums(
-    labels.map((l) => l.length + 2),
-    (q, l, lane) => (l < 0 ? 0 : labelHashes[q]![2 * l + lane]!),
-    [mask0, mask1],
-  );
-  const tuple = new Int32Array(qis.length);
+  const n = shard.rowCount;
   let unmapped = 0;
-  for (let r = 0; r < shard.rowCount; r++) {
-    for (let q = 0; q < qis.length; q++) {
-      const id = labelOf[q]![qiCodes[q]![r]!]!;
-      if (id < 0) unmapped++;
-      tuple[q] = id;
-    }
-    let o0 = OTHER_SEED[0];
-    let o1 = OTHER_SEED[1];
-    for (let k = 0; k < others.length; k++) {
-      const code = otherCodes[k]![r]!;
-      o0 = fold(o0, otherHashes[k]![2 * code]!);
-      o1 = fold(o1, otherHashes[k]![2 * code + 1]!);
-    }
-    classes.add(tuple, o0, o1);
+  qis.forEach((c, q) => {
+    const codes = columns[c]!.codes;
+    for (let r = 0; r < n; r++) unmapped += unplaced[q]![codes[r]!]!;
+  });
+  const keys = rowKeys(
+    n,
+    qis.map((c) => columns[c]!.codes),
+    codeHashes,
+  );
+  const other = rowOthers(
+    n,
+    others.map((c) => columns[c]!.codes),
+    others.map((c) => dictionaryHashes(c, columns[c]!.dictionary)),
+  );
+  // A masked row's QI hash: `*` in every QI.
+  const mask = starKey(qis);
+  const values = new Uint32Array(4 * n);
+  for (let r = 0; r < n; r++) {
+    const o0 = other[2 * r]!;
+    const o1 = other[2 * r + 1]!;
+    values[4 * r] = join(keys[KEY * r]!, o0, 0);
+    values[4 * r + 1] = join(keys[KEY * r + 1]!, o1, 1);
+    values[4 * r + 2] = join(mask[0]!, o0, 0);
+    values[4 * r + 3] = join(mask[1]!, o1, 1);
   }
   return {
-    rows: shard.rowCount,
+    rows: n,
     unmapped,
-    keys: classes.tuples.map((t) => t.map((l, q) => (l < 0 ? '\u0001unmapped' : labels[q]![l]!)).join(SEP)),
-    classes: classes.flat(),
     sensitive: valueCounts(shard, args.sensitive),
+    classes: classesOf(n, keys, values, SHARD_LANES - 1, args.partitions, []),
   };
 }
 
+/** The key of the class whose labels are all `*`, over the QI columns `qis` (their numbers). */
+function starKey(qis: readonly number[]): Uint32Array {
+  const key = Uint32Array.of(QI_SEED[0], QI_SEED[1], KEY_SEED[0], KEY_SEED[1]);
+  for (const c of qis) {
+    const h = dictionaryHashes(c, [MASK], KEY);
+    for (let l = 0; l < KEY; l++) key[l] = fold(key[l]!, h[l]!);
+  }
+  return key;
+}
+
+/** Per row, its class key: its QIs' hashes (`hashes[q]`, 4 lanes per code) folded in column order. */
+function rowKeys(n: number, codes: readonly Int32Array[], hashes: readonly Int32Array[]): Uint32Array {
+  const keys = new Uint32Array(KEY * n);
+  const seed = [QI_SEED[0], QI_SEED[1], KEY_SEED[0], KEY_SEED[1]];
+  for (let r = 0; r < n; r++) {
+    for (let l = 0; l < KEY; l++) {
+      let h = seed[l]!;
+      for (let q = 0; q < codes.length; q++) h = fold(h, hashes[q]![KEY * codes[q]![r]! + l]!);
+      keys[KEY * r + l] = h;
+    }
+  }
+  return keys;
+}
+
+/** Per row, the hash of its other cells (2 lanes), folded in column order from OTHER_SEED. */
+function rowOthers(n: number, codes: readonly Int32Array[], hashes: readonly Int32Array[]): Uint32Array {
+  const out = new Uint32Array(2 * n);
+  for (let r = 0; r < n; r++) {
+    let o0 = OTHER_SEED[0];
+    let o1 = OTHER_SEED[1];
+    for (let k = 0; k < codes.length; k++) {
+      const code = codes[k]![r]!;
+      o0 = fold(o0, hashes[k]![2 * code]!);
+      o1 = fold(o1, hashes[k]![2 * code + 1]!);
+    }
+    out[2 * r] = o0;
+    out[2 * r + 1] = o1;
+  }
+  return out;
+}
+
+/** Compares the keys of entries `a` and `b`. */
+function compareKeys(keys: Uint32Array, a: number, b: number): number {
+  for (let l = 0; l < KEY; l++) {
+    const d = keys[KEY * a + l]! - keys[KEY * b + l]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** Entries 0 … n-1 in order of key (of partition first, when given). */
+function keyOrder(keys: Uint32Array, n: number, partition?: Uint32Array): Uint32Array {
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  return order.sort(
+    partition
+      ? (a, b) => partition[a]! - partition[b]! || compareKeys(keys, a, b)
+      : (a, b) => compareKeys(keys, a, b),
+  );
+}
+
 /**
- * Classes (QI tuples) with, per class, its size and its rows' fingerprint (2 lanes), and
- * with a mask's QI hash, the fingerprint of the same rows masked (2 more lanes). A class's QI
- * hash is computed once, when it first occurs; each row brings the hash of its other cells.
+ * Rows summed into classes: per row its key and `width` value lanes (summed modulo 2^32); per
+ * sensitive column (`codes`, values 0 … width - 1) the (class, value, count) triples.
  */
-class ClassSums {
-  private readonly classes: TupleCounts;
-  readonly tuples: number[][] = [];
-  private readonly lanes: number;
-  private qiHash = new Int32Array(2 * 1024);
-  private sums: Float64Array;
-
-  constructor(
-    radices: readonly number[],
-    /** The hash of value `v` of QI `q`, one lane. */
-    private readonly hashOf: (q: number, v: number, lane: number) => number,
-    private readonly mask?: Fingerprint,
-  ) {
-    this.classes = new TupleCounts(radices.length, radices);
-    this.lanes = mask ? 5 : 3;
-    this.sums = new Float64Array(this.lanes * 1024);
-  }
-
-  /** Adds a row of class `tuple` whose other cells hash to (o0, o1); returns its class id. */
-  add(tuple: Int32Array, o0: number, o1: number): number {
-    const known = this.classes.size;
-    const id = this.classes.intern(tuple);
-    if (id === known) {
-      this.tuples.push(Array.from(tuple));
-      if (2 * id + 2 > this.qiHash.length) {
-        this.qiHash = grown(this.qiHash, 2 * this.qiHash.length);
-        this.sums = grown(this.sums, 2 * this.sums.length);
-      }
-      let h0 = QI_SEED[0];
-      let h1 = QI_SEED[1];
-      for (let q = 0; q < tuple.length; q++) {
-        h0 = fold(h0, this.hashOf(q, tuple[q]!, 0));
-        h1 = fold(h1, this.hashOf(q, tuple[q]!, 1));
-      }
-      this.qiHash[2 * id] = h0;
-      this.qiHash[2 * id + 1] = h1;
+function classesOf(
+  n: number,
+  keys: Uint32Array,
+  values: Uint32Array,
+  width: number,
+  partitions: number,
+  sensitive: readonly { codes: Int32Array; width: number }[],
+): ClassEntries {
+  const partition = new Uint32Array(n);
+  for (let r = 0; r < n; r++) partition[r] = keys[KEY * r + 2]! % partitions;
+  const order = keyOrder(keys, n, partition);
+  let count = 0;
+  for (let i = 0; i < n; i++) if (i === 0 || compareKeys(keys, order[i - 1]!, order[i]!) !== 0) count++;
+  const lanes = width + 1;
+  const outKeys = new Uint32Array(KEY * count);
+  const sums = new Uint32Array(lanes * count);
+  const bounds = new Uint32Array(partitions + 1);
+  const cells = sensitive.map(() => new Growing());
+  const tallies = sensitive.map((s) => new Int32Array(s.width));
+  const touched = sensitive.map(() => [] as number[]);
+  let c = -1;
+  for (let i = 0; i < n; i++) {
+    const r = order[i]!;
+    if (i === 0 || compareKeys(keys, order[i - 1]!, r) !== 0) {
+      if (c >= 0) flushCells(c, tallies, touched, cells);
+      c++;
+      outKeys.set(keys.subarray(KEY * r, KEY * r + KEY), KEY * c);
+      bounds[partition[r]! + 1]!++;
     }
-    const sums = this.sums;
-    const at = this.lanes * id;
+    const at = lanes * c;
     sums[at]!++;
-    sums[at + 1] = (sums[at + 1]! + join(this.qiHash[2 * id]!, o0, 0)) % 2 ** 32;
-    sums[at + 2] = (sums[at + 2]! + join(this.qiHash[2 * id + 1]!, o1, 1)) % 2 ** 32;
-    if (this.mask) {
-      sums[at + 3] = (sums[at + 3]! + join(this.mask[0], o0, 0)) % 2 ** 32;
-      sums[at + 4] = (sums[at + 4]! + join(this.mask[1], o1, 1)) % 2 ** 32;
+    for (let l = 0; l < width; l++) sums[at + 1 + l] = sums[at + 1 + l]! + values[width * r + l]!;
+    sensitive.forEach((s, a) => {
+      const v = s.codes[r]!;
+      if (tallies[a]![v]!++ === 0) touched[a]!.push(v);
+    });
+  }
+  if (c >= 0) flushCells(c, tallies, touched, cells);
+  for (let p = 0; p < partitions; p++) bounds[p + 1]! += bounds[p]!;
+  return { lanes, keys: outKeys, sums, bounds, cells: cells.map((g) => g.done()) };
+}
+
+/** Class `c`'s sensitive counts written as triples, and the tallies cleared. */
+function flushCells(c: number, tallies: Int32Array[], touched: number[][], cells: Growing[]): void {
+  tallies.forEach((tally, a) => {
+    for (const v of touched[a]!) {
+      cells[a]!.push(c, v, tally[v]!);
+      tally[v] = 0;
     }
-    return id;
+    touched[a]!.length = 0;
+  });
+}
+
+/** A growing Uint32Array. */
+class Growing {
+  private words = new Uint32Array(1024);
+  private length = 0;
+
+  push(a: number, b: number, c: number): void {
+    if (this.length + 3 > this.words.length) {
+      const grown = new Uint32Array(2 * this.words.length);
+      grown.set(this.words);
+      this.words = grown;
+    }
+    this.words[this.length++] = a;
+    this.words[this.length++] = b;
+    this.words[this.length++] = c;
   }
 
-  get size(): number {
-    return this.classes.size;
-  }
-
-  /** Per class in order of first occurrence: size, then the fingerprint lanes. */
-  flat(): number[] {
-    return Array.from(this.sums.subarray(0, this.lanes * this.tuples.length), (x) => x >>> 0);
+  done(): Uint32Array {
+    return this.words.slice(0, this.length);
   }
 }
 
@@ -238,6 +346,7 @@ export function summarizePart(args: {
   escapeFormulas?: boolean;
   attributes: readonly AttributeSpec[];
   sensitive: readonly string[];
+  partitions: number;
 }): PartSummary {
   const part = readArrow(args.arrow);
   const filesAgree = csvHoldsTable(
@@ -249,53 +358,40 @@ export function summarizePart(args: {
   const typeOf = new Map(args.attributes.map((a) => [a.name, a.type]));
   const qis = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [c] : []));
   const others = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [] : [c]));
-  const hashes = part.columns.map((c, i) => dictionaryHashes(i, c.dictionary));
-  const codes = part.columns.map((c) => c.codes);
-  const classes = new ClassSums(
-    qis.map((c) => part.columns[c]!.dictionary.length + 2),
-    (q, v, lane) => hashes[qis[q]!]![2 * v + lane]!,
+  const n = part.rowCount;
+  // (A released dictionary may list a value twice: both codes hash alike, one class.)
+  const keys = rowKeys(
+    n,
+    qis.map((c) => part.columns[c]!.codes),
+    qis.map((c) => dictionaryHashes(c, part.columns[c]!.dictionary, KEY)),
   );
-  const classOf = new Int32Array(part.rowCount);
-  const tuple = new Int32Array(qis.length);
-  for (let j = 0; j < part.rowCount; j++) {
-    for (let q = 0; q < qis.length; q++) tuple[q] = codes[qis[q]!]![j]!;
-    let o0 = OTHER_SEED[0];
-    let o1 = OTHER_SEED[1];
-    for (let k = 0; k < others.length; k++) {
-      const c = others[k]!;
-      const code = codes[c]![j]!;
-      o0 = fold(o0, hashes[c]![2 * code]!);
-      o1 = fold(o1, hashes[c]![2 * code + 1]!);
-    }
-    classOf[j] = classes.add(tuple, o0, o1);
-  }
-  // (A released dictionary may list a value twice: its codes are then two ids of one class,
-  // merged by key in the reduce.)
-  const keys = classes.tuples.map((t) =>
-    t.map((code, q) => part.columns[qis[q]!]!.dictionary[code]!).join(SEP),
+  const other = rowOthers(
+    n,
+    others.map((c) => part.columns[c]!.codes),
+    others.map((c) => dictionaryHashes(c, part.columns[c]!.dictionary)),
   );
-  const sensitive: PartSummary['sensitive'] = {};
-  for (const name of args.sensitive) {
-    const c = names.indexOf(name);
-    if (c < 0) continue;
-    // Counted by (class, code), densely when that is small.
-    const width = part.columns[c]!.dictionary.length;
-    const column = codes[c]!;
-    const pairs = new Map<number, number>();
-    if (classes.size * width <= 1 << 24) {
-      const counts = new Int32Array(classes.size * width);
-      for (let j = 0; j < part.rowCount; j++) counts[classOf[j]! * width + column[j]!]!++;
-      for (let at = 0; at < counts.length; at++) if (counts[at]! > 0) pairs.set(at, counts[at]!);
-    } else
-      for (let j = 0; j < part.rowCount; j++) {
-        const at = classOf[j]! * width + column[j]!;
-        pairs.set(at, (pairs.get(at) ?? 0) + 1);
-      }
-    const cells: number[] = [];
-    for (const [at, n] of pairs) cells.push(Math.floor(at / width), at % width, n);
-    sensitive[name] = { values: part.columns[c]!.dictionary, cells };
+  const values = new Uint32Array(2 * n);
+  for (let r = 0; r < n; r++) {
+    values[2 * r] = join(keys[KEY * r]!, other[2 * r]!, 0);
+    values[2 * r + 1] = join(keys[KEY * r + 1]!, other[2 * r + 1]!, 1);
   }
-  return { rows: part.rowCount, names, filesAgree, keys, classes: classes.flat(), sensitive };
+  const attributes = args.sensitive.filter((name) => names.includes(name));
+  const columns = attributes.map((name) => part.columns[names.indexOf(name)]!);
+  return {
+    rows: n,
+    names,
+    filesAgree,
+    attributes,
+    values: columns.map((c) => c.dictionary),
+    classes: classesOf(
+      n,
+      keys,
+      values,
+      PART_LANES - 1,
+      args.partitions,
+      columns.map((c) => ({ codes: c.codes, width: c.dictionary.length })),
+    ),
+  };
 }
 
 function codedOf(table: EncodedTable) {
@@ -307,160 +403,356 @@ function codedOf(table: EncodedTable) {
   };
 }
 
+/** Marks a slice's partition file (`PPVC`, little-endian), and its version. */
+const MAGIC = 0x43565050;
+const VERSION = 1;
+
 /**
- * The reduce: the shards' expectations against the parts' summaries. `names` are the released
- * columns, `sensitive` each model's attribute with the input's shares (merged from the shards)
- * and hierarchy rows. Throws VerificationError listing the failed checks; returns all checks.
+ * Partition `p` of a slice's classes as bytes (32-bit little-endian words): magic, version,
+ * lanes, classes n, attributes A, the A cell counts; then the n keys, the n sums, and per
+ * attribute its triples, whose class numbers count from the partition's first class.
  */
-export function checkPieces(args: {
-  names: readonly string[];
-  attributes: readonly AttributeSpec[];
-  shards: readonly ShardExpectation[];
-  parts: readonly PartSummary[];
-  claims: GeneralizationClaims;
-  sensitive: ReadonlyMap<string, SensitiveContext>;
-}): VerificationCheck[] {
-  const { shards, parts, claims } = args;
-  const checks: VerificationCheck[] = [];
-  const add = (name: string, passed: boolean, detail: string) => checks.push({ name, passed, detail });
-  const differ = parts.filter((p) => !p.filesAgree).length;
-  add(
-    'csv-equals-arrow',
-    differ === 0,
-    differ === 0
-      ? parts.length === 1
-        ? 'data.csv and data.arrow hold the same rows'
-        : `each of the ${parts.length} parts' CSV and Arrow files hold the same rows`
-      : `${differ} of ${parts.length} parts' CSV and Arrow files differ`,
-  );
-  const namesOk = parts.every((p) => p.names.join(SEP) === args.names.join(SEP));
-  add(
-    'columns',
-    namesOk,
-    namesOk
-      ? 'identifying columns dropped, all others released'
-      : `released columns: ${parts.find((p) => p.names.join(SEP) !== args.names.join(SEP))!.names.join(', ')}`,
-  );
-  if (!namesOk) return fail(checks);
+export function encodePartition(entries: ClassEntries, p: number): Uint8Array {
+  const from = entries.bounds[p]!;
+  const to = entries.bounds[p + 1]!;
+  const cells = entries.cells.map((triples) => {
+    const first = firstTriple(triples, from);
+    const out = triples.slice(first, firstTriple(triples, to));
+    for (let i = 0; i < out.length; i += 3) out[i]! -= from;
+    return out;
+  });
+  const n = to - from;
+  const head = 5 + cells.length;
+  const words = new Uint32Array(head + (KEY + entries.lanes) * n + cells.reduce((s, c) => s + c.length, 0));
+  words.set([MAGIC, VERSION, entries.lanes, n, cells.length, ...cells.map((c) => c.length / 3)]);
+  let at = head;
+  for (const block of [
+    entries.keys.subarray(KEY * from, KEY * to),
+    entries.sums.subarray(entries.lanes * from, entries.lanes * to),
+    ...cells,
+  ]) {
+    words.set(block, at);
+    at += block.length;
+  }
+  return littleEndian(new Uint8Array(words.buffer));
+}
 
-  const expected = new Map<string, { n: number; f: Fingerprint; g: Fingerprint }>();
-  let inputRows = 0;
-  let unmapped = 0;
-  for (const s of shards) {
-    inputRows += s.rows;
-    unmapped += s.unmapped;
-    s.keys.forEach((key, i) => {
-      let e = expected.get(key);
-      if (!e) expected.set(key, (e = { n: 0, f: [0, 0], g: [0, 0] }));
-      const at = 5 * i;
-      e.n += s.classes[at]!;
-      addInto(e.f, s.classes[at + 1]!, s.classes[at + 2]!);
-      addInto(e.g, s.classes[at + 3]!, s.classes[at + 4]!);
-    });
+/** The first triple whose class is at least `c` (triples are sorted by class). */
+function firstTriple(triples: Uint32Array, c: number): number {
+  let lo = 0;
+  let hi = triples.length / 3;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (triples[3 * mid]! < c) lo = mid + 1;
+    else hi = mid;
   }
-  const released = new Map<string, { n: number; f: Fingerprint }>();
-  let releasedRows = 0;
-  for (const p of parts) {
-    releasedRows += p.rows;
-    p.keys.forEach((key, i) => {
-      let r = released.get(key);
-      if (!r) released.set(key, (r = { n: 0, f: [0, 0] }));
-      r.n += p.classes[3 * i]!;
-      addInto(r.f, p.classes[3 * i + 1]!, p.classes[3 * i + 2]!);
-    });
-  }
-  const qiCount = args.names.filter(
-    (n) => args.attributes.find((a) => a.name === n)?.type === 'quasi-identifying',
-  ).length;
-  const star = Array.from({ length: qiCount }, () => MASK).join(SEP);
-  const mask = claims.suppressed === 'mask';
-  // Classes released whole match their input rows; classes absent were suppressed.
-  let mismatched = 0;
-  let suppressed = 0;
-  const starExpected = { n: 0, f: [0, 0] as Fingerprint };
-  for (const [key, e] of expected) {
-    if (key === star) continue;
-    const r = released.get(key);
-    if (!r) {
-      suppressed += e.n;
-      if (mask) {
-        starExpected.n += e.n;
-        addInto(starExpected.f, e.g[0], e.g[1]);
-      }
-    } else if (r.n !== e.n || !sameFingerprint(r.f, e.f)) mismatched += Math.max(r.n, 1);
-  }
-  for (const [key, r] of released) if (key !== star && !expected.has(key)) mismatched += r.n;
-  // The `*` rows: the class whose labels are all `*` (at the top of every hierarchy), and masked rows.
-  const starClass = expected.get(star);
-  const starReleased = released.get(star) ?? { n: 0, f: [0, 0] as Fingerprint };
-  let starClassReleased = false;
-  if (starClass && !mask && starReleased.n === 0) suppressed += starClass.n;
-  else if (starClass) {
-    starExpected.n += starClass.n;
-    addInto(starExpected.f, starClass.f[0], starClass.f[1]);
-    starClassReleased = true;
-  }
-  if (starReleased.n !== starExpected.n || !sameFingerprint(starReleased.f, starExpected.f))
-    mismatched += Math.max(starReleased.n, 1);
-  // As the whole-table verifier counts them: every input row not released as a class row.
-  const maskedRows = starReleased.n - (starClassReleased ? starClass!.n : 0);
-  suppressed = Math.max(suppressed, inputRows - (releasedRows - maskedRows));
-  const rowsOk = unmapped === 0 && mismatched === 0 && (mask ? releasedRows === inputRows : true);
-  add(
-    'rows-generalize-input',
-    rowsOk,
-    rowsOk
-      ? `every released row is an input row generalized at the reported node (${inputRows - suppressed} retained)`
-      : `${mismatched} released rows match no input row at the node; ${unmapped} input cells outside the hierarchies`,
-  );
-  const supOk = suppressed === claims.suppressedRows && suppressed <= claims.maxSuppressedRows;
-  add(
-    'suppression',
-    supOk,
-    `${suppressed} rows suppressed (claimed ${claims.suppressedRows}, limit ${claims.maxSuppressedRows})`,
-  );
+  return 3 * lo;
+}
 
-  // Every model on every released class (masked rows are no class).
-  const classes = [...released.entries()].flatMap(([key, r]) =>
-    key !== star ? [{ key, size: r.n }] : starClassReleased ? [{ key, size: starClass!.n }] : [],
-  );
-  // Per attribute, per class key: the released values' counts over every part.
-  const saByClass = new Map<string, Map<string, Map<string, number>>>();
-  for (const attribute of args.sensitive.keys()) {
-    const byClass = new Map<string, Map<string, number>>();
-    for (const p of parts) {
-      const { values, cells } = p.sensitive[attribute] ?? { values: [], cells: [] };
-      for (let i = 0; i < cells.length; i += 3) {
-        const key = p.keys[cells[i]!]!;
-        let counts = byClass.get(key);
-        if (!counts) byClass.set(key, (counts = new Map()));
-        const value = values[cells[i + 1]!]!;
-        counts.set(value, (counts.get(value) ?? 0) + cells[i + 2]!);
+/** One partition of a slice back from its bytes (`what` names the file in errors). */
+export function decodePartition(bytes: Uint8Array, what: string): ClassEntries {
+  const bad = (why: string) =>
+    new VerificationError(
+      'E_VERIFY',
+      `${what}: not a verification slice's partition (${why})`,
+      'run the release again: a work file was changed or is from another version of ppdp',
+    );
+  if (bytes.byteLength % 4 !== 0 || bytes.byteLength < 20) throw bad('its length');
+  // A copy (a Buffer's `slice` would share its pool), aligned for the words.
+  const words = new Uint32Array(littleEndian(new Uint8Array(bytes)).buffer);
+  const [magic, version, lanes = 0, n = 0, attributes = 0] = words;
+  if (magic !== MAGIC || version !== VERSION) throw bad('its header');
+  const counts = words.subarray(5, 5 + attributes);
+  const size = 5 + attributes + (KEY + lanes) * n + 3 * counts.reduce((s, m) => s + m, 0);
+  if (lanes < 1 || words.length !== size) throw bad('its length');
+  let at = 5 + attributes;
+  const take = (length: number) => words.subarray(at, (at += length));
+  const keys = take(KEY * n);
+  const sums = take(lanes * n);
+  const cells = Array.from(counts, (m) => take(3 * m));
+  if (cells.some((c) => c.some((x, i) => i % 3 === 0 && x >= n))) throw bad('a class out of range');
+  return { lanes, keys, sums, bounds: Uint32Array.of(0, n), cells };
+}
+
+/** Bytes as little-endian words, on any host (a copy is swapped in place on a big-endian one). */
+function littleEndian(bytes: Uint8Array): Uint8Array {
+  if (new Uint8Array(Uint32Array.of(1).buffer)[0] === 1) return bytes;
+  for (let i = 0; i < bytes.length; i += 4) bytes.subarray(i, i + 4).reverse();
+  return bytes;
+}
+
+/** One partition of every slice. */
+export interface Partition {
+  readonly shards: readonly ClassEntries[];
+  readonly parts: readonly ClassEntries[];
+}
+
+/** Partition `p` of a slice's classes on its own, as Verify reads it back. */
+export function partitionOf(entries: ClassEntries, p: number): ClassEntries {
+  return decodePartition(encodePartition(entries, p), `partition ${p}`);
+}
+
+/**
+ * The reduce: the shards' expectations against the parts' summaries, one partition at a time
+ * (`add`), then the checks (`finish`). `names` are the released columns, `sensitive` each
+ * model's attribute with the input's shares (merged from the shards) and hierarchy rows.
+ * `finish` throws VerificationError listing the failed checks; it returns all checks.
+ */
+export class PiecesCheck {
+  private readonly checks: VerificationCheck[] = [];
+  private readonly namesOk: boolean;
+  private readonly star: Uint32Array;
+  private readonly mask: boolean;
+  private readonly tally: ModelTally;
+  /** Per part, per model's attribute: its index among the part's attributes (-1: none). */
+  private readonly attributeAt: number[][];
+  private readonly attributes: (string | undefined)[];
+  private mismatched = 0;
+  private suppressed = 0;
+  private classes = 0;
+  private minSize = Number.POSITIVE_INFINITY;
+  private readonly starExpected = { n: 0, f: [0, 0] as Fingerprint };
+  private starClass: { n: number; f: Fingerprint } | undefined;
+  private starReleased = { n: 0, f: [0, 0] as Fingerprint };
+  private starCounts: Map<string, number>[] = [];
+
+  constructor(
+    private readonly args: {
+      names: readonly string[];
+      attributes: readonly AttributeSpec[];
+      shards: readonly ShardFacts[];
+      parts: readonly PartFacts[];
+      claims: GeneralizationClaims;
+      sensitive: ReadonlyMap<string, SensitiveContext>;
+    },
+  ) {
+    const { parts, claims } = args;
+    const add = (name: string, passed: boolean, detail: string) => this.checks.push({ name, passed, detail });
+    const differ = parts.filter((p) => !p.filesAgree).length;
+    add(
+      'csv-equals-arrow',
+      differ === 0,
+      differ === 0
+        ? parts.length === 1
+          ? 'data.csv and data.arrow hold the same rows'
+          : `each of the ${parts.length} parts' CSV and Arrow files hold the same rows`
+        : `${differ} of ${parts.length} parts' CSV and Arrow files differ`,
+    );
+    const same = (p: PartFacts) =>
+      p.names.length === args.names.length && p.names.every((n, i) => n === args.names[i]);
+    this.namesOk = parts.every(same);
+    add(
+      'columns',
+      this.namesOk,
+      this.namesOk
+        ? 'identifying columns dropped, all others released'
+        : `released columns: ${parts.find((p) => !same(p))!.names.join(', ')}`,
+    );
+    const typeOf = new Map(args.attributes.map((a) => [a.name, a.type]));
+    this.star = starKey(args.names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [c] : [])));
+    this.mask = claims.suppressed === 'mask';
+    this.tally = new ModelTally(claims.privacy);
+    this.attributes = claims.privacy.map(attributeOf);
+    this.attributeAt = parts.map((p) =>
+      this.attributes.map((a) => (a === undefined ? -1 : p.attributes.indexOf(a))),
+    );
+  }
+
+  /** One partition: every shard's and every part's classes in it, in the order of the facts. */
+  add({ shards, parts }: Partition): void {
+    if (!this.namesOk) return;
+    if (shards.length !== this.args.shards.length || parts.length !== this.args.parts.length)
+      throw new RangeError('a partition must hold every slice');
+    if (shards.some((s) => s.lanes !== SHARD_LANES) || parts.some((p) => p.lanes !== PART_LANES))
+      throw new VerificationError(
+        'E_VERIFY',
+        'verification slices of the wrong kind',
+        'run the release again: a work file was changed',
+      );
+    const slices = [...shards, ...parts];
+    const total = slices.reduce((n, s) => n + s.keys.length / KEY, 0);
+    const keys = new Uint32Array(KEY * total);
+    const from = new Uint32Array(total);
+    const index = new Uint32Array(total);
+    let e = 0;
+    slices.forEach((s, k) => {
+      keys.set(s.keys, KEY * e);
+      for (let i = 0; i < s.keys.length / KEY; i++, e++) {
+        from[e] = k;
+        index[e] = i;
       }
+    });
+    // Per part, per attribute: where each class's cells start.
+    const cellStarts = parts.map((p) => p.cells.map((triples) => starts(triples, p.keys.length / KEY)));
+    const order = keyOrder(keys, total);
+    const expected = { n: 0, f: [0, 0] as Fingerprint, g: [0, 0] as Fingerprint };
+    const released = { n: 0, f: [0, 0] as Fingerprint };
+    const run: number[] = [];
+    for (let i = 0; i < total; ) {
+      const first = order[i]!;
+      let hasExpected = false;
+      let hasReleased = false;
+      expected.n = released.n = 0;
+      expected.f = [0, 0];
+      expected.g = [0, 0];
+      released.f = [0, 0];
+      run.length = 0;
+      for (; i < total && compareKeys(keys, order[i]!, first) === 0; i++) {
+        const k = from[order[i]!]!;
+        const at = index[order[i]!]!;
+        if (k < shards.length) {
+          const sums = shards[k]!.sums;
+          hasExpected = true;
+          expected.n += sums[SHARD_LANES * at]!;
+          addInto(expected.f, sums[SHARD_LANES * at + 1]!, sums[SHARD_LANES * at + 2]!);
+          addInto(expected.g, sums[SHARD_LANES * at + 3]!, sums[SHARD_LANES * at + 4]!);
+        } else {
+          const sums = parts[k - shards.length]!.sums;
+          hasReleased = true;
+          released.n += sums[PART_LANES * at]!;
+          addInto(released.f, sums[PART_LANES * at + 1]!, sums[PART_LANES * at + 2]!);
+          run.push(k - shards.length, at);
+        }
+      }
+      const counts = () => this.counts(run, parts, cellStarts);
+      if (this.isStar(keys, first)) {
+        if (hasExpected) this.starClass = { n: expected.n, f: [...expected.f] };
+        if (hasReleased) {
+          this.starReleased = { n: released.n, f: [...released.f] };
+          this.starCounts = counts();
+        }
+        continue;
+      }
+      // Classes released whole match their input rows; classes absent were suppressed.
+      if (hasExpected && !hasReleased) {
+        this.suppressed += expected.n;
+        if (this.mask) {
+          this.starExpected.n += expected.n;
+          addInto(this.starExpected.f, expected.g[0], expected.g[1]);
+        }
+      } else if (hasExpected && (released.n !== expected.n || !sameFingerprint(released.f, expected.f)))
+        this.mismatched += Math.max(released.n, 1);
+      else if (!hasExpected) this.mismatched += released.n;
+      if (hasReleased) this.checkModels(released.n, counts());
     }
-    saByClass.set(attribute, byClass);
   }
-  const saCounts = (key: string, attribute: string): Map<string, number> =>
-    saByClass.get(attribute)?.get(key) ?? new Map();
-  const tally = new ModelTally(claims.privacy);
-  for (const { key, size } of classes) {
-    claims.privacy.forEach((model, m) => {
-      const attribute = attributeOf(model);
-      if (attribute === undefined) tally.record(m, checkClass(model, size, undefined, undefined));
-      else if (args.sensitive.has(attribute))
-        tally.record(m, checkClass(model, size, saCounts(key, attribute), args.sensitive.get(attribute)));
+
+  /** Whether entry `e` of `keys` is the `*` class's. */
+  private isStar(keys: Uint32Array, e: number): boolean {
+    for (let l = 0; l < KEY; l++) if (keys[KEY * e + l] !== this.star[l]) return false;
+    return true;
+  }
+
+  /** Per model, the released class's sensitive counts (its entries `run`: part, class pairs). */
+  private counts(
+    run: readonly number[],
+    parts: readonly ClassEntries[],
+    cellStarts: readonly (readonly Uint32Array[])[],
+  ): Map<string, number>[] {
+    return this.attributes.map((attribute, m) => {
+      const counts = new Map<string, number>();
+      if (attribute === undefined) return counts;
+      for (let j = 0; j < run.length; j += 2) {
+        const p = run[j]!;
+        const a = this.attributeAt[p]![m]!;
+        if (a < 0) continue;
+        const triples = parts[p]!.cells[a]!;
+        const values = this.args.parts[p]!.values[a]!;
+        const bounds = cellStarts[p]![a]!;
+        for (let t = bounds[run[j + 1]!]!; t < bounds[run[j + 1]! + 1]!; t += 3) {
+          const value = values[triples[t + 1]!]!;
+          counts.set(value, (counts.get(value) ?? 0) + triples[t + 2]!);
+        }
+      }
+      return counts;
     });
   }
-  tally.add(classes.length, (attribute) => args.sensitive.has(attribute), add);
-  const minSize = classes.reduce(
-    (m, c) => Math.min(m, c.size),
-    classes.length === 0 ? 0 : Number.POSITIVE_INFINITY,
-  );
-  const claimOk = classes.length === claims.classes && minSize === claims.minClassSize;
-  add(
-    'reported-classes',
-    claimOk,
-    `report claims ${claims.classes} classes, smallest ${claims.minClassSize}; found ${classes.length}, smallest ${minSize}`,
-  );
-  return checks.every((c) => c.passed) ? checks : fail(checks);
+
+  /** Every model on one released class. */
+  private checkModels(size: number, counts: readonly Map<string, number>[]): void {
+    this.classes++;
+    this.minSize = Math.min(this.minSize, size);
+    this.args.claims.privacy.forEach((model, m) => {
+      const attribute = this.attributes[m];
+      if (attribute === undefined) this.tally.record(m, checkClass(model, size, undefined, undefined));
+      else if (this.args.sensitive.has(attribute))
+        this.tally.record(m, checkClass(model, size, counts[m]!, this.args.sensitive.get(attribute)));
+    });
+  }
+
+  finish(): VerificationCheck[] {
+    const { checks, mask } = this;
+    const { shards, parts, claims } = this.args;
+    if (!this.namesOk) return fail(checks);
+    const add = (name: string, passed: boolean, detail: string) => checks.push({ name, passed, detail });
+    const inputRows = shards.reduce((n, s) => n + s.rows, 0);
+    const unmapped = shards.reduce((n, s) => n + s.unmapped, 0);
+    const releasedRows = parts.reduce((n, p) => n + p.rows, 0);
+    // The `*` rows: the class whose labels are all `*` (at the top of every hierarchy), and masked rows.
+    const { starClass, starReleased, starExpected } = this;
+    let starClassReleased = false;
+    if (starClass && !mask && starReleased.n === 0) this.suppressed += starClass.n;
+    else if (starClass) {
+      starExpected.n += starClass.n;
+      addInto(starExpected.f, starClass.f[0], starClass.f[1]);
+      starClassReleased = true;
+    }
+    if (starReleased.n !== starExpected.n || !sameFingerprint(starReleased.f, starExpected.f))
+      this.mismatched += Math.max(starReleased.n, 1);
+    // As the whole-table verifier counts them: every input row not released as a class row.
+    const maskedRows = starReleased.n - (starClassReleased ? starClass!.n : 0);
+    const suppressed = Math.max(this.suppressed, inputRows - (releasedRows - maskedRows));
+    const rowsOk = unmapped === 0 && this.mismatched === 0 && (mask ? releasedRows === inputRows : true);
+    add(
+      'rows-generalize-input',
+      rowsOk,
+      rowsOk
+        ? `every released row is an input row generalized at the reported node (${inputRows - suppressed} retained)`
+        : `${this.mismatched} released rows match no input row at the node; ${unmapped} input cells outside the hierarchies`,
+    );
+    const supOk = suppressed === claims.suppressedRows && suppressed <= claims.maxSuppressedRows;
+    add(
+      'suppression',
+      supOk,
+      `${suppressed} rows suppressed (claimed ${claims.suppressedRows}, limit ${claims.maxSuppressedRows})`,
+    );
+    // Every model on every released class (masked rows are no class).
+    if (starClassReleased) this.checkModels(starClass!.n, this.starCounts);
+    this.tally.add(this.classes, (attribute) => this.args.sensitive.has(attribute), add);
+    const minSize = this.classes === 0 ? 0 : this.minSize;
+    const claimOk = this.classes === claims.classes && minSize === claims.minClassSize;
+    add(
+      'reported-classes',
+      claimOk,
+      `report claims ${claims.classes} classes, smallest ${claims.minClassSize}; found ${this.classes}, smallest ${minSize}`,
+    );
+    return checks.every((c) => c.passed) ? checks : fail(checks);
+  }
+}
+
+/** Where each of `n` classes' triples start (n + 1 offsets; triples sorted by class). */
+function starts(triples: Uint32Array, n: number): Uint32Array {
+  const out = new Uint32Array(n + 1);
+  for (let t = 0; t < triples.length; t += 3) out[triples[t]! + 1]! += 3;
+  for (let c = 0; c < n; c++) out[c + 1]! += out[c]!;
+  return out;
+}
+
+/** The reduce over slices held whole: each partition in turn. */
+export function checkPieces(
+  args: Omit<ConstructorParameters<typeof PiecesCheck>[0], 'shards' | 'parts'> & {
+    shards: readonly ShardExpectation[];
+    parts: readonly PartSummary[];
+  },
+): VerificationCheck[] {
+  const check = new PiecesCheck(args);
+  const partitions = args.shards[0]!.classes.bounds.length - 1;
+  if ([...args.shards, ...args.parts].some((s) => s.classes.bounds.length !== partitions + 1))
+    throw new RangeError('every slice must be split into the same partitions');
+  for (let p = 0; p < partitions; p++)
+    check.add({
+      shards: args.shards.map((s) => partitionOf(s.classes, p)),
+      parts: args.parts.map((s) => partitionOf(s.classes, p)),
+    });
+  return check.finish();
 }

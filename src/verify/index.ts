@@ -14,10 +14,12 @@ import { type AnatomyClaims, verifyAnatomy } from './anatomy.ts';
 import { decodeTable, releasedNames } from './common.ts';
 import { type GeneralizationClaims, verifyGeneralization } from './generalization.ts';
 import {
-  checkPieces,
   expectShard,
+  type PartFacts,
   type PartSummary,
+  PiecesCheck,
   type ShardExpectation,
+  type ShardFacts,
   summarizePart,
 } from './generalization-parts.ts';
 import { verifierHierarchyRows } from './hierarchy.ts';
@@ -197,9 +199,10 @@ function sensitiveContexts(spec: ReleaseSpec, table: EncodedTable): Map<string, 
 
 /**
  * Verification in pieces (sharded generalization, src/verify/generalization-parts.ts): each
- * input shard's expectation, each output part's summary, and the reduce over both. `values`
- * holds the input's columns with every value in their dictionaries (the last shard's: each
- * shard's codes index them); its rows are not needed.
+ * input shard's expectation, each output part's summary, both split into `partitions`, and
+ * the reduce over both, a partition at a time. `values` holds the input's columns with every
+ * value in their dictionaries (the last shard's: each shard's codes index them); its rows are
+ * not needed.
  */
 export const pieces = {
   expectShard(
@@ -207,6 +210,7 @@ export const pieces = {
     claims: unknown,
     shard: EncodedTable,
     values: EncodedTable,
+    partitions: number,
   ): ShardExpectation {
     const columns = shard.columns.map((c, i) => ({ ...c, dictionary: values.columns[i]!.dictionary }));
     return expectShard({
@@ -215,26 +219,34 @@ export const pieces = {
       hierarchyRows: rowsOf(spec, values, (a) => a.type === 'quasi-identifying'),
       node: (claims as GeneralizationClaimsOfMethod).node,
       sensitive: modelAttributes(spec),
+      partitions,
     });
   },
 
-  summarizePart(spec: ReleaseSpec, delimiter: string, files: { arrow: string; csv: string }): PartSummary {
+  summarizePart(
+    spec: ReleaseSpec,
+    delimiter: string,
+    files: { arrow: string; csv: string },
+    partitions: number,
+  ): PartSummary {
     return summarizePart({
       ...files,
       delimiter,
       escapeFormulas: spec.format.escapeFormulas === true,
       attributes: spec.attributes,
       sensitive: modelAttributes(spec),
+      partitions,
     });
   },
 
-  check(
+  /** The reduce: `add` each partition of every slice, then `finish`. */
+  checker(
     spec: ReleaseSpec,
     values: EncodedTable,
     claims: unknown,
-    shards: readonly ShardExpectation[],
-    parts: readonly PartSummary[],
-  ): VerificationCheck[] {
+    shards: readonly ShardFacts[],
+    parts: readonly PartFacts[],
+  ): PiecesCheck {
     const method = spec.method as Extract<ReleaseSpec['method'], { name: 'generalization' }>;
     const rows = shards.reduce((n, s) => n + s.rows, 0);
     const sensitive = new Map(
@@ -251,7 +263,7 @@ export const pieces = {
         ] as const;
       }),
     );
-    return checkPieces({
+    return new PiecesCheck({
       names: releasedNames(values, spec.attributes),
       attributes: spec.attributes,
       shards,

@@ -6,13 +6,18 @@ import type { MethodReport } from '../../methods/method.ts';
 import { renderReportHtml } from '../../report/html.ts';
 import type { VerificationCheck } from '../../report/types.ts';
 import { byCodeUnits } from '../../util/format.ts';
-import type { PartSummary, ShardExpectation } from '../../verify/generalization-parts.ts';
+import {
+  decodePartition,
+  type PartFacts,
+  partitionsOf,
+  type ShardFacts,
+} from '../../verify/generalization-parts.ts';
 import { pieces, verifierFor } from '../../verify/index.ts';
 import type { ManifestEntry } from '../publish.ts';
 import { frameReport } from '../release.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
-import { sliceKey } from './verify-slice.ts';
+import { sliceKey, slicePartitionKey } from './verify-slice.ts';
 import {
   allRows,
   disposeStaged,
@@ -70,23 +75,38 @@ interface Verified {
   readonly data: ManifestEntry[];
 }
 
-/** A sharded release: the slices' expectations and summaries compared (VerifySlice wrote them). */
+/**
+ * A sharded release: the slices' expectations and summaries compared (VerifySlice wrote them),
+ * one partition of their classes at a time.
+ */
 async function verifyPieces(work: Work, claims: unknown): Promise<Verified> {
   const { store } = work.loc;
   const shards = work.file.layout.shards.length;
   const { parts } = work.file.plan;
+  const partitions = partitionsOf(work.file.layout.rowCount);
   const read = <T>(kind: 'shard' | 'part', count: number) =>
     Promise.all(Array.from({ length: count }, (_, i) => getJson<T>(store, work.key(sliceKey(kind, i)))));
+  type Split = { partitions: number };
   const [values, expected, summaries] = await Promise.all([
     inputDictionaries(work),
-    read<ShardExpectation>('shard', shards),
-    read<PartSummary & { files: ManifestEntry[] }>('part', parts),
+    read<ShardFacts & Split>('shard', shards),
+    read<PartFacts & Split & { files: ManifestEntry[] }>('part', parts),
   ]);
-  return {
-    checks: pieces.check(work.spec, values, claims, expected, summaries),
-    table: values,
-    data: summaries.flatMap((s) => s.files),
-  };
+  if ([...expected, ...summaries].some((s) => s.partitions !== partitions))
+    throw new RangeError(`the verification slices are not split into the plan's ${partitions} partitions`);
+  const check = pieces.checker(work.spec, values, claims, expected, summaries);
+  const classesOf = (kind: 'shard' | 'part', count: number, p: number) =>
+    Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        const key = slicePartitionKey(kind, i, p);
+        return decodePartition(await store.get(work.key(key)), key);
+      }),
+    );
+  for (let p = 0; p < partitions; p++) {
+    const [s, t] = await Promise.all([classesOf('shard', shards, p), classesOf('part', parts, p)]);
+    check.add({ shards: s, parts: t });
+  }
+  return { checks: check.finish(), table: values, data: summaries.flatMap((s) => s.files) };
 }
 
 /** A single-task release: the method's verifier over the whole input and the staged files. */
