@@ -154,32 +154,21 @@ export function expectShard(args: {
     const codes = columns[c]!.codes;
     for (let r = 0; r < n; r++) unmapped += unplaced[q]![codes[r]!]!;
   });
-  const keys = rowKeys(
+  const table = sumRows(
     n,
-    qis.map((c) => columns[c]!.codes),
-    codeHashes,
+    { codes: qis.map((c) => columns[c]!.codes), hashes: codeHashes },
+    {
+      codes: others.map((c) => columns[c]!.codes),
+      hashes: others.map((c) => dictionaryHashes(c, columns[c]!.dictionary)),
+    },
+    // A masked row's QI hash: `*` in every QI.
+    starKey(qis),
   );
-  const other = rowOthers(
-    n,
-    others.map((c) => columns[c]!.codes),
-    others.map((c) => dictionaryHashes(c, columns[c]!.dictionary)),
-  );
-  // A masked row's QI hash: `*` in every QI.
-  const mask = starKey(qis);
-  const values = new Uint32Array(4 * n);
-  for (let r = 0; r < n; r++) {
-    const o0 = other[2 * r]!;
-    const o1 = other[2 * r + 1]!;
-    values[4 * r] = join(keys[KEY * r]!, o0, 0);
-    values[4 * r + 1] = join(keys[KEY * r + 1]!, o1, 1);
-    values[4 * r + 2] = join(mask[0]!, o0, 0);
-    values[4 * r + 3] = join(mask[1]!, o1, 1);
-  }
   return {
     rows: n,
     unmapped,
     sensitive: valueCounts(shard, args.sensitive),
-    classes: classesOf(n, keys, values, SHARD_LANES - 1, args.partitions, []),
+    classes: entriesOf(table, args.partitions, []),
   };
 }
 
@@ -193,35 +182,118 @@ function starKey(qis: readonly number[]): Uint32Array {
   return key;
 }
 
-/** Per row, its class key: its QIs' hashes (`hashes[q]`, 4 lanes per code) folded in column order. */
-function rowKeys(n: number, codes: readonly Int32Array[], hashes: readonly Int32Array[]): Uint32Array {
-  const keys = new Uint32Array(KEY * n);
-  const seed = [QI_SEED[0], QI_SEED[1], KEY_SEED[0], KEY_SEED[1]];
-  for (let r = 0; r < n; r++) {
-    for (let l = 0; l < KEY; l++) {
-      let h = seed[l]!;
-      for (let q = 0; q < codes.length; q++) h = fold(h, hashes[q]![KEY * codes[q]![r]! + l]!);
-      keys[KEY * r + l] = h;
-    }
-  }
-  return keys;
+/** Codes of columns and, per column, its values' hashes (`lanes` words per code). */
+interface Hashed {
+  readonly codes: readonly Int32Array[];
+  readonly hashes: readonly Int32Array[];
 }
 
-/** Per row, the hash of its other cells (2 lanes), folded in column order from OTHER_SEED. */
-function rowOthers(n: number, codes: readonly Int32Array[], hashes: readonly Int32Array[]): Uint32Array {
-  const out = new Uint32Array(2 * n);
+/**
+ * Rows summed into classes: each row's key is its QIs' hashes (4 lanes) folded in column
+ * order, its fingerprint that key's first two lanes joined with its other cells' hash (from
+ * OTHER_SEED); per class its size and fingerprint, and with `mask`, the fingerprint of its
+ * rows masked. Memory follows the classes, not the rows (but for `classOf`, 4 bytes a row).
+ */
+function sumRows(n: number, qi: Hashed, other: Hashed, mask?: Uint32Array): ClassTable {
+  const table = new ClassTable(mask ? SHARD_LANES : PART_LANES, n);
+  const { codes, hashes } = qi;
+  const q = codes.length;
+  const m0 = mask?.[0] ?? 0;
+  const m1 = mask?.[1] ?? 0;
   for (let r = 0; r < n; r++) {
+    let k0 = QI_SEED[0];
+    let k1 = QI_SEED[1];
+    let k2 = KEY_SEED[0];
+    let k3 = KEY_SEED[1];
+    for (let c = 0; c < q; c++) {
+      const h = hashes[c]!;
+      const at = KEY * codes[c]![r]!;
+      k0 = fold(k0, h[at]!);
+      k1 = fold(k1, h[at + 1]!);
+      k2 = fold(k2, h[at + 2]!);
+      k3 = fold(k3, h[at + 3]!);
+    }
     let o0 = OTHER_SEED[0];
     let o1 = OTHER_SEED[1];
-    for (let k = 0; k < codes.length; k++) {
-      const code = codes[k]![r]!;
-      o0 = fold(o0, hashes[k]![2 * code]!);
-      o1 = fold(o1, hashes[k]![2 * code + 1]!);
+    for (let k = 0; k < other.codes.length; k++) {
+      const h = other.hashes[k]!;
+      const at = 2 * other.codes[k]![r]!;
+      o0 = fold(o0, h[at]!);
+      o1 = fold(o1, h[at + 1]!);
     }
-    out[2 * r] = o0;
-    out[2 * r + 1] = o1;
+    const id = table.intern(k0, k1, k2, k3);
+    table.classOf[r] = id;
+    const sums = table.sums;
+    const at = table.lanes * id;
+    // Uint32 lanes: each sum wraps modulo 2^32 as it is stored.
+    sums[at]!++;
+    sums[at + 1] = sums[at + 1]! + join(k0, o0, 0);
+    sums[at + 2] = sums[at + 2]! + join(k1, o1, 1);
+    if (mask) {
+      sums[at + 3] = sums[at + 3]! + join(m0, o0, 0);
+      sums[at + 4] = sums[at + 4]! + join(m1, o1, 1);
+    }
   }
-  return out;
+  return table;
+}
+
+/** Classes by key (open addressing over typed arrays): per class its key and `lanes` sums. */
+class ClassTable {
+  keys: Uint32Array = new Uint32Array(KEY * 1024);
+  sums: Uint32Array;
+  size = 0;
+  /** Per row, its class. */
+  readonly classOf: Int32Array;
+  /** Slot → class + 1 (0: empty). */
+  private slots = new Int32Array(2048);
+
+  constructor(
+    readonly lanes: number,
+    rows: number,
+  ) {
+    this.sums = new Uint32Array(lanes * 1024);
+    this.classOf = new Int32Array(rows);
+  }
+
+  intern(k0: number, k1: number, k2: number, k3: number): number {
+    const keys = this.keys;
+    const mask = this.slots.length - 1;
+    // Lane 3 is a mixed hash: its low bits spread the slots.
+    let s = k3 & mask;
+    for (;;) {
+      const id = this.slots[s]! - 1;
+      if (id < 0) break;
+      const at = KEY * id;
+      if (keys[at] === k0 && keys[at + 1] === k1 && keys[at + 2] === k2 && keys[at + 3] === k3) return id;
+      s = (s + 1) & mask;
+    }
+    const id = this.size++;
+    if (KEY * this.size > keys.length) {
+      this.keys = grownTo(keys, 2 * keys.length);
+      this.sums = grownTo(this.sums, 2 * this.sums.length);
+    }
+    this.keys.set([k0, k1, k2, k3], KEY * id);
+    this.slots[s] = id + 1;
+    if (2 * this.size > this.slots.length) this.rehash();
+    return id;
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(2 * this.slots.length);
+    const mask = slots.length - 1;
+    for (let id = 0; id < this.size; id++) {
+      let s = this.keys[KEY * id + 3]! & mask;
+      while (slots[s] !== 0) s = (s + 1) & mask;
+      slots[s] = id + 1;
+    }
+    this.slots = slots;
+  }
+}
+
+function grownTo(a: Uint32Array, n: number): Uint32Array<ArrayBuffer> {
+  const b = new Uint32Array(n);
+  b.set(a);
+  return b;
 }
 
 /** Compares the keys of entries `a` and `b`. */
@@ -245,81 +317,65 @@ function keyOrder(keys: Uint32Array, n: number, partition?: Uint32Array): Uint32
 }
 
 /**
- * Rows summed into classes: per row its key and `width` value lanes (summed modulo 2^32); per
- * sensitive column (`codes`, values 0 … width - 1) the (class, value, count) triples.
+ * A table's classes in order of partition (key lane 2 modulo the partitions) and key; per
+ * sensitive column (`codes`, values 0 … width - 1) the (class, value, count) triples by class.
  */
-function classesOf(
-  n: number,
-  keys: Uint32Array,
-  values: Uint32Array,
-  width: number,
+function entriesOf(
+  table: ClassTable,
   partitions: number,
   sensitive: readonly { codes: Int32Array; width: number }[],
 ): ClassEntries {
-  const partition = new Uint32Array(n);
-  for (let r = 0; r < n; r++) partition[r] = keys[KEY * r + 2]! % partitions;
-  const order = keyOrder(keys, n, partition);
-  let count = 0;
-  for (let i = 0; i < n; i++) if (i === 0 || compareKeys(keys, order[i - 1]!, order[i]!) !== 0) count++;
-  const lanes = width + 1;
-  const outKeys = new Uint32Array(KEY * count);
-  const sums = new Uint32Array(lanes * count);
+  const { size, lanes } = table;
+  const partition = new Uint32Array(size);
+  for (let c = 0; c < size; c++) partition[c] = table.keys[KEY * c + 2]! % partitions;
+  const order = keyOrder(table.keys, size, partition);
+  const keys = new Uint32Array(KEY * size);
+  const sums = new Uint32Array(lanes * size);
   const bounds = new Uint32Array(partitions + 1);
-  const cells = sensitive.map(() => new Growing());
-  const tallies = sensitive.map((s) => new Int32Array(s.width));
-  const touched = sensitive.map(() => [] as number[]);
-  let c = -1;
-  for (let i = 0; i < n; i++) {
-    const r = order[i]!;
-    if (i === 0 || compareKeys(keys, order[i - 1]!, r) !== 0) {
-      if (c >= 0) flushCells(c, tallies, touched, cells);
-      c++;
-      outKeys.set(keys.subarray(KEY * r, KEY * r + KEY), KEY * c);
-      bounds[partition[r]! + 1]!++;
-    }
-    const at = lanes * c;
-    sums[at]!++;
-    for (let l = 0; l < width; l++) sums[at + 1 + l] = sums[at + 1 + l]! + values[width * r + l]!;
-    sensitive.forEach((s, a) => {
-      const v = s.codes[r]!;
-      if (tallies[a]![v]!++ === 0) touched[a]!.push(v);
-    });
-  }
-  if (c >= 0) flushCells(c, tallies, touched, cells);
+  const rank = new Int32Array(size);
+  order.forEach((c, i) => {
+    rank[c] = i;
+    keys.set(table.keys.subarray(KEY * c, KEY * c + KEY), KEY * i);
+    sums.set(table.sums.subarray(lanes * c, lanes * c + lanes), lanes * i);
+    bounds[partition[c]! + 1]!++;
+  });
   for (let p = 0; p < partitions; p++) bounds[p + 1]! += bounds[p]!;
-  return { lanes, keys: outKeys, sums, bounds, cells: cells.map((g) => g.done()) };
+  return { lanes, keys, sums, bounds, cells: sensitive.map((s) => cellsOf(table.classOf, rank, s)) };
 }
 
-/** Class `c`'s sensitive counts written as triples, and the tallies cleared. */
-function flushCells(c: number, tallies: Int32Array[], touched: number[][], cells: Growing[]): void {
-  tallies.forEach((tally, a) => {
-    for (const v of touched[a]!) {
-      cells[a]!.push(c, v, tally[v]!);
+/** (class, value, count) triples by class (`rank`: a row's class's place) of one sensitive column. */
+function cellsOf(
+  classOf: Int32Array,
+  rank: Int32Array,
+  s: { codes: Int32Array; width: number },
+): Uint32Array {
+  // The rows grouped by class (a counting sort), then each class's values tallied.
+  const n = classOf.length;
+  const starts = new Int32Array(rank.length + 1);
+  for (let r = 0; r < n; r++) starts[rank[classOf[r]!]! + 1]!++;
+  for (let c = 0; c < rank.length; c++) starts[c + 1]! += starts[c]!;
+  const next = starts.slice(0, rank.length);
+  const rows = new Int32Array(n);
+  for (let r = 0; r < n; r++) rows[next[rank[classOf[r]!]!]!++] = r;
+  const tally = new Int32Array(s.width);
+  const seen: number[] = [];
+  let out = new Uint32Array(3 * Math.min(n, 1024));
+  let length = 0;
+  for (let c = 0; c < rank.length; c++) {
+    for (let i = starts[c]!; i < starts[c + 1]!; i++) {
+      const v = s.codes[rows[i]!]!;
+      if (tally[v]!++ === 0) seen.push(v);
+    }
+    if (length + 3 * seen.length > out.length) out = grownTo(out, 2 * (length + 3 * seen.length));
+    for (const v of seen) {
+      out[length++] = c;
+      out[length++] = v;
+      out[length++] = tally[v]!;
       tally[v] = 0;
     }
-    touched[a]!.length = 0;
-  });
-}
-
-/** A growing Uint32Array. */
-class Growing {
-  private words = new Uint32Array(1024);
-  private length = 0;
-
-  push(a: number, b: number, c: number): void {
-    if (this.length + 3 > this.words.length) {
-      const grown = new Uint32Array(2 * this.words.length);
-      grown.set(this.words);
-      this.words = grown;
-    }
-    this.words[this.length++] = a;
-    this.words[this.length++] = b;
-    this.words[this.length++] = c;
+    seen.length = 0;
   }
-
-  done(): Uint32Array {
-    return this.words.slice(0, this.length);
-  }
+  return out.slice(0, length);
 }
 
 function valueCounts(table: EncodedTable, names: readonly string[]): Record<string, Record<string, number>> {
@@ -360,21 +416,17 @@ export function summarizePart(args: {
   const others = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [] : [c]));
   const n = part.rowCount;
   // (A released dictionary may list a value twice: both codes hash alike, one class.)
-  const keys = rowKeys(
+  const table = sumRows(
     n,
-    qis.map((c) => part.columns[c]!.codes),
-    qis.map((c) => dictionaryHashes(c, part.columns[c]!.dictionary, KEY)),
+    {
+      codes: qis.map((c) => part.columns[c]!.codes),
+      hashes: qis.map((c) => dictionaryHashes(c, part.columns[c]!.dictionary, KEY)),
+    },
+    {
+      codes: others.map((c) => part.columns[c]!.codes),
+      hashes: others.map((c) => dictionaryHashes(c, part.columns[c]!.dictionary)),
+    },
   );
-  const other = rowOthers(
-    n,
-    others.map((c) => part.columns[c]!.codes),
-    others.map((c) => dictionaryHashes(c, part.columns[c]!.dictionary)),
-  );
-  const values = new Uint32Array(2 * n);
-  for (let r = 0; r < n; r++) {
-    values[2 * r] = join(keys[KEY * r]!, other[2 * r]!, 0);
-    values[2 * r + 1] = join(keys[KEY * r + 1]!, other[2 * r + 1]!, 1);
-  }
   const attributes = args.sensitive.filter((name) => names.includes(name));
   const columns = attributes.map((name) => part.columns[names.indexOf(name)]!);
   return {
@@ -383,11 +435,8 @@ export function summarizePart(args: {
     filesAgree,
     attributes,
     values: columns.map((c) => c.dictionary),
-    classes: classesOf(
-      n,
-      keys,
-      values,
-      PART_LANES - 1,
+    classes: entriesOf(
+      table,
       args.partitions,
       columns.map((c) => ({ codes: c.codes, width: c.dictionary.length })),
     ),
