@@ -71,8 +71,25 @@ function bytesUnder(dir: string): number {
     .reduce((n, e) => n + statSync(join(e.parentPath, e.name)).size, 0);
 }
 
+const path = join(ROOT, 'bench/results/verify-memory.json');
+const kept = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')).runs : [];
+/** Writes the results so far (a long run keeps the sizes it finished). */
+function save(runs: unknown[]): void {
+  const output = {
+    benchmark: 'verify-memory',
+    settings: {
+      data: 'bench/registry-sample.ts; 10^6 rows per shard',
+      rowsPerPart,
+      note: 'one fresh node per state invocation running its bundled handler (infra/bundle.ts) on a filesystem store; peak RSS = process.resourceUsage().maxRSS, the largest over a state’s invocations; sliceBytes = the files VerifySlice wrote under verify/',
+    },
+    runs: [...kept.filter((r: { label: string }) => r.label !== values.label), ...runs],
+  };
+  writeFileSync(path, `${JSON.stringify(output, null, 2)}\n`);
+  console.log(`wrote ${path}`);
+}
+
 const work = mkdtempSync(join(os.tmpdir(), 'ppdp-verify-memory-'));
-const runs = [];
+const runs: unknown[] = [];
 try {
   const lambda = bundleHandlers(join(work, 'lambda'));
   const tmp = join(work, 'tmp');
@@ -119,22 +136,10 @@ try {
       ),
       machine: machineInfo(),
     });
+    save(runs);
     rmSync(data.dir, { recursive: true, force: true });
     rmSync(storeDir, { recursive: true, force: true });
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-const path = join(ROOT, 'bench/results/verify-memory.json');
-const kept = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')).runs : [];
-const output = {
-  benchmark: 'verify-memory',
-  settings: {
-    data: 'bench/registry-sample.ts; 10^6 rows per shard',
-    rowsPerPart,
-    note: 'one fresh node per state invocation running its bundled handler (infra/bundle.ts) on a filesystem store; peak RSS = process.resourceUsage().maxRSS, the largest over a state’s invocations; sliceBytes = the files VerifySlice wrote under verify/',
-  },
-  runs: [...kept.filter((r: { label: string }) => r.label !== values.label), ...runs],
-};
-writeFileSync(path, `${JSON.stringify(output, null, 2)}\n`);
-console.log(`wrote ${path}`);

@@ -305,15 +305,11 @@ function compareKeys(keys: Uint32Array, a: number, b: number): number {
   return 0;
 }
 
-/** Entries 0 … n-1 in order of key (of partition first, when given). */
-function keyOrder(keys: Uint32Array, n: number, partition?: Uint32Array): Uint32Array {
+/** Entries 0 … n-1 in order of partition, then key. */
+function keyOrder(keys: Uint32Array, n: number, partition: Uint32Array): Uint32Array {
   const order = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
-  return order.sort(
-    partition
-      ? (a, b) => partition[a]! - partition[b]! || compareKeys(keys, a, b)
-      : (a, b) => compareKeys(keys, a, b),
-  );
+  return order.sort((a, b) => partition[a]! - partition[b]! || compareKeys(keys, a, b));
 }
 
 /**
@@ -618,56 +614,56 @@ export class PiecesCheck {
         'verification slices of the wrong kind',
         'run the release again: a work file was changed',
       );
-    const slices = [...shards, ...parts];
-    const total = slices.reduce((n, s) => n + s.keys.length / KEY, 0);
-    const keys = new Uint32Array(KEY * total);
-    const from = new Uint32Array(total);
-    const index = new Uint32Array(total);
-    let e = 0;
-    slices.forEach((s, k) => {
-      keys.set(s.keys, KEY * e);
-      for (let i = 0; i < s.keys.length / KEY; i++, e++) {
-        from[e] = k;
-        index[e] = i;
+    // Per class of the partition: the shards' size and fingerprints, then the parts'.
+    const R = SHARD_LANES;
+    const table = new ClassTable(SHARD_LANES + PART_LANES, 0);
+    const intern = (keys: Uint32Array, i: number) =>
+      table.intern(keys[KEY * i]!, keys[KEY * i + 1]!, keys[KEY * i + 2]!, keys[KEY * i + 3]!);
+    for (const s of shards)
+      for (let i = 0; i < s.keys.length / KEY; i++) {
+        const at = table.lanes * intern(s.keys, i);
+        for (let l = 0; l < SHARD_LANES; l++)
+          table.sums[at + l] = table.sums[at + l]! + s.sums[SHARD_LANES * i + l]!;
       }
+    const classOf = parts.map((p) => {
+      const ids = new Int32Array(p.keys.length / KEY);
+      for (let i = 0; i < ids.length; i++) {
+        const id = (ids[i] = intern(p.keys, i));
+        const at = table.lanes * id + R;
+        for (let l = 0; l < PART_LANES; l++)
+          table.sums[at + l] = table.sums[at + l]! + p.sums[PART_LANES * i + l]!;
+      }
+      return ids;
     });
+    // Per class, its parts' entries (part, entry) in a run of `byClass` (a counting sort).
+    const first = new Int32Array(table.size + 1);
+    for (const ids of classOf) for (const id of ids) first[id + 1]!++;
+    for (let c = 0; c < table.size; c++) first[c + 1]! += first[c]!;
+    const byClass = new Int32Array(2 * first[table.size]!);
+    const next = first.slice(0, table.size);
+    for (const [p, ids] of classOf.entries())
+      for (let i = 0; i < ids.length; i++) {
+        const at = 2 * next[ids[i]!]!++;
+        byClass[at] = p;
+        byClass[at + 1] = i;
+      }
     // Per part, per attribute: where each class's cells start.
     const cellStarts = parts.map((p) => p.cells.map((triples) => starts(triples, p.keys.length / KEY)));
-    const order = keyOrder(keys, total);
-    const expected = { n: 0, f: [0, 0] as Fingerprint, g: [0, 0] as Fingerprint };
-    const released = { n: 0, f: [0, 0] as Fingerprint };
-    const run: number[] = [];
-    for (let i = 0; i < total; ) {
-      const first = order[i]!;
-      let hasExpected = false;
-      let hasReleased = false;
-      expected.n = released.n = 0;
-      expected.f = [0, 0];
-      expected.g = [0, 0];
-      released.f = [0, 0];
-      run.length = 0;
-      for (; i < total && compareKeys(keys, order[i]!, first) === 0; i++) {
-        const k = from[order[i]!]!;
-        const at = index[order[i]!]!;
-        if (k < shards.length) {
-          const sums = shards[k]!.sums;
-          hasExpected = true;
-          expected.n += sums[SHARD_LANES * at]!;
-          addInto(expected.f, sums[SHARD_LANES * at + 1]!, sums[SHARD_LANES * at + 2]!);
-          addInto(expected.g, sums[SHARD_LANES * at + 3]!, sums[SHARD_LANES * at + 4]!);
-        } else {
-          const sums = parts[k - shards.length]!.sums;
-          hasReleased = true;
-          released.n += sums[PART_LANES * at]!;
-          addInto(released.f, sums[PART_LANES * at + 1]!, sums[PART_LANES * at + 2]!);
-          run.push(k - shards.length, at);
-        }
-      }
+    const sums = table.sums;
+    for (let c = 0; c < table.size; c++) {
+      const at = table.lanes * c;
+      const expected = { n: sums[at]!, f: [sums[at + 1]!, sums[at + 2]!] as Fingerprint };
+      const masked: Fingerprint = [sums[at + 3]!, sums[at + 4]!];
+      const released = { n: sums[at + R]!, f: [sums[at + R + 1]!, sums[at + R + 2]!] as Fingerprint };
+      // Every entry holds a row: a side with none has no entry of the class.
+      const hasExpected = expected.n > 0;
+      const hasReleased = released.n > 0;
+      const run = byClass.subarray(2 * first[c]!, 2 * first[c + 1]!);
       const counts = () => this.counts(run, parts, cellStarts);
-      if (this.isStar(keys, first)) {
-        if (hasExpected) this.starClass = { n: expected.n, f: [...expected.f] };
+      if (this.isStar(table.keys, c)) {
+        if (hasExpected) this.starClass = expected;
         if (hasReleased) {
-          this.starReleased = { n: released.n, f: [...released.f] };
+          this.starReleased = released;
           this.starCounts = counts();
         }
         continue;
@@ -677,7 +673,7 @@ export class PiecesCheck {
         this.suppressed += expected.n;
         if (this.mask) {
           this.starExpected.n += expected.n;
-          addInto(this.starExpected.f, expected.g[0], expected.g[1]);
+          addInto(this.starExpected.f, masked[0], masked[1]);
         }
       } else if (hasExpected && (released.n !== expected.n || !sameFingerprint(released.f, expected.f)))
         this.mismatched += Math.max(released.n, 1);
@@ -694,7 +690,7 @@ export class PiecesCheck {
 
   /** Per model, the released class's sensitive counts (its entries `run`: part, class pairs). */
   private counts(
-    run: readonly number[],
+    run: Int32Array,
     parts: readonly ClassEntries[],
     cellStarts: readonly (readonly Uint32Array[])[],
   ): Map<string, number>[] {

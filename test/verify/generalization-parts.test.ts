@@ -218,6 +218,16 @@ describe.each(PARTITIONS)('the reduce over %i partitions', (partitions) => {
     expect(failedChecks(() => check(slices(swapped, partitions)))).toEqual(['rows-generalize-input']);
   });
 
+  it('fails a part with rows added in a class the input does not make (suppressed rows removed)', () => {
+    const added = [...RELEASED, ...Array.from({ length: 6 }, (_, i) => ['998', 'F', `d${i % 2}`])];
+    const claims = { ...CLAIMS, suppressed: 'remove' as const, classes: 101 };
+    expect(
+      failedChecks(() =>
+        checkPieces({ names: NAMES, attributes, claims, sensitive, ...slices(added, partitions) }),
+      ),
+    ).toEqual(['rows-generalize-input']);
+  });
+
   it("fails when a part's partition file lacks a class it held", () => {
     const s = slices(RELEASED, partitions);
     const reduce = new PiecesCheck({ names: NAMES, attributes, claims: CLAIMS, sensitive, ...s });
