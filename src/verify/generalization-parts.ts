@@ -14,9 +14,9 @@
  *
  * A class is named by its key: its QI labels' hashes folded in column order, 128 bits (four
  * 32-bit lanes, the first two being the QI hash of the rows' fingerprints), so both sides name
- * it alike without its labels. Each side's classes are split by key into partitions and sorted
- * by key inside each; the reduce takes one partition of every slice at a time, so it never
- * holds more than one partition's classes, and a slice's memory follows its own rows.
+ * it alike without its labels. Each side's classes are split by key into partitions; the
+ * reduce takes one partition of every slice at a time, so it never holds more than one
+ * partition's classes, and a slice's memory follows its own rows.
  *
  * Suppression is checked by whole classes, as ppdp suppresses: a class with some rows
  * released and others masked fails here (the whole-table verifier matches row by row and
@@ -61,8 +61,8 @@ const SHARD_LANES = 5;
 const PART_LANES = 3;
 
 /**
- * A slice's classes, grouped by partition (key lane 2 modulo the partitions) and sorted by key
- * inside each: class `i` has key `keys[4i … 4i+3]` and sums `sums[lanes·i …]` (size, then the
+ * A slice's classes, grouped by partition (key lane 2 modulo the partitions), in order of
+ * first occurrence inside each: class `i` has key `keys[4i … 4i+3]` and sums `sums[lanes·i …]` (size, then the
  * fingerprint lanes); partition `p` holds classes [bounds[p], bounds[p+1]).
  */
 export interface ClassEntries {
@@ -296,25 +296,10 @@ function grownTo(a: Uint32Array, n: number): Uint32Array<ArrayBuffer> {
   return b;
 }
 
-/** Compares the keys of entries `a` and `b`. */
-function compareKeys(keys: Uint32Array, a: number, b: number): number {
-  for (let l = 0; l < KEY; l++) {
-    const d = keys[KEY * a + l]! - keys[KEY * b + l]!;
-    if (d !== 0) return d;
-  }
-  return 0;
-}
-
-/** Entries 0 … n-1 in order of partition, then key. */
-function keyOrder(keys: Uint32Array, n: number, partition: Uint32Array): Uint32Array {
-  const order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  return order.sort((a, b) => partition[a]! - partition[b]! || compareKeys(keys, a, b));
-}
-
 /**
- * A table's classes in order of partition (key lane 2 modulo the partitions) and key; per
- * sensitive column (`codes`, values 0 … width - 1) the (class, value, count) triples by class.
+ * A table's classes grouped by partition (key lane 2 modulo the partitions; a counting sort,
+ * so in order of first occurrence inside each); per sensitive column (`codes`, values
+ * 0 … width - 1) the (class, value, count) triples by class.
  */
 function entriesOf(
   table: ClassTable,
@@ -324,18 +309,20 @@ function entriesOf(
   const { size, lanes } = table;
   const partition = new Uint32Array(size);
   for (let c = 0; c < size; c++) partition[c] = table.keys[KEY * c + 2]! % partitions;
-  const order = keyOrder(table.keys, size, partition);
+  const bounds = new Uint32Array(partitions + 1);
+  for (let c = 0; c < size; c++) bounds[partition[c]! + 1]!++;
+  for (let p = 0; p < partitions; p++) bounds[p + 1]! += bounds[p]!;
   const keys = new Uint32Array(KEY * size);
   const sums = new Uint32Array(lanes * size);
-  const bounds = new Uint32Array(partitions + 1);
+  const next = bounds.slice(0, partitions);
+  // Each class's place.
   const rank = new Int32Array(size);
-  order.forEach((c, i) => {
+  for (let c = 0; c < size; c++) {
+    const i = next[partition[c]!]!++;
     rank[c] = i;
     keys.set(table.keys.subarray(KEY * c, KEY * c + KEY), KEY * i);
     sums.set(table.sums.subarray(lanes * c, lanes * c + lanes), lanes * i);
-    bounds[partition[c]! + 1]!++;
-  });
-  for (let p = 0; p < partitions; p++) bounds[p + 1]! += bounds[p]!;
+  }
   return { lanes, keys, sums, bounds, cells: sensitive.map((s) => cellsOf(table.classOf, rank, s)) };
 }
 
