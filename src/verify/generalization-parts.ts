@@ -278,6 +278,11 @@ class ClassTable {
     return id;
   }
 
+  /** Frees the lookup (no class is added after). */
+  dropSlots(): void {
+    this.slots = new Int32Array(0);
+  }
+
   private rehash(): void {
     const slots = new Int32Array(2 * this.slots.length);
     const mask = slots.length - 1;
@@ -312,16 +317,32 @@ function entriesOf(
   const bounds = new Uint32Array(partitions + 1);
   for (let c = 0; c < size; c++) bounds[partition[c]! + 1]!++;
   for (let p = 0; p < partitions; p++) bounds[p + 1]! += bounds[p]!;
-  const keys = new Uint32Array(KEY * size);
-  const sums = new Uint32Array(lanes * size);
   const next = bounds.slice(0, partitions);
-  // Each class's place.
+  // Each class's place, then the classes moved there in place (cycle by cycle): no second copy.
   const rank = new Int32Array(size);
+  for (let c = 0; c < size; c++) rank[c] = next[partition[c]!]!++;
+  table.dropSlots();
+  const keys = table.keys.subarray(0, KEY * size);
+  const sums = table.sums.subarray(0, lanes * size);
+  const placed = new Uint8Array(size);
+  const carried = new Uint32Array(KEY + lanes);
+  const swap = (words: Uint32Array, width: number, at: number, from: number) => {
+    for (let l = 0; l < width; l++) {
+      const t = words[width * at + l]!;
+      words[width * at + l] = carried[from + l]!;
+      carried[from + l] = t;
+    }
+  };
   for (let c = 0; c < size; c++) {
-    const i = next[partition[c]!]!++;
-    rank[c] = i;
-    keys.set(table.keys.subarray(KEY * c, KEY * c + KEY), KEY * i);
-    sums.set(table.sums.subarray(lanes * c, lanes * c + lanes), lanes * i);
+    if (placed[c]) continue;
+    carried.set(keys.subarray(KEY * c, KEY * c + KEY), 0);
+    carried.set(sums.subarray(lanes * c, lanes * c + lanes), KEY);
+    // The class carried was at `at`: it goes to rank[at], whose class is carried on.
+    for (let at = c; !placed[at]; at = rank[at]!) {
+      placed[at] = 1;
+      swap(keys, KEY, rank[at]!, 0);
+      swap(sums, lanes, rank[at]!, KEY);
+    }
   }
   return { lanes, keys, sums, bounds, cells: sensitive.map((s) => cellsOf(table.classOf, rank, s)) };
 }
