@@ -16,13 +16,15 @@ export function valueHash(column: number, value: string): Fingerprint {
   return [h.readUInt32LE(0), h.readUInt32LE(4)];
 }
 
-/** Per column, the hashes of a dictionary's values (lane 0 and lane 1 interleaved). */
-export function dictionaryHashes(column: number, dictionary: readonly string[]): Int32Array {
-  const out = new Int32Array(2 * dictionary.length);
+/**
+ * Per column, the hashes of a dictionary's values, `lanes` 32-bit words of its SHA-256 each
+ * (value i's at [lanes·i, lanes·i + lanes)). Two lanes fingerprint rows; four key classes.
+ */
+export function dictionaryHashes(column: number, dictionary: readonly string[], lanes = 2): Int32Array {
+  const out = new Int32Array(lanes * dictionary.length);
   dictionary.forEach((v, i) => {
-    const [a, b] = valueHash(column, v);
-    out[2 * i] = a;
-    out[2 * i + 1] = b;
+    const h = createHash('sha256').update(`${column}\u0000${v}`).digest();
+    for (let l = 0; l < lanes; l++) out[lanes * i + l] = h.readUInt32LE(4 * l);
   });
   return out;
 }
@@ -42,6 +44,8 @@ export function fold(h: number, value: number): number {
  */
 export const QI_SEED: Fingerprint = [0x243f6a88, 0x85a308d3];
 export const OTHER_SEED: Fingerprint = [0x13198a2e, 0x03707344];
+/** Lanes 2 and 3 of a class key (its QIs folded as QI_SEED's lanes are, from words 2 and 3). */
+export const KEY_SEED: Fingerprint = [0x452821e6, 0x38d01377];
 
 /** Joins a row's QI hash and other-cells hash (one lane). */
 export function join(qi: number, other: number, lane: number): number {

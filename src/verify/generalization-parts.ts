@@ -7,10 +7,16 @@
  *   rows masked (`*` in every QI), plus the shard's sensitive values;
  * - each output part (`summarizePart`) reads its staged Arrow file, checks its CSV against it,
  *   and sums per released class its size, its rows' fingerprint and its sensitive values;
- * - the reduce (`checkPieces`) compares the two sides class by class. A class released must
+ * - the reduce (`PiecesCheck`) compares the two sides class by class. A class released must
  *   match its input rows exactly; a class absent was suppressed, and with masking its rows'
  *   masked fingerprint must be among the `*` rows. Then the suppression limit, every model on
  *   every released class, and the claims, as the whole-table verifier checks them.
+ *
+ * A class is named by its key: its QI labels' hashes folded in column order, 128 bits (four
+ * 32-bit lanes, the first two being the QI hash of the rows' fingerprints), so both sides name
+ * it alike without its labels. Each side's classes are split by key into partitions; the
+ * reduce takes one partition of every slice at a time, so it never holds more than one
+ * partition's classes, and a slice's memory follows its own rows.
  *
  * Suppression is checked by whole classes, as ppdp suppresses: a class with some rows
  * released and others masked fails here (the whole-table verifier matches row by row and
@@ -21,53 +27,79 @@
  */
 import { readArrow } from '../data/arrow.ts';
 import type { EncodedTable } from '../data/table.ts';
+import { VerificationError } from '../errors.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec } from '../spec/spec.ts';
-import { fail, releasedNames, SEP } from './common.ts';
+import { fail, SEP } from './common.ts';
 import {
   addInto,
   dictionaryHashes,
   type Fingerprint,
   fold,
   join,
+  KEY_SEED,
   OTHER_SEED,
   QI_SEED,
   sameFingerprint,
-  valueHash,
 } from './fingerprint.ts';
 import type { GeneralizationClaims } from './generalization.ts';
 import { attributeOf, checkClass, ModelTally, type SensitiveContext } from './models.ts';
-import { checkReleaseModels, isReleaseModel } from './population.ts';
+import { checkReleaseModels, isReleaseModel, type ReleasedClass } from './population.ts';
 import { asCsvCoded, csvHoldsTable } from './staged-csv.ts';
-import { grown, TupleCounts } from './tuples.ts';
+
+/** Input rows per partition of the classes: the reduce holds about this many rows' classes. */
+export const ROWS_PER_PARTITION = 1 << 21;
+
+/** The partitions of a release of `rows` input rows. */
+export function partitionsOf(rows: number): number {
+  return Math.max(1, Math.ceil(rows / ROWS_PER_PARTITION));
+}
+
+/** Words of a class key. */
+const KEY = 4;
+/** Words per class: size and fingerprint (2 lanes), and for an input shard the masked fingerprint (2). */
+const SHARD_LANES = 5;
+const PART_LANES = 3;
 
 /**
- * What one input shard must be released as, per class (`keys[i]`, its QI labels joined):
- * `classes[5i … 5i+4]` = size, the rows' fingerprint as released (2 lanes), and masked (2 lanes).
+ * A slice's classes, grouped by partition (key lane 2 modulo the partitions), in order of
+ * first occurrence inside each: class `i` has key `keys[4i … 4i+3]` and sums `sums[lanes·i …]` (size, then the
+ * fingerprint lanes); partition `p` holds classes [bounds[p], bounds[p+1]).
  */
-export interface ShardExpectation {
+export interface ClassEntries {
+  readonly lanes: number;
+  readonly keys: Uint32Array;
+  readonly sums: Uint32Array;
+  readonly bounds: Uint32Array;
+  /** Per sensitive attribute of the part (none for a shard): (class, value, count) triples by class. */
+  readonly cells: readonly Uint32Array[];
+}
+
+/** What one input shard must be released as: its facts (small, JSON) and its classes. */
+export interface ShardFacts {
   readonly rows: number;
   /** Input cells whose QI value the hierarchy does not hold. */
   readonly unmapped: number;
-  readonly keys: string[];
-  readonly classes: number[];
   /** Per sensitive attribute a model names: its input values' counts. */
   readonly sensitive: Record<string, Record<string, number>>;
 }
+export interface ShardExpectation extends ShardFacts {
+  readonly classes: ClassEntries;
+}
 
-/**
- * What one output part holds, per class (`keys[i]`): `classes[3i … 3i+2]` = size and the
- * rows' fingerprint; per sensitive attribute a model names, its values and the triples
- * (class index, value index, count) of `cells`.
- */
-export interface PartSummary {
+/** What one output part holds: its facts (small, JSON) and its classes. */
+export interface PartFacts {
   readonly rows: number;
   readonly names: string[];
   /** Whether the part's CSV holds exactly its Arrow file's rows. */
   readonly filesAgree: boolean;
-  readonly keys: string[];
-  readonly classes: number[];
-  readonly sensitive: Record<string, { readonly values: string[]; readonly cells: number[] }>;
+  /** The sensitive attributes a model names that the part holds, in the order of its cells. */
+  readonly attributes: string[];
+  /** Per attribute, its values as the cells index them. */
+  readonly values: string[][];
+}
+export interface PartSummary extends PartFacts {
+  readonly classes: ClassEntries;
 }
 
 const MASK = '*';
@@ -83,136 +115,285 @@ export function expectShard(args: {
   hierarchyRows: ReadonlyMap<string, string[][]>;
   node: Readonly<Record<string, number>>;
   sensitive: readonly string[];
+  partitions: number;
 }): ShardExpectation {
   const { shard, attributes, hierarchyRows, node } = args;
-  const names = releasedNames(shard, attributes);
   const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
-  const columns = names.map((n) => shard.columns.find((c) => c.name === n)!);
-  const qis = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [c] : []));
-  // Per QI: input code → label id (-1 when the hierarchy lacks the value), and the labels.
-  const labels: string[][] = [];
-  const labelOf = qis.map((c, q) => {
-    const name = names[c]!;
+  const columns = shard.columns.filter((c) => typeOf.get(c.name) !== 'identifying');
+  const isQi = columns.map((c) => typeOf.get(c.name) === 'quasi-identifying');
+  const qis = columns.flatMap((_, c) => (isQi[c] ? [c] : []));
+  const others = columns.flatMap((_, c) => (isQi[c] ? [] : [c]));
+  // Per QI, per input code: its label's key hash (4 lanes; 0 when the hierarchy lacks the value).
+  const unplaced: Uint8Array[] = [];
+  const codeHashes = qis.map((c, q) => {
+    const { name, dictionary } = columns[c]!;
     const level = node[name]!;
     const generalize = new Map((hierarchyRows.get(name) ?? []).map((row) => [row[0]!, row[level]!]));
-    const ids = new Map<string, number>();
-    labels[q] = [];
-    return Int32Array.from(columns[c]!.dictionary, (v) => {
+    const labelIds = new Map<string, number>();
+    const labels: string[] = [];
+    unplaced[q] = new Uint8Array(dictionary.length);
+    const ids = Int32Array.from(dictionary, (v, code) => {
       const label = generalize.get(v);
-      if (label === undefined) return -1;
-      let id = ids.get(label);
-      if (id === undefined) ids.set(label, (id = labels[q]!.push(label) - 1));
+      if (label === undefined) {
+        unplaced[q]![code] = 1;
+        return -1;
+      }
+      let id = labelIds.get(label);
+      if (id === undefined) labelIds.set(label, (id = labels.push(label) - 1));
       return id;
     });
+    const labelHashes = dictionaryHashes(c, labels, KEY);
+    const out = new Int32Array(KEY * dictionary.length);
+    ids.forEach((id, code) => {
+      if (id >= 0) out.set(labelHashes.subarray(KEY * id, KEY * id + KEY), KEY * code);
+    });
+    return out;
   });
-  // Value hashes: QIs by label, the others by value.
-  const isQi = names.map((_, c) => qis.includes(c));
-  const others = names.flatMap((_, c) => (isQi[c] ? [] : [c]));
-  const labelHashes = qis.map((c, q) => dictionaryHashes(c, labels[q]!));
-  const otherHashes = others.map((c) => dictionaryHashes(c, columns[c]!.dictionary));
-  const otherCodes = others.map((c) => columns[c]!.codes);
-  const qiCodes = qis.map((c) => columns[c]!.codes);
-  // A masked row's QI hash: `*` in every QI.
-  let mask0 = QI_SEED[0];
-  let mask1 = QI_SEED[1];
-  for (const c of qis) {
-    const [a, b] = valueHash(c, MASK);
-    mask0 = fold(mask0, a);
-    mask1 = fold(mask1, b);
-  }
-  const classes = new ClassSums(
-    labels.map((l) => l.length + 2),
-    (q, l, lane) => (l < 0 ? 0 : labelHashes[q]![2 * l + lane]!),
-    [mask0, mask1],
-  );
-  const tuple = new Int32Array(qis.length);
+  const n = shard.rowCount;
   let unmapped = 0;
-  for (let r = 0; r < shard.rowCount; r++) {
-    for (let q = 0; q < qis.length; q++) {
-      const id = labelOf[q]![qiCodes[q]![r]!]!;
-      if (id < 0) unmapped++;
-      tuple[q] = id;
-    }
-    let o0 = OTHER_SEED[0];
-    let o1 = OTHER_SEED[1];
-    for (let k = 0; k < others.length; k++) {
-      const code = otherCodes[k]![r]!;
-      o0 = fold(o0, otherHashes[k]![2 * code]!);
-      o1 = fold(o1, otherHashes[k]![2 * code + 1]!);
-    }
-    classes.add(tuple, o0, o1);
-  }
+  qis.forEach((c, q) => {
+    const codes = columns[c]!.codes;
+    for (let r = 0; r < n; r++) unmapped += unplaced[q]![codes[r]!]!;
+  });
+  const table = sumRows(
+    n,
+    { codes: qis.map((c) => columns[c]!.codes), hashes: codeHashes },
+    {
+      codes: others.map((c) => columns[c]!.codes),
+      hashes: others.map((c) => dictionaryHashes(c, columns[c]!.dictionary)),
+    },
+    // A masked row's QI hash: `*` in every QI.
+    starKey(qis),
+  );
   return {
-    rows: shard.rowCount,
+    rows: n,
     unmapped,
-    keys: classes.tuples.map((t) => t.map((l, q) => (l < 0 ? '\u0001unmapped' : labels[q]![l]!)).join(SEP)),
-    classes: classes.flat(),
     sensitive: valueCounts(shard, args.sensitive),
+    classes: entriesOf(table, args.partitions, []),
   };
 }
 
+/** The key of the class whose labels are all `*`, over the QI columns `qis` (their numbers). */
+function starKey(qis: readonly number[]): Uint32Array {
+  return classKey(
+    qis,
+    qis.map(() => MASK),
+  );
+}
+
+/** The key of the class with `labels` in the QI columns `qis` (their numbers), as rows are keyed. */
+function classKey(qis: readonly number[], labels: readonly string[]): Uint32Array {
+  const key = Uint32Array.of(QI_SEED[0], QI_SEED[1], KEY_SEED[0], KEY_SEED[1]);
+  qis.forEach((c, i) => {
+    const h = dictionaryHashes(c, [labels[i]!], KEY);
+    for (let l = 0; l < KEY; l++) key[l] = fold(key[l]!, h[l]!);
+  });
+  return key;
+}
+
+/** A class key as a map key. */
+function keyText(keys: Uint32Array, e: number): string {
+  return `${keys[KEY * e]},${keys[KEY * e + 1]},${keys[KEY * e + 2]},${keys[KEY * e + 3]}`;
+}
+
+/** Codes of columns and, per column, its values' hashes (`lanes` words per code). */
+interface Hashed {
+  readonly codes: readonly Int32Array[];
+  readonly hashes: readonly Int32Array[];
+}
+
 /**
- * Classes (QI tuples) with, per class, its size and its rows' fingerprint (2 lanes), and
- * with a mask's QI hash, the fingerprint of the same rows masked (2 more lanes). A class's QI
- * hash is computed once, when it first occurs; each row brings the hash of its other cells.
+ * Rows summed into classes: each row's key is its QIs' hashes (4 lanes) folded in column
+ * order, its fingerprint that key's first two lanes joined with its other cells' hash (from
+ * OTHER_SEED); per class its size and fingerprint, and with `mask`, the fingerprint of its
+ * rows masked. Memory follows the classes, not the rows (but for `classOf`, 4 bytes a row).
  */
-class ClassSums {
-  private readonly classes: TupleCounts;
-  readonly tuples: number[][] = [];
-  private readonly lanes: number;
-  private qiHash = new Int32Array(2 * 1024);
-  private sums: Float64Array;
+function sumRows(n: number, qi: Hashed, other: Hashed, mask?: Uint32Array): ClassTable {
+  const table = new ClassTable(mask ? SHARD_LANES : PART_LANES, n);
+  const { codes, hashes } = qi;
+  const q = codes.length;
+  const m0 = mask?.[0] ?? 0;
+  const m1 = mask?.[1] ?? 0;
+  for (let r = 0; r < n; r++) {
+    let k0 = QI_SEED[0];
+    let k1 = QI_SEED[1];
+    let k2 = KEY_SEED[0];
+    let k3 = KEY_SEED[1];
+    for (let c = 0; c < q; c++) {
+      const h = hashes[c]!;
+      const at = KEY * codes[c]![r]!;
+      k0 = fold(k0, h[at]!);
+      k1 = fold(k1, h[at + 1]!);
+      k2 = fold(k2, h[at + 2]!);
+      k3 = fold(k3, h[at + 3]!);
+    }
+    let o0 = OTHER_SEED[0];
+    let o1 = OTHER_SEED[1];
+    for (let k = 0; k < other.codes.length; k++) {
+      const h = other.hashes[k]!;
+      const at = 2 * other.codes[k]![r]!;
+      o0 = fold(o0, h[at]!);
+      o1 = fold(o1, h[at + 1]!);
+    }
+    const id = table.intern(k0, k1, k2, k3);
+    table.classOf[r] = id;
+    const sums = table.sums;
+    const at = table.lanes * id;
+    // Uint32 lanes: each sum wraps modulo 2^32 as it is stored.
+    sums[at]!++;
+    sums[at + 1] = sums[at + 1]! + join(k0, o0, 0);
+    sums[at + 2] = sums[at + 2]! + join(k1, o1, 1);
+    if (mask) {
+      sums[at + 3] = sums[at + 3]! + join(m0, o0, 0);
+      sums[at + 4] = sums[at + 4]! + join(m1, o1, 1);
+    }
+  }
+  return table;
+}
+
+/** Classes by key (open addressing over typed arrays): per class its key and `lanes` sums. */
+class ClassTable {
+  keys: Uint32Array = new Uint32Array(KEY * 1024);
+  sums: Uint32Array;
+  size = 0;
+  /** Per row, its class. */
+  readonly classOf: Int32Array;
+  /** Slot → class + 1 (0: empty). */
+  private slots = new Int32Array(2048);
 
   constructor(
-    radices: readonly number[],
-    /** The hash of value `v` of QI `q`, one lane. */
-    private readonly hashOf: (q: number, v: number, lane: number) => number,
-    private readonly mask?: Fingerprint,
+    readonly lanes: number,
+    rows: number,
   ) {
-    this.classes = new TupleCounts(radices.length, radices);
-    this.lanes = mask ? 5 : 3;
-    this.sums = new Float64Array(this.lanes * 1024);
+    this.sums = new Uint32Array(lanes * 1024);
+    this.classOf = new Int32Array(rows);
   }
 
-  /** Adds a row of class `tuple` whose other cells hash to (o0, o1); returns its class id. */
-  add(tuple: Int32Array, o0: number, o1: number): number {
-    const known = this.classes.size;
-    const id = this.classes.intern(tuple);
-    if (id === known) {
-      this.tuples.push(Array.from(tuple));
-      if (2 * id + 2 > this.qiHash.length) {
-        this.qiHash = grown(this.qiHash, 2 * this.qiHash.length);
-        this.sums = grown(this.sums, 2 * this.sums.length);
-      }
-      let h0 = QI_SEED[0];
-      let h1 = QI_SEED[1];
-      for (let q = 0; q < tuple.length; q++) {
-        h0 = fold(h0, this.hashOf(q, tuple[q]!, 0));
-        h1 = fold(h1, this.hashOf(q, tuple[q]!, 1));
-      }
-      this.qiHash[2 * id] = h0;
-      this.qiHash[2 * id + 1] = h1;
+  intern(k0: number, k1: number, k2: number, k3: number): number {
+    const keys = this.keys;
+    const mask = this.slots.length - 1;
+    // Lane 3 is a mixed hash: its low bits spread the slots.
+    let s = k3 & mask;
+    for (;;) {
+      const id = this.slots[s]! - 1;
+      if (id < 0) break;
+      const at = KEY * id;
+      if (keys[at] === k0 && keys[at + 1] === k1 && keys[at + 2] === k2 && keys[at + 3] === k3) return id;
+      s = (s + 1) & mask;
     }
-    const sums = this.sums;
-    const at = this.lanes * id;
-    sums[at]!++;
-    sums[at + 1] = (sums[at + 1]! + join(this.qiHash[2 * id]!, o0, 0)) % 2 ** 32;
-    sums[at + 2] = (sums[at + 2]! + join(this.qiHash[2 * id + 1]!, o1, 1)) % 2 ** 32;
-    if (this.mask) {
-      sums[at + 3] = (sums[at + 3]! + join(this.mask[0], o0, 0)) % 2 ** 32;
-      sums[at + 4] = (sums[at + 4]! + join(this.mask[1], o1, 1)) % 2 ** 32;
+    const id = this.size++;
+    if (KEY * this.size > keys.length) {
+      this.keys = grownTo(keys, 2 * keys.length);
+      this.sums = grownTo(this.sums, 2 * this.sums.length);
     }
+    this.keys.set([k0, k1, k2, k3], KEY * id);
+    this.slots[s] = id + 1;
+    if (2 * this.size > this.slots.length) this.rehash();
     return id;
   }
 
-  get size(): number {
-    return this.classes.size;
+  /** Frees the lookup (no class is added after). */
+  dropSlots(): void {
+    this.slots = new Int32Array(0);
   }
 
-  /** Per class in order of first occurrence: size, then the fingerprint lanes. */
-  flat(): number[] {
-    return Array.from(this.sums.subarray(0, this.lanes * this.tuples.length), (x) => x >>> 0);
+  private rehash(): void {
+    const slots = new Int32Array(2 * this.slots.length);
+    const mask = slots.length - 1;
+    for (let id = 0; id < this.size; id++) {
+      let s = this.keys[KEY * id + 3]! & mask;
+      while (slots[s] !== 0) s = (s + 1) & mask;
+      slots[s] = id + 1;
+    }
+    this.slots = slots;
   }
+}
+
+function grownTo(a: Uint32Array, n: number): Uint32Array<ArrayBuffer> {
+  const b = new Uint32Array(n);
+  b.set(a);
+  return b;
+}
+
+/**
+ * A table's classes grouped by partition (key lane 2 modulo the partitions; a counting sort,
+ * so in order of first occurrence inside each); per sensitive column (`codes`, values
+ * 0 … width - 1) the (class, value, count) triples by class.
+ */
+function entriesOf(
+  table: ClassTable,
+  partitions: number,
+  sensitive: readonly { codes: Int32Array; width: number }[],
+): ClassEntries {
+  const { size, lanes } = table;
+  const partition = new Uint32Array(size);
+  for (let c = 0; c < size; c++) partition[c] = table.keys[KEY * c + 2]! % partitions;
+  const bounds = new Uint32Array(partitions + 1);
+  for (let c = 0; c < size; c++) bounds[partition[c]! + 1]!++;
+  for (let p = 0; p < partitions; p++) bounds[p + 1]! += bounds[p]!;
+  const next = bounds.slice(0, partitions);
+  // Each class's place, then the classes moved there in place (cycle by cycle): no second copy.
+  const rank = new Int32Array(size);
+  for (let c = 0; c < size; c++) rank[c] = next[partition[c]!]!++;
+  table.dropSlots();
+  const keys = table.keys.subarray(0, KEY * size);
+  const sums = table.sums.subarray(0, lanes * size);
+  const placed = new Uint8Array(size);
+  const carried = new Uint32Array(KEY + lanes);
+  const swap = (words: Uint32Array, width: number, at: number, from: number) => {
+    for (let l = 0; l < width; l++) {
+      const t = words[width * at + l]!;
+      words[width * at + l] = carried[from + l]!;
+      carried[from + l] = t;
+    }
+  };
+  for (let c = 0; c < size; c++) {
+    if (placed[c]) continue;
+    carried.set(keys.subarray(KEY * c, KEY * c + KEY), 0);
+    carried.set(sums.subarray(lanes * c, lanes * c + lanes), KEY);
+    // The class carried was at `at`: it goes to rank[at], whose class is carried on.
+    for (let at = c; !placed[at]; at = rank[at]!) {
+      placed[at] = 1;
+      swap(keys, KEY, rank[at]!, 0);
+      swap(sums, lanes, rank[at]!, KEY);
+    }
+  }
+  return { lanes, keys, sums, bounds, cells: sensitive.map((s) => cellsOf(table.classOf, rank, s)) };
+}
+
+/** (class, value, count) triples by class (`rank`: a row's class's place) of one sensitive column. */
+function cellsOf(
+  classOf: Int32Array,
+  rank: Int32Array,
+  s: { codes: Int32Array; width: number },
+): Uint32Array {
+  // The rows grouped by class (a counting sort), then each class's values tallied.
+  const n = classOf.length;
+  const starts = new Int32Array(rank.length + 1);
+  for (let r = 0; r < n; r++) starts[rank[classOf[r]!]! + 1]!++;
+  for (let c = 0; c < rank.length; c++) starts[c + 1]! += starts[c]!;
+  const next = starts.slice(0, rank.length);
+  const rows = new Int32Array(n);
+  for (let r = 0; r < n; r++) rows[next[rank[classOf[r]!]!]!++] = r;
+  const tally = new Int32Array(s.width);
+  const seen: number[] = [];
+  let out = new Uint32Array(3 * Math.min(n, 1024));
+  let length = 0;
+  for (let c = 0; c < rank.length; c++) {
+    for (let i = starts[c]!; i < starts[c + 1]!; i++) {
+      const v = s.codes[rows[i]!]!;
+      if (tally[v]!++ === 0) seen.push(v);
+    }
+    if (length + 3 * seen.length > out.length) out = grownTo(out, 2 * (length + 3 * seen.length));
+    for (const v of seen) {
+      out[length++] = c;
+      out[length++] = v;
+      out[length++] = tally[v]!;
+      tally[v] = 0;
+    }
+    seen.length = 0;
+  }
+  return out.slice(0, length);
 }
 
 function valueCounts(table: EncodedTable, names: readonly string[]): Record<string, Record<string, number>> {
@@ -239,6 +420,7 @@ export function summarizePart(args: {
   escapeFormulas?: boolean;
   attributes: readonly AttributeSpec[];
   sensitive: readonly string[];
+  partitions: number;
 }): PartSummary {
   const part = readArrow(args.arrow);
   const filesAgree = csvHoldsTable(
@@ -250,53 +432,33 @@ export function summarizePart(args: {
   const typeOf = new Map(args.attributes.map((a) => [a.name, a.type]));
   const qis = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [c] : []));
   const others = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [] : [c]));
-  const hashes = part.columns.map((c, i) => dictionaryHashes(i, c.dictionary));
-  const codes = part.columns.map((c) => c.codes);
-  const classes = new ClassSums(
-    qis.map((c) => part.columns[c]!.dictionary.length + 2),
-    (q, v, lane) => hashes[qis[q]!]![2 * v + lane]!,
+  const n = part.rowCount;
+  // (A released dictionary may list a value twice: both codes hash alike, one class.)
+  const table = sumRows(
+    n,
+    {
+      codes: qis.map((c) => part.columns[c]!.codes),
+      hashes: qis.map((c) => dictionaryHashes(c, part.columns[c]!.dictionary, KEY)),
+    },
+    {
+      codes: others.map((c) => part.columns[c]!.codes),
+      hashes: others.map((c) => dictionaryHashes(c, part.columns[c]!.dictionary)),
+    },
   );
-  const classOf = new Int32Array(part.rowCount);
-  const tuple = new Int32Array(qis.length);
-  for (let j = 0; j < part.rowCount; j++) {
-    for (let q = 0; q < qis.length; q++) tuple[q] = codes[qis[q]!]![j]!;
-    let o0 = OTHER_SEED[0];
-    let o1 = OTHER_SEED[1];
-    for (let k = 0; k < others.length; k++) {
-      const c = others[k]!;
-      const code = codes[c]![j]!;
-      o0 = fold(o0, hashes[c]![2 * code]!);
-      o1 = fold(o1, hashes[c]![2 * code + 1]!);
-    }
-    classOf[j] = classes.add(tuple, o0, o1);
-  }
-  // (A released dictionary may list a value twice: its codes are then two ids of one class,
-  // merged by key in the reduce.)
-  const keys = classes.tuples.map((t) =>
-    t.map((code, q) => part.columns[qis[q]!]!.dictionary[code]!).join(SEP),
-  );
-  const sensitive: PartSummary['sensitive'] = {};
-  for (const name of args.sensitive) {
-    const c = names.indexOf(name);
-    if (c < 0) continue;
-    // Counted by (class, code), densely when that is small.
-    const width = part.columns[c]!.dictionary.length;
-    const column = codes[c]!;
-    const pairs = new Map<number, number>();
-    if (classes.size * width <= 1 << 24) {
-      const counts = new Int32Array(classes.size * width);
-      for (let j = 0; j < part.rowCount; j++) counts[classOf[j]! * width + column[j]!]!++;
-      for (let at = 0; at < counts.length; at++) if (counts[at]! > 0) pairs.set(at, counts[at]!);
-    } else
-      for (let j = 0; j < part.rowCount; j++) {
-        const at = classOf[j]! * width + column[j]!;
-        pairs.set(at, (pairs.get(at) ?? 0) + 1);
-      }
-    const cells: number[] = [];
-    for (const [at, n] of pairs) cells.push(Math.floor(at / width), at % width, n);
-    sensitive[name] = { values: part.columns[c]!.dictionary, cells };
-  }
-  return { rows: part.rowCount, names, filesAgree, keys, classes: classes.flat(), sensitive };
+  const attributes = args.sensitive.filter((name) => names.includes(name));
+  const columns = attributes.map((name) => part.columns[names.indexOf(name)]!);
+  return {
+    rows: n,
+    names,
+    filesAgree,
+    attributes,
+    values: columns.map((c) => c.dictionary),
+    classes: entriesOf(
+      table,
+      args.partitions,
+      columns.map((c) => ({ codes: c.codes, width: c.dictionary.length })),
+    ),
+  };
 }
 
 function codedOf(table: EncodedTable) {
@@ -308,164 +470,380 @@ function codedOf(table: EncodedTable) {
   };
 }
 
+/** Marks a slice's partition file (`PPVC`, little-endian), and its version. */
+const MAGIC = 0x43565050;
+const VERSION = 1;
+
 /**
- * The reduce: the shards' expectations against the parts' summaries. `names` are the released
- * columns, `sensitive` each model's attribute with the input's shares (merged from the shards)
- * and hierarchy rows. Throws VerificationError listing the failed checks; returns all checks.
+ * Partition `p` of a slice's classes as bytes (32-bit little-endian words): magic, version,
+ * lanes, classes n, attributes A, the A cell counts; then the n keys, the n sums, and per
+ * attribute its triples, whose class numbers count from the partition's first class.
  */
-export function checkPieces(args: {
-  names: readonly string[];
-  attributes: readonly AttributeSpec[];
-  shards: readonly ShardExpectation[];
-  parts: readonly PartSummary[];
-  claims: GeneralizationClaims;
-  sensitive: ReadonlyMap<string, SensitiveContext>;
-  /** The population's records per class key (src/verify/population.ts), when a model names one. */
-  population?: ReadonlyMap<string, number> | undefined;
-}): VerificationCheck[] {
-  const { shards, parts, claims } = args;
-  const checks: VerificationCheck[] = [];
-  const add = (name: string, passed: boolean, detail: string) => checks.push({ name, passed, detail });
-  const differ = parts.filter((p) => !p.filesAgree).length;
-  add(
-    'csv-equals-arrow',
-    differ === 0,
-    differ === 0
-      ? parts.length === 1
-        ? 'data.csv and data.arrow hold the same rows'
-        : `each of the ${parts.length} parts' CSV and Arrow files hold the same rows`
-      : `${differ} of ${parts.length} parts' CSV and Arrow files differ`,
-  );
-  const namesOk = parts.every((p) => p.names.join(SEP) === args.names.join(SEP));
-  add(
-    'columns',
-    namesOk,
-    namesOk
-      ? 'identifying columns dropped, all others released'
-      : `released columns: ${parts.find((p) => p.names.join(SEP) !== args.names.join(SEP))!.names.join(', ')}`,
-  );
-  if (!namesOk) return fail(checks);
+export function encodePartition(entries: ClassEntries, p: number): Uint8Array {
+  const from = entries.bounds[p]!;
+  const to = entries.bounds[p + 1]!;
+  const cells = entries.cells.map((triples) => {
+    const first = firstTriple(triples, from);
+    const out = triples.slice(first, firstTriple(triples, to));
+    for (let i = 0; i < out.length; i += 3) out[i]! -= from;
+    return out;
+  });
+  const n = to - from;
+  const head = 5 + cells.length;
+  const words = new Uint32Array(head + (KEY + entries.lanes) * n + cells.reduce((s, c) => s + c.length, 0));
+  words.set([MAGIC, VERSION, entries.lanes, n, cells.length, ...cells.map((c) => c.length / 3)]);
+  let at = head;
+  for (const block of [
+    entries.keys.subarray(KEY * from, KEY * to),
+    entries.sums.subarray(entries.lanes * from, entries.lanes * to),
+    ...cells,
+  ]) {
+    words.set(block, at);
+    at += block.length;
+  }
+  return littleEndian(new Uint8Array(words.buffer));
+}
 
-  const expected = new Map<string, { n: number; f: Fingerprint; g: Fingerprint }>();
-  let inputRows = 0;
-  let unmapped = 0;
-  for (const s of shards) {
-    inputRows += s.rows;
-    unmapped += s.unmapped;
-    s.keys.forEach((key, i) => {
-      let e = expected.get(key);
-      if (!e) expected.set(key, (e = { n: 0, f: [0, 0], g: [0, 0] }));
-      const at = 5 * i;
-      e.n += s.classes[at]!;
-      addInto(e.f, s.classes[at + 1]!, s.classes[at + 2]!);
-      addInto(e.g, s.classes[at + 3]!, s.classes[at + 4]!);
-    });
+/** The first triple whose class is at least `c` (triples are sorted by class). */
+function firstTriple(triples: Uint32Array, c: number): number {
+  let lo = 0;
+  let hi = triples.length / 3;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (triples[3 * mid]! < c) lo = mid + 1;
+    else hi = mid;
   }
-  const released = new Map<string, { n: number; f: Fingerprint }>();
-  let releasedRows = 0;
-  for (const p of parts) {
-    releasedRows += p.rows;
-    p.keys.forEach((key, i) => {
-      let r = released.get(key);
-      if (!r) released.set(key, (r = { n: 0, f: [0, 0] }));
-      r.n += p.classes[3 * i]!;
-      addInto(r.f, p.classes[3 * i + 1]!, p.classes[3 * i + 2]!);
-    });
-  }
-  const qiCount = args.names.filter(
-    (n) => args.attributes.find((a) => a.name === n)?.type === 'quasi-identifying',
-  ).length;
-  const star = Array.from({ length: qiCount }, () => MASK).join(SEP);
-  const mask = claims.suppressed === 'mask';
-  // Classes released whole match their input rows; classes absent were suppressed.
-  let mismatched = 0;
-  let suppressed = 0;
-  const starExpected = { n: 0, f: [0, 0] as Fingerprint };
-  for (const [key, e] of expected) {
-    if (key === star) continue;
-    const r = released.get(key);
-    if (!r) {
-      suppressed += e.n;
-      if (mask) {
-        starExpected.n += e.n;
-        addInto(starExpected.f, e.g[0], e.g[1]);
-      }
-    } else if (r.n !== e.n || !sameFingerprint(r.f, e.f)) mismatched += Math.max(r.n, 1);
-  }
-  for (const [key, r] of released) if (key !== star && !expected.has(key)) mismatched += r.n;
-  // The `*` rows: the class whose labels are all `*` (at the top of every hierarchy), and masked rows.
-  const starClass = expected.get(star);
-  const starReleased = released.get(star) ?? { n: 0, f: [0, 0] as Fingerprint };
-  let starClassReleased = false;
-  if (starClass && !mask && starReleased.n === 0) suppressed += starClass.n;
-  else if (starClass) {
-    starExpected.n += starClass.n;
-    addInto(starExpected.f, starClass.f[0], starClass.f[1]);
-    starClassReleased = true;
-  }
-  if (starReleased.n !== starExpected.n || !sameFingerprint(starReleased.f, starExpected.f))
-    mismatched += Math.max(starReleased.n, 1);
-  // As the whole-table verifier counts them: every input row not released as a class row.
-  const maskedRows = starReleased.n - (starClassReleased ? starClass!.n : 0);
-  suppressed = Math.max(suppressed, inputRows - (releasedRows - maskedRows));
-  const rowsOk = unmapped === 0 && mismatched === 0 && (mask ? releasedRows === inputRows : true);
-  add(
-    'rows-generalize-input',
-    rowsOk,
-    rowsOk
-      ? `every released row is an input row generalized at the reported node (${inputRows - suppressed} retained)`
-      : `${mismatched} released rows match no input row at the node; ${unmapped} input cells outside the hierarchies`,
-  );
-  const supOk = suppressed === claims.suppressedRows && suppressed <= claims.maxSuppressedRows;
-  add(
-    'suppression',
-    supOk,
-    `${suppressed} rows suppressed (claimed ${claims.suppressedRows}, limit ${claims.maxSuppressedRows})`,
-  );
+  return 3 * lo;
+}
 
-  // Every model on every released class (masked rows are no class).
-  const classes = [...released.entries()].flatMap(([key, r]) =>
-    key !== star ? [{ key, size: r.n }] : starClassReleased ? [{ key, size: starClass!.n }] : [],
-  );
-  // Per attribute, per class key: the released values' counts over every part.
-  const saByClass = new Map<string, Map<string, Map<string, number>>>();
-  for (const attribute of args.sensitive.keys()) {
-    const byClass = new Map<string, Map<string, number>>();
-    for (const p of parts) {
-      const { values, cells } = p.sensitive[attribute] ?? { values: [], cells: [] };
-      for (let i = 0; i < cells.length; i += 3) {
-        const key = p.keys[cells[i]!]!;
-        let counts = byClass.get(key);
-        if (!counts) byClass.set(key, (counts = new Map()));
-        const value = values[cells[i + 1]!]!;
-        counts.set(value, (counts.get(value) ?? 0) + cells[i + 2]!);
+/** One partition of a slice back from its bytes (`what` names the file in errors). */
+export function decodePartition(bytes: Uint8Array, what: string): ClassEntries {
+  const bad = (why: string) =>
+    new VerificationError(
+      'E_VERIFY',
+      `${what}: not a verification slice's partition (${why})`,
+      'run the release again: a work file was changed or is from another version of ppdp',
+    );
+  if (bytes.byteLength % 4 !== 0 || bytes.byteLength < 20) throw bad('its length');
+  // A copy (a Buffer's `slice` would share its pool), aligned for the words.
+  const words = new Uint32Array(littleEndian(new Uint8Array(bytes)).buffer);
+  const [magic, version, lanes = 0, n = 0, attributes = 0] = words;
+  if (magic !== MAGIC || version !== VERSION) throw bad('its header');
+  const counts = words.subarray(5, 5 + attributes);
+  const size = 5 + attributes + (KEY + lanes) * n + 3 * counts.reduce((s, m) => s + m, 0);
+  if (lanes < 1 || words.length !== size) throw bad('its length');
+  let at = 5 + attributes;
+  const take = (length: number) => words.subarray(at, (at += length));
+  const keys = take(KEY * n);
+  const sums = take(lanes * n);
+  const cells = Array.from(counts, (m) => take(3 * m));
+  if (cells.some((c) => c.some((x, i) => i % 3 === 0 && x >= n))) throw bad('a class out of range');
+  return { lanes, keys, sums, bounds: Uint32Array.of(0, n), cells };
+}
+
+/** Bytes as little-endian words, on any host (a copy is swapped in place on a big-endian one). */
+function littleEndian(bytes: Uint8Array): Uint8Array {
+  if (new Uint8Array(Uint32Array.of(1).buffer)[0] === 1) return bytes;
+  for (let i = 0; i < bytes.length; i += 4) bytes.subarray(i, i + 4).reverse();
+  return bytes;
+}
+
+/** One partition of every slice. */
+export interface Partition {
+  readonly shards: readonly ClassEntries[];
+  readonly parts: readonly ClassEntries[];
+}
+
+/** Partition `p` of a slice's classes on its own, as Verify reads it back. */
+export function partitionOf(entries: ClassEntries, p: number): ClassEntries {
+  return decodePartition(encodePartition(entries, p), `partition ${p}`);
+}
+
+/**
+ * The reduce: the shards' expectations against the parts' summaries, one partition at a time
+ * (`add`), then the checks (`finish`). `names` are the released columns, `sensitive` each
+ * model's attribute with the input's shares (merged from the shards) and hierarchy rows.
+ * `finish` throws VerificationError listing the failed checks; it returns all checks.
+ */
+export class PiecesCheck {
+  private readonly checks: VerificationCheck[] = [];
+  private readonly namesOk: boolean;
+  private readonly star: Uint32Array;
+  private readonly mask: boolean;
+  private readonly tally: ModelTally;
+  /** The models checked class by class; the release-wide ones (population, average risk) at the end. */
+  private readonly models: GeneralizationClaims['privacy'];
+  /** The population's records per class key, when a model names a population. */
+  private readonly population: Map<string, number> | undefined;
+  /** Every released class, kept only when a release-wide model needs them all. */
+  private readonly released: ReleasedClass[] | undefined;
+  /** Per part, per model's attribute: its index among the part's attributes (-1: none). */
+  private readonly attributeAt: number[][];
+  private readonly attributes: (string | undefined)[];
+  private mismatched = 0;
+  private suppressed = 0;
+  private classes = 0;
+  private minSize = Number.POSITIVE_INFINITY;
+  private readonly starExpected = { n: 0, f: [0, 0] as Fingerprint };
+  private starClass: { n: number; f: Fingerprint } | undefined;
+  private starReleased = { n: 0, f: [0, 0] as Fingerprint };
+  private starCounts: Map<string, number>[] = [];
+
+  constructor(
+    private readonly args: {
+      names: readonly string[];
+      attributes: readonly AttributeSpec[];
+      shards: readonly ShardFacts[];
+      parts: readonly PartFacts[];
+      claims: GeneralizationClaims;
+      sensitive: ReadonlyMap<string, SensitiveContext>;
+      /** The population's records per class (QI labels in released order joined by SEP). */
+      population?: ReadonlyMap<string, number> | undefined;
+    },
+  ) {
+    const { parts, claims } = args;
+    const add = (name: string, passed: boolean, detail: string) => this.checks.push({ name, passed, detail });
+    const differ = parts.filter((p) => !p.filesAgree).length;
+    add(
+      'csv-equals-arrow',
+      differ === 0,
+      differ === 0
+        ? parts.length === 1
+          ? 'data.csv and data.arrow hold the same rows'
+          : `each of the ${parts.length} parts' CSV and Arrow files hold the same rows`
+        : `${differ} of ${parts.length} parts' CSV and Arrow files differ`,
+    );
+    const same = (p: PartFacts) =>
+      p.names.length === args.names.length && p.names.every((n, i) => n === args.names[i]);
+    this.namesOk = parts.every(same);
+    add(
+      'columns',
+      this.namesOk,
+      this.namesOk
+        ? 'identifying columns dropped, all others released'
+        : `released columns: ${parts.find((p) => !same(p))!.names.join(', ')}`,
+    );
+    const typeOf = new Map(args.attributes.map((a) => [a.name, a.type]));
+    const qis = args.names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [c] : []));
+    this.star = starKey(qis);
+    this.mask = claims.suppressed === 'mask';
+    this.models = claims.privacy.filter((model) => !isReleaseModel(model));
+    this.released = this.models.length < claims.privacy.length ? [] : undefined;
+    this.population =
+      args.population &&
+      new Map([...args.population].map(([labels, n]) => [keyText(classKey(qis, labels.split(SEP)), 0), n]));
+    this.tally = new ModelTally(this.models);
+    this.attributes = this.models.map(attributeOf);
+    this.attributeAt = parts.map((p) =>
+      this.attributes.map((a) => (a === undefined ? -1 : p.attributes.indexOf(a))),
+    );
+  }
+
+  /** One partition: every shard's and every part's classes in it, in the order of the facts. */
+  add({ shards, parts }: Partition): void {
+    if (!this.namesOk) return;
+    if (shards.length !== this.args.shards.length || parts.length !== this.args.parts.length)
+      throw new RangeError('a partition must hold every slice');
+    if (shards.some((s) => s.lanes !== SHARD_LANES) || parts.some((p) => p.lanes !== PART_LANES))
+      throw new VerificationError(
+        'E_VERIFY',
+        'verification slices of the wrong kind',
+        'run the release again: a work file was changed',
+      );
+    // Per class of the partition: the shards' size and fingerprints, then the parts'.
+    const R = SHARD_LANES;
+    const table = new ClassTable(SHARD_LANES + PART_LANES, 0);
+    const intern = (keys: Uint32Array, i: number) =>
+      table.intern(keys[KEY * i]!, keys[KEY * i + 1]!, keys[KEY * i + 2]!, keys[KEY * i + 3]!);
+    for (const s of shards)
+      for (let i = 0; i < s.keys.length / KEY; i++) {
+        const at = table.lanes * intern(s.keys, i);
+        for (let l = 0; l < SHARD_LANES; l++)
+          table.sums[at + l] = table.sums[at + l]! + s.sums[SHARD_LANES * i + l]!;
       }
+    const classOf = parts.map((p) => {
+      const ids = new Int32Array(p.keys.length / KEY);
+      for (let i = 0; i < ids.length; i++) {
+        const id = (ids[i] = intern(p.keys, i));
+        const at = table.lanes * id + R;
+        for (let l = 0; l < PART_LANES; l++)
+          table.sums[at + l] = table.sums[at + l]! + p.sums[PART_LANES * i + l]!;
+      }
+      return ids;
+    });
+    // Per class, its parts' entries (part, entry) in a run of `byClass` (a counting sort).
+    const first = new Int32Array(table.size + 1);
+    for (const ids of classOf) for (const id of ids) first[id + 1]!++;
+    for (let c = 0; c < table.size; c++) first[c + 1]! += first[c]!;
+    const byClass = new Int32Array(2 * first[table.size]!);
+    const next = first.slice(0, table.size);
+    for (const [p, ids] of classOf.entries())
+      for (let i = 0; i < ids.length; i++) {
+        const at = 2 * next[ids[i]!]!++;
+        byClass[at] = p;
+        byClass[at + 1] = i;
+      }
+    // Per part, per attribute: where each class's cells start.
+    const cellStarts = parts.map((p) => p.cells.map((triples) => starts(triples, p.keys.length / KEY)));
+    const sums = table.sums;
+    for (let c = 0; c < table.size; c++) {
+      const at = table.lanes * c;
+      const expected = { n: sums[at]!, f: [sums[at + 1]!, sums[at + 2]!] as Fingerprint };
+      const masked: Fingerprint = [sums[at + 3]!, sums[at + 4]!];
+      const released = { n: sums[at + R]!, f: [sums[at + R + 1]!, sums[at + R + 2]!] as Fingerprint };
+      // Every entry holds a row: a side with none has no entry of the class.
+      const hasExpected = expected.n > 0;
+      const hasReleased = released.n > 0;
+      const run = byClass.subarray(2 * first[c]!, 2 * first[c + 1]!);
+      const counts = () => this.counts(run, parts, cellStarts);
+      if (this.isStar(table.keys, c)) {
+        if (hasExpected) this.starClass = expected;
+        if (hasReleased) {
+          this.starReleased = released;
+          this.starCounts = counts();
+        }
+        continue;
+      }
+      // Classes released whole match their input rows; classes absent were suppressed.
+      if (hasExpected && !hasReleased) {
+        this.suppressed += expected.n;
+        if (this.mask) {
+          this.starExpected.n += expected.n;
+          addInto(this.starExpected.f, masked[0], masked[1]);
+        }
+      } else if (hasExpected && (released.n !== expected.n || !sameFingerprint(released.f, expected.f)))
+        this.mismatched += Math.max(released.n, 1);
+      else if (!hasExpected) this.mismatched += released.n;
+      if (hasReleased) this.checkModels(released.n, counts(), keyText(table.keys, c));
     }
-    saByClass.set(attribute, byClass);
   }
-  const saCounts = (key: string, attribute: string): Map<string, number> =>
-    saByClass.get(attribute)?.get(key) ?? new Map();
-  checkReleaseModels(claims.privacy, classes, args.population, inputRows, add);
-  const privacy = claims.privacy.filter((model) => !isReleaseModel(model));
-  const tally = new ModelTally(privacy);
-  for (const { key, size } of classes) {
-    privacy.forEach((model, m) => {
-      const attribute = attributeOf(model);
-      if (attribute === undefined) tally.record(m, checkClass(model, size, undefined, undefined));
-      else if (args.sensitive.has(attribute))
-        tally.record(m, checkClass(model, size, saCounts(key, attribute), args.sensitive.get(attribute)));
+
+  /** Whether entry `e` of `keys` is the `*` class's. */
+  private isStar(keys: Uint32Array, e: number): boolean {
+    for (let l = 0; l < KEY; l++) if (keys[KEY * e + l] !== this.star[l]) return false;
+    return true;
+  }
+
+  /** Per model, the released class's sensitive counts (its entries `run`: part, class pairs). */
+  private counts(
+    run: Int32Array,
+    parts: readonly ClassEntries[],
+    cellStarts: readonly (readonly Uint32Array[])[],
+  ): Map<string, number>[] {
+    return this.attributes.map((attribute, m) => {
+      const counts = new Map<string, number>();
+      if (attribute === undefined) return counts;
+      for (let j = 0; j < run.length; j += 2) {
+        const p = run[j]!;
+        const a = this.attributeAt[p]![m]!;
+        if (a < 0) continue;
+        const triples = parts[p]!.cells[a]!;
+        const values = this.args.parts[p]!.values[a]!;
+        const bounds = cellStarts[p]![a]!;
+        for (let t = bounds[run[j + 1]!]!; t < bounds[run[j + 1]! + 1]!; t += 3) {
+          const value = values[triples[t + 1]!]!;
+          counts.set(value, (counts.get(value) ?? 0) + triples[t + 2]!);
+        }
+      }
+      return counts;
     });
   }
-  tally.add(classes.length, (attribute) => args.sensitive.has(attribute), add);
-  const minSize = classes.reduce(
-    (m, c) => Math.min(m, c.size),
-    classes.length === 0 ? 0 : Number.POSITIVE_INFINITY,
-  );
-  const claimOk = classes.length === claims.classes && minSize === claims.minClassSize;
-  add(
-    'reported-classes',
-    claimOk,
-    `report claims ${claims.classes} classes, smallest ${claims.minClassSize}; found ${classes.length}, smallest ${minSize}`,
-  );
-  return checks.every((c) => c.passed) ? checks : fail(checks);
+
+  /** Every model on one released class. */
+  private checkModels(size: number, counts: readonly Map<string, number>[], key: string): void {
+    this.classes++;
+    this.minSize = Math.min(this.minSize, size);
+    this.released?.push({ key, size });
+    this.models.forEach((model, m) => {
+      const attribute = this.attributes[m];
+      if (attribute === undefined) this.tally.record(m, checkClass(model, size, undefined, undefined));
+      else if (this.args.sensitive.has(attribute))
+        this.tally.record(m, checkClass(model, size, counts[m]!, this.args.sensitive.get(attribute)));
+    });
+  }
+
+  finish(): VerificationCheck[] {
+    const { checks, mask } = this;
+    const { shards, parts, claims } = this.args;
+    if (!this.namesOk) return fail(checks);
+    const add = (name: string, passed: boolean, detail: string) => checks.push({ name, passed, detail });
+    const inputRows = shards.reduce((n, s) => n + s.rows, 0);
+    const unmapped = shards.reduce((n, s) => n + s.unmapped, 0);
+    const releasedRows = parts.reduce((n, p) => n + p.rows, 0);
+    // The `*` rows: the class whose labels are all `*` (at the top of every hierarchy), and masked rows.
+    const { starClass, starReleased, starExpected } = this;
+    let starClassReleased = false;
+    if (starClass && !mask && starReleased.n === 0) this.suppressed += starClass.n;
+    else if (starClass) {
+      starExpected.n += starClass.n;
+      addInto(starExpected.f, starClass.f[0], starClass.f[1]);
+      starClassReleased = true;
+    }
+    if (starReleased.n !== starExpected.n || !sameFingerprint(starReleased.f, starExpected.f))
+      this.mismatched += Math.max(starReleased.n, 1);
+    // As the whole-table verifier counts them: every input row not released as a class row.
+    const maskedRows = starReleased.n - (starClassReleased ? starClass!.n : 0);
+    const suppressed = Math.max(this.suppressed, inputRows - (releasedRows - maskedRows));
+    const rowsOk = unmapped === 0 && this.mismatched === 0 && (mask ? releasedRows === inputRows : true);
+    add(
+      'rows-generalize-input',
+      rowsOk,
+      rowsOk
+        ? `every released row is an input row generalized at the reported node (${inputRows - suppressed} retained)`
+        : `${this.mismatched} released rows match no input row at the node; ${unmapped} input cells outside the hierarchies`,
+    );
+    const supOk = suppressed === claims.suppressedRows && suppressed <= claims.maxSuppressedRows;
+    add(
+      'suppression',
+      supOk,
+      `${suppressed} rows suppressed (claimed ${claims.suppressedRows}, limit ${claims.maxSuppressedRows})`,
+    );
+    // Every model on every released class (masked rows are no class).
+    if (starClassReleased) this.checkModels(starClass!.n, this.starCounts, keyText(this.star, 0));
+    if (this.released) checkReleaseModels(claims.privacy, this.released, this.population, inputRows, add);
+    this.tally.add(this.classes, (attribute) => this.args.sensitive.has(attribute), add);
+    const minSize = this.classes === 0 ? 0 : this.minSize;
+    const claimOk = this.classes === claims.classes && minSize === claims.minClassSize;
+    add(
+      'reported-classes',
+      claimOk,
+      `report claims ${claims.classes} classes, smallest ${claims.minClassSize}; found ${this.classes}, smallest ${minSize}`,
+    );
+    return checks.every((c) => c.passed) ? checks : fail(checks);
+  }
+}
+
+/** Where each of `n` classes' triples start (n + 1 offsets; triples sorted by class). */
+function starts(triples: Uint32Array, n: number): Uint32Array {
+  const out = new Uint32Array(n + 1);
+  for (let t = 0; t < triples.length; t += 3) out[triples[t]! + 1]! += 3;
+  for (let c = 0; c < n; c++) out[c + 1]! += out[c]!;
+  return out;
+}
+
+/** The reduce over slices held whole: each partition in turn. */
+export function checkPieces(
+  args: Omit<ConstructorParameters<typeof PiecesCheck>[0], 'shards' | 'parts'> & {
+    shards: readonly ShardExpectation[];
+    parts: readonly PartSummary[];
+  },
+): VerificationCheck[] {
+  return checkWhole(new PiecesCheck(args), args.shards, args.parts);
+}
+
+/** Feeds `check` every partition of slices held whole, then finishes it. */
+export function checkWhole(
+  check: PiecesCheck,
+  shards: readonly ShardExpectation[],
+  parts: readonly PartSummary[],
+): VerificationCheck[] {
+  const partitions = shards[0]!.classes.bounds.length - 1;
+  if ([...shards, ...parts].some((s) => s.classes.bounds.length !== partitions + 1))
+    throw new RangeError('every slice must be split into the same partitions');
+  for (let p = 0; p < partitions; p++)
+    check.add({
+      shards: shards.map((s) => partitionOf(s.classes, p)),
+      parts: parts.map((s) => partitionOf(s.classes, p)),
+    });
+  return check.finish();
 }

@@ -15,10 +15,13 @@ import { verifyAnatomy } from './anatomy.ts';
 import { decodeTable, releasedNames } from './common.ts';
 import { type GeneralizationClaims, verifyGeneralization } from './generalization.ts';
 import {
-  checkPieces,
+  checkWhole,
   expectShard,
+  type PartFacts,
   type PartSummary,
+  PiecesCheck,
   type ShardExpectation,
+  type ShardFacts,
   summarizePart,
 } from './generalization-parts.ts';
 import { verifierHierarchyRows } from './hierarchy.ts';
@@ -203,9 +206,10 @@ function sensitiveContexts(spec: ReleaseSpec, table: EncodedTable): Map<string, 
 
 /**
  * Verification in pieces (sharded generalization, src/verify/generalization-parts.ts): each
- * input shard's expectation, each output part's summary, and the reduce over both. `values`
- * holds the input's columns with every value in their dictionaries (the last shard's: each
- * shard's codes index them); its rows are not needed.
+ * input shard's expectation, each output part's summary, both split into `partitions`, and
+ * the reduce over both, a partition at a time. `values` holds the input's columns with every
+ * value in their dictionaries (the last shard's: each shard's codes index them); its rows are
+ * not needed.
  */
 export const pieces = {
   expectShard(
@@ -213,6 +217,7 @@ export const pieces = {
     claims: unknown,
     shard: EncodedTable,
     values: EncodedTable,
+    partitions = 1,
   ): ShardExpectation {
     const { node } = readClaims(claims, 'generalization');
     const columns = shard.columns.map((c, i) => ({ ...c, dictionary: values.columns[i]!.dictionary }));
@@ -222,19 +227,27 @@ export const pieces = {
       hierarchyRows: rowsOf(spec, values, (a) => a.type === 'quasi-identifying'),
       node,
       sensitive: modelAttributes(spec),
+      partitions,
     });
   },
 
-  summarizePart(spec: ReleaseSpec, delimiter: string, files: { arrow: string; csv: string }): PartSummary {
+  summarizePart(
+    spec: ReleaseSpec,
+    delimiter: string,
+    files: { arrow: string; csv: string },
+    partitions = 1,
+  ): PartSummary {
     return summarizePart({
       ...files,
       delimiter,
       escapeFormulas: spec.format.escapeFormulas === true,
       attributes: spec.attributes,
       sensitive: modelAttributes(spec),
+      partitions,
     });
   },
 
+  /** The reduce over slices held whole (every partition in turn): the checks. */
   check(
     spec: ReleaseSpec,
     values: EncodedTable,
@@ -242,6 +255,17 @@ export const pieces = {
     shards: readonly ShardExpectation[],
     parts: readonly PartSummary[],
   ): VerificationCheck[] {
+    return checkWhole(pieces.checker(spec, values, claims, shards, parts), shards, parts);
+  },
+
+  /** The reduce: `add` each partition of every slice, then `finish`. */
+  checker(
+    spec: ReleaseSpec,
+    values: EncodedTable,
+    claims: unknown,
+    shards: readonly ShardFacts[],
+    parts: readonly PartFacts[],
+  ): PiecesCheck {
     const c = readClaims(claims, 'generalization');
     const rows = shards.reduce((n, s) => n + s.rows, 0);
     const required = generalizationRequirements(spec, rows);
@@ -260,16 +284,19 @@ export const pieces = {
       }),
     );
     const hierarchyRows = rowsOf(spec, values, (a) => a.type === 'quasi-identifying');
-    return whenEnforcedAsSpec(c.enforced, required, () =>
-      checkPieces({
-        names: releasedNames(values, spec.attributes),
-        attributes: spec.attributes,
-        shards,
-        parts,
-        sensitive,
-        population: populationClasses(spec, releasedQis(values, spec), c.node, hierarchyRows),
-        claims: checkedClaims(spec, c, required),
-      }),
+    return whenEnforcedAsSpec(
+      c.enforced,
+      required,
+      () =>
+        new PiecesCheck({
+          names: releasedNames(values, spec.attributes),
+          attributes: spec.attributes,
+          shards,
+          parts,
+          sensitive,
+          population: populationClasses(spec, releasedQis(values, spec), c.node, hierarchyRows),
+          claims: checkedClaims(spec, c, required),
+        }),
     );
   },
 };

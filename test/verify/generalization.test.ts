@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { encodeArrow, readArrow } from '../../src/data/arrow.ts';
 import { encodeCsv } from '../../src/data/csv.ts';
-import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
+import type { OutputColumn } from '../../src/data/table.ts';
 import { VerificationError } from '../../src/errors.ts';
 import type { VerificationCheck } from '../../src/report/types.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../../src/spec/spec.ts';
@@ -24,29 +24,14 @@ import {
 import { checkPieces, expectShard, summarizePart } from '../../src/verify/generalization-parts.ts';
 import { csvHoldsTable } from '../../src/verify/staged-csv.ts';
 import { TupleCounts } from '../../src/verify/tuples.ts';
+import { encodeRows, failedChecks } from '../helpers/verify.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-verify-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 
-function encode(names: string[], rows: string[][]): EncodedTable {
-  return {
-    source: 'input.csv',
-    rowCount: rows.length,
-    delimiter: ';',
-    columns: names.map((name, c) => {
-      const dictionary: string[] = [];
-      const codes = Int32Array.from(rows, (row) => {
-        const k = dictionary.indexOf(row[c]!);
-        return k >= 0 ? k : dictionary.push(row[c]!) - 1;
-      });
-      return { name, dictionary, codes };
-    }),
-  };
-}
-
 function columnsOf(names: string[], rows: string[][]): OutputColumn[] {
-  return encode(names, rows).columns.map((c) => ({ kind: 'dictionary' as const, ...c }));
+  return encodeRows(names, rows).columns.map((c) => ({ kind: 'dictionary' as const, ...c }));
 }
 
 /** Stages data.arrow and data.csv (the CSV from other rows or as raw text when given). */
@@ -80,7 +65,7 @@ const INPUT_ROWS = [
   ['p11', '53', '13053', 'cancer'],
   ['p12', '54', '99999', 'flu'],
 ];
-const input = encode(INPUT_NAMES, INPUT_ROWS);
+const input = encodeRows(INPUT_NAMES, INPUT_ROWS);
 const attributes: AttributeSpec[] = [
   { name: 'id', type: 'identifying' },
   { name: 'age', type: 'quasi-identifying' },
@@ -126,7 +111,8 @@ const CLAIMS: GeneralizationClaims = {
 
 /**
  * The same checks in pieces, as a sharded release runs them: the input in two shards (sharing
- * their dictionaries, as the input reader's do), the staged files as one output part.
+ * their dictionaries, as the input reader's do), the staged files as one output part, their
+ * classes split into three partitions and each partition read back from its bytes.
  */
 function verifyInPieces(args: GeneralizationVerifyInput): VerificationCheck[] {
   if (typeof args.arrow !== 'string' || typeof args.csv !== 'string') throw new Error('staged files only');
@@ -146,6 +132,7 @@ function verifyInPieces(args: GeneralizationVerifyInput): VerificationCheck[] {
       hierarchyRows: args.hierarchyRows,
       node: args.claims.node,
       sensitive: names,
+      partitions: 3,
     }),
   );
   const part = summarizePart({
@@ -154,6 +141,7 @@ function verifyInPieces(args: GeneralizationVerifyInput): VerificationCheck[] {
     delimiter: args.input.delimiter,
     attributes: args.attributes,
     sensitive: names,
+    partitions: 3,
   });
   return checkPieces({
     names: releasedNames(args.input, args.attributes),
@@ -184,17 +172,6 @@ function verify(files: { arrow: string; csv: string }, claims: Partial<Generaliz
   });
 }
 
-/** The names of the checks that failed (the verifier must throw). */
-function failed(run: () => unknown): string[] {
-  try {
-    run();
-  } catch (e) {
-    expect(e).toBeInstanceOf(VerificationError);
-    return [...(e as Error).message.matchAll(/(?:: |; )([a-z-]+) \(/g)].map((m) => m[1]!);
-  }
-  throw new Error('the verifier passed a tampered release');
-}
-
 const replaced = (rows: string[][], at: number, row: string[]) => rows.map((r, j) => (j === at ? row : r));
 
 describe.each(VERIFIERS)('the generalization verifier %s', (how, chosen) => {
@@ -222,8 +199,8 @@ describe.each(VERIFIERS)('the generalization verifier %s', (how, chosen) => {
     const removed = RELEASED.filter((r) => r[0] !== '*');
     expect(verify(stage(NAMES, removed), { suppressed: 'remove' }).every((c) => c.passed)).toBe(true);
     // …but not as a masked release, nor a masked release as a removing one.
-    expect(failed(() => verify(stage(NAMES, removed)))).toContain('rows-generalize-input');
-    expect(failed(() => verify(stage(NAMES, RELEASED), { suppressed: 'remove' }))).toContain(
+    expect(failedChecks(() => verify(stage(NAMES, removed)))).toContain('rows-generalize-input');
+    expect(failedChecks(() => verify(stage(NAMES, RELEASED), { suppressed: 'remove' }))).toContain(
       'rows-generalize-input',
     );
   });
@@ -237,38 +214,40 @@ describe.each(VERIFIERS)('the generalization verifier %s', (how, chosen) => {
   it('catches a released cell changed in both files', () => {
     const row = RELEASED.findIndex((r) => r[0] === '20-29');
     const sa = replaced(RELEASED, row, ['20-29', '130**', 'cancer']);
-    expect(failed(() => verify(stage(NAMES, sa)))).toEqual(['rows-generalize-input']);
+    expect(failedChecks(() => verify(stage(NAMES, sa)))).toEqual(['rows-generalize-input']);
     const qi = replaced(RELEASED, row, ['30-39', '130**', RELEASED[row]![2]!]);
-    expect(failed(() => verify(stage(NAMES, qi)))).toContain('rows-generalize-input');
+    expect(failedChecks(() => verify(stage(NAMES, qi)))).toContain('rows-generalize-input');
     // A row generalized further than the node is not the row at the node either.
     const higher = replaced(RELEASED, row, ['*', '130**', RELEASED[row]![2]!]);
-    expect(failed(() => verify(stage(NAMES, higher)))).toContain('rows-generalize-input');
+    expect(failedChecks(() => verify(stage(NAMES, higher)))).toContain('rows-generalize-input');
   });
 
   it('catches a row dropped, duplicated or suppressed without a claim', () => {
     // RELEASED[0] is the masked row: drop a retained one.
-    expect(failed(() => verify(stage(NAMES, RELEASED.slice(0, -1))))).toEqual(
+    expect(failedChecks(() => verify(stage(NAMES, RELEASED.slice(0, -1))))).toEqual(
       expect.arrayContaining(['rows-generalize-input', 'suppression']),
     );
-    expect(failed(() => verify(stage(NAMES, RELEASED.slice(1))))).toEqual(['rows-generalize-input']);
-    expect(failed(() => verify(stage(NAMES, [...RELEASED, RELEASED[0]!])))).toContain(
+    expect(failedChecks(() => verify(stage(NAMES, RELEASED.slice(1))))).toEqual(['rows-generalize-input']);
+    expect(failedChecks(() => verify(stage(NAMES, [...RELEASED, RELEASED[0]!])))).toContain(
       'rows-generalize-input',
     );
     // An extra masked row in place of a retained one: more suppressed than claimed.
     const masked = replaced(RELEASED, 1, ['*', '*', RELEASED[1]![2]!]);
-    expect(failed(() => verify(stage(NAMES, masked)))).toEqual(
+    expect(failedChecks(() => verify(stage(NAMES, masked)))).toEqual(
       expect.arrayContaining(['suppression', 'reported-classes']),
     );
     // A masked row whose SA value is not the suppressed row's, before or after the rows that
     // hold the value it took.
     const wrongSa = RELEASED.map((r) => (r[0] === '*' ? ['*', '*', 'cancer'] : r));
-    expect(failed(() => verify(stage(NAMES, wrongSa)))).toEqual(['rows-generalize-input']);
-    expect(failed(() => verify(stage(NAMES, [...wrongSa].reverse())))).toEqual(['rows-generalize-input']);
+    expect(failedChecks(() => verify(stage(NAMES, wrongSa)))).toEqual(['rows-generalize-input']);
+    expect(failedChecks(() => verify(stage(NAMES, [...wrongSa].reverse())))).toEqual([
+      'rows-generalize-input',
+    ]);
   });
 
   it('catches a class below k and a violated model', () => {
     expect(
-      failed(() => verify(stage(NAMES, RELEASED), { privacy: [{ model: 'k-anonymity', k: 4 }] })),
+      failedChecks(() => verify(stage(NAMES, RELEASED), { privacy: [{ model: 'k-anonymity', k: 4 }] })),
     ).toEqual(['k-anonymity']);
     const models: PrivacyModelSpec[] = [
       { model: 'distinct-l-diversity', attribute: 'disease', l: 4 },
@@ -280,7 +259,7 @@ describe.each(VERIFIERS)('the generalization verifier %s', (how, chosen) => {
       { model: 'delta-disclosure', attribute: 'disease', delta: 0.5 },
     ] as PrivacyModelSpec[];
     for (const model of models) {
-      expect(failed(() => verify(stage(NAMES, RELEASED), { privacy: [model] }))).toEqual([model.model]);
+      expect(failedChecks(() => verify(stage(NAMES, RELEASED), { privacy: [model] }))).toEqual([model.model]);
     }
     // The same models, loose enough, hold.
     const loose = [
@@ -294,16 +273,18 @@ describe.each(VERIFIERS)('the generalization verifier %s', (how, chosen) => {
 
   it('catches claims that do not match the files', () => {
     const files = stage(NAMES, RELEASED);
-    expect(failed(() => verify(files, { suppressedRows: 0 }))).toEqual(['suppression']);
-    expect(failed(() => verify(files, { maxSuppressedRows: 0 }))).toEqual(['suppression']);
-    expect(failed(() => verify(files, { classes: 4 }))).toEqual(['reported-classes']);
-    expect(failed(() => verify(files, { minClassSize: 4 }))).toEqual(['reported-classes']);
-    expect(failed(() => verify(files, { node: { age: 2, zip: 1 } }))).toContain('rows-generalize-input');
+    expect(failedChecks(() => verify(files, { suppressedRows: 0 }))).toEqual(['suppression']);
+    expect(failedChecks(() => verify(files, { maxSuppressedRows: 0 }))).toEqual(['suppression']);
+    expect(failedChecks(() => verify(files, { classes: 4 }))).toEqual(['reported-classes']);
+    expect(failedChecks(() => verify(files, { minClassSize: 4 }))).toEqual(['reported-classes']);
+    expect(failedChecks(() => verify(files, { node: { age: 2, zip: 1 } }))).toContain(
+      'rows-generalize-input',
+    );
   });
 
   it('catches an identifying column released and input values outside the hierarchy', () => {
     const withId = INPUT_ROWS.map((r, j) => [r[0]!, ...RELEASED[RELEASED.length - 1 - j]!]);
-    expect(failed(() => verify(stage(['id', ...NAMES], withId)))).toContain('columns');
+    expect(failedChecks(() => verify(stage(['id', ...NAMES], withId)))).toContain('columns');
     const partial = new Map(hierarchyRows);
     partial.set('age', hierarchyRows.get('age')!.slice(1));
     expect(() =>
@@ -320,18 +301,20 @@ describe.each(VERIFIERS)('the generalization verifier %s', (how, chosen) => {
 
   it('catches data.csv that differs from data.arrow', () => {
     const cell = replaced(RELEASED, 3, ['20-29', '130**', 'cancer']);
-    expect(failed(() => verify(stage(NAMES, RELEASED, { rows: cell })))).toEqual(['csv-equals-arrow']);
+    expect(failedChecks(() => verify(stage(NAMES, RELEASED, { rows: cell })))).toEqual(['csv-equals-arrow']);
     // The same multiset of rows in another order is another table.
     const swapped = [RELEASED[1]!, RELEASED[0]!, ...RELEASED.slice(2)];
     expect(RELEASED[0]).not.toEqual(RELEASED[1]);
-    expect(failed(() => verify(stage(NAMES, RELEASED, { rows: swapped })))).toEqual(['csv-equals-arrow']);
-    expect(failed(() => verify(stage(NAMES, RELEASED, { rows: RELEASED.slice(1) })))).toEqual([
+    expect(failedChecks(() => verify(stage(NAMES, RELEASED, { rows: swapped })))).toEqual([
       'csv-equals-arrow',
     ]);
-    expect(failed(() => verify(stage(NAMES, RELEASED, { rows: [...RELEASED, RELEASED[0]!] })))).toEqual([
+    expect(failedChecks(() => verify(stage(NAMES, RELEASED, { rows: RELEASED.slice(1) })))).toEqual([
       'csv-equals-arrow',
     ]);
-    expect(failed(() => verify(stage(NAMES, RELEASED, { names: ['age', 'zip', 'illness'] })))).toEqual([
+    expect(failedChecks(() => verify(stage(NAMES, RELEASED, { rows: [...RELEASED, RELEASED[0]!] })))).toEqual(
+      ['csv-equals-arrow'],
+    );
+    expect(failedChecks(() => verify(stage(NAMES, RELEASED, { names: ['age', 'zip', 'illness'] })))).toEqual([
       'csv-equals-arrow',
     ]);
   });
@@ -382,7 +365,7 @@ const randomCase: fc.Arbitrary<RandomCase> = fc
 function releaseOf(c: RandomCase) {
   const names = ['id', 'q1', 'q2', 's', 'i'];
   const rows = c.rows.map((r, j) => [`p${j}`, VALUES[r.q1]!, VALUES[r.q2]!, VALUES[r.s]!, VALUES[r.i]!]);
-  const table = { ...encode(names, rows), delimiter: c.delimiter };
+  const table = { ...encodeRows(names, rows), delimiter: c.delimiter };
   // Level 1 labels are values too (with every special character); level 2 is 'all'.
   const label = (v: string) => `${VALUES[c.labels[VALUES.indexOf(v)]!]!}|1`;
   const hierarchy = new Map(

@@ -4,6 +4,7 @@
  * or an output part's summary (what the staged part holds). Verify compares them.
  */
 import { readClaims } from '../../claims/index.ts';
+import { type ClassEntries, encodePartition, partitionsOf } from '../../verify/generalization-parts.ts';
 import { pieces } from '../../verify/index.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import type { PhaseEnv, ShardTask } from './types.ts';
@@ -23,9 +24,14 @@ export interface SliceTask extends ShardTask {
   readonly kind: 'shard' | 'part';
 }
 
-/** Where a slice's outcome lies in the work area. */
+/** Where a slice's facts lie in the work area (JSON; its classes lie beside, one file per partition). */
 export function sliceKey(kind: SliceTask['kind'], index: number): string {
   return `verify/${kind}-${index}.json`;
+}
+
+/** Where partition `p` of a slice's classes lies in the work area. */
+export function slicePartitionKey(kind: SliceTask['kind'], index: number, p: number): string {
+  return `verify/${kind}-${index}/${p}.bin`;
 }
 
 export async function verifySlice(task: SliceTask, env: PhaseEnv): Promise<{ rows: number }> {
@@ -37,26 +43,38 @@ export async function verifySlice(task: SliceTask, env: PhaseEnv): Promise<{ row
   const count = task.kind === 'shard' ? shards : task.kind === 'part' ? parts : 0;
   if (!(Number.isInteger(task.index) && task.index >= 0 && task.index < count))
     throw new RangeError(`verification slice ${task.kind} ${task.index} is not in the plan`);
+  const partitions = partitionsOf(work.file.layout.rowCount);
+  // The classes, one file per partition (Verify reads a partition of every slice at a time).
+  const putClasses = (classes: ClassEntries) =>
+    Promise.all(
+      Array.from({ length: partitions }, (_, p) =>
+        store.put(work.key(slicePartitionKey(task.kind, task.index, p)), encodePartition(classes, p)),
+      ),
+    );
   let rows: number;
   if (task.kind === 'shard') {
     const json = await getJson<{ claims: unknown }>(store, work.key('search.json'));
     const claims = readClaims(json.claims, 'generalization', 'search.json');
     const [shard, values] = await Promise.all([shardRows(work, task.index), inputDictionaries(work)]);
-    const expected = pieces.expectShard(work.spec, claims, shard, values);
-    await putJson(store, work.key(sliceKey('shard', task.index)), expected);
-    rows = expected.rows;
+    const { classes, ...facts } = pieces.expectShard(work.spec, claims, shard, values, partitions);
+    await putClasses(classes);
+    await putJson(store, work.key(sliceKey('shard', task.index)), { ...facts, partitions });
+    rows = facts.rows;
   } else {
     const files = partFiles(parts, task.index);
     const staged = await stagedPaths(work, env, [files.arrow, files.csv]);
     try {
-      const summary = pieces.summarizePart(work.spec, work.file.layout.delimiter, {
-        arrow: staged.path(files.arrow),
-        csv: staged.path(files.csv),
-      });
+      const { classes, ...facts } = pieces.summarizePart(
+        work.spec,
+        work.file.layout.delimiter,
+        { arrow: staged.path(files.arrow), csv: staged.path(files.csv) },
+        partitions,
+      );
       // The hashes of the staged bytes, checked against their seals: the manifest lists them.
       const entries = [files.arrow, files.csv].map(staged.entry);
-      await putJson(store, work.key(sliceKey('part', task.index)), { ...summary, files: entries });
-      rows = summary.rows;
+      await putClasses(classes);
+      await putJson(store, work.key(sliceKey('part', task.index)), { ...facts, partitions, files: entries });
+      rows = facts.rows;
     } finally {
       disposeStaged(work, env);
     }

@@ -10,13 +10,18 @@ import { AUDIT_MAX_ROWS, auditRelease, unmeasuredAudit } from '../../report/audi
 import { renderReportHtml } from '../../report/html.ts';
 import type { ReleaseAudit, VerificationCheck } from '../../report/types.ts';
 import { byCodeUnits } from '../../util/format.ts';
-import type { PartSummary, ShardExpectation } from '../../verify/generalization-parts.ts';
+import {
+  decodePartition,
+  type PartFacts,
+  partitionsOf,
+  type ShardFacts,
+} from '../../verify/generalization-parts.ts';
 import { pieces, verifierFor } from '../../verify/index.ts';
 import type { ManifestEntry } from '../publish.ts';
 import { frameReport } from '../release.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
-import { sliceKey } from './verify-slice.ts';
+import { sliceKey, slicePartitionKey } from './verify-slice.ts';
 import {
   allRows,
   disposeStaged,
@@ -77,21 +82,39 @@ interface Verified {
   readonly audit: ReleaseAudit;
 }
 
-/** A sharded release: the slices' expectations and summaries compared (VerifySlice wrote them). */
+/**
+ * A sharded release: the slices' expectations and summaries compared (VerifySlice wrote them),
+ * one partition of their classes at a time.
+ */
 async function verifyPieces(work: Work, env: PhaseEnv, claims: unknown): Promise<Verified> {
   const { store } = work.loc;
   const shards = work.file.layout.shards.length;
   const { parts } = work.file.plan;
+  const partitions = partitionsOf(work.file.layout.rowCount);
   const read = <T>(kind: 'shard' | 'part', count: number) =>
     Promise.all(Array.from({ length: count }, (_, i) => getJson<T>(store, work.key(sliceKey(kind, i)))));
+  type Split = { partitions: number };
   const [values, expected, summaries] = await Promise.all([
     inputDictionaries(work),
-    read<ShardExpectation>('shard', shards),
-    read<PartSummary & { files: ManifestEntry[] }>('part', parts),
+    read<ShardFacts & Split>('shard', shards),
+    read<PartFacts & Split & { files: ManifestEntry[] }>('part', parts),
   ]);
-  const checks = pieces.check(work.spec, values, claims, expected, summaries);
+  if ([...expected, ...summaries].some((s) => s.partitions !== partitions))
+    throw new RangeError(`the verification slices are not split into the plan's ${partitions} partitions`);
+  const check = pieces.checker(work.spec, values, claims, expected, summaries);
+  const classesOf = (kind: 'shard' | 'part', count: number, p: number) =>
+    Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        const key = slicePartitionKey(kind, i, p);
+        return decodePartition(await store.get(work.key(key)), key);
+      }),
+    );
+  for (let p = 0; p < partitions; p++) {
+    const [s, t] = await Promise.all([classesOf('shard', shards, p), classesOf('part', parts, p)]);
+    check.add({ shards: s, parts: t });
+  }
   return {
-    checks,
+    checks: check.finish(),
     table: values,
     data: summaries.flatMap((s) => s.files),
     audit: await auditParts(work, env, values, summaries),
@@ -103,7 +126,7 @@ async function auditParts(
   work: Work,
   env: PhaseEnv,
   values: EncodedTable,
-  summaries: readonly PartSummary[],
+  summaries: readonly PartFacts[],
 ): Promise<ReleaseAudit> {
   if (summaries.reduce((n, s) => n + s.rows, 0) > AUDIT_MAX_ROWS) return unmeasuredAudit(work.spec, 'parts');
   // A part without rows (all suppressed and removed) has no table to read.
