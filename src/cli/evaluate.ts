@@ -298,9 +298,10 @@ function summary(e: Evaluation, out: string | undefined): string {
         `  ${d.attribute.padEnd(21)} distinct l ${num(d.release.distinctL)}, entropy l ${num(d.release.entropyL)}, ` +
         `t ${num(d.release.t)}, δ ${num(d.release.delta)}`,
     ),
-    ...(e.models ?? []).map(
-      (m) =>
-        `  ${m.model.padEnd(21)} ${m.satisfied ? 'satisfied' : `NOT satisfied (${m.classesFailing} classes fail)`}, worst ${num(m.worst)}`,
+    ...(e.models ?? []).map((m) =>
+      m.measured === false
+        ? `  ${m.model.padEnd(21)} not measured: it needs its population table generalized as the release was (the release's report checks it)`
+        : `  ${m.model.padEnd(21)} ${m.satisfied ? 'satisfied' : `NOT satisfied (${m.classesFailing} classes fail)`}, worst ${num(m.worst)}`,
     ),
     ...(e.utility
       ? [

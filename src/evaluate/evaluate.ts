@@ -26,8 +26,9 @@ import {
 import { classSizeHistogram, reidentificationRisk } from '../metrics/privacy.ts';
 import { specialUniques, type WeightedRisk, weightedRisk } from '../metrics/special-uniques.ts';
 import type { HistogramBin } from '../report/types.ts';
-import type { PrivacyModelSpec } from '../spec/spec.ts';
+import { isPopulationModel, type PrivacyModelSpec } from '../spec/spec.ts';
 import { checkClass, type SensitiveContext } from '../verify/models.ts';
+import { checkReleaseModels, isReleaseModel } from '../verify/population.ts';
 
 /** The value a suppressed cell holds (ppdp's mask, ARX's suppression). */
 export const SUPPRESSED = '*';
@@ -95,6 +96,8 @@ export interface Evaluation {
     model: string;
     params: Record<string, number | string>;
     satisfied: boolean;
+    /** False for a model evaluate cannot measure (one that needs its population table). */
+    measured?: false;
     worst: number;
     classesFailing: number;
   }[];
@@ -183,6 +186,8 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
   }
 
   const models = input.privacy?.map((model) => {
+    const { model: name, ...params } = model as PrivacyModelSpec & Record<string, unknown>;
+    if (isReleaseModel(model)) return releaseModel(model, params, sizes, n);
     const attribute = 'attribute' in model ? model.attribute : undefined;
     if (attribute !== undefined && !classCounts.has(attribute)) {
       throw new PpdpError(
@@ -212,7 +217,6 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
         model.model !== 'recursive-cl-diversity';
       if (worst === undefined || (higherIsBetter ? value < worst : value > worst)) worst = value;
     }
-    const { model: name, ...params } = model;
     return {
       model: name,
       params: params as Record<string, number | string>,
@@ -375,4 +379,34 @@ function informationLoss(
   }
   const cells = qis.length * (qis[0]?.codes.length ?? 0);
   return { ncp: cells > 0 ? total / cells : 0, ncpByAttribute, unmeasuredCells: unmeasured };
+}
+
+/**
+ * A model of the release as a whole (average risk, k-map): measured over the released classes.
+ * A model that needs its population table (k-map with a table, δ-presence) is not measured
+ * here: the table's records would have to be generalized as the release was.
+ */
+function releaseModel(
+  model: PrivacyModelSpec,
+  params: Record<string, unknown>,
+  sizes: readonly number[],
+  rows: number,
+): NonNullable<Evaluation['models']>[number] {
+  const base = { model: model.model, params: params as Record<string, number | string> };
+  if (isPopulationModel(model))
+    return { ...base, satisfied: false, measured: false, worst: Number.NaN, classesFailing: 0 };
+  let satisfied = false;
+  const classes = sizes.map((size, i) => ({ key: String(i), size }));
+  checkReleaseModels([model], classes, undefined, rows, (_, passed) => {
+    satisfied = passed;
+  });
+  const released = sizes.reduce((a, b) => a + b, 0);
+  const smallest = sizes.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
+  return {
+    ...base,
+    satisfied,
+    // Average risk: classes per released row; estimated k-map: the smallest class.
+    worst: model.model === 'average-risk' ? sizes.length / released : smallest,
+    classesFailing: 0,
+  };
 }

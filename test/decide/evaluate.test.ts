@@ -59,6 +59,24 @@ describe('evaluate on a hand-made generalized table', () => {
     }
   });
 
+  it('measures average risk over the released classes; a model that needs its population table is not measured', () => {
+    const e = evaluateTable({
+      ...base,
+      kernel: wasmGroupingKernel,
+      privacy: [
+        { model: 'average-risk', threshold: 0.5 },
+        { model: 'average-risk', threshold: 0.3 },
+        { model: 'delta-presence', deltaMin: 0.1, deltaMax: 0.5, population: join(dir, 'population.csv') },
+      ],
+    });
+    // Two classes over five released rows.
+    expect(e.models!.map((m) => [m.satisfied, m.worst, m.measured])).toEqual([
+      [true, 0.4, undefined],
+      [false, 0.4, undefined],
+      [false, Number.NaN, false],
+    ]);
+  });
+
   it('checks privacy models per class', () => {
     const e = evaluateTable({
       ...base,
