@@ -20,8 +20,6 @@ import { decodeEntities, findChromium } from '../helpers/chromium.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
-const ROWS = 3000;
-
 const chromium = findChromium();
 const inCi = process.env.CI === 'true';
 
@@ -99,7 +97,7 @@ describe.skipIf(chromium === null && !inCi)('explore.html in headless Chromium',
 
   it('shows for picked nodes and points what releasing them gives, and requests nothing', async () => {
     expect(chromium, 'chromium is not installed: apt-get install -y chromium').not.toBeNull();
-    const ws = adultWorkspace(ROWS);
+    const ws = adultWorkspace(); // the whole Adult table: its 4,320-node lattice, every node evaluated
     const out = join(ws.dir, 'explore');
     await exploreCommand([
       ws.spec,
