@@ -136,6 +136,39 @@ export interface ModeCounts {
   readonly rows: number;
 }
 
+/**
+ * The mode counts of the input's own classes (rows with equal codes in every `qis` column),
+ * for a method that releases no lattice node: the rows sorted by their QI codes, each run of
+ * equal codes one class.
+ */
+export function inputModeCounts(
+  qis: readonly ArrayLike<number>[],
+  sensitive: ArrayLike<number>,
+  width: number,
+): ModeCounts {
+  const rows = sensitive.length;
+  const order = Int32Array.from({ length: rows }, (_, r) => r).sort((a, b) => {
+    for (const codes of qis) if (codes[a] !== codes[b]) return codes[a]! - codes[b]!;
+    return 0;
+  });
+  const same = (a: number, b: number) => qis.every((codes) => codes[a] === codes[b]);
+  const histogram = new Int32Array(width);
+  let correct = 0;
+  for (let start = 0; start < rows; ) {
+    let end = start;
+    let best = 0;
+    while (end < rows && same(order[start]!, order[end]!)) {
+      const c = ++histogram[sensitive[order[end]!]!]!;
+      if (c > best) best = c;
+      end++;
+    }
+    for (let i = start; i < end; i++) histogram[sensitive[order[i]!]!] = 0;
+    correct += best;
+    start = end;
+  }
+  return { correct, rows };
+}
+
 export function modeCounts(classes: ClassHistogramSet): ModeCounts {
   const { width, counts } = classes;
   let correct = 0;

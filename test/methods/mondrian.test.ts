@@ -86,6 +86,28 @@ describe('l-diverse Mondrian on Adult with occupation sensitive', () => {
     }
   });
 
+  it("reports attribute disclosure against the input's own classes, as a generalization release does", async () => {
+    const { report, out } = await release(
+      adultSpec([{ model: 'distinct-l-diversity', attribute: 'occupation', l: 3 }], 'strict'),
+    );
+    const d = (report.privacy.disclosure as Record<string, { accuracy: Record<string, number> }>).occupation!;
+    // The original accuracy: per distinct QI combination of the input, its most frequent occupation.
+    const input = readInput(loadSpec(adultSpec([{ model: 'k-anonymity', k: 2 }], 'strict')));
+    const qis = report.input.columns.filter((c) => c.type === 'quasi-identifying').map((c) => c.name);
+    const code = (name: string) => input.columns.find((c) => c.name === name)!;
+    const best = new Map<string, Map<number, number>>();
+    for (let r = 0; r < input.rowCount; r++) {
+      const key = qis.map((q) => code(q).codes[r]).join(',');
+      const counts = best.get(key) ?? best.set(key, new Map()).get(key)!;
+      const v = code('occupation').codes[r]!;
+      counts.set(v, (counts.get(v) ?? 0) + 1);
+    }
+    const correct = [...best.values()].reduce((n, c) => n + Math.max(...c.values()), 0);
+    expect(d.accuracy.original).toBeCloseTo(correct / input.rowCount, 12);
+    expect(d.accuracy.release).toBeLessThan(d.accuracy.original);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('Attribute disclosure');
+  });
+
   it('with k-anonymity, recursive (c,l)-diversity and hierarchical t-closeness together', async () => {
     const { report } = await release(
       adultSpec(

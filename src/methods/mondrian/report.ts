@@ -4,7 +4,7 @@
  */
 import { codeCounts } from '../../data/table.ts';
 import { type DistributionMeasures, measureFigures } from '../../metrics/contingency.ts';
-import { sensitiveDistribution } from '../../metrics/disclosure.ts';
+import { disclosureMeasures, inputModeCounts, sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { populationRiskPart } from '../../metrics/population-risk.ts';
 import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
 import type { ModelResult, ReportSection } from '../../report/types.ts';
@@ -42,7 +42,7 @@ export function mondrianReport(
       prosecutorRisk: prosecutorFacts(reidentification),
       reidentification,
       ...populationRiskPart(sizes, prepared.spec.report.population, table.rowCount),
-      sensitive: sensitiveOf(prepared, outcome),
+      ...sensitiveOf(prepared, outcome),
     },
     utility: {
       metric: 'ncp',
@@ -89,9 +89,10 @@ function modelResults({ problem }: PreparedMondrian, { result, released }: Mondr
 }
 
 /** Each sensitive attribute's distribution per class against the input's. */
-function sensitiveOf({ problem, table }: PreparedMondrian, { result, released }: MondrianOutcome) {
+function sensitiveOf({ problem, table, qis }: PreparedMondrian, { result, released }: MondrianOutcome) {
   const W = result.histWidth;
-  return problem.sensitive.flatMap((sa, j) => {
+  const qiCodes = qis.map((a) => table.columns.find((c) => c.name === a.name)!.codes);
+  const each = problem.sensitive.map((sa, j) => {
     // The class histograms of this attribute, laid out contiguously.
     const counts = new Int32Array(released.classes * sa.width);
     for (let c = 0; c < released.classes; c++) {
@@ -99,14 +100,21 @@ function sensitiveOf({ problem, table }: PreparedMondrian, { result, released }:
       counts.set(released.classHist.subarray(from, from + sa.width), c * sa.width);
     }
     const column = table.columns.find((col) => col.name === sa.name)!;
-    const overall = Array.from(codeCounts(column), (n) => n / table.rowCount);
-    const d = sensitiveDistribution(
-      sa.name,
-      { groups: released.classes, width: sa.width, counts, keep: () => true },
-      overall,
-    );
-    return d ? [d] : [];
+    const overall = Float64Array.from(codeCounts(column), (n) => n / table.rowCount);
+    const classes = { groups: released.classes, width: sa.width, counts, keep: () => true };
+    return {
+      distribution: sensitiveDistribution(sa.name, classes, overall),
+      // Against the input's own classes (every QI as given), as for a generalization release.
+      disclosure: [
+        sa.name,
+        disclosureMeasures(sa.name, classes, inputModeCounts(qiCodes, column.codes, sa.width), overall),
+      ] as const,
+    };
   });
+  return {
+    sensitive: each.flatMap((e) => (e.distribution ? [e.distribution] : [])),
+    disclosure: Object.fromEntries(each.map((e) => e.disclosure)),
+  };
 }
 
 /** The mode, the strategy, the partitions, NCP and the distribution measures, per attribute too. */
