@@ -16,6 +16,7 @@ import {
   type DisclosureMeasures,
   disclosureMeasures,
 } from '../metrics/disclosure.ts';
+import { labelLoss } from '../metrics/label-loss.ts';
 import {
   type PopulationSpec,
   type PopulationUniqueness,
@@ -350,24 +351,7 @@ function informationLoss(
     const present = new Uint8Array(base.dictionary.length);
     for (const c of base.codes) present[c] = 1;
     const values = base.dictionary.filter((_, c) => present[c]);
-    const known = new Set(values);
-    const d = values.length;
-    const numbers = values.map(Number).filter(Number.isFinite);
-    const span = numbers.length > 0 ? Math.max(...numbers) - Math.min(...numbers) : 0;
-    const covers = new Map<string, number>();
-    for (const row of hierarchies?.get(q.name) ?? []) {
-      if (!known.has(row[0]!)) continue;
-      for (const label of new Set(row.slice(1))) covers.set(label, (covers.get(label) ?? 0) + 1);
-    }
-    const loss = q.dictionary.map((v): number | null => {
-      if (known.has(v)) return 0;
-      if (v === SUPPRESSED) return 1;
-      const c = covers.get(v);
-      if (c !== undefined) return d > 1 ? (c - 1) / (d - 1) : 0;
-      const range = /^\[?\s*(-?\d+(?:\.\d+)?)\s*(?:-|,|;|\.\.)\s*(-?\d+(?:\.\d+)?)\s*[\])[]?$/.exec(v);
-      if (range && span > 0) return Math.min(1, Math.max(0, (Number(range[2]) - Number(range[1])) / span));
-      return null;
-    });
+    const loss = q.dictionary.map(labelLoss(values, hierarchies?.get(q.name)));
     let sum = 0;
     for (const code of q.codes) {
       const l = loss[code];

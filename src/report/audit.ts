@@ -9,6 +9,7 @@
  * Deterministic: a pure function of the spec, the input and the staged table.
  */
 import type { EncodedTable } from '../data/table.ts';
+import { labelLoss } from '../metrics/label-loss.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
 import { byCodeUnits } from '../util/format.ts';
 import type { CodedTable } from '../verify/common.ts';
@@ -299,46 +300,14 @@ function meanNcp(
   return Math.min(1, total / (inputRows * qis.length));
 }
 
-/** The NCP of one released label of an input column. */
+/** The NCP of one released label of an input column (a label nothing explains: its own value). */
 function labelCost(
   column: EncodedTable['columns'][number],
   hierarchy: ReleaseSpec['attributes'][number]['hierarchy'],
 ): (label: string) => number {
   // The input's dictionaries hold exactly the values its rows hold.
   const values = [...new Set(column.dictionary)];
-  const distinct = values.length;
-  if (distinct <= 1) return () => 0;
-  // Values under each label, level by level (a label repeated on two levels: the larger count).
-  const covered = new Map<string, number>();
-  if (hierarchy) {
-    const present = new Set(values);
-    const levels = verifierHierarchyRows(column, hierarchy).filter((row) => present.has(row[0]!));
-    const height = levels.reduce((h, row) => Math.max(h, row.length), 0);
-    for (let level = 1; level < height; level++) {
-      const count = new Map<string, number>();
-      for (const row of levels)
-        if (row[level] !== undefined) count.set(row[level]!, (count.get(row[level]!) ?? 0) + 1);
-      for (const [label, n] of count) covered.set(label, Math.max(covered.get(label) ?? 0, n));
-    }
-  }
-  let min = Number.POSITIVE_INFINITY;
-  let max = Number.NEGATIVE_INFINITY;
-  for (const v of values) {
-    const x = Number(v);
-    if (v.trim() === '' || !Number.isFinite(x)) continue;
-    min = Math.min(min, x);
-    max = Math.max(max, x);
-  }
-  const span = max > min ? max - min : 0;
-  return (label) => {
-    const n = covered.get(label);
-    if (n !== undefined) return (n - 1) / (distinct - 1);
-    if (label === '*') return 1;
-    const range = /^\[(.+)-(.+)\]$/.exec(label);
-    if (range && span > 0) {
-      const width = Number(range[2]) - Number(range[1]);
-      if (Number.isFinite(width)) return Math.min(1, width / span);
-    }
-    return 0; // the value itself
-  };
+  if (values.length <= 1) return () => 0;
+  const loss = labelLoss(values, hierarchy ? verifierHierarchyRows(column, hierarchy) : undefined);
+  return (label) => loss(label) ?? 0;
 }

@@ -1,0 +1,34 @@
+/**
+ * NCP read from released strings, one label at a time: what `evaluate` measures on any table
+ * and what the release audit measures on ppdp's own releases.
+ */
+
+/**
+ * The loss of each released string of a QI column whose original `values` (the distinct ones
+ * present) are given: an original value loses 0, `*` loses 1, a hierarchy label covering c of
+ * the d values (c − 1)/(d − 1), a numeric range `[lo-hi]` (also `[lo, hi[` and `lo-hi`)
+ * (hi − lo)/(max − min) of the values; null for a string none of these explain.
+ */
+export function labelLoss(
+  values: readonly string[],
+  hierarchyRows: readonly (readonly string[])[] | undefined,
+): (label: string) => number | null {
+  const known = new Set(values);
+  const d = values.length;
+  const numbers = values.map(Number).filter(Number.isFinite);
+  const span = numbers.length > 0 ? Math.max(...numbers) - Math.min(...numbers) : 0;
+  const covers = new Map<string, number>();
+  for (const row of hierarchyRows ?? []) {
+    if (!known.has(row[0]!)) continue;
+    for (const label of new Set(row.slice(1))) covers.set(label, (covers.get(label) ?? 0) + 1);
+  }
+  return (v) => {
+    if (known.has(v)) return 0;
+    if (v === '*') return 1;
+    const c = covers.get(v);
+    if (c !== undefined) return d > 1 ? (c - 1) / (d - 1) : 0;
+    const range = /^\[?\s*(-?\d+(?:\.\d+)?)\s*(?:-|,|;|\.\.)\s*(-?\d+(?:\.\d+)?)\s*[\])[]?$/.exec(v);
+    if (range && span > 0) return Math.min(1, Math.max(0, (Number(range[2]) - Number(range[1])) / span));
+    return null;
+  };
+}
