@@ -2,7 +2,8 @@
  * Explorer page benchmark (a script, not a test): how long the page takes to lay out and draw
  * a lattice of 10,000 nodes (heights 4,4,4,4,3,3: 5⁴·4² nodes, a third of them evaluated),
  * measured by the page itself (`data-draw-ms` on the lattice) in headless Chromium. Prints the
- * median of the runs. Run: `npx tsx bench/explore-draw.ts [--runs N]`.
+ * median of the runs and writes them to bench/results/explore-draw.json. Run:
+ * `npx tsx bench/explore-draw.ts [--runs N]`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -78,9 +79,16 @@ try {
     times.push(Number(/data-draw-ms="([\d.]+)"/.exec(dom)![1]));
   }
   times.sort((a, b) => a - b);
+  const median = times[times.length >> 1]!;
   process.stdout.write(
-    `lattice of ${size} nodes drawn in ${times[times.length >> 1]} ms (median of ${times.length}: ${times.join(', ')} ms)\n`,
+    `lattice of ${size} nodes drawn in ${median} ms (median of ${times.length}: ${times.join(', ')} ms)\n`,
   );
+  const results = new URL('./results/explore-draw.json', import.meta.url).pathname;
+  writeFileSync(
+    results,
+    `${JSON.stringify({ nodes: size, medianMs: median, runsMs: times, at: new Date().toISOString() }, null, 2)}\n`,
+  );
+  process.stdout.write(`written to ${results}\n`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
