@@ -3,6 +3,7 @@
  * level tables once, then groups once per node with no copies but the small results.
  */
 
+import { LimitError } from '../../errors.ts';
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
 import { kernelError, Status } from '../status.ts';
 import {
@@ -26,17 +27,41 @@ import {
 const PAGE = 65536;
 /** Sessions whose memory ends below this hand their instance back for reuse on dispose. */
 const REUSABLE_BYTES = 64 * 1024 * 1024;
+/** WebAssembly's 32-bit memory: an instance addresses at most 65,536 pages (4 GiB). */
+export const WASM_MEMORY_BYTES = 65536 * PAGE;
+
+/**
+ * The most a session of `n` tuples over `m` columns lays out for its tuples: a hash slot table
+ * of at most 4n cells (2^20 at least), the tuples and their whole-tuple keys (m cells each),
+ * counts, src, weights, srcToGroup, sizes, reps, slots, the packed keys (two cells), and the
+ * compose and histogram regions (four cells) — `open` below reserves these. Beyond it: the
+ * level tables and place values, which grow with the domains, and a histogram's groups × width.
+ */
+export function wasmSessionBytes(n: number, m: number): number {
+  return 4 * n * (17 + 2 * m) + 4 * (1 << 20);
+}
 
 /** A bump allocator over the instance's memory, grown once up front (growth detaches views). */
 class Layout {
   private top = 8; // keep 0 free: a null pointer means "absent" to the kernels
-  constructor(private readonly memory: WebAssembly.Memory) {}
+  constructor(
+    private readonly memory: WebAssembly.Memory,
+    private readonly n: number,
+  ) {}
   reserve(bytes: number): number {
     const ptr = this.top;
     this.top += (bytes + 7) & ~7;
     return ptr;
   }
+  /** Grows the memory to the layout, or refuses (naming the tuples) what 4 GiB cannot hold. */
   commit(): void {
+    if (this.top > WASM_MEMORY_BYTES) {
+      throw new LimitError(
+        'E_LIMIT_MEMORY',
+        `grouping ${this.n.toLocaleString('en')} distinct tuples needs ${Math.ceil(this.top / 2 ** 20).toLocaleString('en')} MiB of WebAssembly memory, over the 4,096 MiB one instance can address`,
+        'coarsen the quasi-identifiers before the release (fewer distinct tuples), or release the table in smaller pieces',
+      );
+    }
     const need = Math.ceil(this.top / PAGE) - this.memory.buffer.byteLength / PAGE;
     if (need > 0) this.memory.grow(need);
   }
@@ -51,7 +76,7 @@ export const wasmGroupingKernel: GroupingKernel = {
     const n = validateShapes(input, tables); // the codes are checked as they are placed
     const m = input.columns.length;
     const { core, zeroFrom, zeroBytes } = acquireCore();
-    const layout = new Layout(core.memory);
+    const layout = new Layout(core.memory, n);
     // The hash table first, at the same place in every session: a reused instance's is still zero.
     const capacity = directCapacity(n);
     const table = layout.reserve(4 * capacity); // every call clears the slots it used
@@ -80,7 +105,7 @@ export const wasmGroupingKernel: GroupingKernel = {
     let late: { composedIn: number; composed: number; mapIn: number; valuesIn: number; end: number };
     const lateRegions = () => {
       if (!late) {
-        const more = new Layout(core.memory);
+        const more = new Layout(core.memory, n);
         more.reserve(scratchStart);
         late = {
           composedIn: more.reserve(4 * n),
@@ -210,7 +235,7 @@ export const wasmGroupingKernel: GroupingKernel = {
       histogram(groupOfArr, groups, values, width) {
         live();
         const { composedIn, composed, valuesIn, end } = lateRegions();
-        const hist = new Layout(core.memory);
+        const hist = new Layout(core.memory, n);
         hist.reserve(end);
         const out = hist.reserve(4 * groups * width);
         hist.commit();

@@ -1,0 +1,43 @@
+/**
+ * The WASM grouping session's memory against `wasmSessionBytes`, the bound admission refuses
+ * a release by (distinct tuples past one instance's 4 GiB), and the refusal itself.
+ */
+import { describe, expect, it } from 'vitest';
+import { wasmGroupingKernel, wasmSessionBytes } from '../../src/kernels/groupby/wasm.ts';
+import { acquireCore, releaseCore } from '../../src/wasm/module.ts';
+
+describe('WASM grouping session memory', () => {
+  it('lays out no more than wasmSessionBytes for its tuples, and most of it', () => {
+    // Distinct tuples (no two alike), so every per-tuple region is used in full.
+    const n = 400_000;
+    const a = new Int32Array(n);
+    const b = new Int32Array(n);
+    for (let t = 0; t < n; t++) {
+      a[t] = t % 1000;
+      b[t] = Math.floor(t / 1000);
+    }
+    const tables = [
+      [Int32Array.from({ length: 1000 }, (_, c) => c >> 4)],
+      [Int32Array.from({ length: 400 }, (_, c) => c >> 2)],
+    ];
+    const session = wasmGroupingKernel.open({ columns: [a, b], domains: [1000, 400] }, tables);
+    const all = session.group(null);
+    expect(all.groups).toBe(n);
+    const up = session.rollup([0, 0], all);
+    session.compose(all.groupOf, up.map!);
+    session.dispose();
+    // The session's instance, handed back on dispose (it stays under the reuse size).
+    const { core, zeroFrom, zeroBytes } = acquireCore();
+    const bytes = core.memory.buffer.byteLength;
+    releaseCore(core, zeroFrom, zeroBytes);
+    const levelTables = 4 * (1000 + 400) + 8 * (1000 + 400) + 65536;
+    expect(bytes).toBeLessThanOrEqual(wasmSessionBytes(n, 2) + levelTables);
+    expect(bytes).toBeGreaterThan(0.6 * wasmSessionBytes(n, 2));
+  });
+
+  it('puts 4 GiB of WebAssembly memory at about 43 million tuples of 4 quasi-identifiers', () => {
+    const limit = 2 ** 32;
+    expect(wasmSessionBytes(42_000_000, 4)).toBeLessThan(limit);
+    expect(wasmSessionBytes(43_000_000, 4)).toBeGreaterThan(limit);
+  });
+});
