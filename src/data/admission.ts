@@ -97,11 +97,6 @@ export class ShardedAdmission {
     private readonly qis: ReadonlySet<string>,
     private readonly rowsPerShard: number,
     private readonly budgets: StateBudgets,
-    /**
-     * The bytes Search's grouping session lays out for n tuples, and the most it can address
-     * (the WASM kernel's one instance: 4 GiB); absent for a kernel without such a ceiling.
-     */
-    private readonly session?: { bytes(tuples: number, columns: number): number; limit: number },
   ) {}
 
   /**
@@ -165,15 +160,6 @@ export class ShardedAdmission {
   }
 
   private check(p: Projection): void {
-    const session = this.session?.bytes(p.tuples, this.qis.size);
-    if (session !== undefined && session > HEADROOM * this.session!.limit) {
-      throw new LimitError(
-        'E_LIMIT_MEMORY',
-        `the input's ${fmt(p.rows)} rows (projected from the first ${fmt(this.rows)}) hold about ${fmt(p.tuples)} distinct quasi-identifier tuples: ` +
-          `Search's grouping session would need about ${Math.round(session / MiB)} MB of WebAssembly memory, over the ${Math.round(this.session!.limit / MiB)} MB one instance can address, whatever the function's memory`,
-        'coarsen the quasi-identifiers before the release (fewer distinct values: e.g. a date as a month, a postcode as its first digits), or release the table in smaller pieces',
-      );
-    }
     for (const state of ['Plan', 'shard', 'Search'] as const) {
       const budget = this.budgets[state];
       if (p.needs[state] <= HEADROOM * budget.bytes) continue;

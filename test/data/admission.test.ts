@@ -92,29 +92,6 @@ describe('admission of a sharded release', () => {
     expect(message).not.toMatch(/note 0/); // counts, never values
   });
 
-  it("refuses tuples past the search's WebAssembly memory, whatever the function's memory", () => {
-    // A generous budget, a small session ceiling: two QIs of 600 values make ~240,000 tuples.
-    const session = { bytes: (tuples: number) => 100 * tuples, limit: 10_000_000 };
-    const admission = new ShardedAdmission(new Set(['a', 'b']), 50_000, budgets(1_000_000), session);
-    let error: unknown;
-    try {
-      for (const s of shards(400_000, 50_000, 600, 10)) admission.observe(s);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toMatchObject({ code: 'E_LIMIT_MEMORY' });
-    expect((error as LimitError).message).toMatch(
-      /distinct quasi-identifier tuples: Search's grouping session would need about \d+ MB of WebAssembly memory, over the 10 MB/,
-    );
-    expect((error as LimitError).hint).toMatch(/coarsen the quasi-identifiers/);
-    // The same tuples within the ceiling pass.
-    const roomy = new ShardedAdmission(new Set(['a', 'b']), 50_000, budgets(1_000_000), {
-      ...session,
-      limit: 100 * 400_000,
-    });
-    for (const s of shards(400_000, 50_000, 600, 10)) roomy.observe(s);
-  });
-
   it('admits the same table when the text column has few values', () => {
     const admission = new ShardedAdmission(new Set(['a', 'b']), 100_000, budgets(400));
     for (const s of shards(1_000_000, 100_000, 20, 50)) admission.observe(s);

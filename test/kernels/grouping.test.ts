@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GroupingKernel, GroupingResult, GroupingSession } from '../../src/kernels/groupby/kernel.ts';
 import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
-import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
+import { chunkedWasmKernel, wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { Random } from '../../src/util/random.ts';
 import { prepareAdult } from '../helpers/adult.ts';
 
@@ -172,5 +172,77 @@ describe('grouping kernel: WASM equals the TS reference', () => {
     const input = { columns: [Int32Array.of(0, 3)], domains: [3] };
     expect(() => wasmGroupingKernel.open(input, [[]])).toThrow(/outside/);
     expect(() => tsGroupingKernel.open(input, [[]])).toThrow(/outside/);
+  });
+});
+
+describe('grouping in chunks (sessions past one instance) equals one session', () => {
+  it('on Adult: the identity, 40 random nodes, rollups, keys and histograms, in chunks of 997 tuples', () => {
+    const prepared = prepareAdult();
+    const { tuples, hierarchies, qis, problem } = prepared;
+    const input = {
+      columns: tuples.columns,
+      counts: tuples.counts,
+      domains: qis.map((c) => c.dictionary.length),
+    };
+    const tables = hierarchies.map((h) => h.levelTables);
+    const one = tsGroupingKernel.open(input, tables);
+    const chunked = chunkedWasmKernel(997).open(input, tables);
+    const bottom = chunked.group(null);
+    same(bottom, one.group(null));
+    expect(chunked.keys(bottom.groups).map((k) => Array.from(k))).toEqual(
+      one.keys(one.group(null).groups).map((k) => Array.from(k)),
+    );
+    const heights = hierarchies.map((h) => h.height);
+    const rng = new Random(23);
+    for (let i = 0; i < 40; i++) {
+      const lower = problem.lattice.levels(rng.below(problem.lattice.size));
+      const upper = above(rng, lower, heights);
+      const a = chunked.group(upper);
+      same(a, one.group(upper));
+      expect(chunked.keys(a.groups).map((k) => Array.from(k))).toEqual(
+        one.keys(a.groups).map((k) => Array.from(k)),
+      );
+      rollsUp(chunked, lower, upper);
+      const values = Int32Array.from({ length: tuples.counts.length }, () => rng.below(6));
+      expect(Array.from(chunked.histogram(a.groupOf, a.groups, values, 6))).toEqual(
+        Array.from(one.histogram(a.groupOf, a.groups, values, 6)),
+      );
+    }
+  });
+
+  it('on random tables, packed and whole-tuple keys, chunks from 1 tuple up', () => {
+    const rng = new Random(29);
+    for (const [n, domains, chunk] of [
+      [0, [3, 4], 5],
+      [1, [5, 5, 5], 1],
+      [100, [7, 3, 11, 2], 1],
+      [5000, [7, 3, 11, 2], 64],
+      [3000, [2 ** 14, 2 ** 14, 2 ** 14, 2 ** 14], 1000], // product beyond 2^53: whole tuples compared
+      [9000, [300, 300, 40], 2048],
+    ] as [number, number[], number][]) {
+      const input = randomInput(rng, n, domains);
+      const chunked = chunkedWasmKernel(chunk).open(input, input.tables);
+      const ts = tsGroupingKernel.open(input, input.tables);
+      same(chunked.group(null), ts.group(null));
+      for (const level of [0, 1, 2]) {
+        const levels = domains.map(() => level);
+        same(chunked.group(levels), ts.group(levels));
+        if (level > 0)
+          rollsUp(
+            chunked,
+            domains.map(() => level - 1),
+            levels,
+          );
+      }
+    }
+  });
+
+  it('rejects what one session rejects: codes outside their domain, rollup sources outside the tuples', () => {
+    const input = { columns: [Int32Array.of(0, 3)], domains: [3] };
+    expect(() => chunkedWasmKernel(1).open(input, [[]])).toThrow(/outside/);
+    const ok = chunkedWasmKernel(1).open({ columns: [Int32Array.of(0, 2)], domains: [3] }, [[]]);
+    expect(() => ok.rollup([0], { groups: 1, sizes: Int32Array.of(1), reps: Int32Array.of(2) })).toThrow(
+      /outside/,
+    );
   });
 });

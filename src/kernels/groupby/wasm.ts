@@ -6,6 +6,7 @@
 import { LimitError } from '../../errors.ts';
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
 import { kernelError, Status } from '../status.ts';
+import { chunkedSession } from './chunked.ts';
 import {
   directCapacity,
   type Grouping,
@@ -70,205 +71,236 @@ class Layout {
   }
 }
 
+/**
+ * Sessions that would lay out more than this group in chunks of tuples instead (chunked.ts):
+ * one instance's memory never shrinks and addresses 4 GiB at most, while the chunks reuse one
+ * small instance and the classes grow in plain arrays — at about half the memory and twice the
+ * time per tuple (bench/search-memory.ts), so smaller sessions keep the one instance.
+ */
+export const CHUNKED_ABOVE_BYTES = 256 * 2 ** 20;
+
 export const wasmGroupingKernel: GroupingKernel = {
   name: 'wasm',
-  open(input: GroupingInput, tables: readonly (readonly Int32Array[])[]): GroupingSession {
-    const n = validateShapes(input, tables); // the codes are checked as they are placed
+  open(input, tables) {
     const m = input.columns.length;
-    const { core, zeroFrom, zeroBytes } = acquireCore();
-    const layout = new Layout(core.memory, n);
-    // The hash table first, at the same place in every session: a reused instance's is still zero.
-    const capacity = directCapacity(n);
-    const table = layout.reserve(4 * capacity); // every call clears the slots it used
-    const cols = layout.reserve(4 * m * n);
-    const counts = input.counts ? layout.reserve(4 * n) : 0;
-    const tablePtrs = tables.map((levels) => levels.map((t) => layout.reserve(4 * t.length)));
-    const maps = layout.reserve(4 * m);
-    const radix = layout.reserve(8 * m);
-    const domains = layout.reserve(4 * m);
-    const codes = input.domains.reduce((a, d) => a + d, 0);
-    const contribs = layout.reserve(4 * m + 8 + (codes > PACKED_CODES_LIMIT ? 0 : 8 * codes));
-    const src = layout.reserve(4 * n);
-    const weights = layout.reserve(4 * n);
-    const srcToGroup = layout.reserve(4 * n);
-    const sizes = layout.reserve(4 * n);
-    const reps = layout.reserve(4 * n);
-    const packed = layout.reserve(8 * n);
-    const slots = layout.reserve(4 * n);
-    // The whole-tuple keys (m cells a tuple) only when some node's keys may not pack.
-    const bases = levelBases(input.domains, tables);
-    const widest = input.domains.reduce((p, d, i) => p * Math.max(d, ...bases[i]!), 1);
-    const keys = keyMode(widest, codes, capacity) === 'tuple' ? layout.reserve(4 * m * n) : 0;
-    const scratchStart = layout.end; // the regions of compose and histogram live past this point
-    layout.commit();
-    /** The compose and histogram regions (n cells each) and their scratch, placed on first use. */
-    let late: { composedIn: number; composed: number; mapIn: number; valuesIn: number; end: number };
-    const lateRegions = () => {
-      if (!late) {
-        const more = new Layout(core.memory, n);
-        more.reserve(scratchStart);
-        late = {
-          composedIn: more.reserve(4 * n),
-          composed: more.reserve(4 * n),
-          mapIn: more.reserve(4 * n),
-          valuesIn: more.reserve(4 * n),
-          end: more.end,
-        };
-        more.commit();
-      }
-      return late;
-    };
-    const i32 = () => new Int32Array(core.memory.buffer);
-    const heap = i32();
-    const zeroEnd = zeroFrom + zeroBytes;
-    if (zeroFrom > table || zeroEnd <= table) heap.fill(0, table / 4, table / 4 + capacity);
-    else if (zeroEnd < table + 4 * capacity) heap.fill(0, zeroEnd / 4, table / 4 + capacity);
-    /** False while a kernel call runs: a call that traps may leave table slots set. */
-    let clean = true;
-    let disposed = false;
-    /** The instance may serve another session once this one is disposed: no use after that. */
-    const live = () => {
-      if (disposed) throw new Error('grouping session used after dispose');
-      return i32();
-    };
-    // Row-major: a rollup reads scattered representatives, one cache line each. Each column
-    // goes in through the packed-key scratch, and the kernel places and checks it.
-    heap.set(input.domains, domains / 4);
-    for (let i = 0; i < m; i++) {
-      heap.set(input.columns[i]!, packed / 4);
-      if (core.placeColumn(packed, n, m, i, input.domains[i]!, cols) < 0) validateCodes(input);
-    }
-    if (input.counts) heap.set(input.counts, counts / 4);
-    tables.forEach((levels, i) => {
-      levels.forEach((t, l) => {
-        heap.set(t, tablePtrs[i]![l]! / 4);
-      });
-    });
-    const mapsAt = (levels: ArrayLike<number> | null) =>
-      input.columns.map((_, i) => (levels ? tables[i]![levels[i]!]! : null));
-    // What sits in the instance's memory already: the last composed map, the last SA column.
-    let lastComposed: Int32Array | undefined;
-    let lastValues: Int32Array | undefined;
-    let last: { levels: ArrayLike<number> | null; reps: Int32Array } = {
-      levels: null,
-      reps: new Int32Array(0),
-    };
-
-    /** Groups `nSrc` sources (tuples when `from` is absent) under `levels`. */
-    const run = (levels: ArrayLike<number> | null, from: Grouping | null, withMap: boolean) => {
-      const mem = live();
-      const { radix: bases_, product } = radices(input.domains, bases, levels);
-      const mode = keyMode(product, codes, capacity);
-      for (let i = 0; i < m; i++) {
-        mem[maps / 4 + i] = levels ? tablePtrs[i]![levels[i]!]! : 0;
-        // u64 little-endian: the base (< 2^31) in the low word, zero in the high one.
-        mem[radix / 4 + 2 * i] = bases_[i]!;
-        mem[radix / 4 + 2 * i + 1] = 0;
-      }
-      const nSrc = from ? from.groups : n;
-      if (from) {
-        mem.set(from.reps.subarray(0, nSrc), src / 4);
-        mem.set(from.sizes.subarray(0, nSrc), weights / 4);
-      }
-      clean = false;
-      const groups = core.groupBy(
-        cols,
-        n,
-        m,
-        maps,
-        mode === 'tuple' ? 0 : radix,
-        domains,
-        contribs,
-        from ? src : 0,
-        nSrc,
-        from ? weights : counts,
-        withMap ? srcToGroup : 0,
-        sizes,
-        reps,
-        packed,
-        slots,
-        keys,
-        table,
-        mode === 'direct' ? capacity : tableCapacity(nSrc),
-        mode === 'direct' ? 1 : 0,
-      );
-      clean = true;
-      if (groups < 0)
-        throw kernelError('rollup', groups as Status, `a source class names a tuple outside [0, ${n})`);
-      // Sizes and representatives leave in one copy (one buffer, two views): a node's results
-      // are small and many, and each buffer costs an allocation and its finalization.
-      mem.copyWithin(sizes / 4 + groups, reps / 4, reps / 4 + groups);
-      const both = mem.slice(sizes / 4, sizes / 4 + 2 * groups);
-      return {
-        groups,
-        sizes: both.subarray(0, groups),
-        reps: both.subarray(groups),
-        ...(withMap ? { map: mem.slice(srcToGroup / 4, srcToGroup / 4 + nSrc) } : {}),
-      };
-    };
-
-    return {
-      n,
-      domains: input.domains,
-      group(levels) {
-        const r = run(levels, null, true);
-        last = { levels, reps: r.reps };
-        return { groups: r.groups, groupOf: r.map!, sizes: r.sizes, reps: r.reps };
-      },
-      rollup(levels, from, withMap = true) {
-        validateRollup(from, n, false); // the kernel checks each source's tuple itself
-        return run(levels, from, withMap);
-      },
-      compose(groupOfArr, map) {
-        validateCompose(groupOfArr, map, n);
-        live();
-        const { composedIn, composed, mapIn } = lateRegions();
-        const mem = i32();
-        mem.set(groupOfArr, composedIn / 4);
-        mem.set(map, mapIn / 4);
-        // The kernel checks each class id against the map (and stops at the first bad one).
-        if (core.compose(composedIn, mapIn, n, map.length, composed) < 0)
-          throw kernelError('compose', Status.ClassOutOfMap, 'a class id is outside the map');
-        lastComposed = mem.slice(composed / 4, composed / 4 + n);
-        return lastComposed;
-      },
-      histogram(groupOfArr, groups, values, width) {
-        live();
-        const { composedIn, composed, valuesIn, end } = lateRegions();
-        const hist = new Layout(core.memory, n);
-        hist.reserve(end);
-        const out = hist.reserve(4 * groups * width);
-        hist.commit();
-        const mem = i32();
-        if (values !== lastValues) {
-          for (let t = 0; t < n; t++) {
-            const x = values[t]!;
-            if (x < 0 || x >= width)
-              throw kernelError('histogram', Status.TupleOutOfRange, `tuple ${t} out of range`);
-          }
-          mem.set(values, valuesIn / 4);
-          lastValues = values;
-        }
-        let g = composed;
-        if (groupOfArr !== lastComposed) {
-          for (let t = 0; t < n; t++) {
-            if (groupOfArr[t]! < 0 || groupOfArr[t]! >= groups)
-              throw kernelError('histogram', Status.TupleOutOfRange, `tuple ${t} out of range`);
-          }
-          mem.set(groupOfArr, composedIn / 4);
-          g = composedIn;
-        }
-        core.histogram(g, valuesIn, counts, n, groups, width, out);
-        return i32().slice(out / 4, out / 4 + groups * width);
-      },
-      keys(groups) {
-        return keysOf(input.columns, mapsAt(last.levels), last.reps, groups);
-      },
-      dispose() {
-        if (!disposed && clean && core.memory.buffer.byteLength <= REUSABLE_BYTES)
-          releaseCore(core, table, 4 * capacity);
-        disposed = true;
-      },
-    };
+    if (wasmSessionBytes(input.columns[0]?.length ?? 0, m) <= CHUNKED_ABOVE_BYTES)
+      return openSession(input, tables);
+    return chunkedSession(input, tables, openSession, chunkTuplesFor(input, tables));
   },
 };
+
+/** The WASM kernel grouping every session in chunks of `chunkTuples` (the tests' small chunks). */
+export function chunkedWasmKernel(chunkTuples: number): GroupingKernel {
+  return { name: 'wasm', open: (input, tables) => chunkedSession(input, tables, openSession, chunkTuples) };
+}
+
+/** Tuples per chunk: a chunk's session, level tables and place values included, stays reusable. */
+function chunkTuplesFor(input: GroupingInput, tables: readonly (readonly Int32Array[])[]): number {
+  const codes = input.domains.reduce((a, d) => a + d, 0);
+  const fixed = 4 * (1 << 20) + tables.flat().reduce((a, t) => a + 4 * t.length, 0) + 8 * codes + (1 << 20);
+  // wasmSessionBytes less its hash slots, which stay at their 2^20-cell floor for a chunk this size.
+  const perTuple = 4 * (13 + 2 * input.columns.length);
+  // At least 2^16 tuples: each chunk's session copies the level tables in again.
+  return Math.max(1 << 16, Math.min(1 << 18, Math.floor((REUSABLE_BYTES - fixed) / perTuple)));
+}
+
+/** One session in one instance (all the tuples in its memory). */
+function openSession(input: GroupingInput, tables: readonly (readonly Int32Array[])[]): GroupingSession {
+  const n = validateShapes(input, tables); // the codes are checked as they are placed
+  const m = input.columns.length;
+  const { core, zeroFrom, zeroBytes } = acquireCore();
+  const layout = new Layout(core.memory, n);
+  // The hash table first, at the same place in every session: a reused instance's is still zero.
+  const capacity = directCapacity(n);
+  const table = layout.reserve(4 * capacity); // every call clears the slots it used
+  const cols = layout.reserve(4 * m * n);
+  const counts = input.counts ? layout.reserve(4 * n) : 0;
+  const tablePtrs = tables.map((levels) => levels.map((t) => layout.reserve(4 * t.length)));
+  const maps = layout.reserve(4 * m);
+  const radix = layout.reserve(8 * m);
+  const domains = layout.reserve(4 * m);
+  const codes = input.domains.reduce((a, d) => a + d, 0);
+  const contribs = layout.reserve(4 * m + 8 + (codes > PACKED_CODES_LIMIT ? 0 : 8 * codes));
+  const src = layout.reserve(4 * n);
+  const weights = layout.reserve(4 * n);
+  const srcToGroup = layout.reserve(4 * n);
+  const sizes = layout.reserve(4 * n);
+  const reps = layout.reserve(4 * n);
+  const packed = layout.reserve(8 * n);
+  const slots = layout.reserve(4 * n);
+  // The whole-tuple keys (m cells a tuple) only when some node's keys may not pack.
+  const bases = levelBases(input.domains, tables);
+  const widest = input.domains.reduce((p, d, i) => p * Math.max(d, ...bases[i]!), 1);
+  const keys = keyMode(widest, codes, capacity) === 'tuple' ? layout.reserve(4 * m * n) : 0;
+  const scratchStart = layout.end; // the regions of compose and histogram live past this point
+  layout.commit();
+  /** The compose and histogram regions (n cells each) and their scratch, placed on first use. */
+  let late: { composedIn: number; composed: number; mapIn: number; valuesIn: number; end: number };
+  const lateRegions = () => {
+    if (!late) {
+      const more = new Layout(core.memory, n);
+      more.reserve(scratchStart);
+      late = {
+        composedIn: more.reserve(4 * n),
+        composed: more.reserve(4 * n),
+        mapIn: more.reserve(4 * n),
+        valuesIn: more.reserve(4 * n),
+        end: more.end,
+      };
+      more.commit();
+    }
+    return late;
+  };
+  const i32 = () => new Int32Array(core.memory.buffer);
+  const heap = i32();
+  const zeroEnd = zeroFrom + zeroBytes;
+  if (zeroFrom > table || zeroEnd <= table) heap.fill(0, table / 4, table / 4 + capacity);
+  else if (zeroEnd < table + 4 * capacity) heap.fill(0, zeroEnd / 4, table / 4 + capacity);
+  /** False while a kernel call runs: a call that traps may leave table slots set. */
+  let clean = true;
+  let disposed = false;
+  /** The instance may serve another session once this one is disposed: no use after that. */
+  const live = () => {
+    if (disposed) throw new Error('grouping session used after dispose');
+    return i32();
+  };
+  // Row-major: a rollup reads scattered representatives, one cache line each. Each column
+  // goes in through the packed-key scratch, and the kernel places and checks it.
+  heap.set(input.domains, domains / 4);
+  for (let i = 0; i < m; i++) {
+    heap.set(input.columns[i]!, packed / 4);
+    if (core.placeColumn(packed, n, m, i, input.domains[i]!, cols) < 0) validateCodes(input);
+  }
+  if (input.counts) heap.set(input.counts, counts / 4);
+  tables.forEach((levels, i) => {
+    levels.forEach((t, l) => {
+      heap.set(t, tablePtrs[i]![l]! / 4);
+    });
+  });
+  const mapsAt = (levels: ArrayLike<number> | null) =>
+    input.columns.map((_, i) => (levels ? tables[i]![levels[i]!]! : null));
+  // What sits in the instance's memory already: the last composed map, the last SA column.
+  let lastComposed: Int32Array | undefined;
+  let lastValues: Int32Array | undefined;
+  let last: { levels: ArrayLike<number> | null; reps: Int32Array } = {
+    levels: null,
+    reps: new Int32Array(0),
+  };
+
+  /** Groups `nSrc` sources (tuples when `from` is absent) under `levels`. */
+  const run = (levels: ArrayLike<number> | null, from: Grouping | null, withMap: boolean) => {
+    const mem = live();
+    const { radix: bases_, product } = radices(input.domains, bases, levels);
+    const mode = keyMode(product, codes, capacity);
+    for (let i = 0; i < m; i++) {
+      mem[maps / 4 + i] = levels ? tablePtrs[i]![levels[i]!]! : 0;
+      // u64 little-endian: the base (< 2^31) in the low word, zero in the high one.
+      mem[radix / 4 + 2 * i] = bases_[i]!;
+      mem[radix / 4 + 2 * i + 1] = 0;
+    }
+    const nSrc = from ? from.groups : n;
+    if (from) {
+      mem.set(from.reps.subarray(0, nSrc), src / 4);
+      mem.set(from.sizes.subarray(0, nSrc), weights / 4);
+    }
+    clean = false;
+    const groups = core.groupBy(
+      cols,
+      n,
+      m,
+      maps,
+      mode === 'tuple' ? 0 : radix,
+      domains,
+      contribs,
+      from ? src : 0,
+      nSrc,
+      from ? weights : counts,
+      withMap ? srcToGroup : 0,
+      sizes,
+      reps,
+      packed,
+      slots,
+      keys,
+      table,
+      mode === 'direct' ? capacity : tableCapacity(nSrc),
+      mode === 'direct' ? 1 : 0,
+    );
+    clean = true;
+    if (groups < 0)
+      throw kernelError('rollup', groups as Status, `a source class names a tuple outside [0, ${n})`);
+    // Sizes and representatives leave in one copy (one buffer, two views): a node's results
+    // are small and many, and each buffer costs an allocation and its finalization.
+    mem.copyWithin(sizes / 4 + groups, reps / 4, reps / 4 + groups);
+    const both = mem.slice(sizes / 4, sizes / 4 + 2 * groups);
+    return {
+      groups,
+      sizes: both.subarray(0, groups),
+      reps: both.subarray(groups),
+      ...(withMap ? { map: mem.slice(srcToGroup / 4, srcToGroup / 4 + nSrc) } : {}),
+    };
+  };
+
+  return {
+    n,
+    domains: input.domains,
+    group(levels) {
+      const r = run(levels, null, true);
+      last = { levels, reps: r.reps };
+      return { groups: r.groups, groupOf: r.map!, sizes: r.sizes, reps: r.reps };
+    },
+    rollup(levels, from, withMap = true) {
+      validateRollup(from, n, false); // the kernel checks each source's tuple itself
+      return run(levels, from, withMap);
+    },
+    compose(groupOfArr, map) {
+      validateCompose(groupOfArr, map, n);
+      live();
+      const { composedIn, composed, mapIn } = lateRegions();
+      const mem = i32();
+      mem.set(groupOfArr, composedIn / 4);
+      mem.set(map, mapIn / 4);
+      // The kernel checks each class id against the map (and stops at the first bad one).
+      if (core.compose(composedIn, mapIn, n, map.length, composed) < 0)
+        throw kernelError('compose', Status.ClassOutOfMap, 'a class id is outside the map');
+      lastComposed = mem.slice(composed / 4, composed / 4 + n);
+      return lastComposed;
+    },
+    histogram(groupOfArr, groups, values, width) {
+      live();
+      const { composedIn, composed, valuesIn, end } = lateRegions();
+      const hist = new Layout(core.memory, n);
+      hist.reserve(end);
+      const out = hist.reserve(4 * groups * width);
+      hist.commit();
+      const mem = i32();
+      if (values !== lastValues) {
+        for (let t = 0; t < n; t++) {
+          const x = values[t]!;
+          if (x < 0 || x >= width)
+            throw kernelError('histogram', Status.TupleOutOfRange, `tuple ${t} out of range`);
+        }
+        mem.set(values, valuesIn / 4);
+        lastValues = values;
+      }
+      let g = composed;
+      if (groupOfArr !== lastComposed) {
+        for (let t = 0; t < n; t++) {
+          if (groupOfArr[t]! < 0 || groupOfArr[t]! >= groups)
+            throw kernelError('histogram', Status.TupleOutOfRange, `tuple ${t} out of range`);
+        }
+        mem.set(groupOfArr, composedIn / 4);
+        g = composedIn;
+      }
+      core.histogram(g, valuesIn, counts, n, groups, width, out);
+      return i32().slice(out / 4, out / 4 + groups * width);
+    },
+    keys(groups) {
+      return keysOf(input.columns, mapsAt(last.levels), last.reps, groups);
+    },
+    dispose() {
+      if (!disposed && clean && core.memory.buffer.byteLength <= REUSABLE_BYTES)
+        releaseCore(core, table, 4 * capacity);
+      disposed = true;
+    },
+  };
+}

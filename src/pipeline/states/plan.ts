@@ -8,7 +8,6 @@ import { readsFile } from '../../data/input.ts';
 import { checkInputFits, stateBudgets } from '../../data/limits.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError, PpdpError, SpecError } from '../../errors.ts';
-import { WASM_MEMORY_BYTES, wasmSessionBytes } from '../../kernels/groupby/wasm.ts';
 import { methodFor } from '../../methods/registry.ts';
 import {
   checkSpecFiles,
@@ -173,7 +172,6 @@ async function planLocked(p: {
           new Set(spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name)),
           perShard,
           stateBudgets(spec),
-          env.kernel.name === 'wasm' ? { bytes: wasmSessionBytes, limit: WASM_MEMORY_BYTES } : undefined,
         )
       : undefined;
   let projection: Projection | undefined;
