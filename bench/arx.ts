@@ -15,7 +15,8 @@
  * compared with ARX's Loss (gs-factor 0.5, arithmetic mean), a different definition: the nodes
  * are reported as they fall. ppdp's node is also checked against exhaustive search (the golden
  * tables for Adult). Then, for ppdp alone, the cold CLI on Adult.
- * Writes bench/results/arx-comparison.json.
+ * Writes bench/results/arx-comparison.json (`--suppression 0 --out <file>`: only the
+ * configurations without suppression, to another file).
  *
  * Run: `npm run bench:arx` (`-- --help` for the options). Needs java and javac 17 and the ARX
  * library's jars: `--arx-lib <dir>` or the environment variable ARX_LIB.
@@ -51,6 +52,9 @@ const HELP = `Usage: npm run bench:arx [-- options]
   --registry LIST   registry-shaped table sizes, comma-separated (default 100000; 0 skips)
   --adult all|few   the whole Adult grid, or one configuration per privacy model (default all)
   --cli N           cold ppdp CLI runs on Adult, ppdp alone (default 7; 0 skips; needs npm run build)
+  --suppression L   only the configurations with these suppression limits, comma-separated
+                    (e.g. 0); such a partial run needs --out
+  --out FILE        the results file in bench/results (default arx-comparison.json, the full run's)
   --arx-lib DIR     the folder of ARX 3.9.2's jars (default: $ARX_LIB)
 `;
 const { values } = parseArgs({
@@ -60,6 +64,8 @@ const { values } = parseArgs({
     registry: { type: 'string', default: '100000' },
     adult: { type: 'string', default: 'all' },
     cli: { type: 'string', default: '7' },
+    suppression: { type: 'string', default: '' },
+    out: { type: 'string', default: '' },
     'arx-lib': { type: 'string', default: process.env.ARX_LIB ?? '' },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -75,6 +81,15 @@ const REGISTRY_SIZES = values.registry
   .split(',')
   .map(Number)
   .filter((n) => n > 0);
+const SUPPRESSION_FILTER = values.suppression
+  ? new Set(values.suppression.split(',').map(Number))
+  : undefined;
+// A partial run must not stand in for the full comparison in its file.
+if (SUPPRESSION_FILTER && !values.out) {
+  process.stderr.write('--suppression runs a part of the comparison: name its results file with --out\n');
+  process.exit(2);
+}
+const OUT = values.out || 'arx-comparison.json';
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 interface Config {
@@ -374,6 +389,7 @@ try {
     const input = readInput(dataset.spec);
     say(`\n${dataset.name}: ${input.rowCount.toLocaleString('en-US')} rows`);
     for (const c of dataset.configs) {
+      if (SUPPRESSION_FILTER && !SUPPRESSION_FILTER.has(c.maxSuppression)) continue;
       const r = await measure(dataset, input, c, arx);
       results.push(r);
       say(
@@ -452,7 +468,7 @@ if (CLI_RUNS > 0) {
   );
 }
 
-const out = new URL('./results/arx-comparison.json', import.meta.url);
+const out = new URL(`./results/${OUT}`, import.meta.url);
 writeFileSync(
   out,
   `${JSON.stringify(
@@ -466,6 +482,7 @@ writeFileSync(
       },
       warmup: WARMUP,
       runs: RUNS,
+      suppressionLimits: SUPPRESSION_FILTER ? [...SUPPRESSION_FILTER] : 'all',
       timed: {
         ppdp: 'prepareGeneralization (hierarchies, models, rows collapsed to distinct tuples; input already read) + search; median of the runs',
         arx: 'ARXAnonymizer.anonymize(data, config) in a warm JVM; median of the runs',

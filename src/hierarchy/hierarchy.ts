@@ -175,15 +175,20 @@ function fromGrid(column: EncodedColumn, grid: Grid, source: string, quoteValues
   }
   if (missing.length > 0) throw missingValues(column, source, missing);
 
-  const levelTables: Int32Array[] = [Int32Array.from(dict, (_, c) => c)];
-  const labels: string[][] = [dict.slice()];
   // A builder's grid has a row per dictionary value: only those of values present count.
   const counted = (r: number) => !grid.rowsAreCodes || present[r] === 1;
   let rows = 0;
   for (let r = 0; r < grid.rows; r++) if (counted(r)) rows++;
-  const rowsUnder: Int32Array[] = [
-    Int32Array.from(dict, (_, c) => (rowOf[c] !== -1 && counted(rowOf[c]!) ? 1 : 0)),
-  ];
+  // Plain loops: `Int32Array.from` over a dictionary of strings walks it as an iterable.
+  const identity = new Int32Array(dict.length);
+  const underLeaf = new Int32Array(dict.length);
+  for (let c = 0; c < dict.length; c++) {
+    identity[c] = c;
+    underLeaf[c] = rowOf[c] !== -1 && counted(rowOf[c]!) ? 1 : 0;
+  }
+  const levelTables: Int32Array[] = [identity];
+  const labels: string[][] = [dict.slice()];
+  const rowsUnder: Int32Array[] = [underLeaf];
   // Per level, grid labels renumbered from 0 in the order the codes meet them.
   const star = grid.index.get('*') ?? names.length;
   const local = new Int32Array(names.length + 1);

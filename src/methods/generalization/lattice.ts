@@ -116,10 +116,8 @@ export function compareTieBreak(lattice: Lattice, a: number, b: number): number 
   const ra = lattice.relativeDistance(a);
   const rb = lattice.relativeDistance(b);
   if (Math.abs(ra - rb) > 1e-12) return ra - rb;
-  const la = lattice.levels(a);
-  const lb = lattice.levels(b);
-  for (let i = 0; i < la.length; i++) if (la[i] !== lb[i]) return la[i]! - lb[i]!;
-  return 0;
+  // Ids are mixed radix with the first QI most significant: their order is the level vectors'.
+  return a - b;
 }
 
 /** Utility values equal up to floating-point noise (metrics are sums of many floats). */

@@ -112,28 +112,60 @@ export class Tagger {
 
 /** Sets `tags` to `value` from `start` through all its generalizations (up) or specializations. */
 function spread(lattice: Lattice, tags: Int8Array, start: number, value: number, dir: 'up' | 'down'): void {
-  reach(lattice, start, dir, (id) => {
-    if (tags[id] === value) return false;
+  const walk = WALK.start(start);
+  while (walk.top > 0) {
+    const id = walk.pop();
+    if (tags[id] === value) continue;
     tags[id] = value;
-    return true;
-  });
+    walk.pushNeighbours(lattice, id, dir);
+  }
 }
 
 /**
- * Walks from `start` through its generalizations (up) or specializations, into each node that
- * `enter` accepts (and updates); a node it refuses stops the walk there.
+ * Raises `values` to at least `v` from `start` through its generalizations (up) or
+ * specializations, stopping where already higher.
  */
-function reach(lattice: Lattice, start: number, dir: 'up' | 'down', enter: (id: number) => boolean): void {
-  const stack = [start];
-  while (stack.length > 0) {
-    const id = stack.pop()!;
-    if (!enter(id)) continue;
+function raise(lattice: Lattice, values: Float64Array, start: number, v: number, dir: 'up' | 'down'): void {
+  const walk = WALK.start(start);
+  while (walk.top > 0) {
+    const id = walk.pop();
+    if (values[id]! >= v) continue;
+    values[id] = v;
+    walk.pushNeighbours(lattice, id, dir);
+  }
+}
+
+/**
+ * The stack of the walks above, typed and reused (a walk runs to its end before the next
+ * starts): a JS array and a callback per node cost more than the walks' own work.
+ */
+class WalkStack {
+  private cells = new Int32Array(1024);
+  top = 0;
+
+  start(id: number): this {
+    this.top = 0;
+    this.cells[this.top++] = id;
+    return this;
+  }
+
+  pop(): number {
+    return this.cells[--this.top]!;
+  }
+
+  pushNeighbours(lattice: Lattice, id: number, dir: 'up' | 'down'): void {
+    if (this.top + lattice.m > this.cells.length) {
+      const more = new Int32Array(2 * (this.top + lattice.m));
+      more.set(this.cells.subarray(0, this.top));
+      this.cells = more;
+    }
     for (let i = 0; i < lattice.m; i++) {
       const n = dir === 'up' ? lattice.up(id, i) : lattice.down(id, i);
-      if (n >= 0) stack.push(n);
+      if (n >= 0) this.cells[this.top++] = n;
     }
   }
 }
+const WALK = new WalkStack();
 
 export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
   const { lattice, metrics, metric, maxSuppressedRows } = evaluator.problem;
@@ -149,8 +181,12 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
   // stays inside a released class at every generalization, and a row in a class below k at an
   // evaluated node is suppressed at every specialization. Released and suppressed rows are
   // disjoint, so their two costs add: Σ|E|² over the big classes below, N per row above.
+  // Without suppression it teaches nothing: a node below one with rows in small classes is
+  // tagged infeasible, and the big classes' squares never pass `fromBelow`.
   const split =
-    metric === 'discernibility' && evaluator.problem.models.every((m) => m.spec.model === 'k-anonymity');
+    metric === 'discernibility' &&
+    maxSuppressedRows > 0 &&
+    evaluator.problem.models.every((m) => m.spec.model === 'k-anonymity');
   const bigSquares = split ? new Float64Array(lattice.size) : undefined;
   const rowsBelowKAbove = split ? new Float64Array(lattice.size) : undefined;
   let best: NodeResult | undefined;
@@ -223,13 +259,18 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
   // Phase 2: the candidates left (feasible or unknown, not evaluated), in order of their
   // lower bound, skipping those that a bound learnt since rules out, and
   // those whose grouping alone (the too-small classes suppressed) already costs too much.
-  const candidates: number[] = [];
-  for (let id = 0; id < lattice.size; id++)
-    if (infeasible[id] !== INFEASIBLE && !tagger.results.has(id)) candidates.push(id);
   // In order of the lower bound known now (phase 1's evaluations raised many above the a-priori
   // one): the best release turns up sooner and prunes more of the rest. Bounds only rise, so
-  // once a candidate's bound at sorting passes the best value, so do all later ones'.
-  const sortedBound = Float64Array.from({ length: lattice.size }, (_, id) => lowerBound(id));
+  // once a candidate's bound at sorting passes the best value, so do all later ones': those
+  // (the loop below would stop at the first) are left out before sorting.
+  const sortedBound = new Float64Array(lattice.size);
+  const candidates: number[] = [];
+  for (let id = 0; id < lattice.size; id++) {
+    if (infeasible[id] === INFEASIBLE || tagger.results.has(id)) continue;
+    const bound = lowerBound(id);
+    sortedBound[id] = bound;
+    if (!(best && bound > best.value && !nearlyEqual(bound, best.value))) candidates.push(id);
+  }
   candidates.sort((a, b) => sortedBound[a]! - sortedBound[b]! || compareTieBreak(lattice, a, b));
   for (const id of candidates) {
     // Sorted: once the bound passes the best value (beyond a tie: a tie's later nodes may still
@@ -251,17 +292,21 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
 /** Nodes by level sum, then by a cost, then by id: the bottom-up order of the walks. */
 export function bottomUp(lattice: Lattice, cost: Float64Array): number[] {
   const n = lattice.size;
-  const sums = Int32Array.from({ length: n }, (_, id) => lattice.levelSum(id));
+  const sums = new Int32Array(n);
   let maxSum = 0;
-  for (let id = 0; id < n; id++) maxSum = Math.max(maxSum, sums[id]!);
-  if ((maxSum + 1) * n * n >= 2 ** 53 || cost.some(Number.isNaN))
+  for (let id = 0; id < n; id++) {
+    sums[id] = lattice.levelSum(id);
+    if (sums[id]! > maxSum) maxSum = sums[id]!;
+  }
+  if (cost.some(Number.isNaN))
     return Array.from({ length: n }, (_, id) => id).sort(
       (a, b) => sums[a]! - sums[b]! || cost[a]! - cost[b]! || a - b,
     );
-  // The same order from one native sort of exact integer keys (sum, rank of cost, id): a
-  // comparator sort of the whole lattice cost more than the walks it orders.
+  // The same order from one native sort of the costs and two stable counting sorts (by the
+  // rank of the cost, then by the sum), ids ascending within ties: a comparator sort of the
+  // whole lattice, or sorts of composite keys, cost more than the walks it orders.
   const sorted = Float64Array.from(cost).sort();
-  const keys = new Float64Array(n);
+  const rank = new Int32Array(n);
   for (let id = 0; id < n; id++) {
     let lo = 0;
     let hi = n;
@@ -270,27 +315,31 @@ export function bottomUp(lattice: Lattice, cost: Float64Array): number[] {
       if (sorted[mid]! < cost[id]!) lo = mid + 1;
       else hi = mid;
     }
-    keys[id] = (sums[id]! * n + lo) * n + id;
+    rank[id] = lo;
   }
-  keys.sort();
-  return Array.from(keys, (key) => key % n);
+  const byRank = countingSort(rank, n, null);
+  return Array.from(countingSort(sums, maxSum + 1, byRank));
+}
+
+/**
+ * `ids` (0..n−1 when null) reordered stably by `key[id]` ∈ [0, range): one counting sort.
+ */
+function countingSort(key: Int32Array, range: number, ids: Int32Array | null): Int32Array {
+  const n = key.length;
+  const start = new Int32Array(range + 1);
+  for (let id = 0; id < n; id++) start[key[id]! + 1]!++;
+  for (let v = 0; v < range; v++) start[v + 1]! += start[v]!;
+  const out = new Int32Array(n);
+  for (let j = 0; j < n; j++) {
+    const id = ids ? ids[j]! : j;
+    out[start[key[id]!]!++] = id;
+  }
+  return out;
 }
 
 /** Whether some class size fails every model (else tagging by class sizes prunes nothing). */
 function requiresK(evaluator: NodeEvaluator): boolean {
   return smallestPassingClass(evaluator.problem.models) > 1;
-}
-
-/**
- * Raises `values` to at least `v` from `start` through its generalizations (up) or
- * specializations, stopping where already higher.
- */
-function raise(lattice: Lattice, values: Float64Array, start: number, v: number, dir: 'up' | 'down'): void {
-  reach(lattice, start, dir, (id) => {
-    if (values[id]! >= v) return false;
-    values[id] = v;
-    return true;
-  });
 }
 
 /** Evaluates every node: the ground truth the search is tested against. */
