@@ -18,6 +18,7 @@ import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { REGISTRY_SPEC, writeRegistryCsv } from './registry-sample.ts';
 import { parseCount, ROOT, writeSynthetic } from './synth.ts';
 
 const HELP = `Usage: npm run bench:scale [-- options]
@@ -32,6 +33,8 @@ Options:
   --rows <list>       sizes (default 1e5,1e6,1e7)
   --quick             sizes 1e5,1e6
   --methods <list>    of generalization, mondrian, randomization (default all three)
+  --shape <shape>     adult (default) or registry: the near-unique table of bench/registry-sample.ts
+                      (a unique id, age, sex, 5-digit postcode, exact birth date; generalization only)
   --perturb <p>       perturbation of the synthetic rows (default 0.05: distinct tuples grow with N)
   --seed <s>          synthetic data seed (default 1)
   --cli <path>        the ppdp entry point to run (default bin/ppdp.mjs)
@@ -59,6 +62,8 @@ const EXAMPLES: Record<Method, string | null> = {
 
 export interface RunResult {
   method: Method;
+  /** The table: synthetic Adult, or the near-unique registry (absent in runs before it was recorded: adult). */
+  shape?: 'adult' | 'registry';
   rows: number;
   perturb: number;
   seed: number;
@@ -280,7 +285,7 @@ export function summary(results: RunResult[]): string {
   const rows = [...results]
     .sort((a, b) => METHODS.indexOf(a.method) - METHODS.indexOf(b.method) || a.rows - b.rows)
     .map((r) => [
-      r.method,
+      r.shape === 'registry' ? `${r.method} (registry)` : r.method,
       r.rows.toLocaleString('en'),
       r.distinctTuples?.toLocaleString('en') ?? '',
       r.nodesChecked === undefined ? '' : `${r.nodesChecked}/${r.latticeSize}`,
@@ -309,6 +314,7 @@ async function main(): Promise<void> {
     options: {
       rows: { type: 'string' },
       quick: { type: 'boolean', default: false },
+      shape: { type: 'string', default: 'adult' },
       methods: { type: 'string', default: METHODS.join(',') },
       perturb: { type: 'string', default: '0.05' },
       seed: { type: 'string', default: '1' },
@@ -330,6 +336,11 @@ async function main(): Promise<void> {
   const sizes = (values.rows ?? (values.quick ? '1e5,1e6' : '1e5,1e6,1e7')).split(',').map(parseCount);
   const methods = values.methods.split(',') as Method[];
   for (const m of methods) if (!METHODS.includes(m)) throw new Error(`unknown method '${m}' (--methods)`);
+  const shape = values.shape as 'adult' | 'registry';
+  if (shape !== 'adult' && shape !== 'registry')
+    throw new Error(`--shape is adult or registry, not '${shape}'`);
+  if (shape === 'registry' && methods.some((m) => m !== 'generalization'))
+    throw new Error('--shape registry releases with generalization only (--methods generalization)');
   const perturb = Number(values.perturb);
   const seed = Number(values.seed);
   const cli = values.cli;
@@ -348,19 +359,22 @@ async function main(): Promise<void> {
   console.log(`sizes ${sizes.join(', ')}; methods ${methods.join(', ')}; perturb ${perturb}; cli ${cli}`);
 
   const results: RunResult[] = [];
-  const generation: { rows: number; ms: number; bytes: number }[] = [];
+  const generation: { shape?: string; rows: number; ms: number; bytes: number }[] = [];
   try {
     for (const rows of sizes) {
-      const dir = join(work, `adult-${rows}`);
-      console.log(`\n${rows.toLocaleString('en')} rows: generating (perturb ${perturb}, seed ${seed})`);
-      const data = await writeSynthetic(dir, {
-        rows,
-        perturb,
-        seed,
-        say: (line) => process.stdout.write(`  synth: ${line}\r`),
-      });
+      const dir = join(work, `${shape}-${rows}`);
+      console.log(`\n${rows.toLocaleString('en')} ${shape} rows: generating`);
+      const data =
+        shape === 'registry'
+          ? await registryData(dir, rows)
+          : await writeSynthetic(dir, {
+              rows,
+              perturb,
+              seed,
+              say: (line) => process.stdout.write(`  synth: ${line}\r`),
+            });
       const bytes = statSync(join(dir, data.files[0]!)).size;
-      generation.push({ rows, ms: Math.round(data.ms), bytes });
+      generation.push({ shape, rows, ms: Math.round(data.ms), bytes });
       console.log(`\n  ${(bytes / 2 ** 20).toFixed(0)} MiB in ${(data.ms / 1000).toFixed(1)} s`);
       for (const method of methods) {
         const spec = adaptSpec(method, data.spec);
@@ -370,6 +384,7 @@ async function main(): Promise<void> {
         const run = await release(cli, spec, out, work, nodeArgs, timeoutMs, label);
         const result: RunResult = {
           method,
+          shape,
           rows,
           perturb,
           seed,
@@ -396,13 +411,21 @@ async function main(): Promise<void> {
   const resultPath = values.result;
   const earlier = !values.fresh && existsSync(resultPath) ? JSON.parse(readFileSync(resultPath, 'utf8')) : {};
   const previous: RunResult[] = earlier.runs ?? [];
-  const kept = previous.filter((p) => !results.some((r) => r.method === p.method && r.rows === p.rows));
+  const shapeOf = (r: RunResult) => r.shape ?? 'adult';
+  const kept = previous.filter(
+    (p) => !results.some((r) => r.method === p.method && r.rows === p.rows && shapeOf(r) === shapeOf(p)),
+  );
   const generated = [
-    ...((earlier.generation ?? []) as typeof generation).filter((g) => !sizes.includes(g.rows)),
+    ...((earlier.generation ?? []) as typeof generation).filter(
+      (g) => !sizes.includes(g.rows) || (g.shape ?? 'adult') !== shape,
+    ),
     ...generation,
   ].sort((a, b) => a.rows - b.rows);
   const runs = [...kept, ...results].sort(
-    (a, b) => METHODS.indexOf(a.method) - METHODS.indexOf(b.method) || a.rows - b.rows,
+    (a, b) =>
+      METHODS.indexOf(a.method) - METHODS.indexOf(b.method) ||
+      shapeOf(a).localeCompare(shapeOf(b)) ||
+      a.rows - b.rows,
   );
   const output = {
     benchmark: 'scale',
@@ -427,6 +450,18 @@ async function main(): Promise<void> {
   writeFileSync(resultPath, `${JSON.stringify(output, null, 2)}\n`);
   console.log(`\n${summary(runs)}\n\nms unless marked; wrote ${resultPath}`);
   if (results.some((r) => !r.ok || !r.verified)) process.exitCode = 1;
+}
+
+/** The registry table in `dir` as writeSynthetic gives its data: the spec, the input file, the time taken. */
+async function registryData(
+  dir: string,
+  rows: number,
+): Promise<{ spec: string; files: string[]; ms: number }> {
+  const t0 = performance.now();
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'release.json'), `${JSON.stringify(REGISTRY_SPEC, null, 2)}\n`);
+  await writeRegistryCsv(join(dir, 'registry.csv'), rows);
+  return { spec: join(dir, 'release.json'), files: ['registry.csv'], ms: performance.now() - t0 };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
