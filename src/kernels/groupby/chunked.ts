@@ -92,6 +92,10 @@ export function chunkedSession(
         toMerged[g] = merged.add(keys, g, local.sizes[g]!, src ? src[s]! : s);
       }
       if (srcToGroup) for (let j = 0; j < len; j++) srcToGroup[start + j] = toMerged[local.groupOf[j]!]!;
+      // The first chunk's classes per source, carried over the rest: room for them at once,
+      // rather than doubling (old and new arrays held together) on the way there.
+      if (start === 0 && len < nSrc)
+        merged.expect(Math.min(nSrc, Math.ceil(1.05 * (local.groups / len) * nSrc)));
     }
     return { ...merged.done(), srcToGroup };
   };
@@ -195,19 +199,26 @@ class ClassMerge {
       }
       slot = (slot + 1) & mask;
     }
-    const id = this.groups++;
-    if (id >= this.sizes.length) {
+    if (this.groups >= this.sizes.length) {
       this.grow();
-      return this.place(id, key, keys, g, size, rep);
+      return this.place(this.groups++, key, keys, g, size, rep);
     }
+    const id = this.groups++;
     this.slots[slot] = id + 1;
     return this.place(id, key, keys, g, size, rep, true);
   }
 
+  /** Room for `classes` classes in all (no smaller than now). */
+  expect(classes: number): void {
+    if (classes > this.sizes.length) this.grow(classes);
+  }
+
+  /** The classes (arrays trimmed to them unless they fill nine tenths already: no copy then). */
   done(): { groups: number; sizes: Int32Array; reps: Int32Array } {
     const { groups } = this;
     this.slots = new Int32Array(0);
-    return { groups, sizes: this.sizes.slice(0, groups), reps: this.reps.slice(0, groups) };
+    const trim = (a: Int32Array) => (groups >= 0.9 * a.length ? a.subarray(0, groups) : a.slice(0, groups));
+    return { groups, sizes: trim(this.sizes), reps: trim(this.reps) };
   }
 
   private place(
@@ -247,9 +258,8 @@ class ClassMerge {
     return finish(h);
   }
 
-  /** Twice the room for classes; the slots rebuilt from the stored keys. */
-  private grow(): void {
-    const c = 2 * this.sizes.length;
+  /** Room for `c` classes (twice the room by default); the slots rebuilt from the stored keys. */
+  private grow(c = 2 * this.sizes.length): void {
     const widen = <T extends Int32Array | Float64Array>(a: T, make: (c: number) => T): T => {
       const b = make(c);
       b.set(a);
@@ -260,7 +270,7 @@ class ClassMerge {
     if (this.radix) this.packed = widen(this.packed, (k) => new Float64Array(k));
     else this.keyColumns = this.keyColumns.map((a) => widen(a, (k) => new Int32Array(k)));
     this.slots = new Int32Array(slotsFor(c));
-    for (let id = 0; id < this.groups - 1; id++) this.slot(id);
+    for (let id = 0; id < this.groups; id++) this.slot(id);
   }
 }
 
