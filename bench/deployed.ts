@@ -11,10 +11,11 @@
  *
  * Run: `npm run bench:deployed -- [--rows 1000000,10000000] [--rows-per-shard 1000000]
  *   [--rows-per-part 2000000] [--shape adult|registry] [--input csv|parquet] [--files 16]
- *   [--memory enforce|measure]`
+ *   [--memory enforce|measure] [--output arrow,csv,parquet]`
  * (registry: the near-unique table of bench/registry-sample.ts; `--input parquet` writes its
- * rows as `--files` Parquet files in one folder, which the spec's input names). Runs are kept per
- * size, part size, input and enforcement; a run replaces only an earlier one of the same four.
+ * rows as `--files` Parquet files in one folder, which the spec's input names; `--output` sets the
+ * spec's output.formats). Runs are kept per size, part size, input, enforcement and output
+ * formats; a run replaces only an earlier one of the same five.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,6 +37,7 @@ const { values } = parseArgs({
     input: { type: 'string', default: 'csv' },
     files: { type: 'string' },
     memory: { type: 'string', default: 'enforce' },
+    output: { type: 'string' },
   },
 });
 if (values.shape !== 'adult' && values.shape !== 'registry') throw new Error('--shape is adult or registry');
@@ -51,6 +53,8 @@ if (inputKind === 'csv' && files !== 1)
 if (inputKind === 'parquet' && values.shape !== 'registry')
   throw new Error('--input parquet needs --shape registry');
 const enforceMemory = values.memory === 'enforce';
+/** The spec's output.formats (e.g. arrow,csv,parquet), or the spec's own (Arrow and CSV). */
+const outputFormats = values.output?.split(',');
 const sample = (rows: number) =>
   values.shape === 'adult'
     ? sampled(rows)
@@ -134,6 +138,10 @@ try {
     const w0 = performance.now();
     const input = await sample(rows);
     const name = `${values.shape}-${rows}`;
+    if (outputFormats) {
+      const spec = JSON.parse(readFileSync(input.spec, 'utf8'));
+      writeFileSync(input.spec, JSON.stringify({ ...spec, output: { formats: outputFormats } }, null, 2));
+    }
     for (const f of inputFiles(input.dir))
       await store.put(`inbox/${name}/${relative(input.dir, f)}`, readFileSync(f));
     rmSync(input.dir, { recursive: true, force: true });
@@ -164,6 +172,7 @@ try {
       rowsPerShard: Number(rowsPerShard),
       rowsPerPart,
       memoryEnforced: enforceMemory,
+      ...(outputFormats ? { outputFormats } : {}),
       ok: result.ok,
       ...(release ? { published: true, ...release } : { published: false, error: result.error }),
       prepareMs,
@@ -174,7 +183,7 @@ try {
     });
     console.log(
       `\n${rows.toLocaleString('en')} rows (${inputKind}, ${files} file${files === 1 ? '' : 's'}, memory ` +
-        `${enforceMemory ? 'enforced' : 'measured only'}), wall ${(wallMs / 1000).toFixed(1)} s: ` +
+        `${enforceMemory ? 'enforced' : 'measured only'}${outputFormats ? `, output ${outputFormats.join(', ')}` : ''}), wall ${(wallMs / 1000).toFixed(1)} s: ` +
         (release ? 'verified and published' : `FAILED, ${result.error?.name}: ${result.error?.message}`),
     );
     console.log(
@@ -219,7 +228,8 @@ const sameRun = (a: Record<string, unknown>, b: Record<string, unknown>) =>
   (a.rowsPerPart ?? DEFAULT_ROWS_PER_PART) === (b.rowsPerPart ?? DEFAULT_ROWS_PER_PART) &&
   a.input === b.input &&
   a.files === b.files &&
-  a.memoryEnforced === b.memoryEnforced;
+  a.memoryEnforced === b.memoryEnforced &&
+  String(a.outputFormats ?? '') === String(b.outputFormats ?? '');
 const kept = earlier.filter((r) => !runs.some((n) => sameRun(n, r)));
 const order = (r: Record<string, unknown>) => [Number(r.rows), String(r.input), Number(r.files)] as const;
 const byRun = (a: Record<string, unknown>, b: Record<string, unknown>) => {
