@@ -1,19 +1,28 @@
 /**
- * The deployed path measured (a script, not a test): Adult-shaped inputs of N rows dropped in
- * an s3rver bucket, released by the synthesized state machine with every Task its bundled
- * Lambda handler in its own process (test/harness/deployed.ts). Memory limits are measured,
- * not enforced: each state's peak resident memory and time are recorded next to the memory
- * its function is configured with, so the states that would not fit in Lambda show.
- * Writes bench/results/deployed.json.
+ * The deployed path measured (a script, not a test): Adult-shaped or registry-shaped inputs of
+ * N rows dropped in an s3rver bucket, released by the synthesized state machine with every Task
+ * its bundled Lambda handler in its own process (test/harness/deployed.ts). Every function is
+ * held to its configured memory as Lambda holds it (killed the moment its resident memory passes
+ * the size: the state fails with Runtime.OutOfMemory); `--memory measure` lifts the limit to
+ * measure what each state would need. Each state's peak resident memory and time are recorded
+ * next to its configured memory, with the invocations killed; a run records whether memory was
+ * enforced, whether it ended with a verified, published release, and its input (kind and files).
+ * Writes bench/results/deployed.json (registry: deployed-registry.json).
  *
  * Run: `npm run bench:deployed -- [--rows 1000000,10000000] [--rows-per-shard 1000000]
- *   [--rows-per-part 2000000] [--shape adult|registry]` (runs are kept per size and part size)
- * (registry: the near-unique table of bench/registry-sample.ts; results in deployed-registry.json)
+ *   [--rows-per-part 2000000] [--shape adult|registry] [--input csv|parquet] [--files 16]
+ *   [--memory enforce|measure] [--output arrow,csv,parquet]`
+ * (registry: the near-unique table of bench/registry-sample.ts; `--input parquet` writes its
+ * rows as `--files` Parquet files in one folder, which the spec's input names; `--output` sets the
+ * spec's output.formats). Runs are kept per size, part size, input, enforcement and output
+ * formats; a run replaces only an earlier one of the same five.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_ROWS_PER_PART } from '../src/pipeline/states/types.ts';
+import { utf8 } from '../src/pipeline/storage/index.ts';
 import { deployLocally, type Invocation, runDeployed } from '../test/harness/deployed.ts';
 import { sampled } from './adult-sample.ts';
 import { registrySample } from './registry-sample.ts';
@@ -25,10 +34,31 @@ const { values } = parseArgs({
     'rows-per-shard': { type: 'string', default: '1000000' },
     'rows-per-part': { type: 'string', default: String(DEFAULT_ROWS_PER_PART) },
     shape: { type: 'string', default: 'adult' },
+    input: { type: 'string', default: 'csv' },
+    files: { type: 'string' },
+    memory: { type: 'string', default: 'enforce' },
+    output: { type: 'string' },
   },
 });
 if (values.shape !== 'adult' && values.shape !== 'registry') throw new Error('--shape is adult or registry');
-const sample = values.shape === 'registry' ? registrySample : sampled;
+if (values.input !== 'csv' && values.input !== 'parquet') throw new Error('--input is csv or parquet');
+if (values.memory !== 'enforce' && values.memory !== 'measure')
+  throw new Error('--memory is enforce or measure');
+const inputKind = values.input;
+const files = Number(values.files ?? (inputKind === 'parquet' ? 16 : 1));
+if (!(Number.isInteger(files) && files >= 1))
+  throw new Error('--files is a whole number of files, 1 or more');
+if (inputKind === 'csv' && files !== 1)
+  throw new Error('--files applies to --input parquet (the CSV is one file)');
+if (inputKind === 'parquet' && values.shape !== 'registry')
+  throw new Error('--input parquet needs --shape registry');
+const enforceMemory = values.memory === 'enforce';
+/** The spec's output.formats (e.g. arrow,csv,parquet), or the spec's own (Arrow and CSV). */
+const outputFormats = values.output?.split(',');
+const sample = (rows: number) =>
+  values.shape === 'adult'
+    ? sampled(rows)
+    : registrySample(rows, inputKind === 'parquet' ? { parquetFiles: files } : {});
 const sizes = values.rows.split(',').map(Number);
 const rowsPerShard = values['rows-per-shard'];
 const rowsPerPart = Number(values['rows-per-part']);
@@ -42,6 +72,8 @@ interface StateFigures {
   maxMs: number;
   sumMs: number;
   fits: boolean;
+  /** Invocations the harness killed for passing the function's memory. */
+  killedForMemory: number;
 }
 
 function byState(invocations: readonly Invocation[]): Record<string, StateFigures> {
@@ -54,25 +86,70 @@ function byState(invocations: readonly Invocation[]): Record<string, StateFigure
       maxMs: 0,
       sumMs: 0,
       fits: true,
+      killedForMemory: 0,
     });
     s.invocations++;
     s.peakMiB = Math.max(s.peakMiB, Math.round(i.peakMiB));
     s.maxMs = Math.max(s.maxMs, Math.round(i.ms));
     s.sumMs += Math.round(i.ms);
-    s.fits = s.peakMiB <= s.configuredMiB;
+    if (i.killed === 'memory') s.killedForMemory++;
+    s.fits = s.peakMiB <= s.configuredMiB && s.killedForMemory === 0;
   }
   return out;
+}
+
+/** The files under `dir` a run drops in the inbox: the spec and its input (a file or a folder). */
+function inputFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) out.push(...inputFiles(path));
+    else if (/\.(csv|json|parquet)$/.test(e.name)) out.push(path);
+  }
+  return out;
+}
+
+/**
+ * The published release of a run that ended well, read back: its manifest must say verified and
+ * every file must have the digest the manifest lists. Returns data.arrow's digest (data.csv takes the input's delimiter, so a CSV and a Parquet input of the same rows differ there).
+ */
+async function checkPublished(output: unknown): Promise<{ verified: boolean; dataArrowSha256: string }> {
+  const { published } = output as { published: { release: string } };
+  const prefix = published.release.replace(/^s3:\/\/[^/]+\//, '');
+  const manifest = JSON.parse(utf8(await store.get(`${prefix}manifest.json`))) as {
+    verified: boolean;
+    files: { name: string; sha256: string }[];
+  };
+  for (const f of manifest.files) {
+    const sha = createHash('sha256')
+      .update(await store.get(prefix + f.name))
+      .digest('hex');
+    if (sha !== f.sha256) throw new Error(`published ${f.name}: its digest is not the manifest's`);
+  }
+  const arrow = manifest.files.find((f) => f.name === 'data.arrow');
+  if (!manifest.verified || !arrow)
+    throw new Error('the published manifest does not say verified, or lists no data.arrow');
+  return { verified: manifest.verified, dataArrowSha256: arrow.sha256 };
 }
 
 const runs: Record<string, unknown>[] = [];
 try {
   for (const rows of sizes) {
+    const w0 = performance.now();
     const input = await sample(rows);
     const name = `${values.shape}-${rows}`;
-    for (const f of readdirSync(input.dir).filter((f) => f.endsWith('.csv') || f.endsWith('.json')))
-      await store.put(`inbox/${name}/${f}`, readFileSync(join(input.dir, f)));
+    if (outputFormats) {
+      const spec = JSON.parse(readFileSync(input.spec, 'utf8'));
+      writeFileSync(input.spec, JSON.stringify({ ...spec, output: { formats: outputFormats } }, null, 2));
+    }
+    for (const f of inputFiles(input.dir))
+      await store.put(`inbox/${name}/${relative(input.dir, f)}`, readFileSync(f));
     rmSync(input.dir, { recursive: true, force: true });
-    process.stderr.write(`${rows} rows uploaded (${Math.round(input.bytes / 2 ** 20)} MiB), running…\n`);
+    const prepareMs = Math.round(performance.now() - w0);
+    process.stderr.write(
+      `${rows} rows as ${inputKind === 'csv' ? 'CSV' : `${files} Parquet files`} written and uploaded ` +
+        `(${Math.round(input.bytes / 2 ** 20)} MiB, ${(prepareMs / 1000).toFixed(1)} s), running…\n`,
+    );
     const t0 = performance.now();
     const result = await runDeployed(
       deployed,
@@ -80,33 +157,45 @@ try {
       {
         s3: s3.options({ maxAttempts: 3 }),
         env: { PPDP_ROWS_PER_SHARD: rowsPerShard, PPDP_LOG: 'off' },
-        enforceMemory: false,
+        enforceMemory,
       },
     );
     const wallMs = Math.round(performance.now() - t0);
-    if (!result.ok) throw new Error(`${rows} rows: ${result.error?.name}: ${result.error?.message}`);
     const states = byState(result.invocations);
+    const release = result.ok ? await checkPublished(result.output) : undefined;
     runs.push({
       shape: values.shape,
       rows,
+      input: inputKind,
+      files,
       inputBytes: input.bytes,
       rowsPerShard: Number(rowsPerShard),
       rowsPerPart,
+      memoryEnforced: enforceMemory,
+      ...(outputFormats ? { outputFormats } : {}),
+      ok: result.ok,
+      ...(release ? { published: true, ...release } : { published: false, error: result.error }),
+      prepareMs,
       wallMs,
       states,
       machine: machineInfo(),
       at: new Date().toISOString(),
     });
-    console.log(`\n${rows.toLocaleString('en')} rows, wall ${(wallMs / 1000).toFixed(1)} s`);
+    console.log(
+      `\n${rows.toLocaleString('en')} rows (${inputKind}, ${files} file${files === 1 ? '' : 's'}, memory ` +
+        `${enforceMemory ? 'enforced' : 'measured only'}${outputFormats ? `, output ${outputFormats.join(', ')}` : ''}), wall ${(wallMs / 1000).toFixed(1)} s: ` +
+        (release ? 'verified and published' : `FAILED, ${result.error?.name}: ${result.error?.message}`),
+    );
     console.log(
       table(
-        ['state', 'invocations', 'configured MiB', 'peak MiB', 'max s', 'fits'],
+        ['state', 'invocations', 'configured MiB', 'peak MiB', 'max s', 'killed (memory)', 'fits'],
         Object.entries(states).map(([state, s]) => [
           state,
           String(s.invocations),
           String(s.configuredMiB),
           String(s.peakMiB),
           (s.maxMs / 1000).toFixed(1),
+          String(s.killedForMemory),
           s.fits ? 'yes' : 'NO',
         ]),
       ),
@@ -118,19 +207,37 @@ try {
   await dispose();
 }
 
-// Runs accumulate per size: a run replaces an earlier one of the same size and keeps the others,
-// so sizes measured at different times (each with its machine and commit) are fitted together.
+// Runs accumulate: a run replaces an earlier one of the same size, part size, input and
+// enforcement and keeps the others, so runs measured at different times (each with its machine
+// and commit) are read together. Runs from before inputs and enforcement were recorded read a
+// CSV file with memory measured only, which they now say.
 const resultFile = new URL(
   `./results/deployed${values.shape === 'adult' ? '' : `-${values.shape}`}.json`,
   import.meta.url,
 );
 const earlier = existsSync(resultFile)
-  ? (JSON.parse(readFileSync(resultFile, 'utf8')) as { runs: Record<string, unknown>[] }).runs
+  ? (JSON.parse(readFileSync(resultFile, 'utf8')) as { runs: Record<string, unknown>[] }).runs.map((r) => ({
+      input: 'csv',
+      files: 1,
+      memoryEnforced: false,
+      ...r,
+    }))
   : [];
 const sameRun = (a: Record<string, unknown>, b: Record<string, unknown>) =>
-  a.rows === b.rows && (a.rowsPerPart ?? DEFAULT_ROWS_PER_PART) === (b.rowsPerPart ?? DEFAULT_ROWS_PER_PART);
+  a.rows === b.rows &&
+  (a.rowsPerPart ?? DEFAULT_ROWS_PER_PART) === (b.rowsPerPart ?? DEFAULT_ROWS_PER_PART) &&
+  a.input === b.input &&
+  a.files === b.files &&
+  a.memoryEnforced === b.memoryEnforced &&
+  String(a.outputFormats ?? '') === String(b.outputFormats ?? '');
 const kept = earlier.filter((r) => !runs.some((n) => sameRun(n, r)));
+const order = (r: Record<string, unknown>) => [Number(r.rows), String(r.input), Number(r.files)] as const;
+const byRun = (a: Record<string, unknown>, b: Record<string, unknown>) => {
+  const [x, y] = [order(a), order(b)];
+  return x[0] - y[0] || (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0) || x[2] - y[2];
+};
 writeFileSync(
   resultFile,
-  `${JSON.stringify({ shape: values.shape, harness: 'bundled handlers, one process per invocation, s3rver', runs: [...kept, ...runs].sort((a, b) => Number(a.rows) - Number(b.rows)) }, null, 2)}\n`,
+  `${JSON.stringify({ shape: values.shape, harness: 'bundled handlers, one process per invocation, s3rver', runs: [...kept, ...runs].sort(byRun) }, null, 2)}\n`,
 );
+if (runs.some((r) => !r.ok)) process.exitCode = 1;

@@ -6,9 +6,11 @@
  * builder) and a 10-value diagnosis (sensitive); k = 5 with at most 2 % suppressed. The
  * quasi-identifier tuples are almost all distinct. Seeded: the same size gives the same bytes.
  */
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
+import { DateDay, Table, tableToIPC, Utf8, vectorFromArray } from 'apache-arrow';
 import { Random } from '../src/util/random.ts';
 import { writeRows } from './adult-sample.ts';
 
@@ -36,29 +38,106 @@ export const REGISTRY_SPEC = {
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 
-/** Writes `rows` rows of the registry table to `file` (CSV, comma-separated, with a header). */
-export async function writeRegistryCsv(file: string, rows: number, firstRow = 0): Promise<void> {
-  const random = new Random(20261125 + firstRow);
-  await writeRows(file, 'person_id,age,sex,postcode,birth_date,diagnosis', rows, (r) => {
+/** The registry table's columns, in order. */
+export const REGISTRY_COLUMNS = ['person_id', 'age', 'sex', 'postcode', 'birth_date', 'diagnosis'] as const;
+
+/**
+ * The registry table's `rows` rows, each as its cells in REGISTRY_COLUMNS order: one seeded
+ * stream, so the same rows come out whatever they are written as or cut into.
+ */
+export function* registryRows(rows: number): Generator<string[], void, undefined> {
+  const random = new Random(20261125);
+  for (let r = 0; r < rows; r++) {
     const year = 1930 + random.below(76);
     const month = random.below(12);
     const leap = month === 1 && year % 4 === 0 ? 1 : 0;
     const day = 1 + random.below(DAYS_IN_MONTH[month]! + leap);
     // Ages as of the release year, so age and birth date agree as they would in a registry.
     const age = 2026 - year - (random.below(2) === 0 ? 1 : 0);
-    return (
-      `P${pad(firstRow + r, 10)}-${pad(random.below(1_000_000), 6)},${age},${random.below(2) === 0 ? 'F' : 'M'},` +
-      `${10000 + random.below(90000)},${year}-${pad(month + 1, 2)}-${pad(day, 2)},${DIAGNOSES[random.below(10)]}`
-    );
-  });
+    yield [
+      `P${pad(r, 10)}-${pad(random.below(1_000_000), 6)}`,
+      String(age),
+      random.below(2) === 0 ? 'F' : 'M',
+      String(10000 + random.below(90000)),
+      `${year}-${pad(month + 1, 2)}-${pad(day, 2)}`,
+      DIAGNOSES[random.below(10)]!,
+    ];
+  }
 }
 
-/** A folder with release.json and registry.csv of `rows` rows. */
-export async function registrySample(rows: number): Promise<{ dir: string; spec: string; bytes: number }> {
+/** Writes `rows` rows of the registry table to `file` (CSV, comma-separated, with a header). */
+export async function writeRegistryCsv(file: string, rows: number): Promise<void> {
+  const it = registryRows(rows);
+  await writeRows(file, REGISTRY_COLUMNS.join(','), rows, () => it.next().value!.join(','));
+}
+
+/** Rows per Parquet row group (as bench/parquet.ts measured). */
+const PARQUET_ROW_GROUP = 250_000;
+
+/** A column's cells as the Arrow vector a Parquet file of the table holds. */
+function parquetColumn(name: string, cells: string[]) {
+  if (name === 'age') return vectorFromArray(Int32Array.from(cells, Number));
+  if (name === 'birth_date')
+    return vectorFromArray(
+      cells.map((d) => new Date(`${d}T00:00:00Z`)),
+      new DateDay(),
+    );
+  return vectorFromArray(cells, new Utf8());
+}
+
+/**
+ * Writes the registry table's `rows` rows as `files` Parquet files `part-<i>.parquet` in `dir`
+ * (rows cut evenly, in order), as a data lake holds a table: age INT32, birth_date DATE, the
+ * rest strings, SNAPPY, row groups of 250,000 rows. Written by parquet-wasm (the Rust Parquet
+ * writer), whose files bench/parquet.ts measured smaller and faster to read than
+ * hyparquet-writer's. Returns the bytes written.
+ */
+export function writeRegistryParquet(dir: string, rows: number, files: number): number {
+  const wasm = createRequire(import.meta.url)('parquet-wasm') as typeof import('parquet-wasm');
+  const props = () =>
+    new wasm.WriterPropertiesBuilder()
+      .setCompression(wasm.Compression.SNAPPY)
+      .setMaxRowGroupSize(PARQUET_ROW_GROUP)
+      .build();
+  const it = registryRows(rows);
+  let bytes = 0;
+  for (let f = 0; f < files; f++) {
+    const n = Math.floor((rows * (f + 1)) / files) - Math.floor((rows * f) / files);
+    const cells: string[][] = REGISTRY_COLUMNS.map(() => new Array<string>(n));
+    for (let r = 0; r < n; r++) {
+      const row = it.next().value!;
+      for (let c = 0; c < row.length; c++) cells[c]![r] = row[c]!;
+    }
+    const table = new Table(
+      Object.fromEntries(REGISTRY_COLUMNS.map((name, c) => [name, parquetColumn(name, cells[c]!)])),
+    );
+    const out = wasm.writeParquet(wasm.Table.fromIPCStream(tableToIPC(table, 'stream')), props());
+    writeFileSync(join(dir, `part-${pad(f, 5)}.parquet`), out);
+    bytes += out.length;
+  }
+  return bytes;
+}
+
+/**
+ * A folder with release.json and the registry table of `rows` rows: registry.csv, or with
+ * `parquetFiles`, the folder registry/ of that many Parquet files (the spec's input names it).
+ * `bytes` is the input's size.
+ */
+export async function registrySample(
+  rows: number,
+  options: { parquetFiles?: number } = {},
+): Promise<{ dir: string; spec: string; bytes: number }> {
   const dir = mkdtempSync(join(os.tmpdir(), `ppdp-registry-${rows}-`));
-  writeFileSync(join(dir, 'release.json'), `${JSON.stringify(REGISTRY_SPEC, null, 2)}\n`);
-  await writeRegistryCsv(join(dir, 'registry.csv'), rows);
-  return { dir, spec: join(dir, 'release.json'), bytes: statSync(join(dir, 'registry.csv')).size };
+  const spec = join(dir, 'release.json');
+  if (options.parquetFiles === undefined) {
+    writeFileSync(spec, `${JSON.stringify(REGISTRY_SPEC, null, 2)}\n`);
+    await writeRegistryCsv(join(dir, 'registry.csv'), rows);
+    return { dir, spec, bytes: statSync(join(dir, 'registry.csv')).size };
+  }
+  const { format: _csvOnly, ...parquetSpec } = REGISTRY_SPEC;
+  writeFileSync(spec, `${JSON.stringify({ ...parquetSpec, input: 'registry' }, null, 2)}\n`);
+  mkdirSync(join(dir, 'registry'));
+  return { dir, spec, bytes: writeRegistryParquet(join(dir, 'registry'), rows, options.parquetFiles) };
 }
 
 // `tsx bench/registry-sample.ts <rows> <folder>` writes a sample where asked.

@@ -223,6 +223,11 @@ export interface ReleaseSpec {
      */
     readonly escapeFormulas?: boolean;
   };
+  /**
+   * The release's data files: data.arrow and data.csv always, data.parquet as well when listed
+   * (docs/release-spec.md, "output"). Absent: the default, Arrow and CSV.
+   */
+  readonly output?: { readonly formats: readonly OutputFormat[] };
   /** Resource limits, checked before the work they bound starts (see src/data/limits.ts). */
   readonly limits?: SpecLimits;
   readonly attributes: AttributeSpec[];
@@ -235,6 +240,15 @@ export interface ReleaseSpec {
    * by index, whose t-closeness distance the spec leaves out (`equal` until then).
    */
   readonly pending?: { readonly distance: readonly number[] };
+}
+
+/** A format the release's data is written in. */
+export type OutputFormat = 'arrow' | 'csv' | 'parquet';
+const OUTPUT_FORMATS: readonly OutputFormat[] = ['arrow', 'csv', 'parquet'];
+
+/** Whether the release holds its data as Parquet too (data.parquet, or a .parquet per part). */
+export function writesParquet(spec: Pick<ReleaseSpec, 'output'>): boolean {
+  return spec.output?.formats.includes('parquet') ?? false;
 }
 
 /** What the report measures against. */
@@ -318,6 +332,10 @@ const TOP_LEVEL: ObjectSchema = {
   root: str(),
   limits: { kind: 'object' },
   report: { kind: 'object' },
+  output: { kind: 'object' },
+};
+const OUTPUT: ObjectSchema = {
+  formats: { kind: 'array', required: true },
 };
 const REPORT: ObjectSchema = {
   riskThreshold: num(0, 1),
@@ -518,6 +536,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
   const format = top.format === undefined ? {} : validateObject(top.format, FORMAT, where, 'format');
   const limits = top.limits === undefined ? {} : validateObject(top.limits, LIMITS, where, 'limits');
   const report = top.report === undefined ? {} : validateObject(top.report, REPORT, where, 'report');
+  const output = top.output === undefined ? undefined : validateObject(top.output, OUTPUT, where, 'output');
   const inside = pathGuard(where, dir, top.root as string | undefined);
   const methodName = validateObject(
     top.method,
@@ -599,6 +618,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
       emptyCells: (format.emptyCells as 'error' | 'value' | undefined) ?? 'error',
       escapeFormulas: (format.escapeFormulas as boolean | undefined) ?? false,
     },
+    ...(output === undefined ? {} : { output: { formats: parseFormats(output.formats, methodName, where) } }),
     limits: {
       maxMemoryMB: limits.maxMemoryMB as number | undefined,
       maxLatticeNodes: limits.maxLatticeNodes as number | undefined,
@@ -616,6 +636,38 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
     },
     ...(distanceLeftOut.length > 0 ? { pending: { distance: distanceLeftOut } } : {}),
   };
+}
+
+/**
+ * `output.formats`: distinct formats, data.arrow and data.csv among them (the verifier reads the
+ * release from both); Parquet is written by generalization only.
+ */
+function parseFormats(raw: unknown, method: MethodName, where: string): OutputFormat[] {
+  const formats = raw as unknown[];
+  for (const [i, f] of formats.entries()) {
+    if (!OUTPUT_FORMATS.includes(f as OutputFormat) || formats.indexOf(f) !== i) {
+      throw new SpecError(
+        'E_SPEC_OUTPUT',
+        `${where}: output.formats[${i}] is ${JSON.stringify(f)}: each of "arrow", "csv" and "parquet" may be listed once`,
+        'e.g. "output": { "formats": ["arrow", "csv", "parquet"] }',
+      );
+    }
+  }
+  if (!formats.includes('arrow') || !formats.includes('csv')) {
+    throw new SpecError(
+      'E_SPEC_OUTPUT',
+      `${where}: output.formats must list "arrow" and "csv": every release holds data.arrow and data.csv`,
+      'e.g. "output": { "formats": ["arrow", "csv", "parquet"] }',
+    );
+  }
+  if (formats.includes('parquet') && method !== 'generalization') {
+    throw new SpecError(
+      'E_SPEC_OUTPUT',
+      `${where}: output.formats lists "parquet", which ${method} does not write`,
+      'drop "parquet" from output.formats (generalization writes it), or convert data.arrow',
+    );
+  }
+  return formats as OutputFormat[];
 }
 
 /** `"population": { "size": N }` or `{ "samplingFraction": f }`: exactly one of them. */

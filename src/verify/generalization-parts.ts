@@ -46,6 +46,7 @@ import type { GeneralizationClaims } from './generalization.ts';
 import { attributeOf, checkClass, ModelTally, type SensitiveContext } from './models.ts';
 import { checkReleaseModels, isReleaseModel, type ReleasedClass } from './population.ts';
 import { asCsvCoded, csvHoldsTable } from './staged-csv.ts';
+import { parquetHoldsTable } from './staged-parquet.ts';
 
 /** Input rows per partition of the classes: the reduce holds about this many rows' classes. */
 export const ROWS_PER_PARTITION = 1 << 21;
@@ -93,6 +94,8 @@ export interface PartFacts {
   readonly names: string[];
   /** Whether the part's CSV holds exactly its Arrow file's rows. */
   readonly filesAgree: boolean;
+  /** Whether the part's Parquet file holds exactly its Arrow file's rows (when it has one). */
+  readonly parquetAgrees?: boolean;
   /** The sensitive attributes a model names that the part holds, in the order of its cells. */
   readonly attributes: string[];
   /** Per attribute, its values as the cells index them. */
@@ -415,6 +418,8 @@ function valueCounts(table: EncodedTable, names: readonly string[]): Record<stri
 export function summarizePart(args: {
   arrow: string;
   csv: string;
+  /** The part's Parquet file, when the spec asks for one. */
+  parquet?: string | undefined;
   delimiter: string;
   /** The spec's `format.escapeFormulas`: the CSV holds its cells formula-escaped. */
   escapeFormulas?: boolean;
@@ -423,11 +428,9 @@ export function summarizePart(args: {
   partitions: number;
 }): PartSummary {
   const part = readArrow(args.arrow);
-  const filesAgree = csvHoldsTable(
-    args.csv,
-    args.delimiter,
-    asCsvCoded(codedOf(part), args.escapeFormulas === true),
-  );
+  const coded = codedOf(part);
+  const filesAgree = csvHoldsTable(args.csv, args.delimiter, asCsvCoded(coded, args.escapeFormulas === true));
+  const parquetAgrees = args.parquet === undefined ? undefined : parquetHoldsTable(args.parquet, coded);
   const names = part.columns.map((c) => c.name);
   const typeOf = new Map(args.attributes.map((a) => [a.name, a.type]));
   const qis = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [c] : []));
@@ -451,6 +454,7 @@ export function summarizePart(args: {
     rows: n,
     names,
     filesAgree,
+    ...(parquetAgrees === undefined ? {} : { parquetAgrees }),
     attributes,
     values: columns.map((c) => c.dictionary),
     classes: entriesOf(
@@ -599,6 +603,8 @@ export class PiecesCheck {
       sensitive: ReadonlyMap<string, SensitiveContext>;
       /** The population's records per class (QI labels in released order joined by SEP). */
       population?: ReadonlyMap<string, number> | undefined;
+      /** Whether the spec asks for Parquet files: each part's must hold its Arrow file's rows. */
+      parquet?: boolean;
     },
   ) {
     const { parts, claims } = args;
@@ -613,6 +619,18 @@ export class PiecesCheck {
           : `each of the ${parts.length} parts' CSV and Arrow files hold the same rows`
         : `${differ} of ${parts.length} parts' CSV and Arrow files differ`,
     );
+    if (args.parquet) {
+      const apart = parts.filter((p) => p.parquetAgrees !== true).length;
+      add(
+        'parquet-equals-arrow',
+        apart === 0,
+        apart === 0
+          ? parts.length === 1
+            ? 'data.parquet and data.arrow hold the same rows'
+            : `each of the ${parts.length} parts' Parquet and Arrow files hold the same rows`
+          : `${apart} of ${parts.length} parts' Parquet and Arrow files differ or are missing`,
+      );
+    }
     const same = (p: PartFacts) =>
       p.names.length === args.names.length && p.names.every((n, i) => n === args.names[i]);
     this.namesOk = parts.every(same);

@@ -31,6 +31,7 @@ import {
 } from './models.ts';
 import { checkReleaseModels, isReleaseModel, type ReleasedClass } from './population.ts';
 import { asCsvCoded, csvHoldsTable } from './staged-csv.ts';
+import { parquetHoldsTable } from './staged-parquet.ts';
 import { grown, TupleCounts } from './tuples.ts';
 
 export { type DecodedTable, decodeTable };
@@ -64,6 +65,8 @@ export interface GeneralizationVerifyInput {
   hierarchyRows: ReadonlyMap<string, string[][]>;
   arrow: string | EncodedTable | DecodedTable;
   csv: string | DecodedTable;
+  /** The staged Parquet file, when the spec asks for one: it must hold the Arrow file's rows. */
+  parquet?: string;
   /** The spec's `format.escapeFormulas`: the CSV holds its cells formula-escaped. */
   escapeFormulas?: boolean;
   claims: GeneralizationClaims;
@@ -133,7 +136,7 @@ export function verifyGeneralization(args: GeneralizationVerifyInput): Verificat
   return checks.every((c) => c.passed) ? checks : fail(checks);
 }
 
-/** The two files hold the same table. */
+/** The files hold the same table. */
 function checkFilesAgree(args: GeneralizationVerifyInput, arrow: CodedTable, add: Add): void {
   const written = asCsvCoded(arrow, args.escapeFormulas === true);
   const same =
@@ -144,6 +147,13 @@ function checkFilesAgree(args: GeneralizationVerifyInput, arrow: CodedTable, add
     'csv-equals-arrow',
     same,
     same ? 'data.csv and data.arrow hold the same rows' : 'data.csv and data.arrow differ',
+  );
+  if (args.parquet === undefined) return;
+  const parquet = parquetHoldsTable(args.parquet, arrow);
+  add(
+    'parquet-equals-arrow',
+    parquet,
+    parquet ? 'data.parquet and data.arrow hold the same rows' : 'data.parquet and data.arrow differ',
   );
 }
 

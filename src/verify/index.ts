@@ -10,7 +10,7 @@ import { readArrow } from '../data/arrow.ts';
 import { readCsv } from '../data/csv.ts';
 import { codeCounts, type EncodedTable } from '../data/table.ts';
 import type { VerificationCheck } from '../report/types.ts';
-import type { MethodName, ReleaseSpec } from '../spec/spec.ts';
+import { type MethodName, type ReleaseSpec, writesParquet } from '../spec/spec.ts';
 import { verifyAnatomy } from './anatomy.ts';
 import { decodeTable, releasedNames } from './common.ts';
 import { type GeneralizationClaims, verifyGeneralization } from './generalization.ts';
@@ -78,6 +78,7 @@ function generalization({ spec, table, claims, staged }: VerifyInput): Verificat
       population: populationClasses(spec, releasedQis(table, spec), c.node, hierarchyRows),
       arrow: staged('data.arrow'),
       csv: staged('data.csv'),
+      ...(writesParquet(spec) ? { parquet: staged('data.parquet') } : {}),
       escapeFormulas: spec.format.escapeFormulas === true,
       sensitive: sensitiveContexts(spec, table),
       claims: checkedClaims(spec, c, required),
@@ -234,7 +235,7 @@ export const pieces = {
   summarizePart(
     spec: ReleaseSpec,
     delimiter: string,
-    files: { arrow: string; csv: string },
+    files: { arrow: string; csv: string; parquet?: string | undefined },
     partitions = 1,
   ): PartSummary {
     return summarizePart({
@@ -296,6 +297,7 @@ export const pieces = {
           sensitive,
           population: populationClasses(spec, releasedQis(values, spec), c.node, hierarchyRows),
           claims: checkedClaims(spec, c, required),
+          parquet: writesParquet(spec),
         }),
     );
   },

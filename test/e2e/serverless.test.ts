@@ -4,12 +4,13 @@
  * same definition, the local engine, S3 storage), and failures that publish nothing.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { type Store, storeResolver, utf8 } from '../../src/pipeline/storage/index.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
+import { adultParquetFolder } from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 import { LocalS3 } from './serverless-s3rver.ts';
@@ -110,6 +111,33 @@ describe('a release dropped in the bucket', () => {
     expect(await rows(csvs, (n) => text(prefix + n))).toEqual(
       await rows(['data.csv'], async (n) => readFileSync(join(directOut, n), 'utf8')),
     );
+  });
+
+  it('reads a folder of Parquet files dropped under the inbox as one table: the release the filesystem run makes', async () => {
+    const ws = adultWorkspace(2000);
+    adultParquetFolder(ws.dir, 'lake', ws.read('adult.csv'), [700, 701, 1500], 300);
+    ws.write('lake/_SUCCESS', '');
+    ws.editSpec((s) => {
+      s.input = 'lake';
+      delete s.format;
+    });
+    for (const f of readdirSync(ws.dir, { recursive: true, encoding: 'utf8' })) {
+      if (f === 'adult.csv' || !statSync(join(ws.dir, f)).isFile()) continue;
+      await store.put(`inbox/lake/${f}`, readFileSync(join(ws.dir, f)));
+    }
+    expect((await keys('inbox/lake/lake/')).filter((k) => k.endsWith('.parquet'))).toHaveLength(4);
+    const result = await executeRelease(
+      { spec: 's3://ppdp-test/inbox/lake/release.json', shards: 3 },
+      { s3: s3.options() },
+    );
+    expect(result.report.verification.verified).toBe(true);
+    const local = join(ws.dir, 'out', 'local');
+    await releaseTo(ws.spec, local);
+    const prefix = `releases/lake/${result.plan.runId}/`;
+    for (const name of ['data.arrow', 'data.csv']) {
+      const published = Buffer.from(await store.get(prefix + name));
+      expect(published.equals(readFileSync(join(local, name))), name).toBe(true);
+    }
   });
 
   it('runs from the CLI with --store and --endpoint', () => {

@@ -3,13 +3,14 @@
  * files themselves (data.arrow and data.csv read from disk), and its CSV reader accepts every
  * way of writing the same table while rejecting any other table.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { encodeArrow, readArrow } from '../../src/data/arrow.ts';
 import { encodeCsv } from '../../src/data/csv.ts';
+import { encodeParquet } from '../../src/data/parquet-write.ts';
 import type { OutputColumn } from '../../src/data/table.ts';
 import { VerificationError } from '../../src/errors.ts';
 import type { VerificationCheck } from '../../src/report/types.ts';
@@ -138,6 +139,7 @@ function verifyInPieces(args: GeneralizationVerifyInput): VerificationCheck[] {
   const part = summarizePart({
     arrow: args.arrow,
     csv: args.csv,
+    parquet: args.parquet,
     delimiter: args.input.delimiter,
     attributes: args.attributes,
     sensitive: names,
@@ -150,6 +152,7 @@ function verifyInPieces(args: GeneralizationVerifyInput): VerificationCheck[] {
     parts: [part],
     claims: args.claims,
     sensitive: args.sensitive,
+    parquet: args.parquet !== undefined,
   });
 }
 
@@ -161,7 +164,10 @@ const VERIFIERS = [
 /** The verifier the current describe block runs. */
 let verifier: (args: GeneralizationVerifyInput) => VerificationCheck[] = verifyGeneralization;
 
-function verify(files: { arrow: string; csv: string }, claims: Partial<GeneralizationClaims> = {}) {
+function verify(
+  files: { arrow: string; csv: string; parquet?: string },
+  claims: Partial<GeneralizationClaims> = {},
+) {
   return verifier({
     input,
     attributes,
@@ -170,6 +176,13 @@ function verify(files: { arrow: string; csv: string }, claims: Partial<Generaliz
     ...files,
     claims: { ...CLAIMS, ...claims },
   });
+}
+
+/** Stages a data.parquet of `rows` beside staged files. */
+function withParquet(files: { arrow: string; csv: string }, names: string[], rows: string[][]) {
+  const parquet = files.arrow.replace(/\.arrow$/, '.parquet');
+  writeFileSync(parquet, encodeParquet(columnsOf(names, rows)));
+  return { ...files, parquet };
 }
 
 const replaced = (rows: string[][], at: number, row: string[]) => rows.map((r, j) => (j === at ? row : r));
@@ -297,6 +310,31 @@ describe.each(VERIFIERS)('the generalization verifier %s', (how, chosen) => {
         claims: CLAIMS,
       }),
     ).toThrow(/1 input cells outside the hierarchies/);
+  });
+
+  it('checks data.parquet against data.arrow when there is one, and catches one that differs', () => {
+    const honest = verify(withParquet(stage(NAMES, RELEASED), NAMES, RELEASED));
+    expect(honest.find((c) => c.name === 'parquet-equals-arrow')).toMatchObject({ passed: true });
+    expect(verify(stage(NAMES, RELEASED)).map((c) => c.name)).not.toContain('parquet-equals-arrow');
+    const cell = replaced(RELEASED, 3, ['20-29', '130**', 'cancer']);
+    const swapped = [RELEASED[1]!, RELEASED[0]!, ...RELEASED.slice(2)];
+    for (const [names, rows] of [
+      [NAMES, cell],
+      [NAMES, swapped],
+      [NAMES, RELEASED.slice(1)],
+      [NAMES, [...RELEASED, RELEASED[0]!]],
+      [['age', 'zip', 'illness'], RELEASED],
+    ] as const) {
+      expect(failedChecks(() => verify(withParquet(stage(NAMES, RELEASED), [...names], [...rows])))).toEqual([
+        'parquet-equals-arrow',
+      ]);
+    }
+    // A file cut short, or not there at all.
+    const cut = withParquet(stage(NAMES, RELEASED), NAMES, RELEASED);
+    writeFileSync(cut.parquet, readFileSync(cut.parquet).subarray(0, 100));
+    expect(failedChecks(() => verify(cut))).toEqual(['parquet-equals-arrow']);
+    const missing = { ...stage(NAMES, RELEASED), parquet: join(dir, 'no-such.parquet') };
+    expect(failedChecks(() => verify(missing))).toEqual(['parquet-equals-arrow']);
   });
 
   it('catches data.csv that differs from data.arrow', () => {

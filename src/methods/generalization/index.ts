@@ -7,6 +7,7 @@ import { claimsOf, type GeneralizationClaims } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
 import { checkLatticeSize } from '../../data/limits.ts';
+import { encodeParquet } from '../../data/parquet-write.ts';
 import type { EncodedColumn, EncodedTable } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
@@ -19,7 +20,7 @@ import {
   sensitiveAttributes,
   sensitiveNames,
 } from '../../models/index.ts';
-import type { GeneralizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
+import { type GeneralizationMethodSpec, type ReleaseSpec, writesParquet } from '../../spec/spec.ts';
 import { thousands } from '../../util/format.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
@@ -198,6 +199,7 @@ export function buildGeneralization(ctx: MethodContext, fixed?: Record<string, n
   const files = time('write', () => [
     { name: 'data.arrow', content: encodeArrow(columns) },
     { name: 'data.csv', content: encodeCsv(columns, table.delimiter, spec.format) },
+    ...(writesParquet(spec) ? [{ name: 'data.parquet', content: encodeParquet(columns) }] : []),
   ]);
   return { files, report: step.report, claims: step.claims };
 }

@@ -1,11 +1,14 @@
 /**
  * The Assemble state: one output part's rows — each shard's piece of it, in input order —
- * shuffled once with the seed and staged as the part's Arrow and CSV files.
+ * shuffled once with the seed and staged as the part's Arrow and CSV files (and Parquet, when
+ * the spec lists it in output.formats).
  */
 import { DataType, tableFromIPC } from 'apache-arrow';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
+import { encodeParquet } from '../../data/parquet-write.ts';
 import { compactDictionary, type OutputColumn, unionOfDictionaries } from '../../data/table.ts';
+import { writesParquet } from '../../spec/spec.ts';
 import { keyedRandom } from '../../util/keys.ts';
 import { recall } from '../memo.ts';
 import { scatterKey } from './apply-shard.ts';
@@ -58,14 +61,16 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
   });
   const timings: Record<string, number> = {};
   const time = timer(timings);
-  const [arrow, csv] = time('write', () => [
+  const [arrow, csv, parquet] = time('write', () => [
     encodeArrow(columns),
     encodeCsv(columns, work.file.layout.delimiter, work.spec.format),
+    writesParquet(work.spec) ? encodeParquet(columns) : undefined,
   ]);
   const files = partFiles(parts, part);
   await Promise.all([
-    store.put(work.key(`staging/${files.arrow}`), arrow),
-    store.put(work.key(`staging/${files.csv}`), csv),
+    store.put(work.key(`staging/${files.arrow}`), arrow!),
+    store.put(work.key(`staging/${files.csv}`), csv!),
+    ...(parquet ? [store.put(work.key(`staging/${files.parquet}`), parquet)] : []),
   ]);
   await timing(
     store,

@@ -4,6 +4,7 @@
  * or an output part's summary (what the staged part holds). Verify compares them.
  */
 import { readClaims } from '../../claims/index.ts';
+import { writesParquet } from '../../spec/spec.ts';
 import { type ClassEntries, encodePartition, partitionsOf } from '../../verify/generalization-parts.ts';
 import { pieces } from '../../verify/index.ts';
 import { getJson, putJson } from '../storage/index.ts';
@@ -62,16 +63,21 @@ export async function verifySlice(task: SliceTask, env: PhaseEnv): Promise<{ row
     rows = facts.rows;
   } else {
     const files = partFiles(parts, task.index);
-    const staged = await stagedPaths(work, env, [files.arrow, files.csv]);
+    const names = [files.arrow, files.csv, ...(writesParquet(work.spec) ? [files.parquet] : [])];
+    const staged = await stagedPaths(work, env, names);
     try {
       const { classes, ...facts } = pieces.summarizePart(
         work.spec,
         work.file.layout.delimiter,
-        { arrow: staged.path(files.arrow), csv: staged.path(files.csv) },
+        {
+          arrow: staged.path(files.arrow),
+          csv: staged.path(files.csv),
+          parquet: writesParquet(work.spec) ? staged.path(files.parquet) : undefined,
+        },
         partitions,
       );
       // The hashes of the staged bytes, checked against their seals: the manifest lists them.
-      const entries = [files.arrow, files.csv].map(staged.entry);
+      const entries = names.map(staged.entry);
       await putClasses(classes);
       await putJson(store, work.key(sliceKey('part', task.index)), { ...facts, partitions, files: entries });
       rows = facts.rows;

@@ -182,11 +182,13 @@ export function disposeStaged(work: Work, env: PhaseEnv): void {
     rmSync(scratch(env, stagedDir(work)), { recursive: true, force: true });
 }
 
-/** The staged files of output part `index` of `parts`: data.arrow and data.csv when there is one. */
-export function partFiles(parts: number, index: number): { arrow: string; csv: string } {
-  if (parts === 1) return { arrow: 'data.arrow', csv: 'data.csv' };
-  const name = `data/part-${String(index).padStart(5, '0')}`;
-  return { arrow: `${name}.arrow`, csv: `${name}.csv` };
+/**
+ * The staged files of output part `index` of `parts`: data.arrow and data.csv (and data.parquet
+ * when the spec asks for it) when there is one.
+ */
+export function partFiles(parts: number, index: number): { arrow: string; csv: string; parquet: string } {
+  const name = parts === 1 ? 'data' : `data/part-${String(index).padStart(5, '0')}`;
+  return { arrow: `${name}.arrow`, csv: `${name}.csv`, parquet: `${name}.parquet` };
 }
 
 export function scratch(env: PhaseEnv, name: string): string {
