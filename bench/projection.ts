@@ -9,10 +9,13 @@
  * - a shard, part or slice state does the same work per invocation whatever the table's size:
  *   its largest measurement stands, and its spread over the sizes is reported (flat within
  *   15 % is the claim the projection rests on);
- * its invocations counted from the plan (one per shard, part or slice), its time scaled to the
- * CPU its function gets (Lambda gives one vCPU per 1,769 MB; the measurement had a core), and
- * its cost priced at Lambda's, Step Functions' and S3's list prices. Prints the table and
- * writes bench/results/projection-<shape>.json.
+ * its invocations counted from the plan (one per shard, part or slice), its memory the stack's
+ * size or, where the peak passes it, the size a deployment sets with ppdp:memoryMb (a tenth
+ * spare, up to Lambda's 10,240 MB), its time scaled to the CPU that memory gets (Lambda gives
+ * one vCPU per 1,769 MB; the code is single-threaded and the measurement had a core), and its
+ * cost priced at Lambda's, Step Functions' and S3's list prices. Only runs of one CSV input with
+ * the default outputs that ended with a published release count, the latest of each size.
+ * Prints the table and writes bench/results/projection-<shape>.json.
  *
  * Run: `npm run bench:projection -- [--shape adult|registry] [--rows 100000000]`
  */
@@ -38,6 +41,12 @@ interface Run {
   rows: number;
   rowsPerShard: number;
   rowsPerPart?: number;
+  /** The input's kind (csv when absent) and the spec's output formats (Arrow and CSV when absent). */
+  input?: string;
+  outputFormats?: string[];
+  /** Whether the run ended with a verified, published release (absent in older runs). */
+  ok?: boolean;
+  at?: string;
   states: Record<string, Measured>;
   machine?: { commit?: string };
 }
@@ -48,10 +57,26 @@ const measured = JSON.parse(
   ),
 ) as { runs: Run[] };
 const partsOf = (r: Run) => r.rowsPerPart ?? DEFAULT_ROWS_PER_PART;
-// Runs at the default part size (what a deployment uses); the others only show flatness.
-const runs = measured.runs
-  .filter((r) => partsOf(r) === DEFAULT_ROWS_PER_PART)
-  .sort((a, b) => a.rows - b.rows);
+// Runs at the default part size (what a deployment uses; the others only show flatness) of one
+// CSV input with the default outputs that ended well, the latest per size.
+/** Runs of the deployed sizing (default shards, one CSV input, default outputs) that ended well, the latest per size and part size. */
+function comparable(): Run[] {
+  const latest = new Map<string, Run>();
+  for (const r of measured.runs) {
+    if (
+      r.rowsPerShard !== DEFAULT_ROWS_PER_SHARD ||
+      (r.input ?? 'csv') !== 'csv' ||
+      r.outputFormats ||
+      r.ok === false
+    )
+      continue;
+    const key = `${r.rows}/${partsOf(r)}`;
+    const was = latest.get(key);
+    if (!was || (r.at ?? '') >= (was.at ?? '')) latest.set(key, r);
+  }
+  return [...latest.values()].sort((a, b) => a.rows - b.rows);
+}
+const runs = comparable().filter((r) => partsOf(r) === DEFAULT_ROWS_PER_PART);
 if (new Set(runs.map((r) => r.rows)).size < 3) {
   throw new Error(
     `the ${shape} measurements need three sizes or more (bench:deployed -- --shape ${shape} --rows …)`,
@@ -112,29 +137,38 @@ function projected(pick: (m: Measured) => number, state: string): (n: number) =>
  */
 function spread(state: string): { spread: number; rowsPerPart: number; sizes: number } {
   const byPart = new Map<number, Run[]>();
-  for (const r of measured.runs) byPart.set(partsOf(r), [...(byPart.get(partsOf(r)) ?? []), r]);
+  // Only tables of whole parts: a smaller one has a smaller part.
+  for (const r of comparable().filter((x) => x.rows >= partsOf(x)))
+    byPart.set(partsOf(r), [...(byPart.get(partsOf(r)) ?? []), r]);
   // The most sizes; among as many, the smallest parts (every table holds whole ones).
   const [rowsPerPart, same] = [...byPart].sort((a, b) => b[1].length - a[1].length || a[0] - b[0])[0]!;
   const peaks = same.map((r) => r.states[state]!.peakMiB);
   return { spread: Math.max(...peaks) / Math.min(...peaks), rowsPerPart, sizes: same.length };
 }
 
+/** A deployment's memory for a state: its own, or raised (ppdp:memoryMb, 64 MB steps) to hold the peak with a tenth spare. */
+const neededMiB = (peakMiB: number, configuredMiB: number) =>
+  Math.max(configuredMiB, Math.ceil(peakMiB / 0.9 / 64) * 64);
+
 const states = Object.keys(invocationsOf).map((state) => {
   const m = large.states[state]!;
   const peakMiB = projected((x) => x.peakMiB, state)(rows);
-  const slowestS =
-    (projected((x) => x.maxMs, state)(rows) / 1000) * Math.max(1, MB_PER_VCPU / m.configuredMiB);
+  const memoryMiB = neededMiB(peakMiB, m.configuredMiB);
+  // The code is single-threaded: below one vCPU (1,769 MB) it runs that much slower, above it no faster.
+  const slowestS = (projected((x) => x.maxMs, state)(rows) / 1000) * Math.max(1, MB_PER_VCPU / memoryMiB);
   // Each invocation's time: the per-invocation mean at the large run, scaled like the slowest.
   const meanS = (m.sumMs / m.invocations / m.maxMs) * slowestS;
   const invocations = invocationsOf[state]!;
-  const gbSeconds = ((invocations * meanS * m.configuredMiB) / 1024) * 1;
+  const gbSeconds = ((invocations * meanS * memoryMiB) / 1024) * 1;
   return {
     state,
     invocations,
     configuredMiB: m.configuredMiB,
+    /** The memory the state needs set (ppdp:memoryMb) when its peak passes the stack's default. */
+    ...(memoryMiB > m.configuredMiB ? { raiseToMiB: memoryMiB } : {}),
     peakMiB: Math.round(peakMiB),
     slowestS: Math.round(slowestS * 10) / 10,
-    fits: peakMiB <= m.configuredMiB && peakMiB <= LAMBDA_MAX_MB && slowestS <= LAMBDA_MAX_S,
+    fits: memoryMiB <= LAMBDA_MAX_MB && slowestS <= LAMBDA_MAX_S,
     gbSeconds: Math.round(gbSeconds),
     ...(PER_ITEM.has(state) ? { peakSpread: spread(state) } : {}),
   };
@@ -165,7 +199,7 @@ console.log(
     states.map((s) => [
       s.state,
       String(s.invocations),
-      String(s.configuredMiB),
+      s.raiseToMiB ? `${s.configuredMiB} → ${s.raiseToMiB}` : String(s.configuredMiB),
       String(s.peakMiB),
       s.slowestS.toFixed(1),
       s.fits ? 'yes' : 'NO',
