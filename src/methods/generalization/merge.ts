@@ -9,8 +9,13 @@ export interface Counted {
   readonly counts: Int32Array;
 }
 
-/** Hash slots per tuple at most: a table of 2^k slots holds at most half as many tuples. */
-const LOAD = 0.5;
+/**
+ * The most tuples a table of 2^k slots holds, as a share of its slots. Seven tenths keeps probes
+ * short (the stored hash rejects most other tuples without a column read), and for many tuple
+ * counts (10^8 among them) needs a table half the size that half full would: the merge's
+ * largest array.
+ */
+const LOAD = 0.7;
 
 export class TupleMerge {
   private columns: Int32Array[];
