@@ -255,10 +255,11 @@ function sumRows(n: number, qi: Hashed, other: Hashed, mask?: Uint32Array): Clas
 
 /**
  * Classes by key (open addressing over typed arrays): per class its key and `lanes` sums.
- * Sized once for the most classes there can be (`capacity`: one a row), so it never grows by
- * copying; the arrays are zero-filled on allocation, and the system maps their pages only as
- * classes first write them, so what is resident follows the classes, at 4 · (4 + lanes) bytes
- * each (the lookup, 8 bytes a possible class, is dropped before the classes are written out).
+ * These are sized once for the most classes there can be (`capacity`: one a row), so they
+ * never grow by copying; they are zero-filled on allocation, and the system maps their pages
+ * only as classes first write them, so what is resident follows the classes, at 4 · (4 + lanes)
+ * bytes each. The lookup grows with the classes (8 to 16 bytes each: touched all over, it
+ * would be resident whole if sized for every row), and is dropped before they are written out.
  */
 class ClassTable {
   readonly keys: Uint32Array;
@@ -266,8 +267,8 @@ class ClassTable {
   size = 0;
   /** Per row, its class (a part's rows, for its cells). */
   classOf: Int32Array | undefined;
-  /** Slot → class + 1 (0: empty); twice the capacity or more, a power of two. */
-  private slots: Int32Array;
+  /** Slot → class + 1 (0: empty); a power of two, at least twice the classes. */
+  private slots = new Int32Array(2048);
 
   constructor(
     readonly lanes: number,
@@ -275,7 +276,6 @@ class ClassTable {
   ) {
     this.keys = new Uint32Array(KEY * capacity);
     this.sums = new Uint32Array(lanes * capacity);
-    this.slots = new Int32Array(2 ** Math.ceil(Math.log2(Math.max(2 * capacity, 2))));
   }
 
   intern(k0: number, k1: number, k2: number, k3: number): number {
@@ -298,12 +298,24 @@ class ClassTable {
     keys[at + 2] = k2;
     keys[at + 3] = k3;
     this.slots[s] = id + 1;
+    if (2 * this.size > this.slots.length) this.rehash();
     return id;
   }
 
   /** Frees the lookup (no class is added after). */
   dropSlots(): void {
     this.slots = new Int32Array(0);
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(2 * this.slots.length);
+    const mask = slots.length - 1;
+    for (let id = 0; id < this.size; id++) {
+      let s = this.keys[KEY * id + 3]! & mask;
+      while (slots[s] !== 0) s = (s + 1) & mask;
+      slots[s] = id + 1;
+    }
+    this.slots = slots;
   }
 }
 
