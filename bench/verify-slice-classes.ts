@@ -3,19 +3,25 @@
  * 10^6 rows whose two quasi-identifiers make from 10^3 to 10^6 classes at the node (every row
  * its own class at the end, as on near-unique data at a fine node), each run in a fresh node;
  * peak RSS (process.resourceUsage().maxRSS) after the input is built and after `expectShard`.
- * A slice's memory should follow its rows, not its classes.
+ * A slice's memory should follow its rows, not its classes. Writes the runs under `--label`
+ * into bench/results/verify-slice-classes.json (runs of other labels are kept, so a change's
+ * before and after stand side by side: `--module` names the code measured).
  *
- * Run: `npx tsx bench/verify-slice-classes.ts [--module src/verify/generalization-parts.ts]`
+ * Run: `npx tsx bench/verify-slice-classes.ts [--module src/verify/generalization-parts.ts] [--label after]`
  */
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { machineInfo } from './scale.ts';
+import { ROOT } from './synth.ts';
 
 const { values } = parseArgs({
   options: {
     module: { type: 'string', default: 'src/verify/generalization-parts.ts' },
     child: { type: 'string' },
+    label: { type: 'string', default: 'current' },
   },
 });
 const ROWS = 1_000_000;
@@ -66,6 +72,7 @@ if (values.child) {
     JSON.stringify({ classes, baseMiB: base >> 10, peakMiB: process.resourceUsage().maxRSS >> 10, ms }),
   );
 } else {
+  const runs: unknown[] = [];
   for (const classes of [1e3, 1e4, 1e5, 1e6]) {
     const r = spawnSync(
       process.execPath,
@@ -82,5 +89,19 @@ if (values.child) {
     );
     if (r.status !== 0) throw new Error(r.stderr);
     console.log(r.stdout.trim());
+    runs.push({ label: values.label, ...JSON.parse(r.stdout) });
   }
+  const machine = machineInfo();
+  const path = join(ROOT, 'bench/results/verify-slice-classes.json');
+  const old = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : { settings: {}, runs: [] };
+  const output = {
+    benchmark: 'verify-slice-classes',
+    settings: { ...old.settings, script: 'bench/verify-slice-classes.ts', rows: ROWS },
+    runs: [
+      ...old.runs.filter((r: { label: string }) => r.label !== values.label),
+      ...runs.map((r) => ({ ...(r as object), module: values.module, machine })),
+    ],
+  };
+  writeFileSync(path, `${JSON.stringify(output, null, 2)}\n`);
+  console.log(`wrote ${path}`);
 }

@@ -208,11 +208,12 @@ interface Hashed {
 /**
  * Rows summed into classes: each row's key is its QIs' hashes (4 lanes) folded in column
  * order, its fingerprint that key's first two lanes joined with its other cells' hash (from
- * OTHER_SEED); per class its size and fingerprint, and with `mask`, the fingerprint of its
- * rows masked. Memory follows the classes, not the rows (but for `classOf`, 4 bytes a row).
+ * OTHER_SEED); per class its size and fingerprint, and with `mask` (a shard), the fingerprint
+ * of its rows masked. A part's rows' classes (`classOf`, 4 bytes a row) are kept for its cells.
  */
 function sumRows(n: number, qi: Hashed, other: Hashed, mask?: Uint32Array): ClassTable {
   const table = new ClassTable(mask ? SHARD_LANES : PART_LANES, n);
+  const classOf = mask ? undefined : new Int32Array(n);
   const { codes, hashes } = qi;
   const q = codes.length;
   const m0 = mask?.[0] ?? 0;
@@ -239,7 +240,7 @@ function sumRows(n: number, qi: Hashed, other: Hashed, mask?: Uint32Array): Clas
       o1 = fold(o1, h[at + 1]!);
     }
     const id = table.intern(k0, k1, k2, k3);
-    table.classOf[r] = id;
+    if (classOf) classOf[r] = id;
     const sums = table.sums;
     const at = table.lanes * id;
     // Uint32 lanes: each sum wraps modulo 2^32 as it is stored.
@@ -251,25 +252,33 @@ function sumRows(n: number, qi: Hashed, other: Hashed, mask?: Uint32Array): Clas
       sums[at + 4] = sums[at + 4]! + join(m1, o1, 1);
     }
   }
+  table.classOf = classOf;
   return table;
 }
 
-/** Classes by key (open addressing over typed arrays): per class its key and `lanes` sums. */
+/**
+ * Classes by key (open addressing over typed arrays): per class its key and `lanes` sums.
+ * These are sized once for the most classes there can be (`capacity`: one a row), so they
+ * never grow by copying; they are zero-filled on allocation, and the system maps their pages
+ * only as classes first write them, so what is resident follows the classes, at 4 · (4 + lanes)
+ * bytes each. The lookup grows with the classes (8 to 16 bytes each: touched all over, it
+ * would be resident whole if sized for every row), and is dropped before they are written out.
+ */
 class ClassTable {
-  keys: Uint32Array = new Uint32Array(KEY * 1024);
-  sums: Uint32Array;
+  readonly keys: Uint32Array;
+  readonly sums: Uint32Array;
   size = 0;
-  /** Per row, its class. */
-  readonly classOf: Int32Array;
-  /** Slot → class + 1 (0: empty). */
+  /** Per row, its class (a part's rows, for its cells). */
+  classOf: Int32Array | undefined;
+  /** Slot → class + 1 (0: empty); a power of two, at least twice the classes. */
   private slots = new Int32Array(2048);
 
   constructor(
     readonly lanes: number,
-    rows: number,
+    capacity: number,
   ) {
-    this.sums = new Uint32Array(lanes * 1024);
-    this.classOf = new Int32Array(rows);
+    this.keys = new Uint32Array(KEY * capacity);
+    this.sums = new Uint32Array(lanes * capacity);
   }
 
   intern(k0: number, k1: number, k2: number, k3: number): number {
@@ -285,11 +294,12 @@ class ClassTable {
       s = (s + 1) & mask;
     }
     const id = this.size++;
-    if (KEY * this.size > keys.length) {
-      this.keys = grownTo(keys, 2 * keys.length);
-      this.sums = grownTo(this.sums, 2 * this.sums.length);
-    }
-    this.keys.set([k0, k1, k2, k3], KEY * id);
+    if (KEY * this.size > keys.length) throw new RangeError('more classes than the table was sized for');
+    const at = KEY * id;
+    keys[at] = k0;
+    keys[at + 1] = k1;
+    keys[at + 2] = k2;
+    keys[at + 3] = k3;
     this.slots[s] = id + 1;
     if (2 * this.size > this.slots.length) this.rehash();
     return id;
@@ -312,12 +322,6 @@ class ClassTable {
   }
 }
 
-function grownTo(a: Uint32Array, n: number): Uint32Array<ArrayBuffer> {
-  const b = new Uint32Array(n);
-  b.set(a);
-  return b;
-}
-
 /**
  * A table's classes grouped by partition (key lane 2 modulo the partitions; a counting sort,
  * so in order of first occurrence inside each); per sensitive column (`codes`, values
@@ -329,18 +333,23 @@ function entriesOf(
   sensitive: readonly { codes: Int32Array; width: number }[],
 ): ClassEntries {
   const { size, lanes } = table;
-  const partition = new Uint32Array(size);
-  for (let c = 0; c < size; c++) partition[c] = table.keys[KEY * c + 2]! % partitions;
+  table.dropSlots();
+  const keys = table.keys.subarray(0, KEY * size);
+  const sums = table.sums.subarray(0, lanes * size);
+  const classOf = table.classOf ?? new Int32Array(0);
+  table.classOf = undefined;
+  // One partition: the classes are in place already.
+  if (partitions === 1) {
+    const cells = sensitive.map((s) => cellsOf(classOf, size, undefined, s));
+    return { lanes, keys, sums, bounds: Uint32Array.of(0, size), cells };
+  }
   const bounds = new Uint32Array(partitions + 1);
-  for (let c = 0; c < size; c++) bounds[partition[c]! + 1]!++;
+  for (let c = 0; c < size; c++) bounds[(keys[KEY * c + 2]! % partitions) + 1]!++;
   for (let p = 0; p < partitions; p++) bounds[p + 1]! += bounds[p]!;
   const next = bounds.slice(0, partitions);
   // Each class's place, then the classes moved there in place (cycle by cycle): no second copy.
   const rank = new Int32Array(size);
-  for (let c = 0; c < size; c++) rank[c] = next[partition[c]!]!++;
-  table.dropSlots();
-  const keys = table.keys.subarray(0, KEY * size);
-  const sums = table.sums.subarray(0, lanes * size);
+  for (let c = 0; c < size; c++) rank[c] = next[keys[KEY * c + 2]! % partitions]!++;
   const placed = new Uint8Array(size);
   const carried = new Uint32Array(KEY + lanes);
   const swap = (words: Uint32Array, width: number, at: number, from: number) => {
@@ -361,33 +370,38 @@ function entriesOf(
       swap(sums, lanes, rank[at]!, KEY);
     }
   }
-  return { lanes, keys, sums, bounds, cells: sensitive.map((s) => cellsOf(table.classOf, rank, s)) };
+  return { lanes, keys, sums, bounds, cells: sensitive.map((s) => cellsOf(classOf, size, rank, s)) };
 }
 
-/** (class, value, count) triples by class (`rank`: a row's class's place) of one sensitive column. */
+/**
+ * (class, value, count) triples by class of one sensitive column: `classOf` each row's class of
+ * `size`, and `rank` a class's place (none: in place).
+ */
 function cellsOf(
   classOf: Int32Array,
-  rank: Int32Array,
+  size: number,
+  rank: Int32Array | undefined,
   s: { codes: Int32Array; width: number },
 ): Uint32Array {
+  const placeOf = (r: number) => (rank ? rank[classOf[r]!]! : classOf[r]!);
   // The rows grouped by class (a counting sort), then each class's values tallied.
   const n = classOf.length;
-  const starts = new Int32Array(rank.length + 1);
-  for (let r = 0; r < n; r++) starts[rank[classOf[r]!]! + 1]!++;
-  for (let c = 0; c < rank.length; c++) starts[c + 1]! += starts[c]!;
-  const next = starts.slice(0, rank.length);
+  const starts = new Int32Array(size + 1);
+  for (let r = 0; r < n; r++) starts[placeOf(r) + 1]!++;
+  for (let c = 0; c < size; c++) starts[c + 1]! += starts[c]!;
+  const next = starts.slice(0, size);
   const rows = new Int32Array(n);
-  for (let r = 0; r < n; r++) rows[next[rank[classOf[r]!]!]!++] = r;
+  for (let r = 0; r < n; r++) rows[next[placeOf(r)]!++] = r;
   const tally = new Int32Array(s.width);
   const seen: number[] = [];
-  let out = new Uint32Array(3 * Math.min(n, 1024));
+  // At most a triple a row; sized so (pages beyond the triples written are never mapped).
+  const out = new Uint32Array(3 * n);
   let length = 0;
-  for (let c = 0; c < rank.length; c++) {
+  for (let c = 0; c < size; c++) {
     for (let i = starts[c]!; i < starts[c + 1]!; i++) {
       const v = s.codes[rows[i]!]!;
       if (tally[v]!++ === 0) seen.push(v);
     }
-    if (length + 3 * seen.length > out.length) out = grownTo(out, 2 * (length + 3 * seen.length));
     for (const v of seen) {
       out[length++] = c;
       out[length++] = v;
@@ -396,7 +410,7 @@ function cellsOf(
     }
     seen.length = 0;
   }
-  return out.slice(0, length);
+  return out.subarray(0, length);
 }
 
 function valueCounts(table: EncodedTable, names: readonly string[]): Record<string, Record<string, number>> {
@@ -484,28 +498,51 @@ const VERSION = 1;
  * attribute its triples, whose class numbers count from the partition's first class.
  */
 export function encodePartition(entries: ClassEntries, p: number): Uint8Array {
+  const chunks = partitionChunks(entries, p);
+  const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
+}
+
+/**
+ * The bytes of partition `p` (as `encodePartition`) in pieces, to be written one after the
+ * other: on a little-endian host they are views of the classes themselves, not a copy (but for
+ * the cells of a partition after the first, whose class numbers are rebased).
+ */
+export function partitionChunks(entries: ClassEntries, p: number): Uint8Array[] {
   const from = entries.bounds[p]!;
   const to = entries.bounds[p + 1]!;
   const cells = entries.cells.map((triples) => {
-    const first = firstTriple(triples, from);
-    const out = triples.slice(first, firstTriple(triples, to));
+    const inside = triples.subarray(firstTriple(triples, from), firstTriple(triples, to));
+    if (from === 0) return inside;
+    const out = inside.slice();
     for (let i = 0; i < out.length; i += 3) out[i]! -= from;
     return out;
   });
-  const n = to - from;
-  const head = 5 + cells.length;
-  const words = new Uint32Array(head + (KEY + entries.lanes) * n + cells.reduce((s, c) => s + c.length, 0));
-  words.set([MAGIC, VERSION, entries.lanes, n, cells.length, ...cells.map((c) => c.length / 3)]);
-  let at = head;
-  for (const block of [
+  const head = Uint32Array.of(
+    MAGIC,
+    VERSION,
+    entries.lanes,
+    to - from,
+    cells.length,
+    ...cells.map((c) => c.length / 3),
+  );
+  return [
+    head,
     entries.keys.subarray(KEY * from, KEY * to),
     entries.sums.subarray(entries.lanes * from, entries.lanes * to),
     ...cells,
-  ]) {
-    words.set(block, at);
-    at += block.length;
-  }
-  return littleEndian(new Uint8Array(words.buffer));
+  ].map(wordBytes);
+}
+
+/** Words as little-endian bytes: a view on a little-endian host, else a swapped copy. */
+function wordBytes(words: Uint32Array): Uint8Array {
+  const bytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
+  return LITTLE_ENDIAN ? bytes : littleEndian(bytes.slice());
 }
 
 /** The first triple whose class is at least `c` (triples are sorted by class). */
@@ -545,9 +582,11 @@ export function decodePartition(bytes: Uint8Array, what: string): ClassEntries {
   return { lanes, keys, sums, bounds: Uint32Array.of(0, n), cells };
 }
 
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
 /** Bytes as little-endian words, on any host (a copy is swapped in place on a big-endian one). */
 function littleEndian(bytes: Uint8Array): Uint8Array {
-  if (new Uint8Array(Uint32Array.of(1).buffer)[0] === 1) return bytes;
+  if (LITTLE_ENDIAN) return bytes;
   for (let i = 0; i < bytes.length; i += 4) bytes.subarray(i, i + 4).reverse();
   return bytes;
 }
@@ -670,7 +709,8 @@ export class PiecesCheck {
       );
     // Per class of the partition: the shards' size and fingerprints, then the parts'.
     const R = SHARD_LANES;
-    const table = new ClassTable(SHARD_LANES + PART_LANES, 0);
+    const entries = [...shards, ...parts].reduce((n, s) => n + s.keys.length / KEY, 0);
+    const table = new ClassTable(SHARD_LANES + PART_LANES, entries);
     const intern = (keys: Uint32Array, i: number) =>
       table.intern(keys[KEY * i]!, keys[KEY * i + 1]!, keys[KEY * i + 2]!, keys[KEY * i + 3]!);
     for (const s of shards)

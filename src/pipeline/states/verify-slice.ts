@@ -5,7 +5,7 @@
  */
 import { readClaims } from '../../claims/index.ts';
 import { writesParquet } from '../../spec/spec.ts';
-import { type ClassEntries, encodePartition, partitionsOf } from '../../verify/generalization-parts.ts';
+import { type ClassEntries, partitionChunks, partitionsOf } from '../../verify/generalization-parts.ts';
 import { pieces } from '../../verify/index.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import type { PhaseEnv, ShardTask } from './types.ts';
@@ -45,13 +45,12 @@ export async function verifySlice(task: SliceTask, env: PhaseEnv): Promise<{ row
   if (!(Number.isInteger(task.index) && task.index >= 0 && task.index < count))
     throw new RangeError(`verification slice ${task.kind} ${task.index} is not in the plan`);
   const partitions = partitionsOf(work.file.layout.rowCount);
-  // The classes, one file per partition (Verify reads a partition of every slice at a time).
-  const putClasses = (classes: ClassEntries) =>
-    Promise.all(
-      Array.from({ length: partitions }, (_, p) =>
-        store.put(work.key(slicePartitionKey(task.kind, task.index, p)), encodePartition(classes, p)),
-      ),
-    );
+  // The classes, one file per partition (Verify reads a partition of every slice at a time),
+  // written from the classes' own arrays, one after another (a rebased copy at most at a time).
+  const putClasses = async (classes: ClassEntries) => {
+    for (let p = 0; p < partitions; p++)
+      await store.put(work.key(slicePartitionKey(task.kind, task.index, p)), partitionChunks(classes, p));
+  };
   let rows: number;
   if (task.kind === 'shard') {
     const json = await getJson<{ claims: unknown }>(store, work.key('search.json'));

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { type Digest, type Store, type StoredObject, StoreError } from './store.ts';
+import { type Digest, type PutBody, type Store, type StoredObject, StoreError } from './store.ts';
 
 export class FsStore implements Store {
   readonly root = 'file:///';
@@ -54,7 +54,7 @@ export class FsStore implements Store {
     }
   }
 
-  async put(key: string, body: Uint8Array | string): Promise<void> {
+  async put(key: string, body: PutBody): Promise<void> {
     await this.viaTemp(key, key, async (tmp, path) => {
       await writeFile(tmp, body);
       await rename(tmp, path);

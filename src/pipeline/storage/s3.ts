@@ -13,7 +13,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
-import { type Digest, type Store, type StoredObject, StoreError, StoreUnavailableError } from './store.ts';
+import {
+  type Digest,
+  type PutBody,
+  type Store,
+  type StoredObject,
+  StoreError,
+  StoreUnavailableError,
+} from './store.ts';
 
 export interface S3StoreOptions {
   /** An S3-compatible server, e.g. http://127.0.0.1:4568 (path-style addressing is used). */
@@ -171,8 +178,10 @@ export class S3Store implements Store {
     }
   }
 
-  async put(key: string, body: Uint8Array | string): Promise<void> {
-    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  async put(key: string, body: PutBody): Promise<void> {
+    // One buffer: the SDK sends and checksums a body whole (or in its own parts).
+    const bytes: Uint8Array =
+      typeof body === 'string' ? Buffer.from(body) : body instanceof Uint8Array ? body : Buffer.concat(body);
     await this.call(key, async () => {
       const { sdk, client } = await this.sdk();
       if (bytes.length >= this.threshold) {

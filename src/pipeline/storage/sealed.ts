@@ -21,6 +21,7 @@ import {
   type Digest,
   joinKey,
   type Location,
+  type PutBody,
   type Store,
   type StoredObject,
   StoreError,
@@ -91,15 +92,20 @@ export class SealedStore implements Store {
     return size !== undefined && this.kind(key) === 'trailer' ? Math.max(0, size - TRAILER) : size;
   }
 
-  async put(key: string, body: Uint8Array | string): Promise<void> {
+  async put(key: string, body: PutBody): Promise<void> {
     const kind = this.kind(key);
     if (kind === 'plain') return this.inner.put(key, body);
-    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-    const sum = sha256(bytes);
-    if (kind === 'trailer') return this.inner.put(key, Buffer.concat([bytes, MAGIC, sum]));
+    const pieces =
+      typeof body === 'string' ? [Buffer.from(body)] : body instanceof Uint8Array ? [body] : body;
+    const hash = createHash('sha256');
+    for (const piece of pieces) hash.update(piece);
+    const sum = hash.digest();
+    // The trailer as a last piece: the bytes are not copied to be joined to it.
+    if (kind === 'trailer') return this.inner.put(key, [...pieces, MAGIC, sum]);
     // The file, then its seal: a reader between the two finds no seal and refuses.
-    await this.inner.put(key, bytes);
-    const seal: Seal = { format: 'ppdp-seal/1', bytes: bytes.length, sha256: sum.toString('hex') };
+    await this.inner.put(key, pieces.length === 1 ? pieces[0]! : pieces);
+    const bytes = pieces.reduce((n, piece) => n + piece.length, 0);
+    const seal: Seal = { format: 'ppdp-seal/1', bytes, sha256: sum.toString('hex') };
     await this.inner.put(this.sealKey(key), `${JSON.stringify(seal)}\n`);
   }
 

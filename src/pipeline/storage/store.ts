@@ -5,6 +5,9 @@
  */
 import { PpdpError } from '../../errors.ts';
 
+/** An object's bytes: whole, as text, or in pieces one after the other. */
+export type PutBody = Uint8Array | string | readonly Uint8Array[];
+
 export interface StoredObject {
   readonly key: string;
   readonly size: number;
@@ -25,8 +28,11 @@ export interface Store {
   getRange(key: string, start: number, end: number): Promise<Uint8Array>;
   /** The object's size, or undefined when there is none. */
   head(key: string): Promise<number | undefined>;
-  /** Writes an object whole: readers never see a partial object. */
-  put(key: string, body: Uint8Array | string): Promise<void>;
+  /**
+   * Writes an object whole: readers never see a partial object. A body in pieces is written
+   * as their concatenation (so that large bytes held in parts need no joined copy).
+   */
+  put(key: string, body: PutBody): Promise<void>;
   /**
    * Creates an object only if there is none (exclusive create; a conditional PutObject on S3):
    * true when this call created it, false when one was there. Publishing's lock relies on it.
