@@ -111,7 +111,9 @@ function inputFiles(dir: string): string[] {
 
 /**
  * The published release of a run that ended well, read back: its manifest must say verified and
- * every file must have the digest the manifest lists. Returns data.arrow's digest (data.csv takes the input's delimiter, so a CSV and a Parquet input of the same rows differ there).
+ * every file must have the digest the manifest lists. Returns the Arrow data's digest: data.arrow's,
+ * or for a release in parts the SHA-256 of the parts' Arrow digests in part order (data.csv takes
+ * the input's delimiter, so a CSV and a Parquet input of the same rows differ there).
  */
 async function checkPublished(output: unknown): Promise<{ verified: boolean; dataArrowSha256: string }> {
   const { published } = output as { published: { release: string } };
@@ -126,10 +128,18 @@ async function checkPublished(output: unknown): Promise<{ verified: boolean; dat
       .digest('hex');
     if (sha !== f.sha256) throw new Error(`published ${f.name}: its digest is not the manifest's`);
   }
-  const arrow = manifest.files.find((f) => f.name === 'data.arrow');
-  if (!manifest.verified || !arrow)
-    throw new Error('the published manifest does not say verified, or lists no data.arrow');
-  return { verified: manifest.verified, dataArrowSha256: arrow.sha256 };
+  const whole = manifest.files.find((f) => f.name === 'data.arrow');
+  const parts = manifest.files
+    .filter((f) => /^data\/part-\d+\.arrow$/.test(f.name))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  if (!manifest.verified || (!whole && parts.length === 0))
+    throw new Error('the published manifest does not say verified, or lists no Arrow data');
+  const dataArrowSha256 =
+    whole?.sha256 ??
+    createHash('sha256')
+      .update(parts.map((p) => p.sha256).join('\n'))
+      .digest('hex');
+  return { verified: manifest.verified, dataArrowSha256 };
 }
 
 const runs: Record<string, unknown>[] = [];
