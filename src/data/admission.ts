@@ -23,8 +23,12 @@ const SHARD_BYTES_PER_ROW = 140;
 const VALUE_OVERHEAD_BYTES = 64;
 /** Plan holds each value twice over (the reader's dictionary and the digest's) with a map entry. */
 const PLAN_VALUE_OVERHEAD_BYTES = 120;
-/** Search per distinct tuple (codes, counts, sensitive histograms, the lattice's class maps). */
-const SEARCH_BYTES_PER_TUPLE = 250;
+/**
+ * Search per distinct tuple (codes, counts, the merge's table, the classes of the nodes it
+ * groups): deployed, with its memory enforced, Search held 75 bytes more per tuple from 3·10^6 to
+ * 10^7 near-unique tuples (bench/results/deployed-registry.json); a fifth more for headroom.
+ */
+const SEARCH_BYTES_PER_TUPLE = 90;
 /** Projections above this share of a budget are refused (the rest is headroom). */
 const HEADROOM = 0.9;
 

@@ -92,6 +92,33 @@ describe('admission of a sharded release', () => {
     expect(message).not.toMatch(/note 0/); // counts, never values
   });
 
+  it("admits 10^8 near-unique tuples to a Search of Lambda's 10,240 MB, and refuses 1.2·10^8", () => {
+    // Two shards of distinct (a, b) tuples, read as the first part of a table of `rows` rows.
+    const near = (rows: number) => {
+      const admission = new ShardedAdmission(new Set(['a', 'b']), 200_000, {
+        ...budgets(3_008),
+        Search: budget(10_240),
+      });
+      for (let s = 0; s < 2; s++) {
+        const n = 200_000;
+        const a = Int32Array.from({ length: n }, (_, r) => r % 20_000);
+        const b = Int32Array.from({ length: n }, (_, r) => Math.floor((s * n + r) / 20_000));
+        admission.observe({
+          source: 'table.csv',
+          rowCount: n,
+          delimiter: ',',
+          progress: ((s + 1) * n) / rows,
+          columns: [
+            { name: 'a', dictionary: Array.from({ length: 20_000 }, (_, i) => `a${i}`), codes: a },
+            { name: 'b', dictionary: Array.from({ length: 2 * (s + 1) * 10 }, (_, i) => `b${i}`), codes: b },
+          ],
+        });
+      }
+    };
+    expect(() => near(100_000_000)).not.toThrow();
+    expect(() => near(120_000_000)).toThrow(/Search would need about \d+ MB, over 10240 MB/);
+  });
+
   it('admits the same table when the text column has few values', () => {
     const admission = new ShardedAdmission(new Set(['a', 'b']), 100_000, budgets(400));
     for (const s of shards(1_000_000, 100_000, 20, 50)) admission.observe(s);
