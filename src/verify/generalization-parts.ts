@@ -648,27 +648,27 @@ export class PiecesCheck {
   ) {
     const { parts, claims } = args;
     const add = (name: string, passed: boolean, detail: string) => this.checks.push({ name, passed, detail });
-    const differ = parts.filter((p) => !p.filesAgree).length;
-    add(
+    /** Every part's `kind` file holds its Arrow file's rows: one check, `failing` parts not. */
+    const agreeWithArrow = (name: string, kind: string, file: string, failing: number, how: string) =>
+      add(
+        name,
+        failing === 0,
+        failing === 0
+          ? parts.length === 1
+            ? `${file} and data.arrow hold the same rows`
+            : `each of the ${parts.length} parts' ${kind} and Arrow files hold the same rows`
+          : `${failing} of ${parts.length} parts' ${kind} and Arrow files ${how}`,
+      );
+    agreeWithArrow(
       'csv-equals-arrow',
-      differ === 0,
-      differ === 0
-        ? parts.length === 1
-          ? 'data.csv and data.arrow hold the same rows'
-          : `each of the ${parts.length} parts' CSV and Arrow files hold the same rows`
-        : `${differ} of ${parts.length} parts' CSV and Arrow files differ`,
+      'CSV',
+      'data.csv',
+      parts.filter((p) => !p.filesAgree).length,
+      'differ',
     );
     if (args.parquet) {
-      const apart = parts.filter((p) => p.parquetAgrees !== true).length;
-      add(
-        'parquet-equals-arrow',
-        apart === 0,
-        apart === 0
-          ? parts.length === 1
-            ? 'data.parquet and data.arrow hold the same rows'
-            : `each of the ${parts.length} parts' Parquet and Arrow files hold the same rows`
-          : `${apart} of ${parts.length} parts' Parquet and Arrow files differ or are missing`,
-      );
+      const failing = parts.filter((p) => p.parquetAgrees !== true).length;
+      agreeWithArrow('parquet-equals-arrow', 'Parquet', 'data.parquet', failing, 'differ or are missing');
     }
     const same = (p: PartFacts) =>
       p.names.length === args.names.length && p.names.every((n, i) => n === args.names[i]);

@@ -23,7 +23,7 @@ import {
   validateRollup,
   validateShapes,
 } from './kernel.ts';
-import { histogramReference } from './reference.ts';
+import { composeReference, histogramReference } from './reference.ts';
 
 type Open = (input: GroupingInput, tables: readonly (readonly Int32Array[])[]) => GroupingSession;
 
@@ -119,14 +119,7 @@ export function chunkedSession(
     compose(groupOf, map) {
       live();
       validateCompose(groupOf, map, n);
-      const out = new Int32Array(n);
-      for (let t = 0; t < n; t++) {
-        const c = groupOf[t]!;
-        if (c < 0 || c >= map.length)
-          throw kernelError('compose', Status.ClassOutOfMap, 'a class id is outside the map');
-        out[t] = map[c]!;
-      }
-      return out;
+      return composeReference(groupOf, map);
     },
     histogram(groupOf, groups, values, width) {
       live();

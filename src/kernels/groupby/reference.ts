@@ -136,6 +136,18 @@ export function groupByReference(
   return { groups, srcToGroup, sizes: sizes.slice(0, groups), reps: reps.slice(0, groups) };
 }
 
+/** A rollup's tuple → class map from its source's: `map[groupOf[t]]`, each class id checked. */
+export function composeReference(groupOf: Int32Array, map: Int32Array): Int32Array {
+  const out = new Int32Array(groupOf.length);
+  for (let t = 0; t < out.length; t++) {
+    const g = groupOf[t]!;
+    if (g < 0 || g >= map.length)
+      throw kernelError('compose', Status.ClassOutOfMap, 'a class id is outside the map');
+    out[t] = map[g]!;
+  }
+  return out;
+}
+
 export function histogramReference(
   groupOf: Int32Array,
   groups: number,
@@ -190,14 +202,7 @@ export const tsGroupingKernel: GroupingKernel = {
       },
       compose(groupOf, map) {
         validateCompose(groupOf, map, n);
-        const out = new Int32Array(groupOf.length);
-        for (let t = 0; t < out.length; t++) {
-          const g = groupOf[t]!;
-          if (g < 0 || g >= map.length)
-            throw kernelError('compose', Status.ClassOutOfMap, 'a class id is outside the map');
-          out[t] = map[g]!;
-        }
-        return out;
+        return composeReference(groupOf, map);
       },
       histogram(groupOf, groups, values, width) {
         return histogramReference(groupOf, groups, values, width, input.counts);
