@@ -61,15 +61,19 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
   });
   const timings: Record<string, number> = {};
   const time = timer(timings);
-  const [arrow, csv, parquet] = time('write', () => [
-    encodeArrow(columns),
-    encodeCsv(columns, work.file.layout.delimiter, work.spec.format),
-    writesParquet(work.spec) ? encodeParquet(columns) : undefined,
-  ]);
+  const [arrow, csv, parquet] = time(
+    'write',
+    () =>
+      [
+        encodeArrow(columns),
+        encodeCsv(columns, work.file.layout.delimiter, work.spec.format),
+        writesParquet(work.spec) ? encodeParquet(columns) : undefined,
+      ] as const,
+  );
   const files = partFiles(parts, part);
   await Promise.all([
-    store.put(work.key(`staging/${files.arrow}`), arrow!),
-    store.put(work.key(`staging/${files.csv}`), csv!),
+    store.put(work.key(`staging/${files.arrow}`), arrow),
+    store.put(work.key(`staging/${files.csv}`), csv),
     ...(parquet ? [store.put(work.key(`staging/${files.parquet}`), parquet)] : []),
   ]);
   await timing(

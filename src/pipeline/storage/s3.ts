@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import {
+  bodyPieces,
   type Digest,
   type PutBody,
   type Store,
@@ -180,8 +181,8 @@ export class S3Store implements Store {
 
   async put(key: string, body: PutBody): Promise<void> {
     // One buffer: the SDK sends and checksums a body whole (or in its own parts).
-    const bytes: Uint8Array =
-      typeof body === 'string' ? Buffer.from(body) : body instanceof Uint8Array ? body : Buffer.concat(body);
+    const pieces = bodyPieces(body);
+    const bytes = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
     await this.call(key, async () => {
       const { sdk, client } = await this.sdk();
       if (bytes.length >= this.threshold) {

@@ -18,6 +18,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  bodyPieces,
   type Digest,
   joinKey,
   type Location,
@@ -95,8 +96,7 @@ export class SealedStore implements Store {
   async put(key: string, body: PutBody): Promise<void> {
     const kind = this.kind(key);
     if (kind === 'plain') return this.inner.put(key, body);
-    const pieces =
-      typeof body === 'string' ? [Buffer.from(body)] : body instanceof Uint8Array ? [body] : body;
+    const pieces = bodyPieces(body);
     const hash = createHash('sha256');
     for (const piece of pieces) hash.update(piece);
     const sum = hash.digest();

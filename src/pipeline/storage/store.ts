@@ -8,6 +8,11 @@ import { PpdpError } from '../../errors.ts';
 /** An object's bytes: whole, as text, or in pieces one after the other. */
 export type PutBody = Uint8Array | string | readonly Uint8Array[];
 
+/** A body's bytes as pieces, one after the other (text as UTF-8; whole bytes as one piece). */
+export function bodyPieces(body: PutBody): readonly Uint8Array[] {
+  return typeof body === 'string' ? [Buffer.from(body)] : body instanceof Uint8Array ? [body] : body;
+}
+
 export interface StoredObject {
   readonly key: string;
   readonly size: number;
