@@ -2,7 +2,9 @@
  * What each Task's function may touch in the three buckets: the keys it reads, writes and
  * deletes, as IAM object patterns. The work area's keys are those of
  * src/pipeline/states/work.ts under `work/<name>/<runId>/`; the shards of the input's rows
- * (`rows/<i>.arrow`) are read only by the states that need the rows themselves.
+ * (`rows/<piece>/<i>.arrow`) are read only by the states that need the rows themselves, and the
+ * input's files in the inbox only by Plan (the spec, the first file's header, the digest) and
+ * by the scan.
  */
 import type { TaskName } from '../../src/pipeline/definition.ts';
 import { LOCK, MANIFEST } from '../../src/pipeline/publish.ts';
@@ -18,9 +20,13 @@ export type Area = 'inbox' | 'work' | 'releases';
 
 /** A run's work area, as a pattern: `work/<name>/<runId>/`. */
 const RUN = 'work/*/';
-/** The input's row shards and its dictionaries (the values without the rows). */
+/** The input's row shards, its pieces' code maps and its dictionaries (the values without the rows). */
 export const ROWS = `${RUN}rows/*`;
 export const DICTIONARIES = `${RUN}rows/dictionaries.arrow`;
+/** The pieces' code maps (Combine's), local code → input code per column. */
+export const CODE_MAPS = `${RUN}rows/*/codes.bin`;
+/** The row shards a scan writes, `rows/<piece>/<i>.arrow` (not the dictionaries nor the code maps). */
+export const SHARD_FILES = `${RUN}rows/*/*.arrow`;
 /** A release folder's lock and its takeover marks (src/pipeline/publish.ts). */
 export const LOCKS = `releases/*/${LOCK}*`;
 /** Where a release's failure is recorded for its users (src/pipeline/states/report-failure.ts). */
@@ -37,20 +43,26 @@ export const ACCESS: Record<TaskName, Partial<Record<Area, KeyAccess>>> = {
     work: {
       // The run lock (src/pipeline/lock.ts) and a failure recorded after it.
       read: run('lock.json', 'error.json'),
-      write: run(
-        'lock.json',
-        'bundle/*',
-        'rows/*',
-        'shards.json',
-        'parts.json',
-        'checks.json',
-        'plan.json',
-        'timings/*',
-      ),
+      write: run('lock.json', 'bundle/*', 'pieces.json', 'plan.json', 'timings/*'),
       delete: run('lock.json'),
     },
     // The release folder's check (a ppdp manifest or lock) and its lock.
     releases: { read: [`releases/*/${MANIFEST}`, LOCKS], write: [LOCKS], delete: [LOCKS] },
+  },
+  ScanPiece: {
+    // Its piece of the input (a file Plan listed), and the shards it writes of it.
+    inbox: { read: ['inbox/*'] },
+    work: { read: OPENED, write: [SHARD_FILES, ...run('scan/*', 'timings/*')] },
+  },
+  Combine: {
+    work: {
+      read: [...OPENED, ...run('scan/*')],
+      write: [
+        DICTIONARIES,
+        CODE_MAPS,
+        ...run('shards.json', 'parts.json', 'checks.json', 'plan.json', 'timings/*'),
+      ],
+    },
   },
   CountShard: {
     work: { read: [...OPENED, ROWS], write: run('counts/*', 'timings/*') },
@@ -106,11 +118,13 @@ export const ACCESS: Record<TaskName, Partial<Record<Area, KeyAccess>>> = {
 };
 
 /** What the Distributed Maps' ItemReader reads (the state machine's own role). */
-export const MAP_ITEMS: readonly string[] = run('shards.json', 'parts.json', 'checks.json');
+export const MAP_ITEMS: readonly string[] = run('pieces.json', 'shards.json', 'parts.json', 'checks.json');
 
 /** Why a pattern is a wildcard, for the cdk-nag acknowledgement of each one. */
 export function wildcardReason(pattern: string): string {
   if (pattern === ROWS) return "the input's row shards of any run: only the states that read rows";
+  if (pattern === CODE_MAPS) return "the input pieces' code maps of any run: only Combine writes them";
+  if (pattern === SHARD_FILES) return "the row shards of any run's input pieces: only the scan writes them";
   if (pattern === LOCKS) return "release folders' locks only: keys depend on the release name and run id";
   if (pattern === FAILURES) return "a release's failure record only: its key depends on the release name";
   if (pattern === 'inbox/*') return 'specs and inputs under inbox/ only: keys depend on the release name';

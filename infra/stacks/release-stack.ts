@@ -95,6 +95,8 @@ export interface InputBucket {
 export const HANDLER_FILES: Record<TaskName | 'Start', string> = {
   Start: 'start',
   Plan: 'plan',
+  ScanPiece: 'scan-piece',
+  Combine: 'combine',
   CountShard: 'count-shard',
   Search: 'search',
   ApplyShard: 'apply-shard',
@@ -158,8 +160,12 @@ function sizingByRows(rowsPerShard: number): Record<TaskName, Sizing> {
     tmp: 2048,
   };
   return {
-    // Plan downloads the input to /tmp and streams it: the most ephemeral storage Lambda gives.
+    // Plan copies the input's first file to /tmp for its checks; a scan copies its own file
+    // there and reads it one shard at a time: the most ephemeral storage Lambda gives.
     Plan: { ...BIG, tmp: 10_240 },
+    ScanPiece: { ...BIG, tmp: 10_240 },
+    // Combine holds the input's distinct values (every piece's dictionaries, merged).
+    Combine: BIG,
     CountShard: shard,
     Search: BIG,
     ApplyShard: shard,

@@ -75,6 +75,16 @@ class TupleSketch {
     }
   }
 
+  /** The registers, for another sketch to `merge` (a piece's sketch into the whole input's). */
+  bytes(): Uint8Array {
+    return this.registers;
+  }
+
+  merge(registers: Uint8Array): void {
+    for (let i = 0; i < this.registers.length; i++)
+      if (registers[i]! > this.registers[i]!) this.registers[i] = registers[i]!;
+  }
+
   estimate(): number {
     const m = this.registers.length;
     let sum = 0;
@@ -97,11 +107,47 @@ export class ShardedAdmission {
   private meanBytes: number[] = [];
   private shards = 0;
 
+  /**
+   * @param scanState the state reading the rows, which the `Plan` budget is for (ScanPiece
+   *   deployed: each reads one piece of the input)
+   */
   constructor(
     private readonly qis: ReadonlySet<string>,
     private readonly rowsPerShard: number,
     private readonly budgets: StateBudgets,
+    private readonly scanState = 'Plan',
   ) {}
+
+  /** What a piece's admission hands to the merge (`admitWhole`): rows and the tuple sketch. */
+  summary(): { readonly rows: number; readonly sketch: string } {
+    return { rows: this.rows, sketch: Buffer.from(this.sketch.bytes()).toString('base64') };
+  }
+
+  /**
+   * The whole input's admission from its pieces' summaries and its merged dictionaries: the
+   * states after the scan (the shard states, Search) against their budgets, with the input
+   * all read, so nothing is extrapolated.
+   * @throws LimitError E_LIMIT_MEMORY as `observe` does.
+   */
+  static admitWhole(
+    pieces: readonly { readonly rows: number; readonly sketch: string }[],
+    dictionaries: EncodedTable,
+    rowsPerShard: number,
+    budgets: StateBudgets,
+  ): Projection {
+    const whole = new ShardedAdmission(new Set(), rowsPerShard, budgets);
+    for (const p of pieces) {
+      whole.sketch.merge(Buffer.from(p.sketch, 'base64'));
+      whole.rows += p.rows;
+    }
+    whole.shards = pieces.length;
+    whole.tuples = whole.sketch.estimate();
+    whole.values = dictionaries.columns.map((c) => c.dictionary.length);
+    whole.meanBytes = dictionaries.columns.map((c) => meanUtf8Bytes(c.dictionary, 0));
+    const projection = whole.project(whole.rows, whole.values, whole.tuples, dictionaries.columns.length);
+    whole.check(projection, ['shard', 'Search']);
+    return projection;
+  }
 
   /**
    * Takes in the next shard and refuses the release when a state's projected need passes its
@@ -135,12 +181,21 @@ export class ShardedAdmission {
     // New values and tuples per row in the latest shard, carried over the rows still to come.
     const grow = (now: number, was: number) =>
       Math.min(now + remaining, now + ((now - was) / added) * remaining);
-    const values = this.values.map((d, i) => grow(d, before.values[i] ?? 0));
+    const projection = this.project(
+      total,
+      this.values.map((d, i) => grow(d, before.values[i] ?? 0)),
+      grow(this.tuples, before.tuples),
+      shard.columns.length,
+    );
+    if (this.shards >= 2 || shard.progress >= 1) this.check(projection);
+    return projection;
+  }
+
+  /** Each state's need for `total` rows holding `values` distinct values per column and `tuples` tuples. */
+  private project(total: number, values: number[], tuples: number, columns: number): Projection {
     const valueBytes = values.reduce((s, d, i) => s + d * (this.meanBytes[i] ?? 0), 0);
     const valueCount = values.reduce((s, d) => s + d, 0);
-    const tuples = grow(this.tuples, before.tuples);
-    const cells = Math.min(this.rowsPerShard, total) * shard.columns.length;
-    // What the distinct values cost each state: Plan holds them twice over, the others once.
+    const cells = Math.min(this.rowsPerShard, total) * columns;
     const valueNeeds = {
       Plan: 2 * valueBytes + valueCount * PLAN_VALUE_OVERHEAD_BYTES,
       shard: valueBytes + valueCount * VALUE_OVERHEAD_BYTES,
@@ -151,23 +206,18 @@ export class ShardedAdmission {
       shard: BASE_BYTES + Math.min(this.rowsPerShard, total) * SHARD_BYTES_PER_ROW + valueNeeds.shard,
       Search: BASE_BYTES + tuples * SEARCH_BYTES_PER_TUPLE + valueNeeds.Search,
     };
-    const projection: Projection = {
-      rows: Math.round(total),
-      values: valueCount,
-      valueBytes,
-      tuples,
-      needs,
-      valueNeeds,
-    };
-    if (this.shards >= 2 || shard.progress >= 1) this.check(projection);
-    return projection;
+    return { rows: Math.round(total), values: valueCount, valueBytes, tuples, needs, valueNeeds };
   }
 
-  private check(p: Projection): void {
-    for (const state of ['Plan', 'shard', 'Search'] as const) {
+  private check(
+    p: Projection,
+    states: readonly ('Plan' | 'shard' | 'Search')[] = ['Plan', 'shard', 'Search'],
+  ): void {
+    for (const state of states) {
       const budget = this.budgets[state];
       if (p.needs[state] <= HEADROOM * budget.bytes) continue;
-      const name = state === 'shard' ? 'CountShard and ApplyShard' : state;
+      const name =
+        state === 'shard' ? 'CountShard and ApplyShard' : state === 'Plan' ? this.scanState : state;
       const what =
         state === 'Search'
           ? `about ${fmt(p.tuples)} distinct quasi-identifier tuples`

@@ -172,7 +172,7 @@ export function* readFolderShards(
   }
 }
 
-function checkSameColumns(
+export function checkSameColumns(
   folder: string,
   first: string,
   names: readonly string[],

@@ -5,9 +5,11 @@
  * Distributed Map into an inline Map fed by a lister Task, and every Task is bound to its
  * handler in-process by state name).
  *
- *   Plan → Route ─ sharded → Count (map: CountShard) → Search → Apply (map: ApplyShard) → Parts (map: Assemble)
- *              │             → Check (map: VerifySlice, over input shards and output parts) ─┐
- *              └─ single  → Build ─────────────────────────────────────────────────────────┴→ Verify → Publish
+ *   Plan → Scan (map: ScanPiece, over the input's files) → Combine → Route ─┐
+ *     ┌───────────────────────────────────────────────────────────────────────┘
+ *     ├─ sharded → Count (map: CountShard) → Search → Apply (map: ApplyShard) → Parts (map: Assemble)
+ *     │             → Check (map: VerifySlice, over input shards and output parts) ─┐
+ *     └─ single  → Build ─────────────────────────────────────────────────────────┴→ Verify → Publish
  *   any failure → ReportFailure → Failed   (writes releases/<name>/error.json; publishes nothing)
  *   (deployed, only ppdp's own refusals take that path: see `caught`)
  *
@@ -18,6 +20,8 @@
 /** The Tasks, each a Lambda function in AWS and an in-process handler locally. */
 export const TASKS = [
   'Plan',
+  'ScanPiece',
+  'Combine',
   'CountShard',
   'Search',
   'ApplyShard',
@@ -168,8 +172,11 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
         Parameters: { 'request.$': '$', 'execution.$': '$$.Execution.Name' },
         ResultPath: '$.plan',
         Catch: toFailure,
-        Next: 'Route',
+        Next: 'Scan',
       }),
+      Scan: shardMap('ScanPiece', 'Combine', 'pieceItems'),
+      // Combine's answer completes Plan's (rows, shards, parts): it replaces it.
+      Combine: task('Combine', { Parameters: work, ResultPath: '$.plan', Catch: toFailure, Next: 'Route' }),
       Route: {
         Type: 'Choice',
         Choices: [{ Variable: '$.plan.mode', StringEquals: 'single', Next: 'Build' }],

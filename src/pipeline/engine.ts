@@ -161,7 +161,7 @@ export async function executeRelease(
   let planned: PlanResult | undefined;
   const record: EngineOptions['wrap'] = (state, handler) => async (input) => {
     const out = await handler(input);
-    if (state === 'Plan') planned = out as PlanResult;
+    if (state === 'Plan' || state === 'Combine') planned = out as PlanResult;
     return out;
   };
   const wrap: EngineOptions['wrap'] = (state, handler) =>
@@ -228,6 +228,7 @@ function handlers(
   };
   return {
     ...stateHandlers,
+    [listerName('Scan')]: listItems,
     [listerName('Count')]: listItems,
     [listerName('Apply')]: listItems,
     [listerName('Parts')]: listItems,
@@ -288,6 +289,8 @@ async function runDirect(
   try {
     plan = (await call('Plan', { request, execution: localExecutionName() })) as PlanResult;
     const work = { work: plan.work };
+    for (let index = 0; index < plan.pieces; index++) await call('ScanPiece', { ...work, index });
+    plan = (await call('Combine', work)) as PlanResult;
     if (plan.mode === 'sharded') {
       for (let index = 0; index < plan.shards; index++) await call('CountShard', { ...work, index });
       await call('Search', work);

@@ -1,9 +1,13 @@
 /**
- * The plan step's row shards: one Arrow IPC stream per shard (`rows/N.arrow` in the work area)
- * holding its rows encoded — every column as Dictionary<Utf8, Int32> with the dictionary the
- * input reader had built by the shard's end and the shard's codes. Dictionaries only grow, so
- * each shard's is a prefix of the next one's and a code means the same value in every shard:
- * the last shard's dictionaries are the input's. Shard data never travels in a state payload.
+ * The scan's row shards: one Arrow IPC stream per shard (`rows/P/J.arrow` in the work area: the
+ * J-th shard of input piece P) holding its rows encoded — every column as Dictionary<Utf8, Int32>
+ * with the dictionary the piece's reader had built by the shard's end and the shard's codes.
+ * Within a piece dictionaries only grow, so each shard's is a prefix of the next one's. The
+ * pieces are read apart, each with its own dictionaries; Combine merges them, in piece order,
+ * into the input's (`rows/dictionaries.arrow`: a value's code is its rank of first appearance in
+ * the input) and writes each piece's code map (`rows/P/codes.bin`: per column, local code →
+ * input code), which the states apply as they load a shard (`toInputCodes`). Shard data never
+ * travels in a state payload.
  */
 import {
   type Data,
@@ -26,6 +30,9 @@ export interface ShardRange {
   /** Input rows [firstRow, firstRow + rows). */
   readonly firstRow: number;
   readonly rows: number;
+  /** The input piece the shard was read from, and its place among that piece's shards. */
+  readonly piece: number;
+  readonly inPiece: number;
 }
 
 export interface RowsLayout {
@@ -36,12 +43,60 @@ export interface RowsLayout {
   readonly delimiter: string;
 }
 
-/** The work area's key of shard `index`'s rows. */
-export function shardRowsKey(index: number): string {
-  return `rows/${index}.arrow`;
+/** The work area's key of the rows of the `inPiece`-th shard of input piece `piece`. */
+export function shardRowsKey(piece: number, inPiece: number): string {
+  return `rows/${piece}/${inPiece}.arrow`;
 }
 
-/** The work area's key of the input's dictionaries (the last shard's, with no rows). */
+/** The work area's key of a piece's code map (local code → input code, per column). */
+export function pieceCodesKey(piece: number): string {
+  return `rows/${piece}/codes.bin`;
+}
+
+/** Per column, each local code's input code. */
+export type CodeMaps = readonly Int32Array[];
+
+export function encodeCodeMaps(maps: CodeMaps): Uint8Array {
+  const out = new Int32Array(1 + maps.length + maps.reduce((n, m) => n + m.length, 0));
+  out[0] = maps.length;
+  let at = 1 + maps.length;
+  for (const [i, m] of maps.entries()) {
+    out[1 + i] = m.length;
+    out.set(m, at);
+    at += m.length;
+  }
+  return new Uint8Array(out.buffer);
+}
+
+export function decodeCodeMaps(bytes: Uint8Array): CodeMaps {
+  const words = new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const maps: Int32Array[] = [];
+  let at = 1 + words[0]!;
+  for (let i = 0; i < words[0]!; i++) {
+    const n = words[1 + i]!;
+    maps.push(words.subarray(at, at + n));
+    at += n;
+  }
+  return maps;
+}
+
+/**
+ * A piece's shard in the input's codes, with the input's dictionaries: what every state after
+ * the scan works on, the same whatever the pieces and shards.
+ */
+export function toInputCodes(shard: EncodedTable, maps: CodeMaps, input: EncodedTable): EncodedTable {
+  return {
+    ...shard,
+    columns: shard.columns.map((c, i) => {
+      const map = maps[i]!;
+      const codes = new Int32Array(c.codes.length);
+      for (let r = 0; r < codes.length; r++) codes[r] = map[c.codes[r]!]!;
+      return { ...c, dictionary: input.columns[i]!.dictionary, codes };
+    }),
+  };
+}
+
+/** The work area's key of the input's dictionaries (merged from the pieces', with no rows). */
 export const DICTIONARIES_KEY = 'rows/dictionaries.arrow';
 
 /** A shard's rows as one Arrow IPC stream (schema, dictionaries, one record batch). */

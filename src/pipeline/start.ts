@@ -28,6 +28,7 @@ import { runIdFrom } from './release.ts';
 import { openSpec, releaseName } from './states/plan.ts';
 import type { PhaseEnv } from './states/types.ts';
 import { baseKey, dirKey, joinKey, type Location, utf8 } from './storage/index.ts';
+import { storedInputDigest, storedInputFiles } from './stored-input.ts';
 
 export const SFN_ENDPOINT_ENV = 'PPDP_SFN_ENDPOINT';
 export const STATE_MACHINE_ENV = 'PPDP_STATE_MACHINE_ARN';
@@ -43,8 +44,6 @@ export interface StartResult {
   readonly runId: string | null;
 }
 
-/** Bytes per ranged read of the input: memory holds one piece. */
-const PIECE_BYTES = 8 * 1024 * 1024;
 /** Step Functions' limit on an execution's name. */
 const MAX_NAME = 80;
 /** Fresh executions of one run after failures on ppdp's failure path (…-2 to …-MAX_TRIES). */
@@ -109,7 +108,8 @@ export function executionArnOf(stateMachineArn: string, execution: string): stri
 
 /**
  * The run id Plan computes for the spec at `loc`: its bytes, and the digest of the input it
- * names (read in ranged pieces, so memory holds one piece, whatever the input's size).
+ * names, a file or a folder (read in ranged pieces, so memory holds one piece, whatever the
+ * input's size).
  */
 export async function runIdAt(loc: Location): Promise<string> {
   const specBytes = await loc.store.get(loc.key);
@@ -119,12 +119,9 @@ export async function runIdAt(loc: Location): Promise<string> {
   const { input } = json;
   if (typeof input !== 'string') throw new TypeError('the spec names no input');
   const key = joinKey(dirKey(loc.key), input);
-  const size = await loc.store.head(key);
-  if (size === undefined) throw new TypeError('the input is missing');
-  const hash = createHash('sha256');
-  for (let at = 0; at < size; at += PIECE_BYTES)
-    hash.update(await loc.store.getRange(key, at, Math.min(size, at + PIECE_BYTES)));
-  return runIdFrom(specBytes, hash.digest());
+  const files = await storedInputFiles(loc.store, key);
+  if (files === undefined) throw new TypeError('the input is missing');
+  return runIdFrom(specBytes, await storedInputDigest(loc.store, key, files));
 }
 
 /** The Step Functions client of the Start function (PPDP_SFN_ENDPOINT: a local endpoint). */

@@ -4,13 +4,15 @@
  * release — undoing its row shuffle or its perturbation. So every stream is keyed by the seed
  * *and* a digest of the input's content, which an attacker does not have:
  *
- *   table digest = SHA-256 over the columns in input order, each as its UTF-8 name, 0x00, its
- *                  distinct values in order of first appearance (each UTF-8, then 0x00), 0x00,
- *                  then the SHA-256 of every row's index into that list (u32 LE): the
- *                  indexes are hashed as the rows stream by, so no state holds the whole
- *                  table to compute it (CellDigest). A function of the decoded
- *                  cells alone (whatever order a file's dictionary lists them in), so CSV,
- *                  Arrow and the serverless row shards give the same digest
+ *   table digest = SHA-256("ppdp/table/v2" ‖ 0x00 ‖ each column's UTF-8 name, 0x00 ‖ 0x00 ‖
+ *                  the row count (u64 LE) ‖ the row sum), where the row sum is the sum, lane by
+ *                  lane modulo 2^32, of a 128-bit hash of every row. A row's hash binds its cells
+ *                  together, in column order (a hash of each value, mixed lane by lane across the
+ *                  columns), so it depends on which values share a row, not on the marginals a
+ *                  release shows. A sum needs no order: each scanned piece of the input adds its
+ *                  rows' hashes, and the pieces' sums add up to the table's (CellDigest.merge), so
+ *                  no state reads the whole input to compute it. A function of the decoded cells
+ *                  alone, so CSV, Arrow, Parquet, one file or many give the same digest
  *   key(purpose) = SHA-256("ppdp/stream/v1" ‖ 0x00 ‖ purpose ‖ 0x00 ‖ seed u32 LE ‖ table digest)[0..16)
  *
  * The one key scheme of ppdp: every stream (the row shuffle of every method, randomization's
@@ -47,72 +49,117 @@ export function tableDigest(table: EncodedTable): Uint8Array {
   return new CellDigest().add(table).digest();
 }
 
-/** The table digest built shard by shard, in input order: the same as the whole table's. */
+/** Lanes of the row hash: 4 × 32 bits. */
+const LANES = 4;
+
+/**
+ * The table digest built piece by piece, in any order and on any machine: `add` takes shards
+ * (a reader's shards, whose dictionaries only grow), `merge` takes another digest's `state()`.
+ */
 export class CellDigest {
-  private columns: {
-    readonly name: string;
-    readonly codes: ReturnType<typeof createHash>;
-    /** Rank of first appearance by value, and the values in that order. */
-    readonly rankOf: Map<string, number>;
-    readonly values: string[];
-  }[] = [];
+  private names: string[] | undefined;
+  private rows = 0;
+  private readonly sum = new Uint32Array(LANES);
+  /** Per column, the lanes of each dictionary entry hashed so far, and that dictionary. */
+  private hashed: { dictionary: readonly string[]; count: number; lanes: Uint32Array }[] = [];
 
   add(table: EncodedTable): this {
-    if (this.columns.length === 0)
-      this.columns = table.columns.map((c) => ({
-        name: c.name,
-        codes: createHash('sha256'),
-        rankOf: new Map(),
-        values: [],
-      }));
-    table.columns.forEach((col, i) => {
-      const state = this.columns[i]!;
-      // Ranks are looked up by value once per dictionary entry a row of this table uses.
-      const rank = new Int32Array(col.dictionary.length).fill(-1);
-      const codes = new Uint32Array(col.codes.length);
-      for (let r = 0; r < codes.length; r++) {
-        const c = col.codes[r]!;
-        let x = rank[c]!;
-        if (x < 0) {
-          const v = col.dictionary[c]!;
-          x = state.rankOf.get(v) ?? state.values.push(v) - 1;
-          state.rankOf.set(v, x);
-          rank[c] = x;
-        }
-        codes[r] = x;
+    this.checkNames(table.columns.map((c) => c.name));
+    const columns = table.columns.map((c, i) => this.valueLanes(i, c.dictionary));
+    const sum = this.sum;
+    const row = new Uint32Array(LANES);
+    for (let r = 0; r < table.rowCount; r++) {
+      for (let l = 0; l < LANES; l++) row[l] = LANE_SEEDS[l]!;
+      for (let c = 0; c < columns.length; c++) {
+        const at = table.columns[c]!.codes[r]! * LANES;
+        const lanes = columns[c]!;
+        // Each lane also takes its neighbour's state: a row's lanes are not independent hashes.
+        for (let l = 0; l < LANES; l++) row[l] = mix32(row[l]! ^ lanes[at + l]! ^ (row[(l + 1) & 3]! >>> 7));
       }
-      state.codes.update(littleEndian(codes));
-    });
+      for (let l = 0; l < LANES; l++) sum[l] = (sum[l]! + mix32(row[l]! ^ c32(l))) >>> 0;
+    }
+    this.rows += table.rowCount;
+    return this;
+  }
+
+  /** What `merge` takes: the column names, the rows added and the row sum. */
+  state(): DigestState {
+    return { names: this.names ?? [], rows: this.rows, sum: Array.from(this.sum) };
+  }
+
+  merge(other: DigestState): this {
+    if (other.rows === 0 && other.names.length === 0) return this;
+    this.checkNames(other.names);
+    this.rows += other.rows;
+    for (let l = 0; l < LANES; l++) this.sum[l] = (this.sum[l]! + (other.sum[l] ?? 0)) >>> 0;
     return this;
   }
 
   digest(): Uint8Array {
-    const hash = createHash('sha256');
-    const zero = Uint8Array.of(0);
-    for (const col of this.columns) {
-      hash.update(col.name);
-      hash.update(zero);
-      for (const v of col.values) {
-        hash.update(v);
-        hash.update(zero);
+    const hash = createHash('sha256').update('ppdp/table/v2').update(Uint8Array.of(0));
+    for (const name of this.names ?? []) hash.update(name).update(Uint8Array.of(0));
+    hash.update(Uint8Array.of(0));
+    const tail = new DataView(new ArrayBuffer(8 + 4 * LANES));
+    tail.setBigUint64(0, BigInt(this.rows), true);
+    for (let l = 0; l < LANES; l++) tail.setUint32(8 + 4 * l, this.sum[l]!, true);
+    return hash.update(new Uint8Array(tail.buffer)).digest();
+  }
+
+  private checkNames(names: readonly string[]): void {
+    if (this.names === undefined) this.names = [...names];
+    else if (this.names.length !== names.length || this.names.some((n, i) => n !== names[i]))
+      throw new Error(`table digest: columns ${names.join(',')} after ${this.names.join(',')}`);
+  }
+
+  /**
+   * The lanes of every entry of column `i`'s dictionary. A reader's dictionaries only grow (each
+   * shard's is a prefix of the next one's), so only the entries past the last shard's are
+   * hashed; a dictionary that is not such an extension is hashed afresh.
+   */
+  private valueLanes(i: number, dictionary: readonly string[]): Uint32Array {
+    let h = this.hashed[i];
+    const extends_ =
+      h !== undefined &&
+      dictionary.length >= h.count &&
+      (h.dictionary === dictionary || h.count === 0 || dictionary[h.count - 1] === h.dictionary[h.count - 1]);
+    if (!h || !extends_) h = this.hashed[i] = { dictionary, count: 0, lanes: new Uint32Array(0) };
+    if (dictionary.length > h.count) {
+      if (h.lanes.length < dictionary.length * LANES) {
+        const grown = new Uint32Array(Math.max(dictionary.length, 2 * h.count) * LANES);
+        grown.set(h.lanes.subarray(0, h.count * LANES));
+        h.lanes = grown;
       }
-      hash.update(zero);
-      hash.update(col.codes.digest());
+      for (let v = h.count; v < dictionary.length; v++) hashValue(i, dictionary[v]!, h.lanes, v * LANES);
+      h.count = dictionary.length;
     }
-    return hash.digest();
+    h.dictionary = dictionary;
+    return h.lanes;
   }
 }
 
-const BIG_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 0;
+/** A digest's state in JSON: what a scanned piece hands to the merge. */
+export interface DigestState {
+  readonly names: readonly string[];
+  readonly rows: number;
+  readonly sum: readonly number[];
+}
 
-/** The words' bytes in little-endian order, whatever the platform's. */
-function littleEndian(words: Uint32Array): Uint8Array {
-  const bytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
-  if (!BIG_ENDIAN) return bytes;
-  const out = new Uint8Array(bytes.length);
-  const view = new DataView(out.buffer);
-  for (let i = 0; i < words.length; i++) view.setUint32(4 * i, words[i]!, true);
-  return out;
+const LANE_SEEDS = Uint32Array.from({ length: LANES }, (_, l) => mix32(0x9e3779b9 + l * 0x632be5ab) >>> 0);
+const c32 = (l: number) => (0x85ebca6b + l * 0x27d4eb2f) | 0;
+
+/** Four 32-bit hashes of column `column`'s value `v` (its UTF-16 units), into `out` at `at`. */
+function hashValue(column: number, v: string, out: Uint32Array, at: number): void {
+  let a = 0x811c9dc5 ^ column;
+  let b = 0x01000193 ^ Math.imul(column + 1, 0x9e3779b9);
+  for (let k = 0; k < v.length; k++) {
+    const u = v.charCodeAt(k);
+    a = Math.imul(a ^ u, 0x01000193);
+    b = Math.imul(b ^ u, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  a = mix32(a ^ v.length);
+  b = mix32(b ^ Math.imul(v.length, 0xcc9e2d51));
+  for (let l = 0; l < LANES; l++) out[at + l] = mix32(a + Math.imul(l + 1, b) + c32(l)) >>> 0;
 }
 
 /**

@@ -235,25 +235,9 @@ function checkInputCategories(
 
 /** The documented stream key: SHA-256("ppdp/stream/v1" ‖ 0x00 ‖ purpose ‖ 0x00 ‖ seed u32 LE ‖ digest)[0..16). */
 function streamKeys(spec: ReleaseSpec, input: EncodedTable): (purpose: string) => number[] {
-  // The documented table digest (src/util/keys.ts), recomputed here from its definition.
-  const cells = createHash('sha256');
-  for (const col of input.columns) {
-    const firstSeen = new Map<string, number>();
-    const rowIndex = Buffer.alloc(4 * col.codes.length);
-    col.codes.forEach((code, r) => {
-      const value = col.dictionary[code]!;
-      let i = firstSeen.get(value);
-      if (i === undefined) firstSeen.set(value, (i = firstSeen.size));
-      rowIndex.writeUInt32LE(i, 4 * r);
-    });
-    cells.update(Buffer.from(`${col.name}\u0000`, 'utf8'));
-    for (const value of firstSeen.keys()) cells.update(Buffer.from(`${value}\u0000`, 'utf8'));
-    cells.update(Buffer.from([0]));
-    cells.update(createHash('sha256').update(rowIndex).digest());
-  }
+  const digest = documentedTableDigest(input);
   const seedBytes = Buffer.alloc(4);
   seedBytes.writeUInt32LE(spec.seed >>> 0);
-  const digest = cells.digest();
   return (purpose: string) => {
     const h = createHash('sha256')
       .update('ppdp/stream/v1')
@@ -265,6 +249,56 @@ function streamKeys(spec: ReleaseSpec, input: EncodedTable): (purpose: string) =
       .digest();
     return [0, 1, 2, 3].map((i) => h.readUInt32LE(4 * i));
   };
+}
+
+/**
+ * The table digest (docs/definitions.md, "Table digest"), recomputed here from its definition,
+ * row by row and cell by cell, apart from the code that keyed the release.
+ */
+export function documentedTableDigest(input: EncodedTable): Buffer {
+  const mix = (x: number) => {
+    let h = x | 0;
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
+  };
+  const C = [0, 1, 2, 3].map((l) => (0x85ebca6b + l * 0x27d4eb2f) >>> 0);
+  const cellHash = (c: number, v: string): number[] => {
+    let a = (0x811c9dc5 ^ c) >>> 0;
+    let b = (0x01000193 ^ Math.imul(c + 1, 0x9e3779b9)) >>> 0;
+    for (let k = 0; k < v.length; k++) {
+      const u = v.charCodeAt(k);
+      a = Math.imul(a ^ u, 0x01000193) >>> 0;
+      b = Math.imul(b ^ u, 0x5bd1e995) >>> 0;
+      b = (b ^ (b >>> 15)) >>> 0;
+    }
+    a = mix(a ^ v.length);
+    b = mix(b ^ Math.imul(v.length, 0xcc9e2d51));
+    return C.map((cl, l) => mix((a + Math.imul(l + 1, b) + cl) >>> 0));
+  };
+  const cache = input.columns.map(() => new Map<string, number[]>());
+  const sums = [0, 0, 0, 0];
+  for (let row = 0; row < input.rowCount; row++) {
+    const r = [0, 1, 2, 3].map((l) => mix((0x9e3779b9 + l * 0x632be5ab) >>> 0));
+    input.columns.forEach((col, c) => {
+      const v = col.dictionary[col.codes[row]!]!;
+      let h = cache[c]!.get(v);
+      if (!h) cache[c]!.set(v, (h = cellHash(c, v)));
+      for (let l = 0; l < 4; l++) r[l] = mix(r[l]! ^ h[l]! ^ (r[(l + 1) % 4]! >>> 7));
+    });
+    for (let l = 0; l < 4; l++) sums[l] = (sums[l]! + mix(r[l]! ^ C[l]!)) >>> 0;
+  }
+  const hash = createHash('sha256')
+    .update('ppdp/table/v2')
+    .update(Buffer.from([0]));
+  for (const col of input.columns) hash.update(Buffer.from(`${col.name}\u0000`, 'utf8'));
+  const tail = Buffer.alloc(8 + 16);
+  tail.writeBigUInt64LE(BigInt(input.rowCount), 0);
+  sums.forEach((x, l) => tail.writeUInt32LE(x, 8 + 4 * l));
+  return hash
+    .update(Buffer.from([0]))
+    .update(tail)
+    .digest();
 }
 
 /** Replays the documented streams and compares with the release, cell by cell. Returns each attribute's released codes in input order. */

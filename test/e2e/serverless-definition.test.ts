@@ -45,10 +45,16 @@ describe('the release state machine', () => {
     expect(() => new StateMachine(LOCAL_DEFINITION as never)).not.toThrow();
   });
 
-  it('runs plan → fan-out → merge → verify → publish, with a single-task route', () => {
+  it('runs plan → scan → combine → fan-out → merge → verify → publish, with a single-task route', () => {
     const s = deployed.States;
     expect(deployed.StartAt).toBe('Plan');
-    expect(s.Plan!.Next).toBe('Route');
+    expect(s.Plan!.Next).toBe('Scan');
+    // The input's pieces are scanned side by side, then combined into the plan the rest follows.
+    expect(s.Scan!.ItemReader.Parameters['Key.$']).toBe('$.plan.pieceItems.key');
+    expect(s.Scan!.ItemProcessor.StartAt).toBe('ScanPiece');
+    expect(s.Scan!.Next).toBe('Combine');
+    expect(s.Combine!.ResultPath).toBe('$.plan');
+    expect(s.Combine!.Next).toBe('Route');
     expect(s.Route!.Choices[0]).toMatchObject({
       Variable: '$.plan.mode',
       StringEquals: 'single',
@@ -67,7 +73,7 @@ describe('the release state machine', () => {
     expect(s.Publish!.End).toBe(true);
     expect(s.ReportFailure!.Next).toBe('Failed');
     expect(s.Failed!.Type).toBe('Fail');
-    for (const map of ['Count', 'Apply', 'Parts', 'Check']) {
+    for (const map of ['Scan', 'Count', 'Apply', 'Parts', 'Check']) {
       expect(s[map]!.ItemProcessor.ProcessorConfig.Mode).toBe('DISTRIBUTED');
       expect(s[map]!.ItemReader.Resource).toBe('arn:aws:states:::s3:getObject');
       expect(s[map]!.ResultPath, 'shard results stay in the store, not the payload').toBeNull();
@@ -117,6 +123,7 @@ describe('the release state machine', () => {
   it('locally, each Distributed Map becomes a lister Task feeding an inline Map', () => {
     const local = localDefinition(deployed);
     for (const [map, before] of [
+      ['Scan', 'Plan'],
       ['Count', 'Route'],
       ['Apply', 'Search'],
     ] as const) {
@@ -131,7 +138,7 @@ describe('the release state machine', () => {
     }
     // Nothing else changes.
     for (const name of [
-      'Plan',
+      'Combine',
       'Search',
       'Assemble',
       'Build',

@@ -66,7 +66,18 @@ describe('the Lambda bundle', () => {
       },
     );
     expect([...called].sort()).toEqual(
-      ['Plan', 'CountShard', 'Search', 'ApplyShard', 'Assemble', 'VerifySlice', 'Verify', 'Publish'].sort(),
+      [
+        'Plan',
+        'ScanPiece',
+        'Combine',
+        'CountShard',
+        'Search',
+        'ApplyShard',
+        'Assemble',
+        'VerifySlice',
+        'Verify',
+        'Publish',
+      ].sort(),
     );
     for (const name of ['data.arrow', 'data.csv']) {
       expect(readFileSync(join(out, name)).equals(readFileSync(join(direct, name))), name).toBe(true);

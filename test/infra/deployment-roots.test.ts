@@ -46,7 +46,7 @@ describe('where work files and releases go', () => {
       // The release is named after the spec's folder (it is not under inbox/).
       const name = basename(ws.dir);
       expect(readdirSync(join(dir, 'w', 'work', name))).toEqual([manifest.runId]);
-      expect(existsSync(join(dir, 'w', 'work', name, manifest.runId, 'rows', '0.arrow'))).toBe(true);
+      expect(existsSync(join(dir, 'w', 'work', name, manifest.runId, 'rows', '0', '0.arrow'))).toBe(true);
       expect(existsSync(join(dir, 'r', 'releases', name, manifest.runId, 'manifest.json'))).toBe(true);
       // Nothing under the request's store.
       expect(ws.list('work')).toBeNull();

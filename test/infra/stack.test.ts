@@ -167,12 +167,15 @@ describe('the deployment stack', () => {
       });
       const object = 'arn:aws:s3:::my-data/inbox/adult/data.csv';
       for (const task of TASKS)
-        expect(allows(existing.stack, t, task, 's3:GetObject', object), task).toBe(task === 'Plan');
+        expect(allows(existing.stack, t, task, 's3:GetObject', object), task).toBe(
+          task === 'Plan' || task === 'ScanPiece',
+        );
       const decrypts = (task: TaskName) =>
         statementsOf(existing.stack, t, existing.stack.functions[task].role!).some(
           (st) => st.actions.includes('kms:Decrypt') && st.resources.includes(EXISTING_KEY),
         );
-      for (const task of TASKS) expect(decrypts(task), task).toBe(task === 'Plan' && keyArn !== undefined);
+      for (const task of TASKS)
+        expect(decrypts(task), task).toBe((task === 'Plan' || task === 'ScanPiece') && keyArn !== undefined);
     }
   });
 
@@ -263,9 +266,14 @@ describe('the deployment stack', () => {
     const sorted = (...tasks: TaskName[]) => [...tasks].sort();
     // Verify's single-task verifier re-reads the whole input (src/pipeline/states/verify.ts).
     const rowReaders = sorted('CountShard', 'ApplyShard', 'VerifySlice', 'Build', 'Verify');
-    expect(who('s3:GetObject', `${run}rows/0.arrow`)).toEqual(rowReaders);
+    expect(who('s3:GetObject', `${run}rows/3/0.arrow`)).toEqual(rowReaders);
+    expect(who('s3:GetObject', `${run}rows/3/codes.bin`)).toEqual(rowReaders);
     expect(who('s3:GetObject', `${run}rows/dictionaries.arrow`)).toEqual(sorted(...rowReaders, 'Search'));
-    expect(who('s3:PutObject', `${run}rows/0.arrow`)).toEqual(['Plan']);
+    // The scan writes the shards of its piece; Combine the dictionaries and the code maps.
+    expect(who('s3:PutObject', `${run}rows/3/0.arrow`)).toEqual(['ScanPiece']);
+    expect(who('s3:PutObject', `${run}rows/3/codes.bin`)).toEqual(['Combine']);
+    expect(who('s3:PutObject', `${run}rows/dictionaries.arrow`)).toEqual(['Combine']);
+    expect(who('s3:GetObject', `${run}scan/3.arrow`)).toEqual(['Combine']);
     expect(who('s3:GetObject', `${run}counts/0.rows`)).toEqual(['ApplyShard']);
     expect(who('s3:GetObject', `${run}counts/0.bin`)).toEqual(['Search']);
     expect(who('s3:GetObject', `${run}scatter/0/0.arrow`)).toEqual(['Assemble']);
@@ -275,9 +283,11 @@ describe('the deployment stack', () => {
     );
     expect(who('s3:PutObject', `${run}error.json`)).toEqual(['ReportFailure']);
     expect(who('s3:DeleteObject', `${run}lock.json`)).toEqual(['Plan']);
-    expect(who('s3:DeleteObject', `${run}rows/0.arrow`)).toEqual([]);
-    // The inbox: read by Plan alone, written by none.
-    expect(who('s3:GetObject', `${arn(stack.inbox as s3.Bucket)}/inbox/adult/data.csv`)).toEqual(['Plan']);
+    expect(who('s3:DeleteObject', `${run}rows/3/0.arrow`)).toEqual([]);
+    // The inbox: read by Plan (the spec, the checks, the digest) and the scan, written by none.
+    expect(who('s3:GetObject', `${arn(stack.inbox as s3.Bucket)}/inbox/adult/data.csv`)).toEqual(
+      sorted('Plan', 'ScanPiece'),
+    );
     expect(who('s3:PutObject', `${arn(stack.inbox as s3.Bucket)}/inbox/adult/release.json`)).toEqual([]);
     // The releases: written by Publish; a folder's lock by Plan and ReportFailure too, and the
     // failure record by ReportFailure (Publish removes it once the release is out).
@@ -291,7 +301,9 @@ describe('the deployment stack', () => {
     const machine = statementsOf(stack, template, stack.stateMachine.role);
     const reads = machine.filter((st) => st.actions.includes('s3:GetObject')).flatMap((st) => st.resources);
     expect(reads.sort()).toEqual(
-      ['checks.json', 'parts.json', 'shards.json'].map((k) => `${arn(stack.work)}/work/*/${k}`),
+      ['checks.json', 'parts.json', 'pieces.json', 'shards.json'].map(
+        (k) => `${arn(stack.work)}/work/*/${k}`,
+      ),
     );
   });
 
@@ -303,7 +315,7 @@ describe('the deployment stack', () => {
           (st) => st.actions.includes(action) && st.resources.includes(key),
         ),
       ).sort();
-    expect(who('kms:Decrypt', keyOf(stack.keys.inbox!))).toEqual(['Plan']);
+    expect(who('kms:Decrypt', keyOf(stack.keys.inbox!))).toEqual(['Plan', 'ScanPiece']);
     expect(who('kms:GenerateDataKey', keyOf(stack.keys.inbox!))).toEqual([]);
     expect(who('kms:Decrypt', keyOf(stack.keys.releases))).toEqual(['Plan', 'Publish', 'ReportFailure']);
     expect(who('kms:Decrypt', keyOf(stack.keys.work))).toEqual(

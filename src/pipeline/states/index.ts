@@ -6,10 +6,12 @@ import type { TaskName } from '../definition.ts';
 import { applyShard } from './apply-shard.ts';
 import { assemble } from './assemble.ts';
 import { build } from './build.ts';
+import { combine } from './combine.ts';
 import { countShard } from './count-shard.ts';
 import { plan } from './plan.ts';
 import { publish } from './publish.ts';
 import { reportFailure } from './report-failure.ts';
+import { scanPiece } from './scan-piece.ts';
 import { search } from './search.ts';
 import type { PhaseEnv, PlanEvent, ShardTask, WorkTask } from './types.ts';
 import { verify } from './verify.ts';
@@ -19,6 +21,8 @@ export type StateFunction = (input: never, env: PhaseEnv) => Promise<unknown>;
 
 export const STATES: Record<TaskName, StateFunction> = {
   Plan: (i: PlanEvent, env) => plan(i, env),
+  ScanPiece: (i: ShardTask, env) => scanPiece(i, env),
+  Combine: (i: WorkTask, env) => combine(i, env),
   CountShard: (i: ShardTask, env) => countShard(i, env),
   Search: (i: WorkTask, env) => search(i, env),
   ApplyShard: (i: ShardTask, env) => applyShard(i, env),

@@ -1,12 +1,12 @@
 /**
- * The Plan state: reads the spec and the input, claims the release folder, writes the work area.
+ * The Plan state: reads the spec and checks the input's first rows against it, claims the
+ * release folder, and writes the work area: the spec's bundle and the input's pieces (its
+ * files), which the scan reads side by side.
  */
-import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { type Projection, ShardedAdmission } from '../../data/admission.ts';
-import { readsFile } from '../../data/input.ts';
-import { checkInputFits, stateBudgets } from '../../data/limits.ts';
-import type { EncodedTable } from '../../data/table.ts';
+import { folderFiles, isFolder } from '../../data/input.ts';
+import { checkInputFits } from '../../data/limits.ts';
 import { InputError, PpdpError, SpecError } from '../../errors.ts';
 import { methodFor } from '../../methods/registry.ts';
 import {
@@ -16,15 +16,13 @@ import {
   loadSpec,
   type ReleaseSpec,
 } from '../../spec/spec.ts';
-import { CellDigest } from '../../util/keys.ts';
 import { lockRun, unlockRun } from '../lock.ts';
-import { remember } from '../memo.ts';
 import { type Claim, checkOutDir, claimFolder, storeFolder, unlock } from '../publish.ts';
-import { readInputShards, runIdOf } from '../release.ts';
-import { DICTIONARIES_KEY, encodeShardRows, type RowsLayout, shardRowsKey } from '../rows.ts';
+import { readInputShards, runIdFrom, runIdOf } from '../release.ts';
 import {
   baseKey,
   dirKey,
+  fileUrl,
   joinKey,
   type Location,
   putJson,
@@ -33,8 +31,9 @@ import {
   unsealed,
   utf8,
 } from '../storage/index.ts';
+import { type StoredFile, storedInputDigest, storedInputFiles } from '../stored-input.ts';
+import type { InputPiece } from './scan-piece.ts';
 import {
-  DEFAULT_ROWS_PER_PART,
   DEFAULT_ROWS_PER_SHARD,
   MAX_SHARDS,
   type PhaseEnv,
@@ -42,7 +41,7 @@ import {
   type PlanResult,
   type ReleaseRequest,
 } from './types.ts';
-import { asFolder, ms, type PlanFile, scratch, timing, warner } from './work.ts';
+import { asFolder, downloadTo, ms, type PlanFile, scratch, timing, warner } from './work.ts';
 
 export async function plan(event: PlanEvent, env: PhaseEnv): Promise<PlanResult> {
   const started = Date.now();
@@ -58,8 +57,8 @@ export async function plan(event: PlanEvent, env: PhaseEnv): Promise<PlanResult>
   const specLoc = await openSpec(request.spec, env);
   const downloads = scratch(env, `spec-${process.pid}-${started}`);
   try {
-    const specPath = await materializeSpec(specLoc, downloads);
-    return await planFrom(request, event.execution, env, specLoc, specPath, started, t0);
+    const { specPath, input } = await materializeSpec(specLoc, downloads);
+    return await planFrom(request, event.execution, env, specLoc, specPath, input, started, t0);
   } finally {
     rmSync(downloads, { recursive: true, force: true }); // Lambda keeps /tmp between invocations
   }
@@ -81,6 +80,7 @@ async function planFrom(
   env: PhaseEnv,
   specLoc: Location,
   specPath: string,
+  stored: StoredInput | undefined,
   started: number,
   t0: number,
 ): Promise<PlanResult> {
@@ -101,7 +101,16 @@ async function planFrom(
   const spec = loadSpec(specPath, bucketFolder);
   checkSpecFiles(spec, bucketFolder);
   const name = releaseName(specLoc.key);
-  const runId = runIdOf(spec);
+  // A stored input is digested where it is (a local copy holds only a folder's first file).
+  const runId = stored
+    ? runIdFrom(readFileSync(spec.file), await storedInputDigest(stored.store, stored.key, stored.files))
+    : runIdOf(spec);
+  const pieces: InputPiece[] = stored
+    ? stored.files.map((f) => ({ url: stored.store.root + f.key, bytes: f.size }))
+    : (isFolder(spec.input) ? folderFiles(spec.input) : [spec.input]).map((path) => ({
+        url: fileUrl(path),
+        bytes: statSync(path).size,
+      }));
   if (request.runId !== undefined && request.runId !== runId) {
     throw new InputError(
       'E_RUN_CHANGED',
@@ -129,6 +138,7 @@ async function planFrom(
     env,
     spec,
     specPath,
+    pieces,
     name,
     runId,
     releaseLoc,
@@ -140,7 +150,8 @@ async function planFrom(
 
 /**
  * The rest of Plan: the input's checks, then the run lock, then the release folder's claim,
- * then the work area. A refusal gives up the locks this Plan holds, never another run's.
+ * then the work area: the bundle, plan.json and the pieces the scan reads.
+ * A refusal gives up the locks this Plan holds, never another run's.
  */
 async function planLocked(p: {
   request: ReleaseRequest;
@@ -148,6 +159,7 @@ async function planLocked(p: {
   env: PhaseEnv;
   spec: ReleaseSpec;
   specPath: string;
+  pieces: InputPiece[];
   name: string;
   runId: string;
   releaseLoc: Location;
@@ -155,29 +167,34 @@ async function planLocked(p: {
   started: number;
   t0: number;
 }): Promise<PlanResult> {
-  const { request, execution, env, spec, specPath, runId, releaseLoc, workUrl, started } = p;
+  const { request, execution, env, spec, specPath, pieces, name, runId, releaseLoc, workUrl, started, t0 } =
+    p;
   const workLoc = sealWork(await env.stores.open(asFolder(workUrl)));
   const wk = (n: string) => joinKey(workLoc.key, n);
 
   env.say?.(`reading ${basename(spec.input)}`);
   const mode = methodFor(spec.method.name).shards && !env.method ? 'sharded' : 'single';
-  // A single task holds the whole table: it must fit. Sharded, no state does: the shards read
-  // so far project what each state will hold (its distinct values and tuples), and a release
-  // that would not fit is refused after a shard or two.
+  // A single task holds the whole table: it must fit. Sharded, no state does: each piece's
+  // scan, and then Combine, project what each state will hold and refuse what would not fit.
   if (mode === 'single') checkInputFits(spec);
+  if (request.shards !== undefined && pieces.length > 1 && !isFolder(spec.input)) {
+    throw new SpecError(
+      'E_REQUEST',
+      `the release request's shards cannot be counted out for a folder input in a bucket (${pieces.length} files)`,
+      'give "rowsPerShard" instead of "shards"',
+    );
+  }
   const perShard = mode === 'single' ? Number.POSITIVE_INFINITY : rowsPerShard(request, env, spec);
-  const admission =
-    mode === 'sharded'
-      ? new ShardedAdmission(
-          new Set(spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name)),
-          perShard,
-          stateBudgets(spec),
-        )
-      : undefined;
-  let projection: Projection | undefined;
-  const shardsRead = readInputShards(spec, perShard);
-  // The first shard checks the header and the columns against the spec before anything is written.
-  let next = shardsRead.next();
+  if (pieces.length > MAX_SHARDS) {
+    throw new SpecError(
+      'E_REQUEST',
+      `${basename(spec.input)} holds ${pieces.length} files, more than ${MAX_SHARDS}`,
+      'merge the input into fewer, larger files',
+    );
+  }
+  // The first rows check the header and the columns against the spec before anything is
+  // written (each piece's scan checks its own file again).
+  checkFirstRows(spec, pieces.length);
   // Deployed, a duplicate start stops here: after the checks that can refuse the release as a
   // whole, before any write. The run lock comes first: a duplicate never touches the folder's.
   // Locks are written conditionally, not sealed: they go to the store as it is.
@@ -190,147 +207,70 @@ async function planLocked(p: {
     if (runLocked) await unlockRun(unsealed(workLoc.store), workLoc.key);
     throw e;
   }
-  const layout: RowsLayout = { rowCount: 0, shards: [], source: spec.input, delimiter: ',' };
-  const digest = new CellDigest();
-  let parts = 1;
-  let lastShard: EncodedTable | undefined;
-  // Writes in flight: a refusal waits for them, so none lands (or fails) after Plan has ended.
-  const writes: Promise<void>[] = [];
   try {
-    writes.push(writeBundle(workLoc.store, wk('bundle/'), specPath, spec));
-    for (; !next.done; next = shardsRead.next()) {
-      const shard = next.value;
-      const index = layout.shards.length;
-      if (index >= MAX_SHARDS) {
-        throw new SpecError(
-          'E_REQUEST',
-          `the input has more than ${MAX_SHARDS} shards of ${perShard} rows`,
-          'start the release with a larger "rowsPerShard"',
-        );
-      }
-      projection = admission?.observe(shard) ?? projection;
-      digest.add(shard);
-      layout.shards.push({ firstRow: shard.firstRow, rows: shard.rowCount });
-      Object.assign(layout, { rowCount: shard.firstRow + shard.rowCount, delimiter: shard.delimiter });
-      const { firstRow: _, ...table } = shard;
-      lastShard = table;
-      remember({ work: workUrlOf(workLoc), started }, shardRowsKey(index), table);
-      // One shard's bytes in flight at a time: memory stays at about two shards.
-      await Promise.all(writes.splice(0));
-      writes.push(workLoc.store.put(wk(shardRowsKey(index)), encodeShardRows(table)));
-      env.say?.(`read ${layout.rowCount} rows (${index + 1} shards)`);
-    }
-    parts = partsOf(request, layout.rowCount, mode);
-    // The last shard's dictionaries hold every value: stored once, without rows, for the
-    // states that need the values but not the table (Search, the verification slices).
-    const dictionaries: EncodedTable = {
-      ...lastShard!,
-      rowCount: 0,
-      columns: lastShard!.columns.map(({ name, dictionary }) => ({
-        name,
-        dictionary,
-        codes: new Int32Array(0),
-      })),
+    await writeBundle(workLoc.store, wk('bundle/'), specPath, spec);
+    const root = storeRootOf(request, 'releases');
+    const bucket = workLoc.store.root.startsWith('s3://') ? workLoc.store.root.slice(5, -1) : '';
+    // Rows, shards and parts are Combine's, once the pieces are read.
+    const result: PlanResult = {
+      name,
+      runId,
+      work: workUrlOf(workLoc),
+      release: releaseLoc.store.root + asFolder(releaseLoc.key),
+      mode,
+      method: spec.method.name,
+      rows: 0,
+      shards: 0,
+      pieces: pieces.length,
+      pieceItems: { bucket, key: wk('pieces.json') },
+      items: { bucket, key: wk('shards.json') },
+      parts: 0,
+      partItems: { bucket, key: wk('parts.json') },
+      checkItems: { bucket, key: wk('checks.json') },
+      claim,
+      ...(request.out === undefined && root ? { failureRecord: failureRecordOf(root, name) } : {}),
     };
-    remember({ work: workUrlOf(workLoc), started }, DICTIONARIES_KEY, dictionaries);
-    writes.push(
-      workLoc.store.put(wk(DICTIONARIES_KEY), encodeShardRows(dictionaries)),
-      putJson(
-        workLoc.store,
-        wk('shards.json'),
-        layout.shards.map((_, index) => ({ index })),
-      ),
-      putJson(
-        workLoc.store,
-        wk('parts.json'),
-        Array.from({ length: parts }, (_, index) => ({ index })),
-      ),
-      // The longest slices first (a part holds up to two shards' rows and two files), so
-      // that the short ones fill in at the end when there are fewer workers than slices.
-      putJson(workLoc.store, wk('checks.json'), [
-        ...Array.from({ length: parts }, (_, index) => ({ kind: 'part', index })),
-        ...layout.shards.map((_, index) => ({ kind: 'shard', index })),
-      ]),
+    const file: PlanFile = {
+      request,
+      plan: result,
+      layout: { rowCount: 0, shards: [], source: spec.input, delimiter: ',' },
+      specName: basename(spec.file),
+      started,
+      digest: '',
+      scan: { pieces, rowsPerShard: Number.isFinite(perShard) ? perShard : null },
+    };
+    await putJson(
+      workLoc.store,
+      wk('pieces.json'),
+      pieces.map((_, index) => ({ index })),
     );
-    await Promise.all(writes);
-    return await finishPlan({ ...p, workLoc, mode, layout, parts, claim, digest, projection });
+    await putJson(workLoc.store, wk('plan.json'), file);
+    await timing(workLoc.store, workLoc.key, 'plan', performance.now() - t0);
+    env.log({ state: 'Plan', runId, mode, pieces: pieces.length, ms: ms(t0) });
+    return result;
   } catch (e) {
-    await Promise.allSettled(writes);
     await unlock(folder, claim, warner(env));
     if (runLocked) await unlockRun(unsealed(workLoc.store), workLoc.key);
     throw e;
   }
 }
 
-/** Plan's answer, and plan.json for the later states. */
-async function finishPlan(p: {
-  request: ReleaseRequest;
-  env: PhaseEnv;
-  spec: ReleaseSpec;
-  name: string;
-  runId: string;
-  releaseLoc: Location;
-  workLoc: Location;
-  mode: 'sharded' | 'single';
-  layout: RowsLayout;
-  parts: number;
-  claim: Claim;
-  digest: CellDigest;
-  projection: Projection | undefined;
-  started: number;
-  t0: number;
-}): Promise<PlanResult> {
-  const { request, env, spec, name, runId, releaseLoc, workLoc, mode, layout, parts, claim, digest } = p;
-  const { started, t0, projection } = p;
-  const wk = (n: string) => joinKey(workLoc.key, n);
-  const specName = basename(spec.file);
-  const root = storeRootOf(request, 'releases');
-  const bucket = workLoc.store.root.startsWith('s3://') ? workLoc.store.root.slice(5, -1) : '';
-  const result: PlanResult = {
-    name,
-    runId,
-    work: workUrlOf(workLoc),
-    release: releaseLoc.store.root + asFolder(releaseLoc.key),
-    mode,
-    method: spec.method.name,
-    rows: layout.rowCount,
-    shards: layout.shards.length,
-    items: { bucket, key: wk('shards.json') },
-    parts,
-    partItems: { bucket, key: wk('parts.json') },
-    checkItems: { bucket, key: wk('checks.json') },
-    claim,
-    ...(request.out === undefined && root ? { failureRecord: failureRecordOf(root, name) } : {}),
-  };
-  // The input's digest keys the release's random streams; it stays in the work area.
-  const file: PlanFile = {
-    request,
-    plan: result,
-    layout,
-    specName,
-    started,
-    digest: Buffer.from(digest.digest()).toString('hex'),
-  };
-  await putJson(workLoc.store, wk('plan.json'), file);
-  await timing(workLoc.store, workLoc.key, 'plan', performance.now() - t0);
-  env.log({
-    state: 'Plan',
-    runId,
-    mode,
-    rows: layout.rowCount,
-    shards: result.shards,
-    ms: ms(t0),
-    // The admission's projection for the whole input, in MiB (counts only, never values).
-    ...(projection
-      ? {
-          projectedPlanMiB: mib(projection.needs.Plan),
-          projectedShardMiB: mib(projection.needs.shard),
-          projectedSearchMiB: mib(projection.needs.Search),
-        }
-      : {}),
-  });
-  return result;
+/**
+ * Reads the input's first rows, which checks its header and columns against the spec. Of a
+ * folder in a bucket only the first file is here: when it has no rows, the scan checks the rest.
+ */
+function checkFirstRows(spec: ReleaseSpec, pieces: number): void {
+  try {
+    readInputShards(spec, CHECK_ROWS).next();
+  } catch (e) {
+    const onlyFirst = pieces > 1 && isFolder(spec.input) && folderFiles(spec.input).length < pieces;
+    if (onlyFirst && e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return;
+    throw e;
+  }
 }
+
+/** Rows Plan reads to check the input's header and columns. */
+const CHECK_ROWS = 1000;
 
 function workUrlOf(loc: Location): string {
   return loc.store.root + asFolder(loc.key);
@@ -346,12 +286,6 @@ function rowsPerShard(request: ReleaseRequest, env: PhaseEnv, spec: ReleaseSpec)
   let rows = 0;
   for (const shard of readInputShards(spec, DEFAULT_ROWS_PER_SHARD)) rows += shard.rowCount;
   return Math.max(1, Math.ceil(rows / request.shards));
-}
-
-/** Output parts: one per `rowsPerPart` input rows (a single task writes one). */
-function partsOf(request: ReleaseRequest, rows: number, mode: 'sharded' | 'single'): number {
-  const perPart = request.rowsPerPart ?? DEFAULT_ROWS_PER_PART;
-  return mode === 'single' ? 1 : Math.max(1, Math.ceil(rows / perPart));
 }
 
 /** The deployment's settings (infra/stacks/release-stack.ts): the work and release buckets. */
@@ -390,13 +324,25 @@ function specFolderInStore(loc: Location): string | undefined {
   return loc.store.root === 'file:///' ? undefined : loc.store.root + dirKey(loc.key);
 }
 
+/** A spec read from a bucket: its input's objects, where they are. */
+interface StoredInput {
+  readonly store: Store;
+  readonly key: string;
+  readonly files: readonly StoredFile[];
+}
+
 /**
  * A local path for the spec and the files it names (downloaded when the store is S3, after
- * the spec's paths are checked to stay inside its folder: nothing else is read before).
+ * the spec's paths are checked to stay inside its folder: nothing else is read before). Of a
+ * folder input only the first file is copied, for Plan's checks: the scan reads the files
+ * where they are, each in its own function.
  */
-async function materializeSpec(loc: Location, dir: string): Promise<string> {
+async function materializeSpec(
+  loc: Location,
+  dir: string,
+): Promise<{ specPath: string; input?: StoredInput }> {
   const folder = specFolderInStore(loc);
-  if (folder === undefined) return `/${loc.key}`;
+  if (folder === undefined) return { specPath: `/${loc.key}` };
   const local = (key: string) => join(dir, loc.store.root.slice(5), key);
   const text = await loc.store.get(loc.key);
   const specPath = local(loc.key);
@@ -410,11 +356,20 @@ async function materializeSpec(loc: Location, dir: string): Promise<string> {
   try {
     json = JSON.parse(utf8(text));
   } catch {
-    return specPath; // loadSpec names the JSON error
+    return { specPath }; // loadSpec names the JSON error
   }
   confineSpecPaths(json, baseKey(loc.key), folder);
+  let input: StoredInput | undefined;
+  if (typeof json.input === 'string') {
+    const key = joinKey(dirKey(loc.key), json.input);
+    const files = await storedInputFiles(loc.store, key);
+    if (files !== undefined) {
+      input = { store: loc.store, key, files };
+      const first = files[0]!;
+      await downloadTo(loc.store, first.key, first.size, local(first.key));
+    }
+  }
   const refs = [
-    json.input,
     ...Object.values(json.attributes ?? {}).map((a) => a?.hierarchy),
     ...(Array.isArray(json.privacy) ? json.privacy.map((m) => m?.population) : []),
   ].filter((r): r is string => typeof r === 'string');
@@ -422,44 +377,10 @@ async function materializeSpec(loc: Location, dir: string): Promise<string> {
     refs.map(async (ref) => {
       const key = joinKey(dirKey(loc.key), ref);
       const size = await loc.store.head(key);
-      if (size !== undefined) return download(loc.store, key, size, local(key));
-      // No such object: a folder input, its files under `<key>/` (else the reader names it missing).
-      await downloadFolder(loc.store, key, local);
+      if (size !== undefined) await downloadTo(loc.store, key, size, local(key));
     }),
   );
-  return specPath;
-}
-
-/**
- * A folder input's files (every object directly under `<key>/` the reader reads), one at a
- * time; a deeper key only makes its subfolder, which the reader refuses by name.
- */
-async function downloadFolder(store: Store, key: string, local: (key: string) => string): Promise<void> {
-  const prefix = `${key.replace(/\/$/, '')}/`;
-  for (const o of await store.list(prefix)) {
-    const rest = o.key.slice(prefix.length);
-    if (rest === '') continue; // a folder marker
-    const slash = rest.indexOf('/');
-    if (slash >= 0) mkdirSync(local(prefix + rest.slice(0, slash)), { recursive: true });
-    else if (readsFile(rest)) await download(store, o.key, o.size, local(o.key));
-  }
-}
-
-/** Bytes per range request when downloading: memory holds one piece, not the input. */
-const DOWNLOAD_PIECE_BYTES = 64 * 1024 * 1024;
-
-/** Copies an object to a local file a piece at a time. */
-async function download(store: Store, key: string, size: number, path: string): Promise<void> {
-  mkdirSync(dirname(path), { recursive: true });
-  const fd = openSync(path, 'w');
-  try {
-    for (let at = 0; at < size; at += DOWNLOAD_PIECE_BYTES) {
-      const piece = await store.getRange(key, at, Math.min(size, at + DOWNLOAD_PIECE_BYTES));
-      writeSync(fd, piece);
-    }
-  } finally {
-    closeSync(fd);
-  }
+  return { specPath, ...(input ? { input } : {}) };
 }
 
 /**

@@ -17,7 +17,7 @@ export interface ReleaseRequest {
   readonly out?: string;
   /** Work area instead of `<store>/work/<name>/<runId>/`. */
   readonly work?: string;
-  /** Row shards (default: one per `rowsPerShard` rows). */
+  /** Row shards (default: one per `rowsPerShard` rows; each file of a folder is split apart). */
   readonly shards?: number;
   readonly rowsPerShard?: number;
   /** Rows per output part of a sharded release (default 2 million; one part is data.csv). */
@@ -43,8 +43,12 @@ export interface PlanResult {
   /** sharded: generalization over row shards; single: any method as one task. */
   readonly mode: 'sharded' | 'single';
   readonly method: string;
+  /** Input rows and row shards: 0 in Plan's answer, Combine's once the pieces are read. */
   readonly rows: number;
   readonly shards: number;
+  /** The input's pieces (its files), each scanned apart, and where the scan's map reads them. */
+  readonly pieces: number;
+  readonly pieceItems: { readonly bucket: string; readonly key: string };
   /** Where the Distributed Maps read the shard items (bucket '' for the local filesystem). */
   readonly items: { readonly bucket: string; readonly key: string };
   /** Output parts of the release (sharded: each assembled apart; one part is data.csv/data.arrow). */

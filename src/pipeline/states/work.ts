@@ -6,9 +6,13 @@
  *
  * Work area (`plan.work`, a store URL ending in `/`):
  *   bundle/          the spec and its hierarchy files, as the later states load them
- *   plan.json        the request, the plan and the rows file's layout
- *   rows/N.arrow     the encoded input, one file per row shard (see rows.ts); the input's
- *                    dictionaries without rows in rows/dictionaries.arrow
+ *   plan.json        the request, the plan, the input's pieces and (Combine's) the shards' layout
+ *   pieces.json      the input's pieces (its files), the items the scan's Distributed Map reads
+ *   rows/P/J.arrow   the encoded input, one file per row shard J of piece P (see rows.ts); each
+ *                    piece's code map in rows/P/codes.bin, and the input's dictionaries without
+ *                    rows in rows/dictionaries.arrow (Combine)
+ *   scan/P.json      per piece: its shards' rows, digest and admission sketch; scan/P.arrow its
+ *                    dictionaries (ScanPiece)
  *   shards.json      the shard items the Distributed Maps read
  *   counts/N.bin     per shard: distinct tuples with counts (CountShard); N.rows: each row's tuple
  *   search.json      node, claims and the method's report (Search); flags/N.bin per shard
@@ -25,10 +29,10 @@
  *
  * Every work file is sealed when written and checked when read (src/pipeline/storage/sealed.ts):
  * one changed or cut short is refused where it is read (E_WORK_CORRUPT). The item lists
- * (shards.json, parts.json, checks.json), lock.json and error.json stay plain JSON.
+ * (pieces.json, shards.json, parts.json, checks.json), lock.json and error.json stay plain JSON.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -36,16 +40,21 @@ import { concatTables, type EncodedTable, type OutputColumn } from '../../data/t
 import type { ShardSteps } from '../../methods/method.ts';
 import { methodFor } from '../../methods/registry.ts';
 import { loadSpec, type ReleaseSpec, withColumnDefaults } from '../../spec/spec.ts';
-import { type RunKey, recall } from '../memo.ts';
+import { type RunKey, recall, remember } from '../memo.ts';
 import type { ManifestEntry } from '../publish.ts';
 import {
+  type CodeMaps,
   DICTIONARIES_KEY,
+  decodeCodeMaps,
   decodeShardRows,
+  pieceCodesKey,
   type RowsLayout,
   type ShardRange,
   shardRowsKey,
+  toInputCodes,
 } from '../rows.ts';
 import { baseKey, getJson, joinKey, type Location, putJson, type Store, sealWork } from '../storage/index.ts';
+import type { InputPiece } from './scan-piece.ts';
 import type { PhaseEnv, PlanResult, ReleaseRequest } from './types.ts';
 
 export interface PlanFile {
@@ -55,8 +64,13 @@ export interface PlanFile {
   /** The spec's file name inside bundle/. */
   readonly specName: string;
   readonly started: number;
-  /** Hex SHA-256 of the input's cells: keys the random streams (src/util/keys.ts). */
+  /** Hex SHA-256 of the input's cells: keys the random streams (src/util/keys.ts); Combine's. */
   readonly digest: string;
+  /**
+   * The scan: the input's pieces (its files) and the rows per shard each is read in (null: a
+   * single task's, each piece as one shard).
+   */
+  readonly scan: { readonly pieces: readonly InputPiece[]; readonly rowsPerShard: number | null };
 }
 
 /** A run's work area opened: its store, plan and spec (loaded from the bundle). */
@@ -77,16 +91,35 @@ export async function allRows(work: Work): Promise<EncodedTable> {
   return concatTables(shards);
 }
 
-/** One shard's rows: kept from the plan in this process, or read from rows/N.arrow. */
+/**
+ * One shard's rows in the input's codes: kept from the scan in this process, or read from
+ * rows/P/J.arrow, then mapped from its piece's codes to the input's (rows.ts).
+ */
 export async function shardRows(work: Work, index: number): Promise<EncodedTable> {
   const range: ShardRange | undefined = work.file.layout.shards[index];
   if (!range)
     throw new RangeError(`shard ${index} is not in the plan (${work.file.layout.shards.length} shards)`);
+  const key = shardRowsKey(range.piece, range.inPiece);
+  const read =
+    recall<EncodedTable>(runOf(work), key) ??
+    decodeShardRows(await work.loc.store.get(work.key(key)), work.file.layout, range.rows);
+  const input = await inputDictionaries(work);
+  // The first piece's codes are the input's already: its values appear first.
   const shard =
-    recall<EncodedTable>(runOf(work), shardRowsKey(index)) ??
-    decodeShardRows(await work.loc.store.get(work.key(shardRowsKey(index))), work.file.layout, range.rows);
+    range.piece === 0
+      ? { ...read, columns: read.columns.map((c, i) => ({ ...c, dictionary: input.columns[i]!.dictionary })) }
+      : toInputCodes(read, await pieceCodes(work, range.piece), input);
   // Errors about a shard's rows name their rows in the input.
   return { ...shard, columns: shard.columns.map((c) => ({ ...c, firstRow: range.firstRow })) };
+}
+
+/** A piece's code maps (Combine's), kept in this process or read. */
+async function pieceCodes(work: Work, piece: number): Promise<CodeMaps> {
+  const key = pieceCodesKey(piece);
+  return (
+    recall<CodeMaps>(runOf(work), key) ??
+    remember(runOf(work), key, decodeCodeMaps(await work.loc.store.get(work.key(key))))
+  );
 }
 
 /**
@@ -96,7 +129,11 @@ export async function shardRows(work: Work, index: number): Promise<EncodedTable
 export async function inputDictionaries(work: Work): Promise<EncodedTable> {
   return (
     recall<EncodedTable>(runOf(work), DICTIONARIES_KEY) ??
-    decodeShardRows(await work.loc.store.get(work.key(DICTIONARIES_KEY)), work.file.layout, 0)
+    remember(
+      runOf(work),
+      DICTIONARIES_KEY,
+      decodeShardRows(await work.loc.store.get(work.key(DICTIONARIES_KEY)), work.file.layout, 0),
+    )
   );
 }
 
@@ -106,18 +143,39 @@ const workCache = new Map<string, Work>();
 export async function openWork(url: string, env: PhaseEnv): Promise<Work> {
   const loc = sealWork(await env.stores.open(asFolder(url)));
   const cacheKey = `${loc.store.root}${loc.key}`;
-  const key = (name: string) => joinKey(loc.key, name);
-  const file = await getJson<PlanFile>(loc.store, key('plan.json'));
+  const file = await getJson<PlanFile>(loc.store, joinKey(loc.key, 'plan.json'));
   const cached = workCache.get(cacheKey);
   if (cached && cached.file.started === file.started && cached.file.plan.runId === file.plan.runId)
     return cached;
+  const loaded = await workWith(loc, file, env);
+  // The defaults the input's values decide, from the dictionaries the scan stored.
+  const work = loaded.spec.pending
+    ? { ...loaded, spec: withColumnDefaults(loaded.spec, await inputDictionaries(loaded)) }
+    : loaded;
+  workCache.set(cacheKey, work);
+  if (workCache.size > 8) workCache.delete(workCache.keys().next().value!);
+  return work;
+}
+
+/**
+ * The work area as the scan sees it, before the input is all read: plan.json as Plan wrote it
+ * and the spec without the defaults the input decides. Never cached: Combine completes plan.json.
+ */
+export async function openScanWork(url: string, env: PhaseEnv): Promise<Work> {
+  const loc = sealWork(await env.stores.open(asFolder(url)));
+  return workWith(loc, await getJson<PlanFile>(loc.store, joinKey(loc.key, 'plan.json')), env);
+}
+
+/** The work area with its spec loaded from the bundle. */
+async function workWith(loc: Location, file: PlanFile, env: PhaseEnv): Promise<Work> {
+  const key = (name: string) => joinKey(loc.key, name);
   let specPath: string;
   if (loc.store.root === 'file:///') {
     // Loaded by path: each file's seal is checked first (digest does).
     for (const o of await loc.store.list(key('bundle/'))) await loc.store.digest(o.key);
     specPath = `/${key(`bundle/${file.specName}`)}`;
   } else {
-    const id = createHash('sha256').update(cacheKey).digest('hex').slice(0, 12);
+    const id = createHash('sha256').update(`${loc.store.root}${loc.key}`).digest('hex').slice(0, 12);
     const dir = scratch(env, `bundle-${id}-${threadId}`);
     for (const o of await loc.store.list(key('bundle/'))) {
       const path = join(dir, o.key.slice(key('bundle/').length));
@@ -126,14 +184,7 @@ export async function openWork(url: string, env: PhaseEnv): Promise<Work> {
     }
     specPath = join(dir, file.specName);
   }
-  const loaded: Work = { loc, file, spec: loadSpec(specPath), key };
-  // The defaults the input's values decide, from the dictionaries Plan stored.
-  const work = loaded.spec.pending
-    ? { ...loaded, spec: withColumnDefaults(loaded.spec, await inputDictionaries(loaded)) }
-    : loaded;
-  workCache.set(cacheKey, work);
-  if (workCache.size > 8) workCache.delete(workCache.keys().next().value!);
-  return work;
+  return { loc, file, spec: loadSpec(specPath), key };
 }
 
 /** Staged files as a verifier reads them: local paths, and each file's manifest entry. */
@@ -195,6 +246,24 @@ export function scratch(env: PhaseEnv, name: string): string {
   const dir = join(env.tmp ?? tmpdir(), 'ppdp', name);
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/** Bytes per range request when downloading: memory holds one piece, not the file. */
+const DOWNLOAD_PIECE_BYTES = 64 * 1024 * 1024;
+
+/** Copies a stored object to the local file `path` a range at a time; returns `path`. */
+export async function downloadTo(store: Store, key: string, size: number, path: string): Promise<string> {
+  mkdirSync(dirname(path), { recursive: true });
+  const fd = openSync(path, 'w');
+  try {
+    for (let at = 0; at < size; at += DOWNLOAD_PIECE_BYTES) {
+      const piece = await store.getRange(key, at, Math.min(size, at + DOWNLOAD_PIECE_BYTES));
+      writeSync(fd, piece);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return path;
 }
 
 export function asFolder(url: string): string {

@@ -1,0 +1,179 @@
+/**
+ * The Combine state: merges the scanned pieces, in piece order, into the input as the later
+ * states see it — its dictionaries (a value's code is its rank of first appearance in the
+ * input, as if one reader had read every piece in turn), each piece's code map, the shards'
+ * layout, the input's digest — and admits the release against the memory of the states after
+ * it, before any of them runs. It completes plan.json and answers the plan the rest of the run
+ * follows.
+ */
+import { basename } from 'node:path';
+import { ShardedAdmission } from '../../data/admission.ts';
+import { stateBudgets } from '../../data/limits.ts';
+import { checkSameColumns } from '../../data/read.ts';
+import type { EncodedTable } from '../../data/table.ts';
+import { InputError } from '../../errors.ts';
+import { CellDigest } from '../../util/keys.ts';
+import { recall, remember } from '../memo.ts';
+import {
+  DICTIONARIES_KEY,
+  decodeShardRows,
+  encodeCodeMaps,
+  encodeShardRows,
+  pieceCodesKey,
+  type RowsLayout,
+  type ShardRange,
+} from '../rows.ts';
+import { getJson, putJson } from '../storage/index.ts';
+import { type PieceSummary, pieceDictionariesKey, pieceSummaryKey } from './scan-piece.ts';
+import { DEFAULT_ROWS_PER_PART, type PhaseEnv, type PlanResult, type WorkTask } from './types.ts';
+import { ms, openScanWork, type PlanFile, runOf, timing } from './work.ts';
+
+export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult> {
+  const t0 = performance.now();
+  const work = await openScanWork(task.work, env);
+  const { store } = work.loc;
+  const { pieces } = work.file.scan;
+  const rowsPerShard = work.file.scan.rowsPerShard ?? Number.POSITIVE_INFINITY;
+  const summaries = await Promise.all(
+    pieces.map((_, p) => getJson<PieceSummary>(store, work.key(pieceSummaryKey(p)))),
+  );
+  const layout0 = work.file.layout;
+  const merged = new MergedDictionaries();
+  const shards: ShardRange[] = [];
+  const digest = new CellDigest();
+  let firstRow = 0;
+  let first: { file: string; names: string[] } | undefined;
+  for (const [p, summary] of summaries.entries()) {
+    const rows = summary.shardRows.reduce((a, b) => a + b, 0);
+    if (rows === 0 && pieces.length > 1) continue; // an empty file of a folder adds no rows
+    const dictionaries =
+      recall<EncodedTable>(runOf(work), pieceDictionariesKey(p)) ??
+      decodeShardRows(await store.get(work.key(pieceDictionariesKey(p))), layout0, 0);
+    const file = basename(new URL(pieces[p]!.url).pathname);
+    if (!first) first = { file, names: dictionaries.columns.map((c) => c.name) };
+    else checkSameColumns(basename(work.file.layout.source), first.file, first.names, file, dictionaries);
+    const maps = merged.add(dictionaries);
+    if (p > 0) {
+      remember(runOf(work), pieceCodesKey(p), maps);
+      await store.put(work.key(pieceCodesKey(p)), encodeCodeMaps(maps));
+    }
+    digest.merge(summary.digest);
+    for (const [inPiece, n] of summary.shardRows.entries()) {
+      shards.push({ firstRow, rows: n, piece: p, inPiece });
+      firstRow += n;
+    }
+  }
+  if (!first) {
+    throw new InputError(
+      'E_INPUT_NO_ROWS',
+      `${basename(work.file.layout.source)}: none of the folder's ${pieces.length} files has a row`,
+      'export the table with its rows',
+    );
+  }
+  const layout: RowsLayout = {
+    ...layout0,
+    rowCount: firstRow,
+    shards,
+    delimiter: summaries.find((s) => s.shardRows.length > 0)?.delimiter ?? layout0.delimiter,
+  };
+  const dictionaries = merged.table(layout, first.names);
+  remember(runOf(work), DICTIONARIES_KEY, dictionaries);
+  const mode = work.file.plan.mode;
+  const projection =
+    mode === 'sharded'
+      ? ShardedAdmission.admitWhole(
+          summaries.map((s) => s.admission),
+          dictionaries,
+          rowsPerShard,
+          stateBudgets(work.spec),
+        )
+      : undefined;
+  const parts =
+    mode === 'single'
+      ? 1
+      : Math.max(1, Math.ceil(firstRow / (work.file.request.rowsPerPart ?? DEFAULT_ROWS_PER_PART)));
+  await Promise.all([
+    store.put(work.key(DICTIONARIES_KEY), encodeShardRows(dictionaries)),
+    putJson(
+      store,
+      work.key('shards.json'),
+      shards.map((_, index) => ({ index })),
+    ),
+    putJson(
+      store,
+      work.key('parts.json'),
+      Array.from({ length: parts }, (_, index) => ({ index })),
+    ),
+    // The longest slices first (a part holds up to two shards' rows and two files), so
+    // that the short ones fill in at the end when there are fewer workers than slices.
+    putJson(store, work.key('checks.json'), [
+      ...Array.from({ length: parts }, (_, index) => ({ kind: 'part', index })),
+      ...shards.map((_, index) => ({ kind: 'shard', index })),
+    ]),
+  ]);
+  const plan: PlanResult = { ...work.file.plan, rows: firstRow, shards: shards.length, parts };
+  const file: PlanFile = {
+    ...work.file,
+    plan,
+    layout,
+    digest: Buffer.from(digest.digest()).toString('hex'),
+  };
+  await putJson(store, work.key('plan.json'), file);
+  await timing(store, work.loc.key, 'combine', performance.now() - t0);
+  env.log({
+    state: 'Combine',
+    runId: plan.runId,
+    mode,
+    pieces: pieces.length,
+    rows: firstRow,
+    shards: shards.length,
+    ms: ms(t0),
+    // The admission's projection, in MiB (counts only, never values).
+    ...(projection
+      ? { projectedShardMiB: mib(projection.needs.shard), projectedSearchMiB: mib(projection.needs.Search) }
+      : {}),
+  });
+  env.say?.(`read ${firstRow} rows (${plural(shards.length, 'shard')} of ${plural(pieces.length, 'file')})`);
+  return plan;
+}
+
+/** The input's dictionaries, merged piece after piece in order of first appearance. */
+class MergedDictionaries {
+  private columns: { values: string[]; codeOf: Map<string, number> }[] = [];
+
+  /** Takes in a piece's dictionaries; answers its code maps (local code → input code). */
+  add(piece: EncodedTable): Int32Array[] {
+    if (this.columns.length === 0)
+      this.columns = piece.columns.map(() => ({ values: [], codeOf: new Map() }));
+    return piece.columns.map((c, i) => {
+      const col = this.columns[i]!;
+      const map = new Int32Array(c.dictionary.length);
+      for (const [local, v] of c.dictionary.entries()) {
+        let code = col.codeOf.get(v);
+        if (code === undefined) {
+          code = col.values.push(v) - 1;
+          col.codeOf.set(v, code);
+        }
+        map[local] = code;
+      }
+      return map;
+    });
+  }
+
+  table(layout: RowsLayout, names: readonly string[]): EncodedTable {
+    return {
+      source: layout.source,
+      rowCount: 0,
+      delimiter: layout.delimiter,
+      columns: names.map((name, i) => ({
+        name,
+        dictionary: this.columns[i]!.values,
+        codes: new Int32Array(0),
+      })),
+    };
+  }
+}
+
+const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
