@@ -11,15 +11,28 @@
  *
  * Run: `npm run bench:deployed -- [--rows 1000000,10000000] [--rows-per-shard 1000000]
  *   [--rows-per-part 2000000] [--shape adult|registry] [--input csv|parquet] [--files 16]
- *   [--memory enforce|measure] [--output arrow,csv,parquet]`
+ *   [--rows-per-file 1000000] [--memory enforce|measure] [--output arrow,csv,parquet]`
  * (registry: the near-unique table of bench/registry-sample.ts; `--input parquet` writes its
- * rows as `--files` Parquet files in one folder, which the spec's input names; `--output` sets the
+ * rows as `--files` Parquet files in one folder, which the spec's input names; `--rows-per-file`
+ * cuts the CSV into a folder of files of that many rows, each scanned by its own invocation,
+ * so that the scan does the same work per item at every size; `--output` sets the
  * spec's output.formats). Runs are kept per size, part size, input, enforcement and output
  * formats; a run replaces only an earlier one of the same five.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_ROWS_PER_PART } from '../src/pipeline/states/types.ts';
 import { utf8 } from '../src/pipeline/storage/index.ts';
@@ -36,6 +49,7 @@ const { values } = parseArgs({
     shape: { type: 'string', default: 'adult' },
     input: { type: 'string', default: 'csv' },
     files: { type: 'string' },
+    'rows-per-file': { type: 'string' },
     memory: { type: 'string', default: 'enforce' },
     output: { type: 'string' },
   },
@@ -45,6 +59,12 @@ if (values.input !== 'csv' && values.input !== 'parquet') throw new Error('--inp
 if (values.memory !== 'enforce' && values.memory !== 'measure')
   throw new Error('--memory is enforce or measure');
 const inputKind = values.input;
+const rowsPerFile = values['rows-per-file'] === undefined ? undefined : Number(values['rows-per-file']);
+if (
+  rowsPerFile !== undefined &&
+  (inputKind !== 'csv' || !(Number.isInteger(rowsPerFile) && rowsPerFile >= 1))
+)
+  throw new Error('--rows-per-file is a whole number of rows, with --input csv');
 const files = Number(values.files ?? (inputKind === 'parquet' ? 16 : 1));
 if (!(Number.isInteger(files) && files >= 1))
   throw new Error('--files is a whole number of files, 1 or more');
@@ -142,12 +162,65 @@ async function checkPublished(output: unknown): Promise<{ verified: boolean; dat
   return { verified: manifest.verified, dataArrowSha256 };
 }
 
+/**
+ * Cuts the spec's CSV input into a folder of files of `rowsPerFile` rows each (the header
+ * repeated), named so they sort in row order, and points the spec at the folder. The samples
+ * have no quoted line breaks, so a row is a line. Returns the number of files.
+ */
+function splitCsvInput(specPath: string, rowsPerFile: number): number {
+  const spec = JSON.parse(readFileSync(specPath, 'utf8')) as { input: string };
+  const csv = join(dirname(specPath), spec.input);
+  const folder = join(dirname(specPath), 'input');
+  mkdirSync(folder, { recursive: true });
+  const fd = openSync(csv, 'r');
+  const chunk = Buffer.allocUnsafe(64 * 2 ** 20);
+  let header: Buffer | undefined;
+  let carry = Buffer.alloc(0);
+  let out: number | undefined;
+  let rowsIn = 0;
+  let count = 0;
+  const open = () => {
+    out = openSync(join(folder, `part-${String(count++).padStart(5, '0')}.csv`), 'w');
+    writeSync(out, header!);
+    rowsIn = 0;
+  };
+  for (;;) {
+    const n = readSync(fd, chunk, 0, chunk.length, null);
+    let data = n > 0 ? Buffer.concat([carry, chunk.subarray(0, n)]) : carry;
+    if (n === 0 && data.length > 0 && data[data.length - 1] !== 10)
+      data = Buffer.concat([data, Buffer.from('\n')]);
+    let at = 0;
+    for (let nl = data.indexOf(10, at); nl >= 0; nl = data.indexOf(10, at)) {
+      const line = data.subarray(at, nl + 1);
+      at = nl + 1;
+      if (!header) {
+        header = Buffer.from(line);
+        continue;
+      }
+      if (out === undefined || rowsIn === rowsPerFile) {
+        if (out !== undefined) closeSync(out);
+        open();
+      }
+      writeSync(out!, line);
+      rowsIn++;
+    }
+    carry = Buffer.from(data.subarray(at));
+    if (n === 0) break;
+  }
+  closeSync(fd);
+  if (out !== undefined) closeSync(out);
+  rmSync(csv);
+  writeFileSync(specPath, JSON.stringify({ ...spec, input: 'input' }, null, 2));
+  return count;
+}
+
 const runs: Record<string, unknown>[] = [];
 try {
   for (const rows of sizes) {
     const w0 = performance.now();
     const input = await sample(rows);
     const name = `${values.shape}-${rows}`;
+    const inputFileCount = rowsPerFile ? splitCsvInput(input.spec, rowsPerFile) : files;
     if (outputFormats) {
       const spec = JSON.parse(readFileSync(input.spec, 'utf8'));
       writeFileSync(input.spec, JSON.stringify({ ...spec, output: { formats: outputFormats } }, null, 2));
@@ -157,7 +230,7 @@ try {
     rmSync(input.dir, { recursive: true, force: true });
     const prepareMs = Math.round(performance.now() - w0);
     process.stderr.write(
-      `${rows} rows as ${inputKind === 'csv' ? 'CSV' : `${files} Parquet files`} written and uploaded ` +
+      `${rows} rows as ${inputKind === 'csv' ? `CSV (${inputFileCount} file${inputFileCount === 1 ? '' : 's'})` : `${files} Parquet files`} written and uploaded ` +
         `(${Math.round(input.bytes / 2 ** 20)} MiB, ${(prepareMs / 1000).toFixed(1)} s), running…\n`,
     );
     const t0 = performance.now();
@@ -177,7 +250,8 @@ try {
       shape: values.shape,
       rows,
       input: inputKind,
-      files,
+      files: inputFileCount,
+      ...(rowsPerFile ? { rowsPerFile } : {}),
       inputBytes: input.bytes,
       rowsPerShard: Number(rowsPerShard),
       rowsPerPart,
@@ -192,7 +266,7 @@ try {
       at: new Date().toISOString(),
     });
     console.log(
-      `\n${rows.toLocaleString('en')} rows (${inputKind}, ${files} file${files === 1 ? '' : 's'}, memory ` +
+      `\n${rows.toLocaleString('en')} rows (${inputKind}, ${inputFileCount} file${inputFileCount === 1 ? '' : 's'}, memory ` +
         `${enforceMemory ? 'enforced' : 'measured only'}${outputFormats ? `, output ${outputFormats.join(', ')}` : ''}), wall ${(wallMs / 1000).toFixed(1)} s: ` +
         (release ? 'verified and published' : `FAILED, ${result.error?.name}: ${result.error?.message}`),
     );

@@ -2,7 +2,7 @@
  * A release of N rows on Lambda, projected from the deployed path measured at three or more
  * sizes of one shape of table (`npm run bench:deployed -- --shape adult|registry`, results in
  * bench/results/deployed.json and deployed-registry.json):
- * - a state that sees the whole release (Plan, Search, Verify, Publish) has its peak memory and
+ * - a state that sees the whole release (Plan, Combine, Search, Verify, Publish) has its peak memory and
  *   slowest invocation fitted as a + b·rows by least squares over every measured size (b ≥ 0):
  *   what it holds (distinct values, tuples, classes) grows at most with the rows, so the line
  *   through sizes where it still grows bounds it from above;
@@ -13,11 +13,13 @@
  * size or, where the peak passes it, the size a deployment sets with ppdp:memoryMb (a tenth
  * spare, up to Lambda's 10,240 MB), its time scaled to the CPU that memory gets (Lambda gives
  * one vCPU per 1,769 MB; the code is single-threaded and the measurement had a core), and its
- * cost priced at Lambda's, Step Functions' and S3's list prices. Only runs of one CSV input with
- * the default outputs that ended with a published release count, the latest of each size.
- * Prints the table and writes bench/results/projection-<shape>.json.
+ * cost priced at Lambda's, Step Functions' and S3's list prices. Only runs of a CSV input with
+ * the default outputs that ended with a published release count, the latest of each size: one
+ * file, or with `--rows-per-file F` a folder of files of F rows, whose scan (ScanPiece, one
+ * invocation per file) is then a per-item state, projected for a folder of such files.
+ * Prints the table and writes bench/results/projection-<shape>[-files].json.
  *
- * Run: `npm run bench:projection -- [--shape adult|registry] [--rows 100000000]`
+ * Run: `npm run bench:projection -- [--shape adult|registry] [--rows 100000000] [--rows-per-file 1000000]`
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -25,10 +27,16 @@ import { DEFAULT_ROWS_PER_PART, DEFAULT_ROWS_PER_SHARD } from '../src/pipeline/s
 import { table } from './scale.ts';
 
 const { values } = parseArgs({
-  options: { rows: { type: 'string', default: '100000000' }, shape: { type: 'string', default: 'adult' } },
+  options: {
+    rows: { type: 'string', default: '100000000' },
+    shape: { type: 'string', default: 'adult' },
+    'rows-per-file': { type: 'string' },
+  },
 });
 const rows = Number(values.rows);
 const shape = values.shape;
+/** Rows per input file (a folder of files), or undefined for one file. */
+const rowsPerFile = values['rows-per-file'] === undefined ? undefined : Number(values['rows-per-file']);
 
 interface Measured {
   invocations: number;
@@ -46,6 +54,8 @@ interface Run {
   outputFormats?: string[];
   /** Whether the run ended with a verified, published release (absent in older runs). */
   ok?: boolean;
+  /** A CSV cut into a folder of files of this many rows (absent: one file). */
+  rowsPerFile?: number;
   at?: string;
   states: Record<string, Measured>;
   machine?: { commit?: string };
@@ -67,7 +77,10 @@ function comparable(): Run[] {
       r.rowsPerShard !== DEFAULT_ROWS_PER_SHARD ||
       (r.input ?? 'csv') !== 'csv' ||
       r.outputFormats ||
-      r.ok === false
+      r.ok === false ||
+      r.rowsPerFile !== rowsPerFile ||
+      // Runs from before the scan was its own state.
+      !r.states.ScanPiece
     )
       continue;
     const key = `${r.rows}/${partsOf(r)}`;
@@ -98,8 +111,11 @@ const PRICE = {
 
 const shards = Math.ceil(rows / DEFAULT_ROWS_PER_SHARD);
 const parts = Math.ceil(rows / DEFAULT_ROWS_PER_PART);
+const files = rowsPerFile ? Math.ceil(rows / rowsPerFile) : 1;
 const invocationsOf: Record<string, number> = {
   Plan: 1,
+  ScanPiece: files,
+  Combine: 1,
   CountShard: shards,
   Search: 1,
   ApplyShard: shards,
@@ -113,7 +129,14 @@ const invocationsOf: Record<string, number> = {
  * The states that hold one shard, part or slice: at the default sizes an invocation does the
  * same work at any table size, so the larger measurement (10 shards, 5 parts) stands for it.
  */
-const PER_ITEM = new Set(['CountShard', 'ApplyShard', 'Assemble', 'VerifySlice']);
+const PER_ITEM = new Set([
+  'CountShard',
+  'ApplyShard',
+  'Assemble',
+  'VerifySlice',
+  // Each file the same size: the scan reads one at any table size.
+  ...(rowsPerFile ? ['ScanPiece'] : []),
+]);
 
 /** a + b·n by least squares over every size (b ≥ 0); a per-item state's largest measurement. */
 function projected(pick: (m: Measured) => number, state: string): (n: number) => number {
@@ -191,7 +214,7 @@ const cost = {
 const wallS = states.reduce((t, s) => t + s.slowestS * Math.ceil(s.invocations / 100), 0);
 
 console.log(
-  `${shape}, ${rows.toLocaleString('en')} rows: ${shards} shards, ${parts} parts (fitted to ${runs.map((r) => r.rows.toLocaleString('en')).join(', ')} rows measured)`,
+  `${shape}, ${rows.toLocaleString('en')} rows${rowsPerFile ? ` in ${files} files` : ''}: ${shards} shards, ${parts} parts (fitted to ${runs.map((r) => r.rows.toLocaleString('en')).join(', ')} rows measured)`,
 );
 console.log(
   table(
@@ -215,6 +238,6 @@ console.log(
     `(Lambda $${cost.lambda.toFixed(2)}, Step Functions $${cost.stepFunctions.toFixed(2)}, S3 requests $${cost.s3.toFixed(2)})`,
 );
 writeFileSync(
-  new URL(`./results/projection-${shape}.json`, import.meta.url),
-  `${JSON.stringify({ shape, rows, shards, parts, from: runs.map((r) => ({ rows: r.rows, commit: r.machine?.commit })), states, transitions, s3: { puts: s3Puts, gets: s3Gets }, cost, criticalPathS: Math.round(wallS) }, null, 2)}\n`,
+  new URL(`./results/projection-${shape}${rowsPerFile ? '-files' : ''}.json`, import.meta.url),
+  `${JSON.stringify({ shape, rows, ...(rowsPerFile ? { rowsPerFile, files } : {}), shards, parts, from: runs.map((r) => ({ rows: r.rows, commit: r.machine?.commit })), states, transitions, s3: { puts: s3Puts, gets: s3Gets }, cost, criticalPathS: Math.round(wallS) }, null, 2)}\n`,
 );

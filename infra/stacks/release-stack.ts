@@ -173,9 +173,8 @@ function sizingByRows(rowsPerShard: number): Record<TaskName, Sizing> {
     VerifySlice: part,
     Build: BIG,
     Verify: BIG,
-    // Publish copies each file from the work bucket into the release bucket through the
-    // function (get, then put): one part's file in memory at a time (some 150 MB of CSV at
-    // 2M rows), held twice while it is read, doubled for headroom; 100 parts take minutes.
+    // Publish copies the files from the work bucket into the release bucket server-side,
+    // eight at a time, and reads each back through a streaming digest: little memory.
     Publish: { memory: 1024, timeout: Duration.minutes(15), tmp: 512 },
     ReportFailure: { memory: 256, timeout: Duration.minutes(1), tmp: 512 },
   };

@@ -38,6 +38,11 @@ export type EngineName = 'local' | 'direct';
 
 /** Below this many rows, starting worker threads costs more than it saves. */
 export const WORKER_MIN_ROWS = 1_000_000;
+/**
+ * Before the input is read its rows are not known: the scan of a folder goes to worker threads
+ * from this many bytes per WORKER_MIN_ROWS rows (a CSV row of a few columns is about as long).
+ */
+const SCAN_BYTES_PER_ROW = 64;
 
 /** A state's handler: the Task's JSON input → its JSON output. */
 export type StateHandler = (input: never) => Promise<unknown>;
@@ -174,8 +179,14 @@ export async function executeRelease(
   let pool: StatePool | undefined;
   let unstop = () => {};
   const poolFor = (): StatePool | undefined => {
-    if (!planned || !kernelName || workers < 2 || planned.rows < (options.workerMinRows ?? WORKER_MIN_ROWS))
-      return undefined;
+    if (!planned || !kernelName || workers < 2) return undefined;
+    const minRows = options.workerMinRows ?? WORKER_MIN_ROWS;
+    // Plan's answer has no rows yet: the scan of more than one file may go to the workers.
+    const worth =
+      planned.rows > 0
+        ? planned.rows >= minRows
+        : planned.pieces > 1 && planned.bytes >= minRows * SCAN_BYTES_PER_ROW;
+    if (!worth) return undefined;
     if (!pool) {
       const created = new StatePool(workers, { kernel: kernelName, s3: options.s3, tmp });
       pool = created;

@@ -244,6 +244,38 @@ export interface PublishSource {
 }
 
 /**
+ * Files copied and read back at once: a release of hundreds of parts is published in minutes,
+ * not in one copy after another (copies between buckets are server-side; the read-back streams).
+ */
+export const PUBLISH_CONCURRENCY = 8;
+
+/**
+ * Runs `work` over the items, `limit` at a time. The first failure stops new items from
+ * starting and is thrown once the ones under way have settled: nothing lands after the caller
+ * has given up.
+ */
+async function eachAtOnce<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const lane = async () => {
+    while (failure === undefined && next < items.length) {
+      const item = items[next++]!;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failure) throw failure.error;
+}
+
+/**
  * Publishes verified files so that the folder holds exactly them and their manifest, then
  * gives the lock up. See the file's comment for the order.
  */
@@ -269,10 +301,10 @@ export async function publishInto(
   }
   const before = (await folder.list()) ?? [];
   if (before.includes(MANIFEST)) await folder.remove([MANIFEST]);
-  for (const f of files) {
+  await eachAtOnce(files, PUBLISH_CONCURRENCY, async (f) => {
     await source.copyIn(f);
     await checkPublished(folder, f, source);
-  }
+  });
   const listed = new Set(files.map((f) => f.name));
   const stale = before.filter((n) => n !== MANIFEST && n !== LOCK && !listed.has(n));
   if (stale.length > 0) await folder.remove(stale);

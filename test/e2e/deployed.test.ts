@@ -108,7 +108,7 @@ describe('the deployed state machine, each state its bundled handler in its own 
     }
     // The input's rows were copied to the work bucket only; the inbox holds only what was dropped.
     const keys = async (s: Store) => (await s.list('')).map((o) => o.key);
-    expect(await keys(work)).toContain(`work/adult/${published.runId}/rows/0.arrow`);
+    expect(await keys(work)).toContain(`work/adult/${published.runId}/rows/0/0.arrow`);
     expect((await keys(store)).every((k) => k.startsWith('inbox/'))).toBe(true);
     expect((await keys(releases)).every((k) => k.startsWith('releases/adult/'))).toBe(true);
   }, 180_000);

@@ -248,7 +248,7 @@ describe('the store and the clock', () => {
 
   it('one S3 request that never gets an answer', async () => {
     const { result, judge } = await faultCase('hung', {
-      s3Faults: [{ method: 'GET', path: /\/rows\/1\.arrow/, fault: 'hang' }],
+      s3Faults: [{ method: 'GET', path: /\/rows\/0\/1\.arrow/, fault: 'hang' }],
       // Bounded by the function's timeout at worst (the state's own is 15 minutes).
       functionOverrides: { CountShard: { timeoutSeconds: 15 } },
     });
@@ -267,7 +267,7 @@ describe('the store and the clock', () => {
 
 /** A work file of each stage, read by the next. */
 const STAGES: { after: string; file: string }[] = [
-  { after: 'Plan', file: 'rows/1.arrow' },
+  { after: 'Scan', file: 'rows/0/1.arrow' },
   { after: 'Count', file: 'counts/1.bin' },
   { after: 'Apply', file: 'scatter/1/0.arrow' },
   { after: 'Parts', file: 'staging/data/part-00001.arrow' },

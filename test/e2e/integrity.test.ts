@@ -162,10 +162,10 @@ describe.each(backends)('on the %s store', (_, backend) => {
   });
 
   it('a rows shard changed before ApplyShard is refused there (states reading the store, as in Lambda)', async () => {
-    const { error } = await backend.run('ApplyShard', 'rows/0.arrow', swapBytes, { forget: true });
+    const { error } = await backend.run('ApplyShard', 'rows/0/0.arrow', swapBytes, { forget: true });
     expect(codeOf(error)).toBe('E_WORK_CORRUPT');
     expect((error as Error).message).toMatch(
-      /rows\/0\.arrow: the work file is corrupt \(its SHA-256 differs/,
+      /rows\/0\/0\.arrow: the work file is corrupt \(its SHA-256 differs/,
     );
   });
 

@@ -3,7 +3,7 @@
  * and several row shards (rows are shuffled once, at the merge, so the shard count cannot
  * change the release), and for every other registered method as a single-shard task.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeArrow, readArrow } from '../../src/data/arrow.ts';
@@ -111,6 +111,66 @@ describe('generalization over row shards', () => {
       expectSameRelease(direct, apart);
     },
   );
+});
+
+describe('an input of many files, each scanned apart', () => {
+  it('releases the bytes of the one file holding their rows, whatever the files, shards and threads', async () => {
+    const ws = adultWorkspace(3000);
+    const whole = join(ws.dir, 'out', 'whole');
+    await executeRelease({ spec: ws.spec, out: whole, rowsPerShard: 700 });
+    // The same rows cut into files of unequal length, each with its own header.
+    const [header, ...lines] = ws.read('adult.csv').trimEnd().split('\n');
+    mkdirSync(join(ws.dir, 'cut'));
+    const cuts = [0, 1000, 1001, 2600, 3000];
+    for (let f = 0; f + 1 < cuts.length; f++) {
+      const rows = lines.slice(cuts[f], cuts[f + 1]);
+      writeFileSync(join(ws.dir, 'cut', `part-${f}.csv`), `${[header, ...rows].join('\n')}\n`);
+    }
+    ws.editSpec((s) => (s.input = 'cut'));
+    for (const [name, rowsPerShard, workerMinRows] of [
+      ['files', 700, undefined],
+      ['files-in-workers', 400, 0],
+    ] as const) {
+      const out = join(ws.dir, 'out', name);
+      const result = await executeRelease({ spec: ws.spec, out, rowsPerShard }, { workerMinRows });
+      expect(result.plan.pieces).toBe(4);
+      // Each file is split into its own shards: a shard never spans two files.
+      expect(result.plan.shards).toBe(
+        [1000, 1, 1599, 400].reduce((n, r) => n + Math.ceil(r / rowsPerShard), 0),
+      );
+      for (const file of ['data.arrow', 'data.csv'])
+        expect(readFileSync(join(out, file)).equals(readFileSync(join(whole, file))), file).toBe(true);
+    }
+  });
+
+  it('refuses a file whose columns differ from the first file’s, naming both', async () => {
+    const ws = adultWorkspace(300);
+    const [header, ...lines] = ws.read('adult.csv').trimEnd().split('\n');
+    const names = header!.split(',');
+    // The second file lists the same columns in another order.
+    const swapped = [names[1], names[0], ...names.slice(2)].join(',');
+    const reorder = (l: string) => {
+      const c = l.split(',');
+      return [c[1], c[0], ...c.slice(2)].join(',');
+    };
+    mkdirSync(join(ws.dir, 'cut'));
+    writeFileSync(join(ws.dir, 'cut', 'a.csv'), `${[header, ...lines.slice(0, 150)].join('\n')}\n`);
+    writeFileSync(
+      join(ws.dir, 'cut', 'b.csv'),
+      `${[swapped, ...lines.slice(150).map(reorder)].join('\n')}\n`,
+    );
+    ws.editSpec((s) => (s.input = 'cut'));
+    const out = join(ws.dir, 'out', 'refused');
+    const e = await executeRelease({ spec: ws.spec, out }).then(
+      () => undefined,
+      (err: PpdpError) => err,
+    );
+    expect(e?.code).toBe('E_INPUT_FILES_DIFFER');
+    expect(e?.message).toMatch(
+      /^cut\/b\.csv: the columns differ from the folder's first file: its column 1 is named otherwise than a\.csv's$/,
+    );
+    expect(existsSync(join(out, 'manifest.json'))).toBe(false);
+  });
 });
 
 /** The other examples over Adult (other methods), pointed at a cut of Adult in a workspace. */

@@ -70,7 +70,7 @@ describe('a release dropped in the bucket', () => {
     expect(result.report.verification.verified).toBe(true);
     // The rows never travelled in a state payload: they are in the work area, one file per shard.
     expect(
-      (await keys(`work/adult/${result.plan.runId}/rows/`)).filter((k) => /\/rows\/\d+\.arrow$/.test(k)),
+      (await keys(`work/adult/${result.plan.runId}/rows/`)).filter((k) => /\/rows\/0\/\d+\.arrow$/.test(k)),
     ).toHaveLength(3);
     expect(await store.head(`work/adult/${result.plan.runId}/rows/dictionaries.arrow`)).toBeGreaterThan(0);
     expect(

@@ -76,9 +76,9 @@ describe('memory budget', () => {
       throw new Error('expected an error');
     });
     expect(e.code).toBe('E_LIMIT_MEMORY');
-    // Generalization reads in shards: admitted from what the shards read project, in Plan.
+    // Generalization reads in shards: admitted from what the shards read project, in the scan.
     expect(e.message).toMatch(
-      /^the input's 30,162 rows \(projected from the first 30,162\) hold .*: Plan would need about \d+ MB, over 16 MB \(--max-memory 16\)$/,
+      /^the input's 30,162 rows \(projected from the first 30,162\) hold .*: ScanPiece would need about \d+ MB, over 16 MB \(--max-memory 16\)$/,
     );
 
     const out = join(dir, 'out-cli');

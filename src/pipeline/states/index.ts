@@ -35,4 +35,10 @@ export const STATES: Record<TaskName, StateFunction> = {
 };
 
 /** The states a Distributed Map fans out: one item each, independent of the others. */
-export const MAP_STATES: readonly TaskName[] = ['CountShard', 'ApplyShard', 'Assemble', 'VerifySlice'];
+export const MAP_STATES: readonly TaskName[] = [
+  'ScanPiece',
+  'CountShard',
+  'ApplyShard',
+  'Assemble',
+  'VerifySlice',
+];

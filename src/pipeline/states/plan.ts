@@ -222,6 +222,7 @@ async function planLocked(p: {
       rows: 0,
       shards: 0,
       pieces: pieces.length,
+      bytes: pieces.reduce((n, piece) => n + piece.bytes, 0),
       pieceItems: { bucket, key: wk('pieces.json') },
       items: { bucket, key: wk('shards.json') },
       parts: 0,

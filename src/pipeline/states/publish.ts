@@ -9,6 +9,7 @@ import {
   storeFolder,
 } from '../publish.ts';
 import { getJson, joinKey, type StoreError, unsealed, utf8 } from '../storage/index.ts';
+import { S3Store } from '../storage/s3.ts';
 import type { PhaseEnv, PlanResult, WorkTask } from './types.ts';
 import { asFolder, ms, openWork, warner } from './work.ts';
 
@@ -27,12 +28,24 @@ export async function publish(
   const release = await env.stores.open(asFolder(task.release));
   const { files } = await getJson<{ files: ManifestEntry[] }>(work.loc.store, work.key('verified.json'));
   const staged = (name: string) => work.key(`staging/${name}`);
+  const from = unsealed(work.loc.store);
+  let throughHere = Promise.resolve();
   const source: PublishSource = {
-    // Inside one store a server-side copy; published bytes are read back and compared anyway.
+    // Inside one store, or between two buckets, a server-side copy: the bytes never pass
+    // through this function. Published bytes are read back and compared anyway.
     async copyIn(f) {
       const to = joinKey(release.key, f.name);
-      if (release.store === unsealed(work.loc.store)) await release.store.copy(staged(f.name), to, f.sha256);
-      else await release.store.put(to, await work.loc.store.get(staged(f.name)));
+      if (release.store === from) await release.store.copy(staged(f.name), to, f.sha256);
+      else if (release.store instanceof S3Store && from instanceof S3Store)
+        await release.store.copy(staged(f.name), to, f.sha256, from.bucket);
+      else {
+        // Through this function: one file in memory at a time, whatever the copies at once.
+        const copied = throughHere.then(async () =>
+          release.store.put(to, await work.loc.store.get(staged(f.name))),
+        );
+        throughHere = copied.catch(() => {});
+        await copied;
+      }
     },
     digest: (name) => unsealed(work.loc.store).digest(staged(name)),
   };

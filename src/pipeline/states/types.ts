@@ -48,6 +48,8 @@ export interface PlanResult {
   readonly shards: number;
   /** The input's pieces (its files), each scanned apart, and where the scan's map reads them. */
   readonly pieces: number;
+  /** The input's size in bytes (its files'). */
+  readonly bytes: number;
   readonly pieceItems: { readonly bucket: string; readonly key: string };
   /** Where the Distributed Maps read the shard items (bucket '' for the local filesystem). */
   readonly items: { readonly bucket: string; readonly key: string };

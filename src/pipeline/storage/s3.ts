@@ -242,14 +242,15 @@ export class S3Store implements Store {
    * with it; when it does and `sha256` is given, they must match. A server that answers with
    * none (s3rver) is checked by the caller reading the copy back (Publish does).
    */
-  async copy(from: string, to: string, sha256?: string): Promise<void> {
+  /** A copy inside the bucket, or (`fromBucket`) from another bucket: server-side either way. */
+  async copy(from: string, to: string, sha256?: string, fromBucket = this.bucket): Promise<void> {
     const out = await this.call(from, async () => {
       const { sdk, client } = await this.sdk();
       return client.send(
         new sdk.CopyObjectCommand({
           Bucket: this.bucket,
           Key: to,
-          CopySource: `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}`,
+          CopySource: `${fromBucket}/${from.split('/').map(encodeURIComponent).join('/')}`,
           ChecksumAlgorithm: 'SHA256',
         }),
       );
