@@ -105,10 +105,14 @@ export function estimateMemory(inputBytes: number): number {
  * Fails before reading when the input cannot fit the memory budget. A missing file passes:
  * the reader names it.
  */
-export function checkInputFits(spec: Pick<ReleaseSpec, 'input' | 'limits'>, env = process.env): void {
+export function checkInputFits(
+  spec: Pick<ReleaseSpec, 'input' | 'limits'>,
+  env = process.env,
+  inputBytes?: number,
+): void {
   let bytes: number;
   try {
-    bytes = inputSize(spec.input);
+    bytes = inputBytes ?? inputSize(spec.input);
   } catch {
     return;
   }

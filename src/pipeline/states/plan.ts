@@ -176,7 +176,13 @@ async function planLocked(p: {
   const mode = methodFor(spec.method.name).shards && !env.method ? 'sharded' : 'single';
   // A single task holds the whole table: it must fit. Sharded, no state does: each piece's
   // scan, and then Combine, project what each state will hold and refuse what would not fit.
-  if (mode === 'single') checkInputFits(spec);
+  // (A folder in a bucket is here only in part: its size is its files' in the listing.)
+  if (mode === 'single')
+    checkInputFits(
+      spec,
+      process.env,
+      pieces.reduce((n, piece) => n + piece.bytes, 0),
+    );
   if (request.shards !== undefined && pieces.length > 1 && !isFolder(spec.input)) {
     throw new SpecError(
       'E_REQUEST',

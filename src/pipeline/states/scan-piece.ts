@@ -9,7 +9,8 @@ import { basename, join } from 'node:path';
 import { ShardedAdmission } from '../../data/admission.ts';
 import { stateBudgets } from '../../data/limits.ts';
 import type { EncodedTable } from '../../data/table.ts';
-import { SpecError } from '../../errors.ts';
+import { InputError, SpecError } from '../../errors.ts';
+import type { ReleaseSpec } from '../../spec/spec.ts';
 import { CellDigest, type DigestState } from '../../util/keys.ts';
 import { remember } from '../memo.ts';
 import { readInputShards } from '../release.ts';
@@ -42,6 +43,25 @@ export function pieceDictionariesKey(piece: number): string {
   return `scan/${piece}.arrow`;
 }
 
+/**
+ * A file's shards, checked against the spec. A file of a folder may have no rows (an empty part
+ * of a table written in parts): it adds none, and Combine refuses a folder none of whose files
+ * has a row.
+ */
+function* readFileRows(
+  spec: ReleaseSpec,
+  path: string,
+  rowsPerShard: number,
+  pieces: number,
+): Generator<EncodedTable & { readonly firstRow: number }, void, undefined> {
+  try {
+    yield* readInputShards({ ...spec, input: path }, rowsPerShard);
+  } catch (e) {
+    if (pieces > 1 && e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return;
+    throw e;
+  }
+}
+
 export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows: number; shards: number }> {
   const t0 = performance.now();
   const work = await openScanWork(task.work, env);
@@ -70,7 +90,7 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
     let last: EncodedTable | undefined;
     const writes: Promise<void>[] = [];
     try {
-      for (const shard of readInputShards({ ...work.spec, input: path }, rowsPerShard)) {
+      for (const shard of readFileRows(work.spec, path, rowsPerShard, work.file.scan.pieces.length)) {
         if (shardRows.length >= MAX_SHARDS) {
           throw new SpecError(
             'E_REQUEST',
