@@ -15,7 +15,7 @@
  *   tried: the files the spec names besides the input (a hierarchy) may have been fixed.
  * A spec or input Start cannot read starts an execution of its own name; Plan reports why.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   DescribeExecutionCommand,
   RedriveExecutionCommand,

@@ -294,7 +294,7 @@ export function documentedTableDigest(input: EncodedTable): Buffer {
   for (const col of input.columns) hash.update(Buffer.from(`${col.name}\u0000`, 'utf8'));
   const tail = Buffer.alloc(8 + 16);
   tail.writeBigUInt64LE(BigInt(input.rowCount), 0);
-  sums.forEach((x, l) => tail.writeUInt32LE(x, 8 + 4 * l));
+  for (const [l, x] of sums.entries()) tail.writeUInt32LE(x, 8 + 4 * l);
   return hash
     .update(Buffer.from([0]))
     .update(tail)

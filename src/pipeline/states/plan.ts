@@ -101,8 +101,11 @@ async function planFrom(
   const spec = loadSpec(specPath, bucketFolder);
   checkSpecFiles(spec, bucketFolder);
   const name = releaseName(specLoc.key);
-  // A stored input is digested where it is (a local copy holds only a folder's first file).
-  const runId = stored
+  // A folder in a bucket is digested where it lies (only its first file is copied here); a
+  // file, copied whole for the checks, from its copy: the same bytes, read once.
+  const folderInBucket =
+    stored !== undefined && !(stored.files.length === 1 && stored.files[0]!.key === stored.key);
+  const runId = folderInBucket
     ? runIdFrom(readFileSync(spec.file), await storedInputDigest(stored.store, stored.key, stored.files))
     : runIdOf(spec);
   const pieces: InputPiece[] = stored
@@ -421,5 +424,3 @@ async function writeBundle(store: Store, prefix: string, specPath: string, spec:
   puts.push(store.put(joinKey(prefix, basename(spec.file)), `${JSON.stringify(json, null, 2)}\n`));
   await Promise.all(puts);
 }
-
-const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
