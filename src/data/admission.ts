@@ -1,10 +1,11 @@
 /**
- * Admission of a release read in shards: from the shards Plan has read so far, what the largest
- * invocation of each state will hold once the whole input is read — its distinct values (every
+ * Admission of a release read in shards: from the shards a scan has read so far, what the
+ * largest invocation of each state will hold once its file is read — its distinct values (every
  * state decodes the input's dictionaries) and, for Search, the distinct quasi-identifier tuples
- * — against the memory of the function (or machine) that runs it. A release that would not fit
- * is refused in Plan, after a shard or two, with the setting to change, instead of running out
- * of memory in a later state. The costs per row, value and tuple are measured (docs/deploy.md,
+ * — against the memory of the function (or machine) that runs it; then, in Combine, the same for
+ * the whole input from every file's summary (`admitWhole`). A release that would not fit is
+ * refused after a shard or two, or before any state after the scan starts, with the setting to
+ * change, instead of running out of memory in a later state. The costs per row, value and tuple are measured (docs/deploy.md,
  * "Memory per state"); projections extrapolate the latest shard's rate of new values and
  * tuples, which only falls as more rows are read, so they err on the large side.
  */
