@@ -106,10 +106,13 @@ export function readInputBytes(path: string): Uint8Array {
  */
 export function digestInput(path: string): Buffer {
   if (!isFolder(path)) return digestFile(path);
+  return folderDigest(folderFiles(path).map((file) => ({ name: basename(file), digest: digestFile(file) })));
+}
+
+/** A folder's digest from its files' names and digests, in the order they are read. */
+export function folderDigest(files: readonly { name: string; digest: Uint8Array }[]): Buffer {
   const hash = createHash('sha256');
-  for (const file of folderFiles(path)) {
-    hash.update(basename(file)).update(Uint8Array.of(0)).update(digestFile(file));
-  }
+  for (const f of files) hash.update(f.name).update(Uint8Array.of(0)).update(f.digest);
   return hash.digest();
 }
 
@@ -162,15 +165,9 @@ export function folderFiles(path: string): string[] {
     throw unreadable(path, err);
   }
   const files: string[] = [];
-  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const e of entries.sort((a, b) => byName(a.name, b.name))) {
     if (!readsFile(e.name)) continue;
-    if (e.isDirectory()) {
-      throw new InputError(
-        'E_INPUT_FOLDER',
-        `${folder}: the input folder holds a folder, ${e.name}; only the files directly in it are read`,
-        'put all the files of the table directly in the input folder (partitioned sub-folders are not read), or name one file as the input',
-      );
-    }
+    if (e.isDirectory()) throw subfolderError(folder, e.name);
     files.push(join(path, e.name));
   }
   if (files.length === 0) {
@@ -181,6 +178,20 @@ export function folderFiles(path: string): string[] {
     );
   }
   return files;
+}
+
+/** The order a folder's files are read in: by name, code unit by code unit. */
+export function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The refusal of a folder input holding a folder (a partitioned table). */
+export function subfolderError(folder: string, name: string): InputError {
+  return new InputError(
+    'E_INPUT_FOLDER',
+    `${folder}: the input folder holds a folder, ${name}; only the files directly in it are read`,
+    'put all the files of the table directly in the input folder (partitioned sub-folders are not read), or name one file as the input',
+  );
 }
 
 /** An input's size in bytes: a folder's is its files' total. Throws like statSync. */

@@ -5,8 +5,7 @@
  * piece whatever the input's size, and nothing is copied to local disk.
  */
 import { createHash } from 'node:crypto';
-import { readsFile } from '../data/input.ts';
-import { InputError } from '../errors.ts';
+import { byName, folderDigest, readsFile, subfolderError } from '../data/input.ts';
 import type { Store } from './storage/index.ts';
 
 /** Bytes per ranged read: memory holds one piece. */
@@ -27,22 +26,16 @@ export async function storedInputFiles(store: Store, key: string): Promise<Store
   const size = await store.head(key);
   if (size !== undefined) return [{ key, size }];
   const prefix = `${key.replace(/\/$/, '')}/`;
-  const folder = prefix.slice(0, -1).split('/').at(-1);
+  const folder = prefix.slice(0, -1).split('/').at(-1)!;
   const files: StoredFile[] = [];
   for (const o of await store.list(prefix)) {
     const rest = o.key.slice(prefix.length);
     if (rest === '' || !readsFile(rest.split('/')[0]!)) continue;
-    if (rest.includes('/')) {
-      throw new InputError(
-        'E_INPUT_FOLDER',
-        `${folder}: the input folder holds a folder, ${rest.split('/')[0]}; only the files directly in it are read`,
-        'put all the files of the table directly in the input folder (partitioned sub-folders are not read), or name one file as the input',
-      );
-    }
+    if (rest.includes('/')) throw subfolderError(folder, rest.split('/')[0]!);
     files.push({ key: o.key, size: o.size });
   }
   if (files.length === 0) return undefined;
-  return files.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return files.sort((a, b) => byName(a.key, b.key));
 }
 
 /** The SHA-256 of a stored input, as `digestInput` defines it for a file or a folder. */
@@ -53,14 +46,10 @@ export async function storedInputDigest(
 ): Promise<Buffer> {
   const one = files.length === 1 && files[0]!.key === key;
   if (one) return digestObject(store, files[0]!);
-  const hash = createHash('sha256');
-  for (const f of files) {
-    hash
-      .update(f.key.split('/').at(-1)!)
-      .update(Uint8Array.of(0))
-      .update(await digestObject(store, f));
-  }
-  return hash.digest();
+  const digests: { name: string; digest: Uint8Array }[] = [];
+  for (const f of files)
+    digests.push({ name: f.key.split('/').at(-1)!, digest: await digestObject(store, f) });
+  return folderDigest(digests);
 }
 
 async function digestObject(store: Store, f: StoredFile): Promise<Buffer> {
