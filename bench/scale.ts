@@ -12,7 +12,16 @@
  * Run: `npm run bench:scale` (`-- --quick` for 10⁵ and 10⁶ only, `-- --help` for the options).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -157,7 +166,11 @@ function adaptSpec(method: Method, synthSpec: string): string {
   return path;
 }
 
-/** Runs the CLI under a wrapper that records its resource usage at exit. */
+/**
+ * Runs the CLI with a hook (NODE_OPTIONS --import, which every node process of the release
+ * inherits: a large release restarts itself with a tuned allocator, src/cli/allocator.ts) that
+ * records each process's resource usage at its exit: the peak is the largest, the CPU the sum.
+ */
 function release(
   cli: string,
   spec: string,
@@ -167,27 +180,29 @@ function release(
   timeoutMs: number,
   label: string,
 ): Promise<Pick<RunResult, 'exit' | 'ok' | 'error' | 'wallMs' | 'peakRssMiB' | 'cpuSeconds' | 'progress'>> {
-  const wrapper = join(work, 'rusage.mjs');
-  const usageFile = join(work, `usage-${process.pid}-${Date.now()}.json`);
+  const hook = join(work, 'rusage.mjs');
+  const usageDir = mkdtempSync(join(work, 'usage-'));
   writeFileSync(
-    wrapper,
+    hook,
     [
       "import { writeFileSync } from 'node:fs';",
-      "import { pathToFileURL } from 'node:url';",
-      'const [cli, ...args] = process.argv.slice(2);',
-      'process.argv = [process.argv[0], cli, ...args];',
+      "import { join } from 'node:path';",
       "process.on('exit', () => {",
       '  const u = process.resourceUsage();',
-      '  writeFileSync(process.env.PPDP_BENCH_USAGE, JSON.stringify({ maxRSS: u.maxRSS, user: u.userCPUTime, system: u.systemCPUTime }));',
+      '  const file = join(process.env.PPDP_BENCH_USAGE, String(process.pid) + ".json");',
+      '  writeFileSync(file, JSON.stringify({ maxRSS: u.maxRSS, user: u.userCPUTime, system: u.systemCPUTime }));',
       '});',
-      'await import(pathToFileURL(cli).href);',
       '',
     ].join('\n'),
   );
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, wrapper, cli, 'release', spec, '--out', out], {
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'release', spec, '--out', out], {
     cwd: ROOT,
-    env: { ...process.env, PPDP_BENCH_USAGE: usageFile },
+    env: {
+      ...process.env,
+      PPDP_BENCH_USAGE: usageDir,
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(hook).href}`.trim(),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const progress: [number, string][] = [];
@@ -210,10 +225,15 @@ function release(
       clearTimeout(timer);
       const wallMs = performance.now() - t0;
       let usage: { maxRSS: number; user: number; system: number } | undefined;
-      if (existsSync(usageFile)) {
-        usage = JSON.parse(readFileSync(usageFile, 'utf8'));
-        rmSync(usageFile);
+      for (const file of readdirSync(usageDir)) {
+        const u = JSON.parse(readFileSync(join(usageDir, file), 'utf8'));
+        usage = {
+          maxRSS: Math.max(usage?.maxRSS ?? 0, u.maxRSS),
+          user: (usage?.user ?? 0) + u.user,
+          system: (usage?.system ?? 0) + u.system,
+        };
       }
+      rmSync(usageDir, { recursive: true, force: true });
       const ok = code === 0;
       done({
         exit: timedOut ? `timeout after ${timeoutMs / 60_000} min` : (code ?? signal ?? 'unknown'),
@@ -438,9 +458,10 @@ async function main(): Promise<void> {
       cli: cli.startsWith(ROOT) ? cli.slice(ROOT.length) : cli,
       nodeArgs,
       note:
-        'one child process per release (node <wrapper> <cli> release <spec> --out <dir>); peak RSS and CPU ' +
-        'from process.resourceUsage() at exit; timings from report.json (ms); runs of earlier invocations ' +
-        'are kept per (method, rows) and carry their own date',
+        'one child process per release (node <cli> release <spec> --out <dir>, which restarts itself with a ' +
+        'tuned allocator for a large input); peak RSS (the largest) and CPU (the sum) from ' +
+        'process.resourceUsage() at the exit of each node process of the release; timings from report.json ' +
+        '(ms); runs of earlier invocations are kept per (method, rows) and carry their own date',
     },
     /** Synthetic data: rows, generation time, Arrow file size. */
     generation: generated,

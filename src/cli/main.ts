@@ -8,10 +8,11 @@ import { PpdpError } from '../errors.ts';
 import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
 import { removeOnSignals } from '../pipeline/cleanup.ts';
-import { type EngineName, executeRelease } from '../pipeline/engine.ts';
+import { type EngineName, executeRelease, LARGE_INPUT_BYTES } from '../pipeline/engine.ts';
 import { VERSION } from '../pipeline/release.ts';
 import { cautionLines } from '../report/audit.ts';
 import { nearest } from '../util/nearest.ts';
+import { rerunWithTunedAllocator, TUNED_RERUN_NOTE, wantsTunedAllocator } from './allocator.ts';
 import { applyCommand } from './apply.ts';
 import { parseCommandArgs } from './args.ts';
 import { evaluateCommand } from './evaluate.ts';
@@ -95,7 +96,7 @@ export function main(argv: string[]): number | Promise<number> {
     return 0;
   }
   try {
-    if (command === 'release' || command === 'apply') removeOnSignals();
+    if (command === 'apply') removeOnSignals(); // release installs it once it runs in this process
     if (command === 'release') return release(rest).catch(reportError);
     if (command === 'reconstruct') return reconstructCommand(rest);
     if (command === 'explore') return exploreCommand(rest).catch(reportError);
@@ -157,6 +158,11 @@ async function release(args: string[]): Promise<number> {
       'omit it to use wasm',
     );
   }
+  if (wantsTunedAllocator(positionals[0]!, LARGE_INPUT_BYTES)) {
+    if (!values.quiet) process.stderr.write(`ppdp: ${TUNED_RERUN_NOTE}\n`);
+    return rerunWithTunedAllocator();
+  }
+  removeOnSignals();
   const started = performance.now();
   const progress = values.quiet
     ? undefined

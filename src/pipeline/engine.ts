@@ -15,7 +15,7 @@ import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
 import type { ReleaseMethod } from '../methods/method.ts';
 import type { ReleaseReport } from '../report/types.ts';
-import { prewarmCore } from '../wasm/module.ts';
+import { ONE_MACHINE_RETAINED_BYTES, prewarmCore, retainCoresUpTo } from '../wasm/module.ts';
 import { makeTemporaryFolder, removeTemporaryFolder, stopOnSignal } from './cleanup.ts';
 import {
   type AslDefinition,
@@ -43,6 +43,8 @@ export const WORKER_MIN_ROWS = 1_000_000;
  * from this many bytes per WORKER_MIN_ROWS rows (a CSV row of a few columns is about as long).
  */
 const SCAN_BYTES_PER_ROW = 64;
+/** An input of this many bytes is large: worker threads scan a folder of it (and the CLI tunes its allocator). */
+export const LARGE_INPUT_BYTES = WORKER_MIN_ROWS * SCAN_BYTES_PER_ROW;
 
 /** A state's handler: the Task's JSON input → its JSON output. */
 export type StateHandler = (input: never) => Promise<unknown>;
@@ -150,6 +152,7 @@ export async function executeRelease(
   options: EngineOptions = {},
 ): Promise<EngineResult> {
   prewarmCore();
+  const retained = retainCoresUpTo(ONE_MACHINE_RETAINED_BYTES);
   const stores = storeResolver(options.s3);
   const tmp = makeTemporaryFolder('ppdp-run-');
   const env: PhaseEnv = {
@@ -213,6 +216,7 @@ export async function executeRelease(
       stores.close();
     } finally {
       removeTemporaryFolder(tmp);
+      retainCoresUpTo(retained);
     }
   }
 }

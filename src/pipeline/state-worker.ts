@@ -2,11 +2,13 @@
  * A worker thread that runs map states for the local engine (src/pipeline/state-pool.ts):
  * each message names a state and its input; the state runs against the same store as the
  * main thread, and its JSON output (or its error, as name, code, message and hint) goes back.
- * Nothing is kept between items: the memo is off, every item reads the work area.
+ * Nothing is kept between items (the memo is off, every item reads the work area) but the
+ * WebAssembly instances of finished sessions, which the next item's session reuses.
  */
 import { parentPort } from 'node:worker_threads';
 import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
+import { ONE_MACHINE_RETAINED_BYTES, retainCoresUpTo } from '../wasm/module.ts';
 import type { TaskName } from './definition.ts';
 import { keepNothing } from './memo.ts';
 import { STATES } from './states/index.ts';
@@ -38,6 +40,7 @@ export function serveStates(setup: WorkerSetup): void {
   const port = parentPort;
   if (!port) throw new Error('serveStates runs in a worker thread');
   keepNothing();
+  retainCoresUpTo(ONE_MACHINE_RETAINED_BYTES);
   const env: PhaseEnv = {
     stores: storeResolver(setup.s3),
     kernel: setup.kernel === 'ts' ? tsGroupingKernel : wasmGroupingKernel,

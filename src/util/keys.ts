@@ -66,18 +66,31 @@ export class CellDigest {
   add(table: EncodedTable): this {
     this.checkNames(table.columns.map((c) => c.name));
     const columns = table.columns.map((c, i) => this.valueLanes(i, c.dictionary));
-    const sum = this.sum;
-    const row = new Uint32Array(LANES);
+    const codes = table.columns.map((c) => c.codes);
+    // The four lanes (LANES) in locals, updated in lane order: lane 3 takes lane 0's new state.
+    const [seed0, seed1, seed2, seed3] = [LANE_SEEDS[0]!, LANE_SEEDS[1]!, LANE_SEEDS[2]!, LANE_SEEDS[3]!];
+    const [out0, out1, out2, out3] = [c32(0), c32(1), c32(2), c32(3)];
+    let [s0, s1, s2, s3] = [this.sum[0]!, this.sum[1]!, this.sum[2]!, this.sum[3]!];
     for (let r = 0; r < table.rowCount; r++) {
-      for (let l = 0; l < LANES; l++) row[l] = LANE_SEEDS[l]!;
-      for (let c = 0; c < columns.length; c++) {
-        const at = table.columns[c]!.codes[r]! * LANES;
-        const lanes = columns[c]!;
+      let a = seed0;
+      let b = seed1;
+      let c = seed2;
+      let d = seed3;
+      for (let k = 0; k < columns.length; k++) {
+        const at = codes[k]![r]! * LANES;
+        const lanes = columns[k]!;
         // Each lane also takes its neighbour's state: a row's lanes are not independent hashes.
-        for (let l = 0; l < LANES; l++) row[l] = mix32(row[l]! ^ lanes[at + l]! ^ (row[(l + 1) & 3]! >>> 7));
+        a = mix32(a ^ lanes[at]! ^ (b >>> 7));
+        b = mix32(b ^ lanes[at + 1]! ^ (c >>> 7));
+        c = mix32(c ^ lanes[at + 2]! ^ (d >>> 7));
+        d = mix32(d ^ lanes[at + 3]! ^ (a >>> 7));
       }
-      for (let l = 0; l < LANES; l++) sum[l] = (sum[l]! + mix32(row[l]! ^ c32(l))) >>> 0;
+      s0 = (s0 + mix32(a ^ out0)) >>> 0;
+      s1 = (s1 + mix32(b ^ out1)) >>> 0;
+      s2 = (s2 + mix32(c ^ out2)) >>> 0;
+      s3 = (s3 + mix32(d ^ out3)) >>> 0;
     }
+    this.sum.set([s0, s1, s2, s3]);
     this.rows += table.rowCount;
     return this;
   }

@@ -75,6 +75,26 @@ export function instantiateCore(): CoreExports {
 /** Instances handed back by finished sessions, each with how many leading bytes it promises are zero. */
 const idle: { core: CoreExports; zeroFrom: number; zeroBytes: number }[] = [];
 const IDLE_LIMIT = 2;
+/** The largest memory an instance handed back may have and still be kept. */
+let retainedBytes = 64 * 1024 * 1024;
+
+/**
+ * Keeps instances with up to `bytes` of memory for the next session. One machine sets it high:
+ * a thread there runs session after session of about one size (a shard's), and paging a fresh
+ * memory in can cost more than the session's work (on virtual machines where a page fault is
+ * slow). A function sized to its state (a Lambda invocation) keeps the default, so that an
+ * idle instance does not add to its peak. Returns the size kept before.
+ */
+export function retainCoresUpTo(bytes: number): number {
+  const before = retainedBytes;
+  retainedBytes = bytes;
+  for (let i = idle.length - 1; i >= 0; i--)
+    if (idle[i]!.core.memory.buffer.byteLength > bytes) idle.splice(i, 1);
+  return before;
+}
+
+/** What one machine keeps: a session of a shard of 10⁶ rows over up to 23 columns. */
+export const ONE_MACHINE_RETAINED_BYTES = 256 * 1024 * 1024;
 
 /**
  * An instance for a session: a returned one if any (with the byte range it promises is
@@ -86,8 +106,9 @@ export function acquireCore(): { core: CoreExports; zeroFrom: number; zeroBytes:
 
 /**
  * Hands an instance back once its session is over; `zeroFrom`/`zeroBytes` name the range its
- * session left zeroed. Memory never shrinks, so few are kept.
+ * session left zeroed. Memory never shrinks, so few are kept, and none over the retained size.
  */
 export function releaseCore(core: CoreExports, zeroFrom: number, zeroBytes: number): void {
-  if (idle.length < IDLE_LIMIT) idle.push({ core, zeroFrom, zeroBytes });
+  if (idle.length < IDLE_LIMIT && core.memory.buffer.byteLength <= retainedBytes)
+    idle.push({ core, zeroFrom, zeroBytes });
 }

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { release } from '../../src/api.ts';
+import { TUNABLES, TUNED_RERUN_NOTE } from '../../src/cli/allocator.ts';
 import { LOCK } from '../../src/pipeline/publish.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
 import { releaseTo } from '../helpers/release.ts';
@@ -95,6 +96,22 @@ async function until(ready: () => boolean, ms: number): Promise<void> {
   }
 }
 
+/** The environment blocks of the processes whose parent is `pid` (Linux: read from /proc). */
+function childEnvironments(pid: number): string[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        // The parent's pid is the second field after the parenthesized command name.
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map((name) => readFileSync(`/proc/${name}/environ`, 'utf8'));
+}
+
 /** The search is done: worker threads now apply the node to the shards (Map states). */
 const applying = (run: Run) => () => run.stderr.includes('chosen node');
 /** The run has started reading: its folder exists. */
@@ -110,6 +127,15 @@ describe('ppdp release removes its temporary folder', () => {
       const run = start(join(big, 'release.json'), ['--workers', '2']);
       await until(applying(run), 240_000);
       expect(readdirSync(run.tmp).length).toBeGreaterThan(0); // the run's folder is there
+      // On Linux the large input runs in a child process with the allocator tuned, which gets
+      // the signal from the command.
+      if (process.platform === 'linux') {
+        expect(run.stderr).toContain(TUNED_RERUN_NOTE);
+        const children = childEnvironments(run.child.pid!);
+        expect(children).toHaveLength(1);
+        // glibc cuts the variable at its colons where it lies as it reads it: every setting is there.
+        for (const setting of TUNABLES.split(':')) expect(children[0]).toContain(setting);
+      }
       run.child.kill(signal);
       expect(await run.exit).toBe(code);
       expect(run.stderr).toContain(`${signal} received`);
@@ -129,7 +155,7 @@ describe('ppdp release removes its temporary folder', () => {
     run.child.kill('SIGINT');
     await until(() => run.stderr.includes('SIGINT received'), 10_000);
     run.child.kill('SIGINT');
-    expect(await run.exit).toBe(130);
+    expect(await run.exit, run.stderr).toBe(130);
     expect(readdirSync(run.tmp)).toEqual([]);
   }, 180_000);
 

@@ -4,7 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { wasmGroupingKernel, wasmSessionBytes } from '../../src/kernels/groupby/wasm.ts';
-import { acquireCore, releaseCore } from '../../src/wasm/module.ts';
+import {
+  acquireCore,
+  ONE_MACHINE_RETAINED_BYTES,
+  releaseCore,
+  retainCoresUpTo,
+} from '../../src/wasm/module.ts';
 
 describe('WASM grouping session memory', () => {
   it('lays out no more than wasmSessionBytes for its tuples, and most of it', () => {
@@ -33,6 +38,36 @@ describe('WASM grouping session memory', () => {
     const levelTables = 4 * (1000 + 400) + 8 * (1000 + 400) + 65536;
     expect(bytes).toBeLessThanOrEqual(wasmSessionBytes(n, 2) + levelTables);
     expect(bytes).toBeGreaterThan(0.6 * wasmSessionBytes(n, 2));
+  });
+
+  it('keeps a finished session past 64 MiB for the next only where told to (one machine)', () => {
+    const n = 1_600_000; // lays out about 80 MB
+    const a = Int32Array.from({ length: n }, (_, t) => t % 1000);
+    const b = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 1000));
+    const run = () => {
+      const session = wasmGroupingKernel.open({ columns: [a, b], domains: [1000, 1600] }, [[], []]);
+      expect(session.group(null).groups).toBe(n);
+      session.dispose();
+    };
+    /** The memory sizes of the instances kept idle (taken out and handed back). */
+    const idleSizes = () => {
+      const taken = [acquireCore(), acquireCore()];
+      for (const t of taken) releaseCore(t.core, t.zeroFrom, t.zeroBytes);
+      return taken
+        .filter((t) => t.zeroBytes !== Number.POSITIVE_INFINITY)
+        .map((t) => t.core.memory.buffer.byteLength);
+    };
+    run();
+    expect(idleSizes().every((bytes) => bytes <= 64 * 2 ** 20)).toBe(true);
+    const before = retainCoresUpTo(ONE_MACHINE_RETAINED_BYTES);
+    try {
+      run();
+      expect(idleSizes().some((bytes) => bytes > 64 * 2 ** 20)).toBe(true);
+    } finally {
+      retainCoresUpTo(before);
+    }
+    // Back to the default, the large instance is let go.
+    expect(idleSizes().every((bytes) => bytes <= 64 * 2 ** 20)).toBe(true);
   });
 
   it('puts 4 GiB of WebAssembly memory at about 43 million tuples of 4 quasi-identifiers', () => {

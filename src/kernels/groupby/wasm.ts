@@ -26,7 +26,7 @@ import {
 } from './kernel.ts';
 
 const PAGE = 65536;
-/** Sessions whose memory ends below this hand their instance back for reuse on dispose. */
+/** A chunk's session stays below this, the size an instance is kept for reuse at by default. */
 const REUSABLE_BYTES = 64 * 1024 * 1024;
 /** WebAssembly's 32-bit memory: an instance addresses at most 65,536 pages (4 GiB). */
 export const WASM_MEMORY_BYTES = 65536 * PAGE;
@@ -298,8 +298,7 @@ function openSession(input: GroupingInput, tables: readonly (readonly Int32Array
       return keysOf(input.columns, mapsAt(last.levels), last.reps, groups);
     },
     dispose() {
-      if (!disposed && clean && core.memory.buffer.byteLength <= REUSABLE_BYTES)
-        releaseCore(core, table, 4 * capacity);
+      if (!disposed && clean) releaseCore(core, table, 4 * capacity);
       disposed = true;
     },
   };

@@ -1,0 +1,73 @@
+/**
+ * A large release on Linux runs in a child process whose C allocator (glibc's malloc, which
+ * holds Node's ArrayBuffers) keeps freed memory for reuse and backs large blocks with huge
+ * pages. Its settings are environment variables read when a process starts, so the command
+ * starts itself again with them. On virtual machines where a page fault is slow, paging
+ * fresh memory in was the largest single cost of a 10⁷-row release (docs/performance.md);
+ * other C libraries ignore the variable.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { inputSize } from '../data/input.ts';
+import { loadSpec } from '../spec/spec.ts';
+
+/** The variable glibc reads its malloc settings from. Set by the user, it is left as it is. */
+export const TUNABLES_ENV = 'GLIBC_TUNABLES';
+
+/**
+ * Large blocks on huge pages where the kernel allows it (transparent huge pages on madvise);
+ * blocks up to 32 MiB from the heap rather than their own mappings, and freed memory kept
+ * there (trim threshold 4 GiB, heap grown 256 MiB at a time); one arena for all threads, so
+ * that memory a worker thread freed is reused by the next.
+ */
+export const TUNABLES = [
+  'glibc.malloc.hugetlb=1',
+  'glibc.malloc.mmap_threshold=33554432',
+  'glibc.malloc.trim_threshold=4294967296',
+  'glibc.malloc.top_pad=268435456',
+  'glibc.malloc.arena_max=1',
+].join(':');
+
+/**
+ * Whether a release of `specPath` should restart with the tuned allocator: on Linux, unless
+ * the variable is set already (then this is the restarted process, or the user chose), for a
+ * local input of `largeBytes` or more. Any doubt (a spec that does not load, an input in a
+ * bucket) answers no: the release then runs here and reports what is wrong itself.
+ */
+export function wantsTunedAllocator(specPath: string, largeBytes: number, env = process.env): boolean {
+  if (process.platform !== 'linux' || env[TUNABLES_ENV] !== undefined) return false;
+  if (specPath.startsWith('s3://')) return false;
+  try {
+    const { input } = loadSpec(specPath);
+    return !input.startsWith('s3://') && existsSync(input) && inputSize(input) >= largeBytes;
+  } catch {
+    return false;
+  }
+}
+
+/** What the command says when it starts itself again. */
+export const TUNED_RERUN_NOTE = `a large input: running the release in a child process with glibc's allocator tuned for it (${TUNABLES_ENV}; set that variable yourself to choose otherwise)`;
+
+/** Exit codes by signal, as a shell reports a process the signal ended. */
+const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+
+/**
+ * Runs this command again in a child process with the tuned allocator and the same
+ * arguments, input and output; forwards SIGINT, SIGTERM and SIGHUP to it (it removes its own
+ * temporary files) and exits with its exit code as soon as it is gone.
+ */
+export function rerunWithTunedAllocator(): Promise<never> {
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, [TUNABLES_ENV]: TUNABLES },
+  });
+  // Kept to the end: a signal that comes after the child is gone must not end this process
+  // with the signal instead of the child's exit code.
+  for (const signal of Object.keys(SIGNALS)) process.on(signal, () => child.kill(signal as NodeJS.Signals));
+  return new Promise((_, fail) => {
+    child.on('error', fail);
+    // At once: a signal sent on (a second Ctrl-C) while this process wound down would end it
+    // with the signal rather than the child's code.
+    child.on('close', (code, signal) => process.exit(code ?? SIGNALS[signal as keyof typeof SIGNALS] ?? 1));
+  });
+}

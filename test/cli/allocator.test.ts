@@ -1,0 +1,33 @@
+/**
+ * When `ppdp release` starts itself again with glibc's allocator tuned: on Linux, for a local
+ * input of the given size or more, unless GLIBC_TUNABLES is set already. The restart itself
+ * (signals passed on, the child's environment) is run in test/e2e/cli-cleanup.test.ts.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TUNABLES_ENV, wantsTunedAllocator } from '../../src/cli/allocator.ts';
+import { LARGE_INPUT_BYTES } from '../../src/pipeline/engine.ts';
+import { ADULT_DIR } from '../helpers/adult.ts';
+
+const spec = join(ADULT_DIR, 'release.json');
+const env = { PATH: process.env.PATH };
+
+describe.runIf(process.platform === 'linux')('the tuned allocator for large releases', () => {
+  it('restarts for an input of the threshold or more, not for a smaller one', () => {
+    expect(LARGE_INPUT_BYTES).toBe(64_000_000);
+    expect(wantsTunedAllocator(spec, LARGE_INPUT_BYTES, env)).toBe(false); // Adult: about 4 MB
+    expect(wantsTunedAllocator(spec, 1_000_000, env)).toBe(true);
+  });
+
+  it('leaves a GLIBC_TUNABLES the user set (or its own restart) alone', () => {
+    expect(wantsTunedAllocator(spec, 1_000_000, { ...env, [TUNABLES_ENV]: '' })).toBe(false);
+    expect(wantsTunedAllocator(spec, 1_000_000, { ...env, [TUNABLES_ENV]: 'glibc.malloc.arena_max=2' })).toBe(
+      false,
+    );
+  });
+
+  it('does not restart when in doubt: the release then reports the problem itself', () => {
+    expect(wantsTunedAllocator(join(ADULT_DIR, 'missing.json'), 1, env)).toBe(false);
+    expect(wantsTunedAllocator('s3://bucket/inbox/x/release.json', 1, env)).toBe(false);
+  });
+});
