@@ -12,6 +12,7 @@ import { HierarchyError, PpdpError } from '../../src/errors.ts';
 import { methodFor } from '../../src/methods/registry.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { forgetAll } from '../../src/pipeline/memo.ts';
+import { MAX_SHARDS } from '../../src/pipeline/states/types.ts';
 import { sealWork, storeResolver } from '../../src/pipeline/storage/index.ts';
 import type { MethodName } from '../../src/spec/spec.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
@@ -173,6 +174,26 @@ describe('an input of many files, each scanned apart', () => {
     );
     expect(existsSync(join(out, 'manifest.json'))).toBe(false);
   });
+});
+
+describe('an input of more files than shards may be', () => {
+  it(`refuses a folder of more than ${MAX_SHARDS} files in Plan, publishing nothing`, async () => {
+    const ws = adultWorkspace(2);
+    const [header, row] = ws.read('adult.csv').trimEnd().split('\n');
+    mkdirSync(join(ws.dir, 'many'));
+    for (let f = 0; f <= MAX_SHARDS; f++)
+      writeFileSync(join(ws.dir, 'many', `part-${String(f).padStart(5, '0')}.csv`), `${header}\n${row}\n`);
+    ws.editSpec((s) => (s.input = 'many'));
+    const out = join(ws.dir, 'out', 'refused');
+    const e = await executeRelease({ spec: ws.spec, out }).then(
+      () => undefined,
+      (err: PpdpError) => err,
+    );
+    expect(e?.code).toBe('E_REQUEST');
+    expect(e?.message).toBe(`many holds ${MAX_SHARDS + 1} files, more than ${MAX_SHARDS}`);
+    expect(e?.hint).toBe('merge the input into fewer, larger files');
+    expect(existsSync(join(out, 'manifest.json'))).toBe(false);
+  }, 120_000);
 });
 
 /** The other examples over Adult (other methods), pointed at a cut of Adult in a workspace. */

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PpdpError } from '../../src/errors.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { type Store, storeResolver, utf8 } from '../../src/pipeline/storage/index.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
@@ -126,8 +127,21 @@ describe('a release dropped in the bucket', () => {
       await store.put(`inbox/lake/${f}`, readFileSync(join(ws.dir, f)));
     }
     expect((await keys('inbox/lake/lake/')).filter((k) => k.endsWith('.parquet'))).toHaveLength(4);
-    const result = await executeRelease(
+    // A shard count would need every file's rows counted first: refused, naming the setting to give.
+    const refused = await executeRelease(
       { spec: 's3://ppdp-test/inbox/lake/release.json', shards: 3 },
+      { s3: s3.options() },
+    ).then(
+      () => undefined,
+      (e: PpdpError) => e,
+    );
+    expect(refused?.code).toBe('E_REQUEST');
+    expect(refused?.message).toBe(
+      "the release request's shards cannot be counted out for a folder input in a bucket (4 files)",
+    );
+    expect(refused?.hint).toBe('give "rowsPerShard" instead of "shards"');
+    const result = await executeRelease(
+      { spec: 's3://ppdp-test/inbox/lake/release.json', rowsPerShard: 700 },
       { s3: s3.options() },
     );
     expect(result.report.verification.verified).toBe(true);

@@ -186,7 +186,8 @@ async function planLocked(p: {
       process.env,
       pieces.reduce((n, piece) => n + piece.bytes, 0),
     );
-  if (request.shards !== undefined && pieces.length > 1 && !isFolder(spec.input)) {
+  // Of a folder in a bucket only the first file is copied here: the rest could not be counted.
+  if (request.shards !== undefined && pieces.length > 1 && !pieces[0]!.url.startsWith('file:')) {
     throw new SpecError(
       'E_REQUEST',
       `the release request's shards cannot be counted out for a folder input in a bucket (${pieces.length} files)`,
