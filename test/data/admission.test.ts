@@ -4,7 +4,7 @@
  * function or machine that runs it; a release that would not fit is refused in the scan (or in
  * Combine, for the whole input) with the setting to change, one that fits is not.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ShardedAdmission, type StateBudgets } from '../../src/data/admission.ts';
@@ -166,4 +166,53 @@ describe('admission of a sharded release', () => {
     });
     await expect(executeRelease({ spec: ws.spec, out, shards: 4 })).resolves.toBeDefined();
   }, 60_000);
+
+  it('files that each fit alone but not together are refused by Combine, for the whole input', async () => {
+    // Two files of Adult's values drawn at random: about 80,000 distinct quasi-identifier
+    // tuples in each, none shared, so the search of both holds about twice the tuples of either.
+    const ws = adultWorkspace();
+    const [header, ...rows] = ws.read('adult.csv').trimEnd().split(/\r?\n/);
+    const values = header!.split(';').map((_, c) => [...new Set(rows.map((r) => r.split(';')[c]!))]);
+    const random = new Random(11);
+    const file = () =>
+      Array.from({ length: 80_000 }, () => values.map((v) => v[random.below(v.length)]).join(';'));
+    mkdirSync(join(ws.dir, 'both'));
+    for (const name of ['a.csv', 'b.csv'])
+      writeFileSync(join(ws.dir, 'both', name), `${[header, ...file()].join('\n')}\n`);
+    ws.editSpec((s) => (s.input = 'both'));
+    const out = join(ws.dir, 'out');
+    const refusal = async (searchMb: number) => {
+      const before = process.env[STATE_MEMORY_ENV];
+      process.env[STATE_MEMORY_ENV] = JSON.stringify({ Search: searchMb });
+      try {
+        return (await executeRelease({ spec: ws.spec, out, rowsPerShard: 40_000 }).then(
+          () => undefined,
+          (e: LimitError) => e,
+        )) as LimitError | undefined;
+      } finally {
+        if (before === undefined) delete process.env[STATE_MEMORY_ENV];
+        else process.env[STATE_MEMORY_ENV] = before;
+      }
+    };
+    // Too little for one file: its scan refuses, and says what one file's search needs.
+    const tiny = await refusal(100);
+    expect(tiny?.code).toBe('E_LIMIT_MEMORY');
+    const perFile =
+      /^the input's 80,000 rows \(projected from the first 80,000\) hold about [\d,]+ distinct quasi-identifier tuples: Search would need about (\d+) MB, over 100 MB/.exec(
+        tiny!.message,
+      );
+    expect(perFile, tiny!.message).not.toBeNull();
+    // Enough for either file with 3 MB to spare (a budget is used to nine tenths): 80,000
+    // more tuples at 90 bytes (about 7 MB) are too many for both.
+    const searchMb = Math.ceil((Number(perFile![1]) + 3) / 0.9);
+    const whole = await refusal(searchMb);
+    expect(whole?.code).toBe('E_LIMIT_MEMORY');
+    expect(whole!.message).toMatch(
+      new RegExp(
+        `^the input's 160,000 rows \\(projected from the first 160,000\\) hold about [\\d,]+ distinct quasi-identifier tuples: Search would need about \\d+ MB, over ${searchMb} MB \\(the Search function's memory, ${searchMb} MB\\)$`,
+      ),
+    );
+    expect(whole!.hint).toMatch(/ppdp:memoryMb=\{"Search":\d+\}/);
+    expect(ws.list('out')).toBeNull();
+  }, 120_000);
 });
