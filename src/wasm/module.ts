@@ -75,8 +75,9 @@ export function instantiateCore(): CoreExports {
 /** Instances handed back by finished sessions, each with how many leading bytes it promises are zero. */
 const idle: { core: CoreExports; zeroFrom: number; zeroBytes: number }[] = [];
 const IDLE_LIMIT = 2;
-/** The largest memory an instance handed back may have and still be kept. */
-let retainedBytes = 64 * 1024 * 1024;
+/** What an instance handed back may have of memory and still be kept, unless told otherwise. */
+export const DEFAULT_RETAINED_BYTES = 64 * 1024 * 1024;
+let retainedBytes = DEFAULT_RETAINED_BYTES;
 
 /**
  * Keeps instances with up to `bytes` of memory for the next session. One machine sets it high:

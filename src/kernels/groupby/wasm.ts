@@ -4,7 +4,7 @@
  */
 
 import { LimitError } from '../../errors.ts';
-import { acquireCore, releaseCore } from '../../wasm/module.ts';
+import { acquireCore, DEFAULT_RETAINED_BYTES, releaseCore } from '../../wasm/module.ts';
 import { kernelError, Status } from '../status.ts';
 import { chunkedSession } from './chunked.ts';
 import {
@@ -26,8 +26,8 @@ import {
 } from './kernel.ts';
 
 const PAGE = 65536;
-/** A chunk's session stays below this, the size an instance is kept for reuse at by default. */
-const REUSABLE_BYTES = 64 * 1024 * 1024;
+/** A chunk's session stays below this, so that each chunk reuses the last one's instance. */
+const REUSABLE_BYTES = DEFAULT_RETAINED_BYTES;
 /** WebAssembly's 32-bit memory: an instance addresses at most 65,536 pages (4 GiB). */
 export const WASM_MEMORY_BYTES = 65536 * PAGE;
 
