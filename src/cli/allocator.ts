@@ -30,12 +30,14 @@ export const TUNABLES = [
 
 /**
  * Whether a release of `specPath` should restart with the tuned allocator: on Linux, unless
- * the variable is set already (then this is the restarted process, or the user chose), for a
- * local input of `largeBytes` or more. Any doubt (a spec that does not load, an input in a
+ * the variable is set already (then this is the restarted process, or the user chose) or a
+ * debugger is attached, for a local input of `largeBytes` or more. Any doubt (a spec that does not load, an input in a
  * bucket) answers no: the release then runs here and reports what is wrong itself.
  */
 export function wantsTunedAllocator(specPath: string, largeBytes: number, env = process.env): boolean {
   if (process.platform !== 'linux' || env[TUNABLES_ENV] !== undefined) return false;
+  // Under a debugger the release stays where it is attached (a child could not take its port).
+  if (process.execArgv.some((a) => a.startsWith('--inspect'))) return false;
   if (specPath.startsWith('s3://')) return false;
   try {
     const { input } = loadSpec(specPath);

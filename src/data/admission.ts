@@ -226,7 +226,8 @@ export class ShardedAdmission {
       throw new LimitError(
         'E_LIMIT_MEMORY',
         `the input's ${fmt(p.rows)} rows (projected from the first ${fmt(this.rows)}) hold ${what}: ` +
-          `${name} would need about ${Math.round(p.needs[state] / MiB)} MB, over ${Math.round(budget.bytes / MiB)} MB (${budget.source})`,
+          `${name} would need about ${Math.round(p.needs[state] / MiB)} MB, over the ${Math.round((HEADROOM * budget.bytes) / MiB)} MB ` +
+          `it may use (nine tenths of ${Math.round(budget.bytes / MiB)} MB: ${budget.source})`,
         state === 'Search'
           ? `${budget.hint ?? 'give the search more memory'}, or coarsen the quasi-identifiers before the release (fewer distinct values)`
           : 2 * p.valueNeeds[state] > p.needs[state] - BASE_BYTES

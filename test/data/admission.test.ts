@@ -87,7 +87,9 @@ describe('admission of a sharded release', () => {
     expect(error).toMatchObject({ code: 'E_LIMIT_MEMORY' });
     const { message, hint } = error as LimitError;
     expect(message).toMatch(/1,000,000 rows \(projected from the first 200,000\)/);
-    expect(message).toMatch(/Plan would need about \d+ MB, over 300 MB/);
+    expect(message).toMatch(
+      /Plan would need about \d+ MB, over the 270 MB it may use \(nine tenths of 300 MB: 300 MB\)/,
+    );
     expect(hint).toMatch(/"identifying"/);
     expect(message).not.toMatch(/note 0/); // counts, never values
   });
@@ -116,7 +118,9 @@ describe('admission of a sharded release', () => {
       }
     };
     expect(() => near(100_000_000)).not.toThrow();
-    expect(() => near(120_000_000)).toThrow(/Search would need about \d+ MB, over 10240 MB/);
+    expect(() => near(120_000_000)).toThrow(
+      /Search would need about \d+ MB, over the 9216 MB it may use \(nine tenths of 10240 MB/,
+    );
   });
 
   it('admits the same table when the text column has few values', () => {
@@ -198,7 +202,7 @@ describe('admission of a sharded release', () => {
     const tiny = await refusal(100);
     expect(tiny?.code).toBe('E_LIMIT_MEMORY');
     const perFile =
-      /^the input's 80,000 rows \(projected from the first 80,000\) hold about [\d,]+ distinct quasi-identifier tuples: Search would need about (\d+) MB, over 100 MB/.exec(
+      /^the input's 80,000 rows \(projected from the first 80,000\) hold about [\d,]+ distinct quasi-identifier tuples: Search would need about (\d+) MB, over the 90 MB it may use \(nine tenths of 100 MB/.exec(
         tiny!.message,
       );
     expect(perFile, tiny!.message).not.toBeNull();
@@ -209,7 +213,7 @@ describe('admission of a sharded release', () => {
     expect(whole?.code).toBe('E_LIMIT_MEMORY');
     expect(whole!.message).toMatch(
       new RegExp(
-        `^the input's 160,000 rows \\(projected from the first 160,000\\) hold about [\\d,]+ distinct quasi-identifier tuples: Search would need about \\d+ MB, over ${searchMb} MB \\(the Search function's memory, ${searchMb} MB\\)$`,
+        `^the input's 160,000 rows \\(projected from the first 160,000\\) hold about [\\d,]+ distinct quasi-identifier tuples: Search would need about \\d+ MB, over the ${Math.round(0.9 * searchMb)} MB it may use \\(nine tenths of ${searchMb} MB: the Search function's memory, ${searchMb} MB\\)$`,
       ),
     );
     expect(whole!.hint).toMatch(/ppdp:memoryMb=\{"Search":\d+\}/);

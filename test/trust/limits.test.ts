@@ -78,7 +78,7 @@ describe('memory budget', () => {
     expect(e.code).toBe('E_LIMIT_MEMORY');
     // Generalization reads in shards: admitted from what the shards read project, in the scan.
     expect(e.message).toMatch(
-      /^the input's 30,162 rows \(projected from the first 30,162\) hold .*: ScanPiece would need about \d+ MB, over 16 MB \(--max-memory 16\)$/,
+      /^the input's 30,162 rows \(projected from the first 30,162\) hold .*: ScanPiece would need about \d+ MB, over the 14 MB it may use \(nine tenths of 16 MB: --max-memory 16\)$/,
     );
 
     const out = join(dir, 'out-cli');
@@ -86,7 +86,9 @@ describe('memory budget', () => {
     const cli = (args: string[]) => withEnv({ [MEMORY_ENV]: '' }, () => runCli(args));
     const r = await cli(['release', ws.spec, '--out', out, '--max-memory', '16']);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/ppdp: error: the input's 30,162 rows .* over 16 MB \(--max-memory 16\)/);
+    expect(r.stderr).toMatch(
+      /ppdp: error: the input's 30,162 rows .* over the 14 MB it may use \(nine tenths of 16 MB: --max-memory 16\)/,
+    );
     expect(r.stderr).toMatch(/hint: raise the budget/);
 
     const bad = await cli(['release', ws.spec, '--out', out, '--max-memory', 'lots']);
