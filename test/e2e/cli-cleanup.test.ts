@@ -149,6 +149,21 @@ describe('ppdp release removes its temporary folder', () => {
     300_000,
   );
 
+  it('after a large release that runs to the end (on Linux in the restarted child): its code, its output', () => {
+    const tmp = mkdtempSync(join(root, 'tmp-whole-'));
+    const out = join(root, 'out-whole');
+    const r = spawnSync(process.execPath, [CLI, 'release', join(big, 'release.json'), '--out', out], {
+      env: { ...process.env, TMPDIR: tmp },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^verified release in .*out-whole: k = \d+, \d+ rows suppressed/);
+    if (process.platform === 'linux') expect(r.stderr).toContain(TUNED_RERUN_NOTE);
+    expect(r.stderr).toMatch(/published \d+ files and manifest\.json/);
+    expect(existsSync(join(out, 'manifest.json'))).toBe(true);
+    expect(readdirSync(tmp)).toEqual([]);
+  }, 300_000);
+
   it('on a second SIGINT at once', async () => {
     const run = start(join(big, 'release.json'), ['--workers', '2']);
     await until(reading(run), 60_000);
