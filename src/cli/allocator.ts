@@ -7,8 +7,8 @@
  * other C libraries ignore the variable.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { inputSize } from '../data/input.ts';
+import { SIGNALS } from '../pipeline/cleanup.ts';
 import { loadSpec } from '../spec/spec.ts';
 
 /** The variable glibc reads its malloc settings from. Set by the user, it is left as it is. */
@@ -31,8 +31,9 @@ export const TUNABLES = [
 /**
  * Whether a release of `specPath` should restart with the tuned allocator: on Linux, unless
  * the variable is set already (then this is the restarted process, or the user chose) or a
- * debugger is attached, for a local input of `largeBytes` or more. Any doubt (a spec that does not load, an input in a
- * bucket) answers no: the release then runs here and reports what is wrong itself.
+ * debugger is attached, for a local input of `largeBytes` or more. Any doubt (a spec or input
+ * that does not load, an input in a bucket) answers no: the release then runs here and
+ * reports what is wrong itself.
  */
 export function wantsTunedAllocator(specPath: string, largeBytes: number, env = process.env): boolean {
   if (process.platform !== 'linux' || env[TUNABLES_ENV] !== undefined) return false;
@@ -41,7 +42,7 @@ export function wantsTunedAllocator(specPath: string, largeBytes: number, env = 
   if (specPath.startsWith('s3://')) return false;
   try {
     const { input } = loadSpec(specPath);
-    return !input.startsWith('s3://') && existsSync(input) && inputSize(input) >= largeBytes;
+    return !input.startsWith('s3://') && inputSize(input) >= largeBytes; // a missing input throws
   } catch {
     return false;
   }
@@ -49,9 +50,6 @@ export function wantsTunedAllocator(specPath: string, largeBytes: number, env = 
 
 /** What the command says when it starts itself again. */
 export const TUNED_RERUN_NOTE = `a large input: running the release in a child process with glibc's allocator tuned for it (${TUNABLES_ENV}; set that variable yourself to choose otherwise)`;
-
-/** Exit codes by signal, as a shell reports a process the signal ended. */
-const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 
 /**
  * Runs this command again in a child process with the tuned allocator and the same

@@ -14,7 +14,7 @@ const folders = new Set<string>();
 const stops = new Set<() => Promise<unknown>>();
 
 /** Exit codes by signal: 128 + its number, as a shell reports a process the signal ended. */
-const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+export const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 /** How long stopping worker threads may take before the folders go anyway. */
 const STOP_MS = 3000;
 

@@ -154,6 +154,25 @@ describe('a release dropped in the bucket', () => {
     }
   });
 
+  it('reads a folder in a bucket whose first file has no rows: Plan checks what it copied, the scan the rest', async () => {
+    const ws = adultWorkspace(300);
+    const [header, ...rows] = ws.read('adult.csv').trimEnd().split('\n');
+    ws.editSpec((s) => (s.input = 'cut'));
+    await store.put('inbox/cut/release.json', readFileSync(ws.spec));
+    for (const f of readdirSync(ws.dir).filter((f) => f.endsWith('.csv') && f !== 'adult.csv'))
+      await store.put(`inbox/cut/${f}`, readFileSync(join(ws.dir, f)));
+    // Plan copies only a.csv, which has its header and no row.
+    await store.put('inbox/cut/cut/a.csv', Buffer.from(`${header}\n`));
+    await store.put('inbox/cut/cut/b.csv', Buffer.from(`${[header, ...rows].join('\n')}\n`));
+    const result = await executeRelease(
+      { spec: 's3://ppdp-test/inbox/cut/release.json', rowsPerShard: 100 },
+      { s3: s3.options() },
+    );
+    expect(result.report.verification.verified).toBe(true);
+    expect(result.plan.pieces).toBe(2);
+    expect(result.report.rows.input).toBe(300);
+  });
+
   it('runs from the CLI with --store and --endpoint', () => {
     const r = spawnSync(
       process.execPath,

@@ -186,8 +186,9 @@ async function planLocked(p: {
       process.env,
       pieces.reduce((n, piece) => n + piece.bytes, 0),
     );
-  // Of a folder in a bucket only the first file is copied here: the rest could not be counted.
-  if (request.shards !== undefined && pieces.length > 1 && !pieces[0]!.url.startsWith('file:')) {
+  // Of a folder in a bucket only the first file is copied here: the rest cannot be counted or checked.
+  const onlyFirstHere = pieces.length > 1 && !pieces[0]!.url.startsWith('file:');
+  if (request.shards !== undefined && onlyFirstHere) {
     throw new SpecError(
       'E_REQUEST',
       `the release request's shards cannot be counted out for a folder input in a bucket (${pieces.length} files)`,
@@ -204,7 +205,7 @@ async function planLocked(p: {
   }
   // The first rows check the header and the columns against the spec before anything is
   // written (each piece's scan checks its own file again).
-  checkFirstRows(spec, pieces.length);
+  checkFirstRows(spec, onlyFirstHere);
   // Deployed, a duplicate start stops here: after the checks that can refuse the release as a
   // whole, before any write. The run lock comes first: a duplicate never touches the folder's.
   // Locks are written conditionally, not sealed: they go to the store as it is.
@@ -268,13 +269,13 @@ async function planLocked(p: {
 
 /**
  * Reads the input's first rows, which checks its header and columns against the spec. Of a
- * folder in a bucket only the first file is here: when it has no rows, the scan checks the rest.
+ * folder in a bucket only the first file is here (`onlyFirst`): when it has no rows, the scan
+ * checks the rest.
  */
-function checkFirstRows(spec: ReleaseSpec, pieces: number): void {
+function checkFirstRows(spec: ReleaseSpec, onlyFirst: boolean): void {
   try {
     readInputShards(spec, CHECK_ROWS).next();
   } catch (e) {
-    const onlyFirst = pieces > 1 && isFolder(spec.input) && folderFiles(spec.input).length < pieces;
     if (onlyFirst && e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return;
     throw e;
   }
