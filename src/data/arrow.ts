@@ -10,6 +10,8 @@ import {
   Dictionary,
   Field,
   Float64,
+  Int8,
+  Int16,
   Int32,
   Message,
   makeData,
@@ -420,8 +422,10 @@ class ColumnEncoder {
     const base = this.base;
     const n = data.length;
     const nulls = data.nullCount > 0;
-    if (remap === null && indices instanceof Int32Array && !nulls) {
-      // Common case (Int32 indices, dictionary as it is): validate, then copy in one go.
+    const plain =
+      indices instanceof Int32Array || indices instanceof Int16Array || indices instanceof Int8Array;
+    if (remap === null && plain && !nulls) {
+      // Common case (32, 16 or 8-bit indices, dictionary as it is): validate, then copy in one go.
       for (let i = 0; i < n; i++) {
         const idx = indices[i]!;
         if (idx < 0 || idx >= dictLength) throw this.corruptIndex(i);
@@ -549,8 +553,34 @@ function utf8Entries(dict: Vector): (string | null)[] | null {
 }
 
 /**
+ * A dictionary column's index type and its codes in it: the narrowest signed integer that holds
+ * every code of a dictionary of `size` values (Int8 up to 128, Int16 up to 32,768, else Int32).
+ * A column of few values is a quarter of the bytes to write, seal and read back.
+ */
+export function narrowIndices(
+  codes: Int32Array,
+  size: number,
+): { type: Int8 | Int16 | Int32; data: Int8Array | Int16Array | Int32Array } {
+  if (size <= 128) return { type: new Int8(), data: Int8Array.from(codes) };
+  if (size <= 32768) return { type: new Int16(), data: Int16Array.from(codes) };
+  return { type: new Int32(), data: codes };
+}
+
+/** A dictionary column's first `length` indices as Int32 codes (a view when they are Int32 already). */
+export function indicesAsCodes(data: Data): Int32Array {
+  const values: unknown = data.values;
+  if (values instanceof Int32Array) return values.subarray(0, data.length);
+  if (!(values instanceof Int8Array || values instanceof Int16Array))
+    throw new TypeError(`dictionary indices of type ${String(data.type)} are not ppdp's own`);
+  const codes = new Int32Array(data.length);
+  codes.set(values.subarray(0, data.length));
+  return codes;
+}
+
+/**
  * Encodes released columns as Arrow IPC file-format bytes. Dictionary columns become
- * Dictionary<Utf8, Int32> with their codes as indices; number columns become Float64.
+ * Dictionary<Utf8, Int8 | Int16 | Int32> (`narrowIndices`) with their codes as indices; number
+ * columns become Float64.
  */
 export function encodeArrow(columns: OutputColumn[]): Uint8Array {
   const rowCount = columns.length > 0 ? length(columns[0]!) : 0;
@@ -566,14 +596,15 @@ export function encodeArrow(columns: OutputColumn[]): Uint8Array {
     }
     if (col.kind === 'dictionary') {
       checkCodes(col.name, col.codes, col.dictionary.length);
+      const indices = narrowIndices(col.codes, col.dictionary.length);
       // Explicit ids keep the bytes deterministic (Arrow otherwise draws ids from a global counter).
-      const type = new Dictionary(new Utf8(), new Int32(), i, false);
+      const type = new Dictionary(new Utf8(), indices.type, i, false);
       children.push(
         makeData({
           type,
           length: rowCount,
           nullCount: 0,
-          data: col.codes,
+          data: indices.data,
           dictionary: utf8Vector(col.dictionary),
         }),
       );

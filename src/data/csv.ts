@@ -796,6 +796,20 @@ export function encodeCsv(
   delimiter: string,
   options: CsvWriteOptions = {},
 ): Uint8Array {
+  return encodeCsvChunks(columns, delimiter, options, Number.POSITIVE_INFINITY)[0]!;
+}
+
+/**
+ * `encodeCsv` as consecutive chunks of about `chunkBytes` each (whole rows; the header in the
+ * first), for a writer that takes pieces: a part of 2·10⁶ rows is then a few buffers of the
+ * size the allocator reuses, not one of hundreds of megabytes of newly mapped memory.
+ */
+export function encodeCsvChunks(
+  columns: OutputColumn[],
+  delimiter: string,
+  options: CsvWriteOptions = {},
+  chunkBytes = 16 * 1024 * 1024,
+): Uint8Array[] {
   const rowCount = columns.length > 0 ? outputLength(columns[0]!) : 0;
   for (const col of columns) {
     if (outputLength(col) !== rowCount) {
@@ -827,45 +841,67 @@ export function encodeCsv(
 
   // The exact size from how often each cell is used; then rows are copied in order.
   let total = header.length;
+  let widestRow = 0;
   for (const { codes, lengths } of cells) {
     const uses = new Int32Array(lengths.length);
     for (let r = 0; r < rowCount; r++) uses[codes[r]!]++;
-    for (let k = 0; k < uses.length; k++) total += uses[k]! * lengths[k]!;
+    let widest = 0;
+    for (let k = 0; k < uses.length; k++) {
+      total += uses[k]! * lengths[k]!;
+      if (uses[k]! > 0 && lengths[k]! > widest) widest = lengths[k]!;
+    }
+    widestRow += widest;
   }
-  // Three spare bytes: a cell's last word may reach past the final byte.
-  const out = Buffer.allocUnsafeSlow(total + 3);
-  header.copy(out, 0);
-  copyRows(
-    new DataView(out.buffer, out.byteOffset, out.byteLength),
-    header.length,
-    rowCount,
+  const args = [
     cells.map((t) => t.codes),
     cells.map((t) => t.starts),
     cells.map((t) => t.words),
     cells.map((t) => t.lengths),
-  );
-  return out.subarray(0, total);
+  ] as const;
+  const chunks: Uint8Array[] = [];
+  let left = total;
+  let row = 0;
+  do {
+    const first = chunks.length === 0;
+    const at = first ? header.length : 0;
+    // Whole rows while the widest could still fit; the last chunk is cut to what is left.
+    const size = Math.min(Math.max(chunkBytes, at + widestRow), left);
+    const limit = size === left ? Number.POSITIVE_INFINITY : size - widestRow;
+    // Three spare bytes: a cell's last word may reach past the final byte.
+    const out = Buffer.allocUnsafeSlow(size + 3);
+    if (first) header.copy(out, 0);
+    const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+    const done = copyRows(view, at, row, rowCount, limit, ...args);
+    chunks.push(out.subarray(0, done.at));
+    left -= done.at;
+    row = done.row;
+  } while (row < rowCount);
+  return chunks;
 }
 
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
 /**
- * Writes row after row from `at`, each cell as whole 32-bit words: a word may spill up to
- * three bytes past the cell, which the next cell (or the spare bytes) overwrites.
+ * Writes rows `from`… from byte `at` while it has not passed `limit`, each cell as whole 32-bit
+ * words: a word may spill up to three bytes past the cell, which the next cell (or the spare
+ * bytes) overwrites. Returns the next row and byte.
  */
 function copyRows(
   out: DataView,
   at: number,
+  from: number,
   rowCount: number,
+  limit: number,
   codes: Int32Array[],
   starts: Int32Array[],
   words: Int32Array[],
   lengths: Int32Array[],
-): void {
+): { row: number; at: number } {
   const width = codes.length;
   const le = LITTLE_ENDIAN;
   let p = at;
-  for (let r = 0; r < rowCount; r++) {
+  let r = from;
+  for (; r < rowCount && p <= limit; r++) {
     for (let c = 0; c < width; c++) {
       const k = codes[c]![r]!;
       const s = starts[c]!;
@@ -879,6 +915,7 @@ function copyRows(
       p += lengths[c]![k]!;
     }
   }
+  return { row: r, at: p };
 }
 
 /** Distinct cells of a column: cell `k` is `lengths[k]` bytes, padded in `words[starts[k], starts[k + 1])`. */

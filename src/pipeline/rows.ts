@@ -1,9 +1,10 @@
 /**
  * The scan's row shards: one Arrow IPC stream per shard (`rows/P/J.arrow` in the work area: the
- * J-th shard of input piece P) holding its rows encoded — every column as Dictionary<Utf8, Int32>
- * with the dictionary the piece's reader had built by the shard's end and the shard's codes.
- * Within a piece dictionaries only grow, so each shard's is a prefix of the next one's. The
- * pieces are read apart, each with its own dictionaries; Combine merges them, in piece order,
+ * J-th shard of input piece P) holding its rows encoded — every column as Dictionary<Utf8> (its
+ * indices as narrow as the dictionary allows) with the dictionary the piece's reader had built by
+ * the shard's end and the shard's codes. Within a piece dictionaries only grow, so each shard's is
+ * a prefix of the next one's. The pieces are read apart, each with its own dictionaries; Combine
+ * merges them, in piece order,
  * into the input's (`rows/dictionaries.arrow`: a value's code is its rank of first appearance in
  * the input) and writes each piece's code map (`rows/P/codes.bin`: per column, local code →
  * input code), which the states apply as they load a shard (`toInputCodes`). Shard data never
@@ -13,7 +14,6 @@ import {
   type Data,
   Dictionary,
   Field,
-  Int32,
   makeData,
   RecordBatch,
   Schema,
@@ -24,6 +24,7 @@ import {
   Utf8,
   vectorFromArray,
 } from 'apache-arrow';
+import { indicesAsCodes, narrowIndices } from '../data/arrow.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
 
 export interface ShardRange {
@@ -101,7 +102,8 @@ export const DICTIONARIES_KEY = 'rows/dictionaries.arrow';
 
 /** A shard's rows as one Arrow IPC stream (schema, dictionaries, one record batch). */
 export function encodeShardRows(table: EncodedTable): Uint8Array {
-  const types = table.columns.map((_, i) => new Dictionary(new Utf8(), new Int32(), i, false));
+  const indices = table.columns.map((c) => narrowIndices(c.codes, c.dictionary.length));
+  const types = table.columns.map((_, i) => new Dictionary(new Utf8(), indices[i]!.type, i, false));
   const fields = table.columns.map((c, i) => new Field(c.name, types[i]!, false));
   const schema = new Schema(fields);
   const children = table.columns.map((c, i) =>
@@ -109,7 +111,7 @@ export function encodeShardRows(table: EncodedTable): Uint8Array {
       type: types[i]!,
       length: table.rowCount,
       nullCount: 0,
-      data: c.codes,
+      data: indices[i]!.data,
       dictionary: vectorFromArray(c.dictionary, new Utf8()),
     }),
   );
@@ -124,15 +126,15 @@ export function encodeShardRows(table: EncodedTable): Uint8Array {
 export function decodeShardRows(bytes: Uint8Array, layout: RowsLayout, rowCount: number): EncodedTable {
   const table = tableFromIPC(bytes);
   const columns: EncodedColumn[] = table.schema.fields.map((f, i) => {
-    const chunks = table.getChildAt(i)!.data as Data<Dictionary<Utf8, Int32>>[];
+    const chunks = table.getChildAt(i)!.data as Data<Dictionary<Utf8>>[];
     const dictionary = chunks[0]!.dictionary!.toArray() as string[];
     let codes: Int32Array;
-    if (chunks.length === 1) codes = (chunks[0]!.values as Int32Array).subarray(0, chunks[0]!.length);
+    if (chunks.length === 1) codes = indicesAsCodes(chunks[0]!);
     else {
       codes = new Int32Array(rowCount);
       let at = 0;
       for (const d of chunks) {
-        codes.set((d.values as Int32Array).subarray(0, d.length), at);
+        codes.set(indicesAsCodes(d), at);
         at += d.length;
       }
     }

@@ -118,16 +118,34 @@ describe('encodeArrow → readArrow', () => {
     expect(Array.from(t.columns[1]!.codes)).toEqual([3, 2, 1, 0, 0]);
   });
 
-  it('writes the file format with Dictionary<Utf8, Int32> and Float64 columns', () => {
+  it('writes the file format with Dictionary<Utf8, Int8> and Float64 columns for few values', () => {
     const bytes = encodeArrow(cols);
     expect(new TextDecoder().decode(bytes.subarray(0, 6))).toBe('ARROW1');
     const table = tableFromIPC(bytes);
     expect(table.schema.fields.map((f) => String(f.type))).toEqual([
-      'Dictionary<Int32, Utf8>',
-      'Dictionary<Int32, Utf8>',
+      'Dictionary<Int8, Utf8>',
+      'Dictionary<Int8, Utf8>',
       'Float64',
     ]);
     expect(table.getChild('city')!.toArray()).toEqual(['say "x"', '', 'a;b', 'Zürich', 'Zürich']);
+  });
+
+  it('widens the indices with the dictionary: Int8 to 128 values, Int16 to 32,768, then Int32', () => {
+    for (const [size, type] of [
+      [128, 'Int8'],
+      [129, 'Int16'],
+      [32768, 'Int16'],
+      [32769, 'Int32'],
+    ] as const) {
+      const dictionary = Array.from({ length: size }, (_, i) => `v${i}`);
+      // The last value and the first: the codes at both ends of the type's range.
+      const codes = Int32Array.from([size - 1, 0, size - 1]);
+      const bytes = encodeArrow([{ name: 'a', kind: 'dictionary', dictionary, codes }]);
+      expect(String(tableFromIPC(bytes).schema.fields[0]!.type)).toBe(`Dictionary<${type}, Utf8>`);
+      const t = readArrow(write(bytes));
+      expect(Array.from(t.columns[0]!.codes)).toEqual([size - 1, 0, size - 1]);
+      expect(t.columns[0]!.dictionary[size - 1]).toBe(`v${size - 1}`);
+    }
   });
 
   it('is deterministic', () => {
@@ -269,6 +287,21 @@ describe('readArrow: multiple record batches', () => {
     expect(t.rowCount).toBe(7);
     expect(decode(t).a).toEqual(['x', 'y', 'x', 'z', 'y', 'y', 'y']);
     expect(t.columns[0]!.dictionary).toEqual(['x', 'y', 'z']);
+  });
+
+  it('reads batches that grow and shrink, each batch its own rows', () => {
+    const sizes = [2, 5, 1, 4];
+    const tables = sizes.map((n, b) =>
+      tableFromArrays({
+        n: Int32Array.from({ length: n }, (_, i) => 10 * b + i),
+        x: Float64Array.from({ length: n }, (_, i) => b + i / 4),
+      }),
+    );
+    const t = readArrow(write(tableToIPC(new Table(tables.flatMap((t) => t.batches)), 'file')));
+    const rows = sizes.flatMap((n, b) =>
+      Array.from({ length: n }, (_, i) => [`${10 * b + i}`, `${b + i / 4}`]),
+    );
+    expect(decode(t)).toEqual({ n: rows.map((r) => r[0]), x: rows.map((r) => r[1]) });
   });
 
   it('reads a table built from several tableFromArrays batches', () => {

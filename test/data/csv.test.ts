@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeCsv, formatCsv, readCsv } from '../../src/data/csv.ts';
+import { encodeCsv, encodeCsvChunks, formatCsv, readCsv } from '../../src/data/csv.ts';
 import { readTable } from '../../src/data/read.ts';
 import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
 import { InputError, OutputError } from '../../src/errors.ts';
@@ -511,5 +511,43 @@ describe('encodeCsv: codes', () => {
       { name: 'a', kind: 'dictionary', dictionary: ['\ud834', '\udd1e'], codes: Int32Array.from([0, 1]) },
     ];
     expect(Buffer.from(encodeCsv(cols, ';')).toString('utf8')).toBe('a\n\ufffd\n\ufffd\n');
+  });
+});
+
+describe('encodeCsvChunks', () => {
+  // Cells of 1 to 7 bytes with quotes, a delimiter inside and numbers: rows of uneven width.
+  const n = 5000;
+  const cols: OutputColumn[] = [
+    {
+      name: 'a',
+      kind: 'dictionary',
+      dictionary: ['x', 'say "y"', 'p;q', ''],
+      codes: Int32Array.from({ length: n }, (_, i) => (i * 7) % 4),
+    },
+    { name: 'b', kind: 'number', values: Float64Array.from({ length: n }, (_, i) => (i % 13) / 4) },
+  ];
+  const whole = Buffer.from(encodeCsv(cols, ';'));
+
+  it('cuts the same bytes into whole rows of about the chunk size, the header in the first', () => {
+    for (const size of [1, 7, 64, 1000, 4096, whole.length - 1, whole.length, whole.length + 1]) {
+      const chunks = encodeCsvChunks(cols, ';', {}, size);
+      expect(Buffer.concat(chunks).equals(whole)).toBe(true);
+      for (const [i, chunk] of chunks.entries()) {
+        expect(chunk.at(-1)).toBe(0x0a);
+        // Over the size only when one row does not fit (the widest here: `"say ""y""";2.75\n`, 17 bytes).
+        if (i < chunks.length - 1)
+          expect(chunk.length).toBeLessThanOrEqual(Math.max(size, 'a;b\n'.length + 17));
+      }
+      expect(chunks.length).toBeGreaterThanOrEqual(
+        Math.min(n, Math.floor(whole.length / Math.max(size, 16))),
+      );
+    }
+  });
+
+  it('writes the header alone for no rows', () => {
+    const empty: OutputColumn[] = [
+      { name: 'a', kind: 'dictionary', dictionary: [], codes: new Int32Array(0) },
+    ];
+    expect(encodeCsvChunks(empty, ';', {}, 4).map((c) => Buffer.from(c).toString())).toEqual(['a\n']);
   });
 });

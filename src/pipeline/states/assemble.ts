@@ -4,8 +4,8 @@
  * the spec lists it in output.formats).
  */
 import { DataType, tableFromIPC } from 'apache-arrow';
-import { encodeArrow } from '../../data/arrow.ts';
-import { encodeCsv } from '../../data/csv.ts';
+import { encodeArrow, indicesAsCodes } from '../../data/arrow.ts';
+import { encodeCsvChunks } from '../../data/csv.ts';
 import { encodeParquet } from '../../data/parquet-write.ts';
 import { compactDictionary, type OutputColumn, unionOfDictionaries } from '../../data/table.ts';
 import { writesParquet } from '../../spec/spec.ts';
@@ -66,7 +66,7 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
     () =>
       [
         encodeArrow(columns),
-        encodeCsv(columns, work.file.layout.delimiter, work.spec.format),
+        encodeCsvChunks(columns, work.file.layout.delimiter, work.spec.format),
         writesParquet(work.spec) ? encodeParquet(columns) : undefined,
       ] as const,
   );
@@ -101,11 +101,15 @@ function outputColumns(bytes: Uint8Array): OutputColumn[] {
       }
       return { name: field.name, kind: 'number', values };
     }
+    if (chunks.length === 1) {
+      const dictionary = chunks[0]!.dictionary!.toArray() as string[];
+      return { name: field.name, kind: 'dictionary', dictionary, codes: indicesAsCodes(chunks[0]!) };
+    }
     const { dictionary, codes } = unionOfDictionaries(
       table.numRows,
       chunks.map((d) => ({
         dictionary: d.dictionary!.toArray() as string[],
-        codes: (d.values as Int32Array).subarray(0, d.length),
+        codes: indicesAsCodes(d),
       })),
     );
     return { name: field.name, kind: 'dictionary', dictionary, codes };

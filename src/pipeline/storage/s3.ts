@@ -12,6 +12,7 @@
  * and throttling, and one that outlasts its attempts is a StoreUnavailableError.
  */
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import {
   bodyPieces,
@@ -180,21 +181,24 @@ export class S3Store implements Store {
   }
 
   async put(key: string, body: PutBody): Promise<void> {
-    // One buffer: the SDK sends and checksums a body whole (or in its own parts).
     const pieces = bodyPieces(body);
-    const bytes = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+    const size = pieces.reduce((n, p) => n + p.length, 0);
     await this.call(key, async () => {
       const { sdk, client } = await this.sdk();
-      if (bytes.length >= this.threshold) {
-        // Each part carries the SHA-256 of its bytes (the SDK computes it over the buffer).
+      if (size >= this.threshold) {
+        // Each part carries the SHA-256 of its bytes (the SDK computes it over the part). Pieces
+        // stream into the parts, a new stream each attempt: the body is never copied whole.
         const { Upload } = await loadStorage();
+        const stream = pieces.length === 1 ? pieces[0]! : Readable.from(pieces.map(asBuffer));
         await new Upload({
           client,
-          params: { Bucket: this.bucket, Key: key, Body: bytes, ChecksumAlgorithm: 'SHA256' },
+          params: { Bucket: this.bucket, Key: key, Body: stream, ChecksumAlgorithm: 'SHA256' },
           partSize: 16 * 1024 * 1024,
           queueSize: 4,
         }).done();
       } else {
+        // One buffer: PutObject sends and checksums a body whole.
+        const bytes = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
         await client.send(
           new sdk.PutObjectCommand({
             Bucket: this.bucket,
@@ -399,4 +403,9 @@ function isTransient(
     (err.code !== undefined && NETWORK_CODES.has(err.code)) ||
     NETWORK_NAMES.has(err.name)
   );
+}
+
+/** A piece as a Buffer over the same bytes (the upload's chunker reads Buffers). */
+function asBuffer(piece: Uint8Array): Buffer {
+  return Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
 }
