@@ -38,8 +38,11 @@ import { DEFAULT_ROWS_PER_PART } from '../src/pipeline/states/types.ts';
 import { utf8 } from '../src/pipeline/storage/index.ts';
 import { deployLocally, type Invocation, runDeployed } from '../test/harness/deployed.ts';
 import { sampled } from './adult-sample.ts';
+import { helpIfAsked } from './help.ts';
 import { registrySample } from './registry-sample.ts';
 import { machineInfo, table } from './scale.ts';
+
+helpIfAsked(import.meta.url);
 
 const { values } = parseArgs({
   options: {

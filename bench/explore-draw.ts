@@ -12,6 +12,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Choice, ExplorerData } from '../src/explore/explorer.ts';
 import { explorerHtml } from '../src/explore/page.ts';
+import { helpIfAsked } from './help.ts';
+
+helpIfAsked(import.meta.url);
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
 const heights = [4, 4, 4, 4, 3, 3];

@@ -20,8 +20,11 @@ import { GeneralizationMetrics } from '../src/metrics/generalization.ts';
 import { readInput } from '../src/pipeline/release.ts';
 import { loadSpec } from '../src/spec/spec.ts';
 import { ADULT_SPEC } from '../test/golden/adult-configs.ts';
+import { helpIfAsked } from './help.ts';
 import { registrySample } from './registry-sample.ts';
 import { machineInfo, median } from './scale.ts';
+
+helpIfAsked(import.meta.url);
 
 const { values } = parseArgs({
   options: {

@@ -27,6 +27,9 @@ import { prepareMondrian } from '../src/methods/mondrian/prepare.ts';
 import { readInput } from '../src/pipeline/release.ts';
 import { loadSpec, type ReleaseSpec } from '../src/spec/spec.ts';
 import { Random } from '../src/util/random.ts';
+import { helpIfAsked } from './help.ts';
+
+helpIfAsked(import.meta.url);
 
 const { values: opts } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, 'skip-large': { type: 'boolean', default: false } },

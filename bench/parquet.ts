@@ -26,7 +26,10 @@ import { convert, DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
 import type { ColumnDecoder } from 'hyparquet/src/types.js';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { readTableShards } from '../src/data/read.ts';
+import { helpIfAsked } from './help.ts';
 import { machineInfo, table } from './scale.ts';
+
+helpIfAsked(import.meta.url);
 
 const ROW_GROUP = 250_000;
 const { values } = parseArgs({

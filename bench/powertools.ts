@@ -17,8 +17,11 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildSync } from 'esbuild';
 import { bundleHandlers } from '../infra/bundle.ts';
+import { helpIfAsked } from './help.ts';
 import { machineInfo, median } from './scale.ts';
 import { ROOT } from './synth.ts';
+
+helpIfAsked(import.meta.url);
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' } } });
 const runs = Number(values.runs);

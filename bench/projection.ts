@@ -24,7 +24,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_ROWS_PER_PART, DEFAULT_ROWS_PER_SHARD } from '../src/pipeline/states/types.ts';
+import { helpIfAsked } from './help.ts';
 import { table } from './scale.ts';
+
+helpIfAsked(import.meta.url);
 
 const { values } = parseArgs({
   options: {

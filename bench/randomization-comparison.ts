@@ -40,7 +40,10 @@ import { readInput } from '../src/pipeline/release.ts';
 import type { ReleaseReport } from '../src/report/types.ts';
 import { loadSpec, type RandomizationMethodSpec } from '../src/spec/spec.ts';
 import { Random } from '../src/util/random.ts';
+import { helpIfAsked } from './help.ts';
 import { PALETTE, SvgChart } from './plot.ts';
+
+helpIfAsked(import.meta.url);
 
 const GRID_BOTH = !process.argv.includes('--no-grid-both');
 const ADULT = new URL('../examples/adult/', import.meta.url).pathname;

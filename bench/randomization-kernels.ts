@@ -16,6 +16,9 @@ import { tsPerturbKernel } from '../src/kernels/perturb/reference.ts';
 import { wasmPerturbKernel, wasmSimdPerturbKernel } from '../src/kernels/perturb/wasm.ts';
 import { structuredDistortion } from '../src/methods/randomization/matrices.ts';
 import { Random } from '../src/util/random.ts';
+import { helpIfAsked } from './help.ts';
+
+helpIfAsked(import.meta.url);
 
 const best = (runs: number, work: () => void): number => {
   let t = Number.POSITIVE_INFINITY;

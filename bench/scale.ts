@@ -52,6 +52,8 @@ Options:
                       (default 90)
   --work <dir>        where the data and releases go (default a new folder in the temp dir)
   --note <text>       stored with each run of this invocation (e.g. what the build differs in)
+  --repeat <n>        release each table n times (default 1): the run of the median wall time
+                      is the result, and every run's wall time, peak and CPU are kept beside it
   --keep              keep the work folder
   --fresh             drop the earlier results in scale.json instead of merging
   --result <path>     write there instead of bench/results/scale.json
@@ -99,6 +101,14 @@ export interface RunResult {
   nodesChecked?: number;
   node?: Record<string, number>;
   utility?: { metric: string; value: number };
+  /** With --repeat: every release of this table, in the order they ran (the result is the median). */
+  repeats?: {
+    wallMs: number;
+    peakRssMiB?: number;
+    cpuSeconds?: { user: number; system: number };
+    ok: boolean;
+    verified?: boolean;
+  }[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,6 +353,7 @@ async function main(): Promise<void> {
       timeout: { type: 'string', default: '90' },
       work: { type: 'string' },
       note: { type: 'string' },
+      repeat: { type: 'string', default: '1' },
       keep: { type: 'boolean', default: false },
       fresh: { type: 'boolean', default: false },
       result: { type: 'string', default: RESULT },
@@ -367,6 +378,8 @@ async function main(): Promise<void> {
   if (!existsSync(cli)) throw new Error(`${cli} not found`);
   const nodeArgs = values['node-args'].split(' ').filter((a) => a !== '');
   const timeoutMs = Number(values.timeout) * 60_000;
+  const repeat = Number(values.repeat);
+  if (!(Number.isInteger(repeat) && repeat >= 1)) throw new Error(`--repeat is a whole number, 1 or more`);
   const work = values.work ?? mkdtempSync(join(os.tmpdir(), 'ppdp-scale-'));
   mkdirSync(work, { recursive: true });
 
@@ -401,7 +414,18 @@ async function main(): Promise<void> {
         const out = join(work, `out-${method}-${rows}`);
         const label = `${method} ${rows.toExponential(0).replace('+', '')}`;
         console.log(`  ${label}: node ${basename(cli)} release ${basename(spec)} --out …`);
-        const run = await release(cli, spec, out, work, nodeArgs, timeoutMs, label);
+        const attempts: {
+          run: Awaited<ReturnType<typeof release>>;
+          facts: ReturnType<typeof reportFacts>;
+        }[] = [];
+        for (let i = 0; i < repeat; i++) {
+          const run = await release(cli, spec, out, work, nodeArgs, timeoutMs, label);
+          attempts.push({ run, facts: reportFacts(out) });
+          rmSync(out, { recursive: true, force: true });
+          if (repeat > 1) console.log(`  ${label}: run ${i + 1} of ${repeat}, wall ${ms(run.wallMs)}`);
+        }
+        // On a shared host one run can be far off: the median run stands for the table.
+        const median = [...attempts].sort((a, b) => a.run.wallMs - b.run.wallMs)[Math.floor(repeat / 2)]!;
         const result: RunResult = {
           method,
           shape,
@@ -411,12 +435,22 @@ async function main(): Promise<void> {
           date: new Date().toISOString(),
           ...(values.note ? { note: values.note } : {}),
           inputBytes: bytes,
-          ...run,
+          ...median.run,
           timings: {},
-          ...reportFacts(out),
+          ...median.facts,
+          ...(repeat > 1
+            ? {
+                repeats: attempts.map(({ run, facts }) => ({
+                  wallMs: Math.round(run.wallMs),
+                  peakRssMiB: run.peakRssMiB,
+                  cpuSeconds: run.cpuSeconds,
+                  ok: run.ok,
+                  verified: facts.verified,
+                })),
+              }
+            : {}),
         };
         results.push(result);
-        rmSync(out, { recursive: true, force: true });
         console.log(
           `  ${label}: ${result.ok ? (result.verified ? 'verified' : 'NOT verified') : `failed (${result.exit})`}, ` +
             `wall ${ms(result.wallMs)}, peak RSS ${result.peakRssMiB ?? '?'} MiB`,

@@ -25,9 +25,12 @@ import { searchWork } from '../src/pipeline/states/search.ts';
 import type { PhaseEnv } from '../src/pipeline/states/types.ts';
 import { openWork } from '../src/pipeline/states/work.ts';
 import { fileUrl, getJson, storeResolver } from '../src/pipeline/storage/index.ts';
+import { helpIfAsked } from './help.ts';
 import { registrySample } from './registry-sample.ts';
 import { machineInfo } from './scale.ts';
 import { parseCount } from './synth.ts';
+
+helpIfAsked(import.meta.url);
 
 const { values } = parseArgs({
   options: {

@@ -15,6 +15,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { executeRelease } from '../src/pipeline/engine.ts';
 import { ADULT, sampled } from './adult-sample.ts';
+import { helpIfAsked } from './help.ts';
+
+helpIfAsked(import.meta.url);
 
 const ROOT = new URL('../', import.meta.url).pathname;
 

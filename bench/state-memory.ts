@@ -19,8 +19,11 @@ import { HANDLER_FILES } from '../infra/stacks/release-stack.ts';
 import type { TaskName } from '../src/pipeline/definition.ts';
 import type { PlanResult } from '../src/pipeline/states/types.ts';
 import { fileUrl } from '../src/pipeline/storage/index.ts';
+import { helpIfAsked } from './help.ts';
 import { machineInfo } from './scale.ts';
 import { parseCount, ROOT, writeSynthetic } from './synth.ts';
+
+helpIfAsked(import.meta.url);
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '1e6:1e6,4e6:1e6,8e6:1e6,4e6:2e6' } },

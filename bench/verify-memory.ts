@@ -28,9 +28,12 @@ import { HANDLER_FILES } from '../infra/stacks/release-stack.ts';
 import type { TaskName } from '../src/pipeline/definition.ts';
 import type { PlanResult } from '../src/pipeline/states/types.ts';
 import { fileUrl } from '../src/pipeline/storage/index.ts';
+import { helpIfAsked } from './help.ts';
 import { registrySample } from './registry-sample.ts';
 import { machineInfo } from './scale.ts';
 import { parseCount, ROOT } from './synth.ts';
+
+helpIfAsked(import.meta.url);
 
 const { values } = parseArgs({
   options: {

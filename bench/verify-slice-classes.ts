@@ -14,8 +14,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { helpIfAsked } from './help.ts';
 import { machineInfo } from './scale.ts';
 import { ROOT } from './synth.ts';
+
+helpIfAsked(import.meta.url);
 
 const { values } = parseArgs({
   options: {
