@@ -19,6 +19,6 @@ export function openingComment(source: string): string {
   if (!match) throw new Error('the script has no opening comment to show as its help');
   return `${match[1]!
     .split('\n')
-    .map((line) => line.replace(/^ \* ?/, '').replace(/^ \*$/, ''))
+    .map((line) => line.replace(/^ \* ?/, ''))
     .join('\n')}\n`;
 }

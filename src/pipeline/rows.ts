@@ -4,11 +4,10 @@
  * indices as narrow as the dictionary allows) with the dictionary the piece's reader had built by
  * the shard's end and the shard's codes. Within a piece dictionaries only grow, so each shard's is
  * a prefix of the next one's. The pieces are read apart, each with its own dictionaries; Combine
- * merges them, in piece order,
- * into the input's (`rows/dictionaries.arrow`: a value's code is its rank of first appearance in
- * the input) and writes each piece's code map (`rows/P/codes.bin`: per column, local code →
- * input code), which the states apply as they load a shard (`toInputCodes`). Shard data never
- * travels in a state payload.
+ * merges them, in piece order, into the input's (`rows/dictionaries.arrow`: a value's code is its
+ * rank of first appearance in the input) and writes each piece's code map (`rows/P/codes.bin`:
+ * per column, local code → input code), which the states apply as they load a shard
+ * (`toInputCodes`). Shard data never travels in a state payload.
  */
 import {
   type Data,
