@@ -57,11 +57,85 @@ export function readArrow(path: string, options: { nulls?: NullPolicy } = {}): E
 export function* readArrowShards(
   path: string,
   rowsPerShard: number,
-  options: { nulls?: NullPolicy; omit?: ReadonlySet<string> } = {},
+  options: { nulls?: NullPolicy; omit?: ReadonlySet<string>; range?: ArrowRange } = {},
 ): Generator<EncodedTable, void, undefined> {
   const input = openInput(path);
   try {
-    yield* readOpenArrow(path, input, options.nulls ?? 'error', rowsPerShard, options.omit ?? new Set());
+    yield* readOpenArrow(
+      path,
+      input,
+      options.nulls ?? 'error',
+      rowsPerShard,
+      options.omit ?? new Set(),
+      options.range,
+    );
+  } finally {
+    closeSync(input.fd);
+  }
+}
+
+/**
+ * Consecutive record batches of one Arrow IPC file, read on their own (a scan reads a large
+ * file as ranges side by side): the messages before the first record batch (schema and
+ * dictionaries), then the batches in bytes [start, end).
+ */
+export interface ArrowRange {
+  /** Where the first record batch starts: every message before it is read by every range. */
+  readonly head: number;
+  readonly start: number;
+  readonly end: number;
+  /** Rows of the file before the range: errors name rows of the file. */
+  readonly firstRow: number;
+  /** Rows in the range. */
+  readonly rows: number;
+  /** The byte spans of the file a range reads, besides its own: [0, head) and the footer. */
+  readonly tail: number;
+}
+
+/**
+ * A file's record batches grouped into ranges of at most `rowsPerRange` rows each (a batch
+ * longer than that is a range of its own), to be read side by side; undefined when the file
+ * is one range, or cannot be split: a dictionary message after the first record batch (a
+ * delta or a replacement, which later batches depend on), or bytes the walk cannot read (the
+ * whole read then reports them).
+ */
+export function arrowRanges(path: string, rowsPerRange: number): ArrowRange[] | undefined {
+  let input: InputFile;
+  try {
+    input = openInput(path);
+  } catch {
+    return undefined;
+  }
+  try {
+    const { start, end } = messageBounds(path, input);
+    const walk = new MessageWalk(path, input, [[start, end]], () => new Uint8Array(0));
+    const batches: { at: number; size: number; rows: number }[] = [];
+    for (let at = start; at < end; ) {
+      const next = walk.messageAt(at, end);
+      if (next === null) break;
+      if (next.message.isDictionaryBatch() && batches.length > 0) return undefined;
+      if (next.message.isRecordBatch())
+        batches.push({ at, size: next.size, rows: next.message.header().length });
+      at += next.size;
+    }
+    if (batches.length < 2) return undefined;
+    const head = batches[0]!.at;
+    const ranges: ArrowRange[] = [];
+    let firstRow = 0;
+    for (let b = 0; b < batches.length; ) {
+      const from = batches[b]!;
+      let rows = from.rows;
+      let last = from;
+      for (b++; b < batches.length && rows + batches[b]!.rows <= rowsPerRange; b++) {
+        last = batches[b]!;
+        rows += last.rows;
+      }
+      ranges.push({ head, start: from.at, end: last.at + last.size, firstRow, rows, tail: end });
+      firstRow += rows;
+    }
+    return ranges.length > 1 ? ranges : undefined;
+  } catch {
+    return undefined;
   } finally {
     closeSync(input.fd);
   }
@@ -80,40 +154,24 @@ function* readOpenArrow(
   rowsPerShard: number,
   /** Columns never encoded (identifying ones): listed in the tables' `omitted`. */
   omit: ReadonlySet<string>,
+  /** Only these record batches (arrowRanges); all of them when absent. */
+  range: ArrowRange | undefined,
 ): Generator<EncodedTable, void, undefined> {
   const file = basename(path);
-  const size = input.size;
-  if (size === 0) {
-    throw new InputError('E_INPUT_EMPTY', `${file}: the file is empty`, 'expected an Arrow IPC file');
-  }
-  const corrupt = (): InputError =>
-    new InputError(
-      'E_ARROW_CORRUPT',
-      `${file}: not a readable Arrow IPC file (corrupt, truncated or another format)`,
-      'write the file again with an Arrow IPC writer (file or stream format), or pass a CSV instead',
-    );
-  // The file format is the stream format between a leading magic and a footer: read the
-  // messages in between (a file that lost its tail may still parse partly: require the magic).
-  let start = 0;
-  let end = size;
-  let footer: Buffer | undefined;
-  const head = Buffer.alloc(Math.min(8, size));
-  readAt(path, input, head, 0);
-  if (hasMagic(head, 0)) {
-    const tail = Buffer.alloc(10);
-    if (size < 8 + tail.length || readAt(path, input, tail, size - tail.length) < tail.length)
-      throw corrupt();
-    const footerLength = tail.readInt32LE(0);
-    if (!hasMagic(tail, 4) || footerLength <= 0 || size - tail.length - footerLength < 8) throw corrupt();
-    start = 8;
-    end = size - tail.length - footerLength;
-    footer = Buffer.allocUnsafeSlow(footerLength);
-    readAt(path, input, footer, end);
-  }
-
+  const corrupt = corruptError(file);
+  const { start, end, footer } = messageBounds(path, input);
   // Some writers (Arrow JS among them) leave the schema message out of the file format's
   // stream: it is then made from the footer's schema.
-  const walk = new MessageWalk(path, input, start, end, () => {
+  const spans: [number, number][] =
+    range === undefined
+      ? [[start, end]]
+      : range.start === range.head
+        ? [[start, range.end]]
+        : [
+            [start, range.head],
+            [range.start, range.end],
+          ];
+  const walk = new MessageWalk(path, input, spans, () => {
     if (!footer) throw new Error('no schema');
     return frame(Message.encode(Message.from(Footer.decode(footer).schema)));
   });
@@ -146,7 +204,9 @@ function* readOpenArrow(
 
   const kept = fields.flatMap((f, i) => (omit.has(f.name) ? [] : [i]));
   const omitted = fields.filter((f) => omit.has(f.name)).map((f) => f.name);
-  const encoders = fields.map((f) => new ColumnEncoder(file, f.name, nulls === 'missing'));
+  const encoders = fields.map(
+    (f) => new ColumnEncoder(file, f.name, nulls === 'missing', range?.firstRow ?? 0),
+  );
   let rowCount = 0;
   let total = 0;
   const counted = walk.countRows();
@@ -209,6 +269,40 @@ function* readOpenArrow(
   if (rowCount > 0) yield shard(true);
 }
 
+function corruptError(file: string): () => InputError {
+  return () =>
+    new InputError(
+      'E_ARROW_CORRUPT',
+      `${file}: not a readable Arrow IPC file (corrupt, truncated or another format)`,
+      'write the file again with an Arrow IPC writer (file or stream format), or pass a CSV instead',
+    );
+}
+
+/**
+ * Where a file's IPC messages lie: the file format is the stream format between a leading
+ * magic and a footer (a file that lost its tail may still parse partly: require the magic);
+ * the footer's bytes, when there is one.
+ */
+function messageBounds(path: string, input: InputFile): { start: number; end: number; footer?: Buffer } {
+  const file = basename(path);
+  const size = input.size;
+  if (size === 0) {
+    throw new InputError('E_INPUT_EMPTY', `${file}: the file is empty`, 'expected an Arrow IPC file');
+  }
+  const head = Buffer.alloc(Math.min(8, size));
+  readAt(path, input, head, 0);
+  if (!hasMagic(head, 0)) return { start: 0, end: size };
+  const corrupt = corruptError(file);
+  const tail = Buffer.alloc(10);
+  if (size < 8 + tail.length || readAt(path, input, tail, size - tail.length) < tail.length) throw corrupt();
+  const footerLength = tail.readInt32LE(0);
+  if (!hasMagic(tail, 4) || footerLength <= 0 || size - tail.length - footerLength < 8) throw corrupt();
+  const end = size - tail.length - footerLength;
+  const footer = Buffer.allocUnsafeSlow(footerLength);
+  readAt(path, input, footer, end);
+  return { start: 8, end, footer };
+}
+
 /** Frames message metadata as an IPC message without a body (continuation, length, padding). */
 function frame(meta: Uint8Array): Uint8Array {
   const size = (8 + meta.length + 7) & ~7;
@@ -221,8 +315,9 @@ function frame(meta: Uint8Array): Uint8Array {
 }
 
 /**
- * The IPC messages of `[start, end)` of a file, read one whole message (prefix, metadata and
- * body) per piece, so Arrow's reader takes each body as it is instead of joining pieces.
+ * The IPC messages of the spans `[start, end)` of a file, one span after another, read one
+ * whole message (prefix, metadata and body) per piece, so Arrow's reader takes each body as it
+ * is instead of joining pieces.
  */
 class MessageWalk {
   private readonly prefix = Buffer.alloc(8);
@@ -230,19 +325,19 @@ class MessageWalk {
   constructor(
     private readonly path: string,
     private readonly input: InputFile,
-    private readonly start: number,
-    private readonly end: number,
+    private readonly spans: readonly (readonly [number, number])[],
     /** The schema message to hand out first when the stream does not start with one. */
     private readonly schema: () => Uint8Array,
   ) {}
 
   /**
-   * The message at `at`: its prefix size, total size and decoded metadata, or null at the end
-   * of the stream. Throws a plain Error when the bytes cannot be a message.
+   * The message at `at` (of a span ending at `end`): its prefix size, total size and decoded
+   * metadata, or null at the end of the stream. Throws a plain Error when the bytes cannot be
+   * a message.
    */
-  private messageAt(at: number): { size: number; message: Message } | null {
+  messageAt(at: number, end: number): { size: number; message: Message } | null {
     const prefix = this.prefix;
-    const got = readAt(this.path, this.input, prefix.subarray(0, Math.min(8, this.end - at)), at);
+    const got = readAt(this.path, this.input, prefix.subarray(0, Math.min(8, end - at)), at);
     if (got < 4) throw new Error('truncated message');
     let length = prefix.readInt32LE(0);
     let skip = 4;
@@ -253,40 +348,45 @@ class MessageWalk {
       skip = 8;
     }
     if (length === 0) return null;
-    if (length < 0 || at + skip + length > this.end) throw new Error('truncated message');
+    if (length < 0 || at + skip + length > end) throw new Error('truncated message');
     const meta = Buffer.allocUnsafeSlow(length);
     readAt(this.path, this.input, meta, at + skip);
     const message = Message.decode(meta);
     const size = skip + length + Number(message.bodyLength);
-    if (!(size >= skip + length) || at + size > this.end) throw new Error('truncated message');
+    if (!(size >= skip + length) || at + size > end) throw new Error('truncated message');
     return { size, message };
   }
 
   *messages(): Generator<Uint8Array> {
-    let at = this.start;
-    while (at < this.end) {
-      const next = this.messageAt(at);
-      if (next === null) return;
-      if (at === this.start && !next.message.isSchema()) yield this.schema();
-      const bytes = Buffer.allocUnsafeSlow(next.size);
-      if (readAt(this.path, this.input, bytes, at) < next.size) throw new Error('truncated message');
-      at += next.size;
-      yield bytes;
+    let first = true;
+    for (const [start, end] of this.spans) {
+      for (let at = start; at < end; ) {
+        const next = this.messageAt(at, end);
+        if (next === null) return;
+        if (first && !next.message.isSchema()) yield this.schema();
+        first = false;
+        const bytes = Buffer.allocUnsafeSlow(next.size);
+        if (readAt(this.path, this.input, bytes, at) < next.size) throw new Error('truncated message');
+        at += next.size;
+        yield bytes;
+      }
     }
   }
 
   /**
-   * The rows of all record batches, from their metadata alone (bodies are skipped), so the
-   * code arrays are sized once; -1 when the messages cannot be walked (the read then fails).
+   * The rows of the spans' record batches, from their metadata alone (bodies are skipped), so
+   * the code arrays are sized once; -1 when the messages cannot be walked (the read then fails).
    */
   countRows(): number {
     let rows = 0;
     try {
-      for (let at = this.start; at < this.end; ) {
-        const next = this.messageAt(at);
-        if (next === null) break;
-        if (next.message.isRecordBatch()) rows += next.message.header().length;
-        at += next.size;
+      for (const [start, end] of this.spans) {
+        for (let at = start; at < end; ) {
+          const next = this.messageAt(at, end);
+          if (next === null) return rows;
+          if (next.message.isRecordBatch()) rows += next.message.header().length;
+          at += next.size;
+        }
       }
     } catch (err) {
       if (err instanceof InputError) throw err;
@@ -350,14 +450,18 @@ class ColumnEncoder {
   /** Rows filled since the last take. */
   private base = 0;
   /** Rows taken before (row numbers in errors count from the file's start). */
-  private taken = 0;
+  private taken: number;
 
   constructor(
     private readonly file: string,
     private readonly name: string,
     /** Nulls read as the missing value (the empty string) instead of failing. */
     private readonly nullsAsMissing: boolean,
-  ) {}
+    /** Rows of the file before the first one read here. */
+    firstRow: number,
+  ) {
+    this.taken = firstRow;
+  }
 
   get dictionary(): string[] {
     return this.strings ? this.strings.values : this.entries;

@@ -4,7 +4,7 @@
  */
 import { basename, extname } from 'node:path';
 import { InputError } from '../errors.ts';
-import { type NullPolicy, readArrowShards } from './arrow.ts';
+import { type ArrowRange, type NullPolicy, readArrowShards } from './arrow.ts';
 import { readCsvShards } from './csv.ts';
 import { folderFiles, isFolder } from './input.ts';
 import { readParquetShards } from './parquet.ts';
@@ -22,6 +22,8 @@ export interface ReadTableOptions {
   nulls?: NullPolicy;
   /** Columns left out as they are read, never stored (identifying ones): see EncodedTable.omitted. */
   omit?: ReadonlySet<string>;
+  /** Arrow only: these record batches of the file (arrowRanges), not all of them. */
+  range?: ArrowRange;
 }
 
 const EXTENSIONS: Record<string, InputFormat> = {
@@ -105,7 +107,11 @@ function readFileShards(
 ): Generator<EncodedTable, void, undefined> {
   switch (format) {
     case 'arrow':
-      return readArrowShards(path, rowsPerShard, { nulls: options.nulls, omit: options.omit });
+      return readArrowShards(path, rowsPerShard, {
+        nulls: options.nulls,
+        omit: options.omit,
+        range: options.range,
+      });
     case 'parquet':
       return omitting(readParquetShards(path, rowsPerShard, { nulls: options.nulls }), options.omit);
     default:

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import type { ArrowRange } from '../data/arrow.ts';
 import { checkEmptyCells, checkHeader } from '../data/checks.ts';
 import { digestInput } from '../data/input.ts';
 import { checkInputFits } from '../data/limits.ts';
@@ -35,8 +36,11 @@ export function readInput(spec: ReleaseSpec): EncodedTable {
 export function* readInputShards(
   spec: ReleaseSpec,
   rowsPerShard: number,
+  /** Only these record batches of an Arrow input (a range of a scan). */
+  range?: ArrowRange,
 ): Generator<EncodedTable & { readonly firstRow: number }, void, undefined> {
-  let firstRow = 0;
+  let firstRow = range?.firstRow ?? 0;
+  let first = true;
   // Identifying columns are dropped as the rows are read: no shard, dictionary or digest holds them.
   const identifying = new Set(spec.attributes.filter((a) => a.type === 'identifying').map((a) => a.name));
   for (const table of readTableShards(spec.input, rowsPerShard, {
@@ -44,8 +48,10 @@ export function* readInputShards(
     format: spec.format.type,
     nulls: spec.format.emptyCells === 'value' ? 'missing' : 'error',
     omit: identifying,
+    ...(range ? { range } : {}),
   })) {
-    if (firstRow === 0) {
+    if (first) {
+      first = false;
       checkHeader(spec, table);
       checkColumns(spec, table);
     }

@@ -89,9 +89,13 @@ export function toInputCodes(shard: EncodedTable, maps: CodeMaps, input: Encoded
     ...shard,
     columns: shard.columns.map((c, i) => {
       const map = maps[i]!;
+      const dictionary = input.columns[i]!.dictionary;
+      // Pieces that list their values in the input's order (ranges of one Arrow file, whose
+      // dictionaries every range reads whole) keep their codes.
+      if (map.every((code, local) => code === local)) return { ...c, dictionary };
       const codes = new Int32Array(c.codes.length);
       for (let r = 0; r < codes.length; r++) codes[r] = map[c.codes[r]!]!;
-      return { ...c, dictionary: input.columns[i]!.dictionary, codes };
+      return { ...c, dictionary, codes };
     }),
   };
 }

@@ -28,7 +28,7 @@ import {
   vectorFromArray,
 } from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeArrow, readArrow } from '../../src/data/arrow.ts';
+import { arrowRanges, encodeArrow, readArrow, readArrowShards } from '../../src/data/arrow.ts';
 import { readTable } from '../../src/data/read.ts';
 import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
 import { InputError, OutputError } from '../../src/errors.ts';
@@ -310,6 +310,73 @@ describe('readArrow: multiple record batches', () => {
     const table = new Table([...t1.batches, ...t2.batches]);
     const t = readArrow(write(tableToIPC(table, 'file')));
     expect(decode(t)).toEqual({ n: ['1', '2', '2', '4'], b: ['7', '8', '9', '7'] });
+  });
+});
+
+describe('arrowRanges: a file read as ranges of its record batches', () => {
+  const sizes = [3, 2, 4, 1, 5];
+  const batches = sizes.map(
+    (n, b) =>
+      new Table({
+        n: vectorFromArray(Int32Array.from({ length: n }, (_, i) => 10 * b + i)),
+        s: vectorFromArray(
+          Array.from({ length: n }, (_, i) => `v${(b + i) % 4}`),
+          new Utf8(),
+        ),
+      }),
+  );
+  const whole = new Table(batches.flatMap((t) => t.batches));
+  /** The rows of every range, read on its own, one after another. */
+  const rangesRead = (path: string, ranges: NonNullable<ReturnType<typeof arrowRanges>>) =>
+    ranges.flatMap((range) => [...readArrowShards(path, Number.POSITIVE_INFINITY, { range })]);
+
+  for (const format of ['file', 'stream'] as const) {
+    it(`groups whole batches up to the rows asked, and the ranges hold the file's rows (${format} format)`, () => {
+      const path = write(tableToIPC(whole, format));
+      const ranges = arrowRanges(path, 5)!;
+      // 3+2 | 4+1 | 5: no range passes 5 rows unless one batch does.
+      expect(ranges.map((r) => [r.firstRow, r.rows])).toEqual([
+        [0, 5],
+        [5, 5],
+        [10, 5],
+      ]);
+      const parts = rangesRead(path, ranges);
+      expect(parts.map((t) => t.rowCount)).toEqual([5, 5, 5]);
+      const all = decode(readArrow(path));
+      const joined = parts.map(decode).reduce((a, b) => ({ n: [...a.n!, ...b.n!], s: [...a.s!, ...b.s!] }));
+      expect(joined).toEqual(all);
+      // A batch longer than the rows asked is a range of its own.
+      expect(arrowRanges(path, 2)!.map((r) => r.rows)).toEqual(sizes);
+    });
+  }
+
+  it('does not split a file of one batch, or of one range', () => {
+    const one = write(tableToIPC(tableFromArrays({ n: Int32Array.from([1, 2, 3]) }), 'file'));
+    expect(arrowRanges(one, 1)).toBeUndefined();
+    expect(arrowRanges(write(tableToIPC(whole, 'file')), 100)).toBeUndefined();
+  });
+
+  it('does not split a stream whose dictionaries change after its first batch, nor bytes it cannot walk', () => {
+    const type = new Dictionary(new Utf8(), new Int32(), 0);
+    const table = multiBatch(
+      [new Field('a', type, false)],
+      [[dictData(type, ['x', 'y'], [0, 1, 0])], [dictData(type, ['z', 'y'], [0, 1])]],
+    );
+    expect(arrowRanges(write(tableToIPC(table, 'stream')), 1)).toBeUndefined();
+    expect(arrowRanges(write('not arrow at all, but long enough to be walked'), 1)).toBeUndefined();
+    expect(arrowRanges(join(dir, 'missing.arrow'), 1)).toBeUndefined();
+  });
+
+  it('a range names rows of the file in its errors', () => {
+    const fields = [new Field('v', new Int32(), true)];
+    const data = (values: (number | null)[]) => vectorFromArray(values, new Int32()).data[0]!;
+    const path = write(
+      tableToIPC(multiBatch(fields, [[data([1, 2])], [data([3, 4])], [data([5, null])]]), 'file'),
+    );
+    const ranges = arrowRanges(path, 2)!;
+    expect(ranges).toHaveLength(3);
+    const err = inputError(() => rangesRead(path, ranges.slice(2)), 'E_INPUT_NULL');
+    expect(err.message).toContain('column "v" row 6');
   });
 });
 

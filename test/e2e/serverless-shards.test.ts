@@ -16,6 +16,7 @@ import { MAX_SHARDS } from '../../src/pipeline/states/types.ts';
 import { sealWork, storeResolver } from '../../src/pipeline/storage/index.ts';
 import type { MethodName } from '../../src/spec/spec.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
+import { arrowInBatches } from '../helpers/arrow.ts';
 import { adultParquetFolder } from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace, type Workspace } from '../helpers/workspace.ts';
@@ -173,6 +174,46 @@ describe('an input of many files, each scanned apart', () => {
       /^cut\/b\.csv: the columns differ from the folder's first file: its column 1 is named otherwise than a\.csv's$/,
     );
     expect(existsSync(join(out, 'manifest.json'))).toBe(false);
+  });
+});
+
+describe('one Arrow file of many record batches, read as ranges side by side', () => {
+  it('releases the bytes of the same rows in one batch, whatever the ranges, shards and threads', async () => {
+    const ws = adultWorkspace(3000);
+    ws.editSpec((s) => delete s.format);
+    arrowInBatches(join(ws.dir, 'adult.csv'), join(ws.dir, 'one.arrow'));
+    // Batches of 700, 700, 1, 1,199 and 400 rows.
+    arrowInBatches(join(ws.dir, 'adult.csv'), join(ws.dir, 'many.arrow'), [700, 1400, 1401, 2600]);
+    ws.editSpec((s) => (s.input = 'one.arrow'));
+    const whole = join(ws.dir, 'out', 'whole');
+    const one = await executeRelease({ spec: ws.spec, out: whole, rowsPerShard: 700 });
+    expect(one.plan.pieces).toBe(1);
+    ws.editSpec((s) => (s.input = 'many.arrow'));
+    for (const [name, rowsPerShard, workerMinRows] of [
+      ['ranges', 700, undefined],
+      ['ranges-in-workers', 1400, 0],
+    ] as const) {
+      const out = join(ws.dir, 'out', name);
+      const result = await executeRelease({ spec: ws.spec, out, rowsPerShard }, { workerMinRows });
+      // Whole batches of at most a shard's rows (a longer batch alone): 700 | 700 | 1 | 1,199 |
+      // 400 (the 1,199 rows in two shards), or 700+700 | 1+1,199 | 400.
+      expect(result.plan.pieces).toBe(rowsPerShard === 700 ? 5 : 3);
+      expect(result.plan.shards).toBe(rowsPerShard === 700 ? 6 : 3);
+      for (const file of ['data.arrow', 'data.csv'])
+        expect(readFileSync(join(out, file)).equals(readFileSync(join(whole, file))), file).toBe(true);
+    }
+    // Every state reading only the work area, as each would in its own Lambda.
+    const apart = join(ws.dir, 'out', 'states-apart');
+    await executeRelease(
+      { spec: ws.spec, out: apart, rowsPerShard: 700 },
+      {
+        wrap: (_, handler) => async (input) => {
+          forgetAll();
+          return handler(input);
+        },
+      },
+    );
+    expectSameRelease(join(ws.dir, 'out', 'ranges'), apart);
   });
 });
 

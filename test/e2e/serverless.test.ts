@@ -11,6 +11,7 @@ import type { PpdpError } from '../../src/errors.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { type Store, storeResolver, utf8 } from '../../src/pipeline/storage/index.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
+import { arrowInBatches } from '../helpers/arrow.ts';
 import { adultParquetFolder } from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
@@ -148,6 +149,32 @@ describe('a release dropped in the bucket', () => {
     const local = join(ws.dir, 'out', 'local');
     await releaseTo(ws.spec, local);
     const prefix = `releases/lake/${result.plan.runId}/`;
+    for (const name of ['data.arrow', 'data.csv']) {
+      const published = Buffer.from(await store.get(prefix + name));
+      expect(published.equals(readFileSync(join(local, name))), name).toBe(true);
+    }
+  });
+
+  it('reads one Arrow file in the bucket as ranges of its record batches, each fetched apart: the filesystem run’s release', async () => {
+    const ws = adultWorkspace(2000);
+    ws.editSpec((s) => {
+      s.input = 'batches.arrow';
+      delete s.format;
+    });
+    arrowInBatches(join(ws.dir, 'adult.csv'), join(ws.dir, 'batches.arrow'), [500, 1000, 1500]);
+    for (const f of readdirSync(ws.dir)) {
+      if (f === 'adult.csv' || !statSync(join(ws.dir, f)).isFile()) continue;
+      await store.put(`inbox/batches/${f}`, readFileSync(join(ws.dir, f)));
+    }
+    const result = await executeRelease(
+      { spec: 's3://ppdp-test/inbox/batches/release.json', rowsPerShard: 500 },
+      { s3: s3.options(), workers: 2, workerMinRows: 0 },
+    );
+    expect(result.plan.pieces).toBe(4);
+    expect(result.report.verification.verified).toBe(true);
+    const local = join(ws.dir, 'out', 'local');
+    await releaseTo(ws.spec, local);
+    const prefix = `releases/batches/${result.plan.runId}/`;
     for (const name of ['data.arrow', 'data.csv']) {
       const published = Buffer.from(await store.get(prefix + name));
       expect(published.equals(readFileSync(join(local, name))), name).toBe(true);

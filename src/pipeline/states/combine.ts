@@ -33,6 +33,8 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
   const work = await openScanWork(task.work, env);
   const { store } = work.loc;
   const { pieces } = work.file.scan;
+  // A large Arrow file is read as several pieces (ranges of it).
+  const files = new Set(pieces.map((piece) => piece.url)).size;
   const rowsPerShard = work.file.scan.rowsPerShard ?? Number.POSITIVE_INFINITY;
   const summaries = await Promise.all(
     pieces.map((_, p) => getJson<PieceSummary>(store, work.key(pieceSummaryKey(p)))),
@@ -45,7 +47,7 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
   let first: { file: string; names: string[] } | undefined;
   for (const [p, summary] of summaries.entries()) {
     const rows = summary.shardRows.reduce((a, b) => a + b, 0);
-    if (rows === 0 && pieces.length > 1) continue; // an empty file of a folder adds no rows
+    if (rows === 0 && pieces.length > 1) continue; // an empty file of a folder (or range) adds no rows
     const dictionaries =
       recall<EncodedTable>(runOf(work), pieceDictionariesKey(p)) ??
       decodeShardRows(await store.get(work.key(pieceDictionariesKey(p))), layout0, 0);
@@ -66,7 +68,7 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
   if (!first) {
     throw new InputError(
       'E_INPUT_NO_ROWS',
-      `${basename(work.file.layout.source)}: none of the folder's ${pieces.length} files has a row`,
+      `${basename(work.file.layout.source)}: none of the folder's ${files} files has a row`,
       'export the table with its rows',
     );
   }
@@ -133,7 +135,7 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
       ? { projectedShardMiB: mib(projection.needs.shard), projectedSearchMiB: mib(projection.needs.Search) }
       : {}),
   });
-  env.say?.(`read ${firstRow} rows (${plural(shards.length, 'shard')} of ${plural(pieces.length, 'file')})`);
+  env.say?.(`read ${firstRow} rows (${plural(shards.length, 'shard')} of ${plural(files, 'file')})`);
   return plan;
 }
 

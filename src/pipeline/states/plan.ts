@@ -5,8 +5,11 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { arrowRanges } from '../../data/arrow.ts';
 import { folderFiles, isFolder } from '../../data/input.ts';
 import { checkInputFits } from '../../data/limits.ts';
+import { formatOf } from '../../data/read.ts';
 import { InputError, PpdpError, SpecError } from '../../errors.ts';
 import { methodFor } from '../../methods/registry.ts';
 import {
@@ -206,6 +209,7 @@ async function planLocked(p: {
   // The first rows check the header and the columns against the spec before anything is
   // written (each piece's scan checks its own file again).
   checkFirstRows(spec, onlyFirstHere);
+  const scanned = mode === 'sharded' ? inRanges(pieces, spec, perShard) : pieces;
   // Deployed, a duplicate start stops here: after the checks that can refuse the release as a
   // whole, before any write. The run lock comes first: a duplicate never touches the folder's.
   // Locks are written conditionally, not sealed: they go to the store as it is.
@@ -232,7 +236,7 @@ async function planLocked(p: {
       method: spec.method.name,
       rows: 0,
       shards: 0,
-      pieces: pieces.length,
+      pieces: scanned.length,
       bytes: pieces.reduce((n, piece) => n + piece.bytes, 0),
       pieceItems: { bucket, key: wk('pieces.json') },
       items: { bucket, key: wk('shards.json') },
@@ -249,16 +253,16 @@ async function planLocked(p: {
       specName: basename(spec.file),
       started,
       digest: '',
-      scan: { pieces, rowsPerShard: Number.isFinite(perShard) ? perShard : null },
+      scan: { pieces: scanned, rowsPerShard: Number.isFinite(perShard) ? perShard : null },
     };
     await putJson(
       workLoc.store,
       wk('pieces.json'),
-      pieces.map((_, index) => ({ index })),
+      scanned.map((_, index) => ({ index })),
     );
     await putJson(workLoc.store, wk('plan.json'), file);
     await timing(workLoc.store, workLoc.key, 'plan', performance.now() - t0);
-    env.log({ state: 'Plan', runId, mode, pieces: pieces.length, ms: ms(t0) });
+    env.log({ state: 'Plan', runId, mode, files: pieces.length, pieces: scanned.length, ms: ms(t0) });
     return result;
   } catch (e) {
     await unlock(folder, claim, warner(env));
@@ -279,6 +283,23 @@ function checkFirstRows(spec: ReleaseSpec, onlyFirst: boolean): void {
     if (onlyFirst && e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return;
     throw e;
   }
+}
+
+/**
+ * The pieces the scan reads side by side: each file, and a large Arrow file (which says where
+ * its record batches lie) as ranges of about a shard's rows, so that one file is read by many
+ * functions at once. Only files here are split (a file in a bucket: its copy here); a range
+ * of a stored file is fetched alone. The release does not depend on how the input is split.
+ */
+function inRanges(pieces: readonly InputPiece[], spec: ReleaseSpec, rowsPerShard: number): InputPiece[] {
+  const here = (piece: InputPiece): string | undefined =>
+    piece.url.startsWith('file:') ? fileURLToPath(piece.url) : pieces.length === 1 ? spec.input : undefined;
+  return pieces.flatMap((piece) => {
+    const path = here(piece);
+    if (path === undefined || (spec.format.type ?? formatOf(path)) !== 'arrow') return [piece];
+    const ranges = arrowRanges(path, rowsPerShard);
+    return ranges ? ranges.map((range) => ({ ...piece, range })) : [piece];
+  });
 }
 
 /** Rows Plan reads to check the input's header and columns. */

@@ -7,6 +7,7 @@
 import { rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ShardedAdmission } from '../../data/admission.ts';
+import type { ArrowRange } from '../../data/arrow.ts';
 import { stateBudgets } from '../../data/limits.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError, SpecError } from '../../errors.ts';
@@ -23,7 +24,10 @@ import { downloadTo, ms, openScanWork, runOf, scratch, timing } from './work.ts'
 export interface InputPiece {
   /** The file's URL: file:///… or s3://bucket/key, inside the spec's folder (Plan confined it). */
   readonly url: string;
+  /** The file's size. */
   readonly bytes: number;
+  /** Of a large Arrow file, the record batches this piece reads (the file is read as ranges). */
+  readonly range?: ArrowRange;
 }
 
 /** What a piece's scan hands to Combine (`scan/P.json`; its dictionaries in `scan/P.arrow`). */
@@ -33,6 +37,17 @@ export interface PieceSummary {
   readonly delimiter: string;
   readonly digest: DigestState;
   readonly admission: { readonly rows: number; readonly sketch: string };
+}
+
+/** The bytes of its file a range reads: the messages before the batches, its batches, the footer. */
+function rangeSpans(piece: InputPiece): [number, number][] | undefined {
+  const { range } = piece;
+  if (!range) return undefined;
+  return [
+    [0, range.head],
+    [range.start, range.end],
+    [range.tail, piece.bytes],
+  ];
 }
 
 export function pieceSummaryKey(piece: number): string {
@@ -53,9 +68,10 @@ function* readFileRows(
   path: string,
   rowsPerShard: number,
   pieces: number,
+  range: ArrowRange | undefined,
 ): Generator<EncodedTable & { readonly firstRow: number }, void, undefined> {
   try {
-    yield* readInputShards({ ...spec, input: path }, rowsPerShard);
+    yield* readInputShards({ ...spec, input: path }, rowsPerShard, range);
   } catch (e) {
     if (pieces > 1 && e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return;
     throw e;
@@ -72,11 +88,12 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
   const dir = scratch(env, `piece-${process.pid}-${task.index}-${Date.now()}`);
   try {
     const loc = await env.stores.open(piece.url);
-    // A local file is read where it is; a stored one is copied to scratch first (one piece).
+    // A local file is read where it is; a stored one is copied to scratch first (one piece;
+    // of a range, only the bytes it reads, at their places in the file).
     const path =
       loc.store.root === 'file:///'
         ? `/${loc.key}`
-        : await downloadTo(loc.store, loc.key, piece.bytes, join(dir, basename(loc.key)));
+        : await downloadTo(loc.store, loc.key, piece.bytes, join(dir, basename(loc.key)), rangeSpans(piece));
     const qis = new Set(
       work.spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name),
     );
@@ -90,7 +107,8 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
     let last: EncodedTable | undefined;
     const writes: Promise<void>[] = [];
     try {
-      for (const shard of readFileRows(work.spec, path, rowsPerShard, work.file.scan.pieces.length)) {
+      const { range } = piece;
+      for (const shard of readFileRows(work.spec, path, rowsPerShard, work.file.scan.pieces.length, range)) {
         if (shardRows.length >= MAX_SHARDS) {
           throw new SpecError(
             'E_REQUEST',
@@ -133,7 +151,11 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
     const rows = shardRows.reduce((a, b) => a + b, 0);
     await timing(store, work.loc.key, `scan-${task.index}`, performance.now() - t0);
     env.log({ state: 'ScanPiece', piece: task.index, rows, shards: shardRows.length, ms: ms(t0) });
-    env.say?.(`read ${rows} rows of ${basename(path)}`);
+    env.say?.(
+      piece.range
+        ? `read rows ${piece.range.firstRow + 1}–${piece.range.firstRow + rows} of ${basename(path)}`
+        : `read ${rows} rows of ${basename(path)}`,
+    );
     return { rows, shards: shardRows.length };
   } finally {
     rmSync(dir, { recursive: true, force: true }); // Lambda keeps /tmp between invocations

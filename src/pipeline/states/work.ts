@@ -32,7 +32,7 @@
  * (pieces.json, shards.json, parts.json, checks.json), lock.json and error.json stay plain JSON.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -251,15 +251,27 @@ export function scratch(env: PhaseEnv, name: string): string {
 /** Bytes per range request when downloading: memory holds one piece, not the file. */
 const DOWNLOAD_PIECE_BYTES = 64 * 1024 * 1024;
 
-/** Copies a stored object to the local file `path` a range at a time; returns `path`. */
-export async function downloadTo(store: Store, key: string, size: number, path: string): Promise<string> {
+/**
+ * Copies a stored object of `size` bytes to the local file `path` a range at a time; returns
+ * `path`. With `spans`, only those bytes, each at its place: the rest of the file is a hole.
+ */
+export async function downloadTo(
+  store: Store,
+  key: string,
+  size: number,
+  path: string,
+  spans: readonly (readonly [number, number])[] = [[0, size]],
+): Promise<string> {
   mkdirSync(dirname(path), { recursive: true });
   const fd = openSync(path, 'w');
   try {
-    for (let at = 0; at < size; at += DOWNLOAD_PIECE_BYTES) {
-      const piece = await store.getRange(key, at, Math.min(size, at + DOWNLOAD_PIECE_BYTES));
-      writeSync(fd, piece);
+    for (const [from, to] of spans) {
+      for (let at = from; at < to; at += DOWNLOAD_PIECE_BYTES) {
+        const piece = await store.getRange(key, at, Math.min(to, at + DOWNLOAD_PIECE_BYTES));
+        writeSync(fd, piece, 0, piece.length, at);
+      }
     }
+    ftruncateSync(fd, size);
   } finally {
     closeSync(fd);
   }
