@@ -218,12 +218,16 @@ function sumRows(n: number, qi: Hashed, other: Hashed, mask?: Uint32Array): Clas
   const q = codes.length;
   const m0 = mask?.[0] ?? 0;
   const m1 = mask?.[1] ?? 0;
+  const { width, sizes, lanes } = foldedPrefix(qi);
   for (let r = 0; r < n; r++) {
-    let k0 = QI_SEED[0];
-    let k1 = QI_SEED[1];
-    let k2 = KEY_SEED[0];
-    let k3 = KEY_SEED[1];
-    for (let c = 0; c < q; c++) {
+    let combination = 0;
+    for (let c = 0; c < width; c++) combination = combination * sizes[c]! + codes[c]![r]!;
+    const from = KEY * combination;
+    let k0 = lanes[from]!;
+    let k1 = lanes[from + 1]!;
+    let k2 = lanes[from + 2]!;
+    let k3 = lanes[from + 3]!;
+    for (let c = width; c < q; c++) {
       const h = hashes[c]!;
       const at = KEY * codes[c]![r]!;
       k0 = fold(k0, h[at]!);
@@ -254,6 +258,37 @@ function sumRows(n: number, qi: Hashed, other: Hashed, mask?: Uint32Array): Clas
   }
   table.classOf = classOf;
   return table;
+}
+
+/** Most combinations of leading QI columns whose keys are folded ahead: a table that stays in cache. */
+const PREFIX_COMBINATIONS = 1 << 15;
+
+/**
+ * The key lanes of the first `width` QI columns, folded ahead for every combination of their
+ * codes (mixed radix in column order, `sizes` its digits' bases; 4 lanes each): a row then
+ * folds only the columns after them. The same folds in the same order, so the same keys; with
+ * no leading column, the one combination holds the seeds.
+ */
+function foldedPrefix(qi: Hashed): { width: number; sizes: Int32Array; lanes: Uint32Array } {
+  const sizes = new Int32Array(qi.hashes.map((h) => h.length / KEY));
+  let width = 0;
+  let combinations = 1;
+  while (width < sizes.length && combinations * sizes[width]! <= PREFIX_COMBINATIONS)
+    combinations *= sizes[width++]!;
+  let lanes = Uint32Array.of(QI_SEED[0], QI_SEED[1], KEY_SEED[0], KEY_SEED[1]);
+  for (let c = 0; c < width; c++) {
+    const h = qi.hashes[c]!;
+    const size = sizes[c]!;
+    const next = new Uint32Array(lanes.length * size);
+    for (let before = 0; before < lanes.length / KEY; before++) {
+      for (let v = 0; v < size; v++) {
+        const to = KEY * (before * size + v);
+        for (let l = 0; l < KEY; l++) next[to + l] = fold(lanes[KEY * before + l]!, h[KEY * v + l]!);
+      }
+    }
+    lanes = next;
+  }
+  return { width, sizes, lanes };
 }
 
 /**

@@ -11,6 +11,7 @@ import { encodeArrow } from '../../src/data/arrow.ts';
 import { encodeCsv } from '../../src/data/csv.ts';
 import type { OutputColumn } from '../../src/data/table.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../../src/spec/spec.ts';
+import { dictionaryHashes, fold, KEY_SEED, QI_SEED } from '../../src/verify/fingerprint.ts';
 import type { GeneralizationClaims } from '../../src/verify/generalization.ts';
 import {
   type ClassEntries,
@@ -264,5 +265,53 @@ describe.each(PARTITIONS)('the reduce over %i partitions', (partitions) => {
     expect(failedChecks(() => check(slices(one, partitions)))).toEqual(
       expect.arrayContaining(['rows-generalize-input', 'distinct-l-diversity']),
     );
+  });
+});
+
+describe("a class's key", () => {
+  /** The key of a row of labels: each QI's value hash (4 lanes) folded in column order. */
+  const keyOf = (labels: string[]) => {
+    const k = [QI_SEED[0], QI_SEED[1], KEY_SEED[0], KEY_SEED[1]];
+    labels.forEach((label, c) => {
+      const h = dictionaryHashes(c, [label], 4);
+      for (let l = 0; l < 4; l++) k[l] = fold(k[l]!, h[l]!);
+    });
+    return k.join(',');
+  };
+
+  // Few values (every QI folded ahead), 300 × 300 values (the first only: 90,000 combinations
+  // pass the table's bound), and 33,000 values first (none ahead).
+  it.each([
+    ['few values', 7, 5],
+    ['many combinations', 300, 300],
+    ['a many-valued first column', 33_000, 3],
+  ])('is its QI labels folded in column order, however many of them are folded ahead (%s)', (_, a, b) => {
+    const rows = Array.from({ length: 2 * a }, (_, r) => [`a${r % a}`, `b${(r * 7) % b}`, `x${r % 3}`]);
+    const base = join(dir, `keys-${files++}`);
+    const columns: OutputColumn[] = ['a', 'b', 'x'].map((name, c) => {
+      const codeOf = new Map<string, number>();
+      const codes = Int32Array.from(rows, (row) => {
+        if (!codeOf.has(row[c]!)) codeOf.set(row[c]!, codeOf.size);
+        return codeOf.get(row[c]!)!;
+      });
+      return { name, kind: 'dictionary', dictionary: [...codeOf.keys()], codes };
+    });
+    writeFileSync(`${base}.arrow`, encodeArrow(columns));
+    writeFileSync(`${base}.csv`, encodeCsv(columns, ';'));
+    const { classes } = summarizePart({
+      arrow: `${base}.arrow`,
+      csv: `${base}.csv`,
+      delimiter: ';',
+      attributes: [
+        { name: 'a', type: 'quasi-identifying' },
+        { name: 'b', type: 'quasi-identifying' },
+        { name: 'x', type: 'insensitive' },
+      ] as AttributeSpec[],
+      sensitive: [],
+      partitions: 1,
+    });
+    const keys = new Set<string>();
+    for (let i = 0; i < classes.keys.length; i += 4) keys.add([...classes.keys.subarray(i, i + 4)].join(','));
+    expect(keys).toEqual(new Set(rows.map((r) => keyOf([r[0]!, r[1]!]))));
   });
 });

@@ -4,10 +4,24 @@
  * sees a partial object.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
-import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
+import {
+  copyFile,
+  link,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type Digest, type PutBody, type Store, type StoredObject, StoreError } from './store.ts';
+
+/** Bytes read at a time when digesting a file. */
+const DIGEST_CHUNK_BYTES = 1024 * 1024;
 
 export class FsStore implements Store {
   readonly root = 'file:///';
@@ -99,9 +113,18 @@ export class FsStore implements Store {
     try {
       const hash = createHash('sha256');
       let bytes = 0;
-      for await (const chunk of createReadStream(this.path(key)) as AsyncIterable<Buffer>) {
-        hash.update(chunk);
-        bytes += chunk.length;
+      // One buffer read into again and again: no new memory per chunk for a file of any size.
+      const file = await open(this.path(key), 'r');
+      try {
+        const buffer = Buffer.allocUnsafeSlow(DIGEST_CHUNK_BYTES);
+        for (;;) {
+          const { bytesRead } = await file.read(buffer, 0, buffer.length, null);
+          if (bytesRead === 0) break;
+          hash.update(buffer.subarray(0, bytesRead));
+          bytes += bytesRead;
+        }
+      } finally {
+        await file.close();
       }
       return { bytes, sha256: hash.digest('hex') };
     } catch (e) {
