@@ -31,7 +31,7 @@ import { Footer } from 'apache-arrow/ipc/metadata/file';
 import { InputError, OutputError } from '../errors.ts';
 import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, readAt } from './input.ts';
-import type { EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
+import type { CodeArray, EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
 
 const MAGIC = 'ARROW1';
 const SUPPORTED = 'Utf8, LargeUtf8, Dictionary<Utf8, int>, Int*, Uint*, Float*, Bool';
@@ -670,14 +670,20 @@ export function narrowIndices(
   return { type: new Int32(), data: codes };
 }
 
+/** A dictionary column's first `length` indices as they are stored (ppdp's own index types): a view. */
+export function indexArray(data: Data): CodeArray {
+  const values: unknown = data.values;
+  if (!(values instanceof Int32Array || values instanceof Int8Array || values instanceof Int16Array))
+    throw new TypeError(`dictionary indices of type ${String(data.type)} are not ppdp's own`);
+  return values.subarray(0, data.length);
+}
+
 /** A dictionary column's first `length` indices as Int32 codes (a view when they are Int32 already). */
 export function indicesAsCodes(data: Data): Int32Array {
-  const values: unknown = data.values;
-  if (values instanceof Int32Array) return values.subarray(0, data.length);
-  if (!(values instanceof Int8Array || values instanceof Int16Array))
-    throw new TypeError(`dictionary indices of type ${String(data.type)} are not ppdp's own`);
-  const codes = new Int32Array(data.length);
-  codes.set(values.subarray(0, data.length));
+  const indices = indexArray(data);
+  if (indices instanceof Int32Array) return indices;
+  const codes = new Int32Array(indices.length);
+  codes.set(indices);
   return codes;
 }
 

@@ -140,6 +140,68 @@ export function unionOfDictionaries(
   return { dictionary, codes };
 }
 
+/** Codes in one of the widths Arrow dictionary indices come in. */
+export type CodeArray = Int8Array | Int16Array | Int32Array;
+
+/**
+ * Pieces of one column, each coded against its own dictionary, joined, put in `order` (row j
+ * is joined row `order[j]`) and coded against the values the rows use, in order of first use:
+ * what unionOfDictionaries, the reordering and compactDictionary give one after the other, in
+ * two passes over one array of the joined codes (as narrow as their values allow).
+ */
+export function shuffledUnion(
+  name: string,
+  pieces: readonly { readonly dictionary: readonly string[]; readonly codes: CodeArray }[],
+  order: Int32Array,
+): OutputColumn & { kind: 'dictionary' } {
+  const index = new Map<string, number>();
+  const values: string[] = [];
+  const remaps = pieces.map((piece) =>
+    Int32Array.from(piece.dictionary, (v) => {
+      let code = index.get(v);
+      if (code === undefined) index.set(v, (code = values.push(v) - 1));
+      return code;
+    }),
+  );
+  const total = order.length;
+  const joined =
+    values.length <= 256
+      ? new Uint8Array(total)
+      : values.length <= 65536
+        ? new Uint16Array(total)
+        : new Int32Array(total);
+  let at = 0;
+  for (const [p, piece] of pieces.entries()) {
+    if (at + piece.codes.length > total)
+      throw new RangeError(`${name}: the pieces hold more rows than the order`);
+    joinCodes(joined, at, piece.codes, remaps[p]!);
+    at += piece.codes.length;
+  }
+  if (at !== total) throw new RangeError(`${name}: the pieces hold fewer rows than the order`);
+  const renumber = new Int32Array(values.length).fill(-1);
+  const used: string[] = [];
+  const codes = new Int32Array(total);
+  for (let j = 0; j < total; j++) {
+    const c = joined[order[j]!]!;
+    let x = renumber[c]!;
+    if (x < 0) {
+      x = renumber[c] = used.length;
+      used.push(values[c]!);
+    }
+    codes[j] = x;
+  }
+  return { name, kind: 'dictionary', dictionary: used, codes };
+}
+
+function joinCodes(
+  joined: Uint8Array | Uint16Array | Int32Array,
+  at: number,
+  codes: CodeArray,
+  remap: Int32Array,
+): void {
+  for (let r = 0; r < codes.length; r++) joined[at + r] = remap[codes[r]!]!;
+}
+
 /** Tables with the same columns, one after another, as one table (dictionaries merged). */
 export function concatTables(tables: readonly EncodedTable[]): EncodedTable {
   const first = tables[0]!;

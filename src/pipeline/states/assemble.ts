@@ -4,10 +4,10 @@
  * the spec lists it in output.formats).
  */
 import { DataType, tableFromIPC } from 'apache-arrow';
-import { encodeArrow, indicesAsCodes } from '../../data/arrow.ts';
+import { encodeArrow, indexArray, indicesAsCodes } from '../../data/arrow.ts';
 import { encodeCsvChunks } from '../../data/csv.ts';
 import { encodeParquet } from '../../data/parquet-write.ts';
-import { compactDictionary, type OutputColumn, unionOfDictionaries } from '../../data/table.ts';
+import { type CodeArray, type OutputColumn, shuffledUnion, unionOfDictionaries } from '../../data/table.ts';
 import { writesParquet } from '../../spec/spec.ts';
 import { keyedRandom } from '../../util/keys.ts';
 import { recall } from '../memo.ts';
@@ -28,9 +28,9 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
   const pieces = await Promise.all(
     Array.from(
       { length: shards },
-      async (_, s) =>
+      async (_, s): Promise<PieceColumn[]> =>
         recall<OutputColumn[]>(runOf(work), scatterKey(s, part)) ??
-        outputColumns(await store.get(work.key(scatterKey(s, part)))),
+        pieceColumns(await store.get(work.key(scatterKey(s, part)))),
     ),
   );
   const total = pieces.reduce((n, p) => n + (p[0] ? columnLength(p[0]) : 0), 0);
@@ -50,14 +50,12 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
       for (let j = 0; j < total; j++) values[j] = concat[order[j]!]!;
       return { name: first.name, kind: 'number', values };
     }
-    // One dictionary over the pieces' dictionaries, in order of first appearance.
-    const { dictionary, codes: concat } = unionOfDictionaries(
-      total,
-      pieces.map((piece) => piece[c] as OutputColumn & { kind: 'dictionary' }),
+    // One dictionary over the pieces' dictionaries: the values the shuffled rows use.
+    return shuffledUnion(
+      first.name,
+      pieces.map((piece) => piece[c] as PieceColumn & { kind: 'dictionary' }),
+      order,
     );
-    const codes = new Int32Array(total);
-    for (let j = 0; j < total; j++) codes[j] = concat[order[j]!]!;
-    return compactDictionary(first.name, dictionary, codes);
   });
   const timings: Record<string, number> = {};
   const time = timer(timings);
@@ -87,8 +85,13 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
   return { rows: total };
 }
 
+/** A piece's column: numbers, or codes against its dictionary as narrow as they were stored. */
+type PieceColumn =
+  | (OutputColumn & { kind: 'number' })
+  | { name: string; kind: 'dictionary'; dictionary: string[]; codes: CodeArray };
+
 /** A released shard's columns from its Arrow bytes (dictionary columns or numbers). */
-function outputColumns(bytes: Uint8Array): OutputColumn[] {
+function pieceColumns(bytes: Uint8Array): PieceColumn[] {
   const table = tableFromIPC(bytes);
   return table.schema.fields.map((field, c) => {
     const chunks = table.getChildAt(c)!.data.filter((d) => d.length > 0);
@@ -103,7 +106,7 @@ function outputColumns(bytes: Uint8Array): OutputColumn[] {
     }
     if (chunks.length === 1) {
       const dictionary = chunks[0]!.dictionary!.toArray() as string[];
-      return { name: field.name, kind: 'dictionary', dictionary, codes: indicesAsCodes(chunks[0]!) };
+      return { name: field.name, kind: 'dictionary', dictionary, codes: indexArray(chunks[0]!) };
     }
     const { dictionary, codes } = unionOfDictionaries(
       table.numRows,

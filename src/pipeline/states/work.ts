@@ -36,7 +36,7 @@ import { closeSync, ftruncateSync, mkdirSync, openSync, rmSync, writeFileSync, w
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { concatTables, type EncodedTable, type OutputColumn } from '../../data/table.ts';
+import { concatTables, type EncodedTable } from '../../data/table.ts';
 import type { ShardSteps } from '../../methods/method.ts';
 import { methodFor } from '../../methods/registry.ts';
 import { loadSpec, type ReleaseSpec, withColumnDefaults } from '../../spec/spec.ts';
@@ -338,7 +338,9 @@ export function warner(env: PhaseEnv): (line: string) => void {
   };
 }
 
-export function columnLength(c: OutputColumn): number {
+export function columnLength(
+  c: { kind: 'dictionary'; codes: ArrayLike<number> } | { kind: 'number'; values: ArrayLike<number> },
+): number {
   return c.kind === 'dictionary' ? c.codes.length : c.values.length;
 }
 
