@@ -8,6 +8,8 @@ import { isUtf8 } from 'node:buffer';
 import { closeSync } from 'node:fs';
 import { basename } from 'node:path';
 import { InputError, OutputError } from '../errors.ts';
+import { type CellTable, type CsvRowsKernel, SPARE_BYTES } from '../kernels/csv/kernel.ts';
+import { wasmCsvKernel } from '../kernels/csv/wasm.ts';
 import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, READ_CHUNK_BYTES, readInto } from './input.ts';
 import type { EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
@@ -809,6 +811,7 @@ export function encodeCsvChunks(
   delimiter: string,
   options: CsvWriteOptions = {},
   chunkBytes = 16 * 1024 * 1024,
+  kernel: CsvRowsKernel = wasmCsvKernel,
 ): Uint8Array[] {
   const rowCount = columns.length > 0 ? outputLength(columns[0]!) : 0;
   for (const col of columns) {
@@ -842,9 +845,9 @@ export function encodeCsvChunks(
   // The exact size from how often each cell is used; then rows are copied in order.
   let total = header.length;
   let widestRow = 0;
-  for (const { codes, lengths } of cells) {
-    const uses = new Int32Array(lengths.length);
-    for (let r = 0; r < rowCount; r++) uses[codes[r]!]++;
+  for (const table of cells) {
+    const { lengths } = table;
+    const uses = cellUses(table, rowCount);
     let widest = 0;
     for (let k = 0; k < uses.length; k++) {
       total += uses[k]! * lengths[k]!;
@@ -852,103 +855,68 @@ export function encodeCsvChunks(
     }
     widestRow += widest;
   }
-  const args = [
-    cells.map((t) => t.codes),
-    cells.map((t) => t.starts),
-    cells.map((t) => t.words),
-    cells.map((t) => t.lengths),
-  ] as const;
   const chunks: Uint8Array[] = [];
   let left = total;
   let row = 0;
-  do {
-    const first = chunks.length === 0;
-    const at = first ? header.length : 0;
-    // Whole rows while the widest could still fit; the last chunk is cut to what is left.
-    const size = Math.min(Math.max(chunkBytes, at + widestRow), left);
-    const limit = size === left ? Number.POSITIVE_INFINITY : size - widestRow;
-    // Three spare bytes: a cell's last word may reach past the final byte.
-    const out = Buffer.allocUnsafeSlow(size + 3);
-    if (first) header.copy(out, 0);
-    const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
-    const done = copyRows(view, at, row, rowCount, limit, ...args);
-    chunks.push(out.subarray(0, done.at));
-    left -= done.at;
-    row = done.row;
-  } while (row < rowCount);
+  const writer = kernel.open(cells, rowCount);
+  try {
+    do {
+      const first = chunks.length === 0;
+      const at = first ? header.length : 0;
+      // Whole rows while the widest could still fit; the last chunk is cut to what is left.
+      const size = Math.min(Math.max(chunkBytes, at + widestRow), left);
+      const limit = size === left ? MAX_OFFSET : size - widestRow;
+      // Spare bytes: a cell's last word may reach past the final byte.
+      const out = Buffer.allocUnsafeSlow(size + SPARE_BYTES);
+      if (first) header.copy(out, 0);
+      const done = writer.write(row, out, at, limit);
+      chunks.push(out.subarray(0, done.at));
+      left -= done.at;
+      row = done.row;
+    } while (row < rowCount);
+  } finally {
+    writer.close();
+  }
   return chunks;
 }
 
-const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+/** A limit past any chunk's end (the kernel's are 32-bit). */
+const MAX_OFFSET = 0x7fffffff;
 
-/**
- * Writes rows `from`… from byte `at` while it has not passed `limit`, each cell as whole 32-bit
- * words: a word may spill up to three bytes past the cell, which the next cell (or the spare
- * bytes) overwrites. Returns the next row and byte.
- */
-function copyRows(
-  out: DataView,
-  at: number,
-  from: number,
-  rowCount: number,
-  limit: number,
-  codes: Int32Array[],
-  starts: Int32Array[],
-  words: Int32Array[],
-  lengths: Int32Array[],
-): { row: number; at: number } {
-  const width = codes.length;
-  const le = LITTLE_ENDIAN;
-  let p = at;
-  let r = from;
-  for (; r < rowCount && p <= limit; r++) {
-    for (let c = 0; c < width; c++) {
-      const k = codes[c]![r]!;
-      const s = starts[c]!;
-      const w = words[c]!;
-      const end = s[k + 1]!;
-      let q = p;
-      for (let j = s[k]!; j < end; j++) {
-        out.setInt32(q, w[j]!, le);
-        q += 4;
-      }
-      p += lengths[c]![k]!;
-    }
-  }
-  return { row: r, at: p };
-}
-
-/** Distinct cells of a column: cell `k` is `lengths[k]` bytes, padded in `words[starts[k], starts[k + 1])`. */
-interface CellTable {
-  readonly words: Int32Array;
-  readonly starts: Int32Array;
-  readonly lengths: Int32Array;
-  readonly codes: Int32Array;
-}
-
+/** A column's distinct cells (see CellTable), each at a multiple of 8 bytes. */
 function cellTable(texts: string[], codes: Int32Array): CellTable {
   const lengths = new Int32Array(texts.length);
-  const starts = new Int32Array(texts.length + 1);
+  const starts = new Int32Array(texts.length);
+  let end = 0;
   for (let k = 0; k < texts.length; k++) {
     lengths[k] = Buffer.byteLength(texts[k]!, 'utf8');
-    starts[k + 1] = starts[k]! + ((lengths[k]! + 3) >> 2);
+    starts[k] = end;
+    end += (lengths[k]! + 7) & ~7;
   }
   // Encoded one by one: joined first, a lone surrogate could pair with its neighbour's.
-  const words = new Int32Array(starts[texts.length]!);
-  const bytes = Buffer.from(words.buffer);
-  for (let k = 0; k < texts.length; k++) bytes.write(texts[k]!, starts[k]! * 4, 'utf8');
-  // An out-of-range code would read another cell's bytes: fail like indexing an array would.
-  for (let r = 0; r < codes.length; r++) {
+  const bytes = Buffer.alloc(end);
+  for (let k = 0; k < texts.length; k++) bytes.write(texts[k]!, starts[k]!, 'utf8');
+  return { bytes, starts, lengths, codes };
+}
+
+/**
+ * How often each cell of a table is used; an out-of-range code, which would read another
+ * cell's bytes, fails like indexing an array would.
+ */
+function cellUses({ codes, lengths }: CellTable, rowCount: number): Int32Array {
+  const uses = new Int32Array(lengths.length);
+  for (let r = 0; r < rowCount; r++) {
     const k = codes[r]!;
-    if (!(k >= 0 && k < texts.length)) {
+    if (!(k >= 0 && k < uses.length)) {
       throw new OutputError(
         'E_OUTPUT_CODES',
-        `output row ${r + 1}: code ${k} is outside its dictionary of ${texts.length} values`,
+        `output row ${r + 1}: code ${k} is outside its dictionary of ${uses.length} values`,
         'this is a bug in ppdp: a released code must index its dictionary',
       );
     }
+    uses[k]!++;
   }
-  return { words, starts, lengths, codes };
+  return uses;
 }
 
 /** A number column as distinct formatted cells (never quoted; NaN is empty; `asCell` may escape a `-`). */
