@@ -7,4 +7,4 @@ export { compose, groupBy, histogram, placeColumn } from './groupby';
 export { mondrianCut, mondrianGroup, mondrianMedian, mondrianStats } from './mondrian';
 export { kronMode, kronModeStructured } from './kronecker';
 export { perturb, perturbSimd } from './perturb';
-export { csvRows } from './csv';
+export { csvMatch, csvRows } from './csv';

@@ -6,6 +6,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { EncodedTable } from '../data/table.ts';
+import { type CsvMatchKernel, type ExpectedCells, wasmCsvMatchKernel } from '../kernels/csv/match.ts';
 import type { CodedTable, DecodedTable } from './common.ts';
 
 const QUOTE = 0x22;
@@ -85,6 +86,43 @@ export function asCsvEncoded(table: EncodedTable, escaped: boolean): EncodedTabl
   };
 }
 
+/**
+ * The cells rows hold in the exact form a writer gives them, for the kernel: each value that
+ * needs no quotes, then the delimiter after it (`\n` after the last column's); other values
+ * are not compared there. None when a code is out of range (the file cannot hold such a table):
+ * checked here, before the kernel's unchecked loads.
+ */
+function expectedCells(
+  cells: CellBytes[],
+  codes: Int32Array[],
+  delimiter: Buffer,
+): ExpectedCells[] | undefined {
+  const lineEnd = Buffer.of(LF);
+  const expected: ExpectedCells[] = [];
+  for (const [c, cell] of cells.entries()) {
+    const after = c + 1 < cells.length ? delimiter : lineEnd;
+    const size = cell.ends.length - 1;
+    const lengths = new Int32Array(size);
+    const starts = new Int32Array(size);
+    let end = 0;
+    for (let k = 0; k < size; k++) {
+      lengths[k] = cell.plain[k] ? cell.ends[k + 1]! - cell.ends[k]! + after.length : -1;
+      starts[k] = end;
+      if (lengths[k]! > 0) end += (lengths[k]! + 7) & ~7;
+    }
+    const bytes = new Uint8Array(end);
+    for (let k = 0; k < size; k++) {
+      if (lengths[k]! < 0) continue;
+      bytes.set(cell.bytes.subarray(cell.ends[k]!, cell.ends[k + 1]!), starts[k]!);
+      bytes.set(after, starts[k]! + cell.ends[k + 1]! - cell.ends[k]!);
+    }
+    const column = codes[c]!;
+    for (let r = 0; r < column.length; r++) if (!(column[r]! >= 0 && column[r]! < size)) return undefined;
+    expected.push({ bytes, starts, lengths, codes: column });
+  }
+  return expected;
+}
+
 /** The low `n` bytes of a little-endian word. */
 const TAIL = Int32Array.of(0, 0xff, 0xffff, 0xffffff);
 
@@ -98,10 +136,11 @@ export function csvHoldsTable(
   delimiter: string,
   table: CodedTable,
   chunkBytes = 8 * 1024 * 1024,
+  kernel: CsvMatchKernel = wasmCsvMatchKernel,
 ): boolean {
   const fd = openSync(path, 'r');
   try {
-    return new StagedCsv(fd, delimiter, table, Math.max(16, chunkBytes)).matches();
+    return new StagedCsv(fd, delimiter, table, Math.max(16, chunkBytes), kernel).matches();
   } finally {
     closeSync(fd);
   }
@@ -120,11 +159,48 @@ class StagedCsv {
     delimiter: string,
     private readonly table: CodedTable,
     chunk: number,
+    private readonly kernel: CsvMatchKernel,
   ) {
     this.buf = Buffer.allocUnsafeSlow(Math.min(chunk, fstatSync(fd).size + 1));
     this.delim = Buffer.from(delimiter, 'utf8');
     this.cells = table.dictionaries.map((d) => cellBytes(d, delimiter));
     this.width = table.names.length;
+  }
+
+  /**
+   * The rows: a kernel takes those in the exact form a writer gives them (src/kernels/csv/
+   * match.ts); where it stops, this reader takes one row (quoted fields, CR LF line ends),
+   * then the kernel again.
+   */
+  private body(start: number): number {
+    const { rowCount } = this.table;
+    const expected = expectedCells(this.cells, this.table.codes, this.delim);
+    if (!expected) return DIFFERENT;
+    const matcher = this.kernel.open(expected, rowCount);
+    try {
+      matcher.load(this.buf, this.filled);
+      let pos = start;
+      for (let row = 0; row < rowCount; ) {
+        const fast = matcher.match(pos, row);
+        row = fast.row;
+        pos = fast.pos;
+        if (row === rowCount) break;
+        const end = this.rows(pos, row, row + 1);
+        if (end.pos === DIFFERENT) return DIFFERENT;
+        if (end.row > row) {
+          row = end.row;
+          pos = end.pos;
+        } else {
+          // The row is not all in the buffer.
+          if (this.eof) return DIFFERENT;
+          pos = this.refill(pos);
+          matcher.load(this.buf, this.filled);
+        }
+      }
+      return pos;
+    } finally {
+      matcher.close();
+    }
   }
 
   matches(): boolean {
@@ -146,16 +222,8 @@ class StagedCsv {
       if (this.eof) return false;
       pos = this.refill(pos);
     }
-    for (let row = 0; row < this.table.rowCount; ) {
-      const end = this.rows(pos, row);
-      if (end.pos === DIFFERENT) return false;
-      row = end.row;
-      pos = end.pos;
-      if (row < this.table.rowCount) {
-        if (this.eof) return false;
-        pos = this.refill(pos);
-      }
-    }
+    pos = this.body(pos);
+    if (pos === DIFFERENT) return false;
     // Nothing may follow the last row.
     if (pos < this.filled) return false;
     if (this.eof) return true;
@@ -212,7 +280,7 @@ class StagedCsv {
    * Compares rows from `row` on, starting at `start`, with the table until the buffer ends in
    * an unfinished row or the table's rows are done: where it stopped, or pos DIFFERENT.
    */
-  private rows(start: number, from: number): { pos: number; row: number } {
+  private rows(start: number, from: number, to: number): { pos: number; row: number } {
     const { buf, filled, eof, width, delim } = this;
     const rowCount = this.table.rowCount;
     const codes = this.table.codes;
@@ -226,7 +294,7 @@ class StagedCsv {
     const dlen = delim.length;
     let row = from;
     let rowStart = start;
-    rows: for (; row < rowCount; row++) {
+    rows: for (; row < Math.min(rowCount, to); row++) {
       let p = rowStart;
       for (let c = 0; c < width; c++) {
         const bytes = bytesOf[c]!;

@@ -7,6 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { encodeCsvChunks } from '../../src/data/csv.ts';
 import type { OutputColumn } from '../../src/data/table.ts';
 import type { CsvRowsKernel } from '../../src/kernels/csv/kernel.ts';
+import {
+  type CsvMatchKernel,
+  type ExpectedCells,
+  tsCsvMatchKernel,
+  wasmCsvMatchKernel,
+} from '../../src/kernels/csv/match.ts';
 import { tsCsvKernel } from '../../src/kernels/csv/reference.ts';
 import { wasmCsvKernel } from '../../src/kernels/csv/wasm.ts';
 import { Random } from '../../src/util/random.ts';
@@ -57,5 +63,76 @@ describe('CSV row writers', () => {
         for (const chunk of chunks.slice(0, -1)) expect(chunk[chunk.length - 1], kernel.name).toBe(10);
       }
     }
+  });
+});
+
+describe('CSV row matchers', () => {
+  const MATCHERS: CsvMatchKernel[] = [tsCsvMatchKernel, wasmCsvMatchKernel];
+  /** Expected cells of `cols` (value and `,` or `\n`), values with a `,` or `"` not compared. */
+  const expected = (cols: OutputColumn[]): ExpectedCells[] =>
+    cols.map((c, i) => {
+      const dictionary = c.kind === 'dictionary' ? c.dictionary : [];
+      const after = i + 1 < cols.length ? ',' : '\n';
+      const cells = dictionary.map((v) => Buffer.from(v + after));
+      const lengths = Int32Array.from(dictionary, (v, k) => (/[,"]/.test(v) ? -1 : cells[k]!.length));
+      const starts = new Int32Array(cells.length);
+      let end = 0;
+      cells.forEach((cell, k) => {
+        starts[k] = end;
+        end += (cell.length + 7) & ~7;
+      });
+      const bytes = new Uint8Array(end);
+      cells.forEach((cell, k) => bytes.set(cell, starts[k]!));
+      return { bytes, starts, lengths, codes: (c as OutputColumn & { kind: 'dictionary' }).codes };
+    });
+
+  it('stop at the same row and byte: a changed byte, a quoted value, the end of the bytes', () => {
+    const rows = 70_000;
+    // Few values that need quotes (one in 500 of a column's): long runs of rows in the exact form.
+    const cols = columns(rows, 9).map((c) =>
+      c.kind === 'dictionary'
+        ? {
+            ...c,
+            dictionary: c.dictionary.map((v, k) => (k % 500 === 499 ? `${v},` : v.replace(/[,"]/g, ''))),
+          }
+        : c,
+    );
+    const file = Buffer.from(lines(cols, rows), 'utf8');
+    const body = file.subarray(file.indexOf(10) + 1);
+    const random = new Random(11);
+    const cases = [
+      body,
+      ...Array.from({ length: 6 }, () => {
+        const changed = Buffer.from(body);
+        changed[random.below(changed.length)] ^= 0x20;
+        return changed;
+      }),
+    ];
+    for (const bytes of cases) {
+      const answers = MATCHERS.map((kernel) => {
+        const matcher = kernel.open(expected(cols), rows);
+        try {
+          // From the start, and from a later row, with the bytes cut at several places.
+          return [bytes.length, 5000, 77].map((filled) => {
+            matcher.load(bytes, filled);
+            const first = matcher.match(0, 0);
+            return [first, first.row > 2 ? matcher.match(first.pos, first.row) : first];
+          });
+        } finally {
+          matcher.close();
+        }
+      });
+      expect(answers[1]).toEqual(answers[0]);
+    }
+    // The honest bytes: every row up to the first value that would need quotes.
+    const matcher = tsCsvMatchKernel.open(expected(cols), rows);
+    matcher.load(body, body.length);
+    const { row } = matcher.match(0, 0);
+    const quoted = (r: number) =>
+      cols.some((c) => c.kind === 'dictionary' && /[,"]/.test(c.dictionary[c.codes[r]!]!));
+    let first = 0;
+    while (first < rows && !quoted(first)) first++;
+    expect(row).toBe(first);
+    expect(first).toBeGreaterThan(1000);
   });
 });
