@@ -67,16 +67,19 @@ export class CellDigest {
     this.checkNames(table.columns.map((c) => c.name));
     const columns = table.columns.map((c, i) => this.valueLanes(i, c.dictionary));
     const codes = table.columns.map((c) => c.codes);
-    // The four lanes (LANES) in locals, updated in lane order: lane 3 takes lane 0's new state.
-    const [seed0, seed1, seed2, seed3] = [LANE_SEEDS[0]!, LANE_SEEDS[1]!, LANE_SEEDS[2]!, LANE_SEEDS[3]!];
+    const sizes = table.columns.map((c) => c.dictionary.length);
+    const { width, ahead } = mixedAhead(columns, sizes);
     const [out0, out1, out2, out3] = [c32(0), c32(1), c32(2), c32(3)];
     let [s0, s1, s2, s3] = [this.sum[0]!, this.sum[1]!, this.sum[2]!, this.sum[3]!];
     for (let r = 0; r < table.rowCount; r++) {
-      let a = seed0;
-      let b = seed1;
-      let c = seed2;
-      let d = seed3;
-      for (let k = 0; k < columns.length; k++) {
+      let combination = 0;
+      for (let k = 0; k < width; k++) combination = combination * sizes[k]! + codes[k]![r]!;
+      const from = LANES * combination;
+      let a = ahead[from]!;
+      let b = ahead[from + 1]!;
+      let c = ahead[from + 2]!;
+      let d = ahead[from + 3]!;
+      for (let k = width; k < columns.length; k++) {
         const at = codes[k]![r]! * LANES;
         const lanes = columns[k]!;
         // Each lane also takes its neighbour's state: a row's lanes are not independent hashes.
@@ -148,6 +151,47 @@ export class CellDigest {
     h.dictionary = dictionary;
     return h.lanes;
   }
+}
+
+/** Most combinations of leading columns whose lanes are mixed ahead: a table that stays in cache. */
+const AHEAD_COMBINATIONS = 1 << 15;
+
+/**
+ * A row's four lanes after its first `width` columns, mixed ahead for every combination of
+ * their codes (mixed radix in column order, the dictionaries' sizes its bases; LANES words
+ * each): a row then mixes only the columns after them. The same steps in the same order, so
+ * the same digest; with no leading column, the one combination holds the seeds.
+ */
+function mixedAhead(
+  columns: readonly Uint32Array[],
+  sizes: readonly number[],
+): { width: number; ahead: Uint32Array } {
+  let width = 0;
+  let combinations = 1;
+  while (width < sizes.length && combinations * sizes[width]! <= AHEAD_COMBINATIONS)
+    combinations *= sizes[width++]!;
+  let ahead = Uint32Array.from(LANE_SEEDS);
+  for (let k = 0; k < width; k++) {
+    const lanes = columns[k]!;
+    const size = sizes[k]!;
+    const next = new Uint32Array(ahead.length * size);
+    for (let before = 0; before < ahead.length / LANES; before++) {
+      for (let v = 0; v < size; v++) {
+        let a = ahead[LANES * before]!;
+        let b = ahead[LANES * before + 1]!;
+        let c = ahead[LANES * before + 2]!;
+        let d = ahead[LANES * before + 3]!;
+        const at = v * LANES;
+        a = mix32(a ^ lanes[at]! ^ (b >>> 7));
+        b = mix32(b ^ lanes[at + 1]! ^ (c >>> 7));
+        c = mix32(c ^ lanes[at + 2]! ^ (d >>> 7));
+        d = mix32(d ^ lanes[at + 3]! ^ (a >>> 7));
+        next.set([a, b, c, d], LANES * (before * size + v));
+      }
+    }
+    ahead = next;
+  }
+  return { width, ahead };
 }
 
 /** A digest's state in JSON: what a scanned piece hands to the merge. */
