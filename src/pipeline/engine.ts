@@ -8,6 +8,7 @@
  * In AWS the same phases run as Lambda functions (functions/), started by Step Functions.
  */
 import { randomUUID } from 'node:crypto';
+import { readdir, rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
@@ -167,9 +168,12 @@ export async function executeRelease(
   const localWork = !request.work && !request.store && !request.spec.startsWith('s3://');
   const req: ReleaseRequest = localWork ? { ...request, work: fileUrl(join(tmp, 'work'), true) } : request;
   let planned: PlanResult | undefined;
+  let bulkGone: Promise<void> | undefined;
   const record: EngineOptions['wrap'] = (state, handler) => async (input) => {
     const out = await handler(input);
     if (state === 'Plan' || state === 'Combine') planned = out as PlanResult;
+    // No state after Verify reads the bulk of a temporary work area: it goes while Publish copies.
+    if (state === 'Verify' && localWork) bulkGone = removeBulk(join(tmp, 'work'));
     return out;
   };
   const wrap: EngineOptions['wrap'] = (state, handler) =>
@@ -214,11 +218,27 @@ export async function executeRelease(
       unstop();
       await pool?.close();
       stores.close();
+      await bulkGone;
     } finally {
       removeTemporaryFolder(tmp);
       retainCoresUpTo(retained);
     }
   }
+}
+
+/**
+ * Removes what only the states up to Verify read from a work area: the rows' shards (not the
+ * input's dictionaries, which opening the work area may read), their counts, the scattered
+ * pieces and the verification slices. Never fails: the temporary folder goes whole at the end.
+ */
+async function removeBulk(work: string): Promise<void> {
+  const shards = await readdir(join(work, 'rows'), { withFileTypes: true }).catch(() => []);
+  await Promise.all(
+    [
+      ...['scatter', 'counts', 'verify'].map((name) => join(work, name)),
+      ...shards.filter((e) => e.isDirectory()).map((e) => join(work, 'rows', e.name)),
+    ].map((dir) => rm(dir, { recursive: true, force: true }).catch(() => {})),
+  );
 }
 
 interface RunOutput {
