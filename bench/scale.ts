@@ -54,6 +54,9 @@ Options:
   --note <text>       stored with each run of this invocation (e.g. what the build differs in)
   --repeat <n>        release each table n times (default 1): the run of the median wall time
                       is the result, and every run's wall time, peak and CPU are kept beside it
+  --settle <s>        before each release, flush the files written so far to disk (sync) and
+                      wait this long (default 3), so that the writes of the data or of the run
+                      before are not timed with it; 0: neither
   --keep              keep the work folder
   --fresh             drop the earlier results in scale.json instead of merging
   --result <path>     write there instead of bench/results/scale.json
@@ -61,6 +64,16 @@ Options:
 `;
 
 const RESULT = join(ROOT, 'bench/results/scale.json');
+
+/**
+ * Flushes what earlier steps wrote (the data, the run before) and waits: the disk's writing of
+ * them in the background would otherwise be timed with the next release.
+ */
+function settle(seconds: number): void {
+  if (seconds === 0) return;
+  spawnSync('sync');
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, seconds * 1000);
+}
 const METHODS = ['generalization', 'mondrian', 'randomization'] as const;
 type Method = (typeof METHODS)[number];
 
@@ -354,6 +367,7 @@ async function main(): Promise<void> {
       work: { type: 'string' },
       note: { type: 'string' },
       repeat: { type: 'string', default: '1' },
+      settle: { type: 'string', default: '3' },
       keep: { type: 'boolean', default: false },
       fresh: { type: 'boolean', default: false },
       result: { type: 'string', default: RESULT },
@@ -378,6 +392,8 @@ async function main(): Promise<void> {
   if (!existsSync(cli)) throw new Error(`${cli} not found`);
   const nodeArgs = values['node-args'].split(' ').filter((a) => a !== '');
   const timeoutMs = Number(values.timeout) * 60_000;
+  const settleSeconds = Number(values.settle);
+  if (!(settleSeconds >= 0)) throw new Error('--settle is a number of seconds, 0 or more');
   const repeat = Number(values.repeat);
   if (!(Number.isInteger(repeat) && repeat >= 1)) throw new Error(`--repeat is a whole number, 1 or more`);
   const work = values.work ?? mkdtempSync(join(os.tmpdir(), 'ppdp-scale-'));
@@ -419,6 +435,7 @@ async function main(): Promise<void> {
           facts: ReturnType<typeof reportFacts>;
         }[] = [];
         for (let i = 0; i < repeat; i++) {
+          settle(settleSeconds);
           const run = await release(cli, spec, out, work, nodeArgs, timeoutMs, label);
           attempts.push({ run, facts: reportFacts(out) });
           rmSync(out, { recursive: true, force: true });
@@ -495,7 +512,8 @@ async function main(): Promise<void> {
         'one child process per release (node <cli> release <spec> --out <dir>, which restarts itself with a ' +
         'tuned allocator for a large input); peak RSS (the largest) and CPU (the sum) from ' +
         'process.resourceUsage() at the exit of each node process of the release; timings from report.json ' +
-        '(ms); runs of earlier invocations are kept per (method, rows) and carry their own date',
+        '(ms); runs of earlier invocations are kept per (method, rows) and carry their own date; ' +
+        `before each release, sync and a pause of ${settleSeconds} s (--settle)`,
     },
     /** Synthetic data: rows, generation time, Arrow file size. */
     generation: generated,
