@@ -28,7 +28,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { REGISTRY_SPEC, writeRegistryCsv } from './registry-sample.ts';
-import { parseCount, ROOT, writeSynthetic } from './synth.ts';
+import { parseCount, ROOT } from './synth.ts';
 
 const HELP = `Usage: npm run bench:scale [-- options]
        tsx bench/scale.ts [options]
@@ -413,15 +413,7 @@ async function main(): Promise<void> {
     for (const rows of sizes) {
       const dir = join(work, `${shape}-${rows}`);
       console.log(`\n${rows.toLocaleString('en')} ${shape} rows: generating`);
-      const data =
-        shape === 'registry'
-          ? await registryData(dir, rows)
-          : await writeSynthetic(dir, {
-              rows,
-              perturb,
-              seed,
-              say: (line) => process.stdout.write(`  synth: ${line}\r`),
-            });
+      const data = generateApart({ shape, dir, rows, perturb, seed });
       const bytes = statSync(join(dir, data.files[0]!)).size;
       generation.push({ shape, rows, ms: Math.round(data.ms), bytes });
       console.log(`\n  ${(bytes / 2 ** 20).toFixed(0)} MiB in ${(data.ms / 1000).toFixed(1)} s`);
@@ -526,7 +518,36 @@ async function main(): Promise<void> {
 }
 
 /** The registry table in `dir` as writeSynthetic gives its data: the spec, the input file, the time taken. */
-async function registryData(
+/**
+ * The table written by a child process: memory this process kept from writing it would be
+ * held on the machine through every release timed after (on a virtual machine that makes the
+ * releases' own memory slower to come by).
+ */
+function generateApart(args: { shape: string; dir: string; rows: number; perturb: number; seed: number }): {
+  spec: string;
+  files: string[];
+  ms: number;
+} {
+  const script = [
+    `const args = ${JSON.stringify(args)};`,
+    `const { writeSynthetic } = await import(${JSON.stringify(new URL('./synth.ts', import.meta.url).href)});`,
+    `const { registryData } = await import(${JSON.stringify(import.meta.url)});`,
+    "const data = args.shape === 'registry' ? await registryData(args.dir, args.rows)",
+    '  : await writeSynthetic(args.dir, { rows: args.rows, perturb: args.perturb, seed: args.seed });',
+    'process.stdout.write(JSON.stringify({ spec: data.spec, files: data.files, ms: data.ms }));',
+  ].join('\n');
+  const child = spawnSync(process.execPath, [...process.execArgv, '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (child.status !== 0)
+    throw new Error(`generating ${args.rows} ${args.shape} rows failed (exit ${child.status})`);
+  return JSON.parse(child.stdout);
+}
+
+export async function registryData(
   dir: string,
   rows: number,
 ): Promise<{ spec: string; files: string[]; ms: number }> {

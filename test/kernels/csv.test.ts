@@ -82,7 +82,9 @@ describe('CSV row matchers', () => {
         end += (cell.length + 7) & ~7;
       });
       const bytes = new Uint8Array(end);
-      cells.forEach((cell, k) => bytes.set(cell, starts[k]!));
+      cells.forEach((cell, k) => {
+        bytes.set(cell, starts[k]!);
+      });
       return { bytes, starts, lengths, codes: (c as OutputColumn & { kind: 'dictionary' }).codes };
     });
 
