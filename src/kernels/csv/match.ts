@@ -5,19 +5,15 @@
  * own reader takes over (src/verify/staged-csv.ts). The WASM kernel (assembly/csv.ts) and the
  * plain-TS reference stop at the same row.
  */
-import { acquireCore, type CoreExports, releaseCore } from '../../wasm/module.ts';
+import { acquireCore, releaseCore } from '../../wasm/module.ts';
+import type { CellTable } from './kernel.ts';
+import { placeCells, placeCodes, reserve, resultOf } from './layout.ts';
 
 /**
- * A column's expected cells: cell `k` is `lengths[k]` bytes at byte `starts[k]` of `bytes`
- * (each start a multiple of 8, zero after the cell up to the next), or, with a length of -1,
- * a value not compared here; `codes` are the rows' cells, each checked in range.
+ * A column's expected cells, laid out as a writer's (CellTable): cell `k` is `lengths[k]` bytes
+ * at byte `starts[k]` of `bytes`, or, with a length of -1, a value not compared here.
  */
-export interface ExpectedCells {
-  readonly bytes: Uint8Array;
-  readonly starts: Int32Array;
-  readonly lengths: Int32Array;
-  readonly codes: Int32Array;
-}
+export type ExpectedCells = CellTable;
 
 export interface CsvMatchKernel {
   readonly name: string;
@@ -68,51 +64,19 @@ export const tsCsvMatchKernel: CsvMatchKernel = {
   },
 };
 
-const PAGE = 65536;
-/** Rows whose codes are copied in at a time. */
-const BLOCK_ROWS = 1 << 16;
-const align = (x: number) => (x + 15) & ~15;
-
 export const wasmCsvMatchKernel: CsvMatchKernel = {
   name: 'wasm',
   open(columns, rowCount) {
     const { core } = acquireCore();
-    const width = columns.length;
-    const blockRows = Math.max(1, Math.min(BLOCK_ROWS, rowCount));
-    // Layout: result | tables | per column: starts, lengths | cells | codes block | buffer.
-    const result = 16;
-    const tables = align(result + 4);
-    let at = align(tables + 8 * width);
-    const placed = columns.map((t) => {
-      const starts = at;
-      const lengths = align(starts + 4 * t.starts.length);
-      at = align(lengths + 4 * t.lengths.length);
-      return { starts, lengths };
-    });
-    const cells = at;
-    const offsets = columns.map((t) => {
-      const offset = at - cells;
-      at = align(at + t.bytes.length);
-      return offset;
-    });
-    const codes = at;
-    const bufAt = align(codes + 4 * width * blockRows);
-    let words = new Int32Array(reserve(core, bufAt + 16).buffer);
-    columns.forEach((t, c) => {
-      const { starts, lengths } = placed[c]!;
-      words[(tables >> 2) + 2 * c] = starts;
-      words[(tables >> 2) + 2 * c + 1] = lengths;
-      for (let k = 0; k < t.starts.length; k++) words[(starts >> 2) + k] = t.starts[k]! + offsets[c]!;
-      words.set(t.lengths, lengths >> 2);
-      new Uint8Array(words.buffer, cells + offsets[c]!, t.bytes.length).set(t.bytes);
-    });
+    const layout = placeCells(core, columns, rowCount, 16);
+    const bufAt = layout.end;
     let filled = 0;
     let block = -1;
     let blockLength = 0;
     return {
       load(bytes, length) {
-        words = new Int32Array(reserve(core, bufAt + length + 16).buffer);
-        new Uint8Array(words.buffer, bufAt, length).set(bytes.subarray(0, length));
+        reserve(core, bufAt + length + 16);
+        new Uint8Array(core.memory.buffer, bufAt, length).set(bytes.subarray(0, length));
         filled = length;
       },
       match(start, from) {
@@ -121,10 +85,11 @@ export const wasmCsvMatchKernel: CsvMatchKernel = {
         while (row < rowCount) {
           if (!(row >= block && row < block + blockLength)) {
             block = row;
-            blockLength = Math.min(blockRows, rowCount - row);
-            for (const [c, t] of columns.entries())
-              words.set(t.codes.subarray(block, block + blockLength), (codes >> 2) + c * blockLength);
+            blockLength = Math.min(layout.blockRows, rowCount - row);
+            placeCodes(core, layout, columns, block, blockLength);
           }
+          const { codes, tables, cells, result } = layout;
+          const width = columns.length;
           const r = core.csvMatch(
             codes,
             blockLength,
@@ -137,7 +102,7 @@ export const wasmCsvMatchKernel: CsvMatchKernel = {
             filled,
             result,
           );
-          pos = words[result >> 2]!;
+          pos = resultOf(core, layout);
           row = block + r;
           if (r < blockLength) break;
         }
@@ -149,10 +114,3 @@ export const wasmCsvMatchKernel: CsvMatchKernel = {
     };
   },
 };
-
-/** The instance's memory grown to at least `bytes`. */
-function reserve(core: CoreExports, bytes: number): WebAssembly.Memory {
-  const need = Math.ceil(bytes / PAGE) - core.memory.buffer.byteLength / PAGE;
-  if (need > 0) core.memory.grow(need);
-  return core.memory;
-}

@@ -1,0 +1,89 @@
+/**
+ * The memory layout the CSV kernels share (assembly/csv.ts): a result word, each column's
+ * pointers, its cells' starts and lengths, one blob of every column's cells, and a block of
+ * rows' codes, then whatever the kernel needs after it (`end`).
+ */
+import type { CoreExports } from '../../wasm/module.ts';
+import type { CellTable } from './kernel.ts';
+
+const PAGE = 65536;
+/** Rows whose codes are copied in at a time. */
+export const BLOCK_ROWS = 1 << 16;
+
+const align = (x: number) => (x + 15) & ~15;
+
+export interface CellLayout {
+  /** The i32 a kernel writes its byte position to. */
+  readonly result: number;
+  readonly tables: number;
+  readonly cells: number;
+  /** Where a block of `blockRows` rows' codes goes, column after column. */
+  readonly codes: number;
+  readonly blockRows: number;
+  /** The first byte after the codes block. */
+  readonly end: number;
+}
+
+/** Lays the columns' tables out in the instance's memory (grown to `end + extra`). */
+export function placeCells(
+  core: CoreExports,
+  columns: readonly CellTable[],
+  rowCount: number,
+  extra: number,
+): CellLayout {
+  const width = columns.length;
+  const blockRows = Math.max(1, Math.min(BLOCK_ROWS, rowCount));
+  const result = 16;
+  const tables = align(result + 4);
+  let at = align(tables + 8 * width);
+  const placed = columns.map((t) => {
+    const starts = at;
+    const lengths = align(starts + 4 * t.starts.length);
+    at = align(lengths + 4 * t.lengths.length);
+    return { starts, lengths };
+  });
+  const cells = at;
+  const offsets = columns.map((t) => {
+    const offset = at - cells;
+    at = align(at + t.bytes.length);
+    return offset;
+  });
+  const codes = at;
+  const end = align(codes + 4 * width * blockRows);
+  const words = new Int32Array(reserve(core, end + extra).buffer);
+  columns.forEach((t, c) => {
+    const { starts, lengths } = placed[c]!;
+    words[(tables >> 2) + 2 * c] = starts;
+    words[(tables >> 2) + 2 * c + 1] = lengths;
+    // Each column's starts count from the one blob of every column's cells.
+    for (let k = 0; k < t.starts.length; k++) words[(starts >> 2) + k] = t.starts[k]! + offsets[c]!;
+    words.set(t.lengths, lengths >> 2);
+    new Uint8Array(words.buffer, cells + offsets[c]!, t.bytes.length).set(t.bytes);
+  });
+  return { result, tables, cells, codes, blockRows, end };
+}
+
+/** Copies the codes of rows [from, from + n) into the codes block, column after column. */
+export function placeCodes(
+  core: CoreExports,
+  layout: CellLayout,
+  columns: readonly CellTable[],
+  from: number,
+  n: number,
+): void {
+  const words = new Int32Array(core.memory.buffer);
+  for (const [c, t] of columns.entries())
+    words.set(t.codes.subarray(from, from + n), (layout.codes >> 2) + c * n);
+}
+
+/** The i32 at `layout.result`. */
+export function resultOf(core: CoreExports, layout: CellLayout): number {
+  return new Int32Array(core.memory.buffer, layout.result, 1)[0]!;
+}
+
+/** The instance's memory grown to at least `bytes`. */
+export function reserve(core: CoreExports, bytes: number): WebAssembly.Memory {
+  const need = Math.ceil(bytes / PAGE) - core.memory.buffer.byteLength / PAGE;
+  if (need > 0) core.memory.grow(need);
+  return core.memory;
+}
