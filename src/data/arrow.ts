@@ -88,7 +88,7 @@ export interface ArrowRange {
   readonly firstRow: number;
   /** Rows in the range. */
   readonly rows: number;
-  /** The byte spans of the file a range reads, besides its own: [0, head) and the footer. */
+  /** Where the file's messages end (its footer starts): a range also reads [0, head) and from here on. */
   readonly tail: number;
 }
 
@@ -110,13 +110,9 @@ export function arrowRanges(path: string, rowsPerRange: number): ArrowRange[] | 
     const { start, end } = messageBounds(path, input);
     const walk = new MessageWalk(path, input, [[start, end]], () => new Uint8Array(0));
     const batches: { at: number; size: number; rows: number }[] = [];
-    for (let at = start; at < end; ) {
-      const next = walk.messageAt(at, end);
-      if (next === null) break;
-      if (next.message.isDictionaryBatch() && batches.length > 0) return undefined;
-      if (next.message.isRecordBatch())
-        batches.push({ at, size: next.size, rows: next.message.header().length });
-      at += next.size;
+    for (const { at, size, message } of walk.headers()) {
+      if (message.isDictionaryBatch() && batches.length > 0) return undefined;
+      if (message.isRecordBatch()) batches.push({ at, size, rows: message.header().length });
     }
     if (batches.length < 2) return undefined;
     const head = batches[0]!.at;
@@ -335,7 +331,7 @@ class MessageWalk {
    * metadata, or null at the end of the stream. Throws a plain Error when the bytes cannot be
    * a message.
    */
-  messageAt(at: number, end: number): { size: number; message: Message } | null {
+  private messageAt(at: number, end: number): { size: number; message: Message } | null {
     const prefix = this.prefix;
     const got = readAt(this.path, this.input, prefix.subarray(0, Math.min(8, end - at)), at);
     if (got < 4) throw new Error('truncated message');
@@ -357,19 +353,26 @@ class MessageWalk {
     return { size, message };
   }
 
-  *messages(): Generator<Uint8Array> {
-    let first = true;
+  /** Each message's place, size and metadata, span after span, up to the end of the stream. */
+  *headers(): Generator<{ at: number; size: number; message: Message }> {
     for (const [start, end] of this.spans) {
       for (let at = start; at < end; ) {
         const next = this.messageAt(at, end);
         if (next === null) return;
-        if (first && !next.message.isSchema()) yield this.schema();
-        first = false;
-        const bytes = Buffer.allocUnsafeSlow(next.size);
-        if (readAt(this.path, this.input, bytes, at) < next.size) throw new Error('truncated message');
+        yield { at, ...next };
         at += next.size;
-        yield bytes;
       }
+    }
+  }
+
+  *messages(): Generator<Uint8Array> {
+    let first = true;
+    for (const { at, size, message } of this.headers()) {
+      if (first && !message.isSchema()) yield this.schema();
+      first = false;
+      const bytes = Buffer.allocUnsafeSlow(size);
+      if (readAt(this.path, this.input, bytes, at) < size) throw new Error('truncated message');
+      yield bytes;
     }
   }
 
@@ -380,14 +383,7 @@ class MessageWalk {
   countRows(): number {
     let rows = 0;
     try {
-      for (const [start, end] of this.spans) {
-        for (let at = start; at < end; ) {
-          const next = this.messageAt(at, end);
-          if (next === null) return rows;
-          if (next.message.isRecordBatch()) rows += next.message.header().length;
-          at += next.size;
-        }
-      }
+      for (const { message } of this.headers()) if (message.isRecordBatch()) rows += message.header().length;
     } catch (err) {
       if (err instanceof InputError) throw err;
       return -1;

@@ -124,20 +124,32 @@ export function unionOfDictionaries(
   total: number,
   pieces: readonly { readonly dictionary: readonly string[]; readonly codes: Int32Array }[],
 ): { dictionary: string[]; codes: Int32Array } {
-  const index = new Map<string, number>();
-  const dictionary: string[] = [];
+  const { dictionary, remaps } = unionRemaps(pieces);
   const codes = new Int32Array(total);
   let at = 0;
-  for (const piece of pieces) {
-    const remap = Int32Array.from(piece.dictionary, (v) => {
-      let code = index.get(v);
-      if (code === undefined) index.set(v, (code = dictionary.push(v) - 1));
-      return code;
-    });
+  for (const [p, piece] of pieces.entries()) {
+    const remap = remaps[p]!;
     for (let i = 0; i < piece.codes.length; i++) codes[at + i] = remap[piece.codes[i]!]!;
     at += piece.codes.length;
   }
   return { dictionary, codes };
+}
+
+/** The pieces' dictionaries as one, values in order of first appearance, and each piece's code map into it. */
+function unionRemaps(pieces: readonly { readonly dictionary: readonly string[] }[]): {
+  dictionary: string[];
+  remaps: Int32Array[];
+} {
+  const index = new Map<string, number>();
+  const dictionary: string[] = [];
+  const remaps = pieces.map((piece) =>
+    Int32Array.from(piece.dictionary, (v) => {
+      let code = index.get(v);
+      if (code === undefined) index.set(v, (code = dictionary.push(v) - 1));
+      return code;
+    }),
+  );
+  return { dictionary, remaps };
 }
 
 /** Codes in one of the widths Arrow dictionary indices come in. */
@@ -154,15 +166,7 @@ export function shuffledUnion(
   pieces: readonly { readonly dictionary: readonly string[]; readonly codes: CodeArray }[],
   order: Int32Array,
 ): OutputColumn & { kind: 'dictionary' } {
-  const index = new Map<string, number>();
-  const values: string[] = [];
-  const remaps = pieces.map((piece) =>
-    Int32Array.from(piece.dictionary, (v) => {
-      let code = index.get(v);
-      if (code === undefined) index.set(v, (code = values.push(v) - 1));
-      return code;
-    }),
-  );
+  const { dictionary: values, remaps } = unionRemaps(pieces);
   const total = order.length;
   const joined =
     values.length <= 256
