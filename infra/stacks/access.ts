@@ -57,11 +57,7 @@ export const ACCESS: Record<TaskName, Partial<Record<Area, KeyAccess>>> = {
   Combine: {
     work: {
       read: [...OPENED, ...run('scan/*')],
-      write: [
-        DICTIONARIES,
-        CODE_MAPS,
-        ...run('shards.json', 'parts.json', 'checks.json', 'plan.json', 'timings/*'),
-      ],
+      write: [DICTIONARIES, CODE_MAPS, ...run('shards.json', 'parts.json', 'plan.json', 'timings/*')],
     },
   },
   CountShard: {
@@ -118,7 +114,7 @@ export const ACCESS: Record<TaskName, Partial<Record<Area, KeyAccess>>> = {
 };
 
 /** What the Distributed Maps' ItemReader reads (the state machine's own role). */
-export const MAP_ITEMS: readonly string[] = run('pieces.json', 'shards.json', 'parts.json', 'checks.json');
+export const MAP_ITEMS: readonly string[] = run('pieces.json', 'shards.json', 'parts.json');
 
 /** Why a pattern is a wildcard, for the cdk-nag acknowledgement of each one. */
 export function wildcardReason(pattern: string): string {

@@ -7,11 +7,16 @@
  *
  *   Plan → Scan (map: ScanPiece, over the input's files) → Combine → Route ─┐
  *     ┌───────────────────────────────────────────────────────────────────────┘
- *     ├─ sharded → Count (map: CountShard) → Search → Apply (map: ApplyShard) → Parts (map: Assemble)
- *     │             → Check (map: VerifySlice, over input shards and output parts) ─┐
- *     └─ single  → Build ─────────────────────────────────────────────────────────┴→ Verify → Publish
+ *     ├─ sharded → Count (map: CountShard) → Search → Release (parallel) ──────────────────┐
+ *     │     ├─ Apply (map: ApplyShard) → Parts (map: Assemble) → CheckParts (map: VerifySlice) │
+ *     │     └─ CheckShards (map: VerifySlice, over input shards)                             │
+ *     └─ single  → Build ────────────────────────────────────────────────────────────────────┴→ Verify → Publish
  *   any failure → ReportFailure → Failed   (writes releases/<name>/error.json; publishes nothing)
  *   (deployed, only ppdp's own refusals take that path: see `caught`)
+ *
+ * The input shards' slices of the verification need only the search's answer: they run beside
+ * the apply and assemble maps rather than after them (on one machine they fill the workers'
+ * idle time; deployed they finish while the parts are written).
  *
  * Plan is given the execution's name (`$$.Execution.Name`) with the request: its locks name
  * the execution, so that a retried or redriven Plan takes its own locks back (lock.ts).
@@ -33,6 +38,21 @@ export const TASKS = [
   'ReportFailure',
 ] as const;
 export type TaskName = (typeof TASKS)[number];
+
+/**
+ * Task states named apart from their function: a state's name is unique in a state machine,
+ * and two maps run VerifySlice (over the output parts, over the input shards). Every other
+ * Task state is named after its function.
+ */
+export const STATE_TASKS: Readonly<Record<string, TaskName>> = {
+  VerifyPart: 'VerifySlice',
+  VerifyShard: 'VerifySlice',
+};
+
+/** The function a Task state runs. */
+export function taskOf(state: string): string {
+  return STATE_TASKS[state] ?? state;
+}
 
 /** Errors worth retrying soon and often: Lambda's own transient failures and an unreachable store. */
 export const TRANSIENT_ERRORS = [
@@ -145,7 +165,14 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
     ...rest,
   });
   const work = { 'work.$': '$.plan.work' };
-  const shardMap = (worker: TaskName, next: string, items = 'items', selector: AslState = {}): AslState => ({
+  // A map on its own: its failures caught here; a map in a Parallel's branch: by the Parallel.
+  const caughtThen = (next: string, st: AslState): AslState => ({ ...st, Catch: toFailure, Next: next });
+  const shardMap = (
+    worker: TaskName,
+    items = 'items',
+    selector: AslState = {},
+    state: string = worker,
+  ): AslState => ({
     Type: 'Map',
     ItemReader: {
       Resource: 'arn:aws:states:::s3:getObject',
@@ -155,15 +182,15 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
     ItemSelector: { 'work.$': '$.plan.work', 'index.$': '$$.Map.Item.Value.index', ...selector },
     ItemProcessor: {
       ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' },
-      StartAt: worker,
-      States: { [worker]: task(worker, { ResultPath: null, End: true }) },
+      StartAt: state,
+      States: { [state]: task(worker, { ResultPath: null, End: true }) },
     },
     MaxConcurrency: options.mapConcurrency ?? 100,
     ToleratedFailurePercentage: 0,
     ResultPath: null,
-    Catch: toFailure,
-    Next: next,
   });
+  const then = (next: string, st: AslState): AslState => ({ ...st, Next: next });
+  const end = (st: AslState): AslState => ({ ...st, End: true });
   return {
     Comment: 'ppdp release: plan, fan out over row shards, merge, verify, publish (manifest last)',
     StartAt: 'Plan',
@@ -174,7 +201,7 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
         Catch: toFailure,
         Next: 'Scan',
       }),
-      Scan: shardMap('ScanPiece', 'Combine', 'pieceItems'),
+      Scan: caughtThen('Combine', shardMap('ScanPiece', 'pieceItems')),
       // Combine's answer completes Plan's (rows, shards, parts): it replaces it.
       Combine: task('Combine', { Parameters: work, ResultPath: '$.plan', Catch: toFailure, Next: 'Route' }),
       Route: {
@@ -182,11 +209,26 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
         Choices: [{ Variable: '$.plan.mode', StringEquals: 'single', Next: 'Build' }],
         Default: 'Count',
       },
-      Count: shardMap('CountShard', 'Search'),
-      Search: task('Search', { Parameters: work, ResultPath: '$.search', Catch: toFailure, Next: 'Apply' }),
-      Apply: shardMap('ApplyShard', 'Parts'),
-      Parts: shardMap('Assemble', 'Check', 'partItems'),
-      Check: shardMap('VerifySlice', 'Verify', 'checkItems', { 'kind.$': '$$.Map.Item.Value.kind' }),
+      Count: caughtThen('Search', shardMap('CountShard')),
+      Search: task('Search', { Parameters: work, ResultPath: '$.search', Catch: toFailure, Next: 'Release' }),
+      Release: caughtThen('Verify', {
+        Type: 'Parallel',
+        Branches: [
+          {
+            StartAt: 'Apply',
+            States: {
+              Apply: then('Parts', shardMap('ApplyShard')),
+              Parts: then('CheckParts', shardMap('Assemble', 'partItems')),
+              CheckParts: end(shardMap('VerifySlice', 'partItems', { kind: 'part' }, 'VerifyPart')),
+            },
+          },
+          {
+            StartAt: 'CheckShards',
+            States: { CheckShards: end(shardMap('VerifySlice', 'items', { kind: 'shard' }, 'VerifyShard')) },
+          },
+        ],
+        ResultPath: null,
+      }),
       Build: task('Build', { Parameters: work, ResultPath: null, Catch: toFailure, Next: 'Verify' }),
       Verify: task('Verify', {
         Parameters: work,
@@ -215,15 +257,36 @@ export function listerName(mapName: string): string {
   return `List${mapName}Items`;
 }
 
+/** A state machine or a Parallel state's branch: states and where they start. */
+interface StateGraph {
+  readonly StartAt: string;
+  readonly States: Record<string, AslState>;
+}
+
+const isDistributed = (st: AslState): boolean =>
+  st.Type === 'Map' && st.ItemProcessor?.ProcessorConfig?.Mode === 'DISTRIBUTED';
+
+/** The Distributed Maps of a definition, its Parallel states' branches included, by name. */
+export function distributedMaps(def: StateGraph): string[] {
+  return Object.entries(def.States).flatMap(([name, st]) => [
+    ...(isDistributed(st) ? [name] : []),
+    ...((st.Branches ?? []) as StateGraph[]).flatMap(distributedMaps),
+  ]);
+}
+
 /**
  * The same definition for aws-local-stepfunctions, which cannot run Distributed Maps: each
  * becomes a lister Task (reading the items the ItemReader would read) followed by an inline
- * Map over them. Everything else is kept as it is.
+ * Map over them, in a Parallel state's branches too. Everything else is kept as it is.
  */
 export function localDefinition(def: AslDefinition, mapConcurrency = 4): AslDefinition {
+  return { ...def, ...localGraph(def, mapConcurrency) };
+}
+
+function localGraph(def: StateGraph, mapConcurrency: number): StateGraph {
   const distributed = new Set(
     Object.entries(def.States)
-      .filter(([, st]) => st.Type === 'Map' && st.ItemProcessor?.ProcessorConfig?.Mode === 'DISTRIBUTED')
+      .filter(([, st]) => isDistributed(st))
       .map(([name]) => name),
   );
   const to = (next: string | undefined) => (next && distributed.has(next) ? listerName(next) : next);
@@ -233,6 +296,7 @@ export function localDefinition(def: AslDefinition, mapConcurrency = 4): AslDefi
     ...(st.Default ? { Default: to(st.Default) } : {}),
     ...(st.Choices ? { Choices: st.Choices.map((c: AslState) => ({ ...c, Next: to(c.Next) })) } : {}),
     ...(st.Catch ? { Catch: st.Catch.map((c: AslState) => ({ ...c, Next: to(c.Next) })) } : {}),
+    ...(st.Branches ? { Branches: st.Branches.map((b: StateGraph) => localGraph(b, mapConcurrency)) } : {}),
   });
   const states: Record<string, AslState> = {};
   for (const [name, state] of Object.entries(def.States)) {
@@ -258,5 +322,5 @@ export function localDefinition(def: AslDefinition, mapConcurrency = 4): AslDefi
       MaxConcurrency: mapConcurrency,
     };
   }
-  return { ...def, StartAt: to(def.StartAt)!, States: states };
+  return { StartAt: to(def.StartAt)!, States: states };
 }

@@ -20,9 +20,11 @@ import { ONE_MACHINE_RETAINED_BYTES, prewarmCore, retainCoresUpTo } from '../was
 import { makeTemporaryFolder, removeTemporaryFolder, stopOnSignal } from './cleanup.ts';
 import {
   type AslDefinition,
+  distributedMaps,
   listerName,
   localDefinition,
   releaseDefinition,
+  STATE_TASKS,
   TASKS,
   type TaskName,
 } from './definition.ts';
@@ -100,9 +102,10 @@ const polyfill = (): void => {
 };
 
 /** Lambda-like ARNs for the local run: never called (every Task is bound in-process). */
-export const LOCAL_DEFINITION: AslDefinition = localDefinition(
-  releaseDefinition({ resource: (task) => `arn:aws:lambda:us-east-1:000000000000:function:ppdp-${task}` }),
-);
+const RELEASE_DEFINITION = releaseDefinition({
+  resource: (task) => `arn:aws:lambda:us-east-1:000000000000:function:ppdp-${task}`,
+});
+export const LOCAL_DEFINITION: AslDefinition = localDefinition(RELEASE_DEFINITION);
 
 type Machine = import('aws-local-stepfunctions').StateMachine;
 let machine: Machine | undefined;
@@ -254,7 +257,10 @@ function handlers(
     TASKS.map((task) => {
       const inProcess = (input: never) => STATES[task](input, env);
       if (!MAP_STATES.includes(task)) return [task, inProcess];
-      return [task, (input: never) => pool()?.run(task, input) ?? inProcess(input)];
+      return [
+        task,
+        (input: never) => pool()?.run(task, input, fillsIdleTime(task, input)) ?? inProcess(input),
+      ];
     }),
   ) as Record<TaskName, (input: never) => Promise<unknown>>;
   const listItems = async (i: { Bucket: string; Key: string }) => {
@@ -263,12 +269,17 @@ function handlers(
   };
   return {
     ...stateHandlers,
-    [listerName('Scan')]: listItems,
-    [listerName('Count')]: listItems,
-    [listerName('Apply')]: listItems,
-    [listerName('Parts')]: listItems,
-    [listerName('Check')]: listItems,
+    ...Object.fromEntries(Object.entries(STATE_TASKS).map(([state, task]) => [state, stateHandlers[task]])),
+    ...Object.fromEntries(distributedMaps(RELEASE_DEFINITION).map((map) => [listerName(map), listItems])),
   };
+}
+
+/**
+ * Work no other state waits on until Verify (an input shard's verification slice, which runs
+ * beside the apply and assemble maps): the workers take it only when nothing else is waiting.
+ */
+function fillsIdleTime(task: TaskName, input: { kind?: unknown }): boolean {
+  return task === 'VerifySlice' && input.kind === 'shard';
 }
 
 async function runLocal(

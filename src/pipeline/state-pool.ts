@@ -32,7 +32,9 @@ function entry(): string | URL {
 export class StatePool {
   private readonly idle: Worker[] = [];
   private readonly workers: Worker[] = [];
+  /** Items waiting for a worker; `background`, those taken only when no other one waits. */
   private readonly queue: ((w: Worker) => void)[] = [];
+  private readonly background: ((w: Worker) => void)[] = [];
   private readonly pending = new Map<
     number,
     { resolve: (v: unknown) => void; reject: (e: unknown) => void }
@@ -51,9 +53,14 @@ export class StatePool {
     }
   }
 
-  /** Runs one map item on the next free worker. */
-  async run(state: TaskName, input: unknown): Promise<unknown> {
-    const worker = this.idle.pop() ?? (await new Promise<Worker>((take) => this.queue.push(take)));
+  /**
+   * Runs one map item on the next free worker; a `background` one waits until no other item
+   * does (work nothing waits on soon fills the time a worker would sit idle).
+   */
+  async run(state: TaskName, input: unknown, background = false): Promise<unknown> {
+    const worker =
+      this.idle.pop() ??
+      (await new Promise<Worker>((take) => (background ? this.background : this.queue).push(take)));
     try {
       const id = this.next++;
       return await new Promise((resolve, reject) => {
@@ -61,7 +68,7 @@ export class StatePool {
         worker.postMessage({ id, state, input });
       });
     } finally {
-      const waiting = this.queue.shift();
+      const waiting = this.queue.shift() ?? this.background.shift();
       if (waiting) waiting(worker);
       else this.idle.push(worker);
     }

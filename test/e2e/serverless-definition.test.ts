@@ -9,6 +9,7 @@ import {
   type AslDefinition,
   CRASH_ERRORS,
   DUPLICATE_ERROR,
+  distributedMaps,
   listerName,
   localDefinition,
   placeholder,
@@ -16,6 +17,7 @@ import {
   releaseDefinition,
   TASKS,
   TRANSIENT_ERRORS,
+  taskOf,
 } from '../../src/pipeline/definition.ts';
 import { LOCAL_DEFINITION } from '../../src/pipeline/engine.ts';
 
@@ -62,34 +64,61 @@ describe('the release state machine', () => {
     });
     expect(s.Route!.Default).toBe('Count');
     expect(s.Count!.Next).toBe('Search');
-    expect(s.Search!.Next).toBe('Apply');
-    expect(s.Apply!.Next).toBe('Parts');
-    expect(s.Parts!.Next).toBe('Check');
-    expect(s.Check!.Next).toBe('Verify');
-    expect(s.Check!.ItemSelector['kind.$']).toBe('$$.Map.Item.Value.kind');
-    expect(s.Parts!.ItemReader.Parameters['Key.$']).toBe('$.plan.partItems.key');
+    expect(s.Search!.Next).toBe('Release');
+    // After the search, two branches side by side: the released rows written and their parts
+    // summarized, and the input shards' expectations; Verify compares them once both are done.
+    const release = s.Release!;
+    expect(release.Type).toBe('Parallel');
+    expect(release.Next).toBe('Verify');
+    expect(release.ResultPath, 'the branches leave their results in the store').toBeNull();
+    const [written, expected] = release.Branches as AslDefinition[];
+    const w = written!.States;
+    expect(written!.StartAt).toBe('Apply');
+    expect(w.Apply!.Next).toBe('Parts');
+    expect(w.Parts!.Next).toBe('CheckParts');
+    expect(w.CheckParts!.End).toBe(true);
+    expect(w.Parts!.ItemReader.Parameters['Key.$']).toBe('$.plan.partItems.key');
+    expect(w.CheckParts!.ItemReader.Parameters['Key.$']).toBe('$.plan.partItems.key');
+    expect(w.CheckParts!.ItemSelector.kind).toBe('part');
+    expect(expected!.StartAt).toBe('CheckShards');
+    expect(expected!.States.CheckShards!.ItemReader.Parameters['Key.$']).toBe('$.plan.items.key');
+    expect(expected!.States.CheckShards!.ItemSelector.kind).toBe('shard');
+    expect(expected!.States.CheckShards!.End).toBe(true);
     expect(s.Build!.Next).toBe('Verify');
     expect(s.Verify!.Next).toBe('Publish');
     expect(s.Publish!.End).toBe(true);
     expect(s.ReportFailure!.Next).toBe('Failed');
     expect(s.Failed!.Type).toBe('Fail');
-    for (const map of ['Scan', 'Count', 'Apply', 'Parts', 'Check']) {
-      expect(s[map]!.ItemProcessor.ProcessorConfig.Mode).toBe('DISTRIBUTED');
-      expect(s[map]!.ItemReader.Resource).toBe('arn:aws:states:::s3:getObject');
-      expect(s[map]!.ResultPath, 'shard results stay in the store, not the payload').toBeNull();
+    const maps = { ...s, ...w, ...expected!.States };
+    expect(distributedMaps(deployed).sort()).toEqual(
+      ['Scan', 'Count', 'Apply', 'Parts', 'CheckParts', 'CheckShards'].sort(),
+    );
+    for (const map of distributedMaps(deployed)) {
+      expect(maps[map]!.ItemProcessor.ProcessorConfig.Mode).toBe('DISTRIBUTED');
+      expect(maps[map]!.ItemReader.Resource).toBe('arn:aws:states:::s3:getObject');
+      expect(maps[map]!.ResultPath, 'shard results stay in the store, not the payload').toBeNull();
     }
   });
 
   it('retries transient errors on every Task and sends every failure to ReportFailure', () => {
     const tasks: [string, Record<string, unknown>][] = [];
-    const walk = (d: AslDefinition | { States: AslDefinition['States'] }) => {
+    const branchStates: [string, Record<string, unknown>][] = [];
+    const walk = (d: AslDefinition | { States: AslDefinition['States'] }, inBranch = false) => {
       for (const [name, st] of Object.entries(d.States)) {
         if (st.Type === 'Task') tasks.push([name, st]);
+        if (inBranch) branchStates.push([name, st]);
         if (st.ItemProcessor) walk(st.ItemProcessor);
+        for (const branch of st.Branches ?? []) walk(branch, true);
       }
     };
     walk(deployed);
-    expect(tasks.map(([n]) => n).sort()).toEqual([...TASKS].sort());
+    // Every function runs in a state named after it, but VerifySlice, which runs in two.
+    const names = tasks.map(([n]) => n);
+    expect(new Set(names).size, 'state names are unique').toBe(names.length);
+    expect([...new Set(names.map(taskOf))].sort()).toEqual([...TASKS].sort());
+    expect(names.filter((n) => taskOf(n) !== n).sort()).toEqual(['VerifyPart', 'VerifyShard']);
+    for (const [name, st] of tasks)
+      expect(st.Resource, name).toBe(`arn:aws:lambda:us-east-1:111111111111:function:ppdp-${taskOf(name)}`);
     for (const [name, st] of tasks) {
       // ppdp's own refusals first and never retried (States.TaskFailed would match them too),
       // then transient errors, then crashes and timeouts: each retried, within a budget.
@@ -113,28 +142,46 @@ describe('the release state machine', () => {
       expect(st.TimeoutSeconds, name).toBe(900);
     }
     for (const [name, st] of Object.entries(deployed.States)) {
-      if (name === 'ReportFailure' || !['Task', 'Map'].includes(st.Type)) continue;
+      if (name === 'ReportFailure' || !['Task', 'Map', 'Parallel'].includes(st.Type)) continue;
       expect(st.Catch, name).toEqual([
         { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'ReportFailure' },
       ]);
     }
+    // A branch's states cannot name ReportFailure: their failures are the Parallel state's.
+    expect(branchStates.map(([n]) => n).sort()).toEqual(['Apply', 'CheckParts', 'CheckShards', 'Parts']);
+    for (const [name, st] of branchStates) expect(st.Catch, name).toBeUndefined();
   });
 
   it('locally, each Distributed Map becomes a lister Task feeding an inline Map', () => {
     const local = localDefinition(deployed);
-    for (const [map, before] of [
-      ['Scan', 'Plan'],
-      ['Count', 'Route'],
-      ['Apply', 'Search'],
+    const [written, expected] = local.States.Release!.Branches as AslDefinition[];
+    const deployedBranches = deployed.States.Release!.Branches as AslDefinition[];
+    const graphs = [
+      [local, deployed],
+      [written!, deployedBranches[0]!],
+      [expected!, deployedBranches[1]!],
+    ] as const;
+    for (const [map, before, graph] of [
+      ['Scan', 'Plan', 0],
+      ['Count', 'Route', 0],
+      ['Apply', undefined, 1],
+      ['Parts', 'Apply', 1],
+      ['CheckParts', 'Parts', 1],
+      ['CheckShards', undefined, 2],
     ] as const) {
-      const lister = local.States[listerName(map)]!;
+      const [here, there] = graphs[graph];
+      const lister = here.States[listerName(map)]!;
       expect(lister).toMatchObject({ Type: 'Task', ResultPath: '$.mapItems', Next: map });
-      expect(lister.Parameters).toEqual(deployed.States[map]!.ItemReader.Parameters);
-      expect(local.States[map]!.ItemsPath).toBe('$.mapItems');
-      expect(local.States[map]!.ItemReader).toBeUndefined();
-      expect(local.States[map]!.ItemProcessor.ProcessorConfig).toBeUndefined();
-      const st = local.States[before]!;
-      expect(st.Next === listerName(map) || st.Default === listerName(map), before).toBe(true);
+      expect(lister.Parameters).toEqual(there.States[map]!.ItemReader.Parameters);
+      expect(here.States[map]!.ItemsPath).toBe('$.mapItems');
+      expect(here.States[map]!.ItemReader).toBeUndefined();
+      expect(here.States[map]!.ItemProcessor.ProcessorConfig).toBeUndefined();
+      // The state before the map, or the branch's start, now leads to the lister.
+      if (before === undefined) expect(here.StartAt).toBe(listerName(map));
+      else {
+        const st = here.States[before]!;
+        expect(st.Next === listerName(map) || st.Default === listerName(map), before).toBe(true);
+      }
     }
     // Nothing else changes.
     for (const name of [

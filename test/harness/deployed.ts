@@ -29,7 +29,7 @@ import { App } from 'aws-cdk-lib';
 import { bundleHandlers } from '../../infra/bundle.ts';
 import { APP_CONTEXT } from '../../infra/config.ts';
 import { ReleaseStack } from '../../infra/stacks/release-stack.ts';
-import { type AslDefinition, type AslState, localDefinition } from '../../src/pipeline/definition.ts';
+import { type AslDefinition, type AslState, localDefinition, taskOf } from '../../src/pipeline/definition.ts';
 import { localStateMachine, runBound } from '../../src/pipeline/engine.ts';
 import { type Store, storeResolver } from '../../src/pipeline/storage/index.ts';
 import type { S3StoreOptions } from '../../src/pipeline/storage/s3.ts';
@@ -63,6 +63,7 @@ export interface DeployedApp {
 
 /** One invocation of a function, as measured. */
 export interface Invocation {
+  /** The function's task (VerifySlice for both of the states that run it). */
   readonly state: string;
   readonly function: string;
   readonly ms: number;
@@ -183,6 +184,7 @@ function taskStates(states: Record<string, AslState>, out = new Map<string, AslS
     if (st.Type === 'Task') out.set(name, st);
     const inner = st.ItemProcessor?.States ?? st.Iterator?.States;
     if (inner) taskStates(inner, out);
+    for (const branch of st.Branches ?? []) taskStates(branch.States, out);
   }
   return out;
 }
@@ -246,12 +248,19 @@ export interface DeployedRun {
 
 const hookName = (state: string) => `HarnessAfter${state}`;
 
-/** Each after-state hook as a Task of its own between the state and its successor. */
-function withHooks(def: AslDefinition, hooks: readonly string[]): AslDefinition {
+/**
+ * Each after-state hook as a Task of its own between the state and its successor, at the top
+ * level or in a Parallel state's branch.
+ */
+function withHooks<G extends { States: AslDefinition['States'] }>(def: G, hooks: readonly string[]): G {
   const states = { ...def.States };
+  for (const [name, st] of Object.entries(states)) {
+    if (st.Branches) states[name] = { ...st, Branches: st.Branches.map((b: G) => withHooks(b, hooks)) };
+  }
   for (const name of hooks) {
     const st = states[name];
-    if (!st?.Next) throw new Error(`afterState: ${name} is not a top-level state with a successor`);
+    if (!st) continue;
+    if (!st.Next) throw new Error(`afterState: ${name} is not a state with a successor`);
     states[hookName(name)] = {
       Type: 'Task',
       Resource: fakeArn(hookName(name)),
@@ -280,6 +289,9 @@ export async function runDeployed(
     localDefinition(deployed.definition, options.mapConcurrency ?? 2),
     Object.keys(hooks),
   );
+  const hooked = taskStates(local.States);
+  for (const name of Object.keys(hooks))
+    if (!hooked.has(hookName(name))) throw new Error(`afterState: the state machine has no state ${name}`);
   const invocations: Invocation[] = [];
   const handlers: Record<string, (input: unknown) => Promise<unknown>> = {};
   const scratch = mkdtempSync(join(tmpdir(), 'ppdp-lambda-run-'));
@@ -294,7 +306,15 @@ export async function runDeployed(
     while (running.size > 0) await Promise.allSettled([...running]);
   };
   let requests = 0;
-  const call = (state: string, fn: DeployedFunction, event: unknown, trace: string, into: Invocation[]) => {
+  // Invocations, faults and overrides go by the function a state runs (two states run VerifySlice).
+  const call = (
+    taskState: string,
+    fn: DeployedFunction,
+    event: unknown,
+    trace: string,
+    into: Invocation[],
+  ) => {
+    const state = taskOf(taskState);
     const n = (started.get(state) ?? 0) + 1;
     started.set(state, n);
     const faults = options.faults?.[state];

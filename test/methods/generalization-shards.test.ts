@@ -34,52 +34,72 @@ const copy = (t: Pick<ShardTuples, 'columns' | 'counts'>) => ({
 });
 
 describe('TupleMerge', () => {
-  it('gives the ids, counts and tuples that grouping the shards concatenated gives', () => {
-    const random = new Random(3);
-    const domains = [7, 3, 500];
-    // Four shards of distinct tuples each, many shared between shards.
-    const parts = [900, 1, 2500, 1200].map((n) => {
-      const seen = new Set<string>();
-      const columns = domains.map(() => new Int32Array(n));
-      let t = 0;
-      while (t < n) {
-        const tuple = domains.map((d) => random.below(d));
-        if (seen.has(tuple.join())) continue;
-        seen.add(tuple.join());
-        tuple.forEach((v, i) => {
-          columns[i]![t] = v;
-        });
-        t++;
-      }
-      return { columns, counts: Int32Array.from({ length: n }, () => 1 + random.below(4)) };
-    });
-    const merge = new TupleMerge(domains.length);
-    const groupOf = parts.map((p) => merge.add(p));
-    const merged = merge.done();
+  // Tuples pack into one number when the domains' product is at most 2^53; wider domains are
+  // compared column by column. Both must merge alike.
+  for (const wide of [false, true])
+    it(`gives the ids, counts and tuples that grouping the shards concatenated gives (${wide ? 'wide domains' : 'packed'})`, () => {
+      const random = new Random(3);
+      const domains = [7, 3, 500];
+      // Four shards of distinct tuples each, many shared between shards.
+      const parts = [900, 1, 2500, 1200].map((n) => {
+        const seen = new Set<string>();
+        const columns = domains.map(() => new Int32Array(n));
+        let t = 0;
+        while (t < n) {
+          const tuple = domains.map((d) => random.below(d));
+          if (seen.has(tuple.join())) continue;
+          seen.add(tuple.join());
+          tuple.forEach((v, i) => {
+            columns[i]![t] = v;
+          });
+          t++;
+        }
+        return { columns, counts: Int32Array.from({ length: n }, () => 1 + random.below(4)) };
+      });
+      // The same codes, declared in domains whose product passes 2^53 (2^60 · 10^6).
+      const merge = new TupleMerge(wide ? domains.map((d, i) => (i === 0 ? 2 ** 60 : d)) : domains);
+      const groupOf = parts.map((p) => merge.add(p));
+      const merged = merge.done();
 
-    const concat = (pick: (p: (typeof parts)[number]) => Int32Array) => {
-      const out = new Int32Array(parts.reduce((n, p) => n + p.counts.length, 0));
-      let at = 0;
-      for (const p of parts) {
-        out.set(pick(p), at);
-        at += p.counts.length;
-      }
-      return out;
-    };
-    const session = wasmGroupingKernel.open(
-      {
-        columns: domains.map((_, i) => concat((p) => p.columns[i]!)),
-        counts: concat((p) => p.counts),
-        domains,
-      },
-      domains.map(() => []),
-    );
-    const grouped = session.group(null);
-    expect(merged.counts).toEqual(grouped.sizes);
-    expect(merged.columns).toEqual(session.keys(grouped.groups));
-    expect(concat((p) => groupOf[parts.indexOf(p)]!)).toEqual(grouped.groupOf);
-    session.dispose();
-  });
+      const concat = (pick: (p: (typeof parts)[number]) => Int32Array) => {
+        const out = new Int32Array(parts.reduce((n, p) => n + p.counts.length, 0));
+        let at = 0;
+        for (const p of parts) {
+          out.set(pick(p), at);
+          at += p.counts.length;
+        }
+        return out;
+      };
+      const session = wasmGroupingKernel.open(
+        {
+          columns: domains.map((_, i) => concat((p) => p.columns[i]!)),
+          counts: concat((p) => p.counts),
+          domains,
+        },
+        domains.map(() => []),
+      );
+      const grouped = session.group(null);
+      expect(merged.counts).toEqual(grouped.sizes);
+      expect(merged.columns).toEqual(session.keys(grouped.groups));
+      expect(concat((p) => groupOf[parts.indexOf(p)]!)).toEqual(grouped.groupOf);
+      session.dispose();
+    });
+});
+
+it("refuses a code outside its column's domain (packed, it would stand for another tuple)", () => {
+  for (const domains of [
+    [4, 5],
+    [2 ** 60, 5],
+  ]) {
+    const merge = new TupleMerge(domains);
+    merge.add({ columns: [Int32Array.of(0, 3), Int32Array.of(1, 4)], counts: Int32Array.of(1, 1) });
+    expect(() =>
+      merge.add({ columns: [Int32Array.of(1), Int32Array.of(5)], counts: Int32Array.of(1) }),
+    ).toThrow(/tuple 0 has code 5 in column 1, outside its 5 values/);
+    expect(() =>
+      merge.add({ columns: [Int32Array.of(-1), Int32Array.of(0)], counts: Int32Array.of(1) }),
+    ).toThrow(/code -1 in column 0/);
+  }
 });
 
 describe('the search over row shards', () => {

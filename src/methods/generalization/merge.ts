@@ -17,20 +17,28 @@ export interface Counted {
  */
 const LOAD = 0.7;
 
+/** The largest product of domains whose tuples pack exactly into one double (mixed radix). */
+const PACKED_LIMIT = 2 ** 53;
+
 export class TupleMerge {
   private columns: Int32Array[];
-  private counts: Int32Array;
   /**
-   * Open addressing, two cells a slot: the tuple's hash, and its merged id + 1 (0: free). The
-   * hash rejects most other tuples without a read of their columns (a cache miss each).
+   * Open addressing, 16 bytes a slot, so that a probe reads one cache line: a double, then the
+   * merged id + 1 (0: free) and the count so far. The double is the tuple itself, packed (Σ
+   * code · place value), when the domains' product allows it: a tuple is then found or told
+   * apart without a read of the merged columns (a cache miss each). Otherwise it is the tuple's
+   * hash, which rejects most other tuples before their columns are read.
    */
-  private slots: Int32Array;
+  private keys: Float64Array;
+  private cells: Int32Array;
+  private readonly packs: boolean;
   private size = 0;
 
-  constructor(private readonly m: number) {
-    this.columns = Array.from({ length: m }, () => new Int32Array(1024));
-    this.counts = new Int32Array(1024);
-    this.slots = new Int32Array(2 * 2048);
+  /** `domains`: each column's code domain (codes in [0, domain)), checked as tuples are added. */
+  constructor(private readonly domains: readonly number[]) {
+    this.columns = domains.map(() => new Int32Array(1024));
+    this.packs = domains.reduce((p, d) => p * Math.max(1, d), 1) <= PACKED_LIMIT;
+    [this.keys, this.cells] = table(2048);
   }
 
   /** Merged tuples so far. */
@@ -41,22 +49,34 @@ export class TupleMerge {
   /** Adds one shard's distinct tuples; each one's merged id, in the shard's order. */
   add(part: Counted): Int32Array {
     const n = part.counts.length;
-    if (part.columns.length !== this.m)
-      throw new Error(`a shard's counts have ${part.columns.length} columns, expected ${this.m}`);
+    const m = this.domains.length;
+    if (part.columns.length !== m)
+      throw new Error(`a shard's counts have ${part.columns.length} columns, expected ${m}`);
     this.reserve(this.size + n);
-    const { m, slots } = this;
-    const mask = (slots.length >> 1) - 1;
+    const { keys, cells, domains, packs, columns } = this;
+    const mask = (keys.length >> 1) - 1;
     const from = part.columns;
-    const columns = this.columns;
     const groupOf = new Int32Array(n);
     for (let t = 0; t < n; t++) {
-      const h = hashOf(from, t, m);
+      let key = 0;
+      for (let i = 0; i < m; i++) {
+        const code = from[i]![t]!;
+        const domain = domains[i]!;
+        // Out of its domain, a code would pack into another tuple's key.
+        if (!(code >= 0 && code < domain))
+          throw new RangeError(
+            `a shard's tuple ${t} has code ${code} in column ${i}, outside its ${domain} values`,
+          );
+        if (packs) key = key * domain + code; // exact: the product of the domains is below 2^53
+      }
+      const h = packs ? hashOfKey(key) : hashOf(from, t, m);
+      if (!packs) key = h;
       let slot = h & mask;
       let id = -1;
       for (;;) {
-        const e = slots[2 * slot + 1]!;
+        const e = cells[4 * slot + 2]!;
         if (e === 0) break;
-        if (slots[2 * slot] === h && same(columns, e - 1, from, t, m)) {
+        if (keys[2 * slot] === key && (packs || same(columns, e - 1, from, t, m))) {
           id = e - 1;
           break;
         }
@@ -65,62 +85,83 @@ export class TupleMerge {
       if (id < 0) {
         id = this.size++;
         for (let i = 0; i < m; i++) columns[i]![id] = from[i]![t]!;
-        slots[2 * slot] = h;
-        slots[2 * slot + 1] = id + 1;
+        keys[2 * slot] = key;
+        cells[4 * slot + 2] = id + 1;
       }
-      this.counts[id]! += part.counts[t]!;
+      cells[4 * slot + 3]! += part.counts[t]!;
       groupOf[t] = id;
     }
     return groupOf;
   }
 
-  /** The merged tuples (the table let go first; arrays trimmed to size when that saves much). */
+  /** The merged tuples (the table let go once their counts are out; columns trimmed to size when that saves much). */
   done(): { columns: Int32Array[]; counts: Int32Array } {
-    this.slots = new Int32Array(0);
+    const counts = new Int32Array(this.size);
+    const { cells } = this;
+    for (let at = 2; at < cells.length; at += 4) if (cells[at] !== 0) counts[cells[at]! - 1] = cells[at + 1]!;
+    [this.keys, this.cells] = table(0);
     const trim = (a: Int32Array) =>
       this.size >= 0.9 * a.length ? a.subarray(0, this.size) : a.slice(0, this.size);
     const columns = this.columns.map(trim);
-    const counts = trim(this.counts);
     this.columns = [];
-    this.counts = new Int32Array(0);
     return { columns, counts };
   }
 
   /** Room for `need` tuples: the columns grow by half again (at least), the table rehashes. */
   private reserve(need: number): void {
-    if (need > this.counts.length) {
-      const capacity = Math.max(need, Math.ceil(this.counts.length * 1.5));
-      const grow = (a: Int32Array) => {
+    const had = this.columns[0]?.length ?? 0;
+    if (need > had) {
+      const capacity = Math.max(need, Math.ceil(had * 1.5));
+      this.columns = this.columns.map((a) => {
         const b = new Int32Array(capacity);
         b.set(a.subarray(0, this.size));
         return b;
-      };
-      this.columns = this.columns.map(grow);
-      this.counts = grow(this.counts);
+      });
     }
-    if (need > (this.slots.length >> 1) * LOAD) {
-      let capacity = this.slots.length >> 1;
+    const slotsNow = this.keys.length >> 1;
+    if (need > slotsNow * LOAD) {
+      let capacity = slotsNow;
       while (need > capacity * LOAD) capacity *= 2;
-      const slots = new Int32Array(2 * capacity);
+      const [keys, cells] = table(capacity);
       const mask = capacity - 1;
-      // The kept hashes move the tuples over without a read of their columns.
-      const old = this.slots;
-      for (let at = 0; at < old.length; at += 2) {
-        if (old[at + 1] === 0) continue;
-        const h = old[at]!;
-        let slot = h & mask;
-        while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
-        slots[2 * slot] = h;
-        slots[2 * slot + 1] = old[at + 1]!;
+      // The kept keys (or hashes) move the tuples over without a read of their columns.
+      const old = this.keys;
+      const oldCells = this.cells;
+      for (let s = 0; s < slotsNow; s++) {
+        if (oldCells[4 * s + 2] === 0) continue;
+        const key = old[2 * s]!;
+        let slot = (this.packs ? hashOfKey(key) : key) & mask;
+        while (cells[4 * slot + 2] !== 0) slot = (slot + 1) & mask;
+        keys[2 * slot] = key;
+        cells[4 * slot + 2] = oldCells[4 * s + 2]!;
+        cells[4 * slot + 3] = oldCells[4 * s + 3]!;
       }
-      this.slots = slots;
+      this.keys = keys;
+      this.cells = cells;
     }
   }
+}
+
+/** A table of `slots` slots: the same bytes seen as doubles (2 a slot) and as int32s (4 a slot). */
+function table(slots: number): [Float64Array, Int32Array] {
+  const bytes = new ArrayBuffer(16 * slots);
+  return [new Float64Array(bytes), new Int32Array(bytes)];
 }
 
 function hashOf(columns: readonly Int32Array[], t: number, m: number): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < m; i++) h = Math.imul(h ^ columns[i]![t]!, 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h | 0;
+}
+
+/** A packed tuple's hash, from its two 32-bit halves (the key is an integer below 2^53). */
+function hashOfKey(key: number): number {
+  const low = key >>> 0;
+  let h = Math.imul(0x811c9dc5 ^ low, 0x01000193);
+  h = Math.imul(h ^ ((key - low) / 0x100000000), 0x01000193);
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

@@ -38,16 +38,17 @@ export const generalizationShards: ShardSteps = {
   async search(ctx, counts) {
     const { spec, kernel, time, say } = ctx;
     const names = collapseColumnNames(spec);
-    const { merged, groupOf } = await mergeShards(counts, names.length, time);
+    const dictionaries = names.map((name) => ctx.table.columns.find((c) => c.name === name)!.dictionary);
+    const { merged, groupOf } = await mergeShards(
+      counts,
+      dictionaries.map((d) => d.length),
+      time,
+    );
     // The merged tuples stand in for the rows: each column's codes are the tuples'.
     const table: EncodedTable = {
       ...ctx.table,
       rowCount: merged.counts.reduce((n, c) => n + c, 0),
-      columns: names.map((name, i) => ({
-        name,
-        dictionary: ctx.table.columns.find((c) => c.name === name)!.dictionary,
-        codes: merged.columns[i]!,
-      })),
+      columns: names.map((name, i) => ({ name, dictionary: dictionaries[i]!, codes: merged.columns[i]! })),
     };
     const prepared = prepareGeneralization(spec, table, kernel, time, merged);
     const step = searchStep(prepared, kernel, time, say);
@@ -91,12 +92,12 @@ export const generalizationShards: ShardSteps = {
  */
 async function mergeShards(
   counts: ShardCounts,
-  m: number,
+  domains: readonly number[],
   time: MethodContext['time'],
 ): Promise<{ merged: ShardTuples; groupOf?: Int32Array[] }> {
   const rowToTuple = new Int32Array(0);
   if (counts.shards === 1) return { merged: { ...(await counts.read(0)), rowToTuple } };
-  const merge = new TupleMerge(m);
+  const merge = new TupleMerge(domains);
   const groupOf: Int32Array[] = [];
   // A read in flight when a merge fails is never awaited: its failure is of no interest then.
   const read = (s: number) => {

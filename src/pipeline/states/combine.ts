@@ -106,12 +106,6 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
       work.key('parts.json'),
       Array.from({ length: parts }, (_, index) => ({ index })),
     ),
-    // The longest slices first (a part holds up to two shards' rows and two files), so
-    // that the short ones fill in at the end when there are fewer workers than slices.
-    putJson(store, work.key('checks.json'), [
-      ...Array.from({ length: parts }, (_, index) => ({ kind: 'part', index })),
-      ...shards.map((_, index) => ({ kind: 'shard', index })),
-    ]),
   ]);
   const plan: PlanResult = { ...work.file.plan, rows: firstRow, shards: shards.length, parts };
   const file: PlanFile = {

@@ -242,7 +242,6 @@ async function planLocked(p: {
       items: { bucket, key: wk('shards.json') },
       parts: 0,
       partItems: { bucket, key: wk('parts.json') },
-      checkItems: { bucket, key: wk('checks.json') },
       claim,
       ...(request.out === undefined && root ? { failureRecord: failureRecordOf(root, name) } : {}),
     };

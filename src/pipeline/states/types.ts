@@ -57,8 +57,6 @@ export interface PlanResult {
   readonly parts: number;
   /** Where the Distributed Map over output parts reads its items. */
   readonly partItems: { readonly bucket: string; readonly key: string };
-  /** Where the Distributed Map of verification slices (output parts, then input shards) reads its items. */
-  readonly checkItems: { readonly bucket: string; readonly key: string };
   /** The release folder's lock, taken by Plan and given up by Publish or ReportFailure. */
   readonly claim: Claim;
   /**

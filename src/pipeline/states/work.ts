@@ -17,7 +17,6 @@
  *   counts/N.bin     per shard: distinct tuples with counts (CountShard); N.rows: each row's tuple
  *   search.json      node, claims and the method's report (Search); flags/N.bin per shard
  *   parts.json       the output part items the Distributed Map over parts reads
- *   checks.json      the verification slices (output parts, then input shards) Check reads
  *   scatter/N/P.arrow per shard N and output part P: its released rows in input order (ApplyShard)
  *   built.json       single-shard methods: files, report and checks (Build)
  *   staging/         the release's files, verified before anything is published
@@ -29,7 +28,7 @@
  *
  * Every work file is sealed when written and checked when read (src/pipeline/storage/sealed.ts):
  * one changed or cut short is refused where it is read (E_WORK_CORRUPT). The item lists
- * (pieces.json, shards.json, parts.json, checks.json), lock.json and error.json stay plain JSON.
+ * (pieces.json, shards.json, parts.json), lock.json and error.json stay plain JSON.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, ftruncateSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';

@@ -10,7 +10,7 @@
  * - Files that must stay byte-exact have their seal beside them, under `seals/`: the staged
  *   release files (they are published as they are) and the spec bundle (loaded by path). `get`
  *   and `digest` (a stream, for a reader that then reads them by path) check it.
- * - Plain: the Distributed Maps' item lists (pieces.json, shards.json, parts.json, checks.json), which
+ * - Plain: the Distributed Maps' item lists (pieces.json, shards.json, parts.json), which
  *   Step Functions itself reads as JSON arrays, and the run's lock.json and error.json, which
  *   other runs and people read. An item carries only an index: each state checks it against the
  *   sealed plan.json, and the states that gather results read one file per index of the plan,
@@ -32,7 +32,7 @@ import {
 const MAGIC = Buffer.from('PPDPSEAL');
 const TRAILER = MAGIC.length + 32;
 /** Work files that stay plain JSON (see above). */
-const PLAIN = new Set(['pieces.json', 'shards.json', 'parts.json', 'checks.json', 'lock.json', 'error.json']);
+const PLAIN = new Set(['pieces.json', 'shards.json', 'parts.json', 'lock.json', 'error.json']);
 /** Work folders whose files stay byte-exact, sealed beside them. */
 const EXACT = ['staging/', 'bundle/'];
 const SEALS = 'seals/';
