@@ -8,3 +8,4 @@ export { mondrianCut, mondrianGroup, mondrianMedian, mondrianStats } from './mon
 export { kronMode, kronModeStructured } from './kronecker';
 export { perturb, perturbSimd } from './perturb';
 export { csvMatch, csvRows } from './csv';
+export { classSums } from './classes';

@@ -30,15 +30,22 @@ import type { EncodedTable } from '../data/table.ts';
 import { VerificationError } from '../errors.ts';
 import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec } from '../spec/spec.ts';
+import {
+  type ClassSumsKernel,
+  ClassTable,
+  KEY,
+  PART_LANES,
+  SHARD_LANES,
+  type SummedClasses,
+  wasmClassSums,
+} from './class-sums.ts';
 import { fail, SEP } from './common.ts';
 import {
   addInto,
   dictionaryHashes,
   type Fingerprint,
   fold,
-  join,
   KEY_SEED,
-  OTHER_SEED,
   QI_SEED,
   sameFingerprint,
 } from './fingerprint.ts';
@@ -55,12 +62,6 @@ export const ROWS_PER_PARTITION = 1 << 21;
 export function partitionsOf(rows: number): number {
   return Math.max(1, Math.ceil(rows / ROWS_PER_PARTITION));
 }
-
-/** Words of a class key. */
-const KEY = 4;
-/** Words per class: size and fingerprint (2 lanes), and for an input shard the masked fingerprint (2). */
-const SHARD_LANES = 5;
-const PART_LANES = 3;
 
 /**
  * A slice's classes, grouped by partition (key lane 2 modulo the partitions), in order of
@@ -119,6 +120,8 @@ export function expectShard(args: {
   node: Readonly<Record<string, number>>;
   sensitive: readonly string[];
   partitions: number;
+  /** The class sums' implementation (the WASM kernel unless a test names the reference). */
+  classSums?: ClassSumsKernel;
 }): ShardExpectation {
   const { shard, attributes, hierarchyRows, node } = args;
   const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
@@ -158,7 +161,7 @@ export function expectShard(args: {
     const codes = columns[c]!.codes;
     for (let r = 0; r < n; r++) unmapped += unplaced[q]![codes[r]!]!;
   });
-  const table = sumRows(
+  const table = (args.classSums ?? wasmClassSums).sum(
     n,
     { codes: qis.map((c) => columns[c]!.codes), hashes: codeHashes },
     {
@@ -199,180 +202,20 @@ function keyText(keys: Uint32Array, e: number): string {
   return `${keys[KEY * e]},${keys[KEY * e + 1]},${keys[KEY * e + 2]},${keys[KEY * e + 3]}`;
 }
 
-/** Codes of columns and, per column, its values' hashes (`lanes` words per code). */
-interface Hashed {
-  readonly codes: readonly Int32Array[];
-  readonly hashes: readonly Int32Array[];
-}
-
-/**
- * Rows summed into classes: each row's key is its QIs' hashes (4 lanes) folded in column
- * order, its fingerprint that key's first two lanes joined with its other cells' hash (from
- * OTHER_SEED); per class its size and fingerprint, and with `mask` (a shard), the fingerprint
- * of its rows masked. A part's rows' classes (`classOf`, 4 bytes a row) are kept for its cells.
- */
-function sumRows(n: number, qi: Hashed, other: Hashed, mask?: Uint32Array): ClassTable {
-  const table = new ClassTable(mask ? SHARD_LANES : PART_LANES, n);
-  const classOf = mask ? undefined : new Int32Array(n);
-  const { codes, hashes } = qi;
-  const q = codes.length;
-  const m0 = mask?.[0] ?? 0;
-  const m1 = mask?.[1] ?? 0;
-  const { width, sizes, lanes } = foldedPrefix(qi);
-  for (let r = 0; r < n; r++) {
-    let combination = 0;
-    for (let c = 0; c < width; c++) combination = combination * sizes[c]! + codes[c]![r]!;
-    const from = KEY * combination;
-    let k0 = lanes[from]!;
-    let k1 = lanes[from + 1]!;
-    let k2 = lanes[from + 2]!;
-    let k3 = lanes[from + 3]!;
-    for (let c = width; c < q; c++) {
-      const h = hashes[c]!;
-      const at = KEY * codes[c]![r]!;
-      k0 = fold(k0, h[at]!);
-      k1 = fold(k1, h[at + 1]!);
-      k2 = fold(k2, h[at + 2]!);
-      k3 = fold(k3, h[at + 3]!);
-    }
-    let o0 = OTHER_SEED[0];
-    let o1 = OTHER_SEED[1];
-    for (let k = 0; k < other.codes.length; k++) {
-      const h = other.hashes[k]!;
-      const at = 2 * other.codes[k]![r]!;
-      o0 = fold(o0, h[at]!);
-      o1 = fold(o1, h[at + 1]!);
-    }
-    const id = table.intern(k0, k1, k2, k3);
-    if (classOf) classOf[r] = id;
-    const sums = table.sums;
-    const at = table.lanes * id;
-    // Uint32 lanes: each sum wraps modulo 2^32 as it is stored.
-    sums[at]!++;
-    sums[at + 1] = sums[at + 1]! + join(k0, o0, 0);
-    sums[at + 2] = sums[at + 2]! + join(k1, o1, 1);
-    if (mask) {
-      sums[at + 3] = sums[at + 3]! + join(m0, o0, 0);
-      sums[at + 4] = sums[at + 4]! + join(m1, o1, 1);
-    }
-  }
-  table.classOf = classOf;
-  return table;
-}
-
-/** Most combinations of leading QI columns whose keys are folded ahead: a table that stays in cache. */
-const PREFIX_COMBINATIONS = 1 << 15;
-
-/**
- * The key lanes of the first `width` QI columns, folded ahead for every combination of their
- * codes (mixed radix in column order, `sizes` its digits' bases; 4 lanes each): a row then
- * folds only the columns after them. The same folds in the same order, so the same keys; with
- * no leading column, the one combination holds the seeds.
- */
-function foldedPrefix(qi: Hashed): { width: number; sizes: Int32Array; lanes: Uint32Array } {
-  const sizes = new Int32Array(qi.hashes.map((h) => h.length / KEY));
-  let width = 0;
-  let combinations = 1;
-  while (width < sizes.length && combinations * sizes[width]! <= PREFIX_COMBINATIONS)
-    combinations *= sizes[width++]!;
-  let lanes = Uint32Array.of(QI_SEED[0], QI_SEED[1], KEY_SEED[0], KEY_SEED[1]);
-  for (let c = 0; c < width; c++) {
-    const h = qi.hashes[c]!;
-    const size = sizes[c]!;
-    const next = new Uint32Array(lanes.length * size);
-    for (let before = 0; before < lanes.length / KEY; before++) {
-      for (let v = 0; v < size; v++) {
-        const to = KEY * (before * size + v);
-        for (let l = 0; l < KEY; l++) next[to + l] = fold(lanes[KEY * before + l]!, h[KEY * v + l]!);
-      }
-    }
-    lanes = next;
-  }
-  return { width, sizes, lanes };
-}
-
-/**
- * Classes by key (open addressing over typed arrays): per class its key and `lanes` sums.
- * These are sized once for the most classes there can be (`capacity`: one a row), so they
- * never grow by copying; they are zero-filled on allocation, and the system maps their pages
- * only as classes first write them, so what is resident follows the classes, at 4 · (4 + lanes)
- * bytes each. The lookup grows with the classes (8 to 16 bytes each: touched all over, it
- * would be resident whole if sized for every row), and is dropped before they are written out.
- */
-class ClassTable {
-  readonly keys: Uint32Array;
-  readonly sums: Uint32Array;
-  size = 0;
-  /** Per row, its class (a part's rows, for its cells). */
-  classOf: Int32Array | undefined;
-  /** Slot → class + 1 (0: empty); a power of two, at least twice the classes. */
-  private slots = new Int32Array(2048);
-
-  constructor(
-    readonly lanes: number,
-    capacity: number,
-  ) {
-    this.keys = new Uint32Array(KEY * capacity);
-    this.sums = new Uint32Array(lanes * capacity);
-  }
-
-  intern(k0: number, k1: number, k2: number, k3: number): number {
-    const keys = this.keys;
-    const mask = this.slots.length - 1;
-    // Lane 3 is a mixed hash: its low bits spread the slots.
-    let s = k3 & mask;
-    for (;;) {
-      const id = this.slots[s]! - 1;
-      if (id < 0) break;
-      const at = KEY * id;
-      if (keys[at] === k0 && keys[at + 1] === k1 && keys[at + 2] === k2 && keys[at + 3] === k3) return id;
-      s = (s + 1) & mask;
-    }
-    const id = this.size++;
-    if (KEY * this.size > keys.length) throw new RangeError('more classes than the table was sized for');
-    const at = KEY * id;
-    keys[at] = k0;
-    keys[at + 1] = k1;
-    keys[at + 2] = k2;
-    keys[at + 3] = k3;
-    this.slots[s] = id + 1;
-    if (2 * this.size > this.slots.length) this.rehash();
-    return id;
-  }
-
-  /** Frees the lookup (no class is added after). */
-  dropSlots(): void {
-    this.slots = new Int32Array(0);
-  }
-
-  private rehash(): void {
-    const slots = new Int32Array(2 * this.slots.length);
-    const mask = slots.length - 1;
-    for (let id = 0; id < this.size; id++) {
-      let s = this.keys[KEY * id + 3]! & mask;
-      while (slots[s] !== 0) s = (s + 1) & mask;
-      slots[s] = id + 1;
-    }
-    this.slots = slots;
-  }
-}
-
 /**
  * A table's classes grouped by partition (key lane 2 modulo the partitions; a counting sort,
  * so in order of first occurrence inside each); per sensitive column (`codes`, values
  * 0 … width - 1) the (class, value, count) triples by class.
  */
 function entriesOf(
-  table: ClassTable,
+  table: SummedClasses,
   partitions: number,
   sensitive: readonly { codes: Int32Array; width: number }[],
 ): ClassEntries {
   const { size, lanes } = table;
-  table.dropSlots();
   const keys = table.keys.subarray(0, KEY * size);
   const sums = table.sums.subarray(0, lanes * size);
   const classOf = table.classOf ?? new Int32Array(0);
-  table.classOf = undefined;
   // One partition: the classes are in place already.
   if (partitions === 1) {
     const cells = sensitive.map((s) => cellsOf(classOf, size, undefined, s));
@@ -475,6 +318,8 @@ export function summarizePart(args: {
   attributes: readonly AttributeSpec[];
   sensitive: readonly string[];
   partitions: number;
+  /** The class sums' implementation (the WASM kernel unless a test names the reference). */
+  classSums?: ClassSumsKernel;
 }): PartSummary {
   const part = readArrow(args.arrow);
   const coded = codedOf(part);
@@ -486,7 +331,7 @@ export function summarizePart(args: {
   const others = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [] : [c]));
   const n = part.rowCount;
   // (A released dictionary may list a value twice: both codes hash alike, one class.)
-  const table = sumRows(
+  const table = (args.classSums ?? wasmClassSums).sum(
     n,
     {
       codes: qis.map((c) => part.columns[c]!.codes),
