@@ -16,6 +16,14 @@ import { Script } from 'node:vm';
 setFlagsFromString('--always-sparkplug');
 setFlagsFromString('--no-liftoff');
 
+// A large release starts again at once with a tuned allocator (src/cli/launch.ts, a small
+// bundle of its own): deciding it here spares loading the CLI's bundle only to start anew.
+const launch = fileURLToPath(new URL('../dist/launch.cjs', import.meta.url));
+if (process.argv[2] === 'release' && existsSync(launch)) {
+  const restart = createRequire(import.meta.url)(launch).tunedRestart(process.argv.slice(3));
+  if (restart) await restart; // never settles: this process exits with the child's code
+}
+
 const bundle = fileURLToPath(new URL('../dist/ppdp.cjs', import.meta.url));
 const cache = fileURLToPath(new URL('../dist/ppdp.cache', import.meta.url));
 if (!existsSync(bundle)) {

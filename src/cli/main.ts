@@ -8,17 +8,17 @@ import { PpdpError } from '../errors.ts';
 import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
 import { removeOnSignals } from '../pipeline/cleanup.ts';
-import { type EngineName, executeRelease, LARGE_INPUT_BYTES } from '../pipeline/engine.ts';
+import { type EngineName, executeRelease } from '../pipeline/engine.ts';
 import { VERSION } from '../pipeline/release.ts';
 import { cautionLines } from '../report/audit.ts';
 import { nearest } from '../util/nearest.ts';
-import { rerunWithTunedAllocator, TUNED_RERUN_NOTE, wantsTunedAllocator } from './allocator.ts';
 import { applyCommand } from './apply.ts';
 import { parseCommandArgs } from './args.ts';
 import { evaluateCommand } from './evaluate.ts';
 import { exploreCommand } from './explore.ts';
 import { hierarchyCommand } from './hierarchy.ts';
 import { initCommand } from './init.ts';
+import { RELEASE_OPTIONS, tunedRestart } from './launch.ts';
 import { reconstructCommand } from './reconstruct.ts';
 
 const MAIN_HELP = `ppdp ${VERSION} — privacy-preserving microdata release
@@ -128,18 +128,7 @@ async function release(args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs('release', {
     args,
     allowPositionals: true,
-    options: {
-      out: { type: 'string' },
-      store: { type: 'string' },
-      endpoint: { type: 'string' },
-      engine: { type: 'string', default: 'local' },
-      shards: { type: 'string' },
-      kernel: { type: 'string', default: 'wasm' },
-      workers: { type: 'string' },
-      'max-memory': { type: 'string' },
-      quiet: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+    options: RELEASE_OPTIONS,
   });
   if (values.help) {
     process.stdout.write(RELEASE_HELP);
@@ -161,10 +150,9 @@ async function release(args: string[]): Promise<number> {
       'omit it to use wasm',
     );
   }
-  if (wantsTunedAllocator(positionals[0]!, LARGE_INPUT_BYTES)) {
-    if (!values.quiet) process.stderr.write(`ppdp: ${TUNED_RERUN_NOTE}\n`);
-    return rerunWithTunedAllocator();
-  }
+  // Run by bin/ppdp.mjs before the bundle loads; here for a caller of main() itself.
+  const restart = tunedRestart(args);
+  if (restart) return restart;
   removeOnSignals();
   const started = performance.now();
   const progress = values.quiet

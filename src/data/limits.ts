@@ -10,6 +10,16 @@ import type { ReleaseSpec } from '../spec/spec.ts';
 import { thousands } from '../util/format.ts';
 import { inputSize } from './input.ts';
 
+/** Below this many rows, starting worker threads costs more than it saves. */
+export const WORKER_MIN_ROWS = 1_000_000;
+/**
+ * Before the input is read its rows are not known: the scan of a folder goes to worker threads
+ * from this many bytes per WORKER_MIN_ROWS rows (a CSV row of a few columns is about as long).
+ */
+export const SCAN_BYTES_PER_ROW = 64;
+/** An input of this many bytes is large: worker threads scan a folder of it (and the CLI tunes its allocator). */
+export const LARGE_INPUT_BYTES = WORKER_MIN_ROWS * SCAN_BYTES_PER_ROW;
+
 /** Lattices larger than this are not searched unless `limits.maxLatticeNodes` raises it. */
 export const DEFAULT_MAX_LATTICE_NODES = 10_000_000;
 /** Cells (values × levels) of one hierarchy beyond which building it is refused. */

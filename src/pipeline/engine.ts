@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { SCAN_BYTES_PER_ROW, WORKER_MIN_ROWS } from '../data/limits.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
@@ -38,16 +39,6 @@ import { fileUrl, getJson, joinKey, storeResolver } from './storage/index.ts';
 import type { S3StoreOptions } from './storage/s3.ts';
 
 export type EngineName = 'local' | 'direct';
-
-/** Below this many rows, starting worker threads costs more than it saves. */
-export const WORKER_MIN_ROWS = 1_000_000;
-/**
- * Before the input is read its rows are not known: the scan of a folder goes to worker threads
- * from this many bytes per WORKER_MIN_ROWS rows (a CSV row of a few columns is about as long).
- */
-const SCAN_BYTES_PER_ROW = 64;
-/** An input of this many bytes is large: worker threads scan a folder of it (and the CLI tunes its allocator). */
-export const LARGE_INPUT_BYTES = WORKER_MIN_ROWS * SCAN_BYTES_PER_ROW;
 
 /** A state's handler: the Task's JSON input → its JSON output. */
 export type StateHandler = (input: never) => Promise<unknown>;

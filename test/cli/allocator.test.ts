@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TUNABLES_ENV, wantsTunedAllocator } from '../../src/cli/allocator.ts';
-import { LARGE_INPUT_BYTES } from '../../src/pipeline/engine.ts';
+import { tunedRestart } from '../../src/cli/launch.ts';
+import { LARGE_INPUT_BYTES } from '../../src/data/limits.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
 
 const spec = join(ADULT_DIR, 'release.json');
@@ -24,6 +25,12 @@ describe.runIf(process.platform === 'linux')('the tuned allocator for large rele
     expect(wantsTunedAllocator(spec, 1_000_000, { ...env, [TUNABLES_ENV]: 'glibc.malloc.arena_max=2' })).toBe(
       false,
     );
+  });
+
+  it("is decided from the release command's own arguments, and not at all when they do not parse", () => {
+    // A small input, --help, a second spec, an unknown option: no restart (the CLI says what is wrong).
+    for (const args of [[spec], [spec, '--help'], [spec, spec], [spec, '--bogus'], []])
+      expect(tunedRestart(args), args.join(' ')).toBeUndefined();
   });
 
   it('does not restart when in doubt: the release then reports the problem itself', () => {
