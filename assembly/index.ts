@@ -9,3 +9,4 @@ export { kronMode, kronModeStructured } from './kronecker';
 export { perturb, perturbSimd } from './perturb';
 export { csvMatch, csvRows } from './csv';
 export { classSums } from './classes';
+export { digestRows } from './digest';

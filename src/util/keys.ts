@@ -21,6 +21,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { EncodedTable } from '../data/table.ts';
+import { type DigestRowsKernel, LANE_OUTPUTS, laneConstant } from '../kernels/digest/kernel.ts';
+import { wasmDigestRows } from '../kernels/digest/wasm.ts';
 import { Random } from './random.ts';
 
 /** The 128-bit key of one named stream. */
@@ -63,37 +65,18 @@ export class CellDigest {
   /** Per column, the lanes of each dictionary entry hashed so far, and that dictionary. */
   private hashed: { dictionary: readonly string[]; count: number; lanes: Uint32Array }[] = [];
 
+  /** `kernel`: the row loop (the WASM one unless a test names the reference). */
+  constructor(private readonly kernel: DigestRowsKernel = wasmDigestRows) {}
+
   add(table: EncodedTable): this {
     this.checkNames(table.columns.map((c) => c.name));
-    const columns = table.columns.map((c, i) => this.valueLanes(i, c.dictionary));
-    const codes = table.columns.map((c) => c.codes);
+    const lanes = table.columns.map((c, i) => this.valueLanes(i, c.dictionary));
     const sizes = table.columns.map((c) => c.dictionary.length);
-    const { width, ahead } = mixedAhead(columns, sizes);
-    const [out0, out1, out2, out3] = [c32(0), c32(1), c32(2), c32(3)];
-    let [s0, s1, s2, s3] = [this.sum[0]!, this.sum[1]!, this.sum[2]!, this.sum[3]!];
-    for (let r = 0; r < table.rowCount; r++) {
-      let combination = 0;
-      for (let k = 0; k < width; k++) combination = combination * sizes[k]! + codes[k]![r]!;
-      const from = LANES * combination;
-      let a = ahead[from]!;
-      let b = ahead[from + 1]!;
-      let c = ahead[from + 2]!;
-      let d = ahead[from + 3]!;
-      for (let k = width; k < columns.length; k++) {
-        const at = codes[k]![r]! * LANES;
-        const lanes = columns[k]!;
-        // Each lane also takes its neighbour's state: a row's lanes are not independent hashes.
-        a = mix32(a ^ lanes[at]! ^ (b >>> 7));
-        b = mix32(b ^ lanes[at + 1]! ^ (c >>> 7));
-        c = mix32(c ^ lanes[at + 2]! ^ (d >>> 7));
-        d = mix32(d ^ lanes[at + 3]! ^ (a >>> 7));
-      }
-      s0 = (s0 + mix32(a ^ out0)) >>> 0;
-      s1 = (s1 + mix32(b ^ out1)) >>> 0;
-      s2 = (s2 + mix32(c ^ out2)) >>> 0;
-      s3 = (s3 + mix32(d ^ out3)) >>> 0;
-    }
-    this.sum.set([s0, s1, s2, s3]);
+    const { width, ahead } = mixedAhead(lanes, sizes);
+    this.kernel(
+      { rowCount: table.rowCount, codes: table.columns.map((c) => c.codes), lanes, sizes, width, ahead },
+      this.sum,
+    );
     this.rows += table.rowCount;
     return this;
   }
@@ -194,6 +177,42 @@ function mixedAhead(
   return { width, ahead };
 }
 
+/**
+ * Each row's four lanes: from the leading columns' combination, then mixed across the other
+ * columns in order; each lane's last mix (with its output constant) added to the sum. The
+ * reference of the WASM kernel (assembly/digest.ts), which gives the same sum.
+ */
+export const tsDigestRows: DigestRowsKernel = (
+  { rowCount, codes, lanes: columns, sizes, width, ahead },
+  sum,
+) => {
+  const [out0, out1, out2, out3] = LANE_OUTPUTS as [number, number, number, number];
+  let [s0, s1, s2, s3] = [sum[0]!, sum[1]!, sum[2]!, sum[3]!];
+  for (let r = 0; r < rowCount; r++) {
+    let combination = 0;
+    for (let k = 0; k < width; k++) combination = combination * sizes[k]! + codes[k]![r]!;
+    const from = LANES * combination;
+    let a = ahead[from]!;
+    let b = ahead[from + 1]!;
+    let c = ahead[from + 2]!;
+    let d = ahead[from + 3]!;
+    for (let k = width; k < columns.length; k++) {
+      const at = codes[k]![r]! * LANES;
+      const lanes = columns[k]!;
+      // Each lane also takes its neighbour's state: a row's lanes are not independent hashes.
+      a = mix32(a ^ lanes[at]! ^ (b >>> 7));
+      b = mix32(b ^ lanes[at + 1]! ^ (c >>> 7));
+      c = mix32(c ^ lanes[at + 2]! ^ (d >>> 7));
+      d = mix32(d ^ lanes[at + 3]! ^ (a >>> 7));
+    }
+    s0 = (s0 + mix32(a ^ out0)) >>> 0;
+    s1 = (s1 + mix32(b ^ out1)) >>> 0;
+    s2 = (s2 + mix32(c ^ out2)) >>> 0;
+    s3 = (s3 + mix32(d ^ out3)) >>> 0;
+  }
+  sum.set([s0, s1, s2, s3]);
+};
+
 /** A digest's state in JSON: what a scanned piece hands to the merge. */
 export interface DigestState {
   readonly names: readonly string[];
@@ -202,7 +221,6 @@ export interface DigestState {
 }
 
 const LANE_SEEDS = Uint32Array.from({ length: LANES }, (_, l) => mix32(0x9e3779b9 + l * 0x632be5ab) >>> 0);
-const c32 = (l: number) => (0x85ebca6b + l * 0x27d4eb2f) | 0;
 
 /** Four 32-bit hashes of column `column`'s value `v` (its UTF-16 units), into `out` at `at`. */
 function hashValue(column: number, v: string, out: Uint32Array, at: number): void {
@@ -216,7 +234,7 @@ function hashValue(column: number, v: string, out: Uint32Array, at: number): voi
   }
   a = mix32(a ^ v.length);
   b = mix32(b ^ Math.imul(v.length, 0xcc9e2d51));
-  for (let l = 0; l < LANES; l++) out[at + l] = mix32(a + Math.imul(l + 1, b) + c32(l)) >>> 0;
+  for (let l = 0; l < LANES; l++) out[at + l] = mix32(a + Math.imul(l + 1, b) + laneConstant(l)) >>> 0;
 }
 
 /**

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { readTable } from '../../src/data/read.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
-import { CellDigest, tableDigest } from '../../src/util/keys.ts';
+import { wasmDigestRows } from '../../src/kernels/digest/wasm.ts';
+import { CellDigest, tableDigest, tsDigestRows } from '../../src/util/keys.ts';
 import { Random } from '../../src/util/random.ts';
 import { documentedTableDigest } from '../../src/verify/randomization.ts';
 
@@ -55,6 +56,33 @@ describe('the table digest', () => {
     for (const seed of [1, 2, 3]) {
       const t = tableOf(['a', 'b', 'c'], randomRows(seed, 300), 'reversed');
       expect(hex(tableDigest(t))).toBe(documentedTableDigest(t).toString('hex'));
+    }
+  });
+
+  it('sums its rows alike in the WASM kernel and in the plain-TS loop', () => {
+    const random = new Random(4);
+    const column = (n: number, values: number) => {
+      const dictionary = Array.from({ length: values }, (_, v) => `v${v}`);
+      return { dictionary, codes: Int32Array.from({ length: n }, () => random.below(values)) };
+    };
+    for (const [n, domains] of [
+      // Leading columns folded ahead, then the rest per row; more rows than one block of codes.
+      [150_000, [2, 74, 5, 7, 16, 41, 8, 2, 14]],
+      // A first column too wide to fold ahead: every column mixed per row.
+      [20_000, [50_000, 3, 9]],
+      [1, [4]],
+      [0, [3, 3]],
+    ] as const) {
+      const table: EncodedTable = {
+        source: 't.csv',
+        rowCount: n,
+        columns: domains.map((d, c) => ({ name: `c${c}`, ...column(n, d) })),
+        delimiter: ',',
+      };
+      const reference = new CellDigest(tsDigestRows).add(table);
+      const wasm = new CellDigest(wasmDigestRows).add(table);
+      expect(wasm.state(), `${n} rows`).toEqual(reference.state());
+      expect(hex(wasm.digest())).toBe(hex(reference.digest()));
     }
   });
 
