@@ -72,3 +72,32 @@ describe('publishing compares each published file with the verified one', () => 
     expect(existsSync(join(out, MANIFEST))).toBe(false);
   });
 });
+
+describe('the file store digests what it reads back', () => {
+  it('gives the size and SHA-256 of small and large files, many at once (large ones in hashing threads)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ppdp-digest-'));
+    const store = new FsStore();
+    // Over the size from which the main thread hands a file to a hashing thread, and under it.
+    const bodies = [
+      0,
+      1,
+      5_000,
+      16 * 1024 * 1024,
+      17 * 1024 * 1024 + 3,
+      20 * 1024 * 1024,
+      18 * 1024 * 1024,
+    ].map((n, i) => Buffer.alloc(n, i + 1));
+    const keys = bodies.map((body, i) => {
+      const path = join(dir, `f${i}`);
+      writeFileSync(path, body);
+      return path.slice(1);
+    });
+    const got = await Promise.all(keys.map((k) => store.digest(k)));
+    expect(got).toEqual(
+      bodies.map((b) => ({ bytes: b.length, sha256: createHash('sha256').update(b).digest('hex') })),
+    );
+    await expect(store.digest(join(dir, 'missing').slice(1))).rejects.toMatchObject({
+      code: 'E_STORE_MISSING',
+    });
+  });
+});

@@ -17,11 +17,76 @@ import {
   stat,
   writeFile,
 } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
+import { isMainThread, Worker } from 'node:worker_threads';
 import { type Digest, type PutBody, type Store, type StoredObject, StoreError } from './store.ts';
 
 /** Bytes read at a time when digesting a file. */
 const DIGEST_CHUNK_BYTES = 1024 * 1024;
+/** Files this large are hashed in a thread of their own (see `digest`). */
+const THREAD_DIGEST_BYTES = 16 * 1024 * 1024;
+
+/** A hashing thread's loop: a file's size and SHA-256, read through one reused buffer. */
+const HASHER = `
+const { parentPort } = require('node:worker_threads');
+const { openSync, readSync, closeSync } = require('node:fs');
+const { createHash } = require('node:crypto');
+const buffer = Buffer.allocUnsafeSlow(${DIGEST_CHUNK_BYTES});
+parentPort.on('message', ({ path }) => {
+  try {
+    const hash = createHash('sha256');
+    let bytes = 0;
+    const fd = openSync(path, 'r');
+    try {
+      for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0; bytes += n) hash.update(buffer.subarray(0, n));
+    } finally {
+      closeSync(fd);
+    }
+    parentPort.postMessage({ bytes, sha256: hash.digest('hex') });
+  } catch (e) {
+    parentPort.postMessage({ error: { message: String(e && e.message), code: e && e.code } });
+  }
+});
+`;
+
+/** Idle hashing threads, and files waiting for one; at most one thread per core. */
+const hashers: { idle: Worker[]; started: number; waiting: (() => void)[] } = {
+  idle: [],
+  started: 0,
+  waiting: [],
+};
+
+/** A file's digest, computed in a hashing thread (started on first use, kept idle and unref'd). */
+async function digestInThread(path: string): Promise<Digest> {
+  while (hashers.idle.length === 0 && hashers.started >= availableParallelism())
+    await new Promise<void>((go) => hashers.waiting.push(go));
+  let worker = hashers.idle.pop();
+  if (!worker) {
+    worker = new Worker(HASHER, { eval: true });
+    hashers.started++;
+  }
+  worker.ref();
+  let alive = true;
+  try {
+    const answer = await new Promise<Digest | { error: { message: string; code?: string } }>((done, fail) => {
+      worker.once('message', done);
+      worker.once('error', (e) => {
+        alive = false;
+        fail(e);
+      });
+      worker.postMessage({ path });
+    });
+    if ('error' in answer) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+    return answer;
+  } finally {
+    worker.removeAllListeners('message').removeAllListeners('error');
+    worker.unref();
+    if (alive) hashers.idle.push(worker);
+    else hashers.started--;
+    hashers.waiting.shift()?.();
+  }
+}
 
 export class FsStore implements Store {
   readonly root = 'file:///';
@@ -111,6 +176,10 @@ export class FsStore implements Store {
 
   async digest(key: string): Promise<Digest> {
     try {
+      // Publish reads every release file back on the main thread: large ones are hashed in
+      // threads of their own, side by side, while this thread waits for them.
+      if (isMainThread && (await stat(this.path(key))).size >= THREAD_DIGEST_BYTES)
+        return await digestInThread(this.path(key));
       const hash = createHash('sha256');
       let bytes = 0;
       // One buffer read into again and again: no new memory per chunk for a file of any size.
