@@ -170,7 +170,7 @@ describe.each(backends)('on the %s store', (_, backend) => {
   });
 
   it('a staged part changed after Assemble wrote it is refused by VerifySlice before it is verified', async () => {
-    // Assemble is the only writer of the one part; every Assemble ends before any VerifySlice.
+    // Assemble is the only writer of the one part; every Assemble ends before the parts' slices.
     const { error } = await backend.run('Assemble', 'staging/data.arrow', swapBytes, { after: true });
     expect(codeOf(error)).toBe('E_WORK_CORRUPT');
     expect((error as Error).message).toMatch(/staging\/data\.arrow: the work file is corrupt/);

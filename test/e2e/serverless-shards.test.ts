@@ -346,7 +346,7 @@ describe('verification in slices', () => {
           if (state === 'Assemble' && (input as { index: number }).index === 1) {
             tampered = true;
             // Written wrong by its writer, through the work area's sealed store: the seals
-            // match, so only the verifier can tell. (Every Assemble ends before VerifySlice.)
+            // match, so only the verifier can tell. (Every Assemble ends before the parts' slices.)
             const work = sealWork(await storeResolver().open((input as { work: string }).work));
             const staged = `${work.key}staging/data/part-00001`;
             const table = readArrow(`/${staged}.arrow`);
