@@ -20,6 +20,8 @@
 // The slots in use start zero (the wrapper's); keys and sums are written as classes appear.
 // Returns the classes so far, or -1 when they would pass the capacity.
 
+import { word } from './header';
+
 const C1: i32 = <i32>0x85ebca6b;
 const C2: i32 = <i32>0xc2b2ae35;
 const C3: i32 = <i32>0x9e3779b9;
@@ -36,12 +38,6 @@ function foldLanes(h: v128, value: v128): v128 {
   x = i32x4.mul(v128.xor(x, i32x4.shr_u(x, 16)), i32x4.splat(C1));
   x = i32x4.mul(v128.xor(x, i32x4.shr_u(x, 13)), i32x4.splat(C2));
   return i32x4.add(v128.xor(x, i32x4.shr_u(x, 16)), i32x4.splat(C3));
-}
-
-// @ts-expect-error: decorator
-@inline
-function word(state: usize, i: i32): i32 {
-  return load<i32>(state + (<usize>i << 2));
 }
 
 export function classSums(state: usize, n: i32): i32 {

@@ -9,6 +9,8 @@
 //   4 per column, the address of its values' lanes (4 words a code)   5 the codes block (n rows,
 //   column after column)   6–9 the sum's lanes (in and out)   10–13 each lane's output constant
 
+import { word } from './header';
+
 // @ts-expect-error: decorator
 @inline
 function mix32(x: i32): i32 {
@@ -16,12 +18,6 @@ function mix32(x: i32): i32 {
   h = (h ^ (h >>> 16)) * <i32>0x85ebca6b;
   h = (h ^ (h >>> 13)) * <i32>0xc2b2ae35;
   return h ^ (h >>> 16);
-}
-
-// @ts-expect-error: decorator
-@inline
-function word(state: usize, i: i32): i32 {
-  return load<i32>(state + (<usize>i << 2));
 }
 
 export function digestRows(state: usize, n: i32): void {

@@ -7,6 +7,7 @@
  * same classes in the same order with the same sums (test/verify/class-sums.test.ts).
  */
 import { reserve } from '../kernels/csv/layout.ts';
+import { Regions } from '../wasm/layout.ts';
 import { acquireCore, releaseCore } from '../wasm/module.ts';
 import { fold, join, KEY_SEED, OTHER_SEED, QI_SEED } from './fingerprint.ts';
 
@@ -199,7 +200,6 @@ const BLOCK_ROWS = 1 << 16;
 /** Slots of the kernel's lookup to start with (as ClassTable's). */
 const FIRST_SLOTS = 2048;
 const HEADER_WORDS = 18;
-const align = (x: number) => (x + 15) & ~15;
 
 export const wasmClassSums: ClassSumsKernel = {
   name: 'wasm',
@@ -214,13 +214,9 @@ export const wasmClassSums: ClassSumsKernel = {
     const blockRows = Math.max(1, Math.min(BLOCK_ROWS, n));
     // The layout: header, folded-ahead keys, domains, hash addresses, hashes, then the classes'
     // keys, sums and lookup, the codes block and the rows' classes.
-    const state = 16;
-    let at = align(state + 4 * HEADER_WORDS);
-    const place = (words: number) => {
-      const here = at;
-      at = align(at + 4 * words);
-      return here;
-    };
+    const layout = new Regions(HEADER_WORDS);
+    const { state } = layout;
+    const place = (words: number) => layout.place(words);
     const prefix = place(ahead.length);
     const domains = place(width);
     const qiTable = place(q);
@@ -234,7 +230,7 @@ export const wasmClassSums: ClassSumsKernel = {
     const classOut = mask ? 0 : place(blockRows);
     const { core } = acquireCore();
     try {
-      reserve(core, at);
+      reserve(core, layout.end);
       let words = new Int32Array(core.memory.buffer);
       words.set(ahead, prefix >> 2);
       words.set(sizes.subarray(0, width), domains >> 2);

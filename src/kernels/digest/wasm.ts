@@ -4,6 +4,7 @@
  * the plain-TS loop (`tsDigestRows`, src/util/keys.ts).
  */
 
+import { Regions } from '../../wasm/layout.ts';
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
 import { reserve } from '../csv/layout.ts';
 import { type DigestRowsKernel, LANE_OUTPUTS } from './kernel.ts';
@@ -11,27 +12,21 @@ import { type DigestRowsKernel, LANE_OUTPUTS } from './kernel.ts';
 /** Rows whose codes are copied into the instance at a time. */
 const BLOCK_ROWS = 1 << 16;
 const HEADER_WORDS = 14;
-const align = (x: number) => (x + 15) & ~15;
 
 export const wasmDigestRows: DigestRowsKernel = ({ rowCount, codes, lanes, sizes, width, ahead }, sum) => {
   if (rowCount === 0) return;
   const m = lanes.length;
   const blockRows = Math.min(BLOCK_ROWS, rowCount);
-  const state = 16;
-  let at = align(state + 4 * HEADER_WORDS);
-  const place = (words: number) => {
-    const here = at;
-    at = align(at + 4 * words);
-    return here;
-  };
-  const aheadAt = place(ahead.length);
-  const sizesAt = place(width);
-  const lanesTable = place(m);
-  const lanesAt = lanes.map((l) => place(l.length));
-  const block = place(m * blockRows);
+  const layout = new Regions(HEADER_WORDS);
+  const { state } = layout;
+  const aheadAt = layout.place(ahead.length);
+  const sizesAt = layout.place(width);
+  const lanesTable = layout.place(m);
+  const lanesAt = lanes.map((l) => layout.place(l.length));
+  const block = layout.place(m * blockRows);
   const { core } = acquireCore();
   try {
-    reserve(core, at);
+    reserve(core, layout.end);
     let words = new Uint32Array(core.memory.buffer);
     words.set(ahead, aheadAt >> 2);
     words.set(sizes.slice(0, width), sizesAt >> 2);

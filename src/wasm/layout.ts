@@ -1,0 +1,29 @@
+/**
+ * A kernel session's memory, laid out from its start: a header of i32 words at `state`, then
+ * regions of 32-bit words, each 16-byte aligned (a v128 load never straddles one).
+ */
+export class Regions {
+  /** The header's byte address. */
+  readonly state = 16;
+  private at: number;
+
+  constructor(headerWords: number) {
+    this.at = align16(this.state + 4 * headerWords);
+  }
+
+  /** A region of `words` 32-bit words: its byte address. */
+  place(words: number): number {
+    const here = this.at;
+    this.at = align16(this.at + 4 * words);
+    return here;
+  }
+
+  /** The first byte after every region placed so far. */
+  get end(): number {
+    return this.at;
+  }
+}
+
+function align16(x: number): number {
+  return (x + 15) & ~15;
+}
