@@ -6,8 +6,7 @@
  * with the four lanes in one SIMD value; this plain-TS one is its reference, and both give the
  * same classes in the same order with the same sums (test/verify/class-sums.test.ts).
  */
-import { reserve } from '../kernels/csv/layout.ts';
-import { Regions } from '../wasm/layout.ts';
+import { Regions, reserve } from '../wasm/layout.ts';
 import { acquireCore, releaseCore } from '../wasm/module.ts';
 import { fold, join, KEY_SEED, OTHER_SEED, QI_SEED } from './fingerprint.ts';
 

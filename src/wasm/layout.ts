@@ -1,3 +1,19 @@
+import type { CoreExports } from './module.ts';
+
+const PAGE = 65536;
+
+/** The instance's memory grown to at least `bytes`. */
+export function reserve(core: CoreExports, bytes: number): WebAssembly.Memory {
+  const need = Math.ceil(bytes / PAGE) - core.memory.buffer.byteLength / PAGE;
+  if (need > 0) core.memory.grow(need);
+  return core.memory;
+}
+
+/** `x` rounded up to a multiple of 16 bytes (a v128 load never straddles a region's end). */
+export function align16(x: number): number {
+  return (x + 15) & ~15;
+}
+
 /**
  * A kernel session's memory, laid out from its start: a header of i32 words at `state`, then
  * regions of 32-bit words, each 16-byte aligned (a v128 load never straddles one).
@@ -22,8 +38,4 @@ export class Regions {
   get end(): number {
     return this.at;
   }
-}
-
-function align16(x: number): number {
-  return (x + 15) & ~15;
 }

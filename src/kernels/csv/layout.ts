@@ -3,14 +3,12 @@
  * pointers, its cells' starts and lengths, one blob of every column's cells, and a block of
  * rows' codes, then whatever the kernel needs after it (`end`).
  */
+import { align16, reserve } from '../../wasm/layout.ts';
 import type { CoreExports } from '../../wasm/module.ts';
 import type { CellTable } from './kernel.ts';
 
-const PAGE = 65536;
 /** Rows whose codes are copied in at a time. */
 export const BLOCK_ROWS = 1 << 16;
-
-const align = (x: number) => (x + 15) & ~15;
 
 export interface CellLayout {
   /** The i32 a kernel writes its byte position to. */
@@ -34,22 +32,22 @@ export function placeCells(
   const width = columns.length;
   const blockRows = Math.max(1, Math.min(BLOCK_ROWS, rowCount));
   const result = 16;
-  const tables = align(result + 4);
-  let at = align(tables + 8 * width);
+  const tables = align16(result + 4);
+  let at = align16(tables + 8 * width);
   const placed = columns.map((t) => {
     const starts = at;
-    const lengths = align(starts + 4 * t.starts.length);
-    at = align(lengths + 4 * t.lengths.length);
+    const lengths = align16(starts + 4 * t.starts.length);
+    at = align16(lengths + 4 * t.lengths.length);
     return { starts, lengths };
   });
   const cells = at;
   const offsets = columns.map((t) => {
     const offset = at - cells;
-    at = align(at + t.bytes.length);
+    at = align16(at + t.bytes.length);
     return offset;
   });
   const codes = at;
-  const end = align(codes + 4 * width * blockRows);
+  const end = align16(codes + 4 * width * blockRows);
   const words = new Int32Array(reserve(core, end + extra).buffer);
   columns.forEach((t, c) => {
     const { starts, lengths } = placed[c]!;
@@ -79,11 +77,4 @@ export function placeCodes(
 /** The i32 at `layout.result`. */
 export function resultOf(core: CoreExports, layout: CellLayout): number {
   return new Int32Array(core.memory.buffer, layout.result, 1)[0]!;
-}
-
-/** The instance's memory grown to at least `bytes`. */
-export function reserve(core: CoreExports, bytes: number): WebAssembly.Memory {
-  const need = Math.ceil(bytes / PAGE) - core.memory.buffer.byteLength / PAGE;
-  if (need > 0) core.memory.grow(need);
-  return core.memory;
 }

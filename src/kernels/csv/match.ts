@@ -5,9 +5,10 @@
  * own reader takes over (src/verify/staged-csv.ts). The WASM kernel (assembly/csv.ts) and the
  * plain-TS reference stop at the same row.
  */
+import { reserve } from '../../wasm/layout.ts';
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
 import type { CellTable } from './kernel.ts';
-import { placeCells, placeCodes, reserve, resultOf } from './layout.ts';
+import { placeCells, placeCodes, resultOf } from './layout.ts';
 
 /**
  * A column's expected cells, laid out as a writer's (CellTable): cell `k` is `lengths[k]` bytes

@@ -4,9 +4,8 @@
  * the plain-TS loop (`tsDigestRows`, src/util/keys.ts).
  */
 
-import { Regions } from '../../wasm/layout.ts';
+import { Regions, reserve } from '../../wasm/layout.ts';
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
-import { reserve } from '../csv/layout.ts';
 import { type DigestRowsKernel, LANE_OUTPUTS } from './kernel.ts';
 
 /** Rows whose codes are copied into the instance at a time. */
