@@ -55,8 +55,11 @@ export function readConfig(node: Node): AppConfig {
   if (!Array.isArray(schedules))
     throw new Error('context ppdp:schedules must be a list of { name, expression }');
   for (const [i, s] of schedules.entries()) {
-    if (!NAME.test(s?.name ?? ''))
-      throw new Error(`ppdp:schedules[${i}].name must be a release name (letters, digits, . _ -)`);
+    // `.` and `..` match the pattern but are folders no release may be named after.
+    if (!NAME.test(s?.name ?? '') || s.name === '.' || s.name === '..')
+      throw new Error(
+        `ppdp:schedules[${i}].name must be a release name (letters, digits, . _ -; not . or ..)`,
+      );
     if (!EXPRESSION.test(s.expression ?? '')) {
       throw new Error(
         `ppdp:schedules[${i}].expression must be cron(…), rate(…) or at(…), e.g. cron(0 3 * * ? *)`,

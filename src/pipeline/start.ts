@@ -14,6 +14,10 @@
  *   would only fail again, so the next name, `<release name>-<run id>-2` (then -3, …), is
  *   tried: the files the spec names besides the input (a hierarchy) may have been fixed.
  * A spec or input Start cannot read starts an execution of its own name; Plan reports why.
+ * A spec in a bucket is taken at `inbox/<name>/release.json` only (plan.ts `specKeyProblem`:
+ * the EventBridge pattern `inbox/*` matches `inbox/evil/../victim/release.json` too): any other
+ * key is refused with E_SPEC_PATH before anything is read, and no execution is started. The
+ * refusal fails the invocation, so the event lands in the dead-letter queue, which alarms.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -25,9 +29,9 @@ import {
 import { confineSpecPaths } from '../spec/spec.ts';
 import { REPORTED_FAILURE } from './definition.ts';
 import { runIdFrom } from './release.ts';
-import { openSpec, releaseName } from './states/plan.ts';
+import { openSpec, releaseNameOf } from './states/plan.ts';
 import type { PhaseEnv } from './states/types.ts';
-import { baseKey, dirKey, joinKey, type Location, utf8 } from './storage/index.ts';
+import { baseKey, dirKey, keyInside, type Location, utf8 } from './storage/index.ts';
 import { storedInputDigest, storedInputFiles } from './stored-input.ts';
 
 export const SFN_ENDPOINT_ENV = 'PPDP_SFN_ENDPOINT';
@@ -59,7 +63,7 @@ export async function startRelease(
   stateMachineArn: string,
 ): Promise<StartResult> {
   const loc = await openSpec(event.spec, env);
-  const name = releaseName(loc.key).replace(/[^A-Za-z0-9_-]/g, '_');
+  const name = releaseNameOf(loc).replace(/[^A-Za-z0-9_-]/g, '_');
   const runId = await runIdAt(loc).catch((e: unknown) => {
     env.log({ state: 'Start', runId: 'unknown', why: (e as Error).name });
     return null;
@@ -118,7 +122,8 @@ export async function runIdAt(loc: Location): Promise<string> {
   confineSpecPaths(json, baseKey(loc.key), loc.store.root + dirKey(loc.key));
   const { input } = json;
   if (typeof input !== 'string') throw new TypeError('the spec names no input');
-  const key = joinKey(dirKey(loc.key), input);
+  const key = keyInside(dirKey(loc.key), input);
+  if (key === undefined) throw new TypeError("the input leads out of the spec's folder");
   const files = await storedInputFiles(loc.store, key);
   if (files === undefined) throw new TypeError('the input is missing');
   return runIdFrom(specBytes, await storedInputDigest(loc.store, key, files));

@@ -4,7 +4,8 @@
  * `file:` URLs). Each is refused with E_SPEC_PATH naming the field, before any file the spec
  * names is read, on the CLI-to-S3 path (the built CLI in its own process, and the engine it
  * runs); the deployed harness's cases are in deployed.test.ts. Locally the user's own spec
- * keeps absolute paths and `root`.
+ * keeps absolute paths and `root`. The spec's own key (`inbox/evil/../victim/release.json`…)
+ * is checked before its fields: attacks-keys.test.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';

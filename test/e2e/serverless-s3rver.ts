@@ -12,6 +12,7 @@ import type { S3StoreOptions } from '../../src/pipeline/storage/s3.ts';
 const ROOT = new URL('../../', import.meta.url).pathname;
 
 const SERVER = `
+import { Readable } from 'node:stream';
 import S3rver from 's3rver';
 const [dir, port, ...buckets] = process.argv.slice(1);
 const server = new S3rver({ address: '127.0.0.1', port: Number(port), silent: true, directory: dir,
@@ -45,6 +46,45 @@ server.middleware.unshift(async (ctx, next) => {
     if (writing.get(id) === tail) writing.delete(id);
   }
 });
+// Amazon S3 keeps a key as written: \`inbox/a/../b/x\`, \`inbox/./x\` and \`inbox//x\` are keys of
+// their own. s3rver files an object at its key's path, which resolves \`.\` and \`..\` (another
+// object) and refuses an empty segment; with PPDP_S3RVER_LITERAL_KEYS each such segment (and
+// one starting with '~') is filed with '~' before it, and answers list it back as written.
+if (process.env.PPDP_S3RVER_LITERAL_KEYS === '1') {
+  const special = (seg) => {
+    let d;
+    try { d = decodeURIComponent(seg); } catch { return false; }
+    return d === '' || d === '.' || d === '..' || d.startsWith('~');
+  };
+  // Every segment of a key (a trailing '/' kept); of a prefix, all but its last, partial one.
+  const escape = (key, prefix) => key.split('/').map((s, i, all) =>
+    (i < all.length - 1 || (!prefix && s !== '')) && special(s) ? '~' + s : s).join('/');
+  const unescape = (key) => key.split('/').map((s) => (s.startsWith('~') ? s.slice(1) : s)).join('/');
+  server.middleware.unshift(async (ctx, next) => {
+    const [, bucket, ...rest] = ctx.path.split('/');
+    if (rest.length > 0) ctx.path = '/' + bucket + '/' + escape(rest.join('/'), false);
+    for (const q of ['prefix', 'start-after']) {
+      if (typeof ctx.query[q] === 'string') ctx.query = { ...ctx.query, [q]: escape(ctx.query[q], true) };
+    }
+    const source = ctx.get('x-amz-copy-source');
+    if (source) {
+      const [path, version] = source.split('?');
+      const [b, ...k] = (path.startsWith('/') ? path.slice(1) : path).split('/');
+      ctx.request.headers['x-amz-copy-source'] = b + '/' + escape(k.join('/'), false) + (version ? '?' + version : '');
+    }
+    if (ctx.method === 'POST' && 'delete' in ctx.query) {
+      // A batch delete names its keys in its body.
+      const chunks = [];
+      for await (const c of ctx.req) chunks.push(c);
+      const body = Buffer.concat(chunks).toString('utf8')
+        .replace(/<Key>([^<]*)</g, (_, k) => '<Key>' + escape(k, false) + '<');
+      ctx.req = Readable.from([Buffer.from(body)]);
+    }
+    await next();
+    if (typeof ctx.body === 'string')
+      ctx.body = ctx.body.replace(/<(Key|Prefix|StartAfter)>([^<]*)</g, (_, tag, v) => '<' + tag + '>' + unescape(v) + '<');
+  });
+}
 const address = await server.run();
 process.stdout.write(JSON.stringify({ port: address.port }) + '\\n');
 const stop = () => server.close().then(() => process.exit(0));
@@ -63,6 +103,8 @@ export class LocalS3 {
     readonly bucket = 'ppdp-test',
     /** More buckets to create beside it. */
     readonly others: readonly string[] = [],
+    /** Keys kept as written, `.`, `..` and empty segments included, as Amazon S3 keeps them. */
+    readonly literalKeys = false,
   ) {}
 
   /** Starts s3rver (on the same port as before, after a stop). */
@@ -72,7 +114,11 @@ export class LocalS3 {
       ['--input-type=module', '-e', SERVER, this.dir, String(this.port), this.bucket, ...this.others],
       {
         cwd: ROOT,
-        env: { ...process.env, NODE_OPTIONS: '--openssl-legacy-provider' },
+        env: {
+          ...process.env,
+          NODE_OPTIONS: '--openssl-legacy-provider',
+          PPDP_S3RVER_LITERAL_KEYS: this.literalKeys ? '1' : '0',
+        },
         stdio: ['pipe', 'pipe', 'inherit'],
       },
     );

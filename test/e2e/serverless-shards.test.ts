@@ -418,9 +418,24 @@ describe('a release request with a bad shard or part size', () => {
       const refused = await executeRelease({ spec: ws.spec, out, [field]: 0 }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(PpdpError);
       expect((refused as PpdpError).code).toBe('E_REQUEST');
-      expect((refused as Error).message).toBe(`the release request's ${field} must be a whole number ≥ 1`);
+      expect((refused as Error).message).toBe(
+        `the release request's ${field} must be a whole number ${field === 'shards' ? `from 1 to ${MAX_SHARDS}` : '≥ 1'}`,
+      );
       expect((refused as PpdpError).hint).toMatch(new RegExp(`^e\\.g\\. "${field}": \\d+$`));
       expect(existsSync(join(out, 'manifest.json'))).toBe(false);
     },
   );
+
+  it('shards past the limit are refused before a row is counted', async () => {
+    const ws = adultWorkspace(100);
+    const refused = await executeRelease({
+      spec: ws.spec,
+      out: join(ws.dir, 'out', 'many'),
+      shards: 1e9,
+    }).catch((e: unknown) => e);
+    expect((refused as PpdpError).code).toBe('E_REQUEST');
+    expect((refused as Error).message).toBe(
+      `the release request's shards must be a whole number from 1 to ${MAX_SHARDS}`,
+    );
+  });
 });

@@ -556,6 +556,10 @@ describe('the deployment stack', () => {
     });
     const bad = new App({ context: { 'ppdp:schedules': [{ name: 'adult', expression: 'daily' }] } });
     expect(() => readConfig(bad.node)).toThrow(/cron/);
+    for (const name of ['..', '.', 'a/b', ''])
+      expect(() =>
+        readConfig(new App({ context: { 'ppdp:schedules': [{ name, expression: 'rate(1 day)' }] } }).node),
+      ).toThrow(/must be a release name/);
     const email = (v: string) => readConfig(new App({ context: { 'ppdp:alertEmail': v } }).node).alertEmail;
     expect(email('ops@example.org')).toBe('ops@example.org');
     expect(email('')).toBeUndefined();

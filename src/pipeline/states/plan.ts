@@ -27,6 +27,7 @@ import {
   dirKey,
   fileUrl,
   joinKey,
+  keyInside,
   type Location,
   putJson,
   type Store,
@@ -35,7 +36,6 @@ import {
   utf8,
 } from '../storage/index.ts';
 import { type StoredFile, storedInputDigest, storedInputFiles } from '../stored-input.ts';
-import type { InputPiece } from './scan-piece.ts';
 import {
   DEFAULT_ROWS_PER_SHARD,
   MAX_SHARDS,
@@ -44,6 +44,7 @@ import {
   type PlanResult,
   type ReleaseRequest,
 } from './types.ts';
+import type { InputPiece } from './work.ts';
 import { asFolder, downloadTo, ms, type PlanFile, scratch, timing, warner } from './work.ts';
 
 export async function plan(event: PlanEvent, env: PhaseEnv): Promise<PlanResult> {
@@ -67,14 +68,70 @@ export async function plan(event: PlanEvent, env: PhaseEnv): Promise<PlanResult>
   }
 }
 
-/** The spec's location; an S3 event's key may arrive URL-encoded. */
+/**
+ * The spec's location. A spec in a bucket is taken at `inbox/<name>/release.json` only
+ * (`bucketSpecKey`), checked before the store is asked anything; a local spec is a person's
+ * own file, wherever it is.
+ * @throws SpecError E_SPEC_PATH for a bucket spec at any other key.
+ */
 export async function openSpec(url: string, env: PhaseEnv): Promise<Location> {
   const loc = await env.stores.open(url);
-  if (!loc.store.root.startsWith('s3://') || (await loc.store.head(loc.key)) !== undefined) return loc;
-  const decoded = decodeURIComponent(loc.key.replace(/\+/g, ' '));
-  return decoded !== loc.key && (await loc.store.head(decoded)) !== undefined
-    ? { ...loc, key: decoded }
-    : loc;
+  if (loc.store.root === 'file:///') return loc;
+  return { ...loc, key: bucketSpecKey(loc.store.root, loc.key) };
+}
+
+/** The longest release name (a schedule's name is held to the same, infra/config.ts). */
+export const MAX_RELEASE_NAME = 48;
+
+/**
+ * Why a bucket spec's key is not `inbox/<name>/release.json` with `<name>` one plain folder
+ * (1 to MAX_RELEASE_NAME letters, digits, `.`, `_` or `-`, not `.` or `..`), or undefined
+ * when it is. A key is data, never a path: Amazon S3 keeps `inbox/evil/../victim/…` or
+ * `inbox/evil/inbox/victim/…` as written, and any reading of it as a path would hand one
+ * tenant's spec another's folder or name. So nothing in a key is resolved: a key that is not
+ * exactly this shape is refused, and the release's name is that one folder, as written.
+ */
+export function specKeyProblem(key: string): string | undefined {
+  const parts = key.split('/');
+  if (parts[0] !== 'inbox' || parts.length < 2) return 'is not under inbox/';
+  const folders = parts.slice(1, -1);
+  if (folders.includes('')) return 'has an empty folder (//)';
+  if (folders.includes('..')) return "has a '..' folder";
+  if (folders.includes('.')) return "has a '.' folder";
+  if (folders.length !== 1) return `has ${folders.length} folders between inbox/ and release.json, not one`;
+  if (parts.at(-1) !== 'release.json') return `names the file '${parts.at(-1)}', not release.json`;
+  const name = folders[0]!;
+  if (name.length > MAX_RELEASE_NAME)
+    return `names a release of ${name.length} characters, more than ${MAX_RELEASE_NAME}`;
+  if (!/^[A-Za-z0-9._-]+$/.test(name))
+    return `names the release '${name}', with characters other than letters, digits, '.', '_' and '-'`;
+  return undefined;
+}
+
+/**
+ * A bucket spec's key as `specKeyProblem` accepts it: as written, or URL-decoded (an S3
+ * event's key may arrive URL-encoded; a key that passes holds no `%` or `+`, so at most one
+ * of the two can pass). Checked before the store is asked anything.
+ * @throws SpecError E_SPEC_PATH naming the key, the rule and why it fails it.
+ */
+export function bucketSpecKey(root: string, key: string): string {
+  const problem = specKeyProblem(key);
+  if (problem === undefined) return key;
+  let decoded: string | undefined;
+  try {
+    decoded = decodeURIComponent(key.replace(/\+/g, ' '));
+  } catch {
+    decoded = undefined; // not URL-encoded
+  }
+  if (decoded !== undefined && specKeyProblem(decoded) === undefined) return decoded;
+  throw new SpecError(
+    'E_SPEC_PATH',
+    `${root}${key}: a spec in a bucket is read only at inbox/<name>/release.json, <name> one folder ` +
+      `of at most ${MAX_RELEASE_NAME} letters, digits, '.', '_' or '-' (not '.' or '..'), which names ` +
+      `the release; this key ${problem}, so nothing was read and nothing written`,
+    'put release.json and its files in one folder right under inbox/, e.g. inbox/adult/release.json ' +
+      'beside inbox/adult/adult.csv: no further folders, and no ".", ".." or empty folder in the key',
+  );
 }
 
 async function planFrom(
@@ -92,10 +149,12 @@ async function planFrom(
     ['rowsPerShard', request.rowsPerShard],
     ['rowsPerPart', request.rowsPerPart],
   ] as const) {
-    if (v !== undefined && !(Number.isInteger(v) && v >= 1)) {
+    // Shards are checked against their limit here, before a row is counted.
+    const most = field === 'shards' ? MAX_SHARDS : Number.MAX_SAFE_INTEGER;
+    if (v !== undefined && !(Number.isInteger(v) && v >= 1 && v <= most)) {
       throw new SpecError(
         'E_REQUEST',
-        `the release request's ${field} must be a whole number ≥ 1`,
+        `the release request's ${field} must be a whole number ${field === 'shards' ? `from 1 to ${MAX_SHARDS}` : '≥ 1'}`,
         `e.g. "${field}": ${field === 'shards' ? 4 : 1_000_000}`,
       );
     }
@@ -103,7 +162,7 @@ async function planFrom(
   const bucketFolder = specFolderInStore(specLoc);
   const spec = loadSpec(specPath, bucketFolder);
   checkSpecFiles(spec, bucketFolder);
-  const name = releaseName(specLoc.key);
+  const name = releaseNameOf(specLoc);
   // A folder in a bucket is digested where it lies (only its first file is copied here); a
   // file, copied whole for the checks, from its copy: the same bytes, read once.
   const folderInBucket =
@@ -343,12 +402,51 @@ export function failureRecordOf(rootUrl: string, name: string): string {
   return `${rootUrl}releases/${name}/error.json`;
 }
 
-/** The release's name: `<name>` for `inbox/<name>/release.json`, else the spec's folder. */
+/**
+ * A local spec's release name: its folder's (`inbox/<name>/release.json` → `<name>`), each
+ * character other than a letter, digit, `.`, `_` or `-` as `_`; `release` for a folder named
+ * none of these (``, `.`, `..`).
+ */
 export function releaseName(specKey: string): string {
-  const parts = specKey.split('/');
-  const i = parts.lastIndexOf('inbox');
-  const raw = i >= 0 && i + 2 < parts.length ? parts[i + 1]! : (parts.at(-2) ?? 'release');
-  return raw.replace(/[^A-Za-z0-9._-]/g, '_') || 'release';
+  const name = (specKey.split('/').at(-2) ?? '').replace(/[^A-Za-z0-9._-]/g, '_');
+  return name === '' || name === '.' || name === '..' ? 'release' : name;
+}
+
+/** The release's name: a bucket spec's `<name>` (`bucketSpecKey`), a local spec's folder. */
+export function releaseNameOf(loc: Location): string {
+  if (loc.store.root === 'file:///') return releaseName(loc.key);
+  return bucketSpecKey(loc.store.root, loc.key).split('/')[1]!;
+}
+
+/**
+ * The release name of the spec at `url`, for a record of its failure: undefined for a spec in
+ * a bucket at a key that names no release (`specKeyProblem`), which was refused before
+ * anything was read, and whose failure is recorded under no name.
+ */
+export function releaseNameOfUrl(url: string): string | undefined {
+  if (!url.startsWith('s3://')) return releaseName(url);
+  const slash = url.indexOf('/', 's3://'.length);
+  if (slash < 0) return undefined;
+  try {
+    return bucketSpecKey(url.slice(0, slash + 1), url.slice(slash + 1)).split('/')[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A path a bucket spec names (confineSpecPaths has checked it) as a key: resolved against the
+ * spec's folder, and checked once more after resolving to lie inside it.
+ * @throws SpecError E_SPEC_PATH when it does not.
+ */
+function specFileKey(loc: Location, path: string): string {
+  const key = keyInside(dirKey(loc.key), path);
+  if (key !== undefined) return key;
+  throw new SpecError(
+    'E_SPEC_PATH',
+    `${baseKey(loc.key)}: '${path}' leads out of the folder; a spec read from ${loc.store.root}${dirKey(loc.key)} may only name files inside that folder`,
+    'name each file relative to release.json, without ".." (e.g. "input": "data.csv"), and upload it to the same folder',
+  );
 }
 
 /** The folder of a spec read from a bucket (its paths are confined to it); undefined for a local spec. */
@@ -391,23 +489,25 @@ async function materializeSpec(
     return { specPath }; // loadSpec names the JSON error
   }
   confineSpecPaths(json, baseKey(loc.key), folder);
+  // Every key the spec names, resolved and checked before any is read.
+  const inputKey = typeof json.input === 'string' ? specFileKey(loc, json.input) : undefined;
+  const refKeys = [
+    ...Object.values(json.attributes ?? {}).map((a) => a?.hierarchy),
+    ...(Array.isArray(json.privacy) ? json.privacy.map((m) => m?.population) : []),
+  ]
+    .filter((r): r is string => typeof r === 'string')
+    .map((ref) => specFileKey(loc, ref));
   let input: StoredInput | undefined;
-  if (typeof json.input === 'string') {
-    const key = joinKey(dirKey(loc.key), json.input);
-    const files = await storedInputFiles(loc.store, key);
+  if (inputKey !== undefined) {
+    const files = await storedInputFiles(loc.store, inputKey);
     if (files !== undefined) {
-      input = { store: loc.store, key, files };
+      input = { store: loc.store, key: inputKey, files };
       const first = files[0]!;
       await downloadTo(loc.store, first.key, first.size, local(first.key));
     }
   }
-  const refs = [
-    ...Object.values(json.attributes ?? {}).map((a) => a?.hierarchy),
-    ...(Array.isArray(json.privacy) ? json.privacy.map((m) => m?.population) : []),
-  ].filter((r): r is string => typeof r === 'string');
   await Promise.all(
-    refs.map(async (ref) => {
-      const key = joinKey(dirKey(loc.key), ref);
+    refKeys.map(async (key) => {
       const size = await loc.store.head(key);
       if (size !== undefined) await downloadTo(loc.store, key, size, local(key));
     }),

@@ -5,13 +5,18 @@ import { PpdpError } from '../../errors.ts';
 import { DUPLICATE_ERROR, REPORTED_FAILURE } from '../definition.ts';
 import { storeFolder, unlock } from '../publish.ts';
 import { putJson } from '../storage/index.ts';
-import { failureRecordOf, releaseName, storeRootOf } from './plan.ts';
+import { failureRecordOf, releaseNameOfUrl, storeRootOf } from './plan.ts';
 import type { PhaseEnv, PlanResult, ReleaseRequest } from './types.ts';
 import { asFolder, warner } from './work.ts';
 
 /**
  * The failure path: records what failed in the work area (the run lock reads it) and, for a
  * release under a store, as `releases/<name>/error.json` where its users look. Never throws.
+ * A spec in a bucket at a key that names no release (not `inbox/<name>/release.json`, plan.ts
+ * `specKeyProblem`) was refused before anything was read, and its failure is recorded under
+ * no name at all: any name taken from such a key (`inbox/evil/inbox/victim/…`) could be
+ * another release's, whose record it would overwrite, and a shared place would be written by
+ * anyone and read by no one. The refusal stays in the execution's error and the log.
  */
 export async function reportFailure(
   input: FailedState | ExecutionStatusEvent,
@@ -26,12 +31,17 @@ export async function reportFailure(
   // under the store, or else the spec's bucket, as Plan would have chosen it.
   const root = storeRootOf(state, 'work');
   const releaseRoot = storeRootOf(state, 'releases');
-  const name = releaseName(state.spec ?? '');
-  const work = state.plan?.work ?? state.work ?? (root ? `${root}work/${name}/failed/` : undefined);
+  const name = releaseNameOfUrl(state.spec ?? '');
+  const work = state.plan?.work ?? state.work ?? (root && name ? `${root}work/${name}/failed/` : undefined);
   const forUsers =
     state.plan?.failureRecord ??
-    (releaseRoot && state.out === undefined ? failureRecordOf(releaseRoot, name) : undefined);
-  env.log({ state: 'ReportFailure', error: error.error, code: error.code ?? undefined });
+    (releaseRoot && name && state.out === undefined ? failureRecordOf(releaseRoot, name) : undefined);
+  env.log({
+    state: 'ReportFailure',
+    error: error.error,
+    code: error.code ?? undefined,
+    ...(name === undefined ? { recordedUnder: 'no release name' } : {}),
+  });
   // Plan took the release folder's lock: give it up (unlock never throws).
   if (state.plan?.claim) {
     const folder = storeFolder(await env.stores.open(asFolder(state.plan.release)));

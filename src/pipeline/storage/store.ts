@@ -93,6 +93,23 @@ export function joinKey(...parts: string[]): string {
   return joined.endsWith('/') && key !== '' ? `${key}/` : key;
 }
 
+/**
+ * A path named relative to `folder` (a key ending in `/`) as a key inside it: joined, `.` and
+ * `..` resolved, then checked to lie under `folder` as written, whatever either holds (a
+ * folder that is not itself a plain key, one with `.`, `..` or an empty segment, keeps
+ * nothing inside it). Undefined when the result is the folder itself or lies outside it.
+ */
+export function keyInside(folder: string, path: string): string | undefined {
+  if (!folder.endsWith('/') || joinKey(folder) !== folder) return undefined;
+  let key: string;
+  try {
+    key = joinKey(folder, path);
+  } catch {
+    return undefined; // above the store's root
+  }
+  return key.startsWith(folder) && key.length > folder.length ? key : undefined;
+}
+
 /** The folder part of a key, with its trailing `/` (`''` at the root). */
 export function dirKey(key: string): string {
   const i = key.lastIndexOf('/');
