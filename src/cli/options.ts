@@ -3,6 +3,8 @@ import { PpdpError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
+import { MAX_SHARDS } from '../pipeline/states/types.ts';
+import { thousands } from '../util/format.ts';
 
 /** `--kernel wasm|ts`: the grouping kernel. */
 export function groupingKernelOption(value: string | undefined): GroupingKernel {
@@ -18,4 +20,20 @@ export function progressLines(quiet: boolean | undefined): ((line: string) => vo
   const started = performance.now();
   return (line) =>
     process.stderr.write(`ppdp [${((performance.now() - started) / 1000).toFixed(2)}s] ${line}\n`);
+}
+
+/**
+ * `--shards <n>`: a whole number from 1 to MAX_SHARDS, checked before any work (the input is
+ * not read to count its rows for a count that would be refused anyway).
+ */
+export function shardsOption(value: string): number {
+  const n = Number(value);
+  if (!(/^\s*\d+\s*$/.test(value) && Number.isSafeInteger(n) && n >= 1 && n <= MAX_SHARDS)) {
+    throw new PpdpError(
+      'E_USAGE',
+      `--shards must be a whole number from 1 to ${thousands(MAX_SHARDS)} (got '${value.length > 40 ? `${value.slice(0, 40)}…` : value}')`,
+      'e.g. --shards 4',
+    );
+  }
+  return n;
 }

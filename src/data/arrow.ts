@@ -28,9 +28,17 @@ import {
   type Vector,
 } from 'apache-arrow';
 import { Footer } from 'apache-arrow/ipc/metadata/file';
+import type {
+  RecordBatch as BatchHeader,
+  DictionaryBatch as DictionaryHeader,
+} from 'apache-arrow/ipc/metadata/message';
 import { InputError, OutputError } from '../errors.ts';
+import { thousands } from '../util/format.ts';
+import { shownName } from '../util/limits.ts';
+import { checkBatchLayout, LayoutProblem } from './arrow-check.ts';
 import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, readAt } from './input.ts';
+import { checkInputColumns } from './limits.ts';
 import type { CodeArray, EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
 
 const MAGIC = 'ARROW1';
@@ -107,8 +115,8 @@ export function arrowRanges(path: string, rowsPerRange: number): ArrowRange[] | 
     return undefined;
   }
   try {
-    const { start, end } = messageBounds(path, input);
-    const walk = new MessageWalk(path, input, [[start, end]], () => new Uint8Array(0));
+    const { start, end, footer } = messageBounds(path, input);
+    const walk = new MessageWalk(path, input, [[start, end]], footer);
     const batches: { at: number; size: number; rows: number }[] = [];
     for (const { at, size, message } of walk.headers()) {
       if (message.isDictionaryBatch() && batches.length > 0) return undefined;
@@ -130,7 +138,9 @@ export function arrowRanges(path: string, rowsPerRange: number): ArrowRange[] | 
       firstRow += rows;
     }
     return ranges.length > 1 ? ranges : undefined;
-  } catch {
+  } catch (err) {
+    // A length the bytes do not hold is refused here, before a range is cut from it.
+    if (err instanceof InputError && err.code === 'E_ARROW_CORRUPT') throw err;
     return undefined;
   } finally {
     closeSync(input.fd);
@@ -167,10 +177,7 @@ function* readOpenArrow(
             [start, range.head],
             [range.start, range.end],
           ];
-  const walk = new MessageWalk(path, input, spans, () => {
-    if (!footer) throw new Error('no schema');
-    return frame(Message.encode(Message.from(Footer.decode(footer).schema)));
-  });
+  const walk = new MessageWalk(path, input, spans, footer);
   let reader: RecordBatchStreamReader;
   let batches: Iterator<RecordBatch>;
   try {
@@ -185,12 +192,17 @@ function* readOpenArrow(
   const schema = reader.schema as Schema | undefined;
   if (!schema || schema.fields.length === 0) throw corrupt();
   const fields = schema.fields;
+  checkInputColumns(
+    file,
+    fields.map((f) => f.name),
+    'the schema',
+  );
   const seen = new Set<string>();
   for (const [i, f] of fields.entries()) {
     if (f.name.trim() === '' || seen.has(f.name)) {
       throw new InputError(
         'E_ARROW_SCHEMA',
-        `${file}: column ${i + 1} ${f.name.trim() === '' ? 'has an empty name' : `"${f.name}" appears twice`}`,
+        `${file}: column ${i + 1} ${f.name.trim() === '' ? 'has an empty name' : `"${shownName(f.name)}" appears twice`}`,
         'give every column a unique, non-empty name',
       );
     }
@@ -313,25 +325,39 @@ function frame(meta: Uint8Array): Uint8Array {
 /**
  * The IPC messages of the spans `[start, end)` of a file, one span after another, read one
  * whole message (prefix, metadata and body) per piece, so Arrow's reader takes each body as it
- * is instead of joining pieces.
+ * is instead of joining pieces. Every record batch and dictionary batch is checked against its
+ * schema before it is handed out (src/data/arrow-check.ts): its declared lengths against its
+ * buffers, its buffers against its body, its body against the file; with the body read, its
+ * string offsets too. Counting the rows, cutting ranges and reading all walk here.
  */
 class MessageWalk {
   private readonly prefix = Buffer.alloc(8);
+  private readonly file: string;
+  /** The schema the batches are checked against: the stream's first message, or the footer's. */
+  private schema: Schema | undefined;
 
   constructor(
     private readonly path: string,
     private readonly input: InputFile,
     private readonly spans: readonly (readonly [number, number])[],
-    /** The schema message to hand out first when the stream does not start with one. */
-    private readonly schema: () => Uint8Array,
-  ) {}
+    /** The file format's footer, whose schema is handed out first when the stream has none. */
+    private readonly footer: Buffer | undefined,
+  ) {
+    this.file = basename(path);
+  }
+
+  /** The footer's schema (a plain Error when there is none: the stream then cannot be read). */
+  private footerSchema(): Schema {
+    if (!this.footer) throw new Error('no schema');
+    return Footer.decode(this.footer).schema;
+  }
 
   /**
    * The message at `at` (of a span ending at `end`): its prefix size, total size and decoded
    * metadata, or null at the end of the stream. Throws a plain Error when the bytes cannot be
    * a message.
    */
-  private messageAt(at: number, end: number): { size: number; message: Message } | null {
+  private messageAt(at: number, end: number): { size: number; bodyAt: number; message: Message } | null {
     const prefix = this.prefix;
     const got = readAt(this.path, this.input, prefix.subarray(0, Math.min(8, end - at)), at);
     if (got < 4) throw new Error('truncated message');
@@ -350,28 +376,74 @@ class MessageWalk {
     const message = Message.decode(meta);
     const size = skip + length + Number(message.bodyLength);
     if (!(size >= skip + length) || at + size > end) throw new Error('truncated message');
-    return { size, message };
+    return { size, bodyAt: skip + length, message };
   }
 
-  /** Each message's place, size and metadata, span after span, up to the end of the stream. */
-  *headers(): Generator<{ at: number; size: number; message: Message }> {
+  /**
+   * Each message's place, size and metadata, span after span, up to the end of the stream;
+   * each batch checked against the schema (its lengths against its buffers and body).
+   * @throws InputError E_ARROW_CORRUPT for a length the bytes do not hold; a plain Error for
+   *   bytes that are not messages.
+   */
+  *headers(): Generator<{ at: number; size: number; bodyAt: number; message: Message; index: number }> {
+    let batches = 0;
+    let dictionaries = 0;
     for (const [start, end] of this.spans) {
       for (let at = start; at < end; ) {
         const next = this.messageAt(at, end);
         if (next === null) return;
-        yield { at, ...next };
+        const { message } = next;
+        if (message.isSchema()) this.schema = message.header() as Schema;
+        else this.schema ??= this.footerSchema();
+        const index = message.isRecordBatch() ? ++batches : message.isDictionaryBatch() ? ++dictionaries : 0;
+        this.check(message, at, index);
+        yield { at, ...next, index };
         at += next.size;
       }
     }
   }
 
+  /** Checks a batch's declared lengths (`body`: and the offsets it holds). */
+  private check(message: Message, at: number, index: number, body?: Uint8Array): void {
+    const schema = this.schema!;
+    try {
+      if (message.isRecordBatch()) {
+        checkBatchLayout(
+          message.header() as BatchHeader,
+          schema.fields,
+          message.bodyLength,
+          schema.metadataVersion,
+          body,
+        );
+      } else if (message.isDictionaryBatch()) {
+        const header = message.header() as DictionaryHeader;
+        const type = schema.dictionaries.get(header.id);
+        if (type === undefined)
+          throw new LayoutProblem(`the dictionary's id ${header.id} is not in the schema`);
+        checkBatchLayout(
+          header.data,
+          [{ name: '', type }],
+          message.bodyLength,
+          schema.metadataVersion,
+          body,
+          'the dictionary',
+        );
+      }
+    } catch (err) {
+      if (!(err instanceof LayoutProblem)) throw err;
+      throw batchError(this.file, message, at, index, schema, err.message);
+    }
+  }
+
   *messages(): Generator<Uint8Array> {
     let first = true;
-    for (const { at, size, message } of this.headers()) {
-      if (first && !message.isSchema()) yield this.schema();
+    for (const { at, size, bodyAt, message, index } of this.headers()) {
+      if (first && !message.isSchema()) yield frame(Message.encode(Message.from(this.schema!)));
       first = false;
       const bytes = Buffer.allocUnsafeSlow(size);
       if (readAt(this.path, this.input, bytes, at) < size) throw new Error('truncated message');
+      if (message.isRecordBatch() || message.isDictionaryBatch())
+        this.check(message, at, index, bytes.subarray(bodyAt));
       yield bytes;
     }
   }
@@ -379,6 +451,7 @@ class MessageWalk {
   /**
    * The rows of the spans' record batches, from their metadata alone (bodies are skipped), so
    * the code arrays are sized once; -1 when the messages cannot be walked (the read then fails).
+   * Every batch's lengths are checked against its buffers first: a count here is one the bytes hold.
    */
   countRows(): number {
     let rows = 0;
@@ -390,6 +463,28 @@ class MessageWalk {
     }
     return rows;
   }
+}
+
+/** A batch whose declared lengths its bytes do not hold: named by file, batch, place and column. */
+function batchError(
+  file: string,
+  message: Message,
+  at: number,
+  index: number,
+  schema: Schema,
+  problem: string,
+): InputError {
+  let where = `record batch ${thousands(index)} (at byte ${thousands(at)})`;
+  if (message.isDictionaryBatch()) {
+    const id = (message.header() as DictionaryHeader).id;
+    const field = schema.fields.find((f) => DataType.isDictionary(f.type) && f.type.id === id);
+    where = `dictionary batch ${thousands(index)} (at byte ${thousands(at)})${field ? ` of column "${shownName(field.name)}"` : ''}`;
+  }
+  return new InputError(
+    'E_ARROW_CORRUPT',
+    `${file} ${where}: ${problem}`,
+    'the file is corrupt or its metadata does not match its data: write the file again with an Arrow IPC writer (file or stream format); ppdp reads no length its bytes do not hold',
+  );
 }
 
 function hasMagic(bytes: Uint8Array, at: number): boolean {
@@ -415,7 +510,7 @@ function checkType(file: string, name: string, type: DataType): void {
   if (!ok) {
     throw new InputError(
       'E_ARROW_TYPE',
-      `${file} column "${name}": Arrow type ${String(type)} is not supported`,
+      `${file} column "${shownName(name)}": Arrow type ${String(type)} is not supported`,
       `supported types are ${SUPPORTED}; cast the column to one of them (e.g. a string) before release`,
     );
   }
@@ -613,7 +708,7 @@ class ColumnEncoder {
   private corruptIndex(i: number): InputError {
     return new InputError(
       'E_ARROW_CORRUPT',
-      `${this.file} column "${this.name}" row ${this.taken + this.base + i + 1}: dictionary index out of range`,
+      `${this.file} column "${shownName(this.name)}" row ${this.taken + this.base + i + 1}: dictionary index out of range`,
       'the file is corrupt: write it again with an Arrow IPC writer',
     );
   }
@@ -623,7 +718,7 @@ class ColumnEncoder {
 export function nullError(file: string, column: string, row: number): InputError {
   return new InputError(
     'E_INPUT_NULL',
-    `${file} column "${column}" row ${row + 1}: the value is null (missing)`,
+    `${file} column "${shownName(column)}" row ${row + 1}: the value is null (missing)`,
     'set "format": { "emptyCells": "value" } to release a null as the missing value (an empty cell, ' +
       'kept up to the top of its hierarchy), or fill missing values in before release',
   );

@@ -7,11 +7,13 @@
 import { isUtf8 } from 'node:buffer';
 import { closeSync } from 'node:fs';
 import { basename } from 'node:path';
-import { InputError, OutputError } from '../errors.ts';
+import { InputError, LimitError, OutputError } from '../errors.ts';
 import { type CellTable, type CsvRowsKernel, SPARE_BYTES } from '../kernels/csv/kernel.ts';
 import { wasmCsvKernel } from '../kernels/csv/wasm.ts';
+import { MAX_CSV_HEADER_BYTES, MAX_INPUT_COLUMNS, MAX_NAME_LENGTH, shownName } from '../util/limits.ts';
 import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, READ_CHUNK_BYTES, readInto } from './input.ts';
+import { nameTooLong, tooManyColumns } from './limits.ts';
 import type { EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
 
 export { readInputBytes } from './input.ts';
@@ -105,8 +107,17 @@ function* readOpen(
       'expected a header row and data rows',
     );
   }
-  // Detection looks at the whole header line: read on until it ends.
-  while (!eof && headerEnd(buf, pos, filled) < 0) {
+  // Detection looks at the whole header line: read on until it ends, up to a limit.
+  for (;;) {
+    const end = headerEnd(buf, pos, filled);
+    if ((end < 0 ? filled : end) - pos > MAX_CSV_HEADER_BYTES) {
+      throw new LimitError(
+        'E_LIMIT_COLUMNS',
+        `${file} row 1: the header row is longer than ${MAX_CSV_HEADER_BYTES / (1024 * 1024)} MiB (the limit)`,
+        `release fewer columns with shorter names (at most ${MAX_INPUT_COLUMNS.toLocaleString('en')} columns, names of at most ${MAX_NAME_LENGTH.toLocaleString('en')} characters), and make sure the file's first row is its header`,
+      );
+    }
+    if (end >= 0 || eof) break;
     buf = enlarged(buf, filled);
     const n = readInto(path, input, buf, filled, buf.length);
     filled += n;
@@ -508,7 +519,11 @@ class CsvParser {
         if (c === 0) firstBlank = !quoted && e === s;
         if (header) {
           if (c === 0) this.headerQuoted = quoted;
-          this.headerFields.push(src.toString('utf8', s, e));
+          // Limits before anything is sized per column (a code array and a dictionary each).
+          if (c >= MAX_INPUT_COLUMNS) throw tooManyColumns(`${this.file} row 1`, 'the header');
+          const name = src.toString('utf8', s, e);
+          if (name.length > MAX_NAME_LENGTH) throw nameTooLong(`${this.file} row 1`, c, name.length);
+          this.headerFields.push(name);
         } else if (c < width) {
           // A blank line must not add '' to the dictionary if it turns out to be trailing.
           // Extra fields of a ragged row are only counted; the row fails at its end.
@@ -680,7 +695,7 @@ class CsvParser {
       if (first !== undefined) {
         throw new InputError(
           'E_CSV_HEADER',
-          `${this.file} row 1: column name "${name}" appears twice (columns ${first + 1} and ${c + 1})`,
+          `${this.file} row 1: column name "${shownName(name)}" appears twice (columns ${first + 1} and ${c + 1})`,
           'rename one of the columns so every name in the header is unique',
         );
       }
@@ -742,7 +757,7 @@ class CsvParser {
 
   private columnLabel(index: number): string {
     const name = this.names[index];
-    return name !== undefined ? `column "${name}"` : `column ${index + 1}`;
+    return name !== undefined ? `column "${shownName(name)}"` : `column ${index + 1}`;
   }
 }
 

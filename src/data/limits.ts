@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import { LimitError } from '../errors.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
 import { thousands } from '../util/format.ts';
+import { MAX_INPUT_COLUMNS, MAX_NAME_LENGTH } from '../util/limits.ts';
 import { inputSize } from './input.ts';
 
 /** Below this many rows, starting worker threads costs more than it saves. */
@@ -26,6 +27,17 @@ export const DEFAULT_MAX_LATTICE_NODES = 10_000_000;
 export const MAX_HIERARCHY_CELLS = 20_000_000;
 /** Levels of one hierarchy (a mask over long strings gets one level per character). */
 export const MAX_HIERARCHY_LEVELS = 1_000;
+/**
+ * Largest ratio of a Parquet page's uncompressed to compressed size, for pages declaring more
+ * than PARQUET_RATIO_FLOOR bytes: SNAPPY cannot pass about 21×, GZIP about 1,032× (a page of one
+ * repeated byte); only a page of nearly one repeated byte under GZIP, or BROTLI, can pass it.
+ */
+export const PARQUET_MAX_PAGE_RATIO = 1_000;
+/** Pages declaring at most this many uncompressed bytes are not held to PARQUET_MAX_PAGE_RATIO. */
+export const PARQUET_RATIO_FLOOR = 1024 * 1024;
+/** Largest uncompressed Parquet page (writers default to pages of 1 MiB). */
+export const PARQUET_MAX_PAGE_BYTES = 256 * 1024 * 1024;
+
 /** The environment variable `--max-memory` sets; it overrides `limits.maxMemoryMB`. */
 export const MEMORY_ENV = 'PPDP_MAX_MEMORY_MB';
 
@@ -111,6 +123,39 @@ export function estimateMemory(inputBytes: number): number {
   return BASELINE_BYTES + BYTES_PER_INPUT_BYTE * inputBytes;
 }
 
+/** The refusal of an input with more than MAX_INPUT_COLUMNS columns (`n`, or "more than" when counting stopped). */
+export function tooManyColumns(where: string, what: string, n?: number): LimitError {
+  return new LimitError(
+    'E_LIMIT_COLUMNS',
+    n === undefined
+      ? `${where}: ${what} has more than ${fmt(MAX_INPUT_COLUMNS)} columns (the limit)`
+      : `${where}: ${what} has ${fmt(n)} columns, over the limit of ${fmt(MAX_INPUT_COLUMNS)}`,
+    `release fewer columns: drop the ones the release does not need from the input (ppdp reads at most ${fmt(MAX_INPUT_COLUMNS)})`,
+  );
+}
+
+/**
+ * The refusal of a column name longer than MAX_NAME_LENGTH characters (column `index`, 0-based):
+ * not quoted, since a file without a header row would have a value there.
+ */
+export function nameTooLong(where: string, index: number, length: number): LimitError {
+  return new LimitError(
+    'E_LIMIT_NAME',
+    `${where}: the name of column ${fmt(index + 1)} is ${fmt(length)} characters long, over the limit of ${fmt(MAX_NAME_LENGTH)}`,
+    `give the column a name of at most ${fmt(MAX_NAME_LENGTH)} characters`,
+  );
+}
+
+/**
+ * Fails when an input's schema (`what`, e.g. "the schema") has more columns than
+ * MAX_INPUT_COLUMNS or a name longer than MAX_NAME_LENGTH, before anything is sized per column.
+ */
+export function checkInputColumns(where: string, names: readonly string[], what: string): void {
+  if (names.length > MAX_INPUT_COLUMNS) throw tooManyColumns(where, what, names.length);
+  for (const [i, name] of names.entries())
+    if (name.length > MAX_NAME_LENGTH) throw nameTooLong(where, i, name.length);
+}
+
 /**
  * Fails before reading when the input cannot fit the memory budget. A missing file passes:
  * the reader names it.
@@ -155,8 +200,9 @@ export function checkLatticeSize(
       'E_LIMIT_LATTICE',
       `${basename(specFile)}: the generalization lattice has ${fmt(size)} nodes (levels per quasi-identifier: ${levels}), ` +
         `over the limit of ${fmt(limit)} (limits.maxLatticeNodes)`,
-      'use fewer quasi-identifiers or hierarchies with fewer levels (e.g. fewer interval widths, or a ' +
-        'hierarchy file instead of { "mask": "right" } on long values), or raise limits.maxLatticeNodes',
+      'use "strategy": "optimal" (past the limit it searches best-effort), fewer quasi-identifiers or hierarchies ' +
+        'with fewer levels (e.g. fewer interval widths, or a hierarchy file instead of { "mask": "right" } on long ' +
+        'values), or raise limits.maxLatticeNodes',
     );
   }
 }

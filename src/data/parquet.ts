@@ -19,10 +19,18 @@ import { decompressPage } from 'hyparquet/src/datapage.js';
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
 import { parquetMetadata, parquetSchema } from 'hyparquet/src/metadata.js';
 import type { ColumnDecoder, CompressionCodec, DataReader, PageHeader } from 'hyparquet/src/types.js';
-import { InputError } from '../errors.ts';
+import { InputError, LimitError } from '../errors.ts';
+import { thousands } from '../util/format.ts';
+import { shownName } from '../util/limits.ts';
 import { type NullPolicy, nullError, valueString } from './arrow.ts';
 import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, readAt } from './input.ts';
+import {
+  checkInputColumns,
+  PARQUET_MAX_PAGE_BYTES,
+  PARQUET_MAX_PAGE_RATIO,
+  PARQUET_RATIO_FLOOR,
+} from './limits.ts';
 import { ShardAssembler } from './shards.ts';
 import type { EncodedTable } from './table.ts';
 
@@ -53,11 +61,32 @@ const RAW_PARSERS = {
   timestampFromNanoseconds: (t: bigint) => t,
 } as unknown as typeof DEFAULT_PARSERS;
 
-/** Codecs beyond SNAPPY (built into hyparquet) that Node decompresses. */
+/** A page that inflates past the uncompressed size its header declares. */
+class PageOverflow extends Error {}
+
+/** Node's decompression of `input`, stopped past the `declared` bytes the page's header states. */
+function bounded(decompress: typeof gunzipSync) {
+  return (input: Uint8Array, declared: number) => {
+    try {
+      return new Uint8Array(decompress(input, { maxOutputLength: Math.max(1, declared) }));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new PageOverflow();
+      throw err;
+    }
+  };
+}
+
+/**
+ * Codecs beyond SNAPPY (built into hyparquet, which inflates into a buffer of the declared
+ * size) that Node decompresses, each stopped past the declared size.
+ */
 const DECOMPRESSORS = {
-  GZIP: (input: Uint8Array) => new Uint8Array(gunzipSync(input)),
-  BROTLI: (input: Uint8Array) => new Uint8Array(brotliDecompressSync(input)),
+  GZIP: bounded(gunzipSync),
+  BROTLI: bounded(brotliDecompressSync),
 };
+
+/** The first sizing of a column chunk's or shard's codes: they grow with the rows read, never to a count the file only declares. */
+const FIRST_ROWS = 1 << 16;
 const CODECS = new Set(['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI']);
 
 /**
@@ -110,11 +139,30 @@ function readMetadata(path: string, input: InputFile): FileMetaData {
   }
   const footer = Buffer.allocUnsafeSlow(length + 8);
   readAt(path, input, footer, input.size - 8 - length);
+  let metadata: FileMetaData;
   try {
-    return parquetMetadata(footer);
+    metadata = parquetMetadata(footer);
   } catch {
     throw corruptFile(file);
   }
+  // Row counts are claims: the file's must be its row groups' (each one's is checked against its pages).
+  let rows = 0n;
+  for (const group of metadata.row_groups) {
+    if (!(group.num_rows >= 0n)) throw corruptFile(file);
+    rows += group.num_rows;
+  }
+  if (rows !== metadata.num_rows) {
+    throw new InputError(
+      'E_PARQUET_CORRUPT',
+      `${file}: the file declares ${bigThousands(metadata.num_rows)} rows, but its row groups hold ${bigThousands(rows)}`,
+      'the file is corrupt or its metadata does not match its data: write it again with a Parquet writer',
+    );
+  }
+  return metadata;
+}
+
+function bigThousands(n: bigint): string {
+  return n <= BigInt(Number.MAX_SAFE_INTEGER) && n >= 0n ? thousands(Number(n)) : n.toString();
 }
 
 /** The kind of a flat column, or undefined when its type is not read. */
@@ -175,13 +223,18 @@ function planColumns(file: string, metadata: FileMetaData): ColumnPlan[] {
     throw corruptFile(file);
   }
   if (tree.children.length === 0) throw corruptFile(file);
+  checkInputColumns(
+    file,
+    tree.children.map((node) => node.element.name),
+    'the schema',
+  );
   const seen = new Set<string>();
   return tree.children.map((node, i) => {
     const el = node.element;
     if (el.name.trim() === '' || seen.has(el.name)) {
       throw new InputError(
         'E_PARQUET_SCHEMA',
-        `${file}: column ${i + 1} ${el.name.trim() === '' ? 'has an empty name' : `"${el.name}" appears twice`}`,
+        `${file}: column ${i + 1} ${el.name.trim() === '' ? 'has an empty name' : `"${shownName(el.name)}" appears twice`}`,
         'give every column a unique, non-empty name',
       );
     }
@@ -190,7 +243,7 @@ function planColumns(file: string, metadata: FileMetaData): ColumnPlan[] {
     if (!kind) {
       throw new InputError(
         'E_PARQUET_TYPE',
-        `${file} column "${el.name}": Parquet type ${typeName(el)} is not supported`,
+        `${file} column "${shownName(el.name)}": Parquet type ${typeName(el)} is not supported`,
         `supported types are ${SUPPORTED}; cast the column to one of them (e.g. a string) before release`,
       );
     }
@@ -224,15 +277,16 @@ function* readOpenParquet(
     rowsPerShard,
     path,
     ';',
-    Number(metadata.num_rows),
+    // A sizing hint only: the rows the file declares are a claim its pages must bear out.
+    Math.min(Number(metadata.num_rows), FIRST_ROWS),
     encoders.map((e) => e.dictionary),
   );
   let groupStart = 0;
-  for (const group of metadata.row_groups) {
+  for (const [g, group] of metadata.row_groups.entries()) {
     const rows = Number(group.num_rows);
     if (rows === 0) continue;
     if (group.columns.length !== plans.length) throw corruptFile(file);
-    const codes = encoders.map((e, i) => e.read(path, input, group.columns[i]!, groupStart, rows));
+    const codes = encoders.map((e, i) => e.read(path, input, group.columns[i]!, g, groupStart, rows));
     yield* shards.addCoded(codes, rows);
     groupStart += rows;
   }
@@ -260,10 +314,13 @@ class ColumnEncoder {
   private readonly index = new Map<Key, number>();
   /** The last page's bytes as a Buffer, for the string dictionary's lookups. */
   private bytes: Buffer = Buffer.alloc(0);
-  /** The chunk being read: its codes, rows filled, first row in the file (0-based). */
+  /** The chunk being read: its codes (grown as pages are read), its rows, rows filled, first row in the file (0-based). */
   private codes = new Int32Array(0);
+  private rows = 0;
   private at = 0;
   private groupStart = 0;
+  /** The page being read (1-based, dictionary pages counted). */
+  private page = 0;
 
   constructor(
     private readonly file: string,
@@ -276,29 +333,50 @@ class ColumnEncoder {
     return this.plan.kind === 'string' ? this.strings.values : this.entries;
   }
 
-  /** Reads a column chunk of `rows` rows from `groupStart` on, a page at a time, to codes. */
+  /**
+   * Reads a column chunk of `rows` rows (row group `group`, 0-based) from `groupStart` on, a
+   * page at a time, to codes. Every size and count the chunk and its pages declare is checked
+   * before anything is sized from it: the chunk inside the file, its values the row group's
+   * rows, each page inside the chunk, its values within the rows left, its uncompressed size
+   * within PARQUET_MAX_PAGE_BYTES and PARQUET_MAX_PAGE_RATIO of its compressed size, and what
+   * it inflates to within that size; the codes grow with the values read.
+   */
   read(
     path: string,
     input: InputFile,
     chunk: { meta_data?: ColumnMetaData; file_path?: string },
+    group: number,
     groupStart: number,
     rows: number,
   ): Int32Array {
-    this.codes = new Int32Array(rows);
+    this.codes = new Int32Array(Math.min(rows, FIRST_ROWS));
+    this.rows = rows;
     this.at = 0;
+    this.page = 0;
     this.groupStart = groupStart;
     const meta = chunk.meta_data;
     if (!meta || chunk.file_path) throw this.corrupt();
+    if (meta.num_values !== BigInt(rows)) {
+      throw this.lie(
+        `row group ${thousands(group + 1)}`,
+        `the column chunk declares ${bigThousands(meta.num_values)} values, but the row group has ${thousands(rows)} rows`,
+      );
+    }
     if (!CODECS.has(meta.codec)) {
       throw new InputError(
         'E_PARQUET_CODEC',
-        `${this.file} column "${this.plan.name}" rows ${this.rowRange()}: compression ${meta.codec} is not supported`,
+        `${this.file} column "${shownName(this.plan.name)}" rows ${this.rowRange()}: compression ${meta.codec} is not supported`,
         'write the file with SNAPPY (the usual default), GZIP, BROTLI or no compression',
       );
     }
     const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
     const length = Number(meta.total_compressed_size);
-    if (!(start >= 4 && length > 0 && start + length <= input.size - 8)) throw this.corrupt();
+    if (!(start >= 4 && length > 0 && start + length <= input.size - 8)) {
+      throw this.lie(
+        `row group ${thousands(group + 1)}`,
+        `the column chunk (bytes ${thousands(start)}–${thousands(start + length)}) lies outside the file's ${thousands(input.size)} bytes`,
+      );
+    }
     const bytes = Buffer.allocUnsafeSlow(length);
     readAt(path, input, bytes, start);
     const decoder: ColumnDecoder = { ...this.plan.decoder, codec: meta.codec };
@@ -312,9 +390,16 @@ class ColumnEncoder {
     let entries: DecodedArray | undefined;
     let remap = new Int32Array(0);
     try {
-      while (this.at < this.codes.length) {
-        if (reader.offset >= bytes.length) throw this.corrupt();
+      while (this.at < this.rows) {
+        if (reader.offset >= bytes.length) {
+          throw this.lie(
+            `rows ${this.rowRange()}`,
+            `the row group declares ${thousands(this.rows)} rows, but its pages hold ${thousands(this.at)}`,
+          );
+        }
+        this.page++;
         const header = parquetHeader(reader);
+        this.checkPage(header, bytes.length - reader.offset);
         if (header.type === 'INDEX_PAGE') {
           reader.offset += header.compressed_page_size;
         } else if (header.type === 'DICTIONARY_PAGE') {
@@ -332,26 +417,102 @@ class ColumnEncoder {
           const encoding = (header.data_page_header ?? header.data_page_header_v2)?.encoding ?? '';
           const coded = entries !== undefined && encoding.endsWith('_DICTIONARY');
           const page = readPage(reader, header, coded ? indexes : decoder, undefined, undefined, 0).data;
-          if (!page || this.at + page.length > this.codes.length) throw this.corrupt();
+          if (!page || this.at + page.length > this.rows) throw this.corrupt();
+          this.reserve(page.length);
           if (coded) this.addIndexes(page, entries!, remap);
           else this.add(page);
         }
       }
     } catch (err) {
-      if (err instanceof InputError) throw err;
+      if (err instanceof InputError || err instanceof LimitError) throw err;
+      if (err instanceof PageOverflow) {
+        throw this.lie(
+          `page ${thousands(this.page)}`,
+          `the page inflates to more than the ${thousands(this.declared)} bytes its header declares`,
+        );
+      }
       throw this.corrupt();
     }
-    return this.codes;
+    return this.codes.length === this.rows ? this.codes : this.codes.slice(0, this.rows);
+  }
+
+  /** The uncompressed size the page being read declares. */
+  private declared = 0;
+
+  /**
+   * A page's header against what can hold it: its compressed bytes inside the chunk's
+   * `left` bytes, its values within the row group's rows left, its uncompressed size within
+   * PARQUET_MAX_PAGE_BYTES and, above PARQUET_RATIO_FLOOR, PARQUET_MAX_PAGE_RATIO times its
+   * compressed size (checked before anything inflates it).
+   */
+  private checkPage(header: PageHeader, left: number): void {
+    const compressed = header.compressed_page_size;
+    const uncompressed = Number(header.uncompressed_page_size);
+    this.declared = uncompressed;
+    const page = `page ${thousands(this.page)}`;
+    if (!(Number.isSafeInteger(compressed) && compressed >= 0 && compressed <= left)) {
+      throw this.lie(
+        page,
+        `the page declares ${thousands(compressed)} bytes, but its column chunk has ${thousands(left)} left`,
+      );
+    }
+    if (!(Number.isSafeInteger(uncompressed) && uncompressed >= 0)) throw this.corrupt();
+    const values = (header.data_page_header ?? header.data_page_header_v2)?.num_values;
+    if (values !== undefined && !(values >= 0 && values <= this.rows - this.at)) {
+      throw this.lie(
+        page,
+        `the page declares ${thousands(values)} values, but its row group has ${thousands(this.rows - this.at)} rows left`,
+      );
+    }
+    if (uncompressed > PARQUET_MAX_PAGE_BYTES) {
+      throw this.tooLarge(
+        page,
+        `the page declares ${thousands(uncompressed)} uncompressed bytes, over the limit of ${PARQUET_MAX_PAGE_BYTES / (1024 * 1024)} MiB`,
+      );
+    }
+    if (uncompressed > PARQUET_RATIO_FLOOR && uncompressed > PARQUET_MAX_PAGE_RATIO * compressed) {
+      throw this.tooLarge(
+        page,
+        `the page inflates from ${compressed} to ${uncompressed} bytes (${Math.floor(uncompressed / Math.max(1, compressed))}×), over the limit of ${thousands(PARQUET_MAX_PAGE_RATIO)}×`,
+      );
+    }
+  }
+
+  /** Room for `n` more rows (doubling, up to the row group's rows). */
+  private reserve(n: number): void {
+    const need = this.at + n;
+    if (need <= this.codes.length) return;
+    const next = new Int32Array(Math.min(this.rows, Math.max(need, this.codes.length * 2)));
+    next.set(this.codes.subarray(0, this.at));
+    this.codes = next;
   }
 
   private rowRange(): string {
-    return `${this.groupStart + 1}–${this.groupStart + this.codes.length}`;
+    return `${thousands(this.groupStart + 1)}–${thousands(this.groupStart + this.rows)}`;
+  }
+
+  /** A size or count the column's bytes do not bear out, at `where` (a row group, rows or a page). */
+  private lie(where: string, problem: string): InputError {
+    return new InputError(
+      'E_PARQUET_CORRUPT',
+      `${this.file} column "${shownName(this.plan.name)}" ${where}: ${problem}`,
+      'the file is corrupt or its metadata does not match its data: write it again with a Parquet writer',
+    );
+  }
+
+  /** A page over the limits of PARQUET_MAX_PAGE_BYTES or PARQUET_MAX_PAGE_RATIO. */
+  private tooLarge(where: string, problem: string): LimitError {
+    return new LimitError(
+      'E_LIMIT_PARQUET_PAGE',
+      `${this.file} column "${shownName(this.plan.name)}" ${where}: ${problem}`,
+      "write the file with SNAPPY (the usual default) or no compression and dictionary encoding, in pages of about 1 MiB (the writers' default), or pass a CSV or Arrow file instead",
+    );
   }
 
   private corrupt(): InputError {
     return new InputError(
       'E_PARQUET_CORRUPT',
-      `${this.file} column "${this.plan.name}" rows ${this.rowRange()}: the column's data cannot be read (corrupt or truncated)`,
+      `${this.file} column "${shownName(this.plan.name)}" rows ${this.rowRange()}: the column's data cannot be read (corrupt or truncated)`,
       'write the file again with a Parquet writer',
     );
   }
@@ -407,7 +568,8 @@ class ColumnEncoder {
    */
   private addPlainStrings(reader: DataReader, header: PageHeader, codec: CompressionCodec): void {
     const n = header.data_page_header!.num_values;
-    if (this.at + n > this.codes.length) throw this.corrupt();
+    if (this.at + n > this.rows) throw this.corrupt();
+    this.reserve(n);
     const compressed = new Uint8Array(
       reader.view.buffer,
       reader.view.byteOffset + reader.offset,

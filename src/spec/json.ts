@@ -2,7 +2,35 @@
  * Checks on a spec's raw JSON text that `JSON.parse` cannot make: a key given twice in one
  * object is silently reduced to its last value, so `"age"` listed twice under `attributes`
  * (say once as quasi-identifying, once as insensitive) would lose one of the settings unnoticed.
+ * And the file's size, before it is read.
  */
+import { statSync } from 'node:fs';
+import { basename } from 'node:path';
+import { LimitError } from '../errors.ts';
+import { MAX_SPEC_BYTES } from '../util/limits.ts';
+
+/**
+ * Fails before a spec file over MAX_SPEC_BYTES is read (a spec holds settings: kilobytes, or a
+ * few megabytes of distortion matrices). A file that cannot be stat'ed passes: reading it names
+ * the problem.
+ * @throws LimitError E_LIMIT_SPEC.
+ */
+export function checkSpecSize(file: string): void {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    return;
+  }
+  if (size > MAX_SPEC_BYTES) {
+    const mib = (n: number) => (n / (1024 * 1024)).toFixed(1);
+    throw new LimitError(
+      'E_LIMIT_SPEC',
+      `${basename(file)}: the spec file is ${mib(size)} MiB, over the limit of ${MAX_SPEC_BYTES / (1024 * 1024)} MiB`,
+      'a spec holds settings, not data: keep hierarchies and matrices in files it names, and check that this is the right file',
+    );
+  }
+}
 
 export interface DuplicateKey {
   /** Dotted path of the repeated key, e.g. `attributes.age` or `privacy[1].k`. */

@@ -2,8 +2,14 @@
  * A tiny declarative schema for the release spec. Every error names the file, the field path,
  * what is allowed and what was found, and suggests the nearest known name for a typo.
  */
-import { SpecError } from '../errors.ts';
+
+import { LimitError, SpecError } from '../errors.ts';
+import { thousands } from '../util/format.ts';
+import { MAX_INPUT_COLUMNS, MAX_NAME_LENGTH, shownName } from '../util/limits.ts';
 import { nearest } from '../util/nearest.ts';
+
+/** Words longer than this get no "did you mean" (edit distance costs their length times a candidate's). */
+const NEAREST_MAX_LENGTH = 100;
 
 export type Field = (
   | { kind: 'string'; values?: readonly string[] | undefined }
@@ -40,10 +46,11 @@ export function validateObject(
   if (!allowUnknown) {
     for (const key of Object.keys(obj)) {
       if (!Object.hasOwn(schema, key)) {
-        const near = nearest(key, Object.keys(schema));
+        const near = key.length <= NEAREST_MAX_LENGTH ? nearest(key, Object.keys(schema)) : undefined;
+        const long = key.length > SHOWN_KEY ? ` (${thousands(key.length)} characters)` : '';
         throw new SpecError(
           'E_SPEC_UNKNOWN',
-          `${where}: unknown field '${join(path, key)}'${near ? ` (did you mean '${near}'?)` : ''}`,
+          `${where}: unknown field '${join(path, shownName(key))}'${long}${near ? ` (did you mean '${near}'?)` : ''}`,
           `allowed in ${at}: ${Object.keys(schema).join(', ')}`,
         );
       }
@@ -68,10 +75,10 @@ function checkField(v: unknown, field: Field, where: string, name: string): void
     case 'string':
       if (typeof v !== 'string') fail(where, name, 'a string', v);
       if (field.values && !field.values.includes(v as string)) {
-        const near = nearest(String(v), field.values);
+        const near = String(v).length <= NEAREST_MAX_LENGTH ? nearest(String(v), field.values) : undefined;
         throw new SpecError(
           'E_SPEC_VALUE',
-          `${where}: ${name} is '${String(v)}', which is not one of: ${field.values.map(show).join(', ')}${
+          `${where}: ${name} is '${shownName(String(v))}', which is not one of: ${field.values.map(show).join(', ')}${
             near ? ` (did you mean '${near}'?)` : ''
           }`,
           `set ${name} to one of the allowed values`,
@@ -154,6 +161,47 @@ function describe(v: unknown): string {
   if (typeof v === 'string') return `the string "${v.length > 40 ? `${v.slice(0, 40)}…` : v}"`;
   if (typeof v === 'object') return 'an object';
   return String(v);
+}
+
+/** Keys longer than this are echoed cut (shownName), with their length. */
+const SHOWN_KEY = 200;
+
+/**
+ * Limits on a parsed spec as a whole, before any field is read: every key (a setting's name or
+ * a column's, at any depth) at most MAX_NAME_LENGTH characters, and at most MAX_INPUT_COLUMNS
+ * attributes. Names are echoed cut to their first 200 characters.
+ * @throws LimitError E_LIMIT_NAME, E_LIMIT_COLUMNS.
+ */
+export function checkSpecLimits(json: unknown, where: string): void {
+  const attributes = (json as { attributes?: unknown } | null)?.attributes;
+  if (typeof attributes === 'object' && attributes !== null && !Array.isArray(attributes)) {
+    const n = Object.keys(attributes).length;
+    if (n > MAX_INPUT_COLUMNS) {
+      throw new LimitError(
+        'E_LIMIT_COLUMNS',
+        `${where}: attributes lists ${thousands(n)} columns, over the limit of ${thousands(MAX_INPUT_COLUMNS)}`,
+        `release at most ${thousands(MAX_INPUT_COLUMNS)} columns: drop the ones the release does not need from the input and the spec`,
+      );
+    }
+  }
+  const stack: [unknown, string][] = [[json, '']];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [value, path] = top;
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${path}[${i}]`]);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, child] of Object.entries(value)) {
+        if (key.length > MAX_NAME_LENGTH) {
+          throw new LimitError(
+            'E_LIMIT_NAME',
+            `${where}: ${join(path, shownName(key))} (${thousands(key.length)} characters) is a name over the limit of ${thousands(MAX_NAME_LENGTH)} characters`,
+            `shorten it to at most ${thousands(MAX_NAME_LENGTH)} characters (a column's name in the input too)`,
+          );
+        }
+        stack.push([child, join(path, key)]);
+      }
+    }
+  }
 }
 
 function hintFor(schema: ObjectSchema): string {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleHandlers } from '../../infra/bundle.ts';
 import { type Store, type StoreResolver, storeResolver, utf8 } from '../../src/pipeline/storage/index.ts';
 import { type DeployedApp, runDeployed, synthesizeDeployed } from '../harness/deployed.ts';
+import { arrowStream, csvColumns, declaring, lyingBatches } from '../helpers/lying-arrow.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 import { LocalS3 } from './serverless-s3rver.ts';
@@ -157,6 +158,26 @@ describe('the deployed state machine, each state its bundled handler in its own 
     },
     120_000,
   );
+
+  it('an Arrow file whose record batch declares 200,000 rows over 10 is refused in Plan, with error.json', async () => {
+    const spec = await drop('lying', ws.dir, (s) => {
+      s.input = 'lies.arrow';
+      delete s.format;
+    });
+    const rows = csvColumns(ws.read('adult.csv'), 10);
+    await store.put('inbox/lying/lies.arrow', lyingBatches(arrowStream(rows), declaring(200_000, true)));
+    const result = await run(spec);
+    expect(result.ok).toBe(false);
+    expect(result.invocations.map((i) => i.state)).toEqual(['Plan', 'ReportFailure']);
+    const error = JSON.parse(utf8(await releases.get('releases/lying/error.json')));
+    expect(error).toMatchObject({ error: 'InputError', code: 'E_ARROW_CORRUPT', published: false });
+    expect(error.message).toMatch(
+      /^lies\.arrow record batch 1 \(at byte [\d,]+\): column "sex" declares 200,000 values/,
+    );
+    expect(error.hint).toMatch(/write the file again with an Arrow IPC writer/);
+    const left = [...(await work.list('work/lying/')), ...(await releases.list('releases/lying/'))];
+    expect(left.map((o) => o.key).filter((k) => !k.endsWith('error.json'))).toEqual([]);
+  }, 120_000);
 
   it('a handler that cannot reach the store is retried as the definition says, then reported', async () => {
     const spec = await drop('unreachable', ws.dir);
