@@ -49,7 +49,6 @@ const data: ExplorerData = {
     choiceOf,
     drawn: true,
   },
-  preview: { columns: [], leveled: [], rows: [], orders: [] },
   frontier: {
     spec: 'synthetic.json',
     method: 'generalization',

@@ -1,17 +1,38 @@
 /**
  * explore.html: one self-contained page (the report's stylesheet, inline SVG, the data as
- * embedded JSON, an inline script; a Content-Security-Policy forbids any outside request):
- * the frontier charts and its distinct solutions, the lattice (generalization), and two
- * panels that show any picked solution or node side by side.
+ * embedded JSON, an inline script; its Content-Security-Policy forbids any outside request
+ * and allows only its own stylesheet and script, by hash): the frontier charts and its
+ * distinct solutions, the lattice (generalization), and two panels that show any picked
+ * solution or node side by side.
  */
 import { ticks } from '../report/charts.ts';
 import { esc, fmtNum, px } from '../report/format.ts';
-import { CSS } from '../report/style.ts';
-import { explorerClient } from './client.ts';
+import { CSS, contentSecurityPolicy, swatch } from '../report/style.ts';
+import { newClientContext } from './client/context.ts';
+import { clientLattice } from './client/lattice.ts';
+import { clientPanes } from './client/panes.ts';
+import { clientShared } from './client/shared.ts';
 import type { ExplorerData } from './explorer.ts';
 
-// Transpilers that keep function names wrap nested functions in __name(): an identity here.
-const CLIENT = `var __name = (f) => f;\n(${explorerClient.toString()})();`;
+/** The page script's parts, in the order they run: each reads what the ones before it put in `ctx`. */
+const CLIENT_PARTS = [clientShared, clientPanes, clientLattice];
+
+// Each part is inlined as its own source, so none may refer to anything outside itself but
+// `ctx`. Transpilers that keep function names wrap nested functions in __name(): an identity here.
+const CLIENT = [
+  'var __name = (f) => f;',
+  '(() => {',
+  `const ctx = (${newClientContext.toString()})();`,
+  ...CLIENT_PARTS.map((part) => `(${part.toString()})(ctx);`),
+  '})();',
+].join('\n');
+
+const STYLE = () => `${CSS}${EXTRA_CSS}`;
+
+/** The page's Content-Security-Policy (the same for every page: its script and stylesheet are fixed). */
+export function explorerCsp(): string {
+  return contentSecurityPolicy([STYLE()], [CLIENT]);
+}
 
 const W = 600;
 const H = 300;
@@ -69,14 +90,12 @@ export function explorerHtml(data: ExplorerData): string {
   const json = JSON.stringify(data).replace(/</g, '\\u003c');
   const params = data.parameters.map((p) => `${p.name} ∈ {${p.values.join(', ')}}`).join(', ');
   const solutions = new Set(data.points.map((p) => p.choice).filter((c) => c >= 0)).size;
-  const csp =
-    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'none'";
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta http-equiv="Content-Security-Policy" content="${explorerCsp()}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>ppdp explore — ${esc(data.spec)}</title>
-<style>${CSS}${EXTRA_CSS}</style>
+<style>${STYLE()}</style>
 </head><body><main>
 <header><h1>Explore the choices of ${esc(data.spec)}</h1>
 <p>Method <code>${esc(data.method)}</code>, ${fmtNum(data.rows)} input rows, seed ${data.seed}; varied: ${esc(params)}.
@@ -91,12 +110,24 @@ ${data.lattice ? latticeSection(data) : ''}
 <div class="cols"><div class="pane" id="pane-0" aria-label="Left choice"><p class="note">Nothing picked yet.</p></div>
 <div class="pane" id="pane-1" aria-label="Right choice"><p class="note">Nothing picked yet.</p></div></div>
 </section>
-<footer>Made by <code>ppdp explore</code>. The preview rows are released rows (generalized or masked as the choice would publish them), in the release's own order for seed ${data.seed}.</footer>
+<footer>Made by <code>ppdp explore</code>. ${previewNote(data)}</footer>
 </main>
 <script type="application/json" id="explorer-data">${json}</script>
 <script>${CLIENT}</script>
 </body></html>
 `;
+}
+
+/** What rows the page holds, and why only those. */
+function previewNote(data: ExplorerData): string {
+  const why =
+    'Released rows of several choices could be joined into rows finer than any one release publishes, so the page holds the rows of one choice only';
+  if (!data.preview) {
+    return `${why}, the spec's own, which is not among the choices here (its own values were not swept, or have no solution): it holds no rows. Release a choice to see its rows.`;
+  }
+  const own = data.choices[data.preview.choice]!;
+  const title = own.kind === 'node' ? `node ${own.levels!.join(',')}` : `the solution for ${own.spans ?? ''}`;
+  return `${why}: the first ${fmtNum(data.preview.rows.length)} rows of the spec's own choice (${esc(title)}), as its release writes them (generalized, or masked as <code>*</code>) in its order for seed ${data.seed}. Other choices show their figures and how to release them, not rows.`;
 }
 
 function frontierSection(data: ExplorerData): string {
@@ -213,7 +244,7 @@ function lineChart(data: ExplorerData, measure: string, get: (i: number) => numb
         `<circle class="pt mark" tabindex="0" role="button" data-point="${i}" data-choice="${p.choice}" aria-label="${esc(`Pick ${label}`)}" cx="${px(x(p.values[first.name]!))}" cy="${px(y(v!))}" r="4.5" fill="${color}"><title>${esc(label)}</title></circle>`,
       );
     }
-    if (second) legend.push(`<span><i style="background:${color}"></i>${esc(second.name)} = ${g}</span>`);
+    if (second) legend.push(`<span>${swatch(color)}${esc(second.name)} = ${g}</span>`);
   });
   parts.push(
     `<line class="axis" x1="${M.left}" y1="${M.top}" x2="${M.left}" y2="${base}"/>` +
@@ -241,7 +272,7 @@ function latticeSection(data: ExplorerData): string {
   const evaluated = l.evaluated === 'all' ? 'every node' : 'the nodes the search checked';
   return `<section id="lattice-section" aria-labelledby="lattice-h"><h2 id="lattice-h">Generalization lattice</h2>
 <p class="meaning">${fmtNum(l.size)} nodes, one per vector of levels (${esc(l.qis.join(', '))}), by total level: the input as given at the bottom, everything generalized at the top. Status under the spec's own parameters; ${evaluated} evaluated.</p>
-<div class="legend"><span><i style="background:#1d4ed8"></i>optimal (the search's choice)</span><span><i style="background:#15803d"></i>feasible</span><span><i style="background:#dc2626"></i>infeasible</span><span><i style="background:#cbd5e1"></i>not checked</span><span><i style="background:#f59e0b"></i>picked</span></div>
+<div class="legend"><span>${swatch('#1d4ed8')}optimal (the search's choice)</span><span>${swatch('#15803d')}feasible</span><span>${swatch('#dc2626')}infeasible</span><span>${swatch('#cbd5e1')}not checked</span><span>${swatch('#f59e0b')}picked</span></div>
 <form class="controls" id="node-search" role="search" aria-label="Find a node">
 <label for="node-query">Node (levels in the order ${esc(l.qis.join(', '))}):</label>
 <input type="text" id="node-query" placeholder="${l.heights.map(() => '0').join(',')}" autocomplete="off">

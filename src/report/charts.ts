@@ -3,6 +3,7 @@
  * offline. Every bar is a `rect.mark` (a data mark); every chart is an `svg.chart`.
  */
 import { esc, fmtNum, px } from './format.ts';
+import { swatch } from './style.ts';
 
 export interface Series {
   name: string;
@@ -107,7 +108,7 @@ export function chart(spec: ChartSpec): string {
   const legend =
     entries.length > 0
       ? `<div class="legend">${entries
-          .map((e) => `<span><i style="background:${e.color}"></i>${esc(e.label)}</span>`)
+          .map((e) => `<span>${swatch(esc(e.color))}${esc(e.label)}</span>`)
           .join('')}</div>`
       : '';
   return `<figure>${svg}${legend}<figcaption>${esc(spec.title)}</figcaption></figure>`;

@@ -11,9 +11,27 @@ const HTML_ESCAPES: Record<string, string> = {
   "'": '&#39;',
 };
 
-/** Escapes text for element content and quoted attribute values alike (the report is untrusted input). */
+/**
+ * The bidirectional controls (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI, LRM, RLM, ALM): in a
+ * column name, a value or a file name they would reorder the text shown around them (a name
+ * read backwards, a figure appearing in another cell's place).
+ */
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/** Bidi controls shown as what they are, `<U+202E>`, instead of acting on the text around them. */
+export function showBidi(value: string): string {
+  return value.replace(
+    BIDI_CONTROLS,
+    (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`,
+  );
+}
+
+/**
+ * Escapes text for element content and quoted attribute values alike (the report is untrusted
+ * input), with bidi controls shown visibly (showBidi).
+ */
 export function esc(value: string | number): string {
-  return String(value).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+  return showBidi(String(value)).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 }
 
 export const DASH = '—';

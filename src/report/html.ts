@@ -6,6 +6,8 @@
  * a pure function of the report (no clock, no random ids) so two renders of one report are
  * byte-equal. The privacy parts are in privacy-sections.ts, the utility parts in utility-sections.ts.
  */
+
+import type { HistogramBin, ReleaseReport, ReportSection } from '../contracts/report.ts';
 import { chart, PALETTE } from './charts.ts';
 import { capitalize, DASH, esc, fmtInt, fmtNum, fmtNumbersIn, fmtPct, ratio } from './format.ts';
 import { type Fact, factsTable, mark, note, type Row, section, table } from './markup.ts';
@@ -15,8 +17,7 @@ import {
   renderRisk,
   renderVerdict,
 } from './privacy-sections.ts';
-import { CSS } from './style.ts';
-import type { HistogramBin, ReleaseReport, ReportSection } from './types.ts';
+import { CSS, contentSecurityPolicy } from './style.ts';
 import { renderInformationLoss, renderMarginals, renderUtility } from './utility-sections.ts';
 
 const METHOD_NAMES: Record<string, string> = {
@@ -215,7 +216,11 @@ function renderCustomSection(s: ReportSection, index: number): string {
         title: s.chart.title,
         categories: s.chart.bars.map((b) => b.label),
         series: [
-          { name: s.chart.y ?? s.chart.title, color: PALETTE[0]!, values: s.chart.bars.map((b) => b.value) },
+          {
+            name: s.chart.y ?? s.chart.title,
+            color: PALETTE[0]!,
+            values: s.chart.bars.map((b) => b.value ?? Number.NaN),
+          },
         ],
         categoryAxis: s.chart.x ?? '',
         valueAxis: s.chart.y ?? s.chart.title,
@@ -311,6 +316,8 @@ export function renderReportHtml(report: ReleaseReport): string {
   ].filter((s) => s !== '');
   return (
     '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
+    // No script, and only this stylesheet: see contentSecurityPolicy.
+    `<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy([CSS])}">\n` +
     '<meta name="viewport" content="width=device-width, initial-scale=1">\n' +
     `<title>ppdp release report — ${esc(report.input.file)}</title>\n` +
     `<style>${CSS}</style>\n</head>\n<body>\n<main>\n${sections.join('\n')}\n</main>\n</body>\n</html>\n`

@@ -1,4 +1,5 @@
-/** The report's stylesheet, inlined in the page. */
+/** The report's stylesheet, inlined in the page, and the pages' Content-Security-Policy. */
+import { createHash } from 'node:crypto';
 
 // System fonts only: the page must render offline without fetching anything.
 export const CSS = `
@@ -35,7 +36,7 @@ tr.failed td { background: #fef2f2; }
 .meaning { color: var(--muted); font-size: 13px; }
 .highlight .meaning { margin-top: 4px; }
 .legend { display: flex; flex-wrap: wrap; gap: 16px; font-size: 13px; margin: 4px 0; }
-.legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px; }
+.legend svg.swatch { display: inline-block; vertical-align: -1px; margin-right: 6px; }
 .verdict .why { font-size: 15px; font-weight: 400; margin-top: 4px; }
 .note { color: var(--muted); font-style: italic; }
 .highlight { display: inline-block; background: #eff6ff; border: 1px solid #bfdbfe; border-radius: 8px; padding: 10px 16px; margin-bottom: 12px; }
@@ -53,3 +54,34 @@ svg line.grid { stroke: #eef0f3; }
 footer { color: var(--muted); font-size: 13px; }
 @media print { body { background: #fff; } header, section, footer { border: none; break-inside: avoid; } }
 `;
+
+/** A CSP source that allows exactly this inline `<script>` or `<style>` text. */
+function sha256(text: string): string {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+}
+
+/**
+ * The Content-Security-Policy of a ppdp page (report.html, explore.html): nothing from
+ * anywhere (`default-src 'none'`, no connection, no form target, no base URL), and only the
+ * page's own inline stylesheets and scripts, by their SHA-256 hashes (never 'unsafe-inline': a
+ * value that ever slipped past the escaping could not run a script or inject a style).
+ * Elements carry no `style` attributes and no inline event handlers; SVG colours are
+ * presentation attributes (`fill`), which a CSP does not govern.
+ */
+export function contentSecurityPolicy(styles: readonly string[], scripts: readonly string[] = []): string {
+  const list = (texts: readonly string[]) => (texts.length > 0 ? texts.map(sha256).join(' ') : "'none'");
+  return [
+    "default-src 'none'",
+    `script-src ${list(scripts)}`,
+    `style-src ${list(styles)}`,
+    "img-src 'none'",
+    "connect-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+/** A swatch of colour for a legend: an SVG square (a `style` attribute would need the CSP to allow it). */
+export function swatch(color: string): string {
+  return `<svg class="swatch" width="10" height="10" aria-hidden="true"><rect width="10" height="10" rx="2" fill="${color}"/></svg>`;
+}

@@ -4,15 +4,16 @@
  * labels some choice releases, Mondrian's frontier without a lattice, and --serve on the
  * loopback interface only.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { request, type Server } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyCommand } from '../../src/cli/apply.ts';
 import { explore } from '../../src/explore/explorer.ts';
 import { parseVary, specWith } from '../../src/explore/frontier.ts';
-import { explorerHtml } from '../../src/explore/page.ts';
-import { serveExplorer } from '../../src/explore/serve.ts';
+import { explorerCsp, explorerHtml } from '../../src/explore/page.ts';
+import { allowedHost, serveExplorer } from '../../src/explore/serve.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
@@ -91,36 +92,44 @@ describe('explore() on 1,500 Adult rows', () => {
     expect(explorerHtml(part)).toContain('the nodes the search checked evaluated');
   });
 
-  it('embeds only labels some feasible choice shows unmasked in its preview', () => {
-    const { preview, choices, lattice } = data;
-    const shown = new Set<string>();
-    for (const c of choices) {
-      if (!c.feasible || !c.preview || !c.levels) continue;
-      const masked = new Set(c.preview.masked);
-      preview.orders[c.preview.order]!.forEach((row, j) => {
-        if (masked.has(j)) return;
-        for (const [i, q] of lattice!.qis.entries()) shown.add(`${row}/${q}/${c.levels![i]}`);
-      });
+  it('embeds the first released rows of the spec’s own choice only', () => {
+    const preview = data.preview!;
+    // The spec's own values are not in the grid: its choice is the lattice's optimum.
+    const own = data.choices[preview.choice]!;
+    expect(own.status).toBe('optimal');
+    expect(own.preview).toBe(true);
+    expect(preview.rows).toHaveLength(50);
+    // Each QI cell is the optimum's label (or * when masked); nothing else is embedded.
+    const qis = data.lattice!.qis;
+    const masked = new Set(preview.masked);
+    for (const [j, row] of preview.rows.entries()) {
+      expect(row).toHaveLength(preview.columns.length);
+      for (const [col, cell] of row.entries())
+        if (preview.quasiIdentifying[col] && masked.has(j)) expect(cell).toBe('*');
     }
-    let embedded = 0;
-    preview.rows.forEach((cells, row) => {
-      cells.forEach((cell, col) => {
-        if (!preview.leveled[col]) return;
-        (cell as (string | null)[]).forEach((label, level) => {
-          if (label === null) return;
-          embedded++;
-          expect(shown.has(`${row}/${preview.columns[col]}/${level}`)).toBe(true);
-        });
-      });
-    });
-    expect(embedded).toBeGreaterThan(0);
-    // And some label is withheld: no choice releases it (here, e.g. a level no feasible node has).
-    expect(preview.rows.some((cells) => cells.some((c) => Array.isArray(c) && c.includes(null)))).toBe(true);
+    expect(preview.columns.filter((_, col) => preview.quasiIdentifying[col])).toEqual(qis);
+    // Other choices show these rows only when their own first rows are the same cells: same node.
+    const showing = data.choices.filter((c) => c.preview);
+    expect(showing.length).toBeGreaterThanOrEqual(1);
+    for (const c of showing) expect(c.levels).toEqual(own.levels);
+    expect(data.choices.filter((c) => c.kind === 'node' && c.preview)).toEqual([own]);
+    const html = explorerHtml(data);
+    expect(html).toContain('the page holds the rows of one choice only');
   });
 
   it('renders a page with the spec marked, labelled axes, and a CSP that forbids requests', () => {
     const html = explorerHtml(data);
     expect(html).toContain(`content="default-src 'none'`);
+    // The CSP allows the page's own script and stylesheet by hash, nothing inline besides.
+    const csp = /http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(html)![1]!;
+    expect(csp).not.toContain('unsafe');
+    const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
+    const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
+    expect(csp).toContain(`script-src ${hash(script)};`);
+    expect(csp).toContain(`style-src ${hash(style)};`);
+    expect(csp).toContain("connect-src 'none'");
+    expect(html).not.toMatch(/\sstyle="|\son[a-z]+="/);
     expect(html).toContain('spec: k = 5');
     expect(html).toContain('k (smallest class, rows)');
     expect(html).toContain('NCP (information lost, 0–1)');
@@ -153,26 +162,74 @@ describe('explore() of Mondrian', () => {
     expect(data.lattice).toBeUndefined();
     const c = data.choices[data.points[0]!.choice]!;
     expect(c.k).toBeGreaterThanOrEqual(5);
-    expect(data.preview.orders[c.preview!.order]).toHaveLength(50);
-    expect(data.preview.columns).toContain('occupation');
+    // The spec's own k (5) is in the sweep: its solution's rows are the page's one preview.
+    expect(data.preview!.choice).toBe(data.points[0]!.choice);
+    expect(c.preview).toBe(true);
+    expect(data.choices[data.points[1]!.choice]!.preview).toBeUndefined();
+    expect(data.preview!.rows).toHaveLength(50);
+    expect(data.preview!.columns).toContain('occupation');
     expect(explorerHtml(data)).not.toContain('id="lattice"');
   });
 });
 
 describe('--serve', () => {
-  it('serves the page on 127.0.0.1 only, and nothing else', async () => {
+  /** A raw GET with the Host header given (fetch would not send another). */
+  function get(url: string, host: string): Promise<{ status: number; body: string; csp?: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request(url, { headers: { host } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          body += chunk;
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            body,
+            ...(res.headers['content-security-policy']
+              ? { csp: String(res.headers['content-security-policy']) }
+              : {}),
+          }),
+        );
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('serves the page on 127.0.0.1 only, to requests for 127.0.0.1 or localhost, with its CSP', async () => {
     let server: Server | undefined;
     const url = await serveExplorer('<!doctype html><p>page</p>', (s) => {
       server = s;
     });
     try {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      const port = (server!.address() as { address: string; port: number }).port;
       expect((server!.address() as { address: string }).address).toBe('127.0.0.1');
-      expect(await (await fetch(url)).text()).toBe('<!doctype html><p>page</p>');
+      const page = await fetch(url);
+      expect(await page.text()).toBe('<!doctype html><p>page</p>');
+      expect(page.headers.get('content-security-policy')).toBe(`${explorerCsp()}; frame-ancestors 'none'`);
       expect((await fetch(`${url}data.csv`)).status).toBe(404);
+      expect((await get(url, `localhost:${port}`)).status).toBe(200);
+      expect((await get(url, `127.0.0.1:${port}`)).status).toBe(200);
+      // DNS rebinding: a name the attacker points at 127.0.0.1 reaches the server, and is refused.
+      for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1:${port + 1}`, 'localhost']) {
+        const refused = await get(url, host);
+        expect(refused.status, host).toBe(421);
+        expect(refused.body).toMatch(/^refused: this server answers only requests for 127\.0\.0\.1:\d+/);
+        expect(refused.body).not.toContain('page');
+      }
     } finally {
       server!.close();
     }
+  });
+
+  it('allows exactly 127.0.0.1 and localhost at its port', () => {
+    expect(allowedHost('127.0.0.1:8080', 8080)).toBe(true);
+    expect(allowedHost('LOCALHOST:8080', 8080)).toBe(true);
+    expect(allowedHost(undefined, 8080)).toBe(false);
+    expect(allowedHost('127.0.0.1.evil.example:8080', 8080)).toBe(false);
+    expect(allowedHost('[::1]:8080', 8080)).toBe(false);
   });
 });
 

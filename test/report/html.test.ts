@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { type HistogramBin, REPORT_FORMAT, type ReleaseReport } from '../../src/contracts/report.ts';
 import { reidentificationRisk } from '../../src/metrics/privacy.ts';
-import { verdictOf } from '../../src/report/audit.ts';
+import { cautionLines, verdictOf } from '../../src/report/audit.ts';
+import { esc, showBidi } from '../../src/report/format.ts';
 import { renderReportHtml } from '../../src/report/html.ts';
-import type { HistogramBin, ReleaseReport } from '../../src/report/types.ts';
 
 /** A generalization report: every part that is optional for other methods is present. */
 type FullReport = ReleaseReport & {
@@ -13,6 +15,7 @@ type FullReport = ReleaseReport & {
 /** A report shaped like a k=5 release of the Adult example (30,162 rows, 8 QIs). */
 function sampleReport(): FullReport {
   return {
+    format: REPORT_FORMAT,
     ppdp: { version: '0.1.0', runId: 'run-2f9c1a' },
     spec: {
       file: 'examples/adult/release.json',
@@ -133,7 +136,8 @@ const SECTIONS = [
   'Timings',
 ];
 
-const countSvgs = (html: string) => html.split('<svg').length - 1;
+/** Charts (legend swatches are small SVGs too, not counted). */
+const countSvgs = (html: string) => html.split('<svg class="chart"').length - 1;
 
 describe('renderReportHtml', () => {
   it('renders a complete HTML5 page with every section', () => {
@@ -194,7 +198,7 @@ describe('renderReportHtml', () => {
     const html = renderReportHtml(sampleReport());
     // risk histogram, sensitive distribution, class sizes, NCP per QI, timings
     expect(countSvgs(html)).toBe(5);
-    for (const svg of html.split('<svg').slice(1)) {
+    for (const svg of html.split('<svg class="chart"').slice(1)) {
       expect(svg.match(/class="axis-label"/g)).toHaveLength(2);
       expect(svg.match(/class="tick"/g)!.length).toBeGreaterThanOrEqual(3);
       expect(svg).toContain('class="mark"');
@@ -274,6 +278,55 @@ describe('renderReportHtml', () => {
     expect(html).toContain('&quot;&gt;&lt;img src=x onerror=alert(1)&gt;.csv');
   });
 
+  it('shows bidi controls in names and values escaped, never raw', () => {
+    // U+202E (right-to-left override) would show 'txt.exe' as 'exe.txt', and so on.
+    const controls = [
+      '\u202A',
+      '\u202B',
+      '\u202C',
+      '\u202D',
+      '\u202E',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u200E',
+      '\u200F',
+      '\u061C',
+    ];
+    const report = sampleReport();
+    report.input.file = `invoice\u202Etxt.exe`;
+    report.generalization.node = { [`a${controls.join('')}b`]: 1, ...report.generalization.node };
+    report.verification.checks[0]!.detail = 'column \u2067age\u2069 checked';
+    const html = renderReportHtml(report);
+    expect(html).not.toMatch(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/);
+    expect(html).toContain('invoice&lt;U+202E&gt;txt.exe');
+    expect(html).toContain(
+      'a&lt;U+202A&gt;&lt;U+202B&gt;&lt;U+202C&gt;&lt;U+202D&gt;&lt;U+202E&gt;&lt;U+2066&gt;&lt;U+2067&gt;&lt;U+2068&gt;&lt;U+2069&gt;&lt;U+200E&gt;&lt;U+200F&gt;&lt;U+061C&gt;b',
+    );
+    expect(html).toContain('column &lt;U+2067&gt;age&lt;U+2069&gt; checked');
+    expect(showBidi('a\u202Eb')).toBe('a<U+202E>b');
+    expect(esc('\u200Fx<')).toBe('&lt;U+200F&gt;x&lt;');
+    // Other right-to-left text is left as it is.
+    expect(esc('שלום')).toBe('שלום');
+    // The CLI's caution lines too.
+    expect(
+      cautionLines({ verdict: { level: 'amber', causes: ['column o\u202Ec is unchanged'] } } as never),
+    ).toBe('  caution: column o<U+202E>c is unchanged\n');
+  });
+
+  it('has a Content-Security-Policy: no script, its own stylesheet by hash, no style attribute', () => {
+    const html = renderReportHtml(sampleReport());
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)![1]!;
+    const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
+    const hash = createHash('sha256').update(style).digest('base64');
+    expect(csp).toBe(
+      `default-src 'none'; script-src 'none'; style-src 'sha256-${hash}'; img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'`,
+    );
+    expect(html).not.toMatch(/\sstyle=|\son[a-z]+=/i);
+    expect(html).toContain('<svg class="swatch"');
+  });
+
   it('is self-contained', () => {
     const html = renderReportHtml(sampleReport());
     expect(html).not.toMatch(/<script|<link|<img|@import|url\(|https?:\/\//i);
@@ -346,6 +399,7 @@ describe('renderReportHtml', () => {
 /** A report shaped like a randomization release: none of the generalization-only parts. */
 function minimalReport(): ReleaseReport {
   return {
+    format: REPORT_FORMAT,
     ppdp: { version: '0.1.0', runId: 'run-7b3e0d' },
     spec: { file: 'examples/adult/randomize.json', method: 'randomization', seed: 7 },
     input: { file: 'adult.csv', columns: [{ name: 'occupation', type: 'string', distinct: 14 }] },

@@ -1,233 +1,13 @@
 /**
- * The explorer page's script, inlined as this function's source: it reads the embedded JSON
- * and draws the lattice (one SVG path per status, so 10,000 nodes draw at once), handles
- * picking (click, Enter, the node search), pan and zoom (the viewBox), and renders a picked
- * choice into one of two panes. It refers to nothing outside itself.
+ * The explorer page script's lattice: every node drawn (one SVG path per status, so 10,000
+ * nodes draw at once), found by its levels, picked by click, Enter or the node search, with
+ * pan and zoom through the viewBox and a keyboard cursor that shows a node's neighbours.
  */
-export function explorerClient(): void {
-  // biome-ignore lint/suspicious/noExplicitAny: the embedded data, read as written
-  type Json = any;
-  const data: Json = JSON.parse(document.getElementById('explorer-data')!.textContent!);
-  const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-  const esc = (v: unknown) => String(v).replace(/[&<>"']/g, (c) => ESC[c]!);
-  const fmt = (n: number | null | undefined): string => {
-    if (n === null || n === undefined || !Number.isFinite(n)) return '—';
-    const whole = (x: number) =>
-      (x < 0 ? '-' : '') +
-      Math.abs(Math.round(x))
-        .toString()
-        .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-    if (Number.isInteger(n) || Math.abs(n) >= 999.95) return whole(n);
-    return String(Number(n.toPrecision(4)));
-  };
-  const pct = (share: number) => (Number.isFinite(share) ? `${fmt(share * 100)}%` : '—');
-  const announce = (text: string) => {
-    document.getElementById('announce')!.textContent = text;
-  };
+import type { ClientContext } from './context.ts';
 
-  let slot = 0;
-  for (const r of document.querySelectorAll<HTMLInputElement>('input[name=slot]')) {
-    r.addEventListener('change', () => {
-      if (r.checked) slot = Number(r.value);
-    });
-  }
-  const pickedNodes: (number | null)[] = [null, null];
+export function clientLattice(ctx: ClientContext): void {
+  const { data, fmt, announce, pick } = ctx;
 
-  function choiceTitle(c: Json): string {
-    if (c.kind === 'node') return `Node ${c.levels.join(',')}`;
-    return `Solution for ${c.spans}`;
-  }
-
-  /** A small bar chart with both axes labelled, in the report's style. */
-  function bars(title: string, cats: string[], values: number[], xLabel: string, yLabel: string): string {
-    const w = 560;
-    const left = 64;
-    const base = 170;
-    const top = 12;
-    const maxV = Math.max(0, ...values.filter((v) => Number.isFinite(v)));
-    const raw = (maxV > 0 ? maxV : 1) / 4;
-    const pow = 10 ** Math.floor(Math.log10(raw));
-    const step = [1, 2, 2.5, 5, 10].map((f) => f * pow).find((s) => s >= raw)!;
-    const axisTop = step * Math.ceil((maxV > 0 ? maxV : 1) / step - 1e-9);
-    const y = (v: number) => base - (Math.max(0, v) / axisTop) * (base - top);
-    const band = (w - left - 8) / Math.max(1, cats.length);
-    const label = (c: string) => (c.length > 12 ? `${c.slice(0, 11)}…` : c);
-    const tilt = Math.max(...cats.map((c) => label(c).length)) * 6 > band;
-    const height = tilt ? 270 : 230;
-    const out = [
-      `<svg class="chart" viewBox="0 0 ${w} ${height}" width="${w}" height="${height}" role="img" aria-label="${esc(title)}"><title>${esc(title)}</title>`,
-    ];
-    for (let t = 0; t <= axisTop + 1e-9; t += step) {
-      out.push(
-        `<line class="grid" x1="${left}" x2="${w - 8}" y1="${y(t)}" y2="${y(t)}"/><line class="tick" x1="${left - 5}" x2="${left}" y1="${y(t)}" y2="${y(t)}"/><text x="${left - 8}" y="${y(t) + 4}" text-anchor="end">${fmt(Number(t.toPrecision(12)))}</text>`,
-      );
-    }
-    cats.forEach((c, i) => {
-      const cx = left + band * (i + 0.5);
-      const v = values[i]!;
-      const bw = Math.max(2, band * 0.7);
-      out.push(
-        `<rect class="mark" x="${cx - bw / 2}" y="${y(v)}" width="${bw}" height="${base - y(v)}" fill="#0072B2"><title>${esc(`${c}: ${fmt(v)}`)}</title></rect>`,
-        `<line class="tick" x1="${cx}" x2="${cx}" y1="${base}" y2="${base + 4}"/>`,
-        // Labels tilt when the bars are narrow, so neighbours never overlap.
-        tilt
-          ? `<text x="${cx}" y="${base + 12}" text-anchor="end" font-size="10" transform="rotate(-30 ${cx} ${base + 12})">${esc(label(c))}</text>`
-          : `<text x="${cx}" y="${base + 16}" text-anchor="middle" font-size="10">${esc(label(c))}</text>`,
-      );
-    });
-    out.push(
-      `<line class="axis" x1="${left}" x2="${left}" y1="${top}" y2="${base}"/><line class="axis" x1="${left}" x2="${w - 8}" y1="${base}" y2="${base}"/>`,
-      `<text class="axis-label" x="${(left + w) / 2}" y="${height - 8}" text-anchor="middle">${esc(xLabel)}</text>`,
-      `<text class="axis-label" x="14" y="${(top + base) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(top + base) / 2})">${esc(yLabel)}</text></svg>`,
-    );
-    return `<figure>${out.join('')}<figcaption>${esc(title)}</figcaption></figure>`;
-  }
-
-  function previewTable(c: Json): string {
-    const pv = data.preview;
-    if (!c.preview || !c.feasible) return '<p class="note">No rows: this choice cannot be released.</p>';
-    const order: number[] = pv.orders[c.preview.order];
-    const masked = new Set<number>(c.preview.masked);
-    const head = pv.columns.map((n: string) => `<th scope="col">${esc(n)}</th>`).join('');
-    const body = order
-      .map((ref, j) => {
-        const row = pv.rows[ref];
-        const cells = pv.columns.map((_: string, col: number) => {
-          if (!pv.leveled[col]) return `<td>${esc(row[col])}</td>`;
-          if (masked.has(j)) return '<td class="masked">*</td>';
-          const qi = data.lattice ? data.lattice.qis.indexOf(pv.columns[col]) : -1;
-          const level = c.levels && qi >= 0 ? c.levels[qi] : 0;
-          return `<td>${esc(row[col][level])}</td>`;
-        });
-        return `<tr>${cells.join('')}</tr>`;
-      })
-      .join('');
-    return `<div class="scroll"><table class="preview"><caption>The first ${order.length} released rows (in release order; * = a suppressed row, masked)</caption><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
-  }
-
-  function render(pane: HTMLElement, index: number): void {
-    const c = data.choices[index];
-    const facts: [string, string, number | undefined][] = [
-      ['k achieved (smallest class)', fmt(c.k), c.k],
-      ['Classes', fmt(c.classes), c.classes],
-      [
-        'Suppressed rows',
-        c.suppressedRows === undefined ? '—' : `${fmt(c.suppressedRows)} of ${fmt(data.rows)}`,
-        c.suppressedRows,
-      ],
-      ['Released rows', fmt(c.releasedRows), c.releasedRows],
-    ];
-    if (c.objective)
-      facts.push([`Objective: ${c.objective.name}`, fmt(c.objective.value), c.objective.value]);
-    for (const [name, v] of Object.entries(c.utility ?? {})) {
-      if (name !== c.objective?.name) facts.push([name, fmt(v as number), v as number]);
-    }
-    if (c.prosecutor) {
-      facts.push(
-        [
-          'Max prosecutor risk',
-          `${fmt(c.prosecutor.max)}${c.prosecutor.max > 0 ? ` (1 in ${fmt(1 / c.prosecutor.max)})` : ''}`,
-          c.prosecutor.max,
-        ],
-        ['Mean prosecutor risk', fmt(c.prosecutor.mean), c.prosecutor.mean],
-        [
-          `Rows above risk ${fmt(c.prosecutor.threshold)}`,
-          pct(c.prosecutor.shareAbove),
-          c.prosecutor.shareAbove,
-        ],
-      );
-    } else if (c.risk) facts.push([c.risk.name, fmt(c.risk.value), c.risk.value]);
-    const params = Object.entries(c.params)
-      .map(([k, v]) => `${k} = ${v}`)
-      .join(', ');
-    const parts = [
-      `<h3 data-choice="${index}">${esc(choiceTitle(c))}</h3>`,
-      `<p>${c.status ? `<span class="status-${c.status}">${c.status === 'unchecked' ? 'not checked' : c.status}</span> · ` : ''}judged under ${esc(params)}</p>`,
-      c.feasible ? '' : `<p class="bad">No release: ${esc(c.reason ?? 'no solution')}</p>`,
-      `<table class="facts"><tbody>${facts
-        .map(
-          ([k, v, raw]) =>
-            `<tr><th scope="row">${esc(k)}</th><td class="num" data-fact="${esc(k)}" data-value="${raw ?? ''}">${esc(v)}</td></tr>`,
-        )
-        .join('')}</tbody></table>`,
-    ];
-    if (c.ncpByAttribute) {
-      const names = Object.keys(c.ncpByAttribute);
-      parts.push(
-        bars(
-          'Information lost per quasi-identifier',
-          names,
-          names.map((n) => c.ncpByAttribute[n]),
-          'quasi-identifier',
-          'NCP (0–1)',
-        ),
-      );
-    }
-    if (c.classSizes && c.classSizes.length > 0) {
-      parts.push(
-        bars(
-          'Released classes per size',
-          c.classSizes.map((b: Json) => b.label),
-          c.classSizes.map((b: Json) => b.classes),
-          'class size (rows)',
-          'classes',
-        ),
-      );
-    }
-    if (c.disclosure) {
-      parts.push(
-        `<table><caption>Disclosure per sensitive attribute (worst released class)</caption><thead><tr><th scope="col">Attribute</th><th scope="col" class="num">distinct l</th><th scope="col" class="num">entropy l</th><th scope="col" class="num">t (0–1)</th><th scope="col" class="num">δ (nats)</th></tr></thead><tbody>${c.disclosure
-          .map(
-            (d: Json) =>
-              `<tr><td>${esc(d.attribute)}</td><td class="num">${fmt(d.distinctL)}</td><td class="num">${fmt(d.entropyL)}</td><td class="num">${fmt(d.t)}</td><td class="num">${fmt(d.delta)}</td></tr>`,
-          )
-          .join('')}</tbody></table>`,
-      );
-    }
-    parts.push(previewTable(c));
-    if (c.feasible && c.command) {
-      const change = c.specChange ? JSON.stringify(c.specChange, null, 2) : '';
-      parts.push(
-        '<h3>Release this choice</h3>',
-        change
-          ? `<p>Change in the spec:</p><pre class="snippet spec-change">${esc(change)}</pre><p>then run:</p>`
-          : '<p>Run (the spec as it is):</p>',
-        `<pre class="snippet command">${esc(c.command)}</pre>`,
-      );
-    }
-    pane.innerHTML = parts.join('\n');
-    pane.dataset.choice = String(index);
-  }
-
-  function pick(index: number, node?: number): void {
-    if (index < 0) {
-      announce('That run has no solution.');
-      return;
-    }
-    render(document.getElementById(`pane-${slot}`)!, index);
-    pickedNodes[slot] = node ?? null;
-    const c = data.choices[index];
-    announce(`${slot === 0 ? 'Left' : 'Right'}: ${choiceTitle(c)} picked.`);
-    drawPicked();
-  }
-
-  for (const el of document.querySelectorAll<HTMLElement | SVGElement>('[data-choice]')) {
-    const go = () => {
-      const c = Number(el.getAttribute('data-choice'));
-      const levels = data.choices[c]?.levels;
-      pick(c, levels && data.lattice ? indexOf(levels) : undefined);
-    };
-    el.addEventListener('click', go);
-    el.addEventListener('keydown', (e) => {
-      const k = (e as KeyboardEvent).key;
-      if ((k === 'Enter' || k === ' ') && el.tagName !== 'BUTTON') {
-        e.preventDefault();
-        go();
-      }
-    });
-  }
-
-  // ---- the lattice ----
   const L = data.lattice;
   const radix: number[] = [];
   function indexOf(levels: number[]): number {
@@ -235,6 +15,7 @@ export function explorerClient(): void {
     for (let i = 0; i < levels.length; i++) id += levels[i]! * radix[i]!;
     return id;
   }
+  ctx.indexOf = indexOf;
   if (!L) return;
   const m = L.heights.length;
   let size = 1;
@@ -467,7 +248,7 @@ export function explorerClient(): void {
     svg!.setAttribute('aria-valuetext', describe(id));
   }
   function drawPicked(): void {
-    document.getElementById('lattice-picked')!.innerHTML = pickedNodes
+    document.getElementById('lattice-picked')!.innerHTML = ctx.pickedNodes
       .map((id, s) =>
         id === null || id < 0 || id >= size
           ? ''
@@ -475,6 +256,7 @@ export function explorerClient(): void {
       )
       .join('');
   }
+  ctx.drawPicked = drawPicked;
   svg.addEventListener('focus', () => moveCursor(cursor));
   svg.addEventListener('keydown', (e) => {
     const s = level[cursor]!;
