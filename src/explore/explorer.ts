@@ -6,23 +6,31 @@
  * spec change or command that releases it). Everything is computed here and embedded in the
  * page, so it works offline from the file.
  *
- * Privacy: the preview holds released rows only — generalized labels of rows a feasible choice
- * releases, `*` for masked ones — and a label is embedded only when some choice's preview
- * shows it: no input value the choices would not publish reaches the page.
+ * Privacy: the page embeds released rows of ONE choice only — the spec's own (the release
+ * `ppdp release` publishes with the spec as it is): its first PREVIEW_ROWS rows, as the
+ * release writes them (generalized labels, `*` for masked cells), in its order. Any other
+ * choice shows them only if its own first rows are the very same cells, and otherwise shows
+ * none. Why one: previews of the same input rows at two nodes can be joined (by position, by
+ * an unchanged column, by labels that fit together) and their intersection is finer than
+ * either release (on Adult every preview row once came back at level 0); independently
+ * drawn samples per choice still share rows that an unchanged column links. A page whose only
+ * rows are a subset of one feasible release holds nothing finer than that release, whatever
+ * an attacker combines (test/explore/page-leak.test.ts).
  */
 import { basename } from 'node:path';
+import type { HistogramBin } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { NoSolutionError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import type { NodeResult } from '../methods/generalization/evaluate.ts';
-import { openSearch, type Prepared, respecify } from '../methods/generalization/index.ts';
+import { openSearch, respecify } from '../methods/generalization/index.ts';
+import type { Prepared } from '../methods/generalization/prepared.ts';
 import { optimalSearch } from '../methods/generalization/search.ts';
 import type { MethodReport } from '../methods/method.ts';
 import { type DisclosureMeasures, disclosureMeasures } from '../metrics/disclosure.ts';
 import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../metrics/privacy.ts';
 import { smallestPassingClass } from '../models/index.ts';
 import { streams } from '../pipeline/release.ts';
-import type { HistogramBin } from '../report/types.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
 import {
   exploreFrontier,
@@ -72,8 +80,8 @@ export interface Choice {
     t: number;
     delta: number;
   }[];
-  /** Positions into `preview.orders[order]`; `masked` lists the positions shown as `*`. */
-  readonly preview?: { order: number; masked: number[] };
+  /** True when the page's one embedded preview (`ExplorerData.preview`) is this choice's first rows. */
+  readonly preview?: boolean;
   /** The spec's keys to change (JSON) and the command that releases the choice. */
   readonly specChange?: Record<string, unknown>;
   readonly command?: string;
@@ -99,14 +107,12 @@ export interface ExplorerData {
     readonly choiceOf: number[];
     readonly drawn: boolean;
   };
-  /** Released rows of the previews: columns, rows (QI cells per level), and each choice's order. */
-  readonly preview: {
-    readonly columns: string[];
-    /** Per column: true when its cell holds a label per level (a generalized QI). */
-    readonly leveled: boolean[];
-    readonly rows: (string | (string | null)[])[][];
-    readonly orders: number[][];
-  };
+  /**
+   * The first released rows of one choice, the spec's own (absent when it has no solution):
+   * the cells as the release writes them, in its order, and that choice's index. No other
+   * rows are embedded.
+   */
+  readonly preview?: Preview & { readonly choice: number };
   /** The solutions the frontier's charts draw, first parameter along x. */
   readonly frontier: Frontier;
 }
@@ -131,6 +137,8 @@ export function explore(
 ): ExplorerData {
   const say = options.progress ?? (() => {});
   const previews = new PreviewBuilder(spec, table);
+  /** Choice → its first released rows, of which at most one set is embedded. */
+  const candidates = new Map<number, Preview>();
   const runs = new Map<number, PointRun>();
   let prepared: Prepared | undefined;
   const frontier = exploreFrontier(spec, table, varies, options.kernel, say, (i, run, p) => {
@@ -163,28 +171,44 @@ export function explore(
       params: allParams(run.spec, varies),
       ...(levels ? { levels } : {}),
       ...choiceFacts(run.report, p),
-      preview: run.tupleSuppressed
-        ? previews.generalized(prepared!, levels!, (t) => run.tupleSuppressed![t] === 1, run.spec)
-        : previews.fromCsv(run.files),
       specChange: specChange(spec, varies, p.values),
       command: `ppdp release ${options.specPath} --out out/release`,
     });
+    const rows = run.tupleSuppressed
+      ? previews.generalized(prepared!, levels!, (t) => run.tupleSuppressed![t] === 1, run.spec)
+      : previews.fromCsv(run.files);
+    if (rows) candidates.set(choices.length - 1, rows);
     return choices.length - 1;
   });
   for (const c of byOutcome.values())
     choices[c] = { ...choices[c]!, spans: spanText(frontier, pointChoice, c) };
 
+  // The spec's own choice: its frontier solution when the sweep ran the spec's own values.
+  const ownPoint = frontier.points.findIndex((p) =>
+    Object.entries(p.values).every(([name, v]) => specValue(spec, name) === v),
+  );
+  let own = ownPoint >= 0 ? pointChoice[ownPoint]! : -1;
   let lattice: ExplorerData['lattice'];
   if (generalizing && prepared && options.lattice !== false) {
     lattice = latticeChoices(
       respecify(prepared, spec),
       options,
       choices,
+      (c, rows) => candidates.set(c, rows),
       previews,
       frontier,
       pointChoice,
       say,
     );
+    // Else the lattice's optimum: the search a release runs, under the spec's own parameters.
+    if (own < 0) own = choices.findIndex((c) => c.status === 'optimal');
+  }
+  // One preview embedded; a choice shows it only when its own first rows are those cells.
+  const preview = own >= 0 ? candidates.get(own) : undefined;
+  if (preview) {
+    const same = JSON.stringify([preview.rows, preview.masked]);
+    for (const [c, rows] of candidates)
+      if (JSON.stringify([rows.rows, rows.masked]) === same) choices[c] = { ...choices[c]!, preview: true };
   }
   return {
     spec: basename(spec.file),
@@ -204,7 +228,7 @@ export function explore(
     })),
     choices,
     ...(lattice ? { lattice } : {}),
-    preview: previews.data(),
+    ...(preview ? { preview: { ...preview, choice: own } } : {}),
     frontier,
   };
 }
@@ -300,6 +324,7 @@ function latticeChoices(
   prepared: Prepared,
   options: ExploreOptions,
   choices: Choice[],
+  candidate: (choice: number, rows: Preview) => void,
   previews: PreviewBuilder,
   frontier: Frontier,
   pointChoice: number[],
@@ -315,7 +340,8 @@ function latticeChoices(
       Object.entries(p.values).every(([name, v]) => specValue(prepared.spec, name) === v),
     );
     let optimal = -1;
-    if (own >= 0 && pointChoice[own]! >= 0) optimal = lattice.index(choices[pointChoice[own]!]!.levels!);
+    const ownChoice = own >= 0 ? pointChoice[own]! : -1;
+    if (ownChoice >= 0) optimal = lattice.index(choices[ownChoice]!.levels!);
     else {
       const run = exploreOwn(prepared, options.kernel);
       if (run) optimal = lattice.index(qiNames.map((q) => run[q]!));
@@ -340,9 +366,17 @@ function latticeChoices(
       choiceOf[id] = choices.length;
       choices.push(
         r.feasible
-          ? feasibleNode(prepared, r, levels, status, params, previews, options)
+          ? feasibleNode(prepared, r, levels, status, params, options)
           : infeasibleNode(r, k, problem.maxSuppressedRows, levels, params),
       );
+      // The rows of the node a preview may be embedded for: the optimum (the spec's own choice).
+      if (r.feasible && id === optimal) {
+        const groupOf = r.groupOf;
+        candidate(
+          choices.length - 1,
+          previews.generalized(prepared, levels, (t) => r.suppressed[groupOf[t]!] === 1, prepared.spec),
+        );
+      }
     }
     return {
       qis: qiNames,
@@ -411,7 +445,6 @@ function feasibleNode(
   levels: number[],
   status: NodeStatus,
   params: Record<string, number>,
-  previews: PreviewBuilder,
   options: ExploreOptions,
 ): Choice {
   const { problem, qis, tuples, table, method, sensitive } = prepared;
@@ -457,7 +490,6 @@ function feasibleNode(
     ncpByAttribute: Object.fromEntries(qis.map((q, i) => [q.name, ncp[i]!])),
     classSizes: classSizeHistogram(retained),
     ...(disclosure.length > 0 ? { disclosure } : {}),
-    preview: previews.generalized(prepared, levels, (t) => r.suppressed[groupOf[t]!] === 1, prepared.spec),
     command:
       status === 'optimal'
         ? `ppdp release ${options.specPath} --out out/release`
@@ -496,34 +528,24 @@ function infeasibleNode(
   };
 }
 
-/** Collects the released rows the choices preview, embedding only the cells some preview shows. */
+/** A choice's first released rows: the cells as its release writes them, in its order. */
+export interface Preview {
+  readonly columns: string[];
+  /** Per column: whether it is a quasi-identifier (generalized, `*` where masked). */
+  readonly quasiIdentifying: boolean[];
+  readonly rows: string[][];
+  /** Rows shown masked (their quasi-identifiers `*`). */
+  readonly masked: number[];
+}
+
+/** The first released rows of a choice, as its release would write them. */
 class PreviewBuilder {
-  private readonly orders: number[][] = [];
-  private readonly orderIds = new Map<string, number>();
-  /** Input row → its preview row index (generalization), and its needed labels per QI and level. */
-  private readonly rowIndex = new Map<number, number>();
-  private readonly rowRefs: number[] = [];
-  private readonly needed: Set<number>[][] = [];
-  private readonly csvRows: string[][] = [];
   private readonly permutations = new Map<number, Int32Array>();
-  private prepared: Prepared | undefined;
-  private columns: string[] = [];
-  private leveled: boolean[] = [];
 
   constructor(
     private readonly spec: ReleaseSpec,
     private readonly table: EncodedTable,
   ) {}
-
-  private order(rows: number[]): number {
-    const key = rows.join(',');
-    let id = this.orderIds.get(key);
-    if (id === undefined) {
-      id = this.orders.push(rows) - 1;
-      this.orderIds.set(key, id);
-    }
-    return id;
-  }
 
   private shuffle(n: number): Int32Array {
     let p = this.permutations.get(n);
@@ -542,15 +564,10 @@ class PreviewBuilder {
     /** Whether a distinct tuple's class is suppressed. */
     suppressedTuple: (t: number) => boolean,
     spec: ReleaseSpec,
-  ): Choice['preview'] {
-    const { table, tuples, qis } = prepared;
-    if (!this.prepared) {
-      this.prepared = prepared;
-      const typeOf = new Map(spec.attributes.map((a) => [a.name, a.type]));
-      const released = table.columns.filter((c) => typeOf.get(c.name) !== 'identifying');
-      this.columns = released.map((c) => c.name);
-      this.leveled = released.map((c) => typeOf.get(c.name) === 'quasi-identifying');
-    }
+  ): Preview {
+    const { table, tuples, qis, hierarchies } = prepared;
+    const typeOf = new Map(spec.attributes.map((a) => [a.name, a.type]));
+    const released = table.columns.filter((c) => typeOf.get(c.name) !== 'identifying');
     const suppressedRow = (r: number) => suppressedTuple(tuples.rowToTuple[r]!);
     const remove = spec.method.name === 'generalization' && spec.method.suppressed === 'remove';
     let rows: number[];
@@ -560,66 +577,36 @@ class PreviewBuilder {
       const p = this.shuffle(kept.length);
       rows = Array.from(p.subarray(0, PREVIEW_ROWS), (j) => kept[j]!);
     } else rows = Array.from(this.shuffle(table.rowCount).subarray(0, PREVIEW_ROWS));
-    const refs = rows.map((r) => {
-      let at = this.rowIndex.get(r);
-      if (at === undefined) {
-        at = this.rowRefs.push(r) - 1;
-        this.rowIndex.set(r, at);
-        this.needed.push(qis.map(() => new Set<number>()));
-      }
-      return at;
-    });
+    const qiOf = released.map((c) => qis.findIndex((q) => q.name === c.name));
     const masked: number[] = [];
-    rows.forEach((r, j) => {
-      if (suppressedRow(r)) masked.push(j);
-      else {
-        for (let i = 0; i < qis.length; i++) this.needed[refs[j]!]![i]!.add(levels[i]!);
-      }
+    const cells = rows.map((r, j) => {
+      const hidden = suppressedRow(r);
+      if (hidden) masked.push(j);
+      return released.map((col, c) => {
+        const i = qiOf[c]!;
+        if (i < 0) return col.dictionary[col.codes[r]!]!;
+        if (hidden) return '*';
+        const h = hierarchies[i]!;
+        return h.labels[levels[i]!]![h.levelTables[levels[i]!]![col.codes[r]!]!]!;
+      });
     });
-    return { order: this.order(refs), masked };
+    return {
+      columns: released.map((c) => c.name),
+      quasiIdentifying: qiOf.map((i) => i >= 0),
+      rows: cells,
+      masked,
+    };
   }
 
   /** The first data rows of a method's data.csv built in memory. */
-  fromCsv(files: PointRun['files']): Choice['preview'] {
+  fromCsv(files: PointRun['files']): Preview | undefined {
     const csv = files?.find((f) => f.name === 'data.csv');
     if (!csv) return undefined;
     const text = typeof csv.content === 'string' ? csv.content : Buffer.from(csv.content).toString('utf8');
     const lines = parseCsvHead(text, this.table.delimiter, PREVIEW_ROWS + 1);
-    if (this.columns.length === 0) {
-      this.columns = lines[0] ?? [];
-      this.leveled = this.columns.map(() => false);
-    }
-    const refs = lines.slice(1).map((cells) => this.csvRows.push(cells) - 1 + 1_000_000_000);
-    return { order: this.order(refs), masked: [] };
-  }
-
-  data(): ExplorerData['preview'] {
-    const rows: (string | (string | null)[])[][] = [];
-    const prepared = this.prepared;
-    if (prepared) {
-      const { table, qis, hierarchies } = prepared;
-      const byName = new Map(table.columns.map((c) => [c.name, c]));
-      this.rowRefs.forEach((r, at) => {
-        rows.push(
-          this.columns.map((name, c) => {
-            const col = byName.get(name)!;
-            if (!this.leveled[c]) return col.dictionary[col.codes[r]!]!;
-            const i = qis.findIndex((q) => q.name === name);
-            const h = hierarchies[i]!;
-            return Array.from({ length: h.height + 1 }, (_, l) =>
-              this.needed[at]![i]!.has(l) ? h.labels[l]![h.levelTables[l]![col.codes[r]!]!]! : null,
-            );
-          }),
-        );
-      });
-    }
-    // CSV previews' rows follow the generalization ones (their refs are offset to tell them apart).
-    const offset = rows.length;
-    for (const cells of this.csvRows) rows.push(cells);
-    const orders = this.orders.map((o) =>
-      o.map((ref) => (ref >= 1_000_000_000 ? ref - 1_000_000_000 + offset : ref)),
-    );
-    return { columns: this.columns, leveled: this.leveled, rows, orders };
+    const columns = lines[0] ?? [];
+    const qi = new Set(this.spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name));
+    return { columns, quasiIdentifying: columns.map((c) => qi.has(c)), rows: lines.slice(1), masked: [] };
   }
 }
 

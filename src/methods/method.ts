@@ -6,9 +6,9 @@
  * staged files with code of its own.
  */
 import type { Claims } from '../claims/index.ts';
+import type { ReleaseReport } from '../contracts/report.ts';
 import type { EncodedTable, OutputColumn } from '../data/table.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
-import type { ReleaseReport } from '../report/types.ts';
 import type { MethodName, ReleaseSpec } from '../spec/spec.ts';
 import type { Random } from '../util/random.ts';
 
@@ -33,7 +33,10 @@ export interface StagedFile {
 }
 
 /** What the method fills in; the pipeline adds ppdp, spec, input, verification and timings. */
-export type MethodReport = Omit<ReleaseReport, 'ppdp' | 'spec' | 'input' | 'verification' | 'timings'>;
+export type MethodReport = Omit<
+  ReleaseReport,
+  'format' | 'ppdp' | 'spec' | 'input' | 'verification' | 'timings'
+>;
 
 export interface BuiltRelease {
   /** Released files (data.arrow, data.csv, and any method-specific ones), staged as given. */
@@ -49,6 +52,11 @@ export interface BuiltRelease {
 export interface ReleaseMethod {
   readonly name: MethodName;
   build(ctx: MethodContext): BuiltRelease;
+  /**
+   * The same release, yielding to the event loop during long work (so that a signal stops the
+   * run promptly); the Build state prefers it when present.
+   */
+  buildAsync?(ctx: MethodContext): Promise<BuiltRelease>;
   /** Present when the method fans out over row shards (the Count / Search / Apply states). */
   readonly shards?: ShardSteps;
 }

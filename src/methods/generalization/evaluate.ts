@@ -8,6 +8,7 @@
  * the tuple → class map is composed only when something needs it (SA histograms, the entropy
  * metric's suppression cost, the release itself).
  */
+import { K_ANONYMITY } from '../../catalogue/k-anonymity.ts';
 import type { Grouping, GroupingSession } from '../../kernels/groupby/kernel.ts';
 import type { ClassOutcome, GeneralizationMetrics, MetricValues } from '../../metrics/generalization.ts';
 import { smallestPassingClass } from '../../models/index.ts';
@@ -164,11 +165,14 @@ const SNAPSHOT_COUNT = 4096;
 /** At most this many "wide" attributes (more than WIDE_DOMAIN codes) stage rollups from the bottom. */
 const WIDE_ATTRIBUTES = 2;
 const WIDE_DOMAIN = 16;
+/** Lattices up to this many nodes flag counted nodes in an array; larger ones in a set. */
+const SEEN_FLAGS = 1 << 27;
 
 export class NodeEvaluator {
   /** Distinct nodes checked so far (grouped, and judged by the models or by k alone). */
   checked = 0;
-  private readonly seen: Uint8Array;
+  /** Nodes counted: a flag per node, or a set on lattices too large for one. */
+  private readonly seen: Uint8Array | Set<number>;
   /** Of those, grouped from an evaluated specialization's classes rather than the bottom node's. */
   rollups = 0;
   private readonly snapshots: Classes[] = [];
@@ -205,10 +209,10 @@ export class NodeEvaluator {
     private readonly populationSession?: GroupingSession,
   ) {
     this.k = smallestPassingClass(problem.models);
-    this.seen = new Uint8Array(problem.lattice.size);
+    this.seen = problem.lattice.size <= SEEN_FLAGS ? new Uint8Array(problem.lattice.size) : new Set<number>();
     this.scratch = problem.sensitive.map((sa) => new Int32Array(sa.width));
     this.judges = problem.models
-      .filter((model) => model.spec.model !== 'k-anonymity')
+      .filter((model) => model.spec.model !== K_ANONYMITY.name)
       .map((model) => ({ model, sa: problem.sensitive.findIndex((s) => s.attribute === model.attribute) }));
     this.overall = problem.models.filter((m) => m.overall !== undefined);
     this.keepMaps = this.judges.length > 0 || problem.metric === 'entropy';
@@ -221,8 +225,14 @@ export class NodeEvaluator {
   }
 
   private count(id: number): void {
-    if (!this.seen[id]) {
-      this.seen[id] = 1;
+    const seen = this.seen;
+    if (seen instanceof Set) {
+      if (!seen.has(id)) {
+        seen.add(id);
+        this.checked++;
+      }
+    } else if (!seen[id]) {
+      seen[id] = 1;
       this.checked++;
     }
   }

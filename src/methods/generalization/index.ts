@@ -6,9 +6,11 @@ import { basename } from 'node:path';
 import { claimsOf, type GeneralizationClaims } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
-import { checkLatticeSize } from '../../data/limits.ts';
+import { tableDigest } from '../../data/digest.ts';
+import { checkLatticeSize, DEFAULT_MAX_LATTICE_NODES } from '../../data/limits.ts';
 import { encodeParquet } from '../../data/parquet-write.ts';
 import type { EncodedColumn, EncodedTable } from '../../data/table.ts';
+import { collapseRows, type TupleSet } from '../../data/tuples.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
@@ -22,47 +24,18 @@ import {
 } from '../../models/index.ts';
 import { type GeneralizationMethodSpec, type ReleaseSpec, writesParquet } from '../../spec/spec.ts';
 import { thousands } from '../../util/format.ts';
+import { keyedRandom } from '../../util/keys.ts';
+import type { Random } from '../../util/random.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
+import { type BestEffortOutcome, type BestEffortProgress, BestEffortSearch } from './best-effort.ts';
 import { type GeneralizationProblem, NodeEvaluator, type NodeResult } from './evaluate.ts';
 import { Lattice } from './lattice.ts';
 import { type PopulationTuples, preparePopulation } from './population.ts';
+import type { Prepared } from './prepared.ts';
 import { generalizationReport } from './report.ts';
 import { kMinimalSearch } from './samarati.ts';
 import { optimalSearch, type SearchOutcome } from './search.ts';
-
-/** Distinct QI tuples with their counts, and each row's tuple. */
-export interface TupleSet {
-  readonly columns: Int32Array[];
-  readonly counts: Int32Array;
-  readonly rowToTuple: Int32Array;
-}
-
-export function collapseRows(kernel: GroupingKernel, columns: readonly EncodedColumn[]): TupleSet {
-  const session = kernel.open(
-    { columns: columns.map((c) => c.codes), domains: columns.map((c) => c.dictionary.length) },
-    columns.map(() => []),
-  );
-  const { groups, groupOf, sizes } = session.group(null);
-  const tuples = session.keys(groups);
-  session.dispose();
-  return { columns: tuples, counts: sizes, rowToTuple: groupOf };
-}
-
-/** Everything up to the search, shared by the release, the tests and the benchmarks. */
-export interface Prepared {
-  readonly spec: ReleaseSpec;
-  readonly method: GeneralizationMethodSpec;
-  readonly table: EncodedTable;
-  readonly qis: EncodedColumn[];
-  readonly hierarchies: Hierarchy[];
-  readonly tuples: TupleSet;
-  readonly problem: GeneralizationProblem;
-  /** Every sensitive attribute with its value per distinct tuple (for the disclosure measures). */
-  readonly sensitive: { readonly attribute: SensitiveAttribute; readonly values: Int32Array }[];
-  /** The population table of k-map and δ-presence, when the spec names one. */
-  readonly population: PopulationTuples | undefined;
-}
 
 export function generalizationSpec(spec: ReleaseSpec): GeneralizationMethodSpec {
   if (spec.method.name !== 'generalization')
@@ -86,10 +59,14 @@ export function prepareGeneralization(
   const hierarchies = time('hierarchies', () =>
     qiSpecs.map((a, i) => buildHierarchy(qis[i]!, a.hierarchy!, true)),
   );
+  // Past limits.maxLatticeNodes the optimal search gives way to the best-effort one;
+  // Samarati's k-minimal search enumerates, and no search numbers nodes past 2^53.
   checkLatticeSize(
     spec.file,
     hierarchies.map((h) => ({ name: h.attribute, height: h.height })),
-    spec.limits?.maxLatticeNodes,
+    generalizationSpec(spec).strategy === 'k-minimal'
+      ? spec.limits?.maxLatticeNodes
+      : Number.MAX_SAFE_INTEGER,
   );
   // Distinct tuples over the QIs and every sensitive attribute: the search groups on the QIs
   // and counts per class the SA values its models need; the report measures disclosure for all.
@@ -175,13 +152,29 @@ export function openSearch(prepared: Prepared, kernel: GroupingKernel): NodeEval
 export const generalizationMethod: ReleaseMethod = {
   name: 'generalization',
   build: (ctx) => buildGeneralization(ctx),
+  buildAsync: (ctx) => buildGeneralizationAsync(ctx),
 };
+
+/**
+ * The release, its best-effort search (if any) yielding to the event loop between slices so
+ * that SIGINT/SIGTERM end the run within a slice; the pipeline's Build state calls this one.
+ */
+export async function buildGeneralizationAsync(ctx: MethodContext): Promise<BuiltRelease> {
+  const { spec, table, kernel, time, say } = ctx;
+  const prepared = prepareGeneralization(spec, table, kernel, time);
+  const step = await searchStepAsync(prepared, kernel, time, say, searchRandom(spec));
+  return release(ctx, prepared, step);
+}
 
 /** The release at the optimal node, or at a given node (`ppdp apply` re-applies a saved one). */
 export function buildGeneralization(ctx: MethodContext, fixed?: Record<string, number>): BuiltRelease {
-  const { spec, table, kernel, time, say, random } = ctx;
+  const { spec, table, kernel, time, say } = ctx;
   const prepared = prepareGeneralization(spec, table, kernel, time);
-  const step = searchStep(prepared, kernel, time, say, fixed);
+  return release(ctx, prepared, searchStep(prepared, kernel, time, say, fixed, searchRandom(spec)));
+}
+
+function release(ctx: MethodContext, prepared: Prepared, step: SearchStepResult): BuiltRelease {
+  const { spec, table, time, random } = ctx;
   const columns = time('apply', () => {
     const suppressedRow = new Uint8Array(table.rowCount);
     for (let r = 0; r < table.rowCount; r++)
@@ -204,25 +197,118 @@ export function buildGeneralization(ctx: MethodContext, fixed?: Record<string, n
   return { files, report: step.report, claims: step.claims };
 }
 
+/** Default time limit of the best-effort search when the lattice is too large to enumerate (s). */
+export const DEFAULT_TIME_LIMIT_S = 30;
+/** Default node budget of the best-effort search (the deterministic stop). */
+export const DEFAULT_NODE_BUDGET = 20_000;
+
+/**
+ * Whether the search is best-effort: the lattice is past limits.maxLatticeNodes, or the spec
+ * sets a time limit or a node budget (the optimal search keeps its results everywhere else).
+ */
+export function bestEffort(prepared: Prepared): boolean {
+  const { method, spec, problem } = prepared;
+  if (method.strategy !== 'optimal') return false;
+  return (
+    method.timeLimit !== undefined ||
+    method.nodeBudget !== undefined ||
+    problem.lattice.size > (spec.limits?.maxLatticeNodes ?? DEFAULT_MAX_LATTICE_NODES)
+  );
+}
+
+/** How the best-effort search runs: its stops, its random stream, its progress lines. */
+export interface SearchOptions {
+  readonly random?: Random;
+  readonly say?: (line: string) => void;
+}
+
+export type SearchResult = SearchOutcome & {
+  kMinimal?: NodeResult[];
+  evaluator: NodeEvaluator;
+  /** The best-effort search's proved bound on the optimum and why it stopped. */
+  bestEffort?: Pick<BestEffortOutcome, 'lowerBound' | 'stoppedBy'>;
+};
+
+function bestEffortSearch(
+  prepared: Prepared,
+  evaluator: NodeEvaluator,
+  options: SearchOptions,
+): BestEffortSearch {
+  const { method, spec, problem } = prepared;
+  const say = options.say;
+  const metric = problem.metric;
+  return new BestEffortSearch(evaluator, {
+    nodeBudget: method.nodeBudget ?? DEFAULT_NODE_BUDGET,
+    timeLimitMs: (method.timeLimit ?? DEFAULT_TIME_LIMIT_S) * 1000,
+    random: options.random ?? searchRandom(spec),
+    ...(say ? { progress: (p: BestEffortProgress) => say(progressLine(metric, p)) } : {}),
+  });
+}
+
+/**
+ * The search's stream for callers without a context's (the shard search, explore): keyed by
+ * the seed alone, which is enough for a search (its draws are never released).
+ */
+export function searchRandom(spec: ReleaseSpec): Random {
+  return keyedRandom(spec.seed, new Uint8Array(0), 'search');
+}
+
+function progressLine(metric: string, p: BestEffortProgress): string {
+  const best = p.best === undefined ? 'none feasible yet' : `best ${metric} ${p.best.toPrecision(4)}`;
+  const bound = Number.isFinite(p.lowerBound) ? `, the optimum is ≥ ${p.lowerBound.toPrecision(4)}` : '';
+  return `best-effort search: ${thousands(p.nodesChecked)} nodes checked in ${(p.elapsedMs / 1000).toFixed(0)} s, ${best}${bound}`;
+}
+
+function withBound(outcome: BestEffortOutcome): SearchOutcome & Pick<SearchResult, 'bestEffort'> {
+  const { lowerBound, stoppedBy, ...rest } = outcome;
+  return { ...rest, bestEffort: { lowerBound, stoppedBy } };
+}
+
+/**
+ * The search, yielding to the event loop between slices when it is best-effort (so that a
+ * signal stops the run within a slice); otherwise the same as `search`.
+ */
+export async function searchAsync(
+  prepared: Prepared,
+  kernel: GroupingKernel,
+  options: SearchOptions,
+  time: MethodContext['time'] = (_, work) => work(),
+): Promise<SearchResult> {
+  if (!bestEffort(prepared)) return time('search', () => search(prepared, kernel, undefined, options));
+  const evaluator = openSearch(prepared, kernel);
+  try {
+    const outcome = await bestEffortSearch(prepared, evaluator, options).runAsync(50, (w) =>
+      time('search', w),
+    );
+    return { ...withBound(outcome), best: evaluator.complete(outcome.best), evaluator };
+  } catch (e) {
+    evaluator.dispose();
+    throw e;
+  }
+}
+
 /** The spec's strategy: the optimal search, or Samarati's k-minimal generalizations. */
 export function search(
   prepared: Prepared,
   kernel: GroupingKernel,
   /** A node to take instead of searching (QI name → level): it must be feasible. */
   fixed?: Record<string, number>,
-): SearchOutcome & { kMinimal?: NodeResult[]; evaluator: NodeEvaluator } {
+  options: SearchOptions = {},
+): SearchResult {
   const evaluator = openSearch(prepared, kernel);
-  const outcome: SearchOutcome & { kMinimal?: NodeResult[] } = fixed
+  const outcome: SearchOutcome & Pick<SearchResult, 'kMinimal' | 'bestEffort'> = fixed
     ? fixedNode(prepared, evaluator, fixed)
-    : prepared.method.strategy === 'optimal'
-      ? optimalSearch(evaluator)
-      : kMinimalSearch(
-          evaluator,
-          prepared.hierarchies.map((h) => h.levelTables),
-          prepared.tuples.columns,
-          prepared.method.preference,
-          basename(prepared.spec.file),
-        );
+    : bestEffort(prepared)
+      ? withBound(bestEffortSearch(prepared, evaluator, options).run())
+      : prepared.method.strategy === 'optimal'
+        ? optimalSearch(evaluator)
+        : kMinimalSearch(
+            evaluator,
+            prepared.hierarchies.map((h) => h.levelTables),
+            prepared.tuples.columns,
+            prepared.method.preference,
+            basename(prepared.spec.file),
+          );
   // The search measures only the spec's metric; the report gives them all.
   return { ...outcome, best: evaluator.complete(outcome.best), evaluator };
 }
@@ -298,12 +384,42 @@ export function searchStep(
   time: MethodContext['time'],
   say: MethodContext['say'],
   fixed?: Record<string, number>,
+  random?: Random,
 ): SearchStepResult {
-  const { problem, qis, tuples, table } = prepared;
-  say(
-    `${thousands(table.rowCount)} rows, ${qis.length} quasi-identifiers, lattice of ${thousands(problem.lattice.size)} nodes`,
+  sayLattice(prepared, say);
+  const outcome = time('search', () =>
+    search(prepared, kernel, fixed, { say, ...(random ? { random } : {}) }),
   );
-  const outcome = time('search', () => search(prepared, kernel, fixed));
+  return afterSearch(prepared, outcome, time, say);
+}
+
+/** searchStep, yielding to the event loop during a best-effort search (signals stop it). */
+export async function searchStepAsync(
+  prepared: Prepared,
+  kernel: GroupingKernel,
+  time: MethodContext['time'],
+  say: MethodContext['say'],
+  random: Random,
+): Promise<SearchStepResult> {
+  sayLattice(prepared, say);
+  return afterSearch(prepared, await searchAsync(prepared, kernel, { say, random }, time), time, say);
+}
+
+function sayLattice(prepared: Prepared, say: MethodContext['say']): void {
+  const { problem, qis, table } = prepared;
+  say(
+    `${thousands(table.rowCount)} rows, ${qis.length} quasi-identifiers, lattice of ${thousands(problem.lattice.size)} nodes` +
+      (bestEffort(prepared) ? ': best-effort search' : ''),
+  );
+}
+
+function afterSearch(
+  prepared: Prepared,
+  outcome: SearchResult,
+  time: MethodContext['time'],
+  say: MethodContext['say'],
+): SearchStepResult {
+  const { problem, qis, tuples } = prepared;
   const { best, nodesChecked } = outcome;
   const node = Object.fromEntries(qis.map((c, i) => [c.name, best.levels[i]!]));
   // The bottom node (the input's own classes) from the search's session: its classes are kept.

@@ -11,11 +11,14 @@ import type { SensitiveAttribute } from '../../models/index.ts';
 import type { PrivacyModel } from '../../models/model.ts';
 import type { BuiltRelease } from '../method.ts';
 import type { NodeResult } from './evaluate.ts';
-import type { Prepared } from './index.ts';
+import type { Prepared } from './prepared.ts';
 import type { SearchOutcome } from './search.ts';
 
 type MethodReport = BuiltRelease['report'];
-type Outcome = SearchOutcome & { kMinimal?: NodeResult[] };
+type Outcome = SearchOutcome & {
+  kMinimal?: NodeResult[];
+  bestEffort?: { readonly lowerBound: number; readonly stoppedBy: string } | undefined;
+};
 
 export function generalizationReport(
   prepared: Prepared,
@@ -26,9 +29,11 @@ export function generalizationReport(
   const { best } = outcome;
   const { method, table } = prepared;
   const releasedRows = method.suppressed === 'mask' ? table.rowCount : table.rowCount - best.suppressedRows;
+  const facts = searchFacts(prepared, outcome, node, originalNode.groups);
   return {
     rows: { input: table.rowCount, released: releasedRows, suppressed: best.suppressedRows },
-    generalization: searchFacts(prepared, outcome, node, originalNode.groups),
+    generalization: facts,
+    ...(outcome.bestEffort ? { sections: [searchSection(prepared, best.value, facts)] } : {}),
     privacy: privacyOf(prepared, best, originalNode),
     utility: { metric: method.metric, value: best.value, ...best.values },
   };
@@ -57,7 +62,55 @@ function searchFacts(
     distinctTuples: qiCombinations,
     ...(outcome.kMinimal ? { kMinimal: outcome.kMinimal.map(levelsOf) } : {}),
     ncpByAttribute: Object.fromEntries(prepared.qis.map((c, i) => [c.name, ncpByAttribute[i]!])),
+    ...searchQuality(outcome),
   };
+}
+
+/**
+ * How close the node is to the optimum: the optimal search proves it (gap 0); the best-effort
+ * one states the lower bound it proved on the optimum's value and the gap that leaves.
+ */
+function searchQuality(outcome: Outcome) {
+  if (outcome.strategy.startsWith('optimal'))
+    return { search: 'optimal', lowerBound: outcome.best.value, gap: 0 };
+  if (!outcome.bestEffort) return {};
+  const value = outcome.best.value;
+  const lowerBound = Math.min(value, outcome.bestEffort.lowerBound);
+  const gap = value > 0 ? (value - lowerBound) / value : 0;
+  return {
+    search: gap === 0 ? 'optimal' : 'best-effort',
+    lowerBound,
+    gap,
+    stoppedBy: outcome.bestEffort.stoppedBy,
+  };
+}
+
+/** report.html's account of a best-effort search: the value, the bound, the gap. */
+function searchSection(prepared: Prepared, value: number, facts: ReturnType<typeof searchFacts>) {
+  const metric = prepared.method.metric;
+  const lb = facts.lowerBound ?? value;
+  const gap = facts.gap ?? 0;
+  const line =
+    gap === 0
+      ? `${metric} ${fmt(value)}: optimal (the bound proved meets it)`
+      : `${metric} ${fmt(value)}; the optimum is ≥ ${fmt(lb)} (gap ≤ ${fmt(100 * gap)} %)`;
+  return {
+    title: 'Lattice search',
+    facts: [
+      ['Search', 'best-effort (greedy climb, then local search)'] as [string, string],
+      ['Distance from the optimum', line] as [string, string],
+      ['Nodes checked', facts.nodesChecked] as [string, number],
+      ['Lattice nodes', facts.latticeSize] as [string, number],
+      ['Stopped by', facts.stoppedBy ?? ''] as [string, string],
+    ],
+    note:
+      'The lattice was searched best-effort (too large to enumerate, or a time limit or node budget was set). ' +
+      'The lower bound is proved: no node the search did not rule out can cost less.',
+  };
+}
+
+function fmt(x: number): string {
+  return Number.isFinite(x) ? String(Number(x.toPrecision(3))) : String(x);
 }
 
 /** The released classes: each model, the risk, the SA per class, disclosure against the input's classes. */
@@ -132,11 +185,8 @@ function achievedOf(model: PrivacyModel, best: NodeResult): Record<string, numbe
     if (worst === undefined || (model.higherIsBetter ? v < worst : v > worst)) worst = v;
     if (least === undefined || v < least) least = v;
   }
-  if (model.spec.model === 'delta-presence')
-    return { minPresence: least ?? Number.NaN, maxPresence: worst ?? Number.NaN };
-  if (model.needsPopulation) return { populationMatches: worst ?? Number.NaN };
-  // k-map against an estimated population: the smallest class, and the size standing for k.
-  if (model.spec.model === 'k-map') return { k: worst ?? Number.NaN, estimatedClassSize: model.minClassSize };
+  // A model that reports more than its worst class says what (src/models).
+  if (model.achieved) return model.achieved(worst ?? Number.NaN, least ?? Number.NaN);
   return { [model.measureName]: worst ?? Number.NaN };
 }
 

@@ -19,6 +19,7 @@
  * distance (Σ dᵢ), minimum relative distance (Σ dᵢ/hᵢ), maximum distribution (most distinct
  * released tuples), minimum suppression; ties fall to the spec's metric, then docs/definitions.md §6.
  */
+import { K_ANONYMITY } from '../../catalogue/k-anonymity.ts';
 import { SpecError } from '../../errors.ts';
 import type { Preference } from '../../spec/spec.ts';
 import type { NodeEvaluator, NodeResult } from './evaluate.ts';
@@ -41,7 +42,7 @@ export function kMinimalSearch(
 ): KMinimalOutcome {
   const { problem } = evaluator;
   const { lattice } = problem;
-  if (problem.models.some((m) => m.spec.model !== 'k-anonymity')) {
+  if (problem.models.some((m) => m.spec.model !== K_ANONYMITY.name)) {
     throw new SpecError(
       'E_SPEC_CONFLICT',
       `${specFile}: method.strategy 'k-minimal' (Samarati & Sweeney) is defined for k-anonymity alone`,
@@ -49,7 +50,7 @@ export function kMinimalSearch(
     );
   }
   const k = problem.models.reduce(
-    (acc, m) => Math.max(acc, m.spec.model === 'k-anonymity' ? m.spec.k : 1),
+    (acc, m) => Math.max(acc, m.spec.model === K_ANONYMITY.name ? m.spec.k : 1),
     1,
   );
   const tagger = new Tagger(evaluator, true);

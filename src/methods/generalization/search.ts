@@ -18,6 +18,7 @@
  * not enough, and phase 2 compares values, not just feasibility.
  */
 
+import { K_ANONYMITY } from '../../catalogue/k-anonymity.ts';
 import { NoSolutionError } from '../../errors.ts';
 import { smallestPassingClass } from '../../models/index.ts';
 import type { GeneralizationProblem, NodeEvaluator, NodeResult } from './evaluate.ts';
@@ -186,7 +187,7 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
   const split =
     metric === 'discernibility' &&
     maxSuppressedRows > 0 &&
-    evaluator.problem.models.every((m) => m.spec.model === 'k-anonymity');
+    evaluator.problem.models.every((m) => m.spec.model === K_ANONYMITY.name);
   const bigSquares = split ? new Float64Array(lattice.size) : undefined;
   const rowsBelowKAbove = split ? new Float64Array(lattice.size) : undefined;
   let best: NodeResult | undefined;

@@ -6,16 +6,17 @@
  * shard and several release the same bytes.
  */
 import type { EncodedTable } from '../../data/table.ts';
+import { collapseRows } from '../../data/tuples.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
 import type { ReleaseSpec } from '../../spec/spec.ts';
 import type { MethodContext, ShardCounts, ShardSteps, ShardTuples } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
 import {
   collapseColumnNames,
-  collapseRows,
   generalizationSpec,
   prepareGeneralization,
-  searchStep,
+  searchRandom,
+  searchStepAsync,
 } from './index.ts';
 import { TupleMerge } from './merge.ts';
 
@@ -51,7 +52,8 @@ export const generalizationShards: ShardSteps = {
       columns: names.map((name, i) => ({ name, dictionary: dictionaries[i]!, codes: merged.columns[i]! })),
     };
     const prepared = prepareGeneralization(spec, table, kernel, time, merged);
-    const step = searchStep(prepared, kernel, time, say);
+    // Yielding between slices of a best-effort search: a signal stops the run within one.
+    const step = await searchStepAsync(prepared, kernel, time, say, searchRandom(spec));
     // Each shard's flags: its own tuples → merged tuple → suppressed (one shard's are the merged ones).
     const flags = time('flags', () =>
       groupOf

@@ -23,14 +23,16 @@ export async function build(task: WorkTask, env: PhaseEnv): Promise<{ files: num
   const table = await allRows(work);
   const timings: Record<string, number> = {};
   const time = timer(timings);
-  const built = (env.method ?? methodFor(work.spec.method.name)).build({
+  const method = env.method ?? methodFor(work.spec.method.name);
+  const ctx = {
     spec: work.spec,
     table,
     kernel: env.kernel,
     time,
     say: env.say ?? (() => {}),
     random: streams(work.spec, table, Buffer.from(work.file.digest, 'hex')),
-  });
+  };
+  const built = method.buildAsync ? await method.buildAsync(ctx) : method.build(ctx);
   for (const f of built.files) await store.put(work.key(`staging/${f.name}`), f.content);
   const out: BuiltFile = {
     files: built.files.map((f) => f.name),
