@@ -10,6 +10,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
+import { type ReleaseReport, readReport } from '../contracts/report.ts';
 import { NoSolutionError, PpdpError } from '../errors.ts';
 import { buildGeneralization } from '../methods/generalization/index.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../methods/method.ts';
@@ -20,7 +22,6 @@ import { randomizationMethod } from '../methods/randomization/index.ts';
 import type { MatricesFile } from '../methods/randomization/matrices-file.ts';
 import { requiredK } from '../models/index.ts';
 import type { Manifest } from '../pipeline/publish.ts';
-import type { ReleaseReport } from '../report/types.ts';
 import type { RandomizationMethodSpec, ReleaseSpec } from '../spec/spec.ts';
 
 /** A published release folder, its manifest checked. */
@@ -51,7 +52,19 @@ export function readSavedRelease(dir: string): SavedRelease {
     );
   }
   const saved = { dir, manifest, report: {} as ReleaseReport };
-  return { ...saved, report: JSON.parse(savedFile(saved, 'report.json')) as ReleaseReport };
+  const reportPath = join(dir, 'report.json');
+  let json: unknown;
+  try {
+    json = JSON.parse(savedFile(saved, 'report.json'));
+  } catch (e) {
+    if (e instanceof PpdpError) throw e;
+    throw new PpdpError(
+      'E_APPLY_RELEASE',
+      `${reportPath}: not JSON (${(e as Error).message})`,
+      're-run the release',
+    );
+  }
+  return { ...saved, report: readReport(json, reportPath) };
 }
 
 /** A file of the release, as the manifest lists it (a changed file is refused). */
@@ -185,7 +198,7 @@ function applyMondrian(ctx: MethodContext, t: ReturnType<typeof parseTransformat
     const k = requiredK(problem.models);
     const small = released.classSizes.filter((s) => s < k).length;
     const what = failing.map((m) =>
-      m.model === 'k-anonymity'
+      m.model === K_ANONYMITY.name
         ? `${small} class${small === 1 ? '' : 'es'} smaller than k=${k}`
         : `${m.model} fails (worst class: ${Object.entries(m.achieved)
             .map(([key, v]) => `${key} = ${Number(v.toPrecision(4))}`)

@@ -6,12 +6,13 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
 import { formatOf, readTable } from '../data/read.ts';
 import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
 import { parseSpec } from '../spec/spec.ts';
-import { parseCommandArgs } from './args.ts';
+import { commandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
 
 export const INIT_HELP = `Usage: ppdp init <table> [--out <release.json>] [--force]
@@ -119,26 +120,21 @@ interface Guess {
 }
 
 export function initCommand(args: string[]): number {
-  const { values, positionals } = parseCommandArgs('init', {
+  const parsed = commandArgs(
+    'init',
     args,
-    allowPositionals: true,
-    options: {
+    {
       out: { type: 'string' },
       force: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
     },
-  });
-  if (values.help) {
-    process.stdout.write(INIT_HELP);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    throw new PpdpError(
-      'E_USAGE',
-      'ppdp init takes exactly one table',
-      'ppdp init <data.csv> [--out release.json]',
-    );
-  }
+    {
+      help: INIT_HELP,
+      takes: 'exactly one table',
+      synopsis: 'ppdp init <data.csv> [--out release.json]',
+    },
+  );
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   const data = resolve(positionals[0]!);
   const out = resolve(values.out ?? join(dirname(data), 'release.json'));
   if (existsSync(out) && !values.force) {
@@ -177,7 +173,7 @@ export function initCommand(args: string[]): number {
     input: inputPath.startsWith('..') || isAbsolute(inputPath) ? data : inputPath,
     ...(Object.keys(format).length > 0 ? { format } : {}),
     attributes,
-    privacy: [{ model: 'k-anonymity', k: 5 }],
+    privacy: [{ model: K_ANONYMITY.name, k: 5 }],
     method: { name: 'generalization', maxSuppression: 0.02 },
     seed: 1,
   };

@@ -7,10 +7,12 @@
  * model of a spec checked per class (src/verify/models.ts), and, when the original table is
  * known, the information lost per cell (NCP) read from the released strings.
  */
+import { modelOf, needs } from '../catalogue/catalogue.ts';
+import type { HistogramBin } from '../contracts/report.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
+import { collapseRows } from '../data/tuples.ts';
 import { PpdpError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
-import { collapseRows } from '../methods/generalization/index.ts';
 import {
   type ClassHistogramSet,
   type DisclosureMeasures,
@@ -26,7 +28,6 @@ import {
 } from '../metrics/population-risk.ts';
 import { classSizeHistogram, reidentificationRisk } from '../metrics/privacy.ts';
 import { specialUniques, type WeightedRisk, weightedRisk } from '../metrics/special-uniques.ts';
-import type { HistogramBin } from '../report/types.ts';
 import { isPopulationModel, type PrivacyModelSpec } from '../spec/spec.ts';
 import { checkClass, type SensitiveContext } from '../verify/models.ts';
 import { checkReleaseModels, isReleaseModel } from '../verify/population.ts';
@@ -212,10 +213,7 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
         satisfied = false;
         classesFailing++;
       }
-      const higherIsBetter =
-        model.model !== 't-closeness' &&
-        model.model !== 'delta-disclosure' &&
-        model.model !== 'recursive-cl-diversity';
+      const higherIsBetter = modelOf(model).measure.higherIsBetter;
       if (worst === undefined || (higherIsBetter ? value < worst : value > worst)) worst = value;
     }
     return {
@@ -390,7 +388,7 @@ function releaseModel(
     ...base,
     satisfied,
     // Average risk: classes per released row; estimated k-map: the smallest class.
-    worst: model.model === 'average-risk' ? sizes.length / released : smallest,
+    worst: needs(model, 'whole-release') ? sizes.length / released : smallest,
     classesFailing: 0,
   };
 }

@@ -6,32 +6,31 @@
  * table is built), other methods their whole build in memory.
  */
 import { basename } from 'node:path';
+import { declaredModels, varyParameters as declaredVary, modelOf } from '../catalogue/catalogue.ts';
+import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
+import { ATTRIBUTE_DISCLOSURE } from '../catalogue/randomization.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { NoSolutionError, PpdpError, SpecError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
-import {
-  type Prepared,
-  prepareGeneralization,
-  respecify,
-  searchStep,
-} from '../methods/generalization/index.ts';
+import { prepareGeneralization, respecify, searchStep } from '../methods/generalization/index.ts';
+import type { Prepared } from '../methods/generalization/prepared.ts';
 import type { BuiltRelease, MethodContext, MethodReport } from '../methods/method.ts';
 import { methodFor } from '../methods/registry.ts';
 import { streams } from '../pipeline/release.ts';
 import type { PrivacyModelSpec, ReleaseSpec } from '../spec/spec.ts';
 
 /**
- * The parameters `--vary` accepts, with the models that carry them (none: a setting of the
- * method, generalization's maxSuppression).
+ * The parameters `--vary` accepts, with the models that carry them, as the catalogue declares
+ * them (src/catalogue/), and maxSuppression (no model: a setting of the method, generalization's).
  */
-export const VARY_PARAMETERS: Record<string, { models: PrivacyModelSpec['model'][]; integer: boolean }> = {
-  k: { models: ['k-anonymity'], integer: true },
-  maxSuppression: { models: [], integer: false },
-  l: { models: ['distinct-l-diversity', 'entropy-l-diversity', 'recursive-cl-diversity'], integer: false },
-  t: { models: ['t-closeness'], integer: false },
-  delta: { models: ['delta-disclosure'], integer: false },
-  tau: { models: ['attribute-disclosure'], integer: false },
-};
+export function varyParameters(): Record<string, { models: string[]; integer: boolean }> {
+  const [first, ...rest] = declaredVary();
+  return Object.fromEntries([
+    ...(first ? [first] : []),
+    ['maxSuppression', { models: [], integer: false }],
+    ...rest,
+  ]);
+}
 
 export interface Vary {
   readonly parameter: string;
@@ -50,12 +49,12 @@ export function parseVary(text: string): Vary {
   const m = /^\s*([a-zA-Zτδ]+)\s*=\s*(.+)$/.exec(text);
   if (!m) throw new PpdpError('E_USAGE', `--vary ${text}: expected <parameter>=<range>`, usage);
   const parameter = ({ τ: 'tau', δ: 'delta' } as Record<string, string>)[m[1]!] ?? m[1]!;
-  const known = VARY_PARAMETERS[parameter];
+  const known = varyParameters()[parameter];
   if (!known) {
     throw new PpdpError(
       'E_USAGE',
       `--vary ${text}: unknown parameter '${m[1]}'`,
-      `vary one of ${Object.keys(VARY_PARAMETERS).join(', ')}`,
+      `vary one of ${Object.keys(varyParameters()).join(', ')}`,
     );
   }
   const number = (s: string): number => {
@@ -111,6 +110,17 @@ function checkValue(parameter: string, v: number, text: string): void {
   if ((parameter === 't' || parameter === 'tau') && !(v >= 0 && v <= 1)) throw bad('must be in [0, 1]');
   if (parameter === 'delta' && !(v >= 0)) throw bad('δ must be ≥ 0');
   if (parameter === 'maxSuppression' && !(v >= 0 && v <= 1)) throw bad('a share of rows, in [0, 1]');
+  // Every parameter: the widest range the models carrying it declare.
+  const fields = declaredModels().flatMap((d) => {
+    const f = d.vary?.parameter === parameter ? d.fields[parameter] : undefined;
+    return f?.kind === 'number' ? [f] : [];
+  });
+  if (fields.length === 0) return;
+  const min = Math.min(...fields.map((f) => f.min));
+  const max = Math.max(...fields.map((f) => f.max));
+  const integer = varyParameters()[parameter]!.integer;
+  if (!(v >= min && v <= max && (!integer || Number.isInteger(v))))
+    throw bad(`${parameter} must be ${integer ? 'a whole number ' : ''}from ${min} to ${max}`);
 }
 
 /**
@@ -119,7 +129,7 @@ function checkValue(parameter: string, v: number, text: string): void {
  * model is an error: which attribute it protects is the user's choice.
  */
 export function specWith(spec: ReleaseSpec, parameter: string, value: number): ReleaseSpec {
-  const { models } = VARY_PARAMETERS[parameter]!;
+  const { models } = varyParameters()[parameter]!;
   if (parameter === 'maxSuppression') {
     if (spec.method.name !== 'generalization') {
       throw new SpecError(
@@ -130,15 +140,13 @@ export function specWith(spec: ReleaseSpec, parameter: string, value: number): R
     }
     return { ...spec, method: { ...spec.method, maxSuppression: value } };
   }
-  if (parameter === 'l' && !Number.isInteger(value)) {
-    const integerOnly = spec.privacy.find(
-      (m) => m.model !== 'entropy-l-diversity' && models.includes(m.model),
-    );
+  if (!Number.isInteger(value)) {
+    const integerOnly = spec.privacy.find((m) => models.includes(m.model) && modelOf(m).vary?.integer);
     if (integerOnly) {
       throw new PpdpError(
         'E_USAGE',
-        `--vary l: ${value} is not a whole number, but ${integerOnly.model} needs one`,
-        'use an integer range, e.g. --vary l=2..6',
+        `--vary ${parameter}: ${value} is not a whole number, but ${integerOnly.model} needs one`,
+        `use an integer range, e.g. --vary ${parameter}=2..6`,
       );
     }
   }
@@ -156,7 +164,7 @@ export function specWith(spec: ReleaseSpec, parameter: string, value: number): R
         `add one to the spec's privacy list (it names the sensitive attribute), then vary its ${parameter}`,
       );
     }
-    privacy.unshift({ model: 'k-anonymity', k: value });
+    privacy.unshift({ model: K_ANONYMITY.name, k: value });
   }
   return { ...spec, privacy };
 }
@@ -165,7 +173,7 @@ export function specWith(spec: ReleaseSpec, parameter: string, value: number): R
 export function specValue(spec: ReleaseSpec, parameter: string): number | undefined {
   if (parameter === 'maxSuppression')
     return spec.method.name === 'generalization' ? spec.method.maxSuppression : undefined;
-  const { models } = VARY_PARAMETERS[parameter]!;
+  const { models } = varyParameters()[parameter]!;
   const m = spec.privacy.find((x) => models.includes(x.model)) as Record<string, unknown> | undefined;
   return typeof m?.[parameter] === 'number' ? (m[parameter] as number) : undefined;
 }
@@ -332,7 +340,7 @@ function summarize(report: MethodReport): Omit<FrontierPoint, 'value' | 'values'
       (e): e is [string, number] => typeof e[1] === 'number' && e[0] !== 'value',
     ),
   );
-  const disclosure = privacy.models.find((m) => m.model === 'attribute-disclosure')?.achieved.maxRisk;
+  const disclosure = privacy.models.find((m) => m.model === ATTRIBUTE_DISCLOSURE.name)?.achieved.maxRisk;
   const risk = privacy.prosecutorRisk
     ? { name: 'max prosecutor risk', value: privacy.prosecutorRisk.max }
     : disclosure !== undefined

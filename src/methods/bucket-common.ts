@@ -4,6 +4,7 @@
  * l-diverse partition, tuple ids over code columns, and the bucket-size facts of the report.
  */
 import { basename } from 'node:path';
+import type { TauOfLModel } from '../catalogue/catalogue.ts';
 import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table.ts';
 import { NoSolutionError, SpecError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
@@ -14,7 +15,7 @@ export interface DiversityRequirement {
   /** The sensitive attribute's name. */
   readonly attribute: string;
   readonly column: EncodedColumn;
-  readonly model: 'distinct-l-diversity' | 'entropy-l-diversity';
+  readonly model: TauOfLModel;
   readonly l: number;
   /** The l-diversity model (src/models) that judges the buckets. */
   readonly diversity: LDiversityModel;

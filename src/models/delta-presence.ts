@@ -31,6 +31,7 @@ export function deltaPresence(deltaMin: number, deltaMax: number, population: st
       return p >= deltaMin * (1 - TOLERANCE) && p <= deltaMax * (1 + TOLERANCE);
     },
     measure: presenceOf,
+    achieved: (worst, least) => ({ minPresence: least, maxPresence: worst }),
     higherIsBetter: false,
     measureName: 'deltaMax',
   };

@@ -4,6 +4,7 @@
  * report.json reads the same as the model built for the release (`PrivacyModel.describe()`).
  */
 import { basename } from 'node:path';
+import { declaredModels, findModel, type ModelName } from '../catalogue/catalogue.ts';
 import type { PrivacyModelSpec } from '../spec/spec.ts';
 
 export interface ModelDescription {
@@ -13,42 +14,22 @@ export interface ModelDescription {
   readonly requirements: readonly string[];
 }
 
-export type ModelName = PrivacyModelSpec['model'];
+export type { ModelName };
 
-const NAMES: Record<ModelName, string> = {
-  'k-anonymity': 'k-anonymity',
-  'distinct-l-diversity': 'Distinct l-diversity',
-  'entropy-l-diversity': 'Entropy l-diversity',
-  'recursive-cl-diversity': 'Recursive (c, l)-diversity',
-  't-closeness': 't-closeness',
-  'delta-disclosure': 'δ-disclosure privacy',
-  'attribute-disclosure': 'Attribute-disclosure bound',
-  'rho-privacy': '(ρ1, ρ2)-privacy',
-  'average-risk': 'Average re-identification risk',
-  'k-map': 'k-map',
-  'delta-presence': 'δ-presence',
-};
+/**
+ * A parameter's wording for a model no declaration here names (a report from another version):
+ * the first declared model's wording of a parameter of that name.
+ */
+function anyWording(key: string): ((v: string) => string) | undefined {
+  return declaredModels().find((d) => Object.hasOwn(d.wording, key))?.wording[key];
+}
 
-/** How each parameter reads as a requirement, given its value as text (`model.param` first). */
-const REQUIREMENTS: Record<string, (v: string) => string> = {
-  'k-map.k': (v) => `every class matches at least k = ${v} records of the population`,
-  threshold: (v) => `average re-identification risk ≤ ${v}`,
-  deltaMin: (v) => `sample share of each class's population ≥ δmin = ${v}`,
-  deltaMax: (v) => `sample share of each class's population ≤ δmax = ${v}`,
-  population: (v) => `population table ${v}`,
-  populationSize: (v) => `a population of ${v} people, its classes estimated from the input's`,
-  estimator: (v) => `${v} estimate of the population's class sizes`,
-  significance: (v) => `significance ${v}`,
-  k: (v) => `every class has at least k = ${v} rows`,
-  l: (v) => `l ≥ ${v}`,
-  c: (v) => `c = ${v}`,
-  t: (v) => `distance to the overall distribution ≤ t = ${v}`,
-  delta: (v) => `δ ≤ ${v}`,
-  tau: (v) => `per-row disclosure risk ≤ τ = ${v}`,
-  rho1: (v) => `prior ≤ ρ1 = ${v}`,
-  rho2: (v) => `posterior ≤ ρ2 = ${v}`,
-  distance: (v) => `${v} ground distance`,
-};
+function ownWording(
+  wording: Readonly<Record<string, (v: string) => string>>,
+  key: string,
+): ((v: string) => string) | undefined {
+  return Object.hasOwn(wording, key) ? wording[key] : undefined;
+}
 
 /**
  * The description of a model from its name and parameters (`format` writes numbers). A name this
@@ -61,14 +42,16 @@ export function describeModel(
   format: (v: number) => string = String,
   unknown: (key: string, value: number | string) => string = (k, v) => `${k} = ${v}`,
 ): ModelDescription {
+  const declared = findModel(model);
   return {
-    name: NAMES[model as ModelName] ?? model,
+    name: declared?.title ?? model,
     requirements: Object.entries(params)
       .filter(([k]) => k !== 'attribute')
       .map(
         ([k, v]) =>
-          (REQUIREMENTS[`${model}.${k}`] ?? REQUIREMENTS[k])?.(typeof v === 'number' ? format(v) : v) ??
-          unknown(k, v),
+          (declared ? ownWording(declared.wording, k) : anyWording(k))?.(
+            typeof v === 'number' ? format(v) : v,
+          ) ?? unknown(k, v),
       ),
   };
 }

@@ -1,4 +1,16 @@
 /** Builds the privacy models a spec names, with what each needs to know about the table. */
+import { AVERAGE_RISK } from '../catalogue/average-risk.ts';
+import { type ModelName, type ModelsIn, modelOf, type SpecNamed } from '../catalogue/catalogue.ts';
+import type { ModelDeclaration } from '../catalogue/declaration.ts';
+import { DELTA_DISCLOSURE } from '../catalogue/delta-disclosure.ts';
+import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
+import {
+  DISTINCT_L_DIVERSITY,
+  ENTROPY_L_DIVERSITY,
+  RECURSIVE_CL_DIVERSITY,
+} from '../catalogue/l-diversity.ts';
+import { DELTA_PRESENCE, K_MAP } from '../catalogue/population.ts';
+import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../hierarchy/hierarchy.ts';
@@ -6,10 +18,11 @@ import type { PrivacyModelSpec, ReleaseSpec } from '../spec/spec.ts';
 import { averageRisk } from './average-risk.ts';
 import { deltaDisclosure } from './delta-disclosure.ts';
 import { deltaPresence } from './delta-presence.ts';
+import { describeSpec } from './describe.ts';
 import { kAnonymity } from './k-anonymity.ts';
 import { kMap, kMapEstimated } from './k-map.ts';
 import { distinctLDiversity, entropyLDiversity, recursiveClDiversity } from './l-diversity.ts';
-import type { PrivacyModel } from './model.ts';
+import type { ClassSummary, PrivacyModel } from './model.ts';
 import { equalEmd, hierarchicalEmd, orderedEmd, smallestEqualClose, tCloseness } from './t-closeness.ts';
 
 /** A sensitive attribute as the models see it. */
@@ -74,6 +87,67 @@ function valueOrder(dictionary: readonly string[], numeric: boolean): number[] {
     : codes.sort((a, b) => (dictionary[a]! < dictionary[b]! ? -1 : dictionary[a]! > dictionary[b]! ? 1 : 0));
 }
 
+/** What a model's builder knows besides its spec. */
+interface BuildContext {
+  readonly rows: number;
+  readonly specFile: string;
+  /** The model's place in the spec's privacy list. */
+  readonly i: number;
+  readonly sa: (name: string) => SensitiveAttribute;
+}
+
+type Builder<N extends ModelName> = (spec: SpecNamed<N>, at: BuildContext) => PrivacyModel;
+
+/** Every model judged class by class or on the release, by name: a model left out is a compile error. */
+const BUILDERS: { readonly [N in ModelsIn<'class'> | ModelsIn<'release'>]: Builder<N> } = {
+  [K_ANONYMITY.name]: (spec, { rows, specFile, i }) => {
+    if (spec.k > rows) {
+      throw new SpecError(
+        'E_SPEC_RANGE',
+        `${specFile}: privacy[${i}].k is ${spec.k}, but the table has only ${rows} rows`,
+        'k must be ≥ 1 and ≤ the number of rows',
+      );
+    }
+    return kAnonymity(spec.k);
+  },
+  [DISTINCT_L_DIVERSITY.name]: (spec) => distinctLDiversity(spec.attribute, spec.l),
+  [ENTROPY_L_DIVERSITY.name]: (spec) => entropyLDiversity(spec.attribute, spec.l),
+  [RECURSIVE_CL_DIVERSITY.name]: (spec) => recursiveClDiversity(spec.attribute, spec.c, spec.l),
+  [T_CLOSENESS.name]: (spec, { rows, specFile, i, sa }) => {
+    const s = sa(spec.attribute);
+    if (spec.distance === 'hierarchical' && !s.hierarchy) {
+      throw new SpecError(
+        'E_SPEC_HIERARCHY',
+        `${specFile}: privacy[${i}] uses hierarchical t-closeness, but attributes.${spec.attribute} has no hierarchy`,
+        'give the sensitive attribute a hierarchy, or use "distance": "equal" or "ordered"',
+      );
+    }
+    const emd =
+      spec.distance === 'equal'
+        ? equalEmd(s.distribution)
+        : spec.distance === 'ordered'
+          ? orderedEmd(s.distribution, s.order)
+          : hierarchicalEmd(s.distribution, s.hierarchy!);
+    const smallest = spec.distance === 'equal' ? smallestEqualClose(s.distribution, spec.t, rows) : 1;
+    return tCloseness(spec.attribute, spec.t, spec.distance, emd, smallest);
+  },
+  [DELTA_DISCLOSURE.name]: (spec, { sa }) =>
+    deltaDisclosure(spec.attribute, spec.delta, sa(spec.attribute).distribution),
+  [AVERAGE_RISK.name]: (spec) => averageRisk(spec.threshold),
+  [K_MAP.name]: (spec, { rows, specFile, i }) => {
+    if ('population' in spec) return kMap(spec.k, spec.population);
+    if (spec.populationSize < rows) {
+      throw new SpecError(
+        'E_SPEC_RANGE',
+        `${specFile}: privacy[${i}].populationSize is ${spec.populationSize}, but the input alone has ${rows} rows`,
+        'the population is everyone the input is a sample of: at least as many as the input rows',
+      );
+    }
+    return kMapEstimated(spec, rows);
+  },
+  [DELTA_PRESENCE.name]: (spec) => deltaPresence(spec.deltaMin, spec.deltaMax, spec.population),
+};
+
 export function buildModels(
   specs: readonly PrivacyModelSpec[],
   rows: number,
@@ -84,74 +158,55 @@ export function buildModels(
 ): PrivacyModel[] {
   const sa = (name: string) => sensitive.find((s) => s.name === name)!;
   return specs.map((spec, i) => {
-    if (
-      !wholeRelease &&
-      (spec.model === 'average-risk' || spec.model === 'k-map' || spec.model === 'delta-presence')
-    ) {
+    const declared = modelOf(spec);
+    if (!wholeRelease && declared.scope === 'release') {
       throw new SpecError(
         'E_SPEC_MODEL_METHOD',
         `${specFile}: privacy[${i}].model '${spec.model}' applies to full-domain generalization only`,
         'use it with "method": { "name": "generalization" }',
       );
     }
-    switch (spec.model) {
-      case 'k-anonymity':
-        if (spec.k > rows) {
-          throw new SpecError(
-            'E_SPEC_RANGE',
-            `${specFile}: privacy[${i}].k is ${spec.k}, but the table has only ${rows} rows`,
-            'k must be ≥ 1 and ≤ the number of rows',
-          );
-        }
-        return kAnonymity(spec.k);
-      case 'distinct-l-diversity':
-        return distinctLDiversity(spec.attribute, spec.l);
-      case 'entropy-l-diversity':
-        return entropyLDiversity(spec.attribute, spec.l);
-      case 'recursive-cl-diversity':
-        return recursiveClDiversity(spec.attribute, spec.c, spec.l);
-      case 't-closeness': {
-        const s = sa(spec.attribute);
-        if (spec.distance === 'hierarchical' && !s.hierarchy) {
-          throw new SpecError(
-            'E_SPEC_HIERARCHY',
-            `${specFile}: privacy[${i}] uses hierarchical t-closeness, but attributes.${spec.attribute} has no hierarchy`,
-            'give the sensitive attribute a hierarchy, or use "distance": "equal" or "ordered"',
-          );
-        }
-        const emd =
-          spec.distance === 'equal'
-            ? equalEmd(s.distribution)
-            : spec.distance === 'ordered'
-              ? orderedEmd(s.distribution, s.order)
-              : hierarchicalEmd(s.distribution, s.hierarchy!);
-        const smallest = spec.distance === 'equal' ? smallestEqualClose(s.distribution, spec.t, rows) : 1;
-        return tCloseness(spec.attribute, spec.t, spec.distance, emd, smallest);
-      }
-      case 'delta-disclosure':
-        return deltaDisclosure(spec.attribute, spec.delta, sa(spec.attribute).distribution);
-      case 'average-risk':
-        return averageRisk(spec.threshold);
-      case 'k-map':
-        if ('population' in spec) return kMap(spec.k, spec.population);
-        if (spec.populationSize < rows) {
-          throw new SpecError(
-            'E_SPEC_RANGE',
-            `${specFile}: privacy[${i}].populationSize is ${spec.populationSize}, but the input alone has ${rows} rows`,
-            'the population is everyone the input is a sample of: at least as many as the input rows',
-          );
-        }
-        return kMapEstimated(spec, rows);
-      case 'delta-presence':
-        return deltaPresence(spec.deltaMin, spec.deltaMax, spec.population);
-      default:
-        throw new SpecError(
-          'E_SPEC_MODEL_METHOD',
-          `${specFile}: privacy[${i}].model '${spec.model}' applies to randomization, not to partitioning methods`,
-          'use it with "method": { "name": "randomization" }',
-        );
+    if (declared.scope === 'randomization') {
+      throw new SpecError(
+        'E_SPEC_MODEL_METHOD',
+        `${specFile}: privacy[${i}].model '${spec.model}' applies to randomization, not to partitioning methods`,
+        'use it with "method": { "name": "randomization" }',
+      );
     }
+    const build = (BUILDERS as Readonly<Record<string, Builder<ModelName>>>)[spec.model];
+    return build ? build(spec as never, { rows, specFile, i, sa }) : declaredModel(declared, spec, sa);
   });
+}
+
+/** A model declared at run time, judged by its declaration's check. */
+function declaredModel(
+  declared: ModelDeclaration,
+  spec: PrivacyModelSpec,
+  sa: (name: string) => SensitiveAttribute,
+): PrivacyModel {
+  const attribute = 'attribute' in spec ? spec.attribute : null;
+  const dictionary = attribute === null ? undefined : sa(attribute).column.dictionary;
+  const view = (cls: ClassSummary) => {
+    if (!dictionary || !cls.histogram) return { size: cls.size, counts: undefined };
+    const counts = new Map<string, number>();
+    cls.histogram.forEach((c, s) => {
+      if (c > 0) counts.set(dictionary[s]!, c);
+    });
+    return { size: cls.size, counts };
+  };
+  const check = declared.check!;
+  return {
+    spec,
+    describe: (format) => describeSpec(spec, format),
+    attribute,
+    monotonic: false,
+    monotonicWithoutSuppression: false,
+    minClassSize: 1,
+    holds: (cls) => check(spec, view(cls)).holds,
+    measure: (cls) => check(spec, view(cls)).value,
+    higherIsBetter: declared.measure.higherIsBetter,
+    measureName: declared.measure.name,
+  };
 }
 
 /** The k the models imply (1 when no k-anonymity is asked). */
@@ -162,6 +217,6 @@ export function smallestPassingClass(models: readonly PrivacyModel[]): number {
 
 export function requiredK(models: readonly PrivacyModel[]): number {
   let k = 1;
-  for (const m of models) if (m.spec.model === 'k-anonymity') k = Math.max(k, m.spec.k);
+  for (const m of models) if (m.spec.model === K_ANONYMITY.name) k = Math.max(k, m.spec.k);
   return k;
 }

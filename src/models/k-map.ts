@@ -21,6 +21,7 @@ export function kMap(k: number, population: string): PrivacyModel {
     // A class of one sample row may match k population records.
     minClassSize: 1,
     needsPopulation: true,
+    achieved: (worst) => ({ populationMatches: worst }),
     holds: (cls: ClassSummary) => cls.population! >= k,
     measure: (cls) => cls.population!,
     higherIsBetter: true,
@@ -43,6 +44,8 @@ export function kMapEstimated(
   return {
     ...kAnonymity(derived),
     spec,
+    // The smallest class, and the size standing for k.
+    achieved: (worst) => ({ k: worst, estimatedClassSize: derived }),
     describe(format) {
       return describeSpec(this.spec, format);
     },

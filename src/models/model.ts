@@ -58,6 +58,11 @@ export interface PrivacyModel extends ModelDefinition {
   readonly overall?: (classes: number, rows: number) => boolean;
   /** Whether the model counts the population table's records per class. */
   readonly needsPopulation?: boolean;
+  /**
+   * What the report gives as achieved, from the worst and the least measure over the released
+   * classes, when it is more than `{ [measureName]: worst }`.
+   */
+  readonly achieved?: (worst: number, least: number) => Record<string, number>;
 }
 
 /** Shares of each SA value in a histogram. */

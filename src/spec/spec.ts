@@ -4,10 +4,13 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { findModel, modelNames, type PrivacyModelSpec } from '../catalogue/catalogue.ts';
+import type { ModelDeclaration, ParamField } from '../catalogue/declaration.ts';
 import { HierarchyError, InputError, SpecError } from '../errors.ts';
+import { MIN_SAMPLING_FRACTION } from '../util/limits.ts';
 import { nearest } from '../util/nearest.ts';
-import { findDuplicateKey, locateJsonError } from './json.ts';
-import { type Field, type ObjectSchema, validateObject } from './schema.ts';
+import { checkSpecSize, findDuplicateKey, locateJsonError } from './json.ts';
+import { checkSpecLimits, type Field, type ObjectSchema, validateObject } from './schema.ts';
 
 export type AttributeType = 'identifying' | 'quasi-identifying' | 'sensitive' | 'insensitive';
 export const ATTRIBUTE_TYPES: readonly AttributeType[] = [
@@ -46,55 +49,10 @@ export interface AttributeSpec {
   readonly scale: AttributeScale;
 }
 
-export type PrivacyModelSpec =
-  | { readonly model: 'k-anonymity'; readonly k: number }
-  | { readonly model: 'distinct-l-diversity'; readonly attribute: string; readonly l: number }
-  | { readonly model: 'entropy-l-diversity'; readonly attribute: string; readonly l: number }
-  | {
-      readonly model: 'recursive-cl-diversity';
-      readonly attribute: string;
-      readonly c: number;
-      readonly l: number;
-    }
-  | {
-      readonly model: 't-closeness';
-      readonly attribute: string;
-      readonly t: number;
-      readonly distance: 'equal' | 'ordered' | 'hierarchical';
-    }
-  | { readonly model: 'delta-disclosure'; readonly attribute: string; readonly delta: number }
-  | { readonly model: 'attribute-disclosure'; readonly attribute: string; readonly tau: number }
-  | {
-      readonly model: 'rho-privacy';
-      readonly attribute: string;
-      readonly rho1: number;
-      readonly rho2: number;
-    }
-  | { readonly model: 'average-risk'; readonly threshold: number }
-  | {
-      readonly model: 'k-map';
-      readonly k: number;
-      /** The population table's absolute path (resolved like `input`). */
-      readonly population: string;
-    }
-  | {
-      readonly model: 'k-map';
-      readonly k: number;
-      /** No table: the population's size, its classes estimated from the sample's. */
-      readonly populationSize: number;
-      readonly estimator: KMapEstimator;
-      /** The accepted chance that a class passing the estimate matches fewer than k people. */
-      readonly significance: number;
-    }
-  | {
-      readonly model: 'delta-presence';
-      readonly deltaMin: number;
-      readonly deltaMax: number;
-      /** The population table's absolute path (resolved like `input`). */
-      readonly population: string;
-    };
+/** A privacy model's spec: derived from the models' declarations (src/catalogue/). */
+export type { PrivacyModelSpec };
 
-export type KMapEstimator = 'poisson' | 'zero-truncated-poisson';
+export type KMapEstimator = Extract<PrivacyModelSpec, { populationSize: number }>['estimator'];
 
 /** The models judged against a population table. */
 export type PopulationModelSpec = Extract<PrivacyModelSpec, { population: string }>;
@@ -102,20 +60,6 @@ export type PopulationModelSpec = Extract<PrivacyModelSpec, { population: string
 export function isPopulationModel(m: PrivacyModelSpec): m is PopulationModelSpec {
   return 'population' in m;
 }
-
-export const MODEL_NAMES = [
-  'k-anonymity',
-  'distinct-l-diversity',
-  'entropy-l-diversity',
-  'recursive-cl-diversity',
-  't-closeness',
-  'delta-disclosure',
-  'attribute-disclosure',
-  'rho-privacy',
-  'average-risk',
-  'k-map',
-  'delta-presence',
-] as const;
 
 export type MetricName = 'ncp' | 'discernibility' | 'precision' | 'aecs' | 'entropy' | 'loss';
 export const METRIC_NAMES: readonly MetricName[] = [
@@ -155,6 +99,13 @@ export interface GeneralizationMethodSpec {
   /** With strategy k-minimal: how to choose among the k-minimal nodes. */
   readonly preference: Preference;
   readonly suppressed: 'mask' | 'remove';
+  /**
+   * Best-effort search (lattices past limits.maxLatticeNodes, or when either is set): stop
+   * after this many seconds (a safety stop: results then depend on the machine's speed)…
+   */
+  readonly timeLimit?: number | undefined;
+  /** …or after this many nodes evaluated (the deterministic stop). */
+  readonly nodeBudget?: number | undefined;
 }
 
 export interface MondrianMethodSpec {
@@ -239,7 +190,7 @@ export interface ReleaseSpec {
    * Defaults the input's values decide (withColumnDefaults fills them): the privacy entries,
    * by index, whose t-closeness distance the spec leaves out (`equal` until then).
    */
-  readonly pending?: { readonly distance: readonly number[] };
+  readonly pending?: Readonly<Record<string, readonly number[]>>;
 }
 
 /** A format the release's data is written in. */
@@ -280,47 +231,29 @@ const num = (min: number, max: number, integer = false, example?: number): Field
 });
 const str = (values?: readonly string[]): Field => ({ kind: 'string', values });
 
-const MODEL_FIELDS: Record<(typeof MODEL_NAMES)[number], ObjectSchema> = {
-  'k-anonymity': { k: { ...num(1, Number.MAX_SAFE_INTEGER, true, 5), required: true } },
-  'distinct-l-diversity': {
-    attribute: { ...str(), required: true },
-    l: { ...num(1, 1e9, true, 2), required: true },
-  },
-  'entropy-l-diversity': {
-    attribute: { ...str(), required: true },
-    l: { ...num(1, 1e9, false, 2), required: true },
-  },
-  'recursive-cl-diversity': {
-    attribute: { ...str(), required: true },
-    c: { ...num(Number.MIN_VALUE, 1e9), required: true },
-    l: { ...num(1, 1e9, true, 2), required: true },
-  },
-  't-closeness': {
-    attribute: { ...str(), required: true },
-    t: { ...num(0, 1), required: true },
-    distance: str(['equal', 'ordered', 'hierarchical']),
-  },
-  'delta-disclosure': { attribute: { ...str(), required: true }, delta: { ...num(0, 1e9), required: true } },
-  'attribute-disclosure': { attribute: { ...str(), required: true }, tau: { ...num(0, 1), required: true } },
-  'rho-privacy': {
-    attribute: { ...str(), required: true },
-    rho1: { ...num(0, 1), required: true },
-    rho2: { ...num(0, 1), required: true },
-  },
-  'average-risk': { threshold: { ...num(0, 1), required: true } },
-  'k-map': {
-    k: { ...num(1, Number.MAX_SAFE_INTEGER, true, 5), required: true },
-    population: str(),
-    populationSize: num(1, Number.MAX_SAFE_INTEGER, true, 1_000_000),
-    estimator: str(['poisson', 'zero-truncated-poisson']),
-    significance: num(0, 1),
-  },
-  'delta-presence': {
-    deltaMin: { ...num(0, 1), required: true },
-    deltaMax: { ...num(0, 1), required: true },
-    population: { ...str(), required: true },
-  },
-};
+/**
+ * A model's fields as the spec checks them, from its declaration: a variant's fields are each
+ * optional (its `refine` says which variant a spec gives), and so is a field with a default.
+ */
+function modelFields(d: ModelDeclaration): ObjectSchema {
+  const field = (f: ParamField, inVariant: boolean): Field => {
+    const required = !inVariant && !('optional' in f && f.optional) ? { required: true } : {};
+    switch (f.kind) {
+      case 'number':
+        return { ...num(f.min, f.max, f.integer ?? false, f.example), ...required };
+      case 'string':
+        return { ...str(f.values), ...required };
+      case 'attribute':
+      case 'file':
+        return { ...str(), ...required };
+    }
+  };
+  const own = Object.entries(d.fields).map(([k, f]) => [k, field(f, false)] as const);
+  const variants = (d.variants ?? []).flatMap((v) =>
+    Object.entries(v).map(([k, f]) => [k, field(f, true)] as const),
+  );
+  return Object.fromEntries([...own, ...variants]);
+}
 
 const TOP_LEVEL: ObjectSchema = {
   input: { ...str(), required: true },
@@ -343,7 +276,7 @@ const REPORT: ObjectSchema = {
 };
 const POPULATION: ObjectSchema = {
   size: num(1, Number.MAX_SAFE_INTEGER, true, 1000000),
-  samplingFraction: num(Number.MIN_VALUE, 1, false, 0.01),
+  samplingFraction: num(MIN_SAMPLING_FRACTION, 1, false, 0.01),
 };
 const FORMAT: ObjectSchema = {
   delimiter: str([';', ',', '\t']),
@@ -369,6 +302,8 @@ const METHODS: Record<MethodName, ObjectSchema> = {
     strategy: str(['optimal', 'k-minimal']),
     preference: str(PREFERENCES),
     suppressed: str(['mask', 'remove']),
+    timeLimit: num(0.001, 1e7, false, 30),
+    nodeBudget: num(1, Number.MAX_SAFE_INTEGER, true, 20000),
   },
   mondrian: { name: str(), mode: str(['strict', 'relaxed']), measures: { kind: 'boolean' } },
   anatomy: { name: str() },
@@ -395,6 +330,7 @@ const METHODS: Record<MethodName, ObjectSchema> = {
  */
 export function loadSpec(path: string, confinedTo?: string): ReleaseSpec {
   const file = resolve(path);
+  checkSpecSize(file);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -532,6 +468,7 @@ export function checkSpecFiles(spec: ReleaseSpec, shownDir?: string): void {
 export function parseSpec(json: unknown, file: string): ReleaseSpec {
   const where = basename(file);
   const dir = dirname(file);
+  checkSpecLimits(json, where);
   const top = validateObject(json, TOP_LEVEL, where, '');
   const format = top.format === undefined ? {} : validateObject(top.format, FORMAT, where, 'format');
   const limits = top.limits === undefined ? {} : validateObject(top.limits, LIMITS, where, 'limits');
@@ -575,9 +512,13 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
   const privacy = (top.privacy as unknown[]).map((raw, i) =>
     parseModel(raw, where, `privacy[${i}]`, attributes, inside),
   );
-  const distanceLeftOut = (top.privacy as unknown[]).flatMap((raw, i) =>
-    privacy[i]!.model === 't-closeness' && (raw as { distance?: unknown }).distance === undefined ? [i] : [],
-  );
+  // The fields left out whose default the input's values decide, by field: the models' indices.
+  const leftOut: Record<string, number[]> = {};
+  for (const [i, raw] of (top.privacy as Record<string, unknown>[]).entries()) {
+    for (const [key, f] of Object.entries(findModel(privacy[i]!.model)!.fields)) {
+      if (f.kind === 'string' && f.byColumn && raw[key] === undefined) (leftOut[key] ??= []).push(i);
+    }
+  }
   if (privacy.length === 0) {
     throw new SpecError(
       'E_SPEC_PRIVACY',
@@ -634,7 +575,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
         : { population: parsePopulation(report.population, methodName, where) }),
       riskThresholdSet: report.riskThreshold !== undefined,
     },
-    ...(distanceLeftOut.length > 0 ? { pending: { distance: distanceLeftOut } } : {}),
+    ...(Object.keys(leftOut).length > 0 ? { pending: leftOut } : {}),
   };
 }
 
@@ -706,11 +647,15 @@ export function withColumnDefaults(
   table: { readonly columns: readonly { readonly name: string; readonly dictionary: readonly string[] }[] },
 ): ReleaseSpec {
   if (!spec.pending) return spec;
-  const left = new Set(spec.pending.distance);
+  const pending = spec.pending;
   const privacy = spec.privacy.map((m, i) => {
-    if (!left.has(i) || m.model !== 't-closeness') return m;
-    const column = table.columns.find((c) => c.name === m.attribute);
-    return { ...m, distance: column && isNumericColumn(column.dictionary) ? 'ordered' : 'equal' } as const;
+    const decided: Record<string, string> = {};
+    for (const [key, f] of Object.entries(findModel(m.model)?.fields ?? {})) {
+      if (f.kind !== 'string' || !f.byColumn || !pending[key]?.includes(i) || !('attribute' in m)) continue;
+      const column = table.columns.find((c) => c.name === m.attribute);
+      decided[key] = f.byColumn(column !== undefined && isNumericColumn(column.dictionary));
+    }
+    return Object.keys(decided).length === 0 ? m : ({ ...m, ...decided } as PrivacyModelSpec);
   });
   const { pending: _, ...rest } = spec;
   return { ...rest, privacy };
@@ -773,6 +718,8 @@ function parseMethod(
         strategy: (m.strategy as 'optimal' | 'k-minimal' | undefined) ?? 'optimal',
         preference: (m.preference as Preference | undefined) ?? 'min-absolute-distance',
         suppressed: (m.suppressed as 'mask' | 'remove' | undefined) ?? 'mask',
+        ...(m.timeLimit === undefined ? {} : { timeLimit: m.timeLimit as number }),
+        ...(m.nodeBudget === undefined ? {} : { nodeBudget: m.nodeBudget as number }),
       };
     case 'mondrian':
       return {
@@ -1015,14 +962,14 @@ function parseModel(
 ): PrivacyModelSpec {
   const head = validateObject(
     raw,
-    { model: { ...str(MODEL_NAMES), required: true } },
+    { model: { ...str(modelNames()), required: true } },
     where,
     field,
     undefined,
     true,
   );
-  const model = head.model as (typeof MODEL_NAMES)[number];
-  const fields = validateObject(raw, { model: str(), ...MODEL_FIELDS[model] }, where, field);
+  const model = findModel(head.model as string)!;
+  const fields = validateObject(raw, { model: str(), ...modelFields(model) }, where, field);
   if (typeof fields.attribute === 'string') {
     const a = attributes.find((x) => x.name === fields.attribute);
     if (a?.type !== 'sensitive') {
@@ -1040,49 +987,15 @@ function parseModel(
       );
     }
   }
-  // Until the input's values decide (withColumnDefaults): equal.
-  if (model === 't-closeness' && fields.distance === undefined) fields.distance = 'equal';
-  if (model === 'delta-presence' && (fields.deltaMin as number) > (fields.deltaMax as number)) {
-    throw new SpecError(
-      'E_SPEC_RANGE',
-      `${where}: ${field}.deltaMin (${fields.deltaMin}) is above ${field}.deltaMax (${fields.deltaMax})`,
-      'δ-presence bounds the share of the population in the sample from both sides: deltaMin ≤ deltaMax, e.g. "deltaMin": 0, "deltaMax": 0.5',
-    );
+  // Defaults (until the input's values decide, withColumnDefaults), then the checks across fields.
+  for (const [key, f] of Object.entries(model.fields)) {
+    if (f.kind === 'string' && f.default !== undefined && fields[key] === undefined) fields[key] = f.default;
   }
-  if (model === 'k-map') kMapSettings(fields, where, field);
+  model.refine?.(fields, where, field);
   if (typeof fields.population === 'string') {
     fields.population = inside(`${field}.population`, fields.population);
   }
   return fields as unknown as PrivacyModelSpec;
 }
 
-/**
- * k-map takes a population table (`population`) or the population's size (`populationSize`,
- * with `estimator` and `significance`, defaults filled in): one of the two.
- */
-function kMapSettings(fields: Record<string, unknown>, where: string, field: string): void {
-  const table = fields.population !== undefined;
-  if (table === (fields.populationSize !== undefined)) {
-    throw new SpecError(
-      table ? 'E_SPEC_CONFLICT' : 'E_SPEC_REQUIRED',
-      `${where}: ${field} (k-map) needs ${table ? 'one of population and populationSize, not both' : 'population or populationSize'}`,
-      'give "population": a table of the population in the spec\'s folder, or "populationSize": how many people the sample is drawn from (its classes are then estimated)',
-    );
-  }
-  for (const key of ['estimator', 'significance']) {
-    if (table && fields[key] !== undefined) {
-      throw new SpecError(
-        'E_SPEC_CONFLICT',
-        `${where}: ${field}.${key} applies to an estimated population (populationSize), not to a population table`,
-        `drop ${key}, or give populationSize instead of population`,
-      );
-    }
-  }
-  if (!table) {
-    fields.estimator ??= 'poisson';
-    fields.significance ??= DEFAULT_KMAP_SIGNIFICANCE;
-  }
-}
-
-/** The significance of an estimated k-map when the spec sets none. */
-export const DEFAULT_KMAP_SIGNIFICANCE = 0.01;
+export { DEFAULT_KMAP_SIGNIFICANCE } from '../catalogue/population.ts';

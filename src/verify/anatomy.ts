@@ -9,8 +9,10 @@
  * bucket (so every input row's SA is in its bucket), and no witness can pass for files that are
  * not. The l-diversity check reads the ST alone.
  */
+import type { TauOfLModel } from '../catalogue/catalogue.ts';
+import { DISTINCT_L_DIVERSITY } from '../catalogue/l-diversity.ts';
+import type { VerificationCheck } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
-import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec } from '../spec/spec.ts';
 import { bump, type DecodedTable, fail, releasedNames, SEP, sameTable } from './common.ts';
 import { asCsvDecoded } from './staged-csv.ts';
@@ -30,7 +32,7 @@ export interface AnatomyVerifyInput {
   input: EncodedTable;
   attributes: readonly AttributeSpec[];
   sensitive: string;
-  model: 'distinct-l-diversity' | 'entropy-l-diversity';
+  model: TauOfLModel;
   l: number;
   qit: StagedPair;
   st: StagedPair;
@@ -229,7 +231,7 @@ function checkLDiversity({ sensitive, model, l }: AnatomyVerifyInput, stCounts: 
   }
   const lOk =
     stCounts.size > 0 &&
-    (model === 'distinct-l-diversity' ? worstDistinct >= l : worstEntropy >= l * (1 - 1e-9));
+    (model === DISTINCT_L_DIVERSITY.name ? worstDistinct >= l : worstEntropy >= l * (1 - 1e-9));
   add(
     'l-diversity',
     lOk,

@@ -1,7 +1,8 @@
 /** Pieces every verifier shares: decoded tables, multiset counting, the failure that blocks publishing. */
+
+import type { VerificationCheck } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { VerificationError } from '../errors.ts';
-import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec } from '../spec/spec.ts';
 
 /** A released table decoded to strings: column names and one string[] per column. */

@@ -25,10 +25,11 @@
  * Fingerprints are order-free sums of row hashes (src/verify/fingerprint.ts): the pieces
  * merge in any order and any number of shards or parts give the same outcome.
  */
+
+import type { VerificationCheck } from '../contracts/report.ts';
 import { readArrow } from '../data/arrow.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { VerificationError } from '../errors.ts';
-import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec } from '../spec/spec.ts';
 import {
   type ClassSumsKernel,

@@ -8,9 +8,10 @@
  * label through the hierarchy rows and then to the released dictionary's code, so the row
  * loops count integer tuples (src/verify/tuples.ts) and no per-row string or object is made.
  */
+
+import type { VerificationCheck } from '../contracts/report.ts';
 import { readArrow } from '../data/arrow.ts';
 import type { EncodedTable } from '../data/table.ts';
-import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../spec/spec.ts';
 import {
   type CodedTable,

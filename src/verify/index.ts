@@ -5,11 +5,12 @@
  * that built the release (no import from src/methods/ or the hierarchy builders). Each check
  * is returned; a failed one throws VerificationError and nothing is published.
  */
+import { DISTINCT_L_DIVERSITY, ENTROPY_L_DIVERSITY } from '../catalogue/l-diversity.ts';
 import { type ClaimsOf, readClaims } from '../claims/index.ts';
+import type { VerificationCheck } from '../contracts/report.ts';
 import { readArrow } from '../data/arrow.ts';
 import { readCsv } from '../data/csv.ts';
 import { codeCounts, type EncodedTable } from '../data/table.ts';
-import type { VerificationCheck } from '../report/types.ts';
 import { type MethodName, type ReleaseSpec, writesParquet } from '../spec/spec.ts';
 import { verifyAnatomy } from './anatomy.ts';
 import { decodeTable, releasedNames } from './common.ts';
@@ -113,7 +114,7 @@ function mondrian({ spec, table, claims, staged }: VerifyInput): VerificationChe
 
 function anatomy({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
   const c = readClaims(claims, 'anatomy');
-  const required = diversityRequirements(spec, ['distinct-l-diversity', 'entropy-l-diversity']);
+  const required = diversityRequirements(spec, [DISTINCT_L_DIVERSITY.name, ENTROPY_L_DIVERSITY.name]);
   return whenEnforcedAsSpec(c.enforced, required, () => {
     const pair = stagedPair(table, staged);
     return verifyAnatomy({
@@ -133,7 +134,7 @@ function anatomy({ spec, table, claims, staged }: VerifyInput): VerificationChec
 
 function slicing({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
   const c = readClaims(claims, 'slicing');
-  const { sensitive, l } = diversityRequirements(spec, ['distinct-l-diversity']);
+  const { sensitive, l } = diversityRequirements(spec, [DISTINCT_L_DIVERSITY.name]);
   return whenEnforcedAsSpec(c.enforced, { sensitive, l }, () =>
     verifySlicing({
       input: table,

@@ -5,6 +5,15 @@
  * from the search's codes and histograms, so a bug in the search's models cannot hide in its
  * own verification.
  */
+import { findModel, type ModelName, type ModelsIn, type SpecNamed } from '../catalogue/catalogue.ts';
+import { DELTA_DISCLOSURE } from '../catalogue/delta-disclosure.ts';
+import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
+import {
+  DISTINCT_L_DIVERSITY,
+  ENTROPY_L_DIVERSITY,
+  RECURSIVE_CL_DIVERSITY,
+} from '../catalogue/l-diversity.ts';
+import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import type { PrivacyModelSpec } from '../spec/spec.ts';
 
 /** One class's SA counts by value. */
@@ -102,6 +111,8 @@ export function checkClass(
   counts: ValueCounts | undefined,
   sa: SensitiveContext | undefined,
 ): { value: number; holds: boolean } {
+  const declared = Object.hasOwn(CLASS_CHECKS, model.model) ? undefined : findModel(model.model)?.check;
+  if (declared) return declared(model, { size, counts });
   if (counts === undefined || sa === undefined) return checkCounts(model, size, undefined, undefined);
   let domain = domains.get(sa);
   if (!domain) domains.set(sa, (domain = saDomain(sa)));
@@ -118,6 +129,56 @@ export function checkClass(
   return checkCounts(model, size, { counts: dense, present, n }, domain);
 }
 
+type ClassCheck<N extends ModelName> = (
+  model: SpecNamed<N>,
+  size: number,
+  cls: ClassCounts | undefined,
+  sa: SaDomain | undefined,
+) => { value: number; holds: boolean };
+
+/** The verifier's own check of every model judged class by class: one left out is a compile error. */
+const CLASS_CHECKS: { readonly [N in ModelsIn<'class'>]: ClassCheck<N> } = {
+  [K_ANONYMITY.name]: (model, size) => ({ value: size, holds: size >= model.k }),
+  [DISTINCT_L_DIVERSITY.name]: (model, _, cls) => {
+    const value = cls!.n;
+    return { value, holds: value >= model.l };
+  },
+  [ENTROPY_L_DIVERSITY.name]: (model, size, cls) => {
+    const { counts, present, n } = cls!;
+    let h = 0;
+    for (let k = 0; k < n; k++) {
+      const c = counts[present[k]!]!;
+      h -= (c / size) * Math.log(c / size);
+    }
+    return { value: Math.exp(h), holds: h >= Math.log(model.l) - 1e-12 };
+  },
+  [RECURSIVE_CL_DIVERSITY.name]: (model, _, cls) => {
+    const { counts, present, n } = cls!;
+    const sorted = Float64Array.from(present.subarray(0, n), (i) => counts[i]!)
+      .sort()
+      .reverse();
+    let tail = 0;
+    for (let k = model.l - 1; k < n; k++) tail += sorted[k]!;
+    const value = n < model.l || tail === 0 ? Number.POSITIVE_INFINITY : sorted[0]! / tail;
+    return { value, holds: value < model.c };
+  },
+  [T_CLOSENESS.name]: (model, size, cls, sa) => {
+    const value = emd(model.distance, cls!.counts, size, sa!);
+    return { value, holds: value <= model.t + 1e-12 };
+  },
+  [DELTA_DISCLOSURE.name]: (model, size, cls, sa) => {
+    const { counts, present, n } = cls!;
+    let value = 0;
+    for (let k = 0; k < n; k++) {
+      const i = present[k]!;
+      // A released value the input does not have has no share: the class fails.
+      const share = i < sa!.values.length ? sa!.share[i]! : Number.NaN;
+      value = Math.max(value, Math.abs(Math.log(counts[i]! / size / share)));
+    }
+    return { value, holds: value < model.delta };
+  },
+};
+
 /** The model's value on one class and whether it holds, from the class's counts by SA index. */
 export function checkCounts(
   model: PrivacyModelSpec,
@@ -125,50 +186,20 @@ export function checkCounts(
   cls: ClassCounts | undefined,
   sa: SaDomain | undefined,
 ): { value: number; holds: boolean } {
-  switch (model.model) {
-    case 'k-anonymity':
-      return { value: size, holds: size >= model.k };
-    case 'distinct-l-diversity': {
-      const value = cls!.n;
-      return { value, holds: value >= model.l };
+  const check = (CLASS_CHECKS as Readonly<Record<string, ClassCheck<ModelName>>>)[model.model];
+  if (check) return check(model as never, size, cls, sa);
+  // A model declared at run time: its declaration's check, on the class's counts by value.
+  const declared = findModel(model.model)?.check;
+  if (!declared) return { value: Number.NaN, holds: false };
+  let counts: Map<string, number> | undefined;
+  if (cls && sa) {
+    counts = new Map();
+    for (let k = 0; k < cls.n; k++) {
+      const i = cls.present[k]!;
+      counts.set(sa.values[i] ?? `\u0000${i}`, cls.counts[i]!);
     }
-    case 'entropy-l-diversity': {
-      const { counts, present, n } = cls!;
-      let h = 0;
-      for (let k = 0; k < n; k++) {
-        const c = counts[present[k]!]!;
-        h -= (c / size) * Math.log(c / size);
-      }
-      return { value: Math.exp(h), holds: h >= Math.log(model.l) - 1e-12 };
-    }
-    case 'recursive-cl-diversity': {
-      const { counts, present, n } = cls!;
-      const sorted = Float64Array.from(present.subarray(0, n), (i) => counts[i]!)
-        .sort()
-        .reverse();
-      let tail = 0;
-      for (let k = model.l - 1; k < n; k++) tail += sorted[k]!;
-      const value = n < model.l || tail === 0 ? Number.POSITIVE_INFINITY : sorted[0]! / tail;
-      return { value, holds: value < model.c };
-    }
-    case 't-closeness': {
-      const value = emd(model.distance, cls!.counts, size, sa!);
-      return { value, holds: value <= model.t + 1e-12 };
-    }
-    case 'delta-disclosure': {
-      const { counts, present, n } = cls!;
-      let value = 0;
-      for (let k = 0; k < n; k++) {
-        const i = present[k]!;
-        // A released value the input does not have has no share: the class fails.
-        const share = i < sa!.values.length ? sa!.share[i]! : Number.NaN;
-        value = Math.max(value, Math.abs(Math.log(counts[i]! / size / share)));
-      }
-      return { value, holds: value < model.delta };
-    }
-    default:
-      return { value: Number.NaN, holds: false };
   }
+  return declared(model, { size, counts });
 }
 
 /** Earth mover's distance between the class's SA distribution and the input's. */
@@ -227,8 +258,10 @@ function emd(
   return cost;
 }
 
-/** Which way a model's value gets worse: smaller for k and l, larger for the others. */
-const SMALLER_IS_WORSE = new Set(['k-anonymity', 'distinct-l-diversity', 'entropy-l-diversity']);
+/** Which way a model's value gets worse: smaller for k and l, larger for the others (its declaration says). */
+function smallerIsWorse(model: PrivacyModelSpec): boolean {
+  return findModel(model.model)?.measure.higherIsBetter ?? false;
+}
 
 /**
  * Every model's outcome over the released classes: how many fail and the worst value, as the
@@ -244,10 +277,7 @@ export class ModelTally {
   record(m: number, r: { value: number; holds: boolean }): void {
     const o = this.outcomes[m]!;
     if (!r.holds) o.failing++;
-    if (
-      o.worst === undefined ||
-      (SMALLER_IS_WORSE.has(this.models[m]!.model) ? r.value < o.worst : r.value > o.worst)
-    )
+    if (o.worst === undefined || (smallerIsWorse(this.models[m]!) ? r.value < o.worst : r.value > o.worst))
       o.worst = r.value;
   }
 

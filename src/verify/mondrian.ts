@@ -16,8 +16,10 @@
  * Strings are compared through the files' dictionaries (each distinct value once), so the
  * checks stay linear in the rows. A release that fails any check is not published.
  */
+import { modelOf } from '../catalogue/catalogue.ts';
+import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
+import type { VerificationCheck } from '../contracts/report.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
-import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../spec/spec.ts';
 import { fail, releasedNames } from './common.ts';
 import { checkClass, type SensitiveContext, type ValueCounts } from './models.ts';
@@ -251,8 +253,8 @@ function checkK(args: MondrianVerifyInput, { n, out, qis }: Shape, add: Add): Cl
   let minSize = count > 0 ? Number.POSITIVE_INFINITY : 0;
   for (const s of sizes) minSize = Math.min(minSize, s);
   let k = 1;
-  for (const m of args.privacy) if (m.model === 'k-anonymity') k = Math.max(k, m.k);
-  add('k-anonymity', minSize >= k, `${count} classes, smallest ${minSize} rows (k = ${k})`);
+  for (const m of args.privacy) if (m.model === K_ANONYMITY.name) k = Math.max(k, m.k);
+  add(K_ANONYMITY.name, minSize >= k, `${count} classes, smallest ${minSize} rows (k = ${k})`);
   return { classOf, count, sizes, minSize };
 }
 
@@ -282,7 +284,7 @@ function checkSensitiveModels(
     }
     for (const [v, c] of table) table.set(v, c / n);
     const context: SensitiveContext = { table, hierarchy: args.hierarchyRows.get(model.attribute) };
-    const higherIsBetter = model.model === 'distinct-l-diversity' || model.model === 'entropy-l-diversity';
+    const higherIsBetter = modelOf(model).measure.higherIsBetter;
     let failed = 0;
     let worst: number | undefined;
     counts.forEach((c, e) => {

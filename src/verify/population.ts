@@ -6,6 +6,9 @@
  * file, generalized at the release's node with the verifier's own hierarchy rows — never from
  * what the method claims.
  */
+import { AVERAGE_RISK } from '../catalogue/average-risk.ts';
+import { findModel, type ModelName, type ModelsIn, type SpecNamed } from '../catalogue/catalogue.ts';
+import { DELTA_PRESENCE, K_MAP } from '../catalogue/population.ts';
 import { formatOf, readTable } from '../data/read.ts';
 import { isPopulationModel, type PrivacyModelSpec, type ReleaseSpec } from '../spec/spec.ts';
 import { SEP } from './common.ts';
@@ -22,7 +25,7 @@ const TOLERANCE = 1e-12;
 
 /** Whether a model is checked here rather than class by class in src/verify/models.ts. */
 export function isReleaseModel(model: PrivacyModelSpec): boolean {
-  return model.model === 'average-risk' || model.model === 'k-map' || isPopulationModel(model);
+  return findModel(model.model)?.scope === 'release' || isPopulationModel(model);
 }
 
 /**
@@ -87,67 +90,79 @@ export function checkReleaseModels(
   add: (name: string, passed: boolean, detail: string) => void,
 ): void {
   const rows = classes.reduce((n, c) => n + c.size, 0);
-  const matched = (c: ReleasedClass) => population?.get(c.key) ?? 0;
+  const at: ReleaseFacts = { classes, rows, population, inputRows, add };
   for (const model of privacy) {
-    switch (model.model) {
-      case 'average-risk': {
-        const risk = rows === 0 ? Number.NaN : classes.length / rows;
-        const passed = risk <= model.threshold * (1 + TOLERANCE);
-        add(
-          model.model,
-          passed,
-          `${classes.length} classes over ${rows} released rows: average risk ${round(risk)} (threshold ${model.threshold})`,
-        );
-        break;
-      }
-      case 'k-map': {
-        if (!('population' in model)) {
-          // Estimated: every class at least the size that stands for k people.
-          const least = classes.reduce((m, c) => Math.min(m, c.size), Number.POSITIVE_INFINITY);
-          const k = estimatedK(model.k, inputRows, model.populationSize, model.estimator, model.significance);
-          add(
-            model.model,
-            least >= k,
-            `${classes.length} classes, smallest ${classes.length === 0 ? '—' : least}; k = ${model.k} of a population of ${model.populationSize} estimated (${model.estimator}, significance ${model.significance}) as classes of at least ${k} rows`,
-          );
-          break;
-        }
-        let failing = 0;
-        let least = Number.POSITIVE_INFINITY;
-        for (const c of classes) {
-          const p = matched(c);
-          least = Math.min(least, p);
-          if (p < model.k) failing++;
-        }
-        add(
-          model.model,
-          population !== undefined && failing === 0,
-          `${classes.length} classes, ${failing} failing; fewest population records matching a class: ${classes.length === 0 ? '—' : least} (k = ${model.k})`,
-        );
-        break;
-      }
-      case 'delta-presence': {
-        let failing = 0;
-        let low = Number.POSITIVE_INFINITY;
-        let high = 0;
-        for (const c of classes) {
-          const p = matched(c);
-          const share = p === 0 ? Number.POSITIVE_INFINITY : c.size / p;
-          low = Math.min(low, share);
-          high = Math.max(high, share);
-          if (!(share >= model.deltaMin * (1 - TOLERANCE) && share <= model.deltaMax * (1 + TOLERANCE)))
-            failing++;
-        }
-        add(
-          model.model,
-          population !== undefined && failing === 0,
-          `${classes.length} classes, ${failing} failing; sample share of a class's population from ${round(low)} to ${round(high)} (δmin = ${model.deltaMin}, δmax = ${model.deltaMax})`,
-        );
-        break;
-      }
-    }
+    const check = (RELEASE_CHECKS as Readonly<Record<string, ReleaseCheck<ModelName>>>)[model.model];
+    check?.(model as never, at);
   }
 }
+
+/** What a release-level check reads: the released classes, their rows, the population's records per class. */
+interface ReleaseFacts {
+  readonly classes: readonly ReleasedClass[];
+  readonly rows: number;
+  readonly population: ReadonlyMap<string, number> | undefined;
+  readonly inputRows: number;
+  readonly add: (name: string, passed: boolean, detail: string) => void;
+}
+
+type ReleaseCheck<N extends ModelName> = (model: SpecNamed<N>, at: ReleaseFacts) => void;
+
+/** The verifier's own check of every release-level model: one left out is a compile error. */
+const RELEASE_CHECKS: { readonly [N in ModelsIn<'release'>]: ReleaseCheck<N> } = {
+  [AVERAGE_RISK.name]: (model, { classes, rows, add }) => {
+    const risk = rows === 0 ? Number.NaN : classes.length / rows;
+    const passed = risk <= model.threshold * (1 + TOLERANCE);
+    add(
+      model.model,
+      passed,
+      `${classes.length} classes over ${rows} released rows: average risk ${round(risk)} (threshold ${model.threshold})`,
+    );
+  },
+  [K_MAP.name]: (model, { classes, population, inputRows, add }) => {
+    if (!('population' in model)) {
+      // Estimated: every class at least the size that stands for k people.
+      const least = classes.reduce((m, c) => Math.min(m, c.size), Number.POSITIVE_INFINITY);
+      const k = estimatedK(model.k, inputRows, model.populationSize, model.estimator, model.significance);
+      add(
+        model.model,
+        least >= k,
+        `${classes.length} classes, smallest ${classes.length === 0 ? '—' : least}; k = ${model.k} of a population of ${model.populationSize} estimated (${model.estimator}, significance ${model.significance}) as classes of at least ${k} rows`,
+      );
+      return;
+    }
+    let failing = 0;
+    let least = Number.POSITIVE_INFINITY;
+    for (const c of classes) {
+      const p = population?.get(c.key) ?? 0;
+      least = Math.min(least, p);
+      if (p < model.k) failing++;
+    }
+    add(
+      model.model,
+      population !== undefined && failing === 0,
+      `${classes.length} classes, ${failing} failing; fewest population records matching a class: ${classes.length === 0 ? '—' : least} (k = ${model.k})`,
+    );
+  },
+  [DELTA_PRESENCE.name]: (model, { classes, population, add }) => {
+    let failing = 0;
+    let low = Number.POSITIVE_INFINITY;
+    let high = 0;
+    for (const c of classes) {
+      const p = population?.get(c.key) ?? 0;
+      const share = p === 0 ? Number.POSITIVE_INFINITY : c.size / p;
+      low = Math.min(low, share);
+      high = Math.max(high, share);
+      if (!(share >= model.deltaMin * (1 - TOLERANCE) && share <= model.deltaMax * (1 + TOLERANCE)))
+        failing++;
+    }
+    add(
+      model.model,
+      population !== undefined && failing === 0,
+      `${classes.length} classes, ${failing} failing; sample share of a class's population from ${round(low)} to ${round(high)} (δmin = ${model.deltaMin}, δmax = ${model.deltaMax})`,
+    );
+  },
+};
 
 /**
  * The class size that stands for k-map under an estimated population, worked out afresh: the

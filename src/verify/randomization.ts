@@ -18,11 +18,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { RandomizationClaims } from '../claims/index.ts';
+import type { VerificationCheck } from '../contracts/report.ts';
 import { readArrow } from '../data/arrow.ts';
 import { readCsv } from '../data/csv.ts';
 import { type EncodedTable, isMissing } from '../data/table.ts';
 import { VerificationError } from '../errors.ts';
-import type { VerificationCheck } from '../report/types.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
 import { verifierHierarchyRows } from './hierarchy.ts';
 import { randomizationRequirements } from './requirements.ts';

@@ -2,7 +2,11 @@
  * The requirements a release must meet, read by the verifier from the spec itself (never from
  * the claims), and the comparison with the requirements the method states it enforced.
  */
-import type { VerificationCheck } from '../report/types.ts';
+import type { ModelName, ModelsIn, SpecNamed, TauOfLModel } from '../catalogue/catalogue.ts';
+import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
+import { DISTINCT_L_DIVERSITY, ENTROPY_L_DIVERSITY } from '../catalogue/l-diversity.ts';
+import { ATTRIBUTE_DISCLOSURE, RHO_PRIVACY } from '../catalogue/randomization.ts';
+import type { VerificationCheck } from '../contracts/report.ts';
 import type { GeneralizationMethodSpec, ReleaseSpec } from '../spec/spec.ts';
 import { fail } from './common.ts';
 
@@ -10,7 +14,7 @@ import { fail } from './common.ts';
 export function generalizationRequirements(spec: ReleaseSpec, rows: number) {
   const method = spec.method as GeneralizationMethodSpec;
   let k = 1;
-  for (const m of spec.privacy) if (m.model === 'k-anonymity') k = Math.max(k, m.k);
+  for (const m of spec.privacy) if (m.model === K_ANONYMITY.name) k = Math.max(k, m.k);
   return {
     k,
     maxSuppressedRows: Math.floor(method.maxSuppression * rows + 1e-9),
@@ -18,7 +22,7 @@ export function generalizationRequirements(spec: ReleaseSpec, rows: number) {
   };
 }
 
-type DiversityModel = 'distinct-l-diversity' | 'entropy-l-diversity';
+type DiversityModel = TauOfLModel;
 
 /**
  * Anatomy and Slicing: the spec's one l-diversity model among `accepted` — its attribute, model
@@ -52,14 +56,10 @@ export function randomizationRequirements(spec: ReleaseSpec) {
   const named = new Set<string>();
   for (const m of spec.privacy) {
     if ('attribute' in m) named.add(m.attribute);
-    const bound =
-      m.model === 'attribute-disclosure'
-        ? m.tau
-        : m.model === 'distinct-l-diversity' || m.model === 'entropy-l-diversity'
-          ? 1 / m.l
-          : undefined;
+    const read = (RANDOMIZATION_BOUNDS as Readonly<Record<string, RandomizationBound<ModelName>>>)[m.model];
+    const { tau: bound, rho: pair } = read?.(m as never) ?? {};
     if (bound !== undefined && (tau === null || bound < tau)) tau = bound;
-    if (m.model === 'rho-privacy') rho = { rho1: m.rho1, rho2: m.rho2 };
+    if (pair !== undefined) rho = pair;
   }
   return {
     sensitive: named.size === 1 ? [...named][0]! : [...named].join(', '),
@@ -69,6 +69,21 @@ export function randomizationRequirements(spec: ReleaseSpec) {
     gamma: rho && (rho.rho2 * (1 - rho.rho1)) / (rho.rho1 * (1 - rho.rho2)),
   };
 }
+
+type RandomizationBound<N extends ModelName> = (model: SpecNamed<N>) => {
+  tau?: number;
+  rho?: { rho1: number; rho2: number };
+};
+
+/** What each model randomization takes bounds: τ (1/l for l-diversity), or (ρ1, ρ2). A model left out is a compile error. */
+const RANDOMIZATION_BOUNDS: {
+  readonly [N in ModelsIn<'randomization'> | TauOfLModel]: RandomizationBound<N>;
+} = {
+  [ATTRIBUTE_DISCLOSURE.name]: (m) => ({ tau: m.tau }),
+  [DISTINCT_L_DIVERSITY.name]: (m) => ({ tau: 1 / m.l }),
+  [ENTROPY_L_DIVERSITY.name]: (m) => ({ tau: 1 / m.l }),
+  [RHO_PRIVACY.name]: (m) => ({ rho: { rho1: m.rho1, rho2: m.rho2 } }),
+};
 
 /**
  * Runs `verify` when every requirement the method states it enforced (`claimed`) equals the

@@ -12,8 +12,9 @@
  * input rows the witness puts there — i.e. each column is a per-bucket permutation of the
  * input's values. No witness passes for a release that is not.
  */
+
+import type { VerificationCheck } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
-import type { VerificationCheck } from '../report/types.ts';
 import type { AttributeSpec } from '../spec/spec.ts';
 import type { StagedPair } from './anatomy.ts';
 import { bump, type DecodedTable, fail, releasedNames, SEP, sameTable } from './common.ts';

@@ -9,6 +9,7 @@
  *   bucket.
  * Insensitive columns ride in the QIT with the QIs. Verified by src/verify/anatomy.ts.
  */
+import { DISTINCT_L_DIVERSITY, ENTROPY_L_DIVERSITY } from '../../catalogue/l-diversity.ts';
 import { type AnatomyClaims, claimsOf } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
@@ -24,18 +25,8 @@ import {
 } from '../bucket-common.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod, StagedFile } from '../method.ts';
 import { anatomize, type Bucketization } from './bucketize.ts';
+import type { AnatomyLayout } from './layout.ts';
 import { anatomyReport } from './report.ts';
-
-/** The released layout: bucket ids, row order and the permuted SA of the single table. */
-export interface AnatomyLayout {
-  readonly bucketization: Bucketization;
-  /** Bucket (0-based, creation order) → released id (1..buckets, a random numbering). */
-  readonly ids: Int32Array;
-  /** Released row position → input row (sorted by bucket id, random within a bucket). */
-  readonly order: Int32Array;
-  /** Released row position → SA code shown in the single table (permuted within the bucket). */
-  readonly permutedSa: Int32Array;
-}
 
 export function layoutAnatomy(sa: EncodedColumn, l: number, random: Random): AnatomyLayout {
   const bucketization = anatomize(sa.codes, sa.dictionary.length, l, random);
@@ -73,7 +64,10 @@ export function anatomyRelease(
   ctx: Pick<MethodContext, 'spec' | 'table' | 'time' | 'say' | 'random'>,
 ): AnatomyRelease {
   const { spec, table, time, say } = ctx;
-  const req = diversityRequirement(spec, table, 'anatomy', ['distinct-l-diversity', 'entropy-l-diversity']);
+  const req = diversityRequirement(spec, table, 'anatomy', [
+    DISTINCT_L_DIVERSITY.name,
+    ENTROPY_L_DIVERSITY.name,
+  ]);
   checkEligibility(req, table.rowCount, 'anatomy');
   const l = distinctNeeded(req);
   const layout = time('bucketize', () => layoutAnatomy(req.column, l, ctx.random('anatomy')));

@@ -3,11 +3,12 @@
  * diversity they reach, the accuracy baseline (the input's own classes), the measures of what
  * an analyst recovers, the buckets section a person reads, and the details.
  */
+
+import type { ReportSection } from '../../contracts/report.ts';
 import { codeCounts, countCodes, type EncodedColumn } from '../../data/table.ts';
 import { distributionMeasures, measureFigures } from '../../metrics/contingency.ts';
 import { disclosureMeasures, sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { classSizeHistogram, reidentificationRisk } from '../../metrics/privacy.ts';
-import type { ReportSection } from '../../report/types.ts';
 import {
   bucketDiversity,
   type DiversityRequirement,
@@ -18,7 +19,7 @@ import {
 } from '../bucket-common.ts';
 import { bucketEstimator } from '../bucket-estimator.ts';
 import type { BuiltRelease, MethodContext } from '../method.ts';
-import type { AnatomyLayout } from './index.ts';
+import type { AnatomyLayout } from './layout.ts';
 
 type MethodReport = BuiltRelease['report'];
 

@@ -13,6 +13,7 @@ import { type DistributionMeasures, distributionMeasures } from '../../metrics/c
 import { thousands } from '../../util/format.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { mondrianEstimator } from './estimator.ts';
+import type { MondrianOutcome } from './outcome.ts';
 import {
   type PartitionProblem,
   type PartitionResult,
@@ -25,15 +26,6 @@ import { MEASURE_ROW_LIMIT, mondrianReport } from './report.ts';
 import { transformationOf } from './transformation.ts';
 
 export { prepareMondrian } from './prepare.ts';
-
-export interface MondrianOutcome {
-  readonly result: PartitionResult;
-  readonly released: Released;
-  /** The strategy whose partitions were released (`applied`: saved partitions, `ppdp apply`). */
-  readonly strategy: 'strict' | RelaxedStrategy | 'applied';
-  /** Relaxed: each strategy's NCP. */
-  readonly candidates: { strategy: RelaxedStrategy; ncp: number }[];
-}
 
 /**
  * Partitions and derives the released values. Relaxed Mondrian runs both relaxed strategies

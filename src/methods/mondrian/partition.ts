@@ -17,6 +17,7 @@
  * is final. Partitions are processed depth first, first part first.
  */
 
+import { K_ANONYMITY } from '../../catalogue/k-anonymity.ts';
 import type { MondrianKernel, MondrianSession } from '../../kernels/mondrian/kernel.ts';
 import type { PrivacyModel } from '../../models/model.ts';
 
@@ -142,7 +143,7 @@ export class ModelJudge {
     );
     this.widths = sensitive.map((s) => s.width);
     let k = 1;
-    for (const m of models) if (m.spec.model === 'k-anonymity') k = Math.max(k, m.spec.k);
+    for (const m of models) if (m.spec.model === K_ANONYMITY.name) k = Math.max(k, m.spec.k);
     this.k = k;
     this.needsHistograms = models.some((m) => m.attribute !== null);
   }

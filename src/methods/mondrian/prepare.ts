@@ -12,6 +12,7 @@
  * released as the lowest common ancestor.
  */
 import { basename } from 'node:path';
+import { DISTINCT_L_DIVERSITY, ENTROPY_L_DIVERSITY } from '../../catalogue/l-diversity.ts';
 import {
   countCodes,
   type EncodedColumn,
@@ -246,11 +247,11 @@ function checkRoot(
     let why: string;
     let hint = 'relax the model';
     switch (spec.model) {
-      case 'distinct-l-diversity':
+      case DISTINCT_L_DIVERSITY.name:
         why = `the whole table has only ${distinct} distinct values of '${name}', and no class can have more than the table`;
         hint = `l can be at most ${distinct} for this attribute`;
         break;
-      case 'entropy-l-diversity': {
+      case ENTROPY_L_DIVERSITY.name: {
         const most = Math.exp(entropyOf(histogram!, rows));
         why = `the entropy of '${name}' over the whole table is ln(${fmt(most)}) < ln(${spec.l}), and by concavity of entropy some class of any partition is at most as diverse as the table`;
         hint = `l can be at most ${fmt(most)} for this attribute`;

@@ -2,14 +2,15 @@
  * Mondrian's part of the report, one builder per part: each model judged over the released
  * classes, the SA per class, the partitioning section a person reads, the details.
  */
+
+import type { ModelResult, ReportSection } from '../../contracts/report.ts';
 import { codeCounts } from '../../data/table.ts';
 import { type DistributionMeasures, measureFigures } from '../../metrics/contingency.ts';
 import { disclosureMeasures, inputModeCounts, sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { populationRiskPart } from '../../metrics/population-risk.ts';
 import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
-import type { ModelResult, ReportSection } from '../../report/types.ts';
 import type { BuiltRelease } from '../method.ts';
-import type { MondrianOutcome } from './index.ts';
+import type { MondrianOutcome } from './outcome.ts';
 import type { PreparedMondrian } from './prepare.ts';
 
 type MethodReport = BuiltRelease['report'];

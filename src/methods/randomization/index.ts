@@ -9,6 +9,7 @@
 import { claimsOf } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
+import { tableDigest } from '../../data/digest.ts';
 import {
   compactDictionary,
   type EncodedColumn,
@@ -24,7 +25,7 @@ import { wasmSimdPerturbKernel } from '../../kernels/perturb/wasm.ts';
 import { type DistributionMeasures, distributionMeasures } from '../../metrics/contingency.ts';
 import { type RhoCheck, smallDomainGuarantee } from '../../models/rho-privacy.ts';
 import { thousands } from '../../util/format.ts';
-import { streamKey, tableDigest } from '../../util/keys.ts';
+import { streamKey } from '../../util/keys.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { type Distortion, gammaOf, inverseOf } from './matrices.ts';
 import type { MatricesFile } from './matrices-file.ts';

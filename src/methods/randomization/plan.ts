@@ -4,6 +4,8 @@
  * optimized. Everything the release, the tests and the benches share.
  */
 import { basename } from 'node:path';
+import { DISTINCT_L_DIVERSITY, ENTROPY_L_DIVERSITY } from '../../catalogue/l-diversity.ts';
+import { ATTRIBUTE_DISCLOSURE, RHO_PRIVACY } from '../../catalogue/randomization.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import type { KroneckerKernel } from '../../kernels/kronecker/kernel.ts';
@@ -50,7 +52,7 @@ export interface RandomizationPlan {
   /** How each randomized attribute's matrix was chosen. */
   readonly chosenBy: Record<
     string,
-    'optimizer' | 'spec retention' | 'spec matrix' | 'rho-privacy' | 'small-domain'
+    'optimizer' | 'spec retention' | 'spec matrix' | typeof RHO_PRIVACY.name | 'small-domain'
   >;
   readonly optimizer: OptimizeResult | undefined;
   readonly smallDomain: SmallDomainPlan | undefined;
@@ -72,16 +74,16 @@ export function requirementsOf(spec: ReleaseSpec): Requirements {
   spec.privacy.forEach((m, i) => {
     const field = `privacy[${i}]`;
     switch (m.model) {
-      case 'attribute-disclosure':
+      case ATTRIBUTE_DISCLOSURE.name:
         named.add(m.attribute);
         tau = tighter(tau, attributeDisclosure(m.attribute, m.tau));
         break;
-      case 'distinct-l-diversity':
-      case 'entropy-l-diversity':
+      case DISTINCT_L_DIVERSITY.name:
+      case ENTROPY_L_DIVERSITY.name:
         named.add(m.attribute);
         tau = tighter(tau, disclosureBoundOfL(lDiversity(m)));
         break;
-      case 'rho-privacy':
+      case RHO_PRIVACY.name:
         named.add(m.attribute);
         rho = rhoPrivacy(m.attribute, m.rho1, m.rho2, where, field);
         break;
@@ -298,7 +300,7 @@ export function planRandomization(
     // ρ only: the SA at the γ bound; other randomized attributes are not constrained.
     if (free.includes(sa)) {
       distortions[sa] = structuredDistortion(form, attributes[sa]!.categories.length, upper[sa]!);
-      chosenBy[attributes[sa]!.name] = 'rho-privacy';
+      chosenBy[attributes[sa]!.name] = RHO_PRIVACY.name;
     }
   }
   // Attributes with one category, or left at the identity, are released unrandomized.

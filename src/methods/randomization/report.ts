@@ -3,10 +3,11 @@
  * the sections a person reads (the matrices, the attribute-disclosure risk, the sub-domains),
  * and the machine-readable details.
  */
+import { RHO_PRIVACY } from '../../catalogue/randomization.ts';
+import type { ModelResult, ReportSection } from '../../contracts/report.ts';
 import type { DistributionMeasures } from '../../metrics/contingency.ts';
 import { riskDistribution } from '../../metrics/privacy.ts';
 import { impliedRho2, type RhoCheck, smallDomainGuarantee } from '../../models/rho-privacy.ts';
-import type { ModelResult, ReportSection } from '../../report/types.ts';
 import type { BuiltRelease } from '../method.ts';
 import { gammaOf } from './matrices.ts';
 import { expectedSquaredError, type RandomizationPlan } from './plan.ts';
@@ -91,7 +92,7 @@ function modelResults({ plan, risk, rho, gamma }: Facts): ModelResult[] {
       string,
       number | string
     >;
-    if (m.model === 'rho-privacy') {
+    if (m.model === RHO_PRIVACY.name) {
       return {
         model: m.model,
         params,
@@ -183,7 +184,8 @@ function matricesSection({ plan, parameters, expected }: Facts): ReportSection {
       y: 'retention probability',
       bars: attributes.map((a, i) => ({
         label: a.name,
-        value: distortions[i] ? (distortions[i]!.diag ?? Number.NaN) : 1,
+        // A matrix with unequal diagonal entries has no one retention: no bar.
+        value: distortions[i] ? (distortions[i]!.diag ?? null) : 1,
       })),
     },
   };

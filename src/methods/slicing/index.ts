@@ -11,6 +11,7 @@
  * Verified by src/verify/slicing.ts.
  */
 import { basename } from 'node:path';
+import { DISTINCT_L_DIVERSITY } from '../../catalogue/l-diversity.ts';
 import { claimsOf, type SlicingClaims } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
 import { type CsvWriteOptions, encodeCsv } from '../../data/csv.ts';
@@ -38,26 +39,7 @@ import {
   type TuplePartition,
 } from './partition.ts';
 import { slicingReport } from './report.ts';
-
-/** Everything up to the release files, shared by the method, the tests and benchmarks. */
-export interface SlicedRelease {
-  readonly req: DiversityRequirement;
-  readonly attributes: AttributeSpec[];
-  readonly columns: EncodedColumn[];
-  readonly phi: number[][];
-  readonly discretization: string[];
-  readonly plan: ColumnPlan;
-  readonly problem: SlicingProblem;
-  readonly partition: TuplePartition;
-  /** Per slicing column: row → code of its full value, and the value strings. */
-  readonly valueCodes: Int32Array[];
-  readonly valueStrings: string[][];
-  /** Final bucket (partition order) → released id. */
-  readonly ids: Int32Array;
-  readonly output: OutputColumn[];
-  /** Input row → released bucket id. */
-  readonly bucketOfRow: Int32Array;
-}
+import type { SlicedRelease } from './sliced.ts';
 
 export function slicingSpec(spec: ReleaseSpec): SlicingMethodSpec {
   if (spec.method.name !== 'slicing') throw new Error(`not a slicing spec: ${spec.method.name}`);
@@ -70,7 +52,7 @@ export function sliceTable(
   const { spec, table, kernel, time, random } = ctx;
   const method = slicingSpec(spec);
   const where = basename(spec.file);
-  const req = diversityRequirement(spec, table, 'slicing', ['distinct-l-diversity']);
+  const req = diversityRequirement(spec, table, 'slicing', [DISTINCT_L_DIVERSITY.name]);
   checkEligibility(req, table.rowCount, 'slicing');
   const attributes = releasedAttributes(spec, table);
   const columns = attributes.map((a) => table.columns.find((c) => c.name === a.name)!);

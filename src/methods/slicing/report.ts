@@ -3,18 +3,19 @@
  * bound, linkage through a released column, the SA per bucket), the utility, the sections a
  * person reads (columns, buckets, membership disclosure) and the machine-readable details.
  */
+
+import type { ReportSection } from '../../contracts/report.ts';
 import { codeCounts, countCodes, type EncodedTable } from '../../data/table.ts';
 import { distributionMeasures, measureFigures } from '../../metrics/contingency.ts';
 import { sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { classSizeHistogram, reidentificationRisk } from '../../metrics/privacy.ts';
 import { posteriorHolds } from '../../models/l-diversity.ts';
-import type { ReportSection } from '../../report/types.ts';
 import type { ReleaseSpec } from '../../spec/spec.ts';
 import { diversityModelReport, sizeFacts, tupleIds } from '../bucket-common.ts';
 import { bucketEstimator } from '../bucket-estimator.ts';
 import type { BuiltRelease, MethodContext } from '../method.ts';
-import type { SlicedRelease } from './index.ts';
 import { type MembershipMeasures, membershipMeasures } from './measures.ts';
+import type { SlicedRelease } from './sliced.ts';
 
 type MethodReport = BuiltRelease['report'];
 
