@@ -27,17 +27,14 @@ import {
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { collapseRows } from '../src/data/tuples.ts';
 import type { GroupingKernel, GroupingSession } from '../src/kernels/groupby/kernel.ts';
 import { tsGroupingKernel } from '../src/kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../src/kernels/groupby/wasm.ts';
 import type { NodeResult } from '../src/methods/generalization/evaluate.ts';
-import {
-  collapseRows,
-  openSearch,
-  type Prepared,
-  prepareGeneralization,
-} from '../src/methods/generalization/index.ts';
+import { openSearch, prepareGeneralization } from '../src/methods/generalization/index.ts';
 import { nearlyEqual } from '../src/methods/generalization/lattice.ts';
+import type { Prepared } from '../src/methods/generalization/prepared.ts';
 import { optimalSearch } from '../src/methods/generalization/search.ts';
 import { readInput } from '../src/pipeline/release.ts';
 import { loadSpec, type MetricName, type ReleaseSpec } from '../src/spec/spec.ts';

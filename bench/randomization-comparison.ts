@@ -19,6 +19,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ReleaseReport } from '../src/contracts/report.ts';
 import { readCsv } from '../src/data/csv.ts';
 import type { EncodedColumn, EncodedTable } from '../src/data/table.ts';
 import { hierarchyRows } from '../src/hierarchy/hierarchy.ts';
@@ -37,7 +38,6 @@ import {
 } from '../src/metrics/contingency.ts';
 import { executeRelease } from '../src/pipeline/engine.ts';
 import { readInput } from '../src/pipeline/release.ts';
-import type { ReleaseReport } from '../src/report/types.ts';
 import { loadSpec, type RandomizationMethodSpec } from '../src/spec/spec.ts';
 import { Random } from '../src/util/random.ts';
 import { helpIfAsked } from './help.ts';

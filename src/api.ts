@@ -4,13 +4,14 @@
  * verification, the same files. The promise resolves with the report only once the release
  * is verified and published; otherwise it rejects with a PpdpError (code, message, hint).
  */
+
+import type { ReleaseReport } from './contracts/report.ts';
 import { PpdpError } from './errors.ts';
 import { tsGroupingKernel } from './kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from './kernels/groupby/wasm.ts';
 import { executeRelease } from './pipeline/engine.ts';
-import type { ReleaseReport } from './report/types.ts';
 
-export type { ReleaseReport } from './report/types.ts';
+export type { ReleaseReport } from './contracts/report.ts';
 export { PpdpError };
 
 export interface ReleaseApiOptions {

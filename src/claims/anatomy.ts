@@ -1,5 +1,5 @@
 /** What an Anatomy release claims: the requirement it enforced and each row's bucket. */
-import type { Shape } from './shape.ts';
+import type { Shape } from '../contracts/shape.ts';
 
 export const anatomyShape = {
   /** The l-diversity requirement, as the method read it from the spec. */

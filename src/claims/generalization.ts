@@ -1,5 +1,5 @@
 /** What a generalization release (optimal lattice search or Samarati's k-minimal) claims. */
-import type { Shape } from './shape.ts';
+import type { Shape } from '../contracts/shape.ts';
 
 export const generalizationShape = {
   /** The requirements the search enforced, as it read them from the spec. */

@@ -10,13 +10,14 @@
  * the suppressed rows, each row's bucket, the risk measured): the verifier checks it against the
  * staged files. A new field or a changed meaning takes a new `format`.
  */
+
+import { type Fields, type Shape, shapeProblem } from '../contracts/shape.ts';
 import { VerificationError } from '../errors.ts';
 import type { MethodName } from '../spec/spec.ts';
 import { anatomyShape } from './anatomy.ts';
 import { generalizationShape } from './generalization.ts';
 import { mondrianShape } from './mondrian.ts';
 import { randomizationShape } from './randomization.ts';
-import { type Fields, type Shape, shapeProblem } from './shape.ts';
 import { slicingShape } from './slicing.ts';
 
 export const CLAIMS_FORMAT = 'ppdp-claims/1';

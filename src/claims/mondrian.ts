@@ -1,5 +1,5 @@
 /** What a Mondrian release claims: its classes, and how each quasi-identifier was released. */
-import type { Shape } from './shape.ts';
+import type { Shape } from '../contracts/shape.ts';
 
 export const mondrianShape = {
   classes: 'count',

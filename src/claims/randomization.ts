@@ -1,5 +1,5 @@
 /** What a randomized release claims: the requirements it enforced and the risk it measured. */
-import type { Shape } from './shape.ts';
+import type { Shape } from '../contracts/shape.ts';
 
 export const randomizationShape = {
   /** The requirements, as the method read them from the spec (null: the spec sets none). */

@@ -1,5 +1,5 @@
 /** What a Slicing release claims: the requirement it enforced, its columns and each row's bucket. */
-import type { Shape } from './shape.ts';
+import type { Shape } from '../contracts/shape.ts';
 
 export const slicingShape = {
   /** The l-diverse requirement, as the method read it from the spec. */

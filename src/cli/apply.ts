@@ -11,7 +11,7 @@ import type { ReleaseMethod } from '../methods/method.ts';
 import { executeRelease } from '../pipeline/engine.ts';
 import { cautionLines } from '../report/audit.ts';
 import { loadSpec, type ReleaseSpec } from '../spec/spec.ts';
-import { parseCommandArgs } from './args.ts';
+import { commandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
 
 export const APPLY_HELP = `Usage: ppdp apply <release-dir> <release.json> --out <dir> [options]
@@ -46,29 +46,30 @@ Example:
 `;
 
 export async function applyCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs('apply', {
+  const parsed = commandArgs(
+    'apply',
     args,
-    allowPositionals: true,
-    options: {
+    {
       out: { type: 'string' },
       node: { type: 'string' },
       kernel: { type: 'string', default: 'wasm' },
       quiet: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
     },
-  });
-  if (values.help) {
-    process.stdout.write(APPLY_HELP);
-    return 0;
-  }
-  if (values.node !== undefined) {
-    if (positionals.length !== 1 || !values.out) {
-      throw new PpdpError(
-        'E_USAGE',
-        'ppdp apply --node takes one release spec and --out',
-        'ppdp apply --node sex=0,age=2 <release.json> --out <dir>',
-      );
-    }
+    {
+      help: APPLY_HELP,
+      // Two forms: a release re-applied to a spec's data, or a spec released at a chosen node.
+      accepts: (positionals, values) =>
+        values.node === undefined
+          ? positionals.length === 2
+          : positionals.length === 1 && Boolean(values.out),
+      takes: 'a release folder and a release spec (with --node: one release spec and --out)',
+      synopsis:
+        'ppdp apply <release-dir> <release.json> --out <dir>, or ppdp apply --node sex=0,age=2 <release.json> --out <dir>',
+    },
+  );
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
+  if (values.node !== undefined && values.out) {
     const method = nodeMethod(loadSpec(positionals[0]!), values.node);
     const { report } = await executeRelease(
       { spec: positionals[0]!, out: values.out },
@@ -78,13 +79,6 @@ export async function applyCommand(args: string[]): Promise<number> {
       `verified release in ${values.out} (node ${values.node}): k = ${report.privacy.k}, ${report.rows.suppressed} rows suppressed\n`,
     );
     return 0;
-  }
-  if (positionals.length !== 2) {
-    throw new PpdpError(
-      'E_USAGE',
-      'ppdp apply takes a release folder and a release spec',
-      'ppdp apply <release-dir> <release.json> --out <dir>',
-    );
   }
   if (!values.out) throw new PpdpError('E_USAGE', 'ppdp apply needs --out <dir>', 'e.g. --out out/applied');
   const kernel = groupingKernelOption(values.kernel);

@@ -32,3 +32,48 @@ export function parseCommandArgs<T extends ParseArgsConfig>(
     throw e;
   }
 }
+
+/** How a command is called: its --help text, and the positionals (and flags) it cannot do without. */
+export interface CommandUsage {
+  /** Printed by --help. */
+  readonly help: string;
+  /** Whether the call has what the command needs; by default, exactly one positional. */
+  readonly accepts?: (positionals: readonly string[], values: Readonly<Record<string, unknown>>) => boolean;
+  /** What the command takes, e.g. "exactly one release spec": the usage error says it. */
+  readonly takes: string;
+  /** A call that works, shown as the hint. */
+  readonly synopsis: string;
+}
+
+type HelpOption = { help: { type: 'boolean'; short: 'h'; default: false } };
+
+/**
+ * Every command's prologue: parse the arguments (with --help / -h added), print the help and
+ * give undefined when it was asked for, and refuse a call without what the command needs.
+ */
+export function commandArgs<const O extends NonNullable<ParseArgsConfig['options']>>(
+  command: string,
+  args: string[],
+  options: O,
+  usage: CommandUsage,
+):
+  | ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O & HelpOption }>>
+  | undefined {
+  const help: HelpOption = { help: { type: 'boolean', short: 'h', default: false } };
+  const parsed = parseCommandArgs(command, {
+    args,
+    allowPositionals: true,
+    options: { ...options, ...help },
+  });
+  if ((parsed.values as { help?: boolean }).help) {
+    process.stdout.write(usage.help);
+    return undefined;
+  }
+  const accepts = usage.accepts ?? ((positionals) => positionals.length === 1);
+  if (!accepts(parsed.positionals, parsed.values)) {
+    throw new PpdpError('E_USAGE', `ppdp ${command} takes ${usage.takes}`, usage.synopsis);
+  }
+  return parsed as ReturnType<
+    typeof parseArgs<{ args: string[]; allowPositionals: true; options: O & HelpOption }>
+  >;
+}

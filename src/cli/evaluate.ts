@@ -12,7 +12,7 @@ import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
 import type { PopulationSpec } from '../metrics/population-risk.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec, withColumnDefaults } from '../spec/spec.ts';
-import { parseCommandArgs } from './args.ts';
+import { commandArgs } from './args.ts';
 import { groupingKernelOption } from './options.ts';
 import { readReleasedTable } from './released-table.ts';
 
@@ -60,10 +60,10 @@ Examples:
 `;
 
 export function evaluateCommand(args: string[]): number {
-  const { values, positionals } = parseCommandArgs('evaluate', {
+  const parsed = commandArgs(
+    'evaluate',
     args,
-    allowPositionals: true,
-    options: {
+    {
       spec: { type: 'string' },
       qi: { type: 'string' },
       sensitive: { type: 'string' },
@@ -77,20 +77,15 @@ export function evaluateCommand(args: string[]): number {
       'special-uniques': { type: 'boolean', default: false },
       out: { type: 'string' },
       kernel: { type: 'string', default: 'wasm' },
-      help: { type: 'boolean', short: 'h', default: false },
     },
-  });
-  if (values.help) {
-    process.stdout.write(EVALUATE_HELP);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    throw new PpdpError(
-      'E_USAGE',
-      'ppdp evaluate takes exactly one table or release folder',
-      'ppdp evaluate <data.csv|data.arrow|release-dir> --spec <release.json>',
-    );
-  }
+    {
+      help: EVALUATE_HELP,
+      takes: 'exactly one table or release folder',
+      synopsis: 'ppdp evaluate <data.csv|data.arrow|release-dir> --spec <release.json>',
+    },
+  );
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (!values.spec === !values.qi) {
     throw new PpdpError(
       'E_USAGE',

@@ -14,7 +14,7 @@ import { serveExplorer } from '../explore/serve.ts';
 import { checkOutDir } from '../pipeline/publish.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec, withColumnDefaults } from '../spec/spec.ts';
-import { parseCommandArgs } from './args.ts';
+import { commandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
 
 export const EXPLORE_HELP = `Usage: ppdp explore <release.json> --vary <parameter>=<range> [--vary …] [options]
@@ -24,8 +24,9 @@ published — and writes the privacy/utility frontier: per run the chosen transf
 (generalization: the lattice node), the classes, the k achieved, suppressed rows, utility
 measures (NCP, discernibility, …) and the maximum prosecutor risk. For generalization the
 page also shows the lattice, each node judged under the spec's own parameters. Pick any
-solution or node in explore.html to see its utility, risk, disclosure, its first released
-rows, and the command that releases it. The input is read once.
+solution or node in explore.html to see its utility, risk, disclosure and the command that
+releases it. The page holds released rows of the spec's own choice only (its first 50): rows
+of several choices could be joined into finer ones. The input is read once.
 
 Options:
   --vary <p>=<range>  k=2..50, l=2..6, t=0.1..0.5:0.05, delta=1..3:0.5, tau=0.1..0.5:0.05 (or τ),
@@ -36,7 +37,8 @@ Options:
                       attribute-disclosure model. Give it twice for a grid.      [required]
   --out <dir>         where explore.html, frontier.json and frontier.csv go (default: frontier)
   --no-lattice        generalization: leave the lattice out (the sweep only)
-  --serve             also serve explore.html on http://127.0.0.1 (a free port) until stopped
+  --serve             also serve explore.html on http://127.0.0.1 (a free port) until stopped,
+                      only to requests for 127.0.0.1:<port> or localhost:<port>
   --kernel <name>     grouping kernel: wasm (default) or ts (the plain-TS reference)
   --quiet             no progress lines on stderr
   -h, --help          this help
@@ -46,30 +48,25 @@ Example:
 `;
 
 export async function exploreCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs('explore', {
+  const parsed = commandArgs(
+    'explore',
     args,
-    allowPositionals: true,
-    options: {
+    {
       vary: { type: 'string', multiple: true },
       'no-lattice': { type: 'boolean', default: false },
       serve: { type: 'boolean', default: false },
       out: { type: 'string', default: 'frontier' },
       kernel: { type: 'string', default: 'wasm' },
       quiet: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
     },
-  });
-  if (values.help) {
-    process.stdout.write(EXPLORE_HELP);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    throw new PpdpError(
-      'E_USAGE',
-      'ppdp explore takes exactly one release spec',
-      'ppdp explore <release.json> --vary k=2..50',
-    );
-  }
+    {
+      help: EXPLORE_HELP,
+      takes: 'exactly one release spec',
+      synopsis: 'ppdp explore <release.json> --vary k=2..50',
+    },
+  );
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (!values.vary || values.vary.length === 0)
     throw new PpdpError('E_USAGE', 'ppdp explore needs --vary', 'e.g. --vary k=2..50');
   if (values.vary.length > 2) {

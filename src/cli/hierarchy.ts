@@ -14,7 +14,7 @@ import { buildHierarchy, hierarchyRows, readHierarchyRows } from '../hierarchy/h
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec } from '../spec/spec.ts';
 import { thousands } from '../util/format.ts';
-import { parseCommandArgs } from './args.ts';
+import { commandArgs } from './args.ts';
 
 export const HIERARCHY_HELP = `Usage: ppdp hierarchy <release.json> --column <name> --out <file.csv>
        ppdp hierarchy <release.json> --out <folder>
@@ -48,26 +48,24 @@ const SHOWN = 3;
 
 export function hierarchyCommand(args: string[]): number {
   if (args[0] === 'check') return checkCommand(args.slice(1));
-  const { values, positionals } = parseCommandArgs('hierarchy', {
+  const parsed = commandArgs(
+    'hierarchy',
     args,
-    allowPositionals: true,
-    options: {
+    {
       column: { type: 'string' },
       out: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
     },
-  });
-  if (values.help) {
-    process.stdout.write(HIERARCHY_HELP);
-    return 0;
-  }
-  if (positionals.length !== 1 || !values.out) {
-    throw new PpdpError(
-      'E_USAGE',
-      'ppdp hierarchy takes one release spec and --out',
-      'ppdp hierarchy <release.json> --column <name> --out <file.csv>, or --out <folder> for every built column',
-    );
-  }
+    {
+      help: HIERARCHY_HELP,
+      accepts: (positionals, values) => positionals.length === 1 && Boolean(values.out),
+      takes: 'one release spec and --out',
+      synopsis:
+        'ppdp hierarchy <release.json> --column <name> --out <file.csv>, or --out <folder> for every built column',
+    },
+  );
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
+  const out = values.out!; // accepts checked it
   const spec = loadSpec(positionals[0]!);
   const where = basename(spec.file);
   const built = spec.attributes.filter((a) => a.hierarchy !== undefined && a.hierarchy.kind !== 'file');
@@ -111,9 +109,9 @@ export function hierarchyCommand(args: string[]): number {
     return { name: a.name, text: `${used.map((row) => row.join(';')).join('\n')}\n`, rows: used.length };
   });
   const single = values.column !== undefined;
-  if (!single) mkdirSync(values.out, { recursive: true });
+  if (!single) mkdirSync(out, { recursive: true });
   for (const f of files) {
-    const path = single ? values.out : join(values.out, `${f.name}.csv`);
+    const path = single ? out : join(out, `${f.name}.csv`);
     writeAtomically(path, f.text);
     process.stdout.write(`${path}: hierarchy of '${f.name}', ${thousands(f.rows)} values\n`);
   }
@@ -129,43 +127,43 @@ export function writeAtomically(path: string, text: string): void {
 }
 
 function checkCommand(args: string[]): number {
-  const { values, positionals } = parseCommandArgs('hierarchy check', {
+  const parsed = commandArgs(
+    'hierarchy check',
     args,
-    allowPositionals: true,
-    options: {
+    {
       data: { type: 'string' },
       column: { type: 'string' },
       delimiter: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
     },
-  });
-  if (values.help) {
-    process.stdout.write(HIERARCHY_HELP);
-    return 0;
-  }
-  if (positionals.length !== 1 || !values.data || !values.column) {
-    throw new PpdpError(
-      'E_USAGE',
-      'ppdp hierarchy check takes one hierarchy file, --data and --column',
-      'ppdp hierarchy check <hierarchy.csv> --data <table.csv> --column <name>',
-    );
-  }
+    {
+      help: HIERARCHY_HELP,
+      accepts: (positionals, values) =>
+        positionals.length === 1 && Boolean(values.data) && Boolean(values.column),
+      takes: 'one hierarchy file, --data and --column',
+      synopsis: 'ppdp hierarchy check <hierarchy.csv> --data <table.csv> --column <name>',
+    },
+  );
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
+  // accepts checked both
+  const data = values.data!;
+  const columnName = values.column!;
   const path = positionals[0]!;
   const file = basename(path);
   const rows = readHierarchyRows(path); // equal row lengths
   // The file's own shape, on a column of its values: one top, a tree, no cycle, no repeats.
   const own: EncodedColumn = {
-    name: values.column,
+    name: columnName,
     dictionary: rows.map((row) => row[0]!),
     codes: Int32Array.from(rows, (_, i) => i),
   };
   const h = buildHierarchy(own, { kind: 'file', path }, true);
-  const table = readTable(values.data, { delimiter: values.delimiter, nulls: 'missing' });
-  const column = table.columns.find((c) => c.name === values.column);
+  const table = readTable(data, { delimiter: values.delimiter, nulls: 'missing' });
+  const column = table.columns.find((c) => c.name === columnName);
   if (!column) {
     throw new PpdpError(
       'E_USAGE',
-      `${basename(values.data)} has no column '${values.column}'`,
+      `${basename(data)} has no column '${columnName}'`,
       `name one of: ${table.columns.map((c) => c.name).join(', ')}`,
     );
   }

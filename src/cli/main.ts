@@ -13,12 +13,13 @@ import { VERSION } from '../pipeline/release.ts';
 import { cautionLines } from '../report/audit.ts';
 import { nearest } from '../util/nearest.ts';
 import { applyCommand } from './apply.ts';
-import { parseCommandArgs } from './args.ts';
+import { commandArgs } from './args.ts';
 import { evaluateCommand } from './evaluate.ts';
 import { exploreCommand } from './explore.ts';
 import { hierarchyCommand } from './hierarchy.ts';
 import { initCommand } from './init.ts';
 import { RELEASE_OPTIONS, tunedRestart } from './launch.ts';
+import { shardsOption } from './options.ts';
 import { reconstructCommand } from './reconstruct.ts';
 
 const MAIN_HELP = `ppdp ${VERSION} — privacy-preserving microdata release
@@ -125,22 +126,13 @@ function unknownCommand(command: string): PpdpError {
 }
 
 async function release(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs('release', {
-    args,
-    allowPositionals: true,
-    options: RELEASE_OPTIONS,
+  const parsed = commandArgs('release', args, RELEASE_OPTIONS, {
+    help: RELEASE_HELP,
+    takes: 'exactly one release spec',
+    synopsis: 'ppdp release <release.json> --out <dir>',
   });
-  if (values.help) {
-    process.stdout.write(RELEASE_HELP);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    throw new PpdpError(
-      'E_USAGE',
-      'ppdp release takes exactly one release spec',
-      'ppdp release <release.json> --out <dir>',
-    );
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   const target = releaseTarget(values);
   setMemoryBudget(values['max-memory']);
   if (values.kernel !== 'wasm' && values.kernel !== 'ts') {
@@ -205,16 +197,7 @@ function releaseTarget(values: {
       'omit it to use local',
     );
   }
-  if (
-    values.shards !== undefined &&
-    !(Number.isInteger(Number(values.shards)) && Number(values.shards) >= 1)
-  ) {
-    throw new PpdpError(
-      'E_USAGE',
-      `--shards must be a whole number ≥ 1 (got '${values.shards}')`,
-      'e.g. --shards 4',
-    );
-  }
+  if (values.shards !== undefined) shardsOption(values.shards);
   if (values.endpoint !== undefined && !/^https?:\/\//.test(values.endpoint)) {
     throw new PpdpError(
       'E_USAGE',

@@ -22,7 +22,7 @@ import {
   releasedCounts,
 } from '../methods/randomization/reconstruct.ts';
 import { thousands } from '../util/format.ts';
-import { parseCommandArgs } from './args.ts';
+import { commandArgs } from './args.ts';
 import { readReleasedTable } from './released-table.ts';
 
 export const RECONSTRUCT_HELP = `Usage: ppdp reconstruct <release-dir> --attributes <a,b,…> [options]
@@ -55,28 +55,23 @@ interface Column {
 }
 
 export function reconstructCommand(args: string[]): number {
-  const { values, positionals } = parseCommandArgs('reconstruct', {
+  const parsed = commandArgs(
+    'reconstruct',
     args,
-    allowPositionals: true,
-    options: {
+    {
       attributes: { type: 'string' },
       out: { type: 'string' },
       format: { type: 'string' },
       kernel: { type: 'string', default: 'wasm' },
-      help: { type: 'boolean', short: 'h', default: false },
     },
-  });
-  if (values.help) {
-    process.stdout.write(RECONSTRUCT_HELP);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    throw new PpdpError(
-      'E_USAGE',
-      'ppdp reconstruct takes exactly one release folder',
-      'ppdp reconstruct <release-dir> --attributes a,b',
-    );
-  }
+    {
+      help: RECONSTRUCT_HELP,
+      takes: 'exactly one release folder',
+      synopsis: 'ppdp reconstruct <release-dir> --attributes a,b',
+    },
+  );
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (!values.attributes) {
     throw new PpdpError(
       'E_USAGE',

@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { readReport } from '../contracts/report.ts';
 import { unescapeFormulas } from '../data/csv.ts';
 import { formatOf, type ReadTableOptions, readTable } from '../data/read.ts';
 import type { EncodedTable } from '../data/table.ts';
@@ -16,13 +17,18 @@ export function readReleasedTable(path: string, options: ReadTableOptions = {}):
     : table;
 }
 
-/** Whether the release folder holding `csv` escaped its CSV cells (false when it is no release). */
+/**
+ * Whether the release folder holding `csv` escaped its CSV cells (false when it is no release).
+ * A report.json beside it is read as a release's report: one of another format is refused.
+ */
 function escapedRelease(csv: string): boolean {
   const report = join(dirname(csv), 'report.json');
   if (!existsSync(report)) return false;
+  let json: unknown;
   try {
-    return JSON.parse(readFileSync(report, 'utf8'))?.spec?.escapeFormulas === true;
+    json = JSON.parse(readFileSync(report, 'utf8'));
   } catch {
-    return false;
+    return false; // not a release's report: the table is read as it is
   }
+  return readReport(json, report).spec.escapeFormulas === true;
 }

@@ -17,8 +17,9 @@
  * - Uncertainty coefficient U(X|Y) = (H(X) − H(X|Y))/H(X) for every ordered pair, before
  *   (original) and after (estimate, clipped at 0 and renormalized).
  */
+
+import type { MarginalComparison } from '../contracts/report.ts';
 import type { EncodedColumn } from '../data/table.ts';
-import type { MarginalComparison } from '../report/types.ts';
 
 export interface Estimator {
   /**

@@ -11,7 +11,7 @@
  *   same guess with QIs withheld (the table's most frequent value), with the SA withheld (a
  *   uniform guess), and on the original table (each original QI tuple's most frequent value).
  */
-import type { SensitiveDistribution } from '../report/types.ts';
+import type { SensitiveDistribution } from '../contracts/report.ts';
 
 export interface DisclosureMeasures {
   attribute: string;

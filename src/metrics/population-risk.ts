@@ -5,12 +5,13 @@
  * population under four models (Pitman, Zayatz, SNB and Dankar's rule choosing among them).
  * Definitions and formulas: docs/risk.md.
  */
+import type { PopulationUniqueness, UniquenessModel } from '../contracts/report.ts';
 import { PpdpError } from '../errors.ts';
+
+export type { PopulationUniqueness, UniquenessModel };
 
 /** The population a sample was drawn from: its size, or the share of it the sample is. */
 export type PopulationSpec = { readonly size: number } | { readonly samplingFraction: number };
-
-export type UniquenessModel = 'pitman' | 'zayatz' | 'snb' | 'dankar';
 
 export interface SampleRisk {
   records: number;
@@ -26,17 +27,6 @@ export interface SampleRisk {
   marketer: number;
   /** Share of the records unique in the sample. */
   sampleUniques: number;
-}
-
-export interface PopulationUniqueness {
-  populationSize: number;
-  samplingFraction: number;
-  /** Records unique in the sample. */
-  sampleUniques: number;
-  /** Per model: the estimated number of records unique in the population and their share of it (0 when the model gives no estimate). */
-  estimates: Record<UniquenessModel, { uniques: number; share: number }>;
-  /** The model Dankar's rule chose, or null when no record is a sample unique. */
-  dankarModel: Exclude<UniquenessModel, 'dankar'> | null;
 }
 
 /** Class size → number of classes, ascending by size. */

@@ -2,7 +2,7 @@
  * Privacy metrics over released classes: class-size histogram, re-identification risk
  * (prosecutor, journalist, marketer) and the distribution of any per-row risk.
  */
-import type { HistogramBin, Reidentification, ReleaseReport, RiskDistribution } from '../report/types.ts';
+import type { HistogramBin, Reidentification, ReleaseReport, RiskDistribution } from '../contracts/report.ts';
 
 const BIN_EDGES = [1, 2, 3, 4, 5, 10, 20, 50, 100, 500, 1000];
 

@@ -6,9 +6,9 @@
  *   expected number of re-identifications.
  */
 import type { EncodedColumn } from '../data/table.ts';
+import { collapseRows } from '../data/tuples.ts';
 import { PpdpError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
-import { collapseRows } from '../methods/generalization/index.ts';
 
 export interface SpecialUniques {
   /** Largest MSU size searched (3, or fewer quasi-identifiers). */

@@ -11,12 +11,12 @@ import { randomUUID } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { type ReleaseReport, readReport } from '../contracts/report.ts';
 import { SCAN_BYTES_PER_ROW, WORKER_MIN_ROWS } from '../data/limits.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
 import type { ReleaseMethod } from '../methods/method.ts';
-import type { ReleaseReport } from '../report/types.ts';
 import { ONE_MACHINE_RETAINED_BYTES, prewarmCore, retainCoresUpTo } from '../wasm/module.ts';
 import { makeTemporaryFolder, removeTemporaryFolder, stopOnSignal } from './cleanup.ts';
 import {
@@ -202,7 +202,8 @@ export async function executeRelease(
         ? await runLocal(req, env, poolFor, { ...options, wrap })
         : await runDirect(req, env, poolFor, { ...options, wrap });
     const release = await stores.open(out.published.release);
-    const report = await getJson<ReleaseReport>(release.store, joinKey(release.key, 'report.json'));
+    const reportKey = joinKey(release.key, 'report.json');
+    const report = readReport(await getJson<unknown>(release.store, reportKey), reportKey);
     const { release: where, ...manifest } = out.published;
     return { plan: out.plan, manifest, report, release: where };
   } finally {

@@ -5,8 +5,15 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import {
+  REPORT_FORMAT,
+  type ReleaseAudit,
+  type ReleaseReport,
+  type VerificationCheck,
+} from '../contracts/report.ts';
 import type { ArrowRange } from '../data/arrow.ts';
 import { checkEmptyCells, checkHeader } from '../data/checks.ts';
+import { tableDigest } from '../data/digest.ts';
 import { digestInput } from '../data/input.ts';
 import { checkInputFits } from '../data/limits.ts';
 import { readTableShards } from '../data/read.ts';
@@ -15,9 +22,8 @@ import { SpecError } from '../errors.ts';
 import type { MethodReport } from '../methods/method.ts';
 import { verdictOf } from '../report/audit.ts';
 import { specSummary } from '../report/spec-summary.ts';
-import type { ReleaseAudit, ReleaseReport, VerificationCheck } from '../report/types.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
-import { keyedRandom, tableDigest } from '../util/keys.ts';
+import { keyedRandom } from '../util/keys.ts';
 import type { Random } from '../util/random.ts';
 
 export const VERSION = '0.1.0';
@@ -72,6 +78,7 @@ export function frameReport(
   audit?: ReleaseAudit,
 ): ReleaseReport {
   const report: ReleaseReport = {
+    format: REPORT_FORMAT,
     ppdp: { version: VERSION, runId },
     spec: specSummary(spec),
     input: {

@@ -8,15 +8,16 @@
  * - a sensitive attribute no model names has a class where one value's share is ≥ REVEAL_SHARE.
  * Deterministic: a pure function of the spec, the input and the staged table.
  */
+
+import type { Caution, ReleaseAudit, ReleaseReport, VerdictLevel } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { labelLoss } from '../metrics/label-loss.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
 import { byCodeUnits } from '../util/format.ts';
 import type { CodedTable } from '../verify/common.ts';
 import { verifierHierarchyRows } from '../verify/hierarchy.ts';
-import { fmtNum, fmtPct } from './format.ts';
+import { fmtNum, fmtPct, showBidi } from './format.ts';
 import { methodLimits } from './limits.ts';
-import type { Caution, ReleaseAudit, ReleaseReport, VerdictLevel } from './types.ts';
 
 /** Mean NCP over the quasi-identifier cells at or above which the release keeps almost nothing. */
 export const KEEPS_NOTHING_NCP = 0.9;
@@ -213,7 +214,8 @@ function concatParts(parts: readonly EncodedTable[]): CodedTable {
 
 /** The amber verdict's causes as the CLI prints them after its verified line, one a line. */
 export function cautionLines(report: Pick<ReleaseReport, 'verdict'>): string {
-  return (report.verdict?.causes ?? []).map((cause) => `  caution: ${cause}\n`).join('');
+  // A cause names columns: their bidi controls are shown, not obeyed by the terminal.
+  return (report.verdict?.causes ?? []).map((cause) => `  caution: ${showBidi(cause)}\n`).join('');
 }
 
 /** Each row's class (rows with equal codes in every column), and how many classes there are. */

@@ -2,7 +2,7 @@
  * What each release method does not protect against, said next to the verdict: a verified
  * release keeps the guarantees its models state and nothing more.
  */
-import type { ReleaseReport } from './types.ts';
+import type { ReleaseReport } from '../contracts/report.ts';
 
 export interface MethodLimits {
   /** The method leaves re-identification by linkage on the quasi-identifiers open. */

@@ -1,5 +1,11 @@
 /** The report's privacy parts: verdict and limits, models, re-identification risk, attribute disclosure. */
 
+import type {
+  ModelResult,
+  ReleaseReport,
+  RiskDistribution,
+  SensitiveDistribution,
+} from '../contracts/report.ts';
 import type { PopulationUniqueness } from '../metrics/population-risk.ts';
 import { describeModel } from '../models/describe.ts';
 import { AMBER, chart, PALETTE, rankedValues } from './charts.ts';
@@ -7,7 +13,6 @@ import { DASH, esc, fmtInt, fmtNum, fmtPct, humanize, oneIn } from './format.ts'
 import { ACCURACY_LABELS, achievedLabel, DISCLOSURE_BASELINES, DISCLOSURE_LABELS } from './labels.ts';
 import { methodLimits } from './limits.ts';
 import { type Fact, factsTable, mark, note, type Row, section, table } from './markup.ts';
-import type { ModelResult, ReleaseReport, RiskDistribution, SensitiveDistribution } from './types.ts';
 
 export function isVerified(report: ReleaseReport): boolean {
   return report.verification.verified && report.privacy.satisfied;

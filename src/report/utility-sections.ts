@@ -1,9 +1,10 @@
 /** The report's utility parts: the measures with their meanings, loss per attribute, reconstructed marginals. */
+
+import type { MarginalComparison, ReleaseReport } from '../contracts/report.ts';
 import { AMBER, chart, PALETTE, rankedValues } from './charts.ts';
 import { esc, fmtNum } from './format.ts';
 import { metricKey, utilityLabel } from './labels.ts';
 import { type Fact, factsTable, note, type Row, section, table } from './markup.ts';
-import type { MarginalComparison, ReleaseReport } from './types.ts';
 
 /** Methods that search for the release minimizing their metric. */
 const OPTIMIZING = new Set(['generalization', 'randomization']);

@@ -20,9 +20,6 @@
  * keys, so releases stay byte-identical run to run.
  */
 import { createHash } from 'node:crypto';
-import type { EncodedTable } from '../data/table.ts';
-import { type DigestRowsKernel, LANE_OUTPUTS, laneConstant } from '../kernels/digest/kernel.ts';
-import { wasmDigestRows } from '../kernels/digest/wasm.ts';
 import { Random } from './random.ts';
 
 /** The 128-bit key of one named stream. */
@@ -46,197 +43,6 @@ export function keyedRandom(seed: number, digest: Uint8Array, purpose: string): 
   return Random.fromKey(streamKey(seed, digest, purpose));
 }
 
-/** SHA-256 of the table's cells (see above). */
-export function tableDigest(table: EncodedTable): Uint8Array {
-  return new CellDigest().add(table).digest();
-}
-
-/** Lanes of the row hash: 4 × 32 bits. */
-const LANES = 4;
-
-/**
- * The table digest built piece by piece, in any order and on any machine: `add` takes shards
- * (a reader's shards, whose dictionaries only grow), `merge` takes another digest's `state()`.
- */
-export class CellDigest {
-  private names: string[] | undefined;
-  private rows = 0;
-  private readonly sum = new Uint32Array(LANES);
-  /** Per column, the lanes of each dictionary entry hashed so far, and that dictionary. */
-  private hashed: { dictionary: readonly string[]; count: number; lanes: Uint32Array }[] = [];
-
-  /** `kernel`: the row loop (the WASM one unless a test names the reference). */
-  constructor(private readonly kernel: DigestRowsKernel = wasmDigestRows) {}
-
-  add(table: EncodedTable): this {
-    this.checkNames(table.columns.map((c) => c.name));
-    const lanes = table.columns.map((c, i) => this.valueLanes(i, c.dictionary));
-    const sizes = table.columns.map((c) => c.dictionary.length);
-    const { width, ahead } = mixedAhead(lanes, sizes);
-    this.kernel(
-      { rowCount: table.rowCount, codes: table.columns.map((c) => c.codes), lanes, sizes, width, ahead },
-      this.sum,
-    );
-    this.rows += table.rowCount;
-    return this;
-  }
-
-  /** What `merge` takes: the column names, the rows added and the row sum. */
-  state(): DigestState {
-    return { names: this.names ?? [], rows: this.rows, sum: Array.from(this.sum) };
-  }
-
-  merge(other: DigestState): this {
-    if (other.rows === 0 && other.names.length === 0) return this;
-    this.checkNames(other.names);
-    this.rows += other.rows;
-    for (let l = 0; l < LANES; l++) this.sum[l] = (this.sum[l]! + (other.sum[l] ?? 0)) >>> 0;
-    return this;
-  }
-
-  digest(): Uint8Array {
-    const hash = createHash('sha256').update('ppdp/table/v2').update(Uint8Array.of(0));
-    for (const name of this.names ?? []) hash.update(name).update(Uint8Array.of(0));
-    hash.update(Uint8Array.of(0));
-    const tail = new DataView(new ArrayBuffer(8 + 4 * LANES));
-    tail.setBigUint64(0, BigInt(this.rows), true);
-    for (let l = 0; l < LANES; l++) tail.setUint32(8 + 4 * l, this.sum[l]!, true);
-    return hash.update(new Uint8Array(tail.buffer)).digest();
-  }
-
-  private checkNames(names: readonly string[]): void {
-    if (this.names === undefined) this.names = [...names];
-    else if (this.names.length !== names.length || this.names.some((n, i) => n !== names[i]))
-      throw new Error(`table digest: columns ${names.join(',')} after ${this.names.join(',')}`);
-  }
-
-  /**
-   * The lanes of every entry of column `i`'s dictionary. A reader's dictionaries only grow (each
-   * shard's is a prefix of the next one's), so only the entries past the last shard's are
-   * hashed; a dictionary that is not such an extension is hashed afresh.
-   */
-  private valueLanes(i: number, dictionary: readonly string[]): Uint32Array {
-    let h = this.hashed[i];
-    const extends_ =
-      h !== undefined &&
-      dictionary.length >= h.count &&
-      (h.dictionary === dictionary || h.count === 0 || dictionary[h.count - 1] === h.dictionary[h.count - 1]);
-    if (!h || !extends_) h = this.hashed[i] = { dictionary, count: 0, lanes: new Uint32Array(0) };
-    if (dictionary.length > h.count) {
-      if (h.lanes.length < dictionary.length * LANES) {
-        const grown = new Uint32Array(Math.max(dictionary.length, 2 * h.count) * LANES);
-        grown.set(h.lanes.subarray(0, h.count * LANES));
-        h.lanes = grown;
-      }
-      for (let v = h.count; v < dictionary.length; v++) hashValue(i, dictionary[v]!, h.lanes, v * LANES);
-      h.count = dictionary.length;
-    }
-    h.dictionary = dictionary;
-    return h.lanes;
-  }
-}
-
-/** Most combinations of leading columns whose lanes are mixed ahead: a table that stays in cache. */
-const AHEAD_COMBINATIONS = 1 << 15;
-
-/**
- * A row's four lanes after its first `width` columns, mixed ahead for every combination of
- * their codes (mixed radix in column order, the dictionaries' sizes its bases; LANES words
- * each): a row then mixes only the columns after them. The same steps in the same order, so
- * the same digest; with no leading column, the one combination holds the seeds.
- */
-function mixedAhead(
-  columns: readonly Uint32Array[],
-  sizes: readonly number[],
-): { width: number; ahead: Uint32Array } {
-  let width = 0;
-  let combinations = 1;
-  while (width < sizes.length && combinations * sizes[width]! <= AHEAD_COMBINATIONS)
-    combinations *= sizes[width++]!;
-  let ahead = Uint32Array.from(LANE_SEEDS);
-  for (let k = 0; k < width; k++) {
-    const lanes = columns[k]!;
-    const size = sizes[k]!;
-    const next = new Uint32Array(ahead.length * size);
-    for (let before = 0; before < ahead.length / LANES; before++) {
-      for (let v = 0; v < size; v++) {
-        let a = ahead[LANES * before]!;
-        let b = ahead[LANES * before + 1]!;
-        let c = ahead[LANES * before + 2]!;
-        let d = ahead[LANES * before + 3]!;
-        const at = v * LANES;
-        a = mix32(a ^ lanes[at]! ^ (b >>> 7));
-        b = mix32(b ^ lanes[at + 1]! ^ (c >>> 7));
-        c = mix32(c ^ lanes[at + 2]! ^ (d >>> 7));
-        d = mix32(d ^ lanes[at + 3]! ^ (a >>> 7));
-        next.set([a, b, c, d], LANES * (before * size + v));
-      }
-    }
-    ahead = next;
-  }
-  return { width, ahead };
-}
-
-/**
- * Each row's four lanes: from the leading columns' combination, then mixed across the other
- * columns in order; each lane's last mix (with its output constant) added to the sum. The
- * reference of the WASM kernel (assembly/digest.ts), which gives the same sum.
- */
-export const tsDigestRows: DigestRowsKernel = (
-  { rowCount, codes, lanes: columns, sizes, width, ahead },
-  sum,
-) => {
-  const [out0, out1, out2, out3] = LANE_OUTPUTS as [number, number, number, number];
-  let [s0, s1, s2, s3] = [sum[0]!, sum[1]!, sum[2]!, sum[3]!];
-  for (let r = 0; r < rowCount; r++) {
-    let combination = 0;
-    for (let k = 0; k < width; k++) combination = combination * sizes[k]! + codes[k]![r]!;
-    const from = LANES * combination;
-    let a = ahead[from]!;
-    let b = ahead[from + 1]!;
-    let c = ahead[from + 2]!;
-    let d = ahead[from + 3]!;
-    for (let k = width; k < columns.length; k++) {
-      const at = codes[k]![r]! * LANES;
-      const lanes = columns[k]!;
-      // Each lane also takes its neighbour's state: a row's lanes are not independent hashes.
-      a = mix32(a ^ lanes[at]! ^ (b >>> 7));
-      b = mix32(b ^ lanes[at + 1]! ^ (c >>> 7));
-      c = mix32(c ^ lanes[at + 2]! ^ (d >>> 7));
-      d = mix32(d ^ lanes[at + 3]! ^ (a >>> 7));
-    }
-    s0 = (s0 + mix32(a ^ out0)) >>> 0;
-    s1 = (s1 + mix32(b ^ out1)) >>> 0;
-    s2 = (s2 + mix32(c ^ out2)) >>> 0;
-    s3 = (s3 + mix32(d ^ out3)) >>> 0;
-  }
-  sum.set([s0, s1, s2, s3]);
-};
-
-/** A digest's state in JSON: what a scanned piece hands to the merge. */
-export interface DigestState {
-  readonly names: readonly string[];
-  readonly rows: number;
-  readonly sum: readonly number[];
-}
-
-const LANE_SEEDS = Uint32Array.from({ length: LANES }, (_, l) => mix32(0x9e3779b9 + l * 0x632be5ab) >>> 0);
-
-/** Four 32-bit hashes of column `column`'s value `v` (its UTF-16 units), into `out` at `at`. */
-function hashValue(column: number, v: string, out: Uint32Array, at: number): void {
-  let a = 0x811c9dc5 ^ column;
-  let b = 0x01000193 ^ Math.imul(column + 1, 0x9e3779b9);
-  for (let k = 0; k < v.length; k++) {
-    const u = v.charCodeAt(k);
-    a = Math.imul(a ^ u, 0x01000193);
-    b = Math.imul(b ^ u, 0x5bd1e995);
-    b ^= b >>> 15;
-  }
-  a = mix32(a ^ v.length);
-  b = mix32(b ^ Math.imul(v.length, 0xcc9e2d51));
-  for (let l = 0; l < LANES; l++) out[at + l] = mix32(a + Math.imul(l + 1, b) + laneConstant(l)) >>> 0;
-}
-
 /**
  * Which of `parts` output parts each released row goes to: a keyed hash of its input row
  * (purpose `scatter`), so a row's part depends on neither the shards nor its neighbours, and
@@ -253,7 +59,8 @@ export function scatterParts(seed: number, digest: Uint8Array, parts: number): (
   };
 }
 
-function mix32(x: number): number {
+/** A 32-bit finalizer (murmur3's): the mixing step of the row hashes and the scatter. */
+export function mix32(x: number): number {
   let h = x | 0;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { ReleaseReport } from '../../src/contracts/report.ts';
 import { readArrow } from '../../src/data/arrow.ts';
 import { readCsv } from '../../src/data/csv.ts';
 import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
-import type { ReleaseReport } from '../../src/report/types.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 

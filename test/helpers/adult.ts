@@ -1,6 +1,7 @@
 /** Shared fixtures: the bundled Adult example, prepared once per test file. */
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
-import { type Prepared, prepareGeneralization } from '../../src/methods/generalization/index.ts';
+import { prepareGeneralization } from '../../src/methods/generalization/index.ts';
+import type { Prepared } from '../../src/methods/generalization/prepared.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
 

@@ -1,8 +1,8 @@
 /** Checks of a table read in row shards against the same table read whole. */
 import { expect } from 'vitest';
+import { CellDigest, tableDigest } from '../../src/data/digest.ts';
 import { type ReadTableOptions, readTable, readTableShards } from '../../src/data/read.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
-import { CellDigest, tableDigest } from '../../src/util/keys.ts';
 
 /** Row `r`'s cells. */
 export function rowCells(t: EncodedTable, r: number): string[] {

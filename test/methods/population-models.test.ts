@@ -6,10 +6,11 @@
  * bad settings are refused by name.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { VerificationCheck } from '../../src/contracts/report.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { PpdpError } from '../../src/errors.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
@@ -22,11 +23,11 @@ import { exhaustiveSearch, optimalSearch } from '../../src/methods/generalizatio
 import { methodFor } from '../../src/methods/registry.ts';
 import { derivedK } from '../../src/models/k-map.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
-import type { VerificationCheck } from '../../src/report/types.ts';
 import { checkSpecFiles, loadSpec, METRIC_NAMES, type ReleaseSpec } from '../../src/spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { pieces, verifierFor } from '../../src/verify/index.ts';
 import { estimatedK } from '../../src/verify/population.ts';
+import { ARX_LIB, requires } from '../helpers/requires.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-population-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -296,8 +297,8 @@ describe('k-map under an estimated population', () => {
   });
 
   // ARX itself, run live: its jars from ARX_LIB or beside the repository (../shared/peers/arx/lib).
-  const lib = process.env.ARX_LIB ?? new URL('../../../shared/peers/arx/lib', import.meta.url).pathname;
-  it.skipIf(!existsSync(lib))(
+  const lib = ARX_LIB;
+  requires('arx').it(
     'derives the class size ARX derives (ARX run live)',
     () => {
       const out = join(dir, 'arx');

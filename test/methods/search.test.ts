@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { EncodedColumn } from '../../src/data/table.ts';
+import { collapseRows } from '../../src/data/tuples.ts';
 import { buildHierarchy, type Hierarchy } from '../../src/hierarchy/hierarchy.ts';
 import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { type GeneralizationProblem, NodeEvaluator } from '../../src/methods/generalization/evaluate.ts';
-import { collapseRows, openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
+import { openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { Lattice } from '../../src/methods/generalization/lattice.ts';
 import { bottomUp, exhaustiveSearch, optimalSearch } from '../../src/methods/generalization/search.ts';
 import { GeneralizationMetrics } from '../../src/metrics/generalization.ts';

@@ -8,13 +8,9 @@ import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
 import { NoSolutionError, SpecError, VerificationError } from '../../src/errors.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { pam, phiSquared } from '../../src/methods/slicing/correlation.ts';
-import {
-  type SlicedRelease,
-  sliceTable,
-  slicingClaims,
-  slicingFiles,
-} from '../../src/methods/slicing/index.ts';
+import { sliceTable, slicingClaims, slicingFiles } from '../../src/methods/slicing/index.ts';
 import { slicingMeasures } from '../../src/methods/slicing/report.ts';
+import type { SlicedRelease } from '../../src/methods/slicing/sliced.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
 import { parseSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
 import { decodeTable } from '../../src/verify/generalization.ts';

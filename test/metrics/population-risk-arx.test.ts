@@ -4,16 +4,18 @@
  * once on the same tables and quasi-identifiers, at several population sizes.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readTable } from '../../src/data/read.ts';
+import { collapseRows } from '../../src/data/tuples.ts';
 import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
-import { collapseRows } from '../../src/methods/generalization/index.ts';
 import { populationUniqueness, sampleRisk } from '../../src/metrics/population-risk.ts';
+import { ARX_LIB, requires } from '../helpers/requires.ts';
 
-const LIB = join(import.meta.dirname, '../../../shared/peers/arx/lib');
+const LIB = ARX_LIB;
+const peer = requires('arx');
 const ADULT_QIS = 'sex,age,race,marital-status,education,native-country,workclass,salary-class';
 const HOSPITAL_QIS = 'age,sex,zip,admission_date';
 
@@ -33,6 +35,7 @@ let dir = '';
 let arx: Record<string, number | string>[] = [];
 
 beforeAll(() => {
+  if (!peer.available) return;
   dir = mkdtempSync(join(tmpdir(), 'ppdp-arx-risk-'));
   const cp = `${LIB}/*`;
   execFileSync('javac', ['-cp', cp, '-d', dir, join(import.meta.dirname, '../arx/RiskRun.java')]);
@@ -59,7 +62,7 @@ function close(a: number, b: number, rel: number): boolean {
   return Math.abs(a - b) <= rel * Math.abs(b);
 }
 
-describe.skipIf(!existsSync(LIB))('population risk equals ARX 3.9.2', () => {
+peer.describe('population risk equals ARX 3.9.2', () => {
   it.each(JOBS.map((j, i) => [i, j.join(' ')] as const))('job %i: %s', (i) => {
     const [csv, delimiter, qiList] = JOBS[i]!;
     const table = readTable(csv, { delimiter });

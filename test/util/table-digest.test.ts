@@ -4,10 +4,11 @@
  * verifier's implementation, written from the definition in docs/definitions.md.
  */
 import { describe, expect, it } from 'vitest';
+import { CellDigest, tableDigest } from '../../src/data/digest.ts';
 import { readTable } from '../../src/data/read.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
+import { tsDigestRows } from '../../src/kernels/digest/reference.ts';
 import { wasmDigestRows } from '../../src/kernels/digest/wasm.ts';
-import { CellDigest, tableDigest, tsDigestRows } from '../../src/util/keys.ts';
 import { Random } from '../../src/util/random.ts';
 import { documentedTableDigest } from '../../src/verify/randomization.ts';
 

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import type { VerificationCheck } from '../../src/contracts/report.ts';
 import { encodeArrow, readArrow } from '../../src/data/arrow.ts';
 import { encodeCsv } from '../../src/data/csv.ts';
 import { encodeParquet } from '../../src/data/parquet-write.ts';
 import type { OutputColumn } from '../../src/data/table.ts';
 import { VerificationError } from '../../src/errors.ts';
 import { tsCsvMatchKernel, wasmCsvMatchKernel } from '../../src/kernels/csv/match.ts';
-import type { VerificationCheck } from '../../src/report/types.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../../src/spec/spec.ts';
 import { codedTable, releasedNames } from '../../src/verify/common.ts';
 import {

@@ -1,8 +1,11 @@
 /**
- * The table digest's row loop (src/util/keys.ts, CellDigest): what it is given and the
- * constants both implementations use. The plain-TS loop there and the WASM one
+ * The table digest's row loop (src/data/digest.ts, CellDigest): what it is given and the
+ * constants both implementations use. The plain-TS loop (reference.ts) and the WASM one
  * (assembly/digest.ts) give the same sum.
  */
+
+/** Lanes of the row hash: 4 × 32 bits. */
+export const LANES = 4;
 
 /** A lane's constant: the value hashes' and each lane's output mix use it. */
 export const laneConstant = (l: number): number => (0x85ebca6b + l * 0x27d4eb2f) | 0;

@@ -1,7 +1,7 @@
 /**
  * The table digest's row loop in the WASM core (assembly/digest.ts): the rows' codes copied in a
  * block at a time, every column's value lanes and the folded-ahead table once. The same sum as
- * the plain-TS loop (`tsDigestRows`, src/util/keys.ts).
+ * the plain-TS loop (`tsDigestRows`, reference.ts).
  */
 
 import { Regions, reserve } from '../../wasm/layout.ts';

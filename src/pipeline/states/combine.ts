@@ -8,11 +8,11 @@
  */
 import { basename } from 'node:path';
 import { ShardedAdmission } from '../../data/admission.ts';
+import { CellDigest } from '../../data/digest.ts';
 import { stateBudgets } from '../../data/limits.ts';
 import { checkSameColumns } from '../../data/read.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError } from '../../errors.ts';
-import { CellDigest } from '../../util/keys.ts';
 import { recall, remember } from '../memo.ts';
 import {
   DICTIONARIES_KEY,

@@ -8,27 +8,17 @@ import { rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ShardedAdmission } from '../../data/admission.ts';
 import type { ArrowRange } from '../../data/arrow.ts';
+import { CellDigest, type DigestState } from '../../data/digest.ts';
 import { stateBudgets } from '../../data/limits.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError, SpecError } from '../../errors.ts';
 import type { ReleaseSpec } from '../../spec/spec.ts';
-import { CellDigest, type DigestState } from '../../util/keys.ts';
 import { remember } from '../memo.ts';
 import { readInputShards } from '../release.ts';
 import { encodeShardRows, shardRowsKey } from '../rows.ts';
 import { putJson } from '../storage/index.ts';
 import { MAX_SHARDS, type PhaseEnv, type ShardTask } from './types.ts';
-import { downloadTo, ms, openScanWork, runOf, scratch, timing } from './work.ts';
-
-/** One piece of the input, as Plan lists it in plan.json. */
-export interface InputPiece {
-  /** The file's URL: file:///… or s3://bucket/key, inside the spec's folder (Plan confined it). */
-  readonly url: string;
-  /** The file's size. */
-  readonly bytes: number;
-  /** Of a large Arrow file, the record batches this piece reads (the file is read as ranges). */
-  readonly range?: ArrowRange;
-}
+import { downloadTo, type InputPiece, ms, openScanWork, runOf, scratch, timing } from './work.ts';
 
 /** What a piece's scan hands to Combine (`scan/P.json`; its dictionaries in `scan/P.arrow`). */
 export interface PieceSummary {

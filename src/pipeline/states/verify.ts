@@ -2,13 +2,13 @@
  * The Verify state: the staged release checked independently, the report written, every file hashed.
  */
 import { readClaims } from '../../claims/index.ts';
+import { assertReport, type ReleaseAudit, type VerificationCheck } from '../../contracts/report.ts';
 import { readArrow } from '../../data/arrow.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError } from '../../errors.ts';
 import type { MethodReport } from '../../methods/method.ts';
 import { AUDIT_MAX_ROWS, auditRelease, unmeasuredAudit } from '../../report/audit.ts';
 import { renderReportHtml } from '../../report/html.ts';
-import type { ReleaseAudit, VerificationCheck } from '../../report/types.ts';
 import { byCodeUnits } from '../../util/format.ts';
 import {
   decodePartition,
@@ -56,7 +56,7 @@ export async function verify(task: WorkTask, env: PhaseEnv): Promise<{ verified:
   timings.total = Math.round((Date.now() - work.file.started) * 100) / 100;
   const report = frameReport(work.spec, table, work.file.plan.runId, methodReport, checks, timings, audit);
   const reports = {
-    'report.json': `${JSON.stringify(report, null, 2)}\n`,
+    'report.json': `${JSON.stringify(assertReport(report), null, 2)}\n`,
     'report.html': renderReportHtml(report),
   };
   await Promise.all(

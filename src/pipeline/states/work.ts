@@ -35,6 +35,7 @@ import { closeSync, ftruncateSync, mkdirSync, openSync, rmSync, writeFileSync, w
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
+import type { ArrowRange } from '../../data/arrow.ts';
 import { concatTables, type EncodedTable } from '../../data/table.ts';
 import type { ShardSteps } from '../../methods/method.ts';
 import { methodFor } from '../../methods/registry.ts';
@@ -53,8 +54,17 @@ import {
   toInputCodes,
 } from '../rows.ts';
 import { baseKey, getJson, joinKey, type Location, putJson, type Store, sealWork } from '../storage/index.ts';
-import type { InputPiece } from './scan-piece.ts';
 import type { PhaseEnv, PlanResult, ReleaseRequest } from './types.ts';
+
+/** One piece of the input, as Plan lists it in plan.json. */
+export interface InputPiece {
+  /** The file's URL: file:///… or s3://bucket/key, inside the spec's folder (Plan confined it). */
+  readonly url: string;
+  /** The file's size. */
+  readonly bytes: number;
+  /** Of a large Arrow file, the record batches this piece reads (the file is read as ranges). */
+  readonly range?: ArrowRange;
+}
 
 export interface PlanFile {
   readonly request: ReleaseRequest;
