@@ -12,9 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleHandlers } from '../../infra/bundle.ts';
+import type { PpdpError } from '../../src/errors.ts';
+import { executeRelease } from '../../src/pipeline/engine.ts';
 import { type Store, type StoreResolver, storeResolver, utf8 } from '../../src/pipeline/storage/index.ts';
 import { type DeployedApp, runDeployed, synthesizeDeployed } from '../harness/deployed.ts';
-import { arrowStream, csvColumns, declaring, lyingBatches } from '../helpers/lying-arrow.ts';
+import { arrowStream, brotliBomb, csvColumns, declaring, lyingBatches } from '../helpers/lying-arrow.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 import { LocalS3 } from './serverless-s3rver.ts';
@@ -177,6 +179,61 @@ describe('the deployed state machine, each state its bundled handler in its own 
     expect(error.hint).toMatch(/write the file again with an Arrow IPC writer/);
     const left = [...(await work.list('work/lying/')), ...(await releases.list('releases/lying/'))];
     expect(left.map((o) => o.key).filter((k) => !k.endsWith('error.json'))).toEqual([]);
+  }, 120_000);
+
+  it('a Parquet page that inflates past 1,000× is refused in Plan, with error.json', async () => {
+    const spec = await drop('bomb', ws.dir, (s) => {
+      s.input = 'bomb.parquet';
+      delete s.format;
+    });
+    await store.put(
+      'inbox/bomb/bomb.parquet',
+      brotliBomb(csvColumns(ws.read('adult.csv'), 10), 'occupation'),
+    );
+    const result = await run(spec);
+    expect(result.ok).toBe(false);
+    expect(result.invocations.map((i) => i.state)).toEqual(['Plan', 'ReportFailure']);
+    const error = JSON.parse(utf8(await releases.get('releases/bomb/error.json')));
+    expect(error).toMatchObject({ error: 'LimitError', code: 'E_LIMIT_PARQUET_PAGE', published: false });
+    const left = [...(await work.list('work/bomb/')), ...(await releases.list('releases/bomb/'))];
+    expect(left.map((o) => o.key).filter((k) => !k.endsWith('error.json'))).toEqual([]);
+  }, 120_000);
+
+  it('on the CLI-to-S3 path the same lying files are refused, and nothing is published', async () => {
+    for (const [name, file, bytes, code] of [
+      [
+        'lying-cli',
+        'lies.arrow',
+        lyingBatches(arrowStream(csvColumns(ws.read('adult.csv'), 10)), declaring(200_000, true)),
+        'E_ARROW_CORRUPT',
+      ],
+      [
+        'bomb-cli',
+        'bomb.parquet',
+        brotliBomb(csvColumns(ws.read('adult.csv'), 10), 'occupation'),
+        'E_LIMIT_PARQUET_PAGE',
+      ],
+    ] as const) {
+      const spec = await drop(name, ws.dir, (s) => {
+        s.input = file;
+        delete s.format;
+      });
+      await store.put(`inbox/${name}/${file}`, bytes);
+      const refusal = (await executeRelease(
+        { spec, store: `s3://${bucket.work}/` },
+        { s3: s3.options() },
+      ).then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as PpdpError | undefined;
+      expect(refusal?.code).toBe(code);
+      expect(refusal?.message).toMatch(new RegExp(`^${file.replace('.', '\\.')}`));
+      const published = [
+        ...(await releases.list(`releases/${name}/`)),
+        ...(await work.list(`releases/${name}/`)),
+      ];
+      expect(published.map((o) => o.key).filter((k) => !k.endsWith('error.json'))).toEqual([]);
+    }
   }, 120_000);
 
   it('a handler that cannot reach the store is retried as the definition says, then reported', async () => {

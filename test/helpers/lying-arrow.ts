@@ -3,6 +3,8 @@
  * then its record batches' (or dictionary batches') declared lengths, field nodes or buffers
  * replaced, the bodies kept as they are.
  */
+
+import { brotliCompressSync, constants as zlib } from 'node:zlib';
 import { Table, tableFromArrays, tableToIPC, Utf8, vectorFromArray } from 'apache-arrow';
 import {
   type BufferRegion,
@@ -10,6 +12,7 @@ import {
   Message,
   RecordBatch as RecordBatchHeader,
 } from 'apache-arrow/ipc/metadata/message';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 
 /** Columns of strings, by name. */
 export interface Columns {
@@ -115,4 +118,27 @@ export function declaring(rows: number, nodes: boolean) {
       length: rows,
       ...(nodes ? { nodes: h.nodes.map((n) => new FieldNode(rows, n.nullCount)) } : {}),
     });
+}
+
+/**
+ * A Parquet bomb: the columns as Parquet, `column`'s values each `inflate` bytes of one
+ * repeated letter, BROTLI-compressed into one page that inflates far past 1,000×.
+ */
+export function brotliBomb({ names, columns }: Columns, column: string, inflate = 4 << 20): Uint8Array {
+  return new Uint8Array(
+    parquetWriteBuffer({
+      columnData: names.map((name, c) => ({
+        name,
+        data: name === column ? columns[c]!.map((_, i) => `${i}${'a'.repeat(inflate)}`) : [...columns[c]!],
+        type: 'STRING' as const,
+        nullable: false,
+        ...(name === column ? { codec: 'BROTLI' as const, encoding: 'PLAIN' as const } : {}),
+      })),
+      pageSize: 64 << 20,
+      compressors: {
+        BROTLI: (b: Uint8Array) =>
+          new Uint8Array(brotliCompressSync(b, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } })),
+      },
+    }),
+  );
 }
