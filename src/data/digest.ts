@@ -4,10 +4,20 @@
  * (assembly/digest.ts); the plain-TS reference is src/kernels/digest/reference.ts.
  */
 import { createHash } from 'node:crypto';
-import { type DigestRowsKernel, LANE_OUTPUTS, LANES, laneConstant } from '../kernels/digest/kernel.ts';
+import {
+  type DigestRowsKernel,
+  LANES as KERNEL_LANES,
+  laneConstant as kernelLaneConstant,
+} from '../kernels/digest/kernel.ts';
 import { wasmDigestRows } from '../kernels/digest/wasm.ts';
-import { mix32 } from '../util/keys.ts';
+import { mix32 as keysMix32 } from '../util/keys.ts';
 import type { EncodedTable } from './table.ts';
+
+// Module-local copies of what the hot loops use: a test runner that rewrites imports into
+// property reads (vitest) would otherwise look each one up per value hashed.
+const LANES = KERNEL_LANES;
+const mix32 = keysMix32;
+const laneConstant = kernelLaneConstant;
 
 /** SHA-256 of the table's cells (see above). */
 export function tableDigest(table: EncodedTable): Uint8Array {

@@ -1,6 +1,10 @@
 /** The plain-TS reference of the table digest's row loop (assembly/digest.ts). */
-import { mix32 } from '../../util/keys.ts';
-import { type DigestRowsKernel, LANE_OUTPUTS, LANES } from './kernel.ts';
+import { mix32 as keysMix32 } from '../../util/keys.ts';
+import { type DigestRowsKernel, LANES as KERNEL_LANES, LANE_OUTPUTS } from './kernel.ts';
+
+// Module-local copies of what the loop uses (see src/data/digest.ts).
+const LANES = KERNEL_LANES;
+const mix32 = keysMix32;
 
 /**
  * Each row's four lanes: from the leading columns' combination, then mixed across the other
