@@ -29,8 +29,8 @@ quasi-identifiers, a hierarchy builder, guessed from its header and values:
                      district, …) and any other text with { "groups": … } (every value
                      under *: refine the groups)
   insensitive        only empty columns: a column is never left unprotected silently
-Numbers written with decimal commas (3,75) are drafted as numbers, and init says that the
-reader takes them as text: write them with decimal points (3.75) before a release. When no
+Numbers written with decimal commas (3,75) are drafted as numbers, with format.decimal ","
+so that a release reads them as numbers (3.75, released with decimal points). When no
 column looks sensitive, init suggests the numeric columns that may be an outcome to protect.
 The draft asks for k-anonymity with k = 5, at most 2 % suppressed rows, treats empty cells
 as values of their own when the table has any, and escapes CSV formulas (format.escapeFormulas)
@@ -164,8 +164,10 @@ export function initCommand(args: string[]): number {
     .flatMap(([name]) =>
       table.columns.find((c) => c.name === name)!.dictionary.some(isFormula) ? [name] : [],
     );
+  const commas = guesses.filter(([, g]) => g.decimalComma).map(([name]) => name);
   const format = {
     ...(csv ? { delimiter: table.delimiter } : {}),
+    ...(commas.length > 0 ? { decimal: ',' } : {}),
     ...(anyMissing ? { emptyCells: 'value' } : {}),
     ...(formulas.length > 0 ? { escapeFormulas: true } : {}),
   };
@@ -183,10 +185,9 @@ export function initCommand(args: string[]): number {
     `${out}: drafted from ${basename(data)} (${table.rowCount} rows); review the roles:\n`,
   );
   for (const [name, g] of guesses) process.stdout.write(`  ${name}: ${g.attribute.type} — ${g.why}\n`);
-  const commas = guesses.filter(([, g]) => g.decimalComma).map(([name]) => name);
   if (commas.length > 0) {
     process.stdout.write(
-      `  warning: ${commas.join(', ')} ${commas.length === 1 ? 'holds numbers' : 'hold numbers'} with decimal commas (3,75): drafted as numbers, but a release reads them as text — write them with decimal points (3.75) first\n`,
+      `  format.decimal: "," — ${commas.join(', ')} ${commas.length === 1 ? 'holds numbers' : 'hold numbers'} with decimal commas (3,75): a release reads them as numbers (3.75), released with decimal points\n`,
     );
   }
   if (!guesses.some(([, g]) => g.attribute.type === 'sensitive')) {

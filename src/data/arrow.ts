@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import {
   type Data,
   DataType,
+  DateUnit,
   Dictionary,
   Field,
   Float64,
@@ -22,6 +23,7 @@ import {
   Schema,
   Struct,
   Table,
+  TimeUnit,
   tableToIPC,
   Utf8,
   util,
@@ -40,9 +42,19 @@ import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, readAt } from './input.ts';
 import { checkInputColumns } from './limits.ts';
 import type { CodeArray, EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
+import { utf8Vector as bulkUtf8Vector } from './utf8.ts';
+import {
+  dayOf,
+  formatDate,
+  formatDecimal,
+  formatTimestamp,
+  signedLittleEndian,
+  type TimeUnit as Unit,
+} from './values.ts';
 
 const MAGIC = 'ARROW1';
-const SUPPORTED = 'Utf8, LargeUtf8, Dictionary<Utf8, int>, Int*, Uint*, Float*, Bool';
+const SUPPORTED =
+  'Utf8, LargeUtf8, Dictionary<Utf8, int>, Int*, Uint*, Float*, Bool, Date32, Date64, Timestamp (any unit and time zone), Decimal';
 
 /**
  * Reads an Arrow IPC file (file or stream format) into a dictionary-encoded table, one IPC
@@ -503,10 +515,15 @@ function isScalar(t: DataType): boolean {
   );
 }
 
+/** Types read as their text (dates, timestamps, decimals: see values.ts), not as dictionary values. */
+function isTextual(t: DataType): boolean {
+  return DataType.isDate(t) || DataType.isTimestamp(t) || DataType.isDecimal(t);
+}
+
 function checkType(file: string, name: string, type: DataType): void {
   const ok = DataType.isDictionary(type)
     ? isScalar(type.dictionary) && DataType.isInt(type.indices)
-    : isScalar(type);
+    : isScalar(type) || isTextual(type);
   if (!ok) {
     throw new InputError(
       'E_ARROW_TYPE',
@@ -585,6 +602,7 @@ class ColumnEncoder {
     if (DataType.isDictionary(type)) this.addDictionary(data);
     else if (utf8) this.addStrings(data);
     else if (DataType.isBool(type)) this.addBools(data);
+    else if (isTextual(type)) this.addTextual(data);
     else this.addNumbers(data);
     if (nulls) {
       // A null slot's bytes are unspecified: whatever was encoded there is overwritten.
@@ -701,6 +719,45 @@ class ColumnEncoder {
     }
   }
 
+  /**
+   * Dates as `YYYY-MM-DD` (a Date64's milliseconds floored to their day), timestamps as ISO 8601
+   * with the fraction they have and `Z` when the column has a time zone (its values are UTC
+   * instants), decimals as their exact text: each distinct stored value formatted once.
+   */
+  private addTextual(data: Data): void {
+    const type = data.type as DataType;
+    const codes = this.codes;
+    const base = this.base;
+    const nulls = data.nullCount > 0;
+    // The key of row i (its stored value) and the text of a key, formatted once per distinct value.
+    let key: (i: number) => Key;
+    let text: (key: Key) => string;
+    if (DataType.isDecimal(type)) {
+      const words = data.values as Uint32Array;
+      const width = type.bitWidth / 8;
+      const bytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
+      key = (i) => signedLittleEndian(bytes.subarray(i * width, (i + 1) * width));
+      text = (k) => formatDecimal(k as bigint, type.scale);
+    } else if (DataType.isDate(type)) {
+      const values = data.values as ArrayLike<number | bigint>;
+      const days = type.unit === DateUnit.DAY;
+      key = (i) => (days ? Number(values[i]!) : dayOf(BigInt(values[i]!)));
+      text = (k) => formatDate(k as number);
+    } else {
+      const t = type as DataType & { unit: TimeUnit; timezone?: string | null };
+      const values = data.values as ArrayLike<bigint | number>;
+      const unit = ARROW_UNITS[t.unit];
+      const utc = typeof t.timezone === 'string' && t.timezone !== '';
+      key = (i) => BigInt(values[i]!);
+      text = (k) => formatTimestamp(k as bigint, unit, utc);
+    }
+    for (let i = 0; i < data.length; i++) {
+      if (nulls && !data.getValid(i)) continue; // add() writes the missing value
+      const k = key(i);
+      codes[base + i] = this.index.get(k) ?? this.code(k, text(k));
+    }
+  }
+
   private nullError(i: number): InputError {
     return nullError(this.file, this.name, this.taken + this.base + i);
   }
@@ -713,6 +770,13 @@ class ColumnEncoder {
     );
   }
 }
+
+const ARROW_UNITS: Record<TimeUnit, Unit> = {
+  [TimeUnit.SECOND]: 'SECONDS',
+  [TimeUnit.MILLISECOND]: 'MILLIS',
+  [TimeUnit.MICROSECOND]: 'MICROS',
+  [TimeUnit.NANOSECOND]: 'NANOS',
+};
 
 /** A null where `nulls` is `error`: named by file, column and 0-based `row`. */
 export function nullError(file: string, column: string, row: number): InputError {
@@ -844,17 +908,5 @@ function checkCodes(name: string, codes: Int32Array, size: number): void {
 
 /** A Utf8 vector built from one buffer of all entries, with no null bitmap. */
 function utf8Vector(values: string[]): Vector<Utf8> {
-  const encoder = new TextEncoder();
-  const encoded = values.map((v) => encoder.encode(v));
-  const offsets = new Int32Array(values.length + 1);
-  let total = 0;
-  for (let j = 0; j < encoded.length; j++) {
-    total += encoded[j]!.length;
-    offsets[j + 1] = total;
-  }
-  const bytes = new Uint8Array(total);
-  for (let j = 0; j < encoded.length; j++) bytes.set(encoded[j]!, offsets[j]!);
-  return makeVector(
-    makeData({ type: new Utf8(), length: values.length, nullCount: 0, valueOffsets: offsets, data: bytes }),
-  );
+  return bulkUtf8Vector(values);
 }

@@ -6,12 +6,15 @@
  * Cells are the strings the CSV and Arrow readers give for the same values (see
  * docs/release-spec.md, "Parquet input"): integers in decimal, floats as JavaScript prints them
  * (NaN is the missing value), booleans `true`/`false`, DATE as `YYYY-MM-DD`, TIMESTAMP as ISO
- * 8601, strings as stored; a null is an error or, with `format.emptyCells: "value"`, the
+ * 8601, DECIMAL as its exact text (src/data/values.ts), strings as stored; a null is an error or, with `format.emptyCells: "value"`, the
  * missing value (an empty cell).
  */
+/// <reference path="./lz4.d.ts" />
 import { closeSync } from 'node:fs';
 import { basename } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { TimeUnit as ArrowTimeUnit, DataType, DateUnit, Message, type Schema } from 'apache-arrow';
+import { decompress as decompressZstd } from 'fzstd';
 import type { ColumnMetaData, DecodedArray, FileMetaData, SchemaElement, SchemaTree } from 'hyparquet';
 import { parquetHeader, readPage } from 'hyparquet/src/column.js';
 import { convert, DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
@@ -19,6 +22,7 @@ import { decompressPage } from 'hyparquet/src/datapage.js';
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
 import { parquetMetadata, parquetSchema } from 'hyparquet/src/metadata.js';
 import type { ColumnDecoder, CompressionCodec, DataReader, PageHeader } from 'hyparquet/src/types.js';
+import { decompressLz4, decompressLz4Raw } from 'hyparquet-compressors/src/lz4.js';
 import { InputError, LimitError } from '../errors.ts';
 import { thousands } from '../util/format.ts';
 import { shownName } from '../util/limits.ts';
@@ -33,14 +37,24 @@ import {
 } from './limits.ts';
 import { ShardAssembler } from './shards.ts';
 import type { EncodedTable } from './table.ts';
+import {
+  dayOf,
+  formatDate,
+  formatDecimal,
+  formatTimestamp,
+  signedBigEndian,
+  type TimeUnit,
+} from './values.ts';
+
+export { formatDate, formatTimestamp } from './values.ts';
 
 const MAGIC = 0x31524150; // "PAR1", little-endian
 const SUPPORTED =
-  'BOOLEAN, INT32, INT64 (signed or unsigned), FLOAT, DOUBLE, BYTE_ARRAY strings (STRING, ENUM or unannotated), DATE, TIMESTAMP, INT96';
+  'BOOLEAN, INT32, INT64 (signed or unsigned), FLOAT, DOUBLE, BYTE_ARRAY strings (STRING, ENUM or unannotated), DATE, TIMESTAMP, INT96, DECIMAL';
 
 /** How a column's raw values become cells. */
-type Kind = 'string' | 'number' | 'bigint' | 'boolean' | 'date' | 'timestamp';
-type Unit = 'MILLIS' | 'MICROS' | 'NANOS';
+type Kind = 'string' | 'number' | 'bigint' | 'boolean' | 'date' | 'date-millis' | 'timestamp' | 'decimal';
+type Unit = TimeUnit;
 
 interface ColumnPlan {
   readonly name: string;
@@ -48,6 +62,8 @@ interface ColumnPlan {
   readonly unit: Unit;
   /** A TIMESTAMP adjusted to UTC ends in `Z`. */
   readonly utc: boolean;
+  /** A DECIMAL's digits after the point. */
+  readonly scale?: number;
   readonly decoder: Omit<ColumnDecoder, 'codec'>;
 }
 
@@ -78,16 +94,22 @@ function bounded(decompress: typeof gunzipSync) {
 
 /**
  * Codecs beyond SNAPPY (built into hyparquet, which inflates into a buffer of the declared
- * size) that Node decompresses, each stopped past the declared size.
+ * size): GZIP and BROTLI by Node, each stopped past the declared size; ZSTD (fzstd, the
+ * decompressor of hyparquet-compressors) and LZ4 (hyparquet-compressors) into a buffer of the
+ * declared size, which they never grow (ZSTD is not let size its window from the frame's own
+ * claim). A page whose bytes do not decode is corrupt.
  */
 const DECOMPRESSORS = {
   GZIP: bounded(gunzipSync),
   BROTLI: bounded(brotliDecompressSync),
+  ZSTD: (input: Uint8Array, declared: number) => decompressZstd(input, new Uint8Array(declared)),
+  LZ4: (input: Uint8Array, declared: number) => decompressLz4(input, declared),
+  LZ4_RAW: (input: Uint8Array, declared: number) => decompressLz4Raw(input, declared),
 };
 
 /** The first sizing of a column chunk's or shard's codes: they grow with the rows read, never to a count the file only declares. */
 const FIRST_ROWS = 1 << 16;
-const CODECS = new Set(['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI']);
+const CODECS = new Set(['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI', 'ZSTD', 'LZ4', 'LZ4_RAW']);
 
 /**
  * Reads a Parquet file as consecutive shards of `rowsPerShard` rows (the last one shorter; row
@@ -166,10 +188,17 @@ function bigThousands(n: bigint): string {
 }
 
 /** The kind of a flat column, or undefined when its type is not read. */
-function kindOf(el: SchemaElement): Pick<ColumnPlan, 'kind' | 'unit' | 'utc'> | undefined {
+function kindOf(el: SchemaElement): Pick<ColumnPlan, 'kind' | 'unit' | 'utc' | 'scale'> | undefined {
   const c = el.converted_type;
   const l = el.logical_type;
   const plain = { unit: 'MILLIS' as Unit, utc: false };
+  if (c === 'DECIMAL' || l?.type === 'DECIMAL') {
+    const scale = l?.type === 'DECIMAL' ? l.scale : (el.scale ?? 0);
+    const stored = ['INT32', 'INT64', 'FIXED_LEN_BYTE_ARRAY', 'BYTE_ARRAY'].includes(el.type ?? '');
+    return stored && Number.isSafeInteger(scale) && scale >= 0 && scale <= 1000
+      ? { kind: 'decimal', ...plain, scale }
+      : undefined;
+  }
   switch (el.type) {
     case 'BOOLEAN':
       return c === undefined && l === undefined ? { kind: 'boolean', ...plain } : undefined;
@@ -214,6 +243,41 @@ function typeName(el: SchemaElement): string {
   return `${el.type}${annotation}`;
 }
 
+/**
+ * The Arrow schema an Arrow writer stores beside the Parquet one (`ARROW:schema`, base64 of an
+ * IPC schema message), or undefined. Arrow writers (arrow-rs, so parquet-wasm and polars) store
+ * an Arrow Date64 and a Timestamp in seconds as a plain INT64, Parquet having neither: the
+ * Arrow schema tells how to read them back, as Arrow readers do.
+ */
+function arrowSchema(metadata: FileMetaData): Schema | undefined {
+  const value = metadata.key_value_metadata?.find((kv) => kv.key === 'ARROW:schema')?.value;
+  if (!value) return undefined;
+  try {
+    let bytes = Buffer.from(value, 'base64');
+    if (bytes.length >= 8 && bytes.readInt32LE(0) === -1) bytes = bytes.subarray(8);
+    const message = Message.decode(bytes);
+    return message.isSchema() ? (message.header() as Schema) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A plain INT64 column that its Arrow schema declares a Date64 or a Timestamp in seconds. */
+function arrowKind(
+  el: SchemaElement,
+  field: { name: string; type: DataType } | undefined,
+): Pick<ColumnPlan, 'kind' | 'unit' | 'utc'> | undefined {
+  if (!field || field.name !== el.name || el.type !== 'INT64') return undefined;
+  if (el.converted_type !== undefined || el.logical_type !== undefined) return undefined;
+  const t = field.type;
+  if (DataType.isDate(t) && t.unit === DateUnit.MILLISECOND)
+    return { kind: 'date-millis', unit: 'MILLIS', utc: false };
+  if (DataType.isTimestamp(t) && t.unit === ArrowTimeUnit.SECOND) {
+    return { kind: 'timestamp', unit: 'SECONDS', utc: typeof t.timezone === 'string' && t.timezone !== '' };
+  }
+  return undefined;
+}
+
 /** The columns of a flat schema, with how each is read. */
 function planColumns(file: string, metadata: FileMetaData): ColumnPlan[] {
   let tree: SchemaTree;
@@ -229,6 +293,8 @@ function planColumns(file: string, metadata: FileMetaData): ColumnPlan[] {
     'the schema',
   );
   const seen = new Set<string>();
+  const arrow = arrowSchema(metadata);
+  const arrowFields = arrow?.fields.length === tree.children.length ? arrow.fields : [];
   return tree.children.map((node, i) => {
     const el = node.element;
     if (el.name.trim() === '' || seen.has(el.name)) {
@@ -239,7 +305,8 @@ function planColumns(file: string, metadata: FileMetaData): ColumnPlan[] {
       );
     }
     seen.add(el.name);
-    const kind = node.children.length === 0 && el.repetition_type !== 'REPEATED' ? kindOf(el) : undefined;
+    const flat = node.children.length === 0 && el.repetition_type !== 'REPEATED';
+    const kind = flat ? (arrowKind(el, arrowFields[i]) ?? kindOf(el)) : undefined;
     if (!kind) {
       throw new InputError(
         'E_PARQUET_TYPE',
@@ -253,7 +320,8 @@ function planColumns(file: string, metadata: FileMetaData): ColumnPlan[] {
       decoder: {
         pathInSchema: [el.name],
         type: el.type!,
-        element: el,
+        // A DECIMAL's unscaled integers (or big-endian bytes) as stored: its text is made exactly here.
+        element: kind.kind === 'decimal' ? { ...el, converted_type: undefined, logical_type: undefined } : el,
         schemaPath: [tree, node],
         parsers: RAW_PARSERS,
         compressors: DECOMPRESSORS,
@@ -366,7 +434,7 @@ class ColumnEncoder {
       throw new InputError(
         'E_PARQUET_CODEC',
         `${this.file} column "${shownName(this.plan.name)}" rows ${this.rowRange()}: compression ${meta.codec} is not supported`,
-        'write the file with SNAPPY (the usual default), GZIP, BROTLI or no compression',
+        'write the file with SNAPPY (the usual default), ZSTD, GZIP, BROTLI, LZ4 or no compression (LZO is not read)',
       );
     }
     const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
@@ -532,8 +600,12 @@ class ColumnEncoder {
     switch (this.plan.kind) {
       case 'date':
         return formatDate(v as number);
+      case 'date-millis':
+        return formatDate(dayOf(v as bigint));
       case 'timestamp':
         return formatTimestamp(v as bigint, this.plan.unit, this.plan.utc);
+      case 'decimal':
+        return formatDecimal(v as bigint, this.plan.scale ?? 0);
       default:
         return valueString(v);
     }
@@ -541,6 +613,9 @@ class ColumnEncoder {
 
   /** The code of a raw value: a string's bytes, or a number, bigint or boolean. */
   private valueCode(v: Key | Uint8Array): number {
+    if (this.plan.kind === 'decimal') {
+      return this.code(v instanceof Uint8Array ? signedBigEndian(v) : BigInt(v as number | bigint));
+    }
     if (!(v instanceof Uint8Array)) return this.code(v);
     if (v.buffer !== this.bytes.buffer) this.bytes = Buffer.from(v.buffer);
     return this.strings.codeOf(this.bytes, v.byteOffset, v.byteOffset + v.length);
@@ -618,30 +693,4 @@ class ColumnEncoder {
     }
     this.at += indexes.length;
   }
-}
-
-/** Days since 1970-01-01 as `YYYY-MM-DD`. */
-export function formatDate(days: number): string {
-  const iso = new Date(days * 86_400_000).toISOString();
-  return iso.slice(0, iso.indexOf('T'));
-}
-
-const TICKS_PER_SECOND: Record<Unit, bigint> = { MILLIS: 1000n, MICROS: 1_000_000n, NANOS: 1_000_000_000n };
-
-/**
- * Ticks since 1970-01-01T00:00:00 as ISO 8601 `YYYY-MM-DDTHH:MM:SS`, then the fraction of a
- * second without trailing zeros (none when whole), then `Z` when the time is in UTC.
- */
-export function formatTimestamp(ticks: bigint, unit: Unit, utc: boolean): string {
-  const per = TICKS_PER_SECOND[unit];
-  let seconds = ticks / per;
-  let fraction = ticks % per;
-  if (fraction < 0n) {
-    fraction += per;
-    seconds -= 1n;
-  }
-  const iso = new Date(Number(seconds) * 1000).toISOString();
-  const digits = String(per).length - 1;
-  const frac = fraction === 0n ? '' : `.${fraction.toString().padStart(digits, '0').replace(/0+$/, '')}`;
-  return `${iso.slice(0, iso.indexOf('.'))}${frac}${utc ? 'Z' : ''}`;
 }

@@ -8,7 +8,7 @@ import { type ArrowRange, type NullPolicy, readArrowShards } from './arrow.ts';
 import { readCsvShards } from './csv.ts';
 import { folderFiles, isFolder } from './input.ts';
 import { readParquetShards } from './parquet.ts';
-import { type Remap, ShardAssembler } from './shards.ts';
+import { Remap, ShardAssembler, SharedDictionary } from './shards.ts';
 import type { EncodedTable } from './table.ts';
 
 export type InputFormat = 'csv' | 'arrow' | 'parquet';
@@ -24,6 +24,11 @@ export interface ReadTableOptions {
   omit?: ReadonlySet<string>;
   /** Arrow only: these record batches of the file (arrowRanges), not all of them. */
   range?: ArrowRange;
+  /**
+   * `format.decimal`: with `,`, a cell that is a number written with a decimal comma (`3,75`,
+   * `-0,5`) is read as the same number with a decimal point (`3.75`), in every format.
+   */
+  decimal?: '.' | ',';
 }
 
 const EXTENSIONS: Record<string, InputFormat> = {
@@ -95,8 +100,56 @@ export function readTableShards(
   rowsPerShard: number,
   options: ReadTableOptions = {},
 ): Generator<EncodedTable, void, undefined> {
-  if (isFolder(path)) return readFolderShards(path, rowsPerShard, options);
-  return readFileShards(path, rowsPerShard, options, options.format ?? formatOf(path));
+  const shards = isFolder(path)
+    ? readFolderShards(path, rowsPerShard, options)
+    : readFileShards(path, rowsPerShard, options, options.format ?? formatOf(path));
+  return options.decimal === ',' ? decimalPoints(shards) : shards;
+}
+
+/** A number with a decimal comma, as many locales write it: 3,75. */
+const DECIMAL_COMMA = /^\s*[+-]?\d+,\d+\s*$/;
+
+/** A cell's text with a decimal comma made a decimal point (other cells as they are). */
+export function withDecimalPoint(value: string): string {
+  return DECIMAL_COMMA.test(value) ? value.replace(',', '.') : value;
+}
+
+/**
+ * Shards with every number written with a decimal comma read with a decimal point: each
+ * column's values mapped (each distinct value once) to a dictionary of its own, its codes still
+ * in order of first use (so the shards read as the same table written with points would, and
+ * `3,75` and `3.75` are one value).
+ */
+function* decimalPoints(
+  shards: Generator<EncodedTable, void, undefined>,
+): Generator<EncodedTable, void, undefined> {
+  let state:
+    | { shared: SharedDictionary; remap: Remap; texts: string[]; last: string | undefined }[]
+    | undefined;
+  for (const shard of shards) {
+    state ??= shard.columns.map(() => {
+      const shared = new SharedDictionary();
+      return { shared, remap: new Remap(shared), texts: [], last: undefined };
+    });
+    const columns = shard.columns.map((column, i) => {
+      const s = state![i]!;
+      const dictionary = column.dictionary;
+      // A shard's dictionary extends the last one's; one that does not is mapped afresh.
+      if (
+        dictionary.length < s.texts.length ||
+        (s.texts.length > 0 && dictionary[s.texts.length - 1] !== s.last)
+      ) {
+        s.texts = [];
+        s.remap = new Remap(s.shared);
+      }
+      for (let j = s.texts.length; j < dictionary.length; j++) s.texts.push(withDecimalPoint(dictionary[j]!));
+      s.last = dictionary[dictionary.length - 1];
+      const codes = new Int32Array(column.codes.length);
+      s.remap.apply(s.texts, column.codes, 0, codes.length, codes, 0);
+      return { ...column, dictionary: s.shared.values.slice(), codes };
+    });
+    yield { ...shard, columns };
+  }
 }
 
 function readFileShards(

@@ -54,6 +54,7 @@ export function* readInputShards(
     format: spec.format.type,
     nulls: spec.format.emptyCells === 'value' ? 'missing' : 'error',
     omit: identifying,
+    ...(spec.format.decimal ? { decimal: spec.format.decimal } : {}),
     ...(range ? { range } : {}),
   })) {
     if (first) {

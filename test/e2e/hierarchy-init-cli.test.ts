@@ -45,7 +45,7 @@ describe('ppdp init', () => {
     expect(release.stdout).toMatch(/^verified release in out-init: k = \d+/);
   });
 
-  it('drafts many-valued text and places as quasi-identifying, two values as groups, and warns of decimal commas', () => {
+  it('drafts many-valued text and places as quasi-identifying, two values as groups, and reads decimal commas as numbers', () => {
     writeFileSync(join(dir, 'people.csv'), readFileSync(join(FIXTURES, 'people.csv')));
     const r = ppdp('init', 'people.csv', '--out', 'people.json');
     expect(r.stderr).toBe('');
@@ -70,8 +70,9 @@ describe('ppdp init', () => {
       /employer: quasi-identifying — text with \d+ distinct values: an attacker may know it/,
     );
     expect(r.stdout).toMatch(
-      /warning: score holds numbers with decimal commas \(3,75\): drafted as numbers, but a release reads them as text/,
+      /format\.decimal: "," — score holds numbers with decimal commas \(3,75\): a release reads them as numbers/,
     );
+    expect(spec.format.decimal).toBe(',');
     expect(r.stdout).toMatch(/no column looks sensitive: if score is an outcome to protect/);
   });
 

@@ -50,7 +50,10 @@ export function preparePopulation(
   if (at < 0) return undefined;
   const path = (spec.privacy[at] as { population: string }).population;
   const where = `${basename(spec.file)}: privacy[${at}].population (${basename(path)})`;
-  const table = readTable(path, { delimiter: formatOf(path) === 'csv' ? spec.format.delimiter : undefined });
+  const table = readTable(path, {
+    delimiter: formatOf(path) === 'csv' ? spec.format.delimiter : undefined,
+    ...(spec.format.decimal ? { decimal: spec.format.decimal } : {}),
+  });
   const columns: Int32Array[] = [];
   const domains: number[] = [];
   const tables: Int32Array[][] = [];
