@@ -65,10 +65,52 @@ export function* registryRows(rows: number): Generator<string[], void, undefined
   }
 }
 
-/** Writes `rows` rows of the registry table to `file` (CSV, comma-separated, with a header). */
-export async function writeRegistryCsv(file: string, rows: number): Promise<void> {
+/**
+ * Columns that ride along (`bench:scale --ride-along`), released unchanged (insensitive): a
+ * free-text note with one distinct value per row, an amount with two decimals and a timestamp.
+ * No model or metric reads them; they cost only what carrying a column costs.
+ */
+export const RIDE_ALONG_COLUMNS = ['note', 'amount', 'recorded_at'] as const;
+
+/** REGISTRY_SPEC, with the ride-along columns insensitive when asked. */
+export function registrySpec(rideAlong = false): typeof REGISTRY_SPEC {
+  if (!rideAlong) return REGISTRY_SPEC;
+  const extra = Object.fromEntries(RIDE_ALONG_COLUMNS.map((c) => [c, { type: 'insensitive' }]));
+  return { ...REGISTRY_SPEC, attributes: { ...REGISTRY_SPEC.attributes, ...extra } };
+}
+
+const WORDS = ['seen', 'follow-up', 'referred', 'stable', 'review', 'discharged', 'in clinic', 'by phone'];
+
+/**
+ * The ride-along cells of row `r`, from a stream of their own: the registry's own columns are
+ * the same bytes with or without them.
+ */
+export function rideAlongCells(random: Random, r: number): string[] {
+  const words = `${WORDS[random.below(WORDS.length)]} ${WORDS[random.below(WORDS.length)]}`;
+  const cents = random.below(10_000_000);
+  const day = random.below(365);
+  const date = new Date(Date.UTC(2025, 0, 1 + day, random.below(24), random.below(60), random.below(60)));
+  return [
+    `${words} #${r} ${random.below(1_000_000).toString(36)}`,
+    `${Math.floor(cents / 100)}.${pad(cents % 100, 2)}`,
+    date.toISOString().slice(0, 19),
+  ];
+}
+
+/**
+ * Writes `rows` rows of the registry table to `file` (CSV, comma-separated, with a header);
+ * with `rideAlong`, the ride-along columns after the registry's own.
+ */
+export async function writeRegistryCsv(file: string, rows: number, rideAlong = false): Promise<void> {
   const it = registryRows(rows);
-  await writeRows(file, REGISTRY_COLUMNS.join(','), rows, () => it.next().value!.join(','));
+  if (!rideAlong) {
+    await writeRows(file, REGISTRY_COLUMNS.join(','), rows, () => it.next().value!.join(','));
+    return;
+  }
+  const random = new Random(20261128);
+  await writeRows(file, [...REGISTRY_COLUMNS, ...RIDE_ALONG_COLUMNS].join(','), rows, (r) =>
+    [...it.next().value!, ...rideAlongCells(random, r)].join(','),
+  );
 }
 
 /** Rows per Parquet row group (as bench/parquet.ts measured). */

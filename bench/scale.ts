@@ -27,7 +27,7 @@ import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { REGISTRY_SPEC, writeRegistryCsv } from './registry-sample.ts';
+import { registrySpec, writeRegistryCsv } from './registry-sample.ts';
 import { parseCount, ROOT } from './synth.ts';
 
 const HELP = `Usage: npm run bench:scale [-- options]
@@ -44,6 +44,9 @@ Options:
   --methods <list>    of generalization, mondrian, randomization (default all three)
   --shape <shape>     adult (default) or registry: the near-unique table of bench/registry-sample.ts
                       (a unique id, age, sex, 5-digit postcode, exact birth date; generalization only)
+  --ride-along        with --shape registry: three insensitive columns released unchanged (a
+                      free-text note with one distinct value per row, an amount, a timestamp);
+                      its results are kept apart from the registry's without them
   --perturb <p>       perturbation of the synthetic rows (default 0.05: distinct tuples grow with N)
   --seed <s>          synthetic data seed (default 1)
   --cli <path>        the ppdp entry point to run (default bin/ppdp.mjs)
@@ -88,6 +91,8 @@ export interface RunResult {
   method: Method;
   /** The table: synthetic Adult, or the near-unique registry (absent in runs before it was recorded: adult). */
   shape?: 'adult' | 'registry';
+  /** --ride-along: the registry with its three insensitive columns (absent: without them). */
+  rideAlong?: boolean;
   rows: number;
   perturb: number;
   seed: number;
@@ -328,7 +333,7 @@ export function summary(results: RunResult[]): string {
   const rows = [...results]
     .sort((a, b) => METHODS.indexOf(a.method) - METHODS.indexOf(b.method) || a.rows - b.rows)
     .map((r) => [
-      r.shape === 'registry' ? `${r.method} (registry)` : r.method,
+      r.shape === 'registry' ? `${r.method} (registry${r.rideAlong ? ' + ride-along' : ''})` : r.method,
       r.rows.toLocaleString('en'),
       r.distinctTuples?.toLocaleString('en') ?? '',
       r.nodesChecked === undefined ? '' : `${r.nodesChecked}/${r.latticeSize}`,
@@ -358,6 +363,7 @@ async function main(): Promise<void> {
       rows: { type: 'string' },
       quick: { type: 'boolean', default: false },
       shape: { type: 'string', default: 'adult' },
+      'ride-along': { type: 'boolean', default: false },
       methods: { type: 'string', default: METHODS.join(',') },
       perturb: { type: 'string', default: '0.05' },
       seed: { type: 'string', default: '1' },
@@ -386,6 +392,8 @@ async function main(): Promise<void> {
     throw new Error(`--shape is adult or registry, not '${shape}'`);
   if (shape === 'registry' && methods.some((m) => m !== 'generalization'))
     throw new Error('--shape registry releases with generalization only (--methods generalization)');
+  const rideAlong = values['ride-along'];
+  if (rideAlong && shape !== 'registry') throw new Error('--ride-along goes with --shape registry');
   const perturb = Number(values.perturb);
   const seed = Number(values.seed);
   const cli = values.cli;
@@ -409,13 +417,14 @@ async function main(): Promise<void> {
 
   const results: RunResult[] = [];
   const generation: { shape?: string; rows: number; ms: number; bytes: number }[] = [];
+  const shapeName = `${shape}${rideAlong ? '+ride-along' : ''}`;
   try {
     for (const rows of sizes) {
-      const dir = join(work, `${shape}-${rows}`);
+      const dir = join(work, `${shape}${rideAlong ? '-ride' : ''}-${rows}`);
       console.log(`\n${rows.toLocaleString('en')} ${shape} rows: generating`);
-      const data = generateApart({ shape, dir, rows, perturb, seed });
+      const data = generateApart({ shape, rideAlong, dir, rows, perturb, seed });
       const bytes = statSync(join(dir, data.files[0]!)).size;
-      generation.push({ shape, rows, ms: Math.round(data.ms), bytes });
+      generation.push({ shape: shapeName, rows, ms: Math.round(data.ms), bytes });
       console.log(`\n  ${(bytes / 2 ** 20).toFixed(0)} MiB in ${(data.ms / 1000).toFixed(1)} s`);
       for (const method of methods) {
         const spec = adaptSpec(method, data.spec);
@@ -438,6 +447,7 @@ async function main(): Promise<void> {
         const result: RunResult = {
           method,
           shape,
+          ...(rideAlong ? { rideAlong } : {}),
           rows,
           perturb,
           seed,
@@ -474,13 +484,13 @@ async function main(): Promise<void> {
   const resultPath = values.result;
   const earlier = !values.fresh && existsSync(resultPath) ? JSON.parse(readFileSync(resultPath, 'utf8')) : {};
   const previous: RunResult[] = earlier.runs ?? [];
-  const shapeOf = (r: RunResult) => r.shape ?? 'adult';
+  const shapeOf = (r: RunResult) => `${r.shape ?? 'adult'}${r.rideAlong ? '+ride-along' : ''}`;
   const kept = previous.filter(
     (p) => !results.some((r) => r.method === p.method && r.rows === p.rows && shapeOf(r) === shapeOf(p)),
   );
   const generated = [
     ...((earlier.generation ?? []) as typeof generation).filter(
-      (g) => !sizes.includes(g.rows) || (g.shape ?? 'adult') !== shape,
+      (g) => !sizes.includes(g.rows) || (g.shape ?? 'adult') !== shapeName,
     ),
     ...generation,
   ].sort((a, b) => a.rows - b.rows);
@@ -523,7 +533,14 @@ async function main(): Promise<void> {
  * held on the machine through every release timed after (on a virtual machine that makes the
  * releases' own memory slower to come by).
  */
-function generateApart(args: { shape: string; dir: string; rows: number; perturb: number; seed: number }): {
+function generateApart(args: {
+  shape: string;
+  rideAlong: boolean;
+  dir: string;
+  rows: number;
+  perturb: number;
+  seed: number;
+}): {
   spec: string;
   files: string[];
   ms: number;
@@ -532,7 +549,7 @@ function generateApart(args: { shape: string; dir: string; rows: number; perturb
     `const args = ${JSON.stringify(args)};`,
     `const { writeSynthetic } = await import(${JSON.stringify(new URL('./synth.ts', import.meta.url).href)});`,
     `const { registryData } = await import(${JSON.stringify(import.meta.url)});`,
-    "const data = args.shape === 'registry' ? await registryData(args.dir, args.rows)",
+    "const data = args.shape === 'registry' ? await registryData(args.dir, args.rows, args.rideAlong)",
     '  : await writeSynthetic(args.dir, { rows: args.rows, perturb: args.perturb, seed: args.seed });',
     'process.stdout.write(JSON.stringify({ spec: data.spec, files: data.files, ms: data.ms }));',
   ].join('\n');
@@ -550,11 +567,12 @@ function generateApart(args: { shape: string; dir: string; rows: number; perturb
 export async function registryData(
   dir: string,
   rows: number,
+  rideAlong = false,
 ): Promise<{ spec: string; files: string[]; ms: number }> {
   const t0 = performance.now();
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'release.json'), `${JSON.stringify(REGISTRY_SPEC, null, 2)}\n`);
-  await writeRegistryCsv(join(dir, 'registry.csv'), rows);
+  writeFileSync(join(dir, 'release.json'), `${JSON.stringify(registrySpec(rideAlong), null, 2)}\n`);
+  await writeRegistryCsv(join(dir, 'registry.csv'), rows, rideAlong);
   return { spec: join(dir, 'release.json'), files: ['registry.csv'], ms: performance.now() - t0 };
 }
 

@@ -21,10 +21,10 @@ import {
   tableFromIPC,
   tableToIPC,
   Utf8,
-  vectorFromArray,
 } from 'apache-arrow';
 import { indicesAsCodes, narrowIndices } from '../data/arrow.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
+import { utf8Vector, utf8VectorValues } from '../data/utf8.ts';
 
 export interface ShardRange {
   /** Input rows [firstRow, firstRow + rows). */
@@ -115,7 +115,7 @@ export function encodeShardRows(table: EncodedTable): Uint8Array {
       length: table.rowCount,
       nullCount: 0,
       data: indices[i]!.data,
-      dictionary: vectorFromArray(c.dictionary, new Utf8()),
+      dictionary: utf8Vector(c.dictionary),
     }),
   );
   const batch = new RecordBatch(
@@ -126,11 +126,17 @@ export function encodeShardRows(table: EncodedTable): Uint8Array {
 }
 
 /** A shard's rows back from its bytes. */
-export function decodeShardRows(bytes: Uint8Array, layout: RowsLayout, rowCount: number): EncodedTable {
+export function decodeShardRows(
+  bytes: Uint8Array,
+  layout: RowsLayout,
+  rowCount: number,
+  /** false: the dictionaries are left empty, for a caller that puts the input's in their place. */
+  values = true,
+): EncodedTable {
   const table = tableFromIPC(bytes);
   const columns: EncodedColumn[] = table.schema.fields.map((f, i) => {
     const chunks = table.getChildAt(i)!.data as Data<Dictionary<Utf8>>[];
-    const dictionary = chunks[0]!.dictionary!.toArray() as string[];
+    const dictionary = values ? utf8VectorValues(chunks[0]!.dictionary!) : [];
     let codes: Int32Array;
     if (chunks.length === 1) codes = indicesAsCodes(chunks[0]!);
     else {
@@ -141,7 +147,7 @@ export function decodeShardRows(bytes: Uint8Array, layout: RowsLayout, rowCount:
         at += d.length;
       }
     }
-    return { name: f.name, dictionary: Array.from(dictionary), codes };
+    return { name: f.name, dictionary, codes };
   });
   if (columns.some((c) => c.codes.length !== rowCount))
     throw new Error('rows file: a shard has the wrong length');

@@ -5,7 +5,7 @@
  * multiset's fingerprint is the sum of its rows' hashes in two 32-bit lanes. Sums merge in any
  * order, so input shards and output parts can be fingerprinted apart and compared in a reduce.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash as cryptoHash } from 'node:crypto';
 
 /** A 64-bit fingerprint as two unsigned 32-bit lanes (JSON-friendly). */
 export type Fingerprint = [number, number];
@@ -20,14 +20,28 @@ export function valueHash(column: number, value: string): Fingerprint {
  * Per column, the hashes of a dictionary's values, `lanes` 32-bit words of its SHA-256 each
  * (value i's at [lanes·i, lanes·i + lanes)). Two lanes fingerprint rows; four key classes.
  */
-export function dictionaryHashes(column: number, dictionary: readonly string[], lanes = 2): Int32Array {
+export function dictionaryHashes(
+  column: number,
+  dictionary: readonly string[],
+  lanes = 2,
+  /** Only the values whose entry is 1 are hashed (the others' lanes stay 0): the codes some row uses. */
+  present?: Uint8Array,
+): Int32Array {
   const out = new Int32Array(lanes * dictionary.length);
-  dictionary.forEach((v, i) => {
-    const h = createHash('sha256').update(`${column}\u0000${v}`).digest();
+  const prefix = `${column}\u0000`;
+  for (let i = 0; i < dictionary.length; i++) {
+    if (present && present[i] === 0) continue;
+    const h = sha256(prefix + dictionary[i]!);
     for (let l = 0; l < lanes; l++) out[lanes * i + l] = h.readUInt32LE(4 * l);
-  });
+  }
   return out;
 }
+
+/** SHA-256 of a string's UTF-8 bytes: one call (crypto.hash) where Node has it, else a Hash. */
+const sha256: (text: string) => Buffer =
+  typeof cryptoHash === 'function'
+    ? (text) => cryptoHash('sha256', text, 'buffer') as Buffer
+    : (text) => createHash('sha256').update(text).digest();
 
 /** Folds one cell's value hash into a row's running hash (one lane). */
 export function fold(h: number, value: number): number {

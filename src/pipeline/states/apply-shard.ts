@@ -2,7 +2,7 @@
  * The ApplyShard state: the chosen node applied to one row shard.
  */
 import { encodeArrow } from '../../data/arrow.ts';
-import type { OutputColumn } from '../../data/table.ts';
+import { compactDictionary, type OutputColumn } from '../../data/table.ts';
 import type { ShardTuples } from '../../methods/method.ts';
 import { scatterParts } from '../../util/keys.ts';
 import { recall, remember } from '../memo.ts';
@@ -85,8 +85,13 @@ function scatter(
       const from = c.kind === 'number' ? c.values : c.codes;
       const to = c.kind === 'number' ? new Float64Array(rows.length) : new Int32Array(rows.length);
       for (let i = 0; i < rows.length; i++) to[i] = from[rows[i]!]!;
-      return c.kind === 'number'
-        ? { name: c.name, kind: 'number', values: to as Float64Array }
+      if (c.kind === 'number') return { name: c.name, kind: 'number', values: to as Float64Array };
+      // A dictionary larger than the piece (a column of distinct values, a free-text note)
+      // keeps only the piece's values: each part's piece would otherwise write all the
+      // shard's, and Assemble read them all back. Assemble codes the part's values in order of
+      // first use in its shuffled rows, so the staged files do not change.
+      return c.dictionary.length > rows.length
+        ? compactDictionary(c.name, c.dictionary, to as Int32Array)
         : { name: c.name, kind: 'dictionary', dictionary: c.dictionary, codes: to as Int32Array };
     }),
   );

@@ -8,6 +8,7 @@ import { encodeArrow, indexArray, indicesAsCodes } from '../../data/arrow.ts';
 import { encodeCsvChunks } from '../../data/csv.ts';
 import { encodeParquet } from '../../data/parquet-write.ts';
 import { type CodeArray, type OutputColumn, shuffledUnion, unionOfDictionaries } from '../../data/table.ts';
+import { utf8VectorValues } from '../../data/utf8.ts';
 import { writesParquet } from '../../spec/spec.ts';
 import { keyedRandom } from '../../util/keys.ts';
 import { recall } from '../memo.ts';
@@ -105,13 +106,13 @@ function pieceColumns(bytes: Uint8Array): PieceColumn[] {
       return { name: field.name, kind: 'number', values };
     }
     if (chunks.length === 1) {
-      const dictionary = chunks[0]!.dictionary!.toArray() as string[];
+      const dictionary = utf8VectorValues(chunks[0]!.dictionary!);
       return { name: field.name, kind: 'dictionary', dictionary, codes: indexArray(chunks[0]!) };
     }
     const { dictionary, codes } = unionOfDictionaries(
       table.numRows,
       chunks.map((d) => ({
-        dictionary: d.dictionary!.toArray() as string[],
+        dictionary: utf8VectorValues(d.dictionary!),
         codes: indicesAsCodes(d),
       })),
     );

@@ -111,7 +111,9 @@ export async function shardRows(work: Work, index: number): Promise<EncodedTable
   const key = shardRowsKey(range.piece, range.inPiece);
   const read =
     recall<EncodedTable>(runOf(work), key) ??
-    decodeShardRows(await work.loc.store.get(work.key(key)), work.file.layout, range.rows);
+    // Its own dictionaries are not decoded: the input's take their place (for a column of
+    // distinct values, as many strings as rows).
+    decodeShardRows(await work.loc.store.get(work.key(key)), work.file.layout, range.rows, false);
   const input = await inputDictionaries(work);
   // The first piece's codes are the input's already: its values appear first.
   const shard =
