@@ -4,11 +4,13 @@
  */
 import { existsSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import { readTable } from '../data/read.ts';
 import { concatTables, type EncodedTable } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import { type Evaluation, evaluateTable } from '../evaluate/evaluate.ts';
 import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
+import { attributeT } from '../metrics/disclosure.ts';
 import type { PopulationSpec } from '../metrics/population-risk.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec, withColumnDefaults } from '../spec/spec.ts';
@@ -256,21 +258,21 @@ function summary(e: Evaluation, out: string | undefined): string {
   const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
   const num = (x: number | null) =>
     x === null ? '—' : Number.isFinite(x) ? String(Number(x.toPrecision(4))) : String(x);
+  const models = (e.models ?? []).flatMap((m) =>
+    m.measured === false ? [] : [{ model: m.model, params: m.params, achieved: { t: m.worst } }],
+  );
   const lines = [
     `${e.source}: ${e.rows} rows (${e.suppressedRows} suppressed), ${e.classes} classes over ${e.quasiIdentifiers.join(', ')}`,
     `  k achieved            ${e.kAchieved}`,
     `  prosecutor risk       max ${num(e.risk.prosecutor.max)}, mean ${num(e.risk.prosecutor.mean)}; ` +
       `${e.risk.prosecutor.recordsAbove} records (${pct(e.risk.prosecutor.shareAbove)}) above ${e.risk.threshold}`,
-    `  journalist risk       max ${num(e.risk.journalist.max)} (no population table: the prosecutor risk, an upper bound)`,
+    `  journalist risk       max ${num(e.risk.journalist.max)} (${e.populationRisk ? 'the data taken as its own population' : 'no population table'}: the prosecutor risk, an upper bound)`,
     `  marketer risk         ${num(e.risk.marketer)}`,
     `  sample uniques        ${pct(e.risk.sample.sampleUniques)} of records`,
     ...(e.populationRisk
       ? [
           `  population uniques    ${Object.entries(e.populationRisk.estimates)
-            .map(
-              ([m, x]) =>
-                `${m} ${x.uniques === 0 && e.populationRisk!.sampleUniques > 0 ? '—' : num(x.uniques)}`,
-            )
+            .map(([m, x]) => `${m} ${x.uniques === null ? 'not fitted' : num(x.uniques)}`)
             .join(
               ', ',
             )} (of ${e.populationRisk.populationSize}; Dankar chose ${e.populationRisk.dankarModel ?? '—'})`,
@@ -288,15 +290,22 @@ function summary(e: Evaluation, out: string | undefined): string {
             `of ≤ ${e.specialUniques.maxSize} attributes; SUDA score max ${num(e.specialUniques.maxScore)}, mean ${num(e.specialUniques.meanScore)}`,
         ]
       : []),
-    ...Object.values(e.disclosure).map(
-      (d) =>
+    ...Object.values(e.disclosure).map((d) => {
+      // One t per attribute: the t-closeness model's on it (its distance), else the default rule's.
+      const t = attributeT(d.attribute, d, models)!;
+      return (
         `  ${d.attribute.padEnd(21)} distinct l ${num(d.release.distinctL)}, entropy l ${num(d.release.entropyL)}, ` +
-        `t ${num(d.release.t)}, δ ${num(d.release.delta)}`,
-    ),
+        `t (${t.distance}) ${num(t.t)}, δ ${num(d.release.delta)}`
+      );
+    }),
     ...(e.models ?? []).map((m) =>
       m.measured === false
         ? `  ${m.model.padEnd(21)} not measured: it needs its population table generalized as the release was (the release's report checks it)`
-        : `  ${m.model.padEnd(21)} ${m.satisfied ? 'satisfied' : `NOT satisfied (${m.classesFailing} classes fail)`}, worst ${num(m.worst)}`,
+        : `  ${m.model.padEnd(21)} ${m.satisfied ? 'satisfied' : `NOT satisfied (${m.classesFailing} classes fail)`}, worst ${
+            m.model === T_CLOSENESS.name && typeof m.params.distance === 'string'
+              ? `t (${m.params.distance}) `
+              : ''
+          }${num(m.worst)}`,
     ),
     ...(e.utility
       ? [

@@ -66,7 +66,15 @@ const reidentificationShape = {
 } as const satisfies Shape;
 
 const UNIQUENESS_MODELS = ['pitman', 'zayatz', 'snb', 'dankar'] as const;
-const estimateShape = obj({ uniques: 'number', share: 'number' });
+/**
+ * A model's estimate; `uniques` and `share` are null when the model cannot be fitted to the
+ * class sizes, with `notFitted` saying why (never reported as 0 uniques).
+ */
+const estimateShape = obj({
+  uniques: { nullable: 'number' },
+  share: { nullable: 'number' },
+  notFitted: opt('string'),
+});
 
 /** Records unique in the population, per model (docs/risk.md). */
 const populationUniquenessShape = {
@@ -74,7 +82,7 @@ const populationUniquenessShape = {
   samplingFraction: 'number',
   /** Records unique in the sample. */
   sampleUniques: 'count',
-  /** Per model: the estimated number of records unique in the population and their share of it (0 when the model gives no estimate). */
+  /** Per model: the estimated number of records unique in the population and their share of it (null, with `notFitted`, when the model cannot be fitted). */
   estimates: obj({ pitman: estimateShape, zayatz: estimateShape, snb: estimateShape, dankar: estimateShape }),
   /** The model Dankar's rule chose, or null when no record is a sample unique. */
   dankarModel: { nullable: { oneOf: ['pitman', 'zayatz', 'snb'] } },
@@ -90,6 +98,21 @@ const sensitiveDistributionShape = {
   /** The class with the largest share of one value (the most confident guess an attacker can make). */
   worstClass: { list: 'number' },
   worstClassSize: 'count',
+  /**
+   * A numeric attribute's spread as widths (never values): overall range and IQR, and over the
+   * released classes the narrowest range (with its class's rows), the median range, the smallest IQR.
+   */
+  numeric: opt(
+    obj({
+      range: 'number',
+      iqr: 'number',
+      classes: 'count',
+      narrowestClassRange: 'number',
+      narrowestClassSize: 'count',
+      medianClassRange: 'number',
+      smallestClassIqr: 'number',
+    }),
+  ),
 } as const satisfies Shape;
 
 const verificationCheckShape = {
@@ -117,8 +140,10 @@ const reportSectionShape = {
 const CAUTION_CAUSES = [
   'keeps-nothing',
   'unique-with-unchanged-column',
+  'unique-with-unchanged-columns',
   'sensitive-revealed',
   'not-audited',
+  'identity-unbounded',
 ] as const;
 
 const cautionShape = {
@@ -141,6 +166,14 @@ const releaseAuditShape = {
   /** The classes over the released rows, and the mean NCP of their quasi-identifier cells. */
   classes: opt('count'),
   ncp: opt('number'),
+  /**
+   * Every linkable unchanged column at once with the quasi-identifiers as released: the rows
+   * unique on them, their share, and per column the rows that stop being unique when it alone is
+   * left out (docs/definitions.md, "Joint uniqueness").
+   */
+  linkage: opt(
+    obj({ columns: 'strings', uniqueRows: 'count', share: 'number', contributions: { record: 'number' } }),
+  ),
   cautions: { list: obj(cautionShape) },
 } as const satisfies Shape;
 

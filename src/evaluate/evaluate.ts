@@ -92,7 +92,7 @@ export interface Evaluation {
     maxScore: number;
     meanScore: number;
   };
-  /** Per sensitive attribute: l (distinct, entropy), t (equal distance), δ, and baselines. */
+  /** Per sensitive attribute: l (distinct, entropy), t (its distance in `tDistance`: the default rule), δ, and baselines. */
   disclosure: Record<string, DisclosureMeasures>;
   models?: {
     model: string;
@@ -174,6 +174,7 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       set,
       original ? originalClasses(input, original, sa, base) : set,
       distribution,
+      sa.dictionary,
     );
     contexts.set(sa.name, { table: share, hierarchy: input.hierarchies?.get(sa.name) });
     classCounts.set(
@@ -247,7 +248,9 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       journalist: {
         max: prosecutor.max,
         mean: prosecutor.mean,
-        note: 'no population table: the journalist risk is at most the prosecutor risk, given here',
+        note: input.population
+          ? 'the table taken as its own population (the population feeds the uniqueness estimates only): the journalist risk is at most the prosecutor risk, given here'
+          : 'no population table: the journalist risk is at most the prosecutor risk, given here',
       },
       marketer: risk.marketer,
       sample: sampleRisk(sizes),

@@ -18,6 +18,7 @@
  * an attacker combines (test/explore/page-leak.test.ts).
  */
 import { basename } from 'node:path';
+import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import type { HistogramBin } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { NoSolutionError } from '../errors.ts';
@@ -27,9 +28,10 @@ import { openSearch, respecify } from '../methods/generalization/index.ts';
 import type { Prepared } from '../methods/generalization/prepared.ts';
 import { optimalSearch } from '../methods/generalization/search.ts';
 import type { MethodReport } from '../methods/method.ts';
-import { type DisclosureMeasures, disclosureMeasures } from '../metrics/disclosure.ts';
+import { attributeT, type DisclosureMeasures, disclosureMeasures } from '../metrics/disclosure.ts';
 import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../metrics/privacy.ts';
 import { smallestPassingClass } from '../models/index.ts';
+import { equalEmd, hierarchicalEmd, orderedEmd } from '../models/t-closeness.ts';
 import { streams } from '../pipeline/release.ts';
 import type { ReleaseSpec } from '../spec/spec.ts';
 import {
@@ -78,6 +80,8 @@ export interface Choice {
     distinctL: number | null;
     entropyL: number | null;
     t: number;
+    /** The distance t is measured with: the model's on the attribute, else the default rule's. */
+    tDistance: string;
     delta: number;
   }[];
   /** True when the page's one embedded preview (`ExplorerData.preview`) is this choice's first rows. */
@@ -291,13 +295,17 @@ function choiceFacts(report: MethodReport, point?: FrontierPoint): Omit<Choice, 
   );
   const disclosure = (Object.values(privacy.disclosure ?? {}) as DisclosureMeasures[])
     .filter((d) => d?.release)
-    .map((d) => ({
-      attribute: d.attribute,
-      distinctL: d.release.distinctL,
-      entropyL: d.release.entropyL,
-      t: d.release.t,
-      delta: d.release.delta,
-    }));
+    .map((d) => {
+      const t = attributeT(d.attribute, d, privacy.models)!;
+      return {
+        attribute: d.attribute,
+        distinctL: d.release.distinctL,
+        entropyL: d.release.entropyL,
+        t: t.t,
+        tDistance: t.distance,
+        delta: d.release.delta,
+      };
+    });
   return {
     feasible: true,
     ...(privacy.k !== undefined ? { k: privacy.k } : {}),
@@ -439,6 +447,35 @@ function nodesToEvaluate(
   return [...ids].slice(0, max).sort((a, b) => a - b);
 }
 
+/** A node's t for an attribute: under the distance of the spec's t-closeness model on it, else the default rule's. */
+function nodeT(
+  spec: ReleaseSpec,
+  sa: Prepared['sensitive'][number]['attribute'],
+  classes: { groups: number; width: number; counts: Int32Array; keep: (g: number) => boolean },
+  d: DisclosureMeasures,
+): { t: number; tDistance: string } {
+  const model = spec.privacy.find(
+    (m) => m.model === T_CLOSENESS.name && 'attribute' in m && m.attribute === sa.name,
+  ) as { distance?: string } | undefined;
+  const distance = model?.distance;
+  if (!distance || distance === d.tDistance) return { t: d.release.t, tDistance: d.tDistance };
+  const emd =
+    distance === 'hierarchical' && sa.hierarchy
+      ? hierarchicalEmd(sa.distribution, sa.hierarchy)
+      : distance === 'ordered'
+        ? orderedEmd(sa.distribution, sa.order)
+        : equalEmd(sa.distribution);
+  let t = 0;
+  for (let g = 0; g < classes.groups; g++) {
+    if (!classes.keep(g)) continue;
+    const h = classes.counts.subarray(g * classes.width, (g + 1) * classes.width);
+    let size = 0;
+    for (const c of h) size += c;
+    if (size > 0) t = Math.max(t, emd(h, size));
+  }
+  return { t, tDistance: distance };
+}
+
 function feasibleNode(
   prepared: Prepared,
   r: NodeResult,
@@ -463,12 +500,18 @@ function feasibleNode(
     const keep = (g: number) => !r.suppressed[g];
     // The input's own classes only feed the accuracy baseline, which the page does not show.
     const none = { groups: 0, width, counts: counts.subarray(0, 0), keep };
-    const d = disclosureMeasures(sa.name, { groups: r.groups, width, counts, keep }, none, sa.distribution);
+    const d = disclosureMeasures(
+      sa.name,
+      { groups: r.groups, width, counts, keep },
+      none,
+      sa.distribution,
+      sa.column.dictionary,
+    );
     return {
       attribute: sa.name,
       distinctL: d.release.distinctL,
       entropyL: d.release.entropyL,
-      t: d.release.t,
+      ...nodeT(prepared.spec, sa, { groups: r.groups, width, counts, keep }, d),
       delta: d.release.delta,
     };
   });

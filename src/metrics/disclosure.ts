@@ -3,7 +3,9 @@
  * computed for one sensitive attribute from per-class SA histograms, next to the two trivial
  * sanitizations as baselines (QIs withheld: one class of all rows; SA withheld).
  *
- * - l (distinct, entropy), t (equal-distance EMD) and δ (natural log) of the worst class;
+ * - l (distinct, entropy), t and δ (natural log) of the worst class; t is the EMD under the
+ *   default rule of an attribute no model names (ordered when every value is a number, else
+ *   equal: withColumnDefaults), given the SA's values, and says which (`tDistance`);
  * - knowledge gain A_know: mean over released rows of the Jensen–Shannon divergence (natural
  *   log) between the row's class SA distribution and the table's;
  * - accuracy gain A_acc = (1/N)·Σ_E |E|·max_s p(E,s) − max_s p(T,s);
@@ -11,7 +13,13 @@
  *   same guess with QIs withheld (the table's most frequent value), with the SA withheld (a
  *   uniform guess), and on the original table (each original QI tuple's most frequent value).
  */
+
+import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import type { SensitiveDistribution } from '../contracts/report.ts';
+import { isNumericColumn } from '../spec/spec.ts';
+
+/** The distance the disclosure measures' t is taken with. */
+export type TDistance = 'equal' | 'ordered';
 
 export interface DisclosureMeasures {
   attribute: string;
@@ -23,6 +31,8 @@ export interface DisclosureMeasures {
   saWithheld: Measures;
   /** Accuracy of predicting the SA (Brickell & Shmatikov's utility). */
   accuracy: { release: number; qisWithheld: number; saWithheld: number; original: number };
+  /** The distance t is measured with (see disclosureMeasures). */
+  tDistance: TDistance;
   note: string;
 }
 
@@ -49,8 +59,17 @@ export function disclosureMeasures(
   /** The input's own classes, or just their `ModeCounts`. */
   original: ClassHistogramSet | ModeCounts,
   table: Float64Array,
+  /**
+   * The SA's values by code: t is then measured with the default rule's distance (ordered, the
+   * values sorted numerically, when every value is a number); without them, equal distance.
+   */
+  values?: readonly string[],
 ): DisclosureMeasures {
   const width = classes.width;
+  const order =
+    values && values.length === width && values.length > 0 && isNumericColumn(values)
+      ? values.map((_, s) => s).sort((a, b) => Number(values[a]) - Number(values[b]))
+      : undefined;
   let tableMax = 0;
   let tableDistinct = 0;
   let tableEntropy = 0;
@@ -96,7 +115,7 @@ export function disclosureMeasures(
     }
     distinctL = Math.min(distinctL, distinct);
     entropyL = Math.min(entropyL, Math.exp(entropy));
-    t = Math.max(t, tv / 2);
+    t = Math.max(t, order ? orderedDistance(h, size, table, order) : tv / 2);
     js += size * jsd;
     correct += best;
   }
@@ -123,11 +142,25 @@ export function disclosureMeasures(
       saWithheld: tableDistinct > 0 ? 1 / tableDistinct : 0,
       original: originalRows > 0 ? originalCorrect / originalRows : 0,
     },
+    tDistance: order ? 'ordered' : 'equal',
     note:
       'Measures over the released (not suppressed) classes; δ and A_know use natural logarithms ' +
       '(ARX uses log2 for δ); A_know is the Jensen–Shannon divergence. Accuracy is that of guessing ' +
       'each row’s sensitive value as the most frequent one of what the release shows about it.',
   };
+}
+
+/** Ordered EMD (as ordered t-closeness measures it): Σ |cumulative difference| / (m − 1). */
+function orderedDistance(h: Int32Array, size: number, table: Float64Array, order: readonly number[]): number {
+  const m = order.length;
+  if (m < 2) return 0;
+  let cumulative = 0;
+  let d = 0;
+  for (const s of order) {
+    cumulative += h[s]! / size - table[s]!;
+    d += Math.abs(cumulative);
+  }
+  return d / (m - 1);
 }
 
 /** Over a set of classes: the rows of each class's most frequent value, summed, and all rows. */
@@ -194,6 +227,8 @@ export function sensitiveDistribution(
   attribute: string,
   classes: ClassHistogramSet,
   table: ArrayLike<number>,
+  /** The SA's values by code: when every one is a number, the spread per class is summarized too. */
+  values?: readonly string[],
 ): SensitiveDistribution | null {
   const { width, counts } = classes;
   let worst = -1;
@@ -220,5 +255,90 @@ export function sensitiveDistribution(
     overall: order.map((s) => table[s]!),
     worstClass: order.map((s) => counts[worst * width + s]! / worstSize),
     worstClassSize: worstSize,
+    ...(values && values.length === width && isNumericColumn(values)
+      ? { numeric: numericSpread(classes, table, values) }
+      : {}),
   };
+}
+
+/**
+ * A numeric sensitive attribute's spread, overall and per released class, as widths (never
+ * values): the range (max − min) and the interquartile range, and over the classes the
+ * narrowest range (what a class narrows a value to at worst, with that class's rows), the
+ * median range and the smallest IQR.
+ */
+function numericSpread(
+  classes: ClassHistogramSet,
+  table: ArrayLike<number>,
+  values: readonly string[],
+): NonNullable<SensitiveDistribution['numeric']> {
+  const { width, counts } = classes;
+  const order = values.map((_, s) => s).sort((a, b) => Number(values[a]) - Number(values[b]));
+  const spread = (weight: (s: number) => number, total: number) => {
+    let lo = Number.NaN;
+    let hi = Number.NaN;
+    let q1 = Number.NaN;
+    let q3 = Number.NaN;
+    let cumulative = 0;
+    for (const s of order) {
+      const w = weight(s);
+      if (w <= 0) continue;
+      const v = Number(values[s]);
+      if (Number.isNaN(lo)) lo = v;
+      hi = v;
+      cumulative += w;
+      if (Number.isNaN(q1) && cumulative >= total * 0.25) q1 = v;
+      if (Number.isNaN(q3) && cumulative >= total * 0.75) q3 = v;
+    }
+    return { range: hi - lo, iqr: q3 - q1 };
+  };
+  let tableTotal = 0;
+  for (let s = 0; s < width; s++) tableTotal += table[s]!;
+  const overall = spread((s) => table[s]!, tableTotal);
+  const ranges: number[] = [];
+  let narrowest = { range: Number.POSITIVE_INFINITY, size: 0 };
+  let smallestIqr = Number.POSITIVE_INFINITY;
+  for (let g = 0; g < classes.groups; g++) {
+    if (!classes.keep(g)) continue;
+    let size = 0;
+    for (let s = 0; s < width; s++) size += counts[g * width + s]!;
+    if (size === 0) continue;
+    const c = spread((s) => counts[g * width + s]!, size);
+    ranges.push(c.range);
+    if (c.range < narrowest.range || (c.range === narrowest.range && size > narrowest.size))
+      narrowest = { range: c.range, size };
+    smallestIqr = Math.min(smallestIqr, c.iqr);
+  }
+  ranges.sort((a, b) => a - b);
+  const mid = ranges.length >> 1;
+  return {
+    range: overall.range,
+    iqr: overall.iqr,
+    classes: ranges.length,
+    narrowestClassRange: narrowest.range,
+    narrowestClassSize: narrowest.size,
+    medianClassRange: ranges.length % 2 === 1 ? ranges[mid]! : (ranges[mid - 1]! + ranges[mid]!) / 2,
+    smallestClassIqr: smallestIqr,
+  };
+}
+
+/**
+ * The one t a page shows for a sensitive attribute, with its distance: what a t-closeness model
+ * on it achieved, under the model's distance; else the disclosure measures' t (default rule).
+ */
+export function attributeT(
+  attribute: string,
+  measures: { readonly release: { readonly t: number }; readonly tDistance?: string } | undefined,
+  models: readonly {
+    readonly model: string;
+    readonly params: Readonly<Record<string, unknown>>;
+    readonly achieved: Readonly<Record<string, number>>;
+  }[],
+): { t: number; distance: string } | undefined {
+  const m = models.find(
+    (x) =>
+      x.model === T_CLOSENESS.name && x.params.attribute === attribute && typeof x.achieved.t === 'number',
+  );
+  if (m && typeof m.params.distance === 'string') return { t: m.achieved.t!, distance: m.params.distance };
+  return measures ? { t: measures.release.t, distance: measures.tDistance ?? 'equal' } : undefined;
 }

@@ -11,6 +11,8 @@ import { PpdpError } from '../errors.ts';
 export type { PopulationUniqueness, UniquenessModel };
 
 /** The population a sample was drawn from: its size, or the share of it the sample is. */
+type Estimate = PopulationUniqueness['estimates']['dankar'];
+
 export type PopulationSpec = { readonly size: number } | { readonly samplingFraction: number };
 
 export interface SampleRisk {
@@ -106,7 +108,7 @@ export function populationUniqueness(
   const N = populationSize(n, population);
   const f = n / N;
   const c1 = h[0]?.[0] === 1 ? h[0][1] : 0;
-  const none = { uniques: 0, share: 0 };
+  const none: Estimate = { uniques: 0, share: 0 };
   const result: PopulationUniqueness = {
     populationSize: N,
     samplingFraction: f,
@@ -115,15 +117,22 @@ export function populationUniqueness(
     dankarModel: null,
   };
   if (c1 === 0) return result;
-  const est = (x: number) => (Number.isNaN(x) || x === 0 ? none : { uniques: x, share: x / N });
-  const pitman = est(pitmanUniques(h, n, N));
-  const zayatz = est(zayatzUniques(h, n, N));
-  const snb = est(snbUniques(h, n, N));
-  let dankar: { uniques: number; share: number };
+  const est = (x: number, name: string): Estimate =>
+    Number.isNaN(x) || x === 0
+      ? {
+          uniques: null,
+          share: null,
+          notFitted: `${name} could not be fitted to these class sizes (no root converged, or its estimate is 0 or outside [0, N] while the sample has uniques)`,
+        }
+      : { uniques: x, share: x / N };
+  const pitman = est(pitmanUniques(h, n, N), 'Pitman’s model');
+  const zayatz = est(zayatzUniques(h, n, N), 'Zayatz’s model');
+  const snb = est(snbUniques(h, n, N), 'the SNB model');
+  let dankar: Estimate;
   let model: 'pitman' | 'zayatz' | 'snb';
   if (f <= 0.1) {
-    [dankar, model] = pitman.uniques !== 0 ? [pitman, 'pitman'] : [zayatz, 'zayatz'];
-  } else if (snb.uniques === 0 || zayatz.uniques < snb.uniques) {
+    [dankar, model] = pitman.uniques !== null ? [pitman, 'pitman'] : [zayatz, 'zayatz'];
+  } else if (snb.uniques === null || (zayatz.uniques !== null && zayatz.uniques < snb.uniques)) {
     [dankar, model] = [zayatz, 'zayatz'];
   } else {
     [dankar, model] = [snb, 'snb'];

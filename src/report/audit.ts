@@ -9,6 +9,14 @@
  * Deterministic: a pure function of the spec, the input and the staged table.
  */
 
+import { AVERAGE_RISK } from '../catalogue/average-risk.ts';
+import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
+import {
+  DISTINCT_L_DIVERSITY,
+  ENTROPY_L_DIVERSITY,
+  RECURSIVE_CL_DIVERSITY,
+} from '../catalogue/l-diversity.ts';
+import { K_MAP } from '../catalogue/population.ts';
 import type { Caution, ReleaseAudit, ReleaseReport, VerdictLevel } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { labelLoss } from '../metrics/label-loss.ts';
@@ -65,19 +73,21 @@ export function unmeasuredAudit(spec: ReleaseSpec, why: 'parts' | 'method'): Rel
     unchanged,
     measured: false,
     thresholds: THRESHOLDS,
-    cautions:
-      why === 'parts' && unchanged.length > 0
+    cautions: [
+      ...identityCautions(spec),
+      ...(why === 'parts' && unchanged.length > 0
         ? [
             {
               cause: 'not-audited',
               message: `not audited: a release of more than ${AUDIT_MAX_ROWS} rows in parts is not measured for rows the unchanged columns (${unchanged.join(', ')}) make unique`,
-            },
+            } satisfies Caution,
           ]
-        : [],
+        : []),
+    ],
   };
 }
 
-/** Releases in parts up to this many rows are audited (all their rows are held at once). */
+/** Releases in parts up to this many rows are audited whole; past it, in partitions of about this many rows. */
 export const AUDIT_MAX_ROWS = 1_000_000;
 
 /**
@@ -93,6 +103,69 @@ export function auditRelease(
 ): ReleaseAudit {
   if (!ROW_METHODS.has(spec.method.name)) return unmeasuredAudit(spec, 'method');
   const coded = concatParts(Array.isArray(released) ? released : [released as EncodedTable]);
+  return finish(spec, input, inputRows, tally(spec, coded));
+}
+
+/**
+ * The same audit of a release in parts too large to hold at once, one partition at a time: the
+ * rows of every part whose quasi-identifiers as released hash to the partition (a class never
+ * spans two), measured together, and the partitions' tallies added up. `readPart` is called
+ * once per part and partition; the figures are the ones `auditRelease` gives over all parts.
+ */
+export function auditReleaseInPartitions(
+  spec: ReleaseSpec,
+  input: Pick<EncodedTable, 'columns'>,
+  inputRows: number,
+  parts: number,
+  readPart: (part: number) => EncodedTable,
+  partitions: number,
+): ReleaseAudit {
+  if (!ROW_METHODS.has(spec.method.name)) return unmeasuredAudit(spec, 'method');
+  const qiNames = spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
+  const tallies: Tally[] = [];
+  for (let p = 0; p < partitions; p++) {
+    const pieces: EncodedTable[] = [];
+    for (let i = 0; i < parts; i++) pieces.push(rowsOfPartition(readPart(i), qiNames, p, partitions));
+    tallies.push(tally(spec, concatParts(pieces)));
+  }
+  return finish(spec, input, inputRows, mergeTallies(tallies));
+}
+
+/** A part's rows whose quasi-identifier labels hash to partition `p` of `partitions`. */
+function rowsOfPartition(part: EncodedTable, qiNames: readonly string[], p: number, partitions: number) {
+  const qis = part.columns.filter((c) => qiNames.includes(c.name));
+  const keep: number[] = [];
+  for (let r = 0; r < part.rowCount; r++) {
+    let h = 0x811c9dc5;
+    for (const c of qis) {
+      const label = c.dictionary[c.codes[r]!]!;
+      for (let i = 0; i < label.length; i++) h = Math.imul(h ^ label.charCodeAt(i), 0x01000193);
+      h = Math.imul(h ^ 0xff, 0x01000193);
+    }
+    if ((h >>> 0) % partitions === p) keep.push(r);
+  }
+  return {
+    ...part,
+    rowCount: keep.length,
+    columns: part.columns.map((c) => ({ ...c, codes: Int32Array.from(keep, (r) => c.codes[r]!) })),
+  } as EncodedTable;
+}
+
+/** What the audit counts over a set of whole classes; tallies of disjoint classes add up. */
+interface Tally {
+  rows: number;
+  classes: number;
+  /** Per quasi-identifier: rows per released label. */
+  labels: Map<string, Map<string, number>>;
+  /** Per linkable unchanged column: rows it alone makes unique with the class. */
+  unique: Map<string, number>;
+  /** Per unbounded sensitive column: the class where one value's share is largest. */
+  worst: Map<string, { share: number; size: number }>;
+  linkable: string[];
+  linkage?: { uniqueRows: number; contributions: Record<string, number> };
+}
+
+function tally(spec: ReleaseSpec, coded: CodedTable): Tally {
   const at = (name: string) => coded.names.indexOf(name);
   const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying' && at(a.name) >= 0);
   const rows = coded.rowCount;
@@ -100,9 +173,82 @@ export function auditRelease(
     qis.map((a) => coded.codes[at(a.name)]!),
     rows,
   );
-  const cautions: Caution[] = [];
+  const labels = new Map<string, Map<string, number>>();
+  for (const a of qis) {
+    const dictionary = coded.dictionaries[at(a.name)]!;
+    const perCode = new Float64Array(dictionary.length);
+    for (const code of coded.codes[at(a.name)]!) perCode[code]!++;
+    const counts = new Map<string, number>();
+    dictionary.forEach((label, code) => {
+      if (perCode[code]! > 0) counts.set(label, perCode[code]!);
+    });
+    labels.set(a.name, counts);
+  }
+  const bounded = boundedAttributes(spec);
+  const unchanged = unchangedColumns(spec).filter((name) => at(name) >= 0);
+  const typeOf = (name: string) => spec.attributes.find((a) => a.name === name)!.type;
+  const linkable = unchanged.filter((name) => !(typeOf(name) === 'sensitive' && bounded.has(name)));
+  const unique = new Map<string, number>();
+  const worst = new Map<string, { share: number; size: number }>();
+  for (const name of unchanged) {
+    const column = coded.codes[at(name)]!;
+    const width = coded.dictionaries[at(name)]!.length;
+    const counts = pairCounts(classOf, column, width);
+    if (linkable.includes(name)) {
+      let n = 0;
+      for (let r = 0; r < rows; r++) if (counts.get(pairKey(classOf[r]!, column[r]!, width)) === 1) n++;
+      unique.set(name, n);
+    }
+    if (typeOf(name) === 'sensitive' && !bounded.has(name))
+      worst.set(name, worstShare(classOf, classes, counts, width));
+  }
+  const linkage = linkable.length > 0 ? jointUniqueness(coded, classOf, classes, linkable) : undefined;
+  return { rows, classes, labels, unique, worst, linkable, ...(linkage ? { linkage } : {}) };
+}
 
-  const ncp = meanNcp(spec, input, inputRows, coded);
+function mergeTallies(tallies: readonly Tally[]): Tally {
+  const [first, ...rest] = tallies;
+  const merged: Tally = {
+    rows: 0,
+    classes: 0,
+    labels: new Map(),
+    unique: new Map(),
+    worst: new Map(),
+    linkable: first?.linkable ?? [],
+    ...(first?.linkage ? { linkage: { uniqueRows: 0, contributions: {} } } : {}),
+  };
+  for (const t of [first!, ...rest]) {
+    merged.rows += t.rows;
+    merged.classes += t.classes;
+    for (const [qi, counts] of t.labels) {
+      const into = merged.labels.get(qi) ?? new Map<string, number>();
+      for (const [label, n] of counts) into.set(label, (into.get(label) ?? 0) + n);
+      merged.labels.set(qi, into);
+    }
+    for (const [c, n] of t.unique) merged.unique.set(c, (merged.unique.get(c) ?? 0) + n);
+    for (const [c, w] of t.worst) {
+      const m = merged.worst.get(c);
+      if (!m || w.share > m.share || (w.share === m.share && w.size > m.size)) merged.worst.set(c, w);
+    }
+    if (merged.linkage && t.linkage) {
+      merged.linkage.uniqueRows += t.linkage.uniqueRows;
+      for (const [c, n] of Object.entries(t.linkage.contributions))
+        merged.linkage.contributions[c] = (merged.linkage.contributions[c] ?? 0) + n;
+    }
+  }
+  return merged;
+}
+
+/** The audit from its tally: the cautions in a fixed order, the same whatever the partitions. */
+function finish(
+  spec: ReleaseSpec,
+  input: Pick<EncodedTable, 'columns'>,
+  inputRows: number,
+  t: Tally,
+): ReleaseAudit {
+  const { rows, classes } = t;
+  const cautions: Caution[] = identityCautions(spec);
+  const ncp = meanNcp(spec, input, inputRows, rows, t.labels);
   if (rows > 1 && classes === 1) {
     cautions.push({
       cause: 'keeps-nothing',
@@ -121,40 +267,46 @@ export function auditRelease(
           : `the release keeps almost nothing: mean NCP ${fmtNum(ncp)} ≥ ${KEEPS_NOTHING_NCP} over the quasi-identifiers`,
     });
   }
-
-  const bounded = new Set(spec.privacy.flatMap((m) => ('attribute' in m ? [m.attribute] : [])));
-  const unchanged = unchangedColumns(spec).filter((name) => at(name) >= 0);
-  for (const name of unchanged) {
-    const column = coded.codes[at(name)]!;
-    const width = coded.dictionaries[at(name)]!.length;
-    const counts = pairCounts(classOf, column, width);
-    const type = spec.attributes.find((a) => a.name === name)!.type;
+  for (const name of unchangedColumns(spec)) {
+    const unique = t.unique.get(name);
     // A sensitive attribute a model names is what that model bounds; the others can link.
-    if (!(type === 'sensitive' && bounded.has(name))) {
-      let unique = 0;
-      for (let r = 0; r < rows; r++) if (counts.get(pairKey(classOf[r]!, column[r]!, width)) === 1) unique++;
-      if (unique > UNIQUE_ROWS_ALLOWED) {
-        cautions.push({
-          cause: 'unique-with-unchanged-column',
-          column: name,
-          value: unique / rows,
-          rows: unique,
-          message: `${name} is released unchanged and makes ${unique} of ${rows} rows (${fmtPct(unique / rows)}) unique together with the quasi-identifiers`,
-        });
-      }
+    if (unique !== undefined && unique > UNIQUE_ROWS_ALLOWED) {
+      cautions.push({
+        cause: 'unique-with-unchanged-column',
+        column: name,
+        value: unique / rows,
+        rows: unique,
+        message: `${name} is released unchanged and makes ${unique} of ${rows} rows (${fmtPct(unique / rows)}) unique together with the quasi-identifiers`,
+      });
     }
-    if (type === 'sensitive' && !bounded.has(name)) {
-      const worst = worstShare(classOf, classes, counts, width);
-      if (worst.share >= REVEAL_SHARE) {
-        cautions.push({
-          cause: 'sensitive-revealed',
-          column: name,
-          value: worst.share,
-          rows: worst.size,
-          message: `${name} is sensitive and no privacy model bounds it: in a class of ${worst.size} rows one value has a share of ${fmtPct(worst.share)} (≥ ${fmtPct(REVEAL_SHARE)})`,
-        });
-      }
+    const worst = t.worst.get(name);
+    if (worst && worst.share >= REVEAL_SHARE) {
+      cautions.push({
+        cause: 'sensitive-revealed',
+        column: name,
+        value: worst.share,
+        rows: worst.size,
+        message: `${name} is sensitive and no privacy model bounds it: in a class of ${worst.size} rows one value has a share of ${fmtPct(worst.share)} (≥ ${fmtPct(REVEAL_SHARE)})`,
+      });
     }
+  }
+  // What an attacker sees: every linkable unchanged column at once, next to the quasi-identifiers.
+  const linkage = t.linkage
+    ? {
+        columns: [...t.linkable],
+        uniqueRows: t.linkage.uniqueRows,
+        share: rows > 0 ? t.linkage.uniqueRows / rows : 0,
+        contributions: Object.fromEntries(t.linkable.map((c) => [c, t.linkage!.contributions[c] ?? 0])),
+      }
+    : undefined;
+  if (linkage && t.linkable.length > 1 && linkage.uniqueRows > UNIQUE_ROWS_ALLOWED) {
+    const parts = t.linkable.map((c) => `${c} ${linkage.contributions[c]}`).join(', ');
+    cautions.push({
+      cause: 'unique-with-unchanged-columns',
+      value: linkage.share,
+      rows: linkage.uniqueRows,
+      message: `together, the columns released unchanged (${t.linkable.join(', ')}) make ${linkage.uniqueRows} of ${rows} rows (${fmtPct(linkage.share)}) unique with the quasi-identifiers; rows that stop being unique when one column alone is left out: ${parts}`,
+    });
   }
   return {
     unchanged: unchangedColumns(spec),
@@ -162,8 +314,106 @@ export function auditRelease(
     thresholds: THRESHOLDS,
     classes,
     ncp,
+    ...(linkage ? { linkage } : {}),
     cautions,
   };
+}
+
+/** The sensitive attributes a privacy model names. */
+function boundedAttributes(spec: ReleaseSpec): Set<string> {
+  return new Set(spec.privacy.flatMap((m) => ('attribute' in m ? [m.attribute] : [])));
+}
+
+/**
+ * The models that bound identity disclosure (re-identification by linkage on the
+ * quasi-identifiers): k-anonymity or k-map with k ≥ 2, an l-diversity with l ≥ 2 (a class then
+ * holds at least 2 rows), average risk below 1. Undefined when none does.
+ */
+export function identityBoundBy(spec: Pick<ReleaseSpec, 'privacy'>): string | undefined {
+  for (const m of spec.privacy as readonly { model: string; [p: string]: unknown }[]) {
+    const n = (key: string) => (typeof m[key] === 'number' ? (m[key] as number) : 0);
+    if ((m.model === K_ANONYMITY.name || m.model === K_MAP.name) && n('k') >= 2) return m.model;
+    if (
+      (m.model === DISTINCT_L_DIVERSITY.name ||
+        m.model === ENTROPY_L_DIVERSITY.name ||
+        m.model === RECURSIVE_CL_DIVERSITY.name) &&
+      n('l') >= 2
+    )
+      return m.model;
+    if (m.model === AVERAGE_RISK.name && typeof m.threshold === 'number' && m.threshold < 1) return m.model;
+  }
+  return undefined;
+}
+
+/** Amber for a row-releasing method whose models bound no re-identification (e.g. k = 1 alone). */
+function identityCautions(spec: ReleaseSpec): Caution[] {
+  if (!ROW_METHODS.has(spec.method.name) || identityBoundBy(spec)) return [];
+  const models = spec.privacy.map((m) => m.model);
+  return [
+    {
+      cause: 'identity-unbounded',
+      message: `no privacy model bounds identity disclosure (${
+        models.length > 0 ? models.join(', ') : 'no model'
+      }${models.includes(K_ANONYMITY.name) ? ' with k = 1' : ''}): rows may be unique on the quasi-identifiers as released`,
+    },
+  ];
+}
+
+/**
+ * Rows unique on (the row's class, every given column) at once, and each column's contribution:
+ * the unique rows that stop being unique when that column alone is left out (docs/definitions.md).
+ */
+function jointUniqueness(
+  coded: CodedTable,
+  classOf: Int32Array,
+  classes: number,
+  names: readonly string[],
+): { uniqueRows: number; contributions: Record<string, number> } {
+  const rows = coded.rowCount;
+  const cols = names.map((n) => ({
+    codes: coded.codes[coded.names.indexOf(n)]!,
+    width: coded.dictionaries[coded.names.indexOf(n)]!.length,
+  }));
+  // suffix[i]: ids over (columns ≥ i); the prefix over (class, columns < i) is rolled forward,
+  // so each leave-one-out grouping is one pass and only the suffixes are held.
+  const refine = (ids: { of: Int32Array; count: number }, col: (typeof cols)[number]) =>
+    combine(ids, { of: col.codes, count: Math.max(1, col.width) }, rows);
+  const suffix: { of: Int32Array; count: number }[] = new Array(cols.length + 1);
+  suffix[cols.length] = { of: new Int32Array(rows), count: 1 };
+  for (let i = cols.length - 1; i >= 0; i--) suffix[i] = refine(suffix[i + 1]!, cols[i]!);
+  const all = uniqueRows(combine({ of: classOf, count: Math.max(1, classes) }, suffix[0]!, rows), rows);
+  const contributions: Record<string, number> = {};
+  let prefix = { of: classOf, count: Math.max(1, classes) };
+  names.forEach((name, i) => {
+    contributions[name] = all - uniqueRows(combine(prefix, suffix[i + 1]!, rows), rows);
+    prefix = refine(prefix, cols[i]!);
+  });
+  return { uniqueRows: all, contributions };
+}
+
+/** Ids of the pairs (a[r], b[r]), numbered by first appearance. */
+function combine(
+  a: { of: Int32Array; count: number },
+  b: { of: Int32Array; count: number },
+  rows: number,
+): { of: Int32Array; count: number } {
+  const ids = new Map<number, number>();
+  const of = new Int32Array(rows);
+  for (let r = 0; r < rows; r++) {
+    const key = a.of[r]! * b.count + b.of[r]!;
+    let id = ids.get(key);
+    if (id === undefined) ids.set(key, (id = ids.size));
+    of[r] = id;
+  }
+  return { of, count: Math.max(1, ids.size) };
+}
+
+function uniqueRows(ids: { of: Int32Array; count: number }, rows: number): number {
+  const n = new Int32Array(ids.count);
+  for (let r = 0; r < rows; r++) n[ids.of[r]!]!++;
+  let unique = 0;
+  for (let r = 0; r < rows; r++) if (n[ids.of[r]!] === 1) unique++;
+  return unique;
 }
 
 /**
@@ -271,33 +521,28 @@ function worstShare(
  * Mean NCP over the quasi-identifier cells of the input's rows: a released cell costs
  * (values its label covers − 1) / (the attribute's distinct values − 1), a `[lo-hi]` range
  * its width over the attribute's range, `*` costs 1; rows left out of the release cost 1 a cell.
+ * From the rows per released label, summed in label order: the same figure whatever order the
+ * rows are in (a release in parts holds them in another order than the release in one file).
  */
 function meanNcp(
   spec: ReleaseSpec,
   input: Pick<EncodedTable, 'columns'>,
   inputRows: number,
-  released: CodedTable,
+  rows: number,
+  labels: ReadonlyMap<string, ReadonlyMap<string, number>>,
 ): number {
   const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying');
-  const rows = released.rowCount;
   if (qis.length === 0 || inputRows === 0) return 0;
   let total = (inputRows - rows) * qis.length;
   for (const a of qis) {
-    const c = released.names.indexOf(a.name);
+    const counts = labels.get(a.name);
     const column = input.columns.find((x) => x.name === a.name);
-    if (c < 0 || !column) {
+    if (!counts || !column) {
       total += rows;
       continue;
     }
-    // Rows per label, then summed in label order: the same figure whatever order the rows are
-    // in (a release in parts holds them in another order than the release in one file).
     const cost = labelCost(column, a.hierarchy);
-    const labels = released.dictionaries[c]!;
-    const codes = released.codes[c]!;
-    const perCode = new Float64Array(labels.length);
-    for (let r = 0; r < rows; r++) perCode[codes[r]!]!++;
-    const order = labels.map((_, i) => i).sort((x, y) => byCodeUnits(labels[x]!, labels[y]!));
-    for (const code of order) if (perCode[code]! > 0) total += perCode[code]! * cost(labels[code]!);
+    for (const label of [...counts.keys()].sort(byCodeUnits)) total += counts.get(label)! * cost(label);
   }
   return Math.min(1, total / (inputRows * qis.length));
 }

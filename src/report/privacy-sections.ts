@@ -6,6 +6,7 @@ import type {
   RiskDistribution,
   SensitiveDistribution,
 } from '../contracts/report.ts';
+import { attributeT } from '../metrics/disclosure.ts';
 import type { PopulationUniqueness } from '../metrics/population-risk.ts';
 import { describeModel } from '../models/describe.ts';
 import { AMBER, chart, PALETTE, rankedValues } from './charts.ts';
@@ -83,7 +84,10 @@ function modelRow(m: ModelResult): Row {
   const described = describeModel(m.model, m.params, fmtNum, (k, v) => `${humanize(k)} = ${v}`);
   const required = described.requirements.map(esc);
   const achieved = Object.entries(m.achieved).map(
-    ([k, v]) => `${esc(achievedLabel(k))}: <strong>${k === 'gamma' && v < 0 ? '∞' : fmtNum(v)}</strong>`,
+    ([k, v]) =>
+      `${esc(achievedLabel(k))}${
+        k === 't' && typeof m.params.distance === 'string' ? ` (${esc(m.params.distance)} distance)` : ''
+      }: <strong>${k === 'gamma' && v < 0 ? '∞' : fmtNum(v)}</strong>`,
   );
   return {
     cells: [
@@ -202,8 +206,13 @@ function populationTable(u: PopulationUniqueness): string {
       ],
       (Object.keys(UNIQUENESS_MODELS) as (keyof typeof UNIQUENESS_MODELS)[]).map((m) => {
         const e = u.estimates[m];
-        const none = e.uniques === 0 && u.sampleUniques > 0;
-        return [UNIQUENESS_MODELS[m], none ? DASH : fmtNum(e.uniques), none ? DASH : fmtPct(e.share)];
+        // A model that cannot be fitted says so, with its reason: never 0 uniques.
+        const none = e.uniques === null || e.share === null;
+        return [
+          UNIQUENESS_MODELS[m],
+          none ? `not fitted <span class="meaning">${esc(e.notFitted ?? '')}</span>` : fmtNum(e.uniques!),
+          none ? DASH : fmtPct(e.share!),
+        ];
       }),
       'Population uniqueness',
     ),
@@ -218,6 +227,7 @@ export function renderRisk(report: ReleaseReport): string {
   const parts: string[] = [];
   // A report without the distribution still has the prosecutor summary.
   if (!r && summary) parts.push(factsTable(prosecutorFacts(summary)));
+  const u = report.privacy.populationRisk;
   if (r) {
     const p = r.prosecutor;
     parts.push(
@@ -227,7 +237,9 @@ export function renderRisk(report: ReleaseReport): string {
         [
           'Journalist risk, highest / mean',
           `${fmtNum(r.journalist.max)} / ${fmtNum(r.journalist.mean)}`,
-          'The attacker does not know whether the person is in the data. No population table was given, so the data is taken as the whole population and journalist risk equals prosecutor risk.',
+          u
+            ? 'The attacker does not know whether the person is in the data. Measured on the release’s own classes, the data taken as the whole population (journalist risk then equals prosecutor risk); the population below is used for the uniqueness estimates only.'
+            : 'The attacker does not know whether the person is in the data. No population table was given, so the data is taken as the whole population and journalist risk equals prosecutor risk.',
         ],
         [
           'Marketer risk',
@@ -238,7 +250,6 @@ export function renderRisk(report: ReleaseReport): string {
       riskChart(p, 'Released rows by prosecutor re-identification risk', 'prosecutor risk (1 / rows alike)'),
     );
   }
-  const u = report.privacy.populationRisk;
   if (u) parts.push(populationTable(u));
   if (a) {
     parts.push(
@@ -281,12 +292,17 @@ function sensitiveChart(d: SensitiveDistribution): string {
   });
 }
 
-function disclosureTable(m: Record<string, unknown>): string {
+function disclosureTable(m: Record<string, unknown>, attribute: string, models: ModelResult[]): string {
+  // One t per attribute, its distance named: a t-closeness model's on it, else the default rule's.
+  const t = attributeT(attribute, m as { release: { t: number }; tDistance?: string }, models);
   const rows = Object.entries(DISCLOSURE_LABELS).map(
     ([key, label]): Row => [
-      esc(label.name),
+      esc(key === 't' && t ? `t (${t.distance} distance)` : label.name),
       ...DISCLOSURE_BASELINES.map(([b]) => {
-        const v = (m[b] as Record<string, number | null> | undefined)?.[key];
+        const v =
+          key === 't' && b === 'release' && t
+            ? t.t
+            : (m[b] as Record<string, number | null> | undefined)?.[key];
         return typeof v === 'number' ? fmtNum(v) : DASH;
       }),
       `<span class="meaning">${esc(label.meaning)}</span>`,
@@ -323,6 +339,29 @@ function disclosureTable(m: Record<string, unknown>): string {
   return parts.join('\n');
 }
 
+/** A numeric sensitive attribute: its spread overall and per class, as widths (the report names no value). */
+function numericSpread(n: NonNullable<SensitiveDistribution['numeric']>): string {
+  const of = (x: number) => (n.range > 0 ? ` (${fmtPct(x / n.range)} of the overall range)` : '');
+  return [
+    '<p>A numeric attribute: how widely its values spread overall and within the released classes (an attacker who finds a person’s class learns the value lies in that class’s range). Widths only: the report names no value.</p>',
+    factsTable([
+      ['Range overall (max − min)', fmtNum(n.range), undefined],
+      ['Interquartile range overall', fmtNum(n.iqr), undefined],
+      [
+        'Narrowest range of a class',
+        `<strong>${fmtNum(n.narrowestClassRange)}</strong>${of(n.narrowestClassRange)}`,
+        `The class that narrows the value most (${fmtInt(n.narrowestClassSize)} rows); 0: every row of it has one value.`,
+      ],
+      [
+        'Median range of a class',
+        fmtNum(n.medianClassRange) + of(n.medianClassRange),
+        `Over ${fmtInt(n.classes)} classes.`,
+      ],
+      ['Smallest interquartile range of a class', fmtNum(n.smallestClassIqr), undefined],
+    ]),
+  ].join('\n');
+}
+
 export function renderAttributeDisclosure(report: ReleaseReport): string {
   const p = report.privacy;
   const parts: string[] = [];
@@ -334,14 +373,16 @@ export function renderAttributeDisclosure(report: ReleaseReport): string {
   for (const attribute of attributes) {
     parts.push(`<h3>${esc(attribute)}</h3>`);
     const d = p.sensitive?.find((s) => s.attribute === attribute);
-    if (d) {
+    if (d?.numeric) {
+      parts.push(numericSpread(d.numeric));
+    } else if (d) {
       parts.push(
         '<p>How the sensitive values are spread over all rows, and in the class whose rows share one value most (what an attacker learns at worst). Values are numbered by their overall share (#1 = most frequent): the report names no sensitive value.</p>',
         sensitiveChart(d),
       );
     }
     const m = measures.find(([a]) => a === attribute)?.[1];
-    if (m) parts.push(disclosureTable(m));
+    if (m) parts.push(disclosureTable(m, attribute, p.models));
   }
   const body = parts.filter((x) => x !== '');
   return body.length > 0 ? section('disclosure', 'Attribute disclosure', body.join('\n')) : '';

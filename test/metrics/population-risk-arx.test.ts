@@ -83,7 +83,7 @@ peer.describe('population risk equals ARX 3.9.2', () => {
     }
     const p = populationUniqueness(sizes, { size: a.populationSize as number });
     for (const model of ['pitman', 'zayatz', 'snb', 'dankar'] as const) {
-      const ours = p.estimates[model].share;
+      const ours = p.estimates[model].share ?? 0; // ARX reports a model it cannot fit as 0
       expect(close(ours, a[model] as number, 1e-9), `${model}: ppdp ${ours}, ARX ${a[model]}`).toBe(true);
     }
     expect(p.dankarModel ?? 'dankar').toBe(a.dankarModel);

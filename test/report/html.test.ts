@@ -383,7 +383,7 @@ describe('renderReportHtml', () => {
     const html = renderReportHtml(report);
     expect(html).toContain('<h2>Attribute disclosure</h2>');
     expect(html).toContain(
-      '<td>t (closeness)</td><td class="num">0.3457</td><td class="num">0</td><td class="num">0</td>',
+      '<td>t (equal distance)</td><td class="num">0.3457</td><td class="num">0</td><td class="num">0</td>',
     );
     expect(html).toContain('Largest distance between a class’s sensitive distribution and the overall one');
     expect(html).toContain(

@@ -148,13 +148,19 @@ function privacyOf(prepared: Prepared, best: NodeResult, originalNode: NodeResul
     reidentification,
     ...populationRiskPart(retained, prepared.spec.report.population, prepared.table.rowCount),
     sensitive: released.flatMap(({ sa, classes }) => {
-      const d = sensitiveDistribution(sa.name, classes, sa.distribution);
+      const d = sensitiveDistribution(sa.name, classes, sa.distribution, sa.column.dictionary);
       return d ? [d] : [];
     }),
     disclosure: Object.fromEntries(
       released.map(({ sa, classes }) => [
         sa.name,
-        disclosureMeasures(sa.name, classes, originalModes(prepared, originalNode, sa), sa.distribution),
+        disclosureMeasures(
+          sa.name,
+          classes,
+          originalModes(prepared, originalNode, sa),
+          sa.distribution,
+          sa.column.dictionary,
+        ),
       ]),
     ),
   };

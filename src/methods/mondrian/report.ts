@@ -104,11 +104,17 @@ function sensitiveOf({ problem, table, qis }: PreparedMondrian, { result, releas
     const overall = Float64Array.from(codeCounts(column), (n) => n / table.rowCount);
     const classes = { groups: released.classes, width: sa.width, counts, keep: () => true };
     return {
-      distribution: sensitiveDistribution(sa.name, classes, overall),
+      distribution: sensitiveDistribution(sa.name, classes, overall, column.dictionary),
       // Against the input's own classes (every QI as given), as for a generalization release.
       disclosure: [
         sa.name,
-        disclosureMeasures(sa.name, classes, inputModeCounts(qiCodes, column.codes, sa.width), overall),
+        disclosureMeasures(
+          sa.name,
+          classes,
+          inputModeCounts(qiCodes, column.codes, sa.width),
+          overall,
+          column.dictionary,
+        ),
       ] as const,
     };
   });

@@ -7,7 +7,7 @@ import { readArrow } from '../../data/arrow.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError } from '../../errors.ts';
 import type { MethodReport } from '../../methods/method.ts';
-import { AUDIT_MAX_ROWS, auditRelease, unmeasuredAudit } from '../../report/audit.ts';
+import { AUDIT_MAX_ROWS, auditRelease, auditReleaseInPartitions } from '../../report/audit.ts';
 import { renderReportHtml } from '../../report/html.ts';
 import { byCodeUnits } from '../../util/format.ts';
 import {
@@ -121,18 +121,31 @@ async function verifyPieces(work: Work, env: PhaseEnv, claims: unknown): Promise
   };
 }
 
-/** The audit of a release in parts, read part by part when it is small enough to hold at once. */
+/** The audit of a release in parts: whole when it is small enough to hold at once, else partition by partition. */
 async function auditParts(
   work: Work,
   env: PhaseEnv,
   values: EncodedTable,
   summaries: readonly PartFacts[],
 ): Promise<ReleaseAudit> {
-  if (summaries.reduce((n, s) => n + s.rows, 0) > AUDIT_MAX_ROWS) return unmeasuredAudit(work.spec, 'parts');
+  const rows = summaries.reduce((n, s) => n + s.rows, 0);
   // A part without rows (all suppressed and removed) has no table to read.
   const names = summaries.flatMap((s, i) => (s.rows > 0 ? [partFiles(summaries.length, i).arrow] : []));
   const staged = await stagedPaths(work, env, names);
   try {
+    if (rows > AUDIT_MAX_ROWS) {
+      // Too many rows to hold at once: partition by partition, each part read once per partition.
+      const partitions = Math.ceil(rows / AUDIT_MAX_ROWS);
+      const read = (i: number) => readArrow(staged.path(names[i]!));
+      return auditReleaseInPartitions(
+        work.spec,
+        values,
+        work.file.layout.rowCount,
+        names.length,
+        read,
+        partitions,
+      );
+    }
     const parts = names.map((name) => readArrow(staged.path(name)));
     return auditRelease(work.spec, values, work.file.layout.rowCount, parts);
   } finally {
