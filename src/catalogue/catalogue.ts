@@ -7,6 +7,7 @@
 import { AVERAGE_RISK } from './average-risk.ts';
 import type { ModelDeclaration, ModelNeed, SpecOf } from './declaration.ts';
 import { DELTA_DISCLOSURE } from './delta-disclosure.ts';
+import { DIFFERENTIAL_PRIVACY } from './differential-privacy.ts';
 import { K_ANONYMITY } from './k-anonymity.ts';
 import { DISTINCT_L_DIVERSITY, ENTROPY_L_DIVERSITY, RECURSIVE_CL_DIVERSITY } from './l-diversity.ts';
 import { DELTA_PRESENCE, K_MAP } from './population.ts';
@@ -26,6 +27,7 @@ export const BUILT_IN_MODELS = [
   AVERAGE_RISK,
   K_MAP,
   DELTA_PRESENCE,
+  DIFFERENTIAL_PRIVACY,
 ] as const;
 
 type BuiltIn = (typeof BUILT_IN_MODELS)[number];

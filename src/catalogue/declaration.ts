@@ -33,7 +33,9 @@ export type ParamField =
   /** The sensitive attribute the model protects: a column of type `sensitive`. */
   | { readonly kind: 'attribute' }
   /** A file (the population table), relative to the spec's folder; read as its absolute path. */
-  | { readonly kind: 'file'; readonly optional?: true };
+  | { readonly kind: 'file'; readonly optional?: true }
+  /** A generalization level per quasi-identifier, e.g. `{ "age": 2, "zip": 1 }` (a node of the lattice). */
+  | { readonly kind: 'levels' };
 
 export type ParamFields = { readonly [field: string]: ParamField };
 
@@ -46,7 +48,9 @@ export type ModelNeed =
   /** The release as a whole (judged after the class loop). */
   | 'whole-release'
   /** A randomized release's matrices and per-row risk. */
-  | 'matrices';
+  | 'matrices'
+  /** A sample of the input drawn from a secret stream: released by one task, never over shards. */
+  | 'secret-sample';
 
 /** Where a model is judged, which decides the methods it applies to. */
 export type ModelScope =
@@ -114,9 +118,11 @@ type Flat<T> = { [K in keyof T]: T[K] } & {};
 /** The TypeScript value of a parameter. */
 type ValueOfParam<F> = F extends { readonly kind: 'number' }
   ? number
-  : F extends { readonly kind: 'string'; readonly values: readonly (infer S)[] }
-    ? S
-    : string;
+  : F extends { readonly kind: 'levels' }
+    ? Readonly<Record<string, number>>
+    : F extends { readonly kind: 'string'; readonly values: readonly (infer S)[] }
+      ? S
+      : string;
 
 type OptionalKeys<F> = {
   [K in keyof F]: F[K] extends { readonly optional: true }

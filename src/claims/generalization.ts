@@ -17,4 +17,10 @@ export const generalizationShape = {
   /** Retained classes, and the smallest of them. */
   classes: 'count',
   minClassSize: 'count',
+  /**
+   * (ε, δ)-differential privacy only: the sampling probability β and the class size k the
+   * method derived from the spec's (ε, δ), and the rows the sample kept (`suppressedRows` then
+   * counts the sampled rows suppressed; the rows not sampled are never released).
+   */
+  dp: { optional: { object: { beta: 'number', k: 'count', sampledRows: 'count' } } },
 } as const satisfies Shape;

@@ -38,7 +38,7 @@ function ownWording(
  */
 export function describeModel(
   model: string,
-  params: Readonly<Record<string, number | string>>,
+  params: Readonly<Record<string, number | string | Readonly<Record<string, number>>>>,
   format: (v: number) => string = String,
   unknown: (key: string, value: number | string) => string = (k, v) => `${k} = ${v}`,
 ): ModelDescription {
@@ -47,12 +47,14 @@ export function describeModel(
     name: declared?.title ?? model,
     requirements: Object.entries(params)
       .filter(([k]) => k !== 'attribute')
-      .map(
-        ([k, v]) =>
+      .map(([k, raw]) => {
+        const v = typeof raw === 'object' ? JSON.stringify(raw) : raw;
+        return (
           (declared ? ownWording(declared.wording, k) : anyWording(k))?.(
             typeof v === 'number' ? format(v) : v,
-          ) ?? unknown(k, v),
-      ),
+          ) ?? unknown(k, v)
+        );
+      }),
   };
 }
 
@@ -64,7 +66,10 @@ export function paramsOf(spec: PrivacyModelSpec): Record<string, number | string
   return Object.fromEntries(
     Object.entries(spec)
       .filter(([key]) => key !== 'model')
-      .map(([key, v]) => [key, key === 'population' ? basename(v as string) : v]),
+      .map(([key, v]) => [
+        key,
+        key === 'population' ? basename(v as string) : typeof v === 'object' ? JSON.stringify(v) : v,
+      ]),
   );
 }
 

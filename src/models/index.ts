@@ -3,6 +3,7 @@ import { AVERAGE_RISK } from '../catalogue/average-risk.ts';
 import { type ModelName, type ModelsIn, modelOf, type SpecNamed } from '../catalogue/catalogue.ts';
 import type { ModelDeclaration } from '../catalogue/declaration.ts';
 import { DELTA_DISCLOSURE } from '../catalogue/delta-disclosure.ts';
+import { DIFFERENTIAL_PRIVACY } from '../catalogue/differential-privacy.ts';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
 import {
   DISTINCT_L_DIVERSITY,
@@ -19,6 +20,7 @@ import { averageRisk } from './average-risk.ts';
 import { deltaDisclosure } from './delta-disclosure.ts';
 import { deltaPresence } from './delta-presence.ts';
 import { describeSpec } from './describe.ts';
+import { differentialPrivacy } from './differential-privacy.ts';
 import { kAnonymity } from './k-anonymity.ts';
 import { kMap, kMapEstimated } from './k-map.ts';
 import { distinctLDiversity, entropyLDiversity, recursiveClDiversity } from './l-diversity.ts';
@@ -146,6 +148,8 @@ const BUILDERS: { readonly [N in ModelsIn<'class'> | ModelsIn<'release'>]: Build
     return kMapEstimated(spec, rows);
   },
   [DELTA_PRESENCE.name]: (spec) => deltaPresence(spec.deltaMin, spec.deltaMax, spec.population),
+  [DIFFERENTIAL_PRIVACY.name]: (spec, { specFile, i }) =>
+    differentialPrivacy(spec, `${specFile}: privacy[${i}]`),
 };
 
 export function buildModels(

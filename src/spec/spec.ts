@@ -173,6 +173,8 @@ export interface ReleaseSpec {
      * formula (see docs/release-spec.md, CSV formulas); the Arrow files are never changed.
      */
     readonly escapeFormulas?: boolean;
+    /** `,`: numbers written with a decimal comma (3,75) are read as with a point (3.75); absent: `.`. */
+    readonly decimal?: '.' | ',';
   };
   /**
    * The release's data files: data.arrow and data.csv always, data.parquet as well when listed
@@ -246,6 +248,8 @@ function modelFields(d: ModelDeclaration): ObjectSchema {
       case 'attribute':
       case 'file':
         return { ...str(), ...required };
+      case 'levels':
+        return { kind: 'object', ...required };
     }
   };
   const own = Object.entries(d.fields).map(([k, f]) => [k, field(f, false)] as const);
@@ -283,6 +287,7 @@ const FORMAT: ObjectSchema = {
   type: str(['csv', 'arrow', 'parquet']),
   emptyCells: str(['error', 'value']),
   escapeFormulas: { kind: 'boolean' },
+  decimal: str(['.', ',']),
 };
 const LIMITS: ObjectSchema = {
   maxMemoryMB: num(1, 1e9),
@@ -558,6 +563,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
       type: format.type as 'csv' | 'arrow' | 'parquet' | undefined,
       emptyCells: (format.emptyCells as 'error' | 'value' | undefined) ?? 'error',
       escapeFormulas: (format.escapeFormulas as boolean | undefined) ?? false,
+      ...(format.decimal === ',' ? { decimal: ',' as const } : {}),
     },
     ...(output === undefined ? {} : { output: { formats: parseFormats(output.formats, methodName, where) } }),
     limits: {

@@ -22,6 +22,7 @@ import {
   releasedNames,
   SEP,
 } from './common.ts';
+import { checkDpClaims, dpModelOf } from './differential-privacy.ts';
 import {
   attributeOf,
   checkCounts,
@@ -51,6 +52,8 @@ export interface GeneralizationClaims {
   readonly classes: number;
   readonly minClassSize: number;
   readonly suppressed: 'mask' | 'remove';
+  /** (ε, δ)-differential privacy: β, k and the rows sampled, as the method claims them. */
+  readonly dp?: { readonly beta: number; readonly k: number; readonly sampledRows: number } | undefined;
 }
 
 /** An input value whose QI value is not in the hierarchy. */
@@ -131,7 +134,9 @@ export function verifyGeneralization(args: GeneralizationVerifyInput): Verificat
   const expected = expectedRows(args, layout);
   const matched = matchReleasedRows(args, layout, expected);
   const suppressed = checkRows(args, layout, expected, matched, add);
-  checkSuppression(args.claims, suppressed, add);
+  const dp = dpModelOf(args.claims.privacy);
+  if (dp) checkDpClaims(dp, args.claims, args.input.rowCount, suppressed, add);
+  else checkSuppression(args.claims, suppressed, add);
   const sizes = checkModels(args, layout, matched, add);
   checkClaims(args.claims, matched.classes.size, sizes.minSize, add);
   return checks.every((c) => c.passed) ? checks : fail(checks);

@@ -93,8 +93,8 @@ function checkedClaims(
   c: ClaimsOf<'generalization'>,
   required: ReturnType<typeof generalizationRequirements>,
 ): GeneralizationClaims {
-  const { node, suppressedRows, classes, minClassSize } = c;
-  return { node, suppressedRows, classes, minClassSize, privacy: spec.privacy, ...required };
+  const { node, suppressedRows, classes, minClassSize, dp } = c;
+  return { node, suppressedRows, classes, minClassSize, dp, privacy: spec.privacy, ...required };
 }
 
 function mondrian({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {

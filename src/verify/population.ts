@@ -8,10 +8,12 @@
  */
 import { AVERAGE_RISK } from '../catalogue/average-risk.ts';
 import { findModel, type ModelName, type ModelsIn, type SpecNamed } from '../catalogue/catalogue.ts';
+import { DIFFERENTIAL_PRIVACY } from '../catalogue/differential-privacy.ts';
 import { DELTA_PRESENCE, K_MAP } from '../catalogue/population.ts';
 import { formatOf, readTable } from '../data/read.ts';
 import { isPopulationModel, type PrivacyModelSpec, type ReleaseSpec } from '../spec/spec.ts';
 import { SEP } from './common.ts';
+import { checkDpClasses } from './differential-privacy.ts';
 import { verifierHierarchyRows } from './hierarchy.ts';
 
 /** A released class: its QI labels joined by SEP (in the released columns' order) and its rows. */
@@ -44,7 +46,10 @@ export function populationClasses(
   const model = spec.privacy.find(isPopulationModel);
   if (!model) return undefined;
   const path = model.population;
-  const table = readTable(path, { delimiter: formatOf(path) === 'csv' ? spec.format.delimiter : undefined });
+  const table = readTable(path, {
+    delimiter: formatOf(path) === 'csv' ? spec.format.delimiter : undefined,
+    ...(spec.format.decimal ? { decimal: spec.format.decimal } : {}),
+  });
   const labelsOf = qis.map((name) => {
     const column = table.columns.find((c) => c.name === name);
     if (!column) return undefined;
@@ -110,6 +115,7 @@ type ReleaseCheck<N extends ModelName> = (model: SpecNamed<N>, at: ReleaseFacts)
 
 /** The verifier's own check of every release-level model: one left out is a compile error. */
 const RELEASE_CHECKS: { readonly [N in ModelsIn<'release'>]: ReleaseCheck<N> } = {
+  [DIFFERENTIAL_PRIVACY.name]: (model, { classes, add }) => checkDpClasses(model, classes, add),
   [AVERAGE_RISK.name]: (model, { classes, rows, add }) => {
     const risk = rows === 0 ? Number.NaN : classes.length / rows;
     const passed = risk <= model.threshold * (1 + TOLERANCE);

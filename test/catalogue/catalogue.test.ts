@@ -168,9 +168,11 @@ describe('the built-in catalogue', () => {
     }
   });
 
-  it('lets explore vary a parameter of every model but (ρ1, ρ2)-privacy', () => {
+  it('lets explore vary a parameter of every model but (ρ1, ρ2)-privacy and differential privacy', () => {
+    // Differential privacy samples from a secret stream at a node fixed in advance: explore's
+    // search over the lattice would not show what its release gives (`--vary epsilon` is not done).
     const varied = new Set(Object.values(varyParameters()).flatMap((p) => p.models));
-    expect(modelNames().filter((n) => !varied.has(n))).toEqual(['rho-privacy']);
+    expect(modelNames().filter((n) => !varied.has(n))).toEqual(['rho-privacy', 'differential-privacy']);
   });
 
   it('refuses a run-time model without its check', () => {

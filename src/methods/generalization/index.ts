@@ -3,6 +3,8 @@
  * tuples → optimal lattice search → apply → files; verified by src/verify/.
  */
 import { basename } from 'node:path';
+import type { SpecNamed } from '../../catalogue/catalogue.ts';
+import { DIFFERENTIAL_PRIVACY } from '../../catalogue/differential-privacy.ts';
 import { claimsOf, type GeneralizationClaims } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
@@ -15,6 +17,7 @@ import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import { GeneralizationMetrics } from '../../metrics/generalization.ts';
+import { dpSettings, sampleRows } from '../../models/differential-privacy.ts';
 import {
   buildModels,
   requiredK,
@@ -160,6 +163,7 @@ export const generalizationMethod: ReleaseMethod = {
  * that SIGINT/SIGTERM end the run within a slice; the pipeline's Build state calls this one.
  */
 export async function buildGeneralizationAsync(ctx: MethodContext): Promise<BuiltRelease> {
+  if (ctx.spec.privacy.some((m) => m.model === DIFFERENTIAL_PRIVACY.name)) return buildGeneralization(ctx);
   const { spec, table, kernel, time, say } = ctx;
   const prepared = prepareGeneralization(spec, table, kernel, time);
   const step = await searchStepAsync(prepared, kernel, time, say, searchRandom(spec));
@@ -168,9 +172,106 @@ export async function buildGeneralizationAsync(ctx: MethodContext): Promise<Buil
 
 /** The release at the optimal node, or at a given node (`ppdp apply` re-applies a saved one). */
 export function buildGeneralization(ctx: MethodContext, fixed?: Record<string, number>): BuiltRelease {
+  const dp = dpSample(ctx);
+  if (dp) return dpRelease({ ...ctx, table: dp.table }, dp);
   const { spec, table, kernel, time, say } = ctx;
   const prepared = prepareGeneralization(spec, table, kernel, time);
   return release(ctx, prepared, searchStep(prepared, kernel, time, say, fixed, searchRandom(spec)));
+}
+
+/** A differentially private release's sample and settings (docs/definitions.md, "Differential privacy"). */
+interface DpSample {
+  readonly model: SpecNamed<'differential-privacy'>;
+  readonly table: EncodedTable;
+  readonly beta: number;
+  readonly k: number;
+  readonly inputRows: number;
+}
+
+/**
+ * (ε, δ)-differential privacy: each row sampled with probability β from a secret stream (not
+ * the spec's seed), undefined when the spec names no such model. One task only: the sharded
+ * path refuses it (src/methods/generalization/shards.ts).
+ */
+function dpSample(ctx: MethodContext): DpSample | undefined {
+  const { spec, table } = ctx;
+  const i = spec.privacy.findIndex((m) => m.model === DIFFERENTIAL_PRIVACY.name);
+  if (i < 0) return undefined;
+  const model = spec.privacy[i] as SpecNamed<'differential-privacy'>;
+  const where = `${basename(spec.file)}: privacy[${i}]`;
+  const method = generalizationSpec(spec);
+  if (method.maxSuppression !== 1 || method.suppressed !== 'remove') {
+    throw new SpecError(
+      'E_SPEC_MODEL_METHOD',
+      `${where}: (ε, δ)-differential privacy suppresses every class under k, whatever their number, and must not release a suppressed row's other values`,
+      'set "maxSuppression": 1 and "suppressed": "remove" in method',
+    );
+  }
+  const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
+  const missing = qis.filter((q) => model.levels[q] === undefined);
+  const extra = Object.keys(model.levels).filter((q) => !qis.includes(q));
+  if (missing.length > 0 || extra.length > 0) {
+    throw new SpecError(
+      'E_SPEC_MODEL_METHOD',
+      `${where}.levels must give a level to each quasi-identifier and to nothing else` +
+        (missing.length > 0 ? ` (missing: ${missing.join(', ')})` : '') +
+        (extra.length > 0 ? ` (not quasi-identifiers: ${extra.join(', ')})` : ''),
+      'name the generalization node in advance, one level per quasi-identifier, e.g. "levels": { "age": 2, "zip": 1 }',
+    );
+  }
+  const { beta, k } = dpSettings(model, where);
+  const kept = sampleRows(table.rowCount, beta);
+  const rows: number[] = [];
+  for (let r = 0; r < table.rowCount; r++) if (kept[r]) rows.push(r);
+  const sampled: EncodedTable = {
+    ...table,
+    rowCount: rows.length,
+    columns: table.columns.map((c) => ({ ...c, codes: Int32Array.from(rows, (r) => c.codes[r]!) })),
+  };
+  return { model, table: sampled, beta, k, inputRows: table.rowCount };
+}
+
+/** The sample generalized at the spec's node, classes under k suppressed, with the accounting. */
+function dpRelease(ctx: MethodContext, dp: DpSample): BuiltRelease {
+  const { spec, table, kernel, time, say } = ctx;
+  const prepared = prepareGeneralization(spec, table, kernel, time);
+  const step = searchStep(prepared, kernel, time, say, { ...dp.model.levels }, searchRandom(spec));
+  const built = release(ctx, prepared, step);
+  const sampledRows = table.rowCount;
+  const section = {
+    title: '(ε, δ)-differential privacy',
+    facts: [
+      ['ε', dp.model.epsilon] as [string, number],
+      ['δ', dp.model.delta] as [string, number],
+      ['Sampling probability β', dp.beta] as [string, number],
+      ['Smallest released class k', dp.k] as [string, number],
+      ['Input rows', dp.inputRows] as [string, number],
+      ['Rows sampled', sampledRows] as [string, number],
+      ['Sampled rows suppressed (classes under k)', step.claims.suppressedRows] as [string, number],
+      ['Generalization (fixed in advance)', JSON.stringify(dp.model.levels)] as [string, string],
+    ],
+    note:
+      "Each input row was kept with probability β, drawn from a fresh secret random key (not the spec's seed: " +
+      'the sample cannot be redone by anyone, the publisher included), the sample was generalized at the node the spec fixes ' +
+      'and every class with fewer than k sampled rows was removed. (ε, δ)-differential privacy promises that adding or ' +
+      "removing any one person's row changes the probability of any release by at most a factor e^ε, except with " +
+      'probability δ: what anyone learns about one person is nearly what they would learn had that person not been in ' +
+      "the input. It does not hide facts true of a population (a released class still shows its members' shared " +
+      'generalized values and the values of its other columns), it covers one release (budgets add up over releases), ' +
+      'and it protects records, not people with several rows. The counts of rows sampled and suppressed above are the ' +
+      "publisher's: they are not part of the differentially private output, and publishing them spends privacy the " +
+      'guarantee does not account for.',
+  };
+  return {
+    ...built,
+    report: { ...built.report, sections: [...(built.report.sections ?? []), section] },
+    // The spec's limit (maxSuppression = 1) is over the input's rows, not the sample's.
+    claims: {
+      ...step.claims,
+      enforced: { ...step.claims.enforced, maxSuppressedRows: dp.inputRows },
+      dp: { beta: dp.beta, k: dp.k, sampledRows },
+    },
+  };
 }
 
 function release(ctx: MethodContext, prepared: Prepared, step: SearchStepResult): BuiltRelease {

@@ -5,8 +5,11 @@
  * with the search's suppression flags. test/e2e/serverless-shards.test.ts checks that one
  * shard and several release the same bytes.
  */
+import { basename } from 'node:path';
+import { DIFFERENTIAL_PRIVACY } from '../../catalogue/differential-privacy.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { collapseRows } from '../../data/tuples.ts';
+import { SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
 import type { ReleaseSpec } from '../../spec/spec.ts';
 import type { MethodContext, ShardCounts, ShardSteps, ShardTuples } from '../method.ts';
@@ -38,6 +41,13 @@ export const generalizationShards: ShardSteps = {
 
   async search(ctx, counts) {
     const { spec, kernel, time, say } = ctx;
+    if (spec.privacy.some((m) => m.model === DIFFERENTIAL_PRIVACY.name)) {
+      throw new SpecError(
+        'E_SPEC_MODEL_METHOD',
+        `${basename(spec.file)}: (ε, δ)-differential privacy is released as one task, not over shards`,
+        'release an input under a million rows, or with --workers 1 on one machine',
+      );
+    }
     const names = collapseColumnNames(spec);
     const dictionaries = names.map((name) => ctx.table.columns.find((c) => c.name === name)!.dictionary);
     const { merged, groupOf } = await mergeShards(

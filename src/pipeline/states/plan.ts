@@ -3,9 +3,11 @@
  * release folder, and writes the work area: the spec's bundle and the input's pieces (its
  * files), which the scan reads side by side.
  */
+
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { needs } from '../../catalogue/catalogue.ts';
 import { arrowRanges } from '../../data/arrow.ts';
 import { folderFiles, isFolder } from '../../data/input.ts';
 import { checkInputFits } from '../../data/limits.ts';
@@ -238,7 +240,9 @@ async function planLocked(p: {
   const wk = (n: string) => joinKey(workLoc.key, n);
 
   env.say?.(`reading ${basename(spec.input)}`);
-  const mode = methodFor(spec.method.name).shards && !env.method ? 'sharded' : 'single';
+  // A model sampling the input with a secret stream ((ε, δ)-differential privacy) runs as one task.
+  const oneTask = spec.privacy.some((m) => needs(m, 'secret-sample'));
+  const mode = methodFor(spec.method.name).shards && !env.method && !oneTask ? 'sharded' : 'single';
   // A single task holds the whole table: it must fit. Sharded, no state does: each piece's
   // scan, and then Combine, project what each state will hold and refuse what would not fit.
   // (A folder in a bucket is here only in part: its size is its files' in the listing.)
