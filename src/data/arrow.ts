@@ -16,7 +16,6 @@ import {
   Int32,
   Message,
   makeData,
-  makeVector,
   RecordBatch,
   RecordBatchReader,
   type RecordBatchStreamReader,

@@ -8,23 +8,16 @@ import { DIFFERENTIAL_PRIVACY } from '../../catalogue/differential-privacy.ts';
 import { claimsOf, type GeneralizationClaims } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsv } from '../../data/csv.ts';
-import { tableDigest } from '../../data/digest.ts';
 import { checkLatticeSize, DEFAULT_MAX_LATTICE_NODES } from '../../data/limits.ts';
 import { encodeParquet } from '../../data/parquet-write.ts';
-import type { EncodedColumn, EncodedTable } from '../../data/table.ts';
+import type { EncodedTable } from '../../data/table.ts';
 import { collapseRows, type TupleSet } from '../../data/tuples.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
-import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
+import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import { GeneralizationMetrics } from '../../metrics/generalization.ts';
 import { dpSettings, sampleRows } from '../../models/differential-privacy.ts';
-import {
-  buildModels,
-  requiredK,
-  type SensitiveAttribute,
-  sensitiveAttributes,
-  sensitiveNames,
-} from '../../models/index.ts';
+import { buildModels, requiredK, sensitiveAttributes, sensitiveNames } from '../../models/index.ts';
 import { type GeneralizationMethodSpec, type ReleaseSpec, writesParquet } from '../../spec/spec.ts';
 import { thousands } from '../../util/format.ts';
 import { keyedRandom } from '../../util/keys.ts';
@@ -34,7 +27,7 @@ import { applyGeneralization } from './apply.ts';
 import { type BestEffortOutcome, type BestEffortProgress, BestEffortSearch } from './best-effort.ts';
 import { type GeneralizationProblem, NodeEvaluator, type NodeResult } from './evaluate.ts';
 import { Lattice } from './lattice.ts';
-import { type PopulationTuples, preparePopulation } from './population.ts';
+import { preparePopulation } from './population.ts';
 import type { Prepared } from './prepared.ts';
 import { generalizationReport } from './report.ts';
 import { kMinimalSearch } from './samarati.ts';

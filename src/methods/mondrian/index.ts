@@ -14,14 +14,9 @@ import { thousands } from '../../util/format.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { mondrianEstimator } from './estimator.ts';
 import type { MondrianOutcome } from './outcome.ts';
-import {
-  type PartitionProblem,
-  type PartitionResult,
-  partitionMondrian,
-  type RelaxedStrategy,
-} from './partition.ts';
+import { type PartitionProblem, partitionMondrian } from './partition.ts';
 import { type PreparedMondrian, prepareMondrian } from './prepare.ts';
-import { type Released, releaseColumns, releaseValues } from './release.ts';
+import { releaseColumns, releaseValues } from './release.ts';
 import { MEASURE_ROW_LIMIT, mondrianReport } from './report.ts';
 import { transformationOf } from './transformation.ts';
 

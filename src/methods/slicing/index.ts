@@ -21,15 +21,9 @@ import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
 import { posteriorHolds } from '../../models/l-diversity.ts';
 import type { AttributeSpec, ReleaseSpec, SlicingMethodSpec } from '../../spec/spec.ts';
 import { thousands } from '../../util/format.ts';
-import {
-  checkEligibility,
-  type DiversityRequirement,
-  diversityRequirement,
-  releasedAttributes,
-  tupleIds,
-} from '../bucket-common.ts';
+import { checkEligibility, diversityRequirement, releasedAttributes, tupleIds } from '../bucket-common.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod, StagedFile } from '../method.ts';
-import { type ColumnPlan, planColumns } from './columns.ts';
+import { planColumns } from './columns.ts';
 import { discretize, isNumericColumn, phiSquared } from './correlation.ts';
 import {
   InitialNotDiverse,
