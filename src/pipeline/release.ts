@@ -3,8 +3,8 @@
  * the run id, the keyed random streams, and the report's frame around a method's report.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, relative, resolve } from 'node:path';
 import {
   REPORT_FORMAT,
   type ReleaseAudit,
@@ -120,23 +120,50 @@ export function streams(
 function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
   const where = basename(spec.file);
   const names = new Set([...table.columns.map((c) => c.name), ...(table.omitted ?? [])]);
+  // A header that may be some other file's first line is never quoted.
+  const quoted = headerMayBeQuoted(spec);
   for (const a of spec.attributes) {
     if (!names.has(a.name)) {
       throw new SpecError(
         'E_SPEC_COLUMN',
         `${where}: attributes.${a.name} is not a column of ${basename(table.source)}`,
-        `the input's columns are: ${[...names].join(', ')}`,
+        quoted
+          ? `the input's columns are: ${[...names].join(', ')}`
+          : "name the input's columns as its header row does (not quoted here: the input is a link that leads out of the spec's folder)",
       );
     }
   }
   const listed = new Set(spec.attributes.map((a) => a.name));
   const missing = [...names].filter((n) => !listed.has(n));
   if (missing.length > 0) {
+    const which = quoted
+      ? ` ${missing.join(', ')}`
+      : ` (${missing.length}, not quoted: the input is a link that leads out of the spec's folder)`;
     throw new SpecError(
       'E_SPEC_UNLISTED',
-      `${where}: the input column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ha${missing.length > 1 ? 've' : 's'} no type`,
+      `${where}: the input column${missing.length > 1 ? 's' : ''}${which} ha${missing.length > 1 ? 've' : 's'} no type`,
       'list every input column under attributes (use "identifying" for columns that must be dropped)',
     );
+  }
+}
+
+/**
+ * Whether messages may quote the input's header: not when the spec names a file inside its
+ * own folder that is a link leading out of it. Its "header" is then the first line of some
+ * other file (a spec folder someone else made may hold a link to /etc/passwd). An input named
+ * outside the folder, or read from a bucket, is the user's own choice and is quoted.
+ */
+function headerMayBeQuoted(spec: ReleaseSpec): boolean {
+  try {
+    const folder = realpathSync(dirname(spec.file));
+    const inside = (path: string) => {
+      const r = relative(folder, path);
+      return r !== '' && !r.startsWith('..') && !isAbsolute(r);
+    };
+    const named = resolve(realpathSync(dirname(resolve(spec.input))), basename(spec.input));
+    return !inside(named) || inside(realpathSync(spec.input));
+  } catch {
+    return false; // cannot tell: quote nothing
   }
 }
 

@@ -12,6 +12,9 @@
  * its metadata patched.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { tableFromArrays, tableToIPC } from 'apache-arrow';
 import {
@@ -500,4 +503,42 @@ describe('limits at the door', () => {
       expect(Object.hasOwn(node, name)).toBe(true);
     },
   );
+});
+
+describe('a link in a local spec folder that leads out of it', () => {
+  it("has its header quoted in no message: it may be another file's first line", async () => {
+    const ws = adultWorkspace(ROWS);
+    // Outside the spec's folder: a "table" whose header is a secret line, with one Adult column.
+    const outside = mkdtempSync(join(tmpdir(), 'ppdp-outside-'));
+    const adult = ws.read('adult.csv').split('\n');
+    writeFileSync(
+      join(outside, 'other.csv'),
+      `sex;SECRET-LINE-root:x:0:0\n${adult
+        .slice(1, 4)
+        .map((l) => `${l.split(';')[0]};x`)
+        .join('\n')}\n`,
+    );
+    symlinkSync(join(outside, 'other.csv'), join(ws.dir, 'linked.csv'));
+    ws.editSpec((s) => {
+      s.input = 'linked.csv';
+    });
+    for (const e of [
+      await refusedInProcess(ws, { code: 'E_SPEC_COLUMN', message: /is not a column of linked\.csv/ }),
+    ]) {
+      expect(`${e.message} ${e.hint}`).not.toContain('SECRET');
+      expect(e.hint).toMatch(/not quoted here/);
+    }
+    const stderr = refusedByCli(ws, /is not a column of linked\.csv/);
+    expect(stderr).not.toContain('SECRET');
+    // A link that stays inside the folder is the user's own table: its columns are named.
+    ws.write('inside.csv', ws.read('adult.csv'));
+    symlinkSync(join(ws.dir, 'inside.csv'), join(ws.dir, 'same.csv'));
+    ws.editSpec((s) => {
+      s.input = 'same.csv';
+      (s.attributes as Record<string, unknown>).nosuch = { type: 'insensitive' };
+    });
+    const named = await refusedInProcess(ws, { code: 'E_SPEC_COLUMN', message: /nosuch is not a column/ });
+    expect(named.hint).toMatch(/the input's columns are: .*sex/);
+    rmSync(outside, { recursive: true, force: true });
+  });
 });
