@@ -6,10 +6,11 @@
  * is an input row generalized at the spec's node is the generalization verifier's row match.
  */
 import type { SpecNamed } from '../catalogue/catalogue.ts';
+import { DIFFERENTIAL_PRIVACY } from '../catalogue/differential-privacy.ts';
 import { dpParameters } from '../catalogue/dp-parameters.ts';
 import type { PrivacyModelSpec } from '../spec/spec.ts';
 
-type DpSpec = SpecNamed<'differential-privacy'>;
+type DpSpec = SpecNamed<typeof DIFFERENTIAL_PRIVACY.name>;
 type Add = (name: string, passed: boolean, detail: string) => void;
 
 /** What the accounting reads of a generalization release's claims. */
@@ -21,7 +22,7 @@ export interface DpClaims {
 
 /** The spec's differential-privacy model, if it names one. */
 export function dpModelOf(privacy: readonly PrivacyModelSpec[]): DpSpec | undefined {
-  return privacy.find((m): m is DpSpec => m.model === 'differential-privacy');
+  return privacy.find((m): m is DpSpec => m.model === DIFFERENTIAL_PRIVACY.name);
 }
 
 /** Every released class has at least the k (ε, δ) imply. */
@@ -29,7 +30,7 @@ export function checkDpClasses(model: DpSpec, classes: readonly { readonly size:
   const { k } = dpParameters(model.epsilon, model.delta);
   const small = classes.filter((c) => c.size < k).length;
   add(
-    'differential-privacy',
+    DIFFERENTIAL_PRIVACY.name,
     small === 0,
     small === 0
       ? `every released class has at least k = ${k} sampled rows (ε = ${model.epsilon}, δ = ${model.delta})`

@@ -174,7 +174,7 @@ export function buildGeneralization(ctx: MethodContext, fixed?: Record<string, n
 
 /** A differentially private release's sample and settings (docs/definitions.md, "Differential privacy"). */
 interface DpSample {
-  readonly model: SpecNamed<'differential-privacy'>;
+  readonly model: SpecNamed<typeof DIFFERENTIAL_PRIVACY.name>;
   readonly table: EncodedTable;
   readonly beta: number;
   readonly k: number;
@@ -190,7 +190,7 @@ function dpSample(ctx: MethodContext): DpSample | undefined {
   const { spec, table } = ctx;
   const i = spec.privacy.findIndex((m) => m.model === DIFFERENTIAL_PRIVACY.name);
   if (i < 0) return undefined;
-  const model = spec.privacy[i] as SpecNamed<'differential-privacy'>;
+  const model = spec.privacy[i] as SpecNamed<typeof DIFFERENTIAL_PRIVACY.name>;
   const where = `${basename(spec.file)}: privacy[${i}]`;
   const method = generalizationSpec(spec);
   if (method.maxSuppression !== 1 || method.suppressed !== 'remove') {
