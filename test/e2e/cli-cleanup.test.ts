@@ -4,7 +4,7 @@
  * or 143 and publishes nothing). The library's `release()` removes its folder when it rejects.
  * Each CLI run gets a fresh TMPDIR, so anything ppdp made there is seen.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -22,6 +22,7 @@ import { release } from '../../src/api.ts';
 import { TUNABLES, TUNED_RERUN_NOTE } from '../../src/cli/allocator.ts';
 import { LOCK } from '../../src/pipeline/publish.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
+import { nextTmp, type Run, startRelease, until } from '../helpers/cli-run.ts';
 import { releaseTo } from '../helpers/release.ts';
 
 const CLI = new URL('../../bin/ppdp.mjs', import.meta.url).pathname;
@@ -55,47 +56,6 @@ cpSync(ADULT_DIR, bad, { recursive: true });
   writeFileSync(join(bad, 'adult.csv'), lines.join('\n'));
 }
 
-let runs = 0;
-interface Run {
-  readonly child: ChildProcess;
-  readonly tmp: string;
-  readonly out: string;
-  stderr: string;
-  readonly exit: Promise<number | null>;
-}
-
-/** `ppdp release <spec>` in a child with a fresh TMPDIR and --out. */
-function start(spec: string, extra: string[] = []): Run {
-  const n = runs++;
-  const tmp = join(root, `tmp-${n}`);
-  const out = join(root, `out-${n}`);
-  mkdirSync(tmp, { recursive: true });
-  const child = spawn(process.execPath, [CLI, 'release', spec, '--out', out, ...extra], {
-    env: { ...process.env, TMPDIR: tmp },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const run: Run = {
-    child,
-    tmp,
-    out,
-    stderr: '',
-    exit: new Promise((done) => child.on('exit', (code) => done(code))),
-  };
-  child.stderr!.on('data', (d) => {
-    run.stderr += String(d);
-  });
-  return run;
-}
-
-/** Resolves once `ready` holds (checked every 50 ms); fails after `ms`. */
-async function until(ready: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ready()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** The environment blocks of the processes whose parent is `pid` (Linux: read from /proc). */
 function childEnvironments(pid: number): string[] {
   return readdirSync('/proc')
@@ -124,7 +84,7 @@ describe('ppdp release removes its temporary folder', () => {
   ] as const)(
     'on %s while worker threads run: exit %i, nothing left, nothing published',
     async (signal, code) => {
-      const run = start(join(big, 'release.json'), ['--workers', '2']);
+      const run = startRelease(root, join(big, 'release.json'), ['--workers', '2']);
       await until(applying(run), 240_000);
       expect(readdirSync(run.tmp).length).toBeGreaterThan(0); // the run's folder is there
       // On Linux the large input runs in a child process with the allocator tuned, which gets
@@ -166,7 +126,7 @@ describe('ppdp release removes its temporary folder', () => {
   }, 300_000);
 
   it('on a second SIGINT at once', async () => {
-    const run = start(join(big, 'release.json'), ['--workers', '2']);
+    const run = startRelease(root, join(big, 'release.json'), ['--workers', '2']);
     await until(reading(run), 60_000);
     run.child.kill('SIGINT');
     await until(() => run.stderr.includes('SIGINT received'), 10_000);
@@ -178,12 +138,12 @@ describe('ppdp release removes its temporary folder', () => {
   it('when the release fails on bad input; and the folder of a killed run goes with the next run', async () => {
     // The folder of a run killed outright (SIGKILL): its pid no longer runs.
     const dead = spawnSync(process.execPath, ['-e', '']).pid!;
-    const n = runs;
-    const abandoned = join(root, `tmp-${n}`, `ppdp-run-${dead}-AbCdEf`);
+    const tmp = nextTmp(root);
+    const abandoned = join(tmp, `ppdp-run-${dead}-AbCdEf`);
     mkdirSync(join(abandoned, 'work'), { recursive: true });
     writeFileSync(join(abandoned, 'work', 'input'), 'rows');
-    const run = start(join(bad, 'release.json'), ['--quiet']);
-    expect(run.tmp).toBe(join(root, `tmp-${n}`));
+    const run = startRelease(root, join(bad, 'release.json'), ['--quiet']);
+    expect(run.tmp).toBe(tmp);
     expect(await run.exit).toBe(1);
     expect(run.stderr).toMatch(/row 500/);
     expect(readdirSync(run.tmp)).toEqual([]);
