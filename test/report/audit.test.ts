@@ -13,6 +13,7 @@ import { executeRelease } from '../../src/pipeline/engine.ts';
 import { auditRelease, unchangedColumns } from '../../src/report/audit.ts';
 import { parseSpec, withColumnDefaults } from '../../src/spec/spec.ts';
 import { releaseTo } from '../helpers/release.ts';
+import { WAGE_ATTRIBUTES } from '../helpers/wage.ts';
 
 const FIXTURES = new URL('../fixtures/defaults/', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-audit-'));
@@ -26,18 +27,7 @@ function writeSpec(name: string, spec: Record<string, unknown>): string {
 
 const wageSpec = (distance?: string) => ({
   input: join(FIXTURES, 'wage.csv'),
-  attributes: {
-    age: { type: 'quasi-identifying', hierarchy: { intervals: [5, 10, 20] } },
-    sex: { type: 'quasi-identifying', hierarchy: { groups: [{ F: '*', M: '*' }] } },
-    education: {
-      type: 'quasi-identifying',
-      hierarchy: {
-        groups: [{ primary: 'school', secondary: 'school', college: 'higher', graduate: 'higher' }],
-      },
-    },
-    union: { type: 'insensitive' },
-    wage: { type: 'sensitive' },
-  },
+  attributes: WAGE_ATTRIBUTES,
   privacy: [{ model: 't-closeness', attribute: 'wage', t: 0.2, ...(distance ? { distance } : {}) }],
   method: { name: 'generalization', maxSuppression: 0 },
   seed: 1,

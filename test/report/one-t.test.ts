@@ -16,6 +16,7 @@ import { fmtNum } from '../../src/report/format.ts';
 import { renderRisk } from '../../src/report/privacy-sections.ts';
 import { embeddedData, type Json } from '../helpers/explore-page.ts';
 import { releaseTo } from '../helpers/release.ts';
+import { WAGE_ATTRIBUTES } from '../helpers/wage.ts';
 
 const FIXTURES = new URL('../fixtures/defaults/', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-one-t-'));
@@ -26,18 +27,7 @@ writeFileSync(
   spec,
   JSON.stringify({
     input: join(FIXTURES, 'wage.csv'),
-    attributes: {
-      age: { type: 'quasi-identifying', hierarchy: { intervals: [5, 10, 20] } },
-      sex: { type: 'quasi-identifying', hierarchy: { groups: [{ F: '*', M: '*' }] } },
-      education: {
-        type: 'quasi-identifying',
-        hierarchy: {
-          groups: [{ primary: 'school', secondary: 'school', college: 'higher', graduate: 'higher' }],
-        },
-      },
-      union: { type: 'insensitive' },
-      wage: { type: 'sensitive' },
-    },
+    attributes: WAGE_ATTRIBUTES,
     privacy: [
       { model: 'k-anonymity', k: 2 },
       { model: 't-closeness', attribute: 'wage', t: 0.3 },
