@@ -181,25 +181,35 @@ describe('the deployed state machine, each state its bundled handler in its own 
     expect(left.map((o) => o.key).filter((k) => !k.endsWith('error.json'))).toEqual([]);
   }, 120_000);
 
-  it('a Parquet page that inflates past 1,000× is refused in Plan, with error.json', async () => {
-    const spec = await drop('bomb', ws.dir, (s) => {
-      s.input = 'bomb.parquet';
-      delete s.format;
-    });
-    await store.put(
-      'inbox/bomb/bomb.parquet',
-      brotliBomb(csvColumns(ws.read('adult.csv'), 10), 'occupation'),
-    );
-    const result = await run(spec);
-    expect(result.ok).toBe(false);
-    expect(result.invocations.map((i) => i.state)).toEqual(['Plan', 'ReportFailure']);
-    const error = JSON.parse(utf8(await releases.get('releases/bomb/error.json')));
-    expect(error).toMatchObject({ error: 'LimitError', code: 'E_LIMIT_PARQUET_PAGE', published: false });
-    const left = [...(await work.list('work/bomb/')), ...(await releases.list('releases/bomb/'))];
-    expect(left.map((o) => o.key).filter((k) => !k.endsWith('error.json'))).toEqual([]);
-  }, 120_000);
+  it.each([
+    ['bomb', 'bomb.parquet', 'LimitError', 'E_LIMIT_PARQUET_PAGE'],
+    ['wide', 'wide.csv', 'LimitError', 'E_LIMIT_COLUMNS'],
+  ] as const)(
+    '%s: a file past a limit at the door (%s) is refused in Plan, with error.json',
+    async (name, file, error, code) => {
+      const spec = await drop(name, ws.dir, (s) => {
+        s.input = file;
+        delete s.format;
+      });
+      const columns = csvColumns(ws.read('adult.csv'), 10);
+      // A Parquet page that inflates past 1,000×; a CSV header of 10⁶ columns.
+      const bytes =
+        name === 'bomb'
+          ? brotliBomb(columns, 'occupation')
+          : `${columns.names.join(';')};${Array.from({ length: 1_000_000 }, (_, i) => `c${i}`).join(';')}\n`;
+      await store.put(`inbox/${name}/${file}`, bytes);
+      const result = await run(spec);
+      expect(result.ok).toBe(false);
+      expect(result.invocations.map((i) => i.state)).toEqual(['Plan', 'ReportFailure']);
+      const record = JSON.parse(utf8(await releases.get(`releases/${name}/error.json`)));
+      expect(record).toMatchObject({ error, code, published: false });
+      const left = [...(await work.list(`work/${name}/`)), ...(await releases.list(`releases/${name}/`))];
+      expect(left.map((o) => o.key).filter((k) => !k.endsWith('error.json'))).toEqual([]);
+    },
+    120_000,
+  );
 
-  it('on the CLI-to-S3 path the same lying files are refused, and nothing is published', async () => {
+  it('on the CLI-to-S3 path the lying files and a header of 10⁶ columns are refused, and nothing is published', async () => {
     for (const [name, file, bytes, code] of [
       [
         'lying-cli',
@@ -212,6 +222,13 @@ describe('the deployed state machine, each state its bundled handler in its own 
         'bomb.parquet',
         brotliBomb(csvColumns(ws.read('adult.csv'), 10), 'occupation'),
         'E_LIMIT_PARQUET_PAGE',
+      ],
+      [
+        // A header of 10⁶ columns, the spec listing the usual ones: refused at the header.
+        'wide-cli',
+        'wide.csv',
+        `${ws.read('adult.csv').split('\n')[0]};${Array.from({ length: 1_000_000 }, (_, i) => `c${i}`).join(';')}\n`,
+        'E_LIMIT_COLUMNS',
       ],
     ] as const) {
       const spec = await drop(name, ws.dir, (s) => {
