@@ -93,6 +93,11 @@ export function needs(spec: { readonly model: string }, need: ModelNeed): boolea
   return modelOf(spec).needs.includes(need);
 }
 
+/** Whether the spec's models sample the input from a secret stream ((ε, δ)-differential privacy): one task only. */
+export function drawsSecretSample(privacy: readonly { readonly model: string }[]): boolean {
+  return privacy.some((m) => needs(m, 'secret-sample'));
+}
+
 /** The parameters `ppdp explore --vary` can change, each with the models carrying it, in catalogue order. */
 export function varyParameters(): Map<string, { models: string[]; integer: boolean }> {
   const out = new Map<string, { models: string[]; integer: boolean }>();

@@ -46,8 +46,6 @@ import {
   type TimeUnit,
 } from './values.ts';
 
-export { formatDate, formatTimestamp } from './values.ts';
-
 const MAGIC = 0x31524150; // "PAR1", little-endian
 const SUPPORTED =
   'BOOLEAN, INT32, INT64 (signed or unsigned), FLOAT, DOUBLE, BYTE_ARRAY strings (STRING, ENUM or unannotated), DATE, TIMESTAMP, INT96, DECIMAL';

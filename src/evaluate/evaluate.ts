@@ -8,7 +8,7 @@
  * known, the information lost per cell (NCP) read from the released strings.
  */
 import { modelOf, needs } from '../catalogue/catalogue.ts';
-import type { HistogramBin } from '../contracts/report.ts';
+import type { HistogramBin, PopulationUniqueness } from '../contracts/report.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
 import { collapseRows } from '../data/tuples.ts';
 import { PpdpError } from '../errors.ts';
@@ -21,7 +21,6 @@ import {
 import { labelLoss } from '../metrics/label-loss.ts';
 import {
   type PopulationSpec,
-  type PopulationUniqueness,
   populationRiskPart,
   type SampleRisk,
   sampleRisk,

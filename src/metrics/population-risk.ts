@@ -5,10 +5,8 @@
  * population under four models (Pitman, Zayatz, SNB and Dankar's rule choosing among them).
  * Definitions and formulas: docs/risk.md.
  */
-import type { PopulationUniqueness, UniquenessModel } from '../contracts/report.ts';
+import type { PopulationUniqueness } from '../contracts/report.ts';
 import { PpdpError } from '../errors.ts';
-
-export type { PopulationUniqueness, UniquenessModel };
 
 /** The population a sample was drawn from: its size, or the share of it the sample is. */
 type Estimate = PopulationUniqueness['estimates']['dankar'];

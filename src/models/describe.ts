@@ -4,7 +4,7 @@
  * report.json reads the same as the model built for the release (`PrivacyModel.describe()`).
  */
 import { basename } from 'node:path';
-import { declaredModels, findModel, type ModelName } from '../catalogue/catalogue.ts';
+import { declaredModels, findModel } from '../catalogue/catalogue.ts';
 import type { PrivacyModelSpec } from '../spec/spec.ts';
 
 export interface ModelDescription {
@@ -13,8 +13,6 @@ export interface ModelDescription {
   /** One phrase per parameter (the sensitive attribute aside), in the parameters' order. */
   readonly requirements: readonly string[];
 }
-
-export type { ModelName };
 
 /**
  * A parameter's wording for a model no declaration here names (a report from another version):

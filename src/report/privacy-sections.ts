@@ -2,12 +2,12 @@
 
 import type {
   ModelResult,
+  PopulationUniqueness,
   ReleaseReport,
   RiskDistribution,
   SensitiveDistribution,
 } from '../contracts/report.ts';
 import { attributeT } from '../metrics/disclosure.ts';
-import type { PopulationUniqueness } from '../metrics/population-risk.ts';
 import { describeModel } from '../models/describe.ts';
 import { AMBER, chart, PALETTE, rankedValues } from './charts.ts';
 import { DASH, esc, fmtInt, fmtNum, fmtPct, humanize, oneIn } from './format.ts';

@@ -1003,5 +1003,3 @@ function parseModel(
   }
   return fields as unknown as PrivacyModelSpec;
 }
-
-export { DEFAULT_KMAP_SIGNIFICANCE } from '../catalogue/population.ts';

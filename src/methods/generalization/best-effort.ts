@@ -25,7 +25,7 @@
  */
 import { smallestPassingClass } from '../../models/index.ts';
 import type { UniformDraws } from '../../util/random.ts';
-import type { NodeEvaluator, NodeResult } from './evaluate.ts';
+import { below, type NodeEvaluator, type NodeResult } from './evaluate.ts';
 import { compareTieBreak, nearlyEqual } from './lattice.ts';
 import { noSolution, prunable, type SearchOutcome } from './search.ts';
 
@@ -446,12 +446,6 @@ export class BestEffortSearch {
     }
     return settled;
   }
-}
-
-/** a ≤ b component-wise. */
-function below(a: readonly number[], b: readonly number[]): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i]! > b[i]!) return false;
-  return true;
 }
 
 /** A binary heap of ids by key, least first. */

@@ -527,7 +527,7 @@ function outcomeOf(
 }
 
 /** Every level of `a` at most the matching level of `b`: b generalizes a (or equals it). */
-function below(a: readonly number[], b: readonly number[]): boolean {
+export function below(a: readonly number[], b: readonly number[]): boolean {
   for (let i = 0; i < a.length; i++) if (a[i]! > b[i]!) return false;
   return true;
 }

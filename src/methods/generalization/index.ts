@@ -3,7 +3,7 @@
  * tuples → optimal lattice search → apply → files; verified by src/verify/.
  */
 import { basename } from 'node:path';
-import type { SpecNamed } from '../../catalogue/catalogue.ts';
+import { drawsSecretSample, type SpecNamed } from '../../catalogue/catalogue.ts';
 import { DIFFERENTIAL_PRIVACY } from '../../catalogue/differential-privacy.ts';
 import { claimsOf, type GeneralizationClaims } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
@@ -156,7 +156,8 @@ export const generalizationMethod: ReleaseMethod = {
  * that SIGINT/SIGTERM end the run within a slice; the pipeline's Build state calls this one.
  */
 export async function buildGeneralizationAsync(ctx: MethodContext): Promise<BuiltRelease> {
-  if (ctx.spec.privacy.some((m) => m.model === DIFFERENTIAL_PRIVACY.name)) return buildGeneralization(ctx);
+  // A secret sample is drawn once, in the synchronous build (its search is a given node).
+  if (drawsSecretSample(ctx.spec.privacy)) return buildGeneralization(ctx);
   const { spec, table, kernel, time, say } = ctx;
   const prepared = prepareGeneralization(spec, table, kernel, time);
   const step = await searchStepAsync(prepared, kernel, time, say, searchRandom(spec));

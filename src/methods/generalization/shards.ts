@@ -6,7 +6,7 @@
  * shard and several release the same bytes.
  */
 import { basename } from 'node:path';
-import { DIFFERENTIAL_PRIVACY } from '../../catalogue/differential-privacy.ts';
+import { drawsSecretSample } from '../../catalogue/catalogue.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { collapseRows } from '../../data/tuples.ts';
 import { SpecError } from '../../errors.ts';
@@ -41,7 +41,7 @@ export const generalizationShards: ShardSteps = {
 
   async search(ctx, counts) {
     const { spec, kernel, time, say } = ctx;
-    if (spec.privacy.some((m) => m.model === DIFFERENTIAL_PRIVACY.name)) {
+    if (drawsSecretSample(spec.privacy)) {
       throw new SpecError(
         'E_SPEC_MODEL_METHOD',
         `${basename(spec.file)}: (ε, δ)-differential privacy is released as one task, not over shards`,

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { needs } from '../../catalogue/catalogue.ts';
+import { drawsSecretSample } from '../../catalogue/catalogue.ts';
 import { arrowRanges } from '../../data/arrow.ts';
 import { folderFiles, isFolder } from '../../data/input.ts';
 import { checkInputFits } from '../../data/limits.ts';
@@ -241,7 +241,7 @@ async function planLocked(p: {
 
   env.say?.(`reading ${basename(spec.input)}`);
   // A model sampling the input with a secret stream ((ε, δ)-differential privacy) runs as one task.
-  const oneTask = spec.privacy.some((m) => needs(m, 'secret-sample'));
+  const oneTask = drawsSecretSample(spec.privacy);
   const mode = methodFor(spec.method.name).shards && !env.method && !oneTask ? 'sharded' : 'single';
   // A single task holds the whole table: it must fit. Sharded, no state does: each piece's
   // scan, and then Combine, project what each state will hold and refuse what would not fit.
