@@ -14,11 +14,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { applyCommand } from '../../src/cli/apply.ts';
-import { exploreCommand } from '../../src/cli/explore.ts';
 import type { ReleaseReport } from '../../src/contracts/report.ts';
 import type { ExplorerData } from '../../src/explore/explorer.ts';
 import { parseCsvHead } from '../../src/explore/explorer.ts';
 import { decodeEntities, findChromium } from '../helpers/chromium.ts';
+import { embeddedData, exploreGrid } from '../helpers/explore-page.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { requires } from '../helpers/requires.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
@@ -111,21 +111,8 @@ requires('chromium').describe('explore.html in headless Chromium', () => {
   it('shows for picked nodes and points what releasing them gives, and requests nothing', async () => {
     expect(chromium, 'chromium is not installed: apt-get install -y chromium').not.toBeNull();
     const ws = adultWorkspace(); // the whole Adult table: its 4,320-node lattice, every node evaluated
-    const out = join(ws.dir, 'explore');
-    await exploreCommand([
-      ws.spec,
-      '--vary',
-      'k=3..8',
-      '--vary',
-      'maxSuppression=0,0.05',
-      '--out',
-      out,
-      '--quiet',
-    ]);
-    const html = readFileSync(join(out, 'explore.html'), 'utf8');
-    const data = JSON.parse(
-      /<script type="application\/json" id="explorer-data">([\s\S]*?)<\/script>/.exec(html)![1]!,
-    ) as ExplorerData;
+    const { out, html } = await exploreGrid(ws);
+    const data = embeddedData(html) as ExplorerData;
     const lattice = data.lattice!;
     expect(lattice.evaluated).toBe('all');
 

@@ -7,32 +7,18 @@
  * the smallest class of the feasible choices, and what it shows per quasi-identifier must be
  * no finer than some feasible node's levels.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exploreCommand } from '../../src/cli/explore.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec, withColumnDefaults } from '../../src/spec/spec.ts';
-import { embeddedData, type Json, observations } from '../helpers/explore-page.ts';
+import { embeddedData, exploreGrid, type Json, observations } from '../helpers/explore-page.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 describe('explore.html on Adult, read by an attacker', () => {
   it('embeds no row finer than the rows of one feasible choice', async () => {
     const ws = adultWorkspace(); // the whole table: its 4,320-node lattice, every node evaluated
-    const out = join(ws.dir, 'explore');
-    await exploreCommand([
-      ws.spec,
-      '--vary',
-      'k=3..8',
-      '--vary',
-      'maxSuppression=0,0.05',
-      '--out',
-      out,
-      '--quiet',
-    ]);
-    const data = embeddedData(readFileSync(join(out, 'explore.html'), 'utf8'));
+    const data = embeddedData((await exploreGrid(ws)).html);
     const qis: string[] = data.lattice.qis;
 
     const spec = loadSpec(ws.spec);

@@ -1,5 +1,9 @@
 /** explore.html's embedded data, read as an attacker would (test/explore/page-leak.test.ts). */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect } from 'vitest';
+import { exploreCommand } from '../../src/cli/explore.ts';
+import type { Workspace } from './workspace.ts';
 
 /** One label the page holds for a row: the row's identity, its column, level and label. */
 export interface Observation {
@@ -11,6 +15,25 @@ export interface Observation {
 
 // biome-ignore lint/suspicious/noExplicitAny: the page's JSON, read as an attacker would
 export type Json = any;
+
+/**
+ * `ppdp explore` on the workspace's spec over k = 3..8 × maxSuppression 0, 0.05 (on the whole
+ * Adult table, every node of its 4,320-node lattice evaluated): the folder and the page.
+ */
+export async function exploreGrid(ws: Workspace): Promise<{ out: string; html: string }> {
+  const out = join(ws.dir, 'explore');
+  await exploreCommand([
+    ws.spec,
+    '--vary',
+    'k=3..8',
+    '--vary',
+    'maxSuppression=0,0.05',
+    '--out',
+    out,
+    '--quiet',
+  ]);
+  return { out, html: readFileSync(join(out, 'explore.html'), 'utf8') };
+}
 
 /** The page's embedded data JSON. */
 export function embeddedData(html: string): Json {

@@ -1,3 +1,9 @@
+/**
+ * A best-effort search on a wide table stops on SIGINT and SIGTERM: the built CLI,
+ * as a child process with a fresh TMPDIR, is signalled once its search has printed a progress
+ * line; it exits with 130 / 143, publishes nothing into --out and leaves no temporary folder.
+ * (No timing is asserted; the process must exit at all within a generous timeout.)
+ */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
