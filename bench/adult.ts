@@ -37,7 +37,7 @@ import { nearlyEqual } from '../src/methods/generalization/lattice.ts';
 import type { Prepared } from '../src/methods/generalization/prepared.ts';
 import { optimalSearch } from '../src/methods/generalization/search.ts';
 import { readInput } from '../src/pipeline/release.ts';
-import { loadSpec, type MetricName, type ReleaseSpec } from '../src/spec/spec.ts';
+import { loadSpec, type MetricName, type ReleaseSpec } from '../src/release-spec/spec.ts';
 
 const HELP = `Usage: npm run bench [-- --quick] [-- --skip-cli]
        tsx bench/adult.ts [--quick] [--skip-cli]

@@ -23,7 +23,7 @@ import type { EncodedTable } from '../src/data/table.ts';
 import { wasmGroupingKernel } from '../src/kernels/groupby/wasm.ts';
 import { openSearch, prepareGeneralization } from '../src/methods/generalization/index.ts';
 import { optimalSearch } from '../src/methods/generalization/search.ts';
-import { loadSpec, type ReleaseSpec } from '../src/spec/spec.ts';
+import { loadSpec, type ReleaseSpec } from '../src/release-spec/spec.ts';
 import { compact, PALETTE, powerOfTen, type Series, SvgChart } from './plot.ts';
 import { machineInfo, median, ms, table } from './scale.ts';
 import { ADULT_DIR, adultQis, parseCount, ROOT, specFor, synthesizeTable } from './synth.ts';

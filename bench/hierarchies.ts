@@ -18,7 +18,7 @@ import { wasmGroupingKernel } from '../src/kernels/groupby/wasm.ts';
 import { prepareGeneralization } from '../src/methods/generalization/index.ts';
 import { GeneralizationMetrics } from '../src/metrics/generalization.ts';
 import { readInput } from '../src/pipeline/release.ts';
-import { loadSpec } from '../src/spec/spec.ts';
+import { loadSpec } from '../src/release-spec/spec.ts';
 import { ADULT_SPEC } from '../test/golden/adult-configs.ts';
 import { helpIfAsked } from './help.ts';
 import { registrySample } from './registry-sample.ts';

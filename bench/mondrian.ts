@@ -25,7 +25,7 @@ import { runMondrian } from '../src/methods/mondrian/index.ts';
 import { kernelInput, partitionMondrian } from '../src/methods/mondrian/partition.ts';
 import { prepareMondrian } from '../src/methods/mondrian/prepare.ts';
 import { readInput } from '../src/pipeline/release.ts';
-import { loadSpec, type ReleaseSpec } from '../src/spec/spec.ts';
+import { loadSpec, type ReleaseSpec } from '../src/release-spec/spec.ts';
 import { Random } from '../src/util/random.ts';
 import { helpIfAsked } from './help.ts';
 

@@ -14,7 +14,7 @@ import { prepareGeneralization, search } from '../src/methods/generalization/ind
 import type { Prepared } from '../src/methods/generalization/prepared.ts';
 import { prunable } from '../src/methods/generalization/search.ts';
 import { readInput } from '../src/pipeline/release.ts';
-import { loadSpec, type PrivacyModelSpec, type ReleaseSpec } from '../src/spec/spec.ts';
+import { loadSpec, type PrivacyModelSpec, type ReleaseSpec } from '../src/release-spec/spec.ts';
 import {
   ADULT_SPEC,
   K_MINIMAL_KS,

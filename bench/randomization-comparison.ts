@@ -38,7 +38,7 @@ import {
 } from '../src/metrics/contingency.ts';
 import { executeRelease } from '../src/pipeline/engine.ts';
 import { readInput } from '../src/pipeline/release.ts';
-import { loadSpec, type RandomizationMethodSpec } from '../src/spec/spec.ts';
+import { loadSpec, type RandomizationMethodSpec } from '../src/release-spec/spec.ts';
 import { Random } from '../src/util/random.ts';
 import { helpIfAsked } from './help.ts';
 import { PALETTE, SvgChart } from './plot.ts';

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { wasmGroupingKernel } from '../src/kernels/groupby/wasm.ts';
 import { prepareGeneralization, search } from '../src/methods/generalization/index.ts';
 import { readInput } from '../src/pipeline/release.ts';
-import { loadSpec } from '../src/spec/spec.ts';
+import { loadSpec } from '../src/release-spec/spec.ts';
 import { writeWideTable } from './wide-table.ts';
 
 const HELP = `Usage: npm run bench:wide [-- options]

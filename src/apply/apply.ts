@@ -22,7 +22,7 @@ import { randomizationMethod } from '../methods/randomization/index.ts';
 import type { MatricesFile } from '../methods/randomization/matrices-file.ts';
 import { requiredK } from '../models/index.ts';
 import type { Manifest } from '../pipeline/publish.ts';
-import type { RandomizationMethodSpec, ReleaseSpec } from '../spec/spec.ts';
+import type { RandomizationMethodSpec, ReleaseSpec } from '../release-spec/spec.ts';
 
 /** A published release folder, its manifest checked. */
 export interface SavedRelease {

@@ -13,7 +13,7 @@
 
 import { type Fields, type Shape, shapeProblem } from '../contracts/shape.ts';
 import { VerificationError } from '../errors.ts';
-import type { MethodName } from '../spec/spec.ts';
+import type { MethodName } from '../release-spec/spec.ts';
 import { anatomyShape } from './anatomy.ts';
 import { generalizationShape } from './generalization.ts';
 import { mondrianShape } from './mondrian.ts';

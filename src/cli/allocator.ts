@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { inputSize } from '../data/input.ts';
 import { SIGNALS } from '../pipeline/cleanup.ts';
-import { loadSpec } from '../spec/spec.ts';
+import { loadSpec } from '../release-spec/spec.ts';
 
 /** The variable glibc reads its malloc settings from. Set by the user, it is left as it is. */
 export const TUNABLES_ENV = 'GLIBC_TUNABLES';

@@ -9,8 +9,8 @@ import { OutputError, PpdpError } from '../errors.ts';
 import { buildGeneralization } from '../methods/generalization/index.ts';
 import type { ReleaseMethod } from '../methods/method.ts';
 import { executeRelease } from '../pipeline/engine.ts';
+import { loadSpec, type ReleaseSpec } from '../release-spec/spec.ts';
 import { cautionLines } from '../report/audit.ts';
-import { loadSpec, type ReleaseSpec } from '../spec/spec.ts';
 import { commandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
 

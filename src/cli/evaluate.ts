@@ -13,7 +13,7 @@ import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
 import { attributeT } from '../metrics/disclosure.ts';
 import type { PopulationSpec } from '../metrics/population-risk.ts';
 import { readInput } from '../pipeline/release.ts';
-import { loadSpec, withColumnDefaults } from '../spec/spec.ts';
+import { loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { commandArgs } from './args.ts';
 import { groupingKernelOption } from './options.ts';
 import { readReleasedTable } from './released-table.ts';

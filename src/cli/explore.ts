@@ -13,7 +13,7 @@ import { frontierCsv, frontierJson } from '../explore/render.ts';
 import { serveExplorer } from '../explore/serve.ts';
 import { checkOutDir } from '../pipeline/publish.ts';
 import { readInput } from '../pipeline/release.ts';
-import { loadSpec, withColumnDefaults } from '../spec/spec.ts';
+import { loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { commandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
 

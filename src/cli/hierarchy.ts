@@ -12,7 +12,7 @@ import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
 import { HierarchyError, PpdpError } from '../errors.ts';
 import { buildHierarchy, hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
 import { readInput } from '../pipeline/release.ts';
-import { loadSpec } from '../spec/spec.ts';
+import { loadSpec } from '../release-spec/spec.ts';
 import { thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
 

@@ -11,7 +11,7 @@ import { formatOf, readTable } from '../data/read.ts';
 import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
-import { parseSpec } from '../spec/spec.ts';
+import { parseSpec } from '../release-spec/spec.ts';
 import { commandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
 

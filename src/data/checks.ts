@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import { InputError } from '../errors.ts';
-import type { ReleaseSpec } from '../spec/spec.ts';
+import type { ReleaseSpec } from '../release-spec/spec.ts';
 import { delimiterName } from './csv.ts';
 import { formatOf } from './read.ts';
 import { type EncodedTable, isMissing, originOf } from './table.ts';

@@ -6,7 +6,7 @@
 import { totalmem } from 'node:os';
 import { basename } from 'node:path';
 import { LimitError } from '../errors.ts';
-import type { ReleaseSpec } from '../spec/spec.ts';
+import type { ReleaseSpec } from '../release-spec/spec.ts';
 import { thousands } from '../util/format.ts';
 import { MAX_INPUT_COLUMNS, MAX_NAME_LENGTH } from '../util/limits.ts';
 import { inputSize } from './input.ts';

@@ -27,7 +27,7 @@ import {
 } from '../metrics/population-risk.ts';
 import { classSizeHistogram, reidentificationRisk } from '../metrics/privacy.ts';
 import { specialUniques, type WeightedRisk, weightedRisk } from '../metrics/special-uniques.ts';
-import { isPopulationModel, type PrivacyModelSpec } from '../spec/spec.ts';
+import { isPopulationModel, type PrivacyModelSpec } from '../release-spec/spec.ts';
 import { checkClass, type SensitiveContext } from '../verify/models.ts';
 import { checkReleaseModels, isReleaseModel } from '../verify/population.ts';
 

@@ -33,7 +33,7 @@ import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../me
 import { smallestPassingClass } from '../models/index.ts';
 import { equalEmd, hierarchicalEmd, orderedEmd } from '../models/t-closeness.ts';
 import { streams } from '../pipeline/release.ts';
-import type { ReleaseSpec } from '../spec/spec.ts';
+import type { ReleaseSpec } from '../release-spec/spec.ts';
 import {
   exploreFrontier,
   type Frontier,

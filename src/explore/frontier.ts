@@ -17,7 +17,7 @@ import type { Prepared } from '../methods/generalization/prepared.ts';
 import type { BuiltRelease, MethodContext, MethodReport } from '../methods/method.ts';
 import { methodFor } from '../methods/registry.ts';
 import { streams } from '../pipeline/release.ts';
-import type { PrivacyModelSpec, ReleaseSpec } from '../spec/spec.ts';
+import type { PrivacyModelSpec, ReleaseSpec } from '../release-spec/spec.ts';
 
 /**
  * The parameters `--vary` accepts, with the models that carry them, as the catalogue declares

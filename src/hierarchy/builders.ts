@@ -8,7 +8,7 @@
 import type { EncodedColumn } from '../data/table.ts';
 import { isMissing } from '../data/table.ts';
 import { HierarchyError } from '../errors.ts';
-import type { DateLevel } from '../spec/spec.ts';
+import type { DateLevel } from '../release-spec/spec.ts';
 
 /** Rows of a hierarchy as strings: `rows[r] = [value, level1, …, top]`. */
 export type Rows = string[][];

@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { checkHierarchySize } from '../data/limits.ts';
 import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
 import { HierarchyError } from '../errors.ts';
-import type { HierarchySpec } from '../spec/spec.ts';
+import type { HierarchySpec } from '../release-spec/spec.ts';
 import {
   dateGrid,
   type Grid,

@@ -9,7 +9,7 @@ import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table
 import { NoSolutionError, SpecError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import { type LDiversityModel, lDiversity } from '../models/l-diversity.ts';
-import type { AttributeSpec, ReleaseSpec } from '../spec/spec.ts';
+import type { AttributeSpec, ReleaseSpec } from '../release-spec/spec.ts';
 
 export interface DiversityRequirement {
   /** The sensitive attribute's name. */

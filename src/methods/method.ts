@@ -9,7 +9,7 @@ import type { Claims } from '../claims/index.ts';
 import type { ReleaseReport } from '../contracts/report.ts';
 import type { EncodedTable, OutputColumn } from '../data/table.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
-import type { MethodName, ReleaseSpec } from '../spec/spec.ts';
+import type { MethodName, ReleaseSpec } from '../release-spec/spec.ts';
 import type { Random } from '../util/random.ts';
 
 export interface MethodContext {

@@ -1,6 +1,6 @@
 /** The release methods by spec name. Each method module registers one line here. */
 import { SpecError } from '../errors.ts';
-import type { MethodName } from '../spec/spec.ts';
+import type { MethodName } from '../release-spec/spec.ts';
 import { anatomyMethod } from './anatomy/index.ts';
 import { generalizationMethod } from './generalization/index.ts';
 import { generalizationShards } from './generalization/shards.ts';

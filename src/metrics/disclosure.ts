@@ -16,7 +16,7 @@
 
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import type { SensitiveDistribution } from '../contracts/report.ts';
-import { isNumericColumn } from '../spec/spec.ts';
+import { isNumericColumn } from '../release-spec/spec.ts';
 
 /** The distance the disclosure measures' t is taken with. */
 export type TDistance = 'equal' | 'ordered';

@@ -4,7 +4,7 @@
  * for the node it is computed at and for every generalization of it.
  */
 import type { Hierarchy } from '../hierarchy/hierarchy.ts';
-import type { MetricName } from '../spec/spec.ts';
+import type { MetricName } from '../release-spec/spec.ts';
 
 export interface MetricValues {
   ncp: number;

@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import { declaredModels, findModel } from '../catalogue/catalogue.ts';
-import type { PrivacyModelSpec } from '../spec/spec.ts';
+import type { PrivacyModelSpec } from '../release-spec/spec.ts';
 
 export interface ModelDescription {
   /** The model's name, e.g. `Distinct l-diversity`. */

@@ -15,7 +15,7 @@ import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../hierarchy/hierarchy.ts';
-import type { PrivacyModelSpec, ReleaseSpec } from '../spec/spec.ts';
+import type { PrivacyModelSpec, ReleaseSpec } from '../release-spec/spec.ts';
 import { averageRisk } from './average-risk.ts';
 import { deltaDisclosure } from './delta-disclosure.ts';
 import { deltaPresence } from './delta-presence.ts';

@@ -4,7 +4,7 @@
  * suppression: a union of classes matches the population records of all its parts, and a
  * part of a class at most those of the whole.
  */
-import type { KMapEstimator, PrivacyModelSpec } from '../spec/spec.ts';
+import type { KMapEstimator, PrivacyModelSpec } from '../release-spec/spec.ts';
 import { describeSpec } from './describe.ts';
 import { kAnonymity } from './k-anonymity.ts';
 import type { ClassSummary, PrivacyModel } from './model.ts';

@@ -2,7 +2,7 @@
  * The interface every privacy model implements (one file per model): judge one equivalence
  * class from its size and, for models on a sensitive attribute, its SA histogram.
  */
-import type { PrivacyModelSpec } from '../spec/spec.ts';
+import type { PrivacyModelSpec } from '../release-spec/spec.ts';
 import type { ModelDescription } from './describe.ts';
 
 export interface ClassSummary {

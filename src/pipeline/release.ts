@@ -20,9 +20,9 @@ import { readTableShards } from '../data/read.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import type { MethodReport } from '../methods/method.ts';
+import type { ReleaseSpec } from '../release-spec/spec.ts';
 import { verdictOf } from '../report/audit.ts';
 import { specSummary } from '../report/spec-summary.ts';
-import type { ReleaseSpec } from '../spec/spec.ts';
 import { keyedRandom } from '../util/keys.ts';
 import type { Random } from '../util/random.ts';
 

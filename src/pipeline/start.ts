@@ -26,7 +26,7 @@ import {
   SFNClient,
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import { confineSpecPaths } from '../spec/spec.ts';
+import { confineSpecPaths } from '../release-spec/spec.ts';
 import { REPORTED_FAILURE } from './definition.ts';
 import { runIdFrom } from './release.ts';
 import { openSpec, releaseNameOf } from './states/plan.ts';

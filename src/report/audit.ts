@@ -20,7 +20,7 @@ import { K_MAP } from '../catalogue/population.ts';
 import type { Caution, ReleaseAudit, ReleaseReport, VerdictLevel } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { labelLoss } from '../metrics/label-loss.ts';
-import type { ReleaseSpec } from '../spec/spec.ts';
+import type { ReleaseSpec } from '../release-spec/spec.ts';
 import { byCodeUnits } from '../util/format.ts';
 import type { CodedTable } from '../verify/common.ts';
 import { verifierHierarchyRows } from '../verify/hierarchy.ts';

@@ -1,7 +1,7 @@
 /** The report's `spec` header, taken from the release spec itself (not from what a method says). */
 import { basename } from 'node:path';
 import type { ReleaseReport } from '../contracts/report.ts';
-import type { ReleaseSpec } from '../spec/spec.ts';
+import type { ReleaseSpec } from '../release-spec/spec.ts';
 
 export function specSummary(spec: ReleaseSpec): ReleaseReport['spec'] {
   const header = {

@@ -1,6 +1,6 @@
 /**
  * Limits checked at the door, before anything is sized from what an input or a spec declares:
- * shared by the spec's checks (src/spec/) and the readers (src/data/), which is why they live
+ * shared by the spec's checks (src/release-spec/) and the readers (src/data/), which is why they live
  * below both. The budgets and the limits of the work itself are in src/data/limits.ts.
  */
 

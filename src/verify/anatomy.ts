@@ -13,7 +13,7 @@ import type { TauOfLModel } from '../catalogue/catalogue.ts';
 import { DISTINCT_L_DIVERSITY } from '../catalogue/l-diversity.ts';
 import type { VerificationCheck } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
-import type { AttributeSpec } from '../spec/spec.ts';
+import type { AttributeSpec } from '../release-spec/spec.ts';
 import { bump, type DecodedTable, fail, releasedNames, SEP, sameTable } from './common.ts';
 import { asCsvDecoded } from './staged-csv.ts';
 

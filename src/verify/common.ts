@@ -3,7 +3,7 @@
 import type { VerificationCheck } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { VerificationError } from '../errors.ts';
-import type { AttributeSpec } from '../spec/spec.ts';
+import type { AttributeSpec } from '../release-spec/spec.ts';
 
 /** A released table decoded to strings: column names and one string[] per column. */
 export interface DecodedTable {

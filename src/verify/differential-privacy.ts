@@ -8,7 +8,7 @@
 import type { SpecNamed } from '../catalogue/catalogue.ts';
 import { DIFFERENTIAL_PRIVACY } from '../catalogue/differential-privacy.ts';
 import { dpParameters } from '../catalogue/dp-parameters.ts';
-import type { PrivacyModelSpec } from '../spec/spec.ts';
+import type { PrivacyModelSpec } from '../release-spec/spec.ts';
 
 type DpSpec = SpecNamed<typeof DIFFERENTIAL_PRIVACY.name>;
 type Add = (name: string, passed: boolean, detail: string) => void;

@@ -30,7 +30,7 @@ import type { VerificationCheck } from '../contracts/report.ts';
 import { readArrow } from '../data/arrow.ts';
 import { type EncodedTable, presentCodes } from '../data/table.ts';
 import { VerificationError } from '../errors.ts';
-import type { AttributeSpec } from '../spec/spec.ts';
+import type { AttributeSpec } from '../release-spec/spec.ts';
 import {
   type ClassSumsKernel,
   ClassTable,

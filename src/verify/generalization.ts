@@ -12,7 +12,7 @@
 import type { VerificationCheck } from '../contracts/report.ts';
 import { readArrow } from '../data/arrow.ts';
 import type { EncodedTable } from '../data/table.ts';
-import type { AttributeSpec, PrivacyModelSpec } from '../spec/spec.ts';
+import type { AttributeSpec, PrivacyModelSpec } from '../release-spec/spec.ts';
 import {
   type CodedTable,
   codedTable,

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { type EncodedColumn, isMissing } from '../data/table.ts';
-import type { DateLevel, HierarchySpec } from '../spec/spec.ts';
+import type { DateLevel, HierarchySpec } from '../release-spec/spec.ts';
 
 /** `rows[i] = [value, label at level 1, …, top]`, one per value of the column's dictionary (file rows first). */
 export type HierarchyRows = string[][];

@@ -11,7 +11,7 @@ import type { VerificationCheck } from '../contracts/report.ts';
 import { readArrow } from '../data/arrow.ts';
 import { readCsv } from '../data/csv.ts';
 import { codeCounts, type EncodedTable } from '../data/table.ts';
-import { type MethodName, type ReleaseSpec, writesParquet } from '../spec/spec.ts';
+import { type MethodName, type ReleaseSpec, writesParquet } from '../release-spec/spec.ts';
 import { verifyAnatomy } from './anatomy.ts';
 import { decodeTable, releasedNames } from './common.ts';
 import { type GeneralizationClaims, verifyGeneralization } from './generalization.ts';

@@ -14,7 +14,7 @@ import {
   RECURSIVE_CL_DIVERSITY,
 } from '../catalogue/l-diversity.ts';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
-import type { PrivacyModelSpec } from '../spec/spec.ts';
+import type { PrivacyModelSpec } from '../release-spec/spec.ts';
 
 /** One class's SA counts by value. */
 export type ValueCounts = Map<string, number>;

@@ -20,7 +20,7 @@ import { modelOf } from '../catalogue/catalogue.ts';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
 import type { VerificationCheck } from '../contracts/report.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
-import type { AttributeSpec, PrivacyModelSpec } from '../spec/spec.ts';
+import type { AttributeSpec, PrivacyModelSpec } from '../release-spec/spec.ts';
 import { fail, releasedNames } from './common.ts';
 import { checkClass, type SensitiveContext, type ValueCounts } from './models.ts';
 import { asCsvEncoded } from './staged-csv.ts';

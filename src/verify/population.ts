@@ -11,7 +11,7 @@ import { findModel, type ModelName, type ModelsIn, type SpecNamed } from '../cat
 import { DIFFERENTIAL_PRIVACY } from '../catalogue/differential-privacy.ts';
 import { DELTA_PRESENCE, K_MAP } from '../catalogue/population.ts';
 import { formatOf, readTable } from '../data/read.ts';
-import { isPopulationModel, type PrivacyModelSpec, type ReleaseSpec } from '../spec/spec.ts';
+import { isPopulationModel, type PrivacyModelSpec, type ReleaseSpec } from '../release-spec/spec.ts';
 import { SEP } from './common.ts';
 import { checkDpClasses } from './differential-privacy.ts';
 import { verifierHierarchyRows } from './hierarchy.ts';

@@ -23,7 +23,7 @@ import { readArrow } from '../data/arrow.ts';
 import { readCsv } from '../data/csv.ts';
 import { type EncodedTable, isMissing } from '../data/table.ts';
 import { VerificationError } from '../errors.ts';
-import type { ReleaseSpec } from '../spec/spec.ts';
+import type { ReleaseSpec } from '../release-spec/spec.ts';
 import { verifierHierarchyRows } from './hierarchy.ts';
 import { randomizationRequirements } from './requirements.ts';
 import { asCsvDecoded } from './staged-csv.ts';

@@ -7,7 +7,7 @@ import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
 import { DISTINCT_L_DIVERSITY, ENTROPY_L_DIVERSITY } from '../catalogue/l-diversity.ts';
 import { ATTRIBUTE_DISCLOSURE, RHO_PRIVACY } from '../catalogue/randomization.ts';
 import type { VerificationCheck } from '../contracts/report.ts';
-import type { GeneralizationMethodSpec, ReleaseSpec } from '../spec/spec.ts';
+import type { GeneralizationMethodSpec, ReleaseSpec } from '../release-spec/spec.ts';
 import { fail } from './common.ts';
 
 /** Generalization: the largest k of the k-anonymity models, the suppression limit in rows. */

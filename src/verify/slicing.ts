@@ -15,7 +15,7 @@
 
 import type { VerificationCheck } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
-import type { AttributeSpec } from '../spec/spec.ts';
+import type { AttributeSpec } from '../release-spec/spec.ts';
 import type { StagedPair } from './anatomy.ts';
 import { bump, type DecodedTable, fail, releasedNames, SEP, sameTable } from './common.ts';
 import { asCsvDecoded } from './staged-csv.ts';

@@ -21,7 +21,7 @@ const FLOORS = [
   'src/util',
   'src/wasm',
   'src/kernels',
-  'src/spec',
+  'src/release-spec',
   'src/data',
   'src/claims',
   'src/verify',

@@ -15,7 +15,7 @@ import { hierarchyCommand } from '../../src/cli/hierarchy.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { prepareGeneralization, search } from '../../src/methods/generalization/index.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { type LossSpec, loadSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
+import { type LossSpec, loadSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { ARX_LIB, requires } from '../helpers/requires.ts';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);

@@ -17,7 +17,7 @@ import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
 import { methodFor } from '../../src/methods/registry.ts';
 import { describeModel } from '../../src/models/describe.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
-import { parseSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
+import { parseSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { verifierFor } from '../../src/verify/index.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;

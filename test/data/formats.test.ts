@@ -41,7 +41,7 @@ import {
   signedLittleEndian,
 } from '../../src/data/values.ts';
 import { InputError } from '../../src/errors.ts';
-import { loadSpec } from '../../src/spec/spec.ts';
+import { loadSpec } from '../../src/release-spec/spec.ts';
 import { adultColumns } from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';

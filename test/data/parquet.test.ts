@@ -20,7 +20,7 @@ import { formatTimestamp } from '../../src/data/values.ts';
 import { InputError, SpecError } from '../../src/errors.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { readInputShards } from '../../src/pipeline/release.ts';
-import { loadSpec } from '../../src/spec/spec.ts';
+import { loadSpec } from '../../src/release-spec/spec.ts';
 import { adultColumns, adultParquet, adultParquetFolder, writeParquet } from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { checkShards } from '../helpers/shards.ts';

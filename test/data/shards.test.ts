@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readTableShards } from '../../src/data/read.ts';
 import { InputError } from '../../src/errors.ts';
 import { readInputShards } from '../../src/pipeline/release.ts';
-import { loadSpec } from '../../src/spec/spec.ts';
+import { loadSpec } from '../../src/release-spec/spec.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
 import { checkShards as checkShardsOf } from '../helpers/shards.ts';
 

@@ -7,7 +7,7 @@ import { prepareMondrian } from '../../src/methods/mondrian/index.ts';
 import { releaseValues } from '../../src/methods/mondrian/release.ts';
 import { assignBoxes, parseTransformation } from '../../src/methods/mondrian/transformation.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec } from '../../src/spec/spec.ts';
+import { loadSpec } from '../../src/release-spec/spec.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace, type Workspace } from '../helpers/workspace.ts';
 

@@ -8,7 +8,7 @@ import { PpdpError } from '../../src/errors.ts';
 import type { Evaluation } from '../../src/evaluate/evaluate.ts';
 import { populationUniqueness } from '../../src/metrics/population-risk.ts';
 import { classRisk } from '../../src/metrics/special-uniques.ts';
-import { parseSpec } from '../../src/spec/spec.ts';
+import { parseSpec } from '../../src/release-spec/spec.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-evaluate-risk-'));
 // classes over (age, sex): [30,M]×1, [40,F]×2, [50,M]×3, and a suppressed row

@@ -9,7 +9,7 @@ import { readHierarchyRows } from '../../src/hierarchy/hierarchy.ts';
 import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec } from '../../src/spec/spec.ts';
+import { loadSpec } from '../../src/release-spec/spec.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 

@@ -7,7 +7,7 @@ import { frontierCsv } from '../../src/explore/render.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { search } from '../../src/methods/generalization/index.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec } from '../../src/spec/spec.ts';
+import { loadSpec } from '../../src/release-spec/spec.ts';
 import { adultSpec, prepareAdult } from '../helpers/adult.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 

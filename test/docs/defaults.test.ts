@@ -8,13 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_LATTICE_NODES } from '../../src/data/limits.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { DEFAULT_NODE_BUDGET, DEFAULT_TIME_LIMIT_S } from '../../src/methods/generalization/index.ts';
+import { DEFAULT_RISK_THRESHOLD, parseSpec, withColumnDefaults } from '../../src/release-spec/spec.ts';
 import {
   AUDIT_MAX_ROWS,
   KEEPS_NOTHING_NCP,
   REVEAL_SHARE,
   UNIQUE_ROWS_ALLOWED,
 } from '../../src/report/audit.ts';
-import { DEFAULT_RISK_THRESHOLD, parseSpec, withColumnDefaults } from '../../src/spec/spec.ts';
 
 const DOC = readFileSync(new URL('../../docs/release-spec.md', import.meta.url), 'utf8');
 

@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkSpecFiles, parseSpec } from '../../src/spec/spec.ts';
+import { checkSpecFiles, parseSpec } from '../../src/release-spec/spec.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PpdpError } from '../../src/errors.ts';
-import { checkSpecFiles, loadSpec } from '../../src/spec/spec.ts';
+import { checkSpecFiles, loadSpec } from '../../src/release-spec/spec.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace, type Workspace } from '../helpers/workspace.ts';
 

@@ -19,7 +19,7 @@ import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
 import { methodFor } from '../../src/methods/registry.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
-import { loadSpec, type MethodName, parseSpec } from '../../src/spec/spec.ts';
+import { loadSpec, type MethodName, parseSpec } from '../../src/release-spec/spec.ts';
 import { decodeTable } from '../../src/verify/common.ts';
 import { verifierFor } from '../../src/verify/index.ts';
 import { releaseTo } from '../helpers/release.ts';

@@ -14,7 +14,7 @@ import { executeRelease } from '../../src/pipeline/engine.ts';
 import { LOCK, publishInto, storeFolder } from '../../src/pipeline/publish.ts';
 import { runIdOf } from '../../src/pipeline/release.ts';
 import { fileUrl, storeResolver, utf8 } from '../../src/pipeline/storage/index.ts';
-import { loadSpec } from '../../src/spec/spec.ts';
+import { loadSpec } from '../../src/release-spec/spec.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 import { runCli, snapshot, trustedRelease } from '../trust/helpers.ts';

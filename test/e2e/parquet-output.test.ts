@@ -15,7 +15,7 @@ import type { SpecError } from '../../src/errors.ts';
 import { generalizationMethod } from '../../src/methods/generalization/index.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { type StoreError, storeResolver } from '../../src/pipeline/storage/index.ts';
-import { parseSpec } from '../../src/spec/spec.ts';
+import { parseSpec } from '../../src/release-spec/spec.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const WITH_PARQUET = { formats: ['arrow', 'csv', 'parquet'] };

@@ -14,7 +14,7 @@ import { executeRelease } from '../../src/pipeline/engine.ts';
 import { forgetAll } from '../../src/pipeline/memo.ts';
 import { MAX_SHARDS } from '../../src/pipeline/states/types.ts';
 import { sealWork, storeResolver } from '../../src/pipeline/storage/index.ts';
-import type { MethodName } from '../../src/spec/spec.ts';
+import type { MethodName } from '../../src/release-spec/spec.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
 import { arrowInBatches } from '../helpers/arrow.ts';
 import { adultParquetFolder } from '../helpers/parquet.ts';

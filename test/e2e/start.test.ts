@@ -18,7 +18,7 @@ import { bundleHandlers } from '../../infra/bundle.ts';
 import { LOCK } from '../../src/pipeline/publish.ts';
 import { runIdOf } from '../../src/pipeline/release.ts';
 import { type Store, type StoreResolver, storeResolver, utf8 } from '../../src/pipeline/storage/index.ts';
-import { loadSpec } from '../../src/spec/spec.ts';
+import { loadSpec } from '../../src/release-spec/spec.ts';
 import { type DeployedApp, invokeFunction, synthesizeDeployed } from '../harness/deployed.ts';
 import { LocalStepFunctions, STATE_MACHINE_ARN } from '../harness/sfn-endpoint.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';

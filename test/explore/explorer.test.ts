@@ -16,7 +16,7 @@ import { explorerCsp, explorerHtml } from '../../src/explore/page.ts';
 import { allowedHost, serveExplorer } from '../../src/explore/serve.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec } from '../../src/spec/spec.ts';
+import { loadSpec } from '../../src/release-spec/spec.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 describe('explore() on 1,500 Adult rows', () => {

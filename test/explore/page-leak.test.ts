@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec, withColumnDefaults } from '../../src/spec/spec.ts';
+import { loadSpec, withColumnDefaults } from '../../src/release-spec/spec.ts';
 import { embeddedData, exploreGrid, type Json, observations } from '../helpers/explore-page.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 

@@ -1,5 +1,5 @@
 /** The Adult configurations whose optimum is pinned by the golden table (issue: foundation). */
-import type { MetricName } from '../../src/spec/spec.ts';
+import type { MetricName } from '../../src/release-spec/spec.ts';
 
 export const ADULT_SPEC = new URL('../../examples/adult/release.json', import.meta.url).pathname;
 export const KS = [2, 5, 10, 50] as const;

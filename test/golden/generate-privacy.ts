@@ -8,7 +8,7 @@ import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { exhaustiveSearch } from '../../src/methods/generalization/search.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec, type PrivacyModelSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
+import { loadSpec, type PrivacyModelSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import {
   ADULT_SPEC,
   K_MINIMAL_KS,

@@ -7,7 +7,7 @@ import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { exhaustiveSearch } from '../../src/methods/generalization/search.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec } from '../../src/spec/spec.ts';
+import { loadSpec } from '../../src/release-spec/spec.ts';
 import { ADULT_SPEC, type GoldenRow, KS, METRICS, SUPPRESSIONS } from './adult-configs.ts';
 
 const base = loadSpec(ADULT_SPEC);

@@ -3,7 +3,7 @@ import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import type { Prepared } from '../../src/methods/generalization/prepared.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
+import { loadSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 
 export const ADULT_DIR = new URL('../../examples/adult/', import.meta.url).pathname;
 export const ADULT_SPEC_PATH = `${ADULT_DIR}release.json`;

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { EncodedColumn } from '../../src/data/table.ts';
 import { HierarchyError, SpecError } from '../../src/errors.ts';
 import { buildHierarchy, hierarchyRows } from '../../src/hierarchy/hierarchy.ts';
-import { type HierarchySpec, parseSpec } from '../../src/spec/spec.ts';
+import { type HierarchySpec, parseSpec } from '../../src/release-spec/spec.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-builders-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

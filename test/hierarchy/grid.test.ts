@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EncodedColumn } from '../../src/data/table.ts';
 import { HierarchyError } from '../../src/errors.ts';
 import { buildHierarchy, hierarchyRows } from '../../src/hierarchy/hierarchy.ts';
-import type { HierarchySpec } from '../../src/spec/spec.ts';
+import type { HierarchySpec } from '../../src/release-spec/spec.ts';
 
 function column(dictionary: string[], name = 'c'): EncodedColumn {
   return { name, dictionary, codes: Int32Array.from(dictionary, (_, i) => i) };

@@ -12,7 +12,7 @@ import {
 import { prepareMondrian } from '../../src/methods/mondrian/prepare.ts';
 import { buildModels } from '../../src/models/index.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec, type PrivacyModelSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
+import { loadSpec, type PrivacyModelSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { TINY_MONDRIAN_INPUT } from '../helpers/kernels.ts';
 

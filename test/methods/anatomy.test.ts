@@ -10,7 +10,7 @@ import { anatomize } from '../../src/methods/anatomy/bucketize.ts';
 import { type AnatomyRelease, anatomyRelease } from '../../src/methods/anatomy/index.ts';
 import type { StagedFile } from '../../src/methods/method.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
-import { parseSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
+import { parseSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { decodeTable } from '../../src/verify/generalization.ts';
 import { verifierFor } from '../../src/verify/index.ts';

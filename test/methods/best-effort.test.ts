@@ -17,7 +17,7 @@ import {
 import { nearlyEqual } from '../../src/methods/generalization/lattice.ts';
 import { optimalSearch } from '../../src/methods/generalization/search.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import type { MetricName, ReleaseSpec } from '../../src/spec/spec.ts';
+import type { MetricName, ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { KS, PRIVACY_CONFIGS, SUPPRESSIONS } from '../golden/adult-configs.ts';
 import { adultSpec } from '../helpers/adult.ts';

@@ -17,7 +17,7 @@ import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { buildGeneralization } from '../../src/methods/generalization/index.ts';
 import { sampleRows } from '../../src/models/differential-privacy.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
-import { loadSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
+import { loadSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { verifierFor } from '../../src/verify/index.ts';
 import { releaseTo } from '../helpers/release.ts';

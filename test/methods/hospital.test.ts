@@ -14,7 +14,7 @@ import type { EncodedTable } from '../../src/data/table.ts';
 import { InputError, VerificationError } from '../../src/errors.ts';
 import { hierarchyRows } from '../../src/hierarchy/hierarchy.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec } from '../../src/spec/spec.ts';
+import { loadSpec } from '../../src/release-spec/spec.ts';
 import { verifyMondrian } from '../../src/verify/mondrian.ts';
 import { hospitalCsv, hospitalSpec } from '../helpers/hospital.ts';
 import { releaseTo } from '../helpers/release.ts';

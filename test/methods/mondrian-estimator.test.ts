@@ -6,7 +6,7 @@ import { runMondrian } from '../../src/methods/mondrian/index.ts';
 import { prepareMondrian } from '../../src/methods/mondrian/prepare.ts';
 import { marginalCounts } from '../../src/metrics/contingency.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
+import { loadSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 
 const SPEC = new URL('../../examples/adult-mondrian/release.json', import.meta.url).pathname;

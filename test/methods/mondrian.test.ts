@@ -7,7 +7,7 @@ import { readArrow } from '../../src/data/arrow.ts';
 import { readCsv } from '../../src/data/csv.ts';
 import { InputError, NoSolutionError, SpecError, VerificationError } from '../../src/errors.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec } from '../../src/spec/spec.ts';
+import { loadSpec } from '../../src/release-spec/spec.ts';
 import { type DecodedTable, decodeTable } from '../../src/verify/generalization.ts';
 import { verifyMondrian } from '../../src/verify/mondrian.ts';
 import { releaseTo } from '../helpers/release.ts';

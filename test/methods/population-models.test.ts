@@ -23,7 +23,7 @@ import { exhaustiveSearch, optimalSearch } from '../../src/methods/generalizatio
 import { methodFor } from '../../src/methods/registry.ts';
 import { derivedK } from '../../src/models/k-map.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
-import { checkSpecFiles, loadSpec, METRIC_NAMES, type ReleaseSpec } from '../../src/spec/spec.ts';
+import { checkSpecFiles, loadSpec, METRIC_NAMES, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { pieces, verifierFor } from '../../src/verify/index.ts';
 import { estimatedK } from '../../src/verify/population.ts';

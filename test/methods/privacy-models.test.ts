@@ -6,7 +6,7 @@ import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { kMinimalSearch, preferred } from '../../src/methods/generalization/samarati.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { PREFERENCES, type PrivacyModelSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
+import { PREFERENCES, type PrivacyModelSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { type KMinimalGoldenRow, PRIVACY_CONFIGS, type PrivacyGoldenRow } from '../golden/adult-configs.ts';
 import { adultSpec } from '../helpers/adult.ts';
 import { releaseTo } from '../helpers/release.ts';

@@ -7,7 +7,7 @@ import { NoSolutionError, type PpdpError, SpecError, VerificationError } from '.
 import { diagOf, inverseNormFactor } from '../../src/methods/randomization/matrices.ts';
 import type { MatricesFile } from '../../src/methods/randomization/matrices-file.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec, parseSpec } from '../../src/spec/spec.ts';
+import { loadSpec, parseSpec } from '../../src/release-spec/spec.ts';
 import { verifyRandomization } from '../../src/verify/randomization.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';

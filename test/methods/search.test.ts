@@ -15,7 +15,7 @@ import { kAnonymity } from '../../src/models/k-anonymity.ts';
 import { entropyLDiversity, recursiveClDiversity } from '../../src/models/l-diversity.ts';
 import { equalEmd, tCloseness } from '../../src/models/t-closeness.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { METRIC_NAMES, type MetricName } from '../../src/spec/spec.ts';
+import { METRIC_NAMES, type MetricName } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import type { GoldenRow } from '../golden/adult-configs.ts';
 import { adultSpec } from '../helpers/adult.ts';

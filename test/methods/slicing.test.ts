@@ -12,7 +12,7 @@ import { sliceTable, slicingClaims, slicingFiles } from '../../src/methods/slici
 import { slicingMeasures } from '../../src/methods/slicing/report.ts';
 import type { SlicedRelease } from '../../src/methods/slicing/sliced.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
-import { parseSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
+import { parseSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { decodeTable } from '../../src/verify/generalization.ts';
 import { verifierFor } from '../../src/verify/index.ts';
 import { releaseTo } from '../helpers/release.ts';

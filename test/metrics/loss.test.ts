@@ -12,7 +12,7 @@ import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { openSearch, prepareGeneralization, search } from '../../src/methods/generalization/index.ts';
 import { exhaustiveSearch } from '../../src/methods/generalization/search.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { type LossSpec, loadSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
+import { type LossSpec, loadSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { adultSpec } from '../helpers/adult.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-loss-'));

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTable } from '../../src/data/read.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
+import { parseSpec, withColumnDefaults } from '../../src/release-spec/spec.ts';
 import { auditRelease, unchangedColumns } from '../../src/report/audit.ts';
-import { parseSpec, withColumnDefaults } from '../../src/spec/spec.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { WAGE_ATTRIBUTES } from '../helpers/wage.ts';
 

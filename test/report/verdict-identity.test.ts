@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTable } from '../../src/data/read.ts';
+import { parseSpec } from '../../src/release-spec/spec.ts';
 import { auditRelease, auditReleaseInPartitions, cautionLines } from '../../src/report/audit.ts';
-import { parseSpec } from '../../src/spec/spec.ts';
 import { releaseTo } from '../helpers/release.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-verdict-'));

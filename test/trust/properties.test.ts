@@ -17,7 +17,7 @@ import { NoSolutionError, SpecError } from '../../src/errors.ts';
 import type { GroupingKernel, GroupingResult } from '../../src/kernels/groupby/kernel.ts';
 import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
-import { loadSpec, parseSpec } from '../../src/spec/spec.ts';
+import { loadSpec, parseSpec } from '../../src/release-spec/spec.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { trustedRelease, writeResults } from './helpers.ts';
 

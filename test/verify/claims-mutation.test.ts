@@ -18,7 +18,7 @@ import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
 import type { MethodReport } from '../../src/methods/method.ts';
 import { methodFor } from '../../src/methods/registry.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
-import { parseSpec, type ReleaseSpec } from '../../src/spec/spec.ts';
+import { parseSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { decodeTable } from '../../src/verify/common.ts';
 import { pieces, verifierFor } from '../../src/verify/index.ts';
 

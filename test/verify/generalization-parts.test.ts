@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { encodeArrow } from '../../src/data/arrow.ts';
 import { encodeCsv } from '../../src/data/csv.ts';
 import type { OutputColumn } from '../../src/data/table.ts';
-import type { AttributeSpec, PrivacyModelSpec } from '../../src/spec/spec.ts';
+import type { AttributeSpec, PrivacyModelSpec } from '../../src/release-spec/spec.ts';
 import { dictionaryHashes, fold, KEY_SEED, QI_SEED } from '../../src/verify/fingerprint.ts';
 import type { GeneralizationClaims } from '../../src/verify/generalization.ts';
 import {

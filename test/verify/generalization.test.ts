@@ -15,7 +15,7 @@ import { encodeParquet } from '../../src/data/parquet-write.ts';
 import type { OutputColumn } from '../../src/data/table.ts';
 import { VerificationError } from '../../src/errors.ts';
 import { tsCsvMatchKernel, wasmCsvMatchKernel } from '../../src/kernels/csv/match.ts';
-import type { AttributeSpec, PrivacyModelSpec } from '../../src/spec/spec.ts';
+import type { AttributeSpec, PrivacyModelSpec } from '../../src/release-spec/spec.ts';
 import { codedTable, releasedNames } from '../../src/verify/common.ts';
 import {
   decodeTable,

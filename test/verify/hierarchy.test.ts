@@ -15,7 +15,7 @@ import { hierarchyRows } from '../../src/hierarchy/hierarchy.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { generalizationMethod } from '../../src/methods/generalization/index.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
-import { type HierarchySpec, loadSpec } from '../../src/spec/spec.ts';
+import { type HierarchySpec, loadSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { verifierHierarchyRows } from '../../src/verify/hierarchy.ts';
 import { verifierFor } from '../../src/verify/index.ts';

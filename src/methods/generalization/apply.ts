@@ -5,7 +5,7 @@
  */
 import { compactDictionary, type EncodedTable, type OutputColumn } from '../../data/table.ts';
 import type { Hierarchy } from '../../hierarchy/hierarchy.ts';
-import type { AttributeSpec } from '../../spec/spec.ts';
+import type { AttributeSpec } from '../../release-spec/spec.ts';
 import type { Random } from '../../util/random.ts';
 
 export const SUPPRESSED = '*';

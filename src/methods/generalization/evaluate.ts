@@ -13,7 +13,7 @@ import type { Grouping, GroupingSession } from '../../kernels/groupby/kernel.ts'
 import type { ClassOutcome, GeneralizationMetrics, MetricValues } from '../../metrics/generalization.ts';
 import { smallestPassingClass } from '../../models/index.ts';
 import type { PrivacyModel } from '../../models/model.ts';
-import type { MetricName } from '../../spec/spec.ts';
+import type { MetricName } from '../../release-spec/spec.ts';
 import type { Lattice } from './lattice.ts';
 import type { PopulationTuples } from './population.ts';
 

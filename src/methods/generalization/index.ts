@@ -18,7 +18,7 @@ import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import { GeneralizationMetrics } from '../../metrics/generalization.ts';
 import { dpSettings, sampleRows } from '../../models/differential-privacy.ts';
 import { buildModels, requiredK, sensitiveAttributes, sensitiveNames } from '../../models/index.ts';
-import { type GeneralizationMethodSpec, type ReleaseSpec, writesParquet } from '../../spec/spec.ts';
+import { type GeneralizationMethodSpec, type ReleaseSpec, writesParquet } from '../../release-spec/spec.ts';
 import { thousands } from '../../util/format.ts';
 import { keyedRandom } from '../../util/keys.ts';
 import type { Random } from '../../util/random.ts';

@@ -4,7 +4,7 @@ import type { EncodedColumn, EncodedTable } from '../../data/table.ts';
 import type { TupleSet } from '../../data/tuples.ts';
 import type { Hierarchy } from '../../hierarchy/hierarchy.ts';
 import type { SensitiveAttribute } from '../../models/index.ts';
-import type { GeneralizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
+import type { GeneralizationMethodSpec, ReleaseSpec } from '../../release-spec/spec.ts';
 import type { GeneralizationProblem } from './evaluate.ts';
 import type { PopulationTuples } from './population.ts';
 

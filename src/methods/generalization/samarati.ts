@@ -21,7 +21,7 @@
  */
 import { K_ANONYMITY } from '../../catalogue/k-anonymity.ts';
 import { SpecError } from '../../errors.ts';
-import type { Preference } from '../../spec/spec.ts';
+import type { Preference } from '../../release-spec/spec.ts';
 import type { NodeEvaluator, NodeResult } from './evaluate.ts';
 import { compareTieBreak, type Lattice, nearlyEqual } from './lattice.ts';
 import { bottomUp, FEASIBLE, INFEASIBLE, type SearchOutcome, Tagger, UNKNOWN } from './search.ts';

@@ -11,7 +11,7 @@ import type { EncodedTable } from '../../data/table.ts';
 import { collapseRows } from '../../data/tuples.ts';
 import { SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
-import type { ReleaseSpec } from '../../spec/spec.ts';
+import type { ReleaseSpec } from '../../release-spec/spec.ts';
 import type { MethodContext, ShardCounts, ShardSteps, ShardTuples } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
 import {

@@ -25,7 +25,7 @@ import { buildHierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import { buildModels, sensitiveAttributes } from '../../models/index.ts';
 import { entropyOf } from '../../models/l-diversity.ts';
 import type { PrivacyModel } from '../../models/model.ts';
-import type { AttributeSpec, MondrianMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
+import type { AttributeSpec, MondrianMethodSpec, ReleaseSpec } from '../../release-spec/spec.ts';
 import type { DimKind, MondrianDim, PartitionProblem, SensitiveCodes } from './partition.ts';
 
 /** The label of the root Mondrian adds when a hierarchy's top level has several labels. */

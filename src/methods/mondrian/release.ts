@@ -6,7 +6,7 @@
  */
 import { formatNumber } from '../../data/csv.ts';
 import { compactDictionary, type EncodedTable, type OutputColumn } from '../../data/table.ts';
-import type { AttributeSpec } from '../../spec/spec.ts';
+import type { AttributeSpec } from '../../release-spec/spec.ts';
 import type { Random } from '../../util/random.ts';
 import type { MondrianDim, PartitionProblem, PartitionResult } from './partition.ts';
 import { ROOT_LABEL } from './prepare.ts';

@@ -10,7 +10,7 @@ import { formatNumber } from '../../data/csv.ts';
 import { type EncodedColumn, type EncodedTable, isMissing } from '../../data/table.ts';
 import { SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
-import type { AttributeSpec, RandomizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
+import type { AttributeSpec, RandomizationMethodSpec, ReleaseSpec } from '../../release-spec/spec.ts';
 
 export type Discretization =
   | { readonly kind: 'values' }

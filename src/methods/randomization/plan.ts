@@ -16,7 +16,7 @@ import {
 } from '../../models/attribute-disclosure.ts';
 import { lDiversity } from '../../models/l-diversity.ts';
 import { type RhoPrivacyModel, rhoPrivacy } from '../../models/rho-privacy.ts';
-import type { RandomizationMethodSpec, ReleaseSpec } from '../../spec/spec.ts';
+import type { RandomizationMethodSpec, ReleaseSpec } from '../../release-spec/spec.ts';
 import { thousands } from '../../util/format.ts';
 import { buildDomains, type CategoricalAttribute } from './domain.ts';
 import {

@@ -19,7 +19,7 @@ import { compactDictionary, type EncodedColumn, type OutputColumn } from '../../
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
 import { posteriorHolds } from '../../models/l-diversity.ts';
-import type { AttributeSpec, ReleaseSpec, SlicingMethodSpec } from '../../spec/spec.ts';
+import type { AttributeSpec, ReleaseSpec, SlicingMethodSpec } from '../../release-spec/spec.ts';
 import { thousands } from '../../util/format.ts';
 import { checkEligibility, diversityRequirement, releasedAttributes, tupleIds } from '../bucket-common.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod, StagedFile } from '../method.ts';

@@ -10,7 +10,7 @@ import { distributionMeasures, measureFigures } from '../../metrics/contingency.
 import { sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { classSizeHistogram, reidentificationRisk } from '../../metrics/privacy.ts';
 import { posteriorHolds } from '../../models/l-diversity.ts';
-import type { ReleaseSpec } from '../../spec/spec.ts';
+import type { ReleaseSpec } from '../../release-spec/spec.ts';
 import { diversityModelReport, sizeFacts, tupleIds } from '../bucket-common.ts';
 import { bucketEstimator } from '../bucket-estimator.ts';
 import type { BuiltRelease, MethodContext } from '../method.ts';

@@ -1,6 +1,6 @@
 /** A sliced table before it is written: shared by the build and its report. */
 import type { EncodedColumn, OutputColumn } from '../../data/table.ts';
-import type { AttributeSpec } from '../../spec/spec.ts';
+import type { AttributeSpec } from '../../release-spec/spec.ts';
 import type { DiversityRequirement } from '../bucket-common.ts';
 import type { ColumnPlan } from './columns.ts';
 import type { SlicingProblem, TuplePartition } from './partition.ts';

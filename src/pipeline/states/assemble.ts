@@ -9,7 +9,7 @@ import { encodeCsvChunks } from '../../data/csv.ts';
 import { encodeParquet } from '../../data/parquet-write.ts';
 import { type CodeArray, type OutputColumn, shuffledUnion, unionOfDictionaries } from '../../data/table.ts';
 import { utf8VectorValues } from '../../data/utf8.ts';
-import { writesParquet } from '../../spec/spec.ts';
+import { writesParquet } from '../../release-spec/spec.ts';
 import { keyedRandom } from '../../util/keys.ts';
 import { recall } from '../memo.ts';
 import { scatterKey } from './apply-shard.ts';

@@ -20,7 +20,7 @@ import {
   isPopulationModel,
   loadSpec,
   type ReleaseSpec,
-} from '../../spec/spec.ts';
+} from '../../release-spec/spec.ts';
 import { lockRun, unlockRun } from '../lock.ts';
 import { type Claim, checkOutDir, claimFolder, storeFolder, unlock } from '../publish.ts';
 import { readInputShards, runIdFrom, runIdOf } from '../release.ts';

@@ -12,7 +12,7 @@ import { CellDigest, type DigestState } from '../../data/digest.ts';
 import { stateBudgets } from '../../data/limits.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError, SpecError } from '../../errors.ts';
-import type { ReleaseSpec } from '../../spec/spec.ts';
+import type { ReleaseSpec } from '../../release-spec/spec.ts';
 import { remember } from '../memo.ts';
 import { readInputShards } from '../release.ts';
 import { encodeShardRows, shardRowsKey } from '../rows.ts';

@@ -4,7 +4,7 @@
  * or an output part's summary (what the staged part holds). Verify compares them.
  */
 import { readClaims } from '../../claims/index.ts';
-import { writesParquet } from '../../spec/spec.ts';
+import { writesParquet } from '../../release-spec/spec.ts';
 import { type ClassEntries, partitionChunks, partitionsOf } from '../../verify/generalization-parts.ts';
 import { pieces } from '../../verify/index.ts';
 import { getJson, putJson } from '../storage/index.ts';

@@ -39,7 +39,7 @@ import type { ArrowRange } from '../../data/arrow.ts';
 import { concatTables, type EncodedTable } from '../../data/table.ts';
 import type { ShardSteps } from '../../methods/method.ts';
 import { methodFor } from '../../methods/registry.ts';
-import { loadSpec, type ReleaseSpec, withColumnDefaults } from '../../spec/spec.ts';
+import { loadSpec, type ReleaseSpec, withColumnDefaults } from '../../release-spec/spec.ts';
 import { type RunKey, recall, remember } from '../memo.ts';
 import type { ManifestEntry } from '../publish.ts';
 import {

@@ -3,7 +3,7 @@
  * the likely fix — for the mistakes people make by hand in JSON.
  */
 import { describe, expect, it } from 'vitest';
-import { locateJsonError } from '../../src/spec/json.ts';
+import { locateJsonError } from '../../src/release-spec/json.ts';
 
 const GOOD = '{\n  "privacy": [{ "model": "k-anonymity", "k": 5 }],\n  "seed": 1\n}\n';
 
