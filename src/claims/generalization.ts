@@ -7,8 +7,10 @@ export const generalizationShape = {
     object: {
       /** The largest k of the spec's k-anonymity models (1 without one). */
       k: 'count',
-      /** The spec's method.maxSuppression as a number of input rows. */
+      /** The spec's method.maxSuppression as a number of input rows (every row with an entity column). */
       maxSuppressedRows: 'count',
+      /** With an entity column: method.maxSuppression as a number of the input's persons. */
+      maxSuppressedPersons: { optional: 'count' },
     },
   },
   /** The chosen node: quasi-identifier → hierarchy level. */
@@ -22,5 +24,25 @@ export const generalizationShape = {
    * method derived from the spec's (ε, δ), and the rows the sample kept (`suppressedRows` then
    * counts the sampled rows suppressed; the rows not sampled are never released).
    */
-  dp: { optional: { object: { beta: 'number', k: 'count', sampledRows: 'count' } } },
+  /**
+   * With an entity column (docs/definitions.md, "Several rows per person"): the persons with a
+   * suppressed row, and the fewest persons in a retained class.
+   */
+  entity: { optional: { object: { suppressedPersons: 'count', minClassPersons: 'count' } } },
+  dp: {
+    optional: {
+      object: {
+        beta: 'number',
+        k: 'count',
+        sampledRows: 'count',
+        /** With a private search: its ε, each step's ε, and the steps it took. */
+        search: { optional: { object: { epsilon: 'number', stepEpsilon: 'number', stepsTaken: 'count' } } },
+      },
+    },
+  },
+  /**
+   * Cell suppression only: the quasi-identifiers in the order cells were suppressed, and per
+   * quasi-identifier the cells released as `*` in rows not suppressed whole.
+   */
+  cells: { optional: { object: { order: 'strings', perAttribute: 'levels' } } },
 } as const satisfies Shape;

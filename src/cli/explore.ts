@@ -4,16 +4,18 @@
  * its lattice, as an explorer page; nothing is published (src/explore/).
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { PpdpError } from '../errors.ts';
 import { explore } from '../explore/explorer.ts';
 import { parseVary } from '../explore/frontier.ts';
 import { explorerHtml } from '../explore/page.ts';
 import { frontierCsv, frontierJson } from '../explore/render.ts';
+import { DEFAULT_REPEATS, drawsSample, MAX_REPEATS } from '../explore/repeats.ts';
+import { withSearchBudget } from '../explore/search.ts';
 import { serveExplorer } from '../explore/serve.ts';
 import { checkOutDir } from '../pipeline/publish.ts';
 import { readInput } from '../pipeline/release.ts';
-import { loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
+import { loadSpec, type ReleaseSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { commandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
 
@@ -30,13 +32,23 @@ of several choices could be joined into finer ones. The input is read once.
 
 Options:
   --vary <p>=<range>  k=2..50, l=2..6, t=0.1..0.5:0.05, delta=1..3:0.5, tau=0.1..0.5:0.05 (or τ),
+                      epsilon=0.5..3:0.5 (or ε; differential privacy),
                       maxSuppression=0,0.02,0.05 (generalization), or a list: k=2,5,10.
                       Integer ranges step by 1 unless ':step' is given. k changes the
                       k-anonymity model (added if the spec has none); l, t, delta and tau
                       change the spec's l-diversity, t-closeness, δ-disclosure or
-                      attribute-disclosure model. Give it twice for a grid.      [required]
+                      attribute-disclosure model; epsilon the differential-privacy model.
+                      Give it twice for a grid.                                  [required]
+  --repeats <n>       differential privacy: releases run per value (default ${DEFAULT_REPEATS}, at most
+                      ${MAX_REPEATS}). Its release samples the input from a secret random stream, so
+                      two releases of the same spec differ: the page shows each value's mean
+                      and range over the runs (aggregates only, never a run's rows), for
+                      choosing ε; none of the runs is published
   --out <dir>         where explore.html, frontier.json and frontier.csv go (default: frontier)
   --no-lattice        generalization: leave the lattice out (the sweep only)
+  --node-budget <n>   generalization: the search's method.nodeBudget for this exploration (it
+                      searches best-effort; the page draws its progress and how to continue it)
+  --time-limit <s>    generalization: the search's method.timeLimit, likewise
   --serve             also serve explore.html on http://127.0.0.1 (a free port) until stopped,
                       only to requests for 127.0.0.1:<port> or localhost:<port>
   --kernel <name>     grouping kernel: wasm (default) or ts (the plain-TS reference)
@@ -53,7 +65,10 @@ export async function exploreCommand(args: string[]): Promise<number> {
     args,
     {
       vary: { type: 'string', multiple: true },
+      repeats: { type: 'string' },
       'no-lattice': { type: 'boolean', default: false },
+      'node-budget': { type: 'string' },
+      'time-limit': { type: 'string' },
       serve: { type: 'boolean', default: false },
       out: { type: 'string', default: 'frontier' },
       kernel: { type: 'string', default: 'wasm' },
@@ -81,7 +96,8 @@ export async function exploreCommand(args: string[]): Promise<number> {
   const out = values.out!;
   checkOutDir(out, []); // a folder, or none yet
   const say = progressLines(values.quiet) ?? (() => {});
-  const spec = loadSpec(positionals[0]!);
+  const spec = withSearchBudget(loadSpec(positionals[0]!), values['node-budget'], values['time-limit']);
+  const repeats = repeatsOption(values.repeats, spec);
   say(`reading the input of ${positionals[0]}`);
   const table = readInput(spec);
   const data = explore(withColumnDefaults(spec, table), table, varies, {
@@ -89,6 +105,7 @@ export async function exploreCommand(args: string[]): Promise<number> {
     kernel,
     progress: say,
     lattice: !values['no-lattice'],
+    ...(repeats !== undefined ? { repeats } : {}),
   });
   const frontier = data.frontier;
   mkdirSync(out, { recursive: true });
@@ -111,4 +128,25 @@ export async function exploreCommand(args: string[]): Promise<number> {
     await new Promise(() => {}); // until the process is stopped
   }
   return 0;
+}
+
+/** `--repeats n`: a whole number from 1 to MAX_REPEATS, for a spec whose release draws a secret sample only. */
+function repeatsOption(text: string | undefined, spec: ReleaseSpec): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!(Number.isInteger(n) && n >= 1 && n <= MAX_REPEATS)) {
+    throw new PpdpError(
+      'E_USAGE',
+      `ppdp explore: --repeats must be a whole number from 1 to ${MAX_REPEATS}`,
+      `e.g. --repeats ${DEFAULT_REPEATS}`,
+    );
+  }
+  if (!drawsSample(spec)) {
+    throw new PpdpError(
+      'E_USAGE',
+      `ppdp explore: --repeats applies to a release that draws a secret sample (differential privacy), and ${basename(spec.file)} has none`,
+      'leave --repeats out: this spec releases the same rows for the same seed, so one run per value tells',
+    );
+  }
+  return n;
 }

@@ -14,6 +14,7 @@ import { dateGrid } from '../hierarchy/builders.ts';
 import { parseSpec } from '../release-spec/spec.ts';
 import { commandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
+import { printLattice } from './init-lattice.ts';
 
 export const INIT_HELP = `Usage: ppdp init <table> [--out <release.json>] [--force]
 
@@ -36,6 +37,9 @@ The draft asks for k-anonymity with k = 5, at most 2 % suppressed rows, treats e
 as values of their own when the table has any, and escapes CSV formulas (format.escapeFormulas)
 when a column it releases holds text a spreadsheet would run as a formula (=cmd(), @SUM(…), …;
 not plain negative numbers). Review every role before a release.
+Last, init gives the lattice's size (the product of the quasi-identifiers' levels) and, past
+what the optimal search enumerates, each column's factor in it and coarser hierarchies that
+shrink it (docs/guide.md, "Wide tables").
 
 Options:
   --out <file>   where to write the spec (default: release.json next to the table)
@@ -145,7 +149,7 @@ export function initCommand(args: string[]): number {
     );
   }
   const table = readTable(data, { nulls: 'missing' });
-  const guesses = table.columns.map((c) => [c.name, guess(c, table.rowCount)] as const);
+  const guesses = oneEntity(table.columns.map((c) => [c.name, guess(c, table.rowCount)] as const));
   const attributes = Object.fromEntries(guesses.map(([name, g]) => [name, g.attribute]));
   if (!guesses.some(([, g]) => g.attribute.type === 'quasi-identifying')) {
     throw new PpdpError(
@@ -179,7 +183,7 @@ export function initCommand(args: string[]): number {
     method: { name: 'generalization', maxSuppression: 0.02 },
     seed: 1,
   };
-  parseSpec(spec, out); // the draft must be a valid spec
+  const draft = parseSpec(spec, out); // the draft must be a valid spec
   writeAtomically(out, `${JSON.stringify(spec, null, 2)}\n`);
   process.stdout.write(
     `${out}: drafted from ${basename(data)} (${table.rowCount} rows); review the roles:\n`,
@@ -205,6 +209,7 @@ export function initCommand(args: string[]): number {
       `  format.escapeFormulas: true — ${formulas.join(', ')} ${formulas.length === 1 ? 'holds' : 'hold'} text a spreadsheet would run as a formula\n`,
     );
   }
+  printLattice(draft, table);
   return 0;
 }
 
@@ -222,9 +227,57 @@ function words(header: string): string[] {
     .filter((w) => w !== '');
 }
 
+/**
+ * Headers that name whom rows belong to: with repeating id-shaped values, the column is the
+ * entity (several rows per person: orders, claims, visits), which the release counts and drops.
+ */
+const ENTITY_WORDS = new Set([
+  'id',
+  'ids',
+  'uuid',
+  'guid',
+  'customer',
+  'client',
+  'patient',
+  'person',
+  'household',
+  'member',
+  'account',
+  'user',
+]);
+/** An id's shape: one token of letters, digits and - _ . : / #. */
+const ID_SHAPE = /^[A-Za-z0-9][A-Za-z0-9_\-.:/#]*$/;
+
+/** Whether a column names whom rows belong to and repeats id-shaped values (more than FEW of them). */
+function looksLikeEntity(column: EncodedColumn, header: string[], rows: number): boolean {
+  if (!header.some((w) => ENTITY_WORDS.has(w))) return false;
+  const present = presentCodes(column);
+  const values = column.dictionary.filter((_, c) => present[c] === 1);
+  return values.length > FEW && values.length < rows && values.every((v) => ID_SHAPE.test(v));
+}
+
+/** At most one entity column per spec: the first proposed; any other is identifying (dropped). */
+function oneEntity<T extends readonly [string, Guess]>(guesses: T[]): T[] {
+  const first = guesses.findIndex(([, g]) => g.attribute.type === 'entity');
+  return guesses.map((x, i) =>
+    i > first && first >= 0 && x[1].attribute.type === 'entity'
+      ? ([
+          x[0],
+          { attribute: { type: 'identifying' }, why: `${x[1].why}; a spec has one entity column` },
+        ] as unknown as T)
+      : x,
+  );
+}
+
 function guess(column: EncodedColumn, rows: number): Guess {
   const header = words(column.name);
   const joined = header.join('');
+  if (looksLikeEntity(column, header, rows)) {
+    return {
+      attribute: { type: 'entity' },
+      why: 'an id that repeats: several rows per person, so k counts persons (the column is not released)',
+    };
+  }
   if (header.some((w) => IDENTIFYING.has(w)) || IDENTIFYING.has(joined)) {
     return { attribute: { type: 'identifying' }, why: 'its header names a person or an identifier' };
   }

@@ -13,6 +13,8 @@ import { clientLattice } from './client/lattice.ts';
 import { clientPanes } from './client/panes.ts';
 import { clientShared } from './client/shared.ts';
 import type { ExplorerData } from './explorer.ts';
+import { repeatsSection } from './repeats.ts';
+import { searchSection } from './search.ts';
 
 /** The page script's parts, in the order they run: each reads what the ones before it put in `ctx`. */
 const CLIENT_PARTS = [clientShared, clientPanes, clientLattice];
@@ -90,6 +92,19 @@ export function explorerHtml(data: ExplorerData): string {
   const json = JSON.stringify(data).replace(/</g, '\\u003c');
   const params = data.parameters.map((p) => `${p.name} ∈ {${p.values.join(', ')}}`).join(', ');
   const solutions = new Set(data.points.map((p) => p.choice).filter((c) => c >= 0)).size;
+  // A release drawing a secret sample: aggregates of several runs per value, no choices to pick.
+  const repeated = data.frontier.points.some((p) => p.repeats);
+  const summary = repeated
+    ? `${fmtNum(data.points.length)} values, each released ${fmtNum(data.frontier.points.find((p) => p.repeats)!.repeats!.runs)} times in memory to measure it. Nothing was published.`
+    : `${fmtNum(data.points.length)} runs gave ${fmtNum(solutions)} distinct solution${solutions === 1 ? '' : 's'}. Nothing was published: pick a solution or a node to see what releasing it would give, and the command that releases it.`;
+  const picked = `<section id="picked" aria-labelledby="picked-h"><h2 id="picked-h">Picked choices, side by side</h2>
+<div class="controls" role="radiogroup" aria-label="Where a pick goes">Picks go to:
+<label><input type="radio" name="slot" value="0" checked> left</label>
+<label><input type="radio" name="slot" value="1"> right</label></div>
+<p id="announce" class="meaning" aria-live="polite"></p>
+<div class="cols"><div class="pane" id="pane-0" aria-label="Left choice"><p class="note">Nothing picked yet.</p></div>
+<div class="pane" id="pane-1" aria-label="Right choice"><p class="note">Nothing picked yet.</p></div></div>
+</section>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${explorerCsp()}">
@@ -99,18 +114,12 @@ export function explorerHtml(data: ExplorerData): string {
 </head><body><main>
 <header><h1>Explore the choices of ${esc(data.spec)}</h1>
 <p>Method <code>${esc(data.method)}</code>, ${fmtNum(data.rows)} input rows, seed ${data.seed}; varied: ${esc(params)}.
-${fmtNum(data.points.length)} runs gave ${fmtNum(solutions)} distinct solution${solutions === 1 ? '' : 's'}. Nothing was published: pick a solution or a node to see what releasing it would give, and the command that releases it.</p></header>
-${frontierSection(data)}
+${summary}</p></header>
+${repeated ? repeatsSection(data) : frontierSection(data)}
+${data.search ? searchSection(data.search) : ''}
 ${data.lattice ? latticeSection(data) : ''}
-<section id="picked" aria-labelledby="picked-h"><h2 id="picked-h">Picked choices, side by side</h2>
-<div class="controls" role="radiogroup" aria-label="Where a pick goes">Picks go to:
-<label><input type="radio" name="slot" value="0" checked> left</label>
-<label><input type="radio" name="slot" value="1"> right</label></div>
-<p id="announce" class="meaning" aria-live="polite"></p>
-<div class="cols"><div class="pane" id="pane-0" aria-label="Left choice"><p class="note">Nothing picked yet.</p></div>
-<div class="pane" id="pane-1" aria-label="Right choice"><p class="note">Nothing picked yet.</p></div></div>
-</section>
-<footer>Made by <code>ppdp explore</code>. ${previewNote(data)}</footer>
+${repeated ? '' : picked}
+<footer>Made by <code>ppdp explore</code>. ${repeated ? 'The page holds no rows and no single run: only the aggregates above, for choosing a value; release the spec to publish.' : previewNote(data)}</footer>
 </main>
 <script type="application/json" id="explorer-data">${json}</script>
 <script>${CLIENT}</script>

@@ -37,6 +37,11 @@ export interface ClassOutcome {
   readonly retainedClasses: number;
   /** Σ|E|² over the retained classes, when the caller counted it on its way (else summed here). */
   readonly retainedSquares?: number | undefined;
+  /**
+   * Cell suppression (docs/definitions.md, "Cell suppression"): class g's QI i at g·m + i, 1
+   * when that cell is suppressed in the class's rows; such a cell costs as much as the top level.
+   */
+  readonly cells?: Uint8Array | undefined;
 }
 
 export class GeneralizationMetrics {
@@ -135,6 +140,10 @@ export class GeneralizationMetrics {
         sums[i]! += sizes[g]! * (share + this.sFactor * (1 - share) - this.gFactor * share);
       }
     }
+    this.forSuppressedCells(outcome, (t, i) => {
+      const share = this.share(i, levels[i]!, this.tuples[i]![t]!);
+      sums[i]! += this.counts[t]! * (share + this.sFactor * (1 - share) - this.gFactor * share);
+    });
     return sums;
   }
 
@@ -195,6 +204,11 @@ export class GeneralizationMetrics {
           }
         }
       }
+      this.forSuppressedCells(outcome, (t, i) => {
+        const code = this.tuples[i]![t]!;
+        const top = this.entropy(i, this.hierarchies[i]!.height).cost[code]!;
+        entropySum += this.counts[t]! * (top - this.entropy(i, levels[i]!).cost[code]!);
+      });
       entropy = entropySum;
     }
     let squares = outcome.retainedSquares ?? 0;
@@ -208,7 +222,7 @@ export class GeneralizationMetrics {
     return {
       ncp,
       discernibility: squares + s * n,
-      precision: ((n - s) * this.relativeHeight(levels) + s) / n,
+      precision: ((n - s) * this.relativeHeight(levels) + s) / n + this.cellPrecision(levels, outcome),
       aecs:
         outcome.retainedClasses > 0 ? (n - s) / (outcome.retainedClasses * this.k) : Number.POSITIVE_INFINITY,
       entropy,
@@ -232,6 +246,9 @@ export class GeneralizationMetrics {
         sums[i]! += sizes[g]! * (1 - this.ncpCost(i, levels[i]!, this.tuples[i]![rep]!));
       }
     }
+    this.forSuppressedCells(outcome, (t, i) => {
+      sums[i]! += this.counts[t]! * (1 - this.ncpCost(i, levels[i]!, this.tuples[i]![t]!));
+    });
     return sums;
   }
 
@@ -355,6 +372,29 @@ export class GeneralizationMetrics {
     let product = 1;
     for (let i = 0; i < this.m; i++) product *= this.hierarchies[i]!.labels[levels[i]!]!.length;
     return Math.max(1, Math.min(distinctTuples, product));
+  }
+
+  /** Calls `visit(tuple, qi)` for each suppressed cell of a retained class's tuples (cell suppression). */
+  private forSuppressedCells(outcome: ClassOutcome, visit: (t: number, i: number) => void): void {
+    const cells = outcome.cells;
+    if (!cells) return;
+    const { groupOf, suppressed } = outcome;
+    const m = this.m;
+    for (let t = 0; t < this.counts.length; t++) {
+      const g = groupOf[t]!;
+      if (suppressed[g]) continue;
+      for (let i = 0; i < m; i++) if (cells[g * m + i]) visit(t, i);
+    }
+  }
+
+  /** Precision's share of the suppressed cells: each costs 1 instead of its relative height. */
+  private cellPrecision(levels: ArrayLike<number>, outcome: ClassOutcome): number {
+    let s = 0;
+    this.forSuppressedCells(outcome, (t, i) => {
+      const h = this.hierarchies[i]!.height;
+      s += this.counts[t]! * (1 - (h > 0 ? levels[i]! / h : 1));
+    });
+    return s / (this.rows * this.m);
   }
 
   private relativeHeight(levels: ArrayLike<number>): number {

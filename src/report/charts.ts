@@ -114,7 +114,7 @@ export function chart(spec: ChartSpec): string {
   return `<figure>${svg}${legend}<figcaption>${esc(spec.title)}</figcaption></figure>`;
 }
 
-function open(spec: ChartSpec, height: number): string {
+function open(spec: { title: string }, height: number): string {
   return (
     `<svg class="chart" viewBox="0 0 ${WIDTH} ${px(height)}" width="${WIDTH}" height="${px(height)}" role="img" aria-label="${esc(spec.title)}">` +
     `<title>${esc(spec.title)}</title>\n`
@@ -236,4 +236,83 @@ function horizontal(spec: ChartSpec, axis: number[], top: number, fmt: (v: numbe
       `<text class="axis-label" x="4" y="14">${esc(spec.categoryAxis)}</text>`,
   );
   return `${parts.join('\n')}\n</svg>`;
+}
+
+export interface StepSeries {
+  name: string;
+  color: string;
+  /** [x, y] points in x order; the value holds until the next point. */
+  points: readonly (readonly [number, number])[];
+  /** Drawn dashed (e.g. a bound beside the value it bounds). */
+  dashed?: boolean;
+}
+
+export interface StepChartSpec {
+  title: string;
+  series: readonly StepSeries[];
+  xAxis: string;
+  yAxis: string;
+  /** A point's hover text beyond its series and values (e.g. its wall time). */
+  hover?: (series: number, point: number) => string;
+}
+
+/**
+ * Series that change by steps (a search's best value and bound as nodes are checked): each a
+ * step line (`polyline.series`) from point to point, every point a `circle.mark` (a data mark).
+ */
+export function stepChart(spec: StepChartSpec): string {
+  const xs = spec.series.flatMap((s) => s.points.map((p) => finite(p[0])));
+  const ys = spec.series.flatMap((s) => s.points.map((p) => finite(p[1])));
+  const xAxis = ticks(Math.max(0, ...xs));
+  const yAxis = ticks(Math.max(0, ...ys));
+  const xTop = xAxis.at(-1)!;
+  const yTop = yAxis.at(-1)!;
+  const left = 72;
+  const right = 16;
+  const plotTop = 14;
+  const plotH = 180;
+  const base = plotTop + plotH;
+  const height = base + 46;
+  const x = (v: number) => left + (finite(v) / xTop) * (WIDTH - left - right);
+  const y = (v: number) => base - (finite(v) / yTop) * plotH;
+  const parts: string[] = [open(spec, height)];
+  for (const t of yAxis) {
+    parts.push(
+      `<line class="grid" x1="${left}" y1="${px(y(t))}" x2="${WIDTH - right}" y2="${px(y(t))}"/>` +
+        `<text x="${left - 8}" y="${px(y(t) + 4)}" text-anchor="end">${fmtNum(t)}</text>`,
+    );
+  }
+  for (const t of xAxis) {
+    parts.push(
+      `<line class="tick" x1="${px(x(t))}" y1="${base}" x2="${px(x(t))}" y2="${base + 5}"/>` +
+        `<text x="${px(x(t))}" y="${base + 17}" text-anchor="middle">${fmtNum(t)}</text>`,
+    );
+  }
+  spec.series.forEach((s, i) => {
+    const path: string[] = [];
+    s.points.forEach(([px0, py], j) => {
+      if (j > 0) path.push(`${px(x(px0))},${px(y(s.points[j - 1]![1]))}`);
+      path.push(`${px(x(px0))},${px(y(py))}`);
+    });
+    parts.push(
+      `<polyline class="series" fill="none" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''} points="${path.join(' ')}"/>`,
+    );
+    s.points.forEach(([px0, py], j) => {
+      const extra = spec.hover?.(i, j);
+      const hover = `${s.name}: ${fmtNum(py)} at ${fmtNum(px0)}${extra ? ` (${extra})` : ''}`;
+      parts.push(
+        `<circle class="mark" cx="${px(x(px0))}" cy="${px(y(py))}" r="2.5" fill="${s.color}"><title>${esc(hover)}</title></circle>`,
+      );
+    });
+  });
+  parts.push(
+    `<line class="axis" x1="${left}" y1="${plotTop}" x2="${left}" y2="${base}"/>` +
+      `<line class="axis" x1="${left}" y1="${base}" x2="${WIDTH - right}" y2="${base}"/>` +
+      `<text class="axis-label" x="${px((left + WIDTH - right) / 2)}" y="${px(height - 6)}" text-anchor="middle">${esc(spec.xAxis)}</text>` +
+      `<text class="axis-label" x="14" y="${px(base - plotH / 2)}" text-anchor="middle" transform="rotate(-90 14 ${px(base - plotH / 2)})">${esc(spec.yAxis)}</text>`,
+  );
+  const legend = `<div class="legend">${spec.series
+    .map((s) => `<span>${swatch(esc(s.color))}${esc(s.name)}</span>`)
+    .join('')}</div>`;
+  return `<figure>${parts.join('\n')}\n</svg>${legend}<figcaption>${esc(spec.title)}</figcaption></figure>`;
 }

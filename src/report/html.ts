@@ -17,6 +17,7 @@ import {
   renderRisk,
   renderVerdict,
 } from './privacy-sections.ts';
+import { renderSearchProgress } from './search-progress.ts';
 import { CSS, contentSecurityPolicy } from './style.ts';
 import { renderInformationLoss, renderMarginals, renderUtility } from './utility-sections.ts';
 
@@ -307,6 +308,7 @@ export function renderReportHtml(report: ReleaseReport): string {
     g ? renderTransformation(report, g) : renderRows(report),
     ...(histogram ? [renderHistogram(report, histogram)] : []),
     ...(report.sections ?? []).map(renderCustomSection),
+    renderSearchProgress(report),
     renderUtility(report),
     renderInformationLoss(report),
     renderMarginals(report),

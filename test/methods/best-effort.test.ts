@@ -3,9 +3,15 @@
  * enumerate: its proved lower bound is never above the optimum, it never reports a value below
  * it, and with a small node budget it finds the optimum's value on (nearly) every Adult
  * configuration. Also: deterministic for a seed, anytime (a larger budget is never worse), and
- * the release path switches to it past limits.maxLatticeNodes or when a budget is set.
+ * the release path switches to it past limits.maxLatticeNodes or when a budget is set. On a table
+ * of 40 quasi-identifiers: a good feasible node within a small budget (the descent from the top),
+ * and a stop on convergence when the budget is out of reach.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeWideTable } from '../../bench/wide-table.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { BestEffortSearch } from '../../src/methods/generalization/best-effort.ts';
 import {
@@ -17,7 +23,7 @@ import {
 import { nearlyEqual } from '../../src/methods/generalization/lattice.ts';
 import { optimalSearch } from '../../src/methods/generalization/search.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import type { MetricName, ReleaseSpec } from '../../src/release-spec/spec.ts';
+import { loadSpec, type MetricName, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { KS, PRIVACY_CONFIGS, SUPPRESSIONS } from '../golden/adult-configs.ts';
 import { adultSpec } from '../helpers/adult.ts';
@@ -111,6 +117,45 @@ describe('best-effort search on Adult (every configuration of the acceptance gri
       previous = r.best.value;
     }
   }, 120_000);
+});
+
+describe('best-effort search on a table of 40 quasi-identifiers (a lattice of 10^14 nodes)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ppdp-best-effort-wide-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const wide = writeWideTable(dir, 3000, 40, {
+    metric: 'loss',
+    loss: { aggregate: 'arithmetic', gsFactor: 0.5 },
+  });
+
+  function run(budget: number) {
+    const spec = loadSpec(wide.spec);
+    const prepared = prepareGeneralization(spec, readInput(spec), wasmGroupingKernel);
+    const evaluator = openSearch(prepared, wasmGroupingKernel);
+    const out = new BestEffortSearch(evaluator, {
+      nodeBudget: budget,
+      timeLimitMs: Number.POSITIVE_INFINITY,
+      random: new Random(3),
+    }).run();
+    evaluator.dispose();
+    return out;
+  }
+
+  it('finds a feasible node far below the top within a small budget, reproducibly', () => {
+    // A climb from the bottom checks 40 successors per step: 150 checks would not reach a
+    // feasible node, and the result would be the top (Loss 1). The descent from the top would.
+    const a = run(150);
+    expect(a.best.feasible).toBe(true);
+    expect(a.best.value).toBeLessThan(0.9);
+    expect(a.lowerBound).toBeLessThanOrEqual(a.best.value);
+    expect(a.nodesChecked).toBeLessThanOrEqual(150);
+    const b = run(150);
+    expect(b.best.levels).toEqual(a.best.levels);
+    // With a budget it never reaches, it stops once long without a better node.
+    const more = run(100_000);
+    expect(more.best.value <= a.best.value || nearlyEqual(more.best.value, a.best.value)).toBe(true);
+    expect(more.stoppedBy).toBe('converged');
+    expect(more.nodesChecked).toBeLessThan(100_000);
+  }, 300_000);
 });
 
 describe('the release path', () => {

@@ -3,9 +3,10 @@
  * suppressed classes are masked (`*` in every QI) or removed, identifying columns are
  * dropped, and the released rows are shuffled with a keyed stream (src/util/keys.ts).
  */
+import { gatherRaw } from '../../data/raw.ts';
 import { compactDictionary, type EncodedTable, type OutputColumn } from '../../data/table.ts';
 import type { Hierarchy } from '../../hierarchy/hierarchy.ts';
-import type { AttributeSpec } from '../../release-spec/spec.ts';
+import { type AttributeSpec, isReleasedType } from '../../release-spec/spec.ts';
 import type { Random } from '../../util/random.ts';
 
 export const SUPPRESSED = '*';
@@ -20,6 +21,8 @@ export interface ApplyInput {
   /** row → 1 when the row's class is suppressed. */
   readonly suppressedRow: Uint8Array;
   readonly suppressed: 'mask' | 'remove';
+  /** Cell suppression: QI name → row → 1 where that cell is released as `*`. */
+  readonly suppressedCells?: ReadonlyMap<string, Uint8Array> | undefined;
   /**
    * Shuffles the released rows; absent: input order (the serverless fan-out applies shards
    * apart and shuffles once at the merge, with the same stream).
@@ -34,10 +37,12 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
   const typeOf = new Map(input.attributes.map((a) => [a.name, a.type]));
 
   return table.columns
-    .filter((col) => typeOf.get(col.name) !== 'identifying')
+    .filter((col) => isReleasedType(typeOf.get(col.name)))
     .map((col): OutputColumn => {
       const hierarchy =
         typeOf.get(col.name) === 'quasi-identifying' ? input.hierarchies.get(col.name) : undefined;
+      // A column that passes through as bytes stays bytes: its released rows' values gathered.
+      if (col.raw) return { name: col.name, kind: 'utf8', values: gatherRaw(col.raw, rowAt ?? n) };
       const codes = new Int32Array(n);
       const source = col.codes;
       if (!hierarchy) {
@@ -46,6 +51,7 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
         return compactDictionary(col.name, col.dictionary, codes);
       }
       const level = input.node[col.name]!;
+      const cells = input.suppressedCells?.get(col.name);
       const levelTable = hierarchy.levelTables[level]!;
       const dictionary = hierarchy.labels[level]!.slice();
       let star = dictionary.indexOf(SUPPRESSED);
@@ -58,6 +64,7 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
       } else {
         for (let r = 0; r < n; r++) codes[r] = suppressedRow[r] ? star : levelTable[source[r]!]!;
       }
+      if (cells) for (let j = 0; j < n; j++) if (cells[rowAt ? rowAt[j]! : j]) codes[j] = star;
       return compactDictionary(col.name, dictionary, codes);
     });
 }

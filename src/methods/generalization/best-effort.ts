@@ -2,14 +2,19 @@
  * Best-effort full-domain generalization, for lattices too large to enumerate (or when the
  * spec sets a time limit or a node budget). Anytime: the best node found only improves.
  *
- * 1. Greedy climb (Lightning-like): from the bottom, step to the successor that removes the
- *    most rows from too-small classes per unit of a-priori cost, until a node is feasible.
- * 2. Descent: from the best node, try its specializations, generalizations and swaps (one QI
- *    down, another up) in order of their a-priori bound, skipping those whose bound cannot beat
- *    the best value; move on the first improvement, until none improves.
+ * 1. Greedy descent from the top: from the top node (feasible if anything is), step to the
+ *    first direct specialization, in order of a-priori bound, that is feasible and better —
+ *    about one check per step, so a good feasible node comes early however many QIs there are.
+ *    Then descent (below) from there.
+ * 2. Greedy climb (Lightning-like): from the bottom, step to the successor that removes the
+ *    most rows from too-small classes per unit of a-priori cost, until a node is feasible;
+ *    descent from there. Descent: from a node, try its specializations, generalizations and
+ *    swaps (one QI down, another up) in order of their a-priori bound, skipping those whose
+ *    bound cannot beat the best value; move on the first improvement, until none improves.
  * 3. Iterated local search: mutate the best node or cross two of the best nodes kept, climb back
  *    to feasibility, descend; until the node budget (the deterministic stop), the time limit
- *    (a safety stop), or the bound below closes the gap.
+ *    (a safety stop), the bound below closes the gap, or no better node in STALL_NODES checks
+ *    (converged).
  *
  * The lower bound on the optimum's value (proved, not estimated): the optimum is a feasible
  * node, so it is not a specialization of a node known infeasible (monotonic models; for the
@@ -35,7 +40,10 @@ export interface BestEffortOptions {
   /** Wall time at most, in ms (a safety stop; Infinity for none). */
   readonly timeLimitMs: number;
   readonly random: UniformDraws;
-  /** Called at most every `progressMs` with where the search stands. */
+  /**
+   * Called about every `progressMs` with where the search stands (default 1.8 s: with the check
+   * in progress added, lines come at most about 2 s apart).
+   */
   readonly progress?: (p: BestEffortProgress) => void;
   readonly progressMs?: number;
   readonly now?: () => number;
@@ -53,6 +61,28 @@ export interface BestEffortOutcome extends SearchOutcome {
   readonly lowerBound: number;
   /** Why the search stopped. */
   readonly stoppedBy: 'optimal' | 'node budget' | 'time limit' | 'converged';
+  /** Where the search stood each time the best value or the bound improved; the last point is the result. */
+  readonly trajectory: readonly TrajectoryPoint[];
+}
+
+/** One point of the search's trajectory. */
+export interface TrajectoryPoint {
+  /** Wall time since the search started, in ms (it varies between runs, like the timings). */
+  readonly ms: number;
+  readonly nodesChecked: number;
+  /** The best value found so far (the spec's metric). */
+  readonly best: number;
+  /** The lower bound proved so far on the optimum's value (≤ best). */
+  readonly bound: number;
+}
+
+/** Points a trajectory keeps at most: past it, every other point between the first and the last goes. */
+export const TRAJECTORY_POINTS = 200;
+
+/** A full trajectory thinned evenly: its first point and every other one after it, the last kept. */
+export function thinned<T>(points: readonly T[]): T[] {
+  const last = points.length - 1;
+  return points.filter((_, i) => i === 0 || i === last || i % 2 === 1);
 }
 
 interface Known {
@@ -80,6 +110,8 @@ const CLOSED_POPS = 3000;
 const IDLE_ROUNDS = 200;
 /** Evaluations between two checks of whether the bound closes the gap. */
 const CLOSED_CHECK_EVERY = 500;
+/** Evaluations since the best node last improved after which the local search calls the search converged. */
+const STALL_NODES = 2000;
 
 export class BestEffortSearch {
   private readonly known = new Map<number, Known>();
@@ -91,11 +123,16 @@ export class BestEffortSearch {
   private readonly monotonic: boolean;
   private readonly k: number;
   private readonly t0: number;
+  /** The time limit less the final bound's share (a twentieth, at most FINAL_BOUND_MS). */
+  private readonly searchMs: number;
   private lastProgress: number;
   private evaluated = 0;
   private stopped: BestEffortOutcome['stoppedBy'] = 'converged';
   private nextClosedCheck = 0;
   private proved = Number.NEGATIVE_INFINITY;
+  /** Evaluations done when the best node last improved. */
+  private improvedAt = 0;
+  private readonly trajectory: TrajectoryPoint[] = [];
 
   constructor(
     private readonly evaluator: NodeEvaluator,
@@ -104,6 +141,7 @@ export class BestEffortSearch {
     this.monotonic = prunable(evaluator.problem);
     this.k = smallestPassingClass(evaluator.problem.models);
     this.t0 = this.now();
+    this.searchMs = options.timeLimitMs - Math.min(FINAL_BOUND_MS, options.timeLimitMs / 20);
     this.lastProgress = this.t0;
   }
 
@@ -163,14 +201,21 @@ export class BestEffortSearch {
     }
     if (!this.best) throw noSolution(this.evaluator);
     const best = this.best;
-    const lowerBound = Math.min(best.value, this.lowerBound(FINAL_BOUND_MS));
+    // The final walk takes what the time limit leaves (its share kept back, below), at least BOUND_MS.
+    const left = this.t0 + this.options.timeLimitMs - this.now();
+    const lowerBound = Math.min(
+      best.value,
+      this.lowerBound(Math.max(BOUND_MS, Math.min(FINAL_BOUND_MS, left))),
+    );
     const optimal = nearlyEqual(lowerBound, best.value);
+    this.record(optimal ? best.value : lowerBound, true);
     return {
       best,
       nodesChecked: this.evaluator.checked,
       strategy: optimal ? 'best-effort (proved optimal)' : 'best-effort (greedy + local search)',
       lowerBound: optimal ? best.value : lowerBound,
       stoppedBy: optimal ? 'optimal' : this.stopped,
+      trajectory: this.trajectory,
     };
   }
 
@@ -219,14 +264,21 @@ export class BestEffortSearch {
       return k;
     }
     if (this.evaluated >= this.options.nodeBudget) throw new Stop('node budget');
-    if (this.now() - this.t0 >= this.options.timeLimitMs) throw new Stop('time limit');
+    if (this.now() - this.t0 >= this.searchMs) throw new Stop('time limit');
     this.evaluated++;
     const r = this.evaluator.evaluate(id);
     let rows = 0;
     for (let g = 0; g < r.groups; g++) if (r.sizes[g]! < this.k) rows += r.sizes[g]!;
     const k: Known = { feasible: r.feasible, value: r.value, below: rows };
     this.known.set(id, k);
-    if (!r.feasible && (this.monotonic || rows > maxSuppressedRows)) this.addInfeasible(levels);
+    // (With an entity column the limit counts persons: the evaluator judges the classes below k.)
+    if (
+      !r.feasible &&
+      (this.monotonic ||
+        rows > maxSuppressedRows ||
+        (r.persons !== undefined && !this.evaluator.forcedWithinLimit(id)))
+    )
+      this.addInfeasible(levels);
     if (r.feasible) this.consider(r);
     this.report();
     return k;
@@ -238,8 +290,11 @@ export class BestEffortSearch {
     if (
       !best ||
       (nearlyEqual(r.value, best.value) ? compareTieBreak(lattice, r.id, best.id) < 0 : r.value < best.value)
-    )
+    ) {
       this.best = r;
+      this.improvedAt = this.evaluated;
+      this.record(this.proved);
+    }
     // The few best nodes, parents of the crossovers.
     if (!this.elite.includes(r.id)) {
       this.elite.push(r.id);
@@ -249,7 +304,7 @@ export class BestEffortSearch {
   }
 
   private report(): void {
-    const { progress, progressMs = 2000 } = this.options;
+    const { progress, progressMs = 1800 } = this.options;
     if (!progress) return;
     const now = this.now();
     if (now - this.lastProgress < progressMs) return;
@@ -264,15 +319,17 @@ export class BestEffortSearch {
 
   private *steps(): Generator<void, void, void> {
     const { lattice } = this.evaluator.problem;
-    // 1. Greedy climb from the bottom.
+    // 1. Greedy descent from the top: a feasible node soon, however wide the lattice.
+    const seed = yield* this.fromTop();
+    if (seed < 0) return; // the top is infeasible: no solution
+    yield* this.descend(seed);
+    // 2. Greedy climb from the bottom, and descent from there.
     const start = yield* this.climb(0);
-    if (start < 0) return; // the top is infeasible: no solution
-    // 2. Descent from there.
-    yield* this.descend(start);
+    if (start >= 0) yield* this.descend(start);
     // 3. Iterated local search.
     const random = this.options.random;
     let idle = 0;
-    while (idle < IDLE_ROUNDS) {
+    while (idle < IDLE_ROUNDS && this.evaluated - this.improvedAt < STALL_NODES) {
       const before = this.evaluated;
       // Now and then, whether the bound closes the gap.
       if (this.evaluated >= this.nextClosedCheck) {
@@ -309,6 +366,39 @@ export class BestEffortSearch {
   private closed(): boolean {
     const lb = this.lowerBound(Number.POSITIVE_INFINITY, CLOSED_POPS);
     return nearlyEqual(lb, this.best!.value) || lb > this.best!.value;
+  }
+
+  /**
+   * From the top downwards while a specialization is feasible and better: at each node its
+   * direct specializations in order of their a-priori bound, moving on the first that is
+   * feasible with a smaller value (one check per step when the first is). -1 when the top is
+   * infeasible.
+   */
+  private *fromTop(): Generator<void, number, void> {
+    const { lattice } = this.evaluator.problem;
+    let cur = lattice.top;
+    let here = this.check(cur);
+    yield;
+    if (!here.feasible) return -1;
+    for (;;) {
+      const moves = lattice
+        .predecessors(cur)
+        .filter((n) => !this.ruledOut(lattice.levels(n)))
+        .sort((a, b) => this.aprioriOf(a) - this.aprioriOf(b) || a - b);
+      let moved = false;
+      for (const n of moves) {
+        if (this.aprioriOf(n) >= here.value) continue;
+        const k = this.check(n);
+        yield;
+        if (k.feasible && k.value < here.value && !nearlyEqual(k.value, here.value)) {
+          cur = n;
+          here = k;
+          moved = true;
+          break;
+        }
+      }
+      if (!moved) return cur;
+    }
   }
 
   /**
@@ -393,8 +483,43 @@ export class BestEffortSearch {
    */
   lowerBound(ms = BOUND_MS, maxPops = BOUND_POPS): number {
     // Every walk's answer holds (what is ruled out only grows): keep the best of them.
-    this.proved = Math.max(this.proved, this.walk(ms, maxPops));
+    const proved = Math.max(this.proved, this.walk(ms, maxPops));
+    if (proved > this.proved) {
+      this.proved = proved;
+      this.record(proved);
+    }
     return this.proved;
+  }
+
+  /**
+   * A point of the trajectory (once a node is feasible): the best value and the bound, clamped
+   * to what the report states (at least the bottom's a-priori bound, which every node's value
+   * is at least; at most the best value). `last` records the result even when nothing improved.
+   */
+  private record(proved: number, last = false): void {
+    const best = this.best;
+    if (!best) return;
+    const floor = Math.max(proved, this.aprioriOf(0));
+    const previous = this.trajectory.at(-1);
+    const bound = Math.min(best.value, Math.max(floor, previous?.bound ?? floor));
+    const nodesChecked = this.evaluator.checked;
+    if (
+      previous?.best === best.value &&
+      previous.bound === bound &&
+      (!last || previous.nodesChecked === nodesChecked)
+    )
+      return;
+    const point: TrajectoryPoint = {
+      ms: Math.round(this.now() - this.t0),
+      nodesChecked,
+      best: best.value,
+      bound,
+    };
+    if (this.trajectory.length >= TRAJECTORY_POINTS) {
+      const kept = thinned(this.trajectory);
+      this.trajectory.splice(0, this.trajectory.length, ...kept);
+    }
+    this.trajectory.push(point);
   }
 
   private walk(ms: number, maxPops: number): number {

@@ -10,6 +10,7 @@ import { paramsOf } from '../../models/describe.ts';
 import type { SensitiveAttribute } from '../../models/index.ts';
 import type { PrivacyModel } from '../../models/model.ts';
 import type { BuiltRelease } from '../method.ts';
+import type { TrajectoryPoint } from './best-effort.ts';
 import type { NodeResult } from './evaluate.ts';
 import type { Prepared } from './prepared.ts';
 import type { SearchOutcome } from './search.ts';
@@ -17,7 +18,13 @@ import type { SearchOutcome } from './search.ts';
 type MethodReport = BuiltRelease['report'];
 type Outcome = SearchOutcome & {
   kMinimal?: NodeResult[];
-  bestEffort?: { readonly lowerBound: number; readonly stoppedBy: string } | undefined;
+  bestEffort?:
+    | {
+        readonly lowerBound: number;
+        readonly stoppedBy: string;
+        readonly trajectory?: readonly TrajectoryPoint[];
+      }
+    | undefined;
 };
 
 export function generalizationReport(
@@ -32,6 +39,15 @@ export function generalizationReport(
   const facts = searchFacts(prepared, outcome, node, originalNode.groups);
   return {
     rows: { input: table.rowCount, released: releasedRows, suppressed: best.suppressedRows },
+    ...(prepared.entity
+      ? {
+          persons: {
+            input: prepared.entity.persons,
+            suppressed: best.suppressedPersons ?? 0,
+            smallestClass: best.minClassPersons ?? 0,
+          },
+        }
+      : {}),
     generalization: facts,
     ...(outcome.bestEffort ? { sections: [searchSection(prepared, best.value, facts)] } : {}),
     privacy: privacyOf(prepared, best, originalNode),
@@ -70,7 +86,13 @@ function searchFacts(
  * How close the node is to the optimum: the optimal search proves it (gap 0); the best-effort
  * one states the lower bound it proved on the optimum's value and the gap that leaves.
  */
-function searchQuality(outcome: Outcome) {
+function searchQuality(outcome: Outcome): {
+  search?: string;
+  lowerBound?: number;
+  gap?: number;
+  stoppedBy?: string;
+  trajectory?: TrajectoryPoint[];
+} {
   if (outcome.strategy.startsWith('optimal'))
     return { search: 'optimal', lowerBound: outcome.best.value, gap: 0 };
   if (!outcome.bestEffort) return {};
@@ -82,6 +104,7 @@ function searchQuality(outcome: Outcome) {
     lowerBound,
     gap,
     stoppedBy: outcome.bestEffort.stoppedBy,
+    ...(outcome.bestEffort.trajectory ? { trajectory: outcome.bestEffort.trajectory.slice() } : {}),
   };
 }
 
@@ -117,10 +140,15 @@ function fmt(x: number): string {
 function privacyOf(prepared: Prepared, best: NodeResult, originalNode: NodeResult): MethodReport['privacy'] {
   const { problem } = prepared;
   const retained = Array.from(best.sizes).filter((_, g) => !best.suppressed[g]);
+  // With an entity column, risks are per person: one of a class's P persons is re-identified
+  // with probability 1/P (a person with rows in several classes counts in each).
+  const persons = best.persons && Array.from(best.persons).filter((_, g) => !best.suppressed[g]);
   const reidentification = reidentificationRisk(
-    retained,
+    persons ?? retained,
     prepared.spec.report.riskThreshold,
-    'the generalized quasi-identifiers (rows in one equivalence class look alike)',
+    persons
+      ? 'the generalized quasi-identifiers, per person (the persons in one equivalence class look alike)'
+      : 'the generalized quasi-identifiers (rows in one equivalence class look alike)',
   );
   // Each sensitive attribute's histograms over the released (not suppressed) classes.
   const released = prepared.sensitive.map(({ attribute: sa }) => ({
@@ -141,7 +169,7 @@ function privacyOf(prepared: Prepared, best: NodeResult, originalNode: NodeResul
       achieved: achievedOf(m, best),
       monotonic: m.monotonic,
     })),
-    k: best.minClassSize,
+    k: best.minClassPersons ?? best.minClassSize,
     classes: best.retainedClasses,
     ecSizeHistogram: classSizeHistogram(retained),
     prosecutorRisk: prosecutorFacts(reidentification),
@@ -184,7 +212,7 @@ function achievedOf(model: PrivacyModel, best: NodeResult): Record<string, numbe
   for (let g = 0; g < best.groups; g++) {
     if (best.suppressed[g]) continue;
     const v = model.measure({
-      size: best.sizes[g]!,
+      size: (best.persons ?? best.sizes)[g]!,
       histogram: h ? h.counts.subarray(g * h.width, (g + 1) * h.width) : null,
       population: best.population?.[g],
     });
