@@ -1,7 +1,6 @@
 /**
- * The parameters of (ε, δ)-differential privacy by sampling and generalization (SafePub: Bild,
- * Kuhn & Prasser, PoPETs 2018; Li, Qardaji & Su, ASIACCS 2012), derived as ARX 3.9.2 derives
- * them, in interval arithmetic whose every step rounds outwards by one ulp
+ * The parameters of (ε, δ)-differential privacy by sampling and generalization, derived as ARX
+ * 3.9.2 derives them, in interval arithmetic whose every step rounds outwards by one ulp
  * (docs/definitions.md, "Differential privacy"):
  *
  *   β = 1 − e^(−ε)             (the lower end of its interval)
@@ -22,14 +21,24 @@ interface Interval {
 }
 
 const bits = new Float64Array(1);
-const word = new BigInt64Array(bits.buffer);
+const halves = new Uint32Array(bits.buffer);
+/** Where the low 32 bits of a double's representation sit (0 on little-endian machines). */
+const LOW = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
+const HIGH = 1 - LOW;
 
 /** The next double above `v` (Java's Math.nextAfter(v, +∞)). */
 function nextUp(v: number): number {
   if (Number.isNaN(v) || v === Number.POSITIVE_INFINITY) return v;
   if (v === 0) return Number.MIN_VALUE;
   bits[0] = v;
-  word[0] = v > 0 ? word[0]! + 1n : word[0]! - 1n;
+  // The representation as a 64-bit magnitude: one more away from zero above 0, one less below.
+  if (v > 0) {
+    halves[LOW] = (halves[LOW]! + 1) >>> 0;
+    if (halves[LOW] === 0) halves[HIGH] = (halves[HIGH]! + 1) >>> 0;
+  } else {
+    if (halves[LOW] === 0) halves[HIGH] = (halves[HIGH]! - 1) >>> 0;
+    halves[LOW] = (halves[LOW]! - 1) >>> 0;
+  }
   return bits[0]!;
 }
 
@@ -58,8 +67,11 @@ function closed(lo: number, hi: number): Interval {
 }
 
 function binary(a: Interval, b: Interval, op: (x: number, y: number) => number): Interval {
-  const v = [op(a.lo, b.lo), op(a.lo, b.hi), op(a.hi, b.lo), op(a.hi, b.hi)].map(finite);
-  return closed(nextDown(Math.min(...v)), nextUp(Math.max(...v)));
+  const v0 = finite(op(a.lo, b.lo));
+  const v1 = finite(op(a.lo, b.hi));
+  const v2 = finite(op(a.hi, b.lo));
+  const v3 = finite(op(a.hi, b.hi));
+  return closed(nextDown(Math.min(v0, v1, v2, v3)), nextUp(Math.max(v0, v1, v2, v3)));
 }
 
 function unary(a: Interval, op: (x: number) => number): Interval {
@@ -82,6 +94,7 @@ const ZERO = point(0);
 const ONE = point(1);
 const MINUS_ONE = point(-1);
 const PI = point(Math.PI);
+const TWO_PI = mul(point(2), PI);
 
 /** a clearly below b; overlapping intervals cannot be decided. */
 function below(a: Interval, b: Interval): boolean {
@@ -109,6 +122,26 @@ function stirlingError(n: Interval): Interval {
   return closed(nextDown(base.lo - offset), nextUp(base.hi + offset));
 }
 
+/**
+ * Stirling's error at the whole number i (as a point), and at n − k computed as an interval
+ * (`sub(point(n), point(k))`, which depends on n − k alone): the same values for every (n, p),
+ * remembered, since the derivation asks for them O(n²) times.
+ */
+const stirlingAt = new Map<number, Interval>();
+const stirlingOfDifference = new Map<number, Interval>();
+
+function stirlingPoint(i: number): Interval {
+  let v = stirlingAt.get(i);
+  if (v === undefined) stirlingAt.set(i, (v = stirlingError(point(i))));
+  return v;
+}
+
+function stirlingDifference(d: number, difference: Interval): Interval {
+  let v = stirlingOfDifference.get(d);
+  if (v === undefined) stirlingOfDifference.set(d, (v = stirlingError(difference)));
+  return v;
+}
+
 /** P(X = k) for X ~ Binomial(n, p), by Loader's saddle-point expansion. */
 function binomial(n: number, p: Interval, k: number): Interval {
   if (k < 0 || k > n) return ZERO;
@@ -118,8 +151,8 @@ function binomial(n: number, p: Interval, k: number): Interval {
   const K = point(k);
   const NK = sub(N, K);
   const dev = add(mul(K, log(div(K, mul(N, p)))), mul(NK, log(div(NK, mul(N, sub(ONE, p))))));
-  const term1 = sub(sub(stirlingError(N), stirlingError(K)), stirlingError(NK));
-  const term2 = sqrt(div(N, mul(mul(mul(point(2), PI), K), NK)));
+  const term1 = sub(sub(stirlingPoint(n), stirlingPoint(k)), stirlingDifference(n - k, NK));
+  const term2 = sqrt(div(N, mul(mul(TWO_PI, K), NK)));
   return exp(sub(add(log(term2), term1), dev));
 }
 
@@ -131,11 +164,25 @@ export interface DpParameters {
   readonly k: number;
 }
 
+/** Derived (ε, δ) pairs: the derivation takes seconds at large ε, and a release reads it several times. */
+const derived = new Map<string, DpParameters>();
+
 /**
  * β and k for (ε, δ) (ε the budget left for sampling, the whole ε with a given generalization).
  * Throws an Error when the interval arithmetic cannot decide (as ARX does).
  */
 export function dpParameters(epsilon: number, delta: number): DpParameters {
+  const key = `${epsilon}:${delta}`;
+  let p = derived.get(key);
+  if (p === undefined) {
+    p = derive(epsilon, delta);
+    derived.set(key, p);
+  }
+  return p;
+}
+
+/** dpParameters without the memory of derived pairs (what the benchmark times). */
+export function derive(epsilon: number, delta: number): DpParameters {
   const eps = point(epsilon);
   const del = point(delta);
   const beta = sub(ONE, exp(mul(MINUS_ONE, eps)));
@@ -165,4 +212,31 @@ export function dpParameters(epsilon: number, delta: number): DpParameters {
   let k = 1;
   for (let dk = point(Number.MAX_VALUE); !below(dk, del); k++) dk = deltaOf(k);
   return { beta: beta.lo, k };
+}
+
+/**
+ * How (ε, δ)-differential privacy spends ε, as ARX 3.9.2 splits it: with a private search,
+ * ε_search = searchBudget · ε goes to the search, spent evenly over its steps (each step's
+ * ε the lower end of ε_search / steps), and the sampling and suppression take the lower end of
+ * ε − ε_search; with the node fixed in advance, all of ε goes to the sampling.
+ */
+export interface DpBudget {
+  /** The ε that β and k are derived from. */
+  readonly epsilonAnon: number;
+  /** The ε of the search (0 with the node fixed in advance). */
+  readonly epsilonSearch: number;
+  /** The ε each search step's exponential mechanism spends (0 without a search). */
+  readonly stepEpsilon: number;
+  /** The search's largest number of steps (0 without a search). */
+  readonly steps: number;
+}
+
+/** The split of ε; throws an Error when the interval arithmetic fails (as ARX does). */
+export function dpBudget(epsilon: number, search?: { searchBudget: number; steps: number }): DpBudget {
+  if (search === undefined) return { epsilonAnon: epsilon, epsilonSearch: 0, stepEpsilon: 0, steps: 0 };
+  const epsilonSearch = search.searchBudget * epsilon;
+  const epsilonAnon = sub(point(epsilon), point(epsilonSearch)).lo;
+  const stepEpsilon = div(point(epsilonSearch), point(search.steps)).lo;
+  if (!(epsilonAnon > 0) || !(stepEpsilon > 0)) throw new ParameterError('empty budget');
+  return { epsilonAnon, epsilonSearch, stepEpsilon, steps: search.steps };
 }

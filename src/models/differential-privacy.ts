@@ -1,27 +1,36 @@
 /**
  * (ε, δ)-differential privacy by sampling and generalization (SafePub, ARX's
- * EDDifferentialPrivacy with a given generalization): β and k from the catalogue's derivation;
- * a class of the sample passes when it holds at least k sampled rows (docs/definitions.md).
+ * EDDifferentialPrivacy): β and k from the catalogue's derivation, over the ε left once the
+ * private search (if any) has its share; a class of the sample passes when it holds at least k
+ * sampled rows (docs/definitions.md). The secret generator both the sampling and the search
+ * draw from.
  */
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { SpecNamed } from '../catalogue/catalogue.ts';
-import { type DpParameters, dpParameters } from '../catalogue/dp-parameters.ts';
+import { dpSplit } from '../catalogue/differential-privacy.ts';
+import { type DpBudget, type DpParameters, dpParameters } from '../catalogue/dp-parameters.ts';
 import { SpecError } from '../errors.ts';
-import { Random } from '../util/random.ts';
+import { UniformDraws } from '../util/random.ts';
 import { describeSpec } from './describe.ts';
 import type { PrivacyModel } from './model.ts';
 
 export type DifferentialPrivacySpec = SpecNamed<'differential-privacy'>;
 
-/** β and k for the spec's (ε, δ), as a SpecError when the arithmetic cannot decide them. */
-export function dpSettings(spec: DifferentialPrivacySpec, where: string): DpParameters {
+/**
+ * The split of ε, and β and k for the sampling's share of it and δ, as a SpecError when the
+ * arithmetic cannot decide them.
+ */
+export function dpSettings(spec: DifferentialPrivacySpec, where: string): DpParameters & DpBudget {
   try {
-    return dpParameters(spec.epsilon, spec.delta);
+    const budget = dpSplit(spec);
+    return { ...budget, ...dpParameters(budget.epsilonAnon, spec.delta) };
   } catch {
     throw new SpecError(
       'E_SPEC_RANGE',
-      `${where}: (ε, δ) = (${spec.epsilon}, ${spec.delta}) gives no sampling probability and class size the interval arithmetic can decide`,
-      'use an ε between 0.01 and 10 and a δ between 1e-12 and 0.1',
+      `${where}: (ε, δ) = (${spec.epsilon}, ${spec.delta})` +
+        ('steps' in spec ? ` with a search share of ${spec.searchBudget} over ${spec.steps} steps` : '') +
+        ' gives no sampling probability and class size the interval arithmetic can decide',
+      'use an ε between 0.01 and 10, a δ between 1e-12 and 0.1 and a searchBudget well below 1',
     );
   }
 }
@@ -43,25 +52,36 @@ export function differentialPrivacy(spec: DifferentialPrivacySpec, where: string
 }
 
 /**
- * The rows kept by sampling each of `rows` with probability β, from a generator keyed by 128
- * fresh secret bits (node:crypto): deliberately not reproducible from the spec's seed, since a
- * published seed would let anyone redo the sample and lose the privacy the sampling buys.
+ * The rows kept by sampling each of `rows` with probability β, by default from the secret
+ * generator: deliberately not reproducible from the spec's seed, since a published seed would
+ * let anyone redo the sample and lose the privacy the sampling buys.
  */
-export function sampleRows(
-  rows: number,
-  beta: number,
-  random: Random = Random.fromKey(secretKey()),
-): Uint8Array {
+export function sampleRows(rows: number, beta: number, random: UniformDraws = new SecretDraws()): Uint8Array {
   const kept = new Uint8Array(rows);
-  for (let r = 0; r < rows; r++) {
-    // A uniform double in [0, 1) from 53 random bits.
-    const u = ((random.nextU32() >>> 5) * 67108864 + (random.nextU32() >>> 6)) / 9007199254740992;
-    kept[r] = u < beta ? 1 : 0;
-  }
+  for (let r = 0; r < rows; r++) kept[r] = uniform(random) < beta ? 1 : 0;
   return kept;
 }
 
-function secretKey(): Uint32Array {
-  const bytes = randomBytes(16);
-  return new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + 16));
+/** A uniform double in [0, 1) from 53 random bits. */
+export function uniform(random: UniformDraws): number {
+  return ((random.nextU32() >>> 5) * 67108864 + (random.nextU32() >>> 6)) / 9007199254740992;
+}
+
+/**
+ * Words from the operating system's cryptographic generator (node:crypto), with no seed
+ * anyone holds: what a differentially private release draws its sample and its search from.
+ * Two runs of the same spec on the same input therefore differ, and nobody (the publisher
+ * included) can redo them.
+ */
+export class SecretDraws extends UniformDraws {
+  private readonly words = new Uint32Array(4096);
+  private at = this.words.length;
+
+  nextU32(): number {
+    if (this.at === this.words.length) {
+      randomFillSync(this.words);
+      this.at = 0;
+    }
+    return this.words[this.at++]!;
+  }
 }

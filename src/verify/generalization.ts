@@ -14,15 +14,16 @@ import { readArrow } from '../data/arrow.ts';
 import type { EncodedTable } from '../data/table.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../release-spec/spec.ts';
 import {
-  type CodedTable,
-  codedTable,
-  type DecodedTable,
-  decodeTable,
-  fail,
-  releasedNames,
-  SEP,
-} from './common.ts';
-import { checkDpClaims, dpModelOf } from './differential-privacy.ts';
+  checkReleasedColumns,
+  checkStagedFiles,
+  firstCodes,
+  releasedCodesAtNode,
+  UNMAPPED,
+  UNRELEASED,
+} from './at-node.ts';
+import { type CodedTable, codedTable, type DecodedTable, decodeTable, fail, SEP } from './common.ts';
+import { checkDpClaims, type DpClaims, dpModelOf } from './differential-privacy.ts';
+import { countPersons, entityColumn, type PersonCounts } from './entity.ts';
 import {
   attributeOf,
   checkCounts,
@@ -32,8 +33,6 @@ import {
   saDomain,
 } from './models.ts';
 import { checkReleaseModels, isReleaseModel, type ReleasedClass } from './population.ts';
-import { asCsvCoded, csvHoldsTable } from './staged-csv.ts';
-import { parquetHoldsTable } from './staged-parquet.ts';
 import { grown, TupleCounts } from './tuples.ts';
 
 export { type DecodedTable, decodeTable };
@@ -52,14 +51,13 @@ export interface GeneralizationClaims {
   readonly classes: number;
   readonly minClassSize: number;
   readonly suppressed: 'mask' | 'remove';
+  /** With an entity column: the suppression limit in persons, read from the spec. */
+  readonly maxSuppressedPersons?: number | undefined;
+  /** With an entity column: the persons with a suppressed row and the fewest in a class, as claimed. */
+  readonly entity?: { readonly suppressedPersons: number; readonly minClassPersons: number } | undefined;
   /** (ε, δ)-differential privacy: β, k and the rows sampled, as the method claims them. */
-  readonly dp?: { readonly beta: number; readonly k: number; readonly sampledRows: number } | undefined;
+  readonly dp?: DpClaims['dp'];
 }
-
-/** An input value whose QI value is not in the hierarchy. */
-const UNMAPPED = -2;
-/** An input value whose (generalized) value is not in the released column at all. */
-const UNRELEASED = -1;
 
 type Add = (name: string, passed: boolean, detail: string) => void;
 
@@ -104,6 +102,8 @@ interface Expected {
   readonly otherOf: Int32Array;
   /** Input cells whose value the hierarchy does not hold. */
   readonly unmapped: number;
+  /** Per released column, input code → released code (negative: unmapped or not released). */
+  readonly toReleased: Int32Array[];
 }
 
 /** What matching the released rows against the expected ones found. */
@@ -128,7 +128,7 @@ export function verifyGeneralization(args: GeneralizationVerifyInput): Verificat
   const checks: VerificationCheck[] = [];
   const add: Add = (name, passed, detail) => checks.push({ name, passed, detail });
   const arrow = codedTable(typeof args.arrow === 'string' ? readArrow(args.arrow) : args.arrow);
-  checkFilesAgree(args, arrow, add);
+  checkStagedFiles(args.input, arrow, args, add);
   const layout = checkColumns(args, arrow, add);
   if (!layout) return fail(checks);
   const expected = expectedRows(args, layout);
@@ -137,45 +137,17 @@ export function verifyGeneralization(args: GeneralizationVerifyInput): Verificat
   const dp = dpModelOf(args.claims.privacy);
   if (dp) checkDpClaims(dp, args.claims, args.input.rowCount, suppressed, add);
   else checkSuppression(args.claims, suppressed, add);
-  const sizes = checkModels(args, layout, matched, add);
+  const persons = checkPersons(args, layout, expected, matched, add);
+  const sizes = checkModels(args, layout, matched, add, persons?.perClass);
   checkClaims(args.claims, matched.classes.size, sizes.minSize, add);
   return checks.every((c) => c.passed) ? checks : fail(checks);
-}
-
-/** The files hold the same table. */
-function checkFilesAgree(args: GeneralizationVerifyInput, arrow: CodedTable, add: Add): void {
-  const written = asCsvCoded(arrow, args.escapeFormulas === true);
-  const same =
-    typeof args.csv === 'string'
-      ? csvHoldsTable(args.csv, args.input.delimiter, written)
-      : holdsDecoded(written, args.csv);
-  add(
-    'csv-equals-arrow',
-    same,
-    same ? 'data.csv and data.arrow hold the same rows' : 'data.csv and data.arrow differ',
-  );
-  if (args.parquet === undefined) return;
-  const parquet = parquetHoldsTable(args.parquet, arrow);
-  add(
-    'parquet-equals-arrow',
-    parquet,
-    parquet ? 'data.parquet and data.arrow hold the same rows' : 'data.parquet and data.arrow differ',
-  );
 }
 
 /** No identifying column is released; every other input column is. */
 function checkColumns(args: GeneralizationVerifyInput, arrow: CodedTable, add: Add): Layout | undefined {
   const typeOf = new Map(args.attributes.map((a) => [a.name, a.type]));
-  const names = releasedNames(args.input, args.attributes);
-  const namesOk = arrow.names.join(SEP) === names.join(SEP);
-  add(
-    'columns',
-    namesOk,
-    namesOk
-      ? 'identifying columns dropped, all others released'
-      : `released columns: ${arrow.names.join(', ')}`,
-  );
-  if (!namesOk) return undefined;
+  const names = checkReleasedColumns(args.input, args.attributes, arrow, add);
+  if (!names) return undefined;
   const isQi = names.map((n) => typeOf.get(n) === 'quasi-identifying');
   return {
     arrow,
@@ -183,7 +155,7 @@ function checkColumns(args: GeneralizationVerifyInput, arrow: CodedTable, add: A
     isQi,
     qiIndex: names.flatMap((_, c) => (isQi[c] ? [c] : [])),
     otherIndex: names.flatMap((_, c) => (isQi[c] ? [] : [c])),
-    releasedIndex: arrow.dictionaries.map(indexOf),
+    releasedIndex: arrow.dictionaries.map(firstCodes),
     radix: arrow.dictionaries.map((d) => d.length + 2),
   };
 }
@@ -195,17 +167,7 @@ function expectedRows(args: GeneralizationVerifyInput, layout: Layout): Expected
   const width = names.length;
   const columnOf = new Map(input.columns.map((c) => [c.name, c]));
   const inputCodes = names.map((n) => columnOf.get(n)!.codes);
-  const toReleased = names.map((name, c) => {
-    const { dictionary } = columnOf.get(name)!;
-    const index = releasedIndex[c]!;
-    if (!isQi[c]) return Int32Array.from(dictionary, (v) => index.get(v) ?? UNRELEASED);
-    const level = claims.node[name]!;
-    const generalize = new Map((hierarchyRows.get(name) ?? []).map((row) => [row[0]!, row[level]!]));
-    return Int32Array.from(dictionary, (v) => {
-      const label = generalize.get(v);
-      return label === undefined ? UNMAPPED : (index.get(label) ?? UNRELEASED);
-    });
-  });
+  const toReleased = releasedCodesAtNode(input, names, isQi, releasedIndex, claims.node, hierarchyRows);
   const tuple = new Int32Array(width);
   const other = new Int32Array(otherIndex.length);
   const tuples = new TupleCounts(width, radix);
@@ -234,7 +196,7 @@ function expectedRows(args: GeneralizationVerifyInput, layout: Layout): Expected
     }
     others.counts[otherOf[id]!]++;
   }
-  return { tuples, others, otherOf, unmapped };
+  return { tuples, others, otherOf, unmapped, toReleased };
 }
 
 /**
@@ -340,6 +302,8 @@ function checkModels(
   { arrow, names, qiIndex }: Layout,
   { classes, firstRow, classOf }: Matched,
   add: Add,
+  /** With an entity column: per class its persons, which k-anonymity counts instead of rows. */
+  persons?: Int32Array,
 ): { minSize: number } {
   const classCount = classes.size;
   const sizes = classes.counts;
@@ -358,7 +322,8 @@ function checkModels(
   const record = (m: number, r: { value: number; holds: boolean }): void => tally.record(m, r);
   privacy.forEach((model, m) => {
     if (attributeOf(model) !== undefined) return;
-    for (let g = 0; g < classCount; g++) record(m, checkCounts(model, sizes[g]!, undefined, undefined));
+    const counted = persons ?? sizes;
+    for (let g = 0; g < classCount; g++) record(m, checkCounts(model, counted[g]!, undefined, undefined));
   });
   for (const name of sensitive.keys()) {
     const models = privacy.flatMap((model, m) => (attributeOf(model) === name ? [m] : []));
@@ -373,6 +338,65 @@ function checkModels(
   return { minSize };
 }
 
+/**
+ * With an entity column: every released class holds at least k persons (counted from the
+ * input's entity column, which the release does not hold), the persons with a suppressed row
+ * within the spec's limit, and both as claimed.
+ */
+function checkPersons(
+  { input, attributes, claims }: GeneralizationVerifyInput,
+  { qiIndex, names }: Layout,
+  expected: Expected,
+  matched: Matched,
+  add: Add,
+): PersonCounts | undefined {
+  const entity = entityColumn(input, attributes);
+  if (!entity) return undefined;
+  if (!entity.codes) {
+    add('persons', false, `the input holds no entity column ${entity.name}: persons cannot be counted`);
+    return undefined;
+  }
+  const columnOf = new Map(input.columns.map((c) => [c.name, c]));
+  const qiCodes = qiIndex.map((c) => {
+    const codes = columnOf.get(names[c]!)!.codes;
+    const to = expected.toReleased[c]!;
+    return (r: number) => to[codes[r]!]!;
+  });
+  const counted = countPersons(
+    entity.codes,
+    input.rowCount,
+    qiCodes,
+    matched.classes,
+    matched.classes.counts,
+  );
+  let fewest = counted.perClass.length === 0 ? 0 : Number.POSITIVE_INFINITY;
+  for (const n of counted.perClass) fewest = Math.min(fewest, n);
+  const kOk = counted.perClass.every((n) => n >= claims.k);
+  add(
+    'persons',
+    kOk,
+    kOk
+      ? `every released class holds at least k=${claims.k} persons (the fewest: ${fewest})`
+      : `${counted.perClass.filter((n) => n < claims.k).length} released classes hold fewer than k=${claims.k} persons`,
+  );
+  const max = claims.maxSuppressedPersons;
+  const claimed = claims.entity;
+  const supOk =
+    max !== undefined && counted.suppressed <= max && claimed?.suppressedPersons === counted.suppressed;
+  add(
+    'suppressed-persons',
+    supOk,
+    `${counted.suppressed} of ${counted.persons} persons with a suppressed row (claimed ${claimed?.suppressedPersons ?? 'none'}, limit ${max ?? 'none'})`,
+  );
+  const minOk = claimed?.minClassPersons === fewest;
+  add(
+    'reported-persons',
+    minOk,
+    `report claims the fewest persons in a class is ${claimed?.minClassPersons ?? 'not stated'}; found ${fewest}`,
+  );
+  return counted;
+}
+
 /** The report's claims: how many classes, the smallest. */
 function checkClaims(claims: GeneralizationClaims, classCount: number, minSize: number, add: Add): void {
   const claimOk = classCount === claims.classes && minSize === claims.minClassSize;
@@ -381,27 +405,6 @@ function checkClaims(claims: GeneralizationClaims, classCount: number, minSize: 
     claimOk,
     `report claims ${claims.classes} classes, smallest ${claims.minClassSize}; found ${classCount}, smallest ${minSize}`,
   );
-}
-
-/** Value → its first code in a released dictionary. */
-function indexOf(dictionary: readonly string[]): Map<string, number> {
-  const index = new Map<string, number>();
-  dictionary.forEach((v, k) => {
-    if (!index.has(v)) index.set(v, k);
-  });
-  return index;
-}
-
-/** Same names, same row count, same value in every cell. */
-function holdsDecoded(table: CodedTable, csv: DecodedTable): boolean {
-  if (csv.names.join(SEP) !== table.names.join(SEP)) return false;
-  return table.codes.every((codes, c) => {
-    const dictionary = table.dictionaries[c]!;
-    const values = csv.columns[c]!;
-    if (values.length !== table.rowCount) return false;
-    for (let j = 0; j < values.length; j++) if (values[j] !== dictionary[codes[j]!]) return false;
-    return true;
-  });
 }
 
 /**

@@ -1,21 +1,25 @@
 /**
- * (ε, δ)-differential privacy by sampling and generalization (issue 37): β and k against ARX
- * 3.9.2 live (test/arx/DpRun.java, its ParameterCalculation), the release on Adult at a node
- * fixed in advance (sampled from a secret stream, classes under k removed) passing the
- * independent verifier, and the verifier failing a release whose claims state another β or
- * which holds a class under k.
+ * (ε, δ)-differential privacy by sampling and generalization: β and k against ARX 3.9.2 live
+ * (test/arx/DpRun.java, its ParameterCalculation), the split of ε with a private search, the
+ * exponential mechanism's draw, the release on Adult at a node fixed in advance and at a node
+ * the private search draws (sampled from the secret generator, classes under k removed) passing
+ * the independent verifier, and the verifier failing a release whose claims state another β,
+ * whose sample was drawn with another β, which holds a class under k, or whose search spent
+ * more than the spec gives it.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dpParameters } from '../../src/catalogue/dp-parameters.ts';
+import { dpSplit } from '../../src/catalogue/differential-privacy.ts';
+import { dpBudget, dpParameters } from '../../src/catalogue/dp-parameters.ts';
 import type { ClaimsOf } from '../../src/claims/index.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
+import { exponentialMechanism } from '../../src/methods/generalization/dp-search.ts';
 import { buildGeneralization } from '../../src/methods/generalization/index.ts';
-import { sampleRows } from '../../src/models/differential-privacy.ts';
+import { SecretDraws, sampleRows, uniform } from '../../src/models/differential-privacy.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
 import { loadSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
@@ -109,6 +113,50 @@ describe('the derivation', () => {
     const kept = sampleRows(200_000, 0.3, new Random(5));
     const n = kept.reduce((s, v) => s + v, 0);
     expect(Math.abs(n / 200_000 - 0.3)).toBeLessThan(0.01);
+  });
+});
+
+describe('the split of ε with a private search (as ARX splits it)', () => {
+  it('ε_search = share · ε, each step the lower end of ε_search / steps, the sampling the lower end of ε − ε_search', () => {
+    const b = dpBudget(1, { searchBudget: 0.1, steps: 7 });
+    expect(b.epsilonSearch).toBe(0.1);
+    expect(b.steps).toBe(7);
+    // One ulp below the rounded quotient and difference (interval arithmetic's lower end).
+    expect(b.stepEpsilon).toBeLessThan(0.1 / 7);
+    expect(b.stepEpsilon).toBeGreaterThan(0.1 / 7 - 1e-17);
+    expect(b.epsilonAnon).toBeLessThan(1 - 0.1);
+    expect(b.epsilonAnon).toBeGreaterThan(0.9 - 1e-15);
+    expect(b.stepEpsilon * 7).toBeLessThanOrEqual(b.epsilonSearch);
+    // Without a search all of ε goes to the sampling.
+    expect(dpBudget(1)).toEqual({ epsilonAnon: 1, epsilonSearch: 0, stepEpsilon: 0, steps: 0 });
+    // k and β then come from the smaller ε: β smaller, k no larger than with all of ε.
+    const searched = dpParameters(b.epsilonAnon, 1e-5);
+    expect(searched.beta).toBeLessThan(dpParameters(1, 1e-5).beta);
+    expect(dpSplit({ epsilon: 1, searchBudget: 0.1, steps: 7 })).toEqual(b);
+  });
+});
+
+describe('the exponential mechanism and the secret generator', () => {
+  it('draws each candidate with probability ∝ exp(ε·score/2)', () => {
+    // ε = 2, scores 0 and −ln 3: weights 1 and 1/3, so the first is drawn 3 times in 4.
+    const random = new Random(7);
+    const n = 100_000;
+    let first = 0;
+    for (let i = 0; i < n; i++)
+      if (exponentialMechanism([0, -Math.log(3)], 2, uniform(random)) === 0) first++;
+    expect(Math.abs(first / n - 0.75)).toBeLessThan(0.01);
+    // Scores far apart (huge exponents) stay finite: the best one is drawn.
+    expect(exponentialMechanism([-1e6, 0, -2e6], 1, 0.999999)).toBe(1);
+  });
+
+  it('the secret generator gives uniform words that no seed reproduces', () => {
+    const a = new SecretDraws();
+    const b = new SecretDraws();
+    const wa = Array.from({ length: 8 }, () => a.nextU32());
+    const wb = Array.from({ length: 8 }, () => b.nextU32());
+    expect(wa).not.toEqual(wb);
+    const kept = sampleRows(100_000, 0.5, a);
+    expect(Math.abs(kept.reduce((s, v) => s + v, 0) / 100_000 - 0.5)).toBeLessThan(0.01);
   });
 });
 
@@ -266,6 +314,101 @@ describe('a differentially private release of Adult', () => {
   });
 });
 
+describe('a differentially private release of Adult with a private search', () => {
+  const DP = { model: 'differential-privacy', epsilon: 2, delta: 1e-5, searchBudget: 0.1, steps: 20 };
+  const spec = adultSpec([DP], { metric: 'loss' });
+  const table = readInput(spec);
+  const built = build(spec, table);
+  const staged = stage(built);
+  const claims = built.claims as ClaimsOf<'generalization'>;
+  const verify = (c: unknown, s = spec, st = staged) =>
+    verifierFor('generalization').verify({ spec: s, table, claims: c, staged: st });
+  const split = dpBudget(2, { searchBudget: 0.1, steps: 20 });
+  const { beta, k } = dpParameters(split.epsilonAnon, 1e-5);
+
+  it('samples with β and k from the ε left after the search, searches within its share, and verifies', () => {
+    expect(claims.dp).toMatchObject({ beta, k });
+    expect(claims.dp!.search).toEqual({
+      epsilon: split.epsilonSearch,
+      stepEpsilon: split.stepEpsilon,
+      stepsTaken: claims.dp!.search!.stepsTaken,
+    });
+    // Adult's lattice is 27 levels deep from top to bottom: 20 steps never reach the bottom.
+    expect(claims.dp!.search!.stepsTaken).toBe(20);
+    expect(claims.minClassSize).toBeGreaterThanOrEqual(k);
+    const checks = verify(claims);
+    expect(checks.every((c) => c.passed)).toBe(true);
+    expect(checks.map((c) => c.name)).toEqual(
+      expect.arrayContaining(['dp-accounting', 'dp-search-budget', 'differential-privacy']),
+    );
+    const section = built.report.sections!.find((s) => s.title === '(ε, δ)-differential privacy')!;
+    expect(Object.fromEntries(section.facts)).toMatchObject({
+      ε: 2,
+      'ε spent on the search (ε_search)': split.epsilonSearch,
+      'ε per search step': split.stepEpsilon,
+      'Search steps allowed': 20,
+      'Search steps taken': 20,
+      'ε left for sampling and suppression': split.epsilonAnon,
+      'Sampling probability β': beta,
+      'Smallest released class k': k,
+      'Generalization (chosen by the private search)': JSON.stringify(claims.node),
+    });
+  });
+
+  it('a search that spent more than its share fails the verifier', () => {
+    const search = claims.dp!.search!;
+    const tampered = (s: Partial<typeof search>) => ({
+      ...claims,
+      dp: { ...claims.dp!, search: { ...search, ...s } },
+    });
+    expect(failedChecks(() => verify(tampered({ stepsTaken: 21 })))).toContain('dp-search-budget');
+    expect(failedChecks(() => verify(tampered({ stepEpsilon: 2 * search.stepEpsilon })))).toContain(
+      'dp-search-budget',
+    );
+    expect(failedChecks(() => verify(tampered({ epsilon: 0.4 })))).toContain('dp-search-budget');
+    expect(failedChecks(() => verify({ ...claims, dp: { ...claims.dp!, search: undefined } }))).toContain(
+      'dp-search-budget',
+    );
+    // A spec giving the search a smaller share (ε_search = 0.1): the same release overspent it.
+    const smaller = adultSpec([{ ...DP, searchBudget: 0.05 }], { metric: 'loss' });
+    expect(failedChecks(() => verify(claims, smaller))).toContain('dp-search-budget');
+  });
+
+  it('a release whose sample was drawn with a larger β fails the verifier', () => {
+    // Released at ε = 3 (β ≈ 0.95), verified against the spec at ε = 2 (β ≈ 0.86) with the
+    // claims rewritten to that spec's β and k: the sample is far too large for its β.
+    const fixed = { model: 'differential-privacy', epsilon: 2, delta: 1e-5, levels: LEVELS };
+    const strict = adultSpec([fixed]);
+    const other = build(adultSpec([{ ...fixed, epsilon: 3 }]), table);
+    const otherClaims = other.claims as ClaimsOf<'generalization'>;
+    const p = dpParameters(2, 1e-5);
+    expect(otherClaims.dp!.sampledRows).toBeGreaterThan(p.beta * table.rowCount + 1000);
+    const rewritten = { ...otherClaims, dp: { ...otherClaims.dp!, beta: p.beta, k: p.k } };
+    expect(failedChecks(() => verify(rewritten, strict, stage(other)))).toEqual(['dp-accounting']);
+  });
+
+  it('claims of a search for a spec that fixes the node fail the verifier', () => {
+    const fixed = adultSpec(
+      [{ model: 'differential-privacy', epsilon: 2, delta: 1e-5, levels: claims.node }],
+      {
+        metric: 'loss',
+      },
+    );
+    expect(failedChecks(() => verify(claims, fixed))).toContain('dp-search-budget');
+  });
+
+  it('refuses a search that would score by another metric, and a spec giving both a node and a search', () => {
+    expect(() => build(adultSpec([DP], { metric: 'ncp' }), table)).toThrow(/scores nodes by the Loss metric/);
+    expect(() => adultSpec([{ ...DP, levels: LEVELS }], { metric: 'loss' })).toThrow(/not both/);
+    expect(() => adultSpec([{ ...DP, searchBudget: 1 }], { metric: 'loss' })).toThrow(
+      /strictly between 0 and 1/,
+    );
+    expect(() =>
+      adultSpec([{ model: 'differential-privacy', epsilon: 2, delta: 1e-5, steps: 3 }], { metric: 'loss' }),
+    ).toThrow(/searchBudget/);
+  });
+});
+
 describe('through the release pipeline', () => {
   it('runs as one task (never over shards), verifies, and reports ε, δ, β, k and the rows', async () => {
     const spec = adultSpec([{ model: 'differential-privacy', epsilon: 1, delta: 1e-6, levels: LEVELS }]);
@@ -278,5 +421,26 @@ describe('through the release pipeline', () => {
     );
     expect(facts).toMatchObject({ 'Sampling probability β': beta, 'Smallest released class k': k });
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('differential privacy');
+  }, 300_000);
+
+  it('with a private search: verifies, and the report gives the split of ε and the steps', async () => {
+    const model = { model: 'differential-privacy', epsilon: 1, delta: 1e-5, searchBudget: 0.2, steps: 5 };
+    const spec = adultSpec([model], { metric: 'loss' });
+    const out = join(dir, 'pipeline-search-out');
+    const { report } = await releaseTo(spec.file, out);
+    expect(report.verification.verified).toBe(true);
+    const split = dpBudget(1, { searchBudget: 0.2, steps: 5 });
+    const facts = Object.fromEntries(
+      report.sections!.find((x) => x.title === '(ε, δ)-differential privacy')!.facts,
+    );
+    expect(facts).toMatchObject({
+      'ε spent on the search (ε_search)': split.epsilonSearch,
+      'ε per search step': split.stepEpsilon,
+      'Search steps taken': 5,
+      'Sampling probability β': dpParameters(split.epsilonAnon, 1e-5).beta,
+    });
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html).toContain('ε spent on the search');
+    expect(html).toContain('private search');
   }, 300_000);
 });

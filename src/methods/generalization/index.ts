@@ -16,15 +16,29 @@ import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import { GeneralizationMetrics } from '../../metrics/generalization.ts';
-import { dpSettings, sampleRows } from '../../models/differential-privacy.ts';
+import { dpSettings, SecretDraws, sampleRows, uniform } from '../../models/differential-privacy.ts';
 import { buildModels, requiredK, sensitiveAttributes, sensitiveNames } from '../../models/index.ts';
-import { type GeneralizationMethodSpec, type ReleaseSpec, writesParquet } from '../../release-spec/spec.ts';
+import {
+  entityOf,
+  type GeneralizationMethodSpec,
+  type ReleaseSpec,
+  writesParquet,
+} from '../../release-spec/spec.ts';
 import { thousands } from '../../util/format.ts';
 import { keyedRandom } from '../../util/keys.ts';
 import type { Random } from '../../util/random.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
 import { type BestEffortOutcome, type BestEffortProgress, BestEffortSearch } from './best-effort.ts';
+import {
+  cellDescent,
+  cellFlagsByRow,
+  cellNode,
+  cellSuppressionReport,
+  suppressesCells,
+  tupleDepths,
+} from './cell-suppression.ts';
+import { dpSearch } from './dp-search.ts';
 import { type GeneralizationProblem, NodeEvaluator, type NodeResult } from './evaluate.ts';
 import { Lattice } from './lattice.ts';
 import { preparePopulation } from './population.ts';
@@ -67,15 +81,53 @@ export function prepareGeneralization(
   // Distinct tuples over the QIs and every sensitive attribute: the search groups on the QIs
   // and counts per class the SA values its models need; the report measures disclosure for all.
   const sensitive = sensitiveAttributes(spec, table, true, precollapsed?.counts);
+  // With an entity column, each tuple also carries its person (a class counts distinct persons).
+  const entityName = entityOf(spec);
+  if (entityName !== undefined && precollapsed) throw entityOverShards(spec);
+  const entityColumn = table.columns.find((c) => c.name === entityName);
   const collapsed =
-    precollapsed ?? time('encode', () => collapseRows(kernel, [...qis, ...sensitive.map((s) => s.column)]));
+    precollapsed ??
+    time('encode', () =>
+      collapseRows(kernel, [
+        ...qis,
+        ...sensitive.map((s) => s.column),
+        ...(entityColumn ? [entityColumn] : []),
+      ]),
+    );
   const tuples: TupleSet = { ...collapsed, columns: collapsed.columns.slice(0, qis.length) };
   const saTuples = sensitive.map((attribute, i) => ({
     attribute,
     values: collapsed.columns[qis.length + i]!,
   }));
+  const entity = entityColumn && {
+    of: collapsed.columns[qis.length + sensitive.length]!,
+    codes: entityColumn.dictionary.length,
+    persons: presentCodes(entityColumn.codes, entityColumn.dictionary.length),
+  };
   const population = time('population', () => preparePopulation(spec, qis, hierarchies, tuples, kernel));
-  return withSpec(spec, { table, qis, hierarchies, tuples, sensitive: saTuples, population });
+  return withSpec(spec, { table, qis, hierarchies, tuples, sensitive: saTuples, population, entity });
+}
+
+/** How many of the codes [0, size) occur. */
+function presentCodes(codes: Int32Array, size: number): number {
+  const seen = new Uint8Array(size);
+  let n = 0;
+  for (let r = 0; r < codes.length; r++) {
+    if (!seen[codes[r]!]) {
+      seen[codes[r]!] = 1;
+      n++;
+    }
+  }
+  return n;
+}
+
+/** An entity spec over row shards: a person's rows may lie in several shards, whose tuples do not say whose they are. */
+export function entityOverShards(spec: ReleaseSpec): SpecError {
+  return new SpecError(
+    'E_SPEC_ENTITY_METHOD',
+    `${basename(spec.file)}: attributes.${entityOf(spec)} is "type": "entity", which generalization over row shards does not honour (a person's rows may lie in several shards)`,
+    'release it as one task: with --workers 1, or on one machine',
+  );
 }
 
 /**
@@ -88,7 +140,7 @@ export function respecify(prepared: Prepared, spec: ReleaseSpec): Prepared {
 
 function withSpec(
   spec: ReleaseSpec,
-  data: Pick<Prepared, 'table' | 'qis' | 'hierarchies' | 'tuples' | 'sensitive' | 'population'>,
+  data: Pick<Prepared, 'table' | 'qis' | 'hierarchies' | 'tuples' | 'sensitive' | 'population' | 'entity'>,
 ): Prepared {
   const method = generalizationSpec(spec);
   const { table, hierarchies, tuples, sensitive } = data;
@@ -114,7 +166,18 @@ function withSpec(
         width: attribute.column.dictionary.length,
         distribution: attribute.distribution,
       })),
-    maxSuppressedRows: Math.floor(method.maxSuppression * table.rowCount + 1e-9),
+    // With an entity column, the limit counts persons (`entity`), not rows: any number of rows.
+    maxSuppressedRows: data.entity
+      ? table.rowCount
+      : Math.floor(method.maxSuppression * table.rowCount + 1e-9),
+    ...(data.entity
+      ? {
+          entity: {
+            ...data.entity,
+            maxSuppressedPersons: Math.floor(method.maxSuppression * data.entity.persons + 1e-9),
+          },
+        }
+      : {}),
     metric: method.metric,
     metrics: new GeneralizationMetrics(hierarchies, tuples.columns, tuples.counts, table.rowCount, k, {
       ...method.loss,
@@ -177,9 +240,10 @@ export function buildGeneralization(ctx: MethodContext, fixed?: Record<string, n
 interface DpSample {
   readonly model: SpecNamed<typeof DIFFERENTIAL_PRIVACY.name>;
   readonly table: EncodedTable;
-  readonly beta: number;
-  readonly k: number;
+  readonly settings: ReturnType<typeof dpSettings>;
   readonly inputRows: number;
+  /** The secret generator the sample was drawn from (the search draws from it too). */
+  readonly random: SecretDraws;
 }
 
 /**
@@ -202,8 +266,16 @@ function dpSample(ctx: MethodContext): DpSample | undefined {
     );
   }
   const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
-  const missing = qis.filter((q) => model.levels[q] === undefined);
-  const extra = Object.keys(model.levels).filter((q) => !qis.includes(q));
+  const levels = 'levels' in model ? model.levels : undefined;
+  const missing = levels ? qis.filter((q) => levels[q] === undefined) : [];
+  const extra = levels ? Object.keys(levels).filter((q) => !qis.includes(q)) : [];
+  if (!levels && method.metric !== 'loss') {
+    throw new SpecError(
+      'E_SPEC_MODEL_METHOD',
+      `${where}: the private search scores nodes by the Loss metric's score, but method.metric is ${method.metric}`,
+      'set "metric": "loss" in method, or fix the node in advance with "levels"',
+    );
+  }
   if (missing.length > 0 || extra.length > 0) {
     throw new SpecError(
       'E_SPEC_MODEL_METHOD',
@@ -213,40 +285,89 @@ function dpSample(ctx: MethodContext): DpSample | undefined {
       'name the generalization node in advance, one level per quasi-identifier, e.g. "levels": { "age": 2, "zip": 1 }',
     );
   }
-  const { beta, k } = dpSettings(model, where);
-  const kept = sampleRows(table.rowCount, beta);
-  const rows: number[] = [];
-  for (let r = 0; r < table.rowCount; r++) if (kept[r]) rows.push(r);
+  const settings = dpSettings(model, where);
+  const random = new SecretDraws();
+  const kept = sampleRows(table.rowCount, settings.beta, random);
+  let count = 0;
+  for (let r = 0; r < table.rowCount; r++) count += kept[r]!;
+  const rows = new Int32Array(count);
+  for (let r = 0, at = 0; r < table.rowCount; r++) if (kept[r]) rows[at++] = r;
   const sampled: EncodedTable = {
     ...table,
-    rowCount: rows.length,
-    columns: table.columns.map((c) => ({ ...c, codes: Int32Array.from(rows, (r) => c.codes[r]!) })),
+    rowCount: count,
+    columns: table.columns.map((c) => {
+      const codes = new Int32Array(count);
+      for (let i = 0; i < count; i++) codes[i] = c.codes[rows[i]!]!;
+      return { ...c, codes };
+    }),
   };
-  return { model, table: sampled, beta, k, inputRows: table.rowCount };
+  return { model, table: sampled, settings, inputRows: table.rowCount, random };
 }
 
-/** The sample generalized at the spec's node, classes under k suppressed, with the accounting. */
+/**
+ * The sample generalized at the spec's node or at the node the private search draws (from the
+ * secret generator the sample came from), classes under k suppressed, with the accounting.
+ */
 function dpRelease(ctx: MethodContext, dp: DpSample): BuiltRelease {
   const { spec, table, kernel, time, say } = ctx;
   const prepared = prepareGeneralization(spec, table, kernel, time);
-  const step = searchStep(prepared, kernel, time, say, { ...dp.model.levels }, searchRandom(spec));
+  const { settings } = dp;
+  const searched =
+    'levels' in dp.model
+      ? undefined
+      : time('search', () => {
+          const evaluator = openSearch(prepared, kernel);
+          try {
+            return dpSearch(
+              prepared,
+              evaluator,
+              {
+                stepEpsilon: settings.stepEpsilon,
+                steps: settings.steps,
+                k: settings.k,
+                inputRows: dp.inputRows,
+              },
+              dp.random,
+              uniform,
+            );
+          } finally {
+            evaluator.dispose();
+          }
+        });
+  const node = searched ? searched.node : { ...('levels' in dp.model ? dp.model.levels : {}) };
+  const step = searchStep(prepared, kernel, time, say, node, searchRandom(spec));
   const built = release(ctx, prepared, step);
   const sampledRows = table.rowCount;
+  const fact = (name: string, value: number | string) => [name, value] as [string, number | string];
   const section = {
     title: '(ε, δ)-differential privacy',
     facts: [
-      ['ε', dp.model.epsilon] as [string, number],
-      ['δ', dp.model.delta] as [string, number],
-      ['Sampling probability β', dp.beta] as [string, number],
-      ['Smallest released class k', dp.k] as [string, number],
-      ['Input rows', dp.inputRows] as [string, number],
-      ['Rows sampled', sampledRows] as [string, number],
-      ['Sampled rows suppressed (classes under k)', step.claims.suppressedRows] as [string, number],
-      ['Generalization (fixed in advance)', JSON.stringify(dp.model.levels)] as [string, string],
+      fact('ε', dp.model.epsilon),
+      fact('δ', dp.model.delta),
+      ...(searched
+        ? [
+            fact('ε spent on the search (ε_search)', settings.epsilonSearch),
+            fact('ε per search step', settings.stepEpsilon),
+            fact('Search steps allowed', settings.steps),
+            fact('Search steps taken', searched.stepsTaken),
+            fact('ε left for sampling and suppression', settings.epsilonAnon),
+          ]
+        : []),
+      fact('Sampling probability β', settings.beta),
+      fact('Smallest released class k', settings.k),
+      fact('Input rows', dp.inputRows),
+      fact('Rows sampled', sampledRows),
+      fact('Sampled rows suppressed (classes under k)', step.claims.suppressedRows),
+      searched
+        ? fact('Generalization (chosen by the private search)', JSON.stringify(node))
+        : fact('Generalization (fixed in advance)', JSON.stringify(node)),
     ],
     note:
-      "Each input row was kept with probability β, drawn from a fresh secret random key (not the spec's seed: " +
-      'the sample cannot be redone by anyone, the publisher included), the sample was generalized at the node the spec fixes ' +
+      "Each input row was kept with probability β, drawn from the operating system's cryptographic generator (not the spec's seed: " +
+      'the sample cannot be redone by anyone, the publisher included), the sample was generalized at ' +
+      (searched
+        ? 'a node chosen by a private search (each step draws among the candidate nodes by the exponential mechanism, favouring less information loss, from the same secret generator) '
+        : 'the node the spec fixes ') +
       'and every class with fewer than k sampled rows was removed. (ε, δ)-differential privacy promises that adding or ' +
       "removing any one person's row changes the probability of any release by at most a factor e^ε, except with " +
       'probability δ: what anyone learns about one person is nearly what they would learn had that person not been in ' +
@@ -254,7 +375,11 @@ function dpRelease(ctx: MethodContext, dp: DpSample): BuiltRelease {
       'generalized values and the values of its other columns), it covers one release (budgets add up over releases), ' +
       'and it protects records, not people with several rows. The counts of rows sampled and suppressed above are the ' +
       "publisher's: they are not part of the differentially private output, and publishing them spends privacy the " +
-      'guarantee does not account for.',
+      'guarantee does not account for.' +
+      (searched
+        ? ' The node the search chose is covered: its draws spent ε_search, so the whole release (search, sample and ' +
+          'suppression) spends ε_search plus the ε left for sampling, at most ε.'
+        : ''),
   };
   return {
     ...built,
@@ -263,7 +388,20 @@ function dpRelease(ctx: MethodContext, dp: DpSample): BuiltRelease {
     claims: {
       ...step.claims,
       enforced: { ...step.claims.enforced, maxSuppressedRows: dp.inputRows },
-      dp: { beta: dp.beta, k: dp.k, sampledRows },
+      dp: {
+        beta: settings.beta,
+        k: settings.k,
+        sampledRows,
+        ...(searched
+          ? {
+              search: {
+                epsilon: settings.epsilonSearch,
+                stepEpsilon: settings.stepEpsilon,
+                stepsTaken: searched.stepsTaken,
+              },
+            }
+          : {}),
+      },
     },
   };
 }
@@ -272,8 +410,8 @@ function release(ctx: MethodContext, prepared: Prepared, step: SearchStepResult)
   const { spec, table, time, random } = ctx;
   const columns = time('apply', () => {
     const suppressedRow = new Uint8Array(table.rowCount);
-    for (let r = 0; r < table.rowCount; r++)
-      suppressedRow[r] = step.tupleSuppressed[prepared.tuples.rowToTuple[r]!]!;
+    const flags = step.tupleSuppressed;
+    for (let r = 0; r < table.rowCount; r++) suppressedRow[r] = flags[prepared.tuples.rowToTuple[r]!]! & 1;
     return applyGeneralization({
       table,
       attributes: spec.attributes,
@@ -281,6 +419,14 @@ function release(ctx: MethodContext, prepared: Prepared, step: SearchStepResult)
       node: step.node,
       suppressedRow,
       suppressed: prepared.method.suppressed,
+      ...(step.claims.cells
+        ? {
+            suppressedCells: cellFlagsByRow(
+              step.claims.cells.order,
+              Uint8Array.from(prepared.tuples.rowToTuple, (t) => flags[t]! >> 1),
+            ),
+          }
+        : {}),
       shuffleWith: random('shuffle'),
     });
   });
@@ -321,7 +467,7 @@ export type SearchResult = SearchOutcome & {
   kMinimal?: NodeResult[];
   evaluator: NodeEvaluator;
   /** The best-effort search's proved bound on the optimum and why it stopped. */
-  bestEffort?: Pick<BestEffortOutcome, 'lowerBound' | 'stoppedBy'>;
+  bestEffort?: Pick<BestEffortOutcome, 'lowerBound' | 'stoppedBy' | 'trajectory'>;
 };
 
 function bestEffortSearch(
@@ -355,8 +501,8 @@ function progressLine(metric: string, p: BestEffortProgress): string {
 }
 
 function withBound(outcome: BestEffortOutcome): SearchOutcome & Pick<SearchResult, 'bestEffort'> {
-  const { lowerBound, stoppedBy, ...rest } = outcome;
-  return { ...rest, bestEffort: { lowerBound, stoppedBy } };
+  const { lowerBound, stoppedBy, trajectory, ...rest } = outcome;
+  return { ...rest, bestEffort: { lowerBound, stoppedBy, trajectory } };
 }
 
 /**
@@ -435,20 +581,26 @@ function fixedNode(
     const k = requiredK(problem.models);
     let small = 0;
     let smallRows = 0;
+    // (With an entity column, classes of fewer than k persons.)
+    const counted = best.persons ?? best.sizes;
     for (let g = 0; g < best.groups; g++) {
-      if (best.sizes[g]! < k) {
+      if (counted[g]! < k) {
         small++;
         smallRows += best.sizes[g]!;
       }
     }
     evaluator.dispose();
-    const what =
-      smallRows > problem.maxSuppressedRows
+    const what = problem.entity
+      ? `${thousands(small)} classes of fewer than k=${k} persons (${thousands(best.suppressedPersons ?? 0)} persons)`
+      : smallRows > problem.maxSuppressedRows
         ? `${thousands(small)} classes smaller than k=${k} (${thousands(smallRows)} rows)`
         : `the classes failing ${spec.privacy.map((m) => m.model).join(', ')}`;
+    const limit = problem.entity
+      ? `${thousands(problem.entity.maxSuppressedPersons)} persons with a suppressed row`
+      : `${thousands(problem.maxSuppressedRows)} suppressed rows`;
     throw new NoSolutionError(
       'E_APPLY_INFEASIBLE',
-      `${basename(spec.file)}: the saved node ${JSON.stringify(fixed)} does not protect this table: ${what} would need suppressing, and the spec allows at most ${thousands(problem.maxSuppressedRows)} suppressed rows`,
+      `${basename(spec.file)}: the saved node ${JSON.stringify(fixed)} does not protect this table: ${what} would need suppressing, and the spec allows at most ${limit}`,
       'release the new data with `ppdp release` (a new search), or allow more suppression in method.maxSuppression',
     );
   }
@@ -469,6 +621,7 @@ export interface SearchStepResult {
   readonly node: Record<string, number>;
   /** Per distinct tuple of `prepared.tuples`: 1 when its class is suppressed. */
   readonly tupleSuppressed: Uint8Array;
+  // (With cell suppression, bits 1–7 hold how many attributes of claims.cells.order it loses.)
   readonly report: BuiltRelease['report'];
   readonly claims: GeneralizationClaims;
 }
@@ -515,7 +668,15 @@ function afterSearch(
   say: MethodContext['say'],
 ): SearchStepResult {
   const { problem, qis, tuples } = prepared;
-  const { best, nodesChecked } = outcome;
+  let { best, nodesChecked } = outcome;
+  // Cell suppression: from the searched node down to the best node with cells suppressed; its
+  // classes below k keep their rows and lose cells instead.
+  const descent = suppressesCells(prepared)
+    ? time('cells', () => cellDescent(prepared, outcome.evaluator, best, outcome.strategy === 'applied'))
+    : undefined;
+  if (descent) nodesChecked += descent.nodesChecked;
+  const cells = descent?.cells;
+  if (descent) best = cellNode(prepared, descent.node, descent.cells);
   const node = Object.fromEntries(qis.map((c, i) => [c.name, best.levels[i]!]));
   // The bottom node (the input's own classes) from the search's session: its classes are kept.
   // Its classes are the distinct QI combinations (the tuples also carry the sensitive values).
@@ -524,20 +685,54 @@ function afterSearch(
     `${thousands(original.groups)} distinct quasi-identifier combinations; ` +
       `chosen node ${JSON.stringify(node)} after checking ${nodesChecked} of ${problem.lattice.size} nodes`,
   );
+  const tupleDepth = descent && tupleDepths(descent.cells);
   const tupleSuppressed = new Uint8Array(tuples.counts.length);
-  for (let t = 0; t < tupleSuppressed.length; t++) tupleSuppressed[t] = best.suppressed[best.groupOf[t]!]!;
-  const report = time('report', () => generalizationReport(prepared, outcome, node, original));
+  for (let t = 0; t < tupleSuppressed.length; t++) {
+    tupleSuppressed[t] = best.suppressed[best.groupOf[t]!]! | (tupleDepth ? tupleDepth[t]! << 1 : 0);
+  }
+  const report = time('report', () => {
+    const made = generalizationReport(prepared, { ...outcome, best, nodesChecked }, node, original);
+    if (!cells || !made.generalization) return made;
+    const { figures, section } = cellSuppressionReport(prepared, cells);
+    // The search's optimality and bound are the row-suppression metric's: not the node's now.
+    const { search: _s, lowerBound: _l, gap: _g, ...generalization } = made.generalization;
+    return {
+      ...made,
+      generalization: { ...generalization, cellSuppression: figures },
+      sections: [...(made.sections ?? []).filter((s) => s.title !== 'Lattice search'), section],
+    };
+  });
   outcome.evaluator.dispose();
   return {
     node,
     tupleSuppressed,
     report,
     claims: claimsOf('generalization', {
-      enforced: { k: requiredK(problem.models), maxSuppressedRows: problem.maxSuppressedRows },
+      enforced: {
+        k: requiredK(problem.models),
+        maxSuppressedRows: problem.maxSuppressedRows,
+        ...(problem.entity ? { maxSuppressedPersons: problem.entity.maxSuppressedPersons } : {}),
+      },
       node,
       suppressedRows: best.suppressedRows,
       classes: best.retainedClasses,
       minClassSize: best.minClassSize,
+      ...(problem.entity
+        ? {
+            entity: {
+              suppressedPersons: best.suppressedPersons ?? 0,
+              minClassPersons: best.minClassPersons ?? 0,
+            },
+          }
+        : {}),
+      ...(cells
+        ? {
+            cells: {
+              order: cells.order.map((i) => qis[i]!.name),
+              perAttribute: cellSuppressionReport(prepared, cells).figures.perAttribute,
+            },
+          }
+        : {}),
     }),
   };
 }

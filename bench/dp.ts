@@ -1,0 +1,439 @@
+/**
+ * (ε, δ)-differential privacy by sampling and generalization, ppdp against ARX 3.9.2 (a script,
+ * not a test): Adult and a larger Adult-shaped table (bench/adult-sample.ts), the same
+ * hierarchies, a few ε at δ = 1e-5, each with the node fixed in advance and with the private
+ * search (a share of ε over a number of steps), repeated with fresh secret randomness in both
+ * tools (`--seeds` repetitions: neither takes a seed). ARX runs as one long-lived JVM
+ * (bench/arx/DpBench.java, compiled into build/dp-harness); ppdp runs in this process; the two
+ * alternate run by run so that load on the machine falls on both alike.
+ *
+ * Compared: the Loss of the release over every input row (ARX's Loss with gs-factor 0.5 and the
+ * arithmetic mean: a released cell costs its label's share of the hierarchy's rows at the chosen
+ * level, a cell of a row not released costs 1), its mean and standard deviation over the
+ * repetitions, and the time of one release, wall-clock and CPU (the machine is shared: under
+ * load the CPU time is the steadier figure; ppdp's counts every thread of its process, ARX's the
+ * calling thread's): ARX's `anonymize()` (its derivation of β and k, the sample, the search, the
+ * suppression) against ppdp's build (sample, preparation, search,
+ * suppression, the Arrow and CSV files written) plus its derivation of β and k, timed warm
+ * once per configuration (ppdp keeps derived pairs in memory; ARX derives them on every call).
+ *
+ * Writes bench/results/dp.json. Run: `npm run bench:dp` (`-- --help` for the options). Needs
+ * java and javac 17 and ARX's jars (`--arx-lib <dir>`, $ARX_LIB, or ../shared/peers/arx/lib).
+ */
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { dpSplit } from '../src/catalogue/differential-privacy.ts';
+import { derive, dpParameters } from '../src/catalogue/dp-parameters.ts';
+import type { EncodedTable } from '../src/data/table.ts';
+import { wasmGroupingKernel } from '../src/kernels/groupby/wasm.ts';
+import { buildGeneralization } from '../src/methods/generalization/index.ts';
+import { readInput, streams } from '../src/pipeline/release.ts';
+import { loadSpec, type ReleaseSpec } from '../src/release-spec/spec.ts';
+import { ADULT, sampled } from './adult-sample.ts';
+import { machineInfo, median, table } from './scale.ts';
+
+const ROOT = resolve(new URL('..', import.meta.url).pathname);
+const HELP = `Usage: npm run bench:dp [-- options]
+  --seeds N         repetitions per configuration and tool (default 30)
+  --epsilons LIST   ε values, comma-separated (default 0.5,1,2)
+  --delta D         δ (default 1e-5)
+  --share S         the search's share of ε (default 0.1)
+  --steps N         the search's steps (default 20)
+  --rows N          rows of the larger Adult-shaped table (default 100000; 0 skips it)
+  --arx-lib DIR     the folder of ARX 3.9.2's jars (default: $ARX_LIB or ../shared/peers/arx/lib)
+`;
+const { values } = parseArgs({
+  options: {
+    seeds: { type: 'string', default: '30' },
+    epsilons: { type: 'string', default: '0.5,1,2' },
+    delta: { type: 'string', default: '1e-5' },
+    share: { type: 'string', default: '0.1' },
+    steps: { type: 'string', default: '20' },
+    rows: { type: 'string', default: '100000' },
+    'arx-lib': { type: 'string', default: process.env.ARX_LIB ?? resolve(ROOT, '../shared/peers/arx/lib') },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+
+/** A data-independent node of Adult's lattice (the test's). */
+const LEVELS: Record<string, number> = {
+  sex: 0,
+  age: 2,
+  race: 1,
+  'marital-status': 1,
+  education: 2,
+  'native-country': 2,
+  workclass: 1,
+  'salary-class': 0,
+};
+
+const seeds = Number(values.seeds);
+const epsilons = values.epsilons.split(',').map(Number);
+const delta = Number(values.delta);
+const share = Number(values.share);
+const steps = Number(values.steps);
+
+interface Run {
+  readonly ms: number;
+  /** CPU time: ppdp's process (every thread), ARX's calling thread. */
+  readonly cpuMs: number;
+  /** ppdp: wall-clock per phase of its build (`write` is the Arrow and CSV files, which ARX does not make). */
+  readonly phases?: Record<string, number>;
+  readonly loss: number;
+  readonly released: number;
+  readonly sampled: number;
+  readonly node: string;
+}
+
+// ---- ARX: the long-lived JVM ----
+
+function startArx(): { ask: (line: string) => Promise<string>; stop: () => void } {
+  const lib = values['arx-lib'];
+  if (!existsSync(lib))
+    throw new Error(`ARX's jars not found at ${lib}: pass --arx-lib <dir> or set ARX_LIB`);
+  const out = join(ROOT, 'build/dp-harness');
+  mkdirSync(out, { recursive: true });
+  const javac = spawnSync('javac', ['-cp', `${lib}/*`, '-d', out, join(ROOT, 'bench/arx/DpBench.java')], {
+    encoding: 'utf8',
+  });
+  if (javac.status !== 0) throw new Error(`javac failed: ${javac.stderr}`);
+  const jvm: ChildProcessWithoutNullStreams = spawn('java', ['-Xmx4g', '-cp', `${lib}/*:${out}`, 'DpBench'], {
+    stdio: 'pipe',
+  });
+  jvm.stderr.on('data', (d) => process.stderr.write(`[arx] ${d}`));
+  const lines = createInterface({ input: jvm.stdout });
+  const waiting: ((line: string) => void)[] = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  return {
+    ask: (line) =>
+      new Promise((answer, fail) => {
+        waiting.push((reply) =>
+          reply.startsWith('error') ? fail(new Error(`ARX: ${reply} (after: ${line})`)) : answer(reply),
+        );
+        jvm.stdin.write(`${line}\n`);
+      }),
+    stop: () => {
+      jvm.stdin.write('quit\n');
+      jvm.stdin.end();
+    },
+  };
+}
+
+// ---- ppdp ----
+
+/** Per QI, label → rows of its hierarchy under it at each level, and the hierarchy's rows. */
+function hierarchyShares(
+  dir: string,
+  qis: readonly string[],
+): Map<string, { under: Map<string, number>[]; rows: number }> {
+  return new Map(
+    qis.map((q) => {
+      const rows = readFileSync(join(dir, `adult_hierarchy_${q}.csv`), 'utf8')
+        .split(/\r?\n/)
+        .filter((l) => l !== '')
+        .map((l) => l.split(';'));
+      const under = rows[0]!.map((_, l) => {
+        const m = new Map<string, number>();
+        for (const r of rows) m.set(r[l]!, (m.get(r[l]!) ?? 0) + 1);
+        return m;
+      });
+      return [q, { under, rows: rows.length }];
+    }),
+  );
+}
+
+/** The Loss over every input row of a release whose rows (`csv`) hold the QIs at `node`. */
+function releaseLoss(
+  csv: string,
+  node: Readonly<Record<string, number>>,
+  shares: ReturnType<typeof hierarchyShares>,
+  inputRows: number,
+): { loss: number; released: number } {
+  const lines = csv.split(/\r?\n/).filter((l) => l !== '');
+  const header = lines[0]!.split(';');
+  const rows = lines.slice(1).map((l) => l.split(';'));
+  let loss = 0;
+  for (const [q, h] of shares) {
+    const at = header.indexOf(q);
+    const under = h.under[node[q]!]!;
+    let sum = inputRows - rows.length;
+    for (const r of rows) {
+      const count = under.get(r[at]!);
+      if (count === undefined) throw new Error(`a released label of ${q} is not in its hierarchy`);
+      sum += count / h.rows;
+    }
+    const least = inputRows / h.rows;
+    loss += (inputRows > least ? Math.max(0, (sum - least) / (inputRows - least)) : 0) / shares.size;
+  }
+  return { loss, released: rows.length };
+}
+
+function specFor(dir: string, model: Record<string, unknown>): ReleaseSpec {
+  const spec = JSON.parse(readFileSync(join(ADULT, 'release.json'), 'utf8'));
+  spec.privacy = [model];
+  spec.method = { name: 'generalization', metric: 'loss', maxSuppression: 1, suppressed: 'remove' };
+  const file = join(dir, `dp-${Object.keys(model).join('-')}.json`);
+  writeFileSync(file, JSON.stringify(spec));
+  return loadSpec(file);
+}
+
+function ppdpRun(
+  spec: ReleaseSpec,
+  input: EncodedTable,
+  shares: ReturnType<typeof hierarchyShares>,
+  derivation: { ms: number; cpuMs: number },
+): Run {
+  const phases: Record<string, number> = {};
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const built = buildGeneralization({
+    spec,
+    table: input,
+    kernel: wasmGroupingKernel,
+    time: (phase, work) => {
+      const p0 = performance.now();
+      const result = work();
+      phases[phase] = (phases[phase] ?? 0) + performance.now() - p0;
+      return result;
+    },
+    say: () => {},
+    random: streams(spec, input),
+  });
+  const ms = performance.now() - t0 + derivation.ms;
+  const c = process.cpuUsage(c0);
+  const cpuMs = (c.user + c.system) / 1000 + derivation.cpuMs;
+  const claims = built.claims as { node: Record<string, number>; dp: { sampledRows: number } };
+  const csv = Buffer.from(built.files.find((f) => f.name === 'data.csv')!.content).toString('utf8');
+  const { loss, released } = releaseLoss(csv, claims.node, shares, input.rowCount);
+  const node = Object.entries(claims.node)
+    .map(([q, l]) => `${q}=${l}`)
+    .join(',');
+  return { ms, cpuMs, phases, loss, released, sampled: claims.dp.sampledRows, node };
+}
+
+// ---- the runs ----
+
+const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+const sd = (xs: readonly number[]) => {
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, xs.length - 1));
+};
+
+interface Result {
+  table: string;
+  rows: number;
+  epsilon: number;
+  delta: number;
+  mode: 'fixed' | 'search';
+  searchShare?: number;
+  steps?: number;
+  beta: number;
+  k: number;
+  ppdp: {
+    lossMean: number;
+    lossSd: number;
+    msMedian: number;
+    cpuMsMedian: number;
+    derivation: { ms: number; cpuMs: number };
+    runs: Run[];
+  };
+  arx: {
+    lossMean: number;
+    lossSd: number;
+    msMedian: number;
+    cpuMsMedian: number;
+    beta: number;
+    k: number;
+    runs: Run[];
+  };
+  lossDifference: number;
+  /** ARX's median over ppdp's, wall-clock and CPU time. */
+  speedup: number;
+  cpuSpeedup: number;
+}
+
+async function main(): Promise<void> {
+  const uptimeBefore = spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
+  console.log(`load before: ${uptimeBefore}`);
+  const arx = startArx();
+  const tables: { name: string; dir: string }[] = [{ name: 'adult', dir: ADULT }];
+  const rows = Number(values.rows);
+  if (rows > 0) tables.push({ name: `adult-shaped ${rows}`, dir: (await sampled(rows)).dir });
+  const qis = Object.keys(LEVELS);
+  const results: Result[] = [];
+  const work = join(os.tmpdir(), `ppdp-bench-dp-${process.pid}`);
+  mkdirSync(work, { recursive: true });
+  try {
+    for (const t of tables) {
+      const qiFields = qis.map((q) => `qi=${q}=${join(t.dir, `adult_hierarchy_${q}.csv`)}`);
+      await arx.ask(['data', `file=${join(t.dir, 'adult.csv')}`, 'delim=;', ...qiFields].join('\t'));
+      const shares = hierarchyShares(t.dir, qis);
+      const specDir = join(work, t.name.replace(/\W+/g, '-'));
+      mkdirSync(specDir, { recursive: true });
+      for (const f of [
+        'adult.csv',
+        ...qis.map((q) => `adult_hierarchy_${q}.csv`),
+        'adult_hierarchy_occupation.csv',
+      ])
+        writeFileSync(join(specDir, f), readFileSync(join(t.dir, f)));
+      let input: EncodedTable | undefined;
+      for (const epsilon of epsilons) {
+        for (const mode of ['fixed', 'search'] as const) {
+          const model =
+            mode === 'fixed'
+              ? { model: 'differential-privacy', epsilon, delta, levels: LEVELS }
+              : { model: 'differential-privacy', epsilon, delta, searchBudget: share, steps };
+          const spec = specFor(specDir, model);
+          input ??= readInput(spec);
+          const split = dpSplit(model as Parameters<typeof dpSplit>[0]);
+          const { beta, k } = dpParameters(split.epsilonAnon, delta);
+          // The derivation warm, as ARX's in its long-lived JVM: the median of three after one.
+          const derivations = [0, 1, 2, 3].map(() => {
+            const c0 = process.cpuUsage();
+            const t0 = performance.now();
+            derive(split.epsilonAnon, delta);
+            const c = process.cpuUsage(c0);
+            return { ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 };
+          });
+          const derivation = {
+            ms: median(derivations.slice(1).map((d) => d.ms)),
+            cpuMs: median(derivations.slice(1).map((d) => d.cpuMs)),
+          };
+          const arxLine = [
+            'run',
+            `eps=${epsilon}`,
+            `delta=${delta}`,
+            ...(mode === 'fixed'
+              ? [`levels=${qis.map((q) => `${q}=${LEVELS[q]}`).join(',')}`]
+              : [`search=${split.epsilonSearch}`, `steps=${steps}`]),
+          ].join('\t');
+          // One warm-up each (the JIT, ppdp's kernels), not counted.
+          ppdpRun(spec, input, shares, { ms: 0, cpuMs: 0 });
+          await arx.ask(arxLine);
+          const ours: Run[] = [];
+          const theirs: Run[] = [];
+          let arxBeta = 0;
+          let arxK = 0;
+          for (let s = 0; s < seeds; s++) {
+            ours.push(ppdpRun(spec, input, shares, derivation));
+            const f = (await arx.ask(arxLine)).split('\t');
+            arxBeta = Number(f[6]);
+            arxK = Number(f[7]);
+            theirs.push({
+              ms: Number(f[1]),
+              node: f[2]!,
+              loss: Number(f[3]),
+              released: Number(f[4]),
+              sampled: Number(f[5]),
+              cpuMs: Number(f[8]),
+            });
+          }
+          const r: Result = {
+            table: t.name,
+            rows: input.rowCount,
+            epsilon,
+            delta,
+            mode,
+            ...(mode === 'search' ? { searchShare: share, steps } : {}),
+            beta,
+            k,
+            ppdp: {
+              lossMean: mean(ours.map((x) => x.loss)),
+              lossSd: sd(ours.map((x) => x.loss)),
+              msMedian: median(ours.map((x) => x.ms)),
+              cpuMsMedian: median(ours.map((x) => x.cpuMs)),
+              derivation,
+              runs: ours,
+            },
+            arx: {
+              lossMean: mean(theirs.map((x) => x.loss)),
+              lossSd: sd(theirs.map((x) => x.loss)),
+              msMedian: median(theirs.map((x) => x.ms)),
+              cpuMsMedian: median(theirs.map((x) => x.cpuMs)),
+              beta: arxBeta,
+              k: arxK,
+              runs: theirs,
+            },
+            lossDifference: 0,
+            speedup: 0,
+            cpuSpeedup: 0,
+          };
+          r.lossDifference = r.ppdp.lossMean - r.arx.lossMean;
+          r.speedup = r.arx.msMedian / r.ppdp.msMedian;
+          r.cpuSpeedup = r.arx.cpuMsMedian / r.ppdp.cpuMsMedian;
+          results.push(r);
+          save(results, uptimeBefore, 'partial');
+          console.log(
+            `${t.name} ε=${epsilon} ${mode}: Loss ppdp ${r.ppdp.lossMean.toFixed(4)} ± ${r.ppdp.lossSd.toFixed(4)}, ARX ${r.arx.lossMean.toFixed(4)} ± ${r.arx.lossSd.toFixed(4)}; ` +
+              `median ms ppdp ${r.ppdp.msMedian.toFixed(0)}, ARX ${r.arx.msMedian.toFixed(0)} (×${r.speedup.toFixed(1)}); ` +
+              `CPU ms ppdp ${r.ppdp.cpuMsMedian.toFixed(0)}, ARX ${r.arx.cpuMsMedian.toFixed(0)} (×${r.cpuSpeedup.toFixed(1)}); β ${beta} / ${arxBeta}, k ${k} / ${arxK}`,
+          );
+        }
+      }
+      input = undefined;
+    }
+  } finally {
+    arx.stop();
+  }
+  const uptimeAfter = spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
+  console.log(`load after: ${uptimeAfter}\n`);
+  console.log(
+    table(
+      [
+        'table',
+        'ε',
+        'node',
+        'β',
+        'k',
+        'Loss ppdp',
+        'Loss ARX',
+        'Δ',
+        'ms ppdp',
+        'ms ARX',
+        'ARX/ppdp',
+        'CPU ppdp',
+        'CPU ARX',
+        'ARX/ppdp',
+      ],
+      results.map((r) => [
+        r.table,
+        String(r.epsilon),
+        r.mode === 'fixed' ? 'fixed' : `search ${r.searchShare}·ε, ${r.steps} steps`,
+        r.beta.toFixed(4),
+        String(r.k),
+        `${r.ppdp.lossMean.toFixed(4)} ± ${r.ppdp.lossSd.toFixed(4)}`,
+        `${r.arx.lossMean.toFixed(4)} ± ${r.arx.lossSd.toFixed(4)}`,
+        r.lossDifference.toFixed(4),
+        r.ppdp.msMedian.toFixed(0),
+        r.arx.msMedian.toFixed(0),
+        `×${r.speedup.toFixed(1)}`,
+        r.ppdp.cpuMsMedian.toFixed(0),
+        r.arx.cpuMsMedian.toFixed(0),
+        `×${r.cpuSpeedup.toFixed(1)}`,
+      ]),
+      3,
+    ),
+  );
+  console.log(`\nwrote ${save(results, uptimeBefore, uptimeAfter)}`);
+}
+
+/** Writes the results so far (after each configuration, so that a stopped run leaves them). */
+function save(results: readonly Result[], uptimeBefore: string, uptimeAfter: string): string {
+  const out = join(ROOT, 'bench/results/dp.json');
+  const settings = { seeds, epsilons, delta, share, steps, rows: Number(values.rows) };
+  writeFileSync(
+    out,
+    `${JSON.stringify({ date: new Date().toISOString(), machine: machineInfo(), uptimeBefore, uptimeAfter, settings, results }, null, 1)}\n`,
+  );
+  return out;
+}
+
+await main();
