@@ -20,6 +20,7 @@
 import { basename } from 'node:path';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import type { HistogramBin } from '../contracts/report.ts';
+import { DEFAULT_MAX_LATTICE_NODES } from '../data/limits.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { NoSolutionError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
@@ -33,7 +34,7 @@ import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../me
 import { smallestPassingClass } from '../models/index.ts';
 import { equalEmd, hierarchicalEmd, orderedEmd } from '../models/t-closeness.ts';
 import { streams } from '../pipeline/release.ts';
-import type { ReleaseSpec } from '../release-spec/spec.ts';
+import { isReleasedType, type ReleaseSpec } from '../release-spec/spec.ts';
 import {
   exploreFrontier,
   type Frontier,
@@ -43,6 +44,7 @@ import {
   specWith,
   type Vary,
 } from './frontier.ts';
+import { type SearchView, searchView } from './search.ts';
 
 /** Released rows shown per choice. */
 export const PREVIEW_ROWS = 50;
@@ -119,6 +121,8 @@ export interface ExplorerData {
   readonly preview?: Preview & { readonly choice: number };
   /** The solutions the frontier's charts draw, first parameter along x. */
   readonly frontier: Frontier;
+  /** The spec's own run, when it searched best-effort: its trajectory and how to continue it. */
+  readonly search?: SearchView;
 }
 
 export interface ExploreOptions {
@@ -130,6 +134,8 @@ export interface ExploreOptions {
   readonly lattice?: boolean;
   /** Lattices up to this many nodes are evaluated whole (default MAX_EVALUATED_NODES). */
   readonly maxEvaluatedNodes?: number;
+  /** Releases per value of a spec that draws a secret sample (default DEFAULT_REPEATS, src/explore/repeats.ts). */
+  readonly repeats?: number;
 }
 
 /** Sweeps the frontier, evaluates the lattice, and gathers every choice's details. */
@@ -145,10 +151,18 @@ export function explore(
   const candidates = new Map<number, Preview>();
   const runs = new Map<number, PointRun>();
   let prepared: Prepared | undefined;
-  const frontier = exploreFrontier(spec, table, varies, options.kernel, say, (i, run, p) => {
-    runs.set(i, run);
-    prepared = p;
-  });
+  const frontier = exploreFrontier(
+    spec,
+    table,
+    varies,
+    options.kernel,
+    say,
+    (i, run, p) => {
+      runs.set(i, run);
+      prepared = p;
+    },
+    options.repeats,
+  );
   const choices: Choice[] = [];
   const generalizing = spec.method.name === 'generalization';
   const qiNames = spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
@@ -192,8 +206,17 @@ export function explore(
     Object.entries(p.values).every(([name, v]) => specValue(spec, name) === v),
   );
   let own = ownPoint >= 0 ? pointChoice[ownPoint]! : -1;
+  // Best-effort or not, every run searched the same lattice the same way: one run tells.
+  const search = [...runs.values()].some((r) => r.report.generalization?.trajectory)
+    ? ownSearch(spec, table, varies, options, ownPoint >= 0 ? runs.get(ownPoint) : undefined)
+    : undefined;
+  // A lattice past what the optimal search enumerates is past what the page can list.
+  const listable =
+    !prepared || prepared.problem.lattice.size <= (spec.limits?.maxLatticeNodes ?? DEFAULT_MAX_LATTICE_NODES);
+  if (generalizing && prepared && !listable && options.lattice !== false)
+    say(`the lattice (${prepared.problem.lattice.size} nodes) is past what can be listed: left out`);
   let lattice: ExplorerData['lattice'];
-  if (generalizing && prepared && options.lattice !== false) {
+  if (generalizing && prepared && listable && options.lattice !== false) {
     lattice = latticeChoices(
       respecify(prepared, spec),
       options,
@@ -234,7 +257,40 @@ export function explore(
     ...(lattice ? { lattice } : {}),
     ...(preview ? { preview: { ...preview, choice: own } } : {}),
     frontier,
+    ...(search ? { search } : {}),
   };
+}
+
+/**
+ * The spec's own best-effort search, from its frontier run when the sweep ran the spec's own
+ * values, else from a run of its own (undefined: no solution).
+ */
+function ownSearch(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  varies: readonly Vary[],
+  options: ExploreOptions,
+  run: PointRun | undefined,
+): SearchView | undefined {
+  if (spec.method.name !== 'generalization') return undefined;
+  let report = run?.report;
+  if (!report) {
+    try {
+      exploreFrontier(
+        spec,
+        table,
+        [],
+        options.kernel,
+        () => {},
+        (_, r) => {
+          report = r.report;
+        },
+      );
+    } catch (e) {
+      if (!(e instanceof NoSolutionError)) throw e;
+    }
+  }
+  return report ? searchView(spec, report, varies, options.specPath) : undefined;
 }
 
 /** The varied parameters' values in a spec, and the spec's own k where it has one. */
@@ -375,7 +431,13 @@ function latticeChoices(
       choices.push(
         r.feasible
           ? feasibleNode(prepared, r, levels, status, params, options)
-          : infeasibleNode(r, k, problem.maxSuppressedRows, levels, params),
+          : infeasibleNode(
+              r,
+              k,
+              problem.entity?.maxSuppressedPersons ?? problem.maxSuppressedRows,
+              levels,
+              params,
+            ),
       );
       // The rows of the node a preview may be embedded for: the optimum (the spec's own choice).
       if (r.feasible && id === optimal) {
@@ -490,7 +552,8 @@ function feasibleNode(
   // Entropy (a pass over every tuple per node) only where it is the spec's metric: r has that.
   const values = { ...problem.metrics.values(levels, r, 'ncp'), [method.metric]: r.value };
   const ncp = problem.metrics.ncpByAttribute(levels, r);
-  const retained = Array.from(r.sizes).filter((_, g) => !r.suppressed[g]);
+  // With an entity column, k and the risk count persons (as the release's report does).
+  const retained = Array.from(r.persons ?? r.sizes).filter((_, g) => !r.suppressed[g]);
   const risk = prosecutorFacts(reidentificationRisk(retained, prepared.spec.report.riskThreshold, ''));
   const groupOf = r.groupOf;
   const disclosure = sensitive.map(({ attribute: sa, values: codes }) => {
@@ -522,7 +585,7 @@ function feasibleNode(
     levels,
     status,
     feasible: true,
-    k: r.minClassSize,
+    k: r.minClassPersons ?? r.minClassSize,
     classes: r.retainedClasses,
     suppressedRows: r.suppressedRows,
     releasedRows: method.suppressed === 'mask' ? table.rowCount : table.rowCount - r.suppressedRows,
@@ -552,11 +615,13 @@ function infeasibleNode(
   let smallest = Number.POSITIVE_INFINITY;
   for (let g = 0; g < r.groups; g++) {
     const size = r.sizes[g]!;
-    smallest = Math.min(smallest, size);
-    if (size < k) below += size;
+    smallest = Math.min(smallest, r.persons?.[g] ?? size);
+    if ((r.persons?.[g] ?? size) < k) below += size;
   }
-  const reason =
-    below > limit
+  // With an entity column, k and the limit count persons (`limit` is then in persons).
+  const reason = r.persons
+    ? `${r.suppressedPersons} persons have rows in classes of fewer than ${k} persons; at most ${limit} may be suppressed`
+    : below > limit
       ? `${below} rows are in classes smaller than ${k}; at most ${limit} may be suppressed`
       : `the classes failing the privacy models hold more than the ${limit} rows that may be suppressed`;
   return {
@@ -610,7 +675,7 @@ class PreviewBuilder {
   ): Preview {
     const { table, tuples, qis, hierarchies } = prepared;
     const typeOf = new Map(spec.attributes.map((a) => [a.name, a.type]));
-    const released = table.columns.filter((c) => typeOf.get(c.name) !== 'identifying');
+    const released = table.columns.filter((c) => isReleasedType(typeOf.get(c.name)));
     const suppressedRow = (r: number) => suppressedTuple(tuples.rowToTuple[r]!);
     const remove = spec.method.name === 'generalization' && spec.method.suppressed === 'remove';
     let rows: number[];

@@ -18,6 +18,7 @@ import type { BuiltRelease, MethodContext, MethodReport } from '../methods/metho
 import { methodFor } from '../methods/registry.ts';
 import { streams } from '../pipeline/release.ts';
 import type { PrivacyModelSpec, ReleaseSpec } from '../release-spec/spec.ts';
+import { DEFAULT_REPEATS, drawsSample, type RepeatedRuns, repeatedPoint } from './repeats.ts';
 
 /**
  * The parameters `--vary` accepts, with the models that carry them, as the catalogue declares
@@ -46,9 +47,9 @@ export const MAX_VARY_VALUES = 1000;
  */
 export function parseVary(text: string): Vary {
   const usage = 'e.g. --vary k=2..50, --vary l=2..6, --vary t=0.1..0.5:0.05 or --vary k=2,5,10';
-  const m = /^\s*([a-zA-Zτδ]+)\s*=\s*(.+)$/.exec(text);
+  const m = /^\s*([a-zA-Zτδε]+)\s*=\s*(.+)$/.exec(text);
   if (!m) throw new PpdpError('E_USAGE', `--vary ${text}: expected <parameter>=<range>`, usage);
-  const parameter = ({ τ: 'tau', δ: 'delta' } as Record<string, string>)[m[1]!] ?? m[1]!;
+  const parameter = ({ τ: 'tau', δ: 'delta', ε: 'epsilon' } as Record<string, string>)[m[1]!] ?? m[1]!;
   const known = varyParameters()[parameter];
   if (!known) {
     throw new PpdpError(
@@ -109,6 +110,7 @@ function checkValue(parameter: string, v: number, text: string): void {
   if (parameter === 'l' && !(v >= 1)) throw bad('l must be ≥ 1');
   if ((parameter === 't' || parameter === 'tau') && !(v >= 0 && v <= 1)) throw bad('must be in [0, 1]');
   if (parameter === 'delta' && !(v >= 0)) throw bad('δ must be ≥ 0');
+  if (parameter === 'epsilon' && !(v > 0)) throw bad('ε must be > 0');
   if (parameter === 'maxSuppression' && !(v >= 0 && v <= 1)) throw bad('a share of rows, in [0, 1]');
   // Every parameter: the widest range the models carrying it declare.
   const fields = declaredModels().flatMap((d) => {
@@ -158,10 +160,15 @@ export function specWith(spec: ReleaseSpec, parameter: string, value: number): R
   });
   if (!found) {
     if (parameter !== 'k') {
+      const onAttribute = declaredModels().some(
+        (d) => models.includes(d.name) && Object.values(d.fields).some((f) => f.kind === 'attribute'),
+      );
       throw new SpecError(
         'E_SPEC_MODEL',
         `${basename(spec.file)}: --vary ${parameter} needs a ${models.join(' or ')} model in privacy, and the spec has none`,
-        `add one to the spec's privacy list (it names the sensitive attribute), then vary its ${parameter}`,
+        onAttribute
+          ? `add one to the spec's privacy list (it names the sensitive attribute), then vary its ${parameter}`
+          : `explore a spec with a ${models.join(' or ')} model in its privacy list, or vary a parameter of this spec's models`,
       );
     }
     privacy.unshift({ model: K_ANONYMITY.name, k: value });
@@ -207,6 +214,11 @@ export interface FrontierPoint {
   readonly utility?: Record<string, number>;
   /** Each model's measure on the result, e.g. { "k-anonymity": { k: 7 } }. */
   readonly achieved?: Record<string, Record<string, number>>;
+  /**
+   * A spec whose release draws a secret sample: the value's several releases as aggregates
+   * only (then `objective` is their mean and the per-run fields above are absent).
+   */
+  readonly repeats?: RepeatedRuns;
   readonly ms: number;
 }
 
@@ -249,6 +261,8 @@ export function exploreFrontier(
   kernel: GroupingKernel,
   progress: (line: string) => void = () => {},
   onRun: (index: number, run: PointRun, prepared?: Prepared) => void = () => {},
+  /** Releases per value of a spec that draws a secret sample (others run once: same seed, same release). */
+  repeats = DEFAULT_REPEATS,
 ): Frontier {
   const varies = Array.isArray(vary) ? (vary as readonly Vary[]) : [vary as Vary];
   const names = varies.map((v) => v.parameter);
@@ -257,6 +271,13 @@ export function exploreFrontier(
       'E_USAGE',
       `--vary ${names.join(', ')}: a parameter is varied twice`,
       'vary each once',
+    );
+  }
+  if (varies.length > 1 && drawsSample(spec)) {
+    throw new PpdpError(
+      'E_USAGE',
+      `--vary ${names.join(', ')}: ${basename(spec.file)} releases a secret random sample, explored one parameter at a time`,
+      'vary one parameter (e.g. --vary epsilon=0.5..3:0.5)',
     );
   }
   // Check every value's spec first: a bad sweep fails before the work starts.
@@ -285,9 +306,14 @@ export function exploreFrontier(
     const t0 = performance.now();
     let point: FrontierPoint;
     try {
-      const run = s.method.name === 'generalization' ? generalize(s) : runMethod(s, table, kernel, random);
-      point = { value, values, feasible: true, ...summarize(run.report), ms: 0 };
-      onRun(i, run, prepared);
+      if (drawsSample(s)) {
+        // Its own release, several times; no run reaches onRun (nothing of a single run is shown).
+        point = { value, values, ...repeatedPoint(s, repeats, () => build(s, table, kernel, random)), ms: 0 };
+      } else {
+        const run = s.method.name === 'generalization' ? generalize(s) : runMethod(s, table, kernel, random);
+        point = { value, values, feasible: true, ...summarize(run.report), ms: 0 };
+        onRun(i, run, prepared);
+      }
     } catch (e) {
       if (!(e instanceof NoSolutionError)) throw e;
       point = { value, values, feasible: false, reason: e.message, ms: 0 };
@@ -295,18 +321,21 @@ export function exploreFrontier(
     point = { ...point, ms: Math.round((performance.now() - t0) * 10) / 10 };
     const figure = (f?: { name: string; value: number }) =>
       f ? `${f.name} ${Number(f.value.toPrecision(4))}` : '';
+    const r = point.repeats;
     progress(
       `${label(values)}: ${
-        point.feasible
-          ? [
-              point.classes === undefined ? '' : `${point.classes} classes`,
-              `${point.suppressedRows ?? 0} rows suppressed`,
-              figure(point.objective),
-              figure(point.risk),
-            ]
-              .filter((x) => x)
-              .join(', ')
-          : 'no solution'
+        r
+          ? `${r.runs} runs, β ${Number(r.beta.toPrecision(4))}, k ${r.k}, mean ${Number(r.sampledRows.mean.toPrecision(4))} rows sampled, ${Number(r.suppressedRows.mean.toPrecision(4))} suppressed, ${figure(point.objective)}`
+          : point.feasible
+            ? [
+                point.classes === undefined ? '' : `${point.classes} classes`,
+                `${point.suppressedRows ?? 0} rows suppressed`,
+                figure(point.objective),
+                figure(point.risk),
+              ]
+                .filter((x) => x)
+                .join(', ')
+            : 'no solution'
       } (${point.ms} ms)`,
     );
     return point;
@@ -328,9 +357,19 @@ function runMethod(
   kernel: GroupingKernel,
   random: MethodContext['random'],
 ): PointRun {
-  const time = <T>(_: string, work: () => T) => work();
-  const built = methodFor(spec.method.name).build({ spec, table, kernel, time, say: () => {}, random });
+  const built = build(spec, table, kernel, random);
   return { spec, report: built.report, files: built.files };
+}
+
+/** The spec's method's whole build, in memory. */
+function build(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  kernel: GroupingKernel,
+  random: MethodContext['random'],
+): BuiltRelease {
+  const time = <T>(_: string, work: () => T) => work();
+  return methodFor(spec.method.name).build({ spec, table, kernel, time, say: () => {}, random });
 }
 
 function summarize(report: MethodReport): Omit<FrontierPoint, 'value' | 'values' | 'feasible' | 'ms'> {

@@ -3,6 +3,7 @@
  * row per run, for spreadsheets). The page is explore.html (page.ts).
  */
 import type { Frontier, FrontierPoint } from './frontier.ts';
+import { REPEAT_CSV_COLUMNS } from './repeats.ts';
 
 const CSV_COLUMNS: [string, (p: FrontierPoint) => string | number | undefined][] = [
   ['feasible', (p) => String(p.feasible)],
@@ -25,10 +26,14 @@ export function frontierJson(frontier: Frontier): string {
   return `${JSON.stringify(frontier, null, 2)}\n`;
 }
 
+/** One row per value; a spec whose release draws a secret sample gets its runs' aggregates instead. */
 export function frontierCsv(frontier: Frontier): string {
-  const header = [...frontier.parameters, ...CSV_COLUMNS.map(([name]) => name)].join(',');
+  const columns = frontier.points.some((p) => p.repeats)
+    ? [...REPEAT_CSV_COLUMNS, ...CSV_COLUMNS.filter(([name]) => name === 'feasible' || name === 'ms')]
+    : CSV_COLUMNS;
+  const header = [...frontier.parameters, ...columns.map(([name]) => name)].join(',');
   const lines = frontier.points.map((p) =>
-    [...frontier.parameters.map((name) => p.values[name]), ...CSV_COLUMNS.map(([, get]) => get(p))]
+    [...frontier.parameters.map((name) => p.values[name]), ...columns.map(([, get]) => get(p))]
       .map((v) => (v === undefined ? '' : String(v)))
       .join(','),
   );
