@@ -18,16 +18,22 @@
  * Writes bench/results/arx-comparison.json (`--suppression 0 --out <file>`: only the
  * configurations without suppression, to another file).
  *
+ * `--ride-along`: the registry-shaped tables only, with their three ride-along columns (a free
+ * text note, an amount, a timestamp: bench/registry-sample.ts, as `bench:scale --ride-along`),
+ * released unchanged by ppdp and insensitive to ARX. Then ppdp's timed work is its whole CLI, a
+ * fresh process (read, search, write, verify: `node bin/ppdp.mjs release`, spawn to exit),
+ * against ARX's `anonymize()` alone on data it has already read, interleaved on the same
+ * hierarchies, each configuration's nodes compared. Writes
+ * bench/results/arx-registry-ride-along.json. Needs `npm run build`.
+ *
  * Run: `npm run bench:arx` (`-- --help` for the options). Needs java and javac 17 and the ARX
  * library's jars: `--arx-lib <dir>` or the environment variable ARX_LIB.
  */
-import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { hierarchyCommand } from '../src/cli/hierarchy.ts';
 import { wasmGroupingKernel } from '../src/kernels/groupby/wasm.ts';
 import { openSearch, prepareGeneralization, search } from '../src/methods/generalization/index.ts';
 import { exhaustiveSearch } from '../src/methods/generalization/search.ts';
@@ -47,7 +53,8 @@ import {
   type PrivacyGoldenRow,
   SUPPRESSIONS,
 } from '../test/golden/adult-configs.ts';
-import { registrySample } from './registry-sample.ts';
+import { startArxHarness, writeArxHierarchies } from './arx-harness.ts';
+import { RIDE_ALONG_COLUMNS, registrySample } from './registry-sample.ts';
 import { machineInfo, median, table } from './scale.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -61,6 +68,10 @@ const HELP = `Usage: npm run bench:arx [-- options]
                     (e.g. 0); such a partial run needs --out
   --out FILE        the results file in bench/results (default arx-comparison.json, the full run's)
   --arx-lib DIR     the folder of ARX 3.9.2's jars (default: $ARX_LIB)
+  --arx-heap SIZE   the ARX JVM's -Xmx (default 6g; 12g for 3·10⁶ rows with --ride-along)
+  --ride-along      registry tables only, with their three ride-along columns: ppdp's whole
+                    CLI (a fresh process) against ARX's anonymize() alone (needs npm run build);
+                    results in arx-registry-ride-along.json unless --out names another
 `;
 const { values } = parseArgs({
   options: {
@@ -72,6 +83,8 @@ const { values } = parseArgs({
     suppression: { type: 'string', default: '' },
     out: { type: 'string', default: '' },
     'arx-lib': { type: 'string', default: process.env.ARX_LIB ?? '' },
+    'arx-heap': { type: 'string', default: '6g' },
+    'ride-along': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -94,7 +107,8 @@ if (SUPPRESSION_FILTER && !values.out) {
   process.stderr.write('--suppression runs a part of the comparison: name its results file with --out\n');
   process.exit(2);
 }
-const OUT = values.out || 'arx-comparison.json';
+const RIDE_ALONG = values['ride-along'];
+const OUT = values.out || (RIDE_ALONG ? 'arx-registry-ride-along.json' : 'arx-comparison.json');
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 interface Config {
@@ -119,38 +133,7 @@ interface Dataset {
 
 // ---- ARX: the long-lived JVM ----
 
-function startArx(): { ask: (line: string) => Promise<string>; stop: () => void } {
-  const lib = values['arx-lib'];
-  if (!lib || !existsSync(lib)) {
-    throw new Error(`ARX's jars not found${lib ? ` at ${lib}` : ''}: pass --arx-lib <dir> or set ARX_LIB`);
-  }
-  const out = join(ROOT, 'build/arx-harness');
-  mkdirSync(out, { recursive: true });
-  const javac = spawnSync('javac', ['-cp', `${lib}/*`, '-d', out, join(ROOT, 'bench/arx/ArxRun.java')], {
-    encoding: 'utf8',
-  });
-  if (javac.status !== 0) throw new Error(`javac failed: ${javac.stderr}`);
-  const jvm: ChildProcessWithoutNullStreams = spawn('java', ['-Xmx6g', '-cp', `${lib}/*:${out}`, 'ArxRun'], {
-    stdio: 'pipe',
-  });
-  jvm.stderr.on('data', (d) => process.stderr.write(`[arx] ${d}`));
-  const lines = createInterface({ input: jvm.stdout });
-  const waiting: ((line: string) => void)[] = [];
-  lines.on('line', (line) => waiting.shift()?.(line));
-  return {
-    ask: (line) =>
-      new Promise((answer, fail) => {
-        waiting.push((reply) =>
-          reply.startsWith('error') ? fail(new Error(`ARX: ${reply} (after: ${line})`)) : answer(reply),
-        );
-        jvm.stdin.write(`${line}\n`);
-      }),
-    stop: () => {
-      jvm.stdin.write('quit\n');
-      jvm.stdin.end();
-    },
-  };
-}
+const startArx = () => startArxHarness(values['arx-lib'], 'ArxRun', values['arx-heap']);
 
 /** ARX's fields for the privacy models, metric and suppression of a configuration. */
 function arxModelFields(c: Config): string[] {
@@ -238,21 +221,35 @@ function adultDataset(): Dataset {
 }
 
 async function registryDataset(rows: number, scratch: string[]): Promise<Dataset> {
-  const { dir, spec: file } = await registrySample(rows);
+  const { dir, spec: file } = await registrySample(rows, { rideAlong: RIDE_ALONG });
   scratch.push(dir);
   const spec = loadSpec(file);
   // ARX gets ppdp's builders' hierarchies as files, written by `ppdp hierarchy`.
   const hierarchies = join(dir, 'hierarchies');
-  hierarchyCommand([file, '--out', hierarchies]);
+  writeArxHierarchies(file, hierarchies);
   const arxFields = [`data=${join(dir, 'registry.csv')}`, `delim=${spec.format?.delimiter ?? ','}`];
   for (const a of spec.attributes) {
     if (a.type === 'quasi-identifying') arxFields.push(`qi=${a.name}=${join(hierarchies, `${a.name}.csv`)}`);
     else if (a.type === 'sensitive') arxFields.push(`sa=${a.name}`);
     else if (a.type === 'identifying') arxFields.push(`ident=${a.name}`);
   }
-  const name = `registry ${rows.toLocaleString('en-US')}`;
+  const name = `registry ${rows.toLocaleString('en-US')}${RIDE_ALONG ? ' + ride-along' : ''}`;
   const configs: Config[] = [];
   const k5 = { model: 'k-anonymity', k: 5 } as PrivacyModelSpec;
+  // With the ride-along columns: the spec's k = 5 and 2 %, under each metric (discernibility's
+  // nodes must agree with ARX's), ppdp as its whole CLI.
+  if (RIDE_ALONG) {
+    for (const metric of ['discernibility', 'ncp'] as const)
+      configs.push({
+        dataset: name,
+        name: 'k=5',
+        privacy: [k5],
+        maxSuppression: 0.02,
+        metric,
+        exhaustive: false,
+      });
+    return { name, spec, arxFields, configs };
+  }
   // Past 10^5 rows only the spec's 2 % (ARX takes seconds a run there).
   for (const metric of METRICS)
     for (const maxSuppression of rows > 100_000 ? [0.02] : [0, 0.02])
@@ -374,6 +371,94 @@ async function measure(
   };
 }
 
+/**
+ * ppdp's whole CLI (a fresh process: read, search, write, verify) against ARX's anonymize()
+ * alone, interleaved run by run; ppdp's node from its report.
+ */
+async function measureCli(dataset: Dataset, c: Config, arx: ReturnType<typeof startArx>) {
+  const base = JSON.parse(readFileSync(dataset.spec.file, 'utf8'));
+  const specFile = join(resolve(dataset.spec.file, '..'), `release-${c.metric}.json`);
+  writeFileSync(
+    specFile,
+    JSON.stringify({
+      ...base,
+      privacy: c.privacy,
+      method: { ...base.method, maxSuppression: c.maxSuppression, metric: c.metric },
+    }),
+  );
+  const tmp = mkdtempSync(join(os.tmpdir(), 'ppdp-arx-cli-'));
+  const ppdpOnce = (i: number) => {
+    const out = join(tmp, `run-${i}`);
+    const t = performance.now();
+    const r = spawnSync(
+      process.execPath,
+      [join(ROOT, 'bin/ppdp.mjs'), 'release', specFile, '--out', out, '--quiet'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    const ms = performance.now() - t;
+    if (r.status !== 0) throw new Error(`ppdp release failed: ${r.stderr}`);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    rmSync(out, { recursive: true, force: true });
+    return {
+      ms,
+      node: report.generalization.node as Record<string, number>,
+      nodesChecked: report.generalization.nodesChecked as number,
+      timings: report.timings as Record<string, number>,
+    };
+  };
+  await arx.ask(['config', ...dataset.arxFields, ...arxModelFields(c)].join('\t'));
+  const ppdp: ReturnType<typeof ppdpOnce>[] = [];
+  const arxRuns: { ms: number; node: Record<string, number> | null; checked: number; lattice: string }[] = [];
+  try {
+    for (let i = 0; i < WARMUP + RUNS; i++) {
+      const p = ppdpOnce(i);
+      const [, ms, node, checked, lattice] = (await arx.ask('run')).split('\t');
+      if (i < WARMUP) continue;
+      ppdp.push(p);
+      arxRuns.push({ ms: Number(ms), node: parseNode(node!), checked: Number(checked), lattice: lattice! });
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  const last = ppdp.at(-1)!;
+  const ppdpMs = median(ppdp.map((s) => s.ms));
+  const arxMs = median(arxRuns.map((r) => r.ms));
+  const arxNode = arxRuns.at(-1)!.node;
+  const nodesAgree = ppdp.every((p) => sameNode(p.node, last.node));
+  return {
+    dataset: c.dataset,
+    configuration: c.name,
+    maxSuppression: c.maxSuppression,
+    metric: c.metric,
+    arxMetric: c.metric === 'discernibility' ? 'discernibility' : 'loss (gs 0.5, arithmetic mean)',
+    ppdp: {
+      medianMs: round(ppdpMs),
+      hierarchiesMs: round(median(ppdp.map((s) => s.timings.hierarchies ?? 0))),
+      searchMs: round(median(ppdp.map((s) => s.timings.search ?? 0))),
+      samplesMs: ppdp.map((s) => round(s.ms)),
+      /** The last run's report timings (ms per state or phase). */
+      timings: last.timings,
+      nodesChecked: last.nodesChecked,
+      node: last.node,
+      sameNodeEveryRun: nodesAgree,
+      optimal: null,
+      optimumFrom: c.metric === 'discernibility' ? "ARX's node (the metric is defined alike)" : 'not checked',
+    },
+    arx: {
+      medianMs: round(arxMs),
+      samplesMs: arxRuns.map((r) => round(r.ms)),
+      nodesChecked: arxRuns.at(-1)!.checked,
+      latticeSize: Number(arxRuns.at(-1)!.lattice),
+      node: arxNode,
+    },
+    ratio: round(arxMs / ppdpMs, 2),
+    sameNode: sameNode(last.node, arxNode),
+    nodesMustAgree: c.metric === 'discernibility',
+  };
+}
+
 // ---- the run ----
 
 const machine = machineInfo();
@@ -382,20 +467,21 @@ say(
 );
 const scratch: string[] = [];
 const arx = startArx();
-type Result = Awaited<ReturnType<typeof measure>>;
+type Result = Awaited<ReturnType<typeof measure>> | Awaited<ReturnType<typeof measureCli>>;
 const results: Result[] = [];
 try {
   const datasets: (() => Promise<Dataset>)[] = [
-    async () => adultDataset(),
+    ...(RIDE_ALONG ? [] : [async () => adultDataset()]),
     ...REGISTRY_SIZES.map((rows) => () => registryDataset(rows, scratch)),
   ];
   for (const make of datasets) {
     const dataset = await make();
-    const input = readInput(dataset.spec);
-    say(`\n${dataset.name}: ${input.rowCount.toLocaleString('en-US')} rows`);
+    // With --ride-along ppdp reads the input in its own process, each run.
+    const input = RIDE_ALONG ? undefined : readInput(dataset.spec);
+    say(`\n${dataset.name}${input ? `: ${input.rowCount.toLocaleString('en-US')} rows` : ''}`);
     for (const c of dataset.configs) {
       if (SUPPRESSION_FILTER && !SUPPRESSION_FILTER.has(c.maxSuppression)) continue;
-      const r = await measure(dataset, input, c, arx);
+      const r = input ? await measure(dataset, input, c, arx) : await measureCli(dataset, c, arx);
       results.push(r);
       say(
         `  ${c.name}, ${c.maxSuppression * 100} %, ${c.metric}: ppdp ${r.ppdp.medianMs} ms, ARX ${r.arx.medianMs} ms, ` +
@@ -448,7 +534,7 @@ say(
 
 // ppdp alone, cold: a fresh node process for each run (ARX's cold start is not measured).
 const cli: number[] = [];
-if (CLI_RUNS > 0) {
+if (CLI_RUNS > 0 && !RIDE_ALONG) {
   const tmp = mkdtempSync(join(os.tmpdir(), 'ppdp-arx-'));
   try {
     for (let i = 0; i <= CLI_RUNS; i++) {
@@ -487,9 +573,20 @@ writeFileSync(
       },
       warmup: WARMUP,
       runs: RUNS,
+      ...(RIDE_ALONG
+        ? {
+            rideAlong: {
+              columns: [...RIDE_ALONG_COLUMNS],
+              arx: 'insensitive',
+              ppdp: 'insensitive (released unchanged)',
+            },
+          }
+        : {}),
       suppressionLimits: SUPPRESSION_FILTER ? [...SUPPRESSION_FILTER] : 'all',
       timed: {
-        ppdp: 'prepareGeneralization (hierarchies, models, rows collapsed to distinct tuples; input already read) + search; median of the runs',
+        ppdp: RIDE_ALONG
+          ? 'the whole CLI, a fresh process each run: spawn to exit of node bin/ppdp.mjs release <spec> --out <tmp> --quiet (read, search, write, verify, publish); median of the runs'
+          : 'prepareGeneralization (hierarchies, models, rows collapsed to distinct tuples; input already read) + search; median of the runs',
         arx: 'ARXAnonymizer.anonymize(data, config) in a warm JVM; median of the runs',
         ratio: 'ARX median / ppdp median (above 1: ppdp faster)',
         interleaving: 'per configuration the runs alternate ppdp, ARX, ppdp, ARX, …',

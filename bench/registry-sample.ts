@@ -161,19 +161,20 @@ export function writeRegistryParquet(dir: string, rows: number, files: number): 
 }
 
 /**
- * A folder with release.json and the registry table of `rows` rows: registry.csv, or with
- * `parquetFiles`, the folder registry/ of that many Parquet files (the spec's input names it).
- * `bytes` is the input's size.
+ * A folder with release.json and the registry table of `rows` rows: registry.csv (with
+ * `rideAlong`, its ride-along columns too), or with `parquetFiles`, the folder registry/ of that
+ * many Parquet files (the spec's input names it). `bytes` is the input's size.
  */
 export async function registrySample(
   rows: number,
-  options: { parquetFiles?: number } = {},
+  options: { parquetFiles?: number; rideAlong?: boolean } = {},
 ): Promise<{ dir: string; spec: string; bytes: number }> {
   const dir = mkdtempSync(join(os.tmpdir(), `ppdp-registry-${rows}-`));
   const spec = join(dir, 'release.json');
   if (options.parquetFiles === undefined) {
-    writeFileSync(spec, `${JSON.stringify(REGISTRY_SPEC, null, 2)}\n`);
-    await writeRegistryCsv(join(dir, 'registry.csv'), rows);
+    const rideAlong = options.rideAlong ?? false;
+    writeFileSync(spec, `${JSON.stringify(registrySpec(rideAlong), null, 2)}\n`);
+    await writeRegistryCsv(join(dir, 'registry.csv'), rows, rideAlong);
     return { dir, spec, bytes: statSync(join(dir, 'registry.csv')).size };
   }
   const { format: _csvOnly, ...parquetSpec } = REGISTRY_SPEC;

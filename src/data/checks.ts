@@ -42,7 +42,9 @@ export function checkHeader(spec: ReleaseSpec, table: EncodedTable): void {
  */
 export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable, firstRow = 0): void {
   if (spec.format.emptyCells === 'value') return;
-  const csv = (spec.format.type ?? formatOf(spec.input)) === 'csv';
+  // CSV and Excel count their header row.
+  const format = spec.format.type ?? formatOf(spec.input);
+  const csv = format === 'csv' || format === 'xlsx';
   for (const a of spec.attributes) {
     if (a.type !== 'quasi-identifying') continue;
     const column = table.columns.find((c) => c.name === a.name);

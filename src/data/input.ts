@@ -174,7 +174,7 @@ export function folderFiles(path: string): string[] {
     throw new InputError(
       'E_INPUT_FOLDER',
       `${folder}: the input folder holds no file to read`,
-      "put the table's .csv, .arrow or .parquet files in the folder, or name one file as the input",
+      "put the table's .csv, .arrow, .parquet or .xlsx files in the folder, or name one file as the input",
     );
   }
   return files;

@@ -37,6 +37,21 @@ export const PARQUET_MAX_PAGE_RATIO = 1_000;
 export const PARQUET_RATIO_FLOOR = 1024 * 1024;
 /** Largest uncompressed Parquet page (writers default to pages of 1 MiB). */
 export const PARQUET_MAX_PAGE_BYTES = 256 * 1024 * 1024;
+/**
+ * Largest ratio of an .xlsx part's declared to compressed size, for parts declaring more than
+ * XLSX_RATIO_FLOOR bytes: deflate cannot pass about 1,032×, and a worksheet's XML compresses
+ * some 5–50×; only a part of nearly one repeated byte reaches it.
+ */
+export const XLSX_MAX_PART_RATIO = 1_000;
+/** Parts declaring at most this many bytes are not held to XLSX_MAX_PART_RATIO. */
+export const XLSX_RATIO_FLOOR = 1024 * 1024;
+/**
+ * Largest .xlsx part read whole (the workbook, its relationships and styles); a worksheet and
+ * its shared strings are read as they inflate, a row or a string at a time.
+ */
+export const XLSX_MAX_PART_BYTES = 64 * 1024 * 1024;
+/** Largest row of a worksheet's XML, or shared string (read whole before it is split). */
+export const XLSX_MAX_ROW_BYTES = 64 * 1024 * 1024;
 
 /** The environment variable `--max-memory` sets; it overrides `limits.maxMemoryMB`. */
 export const MEMORY_ENV = 'PPDP_MAX_MEMORY_MB';

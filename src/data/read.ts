@@ -3,21 +3,24 @@
  * folder of files of one format as one table.
  */
 import { basename, extname } from 'node:path';
-import { InputError } from '../errors.ts';
+import { InputError, SpecError } from '../errors.ts';
 import { type ArrowRange, type NullPolicy, readArrowShards } from './arrow.ts';
 import { readCsvShards } from './csv.ts';
 import { folderFiles, isFolder } from './input.ts';
 import { readParquetShards } from './parquet.ts';
 import { Remap, ShardAssembler, SharedDictionary } from './shards.ts';
 import type { EncodedTable } from './table.ts';
+import { readXlsxShards } from './xlsx.ts';
 
-export type InputFormat = 'csv' | 'arrow' | 'parquet';
+export type InputFormat = 'csv' | 'arrow' | 'parquet' | 'xlsx';
 
 export interface ReadTableOptions {
   /** CSV only; detected from the header when absent (a folder's: from its first file's). */
   delimiter?: string;
   /** Overrides the extension-based choice. */
   format?: InputFormat;
+  /** Excel only: the sheet, by name or 1-based position (default: the first). */
+  sheet?: string | number;
   /** Arrow and Parquet: what a null does (default: an error). */
   nulls?: NullPolicy;
   /** Columns left out as they are read, never stored (identifying ones): see EncodedTable.omitted. */
@@ -38,12 +41,21 @@ const EXTENSIONS: Record<string, InputFormat> = {
   '.parquet': 'parquet',
   '.csv': 'csv',
   '.tsv': 'csv',
+  '.xlsx': 'xlsx',
+  '.xlsm': 'xlsx',
+  // A legacy workbook goes to the Excel reader, which tells how to save it as .xlsx.
+  '.xls': 'xlsx',
 };
-const FORMAT_NAMES: Record<InputFormat, string> = { csv: 'CSV', arrow: 'Arrow', parquet: 'Parquet' };
+const FORMAT_NAMES: Record<InputFormat, string> = {
+  csv: 'CSV',
+  arrow: 'Arrow',
+  parquet: 'Parquet',
+  xlsx: 'Excel',
+};
 
 /**
  * By extension (any case): `arrow` for `.arrow`, `.feather` and `.ipc`, `parquet` for
- * `.parquet`, `csv` for anything else. A folder's is its files' format.
+ * `.parquet`, `xlsx` for `.xlsx`, `.xlsm` and `.xls`, `csv` for anything else. A folder's is its files' format.
  */
 export function formatOf(path: string): InputFormat {
   if (isFolder(path)) {
@@ -70,7 +82,7 @@ export function folderInput(path: string, format?: InputFormat): { files: string
   if (unknown >= 0) {
     throw new InputError(
       'E_INPUT_FOLDER',
-      `${folder}/${basename(files[unknown]!)}: not a .csv, .arrow or .parquet file, so its format is unknown`,
+      `${folder}/${basename(files[unknown]!)}: not a .csv, .arrow, .parquet or .xlsx file, so its format is unknown`,
       'remove the file from the input folder (files starting with "." or "_" are skipped), or set "format": { "type": … } to read every file as that format',
     );
   }
@@ -100,9 +112,17 @@ export function readTableShards(
   rowsPerShard: number,
   options: ReadTableOptions = {},
 ): Generator<EncodedTable, void, undefined> {
+  const format = options.format ?? formatOf(path);
+  if (options.sheet !== undefined && format !== 'xlsx') {
+    throw new SpecError(
+      'E_SPEC_CONFLICT',
+      `format.sheet is set, but ${basename(path)} is read as ${FORMAT_NAMES[format]}, which has no sheets`,
+      'leave format.sheet out, or name an Excel workbook (.xlsx) as the input',
+    );
+  }
   const shards = isFolder(path)
     ? readFolderShards(path, rowsPerShard, options)
-    : readFileShards(path, rowsPerShard, options, options.format ?? formatOf(path));
+    : readFileShards(path, rowsPerShard, options, format);
   return options.decimal === ',' ? decimalPoints(shards) : shards;
 }
 
@@ -167,6 +187,8 @@ function readFileShards(
       });
     case 'parquet':
       return omitting(readParquetShards(path, rowsPerShard, { nulls: options.nulls }), options.omit);
+    case 'xlsx':
+      return readXlsxShards(path, rowsPerShard, { sheet: options.sheet, omit: options.omit });
     default:
       return readCsvShards(path, rowsPerShard, { delimiter: options.delimiter, omit: options.omit });
   }

@@ -200,9 +200,11 @@ export interface FrontierPoint {
   readonly classes?: number;
   readonly kAchieved?: number;
   readonly suppressedRows?: number;
-  /** Highest prosecutor risk of a released row (1 / smallest class), and the share of rows above 0.2. */
+  /** Highest prosecutor risk of a released row (1 / smallest class), and the share of rows above `riskThreshold`. */
   readonly maxProsecutorRisk?: number;
   readonly shareAboveRisk?: number;
+  /** The risk threshold `shareAboveRisk` counts above (the spec's, or the default). */
+  readonly riskThreshold?: number;
   /** What the method optimized (e.g. ncp; randomization: its expected error) and its value. */
   readonly objective?: { readonly name: string; readonly value: number };
   /**
@@ -393,7 +395,11 @@ function summarize(report: MethodReport): Omit<FrontierPoint, 'value' | 'values'
     ...(privacy.k !== undefined ? { kAchieved: privacy.k } : {}),
     suppressedRows: rows.suppressed,
     ...(privacy.prosecutorRisk
-      ? { maxProsecutorRisk: privacy.prosecutorRisk.max, shareAboveRisk: privacy.prosecutorRisk.shareAbove }
+      ? {
+          maxProsecutorRisk: privacy.prosecutorRisk.max,
+          shareAboveRisk: privacy.prosecutorRisk.shareAbove,
+          riskThreshold: privacy.prosecutorRisk.threshold,
+        }
       : {}),
     utility: numbers,
     achieved: Object.fromEntries(privacy.models.map((m) => [m.model, m.achieved])),

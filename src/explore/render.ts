@@ -17,7 +17,8 @@ const CSV_COLUMNS: [string, (p: FrontierPoint) => string | number | undefined][]
   ['ncp', (p) => p.utility?.ncp],
   ['discernibility', (p) => p.utility?.discernibility],
   ['max_prosecutor_risk', (p) => p.maxProsecutorRisk],
-  ['share_above_0.2', (p) => p.shareAboveRisk],
+  ['risk_threshold', (p) => p.riskThreshold],
+  ['share_above_risk_threshold', (p) => p.shareAboveRisk],
   ['node', (p) => (p.node ? Object.values(p.node).join('/') : undefined)],
   ['ms', (p) => p.ms],
 ];

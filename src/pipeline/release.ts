@@ -52,6 +52,7 @@ export function* readInputShards(
   for (const table of readTableShards(spec.input, rowsPerShard, {
     delimiter: spec.format.delimiter,
     format: spec.format.type,
+    ...(spec.format.sheet === undefined ? {} : { sheet: spec.format.sheet }),
     nulls: spec.format.emptyCells === 'value' ? 'missing' : 'error',
     omit: identifying,
     ...(spec.format.decimal ? { decimal: spec.format.decimal } : {}),
@@ -88,7 +89,7 @@ export function frameReport(
         ...table.columns.map((c) => ({
           name: c.name,
           type: spec.attributes.find((x) => x.name === c.name)!.type,
-          distinct: c.dictionary.length,
+          distinct: c.distinct ?? c.dictionary.length,
         })),
         // Dropped as read: never counted.
         ...spec.attributes

@@ -302,7 +302,7 @@ describe('Parquet and folder inputs in row shards', () => {
     writeFileSync(join(folder, 'notes.md'), '# notes');
     e = thrown(() => [...readTableShards(folder, 10)]);
     expect(e.code).toBe('E_INPUT_FOLDER');
-    expect(e.message).toMatch(/^lake\/notes\.md: not a \.csv, \.arrow or \.parquet file/);
+    expect(e.message).toMatch(/^lake\/notes\.md: not a \.csv, \.arrow, \.parquet or \.xlsx file/);
     rmSync(join(folder, 'notes.md'));
     writeParquet(join(folder, 'part-9.parquet'), [{ name: 'a', data: [1], type: 'INT32' }]);
     e = thrown(() => [...readTableShards(folder, 10)]);

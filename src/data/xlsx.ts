@@ -1,0 +1,789 @@
+/**
+ * Excel workbook (.xlsx) input: one worksheet read as a table, its first non-empty row the
+ * header. The workbook is a ZIP archive of XML parts (src/data/zip.ts): the worksheet and its
+ * shared strings are inflated a piece at a time and split at whole rows (whole strings), so
+ * memory holds one piece, the distinct values and the codes, never the sheet's XML whole.
+ *
+ * Cells are the strings the CSV, Arrow and Parquet readers give for the same values (see
+ * docs/release-spec.md, "Excel input"): numbers as JavaScript prints them (the shortest text that
+ * reads back as the same double), strings as stored (shared or inline, rich text joined),
+ * booleans `true`/`false`, a number in a date format as `YYYY-MM-DD` (with a time of day as ISO
+ * 8601 `YYYY-MM-DDTHH:MM:SS`, a time alone as `HH:MM:SS`), a formula as its stored result (never
+ * evaluated), an error value (`#N/A`) as its text, an empty cell as the missing value.
+ *
+ * The XML is read by a scanner of its own that expands the five predefined entities and
+ * character references only: a part declaring a document type is refused, so no entity can be
+ * defined, let alone expanded.
+ */
+import { closeSync } from 'node:fs';
+import { basename, posix } from 'node:path';
+import { InputError, LimitError } from '../errors.ts';
+import { thousands } from '../util/format.ts';
+import { shownName } from '../util/limits.ts';
+import { type InputFile, openInput, READ_CHUNK_BYTES, readAt, readInto } from './input.ts';
+import { checkInputColumns, XLSX_MAX_PART_BYTES, XLSX_MAX_ROW_BYTES } from './limits.ts';
+import { ShardAssembler } from './shards.ts';
+import type { EncodedTable } from './table.ts';
+import { formatDate, formatTimestamp } from './values.ts';
+import { ZipArchive, type ZipEntry, ZipError } from './zip.ts';
+
+export interface ReadXlsxOptions {
+  /** The sheet: its name, or its 1-based position in the workbook; the first one by default. */
+  sheet?: string | number;
+  /** Columns whose cells are never stored (identifying ones): the tables leave them out. */
+  omit?: ReadonlySet<string>;
+}
+
+/** The most columns a worksheet has (XFD). */
+const MAX_SHEET_COLUMNS = 16_384;
+/** Rows coded before they are handed to the shard assembler. */
+const BATCH_ROWS = 4096;
+/** The signature of an OLE compound file: a legacy .xls, or an .xlsx encrypted with a password. */
+const CFB_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+
+/** How a number cell's style shows it. */
+const Shown = { Number: 0, Date: 1, DateTime: 2, Time: 3 } as const;
+type Shown = (typeof Shown)[keyof typeof Shown];
+
+/**
+ * Reads one sheet of a workbook as consecutive shards of `rowsPerShard` rows (the last one
+ * shorter). Each shard's dictionaries are a prefix of the next one's.
+ * @throws InputError E_INPUT_MISSING, E_INPUT_EMPTY, E_INPUT_NO_ROWS, E_XLSX_CORRUPT,
+ *   E_XLSX_PASSWORD, E_XLSX_LEGACY, E_XLSX_SHEET, E_XLSX_HEADER, E_XLSX_RAGGED, E_XLSX_FORMULA;
+ *   LimitError E_LIMIT_XLSX_PART, E_LIMIT_COLUMNS, E_LIMIT_NAME.
+ */
+export function* readXlsxShards(
+  path: string,
+  rowsPerShard: number,
+  options: ReadXlsxOptions = {},
+): Generator<EncodedTable, void, undefined> {
+  const input = openInput(path);
+  try {
+    yield* readOpenXlsx(path, input, rowsPerShard, options);
+  } finally {
+    closeSync(input.fd);
+  }
+}
+
+/** The whole sheet as one table. */
+export function readXlsx(path: string, options: ReadXlsxOptions = {}): EncodedTable {
+  const [table] = readXlsxShards(path, Number.POSITIVE_INFINITY, options);
+  return table!;
+}
+
+function corrupt(file: string, problem: string): InputError {
+  return new InputError(
+    'E_XLSX_CORRUPT',
+    `${file}: not a readable Excel workbook (${problem})`,
+    'open the file in Excel or LibreOffice and save it again as an Excel workbook (.xlsx), or export the sheet as CSV',
+  );
+}
+
+/** A ZIP archive's refusal worded for a workbook. */
+function zipError(file: string, err: ZipError): InputError | LimitError {
+  if (err.kind === 'ratio') {
+    return new LimitError(
+      'E_LIMIT_XLSX_PART',
+      `${file}: ${err.message}`,
+      'the workbook inflates far beyond what Excel writes: save it again from Excel or LibreOffice, or export the sheet as CSV',
+    );
+  }
+  if (err.kind === 'encrypted') return passwordError(file);
+  return corrupt(file, err.message);
+}
+
+function passwordError(file: string): InputError {
+  return new InputError(
+    'E_XLSX_PASSWORD',
+    `${file}: the workbook is protected by a password (it is encrypted)`,
+    'save an unprotected copy (in Excel: File › Info › Protect Workbook › Encrypt with Password, clear the password) and release that',
+  );
+}
+
+/**
+ * An OLE compound file (a legacy .xls, or an encrypted .xlsx): which one it is, by the names of
+ * its streams (an encrypted workbook holds `EncryptedPackage`).
+ */
+function compoundFileError(path: string, input: InputFile): InputError {
+  const file = basename(path);
+  const marker = Buffer.from('EncryptedPackage', 'utf16le');
+  const buf = Buffer.allocUnsafeSlow(Math.min(READ_CHUNK_BYTES, Math.max(1, input.size)));
+  // Stream names are in directory sectors anywhere in the file: look through it, overlapping pieces.
+  for (let at = 0; ; at += buf.length - marker.length) {
+    const n = readAt(path, input, buf, at);
+    if (buf.subarray(0, n).includes(marker)) return passwordError(file);
+    if (at + n >= input.size || n < buf.length) break;
+  }
+  return new InputError(
+    'E_XLSX_LEGACY',
+    `${file}: a legacy Excel 97–2003 workbook (.xls), which is not read`,
+    'open it in Excel or LibreOffice and save it as an Excel workbook (.xlsx) or as CSV',
+  );
+}
+
+interface SheetRef {
+  readonly name: string;
+  /** The sheet's part, resolved in the package. */
+  readonly target: string | undefined;
+  readonly type: string;
+}
+
+interface Workbook {
+  readonly sheets: readonly SheetRef[];
+  readonly date1904: boolean;
+  readonly sharedStrings: string | undefined;
+  readonly styles: string | undefined;
+}
+
+function* readOpenXlsx(
+  path: string,
+  input: InputFile,
+  rowsPerShard: number,
+  options: ReadXlsxOptions,
+): Generator<EncodedTable, void, undefined> {
+  const file = basename(path);
+  if (input.size === 0) {
+    throw new InputError('E_INPUT_EMPTY', `${file}: the file is empty`, 'expected an Excel workbook (.xlsx)');
+  }
+  const head = Buffer.alloc(8);
+  readInto(path, input, head, 0, 8);
+  if (head.equals(CFB_SIGNATURE)) throw compoundFileError(path, input);
+  try {
+    const zip = new ZipArchive(path, input);
+    const workbook = readWorkbook(file, zip);
+    const sheet = chooseSheet(file, workbook.sheets, options.sheet);
+    const where = `${file} sheet "${shownName(sheet.name)}"`;
+    if (!sheet.type.endsWith('/worksheet')) {
+      throw new InputError(
+        'E_XLSX_SHEET',
+        `${where}: the sheet is a chart or dialog sheet, not a table`,
+        'set "format": { "sheet": … } to the sheet that holds the table (its name, or its position from 1)',
+      );
+    }
+    const entry = sheet.target === undefined ? undefined : zip.entry(sheet.target);
+    if (!entry) throw corrupt(file, `the part of sheet "${shownName(sheet.name)}" is missing`);
+    const strings =
+      workbook.sharedStrings === undefined ? [] : readSharedStrings(file, zip, workbook.sharedStrings);
+    const styles = workbook.styles === undefined ? new Uint8Array(0) : readStyles(file, zip, workbook.styles);
+    const reader = new SheetReader(
+      path,
+      where,
+      strings,
+      styles,
+      workbook.date1904,
+      rowsPerShard,
+      options.omit,
+    );
+    for (const text of elements(file, zip, entry, 'row', ['worksheet'])) yield* reader.rows(text);
+    yield* reader.finish();
+  } catch (err) {
+    if (err instanceof ZipError) throw zipError(file, err);
+    if (err instanceof XmlError) throw corrupt(file, err.message);
+    throw err;
+  }
+}
+
+/** An XML part the scanner cannot read. */
+class XmlError extends Error {}
+
+/** A part read whole, as text, after its size is checked. */
+function wholePart(
+  file: string,
+  zip: ZipArchive,
+  name: string,
+  roots: readonly string[],
+): { text: string; prefix: string } {
+  const entry = zip.entry(name);
+  if (!entry) throw corrupt(file, `its part ${name} is missing`);
+  if (entry.size > XLSX_MAX_PART_BYTES) {
+    throw new LimitError(
+      'E_LIMIT_XLSX_PART',
+      `${file}: the part ${name} declares ${thousands(entry.size)} bytes, over the limit of ${XLSX_MAX_PART_BYTES / (1024 * 1024)} MiB`,
+      'save the workbook again from Excel or LibreOffice, or export the sheet as CSV',
+    );
+  }
+  const text = zip.readAll(entry).toString('utf8');
+  return { text, prefix: rootPrefix(text, name, roots) };
+}
+
+/**
+ * The namespace prefix of a part's root element (`x:` for `<x:worksheet>`, usually none), after
+ * checking that the part declares no document type (so no entity).
+ */
+function rootPrefix(text: string, part: string, roots: readonly string[]): string {
+  const root = new RegExp(`<(?:([A-Za-z_][\\w.-]*):)?(${roots.join('|')})[\\s/>]`).exec(text);
+  const before = root ? text.slice(0, root.index) : text;
+  if (before.includes('<!')) throw new XmlError(`${part} declares a document type, which no workbook does`);
+  if (!root) throw new XmlError(`${part} is not a ${roots.join(' or ')} part`);
+  return root[1] ? `${root[1]}:` : '';
+}
+
+/** Attributes of a start tag's text (`name="value"`), names as written (prefixes kept). */
+function attributes(tag: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const re = /([A-Za-z_][\w.:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+  for (let m = re.exec(tag); m; m = re.exec(tag)) out.set(m[1]!, unescapeXml(m[2] ?? m[3] ?? ''));
+  return out;
+}
+
+/** An attribute by its local name (any prefix). */
+function local(attrs: Map<string, string>, name: string): string | undefined {
+  const plain = attrs.get(name);
+  if (plain !== undefined) return plain;
+  for (const [k, v] of attrs) if (k.endsWith(`:${name}`)) return v;
+  return undefined;
+}
+
+const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+const ENTITY = /&(?:(lt|gt|amp|quot|apos)|#x([0-9a-fA-F]{1,6})|#([0-9]{1,7}));|&/g;
+
+/** Text with the five predefined entities and character references expanded; any other `&` is an error. */
+function unescapeXml(s: string): string {
+  if (!s.includes('&')) return s;
+  return s.replace(
+    ENTITY,
+    (_m, named: string | undefined, hex: string | undefined, dec: string | undefined) => {
+      if (named) return NAMED[named]!;
+      if (hex === undefined && dec === undefined) throw new XmlError('a reference to an undeclared entity');
+      const cp = hex !== undefined ? Number.parseInt(hex, 16) : Number.parseInt(dec!, 10);
+      if (cp === 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+        throw new XmlError('a character reference to no character');
+      }
+      return String.fromCodePoint(cp);
+    },
+  );
+}
+
+/** A string of a cell: line breaks read as XML reads them, unescaped, then OOXML's `_xHHHH_` escapes (a CR as `_x000D_`) decoded. */
+function cellText(s: string): string {
+  // XML reads a line break written as CR LF (or CR) as LF; a CR the writer meant is `&#13;` or `_x000D_`.
+  const text = unescapeXml(s.includes('\r') ? s.replace(/\r\n?/g, '\n') : s);
+  return text.includes('_x')
+    ? text.replace(/_x([0-9A-Fa-f]{4})_/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+    : text;
+}
+
+/** The relationships of a part: by id, with their type and target resolved against the part's folder. */
+function relationships(
+  file: string,
+  zip: ZipArchive,
+  part: string,
+): Map<string, { type: string; target: string }> {
+  const dir = posix.dirname(part);
+  const relsName = posix.join(dir, '_rels', `${posix.basename(part)}.rels`);
+  const out = new Map<string, { type: string; target: string }>();
+  if (!zip.entry(relsName)) return out;
+  const { text, prefix } = wholePart(file, zip, relsName, ['Relationships']);
+  const re = new RegExp(`<${prefix}Relationship\\b([^>]*)>`, 'g');
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const a = attributes(m[1]!);
+    const id = a.get('Id');
+    const target = a.get('Target');
+    if (id === undefined || target === undefined || a.get('TargetMode') === 'External') continue;
+    const resolved = target.startsWith('/') ? target.slice(1) : posix.normalize(posix.join(dir, target));
+    out.set(id, { type: a.get('Type') ?? '', target: resolved });
+  }
+  return out;
+}
+
+function readWorkbook(file: string, zip: ZipArchive): Workbook {
+  const root = relationships(file, zip, '');
+  const office = [...root.values()].find((r) => r.type.endsWith('/officeDocument'));
+  const part = office?.target ?? 'xl/workbook.xml';
+  if (!zip.entry(part)) {
+    throw corrupt(file, 'it has no workbook part: a ZIP archive, but not of an Excel workbook');
+  }
+  const { text, prefix } = wholePart(file, zip, part, ['workbook']);
+  const rels = relationships(file, zip, part);
+  const sheets: SheetRef[] = [];
+  const re = new RegExp(`<${prefix}sheet\\b([^>]*)>`, 'g');
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const a = attributes(m[1]!);
+    const rel = rels.get(local(a, 'id') ?? '');
+    sheets.push({ name: a.get('name') ?? '', target: rel?.target, type: rel?.type ?? '' });
+  }
+  const pr = new RegExp(`<${prefix}workbookPr\\b([^>]*)>`).exec(text);
+  const date1904 = pr ? ['1', 'true'].includes(attributes(pr[1]!).get('date1904') ?? '') : false;
+  const all = [...rels.values()];
+  return {
+    sheets,
+    date1904,
+    sharedStrings: all.find((r) => r.type.endsWith('/sharedStrings'))?.target,
+    styles: all.find((r) => r.type.endsWith('/styles'))?.target,
+  };
+}
+
+/** The sheet `wanted` names (a name, or a position from 1), or the first. */
+function chooseSheet(
+  file: string,
+  sheets: readonly SheetRef[],
+  wanted: string | number | undefined,
+): SheetRef {
+  if (sheets.length === 0) throw corrupt(file, 'its workbook lists no sheet');
+  if (wanted === undefined) return sheets[0]!;
+  const found =
+    typeof wanted === 'number'
+      ? sheets[wanted - 1]
+      : (sheets.find((s) => s.name === wanted) ??
+        sheets.find((s) => s.name.toLowerCase() === wanted.toLowerCase()));
+  if (found) return found;
+  const names = sheets.map((s) => `"${shownName(s.name)}"`).join(', ');
+  throw new InputError(
+    'E_XLSX_SHEET',
+    typeof wanted === 'number'
+      ? `${file}: format.sheet is ${wanted}, but the workbook has ${sheets.length} sheet${sheets.length === 1 ? '' : 's'} (${names})`
+      : `${file}: no sheet is named "${shownName(wanted)}"; the workbook's ${sheets.length} sheet${sheets.length === 1 ? ' is' : 's are'} ${names}`,
+    'set "format": { "sheet": … } to one of the sheet names, or to its position from 1',
+  );
+}
+
+/**
+ * A part's text in pieces that each end with a whole `element` (`row`, `si`), as it inflates:
+ * nothing is held but the part's piece being split. The last piece is the rest of the part.
+ */
+function* elements(
+  file: string,
+  zip: ZipArchive,
+  entry: ZipEntry,
+  element: string,
+  roots: readonly string[],
+): Generator<string, void, undefined> {
+  let pending = Buffer.allocUnsafeSlow(1 << 16);
+  let filled = 0;
+  let close: Buffer | undefined;
+  for (const chunk of zip.inflate(entry)) {
+    if (filled + chunk.length > pending.length) {
+      const next = Buffer.allocUnsafeSlow(Math.max(pending.length * 2, filled + chunk.length));
+      pending.copy(next, 0, 0, filled);
+      pending = next;
+    }
+    pending.set(chunk, filled);
+    const searchFrom = close === undefined ? 0 : Math.max(0, filled - close.length);
+    filled += chunk.length;
+    if (close === undefined) {
+      // The root's prefix decides the closing tag: read on until the root element shows.
+      const head = pending.toString('latin1', 0, Math.min(filled, 1 << 16));
+      try {
+        close = Buffer.from(`</${rootPrefix(head, entry.name, roots)}${element}>`);
+      } catch (err) {
+        if (filled < 1 << 16 && !head.includes('<!')) continue;
+        throw err;
+      }
+    }
+    const last = pending.subarray(searchFrom, filled).lastIndexOf(close);
+    if (last < 0) {
+      if (filled > XLSX_MAX_ROW_BYTES) {
+        throw new LimitError(
+          'E_LIMIT_XLSX_PART',
+          `${file}: ${entry.name} has a ${element === 'row' ? 'row' : 'string'} of more than ${XLSX_MAX_ROW_BYTES / (1024 * 1024)} MiB of XML (the limit)`,
+          'split the long cells, or export the sheet as CSV',
+        );
+      }
+      continue;
+    }
+    const cut = searchFrom + last + close.length;
+    yield pending.toString('utf8', 0, cut);
+    pending.copyWithin(0, cut, filled);
+    filled -= cut;
+  }
+  if (close === undefined) {
+    rootPrefix(pending.toString('latin1', 0, filled), entry.name, roots);
+  }
+  if (filled > 0) yield pending.toString('utf8', 0, filled);
+}
+
+/** The text of a string item or inline string: its `<t>` runs joined, phonetic runs (`<rPh>`) left out. */
+function runs(body: string, p: string): string {
+  let re = RUNS.get(p);
+  if (!re) {
+    re = {
+      plain: new RegExp(`^<${p}t(?:\\s[^>]*)?>([^<]*)</${p}t>$`),
+      phonetic: new RegExp(`<${p}rPh\\b[\\s\\S]*?</${p}rPh>`, 'g'),
+      run: new RegExp(`<${p}t(?:\\s[^>]*)?(?:/>|>([^<]*)</${p}t>)`, 'g'),
+    };
+    RUNS.set(p, re);
+  }
+  const plain = re.plain.exec(body);
+  if (plain) return cellText(plain[1]!);
+  const stripped = body.includes('rPh') ? body.replace(re.phonetic, '') : body;
+  let out = '';
+  re.run.lastIndex = 0;
+  for (let m = re.run.exec(stripped); m; m = re.run.exec(stripped)) out += m[1] ?? '';
+  return cellText(out);
+}
+
+/** The expressions of runs(), by namespace prefix. */
+const RUNS = new Map<string, { plain: RegExp; phonetic: RegExp; run: RegExp }>();
+
+function readSharedStrings(file: string, zip: ZipArchive, part: string): string[] {
+  const entry = zip.entry(part);
+  if (!entry) throw corrupt(file, `its part ${part} is missing`);
+  const strings: string[] = [];
+  let prefix: string | undefined;
+  for (const text of elements(file, zip, entry, 'si', ['sst'])) {
+    prefix ??= rootPrefix(text, part, ['sst']);
+    const re = new RegExp(`<${prefix}si(?:\\s[^>]*)?(?:/>|>([\\s\\S]*?)</${prefix}si>)`, 'g');
+    for (let m = re.exec(text); m; m = re.exec(text))
+      strings.push(m[1] === undefined ? '' : runs(m[1], prefix));
+  }
+  return strings;
+}
+
+/** Built-in number formats that show a date, a time, or both. */
+function builtInShown(id: number): Shown {
+  if ((id >= 14 && id <= 17) || (id >= 27 && id <= 31) || (id >= 34 && id <= 36) || (id >= 50 && id <= 58))
+    return Shown.Date;
+  if (id === 22) return Shown.DateTime;
+  if ((id >= 18 && id <= 21) || (id >= 32 && id <= 33) || (id >= 45 && id <= 47)) return Shown.Time;
+  return Shown.Number;
+}
+
+/** What a format code shows: its first section's date (`y`, `d`, `m` without `h`/`s`) and time (`h`, `s`, AM/PM, elapsed `[h]`) parts. */
+function formatShown(code: string): Shown {
+  let s = code
+    .replace(/"[^"]*"/g, '')
+    .replace(/\\./g, '')
+    .replace(/[_*]./g, '');
+  s = s.split(';')[0]!;
+  const elapsed = /\[(h+|m+|s+)\]/i.test(s);
+  s = s.replace(/\[[^\]]*\]/g, '').replace(/general/gi, '');
+  const ampm = /AM\/PM|A\/P/i.test(s);
+  s = s.replace(/AM\/PM|A\/P/gi, '');
+  const time = elapsed || ampm || /[hs]/i.test(s);
+  const date = /[yd]/i.test(s) || (!time && /m/i.test(s));
+  return date && time ? Shown.DateTime : date ? Shown.Date : time ? Shown.Time : Shown.Number;
+}
+
+/** Per cell style (`s`, an index into `cellXfs`): how it shows a number. */
+function readStyles(file: string, zip: ZipArchive, part: string): Uint8Array {
+  const { text, prefix } = wholePart(file, zip, part, ['styleSheet']);
+  const custom = new Map<number, Shown>();
+  const fmt = new RegExp(`<${prefix}numFmt\\b([^>]*)>`, 'g');
+  for (let m = fmt.exec(text); m; m = fmt.exec(text)) {
+    const a = attributes(m[1]!);
+    custom.set(Number(a.get('numFmtId')), formatShown(a.get('formatCode') ?? ''));
+  }
+  const xfs = new RegExp(`<${prefix}cellXfs\\b[^>]*>([\\s\\S]*?)</${prefix}cellXfs>`).exec(text);
+  if (!xfs) return new Uint8Array(0);
+  const shown: Shown[] = [];
+  const xf = new RegExp(`<${prefix}xf\\b([^>]*)>`, 'g');
+  for (let m = xf.exec(xfs[1]!); m; m = xf.exec(xfs[1]!)) {
+    const id = Number(attributes(m[1]!).get('numFmtId') ?? 0);
+    shown.push(custom.get(id) ?? builtInShown(id));
+  }
+  return Uint8Array.from(shown);
+}
+
+/** Days since 1970-01-01 of a serial day number (1900 system: day 1 is 1900-01-01, day 60 Excel's 29 February 1900). */
+function unixDay(serial: number, date1904: boolean): number {
+  if (date1904) return serial - 24_107;
+  return serial < 61 ? serial - 25_568 : serial - 25_569;
+}
+
+/** A number cell's text as its style shows it: a date, a date and time, a time, or the number. */
+function numberText(value: number, shown: Shown, date1904: boolean): string {
+  if (shown === Shown.Number || !(value >= 0) || value >= 2_958_466) return String(value);
+  const day = Math.floor(value);
+  if (shown === Shown.Date) return formatDate(unixDay(day, date1904));
+  const ms = Math.round((value - day) * 86_400_000);
+  if (shown === Shown.DateTime) {
+    return formatTimestamp(BigInt(unixDay(day, date1904) * 86_400_000 + ms), 'MILLIS', false);
+  }
+  // A time alone: hours, minutes and seconds since the day's start (past 24 hours for a duration).
+  const total = day * 86_400_000 + ms;
+  const h = Math.floor(total / 3_600_000);
+  const m = Math.floor((total % 3_600_000) / 60_000);
+  const sec = Math.floor((total % 60_000) / 1000);
+  const frac = total % 1000;
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(h)}:${two(m)}:${two(sec)}${frac ? `.${String(frac).padStart(3, '0').replace(/0+$/, '')}` : ''}`;
+}
+
+/** A column's letters (`A`, `AB`) as a 0-based index. */
+function columnIndex(ref: string): number {
+  let col = 0;
+  let i = 0;
+  for (; i < ref.length; i++) {
+    const c = ref.charCodeAt(i) | 0x20;
+    if (c < 0x61 || c > 0x7a) break;
+    col = col * 26 + (c - 0x60);
+  }
+  return i === 0 ? -1 : col - 1;
+}
+
+/** A 0-based column index as its letters. */
+export function columnLetters(index: number): string {
+  let s = '';
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26))
+    s = String.fromCharCode(0x41 + ((n - 1) % 26)) + s;
+  return s;
+}
+
+/** Reads a sheet's rows to codes, one column dictionary each, handing full batches to the shard assembler. */
+class SheetReader {
+  private prefix: string | undefined;
+  private rowRe!: RegExp;
+  private cellRe!: RegExp;
+  private valueRe!: RegExp;
+  private inlineRe!: RegExp;
+  private formulaRe!: RegExp;
+  private closeRow!: string;
+  private closeCell!: string;
+  /** The header: set from the first row with a value. */
+  private names: string[] | undefined;
+  private headerRow = 0;
+  /** Per column of the sheet: its index among the kept columns, or -1 when omitted. */
+  private kept: Int32Array = new Int32Array(0);
+  private omitted: string[] = [];
+  private dictionaries: string[][] = [];
+  private indexes: Map<string, number>[] = [];
+  private batch: Int32Array[] = [];
+  private batchRows = 0;
+  private assembler: ShardAssembler | undefined;
+  /** The sheet row number of the last row read; the table's rows so far. */
+  private lastRow = 0;
+  private rowsRead = 0;
+  /** One row's cells, by sheet column (reused). */
+  private cells: string[] = [];
+
+  constructor(
+    private readonly path: string,
+    private readonly where: string,
+    private readonly strings: readonly string[],
+    private readonly styles: Uint8Array,
+    private readonly date1904: boolean,
+    private readonly rowsPerShard: number,
+    private readonly omit: ReadonlySet<string> | undefined,
+  ) {}
+
+  private setPrefix(text: string): void {
+    const p = rootPrefix(text, 'the sheet', ['worksheet']);
+    this.prefix = p;
+    this.rowRe = new RegExp(`<${p}row\\b([^>]*?)(/?)>`, 'g');
+    this.cellRe = new RegExp(`<${p}c\\b([^>]*?)(/?)>`, 'g');
+    this.valueRe = new RegExp(`<${p}v(?:\\s[^>]*)?>([^<]*)</${p}v>`);
+    this.inlineRe = new RegExp(`<${p}is(?:\\s[^>]*)?>([\\s\\S]*?)</${p}is>`);
+    this.formulaRe = new RegExp(`<${p}f[\\s/>]`);
+    this.closeRow = `</${p}row>`;
+    this.closeCell = `</${p}c>`;
+  }
+
+  /** Reads the rows of `text` (whole rows); yields each shard they complete. */
+  *rows(text: string): Generator<EncodedTable, void, undefined> {
+    if (this.prefix === undefined) this.setPrefix(text);
+    const rowRe = this.rowRe;
+    rowRe.lastIndex = 0;
+    for (let m = rowRe.exec(text); m; m = rowRe.exec(text)) {
+      const rAttr = /\br=["'](\d+)/.exec(m[1]!);
+      const number = rAttr ? Number(rAttr[1]) : this.lastRow + 1;
+      if (!(number > this.lastRow)) throw new XmlError(`${this.where}: its rows are out of order`);
+      let body = '';
+      if (m[2] !== '/') {
+        const end = text.indexOf(this.closeRow, rowRe.lastIndex);
+        if (end < 0) throw new XmlError(`${this.where} row ${number} is not closed`);
+        body = text.slice(rowRe.lastIndex, end);
+        rowRe.lastIndex = end + this.closeRow.length;
+      }
+      yield* this.row(number, body);
+    }
+  }
+
+  /** One row's cells into `this.cells`; returns the last column with a value plus one. */
+  private readCells(number: number, body: string): number {
+    const cells = this.cells;
+    cells.length = 0;
+    let width = 0;
+    let col = -1;
+    const cellRe = this.cellRe;
+    cellRe.lastIndex = 0;
+    for (let m = cellRe.exec(body); m; m = cellRe.exec(body)) {
+      const tag = m[1]!;
+      const ref = /\br=["']([A-Za-z]+)/.exec(tag);
+      const at = ref ? columnIndex(ref[1]!) : col + 1;
+      if (!(at > col) || at >= MAX_SHEET_COLUMNS)
+        throw new XmlError(`${this.where} row ${number}: its cells are out of order`);
+      col = at;
+      let inner = '';
+      if (m[2] !== '/') {
+        const end = body.indexOf(this.closeCell, cellRe.lastIndex);
+        if (end < 0) throw new XmlError(`${this.where} cell ${columnLetters(at)}${number} is not closed`);
+        inner = body.slice(cellRe.lastIndex, end);
+        cellRe.lastIndex = end + this.closeCell.length;
+      }
+      const value = this.cellValue(tag, inner, at, number);
+      if (value === '') continue;
+      while (cells.length < at) cells.push('');
+      cells[at] = value;
+      width = at + 1;
+    }
+    return width;
+  }
+
+  private cellValue(tag: string, inner: string, col: number, number: number): string {
+    const type = /\bt=["']([a-zA-Z]+)/.exec(tag)?.[1] ?? 'n';
+    if (type === 'inlineStr') {
+      const is = this.inlineRe.exec(inner);
+      return is ? runs(is[1]!, this.prefix!) : '';
+    }
+    const v = this.valueRe.exec(inner);
+    if (!v) {
+      if (this.formulaRe.test(inner)) {
+        throw new InputError(
+          'E_XLSX_FORMULA',
+          `${this.where} cell ${columnLetters(col)}${number}: a formula without a stored result (the program that wrote the workbook did not calculate it)`,
+          "open the workbook in Excel or LibreOffice and save it, which stores every formula's result, then release it again",
+        );
+      }
+      return '';
+    }
+    const raw = v[1]!;
+    switch (type) {
+      case 's': {
+        const i = Number(raw);
+        const s = this.strings[i];
+        if (!Number.isInteger(i) || s === undefined) {
+          throw new XmlError(
+            `${this.where} cell ${columnLetters(col)}${number} names a shared string that does not exist`,
+          );
+        }
+        return s;
+      }
+      case 'b':
+        return raw.trim() === '1' ? 'true' : 'false';
+      case 'str':
+      case 'e':
+      case 'd':
+        return cellText(raw);
+      default: {
+        if (raw.trim() === '') return '';
+        const n = Number(raw);
+        if (!Number.isFinite(n))
+          throw new XmlError(`${this.where} cell ${columnLetters(col)}${number} holds no number`);
+        const style = /\bs=["'](\d+)/.exec(tag);
+        const shown = style ? (this.styles[Number(style[1])] ?? Shown.Number) : Shown.Number;
+        return numberText(n, shown as Shown, this.date1904);
+      }
+    }
+  }
+
+  private *row(number: number, body: string): Generator<EncodedTable, void, undefined> {
+    const width = this.readCells(number, body);
+    this.lastRow = number;
+    if (this.names === undefined) {
+      if (width > 0) this.header(number, width);
+      return;
+    }
+    if (width === 0) return;
+    if (width > this.names.length) {
+      throw new InputError(
+        'E_XLSX_RAGGED',
+        `${this.where} cell ${columnLetters(width - 1)}${number}: a value right of the header's last column (${columnLetters(this.names.length - 1)})`,
+        `give the column a name in row ${this.headerRow}, or clear the cells right of the table`,
+      );
+    }
+    // Rows without a value between rows with values are rows of empty cells; after the last, none.
+    const gap = number - this.headerRow - 1 - this.rowsRead;
+    for (let k = 0; k < gap; k++) yield* this.add(undefined);
+    yield* this.add(this.cells);
+  }
+
+  private header(number: number, width: number): void {
+    const names = Array.from({ length: width }, (_, i) => this.cells[i] ?? '');
+    const file = basename(this.path);
+    const blank = names.findIndex((n) => n.trim() === '');
+    if (blank >= 0) {
+      throw new InputError(
+        'E_XLSX_HEADER',
+        `${this.where} cell ${columnLetters(blank)}${number}: the header row has an empty name`,
+        `the sheet's first row with a value is its header: give every column a name in row ${number}`,
+      );
+    }
+    const seen = new Map<string, number>();
+    for (const [i, n] of names.entries()) {
+      const first = seen.get(n);
+      if (first !== undefined) {
+        // Names are not shown: a sheet without a header row would show its first row's values.
+        throw new InputError(
+          'E_XLSX_HEADER',
+          `${this.where} row ${number}: columns ${columnLetters(first)} and ${columnLetters(i)} have the same name`,
+          'give every column a unique name',
+        );
+      }
+      seen.set(n, i);
+    }
+    checkInputColumns(file, names, 'the header row');
+    this.names = names;
+    this.headerRow = number;
+    this.kept = new Int32Array(width).fill(-1);
+    const keptNames: string[] = [];
+    for (const [i, n] of names.entries()) {
+      if (this.omit?.has(n)) this.omitted.push(n);
+      else this.kept[i] = keptNames.push(n) - 1;
+    }
+    this.dictionaries = keptNames.map(() => []);
+    this.indexes = keptNames.map(() => new Map());
+    this.batch = keptNames.map(() => new Int32Array(BATCH_ROWS));
+    this.assembler = new ShardAssembler(keptNames, this.rowsPerShard, this.path, ';', 0, this.dictionaries);
+  }
+
+  /** One row's cells (undefined: all empty) coded; yields each shard a full batch completes. */
+  private *add(cells: readonly string[] | undefined): Generator<EncodedTable, void, undefined> {
+    const kept = this.kept;
+    for (let i = 0; i < kept.length; i++) {
+      const k = kept[i]!;
+      if (k < 0) continue;
+      const value = cells?.[i] ?? '';
+      const index = this.indexes[k]!;
+      let code = index.get(value);
+      if (code === undefined) {
+        code = this.dictionaries[k]!.push(value) - 1;
+        index.set(value, code);
+      }
+      this.batch[k]![this.batchRows] = code;
+    }
+    this.batchRows++;
+    this.rowsRead++;
+    if (this.batchRows === BATCH_ROWS) yield* this.flush();
+  }
+
+  private *flush(): Generator<EncodedTable, void, undefined> {
+    const n = this.batchRows;
+    this.batchRows = 0;
+    if (n > 0) yield* this.marked(this.assembler!.addCoded(this.batch, n));
+  }
+
+  /** Shards with their omitted columns and, when the header is not row 1, where their rows are on the sheet. */
+  private *marked(shards: Iterable<EncodedTable>): Generator<EncodedTable, void, undefined> {
+    for (const shard of shards) {
+      const firstRow = this.shardStart + this.headerRow - 1;
+      this.shardStart += shard.rowCount;
+      yield {
+        ...shard,
+        ...(this.omitted.length > 0 ? { omitted: this.omitted } : {}),
+        ...(this.headerRow !== 1 ? { origins: [{ source: this.path, at: 0, firstRow }] } : {}),
+      };
+    }
+  }
+
+  private shardStart = 0;
+
+  *finish(): Generator<EncodedTable, void, undefined> {
+    if (this.names === undefined) {
+      throw new InputError(
+        'E_INPUT_EMPTY',
+        `${this.where}: the sheet is empty`,
+        'expected a header row and data rows',
+      );
+    }
+    yield* this.flush();
+    const last = this.assembler!.finish();
+    if (last) yield* this.marked([last]);
+    else if (this.rowsRead === 0) {
+      throw new InputError(
+        'E_INPUT_NO_ROWS',
+        `${this.where}: the sheet has a header row but no rows`,
+        'export the table with its rows',
+      );
+    }
+  }
+}
