@@ -18,13 +18,13 @@
  * once per configuration (ppdp keeps derived pairs in memory; ARX derives them on every call).
  *
  * Writes bench/results/dp.json. Run: `npm run bench:dp` (`-- --help` for the options). Needs
- * java and javac 17 and ARX's jars (`--arx-lib <dir>`, $ARX_LIB, or ../shared/peers/arx/lib).
+ * java and javac 17 and ARX's jars (`--arx-lib <dir>`, or $ARX_LIB).
  */
-import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { dpSplit } from '../src/catalogue/differential-privacy.ts';
 import { derive, dpParameters } from '../src/catalogue/dp-parameters.ts';
@@ -34,6 +34,7 @@ import { buildGeneralization } from '../src/methods/generalization/index.ts';
 import { readInput, streams } from '../src/pipeline/release.ts';
 import { loadSpec, type ReleaseSpec } from '../src/release-spec/spec.ts';
 import { ADULT, sampled } from './adult-sample.ts';
+import { type ArxHarness, startArxHarness } from './arx-harness.ts';
 import { machineInfo, median, table } from './scale.ts';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
@@ -44,7 +45,7 @@ const HELP = `Usage: npm run bench:dp [-- options]
   --share S         the search's share of ε (default 0.1)
   --steps N         the search's steps (default 20)
   --rows N          rows of the larger Adult-shaped table (default 100000; 0 skips it)
-  --arx-lib DIR     the folder of ARX 3.9.2's jars (default: $ARX_LIB or ../shared/peers/arx/lib)
+  --arx-lib DIR     the folder of ARX 3.9.2's jars (default: $ARX_LIB)
 `;
 const { values } = parseArgs({
   options: {
@@ -54,7 +55,7 @@ const { values } = parseArgs({
     share: { type: 'string', default: '0.1' },
     steps: { type: 'string', default: '20' },
     rows: { type: 'string', default: '100000' },
-    'arx-lib': { type: 'string', default: process.env.ARX_LIB ?? resolve(ROOT, '../shared/peers/arx/lib') },
+    'arx-lib': { type: 'string', default: process.env.ARX_LIB ?? '' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -95,36 +96,8 @@ interface Run {
 
 // ---- ARX: the long-lived JVM ----
 
-function startArx(): { ask: (line: string) => Promise<string>; stop: () => void } {
-  const lib = values['arx-lib'];
-  if (!existsSync(lib))
-    throw new Error(`ARX's jars not found at ${lib}: pass --arx-lib <dir> or set ARX_LIB`);
-  const out = join(ROOT, 'build/dp-harness');
-  mkdirSync(out, { recursive: true });
-  const javac = spawnSync('javac', ['-cp', `${lib}/*`, '-d', out, join(ROOT, 'bench/arx/DpBench.java')], {
-    encoding: 'utf8',
-  });
-  if (javac.status !== 0) throw new Error(`javac failed: ${javac.stderr}`);
-  const jvm: ChildProcessWithoutNullStreams = spawn('java', ['-Xmx4g', '-cp', `${lib}/*:${out}`, 'DpBench'], {
-    stdio: 'pipe',
-  });
-  jvm.stderr.on('data', (d) => process.stderr.write(`[arx] ${d}`));
-  const lines = createInterface({ input: jvm.stdout });
-  const waiting: ((line: string) => void)[] = [];
-  lines.on('line', (line) => waiting.shift()?.(line));
-  return {
-    ask: (line) =>
-      new Promise((answer, fail) => {
-        waiting.push((reply) =>
-          reply.startsWith('error') ? fail(new Error(`ARX: ${reply} (after: ${line})`)) : answer(reply),
-        );
-        jvm.stdin.write(`${line}\n`);
-      }),
-    stop: () => {
-      jvm.stdin.write('quit\n');
-      jvm.stdin.end();
-    },
-  };
+function startArx(): ArxHarness {
+  return startArxHarness(values['arx-lib'], 'DpBench', '4g');
 }
 
 // ---- ppdp ----

@@ -198,6 +198,11 @@ const reportShape = {
     columns: { list: obj({ name: 'string', type: 'string', distinct: opt('count') }) },
   }),
   rows: obj({ input: 'count', released: 'count', suppressed: 'count' }),
+  /**
+   * With an entity column (several rows per person): the input's persons, those with a
+   * suppressed row, and the fewest persons in a released class.
+   */
+  persons: opt(obj({ input: 'count', suppressed: 'count', smallestClass: 'count' })),
   /** Full-domain generalization only. */
   generalization: opt(
     obj({
@@ -222,6 +227,30 @@ const reportShape = {
       gap: opt('number'),
       /** Why a best-effort search stopped: 'optimal', 'node budget', 'time limit' or 'converged'. */
       stoppedBy: opt('string'),
+      /**
+       * A best-effort search's progress: a point each time its best value or its proved bound
+       * improved, the last one its result (at most 200 points, thinned evenly). `ms` is wall
+       * time and varies between runs, like `timings`; the rest is reproducible under a node budget.
+       */
+      trajectory: opt({
+        list: obj({ ms: 'number', nodesChecked: 'count', best: 'number', bound: 'number' }),
+      }),
+      /**
+       * With `method.suppression: "cells"`: the cells released as `*` (in all and per QI), the
+       * rows they kept, the rows suppressed whole all the same (also in `rows.suppressed`), and
+       * the cells row suppression would have taken at the node (its rows × the QIs).
+       */
+      cellSuppression: opt(
+        obj({
+          cells: 'count',
+          perAttribute: 'levels',
+          /** The quasi-identifiers in the order their cells are suppressed (least important first). */
+          order: 'strings',
+          protectedRows: 'count',
+          fallbackRows: 'count',
+          rowSuppressionCells: 'count',
+        }),
+      ),
     }),
   ),
   privacy: obj({

@@ -6,19 +6,34 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { findModel, modelNames, type PrivacyModelSpec } from '../catalogue/catalogue.ts';
 import type { ModelDeclaration, ParamField } from '../catalogue/declaration.ts';
+import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
 import { HierarchyError, InputError, SpecError } from '../errors.ts';
 import { MIN_SAMPLING_FRACTION } from '../util/limits.ts';
 import { nearest } from '../util/nearest.ts';
 import { checkSpecSize, findDuplicateKey, locateJsonError } from './json.ts';
 import { checkSpecLimits, type Field, type ObjectSchema, validateObject } from './schema.ts';
 
-export type AttributeType = 'identifying' | 'quasi-identifying' | 'sensitive' | 'insensitive';
+export type AttributeType = 'identifying' | 'quasi-identifying' | 'sensitive' | 'insensitive' | 'entity';
 export const ATTRIBUTE_TYPES: readonly AttributeType[] = [
   'identifying',
   'quasi-identifying',
   'sensitive',
   'insensitive',
+  'entity',
 ];
+
+/**
+ * Whether a column of this type is released: not an identifying one (dropped as read), nor the
+ * entity (a person's id: read, to count persons, and never released).
+ */
+export function isReleasedType(type: AttributeType | undefined): boolean {
+  return type !== 'identifying' && type !== 'entity';
+}
+
+/** The spec's entity column (a person's id, docs/definitions.md "Several rows per person"), if any. */
+export function entityOf(spec: Pick<ReleaseSpec, 'attributes'>): string | undefined {
+  return spec.attributes.find((a) => a.type === 'entity')?.name;
+}
 
 export type HierarchySpec =
   | { readonly kind: 'file'; readonly path: string /** As written in the spec. */; readonly written?: string }
@@ -106,6 +121,13 @@ export interface GeneralizationMethodSpec {
   readonly timeLimit?: number | undefined;
   /** …or after this many nodes evaluated (the deterministic stop). */
   readonly nodeBudget?: number | undefined;
+  /**
+   * How records in classes below k are protected (docs/definitions.md, "Cell suppression"):
+   * `rows` (absent: the default) suppresses them whole, `cells` suppresses the fewest QI cells.
+   */
+  readonly suppression?: 'rows' | 'cells' | undefined;
+  /** With cell suppression: QI name → importance ≥ 0 (higher: suppressed later); a QI not named has 0. */
+  readonly importance?: Readonly<Record<string, number>> | undefined;
 }
 
 export interface MondrianMethodSpec {
@@ -165,7 +187,9 @@ export interface ReleaseSpec {
   readonly inputWritten?: string;
   readonly format: {
     readonly delimiter: string | undefined;
-    readonly type: 'csv' | 'arrow' | 'parquet' | undefined;
+    readonly type: 'csv' | 'arrow' | 'parquet' | 'xlsx' | undefined;
+    /** Excel input: the sheet, by name or 1-based position; absent: the first. */
+    readonly sheet?: string | number;
     /** Empty cells in a quasi-identifier: an error (default), or a value of their own. */
     readonly emptyCells?: 'error' | 'value';
     /**
@@ -284,11 +308,22 @@ const POPULATION: ObjectSchema = {
 };
 const FORMAT: ObjectSchema = {
   delimiter: str([';', ',', '\t']),
-  type: str(['csv', 'arrow', 'parquet']),
+  type: str(['csv', 'arrow', 'parquet', 'xlsx']),
+  sheet: { kind: 'any' },
   emptyCells: str(['error', 'value']),
   escapeFormulas: { kind: 'boolean' },
   decimal: str(['.', ',']),
 };
+/** `format.sheet`: a sheet's name (1 to 31 characters, as Excel allows) or its position from 1. */
+function sheetSetting(value: unknown, where: string): string | number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65_535) return value;
+  if (typeof value === 'string' && value.length >= 1 && value.length <= 31) return value;
+  throw new SpecError(
+    'E_SPEC_TYPE',
+    `${where}: format.sheet must be a sheet's name (1 to 31 characters) or its position from 1, got ${typeof value === 'string' ? `a string of ${value.length} characters` : JSON.stringify(value)?.slice(0, 40)}`,
+    'e.g. "format": { "sheet": "Data" } or "format": { "sheet": 2 }',
+  );
+}
 const LIMITS: ObjectSchema = {
   maxMemoryMB: num(1, 1e9),
   maxLatticeNodes: num(1, Number.MAX_SAFE_INTEGER, true),
@@ -309,6 +344,8 @@ const METHODS: Record<MethodName, ObjectSchema> = {
     suppressed: str(['mask', 'remove']),
     timeLimit: num(0.001, 1e7, false, 30),
     nodeBudget: num(1, Number.MAX_SAFE_INTEGER, true, 20000),
+    suppression: str(['rows', 'cells']),
+    importance: { kind: 'object' },
   },
   mondrian: { name: str(), mode: str(['strict', 'relaxed']), measures: { kind: 'boolean' } },
   anatomy: { name: str() },
@@ -506,6 +543,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
     }
     return { name, type, hierarchy, scale: (a.scale as AttributeScale | undefined) ?? 'nominal' };
   });
+  checkEntity(attributes, methodName, where);
   if (!attributes.some((a) => a.type === 'quasi-identifying')) {
     throw new SpecError(
       'E_SPEC_NO_QI',
@@ -517,6 +555,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
   const privacy = (top.privacy as unknown[]).map((raw, i) =>
     parseModel(raw, where, `privacy[${i}]`, attributes, inside),
   );
+  checkEntityModels(attributes, privacy, where);
   // The fields left out whose default the input's values decide, by field: the models' indices.
   const leftOut: Record<string, number[]> = {};
   for (const [i, raw] of (top.privacy as Record<string, unknown>[]).entries()) {
@@ -553,6 +592,23 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
       'k-map and δ-presence in one spec must name the same population table',
     );
   }
+  // Cell suppression is defined for k-anonymity alone (docs/definitions.md, "Cell suppression").
+  const notK = privacy.findIndex((m) => m.model !== K_ANONYMITY.name);
+  if (method.suppression === 'cells' && notK >= 0) {
+    throw new SpecError(
+      'E_SPEC_MODEL_METHOD',
+      `${where}: privacy[${notK}] is ${privacy[notK]!.model}, and method.suppression "cells" protects k-anonymity only`,
+      'use "suppression": "rows" (the default) with this model, or keep only k-anonymity models',
+    );
+  }
+  const entity = attributes.find((a) => a.type === 'entity');
+  if (method.suppression === 'cells' && entity) {
+    throw new SpecError(
+      'E_SPEC_CONFLICT',
+      `${where}: attributes.${entity.name} is an entity column, and method.suppression "cells" protects records, not persons`,
+      'use "suppression": "rows" (the default) with an entity column',
+    );
+  }
 
   return {
     file,
@@ -560,7 +616,8 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
     inputWritten: top.input as string,
     format: {
       delimiter: format.delimiter as string | undefined,
-      type: format.type as 'csv' | 'arrow' | 'parquet' | undefined,
+      type: format.type as 'csv' | 'arrow' | 'parquet' | 'xlsx' | undefined,
+      ...(format.sheet === undefined ? {} : { sheet: sheetSetting(format.sheet, where) }),
       emptyCells: (format.emptyCells as 'error' | 'value' | undefined) ?? 'error',
       escapeFormulas: (format.escapeFormulas as boolean | undefined) ?? false,
       ...(format.decimal === ',' ? { decimal: ',' as const } : {}),
@@ -583,6 +640,60 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
     },
     ...(Object.keys(leftOut).length > 0 ? { pending: leftOut } : {}),
   };
+}
+
+/** The methods that count a class's persons when the spec names an entity column. */
+const ENTITY_METHODS: readonly MethodName[] = ['generalization'];
+/** The models judged over persons when the spec names an entity column. */
+const ENTITY_MODELS: readonly string[] = [K_ANONYMITY.name];
+
+/**
+ * At most one entity column, without a hierarchy, and a method that counts persons.
+ * @throws SpecError E_SPEC_ENTITY naming the attribute, or the method.
+ */
+function checkEntity(attributes: readonly AttributeSpec[], method: MethodName, where: string): void {
+  const entities = attributes.filter((a) => a.type === 'entity');
+  if (entities.length === 0) return;
+  if (entities.length > 1) {
+    throw new SpecError(
+      'E_SPEC_ENTITY',
+      `${where}: attributes.${entities[1]!.name} is a second entity column (attributes.${entities[0]!.name} is one)`,
+      'name one column per spec "type": "entity" (the person or household the rows belong to); mark the other "identifying"',
+    );
+  }
+  const entity = entities[0]!;
+  if (entity.hierarchy !== undefined) {
+    throw new SpecError(
+      'E_SPEC_ENTITY',
+      `${where}: attributes.${entity.name}.hierarchy is set, but an entity column is never released`,
+      `drop the hierarchy of attributes.${entity.name}`,
+    );
+  }
+  if (!ENTITY_METHODS.includes(method)) {
+    throw new SpecError(
+      'E_SPEC_ENTITY_METHOD',
+      `${where}: attributes.${entity.name} is "type": "entity", which method ${method} does not honour yet (it would count rows, not persons)`,
+      `use "method": { "name": "generalization" }, or mark attributes.${entity.name} "identifying" if each person has one row`,
+    );
+  }
+}
+
+/** With an entity column, the models judged over persons only. @throws SpecError E_SPEC_ENTITY_MODEL. */
+function checkEntityModels(
+  attributes: readonly AttributeSpec[],
+  privacy: readonly PrivacyModelSpec[],
+  where: string,
+): void {
+  const entity = attributes.find((a) => a.type === 'entity');
+  if (!entity) return;
+  const i = privacy.findIndex((m) => !ENTITY_MODELS.includes(m.model));
+  if (i >= 0) {
+    throw new SpecError(
+      'E_SPEC_ENTITY_MODEL',
+      `${where}: privacy[${i}] is ${privacy[i]!.model}, which is not yet judged over persons (attributes.${entity.name} is "type": "entity")`,
+      `with an entity column, use ${ENTITY_MODELS.join(', ')}; or mark attributes.${entity.name} "identifying" to judge rows`,
+    );
+  }
 }
 
 /**
@@ -708,6 +819,49 @@ function parseLoss(raw: unknown, where: string, attributes: AttributeSpec[]): Lo
   };
 }
 
+/**
+ * `method.suppression` and `method.importance` (docs/release-spec.md, "Cell suppression"): set
+ * only when given, so that a spec without them parses as before.
+ */
+function parseCellSuppression(
+  m: Record<string, unknown>,
+  where: string,
+  attributes: AttributeSpec[],
+): Pick<GeneralizationMethodSpec, 'suppression' | 'importance'> {
+  const importance = m.importance as Record<string, unknown> | undefined;
+  if (importance !== undefined) {
+    if (m.suppression !== 'cells') {
+      throw new SpecError(
+        'E_SPEC_CONFLICT',
+        `${where}: method.importance applies to cell suppression only`,
+        'add "suppression": "cells" to method, or drop method.importance',
+      );
+    }
+    const qis = attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
+    for (const [name, w] of Object.entries(importance)) {
+      if (!qis.includes(name)) {
+        const near = nearest(name, qis);
+        throw new SpecError(
+          'E_SPEC_VALUE',
+          `${where}: method.importance names '${name}', not a quasi-identifier${near ? ` (did you mean '${near}'?)` : ''}`,
+          `importance is per quasi-identifier: ${qis.join(', ')}`,
+        );
+      }
+      if (typeof w !== 'number' || !Number.isFinite(w) || w < 0) {
+        throw new SpecError(
+          'E_SPEC_VALUE',
+          `${where}: method.importance.${name} must be a number ≥ 0`,
+          'a higher importance keeps the attribute longer, e.g. "importance": { "age": 2, "zip": 1 } (a QI not named has 0)',
+        );
+      }
+    }
+  }
+  return {
+    ...(m.suppression === undefined ? {} : { suppression: m.suppression as 'rows' | 'cells' }),
+    ...(importance === undefined ? {} : { importance: importance as Record<string, number> }),
+  };
+}
+
 function parseMethod(
   name: MethodName,
   m: Record<string, unknown>,
@@ -726,6 +880,7 @@ function parseMethod(
         suppressed: (m.suppressed as 'mask' | 'remove' | undefined) ?? 'mask',
         ...(m.timeLimit === undefined ? {} : { timeLimit: m.timeLimit as number }),
         ...(m.nodeBudget === undefined ? {} : { nodeBudget: m.nodeBudget as number }),
+        ...parseCellSuppression(m, where, attributes),
       };
     case 'mondrian':
       return {

@@ -20,7 +20,7 @@ import { K_MAP } from '../catalogue/population.ts';
 import type { Caution, ReleaseAudit, ReleaseReport, VerdictLevel } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { labelLoss } from '../metrics/label-loss.ts';
-import type { ReleaseSpec } from '../release-spec/spec.ts';
+import { isReleasedType, type ReleaseSpec } from '../release-spec/spec.ts';
 import { byCodeUnits } from '../util/format.ts';
 import type { CodedTable } from '../verify/common.ts';
 import { verifierHierarchyRows } from '../verify/hierarchy.ts';
@@ -60,7 +60,7 @@ export function unchangedColumns(spec: ReleaseSpec): string[] {
       );
     return type === 'sensitive';
   };
-  return spec.attributes.filter((a) => a.type !== 'identifying' && exact(a.type)).map((a) => a.name);
+  return spec.attributes.filter((a) => isReleasedType(a.type) && exact(a.type)).map((a) => a.name);
 }
 
 /**

@@ -119,7 +119,19 @@ export function renderGuarantees(report: ReleaseReport): string {
   const facts: Fact[] = [];
   const classWord =
     report.spec.method === 'anatomy' || report.spec.method === 'slicing' ? 'Buckets' : 'Equivalence classes';
-  if (typeof p.k === 'number') {
+  if (typeof p.k === 'number' && report.persons) {
+    // With an entity column, k counts persons (docs/definitions.md, "Several rows per person").
+    facts.push([
+      'k achieved (fewest persons in a class)',
+      `<strong>${fmtInt(p.k)}</strong>`,
+      'Every released row looks like the rows of at least this many persons on the quasi-identifiers, however many rows each person has.',
+    ]);
+    facts.push([
+      'Persons',
+      `${fmtInt(report.persons.input)} in the input, ${fmtInt(report.persons.suppressed)} with a suppressed row`,
+      'Rows are counted per person: a person counts as suppressed when any of their rows is.',
+    ]);
+  } else if (typeof p.k === 'number') {
     facts.push([
       'k achieved (smallest class)',
       `<strong>${fmtInt(p.k)}</strong>`,

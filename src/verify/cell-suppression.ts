@@ -15,16 +15,18 @@ import type { VerificationCheck } from '../contracts/report.ts';
 import { readArrow } from '../data/arrow.ts';
 import type { EncodedTable } from '../data/table.ts';
 import type { AttributeSpec } from '../release-spec/spec.ts';
-import { type CodedTable, codedTable, fail, releasedNames, SEP } from './common.ts';
-import { asCsvCoded, csvHoldsTable } from './staged-csv.ts';
-import { parquetHoldsTable } from './staged-parquet.ts';
+import {
+  checkReleasedColumns,
+  checkStagedFiles,
+  firstCodes,
+  releasedCodesAtNode,
+  UNMAPPED,
+} from './at-node.ts';
+import { type CodedTable, codedTable, fail } from './common.ts';
 import { TupleCounts } from './tuples.ts';
 
 /** The suppression token: a suppressed cell, and a wildcard. */
 const STAR = '*';
-/** An input value outside the hierarchy, or whose generalized value the release does not hold. */
-const UNMAPPED = -2;
-const UNRELEASED = -1;
 
 export interface CellSuppressionClaims {
   readonly node: Readonly<Record<string, number>>;
@@ -60,32 +62,9 @@ export function verifyCellSuppression(args: CellSuppressionVerifyInput): Verific
   const add: Add = (name, passed, detail) => checks.push({ name, passed, detail });
   const { input, claims } = args;
   const arrow = codedTable(typeof args.arrow === 'string' ? readArrow(args.arrow) : args.arrow);
-  if (args.csv !== undefined) {
-    const same = csvHoldsTable(args.csv, input.delimiter, asCsvCoded(arrow, args.escapeFormulas === true));
-    add(
-      'csv-equals-arrow',
-      same,
-      same ? 'data.csv and data.arrow hold the same rows' : 'data.csv and data.arrow differ',
-    );
-  }
-  if (args.parquet !== undefined) {
-    const same = parquetHoldsTable(args.parquet, arrow);
-    add(
-      'parquet-equals-arrow',
-      same,
-      same ? 'data.parquet and data.arrow hold the same rows' : 'data.parquet and data.arrow differ',
-    );
-  }
-  const names = releasedNames(input, args.attributes);
-  const namesOk = arrow.names.join(SEP) === names.join(SEP);
-  add(
-    'columns',
-    namesOk,
-    namesOk
-      ? 'identifying columns dropped, all others released'
-      : `released columns: ${arrow.names.join(', ')}`,
-  );
-  if (!namesOk) return fail(checks);
+  checkStagedFiles(input, arrow, args, add);
+  const names = checkReleasedColumns(input, args.attributes, arrow, add);
+  if (!names) return fail(checks);
 
   const typeOf = new Map(args.attributes.map((a) => [a.name, a.type]));
   const qiIndex = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [c] : []));
@@ -251,20 +230,8 @@ function expectedTuples(
   const radix = arrow.dictionaries.map((d) => d.length + 2);
   const columnOf = new Map(input.columns.map((c) => [c.name, c]));
   const isQi = names.map((_, c) => qiIndex.includes(c));
-  const toReleased = names.map((name, c) => {
-    const { dictionary } = columnOf.get(name)!;
-    const index = new Map<string, number>();
-    arrow.dictionaries[c]!.forEach((value, k) => {
-      if (!index.has(value)) index.set(value, k);
-    });
-    if (!isQi[c]) return Int32Array.from(dictionary, (value) => index.get(value) ?? UNRELEASED);
-    const level = claims.node[name]!;
-    const generalize = new Map((hierarchyRows.get(name) ?? []).map((row) => [row[0]!, row[level]!]));
-    return Int32Array.from(dictionary, (value) => {
-      const label = generalize.get(value);
-      return label === undefined ? UNMAPPED : (index.get(label) ?? UNRELEASED);
-    });
-  });
+  const releasedIndex = arrow.dictionaries.map(firstCodes);
+  const toReleased = releasedCodesAtNode(input, names, isQi, releasedIndex, claims.node, hierarchyRows);
   const inputCodes = names.map((n) => columnOf.get(n)!.codes);
   const tuples = new TupleCounts(width, radix);
   const qis = new TupleCounts(

@@ -3,7 +3,7 @@
 import type { VerificationCheck } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { VerificationError } from '../errors.ts';
-import type { AttributeSpec } from '../release-spec/spec.ts';
+import { type AttributeSpec, isReleasedType } from '../release-spec/spec.ts';
 
 /** A released table decoded to strings: column names and one string[] per column. */
 export interface DecodedTable {
@@ -108,8 +108,8 @@ export function fail(checks: VerificationCheck[]): never {
   );
 }
 
-/** The columns a release must hold: every input column but the identifying ones, in input order. */
+/** The columns a release must hold: every input column but the identifying ones and the entity, in input order. */
 export function releasedNames(input: EncodedTable, attributes: readonly AttributeSpec[]): string[] {
   const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
-  return input.columns.map((c) => c.name).filter((n) => typeOf.get(n) !== 'identifying');
+  return input.columns.map((c) => c.name).filter((n) => isReleasedType(typeOf.get(n)));
 }

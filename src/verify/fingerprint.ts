@@ -2,10 +2,12 @@
  * Order-free fingerprints of multisets of rows, for verification that runs in pieces: each
  * row is hashed from its cells' strings (column by column, through a non-linear mix, so the
  * hash depends on which values stand together in the row and in which column), and a
- * multiset's fingerprint is the sum of its rows' hashes in two 32-bit lanes. Sums merge in any
+ * multiset's fingerprint is the sum of its rows' hashes in two 32-bit lanes. A column released
+ * unchanged (insensitive) is hashed from its values' bytes instead (`bytesHashes`), on both sides. Sums merge in any
  * order, so input shards and output parts can be fingerprinted apart and compared in a reduce.
  */
 import { createHash, hash as cryptoHash } from 'node:crypto';
+import type { RawValues } from '../data/raw.ts';
 
 /** A 64-bit fingerprint as two unsigned 32-bit lanes (JSON-friendly). */
 export type Fingerprint = [number, number];
@@ -35,6 +37,57 @@ export function dictionaryHashes(
     for (let l = 0; l < lanes; l++) out[lanes * i + l] = h.readUInt32LE(4 * l);
   }
   return out;
+}
+
+/**
+ * Per value of a column that passes through unchanged (an insensitive one), 2 lanes of a hash
+ * of its UTF-8 bytes — `values` are a dictionary's entries or a column's rows as bytes
+ * (src/data/raw.ts) — so both sides of the comparison hash such a column alike from its bytes,
+ * without a string per value. Such a column may hold a distinct value per row (a free-text
+ * note): a SHA-256 a value would cost more than the rest of a slice. The lanes are MurmurHash3
+ * (x86, 32-bit) under two seeds that depend on the column's number.
+ */
+export function bytesHashes(column: number, values: RawValues, present?: Uint8Array): Int32Array {
+  const { offsets, bytes } = values;
+  const n = offsets.length - 1;
+  const out = new Int32Array(2 * n);
+  const seed0 = fold(0x3c6ef372, column);
+  const seed1 = fold(0xa54ff53a, column);
+  for (let i = 0; i < n; i++) {
+    if (present && present[i] === 0) continue;
+    out[2 * i] = murmur3(bytes, offsets[i]!, offsets[i + 1]!, seed0);
+    out[2 * i + 1] = murmur3(bytes, offsets[i]!, offsets[i + 1]!, seed1);
+  }
+  return out;
+}
+
+/** MurmurHash3 x86 32-bit of `bytes[from, to)`. */
+function murmur3(bytes: Uint8Array, from: number, to: number, seed: number): number {
+  let h = seed | 0;
+  let i = from;
+  for (; i + 4 <= to; i += 4) {
+    let k = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    h ^= Math.imul(k, 0x1b873593);
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  const tail = to - i;
+  if (tail > 0) {
+    let k = bytes[i]!;
+    if (tail > 1) k ^= bytes[i + 1]! << 8;
+    if (tail > 2) k ^= bytes[i + 2]! << 16;
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    h ^= Math.imul(k, 0x1b873593);
+  }
+  h ^= to - from;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }
 
 /** SHA-256 of a string's UTF-8 bytes: one call (crypto.hash) where Node has it, else a Hash. */

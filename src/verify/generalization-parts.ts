@@ -29,8 +29,9 @@
 import type { VerificationCheck } from '../contracts/report.ts';
 import { readArrow } from '../data/arrow.ts';
 import { type EncodedTable, presentCodes } from '../data/table.ts';
+import { utf8Buffers } from '../data/utf8.ts';
 import { VerificationError } from '../errors.ts';
-import type { AttributeSpec } from '../release-spec/spec.ts';
+import { type AttributeSpec, isReleasedType } from '../release-spec/spec.ts';
 import {
   type ClassSumsKernel,
   ClassTable,
@@ -43,6 +44,7 @@ import {
 import { fail, SEP } from './common.ts';
 import {
   addInto,
+  bytesHashes,
   dictionaryHashes,
   type Fingerprint,
   fold,
@@ -126,8 +128,9 @@ export function expectShard(args: {
 }): ShardExpectation {
   const { shard, attributes, hierarchyRows, node } = args;
   const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
-  const columns = shard.columns.filter((c) => typeOf.get(c.name) !== 'identifying');
+  const columns = shard.columns.filter((c) => isReleasedType(typeOf.get(c.name)));
   const isQi = columns.map((c) => typeOf.get(c.name) === 'quasi-identifying');
+  const passesThrough = columns.map((c) => typeOf.get(c.name) === 'insensitive');
   const qis = columns.flatMap((_, c) => (isQi[c] ? [c] : []));
   const others = columns.flatMap((_, c) => (isQi[c] ? [] : [c]));
   // Per QI, per input code: its label's key hash (4 lanes; 0 when the hierarchy lacks the value).
@@ -166,10 +169,18 @@ export function expectShard(args: {
     n,
     { codes: qis.map((c) => columns[c]!.codes), hashes: codeHashes },
     {
-      codes: others.map((c) => columns[c]!.codes),
+      // A column held as its rows' bytes: each row its own entry, hashed from its bytes.
+      codes: others.map((c) => (columns[c]!.raw ? rowNumbers(n) : columns[c]!.codes)),
       // Only the values the shard's rows hold: a shard carries the input's whole dictionaries,
       // as many values as rows for a column of distinct values (a free-text note).
-      hashes: others.map((c) => dictionaryHashes(c, columns[c]!.dictionary, 2, presentCodes(columns[c]!))),
+      hashes: others.map((c) => {
+        const column = columns[c]!;
+        if (column.raw) return bytesHashes(c, column.raw);
+        const present = presentCodes(column);
+        return passesThrough[c]
+          ? bytesHashes(c, utf8Buffers(column.dictionary), present)
+          : dictionaryHashes(c, column.dictionary, 2, present);
+      }),
     },
     // A masked row's QI hash: `*` in every QI.
     starKey(qis),
@@ -180,6 +191,13 @@ export function expectShard(args: {
     sensitive: valueCounts(shard, args.sensitive),
     classes: entriesOf(table, args.partitions, []),
   };
+}
+
+/** 0, 1, …, n - 1. */
+function rowNumbers(n: number): Int32Array {
+  const out = new Int32Array(n);
+  for (let r = 0; r < n; r++) out[r] = r;
+  return out;
 }
 
 /** The key of the class whose labels are all `*`, over the QI columns `qis` (their numbers). */
@@ -342,7 +360,12 @@ export function summarizePart(args: {
     },
     {
       codes: others.map((c) => part.columns[c]!.codes),
-      hashes: others.map((c) => dictionaryHashes(c, part.columns[c]!.dictionary)),
+      // Columns released unchanged are hashed from their bytes, as the shards hash them.
+      hashes: others.map((c) =>
+        typeOf.get(names[c]!) === 'insensitive'
+          ? bytesHashes(c, utf8Buffers(part.columns[c]!.dictionary))
+          : dictionaryHashes(c, part.columns[c]!.dictionary),
+      ),
     },
   );
   const attributes = args.sensitive.filter((name) => names.includes(name));

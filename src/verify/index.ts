@@ -11,9 +11,17 @@ import type { VerificationCheck } from '../contracts/report.ts';
 import { readArrow } from '../data/arrow.ts';
 import { readCsv } from '../data/csv.ts';
 import { codeCounts, type EncodedTable } from '../data/table.ts';
-import { type MethodName, type ReleaseSpec, writesParquet } from '../release-spec/spec.ts';
+import {
+  entityOf,
+  type GeneralizationMethodSpec,
+  type MethodName,
+  type ReleaseSpec,
+  writesParquet,
+} from '../release-spec/spec.ts';
 import { verifyAnatomy } from './anatomy.ts';
-import { decodeTable, releasedNames } from './common.ts';
+import { verifyCellSuppression } from './cell-suppression.ts';
+import { decodeTable, fail, releasedNames } from './common.ts';
+import { inputPersons } from './entity.ts';
 import { type GeneralizationClaims, verifyGeneralization } from './generalization.ts';
 import {
   checkWhole,
@@ -69,8 +77,23 @@ export function verifierFor(method: MethodName): Verifier {
 
 function generalization({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
   const c = readClaims(claims, 'generalization');
-  const required = generalizationRequirements(spec, table.rowCount);
+  // With an entity column, the persons the suppression limit counts: from the input's own column.
+  const required = generalizationRequirements(spec, table.rowCount, inputPersons(table, spec.attributes));
   const hierarchyRows = rowsOf(spec, table, (a) => a.type === 'quasi-identifying');
+  if ((spec.method as GeneralizationMethodSpec).suppression === 'cells') {
+    return whenEnforcedAsSpec(c.enforced, required, () =>
+      verifyCellSuppression({
+        input: table,
+        attributes: spec.attributes,
+        hierarchyRows,
+        arrow: staged('data.arrow'),
+        csv: staged('data.csv'),
+        ...(writesParquet(spec) ? { parquet: staged('data.parquet') } : {}),
+        escapeFormulas: spec.format.escapeFormulas === true,
+        claims: { ...required, ...c, cells: c.cells?.perAttribute ?? {} },
+      }),
+    );
+  }
   return whenEnforcedAsSpec(c.enforced, required, () =>
     verifyGeneralization({
       input: table,
@@ -93,8 +116,8 @@ function checkedClaims(
   c: ClaimsOf<'generalization'>,
   required: ReturnType<typeof generalizationRequirements>,
 ): GeneralizationClaims {
-  const { node, suppressedRows, classes, minClassSize, dp } = c;
-  return { node, suppressedRows, classes, minClassSize, dp, privacy: spec.privacy, ...required };
+  const { node, suppressedRows, classes, minClassSize, dp, entity } = c;
+  return { node, suppressedRows, classes, minClassSize, dp, entity, privacy: spec.privacy, ...required };
 }
 
 function mondrian({ spec, table, claims, staged }: VerifyInput): VerificationCheck[] {
@@ -269,6 +292,9 @@ export const pieces = {
     parts: readonly PartFacts[],
   ): PiecesCheck {
     const c = readClaims(claims, 'generalization');
+    // A person's rows may lie in several shards: a release in pieces cannot count persons.
+    if (entityOf(spec) !== undefined)
+      fail([{ name: 'persons', passed: false, detail: 'a release checked in pieces cannot count persons' }]);
     const rows = shards.reduce((n, s) => n + s.rows, 0);
     const required = generalizationRequirements(spec, rows);
     const sensitive = new Map(

@@ -10,14 +10,22 @@ import type { VerificationCheck } from '../contracts/report.ts';
 import type { GeneralizationMethodSpec, ReleaseSpec } from '../release-spec/spec.ts';
 import { fail } from './common.ts';
 
-/** Generalization: the largest k of the k-anonymity models, the suppression limit in rows. */
-export function generalizationRequirements(spec: ReleaseSpec, rows: number) {
+/**
+ * Generalization: the largest k of the k-anonymity models, the suppression limit in rows. With
+ * an entity column (`persons`: the input's, as the verifier counted them) the limit counts
+ * persons, and rows are not limited.
+ */
+export function generalizationRequirements(spec: ReleaseSpec, rows: number, persons?: number) {
   const method = spec.method as GeneralizationMethodSpec;
   let k = 1;
   for (const m of spec.privacy) if (m.model === K_ANONYMITY.name) k = Math.max(k, m.k);
+  const entity = spec.attributes.some((a) => a.type === 'entity');
   return {
     k,
-    maxSuppressedRows: Math.floor(method.maxSuppression * rows + 1e-9),
+    maxSuppressedRows: entity ? rows : Math.floor(method.maxSuppression * rows + 1e-9),
+    ...(entity && persons !== undefined
+      ? { maxSuppressedPersons: Math.floor(method.maxSuppression * persons + 1e-9) }
+      : {}),
     suppressed: method.suppressed,
   };
 }

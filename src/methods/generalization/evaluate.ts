@@ -38,6 +38,23 @@ export interface GeneralizationProblem {
   readonly metrics: GeneralizationMetrics;
   /** The population table, when a model counts its records per class (k-map, δ-presence). */
   readonly population?: PopulationTuples | undefined;
+  /**
+   * With an entity column: classes are judged by their distinct persons, and the suppression
+   * limit counts persons with a suppressed row (`maxSuppressedRows` is then every row).
+   */
+  readonly entity?: EntityProblem | undefined;
+}
+
+/** Persons over the distinct tuples (docs/definitions.md, "Several rows per person"). */
+export interface EntityProblem {
+  /** Per distinct tuple: its person's code, in [0, codes). */
+  readonly of: Int32Array;
+  /** The entity column's dictionary size (a dictionary may hold values no row has). */
+  readonly codes: number;
+  /** Distinct persons in the input: the codes some row has. */
+  readonly persons: number;
+  /** method.maxSuppression as a number of persons. */
+  readonly maxSuppressedPersons: number;
 }
 
 /** Per-class counts of one sensitive attribute: `counts[g * width + s]`. */
@@ -73,6 +90,12 @@ export interface NodeResult extends ClassOutcome {
   readonly values: MetricValues;
   /** The spec's metric. */
   readonly value: number;
+  /** With an entity column: per class, its distinct persons. */
+  readonly persons?: Int32Array | undefined;
+  /** With an entity column: the persons with a suppressed row (partial for an infeasible node). */
+  readonly suppressedPersons?: number | undefined;
+  /** With an entity column: the fewest persons in a retained class (0 when none is retained). */
+  readonly minClassPersons?: number | undefined;
 }
 
 const INFEASIBLE_VALUES: MetricValues = Object.freeze({
@@ -99,6 +122,8 @@ class Classes implements Grouping {
   budget: Budget | undefined;
   /** Per sensitive attribute (the problem's order): its per-class histogram, once counted. */
   readonly histograms: (Int32Array | undefined)[] = [];
+  /** With an entity column: per class, its distinct persons, once counted. */
+  persons: Int32Array | undefined;
   constructor(
     readonly levels: readonly number[],
     readonly groups: number,
@@ -143,7 +168,8 @@ class Classes implements Grouping {
 
   /** Int32 cells held (for the snapshot budget). */
   get cells(): number {
-    let cells = 2 * this.groups + (this.own?.length ?? 0) + (this.map?.length ?? 0);
+    let cells =
+      2 * this.groups + (this.own?.length ?? 0) + (this.map?.length ?? 0) + (this.persons?.length ?? 0);
     for (const h of this.histograms) cells += h?.length ?? 0;
     return cells;
   }
@@ -199,6 +225,8 @@ export class NodeEvaluator {
   private readonly wide: number[];
   /** The models judged on the release as a whole (average risk). */
   private readonly overall: PrivacyModel[];
+  /** With an entity column: the tuples in order of their person, and where each person's start. */
+  private readonly byPerson: { readonly tuples: Int32Array; readonly start: Int32Array } | undefined;
 
   constructor(
     readonly problem: GeneralizationProblem,
@@ -215,7 +243,8 @@ export class NodeEvaluator {
       .filter((model) => model.spec.model !== K_ANONYMITY.name)
       .map((model) => ({ model, sa: problem.sensitive.findIndex((s) => s.attribute === model.attribute) }));
     this.overall = problem.models.filter((m) => m.overall !== undefined);
-    this.keepMaps = this.judges.length > 0 || problem.metric === 'entropy';
+    this.keepMaps = this.judges.length > 0 || problem.metric === 'entropy' || problem.entity !== undefined;
+    this.byPerson = problem.entity && tuplesByPerson(problem.entity);
     const { domains } = session;
     this.wide = domains
       .map((_, i) => i)
@@ -258,7 +287,9 @@ export class NodeEvaluator {
           }));
     // Its histograms counted, the node needs its source no more (the entropy metric reads the
     // tuple → class map of every node: there, keep the way to compose it).
-    if (judges.length > 0 && problem.metric !== 'entropy') classes.dropSource();
+    // (Persons are counted over the tuple → class map: with an entity column, keep the way to it.)
+    const persons = this.personsOf(classes);
+    if (judges.length > 0 && problem.metric !== 'entropy' && !persons) classes.dropSource();
     const population = judges.length > 0 ? this.populationOf(classes) : undefined;
     const summary = { size: 0, histogram: null as Int32Array | null, population: 0 };
     const suppressed = new Uint8Array(groups);
@@ -269,7 +300,9 @@ export class NodeEvaluator {
     let suppressedSquares = 0;
     for (let g = 0; g < groups; g++) {
       const size = sizes[g]!;
-      let holds = size >= k;
+      // A class's size as the models read it: its rows, or with an entity column its persons.
+      const counted = persons ? persons[g]! : size;
+      let holds = counted >= k;
       for (let j = 0; holds && j < judges.length; j++) {
         const { model, sa } = judges[j]!;
         if (sa >= 0) {
@@ -279,7 +312,7 @@ export class NodeEvaluator {
           for (let s = 0, at = g * w; s < w; s++, at++) scratch[s] = h.counts[at]!;
           summary.histogram = scratch;
         } else summary.histogram = null;
-        summary.size = size;
+        summary.size = counted;
         if (population) summary.population = population[g]!;
         holds = model.holds(summary);
       }
@@ -319,7 +352,12 @@ export class NodeEvaluator {
     }
     // Utility matters only where the node may be released: skip it for infeasible nodes.
     // A node that suppresses every row releases nothing (or only masked rows): never a solution.
-    const feasible = suppressedRows <= problem.maxSuppressedRows && retainedClasses > 0;
+    // With an entity column the limit counts the persons with a suppressed row (rows: any number).
+    const suppressedPersons = persons && this.personsWith(classes, suppressed);
+    const feasible =
+      suppressedRows <= problem.maxSuppressedRows &&
+      retainedClasses > 0 &&
+      (suppressedPersons === undefined || suppressedPersons <= problem.entity!.maxSuppressedPersons);
     const outcome = outcomeOf(classes, suppressed, suppressedRows, retainedClasses, retainedSquares);
     const values = feasible ? problem.metrics.values(levels, outcome, problem.metric) : INFEASIBLE_VALUES;
     // Onto `outcome` rather than a spread of it, which would compose the tuple → class map.
@@ -333,7 +371,77 @@ export class NodeEvaluator {
       suppressedSquares,
       values,
       value: values[problem.metric],
+      ...(persons && {
+        persons,
+        suppressedPersons,
+        minClassPersons: smallestRetained(persons, suppressed),
+      }),
     });
+  }
+
+  /** With an entity column: per class of `classes`, its distinct persons (counted once, kept). */
+  private personsOf(classes: Classes): Int32Array | undefined {
+    const byPerson = this.byPerson;
+    if (!byPerson) return undefined;
+    if (classes.persons) return classes.persons;
+    const { groupOf, groups } = classes;
+    const { tuples, start } = byPerson;
+    const persons = new Int32Array(groups);
+    // The last person counted in each class: a person's tuples are consecutive in `tuples`.
+    const last = new Int32Array(groups).fill(-1);
+    for (let e = 0; e + 1 < start.length; e++) {
+      for (let x = start[e]!; x < start[e + 1]!; x++) {
+        const g = groupOf[tuples[x]!]!;
+        if (last[g] !== e) {
+          last[g] = e;
+          persons[g]!++;
+        }
+      }
+    }
+    classes.persons = persons;
+    if (classes.budget) classes.budget.cells += groups;
+    return persons;
+  }
+
+  /** With an entity column: the persons with a row in a flagged class. */
+  private personsWith(classes: Classes, flagged: Uint8Array): number {
+    const { tuples, start } = this.byPerson!;
+    const { groupOf } = classes;
+    let n = 0;
+    for (let e = 0; e + 1 < start.length; e++) {
+      for (let x = start[e]!; x < start[e + 1]!; x++) {
+        if (flagged[groupOf[tuples[x]!]!]) {
+          n++;
+          break;
+        }
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Whether the classes too small for any model (rows, or with an entity column persons, below
+   * k) stay within the suppression limit at a node: if not, the node and every specialization
+   * are infeasible, whatever the models say of the other classes (a class's rows and its persons
+   * only grow as levels rise).
+   */
+  forcedWithinLimit(id: number): boolean {
+    this.count(id);
+    const classes = this.classesAt(id, this.problem.lattice.levels(id));
+    return this.forced(classes, new Uint8Array(classes.groups)) !== undefined;
+  }
+
+  /**
+   * Flags the classes below k (by persons with an entity column) and returns the rows they hold,
+   * or undefined when they exceed the suppression limit.
+   */
+  private forced(classes: Classes, flags: Uint8Array): number | undefined {
+    const persons = this.personsOf(classes);
+    const rows = rowsBelow(this.k, classes, flags, persons);
+    if (rows > this.problem.maxSuppressedRows) return undefined;
+    if (persons && this.personsWith(classes, flags) > this.problem.entity!.maxSuppressedPersons)
+      return undefined;
+    return rows;
   }
 
   /**
@@ -392,7 +500,8 @@ export class NodeEvaluator {
    */
   rowsBelowK(id: number): number {
     this.count(id);
-    return rowsBelow(this.k, this.classesAt(id, this.problem.lattice.levels(id)));
+    const classes = this.classesAt(id, this.problem.lattice.levels(id));
+    return rowsBelow(this.k, classes, undefined, this.personsOf(classes));
   }
 
   /** Whether models other than k judge classes (else a node's grouping decides it whole). */
@@ -407,13 +516,13 @@ export class NodeEvaluator {
    * those rows already exceed the limit.
    */
   groupingBound(id: number): number {
-    const { problem, k } = this;
+    const { problem } = this;
     this.count(id);
     const levels = problem.lattice.levels(id);
     const classes = this.classesAt(id, levels);
     const suppressed = new Uint8Array(classes.groups);
-    const suppressedRows = rowsBelow(k, classes, suppressed);
-    if (suppressedRows > problem.maxSuppressedRows) return Number.POSITIVE_INFINITY;
+    const suppressedRows = this.forced(classes, suppressed);
+    if (suppressedRows === undefined) return Number.POSITIVE_INFINITY;
     if (problem.metric === 'aecs') return 0;
     let retained = 0;
     for (let g = 0; g < suppressed.length; g++) retained += 1 - suppressed[g]!;
@@ -491,17 +600,40 @@ export class NodeEvaluator {
   }
 }
 
-/** Rows in classes smaller than k; `flags` (if given) gets 1 for each such class. */
-function rowsBelow(k: number, classes: Grouping, flags?: Uint8Array): number {
+/**
+ * Rows in classes smaller than k (with `persons`, of fewer than k persons); `flags` (if given)
+ * gets 1 for each such class.
+ */
+function rowsBelow(k: number, classes: Grouping, flags?: Uint8Array, persons?: Int32Array): number {
   const { groups, sizes } = classes;
+  const counted = persons ?? sizes;
   let rows = 0;
   for (let g = 0; g < groups; g++) {
-    if (sizes[g]! < k) {
+    if (counted[g]! < k) {
       rows += sizes[g]!;
       if (flags) flags[g] = 1;
     }
   }
   return rows;
+}
+
+/** The tuples in order of their person (a counting sort), and where each person's tuples start. */
+function tuplesByPerson(entity: EntityProblem): { tuples: Int32Array; start: Int32Array } {
+  const start = new Int32Array(entity.codes + 1);
+  for (let t = 0; t < entity.of.length; t++) start[entity.of[t]! + 1]!++;
+  for (let e = 0; e < entity.codes; e++) start[e + 1]! += start[e]!;
+  const fill = start.slice(0, entity.codes);
+  const tuples = new Int32Array(entity.of.length);
+  for (let t = 0; t < entity.of.length; t++) tuples[fill[entity.of[t]!]!++] = t;
+  return { tuples, start };
+}
+
+/** The smallest count among the classes not flagged (0 when every class is). */
+function smallestRetained(counts: Int32Array, flagged: Uint8Array): number {
+  let min = 0;
+  for (let g = 0; g < flagged.length; g++)
+    if (!flagged[g] && (min === 0 || counts[g]! < min)) min = counts[g]!;
+  return min;
 }
 
 /** A node's classes as the metrics read them; the tuple → class map is composed only if read. */

@@ -21,4 +21,9 @@ export interface Prepared {
   readonly sensitive: { readonly attribute: SensitiveAttribute; readonly values: Int32Array }[];
   /** The population table of k-map and δ-presence, when the spec names one. */
   readonly population: PopulationTuples | undefined;
+  /**
+   * With an entity column (docs/definitions.md, "Several rows per person"): per distinct tuple
+   * (the tuples then also carry the entity), its person's code, and the persons in the input.
+   */
+  readonly entity?: { readonly of: Int32Array; readonly codes: number; readonly persons: number } | undefined;
 }

@@ -62,7 +62,8 @@ export function kMinimalSearch(
     if (representative[bottom.groupOf[t]!]! < 0) representative[bottom.groupOf[t]!] = t;
   }
   const qiTuples = tupleColumns.map((col) => Int32Array.from(representative, (t) => col[t]!));
-  const inV = distanceVectors(lattice, levelTables, bottom.sizes, qiTuples, k);
+  // (Outliers by persons with an entity column: a tuple of fewer than k persons.)
+  const inV = distanceVectors(lattice, levelTables, bottom.persons ?? bottom.sizes, qiTuples, k);
   const vectors: number[] = [];
   for (let id = 0; id < lattice.size; id++) if (inV[id]) vectors.push(id);
 
@@ -198,7 +199,7 @@ function prefer(lattice: Lattice, policy: Preference, a: NodeResult, b: NodeResu
       case 'max-distribution':
         return -r.retainedClasses;
       case 'min-suppression':
-        return r.suppressedRows;
+        return r.suppressedPersons ?? r.suppressedRows;
     }
   };
   const ka = key(a);

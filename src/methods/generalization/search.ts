@@ -250,7 +250,7 @@ export function optimalSearch(evaluator: NodeEvaluator): SearchOutcome {
         tagger.searchPath(tagger.pathFrom(start, promising, apriori), (id) => !promising(id));
     }
   } else if (requiresK(evaluator)) {
-    const byK = new Tagger(evaluator, true, undefined, (id) => evaluator.rowsBelowK(id) <= maxSuppressedRows);
+    const byK = new Tagger(evaluator, true, undefined, (id) => evaluator.forcedWithinLimit(id));
     for (const start of order) {
       if (byK.tags[start] === UNKNOWN) byK.searchPath(byK.pathFrom(start, () => true, apriori));
     }

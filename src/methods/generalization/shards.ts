@@ -11,11 +11,12 @@ import type { EncodedTable } from '../../data/table.ts';
 import { collapseRows } from '../../data/tuples.ts';
 import { SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
-import type { ReleaseSpec } from '../../release-spec/spec.ts';
+import { entityOf, type ReleaseSpec } from '../../release-spec/spec.ts';
 import type { MethodContext, ShardCounts, ShardSteps, ShardTuples } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
 import {
   collapseColumnNames,
+  entityOverShards,
   generalizationSpec,
   prepareGeneralization,
   searchRandom,
@@ -25,6 +26,8 @@ import { TupleMerge } from './merge.ts';
 
 export const generalizationShards: ShardSteps = {
   count(spec, shard, kernel) {
+    // A person's rows may lie in several shards: their tuples cannot count distinct persons.
+    if (entityOf(spec) !== undefined) throw entityOverShards(spec);
     // The hierarchies take every value of the shard, or the error names its rows in the input:
     // the search sees distinct tuples only.
     for (const a of spec.attributes) {
@@ -46,6 +49,13 @@ export const generalizationShards: ShardSteps = {
         'E_SPEC_MODEL_METHOD',
         `${basename(spec.file)}: (ε, δ)-differential privacy is released as one task, not over shards`,
         'release an input under a million rows, or with --workers 1 on one machine',
+      );
+    }
+    if (generalizationSpec(spec).suppression === 'cells') {
+      throw new SpecError(
+        'E_SPEC_CONFLICT',
+        `${basename(spec.file)}: method.suppression "cells" is released as one task, not over shards`,
+        'release with --workers 1 on one machine, or use "suppression": "rows"',
       );
     }
     const names = collapseColumnNames(spec);
@@ -75,6 +85,11 @@ export const generalizationShards: ShardSteps = {
         : [step.tupleSuppressed],
     );
     return { node: step.node, claims: step.claims, report: step.report, flags };
+  },
+
+  // Insensitive columns: released as they are, read by no hierarchy, model or metric.
+  passThrough(spec) {
+    return spec.attributes.filter((a) => a.type === 'insensitive').map((a) => a.name);
   },
 
   apply(spec: ReleaseSpec, shard: EncodedTable, node, suppressedRow) {

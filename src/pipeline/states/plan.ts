@@ -17,6 +17,7 @@ import { methodFor } from '../../methods/registry.ts';
 import {
   checkSpecFiles,
   confineSpecPaths,
+  entityOf,
   isPopulationModel,
   loadSpec,
   type ReleaseSpec,
@@ -240,8 +241,13 @@ async function planLocked(p: {
   const wk = (n: string) => joinKey(workLoc.key, n);
 
   env.say?.(`reading ${basename(spec.input)}`);
-  // A model sampling the input with a secret stream ((ε, δ)-differential privacy) runs as one task.
-  const oneTask = drawsSecretSample(spec.privacy);
+  // A model sampling the input with a secret stream ((ε, δ)-differential privacy) runs as one
+  // task, and so does a spec with an entity column (a person's rows may lie in several shards),
+  // and one with cell suppression (its verifier reads the whole release).
+  const oneTask =
+    drawsSecretSample(spec.privacy) ||
+    entityOf(spec) !== undefined ||
+    (spec.method.name === 'generalization' && spec.method.suppression === 'cells');
   const mode = methodFor(spec.method.name).shards && !env.method && !oneTask ? 'sharded' : 'single';
   // A single task holds the whole table: it must fit. Sharded, no state does: each piece's
   // scan, and then Combine, project what each state will hold and refuse what would not fit.
