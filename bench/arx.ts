@@ -29,7 +29,6 @@
  * Run: `npm run bench:arx` (`-- --help` for the options). Needs java and javac 17 and the ARX
  * library's jars: `--arx-lib <dir>` or the environment variable ARX_LIB.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
@@ -54,10 +53,10 @@ import {
   SUPPRESSIONS,
 } from '../test/golden/adult-configs.ts';
 import { startArxHarness, writeArxHierarchies } from './arx-harness.ts';
+import { timedRelease } from './cli-release.ts';
 import { RIDE_ALONG_COLUMNS, registrySample } from './registry-sample.ts';
 import { machineInfo, median, table } from './scale.ts';
 
-const ROOT = new URL('..', import.meta.url).pathname;
 const HELP = `Usage: npm run bench:arx [-- options]
   --runs N          timed runs per configuration and tool, after the warm-ups (default 5)
   --warmup N        warm-up runs per configuration and tool (default 2)
@@ -298,6 +297,42 @@ const sameNode = (a: Record<string, number> | null, b: Record<string, number> | 
   Object.keys(a).length === Object.keys(b).length &&
   Object.entries(a).every(([q, l]) => b[q] === l);
 
+/** One timed ARX run, as ArxRun answers `run`. */
+interface ArxRunResult {
+  readonly ms: number;
+  readonly node: Record<string, number> | null;
+  readonly checked: number;
+  readonly lattice: string;
+}
+
+async function arxRun(arx: ReturnType<typeof startArx>): Promise<ArxRunResult> {
+  const [, ms, node, checked, lattice] = (await arx.ask('run')).split('\t');
+  return { ms: Number(ms), node: parseNode(node!), checked: Number(checked), lattice: lattice! };
+}
+
+/** A result's configuration fields. */
+function configurationFields(c: Config) {
+  return {
+    dataset: c.dataset,
+    configuration: c.name,
+    maxSuppression: c.maxSuppression,
+    metric: c.metric,
+    arxMetric: c.metric === 'discernibility' ? 'discernibility' : 'loss (gs 0.5, arithmetic mean)',
+  };
+}
+
+/** ARX's side of a result: the median and samples, and the last run's node, checks and lattice. */
+function arxSummary(runs: readonly ArxRunResult[]) {
+  const last = runs.at(-1)!;
+  return {
+    medianMs: round(median(runs.map((r) => r.ms))),
+    samplesMs: runs.map((r) => round(r.ms)),
+    nodesChecked: last.checked,
+    latticeSize: Number(last.lattice),
+    node: last.node,
+  };
+}
+
 async function measure(
   dataset: Dataset,
   input: ReturnType<typeof readInput>,
@@ -327,13 +362,13 @@ async function measure(
   };
   await arx.ask(['config', ...dataset.arxFields, ...arxModelFields(c)].join('\t'));
   const ppdp: ReturnType<typeof ppdpOnce>[] = [];
-  const arxRuns: { ms: number; node: Record<string, number> | null; checked: number; lattice: string }[] = [];
+  const arxRuns: ArxRunResult[] = [];
   for (let i = 0; i < WARMUP + RUNS; i++) {
     const p = ppdpOnce();
-    const [, ms, node, checked, lattice] = (await arx.ask('run')).split('\t');
+    const a = await arxRun(arx);
     if (i < WARMUP) continue;
     ppdp.push(p);
-    arxRuns.push({ ms: Number(ms), node: parseNode(node!), checked: Number(checked), lattice: lattice! });
+    arxRuns.push(a);
   }
   const last = ppdp.at(-1)!;
   const node = Object.fromEntries(last.prepared.qis.map((q, i) => [q.name, last.outcome.best.levels[i]!]));
@@ -342,11 +377,7 @@ async function measure(
   const arxMs = median(arxRuns.map((r) => r.ms));
   const arxNode = arxRuns.at(-1)!.node;
   return {
-    dataset: c.dataset,
-    configuration: c.name,
-    maxSuppression: c.maxSuppression,
-    metric: c.metric,
-    arxMetric: c.metric === 'discernibility' ? 'discernibility' : 'loss (gs 0.5, arithmetic mean)',
+    ...configurationFields(c),
     ppdp: {
       medianMs: round(ppdpMs),
       hierarchiesMs: round(median(ppdp.map((s) => s.hierarchiesMs))),
@@ -358,13 +389,7 @@ async function measure(
       optimal: optimum ? sameNode(node, optimum) : null,
       optimumFrom: c.golden ? 'golden table' : optimum ? 'exhaustive search, this run' : 'not checked',
     },
-    arx: {
-      medianMs: round(arxMs),
-      samplesMs: arxRuns.map((r) => round(r.ms)),
-      nodesChecked: arxRuns.at(-1)!.checked,
-      latticeSize: Number(arxRuns.at(-1)!.lattice),
-      node: arxNode,
-    },
+    arx: arxSummary(arxRuns),
     ratio: round(arxMs / ppdpMs, 2),
     sameNode: sameNode(node, arxNode),
     nodesMustAgree: c.metric === 'discernibility',
@@ -388,36 +413,20 @@ async function measureCli(dataset: Dataset, c: Config, arx: ReturnType<typeof st
   );
   const tmp = mkdtempSync(join(os.tmpdir(), 'ppdp-arx-cli-'));
   const ppdpOnce = (i: number) => {
-    const out = join(tmp, `run-${i}`);
-    const t = performance.now();
-    const r = spawnSync(
-      process.execPath,
-      [join(ROOT, 'bin/ppdp.mjs'), 'release', specFile, '--out', out, '--quiet'],
-      {
-        encoding: 'utf8',
-      },
-    );
-    const ms = performance.now() - t;
-    if (r.status !== 0) throw new Error(`ppdp release failed: ${r.stderr}`);
-    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
-    rmSync(out, { recursive: true, force: true });
-    return {
-      ms,
-      node: report.generalization.node as Record<string, number>,
-      nodesChecked: report.generalization.nodesChecked as number,
-      timings: report.timings as Record<string, number>,
-    };
+    const { ms, report } = timedRelease(specFile, join(tmp, `run-${i}`));
+    const g = report.generalization as { node: Record<string, number>; nodesChecked: number };
+    return { ms, node: g.node, nodesChecked: g.nodesChecked, timings: report.timings };
   };
   await arx.ask(['config', ...dataset.arxFields, ...arxModelFields(c)].join('\t'));
   const ppdp: ReturnType<typeof ppdpOnce>[] = [];
-  const arxRuns: { ms: number; node: Record<string, number> | null; checked: number; lattice: string }[] = [];
+  const arxRuns: ArxRunResult[] = [];
   try {
     for (let i = 0; i < WARMUP + RUNS; i++) {
       const p = ppdpOnce(i);
-      const [, ms, node, checked, lattice] = (await arx.ask('run')).split('\t');
+      const a = await arxRun(arx);
       if (i < WARMUP) continue;
       ppdp.push(p);
-      arxRuns.push({ ms: Number(ms), node: parseNode(node!), checked: Number(checked), lattice: lattice! });
+      arxRuns.push(a);
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -428,11 +437,7 @@ async function measureCli(dataset: Dataset, c: Config, arx: ReturnType<typeof st
   const arxNode = arxRuns.at(-1)!.node;
   const nodesAgree = ppdp.every((p) => sameNode(p.node, last.node));
   return {
-    dataset: c.dataset,
-    configuration: c.name,
-    maxSuppression: c.maxSuppression,
-    metric: c.metric,
-    arxMetric: c.metric === 'discernibility' ? 'discernibility' : 'loss (gs 0.5, arithmetic mean)',
+    ...configurationFields(c),
     ppdp: {
       medianMs: round(ppdpMs),
       hierarchiesMs: round(median(ppdp.map((s) => s.timings.hierarchies ?? 0))),
@@ -446,13 +451,7 @@ async function measureCli(dataset: Dataset, c: Config, arx: ReturnType<typeof st
       optimal: null,
       optimumFrom: c.metric === 'discernibility' ? "ARX's node (the metric is defined alike)" : 'not checked',
     },
-    arx: {
-      medianMs: round(arxMs),
-      samplesMs: arxRuns.map((r) => round(r.ms)),
-      nodesChecked: arxRuns.at(-1)!.checked,
-      latticeSize: Number(arxRuns.at(-1)!.lattice),
-      node: arxNode,
-    },
+    arx: arxSummary(arxRuns),
     ratio: round(arxMs / ppdpMs, 2),
     sameNode: sameNode(last.node, arxNode),
     nodesMustAgree: c.metric === 'discernibility',
@@ -538,17 +537,8 @@ if (CLI_RUNS > 0 && !RIDE_ALONG) {
   const tmp = mkdtempSync(join(os.tmpdir(), 'ppdp-arx-'));
   try {
     for (let i = 0; i <= CLI_RUNS; i++) {
-      const out = join(tmp, `run-${i}`);
-      const t = performance.now();
-      const r = spawnSync(
-        process.execPath,
-        [join(ROOT, 'bin/ppdp.mjs'), 'release', ADULT_SPEC, '--out', out, '--quiet'],
-        { encoding: 'utf8' },
-      );
-      const wall = performance.now() - t;
-      if (r.status !== 0) throw new Error(`ppdp release failed: ${r.stderr}`);
-      if (i > 0) cli.push(wall); // the first run only warms the file cache
-      rmSync(out, { recursive: true, force: true });
+      const { ms } = timedRelease(ADULT_SPEC, join(tmp, `run-${i}`));
+      if (i > 0) cli.push(ms); // the first run only warms the file cache
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });

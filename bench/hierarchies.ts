@@ -8,7 +8,6 @@
  *
  * Run: `npx tsx bench/hierarchies.ts --label after [--registry 100000,1000000] [--runs 5] [--cli 1]`
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +19,7 @@ import { GeneralizationMetrics } from '../src/metrics/generalization.ts';
 import { readInput } from '../src/pipeline/release.ts';
 import { loadSpec } from '../src/release-spec/spec.ts';
 import { ADULT_SPEC } from '../test/golden/adult-configs.ts';
+import { timedRelease } from './cli-release.ts';
 import { helpIfAsked } from './help.ts';
 import { registrySample } from './registry-sample.ts';
 import { machineInfo, median } from './scale.ts';
@@ -36,7 +36,6 @@ const { values } = parseArgs({
 });
 const RUNS = Math.max(1, Number(values.runs));
 const CLI_RUNS = Math.max(0, Number(values.cli));
-const ROOT = new URL('..', import.meta.url).pathname;
 const round = (x: number) => Math.round(x * 10) / 10;
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -65,20 +64,9 @@ async function measure(name: string, specFile: string) {
   const tmp = mkdtempSync(join(os.tmpdir(), 'ppdp-hierarchies-'));
   try {
     for (let i = 0; i < CLI_RUNS; i++) {
-      const out = join(tmp, `run-${i}`);
-      const t = performance.now();
-      const r = spawnSync(
-        process.execPath,
-        [join(ROOT, 'bin/ppdp.mjs'), 'release', specFile, '--out', out, '--quiet'],
-        {
-          encoding: 'utf8',
-        },
-      );
-      const wallMs = performance.now() - t;
-      if (r.status !== 0) throw new Error(`ppdp release failed: ${r.stderr}`);
-      const { timings } = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
-      cli.push({ wallMs: round(wallMs), hierarchiesMs: timings.hierarchies, totalMs: timings.total });
-      rmSync(out, { recursive: true, force: true });
+      const { ms, report } = timedRelease(specFile, join(tmp, `run-${i}`));
+      const { timings } = report;
+      cli.push({ wallMs: round(ms), hierarchiesMs: timings.hierarchies!, totalMs: timings.total! });
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 /**
- * `ppdp init` on a wide table, released as drafted: bench/marketing-table.ts's 17-column
- * marketing survey (45,211 rows by default), every column drafted quasi-identifying (a lattice of
- * 8·10⁷ nodes), released with the default budget of the best-effort search (20,000 nodes, 30 s).
+ * `ppdp init` on a wide table, released as drafted: bench/wide-table.ts's bank-marketing-shaped
+ * 17-column survey (45,211 rows by default), every column drafted quasi-identifying (a lattice
+ * of 8·10⁷ nodes), released with the default budget of the best-effort search (20,000 nodes,
+ * 30 s).
  * Prints and writes (bench/results/init-wide.json) the lattice, why the search stopped, the
  * nodes checked, the metric and its proved bound, the trajectory's length and the search's wall
  * time, with the machine's load average (the figures depend on it).
@@ -15,7 +16,8 @@ import { parseArgs } from 'node:util';
 import { initCommand } from '../src/cli/init.ts';
 import { executeRelease } from '../src/pipeline/engine.ts';
 import { helpIfAsked } from './help.ts';
-import { writeMarketingTable } from './marketing-table.ts';
+import { withStdout } from './stdout.ts';
+import { writeBankTable } from './wide-table.ts';
 
 helpIfAsked(import.meta.url);
 const { values } = parseArgs({
@@ -28,19 +30,9 @@ const { values } = parseArgs({
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-init-wide-'));
 try {
   const rows = Number(values.rows);
-  const csv = writeMarketingTable(dir, rows);
+  const csv = writeBankTable(dir, rows);
   const spec = join(dir, 'release.json');
-  const printed: string[] = [];
-  const write = process.stdout.write;
-  process.stdout.write = ((chunk: string) => {
-    printed.push(String(chunk));
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    initCommand([csv, '--out', spec]);
-  } finally {
-    process.stdout.write = write;
-  }
+  const { printed } = withStdout(() => initCommand([csv, '--out', spec]));
   const loadBefore = loadavg().map((x) => Number(x.toFixed(2)));
   const t0 = performance.now();
   const { report } = await executeRelease({ spec, out: join(dir, 'out') });
@@ -60,10 +52,7 @@ try {
     searchSeconds: Number(((report.timings.search ?? 0) / 1000).toFixed(1)),
     releaseSeconds: Number(seconds.toFixed(1)),
     loadAverage: { before: loadBefore, after: loadavg().map((x) => Number(x.toFixed(2))) },
-    initLattice: printed
-      .join('')
-      .split('\n')
-      .filter((l) => /lattice:|^ {4}×/.test(l)),
+    initLattice: printed.split('\n').filter((l) => /lattice:|^ {4}×/.test(l)),
   };
   console.log(result.initLattice.join('\n'));
   console.log(

@@ -322,6 +322,8 @@ const PHASES: [string, (t: Record<string, number>) => number | undefined][] = [
   ['check', (t) => sharded(t, (t['check-shard'] ?? 0) + (t['check-part'] ?? 0) || undefined)],
   ['build', (t) => t.build],
   ['verify', (t) => t.verify],
+  // The audit (uniqueness with the unchanged columns, partitioned above 10^6 rows), inside verify.
+  ['audit', (t) => t.audit],
   ['total', (t) => t.total],
 ];
 

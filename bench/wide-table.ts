@@ -8,7 +8,10 @@
  *   respondent profile so that answers correlate), up to 40 quasi-identifiers with the lattice
  *   under 2^53 nodes. Used by bench/wide.ts and by the interruption test.
  * - `writeBankTable`: a table shaped like a public bank-marketing survey (17 columns, 45,211
- *   rows by default), every column quasi-identifying with the hierarchies `ppdp init` drafts.
+ *   rows by default), none of whose headers names a person or something sensitive, so that
+ *   `ppdp init` drafts every column quasi-identifying (a lattice of 8·10⁷ nodes). Used by
+ *   bench/wide.ts, bench/cell-suppression.ts, bench/init-wide.ts and the init and explore tests
+ *   of wide tables.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -16,19 +16,18 @@
  *
  * Prints a table and writes bench/results/wide.json.
  * Run: `npm run bench:wide` (`-- --help` for the options). Needs java and javac 17 and ARX's
- * jars (`--arx-lib <dir>`, $ARX_LIB, else ../shared/peers/arx/lib); `--arx none` runs ppdp alone.
+ * jars (`--arx-lib <dir>`, or $ARX_LIB); `--arx none` runs ppdp alone.
  */
-import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { hierarchyCommand } from '../src/cli/hierarchy.ts';
 import { wasmGroupingKernel } from '../src/kernels/groupby/wasm.ts';
 import { prepareGeneralization, respecify, search } from '../src/methods/generalization/index.ts';
 import { readInput } from '../src/pipeline/release.ts';
 import { loadSpec, type ReleaseSpec } from '../src/release-spec/spec.ts';
+import { startArxHarness, writeArxHierarchies } from './arx-harness.ts';
 import { machineInfo, table } from './scale.ts';
 import { writeBankTable, writeWideTable } from './wide-table.ts';
 
@@ -40,7 +39,7 @@ const HELP = `Usage: npm run bench:wide [-- options]
   --bank N          rows of the bank-marketing-shaped table (default 45211; 0 skips it)
   --bank-time S     time limit of the searches on it, in seconds (default 30)
   --arx LIST        ARX's searches: genetic,bottom-up,top-down (default all three; none skips ARX)
-  --arx-lib DIR     the folder of ARX 3.9.2's jars (default: $ARX_LIB, else ../shared/peers/arx/lib)
+  --arx-lib DIR     the folder of ARX 3.9.2's jars (default: $ARX_LIB)
   --out FILE        results file (default bench/results/wide.json)
 `;
 const { values } = parseArgs({
@@ -51,7 +50,7 @@ const { values } = parseArgs({
     bank: { type: 'string', default: '45211' },
     'bank-time': { type: 'string', default: '30' },
     arx: { type: 'string', default: 'genetic,bottom-up,top-down' },
-    'arx-lib': { type: 'string', default: process.env.ARX_LIB ?? resolve(ROOT, '../shared/peers/arx/lib') },
+    'arx-lib': { type: 'string', default: process.env.ARX_LIB ?? '' },
     out: { type: 'string', default: join(ROOT, 'bench/results/wide.json') },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -91,46 +90,6 @@ interface Table {
     longestGapS: number;
     verified: boolean;
     loss?: number;
-  };
-}
-
-// ---- ARX: one long-lived JVM ----
-
-function startArx(): { ask: (line: string) => Promise<string>; stop: () => void } {
-  const lib = values['arx-lib'];
-  if (!existsSync(lib))
-    throw new Error(`ARX's jars not found at ${lib}: pass --arx-lib <dir> or set ARX_LIB`);
-  const out = join(ROOT, 'build/arx-harness');
-  mkdirSync(out, { recursive: true });
-  const javac = spawnSync(
-    'javac',
-    ['-cp', `${lib}/*`, '-d', out, join(ROOT, 'bench/arx/BestEffortRun.java')],
-    {
-      encoding: 'utf8',
-    },
-  );
-  if (javac.status !== 0) throw new Error(`javac failed: ${javac.stderr}`);
-  const jvm: ChildProcessWithoutNullStreams = spawn(
-    'java',
-    ['-Xmx4g', '-cp', `${lib}/*:${out}`, 'BestEffortRun'],
-    { stdio: 'pipe' },
-  );
-  jvm.stderr.on('data', (d) => process.stderr.write(`[arx] ${d}`));
-  const lines = createInterface({ input: jvm.stdout });
-  const waiting: ((line: string) => void)[] = [];
-  lines.on('line', (line) => waiting.shift()?.(line));
-  return {
-    ask: (line) =>
-      new Promise((answer, fail) => {
-        waiting.push((reply) =>
-          reply.startsWith('error') ? fail(new Error(`ARX: ${reply} (after: ${line})`)) : answer(reply),
-        );
-        jvm.stdin.write(`${line}\n`);
-      }),
-    stop: () => {
-      jvm.stdin.write('quit\n');
-      jvm.stdin.end();
-    },
   };
 }
 
@@ -185,7 +144,8 @@ function ppdpRun(
 function arxConfig(specFile: string, dir: string): string {
   const spec: ReleaseSpec = loadSpec(specFile);
   const built = join(dir, 'hierarchies');
-  hierarchyCommand([specFile, '--out', built]);
+  const files = writeArxHierarchies(specFile, built);
+  console.log(`  ARX reads ${files} hierarchy files, written by ppdp hierarchy`);
   const fields = [
     'config',
     `data=${resolve(specFile, '..', spec.input)}`,
@@ -255,7 +215,7 @@ function bankSpec(dir: string, rows: number): string {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-wide-'));
-const arx = ALGORITHMS.length > 0 ? startArx() : undefined;
+const arx = ALGORITHMS.length > 0 ? startArxHarness(values['arx-lib'], 'BestEffortRun', '4g') : undefined;
 const tables: Table[] = [];
 try {
   const plan: { name: string; spec: string; rows: number; time: number; cli: boolean }[] = [];

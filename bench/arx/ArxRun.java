@@ -12,9 +12,7 @@
  *
  * Errors answer "error <message>" and the JVM keeps serving.
  */
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,10 +24,8 @@ import org.deidentifier.arx.ARXAnonymizer;
 import org.deidentifier.arx.ARXConfiguration;
 import org.deidentifier.arx.ARXLattice;
 import org.deidentifier.arx.ARXResult;
-import org.deidentifier.arx.AttributeType;
 import org.deidentifier.arx.AttributeType.Hierarchy;
 import org.deidentifier.arx.Data;
-import org.deidentifier.arx.DataHandle;
 import org.deidentifier.arx.criteria.DDisclosurePrivacy;
 import org.deidentifier.arx.criteria.DistinctLDiversity;
 import org.deidentifier.arx.criteria.EntropyLDiversity;
@@ -47,29 +43,16 @@ public class ArxRun {
     private static ARXConfiguration config;
 
     public static void main(String[] args) throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            String[] fields = line.split("\t");
-            String answer;
-            try {
-                switch (fields[0]) {
-                    case "config": answer = configure(fields); break;
-                    case "run": answer = run(); break;
-                    case "quit": return;
-                    default: answer = "error unknown command " + fields[0];
-                }
-            } catch (Exception e) {
-                answer = "error " + e.getClass().getSimpleName() + ": " + String.valueOf(e.getMessage()).replace('\n', ' ');
-            }
-            System.out.println(answer);
-            System.out.flush();
-        }
+        ArxHarness.serve(fields -> switch (fields[0]) {
+            case "config" -> configure(fields);
+            case "run" -> run();
+            default -> "error unknown command " + fields[0];
+        });
     }
 
-    private static Hierarchy hierarchy(String file) throws Exception {
+    private static Hierarchy hierarchy(String file) throws IOException {
         Hierarchy h = HIERARCHIES.get(file);
-        if (h == null) HIERARCHIES.put(file, h = Hierarchy.create(file, StandardCharsets.UTF_8, ';'));
+        if (h == null) HIERARCHIES.put(file, h = ArxHarness.readHierarchy(file));
         return h;
     }
 
@@ -81,12 +64,12 @@ public class ArxRun {
         List<String> ident = new ArrayList<>();
         List<String> models = new ArrayList<>();
         for (int i = 1; i < fields.length; i++) {
-            int eq = fields[i].indexOf('=');
-            String key = fields[i].substring(0, eq), value = fields[i].substring(eq + 1);
+            String[] kv = ArxHarness.keyValue(fields[i]);
+            String key = kv[0], value = kv[1];
             switch (key) {
                 case "data": file = value; break;
                 case "delim": delim = value.charAt(0); break;
-                case "qi": { int e = value.indexOf('='); qis.put(value.substring(0, e), value.substring(e + 1)); break; }
+                case "qi": ArxHarness.putQi(qis, value); break;
                 case "sa": sa = value; break;
                 case "sah": sah = value; break;
                 case "ident": ident.add(value); break;
@@ -100,15 +83,8 @@ public class ArxRun {
         String key = file + "\u0000" + delim;
         data = DATA.get(key);
         if (data == null) DATA.put(key, data = Data.create(file, StandardCharsets.UTF_8, delim));
-        DataHandle handle = data.getHandle();
-        for (int c = 0; c < handle.getNumColumns(); c++) {
-            String column = handle.getAttributeName(c);
-            if (qis.containsKey(column)) data.getDefinition().setAttributeType(column, hierarchy(qis.get(column)));
-            else if (ident.contains(column)) data.getDefinition().setAttributeType(column, AttributeType.IDENTIFYING_ATTRIBUTE);
-            // ARX refuses a sensitive attribute no model protects: without one it is insensitive.
-            else if (column.equals(sa) && models.size() > 1) data.getDefinition().setAttributeType(column, AttributeType.SENSITIVE_ATTRIBUTE);
-            else data.getDefinition().setAttributeType(column, AttributeType.INSENSITIVE_ATTRIBUTE);
-        }
+        // ARX refuses a sensitive attribute no model protects: without one it is insensitive.
+        ArxHarness.define(data, qis, ArxRun::hierarchy, ident, models.size() > 1 ? sa : null);
         config = ARXConfiguration.create();
         for (String model : models) {
             String[] m = model.split(":");
@@ -139,13 +115,7 @@ public class ArxRun {
         ARXResult result = new ARXAnonymizer().anonymize(data, config);
         double ms = (System.nanoTime() - t0) / 1e6;
         ARXLattice.ARXNode best = result.getGlobalOptimum();
-        StringBuilder node = new StringBuilder();
-        if (best == null) node.append("none");
-        else {
-            String[] names = best.getQuasiIdentifyingAttributes();
-            int[] levels = best.getTransformation();
-            for (int i = 0; i < names.length; i++) node.append(i > 0 ? "," : "").append(names[i]).append('=').append(levels[i]);
-        }
+        String node = best == null ? "none" : ArxHarness.nodeText(best);
         int checked = 0;
         for (ARXLattice.ARXNode[] level : result.getLattice().getLevels())
             for (ARXLattice.ARXNode n : level) if (n.isChecked()) checked++;

@@ -13,9 +13,6 @@
  *
  * Errors answer "error <message>" and the JVM keeps serving.
  */
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,12 +24,8 @@ import org.deidentifier.arx.ARXConfiguration;
 import org.deidentifier.arx.ARXConfiguration.AnonymizationAlgorithm;
 import org.deidentifier.arx.ARXLattice;
 import org.deidentifier.arx.ARXResult;
-import org.deidentifier.arx.AttributeType;
-import org.deidentifier.arx.AttributeType.Hierarchy;
 import org.deidentifier.arx.Data;
-import org.deidentifier.arx.DataHandle;
 import org.deidentifier.arx.criteria.KAnonymity;
-import org.deidentifier.arx.metric.InformationLoss;
 import org.deidentifier.arx.metric.Metric;
 import org.deidentifier.arx.metric.Metric.AggregateFunction;
 
@@ -42,24 +35,11 @@ public class BestEffortRun {
     private static double supp = 0.02;
 
     public static void main(String[] args) throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            String[] fields = line.split("\t");
-            String answer;
-            try {
-                switch (fields[0]) {
-                    case "config": answer = configure(fields); break;
-                    case "run": answer = run(fields); break;
-                    case "quit": return;
-                    default: answer = "error unknown command " + fields[0];
-                }
-            } catch (Throwable e) {
-                answer = "error " + e.getClass().getSimpleName() + ": " + String.valueOf(e.getMessage()).replace('\n', ' ');
-            }
-            System.out.println(answer);
-            System.out.flush();
-        }
+        ArxHarness.serve(fields -> switch (fields[0]) {
+            case "config" -> configure(fields);
+            case "run" -> run(fields);
+            default -> "error unknown command " + fields[0];
+        });
     }
 
     private static String configure(String[] fields) throws Exception {
@@ -68,12 +48,12 @@ public class BestEffortRun {
         Map<String, String> qis = new LinkedHashMap<>();
         List<String> ident = new ArrayList<>();
         for (int i = 1; i < fields.length; i++) {
-            int eq = fields[i].indexOf('=');
-            String key = fields[i].substring(0, eq), value = fields[i].substring(eq + 1);
+            String[] kv = ArxHarness.keyValue(fields[i]);
+            String key = kv[0], value = kv[1];
             switch (key) {
                 case "data": file = value; break;
                 case "delim": delim = value.charAt(0); break;
-                case "qi": { int e = value.indexOf('='); qis.put(value.substring(0, e), value.substring(e + 1)); break; }
+                case "qi": ArxHarness.putQi(qis, value); break;
                 case "ident": ident.add(value); break;
                 case "k": k = Integer.parseInt(value); break;
                 case "supp": supp = Double.parseDouble(value); break;
@@ -82,14 +62,7 @@ public class BestEffortRun {
         }
         if (data != null) data.getHandle().release();
         data = Data.create(file, StandardCharsets.UTF_8, delim);
-        DataHandle handle = data.getHandle();
-        for (int c = 0; c < handle.getNumColumns(); c++) {
-            String column = handle.getAttributeName(c);
-            if (qis.containsKey(column))
-                data.getDefinition().setAttributeType(column, Hierarchy.create(qis.get(column), StandardCharsets.UTF_8, ';'));
-            else if (ident.contains(column)) data.getDefinition().setAttributeType(column, AttributeType.IDENTIFYING_ATTRIBUTE);
-            else data.getDefinition().setAttributeType(column, AttributeType.INSENSITIVE_ATTRIBUTE);
-        }
+        ArxHarness.define(data, qis, ArxHarness::readHierarchy, ident, null);
         return "ready";
     }
 
@@ -97,8 +70,8 @@ public class BestEffortRun {
         String algorithm = "genetic";
         int ms = 10_000;
         for (int i = 1; i < fields.length; i++) {
-            int eq = fields[i].indexOf('=');
-            String key = fields[i].substring(0, eq), value = fields[i].substring(eq + 1);
+            String[] kv = ArxHarness.keyValue(fields[i]);
+            String key = kv[0], value = kv[1];
             switch (key) {
                 case "algorithm": algorithm = value; break;
                 case "ms": ms = Integer.parseInt(value); break;
@@ -125,25 +98,6 @@ public class BestEffortRun {
         double took = (System.nanoTime() - t0) / 1e6;
         ARXLattice.ARXNode best = result.getGlobalOptimum();
         if (best == null) return String.format("ok\t%.3f\tnone\tNaN", took);
-        StringBuilder node = new StringBuilder();
-        String[] names = best.getQuasiIdentifyingAttributes();
-        int[] levels = best.getTransformation();
-        for (int i = 0; i < names.length; i++) node.append(i > 0 ? "," : "").append(names[i]).append('=').append(levels[i]);
-        InformationLoss<?> loss = best.getHighestScore();
-        // The aggregate over the QIs, as ARX compares nodes by it (protected: read reflectively).
-        Method aggregate = findMethod(loss.getClass(), "getAggregate");
-        aggregate.setAccessible(true);
-        return String.format("ok\t%.3f\t%s\t%s", took, node, String.valueOf(aggregate.invoke(loss)));
-    }
-
-    private static Method findMethod(Class<?> type, String name) throws NoSuchMethodException {
-        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            try {
-                return c.getDeclaredMethod(name);
-            } catch (NoSuchMethodException e) {
-                // look further up
-            }
-        }
-        throw new NoSuchMethodException(name);
+        return String.format("ok\t%.3f\t%s\t%s", took, ArxHarness.nodeText(best), ArxHarness.aggregate(best.getHighestScore()));
     }
 }

@@ -8,11 +8,12 @@
  *
  * Prints, tab-separated: `optimum <column>=<level>,… <aggregate> <per-QI values>` and the same
  * line per `node=` (`node …`). The aggregate is ARX's own (the information loss's getAggregate).
+ * Compiled with bench/arx/ArxHarness.java.
  */
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,10 +22,7 @@ import org.deidentifier.arx.ARXAnonymizer;
 import org.deidentifier.arx.ARXConfiguration;
 import org.deidentifier.arx.ARXLattice;
 import org.deidentifier.arx.ARXResult;
-import org.deidentifier.arx.AttributeType;
-import org.deidentifier.arx.AttributeType.Hierarchy;
 import org.deidentifier.arx.Data;
-import org.deidentifier.arx.DataHandle;
 import org.deidentifier.arx.criteria.DistinctLDiversity;
 import org.deidentifier.arx.criteria.KAnonymity;
 import org.deidentifier.arx.metric.InformationLoss;
@@ -41,12 +39,12 @@ public class LossRun {
         List<String> models = new ArrayList<>();
         List<String> nodes = new ArrayList<>();
         for (String arg : args) {
-            int eq = arg.indexOf('=');
-            String key = arg.substring(0, eq), value = arg.substring(eq + 1);
+            String[] kv = ArxHarness.keyValue(arg);
+            String key = kv[0], value = kv[1];
             switch (key) {
                 case "data": file = value; break;
                 case "delim": delim = value.charAt(0); break;
-                case "qi": { int e = value.indexOf('='); qis.put(value.substring(0, e), value.substring(e + 1)); break; }
+                case "qi": ArxHarness.putQi(qis, value); break;
                 case "sa": sa = value; break;
                 case "model": models.add(value); break;
                 case "supp": supp = Double.parseDouble(value); break;
@@ -58,15 +56,8 @@ public class LossRun {
             }
         }
         Data data = Data.create(file, StandardCharsets.UTF_8, delim);
-        DataHandle handle = data.getHandle();
         boolean sensitive = models.stream().anyMatch(m -> !m.startsWith("k:"));
-        for (int c = 0; c < handle.getNumColumns(); c++) {
-            String column = handle.getAttributeName(c);
-            if (qis.containsKey(column))
-                data.getDefinition().setAttributeType(column, Hierarchy.create(qis.get(column), StandardCharsets.UTF_8, ';'));
-            else if (column.equals(sa) && sensitive) data.getDefinition().setAttributeType(column, AttributeType.SENSITIVE_ATTRIBUTE);
-            else data.getDefinition().setAttributeType(column, AttributeType.INSENSITIVE_ATTRIBUTE);
-        }
+        ArxHarness.define(data, qis, ArxHarness::readHierarchy, Collections.emptyList(), sensitive ? sa : null);
         ARXConfiguration config = ARXConfiguration.create();
         for (String model : models) {
             String[] m = model.split(":");
@@ -112,27 +103,7 @@ public class LossRun {
     }
 
     private static String describe(ARXLattice.ARXNode node) throws Exception {
-        StringBuilder out = new StringBuilder();
-        String[] names = node.getQuasiIdentifyingAttributes();
-        int[] levels = node.getTransformation();
-        for (int i = 0; i < names.length; i++) out.append(i > 0 ? "," : "").append(names[i]).append('=').append(levels[i]);
         InformationLoss<?> loss = node.getHighestScore();
-        // The aggregate over the QIs, as ARX compares nodes by it (protected: read reflectively).
-        Method aggregate = findMethod(loss.getClass(), "getAggregate");
-        aggregate.setAccessible(true);
-        out.append('\t').append(String.valueOf(aggregate.invoke(loss)));
-        out.append('\t').append(Arrays.toString((double[]) loss.getValue()));
-        return out.toString();
-    }
-
-    private static Method findMethod(Class<?> type, String name) throws NoSuchMethodException {
-        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            try {
-                return c.getDeclaredMethod(name);
-            } catch (NoSuchMethodException e) {
-                // look further up
-            }
-        }
-        throw new NoSuchMethodException(name);
+        return ArxHarness.nodeText(node) + '\t' + ArxHarness.aggregate(loss) + '\t' + Arrays.toString((double[]) loss.getValue());
     }
 }

@@ -2,7 +2,8 @@
  * The metric `loss` against ARX 3.9.2 itself, run here: ARX's Loss (Metric.createLossMetric)
  * for its optimum and for ppdp's NCP-optimal node, against ppdp's Loss at the same nodes, to
  * 1e-9 (ARX truncates each attribute's value to 10 decimals), and ppdp's optimum under `loss`
- * against ARX's. The Java side (test/arx/LossRun.java) is compiled into a temporary folder.
+ * against ARX's. The Java side (test/arx/LossRun.java, with bench/arx/ArxHarness.java) is
+ * compiled into a temporary folder.
  * Needs java and javac 17 and ARX's jars: $ARX_LIB, else ../shared/peers/arx/lib.
  */
 import { spawnSync } from 'node:child_process';
@@ -36,9 +37,8 @@ beforeAll(() => {
   if (!peer.available) return;
   scratch = mkdtempSync(join(os.tmpdir(), 'ppdp-arx-loss-'));
   classes = join(scratch, 'classes');
-  const javac = spawnSync('javac', ['-cp', `${LIB}/*`, '-d', classes, join(ROOT, 'test/arx/LossRun.java')], {
-    encoding: 'utf8',
-  });
+  const sources = ['test/arx/LossRun.java', 'bench/arx/ArxHarness.java'].map((f) => join(ROOT, f));
+  const javac = spawnSync('javac', ['-cp', `${LIB}/*`, '-d', classes, ...sources], { encoding: 'utf8' });
   if (javac.status !== 0) throw new Error(`javac failed: ${javac.stderr}`);
 }, 120_000);
 

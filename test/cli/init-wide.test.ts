@@ -1,5 +1,5 @@
 /**
- * `ppdp init` on a wide table: a 17-column marketing survey, every column drafted
+ * `ppdp init` on a wide table: the 17-column bank-marketing-shaped survey, every column drafted
  * quasi-identifying (a lattice of 8·10⁷ nodes). init says what makes the lattice large (each
  * column's height and factor) and which coarser hierarchies would shrink it, with the size they
  * give; the draft, released as it is, searches best-effort and ends within the default budget
@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MARKETING_COLUMNS, writeMarketingTable } from '../../bench/marketing-table.ts';
+import { withStdout } from '../../bench/stdout.ts';
+import { BANK_COLUMNS, writeBankTable } from '../../bench/wide-table.ts';
 import { initCommand } from '../../src/cli/init.ts';
 import { latticeAdvice } from '../../src/cli/init-lattice.ts';
 import { readTable } from '../../src/data/read.ts';
@@ -25,18 +26,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** init's stdout for a table, and its draft's path. */
 function init(csv: string, name: string): { out: string; spec: string } {
   const spec = join(dir, `${name}.json`);
-  const lines: string[] = [];
-  const write = process.stdout.write;
-  process.stdout.write = ((chunk: string) => {
-    lines.push(String(chunk));
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    expect(initCommand([csv, '--out', spec])).toBe(0);
-  } finally {
-    process.stdout.write = write;
-  }
-  return { out: lines.join(''), spec };
+  const { result, printed } = withStdout(() => initCommand([csv, '--out', spec]));
+  expect(result).toBe(0);
+  return { out: printed, spec };
 }
 
 /** init's suggested hierarchies, per column: lines `    a, b: {…} — height …`. */
@@ -50,12 +42,12 @@ function suggestions(out: string): Record<string, string> {
 const NUMERIC = ['age', 'balance', 'day', 'duration', 'campaign', 'pdays', 'previous'];
 
 describe('ppdp init on a wide table', () => {
-  const csv = writeMarketingTable(join(dir, 'marketing'), 600);
+  const csv = writeBankTable(join(dir, 'bank'), 600);
   const { out, spec } = init(csv, 'wide');
 
   it('drafts every column quasi-identifying, and names what makes the lattice large', () => {
     const draft = JSON.parse(readFileSync(spec, 'utf8'));
-    for (const c of MARKETING_COLUMNS) expect(draft.attributes[c].type, c).toBe('quasi-identifying');
+    for (const c of BANK_COLUMNS) expect(draft.attributes[c].type, c).toBe('quasi-identifying');
     expect(out).toContain('lattice: 80,000,000 nodes');
     expect(out).toContain('past the 10,000,000 the optimal search enumerates');
     expect(out).toContain(`at most ${DEFAULT_NODE_BUDGET.toLocaleString('en-US')} nodes (method.nodeBudget)`);

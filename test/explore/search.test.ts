@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeMarketingTable } from '../../bench/marketing-table.ts';
+import { withStdout } from '../../bench/stdout.ts';
+import { writeBankTable } from '../../bench/wide-table.ts';
 import { initCommand } from '../../src/cli/init.ts';
 import { PpdpError } from '../../src/errors.ts';
 import { explore } from '../../src/explore/explorer.ts';
@@ -99,15 +100,9 @@ describe('explore on a spec that searches optimally', () => {
 
 describe('explore on a wide table (a lattice of 8·10⁷ nodes)', () => {
   it('leaves the lattice out, and shows its search', () => {
-    const csv = writeMarketingTable(join(dir, 'marketing'), 600);
+    const csv = writeBankTable(join(dir, 'bank'), 600);
     const draft = join(dir, 'release.json');
-    const write = process.stdout.write;
-    process.stdout.write = (() => true) as typeof process.stdout.write;
-    try {
-      expect(initCommand([csv, '--out', draft])).toBe(0);
-    } finally {
-      process.stdout.write = write;
-    }
+    expect(withStdout(() => initCommand([csv, '--out', draft])).result).toBe(0);
     const data = run(loadSpec(draft), 'k=5', true);
     expect(data.lattice).toBeUndefined();
     const s = data.search!;

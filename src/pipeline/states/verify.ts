@@ -47,11 +47,13 @@ export async function verify(task: WorkTask, env: PhaseEnv): Promise<{ verified:
   const methodReport = json.report;
   env.say?.('verifying the release independently');
   const t = performance.now();
-  const { checks, table, data, audit } =
+  const { checks, table, data, audit, auditMs } =
     work.file.plan.mode === 'sharded'
       ? await verifyPieces(work, env, claims)
       : await verifyWhole(work, env, claims);
-  await timing(store, work.loc.key, 'verify', performance.now() - t);
+  await timing(store, work.loc.key, 'verify', performance.now() - t, {
+    audit: Math.round(auditMs * 100) / 100,
+  });
   const timings = await gatherTimings(store, work.loc.key);
   timings.total = Math.round((Date.now() - work.file.started) * 100) / 100;
   const report = frameReport(work.spec, table, work.file.plan.runId, methodReport, checks, timings, audit);
@@ -80,6 +82,8 @@ interface Verified {
   readonly data: ManifestEntry[];
   /** What the release may give away beyond its models (the amber verdict). */
   readonly audit: ReleaseAudit;
+  /** The audit's share of the Verify state's time, ms (report.json timings.audit). */
+  readonly auditMs: number;
 }
 
 /**
@@ -113,11 +117,15 @@ async function verifyPieces(work: Work, env: PhaseEnv, claims: unknown): Promise
     const [s, t] = await Promise.all([classesOf('shard', shards, p), classesOf('part', parts, p)]);
     check.add({ shards: s, parts: t });
   }
+  const checks = check.finish();
+  const t = performance.now();
+  const audit = await auditParts(work, env, values, summaries);
   return {
-    checks: check.finish(),
+    checks,
     table: values,
     data: summaries.flatMap((s) => s.files),
-    audit: await auditParts(work, env, values, summaries),
+    audit,
+    auditMs: performance.now() - t,
   };
 }
 
@@ -166,8 +174,9 @@ async function verifyWhole(work: Work, env: PhaseEnv, claims: unknown): Promise<
       claims,
       staged: staged.path,
     });
+    const t = performance.now();
     const audit = auditRelease(work.spec, table, table.rowCount, stagedRows(staged.path('data.arrow')));
-    return { checks, table, data: files.map(staged.entry), audit };
+    return { checks, table, data: files.map(staged.entry), audit, auditMs: performance.now() - t };
   } finally {
     disposeStaged(work, env);
   }
