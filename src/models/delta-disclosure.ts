@@ -4,9 +4,9 @@
  * Not monotonic: merging a class with another can dilute a value present in only one of them.
  */
 import { describeSpec } from './describe.ts';
-import type { ClassSummary, PrivacyModel } from './model.ts';
+import type { ClassSummary, PrivacyModel, SaCounts } from './model.ts';
 
-export function deltaOf(histogram: Int32Array, size: number, table: Float64Array): number {
+export function deltaOf(histogram: SaCounts, size: number, table: Float64Array): number {
   let worst = 0;
   for (let s = 0; s < histogram.length; s++) {
     if (histogram[s]! > 0) worst = Math.max(worst, Math.abs(Math.log(histogram[s]! / size / table[s]!)));

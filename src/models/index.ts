@@ -72,6 +72,27 @@ export function sensitiveAttributes(
   });
 }
 
+/**
+ * With an entity column: p(T, s) over persons (docs/definitions.md, "Several rows per person"),
+ * each person weighing 1 over all their rows. Over distinct tuples: `values[t]` a tuple's SA
+ * code, `counts[t]` its rows, `of[t]` its person's code in [0, codes); `persons` the codes used.
+ */
+export function personDistribution(
+  values: Int32Array,
+  counts: Int32Array,
+  of: Int32Array,
+  codes: number,
+  persons: number,
+  width: number,
+): Float64Array {
+  const rows = new Float64Array(codes);
+  for (let t = 0; t < of.length; t++) rows[of[t]!]! += counts[t]!;
+  const weights = new Float64Array(width);
+  for (let t = 0; t < of.length; t++) weights[values[t]!]! += counts[t]! / rows[of[t]!]!;
+  for (let s = 0; s < width; s++) weights[s]! /= persons;
+  return weights;
+}
+
 function weightedCounts(column: EncodedTable['columns'][number], weights: Int32Array): Int32Array {
   const counts = new Int32Array(column.dictionary.length);
   for (let t = 0; t < column.codes.length; t++) counts[column.codes[t]!]! += weights[t]!;
@@ -96,6 +117,8 @@ interface BuildContext {
   /** The model's place in the spec's privacy list. */
   readonly i: number;
   readonly sa: (name: string) => SensitiveAttribute;
+  /** Classes are judged over persons (an entity column): class sizes bound nothing of the weights. */
+  readonly byPerson: boolean;
 }
 
 type Builder<N extends ModelName> = (spec: SpecNamed<N>, at: BuildContext) => PrivacyModel;
@@ -115,7 +138,7 @@ const BUILDERS: { readonly [N in ModelsIn<'class'> | ModelsIn<'release'>]: Build
   [DISTINCT_L_DIVERSITY.name]: (spec) => distinctLDiversity(spec.attribute, spec.l),
   [ENTROPY_L_DIVERSITY.name]: (spec) => entropyLDiversity(spec.attribute, spec.l),
   [RECURSIVE_CL_DIVERSITY.name]: (spec) => recursiveClDiversity(spec.attribute, spec.c, spec.l),
-  [T_CLOSENESS.name]: (spec, { rows, specFile, i, sa }) => {
+  [T_CLOSENESS.name]: (spec, { rows, specFile, i, sa, byPerson }) => {
     const s = sa(spec.attribute);
     if (spec.distance === 'hierarchical' && !s.hierarchy) {
       throw new SpecError(
@@ -130,7 +153,9 @@ const BUILDERS: { readonly [N in ModelsIn<'class'> | ModelsIn<'release'>]: Build
         : spec.distance === 'ordered'
           ? orderedEmd(s.distribution, s.order)
           : hierarchicalEmd(s.distribution, s.hierarchy!);
-    const smallest = spec.distance === 'equal' ? smallestEqualClose(s.distribution, spec.t, rows) : 1;
+    // Over persons a class's weights are fractions: one person's rows can match any distribution.
+    const smallest =
+      spec.distance === 'equal' && !byPerson ? smallestEqualClose(s.distribution, spec.t, rows) : 1;
     return tCloseness(spec.attribute, spec.t, spec.distance, emd, smallest);
   },
   [DELTA_DISCLOSURE.name]: (spec, { sa }) =>
@@ -159,6 +184,11 @@ export function buildModels(
   sensitive: readonly SensitiveAttribute[] = [],
   /** Whether the method releases under the whole-release and population models (generalization). */
   wholeRelease = false,
+  /**
+   * Classes are judged over persons (an entity column): `sensitive` then carries the
+   * person-weighted distributions (personDistribution) and t-closeness no class-size bound.
+   */
+  byPerson = false,
 ): PrivacyModel[] {
   const sa = (name: string) => sensitive.find((s) => s.name === name)!;
   return specs.map((spec, i) => {
@@ -178,7 +208,9 @@ export function buildModels(
       );
     }
     const build = (BUILDERS as Readonly<Record<string, Builder<ModelName>>>)[spec.model];
-    return build ? build(spec as never, { rows, specFile, i, sa }) : declaredModel(declared, spec, sa);
+    return build
+      ? build(spec as never, { rows, specFile, i, sa, byPerson })
+      : declaredModel(declared, spec, sa);
   });
 }
 

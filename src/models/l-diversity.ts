@@ -11,7 +11,7 @@
  * randomization reads as the attribute-disclosure bound τ = 1/l).
  */
 import { describeSpec } from './describe.ts';
-import type { ClassSummary, PrivacyModel } from './model.ts';
+import type { ClassSummary, PrivacyModel, SaCounts } from './model.ts';
 
 /** Distinct or entropy l-diversity: the l-diversity models of the bucketization methods. */
 export interface LDiversityModel extends PrivacyModel {
@@ -41,7 +41,7 @@ export function distinctValuesNeeded(l: number): number {
 }
 
 export function distinctLDiversity(attribute: string, l: number): LDiversityModel {
-  const distinct = (h: Int32Array) => {
+  const distinct = (h: SaCounts) => {
     let n = 0;
     for (const c of h) if (c > 0) n++;
     return n;
@@ -65,7 +65,7 @@ export function distinctLDiversity(attribute: string, l: number): LDiversityMode
 }
 
 /** Shannon entropy (natural log) of a class's SA distribution. */
-export function entropyOf(histogram: Int32Array, size: number): number {
+export function entropyOf(histogram: SaCounts, size: number): number {
   let h = 0;
   for (const c of histogram) {
     if (c > 0) {
@@ -99,7 +99,7 @@ export function entropyLDiversity(attribute: string, l: number): LDiversityModel
 }
 
 /** r1 / (r_l + r_{l+1} + …): the class passes when this is below c. */
-export function recursiveRatio(histogram: Int32Array, l: number): number {
+export function recursiveRatio(histogram: SaCounts, l: number): number {
   const counts = Array.from(histogram)
     .filter((c) => c > 0)
     .sort((a, b) => b - a);

@@ -5,11 +5,18 @@
 import type { PrivacyModelSpec } from '../release-spec/spec.ts';
 import type { ModelDescription } from './describe.ts';
 
+/** A class's SA counts: rows per value, or with an entity column person weights per value. */
+export type SaCounts = Int32Array | Float64Array;
+
 export interface ClassSummary {
-  /** Rows in the class. */
+  /** Rows in the class (with an entity column: its persons). */
   readonly size: number;
-  /** SA counts of the class (length = SA domain), or null for models that need none. */
-  readonly histogram: Int32Array | null;
+  /**
+   * SA counts of the class (length = SA domain), or null for models that need none. With an
+   * entity column, `size` is the class's persons and the counts are person-weighted (each person
+   * weighs 1 over their rows' values: docs/definitions.md, "Several rows per person").
+   */
+  readonly histogram: SaCounts | null;
   /** Records of the population table in the class (k-map, δ-presence), when the spec names one. */
   readonly population?: number;
 }
@@ -66,6 +73,6 @@ export interface PrivacyModel extends ModelDefinition {
 }
 
 /** Shares of each SA value in a histogram. */
-export function shares(histogram: Int32Array, size: number): Float64Array {
+export function shares(histogram: SaCounts, size: number): Float64Array {
   return Float64Array.from(histogram, (c) => c / size);
 }

@@ -10,9 +10,9 @@
  */
 import type { Hierarchy } from '../hierarchy/hierarchy.ts';
 import { describeSpec } from './describe.ts';
-import type { ClassSummary, PrivacyModel } from './model.ts';
+import type { ClassSummary, PrivacyModel, SaCounts } from './model.ts';
 
-export type Emd = (histogram: Int32Array, size: number) => number;
+export type Emd = (histogram: SaCounts, size: number) => number;
 
 export function equalEmd(table: Float64Array): Emd {
   return (h, size) => {

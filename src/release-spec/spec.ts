@@ -6,7 +6,14 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { findModel, modelNames, type PrivacyModelSpec } from '../catalogue/catalogue.ts';
 import type { ModelDeclaration, ParamField } from '../catalogue/declaration.ts';
+import { DELTA_DISCLOSURE } from '../catalogue/delta-disclosure.ts';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
+import {
+  DISTINCT_L_DIVERSITY,
+  ENTROPY_L_DIVERSITY,
+  RECURSIVE_CL_DIVERSITY,
+} from '../catalogue/l-diversity.ts';
+import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import { HierarchyError, InputError, SpecError } from '../errors.ts';
 import { MIN_SAMPLING_FRACTION } from '../util/limits.ts';
 import { nearest } from '../util/nearest.ts';
@@ -644,8 +651,18 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
 
 /** The methods that count a class's persons when the spec names an entity column. */
 const ENTITY_METHODS: readonly MethodName[] = ['generalization'];
-/** The models judged over persons when the spec names an entity column. */
-const ENTITY_MODELS: readonly string[] = [K_ANONYMITY.name];
+/**
+ * The models judged over persons when the spec names an entity column (l, t and δ on the
+ * person-weighted distributions: docs/definitions.md, "Several rows per person").
+ */
+const ENTITY_MODELS: readonly string[] = [
+  K_ANONYMITY.name,
+  DISTINCT_L_DIVERSITY.name,
+  ENTROPY_L_DIVERSITY.name,
+  RECURSIVE_CL_DIVERSITY.name,
+  T_CLOSENESS.name,
+  DELTA_DISCLOSURE.name,
+];
 
 /**
  * At most one entity column, without a hierarchy, and a method that counts persons.

@@ -5,7 +5,8 @@
  * entity values of its rows. Written apart from the search's counting (src/methods/).
  */
 import type { EncodedTable } from '../data/table.ts';
-import type { AttributeSpec } from '../release-spec/spec.ts';
+import type { AttributeSpec, PrivacyModelSpec } from '../release-spec/spec.ts';
+import { checkClass, type SensitiveContext, type ValueCounts } from './models.ts';
 import type { TupleCounts } from './tuples.ts';
 
 /** What the verifier counted of persons. */
@@ -16,6 +17,12 @@ export interface PersonCounts {
   readonly suppressed: number;
   /** Distinct persons in the input. */
   readonly persons: number;
+  /** The input rows by released class: class g's are `rows[start[g], start[g + 1])`. */
+  readonly byClass: { readonly rows: Int32Array; readonly start: Int32Array };
+  /** Each input row's person, in [0, persons). */
+  readonly personOf: Int32Array;
+  /** Per released class: whether it releases every input row it generalizes. */
+  readonly whole: Uint8Array;
 }
 
 /** The entity column of the input, when the spec names one (undefined: none named, or not read in). */
@@ -81,12 +88,16 @@ export function countPersons(
   for (let g = 0; g < classCount; g++) start[g + 1]! += start[g]!;
   const fill = start.slice(0, classCount);
   const byClass = new Int32Array(start[classCount]!);
+  const rowsByClass = new Int32Array(start[classCount]!);
   const suppressedPerson = new Uint8Array(persons);
   for (let r = 0; r < rows; r++) {
     const g = classOf[r]!;
-    if (g >= 0) byClass[fill[g]!++] = of[r]!;
-    else suppressedPerson[of[r]!] = 1;
+    if (g >= 0) {
+      rowsByClass[fill[g]!] = r;
+      byClass[fill[g]!++] = of[r]!;
+    } else suppressedPerson[of[r]!] = 1;
   }
+  const whole = new Uint8Array(classCount);
   // Per class: its rows per person (a scratch count per person, reset after the class).
   const count = new Int32Array(persons);
   const seen: number[] = [];
@@ -100,8 +111,10 @@ export function countPersons(
     }
     const inputRows = start[g + 1]! - start[g]!;
     const out = released[g]!;
-    if (out >= inputRows) perClass[g] = seen.length;
-    else {
+    if (out >= inputRows) {
+      perClass[g] = seen.length;
+      whole[g] = 1;
+    } else {
       // Part of the class released: the fewest persons covering its released rows, and every
       // person of the class may have lost a row.
       const counts = seen.map((p) => count[p]!).sort((a, b) => b - a);
@@ -115,5 +128,70 @@ export function countPersons(
   }
   let suppressed = 0;
   for (let p = 0; p < persons; p++) suppressed += suppressedPerson[p]!;
-  return { perClass, suppressed, persons };
+  return { perClass, suppressed, persons, byClass: { rows: rowsByClass, start }, personOf: of, whole };
+}
+
+/**
+ * Per released class, its person-weighted counts of one sensitive attribute, recounted from the
+ * input rows (docs/definitions.md, "Several rows per person"): each person of the class weighs
+ * 1, shared over their rows in the class, so a row adds 1 / (its person's rows in the class) to
+ * its value. `values[r]` is input row r's value.
+ */
+export function personWeightedCounts(counted: PersonCounts, values: (r: number) => string): ValueCounts[] {
+  const { byClass, personOf, perClass } = counted;
+  const { rows, start } = byClass;
+  const mine = new Int32Array(counted.persons);
+  const out: ValueCounts[] = [];
+  for (let g = 0; g < perClass.length; g++) {
+    for (let x = start[g]!; x < start[g + 1]!; x++) mine[personOf[rows[x]!]!]!++;
+    const weights: ValueCounts = new Map();
+    for (let x = start[g]!; x < start[g + 1]!; x++) {
+      const r = rows[x]!;
+      const v = values(r);
+      weights.set(v, (weights.get(v) ?? 0) + 1 / mine[personOf[r]!]!);
+    }
+    for (let x = start[g]!; x < start[g + 1]!; x++) mine[personOf[rows[x]!]!] = 0;
+    out.push(weights);
+  }
+  return out;
+}
+
+/**
+ * A sensitive attribute's p(T, s) over persons, recounted from the input: each person weighs 1
+ * over all their rows (suppressed or not), so a row adds 1 / (its person's rows) / persons.
+ */
+export function personWeightedTable(
+  counted: PersonCounts,
+  values: (r: number) => string,
+): Map<string, number> {
+  const { personOf, persons } = counted;
+  const rows = new Int32Array(persons);
+  for (let r = 0; r < personOf.length; r++) rows[personOf[r]!]!++;
+  const table = new Map<string, number>();
+  for (let r = 0; r < personOf.length; r++) {
+    const v = values(r);
+    table.set(v, (table.get(v) ?? 0) + 1 / rows[personOf[r]!]! / persons);
+  }
+  return table;
+}
+
+/**
+ * A model on a sensitive attribute judged over one released class's persons: the formula on
+ * the person-weighted counts with the class's persons as its size, and (t, δ) `sa` holding the
+ * table's person-weighted shares (personWeightedTable); an l-diversity form also
+ * needs at least l persons (one person's l values are all theirs). A class released in part
+ * cannot be weighed by person (which rows went is unknown): it fails.
+ */
+export function checkPersonClass(
+  model: PrivacyModelSpec,
+  counted: PersonCounts,
+  g: number,
+  weights: ValueCounts,
+  sa: SensitiveContext,
+): { value: number; holds: boolean } {
+  if (!counted.whole[g]) return { value: Number.NaN, holds: false };
+  const persons = counted.perClass[g]!;
+  const r = checkClass(model, persons, weights, sa);
+  const least = 'l' in model ? Math.ceil(model.l - 1e-12) : 1;
+  return { value: r.value, holds: r.holds && persons >= least };
 }

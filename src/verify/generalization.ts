@@ -23,7 +23,14 @@ import {
 } from './at-node.ts';
 import { type CodedTable, codedTable, type DecodedTable, decodeTable, fail, SEP } from './common.ts';
 import { checkDpClaims, type DpClaims, dpModelOf } from './differential-privacy.ts';
-import { countPersons, entityColumn, type PersonCounts } from './entity.ts';
+import {
+  checkPersonClass,
+  countPersons,
+  entityColumn,
+  type PersonCounts,
+  personWeightedCounts,
+  personWeightedTable,
+} from './entity.ts';
 import {
   attributeOf,
   checkCounts,
@@ -138,7 +145,7 @@ export function verifyGeneralization(args: GeneralizationVerifyInput): Verificat
   if (dp) checkDpClaims(dp, args.claims, args.input.rowCount, suppressed, add);
   else checkSuppression(args.claims, suppressed, add);
   const persons = checkPersons(args, layout, expected, matched, add);
-  const sizes = checkModels(args, layout, matched, add, persons?.perClass);
+  const sizes = checkModels(args, layout, matched, add, persons);
   checkClaims(args.claims, matched.classes.size, sizes.minSize, add);
   return checks.every((c) => c.passed) ? checks : fail(checks);
 }
@@ -302,8 +309,11 @@ function checkModels(
   { arrow, names, qiIndex }: Layout,
   { classes, firstRow, classOf }: Matched,
   add: Add,
-  /** With an entity column: per class its persons, which k-anonymity counts instead of rows. */
-  persons?: Int32Array,
+  /**
+   * With an entity column: per class its persons, which k-anonymity counts instead of rows, and
+   * the input rows by class, over which the models on a sensitive attribute weigh persons.
+   */
+  persons?: PersonCounts,
 ): { minSize: number } {
   const classCount = classes.size;
   const sizes = classes.counts;
@@ -322,12 +332,29 @@ function checkModels(
   const record = (m: number, r: { value: number; holds: boolean }): void => tally.record(m, r);
   privacy.forEach((model, m) => {
     if (attributeOf(model) !== undefined) return;
-    const counted = persons ?? sizes;
+    const counted = persons?.perClass ?? sizes;
     for (let g = 0; g < classCount; g++) record(m, checkCounts(model, counted[g]!, undefined, undefined));
   });
   for (const name of sensitive.keys()) {
     const models = privacy.flatMap((model, m) => (attributeOf(model) === name ? [m] : []));
     if (models.length === 0) continue;
+    if (persons) {
+      const column = input.columns.find((x) => x.name === name);
+      if (!column) {
+        // The input lacks the attribute: its models fail every class.
+        for (let g = 0; g < classCount; g++)
+          for (const m of models) record(m, { value: Number.NaN, holds: false });
+        continue;
+      }
+      const { codes, dictionary } = column;
+      const cellOf = (r: number) => dictionary[codes[r]!]!;
+      const weights = personWeightedCounts(persons, cellOf);
+      // t and δ compare with the table's distribution over persons, not rows.
+      const context = { ...sensitive.get(name)!, table: personWeightedTable(persons, cellOf) };
+      for (let g = 0; g < classCount; g++)
+        for (const m of models) record(m, checkPersonClass(privacy[m]!, persons, g, weights[g]!, context));
+      continue;
+    }
     const c = names.indexOf(name);
     const domain = saDomain(sensitive.get(name)!);
     forEachClassCounts(classOf!, sizes, classCount, c < 0 ? undefined : arrow, c, domain, (g, counts) => {

@@ -12,7 +12,7 @@ import { K_ANONYMITY } from '../../catalogue/k-anonymity.ts';
 import type { Grouping, GroupingSession } from '../../kernels/groupby/kernel.ts';
 import type { ClassOutcome, GeneralizationMetrics, MetricValues } from '../../metrics/generalization.ts';
 import { smallestPassingClass } from '../../models/index.ts';
-import type { PrivacyModel } from '../../models/model.ts';
+import type { PrivacyModel, SaCounts } from '../../models/model.ts';
 import type { MetricName } from '../../release-spec/spec.ts';
 import type { Lattice } from './lattice.ts';
 import type { PopulationTuples } from './population.ts';
@@ -57,11 +57,14 @@ export interface EntityProblem {
   readonly maxSuppressedPersons: number;
 }
 
-/** Per-class counts of one sensitive attribute: `counts[g * width + s]`. */
+/**
+ * Per-class counts of one sensitive attribute: `counts[g * width + s]`; with an entity column
+ * person-weighted (each person of a class weighs 1 over their rows' values there).
+ */
 export interface ClassHistograms {
   readonly attribute: string;
   readonly width: number;
-  readonly counts: Int32Array;
+  readonly counts: SaCounts;
 }
 
 /**
@@ -124,6 +127,8 @@ class Classes implements Grouping {
   readonly histograms: (Int32Array | undefined)[] = [];
   /** With an entity column: per class, its distinct persons, once counted. */
   persons: Int32Array | undefined;
+  /** With an entity column, per sensitive attribute: its person-weighted per-class histogram, once counted. */
+  readonly weighted: (Float64Array | undefined)[] = [];
   constructor(
     readonly levels: readonly number[],
     readonly groups: number,
@@ -152,6 +157,12 @@ class Classes implements Grouping {
     return this.own;
   }
 
+  /** Keeps a person-weighted histogram (counted in the budget, two Int32 cells a value). */
+  keepWeighted(i: number, counts: Float64Array): void {
+    this.weighted[i] = counts;
+    if (this.budget) this.budget.cells += 2 * counts.length;
+  }
+
   /** Keeps a histogram (counted in the budget). */
   keepHistogram(i: number, counts: Int32Array): void {
     this.histograms[i] = counts;
@@ -171,6 +182,7 @@ class Classes implements Grouping {
     let cells =
       2 * this.groups + (this.own?.length ?? 0) + (this.map?.length ?? 0) + (this.persons?.length ?? 0);
     for (const h of this.histograms) cells += h?.length ?? 0;
+    for (const h of this.weighted) cells += 2 * (h?.length ?? 0);
     return cells;
   }
 }
@@ -213,7 +225,7 @@ export class NodeEvaluator {
   /** The smallest class any model lets pass (k, l, or what t-closeness needs): smaller ones fail. */
   private readonly k: number;
   /** One class's histogram, reused: the models read it without a view per class. */
-  private readonly scratch: Int32Array[];
+  private readonly scratch: SaCounts[];
   /** The models besides k-anonymity (which the class sizes decide), with their SA's index. */
   private readonly judges: { readonly model: PrivacyModel; readonly sa: number }[];
   /**
@@ -238,7 +250,9 @@ export class NodeEvaluator {
   ) {
     this.k = smallestPassingClass(problem.models);
     this.seen = problem.lattice.size <= SEEN_FLAGS ? new Uint8Array(problem.lattice.size) : new Set<number>();
-    this.scratch = problem.sensitive.map((sa) => new Int32Array(sa.width));
+    this.scratch = problem.sensitive.map((sa) =>
+      problem.entity ? new Float64Array(sa.width) : new Int32Array(sa.width),
+    );
     this.judges = problem.models
       .filter((model) => model.spec.model !== K_ANONYMITY.name)
       .map((model) => ({ model, sa: problem.sensitive.findIndex((s) => s.attribute === model.attribute) }));
@@ -283,7 +297,7 @@ export class NodeEvaluator {
         : problem.sensitive.map((sa, i) => ({
             attribute: sa.attribute,
             width: sa.width,
-            counts: this.histogramOf(classes, i),
+            counts: problem.entity ? this.weightedOf(classes, i) : this.histogramOf(classes, i),
           }));
     // Its histograms counted, the node needs its source no more (the entropy metric reads the
     // tuple → class map of every node: there, keep the way to compose it).
@@ -291,7 +305,7 @@ export class NodeEvaluator {
     const persons = this.personsOf(classes);
     if (judges.length > 0 && problem.metric !== 'entropy' && !persons) classes.dropSource();
     const population = judges.length > 0 ? this.populationOf(classes) : undefined;
-    const summary = { size: 0, histogram: null as Int32Array | null, population: 0 };
+    const summary = { size: 0, histogram: null as SaCounts | null, population: 0 };
     const suppressed = new Uint8Array(groups);
     let suppressedRows = 0;
     let retainedClasses = 0;
@@ -467,6 +481,42 @@ export class NodeEvaluator {
     } else counts = this.session.histogram(classes.groupOf, classes.groups, sa.values, w);
     classes.keepHistogram(i, counts);
     return counts;
+  }
+
+  /**
+   * With an entity column: per-class person-weighted counts of sensitive attribute i
+   * (docs/definitions.md, "Several rows per person"): each person of a class adds, for each of
+   * their rows there, 1 / their rows in the class to the row's value. Counted over the tuples
+   * (a person's weights in a merged class are not the sum of their weights in its parts).
+   */
+  private weightedOf(classes: Classes, i: number): Float64Array {
+    const known = classes.weighted[i];
+    if (known) return known;
+    const sa = this.problem.sensitive[i]!;
+    const w = sa.width;
+    const { tuples, start } = this.byPerson!;
+    const { groupOf, groups } = classes;
+    const { counts } = this.problem;
+    const values = sa.values;
+    const weighted = new Float64Array(groups * w);
+    // One person's rows per class (a scratch count, reset after each person).
+    const rows = new Int32Array(groups);
+    for (let e = 0; e + 1 < start.length; e++) {
+      const from = start[e]!;
+      const to = start[e + 1]!;
+      for (let x = from; x < to; x++) {
+        const t = tuples[x]!;
+        rows[groupOf[t]!]! += counts[t]!;
+      }
+      for (let x = from; x < to; x++) {
+        const t = tuples[x]!;
+        const g = groupOf[t]!;
+        weighted[g * w + values[t]!]! += counts[t]! / rows[g]!;
+      }
+      for (let x = from; x < to; x++) rows[groupOf[tuples[x]!]!] = 0;
+    }
+    classes.keepWeighted(i, weighted);
+    return weighted;
   }
 
   /** Per class: the population records its generalized tuple matches (undefined without a population). */

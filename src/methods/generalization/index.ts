@@ -17,7 +17,14 @@ import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import { GeneralizationMetrics } from '../../metrics/generalization.ts';
 import { dpSettings, SecretDraws, sampleRows, uniform } from '../../models/differential-privacy.ts';
-import { buildModels, requiredK, sensitiveAttributes, sensitiveNames } from '../../models/index.ts';
+import {
+  buildModels,
+  personDistribution,
+  requiredK,
+  type SensitiveAttribute,
+  sensitiveAttributes,
+  sensitiveNames,
+} from '../../models/index.ts';
 import {
   entityOf,
   type GeneralizationMethodSpec,
@@ -108,6 +115,17 @@ export function prepareGeneralization(
   return withSpec(spec, { table, qis, hierarchies, tuples, sensitive: saTuples, population, entity });
 }
 
+/** An attribute's p(T, s) over persons (each weighing 1 over their rows). */
+function personsOver(
+  values: Int32Array,
+  attribute: SensitiveAttribute,
+  tuples: TupleSet,
+  entity: NonNullable<Prepared['entity']>,
+): Float64Array {
+  const width = attribute.column.dictionary.length;
+  return personDistribution(values, tuples.counts, entity.of, entity.codes, entity.persons, width);
+}
+
 /** How many of the codes [0, size) occur. */
 function presentCodes(codes: Int32Array, size: number): number {
   const seen = new Uint8Array(size);
@@ -145,12 +163,22 @@ function withSpec(
   const method = generalizationSpec(spec);
   const { table, hierarchies, tuples, sensitive } = data;
   const named = new Set(sensitiveNames(spec));
+  // With an entity column the models weigh persons: p(T, s) over persons (docs/definitions.md).
+  const judged = sensitive
+    .filter((s) => named.has(s.attribute.name))
+    .map(({ attribute, values }) => ({
+      attribute: data.entity
+        ? { ...attribute, distribution: personsOver(values, attribute, tuples, data.entity) }
+        : attribute,
+      values,
+    }));
   const models = buildModels(
     spec.privacy,
     table.rowCount,
     basename(spec.file),
-    sensitive.map((s) => s.attribute).filter((s) => named.has(s.name)),
+    judged.map((s) => s.attribute),
     true,
+    data.entity !== undefined,
   );
   const k = requiredK(models);
   const problem: GeneralizationProblem = {
@@ -158,14 +186,12 @@ function withSpec(
     rows: table.rowCount,
     counts: tuples.counts,
     models,
-    sensitive: sensitive
-      .filter((s) => named.has(s.attribute.name))
-      .map(({ attribute, values }) => ({
-        attribute: attribute.name,
-        values,
-        width: attribute.column.dictionary.length,
-        distribution: attribute.distribution,
-      })),
+    sensitive: judged.map(({ attribute, values }) => ({
+      attribute: attribute.name,
+      values,
+      width: attribute.column.dictionary.length,
+      distribution: attribute.distribution,
+    })),
     // With an entity column, the limit counts persons (`entity`), not rows: any number of rows.
     maxSuppressedRows: data.entity
       ? table.rowCount
