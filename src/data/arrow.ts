@@ -16,6 +16,7 @@ import {
   Int32,
   Message,
   makeData,
+  makeVector,
   RecordBatch,
   RecordBatchReader,
   type RecordBatchStreamReader,
@@ -40,6 +41,7 @@ import { checkBatchLayout, LayoutProblem } from './arrow-check.ts';
 import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, readAt } from './input.ts';
 import { checkInputColumns } from './limits.ts';
+import { rawLength, releasedDictionary } from './raw.ts';
 import type { CodeArray, EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
 import { utf8Vector as bulkUtf8Vector } from './utf8.ts';
 import {
@@ -846,7 +848,14 @@ export function indicesAsCodes(data: Data): Int32Array {
  * Dictionary<Utf8, Int8 | Int16 | Int32> (`narrowIndices`) with their codes as indices; number
  * columns become Float64.
  */
-export function encodeArrow(columns: OutputColumn[]): Uint8Array {
+export function encodeArrow(
+  columns: OutputColumn[],
+  /**
+   * Work-area pieces: a column of values as bytes (`utf8`) written as a plain Utf8 column, its
+   * rows' values as they are, not coded against their distinct values as a released file has it.
+   */
+  options: { plainText?: boolean } = {},
+): Uint8Array {
   const rowCount = columns.length > 0 ? length(columns[0]!) : 0;
   const fields: Field[] = [];
   const children: Data[] = [];
@@ -873,6 +882,30 @@ export function encodeArrow(columns: OutputColumn[]): Uint8Array {
         }),
       );
       fields.push(new Field(col.name, type, false));
+    } else if (col.kind === 'utf8' && options.plainText) {
+      const type = new Utf8();
+      const { offsets, bytes } = col.values;
+      children.push(makeData({ type, length: rowCount, nullCount: 0, valueOffsets: offsets, data: bytes }));
+      fields.push(new Field(col.name, type, false));
+    } else if (col.kind === 'utf8') {
+      // Coded here, from the bytes: the same dictionary and codes compactDictionary gives the strings.
+      const { dictionary, codes } = releasedDictionary(col.values);
+      const size = rawLength(dictionary);
+      const indices = narrowIndices(codes, size);
+      const type = new Dictionary(new Utf8(), indices.type, i, false);
+      const values = makeVector(
+        makeData({
+          type: new Utf8(),
+          length: size,
+          nullCount: 0,
+          valueOffsets: dictionary.offsets,
+          data: dictionary.bytes,
+        }),
+      );
+      children.push(
+        makeData({ type, length: rowCount, nullCount: 0, data: indices.data, dictionary: values }),
+      );
+      fields.push(new Field(col.name, type, false));
     } else {
       const type = new Float64();
       children.push(makeData({ type, length: rowCount, nullCount: 0, data: col.values }));
@@ -888,7 +921,11 @@ export function encodeArrow(columns: OutputColumn[]): Uint8Array {
 }
 
 function length(col: OutputColumn): number {
-  return col.kind === 'dictionary' ? col.codes.length : col.values.length;
+  return col.kind === 'dictionary'
+    ? col.codes.length
+    : col.kind === 'utf8'
+      ? rawLength(col.values)
+      : col.values.length;
 }
 
 /** An out-of-range code would write an Arrow file that readers reject or misread. */

@@ -14,6 +14,7 @@ import { MAX_CSV_HEADER_BYTES, MAX_INPUT_COLUMNS, MAX_NAME_LENGTH, shownName } f
 import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, READ_CHUNK_BYTES, readInto } from './input.ts';
 import { nameTooLong, tooManyColumns } from './limits.ts';
+import { type RawValues, rawLength, releasedDictionary } from './raw.ts';
 import type { EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
 
 export { readInputBytes } from './input.ts';
@@ -849,6 +850,7 @@ export function encodeCsvChunks(
   const width = columns.length;
   const cells = columns.map((col, c) => {
     const after = c + 1 < width ? delimiter : '\n';
+    if (col.kind === 'utf8') return rawCells(col.values, delimiter, after, quote, quoteEmpty, options);
     return col.kind === 'dictionary'
       ? cellTable(
           col.dictionary.map((d) => quote(d) + after),
@@ -915,6 +917,73 @@ function cellTable(texts: string[], codes: Int32Array): CellTable {
 }
 
 /**
+ * A column of values as bytes (src/data/raw.ts) as its distinct cells, each followed by `after`:
+ * a value that needs no quoting or escaping is copied as it is, any other goes through `quote`
+ * as text, so the cells are those of the same values as strings.
+ */
+function rawCells(
+  values: RawValues,
+  delimiter: string,
+  after: string,
+  quote: (s: string) => string,
+  quoteEmpty: boolean,
+  options: CsvWriteOptions,
+): CellTable {
+  const { dictionary, codes } = releasedDictionary(values);
+  const { offsets, bytes } = dictionary;
+  const n = rawLength(dictionary);
+  const tail = Buffer.from(after, 'utf8');
+  const d = delimiter.length === 1 && delimiter.charCodeAt(0) < 0x80 ? delimiter.charCodeAt(0) : -1;
+  const escapes = options.escapeFormulas === true;
+  const lengths = new Int32Array(n);
+  const starts = new Int32Array(n);
+  /** Cells that need quoting or escaping, as text. */
+  const special = new Map<number, Buffer>();
+  let end = 0;
+  for (let k = 0; k < n; k++) {
+    const from = offsets[k]!;
+    const to = offsets[k + 1]!;
+    let plain =
+      d >= 0 && !(quoteEmpty && from === to) && !(escapes && from < to && FORMULA_BYTE[bytes[from]!]);
+    for (let j = from; plain && j < to; j++) {
+      const b = bytes[j]!;
+      if (b === d || b === QUOTE || b === LF || b === CR) plain = false;
+    }
+    let length = to - from + tail.length;
+    if (!plain) {
+      const text = Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('utf8');
+      const cell = Buffer.from(quote(text) + after, 'utf8');
+      special.set(k, cell);
+      length = cell.length;
+    }
+    lengths[k] = length;
+    starts[k] = end;
+    end += (length + 7) & ~7;
+  }
+  const out = Buffer.alloc(end);
+  for (let k = 0; k < n; k++) {
+    const cell = special.get(k);
+    if (cell) {
+      cell.copy(out, starts[k]!);
+      continue;
+    }
+    const from = offsets[k]!;
+    const to = offsets[k + 1]!;
+    let at = starts[k]!;
+    for (let j = from; j < to; j++) out[at++] = bytes[j]!;
+    for (let j = 0; j < tail.length; j++) out[at++] = tail[j]!;
+  }
+  return { bytes: out, starts, lengths, codes };
+}
+
+/** First bytes of a cell that formula escaping escapes (see FORMULA_START). */
+const FORMULA_BYTE = (() => {
+  const table = new Uint8Array(256);
+  for (const c of "=+-@\t\r'") table[c.charCodeAt(0)] = 1;
+  return table;
+})();
+
+/**
  * How often each cell of a table is used; an out-of-range code, which would read another
  * cell's bytes, fails like indexing an array would.
  */
@@ -971,7 +1040,11 @@ function quoteName(name: string, index: number, quote: (s: string) => string, on
 }
 
 function outputLength(col: OutputColumn): number {
-  return col.kind === 'dictionary' ? col.codes.length : col.values.length;
+  return col.kind === 'dictionary'
+    ? col.codes.length
+    : col.kind === 'utf8'
+      ? rawLength(col.values)
+      : col.values.length;
 }
 
 function quoteField(s: string, delimiter: string): string {

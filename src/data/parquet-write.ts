@@ -5,6 +5,7 @@
  * the cells data.csv holds before formula escaping.
  */
 import { ByteWriter, type ColumnSource, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
+import { rawLength, rawStrings } from './raw.ts';
 import type { OutputColumn } from './table.ts';
 
 /** Rows per row group of a released Parquet file. */
@@ -20,14 +21,21 @@ function slice(columns: readonly OutputColumn[], from: number, to: number): Colu
           type: 'STRING',
           nullable: false,
         }
-      : { name: col.name, data: col.values.subarray(from, to), type: 'DOUBLE', nullable: false },
+      : col.kind === 'utf8'
+        ? { name: col.name, data: rawStrings(col.values, from, to), type: 'STRING', nullable: false }
+        : { name: col.name, data: col.values.subarray(from, to), type: 'DOUBLE', nullable: false },
   );
 }
 
 export function encodeParquet(columns: readonly OutputColumn[]): Uint8Array {
-  const rows = columns[0]
-    ? (columns[0].kind === 'dictionary' ? columns[0].codes : columns[0].values).length
-    : 0;
+  const first = columns[0];
+  const rows = !first
+    ? 0
+    : first.kind === 'dictionary'
+      ? first.codes.length
+      : first.kind === 'utf8'
+        ? rawLength(first.values)
+        : first.values.length;
   const writer = new ByteWriter();
   const parquet = new ParquetWriter({
     writer,

@@ -2,6 +2,7 @@
  * The in-memory table every method works on: each column is dictionary-encoded once to
  * integer codes, so hot loops see only integers and strings stay at the edges.
  */
+import type { RawValues } from './raw.ts';
 export interface EncodedColumn {
   readonly name: string;
   /** code → value, in order of first appearance in the input. */
@@ -10,6 +11,13 @@ export interface EncodedColumn {
   readonly codes: Int32Array;
   /** The input row (0-based) of `codes[0]`, when the column is a shard's: error messages count from the file's start. */
   readonly firstRow?: number;
+  /**
+   * A column that passes through unchanged, in a sharded release's shards: its rows' values as
+   * bytes (src/data/raw.ts); its `dictionary` and `codes` are then empty.
+   */
+  readonly raw?: RawValues;
+  /** The number of distinct values, when `dictionary` does not list them (a raw column's). */
+  readonly distinct?: number;
 }
 
 export interface EncodedTable {
@@ -54,7 +62,9 @@ export type OutputColumn =
       readonly dictionary: string[];
       readonly codes: Int32Array;
     }
-  | { readonly name: string; readonly kind: 'number'; readonly values: Float64Array };
+  | { readonly name: string; readonly kind: 'number'; readonly values: Float64Array }
+  /** Text as the rows' UTF-8 bytes (src/data/raw.ts), written as a dictionary column of its distinct values in order of first use. */
+  | { readonly name: string; readonly kind: 'utf8'; readonly values: RawValues };
 
 /**
  * The missing value: an empty cell (or one of spaces only; an Arrow null reads as empty). With

@@ -104,4 +104,10 @@ export interface ShardSteps {
     node: Record<string, number>,
     suppressedRow: Uint8Array,
   ): OutputColumn[];
+  /**
+   * The columns the steps only carry to the release unchanged (no count, search or model reads
+   * them): the shards hold them as their rows' bytes (EncodedColumn.raw), never as codes, and
+   * `apply` releases them as `utf8` columns.
+   */
+  passThrough?(spec: ReleaseSpec): string[];
 }

@@ -2,7 +2,9 @@
  * The scan's row shards: one Arrow IPC stream per shard (`rows/P/J.arrow` in the work area: the
  * J-th shard of input piece P) holding its rows encoded — every column as Dictionary<Utf8> (its
  * indices as narrow as the dictionary allows) with the dictionary the piece's reader had built by
- * the shard's end and the shard's codes. Within a piece dictionaries only grow, so each shard's is
+ * the shard's end and the shard's codes, but for the columns the method only carries to the
+ * release (ShardSteps.passThrough, in a sharded release): those as plain Utf8, their rows' values
+ * (RawShards), which no state codes or merges. Within a piece dictionaries only grow, so each shard's is
  * a prefix of the next one's. The pieces are read apart, each with its own dictionaries; Combine
  * merges them, in piece order, into the input's (`rows/dictionaries.arrow`: a value's code is its
  * rank of first appearance in the input) and writes each piece's code map (`rows/P/codes.bin`:
@@ -11,6 +13,7 @@
  */
 import {
   type Data,
+  DataType,
   Dictionary,
   Field,
   makeData,
@@ -23,8 +26,9 @@ import {
   Utf8,
 } from 'apache-arrow';
 import { indicesAsCodes, narrowIndices } from '../data/arrow.ts';
+import { concatRaw, type RawValues, rawLength, rawOfCodes } from '../data/raw.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
-import { utf8Vector, utf8VectorValues } from '../data/utf8.ts';
+import { utf8Buffers, utf8Vector, utf8VectorValues } from '../data/utf8.ts';
 
 export interface ShardRange {
   /** Input rows [firstRow, firstRow + rows). */
@@ -88,6 +92,7 @@ export function toInputCodes(shard: EncodedTable, maps: CodeMaps, input: Encoded
   return {
     ...shard,
     columns: shard.columns.map((c, i) => {
+      if (c.raw) return c; // values, not codes
       const map = maps[i]!;
       const dictionary = input.columns[i]!.dictionary;
       // Pieces that list their values in the input's order (ranges of one Arrow file, whose
@@ -100,23 +105,45 @@ export function toInputCodes(shard: EncodedTable, maps: CodeMaps, input: Encoded
   };
 }
 
+/** A field's metadata key: the column's distinct values, when its dictionary does not list them (a raw column's). */
+const DISTINCT = 'ppdp.distinct';
+
 /** The work area's key of the input's dictionaries (merged from the pieces', with no rows). */
 export const DICTIONARIES_KEY = 'rows/dictionaries.arrow';
 
 /** A shard's rows as one Arrow IPC stream (schema, dictionaries, one record batch). */
 export function encodeShardRows(table: EncodedTable): Uint8Array {
   const indices = table.columns.map((c) => narrowIndices(c.codes, c.dictionary.length));
-  const types = table.columns.map((_, i) => new Dictionary(new Utf8(), indices[i]!.type, i, false));
-  const fields = table.columns.map((c, i) => new Field(c.name, types[i]!, false));
+  // A column that passes through (raw) is a plain Utf8 column of its rows' values.
+  const types = table.columns.map((c, i) =>
+    c.raw ? new Utf8() : new Dictionary(new Utf8(), indices[i]!.type, i, false),
+  );
+  const fields = table.columns.map(
+    (c, i) =>
+      new Field(
+        c.name,
+        types[i]!,
+        false,
+        c.distinct === undefined ? undefined : new Map([[DISTINCT, String(c.distinct)]]),
+      ),
+  );
   const schema = new Schema(fields);
   const children = table.columns.map((c, i) =>
-    makeData({
-      type: types[i]!,
-      length: table.rowCount,
-      nullCount: 0,
-      data: indices[i]!.data,
-      dictionary: utf8Vector(c.dictionary),
-    }),
+    c.raw
+      ? makeData({
+          type: new Utf8(),
+          length: table.rowCount,
+          nullCount: 0,
+          valueOffsets: c.raw.offsets,
+          data: c.raw.bytes,
+        })
+      : makeData({
+          type: types[i] as Dictionary<Utf8>,
+          length: table.rowCount,
+          nullCount: 0,
+          data: indices[i]!.data,
+          dictionary: utf8Vector(c.dictionary),
+        }),
   );
   const batch = new RecordBatch(
     schema,
@@ -135,6 +162,17 @@ export function decodeShardRows(
 ): EncodedTable {
   const table = tableFromIPC(bytes);
   const columns: EncodedColumn[] = table.schema.fields.map((f, i) => {
+    const distinct = f.metadata.get(DISTINCT);
+    const counted = distinct === undefined ? {} : { distinct: Number(distinct) };
+    if (DataType.isUtf8(f.type)) {
+      const raw = concatRaw(
+        (table.getChildAt(i)!.data as Data<Utf8>[]).map((d) => ({
+          offsets: d.valueOffsets.subarray(0, d.length + 1),
+          bytes: d.values,
+        })),
+      );
+      return { name: f.name, dictionary: [], codes: new Int32Array(0), raw, ...counted };
+    }
     const chunks = table.getChildAt(i)!.data as Data<Dictionary<Utf8>>[];
     const dictionary = values ? utf8VectorValues(chunks[0]!.dictionary!) : [];
     let codes: Int32Array;
@@ -147,9 +185,9 @@ export function decodeShardRows(
         at += d.length;
       }
     }
-    return { name: f.name, dictionary, codes };
+    return { name: f.name, dictionary, codes, ...counted };
   });
-  if (columns.some((c) => c.codes.length !== rowCount))
+  if (columns.some((c) => (c.raw ? rawLength(c.raw) : c.codes.length) !== rowCount))
     throw new Error('rows file: a shard has the wrong length');
   return { source: layout.source, rowCount, columns, delimiter: layout.delimiter };
 }
@@ -179,4 +217,83 @@ export function decodeTuples(bytes: Uint8Array): TupleColumns {
     counts: words.subarray(2, 2 + n),
     columns: Array.from({ length: m }, (_, i) => words.subarray(2 + n * (i + 1), 2 + n * (i + 2))),
   };
+}
+
+/**
+ * Turns the columns named in `names` of a piece's shards into raw columns (their rows' values as
+ * bytes, EncodedColumn.raw) as the shards are read: each column's dictionary is encoded to bytes
+ * once, the values a shard adds to it as they come (a shard's dictionary extends the one before),
+ * and each row's value is copied from there.
+ */
+export class RawShards {
+  private readonly encoded = new Map<
+    string,
+    { values: number; last: string | undefined; bytes: DictionaryBytes }
+  >();
+
+  constructor(private readonly names: ReadonlySet<string>) {}
+
+  convert(shard: EncodedTable): EncodedTable {
+    if (this.names.size === 0) return shard;
+    return {
+      ...shard,
+      columns: shard.columns.map((c) => {
+        if (!this.names.has(c.name)) return c;
+        let e = this.encoded.get(c.name);
+        const { dictionary } = c;
+        // A dictionary that does not extend the one before (a new file's) is encoded afresh.
+        if (!e || dictionary.length < e.values || (e.values > 0 && dictionary[e.values - 1] !== e.last)) {
+          e = { values: 0, last: undefined, bytes: new DictionaryBytes() };
+          this.encoded.set(c.name, e);
+        }
+        e.bytes.append(dictionary, e.values);
+        e.values = dictionary.length;
+        e.last = dictionary[dictionary.length - 1];
+        const { firstRow, name } = c;
+        return {
+          name,
+          dictionary: [],
+          codes: new Int32Array(0),
+          raw: rawOfCodes(e.bytes.view(), c.codes),
+          ...(firstRow === undefined ? {} : { firstRow }),
+        };
+      }),
+    };
+  }
+}
+
+/** A dictionary's values as bytes (Utf8 offsets and data), grown by appending. */
+class DictionaryBytes {
+  private offsets = new Int32Array(1024);
+  private bytes = new Uint8Array(16384);
+  private size = 0;
+
+  /** Appends `dictionary[from…]`. */
+  append(dictionary: readonly string[], from: number): void {
+    if (from >= dictionary.length) return;
+    const added = utf8Buffers(from === 0 ? dictionary : dictionary.slice(from));
+    const n = added.offsets.length - 1;
+    const end = this.offsets[this.size]!;
+    const total = end + added.bytes.length;
+    if (this.size + n + 1 > this.offsets.length) {
+      const next = new Int32Array(Math.max(2 * this.offsets.length, this.size + n + 1));
+      next.set(this.offsets.subarray(0, this.size + 1));
+      this.offsets = next;
+    }
+    if (total > this.bytes.length) {
+      const next = new Uint8Array(Math.max(2 * this.bytes.length, total));
+      next.set(this.bytes.subarray(0, end));
+      this.bytes = next;
+    }
+    for (let j = 1; j <= n; j++) this.offsets[this.size + j] = end + added.offsets[j]!;
+    this.bytes.set(added.bytes, end);
+    this.size += n;
+  }
+
+  view(): RawValues {
+    return {
+      offsets: this.offsets.subarray(0, this.size + 1),
+      bytes: this.bytes.subarray(0, this.offsets[this.size]!),
+    };
+  }
 }

@@ -2,6 +2,7 @@
  * The ApplyShard state: the chosen node applied to one row shard.
  */
 import { encodeArrow } from '../../data/arrow.ts';
+import { gatherRaw } from '../../data/raw.ts';
 import { compactDictionary, type OutputColumn } from '../../data/table.ts';
 import type { ShardTuples } from '../../methods/method.ts';
 import { scatterParts } from '../../util/keys.ts';
@@ -34,7 +35,7 @@ export async function applyShard(task: ShardTask, env: PhaseEnv): Promise<{ rows
   const pieces = scatter(released, parts, work, task.index, suppressedRow);
   await Promise.all(
     pieces.map(async (piece, p) => {
-      await store.put(work.key(scatterKey(task.index, p)), encodeArrow(piece));
+      await store.put(work.key(scatterKey(task.index, p)), encodeArrow(piece, { plainText: true }));
       remember(run, scatterKey(task.index, p), piece);
     }),
   );
@@ -82,6 +83,8 @@ function scatter(
   }
   return rowsOf.map((rows) =>
     released.map((c): OutputColumn => {
+      // Values as bytes move as bytes: the part's rows' ranges gathered.
+      if (c.kind === 'utf8') return { name: c.name, kind: 'utf8', values: gatherRaw(c.values, rows) };
       const from = c.kind === 'number' ? c.values : c.codes;
       const to = c.kind === 'number' ? new Float64Array(rows.length) : new Int32Array(rows.length);
       for (let i = 0; i < rows.length; i++) to[i] = from[rows[i]!]!;

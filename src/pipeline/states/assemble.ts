@@ -7,6 +7,7 @@ import { DataType, tableFromIPC } from 'apache-arrow';
 import { encodeArrow, indexArray, indicesAsCodes } from '../../data/arrow.ts';
 import { encodeCsvChunks } from '../../data/csv.ts';
 import { encodeParquet } from '../../data/parquet-write.ts';
+import { concatRaw, gatherRaw } from '../../data/raw.ts';
 import { type CodeArray, type OutputColumn, shuffledUnion, unionOfDictionaries } from '../../data/table.ts';
 import { utf8VectorValues } from '../../data/utf8.ts';
 import { writesParquet } from '../../release-spec/spec.ts';
@@ -39,6 +40,10 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
   const purpose = parts === 1 ? 'shuffle' : `shuffle/${part}`;
   const order = keyedRandom(work.spec.seed, Buffer.from(work.file.digest, 'hex'), purpose).permutation(total);
   const columns: OutputColumn[] = pieces[0]!.map((first, c) => {
+    if (first.kind === 'utf8') {
+      const joined = concatRaw(pieces.map((piece) => (piece[c] as PieceColumn & { kind: 'utf8' }).values));
+      return { name: first.name, kind: 'utf8', values: gatherRaw(joined, order) };
+    }
     if (first.kind === 'number') {
       const concat = new Float64Array(total);
       let at = 0;
@@ -86,9 +91,9 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
   return { rows: total };
 }
 
-/** A piece's column: numbers, or codes against its dictionary as narrow as they were stored. */
+/** A piece's column: numbers, values as bytes, or codes against its dictionary as narrow as they were stored. */
 type PieceColumn =
-  | (OutputColumn & { kind: 'number' })
+  | (OutputColumn & { kind: 'number' | 'utf8' })
   | { name: string; kind: 'dictionary'; dictionary: string[]; codes: CodeArray };
 
 /** A released shard's columns from its Arrow bytes (dictionary columns or numbers). */
@@ -96,6 +101,15 @@ function pieceColumns(bytes: Uint8Array): PieceColumn[] {
   const table = tableFromIPC(bytes);
   return table.schema.fields.map((field, c) => {
     const chunks = table.getChildAt(c)!.data.filter((d) => d.length > 0);
+    if (DataType.isUtf8(field.type)) {
+      const values = concatRaw(
+        chunks.map((d) => ({
+          offsets: (d.valueOffsets as Int32Array).subarray(0, d.length + 1),
+          bytes: d.values as Uint8Array,
+        })),
+      );
+      return { name: field.name, kind: 'utf8', values };
+    }
     if (!DataType.isDictionary(field.type)) {
       const values = new Float64Array(table.numRows);
       let at = 0;

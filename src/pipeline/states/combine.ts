@@ -26,7 +26,7 @@ import {
 import { getJson, putJson } from '../storage/index.ts';
 import { type PieceSummary, pieceDictionariesKey, pieceSummaryKey } from './scan-piece.ts';
 import { DEFAULT_ROWS_PER_PART, type PhaseEnv, type PlanResult, type WorkTask } from './types.ts';
-import { ms, openScanWork, type PlanFile, runOf, timing } from './work.ts';
+import { ms, openScanWork, type PlanFile, rawColumns, runOf, timing } from './work.ts';
 
 export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult> {
   const t0 = performance.now();
@@ -78,14 +78,22 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
     shards,
     delimiter: summaries.find((s) => s.shardRows.length > 0)?.delimiter ?? layout0.delimiter,
   };
-  const dictionaries = merged.table(layout, first.names);
+  const whole = merged.table(layout, first.names);
+  // Columns carried as bytes: only their number of values (the report's), not the values.
+  const raw = new Set(rawColumns(work));
+  const dictionaries: EncodedTable = {
+    ...whole,
+    columns: whole.columns.map((c) =>
+      raw.has(c.name) ? { name: c.name, dictionary: [], codes: c.codes, distinct: c.dictionary.length } : c,
+    ),
+  };
   remember(runOf(work), DICTIONARIES_KEY, dictionaries);
   const mode = work.file.plan.mode;
   const projection =
     mode === 'sharded'
       ? ShardedAdmission.admitWhole(
           summaries.map((s) => s.admission),
-          dictionaries,
+          whole,
           rowsPerShard,
           stateBudgets(work.spec),
         )
@@ -136,9 +144,30 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
 /** The input's dictionaries, merged piece after piece in order of first appearance. */
 class MergedDictionaries {
   private columns: { values: string[]; codeOf: Map<string, number> }[] = [];
+  /** The first piece, until a second one comes (one piece's dictionaries are the input's as they are). */
+  private first: EncodedTable | undefined;
 
   /** Takes in a piece's dictionaries; answers its code maps (local code → input code). */
   add(piece: EncodedTable): Int32Array[] {
+    // The first piece's values are the input's so far, in its own order: its maps are the
+    // identity, and its values are indexed only when a second piece comes.
+    if (this.columns.length === 0 && this.first === undefined) {
+      this.first = piece;
+      return piece.columns.map((c) => {
+        const map = new Int32Array(c.dictionary.length);
+        for (let j = 0; j < map.length; j++) map[j] = j;
+        return map;
+      });
+    }
+    if (this.first) {
+      const first = this.first;
+      this.first = undefined;
+      this.merge(first);
+    }
+    return this.merge(piece);
+  }
+
+  private merge(piece: EncodedTable): Int32Array[] {
     if (this.columns.length === 0)
       this.columns = piece.columns.map(() => ({ values: [], codeOf: new Map() }));
     return piece.columns.map((c, i) => {
@@ -163,7 +192,7 @@ class MergedDictionaries {
       delimiter: layout.delimiter,
       columns: names.map((name, i) => ({
         name,
-        dictionary: this.columns[i]!.values,
+        dictionary: this.first ? this.first.columns[i]!.dictionary : this.columns[i]!.values,
         codes: new Int32Array(0),
       })),
     };

@@ -15,10 +15,10 @@ import { InputError, SpecError } from '../../errors.ts';
 import type { ReleaseSpec } from '../../release-spec/spec.ts';
 import { remember } from '../memo.ts';
 import { readInputShards } from '../release.ts';
-import { encodeShardRows, shardRowsKey } from '../rows.ts';
+import { encodeShardRows, RawShards, shardRowsKey } from '../rows.ts';
 import { putJson } from '../storage/index.ts';
 import { MAX_SHARDS, type PhaseEnv, type ShardTask } from './types.ts';
-import { downloadTo, type InputPiece, ms, openScanWork, runOf, scratch, timing } from './work.ts';
+import { downloadTo, type InputPiece, ms, openScanWork, rawColumns, runOf, scratch, timing } from './work.ts';
 
 /** What a piece's scan hands to Combine (`scan/P.json`; its dictionaries in `scan/P.arrow`). */
 export interface PieceSummary {
@@ -95,6 +95,8 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
     const shardRows: number[] = [];
     let delimiter = ',';
     let last: EncodedTable | undefined;
+    // Columns that only pass through are stored as their rows' bytes (rows.ts, RawShards).
+    const raw = new RawShards(new Set(rawColumns(work)));
     const writes: Promise<void>[] = [];
     try {
       const { range } = piece;
@@ -108,11 +110,12 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
         }
         admission?.observe(shard);
         digest.add(shard);
-        const { firstRow: _, ...table } = shard;
+        const { firstRow: _, ...read } = shard;
         const key = shardRowsKey(task.index, shardRows.length);
-        shardRows.push(table.rowCount);
-        delimiter = table.delimiter;
-        last = table;
+        shardRows.push(read.rowCount);
+        delimiter = read.delimiter;
+        last = read;
+        const table = raw.convert(read);
         remember(runOf(work), key, table);
         // One shard's bytes in flight at a time: memory stays at about two shards.
         await Promise.all(writes.splice(0));

@@ -36,6 +36,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import type { ArrowRange } from '../../data/arrow.ts';
+import { type RawValues, rawLength } from '../../data/raw.ts';
 import { concatTables, type EncodedTable } from '../../data/table.ts';
 import type { ShardSteps } from '../../methods/method.ts';
 import { methodFor } from '../../methods/registry.ts';
@@ -118,7 +119,12 @@ export async function shardRows(work: Work, index: number): Promise<EncodedTable
   // The first piece's codes are the input's already: its values appear first.
   const shard =
     range.piece === 0
-      ? { ...read, columns: read.columns.map((c, i) => ({ ...c, dictionary: input.columns[i]!.dictionary })) }
+      ? {
+          ...read,
+          columns: read.columns.map((c, i) =>
+            c.raw ? c : { ...c, dictionary: input.columns[i]!.dictionary },
+          ),
+        }
       : toInputCodes(read, await pieceCodes(work, range.piece), input);
   // Errors about a shard's rows name their rows in the input.
   return { ...shard, columns: shard.columns.map((c) => ({ ...c, firstRow: range.firstRow })) };
@@ -350,9 +356,12 @@ export function warner(env: PhaseEnv): (line: string) => void {
 }
 
 export function columnLength(
-  c: { kind: 'dictionary'; codes: ArrayLike<number> } | { kind: 'number'; values: ArrayLike<number> },
+  c:
+    | { kind: 'dictionary'; codes: ArrayLike<number> }
+    | { kind: 'number'; values: ArrayLike<number> }
+    | { kind: 'utf8'; values: RawValues },
 ): number {
-  return c.kind === 'dictionary' ? c.codes.length : c.values.length;
+  return c.kind === 'dictionary' ? c.codes.length : c.kind === 'utf8' ? rawLength(c.values) : c.values.length;
 }
 
 /** The shard steps of the run's method (Plan chose the sharded mode because it has them). */
@@ -360,4 +369,13 @@ export function shardSteps(work: Work): ShardSteps {
   const steps = methodFor(work.spec.method.name).shards;
   if (!steps) throw new Error(`method '${work.spec.method.name}' does not run over row shards`);
   return steps;
+}
+
+/**
+ * The columns a sharded release carries as their rows' bytes from the scan to the release (the
+ * method's pass-through columns, ShardSteps.passThrough); none for a release built as one task.
+ */
+export function rawColumns(work: Work): string[] {
+  if (work.file.plan.mode !== 'sharded') return [];
+  return methodFor(work.spec.method.name).shards?.passThrough?.(work.spec) ?? [];
 }
