@@ -193,14 +193,14 @@ function tally(spec: ReleaseSpec, coded: CodedTable): Tally {
   for (const name of unchanged) {
     const column = coded.codes[at(name)]!;
     const width = coded.dictionaries[at(name)]!.length;
-    const counts = pairCounts(classOf, column, width);
+    const pairs = pairCounts(classOf, classes, column, width);
     if (linkable.includes(name)) {
       let n = 0;
-      for (let r = 0; r < rows; r++) if (counts.get(pairKey(classOf[r]!, column[r]!, width)) === 1) n++;
+      for (let r = 0; r < rows; r++) if (pairs.rows[pairs.of[r]!] === 1) n++;
       unique.set(name, n);
     }
     if (typeOf(name) === 'sensitive' && !bounded.has(name))
-      worst.set(name, worstShare(classOf, classes, counts, width));
+      worst.set(name, worstShare(classOf, classes, pairs));
   }
   const linkage = linkable.length > 0 ? jointUniqueness(coded, classOf, classes, linkable) : undefined;
   return { rows, classes, labels, unique, worst, linkable, ...(linkage ? { linkage } : {}) };
@@ -391,21 +391,48 @@ function jointUniqueness(
   return { uniqueRows: all, contributions };
 }
 
-/** Ids of the pairs (a[r], b[r]), numbered by first appearance. */
+/**
+ * Ids of the pairs (a[r], b[r]), numbered by first appearance: a direct table when the pairs'
+ * span is small, else open addressing over typed arrays (a Map of 10⁶ numbers costs seconds).
+ */
 function combine(
   a: { of: Int32Array; count: number },
   b: { of: Int32Array; count: number },
   rows: number,
 ): { of: Int32Array; count: number } {
-  const ids = new Map<number, number>();
   const of = new Int32Array(rows);
-  for (let r = 0; r < rows; r++) {
-    const key = a.of[r]! * b.count + b.of[r]!;
-    let id = ids.get(key);
-    if (id === undefined) ids.set(key, (id = ids.size));
-    of[r] = id;
+  const span = a.count * b.count;
+  let next = 0;
+  if (span <= Math.max(4 * rows, 1 << 16)) {
+    const ids = new Int32Array(span).fill(-1);
+    for (let r = 0; r < rows; r++) {
+      const key = a.of[r]! * b.count + b.of[r]!;
+      let id = ids[key]!;
+      if (id < 0) ids[key] = id = next++;
+      of[r] = id;
+    }
+    return { of, count: Math.max(1, next) };
   }
-  return { of, count: Math.max(1, ids.size) };
+  let capacity = 1024;
+  while (capacity < 2 * rows) capacity *= 2;
+  const mask = capacity - 1;
+  const keys = new Float64Array(capacity);
+  const ids = new Int32Array(capacity).fill(-1);
+  for (let r = 0; r < rows; r++) {
+    const x = a.of[r]!;
+    const y = b.of[r]!;
+    const key = x * b.count + y;
+    let h = Math.imul(x, 0x9e3779b1) ^ Math.imul(y + 0x7f4a7c15, 0x85ebca77);
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+    let slot = (h ^ (h >>> 13)) & mask;
+    while (ids[slot]! >= 0 && keys[slot] !== key) slot = (slot + 1) & mask;
+    if (ids[slot]! < 0) {
+      keys[slot] = key;
+      ids[slot] = next++;
+    }
+    of[r] = ids[slot]!;
+  }
+  return { of, count: Math.max(1, next) };
 }
 
 function uniqueRows(ids: { of: Int32Array; count: number }, rows: number): number {
@@ -482,31 +509,37 @@ function classesOf(columns: Int32Array[], rows: number): { classOf: Int32Array; 
   return { classOf, classes: ids.size };
 }
 
-const pairKey = (cls: number, code: number, width: number) => cls * width + code;
+/** Each row's (class, value) pair, and per pair its class and its rows. */
+interface Pairs {
+  readonly of: Int32Array;
+  readonly classOf: Int32Array;
+  readonly rows: Int32Array;
+}
 
-/** Rows per (class, value) pair. */
-function pairCounts(classOf: Int32Array, column: Int32Array, width: number): Map<number, number> {
-  const counts = new Map<number, number>();
-  for (let r = 0; r < classOf.length; r++) {
-    const k = pairKey(classOf[r]!, column[r]!, width);
-    counts.set(k, (counts.get(k) ?? 0) + 1);
+function pairCounts(classOf: Int32Array, classes: number, column: Int32Array, width: number): Pairs {
+  const rows = classOf.length;
+  const pairs = combine(
+    { of: classOf, count: Math.max(1, classes) },
+    { of: column, count: Math.max(1, width) },
+    rows,
+  );
+  const rowsOf = new Int32Array(pairs.count);
+  const classOfPair = new Int32Array(pairs.count);
+  for (let r = 0; r < rows; r++) {
+    rowsOf[pairs.of[r]!]!++;
+    classOfPair[pairs.of[r]!] = classOf[r]!;
   }
-  return counts;
+  return { of: pairs.of, classOf: classOfPair, rows: rowsOf };
 }
 
 /** The class where one value has the largest share (ties: the larger class). */
-function worstShare(
-  classOf: Int32Array,
-  classes: number,
-  counts: Map<number, number>,
-  width: number,
-): { share: number; size: number } {
+function worstShare(classOf: Int32Array, classes: number, pairs: Pairs): { share: number; size: number } {
   const size = new Int32Array(classes);
   for (let r = 0; r < classOf.length; r++) size[classOf[r]!]!++;
   const top = new Int32Array(classes);
-  for (const [k, n] of counts) {
-    const cls = Math.floor(k / width);
-    if (n > top[cls]!) top[cls] = n;
+  for (let p = 0; p < pairs.rows.length; p++) {
+    const cls = pairs.classOf[p]!;
+    if (pairs.rows[p]! > top[cls]!) top[cls] = pairs.rows[p]!;
   }
   let worst = { share: 0, size: 0 };
   for (let c = 0; c < classes; c++) {
