@@ -13,6 +13,7 @@ import { loadSpec, type ReleaseSpec } from '../release-spec/spec.ts';
 import { cautionLines } from '../report/audit.ts';
 import { commandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
+import { kSummary, personsSuppressed } from './summary.ts';
 
 export const APPLY_HELP = `Usage: ppdp apply <release-dir> <release.json> --out <dir> [options]
        ppdp apply --node <qi>=<level>,… <release.json> --out <dir> [options]
@@ -76,7 +77,7 @@ export async function applyCommand(args: string[]): Promise<number> {
       { method, progress: progressLines(values.quiet), kernel: groupingKernelOption(values.kernel) },
     );
     process.stdout.write(
-      `verified release in ${values.out} (node ${values.node}): k = ${report.privacy.k}, ${report.rows.suppressed} rows suppressed\n`,
+      `verified release in ${values.out} (node ${values.node}): ${kSummary(report)}${report.rows.suppressed} rows suppressed${personsSuppressed(report)}\n`,
     );
     return 0;
   }
@@ -97,7 +98,7 @@ export async function applyCommand(args: string[]): Promise<number> {
   const { report } = await executeRelease({ spec: specPath, out: values.out }, { method, progress, kernel });
   process.stdout.write(
     `verified release in ${values.out} (the ${method.name} transformation of ${dir} re-applied): ` +
-      `${report.privacy.k !== undefined ? `k = ${report.privacy.k}, ` : ''}${report.rows.suppressed} rows suppressed\n`,
+      `${kSummary(report)}${report.rows.suppressed} rows suppressed${personsSuppressed(report)}\n`,
   );
   process.stdout.write(cautionLines(report));
   return 0;

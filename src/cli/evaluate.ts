@@ -2,13 +2,14 @@
  * `ppdp evaluate <data.csv|data.arrow|release-dir> --spec <release.json>` (or the roles by
  * flags): risk and utility of a table as it is, from ppdp or another tool (src/evaluate/).
  */
-import { existsSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import { readTable } from '../data/read.ts';
 import { concatTables, type EncodedTable } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import { type Evaluation, evaluateTable } from '../evaluate/evaluate.ts';
+import type { PersonSetting } from '../evaluate/persons.ts';
 import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
 import { attributeT } from '../metrics/disclosure.ts';
 import type { PopulationSpec } from '../metrics/population-risk.ts';
@@ -143,6 +144,7 @@ export function evaluateCommand(args: string[]): number {
       original,
       hierarchies,
       privacy: withColumnDefaults(spec, original).privacy,
+      ...entitySetting(spec.attributes, positionals[0]!),
       ...measures,
       ...((population ?? spec.report.population) ? { population: population ?? spec.report.population } : {}),
       kernel,
@@ -187,6 +189,30 @@ export function evaluateCommand(args: string[]): number {
   }
   process.stdout.write(summary(evaluation, out));
   return 0;
+}
+
+/**
+ * With an entity column in the spec: its name, and the release's node from the report.json of
+ * the release folder evaluated (persons are placed through the hierarchies at that node).
+ */
+function entitySetting(
+  attributes: readonly { readonly name: string; readonly type: string }[],
+  path: string,
+): { persons?: PersonSetting } {
+  const entity = attributes.find((a) => a.type === 'entity')?.name;
+  if (entity === undefined) return {};
+  const report = statSync(path).isDirectory() ? join(path, 'report.json') : undefined;
+  let node: Record<string, number> | undefined;
+  if (report && existsSync(report)) {
+    try {
+      const parsed = JSON.parse(readFileSync(report, 'utf8')) as { generalization?: { node?: unknown } };
+      const n = parsed.generalization?.node;
+      if (n && typeof n === 'object') node = n as Record<string, number>;
+    } catch {
+      // An unreadable report names no node: the figures are then said not to count persons.
+    }
+  }
+  return { persons: { entity, ...(node ? { node } : {}) } };
 }
 
 /** --population <n> or --sampling-fraction <f> (not both), checked as numbers here and against the table later. */
@@ -263,7 +289,17 @@ function summary(e: Evaluation, out: string | undefined): string {
   );
   const lines = [
     `${e.source}: ${e.rows} rows (${e.suppressedRows} suppressed), ${e.classes} classes over ${e.quasiIdentifiers.join(', ')}`,
-    `  k achieved            ${e.kAchieved}`,
+    ...(e.persons === undefined
+      ? [`  k achieved            ${e.kAchieved}`]
+      : 'notMeasured' in e.persons
+        ? [
+            `  k achieved            ${e.kAchieved} rows (not counted over persons: ${e.persons.notMeasured})`,
+            '  l, t, δ               not counted over persons here; the release’s report.json gives them over persons',
+          ]
+        : [
+            `  k achieved            ${e.persons.kAchieved} persons (${e.persons.input} persons, ${e.persons.suppressed} with a suppressed row)`,
+            '  (l, t, δ and the models below count persons: each weighs 1 in a class, split over their rows)',
+          ]),
     `  prosecutor risk       max ${num(e.risk.prosecutor.max)}, mean ${num(e.risk.prosecutor.mean)}; ` +
       `${e.risk.prosecutor.recordsAbove} records (${pct(e.risk.prosecutor.shareAbove)}) above ${e.risk.threshold}`,
     `  journalist risk       max ${num(e.risk.journalist.max)} (${e.populationRisk ? 'the data taken as its own population' : 'no population table'}: the prosecutor risk, an upper bound)`,
@@ -299,13 +335,15 @@ function summary(e: Evaluation, out: string | undefined): string {
       );
     }),
     ...(e.models ?? []).map((m) =>
-      m.measured === false
-        ? `  ${m.model.padEnd(21)} not measured: it needs its population table generalized as the release was (the release's report checks it)`
-        : `  ${m.model.padEnd(21)} ${m.satisfied ? 'satisfied' : `NOT satisfied (${m.classesFailing} classes fail)`}, worst ${
-            m.model === T_CLOSENESS.name && typeof m.params.distance === 'string'
-              ? `t (${m.params.distance}) `
-              : ''
-          }${num(m.worst)}`,
+      m.notMeasured !== undefined
+        ? `  ${m.model.padEnd(21)} not measured: ${m.notMeasured}`
+        : m.measured === false
+          ? `  ${m.model.padEnd(21)} not measured: it needs its population table generalized as the release was (the release's report checks it)`
+          : `  ${m.model.padEnd(21)} ${m.satisfied ? 'satisfied' : `NOT satisfied (${m.classesFailing} classes fail)`}, worst ${
+              m.model === T_CLOSENESS.name && typeof m.params.distance === 'string'
+                ? `t (${m.params.distance}) `
+                : ''
+            }${num(m.worst)}`,
     ),
     ...(e.utility
       ? [

@@ -30,6 +30,7 @@ import { specialUniques, type WeightedRisk, weightedRisk } from '../metrics/spec
 import { isPopulationModel, type PrivacyModelSpec } from '../release-spec/spec.ts';
 import { checkClass, type SensitiveContext } from '../verify/models.ts';
 import { checkReleaseModels, isReleaseModel } from '../verify/population.ts';
+import { type PersonSetting, personFigures } from './persons.ts';
 
 /** The value a suppressed cell holds (ppdp's mask, ARX's suppression). */
 export const SUPPRESSED = '*';
@@ -55,6 +56,8 @@ export interface EvaluateInput {
   readonly weight?: string;
   /** Search minimal sample uniques (up to 3 quasi-identifiers) per record. */
   readonly specialUniques?: boolean;
+  /** An entity column (several rows per person): k, l, t, δ and the models count persons (src/evaluate/persons.ts). */
+  readonly persons?: PersonSetting;
 }
 
 export interface Evaluation {
@@ -93,12 +96,20 @@ export interface Evaluation {
   };
   /** Per sensitive attribute: l (distinct, entropy), t (its distance in `tDistance`: the default rule), δ, and baselines. */
   disclosure: Record<string, DisclosureMeasures>;
+  /**
+   * With an entity column: the persons, and k over them; `disclosure` and the class models then
+   * count persons. When persons cannot be placed, `notMeasured` says why, and the figures
+   * (over rows) are not shown beside the release's person-based ones.
+   */
+  persons?: { input: number; suppressed: number; kAchieved: number } | { notMeasured: string };
   models?: {
     model: string;
     params: Record<string, number | string>;
     satisfied: boolean;
     /** False for a model evaluate cannot measure (one that needs its population table). */
     measured?: false;
+    /** Why it is not measured, when not for its population table (persons that cannot be placed). */
+    notMeasured?: string;
     worst: number;
     classesFailing: number;
   }[];
@@ -225,6 +236,37 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
     };
   });
 
+  // With an entity column, the figures over persons replace those over rows.
+  const byPerson =
+    input.persons && original
+      ? personFigures(
+          input.persons,
+          original,
+          { qis, columns: tuples.columns, counts: tuples.counts, keep },
+          sas,
+          input.hierarchies,
+          contexts,
+          input.privacy ?? [],
+          isReleaseModel,
+        )
+      : input.persons
+        ? 'the original table is not given'
+        : undefined;
+  if (typeof byPerson === 'object') {
+    Object.assign(disclosure, byPerson.disclosure);
+    models?.forEach((m, i) => {
+      const p = byPerson.models[i];
+      if (p) Object.assign(m, p);
+    });
+  } else if (typeof byPerson === 'string') {
+    // Not counted over persons: no figure over rows stands in for the release's over persons.
+    for (const sa of sas) delete disclosure[sa.name];
+    input.privacy?.forEach((model, i) => {
+      const m = models?.[i];
+      if (m && !isReleaseModel(model))
+        Object.assign(m, { measured: false, notMeasured: `not counted over persons: ${byPerson}` });
+    });
+  }
   let discernibility = suppressedRows * n;
   for (const s of sizes) discernibility += s * s;
   return {
@@ -269,6 +311,18 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       ? { specialUniques: releasedSpecialUniques(qis, tuples.rowToTuple, keep, input.kernel) }
       : {}),
     disclosure,
+    ...(byPerson === undefined
+      ? {}
+      : {
+          persons:
+            typeof byPerson === 'string'
+              ? { notMeasured: byPerson }
+              : {
+                  input: byPerson.counted.persons,
+                  suppressed: byPerson.counted.suppressed,
+                  kAchieved: byPerson.kAchieved,
+                },
+        }),
     ...(models ? { models } : {}),
     ...(original
       ? {

@@ -26,6 +26,7 @@ import { NoSolutionError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import type { NodeResult } from '../methods/generalization/evaluate.ts';
 import { openSearch, respecify } from '../methods/generalization/index.ts';
+import { personClassHistograms, personTable } from '../methods/generalization/person-histograms.ts';
 import type { Prepared } from '../methods/generalization/prepared.ts';
 import { optimalSearch } from '../methods/generalization/search.ts';
 import type { MethodReport } from '../methods/method.ts';
@@ -85,6 +86,8 @@ export interface Choice {
     /** The distance t is measured with: the model's on the attribute, else the default rule's. */
     tDistance: string;
     delta: number;
+    /** With an entity column: the figures count persons (docs/definitions.md, "Several rows per person"). */
+    over?: 'persons';
   }[];
   /** True when the page's one embedded preview (`ExplorerData.preview`) is this choice's first rows. */
   readonly preview?: boolean;
@@ -360,6 +363,7 @@ function choiceFacts(report: MethodReport, point?: FrontierPoint): Omit<Choice, 
         t: t.t,
         tDistance: t.distance,
         delta: d.release.delta,
+        ...(d.over ? { over: d.over } : {}),
       };
     });
   return {
@@ -513,7 +517,7 @@ function nodesToEvaluate(
 function nodeT(
   spec: ReleaseSpec,
   sa: Prepared['sensitive'][number]['attribute'],
-  classes: { groups: number; width: number; counts: Int32Array; keep: (g: number) => boolean },
+  classes: { groups: number; width: number; counts: Int32Array | Float64Array; keep: (g: number) => boolean },
   d: DisclosureMeasures,
 ): { t: number; tDistance: string } {
   const model = spec.privacy.find(
@@ -556,10 +560,19 @@ function feasibleNode(
   const retained = Array.from(r.persons ?? r.sizes).filter((_, g) => !r.suppressed[g]);
   const risk = prosecutorFacts(reidentificationRisk(retained, prepared.spec.report.riskThreshold, ''));
   const groupOf = r.groupOf;
-  const disclosure = sensitive.map(({ attribute: sa, values: codes }) => {
-    const width = sa.column.dictionary.length;
-    const counts = new Int32Array(r.groups * width);
-    for (let t = 0; t < codes.length; t++) counts[groupOf[t]! * width + codes[t]!]! += tuples.counts[t]!;
+  // With an entity column, over persons (as the models count them and the release's report shows).
+  const entity = prepared.entity;
+  const disclosure = sensitive.map(({ attribute, values: codes }) => {
+    const width = attribute.column.dictionary.length;
+    const sa = entity
+      ? { ...attribute, distribution: personTable({ ...prepared, entity }, codes, width) }
+      : attribute;
+    let counts: Int32Array | Float64Array;
+    if (entity) counts = personClassHistograms({ ...prepared, entity }, groupOf, r.groups, codes, width);
+    else {
+      counts = new Int32Array(r.groups * width);
+      for (let t = 0; t < codes.length; t++) counts[groupOf[t]! * width + codes[t]!]! += tuples.counts[t]!;
+    }
     const keep = (g: number) => !r.suppressed[g];
     // The input's own classes only feed the accuracy baseline, which the page does not show.
     const none = { groups: 0, width, counts: counts.subarray(0, 0), keep };
@@ -569,6 +582,7 @@ function feasibleNode(
       none,
       sa.distribution,
       sa.column.dictionary,
+      entity !== undefined,
     );
     return {
       attribute: sa.name,
@@ -576,6 +590,7 @@ function feasibleNode(
       entropyL: d.release.entropyL,
       ...nodeT(prepared.spec, sa, { groups: r.groups, width, counts, keep }, d),
       delta: d.release.delta,
+      ...(d.over ? { over: d.over } : {}),
     };
   });
   const nodeArg = qis.map((q, i) => `${q.name}=${levels[i]}`).join(',');

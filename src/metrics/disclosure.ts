@@ -33,6 +33,8 @@ export interface DisclosureMeasures {
   accuracy: { release: number; qisWithheld: number; saWithheld: number; original: number };
   /** The distance t is measured with (see disclosureMeasures). */
   tDistance: TDistance;
+  /** With an entity column: every figure is counted over persons, each weighing 1 (classes' weights). */
+  over?: 'persons';
   note: string;
 }
 
@@ -45,11 +47,14 @@ export interface Measures {
   accuracyGain: number;
 }
 
-/** Classes as histograms: `counts[g * width + s]`, only classes with `keep[g]` counted. */
+/**
+ * Classes as histograms: `counts[g * width + s]`, only classes with `keep[g]` counted. With an
+ * entity column the counts are person weights (a class's add up to its persons).
+ */
 export interface ClassHistogramSet {
   readonly groups: number;
   readonly width: number;
-  readonly counts: Int32Array;
+  readonly counts: Int32Array | Float64Array;
   readonly keep: (g: number) => boolean;
 }
 
@@ -64,6 +69,8 @@ export function disclosureMeasures(
    * values sorted numerically, when every value is a number); without them, equal distance.
    */
   values?: readonly string[],
+  /** The counts (and `table`) are person weights: the measures say they count persons. */
+  overPersons = false,
 ): DisclosureMeasures {
   const width = classes.width;
   const order =
@@ -143,15 +150,26 @@ export function disclosureMeasures(
       original: originalRows > 0 ? originalCorrect / originalRows : 0,
     },
     tDistance: order ? 'ordered' : 'equal',
-    note:
-      'Measures over the released (not suppressed) classes; δ and A_know use natural logarithms ' +
-      '(ARX uses log2 for δ); A_know is the Jensen–Shannon divergence. Accuracy is that of guessing ' +
-      'each row’s sensitive value as the most frequent one of what the release shows about it.',
+    ...(overPersons ? { over: 'persons' as const } : {}),
+    note: overPersons
+      ? 'Measures over the released (not suppressed) classes, counted over persons: each person weighs 1 ' +
+        'in a class, split evenly over their rows’ values there, as the privacy models count them; ' +
+        'δ and A_know use natural logarithms (ARX uses log2 for δ); A_know is the Jensen–Shannon ' +
+        'divergence. Accuracy is that of guessing each person’s sensitive value as the most frequent ' +
+        'one of what the release shows about it.'
+      : 'Measures over the released (not suppressed) classes; δ and A_know use natural logarithms ' +
+        '(ARX uses log2 for δ); A_know is the Jensen–Shannon divergence. Accuracy is that of guessing ' +
+        'each row’s sensitive value as the most frequent one of what the release shows about it.',
   };
 }
 
 /** Ordered EMD (as ordered t-closeness measures it): Σ |cumulative difference| / (m − 1). */
-function orderedDistance(h: Int32Array, size: number, table: Float64Array, order: readonly number[]): number {
+function orderedDistance(
+  h: Int32Array | Float64Array,
+  size: number,
+  table: Float64Array,
+  order: readonly number[],
+): number {
   const m = order.length;
   if (m < 2) return 0;
   let cumulative = 0;
@@ -254,7 +272,8 @@ export function sensitiveDistribution(
     attribute,
     overall: order.map((s) => table[s]!),
     worstClass: order.map((s) => counts[worst * width + s]! / worstSize),
-    worstClassSize: worstSize,
+    // (Person weights add up to a class's persons, up to rounding.)
+    worstClassSize: Math.round(worstSize),
     ...(values && values.length === width && isNumericColumn(values)
       ? { numeric: numericSpread(classes, table, values) }
       : {}),
@@ -306,7 +325,7 @@ function numericSpread(
     const c = spread((s) => counts[g * width + s]!, size);
     ranges.push(c.range);
     if (c.range < narrowest.range || (c.range === narrowest.range && size > narrowest.size))
-      narrowest = { range: c.range, size };
+      narrowest = { range: c.range, size: Math.round(size) };
     smallestIqr = Math.min(smallestIqr, c.iqr);
   }
   ranges.sort((a, b) => a - b);

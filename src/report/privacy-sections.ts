@@ -284,21 +284,22 @@ export function renderRisk(report: ReleaseReport): string {
   );
 }
 
-function sensitiveChart(d: SensitiveDistribution): string {
+/** `unit`: what the shares count, rows, or persons with an entity column. */
+function sensitiveChart(d: SensitiveDistribution, unit = 'rows'): string {
   const ranked = rankedValues([d.overall, d.worstClass]);
   return chart({
-    title: `${d.attribute}: share of each value overall and in the class that reveals most (${fmtInt(d.worstClassSize)} rows)`,
+    title: `${d.attribute}: share of each value overall and in the class that reveals most (${fmtInt(d.worstClassSize)} ${unit})`,
     categories: ranked.categories,
     series: [
-      { name: 'all rows', color: PALETTE[0]!, values: ranked.series[0]! },
+      { name: `all ${unit}`, color: PALETTE[0]!, values: ranked.series[0]! },
       {
-        name: `class that reveals most (${fmtInt(d.worstClassSize)} rows)`,
+        name: `class that reveals most (${fmtInt(d.worstClassSize)} ${unit})`,
         color: AMBER,
         values: ranked.series[1]!,
       },
     ],
     categoryAxis: `${d.attribute} values, most frequent first`,
-    valueAxis: 'share of rows',
+    valueAxis: `share of ${unit}`,
     horizontal: true,
     percent: true,
   });
@@ -329,7 +330,9 @@ function disclosureTable(m: Record<string, unknown>, attribute: string, models: 
         { label: 'What it means' },
       ],
       rows,
-      'The release against the two trivial releases: all quasi-identifiers withheld, or the sensitive attribute withheld',
+      m.over === 'persons'
+        ? 'The release against the two trivial releases (all quasi-identifiers withheld, or the sensitive attribute withheld), counted over persons'
+        : 'The release against the two trivial releases: all quasi-identifiers withheld, or the sensitive attribute withheld',
     ),
   ];
   if (accuracy) {
@@ -352,7 +355,7 @@ function disclosureTable(m: Record<string, unknown>, attribute: string, models: 
 }
 
 /** A numeric sensitive attribute: its spread overall and per class, as widths (the report names no value). */
-function numericSpread(n: NonNullable<SensitiveDistribution['numeric']>): string {
+function numericSpread(n: NonNullable<SensitiveDistribution['numeric']>, unit = 'rows'): string {
   const of = (x: number) => (n.range > 0 ? ` (${fmtPct(x / n.range)} of the overall range)` : '');
   return [
     '<p>A numeric attribute: how widely its values spread overall and within the released classes (an attacker who finds a person’s class learns the value lies in that class’s range). Widths only: the report names no value.</p>',
@@ -362,7 +365,9 @@ function numericSpread(n: NonNullable<SensitiveDistribution['numeric']>): string
       [
         'Narrowest range of a class',
         `<strong>${fmtNum(n.narrowestClassRange)}</strong>${of(n.narrowestClassRange)}`,
-        `The class that narrows the value most (${fmtInt(n.narrowestClassSize)} rows); 0: every row of it has one value.`,
+        unit === 'rows'
+          ? `The class that narrows the value most (${fmtInt(n.narrowestClassSize)} rows); 0: every row of it has one value.`
+          : `The class that narrows the value most (${fmtInt(n.narrowestClassSize)} ${unit}); 0: every row of it has one value.`,
       ],
       [
         'Median range of a class',
@@ -382,15 +387,23 @@ export function renderAttributeDisclosure(report: ReleaseReport): string {
       typeof e[1] === 'object' && e[1] !== null && 'release' in e[1],
   );
   const attributes = new Set([...(p.sensitive ?? []).map((s) => s.attribute), ...measures.map(([a]) => a)]);
+  // With an entity column every figure here counts persons, as the privacy models do.
+  const unit = report.persons ? 'persons' : 'rows';
+  if (report.persons && attributes.size > 0)
+    parts.push(
+      '<p>Counted over persons: each person weighs 1 in a class, split evenly over their rows’ values there (the privacy models count the same way).</p>',
+    );
   for (const attribute of attributes) {
     parts.push(`<h3>${esc(attribute)}</h3>`);
     const d = p.sensitive?.find((s) => s.attribute === attribute);
     if (d?.numeric) {
-      parts.push(numericSpread(d.numeric));
+      parts.push(numericSpread(d.numeric, unit));
     } else if (d) {
       parts.push(
-        '<p>How the sensitive values are spread over all rows, and in the class whose rows share one value most (what an attacker learns at worst). Values are numbered by their overall share (#1 = most frequent): the report names no sensitive value.</p>',
-        sensitiveChart(d),
+        report.persons
+          ? '<p>How the sensitive values are spread over all persons, and in the class whose persons share one value most (what an attacker learns at worst). Values are numbered by their overall share (#1 = most frequent): the report names no sensitive value.</p>'
+          : '<p>How the sensitive values are spread over all rows, and in the class whose rows share one value most (what an attacker learns at worst). Values are numbered by their overall share (#1 = most frequent): the report names no sensitive value.</p>',
+        sensitiveChart(d, unit),
       );
     }
     const m = measures.find(([a]) => a === attribute)?.[1];

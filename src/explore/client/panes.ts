@@ -100,7 +100,7 @@ export function clientPanes(ctx: ClientContext): void {
     }
     if (c.disclosure) {
       parts.push(
-        `<table><caption>Disclosure per sensitive attribute (worst released class)</caption><thead><tr><th scope="col">Attribute</th><th scope="col" class="num">distinct l</th><th scope="col" class="num">entropy l</th><th scope="col" class="num">t (0–1, distance)</th><th scope="col" class="num">δ (nats)</th></tr></thead><tbody>${c.disclosure
+        `<table><caption>Disclosure per sensitive attribute (worst released class${c.disclosure.some((d: Json) => d.over === 'persons') ? ', counted over persons' : ''})</caption><thead><tr><th scope="col">Attribute</th><th scope="col" class="num">distinct l</th><th scope="col" class="num">entropy l</th><th scope="col" class="num">t (0–1, distance)</th><th scope="col" class="num">δ (nats)</th></tr></thead><tbody>${c.disclosure
           .map(
             (d: Json) =>
               `<tr><td>${esc(d.attribute)}</td><td class="num">${fmt(d.distinctL)}</td><td class="num">${fmt(d.entropyL)}</td><td class="num">${fmt(d.t)} (${esc(d.tDistance ?? 'equal')})</td><td class="num">${fmt(d.delta)}</td></tr>`,

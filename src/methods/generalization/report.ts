@@ -12,6 +12,7 @@ import type { PrivacyModel } from '../../models/model.ts';
 import type { BuiltRelease } from '../method.ts';
 import type { TrajectoryPoint } from './best-effort.ts';
 import type { NodeResult } from './evaluate.ts';
+import { personClassHistograms, personTable } from './person-histograms.ts';
 import type { Prepared } from './prepared.ts';
 import type { SearchOutcome } from './search.ts';
 
@@ -150,13 +151,23 @@ function privacyOf(prepared: Prepared, best: NodeResult, originalNode: NodeResul
       ? 'the generalized quasi-identifiers, per person (the persons in one equivalence class look alike)'
       : 'the generalized quasi-identifiers (rows in one equivalence class look alike)',
   );
-  // Each sensitive attribute's histograms over the released (not suppressed) classes.
-  const released = prepared.sensitive.map(({ attribute: sa }) => ({
-    sa,
+  // Each sensitive attribute's histograms over the released (not suppressed) classes; with an
+  // entity column over persons, as the models count them (one figure per attribute).
+  const released = prepared.sensitive.map(({ attribute, values }) => ({
+    sa: prepared.entity
+      ? {
+          ...attribute,
+          distribution: personTable(
+            { ...prepared, entity: prepared.entity },
+            values,
+            attribute.column.dictionary.length,
+          ),
+        }
+      : attribute,
     classes: {
       groups: best.groups,
-      width: sa.column.dictionary.length,
-      counts: classHistograms(prepared, best, sa),
+      width: attribute.column.dictionary.length,
+      counts: classHistograms(prepared, best, attribute),
       keep: (g: number) => !best.suppressed[g],
     },
   }));
@@ -188,6 +199,7 @@ function privacyOf(prepared: Prepared, best: NodeResult, originalNode: NodeResul
           originalModes(prepared, originalNode, sa),
           sa.distribution,
           sa.column.dictionary,
+          prepared.entity !== undefined,
         ),
       ]),
     ),
@@ -224,11 +236,20 @@ function achievedOf(model: PrivacyModel, best: NodeResult): Record<string, numbe
   return { [model.measureName]: worst ?? Number.NaN };
 }
 
-/** Per-class counts of a sensitive column at a node, from the rows: classes × values. */
-function classHistograms(prepared: Prepared, node: NodeResult, sa: SensitiveAttribute): Int32Array {
+/**
+ * Per-class counts of a sensitive column at a node: classes × values, from the rows; with an
+ * entity column, person weights.
+ */
+function classHistograms(
+  prepared: Prepared,
+  node: NodeResult,
+  sa: SensitiveAttribute,
+): Int32Array | Float64Array {
   const width = sa.column.dictionary.length;
-  const counts = new Int32Array(node.groups * width);
   const values = prepared.sensitive.find((s) => s.attribute.name === sa.name)!.values;
+  const { entity } = prepared;
+  if (entity) return personClassHistograms({ ...prepared, entity }, node.groupOf, node.groups, values, width);
+  const counts = new Int32Array(node.groups * width);
   const weights = prepared.tuples.counts;
   for (let t = 0; t < values.length; t++) counts[node.groupOf[t]! * width + values[t]!]! += weights[t]!;
   return counts;
@@ -250,19 +271,28 @@ function originalModes(prepared: Prepared, node: NodeResult, sa: SensitiveAttrib
   const order = new Int32Array(values.length);
   for (let t = values.length - 1; t >= 0; t--) order[--end[groupOf[t]!]!] = t;
   // (Each class's cells now start at end[g]: its end is the next class's start.)
-  const histogram = new Int32Array(sa.column.dictionary.length);
+  // With an entity column, a tuple weighs its rows over its person's rows in the class.
+  const entity = prepared.entity;
+  const mine = entity ? new Float64Array(entity.codes) : undefined;
+  const histogram = entity
+    ? new Float64Array(sa.column.dictionary.length)
+    : new Int32Array(sa.column.dictionary.length);
   let correct = 0;
   let rows = 0;
   for (let g = 0; g < groups; g++) {
     const last = g + 1 < groups ? end[g + 1]! : values.length;
     let best = 0;
+    if (entity && mine)
+      for (let i = end[g]!; i < last; i++) mine[entity.of[order[i]!]!]! += weights[order[i]!]!;
     for (let i = end[g]!; i < last; i++) {
       const t = order[i]!;
-      const c = (histogram[values[t]!]! += weights[t]!);
+      const w = entity && mine ? weights[t]! / mine[entity.of[t]!]! : weights[t]!;
+      const c = (histogram[values[t]!]! += w);
       if (c > best) best = c;
-      rows += weights[t]!;
+      rows += w;
     }
     for (let i = end[g]!; i < last; i++) histogram[values[order[i]!]!] = 0;
+    if (entity && mine) for (let i = end[g]!; i < last; i++) mine[entity.of[order[i]!]!] = 0;
     correct += best;
   }
   return { correct, rows };

@@ -372,17 +372,28 @@ export function prunable(problem: GeneralizationProblem): boolean {
  */
 export function noSolution(evaluator: NodeEvaluator): NoSolutionError {
   const { problem } = evaluator;
-  // The top node: one class of every row, whose SA histograms are the table's.
-  const wholeTable = (attribute: string | null): Int32Array | null => {
+  // The top node: one class of every row, whose SA histograms are the table's; with an entity
+  // column, of every person, each weighing 1 split over their rows (as the search counts them).
+  const entity = problem.entity;
+  const rowsOf = entity ? new Float64Array(entity.codes) : undefined;
+  if (entity && rowsOf)
+    for (let t = 0; t < entity.of.length; t++) rowsOf[entity.of[t]!]! += problem.counts[t]!;
+  const wholeTable = (attribute: string | null): Int32Array | Float64Array | null => {
     const sa = problem.sensitive.find((x) => x.attribute === attribute);
     if (!sa) return null;
+    if (entity && rowsOf) {
+      const h = new Float64Array(sa.width);
+      for (let t = 0; t < sa.values.length; t++)
+        h[sa.values[t]!]! += problem.counts[t]! / rowsOf[entity.of[t]!]!;
+      return h;
+    }
     const h = new Int32Array(sa.width);
     for (let t = 0; t < sa.values.length; t++) h[sa.values[t]!]! += problem.counts[t]!;
     return h;
   };
   const failing = problem.models
     .map((model) => {
-      const top = { size: problem.rows, histogram: wholeTable(model.attribute) };
+      const top = { size: entity ? entity.persons : problem.rows, histogram: wholeTable(model.attribute) };
       return { model, measure: model.measure(top), holds: model.holds(top) };
     })
     .filter((x) => !x.holds);
@@ -392,12 +403,20 @@ export function noSolution(evaluator: NodeEvaluator): NoSolutionError {
     const spec = model.spec as unknown as Record<string, number | string>;
     const required = spec[model.measureName];
     return `${model.spec.model} ${model.measureName} = ${required}${
-      Number.isNaN(measure) ? '' : ` (the top node, one class of all rows, reaches ${round(measure)})`
+      Number.isNaN(measure)
+        ? ''
+        : entity
+          ? ` (the top node, one class of all persons, reaches ${round(measure)}, counted over persons)`
+          : ` (the top node, one class of all rows, reaches ${round(measure)})`
     }`;
   });
   return new NoSolutionError(
     'E_NO_SOLUTION',
-    `no generalization satisfies ${what.join(' and ')} with at most ${problem.maxSuppressedRows} suppressed rows`,
+    `no generalization satisfies ${what.join(' and ')} with at most ${
+      entity
+        ? `${entity.maxSuppressedPersons} persons with a suppressed row`
+        : `${problem.maxSuppressedRows} suppressed rows`
+    }`,
     'relax the model (e.g. a smaller l, a larger t or δ), allow more suppression, or coarsen the hierarchies',
   );
 }
