@@ -17,15 +17,20 @@ import { testOptions } from './vitest.config.ts';
 
 const SLOW_FOLDERS = ['test/e2e/', 'test/trust/', 'test/arx/'];
 const SLOW = new Set([
+  'test/cli/init-wide.test.ts',
   'test/data/shards.test.ts',
+  'test/data/xlsx.test.ts',
   'test/docs/bench-help.test.ts',
   'test/docs/decide-and-reuse.test.ts',
   'test/docs/docs.test.ts',
+  'test/explore/search.test.ts',
   'test/infra/bundle.test.ts',
   'test/infra/synth.test.ts',
   'test/kernels/grouping.test.ts',
   'test/methods/anatomy.test.ts',
   'test/methods/best-effort.test.ts',
+  'test/methods/best-effort-trajectory.test.ts',
+  'test/methods/cell-suppression.test.ts',
   // Its suite against ARX run live takes 2 minutes: moved to test/arx/, the rest can be fast.
   'test/methods/differential-privacy.test.ts',
   'test/methods/mondrian.test.ts',

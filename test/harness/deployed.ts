@@ -16,8 +16,9 @@
  *   EventBridge event, to the functions the rule targets (ReportFailure).
  * Nothing of ppdp runs in the test's own process but the engine and the S3 reads of items.
  *
- * Faults, for tests (all bounded, loopback only): an invocation killed or timed out, a state's
- * memory or timeout overridden, S3 requests hung or answered 503 by a proxy in front of the
+ * Faults, for tests (all bounded, loopback only): an invocation killed or timed out (at a set
+ * time, or at a set point of its work: once one of its requests to the store is done), a
+ * state's memory or timeout overridden, S3 requests hung or answered 503 by a proxy in front of the
  * server (test/harness/s3-faults.ts), and a hook after a state completes (to alter work files).
  */
 import { spawn } from 'node:child_process';
@@ -65,6 +66,11 @@ export interface DeployedApp {
 export interface Invocation {
   /** The function's task (VerifySlice for both of the states that run it). */
   readonly state: string;
+  /**
+   * Which invocation of the task it is, counted from 1 in the order they start (as faults
+   * count them); invocations are listed in the order they end.
+   */
+  readonly invocation: number;
   readonly function: string;
   readonly ms: number;
   readonly peakMiB: number;
@@ -73,6 +79,8 @@ export interface Invocation {
   readonly errorType?: string;
   /** Why the harness killed the process: over its memory, past its timeout, or an injected fault. */
   readonly killed?: 'memory' | 'timeout' | 'fault';
+  /** Whether the handler gave its answer (a process killed before it ends gives none). */
+  readonly answered: boolean;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation template JSON
@@ -195,8 +203,33 @@ export interface InvocationFault {
   readonly invocation: number;
   /** SIGKILL the process this long after it starts (0: at once): Runtime.ExitError. */
   readonly killAfterMs?: number;
+  /**
+   * SIGKILL the process once its n-th write to the store (PUT, POST or DELETE, counted from 1)
+   * is done by the server, before the answer reaches it: Runtime.ExitError, at that point of
+   * its work whatever the machine's speed.
+   */
+  readonly killAtWrite?: number;
+  /** The same once its n-th request of any kind (reads too) is done: for a state that writes nothing. */
+  readonly killAtRequest?: number;
+  /**
+   * Keep the server's answer to the process's n-th write from it, for good: the invocation
+   * waits there, still running, until its timeout or a kill ends it (the store client's own
+   * request timeout, 30 s by default, must be the longer).
+   */
+  readonly holdAtWrite?: number;
   /** This invocation's timeout instead of the function's: Sandbox.Timedout past it. */
   readonly timeoutMs?: number;
+}
+
+/** The requests that write to the store. */
+const WRITES = ['PUT', 'POST', 'DELETE'];
+
+/** The request a fault holds (the n-th of its methods, counted from 1), and whether it kills there. */
+function heldRequest(fault: InvocationFault | undefined) {
+  if (fault?.killAtRequest !== undefined) return { n: fault.killAtRequest, method: undefined, kill: true };
+  if (fault?.killAtWrite !== undefined) return { n: fault.killAtWrite, method: WRITES, kill: true };
+  if (fault?.holdAtWrite !== undefined) return { n: fault.holdAtWrite, method: WRITES, kill: false };
+  return undefined;
 }
 
 /** What a hook after a state is told: the work area and the state's output. */
@@ -322,19 +355,44 @@ export async function runDeployed(
     const o = options.functionOverrides?.[state];
     const sized = { ...fn, ...(o?.memoryMiB ? { memoryMiB: o.memoryMiB } : {}) };
     const timeoutMs = fault?.timeoutMs ?? (o?.timeoutSeconds ?? fn.timeoutSeconds) * 1000;
-    const run: InvocationRun = {
-      fn: sized,
-      timeoutMs,
-      killAfterMs: fault?.killAfterMs,
-      requestId: `req-${++requests}`,
-      env: {
-        _X_AMZN_TRACE_ID: trace,
-        ...(proxy ? { PPDP_S3_ENDPOINT: proxy.endpoint } : {}),
-      },
-    };
-    const invocation = invoke(deployed.codeDir, event, options, scratch, run).then((answer) => {
+    const held = heldRequest(fault);
+    const requestId = `req-${++requests}`;
+    const invocation = (async () => {
+      // Through a proxy of this invocation's own, in front of the run's.
+      let done: () => void = () => {};
+      const heldDone = new Promise<void>((resolve) => {
+        done = resolve;
+      });
+      const own =
+        held === undefined
+          ? undefined
+          : await S3FaultProxy.start(
+              proxy?.endpoint ?? options.s3.endpoint ?? '',
+              [{ method: held.method, skip: held.n - 1, count: 1, fault: 'hold' }],
+              undefined,
+              done,
+            );
+      const endpoint = own?.endpoint ?? proxy?.endpoint;
+      const run: InvocationRun = {
+        fn: sized,
+        timeoutMs,
+        killAfterMs: fault?.killAfterMs,
+        killWhen: held?.kill ? heldDone : undefined,
+        requestId,
+        env: {
+          _X_AMZN_TRACE_ID: trace,
+          ...(endpoint ? { PPDP_S3_ENDPOINT: endpoint } : {}),
+        },
+      };
+      try {
+        return await invoke(deployed.codeDir, event, options, scratch, run);
+      } finally {
+        await own?.stop();
+      }
+    })().then((answer) => {
       into.push({
         state,
+        invocation: n,
         function: fn.logicalId,
         ms: answer.ms,
         peakMiB: answer.peakMiB,
@@ -342,6 +400,7 @@ export async function runDeployed(
         ok: answer.ok,
         ...(answer.ok ? {} : { errorType: answer.error.errorType }),
         ...(answer.killed ? { killed: answer.killed } : {}),
+        answered: answer.answered,
       });
       return answer;
     });
@@ -433,6 +492,7 @@ export async function invokeFunction(
       fn,
       timeoutMs: fn.timeoutSeconds * 1000,
       killAfterMs: undefined,
+      killWhen: undefined,
       requestId: `call-${++calls}`,
       env: {},
     });
@@ -469,13 +529,15 @@ type RuntimeAnswer = (
   | { ok: true; result: unknown }
   | { ok: false; error: { errorType: string; errorMessage: string; trace: string[] } }
 ) & { peakMiB: number };
-type Answer = RuntimeAnswer & { ms: number; killed?: Invocation['killed'] };
+type Answer = RuntimeAnswer & { ms: number; killed?: Invocation['killed']; answered: boolean };
 
 /** One invocation as the harness makes it: the function (sized), its limits and faults. */
 interface InvocationRun {
   readonly fn: DeployedFunction;
   readonly timeoutMs: number;
   readonly killAfterMs: number | undefined;
+  /** SIGKILL the process when this settles (a fault at a point of its work). */
+  readonly killWhen: Promise<void> | undefined;
   readonly requestId: string;
   /** Environment set by the service (trace header) or a fault (the S3 proxy's address). */
   readonly env: Record<string, string>;
@@ -562,6 +624,7 @@ function invoke(
     const timer = setTimeout(() => kill('timeout'), timeoutMs);
     const faultTimer =
       run.killAfterMs === undefined ? undefined : setTimeout(() => kill('fault'), run.killAfterMs);
+    void run.killWhen?.then(() => kill('fault'));
     child.on('error', reject);
     child.on('exit', (code, signal) => {
       clearInterval(watch);
@@ -577,8 +640,9 @@ function invoke(
       }
       // The process's own high-water mark catches a peak between two reads.
       peakMiB = Math.max(peakMiB, answer?.peakMiB ?? 0);
+      const answered = answer !== undefined;
       const failed = (errorType: string, errorMessage: string) =>
-        resolve({ ok: false, error: { errorType, errorMessage, trace: [] }, peakMiB, ms, killed });
+        resolve({ ok: false, error: { errorType, errorMessage, trace: [] }, peakMiB, ms, killed, answered });
       // Past the size between two reads, and yet ended: Lambda would have stopped it too.
       if (killed === 'memory' || (enforce && peakMiB > fn.memoryMiB)) {
         failed(
@@ -586,7 +650,7 @@ function invoke(
           `RequestId: ${requestId} Error: Runtime exited with error: signal: killed`,
         );
       } else if (answer) {
-        resolve({ ...answer, peakMiB, ms, killed });
+        resolve({ ...answer, peakMiB, ms, killed, answered });
       } else if (killed === 'timeout') {
         failed(
           'Sandbox.Timedout',

@@ -9,6 +9,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -134,6 +135,8 @@ let older: Workspace;
 let clean: Record<string, string>;
 /** The output folders of this file (apart from the inputs, which they must not contain). */
 let outs: string;
+/** The older release, made once: a case that needs it in its folder gets a copy. */
+let olderRelease: string;
 
 beforeAll(async () => {
   outs = mkdtempSync(join(tmpdir(), 'ppdp-interrupt-out-'));
@@ -144,10 +147,12 @@ beforeAll(async () => {
   const cleanDir = join(outs, 'clean');
   await releaseTo(ws.spec, cleanDir);
   clean = content(cleanDir);
+  olderRelease = join(outs, 'older');
+  await releaseTo(older.spec, olderRelease);
 });
 afterAll(() => rmSync(outs, { recursive: true, force: true }));
 
-/** A fresh output folder, empty or holding the older release. */
+/** A fresh output folder, empty or holding (a copy of) the older release. */
 async function prepareOut(
   name: string,
   withOlder: boolean,
@@ -155,7 +160,7 @@ async function prepareOut(
   const out = join(outs, name);
   rmSync(out, { recursive: true, force: true });
   if (!withOlder) return { out, before: null };
-  await releaseTo(older.spec, out);
+  cpSync(olderRelease, out, { recursive: true });
   return { out, before: snapshot(out) };
 }
 
