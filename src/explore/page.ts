@@ -13,7 +13,7 @@ import { clientLattice } from './client/lattice.ts';
 import { clientPanes } from './client/panes.ts';
 import { clientShared } from './client/shared.ts';
 import type { ExplorerData } from './explorer.ts';
-import { repeatsSection } from './repeats.ts';
+import { repeatsSection } from './repeats-page.ts';
 import { searchSection } from './search.ts';
 
 /** The page script's parts, in the order they run: each reads what the ones before it put in `ctx`. */

@@ -3,7 +3,7 @@
  * row per run, for spreadsheets). The page is explore.html (page.ts).
  */
 import type { Frontier, FrontierPoint } from './frontier.ts';
-import { REPEAT_CSV_COLUMNS } from './repeats.ts';
+import { REPEAT_CSV_COLUMNS } from './repeats-page.ts';
 
 const CSV_COLUMNS: [string, (p: FrontierPoint) => string | number | undefined][] = [
   ['feasible', (p) => String(p.feasible)],
