@@ -16,8 +16,9 @@ const root = mkdtempSync(join(tmpdir(), 'ppdp-wide-interrupt-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 // 20 quasi-identifiers (a lattice of billions of nodes), a node budget and a time limit far
-// beyond what the test waits for: the search is still running when the signal comes.
-const wide = writeWideTable(join(root, 'data'), 5000, 20, { nodeBudget: 10_000_000, timeLimit: 3600 });
+// beyond what the test waits for, and rows enough that the search runs for several progress
+// lines before it converges: it is still running when the signal comes.
+const wide = writeWideTable(join(root, 'data'), 200_000, 20, { nodeBudget: 10_000_000, timeLimit: 3600 });
 
 /** Resolves with the exit code, or null when the process has not exited within `ms`. */
 function exitWithin(run: Run, ms: number): Promise<number | null | 'running'> {
@@ -34,7 +35,11 @@ describe('a best-effort search on a wide table stops on a signal', () => {
       const run = startRelease(root, wide.spec);
       try {
         // A progress line of the search (every 2 s): the search loop is running.
-        await until(() => /best-effort search: [\d,]+ nodes checked/.test(run.stderr), 120_000);
+        await until(() => {
+          if (run.child.exitCode !== null)
+            throw new Error(`ended before its search printed progress:\n${run.stderr}`);
+          return /best-effort search: [\d,]+ nodes checked/.test(run.stderr);
+        }, 120_000);
         expect(readdirSync(run.tmp).length).toBeGreaterThan(0);
         run.child.kill(signal);
         const exit = await exitWithin(run, 60_000);
