@@ -131,17 +131,24 @@ export function auditReleaseInPartitions(
   return finish(spec, input, inputRows, mergeTallies(tallies));
 }
 
-/** A part's rows whose quasi-identifier labels hash to partition `p` of `partitions`. */
+/**
+ * A part's rows whose quasi-identifier labels hash to partition `p` of `partitions`: each label
+ * hashed once per dictionary entry (not per row), so the same labels fall in the same partition
+ * in every part.
+ */
 function rowsOfPartition(part: EncodedTable, qiNames: readonly string[], p: number, partitions: number) {
   const qis = part.columns.filter((c) => qiNames.includes(c.name));
+  const labelHashes = qis.map((c) =>
+    Int32Array.from(c.dictionary, (label) => {
+      let h = 0x811c9dc5;
+      for (let i = 0; i < label.length; i++) h = Math.imul(h ^ label.charCodeAt(i), 0x01000193);
+      return h;
+    }),
+  );
   const keep: number[] = [];
   for (let r = 0; r < part.rowCount; r++) {
     let h = 0x811c9dc5;
-    for (const c of qis) {
-      const label = c.dictionary[c.codes[r]!]!;
-      for (let i = 0; i < label.length; i++) h = Math.imul(h ^ label.charCodeAt(i), 0x01000193);
-      h = Math.imul(h ^ 0xff, 0x01000193);
-    }
+    for (let q = 0; q < qis.length; q++) h = Math.imul(h ^ labelHashes[q]![qis[q]!.codes[r]!]!, 0x01000193);
     if ((h >>> 0) % partitions === p) keep.push(r);
   }
   return {
