@@ -14,21 +14,17 @@ import { initCommand } from '../../src/cli/init.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { PpdpError } from '../../src/errors.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
-import {
-  buildGeneralization,
-  openSearch,
-  prepareGeneralization,
-} from '../../src/methods/generalization/index.ts';
+import { openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { kMinimalSearch } from '../../src/methods/generalization/samarati.ts';
 import { exhaustiveSearch, optimalSearch } from '../../src/methods/generalization/search.ts';
 import { generalizationShards } from '../../src/methods/generalization/shards.ts';
-import { readInput, streams } from '../../src/pipeline/release.ts';
-import { loadSpec, METRIC_NAMES, type ReleaseSpec } from '../../src/release-spec/spec.ts';
+import { readInput } from '../../src/pipeline/release.ts';
+import { loadSpec, METRIC_NAMES } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { countPersons } from '../../src/verify/entity.ts';
 import { pieces, verifierFor } from '../../src/verify/index.ts';
 import { TupleCounts } from '../../src/verify/tuples.ts';
-import { releaseTo } from '../helpers/release.ts';
+import { buildGeneralizationInMemory, releaseTo, stageBuilt } from '../helpers/release.ts';
 import { failedChecks } from '../helpers/verify.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-entity-'));
@@ -90,23 +86,11 @@ function fixture(rows: string[][], customer: string, privacy: object[], method: 
   return path;
 }
 
-function build(spec: ReleaseSpec, table: EncodedTable) {
-  return buildGeneralization({
-    spec,
-    table,
-    kernel: wasmGroupingKernel,
-    time: (_, work) => work(),
-    say: () => {},
-    random: streams(spec, table),
-  });
-}
+const build = buildGeneralizationInMemory;
 
 /** Stages a built release's files in a fresh folder: the staged-file lookup. */
 function stage(built: ReturnType<typeof build>): (name: string) => string {
-  const folder = join(dir, `s${folders++}`);
-  mkdirSync(folder);
-  for (const f of built.files) writeFileSync(join(folder, f.name), f.content);
-  return (name) => join(folder, name);
+  return stageBuilt(built, join(dir, `s${folders++}`));
 }
 
 /**
