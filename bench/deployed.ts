@@ -11,35 +11,47 @@
  *
  * Run: `npm run bench:deployed -- [--rows 1000000,10000000] [--rows-per-shard 1000000]
  *   [--rows-per-part 2000000] [--shape adult|registry] [--input csv|parquet] [--files 16]
- *   [--rows-per-file 1000000] [--memory enforce|measure] [--output arrow,csv,parquet]`
- * (registry: the near-unique table of bench/registry-sample.ts; `--input parquet` writes its
- * rows as `--files` Parquet files in one folder, which the spec's input names; `--rows-per-file`
+ *   [--rows-per-file 1000000] [--memory enforce|measure] [--output arrow,csv,parquet]
+ *   [--ride-along] [--parquet-codec snappy|zstd|gzip|uncompressed] [--keep-inputs DIR]
+ *   [--privacy dp [--epsilon 1] [--delta 1e-5] [--dp-node fixed|search]]`
+ * (registry: the near-unique table of bench/registry-sample.ts, with `--ride-along` its three
+ * insensitive columns that ride along as bench:scale writes them; `--input parquet` writes its
+ * rows as `--files` Parquet files in one folder, which the spec's input names, compressed with
+ * `--parquet-codec` (SNAPPY unless asked; `--keep-inputs` writes each sample once into DIR and
+ * reuses it); without `--rows-per-part`, the plan sizes shards and parts for the rows' width
+ * and the run records what it chose (`planned`); `--rows-per-file`
  * cuts the CSV into a folder of files of that many rows, each scanned by its own invocation,
  * so that the scan does the same work per item at every size; `--output` sets the
- * spec's output.formats). Runs are kept per size, part size, input, enforcement and output
- * formats; a run replaces only an earlier one of the same five.
+ * spec's output.formats). Runs are kept per size, part size, input (with its codec),
+ * enforcement, output formats and ride-along columns; a run replaces only an earlier one of
+ * the same six. `--privacy dp` releases Adult under (ε, δ)-differential privacy (the node
+ * fixed in advance, or chosen by the private search): the sample is drawn shard by shard.
  */
 import { createHash } from 'node:crypto';
 import {
   closeSync,
+  cpSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
   readSync,
+  renameSync,
   rmSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_ROWS_PER_PART } from '../src/pipeline/states/types.ts';
-import { utf8 } from '../src/pipeline/storage/index.ts';
+import { sealWork, utf8 } from '../src/pipeline/storage/index.ts';
 import { deployLocally, type Invocation, runDeployed } from '../test/harness/deployed.ts';
 import { sampled } from './adult-sample.ts';
 import { helpIfAsked } from './help.ts';
-import { registrySample } from './registry-sample.ts';
+import { PARQUET_CODECS, type ParquetCodec, registrySample } from './registry-sample.ts';
 import { machineInfo, table } from './scale.ts';
 
 helpIfAsked(import.meta.url);
@@ -48,13 +60,20 @@ const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '1000000,10000000' },
     'rows-per-shard': { type: 'string', default: '1000000' },
-    'rows-per-part': { type: 'string', default: String(DEFAULT_ROWS_PER_PART) },
+    'rows-per-part': { type: 'string' },
     shape: { type: 'string', default: 'adult' },
     input: { type: 'string', default: 'csv' },
     files: { type: 'string' },
     'rows-per-file': { type: 'string' },
+    'keep-inputs': { type: 'string' },
     memory: { type: 'string', default: 'enforce' },
     output: { type: 'string' },
+    'ride-along': { type: 'boolean', default: false },
+    'parquet-codec': { type: 'string' },
+    privacy: { type: 'string' },
+    epsilon: { type: 'string', default: '1' },
+    delta: { type: 'string', default: '1e-5' },
+    'dp-node': { type: 'string', default: 'fixed' },
   },
 });
 if (values.shape !== 'adult' && values.shape !== 'registry') throw new Error('--shape is adult or registry');
@@ -75,16 +94,35 @@ if (inputKind === 'csv' && files !== 1)
   throw new Error('--files applies to --input parquet (the CSV is one file)');
 if (inputKind === 'parquet' && values.shape !== 'registry')
   throw new Error('--input parquet needs --shape registry');
+const rideAlong = values['ride-along'];
+if (rideAlong && values.shape !== 'registry') throw new Error('--ride-along goes with --shape registry');
+const parquetCodec = values['parquet-codec'] as ParquetCodec | undefined;
+if (parquetCodec !== undefined && (inputKind !== 'parquet' || !PARQUET_CODECS.includes(parquetCodec)))
+  throw new Error(`--parquet-codec is one of ${PARQUET_CODECS.join(', ')}, with --input parquet`);
 const enforceMemory = values.memory === 'enforce';
+if (values.privacy !== undefined && (values.privacy !== 'dp' || values.shape !== 'adult'))
+  throw new Error('--privacy is dp, with --shape adult');
+if (values['dp-node'] !== 'fixed' && values['dp-node'] !== 'search')
+  throw new Error('--dp-node is fixed or search');
+/** `--privacy dp`: the Adult spec under (ε, δ)-differential privacy, its node fixed or searched privately. */
+const dp =
+  values.privacy === 'dp'
+    ? { epsilon: Number(values.epsilon), delta: Number(values.delta), node: values['dp-node'] }
+    : undefined;
 /** The spec's output.formats (e.g. arrow,csv,parquet), or the spec's own (Arrow and CSV). */
 const outputFormats = values.output?.split(',');
 const sample = (rows: number) =>
   values.shape === 'adult'
     ? sampled(rows)
-    : registrySample(rows, inputKind === 'parquet' ? { parquetFiles: files } : {});
+    : registrySample(rows, {
+        rideAlong,
+        ...(inputKind === 'parquet' ? { parquetFiles: files, parquetCodec: parquetCodec ?? 'snappy' } : {}),
+      });
 const sizes = values.rows.split(',').map(Number);
 const rowsPerShard = values['rows-per-shard'];
-const rowsPerPart = Number(values['rows-per-part']);
+/** Rows per output part when asked; else the plan sizes parts for the rows' width (DEFAULT_ROWS_PER_PART for coded rows). */
+const askedRowsPerPart = values['rows-per-part'] === undefined ? undefined : Number(values['rows-per-part']);
+const rowsPerPart = askedRowsPerPart ?? DEFAULT_ROWS_PER_PART;
 
 const { deployed, s3, store, dispose } = await deployLocally('ppdp-bench', { maxAttempts: 3 });
 
@@ -166,6 +204,100 @@ async function checkPublished(output: unknown): Promise<{ verified: boolean; dat
 }
 
 /**
+ * The Adult spec under (ε, δ)-differential privacy: the node fixed in advance (the levels the
+ * DP tests fix) or chosen by a private search (a tenth of ε over 20 steps,
+ * scored by Loss); every class under k suppressed and removed, as the model requires.
+ */
+function dpSpec(spec: Record<string, unknown>): Record<string, unknown> {
+  const { epsilon, delta, node } = dp!;
+  const levels = {
+    sex: 0,
+    age: 2,
+    race: 1,
+    'marital-status': 1,
+    education: 2,
+    'native-country': 2,
+    workclass: 1,
+    'salary-class': 0,
+  };
+  return {
+    ...spec,
+    privacy: [
+      node === 'fixed'
+        ? { model: 'differential-privacy', epsilon, delta, levels }
+        : { model: 'differential-privacy', epsilon, delta, searchBudget: 0.1, steps: 20 },
+    ],
+    method: {
+      name: 'generalization',
+      metric: node === 'fixed' ? 'ncp' : 'loss',
+      maxSuppression: 1,
+      suppressed: 'remove',
+    },
+  };
+}
+
+/** The published report's (ε, δ)-differential privacy facts (β, k, rows sampled and suppressed). */
+async function dpFacts(output: unknown): Promise<Record<string, unknown>> {
+  const { published } = output as { published: { release: string } };
+  const prefix = published.release.replace(/^s3:\/\/[^/]+\//, '');
+  const report = JSON.parse(utf8(await store.get(`${prefix}report.json`))) as {
+    sections?: { title: string; facts: [string, unknown][] }[];
+  };
+  return Object.fromEntries(
+    report.sections?.find((x) => x.title.includes('differential privacy'))?.facts ?? [],
+  );
+}
+
+/**
+ * `--keep-inputs <dir>`: a registry sample is written once into <dir>/<what it holds>/ and
+ * copied from there for each run (a run changes and removes its copy), so a rerun of 10^7
+ * rows does not write them again.
+ */
+async function keptSample(rows: number): Promise<{ dir: string; spec: string; bytes: number }> {
+  const keep = values['keep-inputs'];
+  if (!keep || values.shape !== 'registry') return sample(rows);
+  const what = [
+    `registry-${rows}-${inputKind}`,
+    ...(inputKind === 'parquet' ? [`${files}`, parquetCodec ?? 'snappy'] : []),
+    ...(rideAlong ? ['ride-along'] : []),
+  ].join('-');
+  const kept = join(keep, what);
+  const size = join(kept, 'sample.bytes');
+  if (!existsSync(size)) {
+    const made = await sample(rows);
+    rmSync(kept, { recursive: true, force: true });
+    mkdirSync(keep, { recursive: true });
+    renameSync(made.dir, kept);
+    writeFileSync(size, String(made.bytes));
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'ppdp-kept-'));
+  cpSync(kept, dir, { recursive: true });
+  return { dir, spec: join(dir, 'release.json'), bytes: Number(readFileSync(size, 'utf8')) };
+}
+
+/** The rows per shard and per part the run's plan chose, and how many of each it cut. */
+async function plannedItems(): Promise<Record<string, number | null> | undefined> {
+  const key = (await store.list('')).find(
+    (o) => !o.key.startsWith('inbox/') && o.key.endsWith('/plan.json'),
+  )?.key;
+  if (!key) return undefined;
+  const area = key.slice(0, -'plan.json'.length);
+  const file = JSON.parse(utf8(await sealWork({ store, key: area }).store.get(key))) as {
+    scan: { rowsPerShard: number | null };
+    rowsPerPart?: number;
+    plan: { shards: number; parts: number };
+  };
+  const { shards, parts } = file.plan;
+  return { rowsPerShard: file.scan.rowsPerShard, rowsPerPart: file.rowsPerPart ?? null, shards, parts };
+}
+
+/** A failed run's releases/<name>/error.json (which state failed, and why), as ReportFailure wrote it. */
+async function failureReport(): Promise<unknown> {
+  const key = (await store.list('releases/')).find((o) => o.key.endsWith('/error.json'))?.key;
+  return key ? JSON.parse(utf8(await store.get(key))) : undefined;
+}
+
+/**
  * Cuts the spec's CSV input into a folder of files of `rowsPerFile` rows each (the header
  * repeated), named so they sort in row order, and points the spec at the folder. The samples
  * have no quoted line breaks, so a row is a line. Returns the number of files.
@@ -221,9 +353,14 @@ const runs: Record<string, unknown>[] = [];
 try {
   for (const rows of sizes) {
     const w0 = performance.now();
-    const input = await sample(rows);
+    const input = await keptSample(rows);
     const name = `${values.shape}-${rows}`;
     const inputFileCount = rowsPerFile ? splitCsvInput(input.spec, rowsPerFile) : files;
+    if (dp)
+      writeFileSync(
+        input.spec,
+        JSON.stringify(dpSpec(JSON.parse(readFileSync(input.spec, 'utf8'))), null, 2),
+      );
     if (outputFormats) {
       const spec = JSON.parse(readFileSync(input.spec, 'utf8'));
       writeFileSync(input.spec, JSON.stringify({ ...spec, output: { formats: outputFormats } }, null, 2));
@@ -239,7 +376,10 @@ try {
     const t0 = performance.now();
     const result = await runDeployed(
       deployed,
-      { spec: `s3://ppdp-bench/inbox/${name}/release.json`, rowsPerPart },
+      {
+        spec: `s3://ppdp-bench/inbox/${name}/release.json`,
+        ...(askedRowsPerPart === undefined ? {} : { rowsPerPart: askedRowsPerPart }),
+      },
       {
         s3: s3.options({ maxAttempts: 3 }),
         env: { PPDP_ROWS_PER_SHARD: rowsPerShard, PPDP_LOG: 'off' },
@@ -249,19 +389,26 @@ try {
     const wallMs = Math.round(performance.now() - t0);
     const states = byState(result.invocations);
     const release = result.ok ? await checkPublished(result.output) : undefined;
+    const failure = result.ok ? undefined : await failureReport();
+    const items = await plannedItems();
     runs.push({
       shape: values.shape,
       rows,
       input: inputKind,
       files: inputFileCount,
+      ...(inputKind === 'parquet' ? { parquetCodec: parquetCodec ?? 'snappy' } : {}),
+      ...(rideAlong ? { rideAlong } : {}),
       ...(rowsPerFile ? { rowsPerFile } : {}),
       inputBytes: input.bytes,
       rowsPerShard: Number(rowsPerShard),
       rowsPerPart,
+      ...(items ? { planned: items } : {}),
       memoryEnforced: enforceMemory,
       ...(outputFormats ? { outputFormats } : {}),
+      ...(dp ? { privacy: { model: 'differential-privacy', ...dp } } : {}),
+      ...(dp && release ? { dpFacts: await dpFacts(result.output) } : {}),
       ok: result.ok,
-      ...(release ? { published: true, ...release } : { published: false, error: result.error }),
+      ...(release ? { published: true, ...release } : { published: false, error: result.error, failure }),
       prepareMs,
       wallMs,
       states,
@@ -269,10 +416,11 @@ try {
       at: new Date().toISOString(),
     });
     console.log(
-      `\n${rows.toLocaleString('en')} rows (${inputKind}, ${inputFileCount} file${inputFileCount === 1 ? '' : 's'}, memory ` +
+      `\n${rows.toLocaleString('en')} rows (${inputKind}${parquetCodec ? ` ${parquetCodec}` : ''}, ${inputFileCount} file${inputFileCount === 1 ? '' : 's'}${rideAlong ? ', ride-along columns' : ''}, memory ` +
         `${enforceMemory ? 'enforced' : 'measured only'}${outputFormats ? `, output ${outputFormats.join(', ')}` : ''}), wall ${(wallMs / 1000).toFixed(1)} s: ` +
         (release ? 'verified and published' : `FAILED, ${result.error?.name}: ${result.error?.message}`),
     );
+    if (failure) console.log(JSON.stringify(failure, null, 2));
     console.log(
       table(
         ['state', 'invocations', 'configured MiB', 'peak MiB', 'max s', 'killed (memory)', 'fits'],
@@ -316,7 +464,10 @@ const sameRun = (a: Record<string, unknown>, b: Record<string, unknown>) =>
   a.input === b.input &&
   a.files === b.files &&
   a.memoryEnforced === b.memoryEnforced &&
-  String(a.outputFormats ?? '') === String(b.outputFormats ?? '');
+  Boolean(a.rideAlong) === Boolean(b.rideAlong) &&
+  (a.parquetCodec ?? 'snappy') === (b.parquetCodec ?? 'snappy') &&
+  String(a.outputFormats ?? '') === String(b.outputFormats ?? '') &&
+  JSON.stringify(a.privacy ?? null) === JSON.stringify(b.privacy ?? null);
 const kept = earlier.filter((r) => !runs.some((n) => sameRun(n, r)));
 const order = (r: Record<string, unknown>) => [Number(r.rows), String(r.input), Number(r.files)] as const;
 const byRun = (a: Record<string, unknown>, b: Record<string, unknown>) => {

@@ -10,7 +10,17 @@ import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
-import { DateDay, Table, tableToIPC, Utf8, vectorFromArray } from 'apache-arrow';
+import {
+  DateDay,
+  Decimal,
+  makeData,
+  makeVector,
+  Table,
+  TimestampMillisecond,
+  tableToIPC,
+  Utf8,
+  vectorFromArray,
+} from 'apache-arrow';
 import { Random } from '../src/util/random.ts';
 import { writeRows } from './adult-sample.ts';
 
@@ -124,34 +134,68 @@ function parquetColumn(name: string, cells: string[]) {
       cells.map((d) => new Date(`${d}T00:00:00Z`)),
       new DateDay(),
     );
+  if (name === 'amount') {
+    // DECIMAL(12, 2): each value's unscaled cents in the low word of its 128 bits (cents < 2^32).
+    const words = new Uint32Array(cells.length * 4);
+    for (let i = 0; i < cells.length; i++) words[i * 4] = Math.round(Number(cells[i]) * 100);
+    return makeVector(makeData({ type: new Decimal(2, 12, 128), length: cells.length, data: words }));
+  }
+  if (name === 'recorded_at')
+    return vectorFromArray(
+      cells.map((t) => new Date(`${t}Z`).getTime()),
+      new TimestampMillisecond('UTC'),
+    );
   return vectorFromArray(cells, new Utf8());
 }
+
+/** Parquet compression codecs the benchmarks write (all of them read by src/data/parquet.ts). */
+export const PARQUET_CODECS = ['snappy', 'zstd', 'gzip', 'uncompressed'] as const;
+export type ParquetCodec = (typeof PARQUET_CODECS)[number];
 
 /**
  * Writes the registry table's `rows` rows as `files` Parquet files `part-<i>.parquet` in `dir`
  * (rows cut evenly, in order), as a data lake holds a table: age INT32, birth_date DATE, the
- * rest strings, SNAPPY, row groups of 250,000 rows. Written by parquet-wasm (the Rust Parquet
- * writer), whose files bench/parquet.ts measured smaller and faster to read than
+ * rest strings (with `rideAlong`, amount DECIMAL(12, 2) and recorded_at a UTC TIMESTAMP too),
+ * `codec` (SNAPPY unless asked), row groups of 250,000 rows. Written by parquet-wasm (the Rust
+ * Parquet writer), whose files bench/parquet.ts measured smaller and faster to read than
  * hyparquet-writer's. Returns the bytes written.
  */
-export function writeRegistryParquet(dir: string, rows: number, files: number): number {
+export function writeRegistryParquet(
+  dir: string,
+  rows: number,
+  files: number,
+  options: { rideAlong?: boolean; codec?: ParquetCodec } = {},
+): number {
   const wasm = createRequire(import.meta.url)('parquet-wasm') as typeof import('parquet-wasm');
+  const compression = {
+    snappy: wasm.Compression.SNAPPY,
+    zstd: wasm.Compression.ZSTD,
+    gzip: wasm.Compression.GZIP,
+    uncompressed: wasm.Compression.UNCOMPRESSED,
+  }[options.codec ?? 'snappy'];
   const props = () =>
     new wasm.WriterPropertiesBuilder()
-      .setCompression(wasm.Compression.SNAPPY)
+      .setCompression(compression)
       .setMaxRowGroupSize(PARQUET_ROW_GROUP)
       .build();
+  const columns: readonly string[] = options.rideAlong
+    ? [...REGISTRY_COLUMNS, ...RIDE_ALONG_COLUMNS]
+    : REGISTRY_COLUMNS;
   const it = registryRows(rows);
+  // The same stream as writeRegistryCsv's, so both inputs hold the same rows.
+  const random = new Random(20261128);
   let bytes = 0;
+  let at = 0;
   for (let f = 0; f < files; f++) {
     const n = Math.floor((rows * (f + 1)) / files) - Math.floor((rows * f) / files);
-    const cells: string[][] = REGISTRY_COLUMNS.map(() => new Array<string>(n));
-    for (let r = 0; r < n; r++) {
+    const cells: string[][] = columns.map(() => new Array<string>(n));
+    for (let r = 0; r < n; r++, at++) {
       const row = it.next().value!;
+      if (options.rideAlong) row.push(...rideAlongCells(random, at));
       for (let c = 0; c < row.length; c++) cells[c]![r] = row[c]!;
     }
     const table = new Table(
-      Object.fromEntries(REGISTRY_COLUMNS.map((name, c) => [name, parquetColumn(name, cells[c]!)])),
+      Object.fromEntries(columns.map((name, c) => [name, parquetColumn(name, cells[c]!)])),
     );
     const out = wasm.writeParquet(wasm.Table.fromIPCStream(tableToIPC(table, 'stream')), props());
     writeFileSync(join(dir, `part-${pad(f, 5)}.parquet`), out);
@@ -163,24 +207,29 @@ export function writeRegistryParquet(dir: string, rows: number, files: number): 
 /**
  * A folder with release.json and the registry table of `rows` rows: registry.csv (with
  * `rideAlong`, its ride-along columns too), or with `parquetFiles`, the folder registry/ of that
- * many Parquet files (the spec's input names it). `bytes` is the input's size.
+ * many Parquet files (the spec's input names it; `parquetCodec` their compression). `bytes` is
+ * the input's size.
  */
 export async function registrySample(
   rows: number,
-  options: { parquetFiles?: number; rideAlong?: boolean } = {},
+  options: { parquetFiles?: number; rideAlong?: boolean; parquetCodec?: ParquetCodec } = {},
 ): Promise<{ dir: string; spec: string; bytes: number }> {
   const dir = mkdtempSync(join(os.tmpdir(), `ppdp-registry-${rows}-`));
   const spec = join(dir, 'release.json');
+  const rideAlong = options.rideAlong ?? false;
   if (options.parquetFiles === undefined) {
-    const rideAlong = options.rideAlong ?? false;
     writeFileSync(spec, `${JSON.stringify(registrySpec(rideAlong), null, 2)}\n`);
     await writeRegistryCsv(join(dir, 'registry.csv'), rows, rideAlong);
     return { dir, spec, bytes: statSync(join(dir, 'registry.csv')).size };
   }
-  const { format: _csvOnly, ...parquetSpec } = REGISTRY_SPEC;
+  const { format: _csvOnly, ...parquetSpec } = registrySpec(rideAlong);
   writeFileSync(spec, `${JSON.stringify({ ...parquetSpec, input: 'registry' }, null, 2)}\n`);
   mkdirSync(join(dir, 'registry'));
-  return { dir, spec, bytes: writeRegistryParquet(join(dir, 'registry'), rows, options.parquetFiles) };
+  const written = writeRegistryParquet(join(dir, 'registry'), rows, options.parquetFiles, {
+    rideAlong,
+    codec: options.parquetCodec,
+  });
+  return { dir, spec, bytes: written };
 }
 
 // `tsx bench/registry-sample.ts <rows> <folder>` writes a sample where asked.

@@ -47,6 +47,7 @@ import {
   TASKS,
   type TaskName,
 } from '../../src/pipeline/definition.ts';
+import { PART_BYTES_PER_ROW, SHARD_BYTES_PER_ROW } from '../../src/pipeline/states/item-rows.ts';
 import { ROOT_ENV } from '../../src/pipeline/states/plan.ts';
 import { DEFAULT_ROWS_PER_PART } from '../../src/pipeline/states/types.ts';
 import { ACCESS, type Area, type KeyAccess, MAP_ITEMS, wildcardReason } from './access.ts';
@@ -126,7 +127,7 @@ const START: Sizing = { memory: 1024, timeout: Duration.minutes(15), tmp: 512 };
  * at most 233 MiB with 1M rows per shard, 375 MiB with 2M), doubled for headroom, in 64 MB steps.
  */
 export function shardMemoryMb(rowsPerShard: number): number {
-  const peakMiB = 100 + 150 * (rowsPerShard / 1_000_000);
+  const peakMiB = 100 + SHARD_BYTES_PER_ROW * (rowsPerShard / 1_000_000);
   return Math.min(10_240, Math.ceil((2 * peakMiB) / 64) * 64);
 }
 
@@ -136,7 +137,7 @@ export function shardMemoryMb(rowsPerShard: number): number {
  * part), doubled for headroom, in 64 MB steps.
  */
 export function partMemoryMb(rowsPerPart: number): number {
-  const peakMiB = 100 + 240 * (rowsPerPart / 1_000_000);
+  const peakMiB = 100 + PART_BYTES_PER_ROW * (rowsPerPart / 1_000_000);
   return Math.min(10_240, Math.ceil((2 * peakMiB) / 64) * 64);
 }
 

@@ -11,6 +11,7 @@
  */
 import { LimitError } from '../errors.ts';
 import type { MemoryBudget } from './limits.ts';
+import { rawLength } from './raw.ts';
 import type { EncodedTable } from './table.ts';
 
 const MiB = 1024 * 1024;
@@ -24,6 +25,12 @@ const SHARD_BYTES_PER_ROW = 140;
 const VALUE_OVERHEAD_BYTES = 64;
 /** Plan holds each value twice over (the reader's dictionary and the digest's) with a map entry. */
 const PLAN_VALUE_OVERHEAD_BYTES = 120;
+/**
+ * The scan per distinct value of a raw column (a pass-through one, read as bytes): its set of
+ * distinct values (pipeline/rows.ts, DistinctBytes) holds a hash and an offset per value in
+ * arrays that double, and 2–4 slots of 4 bytes; its bytes, in a buffer that doubles, count twice.
+ */
+const RAW_VALUE_OVERHEAD_BYTES = 24;
 /**
  * Search per distinct tuple (codes, counts, the merge's table, the classes of the nodes it
  * groups): deployed, with its memory enforced, Search held 75 bytes more per tuple from 3·10^6 to
@@ -104,8 +111,11 @@ export class ShardedAdmission {
   private rows = 0;
   private tuples = 0;
   private values: number[] = [];
-  /** Mean UTF-8 bytes of each column's values. */
+  /** Mean UTF-8 bytes of each column's values (of a raw column's rows: its values are not listed). */
   private meanBytes: number[] = [];
+  /** Per column: whether it comes as its rows' bytes (EncodedColumn.raw), and their bytes so far. */
+  private raw: boolean[] = [];
+  private rawBytes: number[] = [];
   private shards = 0;
 
   /**
@@ -165,9 +175,15 @@ export class ShardedAdmission {
     this.shards++;
     this.rows += shard.rowCount;
     this.tuples = this.sketch.estimate();
-    this.values = shard.columns.map((c) => c.dictionary.length);
+    // A raw column's distinct values are counted as it is read (its `distinct`), never listed.
+    this.values = shard.columns.map((c) => (c.raw ? (c.distinct ?? 0) : c.dictionary.length));
+    this.raw = shard.columns.map((c) => c.raw !== undefined);
+    this.rawBytes = shard.columns.map(
+      (c, i) => (this.rawBytes[i] ?? 0) + (c.raw ? c.raw.offsets[rawLength(c.raw)]! - c.raw.offsets[0]! : 0),
+    );
     // Running mean of each column's value length: the new values weighed by their number.
     this.meanBytes = shard.columns.map((c, i) => {
+      if (c.raw) return this.rawBytes[i]! / Math.max(1, this.rows);
       const was = before.values[i] ?? 0;
       const added = c.dictionary.length - was;
       if (added <= 0) return this.meanBytes[i] ?? 0;
@@ -192,22 +208,52 @@ export class ShardedAdmission {
     return projection;
   }
 
-  /** Each state's need for `total` rows holding `values` distinct values per column and `tuples` tuples. */
+  /**
+   * Each state's need for `total` rows holding `values` distinct values per column and `tuples`
+   * tuples. A raw column's values are held only by the scan (its set of distinct values); a
+   * shard's rows of it, by the scan and the shard states.
+   */
   private project(total: number, values: number[], tuples: number, columns: number): Projection {
-    const valueBytes = values.reduce((s, d, i) => s + d * (this.meanBytes[i] ?? 0), 0);
-    const valueCount = values.reduce((s, d) => s + d, 0);
-    const cells = Math.min(this.rowsPerShard, total) * columns;
+    let valueBytes = 0;
+    let valueCount = 0;
+    let rawBytes = 0;
+    let rawCount = 0;
+    let rawRowBytes = 0;
+    for (const [i, d] of values.entries()) {
+      const bytes = d * (this.meanBytes[i] ?? 0);
+      if (this.raw[i]) {
+        rawBytes += bytes;
+        rawCount += d;
+        rawRowBytes += this.meanBytes[i] ?? 0;
+      } else {
+        valueBytes += bytes;
+        valueCount += d;
+      }
+    }
+    const shardRows = Math.min(this.rowsPerShard, total);
+    const cells = shardRows * columns;
     const valueNeeds = {
-      Plan: 2 * valueBytes + valueCount * PLAN_VALUE_OVERHEAD_BYTES,
+      Plan:
+        2 * valueBytes +
+        valueCount * PLAN_VALUE_OVERHEAD_BYTES +
+        2 * rawBytes +
+        rawCount * RAW_VALUE_OVERHEAD_BYTES,
       shard: valueBytes + valueCount * VALUE_OVERHEAD_BYTES,
       Search: valueBytes + valueCount * VALUE_OVERHEAD_BYTES,
     };
     const needs = {
-      Plan: BASE_BYTES + cells * PLAN_BYTES_PER_CELL + valueNeeds.Plan,
-      shard: BASE_BYTES + Math.min(this.rowsPerShard, total) * SHARD_BYTES_PER_ROW + valueNeeds.shard,
+      Plan: BASE_BYTES + cells * PLAN_BYTES_PER_CELL + shardRows * rawRowBytes + valueNeeds.Plan,
+      shard: BASE_BYTES + shardRows * (SHARD_BYTES_PER_ROW + rawRowBytes) + valueNeeds.shard,
       Search: BASE_BYTES + tuples * SEARCH_BYTES_PER_TUPLE + valueNeeds.Search,
     };
-    return { rows: Math.round(total), values: valueCount, valueBytes, tuples, needs, valueNeeds };
+    return {
+      rows: Math.round(total),
+      values: valueCount + rawCount,
+      valueBytes: valueBytes + rawBytes,
+      tuples,
+      needs,
+      valueNeeds,
+    };
   }
 
   private check(

@@ -16,7 +16,6 @@ import {
   Int32,
   Message,
   makeData,
-  makeVector,
   RecordBatch,
   RecordBatchReader,
   type RecordBatchStreamReader,
@@ -41,9 +40,9 @@ import { checkBatchLayout, LayoutProblem } from './arrow-check.ts';
 import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, readAt } from './input.ts';
 import { checkInputColumns } from './limits.ts';
-import { rawLength, releasedDictionary } from './raw.ts';
+import { type RawValues, rawLength, rawOfCodes } from './raw.ts';
 import type { CodeArray, EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
-import { utf8Vector as bulkUtf8Vector } from './utf8.ts';
+import { utf8Vector as bulkUtf8Vector, utf8Buffers } from './utf8.ts';
 import {
   dayOf,
   formatDate,
@@ -64,7 +63,10 @@ const SUPPORTED =
  * @throws InputError with codes E_INPUT_MISSING, E_INPUT_EMPTY, E_INPUT_NO_ROWS, E_INPUT_NULL,
  *   E_ARROW_CORRUPT, E_ARROW_TYPE, E_ARROW_SCHEMA.
  */
-export function readArrow(path: string, options: { nulls?: NullPolicy } = {}): EncodedTable {
+export function readArrow(
+  path: string,
+  options: { nulls?: NullPolicy; raw?: ReadonlySet<string> } = {},
+): EncodedTable {
   const [table] = readArrowShards(path, Number.POSITIVE_INFINITY, options);
   return table!;
 }
@@ -78,7 +80,17 @@ export function readArrow(path: string, options: { nulls?: NullPolicy } = {}): E
 export function* readArrowShards(
   path: string,
   rowsPerShard: number,
-  options: { nulls?: NullPolicy; omit?: ReadonlySet<string>; range?: ArrowRange } = {},
+  options: {
+    nulls?: NullPolicy;
+    omit?: ReadonlySet<string>;
+    range?: ArrowRange;
+    /**
+     * Columns returned as their rows' UTF-8 bytes (`raw`, src/data/raw.ts; `dictionary` and
+     * `codes` empty): no string and no dictionary entry per value, for a column of (nearly)
+     * distinct values that is only compared or hashed.
+     */
+    raw?: ReadonlySet<string>;
+  } = {},
 ): Generator<EncodedTable, void, undefined> {
   const input = openInput(path);
   try {
@@ -89,6 +101,7 @@ export function* readArrowShards(
       rowsPerShard,
       options.omit ?? new Set(),
       options.range,
+      options.raw ?? new Set(),
     );
   } finally {
     closeSync(input.fd);
@@ -175,6 +188,8 @@ function* readOpenArrow(
   omit: ReadonlySet<string>,
   /** Only these record batches (arrowRanges); all of them when absent. */
   range: ArrowRange | undefined,
+  /** Columns read as bytes (RawColumn). */
+  raw: ReadonlySet<string>,
 ): Generator<EncodedTable, void, undefined> {
   const file = basename(path);
   const corrupt = corruptError(file);
@@ -225,8 +240,10 @@ function* readOpenArrow(
 
   const kept = fields.flatMap((f, i) => (omit.has(f.name) ? [] : [i]));
   const omitted = fields.filter((f) => omit.has(f.name)).map((f) => f.name);
-  const encoders = fields.map(
-    (f) => new ColumnEncoder(file, f.name, nulls === 'missing', range?.firstRow ?? 0),
+  const encoders = fields.map((f) =>
+    raw.has(f.name)
+      ? new RawColumn(file, f.name, nulls === 'missing', range?.firstRow ?? 0)
+      : new ColumnEncoder(file, f.name, nulls === 'missing', range?.firstRow ?? 0),
   );
   let rowCount = 0;
   let total = 0;
@@ -234,11 +251,13 @@ function* readOpenArrow(
   let capacity = Math.max(0, Math.min(counted, rowsPerShard));
   for (const i of kept) encoders[i]!.reserve(capacity);
   const shard = (last: boolean): EncodedTable => {
-    const columns: EncodedColumn[] = kept.map((i) => ({
-      name: fields[i]!.name,
-      dictionary: encoders[i]!.dictionary.slice(),
-      codes: encoders[i]!.take(rowCount, last),
-    }));
+    const columns: EncodedColumn[] = kept.map((i) => {
+      const encoder = encoders[i]!;
+      const name = fields[i]!.name;
+      if (encoder instanceof RawColumn)
+        return { name, dictionary: [], codes: new Int32Array(0), raw: encoder.take(rowCount) };
+      return { name, dictionary: encoder.dictionary.slice(), codes: encoder.take(rowCount, last) };
+    });
     const rows = rowCount;
     total += rowCount;
     rowCount = 0;
@@ -772,6 +791,195 @@ class ColumnEncoder {
   }
 }
 
+/**
+ * One column read as its rows' UTF-8 bytes (RawValues): a Utf8 column's buffers copied, a
+ * Dictionary<Utf8> column's indices expanded to their entries' bytes, with no string or map
+ * entry per value. Other types are coded as ColumnEncoder codes them, then written out as bytes.
+ */
+class RawColumn {
+  private offsets = new Int32Array(1);
+  private bytes = new Uint8Array(0);
+  /** Rows filled since the last take. */
+  private rows = 0;
+  /** Rows taken before (row numbers in errors count from the file's start). */
+  private taken: number;
+  /** A dictionary vector's entries as bytes (null: a null entry), once per vector. */
+  private readonly entries = new Map<Vector, { raw: RawValues; valid: Uint8Array }>();
+  /** For a column of another type than text. */
+  private coded: ColumnEncoder | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly name: string,
+    private readonly nullsAsMissing: boolean,
+    firstRow: number,
+  ) {
+    this.taken = firstRow;
+  }
+
+  reserve(capacity: number): void {
+    if (capacity + 1 > this.offsets.length) {
+      const next = new Int32Array(capacity + 1);
+      next.set(this.offsets.subarray(0, this.rows + 1));
+      this.offsets = next;
+    }
+    this.coded?.reserve(capacity);
+  }
+
+  /** The rows read since the last take, as bytes. */
+  take(rows: number): RawValues {
+    let out: RawValues;
+    if (this.coded) {
+      out = rawOfCodes(utf8Buffers(this.coded.dictionary), this.coded.take(rows, false));
+    } else {
+      const offsets = this.offsets.slice(0, rows + 1);
+      out = { offsets, bytes: this.bytes.slice(0, offsets[rows]!) };
+    }
+    this.taken += this.rows;
+    this.rows = 0;
+    return out;
+  }
+
+  add(data: Data): void {
+    const type = data.type;
+    const text = DataType.isUtf8(type) || DataType.isLargeUtf8(type);
+    const dictionary = DataType.isDictionary(type) && DataType.isUtf8(type.dictionary);
+    if (this.coded || !(text || dictionary)) {
+      if (!this.coded) {
+        this.coded = new ColumnEncoder(this.file, this.name, this.nullsAsMissing, this.taken);
+        this.coded.reserve(this.offsets.length - 1);
+      }
+      this.coded.add(data);
+      this.rows += data.length;
+      return;
+    }
+    const n = data.length;
+    if (this.offsets.length < this.rows + n + 1) this.reserve(2 * (this.rows + n));
+    const nulls = data.nullCount > 0;
+    if (!nulls && text && data.valueOffsets instanceof Int32Array) {
+      this.appendUtf8(data.values as Uint8Array, data.valueOffsets, n);
+      return;
+    }
+    const valid = (i: number) => !nulls || data.getValid(i);
+    if (text) {
+      const offsets = data.valueOffsets as ArrayLike<number | bigint>;
+      const big = offsets instanceof BigInt64Array;
+      const from = (i: number) => (big ? Number(offsets[i]) : (offsets[i] as number));
+      this.append(data.values as Uint8Array, n, from, (i) => (valid(i) ? from(i + 1) : from(i)), valid);
+    } else {
+      const { raw, valid: entryValid } = this.entriesOf(data.dictionary!);
+      const size = raw.offsets.length - 1;
+      const indices = data.values as ArrayLike<number | bigint>;
+      const big = indices instanceof BigInt64Array || indices instanceof BigUint64Array;
+      const at = (i: number) => {
+        const idx = big ? Number(indices[i]) : (indices[i] as number);
+        if (!(idx >= 0 && idx < size)) throw this.corruptIndex(i);
+        return idx;
+      };
+      // A null row or a row on a null entry reads as the empty value (or fails, by the policy).
+      const usable = (i: number) => valid(i) && entryValid[at(i)] === 1;
+      this.append(
+        raw.bytes,
+        n,
+        (i) => (usable(i) ? raw.offsets[at(i)]! : 0),
+        (i) => (usable(i) ? raw.offsets[at(i) + 1]! : 0),
+        usable,
+      );
+    }
+  }
+
+  /** The common case, a Utf8 batch without nulls: its bytes copied at once, its offsets moved. */
+  private appendUtf8(bytes: Uint8Array, offsets: Int32Array, n: number): void {
+    const first = offsets[0]!;
+    const at = this.offsets[this.rows]!;
+    const total = at + offsets[n]! - first;
+    this.ensureBytes(total);
+    this.bytes.set(bytes.subarray(first, offsets[n]!), at);
+    const to = this.offsets;
+    for (let i = 1; i <= n; i++) to[this.rows + i] = at + offsets[i]! - first;
+    this.rows += n;
+  }
+
+  /** Room for `total` bytes, the bytes so far kept. */
+  private ensureBytes(total: number): void {
+    if (total <= this.bytes.length) return;
+    const next = new Uint8Array(Math.max(total, 2 * this.bytes.length));
+    next.set(this.bytes.subarray(0, this.offsets[this.rows]!));
+    this.bytes = next;
+  }
+
+  /** Appends `n` rows, row i being `bytes[start(i), end(i))`; a row not `valid` is a null. */
+  private append(
+    bytes: Uint8Array,
+    n: number,
+    start: (i: number) => number,
+    end: (i: number) => number,
+    valid: (i: number) => boolean,
+  ): void {
+    const offsets = this.offsets;
+    let total = offsets[this.rows]!;
+    for (let i = 0; i < n; i++) {
+      if (!valid(i) && !this.nullsAsMissing)
+        throw nullError(this.file, this.name, this.taken + this.rows + i);
+      total += end(i) - start(i);
+      offsets[this.rows + i + 1] = total;
+    }
+    this.ensureBytes(total);
+    const to = this.bytes;
+    for (let i = 0; i < n; i++) {
+      const s = start(i);
+      const length = offsets[this.rows + i + 1]! - offsets[this.rows + i]!;
+      if (length > 32) to.set(bytes.subarray(s, s + length), offsets[this.rows + i]!);
+      else for (let j = 0, at = offsets[this.rows + i]!; j < length; j++) to[at + j] = bytes[s + j]!;
+    }
+    this.rows += n;
+  }
+
+  private entriesOf(dict: Vector): { raw: RawValues; valid: Uint8Array } {
+    let e = this.entries.get(dict);
+    if (e) return e;
+    const size = dict.length;
+    const offsets = new Int32Array(size + 1);
+    const valid = new Uint8Array(size);
+    const pieces: Uint8Array[] = [];
+    let j = 0;
+    let total = 0;
+    for (const data of dict.data) {
+      const o = data.valueOffsets as ArrayLike<number | bigint>;
+      const big = o instanceof BigInt64Array;
+      const bytes = data.values as Uint8Array;
+      for (let i = 0; i < data.length; i++, j++) {
+        const ok = data.nullCount === 0 || data.getValid(i);
+        valid[j] = ok ? 1 : 0;
+        const s = big ? Number(o[i]) : (o[i] as number);
+        const t = big ? Number(o[i + 1]) : (o[i + 1] as number);
+        if (ok) {
+          pieces.push(bytes.subarray(s, t));
+          total += t - s;
+        }
+        offsets[j + 1] = total;
+      }
+    }
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (const p of pieces) {
+      bytes.set(p, at);
+      at += p.length;
+    }
+    e = { raw: { offsets, bytes }, valid };
+    this.entries.set(dict, e);
+    return e;
+  }
+
+  private corruptIndex(i: number): InputError {
+    return new InputError(
+      'E_ARROW_CORRUPT',
+      `${this.file} column "${shownName(this.name)}" row ${this.taken + this.rows + i + 1}: dictionary index out of range`,
+      'the file is corrupt: write it again with an Arrow IPC writer',
+    );
+  }
+}
+
 const ARROW_UNITS: Record<TimeUnit, Unit> = {
   [TimeUnit.SECOND]: 'SECONDS',
   [TimeUnit.MILLISECOND]: 'MILLIS',
@@ -845,17 +1053,11 @@ export function indicesAsCodes(data: Data): Int32Array {
 
 /**
  * Encodes released columns as Arrow IPC file-format bytes. Dictionary columns become
- * Dictionary<Utf8, Int8 | Int16 | Int32> (`narrowIndices`) with their codes as indices; number
- * columns become Float64.
+ * Dictionary<Utf8, Int8 | Int16 | Int32> (`narrowIndices`) with their codes as indices; columns
+ * of values as bytes (`utf8`: the pass-through columns) plain Utf8, their rows' values as they
+ * are; number columns Float64.
  */
-export function encodeArrow(
-  columns: OutputColumn[],
-  /**
-   * Work-area pieces: a column of values as bytes (`utf8`) written as a plain Utf8 column, its
-   * rows' values as they are, not coded against their distinct values as a released file has it.
-   */
-  options: { plainText?: boolean } = {},
-): Uint8Array {
+export function encodeArrow(columns: OutputColumn[]): Uint8Array {
   const rowCount = columns.length > 0 ? length(columns[0]!) : 0;
   const fields: Field[] = [];
   const children: Data[] = [];
@@ -882,29 +1084,10 @@ export function encodeArrow(
         }),
       );
       fields.push(new Field(col.name, type, false));
-    } else if (col.kind === 'utf8' && options.plainText) {
+    } else if (col.kind === 'utf8') {
       const type = new Utf8();
       const { offsets, bytes } = col.values;
       children.push(makeData({ type, length: rowCount, nullCount: 0, valueOffsets: offsets, data: bytes }));
-      fields.push(new Field(col.name, type, false));
-    } else if (col.kind === 'utf8') {
-      // Coded here, from the bytes: the same dictionary and codes compactDictionary gives the strings.
-      const { dictionary, codes } = releasedDictionary(col.values);
-      const size = rawLength(dictionary);
-      const indices = narrowIndices(codes, size);
-      const type = new Dictionary(new Utf8(), indices.type, i, false);
-      const values = makeVector(
-        makeData({
-          type: new Utf8(),
-          length: size,
-          nullCount: 0,
-          valueOffsets: dictionary.offsets,
-          data: dictionary.bytes,
-        }),
-      );
-      children.push(
-        makeData({ type, length: rowCount, nullCount: 0, data: indices.data, dictionary: values }),
-      );
       fields.push(new Field(col.name, type, false));
     } else {
       const type = new Float64();

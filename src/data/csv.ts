@@ -2,7 +2,8 @@
  * CSV input and output. Reading takes the file in fixed-size pieces from its descriptor,
  * validates each piece as UTF-8, and runs an RFC 4180 parser over the bytes that looks every
  * completed field up in its column's byte-keyed dictionary: memory holds one piece, the codes and
- * each column's distinct values — never the file as text or any row's strings.
+ * each column's distinct values — never the file as text or any row's strings. A column asked
+ * for as bytes (`raw`) is never looked up: each field's bytes are appended to the shard's buffer.
  */
 import { isUtf8 } from 'node:buffer';
 import { closeSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { MAX_CSV_HEADER_BYTES, MAX_INPUT_COLUMNS, MAX_NAME_LENGTH, shownName } f
 import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, READ_CHUNK_BYTES, readInto } from './input.ts';
 import { nameTooLong, tooManyColumns } from './limits.ts';
-import { type RawValues, rawLength, releasedDictionary } from './raw.ts';
+import { type RawValues, rawLength } from './raw.ts';
 import type { EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
 
 export { readInputBytes } from './input.ts';
@@ -43,6 +44,12 @@ export interface ReadCsvOptions {
    * not interned and the tables leave them out (listed in `omitted`). Identifying columns.
    */
   omit?: ReadonlySet<string>;
+  /**
+   * Columns kept as their rows' UTF-8 bytes (EncodedColumn.raw: a sharded release's
+   * pass-through ones): each field's bytes are appended as they are read, never looked up in a
+   * dictionary or made a string.
+   */
+  raw?: ReadonlySet<string>;
 }
 
 /** How a delimiter is named in messages: a tab is invisible when quoted. */
@@ -145,6 +152,7 @@ function* readOpen(
         input.size,
         rowsPerShard,
         options.omit,
+        options.raw,
       );
     }
     parser.base = base;
@@ -300,6 +308,50 @@ function scanPlain(buf: Buffer, from: number, end: number, d0: number): number {
   return q;
 }
 
+/**
+ * A raw column's rows while a shard is read: row r's bytes are `bytes[offsets[r], offsets[r + 1])`.
+ * A row is written where the row before it ends, so a row parsed again (cut by the end of a
+ * piece) overwrites itself; a shard's rows are copied out to exactly their size.
+ */
+class RawRows {
+  offsets: Int32Array;
+  private bytes = new Uint8Array(4096);
+
+  constructor(rows: number) {
+    this.offsets = new Int32Array(rows + 1);
+  }
+
+  set(row: number, src: Uint8Array, start: number, end: number): void {
+    const at = this.offsets[row]!;
+    const to = at + end - start;
+    if (to > this.bytes.length) {
+      // Room for the rows the offsets have room for, at the mean length so far.
+      const rows = this.offsets.length - 1;
+      const estimate = row > 0 ? Math.ceil((at / row) * rows * 1.05) : 0;
+      const next = new Uint8Array(Math.max(2 * this.bytes.length, to, Math.min(estimate, 2 ** 31 - 1)));
+      next.set(this.bytes.subarray(0, at));
+      this.bytes = next;
+    }
+    const bytes = this.bytes;
+    if (end - start > 32) bytes.set(src.subarray(start, end), at);
+    else for (let k = start, j = at; k < end; k++, j++) bytes[j] = src[k]!;
+    this.offsets[row + 1] = to;
+  }
+
+  /** Room for `rows` rows, keeping the first `kept` (and the one being parsed). */
+  reserve(rows: number, kept: number): void {
+    if (rows + 1 <= this.offsets.length) return;
+    const next = new Int32Array(rows + 1);
+    next.set(this.offsets.subarray(0, Math.min(kept + 2, this.offsets.length)));
+    this.offsets = next;
+  }
+
+  /** The first `rows` rows, copied out; the next shard's rows start again at the buffer's start. */
+  take(rows: number): RawValues {
+    return { offsets: this.offsets.slice(0, rows + 1), bytes: this.bytes.slice(0, this.offsets[rows]!) };
+  }
+}
+
 /** Field ends: a delimiter follows, or the row ends (line break or end of file). */
 const END_FIELD = 0;
 const END_ROW = 1;
@@ -337,6 +389,8 @@ class CsvParser {
   private names: string[] = [];
   /** Per column: left out of the tables (its cells are parsed, never interned). */
   private skip: boolean[] = [];
+  /** Per column kept as bytes, its rows so far (undefined for the others). */
+  private raws: (RawRows | undefined)[] = [];
   private dicts: ByteDictionary[] = [];
   private codes: Int32Array[] = [];
   private capacity = 0;
@@ -352,6 +406,7 @@ class CsvParser {
     /** Rows per shard: `parse` stops at the start of a row once a shard holds this many. */
     private readonly rowsPerShard = Number.POSITIVE_INFINITY,
     private readonly omit: ReadonlySet<string> = new Set(),
+    private readonly raw: ReadonlySet<string> = new Set(),
   ) {
     const code = delimiter.charCodeAt(0);
     // A lone surrogate cannot occur in valid UTF-8: such a delimiter never matches.
@@ -384,6 +439,7 @@ class CsvParser {
       else if (this.rowCount === this.capacity) this.grow(this.base + pos);
       const codes = this.codes;
       const dicts = this.dicts;
+      const raws = this.raws;
       const skip = this.skip;
       const width = this.width;
       const r = this.rowCount;
@@ -528,7 +584,10 @@ class CsvParser {
         } else if (c < width) {
           // A blank line must not add '' to the dictionary if it turns out to be trailing.
           // Extra fields of a ragged row are only counted; the row fails at its end.
-          codes[c]![r] = c === 0 && firstBlank ? -1 : skip[c] ? 0 : dicts[c]!.code(src, s, e, h);
+          const raw = raws[c];
+          // A raw column's blank first field is its empty value (a blank line adds no bytes).
+          if (raw !== undefined) raw.set(r, src, s, e);
+          else codes[c]![r] = c === 0 && firstBlank ? -1 : skip[c] ? 0 : dicts[c]!.code(src, s, e, h);
         }
       }
 
@@ -559,6 +618,19 @@ class CsvParser {
   /** A one-column file's blank lines become empty values before the row just parsed. */
   private commitBlanks(): void {
     if (this.width !== 1) throw this.ragged(this.pendingRow, this.pendingLine, 1, true);
+    const raw = this.raws[0];
+    if (raw) {
+      // Empty rows hold no bytes: the row just parsed moves behind them.
+      const start = raw.offsets[this.rowCount]!;
+      const length = raw.offsets[this.rowCount + 1]! - start;
+      for (; this.pendingBlanks > 0; this.pendingBlanks--) {
+        raw.offsets[++this.rowCount] = start;
+        if (this.rowCount === this.capacity) this.grow(this.base);
+      }
+      raw.offsets[this.rowCount + 1] = start + length;
+      this.rowCount++;
+      return;
+    }
     const dict = this.dicts[0]!;
     const empty = dict.code(EMPTY, 0, 0, HASH_SEED);
     const current = this.codes[0]![this.rowCount]!;
@@ -596,7 +668,9 @@ class CsvParser {
     const n = this.rowCount;
     const columns: EncodedColumn[] = [];
     this.names.forEach((name, c) => {
-      if (!this.skip[c])
+      const raw = this.raws[c];
+      if (raw) columns.push({ name, dictionary: [], codes: new Int32Array(0), raw: raw.take(n) });
+      else if (!this.skip[c])
         columns.push({ name, dictionary: this.dicts[c]!.values.slice(), codes: this.codes[c]!.slice(0, n) });
     });
     this.rowCount = 0;
@@ -627,6 +701,11 @@ class CsvParser {
       // Copied one column at a time, each spare array dropped at once: the peak stays low.
       this.codes[c] = new Int32Array(0);
       if (this.skip[c]) continue;
+      const raw = this.raws[c];
+      if (raw) {
+        columns.push({ name: this.names[c]!, dictionary: [], codes: all, raw: raw.take(n) });
+        continue;
+      }
       columns.push({
         name: this.names[c]!,
         dictionary: this.dicts[c]!.values,
@@ -707,8 +786,11 @@ class CsvParser {
     this.width = names.length;
     this.dicts = names.map(() => new ByteDictionary());
     this.capacity = 1024;
-    // A left-out column holds no codes: writes past a typed array's end are dropped.
-    this.codes = names.map((_, c) => new Int32Array(this.skip[c] ? 0 : this.capacity));
+    this.raws = names.map((n, c) =>
+      !this.skip[c] && this.raw.has(n) ? new RawRows(this.capacity) : undefined,
+    );
+    // A left-out or raw column holds no codes: writes past a typed array's end are dropped.
+    this.codes = names.map((_, c) => new Int32Array(this.skip[c] || this.raws[c] ? 0 : this.capacity));
   }
 
   /**
@@ -725,8 +807,9 @@ class CsvParser {
     // A shard's rows are all the arrays ever hold (one-column blank lines may add a few).
     if (capacity > this.rowsPerShard) capacity = Math.max(this.rowsPerShard + 1, this.capacity + 1);
     this.capacity = capacity;
+    for (const raw of this.raws) raw?.reserve(capacity, rows);
     this.codes = this.codes.map((old, c) => {
-      if (this.skip[c]) return old;
+      if (this.skip[c] || this.raws[c]) return old;
       const next = new Int32Array(capacity);
       next.set(old.subarray(0, rows));
       return next;
@@ -807,7 +890,8 @@ export function formatCsv(columns: OutputColumn[], delimiter: string, options: C
 /**
  * `formatCsv` as UTF-8 bytes, for writers: skips the final string (which cannot exceed
  * ~512 M characters). Each distinct cell is quoted and encoded once, with the delimiter or line
- * end that follows it; rows are then copied into one buffer of the exact size.
+ * end that follows it (a column of values as bytes: each row's cell, from its bytes); rows are
+ * then copied into one buffer of the exact size.
  */
 export function encodeCsv(
   columns: OutputColumn[],
@@ -917,9 +1001,11 @@ function cellTable(texts: string[], codes: Int32Array): CellTable {
 }
 
 /**
- * A column of values as bytes (src/data/raw.ts) as its distinct cells, each followed by `after`:
- * a value that needs no quoting or escaping is copied as it is, any other goes through `quote`
- * as text, so the cells are those of the same values as strings.
+ * A column of values as bytes (src/data/raw.ts) as a table of one cell per row, in row order,
+ * each followed by `after`: a value that needs no quoting is copied as it is (after a `'` when
+ * formula escaping escapes it), any other goes through `quote` as text, so the cells are those
+ * of the same values as strings. No value is looked up: such a column (a note, a timestamp) has
+ * about as many distinct values as rows.
  */
 function rawCells(
   values: RawValues,
@@ -929,52 +1015,63 @@ function rawCells(
   quoteEmpty: boolean,
   options: CsvWriteOptions,
 ): CellTable {
-  const { dictionary, codes } = releasedDictionary(values);
-  const { offsets, bytes } = dictionary;
-  const n = rawLength(dictionary);
+  const { offsets, bytes } = values;
+  const n = rawLength(values);
   const tail = Buffer.from(after, 'utf8');
   const d = delimiter.length === 1 && delimiter.charCodeAt(0) < 0x80 ? delimiter.charCodeAt(0) : -1;
+  // An escaped value gains a leading `'`: with `'` as the delimiter that needs quoting too.
   const escapes = options.escapeFormulas === true;
+  const prefixes = escapes && d !== APOSTROPHE;
   const lengths = new Int32Array(n);
   const starts = new Int32Array(n);
-  /** Cells that need quoting or escaping, as text. */
+  const codes = new Int32Array(n);
+  /** Per row: PLAIN, ESCAPED (copied after a `'`) or TEXT (in `special`). */
+  const form = new Uint8Array(n);
   const special = new Map<number, Buffer>();
   let end = 0;
-  for (let k = 0; k < n; k++) {
-    const from = offsets[k]!;
-    const to = offsets[k + 1]!;
-    let plain =
-      d >= 0 && !(quoteEmpty && from === to) && !(escapes && from < to && FORMULA_BYTE[bytes[from]!]);
+  for (let r = 0; r < n; r++) {
+    const from = offsets[r]!;
+    const to = offsets[r + 1]!;
+    let plain = d >= 0 && !(quoteEmpty && from === to);
     for (let j = from; plain && j < to; j++) {
       const b = bytes[j]!;
       if (b === d || b === QUOTE || b === LF || b === CR) plain = false;
     }
+    const escaped = escapes && from < to && FORMULA_BYTE[bytes[from]!] === 1;
     let length = to - from + tail.length;
-    if (!plain) {
+    if (plain && escaped && prefixes) {
+      form[r] = ESCAPED;
+      length++;
+    } else if (!plain || escaped) {
       const text = Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('utf8');
       const cell = Buffer.from(quote(text) + after, 'utf8');
-      special.set(k, cell);
+      special.set(r, cell);
+      form[r] = TEXT;
       length = cell.length;
     }
-    lengths[k] = length;
-    starts[k] = end;
+    lengths[r] = length;
+    starts[r] = end;
+    codes[r] = r;
     end += (length + 7) & ~7;
   }
   const out = Buffer.alloc(end);
-  for (let k = 0; k < n; k++) {
-    const cell = special.get(k);
-    if (cell) {
-      cell.copy(out, starts[k]!);
+  for (let r = 0; r < n; r++) {
+    let at = starts[r]!;
+    if (form[r] === TEXT) {
+      special.get(r)!.copy(out, at);
       continue;
     }
-    const from = offsets[k]!;
-    const to = offsets[k + 1]!;
-    let at = starts[k]!;
-    for (let j = from; j < to; j++) out[at++] = bytes[j]!;
+    if (form[r] === ESCAPED) out[at++] = APOSTROPHE;
+    const to = offsets[r + 1]!;
+    for (let j = offsets[r]!; j < to; j++) out[at++] = bytes[j]!;
     for (let j = 0; j < tail.length; j++) out[at++] = tail[j]!;
   }
   return { bytes: out, starts, lengths, codes };
 }
+
+const APOSTROPHE = 0x27;
+const ESCAPED = 1;
+const TEXT = 2;
 
 /** First bytes of a cell that formula escaping escapes (see FORMULA_START). */
 const FORMULA_BYTE = (() => {

@@ -11,6 +11,7 @@ import {
 } from '../kernels/digest/kernel.ts';
 import { wasmDigestRows } from '../kernels/digest/wasm.ts';
 import { mix32 as keysMix32 } from '../util/keys.ts';
+import { type RawValues, rawLength } from './raw.ts';
 import type { EncodedTable } from './table.ts';
 
 // Module-local copies of what the hot loops use: a test runner that rewrites imports into
@@ -40,13 +41,17 @@ export class CellDigest {
 
   add(table: EncodedTable): this {
     this.checkNames(table.columns.map((c) => c.name));
-    const lanes = table.columns.map((c, i) => this.valueLanes(i, c.dictionary));
-    const sizes = table.columns.map((c) => c.dictionary.length);
-    const { width, ahead } = mixedAhead(lanes, sizes);
-    this.kernel(
-      { rowCount: table.rowCount, codes: table.columns.map((c) => c.codes), lanes, sizes, width, ahead },
-      this.sum,
+    // A raw column (its rows' bytes) is a dictionary of its rows: each row's own lanes, codes
+    // the row indices. The kernel mixes the same lanes in the same order, so the same digest.
+    let rowIndices: Int32Array | undefined;
+    const rowCodes = () => (rowIndices ??= Int32Array.from({ length: table.rowCount }, (_, r) => r));
+    const lanes = table.columns.map((c, i) =>
+      c.raw ? rawLanes(i, c.raw) : this.valueLanes(i, c.dictionary),
     );
+    const sizes = table.columns.map((c) => (c.raw ? rawLength(c.raw) : c.dictionary.length));
+    const codes = table.columns.map((c) => (c.raw ? rowCodes() : c.codes));
+    const { width, ahead } = mixedAhead(lanes, sizes);
+    this.kernel({ rowCount: table.rowCount, codes, lanes, sizes, width, ahead }, this.sum);
     this.rows += table.rowCount;
     return this;
   }
@@ -166,7 +171,44 @@ function hashValue(column: number, v: string, out: Uint32Array, at: number): voi
     b = Math.imul(b ^ u, 0x5bd1e995);
     b ^= b >>> 15;
   }
-  a = mix32(a ^ v.length);
-  b = mix32(b ^ Math.imul(v.length, 0xcc9e2d51));
+  valueLanesOf(a, b, v.length, out, at);
+}
+
+/** A value's lanes from its two running hashes and its length in UTF-16 units. */
+function valueLanesOf(a: number, b: number, length: number, out: Uint32Array, at: number): void {
+  a = mix32(a ^ length);
+  b = mix32(b ^ Math.imul(length, 0xcc9e2d51));
   for (let l = 0; l < LANES; l++) out[at + l] = mix32(a + Math.imul(l + 1, b) + laneConstant(l)) >>> 0;
+}
+
+/**
+ * Each row's lanes of a raw column (column `column`), as hashValue gives them for the row's
+ * value: an all-ASCII value's UTF-8 bytes are its UTF-16 units, so they are hashed as they are;
+ * only a value with other bytes is decoded.
+ */
+function rawLanes(column: number, raw: RawValues): Uint32Array {
+  const { offsets, bytes } = raw;
+  const n = rawLength(raw);
+  const out = new Uint32Array(n * LANES);
+  let text: Buffer | undefined;
+  for (let r = 0; r < n; r++) {
+    const start = offsets[r]!;
+    const end = offsets[r + 1]!;
+    let a = 0x811c9dc5 ^ column;
+    let b = 0x01000193 ^ Math.imul(column + 1, 0x9e3779b9);
+    let k = start;
+    for (; k < end; k++) {
+      const u = bytes[k]!;
+      if (u >= 0x80) break;
+      a = Math.imul(a ^ u, 0x01000193);
+      b = Math.imul(b ^ u, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+    if (k === end) valueLanesOf(a, b, end - start, out, r * LANES);
+    else {
+      text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      hashValue(column, text.toString('utf8', start, end), out, r * LANES);
+    }
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 /**
- * The released table as Parquet (hyparquet-writer): dictionary columns as strings, number
- * columns as doubles, none nullable, SNAPPY, fixed row groups and writer name, so the same
+ * The released table as Parquet (hyparquet-writer): dictionary columns as strings (the writer
+ * chooses dictionary encoding or not), columns of values as bytes as strings PLAIN-encoded,
+ * number columns as doubles, none nullable, SNAPPY, fixed row groups and writer name, so the same
  * columns always give the same bytes. The input reader (src/data/parquet.ts) reads it back as
  * the cells data.csv holds before formula escaping.
  */
@@ -22,7 +23,14 @@ function slice(columns: readonly OutputColumn[], from: number, to: number): Colu
           nullable: false,
         }
       : col.kind === 'utf8'
-        ? { name: col.name, data: rawStrings(col.values, from, to), type: 'STRING', nullable: false }
+        ? // No dictionary page: such a column (a note, a timestamp) has about as many values as rows.
+          {
+            name: col.name,
+            data: rawStrings(col.values, from, to),
+            type: 'STRING',
+            nullable: false,
+            encoding: 'PLAIN',
+          }
         : { name: col.name, data: col.values.subarray(from, to), type: 'DOUBLE', nullable: false },
   );
 }

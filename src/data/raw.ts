@@ -4,7 +4,8 @@
  * every row's value and n + 1 offsets. Such a column is never a dictionary on its way from the
  * shards to the release, so a column of distinct values (a free-text note, a timestamp) costs
  * its bytes, not a string and a map entry per value: rows move by gathering byte ranges, and
- * only the writers of a released file code it as the file needs it (firstUseDictionary).
+ * the released files hold it as it is (an Arrow Utf8 column, a Parquet column of plain byte
+ * arrays, CSV cells copied from the bytes).
  */
 import { isAscii } from 'node:buffer';
 
@@ -30,16 +31,70 @@ export function gatherRaw(raw: RawValues, rows: Int32Array | number): RawValues 
     for (let j = 0; j <= rows; j++) out[j] = offsets[j]! - first;
     return { offsets: out, bytes: bytes.slice(first, end) };
   }
-  const n = rows.length;
-  const out = new Int32Array(n + 1);
+  return gatherJoined([raw], rows);
+}
+
+/**
+ * Rows `rows` of the pieces joined one after another (row j is joined row `rows[j]`), without
+ * joining them. Rows in increasing order (a shard's rows of one output part) are read in turn;
+ * others (a shuffle) are written where they go while the pieces are read in turn: a random
+ * read costs a cache miss a row, which the copy then waits for, a random write does not wait.
+ */
+export function gatherJoined(pieces: readonly RawValues[], rows: Int32Array): RawValues {
+  const n = pieces.reduce((sum, p) => sum + rawLength(p), 0);
+  const m = rows.length;
+  const lengths = new Int32Array(n);
+  for (let p = 0, at = 0; p < pieces.length; p++) {
+    const { offsets } = pieces[p]!;
+    const count = rawLength(pieces[p]!);
+    for (let r = 0; r < count; r++) lengths[at + r] = offsets[r + 1]! - offsets[r]!;
+    at += count;
+  }
+  const out = new Int32Array(m + 1);
   let total = 0;
-  for (let j = 0; j < n; j++) {
+  let increasing = true;
+  for (let j = 0; j < m; j++) {
     const r = rows[j]!;
-    total += offsets[r + 1]! - offsets[r]!;
+    if (!(r >= 0 && r < n)) throw new RangeError(`row ${r} is not among the ${n} rows`);
+    if (j > 0 && r <= rows[j - 1]!) increasing = false;
+    total += lengths[r]!;
     out[j + 1] = total;
   }
   const to = new Uint8Array(total);
-  for (let j = 0; j < n; j++) {
+  if (increasing) {
+    let p = 0;
+    let base = 0;
+    for (let j = 0; j < m; j++) {
+      const r = rows[j]!;
+      while (r >= base + rawLength(pieces[p]!)) base += rawLength(pieces[p++]!);
+      const { offsets, bytes } = pieces[p]!;
+      copyBytes(bytes, offsets[r - base]!, offsets[r - base + 1]!, to, out[j]!);
+    }
+    return { offsets: out, bytes: to };
+  }
+  // Where each joined row goes (-1: nowhere); a row asked for twice cannot be written once.
+  const target = lengths.fill(-1);
+  for (let j = 0; j < m; j++) {
+    const r = rows[j]!;
+    if (target[r] !== -1) return gatherRepeated(concatRaw(pieces), rows, out, to);
+    target[r] = out[j]!;
+  }
+  for (let p = 0, base = 0; p < pieces.length; p++) {
+    const { offsets, bytes } = pieces[p]!;
+    const count = rawLength(pieces[p]!);
+    for (let r = 0; r < count; r++) {
+      const at = target[base + r]!;
+      if (at >= 0) copyBytes(bytes, offsets[r]!, offsets[r + 1]!, to, at);
+    }
+    base += count;
+  }
+  return { offsets: out, bytes: to };
+}
+
+/** gatherJoined's rows when some are asked for more than once: each read where it is. */
+function gatherRepeated(joined: RawValues, rows: Int32Array, out: Int32Array, to: Uint8Array): RawValues {
+  const { offsets, bytes } = joined;
+  for (let j = 0; j < rows.length; j++) {
     const r = rows[j]!;
     copyBytes(bytes, offsets[r]!, offsets[r + 1]!, to, out[j]!);
   }
@@ -48,6 +103,7 @@ export function gatherRaw(raw: RawValues, rows: Int32Array | number): RawValues 
 
 /** Pieces of one column, one after another. */
 export function concatRaw(pieces: readonly RawValues[]): RawValues {
+  if (pieces.length === 1 && pieces[0]!.offsets[0] === 0) return pieces[0]!;
   let rows = 0;
   let total = 0;
   for (const p of pieces) {
@@ -88,66 +144,6 @@ export function rawOfCodes(dictionary: RawValues, codes: Int32Array, from = 0, t
   return { offsets, bytes };
 }
 
-/**
- * The rows' distinct values in order of first use (as bytes) and each row's code into them: what
- * a released dictionary column holds (compactDictionary over the values as strings gives the same
- * entries, since UTF-8 is one-to-one). Values are compared by their bytes, through an
- * open-addressing table of FNV-1a hashes.
- */
-export function firstUseDictionary(raw: RawValues): { dictionary: RawValues; codes: Int32Array } {
-  const { offsets, bytes } = raw;
-  const n = rawLength(raw);
-  let size = 64;
-  while (size < 2 * n) size *= 2;
-  const mask = size - 1;
-  /** Slot → entry + 1 (0: empty). */
-  const slots = new Int32Array(size);
-  /** Entry → its first row, and its hash. */
-  const firstRow = new Int32Array(n);
-  const hashes = new Int32Array(n);
-  const codes = new Int32Array(n);
-  let entries = 0;
-  let total = 0;
-  for (let r = 0; r < n; r++) {
-    const start = offsets[r]!;
-    const end = offsets[r + 1]!;
-    let h = 0x811c9dc5 | 0;
-    for (let j = start; j < end; j++) h = Math.imul(h ^ bytes[j]!, 0x01000193);
-    let i = (h ^ (h >>> 15)) & mask;
-    let code = -1;
-    for (;;) {
-      const k = slots[i]!;
-      if (k === 0) break;
-      const e = k - 1;
-      if (
-        hashes[e] === h &&
-        sameBytes(bytes, offsets[firstRow[e]!]!, offsets[firstRow[e]! + 1]!, start, end)
-      ) {
-        code = e;
-        break;
-      }
-      i = (i + 1) & mask;
-    }
-    if (code < 0) {
-      code = entries++;
-      slots[i] = code + 1;
-      firstRow[code] = r;
-      hashes[code] = h;
-      total += end - start;
-    }
-    codes[r] = code;
-  }
-  const dOffsets = new Int32Array(entries + 1);
-  const dBytes = new Uint8Array(total);
-  for (let e = 0; e < entries; e++) {
-    const r = firstRow[e]!;
-    const at = dOffsets[e]!;
-    copyBytes(bytes, offsets[r]!, offsets[r + 1]!, dBytes, at);
-    dOffsets[e + 1] = at + offsets[r + 1]! - offsets[r]!;
-  }
-  return { dictionary: { offsets: dOffsets, bytes: dBytes }, codes };
-}
-
 /** Rows `[from, to)` of `raw` as strings. */
 export function rawStrings(raw: RawValues, from = 0, to = rawLength(raw)): string[] {
   const { offsets, bytes } = raw;
@@ -166,26 +162,14 @@ export function rawStrings(raw: RawValues, from = 0, to = rawLength(raw)): strin
   return out;
 }
 
-function sameBytes(bytes: Uint8Array, a: number, aEnd: number, b: number, bEnd: number): boolean {
-  if (aEnd - a !== bEnd - b) return false;
-  for (; a < aEnd; a++, b++) if (bytes[a] !== bytes[b]) return false;
-  return true;
-}
-
-/** Short values byte by byte (a typed array's set() costs more than the copy under ~32 bytes). */
+/**
+ * Short values byte by byte: a typed array's set() makes a view first, which costs more than
+ * copying a value of up to ~100 bytes (a note, a timestamp) in a loop.
+ */
 function copyBytes(from: Uint8Array, start: number, end: number, to: Uint8Array, at: number): void {
-  if (end - start > 32) {
+  if (end - start > 96) {
     to.set(from.subarray(start, end), at);
     return;
   }
-  for (let j = start; j < end; j++) to[at++] = from[j]!;
-}
-
-const released = new WeakMap<RawValues, { dictionary: RawValues; codes: Int32Array }>();
-
-/** firstUseDictionary, computed once per column for the writers that each write it (Arrow, CSV, Parquet). */
-export function releasedDictionary(raw: RawValues): { dictionary: RawValues; codes: Int32Array } {
-  let d = released.get(raw);
-  if (!d) released.set(raw, (d = firstUseDictionary(raw)));
-  return d;
+  while (start < end) to[at++] = from[start++]!;
 }

@@ -8,6 +8,7 @@ import { type ArrowRange, type NullPolicy, readArrowShards } from './arrow.ts';
 import { readCsvShards } from './csv.ts';
 import { folderFiles, isFolder } from './input.ts';
 import { readParquetShards } from './parquet.ts';
+import { type RawValues, rawLength } from './raw.ts';
 import { Remap, ShardAssembler, SharedDictionary } from './shards.ts';
 import type { EncodedTable } from './table.ts';
 import { readXlsxShards } from './xlsx.ts';
@@ -25,6 +26,11 @@ export interface ReadTableOptions {
   nulls?: NullPolicy;
   /** Columns left out as they are read, never stored (identifying ones): see EncodedTable.omitted. */
   omit?: ReadonlySet<string>;
+  /**
+   * Columns to give as their rows' UTF-8 bytes (EncodedColumn.raw) where the reader can (CSV
+   * and Arrow files; a folder's files, Parquet and Excel give them coded, as every column).
+   */
+  raw?: ReadonlySet<string>;
   /** Arrow only: these record batches of the file (arrowRanges), not all of them. */
   range?: ArrowRange;
   /**
@@ -152,6 +158,7 @@ function* decimalPoints(
       return { shared, remap: new Remap(shared), texts: [], last: undefined };
     });
     const columns = shard.columns.map((column, i) => {
+      if (column.raw) return { ...column, raw: withDecimalPoints(column.raw) };
       const s = state![i]!;
       const dictionary = column.dictionary;
       // A shard's dictionary extends the last one's; one that does not is mapped afresh.
@@ -172,6 +179,37 @@ function* decimalPoints(
   }
 }
 
+/**
+ * A raw column's values with a decimal comma made a decimal point: only a value with a comma
+ * byte is decoded to be tested, and the bytes are copied only if one is changed (a reader's
+ * may be a view of what it read).
+ */
+function withDecimalPoints(raw: RawValues): RawValues {
+  const { offsets } = raw;
+  let bytes = raw.bytes;
+  let copied = false;
+  let text: Buffer | undefined;
+  for (let r = 0; r < rawLength(raw); r++) {
+    const end = offsets[r + 1]!;
+    let comma = offsets[r]!;
+    while (comma < end && bytes[comma] !== COMMA) comma++;
+    if (comma === end) continue;
+    text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    // A match has one comma, this first one; a point is one byte as well.
+    if (!DECIMAL_COMMA.test(text.toString('utf8', offsets[r]!, end))) continue;
+    if (!copied) {
+      bytes = bytes.slice();
+      text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      copied = true;
+    }
+    bytes[comma] = POINT;
+  }
+  return copied ? { offsets, bytes } : raw;
+}
+
+const COMMA = 0x2c;
+const POINT = 0x2e;
+
 function readFileShards(
   path: string,
   rowsPerShard: number,
@@ -184,13 +222,18 @@ function readFileShards(
         nulls: options.nulls,
         omit: options.omit,
         range: options.range,
+        raw: options.raw,
       });
     case 'parquet':
       return omitting(readParquetShards(path, rowsPerShard, { nulls: options.nulls }), options.omit);
     case 'xlsx':
       return readXlsxShards(path, rowsPerShard, { sheet: options.sheet, omit: options.omit });
     default:
-      return readCsvShards(path, rowsPerShard, { delimiter: options.delimiter, omit: options.omit });
+      return readCsvShards(path, rowsPerShard, {
+        delimiter: options.delimiter,
+        omit: options.omit,
+        raw: options.raw,
+      });
   }
 }
 
@@ -219,7 +262,13 @@ export function* readFolderShards(
     let remaps: Remap[] | undefined;
     let fileRow = 0;
     try {
-      for (const table of readFileShards(file, rowsPerShard, { ...options, delimiter }, format)) {
+      // The assembler merges coded columns: a folder's files give every column coded.
+      for (const table of readFileShards(
+        file,
+        rowsPerShard,
+        { ...options, delimiter, raw: undefined },
+        format,
+      )) {
         omitted ??= table.omitted;
         progress = (f + (table.progress ?? 1)) / files.length;
         if (!assembler) {

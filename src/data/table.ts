@@ -63,7 +63,7 @@ export type OutputColumn =
       readonly codes: Int32Array;
     }
   | { readonly name: string; readonly kind: 'number'; readonly values: Float64Array }
-  /** Text as the rows' UTF-8 bytes (src/data/raw.ts), written as a dictionary column of its distinct values in order of first use. */
+  /** Text as the rows' UTF-8 bytes (src/data/raw.ts), written as it is: a plain Utf8 column, not a dictionary. */
   | { readonly name: string; readonly kind: 'utf8'; readonly values: RawValues };
 
 /**

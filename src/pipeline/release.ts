@@ -44,6 +44,8 @@ export function* readInputShards(
   rowsPerShard: number,
   /** Only these record batches of an Arrow input (a range of a scan). */
   range?: ArrowRange,
+  /** Columns to read as their rows' bytes where the reader can (ReadTableOptions.raw). */
+  raw?: ReadonlySet<string>,
 ): Generator<EncodedTable & { readonly firstRow: number }, void, undefined> {
   let firstRow = range?.firstRow ?? 0;
   let first = true;
@@ -57,6 +59,7 @@ export function* readInputShards(
     omit: identifying,
     ...(spec.format.decimal ? { decimal: spec.format.decimal } : {}),
     ...(range ? { range } : {}),
+    ...(raw ? { raw } : {}),
   })) {
     if (first) {
       first = false;

@@ -221,15 +221,18 @@ export function decodeTuples(bytes: Uint8Array): TupleColumns {
 
 /**
  * Turns the columns named in `names` of a piece's shards into raw columns (their rows' values as
- * bytes, EncodedColumn.raw) as the shards are read: each column's dictionary is encoded to bytes
- * once, the values a shard adds to it as they come (a shard's dictionary extends the one before),
- * and each row's value is copied from there.
+ * bytes, EncodedColumn.raw) as the shards are read, and counts each one's distinct values (its
+ * `distinct`: of the piece so far). A column a reader already gives as bytes passes as it is;
+ * one it gives coded has its dictionary encoded to bytes once, the values a shard adds to it as
+ * they come (a shard's dictionary extends the one before), and each row's value copied from there.
  */
 export class RawShards {
   private readonly encoded = new Map<
     string,
     { values: number; last: string | undefined; bytes: DictionaryBytes }
   >();
+  /** Per raw column, its distinct values so far. */
+  readonly distinct = new Map<string, DistinctBytes>();
 
   constructor(private readonly names: ReadonlySet<string>) {}
 
@@ -239,27 +242,201 @@ export class RawShards {
       ...shard,
       columns: shard.columns.map((c) => {
         if (!this.names.has(c.name)) return c;
-        let e = this.encoded.get(c.name);
-        const { dictionary } = c;
-        // A dictionary that does not extend the one before (a new file's) is encoded afresh.
-        if (!e || dictionary.length < e.values || (e.values > 0 && dictionary[e.values - 1] !== e.last)) {
-          e = { values: 0, last: undefined, bytes: new DictionaryBytes() };
-          this.encoded.set(c.name, e);
-        }
-        e.bytes.append(dictionary, e.values);
-        e.values = dictionary.length;
-        e.last = dictionary[dictionary.length - 1];
         const { firstRow, name } = c;
+        const raw = c.raw ?? this.rawOf(c);
+        let set = this.distinct.get(name);
+        if (!set) this.distinct.set(name, (set = new DistinctBytes()));
+        set.addAll(raw);
         return {
           name,
           dictionary: [],
           codes: new Int32Array(0),
-          raw: rawOfCodes(e.bytes.view(), c.codes),
+          raw,
+          distinct: set.size,
           ...(firstRow === undefined ? {} : { firstRow }),
         };
       }),
     };
   }
+
+  /** A coded column's rows as bytes. */
+  private rawOf(c: EncodedColumn): RawValues {
+    let e = this.encoded.get(c.name);
+    const { dictionary } = c;
+    // A dictionary that does not extend the one before (a new file's) is encoded afresh.
+    if (!e || dictionary.length < e.values || (e.values > 0 && dictionary[e.values - 1] !== e.last)) {
+      e = { values: 0, last: undefined, bytes: new DictionaryBytes() };
+      this.encoded.set(c.name, e);
+    }
+    e.bytes.append(dictionary, e.values);
+    e.values = dictionary.length;
+    e.last = dictionary[dictionary.length - 1];
+    return rawOfCodes(e.bytes.view(), c.codes);
+  }
+}
+
+/**
+ * A set of values held as their UTF-8 bytes (no strings): an open-addressing table of FNV-1a
+ * hashes, a hit confirmed by comparing the bytes, so the count is exact. Memory: the distinct
+ * values' bytes and about 16 bytes a value, nothing per row.
+ */
+export class DistinctBytes {
+  /** Slot → entry + 1 (0: empty). */
+  private slots = new Int32Array(64);
+  /** Entry → its hash, and where its bytes start in `bytes` (entry e ends where e + 1 starts). */
+  private hashes = new Int32Array(16);
+  private starts = new Int32Array(17);
+  private bytes = new Uint8Array(256);
+  private entries = 0;
+
+  get size(): number {
+    return this.entries;
+  }
+
+  /** Every row's value of `raw`. */
+  addAll(raw: RawValues): void {
+    const { offsets, bytes } = raw;
+    const n = rawLength(raw);
+    const sample = Math.min(n, SAMPLE_ROWS);
+    const before = this.entries;
+    for (let r = 0; r < sample; r++) this.add(bytes, offsets[r]!, offsets[r + 1]!);
+    // A column of (nearly) distinct values: room for the rest of the rows at once, not by
+    // doubling (each doubling rehashes every value and copies the bytes held).
+    const added = this.entries - before;
+    if (n > sample && 2 * added > sample) {
+      const values = this.entries + Math.ceil(((n - sample) * added) / sample);
+      const byteLength = this.starts[this.entries]! + (offsets[n]! - offsets[sample]!);
+      this.reserve(values, byteLength);
+    }
+    for (let r = sample; r < n; r++) this.add(bytes, offsets[r]!, offsets[r + 1]!);
+  }
+
+  /** Room for `values` values of `byteLength` bytes in all. */
+  private reserve(values: number, byteLength: number): void {
+    if (values > this.hashes.length) {
+      this.hashes = grownInts(this.hashes, values);
+      this.starts = grownInts(this.starts, values + 1);
+    }
+    if (byteLength > this.bytes.length) {
+      const next = new Uint8Array(byteLength);
+      next.set(this.bytes.subarray(0, this.starts[this.entries]!));
+      this.bytes = next;
+    }
+    let size = this.slots.length;
+    while (size < 2 * values + 2) size *= 2;
+    if (size > this.slots.length) this.rehash(size);
+  }
+
+  /** The value `bytes[start, end)`; true if it was not in the set. */
+  add(bytes: Uint8Array, start: number, end: number): boolean {
+    let h = 0x811c9dc5 | 0;
+    for (let j = start; j < end; j++) h = Math.imul(h ^ bytes[j]!, 0x01000193);
+    const mask = this.slots.length - 1;
+    let i = (h ^ (h >>> 15)) & mask;
+    for (;;) {
+      const k = this.slots[i]!;
+      if (k === 0) break;
+      if (this.hashes[k - 1] === h && this.holds(k - 1, bytes, start, end)) return false;
+      i = (i + 1) & mask;
+    }
+    const e = this.entries++;
+    const at = this.starts[e]!;
+    const length = end - start;
+    if (e === this.hashes.length) {
+      this.hashes = grownInts(this.hashes, 2 * e);
+      this.starts = grownInts(this.starts, 2 * e + 1);
+    }
+    if (at + length > this.bytes.length) {
+      const next = new Uint8Array(Math.max(2 * this.bytes.length, at + length));
+      next.set(this.bytes.subarray(0, at));
+      this.bytes = next;
+    }
+    // Short values byte by byte: a subarray a value would be garbage by the million.
+    const own = this.bytes;
+    if (length > 32) own.set(bytes.subarray(start, end), at);
+    else for (let j = start, k = at; j < end; j++, k++) own[k] = bytes[j]!;
+    this.hashes[e] = h;
+    this.starts[e + 1] = at + length;
+    this.slots[i] = e + 1;
+    if (2 * this.entries > mask) this.rehash();
+    return true;
+  }
+
+  /** The values in order of first use. */
+  values(): RawValues {
+    return {
+      offsets: this.starts.slice(0, this.entries + 1),
+      bytes: this.bytes.slice(0, this.starts[this.entries]!),
+    };
+  }
+
+  private holds(e: number, bytes: Uint8Array, start: number, end: number): boolean {
+    let at = this.starts[e]!;
+    if (this.starts[e + 1]! - at !== end - start) return false;
+    const own = this.bytes;
+    for (let j = start; j < end; j++, at++) if (own[at] !== bytes[j]) return false;
+    return true;
+  }
+
+  private rehash(size = 2 * this.slots.length): void {
+    const slots = new Int32Array(size);
+    const mask = slots.length - 1;
+    for (let e = 0; e < this.entries; e++) {
+      const h = this.hashes[e]!;
+      let i = (h ^ (h >>> 15)) & mask;
+      while (slots[i] !== 0) i = (i + 1) & mask;
+      slots[i] = e + 1;
+    }
+    this.slots = slots;
+  }
+}
+
+/** Rows a set looks at before it sizes itself for the rest of a shard. */
+const SAMPLE_ROWS = 4096;
+
+function grownInts(a: Int32Array, size: number): Int32Array<ArrayBuffer> {
+  const next = new Int32Array(size);
+  next.set(a);
+  return next;
+}
+
+/** Per column, a set of distinct values as bytes (a piece's raw columns' for Combine): counts, offsets, bytes. */
+export function encodeDistinctValues(columns: readonly RawValues[]): Uint8Array {
+  const head = [columns.length];
+  for (const c of columns) head.push(rawLength(c), c.offsets[rawLength(c)]!);
+  const words = head.length + columns.reduce((n, c) => n + c.offsets.length, 0);
+  const byteLength = 4 * words + columns.reduce((n, c) => n + c.offsets[rawLength(c)]!, 0);
+  const out = new Uint8Array(byteLength);
+  const ints = new Int32Array(out.buffer, 0, words);
+  ints.set(head);
+  let word = head.length;
+  let at = 4 * words;
+  for (const c of columns) {
+    ints.set(c.offsets, word);
+    word += c.offsets.length;
+    const size = c.offsets[rawLength(c)]!;
+    out.set(c.bytes.subarray(0, size), at);
+    at += size;
+  }
+  return out;
+}
+
+export function decodeDistinctValues(bytes: Uint8Array): RawValues[] {
+  const copy = bytes.slice();
+  const count = new Int32Array(copy.buffer, 0, 1)[0]!;
+  const head = new Int32Array(copy.buffer, 4, 2 * count);
+  let word = 1 + 2 * count;
+  const wordsOfOffsets = Array.from({ length: count }, (_, i) => head[2 * i]! + 1).reduce((a, b) => a + b, 0);
+  let at = 4 * (word + wordsOfOffsets);
+  const out: RawValues[] = [];
+  for (let i = 0; i < count; i++) {
+    const n = head[2 * i]!;
+    const size = head[2 * i + 1]!;
+    out.push({ offsets: new Int32Array(copy.buffer, 4 * word, n + 1), bytes: copy.subarray(at, at + size) });
+    word += n + 1;
+    at += size;
+  }
+  return out;
 }
 
 /** A dictionary's values as bytes (Utf8 offsets and data), grown by appending. */

@@ -12,6 +12,10 @@
  *   masked fingerprint must be among the `*` rows. Then the suppression limit, every model on
  *   every released class, and the claims, as the whole-table verifier checks them.
  *
+ * Under (ε, δ)-differential privacy the shards hold the secret sample the scans drew: the
+ * released rows are matched to the sample's, the sample is counted from the shards, and its
+ * size weighed against the input's rows (src/verify/differential-privacy.ts).
+ *
  * A class is named by its key: its QI labels' hashes folded in column order, 128 bits (four
  * 32-bit lanes, the first two being the QI hash of the rows' fingerprints), so both sides name
  * it alike without its labels. Each side's classes are split by key into partitions; the
@@ -28,6 +32,7 @@
 
 import type { VerificationCheck } from '../contracts/report.ts';
 import { readArrow } from '../data/arrow.ts';
+import { rawStrings } from '../data/raw.ts';
 import { type EncodedTable, presentCodes } from '../data/table.ts';
 import { utf8Buffers } from '../data/utf8.ts';
 import { VerificationError } from '../errors.ts';
@@ -41,7 +46,8 @@ import {
   type SummedClasses,
   wasmClassSums,
 } from './class-sums.ts';
-import { fail, SEP } from './common.ts';
+import { type CodedTable, fail, SEP } from './common.ts';
+import { checkDpClaims, dpModelOf } from './differential-privacy.ts';
 import {
   addInto,
   bytesHashes,
@@ -55,7 +61,7 @@ import {
 import type { GeneralizationClaims } from './generalization.ts';
 import { attributeOf, checkClass, ModelTally, type SensitiveContext } from './models.ts';
 import { checkReleaseModels, isReleaseModel, type ReleasedClass } from './population.ts';
-import { asCsvCoded, csvHoldsTable } from './staged-csv.ts';
+import { asCsvCoded, type CsvTable, csvHoldsTable, rowNumbers } from './staged-csv.ts';
 import { parquetHoldsTable } from './staged-parquet.ts';
 
 /** Input rows per partition of the classes: the reduce holds about this many rows' classes. */
@@ -191,13 +197,6 @@ export function expectShard(args: {
     sensitive: valueCounts(shard, args.sensitive),
     classes: entriesOf(table, args.partitions, []),
   };
-}
-
-/** 0, 1, …, n - 1. */
-function rowNumbers(n: number): Int32Array {
-  const out = new Int32Array(n);
-  for (let r = 0; r < n; r++) out[r] = r;
-  return out;
 }
 
 /** The key of the class whose labels are all `*`, over the QI columns `qis` (their numbers). */
@@ -342,12 +341,15 @@ export function summarizePart(args: {
   /** The class sums' implementation (the WASM kernel unless a test names the reference). */
   classSums?: ClassSumsKernel;
 }): PartSummary {
-  const part = readArrow(args.arrow);
-  const coded = codedOf(part);
-  const filesAgree = csvHoldsTable(args.csv, args.delimiter, asCsvCoded(coded, args.escapeFormulas === true));
-  const parquetAgrees = args.parquet === undefined ? undefined : parquetHoldsTable(args.parquet, coded);
-  const names = part.columns.map((c) => c.name);
   const typeOf = new Map(args.attributes.map((a) => [a.name, a.type]));
+  // Columns released unchanged are read as their rows' bytes: no string a value.
+  const passThrough = new Set(args.attributes.filter((a) => a.type === 'insensitive').map((a) => a.name));
+  const part = readArrow(args.arrow, { raw: passThrough });
+  const coded = { ...codedOf(part), raw: part.columns.map((c) => c.raw) };
+  const filesAgree = csvHoldsTable(args.csv, args.delimiter, asCsvCoded(coded, args.escapeFormulas === true));
+  const parquetAgrees =
+    args.parquet === undefined ? undefined : parquetHoldsTable(args.parquet, decodedRaw(coded));
+  const names = part.columns.map((c) => c.name);
   const qis = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [c] : []));
   const others = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [] : [c]));
   const n = part.rowCount;
@@ -359,13 +361,15 @@ export function summarizePart(args: {
       hashes: qis.map((c) => dictionaryHashes(c, part.columns[c]!.dictionary, KEY)),
     },
     {
-      codes: others.map((c) => part.columns[c]!.codes),
-      // Columns released unchanged are hashed from their bytes, as the shards hash them.
-      hashes: others.map((c) =>
-        typeOf.get(names[c]!) === 'insensitive'
-          ? bytesHashes(c, utf8Buffers(part.columns[c]!.dictionary))
-          : dictionaryHashes(c, part.columns[c]!.dictionary),
-      ),
+      // A column read as bytes: each row its own entry, hashed from its bytes, as the shards hash it.
+      codes: others.map((c) => (part.columns[c]!.raw ? rowNumbers(n) : part.columns[c]!.codes)),
+      hashes: others.map((c) => {
+        const column = part.columns[c]!;
+        if (column.raw) return bytesHashes(c, column.raw);
+        return typeOf.get(names[c]!) === 'insensitive'
+          ? bytesHashes(c, utf8Buffers(column.dictionary))
+          : dictionaryHashes(c, column.dictionary);
+      }),
     },
   );
   const attributes = args.sensitive.filter((name) => names.includes(name));
@@ -382,6 +386,16 @@ export function summarizePart(args: {
       args.partitions,
       columns.map((c) => ({ codes: c.codes, width: c.dictionary.length })),
     ),
+  };
+}
+
+/** A table's raw columns as one dictionary entry a row (the Parquet check compares strings). */
+function decodedRaw(table: CsvTable): CodedTable {
+  const raw = table.raw ?? [];
+  return {
+    ...table,
+    dictionaries: table.dictionaries.map((d, c) => (raw[c] ? rawStrings(raw[c]) : d)),
+    codes: table.codes.map((codes, c) => (raw[c] ? rowNumbers(table.rowCount) : codes)),
   };
 }
 
@@ -550,6 +564,11 @@ export class PiecesCheck {
       population?: ReadonlyMap<string, number> | undefined;
       /** Whether the spec asks for Parquet files: each part's must hold its Arrow file's rows. */
       parquet?: boolean;
+      /**
+       * The input's rows when the shards hold a secret sample of them ((ε, δ)-differential
+       * privacy): the shards' rows are the sample, weighed against these.
+       */
+      inputRows?: number;
     },
   ) {
     const { parts, claims } = args;
@@ -762,6 +781,13 @@ export class PiecesCheck {
       supOk,
       `${suppressed} rows suppressed (claimed ${claims.suppressedRows}, limit ${claims.maxSuppressedRows})`,
     );
+    // A secret sample: the shards hold it, so the sample is counted here and the rows not
+    // released are the input's less the released ones (the sample's accounting, one task's).
+    const dp = dpModelOf(claims.privacy);
+    if (dp) {
+      const read = this.args.inputRows ?? inputRows;
+      checkDpClaims(dp, claims, read, read - (releasedRows - maskedRows), add, inputRows);
+    }
     // Every model on every released class (masked rows are no class).
     if (starClassReleased) this.checkModels(starClass!.n, this.starCounts, keyText(this.star, 0));
     if (this.released) checkReleaseModels(claims.privacy, this.released, this.population, inputRows, add);

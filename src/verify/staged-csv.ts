@@ -5,6 +5,7 @@
  * the table's value at that row and column. Memory stays at one chunk plus the dictionaries.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import type { RawValues } from '../data/raw.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { type CsvMatchKernel, type ExpectedCells, wasmCsvMatchKernel } from '../kernels/csv/match.ts';
 import type { CodedTable, DecodedTable } from './common.ts';
@@ -30,27 +31,82 @@ interface CellBytes {
   readonly wordAt: Int32Array;
 }
 
-function cellBytes(dictionary: readonly string[], delimiter: string): CellBytes {
-  const parts = dictionary.map((v) => Buffer.from(v, 'utf8'));
-  const ends = new Int32Array(parts.length + 1);
-  parts.forEach((p, k) => {
-    ends[k + 1] = ends[k]! + p.length;
-  });
-  const plain = Uint8Array.from(dictionary, (v) => (/["\r\n]/.test(v) || v.includes(delimiter) ? 0 : 1));
-  // Each value again, from a word boundary and zero-padded, for comparing 4 bytes at a time.
-  const wordAt = new Int32Array(parts.length + 1);
-  parts.forEach((p, k) => {
-    wordAt[k + 1] = wordAt[k]! + ((p.length + 3) >> 2);
-  });
-  const padded = new Uint8Array(wordAt[parts.length]! * 4);
-  parts.forEach((p, k) => {
-    padded.set(p, wordAt[k]! * 4);
-  });
+/** A column's values as its cells: a dictionary's entries, or (`raw`) its rows' bytes. */
+function cellBytes(values: readonly string[] | RawValues, delimiter: Buffer): CellBytes {
+  const raw = Array.isArray(values) ? utf8Of(values as readonly string[]) : (values as RawValues);
+  const size = raw.offsets.length - 1;
+  const first = raw.offsets[0]!;
+  const ends = new Int32Array(size + 1);
+  for (let k = 0; k <= size; k++) ends[k] = raw.offsets[k]! - first;
+  const bytes = raw.bytes.subarray(first, first + ends[size]!);
+  const plain = new Uint8Array(size);
+  for (let k = 0; k < size; k++) plain[k] = special(bytes, ends[k]!, ends[k + 1]!, delimiter) ? 0 : 1;
+  let packed: { words: Int32Array; wordAt: Int32Array } | undefined;
+  return {
+    bytes,
+    ends,
+    plain,
+    // Only the reader's own loop (after the kernel stops) uses them: made on first use.
+    get words() {
+      packed ??= packWords(bytes, ends);
+      return packed.words;
+    },
+    get wordAt() {
+      packed ??= packWords(bytes, ends);
+      return packed.wordAt;
+    },
+  };
+}
+
+/** Each value again, from a word boundary and zero-padded, for comparing 4 bytes at a time. */
+function packWords(bytes: Uint8Array, ends: Int32Array): { words: Int32Array; wordAt: Int32Array } {
+  const size = ends.length - 1;
+  const wordAt = new Int32Array(size + 1);
+  for (let k = 0; k < size; k++) wordAt[k + 1] = wordAt[k]! + ((ends[k + 1]! - ends[k]! + 3) >> 2);
+  const padded = new Uint8Array(wordAt[size]! * 4);
+  for (let k = 0; k < size; k++) copyBytes(bytes, ends[k]!, ends[k + 1]!, padded, wordAt[k]! * 4);
   const words = new Int32Array(padded.length >> 2);
   const view = new DataView(padded.buffer);
   for (let w = 0; w < words.length; w++) words[w] = view.getInt32(w * 4, true);
-  return { bytes: Buffer.concat(parts), ends, plain, words, wordAt };
+  return { words, wordAt };
 }
+
+/** `from[start, end)` to `to` at `at`: short values byte by byte (a subarray costs more). */
+function copyBytes(from: Uint8Array, start: number, end: number, to: Uint8Array, at: number): void {
+  if (end - start > 32) to.set(from.subarray(start, end), at);
+  else for (let j = start; j < end; j++) to[at++] = from[j]!;
+}
+
+/** Strings as UTF-8 bytes, encoded here (not by the writers' encoder: the verifier stays apart). */
+function utf8Of(values: readonly string[]): RawValues {
+  const parts = values.map((v) => Buffer.from(v, 'utf8'));
+  const offsets = new Int32Array(parts.length + 1);
+  parts.forEach((p, k) => {
+    offsets[k + 1] = offsets[k]! + p.length;
+  });
+  return { offsets, bytes: Buffer.concat(parts) };
+}
+
+/**
+ * Whether `bytes[from, to)` holds a quote, CR, LF or the delimiter (as UTF-8: a character's
+ * bytes never occur inside another's, so a byte match is a character match).
+ */
+function special(bytes: Uint8Array, from: number, to: number, delimiter: Buffer): boolean {
+  const d0 = delimiter[0]!;
+  for (let i = from; i < to; i++) {
+    const b = bytes[i]!;
+    if (b === QUOTE || b === CR || b === LF) return true;
+    if (b === d0 && i + delimiter.length <= to) {
+      let k = 1;
+      while (k < delimiter.length && bytes[i + k] === delimiter[k]) k++;
+      if (k === delimiter.length) return true;
+    }
+  }
+  return false;
+}
+
+/** The characters that start a formula: a CSV cell starting with one is escaped (csvText). */
+const FORMULA_START = "=+-@\t\r'";
 
 /**
  * The text a released value must have in the CSV (docs/release-spec.md, CSV formulas): with
@@ -59,14 +115,46 @@ function cellBytes(dictionary: readonly string[], delimiter: string): CellBytes 
  * that a cell the writer forgot to escape (or escaped without need) fails verification.
  */
 export function csvText(value: string, escaped: boolean): string {
-  return escaped && /^[=+\-@\t\r']/.test(value) ? `'${value}` : value;
+  return escaped && value.length > 0 && FORMULA_START.includes(value[0]!) ? `'${value}` : value;
 }
 
+/**
+ * A coded table whose columns `raw[c]`, where given, are their rows' bytes instead of a
+ * dictionary and codes (a column read as bytes: readArrow's `raw`).
+ */
+export type CsvTable = CodedTable & { readonly raw?: readonly (RawValues | undefined)[] };
+
 /** A coded table's names and values as its CSV must hold them (escaping is one-to-one: codes stay). */
-export function asCsvCoded(table: CodedTable, escaped: boolean): CodedTable {
+export function asCsvCoded<T extends CsvTable>(table: T, escaped: boolean): T {
   if (!escaped) return table;
   const text = (v: string) => csvText(v, true);
-  return { ...table, names: table.names.map(text), dictionaries: table.dictionaries.map((d) => d.map(text)) };
+  return {
+    ...table,
+    names: table.names.map(text),
+    dictionaries: table.dictionaries.map((d) => d.map(text)),
+    ...(table.raw ? { raw: table.raw.map((r) => r && escapedRaw(r)) } : {}),
+  };
+}
+
+/** Rows as bytes as csvText writes them: a `'` before a value that starts with a formula's character. */
+function escapedRaw(raw: RawValues): RawValues {
+  const { offsets, bytes } = raw;
+  const n = offsets.length - 1;
+  const starts = Uint8Array.from(FORMULA_START, (ch) => ch.charCodeAt(0));
+  const escapes = (r: number) => offsets[r + 1]! > offsets[r]! && starts.includes(bytes[offsets[r]!]!);
+  const out = new Int32Array(n + 1);
+  let extra = 0;
+  for (let r = 0; r < n; r++) {
+    if (escapes(r)) extra++;
+    out[r + 1] = offsets[r + 1]! - offsets[0]! + extra;
+  }
+  const to = new Uint8Array(out[n]!);
+  for (let r = 0; r < n; r++) {
+    let at = out[r]!;
+    if (escapes(r)) to[at++] = 0x27;
+    to.set(bytes.subarray(offsets[r]!, offsets[r + 1]!), at);
+  }
+  return { offsets: out, bytes: to };
 }
 
 /** A decoded table as its CSV must hold it. */
@@ -113,8 +201,8 @@ function expectedCells(
     const bytes = new Uint8Array(end);
     for (let k = 0; k < size; k++) {
       if (lengths[k]! < 0) continue;
-      bytes.set(cell.bytes.subarray(cell.ends[k]!, cell.ends[k + 1]!), starts[k]!);
-      bytes.set(after, starts[k]! + cell.ends[k + 1]! - cell.ends[k]!);
+      copyBytes(cell.bytes, cell.ends[k]!, cell.ends[k + 1]!, bytes, starts[k]!);
+      copyBytes(after, 0, after.length, bytes, starts[k]! + cell.ends[k + 1]! - cell.ends[k]!);
     }
     const column = codes[c]!;
     for (let r = 0; r < column.length; r++) if (!(column[r]! >= 0 && column[r]! < size)) return undefined;
@@ -134,7 +222,7 @@ const TAIL = Int32Array.of(0, 0xff, 0xffff, 0xffffff);
 export function csvHoldsTable(
   path: string,
   delimiter: string,
-  table: CodedTable,
+  table: CsvTable,
   chunkBytes = 8 * 1024 * 1024,
   kernel: CsvMatchKernel = wasmCsvMatchKernel,
 ): boolean {
@@ -152,18 +240,22 @@ class StagedCsv {
   private eof = false;
   private readonly delim: Buffer;
   private readonly cells: CellBytes[];
+  /** Per column, each row's cell (a raw column's row r is its cell r). */
+  private readonly codes: Int32Array[];
   private readonly width: number;
 
   constructor(
     private readonly fd: number,
     delimiter: string,
-    private readonly table: CodedTable,
+    private readonly table: CsvTable,
     chunk: number,
     private readonly kernel: CsvMatchKernel,
   ) {
     this.buf = Buffer.allocUnsafeSlow(Math.min(chunk, fstatSync(fd).size + 1));
     this.delim = Buffer.from(delimiter, 'utf8');
-    this.cells = table.dictionaries.map((d) => cellBytes(d, delimiter));
+    const raw = table.raw ?? [];
+    this.cells = table.dictionaries.map((d, c) => cellBytes(raw[c] ?? d, this.delim));
+    this.codes = table.codes.map((codes, c) => (raw[c] ? rowNumbers(table.rowCount) : codes));
     this.width = table.names.length;
   }
 
@@ -174,7 +266,7 @@ class StagedCsv {
    */
   private body(start: number): number {
     const { rowCount } = this.table;
-    const expected = expectedCells(this.cells, this.table.codes, this.delim);
+    const expected = expectedCells(this.cells, this.codes, this.delim);
     if (!expected) return DIFFERENT;
     const matcher = this.kernel.open(expected, rowCount);
     try {
@@ -283,7 +375,7 @@ class StagedCsv {
   private rows(start: number, from: number, to: number): { pos: number; row: number } {
     const { buf, filled, eof, width, delim } = this;
     const rowCount = this.table.rowCount;
-    const codes = this.table.codes;
+    const codes = this.codes;
     const bytesOf = this.cells.map((c) => c.bytes);
     const endsOf = this.cells.map((c) => c.ends);
     const plainOf = this.cells.map((c) => c.plain);
@@ -431,4 +523,11 @@ class StagedCsv {
       return this.lineEnd(p);
     }
   }
+}
+
+/** 0, 1, …, n - 1. */
+export function rowNumbers(n: number): Int32Array {
+  const out = new Int32Array(n);
+  for (let r = 0; r < n; r++) out[r] = r;
+  return out;
 }

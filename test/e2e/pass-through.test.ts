@@ -1,9 +1,9 @@
 /**
  * Insensitive columns pass through a sharded release as their rows' bytes (src/data/raw.ts):
- * the shards hold them as plain Utf8, Apply and Assemble gather them, the writers code them
- * only as the released files need. The release is the one a single task makes of the same spec,
- * byte for byte, whatever the shards, parts, files and threads, with values a CSV must quote or
- * escape, values repeated and unique, and rows removed.
+ * the shards hold them as plain Utf8, Apply and Assemble gather them, the released files hold
+ * them as they are (plain Utf8, PLAIN Parquet). The release is the one a single task makes of
+ * the same spec, byte for byte, whatever the shards, parts, files and threads, with values a
+ * CSV must quote or escape, values repeated and unique, and rows removed.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -111,6 +111,10 @@ describe('columns that pass through a sharded release', () => {
       expect(one.plan.mode).toBe('single');
       const columns = one.report.input.columns;
       expect(columns.find((c) => c.name === 'note')!.distinct).toBeGreaterThan(ROWS / 2);
+      // Released as the rows' values, not a dictionary: a plain Utf8 column.
+      const released = tableFromIPC(readFileSync(join(single, 'data.arrow'))).schema.fields;
+      expect(DataType.isUtf8(released.find((f) => f.name === 'note')!.type)).toBe(true);
+      expect(DataType.isDictionary(released.find((f) => f.name === 'age')!.type)).toBe(true);
       for (const shards of [1, 4]) {
         const out = join(ws.dir, 'out', `${name}-${shards}`);
         const result = await executeRelease({ spec: ws.spec, out, shards });

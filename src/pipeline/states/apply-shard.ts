@@ -35,7 +35,7 @@ export async function applyShard(task: ShardTask, env: PhaseEnv): Promise<{ rows
   const pieces = scatter(released, parts, work, task.index, suppressedRow);
   await Promise.all(
     pieces.map(async (piece, p) => {
-      await store.put(work.key(scatterKey(task.index, p)), encodeArrow(piece, { plainText: true }));
+      await store.put(work.key(scatterKey(task.index, p)), encodeArrow(piece));
       remember(run, scatterKey(task.index, p), piece);
     }),
   );

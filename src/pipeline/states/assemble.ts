@@ -7,7 +7,7 @@ import { DataType, tableFromIPC } from 'apache-arrow';
 import { encodeArrow, indexArray, indicesAsCodes } from '../../data/arrow.ts';
 import { encodeCsvChunks } from '../../data/csv.ts';
 import { encodeParquet } from '../../data/parquet-write.ts';
-import { concatRaw, gatherRaw } from '../../data/raw.ts';
+import { concatRaw, gatherJoined } from '../../data/raw.ts';
 import { type CodeArray, type OutputColumn, shuffledUnion, unionOfDictionaries } from '../../data/table.ts';
 import { utf8VectorValues } from '../../data/utf8.ts';
 import { writesParquet } from '../../release-spec/spec.ts';
@@ -41,8 +41,8 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
   const order = keyedRandom(work.spec.seed, Buffer.from(work.file.digest, 'hex'), purpose).permutation(total);
   const columns: OutputColumn[] = pieces[0]!.map((first, c) => {
     if (first.kind === 'utf8') {
-      const joined = concatRaw(pieces.map((piece) => (piece[c] as PieceColumn & { kind: 'utf8' }).values));
-      return { name: first.name, kind: 'utf8', values: gatherRaw(joined, order) };
+      const values = pieces.map((piece) => (piece[c] as PieceColumn & { kind: 'utf8' }).values);
+      return { name: first.name, kind: 'utf8', values: gatherJoined(values, order) };
     }
     if (first.kind === 'number') {
       const concat = new Float64Array(total);

@@ -10,12 +10,15 @@ import { basename } from 'node:path';
 import { ShardedAdmission } from '../../data/admission.ts';
 import { CellDigest } from '../../data/digest.ts';
 import { stateBudgets } from '../../data/limits.ts';
+import type { RawValues } from '../../data/raw.ts';
 import { checkSameColumns } from '../../data/read.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError } from '../../errors.ts';
 import { recall, remember } from '../memo.ts';
 import {
   DICTIONARIES_KEY,
+  DistinctBytes,
+  decodeDistinctValues,
   decodeShardRows,
   encodeCodeMaps,
   encodeShardRows,
@@ -24,7 +27,7 @@ import {
   type ShardRange,
 } from '../rows.ts';
 import { getJson, putJson } from '../storage/index.ts';
-import { type PieceSummary, pieceDictionariesKey, pieceSummaryKey } from './scan-piece.ts';
+import { type PieceSummary, pieceDictionariesKey, pieceDistinctKey, pieceSummaryKey } from './scan-piece.ts';
 import { DEFAULT_ROWS_PER_PART, type PhaseEnv, type PlanResult, type WorkTask } from './types.ts';
 import { ms, openScanWork, type PlanFile, rawColumns, runOf, timing } from './work.ts';
 
@@ -43,6 +46,9 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
   const merged = new MergedDictionaries();
   const shards: ShardRange[] = [];
   const digest = new CellDigest();
+  // Columns carried as bytes: only their number of values (the report's), not the values.
+  const raw = new Set(rawColumns(work));
+  const distinct = new DistinctCounts(raw);
   let firstRow = 0;
   let first: { file: string; names: string[] } | undefined;
   for (const [p, summary] of summaries.entries()) {
@@ -55,6 +61,13 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
     if (!first) first = { file, names: dictionaries.columns.map((c) => c.name) };
     else checkSameColumns(basename(work.file.layout.source), first.file, first.names, file, dictionaries);
     const maps = merged.add(dictionaries);
+    if (pieces.length > 1 && raw.size > 0)
+      distinct.union(
+        dictionaries,
+        recall<RawValues[]>(runOf(work), pieceDistinctKey(p)) ??
+          decodeDistinctValues(await store.get(work.key(pieceDistinctKey(p)))),
+      );
+    else distinct.take(dictionaries);
     if (p > 0) {
       remember(runOf(work), pieceCodesKey(p), maps);
       await store.put(work.key(pieceCodesKey(p)), encodeCodeMaps(maps));
@@ -79,12 +92,10 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
     delimiter: summaries.find((s) => s.shardRows.length > 0)?.delimiter ?? layout0.delimiter,
   };
   const whole = merged.table(layout, first.names);
-  // Columns carried as bytes: only their number of values (the report's), not the values.
-  const raw = new Set(rawColumns(work));
   const dictionaries: EncodedTable = {
     ...whole,
     columns: whole.columns.map((c) =>
-      raw.has(c.name) ? { name: c.name, dictionary: [], codes: c.codes, distinct: c.dictionary.length } : c,
+      raw.has(c.name) ? { name: c.name, dictionary: [], codes: c.codes, distinct: distinct.of(c.name) } : c,
     ),
   };
   remember(runOf(work), DICTIONARIES_KEY, dictionaries);
@@ -101,7 +112,12 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
   const parts =
     mode === 'single'
       ? 1
-      : Math.max(1, Math.ceil(firstRow / (work.file.request.rowsPerPart ?? DEFAULT_ROWS_PER_PART)));
+      : Math.max(
+          1,
+          Math.ceil(
+            firstRow / (work.file.rowsPerPart ?? work.file.request.rowsPerPart ?? DEFAULT_ROWS_PER_PART),
+          ),
+        );
   await Promise.all([
     store.put(work.key(DICTIONARIES_KEY), encodeShardRows(dictionaries)),
     putJson(
@@ -139,6 +155,37 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
   });
   env.say?.(`read ${firstRow} rows (${plural(shards.length, 'shard')} of ${plural(files, 'file')})`);
   return plan;
+}
+
+/**
+ * The distinct values of the raw columns: one piece's count as it is, or the size of the union
+ * of every piece's values (their bytes, compared exactly).
+ */
+class DistinctCounts {
+  private readonly counts = new Map<string, number>();
+  private readonly sets = new Map<string, DistinctBytes>();
+
+  constructor(private readonly raw: ReadonlySet<string>) {}
+
+  /** A piece's count (the input's only piece). */
+  take(piece: EncodedTable): void {
+    for (const c of piece.columns) if (this.raw.has(c.name)) this.counts.set(c.name, c.distinct ?? 0);
+  }
+
+  /** A piece's values, one set per raw column in the order of the piece's columns. */
+  union(piece: EncodedTable, values: readonly RawValues[]): void {
+    const names = piece.columns.filter((c) => this.raw.has(c.name)).map((c) => c.name);
+    for (const [k, name] of names.entries()) {
+      let set = this.sets.get(name);
+      if (!set) this.sets.set(name, (set = new DistinctBytes()));
+      set.addAll(values[k]!);
+      this.counts.set(name, set.size);
+    }
+  }
+
+  of(name: string): number {
+    return this.counts.get(name) ?? 0;
+  }
 }
 
 /** The input's dictionaries, merged piece after piece in order of first appearance. */

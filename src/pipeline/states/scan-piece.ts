@@ -12,17 +12,28 @@ import { CellDigest, type DigestState } from '../../data/digest.ts';
 import { stateBudgets } from '../../data/limits.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError, SpecError } from '../../errors.ts';
+import { secretSampler } from '../../models/differential-privacy.ts';
 import type { ReleaseSpec } from '../../release-spec/spec.ts';
 import { remember } from '../memo.ts';
 import { readInputShards } from '../release.ts';
-import { encodeShardRows, RawShards, shardRowsKey } from '../rows.ts';
-import { putJson } from '../storage/index.ts';
+import { encodeDistinctValues, encodeShardRows, RawShards, shardRowsKey } from '../rows.ts';
+import { getJson, putJson } from '../storage/index.ts';
 import { MAX_SHARDS, type PhaseEnv, type ShardTask } from './types.ts';
-import { downloadTo, type InputPiece, ms, openScanWork, rawColumns, runOf, scratch, timing } from './work.ts';
+import {
+  downloadTo,
+  type InputPiece,
+  ms,
+  openScanWork,
+  rawColumns,
+  runOf,
+  scratch,
+  timing,
+  type Work,
+} from './work.ts';
 
 /** What a piece's scan hands to Combine (`scan/P.json`; its dictionaries in `scan/P.arrow`). */
 export interface PieceSummary {
-  /** Rows of each of the piece's shards, in order. */
+  /** Rows of each of the piece's shards, in order (a secret sample's: `digest.rows` counts the rows read). */
   readonly shardRows: number[];
   readonly delimiter: string;
   readonly digest: DigestState;
@@ -44,8 +55,28 @@ export function pieceSummaryKey(piece: number): string {
   return `scan/${piece}.json`;
 }
 
+/**
+ * The input's rows as the pieces' scans read them: more than the shards hold when they hold a
+ * secret sample ((ε, δ)-differential privacy), whose size the search and the verifier weigh
+ * against these.
+ */
+export async function rowsRead(work: Work): Promise<number> {
+  const summaries = await Promise.all(
+    work.file.scan.pieces.map((_, p) => getJson<PieceSummary>(work.loc.store, work.key(pieceSummaryKey(p)))),
+  );
+  return summaries.reduce((n, s) => n + s.digest.rows, 0);
+}
+
 export function pieceDictionariesKey(piece: number): string {
   return `scan/${piece}.arrow`;
+}
+
+/**
+ * The work area's key of a piece's raw columns' distinct values (as bytes, DistinctBytes),
+ * written when the input has several pieces: Combine counts their union.
+ */
+export function pieceDistinctKey(piece: number): string {
+  return `scan/${piece}.distinct`;
 }
 
 /**
@@ -59,9 +90,10 @@ function* readFileRows(
   rowsPerShard: number,
   pieces: number,
   range: ArrowRange | undefined,
+  raw: ReadonlySet<string>,
 ): Generator<EncodedTable & { readonly firstRow: number }, void, undefined> {
   try {
-    yield* readInputShards({ ...spec, input: path }, rowsPerShard, range);
+    yield* readInputShards({ ...spec, input: path }, rowsPerShard, range, raw);
   } catch (e) {
     if (pieces > 1 && e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return;
     throw e;
@@ -95,12 +127,20 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
     const shardRows: number[] = [];
     let delimiter = ',';
     let last: EncodedTable | undefined;
-    // Columns that only pass through are stored as their rows' bytes (rows.ts, RawShards).
-    const raw = new RawShards(new Set(rawColumns(work)));
+    // Columns that only pass through are read and stored as their rows' bytes (rows.ts, RawShards).
+    const rawNames = new Set(rawColumns(work));
+    const raw = new RawShards(rawNames);
+    const { pieces } = work.file.scan;
     const writes: Promise<void>[] = [];
+    // Over shards each piece draws from a secret generator of its own: independent, and redone
+    // by no one. One task reads every row here and draws its sample in Build.
+    const sample =
+      work.file.plan.mode === 'sharded'
+        ? secretSampler(work.spec.privacy, basename(work.spec.file))
+        : undefined;
     try {
       const { range } = piece;
-      for (const shard of readFileRows(work.spec, path, rowsPerShard, work.file.scan.pieces.length, range)) {
+      for (const shard of readFileRows(work.spec, path, rowsPerShard, pieces.length, range, rawNames)) {
         if (shardRows.length >= MAX_SHARDS) {
           throw new SpecError(
             'E_REQUEST',
@@ -108,29 +148,40 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
             'start the release with a larger "rowsPerShard", or split the input into more files',
           );
         }
-        admission?.observe(shard);
-        digest.add(shard);
-        const { firstRow: _, ...read } = shard;
+        const { firstRow: _, ...whole } = shard;
+        // Pass-through columns as bytes, their distinct values counted (of the rows read).
+        const converted = raw.convert(whole);
+        admission?.observe(converted);
+        digest.add(whole);
+        // Under (ε, δ)-differential privacy only the sample is stored: the rows not drawn never leave this state.
+        const read = sample ? sample(converted) : converted;
         const key = shardRowsKey(task.index, shardRows.length);
         shardRows.push(read.rowCount);
         delimiter = read.delimiter;
         last = read;
-        const table = raw.convert(read);
-        remember(runOf(work), key, table);
+        remember(runOf(work), key, read);
         // One shard's bytes in flight at a time: memory stays at about two shards.
         await Promise.all(writes.splice(0));
-        writes.push(store.put(work.key(key), encodeShardRows(table)));
+        writes.push(store.put(work.key(key), encodeShardRows(read)));
       }
     } finally {
       await Promise.allSettled(writes);
     }
     await Promise.all(writes);
     // The last shard's dictionaries hold every value of the piece: without rows, for Combine.
-    const columns = (last?.columns ?? []).map(({ name, dictionary }) => ({
-      name,
-      dictionary,
-      codes: new Int32Array(0),
-    }));
+    // A raw column's: only its number of distinct values (their bytes apart, when Combine
+    // has other pieces' to count them with).
+    const columns = (last?.columns ?? []).map(({ name, dictionary }) => {
+      const distinct = raw.distinct.get(name);
+      return distinct
+        ? { name, dictionary: [], codes: new Int32Array(0), distinct: distinct.size }
+        : { name, dictionary, codes: new Int32Array(0) };
+    });
+    if (pieces.length > 1 && raw.distinct.size > 0) {
+      const values = columns.flatMap((c) => raw.distinct.get(c.name)?.values() ?? []);
+      remember(runOf(work), pieceDistinctKey(task.index), values);
+      await store.put(work.key(pieceDistinctKey(task.index)), encodeDistinctValues(values));
+    }
     const dictionaries: EncodedTable = { source: path, rowCount: 0, columns, delimiter };
     const summary: PieceSummary = {
       shardRows,
@@ -141,9 +192,18 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
     remember(runOf(work), pieceDictionariesKey(task.index), dictionaries);
     await store.put(work.key(pieceDictionariesKey(task.index)), encodeShardRows(dictionaries));
     await putJson(store, work.key(pieceSummaryKey(task.index)), summary);
-    const rows = shardRows.reduce((a, b) => a + b, 0);
+    const stored = shardRows.reduce((a, b) => a + b, 0);
+    // The rows read (a sample stores fewer, which the log counts, never their values).
+    const rows = sample ? digest.state().rows : stored;
     await timing(store, work.loc.key, `scan-${task.index}`, performance.now() - t0);
-    env.log({ state: 'ScanPiece', piece: task.index, rows, shards: shardRows.length, ms: ms(t0) });
+    env.log({
+      state: 'ScanPiece',
+      piece: task.index,
+      rows,
+      ...(sample ? { sampled: stored } : {}),
+      shards: shardRows.length,
+      ms: ms(t0),
+    });
     env.say?.(
       piece.range
         ? `read rows ${piece.range.firstRow + 1}–${piece.range.firstRow + rows} of ${basename(path)}`

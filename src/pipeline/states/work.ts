@@ -12,7 +12,8 @@
  *                    piece's code map in rows/P/codes.bin, and the input's dictionaries without
  *                    rows in rows/dictionaries.arrow (Combine)
  *   scan/P.json      per piece: its shards' rows, digest and admission sketch; scan/P.arrow its
- *                    dictionaries (ScanPiece)
+ *                    dictionaries; scan/P.distinct its pass-through columns' distinct values as
+ *                    bytes, when there are several pieces (ScanPiece)
  *   shards.json      the shard items the Distributed Maps read
  *   counts/N.bin     per shard: distinct tuples with counts (CountShard); N.rows: each row's tuple
  *   search.json      node, claims and the method's report (Search); flags/N.bin per shard
@@ -81,6 +82,8 @@ export interface PlanFile {
    * single task's, each piece as one shard).
    */
   readonly scan: { readonly pieces: readonly InputPiece[]; readonly rowsPerShard: number | null };
+  /** Released rows per output part: the request's, or sized by Plan for the rows' width (item-rows.ts). */
+  readonly rowsPerPart?: number;
 }
 
 /** A run's work area opened: its store, plan and spec (loaded from the bundle). */
