@@ -19,10 +19,11 @@ import {
 import { K_MAP } from '../catalogue/population.ts';
 import type { Caution, ReleaseAudit, ReleaseReport, VerdictLevel } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
+import { utf8Buffers } from '../data/utf8.ts';
 import { labelLoss } from '../metrics/label-loss.ts';
 import { isReleasedType, type ReleaseSpec } from '../release-spec/spec.ts';
 import { byCodeUnits } from '../util/format.ts';
-import type { CodedTable } from '../verify/common.ts';
+import { bytesHashes } from '../verify/fingerprint.ts';
 import { verifierHierarchyRows } from '../verify/hierarchy.ts';
 import { fmtNum, fmtPct, showBidi } from './format.ts';
 import { methodLimits } from './limits.ts';
@@ -87,7 +88,7 @@ export function unmeasuredAudit(spec: ReleaseSpec, why: 'parts' | 'method'): Rel
   };
 }
 
-/** Releases in parts up to this many rows are audited whole; past it, in partitions of about this many rows. */
+/** Releases up to this many rows are tallied at once; past it, in partitions of about this many rows. */
 export const AUDIT_MAX_ROWS = 1_000_000;
 
 /**
@@ -102,15 +103,16 @@ export function auditRelease(
   released: EncodedTable | readonly EncodedTable[],
 ): ReleaseAudit {
   if (!ROW_METHODS.has(spec.method.name)) return unmeasuredAudit(spec, 'method');
-  const coded = concatParts(Array.isArray(released) ? released : [released as EncodedTable]);
-  return finish(spec, input, inputRows, tally(spec, coded));
+  const auditor = new PartsAuditor(spec);
+  for (const part of Array.isArray(released) ? released : [released as EncodedTable]) auditor.add(part);
+  return auditor.finish(input, inputRows, 1);
 }
 
 /**
- * The same audit of a release in parts too large to hold at once, one partition at a time: the
- * rows of every part whose quasi-identifiers as released hash to the partition (a class never
- * spans two), measured together, and the partitions' tallies added up. `readPart` is called
- * once per part and partition; the figures are the ones `auditRelease` gives over all parts.
+ * The same audit of a release in parts too large to tally at once: each part read once
+ * (`readPart`) and kept as its rows' compact keys, then measured partition by partition (the
+ * classes whose number hashes to the partition: a class never spans two) and the partitions'
+ * tallies added up. The figures are the ones `auditRelease` gives over all parts.
  */
 export function auditReleaseInPartitions(
   spec: ReleaseSpec,
@@ -119,43 +121,367 @@ export function auditReleaseInPartitions(
   parts: number,
   readPart: (part: number) => EncodedTable,
   partitions: number,
+  /** The rows of all parts, when known (sizes the keys' arrays once). */
+  rows = 0,
 ): ReleaseAudit {
   if (!ROW_METHODS.has(spec.method.name)) return unmeasuredAudit(spec, 'method');
-  const qiNames = spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
-  const tallies: Tally[] = [];
-  for (let p = 0; p < partitions; p++) {
-    const pieces: EncodedTable[] = [];
-    for (let i = 0; i < parts; i++) pieces.push(rowsOfPartition(readPart(i), qiNames, p, partitions));
-    tallies.push(tally(spec, concatParts(pieces)));
-  }
-  return finish(spec, input, inputRows, mergeTallies(tallies));
+  const auditor = new PartsAuditor(spec, rows);
+  for (let i = 0; i < parts; i++) auditor.add(readPart(i));
+  return auditor.finish(input, inputRows, partitions);
 }
 
 /**
- * A part's rows whose quasi-identifier labels hash to partition `p` of `partitions`: each label
- * hashed once per dictionary entry (not per row), so the same labels fall in the same partition
- * in every part.
+ * The columns the audit reads from a staged Arrow file as bytes (readArrow's `raw`): those that
+ * pass through unchanged (insensitive), often a distinct value a row (a note, a timestamp).
  */
-function rowsOfPartition(part: EncodedTable, qiNames: readonly string[], p: number, partitions: number) {
-  const qis = part.columns.filter((c) => qiNames.includes(c.name));
-  const labelHashes = qis.map((c) =>
-    Int32Array.from(c.dictionary, (label) => {
-      let h = 0x811c9dc5;
-      for (let i = 0; i < label.length; i++) h = Math.imul(h ^ label.charCodeAt(i), 0x01000193);
-      return h;
-    }),
-  );
-  const keep: number[] = [];
-  for (let r = 0; r < part.rowCount; r++) {
-    let h = 0x811c9dc5;
-    for (let q = 0; q < qis.length; q++) h = Math.imul(h ^ labelHashes[q]![qis[q]!.codes[r]!]!, 0x01000193);
-    if ((h >>> 0) % partitions === p) keep.push(r);
+export function auditRawColumns(spec: ReleaseSpec): Set<string> {
+  return new Set(spec.attributes.filter((a) => a.type === 'insensitive').map((a) => a.name));
+}
+
+/** A growable array of 32-bit integers. */
+class Int32s {
+  data = new Int32Array(1024);
+  length = 0;
+  static sized(capacity: number): Int32s {
+    const out = new Int32s();
+    out.reserve(capacity);
+    return out;
   }
-  return {
-    ...part,
-    rowCount: keep.length,
-    columns: part.columns.map((c) => ({ ...c, codes: Int32Array.from(keep, (r) => c.codes[r]!) })),
-  } as EncodedTable;
+  reserve(extra: number): void {
+    if (this.length + extra <= this.data.length) return;
+    const next = new Int32Array(Math.max(this.length + extra, 2 * this.data.length));
+    next.set(this.data.subarray(0, this.length));
+    this.data = next;
+  }
+}
+
+/**
+ * Ids of tuples of `width` integers in order of first appearance (open addressing over typed
+ * arrays), across every part: the released classes, named the same whatever part holds them.
+ */
+class TupleIds {
+  private readonly keys = new Int32s();
+  private slots = new Int32Array(1 << 12);
+  size = 0;
+
+  constructor(private readonly width: number) {}
+
+  /** The id of `tuple` (its `width` integers), with `h` its hash. */
+  idOf(tuple: Int32Array, h: number): number {
+    const { width } = this;
+    const keys = this.keys.data;
+    const mask = this.slots.length - 1;
+    let slot = h & mask;
+    for (;;) {
+      const k = this.slots[slot]!;
+      if (k === 0) break;
+      let same = true;
+      for (let i = 0; i < width && same; i++) same = keys[(k - 1) * width + i] === tuple[i];
+      if (same) return k - 1;
+      slot = (slot + 1) & mask;
+    }
+    const id = this.size++;
+    this.keys.reserve(width);
+    this.keys.data.set(tuple.subarray(0, width), this.keys.length);
+    this.keys.length += width;
+    this.slots[slot] = id + 1;
+    if (2 * this.size > this.slots.length) this.grow();
+    return id;
+  }
+
+  /** Integer `i` of tuple `id`. */
+  at(id: number, i: number): number {
+    return this.keys.data[id * this.width + i]!;
+  }
+
+  private grow(): void {
+    const { width } = this;
+    const keys = this.keys.data;
+    this.slots = new Int32Array(2 * this.slots.length);
+    const mask = this.slots.length - 1;
+    for (let id = 0; id < this.size; id++) {
+      let h = 0x811c9dc5;
+      for (let i = 0; i < width; i++) h = mix(h, keys[id * width + i]!);
+      let slot = h & mask;
+      while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
+      this.slots[slot] = id + 1;
+    }
+  }
+}
+
+/** One round of a 32-bit hash of integers. */
+function mix(h: number, x: number): number {
+  let k = Math.imul(x, 0xcc9e2d51);
+  k = (k << 15) | (k >>> 17);
+  h = Math.imul(h ^ Math.imul(k, 0x1b873593), 0x01000193);
+  return h ^ (h >>> 13);
+}
+
+/**
+ * An unchanged column across parts: `dictionary`, each row's value id (its values interned by
+ * their text, once per part's dictionary entry); `raw`, two lanes of a 64-bit hash of the row's
+ * bytes (a column read as bytes: no string a value). Equal hashes are taken for equal values.
+ */
+type AuditColumn =
+  | { name: string; kind: 'dictionary'; index: Map<string, number>; ids: Int32s }
+  | { name: string; kind: 'raw'; hashes: Int32s };
+
+/**
+ * The audit over parts added one at a time: per row only its class (the QI labels' tuple, named
+ * across parts) and each unchanged column's value id or hash are kept, so each part is read
+ * once; `finish` measures the rows partition by partition.
+ */
+class PartsAuditor {
+  private qis: { name: string; index: Map<string, number>; labels: string[] }[] = [];
+  /** Rows per class. */
+  private readonly classRows: number[] = [];
+  private columns: AuditColumn[] = [];
+  private classes: TupleIds | undefined;
+  private readonly classOf = new Int32s();
+  private rows = 0;
+  private names: string[] | undefined;
+
+  constructor(
+    private readonly spec: ReleaseSpec,
+    /** The rows the parts hold, when known: the keys' arrays are sized once. */
+    rows = 0,
+  ) {
+    this.classOf.reserve(rows);
+    this.expected = rows;
+  }
+
+  private readonly expected: number;
+
+  add(part: EncodedTable): void {
+    const spec = this.spec;
+    const at = (name: string) => part.columns.findIndex((c) => c.name === name);
+    if (!this.names) {
+      this.names = part.columns.map((c) => c.name);
+      this.qis = spec.attributes
+        .filter((a) => a.type === 'quasi-identifying' && at(a.name) >= 0)
+        .map((a) => ({ name: a.name, index: new Map(), labels: [] }));
+      this.classes = new TupleIds(this.qis.length);
+      this.columns = unchangedColumns(spec)
+        .filter((name) => at(name) >= 0)
+        .map((name) =>
+          part.columns[at(name)]!.raw
+            ? { name, kind: 'raw', hashes: Int32s.sized(2 * this.expected) }
+            : { name, kind: 'dictionary', index: new Map(), ids: Int32s.sized(this.expected) },
+        );
+    } else if (
+      part.columns.length !== this.names.length ||
+      part.columns.some((c, i) => c.name !== this.names![i])
+    )
+      throw new RangeError('the parts of a release must have the same columns');
+    const n = part.rowCount;
+    // The part's classes from its QI codes, combined column by column over typed arrays; then
+    // each class's labels interned once, naming it as every other part does.
+    const qiColumns = this.qis.map((q) => part.columns[at(q.name)]!);
+    const local = classesOfCodes(
+      qiColumns.map((c) => ({ of: c.codes, count: Math.max(1, c.dictionary.length) })),
+      n,
+    );
+    const { firstRow, size } = firstRows(local.of, local.count);
+    const remaps = qiColumns.map((column, q) =>
+      internAll(column.dictionary, this.qis[q]!.index, this.qis[q]!.labels),
+    );
+    const classes = this.classes!;
+    const tuple = new Int32Array(qiColumns.length);
+    const globalOf = new Int32Array(local.count);
+    for (let k = 0; k < local.count; k++) {
+      if (size[k] === 0) continue;
+      let h = 0x811c9dc5;
+      for (let q = 0; q < qiColumns.length; q++)
+        h = mix(h, (tuple[q] = remaps[q]![qiColumns[q]!.codes[firstRow[k]!]!]!));
+      const id = (globalOf[k] = classes.idOf(tuple, h));
+      if (id === this.classRows.length) this.classRows.push(0);
+      this.classRows[id]! += size[k]!;
+    }
+    this.classOf.reserve(n);
+    const classOf = this.classOf.data;
+    const base = this.classOf.length;
+    mapInto(classOf, base, globalOf, local.of);
+    this.classOf.length += n;
+    for (const col of this.columns) {
+      const column = part.columns[at(col.name)]!;
+      if (col.kind === 'dictionary') {
+        if (column.raw) throw new RangeError(`column ${col.name} is read as bytes in one part only`);
+        const remap = internAll(column.dictionary, col.index);
+        col.ids.reserve(n);
+        mapInto(col.ids.data, col.ids.length, remap, column.codes);
+        col.ids.length += n;
+      } else {
+        col.hashes.reserve(2 * n);
+        const into = col.hashes.data;
+        const base = col.hashes.length;
+        if (column.raw) into.set(bytesHashes(0, column.raw), base);
+        else {
+          // A part read without `raw`: its entries hashed from their bytes, as raw rows are.
+          const entries = bytesHashes(0, utf8Buffers(column.dictionary));
+          for (let r = 0; r < n; r++) {
+            const code = column.codes[r]!;
+            into[base + 2 * r] = entries[2 * code]!;
+            into[base + 2 * r + 1] = entries[2 * code + 1]!;
+          }
+        }
+        col.hashes.length += 2 * n;
+      }
+    }
+    this.rows += n;
+  }
+
+  /** The audit of the rows added, measured in `partitions` partitions of whole classes. */
+  finish(input: Pick<EncodedTable, 'columns'>, inputRows: number, partitions: number): ReleaseAudit {
+    const rows = this.rows;
+    const classCount = this.classes?.size ?? 0;
+    const classOf = this.classOf.data;
+    // Each class's partition and its number inside it; the rows of each partition in order.
+    const partitionOf = new Int32Array(classCount);
+    const localOf = new Int32Array(classCount);
+    const classesIn = new Int32Array(partitions);
+    for (let c = 0; c < classCount; c++) {
+      const p = (mix(0x811c9dc5, c) >>> 0) % partitions;
+      partitionOf[c] = p;
+      localOf[c] = classesIn[p]!++;
+    }
+    const { starts, order } = rowsByPartition(classOf.subarray(0, rows), partitionOf, partitions);
+    const tallies: Omit<Tally, 'labels'>[] = [];
+    for (let p = 0; p < partitions; p++) {
+      // One partition at a time: the whole release's rows need only their keys at once.
+      const these = partitions === 1 ? undefined : order.subarray(starts[p]!, starts[p + 1]!);
+      const local = gather(localOf, classOf, these, rows);
+      const columns = this.columns.map((col) =>
+        col.kind === 'dictionary'
+          ? { name: col.name, codes: gather(undefined, col.ids.data, these, rows), width: col.index.size }
+          : { name: col.name, ...hashIds(col.hashes.data, these ?? order) },
+      );
+      tallies.push(tallyClasses(this.spec, local, classesIn[p]!, columns));
+    }
+    // Rows per label of each QI: its classes' rows.
+    const labels = new Map(
+      this.qis.map((q, i) => {
+        const rowsOf = new Float64Array(q.labels.length);
+        for (let c = 0; c < classCount; c++) rowsOf[this.classes!.at(c, i)]! += this.classRows[c]!;
+        const counts = new Map<string, number>();
+        q.labels.forEach((label, id) => {
+          if (rowsOf[id]! > 0) counts.set(label, rowsOf[id]!);
+        });
+        return [q.name, counts];
+      }),
+    );
+    return finish(this.spec, input, inputRows, { ...mergeTallies(tallies), labels });
+  }
+}
+
+/** Ids of the rows' tuples of codes (`columns`, each code below its count), a column at a time. */
+function classesOfCodes(
+  columns: readonly { of: Int32Array; count: number }[],
+  rows: number,
+): { of: Int32Array; count: number } {
+  let ids: { of: Int32Array; count: number } = { of: new Int32Array(rows), count: 1 };
+  for (const column of columns) ids = combine(ids, column, rows);
+  return ids;
+}
+
+/** The rows grouped by their class's partition (a counting sort): partition p's are order[starts[p] …]. */
+function rowsByPartition(
+  classOf: Int32Array,
+  partitionOf: Int32Array,
+  partitions: number,
+): { starts: Int32Array; order: Int32Array } {
+  const rows = classOf.length;
+  const starts = new Int32Array(partitions + 1);
+  const order = new Int32Array(rows);
+  if (partitions === 1) {
+    starts[1] = rows;
+    for (let r = 0; r < rows; r++) order[r] = r;
+    return { starts, order };
+  }
+  for (let r = 0; r < rows; r++) starts[partitionOf[classOf[r]!]! + 1]!++;
+  for (let p = 0; p < partitions; p++) starts[p + 1]! += starts[p]!;
+  const next = starts.slice(0, partitions);
+  for (let r = 0; r < rows; r++) order[next[partitionOf[classOf[r]!]!]!++] = r;
+  return { starts, order };
+}
+
+/** `map[values[row]]` (or `values[row]`) of each row of `rows` (undefined: rows 0 … all - 1). */
+function gather(
+  map: Int32Array | undefined,
+  values: Int32Array,
+  rows: Int32Array | undefined,
+  all: number,
+): Int32Array {
+  const m = rows ? rows.length : all;
+  const out = new Int32Array(m);
+  if (rows && map) for (let i = 0; i < m; i++) out[i] = map[values[rows[i]!]!]!;
+  else if (rows) for (let i = 0; i < m; i++) out[i] = values[rows[i]!]!;
+  else if (map) for (let i = 0; i < m; i++) out[i] = map[values[i]!]!;
+  else out.set(values.subarray(0, m));
+  return out;
+}
+
+/** Each id's first row in `of` (ids 0 … count - 1), and its rows. */
+function firstRows(of: Int32Array, count: number): { firstRow: Int32Array; size: Int32Array } {
+  const firstRow = new Int32Array(count).fill(-1);
+  const size = new Int32Array(count);
+  for (let r = 0; r < of.length; r++) {
+    const k = of[r]!;
+    if (size[k]!++ === 0) firstRow[k] = r;
+  }
+  return { firstRow, size };
+}
+
+/** `into[base + r] = map[of[r]]` for every r (small functions: the JIT compiles each loop alone). */
+function mapInto(into: Int32Array, base: number, map: Int32Array, of: Int32Array): void {
+  for (let r = 0; r < of.length; r++) into[base + r] = map[of[r]!]!;
+}
+
+/** A dictionary's entries as ids in `index` (entries new to it added; `values`: their list). */
+function internAll(dictionary: readonly string[], index: Map<string, number>, values?: string[]): Int32Array {
+  return Int32Array.from(dictionary, (v) => {
+    let id = index.get(v);
+    if (id === undefined) {
+      index.set(v, (id = index.size));
+      values?.push(v);
+    }
+    return id;
+  });
+}
+
+/**
+ * Dense ids (in order of first appearance) of the hashes (two lanes a row) of the rows `rows`,
+ * and how many there are: open addressing over typed arrays.
+ */
+function hashIds(hashes: Int32Array, rows: Int32Array): { codes: Int32Array; width: number } {
+  const m = rows.length;
+  let capacity = 1024;
+  while (capacity < 2 * m) capacity *= 2;
+  const mask = capacity - 1;
+  const slots = new Int32Array(capacity);
+  const lanes = new Int32Array(2 * m);
+  const codes = new Int32Array(m);
+  let next = 0;
+  for (let i = 0; i < m; i++) {
+    const lo = hashes[2 * rows[i]!]!;
+    const hi = hashes[2 * rows[i]! + 1]!;
+    let slot = mix(lo, hi) & mask;
+    for (;;) {
+      const k = slots[slot]!;
+      if (k === 0) {
+        slots[slot] = ++next;
+        lanes[2 * next - 2] = lo;
+        lanes[2 * next - 1] = hi;
+        codes[i] = next - 1;
+        break;
+      }
+      if (lanes[2 * k - 2] === lo && lanes[2 * k - 1] === hi) {
+        codes[i] = k - 1;
+        break;
+      }
+      slot = (slot + 1) & mask;
+    }
+  }
+  return { codes, width: next };
 }
 
 /** What the audit counts over a set of whole classes; tallies of disjoint classes add up. */
@@ -172,35 +498,23 @@ interface Tally {
   linkage?: { uniqueRows: number; contributions: Record<string, number> };
 }
 
-function tally(spec: ReleaseSpec, coded: CodedTable): Tally {
-  const at = (name: string) => coded.names.indexOf(name);
-  const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying' && at(a.name) >= 0);
-  const rows = coded.rowCount;
-  const { classOf, classes } = classesOf(
-    qis.map((a) => coded.codes[at(a.name)]!),
-    rows,
-  );
-  const labels = new Map<string, Map<string, number>>();
-  for (const a of qis) {
-    const dictionary = coded.dictionaries[at(a.name)]!;
-    const perCode = new Float64Array(dictionary.length);
-    for (const code of coded.codes[at(a.name)]!) perCode[code]!++;
-    const counts = new Map<string, number>();
-    dictionary.forEach((label, code) => {
-      if (perCode[code]! > 0) counts.set(label, perCode[code]!);
-    });
-    labels.set(a.name, counts);
-  }
+/** What the audit counts over whole classes (`classOf` each row's, of `classes`), but the labels. */
+function tallyClasses(
+  spec: ReleaseSpec,
+  classOf: Int32Array,
+  classes: number,
+  columns: readonly AuditedColumn[],
+): Omit<Tally, 'labels'> {
+  const rows = classOf.length;
   const bounded = boundedAttributes(spec);
-  const unchanged = unchangedColumns(spec).filter((name) => at(name) >= 0);
   const typeOf = (name: string) => spec.attributes.find((a) => a.name === name)!.type;
-  const linkable = unchanged.filter((name) => !(typeOf(name) === 'sensitive' && bounded.has(name)));
+  const linkable = columns
+    .map((c) => c.name)
+    .filter((name) => !(typeOf(name) === 'sensitive' && bounded.has(name)));
   const unique = new Map<string, number>();
   const worst = new Map<string, { share: number; size: number }>();
-  for (const name of unchanged) {
-    const column = coded.codes[at(name)]!;
-    const width = coded.dictionaries[at(name)]!.length;
-    const pairs = pairCounts(classOf, classes, column, width);
+  for (const { name, codes, width } of columns) {
+    const pairs = pairCounts(classOf, classes, codes, width);
     if (linkable.includes(name)) {
       let n = 0;
       for (let r = 0; r < rows; r++) if (pairs.rows[pairs.of[r]!] === 1) n++;
@@ -209,16 +523,28 @@ function tally(spec: ReleaseSpec, coded: CodedTable): Tally {
     if (typeOf(name) === 'sensitive' && !bounded.has(name))
       worst.set(name, worstShare(classOf, classes, pairs));
   }
-  const linkage = linkable.length > 0 ? jointUniqueness(coded, classOf, classes, linkable) : undefined;
-  return { rows, classes, labels, unique, worst, linkable, ...(linkage ? { linkage } : {}) };
+  const linked = columns.filter((c) => linkable.includes(c.name));
+  const linkage =
+    linked.length === 1
+      ? aloneLinkage(linked[0]!.name, unique.get(linked[0]!.name)!, classOf, classes)
+      : linked.length > 1
+        ? jointUniqueness(linked, classOf, classes)
+        : undefined;
+  return { rows, classes, unique, worst, linkable, ...(linkage ? { linkage } : {}) };
 }
 
-function mergeTallies(tallies: readonly Tally[]): Tally {
+/** An unchanged column of the rows tallied: each row's value id, of `width`. */
+interface AuditedColumn {
+  readonly name: string;
+  readonly codes: Int32Array;
+  readonly width: number;
+}
+
+function mergeTallies(tallies: readonly Omit<Tally, 'labels'>[]): Omit<Tally, 'labels'> {
   const [first, ...rest] = tallies;
-  const merged: Tally = {
+  const merged: Omit<Tally, 'labels'> = {
     rows: 0,
     classes: 0,
-    labels: new Map(),
     unique: new Map(),
     worst: new Map(),
     linkable: first?.linkable ?? [],
@@ -227,11 +553,6 @@ function mergeTallies(tallies: readonly Tally[]): Tally {
   for (const t of [first!, ...rest]) {
     merged.rows += t.rows;
     merged.classes += t.classes;
-    for (const [qi, counts] of t.labels) {
-      const into = merged.labels.get(qi) ?? new Map<string, number>();
-      for (const [label, n] of counts) into.set(label, (into.get(label) ?? 0) + n);
-      merged.labels.set(qi, into);
-    }
     for (const [c, n] of t.unique) merged.unique.set(c, (merged.unique.get(c) ?? 0) + n);
     for (const [c, w] of t.worst) {
       const m = merged.worst.get(c);
@@ -371,16 +692,11 @@ function identityCautions(spec: ReleaseSpec): Caution[] {
  * the unique rows that stop being unique when that column alone is left out (docs/definitions.md).
  */
 function jointUniqueness(
-  coded: CodedTable,
+  cols: readonly AuditedColumn[],
   classOf: Int32Array,
   classes: number,
-  names: readonly string[],
 ): { uniqueRows: number; contributions: Record<string, number> } {
-  const rows = coded.rowCount;
-  const cols = names.map((n) => ({
-    codes: coded.codes[coded.names.indexOf(n)]!,
-    width: coded.dictionaries[coded.names.indexOf(n)]!.length,
-  }));
+  const rows = classOf.length;
   // suffix[i]: ids over (columns ≥ i); the prefix over (class, columns < i) is rolled forward,
   // so each leave-one-out grouping is one pass and only the suffixes are held.
   const refine = (ids: { of: Int32Array; count: number }, col: (typeof cols)[number]) =>
@@ -391,11 +707,29 @@ function jointUniqueness(
   const all = uniqueRows(combine({ of: classOf, count: Math.max(1, classes) }, suffix[0]!, rows), rows);
   const contributions: Record<string, number> = {};
   let prefix = { of: classOf, count: Math.max(1, classes) };
-  names.forEach((name, i) => {
+  cols.forEach(({ name }, i) => {
     contributions[name] = all - uniqueRows(combine(prefix, suffix[i + 1]!, rows), rows);
     prefix = refine(prefix, cols[i]!);
   });
   return { uniqueRows: all, contributions };
+}
+
+/**
+ * jointUniqueness of one column, from the rows it makes unique (`unique`): leaving it out
+ * leaves the rows unique on their class alone, the classes of one row.
+ */
+function aloneLinkage(
+  name: string,
+  unique: number,
+  classOf: Int32Array,
+  classes: number,
+): { uniqueRows: number; contributions: Record<string, number> } {
+  return {
+    uniqueRows: unique,
+    contributions: {
+      [name]: unique - uniqueRows({ of: classOf, count: Math.max(1, classes) }, classOf.length),
+    },
+  };
 }
 
 /**
@@ -407,6 +741,10 @@ function combine(
   b: { of: Int32Array; count: number },
   rows: number,
 ): { of: Int32Array; count: number } {
+  // A side that gives every row its own id already is the grouping of the pairs (a column of
+  // distinct values, a note): nothing to hash.
+  if (allDistinct(a, rows)) return a;
+  if (allDistinct(b, rows)) return b;
   const of = new Int32Array(rows);
   const span = a.count * b.count;
   let next = 0;
@@ -423,23 +761,38 @@ function combine(
   let capacity = 1024;
   while (capacity < 2 * rows) capacity *= 2;
   const mask = capacity - 1;
-  const keys = new Float64Array(capacity);
-  const ids = new Int32Array(capacity).fill(-1);
+  // Per slot (x, y, id + 1; 0: empty) side by side: a probe reads one cache line.
+  const slots = new Int32Array(3 * capacity);
   for (let r = 0; r < rows; r++) {
     const x = a.of[r]!;
     const y = b.of[r]!;
-    const key = x * b.count + y;
     let h = Math.imul(x, 0x9e3779b1) ^ Math.imul(y + 0x7f4a7c15, 0x85ebca77);
     h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
     let slot = (h ^ (h >>> 13)) & mask;
-    while (ids[slot]! >= 0 && keys[slot] !== key) slot = (slot + 1) & mask;
-    if (ids[slot]! < 0) {
-      keys[slot] = key;
-      ids[slot] = next++;
+    let at = 3 * slot;
+    while (slots[at + 2] !== 0 && (slots[at] !== x || slots[at + 1] !== y)) {
+      slot = (slot + 1) & mask;
+      at = 3 * slot;
     }
-    of[r] = ids[slot]!;
+    if (slots[at + 2] === 0) {
+      slots[at] = x;
+      slots[at + 1] = y;
+      slots[at + 2] = ++next;
+    }
+    of[r] = slots[at + 2]! - 1;
   }
   return { of, count: Math.max(1, next) };
+}
+
+/** Whether no two of the first `rows` ids are equal (checked only when there are ids enough). */
+function allDistinct(ids: { of: Int32Array; count: number }, rows: number): boolean {
+  if (ids.count < rows || rows === 0) return false;
+  const seen = new Uint8Array(ids.count);
+  for (let r = 0; r < rows; r++) {
+    if (seen[ids.of[r]!] === 1) return false;
+    seen[ids.of[r]!] = 1;
+  }
+  return true;
 }
 
 function uniqueRows(ids: { of: Int32Array; count: number }, rows: number): number {
@@ -471,49 +824,10 @@ export function verdictOf(report: Pick<ReleaseReport, 'verification' | 'privacy'
   return { level: causes.length > 0 ? 'caution' : 'verified', causes };
 }
 
-/** Parts of one release (same columns) as one coded table: each part's codes mapped onto shared dictionaries. */
-function concatParts(parts: readonly EncodedTable[]): CodedTable {
-  const names = parts[0]?.columns.map((c) => c.name) ?? [];
-  const rowCount = parts.reduce((n, p) => n + p.rowCount, 0);
-  const dictionaries: string[][] = [];
-  const codes = names.map((_, c) => {
-    const index = new Map<string, number>();
-    const dictionary: string[] = [];
-    const out = new Int32Array(rowCount);
-    let at = 0;
-    for (const part of parts) {
-      const column = part.columns[c]!;
-      const remap = column.dictionary.map((v) => {
-        let k = index.get(v);
-        if (k === undefined) index.set(v, (k = dictionary.push(v) - 1));
-        return k;
-      });
-      for (let r = 0; r < part.rowCount; r++) out[at++] = remap[column.codes[r]!]!;
-    }
-    dictionaries.push(dictionary);
-    return out;
-  });
-  return { names, rowCount, dictionaries, codes };
-}
-
 /** The amber verdict's causes as the CLI prints them after its verified line, one a line. */
 export function cautionLines(report: Pick<ReleaseReport, 'verdict'>): string {
   // A cause names columns: their bidi controls are shown, not obeyed by the terminal.
   return (report.verdict?.causes ?? []).map((cause) => `  caution: ${showBidi(cause)}\n`).join('');
-}
-
-/** Each row's class (rows with equal codes in every column), and how many classes there are. */
-function classesOf(columns: Int32Array[], rows: number): { classOf: Int32Array; classes: number } {
-  const ids = new Map<string, number>();
-  const classOf = new Int32Array(rows);
-  for (let r = 0; r < rows; r++) {
-    let key = '';
-    for (const c of columns) key += `${c[r]},`;
-    let id = ids.get(key);
-    if (id === undefined) ids.set(key, (id = ids.size));
-    classOf[r] = id;
-  }
-  return { classOf, classes: ids.size };
 }
 
 /** Each row's (class, value) pair, and per pair its class and its rows. */

@@ -1,13 +1,19 @@
 /**
  * The Verify state: the staged release checked independently, the report written, every file hashed.
  */
+import { drawsSecretSample } from '../../catalogue/catalogue.ts';
 import { readClaims } from '../../claims/index.ts';
 import { assertReport, type ReleaseAudit, type VerificationCheck } from '../../contracts/report.ts';
 import { readArrow } from '../../data/arrow.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError } from '../../errors.ts';
 import type { MethodReport } from '../../methods/method.ts';
-import { AUDIT_MAX_ROWS, auditRelease, auditReleaseInPartitions } from '../../report/audit.ts';
+import {
+  AUDIT_MAX_ROWS,
+  auditRawColumns,
+  auditRelease,
+  auditReleaseInPartitions,
+} from '../../report/audit.ts';
 import { renderReportHtml } from '../../report/html.ts';
 import { byCodeUnits } from '../../util/format.ts';
 import {
@@ -20,6 +26,7 @@ import { pieces, verifierFor } from '../../verify/index.ts';
 import type { ManifestEntry } from '../publish.ts';
 import { frameReport } from '../release.ts';
 import { getJson, putJson } from '../storage/index.ts';
+import { rowsRead } from './scan-piece.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
 import { sliceKey, slicePartitionKey } from './verify-slice.ts';
 import {
@@ -105,7 +112,9 @@ async function verifyPieces(work: Work, env: PhaseEnv, claims: unknown): Promise
   ]);
   if ([...expected, ...summaries].some((s) => s.partitions !== partitions))
     throw new RangeError(`the verification slices are not split into the plan's ${partitions} partitions`);
-  const check = pieces.checker(work.spec, values, claims, expected, summaries);
+  // Shards holding a secret sample: the input's rows, as the scans read them, for its accounting.
+  const inputRows = drawsSecretSample(work.spec.privacy) ? await rowsRead(work) : undefined;
+  const check = pieces.checker(work.spec, values, claims, expected, summaries, inputRows);
   const classesOf = (kind: 'shard' | 'part', count: number, p: number) =>
     Promise.all(
       Array.from({ length: count }, async (_, i) => {
@@ -119,7 +128,7 @@ async function verifyPieces(work: Work, env: PhaseEnv, claims: unknown): Promise
   }
   const checks = check.finish();
   const t = performance.now();
-  const audit = await auditParts(work, env, values, summaries);
+  const audit = await auditParts(work, env, values, summaries, inputRows ?? work.file.layout.rowCount);
   return {
     checks,
     table: values,
@@ -135,27 +144,25 @@ async function auditParts(
   env: PhaseEnv,
   values: EncodedTable,
   summaries: readonly PartFacts[],
+  inputRows: number,
 ): Promise<ReleaseAudit> {
   const rows = summaries.reduce((n, s) => n + s.rows, 0);
   // A part without rows (all suppressed and removed) has no table to read.
   const names = summaries.flatMap((s, i) => (s.rows > 0 ? [partFiles(summaries.length, i).arrow] : []));
   const staged = await stagedPaths(work, env, names);
   try {
-    if (rows > AUDIT_MAX_ROWS) {
-      // Too many rows to hold at once: partition by partition, each part read once per partition.
-      const partitions = Math.ceil(rows / AUDIT_MAX_ROWS);
-      const read = (i: number) => readArrow(staged.path(names[i]!));
-      return auditReleaseInPartitions(
-        work.spec,
-        values,
-        work.file.layout.rowCount,
-        names.length,
-        read,
-        partitions,
-      );
-    }
-    const parts = names.map((name) => readArrow(staged.path(name)));
-    return auditRelease(work.spec, values, work.file.layout.rowCount, parts);
+    // Each part read once, its pass-through columns as bytes; past AUDIT_MAX_ROWS rows the
+    // tally runs partition by partition, so that its working arrays stay bounded.
+    const raw = auditRawColumns(work.spec);
+    return auditReleaseInPartitions(
+      work.spec,
+      values,
+      inputRows,
+      names.length,
+      (i) => readArrow(staged.path(names[i]!), { raw }),
+      Math.max(1, Math.ceil(rows / AUDIT_MAX_ROWS)),
+      rows,
+    );
   } finally {
     disposeStaged(work, env);
   }
@@ -175,7 +182,12 @@ async function verifyWhole(work: Work, env: PhaseEnv, claims: unknown): Promise<
       staged: staged.path,
     });
     const t = performance.now();
-    const audit = auditRelease(work.spec, table, table.rowCount, stagedRows(staged.path('data.arrow')));
+    const audit = auditRelease(
+      work.spec,
+      table,
+      table.rowCount,
+      stagedRows(staged.path('data.arrow'), auditRawColumns(work.spec)),
+    );
     return { checks, table, data: files.map(staged.entry), audit, auditMs: performance.now() - t };
   } finally {
     disposeStaged(work, env);
@@ -183,9 +195,9 @@ async function verifyWhole(work: Work, env: PhaseEnv, claims: unknown): Promise<
 }
 
 /** A staged Arrow file's rows; none when it has none (every row suppressed and removed). */
-function stagedRows(path: string): EncodedTable[] {
+function stagedRows(path: string, raw: ReadonlySet<string>): EncodedTable[] {
   try {
-    return [readArrow(path)];
+    return [readArrow(path, { raw })];
   } catch (e) {
     if (e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return [];
     throw e;
