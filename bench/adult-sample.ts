@@ -9,6 +9,18 @@ import { Random } from '../src/util/random.ts';
 
 export const ADULT = new URL('../examples/adult', import.meta.url).pathname;
 
+/** A data-independent node of Adult's lattice: the level per quasi-identifier the DP benches and tests fix. */
+export const ADULT_DP_LEVELS: Readonly<Record<string, number>> = {
+  sex: 0,
+  age: 2,
+  race: 1,
+  'marital-status': 1,
+  education: 2,
+  'native-country': 2,
+  workclass: 1,
+  'salary-class': 0,
+};
+
 export /** A copy of the Adult example whose adult.csv holds `rows` rows drawn from Adult. */
 async function sampled(rows: number): Promise<{ dir: string; spec: string; bytes: number }> {
   const dir = mkdtempSync(join(os.tmpdir(), `ppdp-bench-${rows}-`));

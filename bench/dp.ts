@@ -11,13 +11,27 @@
  * arithmetic mean: a released cell costs its label's share of the hierarchy's rows at the chosen
  * level, a cell of a row not released costs 1), its mean and standard deviation over the
  * repetitions, and the time of one release, wall-clock and CPU (the machine is shared: under
- * load the CPU time is the steadier figure; ppdp's counts every thread of its process, ARX's the
- * calling thread's): ARX's `anonymize()` (its derivation of β and k, the sample, the search, the
- * suppression) against ppdp's build (sample, preparation, search,
- * suppression, the Arrow and CSV files written) plus its derivation of β and k, timed warm
- * once per configuration (ppdp keeps derived pairs in memory; ARX derives them on every call).
+ * load the CPU time is the steadier figure; ppdp's counts every thread of its process, garbage
+ * collection included, ARX's the calling thread's). Both sides start from the input already
+ * read (ARX's Data, ppdp's EncodedTable and its digest, made once per table) and time, like for
+ * like, medians over the repetitions of:
  *
- * Writes bench/results/dp.json. Run: `npm run bench:dp` (`-- --help` for the options). Needs
+ *   - the release in memory (the headline): ARX's `anonymize()` (its derivation of β and k, its
+ *     encoding of the data and hierarchies, the sample, the search if any, the suppression) and
+ *     `getOutput()` (the released table, which ARX builds after `anonymize()`); ppdp's derivation of β and k
+ *     plus its build up to the released columns (sample, hierarchies, encoding, search,
+ *     suppression, report, the generalized and shuffled columns), without the files;
+ *   - up to the node and its suppression: ARX's `anonymize()` alone; ppdp's the same less the
+ *     released columns (its `apply` phase);
+ *   - ppdp's whole build, the Arrow and CSV files written (its `write` phase) as well, which
+ *     ARX never makes: shown so that nothing is left out.
+ *
+ * ppdp's derivation is `derive()` timed warm once per configuration (the median of five after
+ * three) and added to each run: the build itself reads derived pairs from memory, ARX derives
+ * them on every call. Both sides are the same input rows and hierarchies, every column but the
+ * quasi-identifiers insensitive; each warms up (both JITs) before the timed runs.
+ *
+ * Writes bench/results/dp.json (or `--out`). Run: `npm run bench:dp` (`-- --help` for the options). Needs
  * java and javac 17 and ARX's jars (`--arx-lib <dir>`, or $ARX_LIB).
  */
 
@@ -28,12 +42,13 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { dpSplit } from '../src/catalogue/differential-privacy.ts';
 import { derive, dpParameters } from '../src/catalogue/dp-parameters.ts';
+import { tableDigest } from '../src/data/digest.ts';
 import type { EncodedTable } from '../src/data/table.ts';
 import { wasmGroupingKernel } from '../src/kernels/groupby/wasm.ts';
 import { buildGeneralization } from '../src/methods/generalization/index.ts';
 import { readInput, streams } from '../src/pipeline/release.ts';
 import { loadSpec, type ReleaseSpec } from '../src/release-spec/spec.ts';
-import { ADULT, sampled } from './adult-sample.ts';
+import { ADULT, ADULT_DP_LEVELS, sampled } from './adult-sample.ts';
 import { type ArxHarness, startArxHarness } from './arx-harness.ts';
 import { machineInfo, median, table } from './scale.ts';
 
@@ -46,6 +61,7 @@ const HELP = `Usage: npm run bench:dp [-- options]
   --steps N         the search's steps (default 20)
   --rows N          rows of the larger Adult-shaped table (default 100000; 0 skips it)
   --arx-lib DIR     the folder of ARX 3.9.2's jars (default: $ARX_LIB)
+  --out FILE        where the results go (default bench/results/dp.json)
 `;
 const { values } = parseArgs({
   options: {
@@ -56,6 +72,7 @@ const { values } = parseArgs({
     steps: { type: 'string', default: '20' },
     rows: { type: 'string', default: '100000' },
     'arx-lib': { type: 'string', default: process.env.ARX_LIB ?? '' },
+    out: { type: 'string', default: join(ROOT, 'bench/results/dp.json') },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -64,30 +81,36 @@ if (values.help) {
   process.exit(0);
 }
 
-/** A data-independent node of Adult's lattice (the test's). */
-const LEVELS: Record<string, number> = {
-  sex: 0,
-  age: 2,
-  race: 1,
-  'marital-status': 1,
-  education: 2,
-  'native-country': 2,
-  workclass: 1,
-  'salary-class': 0,
-};
+/** A data-independent node of Adult's lattice (the tests'). */
+const LEVELS = ADULT_DP_LEVELS;
 
 const seeds = Number(values.seeds);
+/**
+ * Runs per configuration and tool before the timed ones; more before the first configuration,
+ * where V8's optimizing compiler had not yet reached ppdp's build with five.
+ */
+const WARM_UPS = 5;
+const FIRST_WARM_UPS = 30;
 const epsilons = values.epsilons.split(',').map(Number);
 const delta = Number(values.delta);
 const share = Number(values.share);
 const steps = Number(values.steps);
 
-interface Run {
+/** Wall-clock and CPU time (ppdp's process, every thread; ARX's calling thread), ms. */
+interface Timing {
   readonly ms: number;
-  /** CPU time: ppdp's process (every thread), ARX's calling thread. */
   readonly cpuMs: number;
-  /** ppdp: wall-clock per phase of its build (`write` is the Arrow and CSV files, which ARX does not make). */
+}
+
+/** One release; its own `ms` and `cpuMs` are the release in memory (ARX: anonymize() and getOutput()). */
+interface Run extends Timing {
+  /** Up to the node and its suppression (ARX: anonymize() alone). */
+  readonly anonymize: Timing;
+  /** ppdp: the whole build, its Arrow and CSV files written. */
+  readonly withFiles?: Timing;
+  /** ppdp: wall-clock and CPU per phase of its build (`write` is the Arrow and CSV files, which ARX does not make). */
   readonly phases?: Record<string, number>;
+  readonly phasesCpu?: Record<string, number>;
   readonly loss: number;
   readonly released: number;
   readonly sampled: number;
@@ -152,20 +175,30 @@ function releaseLoss(
 function specFor(dir: string, model: Record<string, unknown>): ReleaseSpec {
   const spec = JSON.parse(readFileSync(join(ADULT, 'release.json'), 'utf8'));
   spec.privacy = [model];
+  // As ARX's side holds it (DpBench.java): every column but the QIs insensitive, so that
+  // neither side measures disclosure of occupation it was not asked for.
+  spec.attributes.occupation = { type: 'insensitive' };
   spec.method = { name: 'generalization', metric: 'loss', maxSuppression: 1, suppressed: 'remove' };
   const file = join(dir, `dp-${Object.keys(model).join('-')}.json`);
   writeFileSync(file, JSON.stringify(spec));
   return loadSpec(file);
 }
 
+const cpuNow = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
+
 function ppdpRun(
   spec: ReleaseSpec,
   input: EncodedTable,
+  digest: Uint8Array,
   shares: ReturnType<typeof hierarchyShares>,
-  derivation: { ms: number; cpuMs: number },
+  derivation: Timing,
 ): Run {
   const phases: Record<string, number> = {};
-  const c0 = process.cpuUsage();
+  const phasesCpu: Record<string, number> = {};
+  const c0 = cpuNow();
   const t0 = performance.now();
   const built = buildGeneralization({
     spec,
@@ -173,23 +206,43 @@ function ppdpRun(
     kernel: wasmGroupingKernel,
     time: (phase, work) => {
       const p0 = performance.now();
+      const pc0 = cpuNow();
       const result = work();
       phases[phase] = (phases[phase] ?? 0) + performance.now() - p0;
+      phasesCpu[phase] = (phasesCpu[phase] ?? 0) + cpuNow() - pc0;
       return result;
     },
     say: () => {},
-    random: streams(spec, input),
+    random: streams(spec, input, digest),
   });
-  const ms = performance.now() - t0 + derivation.ms;
-  const c = process.cpuUsage(c0);
-  const cpuMs = (c.user + c.system) / 1000 + derivation.cpuMs;
+  const withFiles = {
+    ms: performance.now() - t0 + derivation.ms,
+    cpuMs: cpuNow() - c0 + derivation.cpuMs,
+  };
+  const less = (t: Timing, ...names: string[]): Timing => ({
+    ms: t.ms - names.reduce((s, n) => s + (phases[n] ?? 0), 0),
+    cpuMs: t.cpuMs - names.reduce((s, n) => s + (phasesCpu[n] ?? 0), 0),
+  });
+  const { ms, cpuMs } = less(withFiles, 'write');
+  const anonymize = less(withFiles, 'write', 'apply');
   const claims = built.claims as { node: Record<string, number>; dp: { sampledRows: number } };
   const csv = Buffer.from(built.files.find((f) => f.name === 'data.csv')!.content).toString('utf8');
   const { loss, released } = releaseLoss(csv, claims.node, shares, input.rowCount);
   const node = Object.entries(claims.node)
     .map(([q, l]) => `${q}=${l}`)
     .join(',');
-  return { ms, cpuMs, phases, loss, released, sampled: claims.dp.sampledRows, node };
+  return {
+    ms,
+    cpuMs,
+    anonymize,
+    withFiles,
+    phases,
+    phasesCpu,
+    loss,
+    released,
+    sampled: claims.dp.sampledRows,
+    node,
+  };
 }
 
 // ---- the runs ----
@@ -210,28 +263,43 @@ interface Result {
   steps?: number;
   beta: number;
   k: number;
-  ppdp: {
-    lossMean: number;
-    lossSd: number;
-    msMedian: number;
-    cpuMsMedian: number;
-    derivation: { ms: number; cpuMs: number };
-    runs: Run[];
-  };
-  arx: {
-    lossMean: number;
-    lossSd: number;
-    msMedian: number;
-    cpuMsMedian: number;
-    beta: number;
-    k: number;
-    runs: Run[];
-  };
+  /** Medians: `msMedian`, `cpuMsMedian` the release in memory, `anonymize` up to the node, `withFiles` ppdp's files written too. */
+  ppdp: Summary & { derivation: Timing; withFiles: Timing };
+  arx: Summary & { beta: number; k: number };
   lossDifference: number;
-  /** ARX's median over ppdp's, wall-clock and CPU time. */
+  /** ARX's median over ppdp's, the release in memory, wall-clock and CPU time. */
   speedup: number;
   cpuSpeedup: number;
+  /** ARX's anonymize() over ppdp's build up to the node and its suppression, CPU time. */
+  anonymizeCpuSpeedup: number;
+  /** ARX's release in memory over ppdp's build with its files written, CPU time. */
+  withFilesCpuSpeedup: number;
 }
+
+interface Summary {
+  lossMean: number;
+  lossSd: number;
+  msMedian: number;
+  cpuMsMedian: number;
+  anonymize: Timing;
+  runs: Run[];
+}
+
+function summary(runs: Run[]): Summary {
+  return {
+    lossMean: mean(runs.map((x) => x.loss)),
+    lossSd: sd(runs.map((x) => x.loss)),
+    msMedian: median(runs.map((x) => x.ms)),
+    cpuMsMedian: median(runs.map((x) => x.cpuMs)),
+    anonymize: medians(runs.map((x) => x.anonymize)),
+    runs,
+  };
+}
+
+const medians = (ts: readonly Timing[]): Timing => ({
+  ms: median(ts.map((t) => t.ms)),
+  cpuMs: median(ts.map((t) => t.cpuMs)),
+});
 
 async function main(): Promise<void> {
   const uptimeBefore = spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
@@ -258,6 +326,7 @@ async function main(): Promise<void> {
       ])
         writeFileSync(join(specDir, f), readFileSync(join(t.dir, f)));
       let input: EncodedTable | undefined;
+      let digest: Uint8Array | undefined;
       for (const epsilon of epsilons) {
         for (const mode of ['fixed', 'search'] as const) {
           const model =
@@ -266,10 +335,12 @@ async function main(): Promise<void> {
               : { model: 'differential-privacy', epsilon, delta, searchBudget: share, steps };
           const spec = specFor(specDir, model);
           input ??= readInput(spec);
+          // The pipeline has the input's digest from reading it: the shuffle's stream is keyed by it.
+          digest ??= tableDigest(input);
           const split = dpSplit(model as Parameters<typeof dpSplit>[0]);
           const { beta, k } = dpParameters(split.epsilonAnon, delta);
-          // The derivation warm, as ARX's in its long-lived JVM: the median of three after one.
-          const derivations = [0, 1, 2, 3].map(() => {
+          // The derivation warm, as ARX's in its long-lived JVM: the median of five after three.
+          const derivations = [0, 1, 2, 3, 4, 5, 6, 7].map(() => {
             const c0 = process.cpuUsage();
             const t0 = performance.now();
             derive(split.epsilonAnon, delta);
@@ -277,8 +348,8 @@ async function main(): Promise<void> {
             return { ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 };
           });
           const derivation = {
-            ms: median(derivations.slice(1).map((d) => d.ms)),
-            cpuMs: median(derivations.slice(1).map((d) => d.cpuMs)),
+            ms: median(derivations.slice(3).map((d) => d.ms)),
+            cpuMs: median(derivations.slice(3).map((d) => d.cpuMs)),
           };
           const arxLine = [
             'run',
@@ -288,25 +359,29 @@ async function main(): Promise<void> {
               ? [`levels=${qis.map((q) => `${q}=${LEVELS[q]}`).join(',')}`]
               : [`search=${split.epsilonSearch}`, `steps=${steps}`]),
           ].join('\t');
-          // One warm-up each (the JIT, ppdp's kernels), not counted.
-          ppdpRun(spec, input, shares, { ms: 0, cpuMs: 0 });
-          await arx.ask(arxLine);
+          // Warm-ups each (both JITs, ppdp's kernels), alternating and not counted.
+          for (let w = 0; w < (results.length === 0 ? FIRST_WARM_UPS : WARM_UPS); w++) {
+            ppdpRun(spec, input, digest, shares, { ms: 0, cpuMs: 0 });
+            await arx.ask(arxLine);
+          }
           const ours: Run[] = [];
           const theirs: Run[] = [];
           let arxBeta = 0;
           let arxK = 0;
           for (let s = 0; s < seeds; s++) {
-            ours.push(ppdpRun(spec, input, shares, derivation));
+            ours.push(ppdpRun(spec, input, digest, shares, derivation));
             const f = (await arx.ask(arxLine)).split('\t');
             arxBeta = Number(f[6]);
             arxK = Number(f[7]);
+            const anonymize = { ms: Number(f[1]), cpuMs: Number(f[8]) };
             theirs.push({
-              ms: Number(f[1]),
+              ms: anonymize.ms + Number(f[9]),
+              cpuMs: anonymize.cpuMs + Number(f[10]),
+              anonymize,
               node: f[2]!,
               loss: Number(f[3]),
               released: Number(f[4]),
               sampled: Number(f[5]),
-              cpuMs: Number(f[8]),
             });
           }
           const r: Result = {
@@ -318,36 +393,27 @@ async function main(): Promise<void> {
             ...(mode === 'search' ? { searchShare: share, steps } : {}),
             beta,
             k,
-            ppdp: {
-              lossMean: mean(ours.map((x) => x.loss)),
-              lossSd: sd(ours.map((x) => x.loss)),
-              msMedian: median(ours.map((x) => x.ms)),
-              cpuMsMedian: median(ours.map((x) => x.cpuMs)),
-              derivation,
-              runs: ours,
-            },
-            arx: {
-              lossMean: mean(theirs.map((x) => x.loss)),
-              lossSd: sd(theirs.map((x) => x.loss)),
-              msMedian: median(theirs.map((x) => x.ms)),
-              cpuMsMedian: median(theirs.map((x) => x.cpuMs)),
-              beta: arxBeta,
-              k: arxK,
-              runs: theirs,
-            },
+            ppdp: { ...summary(ours), derivation, withFiles: medians(ours.map((x) => x.withFiles!)) },
+            arx: { ...summary(theirs), beta: arxBeta, k: arxK },
             lossDifference: 0,
             speedup: 0,
             cpuSpeedup: 0,
+            anonymizeCpuSpeedup: 0,
+            withFilesCpuSpeedup: 0,
           };
           r.lossDifference = r.ppdp.lossMean - r.arx.lossMean;
           r.speedup = r.arx.msMedian / r.ppdp.msMedian;
           r.cpuSpeedup = r.arx.cpuMsMedian / r.ppdp.cpuMsMedian;
+          r.anonymizeCpuSpeedup = r.arx.anonymize.cpuMs / r.ppdp.anonymize.cpuMs;
+          r.withFilesCpuSpeedup = r.arx.cpuMsMedian / r.ppdp.withFiles.cpuMs;
           results.push(r);
           save(results, uptimeBefore, 'partial');
           console.log(
             `${t.name} ε=${epsilon} ${mode}: Loss ppdp ${r.ppdp.lossMean.toFixed(4)} ± ${r.ppdp.lossSd.toFixed(4)}, ARX ${r.arx.lossMean.toFixed(4)} ± ${r.arx.lossSd.toFixed(4)}; ` +
               `median ms ppdp ${r.ppdp.msMedian.toFixed(0)}, ARX ${r.arx.msMedian.toFixed(0)} (×${r.speedup.toFixed(1)}); ` +
-              `CPU ms ppdp ${r.ppdp.cpuMsMedian.toFixed(0)}, ARX ${r.arx.cpuMsMedian.toFixed(0)} (×${r.cpuSpeedup.toFixed(1)}); β ${beta} / ${arxBeta}, k ${k} / ${arxK}`,
+              `CPU ms ppdp ${r.ppdp.cpuMsMedian.toFixed(0)}, ARX ${r.arx.cpuMsMedian.toFixed(0)} (×${r.cpuSpeedup.toFixed(1)}); ` +
+              `to the node ${r.ppdp.anonymize.cpuMs.toFixed(0)} / ${r.arx.anonymize.cpuMs.toFixed(0)} (×${r.anonymizeCpuSpeedup.toFixed(1)}); ` +
+              `ppdp with files ${r.ppdp.withFiles.cpuMs.toFixed(0)} (×${r.withFilesCpuSpeedup.toFixed(1)}); β ${beta} / ${arxBeta}, k ${k} / ${arxK}`,
           );
         }
       }
@@ -375,6 +441,11 @@ async function main(): Promise<void> {
         'CPU ppdp',
         'CPU ARX',
         'ARX/ppdp',
+        'to node ppdp',
+        'anonymize() ARX',
+        'ARX/ppdp',
+        'ppdp + files',
+        'ARX/ppdp',
       ],
       results.map((r) => [
         r.table,
@@ -391,6 +462,11 @@ async function main(): Promise<void> {
         r.ppdp.cpuMsMedian.toFixed(0),
         r.arx.cpuMsMedian.toFixed(0),
         `×${r.cpuSpeedup.toFixed(1)}`,
+        r.ppdp.anonymize.cpuMs.toFixed(0),
+        r.arx.anonymize.cpuMs.toFixed(0),
+        `×${r.anonymizeCpuSpeedup.toFixed(1)}`,
+        r.ppdp.withFiles.cpuMs.toFixed(0),
+        `×${r.withFilesCpuSpeedup.toFixed(1)}`,
       ]),
       3,
     ),
@@ -400,8 +476,17 @@ async function main(): Promise<void> {
 
 /** Writes the results so far (after each configuration, so that a stopped run leaves them). */
 function save(results: readonly Result[], uptimeBefore: string, uptimeAfter: string): string {
-  const out = join(ROOT, 'bench/results/dp.json');
-  const settings = { seeds, epsilons, delta, share, steps, rows: Number(values.rows) };
+  const out = resolve(values.out);
+  const settings = {
+    seeds,
+    warmUps: WARM_UPS,
+    firstWarmUps: FIRST_WARM_UPS,
+    epsilons,
+    delta,
+    share,
+    steps,
+    rows: Number(values.rows),
+  };
   writeFileSync(
     out,
     `${JSON.stringify({ date: new Date().toISOString(), machine: machineInfo(), uptimeBefore, uptimeAfter, settings, results }, null, 1)}\n`,

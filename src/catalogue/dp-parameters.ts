@@ -15,7 +15,7 @@
  */
 
 /** A closed interval [lo, hi] of doubles. */
-interface Interval {
+export interface Interval {
   readonly lo: number;
   readonly hi: number;
 }
@@ -87,10 +87,8 @@ const div = (a: Interval, b: Interval) => binary(a, b, (x, y) => x / y);
 const exp = (a: Interval) => unary(a, Math.exp);
 const log = (a: Interval) => unary(a, Math.log);
 const inv = (a: Interval) => unary(a, (x) => 1 / x);
-const sqrt = (a: Interval) => unary(a, Math.sqrt);
 const pow = (a: Interval, e: number) => unary(a, (x) => x ** e);
 
-const ZERO = point(0);
 const ONE = point(1);
 const MINUS_ONE = point(-1);
 const PI = point(Math.PI);
@@ -122,38 +120,138 @@ function stirlingError(n: Interval): Interval {
   return closed(nextDown(base.lo - offset), nextUp(base.hi + offset));
 }
 
+/*
+ * The sum a(n) asks for O(n²) binomial terms: they are computed on bare doubles, the same
+ * operations in the same order as the Interval functions above (each result's ends rounded
+ * outwards by one ulp), without an object per step. Each operation leaves its interval in
+ * `out` (a typed array: a module-level number would be boxed anew on every write).
+ */
+const out = new Float64Array(2);
+
+/** The interval spanning four candidate ends, rounded outwards (as `binary` and `closed`). */
+function span4(v0: number, v1: number, v2: number, v3: number): void {
+  out[0] = finite(nextDown(Math.min(v0, v1, v2, v3)));
+  out[1] = finite(nextUp(Math.max(v0, v1, v2, v3)));
+}
+
+/** The interval spanning two candidate ends, rounded outwards (as `unary` and `closed`). */
+function span2(v0: number, v1: number): void {
+  out[0] = finite(nextDown(Math.min(v0, v1)));
+  out[1] = finite(nextUp(Math.max(v0, v1)));
+}
+
+/** Sums and differences are monotonic in each argument: their ends are the span's min and max. */
+const addTo = (al: number, ah: number, bl: number, bh: number) => span2(al + bl, ah + bh);
+const subTo = (al: number, ah: number, bl: number, bh: number) => span2(al - bh, ah - bl);
+const mulTo = (al: number, ah: number, bl: number, bh: number) => span4(al * bl, al * bh, ah * bl, ah * bh);
+const divTo = (al: number, ah: number, bl: number, bh: number) => span4(al / bl, al / bh, ah / bl, ah / bh);
+
 /**
  * Stirling's error at the whole number i (as a point), and at n − k computed as an interval
  * (`sub(point(n), point(k))`, which depends on n − k alone): the same values for every (n, p),
- * remembered, since the derivation asks for them O(n²) times.
+ * remembered (ends at 2i and 2i + 1), since the derivation asks for them O(n²) times.
  */
-const stirlingAt = new Map<number, Interval>();
-const stirlingOfDifference = new Map<number, Interval>();
+let stirlingAt = new Float64Array(0);
+let stirlingOfDifference = new Float64Array(0);
+/** How many whole numbers each table holds (the tables are filled from 1 up). */
+let stirlingKnown = 0;
 
-function stirlingPoint(i: number): Interval {
-  let v = stirlingAt.get(i);
-  if (v === undefined) stirlingAt.set(i, (v = stirlingError(point(i))));
-  return v;
+/** Fills the Stirling tables for 1 … n. */
+function stirlingUpTo(n: number): void {
+  if (n <= stirlingKnown) return;
+  const size = Math.max(n + 1, 2 * stirlingKnown);
+  const at = new Float64Array(2 * size);
+  const ofDifference = new Float64Array(2 * size);
+  at.set(stirlingAt);
+  ofDifference.set(stirlingOfDifference);
+  for (let i = stirlingKnown + 1; i < size; i++) {
+    const s = stirlingError(point(i));
+    at[2 * i] = s.lo;
+    at[2 * i + 1] = s.hi;
+    // n − k as the binomial computes it: [n − k] rounded outwards, whatever n and k.
+    const d = stirlingError(closed(nextDown(i), nextUp(i)));
+    ofDifference[2 * i] = d.lo;
+    ofDifference[2 * i + 1] = d.hi;
+  }
+  stirlingAt = at;
+  stirlingOfDifference = ofDifference;
+  stirlingKnown = size - 1;
 }
 
-function stirlingDifference(d: number, difference: Interval): Interval {
-  let v = stirlingOfDifference.get(d);
-  if (v === undefined) stirlingOfDifference.set(d, (v = stirlingError(difference)));
-  return v;
-}
-
-/** P(X = k) for X ~ Binomial(n, p), by Loader's saddle-point expansion. */
-function binomial(n: number, p: Interval, k: number): Interval {
-  if (k < 0 || k > n) return ZERO;
-  if (k === 0) return pow(sub(ONE, p), n);
-  if (k === n) return pow(p, n);
-  const N = point(n);
-  const K = point(k);
-  const NK = sub(N, K);
-  const dev = add(mul(K, log(div(K, mul(N, p)))), mul(NK, log(div(NK, mul(N, sub(ONE, p))))));
-  const term1 = sub(sub(stirlingPoint(n), stirlingPoint(k)), stirlingDifference(n - k, NK));
-  const term2 = sqrt(div(N, mul(mul(TWO_PI, K), NK)));
-  return exp(sub(add(log(term2), term1), dev));
+/**
+ * a(n) = Σ_{j = from}^{n} P(X = j) for X ~ Binomial(n, p), each term by Loader's saddle-point
+ * expansion, summed in interval arithmetic from j = from up (exported for its test).
+ */
+export function binomialTail(n: number, p: Interval, from: number): Interval {
+  stirlingUpTo(n);
+  const sAt = stirlingAt;
+  const sDiff = stirlingOfDifference;
+  // Per n: N·p, N·(1 − p) and the Stirling error at n.
+  mulTo(n, n, p.lo, p.hi);
+  const npLo = out[0]!;
+  const npHi = out[1]!;
+  subTo(1, 1, p.lo, p.hi);
+  const qLo = out[0]!;
+  const qHi = out[1]!;
+  mulTo(n, n, qLo, qHi);
+  const nqLo = out[0]!;
+  const nqHi = out[1]!;
+  const snLo = sAt[2 * n]!;
+  const snHi = sAt[2 * n + 1]!;
+  let sumLo = 0;
+  let sumHi = 0;
+  for (let k = from; k <= n; k++) {
+    let tLo = 0;
+    let tHi = 0;
+    if (k < 0) {
+      // P(X = k) = 0
+    } else if (k === 0 || k === n) {
+      // (1 − p)^n or p^n
+      const bl = k === 0 ? qLo : p.lo;
+      const bh = k === 0 ? qHi : p.hi;
+      span2(bl ** n, bh ** n);
+      tLo = out[0]!;
+      tHi = out[1]!;
+    } else {
+      // NK = N − K
+      subTo(n, n, k, k);
+      const nkLo = out[0]!;
+      const nkHi = out[1]!;
+      // dev = K·log(K / Np) + NK·log(NK / Nq)
+      divTo(k, k, npLo, npHi);
+      span2(Math.log(out[0]!), Math.log(out[1]!));
+      mulTo(k, k, out[0]!, out[1]!);
+      const d1Lo = out[0]!;
+      const d1Hi = out[1]!;
+      divTo(nkLo, nkHi, nqLo, nqHi);
+      span2(Math.log(out[0]!), Math.log(out[1]!));
+      mulTo(nkLo, nkHi, out[0]!, out[1]!);
+      addTo(d1Lo, d1Hi, out[0]!, out[1]!);
+      const devLo = out[0]!;
+      const devHi = out[1]!;
+      // term1 = (S(n) − S(k)) − S(n − k)
+      subTo(snLo, snHi, sAt[2 * k]!, sAt[2 * k + 1]!);
+      subTo(out[0]!, out[1]!, sDiff[2 * (n - k)]!, sDiff[2 * (n - k) + 1]!);
+      const t1Lo = out[0]!;
+      const t1Hi = out[1]!;
+      // term2 = sqrt(N / (2π·K·NK))
+      mulTo(TWO_PI.lo, TWO_PI.hi, k, k);
+      mulTo(out[0]!, out[1]!, nkLo, nkHi);
+      divTo(n, n, out[0]!, out[1]!);
+      span2(Math.sqrt(out[0]!), Math.sqrt(out[1]!));
+      // exp((log(term2) + term1) − dev)
+      span2(Math.log(out[0]!), Math.log(out[1]!));
+      addTo(out[0]!, out[1]!, t1Lo, t1Hi);
+      subTo(out[0]!, out[1]!, devLo, devHi);
+      span2(Math.exp(out[0]!), Math.exp(out[1]!));
+      tLo = out[0]!;
+      tHi = out[1]!;
+    }
+    addTo(sumLo, sumHi, tLo, tHi);
+    sumLo = out[0]!;
+    sumHi = out[1]!;
+  }
+  return { lo: sumLo, hi: sumHi };
 }
 
 /** (β, k) for (ε, δ)-DP by sampling and generalization, as ARX derives them. */
@@ -197,9 +295,7 @@ export function derive(epsilon: number, delta: number): DpParameters {
     for (let n = first; worst.lo <= bound.hi; n++) {
       if (!a.has(n)) {
         const from = toInt(Math.floor(mul(point(n), gamma).lo)) + 1;
-        let sum = ZERO;
-        for (let j = from; j <= n; j++) sum = add(sum, binomial(n, beta, j));
-        a.set(n, sum);
+        a.set(n, binomialTail(n, beta, from));
         const t1 = mul(gamma, log(div(gamma, beta)));
         const t2 = sub(t1, sub(gamma, beta));
         c.set(n, exp(mul(MINUS_ONE, mul(point(n), t2))));

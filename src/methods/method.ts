@@ -74,6 +74,8 @@ export interface ShardTuples {
  */
 export interface ShardCounts {
   readonly shards: number;
+  /** The input's rows, when the shards hold a secret sample of them ((ε, δ)-differential privacy). */
+  readonly inputRows?: number;
   read(shard: number): Promise<Pick<ShardTuples, 'columns' | 'counts'>>;
 }
 

@@ -7,9 +7,12 @@
  */
 import { randomFillSync } from 'node:crypto';
 import type { SpecNamed } from '../catalogue/catalogue.ts';
-import { dpSplit } from '../catalogue/differential-privacy.ts';
+import { DIFFERENTIAL_PRIVACY, dpSplit } from '../catalogue/differential-privacy.ts';
 import { type DpBudget, type DpParameters, dpParameters } from '../catalogue/dp-parameters.ts';
+import { gatherRaw } from '../data/raw.ts';
+import type { EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
+import type { PrivacyModelSpec } from '../release-spec/spec.ts';
 import { UniformDraws } from '../util/random.ts';
 import { describeSpec } from './describe.ts';
 import type { PrivacyModel } from './model.ts';
@@ -60,6 +63,47 @@ export function sampleRows(rows: number, beta: number, random: UniformDraws = ne
   const kept = new Uint8Array(rows);
   for (let r = 0; r < rows; r++) kept[r] = uniform(random) < beta ? 1 : 0;
   return kept;
+}
+
+/**
+ * The rows of `table` that `kept` marks, in order, with every dictionary as it is (the report
+ * describes the input's values; a released value is always a sampled row's). A column's first
+ * row and the table's origins no longer number its rows, so they are dropped.
+ */
+export function sampledTable(table: EncodedTable, kept: Uint8Array): EncodedTable {
+  let count = 0;
+  for (let r = 0; r < table.rowCount; r++) count += kept[r]!;
+  const rows = new Int32Array(count);
+  for (let r = 0, at = 0; r < table.rowCount; r++) if (kept[r]) rows[at++] = r;
+  const { origins: _, ...rest } = table;
+  return {
+    ...rest,
+    rowCount: count,
+    columns: table.columns.map(({ firstRow: __, ...c }) => {
+      // A column carried as its rows' bytes (a sharded release's pass-through one).
+      if (c.raw) return { ...c, raw: gatherRaw(c.raw, rows) };
+      const codes = new Int32Array(count);
+      for (let i = 0; i < count; i++) codes[i] = c.codes[rows[i]!]!;
+      return { ...c, codes };
+    }),
+  };
+}
+
+/**
+ * A shard's sample for a spec that draws one ((ε, δ)-differential privacy), undefined for any
+ * other spec: each row kept with probability β from `random`, a secret generator of the shard's
+ * own (src/pipeline/states/scan-piece.ts). The spec is checked against the method before any
+ * shard is read, so its model's settings are taken as they are here.
+ */
+export function secretSampler(
+  privacy: readonly PrivacyModelSpec[],
+  where: string,
+): ((shard: EncodedTable) => EncodedTable) | undefined {
+  const model = privacy.find((m): m is DifferentialPrivacySpec => m.model === DIFFERENTIAL_PRIVACY.name);
+  if (!model) return undefined;
+  const { beta } = dpSettings(model, where);
+  const random = new SecretDraws();
+  return (shard) => sampledTable(shard, sampleRows(shard.rowCount, beta, random));
 }
 
 /** A uniform double in [0, 1) from 53 random bits. */

@@ -6,6 +6,9 @@
  * agreeing with them and with the staged rows, and a private search having spent no more than
  * its share (its steps at most the spec's, each at the ε the spec gives). That every released
  * row is an input row generalized at the claimed node is the generalization verifier's row match.
+ * Over shards (src/verify/generalization-parts.ts) the shards hold only the sample: their rows
+ * are matched to the released ones, the sample is counted from them, and the input's rows are
+ * the scans' count of the rows they read (the sample is secret: no one can redo it).
  */
 import type { SpecNamed } from '../catalogue/catalogue.ts';
 import { DIFFERENTIAL_PRIVACY, dpSplit } from '../catalogue/differential-privacy.ts';
@@ -67,7 +70,9 @@ function plausibleSample(sampled: number, rows: number, beta: number): boolean {
  * The claims' accounting against the spec: β and k as (ε, δ) and the split give them, the node
  * the spec fixes (if it fixes one), the sample no larger than the input and of a size β
  * plausibly draws, the rows not released (`notReleased`, counted from the staged files) being
- * exactly the rows not sampled plus the rows suppressed; then the search's spending.
+ * exactly the rows not sampled plus the rows suppressed; then the search's spending. A release
+ * over shards stores only its sample, which the verifier counts (`sampled`): the claimed sample
+ * must be that count, and the count is what is weighed against β.
  */
 export function checkDpClaims(
   model: DpSpec,
@@ -75,24 +80,29 @@ export function checkDpClaims(
   inputRows: number,
   notReleased: number,
   add: Add,
+  sampled?: number,
 ): void {
   const { beta, k } = parameters(model);
   const dp = claims.dp;
   const nodeOk = !('levels' in model) || Object.entries(claims.node).every(([q, l]) => model.levels[q] === l);
+  const drawn = sampled ?? dp?.sampledRows ?? 0;
   const ok =
     dp !== undefined &&
     dp.beta === beta &&
     dp.k === k &&
     nodeOk &&
-    dp.sampledRows <= inputRows &&
-    plausibleSample(dp.sampledRows, inputRows, beta) &&
-    inputRows - dp.sampledRows + claims.suppressedRows === notReleased;
+    dp.sampledRows === drawn &&
+    drawn <= inputRows &&
+    plausibleSample(drawn, inputRows, beta) &&
+    inputRows - drawn + claims.suppressedRows === notReleased;
   add(
     'dp-accounting',
     ok,
     dp === undefined
       ? 'the claims state no sampling for a differentially private release'
-      : `β = ${beta}, k = ${k} from (ε, δ); claimed β = ${dp.beta}, k = ${dp.k}, ${dp.sampledRows} of ${inputRows} rows sampled, ${claims.suppressedRows} suppressed, ${notReleased} not released` +
+      : `β = ${beta}, k = ${k} from (ε, δ); claimed β = ${dp.beta}, k = ${dp.k}, ${dp.sampledRows} of ${inputRows} rows sampled` +
+          (sampled === undefined ? '' : ` (${sampled} counted)`) +
+          `, ${claims.suppressedRows} suppressed, ${notReleased} not released` +
           (nodeOk ? '' : '; the node is not the one the spec fixes'),
   );
   checkDpSearch(model, dp?.search, add);

@@ -279,24 +279,30 @@ export const pieces = {
     claims: unknown,
     shards: readonly ShardExpectation[],
     parts: readonly PartSummary[],
+    inputRows?: number,
   ): VerificationCheck[] {
-    return checkWhole(pieces.checker(spec, values, claims, shards, parts), shards, parts);
+    return checkWhole(pieces.checker(spec, values, claims, shards, parts, inputRows), shards, parts);
   },
 
-  /** The reduce: `add` each partition of every slice, then `finish`. */
+  /**
+   * The reduce: `add` each partition of every slice, then `finish`. `inputRows`: the input's
+   * rows when the shards hold a secret sample of them ((ε, δ)-differential privacy).
+   */
   checker(
     spec: ReleaseSpec,
     values: EncodedTable,
     claims: unknown,
     shards: readonly ShardFacts[],
     parts: readonly PartFacts[],
+    inputRows?: number,
   ): PiecesCheck {
     const c = readClaims(claims, 'generalization');
     // A person's rows may lie in several shards: a release in pieces cannot count persons.
     if (entityOf(spec) !== undefined)
       fail([{ name: 'persons', passed: false, detail: 'a release checked in pieces cannot count persons' }]);
     const rows = shards.reduce((n, s) => n + s.rows, 0);
-    const required = generalizationRequirements(spec, rows);
+    // A sample's suppression limit is over the input's rows, as in one task.
+    const required = generalizationRequirements(spec, inputRows ?? rows);
     const sensitive = new Map(
       modelAttributes(spec).map((name) => {
         const share = new Map<string, number>();
@@ -325,6 +331,7 @@ export const pieces = {
           population: populationClasses(spec, releasedQis(values, spec), c.node, hierarchyRows),
           claims: checkedClaims(spec, c, required),
           parquet: writesParquet(spec),
+          ...(inputRows !== undefined ? { inputRows } : {}),
         }),
     );
   },

@@ -12,19 +12,11 @@ import { dpParameters } from '../../src/catalogue/dp-parameters.ts';
 import { exploreCommand } from '../../src/cli/explore.ts';
 import { PpdpError, SpecError } from '../../src/errors.ts';
 import { parseVary } from '../../src/explore/frontier.ts';
+import { ADULT_DP_LEVELS } from '../helpers/adult-dp.ts';
 import { embeddedData, type Json } from '../helpers/explore-page.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
-const LEVELS = {
-  sex: 0,
-  age: 2,
-  race: 1,
-  'marital-status': 1,
-  education: 2,
-  'native-country': 2,
-  workclass: 1,
-  'salary-class': 0,
-};
+const LEVELS = ADULT_DP_LEVELS;
 const DELTA = 1e-5;
 const EPSILONS = [0.5, 1, 1.5];
 const REPEATS = 3;

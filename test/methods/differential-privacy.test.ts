@@ -1,19 +1,20 @@
 /**
  * (ε, δ)-differential privacy by sampling and generalization: β and k against ARX 3.9.2 live
- * (test/arx/DpRun.java, its ParameterCalculation), the split of ε with a private search, the
+ * (test/arx/DpRun.java, its ParameterCalculation, both JVMs at once) and against recorded β bits,
+ * k and binomial-tail interval ends, the split of ε with a private search, the
  * exponential mechanism's draw, the release on Adult at a node fixed in advance and at a node
  * the private search draws (sampled from the secret generator, classes under k removed) passing
  * the independent verifier, and the verifier failing a release whose claims state another β,
  * whose sample was drawn with another β, which holds a class under k, or whose search spent
  * more than the spec gives it.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dpSplit } from '../../src/catalogue/differential-privacy.ts';
-import { dpBudget, dpParameters } from '../../src/catalogue/dp-parameters.ts';
+import { binomialTail, derive, dpBudget, dpParameters } from '../../src/catalogue/dp-parameters.ts';
 import type { ClaimsOf } from '../../src/claims/index.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
@@ -21,9 +22,10 @@ import { exponentialMechanism } from '../../src/methods/generalization/dp-search
 import { buildGeneralization } from '../../src/methods/generalization/index.ts';
 import { SecretDraws, sampleRows, uniform } from '../../src/models/differential-privacy.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
-import { loadSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
+import type { ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { verifierFor } from '../../src/verify/index.ts';
+import { ADULT_DP_LEVELS, adultDpSpec } from '../helpers/adult-dp.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { ARX_LIB, requires } from '../helpers/requires.ts';
 import { failedChecks } from '../helpers/verify.ts';
@@ -42,23 +44,36 @@ function bitsOf(v: number): string {
   return new BigUint64Array(b.buffer)[0]!.toString(16);
 }
 
-/** ARX's (β bits, k) per `ε:δ`, with extra JVM flags. */
-function arx(classes: string, flags: string[]): Map<string, { bits: string; beta: number; k: number }> {
-  const run = spawnSync('java', [...flags, '-cp', `${ARX_LIB}/*:${classes}`, 'DpRun', ...PAIRS], {
-    encoding: 'utf8',
+type ArxPairs = Map<string, { bits: string; beta: number; k: number }>;
+
+/** ARX's (β bits, k) per `ε:δ`, with extra JVM flags: one JVM for the whole grid, not waited on. */
+function arx(classes: string, flags: string[]): Promise<ArxPairs> {
+  const jvm = spawn('java', [...flags, '-cp', `${ARX_LIB}/*:${classes}`, 'DpRun', ...PAIRS]);
+  let stdout = '';
+  let stderr = '';
+  jvm.stdout.on('data', (d) => (stdout += d));
+  jvm.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    jvm.on('error', reject);
+    jvm.on('close', (status) => {
+      if (status !== 0) return reject(new Error(`ARX failed: ${stderr}`));
+      resolve(
+        new Map(
+          stdout
+            .trim()
+            .split('\n')
+            .map((line) => line.split('\t'))
+            .map((f) => [`${f[0]}:${f[1]}`, { bits: f[2]!, beta: Number(f[3]), k: Number(f[4]) }]),
+        ),
+      );
+    });
   });
-  if (run.status !== 0) throw new Error(`ARX failed: ${run.stderr}`);
-  return new Map(
-    run.stdout
-      .trim()
-      .split('\n')
-      .map((line) => line.split('\t'))
-      .map((f) => [`${f[0]}:${f[1]}`, { bits: f[2]!, beta: Number(f[3]), k: Number(f[4]) }]),
-  );
 }
 
 peer.describe('β and k against ARX 3.9.2, live', () => {
   let classes: string;
+  let fdlibm: Promise<ArxPairs>;
+  let hotspot: Promise<ArxPairs>;
   beforeAll(() => {
     classes = join(dir, 'classes');
     const javac = spawnSync(
@@ -69,30 +84,36 @@ peer.describe('β and k against ARX 3.9.2, live', () => {
       },
     );
     if (javac.status !== 0) throw new Error(`javac failed: ${javac.stderr}`);
+    // ARX's derivation takes most of a minute per JVM: both JVMs run at once, one per core.
+    fdlibm = arx(classes, ['-XX:+UnlockDiagnosticVMOptions', '-XX:-UseLibmIntrinsic']);
+    hotspot = arx(classes, []);
+    // Settled here so that a failure is the test's, not an unhandled rejection.
+    fdlibm.catch(() => {});
+    hotspot.catch(() => {});
   }, 120_000);
 
   // HotSpot's Math.exp/log/pow intrinsics are not fdlibm's: ARX's β may then lie one ulp off
   // V8's (ε = 1 on x86-64: Math.exp(−1) one ulp below the correctly rounded value). Without
   // them (fdlibm, as V8), ARX's β is ppdp's to the bit.
-  it('ε ∈ {0.5, 1, 2, 3} × δ ∈ {1e-4, 1e-5, 1e-6}: k equal, β bit-equal under fdlibm', () => {
-    const fdlibm = arx(classes, ['-XX:+UnlockDiagnosticVMOptions', '-XX:-UseLibmIntrinsic']);
+  it('ε ∈ {0.5, 1, 2, 3} × δ ∈ {1e-4, 1e-5, 1e-6}: k equal, β bit-equal under fdlibm', async () => {
+    const theirs = await fdlibm;
     for (const pair of PAIRS) {
       const [e, d] = pair.split(':').map(Number) as [number, number];
       const ours = dpParameters(e, d);
       expect({ pair, bits: bitsOf(ours.beta), k: ours.k }).toEqual({
         pair,
-        bits: fdlibm.get(pair)!.bits,
-        k: fdlibm.get(pair)!.k,
+        bits: theirs.get(pair)!.bits,
+        k: theirs.get(pair)!.k,
       });
     }
   }, 600_000);
 
-  it('ARX with its default JVM: k equal, β within one ulp', () => {
-    const hotspot = arx(classes, []);
+  it('ARX with its default JVM: k equal, β within one ulp', async () => {
+    const pairs = await hotspot;
     for (const pair of PAIRS) {
       const [e, d] = pair.split(':').map(Number) as [number, number];
       const ours = dpParameters(e, d);
-      const theirs = hotspot.get(pair)!;
+      const theirs = pairs.get(pair)!;
       expect({ pair, k: ours.k }).toEqual({ pair, k: theirs.k });
       const ulps = Number(BigInt(`0x${bitsOf(ours.beta)}`) - BigInt(`0x${theirs.bits}`));
       expect(Math.abs(ulps)).toBeLessThanOrEqual(1);
@@ -107,6 +128,42 @@ describe('the derivation', () => {
     expect(p.beta).toBeGreaterThan(1 - Math.exp(-1) - 1e-15);
     expect(dpParameters(1, 1e-6).k).toBeGreaterThan(p.k);
     expect(dpParameters(2, 1e-5).k).toBeGreaterThan(p.k);
+  });
+
+  // Recorded from the object-per-step interval derivation the live test above held to ARX's:
+  // the derivation on bare doubles must give the same β to the bit and the same k, with and
+  // without the remembered Stirling terms (the first call of a larger n grows their tables).
+  it('gives the β bits and k recorded for pairs the live grid does not cover', () => {
+    const recorded: [string, string, number][] = [
+      ['0.1:0.001', '3fb85c933156a61f', 27],
+      ['0.5:1e-8', '3fd92e9a0720d3e9', 88],
+      ['0.9:0.00001', '3fe2fd619ffbc8ef', 59],
+      ['1.8:0.000001', '3feab5df1b20bd72', 118],
+      ['2:0.001', '3febab5557101f8b', 65],
+      ['1.7999999999999998:0.00001', '3feab5df1b20bd71', 92],
+    ];
+    for (const [pair, bits, k] of [...recorded, ...recorded.slice().reverse()]) {
+      const [e, d] = pair.split(':').map(Number) as [number, number];
+      const p = derive(e, d);
+      expect({ pair, bits: bitsOf(p.beta), k: p.k }).toEqual({ pair, bits, k });
+    }
+  });
+
+  // The sums a(n), on bare doubles, against ends recorded from the object-per-step interval
+  // arithmetic: every one of their steps rounds as before (k = 0 and k = n included).
+  it('sums the binomial tail to the same interval ends as recorded', () => {
+    const doubleOf = (hex: string) => new Float64Array(new BigUint64Array([BigInt(`0x${hex}`)]).buffer)[0]!;
+    const recorded: [number, number, string, string, string, string][] = [
+      [2, 1, '3fe43a54e4e98863', '3fe43a54e4e98867', '3feba8f74f6ba163', '3febb543316aca87'],
+      [97, 70, '3fe43a54e4e98863', '3fe43a54e4e98867', '3fa4b28e65f00df1', '3fa4b28e65fded8c'],
+      [150, 40, '3fd92e9a0720d3e9', '3fd92e9a0720d3f1', '3feffc9c80d19960', '3feffc9c80d20a71'],
+      [300, 0, '3febab5557101f8b', '3febab5557101f8f', '3feffffffffff55f', '3ff0000000016eb3'],
+      [301, 280, '3febab5557101f8b', '3febab5557101f8f', '3f2f0f48b76f1ffa', '3f2f0f48b7b21419'],
+    ];
+    for (const [n, from, pLo, pHi, lo, hi] of recorded) {
+      const sum = binomialTail(n, { lo: doubleOf(pLo), hi: doubleOf(pHi) }, from);
+      expect({ n, from, lo: bitsOf(sum.lo), hi: bitsOf(sum.hi) }).toEqual({ n, from, lo, hi });
+    }
   });
 
   it('sampling keeps each row with probability β', () => {
@@ -160,27 +217,10 @@ describe('the exponential mechanism and the secret generator', () => {
   });
 });
 
-const LEVELS = {
-  sex: 0,
-  age: 2,
-  race: 1,
-  'marital-status': 1,
-  education: 2,
-  'native-country': 2,
-  workclass: 1,
-  'salary-class': 0,
-};
+const LEVELS = ADULT_DP_LEVELS;
 
 function adultSpec(privacy: unknown[], method: Record<string, unknown> = {}): ReleaseSpec {
-  const spec = JSON.parse(readFileSync(join(ROOT, 'examples/adult/release.json'), 'utf8'));
-  spec.privacy = privacy;
-  spec.method = { name: 'generalization', metric: 'ncp', maxSuppression: 1, suppressed: 'remove', ...method };
-  const at = join(dir, `spec-${Math.random().toString(36).slice(2)}`);
-  mkdirSync(at);
-  for (const f of ['adult.csv', ...Object.keys(spec.attributes).map((a) => `adult_hierarchy_${a}.csv`)])
-    writeFileSync(join(at, f), readFileSync(join(ROOT, 'examples/adult', f)));
-  writeFileSync(join(at, 'release.json'), JSON.stringify(spec));
-  return loadSpec(join(at, 'release.json'));
+  return adultDpSpec(dir, privacy, method);
 }
 
 function build(spec: ReleaseSpec, table: EncodedTable) {

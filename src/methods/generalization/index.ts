@@ -16,7 +16,13 @@ import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import { GeneralizationMetrics } from '../../metrics/generalization.ts';
-import { dpSettings, SecretDraws, sampleRows, uniform } from '../../models/differential-privacy.ts';
+import {
+  dpSettings,
+  SecretDraws,
+  sampledTable,
+  sampleRows,
+  uniform,
+} from '../../models/differential-privacy.ts';
 import {
   buildModels,
   personDistribution,
@@ -33,7 +39,7 @@ import {
 } from '../../release-spec/spec.ts';
 import { thousands } from '../../util/format.ts';
 import { keyedRandom } from '../../util/keys.ts';
-import type { Random } from '../../util/random.ts';
+import type { Random, UniformDraws } from '../../util/random.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
 import { type BestEffortOutcome, type BestEffortProgress, BestEffortSearch } from './best-effort.ts';
@@ -262,23 +268,25 @@ export function buildGeneralization(ctx: MethodContext, fixed?: Record<string, n
   return release(ctx, prepared, searchStep(prepared, kernel, time, say, fixed, searchRandom(spec)));
 }
 
-/** A differentially private release's sample and settings (docs/definitions.md, "Differential privacy"). */
-interface DpSample {
+/** The spec's (ε, δ)-differential privacy model with β, k and the split of ε. */
+export interface DpPlan {
   readonly model: SpecNamed<typeof DIFFERENTIAL_PRIVACY.name>;
-  readonly table: EncodedTable;
   readonly settings: ReturnType<typeof dpSettings>;
+}
+
+/** A differentially private release's sample and settings (docs/definitions.md, "Differential privacy"). */
+interface DpSample extends DpPlan {
+  readonly table: EncodedTable;
   readonly inputRows: number;
   /** The secret generator the sample was drawn from (the search draws from it too). */
   readonly random: SecretDraws;
 }
 
 /**
- * (ε, δ)-differential privacy: each row sampled with probability β from a secret stream (not
- * the spec's seed), undefined when the spec names no such model. One task only: the sharded
- * path refuses it (src/methods/generalization/shards.ts).
+ * The spec's (ε, δ)-differential privacy model and its settings, checked against the method;
+ * undefined when the spec names no such model. One task and shards check it alike.
  */
-function dpSample(ctx: MethodContext): DpSample | undefined {
-  const { spec, table } = ctx;
+export function dpPlan(spec: ReleaseSpec): DpPlan | undefined {
   const i = spec.privacy.findIndex((m) => m.model === DIFFERENTIAL_PRIVACY.name);
   if (i < 0) return undefined;
   const model = spec.privacy[i] as SpecNamed<typeof DIFFERENTIAL_PRIVACY.name>;
@@ -311,32 +319,45 @@ function dpSample(ctx: MethodContext): DpSample | undefined {
       'name the generalization node in advance, one level per quasi-identifier, e.g. "levels": { "age": 2, "zip": 1 }',
     );
   }
-  const settings = dpSettings(model, where);
-  const random = new SecretDraws();
-  const kept = sampleRows(table.rowCount, settings.beta, random);
-  let count = 0;
-  for (let r = 0; r < table.rowCount; r++) count += kept[r]!;
-  const rows = new Int32Array(count);
-  for (let r = 0, at = 0; r < table.rowCount; r++) if (kept[r]) rows[at++] = r;
-  const sampled: EncodedTable = {
-    ...table,
-    rowCount: count,
-    columns: table.columns.map((c) => {
-      const codes = new Int32Array(count);
-      for (let i = 0; i < count; i++) codes[i] = c.codes[rows[i]!]!;
-      return { ...c, codes };
-    }),
-  };
-  return { model, table: sampled, settings, inputRows: table.rowCount, random };
+  return { model, settings: dpSettings(model, where) };
 }
 
 /**
- * The sample generalized at the spec's node or at the node the private search draws (from the
- * secret generator the sample came from), classes under k suppressed, with the accounting.
+ * (ε, δ)-differential privacy in one task: each row sampled with probability β from a secret
+ * stream (not the spec's seed), undefined when the spec names no such model. Over shards,
+ * each piece's scan samples its own rows (src/pipeline/states/scan-piece.ts).
  */
+function dpSample(ctx: MethodContext): DpSample | undefined {
+  const plan = dpPlan(ctx.spec);
+  if (!plan) return undefined;
+  const { table } = ctx;
+  const random = new SecretDraws();
+  const sampled = sampledTable(table, sampleRows(table.rowCount, plan.settings.beta, random));
+  return { ...plan, table: sampled, inputRows: table.rowCount, random };
+}
+
+/** The sample generalized and suppressed, with the accounting (`dpStep`). */
 function dpRelease(ctx: MethodContext, dp: DpSample): BuiltRelease {
   const { spec, table, kernel, time, say } = ctx;
   const prepared = prepareGeneralization(spec, table, kernel, time);
+  return release(ctx, prepared, dpStep(prepared, kernel, time, say, dp, dp.inputRows, dp.random));
+}
+
+/**
+ * The prepared sample generalized at the spec's node or at the node the private search draws
+ * (from `random`, the secret generator), classes under k suppressed, with the accounting: the
+ * report's section and the claims' sampling. The one-task build and the shards' search alike.
+ */
+export function dpStep(
+  prepared: Prepared,
+  kernel: GroupingKernel,
+  time: MethodContext['time'],
+  say: MethodContext['say'],
+  dp: DpPlan,
+  inputRows: number,
+  random: UniformDraws,
+): SearchStepResult {
+  const { spec } = prepared;
   const { settings } = dp;
   const searched =
     'levels' in dp.model
@@ -351,9 +372,9 @@ function dpRelease(ctx: MethodContext, dp: DpSample): BuiltRelease {
                 stepEpsilon: settings.stepEpsilon,
                 steps: settings.steps,
                 k: settings.k,
-                inputRows: dp.inputRows,
+                inputRows,
               },
-              dp.random,
+              random,
               uniform,
             );
           } finally {
@@ -362,8 +383,7 @@ function dpRelease(ctx: MethodContext, dp: DpSample): BuiltRelease {
         });
   const node = searched ? searched.node : { ...('levels' in dp.model ? dp.model.levels : {}) };
   const step = searchStep(prepared, kernel, time, say, node, searchRandom(spec));
-  const built = release(ctx, prepared, step);
-  const sampledRows = table.rowCount;
+  const sampledRows = prepared.table.rowCount;
   const fact = (name: string, value: number | string) => [name, value] as [string, number | string];
   const section = {
     title: '(ε, δ)-differential privacy',
@@ -381,7 +401,7 @@ function dpRelease(ctx: MethodContext, dp: DpSample): BuiltRelease {
         : []),
       fact('Sampling probability β', settings.beta),
       fact('Smallest released class k', settings.k),
-      fact('Input rows', dp.inputRows),
+      fact('Input rows', inputRows),
       fact('Rows sampled', sampledRows),
       fact('Sampled rows suppressed (classes under k)', step.claims.suppressedRows),
       searched
@@ -408,12 +428,12 @@ function dpRelease(ctx: MethodContext, dp: DpSample): BuiltRelease {
         : ''),
   };
   return {
-    ...built,
-    report: { ...built.report, sections: [...(built.report.sections ?? []), section] },
+    ...step,
+    report: { ...step.report, sections: [...(step.report.sections ?? []), section] },
     // The spec's limit (maxSuppression = 1) is over the input's rows, not the sample's.
     claims: {
       ...step.claims,
-      enforced: { ...step.claims.enforced, maxSuppressedRows: dp.inputRows },
+      enforced: { ...step.claims.enforced, maxSuppressedRows: inputRows },
       dp: {
         beta: settings.beta,
         k: settings.k,

@@ -3,19 +3,22 @@
  * tuples merged in shard order (in order of first appearance in the input, exactly as one
  * collapse over every row gives them), the search runs once, and shards are applied apart
  * with the search's suppression flags. test/e2e/serverless-shards.test.ts checks that one
- * shard and several release the same bytes.
+ * shard and several release the same bytes. Under (ε, δ)-differential privacy the shards hold
+ * the secret sample each piece's scan drew, and the search is the sample's (`dpStep`).
  */
 import { basename } from 'node:path';
-import { drawsSecretSample } from '../../catalogue/catalogue.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { collapseRows } from '../../data/tuples.ts';
 import { SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
+import { SecretDraws } from '../../models/differential-privacy.ts';
 import { entityOf, type ReleaseSpec } from '../../release-spec/spec.ts';
 import type { MethodContext, ShardCounts, ShardSteps, ShardTuples } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
 import {
   collapseColumnNames,
+  dpPlan,
+  dpStep,
   entityOverShards,
   generalizationSpec,
   prepareGeneralization,
@@ -44,13 +47,12 @@ export const generalizationShards: ShardSteps = {
 
   async search(ctx, counts) {
     const { spec, kernel, time, say } = ctx;
-    if (drawsSecretSample(spec.privacy)) {
-      throw new SpecError(
-        'E_SPEC_MODEL_METHOD',
-        `${basename(spec.file)}: (ε, δ)-differential privacy is released as one task, not over shards`,
-        'release an input under a million rows, or with --workers 1 on one machine',
+    // The shards hold a secret sample (each piece's scan drew its own rows): the counts are the sample's.
+    const dp = dpPlan(spec);
+    if (dp && counts.inputRows === undefined)
+      throw new RangeError(
+        'a differentially private search over shards needs the input rows the sample was drawn from',
       );
-    }
     if (generalizationSpec(spec).suppression === 'cells') {
       throw new SpecError(
         'E_SPEC_CONFLICT',
@@ -73,7 +75,10 @@ export const generalizationShards: ShardSteps = {
     };
     const prepared = prepareGeneralization(spec, table, kernel, time, merged);
     // Yielding between slices of a best-effort search: a signal stops the run within one.
-    const step = await searchStepAsync(prepared, kernel, time, say, searchRandom(spec));
+    // A private search draws from a secret generator of its own, never from the spec's seed.
+    const step = dp
+      ? dpStep(prepared, kernel, time, say, dp, counts.inputRows!, new SecretDraws())
+      : await searchStepAsync(prepared, kernel, time, say, searchRandom(spec));
     // Each shard's flags: its own tuples → merged tuple → suppressed (one shard's are the merged ones).
     const flags = time('flags', () =>
       groupOf

@@ -12,7 +12,9 @@ import { arrowRanges } from '../../data/arrow.ts';
 import { folderFiles, isFolder } from '../../data/input.ts';
 import { checkInputFits } from '../../data/limits.ts';
 import { formatOf } from '../../data/read.ts';
+import type { EncodedTable } from '../../data/table.ts';
 import { InputError, PpdpError, SpecError } from '../../errors.ts';
+import { dpPlan } from '../../methods/generalization/index.ts';
 import { methodFor } from '../../methods/registry.ts';
 import {
   checkSpecFiles,
@@ -39,7 +41,9 @@ import {
   utf8,
 } from '../storage/index.ts';
 import { type StoredFile, storedInputDigest, storedInputFiles } from '../stored-input.ts';
+import { PART_ITEM, passThroughBytesPerRow, rowsForWidth, SHARD_ITEM } from './item-rows.ts';
 import {
+  DEFAULT_ROWS_PER_PART,
   DEFAULT_ROWS_PER_SHARD,
   MAX_SHARDS,
   type PhaseEnv,
@@ -241,23 +245,29 @@ async function planLocked(p: {
   const wk = (n: string) => joinKey(workLoc.key, n);
 
   env.say?.(`reading ${basename(spec.input)}`);
-  // A model sampling the input with a secret stream ((ε, δ)-differential privacy) runs as one
-  // task, and so does a spec with an entity column (a person's rows may lie in several shards),
-  // and one with cell suppression (its verifier reads the whole release).
+  // A spec with an entity column runs as one task (a person's rows may lie in several shards),
+  // and so does one with cell suppression (its verifier reads the whole release). A model
+  // sampling the input with a secret stream ((ε, δ)-differential privacy) runs as one task on a
+  // small input, and over shards (each piece's scan drawing its own rows) when the input is
+  // larger or the request asks for shards.
+  const bytes = pieces.reduce((n, piece) => n + piece.bytes, 0);
+  const sampledInOneTask =
+    drawsSecretSample(spec.privacy) &&
+    request.shards === undefined &&
+    request.rowsPerShard === undefined &&
+    pieces.length === 1 &&
+    bytes <= DP_ONE_TASK_BYTES;
   const oneTask =
-    drawsSecretSample(spec.privacy) ||
+    sampledInOneTask ||
     entityOf(spec) !== undefined ||
     (spec.method.name === 'generalization' && spec.method.suppression === 'cells');
   const mode = methodFor(spec.method.name).shards && !env.method && !oneTask ? 'sharded' : 'single';
+  // Over shards the spec's sampling is checked before any piece samples (one task: in Build).
+  if (mode === 'sharded') dpPlan(spec);
   // A single task holds the whole table: it must fit. Sharded, no state does: each piece's
   // scan, and then Combine, project what each state will hold and refuse what would not fit.
   // (A folder in a bucket is here only in part: its size is its files' in the listing.)
-  if (mode === 'single')
-    checkInputFits(
-      spec,
-      process.env,
-      pieces.reduce((n, piece) => n + piece.bytes, 0),
-    );
+  if (mode === 'single') checkInputFits(spec, process.env, bytes);
   // Of a folder in a bucket only the first file is copied here: the rest cannot be counted or checked.
   const onlyFirstHere = pieces.length > 1 && !pieces[0]!.url.startsWith('file:');
   if (request.shards !== undefined && onlyFirstHere) {
@@ -267,7 +277,8 @@ async function planLocked(p: {
       'give "rowsPerShard" instead of "shards"',
     );
   }
-  const perShard = mode === 'single' ? Number.POSITIVE_INFINITY : rowsPerShard(request, env, spec);
+  const passThrough =
+    mode === 'sharded' ? (methodFor(spec.method.name).shards?.passThrough?.(spec) ?? []) : [];
   if (pieces.length > MAX_SHARDS) {
     throw new SpecError(
       'E_REQUEST',
@@ -276,8 +287,13 @@ async function planLocked(p: {
     );
   }
   // The first rows check the header and the columns against the spec before anything is
-  // written (each piece's scan checks its own file again).
-  checkFirstRows(spec, onlyFirstHere);
+  // written (each piece's scan checks its own file again), and tell how wide its rows are.
+  const firstRows = checkFirstRows(spec, onlyFirstHere);
+  const rawBytesPerRow =
+    firstRows && passThrough.length > 0 ? passThroughBytesPerRow(firstRows, passThrough) : 0;
+  const perShard =
+    mode === 'single' ? Number.POSITIVE_INFINITY : rowsPerShard(request, env, spec, rawBytesPerRow);
+  const perPart = request.rowsPerPart ?? rowsForWidth(DEFAULT_ROWS_PER_PART, rawBytesPerRow, PART_ITEM);
   const scanned = mode === 'sharded' ? inRanges(pieces, spec, perShard) : pieces;
   // Deployed, a duplicate start stops here: after the checks that can refuse the release as a
   // whole, before any write. The run lock comes first: a duplicate never touches the folder's.
@@ -322,6 +338,7 @@ async function planLocked(p: {
       started,
       digest: '',
       scan: { pieces: scanned, rowsPerShard: Number.isFinite(perShard) ? perShard : null },
+      rowsPerPart: perPart,
     };
     await putJson(
       workLoc.store,
@@ -340,15 +357,15 @@ async function planLocked(p: {
 }
 
 /**
- * Reads the input's first rows, which checks its header and columns against the spec. Of a
- * folder in a bucket only the first file is here (`onlyFirst`): when it has no rows, the scan
- * checks the rest.
+ * Reads the input's first rows, which checks its header and columns against the spec, and
+ * returns them. Of a folder in a bucket only the first file is here (`onlyFirst`): when it has
+ * no rows, the scan checks the rest.
  */
-function checkFirstRows(spec: ReleaseSpec, onlyFirst: boolean): void {
+function checkFirstRows(spec: ReleaseSpec, onlyFirst: boolean): EncodedTable | undefined {
   try {
-    readInputShards(spec, CHECK_ROWS).next();
+    return readInputShards(spec, CHECK_ROWS).next().value ?? undefined;
   } catch (e) {
-    if (onlyFirst && e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return;
+    if (onlyFirst && e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return undefined;
     throw e;
   }
 }
@@ -370,6 +387,12 @@ function inRanges(pieces: readonly InputPiece[], spec: ReleaseSpec, rowsPerShard
   });
 }
 
+/**
+ * The largest input (one file) whose secret sample one task draws, about half a million rows of
+ * Adult's shape; a larger one is sampled shard by shard, each shard's rows by its own scan.
+ */
+export const DP_ONE_TASK_BYTES = 64 * 2 ** 20;
+
 /** Rows Plan reads to check the input's header and columns. */
 const CHECK_ROWS = 1000;
 
@@ -379,11 +402,18 @@ function workUrlOf(loc: Location): string {
 
 /**
  * Rows per shard: the request's, or its shard count over the input's rows (counted in a first
- * pass, one shard at a time), or the engine's setting, or one million.
+ * pass, one shard at a time), or the engine's setting (or one million) for rows of coded cells,
+ * fewer for rows that carry `rawBytesPerRow` bytes of pass-through columns (item-rows.ts).
  */
-function rowsPerShard(request: ReleaseRequest, env: PhaseEnv, spec: ReleaseSpec): number {
+function rowsPerShard(
+  request: ReleaseRequest,
+  env: PhaseEnv,
+  spec: ReleaseSpec,
+  rawBytesPerRow: number,
+): number {
   if (request.rowsPerShard !== undefined) return request.rowsPerShard;
-  if (request.shards === undefined) return env.rowsPerShard ?? DEFAULT_ROWS_PER_SHARD;
+  if (request.shards === undefined)
+    return rowsForWidth(env.rowsPerShard ?? DEFAULT_ROWS_PER_SHARD, rawBytesPerRow, SHARD_ITEM);
   let rows = 0;
   for (const shard of readInputShards(spec, DEFAULT_ROWS_PER_SHARD)) rows += shard.rowCount;
   return Math.max(1, Math.ceil(rows / request.shards));

@@ -1,10 +1,12 @@
 /**
  * The Search state: the shards' counts merged, the method's one search, each shard's suppression flags.
  */
+import { drawsSecretSample } from '../../catalogue/catalogue.ts';
 import type { MethodContext, ShardTuples } from '../../methods/method.ts';
 import { recall, remember } from '../memo.ts';
 import { decodeTuples } from '../rows.ts';
 import { putJson } from '../storage/index.ts';
+import { rowsRead } from './scan-piece.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
 import { inputDictionaries, ms, openWork, runOf, shardSteps, timer, timing, type Work } from './work.ts';
 
@@ -25,11 +27,16 @@ export async function searchWork(
   time: MethodContext['time'],
 ): Promise<Record<string, number>> {
   const { store } = work.loc;
-  const table = await inputDictionaries(work);
+  const [table, inputRows] = await Promise.all([
+    inputDictionaries(work),
+    // Shards holding a secret sample: the rows it was drawn from, as the scans read them.
+    drawsSecretSample(work.spec.privacy) ? rowsRead(work) : undefined,
+  ]);
   const found = await shardSteps(work).search(
     { spec: work.spec, table, kernel: env.kernel, time, say: env.say ?? (() => {}) },
     {
       shards: work.file.layout.shards.length,
+      ...(inputRows !== undefined ? { inputRows } : {}),
       read: async (s) =>
         recall<ShardTuples>(runOf(work), `counts/${s}`) ??
         decodeTuples(await store.get(work.key(`counts/${s}.bin`))),
