@@ -311,7 +311,7 @@ function summary(e: Evaluation, out: string | undefined): string {
             .map(([m, x]) => `${m} ${x.uniques === null ? 'not fitted' : num(x.uniques)}`)
             .join(
               ', ',
-            )} (of ${e.populationRisk.populationSize}; Dankar chose ${e.populationRisk.dankarModel ?? '—'})`,
+            )} (of ${e.populationRisk.populationSize}${e.populationRisk.over === 'persons' ? ' persons, counted over persons' : ''}; Dankar chose ${e.populationRisk.dankarModel ?? '—'})`,
         ]
       : []),
     ...(e.weightedRisk

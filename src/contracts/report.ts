@@ -35,7 +35,10 @@ const histogramBinShape = {
   /** Largest class size in the bin (inclusive); `null` for an open-ended last bin. */
   to: { nullable: 'count' },
   classes: 'count',
+  /** The rows of the bin's classes. */
   rows: 'count',
+  /** With an entity column the classes are sized in persons (`from`, `to`): the persons they hold, a person counted in each class they have rows in. */
+  persons: opt('count'),
 } as const satisfies Shape;
 
 /** How a per-row risk is spread over the released rows. */
@@ -86,6 +89,8 @@ const populationUniquenessShape = {
   estimates: obj({ pitman: estimateShape, zayatz: estimateShape, snb: estimateShape, dankar: estimateShape }),
   /** The model Dankar's rule chose, or null when no record is a sample unique. */
   dankarModel: { nullable: { oneOf: ['pitman', 'zayatz', 'snb'] } },
+  /** With an entity column: the records are persons, a class's size its persons (docs/risk.md). */
+  over: opt({ oneOf: ['persons'] }),
 } as const satisfies Shape;
 
 /**

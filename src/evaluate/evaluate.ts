@@ -277,7 +277,11 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
     sensitive: sas.map((s) => s.name),
     classes: sizes.length,
     kAchieved,
-    ecSizeHistogram: classSizeHistogram(sizes),
+    // With persons placed, classes sized in persons (their rows beside), as the release's report.
+    ecSizeHistogram:
+      typeof byPerson === 'object'
+        ? classSizeHistogram(byPerson.released.persons, byPerson.released.rows)
+        : classSizeHistogram(sizes),
     risk: {
       threshold: input.threshold,
       prosecutor: {
@@ -296,7 +300,9 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       marketer: risk.marketer,
       sample: sampleRisk(sizes),
     },
-    ...populationRiskPart(sizes, input.population, n),
+    ...(typeof byPerson === 'object'
+      ? populationRiskPart(byPerson.released.persons, input.population, byPerson.counted.persons, true)
+      : populationRiskPart(sizes, input.population, n)),
     ...(input.weight
       ? {
           weightedRisk: weightedRisk(

@@ -2,8 +2,9 @@
  * `ppdp evaluate` with an entity column (several rows per person, docs/definitions.md): the
  * released table does not say whose each row is, so the input's rows are taken to their
  * released classes through the hierarchies at the release's node, as the verifier takes them,
- * and every figure shown for a sensitive attribute (l, t, δ, the models on it) and k count
- * persons, each weighing 1 in a class, split evenly over their rows' values there.
+ * and every figure shown for a sensitive attribute (l, t, δ, the models on it), k, the class
+ * sizes and the population estimates count persons, each weighing 1 in a class, split evenly
+ * over their rows' values there.
  */
 import { modelOf } from '../catalogue/catalogue.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
@@ -40,6 +41,8 @@ export interface PersonFigures {
   readonly counted: PersonCounts;
   /** Fewest persons in a released class. */
   readonly kAchieved: number;
+  /** The released classes' persons and rows, class by class: the class sizes and population estimates count persons. */
+  readonly released: { readonly persons: number[]; readonly rows: number[] };
   readonly disclosure: Record<string, DisclosureMeasures>;
   /** Per model (in the given order): null for one not judged per class here (a release model). */
   readonly models: ({ satisfied: boolean; worst: number; classesFailing: number } | null)[];
@@ -94,9 +97,13 @@ export function personFigures(
   const inputCodes = names.map((n) => original.columns.find((c) => c.name === n)!.codes);
   const qiCodes = toReleased.map((to, q) => (r: number) => to[inputCodes[q]![r]!]!);
   const counted = countPersons(entity.codes, original.rowCount, qiCodes, classes, out);
-  let kAchieved = Number.POSITIVE_INFINITY;
-  for (let g = 0; g < groups; g++)
-    if (released.keep(g)) kAchieved = Math.min(kAchieved, counted.perClass[g]!);
+  const kept = { persons: [] as number[], rows: [] as number[] };
+  for (let g = 0; g < groups; g++) {
+    if (!released.keep(g)) continue;
+    kept.persons.push(counted.perClass[g]!);
+    kept.rows.push(released.counts[g]!);
+  }
+  const kAchieved = kept.persons.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
   const weights = new Map<string, ReturnType<typeof personWeightedCounts>>();
   const tables = new Map<string, Map<string, number>>();
   const disclosure: Record<string, DisclosureMeasures> = {};
@@ -150,7 +157,13 @@ export function personFigures(
     }
     return { satisfied, worst: worst ?? Number.NaN, classesFailing };
   });
-  return { counted, kAchieved: Number.isFinite(kAchieved) ? kAchieved : 0, disclosure, models };
+  return {
+    counted,
+    kAchieved: Number.isFinite(kAchieved) ? kAchieved : 0,
+    released: kept,
+    disclosure,
+    models,
+  };
 }
 
 /** The input's own classes (equal QI values), each person weighing 1 in theirs: most-frequent-value guesses. */

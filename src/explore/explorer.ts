@@ -609,7 +609,13 @@ function feasibleNode(
     risk: { name: 'max prosecutor risk', value: risk.max },
     prosecutor: risk,
     ncpByAttribute: Object.fromEntries(qis.map((q, i) => [q.name, ncp[i]!])),
-    classSizes: classSizeHistogram(retained),
+    // With an entity column sized in persons, the classes' rows beside (as the release's report).
+    classSizes: r.persons
+      ? classSizeHistogram(
+          retained,
+          Array.from(r.sizes).filter((_, g) => !r.suppressed[g]),
+        )
+      : classSizeHistogram(retained),
     ...(disclosure.length > 0 ? { disclosure } : {}),
     command:
       status === 'optimal'

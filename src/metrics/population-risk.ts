@@ -140,16 +140,26 @@ export function populationUniqueness(
 
 /**
  * `populationRisk` over released class sizes, when a population is named. A sampling fraction
- * is the input's share of the population (N = input rows / f), so suppressed rows still count.
+ * is the input's share of the population (N = input records / f), so suppressed records still
+ * count. With an entity column (`overPersons`) the records are persons (docs/risk.md): `sizes`
+ * are the classes' persons, `inputRecords` the input's persons; N is then at least the persons
+ * the classes add up to, which exceed the input's when a person has rows in several classes.
  */
 export function populationRiskPart(
   sizes: ArrayLike<number>,
   population: PopulationSpec | undefined,
-  inputRows: number,
+  inputRecords: number,
+  overPersons = false,
 ): { populationRisk?: PopulationUniqueness } {
   if (!population) return {};
-  const size = 'size' in population ? population.size : populationSize(inputRows, population);
-  return { populationRisk: populationUniqueness(sizes, { size }) };
+  let size = 'size' in population ? population.size : populationSize(inputRecords, population);
+  if (overPersons && !('size' in population)) {
+    let released = 0;
+    for (let i = 0; i < sizes.length; i++) released += sizes[i]!;
+    size = Math.max(size, released);
+  }
+  const estimated = populationUniqueness(sizes, { size });
+  return { populationRisk: overPersons ? { ...estimated, over: 'persons' } : estimated };
 }
 
 /**

@@ -6,20 +6,28 @@ import type { HistogramBin, Reidentification, ReleaseReport, RiskDistribution } 
 
 const BIN_EDGES = [1, 2, 3, 4, 5, 10, 20, 50, 100, 500, 1000];
 
-/** Classes and rows per size bin, from the smallest to the largest non-empty bin. */
-export function classSizeHistogram(sizes: readonly number[]): HistogramBin[] {
+/**
+ * Classes and rows per size bin, from the smallest to the largest non-empty bin. With `rows`
+ * (an entity column), `sizes` are the classes' persons: they are binned by persons, and each
+ * bin adds up its classes' persons and `rows[i]`.
+ */
+export function classSizeHistogram(sizes: readonly number[], rows?: readonly number[]): HistogramBin[] {
   const bins: HistogramBin[] = BIN_EDGES.map((from, i) => {
     const next = BIN_EDGES[i + 1];
     const to = next === undefined ? null : next - 1;
     const label = to === null ? `${from}+` : to === from ? `${from}` : `${from}–${to}`;
-    return { label, from, to, classes: 0, rows: 0 };
+    return { label, from, to, classes: 0, rows: 0, ...(rows ? { persons: 0 } : {}) };
   });
-  for (const size of sizes) {
+  sizes.forEach((size, i) => {
     let b = bins.length - 1;
     while (b > 0 && bins[b]!.from > size) b--;
-    bins[b]!.classes++;
-    bins[b]!.rows += size;
-  }
+    const bin = bins[b]!;
+    bin.classes++;
+    if (rows) {
+      bin.rows += rows[i]!;
+      bin.persons! += size;
+    } else bin.rows += size;
+  });
   const used = bins.map((b, i) => (b.classes > 0 ? i : -1)).filter((i) => i >= 0);
   return used.length === 0 ? [] : bins.slice(used[0], used.at(-1)! + 1);
 }

@@ -164,31 +164,45 @@ function renderHistogram(report: ReleaseReport, bins: HistogramBin[]): string {
       note(`No ${buckets ? 'buckets' : 'equivalence classes'} were retained.`),
     );
   }
+  // With an entity column the classes are sized in persons (a person counted in each class
+  // they have rows in), their rows beside.
+  const persons = bins[0]!.persons !== undefined;
+  const sizeUnit = persons ? 'persons' : 'rows';
   const svg = chart({
-    title: `Number of ${unit} per size`,
+    title: `Number of ${unit} per size${persons ? ' in persons' : ''}`,
     categories: bins.map((b) => b.label),
     series: [{ name: unit, color: PALETTE[0]!, values: bins.map((b) => b.classes) }],
-    categoryAxis: `${buckets ? 'bucket' : 'class'} size (rows)`,
+    categoryAxis: `${buckets ? 'bucket' : 'class'} size (${sizeUnit})`,
     valueAxis: `number of ${unit}`,
   });
+  const counted = (b: HistogramBin) => (persons ? b.persons! : b.rows);
+  const total = bins.reduce((s, b) => s + counted(b), 0);
   const totalRows = bins.reduce((s, b) => s + b.rows, 0);
   const totalClasses = bins.reduce((s, b) => s + b.classes, 0);
   const rows: Row[] = bins.map((b) => [
     esc(b.label),
     fmtInt(b.classes),
-    fmtInt(b.rows),
-    fmtPct(ratio(b.rows, totalRows)),
+    fmtInt(counted(b)),
+    fmtPct(ratio(counted(b), total)),
+    ...(persons ? [fmtInt(b.rows)] : []),
   ]);
   rows.push({
-    cells: ['Total', fmtInt(totalClasses), fmtInt(totalRows), fmtPct(totalRows > 0 ? 1 : Number.NaN)],
+    cells: [
+      'Total',
+      fmtInt(totalClasses),
+      fmtInt(total),
+      fmtPct(total > 0 ? 1 : Number.NaN),
+      ...(persons ? [fmtInt(totalRows)] : []),
+    ],
     cls: 'total',
   });
   const tbl = table(
     [
-      { label: `${capitalize(buckets ? 'bucket' : 'class')} size` },
+      { label: `${capitalize(buckets ? 'bucket' : 'class')} size${persons ? ' (persons)' : ''}` },
       { label: capitalize(unit), num: true },
-      { label: 'Rows', num: true },
-      { label: 'Share of rows', num: true },
+      { label: capitalize(sizeUnit), num: true },
+      { label: `Share of ${sizeUnit}`, num: true },
+      ...(persons ? [{ label: 'Rows', num: true }] : []),
     ],
     rows,
   );

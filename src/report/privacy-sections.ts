@@ -208,8 +208,13 @@ const UNIQUENESS_MODELS = {
 /** Population uniques per model; a model that could not be fitted shows a dash. */
 function populationTable(u: PopulationUniqueness): string {
   const chosen = u.dankarModel ? ` (here ${UNIQUENESS_MODELS[u.dankarModel]})` : '';
+  // With an entity column the estimates count persons: class sizes and the sample are persons.
+  const lead =
+    u.over === 'persons'
+      ? `Persons unique in a population of ${fmtInt(u.populationSize)} persons (the release holds ${fmtPct(u.samplingFraction)} of them), estimated from the ${fmtInt(u.sampleUniques)} released persons alone in their class (class sizes counted in persons, a person in each class they have rows in).`
+      : `Records unique in a population of ${fmtInt(u.populationSize)} (the release holds ${fmtPct(u.samplingFraction)} of it), estimated from the ${fmtInt(u.sampleUniques)} released rows unique in the release.`;
   return [
-    `<p>Records unique in a population of ${fmtInt(u.populationSize)} (the release holds ${fmtPct(u.samplingFraction)} of it), estimated from the ${fmtInt(u.sampleUniques)} released rows unique in the release. Dankar’s rule picks the model suited to the sampling fraction${chosen}; see docs/risk.md.</p>`,
+    `<p>${lead} Dankar’s rule picks the model suited to the sampling fraction${chosen}; see docs/risk.md.</p>`,
     table(
       [
         { label: 'Model' },

@@ -4,7 +4,7 @@
  * report (report.json and report.html) and explore's parameters. Any consumer that switches on
  * model names again misses it and fails here.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,11 +14,11 @@ import type { ClassView, ModelDeclaration } from '../../src/catalogue/declaratio
 import { SpecError, VerificationError } from '../../src/errors.ts';
 import { parseVary, specValue, specWith, varyParameters } from '../../src/explore/frontier.ts';
 import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
-import { methodFor } from '../../src/methods/registry.ts';
 import { describeModel } from '../../src/models/describe.ts';
-import { readInput, streams } from '../../src/pipeline/release.ts';
+import { readInput } from '../../src/pipeline/release.ts';
 import { parseSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { verifierFor } from '../../src/verify/index.ts';
+import { buildInMemory, stageBuilt } from '../helpers/release.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -114,23 +114,14 @@ describe('a model added through the catalogue', () => {
     const loose = spec([K, toy(0.95)]);
     const strict = spec([K, toy(0.3)]);
     const table = readInput(loose);
-    const built = methodFor('generalization').build({
-      spec: loose,
-      table,
-      kernel: tsGroupingKernel,
-      time: (_, work) => work(),
-      say: () => {},
-      random: streams(loose, table),
-    });
-    const at = join(dir, `staged-${specs++}`);
-    mkdirSync(at);
-    for (const f of built.files) writeFileSync(join(at, f.name), f.content);
+    const built = buildInMemory(loose, table, tsGroupingKernel);
+    const staged = stageBuilt(built, join(dir, `staged-${specs++}`));
     const verify = (against: ReleaseSpec) =>
       verifierFor('generalization').verify({
         spec: against,
         table: readInput(against),
         claims: built.claims,
-        staged: (name) => join(at, name),
+        staged,
       });
     const checks = verify(loose);
     expect(checks.find((c) => c.name === 'toy-majority')?.passed).toBe(true);

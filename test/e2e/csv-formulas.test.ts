@@ -16,13 +16,12 @@ import { readArrow } from '../../src/data/arrow.ts';
 import { escapeFormula, formatCsv, readCsv, unescapeFormulas } from '../../src/data/csv.ts';
 import { SpecError, VerificationError } from '../../src/errors.ts';
 import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
-import { methodFor } from '../../src/methods/registry.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
-import { readInput, streams } from '../../src/pipeline/release.ts';
+import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec, type MethodName, parseSpec } from '../../src/release-spec/spec.ts';
 import { decodeTable } from '../../src/verify/common.ts';
 import { verifierFor } from '../../src/verify/index.ts';
-import { releaseTo } from '../helpers/release.ts';
+import { buildInMemory, releaseTo } from '../helpers/release.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-csv-formulas-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -179,14 +178,7 @@ describe.each(METHODS)('%s with format.escapeFormulas', (method) => {
   it('fails verification when a cell that should be escaped is not', () => {
     const spec = loadSpec(writeSpec(method, true));
     const table = readInput(spec);
-    const built = methodFor(method).build({
-      spec,
-      table,
-      kernel: tsGroupingKernel,
-      time: (_, work) => work(),
-      say: () => {},
-      random: streams(spec, table),
-    });
+    const built = buildInMemory(spec, table, tsGroupingKernel);
     const staged = mkdtempSync(join(dir, 'staged-'));
     for (const f of built.files) writeFileSync(join(staged, f.name), f.content);
     const verify = () =>

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { initCommand } from '../../src/cli/init.ts';
+import type { ReleaseReport } from '../../src/contracts/report.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { PpdpError } from '../../src/errors.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
@@ -18,8 +19,9 @@ import { openSearch, prepareGeneralization } from '../../src/methods/generalizat
 import { kMinimalSearch } from '../../src/methods/generalization/samarati.ts';
 import { exhaustiveSearch, optimalSearch } from '../../src/methods/generalization/search.ts';
 import { generalizationShards } from '../../src/methods/generalization/shards.ts';
+import type { PopulationSpec } from '../../src/metrics/population-risk.ts';
 import { readInput } from '../../src/pipeline/release.ts';
-import { loadSpec, METRIC_NAMES } from '../../src/release-spec/spec.ts';
+import { loadSpec, METRIC_NAMES, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { countPersons } from '../../src/verify/entity.ts';
 import { pieces, verifierFor } from '../../src/verify/index.ts';
@@ -386,6 +388,136 @@ describe('a release through the engine', () => {
     for (const f of files) {
       expect(readFileSync(join(f.parentPath, f.name)).toString('latin1'), f.name).not.toContain('cust-');
     }
+  });
+});
+
+/** The spec at `path` with `report.population` set. */
+function withPopulation(path: string, population: PopulationSpec): ReleaseSpec {
+  const spec = loadSpec(path);
+  return { ...spec, report: { ...spec.report, population } };
+}
+
+/** The release's population estimates and class-size histogram. */
+function riskFigures(built: ReturnType<typeof build>) {
+  const { populationRisk, ecSizeHistogram } = (built.report as unknown as ReleaseReport).privacy;
+  return { populationRisk: populationRisk!, ecSizeHistogram: ecSizeHistogram! };
+}
+
+/** Without an entity column, the orders table's figures as they were before persons were counted. */
+const ROWS_BEFORE = {
+  populationRisk: {
+    populationSize: 31900,
+    samplingFraction: 0.05,
+    sampleUniques: 1,
+    estimates: {
+      pitman: {
+        uniques: null,
+        share: null,
+        notFitted:
+          'Pitman’s model could not be fitted to these class sizes (no root converged, or its estimate is 0 or outside [0, N] while the sample has uniques)',
+      },
+      zayatz: { uniques: 0.2593891225191691, share: 8.131320455146367e-6 },
+      snb: {
+        uniques: null,
+        share: null,
+        notFitted:
+          'the SNB model could not be fitted to these class sizes (no root converged, or its estimate is 0 or outside [0, N] while the sample has uniques)',
+      },
+      dankar: { uniques: 0.2593891225191691, share: 8.131320455146367e-6 },
+    },
+    dankarModel: 'zayatz',
+  },
+  ecSizeHistogram: [
+    { label: '1', from: 1, to: 1, classes: 1, rows: 1 },
+    { label: '2', from: 2, to: 2, classes: 0, rows: 0 },
+    { label: '3', from: 3, to: 3, classes: 0, rows: 0 },
+    { label: '4', from: 4, to: 4, classes: 0, rows: 0 },
+    { label: '5–9', from: 5, to: 9, classes: 0, rows: 0 },
+    { label: '10–19', from: 10, to: 19, classes: 2, rows: 25 },
+    { label: '20–49', from: 20, to: 49, classes: 5, rows: 186 },
+    { label: '50–99', from: 50, to: 99, classes: 16, rows: 1149 },
+    { label: '100–499', from: 100, to: 499, classes: 2, rows: 234 },
+  ],
+};
+
+describe('the population estimates and the class sizes count persons', () => {
+  const rows = orders(11, 150, 20);
+  // k = 1 keeps classes of one person: sample uniques for the estimates to work on.
+  const privacy = [{ model: 'k-anonymity', k: 1 }];
+  const method = { maxSuppression: 0 };
+  /** One row per customer and class: a customer's QIs are theirs, the same on all their orders. */
+  const seen = new Set<string>();
+  const perPerson = rows.filter(([customer]) => !seen.has(customer!) && seen.add(customer!));
+  const coarser = { age: 2, region: 1, sex: 0 };
+
+  it.each([{ samplingFraction: 0.05 }, { size: 40_000 }])(
+    'equal the estimates on the table of one row per person and class, not the rows’ (%o)',
+    (population) => {
+      const byPersons = withPopulation(fixture(rows, 'entity', privacy, method), population);
+      const deduplicated = withPopulation(fixture(perPerson, 'identifying', privacy, method), population);
+      const byRows = withPopulation(fixture(rows, 'identifying', privacy, method), population);
+      expect(perPerson).toHaveLength(150);
+      // The node the search finds (the input's own classes), and a coarser one.
+      for (const node of [undefined, coarser]) {
+        const persons = riskFigures(build(byPersons, readInput(byPersons), node));
+        const expected = riskFigures(build(deduplicated, readInput(deduplicated), node));
+        expect(persons.populationRisk).toEqual({ ...expected.populationRisk, over: 'persons' });
+        expect(persons.populationRisk.sampleUniques).toBeGreaterThan(0);
+        const overRows = riskFigures(build(byRows, readInput(byRows), node)).populationRisk;
+        expect(overRows.over).toBeUndefined();
+        expect(overRows.sampleUniques).not.toBe(persons.populationRisk.sampleUniques);
+        expect(overRows.estimates.dankar).not.toEqual(persons.populationRisk.estimates.dankar);
+        // The histogram of the deduplicated table is the entity release's over persons.
+        expect(persons.ecSizeHistogram.map(({ rows: _, ...bin }) => bin)).toEqual(
+          expected.ecSizeHistogram.map(({ rows: n, ...bin }) => ({ ...bin, persons: n })),
+        );
+      }
+    },
+  );
+
+  it('a person with rows in two classes counts in each: the table of one row per person and class', () => {
+    // Some customers' later orders carry another age: their rows lie in two classes.
+    const moved = rows.map((r, i) =>
+      i % 7 === 0 ? [r[0]!, String(((Number(r[1]) + 23) % 60) + 18), ...r.slice(2)] : r,
+    );
+    const pairs = new Set<string>();
+    const label = (r: string[]) =>
+      `${r[0]}|${Math.floor(Number(r[1]) / 10)}|${ZONE[r[2] as keyof typeof ZONE]}|${r[3]}`;
+    const perClass = moved.filter((r) => !pairs.has(label(r)) && pairs.add(label(r)));
+    const population = { size: 40_000 };
+    const byPersons = withPopulation(fixture(moved, 'entity', privacy, method), population);
+    const deduplicated = withPopulation(fixture(perClass, 'identifying', privacy, method), population);
+    const persons = riskFigures(build(byPersons, readInput(byPersons), coarser));
+    const expected = riskFigures(build(deduplicated, readInput(deduplicated), coarser));
+    expect(perClass.length).toBeGreaterThan(new Set(moved.map((r) => r[0])).size);
+    expect(persons.populationRisk).toEqual({ ...expected.populationRisk, over: 'persons' });
+  });
+
+  it('the histogram sizes the released classes by their distinct persons, counted naively', () => {
+    const spec = loadSpec(fixture(rows, 'entity', [{ model: 'k-anonymity', k: 5 }]));
+    const built = build(spec, readInput(spec));
+    const node = (built.claims as { node: Record<string, number> }).node;
+    const classes = classesOf(readFileSync(stage(built)('data.csv'), 'utf8'), rows, node).filter(
+      (c) => !(c.key === '*|*|*' && node.age !== 4),
+    );
+    const bins = riskFigures(built).ecSizeHistogram;
+    expect(bins.reduce((n, b) => n + b.classes, 0)).toBe(classes.length);
+    for (const bin of bins) {
+      const inBin = classes.filter((c) => c.persons >= bin.from && (bin.to === null || c.persons <= bin.to));
+      expect(bin, bin.label).toEqual({
+        ...bin,
+        classes: inBin.length,
+        persons: inBin.reduce((n, c) => n + c.persons, 0),
+        rows: inBin.reduce((n, c) => n + c.rows, 0),
+      });
+    }
+    expect(bins.some((b) => b.persons! < b.rows)).toBe(true);
+  });
+
+  it('without an entity column the figures are as they were, byte for byte', () => {
+    const spec = withPopulation(fixture(rows, 'identifying', privacy, method), { samplingFraction: 0.05 });
+    const figures = riskFigures(build(spec, readInput(spec), coarser));
+    expect(JSON.stringify(figures)).toBe(JSON.stringify(ROWS_BEFORE));
   });
 });
 

@@ -14,19 +14,15 @@ import type { VerificationCheck } from '../../src/contracts/report.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { PpdpError } from '../../src/errors.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
-import {
-  buildGeneralization,
-  openSearch,
-  prepareGeneralization,
-} from '../../src/methods/generalization/index.ts';
+import { openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { exhaustiveSearch, optimalSearch } from '../../src/methods/generalization/search.ts';
-import { methodFor } from '../../src/methods/registry.ts';
 import { derivedK } from '../../src/models/k-map.ts';
-import { readInput, streams } from '../../src/pipeline/release.ts';
+import { readInput } from '../../src/pipeline/release.ts';
 import { checkSpecFiles, loadSpec, METRIC_NAMES, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { pieces, verifierFor } from '../../src/verify/index.ts';
 import { estimatedK } from '../../src/verify/population.ts';
+import { buildGeneralizationInMemory, buildInMemory, stageBuilt } from '../helpers/release.ts';
 import { ARX_LIB, requires } from '../helpers/requires.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-population-'));
@@ -183,11 +179,8 @@ describe('δ-presence is not monotonic: the search checks what pruning would ski
 });
 
 /** Stages a built release in a fresh folder; the verifier over it, whole and in pieces. */
-function staged(spec: ReleaseSpec, table: EncodedTable, built: ReturnType<typeof buildGeneralization>) {
-  const folder = join(dir, `s${folders++}`);
-  mkdirSync(folder);
-  for (const f of built.files) writeFileSync(join(folder, f.name), f.content);
-  const path = (name: string) => join(folder, name);
+function staged(spec: ReleaseSpec, table: EncodedTable, built: ReturnType<typeof build>) {
+  const path = stageBuilt(built, join(dir, `s${folders++}`));
   return {
     whole: (s = spec): VerificationCheck[] =>
       verifierFor('generalization').verify({ spec: s, table, claims: built.claims, staged: path }),
@@ -202,16 +195,7 @@ function staged(spec: ReleaseSpec, table: EncodedTable, built: ReturnType<typeof
   };
 }
 
-function build(spec: ReleaseSpec, table: EncodedTable) {
-  return buildGeneralization({
-    spec,
-    table,
-    kernel: wasmGroupingKernel,
-    time: (_, work) => work(),
-    say: () => {},
-    random: streams(spec, table),
-  });
-}
+const build = buildGeneralizationInMemory;
 
 describe('a release under each model passes the independent verification; one that violates it fails', () => {
   const rows = tables(7, 600, 0.3);
@@ -458,15 +442,7 @@ describe('bad settings are refused by name', () => {
       method: { name: 'mondrian', mode: 'strict', measures: false },
     } as ReleaseSpec;
     const table = readInput(spec);
-    const ctx = (s: ReleaseSpec) => ({
-      spec: s,
-      table,
-      kernel: wasmGroupingKernel,
-      time: <T>(_: string, work: () => T) => work(),
-      say: () => {},
-      random: streams(s, table),
-    });
-    const r = code(() => methodFor('mondrian').build(ctx(mondrian)));
+    const r = code(() => buildInMemory(mondrian, table));
     expect(r.code).toBe('E_SPEC_MODEL_METHOD');
     expect(r.message).toContain("privacy[0].model 'k-map'");
     const kMinimal = { ...spec, method: { ...spec.method, strategy: 'k-minimal' } } as ReleaseSpec;

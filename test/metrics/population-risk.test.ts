@@ -3,6 +3,7 @@ import { PpdpError } from '../../src/errors.ts';
 import {
   hypergeometricOne,
   logGamma,
+  populationRiskPart,
   populationSize,
   populationUniqueness,
   sampleRisk,
@@ -37,6 +38,23 @@ describe('population', () => {
     refused(() => populationSize(100, { size: 1e3 + 0.5 }));
     refused(() => populationSize(100, { samplingFraction: 0 }));
     refused(() => populationSize(100, { samplingFraction: 1.5 }));
+  });
+
+  it('over persons: N from the input’s persons, at least the persons the classes add up to', () => {
+    // 40 persons, released in classes of 1, 1, 2 and 6 persons: N = 40 / 0.1.
+    const part = populationRiskPart([1, 1, 2, 6], { samplingFraction: 0.1 }, 40, true).populationRisk!;
+    expect(part).toEqual({
+      ...populationUniqueness([1, 1, 2, 6], { size: 400 }),
+      over: 'persons',
+    });
+    // Three persons, one with rows in two classes: four persons in the classes, the whole population.
+    const spanning = populationRiskPart([2, 1, 1], { samplingFraction: 1 }, 3, true).populationRisk!;
+    expect(spanning.populationSize).toBe(4);
+    expect(spanning.samplingFraction).toBe(1);
+    // Over rows nothing is added: the figures as they were.
+    expect(populationRiskPart([1, 1, 2, 6], { samplingFraction: 0.1 }, 40).populationRisk).toEqual(
+      populationUniqueness([1, 1, 2, 6], { size: 400 }),
+    );
   });
 
   it('no sample unique: no population unique under any model', () => {

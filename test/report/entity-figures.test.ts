@@ -246,6 +246,41 @@ describe('an entity release: one l and one t per attribute, over persons', () =>
     const rows = { privacy: { k: 4 }, rows: { suppressed: 0 } } as unknown as ReleaseReport;
     expect(kSummary(rows) + personsSuppressed(rows)).toBe('k = 4, ');
   });
+
+  it('the class sizes and the population estimates count persons: report.json, report.html, explore and evaluate', async () => {
+    const path = fixture(orders(), 'entity', PRIVACY);
+    const written = JSON.parse(readFileSync(path, 'utf8'));
+    writeFileSync(path, JSON.stringify({ ...written, report: { population: { samplingFraction: 0.1 } } }));
+    const released = await releaseTo(path, join(dir, 'population'));
+    const { privacy, persons } = released.report;
+    const u = privacy.populationRisk!;
+    expect(u.over).toBe('persons');
+    // 24 customers, each in one class: N = persons / f, the sample the released persons.
+    expect(u.populationSize).toBe(Math.round(persons!.input / 0.1));
+    expect(u.samplingFraction).toBeCloseTo((persons!.input - persons!.suppressed) / u.populationSize, 12);
+    const bins = privacy.ecSizeHistogram!;
+    expect(bins.reduce((n, b) => n + b.persons!, 0)).toBe(persons!.input - persons!.suppressed);
+    expect(bins.reduce((n, b) => n + b.rows, 0)).toBe(released.report.rows.released);
+    const html = readFileSync(join(released.out, 'report.html'), 'utf8');
+    expect(html).toContain('class size (persons)');
+    expect(html).toContain('<th scope="col">Class size (persons)</th>');
+    expect(html).toMatch(/Persons unique in a population of [\d,]+ persons/);
+
+    const where = join(dir, 'explore-population');
+    await exploreCommand([path, '--vary', 't=0.35,0.5', '--out', where, '--quiet']);
+    const choices = (
+      embeddedData(readFileSync(join(where, 'explore.html'), 'utf8')).choices as Json[]
+    ).filter((c) => c.classSizes?.length > 0);
+    expect(choices.length).toBeGreaterThan(0);
+    for (const c of choices) for (const b of c.classSizes) expect(b.persons, b.label).toBeGreaterThan(0);
+
+    const json = JSON.parse(captured(() => evaluateCommand([released.out, '--spec', path, '--out', '-'])));
+    expect(json.populationRisk).toEqual(JSON.parse(JSON.stringify(u)));
+    expect(json.ecSizeHistogram).toEqual(bins);
+    expect(captured(() => evaluateCommand([released.out, '--spec', path]))).toContain(
+      `(of ${u.populationSize} persons, counted over persons;`,
+    );
+  });
 });
 
 describe('no solution with an entity column', () => {

@@ -7,7 +7,7 @@
  * spec too, with the claims as built and with the claims rewritten to state the strict
  * requirement. The honest release passes.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,11 +16,11 @@ import { readCsv } from '../../src/data/csv.ts';
 import { VerificationError } from '../../src/errors.ts';
 import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
 import type { MethodReport } from '../../src/methods/method.ts';
-import { methodFor } from '../../src/methods/registry.ts';
-import { readInput, streams } from '../../src/pipeline/release.ts';
+import { readInput } from '../../src/pipeline/release.ts';
 import { parseSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { decodeTable } from '../../src/verify/common.ts';
 import { pieces, verifierFor } from '../../src/verify/index.ts';
+import { buildInMemory, stageBuilt } from '../helpers/release.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-claims-mutation-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -83,18 +83,9 @@ interface Built {
 
 /** The method's release under `s`, staged in a folder of its own. */
 function build(s: ReleaseSpec): Built {
-  const table = readInput(s);
-  const built = methodFor(s.method.name).build({
-    spec: s,
-    table,
-    kernel: tsGroupingKernel,
-    time: (_, work) => work(),
-    say: () => {},
-    random: streams(s, table),
-  });
+  const built = buildInMemory(s, readInput(s), tsGroupingKernel);
   const at = join(dir, `staged-${specs++}`);
-  mkdirSync(at);
-  for (const f of built.files) writeFileSync(join(at, f.name), f.content);
+  stageBuilt(built, at);
   return { spec: s, claims: built.claims, report: built.report, at };
 }
 

@@ -12,13 +12,12 @@ import { encodeCsv } from '../../src/data/csv.ts';
 import type { EncodedColumn, OutputColumn } from '../../src/data/table.ts';
 import { VerificationError } from '../../src/errors.ts';
 import { hierarchyRows } from '../../src/hierarchy/hierarchy.ts';
-import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
-import { generalizationMethod } from '../../src/methods/generalization/index.ts';
-import { readInput, streams } from '../../src/pipeline/release.ts';
+import { readInput } from '../../src/pipeline/release.ts';
 import { type HierarchySpec, loadSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
 import { verifierHierarchyRows } from '../../src/verify/hierarchy.ts';
 import { verifierFor } from '../../src/verify/index.ts';
+import { buildGeneralizationInMemory, stageBuilt } from '../helpers/release.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-verify-hierarchy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -104,16 +103,8 @@ describe('a builder that labels a value wrongly fails the release', () => {
   it('an age interval one off in the released table is not regenerated', () => {
     const spec = loadSpec('examples/hospital/release.json');
     const table = readInput(spec);
-    const built = generalizationMethod.build({
-      spec,
-      table,
-      kernel: wasmGroupingKernel,
-      time: (_, work) => work(),
-      say: () => {},
-      random: streams(spec, table),
-    });
-    const staged = (name: string) => join(dir, name);
-    for (const f of built.files) writeFileSync(staged(f.name), f.content);
+    const built = buildGeneralizationInMemory(spec, table);
+    const staged = stageBuilt(built, join(dir, 'release'));
     const verify = () => verifierFor('generalization').verify({ spec, table, claims: built.claims, staged });
     expect(verify().every((c) => c.passed)).toBe(true);
 

@@ -93,7 +93,8 @@ export function clientPanes(ctx: ClientContext): void {
           'Released classes per size',
           c.classSizes.map((b: Json) => b.label),
           c.classSizes.map((b: Json) => b.classes),
-          'class size (rows)',
+          // Bins that add up persons size their classes in persons (an entity column).
+          c.classSizes[0].persons === undefined ? 'class size (rows)' : 'class size (persons)',
           'classes',
         ),
       );

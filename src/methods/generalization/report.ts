@@ -182,10 +182,16 @@ function privacyOf(prepared: Prepared, best: NodeResult, originalNode: NodeResul
     })),
     k: best.minClassPersons ?? best.minClassSize,
     classes: best.retainedClasses,
-    ecSizeHistogram: classSizeHistogram(retained),
+    // With an entity column the classes are sized in persons, their rows beside.
+    ecSizeHistogram: classSizeHistogram(persons ?? retained, persons && retained),
     prosecutorRisk: prosecutorFacts(reidentification),
     reidentification,
-    ...populationRiskPart(retained, prepared.spec.report.population, prepared.table.rowCount),
+    ...populationRiskPart(
+      persons ?? retained,
+      prepared.spec.report.population,
+      prepared.entity?.persons ?? prepared.table.rowCount,
+      persons !== undefined,
+    ),
     sensitive: released.flatMap(({ sa, classes }) => {
       const d = sensitiveDistribution(sa.name, classes, sa.distribution, sa.column.dictionary);
       return d ? [d] : [];
