@@ -287,6 +287,8 @@ function summary(e: Evaluation, out: string | undefined): string {
   const models = (e.models ?? []).flatMap((m) =>
     m.measured === false ? [] : [{ model: m.model, params: m.params, achieved: { t: m.worst } }],
   );
+  // With persons placed, the risks count persons as the release's report does.
+  const who = e.persons !== undefined && !('notMeasured' in e.persons) ? 'persons' : 'records';
   const lines = [
     `${e.source}: ${e.rows} rows (${e.suppressedRows} suppressed), ${e.classes} classes over ${e.quasiIdentifiers.join(', ')}`,
     ...(e.persons === undefined
@@ -301,10 +303,10 @@ function summary(e: Evaluation, out: string | undefined): string {
             '  (l, t, δ and the models below count persons: each weighs 1 in a class, split over their rows)',
           ]),
     `  prosecutor risk       max ${num(e.risk.prosecutor.max)}, mean ${num(e.risk.prosecutor.mean)}; ` +
-      `${e.risk.prosecutor.recordsAbove} records (${pct(e.risk.prosecutor.shareAbove)}) above ${e.risk.threshold}`,
+      `${e.risk.prosecutor.recordsAbove} ${who} (${pct(e.risk.prosecutor.shareAbove)}) above ${e.risk.threshold}`,
     `  journalist risk       max ${num(e.risk.journalist.max)} (${e.populationRisk ? 'the data taken as its own population' : 'no population table'}: the prosecutor risk, an upper bound)`,
     `  marketer risk         ${num(e.risk.marketer)}`,
-    `  sample uniques        ${pct(e.risk.sample.sampleUniques)} of records`,
+    `  sample uniques        ${pct(e.risk.sample.sampleUniques)} of ${who}`,
     ...(e.populationRisk
       ? [
           `  population uniques    ${Object.entries(e.populationRisk.estimates)

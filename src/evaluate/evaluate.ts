@@ -159,8 +159,6 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
   const sizes = Array.from(tuples.counts).filter((_, g) => keep(g));
   const suppressedRows = suppressedTuple < 0 ? 0 : tuples.counts[suppressedTuple]!;
   const released = n - suppressedRows;
-  const risk = reidentificationRisk(sizes, input.threshold, 'quasi-identifiers as released');
-  const { prosecutor } = risk;
   const kAchieved = sizes.length > 0 ? Math.min(...sizes) : 0;
 
   const disclosure: Record<string, DisclosureMeasures> = {};
@@ -267,6 +265,18 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
         Object.assign(m, { measured: false, notMeasured: `not counted over persons: ${byPerson}` });
     });
   }
+  // With persons placed, the risks are per person as in the release's report: one of a class's
+  // P persons is re-identified with probability 1/P (a person with rows in several classes
+  // counts in each).
+  const riskSizes = typeof byPerson === 'object' ? byPerson.released.persons : sizes;
+  const risk = reidentificationRisk(
+    riskSizes,
+    input.threshold,
+    typeof byPerson === 'object'
+      ? 'quasi-identifiers as released, per person'
+      : 'quasi-identifiers as released',
+  );
+  const { prosecutor } = risk;
   let discernibility = suppressedRows * n;
   for (const s of sizes) discernibility += s * s;
   return {
@@ -287,7 +297,7 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       prosecutor: {
         max: prosecutor.max,
         mean: prosecutor.mean,
-        recordsAbove: Math.round(prosecutor.shareAbove * released),
+        recordsAbove: Math.round(prosecutor.shareAbove * prosecutor.rows),
         shareAbove: prosecutor.shareAbove,
       },
       journalist: {
@@ -298,7 +308,7 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
           : 'no population table: the journalist risk is at most the prosecutor risk, given here',
       },
       marketer: risk.marketer,
-      sample: sampleRisk(sizes),
+      sample: sampleRisk(riskSizes),
     },
     ...(typeof byPerson === 'object'
       ? populationRiskPart(byPerson.released.persons, input.population, byPerson.counted.persons, true)

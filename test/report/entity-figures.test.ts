@@ -198,6 +198,12 @@ describe('an entity release: one l and one t per attribute, over persons', () =>
     const model = json.models.find((m: Json) => m.model === 't-closeness');
     expect(model.worst).toBeCloseTo(t, 12);
     expect(model.satisfied).toBe(true);
+    // The risks per person, as the report's: one of a class's P persons, 1/P.
+    const risk = report.privacy.reidentification!.prosecutor;
+    expect(json.risk.prosecutor.max).toBeCloseTo(risk.max, 12);
+    expect(json.risk.prosecutor.mean).toBeCloseTo(risk.mean, 12);
+    expect(json.risk.prosecutor.recordsAbove).toBe(Math.round(risk.shareAbove * risk.rows));
+    expect(text).toMatch(/prosecutor risk .* persons \(/);
   });
 
   it('over rows the same release shows another t: the figures above are not the rows’', () => {
