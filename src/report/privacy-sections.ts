@@ -181,20 +181,26 @@ const THRESHOLD_MEANING =
   'Set by "report": { "riskThreshold": … } in the release spec (default 0.2; for randomization, its bound τ).';
 
 /** The threshold, the share of rows above it, and the highest and mean prosecutor risk. */
-function prosecutorFacts(p: { threshold: number; shareAbove: number; max: number; mean: number }): Fact[] {
+/** `unit`: what the risks count, rows or (with an entity column) persons. */
+function prosecutorFacts(
+  p: { threshold: number; shareAbove: number; max: number; mean: number },
+  unit: 'rows' | 'persons' = 'rows',
+): Fact[] {
+  const Unit = unit === 'rows' ? 'Rows' : 'Persons';
+  const one = unit === 'rows' ? 'row' : 'person';
   return [
     ['Risk threshold', fmtNum(p.threshold) + oneIn(p.threshold), THRESHOLD_MEANING],
     [
-      'Rows above the threshold',
+      `${Unit} above the threshold`,
       `<strong>${fmtPct(p.shareAbove)}</strong>`,
-      'Share of released rows whose prosecutor risk exceeds the threshold.',
+      `Share of released ${unit} whose prosecutor risk exceeds the threshold.`,
     ],
     [
       'Prosecutor risk, highest',
       fmtNum(p.max) + oneIn(p.max),
-      'The most exposed row: the attacker knows the person is in the data.',
+      `The most exposed ${one}: the attacker knows the person is in the data.`,
     ],
-    ['Prosecutor risk, mean', fmtNum(p.mean) + oneIn(p.mean), 'Averaged over released rows.'],
+    ['Prosecutor risk, mean', fmtNum(p.mean) + oneIn(p.mean), `Averaged over released ${unit}.`],
   ];
 }
 
@@ -248,9 +254,11 @@ export function renderRisk(report: ReleaseReport): string {
   if (r) {
     const p = r.prosecutor;
     parts.push(
-      `<p>Rows are grouped by ${esc(r.basis)}. A row in a group of n rows is re-identified with probability 1/n by an attacker who knows the person is in the data and links on those values.</p>`,
+      report.persons
+        ? `<p>Persons are grouped by ${esc(r.basis)}. One of a group of n persons is re-identified with probability 1/n by an attacker who knows the person is in the data and links on those values (a person with rows in several groups counts in each).</p>`
+        : `<p>Rows are grouped by ${esc(r.basis)}. A row in a group of n rows is re-identified with probability 1/n by an attacker who knows the person is in the data and links on those values.</p>`,
       factsTable([
-        ...prosecutorFacts(p),
+        ...prosecutorFacts(p, report.persons ? 'persons' : 'rows'),
         [
           'Journalist risk, highest / mean',
           `${fmtNum(r.journalist.max)} / ${fmtNum(r.journalist.mean)}`,

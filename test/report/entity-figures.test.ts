@@ -141,6 +141,10 @@ describe('an entity release: one l and one t per attribute, over persons', () =>
     expect(html).toContain('counted over persons');
     expect(html).toContain('Counted over persons: each person weighs 1');
     expect(html).toContain('share of persons');
+    // The risk section counts persons too, as report.json's risks do.
+    expect(html).toContain('Persons are grouped by');
+    expect(html).toContain('<th scope="row">Persons above the threshold</th>');
+    expect(html).not.toContain('Rows above the threshold');
   });
 
   it('explore.html: each node’s t and l are over persons, the released node’s equal to the report’s', async () => {
