@@ -49,7 +49,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_ROWS_PER_PART } from '../src/pipeline/states/types.ts';
 import { sealWork, utf8 } from '../src/pipeline/storage/index.ts';
 import { deployLocally, type Invocation, runDeployed } from '../test/harness/deployed.ts';
-import { sampled } from './adult-sample.ts';
+import { ADULT_DP_LEVELS, sampled } from './adult-sample.ts';
 import { helpIfAsked } from './help.ts';
 import { PARQUET_CODECS, type ParquetCodec, registrySample } from './registry-sample.ts';
 import { machineInfo, table } from './scale.ts';
@@ -210,16 +210,7 @@ async function checkPublished(output: unknown): Promise<{ verified: boolean; dat
  */
 function dpSpec(spec: Record<string, unknown>): Record<string, unknown> {
   const { epsilon, delta, node } = dp!;
-  const levels = {
-    sex: 0,
-    age: 2,
-    race: 1,
-    'marital-status': 1,
-    education: 2,
-    'native-country': 2,
-    workclass: 1,
-    'salary-class': 0,
-  };
+  const levels = ADULT_DP_LEVELS;
   return {
     ...spec,
     privacy: [
