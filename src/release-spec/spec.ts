@@ -37,6 +37,14 @@ export function isReleasedType(type: AttributeType | undefined): boolean {
   return type !== 'identifying' && type !== 'entity';
 }
 
+/**
+ * A column that generalization releases as it is, read by no hierarchy, model or metric (an
+ * insensitive one): it travels as its rows' bytes from the reader to the released files.
+ */
+export function isPassThroughType(type: AttributeType | undefined): boolean {
+  return type === 'insensitive';
+}
+
 /** The spec's entity column (a person's id, docs/definitions.md "Several rows per person"), if any. */
 export function entityOf(spec: Pick<ReleaseSpec, 'attributes'>): string | undefined {
   return spec.attributes.find((a) => a.type === 'entity')?.name;

@@ -7,7 +7,7 @@ import { gatherRaw, rawOfCodes } from '../../data/raw.ts';
 import { compactDictionary, type EncodedTable, type OutputColumn } from '../../data/table.ts';
 import { utf8Buffers } from '../../data/utf8.ts';
 import type { Hierarchy } from '../../hierarchy/hierarchy.ts';
-import { type AttributeSpec, isReleasedType } from '../../release-spec/spec.ts';
+import { type AttributeSpec, isPassThroughType, isReleasedType } from '../../release-spec/spec.ts';
 import type { Random } from '../../util/random.ts';
 
 export const SUPPRESSED = '*';
@@ -49,9 +49,9 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
       if (!hierarchy) {
         if (rowAt) for (let j = 0; j < n; j++) codes[j] = source[rowAt[j]!]!;
         else codes.set(source.subarray(0, n));
-        // A pass-through column (ShardSteps.passThrough: an insensitive one) read as a dictionary,
-        // in a release built as one task, is released as the bytes a sharded release carries.
-        if (typeOf.get(col.name) === 'insensitive')
+        // A pass-through column read as a dictionary, in a release built as one task, is
+        // released as the bytes a sharded release carries.
+        if (isPassThroughType(typeOf.get(col.name)))
           return { name: col.name, kind: 'utf8', values: rawOfCodes(utf8Buffers(col.dictionary), codes) };
         return compactDictionary(col.name, col.dictionary, codes);
       }

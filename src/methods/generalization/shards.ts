@@ -12,7 +12,7 @@ import { collapseRows } from '../../data/tuples.ts';
 import { SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
 import { SecretDraws } from '../../models/differential-privacy.ts';
-import { entityOf, type ReleaseSpec } from '../../release-spec/spec.ts';
+import { entityOf, isPassThroughType, type ReleaseSpec } from '../../release-spec/spec.ts';
 import type { MethodContext, ShardCounts, ShardSteps, ShardTuples } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
 import {
@@ -92,9 +92,8 @@ export const generalizationShards: ShardSteps = {
     return { node: step.node, claims: step.claims, report: step.report, flags };
   },
 
-  // Insensitive columns: released as they are, read by no hierarchy, model or metric.
   passThrough(spec) {
-    return spec.attributes.filter((a) => a.type === 'insensitive').map((a) => a.name);
+    return spec.attributes.filter((a) => isPassThroughType(a.type)).map((a) => a.name);
   },
 
   apply(spec: ReleaseSpec, shard: EncodedTable, node, suppressedRow) {
