@@ -595,6 +595,8 @@ class ColumnEncoder {
   }
 
   private text(v: Key): string {
+    // The missing value is an empty cell whatever the column's type (never a date or time of 0).
+    if (v === '') return '';
     switch (this.plan.kind) {
       case 'date':
         return formatDate(v as number);

@@ -8,7 +8,18 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Field, RecordBatch, Schema, Table, tableFromArrays, tableToIPC } from 'apache-arrow';
+import {
+  DateDay,
+  Field,
+  Float64,
+  RecordBatch,
+  Schema,
+  Table,
+  TimestampMillisecond,
+  tableFromArrays,
+  tableToIPC,
+  vectorFromArray,
+} from 'apache-arrow';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readArrow } from '../../src/data/arrow.ts';
@@ -162,6 +173,21 @@ describe('Parquet cells', () => {
     ]);
     expect(formatTimestamp(-1n, 'NANOS', false)).toBe('1969-12-31T23:59:59.999999999');
     expect(formatTimestamp(1_500_000n, 'MICROS', true)).toBe('1970-01-01T00:00:01.5Z');
+  });
+
+  it('a null date or time read as missing is an empty cell, as a null number is, never the epoch', () => {
+    const source = new Table({
+      day: vectorFromArray([new Date(Date.UTC(2020, 0, 2)), null], new DateDay()),
+      at: vectorFromArray([new Date(1000), null], new TimestampMillisecond()),
+      x: vectorFromArray([1.5, null], new Float64()),
+    });
+    const wasm = createRequire(import.meta.url)('parquet-wasm') as typeof import('parquet-wasm');
+    const path = join(dir, 'null-dates.parquet');
+    writeFileSync(path, wasm.writeParquet(wasm.Table.fromIPCStream(tableToIPC(source, 'stream'))));
+    expect(cells(readParquet(path, { nulls: 'missing' }))).toEqual([
+      ['2020-01-02', '1970-01-01T00:00:01', '1.5'],
+      ['', '', ''],
+    ]);
   });
 });
 
