@@ -35,6 +35,7 @@ import {
   PARQUET_MAX_PAGE_RATIO,
   PARQUET_RATIO_FLOOR,
 } from './limits.ts';
+import type { RawValues } from './raw.ts';
 import { ShardAssembler } from './shards.ts';
 import type { EncodedTable } from './table.ts';
 import {
@@ -118,11 +119,15 @@ const CODECS = new Set(['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI', 'ZSTD', 'LZ4
 export function* readParquetShards(
   path: string,
   rowsPerShard: number,
-  options: { nulls?: NullPolicy } = {},
+  options: {
+    nulls?: NullPolicy;
+    /** Columns given as their rows' UTF-8 bytes (EncodedColumn.raw), never coded (read.ts). */
+    raw?: ReadonlySet<string>;
+  } = {},
 ): Generator<EncodedTable, void, undefined> {
   const input = openInput(path);
   try {
-    yield* readOpenParquet(path, input, options.nulls ?? 'error', rowsPerShard);
+    yield* readOpenParquet(path, input, options.nulls ?? 'error', rowsPerShard, options.raw ?? new Set());
   } finally {
     closeSync(input.fd);
   }
@@ -333,11 +338,14 @@ function* readOpenParquet(
   input: InputFile,
   nulls: NullPolicy,
   rowsPerShard: number,
+  raw: ReadonlySet<string>,
 ): Generator<EncodedTable, void, undefined> {
   const file = basename(path);
   const metadata = readMetadata(path, input);
   const plans = planColumns(file, metadata);
-  const encoders = plans.map((plan) => new ColumnEncoder(file, plan, nulls === 'missing'));
+  const encoders = plans.map(
+    (plan) => new ColumnEncoder(file, plan, nulls === 'missing', raw.has(plan.name)),
+  );
   const shards = new ShardAssembler(
     plans.map((p) => p.name),
     rowsPerShard,
@@ -371,7 +379,8 @@ type Key = number | bigint | boolean | string;
 
 /**
  * Encodes one column, a column chunk (its part of a row group) at a time, to codes in order of
- * first appearance.
+ * first appearance, or, for a column kept as bytes, to each row's cell text as UTF-8 bytes (no
+ * dictionary: a column of distinct values costs its bytes).
  */
 class ColumnEncoder {
   /** Strings by their bytes; other kinds by value. */
@@ -387,11 +396,14 @@ class ColumnEncoder {
   private groupStart = 0;
   /** The page being read (1-based, dictionary pages counted). */
   private page = 0;
+  /** The chunk's rows as bytes, for a column kept as bytes. */
+  private raw: RawChunk | undefined;
 
   constructor(
     private readonly file: string,
     private readonly plan: ColumnPlan,
     private readonly nullsAsMissing: boolean,
+    private readonly asBytes = false,
   ) {}
 
   /** The values by code (grows as chunks are read). */
@@ -414,8 +426,9 @@ class ColumnEncoder {
     group: number,
     groupStart: number,
     rows: number,
-  ): Int32Array {
-    this.codes = new Int32Array(Math.min(rows, FIRST_ROWS));
+  ): Int32Array | RawValues {
+    this.codes = new Int32Array(this.asBytes ? 0 : Math.min(rows, FIRST_ROWS));
+    this.raw = this.asBytes ? new RawChunk(rows) : undefined;
     this.rows = rows;
     this.at = 0;
     this.page = 0;
@@ -499,6 +512,7 @@ class ColumnEncoder {
       }
       throw this.corrupt();
     }
+    if (this.raw) return this.raw.values();
     return this.codes.length === this.rows ? this.codes : this.codes.slice(0, this.rows);
   }
 
@@ -546,6 +560,7 @@ class ColumnEncoder {
 
   /** Room for `n` more rows (doubling, up to the row group's rows). */
   private reserve(n: number): void {
+    if (this.raw) return;
     const need = this.at + n;
     if (need <= this.codes.length) return;
     const next = new Int32Array(Math.min(this.rows, Math.max(need, this.codes.length * 2)));
@@ -623,17 +638,31 @@ class ColumnEncoder {
 
   private missing(i: number): number {
     if (!this.nullsAsMissing) throw nullError(this.file, this.plan.name, this.groupStart + this.at + i);
+    if (this.raw) {
+      this.raw.push(EMPTY, 0, 0);
+      return 0;
+    }
     return this.plan.kind === 'string' ? this.strings.codeOf(this.bytes, 0, 0) : this.code('');
   }
 
   private add(values: DecodedArray): void {
-    const codes = this.codes;
+    const { codes, raw } = this;
     const at = this.at;
     for (let i = 0; i < values.length; i++) {
       const v = values[i] as Key | Uint8Array | null | undefined;
-      codes[at + i] = v === null || v === undefined ? this.missing(i) : this.valueCode(v);
+      if (v === null || v === undefined) codes[at + i] = this.missing(i);
+      else if (raw) this.pushValue(raw, v);
+      else codes[at + i] = this.valueCode(v);
     }
     this.at += values.length;
+  }
+
+  /** A value's cell text (the text its code would have) as bytes. */
+  private pushValue(raw: RawChunk, v: Key | Uint8Array): void {
+    if (this.plan.kind === 'string' && v instanceof Uint8Array) raw.push(v, 0, v.length);
+    else if (this.plan.kind === 'decimal') {
+      raw.pushText(this.text(v instanceof Uint8Array ? signedBigEndian(v) : BigInt(v as number | bigint)));
+    } else raw.pushText(this.text(typeof v === 'number' && Number.isNaN(v) ? '' : (v as Key)));
   }
 
   /**
@@ -670,7 +699,8 @@ class ColumnEncoder {
       if (at + 4 > bytes.length) throw this.corrupt();
       const end = at + 4 + bytes.readUInt32LE(at);
       if (end > bytes.length) throw this.corrupt();
-      codes[this.at + i] = this.strings.codeOf(bytes, at + 4, end);
+      if (this.raw) this.raw.push(bytes, at + 4, end);
+      else codes[this.at + i] = this.strings.codeOf(bytes, at + 4, end);
       at = end;
     }
     this.at += n;
@@ -678,6 +708,10 @@ class ColumnEncoder {
 
   /** Rows of a dictionary-encoded page: indexes into `entries`, whose codes `remap` keeps. */
   private addIndexes(indexes: DecodedArray, entries: DecodedArray, remap: Int32Array): void {
+    if (this.raw) {
+      this.addIndexedBytes(this.raw, indexes, entries);
+      return;
+    }
     const codes = this.codes;
     const at = this.at;
     for (let i = 0; i < indexes.length; i++) {
@@ -692,5 +726,69 @@ class ColumnEncoder {
       codes[at + i] = code;
     }
     this.at += indexes.length;
+  }
+
+  /** addIndexes for a column kept as bytes: each row gets its entry's cell text. */
+  private addIndexedBytes(raw: RawChunk, indexes: DecodedArray, entries: DecodedArray): void {
+    for (let i = 0; i < indexes.length; i++) {
+      const idx = indexes[i] as number | null | undefined;
+      if (idx === null || idx === undefined) this.missing(i);
+      else if (!(idx >= 0 && idx < entries.length)) throw this.corrupt();
+      else this.pushValue(raw, entries[idx] as Key | Uint8Array);
+    }
+    this.at += indexes.length;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** A column chunk's rows as bytes, row after row (RawValues once the chunk is read). */
+class RawChunk {
+  private readonly offsets: Int32Array;
+  private bytes = new Uint8Array(4096);
+  private rows = 0;
+
+  constructor(rows: number) {
+    this.offsets = new Int32Array(rows + 1);
+  }
+
+  push(src: Uint8Array, start: number, end: number): void {
+    const at = this.room(end - start);
+    const bytes = this.bytes;
+    for (let k = start, j = at; k < end; k++, j++) bytes[j] = src[k]!;
+    this.offsets[++this.rows] = at + end - start;
+  }
+
+  /** A cell's text: ASCII byte by byte, anything else through the UTF-8 encoder. */
+  pushText(text: string): void {
+    const at = this.room(text.length);
+    const bytes = this.bytes;
+    for (let k = 0; k < text.length; k++) {
+      const c = text.charCodeAt(k);
+      if (c >= 0x80) {
+        const encoded = Buffer.from(text, 'utf8');
+        this.bytes.set(encoded, this.room(encoded.length));
+        this.offsets[++this.rows] = at + encoded.length;
+        return;
+      }
+      bytes[at + k] = c;
+    }
+    this.offsets[++this.rows] = at + text.length;
+  }
+
+  values(): RawValues {
+    const end = this.offsets[this.rows]!;
+    return { offsets: this.offsets.subarray(0, this.rows + 1), bytes: this.bytes.subarray(0, end) };
+  }
+
+  /** Where the next row's `length` bytes go, the buffer grown by doubling. */
+  private room(length: number): number {
+    const at = this.offsets[this.rows]!;
+    if (at + length > this.bytes.length) {
+      const next = new Uint8Array(Math.max(2 * this.bytes.length, at + length));
+      next.set(this.bytes.subarray(0, at));
+      this.bytes = next;
+    }
+    return at;
   }
 }

@@ -27,8 +27,8 @@ export interface ReadTableOptions {
   /** Columns left out as they are read, never stored (identifying ones): see EncodedTable.omitted. */
   omit?: ReadonlySet<string>;
   /**
-   * Columns to give as their rows' UTF-8 bytes (EncodedColumn.raw) where the reader can (CSV
-   * and Arrow files; a folder's files, Parquet and Excel give them coded, as every column).
+   * Columns to give as their rows' UTF-8 bytes (EncodedColumn.raw) where the reader can (CSV,
+   * Arrow and Parquet files; a folder read whole and Excel give them coded, as every column).
    */
   raw?: ReadonlySet<string>;
   /** Arrow only: these record batches of the file (arrowRanges), not all of them. */
@@ -225,7 +225,10 @@ function readFileShards(
         raw: options.raw,
       });
     case 'parquet':
-      return omitting(readParquetShards(path, rowsPerShard, { nulls: options.nulls }), options.omit);
+      return omitting(
+        readParquetShards(path, rowsPerShard, { nulls: options.nulls, raw: options.raw }),
+        options.omit,
+      );
     case 'xlsx':
       return readXlsxShards(path, rowsPerShard, { sheet: options.sheet, omit: options.omit });
     default:

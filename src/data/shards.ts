@@ -4,7 +4,8 @@
  * exactly as one CSV of the same rows would (same dictionaries, same codes, whatever the pieces
  * or the shard size). A piece coded against a dictionary of its own is mapped to the shared one.
  */
-import type { EncodedTable, RowOrigin } from './table.ts';
+import { concatRaw, type RawValues } from './raw.ts';
+import type { EncodedColumn, EncodedTable, RowOrigin } from './table.ts';
 
 /** Maps one piece dictionary's codes (the dictionary may grow by appending) to shared codes. */
 export class Remap {
@@ -71,6 +72,8 @@ export class ShardAssembler {
   private readonly top: Int32Array;
   private rows = 0;
   private origins: RowOrigin[] = [];
+  /** Per column given as bytes (addCoded), its rows since the last shard: slices of the pieces. */
+  private readonly rawParts: (RawValues[] | undefined)[];
 
   constructor(
     private readonly names: readonly string[],
@@ -90,6 +93,7 @@ export class ShardAssembler {
     const capacity = Math.min(rowsPerShard, Math.max(expected, 1024));
     this.codes = names.map(() => new Int32Array(capacity));
     this.top = new Int32Array(names.length).fill(-1);
+    this.rawParts = names.map(() => undefined);
   }
 
   /** Remaps for a new piece dictionary, one per column. */
@@ -108,11 +112,20 @@ export class ShardAssembler {
 
   /**
    * Adds rows already coded against the constructor's `values` (codes given in order of first
-   * use); yields each shard they complete.
+   * use), or, for a column kept as bytes, its rows' bytes; yields each shard they complete.
    */
-  addCoded(codes: readonly Int32Array[], rowCount: number): Generator<EncodedTable, void, undefined> {
+  addCoded(
+    codes: readonly (Int32Array | RawValues)[],
+    rowCount: number,
+  ): Generator<EncodedTable, void, undefined> {
     return this.fill(rowCount, undefined, (i, from, to, out, at) => {
       const src = codes[i]!;
+      if (!(src instanceof Int32Array)) {
+        // Bytes stay where they are until the shard is taken: its rows are a slice of them.
+        const parts = (this.rawParts[i] ??= []);
+        parts.push({ offsets: src.offsets.subarray(from, to + 1), bytes: src.bytes });
+        return;
+      }
       let top = this.top[i]!;
       for (let r = from; r < to; r++) if (src[r]! > top) top = src[r]!;
       this.top[i] = top;
@@ -154,7 +167,12 @@ export class ShardAssembler {
 
   private take(): EncodedTable {
     const rows = this.rows;
-    const columns = this.names.map((name, i) => {
+    const columns = this.names.map((name, i): EncodedColumn => {
+      const parts = this.rawParts[i];
+      if (parts) {
+        this.rawParts[i] = [];
+        return { name, dictionary: [], codes: new Int32Array(0), raw: concatRaw(parts) };
+      }
       const codes = this.codes[i]!;
       return {
         name,

@@ -42,7 +42,7 @@ import {
 } from '../../src/data/values.ts';
 import { InputError } from '../../src/errors.ts';
 import { loadSpec } from '../../src/release-spec/spec.ts';
-import { adultColumns } from '../helpers/parquet.ts';
+import { adultColumns, expectBytesAlike } from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
@@ -333,6 +333,7 @@ describe('dates, timestamps and decimals as text', () => {
       ['-0.05', '0.0001', '10.0', '-1'],
       ['0.00', '0.0010', '-3276.8', '0'],
     ]);
+    expectBytesAlike(path, 2);
   });
 });
 

@@ -32,7 +32,13 @@ import { InputError, SpecError } from '../../src/errors.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { readInputShards } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/release-spec/spec.ts';
-import { adultColumns, adultParquet, adultParquetFolder, writeParquet } from '../helpers/parquet.ts';
+import {
+  adultColumns,
+  adultParquet,
+  adultParquetFolder,
+  expectBytesAlike,
+  writeParquet,
+} from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { checkShards } from '../helpers/shards.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
@@ -93,6 +99,9 @@ describe('Parquet cells', () => {
     expect(e.message).toBe('nulls.parquet column "zip" row 5: the value is null (missing)');
     expect(e.hint).toMatch(/emptyCells/);
     expect(cells(readParquet(nulls, { nulls: 'missing' })).flat()).toEqual(['1', '2', '3', '4', '', '6']);
+    // Columns kept as bytes (those released unchanged) hold the same cells.
+    for (const size of [1, 2, 3, 1e9]) expectBytesAlike(path, size);
+    for (const size of [1, 4, 1e9]) expectBytesAlike(nulls, size, { nulls: 'missing' });
   });
 
   it('a file from another writer (parquet-wasm: the Rust Parquet writer) reads as the Arrow table it was made from', () => {
@@ -134,6 +143,7 @@ describe('Parquet cells', () => {
       expect(cells(parquet)[3]).toEqual(['', 'P3', '23', '30000000000', '0.375', 'true']);
       expect(() => readParquet(path)).toThrow(/^rust-\d\.parquet column "zip" row 4: the value is null/);
       for (const size of [1, 7, 16, 1e9]) checkShards(path, size, { nulls: 'missing' });
+      for (const size of [1, 7, 16, 1e9]) expectBytesAlike(path, size, { nulls: 'missing' });
     }
   });
 
@@ -188,6 +198,7 @@ describe('Parquet cells', () => {
       ['2020-01-02', '1970-01-01T00:00:01', '1.5'],
       ['', '', ''],
     ]);
+    expectBytesAlike(path, 1, { nulls: 'missing' });
   });
 });
 
@@ -369,6 +380,9 @@ describe('the same table as CSV, Arrow, Parquet and a folder of Parquet files', 
       ws.editSpec((s) => {
         s.input = input;
         if (input !== 'adult.csv') delete s.format;
+        // Released unchanged: over shards read as bytes, a number (age) and strings alike.
+        const attributes = s.attributes as Record<string, unknown>;
+        for (const name of ['age', 'native-country']) attributes[name] = { type: 'insensitive' };
       });
       const out = join(ws.dir, 'out', `${input}-${shards ?? 0}`);
       if (shards === undefined) await releaseTo(ws.spec, out);
