@@ -36,7 +36,7 @@ import {
   PARQUET_RATIO_FLOOR,
 } from './limits.ts';
 import type { RawValues } from './raw.ts';
-import { ShardAssembler } from './shards.ts';
+import { RawAppender, ShardAssembler } from './shards.ts';
 import type { EncodedTable } from './table.ts';
 import {
   dayOf,
@@ -397,7 +397,7 @@ class ColumnEncoder {
   /** The page being read (1-based, dictionary pages counted). */
   private page = 0;
   /** The chunk's rows as bytes, for a column kept as bytes. */
-  private raw: RawChunk | undefined;
+  private raw: RawAppender | undefined;
 
   constructor(
     private readonly file: string,
@@ -428,7 +428,7 @@ class ColumnEncoder {
     rows: number,
   ): Int32Array | RawValues {
     this.codes = new Int32Array(this.asBytes ? 0 : Math.min(rows, FIRST_ROWS));
-    this.raw = this.asBytes ? new RawChunk(rows) : undefined;
+    this.raw = this.asBytes ? new RawAppender(rows) : undefined;
     this.rows = rows;
     this.at = 0;
     this.page = 0;
@@ -658,7 +658,7 @@ class ColumnEncoder {
   }
 
   /** A value's cell text (the text its code would have) as bytes. */
-  private pushValue(raw: RawChunk, v: Key | Uint8Array): void {
+  private pushValue(raw: RawAppender, v: Key | Uint8Array): void {
     if (this.plan.kind === 'string' && v instanceof Uint8Array) raw.push(v, 0, v.length);
     else if (this.plan.kind === 'decimal') {
       raw.pushText(this.text(v instanceof Uint8Array ? signedBigEndian(v) : BigInt(v as number | bigint)));
@@ -729,7 +729,7 @@ class ColumnEncoder {
   }
 
   /** addIndexes for a column kept as bytes: each row gets its entry's cell text. */
-  private addIndexedBytes(raw: RawChunk, indexes: DecodedArray, entries: DecodedArray): void {
+  private addIndexedBytes(raw: RawAppender, indexes: DecodedArray, entries: DecodedArray): void {
     for (let i = 0; i < indexes.length; i++) {
       const idx = indexes[i] as number | null | undefined;
       if (idx === null || idx === undefined) this.missing(i);
@@ -741,54 +741,3 @@ class ColumnEncoder {
 }
 
 const EMPTY = new Uint8Array(0);
-
-/** A column chunk's rows as bytes, row after row (RawValues once the chunk is read). */
-class RawChunk {
-  private readonly offsets: Int32Array;
-  private bytes = new Uint8Array(4096);
-  private rows = 0;
-
-  constructor(rows: number) {
-    this.offsets = new Int32Array(rows + 1);
-  }
-
-  push(src: Uint8Array, start: number, end: number): void {
-    const at = this.room(end - start);
-    const bytes = this.bytes;
-    for (let k = start, j = at; k < end; k++, j++) bytes[j] = src[k]!;
-    this.offsets[++this.rows] = at + end - start;
-  }
-
-  /** A cell's text: ASCII byte by byte, anything else through the UTF-8 encoder. */
-  pushText(text: string): void {
-    const at = this.room(text.length);
-    const bytes = this.bytes;
-    for (let k = 0; k < text.length; k++) {
-      const c = text.charCodeAt(k);
-      if (c >= 0x80) {
-        const encoded = Buffer.from(text, 'utf8');
-        this.bytes.set(encoded, this.room(encoded.length));
-        this.offsets[++this.rows] = at + encoded.length;
-        return;
-      }
-      bytes[at + k] = c;
-    }
-    this.offsets[++this.rows] = at + text.length;
-  }
-
-  values(): RawValues {
-    const end = this.offsets[this.rows]!;
-    return { offsets: this.offsets.subarray(0, this.rows + 1), bytes: this.bytes.subarray(0, end) };
-  }
-
-  /** Where the next row's `length` bytes go, the buffer grown by doubling. */
-  private room(length: number): number {
-    const at = this.offsets[this.rows]!;
-    if (at + length > this.bytes.length) {
-      const next = new Uint8Array(Math.max(2 * this.bytes.length, at + length));
-      next.set(this.bytes.subarray(0, at));
-      this.bytes = next;
-    }
-    return at;
-  }
-}

@@ -28,7 +28,7 @@ export interface ReadTableOptions {
   omit?: ReadonlySet<string>;
   /**
    * Columns to give as their rows' UTF-8 bytes (EncodedColumn.raw) where the reader can (CSV,
-   * Arrow and Parquet files; a folder read whole and Excel give them coded, as every column).
+   * Arrow, Parquet and Excel files; a folder read whole gives them coded, as every column).
    */
   raw?: ReadonlySet<string>;
   /** Arrow only: these record batches of the file (arrowRanges), not all of them. */
@@ -230,7 +230,11 @@ function readFileShards(
         options.omit,
       );
     case 'xlsx':
-      return readXlsxShards(path, rowsPerShard, { sheet: options.sheet, omit: options.omit });
+      return readXlsxShards(path, rowsPerShard, {
+        sheet: options.sheet,
+        omit: options.omit,
+        raw: options.raw,
+      });
     default:
       return readCsvShards(path, rowsPerShard, {
         delimiter: options.delimiter,

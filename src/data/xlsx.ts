@@ -22,7 +22,7 @@ import { thousands } from '../util/format.ts';
 import { shownName } from '../util/limits.ts';
 import { type InputFile, openInput, READ_CHUNK_BYTES, readAt, readInto } from './input.ts';
 import { checkInputColumns, XLSX_MAX_PART_BYTES, XLSX_MAX_ROW_BYTES } from './limits.ts';
-import { ShardAssembler } from './shards.ts';
+import { RawAppender, ShardAssembler } from './shards.ts';
 import type { EncodedTable } from './table.ts';
 import { formatDate, formatTimestamp } from './values.ts';
 import { ZipArchive, type ZipEntry, ZipError } from './zip.ts';
@@ -32,6 +32,8 @@ export interface ReadXlsxOptions {
   sheet?: string | number;
   /** Columns whose cells are never stored (identifying ones): the tables leave them out. */
   omit?: ReadonlySet<string>;
+  /** Columns given as their rows' UTF-8 bytes (EncodedColumn.raw), never coded (read.ts). */
+  raw?: ReadonlySet<string>;
 }
 
 /** The most columns a worksheet has (XFD). */
@@ -173,6 +175,7 @@ function* readOpenXlsx(
       workbook.date1904,
       rowsPerShard,
       options.omit,
+      options.raw,
     );
     for (const text of elements(file, zip, entry, 'row', ['worksheet'])) yield* reader.rows(text);
     yield* reader.finish();
@@ -538,6 +541,8 @@ class SheetReader {
   private dictionaries: string[][] = [];
   private indexes: Map<string, number>[] = [];
   private batch: Int32Array[] = [];
+  /** Per kept column given as bytes, the batch's rows (a fresh one each batch: shards keep slices of it). */
+  private rawBatch: (RawAppender | undefined)[] = [];
   private batchRows = 0;
   private assembler: ShardAssembler | undefined;
   /** The sheet row number of the last row read; the table's rows so far. */
@@ -554,6 +559,7 @@ class SheetReader {
     private readonly date1904: boolean,
     private readonly rowsPerShard: number,
     private readonly omit: ReadonlySet<string> | undefined,
+    private readonly raw: ReadonlySet<string> = new Set(),
   ) {}
 
   private setPrefix(text: string): void {
@@ -723,6 +729,7 @@ class SheetReader {
     this.dictionaries = keptNames.map(() => []);
     this.indexes = keptNames.map(() => new Map());
     this.batch = keptNames.map(() => new Int32Array(BATCH_ROWS));
+    this.rawBatch = keptNames.map((n) => (this.raw.has(n) ? new RawAppender(BATCH_ROWS) : undefined));
     this.assembler = new ShardAssembler(keptNames, this.rowsPerShard, this.path, ';', 0, this.dictionaries);
   }
 
@@ -733,6 +740,11 @@ class SheetReader {
       const k = kept[i]!;
       if (k < 0) continue;
       const value = cells?.[i] ?? '';
+      const raw = this.rawBatch[k];
+      if (raw) {
+        raw.pushText(value);
+        continue;
+      }
       const index = this.indexes[k]!;
       let code = index.get(value);
       if (code === undefined) {
@@ -749,7 +761,10 @@ class SheetReader {
   private *flush(): Generator<EncodedTable, void, undefined> {
     const n = this.batchRows;
     this.batchRows = 0;
-    if (n > 0) yield* this.marked(this.assembler!.addCoded(this.batch, n));
+    if (n === 0) return;
+    const columns = this.batch.map((codes, k) => this.rawBatch[k]?.values() ?? codes);
+    this.rawBatch = this.rawBatch.map((raw) => raw && new RawAppender(BATCH_ROWS));
+    yield* this.marked(this.assembler!.addCoded(columns, n));
   }
 
   /** Shards with their omitted columns and, when the header is not row 1, where their rows are on the sheet. */

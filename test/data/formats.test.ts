@@ -42,8 +42,9 @@ import {
 } from '../../src/data/values.ts';
 import { InputError } from '../../src/errors.ts';
 import { loadSpec } from '../../src/release-spec/spec.ts';
-import { adultColumns, expectBytesAlike } from '../helpers/parquet.ts';
+import { adultColumns } from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
+import { expectBytesAlike } from '../helpers/shards.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const wasm = createRequire(import.meta.url)('parquet-wasm') as typeof import('parquet-wasm');

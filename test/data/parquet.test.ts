@@ -32,15 +32,9 @@ import { InputError, SpecError } from '../../src/errors.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { readInputShards } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/release-spec/spec.ts';
-import {
-  adultColumns,
-  adultParquet,
-  adultParquetFolder,
-  expectBytesAlike,
-  writeParquet,
-} from '../helpers/parquet.ts';
+import { adultColumns, adultParquet, adultParquetFolder, writeParquet } from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
-import { checkShards } from '../helpers/shards.ts';
+import { checkShards, expectBytesAlike } from '../helpers/shards.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-parquet-'));

@@ -18,6 +18,7 @@ import { PpdpError } from '../../src/errors.ts';
 import { loadSpec } from '../../src/release-spec/spec.ts';
 import { adultColumns } from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
+import { expectBytesAlike } from '../helpers/shards.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 function cells(table: EncodedTable): string[][] {
@@ -125,6 +126,9 @@ describe('the same table as CSV and as an Excel workbook', () => {
     const expected = cells(readTable(join(ws.dir, 'adult.csv')));
     expect(cells(readXlsx(join(ws.dir, 'inline.xlsx')))).toEqual(expected);
     expect(cells(readXlsx(join(ws.dir, 'second.xlsx'), { sheet: 2 }))).toEqual(expected);
+    // Columns released unchanged are read as their rows' bytes, batch after batch, the same cells.
+    for (const size of [1, 150, 1e9]) expectBytesAlike(join(ws.dir, 'shared.xlsx'), size);
+    expectBytesAlike(join(ws.dir, 'second.xlsx'), 7, { sheet: 2 });
 
     const original = JSON.parse(ws.read('release.json'));
     for (const name of names) {
@@ -175,7 +179,7 @@ describe('cells as the CSV reader gives them', () => {
     sheet.addRow([]);
     sheet.addRow([
       'a3',
-      'two\r\nlines',
+      'twö\r\nlines',
       1e21,
       new Date(Date.UTC(1970, 0, 1)),
       0.5,
@@ -191,8 +195,9 @@ describe('cells as the CSV reader gives them', () => {
     expect(cells(table)).toEqual([
       ['Ann & <b> "q"', '0.30000000000000004', '2024-02-29', '18:00:00', '#DIV/0!'],
       ['', '', '', '', ''],
-      ['two\nlines', '1e+21', '1970-01-01', '12:00:00', 'xy'],
+      ['twö\nlines', '1e+21', '1970-01-01', '12:00:00', 'xy'],
     ]);
+    expectBytesAlike(join(ws.dir, 'kinds.xlsx'), 2, { omit: new Set(['id']) });
     // The header is on the sheet's row 2: an empty quasi-identifier cell is named by its sheet row.
     ws.write(
       'release.json',

@@ -2,10 +2,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ColumnSource, parquetWriteBuffer } from 'hyparquet-writer';
-import { expect } from 'vitest';
-import { CellDigest, tableDigest } from '../../src/data/digest.ts';
-import { readParquet, readParquetShards } from '../../src/data/parquet.ts';
-import { rawStrings } from '../../src/data/raw.ts';
 
 export function writeParquet(path: string, columnData: ColumnSource[], rowGroupSize = 1000): void {
   writeFileSync(path, new Uint8Array(parquetWriteBuffer({ columnData, rowGroupSize })));
@@ -47,29 +43,4 @@ export function adultParquetFolder(
     const part = rows.slice(bounds[k], bounds[k + 1]);
     adultParquet(join(dir, name, `part-${String(k).padStart(5, '0')}.parquet`), header, part, rowGroupSize);
   }
-}
-
-/**
- * The file read in shards of `rowsPerShard` rows with every column as bytes: each row's bytes
- * are the cell the coded read gives, and the digest is the coded table's.
- */
-export function expectBytesAlike(
-  path: string,
-  rowsPerShard: number,
-  options: { nulls?: 'missing' } = {},
-): void {
-  const whole = readParquet(path, options);
-  const raw = new Set(whole.columns.map((c) => c.name));
-  const shards = [...readParquetShards(path, rowsPerShard, { ...options, raw })];
-  const rows = shards.flatMap((shard) => {
-    const columns = shard.columns.map((c) => (c.raw ? rawStrings(c.raw) : []));
-    return Array.from({ length: shard.rowCount }, (_, r) => columns.map((c) => c[r]!));
-  });
-  const cells = Array.from({ length: whole.rowCount }, (_, r) =>
-    whole.columns.map((c) => c.dictionary[c.codes[r]!]!),
-  );
-  expect(rows).toEqual(cells);
-  const digest = new CellDigest();
-  for (const shard of shards) digest.add(shard);
-  expect(Buffer.from(digest.digest()).toString('hex')).toBe(Buffer.from(tableDigest(whole)).toString('hex'));
 }

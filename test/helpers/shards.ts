@@ -1,6 +1,7 @@
 /** Checks of a table read in row shards against the same table read whole. */
 import { expect } from 'vitest';
 import { CellDigest, tableDigest } from '../../src/data/digest.ts';
+import { rawStrings } from '../../src/data/raw.ts';
 import { type ReadTableOptions, readTable, readTableShards } from '../../src/data/read.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 
@@ -46,4 +47,22 @@ export function checkShards(
   expect(at).toBe(whole.rowCount);
   expect(Buffer.from(digest.digest()).equals(Buffer.from(tableDigest(whole)))).toBe(true);
   return shards;
+}
+
+/**
+ * The file read in shards of `rowsPerShard` rows with every column as bytes: each row's bytes
+ * are the cell the coded read gives, and the digest is the coded table's.
+ */
+export function expectBytesAlike(path: string, rowsPerShard: number, options: ReadTableOptions = {}): void {
+  const whole = readTable(path, options);
+  const raw = new Set(whole.columns.map((c) => c.name));
+  const shards = [...readTableShards(path, rowsPerShard, { ...options, raw })];
+  const rows = shards.flatMap((shard) => {
+    const columns = shard.columns.map((c) => (c.raw ? rawStrings(c.raw) : []));
+    return Array.from({ length: shard.rowCount }, (_, r) => columns.map((c) => c[r]!));
+  });
+  expect(rows).toEqual(Array.from({ length: whole.rowCount }, (_, r) => rowCells(whole, r)));
+  const digest = new CellDigest();
+  for (const shard of shards) digest.add(shard);
+  expect(Buffer.from(digest.digest()).toString('hex')).toBe(Buffer.from(tableDigest(whole)).toString('hex'));
 }
