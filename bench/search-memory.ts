@@ -9,7 +9,11 @@
  * while it ran, and RSS / V8 heap / array buffers when it ended. Writes
  * bench/results/search-memory.json.
  *
- * Run: `npx tsx bench/search-memory.ts [--rows 1e6,3e6] [--label after]`
+ * With `--search-mb <MB>` the Search state's budget is that of a function of that memory (as
+ * deployed): a budget without room for one WASM instance of every tuple groups them in parts
+ * (src/kernels/groupby/chunked.ts); without it, the machine's memory is the budget.
+ *
+ * Run: `npx tsx bench/search-memory.ts [--rows 1e6,3e6] [--label after] [--search-mb 1536]`
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,10 +21,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { STATE_MEMORY_ENV } from '../src/data/limits.ts';
 import { wasmGroupingKernel } from '../src/kernels/groupby/wasm.ts';
 import { forgetAll } from '../src/pipeline/memo.ts';
+import { combine } from '../src/pipeline/states/combine.ts';
 import { countShard } from '../src/pipeline/states/count-shard.ts';
 import { plan } from '../src/pipeline/states/plan.ts';
+import { scanPiece } from '../src/pipeline/states/scan-piece.ts';
 import { searchWork } from '../src/pipeline/states/search.ts';
 import type { PhaseEnv } from '../src/pipeline/states/types.ts';
 import { openWork } from '../src/pipeline/states/work.ts';
@@ -36,6 +43,8 @@ const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '1e6,3e6' },
     label: { type: 'string', default: 'current' },
+    /** The Search function's memory (MB) the state's budget comes from; absent: the machine's. */
+    'search-mb': { type: 'string' },
     /** Keep each sample's folder and work area (to run the child on it again). */
     keep: { type: 'boolean', default: false },
     /** A checkout of the code before (its bench/search-memory.ts): measured first, as `before`. */
@@ -143,11 +152,15 @@ if (values.child) {
   const out = new URL('./results/search-memory.json', import.meta.url);
   const previous = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : { runs: [] };
   const runs: ({ label: string; rows: number } & Record<string, unknown>)[] = [];
+  const searchMb = values['search-mb'] ? Number(values['search-mb']) : undefined;
   for (const rows of values.rows ? values.rows.split(',').map(parseCount) : []) {
     const sample = await registrySample(rows);
     const store = join(sample.dir, 'store');
     const e = env();
-    const planned = await plan({ request: { spec: fileUrl(sample.spec), store: fileUrl(store, true) } }, e);
+    const started = await plan({ request: { spec: fileUrl(sample.spec), store: fileUrl(store, true) } }, e);
+    // As the engine runs them: the pieces scanned, then Combine's plan (its shards) replaces Plan's.
+    for (let index = 0; index < started.pieces; index++) await scanPiece({ work: started.work, index }, e);
+    const planned = await combine({ work: started.work }, e);
     let shardTuples = 0;
     for (let index = 0; index < planned.shards; index++)
       shardTuples += (await countShard({ work: planned.work, index }, e)).tuples;
@@ -163,6 +176,9 @@ if (values.child) {
         encoding: 'utf8',
         maxBuffer: 64 * MiB,
         cwd: dirname(script),
+        env: searchMb
+          ? { ...process.env, [STATE_MEMORY_ENV]: JSON.stringify({ Search: searchMb }) }
+          : process.env,
       });
       if (r.status !== 0) throw new Error(`the search child failed:\n${r.stderr}`);
       const measured = JSON.parse(r.stdout);
@@ -170,6 +186,7 @@ if (values.child) {
       const run = {
         label,
         rows,
+        ...(searchMb ? { searchMb } : {}),
         shards: planned.shards,
         shardTuples,
         ...measured,

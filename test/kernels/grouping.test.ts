@@ -237,6 +237,33 @@ describe('grouping in chunks (sessions past one instance) equals one session', (
     }
   });
 
+  it('splits near-distinct tuples into parts by key, a class of many tuples merged in chunks within its part', () => {
+    const rng = new Random(31);
+    const n = 12_000;
+    const input = randomInput(rng, n, [5000, 5000, 3]);
+    // A fifth of the tuples alike: their part holds more than one chunk, at every level.
+    for (let t = 0; t < n; t += 5) for (const col of input.columns) col[t] = 1;
+    const ts = tsGroupingKernel.open(input, input.tables);
+    for (const chunk of [256, 1000]) {
+      const parts = chunkedWasmKernel(chunk).open(input, input.tables);
+      same(parts.group(null), ts.group(null));
+      for (const levels of [
+        [0, 0, 0],
+        [1, 0, 2],
+        [1, 1, 1],
+        [2, 2, 0],
+      ]) {
+        const r = parts.group(levels);
+        same(r, ts.group(levels));
+        expect(parts.keys(r.groups).map((k) => Array.from(k))).toEqual(
+          ts.keys(r.groups).map((k) => Array.from(k)),
+        );
+      }
+      rollsUp(parts, [0, 0, 0], [1, 0, 1]);
+      rollsUp(parts, [1, 0, 0], [1, 1, 2]);
+    }
+  });
+
   it('rejects what one session rejects: codes outside their domain, rollup sources outside the tuples', () => {
     const input = { columns: [Int32Array.of(0, 3)], domains: [3] };
     expect(() => chunkedWasmKernel(1).open(input, [[]])).toThrow(/outside/);

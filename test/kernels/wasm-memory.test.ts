@@ -3,7 +3,7 @@
  * a release by (distinct tuples past one instance's 4 GiB), and the refusal itself.
  */
 import { describe, expect, it } from 'vitest';
-import { wasmGroupingKernel, wasmSessionBytes } from '../../src/kernels/groupby/wasm.ts';
+import { budgetHolds, wasmGroupingKernel, wasmSessionBytes } from '../../src/kernels/groupby/wasm.ts';
 import {
   acquireCore,
   ONE_MACHINE_RETAINED_BYTES,
@@ -68,6 +68,20 @@ describe('WASM grouping session memory', () => {
     }
     // Back to the default, the large instance is let go.
     expect(idleSizes().every((bytes) => bytes <= 64 * 2 ** 20)).toBe(true);
+  });
+
+  it('holds a large session in one instance only in half of what the budget leaves, and within 2 GiB', () => {
+    const GiB = 2 ** 30;
+    expect(budgetHolds(GiB, 4 * GiB, GiB)).toBe(true);
+    expect(budgetHolds(GiB, 2.5 * GiB, GiB)).toBe(false);
+    expect(budgetHolds(GiB, 0, 0)).toBe(false);
+    expect(budgetHolds(2 * GiB, 100 * GiB, 0)).toBe(true);
+    expect(budgetHolds(2.5 * GiB, 100 * GiB, 0)).toBe(false);
+    // A kernel given a budget groups as the default one does.
+    const input = { columns: [Int32Array.of(2, 0, 2, 1)], domains: [3] };
+    const within = wasmGroupingKernel.within!(64 * GiB).open(input, [[Int32Array.of(0, 0, 1)]]);
+    expect(Array.from(within.group([0]).groupOf)).toEqual([0, 1, 0, 1]);
+    within.dispose();
   });
 
   it('puts 4 GiB of WebAssembly memory at about 43 million tuples of 4 quasi-identifiers', () => {

@@ -1,12 +1,14 @@
 /**
  * A grouping session over more tuples than one kernel instance should hold: the tuples stay in
- * their JS arrays, and each call groups them a chunk at a time, each chunk in a small session of
- * its own, then merges the chunks' classes by their generalized tuple. Chunks are taken in
- * tuple order and each chunk numbers its classes in order of first appearance, so the merged
+ * their JS arrays, and each call splits them (or a lower node's classes) into parts by a hash of
+ * their generalized tuple, so that every class lies in one part, and groups each part in a small
+ * session of its own; a part past one chunk (a class of very many tuples) is grouped a chunk at
+ * a time and the chunks' classes merged by their generalized tuple. Each part numbers its classes
+ * by first appearance, and the parts' classes are numbered again by their first tuple, so the
  * ids, sizes and representatives are exactly what one session over every tuple gives: callers
- * (the lattice search, the report) cannot tell the two apart, and test/kernels checks they
- * are equal. What grows with the tuples is then plain typed arrays, not one WASM instance's
- * memory, which addresses 4 GiB at most.
+ * (the lattice search, the report) cannot tell the two apart, and test/kernels checks they are
+ * equal. What grows with the tuples is then plain typed arrays, not one WASM instance's memory,
+ * which addresses 4 GiB at most.
  */
 import { kernelError, Status } from '../status.ts';
 import {
@@ -25,7 +27,14 @@ import {
 } from './kernel.ts';
 import { composeReference, histogramReference } from './reference.ts';
 
-type Open = (input: GroupingInput, tables: readonly (readonly Int32Array[])[]) => GroupingSession;
+/** Chunks' worth of sources one batch of parts copies out in one pass over the sources. */
+const BATCH_CHUNKS = 8;
+
+type Open = (
+  input: GroupingInput,
+  tables: readonly (readonly Int32Array[])[],
+  bases: number[][],
+) => GroupingSession;
 
 export function chunkedSession(
   input: GroupingInput,
@@ -50,9 +59,25 @@ export function chunkedSession(
     if (disposed) throw new Error('grouping session used after dispose');
   };
 
+  /** Per column at `levels`, each code's hash (a column every code of which maps to one value: absent). */
+  const codeHashes = (levels: ArrayLike<number> | null): (Int32Array | null)[] => {
+    const { radix } = radices(domains, bases, levels);
+    return mapsAt(levels).map((map, i) => {
+      if (radix[i] === 1) return null;
+      const salt = Math.imul(i + 1, 0x85ebca6b);
+      return Int32Array.from({ length: domains[i]! }, (_, c) =>
+        finish(Math.imul((map ? map[c]! : c) + 1, 0x9e3779b1) ^ salt),
+      );
+    });
+  };
+
   /**
    * Groups `nSrc` sources — tuple `src[s]` weighing `weights[s]`, or tuple s weighing its count
-   * when `src` is absent — under `levels`, one chunk of sources at a time.
+   * when `src` is absent — under `levels`. Past one chunk, the sources are split into parts by a
+   * hash of their generalized tuple, so that a class lies in one part: each part is grouped apart
+   * (numbering its classes by their first source) and the parts' classes are numbered again in
+   * order of their first source over all the parts. Nothing is looked up across parts, however
+   * few tuples share a class, and every pass over the sources reads them in order.
    */
   const groupSources = (
     levels: ArrayLike<number> | null,
@@ -61,23 +86,154 @@ export function chunkedSession(
     weights: Int32Array | undefined,
     withMap: boolean,
   ) => {
+    if (nSrc <= chunkTuples) {
+      const r = groupPart(levels, nSrc, src, weights);
+      const reps = src ? r.firsts.map((s) => src[s]!) : r.firsts;
+      return { groups: r.groups, sizes: r.sizes, reps, srcToGroup: withMap ? r.groupOf : undefined };
+    }
+    // Parts of half a chunk on average: most fit one chunk; one that does not (a class of very
+    // many sources) is merged chunk by chunk.
+    let parts = 2;
+    while (parts < 1 << 16 && parts * chunkTuples < 2 * nSrc) parts *= 2;
+    const shift = 32 - Math.log2(parts);
+    // Each source's part: the hash of its generalized tuple (its columns' hashes combined).
+    const partOf = new Int32Array(nSrc);
+    for (const [i, hashes] of codeHashes(levels).entries()) {
+      if (!hashes) continue;
+      const col = columns[i]!;
+      if (src) for (let s = 0; s < nSrc; s++) partOf[s]! ^= hashes[col[src[s]!]!]!;
+      else for (let s = 0; s < nSrc; s++) partOf[s]! ^= hashes[col[s]!]!;
+    }
+    const starts = new Int32Array(parts + 1);
+    for (let s = 0; s < nSrc; s++) {
+      const p = Math.imul(partOf[s]!, 0x9e3779b1) >>> shift;
+      partOf[s] = p;
+      starts[p + 1]!++;
+    }
+    for (let p = 0; p < parts; p++) starts[p + 1]! += starts[p]!;
+    const partSize = (p: number) => starts[p + 1]! - starts[p]!;
+    // Part by part (each part's sources in source order): each source's class, numbered part
+    // after part (provisional ids), and each provisional class's size.
+    const preOf = new Int32Array(nSrc);
+    const preSizes = new Int32Array(nSrc);
+    let classes = 0;
+    const place = (at: number, r: { groups: number; sizes: Int32Array; groupOf: Int32Array }) => {
+      for (let j = 0; j < r.groupOf.length; j++) preOf[at + j] = classes + r.groupOf[j]!;
+      preSizes.set(r.sizes.subarray(0, r.groups), classes);
+      classes += r.groups;
+    };
+    // Parts that fit a chunk go in batches of consecutive parts: one pass over the sources
+    // copies a batch's tuples out, part after part, for its sessions.
+    const batchSources = Math.min(nSrc, BATCH_CHUNKS * chunkTuples);
+    const batch = columns.map(() => new Int32Array(batchSources));
+    const batchWeights = weights ? new Int32Array(batchSources) : undefined;
+    for (let lo = 0; lo < parts; ) {
+      if (partSize(lo) > chunkTuples) {
+        // A part past one chunk, alone: its sources' tuples listed, then merged chunk by chunk.
+        const len = partSize(lo);
+        const tuples = new Int32Array(len);
+        const partWeights = weights ? new Int32Array(len) : undefined;
+        for (let s = 0, j = 0; s < nSrc; s++) {
+          if (partOf[s] !== lo) continue;
+          tuples[j] = src ? src[s]! : s;
+          if (partWeights) partWeights[j] = weights![s]!;
+          j++;
+        }
+        place(starts[lo]!, groupPart(levels, len, tuples, partWeights));
+        lo++;
+        continue;
+      }
+      let hi = lo + 1;
+      while (hi < parts && partSize(hi) <= chunkTuples && starts[hi + 1]! - starts[lo]! <= batchSources) hi++;
+      const base = starts[lo]!;
+      const fill = starts.slice(lo, hi);
+      for (let s = 0; s < nSrc; s++) {
+        const p = partOf[s]!;
+        if (p < lo || p >= hi) continue;
+        const at = fill[p - lo]!++ - base;
+        const t = src ? src[s]! : s;
+        for (let i = 0; i < m; i++) batch[i]![at] = columns[i]![t]!;
+        if (batchWeights) batchWeights[at] = weights![s]!;
+      }
+      for (let p = lo; p < hi; p++) {
+        const from = starts[p]! - base;
+        const len = partSize(p);
+        if (len === 0) continue;
+        place(
+          starts[p]!,
+          groupChunk(
+            levels,
+            batch.map((c) => c.subarray(from, from + len)),
+            batchWeights?.subarray(from, from + len),
+          ),
+        );
+      }
+      lo = hi;
+    }
+    // The final ids: in order of first source, met in one pass over the sources in order (each
+    // part's in order too); the parts become the sources' classes in place.
+    const finalId = new Int32Array(classes).fill(-1);
+    const sizes = new Int32Array(classes);
+    const reps = new Int32Array(classes);
+    const cursor = starts.subarray(0, parts);
+    for (let s = 0, g = 0; s < nSrc; s++) {
+      const c = preOf[cursor[partOf[s]!]!++]!;
+      let id = finalId[c]!;
+      if (id < 0) {
+        id = finalId[c] = g;
+        sizes[g] = preSizes[c]!;
+        reps[g++] = src ? src[s]! : s;
+      }
+      partOf[s] = id;
+    }
+    return { groups: classes, sizes, reps, srcToGroup: withMap ? partOf : undefined };
+  };
+
+  /** One chunk of tuples grouped in a session of its own. */
+  const groupChunk = (
+    levels: ArrayLike<number> | null,
+    chunk: Int32Array[],
+    counts: Int32Array | undefined,
+  ): GroupingResult => {
+    const session = open({ columns: chunk, counts, domains }, tables, bases);
+    try {
+      return session.group(levels);
+    } finally {
+      session.dispose();
+    }
+  };
+
+  /**
+   * Groups `len` sources (source j: tuple `tuples[j]`, or tuple j when absent; weight
+   * `weights[j]`): in one chunk's session, or chunk by chunk with the chunks' classes merged.
+   * `firsts`: each class's first source.
+   */
+  const groupPart = (
+    levels: ArrayLike<number> | null,
+    len: number,
+    tuples: Int32Array | null,
+    weights: Int32Array | undefined,
+  ): { groups: number; sizes: Int32Array; firsts: Int32Array; groupOf: Int32Array } => {
     const { radix, product } = radices(domains, bases, levels);
-    const merged = new ClassMerge(m, product < 2 ** 53 ? radix : null, Math.min(nSrc, 1 << 16));
-    const srcToGroup = withMap ? new Int32Array(nSrc) : undefined;
-    const chunkColumns = columns.map(() => new Int32Array(Math.min(nSrc, chunkTuples)));
-    for (let start = 0; start < nSrc; start += chunkTuples) {
-      const len = Math.min(chunkTuples, nSrc - start);
-      const chunk = chunkColumns.map((c) => c.subarray(0, len));
+    const merged =
+      len <= chunkTuples ? undefined : new ClassMerge(m, product < 2 ** 53 ? radix : null, 1 << 16);
+    const groupOf = new Int32Array(len);
+    const chunkColumns = columns.map(() => new Int32Array(Math.min(len, chunkTuples)));
+    for (let start = 0; start < len; start += chunkTuples) {
+      const size = Math.min(chunkTuples, len - start);
+      const chunk = chunkColumns.map((c) => c.subarray(0, size));
       for (let i = 0; i < m; i++) {
         const from = columns[i]!;
         const to = chunk[i]!;
-        if (src) for (let j = 0; j < len; j++) to[j] = from[src[start + j]!]!;
-        else to.set(from.subarray(start, start + len));
+        if (tuples) for (let j = 0; j < size; j++) to[j] = from[tuples[start + j]!]!;
+        else to.set(from.subarray(start, start + size));
       }
-      const session = open(
-        { columns: chunk, counts: weights?.subarray(start, start + len), domains },
-        tables,
-      );
+      const counts = weights?.subarray(start, start + size);
+      if (!merged) {
+        const local = groupChunk(levels, chunk, counts);
+        return { groups: local.groups, sizes: local.sizes, firsts: local.reps, groupOf: local.groupOf };
+      }
+      const session = open({ columns: chunk, counts, domains }, tables, bases);
       let local: GroupingResult;
       let keys: Int32Array[];
       try {
@@ -87,17 +243,13 @@ export function chunkedSession(
         session.dispose();
       }
       const toMerged = new Int32Array(local.groups);
-      for (let g = 0; g < local.groups; g++) {
-        const s = start + local.reps[g]!;
-        toMerged[g] = merged.add(keys, g, local.sizes[g]!, src ? src[s]! : s);
-      }
-      if (srcToGroup) for (let j = 0; j < len; j++) srcToGroup[start + j] = toMerged[local.groupOf[j]!]!;
-      // The first chunk's classes per source, carried over the rest: room for them at once,
-      // rather than doubling (old and new arrays held together) on the way there.
-      if (start === 0 && len < nSrc)
-        merged.expect(Math.min(nSrc, Math.ceil(1.05 * (local.groups / len) * nSrc)));
+      for (let g = 0; g < local.groups; g++)
+        toMerged[g] = merged.add(keys, g, local.sizes[g]!, start + local.reps[g]!);
+      for (let j = 0; j < size; j++) groupOf[start + j] = toMerged[local.groupOf[j]!]!;
     }
-    return { ...merged.done(), srcToGroup };
+    if (!merged) return { groups: 0, sizes: new Int32Array(0), firsts: new Int32Array(0), groupOf };
+    const r = merged.done();
+    return { groups: r.groups, sizes: r.sizes, firsts: r.reps, groupOf };
   };
 
   return {

@@ -61,6 +61,13 @@ export interface GroupingSession {
 export interface GroupingKernel {
   readonly name: 'wasm' | 'ts';
   open(input: GroupingInput, tables: readonly (readonly Int32Array[])[]): GroupingSession;
+  /**
+   * The same kernel under a memory budget of `bytes` (a state's): the WASM kernel then holds a
+   * large session's tuples in one instance, which is fastest, when half of what the budget leaves
+   * beyond the process's resident memory holds it, instead of grouping them in parts. Absent: a
+   * kernel with no such choice.
+   */
+  within?(bytes: number): GroupingKernel;
 }
 
 /**

@@ -72,22 +72,57 @@ class Layout {
 }
 
 /**
- * Sessions that would lay out more than this group in chunks of tuples instead (chunked.ts):
- * one instance's memory never shrinks and addresses 4 GiB at most, while the chunks reuse one
- * small instance and the classes grow in plain arrays — at about half the memory and twice the
- * time per tuple (bench/search-memory.ts), so smaller sessions keep the one instance.
+ * Sessions that would lay out more than this group in parts instead (chunked.ts), unless their
+ * caller's budget has room (`within`): one instance's memory never shrinks and addresses 4 GiB
+ * at most, while the parts reuse one small instance and the classes grow in plain arrays — at
+ * less memory and about twice the CPU time per tuple (bench/search-memory.ts).
  */
 export const CHUNKED_ABOVE_BYTES = 256 * 2 ** 20;
 
-export const wasmGroupingKernel: GroupingKernel = {
-  name: 'wasm',
-  open(input, tables) {
-    const m = input.columns.length;
-    if (wasmSessionBytes(input.columns[0]?.length ?? 0, m) <= CHUNKED_ABOVE_BYTES)
-      return openSession(input, tables);
-    return chunkedSession(input, tables, openSession, chunkTuplesFor(input, tables));
-  },
-};
+export const wasmGroupingKernel: GroupingKernel = wasmKernelWithin(0);
+
+/**
+ * The WASM kernel whose sessions may take `budget` bytes (a state's memory budget; 0: none
+ * given): one instance holds a session's tuples when it lays out at most CHUNKED_ABOVE_BYTES,
+ * or when the budget has room for it (`budgetHolds`); else the session groups in parts
+ * (chunked.ts), at a bounded size.
+ */
+function wasmKernelWithin(budget: number): GroupingKernel {
+  return {
+    name: 'wasm',
+    open(input, tables) {
+      const bytes = wasmSessionBytes(input.columns[0]?.length ?? 0, input.columns.length);
+      if (
+        bytes <= CHUNKED_ABOVE_BYTES ||
+        (budget > 0 && budgetHolds(bytes + levelTableBytes(input, tables), budget, process.memoryUsage.rss()))
+      )
+        return openSession(input, tables);
+      return chunkedSession(input, tables, openSession, chunkTuplesFor(input, tables));
+    },
+    within: (bytes) => wasmKernelWithin(bytes),
+  };
+}
+
+/**
+ * Whether a session of `bytes` fits the `budget` beside the process's resident memory `rss`: in
+ * half of what is left (the other half for what the caller builds from its results, the
+ * search's classes), and never past ONE_INSTANCE_BYTES.
+ */
+export function budgetHolds(bytes: number, budget: number, rss: number): boolean {
+  return bytes <= Math.min((budget - rss) / 2, ONE_INSTANCE_BYTES);
+}
+
+/**
+ * The most a session takes in one instance whatever the budget: half of 4 GiB (about 20 million
+ * tuples of 4 quasi-identifiers), the rest for its compose and histogram regions.
+ */
+const ONE_INSTANCE_BYTES = WASM_MEMORY_BYTES / 2;
+
+/** A session's level tables and place values (beyond wasmSessionBytes): they grow with the domains. */
+function levelTableBytes(input: GroupingInput, tables: readonly (readonly Int32Array[])[]): number {
+  const codes = input.domains.reduce((a, d) => a + d, 0);
+  return tables.flat().reduce((a, t) => a + 4 * t.length, 0) + 8 * codes;
+}
 
 /** The WASM kernel grouping every session in chunks of `chunkTuples` (the tests' small chunks). */
 export function chunkedWasmKernel(chunkTuples: number): GroupingKernel {
@@ -96,8 +131,7 @@ export function chunkedWasmKernel(chunkTuples: number): GroupingKernel {
 
 /** Tuples per chunk: a chunk's session, level tables and place values included, stays reusable. */
 function chunkTuplesFor(input: GroupingInput, tables: readonly (readonly Int32Array[])[]): number {
-  const codes = input.domains.reduce((a, d) => a + d, 0);
-  const fixed = 4 * (1 << 20) + tables.flat().reduce((a, t) => a + 4 * t.length, 0) + 8 * codes + (1 << 20);
+  const fixed = 4 * (1 << 20) + levelTableBytes(input, tables) + (1 << 20);
   // wasmSessionBytes less its hash slots, which stay at their 2^20-cell floor for a chunk this size.
   const perTuple = 4 * (13 + 2 * input.columns.length);
   // At least 2^16 tuples: each chunk's session copies the level tables in again.
@@ -105,7 +139,12 @@ function chunkTuplesFor(input: GroupingInput, tables: readonly (readonly Int32Ar
 }
 
 /** One session in one instance (all the tuples in its memory). */
-function openSession(input: GroupingInput, tables: readonly (readonly Int32Array[])[]): GroupingSession {
+function openSession(
+  input: GroupingInput,
+  tables: readonly (readonly Int32Array[])[],
+  /** The tables' level bases when the caller has them (a chunk's session: every chunk has the same). */
+  knownBases?: number[][],
+): GroupingSession {
   const n = validateShapes(input, tables); // the codes are checked as they are placed
   const m = input.columns.length;
   const { core, zeroFrom, zeroBytes } = acquireCore();
@@ -129,7 +168,7 @@ function openSession(input: GroupingInput, tables: readonly (readonly Int32Array
   const packed = layout.reserve(8 * n);
   const slots = layout.reserve(4 * n);
   // The whole-tuple keys (m cells a tuple) only when some node's keys may not pack.
-  const bases = levelBases(input.domains, tables);
+  const bases = knownBases ?? levelBases(input.domains, tables);
   const widest = input.domains.reduce((p, d, i) => p * Math.max(d, ...bases[i]!), 1);
   const keys = keyMode(widest, codes, capacity) === 'tuple' ? layout.reserve(4 * m * n) : 0;
   const scratchStart = layout.end; // the regions of compose and histogram live past this point

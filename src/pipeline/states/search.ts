@@ -2,6 +2,7 @@
  * The Search state: the shards' counts merged, the method's one search, each shard's suppression flags.
  */
 import { drawsSecretSample } from '../../catalogue/catalogue.ts';
+import { stateBudgets } from '../../data/limits.ts';
 import type { MethodContext, ShardTuples } from '../../methods/method.ts';
 import { recall, remember } from '../memo.ts';
 import { decodeTuples } from '../rows.ts';
@@ -32,8 +33,10 @@ export async function searchWork(
     // Shards holding a secret sample: the rows it was drawn from, as the scans read them.
     drawsSecretSample(work.spec.privacy) ? rowsRead(work) : undefined,
   ]);
+  // The search's grouping may hold every tuple in one instance when the state's budget has room.
+  const kernel = env.kernel.within?.(stateBudgets(work.spec).Search.bytes) ?? env.kernel;
   const found = await shardSteps(work).search(
-    { spec: work.spec, table, kernel: env.kernel, time, say: env.say ?? (() => {}) },
+    { spec: work.spec, table, kernel, time, say: env.say ?? (() => {}) },
     {
       shards: work.file.layout.shards.length,
       ...(inputRows !== undefined ? { inputRows } : {}),
