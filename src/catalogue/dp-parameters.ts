@@ -26,8 +26,28 @@ const halves = new Uint32Array(bits.buffer);
 const LOW = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
 const HIGH = 1 - LOW;
 
+/**
+ * Past this magnitude (2^-960) `v + |v|·PHI` rounds to the next double above v, exactly, and
+ * `v − |v|·PHI` to the one below: with PHI = 2^-53 + 2^-105, |v|·PHI is a normal double just over
+ * half an ulp of v and under one ulp and a half, so rounding to nearest lands on the neighbour (the
+ * derivation's hottest step: no trip through the representation). Below it, and for 0, NaN and
+ * ±∞, the bits are stepped instead.
+ */
+const FAST_FROM = 2 ** -960;
+const PHI = 2 ** -53 + 2 ** -105;
+/** Under this magnitude (2^1023) the neighbour is finite too. */
+const TOP = 2 ** 1023;
+
 /** The next double above `v` (Java's Math.nextAfter(v, +∞)). */
 function nextUp(v: number): number {
+  const magnitude = Math.abs(v);
+  // (NaN and ±∞ fail the second test and step through the bits as before.)
+  if (magnitude >= FAST_FROM && magnitude <= Number.MAX_VALUE) return v + magnitude * PHI;
+  return nextUpByBits(v);
+}
+
+/** nextUp through the representation: the slow, obviously exact path (its test compares the two). */
+export function nextUpByBits(v: number): number {
   if (Number.isNaN(v) || v === Number.POSITIVE_INFINITY) return v;
   if (v === 0) return Number.MIN_VALUE;
   bits[0] = v;
@@ -44,8 +64,13 @@ function nextUp(v: number): number {
 
 /** The next double below `v` (Java's Math.nextAfter(v, −∞)). */
 function nextDown(v: number): number {
-  return -nextUp(-v);
+  const magnitude = Math.abs(v);
+  if (magnitude >= FAST_FROM && magnitude <= Number.MAX_VALUE) return v - magnitude * PHI;
+  return -nextUpByBits(-v);
 }
+
+/** The fast nextUp and nextDown, exported for their test against the bits. */
+export const nextAfter = { up: nextUp, down: nextDown };
 
 class ParameterError extends Error {}
 
@@ -98,13 +123,6 @@ const TWO_PI = mul(point(2), PI);
 function below(a: Interval, b: Interval): boolean {
   if (!(a.hi < b.lo || b.hi < a.lo)) throw new ParameterError('undecidable comparison');
   return a.hi < b.lo;
-}
-
-function larger(a: Interval, b: Interval): Interval {
-  if (a.hi === b.lo) return b;
-  if (b.hi === a.lo) return a;
-  if (!(a.hi < b.lo || b.hi < a.lo)) throw new ParameterError('undecidable comparison');
-  return a.hi < b.lo ? b : a;
 }
 
 function toInt(v: number): number {
@@ -183,6 +201,210 @@ function stirlingUpTo(n: number): void {
  * expansion, summed in interval arithmetic from j = from up (exported for its test).
  */
 export function binomialTail(n: number, p: Interval, from: number): Interval {
+  // The derivation's p is β, well inside (0, 1): the fast loop below. Anything else, the
+  // step-by-step one.
+  return p.lo > FAST_FROM && p.hi < 1 ? binomialTailPositive(n, p, from) : binomialTailReference(n, p, from);
+}
+
+/** `finite(nextUp(v))` in one step: the fast successor where it is exact, else the bits and the check. */
+function upChecked(v: number): number {
+  const magnitude = Math.abs(v);
+  if (magnitude >= FAST_FROM && magnitude < TOP) return v + magnitude * PHI;
+  return finite(nextUpByBits(v));
+}
+
+/** `finite(nextDown(v))` in one step. */
+function downChecked(v: number): number {
+  const magnitude = Math.abs(v);
+  if (magnitude >= FAST_FROM && magnitude < TOP) return v - magnitude * PHI;
+  return finite(-nextUpByBits(-v));
+}
+
+/** 2π·i as an interval (`mul(TWO_PI, point(i))`), ends at 2i and 2i + 1, remembered as the Stirling terms are. */
+let twoPiTimes = new Float64Array(0);
+
+function twoPiUpTo(n: number): void {
+  const known = twoPiTimes.length / 2 - 1;
+  if (n <= known) return;
+  const size = Math.max(n + 1, 2 * (known + 1));
+  const table = new Float64Array(2 * size);
+  table.set(twoPiTimes);
+  for (let i = Math.max(0, known + 1); i < size; i++) {
+    table[2 * i] = downChecked(TWO_PI.lo * i);
+    table[2 * i + 1] = upChecked(TWO_PI.hi * i);
+  }
+  twoPiTimes = table;
+}
+
+/**
+ * binomialTail for 2^-960 < p.lo ≤ p.hi < 1: every operation the reference makes, rounded to the
+ * same ends, but with the outward steps written out as the fast successor (no call: too many
+ * calls in one loop stop V8 from inlining them), the ends of products and quotients of positive
+ * intervals taken where they must lie (rounding to nearest is monotonic: a·c ≤ b·c for a ≤ b,
+ * c > 0) instead of the least and greatest of four, and 2π·k from a table. The fast successor is
+ * exact for magnitudes in [2^-960, 2^1023): the least and greatest magnitude stepped are kept,
+ * and a sum that stepped any other (or NaN) is done again by the reference, whose checks then
+ * decide. Its test holds it to the reference bit for bit.
+ */
+function binomialTailPositive(n: number, p: Interval, from: number): Interval {
+  stirlingUpTo(n);
+  twoPiUpTo(n);
+  const sAt = stirlingAt;
+  const sDiff = stirlingOfDifference;
+  const twoPi = twoPiTimes;
+  const pLo = p.lo;
+  const pHi = p.hi;
+  let least = Number.POSITIVE_INFINITY;
+  let most = 0;
+  // x − |x|·PHI is x's next double below, x + |x|·PHI the next above (for magnitudes in range).
+  let a = n * pLo;
+  let b = n * pHi;
+  least = Math.min(least, Math.abs(a), Math.abs(b));
+  most = Math.max(most, Math.abs(a), Math.abs(b));
+  const npLo = a - Math.abs(a) * PHI;
+  const npHi = b + Math.abs(b) * PHI;
+  a = 1 - pHi;
+  b = 1 - pLo;
+  least = Math.min(least, Math.abs(a), Math.abs(b));
+  most = Math.max(most, Math.abs(a), Math.abs(b));
+  const qLo = a - Math.abs(a) * PHI;
+  const qHi = b + Math.abs(b) * PHI;
+  a = n * qLo;
+  b = n * qHi;
+  least = Math.min(least, Math.abs(a), Math.abs(b));
+  most = Math.max(most, Math.abs(a), Math.abs(b));
+  const nqLo = a - Math.abs(a) * PHI;
+  const nqHi = b + Math.abs(b) * PHI;
+  const snLo = sAt[2 * n]!;
+  const snHi = sAt[2 * n + 1]!;
+  let sumLo = 0;
+  let sumHi = 0;
+  for (let k = from; k <= n; k++) {
+    let tLo = 0;
+    let tHi = 0;
+    if (k < 0) {
+      // P(X = k) = 0
+    } else if (k === 0 || k === n) {
+      // (1 − p)^n or p^n
+      const x = (k === 0 ? qLo : pLo) ** n;
+      const y = (k === 0 ? qHi : pHi) ** n;
+      a = Math.min(x, y);
+      b = Math.max(x, y);
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      tLo = a - Math.abs(a) * PHI;
+      tHi = b + Math.abs(b) * PHI;
+    } else {
+      // NK = N − K, a whole number ≥ 1
+      a = n - k;
+      least = Math.min(least, a);
+      most = Math.max(most, a);
+      const nkLo = a - a * PHI;
+      const nkHi = a + a * PHI;
+      // dev = K·log(K / Np) + NK·log(NK / Nq)
+      a = k / npHi;
+      b = k / npLo;
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      let x = Math.log(a - Math.abs(a) * PHI);
+      let y = Math.log(b + Math.abs(b) * PHI);
+      a = Math.min(x, y);
+      b = Math.max(x, y);
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      a = k * (a - Math.abs(a) * PHI);
+      b = k * (b + Math.abs(b) * PHI);
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      const d1Lo = a - Math.abs(a) * PHI;
+      const d1Hi = b + Math.abs(b) * PHI;
+      a = nkLo / nqHi;
+      b = nkHi / nqLo;
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      x = Math.log(a - Math.abs(a) * PHI);
+      y = Math.log(b + Math.abs(b) * PHI);
+      a = Math.min(x, y);
+      b = Math.max(x, y);
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      const l2Lo = a - Math.abs(a) * PHI;
+      const l2Hi = b + Math.abs(b) * PHI;
+      // NK > 0 times an interval of either sign.
+      a = l2Lo >= 0 ? nkLo * l2Lo : nkHi * l2Lo;
+      b = l2Hi >= 0 ? nkHi * l2Hi : nkLo * l2Hi;
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      a = d1Lo + (a - Math.abs(a) * PHI);
+      b = d1Hi + (b + Math.abs(b) * PHI);
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      const devLo = a - Math.abs(a) * PHI;
+      const devHi = b + Math.abs(b) * PHI;
+      // term1 = (S(n) − S(k)) − S(n − k)
+      a = snLo - sAt[2 * k + 1]!;
+      b = snHi - sAt[2 * k]!;
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      a = a - Math.abs(a) * PHI - sDiff[2 * (n - k) + 1]!;
+      b = b + Math.abs(b) * PHI - sDiff[2 * (n - k)]!;
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      const t1Lo = a - Math.abs(a) * PHI;
+      const t1Hi = b + Math.abs(b) * PHI;
+      // term2 = sqrt(N / (2π·K·NK))
+      a = twoPi[2 * k]! * nkLo;
+      b = twoPi[2 * k + 1]! * nkHi;
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      a = n / (b + Math.abs(b) * PHI);
+      b = n / (twoPi[2 * k]! * nkLo - Math.abs(twoPi[2 * k]! * nkLo) * PHI);
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      x = Math.sqrt(a - Math.abs(a) * PHI);
+      y = Math.sqrt(b + Math.abs(b) * PHI);
+      a = Math.min(x, y);
+      b = Math.max(x, y);
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      // exp((log(term2) + term1) − dev)
+      x = Math.log(a - Math.abs(a) * PHI);
+      y = Math.log(b + Math.abs(b) * PHI);
+      a = Math.min(x, y);
+      b = Math.max(x, y);
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      a = a - Math.abs(a) * PHI + t1Lo;
+      b = b + Math.abs(b) * PHI + t1Hi;
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      a = a - Math.abs(a) * PHI - devHi;
+      b = b + Math.abs(b) * PHI - devLo;
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      x = Math.exp(a - Math.abs(a) * PHI);
+      y = Math.exp(b + Math.abs(b) * PHI);
+      a = Math.min(x, y);
+      b = Math.max(x, y);
+      least = Math.min(least, Math.abs(a), Math.abs(b));
+      most = Math.max(most, Math.abs(a), Math.abs(b));
+      tLo = a - Math.abs(a) * PHI;
+      tHi = b + Math.abs(b) * PHI;
+    }
+    a = sumLo + tLo;
+    b = sumHi + tHi;
+    least = Math.min(least, Math.abs(a), Math.abs(b));
+    most = Math.max(most, Math.abs(a), Math.abs(b));
+    sumLo = a - Math.abs(a) * PHI;
+    sumHi = b + Math.abs(b) * PHI;
+  }
+  // (NaN fails both tests.)
+  if (!(least >= FAST_FROM && most < TOP)) return binomialTailReference(n, p, from);
+  return { lo: sumLo, hi: sumHi };
+}
+
+/** binomialTail step by step, for any p: the reference the fast loop is tested against. */
+export function binomialTailReference(n: number, p: Interval, from: number): Interval {
   stirlingUpTo(n);
   const sAt = stirlingAt;
   const sDiff = stirlingOfDifference;
@@ -286,24 +508,46 @@ export function derive(epsilon: number, delta: number): DpParameters {
   const beta = sub(ONE, exp(mul(MINUS_ONE, eps)));
   const power = exp(eps);
   const gamma = div(add(sub(power, ONE), beta), power);
-  const a = new Map<number, Interval>();
-  const c = new Map<number, Interval>();
+  // c(n)'s exponent per n, which depends on γ and β alone: computed once (the same
+  // operations, so the same ends; an error it raises is raised before any a(n) instead of after
+  // the first, and every derivation computes at least one a(n)).
+  const t1 = mul(gamma, log(div(gamma, beta)));
+  const t2 = sub(t1, sub(gamma, beta));
+  // a(n) and the upper end of c(n) per n, computed once each (undefined: not yet).
+  const aLo: number[] = [];
+  const aHi: number[] = [];
+  const cHi: number[] = [];
   const deltaOf = (k: number): Interval => {
     const first = toInt(Math.ceil(sub(div(point(k), gamma), ONE).lo));
-    let worst = point(-Number.MAX_VALUE);
-    let bound = point(Number.MAX_VALUE);
-    for (let n = first; worst.lo <= bound.hi; n++) {
-      if (!a.has(n)) {
+    // The larger of the a(n) so far, on bare ends: of two intervals that only touch, the upper;
+    // of two that overlap more, neither can be told larger (an error).
+    let worstLo = -Number.MAX_VALUE;
+    let worstHi = -Number.MAX_VALUE;
+    let boundHi = Number.MAX_VALUE;
+    for (let n = first; worstLo <= boundHi; n++) {
+      if (aLo[n] === undefined) {
         const from = toInt(Math.floor(mul(point(n), gamma).lo)) + 1;
-        a.set(n, binomialTail(n, beta, from));
-        const t1 = mul(gamma, log(div(gamma, beta)));
-        const t2 = sub(t1, sub(gamma, beta));
-        c.set(n, exp(mul(MINUS_ONE, mul(point(n), t2))));
+        const sum = binomialTail(n, beta, from);
+        aLo[n] = sum.lo;
+        aHi[n] = sum.hi;
+        cHi[n] = exp(mul(MINUS_ONE, mul(point(n), t2))).hi;
       }
-      worst = larger(worst, a.get(n)!);
-      bound = c.get(n)!;
+      const lo = aLo[n]!;
+      const hi = aHi[n]!;
+      if (worstHi === lo) {
+        worstLo = lo;
+        worstHi = hi;
+      } else if (hi === worstLo) {
+        // the running one stays
+      } else if (!(worstHi < lo || hi < worstLo)) {
+        throw new ParameterError('undecidable comparison');
+      } else if (worstHi < lo) {
+        worstLo = lo;
+        worstHi = hi;
+      }
+      boundHi = cHi[n]!;
     }
-    return worst;
+    return { lo: worstLo, hi: worstHi };
   };
   let k = 1;
   for (let dk = point(Number.MAX_VALUE); !below(dk, del); k++) dk = deltaOf(k);

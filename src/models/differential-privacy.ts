@@ -61,20 +61,54 @@ export function differentialPrivacy(spec: DifferentialPrivacySpec, where: string
  */
 export function sampleRows(rows: number, beta: number, random: UniformDraws = new SecretDraws()): Uint8Array {
   const kept = new Uint8Array(rows);
-  for (let r = 0; r < rows; r++) kept[r] = uniform(random) < beta ? 1 : 0;
+  for (const r of sampledRowIndices(rows, beta, random)) kept[r] = 1;
   return kept;
 }
 
 /**
- * The rows of `table` that `kept` marks, in order, with every dictionary as it is (the report
- * describes the input's values; a released value is always a sampled row's). A column's first
- * row and the table's origins no longer number its rows, so they are dropped.
+ * sampleRows as the kept rows' indices, ascending: the same draws and the same decisions (a
+ * row is kept when `uniform(random) < β`, compared here on the 53-bit integer before its
+ * exact division by 2^53), without a flag per row to scan again.
  */
-export function sampledTable(table: EncodedTable, kept: Uint8Array): EncodedTable {
+export function sampledRowIndices(
+  rows: number,
+  beta: number,
+  random: UniformDraws = new SecretDraws(),
+): Int32Array {
+  const threshold = beta * 9007199254740992;
+  const kept = new Int32Array(rows);
   let count = 0;
-  for (let r = 0; r < table.rowCount; r++) count += kept[r]!;
-  const rows = new Int32Array(count);
-  for (let r = 0, at = 0; r < table.rowCount; r++) if (kept[r]) rows[at++] = r;
+  // Two words a row, drawn a block at a time (a call per word costs more than the test).
+  const words = new Uint32Array(2 * Math.min(rows, 8192));
+  for (let start = 0; start < rows; start += words.length / 2) {
+    const end = Math.min(rows, start + words.length / 2);
+    const block = words.subarray(0, 2 * (end - start));
+    drawWords(random, block);
+    for (let r = start, w = 0; r < end; r++, w += 2) {
+      if ((block[w]! >>> 5) * 67108864 + (block[w + 1]! >>> 6) < threshold) kept[count++] = r;
+    }
+  }
+  return kept.subarray(0, count);
+}
+
+/**
+ * `into` filled with `random`'s next words in order; from the secret generator, straight from
+ * the operating system's (the same source its own words come from, and none of them reused).
+ */
+function drawWords(random: UniformDraws, into: Uint32Array): void {
+  if (random instanceof SecretDraws) randomFillSync(into);
+  else for (let i = 0; i < into.length; i++) into[i] = random.nextU32();
+}
+
+/**
+ * The rows of `table` that `kept` marks (a flag per row, or the kept rows' indices ascending),
+ * in order, with every dictionary as it is (the report describes the input's values; a released
+ * value is always a sampled row's). A column's first row and the table's origins no longer
+ * number its rows, so they are dropped.
+ */
+export function sampledTable(table: EncodedTable, kept: Uint8Array | Int32Array): EncodedTable {
+  const rows = kept instanceof Int32Array ? kept : flaggedRows(kept, table.rowCount);
+  const count = rows.length;
   const { origins: _, ...rest } = table;
   return {
     ...rest,
@@ -82,11 +116,21 @@ export function sampledTable(table: EncodedTable, kept: Uint8Array): EncodedTabl
     columns: table.columns.map(({ firstRow: __, ...c }) => {
       // A column carried as its rows' bytes (a sharded release's pass-through one).
       if (c.raw) return { ...c, raw: gatherRaw(c.raw, rows) };
+      const source = c.codes;
       const codes = new Int32Array(count);
-      for (let i = 0; i < count; i++) codes[i] = c.codes[rows[i]!]!;
+      for (let i = 0; i < count; i++) codes[i] = source[rows[i]!]!;
       return { ...c, codes };
     }),
   };
+}
+
+/** The rows a flag per row marks, ascending. */
+function flaggedRows(kept: Uint8Array, rowCount: number): Int32Array {
+  let count = 0;
+  for (let r = 0; r < rowCount; r++) count += kept[r]!;
+  const rows = new Int32Array(count);
+  for (let r = 0, at = 0; r < rowCount; r++) if (kept[r]) rows[at++] = r;
+  return rows;
 }
 
 /**
@@ -103,7 +147,7 @@ export function secretSampler(
   if (!model) return undefined;
   const { beta } = dpSettings(model, where);
   const random = new SecretDraws();
-  return (shard) => sampledTable(shard, sampleRows(shard.rowCount, beta, random));
+  return (shard) => sampledTable(shard, sampledRowIndices(shard.rowCount, beta, random));
 }
 
 /** A uniform double in [0, 1) from 53 random bits. */

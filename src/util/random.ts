@@ -11,10 +11,13 @@ export abstract class UniformDraws {
   /** Uniform integer in [0, n), without modulo bias. */
   below(n: number): number {
     if (!(n >= 1 && n <= 2 ** 32)) throw new PpdpError('E_INTERNAL', 'below: n out of range');
-    const limit = 2 ** 32 - (2 ** 32 % n);
+    // a mod n as a − ⌊a/n⌋·n: exact for a, n ≤ 2^32 (the quotient's double is never rounded
+    // across a whole number), and cheaper than the floating-point remainder. The shuffles of
+    // every release draw one per row.
+    const limit = 2 ** 32 - (2 ** 32 - Math.floor(2 ** 32 / n) * n);
     for (;;) {
       const x = this.nextU32();
-      if (x < limit) return x % n;
+      if (x < limit) return x - Math.floor(x / n) * n;
     }
   }
 

@@ -14,13 +14,31 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dpSplit } from '../../src/catalogue/differential-privacy.ts';
-import { binomialTail, derive, dpBudget, dpParameters } from '../../src/catalogue/dp-parameters.ts';
+import {
+  binomialTail,
+  binomialTailReference,
+  derive,
+  dpBudget,
+  dpParameters,
+  nextAfter,
+  nextUpByBits,
+} from '../../src/catalogue/dp-parameters.ts';
 import type { ClaimsOf } from '../../src/claims/index.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
-import { exponentialMechanism } from '../../src/methods/generalization/dp-search.ts';
-import { buildGeneralization } from '../../src/methods/generalization/index.ts';
-import { SecretDraws, sampleRows, uniform } from '../../src/models/differential-privacy.ts';
+import { dpSearch, exponentialMechanism } from '../../src/methods/generalization/dp-search.ts';
+import {
+  buildGeneralization,
+  openSearch,
+  prepareGeneralization,
+} from '../../src/methods/generalization/index.ts';
+import {
+  SecretDraws,
+  sampledRowIndices,
+  sampledTable,
+  sampleRows,
+  uniform,
+} from '../../src/models/differential-privacy.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
 import type { ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
@@ -170,6 +188,77 @@ describe('the derivation', () => {
     const kept = sampleRows(200_000, 0.3, new Random(5));
     const n = kept.reduce((s, v) => s + v, 0);
     expect(Math.abs(n / 200_000 - 0.3)).toBeLessThan(0.01);
+  });
+
+  // The fast neighbours (v ± |v|·PHI) against stepping the representation: every binade's
+  // edges, both signs, the subnormals, 0, ±∞, NaN and random bit patterns.
+  it('steps to the next double above and below exactly as the representation does', () => {
+    const down = (v: number) => -nextUpByBits(-v);
+    const words = new BigUint64Array(1);
+    const asDouble = new Float64Array(words.buffer);
+    const random = new Random(11);
+    const values = [
+      0,
+      -0,
+      Number.NaN,
+      Infinity,
+      -Infinity,
+      Number.MAX_VALUE,
+      Number.MIN_VALUE,
+      2 ** -960,
+      2 ** 1023,
+    ];
+    for (let e = -1074; e <= 1023; e += 1)
+      for (const m of [1, 1 + 2 ** -52, 2 - 2 ** -52, 1.7]) values.push(m * 2 ** e, -m * 2 ** e);
+    for (let i = 0; i < 20_000; i++) {
+      words[0] = (BigInt(random.nextU32()) << 32n) | BigInt(random.nextU32());
+      values.push(asDouble[0]!);
+    }
+    const wrong = values.filter(
+      (v) => !Object.is(nextAfter.up(v), nextUpByBits(v)) || !Object.is(nextAfter.down(v), down(v)),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  // The fast loop of a(n) against the step-by-step reference: the same ends to the bit, for the
+  // β of several ε, n to 300 and sums from below 0, 0, 1, inside and at n; and p = 1e-300,
+  // whose terms underflow, taken back to the reference.
+  it('sums the binomial tail in its fast loop to the reference’s ends, bit for bit', () => {
+    const wrong: string[] = [];
+    const ps = [0.05, 0.3934693402873664, 0.6321205588285576, 0.8646647167633871, 0.999, 1e-300].map((v) => ({
+      lo: v,
+      hi: nextAfter.up(nextAfter.up(v)),
+    }));
+    for (const p of ps) {
+      for (let n = 1; n <= 300; n += n < 40 ? 1 : 7) {
+        for (const from of [-2, 0, 1, Math.floor(n * 0.4), Math.floor(n * 0.9), n]) {
+          const fast = binomialTail(n, p, from);
+          const reference = binomialTailReference(n, p, from);
+          if (bitsOf(fast.lo) !== bitsOf(reference.lo) || bitsOf(fast.hi) !== bitsOf(reference.hi))
+            wrong.push(`${p.lo} ${n} ${from}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  // The sample as row indices: the same draws and decisions as a flag per row drawn with
+  // uniform() < β, and the sampled table the same rows whichever form it is given.
+  it('samples row indices with the same decisions as uniform() < β', () => {
+    for (const beta of [0.3, 0.6321205588285576, 0.5 + 2 ** -53, 1 - 2 ** -53]) {
+      const a = new Random(9);
+      const flags = Array.from({ length: 5000 }, () => (uniform(a) < beta ? 1 : 0));
+      const indices = sampledRowIndices(5000, beta, new Random(9));
+      expect([...indices]).toEqual(flags.flatMap((f, r) => (f ? [r] : [])));
+      expect([...sampleRows(5000, beta, new Random(9))]).toEqual(flags);
+    }
+    const table = readInput(
+      adultSpec([{ model: 'differential-privacy', epsilon: 1, delta: 1e-5, levels: LEVELS }]),
+    );
+    const byIndex = sampledTable(table, sampledRowIndices(table.rowCount, 0.5, new Random(3)));
+    const byFlag = sampledTable(table, sampleRows(table.rowCount, 0.5, new Random(3)));
+    expect(byIndex.rowCount).toBe(byFlag.rowCount);
+    expect(byIndex.columns.map((c) => [...c.codes])).toEqual(byFlag.columns.map((c) => [...c.codes]));
   });
 });
 
@@ -365,6 +454,27 @@ describe('a differentially private release of Adult with a private search', () =
     verifierFor('generalization').verify({ spec: s, table, claims: c, staged: st });
   const split = dpBudget(2, { searchBudget: 0.1, steps: 20 });
   const { beta, k } = dpParameters(split.epsilonAnon, 1e-5);
+
+  // Forty rows, every class under k at every node (the top too): every node scores as the top
+  // does, and ARX's optimum, of equal scores the lower node, is the lowest pivot drawn, below
+  // the top (each step's candidates lie at most one level below the pivots before).
+  it('of equal scores keeps the lower node, as ARX does', () => {
+    const few = sampledTable(
+      table,
+      Int32Array.from({ length: 40 }, (_, r) => r),
+    );
+    const prepared = prepareGeneralization(spec, few, wasmGroupingKernel);
+    const evaluator = openSearch(prepared, wasmGroupingKernel);
+    const { lattice } = prepared.problem;
+    const settings = { stepEpsilon: split.stepEpsilon, steps: 5, k, inputRows: few.rowCount };
+    const searched = dpSearch(prepared, evaluator, settings, new Random(4), uniform);
+    evaluator.dispose();
+    const levels = prepared.qis.map((q) => searched.node[q.name]!);
+    expect(searched.stepsTaken).toBe(5);
+    const below = lattice.levelSum(lattice.top) - lattice.levelSum(lattice.index(levels));
+    expect(below).toBeGreaterThanOrEqual(1);
+    expect(below).toBeLessThanOrEqual(5);
+  });
 
   it('samples with β and k from the ε left after the search, searches within its share, and verifies', () => {
     expect(claims.dp).toMatchObject({ beta, k });

@@ -44,16 +44,16 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
         typeOf.get(col.name) === 'quasi-identifying' ? input.hierarchies.get(col.name) : undefined;
       // A column that passes through as bytes stays bytes: its released rows' values gathered.
       if (col.raw) return { name: col.name, kind: 'utf8', values: gatherRaw(col.raw, rowAt ?? n) };
-      const codes = new Int32Array(n);
       const source = col.codes;
       if (!hierarchy) {
-        if (rowAt) for (let j = 0; j < n; j++) codes[j] = source[rowAt[j]!]!;
-        else codes.set(source.subarray(0, n));
         // A pass-through column read as a dictionary, in a release built as one task, is
         // released as the bytes a sharded release carries.
-        if (isPassThroughType(typeOf.get(col.name)))
+        if (isPassThroughType(typeOf.get(col.name))) {
+          const codes = rowAt ? gatherCodes(source, rowAt) : source.subarray(0, n);
           return { name: col.name, kind: 'utf8', values: rawOfCodes(utf8Buffers(col.dictionary), codes) };
-        return compactDictionary(col.name, col.dictionary, codes);
+        }
+        if (rowAt) return compactGather(col.name, col.dictionary, source, rowAt);
+        return compactDictionary(col.name, col.dictionary, source.subarray(0, n));
       }
       const level = input.node[col.name]!;
       const cells = input.suppressedCells?.get(col.name);
@@ -61,6 +61,10 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
       const dictionary = hierarchy.labels[level]!.slice();
       let star = dictionary.indexOf(SUPPRESSED);
       if (star < 0) star = dictionary.push(SUPPRESSED) - 1;
+      // Removed rows never reach the release: the labels straight into their compact dictionary.
+      if (rowAt && !cells && input.suppressed === 'remove')
+        return compactGather(col.name, dictionary, source, rowAt, levelTable);
+      const codes = new Int32Array(n);
       if (rowAt) {
         for (let j = 0; j < n; j++) {
           const r = rowAt[j]!;
@@ -72,6 +76,40 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
       if (cells) for (let j = 0; j < n; j++) if (cells[rowAt ? rowAt[j]! : j]) codes[j] = star;
       return compactDictionary(col.name, dictionary, codes);
     });
+}
+
+/** `source` at the rows `rowAt` names, in that order. */
+function gatherCodes(source: Int32Array, rowAt: Int32Array): Int32Array {
+  const codes = new Int32Array(rowAt.length);
+  for (let j = 0; j < rowAt.length; j++) codes[j] = source[rowAt[j]!]!;
+  return codes;
+}
+
+/**
+ * compactDictionary over the codes `source` holds at the rows `rowAt` names (through `mapped`,
+ * code → code in `dictionary`, when given), in one pass: the same column, without the codes
+ * gathered first.
+ */
+function compactGather(
+  name: string,
+  dictionary: readonly string[],
+  source: Int32Array,
+  rowAt: Int32Array,
+  mapped?: Int32Array,
+): OutputColumn & { kind: 'dictionary' } {
+  const remap = new Int32Array(dictionary.length).fill(-1);
+  const used: string[] = [];
+  const codes = new Int32Array(rowAt.length);
+  for (let j = 0; j < rowAt.length; j++) {
+    const c = mapped ? mapped[source[rowAt[j]!]!]! : source[rowAt[j]!]!;
+    let x = remap[c]!;
+    if (x < 0) {
+      x = remap[c] = used.length;
+      used.push(dictionary[c]!);
+    }
+    codes[j] = x;
+  }
+  return { name, kind: 'dictionary', dictionary: used, codes };
 }
 
 /**

@@ -4,7 +4,7 @@
  * step adds the current node's direct specializations to the candidates, removes the current
  * node, and draws the next one from the candidates by the exponential mechanism with the step's
  * ε over a score of sensitivity one; the release takes the best-scoring node drawn (the top
- * included). The score is ARX's for its Loss metric, computed on the sample: minus the summed
+ * included; of equal scores the lower node, as ARX's optimum does). The score is ARX's for its Loss metric, computed on the sample: minus the summed
  * Loss share of every cell of the sample (a suppressed or unsampled row's cells count 1 each),
  * over the number of quasi-identifiers and k − 1 (the sensitivity). The draws come from the
  * caller's generator: the secret one in a release (never the spec's seed).
@@ -101,7 +101,12 @@ export function dpSearch(
     const drawn = exponentialMechanism(values, settings.stepEpsilon, uniform(random));
     pivot = ids[drawn]!;
     taken = step;
-    if (values[drawn]! > bestScore) {
+    // As ARX keeps its optimum: the better score, and of two equal ones the lower node (with
+    // every class suppressed, each node scores as the top does).
+    if (
+      values[drawn]! > bestScore ||
+      (values[drawn]! === bestScore && lattice.levelSum(pivot) < lattice.levelSum(best))
+    ) {
       best = pivot;
       bestScore = values[drawn]!;
     }

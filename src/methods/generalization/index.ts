@@ -19,8 +19,8 @@ import { GeneralizationMetrics } from '../../metrics/generalization.ts';
 import {
   dpSettings,
   SecretDraws,
+  sampledRowIndices,
   sampledTable,
-  sampleRows,
   uniform,
 } from '../../models/differential-privacy.ts';
 import {
@@ -330,9 +330,11 @@ export function dpPlan(spec: ReleaseSpec): DpPlan | undefined {
 function dpSample(ctx: MethodContext): DpSample | undefined {
   const plan = dpPlan(ctx.spec);
   if (!plan) return undefined;
-  const { table } = ctx;
+  const { table, time } = ctx;
   const random = new SecretDraws();
-  const sampled = sampledTable(table, sampleRows(table.rowCount, plan.settings.beta, random));
+  const sampled = time('sample', () =>
+    sampledTable(table, sampledRowIndices(table.rowCount, plan.settings.beta, random)),
+  );
   return { ...plan, table: sampled, inputRows: table.rowCount, random };
 }
 
