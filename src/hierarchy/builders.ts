@@ -26,6 +26,12 @@ export interface Grid {
   readonly index: ReadonlyMap<string, number>;
   /** Row r is dictionary code r (a builder's grid): no value needs looking up. */
   readonly rowsAreCodes: boolean;
+  /**
+   * A builder's refusals: the dictionary codes it could not take (in code order) and the error
+   * to throw when rows hold some of them. Kept with the grid, so that a grid made once for a
+   * dictionary checks each shard's rows against it (`checkRefused`).
+   */
+  readonly refused?: { readonly codes: Int32Array; readonly fail: (count: number, row: number) => never };
 }
 
 /** Fills a grid row by row, interning labels as they come. */
@@ -33,6 +39,7 @@ export class GridWriter implements Grid {
   readonly cells: Int32Array[];
   readonly labels: string[] = [];
   readonly index = new Map<string, number>();
+  refused?: Grid['refused'];
 
   constructor(
     readonly height: number,
@@ -109,31 +116,44 @@ function buildGrid(
   top = '*',
 ): Grid {
   const dict = column.dictionary;
-  const used = new Uint8Array(dict.length);
-  for (let r = 0; r < column.codes.length; r++) used[column.codes[r]!] = 1;
   const grid = new GridWriter(height, dict.length, true);
   const topCode = grid.code(top);
   const star = grid.code('*');
   const levels = new Int32Array(height + 1);
-  let refused = 0;
-  let first = -1;
+  const refused: number[] = [];
   for (let code = 0; code < dict.length; code++) {
     const value = dict[code]!;
     if (isMissing(value)) {
       levels.fill(grid.code(value), 1, height);
       levels[height] = topCode;
     } else if (!build(value, levels, grid)) {
-      if (used[code] && refused++ === 0) first = code;
+      refused.push(code);
       levels.fill(star, 1, height);
       levels[height] = topCode;
     }
     for (let l = 1; l <= height; l++) grid.cells[l]![code] = levels[l]!;
   }
-  if (refused > 0) fail(refused, rowOf(column, first));
+  grid.refused = { codes: Int32Array.from(refused), fail };
+  checkRefused(grid, column);
   // The values last, once every label above them is known: a value equal to one shares its code.
   const values = grid.cells[0]!;
   for (let code = 0; code < dict.length; code++) values[code] = grid.codeOfValue(dict[code]!);
   return grid;
+}
+
+/**
+ * Fails when rows of `column` hold values its builder refused (`grid`'s, made for the same
+ * dictionary): how many distinct ones, and the first row of the first in dictionary order.
+ */
+export function checkRefused(grid: Grid, column: EncodedColumn): void {
+  if (!grid.refused || grid.refused.codes.length === 0) return;
+  const { codes, fail } = grid.refused;
+  const used = new Uint8Array(column.dictionary.length);
+  for (let r = 0; r < column.codes.length; r++) used[column.codes[r]!] = 1;
+  let count = 0;
+  let first = -1;
+  for (const code of codes) if (used[code] && count++ === 0) first = code;
+  if (count > 0) fail(count, rowOf(column, first));
 }
 
 /** "1 distinct value is" / "3 distinct values are", for messages that count without naming. */

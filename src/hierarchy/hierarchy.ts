@@ -9,7 +9,9 @@ import { checkHierarchySize } from '../data/limits.ts';
 import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
 import { HierarchyError } from '../errors.ts';
 import type { HierarchySpec } from '../release-spec/spec.ts';
+import { PerDictionary } from '../util/per-dictionary.ts';
 import {
+  checkRefused,
   dateGrid,
   type Grid,
   gridRows,
@@ -50,8 +52,24 @@ export interface Hierarchy {
  * may name a value (never for sensitive or identifying columns).
  */
 export function buildHierarchy(column: EncodedColumn, spec: HierarchySpec, quoteValues: boolean): Hierarchy {
-  return fromGrid(column, hierarchyGrid(column, spec), hierarchySource(spec), quoteValues);
+  const source = hierarchySource(spec);
+  // A file is read again each time (it may change between releases); a builder's hierarchy
+  // follows from the spec and the dictionary alone: shards of one input share theirs.
+  if (spec.kind === 'file') return fromGrid(column, hierarchyGrid(column, spec), source, quoteValues);
+  const key = `${quoteValues ? 1 : 0}\u0000${column.name}\u0000${JSON.stringify(spec)}`;
+  let fresh = false;
+  const made = built.get(key, column.dictionary, () => {
+    fresh = true;
+    const grid = hierarchyGrid(column, spec);
+    return { grid, shape: hierarchyShape(column, grid, source, quoteValues) };
+  });
+  // A kept grid was made for another shard's rows: this one's are checked against it.
+  if (!fresh) checkRefused(made.grid, column);
+  return withRows(column, made.grid, made.shape, source);
 }
+
+/** A builder's grid and shape per dictionary: enough for a release's hierarchies. */
+const built = new PerDictionary<{ grid: Grid; shape: HierarchyShape }>(8);
 
 /** The hierarchy as string rows `[value, level1, …, top]`, from its file or builder. */
 export function hierarchyRows(column: EncodedColumn, spec: HierarchySpec): Rows {
@@ -146,6 +164,31 @@ export function readHierarchyRows(path: string): Rows {
 }
 
 function fromGrid(column: EncodedColumn, grid: Grid, source: string, quoteValues: boolean): Hierarchy {
+  return withRows(column, grid, hierarchyShape(column, grid, source, quoteValues), source);
+}
+
+/**
+ * What a hierarchy is whichever of its dictionary's values rows hold: each code's row and
+ * labels per level, checked for duplicates, a top, cycles (the tree check's error waits for
+ * the missing values' check, which comes first).
+ */
+interface HierarchyShape {
+  readonly height: number;
+  /** code → its grid row; -1: a dictionary entry no row lists. */
+  readonly rowOf: Int32Array;
+  readonly levelTables: Int32Array[];
+  readonly labels: string[][];
+  /** localOf[l][grid label] = its label code at level l (-1: none); level 0 unused. */
+  readonly localOf: Int32Array[];
+  readonly notATree: HierarchyError | undefined;
+}
+
+function hierarchyShape(
+  column: EncodedColumn,
+  grid: Grid,
+  source: string,
+  quoteValues: boolean,
+): HierarchyShape {
   const height = grid.rows === 0 ? 0 : grid.height;
   const { cells, labels: names } = grid;
   const values = cells[0]!;
@@ -162,39 +205,24 @@ function fromGrid(column: EncodedColumn, grid: Grid, source: string, quoteValues
   }
   checkTop(column.name, source, grid, height, quoteValues);
   if (hasCycle(grid, height)) reportCycle(column.name, source, gridRows(grid), quoteValues);
-  const present = presentCodes(column);
   const dict = column.dictionary;
   // code → its row; -1: an unused dictionary entry no row lists (never released: `*` above it).
   const rowOf = new Int32Array(dict.length).fill(-1);
-  const missing: number[] = [];
   for (let code = 0; code < dict.length; code++) {
     const label = grid.rowsAreCodes ? values[code] : grid.index.get(dict[code]!);
     const row = label === undefined ? -1 : rowOfLabel[label]!;
     if (row >= 0) rowOf[code] = row;
-    else if (present[code]) missing.push(code);
   }
-  if (missing.length > 0) throw missingValues(column, source, missing);
-
-  // A builder's grid has a row per dictionary value: only those of values present count.
-  const counted = (r: number) => !grid.rowsAreCodes || present[r] === 1;
-  let rows = 0;
-  for (let r = 0; r < grid.rows; r++) if (counted(r)) rows++;
   // Plain loops: `Int32Array.from` over a dictionary of strings walks it as an iterable.
   const identity = new Int32Array(dict.length);
-  const underLeaf = new Int32Array(dict.length);
-  for (let c = 0; c < dict.length; c++) {
-    identity[c] = c;
-    underLeaf[c] = rowOf[c] !== -1 && counted(rowOf[c]!) ? 1 : 0;
-  }
+  for (let c = 0; c < dict.length; c++) identity[c] = c;
   const levelTables: Int32Array[] = [identity];
   const labels: string[][] = [dict.slice()];
-  const rowsUnder: Int32Array[] = [underLeaf];
+  const localOf: Int32Array[] = [new Int32Array(0)];
   // Per level, grid labels renumbered from 0 in the order the codes meet them.
   const star = grid.index.get('*') ?? names.length;
-  const local = new Int32Array(names.length + 1);
-  const perLabel = new Int32Array(names.length + 1);
   for (let l = 1; l <= height; l++) {
-    local.fill(-1);
+    const local = new Int32Array(names.length + 1).fill(-1);
     const at = cells[l]!;
     const table = new Int32Array(dict.length);
     const levelLabels: string[] = [];
@@ -207,16 +235,45 @@ function fromGrid(column: EncodedColumn, grid: Grid, source: string, quoteValues
       }
       table[code] = id;
     }
-    perLabel.fill(0);
-    for (let r = 0; r < grid.rows; r++) if (counted(r)) perLabel[at[r]!]!++;
-    const under = new Int32Array(levelLabels.length);
-    for (let label = 0; label < local.length; label++)
-      if (local[label]! >= 0) under[local[label]!] = perLabel[label]!;
     levelTables.push(table);
     labels.push(levelLabels);
+    localOf.push(local);
+  }
+  const notATree = treeError(column.name, source, levelTables, labels, quoteValues);
+  return { height, rowOf, levelTables, labels, localOf, notATree };
+}
+
+/** The hierarchy of `column`'s rows: the values they hold checked and counted (copies of the shape's tables). */
+function withRows(column: EncodedColumn, grid: Grid, shape: HierarchyShape, source: string): Hierarchy {
+  const { height, rowOf, localOf } = shape;
+  const present = presentCodes(column);
+  const dict = column.dictionary;
+  const missing: number[] = [];
+  for (let code = 0; code < dict.length; code++) if (rowOf[code] === -1 && present[code]) missing.push(code);
+  if (missing.length > 0) throw missingValues(column, source, missing);
+  if (shape.notATree) throw shape.notATree;
+
+  // A builder's grid has a row per dictionary value: only those of values present count.
+  const counted = (r: number) => !grid.rowsAreCodes || present[r] === 1;
+  let rows = 0;
+  for (let r = 0; r < grid.rows; r++) if (counted(r)) rows++;
+  const underLeaf = new Int32Array(dict.length);
+  for (let c = 0; c < dict.length; c++) underLeaf[c] = rowOf[c] !== -1 && counted(rowOf[c]!) ? 1 : 0;
+  const rowsUnder: Int32Array[] = [underLeaf];
+  const perLabel = new Int32Array(grid.labels.length + 1);
+  for (let l = 1; l <= height; l++) {
+    const at = grid.cells[l]!;
+    const local = localOf[l]!;
+    perLabel.fill(0);
+    for (let r = 0; r < grid.rows; r++) if (counted(r)) perLabel[at[r]!]!++;
+    const under = new Int32Array(shape.labels[l]!.length);
+    for (let label = 0; label < local.length; label++)
+      if (local[label]! >= 0) under[local[label]!] = perLabel[label]!;
     rowsUnder.push(under);
   }
-  checkTree(column.name, source, levelTables, labels, quoteValues);
+  // Copies: the caller owns what it gets, the shape serves the next shard too.
+  const levelTables = shape.levelTables.map((table) => table.slice());
+  const labels = shape.labels.map((level) => level.slice());
   const leaves = levelTables.map((table, l) => {
     const counts = new Int32Array(labels[l]!.length);
     for (let code = 0; code < dict.length; code++) if (present[code]) counts[table[code]!]!++;
@@ -263,14 +320,14 @@ function missingValues(column: EncodedColumn, source: string, codes: number[]): 
   );
 }
 
-/** A label must have one parent: values that meet at level l must meet at every level above. */
-function checkTree(
+/** A label must have one parent: values that meet at level l must meet at every level above (the error if not). */
+function treeError(
   name: string,
   source: string,
   tables: Int32Array[],
   labels: string[][],
   quoteValues: boolean,
-): void {
+): HierarchyError | undefined {
   for (let l = 1; l + 1 < tables.length; l++) {
     const parent = new Int32Array(labels[l]!.length).fill(-1);
     const below = tables[l]!;
@@ -279,7 +336,7 @@ function checkTree(
       const p = parent[below[code]!]!;
       if (p === -1) parent[below[code]!] = above[code]!;
       else if (p !== above[code]) {
-        throw new HierarchyError(
+        return new HierarchyError(
           'E_HIERARCHY_TREE',
           `${source}: hierarchy of '${name}' is not a tree: ${
             quoteValues ? `label '${labels[l]![below[code]!]}'` : 'a label'
@@ -289,6 +346,7 @@ function checkTree(
       }
     }
   }
+  return undefined;
 }
 
 /**

@@ -144,20 +144,25 @@ export function expectShard(args: {
   const codeHashes = qis.map((c, q) => {
     const { name, dictionary } = columns[c]!;
     const level = node[name]!;
-    const generalize = new Map((hierarchyRows.get(name) ?? []).map((row) => [row[0]!, row[level]!]));
+    const rows = hierarchyRows.get(name) ?? [];
+    // A builder's rows are the dictionary's values in order: each code's row is its own.
+    const inOrder = rows.length === dictionary.length && dictionary.every((v, code) => rows[code]![0] === v);
+    const generalize = inOrder ? undefined : new Map(rows.map((row) => [row[0]!, row[level]!]));
     const labelIds = new Map<string, number>();
     const labels: string[] = [];
     unplaced[q] = new Uint8Array(dictionary.length);
-    const ids = Int32Array.from(dictionary, (v, code) => {
-      const label = generalize.get(v);
+    const ids = new Int32Array(dictionary.length);
+    for (let code = 0; code < dictionary.length; code++) {
+      const label = generalize ? generalize.get(dictionary[code]!) : rows[code]![level];
       if (label === undefined) {
         unplaced[q]![code] = 1;
-        return -1;
+        ids[code] = -1;
+        continue;
       }
       let id = labelIds.get(label);
       if (id === undefined) labelIds.set(label, (id = labels.push(label) - 1));
-      return id;
-    });
+      ids[code] = id;
+    }
     const labelHashes = dictionaryHashes(c, labels, KEY);
     const out = new Int32Array(KEY * dictionary.length);
     ids.forEach((id, code) => {

@@ -11,22 +11,31 @@
 import { readFileSync } from 'node:fs';
 import { type EncodedColumn, isMissing } from '../data/table.ts';
 import type { DateLevel, HierarchySpec } from '../release-spec/spec.ts';
+import { PerDictionary } from '../util/per-dictionary.ts';
 
 /** `rows[i] = [value, label at level 1, …, top]`, one per value of the column's dictionary (file rows first). */
 export type HierarchyRows = string[][];
 
 export function verifierHierarchyRows(column: EncodedColumn, spec: HierarchySpec): HierarchyRows {
   if (spec.kind === 'file') return fileRows(column, spec.path);
-  const height = heightOf(column, spec);
-  const top = spec.kind === 'groups' ? groupsTop(spec.levels) : '*';
-  return column.dictionary.map((value) => {
-    const above = isMissing(value) ? undefined : labelsAbove(value, spec, height);
-    if (above) return [value, ...above];
-    // A missing value stays itself below the top; an unplaceable one is `*` all the way up.
-    const filler = isMissing(value) ? value : '*';
-    return [value, ...Array.from({ length: height - 1 }, () => filler), top];
+  // The same for every shard of one input (frozen: each caller reads the one kept).
+  return builtRows.get(JSON.stringify(spec), column.dictionary, () => {
+    const height = heightOf(column, spec);
+    const top = spec.kind === 'groups' ? groupsTop(spec.levels) : '*';
+    const rows = column.dictionary.map((value) => {
+      const above = isMissing(value) ? undefined : labelsAbove(value, spec, height);
+      // A missing value stays itself below the top; an unplaceable one is `*` all the way up.
+      const filler = isMissing(value) ? value : '*';
+      return Object.freeze(
+        above ? [value, ...above] : [value, ...Array.from({ length: height - 1 }, () => filler), top],
+      );
+    });
+    return Object.freeze(rows) as HierarchyRows;
   });
 }
+
+/** A builder's rows per dictionary: enough for a release's hierarchies. */
+const builtRows = new PerDictionary<HierarchyRows>(8);
 
 /** Levels above the values: one per width/level/mapping plus the top `*` (a grouping may end at one label). */
 function heightOf(column: EncodedColumn, spec: Exclude<HierarchySpec, { kind: 'file' }>): number {

@@ -25,50 +25,22 @@ interface CellBytes {
   readonly bytes: Uint8Array;
   readonly ends: Int32Array;
   readonly plain: Uint8Array;
-  /** Every value packed little-endian into 4-byte words, zero-padded to a word boundary. */
-  readonly words: Int32Array;
-  /** Word index where value `k` starts in `words`. */
-  readonly wordAt: Int32Array;
+  /** A column of rows' bytes (cell r is row r), not of distinct values. */
+  readonly rows: boolean;
 }
 
 /** A column's values as its cells: a dictionary's entries, or (`raw`) its rows' bytes. */
 function cellBytes(values: readonly string[] | RawValues, delimiter: Buffer): CellBytes {
-  const raw = Array.isArray(values) ? utf8Of(values as readonly string[]) : (values as RawValues);
+  const rows = !Array.isArray(values);
+  const raw = rows ? (values as RawValues) : utf8Of(values as readonly string[]);
   const size = raw.offsets.length - 1;
   const first = raw.offsets[0]!;
   const ends = new Int32Array(size + 1);
   for (let k = 0; k <= size; k++) ends[k] = raw.offsets[k]! - first;
   const bytes = raw.bytes.subarray(first, first + ends[size]!);
-  const plain = new Uint8Array(size);
-  for (let k = 0; k < size; k++) plain[k] = special(bytes, ends[k]!, ends[k + 1]!, delimiter) ? 0 : 1;
-  let packed: { words: Int32Array; wordAt: Int32Array } | undefined;
-  return {
-    bytes,
-    ends,
-    plain,
-    // Only the reader's own loop (after the kernel stops) uses them: made on first use.
-    get words() {
-      packed ??= packWords(bytes, ends);
-      return packed.words;
-    },
-    get wordAt() {
-      packed ??= packWords(bytes, ends);
-      return packed.wordAt;
-    },
-  };
-}
-
-/** Each value again, from a word boundary and zero-padded, for comparing 4 bytes at a time. */
-function packWords(bytes: Uint8Array, ends: Int32Array): { words: Int32Array; wordAt: Int32Array } {
-  const size = ends.length - 1;
-  const wordAt = new Int32Array(size + 1);
-  for (let k = 0; k < size; k++) wordAt[k + 1] = wordAt[k]! + ((ends[k + 1]! - ends[k]! + 3) >> 2);
-  const padded = new Uint8Array(wordAt[size]! * 4);
-  for (let k = 0; k < size; k++) copyBytes(bytes, ends[k]!, ends[k + 1]!, padded, wordAt[k]! * 4);
-  const words = new Int32Array(padded.length >> 2);
-  const view = new DataView(padded.buffer);
-  for (let w = 0; w < words.length; w++) words[w] = view.getInt32(w * 4, true);
-  return { words, wordAt };
+  const plain = new Uint8Array(size).fill(1);
+  for (const k of specialValues(bytes, ends, delimiter)) plain[k] = 0;
+  return { bytes, ends, plain, rows };
 }
 
 /** `from[start, end)` to `to` at `at`: short values byte by byte (a subarray costs more). */
@@ -88,21 +60,31 @@ function utf8Of(values: readonly string[]): RawValues {
 }
 
 /**
- * Whether `bytes[from, to)` holds a quote, CR, LF or the delimiter (as UTF-8: a character's
- * bytes never occur inside another's, so a byte match is a character match).
+ * The values `k` whose bytes `bytes[ends[k], ends[k + 1])` hold a quote, CR, LF or the
+ * delimiter (as UTF-8: a character's bytes never occur inside another's, so a byte match is a
+ * character match). Each found by searching the column's bytes: values rarely hold one.
  */
-function special(bytes: Uint8Array, from: number, to: number, delimiter: Buffer): boolean {
-  const d0 = delimiter[0]!;
-  for (let i = from; i < to; i++) {
-    const b = bytes[i]!;
-    if (b === QUOTE || b === CR || b === LF) return true;
-    if (b === d0 && i + delimiter.length <= to) {
-      let k = 1;
-      while (k < delimiter.length && bytes[i + k] === delimiter[k]) k++;
-      if (k === delimiter.length) return true;
+function specialValues(bytes: Uint8Array, ends: Int32Array, delimiter: Buffer): Set<number> {
+  const found = new Set<number>();
+  const all = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (const needle of [Buffer.of(QUOTE), Buffer.of(CR), Buffer.of(LF), delimiter]) {
+    for (let at = all.indexOf(needle); at >= 0; ) {
+      // The value holding byte `at`: the last k with ends[k] <= at (an empty value holds none).
+      let lo = 0;
+      let hi = ends.length - 2;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (ends[mid]! <= at) lo = mid;
+        else hi = mid - 1;
+      }
+      // A delimiter of several bytes counts only within one value.
+      if (at + needle.length <= ends[lo + 1]!) {
+        found.add(lo);
+        at = all.indexOf(needle, ends[lo + 1]!);
+      } else at = all.indexOf(needle, at + 1);
     }
   }
-  return false;
+  return found;
 }
 
 /** The characters that start a formula: a CSV cell starting with one is escaped (csvText). */
@@ -177,8 +159,9 @@ export function asCsvEncoded(table: EncodedTable, escaped: boolean): EncodedTabl
 /**
  * The cells rows hold in the exact form a writer gives them, for the kernel: each value that
  * needs no quotes, then the delimiter after it (`\n` after the last column's); other values
- * are not compared there. None when a code is out of range (the file cannot hold such a table):
- * checked here, before the kernel's unchecked loads.
+ * are not compared there. A column of rows' bytes is two tables (its rows' bytes as they are,
+ * then the delimiter), not a copy of every row's bytes. None when a code is out of range (the
+ * file cannot hold such a table): checked here, before the kernel's unchecked loads.
  */
 function expectedCells(
   cells: CellBytes[],
@@ -190,6 +173,26 @@ function expectedCells(
   for (const [c, cell] of cells.entries()) {
     const after = c + 1 < cells.length ? delimiter : lineEnd;
     const size = cell.ends.length - 1;
+    const column = codes[c]!;
+    if (cell.rows) {
+      // Row r's cell is its own (the codes are the row numbers): as many rows as the table's.
+      if (size !== column.length) return undefined;
+      const lengths = new Int32Array(size);
+      for (let k = 0; k < size; k++) lengths[k] = cell.plain[k] ? cell.ends[k + 1]! - cell.ends[k]! : -1;
+      const tail = new Uint8Array((after.length + 7) & ~7);
+      tail.set(after);
+      expected.push(
+        { bytes: cell.bytes, starts: cell.ends.subarray(0, size), lengths, codes: column },
+        {
+          bytes: tail,
+          starts: Int32Array.of(0),
+          lengths: Int32Array.of(after.length),
+          codes: new Int32Array(column.length),
+        },
+      );
+      continue;
+    }
+    for (let r = 0; r < column.length; r++) if (!(column[r]! >= 0 && column[r]! < size)) return undefined;
     const lengths = new Int32Array(size);
     const starts = new Int32Array(size);
     let end = 0;
@@ -204,15 +207,10 @@ function expectedCells(
       copyBytes(cell.bytes, cell.ends[k]!, cell.ends[k + 1]!, bytes, starts[k]!);
       copyBytes(after, 0, after.length, bytes, starts[k]! + cell.ends[k + 1]! - cell.ends[k]!);
     }
-    const column = codes[c]!;
-    for (let r = 0; r < column.length; r++) if (!(column[r]! >= 0 && column[r]! < size)) return undefined;
     expected.push({ bytes, starts, lengths, codes: column });
   }
   return expected;
 }
-
-/** The low `n` bytes of a little-endian word. */
-const TAIL = Int32Array.of(0, 0xff, 0xffff, 0xffffff);
 
 /**
  * True when the CSV file at `path` (header, then one line per row, fields split on
@@ -379,9 +377,6 @@ class StagedCsv {
     const bytesOf = this.cells.map((c) => c.bytes);
     const endsOf = this.cells.map((c) => c.ends);
     const plainOf = this.cells.map((c) => c.plain);
-    const wordsOf = this.cells.map((c) => c.words);
-    const wordAtOf = this.cells.map((c) => c.wordAt);
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.length);
     const d0 = delim[0]!;
     const dlen = delim.length;
     let row = from;
@@ -394,20 +389,11 @@ class StagedCsv {
         const k = codes[c]![row]!;
         let i = ends[k]!;
         const stop = ends[k + 1]!;
-        if (dlen === 1 && plainOf[c]![k] === 1 && p + stop - i + 4 <= filled && buf[p] !== QUOTE) {
+        if (dlen === 1 && plainOf[c]![k] === 1 && p + stop - i <= filled && buf[p] !== QUOTE) {
           // A one-byte delimiter and a value without special bytes: the field is equal when
-          // its bytes come next, followed by a delimiter or line end (checked below).
-          const words = wordsOf[c]!;
-          let w = wordAtOf[c]![k]!;
-          const len = stop - i;
-          const end = p + (len & ~3);
-          for (; p < end; p += 4, w++)
-            if (view.getInt32(p, true) !== words[w]) return { pos: DIFFERENT, row };
-          if ((len & 3) !== 0) {
-            if ((view.getInt32(p, true) & TAIL[len & 3]!) !== words[w]) return { pos: DIFFERENT, row };
-            p += len & 3;
-          }
-          i = stop;
+          // its bytes come next, followed by a delimiter or line end (checked below). Only a
+          // row the kernel stopped at comes here: byte by byte.
+          for (; i < stop; i++, p++) if (buf[p] !== bytes[i]) return { pos: DIFFERENT, row };
         } else if (p < filled && buf[p] === QUOTE) {
           p++;
           for (;;) {

@@ -205,6 +205,33 @@ describe('released files of a column of values as bytes', () => {
   }
 });
 
+describe('CSV cells of values as bytes taken from a larger buffer', () => {
+  it('quotes the rows that need it, none before or after them, whatever the buffer holds around', () => {
+    const values = ['a', 'b,c', '', 'say "hi"', 'd', '=1', 'e\nf', 'g'];
+    const inner = raw(values);
+    // The rows' bytes inside a buffer with specials before and after them, offsets not from 0.
+    const around = Buffer.from(',"\n', 'utf8');
+    const bytes = Buffer.concat([around, Buffer.from(inner.bytes), around]);
+    const shifted: RawValues = { offsets: inner.offsets.map((o) => o + around.length), bytes };
+    for (const escapeFormulas of [false, true]) {
+      const columns = (note: OutputColumn): OutputColumn[] => [note, coded('k', values)];
+      const want = encodeCsv(columns(coded('note', values)), ',', { escapeFormulas });
+      for (const kernel of [wasmCsvKernel, tsCsvKernel]) {
+        const got = encodeCsvChunks(
+          columns({ name: 'note', kind: 'utf8', values: shifted }),
+          ',',
+          { escapeFormulas },
+          16,
+          kernel,
+        );
+        expect(Buffer.concat(got).toString(), `${kernel.name} ${escapeFormulas}`).toBe(
+          Buffer.from(want).toString(),
+        );
+      }
+    }
+  });
+});
+
 describe('shards with columns that pass through', () => {
   it('hold those columns as their rows’ values, read back as written', () => {
     const dictionary = [...new Set(rows)];

@@ -197,3 +197,42 @@ describe('hierarchy files and the missing value', () => {
     expect(h.labels[1]![h.levelTables[1]![c.dictionary.indexOf('')]!]).toBe('person');
   });
 });
+
+describe("a builder's hierarchy made once per dictionary", () => {
+  // Shards of one input share the input's dictionary (each its own decoded copy) and hold
+  // different values of it: the hierarchy is made once, each shard's rows checked and counted.
+  const dictionary = ['1', '7', 'x', '25', '60'];
+  const shard = (codes: number[], firstRow: number): EncodedColumn => ({
+    name: 'age',
+    dictionary: [...dictionary],
+    codes: Int32Array.from(codes),
+    firstRow,
+  });
+  const spec = parseHierarchy({ intervals: [10, 50] });
+
+  it("counts each shard's own values and gives it tables of its own", () => {
+    const a = buildHierarchy(shard([0, 1, 1], 0), spec, true);
+    const b = buildHierarchy(shard([3, 4, 3, 0], 3), spec, true);
+    expect(b.labels).toEqual(a.labels);
+    expect(b.levelTables).toEqual(a.levelTables);
+    expect([a.domain, b.domain]).toEqual([2, 3]);
+    expect([a.rows, b.rows]).toEqual([2, 3]);
+    expect(Array.from(a.leaves[1]!)).toEqual([2, 0, 0, 0]);
+    expect(Array.from(b.leaves[1]!)).toEqual([1, 0, 1, 1]);
+    expect(Array.from(b.rowsUnder[2]!)).toEqual([2, 0, 1]);
+    // What one caller changes, the next shard's hierarchy does not see.
+    a.levelTables[1]![0] = 99;
+    a.labels[1]![0] = 'changed';
+    const c = buildHierarchy(shard([0], 9), spec, true);
+    expect(c.levelTables[1]![0]).toBe(0);
+    expect(c.labels[1]![0]).toBe('[0,10)');
+  });
+
+  it('refuses a shard whose rows hold a value the builder refused, naming its row in the input', () => {
+    buildHierarchy(shard([0, 1], 0), spec, true);
+    const e = thrown(() => buildHierarchy(shard([0, 2, 2], 100), spec, true));
+    expect(e.message).toContain("column 'age' row 103: not a number");
+    // A shard without it is released.
+    expect(buildHierarchy(shard([3], 200), spec, true).domain).toBe(1);
+  });
+});

@@ -1,13 +1,14 @@
 /**
  * CSV rows from dictionary codes (the writer's hot loop): each row's cells copied from each
- * column's table of distinct cells, every cell already quoted and followed by its delimiter or
- * line end. The WASM kernel (assembly/csv.ts) and the plain-TS reference write the same bytes.
+ * table of distinct cells in turn, every cell already quoted and followed by its delimiter or
+ * line end (or, for a column of values as bytes, followed by a table of one cell: the delimiter).
+ * The WASM kernel (assembly/csv.ts) and the plain-TS reference write the same bytes.
  */
 
 /**
- * A column's distinct cells: cell `k` is `lengths[k]` bytes at byte `starts[k]` of `bytes`,
- * each start a multiple of 8 and the bytes after a cell zero up to the next multiple of 8 (a
- * writer may copy whole 8-byte words); `codes` are the rows' cells, each checked in range.
+ * A table's distinct cells: cell `k` is `lengths[k]` bytes at byte `starts[k]` of `bytes`, at
+ * any byte (a writer may copy whole words: up to 7 bytes past a cell are read and written, then
+ * overwritten by the next cell); `codes` are the rows' cells, each checked in range.
  */
 export interface CellTable {
   readonly bytes: Uint8Array;

@@ -10,9 +10,12 @@ export const tsCsvKernel: CsvRowsKernel = {
   name: 'ts',
   open(columns: readonly CellTable[], rowCount: number) {
     const codes = columns.map((t) => t.codes);
-    const words = columns.map(
-      (t) => new Int32Array(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength >> 2),
-    );
+    // A cell may start at any byte: each column's cells read through a view, 3 bytes spare after.
+    const words = columns.map((t) => {
+      const padded = new Uint8Array(t.bytes.byteLength + 3);
+      padded.set(t.bytes);
+      return new DataView(padded.buffer);
+    });
     const starts = columns.map((t) => t.starts);
     const lengths = columns.map((t) => t.lengths);
     return {
@@ -38,7 +41,7 @@ function copyRows(
   limit: number,
   codes: Int32Array[],
   starts: Int32Array[],
-  words: Int32Array[],
+  words: DataView[],
   lengths: Int32Array[],
 ): { row: number; at: number } {
   const width = codes.length;
@@ -50,12 +53,8 @@ function copyRows(
       const k = codes[c]![r]!;
       const w = words[c]!;
       const length = lengths[c]![k]!;
-      const end = (starts[c]![k]! + length + 3) >> 2;
-      let q = p;
-      for (let j = starts[c]![k]! >> 2; j < end; j++) {
-        out.setInt32(q, w[j]!, le);
-        q += 4;
-      }
+      const start = starts[c]![k]!;
+      for (let j = 0; j < length; j += 4) out.setInt32(p + j, w.getInt32(start + j, le), le);
       p += length;
     }
   }
