@@ -27,10 +27,10 @@ const VALUE_OVERHEAD_BYTES = 64;
 const PLAN_VALUE_OVERHEAD_BYTES = 120;
 /**
  * The scan per distinct value of a raw column (a pass-through one, read as bytes): its set of
- * distinct values (pipeline/rows.ts, DistinctBytes) holds a hash and an offset per value in
- * arrays that double, and 2–4 slots of 4 bytes; its bytes, in a buffer that doubles, count twice.
+ * distinct values (pipeline/rows.ts, DistinctHashes) holds a 64-bit hash a value in 4/3–8/3
+ * slots of 8 bytes, and the table it grows out of while it doubles; none of the values' bytes.
  */
-const RAW_VALUE_OVERHEAD_BYTES = 24;
+const RAW_VALUE_OVERHEAD_BYTES = 32;
 /**
  * Search per distinct tuple (codes, counts, the merge's table, the classes of the nodes it
  * groups): deployed, with its memory enforced, Search held 75 bytes more per tuple from 3·10^6 to
@@ -233,11 +233,7 @@ export class ShardedAdmission {
     const shardRows = Math.min(this.rowsPerShard, total);
     const cells = shardRows * columns;
     const valueNeeds = {
-      Plan:
-        2 * valueBytes +
-        valueCount * PLAN_VALUE_OVERHEAD_BYTES +
-        2 * rawBytes +
-        rawCount * RAW_VALUE_OVERHEAD_BYTES,
+      Plan: 2 * valueBytes + valueCount * PLAN_VALUE_OVERHEAD_BYTES + rawCount * RAW_VALUE_OVERHEAD_BYTES,
       shard: valueBytes + valueCount * VALUE_OVERHEAD_BYTES,
       Search: valueBytes + valueCount * VALUE_OVERHEAD_BYTES,
     };

@@ -6,13 +6,18 @@
 export class ByteDictionary {
   /** code → value, in order of first appearance. */
   readonly values: string[] = [];
-  /** Open-addressing table of code + 1 (0 is empty). */
-  private slots = new Int32Array(64);
+  /**
+   * Open-addressing table: slot i holds a value's hash and code + 1 (0: empty) side by side, so
+   * a probe reads one cache line and the hash rules out other values there.
+   */
+  private slots = new Int32Array(2 * 64);
   private mask = 63;
-  /** Per code: hash, and where its bytes are in `arena`. */
-  private hashes = new Int32Array(16);
-  private starts = new Int32Array(16);
-  private lengths = new Int32Array(16);
+  /**
+   * Per code, side by side (16 bytes, one cache line): where its bytes start in `arena`, their
+   * length, and its first 8 bytes (little-endian, zero-padded), so a value of up to 8 bytes (a
+   * postcode, an age, a code) is compared without reading the arena.
+   */
+  private entries = new Int32Array(4 * 16);
   private arena = new Uint8Array(256);
   private arenaLength = 0;
 
@@ -34,18 +39,27 @@ export class ByteDictionary {
     const len = end - start;
     let i = (h ^ (h >>> 15)) & mask;
     for (;;) {
-      const k = slots[i]!;
+      const k = slots[2 * i + 1]!;
       if (k === 0) break;
-      const code = k - 1;
-      if (this.hashes[code] === h && this.lengths[code] === len) {
-        const arena = this.arena;
-        let at = this.starts[code]!;
-        let j = start;
-        while (j < end && arena[at] === bytes[j]) {
-          at++;
-          j++;
+      if (slots[2 * i] === h) {
+        const code = k - 1;
+        const entries = this.entries;
+        const e = 4 * code;
+        if (
+          entries[e + 1] === len &&
+          entries[e + 2] === word(bytes, start, end) &&
+          entries[e + 3] === word(bytes, start + 4, end)
+        ) {
+          if (len <= 8) return code;
+          const arena = this.arena;
+          let at = entries[e]! + 8;
+          let j = start + 8;
+          while (j < end && arena[at] === bytes[j]) {
+            at++;
+            j++;
+          }
+          if (j === end) return code;
         }
-        if (j === end) return code;
       }
       i = (i + 1) & mask;
     }
@@ -55,40 +69,50 @@ export class ByteDictionary {
   private add(bytes: Buffer, start: number, end: number, h: number, slot: number): number {
     const code = this.values.length;
     const len = end - start;
-    if (code === this.hashes.length) {
-      this.hashes = grown(this.hashes, code * 2);
-      this.starts = grown(this.starts, code * 2);
-      this.lengths = grown(this.lengths, code * 2);
-    }
+    if (4 * code === this.entries.length) this.entries = grown(this.entries, 8 * code);
     if (this.arenaLength + len > this.arena.length) {
       const next = new Uint8Array(Math.max(this.arena.length * 2, this.arenaLength + len));
       next.set(this.arena.subarray(0, this.arenaLength));
       this.arena = next;
     }
     this.arena.set(bytes.subarray(start, end), this.arenaLength);
-    this.hashes[code] = h;
-    this.starts[code] = this.arenaLength;
-    this.lengths[code] = len;
+    this.entries[4 * code] = this.arenaLength;
+    this.entries[4 * code + 1] = len;
+    this.entries[4 * code + 2] = word(bytes, start, end);
+    this.entries[4 * code + 3] = word(bytes, start + 4, end);
     this.arenaLength += len;
     this.values.push(bytes.toString('utf8', start, end));
-    this.slots[slot] = code + 1;
+    this.slots[2 * slot] = h;
+    this.slots[2 * slot + 1] = code + 1;
     if ((code + 1) * 2 > this.mask) this.rehash();
     return code;
   }
 
   private rehash(): void {
-    const size = this.slots.length * 2;
-    const slots = new Int32Array(size);
+    const size = 2 * (this.mask + 1);
+    const old = this.slots;
+    const slots = new Int32Array(2 * size);
     const mask = size - 1;
-    for (let code = 0; code < this.values.length; code++) {
-      const h = this.hashes[code]!;
+    for (let k = 0; k < old.length; k += 2) {
+      if (old[k + 1] === 0) continue;
+      const h = old[k]!;
       let i = (h ^ (h >>> 15)) & mask;
-      while (slots[i] !== 0) i = (i + 1) & mask;
-      slots[i] = code + 1;
+      while (slots[2 * i + 1] !== 0) i = (i + 1) & mask;
+      slots[2 * i] = h;
+      slots[2 * i + 1] = old[k + 1]!;
     }
     this.slots = slots;
     this.mask = mask;
   }
+}
+
+/** The 4 bytes from `start` (those before `end`; the others 0), little-endian. */
+function word(bytes: Uint8Array, start: number, end: number): number {
+  if (start + 4 <= end)
+    return bytes[start]! | (bytes[start + 1]! << 8) | (bytes[start + 2]! << 16) | (bytes[start + 3]! << 24);
+  let w = 0;
+  for (let j = start, shift = 0; j < end; j++, shift += 8) w |= bytes[j]! << shift;
+  return w;
 }
 
 function grown(a: Int32Array, size: number): Int32Array<ArrayBuffer> {

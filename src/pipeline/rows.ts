@@ -29,6 +29,7 @@ import { indicesAsCodes, narrowIndices } from '../data/arrow.ts';
 import { concatRaw, type RawValues, rawLength, rawOfCodes } from '../data/raw.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
 import { utf8Buffers, utf8Vector, utf8VectorValues } from '../data/utf8.ts';
+import { bytesHashes } from '../verify/fingerprint.ts';
 
 export interface ShardRange {
   /** Input rows [firstRow, firstRow + rows). */
@@ -232,7 +233,7 @@ export class RawShards {
     { values: number; last: string | undefined; bytes: DictionaryBytes }
   >();
   /** Per raw column, its distinct values so far. */
-  readonly distinct = new Map<string, DistinctBytes>();
+  readonly distinct = new Map<string, DistinctHashes>();
 
   constructor(private readonly names: ReadonlySet<string>) {}
 
@@ -245,7 +246,7 @@ export class RawShards {
         const { firstRow, name } = c;
         const raw = c.raw ?? this.rawOf(c);
         let set = this.distinct.get(name);
-        if (!set) this.distinct.set(name, (set = new DistinctBytes()));
+        if (!set) this.distinct.set(name, (set = new DistinctHashes()));
         set.addAll(raw);
         return {
           name,
@@ -276,116 +277,107 @@ export class RawShards {
 }
 
 /**
- * A set of values held as their UTF-8 bytes (no strings): an open-addressing table of FNV-1a
- * hashes, a hit confirmed by comparing the bytes, so the count is exact. Memory: the distinct
- * values' bytes and about 16 bytes a value, nothing per row.
+ * A set of values counted by a 64-bit hash of each one's UTF-8 bytes (the audit's: bytesHashes,
+ * MurmurHash3 under two seeds), no bytes held: two values with the same hash count as one, a
+ * risk docs/definitions.md states. An open-addressing table whose slots hold the hash itself
+ * (two words side by side), so a lookup reads one cache line; the hash (0, 0) marks an empty
+ * slot, so a value with that hash is counted apart. Filled up to three quarters (a column of
+ * distinct values makes a large table, whose size costs more in cache misses than the longer
+ * probes along a line): 11–22 bytes a value, nothing per row.
  */
-export class DistinctBytes {
-  /** Slot → entry + 1 (0: empty). */
-  private slots = new Int32Array(64);
-  /** Entry → its hash, and where its bytes start in `bytes` (entry e ends where e + 1 starts). */
-  private hashes = new Int32Array(16);
-  private starts = new Int32Array(17);
-  private bytes = new Uint8Array(256);
-  private entries = 0;
+export class DistinctHashes {
+  /** Slot i's hash is (slots[2i], slots[2i + 1]); (0, 0) is empty. */
+  private slots = new Int32Array(2 * 64);
+  private held = 0;
+  /** Whether a value hashed to (0, 0). */
+  private zero = false;
 
   get size(): number {
-    return this.entries;
+    return this.held + (this.zero ? 1 : 0);
   }
 
   /** Every row's value of `raw`. */
   addAll(raw: RawValues): void {
-    const { offsets, bytes } = raw;
-    const n = rawLength(raw);
+    this.addHashes(bytesHashes(0, raw));
+  }
+
+  /** Values by their hashes, two lanes a value (as bytesHashes gives them). */
+  addHashes(hashes: Int32Array): void {
+    const n = hashes.length >>> 1;
     const sample = Math.min(n, SAMPLE_ROWS);
-    const before = this.entries;
-    for (let r = 0; r < sample; r++) this.add(bytes, offsets[r]!, offsets[r + 1]!);
+    const before = this.size;
+    this.insert(hashes, 0, sample);
     // A column of (nearly) distinct values: room for the rest of the rows at once, not by
-    // doubling (each doubling rehashes every value and copies the bytes held).
-    const added = this.entries - before;
-    if (n > sample && 2 * added > sample) {
-      const values = this.entries + Math.ceil(((n - sample) * added) / sample);
-      const byteLength = this.starts[this.entries]! + (offsets[n]! - offsets[sample]!);
-      this.reserve(values, byteLength);
-    }
-    for (let r = sample; r < n; r++) this.add(bytes, offsets[r]!, offsets[r + 1]!);
+    // doubling (each doubling moves every hash held).
+    const added = this.size - before;
+    if (n > sample && 2 * added > sample)
+      this.reserve(this.held + Math.ceil(((n - sample) * added) / sample));
+    this.insert(hashes, sample, n);
   }
 
-  /** Room for `values` values of `byteLength` bytes in all. */
-  private reserve(values: number, byteLength: number): void {
-    if (values > this.hashes.length) {
-      this.hashes = grownInts(this.hashes, values);
-      this.starts = grownInts(this.starts, values + 1);
+  /** The hashes held, two lanes a value, in the table's order (the same for the same values added in the same order). */
+  hashes(): Int32Array {
+    const out = new Int32Array(2 * this.size);
+    let at = 0;
+    const slots = this.slots;
+    for (let i = 0; i < slots.length; i += 2) {
+      if ((slots[i]! | slots[i + 1]!) === 0) continue;
+      out[at++] = slots[i]!;
+      out[at++] = slots[i + 1]!;
     }
-    if (byteLength > this.bytes.length) {
-      const next = new Uint8Array(byteLength);
-      next.set(this.bytes.subarray(0, this.starts[this.entries]!));
-      this.bytes = next;
-    }
-    let size = this.slots.length;
-    while (size < 2 * values + 2) size *= 2;
-    if (size > this.slots.length) this.rehash(size);
+    // out's last pair stays (0, 0) when that hash was added.
+    return out;
   }
 
-  /** The value `bytes[start, end)`; true if it was not in the set. */
-  add(bytes: Uint8Array, start: number, end: number): boolean {
-    let h = 0x811c9dc5 | 0;
-    for (let j = start; j < end; j++) h = Math.imul(h ^ bytes[j]!, 0x01000193);
-    const mask = this.slots.length - 1;
-    let i = (h ^ (h >>> 15)) & mask;
-    for (;;) {
-      const k = this.slots[i]!;
-      if (k === 0) break;
-      if (this.hashes[k - 1] === h && this.holds(k - 1, bytes, start, end)) return false;
-      i = (i + 1) & mask;
+  private insert(hashes: Int32Array, from: number, to: number): void {
+    let slots = this.slots;
+    let mask = (slots.length >>> 1) - 1;
+    for (let v = from; v < to; v++) {
+      const lo = hashes[2 * v]!;
+      const hi = hashes[2 * v + 1]!;
+      if ((lo | hi) === 0) {
+        this.zero = true;
+        continue;
+      }
+      let i = lo & mask;
+      for (;;) {
+        const a = slots[2 * i]!;
+        const b = slots[2 * i + 1]!;
+        if ((a | b) === 0) {
+          slots[2 * i] = lo;
+          slots[2 * i + 1] = hi;
+          if (4 * ++this.held > 3 * mask) {
+            this.rehash(2 * (mask + 1));
+            slots = this.slots;
+            mask = (slots.length >>> 1) - 1;
+          }
+          break;
+        }
+        if (a === lo && b === hi) break;
+        i = (i + 1) & mask;
+      }
     }
-    const e = this.entries++;
-    const at = this.starts[e]!;
-    const length = end - start;
-    if (e === this.hashes.length) {
-      this.hashes = grownInts(this.hashes, 2 * e);
-      this.starts = grownInts(this.starts, 2 * e + 1);
-    }
-    if (at + length > this.bytes.length) {
-      const next = new Uint8Array(Math.max(2 * this.bytes.length, at + length));
-      next.set(this.bytes.subarray(0, at));
-      this.bytes = next;
-    }
-    // Short values byte by byte: a subarray a value would be garbage by the million.
-    const own = this.bytes;
-    if (length > 32) own.set(bytes.subarray(start, end), at);
-    else for (let j = start, k = at; j < end; j++, k++) own[k] = bytes[j]!;
-    this.hashes[e] = h;
-    this.starts[e + 1] = at + length;
-    this.slots[i] = e + 1;
-    if (2 * this.entries > mask) this.rehash();
-    return true;
   }
 
-  /** The values in order of first use. */
-  values(): RawValues {
-    return {
-      offsets: this.starts.slice(0, this.entries + 1),
-      bytes: this.bytes.slice(0, this.starts[this.entries]!),
-    };
+  /** Room for `values` hashes at a load of at most three quarters. */
+  private reserve(values: number): void {
+    let size = this.slots.length >>> 1;
+    while (3 * size < 4 * values + 4) size *= 2;
+    if (size > this.slots.length >>> 1) this.rehash(size);
   }
 
-  private holds(e: number, bytes: Uint8Array, start: number, end: number): boolean {
-    let at = this.starts[e]!;
-    if (this.starts[e + 1]! - at !== end - start) return false;
-    const own = this.bytes;
-    for (let j = start; j < end; j++, at++) if (own[at] !== bytes[j]) return false;
-    return true;
-  }
-
-  private rehash(size = 2 * this.slots.length): void {
-    const slots = new Int32Array(size);
-    const mask = slots.length - 1;
-    for (let e = 0; e < this.entries; e++) {
-      const h = this.hashes[e]!;
-      let i = (h ^ (h >>> 15)) & mask;
-      while (slots[i] !== 0) i = (i + 1) & mask;
-      slots[i] = e + 1;
+  private rehash(size: number): void {
+    const old = this.slots;
+    const slots = new Int32Array(2 * size);
+    const mask = size - 1;
+    for (let k = 0; k < old.length; k += 2) {
+      const lo = old[k]!;
+      const hi = old[k + 1]!;
+      if ((lo | hi) === 0) continue;
+      let i = lo & mask;
+      while ((slots[2 * i]! | slots[2 * i + 1]!) !== 0) i = (i + 1) & mask;
+      slots[2 * i] = lo;
+      slots[2 * i + 1] = hi;
     }
     this.slots = slots;
   }
@@ -394,47 +386,30 @@ export class DistinctBytes {
 /** Rows a set looks at before it sizes itself for the rest of a shard. */
 const SAMPLE_ROWS = 4096;
 
-function grownInts(a: Int32Array, size: number): Int32Array<ArrayBuffer> {
-  const next = new Int32Array(size);
-  next.set(a);
-  return next;
-}
-
-/** Per column, a set of distinct values as bytes (a piece's raw columns' for Combine): counts, offsets, bytes. */
-export function encodeDistinctValues(columns: readonly RawValues[]): Uint8Array {
-  const head = [columns.length];
-  for (const c of columns) head.push(rawLength(c), c.offsets[rawLength(c)]!);
-  const words = head.length + columns.reduce((n, c) => n + c.offsets.length, 0);
-  const byteLength = 4 * words + columns.reduce((n, c) => n + c.offsets[rawLength(c)]!, 0);
-  const out = new Uint8Array(byteLength);
-  const ints = new Int32Array(out.buffer, 0, words);
-  ints.set(head);
-  let word = head.length;
-  let at = 4 * words;
-  for (const c of columns) {
-    ints.set(c.offsets, word);
-    word += c.offsets.length;
-    const size = c.offsets[rawLength(c)]!;
-    out.set(c.bytes.subarray(0, size), at);
-    at += size;
+/**
+ * Per column, a set of distinct values' hashes (a piece's raw columns' for Combine, DistinctHashes):
+ * the count of columns, each one's count of hashes, then the hashes (two words each). No value's bytes.
+ */
+export function encodeDistinctHashes(columns: readonly Int32Array[]): Uint8Array {
+  const out = new Int32Array(1 + columns.length + columns.reduce((n, c) => n + c.length, 0));
+  out[0] = columns.length;
+  let at = 1 + columns.length;
+  for (const [i, c] of columns.entries()) {
+    out[1 + i] = c.length >>> 1;
+    out.set(c, at);
+    at += c.length;
   }
-  return out;
+  return new Uint8Array(out.buffer);
 }
 
-export function decodeDistinctValues(bytes: Uint8Array): RawValues[] {
-  const copy = bytes.slice();
-  const count = new Int32Array(copy.buffer, 0, 1)[0]!;
-  const head = new Int32Array(copy.buffer, 4, 2 * count);
-  let word = 1 + 2 * count;
-  const wordsOfOffsets = Array.from({ length: count }, (_, i) => head[2 * i]! + 1).reduce((a, b) => a + b, 0);
-  let at = 4 * (word + wordsOfOffsets);
-  const out: RawValues[] = [];
-  for (let i = 0; i < count; i++) {
-    const n = head[2 * i]!;
-    const size = head[2 * i + 1]!;
-    out.push({ offsets: new Int32Array(copy.buffer, 4 * word, n + 1), bytes: copy.subarray(at, at + size) });
-    word += n + 1;
-    at += size;
+export function decodeDistinctHashes(bytes: Uint8Array): Int32Array[] {
+  const words = new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const out: Int32Array[] = [];
+  let at = 1 + words[0]!;
+  for (let i = 0; i < words[0]!; i++) {
+    const n = 2 * words[1 + i]!;
+    out.push(words.subarray(at, at + n));
+    at += n;
   }
   return out;
 }

@@ -456,29 +456,32 @@ function hashIds(hashes: Int32Array, rows: Int32Array): { codes: Int32Array; wid
   const m = rows.length;
   let capacity = 1024;
   while (capacity < 2 * m) capacity *= 2;
-  const mask = capacity - 1;
-  const slots = new Int32Array(capacity);
-  const lanes = new Int32Array(2 * m);
+  // Per slot (lo, hi, id + 1; 0: empty) side by side: a probe reads one cache line (or two,
+  // for a slot across lines: 16-byte slots cost more in the larger table than they save).
+  const slots = new Int32Array(3 * capacity);
+  const end = slots.length;
   const codes = new Int32Array(m);
   let next = 0;
   for (let i = 0; i < m; i++) {
-    const lo = hashes[2 * rows[i]!]!;
-    const hi = hashes[2 * rows[i]! + 1]!;
-    let slot = mix(lo, hi) & mask;
+    const r = rows[i]!;
+    const lo = hashes[2 * r]!;
+    const hi = hashes[2 * r + 1]!;
+    let at = 3 * (mix(lo, hi) & (capacity - 1));
     for (;;) {
-      const k = slots[slot]!;
+      const k = slots[at + 2]!;
       if (k === 0) {
-        slots[slot] = ++next;
-        lanes[2 * next - 2] = lo;
-        lanes[2 * next - 1] = hi;
+        slots[at] = lo;
+        slots[at + 1] = hi;
+        slots[at + 2] = ++next;
         codes[i] = next - 1;
         break;
       }
-      if (lanes[2 * k - 2] === lo && lanes[2 * k - 1] === hi) {
+      if (slots[at] === lo && slots[at + 1] === hi) {
         codes[i] = k - 1;
         break;
       }
-      slot = (slot + 1) & mask;
+      at += 3;
+      if (at === end) at = 0;
     }
   }
   return { codes, width: next };
@@ -733,22 +736,26 @@ function aloneLinkage(
 }
 
 /**
- * Ids of the pairs (a[r], b[r]), numbered by first appearance: a direct table when the pairs'
- * span is small, else open addressing over typed arrays (a Map of 10⁶ numbers costs seconds).
+ * Ids of the pairs (a[r], b[r]), each below `count` (the same pair, the same id; the figures
+ * count groups, never read an id's number): one side's ids when they already group the pairs,
+ * else numbered by first appearance, from a direct table when the pairs' span is small or by
+ * open addressing over typed arrays (a Map of 10⁶ numbers costs seconds).
  */
 function combine(
   a: { of: Int32Array; count: number },
   b: { of: Int32Array; count: number },
   rows: number,
 ): { of: Int32Array; count: number } {
-  // A side that gives every row its own id already is the grouping of the pairs (a column of
-  // distinct values, a note): nothing to hash.
+  // A side with one id, or that gives every row its own id (a column of distinct values, a
+  // note), is already the grouping of the pairs, up to the ids' names: nothing to hash.
+  if (b.count === 1) return a;
+  if (a.count === 1) return b;
   if (allDistinct(a, rows)) return a;
   if (allDistinct(b, rows)) return b;
-  const of = new Int32Array(rows);
   const span = a.count * b.count;
-  let next = 0;
   if (span <= Math.max(4 * rows, 1 << 16)) {
+    const of = new Int32Array(rows);
+    let next = 0;
     const ids = new Int32Array(span).fill(-1);
     for (let r = 0; r < rows; r++) {
       const key = a.of[r]! * b.count + b.of[r]!;
@@ -758,14 +765,45 @@ function combine(
     }
     return { of, count: Math.max(1, next) };
   }
+  // The side with more ids indexes the pairs.
+  return b.count >= a.count ? pairsByKey(b.of, b.count, a.of, rows) : pairsByKey(a.of, a.count, b.of, rows);
+}
+
+/**
+ * combine's ids of the pairs (other[r], key[r]), numbered by first appearance: per key id, the
+ * other side and id of its first pair, side by side (one cache line, in an array of 8 bytes a
+ * key id, smaller than a table of pairs); a pair whose key id is taken by another pair (rare
+ * when the key side is nearly distinct per row) goes to a table of pairs by open addressing.
+ */
+function pairsByKey(
+  key: Int32Array,
+  keyCount: number,
+  other: Int32Array,
+  rows: number,
+): { of: Int32Array; count: number } {
+  const of = new Int32Array(rows);
+  const first = new Int32Array(2 * keyCount);
+  let next = 0;
   let capacity = 1024;
   while (capacity < 2 * rows) capacity *= 2;
   const mask = capacity - 1;
-  // Per slot (x, y, id + 1; 0: empty) side by side: a probe reads one cache line.
-  const slots = new Int32Array(3 * capacity);
+  // Per slot (x, y, id + 1; 0: empty) side by side; allocated at the first pair it takes.
+  let slots: Int32Array | undefined;
   for (let r = 0; r < rows; r++) {
-    const x = a.of[r]!;
-    const y = b.of[r]!;
+    const y = key[r]!;
+    const x = other[r]!;
+    const taken = first[2 * y + 1]!;
+    if (taken === 0) {
+      first[2 * y] = x;
+      first[2 * y + 1] = ++next;
+      of[r] = next - 1;
+      continue;
+    }
+    if (first[2 * y] === x) {
+      of[r] = taken - 1;
+      continue;
+    }
+    slots ??= new Int32Array(3 * capacity);
     let h = Math.imul(x, 0x9e3779b1) ^ Math.imul(y + 0x7f4a7c15, 0x85ebca77);
     h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
     let slot = (h ^ (h >>> 13)) & mask;

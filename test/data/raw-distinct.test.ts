@@ -1,13 +1,16 @@
 /**
  * The report's distinct values of a column that passes through a sharded release as bytes: the
- * scan counts them from the bytes, and Combine counts the union of the pieces' values, exactly,
- * whether the states share memory or each reads the work area alone.
+ * scan counts them by a 64-bit hash of their bytes (DistinctHashes), and Combine counts the union
+ * of the pieces' hashes, the same count a set of the strings gives, whether the states share
+ * memory or each reads the work area alone.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { utf8Buffers } from '../../src/data/utf8.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { forgetAll } from '../../src/pipeline/memo.ts';
+import { DistinctHashes, decodeDistinctHashes, encodeDistinctHashes } from '../../src/pipeline/rows.ts';
 import { Random } from '../../src/util/random.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
@@ -61,4 +64,61 @@ describe('distinct values of a pass-through column', () => {
     );
     expect(distinct(apart.report)).toBe(expected);
   }, 120_000);
+});
+
+/** Random values: empty, ASCII of every length near a hash's word, non-ASCII, near-duplicates. */
+function randomValues(random: Random, n: number): string[] {
+  const alphabet = ['a', 'b', 'Z', '0', ' ', ';', 'é', 'ß', '日', '本', '😀', '\u0000'];
+  return Array.from({ length: n }, () => {
+    const length = random.below(3) === 0 ? random.below(4) : random.below(12);
+    let v = '';
+    for (let i = 0; i < length; i++)
+      v += alphabet[random.below(random.below(4) === 0 ? alphabet.length : 3)]!;
+    return v;
+  });
+}
+
+describe('DistinctHashes', () => {
+  it('counts what a set of the strings counts, shard by shard', () => {
+    const random = new Random(11);
+    const set = new DistinctHashes();
+    const seen = new Set<string>();
+    // Shards of few values (the table doubles) and of many (sized from the first rows).
+    for (const n of [10, 5000, 1, 0, 20_000, 300]) {
+      const values = randomValues(random, n);
+      for (const v of values) seen.add(v);
+      set.addAll(utf8Buffers(values));
+      expect(set.size).toBe(seen.size);
+    }
+    expect(seen.has('')).toBe(true);
+    expect(seen.size).toBeGreaterThan(10_000);
+  });
+
+  it('counts values that differ in one byte, or only in length, apart', () => {
+    const base = 'x'.repeat(9);
+    const values = ['', ...Array.from({ length: 9 }, (_, i) => base.slice(0, i + 1))];
+    for (let i = 0; i < 9; i++) values.push(`${base.slice(0, i)}y${base.slice(i + 1)}`);
+    values.push('é', 'e\u0301', '\u00e9\u00e9');
+    const set = new DistinctHashes();
+    set.addAll(utf8Buffers([...values, ...values]));
+    expect(set.size).toBe(new Set(values).size);
+  });
+
+  it('counts the union of pieces from their encoded hashes', () => {
+    const random = new Random(12);
+    const pieces = [4000, 1, 9000, 2500].map((n) => randomValues(random, n));
+    const encoded = encodeDistinctHashes(
+      pieces.map((values) => {
+        const set = new DistinctHashes();
+        set.addAll(utf8Buffers(values));
+        return set.hashes();
+      }),
+    );
+    // 8 bytes a value, none of a value's bytes.
+    const sizes = pieces.map((values) => new Set(values).size);
+    expect(encoded.byteLength).toBe(4 * (1 + pieces.length) + 8 * sizes.reduce((a, b) => a + b, 0));
+    const union = new DistinctHashes();
+    for (const hashes of decodeDistinctHashes(encoded)) union.addHashes(hashes);
+    expect(union.size).toBe(new Set(pieces.flat()).size);
+  });
 });

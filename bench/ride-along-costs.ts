@@ -1,0 +1,148 @@
+/**
+ * The per-value costs of the registry table's three ride-along columns (bench/registry-sample.ts,
+ * RIDE_ALONG_COLUMNS) and of its coded columns, apart from a release: the scan's count of a
+ * pass-through column's distinct values (DistinctHashes, shard by shard), the readers' dictionary
+ * coding of the quasi-identifiers and the diagnosis (ByteDictionary), and, given a release's
+ * output folder (`--out` of `ppdp release`), the audit of its staged parts. CPU time (user +
+ * system) beside wall time, with the load average; results in bench/results/ride-along-costs.json.
+ *
+ *   npm run bench:ride-along-costs -- --rows 1e6 [--dir DIR] [--release OUT] [--rounds 3]
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { readArrow } from '../src/data/arrow.ts';
+import { readCsv, readCsvShards } from '../src/data/csv.ts';
+import { ByteDictionary } from '../src/data/dictionary.ts';
+import { DistinctHashes } from '../src/pipeline/rows.ts';
+import { loadSpec } from '../src/release-spec/spec.ts';
+import { AUDIT_MAX_ROWS, auditRawColumns, auditReleaseInPartitions } from '../src/report/audit.ts';
+import { helpIfAsked } from './help.ts';
+import { REGISTRY_COLUMNS, RIDE_ALONG_COLUMNS, registrySpec, writeRegistryCsv } from './registry-sample.ts';
+import { machineInfo } from './scale.ts';
+
+helpIfAsked(import.meta.url);
+
+const { values } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '1e6' },
+    dir: { type: 'string' },
+    release: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+    result: { type: 'string', default: 'bench/results/ride-along-costs.json' },
+  },
+});
+const rows = Number(values.rows);
+const rounds = Number(values.rounds);
+const dir = values.dir ?? join(tmpdir(), `ppdp-ride-along-costs-${rows}`);
+const csv = join(dir, 'registry.csv');
+if (!existsSync(csv)) {
+  mkdirSync(dir, { recursive: true });
+  await writeRegistryCsv(csv, rows, true);
+  writeFileSync(join(dir, 'release.json'), `${JSON.stringify(registrySpec(true), null, 2)}\n`);
+}
+
+/** CPU seconds (user + system) and wall seconds of `f`, with the load average before it. */
+function measure<T>(f: () => T): { value: T; cpu: number; wall: number; load: number } {
+  const load = loadavg()[0]!;
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const value = f();
+  const c = process.cpuUsage(c0);
+  return { value, cpu: (c.user + c.system) / 1e6, wall: (performance.now() - t0) / 1e3, load };
+}
+
+const SHARD_ROWS = 250_000;
+const ride = new Set<string>(RIDE_ALONG_COLUMNS);
+// The ride-along columns as bytes, shard by shard, as the scan reads them.
+const shards = [...readCsvShards(csv, SHARD_ROWS, { delimiter: ',', raw: ride })];
+const coded = REGISTRY_COLUMNS.filter((c) => c !== 'person_id');
+const buffer = readFileSync(csv);
+// Each coded column's fields (start, end) in the file, found once.
+const fields = coded.map(() => [] as number[]);
+{
+  const at = coded.map((c) => ['person_id', ...coded].indexOf(c));
+  let p = buffer.indexOf(10) + 1;
+  while (p < buffer.length) {
+    const end = buffer.indexOf(10, p);
+    let s = p;
+    for (let c = 0; s <= end; c++) {
+      const e = buffer.indexOf(44, s);
+      const stop = e < 0 || e > end ? end : e;
+      const k = at.indexOf(c);
+      if (k >= 0) fields[k]!.push(s, stop);
+      s = stop + 1;
+    }
+    p = end + 1;
+  }
+}
+const bounds = fields.map((f) => Int32Array.from(f));
+const release = values.release;
+const audit = release ? auditInput(release) : undefined;
+
+function auditInput(out: string) {
+  const spec = loadSpec(join(dir, 'release.json'));
+  const input = readCsv(csv, { delimiter: ',' });
+  const raw = auditRawColumns(spec);
+  const parts = readdirSync(join(out, 'data'))
+    .filter((f) => f.endsWith('.arrow'))
+    .sort()
+    .map((f) => readArrow(join(out, 'data', f), { raw }));
+  const released = parts.reduce((n, p) => n + p.rowCount, 0);
+  return { spec, input, parts, released };
+}
+
+const results: Record<string, unknown>[] = [];
+for (let round = 0; round < rounds; round++) {
+  const distinct = measure(() =>
+    RIDE_ALONG_COLUMNS.map((name) => {
+      const set = new DistinctHashes();
+      for (const shard of shards) set.addAll(shard.columns.find((c) => c.name === name)!.raw!);
+      return set.size;
+    }),
+  );
+  const dictionaries = measure(() =>
+    bounds.map((b) => {
+      const d = new ByteDictionary();
+      for (let i = 0; i < b.length; i += 2) d.codeOf(buffer, b[i]!, b[i + 1]!);
+      return d.size;
+    }),
+  );
+  const audited =
+    audit &&
+    measure(() =>
+      auditReleaseInPartitions(
+        audit.spec,
+        audit.input,
+        audit.input.rowCount,
+        audit.parts.length,
+        (i) => audit.parts[i]!,
+        Math.max(1, Math.ceil(audit.released / AUDIT_MAX_ROWS)),
+        audit.released,
+      ),
+    );
+  const row = {
+    round,
+    distinct: {
+      ...distinct,
+      value: Object.fromEntries(RIDE_ALONG_COLUMNS.map((c, i) => [c, distinct.value[i]])),
+    },
+    dictionaries: {
+      ...dictionaries,
+      value: Object.fromEntries(coded.map((c, i) => [c, dictionaries.value[i]])),
+    },
+    ...(audited ? { audit: { ...audited, value: audited.value.linkage?.uniqueRows } } : {}),
+  };
+  results.push(row);
+  const f = (m: { cpu: number; wall: number; load: number }) =>
+    `${m.cpu.toFixed(2)} s CPU, ${m.wall.toFixed(2)} s wall (load ${m.load.toFixed(1)})`;
+  console.log(
+    `round ${round}: distinct counts ${f(distinct)}; dictionary coding ${f(dictionaries)}${audited ? `; audit ${f(audited)}` : ''}`,
+  );
+}
+writeFileSync(
+  values.result!,
+  `${JSON.stringify({ machine: machineInfo(), rows, shardRows: SHARD_ROWS, results }, null, 2)}\n`,
+);
+console.log(`wrote ${values.result}`);
