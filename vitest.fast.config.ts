@@ -36,6 +36,7 @@ const SLOW = new Set([
   'test/methods/mondrian.test.ts',
   'test/methods/randomization-release.test.ts',
   'test/methods/slicing.test.ts',
+  'test/pipeline/csv-ranges.test.ts',
 ]);
 
 export const isSlow = (file: string): boolean =>

@@ -13,7 +13,7 @@ import { type CellTable, type CsvRowsKernel, SPARE_BYTES } from '../kernels/csv/
 import { wasmCsvKernel } from '../kernels/csv/wasm.ts';
 import { MAX_CSV_HEADER_BYTES, MAX_INPUT_COLUMNS, MAX_NAME_LENGTH, shownName } from '../util/limits.ts';
 import { ByteDictionary } from './dictionary.ts';
-import { type InputFile, openInput, READ_CHUNK_BYTES, readInto } from './input.ts';
+import { type InputFile, openInput, READ_CHUNK_BYTES, readAt, readInto } from './input.ts';
 import { nameTooLong, tooManyColumns } from './limits.ts';
 import { type RawValues, rawLength } from './raw.ts';
 import type { EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
@@ -50,6 +50,27 @@ export interface ReadCsvOptions {
    * dictionary or made a string.
    */
   raw?: ReadonlySet<string>;
+  /** Only these rows of the file (csvRanges), after its header. */
+  range?: CsvRange;
+}
+
+/**
+ * A run of whole rows of one CSV file, read on its own (a scan reads a large file as ranges
+ * side by side): the header in bytes [0, head), then the rows in bytes [start, end). Every
+ * range but the last ends right after a line break (a cut, csvRanges).
+ */
+export interface CsvRange {
+  readonly kind: 'csv';
+  /** Where the header row ends (after its line break): every range reads it for the columns. */
+  readonly head: number;
+  readonly start: number;
+  readonly end: number;
+  /**
+   * Rows of the file before the range and the line its first row starts on, once counted
+   * (csvRowsBefore, only for a message): errors then name the file's rows, else the range's.
+   */
+  readonly firstRow?: number;
+  readonly firstLine?: number;
 }
 
 /** How a delimiter is named in messages: a tab is invisible when quoted. */
@@ -70,8 +91,9 @@ export function readCsv(path: string, options: ReadCsvOptions = {}): EncodedTabl
 /**
  * Reads a CSV file as consecutive shards of `rowsPerShard` rows (the last one shorter), so no
  * more than one shard's codes are held: each shard's columns carry the dictionaries read so
- * far (each a prefix of the next shard's), and row numbers in errors count from the file's start.
- * @throws InputError as readCsv.
+ * far (each a prefix of the next shard's), and row numbers in errors count from the file's start
+ * (of a range: once its rows before are counted, `CsvRange.firstRow`).
+ * @throws InputError as readCsv; E_CSV_CUT when a range other than the last ends inside a quoted field.
  */
 export function* readCsvShards(
   path: string,
@@ -80,10 +102,223 @@ export function* readCsvShards(
 ): Generator<EncodedTable, void, undefined> {
   const input = openInput(path);
   try {
-    yield* readOpen(path, input, options, rowsPerShard);
+    const end = yield* readOpen(path, input, options, rowsPerShard);
+    if (end.inQuotes) throw cutInQuotes(basename(path));
   } finally {
     closeSync(input.fd);
   }
+}
+
+/**
+ * The error for a range whose cut fell inside a quoted field (its parser, which started at a
+ * row, is inside quotes at its end): the next range did not start at a row.
+ */
+export function cutInQuotes(file: string): InputError {
+  return new InputError(
+    'E_CSV_CUT',
+    `${file}: the file was read as ranges side by side, cut at line breaks, and a cut fell inside a ` +
+      'quoted field that holds a line break, so a range did not start at a row; nothing was released',
+    'set "format": { "lineBreaksInQuotes": true } in the spec to read the file in one piece',
+  );
+}
+
+/** Where a read ended: the next row's number and line, and whether it ended inside a quoted field. */
+interface CsvEnd {
+  readonly row: number;
+  readonly line: number;
+  readonly inQuotes: boolean;
+}
+
+/**
+ * The bytes a read takes in turn: the whole file from its descriptor's position, or a range's
+ * header and rows read at their places. `size`: the bytes it gives in all (0: unknown, a pipe);
+ * `at`: the file offset of its n-th byte.
+ */
+interface CsvBytes {
+  readonly size: number;
+  read(buf: Buffer, from: number, to: number): number;
+  at(n: number): number;
+}
+
+function bytesOf(path: string, input: InputFile, range: CsvRange | undefined): CsvBytes {
+  if (range === undefined)
+    return { size: input.size, read: (buf, from, to) => readInto(path, input, buf, from, to), at: (n) => n };
+  const spans: [number, number][] =
+    range.start === range.head
+      ? [[0, range.end]]
+      : [
+          [0, range.head],
+          [range.start, range.end],
+        ];
+  let span = 0;
+  let at = 0;
+  return {
+    size: spans.reduce((n, [a, b]) => n + b - a, 0),
+    read(buf, from, to) {
+      let n = from;
+      while (n < to && span < spans.length) {
+        const [, end] = spans[span]!;
+        if (at >= end) {
+          at = spans[++span]?.[0] ?? 0;
+          continue;
+        }
+        const got = readAt(path, input, buf.subarray(n, Math.min(to, n + end - at)), at);
+        if (got === 0) break; // the file is shorter than planned: its end
+        n += got;
+        at += got;
+      }
+      return n - from;
+    },
+    at: (n) => (n < range.head ? n : range.start + n - range.head),
+  };
+}
+
+/**
+ * The rows of a CSV file before a range's start, and whether the start is a row's: the bytes
+ * before it parsed from the file's start (nothing stored), as one read would. Only a failed
+ * range asks, for its message.
+ * @throws InputError an earlier row's error (named by its row in the file).
+ */
+export function csvRowsBefore(
+  path: string,
+  range: CsvRange,
+  delimiter?: string,
+): { readonly rows: number; readonly line: number; readonly inQuotes: boolean } {
+  const input = openInput(path);
+  try {
+    const before: CsvRange = { kind: 'csv', head: range.head, start: range.head, end: range.start };
+    const reading = readOpen(path, input, { delimiter, range: before }, Number.POSITIVE_INFINITY, true);
+    for (let step = reading.next(); ; step = reading.next()) {
+      if (step.done)
+        return { rows: step.value.row - 2, line: step.value.line, inQuotes: step.value.inQuotes };
+    }
+  } finally {
+    closeSync(input.fd);
+  }
+}
+
+/** Bytes of a file's start Plan reads for its first rows (csvRanges): the header and a sample of rows. */
+const SAMPLE_BYTES = 4 * 1024 * 1024;
+/** Bytes read at a time around a nominal cut, to find the line break after it. */
+const CUT_WINDOW_BYTES = 64 * 1024;
+/**
+ * The fewest bytes a range holds: a smaller one is read in a few milliseconds, less than what
+ * a piece of its own costs (a state, its files, Combine's merge).
+ */
+export const MIN_RANGE_BYTES = 1024 * 1024;
+
+/**
+ * A CSV file cut into ranges of about `rowsPerRange` rows each, to be read side by side; undefined
+ * when the file holds fewer than about two ranges' rows or two ranges of `minRangeBytes` (by
+ * default MIN_RANGE_BYTES), or may hold a line break inside a
+ * quoted field (one is seen in its first `sampleRows` rows): a cut there would not start a row.
+ * The rows' count is estimated from the sample's bytes per row; each cut is the first line break
+ * at or after its nominal offset that ends a line which is not blank (only a small window is
+ * read there). A cut that falls inside a quoted field all the same is found as the file is
+ * read: the range before it ends inside quotes (readCsvShards, E_CSV_CUT).
+ */
+export function csvRanges(
+  path: string,
+  rowsPerRange: number,
+  options: { readonly delimiter?: string; readonly sampleRows: number; readonly minRangeBytes?: number },
+): CsvRange[] | undefined {
+  if (!(rowsPerRange >= 1 && Number.isFinite(rowsPerRange))) return undefined;
+  let input: InputFile;
+  try {
+    input = openInput(path);
+  } catch {
+    return undefined; // the read itself tells
+  }
+  try {
+    const { size } = input;
+    const window = Buffer.allocUnsafe(Math.min(size, SAMPLE_BYTES));
+    const n = readAt(path, input, window, 0);
+    const bom = n >= 3 && window[0] === 0xef && window[1] === 0xbb && window[2] === 0xbf ? 3 : 0;
+    const delimiter = options.delimiter ?? pickDelimiter(basename(path), window, bom, n, undefined);
+    const header = walkRecords(window, bom, n, delimiter, 1);
+    if (header.records < 1 || header.lineBreakInQuotes) return undefined;
+    const head = header.end;
+    const sample = walkRecords(window, head, n, delimiter, options.sampleRows);
+    // A quoted line break in the sample: the file may hold others, anywhere.
+    if (sample.lineBreakInQuotes || sample.records === 0) return undefined;
+    const rows = ((size - head) * sample.records) / (sample.end - head);
+    // A range's rows are estimated: a little room, so that one seldom exceeds its share.
+    const count = Math.min(
+      Math.ceil((rows * 1.02) / rowsPerRange),
+      Math.floor((size - head) / (options.minRangeBytes ?? MIN_RANGE_BYTES)),
+    );
+    if (rows <= 2 * rowsPerRange || count < 2) return undefined;
+    const cuts = [head];
+    for (let k = 1; k < count; k++) {
+      const cut = cutAfter(path, input, head + Math.round(((size - head) * k) / count));
+      if (cut < size && cut > cuts.at(-1)!) cuts.push(cut);
+    }
+    if (cuts.length < 2) return undefined;
+    return cuts.map((start, k) => ({ kind: 'csv', head, start, end: cuts[k + 1] ?? size }));
+  } finally {
+    closeSync(input.fd);
+  }
+}
+
+/**
+ * Just after the first LF at or after `offset` that ends a line which is not blank (a range
+ * never ends with a blank line: whether it ends the file's rows is known only after it), or
+ * the file's size when there is none.
+ */
+function cutAfter(path: string, input: InputFile, offset: number): number {
+  // Two bytes before the offset show whether the line an LF ends is blank (LF or CR LF before it).
+  let from = Math.max(0, offset - 2);
+  const buf = Buffer.allocUnsafe(CUT_WINDOW_BYTES);
+  for (;;) {
+    const n = readAt(path, input, buf, from);
+    for (let i = Math.max(offset - from, 1); i < n; i++) {
+      if (buf[i] !== LF) continue;
+      const before = buf[i - 1] === CR ? i - 2 : i - 1;
+      if (before >= 0 && buf[before] !== LF) return from + i + 1;
+    }
+    if (n < buf.length) return input.size;
+    from += n - 2; // the last two bytes again, for the test before an LF
+  }
+}
+
+/**
+ * Walks at most `most` records of `buf[from, to)` as the parser reads them (a quote opens a
+ * quoted field only at a field's start, `""` inside it is a quote): where the last whole record
+ * ends (after its LF), how many were whole, and whether a quoted field held a line break.
+ */
+function walkRecords(
+  buf: Buffer,
+  from: number,
+  to: number,
+  delimiter: string,
+  most: number,
+): { end: number; records: number; lineBreakInQuotes: boolean } {
+  const d = Buffer.from(delimiter, 'utf8');
+  let end = from;
+  let records = 0;
+  let lineBreakInQuotes = false;
+  let fieldStart = true;
+  let quoted = false;
+  for (let i = from; i < to && records < most; i++) {
+    const b = buf[i]!;
+    if (quoted) {
+      if (b === QUOTE) {
+        if (buf[i + 1] === QUOTE) i++;
+        else quoted = false;
+      } else if (b === LF || b === CR) lineBreakInQuotes = true;
+    } else if (b === LF) {
+      records++;
+      end = i + 1;
+      fieldStart = true;
+    } else if (fieldStart && b === QUOTE) {
+      quoted = true;
+      fieldStart = false;
+    } else if (b === d[0] && d.every((x, k) => buf[i + k] === x)) {
+      i += d.length - 1;
+      fieldStart = true;
+    } else fieldStart = false;
+  }
+  return { end, records, lineBreakInQuotes };
 }
 
 function* readOpen(
@@ -91,12 +326,16 @@ function* readOpen(
   input: InputFile,
   options: ReadCsvOptions,
   rowsPerShard: number,
-): Generator<EncodedTable, void, undefined> {
+  /** Rows only counted: no column stored (csvRowsBefore). */
+  countOnly = false,
+): Generator<EncodedTable, CsvEnd, undefined> {
   const file = basename(path);
   const chunk = Math.max(16, options.chunkBytes ?? READ_CHUNK_BYTES);
+  const { range } = options;
+  const source = bytesOf(path, input, range);
   // One byte more than the file so a single read also sees the end (a pipe reports size 0).
-  let buf: Buffer = Buffer.allocUnsafeSlow(input.size > 0 ? Math.min(chunk, input.size + 1) : chunk);
-  let filled = readInto(path, input, buf, 0, buf.length);
+  let buf: Buffer = Buffer.allocUnsafeSlow(source.size > 0 ? Math.min(chunk, source.size + 1) : chunk);
+  let filled = source.read(buf, 0, buf.length);
   let eof = filled < buf.length;
 
   if (filled >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
@@ -127,12 +366,12 @@ function* readOpen(
     }
     if (end >= 0 || eof) break;
     buf = enlarged(buf, filled);
-    const n = readInto(path, input, buf, filled, buf.length);
+    const n = source.read(buf, filled, buf.length);
     filled += n;
     eof = filled < buf.length;
   }
 
-  /** File offset of buf[0]. */
+  /** Offset in the source of buf[0]. */
   let base = 0;
   /** Bytes [pos, validEnd) are valid UTF-8 and end on a character boundary. */
   let validEnd = pos;
@@ -149,24 +388,32 @@ function* readOpen(
         file,
         delimiter,
         options.delimiter !== undefined,
-        input.size,
+        source.size,
         rowsPerShard,
         options.omit,
         options.raw,
+        {
+          // A range ends right after a line break, and the file goes on (the last one ends the file).
+          goesOn: range !== undefined && range.end < input.size,
+          countOnly,
+          ...(range?.firstRow !== undefined
+            ? { firstRow: range.firstRow, firstLine: range.firstLine ?? range.firstRow + 2 }
+            : {}),
+        },
       );
     }
     parser.base = base;
     if (bad >= 0) {
       // Parse the valid prefix so the error names the row and column of the bad bytes.
       parser.parse(buf, pos, bad, false);
-      throw parser.encodingError(base + bad);
+      throw parser.encodingError(source.at(base + bad));
     }
     validEnd = cut;
     pos = parser.parse(buf, pos, validEnd, eof);
     // A full shard stops the parse at a row's start: hand it out, parse on in the same bytes.
     while (parser.full) {
       // How far through the file this shard ends (a pipe's size is unknown: no share).
-      yield { ...parser.take(path), ...(input.size > 0 ? { progress: (base + pos) / input.size } : {}) };
+      yield { ...parser.take(path), ...(source.size > 0 ? { progress: (base + pos) / source.size } : {}) };
       pos = parser.parse(buf, pos, validEnd, eof);
     }
     if (eof) break;
@@ -179,12 +426,16 @@ function* readOpen(
     filled = keep;
     pos = 0;
     const want = buf.length - filled;
-    const n = readInto(path, input, buf, filled, buf.length);
+    const n = source.read(buf, filled, buf.length);
     filled += n;
     eof = n < want;
   }
+  const end = parser.ended();
+  // Rows counted only, or a range cut inside quotes (whose rows are not the file's): no table.
+  if (countOnly || end.inQuotes) return end;
   const last = parser.finish(path);
   if (last.rowCount > 0) yield { ...last, progress: 1 };
+  return end;
 }
 
 /** A buffer twice as large holding the first `filled` bytes of `buf`. */
@@ -352,6 +603,17 @@ class RawRows {
   }
 }
 
+/** How the parser reads a range of a file (csvRanges), or only counts rows. */
+interface CsvParserRange {
+  /** The bytes end a range that the file goes on after: a quoted field open at the end is a wrong cut. */
+  readonly goesOn: boolean;
+  /** No column is stored: the rows are only counted (csvRowsBefore). */
+  readonly countOnly: boolean;
+  /** Rows of the file before the range, and the line its first row starts on (CsvRange). */
+  readonly firstRow?: number;
+  readonly firstLine?: number;
+}
+
 /** Field ends: a delimiter follows, or the row ends (line break or end of file). */
 const END_FIELD = 0;
 const END_ROW = 1;
@@ -395,6 +657,8 @@ class CsvParser {
   private codes: Int32Array[] = [];
   private capacity = 0;
   private rowCount = 0;
+  /** A range that goes on in the file ended inside a quoted field (its rows are not the file's). */
+  private inQuotes = false;
 
   constructor(
     private readonly file: string,
@@ -407,6 +671,7 @@ class CsvParser {
     private readonly rowsPerShard = Number.POSITIVE_INFINITY,
     private readonly omit: ReadonlySet<string> = new Set(),
     private readonly raw: ReadonlySet<string> = new Set(),
+    private readonly range: CsvParserRange = { goesOn: false, countOnly: false },
   ) {
     const code = delimiter.charCodeAt(0);
     // A lone surrogate cannot occur in valid UTF-8: such a delimiter never matches.
@@ -470,6 +735,12 @@ class CsvParser {
           for (;;) {
             if (q >= end) {
               if (!eof) {
+                this.fieldCount = fieldCount;
+                return rowStart;
+              }
+              // A range's end inside quotes: its cut was not at a row's end (readCsvShards tells).
+              if (this.range.goesOn) {
+                this.inQuotes = true;
                 this.fieldCount = fieldCount;
                 return rowStart;
               }
@@ -612,7 +883,17 @@ class CsvParser {
       this.fieldCount = 0;
       this.row++;
       this.line = line + 1;
+      // A range's rows go on from the rows before it, once they are counted.
+      if (header && this.range.firstRow !== undefined) {
+        this.row = this.range.firstRow + 2;
+        this.line = this.range.firstLine ?? this.row;
+      }
     }
+  }
+
+  /** Where the parse ended: the next row's number and line, and whether inside quotes. */
+  ended(): CsvEnd {
+    return { row: this.row, line: this.line, inQuotes: this.inQuotes };
   }
 
   /** A one-column file's blank lines become empty values before the row just parsed. */
@@ -782,7 +1063,7 @@ class CsvParser {
       seen.set(name, c);
     }
     this.names = names;
-    this.skip = names.map((n) => this.omit.has(n));
+    this.skip = names.map((n) => this.range.countOnly || this.omit.has(n));
     this.width = names.length;
     this.dicts = names.map(() => new ByteDictionary());
     this.capacity = 1024;
@@ -932,9 +1213,11 @@ export function encodeCsvChunks(
     'utf8',
   );
   const width = columns.length;
-  const cells = columns.map((col, c) => {
+  const rowCodes = sharedCodes(rowCount);
+  const cells = columns.flatMap((col, c) => {
     const after = c + 1 < width ? delimiter : '\n';
-    if (col.kind === 'utf8') return rawCells(col.values, delimiter, after, quote, quoteEmpty, options);
+    if (col.kind === 'utf8')
+      return rawCells(col.values, delimiter, after, quote, quoteEmpty, options, rowCodes);
     return col.kind === 'dictionary'
       ? cellTable(
           col.dictionary.map((d) => quote(d) + after),
@@ -948,7 +1231,8 @@ export function encodeCsvChunks(
   let widestRow = 0;
   for (const table of cells) {
     const { lengths } = table;
-    const uses = cellUses(table, rowCount);
+    // A raw column's tables: their codes are made here, in range, and say how often each cell is used.
+    const uses = rowCodes.uses(table.codes) ?? cellUses(table, rowCount);
     let widest = 0;
     for (let k = 0; k < uses.length; k++) {
       total += uses[k]! * lengths[k]!;
@@ -1000,12 +1284,42 @@ function cellTable(texts: string[], codes: Int32Array): CellTable {
   return { bytes, starts, lengths, codes };
 }
 
+/** Codes every raw column's tables share: each row its own cell, or every row cell 0. */
+interface SharedCodes {
+  readonly rows: () => Int32Array;
+  readonly zeros: () => Int32Array;
+  /** How often each cell is used, for codes given here (else undefined). */
+  readonly uses: (codes: Int32Array) => Int32Array | undefined;
+}
+
+function sharedCodes(rowCount: number): SharedCodes {
+  let rows: Int32Array | undefined;
+  let zeros: Int32Array | undefined;
+  return {
+    rows: () => {
+      if (!rows) {
+        rows = new Int32Array(rowCount);
+        for (let r = 0; r < rowCount; r++) rows[r] = r;
+      }
+      return rows;
+    },
+    zeros: () => (zeros ??= new Int32Array(rowCount)),
+    uses: (codes) =>
+      codes === rows
+        ? new Int32Array(rowCount).fill(1)
+        : codes === zeros
+          ? Int32Array.of(rowCount)
+          : undefined,
+  };
+}
+
 /**
- * A column of values as bytes (src/data/raw.ts) as a table of one cell per row, in row order,
- * each followed by `after`: a value that needs no quoting is copied as it is (after a `'` when
- * formula escaping escapes it), any other goes through `quote` as text, so the cells are those
- * of the same values as strings. No value is looked up: such a column (a note, a timestamp) has
- * about as many distinct values as rows.
+ * A column of values as bytes (src/data/raw.ts) as two tables: one cell per row, in row order,
+ * then the delimiter or line end after it (one cell every row uses). A value that needs no
+ * quoting is its bytes as they are (after a `'` when formula escaping escapes it), any other
+ * goes through `quote` as text, so the cells are those of the same values as strings. No value
+ * is looked up or copied one by one: such a column (a note, a timestamp) has about as many
+ * distinct values as rows, and rarely a value that needs quotes, found by searching the bytes.
  */
 function rawCells(
   values: RawValues,
@@ -1014,62 +1328,89 @@ function rawCells(
   quote: (s: string) => string,
   quoteEmpty: boolean,
   options: CsvWriteOptions,
-): CellTable {
+  shared: SharedCodes,
+): CellTable[] {
   const { offsets, bytes } = values;
   const n = rawLength(values);
-  const tail = Buffer.from(after, 'utf8');
+  const first = offsets[0]!;
+  const end = offsets[n]!;
   const d = delimiter.length === 1 && delimiter.charCodeAt(0) < 0x80 ? delimiter.charCodeAt(0) : -1;
   // An escaped value gains a leading `'`: with `'` as the delimiter that needs quoting too.
   const escapes = options.escapeFormulas === true;
   const prefixes = escapes && d !== APOSTROPHE;
-  const lengths = new Int32Array(n);
-  const starts = new Int32Array(n);
-  const codes = new Int32Array(n);
-  /** Per row: PLAIN, ESCAPED (copied after a `'`) or TEXT (in `special`). */
+  /** Per row: PLAIN, ESCAPED (copied after a `'`) or TEXT (through `quote`). */
   const form = new Uint8Array(n);
-  const special = new Map<number, Buffer>();
-  let end = 0;
-  for (let r = 0; r < n; r++) {
-    const from = offsets[r]!;
-    const to = offsets[r + 1]!;
-    let plain = d >= 0 && !(quoteEmpty && from === to);
-    for (let j = from; plain && j < to; j++) {
-      const b = bytes[j]!;
-      if (b === d || b === QUOTE || b === LF || b === CR) plain = false;
+  if (d < 0) form.fill(TEXT);
+  else {
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (const special of new Set([d, QUOTE, LF, CR])) {
+      for (let at = buffer.indexOf(special, first); at >= 0 && at < end; ) {
+        const r = rowHolding(offsets, at);
+        form[r] = TEXT;
+        at = buffer.indexOf(special, offsets[r + 1]!);
+      }
     }
-    const escaped = escapes && from < to && FORMULA_BYTE[bytes[from]!] === 1;
-    let length = to - from + tail.length;
-    if (plain && escaped && prefixes) {
-      form[r] = ESCAPED;
-      length++;
-    } else if (!plain || escaped) {
-      const text = Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('utf8');
-      const cell = Buffer.from(quote(text) + after, 'utf8');
-      special.set(r, cell);
-      form[r] = TEXT;
-      length = cell.length;
+    if (quoteEmpty) for (let r = 0; r < n; r++) if (offsets[r] === offsets[r + 1]) form[r] = TEXT;
+    if (escapes) {
+      for (let r = 0; r < n; r++) {
+        if (offsets[r] === offsets[r + 1] || FORMULA_BYTE[bytes[offsets[r]!]!] !== 1) continue;
+        if (form[r] === PLAIN) form[r] = prefixes ? ESCAPED : TEXT;
+      }
     }
-    lengths[r] = length;
-    starts[r] = end;
-    codes[r] = r;
-    end += (length + 7) & ~7;
   }
-  const out = Buffer.alloc(end);
+  // The other rows' cells go after the column's bytes.
+  const others = new Map<number, Buffer>();
+  let extra = 0;
   for (let r = 0; r < n; r++) {
-    let at = starts[r]!;
-    if (form[r] === TEXT) {
-      special.get(r)!.copy(out, at);
-      continue;
-    }
-    if (form[r] === ESCAPED) out[at++] = APOSTROPHE;
-    const to = offsets[r + 1]!;
-    for (let j = offsets[r]!; j < to; j++) out[at++] = bytes[j]!;
-    for (let j = 0; j < tail.length; j++) out[at++] = tail[j]!;
+    if (form[r] === PLAIN) continue;
+    const value = Buffer.from(bytes.buffer, bytes.byteOffset + offsets[r]!, offsets[r + 1]! - offsets[r]!);
+    const cell =
+      form[r] === ESCAPED
+        ? Buffer.concat([Buffer.of(APOSTROPHE), value])
+        : Buffer.from(quote(value.toString('utf8')), 'utf8');
+    others.set(r, cell);
+    extra += cell.length;
   }
-  return { bytes: out, starts, lengths, codes };
+  const starts = new Int32Array(n);
+  const lengths = new Int32Array(n);
+  for (let r = 0; r < n; r++) {
+    starts[r] = offsets[r]! - first;
+    lengths[r] = offsets[r + 1]! - offsets[r]!;
+  }
+  let cells = bytes.subarray(first, end);
+  if (others.size > 0) {
+    cells = new Uint8Array(end - first + extra);
+    cells.set(bytes.subarray(first, end));
+    let at = end - first;
+    for (const [r, cell] of others) {
+      cells.set(cell, at);
+      starts[r] = at;
+      lengths[r] = cell.length;
+      at += cell.length;
+    }
+  }
+  const tail = Buffer.alloc((Buffer.byteLength(after) + 7) & ~7);
+  const tailLength = tail.write(after, 'utf8');
+  return [
+    { bytes: cells, starts, lengths, codes: shared.rows() },
+    { bytes: tail, starts: Int32Array.of(0), lengths: Int32Array.of(tailLength), codes: shared.zeros() },
+  ];
+}
+
+/** The row whose bytes hold byte `at` (offsets ascending; an empty row holds none). */
+function rowHolding(offsets: Int32Array, at: number): number {
+  let lo = 0;
+  let hi = offsets.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (offsets[mid]! <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 const APOSTROPHE = 0x27;
+const PLAIN = 0;
 const ESCAPED = 1;
 const TEXT = 2;
 

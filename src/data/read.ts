@@ -5,7 +5,7 @@
 import { basename, extname } from 'node:path';
 import { InputError, SpecError } from '../errors.ts';
 import { type ArrowRange, type NullPolicy, readArrowShards } from './arrow.ts';
-import { readCsvShards } from './csv.ts';
+import { type CsvRange, readCsvShards } from './csv.ts';
 import { folderFiles, isFolder } from './input.ts';
 import { readParquetShards } from './parquet.ts';
 import { type RawValues, rawLength } from './raw.ts';
@@ -31,8 +31,8 @@ export interface ReadTableOptions {
    * Arrow, Parquet and Excel files; a folder read whole gives them coded, as every column).
    */
   raw?: ReadonlySet<string>;
-  /** Arrow only: these record batches of the file (arrowRanges), not all of them. */
-  range?: ArrowRange;
+  /** Of an Arrow file, these record batches (arrowRanges); of a CSV file, these rows (csvRanges). */
+  range?: ArrowRange | CsvRange;
   /**
    * `format.decimal`: with `,`, a cell that is a number written with a decimal comma (`3,75`,
    * `-0,5`) is read as the same number with a decimal point (`3.75`), in every format.
@@ -210,6 +210,11 @@ function withDecimalPoints(raw: RawValues): RawValues {
 const COMMA = 0x2c;
 const POINT = 0x2e;
 
+/** Whether a piece's range is a CSV file's rows (else an Arrow file's record batches). */
+export function isCsvRange(range: ArrowRange | CsvRange): range is CsvRange {
+  return 'kind' in range && range.kind === 'csv';
+}
+
 function readFileShards(
   path: string,
   rowsPerShard: number,
@@ -221,7 +226,7 @@ function readFileShards(
       return readArrowShards(path, rowsPerShard, {
         nulls: options.nulls,
         omit: options.omit,
-        range: options.range,
+        range: options.range && !isCsvRange(options.range) ? options.range : undefined,
         raw: options.raw,
       });
     case 'parquet':
@@ -240,6 +245,7 @@ function readFileShards(
         delimiter: options.delimiter,
         omit: options.omit,
         raw: options.raw,
+        ...(options.range && isCsvRange(options.range) ? { range: options.range } : {}),
       });
   }
 }

@@ -13,6 +13,7 @@ import {
 } from '../contracts/report.ts';
 import type { ArrowRange } from '../data/arrow.ts';
 import { checkEmptyCells, checkHeader } from '../data/checks.ts';
+import type { CsvRange } from '../data/csv.ts';
 import { tableDigest } from '../data/digest.ts';
 import { digestInput } from '../data/input.ts';
 import { checkInputFits } from '../data/limits.ts';
@@ -42,8 +43,8 @@ export function readInput(spec: ReleaseSpec): EncodedTable {
 export function* readInputShards(
   spec: ReleaseSpec,
   rowsPerShard: number,
-  /** Only these record batches of an Arrow input (a range of a scan). */
-  range?: ArrowRange,
+  /** Only these record batches of an Arrow input, or rows of a CSV input (a range of a scan). */
+  range?: ArrowRange | CsvRange,
   /** Columns to read as their rows' bytes where the reader can (ReadTableOptions.raw). */
   raw?: ReadonlySet<string>,
 ): Generator<EncodedTable & { readonly firstRow: number }, void, undefined> {

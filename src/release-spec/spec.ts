@@ -214,6 +214,11 @@ export interface ReleaseSpec {
     readonly escapeFormulas?: boolean;
     /** `,`: numbers written with a decimal comma (3,75) are read as with a point (3.75); absent: `.`. */
     readonly decimal?: '.' | ',';
+    /**
+     * CSV input whose quoted fields may hold line breaks: read in one piece, never cut into
+     * ranges read side by side (a cut at a line break could fall inside such a field).
+     */
+    readonly lineBreaksInQuotes?: boolean;
   };
   /**
    * The release's data files: data.arrow and data.csv always, data.parquet as well when listed
@@ -328,6 +333,7 @@ const FORMAT: ObjectSchema = {
   emptyCells: str(['error', 'value']),
   escapeFormulas: { kind: 'boolean' },
   decimal: str(['.', ',']),
+  lineBreaksInQuotes: { kind: 'boolean' },
 };
 /** `format.sheet`: a sheet's name (1 to 31 characters, as Excel allows) or its position from 1. */
 function sheetSetting(value: unknown, where: string): string | number {
@@ -636,6 +642,7 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
       emptyCells: (format.emptyCells as 'error' | 'value' | undefined) ?? 'error',
       escapeFormulas: (format.escapeFormulas as boolean | undefined) ?? false,
       ...(format.decimal === ',' ? { decimal: ',' as const } : {}),
+      ...(format.lineBreaksInQuotes === true ? { lineBreaksInQuotes: true } : {}),
     },
     ...(output === undefined ? {} : { output: { formats: parseFormats(output.formats, methodName, where) } }),
     limits: {

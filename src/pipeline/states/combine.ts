@@ -10,15 +10,14 @@ import { basename } from 'node:path';
 import { ShardedAdmission } from '../../data/admission.ts';
 import { CellDigest } from '../../data/digest.ts';
 import { stateBudgets } from '../../data/limits.ts';
-import type { RawValues } from '../../data/raw.ts';
 import { checkSameColumns } from '../../data/read.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError } from '../../errors.ts';
 import { recall, remember } from '../memo.ts';
 import {
   DICTIONARIES_KEY,
-  DistinctBytes,
-  decodeDistinctValues,
+  DistinctHashes,
+  decodeDistinctHashes,
   decodeShardRows,
   encodeCodeMaps,
   encodeShardRows,
@@ -64,8 +63,8 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
     if (pieces.length > 1 && raw.size > 0)
       distinct.union(
         dictionaries,
-        recall<RawValues[]>(runOf(work), pieceDistinctKey(p)) ??
-          decodeDistinctValues(await store.get(work.key(pieceDistinctKey(p)))),
+        recall<Int32Array[]>(runOf(work), pieceDistinctKey(p)) ??
+          decodeDistinctHashes(await store.get(work.key(pieceDistinctKey(p)))),
       );
     else distinct.take(dictionaries);
     if (p > 0) {
@@ -159,11 +158,11 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
 
 /**
  * The distinct values of the raw columns: one piece's count as it is, or the size of the union
- * of every piece's values (their bytes, compared exactly).
+ * of every piece's values (by their 64-bit hashes, DistinctHashes).
  */
 class DistinctCounts {
   private readonly counts = new Map<string, number>();
-  private readonly sets = new Map<string, DistinctBytes>();
+  private readonly sets = new Map<string, DistinctHashes>();
 
   constructor(private readonly raw: ReadonlySet<string>) {}
 
@@ -172,13 +171,13 @@ class DistinctCounts {
     for (const c of piece.columns) if (this.raw.has(c.name)) this.counts.set(c.name, c.distinct ?? 0);
   }
 
-  /** A piece's values, one set per raw column in the order of the piece's columns. */
-  union(piece: EncodedTable, values: readonly RawValues[]): void {
+  /** A piece's values' hashes, one set per raw column in the order of the piece's columns. */
+  union(piece: EncodedTable, hashes: readonly Int32Array[]): void {
     const names = piece.columns.filter((c) => this.raw.has(c.name)).map((c) => c.name);
     for (const [k, name] of names.entries()) {
       let set = this.sets.get(name);
-      if (!set) this.sets.set(name, (set = new DistinctBytes()));
-      set.addAll(values[k]!);
+      if (!set) this.sets.set(name, (set = new DistinctHashes()));
+      set.addHashes(hashes[k]!);
       this.counts.set(name, set.size);
     }
   }

@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drawsSecretSample } from '../../catalogue/catalogue.ts';
 import { arrowRanges } from '../../data/arrow.ts';
+import { csvRanges } from '../../data/csv.ts';
 import { folderFiles, isFolder } from '../../data/input.ts';
 import { checkInputFits } from '../../data/limits.ts';
 import { formatOf } from '../../data/read.ts';
@@ -294,7 +295,7 @@ async function planLocked(p: {
   const perShard =
     mode === 'single' ? Number.POSITIVE_INFINITY : rowsPerShard(request, env, spec, rawBytesPerRow);
   const perPart = request.rowsPerPart ?? rowsForWidth(DEFAULT_ROWS_PER_PART, rawBytesPerRow, PART_ITEM);
-  const scanned = mode === 'sharded' ? inRanges(pieces, spec, perShard) : pieces;
+  const scanned = mode === 'sharded' ? inRanges(pieces, spec, perShard, request) : pieces;
   // Deployed, a duplicate start stops here: after the checks that can refuse the release as a
   // whole, before any write. The run lock comes first: a duplicate never touches the folder's.
   // Locks are written conditionally, not sealed: they go to the store as it is.
@@ -372,17 +373,32 @@ function checkFirstRows(spec: ReleaseSpec, onlyFirst: boolean): EncodedTable | u
 
 /**
  * The pieces the scan reads side by side: each file, and a large Arrow file (which says where
- * its record batches lie) as ranges of about a shard's rows, so that one file is read by many
- * functions at once. Only files here are split (a file in a bucket: its copy here); a range
- * of a stored file is fetched alone. The release does not depend on how the input is split.
+ * its record batches lie) or CSV file as ranges of about a shard's rows, so that one file is
+ * read by many functions at once. Only files here are split (a file in a bucket: its copy
+ * here); a range of a stored file is fetched alone. The release does not depend on how the
+ * input is split. A CSV file is cut at line breaks (csvRanges), not when the spec says its
+ * quoted fields may hold some (`format.lineBreaksInQuotes`), nor when the request counts out
+ * its shards (each range would end in a shard of its own).
  */
-function inRanges(pieces: readonly InputPiece[], spec: ReleaseSpec, rowsPerShard: number): InputPiece[] {
+function inRanges(
+  pieces: readonly InputPiece[],
+  spec: ReleaseSpec,
+  rowsPerShard: number,
+  request: ReleaseRequest,
+): InputPiece[] {
   const here = (piece: InputPiece): string | undefined =>
     piece.url.startsWith('file:') ? fileURLToPath(piece.url) : pieces.length === 1 ? spec.input : undefined;
+  const cutsCsv = !spec.format.lineBreaksInQuotes && request.shards === undefined;
   return pieces.flatMap((piece) => {
     const path = here(piece);
-    if (path === undefined || (spec.format.type ?? formatOf(path)) !== 'arrow') return [piece];
-    const ranges = arrowRanges(path, rowsPerShard);
+    if (path === undefined) return [piece];
+    const format = spec.format.type ?? formatOf(path);
+    const ranges =
+      format === 'arrow'
+        ? arrowRanges(path, rowsPerShard)
+        : format === 'csv' && cutsCsv
+          ? csvRanges(path, rowsPerShard, { delimiter: spec.format.delimiter, sampleRows: CHECK_ROWS })
+          : undefined;
     return ranges ? ranges.map((range) => ({ ...piece, range })) : [piece];
   });
 }

@@ -8,15 +8,17 @@ import { rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ShardedAdmission } from '../../data/admission.ts';
 import type { ArrowRange } from '../../data/arrow.ts';
+import { type CsvRange, csvRowsBefore, cutInQuotes } from '../../data/csv.ts';
 import { CellDigest, type DigestState } from '../../data/digest.ts';
 import { stateBudgets } from '../../data/limits.ts';
+import { isCsvRange } from '../../data/read.ts';
 import type { EncodedTable } from '../../data/table.ts';
-import { InputError, SpecError } from '../../errors.ts';
+import { InputError, PpdpError, SpecError } from '../../errors.ts';
 import { secretSampler } from '../../models/differential-privacy.ts';
 import type { ReleaseSpec } from '../../release-spec/spec.ts';
 import { remember } from '../memo.ts';
 import { readInputShards } from '../release.ts';
-import { encodeDistinctValues, encodeShardRows, RawShards, shardRowsKey } from '../rows.ts';
+import { encodeDistinctHashes, encodeShardRows, RawShards, shardRowsKey } from '../rows.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import { MAX_SHARDS, type PhaseEnv, type ShardTask } from './types.ts';
 import {
@@ -40,15 +42,18 @@ export interface PieceSummary {
   readonly admission: { readonly rows: number; readonly sketch: string };
 }
 
-/** The bytes of its file a range reads: the messages before the batches, its batches, the footer. */
+/**
+ * The bytes of its file a range reads: of an Arrow file, the messages before the batches, its
+ * batches, the footer; of a CSV file, the header and its rows.
+ */
 function rangeSpans(piece: InputPiece): [number, number][] | undefined {
   const { range } = piece;
   if (!range) return undefined;
-  return [
+  const spans: [number, number][] = [
     [0, range.head],
     [range.start, range.end],
-    [range.tail, piece.bytes],
   ];
+  return isCsvRange(range) ? spans : [...spans, [range.tail, piece.bytes]];
 }
 
 export function pieceSummaryKey(piece: number): string {
@@ -72,7 +77,7 @@ export function pieceDictionariesKey(piece: number): string {
 }
 
 /**
- * The work area's key of a piece's raw columns' distinct values (as bytes, DistinctBytes),
+ * The work area's key of a piece's raw columns' distinct values (their hashes, DistinctHashes),
  * written when the input has several pieces: Combine counts their union.
  */
 export function pieceDistinctKey(piece: number): string {
@@ -89,7 +94,7 @@ function* readFileRows(
   path: string,
   rowsPerShard: number,
   pieces: number,
-  range: ArrowRange | undefined,
+  range: ArrowRange | CsvRange | undefined,
   raw: ReadonlySet<string>,
 ): Generator<EncodedTable & { readonly firstRow: number }, void, undefined> {
   try {
@@ -98,6 +103,32 @@ function* readFileRows(
     if (pieces > 1 && e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return;
     throw e;
   }
+}
+
+/**
+ * A later CSV range's error as the file read whole gives it. The range's rows were numbered
+ * from its own start: the rows before it are counted (an error among them is the file's first,
+ * and is thrown), and the range is read again from its row to its error. A range that did not
+ * start at a row (its cut fell inside a quoted field) fails as such, whatever its parse made of
+ * the bytes. Only a failed range counts, so a release that reads cleanly never does.
+ */
+function csvRangeError(
+  spec: ReleaseSpec,
+  path: string,
+  rowsPerShard: number,
+  range: CsvRange,
+  raw: ReadonlySet<string>,
+  error: PpdpError,
+): PpdpError {
+  const before = csvRowsBefore(path, range, spec.format.delimiter);
+  if (before.inQuotes) return cutInQuotes(basename(path));
+  const counted: CsvRange = { ...range, firstRow: before.rows, firstLine: before.line };
+  try {
+    for (const _ of readInputShards({ ...spec, input: path }, rowsPerShard, counted, raw));
+  } catch (e) {
+    if (e instanceof PpdpError) return e;
+  }
+  return error;
 }
 
 export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows: number; shards: number }> {
@@ -138,8 +169,8 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
       work.file.plan.mode === 'sharded'
         ? secretSampler(work.spec.privacy, basename(work.spec.file))
         : undefined;
+    const { range } = piece;
     try {
-      const { range } = piece;
       for (const shard of readFileRows(work.spec, path, rowsPerShard, pieces.length, range, rawNames)) {
         if (shardRows.length >= MAX_SHARDS) {
           throw new SpecError(
@@ -164,6 +195,14 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
         await Promise.all(writes.splice(0));
         writes.push(store.put(work.key(key), encodeShardRows(read)));
       }
+    } catch (e) {
+      if (range && isCsvRange(range) && range.start > range.head && e instanceof PpdpError) {
+        // A stored file's copy holds only the range's bytes: the rows before it are fetched too.
+        if (loc.store.root !== 'file:///')
+          await downloadTo(loc.store, loc.key, piece.bytes, path, [[0, range.end]]);
+        throw csvRangeError(work.spec, path, rowsPerShard, range, rawNames, e);
+      }
+      throw e;
     } finally {
       await Promise.allSettled(writes);
     }
@@ -178,9 +217,9 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
         : { name, dictionary, codes: new Int32Array(0) };
     });
     if (pieces.length > 1 && raw.distinct.size > 0) {
-      const values = columns.flatMap((c) => raw.distinct.get(c.name)?.values() ?? []);
+      const values = columns.flatMap((c) => raw.distinct.get(c.name)?.hashes() ?? []);
       remember(runOf(work), pieceDistinctKey(task.index), values);
-      await store.put(work.key(pieceDistinctKey(task.index)), encodeDistinctValues(values));
+      await store.put(work.key(pieceDistinctKey(task.index)), encodeDistinctHashes(values));
     }
     const dictionaries: EncodedTable = { source: path, rowCount: 0, columns, delimiter };
     const summary: PieceSummary = {
@@ -205,9 +244,9 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
       ms: ms(t0),
     });
     env.say?.(
-      piece.range
+      piece.range && !isCsvRange(piece.range)
         ? `read rows ${piece.range.firstRow + 1}–${piece.range.firstRow + rows} of ${basename(path)}`
-        : `read ${rows} rows of ${basename(path)}`,
+        : `read ${rows} rows of ${piece.range ? `a range of ${basename(path)}` : basename(path)}`,
     );
     return { rows, shards: shardRows.length };
   } finally {

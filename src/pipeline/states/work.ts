@@ -37,6 +37,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import type { ArrowRange } from '../../data/arrow.ts';
+import type { CsvRange } from '../../data/csv.ts';
 import { type RawValues, rawLength } from '../../data/raw.ts';
 import { concatTables, type EncodedTable } from '../../data/table.ts';
 import type { ShardSteps } from '../../methods/method.ts';
@@ -64,8 +65,8 @@ export interface InputPiece {
   readonly url: string;
   /** The file's size. */
   readonly bytes: number;
-  /** Of a large Arrow file, the record batches this piece reads (the file is read as ranges). */
-  readonly range?: ArrowRange;
+  /** Of a large Arrow or CSV file, the record batches or rows this piece reads (the file is read as ranges). */
+  readonly range?: ArrowRange | CsvRange;
 }
 
 export interface PlanFile {
