@@ -359,8 +359,8 @@ export class DistinctHashes {
     }
   }
 
-  /** Room for `values` hashes at a load of at most three quarters. */
-  private reserve(values: number): void {
+  /** Room for `values` hashes at a load of at most three quarters (sized once, not by doubling). */
+  reserve(values: number): void {
     let size = this.slots.length >>> 1;
     while (3 * size < 4 * values + 4) size *= 2;
     if (size > this.slots.length >>> 1) this.rehash(size);

@@ -108,7 +108,7 @@ export class TupleMerge {
   }
 
   /** Room for `need` tuples: the columns grow by half again (at least), the table rehashes. */
-  private reserve(need: number): void {
+  reserve(need: number): void {
     const had = this.columns[0]?.length ?? 0;
     if (need > had) {
       const capacity = Math.max(need, Math.ceil(had * 1.5));
