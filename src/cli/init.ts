@@ -31,7 +31,8 @@ quasi-identifiers, a hierarchy builder, guessed from its header and values:
                      under *: refine the groups)
   insensitive        only empty columns: a column is never left unprotected silently
 Numbers written with decimal commas (3,75) are drafted as numbers, with format.decimal ","
-so that a release reads them as numbers (3.75, released with decimal points). When no
+so that a release reads them as numbers (3.75, released with decimal points); a CSV whose
+quoted fields hold line breaks gets format.lineBreaksInQuotes (read in one piece). When no
 column looks sensitive, init suggests the numeric columns that may be an outcome to protect.
 The draft asks for k-anonymity with k = 5, at most 2 % suppressed rows, treats empty cells
 as values of their own when the table has any, and escapes CSV formulas (format.escapeFormulas)
@@ -169,8 +170,14 @@ export function initCommand(args: string[]): number {
       table.columns.find((c) => c.name === name)!.dictionary.some(isFormula) ? [name] : [],
     );
   const commas = guesses.filter(([, g]) => g.decimalComma).map(([name]) => name);
+  // A CSV field holds a line break only quoted: such a file is read in one piece, never cut at
+  // line breaks into ranges read side by side.
+  const lineBreaks = csv
+    ? table.columns.filter((c) => c.dictionary.some((v) => /[\r\n]/.test(v))).map((c) => c.name)
+    : [];
   const format = {
     ...(csv ? { delimiter: table.delimiter } : {}),
+    ...(lineBreaks.length > 0 ? { lineBreaksInQuotes: true } : {}),
     ...(commas.length > 0 ? { decimal: ',' } : {}),
     ...(anyMissing ? { emptyCells: 'value' } : {}),
     ...(formulas.length > 0 ? { escapeFormulas: true } : {}),
@@ -192,6 +199,11 @@ export function initCommand(args: string[]): number {
   if (commas.length > 0) {
     process.stdout.write(
       `  format.decimal: "," — ${commas.join(', ')} ${commas.length === 1 ? 'holds numbers' : 'hold numbers'} with decimal commas (3,75): a release reads them as numbers (3.75), released with decimal points\n`,
+    );
+  }
+  if (lineBreaks.length > 0) {
+    process.stdout.write(
+      `  format.lineBreaksInQuotes: true — ${lineBreaks.join(', ')} ${lineBreaks.length === 1 ? 'holds' : 'hold'} quoted line breaks: a release reads the file in one piece\n`,
     );
   }
   if (!guesses.some(([, g]) => g.attribute.type === 'sensitive')) {

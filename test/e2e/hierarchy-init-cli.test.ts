@@ -76,6 +76,23 @@ describe('ppdp init', () => {
     expect(r.stdout).toMatch(/no column looks sensitive: if score is an outcome to protect/);
   });
 
+  it('drafts lineBreaksInQuotes for a CSV whose quoted fields hold line breaks, and the release reads it', () => {
+    const lines = ['id,age,note', ...Array.from({ length: 40 }, (_, i) => `p${i},${20 + (i % 50)},"n${i}"`)];
+    lines[30] = 'p29,49,"two\nlines"';
+    writeFileSync(join(dir, 'notes.csv'), `${lines.join('\n')}\n`);
+    const r = ppdp('init', 'notes.csv', '--out', 'notes.json');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/format\.lineBreaksInQuotes: true — note holds quoted line breaks/);
+    expect(JSON.parse(readFileSync(join(dir, 'notes.json'), 'utf8')).format.lineBreaksInQuotes).toBe(true);
+    // Without such fields, no setting.
+    expect(
+      JSON.parse(readFileSync(join(dir, 'people.json'), 'utf8')).format.lineBreaksInQuotes,
+    ).toBeUndefined();
+    const release = ppdp('release', 'notes.json', '--out', 'out-notes', '--quiet');
+    expect(release.stderr).toBe('');
+    expect(release.status).toBe(0);
+  });
+
   it('recognizes postal codes by their shape, whatever the header', () => {
     const rows = [
       'a;b;c;n',
