@@ -1,16 +1,25 @@
 /**
  * The released table as Parquet (hyparquet-writer): dictionary columns as strings (the writer
- * chooses dictionary encoding or not), columns of values as bytes as strings PLAIN-encoded,
+ * chooses dictionary encoding or not), columns of values as bytes as their bytes PLAIN-encoded
+ * (the writer writes a STRING's bytes as it would a string's, with no string made per value),
  * number columns as doubles, none nullable, SNAPPY, fixed row groups and writer name, so the same
  * columns always give the same bytes. The input reader (src/data/parquet.ts) reads it back as
  * the cells data.csv holds before formula escaping.
  */
 import { ByteWriter, type ColumnSource, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
-import { rawLength, rawStrings } from './raw.ts';
+import { type RawValues, rawLength } from './raw.ts';
 import type { OutputColumn } from './table.ts';
 
 /** Rows per row group of a released Parquet file. */
 const ROW_GROUP_ROWS = 250_000;
+
+/** Rows `[from, to)` of `raw`, each a view of its bytes. */
+function rawViews(raw: RawValues, from: number, to: number): Uint8Array[] {
+  const { offsets, bytes } = raw;
+  const out = new Array<Uint8Array>(to - from);
+  for (let r = from; r < to; r++) out[r - from] = bytes.subarray(offsets[r]!, offsets[r + 1]!);
+  return out;
+}
 
 /** Rows `[from, to)` of the columns as the writer takes them. */
 function slice(columns: readonly OutputColumn[], from: number, to: number): ColumnSource[] {
@@ -26,7 +35,7 @@ function slice(columns: readonly OutputColumn[], from: number, to: number): Colu
         ? // No dictionary page: such a column (a note, a timestamp) has about as many values as rows.
           {
             name: col.name,
-            data: rawStrings(col.values, from, to),
+            data: rawViews(col.values, from, to),
             type: 'STRING',
             nullable: false,
             encoding: 'PLAIN',
