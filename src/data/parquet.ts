@@ -36,7 +36,7 @@ import {
   PARQUET_RATIO_FLOOR,
 } from './limits.ts';
 import type { RawValues } from './raw.ts';
-import { RawAppender, ShardAssembler } from './shards.ts';
+import { ShardAssembler } from './shards.ts';
 import type { EncodedTable } from './table.ts';
 import {
   dayOf,
@@ -741,3 +741,59 @@ class ColumnEncoder {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/**
+ * A column chunk's rows as bytes, row after row (RawValues once read): a string's bytes as
+ * stored, another kind's cell text encoded as it comes. Encoding each text at once, rather than
+ * holding the chunk's texts for utf8Buffers, measured about a sixth less CPU on a 625,000-row
+ * chunk of timestamps and amounts.
+ */
+class RawAppender {
+  private readonly offsets: Int32Array;
+  private bytes = new Uint8Array(4096);
+  private rows = 0;
+
+  constructor(rows: number) {
+    this.offsets = new Int32Array(rows + 1);
+  }
+
+  push(src: Uint8Array, start: number, end: number): void {
+    const at = this.room(end - start);
+    const bytes = this.bytes;
+    for (let k = start, j = at; k < end; k++, j++) bytes[j] = src[k]!;
+    this.offsets[++this.rows] = at + end - start;
+  }
+
+  /** A cell's text: ASCII byte by byte, anything else through the UTF-8 encoder. */
+  pushText(text: string): void {
+    const at = this.room(text.length);
+    const bytes = this.bytes;
+    for (let k = 0; k < text.length; k++) {
+      const c = text.charCodeAt(k);
+      if (c >= 0x80) {
+        const encoded = Buffer.from(text, 'utf8');
+        this.bytes.set(encoded, this.room(encoded.length));
+        this.offsets[++this.rows] = at + encoded.length;
+        return;
+      }
+      bytes[at + k] = c;
+    }
+    this.offsets[++this.rows] = at + text.length;
+  }
+
+  values(): RawValues {
+    const end = this.offsets[this.rows]!;
+    return { offsets: this.offsets.subarray(0, this.rows + 1), bytes: this.bytes.subarray(0, end) };
+  }
+
+  /** Where the next row's `length` bytes go, the buffer grown by doubling. */
+  private room(length: number): number {
+    const at = this.offsets[this.rows]!;
+    if (at + length > this.bytes.length) {
+      const next = new Uint8Array(Math.max(2 * this.bytes.length, at + length));
+      next.set(this.bytes.subarray(0, at));
+      this.bytes = next;
+    }
+    return at;
+  }
+}

@@ -22,8 +22,9 @@ import { thousands } from '../util/format.ts';
 import { shownName } from '../util/limits.ts';
 import { type InputFile, openInput, READ_CHUNK_BYTES, readAt, readInto } from './input.ts';
 import { checkInputColumns, XLSX_MAX_PART_BYTES, XLSX_MAX_ROW_BYTES } from './limits.ts';
-import { RawAppender, ShardAssembler } from './shards.ts';
+import { ShardAssembler } from './shards.ts';
 import type { EncodedTable } from './table.ts';
+import { utf8Buffers } from './utf8.ts';
 import { formatDate, formatTimestamp } from './values.ts';
 import { ZipArchive, type ZipEntry, ZipError } from './zip.ts';
 
@@ -541,8 +542,8 @@ class SheetReader {
   private dictionaries: string[][] = [];
   private indexes: Map<string, number>[] = [];
   private batch: Int32Array[] = [];
-  /** Per kept column given as bytes, the batch's rows (a fresh one each batch: shards keep slices of it). */
-  private rawBatch: (RawAppender | undefined)[] = [];
+  /** Per kept column given as bytes, the batch's cells (UTF-8 encoded at the flush). */
+  private rawBatch: (string[] | undefined)[] = [];
   private batchRows = 0;
   private assembler: ShardAssembler | undefined;
   /** The sheet row number of the last row read; the table's rows so far. */
@@ -729,7 +730,7 @@ class SheetReader {
     this.dictionaries = keptNames.map(() => []);
     this.indexes = keptNames.map(() => new Map());
     this.batch = keptNames.map(() => new Int32Array(BATCH_ROWS));
-    this.rawBatch = keptNames.map((n) => (this.raw.has(n) ? new RawAppender(BATCH_ROWS) : undefined));
+    this.rawBatch = keptNames.map((n) => (this.raw.has(n) ? [] : undefined));
     this.assembler = new ShardAssembler(keptNames, this.rowsPerShard, this.path, ';', 0, this.dictionaries);
   }
 
@@ -742,7 +743,7 @@ class SheetReader {
       const value = cells?.[i] ?? '';
       const raw = this.rawBatch[k];
       if (raw) {
-        raw.pushText(value);
+        raw.push(value);
         continue;
       }
       const index = this.indexes[k]!;
@@ -762,8 +763,11 @@ class SheetReader {
     const n = this.batchRows;
     this.batchRows = 0;
     if (n === 0) return;
-    const columns = this.batch.map((codes, k) => this.rawBatch[k]?.values() ?? codes);
-    this.rawBatch = this.rawBatch.map((raw) => raw && new RawAppender(BATCH_ROWS));
+    const columns = this.batch.map((codes, k) => {
+      const cells = this.rawBatch[k];
+      return cells ? utf8Buffers(cells) : codes;
+    });
+    this.rawBatch = this.rawBatch.map((cells) => cells && []);
     yield* this.marked(this.assembler!.addCoded(columns, n));
   }
 
