@@ -4,7 +4,7 @@
  * digest; an error names the row of the file; a cut that falls inside a quoted field fails the
  * release (E_CSV_CUT), and `format.lineBreaksInQuotes` reads such a file in one piece.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -69,14 +69,15 @@ async function release(ws: Workspace, name: string, rowsPerShard: number, worker
   return { out, result, plan: planFile(work) };
 }
 
+/** The release's error; nothing of it is in its output folder. */
 async function failure(ws: Workspace, rowsPerShard: number): Promise<PpdpError | undefined> {
-  return executeRelease(
-    { spec: ws.spec, out: join(ws.dir, 'out', `failed-${rowsPerShard}`) },
-    { rowsPerShard },
-  ).then(
+  const out = join(ws.dir, 'out', `failed-${rowsPerShard}`);
+  const e = await executeRelease({ spec: ws.spec, out }, { rowsPerShard }).then(
     () => undefined,
     (e: PpdpError) => e,
   );
+  expect(existsSync(out)).toBe(false);
+  return e;
 }
 
 /** A table's cells, row by row, and its column names. */
