@@ -35,6 +35,43 @@ export function gatherRaw(raw: RawValues, rows: Int32Array | number): RawValues 
 }
 
 /**
+ * `raw`'s rows split into `parts` (row r goes to part `partOf[r]`, in order; -1: to none), read
+ * once in turn and written to each part where its rows go. Gathering each part's rows from
+ * the whole column instead streams the column through the cache once a part.
+ */
+export function scatterRaw(raw: RawValues, partOf: Int32Array, parts: number): RawValues[] {
+  const { offsets, bytes } = raw;
+  const n = rawLength(raw);
+  if (partOf.length !== n) throw new RangeError(`${partOf.length} parts given for ${n} rows`);
+  const rows = new Int32Array(parts);
+  const totals = new Int32Array(parts);
+  for (let r = 0; r < n; r++) {
+    const p = partOf[r]!;
+    if (p < 0) continue;
+    rows[p]!++;
+    totals[p]! += offsets[r + 1]! - offsets[r]!;
+  }
+  const out = Array.from({ length: parts }, (_, p) => ({
+    offsets: new Int32Array(rows[p]! + 1),
+    bytes: new Uint8Array(totals[p]!),
+  }));
+  const views = out.map((o) => viewOf(o.bytes));
+  const from = viewOf(bytes);
+  const filled = new Int32Array(parts);
+  const written = new Int32Array(parts);
+  for (let r = 0; r < n; r++) {
+    const p = partOf[r]!;
+    if (p < 0) continue;
+    const to = out[p]!;
+    const at = written[p]!;
+    copyBytes(bytes, from, offsets[r]!, offsets[r + 1]!, to.bytes, views[p]!, at);
+    written[p] = at + offsets[r + 1]! - offsets[r]!;
+    to.offsets[++filled[p]!] = written[p]!;
+  }
+  return out;
+}
+
+/**
  * Rows `rows` of the pieces joined one after another (row j is joined row `rows[j]`), without
  * joining them. Rows in increasing order (a shard's rows of one output part) are read in turn;
  * others (a shuffle) are written where they go while the pieces are read in turn: a random
@@ -43,6 +80,15 @@ export function gatherRaw(raw: RawValues, rows: Int32Array | number): RawValues 
 export function gatherJoined(pieces: readonly RawValues[], rows: Int32Array): RawValues {
   const n = pieces.reduce((sum, p) => sum + rawLength(p), 0);
   const m = rows.length;
+  let increasing = true;
+  for (let j = 0; j < m; j++) {
+    const r = rows[j]!;
+    if (!(r >= 0 && r < n)) throw new RangeError(`row ${r} is not among the ${n} rows`);
+    if (j > 0 && r <= rows[j - 1]!) increasing = false;
+  }
+  // Rows in order: only theirs are read (a shard's rows of one part, one part of many, costs
+  // its own rows, not the shard's).
+  if (increasing) return gatherIncreasing(pieces, rows);
   const lengths = new Int32Array(n);
   for (let p = 0, at = 0; p < pieces.length; p++) {
     const { offsets } = pieces[p]!;
@@ -52,28 +98,12 @@ export function gatherJoined(pieces: readonly RawValues[], rows: Int32Array): Ra
   }
   const out = new Int32Array(m + 1);
   let total = 0;
-  let increasing = true;
   for (let j = 0; j < m; j++) {
-    const r = rows[j]!;
-    if (!(r >= 0 && r < n)) throw new RangeError(`row ${r} is not among the ${n} rows`);
-    if (j > 0 && r <= rows[j - 1]!) increasing = false;
-    total += lengths[r]!;
+    total += lengths[rows[j]!]!;
     out[j + 1] = total;
   }
   const to = new Uint8Array(total);
   const into = viewOf(to);
-  if (increasing) {
-    const views = pieces.map((piece) => viewOf(piece.bytes));
-    let p = 0;
-    let base = 0;
-    for (let j = 0; j < m; j++) {
-      const r = rows[j]!;
-      while (r >= base + rawLength(pieces[p]!)) base += rawLength(pieces[p++]!);
-      const { offsets, bytes } = pieces[p]!;
-      copyBytes(bytes, views[p]!, offsets[r - base]!, offsets[r - base + 1]!, to, into, out[j]!);
-    }
-    return { offsets: out, bytes: to };
-  }
   // Where each joined row goes (-1: nowhere); a row asked for twice cannot be written once.
   const target = lengths.fill(-1);
   for (let j = 0; j < m; j++) {
@@ -90,6 +120,30 @@ export function gatherJoined(pieces: readonly RawValues[], rows: Int32Array): Ra
       if (at >= 0) copyBytes(bytes, from, offsets[r]!, offsets[r + 1]!, to, into, at);
     }
     base += count;
+  }
+  return { offsets: out, bytes: to };
+}
+
+/** gatherJoined's rows when they increase: the pieces walked once, each row read where it is. */
+function gatherIncreasing(pieces: readonly RawValues[], rows: Int32Array): RawValues {
+  const m = rows.length;
+  const out = new Int32Array(m + 1);
+  let total = 0;
+  for (let j = 0, p = 0, base = 0; j < m; j++) {
+    const r = rows[j]!;
+    while (r >= base + rawLength(pieces[p]!)) base += rawLength(pieces[p++]!);
+    const { offsets } = pieces[p]!;
+    total += offsets[r - base + 1]! - offsets[r - base]!;
+    out[j + 1] = total;
+  }
+  const to = new Uint8Array(total);
+  const into = viewOf(to);
+  const views = pieces.map((piece) => viewOf(piece.bytes));
+  for (let j = 0, p = 0, base = 0; j < m; j++) {
+    const r = rows[j]!;
+    while (r >= base + rawLength(pieces[p]!)) base += rawLength(pieces[p++]!);
+    const { offsets, bytes } = pieces[p]!;
+    copyBytes(bytes, views[p]!, offsets[r - base]!, offsets[r - base + 1]!, to, into, out[j]!);
   }
   return { offsets: out, bytes: to };
 }

@@ -250,30 +250,25 @@ function entriesOf(
   for (let c = 0; c < size; c++) bounds[(keys[KEY * c + 2]! % partitions) + 1]!++;
   for (let p = 0; p < partitions; p++) bounds[p + 1]! += bounds[p]!;
   const next = bounds.slice(0, partitions);
-  // Each class's place, then the classes moved there in place (cycle by cycle): no second copy.
+  // Each class's place, then the classes copied there: read in turn, written where they go (a
+  // copy's writes do not wait on each other, where moving them in place, cycle by cycle, waits
+  // for a cache miss a class).
   const rank = new Int32Array(size);
   for (let c = 0; c < size; c++) rank[c] = next[keys[KEY * c + 2]! % partitions]!++;
-  const placed = new Uint8Array(size);
-  const carried = new Uint32Array(KEY + lanes);
-  const swap = (words: Uint32Array, width: number, at: number, from: number) => {
-    for (let l = 0; l < width; l++) {
-      const t = words[width * at + l]!;
-      words[width * at + l] = carried[from + l]!;
-      carried[from + l] = t;
-    }
-  };
+  const placedKeys = new Uint32Array(KEY * size);
+  const placedSums = new Uint32Array(lanes * size);
   for (let c = 0; c < size; c++) {
-    if (placed[c]) continue;
-    carried.set(keys.subarray(KEY * c, KEY * c + KEY), 0);
-    carried.set(sums.subarray(lanes * c, lanes * c + lanes), KEY);
-    // The class carried was at `at`: it goes to rank[at], whose class is carried on.
-    for (let at = c; !placed[at]; at = rank[at]!) {
-      placed[at] = 1;
-      swap(keys, KEY, rank[at]!, 0);
-      swap(sums, lanes, rank[at]!, KEY);
-    }
+    const at = rank[c]!;
+    for (let l = 0; l < KEY; l++) placedKeys[KEY * at + l] = keys[KEY * c + l]!;
+    for (let l = 0; l < lanes; l++) placedSums[lanes * at + l] = sums[lanes * c + l]!;
   }
-  return { lanes, keys, sums, bounds, cells: sensitive.map((s) => cellsOf(classOf, size, rank, s)) };
+  return {
+    lanes,
+    keys: placedKeys,
+    sums: placedSums,
+    bounds,
+    cells: sensitive.map((s) => cellsOf(classOf, size, rank, s)),
+  };
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   rawLength,
   rawOfCodes,
   rawStrings,
+  scatterRaw,
 } from '../../src/data/raw.ts';
 import { compactDictionary, type OutputColumn } from '../../src/data/table.ts';
 import { utf8Buffers } from '../../src/data/utf8.ts';
@@ -122,6 +123,31 @@ describe('values as bytes', () => {
     }
     expect(() => gatherJoined(pieces, Int32Array.of(5000))).toThrow(RangeError);
     expect(() => gatherRaw(all, Int32Array.of(-1))).toThrow(RangeError);
+  });
+
+  it("scatters rows to parts as gathering each part's rows would, rows sent nowhere left out", () => {
+    const values = Array.from({ length: 3000 }, (_, i) => {
+      const pick = random.below(4);
+      if (pick === 0) return '';
+      if (pick === 1) return TRICKY[random.below(TRICKY.length)]!;
+      if (pick === 2) return 'ü'.repeat(50 + random.below(20)) + String(i);
+      return `${i}`.repeat(1 + random.below(3));
+    });
+    const all = raw(values);
+    // A piece of an Arrow vector: offsets that do not start at 0.
+    const piece = { offsets: all.offsets.subarray(500, 2501), bytes: all.bytes };
+    const parts = 7;
+    // Part 6 takes no row; -1 sends a row nowhere.
+    const partOf = Int32Array.from({ length: 2000 }, () => random.below(7) - 1);
+    const got = scatterRaw(piece, partOf, parts);
+    expect(got).toHaveLength(parts);
+    for (let p = 0; p < parts; p++) {
+      const rows = Int32Array.from(partOf.keys()).filter((r) => partOf[r] === p);
+      expect(strings(got[p]!)).toEqual(strings(gatherRaw(piece, rows)));
+      expect(got[p]!.bytes.length).toBe(got[p]!.offsets[rawLength(got[p]!)]);
+    }
+    expect(rawLength(got[6]!)).toBe(0);
+    expect(() => scatterRaw(piece, partOf.subarray(1), parts)).toThrow(RangeError);
   });
 });
 

@@ -2,7 +2,7 @@
  * The ApplyShard state: the chosen node applied to one row shard.
  */
 import { encodeArrow } from '../../data/arrow.ts';
-import { gatherRaw } from '../../data/raw.ts';
+import { scatterRaw } from '../../data/raw.ts';
 import { compactDictionary, type OutputColumn } from '../../data/table.ts';
 import type { ShardTuples } from '../../methods/method.ts';
 import { scatterParts } from '../../util/keys.ts';
@@ -81,10 +81,11 @@ function scatter(
     const p = part[j]!;
     rowsOf[p]![fill[p]!++] = j;
   }
-  return rowsOf.map((rows) =>
-    released.map((c): OutputColumn => {
-      // Values as bytes move as bytes: the part's rows' ranges gathered.
-      if (c.kind === 'utf8') return { name: c.name, kind: 'utf8', values: gatherRaw(c.values, rows) };
+  // Values as bytes move as bytes: each column read once, its rows' ranges written to their part.
+  const rawParts = released.map((c) => (c.kind === 'utf8' ? scatterRaw(c.values, part, parts) : undefined));
+  return rowsOf.map((rows, p) =>
+    released.map((c, k): OutputColumn => {
+      if (c.kind === 'utf8') return { name: c.name, kind: 'utf8', values: rawParts[k]![p]! };
       const from = c.kind === 'number' ? c.values : c.codes;
       const to = c.kind === 'number' ? new Float64Array(rows.length) : new Int32Array(rows.length);
       for (let i = 0; i < rows.length; i++) to[i] = from[rows[i]!]!;
