@@ -383,6 +383,74 @@ export class DistinctHashes {
   }
 }
 
+/**
+ * The number of distinct hashes (two lanes each, as bytesHashes gives them) over `lists`: what a
+ * DistinctHashes of them all would hold. The hashes are first split by their high bits into
+ * partitions of a few ten thousand, each then counted in a set small enough to stay in cache:
+ * one set of millions of hashes costs a cache miss a hash.
+ */
+export function distinctHashCount(lists: readonly Int32Array[]): number {
+  let n = 0;
+  for (const list of lists) n += list.length >>> 1;
+  let bits = 0;
+  while (n >>> bits > PARTITION_HASHES) bits++;
+  const partitions = 1 << bits;
+  // A partition's number: the top `bits` bits of the second lane (the set's slots use the first).
+  const partOf = (hi: number) => (bits === 0 ? 0 : hi >>> (32 - bits));
+  const starts = new Int32Array(partitions + 1);
+  for (const list of lists) for (let v = 1; v < list.length; v += 2) starts[partOf(list[v]!) + 1]!++;
+  for (let p = 0; p < partitions; p++) starts[p + 1]! += starts[p]!;
+  const split = new Int32Array(2 * n);
+  const next = starts.slice(0, partitions);
+  for (const list of lists)
+    for (let v = 0; v < list.length; v += 2) {
+      const at = 2 * next[partOf(list[v + 1]!)]!++;
+      split[at] = list[v]!;
+      split[at + 1] = list[v + 1]!;
+    }
+  let largest = 0;
+  for (let p = 0; p < partitions; p++) largest = Math.max(largest, starts[p + 1]! - starts[p]!);
+  let size = 64;
+  while (size < 2 * largest) size *= 2;
+  const slots = new Int32Array(2 * size);
+  let distinct = 0;
+  let zero = false;
+  for (let p = 0; p < partitions; p++) {
+    const from = starts[p]!;
+    const to = starts[p + 1]!;
+    let mask = 64;
+    while (mask < 2 * (to - from)) mask *= 2;
+    mask -= 1;
+    slots.fill(0, 0, 2 * (mask + 1));
+    for (let v = from; v < to; v++) {
+      const lo = split[2 * v]!;
+      const hi = split[2 * v + 1]!;
+      // (0, 0) marks an empty slot: that hash is counted apart, as DistinctHashes counts it.
+      if ((lo | hi) === 0) {
+        zero = true;
+        continue;
+      }
+      let i = lo & mask;
+      for (;;) {
+        const a = slots[2 * i]!;
+        const b = slots[2 * i + 1]!;
+        if ((a | b) === 0) {
+          slots[2 * i] = lo;
+          slots[2 * i + 1] = hi;
+          distinct++;
+          break;
+        }
+        if (a === lo && b === hi) break;
+        i = (i + 1) & mask;
+      }
+    }
+  }
+  return distinct + (zero ? 1 : 0);
+}
+
+/** Hashes per partition at most that distinctHashCount aims at (its set: 1 MiB at most). */
+const PARTITION_HASHES = 1 << 15;
+
 /** Rows a set looks at before it sizes itself for the rest of a shard. */
 const SAMPLE_ROWS = 4096;
 

@@ -10,7 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { utf8Buffers } from '../../src/data/utf8.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { forgetAll } from '../../src/pipeline/memo.ts';
-import { DistinctHashes, decodeDistinctHashes, encodeDistinctHashes } from '../../src/pipeline/rows.ts';
+import {
+  DistinctHashes,
+  decodeDistinctHashes,
+  distinctHashCount,
+  encodeDistinctHashes,
+} from '../../src/pipeline/rows.ts';
 import { Random } from '../../src/util/random.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
@@ -120,5 +125,38 @@ describe('DistinctHashes', () => {
     const union = new DistinctHashes();
     for (const hashes of decodeDistinctHashes(encoded)) union.addHashes(hashes);
     expect(union.size).toBe(new Set(pieces.flat()).size);
+  });
+
+  it('counts the union of lists as a set of them all would, split into partitions or not', () => {
+    const random = new Random(13);
+    const word = () => random.below(2 ** 32) | 0;
+    // Lists of hashes that share some: many (split by their high bits) and few (one partition),
+    // hashes alike in the lane that splits or in the lane that places, and the hash (0, 0).
+    for (const sizes of [
+      [40_000, 30_000, 1, 25_000],
+      [5, 0, 7],
+    ]) {
+      const pool = Array.from({ length: sizes.reduce((a, b) => a + b, 0) }, (_, i) =>
+        i % 5 === 0 ? [word(), 7] : i % 7 === 0 ? [7, word()] : [word(), word()],
+      );
+      pool.push([0, 0]);
+      // Each pair taken whole from the pool: its two lanes from the same entry.
+      const lists = sizes.map((n) => {
+        const list = new Int32Array(2 * n);
+        for (let v = 0; v < list.length; v += 2) list.set(pool[random.below(pool.length)]!, v);
+        return list;
+      });
+      lists[0]!.set([0, 0], 0);
+      const set = new DistinctHashes();
+      for (const list of lists) set.addHashes(list);
+      const strings = new Set(
+        lists.flatMap((list) =>
+          Array.from({ length: list.length / 2 }, (_, v) => `${list[2 * v]},${list[2 * v + 1]}`),
+        ),
+      );
+      expect(distinctHashCount(lists)).toBe(strings.size);
+      expect(distinctHashCount(lists)).toBe(set.size);
+    }
+    expect(distinctHashCount([])).toBe(0);
   });
 });

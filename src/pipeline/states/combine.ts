@@ -16,9 +16,9 @@ import { InputError } from '../../errors.ts';
 import { recall, remember } from '../memo.ts';
 import {
   DICTIONARIES_KEY,
-  DistinctHashes,
   decodeDistinctHashes,
   decodeShardRows,
+  distinctHashCount,
   encodeCodeMaps,
   encodeShardRows,
   pieceCodesKey,
@@ -48,7 +48,6 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
   // Columns carried as bytes: only their number of values (the report's), not the values.
   const raw = new Set(rawColumns(work));
   const distinct = new DistinctCounts(raw);
-  const inputRows = summaries.reduce((n, s) => n + s.shardRows.reduce((a, b) => a + b, 0), 0);
   let firstRow = 0;
   let first: { file: string; names: string[] } | undefined;
   for (const [p, summary] of summaries.entries()) {
@@ -66,8 +65,6 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
         dictionaries,
         recall<Int32Array[]>(runOf(work), pieceDistinctKey(p)) ??
           decodeDistinctHashes(await store.get(work.key(pieceDistinctKey(p)))),
-        rows,
-        inputRows,
       );
     else distinct.take(dictionaries);
     if (p > 0) {
@@ -160,12 +157,12 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
 }
 
 /**
- * The distinct values of the raw columns: one piece's count as it is, or the size of the union
- * of every piece's values (by their 64-bit hashes, DistinctHashes).
+ * The distinct values of the raw columns: one piece's count as it is, or the number of distinct
+ * hashes over every piece's values (64-bit hashes, distinctHashCount), counted at the end.
  */
 class DistinctCounts {
   private readonly counts = new Map<string, number>();
-  private readonly sets = new Map<string, DistinctHashes>();
+  private readonly lists = new Map<string, Int32Array[]>();
 
   constructor(private readonly raw: ReadonlySet<string>) {}
 
@@ -174,27 +171,20 @@ class DistinctCounts {
     for (const c of piece.columns) if (this.raw.has(c.name)) this.counts.set(c.name, c.distinct ?? 0);
   }
 
-  /**
-   * A piece's values' hashes, one set per raw column in the order of the piece's columns; the
-   * piece has `rows` of the input's `inputRows` rows.
-   */
-  union(piece: EncodedTable, hashes: readonly Int32Array[], rows: number, inputRows: number): void {
+  /** A piece's values' hashes, one list per raw column in the order of the piece's columns. */
+  union(piece: EncodedTable, hashes: readonly Int32Array[]): void {
     const names = piece.columns.filter((c) => this.raw.has(c.name)).map((c) => c.name);
     for (const [k, name] of names.entries()) {
-      let set = this.sets.get(name);
-      if (!set) {
-        this.sets.set(name, (set = new DistinctHashes()));
-        // The first piece's share of distinct values, over the whole input: room for them all
-        // at once (a column of distinct values would otherwise double its table piece by piece).
-        const distinct = hashes[k]!.length >>> 1;
-        if (rows > 0) set.reserve(Math.ceil((distinct / rows) * inputRows));
-      }
-      set.addHashes(hashes[k]!);
-      this.counts.set(name, set.size);
+      const lists = this.lists.get(name) ?? [];
+      this.lists.set(name, lists);
+      lists.push(hashes[k]!);
+      this.counts.delete(name);
     }
   }
 
   of(name: string): number {
+    const lists = this.lists.get(name);
+    if (lists && !this.counts.has(name)) this.counts.set(name, distinctHashCount(lists));
     return this.counts.get(name) ?? 0;
   }
 }
