@@ -450,42 +450,83 @@ function internAll(dictionary: readonly string[], index: Map<string, number>, va
 
 /**
  * Dense ids (in order of first appearance) of the hashes (two lanes a row) of the rows `rows`,
- * and how many there are: open addressing over typed arrays.
+ * and how many there are. The rows are first split by their hash's high bits into buckets of
+ * at most `bucketRows`, each numbered in a table that stays in cache (one table of millions of
+ * hashes costs a cache miss a row), then the ids renumbered by first appearance, which keeps a
+ * column of nearly distinct values' ids in row order for the pairs counted after.
  */
-function hashIds(hashes: Int32Array, rows: Int32Array): { codes: Int32Array; width: number } {
+export function hashIds(
+  hashes: Int32Array,
+  rows: Int32Array,
+  bucketRows = BUCKET_ROWS,
+): { codes: Int32Array; width: number } {
   const m = rows.length;
-  let capacity = 1024;
-  while (capacity < 2 * m) capacity *= 2;
-  // Per slot (lo, hi, id + 1; 0: empty) side by side: a probe reads one cache line (or two,
-  // for a slot across lines: 16-byte slots cost more in the larger table than they save).
-  const slots = new Int32Array(3 * capacity);
-  const end = slots.length;
-  const codes = new Int32Array(m);
-  let next = 0;
+  let bits = 0;
+  while (m >>> bits > bucketRows && bits < 24) bits++;
+  const buckets = 1 << bits;
+  const bucketOf = (hi: number) => (bits === 0 ? 0 : hi >>> (32 - bits));
+  const starts = new Int32Array(buckets + 1);
+  for (let i = 0; i < m; i++) starts[bucketOf(hashes[2 * rows[i]! + 1]!) + 1]!++;
+  for (let b = 0; b < buckets; b++) starts[b + 1]! += starts[b]!;
+  // Each row's (lo, hi, position), bucket by bucket, in row order inside each.
+  const split = new Int32Array(3 * m);
+  const next = starts.slice(0, buckets);
   for (let i = 0; i < m; i++) {
     const r = rows[i]!;
-    const lo = hashes[2 * r]!;
     const hi = hashes[2 * r + 1]!;
-    let at = 3 * (mix(lo, hi) & (capacity - 1));
-    for (;;) {
-      const k = slots[at + 2]!;
-      if (k === 0) {
-        slots[at] = lo;
-        slots[at + 1] = hi;
-        slots[at + 2] = ++next;
-        codes[i] = next - 1;
-        break;
+    const at = 3 * next[bucketOf(hi)]!++;
+    split[at] = hashes[2 * r]!;
+    split[at + 1] = hi;
+    split[at + 2] = i;
+  }
+  let largest = 0;
+  for (let b = 0; b < buckets; b++) largest = Math.max(largest, starts[b + 1]! - starts[b]!);
+  let capacity = 64;
+  while (capacity < 2 * largest) capacity *= 2;
+  // Per slot (lo, hi, id + 1; 0: empty) side by side: a probe reads one cache line.
+  const slots = new Int32Array(3 * capacity);
+  const codes = new Int32Array(m);
+  // A row that is the first of its hash (its bucket is read in row order): ids renumbered below.
+  const first = new Uint8Array(m);
+  let width = 0;
+  for (let b = 0; b < buckets; b++) {
+    const from = starts[b]!;
+    const to = starts[b + 1]!;
+    let size = 64;
+    while (size < 2 * (to - from)) size *= 2;
+    slots.fill(0, 0, 3 * size);
+    for (let k = from; k < to; k++) {
+      const lo = split[3 * k]!;
+      const hi = split[3 * k + 1]!;
+      const i = split[3 * k + 2]!;
+      let at = 3 * (mix(lo, hi) & (size - 1));
+      for (;;) {
+        const id = slots[at + 2]!;
+        if (id === 0) {
+          slots[at] = lo;
+          slots[at + 1] = hi;
+          slots[at + 2] = ++width;
+          codes[i] = width - 1;
+          first[i] = 1;
+          break;
+        }
+        if (slots[at] === lo && slots[at + 1] === hi) {
+          codes[i] = id - 1;
+          break;
+        }
+        at += 3;
+        if (at === 3 * size) at = 0;
       }
-      if (slots[at] === lo && slots[at + 1] === hi) {
-        codes[i] = k - 1;
-        break;
-      }
-      at += 3;
-      if (at === end) at = 0;
     }
   }
-  return { codes, width: next };
+  const renumbered = new Int32Array(width);
+  for (let i = 0, id = 0; i < m; i++) if (first[i] === 1) renumbered[codes[i]!] = id++;
+  for (let i = 0; i < m; i++) codes[i] = renumbered[codes[i]!]!;
+  return { codes, width };
 }
+
+/** Rows per bucket of hashIds: its table (three words a slot, at most half full) fits in 1 MiB. */
+const BUCKET_ROWS = 1 << 15;
 
 /** What the audit counts over a set of whole classes; tallies of disjoint classes add up. */
 interface Tally {

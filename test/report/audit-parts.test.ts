@@ -17,6 +17,7 @@ import {
   auditRawColumns,
   auditRelease,
   auditReleaseInPartitions,
+  hashIds,
   unchangedColumns,
 } from '../../src/report/audit.ts';
 import { Random } from '../../src/util/random.ts';
@@ -264,5 +265,38 @@ describe('the audit over parts read once', () => {
       expect(q1.raw).toBeUndefined();
     }
     expect(auditReleaseInPartitions(spec, input, rows.length, 3, read, 2)).toEqual(whole);
+  });
+});
+
+describe('hashIds', () => {
+  it('numbers hashes by first appearance, in buckets of any size', () => {
+    const random = new Random(21);
+    const n = 5000;
+    // Hashes drawn from a pool (repeats, hashes alike in one lane, the hash (0, 0)).
+    const pool = Array.from({ length: 1500 }, (_, i) =>
+      i % 9 === 0
+        ? [i, 0]
+        : i % 11 === 0
+          ? [0, random.nextU32() | 0]
+          : [random.nextU32() | 0, random.nextU32() | 0],
+    );
+    pool[3] = [0, 0];
+    const hashes = new Int32Array(2 * n);
+    for (let r = 0; r < n; r++) hashes.set(pool[random.below(pool.length)]!, 2 * r);
+    const every = Int32Array.from({ length: n }, (_, r) => r);
+    const some = every.filter(() => random.below(3) === 0);
+    for (const rows of [every, some, new Int32Array(0)]) {
+      const ids = new Map<string, number>();
+      const want = Array.from(rows, (r) => {
+        const key = `${hashes[2 * r]},${hashes[2 * r + 1]}`;
+        if (!ids.has(key)) ids.set(key, ids.size);
+        return ids.get(key)!;
+      });
+      for (const bucketRows of [1, 7, 300, 1 << 15]) {
+        const got = hashIds(hashes, rows, bucketRows);
+        expect(got.width).toBe(ids.size);
+        expect(Array.from(got.codes)).toEqual(want);
+      }
+    }
   });
 });
