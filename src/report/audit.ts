@@ -155,58 +155,14 @@ class Int32s {
   }
 }
 
-/**
- * Ids of tuples of `width` integers in order of first appearance (open addressing over typed
- * arrays), across every part: the released classes, named the same whatever part holds them.
- */
-class TupleIds {
-  private readonly keys = new Int32s();
-  private slots = new Int32Array(1 << 12);
-  size = 0;
+/** The two lanes' seeds of a class's hash. */
+const CLASS_SEEDS = [0x811c9dc5, 0x2545f491] as const;
 
-  constructor(private readonly width: number) {}
-
-  /** The id of `tuple` (its `width` integers), with `h` its hash. */
-  idOf(tuple: Int32Array, h: number): number {
-    const { width } = this;
-    const keys = this.keys.data;
-    const mask = this.slots.length - 1;
-    let slot = h & mask;
-    for (;;) {
-      const k = this.slots[slot]!;
-      if (k === 0) break;
-      let same = true;
-      for (let i = 0; i < width && same; i++) same = keys[(k - 1) * width + i] === tuple[i];
-      if (same) return k - 1;
-      slot = (slot + 1) & mask;
-    }
-    const id = this.size++;
-    this.keys.reserve(width);
-    this.keys.data.set(tuple.subarray(0, width), this.keys.length);
-    this.keys.length += width;
-    this.slots[slot] = id + 1;
-    if (2 * this.size > this.slots.length) this.grow();
-    return id;
-  }
-
-  /** Integer `i` of tuple `id`. */
-  at(id: number, i: number): number {
-    return this.keys.data[id * this.width + i]!;
-  }
-
-  private grow(): void {
-    const { width } = this;
-    const keys = this.keys.data;
-    this.slots = new Int32Array(2 * this.slots.length);
-    const mask = this.slots.length - 1;
-    for (let id = 0; id < this.size; id++) {
-      let h = 0x811c9dc5;
-      for (let i = 0; i < width; i++) h = mix(h, keys[id * width + i]!);
-      let slot = h & mask;
-      while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
-      this.slots[slot] = id + 1;
-    }
-  }
+/** A 32-bit hash's final mix (MurmurHash3's): every input bit reaches every output bit. */
+function avalanche(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }
 
 /** One round of a 32-bit hash of integers. */
@@ -232,12 +188,15 @@ type AuditColumn =
  * once; `finish` measures the rows partition by partition.
  */
 class PartsAuditor {
-  private qis: { name: string; index: Map<string, number>; labels: string[] }[] = [];
-  /** Rows per class. */
-  private readonly classRows: number[] = [];
+  /** Per quasi-identifier: its labels' ids (across parts), the labels, and rows per label id. */
+  private qis: { name: string; index: Map<string, number>; labels: string[]; rows: number[] }[] = [];
   private columns: AuditColumn[] = [];
-  private classes: TupleIds | undefined;
-  private readonly classOf = new Int32s();
+  /**
+   * Per row, two lanes of a 64-bit hash of its class (its labels' ids): a class is named alike
+   * in every part without a table of every class (millions of them cost a cache miss each);
+   * `finish` numbers them partition by partition. Equal hashes are taken for the same class.
+   */
+  private readonly classHashes = new Int32s();
   private rows = 0;
   private names: string[] | undefined;
 
@@ -246,7 +205,7 @@ class PartsAuditor {
     /** The rows the parts hold, when known: the keys' arrays are sized once. */
     rows = 0,
   ) {
-    this.classOf.reserve(rows);
+    this.classHashes.reserve(2 * rows);
     this.expected = rows;
   }
 
@@ -259,8 +218,7 @@ class PartsAuditor {
       this.names = part.columns.map((c) => c.name);
       this.qis = spec.attributes
         .filter((a) => a.type === 'quasi-identifying' && at(a.name) >= 0)
-        .map((a) => ({ name: a.name, index: new Map(), labels: [] }));
-      this.classes = new TupleIds(this.qis.length);
+        .map((a) => ({ name: a.name, index: new Map(), labels: [], rows: [] }));
       this.columns = unchangedColumns(spec)
         .filter((name) => at(name) >= 0)
         .map((name) =>
@@ -275,7 +233,7 @@ class PartsAuditor {
       throw new RangeError('the parts of a release must have the same columns');
     const n = part.rowCount;
     // The part's classes from its QI codes, combined column by column over typed arrays; then
-    // each class's labels interned once, naming it as every other part does.
+    // each class's labels interned once and hashed, naming it as every other part does.
     const qiColumns = this.qis.map((q) => part.columns[at(q.name)]!);
     const local = classesOfCodes(
       qiColumns.map((c) => ({ of: c.codes, count: Math.max(1, c.dictionary.length) })),
@@ -285,23 +243,25 @@ class PartsAuditor {
     const remaps = qiColumns.map((column, q) =>
       internAll(column.dictionary, this.qis[q]!.index, this.qis[q]!.labels),
     );
-    const classes = this.classes!;
-    const tuple = new Int32Array(qiColumns.length);
-    const globalOf = new Int32Array(local.count);
+    const lo = new Int32Array(local.count);
+    const hi = new Int32Array(local.count);
     for (let k = 0; k < local.count; k++) {
       if (size[k] === 0) continue;
-      let h = 0x811c9dc5;
-      for (let q = 0; q < qiColumns.length; q++)
-        h = mix(h, (tuple[q] = remaps[q]![qiColumns[q]!.codes[firstRow[k]!]!]!));
-      const id = (globalOf[k] = classes.idOf(tuple, h));
-      if (id === this.classRows.length) this.classRows.push(0);
-      this.classRows[id]! += size[k]!;
+      let a: number = CLASS_SEEDS[0];
+      let b: number = CLASS_SEEDS[1];
+      for (let q = 0; q < qiColumns.length; q++) {
+        const id = remaps[q]![qiColumns[q]!.codes[firstRow[k]!]!]!;
+        a = mix(a, id);
+        b = mix(b, id);
+        const rowsOf = this.qis[q]!.rows;
+        rowsOf[id] = (rowsOf[id] ?? 0) + size[k]!;
+      }
+      lo[k] = avalanche(a);
+      hi[k] = avalanche(b);
     }
-    this.classOf.reserve(n);
-    const classOf = this.classOf.data;
-    const base = this.classOf.length;
-    mapInto(classOf, base, globalOf, local.of);
-    this.classOf.length += n;
+    this.classHashes.reserve(2 * n);
+    pairsInto(this.classHashes.data, this.classHashes.length, lo, hi, local.of);
+    this.classHashes.length += 2 * n;
     for (const col of this.columns) {
       const column = part.columns[at(col.name)]!;
       if (col.kind === 'dictionary') {
@@ -333,38 +293,25 @@ class PartsAuditor {
   /** The audit of the rows added, measured in `partitions` partitions of whole classes. */
   finish(input: Pick<EncodedTable, 'columns'>, inputRows: number, partitions: number): ReleaseAudit {
     const rows = this.rows;
-    const classCount = this.classes?.size ?? 0;
-    const classOf = this.classOf.data;
-    // Each class's partition and its number inside it; the rows of each partition in order.
-    const partitionOf = new Int32Array(classCount);
-    const localOf = new Int32Array(classCount);
-    const classesIn = new Int32Array(partitions);
-    for (let c = 0; c < classCount; c++) {
-      const p = (mix(0x811c9dc5, c) >>> 0) % partitions;
-      partitionOf[c] = p;
-      localOf[c] = classesIn[p]!++;
-    }
-    const { starts, order } = rowsByPartition(classOf.subarray(0, rows), partitionOf, partitions);
+    const { starts, order } = rowsByPartition(this.classHashes.data, rows, partitions);
     const tallies: Omit<Tally, 'labels'>[] = [];
     for (let p = 0; p < partitions; p++) {
       // One partition at a time: the whole release's rows need only their keys at once.
-      const these = partitions === 1 ? undefined : order.subarray(starts[p]!, starts[p + 1]!);
-      const local = gather(localOf, classOf, these, rows);
+      const these = order.subarray(starts[p]!, starts[p + 1]!);
+      const classes = hashIds(this.classHashes.data, these);
       const columns = this.columns.map((col) =>
         col.kind === 'dictionary'
           ? { name: col.name, codes: gather(undefined, col.ids.data, these, rows), width: col.index.size }
-          : { name: col.name, ...hashIds(col.hashes.data, these ?? order) },
+          : { name: col.name, ...hashIds(col.hashes.data, these) },
       );
-      tallies.push(tallyClasses(this.spec, local, classesIn[p]!, columns));
+      tallies.push(tallyClasses(this.spec, classes.codes, classes.width, columns));
     }
-    // Rows per label of each QI: its classes' rows.
+    // Rows per label of each QI, labels no row holds left out.
     const labels = new Map(
-      this.qis.map((q, i) => {
-        const rowsOf = new Float64Array(q.labels.length);
-        for (let c = 0; c < classCount; c++) rowsOf[this.classes!.at(c, i)]! += this.classRows[c]!;
+      this.qis.map((q) => {
         const counts = new Map<string, number>();
         q.labels.forEach((label, id) => {
-          if (rowsOf[id]! > 0) counts.set(label, rowsOf[id]!);
+          if ((q.rows[id] ?? 0) > 0) counts.set(label, q.rows[id]!);
         });
         return [q.name, counts];
       }),
@@ -383,13 +330,15 @@ function classesOfCodes(
   return ids;
 }
 
-/** The rows grouped by their class's partition (a counting sort): partition p's are order[starts[p] …]. */
+/**
+ * The rows grouped by their class's partition (the first lane of its hash, modulo; a counting
+ * sort): partition p's are order[starts[p] …], in row order.
+ */
 function rowsByPartition(
-  classOf: Int32Array,
-  partitionOf: Int32Array,
+  classHashes: Int32Array,
+  rows: number,
   partitions: number,
 ): { starts: Int32Array; order: Int32Array } {
-  const rows = classOf.length;
   const starts = new Int32Array(partitions + 1);
   const order = new Int32Array(rows);
   if (partitions === 1) {
@@ -397,10 +346,10 @@ function rowsByPartition(
     for (let r = 0; r < rows; r++) order[r] = r;
     return { starts, order };
   }
-  for (let r = 0; r < rows; r++) starts[partitionOf[classOf[r]!]! + 1]!++;
+  for (let r = 0; r < rows; r++) starts[((classHashes[2 * r]! >>> 0) % partitions) + 1]!++;
   for (let p = 0; p < partitions; p++) starts[p + 1]! += starts[p]!;
   const next = starts.slice(0, partitions);
-  for (let r = 0; r < rows; r++) order[next[partitionOf[classOf[r]!]!]!++] = r;
+  for (let r = 0; r < rows; r++) order[next[(classHashes[2 * r]! >>> 0) % partitions]!++] = r;
   return { starts, order };
 }
 
@@ -434,6 +383,14 @@ function firstRows(of: Int32Array, count: number): { firstRow: Int32Array; size:
 /** `into[base + r] = map[of[r]]` for every r (small functions: the JIT compiles each loop alone). */
 function mapInto(into: Int32Array, base: number, map: Int32Array, of: Int32Array): void {
   for (let r = 0; r < of.length; r++) into[base + r] = map[of[r]!]!;
+}
+
+/** `into[base + 2r] = lo[of[r]]` and `into[base + 2r + 1] = hi[of[r]]` for every r. */
+function pairsInto(into: Int32Array, base: number, lo: Int32Array, hi: Int32Array, of: Int32Array): void {
+  for (let r = 0; r < of.length; r++) {
+    into[base + 2 * r] = lo[of[r]!]!;
+    into[base + 2 * r + 1] = hi[of[r]!]!;
+  }
 }
 
 /** A dictionary's entries as ids in `index` (entries new to it added; `values`: their list). */
