@@ -103,7 +103,7 @@ export function auditRelease(
   released: EncodedTable | readonly EncodedTable[],
 ): ReleaseAudit {
   if (!ROW_METHODS.has(spec.method.name)) return unmeasuredAudit(spec, 'method');
-  const auditor = new PartsAuditor(spec);
+  const auditor = new PartsAuditor(spec, 0, distinctColumns(input, inputRows));
   for (const part of Array.isArray(released) ? released : [released as EncodedTable]) auditor.add(part);
   return auditor.finish(input, inputRows, 1);
 }
@@ -125,9 +125,19 @@ export function auditReleaseInPartitions(
   rows = 0,
 ): ReleaseAudit {
   if (!ROW_METHODS.has(spec.method.name)) return unmeasuredAudit(spec, 'method');
-  const auditor = new PartsAuditor(spec, rows);
+  const auditor = new PartsAuditor(spec, rows, distinctColumns(input, inputRows));
   for (let i = 0; i < parts; i++) auditor.add(readPart(i));
   return auditor.finish(input, inputRows, partitions);
+}
+
+/**
+ * The input's columns of all distinct values: those whose counted distinct values (a column
+ * passed through as bytes, counted by a hash of each value, which can only undercount) are its
+ * rows. Every method the audit measures releases each row at most once, values unchanged, so
+ * their released values are all distinct too.
+ */
+function distinctColumns(input: Pick<EncodedTable, 'columns'>, inputRows: number): Set<string> {
+  return new Set(input.columns.filter((c) => inputRows > 0 && c.distinct === inputRows).map((c) => c.name));
 }
 
 /**
@@ -177,10 +187,13 @@ function mix(h: number, x: number): number {
  * An unchanged column across parts: `dictionary`, each row's value id (its values interned by
  * their text, once per part's dictionary entry); `raw`, two lanes of a 64-bit hash of the row's
  * bytes (a column read as bytes: no string a value). Equal hashes are taken for equal values.
+ * `distinct`: a column whose input values are all distinct (its counted distinct values are
+ * the input's rows), so each released row's value is its own: nothing kept, nothing hashed.
  */
 type AuditColumn =
   | { name: string; kind: 'dictionary'; index: Map<string, number>; ids: Int32s }
-  | { name: string; kind: 'raw'; hashes: Int32s };
+  | { name: string; kind: 'raw'; hashes: Int32s }
+  | { name: string; kind: 'distinct' };
 
 /**
  * The audit over parts added one at a time: per row only its class (the QI labels' tuple, named
@@ -204,6 +217,8 @@ class PartsAuditor {
     private readonly spec: ReleaseSpec,
     /** The rows the parts hold, when known: the keys' arrays are sized once. */
     rows = 0,
+    /** Columns whose input values are all distinct (distinctColumns). */
+    private readonly distinct: ReadonlySet<string> = new Set(),
   ) {
     this.classHashes.reserve(2 * rows);
     this.expected = rows;
@@ -221,11 +236,12 @@ class PartsAuditor {
         .map((a) => ({ name: a.name, index: new Map(), labels: [], rows: [] }));
       this.columns = unchangedColumns(spec)
         .filter((name) => at(name) >= 0)
-        .map((name) =>
-          part.columns[at(name)]!.raw
+        .map((name): AuditColumn => {
+          if (this.distinct.has(name)) return { name, kind: 'distinct' };
+          return part.columns[at(name)]!.raw
             ? { name, kind: 'raw', hashes: Int32s.sized(2 * this.expected) }
-            : { name, kind: 'dictionary', index: new Map(), ids: Int32s.sized(this.expected) },
-        );
+            : { name, kind: 'dictionary', index: new Map(), ids: Int32s.sized(this.expected) };
+        });
     } else if (
       part.columns.length !== this.names.length ||
       part.columns.some((c, i) => c.name !== this.names![i])
@@ -264,6 +280,7 @@ class PartsAuditor {
     this.classHashes.length += 2 * n;
     for (const col of this.columns) {
       const column = part.columns[at(col.name)]!;
+      if (col.kind === 'distinct') continue;
       if (col.kind === 'dictionary') {
         if (column.raw) throw new RangeError(`column ${col.name} is read as bytes in one part only`);
         const remap = internAll(column.dictionary, col.index);
@@ -299,11 +316,20 @@ class PartsAuditor {
       // One partition at a time: the whole release's rows need only their keys at once.
       const these = order.subarray(starts[p]!, starts[p + 1]!);
       const classes = hashIds(this.classHashes.data, these);
-      const columns = this.columns.map((col) =>
-        col.kind === 'dictionary'
-          ? { name: col.name, codes: gather(undefined, col.ids.data, these, rows), width: col.index.size }
-          : { name: col.name, ...hashIds(col.hashes.data, these) },
-      );
+      const columns = this.columns.map((col) => {
+        if (col.kind === 'dictionary')
+          return {
+            name: col.name,
+            codes: gather(undefined, col.ids.data, these, rows),
+            width: col.index.size,
+          };
+        if (col.kind === 'raw') return { name: col.name, ...hashIds(col.hashes.data, these) };
+        return {
+          name: col.name,
+          codes: Int32Array.from({ length: these.length }, (_, i) => i),
+          width: these.length,
+        };
+      });
       tallies.push(tallyClasses(this.spec, classes.codes, classes.width, columns));
     }
     // Rows per label of each QI, labels no row holds left out.

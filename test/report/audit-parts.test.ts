@@ -209,6 +209,16 @@ describe('the audit over parts read once', () => {
             auditReleaseInPartitions(spec, input, rows.length, pieces.length, (i) => pieces[i]!, partitions),
           ).toEqual(whole);
         }
+        // The input's distinct counts (a column passed through as bytes has one): a column of
+        // all distinct values is measured without its values, the same figures.
+        const counted = {
+          ...input,
+          columns: input.columns.map((c) => ({ ...c, distinct: c.dictionary.length })),
+        };
+        const pieces = cut(withRaw(rows), seed * 10 + parts, parts);
+        expect(
+          auditReleaseInPartitions(spec, counted, rows.length, pieces.length, (i) => pieces[i]!, partitions),
+        ).toEqual(whole);
       }
     }
   });
