@@ -1,10 +1,13 @@
 /**
  * The per-value costs of the registry table's three ride-along columns (bench/registry-sample.ts,
  * RIDE_ALONG_COLUMNS) and of its coded columns, apart from a release: the scan's count of a
- * pass-through column's distinct values (DistinctHashes, shard by shard), the readers' dictionary
- * coding of the quasi-identifiers and the diagnosis (ByteDictionary), and, given a release's
- * output folder (`--out` of `ppdp release`), the audit of its staged parts. CPU time (user +
- * system) beside wall time, with the load average; results in bench/results/ride-along-costs.json.
+ * pass-through column's distinct values (DistinctHashes, shard by shard), Combine's count over
+ * the shards' hashes (distinctHashCount, against one DistinctHashes of them all), Apply's split
+ * of each shard's bytes into output parts (scatterRaw, against gathering each part's rows), the
+ * readers' dictionary coding of the quasi-identifiers and the diagnosis (ByteDictionary), and,
+ * given a release's output folder (`--out` of `ppdp release`), the audit of its staged parts.
+ * CPU time (user + system) beside wall time, with the load average; results in
+ * bench/results/ride-along-costs.json.
  *
  *   npm run bench:ride-along-costs -- --rows 1e6 [--dir DIR] [--release OUT] [--rounds 3]
  */
@@ -15,9 +18,11 @@ import { parseArgs } from 'node:util';
 import { readArrow } from '../src/data/arrow.ts';
 import { readCsv, readCsvShards } from '../src/data/csv.ts';
 import { ByteDictionary } from '../src/data/dictionary.ts';
-import { DistinctHashes } from '../src/pipeline/rows.ts';
+import { gatherRaw, scatterRaw } from '../src/data/raw.ts';
+import { DistinctHashes, distinctHashCount } from '../src/pipeline/rows.ts';
 import { loadSpec } from '../src/release-spec/spec.ts';
 import { AUDIT_MAX_ROWS, auditRawColumns, auditReleaseInPartitions } from '../src/report/audit.ts';
+import { bytesHashes } from '../src/verify/fingerprint.ts';
 import { helpIfAsked } from './help.ts';
 import { REGISTRY_COLUMNS, RIDE_ALONG_COLUMNS, registrySpec, writeRegistryCsv } from './registry-sample.ts';
 import { machineInfo } from './scale.ts';
@@ -83,7 +88,12 @@ const audit = release ? auditInput(release) : undefined;
 
 function auditInput(out: string) {
   const spec = loadSpec(join(dir, 'release.json'));
-  const input = readCsv(csv, { delimiter: ',' });
+  const read = readCsv(csv, { delimiter: ',' });
+  // As Combine gives the audit a pass-through column: its count of distinct values.
+  const input = {
+    ...read,
+    columns: read.columns.map((c) => (ride.has(c.name) ? { ...c, distinct: c.dictionary.length } : c)),
+  };
   const raw = auditRawColumns(spec);
   const parts = readdirSync(join(out, 'data'))
     .filter((f) => f.endsWith('.arrow'))
@@ -92,6 +102,24 @@ function auditInput(out: string) {
   const released = parts.reduce((n, p) => n + p.rowCount, 0);
   return { spec, input, parts, released };
 }
+
+/** Output parts a shard's rows are split into (the 10⁷-row release's), and each row's part. */
+const PARTS = 17;
+const partOf = shards.map((shard) =>
+  Int32Array.from({ length: shard.rowCount }, (_, r) => (r * 7919) % PARTS),
+);
+// Each part's rows of each shard (Apply finds them either way; only the bytes' move is measured).
+const rowsOfParts = partOf.map((parts) =>
+  Array.from({ length: PARTS }, (_, p) => Int32Array.from(parts.keys()).filter((r) => parts[r] === p)),
+);
+// Each shard's distinct hashes per ride-along column, as the scan hands them to Combine.
+const pieceHashes = RIDE_ALONG_COLUMNS.map((name) =>
+  shards.map((shard) => {
+    const set = new DistinctHashes();
+    set.addHashes(bytesHashes(0, shard.columns.find((c) => c.name === name)!.raw!));
+    return set.hashes();
+  }),
+);
 
 const results: Record<string, unknown>[] = [];
 for (let round = 0; round < rounds; round++) {
@@ -102,6 +130,33 @@ for (let round = 0; round < rounds; round++) {
       return set.size;
     }),
   );
+  const unionBySet = measure(() =>
+    pieceHashes.map((lists) => {
+      const set = new DistinctHashes();
+      for (const list of lists) set.addHashes(list);
+      return set.size;
+    }),
+  );
+  const unionByPartitions = measure(() => pieceHashes.map((lists) => distinctHashCount(lists)));
+  const rawOf = (s: number, name: string) => shards[s]!.columns.find((c) => c.name === name)!.raw!;
+  const gathered = measure(() => {
+    let bytes = 0;
+    shards.forEach((_, s) => {
+      for (const name of RIDE_ALONG_COLUMNS)
+        for (const rows of rowsOfParts[s]!) bytes += gatherRaw(rawOf(s, name), rows).bytes.length;
+    });
+    return bytes;
+  });
+  const scattered = measure(() => {
+    let bytes = 0;
+    shards.forEach((_, s) => {
+      for (const name of RIDE_ALONG_COLUMNS)
+        for (const part of scatterRaw(rawOf(s, name), partOf[s]!, PARTS)) bytes += part.bytes.length;
+    });
+    return bytes;
+  });
+  if (unionBySet.value.join() !== unionByPartitions.value.join() || gathered.value !== scattered.value)
+    throw new Error('the two ways of a step disagree');
   const dictionaries = measure(() =>
     bounds.map((b) => {
       const d = new ByteDictionary();
@@ -128,6 +183,8 @@ for (let round = 0; round < rounds; round++) {
       ...distinct,
       value: Object.fromEntries(RIDE_ALONG_COLUMNS.map((c, i) => [c, distinct.value[i]])),
     },
+    union: { bySet: unionBySet, byPartitions: unionByPartitions },
+    split: { gathered, scattered, parts: PARTS },
     dictionaries: {
       ...dictionaries,
       value: Object.fromEntries(coded.map((c, i) => [c, dictionaries.value[i]])),
@@ -138,7 +195,7 @@ for (let round = 0; round < rounds; round++) {
   const f = (m: { cpu: number; wall: number; load: number }) =>
     `${m.cpu.toFixed(2)} s CPU, ${m.wall.toFixed(2)} s wall (load ${m.load.toFixed(1)})`;
   console.log(
-    `round ${round}: distinct counts ${f(distinct)}; dictionary coding ${f(dictionaries)}${audited ? `; audit ${f(audited)}` : ''}`,
+    `round ${round}: distinct counts ${f(distinct)}; their union by one set ${f(unionBySet)}, by partitions ${f(unionByPartitions)}; split into ${PARTS} parts by gathering ${f(gathered)}, by scattering ${f(scattered)}; dictionary coding ${f(dictionaries)}${audited ? `; audit ${f(audited)}` : ''}`,
   );
 }
 writeFileSync(
