@@ -248,36 +248,29 @@ class PartsAuditor {
     )
       throw new RangeError('the parts of a release must have the same columns');
     const n = part.rowCount;
-    // The part's classes from its QI codes, combined column by column over typed arrays; then
-    // each class's labels interned once and hashed, naming it as every other part does.
+    // Each row's class: its labels' ids (interned once per dictionary entry, named as every
+    // other part names them) hashed in QI order; and the rows per label.
     const qiColumns = this.qis.map((q) => part.columns[at(q.name)]!);
-    const local = classesOfCodes(
-      qiColumns.map((c) => ({ of: c.codes, count: Math.max(1, c.dictionary.length) })),
-      n,
-    );
-    const { firstRow, size } = firstRows(local.of, local.count);
     const remaps = qiColumns.map((column, q) =>
       internAll(column.dictionary, this.qis[q]!.index, this.qis[q]!.labels),
     );
-    const lo = new Int32Array(local.count);
-    const hi = new Int32Array(local.count);
-    for (let k = 0; k < local.count; k++) {
-      if (size[k] === 0) continue;
-      let a: number = CLASS_SEEDS[0];
-      let b: number = CLASS_SEEDS[1];
-      for (let q = 0; q < qiColumns.length; q++) {
-        const id = remaps[q]![qiColumns[q]!.codes[firstRow[k]!]!]!;
-        a = mix(a, id);
-        b = mix(b, id);
-        const rowsOf = this.qis[q]!.rows;
-        rowsOf[id] = (rowsOf[id] ?? 0) + size[k]!;
-      }
-      lo[k] = avalanche(a);
-      hi[k] = avalanche(b);
-    }
     this.classHashes.reserve(2 * n);
-    pairsInto(this.classHashes.data, this.classHashes.length, lo, hi, local.of);
+    classHashesInto(
+      this.classHashes.data,
+      this.classHashes.length,
+      qiColumns.map((c) => c.codes),
+      remaps,
+      n,
+    );
     this.classHashes.length += 2 * n;
+    qiColumns.forEach((column, q) => {
+      const perCode = new Float64Array(remaps[q]!.length);
+      for (let r = 0; r < n; r++) perCode[column.codes[r]!]!++;
+      const rowsOf = this.qis[q]!.rows;
+      remaps[q]!.forEach((id, code) => {
+        if (perCode[code]! > 0) rowsOf[id] = (rowsOf[id] ?? 0) + perCode[code]!;
+      });
+    });
     for (const col of this.columns) {
       const column = part.columns[at(col.name)]!;
       if (col.kind === 'distinct') continue;
@@ -346,16 +339,6 @@ class PartsAuditor {
   }
 }
 
-/** Ids of the rows' tuples of codes (`columns`, each code below its count), a column at a time. */
-function classesOfCodes(
-  columns: readonly { of: Int32Array; count: number }[],
-  rows: number,
-): { of: Int32Array; count: number } {
-  let ids: { of: Int32Array; count: number } = { of: new Int32Array(rows), count: 1 };
-  for (const column of columns) ids = combine(ids, column, rows);
-  return ids;
-}
-
 /**
  * The rows grouped by their class's partition (the first lane of its hash, modulo; a counting
  * sort): partition p's are order[starts[p] …], in row order.
@@ -395,27 +378,33 @@ function gather(
   return out;
 }
 
-/** Each id's first row in `of` (ids 0 … count - 1), and its rows. */
-function firstRows(of: Int32Array, count: number): { firstRow: Int32Array; size: Int32Array } {
-  const firstRow = new Int32Array(count).fill(-1);
-  const size = new Int32Array(count);
-  for (let r = 0; r < of.length; r++) {
-    const k = of[r]!;
-    if (size[k]!++ === 0) firstRow[k] = r;
-  }
-  return { firstRow, size };
-}
-
 /** `into[base + r] = map[of[r]]` for every r (small functions: the JIT compiles each loop alone). */
 function mapInto(into: Int32Array, base: number, map: Int32Array, of: Int32Array): void {
   for (let r = 0; r < of.length; r++) into[base + r] = map[of[r]!]!;
 }
 
-/** `into[base + 2r] = lo[of[r]]` and `into[base + 2r + 1] = hi[of[r]]` for every r. */
-function pairsInto(into: Int32Array, base: number, lo: Int32Array, hi: Int32Array, of: Int32Array): void {
-  for (let r = 0; r < of.length; r++) {
-    into[base + 2 * r] = lo[of[r]!]!;
-    into[base + 2 * r + 1] = hi[of[r]!]!;
+/**
+ * Each of `n` rows' class hash, two lanes at `into[base + 2r]`: its QI codes' label ids
+ * (`remaps[q][code]`) folded in QI order under two seeds, then mixed through.
+ */
+function classHashesInto(
+  into: Int32Array,
+  base: number,
+  codes: readonly Int32Array[],
+  remaps: readonly Int32Array[],
+  n: number,
+): void {
+  const q = codes.length;
+  for (let r = 0; r < n; r++) {
+    let a: number = CLASS_SEEDS[0];
+    let b: number = CLASS_SEEDS[1];
+    for (let c = 0; c < q; c++) {
+      const id = remaps[c]![codes[c]![r]!]!;
+      a = mix(a, id);
+      b = mix(b, id);
+    }
+    into[base + 2 * r] = avalanche(a);
+    into[base + 2 * r + 1] = avalanche(b);
   }
 }
 
