@@ -26,10 +26,13 @@
  *   - ppdp's whole build, the Arrow and CSV files written (its `write` phase) as well, which
  *     ARX never makes: shown so that nothing is left out.
  *
- * ppdp's derivation is `derive()` timed warm once per configuration (the median of five after
- * three) and added to each run: the build itself reads derived pairs from memory, ARX derives
- * them on every call. Both sides are the same input rows and hierarchies, every column but the
- * quasi-identifiers insensitive; each warms up (both JITs) before the timed runs.
+ * ppdp's derivation is `derive()` timed warm once per configuration (the median of nine calls
+ * after as many as the configuration's warm-up runs, in each of which ARX derives) and added to
+ * each run: the build itself reads derived pairs from memory, ARX derives them on every call. Both sides are the same input rows and hierarchies, every column but the
+ * quasi-identifiers insensitive; each warms up (both JITs) before the timed runs. ARX holds its
+ * hierarchies parsed (read once, with the data); ppdp reads each hierarchy file on every run and
+ * keeps what the file's text makes with the column's dictionary (as any process releasing more
+ * than once does), counting against its sample's rows on every run.
  *
  * Writes bench/results/dp.json (or `--out`). Run: `npm run bench:dp` (`-- --help` for the options). Needs
  * java and javac 17 and ARX's jars (`--arx-lib <dir>`, or $ARX_LIB).
@@ -60,6 +63,7 @@ const HELP = `Usage: npm run bench:dp [-- options]
   --share S         the search's share of ε (default 0.1)
   --steps N         the search's steps (default 20)
   --rows N          rows of the larger Adult-shaped table (default 100000; 0 skips it)
+  --modes LIST      fixed, search or both, comma-separated (default fixed,search)
   --arx-lib DIR     the folder of ARX 3.9.2's jars (default: $ARX_LIB)
   --out FILE        where the results go (default bench/results/dp.json)
 `;
@@ -71,6 +75,7 @@ const { values } = parseArgs({
     share: { type: 'string', default: '0.1' },
     steps: { type: 'string', default: '20' },
     rows: { type: 'string', default: '100000' },
+    modes: { type: 'string', default: 'fixed,search' },
     'arx-lib': { type: 'string', default: process.env.ARX_LIB ?? '' },
     out: { type: 'string', default: join(ROOT, 'bench/results/dp.json') },
     help: { type: 'boolean', short: 'h', default: false },
@@ -91,10 +96,14 @@ const seeds = Number(values.seeds);
  */
 const WARM_UPS = 5;
 const FIRST_WARM_UPS = 30;
+/** Timed calls of the derivation per configuration, after its warm-up calls (their median is charged to every run). */
+const DERIVATIONS_TIMED = 9;
 const epsilons = values.epsilons.split(',').map(Number);
 const delta = Number(values.delta);
 const share = Number(values.share);
 const steps = Number(values.steps);
+const modes = (['fixed', 'search'] as const).filter((m) => values.modes.split(',').includes(m));
+if (modes.length === 0) throw new Error(`--modes names neither fixed nor search: ${values.modes}`);
 
 /** Wall-clock and CPU time (ppdp's process, every thread; ARX's calling thread), ms. */
 interface Timing {
@@ -328,7 +337,7 @@ async function main(): Promise<void> {
       let input: EncodedTable | undefined;
       let digest: Uint8Array | undefined;
       for (const epsilon of epsilons) {
-        for (const mode of ['fixed', 'search'] as const) {
+        for (const mode of modes) {
           const model =
             mode === 'fixed'
               ? { model: 'differential-privacy', epsilon, delta, levels: LEVELS }
@@ -339,8 +348,10 @@ async function main(): Promise<void> {
           digest ??= tableDigest(input);
           const split = dpSplit(model as Parameters<typeof dpSplit>[0]);
           const { beta, k } = dpParameters(split.epsilonAnon, delta);
-          // The derivation warm, as ARX's in its long-lived JVM: the median of five after three.
-          const derivations = [0, 1, 2, 3, 4, 5, 6, 7].map(() => {
+          // The derivation warm, as ARX's in its long-lived JVM (where each warm-up run derives
+          // too): the median of nine after as many calls as the configuration's warm-up runs.
+          const warmUps = results.length === 0 ? FIRST_WARM_UPS : WARM_UPS;
+          const derivations = Array.from({ length: warmUps + DERIVATIONS_TIMED }, () => {
             const c0 = process.cpuUsage();
             const t0 = performance.now();
             derive(split.epsilonAnon, delta);
@@ -348,8 +359,8 @@ async function main(): Promise<void> {
             return { ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 };
           });
           const derivation = {
-            ms: median(derivations.slice(3).map((d) => d.ms)),
-            cpuMs: median(derivations.slice(3).map((d) => d.cpuMs)),
+            ms: median(derivations.slice(warmUps).map((d) => d.ms)),
+            cpuMs: median(derivations.slice(warmUps).map((d) => d.cpuMs)),
           };
           const arxLine = [
             'run',
@@ -360,7 +371,7 @@ async function main(): Promise<void> {
               : [`search=${split.epsilonSearch}`, `steps=${steps}`]),
           ].join('\t');
           // Warm-ups each (both JITs, ppdp's kernels), alternating and not counted.
-          for (let w = 0; w < (results.length === 0 ? FIRST_WARM_UPS : WARM_UPS); w++) {
+          for (let w = 0; w < warmUps; w++) {
             ppdpRun(spec, input, digest, shares, { ms: 0, cpuMs: 0 });
             await arx.ask(arxLine);
           }
@@ -481,11 +492,13 @@ function save(results: readonly Result[], uptimeBefore: string, uptimeAfter: str
     seeds,
     warmUps: WARM_UPS,
     firstWarmUps: FIRST_WARM_UPS,
+    derivationsTimed: DERIVATIONS_TIMED,
     epsilons,
     delta,
     share,
     steps,
     rows: Number(values.rows),
+    modes,
   };
   writeFileSync(
     out,

@@ -92,9 +92,17 @@ export function countCodes(codes: Int32Array, domain: number): Int32Array {
 
 /** 1 for each code some row holds. */
 export function presentCodes(column: EncodedColumn): Uint8Array {
-  const present = new Uint8Array(column.dictionary.length);
+  const size = column.dictionary.length;
+  const present = new Uint8Array(size);
   const { codes } = column;
-  for (let r = 0; r < codes.length; r++) present[codes[r]!] = 1;
+  // Done once every code is seen (a small dictionary's often are within the first rows).
+  for (let r = 0, seen = 0; r < codes.length && seen < size; r++) {
+    const c = codes[r]!;
+    if (present[c] === 0) {
+      present[c] = 1;
+      seen++;
+    }
+  }
   return present;
 }
 

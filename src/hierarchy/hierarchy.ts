@@ -53,14 +53,20 @@ export interface Hierarchy {
  */
 export function buildHierarchy(column: EncodedColumn, spec: HierarchySpec, quoteValues: boolean): Hierarchy {
   const source = hierarchySource(spec);
-  // A file is read again each time (it may change between releases); a builder's hierarchy
-  // follows from the spec and the dictionary alone: shards of one input share theirs.
-  if (spec.kind === 'file') return fromGrid(column, hierarchyGrid(column, spec), source, quoteValues);
-  const key = `${quoteValues ? 1 : 0}\u0000${column.name}\u0000${JSON.stringify(spec)}`;
+  // A file is read again each time (it may change between releases), and what its text makes
+  // with the dictionary is kept; a builder's hierarchy follows from the spec and the dictionary
+  // alone: shards of one input, and releases of one input in one process, share theirs.
+  const text = spec.kind === 'file' ? readHierarchyText(spec.path) : undefined;
+  const key =
+    `${quoteValues ? 1 : 0}\u0000${column.name}\u0000` +
+    (text === undefined ? JSON.stringify(spec) : `${spec.kind === 'file' ? spec.path : ''}\u0000${text}`);
   let fresh = false;
-  const made = built.get(key, column.dictionary, () => {
+  const made = (text === undefined ? built : fromFiles).get(key, column.dictionary, () => {
     fresh = true;
-    const grid = hierarchyGrid(column, spec);
+    const grid =
+      text === undefined || spec.kind !== 'file'
+        ? hierarchyGrid(column, spec)
+        : rowsGrid(fileRows(column, spec.path, text));
     return { grid, shape: hierarchyShape(column, grid, source, quoteValues) };
   });
   // A kept grid was made for another shard's rows: this one's are checked against it.
@@ -70,6 +76,8 @@ export function buildHierarchy(column: EncodedColumn, spec: HierarchySpec, quote
 
 /** A builder's grid and shape per dictionary: enough for a release's hierarchies. */
 const built = new PerDictionary<{ grid: Grid; shape: HierarchyShape }>(8);
+/** The same for a file's text (a release reads a file per quasi-identifier). */
+const fromFiles = new PerDictionary<{ grid: Grid; shape: HierarchyShape }>(16);
 
 /** The hierarchy as string rows `[value, level1, …, top]`, from its file or builder. */
 export function hierarchyRows(column: EncodedColumn, spec: HierarchySpec): Rows {
@@ -101,8 +109,8 @@ function hierarchyGrid(column: EncodedColumn, spec: HierarchySpec): Grid {
   }
 }
 
-function fileRows(column: EncodedColumn, path: string): Rows {
-  const rows = readHierarchyRows(path);
+function fileRows(column: EncodedColumn, path: string, text = readHierarchyText(path)): Rows {
+  const rows = hierarchyRowsOf(path, text);
   checkHierarchySize(basename(path), column.name, rows.length, rows[0]!.length);
   return withMissingRows(column, rows);
 }
@@ -127,18 +135,25 @@ function hierarchySource(spec: HierarchySpec): string {
 
 /** Reads an ARX hierarchy CSV (`value;level1;…;*`). */
 export function readHierarchyRows(path: string): Rows {
-  const file = basename(path);
-  let text: string;
+  return hierarchyRowsOf(path, readHierarchyText(path));
+}
+
+function readHierarchyText(path: string): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch {
     throw new HierarchyError(
       'E_HIERARCHY_MISSING',
-      `${file}: hierarchy file not found (${path})`,
+      `${basename(path)}: hierarchy file not found (${path})`,
       'check the path',
     );
   }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+}
+
+/** The rows of a hierarchy file's text (`path` names it in messages). */
+function hierarchyRowsOf(path: string, read: string): Rows {
+  const file = basename(path);
+  const text = read.charCodeAt(0) === 0xfeff ? read.slice(1) : read;
   const lines = text.split(/\r?\n/);
   if (lines.at(-1) === '') lines.pop();
   if (lines.length === 0) {
@@ -161,10 +176,6 @@ export function readHierarchyRows(path: string): Rows {
     }
   }
   return rows;
-}
-
-function fromGrid(column: EncodedColumn, grid: Grid, source: string, quoteValues: boolean): Hierarchy {
-  return withRows(column, grid, hierarchyShape(column, grid, source, quoteValues), source);
 }
 
 /**

@@ -192,13 +192,19 @@ export class GeneralizationMetrics {
       let entropySum = 0;
       for (let i = 0; i < m; i++) entropySum += this.entropy(i, levels[i]!).sum;
       if (s > 0) {
+        // The suppressed tuples, ascending, found once for every QI (the same sum, in the same order).
         const groupOf = outcome.groupOf;
+        const { suppressed } = outcome;
+        const tuples = this.counts.length;
+        const removed = new Int32Array(tuples);
+        let count = 0;
+        for (let t = 0; t < tuples; t++) if (suppressed[groupOf[t]!]) removed[count++] = t;
         for (let i = 0; i < m; i++) {
           const col = this.tuples[i]!;
           const entropyAt = this.entropy(i, levels[i]!).cost;
           const entropyTop = this.entropy(i, this.hierarchies[i]!.height).cost;
-          for (let t = 0; t < col.length; t++) {
-            if (!outcome.suppressed[groupOf[t]!]) continue;
+          for (let x = 0; x < count; x++) {
+            const t = removed[x]!;
             const code = col[t]!;
             entropySum += this.counts[t]! * (entropyTop[code]! - entropyAt[code]!);
           }

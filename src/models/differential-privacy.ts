@@ -13,6 +13,7 @@ import { gatherRaw } from '../data/raw.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import type { PrivacyModelSpec } from '../release-spec/spec.ts';
+import { gather } from '../util/gather.ts';
 import { UniformDraws } from '../util/random.ts';
 import { describeSpec } from './describe.ts';
 import type { PrivacyModel } from './model.ts';
@@ -76,6 +77,11 @@ export function sampledRowIndices(
   random: UniformDraws = new SecretDraws(),
 ): Int32Array {
   const threshold = beta * 9007199254740992;
+  // The 53-bit draw (a >>> 5)·2^26 + (b >>> 6) against the threshold: decided by its high 27
+  // bits alone unless they equal the threshold's (then by its low 26), without a branch per row
+  // on a decision that is a coin toss (h − high is negative, its sign bit 1, when h is below).
+  const high = Math.floor(threshold / 67108864);
+  const low = threshold - high * 67108864;
   const kept = new Int32Array(rows);
   let count = 0;
   // Two words a row, drawn a block at a time (a call per word costs more than the test).
@@ -85,7 +91,9 @@ export function sampledRowIndices(
     const block = words.subarray(0, 2 * (end - start));
     drawWords(random, block);
     for (let r = start, w = 0; r < end; r++, w += 2) {
-      if ((block[w]! >>> 5) * 67108864 + (block[w + 1]! >>> 6) < threshold) kept[count++] = r;
+      const h = block[w]! >>> 5;
+      kept[count] = r;
+      count += ((h - high) >>> 31) | (h === high && block[w + 1]! >>> 6 < low ? 1 : 0);
     }
   }
   return kept.subarray(0, count);
@@ -116,10 +124,7 @@ export function sampledTable(table: EncodedTable, kept: Uint8Array | Int32Array)
     columns: table.columns.map(({ firstRow: __, ...c }) => {
       // A column carried as its rows' bytes (a sharded release's pass-through one).
       if (c.raw) return { ...c, raw: gatherRaw(c.raw, rows) };
-      const source = c.codes;
-      const codes = new Int32Array(count);
-      for (let i = 0; i < count; i++) codes[i] = source[rows[i]!]!;
-      return { ...c, codes };
+      return { ...c, codes: gather(c.codes, rows) };
     }),
   };
 }
@@ -162,11 +167,13 @@ export function uniform(random: UniformDraws): number {
  * included) can redo them.
  */
 export class SecretDraws extends UniformDraws {
-  private readonly words = new Uint32Array(4096);
-  private at = this.words.length;
+  /** Made on the first word drawn one at a time (a release at a given node draws none so). */
+  private words: Uint32Array | undefined;
+  private at = 0;
 
   nextU32(): number {
-    if (this.at === this.words.length) {
+    if (this.words === undefined || this.at === this.words.length) {
+      this.words ??= new Uint32Array(4096);
       randomFillSync(this.words);
       this.at = 0;
     }

@@ -25,13 +25,21 @@ export abstract class UniformDraws {
   permutation(n: number): Int32Array {
     const p = new Int32Array(n);
     for (let i = 0; i < n; i++) p[i] = i;
-    for (let i = n - 1; i > 0; i--) {
+    return this.shuffle(p);
+  }
+
+  /**
+   * `values` shuffled in place with the draws `permutation(values.length)` makes: position j
+   * then holds the value at `permutation(values.length)[j]` (no permutation made to read through).
+   */
+  shuffle(values: Int32Array): Int32Array {
+    for (let i = values.length - 1; i > 0; i--) {
       const j = this.below(i + 1);
-      const t = p[i]!;
-      p[i] = p[j]!;
-      p[j] = t;
+      const t = values[i]!;
+      values[i] = values[j]!;
+      values[j] = t;
     }
-    return p;
+    return values;
   }
 }
 

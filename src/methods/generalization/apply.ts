@@ -8,6 +8,7 @@ import { compactDictionary, type EncodedTable, type OutputColumn } from '../../d
 import { utf8Buffers } from '../../data/utf8.ts';
 import type { Hierarchy } from '../../hierarchy/hierarchy.ts';
 import { type AttributeSpec, isPassThroughType, isReleasedType } from '../../release-spec/spec.ts';
+import { gather } from '../../util/gather.ts';
 import type { Random } from '../../util/random.ts';
 
 export const SUPPRESSED = '*';
@@ -29,6 +30,15 @@ export interface ApplyInput {
    * apart and shuffles once at the merge, with the same stream).
    */
   readonly shuffleWith?: Random;
+  /**
+   * The distinct tuples the rows fall into (`rowToTuple`), with each named quasi-identifier's
+   * code per tuple: its released codes are then made per tuple, not per row.
+   */
+  readonly tuples?: {
+    readonly rowToTuple: Int32Array;
+    readonly names: readonly string[];
+    readonly columns: readonly Int32Array[];
+  };
 }
 
 export function applyGeneralization(input: ApplyInput): OutputColumn[] {
@@ -36,6 +46,15 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
   const rowAt = releasedRows(input);
   const n = rowAt ? rowAt.length : table.rowCount;
   const typeOf = new Map(input.attributes.map((a) => [a.name, a.type]));
+  // Each released row's tuple, gathered once for every quasi-identifier.
+  const tupleAt =
+    rowAt && input.tuples && input.suppressed === 'remove' && !input.suppressedCells
+      ? gather(input.tuples.rowToTuple, rowAt)
+      : undefined;
+  const tuples = input.tuples?.columns[0]?.length ?? 0;
+  const first = tupleAt && firstPositions(tuples, tupleAt);
+  /** Per tuple, its compact code: one buffer serves each quasi-identifier in turn. */
+  const compactOf = new Int32Array(first ? tuples : 0);
 
   return table.columns
     .filter((col) => isReleasedType(typeOf.get(col.name)))
@@ -49,7 +68,7 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
         // A pass-through column read as a dictionary, in a release built as one task, is
         // released as the bytes a sharded release carries.
         if (isPassThroughType(typeOf.get(col.name))) {
-          const codes = rowAt ? gatherCodes(source, rowAt) : source.subarray(0, n);
+          const codes = rowAt ? gather(source, rowAt) : source.subarray(0, n);
           return { name: col.name, kind: 'utf8', values: rawOfCodes(utf8Buffers(col.dictionary), codes) };
         }
         if (rowAt) return compactGather(col.name, col.dictionary, source, rowAt);
@@ -62,8 +81,20 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
       let star = dictionary.indexOf(SUPPRESSED);
       if (star < 0) star = dictionary.push(SUPPRESSED) - 1;
       // Removed rows never reach the release: the labels straight into their compact dictionary.
-      if (rowAt && !cells && input.suppressed === 'remove')
+      if (rowAt && !cells && input.suppressed === 'remove') {
+        const q = input.tuples?.names.indexOf(col.name) ?? -1;
+        if (tupleAt && first && q >= 0)
+          return compactTuples(
+            col.name,
+            dictionary,
+            input.tuples!.columns[q]!,
+            levelTable,
+            tupleAt,
+            first,
+            compactOf,
+          );
         return compactGather(col.name, dictionary, source, rowAt, levelTable);
+      }
       const codes = new Int32Array(n);
       if (rowAt) {
         for (let j = 0; j < n; j++) {
@@ -78,17 +109,10 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
     });
 }
 
-/** `source` at the rows `rowAt` names, in that order. */
-function gatherCodes(source: Int32Array, rowAt: Int32Array): Int32Array {
-  const codes = new Int32Array(rowAt.length);
-  for (let j = 0; j < rowAt.length; j++) codes[j] = source[rowAt[j]!]!;
-  return codes;
-}
-
 /**
  * compactDictionary over the codes `source` holds at the rows `rowAt` names (through `mapped`,
- * code → code in `dictionary`, when given), in one pass: the same column, without the codes
- * gathered first.
+ * code → code in `dictionary`, when given): the same column, its codes gathered and then
+ * renumbered in place (no second column).
  */
 function compactGather(
   name: string,
@@ -97,11 +121,16 @@ function compactGather(
   rowAt: Int32Array,
   mapped?: Int32Array,
 ): OutputColumn & { kind: 'dictionary' } {
+  const n = rowAt.length;
+  // The gather first, then the renumbering over it (plain loops run faster than one that does
+  // both), with no test for unseen codes once every code is seen.
+  const codes = gather(source, rowAt);
+  if (mapped) for (let j = 0; j < n; j++) codes[j] = mapped[codes[j]!]!;
   const remap = new Int32Array(dictionary.length).fill(-1);
   const used: string[] = [];
-  const codes = new Int32Array(rowAt.length);
-  for (let j = 0; j < rowAt.length; j++) {
-    const c = mapped ? mapped[source[rowAt[j]!]!]! : source[rowAt[j]!]!;
+  let j = 0;
+  for (; j < n && used.length < dictionary.length; j++) {
+    const c = codes[j]!;
     let x = remap[c]!;
     if (x < 0) {
       x = remap[c] = used.length;
@@ -109,7 +138,52 @@ function compactGather(
     }
     codes[j] = x;
   }
+  for (; j < n; j++) codes[j] = remap[codes[j]!]!;
   return { name, kind: 'dictionary', dictionary: used, codes };
+}
+
+/**
+ * compactGather over the released rows' tuples (`tupleAt`, each released row's tuple; `first`,
+ * each tuple's first released row, -1 for none), a tuple's code `tupleCodes[t]` mapped through
+ * `mapped` to `dictionary`: the same column, its labels numbered by their first released row as
+ * there, found per tuple, and the rows' codes then gathered without a test per row.
+ */
+function compactTuples(
+  name: string,
+  dictionary: readonly string[],
+  tupleCodes: Int32Array,
+  mapped: Int32Array,
+  tupleAt: Int32Array,
+  first: Int32Array,
+  /** Scratch, a cell per tuple (overwritten). */
+  compactOf: Int32Array,
+): OutputColumn & { kind: 'dictionary' } {
+  const tuples = tupleCodes.length;
+  const none = tupleAt.length;
+  const firstOfLabel = new Int32Array(dictionary.length).fill(none);
+  for (let t = 0; t < tuples; t++) {
+    const f = first[t]!;
+    if (f < 0) continue;
+    const c = mapped[tupleCodes[t]!]!;
+    if (f < firstOfLabel[c]!) firstOfLabel[c] = f;
+  }
+  const released: number[] = [];
+  for (let c = 0; c < dictionary.length; c++) if (firstOfLabel[c]! < none) released.push(c);
+  released.sort((a, b) => firstOfLabel[a]! - firstOfLabel[b]!);
+  const remap = new Int32Array(dictionary.length);
+  const used = released.map((c, x) => {
+    remap[c] = x;
+    return dictionary[c]!;
+  });
+  for (let t = 0; t < tuples; t++) compactOf[t] = remap[mapped[tupleCodes[t]!]!]!;
+  return { name, kind: 'dictionary', dictionary: used, codes: gather(compactOf, tupleAt) };
+}
+
+/** Each tuple's first position in `tupleAt` (-1 where it has none). */
+function firstPositions(tuples: number, tupleAt: Int32Array): Int32Array {
+  const first = new Int32Array(tuples).fill(-1);
+  for (let j = tupleAt.length - 1; j >= 0; j--) first[tupleAt[j]!] = j;
+  return first;
 }
 
 /**
@@ -120,15 +194,17 @@ function releasedRows(input: ApplyInput): Int32Array | undefined {
   const { table, suppressedRow } = input;
   let kept: Int32Array | undefined;
   if (input.suppressed === 'remove') {
-    let count = 0;
-    for (let r = 0; r < table.rowCount; r++) if (!suppressedRow[r]) count++;
-    kept = new Int32Array(count);
+    // Each row written, the next write moved past it when kept: no branch per row.
+    const rows = table.rowCount;
+    const every = new Int32Array(rows);
     let at = 0;
-    for (let r = 0; r < table.rowCount; r++) if (!suppressedRow[r]) kept[at++] = r;
+    for (let r = 0; r < rows; r++) {
+      every[at] = r;
+      at += suppressedRow[r] === 0 ? 1 : 0;
+    }
+    kept = every.subarray(0, at);
   }
   if (!input.shuffleWith) return kept;
-  const order = input.shuffleWith.permutation(kept ? kept.length : table.rowCount);
-  if (!kept) return order;
-  for (let j = 0; j < order.length; j++) order[j] = kept[order[j]!]!;
-  return order;
+  // The kept rows shuffled in place: the kept row at each position of the permutation.
+  return kept ? input.shuffleWith.shuffle(kept) : input.shuffleWith.permutation(table.rowCount);
 }

@@ -209,6 +209,16 @@ const SEEN_FLAGS = 1 << 27;
 export class NodeEvaluator {
   /** Distinct nodes checked so far (grouped, and judged by the models or by k alone). */
   checked = 0;
+  /**
+   * Set when one node alone is evaluated (a given node): no staging node is grouped for later
+   * ones, the node is rolled up from the bottom's classes directly.
+   */
+  single = false;
+  /**
+   * Set when the tuples are the distinct quasi-identifier combinations themselves (they carry
+   * no sensitive value or person): the bottom node's classes are the tuples, without grouping.
+   */
+  distinctTuples = false;
   /** Nodes counted: a flag per node, or a set on lattices too large for one. */
   private readonly seen: Uint8Array | Set<number>;
   /** Of those, grouped from an evaluated specialization's classes rather than the bottom node's. */
@@ -536,6 +546,14 @@ export class NodeEvaluator {
     this.populationSession?.dispose();
   }
 
+  /**
+   * The bottom node's classes (the input's distinct quasi-identifier combinations), grouped
+   * but neither judged nor measured: all the report compares the release with.
+   */
+  inputClasses(): Pick<NodeResult, 'groups' | 'groupOf'> {
+    return this.classesAt(0, this.problem.lattice.levels(0));
+  }
+
   /** The node with every metric measured (for the report). */
   complete(r: NodeResult): NodeResult {
     if (!r.feasible) return r;
@@ -590,15 +608,16 @@ export class NodeEvaluator {
     if (known) return known;
     if (!this.bottom) {
       const zero = levels.map(() => 0);
-      const r = this.session.group(zero);
+      const r = this.distinctTuples ? undefined : this.session.group(zero);
       // Every tuple its own class (ids in order of first appearance: class t is tuple t): the
       // counts are the sizes, and one identity serves as representatives and map.
-      const own = r.groups === this.session.n;
-      const identity = own ? new Int32Array(r.groups) : r.reps;
+      const own = r === undefined || r.groups === this.session.n;
+      const groups = r === undefined ? this.session.n : r.groups;
+      const identity = own ? new Int32Array(groups) : r.reps;
       for (let t = 0; own && t < identity.length; t++) identity[t] = t;
       this.bottom = new Classes(
         zero,
-        r.groups,
+        groups,
         own ? this.problem.counts : r.sizes,
         identity,
         undefined,
@@ -611,7 +630,7 @@ export class NodeEvaluator {
     if (id === 0) return this.bottom;
     // The direct specializations first (the closest, so the fewest classes), else any kept node below.
     let from: Classes = this.bottom;
-    for (const p of this.problem.lattice.predecessors(id)) {
+    for (const p of this.byId.size > 0 ? this.problem.lattice.predecessors(id) : []) {
       const c = this.byId.get(p);
       if (c && c.groups < from.groups) from = c;
     }
@@ -624,6 +643,7 @@ export class NodeEvaluator {
     // 12,458 → 1,900–5,500).
     const low = levels.map((l, i) => (this.wide.includes(i) ? Math.min(l, 1) : 0));
     if (
+      !this.single &&
       low.some((l, i) => l !== levels[i]) &&
       low.some((l, i) => l !== from.levels[i]) &&
       below(from.levels, low)

@@ -237,7 +237,9 @@ export function openSearch(prepared: Prepared, kernel: GroupingKernel): NodeEval
       { columns: population.columns, counts: population.counts, domains: population.domains },
       population.tables,
     );
-  return new NodeEvaluator(prepared.problem, session, undefined, populationSession);
+  const evaluator = new NodeEvaluator(prepared.problem, session, undefined, populationSession);
+  evaluator.distinctTuples = prepared.sensitive.length === 0 && !prepared.entity;
+  return evaluator;
 }
 
 export const generalizationMethod: ReleaseMethod = {
@@ -359,7 +361,6 @@ export function dpStep(
   inputRows: number,
   random: UniformDraws,
 ): SearchStepResult {
-  const { spec } = prepared;
   const { settings } = dp;
   const searched =
     'levels' in dp.model
@@ -384,7 +385,8 @@ export function dpStep(
           }
         });
   const node = searched ? searched.node : { ...('levels' in dp.model ? dp.model.levels : {}) };
-  const step = searchStep(prepared, kernel, time, say, node, searchRandom(spec));
+  // (The node is given: no search draws, so no stream is keyed for one.)
+  const step = searchStep(prepared, kernel, time, say, node);
   const sampledRows = prepared.table.rowCount;
   const fact = (name: string, value: number | string) => [name, value] as [string, number | string];
   const section = {
@@ -459,7 +461,8 @@ function release(ctx: MethodContext, prepared: Prepared, step: SearchStepResult)
   const columns = time('apply', () => {
     const suppressedRow = new Uint8Array(table.rowCount);
     const flags = step.tupleSuppressed;
-    for (let r = 0; r < table.rowCount; r++) suppressedRow[r] = flags[prepared.tuples.rowToTuple[r]!]! & 1;
+    const { rowToTuple } = prepared.tuples;
+    for (let r = 0; r < suppressedRow.length; r++) suppressedRow[r] = flags[rowToTuple[r]!]! & 1;
     return applyGeneralization({
       table,
       attributes: spec.attributes,
@@ -476,6 +479,11 @@ function release(ctx: MethodContext, prepared: Prepared, step: SearchStepResult)
           }
         : {}),
       shuffleWith: random('shuffle'),
+      tuples: {
+        rowToTuple: prepared.tuples.rowToTuple,
+        names: prepared.qis.map((q) => q.name),
+        columns: prepared.tuples.columns,
+      },
     });
   });
   const files = time('write', () => [
@@ -624,7 +632,10 @@ function fixedNode(
     }
     return level!;
   });
+  // One node: no staging node for later ones (cell suppression's descent, if any, stages again).
+  evaluator.single = true;
   const best = evaluator.evaluate(problem.lattice.index(levels));
+  evaluator.single = false;
   if (!best.feasible) {
     const k = requiredK(problem.models);
     let small = 0;
@@ -728,7 +739,7 @@ function afterSearch(
   const node = Object.fromEntries(qis.map((c, i) => [c.name, best.levels[i]!]));
   // The bottom node (the input's own classes) from the search's session: its classes are kept.
   // Its classes are the distinct QI combinations (the tuples also carry the sensitive values).
-  const original = outcome.evaluator.evaluate(0);
+  const original = outcome.evaluator.inputClasses();
   say(
     `${thousands(original.groups)} distinct quasi-identifier combinations; ` +
       `chosen node ${JSON.stringify(node)} after checking ${nodesChecked} of ${problem.lattice.size} nodes`,

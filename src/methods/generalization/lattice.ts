@@ -8,8 +8,12 @@ export class Lattice {
   readonly m: number;
   /** radix[i] = product of (h_j + 1) for j > i. */
   private readonly radix: number[];
-  /** Every node's levels, `digits[id * m + i]`, when the lattice is small enough to tabulate. */
-  private readonly digits: Uint16Array | undefined;
+  /**
+   * Every node's levels, `digits[id * m + i]`, when the lattice is small enough to tabulate:
+   * made on the first level asked (a release at a given node never asks one).
+   */
+  private digits: Uint16Array | undefined;
+  private readonly tabulated: boolean;
 
   constructor(readonly heights: readonly number[]) {
     this.m = heights.length;
@@ -22,19 +26,27 @@ export class Lattice {
     this.size = size;
     // The search asks a node's levels and neighbours many thousand times: a table spares the
     // divisions (8 MiB at most; larger lattices compute them).
-    if (size * this.m <= DIGIT_TABLE_CELLS && this.heights.every((h) => h < 65536)) {
-      this.digits = new Uint16Array(size * this.m);
-      for (let id = 0; id < size; id++)
-        for (let i = 0; i < this.m; i++)
-          this.digits[id * this.m + i] = Math.floor(id / this.radix[i]!) % (heights[i]! + 1);
-    }
+    this.tabulated = size * this.m <= DIGIT_TABLE_CELLS && this.heights.every((h) => h < 65536);
   }
 
   /** Node `id`'s level of QI i. */
   level(id: number, i: number): number {
-    return this.digits
-      ? this.digits[id * this.m + i]!
-      : Math.floor(id / this.radix[i]!) % (this.heights[i]! + 1);
+    if (this.digits) return this.digits[id * this.m + i]!;
+    if (this.tabulated) return this.tabulate()[id * this.m + i]!;
+    return this.computedLevel(id, i);
+  }
+
+  private computedLevel(id: number, i: number): number {
+    return Math.floor(id / this.radix[i]!) % (this.heights[i]! + 1);
+  }
+
+  private tabulate(): Uint16Array {
+    const { size, m } = this;
+    const digits = new Uint16Array(size * m);
+    for (let id = 0; id < size; id++)
+      for (let i = 0; i < m; i++) digits[id * m + i] = this.computedLevel(id, i);
+    this.digits = digits;
+    return digits;
   }
 
   /** The node one level up in QI i, or -1 at the top of its hierarchy. */
@@ -55,7 +67,9 @@ export class Lattice {
 
   levels(id: number): number[] {
     const out = new Array<number>(this.m);
-    for (let i = 0; i < this.m; i++) out[i] = this.level(id, i);
+    // (From the table once made; a node's levels alone do not make it.)
+    for (let i = 0; i < this.m; i++)
+      out[i] = this.digits ? this.digits[id * this.m + i]! : this.computedLevel(id, i);
     return out;
   }
 

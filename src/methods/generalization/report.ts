@@ -28,11 +28,14 @@ type Outcome = SearchOutcome & {
     | undefined;
 };
 
+/** The input's own classes (the bottom node's grouping): all the report reads of them. */
+export type InputClasses = Pick<NodeResult, 'groups' | 'groupOf'>;
+
 export function generalizationReport(
   prepared: Prepared,
   outcome: Outcome,
   node: Record<string, number>,
-  originalNode: NodeResult,
+  originalNode: InputClasses,
 ): MethodReport {
   const { best } = outcome;
   const { method, table } = prepared;
@@ -138,7 +141,11 @@ function fmt(x: number): string {
 }
 
 /** The released classes: each model, the risk, the SA per class, disclosure against the input's classes. */
-function privacyOf(prepared: Prepared, best: NodeResult, originalNode: NodeResult): MethodReport['privacy'] {
+function privacyOf(
+  prepared: Prepared,
+  best: NodeResult,
+  originalNode: InputClasses,
+): MethodReport['privacy'] {
   const { problem } = prepared;
   const retained = Array.from(best.sizes).filter((_, g) => !best.suppressed[g]);
   // With an entity column, risks are per person: one of a class's P persons is re-identified
@@ -266,7 +273,7 @@ function classHistograms(
  * by class: the input's classes are about as many as its tuples, and all their histograms at
  * once (classes × values cells) would outweigh everything else the report holds.
  */
-function originalModes(prepared: Prepared, node: NodeResult, sa: SensitiveAttribute): ModeCounts {
+function originalModes(prepared: Prepared, node: InputClasses, sa: SensitiveAttribute): ModeCounts {
   const values = prepared.sensitive.find((s) => s.attribute.name === sa.name)!.values;
   const weights = prepared.tuples.counts;
   const { groupOf, groups } = node;
