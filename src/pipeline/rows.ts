@@ -296,6 +296,13 @@ export class DistinctHashes {
     return this.held + (this.zero ? 1 : 0);
   }
 
+  /** Empties the set, keeping its table's size (distinctHashCount's partitions reuse one). */
+  clear(): void {
+    this.slots.fill(0);
+    this.held = 0;
+    this.zero = false;
+  }
+
   /** Every row's value of `raw`. */
   addAll(raw: RawValues): void {
     this.addHashes(bytesHashes(0, raw));
@@ -410,42 +417,17 @@ export function distinctHashCount(lists: readonly Int32Array[]): number {
     }
   let largest = 0;
   for (let p = 0; p < partitions; p++) largest = Math.max(largest, starts[p + 1]! - starts[p]!);
-  let size = 64;
-  while (size < 2 * largest) size *= 2;
-  const slots = new Int32Array(2 * size);
+  // One set, sized for the largest partition, emptied for each: the (0, 0) hash can only be in
+  // partition 0 (its high bits are 0), so it is counted once.
+  const set = new DistinctHashes();
+  set.reserve(largest);
   let distinct = 0;
-  let zero = false;
   for (let p = 0; p < partitions; p++) {
-    const from = starts[p]!;
-    const to = starts[p + 1]!;
-    let mask = 64;
-    while (mask < 2 * (to - from)) mask *= 2;
-    mask -= 1;
-    slots.fill(0, 0, 2 * (mask + 1));
-    for (let v = from; v < to; v++) {
-      const lo = split[2 * v]!;
-      const hi = split[2 * v + 1]!;
-      // (0, 0) marks an empty slot: that hash is counted apart, as DistinctHashes counts it.
-      if ((lo | hi) === 0) {
-        zero = true;
-        continue;
-      }
-      let i = lo & mask;
-      for (;;) {
-        const a = slots[2 * i]!;
-        const b = slots[2 * i + 1]!;
-        if ((a | b) === 0) {
-          slots[2 * i] = lo;
-          slots[2 * i + 1] = hi;
-          distinct++;
-          break;
-        }
-        if (a === lo && b === hi) break;
-        i = (i + 1) & mask;
-      }
-    }
+    set.clear();
+    set.addHashes(split.subarray(2 * starts[p]!, 2 * starts[p + 1]!));
+    distinct += set.size;
   }
-  return distinct + (zero ? 1 : 0);
+  return distinct;
 }
 
 /** Hashes per partition at most that distinctHashCount aims at (its set: 1 MiB at most). */
