@@ -57,16 +57,15 @@ export function scatterRaw(raw: RawValues, partOf: Int32Array, parts: number): R
   }));
   const views = out.map((o) => viewOf(o.bytes));
   const from = viewOf(bytes);
+  // Each part's rows so far: its next row's bytes start where its offsets end.
   const filled = new Int32Array(parts);
-  const written = new Int32Array(parts);
   for (let r = 0; r < n; r++) {
     const p = partOf[r]!;
     if (p < 0) continue;
     const to = out[p]!;
-    const at = written[p]!;
+    const at = to.offsets[filled[p]!]!;
     copyBytes(bytes, from, offsets[r]!, offsets[r + 1]!, to.bytes, views[p]!, at);
-    written[p] = at + offsets[r + 1]! - offsets[r]!;
-    to.offsets[++filled[p]!] = written[p]!;
+    to.offsets[++filled[p]!] = at + offsets[r + 1]! - offsets[r]!;
   }
   return out;
 }

@@ -118,11 +118,15 @@ export function compactDictionary(
   name: string,
   dictionary: readonly string[],
   codes: Int32Array,
+  /** Where the renumbered codes go (`codes` itself renumbers in place); a new array by default. */
+  out: Int32Array = new Int32Array(codes.length),
 ): OutputColumn & { kind: 'dictionary' } {
+  const n = codes.length;
   const remap = new Int32Array(dictionary.length).fill(-1);
   const used: string[] = [];
-  const out = new Int32Array(codes.length);
-  for (let j = 0; j < codes.length; j++) {
+  let j = 0;
+  // No test for unseen codes once every code is seen.
+  for (; j < n && used.length < dictionary.length; j++) {
     const c = codes[j]!;
     let x = remap[c]!;
     if (x < 0) {
@@ -131,6 +135,7 @@ export function compactDictionary(
     }
     out[j] = x;
   }
+  for (; j < n; j++) out[j] = remap[codes[j]!]!;
   return { name, kind: 'dictionary', dictionary: used, codes: out };
 }
 

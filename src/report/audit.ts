@@ -23,6 +23,7 @@ import { utf8Buffers } from '../data/utf8.ts';
 import { labelLoss } from '../metrics/label-loss.ts';
 import { isReleasedType, type ReleaseSpec } from '../release-spec/spec.ts';
 import { byCodeUnits } from '../util/format.ts';
+import { gather } from '../util/gather.ts';
 import { bytesHashes } from '../verify/fingerprint.ts';
 import { verifierHierarchyRows } from '../verify/hierarchy.ts';
 import { fmtNum, fmtPct, showBidi } from './format.ts';
@@ -313,7 +314,7 @@ class PartsAuditor {
         if (col.kind === 'dictionary')
           return {
             name: col.name,
-            codes: gather(undefined, col.ids.data, these, rows),
+            codes: gather(col.ids.data, these),
             width: col.index.size,
           };
         if (col.kind === 'raw') return { name: col.name, ...hashIds(col.hashes.data, these) };
@@ -360,22 +361,6 @@ function rowsByPartition(
   const next = starts.slice(0, partitions);
   for (let r = 0; r < rows; r++) order[next[(classHashes[2 * r]! >>> 0) % partitions]!++] = r;
   return { starts, order };
-}
-
-/** `map[values[row]]` (or `values[row]`) of each row of `rows` (undefined: rows 0 … all - 1). */
-function gather(
-  map: Int32Array | undefined,
-  values: Int32Array,
-  rows: Int32Array | undefined,
-  all: number,
-): Int32Array {
-  const m = rows ? rows.length : all;
-  const out = new Int32Array(m);
-  if (rows && map) for (let i = 0; i < m; i++) out[i] = map[values[rows[i]!]!]!;
-  else if (rows) for (let i = 0; i < m; i++) out[i] = values[rows[i]!]!;
-  else if (map) for (let i = 0; i < m; i++) out[i] = map[values[i]!]!;
-  else out.set(values.subarray(0, m));
-  return out;
 }
 
 /** `into[base + r] = map[of[r]]` for every r (small functions: the JIT compiles each loop alone). */

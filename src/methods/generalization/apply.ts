@@ -121,25 +121,11 @@ function compactGather(
   rowAt: Int32Array,
   mapped?: Int32Array,
 ): OutputColumn & { kind: 'dictionary' } {
-  const n = rowAt.length;
-  // The gather first, then the renumbering over it (plain loops run faster than one that does
-  // both), with no test for unseen codes once every code is seen.
+  // The gather first, then the renumbering over it in place (plain loops run faster than one
+  // that does both).
   const codes = gather(source, rowAt);
-  if (mapped) for (let j = 0; j < n; j++) codes[j] = mapped[codes[j]!]!;
-  const remap = new Int32Array(dictionary.length).fill(-1);
-  const used: string[] = [];
-  let j = 0;
-  for (; j < n && used.length < dictionary.length; j++) {
-    const c = codes[j]!;
-    let x = remap[c]!;
-    if (x < 0) {
-      x = remap[c] = used.length;
-      used.push(dictionary[c]!);
-    }
-    codes[j] = x;
-  }
-  for (; j < n; j++) codes[j] = remap[codes[j]!]!;
-  return { name, kind: 'dictionary', dictionary: used, codes };
+  if (mapped) for (let j = 0; j < codes.length; j++) codes[j] = mapped[codes[j]!]!;
+  return compactDictionary(name, dictionary, codes, codes);
 }
 
 /**

@@ -178,14 +178,12 @@ class DistinctCounts {
       const lists = this.lists.get(name) ?? [];
       this.lists.set(name, lists);
       lists.push(hashes[k]!);
-      this.counts.delete(name);
     }
   }
 
   of(name: string): number {
     const lists = this.lists.get(name);
-    if (lists && !this.counts.has(name)) this.counts.set(name, distinctHashCount(lists));
-    return this.counts.get(name) ?? 0;
+    return lists ? distinctHashCount(lists) : (this.counts.get(name) ?? 0);
   }
 }
 
