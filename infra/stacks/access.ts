@@ -85,6 +85,14 @@ export const ACCESS: Record<TaskName, Partial<Record<Area, KeyAccess>>> = {
       write: run('verify/*', 'timings/*'),
     },
   },
+  Audit: {
+    // The staged parts' Arrow files and the input's values (not its rows); under differential
+    // privacy, the scans' summaries (the rows read before sampling).
+    work: {
+      read: [...OPENED, DICTIONARIES, ...run('staging/data.arrow', 'staging/data/*.arrow', 'scan/*.json')],
+      write: run('audit.json', 'timings/*'),
+    },
+  },
   Build: {
     work: {
       read: [...OPENED, ROWS],
@@ -98,7 +106,16 @@ export const ACCESS: Record<TaskName, Partial<Record<Area, KeyAccess>>> = {
       read: [
         ...OPENED,
         ROWS,
-        ...run('search.json', 'built.json', 'staging.json', 'verify/*', 'staging/*', 'timings/*'),
+        ...run(
+          'search.json',
+          'built.json',
+          'staging.json',
+          'verify/*',
+          'staging/*',
+          'audit.json',
+          'scan/*.json',
+          'timings/*',
+        ),
       ],
       write: run('staging/*', 'verified.json', 'timings/*'),
     },

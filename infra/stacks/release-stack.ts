@@ -103,6 +103,7 @@ export const HANDLER_FILES: Record<TaskName | 'Start', string> = {
   ApplyShard: 'apply-shard',
   Assemble: 'assemble',
   VerifySlice: 'verify-slice',
+  Audit: 'audit',
   Build: 'build',
   Verify: 'verify',
   Publish: 'publish',
@@ -172,6 +173,8 @@ function sizingByRows(rowsPerShard: number): Record<TaskName, Sizing> {
     ApplyShard: shard,
     Assemble: part,
     VerifySlice: part,
+    // The audit holds a few words a released row (its class, the unchanged columns' hashes).
+    Audit: BIG,
     Build: BIG,
     Verify: BIG,
     // Publish copies the files from the work bucket into the release bucket server-side,

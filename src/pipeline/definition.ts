@@ -8,7 +8,9 @@
  *   Plan → Scan (map: ScanPiece, over the input's files) → Combine → Route ─┐
  *     ┌───────────────────────────────────────────────────────────────────────┘
  *     ├─ sharded → Count (map: CountShard) → Search → Release (parallel) ──────────────────┐
- *     │     ├─ Apply (map: ApplyShard) → Parts (map: Assemble) → CheckParts (map: VerifySlice) │
+ *     │     ├─ Apply (map: ApplyShard) → Parts (map: Assemble) → CheckParts (parallel) ──┐   │
+ *     │     │     ├─ VerifyParts (map: VerifySlice, over output parts)                   │   │
+ *     │     │     └─ Audit ─────────────────────────────────────────────────────────────┘   │
  *     │     └─ CheckShards (map: VerifySlice, over input shards)                             │
  *     └─ single  → Build ────────────────────────────────────────────────────────────────────┴→ Verify → Publish
  *   any failure → ReportFailure → Failed   (writes releases/<name>/error.json; publishes nothing)
@@ -16,7 +18,9 @@
  *
  * The input shards' slices of the verification need only the search's answer: they run beside
  * the apply and assemble maps rather than after them (on one machine they fill the workers'
- * idle time; deployed they finish while the parts are written).
+ * idle time; deployed they finish while the parts are written). The audit of the release
+ * (what it may give away beyond its models) needs only the staged parts: it runs beside the
+ * parts' slices rather than inside Verify.
  *
  * Plan is given the execution's name (`$$.Execution.Name`) with the request: its locks name
  * the execution, so that a retried or redriven Plan takes its own locks back (lock.ts).
@@ -32,6 +36,7 @@ export const TASKS = [
   'ApplyShard',
   'Assemble',
   'VerifySlice',
+  'Audit',
   'Build',
   'Verify',
   'Publish',
@@ -219,7 +224,23 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
             States: {
               Apply: then('Parts', shardMap('ApplyShard')),
               Parts: then('CheckParts', shardMap('Assemble', 'partItems')),
-              CheckParts: end(shardMap('VerifySlice', 'partItems', { kind: 'part' }, 'VerifyPart')),
+              // The audit reads only the staged parts: it runs beside their slices.
+              CheckParts: end({
+                Type: 'Parallel',
+                Branches: [
+                  {
+                    StartAt: 'VerifyParts',
+                    States: {
+                      VerifyParts: end(shardMap('VerifySlice', 'partItems', { kind: 'part' }, 'VerifyPart')),
+                    },
+                  },
+                  {
+                    StartAt: 'Audit',
+                    States: { Audit: task('Audit', { Parameters: work, ResultPath: null, End: true }) },
+                  },
+                ],
+                ResultPath: null,
+              }),
             },
           },
           {

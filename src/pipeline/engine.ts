@@ -32,7 +32,7 @@ import {
 import { forgetRun } from './memo.ts';
 import type { Manifest } from './publish.ts';
 import { StatePool } from './state-pool.ts';
-import { MAP_STATES, STATES } from './states/index.ts';
+import { STATES, WORKER_STATES } from './states/index.ts';
 import { failureCause, reportFailure } from './states/report-failure.ts';
 import type { LogEvent, PhaseEnv, PlanResult, ReleaseRequest } from './states/types.ts';
 import { fileUrl, getJson, joinKey, storeResolver } from './storage/index.ts';
@@ -248,7 +248,7 @@ function handlers(
   const stateHandlers = Object.fromEntries(
     TASKS.map((task) => {
       const inProcess = (input: never) => STATES[task](input, env);
-      if (!MAP_STATES.includes(task)) return [task, inProcess];
+      if (!WORKER_STATES.includes(task)) return [task, inProcess];
       return [
         task,
         (input: never) => pool()?.run(task, input, fillsIdleTime(task, input)) ?? inProcess(input),
@@ -334,6 +334,7 @@ async function runDirect(
       await call('Search', work);
       for (let index = 0; index < plan.shards; index++) await call('ApplyShard', { ...work, index });
       for (let index = 0; index < plan.parts; index++) await call('Assemble', { ...work, index });
+      await call('Audit', work);
       for (let index = 0; index < plan.parts; index++)
         await call('VerifySlice', { ...work, index, kind: 'part' });
       for (let index = 0; index < plan.shards; index++)

@@ -120,14 +120,18 @@ export function auditReleaseInPartitions(
   input: Pick<EncodedTable, 'columns'>,
   inputRows: number,
   parts: number,
-  readPart: (part: number) => EncodedTable,
+  /** A part's rows; undefined for a part without rows (every row of it suppressed and removed). */
+  readPart: (part: number) => EncodedTable | undefined,
   partitions: number,
   /** The rows of all parts, when known (sizes the keys' arrays once). */
   rows = 0,
 ): ReleaseAudit {
   if (!ROW_METHODS.has(spec.method.name)) return unmeasuredAudit(spec, 'method');
   const auditor = new PartsAuditor(spec, rows, distinctColumns(input, inputRows));
-  for (let i = 0; i < parts; i++) auditor.add(readPart(i));
+  for (let i = 0; i < parts; i++) {
+    const part = readPart(i);
+    if (part) auditor.add(part);
+  }
   return auditor.finish(input, inputRows, partitions);
 }
 

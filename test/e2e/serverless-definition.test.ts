@@ -78,8 +78,22 @@ describe('the release state machine', () => {
     expect(w.Parts!.Next).toBe('CheckParts');
     expect(w.CheckParts!.End).toBe(true);
     expect(w.Parts!.ItemReader.Parameters['Key.$']).toBe('$.plan.partItems.key');
-    expect(w.CheckParts!.ItemReader.Parameters['Key.$']).toBe('$.plan.partItems.key');
-    expect(w.CheckParts!.ItemSelector.kind).toBe('part');
+    // Once the parts are staged, their slices and the audit of the release side by side.
+    expect(w.CheckParts!.Type).toBe('Parallel');
+    expect(w.CheckParts!.ResultPath).toBeNull();
+    const [sliced, audited] = w.CheckParts!.Branches as AslDefinition[];
+    const v = sliced!.States;
+    expect(sliced!.StartAt).toBe('VerifyParts');
+    expect(v.VerifyParts!.End).toBe(true);
+    expect(v.VerifyParts!.ItemReader.Parameters['Key.$']).toBe('$.plan.partItems.key');
+    expect(v.VerifyParts!.ItemSelector.kind).toBe('part');
+    expect(audited!.StartAt).toBe('Audit');
+    expect(audited!.States.Audit).toMatchObject({
+      Type: 'Task',
+      Parameters: { 'work.$': '$.plan.work' },
+      ResultPath: null,
+      End: true,
+    });
     expect(expected!.StartAt).toBe('CheckShards');
     expect(expected!.States.CheckShards!.ItemReader.Parameters['Key.$']).toBe('$.plan.items.key');
     expect(expected!.States.CheckShards!.ItemSelector.kind).toBe('shard');
@@ -89,9 +103,9 @@ describe('the release state machine', () => {
     expect(s.Publish!.End).toBe(true);
     expect(s.ReportFailure!.Next).toBe('Failed');
     expect(s.Failed!.Type).toBe('Fail');
-    const maps = { ...s, ...w, ...expected!.States };
+    const maps = { ...s, ...w, ...v, ...expected!.States };
     expect(distributedMaps(deployed).sort()).toEqual(
-      ['Scan', 'Count', 'Apply', 'Parts', 'CheckParts', 'CheckShards'].sort(),
+      ['Scan', 'Count', 'Apply', 'Parts', 'VerifyParts', 'CheckShards'].sort(),
     );
     for (const map of distributedMaps(deployed)) {
       expect(maps[map]!.ItemProcessor.ProcessorConfig.Mode).toBe('DISTRIBUTED');
@@ -148,7 +162,9 @@ describe('the release state machine', () => {
       ]);
     }
     // A branch's states cannot name ReportFailure: their failures are the Parallel state's.
-    expect(branchStates.map(([n]) => n).sort()).toEqual(['Apply', 'CheckParts', 'CheckShards', 'Parts']);
+    expect(branchStates.map(([n]) => n).sort()).toEqual(
+      ['Apply', 'Audit', 'CheckParts', 'CheckShards', 'Parts', 'VerifyParts'].sort(),
+    );
     for (const [name, st] of branchStates) expect(st.Catch, name).toBeUndefined();
   });
 
@@ -156,17 +172,20 @@ describe('the release state machine', () => {
     const local = localDefinition(deployed);
     const [written, expected] = local.States.Release!.Branches as AslDefinition[];
     const deployedBranches = deployed.States.Release!.Branches as AslDefinition[];
+    const sliced = (written!.States.CheckParts!.Branches as AslDefinition[])[0]!;
+    const deployedSliced = (deployedBranches[0]!.States.CheckParts!.Branches as AslDefinition[])[0]!;
     const graphs = [
       [local, deployed],
       [written!, deployedBranches[0]!],
       [expected!, deployedBranches[1]!],
+      [sliced, deployedSliced],
     ] as const;
     for (const [map, before, graph] of [
       ['Scan', 'Plan', 0],
       ['Count', 'Route', 0],
       ['Apply', undefined, 1],
       ['Parts', 'Apply', 1],
-      ['CheckParts', 'Parts', 1],
+      ['VerifyParts', undefined, 3],
       ['CheckShards', undefined, 2],
     ] as const) {
       const [here, there] = graphs[graph];

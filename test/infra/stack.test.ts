@@ -268,7 +268,9 @@ describe('the deployment stack', () => {
     const rowReaders = sorted('CountShard', 'ApplyShard', 'VerifySlice', 'Build', 'Verify');
     expect(who('s3:GetObject', `${run}rows/3/0.arrow`)).toEqual(rowReaders);
     expect(who('s3:GetObject', `${run}rows/3/codes.bin`)).toEqual(rowReaders);
-    expect(who('s3:GetObject', `${run}rows/dictionaries.arrow`)).toEqual(sorted(...rowReaders, 'Search'));
+    expect(who('s3:GetObject', `${run}rows/dictionaries.arrow`)).toEqual(
+      sorted(...rowReaders, 'Search', 'Audit'),
+    );
     // The scan writes the shards of its piece; Combine the dictionaries and the code maps.
     expect(who('s3:PutObject', `${run}rows/3/0.arrow`)).toEqual(['ScanPiece']);
     expect(who('s3:PutObject', `${run}rows/3/codes.bin`)).toEqual(['Combine']);
@@ -278,6 +280,14 @@ describe('the deployment stack', () => {
     expect(who('s3:GetObject', `${run}counts/0.bin`)).toEqual(['Search']);
     expect(who('s3:GetObject', `${run}scatter/0/0.arrow`)).toEqual(['Assemble']);
     expect(who('s3:GetObject', `${run}staging/data.csv`)).toEqual(sorted('VerifySlice', 'Verify', 'Publish'));
+    // The audit reads the staged parts' Arrow files (and their seals), and only Verify its answer.
+    const stagedArrowReaders = sorted('VerifySlice', 'Audit', 'Verify', 'Publish');
+    expect(who('s3:GetObject', `${run}staging/data/part-00003.arrow`)).toEqual(stagedArrowReaders);
+    expect(who('s3:GetObject', `${run}seals/staging/data/part-00003.arrow`)).toEqual(stagedArrowReaders);
+    expect(who('s3:PutObject', `${run}audit.json`)).toEqual(['Audit']);
+    expect(who('s3:GetObject', `${run}audit.json`)).toEqual(['Verify']);
+    // The scans' summaries: Combine, and under differential privacy Audit and Verify.
+    expect(who('s3:GetObject', `${run}scan/3.json`)).toEqual(sorted('Combine', 'Audit', 'Verify'));
     expect(who('s3:GetObject', `${run}plan.json`)).toEqual(
       TASKS.filter((t) => !/Plan|ReportFailure/.test(t)).sort(),
     );

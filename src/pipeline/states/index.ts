@@ -5,6 +5,7 @@
 import type { TaskName } from '../definition.ts';
 import { applyShard } from './apply-shard.ts';
 import { assemble } from './assemble.ts';
+import { audit } from './audit.ts';
 import { build } from './build.ts';
 import { combine } from './combine.ts';
 import { countShard } from './count-shard.ts';
@@ -28,6 +29,7 @@ export const STATES: Record<TaskName, StateFunction> = {
   ApplyShard: (i: ShardTask, env) => applyShard(i, env),
   Assemble: (i: ShardTask, env) => assemble(i, env),
   VerifySlice: (i: SliceTask, env) => verifySlice(i, env),
+  Audit: (i: WorkTask, env) => audit(i, env),
   Build: (i: WorkTask, env) => build(i, env),
   Verify: (i: WorkTask, env) => verify(i, env),
   Publish: (i: WorkTask & { release: string }, env) => publish(i, env),
@@ -42,3 +44,9 @@ export const MAP_STATES: readonly TaskName[] = [
   'Assemble',
   'VerifySlice',
 ];
+
+/**
+ * The states the local engine may run in a worker thread: the map items, and Audit, which runs
+ * beside a map (the parts' slices) and would otherwise hold the thread that hands out its items.
+ */
+export const WORKER_STATES: readonly TaskName[] = [...MAP_STATES, 'Audit'];

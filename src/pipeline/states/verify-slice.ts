@@ -9,16 +9,7 @@ import { type ClassEntries, partitionChunks, partitionsOf } from '../../verify/g
 import { pieces } from '../../verify/index.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import type { PhaseEnv, ShardTask } from './types.ts';
-import {
-  disposeStaged,
-  inputDictionaries,
-  ms,
-  openWork,
-  partFiles,
-  shardRows,
-  stagedPaths,
-  timing,
-} from './work.ts';
+import { inputDictionaries, ms, openWork, partFiles, shardRows, stagedPaths, timing } from './work.ts';
 
 export interface SliceTask extends ShardTask {
   /** An input shard, or an output part. */
@@ -81,7 +72,7 @@ export async function verifySlice(task: SliceTask, env: PhaseEnv): Promise<{ row
       await putJson(store, work.key(sliceKey('part', task.index)), { ...facts, partitions, files: entries });
       rows = facts.rows;
     } finally {
-      disposeStaged(work, env);
+      staged.dispose();
     }
   }
   await timing(store, work.loc.key, `check-${task.kind}-${task.index}`, performance.now() - t0);

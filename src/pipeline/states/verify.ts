@@ -8,12 +8,7 @@ import { readArrow } from '../../data/arrow.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError } from '../../errors.ts';
 import type { MethodReport } from '../../methods/method.ts';
-import {
-  AUDIT_MAX_ROWS,
-  auditRawColumns,
-  auditRelease,
-  auditReleaseInPartitions,
-} from '../../report/audit.ts';
+import { auditRawColumns, auditRelease } from '../../report/audit.ts';
 import { renderReportHtml } from '../../report/html.ts';
 import { byCodeUnits } from '../../util/format.ts';
 import {
@@ -26,18 +21,17 @@ import { pieces, verifierFor } from '../../verify/index.ts';
 import type { ManifestEntry } from '../publish.ts';
 import { frameReport } from '../release.ts';
 import { getJson, putJson } from '../storage/index.ts';
+import { readAudit } from './audit.ts';
 import { rowsRead } from './scan-piece.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
 import { sliceKey, slicePartitionKey } from './verify-slice.ts';
 import {
   allRows,
-  disposeStaged,
   gatherTimings,
   hashed,
   inputDictionaries,
   ms,
   openWork,
-  partFiles,
   stagedPaths,
   timing,
   type Work,
@@ -56,11 +50,15 @@ export async function verify(task: WorkTask, env: PhaseEnv): Promise<{ verified:
   const t = performance.now();
   const { checks, table, data, audit, auditMs } =
     work.file.plan.mode === 'sharded'
-      ? await verifyPieces(work, env, claims)
+      ? await verifyPieces(work, claims)
       : await verifyWhole(work, env, claims);
-  await timing(store, work.loc.key, 'verify', performance.now() - t, {
-    audit: Math.round(auditMs * 100) / 100,
-  });
+  await timing(
+    store,
+    work.loc.key,
+    'verify',
+    performance.now() - t,
+    auditMs === undefined ? {} : { audit: Math.round(auditMs * 100) / 100 },
+  );
   const timings = await gatherTimings(store, work.loc.key);
   timings.total = Math.round((Date.now() - work.file.started) * 100) / 100;
   const report = frameReport(work.spec, table, work.file.plan.runId, methodReport, checks, timings, audit);
@@ -89,15 +87,15 @@ interface Verified {
   readonly data: ManifestEntry[];
   /** What the release may give away beyond its models (the amber verdict). */
   readonly audit: ReleaseAudit;
-  /** The audit's share of the Verify state's time, ms (report.json timings.audit). */
-  readonly auditMs: number;
+  /** The audit's share of the Verify state's time, ms (report.json timings.audit), when Verify ran it. */
+  readonly auditMs?: number;
 }
 
 /**
  * A sharded release: the slices' expectations and summaries compared (VerifySlice wrote them),
  * one partition of their classes at a time.
  */
-async function verifyPieces(work: Work, env: PhaseEnv, claims: unknown): Promise<Verified> {
+async function verifyPieces(work: Work, claims: unknown): Promise<Verified> {
   const { store } = work.loc;
   const shards = work.file.layout.shards.length;
   const { parts } = work.file.plan;
@@ -127,45 +125,8 @@ async function verifyPieces(work: Work, env: PhaseEnv, claims: unknown): Promise
     check.add({ shards: s, parts: t });
   }
   const checks = check.finish();
-  const t = performance.now();
-  const audit = await auditParts(work, env, values, summaries, inputRows ?? work.file.layout.rowCount);
-  return {
-    checks,
-    table: values,
-    data: summaries.flatMap((s) => s.files),
-    audit,
-    auditMs: performance.now() - t,
-  };
-}
-
-/** The audit of a release in parts: whole when it is small enough to hold at once, else partition by partition. */
-async function auditParts(
-  work: Work,
-  env: PhaseEnv,
-  values: EncodedTable,
-  summaries: readonly PartFacts[],
-  inputRows: number,
-): Promise<ReleaseAudit> {
-  const rows = summaries.reduce((n, s) => n + s.rows, 0);
-  // A part without rows (all suppressed and removed) has no table to read.
-  const names = summaries.flatMap((s, i) => (s.rows > 0 ? [partFiles(summaries.length, i).arrow] : []));
-  const staged = await stagedPaths(work, env, names);
-  try {
-    // Each part read once, its pass-through columns as bytes; past AUDIT_MAX_ROWS rows the
-    // tally runs partition by partition, so that its working arrays stay bounded.
-    const raw = auditRawColumns(work.spec);
-    return auditReleaseInPartitions(
-      work.spec,
-      values,
-      inputRows,
-      names.length,
-      (i) => readArrow(staged.path(names[i]!), { raw }),
-      Math.max(1, Math.ceil(rows / AUDIT_MAX_ROWS)),
-      rows,
-    );
-  } finally {
-    disposeStaged(work, env);
-  }
+  // The Audit state measured the staged parts beside the slices: its own time is its timing.
+  return { checks, table: values, data: summaries.flatMap((s) => s.files), audit: await readAudit(work) };
 }
 
 /** A single-task release: the method's verifier over the whole input and the staged files. */
@@ -190,7 +151,7 @@ async function verifyWhole(work: Work, env: PhaseEnv, claims: unknown): Promise<
     );
     return { checks, table, data: files.map(staged.entry), audit, auditMs: performance.now() - t };
   } finally {
-    disposeStaged(work, env);
+    staged.dispose();
   }
 }
 

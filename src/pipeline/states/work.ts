@@ -213,6 +213,8 @@ export interface StagedFiles {
   path(name: string): string;
   /** Its name, size and SHA-256: of the bytes the verifier reads, checked against their seal. */
   entry(name: string): ManifestEntry;
+  /** Removes the files downloaded (Lambda keeps /tmp between invocations). */
+  dispose(): void;
 }
 
 /**
@@ -223,19 +225,28 @@ export async function stagedPaths(work: Work, env: PhaseEnv, names: string[]): P
   const { store } = work.loc;
   const local = store.root === 'file:///';
   const dir = local ? '' : scratch(env, stagedDir(work));
+  // Each call its own folder: a part's slice and the audit may read the same part at once.
   const path = (name: string) => (local ? `/${work.key(`staging/${name}`)}` : join(dir, name));
   const entries = new Map<string, ManifestEntry>();
-  for (const name of names) {
-    const key = work.key(`staging/${name}`);
-    if (local) entries.set(name, { name, ...(await store.digest(key)) });
-    else {
-      const bytes = await store.get(key);
-      mkdirSync(dirname(path(name)), { recursive: true });
-      writeFileSync(path(name), bytes);
-      entries.set(name, hashed(name, bytes));
+  const dispose = () => {
+    if (!local) rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const name of names) {
+      const key = work.key(`staging/${name}`);
+      if (local) entries.set(name, { name, ...(await store.digest(key)) });
+      else {
+        const bytes = await store.get(key);
+        mkdirSync(dirname(path(name)), { recursive: true });
+        writeFileSync(path(name), bytes);
+        entries.set(name, hashed(name, bytes));
+      }
     }
+  } catch (e) {
+    dispose();
+    throw e;
   }
-  return { path, entry: (name) => entries.get(name)! };
+  return { path, entry: (name) => entries.get(name)!, dispose };
 }
 
 /** A file's manifest entry: its name, size and SHA-256. */
@@ -243,15 +254,12 @@ export function hashed(name: string, bytes: Uint8Array): ManifestEntry {
   return { name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
-function stagedDir(work: Work): string {
-  // Worker threads share the process: each has its own folder.
-  return `staged-${work.file.plan.runId}-${process.pid}-${threadId}`;
-}
+/** Downloads of staged files so far in this thread (each in its own folder). */
+let stagedDownloads = 0;
 
-/** Removes downloaded staged files (Lambda keeps /tmp between invocations). */
-export function disposeStaged(work: Work, env: PhaseEnv): void {
-  if (work.loc.store.root !== 'file:///')
-    rmSync(scratch(env, stagedDir(work)), { recursive: true, force: true });
+function stagedDir(work: Work): string {
+  // Worker threads share the process, and states run side by side in a thread: each call has its own folder.
+  return `staged-${work.file.plan.runId}-${process.pid}-${threadId}-${stagedDownloads++}`;
 }
 
 /**

@@ -1,0 +1,82 @@
+/**
+ * The Audit state of a sharded release: what the staged parts may still give away beyond the
+ * release's models (src/report/audit.ts), measured from the staged parts and the spec alone. It
+ * needs only the assembled parts, so it runs beside the output parts' verification slices
+ * rather than inside Verify after them: on one machine it fills a worker while the slices fill
+ * the other; deployed it finishes while they run. Verify puts its answer (audit.json) into the
+ * report.
+ */
+import { drawsSecretSample } from '../../catalogue/catalogue.ts';
+import type { ReleaseAudit } from '../../contracts/report.ts';
+import { readArrow } from '../../data/arrow.ts';
+import type { EncodedTable } from '../../data/table.ts';
+import { InputError } from '../../errors.ts';
+import { AUDIT_MAX_ROWS, auditRawColumns, auditReleaseInPartitions } from '../../report/audit.ts';
+import { getJson, putJson } from '../storage/index.ts';
+import { rowsRead } from './scan-piece.ts';
+import type { PhaseEnv, WorkTask } from './types.ts';
+import { inputDictionaries, ms, openWork, partFiles, stagedPaths, timing, type Work } from './work.ts';
+
+/** Where the Audit state leaves its answer in the work area. */
+export const AUDIT_KEY = 'audit.json';
+
+export async function audit(task: WorkTask, env: PhaseEnv): Promise<{ audited: true }> {
+  const t0 = performance.now();
+  const work = await openWork(task.work, env);
+  const { store } = work.loc;
+  const values = await inputDictionaries(work);
+  // Shards holding a secret sample: the input's rows, as the scans read them.
+  const inputRows = drawsSecretSample(work.spec.privacy) ? await rowsRead(work) : work.file.layout.rowCount;
+  const audited = await auditParts(work, env, values, inputRows);
+  const taken = performance.now() - t0;
+  await putJson(store, work.key(AUDIT_KEY), { audit: audited });
+  await timing(store, work.loc.key, 'audit', taken);
+  env.log({ state: 'Audit', parts: work.file.plan.parts, ms: ms(t0) });
+  return { audited: true };
+}
+
+/** The Audit state's answer, as Verify reads it. */
+export async function readAudit(work: Work): Promise<ReleaseAudit> {
+  return (await getJson<{ audit: ReleaseAudit }>(work.loc.store, work.key(AUDIT_KEY))).audit;
+}
+
+/**
+ * The audit of a release in parts, each part read once (its pass-through columns as bytes), in
+ * partitions of whole classes past AUDIT_MAX_ROWS rows so that its working arrays stay bounded.
+ */
+async function auditParts(
+  work: Work,
+  env: PhaseEnv,
+  values: EncodedTable,
+  inputRows: number,
+): Promise<ReleaseAudit> {
+  const { parts } = work.file.plan;
+  const names = Array.from({ length: parts }, (_, i) => partFiles(parts, i).arrow);
+  const staged = await stagedPaths(work, env, names);
+  try {
+    const raw = auditRawColumns(work.spec);
+    // The input's rows bound the released ones: they size the keys' arrays and the partitions.
+    const rows = work.file.layout.rowCount;
+    return auditReleaseInPartitions(
+      work.spec,
+      values,
+      inputRows,
+      names.length,
+      (i) => partRows(staged.path(names[i]!), raw),
+      Math.max(1, Math.ceil(rows / AUDIT_MAX_ROWS)),
+      rows,
+    );
+  } finally {
+    staged.dispose();
+  }
+}
+
+/** A staged part's rows; none when it has none (every row of it suppressed and removed). */
+function partRows(path: string, raw: ReadonlySet<string>): EncodedTable | undefined {
+  try {
+    return readArrow(path, { raw });
+  } catch (e) {
+    if (e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return undefined;
+    throw e;
+  }
+}
