@@ -56,6 +56,11 @@ export interface EngineOptions {
   readonly retryIntervalMs?: number;
   readonly rowsPerShard?: number;
   /**
+   * Cuts shards as the deployed functions need them (fewer rows to a shard whose rows carry
+   * pass-through bytes) rather than as this machine can hold them: the release is the same.
+   */
+  readonly shardsForFunctions?: boolean;
+  /**
    * Worker threads for the map states (default: the cores, at most 4; below 2, none). They
    * are used for tables of `workerMinRows` rows or more (default 1,000,000).
    */
@@ -157,6 +162,7 @@ export async function executeRelease(
     say: options.progress,
     tmp,
     rowsPerShard: options.rowsPerShard,
+    onOneMachine: options.shardsForFunctions !== true,
     method: options.method,
   };
   const localWork = !request.work && !request.store && !request.spec.startsWith('s3://');

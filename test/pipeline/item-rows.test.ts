@@ -78,12 +78,12 @@ describe('rows per item', () => {
   });
 
   it('cut a table with a pass-through column in more shards, as many as without it when it is not read', async () => {
-    const shards = async (type: 'insensitive' | 'identifying') => {
+    const shards = async (type: 'insensitive' | 'identifying', shardsForFunctions = true) => {
       const ws = withNote(type);
       const work = join(ws.dir, 'work');
       const { plan } = await executeRelease(
         { spec: ws.spec, out: join(ws.dir, 'out'), work: pathToFileURL(`${work}/`).href },
-        { rowsPerShard: 1000 },
+        { rowsPerShard: 1000, shardsForFunctions },
       );
       return { plan, file: planFile(work) };
     };
@@ -96,5 +96,11 @@ describe('rows per item', () => {
     expect(wide.file.scan.rowsPerShard).toBe(perShard);
     expect(wide.plan.shards).toBe(Math.ceil(ROWS / perShard));
     expect(wide.file.rowsPerPart).toBe(rowsForWidth(DEFAULT_ROWS_PER_PART, NOTE_BYTES, PART_ITEM));
+    // On one machine a shard keeps its rows (no function's memory to fit); the parts, which
+    // the release depends on, are cut as deployed.
+    const here = await shards('insensitive', false);
+    expect(here.file.scan.rowsPerShard).toBe(1000);
+    expect(here.plan.shards).toBe(3);
+    expect(here.file.rowsPerPart).toBe(wide.file.rowsPerPart);
   });
 });

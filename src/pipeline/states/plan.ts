@@ -419,7 +419,8 @@ function workUrlOf(loc: Location): string {
 /**
  * Rows per shard: the request's, or its shard count over the input's rows (counted in a first
  * pass, one shard at a time), or the engine's setting (or one million) for rows of coded cells,
- * fewer for rows that carry `rawBytesPerRow` bytes of pass-through columns (item-rows.ts).
+ * fewer for rows that carry `rawBytesPerRow` bytes of pass-through columns (item-rows.ts) unless
+ * the states run on one machine.
  */
 function rowsPerShard(
   request: ReleaseRequest,
@@ -429,7 +430,11 @@ function rowsPerShard(
 ): number {
   if (request.rowsPerShard !== undefined) return request.rowsPerShard;
   if (request.shards === undefined)
-    return rowsForWidth(env.rowsPerShard ?? DEFAULT_ROWS_PER_SHARD, rawBytesPerRow, SHARD_ITEM);
+    return rowsForWidth(
+      env.rowsPerShard ?? DEFAULT_ROWS_PER_SHARD,
+      env.onOneMachine ? 0 : rawBytesPerRow,
+      SHARD_ITEM,
+    );
   let rows = 0;
   for (const shard of readInputShards(spec, DEFAULT_ROWS_PER_SHARD)) rows += shard.rowCount;
   return Math.max(1, Math.ceil(rows / request.shards));

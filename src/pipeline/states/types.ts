@@ -89,6 +89,13 @@ export interface PhaseEnv {
   readonly tmp?: string;
   readonly rowsPerShard?: number;
   /**
+   * The states run on this machine (the local engine), not each in a function of its own
+   * memory: a shard keeps its rows when they carry pass-through bytes (item-rows.ts) instead of
+   * taking fewer, as a shard function sized for coded rows would need. The release does not
+   * depend on the shards; the machine's memory is checked at admission.
+   */
+  readonly onOneMachine?: boolean;
+  /**
    * Builds the release instead of the spec's method, as one task (`ppdp apply`: a saved
    * transformation re-applied). In-process only: a Lambda never gets one.
    */
