@@ -86,10 +86,14 @@ export const ACCESS: Record<TaskName, Partial<Record<Area, KeyAccess>>> = {
     },
   },
   Audit: {
-    // The staged parts' Arrow files and the input's values (not its rows); under differential
-    // privacy, the scans' summaries (the rows read before sampling).
+    // The staged parts' Arrow files and the input's values (not its rows); the scans' summaries
+    // and the pieces' pass-through values as hashes (their distinct values are counted here).
     work: {
-      read: [...OPENED, DICTIONARIES, ...run('staging/data.arrow', 'staging/data/*.arrow', 'scan/*.json')],
+      read: [
+        ...OPENED,
+        DICTIONARIES,
+        ...run('staging/data.arrow', 'staging/data/*.arrow', 'scan/*.json', 'scan/*.distinct'),
+      ],
       write: run('audit.json', 'timings/*'),
     },
   },

@@ -286,8 +286,10 @@ describe('the deployment stack', () => {
     expect(who('s3:GetObject', `${run}seals/staging/data/part-00003.arrow`)).toEqual(stagedArrowReaders);
     expect(who('s3:PutObject', `${run}audit.json`)).toEqual(['Audit']);
     expect(who('s3:GetObject', `${run}audit.json`)).toEqual(['Verify']);
-    // The scans' summaries: Combine, and under differential privacy Audit and Verify.
+    // The scans' summaries: Combine, Audit, and Verify under differential privacy; the pieces'
+    // pass-through values as hashes: Combine (a release in one task) and Audit (sharded).
     expect(who('s3:GetObject', `${run}scan/3.json`)).toEqual(sorted('Combine', 'Audit', 'Verify'));
+    expect(who('s3:GetObject', `${run}scan/3.distinct`)).toEqual(sorted('Combine', 'Audit'));
     expect(who('s3:GetObject', `${run}plan.json`)).toEqual(
       TASKS.filter((t) => !/Plan|ReportFailure/.test(t)).sort(),
     );

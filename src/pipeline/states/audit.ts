@@ -3,7 +3,9 @@
  * release's models (src/report/audit.ts), measured from the staged parts and the spec alone. It
  * needs only the assembled parts, so it runs beside the output parts' verification slices
  * rather than inside Verify after them: on one machine it fills a worker while the slices fill
- * the other; deployed it finishes while they run. Verify puts its answer (audit.json) into the
+ * the other; deployed it finishes while they run. It also counts the distinct values of the
+ * columns passed through as bytes, over an input of several pieces (for the report and the
+ * audit alone, so not on the way to the search). Verify puts its answer (audit.json) into the
  * report.
  */
 import { drawsSecretSample } from '../../catalogue/catalogue.ts';
@@ -13,7 +15,7 @@ import type { EncodedTable } from '../../data/table.ts';
 import { InputError } from '../../errors.ts';
 import { AUDIT_MAX_ROWS, auditRawColumns, auditReleaseInPartitions } from '../../report/audit.ts';
 import { getJson, putJson } from '../storage/index.ts';
-import { rowsRead } from './scan-piece.ts';
+import { pieceDistinctCounts, pieceSummaries } from './scan-piece.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
 import { inputDictionaries, ms, openWork, partFiles, stagedPaths, timing, type Work } from './work.ts';
 
@@ -24,20 +26,45 @@ export async function audit(task: WorkTask, env: PhaseEnv): Promise<{ audited: t
   const t0 = performance.now();
   const work = await openWork(task.work, env);
   const { store } = work.loc;
-  const values = await inputDictionaries(work);
+  const summaries = await pieceSummaries(work);
+  const distinct = await pieceDistinctCounts(work, summaries);
+  const values = withDistinct(await inputDictionaries(work), distinct);
   // Shards holding a secret sample: the input's rows, as the scans read them.
-  const inputRows = drawsSecretSample(work.spec.privacy) ? await rowsRead(work) : work.file.layout.rowCount;
+  const inputRows = drawsSecretSample(work.spec.privacy)
+    ? summaries.reduce((n, s) => n + s.digest.rows, 0)
+    : work.file.layout.rowCount;
   const audited = await auditParts(work, env, values, inputRows);
   const taken = performance.now() - t0;
-  await putJson(store, work.key(AUDIT_KEY), { audit: audited });
+  const answer: AuditAnswer = { audit: audited, distinct: Object.fromEntries(distinct) };
+  await putJson(store, work.key(AUDIT_KEY), answer);
   await timing(store, work.loc.key, 'audit', taken);
   env.log({ state: 'Audit', parts: work.file.plan.parts, ms: ms(t0) });
   return { audited: true };
 }
 
-/** The Audit state's answer, as Verify reads it. */
-export async function readAudit(work: Work): Promise<ReleaseAudit> {
-  return (await getJson<{ audit: ReleaseAudit }>(work.loc.store, work.key(AUDIT_KEY))).audit;
+/**
+ * The Audit state's answer: the audit, and the distinct values it counted of the columns passed
+ * through as bytes (none for an input of one piece, whose scan counted them).
+ */
+export interface AuditAnswer {
+  readonly audit: ReleaseAudit;
+  readonly distinct: Record<string, number>;
+}
+
+export function readAudit(work: Work): Promise<AuditAnswer> {
+  return getJson<AuditAnswer>(work.loc.store, work.key(AUDIT_KEY));
+}
+
+/** The input's columns with the distinct values counted of its raw columns (`counts`, by name). */
+export function withDistinct(values: EncodedTable, counts: ReadonlyMap<string, number>): EncodedTable {
+  if (counts.size === 0) return values;
+  return {
+    ...values,
+    columns: values.columns.map((c) => {
+      const distinct = counts.get(c.name);
+      return distinct === undefined ? c : { ...c, distinct };
+    }),
+  };
 }
 
 /**

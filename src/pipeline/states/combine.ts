@@ -16,17 +16,15 @@ import { InputError } from '../../errors.ts';
 import { recall, remember } from '../memo.ts';
 import {
   DICTIONARIES_KEY,
-  decodeDistinctHashes,
   decodeShardRows,
-  distinctHashCount,
   encodeCodeMaps,
   encodeShardRows,
   pieceCodesKey,
   type RowsLayout,
   type ShardRange,
 } from '../rows.ts';
-import { getJson, putJson } from '../storage/index.ts';
-import { type PieceSummary, pieceDictionariesKey, pieceDistinctKey, pieceSummaryKey } from './scan-piece.ts';
+import { putJson } from '../storage/index.ts';
+import { pieceDictionariesKey, pieceDistinctCounts, pieceSummaries } from './scan-piece.ts';
 import { DEFAULT_ROWS_PER_PART, type PhaseEnv, type PlanResult, type WorkTask } from './types.ts';
 import { ms, openScanWork, type PlanFile, rawColumns, runOf, timing } from './work.ts';
 
@@ -38,16 +36,19 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
   // A large Arrow file is read as several pieces (ranges of it).
   const files = new Set(pieces.map((piece) => piece.url)).size;
   const rowsPerShard = work.file.scan.rowsPerShard ?? Number.POSITIVE_INFINITY;
-  const summaries = await Promise.all(
-    pieces.map((_, p) => getJson<PieceSummary>(store, work.key(pieceSummaryKey(p)))),
-  );
+  const summaries = await pieceSummaries(work);
   const layout0 = work.file.layout;
   const merged = new MergedDictionaries();
   const shards: ShardRange[] = [];
   const digest = new CellDigest();
-  // Columns carried as bytes: only their number of values (the report's), not the values.
+  // Columns carried as bytes: only their number of values (the report's), not the values. Of
+  // several pieces, counted here for a release built in one task; a sharded one's are the Audit
+  // state's (only the report and the audit need them), off the way to the search.
   const raw = new Set(rawColumns(work));
-  const distinct = new DistinctCounts(raw);
+  const distinct =
+    pieces.length > 1 && raw.size > 0 && work.file.plan.mode === 'single'
+      ? await pieceDistinctCounts(work, summaries)
+      : new Map<string, number>();
   let firstRow = 0;
   let first: { file: string; names: string[] } | undefined;
   for (const [p, summary] of summaries.entries()) {
@@ -60,13 +61,8 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
     if (!first) first = { file, names: dictionaries.columns.map((c) => c.name) };
     else checkSameColumns(basename(work.file.layout.source), first.file, first.names, file, dictionaries);
     const maps = merged.add(dictionaries);
-    if (pieces.length > 1 && raw.size > 0)
-      distinct.union(
-        dictionaries,
-        recall<Int32Array[]>(runOf(work), pieceDistinctKey(p)) ??
-          decodeDistinctHashes(await store.get(work.key(pieceDistinctKey(p)))),
-      );
-    else distinct.take(dictionaries);
+    if (pieces.length === 1)
+      for (const c of dictionaries.columns) if (raw.has(c.name)) distinct.set(c.name, c.distinct ?? 0);
     if (p > 0) {
       remember(runOf(work), pieceCodesKey(p), maps);
       await store.put(work.key(pieceCodesKey(p)), encodeCodeMaps(maps));
@@ -94,7 +90,7 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
   const dictionaries: EncodedTable = {
     ...whole,
     columns: whole.columns.map((c) =>
-      raw.has(c.name) ? { name: c.name, dictionary: [], codes: c.codes, distinct: distinct.of(c.name) } : c,
+      raw.has(c.name) ? { name: c.name, dictionary: [], codes: c.codes, distinct: distinct.get(c.name) } : c,
     ),
   };
   remember(runOf(work), DICTIONARIES_KEY, dictionaries);
@@ -154,37 +150,6 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
   });
   env.say?.(`read ${firstRow} rows (${plural(shards.length, 'shard')} of ${plural(files, 'file')})`);
   return plan;
-}
-
-/**
- * The distinct values of the raw columns: one piece's count as it is, or the number of distinct
- * hashes over every piece's values (64-bit hashes, distinctHashCount), counted at the end.
- */
-class DistinctCounts {
-  private readonly counts = new Map<string, number>();
-  private readonly lists = new Map<string, Int32Array[]>();
-
-  constructor(private readonly raw: ReadonlySet<string>) {}
-
-  /** A piece's count (the input's only piece). */
-  take(piece: EncodedTable): void {
-    for (const c of piece.columns) if (this.raw.has(c.name)) this.counts.set(c.name, c.distinct ?? 0);
-  }
-
-  /** A piece's values' hashes, one list per raw column in the order of the piece's columns. */
-  union(piece: EncodedTable, hashes: readonly Int32Array[]): void {
-    const names = piece.columns.filter((c) => this.raw.has(c.name)).map((c) => c.name);
-    for (const [k, name] of names.entries()) {
-      const lists = this.lists.get(name) ?? [];
-      this.lists.set(name, lists);
-      lists.push(hashes[k]!);
-    }
-  }
-
-  of(name: string): number {
-    const lists = this.lists.get(name);
-    return lists ? distinctHashCount(lists) : (this.counts.get(name) ?? 0);
-  }
 }
 
 /** The input's dictionaries, merged piece after piece in order of first appearance. */

@@ -16,9 +16,16 @@ import type { EncodedTable } from '../../data/table.ts';
 import { InputError, PpdpError, SpecError } from '../../errors.ts';
 import { secretSampler } from '../../models/differential-privacy.ts';
 import type { ReleaseSpec } from '../../release-spec/spec.ts';
-import { remember } from '../memo.ts';
+import { recall, remember } from '../memo.ts';
 import { readInputShards } from '../release.ts';
-import { encodeDistinctHashes, encodeShardRows, RawShards, shardRowsKey } from '../rows.ts';
+import {
+  decodeDistinctHashes,
+  distinctHashCount,
+  encodeDistinctHashes,
+  encodeShardRows,
+  RawShards,
+  shardRowsKey,
+} from '../rows.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import { MAX_SHARDS, type PhaseEnv, type ShardTask } from './types.ts';
 import {
@@ -40,6 +47,8 @@ export interface PieceSummary {
   readonly delimiter: string;
   readonly digest: DigestState;
   readonly admission: { readonly rows: number; readonly sketch: string };
+  /** The raw columns whose values' hashes the piece's distinct file lists, in its order (when written). */
+  readonly distinctColumns?: string[];
 }
 
 /**
@@ -66,10 +75,40 @@ export function pieceSummaryKey(piece: number): string {
  * against these.
  */
 export async function rowsRead(work: Work): Promise<number> {
-  const summaries = await Promise.all(
+  return (await pieceSummaries(work)).reduce((n, s) => n + s.digest.rows, 0);
+}
+
+/** The pieces' summaries (`scan/P.json`), in order. */
+export function pieceSummaries(work: Work): Promise<PieceSummary[]> {
+  return Promise.all(
     work.file.scan.pieces.map((_, p) => getJson<PieceSummary>(work.loc.store, work.key(pieceSummaryKey(p)))),
   );
-  return summaries.reduce((n, s) => n + s.digest.rows, 0);
+}
+
+/**
+ * The distinct values of the raw columns over an input of several pieces: per column, the
+ * number of distinct 64-bit hashes of every piece's values (distinctHashCount), from the
+ * pieces' distinct files. Counted by Combine for a release built in one task, by Audit (which
+ * alone needs them, beside the report) for a sharded one.
+ */
+export async function pieceDistinctCounts(
+  work: Work,
+  summaries: readonly PieceSummary[],
+): Promise<Map<string, number>> {
+  const lists = new Map<string, Int32Array[]>();
+  for (const [p, summary] of summaries.entries()) {
+    const names = summary.distinctColumns ?? [];
+    if (names.length === 0) continue;
+    const hashes =
+      recall<Int32Array[]>(runOf(work), pieceDistinctKey(p)) ??
+      decodeDistinctHashes(await work.loc.store.get(work.key(pieceDistinctKey(p))));
+    names.forEach((name, k) => {
+      const list = lists.get(name) ?? [];
+      lists.set(name, list);
+      list.push(hashes[k]!);
+    });
+  }
+  return new Map([...lists].map(([name, list]) => [name, distinctHashCount(list)]));
 }
 
 export function pieceDictionariesKey(piece: number): string {
@@ -78,7 +117,7 @@ export function pieceDictionariesKey(piece: number): string {
 
 /**
  * The work area's key of a piece's raw columns' distinct values (their hashes, DistinctHashes),
- * written when the input has several pieces: Combine counts their union.
+ * written when the input has several pieces: their union is counted (pieceDistinctCounts).
  */
 export function pieceDistinctKey(piece: number): string {
   return `scan/${piece}.distinct`;
@@ -216,8 +255,10 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
         ? { name, dictionary: [], codes: new Int32Array(0), distinct: distinct.size }
         : { name, dictionary, codes: new Int32Array(0) };
     });
-    if (pieces.length > 1 && raw.distinct.size > 0) {
-      const values = columns.flatMap((c) => raw.distinct.get(c.name)?.hashes() ?? []);
+    const distinctColumns =
+      pieces.length > 1 ? columns.filter((c) => raw.distinct.has(c.name)).map((c) => c.name) : [];
+    if (distinctColumns.length > 0) {
+      const values = distinctColumns.map((name) => raw.distinct.get(name)!.hashes());
       remember(runOf(work), pieceDistinctKey(task.index), values);
       await store.put(work.key(pieceDistinctKey(task.index)), encodeDistinctHashes(values));
     }
@@ -227,6 +268,7 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
       delimiter,
       digest: digest.state(),
       admission: admission?.summary() ?? { rows: digest.state().rows, sketch: '' },
+      ...(distinctColumns.length > 0 ? { distinctColumns } : {}),
     };
     remember(runOf(work), pieceDictionariesKey(task.index), dictionaries);
     await store.put(work.key(pieceDictionariesKey(task.index)), encodeShardRows(dictionaries));

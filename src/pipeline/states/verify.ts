@@ -21,7 +21,7 @@ import { pieces, verifierFor } from '../../verify/index.ts';
 import type { ManifestEntry } from '../publish.ts';
 import { frameReport } from '../release.ts';
 import { getJson, putJson } from '../storage/index.ts';
-import { readAudit } from './audit.ts';
+import { readAudit, withDistinct } from './audit.ts';
 import { rowsRead } from './scan-piece.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
 import { sliceKey, slicePartitionKey } from './verify-slice.ts';
@@ -125,8 +125,15 @@ async function verifyPieces(work: Work, claims: unknown): Promise<Verified> {
     check.add({ shards: s, parts: t });
   }
   const checks = check.finish();
-  // The Audit state measured the staged parts beside the slices: its own time is its timing.
-  return { checks, table: values, data: summaries.flatMap((s) => s.files), audit: await readAudit(work) };
+  // The Audit state measured the staged parts beside the slices (its own time is its timing),
+  // and counted the distinct values of the columns passed through as bytes.
+  const audited = await readAudit(work);
+  return {
+    checks,
+    table: withDistinct(values, new Map(Object.entries(audited.distinct))),
+    data: summaries.flatMap((s) => s.files),
+    audit: audited.audit,
+  };
 }
 
 /** A single-task release: the method's verifier over the whole input and the staged files. */
