@@ -10,3 +10,4 @@ export { perturb, perturbSimd } from './perturb';
 export { csvMatch, csvRows } from './csv';
 export { classSums } from './classes';
 export { digestRows } from './digest';
+export { bytesHashes } from './bytes-hashes';

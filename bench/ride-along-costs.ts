@@ -4,7 +4,9 @@
  * pass-through column's distinct values (DistinctHashes, shard by shard), Combine's count over
  * the shards' hashes (distinctHashCount, against one DistinctHashes of them all), Apply's split
  * of each shard's bytes into output parts (scatterRaw, against gathering each part's rows), the
- * readers' dictionary coding of the quasi-identifiers and the diagnosis (ByteDictionary), and,
+ * readers' dictionary coding of the quasi-identifiers and the diagnosis (ByteDictionary), the
+ * values' byte hashes every state above takes of such a column (bytesHashes: the WASM kernel
+ * against its plain-TS reference, checked to agree), and,
  * given a release's output folder (`--out` of `ppdp release`), the audit of its staged parts.
  * CPU time (user + system) beside wall time, with the load average; results in
  * bench/results/ride-along-costs.json.
@@ -19,6 +21,8 @@ import { readArrow } from '../src/data/arrow.ts';
 import { readCsv, readCsvShards } from '../src/data/csv.ts';
 import { ByteDictionary } from '../src/data/dictionary.ts';
 import { gatherRaw, scatterRaw } from '../src/data/raw.ts';
+import { tsBytesHashes } from '../src/kernels/bytes-hashes/reference.ts';
+import { wasmBytesHashes } from '../src/kernels/bytes-hashes/wasm.ts';
 import { DistinctHashes, distinctHashCount } from '../src/pipeline/rows.ts';
 import { loadSpec } from '../src/release-spec/spec.ts';
 import { AUDIT_MAX_ROWS, auditRawColumns, auditReleaseInPartitions } from '../src/report/audit.ts';
@@ -157,6 +161,22 @@ for (let round = 0; round < rounds; round++) {
   });
   if (unionBySet.value.join() !== unionByPartitions.value.join() || gathered.value !== scattered.value)
     throw new Error('the two ways of a step disagree');
+  // Every ride-along value of every shard hashed, by each implementation of the kernel.
+  const hashedBy = (kernel: typeof tsBytesHashes) =>
+    measure(() =>
+      shards.flatMap((_, s) =>
+        RIDE_ALONG_COLUMNS.map((name) => {
+          const raw = rawOf(s, name);
+          const out = new Int32Array(2 * (raw.offsets.length - 1));
+          kernel(raw, 1, 2, out);
+          return out;
+        }),
+      ),
+    );
+  const hashedTs = hashedBy(tsBytesHashes);
+  const hashedWasm = hashedBy(wasmBytesHashes);
+  if (hashedTs.value.some((h, i) => h.some((w, j) => w !== hashedWasm.value[i]![j])))
+    throw new Error('the two implementations of the byte hashes disagree');
   const dictionaries = measure(() =>
     bounds.map((b) => {
       const d = new ByteDictionary();
@@ -185,6 +205,11 @@ for (let round = 0; round < rounds; round++) {
     },
     union: { bySet: unionBySet, byPartitions: unionByPartitions },
     split: { gathered, scattered, parts: PARTS },
+    byteHashes: {
+      ts: { ...hashedTs, value: undefined },
+      wasm: { ...hashedWasm, value: undefined },
+      values: hashedTs.value.reduce((n, h) => n + h.length / 2, 0),
+    },
     dictionaries: {
       ...dictionaries,
       value: Object.fromEntries(coded.map((c, i) => [c, dictionaries.value[i]])),
@@ -195,7 +220,7 @@ for (let round = 0; round < rounds; round++) {
   const f = (m: { cpu: number; wall: number; load: number }) =>
     `${m.cpu.toFixed(2)} s CPU, ${m.wall.toFixed(2)} s wall (load ${m.load.toFixed(1)})`;
   console.log(
-    `round ${round}: distinct counts ${f(distinct)}; their union by one set ${f(unionBySet)}, by partitions ${f(unionByPartitions)}; split into ${PARTS} parts by gathering ${f(gathered)}, by scattering ${f(scattered)}; dictionary coding ${f(dictionaries)}${audited ? `; audit ${f(audited)}` : ''}`,
+    `round ${round}: distinct counts ${f(distinct)}; their union by one set ${f(unionBySet)}, by partitions ${f(unionByPartitions)}; split into ${PARTS} parts by gathering ${f(gathered)}, by scattering ${f(scattered)}; byte hashes in plain TS ${f(hashedTs)}, in WASM ${f(hashedWasm)}; dictionary coding ${f(dictionaries)}${audited ? `; audit ${f(audited)}` : ''}`,
   );
 }
 writeFileSync(

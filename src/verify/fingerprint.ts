@@ -8,6 +8,9 @@
  */
 import { createHash, hash as cryptoHash } from 'node:crypto';
 import type { RawValues } from '../data/raw.ts';
+import type { BytesHashesKernel } from '../kernels/bytes-hashes/kernel.ts';
+import { murmur3Pair, tsBytesHashes } from '../kernels/bytes-hashes/reference.ts';
+import { wasmBytesHashes } from '../kernels/bytes-hashes/wasm.ts';
 
 /** A 64-bit fingerprint as two unsigned 32-bit lanes (JSON-friendly). */
 export type Fingerprint = [number, number];
@@ -45,70 +48,34 @@ export function dictionaryHashes(
  * (src/data/raw.ts) — so both sides of the comparison hash such a column alike from its bytes,
  * without a string per value. Such a column may hold a distinct value per row (a free-text
  * note): a SHA-256 a value would cost more than the rest of a slice. The lanes are MurmurHash3
- * (x86, 32-bit) under two seeds that depend on the column's number.
+ * (x86, 32-bit) under two seeds that depend on the column's number, hashed in the WASM core
+ * (src/kernels/bytes-hashes/, whose plain-TS reference gives the same words) but for a few
+ * values or only some of them.
  */
-export function bytesHashes(column: number, values: RawValues, present?: Uint8Array): Int32Array {
+export function bytesHashes(
+  column: number,
+  values: RawValues,
+  present?: Uint8Array,
+  kernel: BytesHashesKernel = wasmBytesHashes,
+): Int32Array {
   const { offsets, bytes } = values;
   const n = offsets.length - 1;
   const out = new Int32Array(2 * n);
   const seed0 = fold(0x3c6ef372, column);
   const seed1 = fold(0xa54ff53a, column);
+  if (!present) {
+    (n < FEW_VALUES ? tsBytesHashes : kernel)(values, seed0, seed1, out);
+    return out;
+  }
   for (let i = 0; i < n; i++) {
-    if (present && present[i] === 0) continue;
+    if (present[i] === 0) continue;
     murmur3Pair(bytes, offsets[i]!, offsets[i + 1]!, seed0, seed1, out, 2 * i);
   }
   return out;
 }
 
-/**
- * MurmurHash3 x86 32-bit of `bytes[from, to)` under two seeds, into `out[at]` and
- * `out[at + 1]`: one pass over the bytes for both lanes (each block mixed once).
- */
-function murmur3Pair(
-  bytes: Uint8Array,
-  from: number,
-  to: number,
-  seed0: number,
-  seed1: number,
-  out: Int32Array,
-  at: number,
-): void {
-  let h0 = seed0 | 0;
-  let h1 = seed1 | 0;
-  let i = from;
-  for (; i + 4 <= to; i += 4) {
-    let k = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
-    k = Math.imul(k, 0xcc9e2d51);
-    k = Math.imul((k << 15) | (k >>> 17), 0x1b873593);
-    h0 ^= k;
-    h0 = (h0 << 13) | (h0 >>> 19);
-    h0 = (Math.imul(h0, 5) + 0xe6546b64) | 0;
-    h1 ^= k;
-    h1 = (h1 << 13) | (h1 >>> 19);
-    h1 = (Math.imul(h1, 5) + 0xe6546b64) | 0;
-  }
-  const tail = to - i;
-  if (tail > 0) {
-    let k = bytes[i]!;
-    if (tail > 1) k ^= bytes[i + 1]! << 8;
-    if (tail > 2) k ^= bytes[i + 2]! << 16;
-    k = Math.imul(k, 0xcc9e2d51);
-    k = Math.imul((k << 15) | (k >>> 17), 0x1b873593);
-    h0 ^= k;
-    h1 ^= k;
-  }
-  out[at] = finish(h0 ^ (to - from));
-  out[at + 1] = finish(h1 ^ (to - from));
-}
-
-/** MurmurHash3's final mix. */
-function finish(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return h ^ (h >>> 16);
-}
+/** Values hashed in plain TS rather than through a WASM session. */
+const FEW_VALUES = 256;
 
 /** SHA-256 of a string's UTF-8 bytes: one call (crypto.hash) where Node has it, else a Hash. */
 const sha256: (text: string) => Buffer =
