@@ -99,6 +99,37 @@ describe('DistinctHashes', () => {
     expect(seen.size).toBeGreaterThan(10_000);
   });
 
+  it('counts a large batch into a large table region by region as one by one', () => {
+    const random = new Random(14);
+    const word = () => random.below(2 ** 32) | 0;
+    // 300,000 hashes, a third of them repeated, some alike in the lane that places them, and
+    // (0, 0): inserted in the table's region order (a large batch, a large table).
+    const n = 300_000;
+    const hashes = new Int32Array(2 * n);
+    for (let v = 0; v < n; v++) {
+      const from = v % 3 === 2 ? random.below(v) : v;
+      if (from !== v) hashes.copyWithin(2 * v, 2 * from, 2 * from + 2);
+      else {
+        hashes[2 * v] = v % 7 === 0 ? 12345 : word();
+        hashes[2 * v + 1] = word();
+      }
+    }
+    hashes[2 * 17] = 0;
+    hashes[2 * 17 + 1] = 0;
+    const seen = new Set(Array.from({ length: n }, (_, v) => `${hashes[2 * v]},${hashes[2 * v + 1]}`));
+    const batch = new DistinctHashes();
+    batch.addHashes(hashes);
+    const small = new DistinctHashes();
+    for (let from = 0; from < n; from += 1000) small.addHashes(hashes.subarray(2 * from, 2 * from + 2000));
+    expect(batch.size).toBe(seen.size);
+    expect(small.size).toBe(seen.size);
+    const held = (set: DistinctHashes) => {
+      const out = set.hashes();
+      return new Set(Array.from({ length: out.length / 2 }, (_, v) => `${out[2 * v]},${out[2 * v + 1]}`));
+    };
+    expect(held(batch)).toEqual(seen);
+  });
+
   it('counts values that differ in one byte, or only in length, apart', () => {
     const base = 'x'.repeat(9);
     const values = ['', ...Array.from({ length: 9 }, (_, i) => base.slice(0, i + 1))];
