@@ -36,12 +36,18 @@ const copy = (t: Pick<ShardTuples, 'columns' | 'counts'>) => ({
 describe('TupleMerge', () => {
   // Tuples pack into one number when the domains' product is at most 2^53; wider domains are
   // compared column by column. Both must merge alike.
-  for (const wide of [false, true])
-    it(`gives the ids, counts and tuples that grouping the shards concatenated gives (${wide ? 'wide domains' : 'packed'})`, () => {
+  // Large shards into a large table are probed region by region; their ids must not change.
+  for (const [wide, large] of [
+    [false, false],
+    [true, false],
+    [false, true],
+    [true, true],
+  ])
+    it(`gives the ids, counts and tuples that grouping the shards concatenated gives (${wide ? 'wide domains' : 'packed'}${large ? ', large shards' : ''})`, () => {
       const random = new Random(3);
-      const domains = [7, 3, 500];
+      const domains = large ? [97, 3, 5000] : [7, 3, 500];
       // Four shards of distinct tuples each, many shared between shards.
-      const parts = [900, 1, 2500, 1200].map((n) => {
+      const parts = (large ? [60_000, 1, 20_000, 80_000] : [900, 1, 2500, 1200]).map((n) => {
         const seen = new Set<string>();
         const columns = domains.map(() => new Int32Array(n));
         let t = 0;

@@ -4,6 +4,8 @@
  * what grouping the concatenation gives (the grouping kernels number groups so), without ever
  * holding the shards together or a copy of them all. Each shard's tuples are dropped once added.
  */
+import { gather } from '../../util/gather.ts';
+
 export interface Counted {
   readonly columns: readonly Int32Array[];
   readonly counts: Int32Array;
@@ -46,7 +48,13 @@ export class TupleMerge {
     return this.size;
   }
 
-  /** Adds one shard's distinct tuples; each one's merged id, in the shard's order. */
+  /**
+   * Adds one shard's distinct tuples; each one's merged id, in the shard's order. A large
+   * table is probed region by region (the tuples in the order of the region their first slot
+   * falls in): a probe of a table of millions of tuples misses the cache, a region's probes do
+   * not. New tuples take their ids after, in the shard's order, so that ids stay first
+   * appearances.
+   */
   add(part: Counted): Int32Array {
     const n = part.counts.length;
     const m = this.domains.length;
@@ -56,7 +64,9 @@ export class TupleMerge {
     const { keys, cells, domains, packs, columns } = this;
     const mask = (keys.length >> 1) - 1;
     const from = part.columns;
-    const groupOf = new Int32Array(n);
+    // Each tuple's key (the packed tuple, or its hash) and hash, its codes checked.
+    const keyOf = new Float64Array(n);
+    const hashes = new Int32Array(n);
     for (let t = 0; t < n; t++) {
       let key = 0;
       for (let i = 0; i < m; i++) {
@@ -70,25 +80,46 @@ export class TupleMerge {
         if (packs) key = key * domain + code; // exact: the product of the domains is below 2^53
       }
       const h = packs ? hashOfKey(key) : hashOf(from, t, m);
-      if (!packs) key = h;
-      let slot = h & mask;
-      let id = -1;
+      keyOf[t] = packs ? key : h;
+      hashes[t] = h;
+    }
+    // A large table is probed region by region: each tuple's key, hash and count moved into
+    // that order, so the probes read them in turn.
+    const sorted = mask + 1 >= REGION_TABLE && n >= REGION_BATCH ? regionOrder(hashes, mask) : undefined;
+    const tupleAt = sorted ?? identity(n);
+    const keyAt = sorted ? gatherFloat(keyOf, sorted) : keyOf;
+    const hashAt = sorted ? gather(hashes, sorted) : hashes;
+    const countAt = sorted ? gather(part.counts, sorted) : part.counts;
+    const groupOf = new Int32Array(n);
+    // A new tuple's slot + 1 (0: found merged already); its slot is marked taken (-1) until its id comes.
+    const fresh = new Int32Array(n);
+    for (let k = 0; k < n; k++) {
+      const t = tupleAt[k]!;
+      const key = keyAt[k]!;
+      let slot = hashAt[k]! & mask;
       for (;;) {
         const e = cells[4 * slot + 2]!;
-        if (e === 0) break;
-        if (keys[2 * slot] === key && (packs || same(columns, e - 1, from, t, m))) {
-          id = e - 1;
+        if (e === 0) {
+          // New: a shard's tuples are distinct, so no other of this shard's is this one.
+          keys[2 * slot] = key;
+          cells[4 * slot + 2] = -1;
+          fresh[t] = slot + 1;
+          break;
+        }
+        if (e > 0 && keys[2 * slot] === key && (packs || same(columns, e - 1, from, t, m))) {
+          groupOf[t] = e - 1;
           break;
         }
         slot = (slot + 1) & mask;
       }
-      if (id < 0) {
-        id = this.size++;
-        for (let i = 0; i < m; i++) columns[i]![id] = from[i]![t]!;
-        keys[2 * slot] = key;
-        cells[4 * slot + 2] = id + 1;
-      }
-      cells[4 * slot + 3]! += part.counts[t]!;
+      cells[4 * slot + 3]! += countAt[k]!;
+    }
+    for (let t = 0; t < n; t++) {
+      const slot = fresh[t]! - 1;
+      if (slot < 0) continue;
+      const id = this.size++;
+      for (let i = 0; i < m; i++) columns[i]![id] = from[i]![t]!;
+      cells[4 * slot + 2] = id + 1;
       groupOf[t] = id;
     }
     return groupOf;
@@ -140,6 +171,37 @@ export class TupleMerge {
       this.cells = cells;
     }
   }
+}
+
+/** Tables of at least this many slots are probed region by region, by shards of at least this many tuples. */
+const REGION_TABLE = 1 << 18;
+const REGION_BATCH = 1 << 14;
+/** Regions of a table probed in turn: a region of a 2^24-slot table is 64 KiB. */
+const REGION_BITS = 12;
+
+/** The tuples (by their hashes) in the order of the table region their first slot (`hash & mask`) falls in, each region's in order. */
+function regionOrder(hashes: Int32Array, mask: number): Int32Array {
+  const n = hashes.length;
+  const shift = Math.max(0, Math.log2(mask + 1) - REGION_BITS);
+  const regions = (mask >>> shift) + 1;
+  const starts = new Int32Array(regions + 1);
+  for (let t = 0; t < n; t++) starts[((hashes[t]! & mask) >>> shift) + 1]!++;
+  for (let r = 0; r < regions; r++) starts[r + 1]! += starts[r]!;
+  const order = new Int32Array(n);
+  for (let t = 0; t < n; t++) order[starts[(hashes[t]! & mask) >>> shift]!++] = t;
+  return order;
+}
+
+function identity(n: number): Int32Array {
+  const out = new Int32Array(n);
+  for (let i = 0; i < n; i++) out[i] = i;
+  return out;
+}
+
+function gatherFloat(values: Float64Array, at: Int32Array): Float64Array {
+  const out = new Float64Array(at.length);
+  for (let i = 0; i < at.length; i++) out[i] = values[at[i]!]!;
+  return out;
 }
 
 /** A table of `slots` slots: the same bytes seen as doubles (2 a slot) and as int32s (4 a slot). */
