@@ -197,13 +197,16 @@ function stirlingUpTo(n: number): void {
 }
 
 /**
- * a(n) = Σ_{j = from}^{n} P(X = j) for X ~ Binomial(n, p), each term by Loader's saddle-point
- * expansion, summed in interval arithmetic from j = from up (exported for its test).
+ * a(n) = Σ_{j = from}^{to} P(X = j) for X ~ Binomial(n, p) (to = n: the tail), each term by
+ * Loader's saddle-point expansion, summed in interval arithmetic from j = from up (exported for
+ * its test).
  */
-export function binomialTail(n: number, p: Interval, from: number): Interval {
+export function binomialTail(n: number, p: Interval, from: number, to = n): Interval {
   // The derivation's p is β, well inside (0, 1): the fast loop below. Anything else, the
   // step-by-step one.
-  return p.lo > FAST_FROM && p.hi < 1 ? binomialTailPositive(n, p, from) : binomialTailReference(n, p, from);
+  return p.lo > FAST_FROM && p.hi < 1
+    ? binomialTailPositive(n, p, from, to)
+    : binomialTailReference(n, p, from, to);
 }
 
 /** `finite(nextUp(v))` in one step: the fast successor where it is exact, else the bits and the check. */
@@ -246,7 +249,7 @@ function twoPiUpTo(n: number): void {
  * and a sum that stepped any other (or NaN) is done again by the reference, whose checks then
  * decide. Its test holds it to the reference bit for bit.
  */
-function binomialTailPositive(n: number, p: Interval, from: number): Interval {
+function binomialTailPositive(n: number, p: Interval, from: number, to: number): Interval {
   stirlingUpTo(n);
   twoPiUpTo(n);
   const sAt = stirlingAt;
@@ -279,7 +282,7 @@ function binomialTailPositive(n: number, p: Interval, from: number): Interval {
   const snHi = sAt[2 * n + 1]!;
   let sumLo = 0;
   let sumHi = 0;
-  for (let k = from; k <= n; k++) {
+  for (let k = from; k <= to; k++) {
     let tLo = 0;
     let tHi = 0;
     if (k < 0) {
@@ -399,12 +402,12 @@ function binomialTailPositive(n: number, p: Interval, from: number): Interval {
     sumHi = b + Math.abs(b) * PHI;
   }
   // (NaN fails both tests.)
-  if (!(least >= FAST_FROM && most < TOP)) return binomialTailReference(n, p, from);
+  if (!(least >= FAST_FROM && most < TOP)) return binomialTailReference(n, p, from, to);
   return { lo: sumLo, hi: sumHi };
 }
 
 /** binomialTail step by step, for any p: the reference the fast loop is tested against. */
-export function binomialTailReference(n: number, p: Interval, from: number): Interval {
+export function binomialTailReference(n: number, p: Interval, from: number, to = n): Interval {
   stirlingUpTo(n);
   const sAt = stirlingAt;
   const sDiff = stirlingOfDifference;
@@ -422,7 +425,7 @@ export function binomialTailReference(n: number, p: Interval, from: number): Int
   const snHi = sAt[2 * n + 1]!;
   let sumLo = 0;
   let sumHi = 0;
-  for (let k = from; k <= n; k++) {
+  for (let k = from; k <= to; k++) {
     let tLo = 0;
     let tHi = 0;
     if (k < 0) {
@@ -503,6 +506,53 @@ export function dpParameters(epsilon: number, delta: number): DpParameters {
 
 /** dpParameters without the memory of derived pairs (what the benchmark times). */
 export function derive(epsilon: number, delta: number): DpParameters {
+  return deriveWith(epsilon, delta, true);
+}
+
+/**
+ * derive summing every a(n) its search visits, none passed over for its bound: what derive's
+ * test holds it to (the same β and k, the same errors).
+ */
+export function deriveSummingEvery(epsilon: number, delta: number): DpParameters {
+  return deriveWith(epsilon, delta, false);
+}
+
+/**
+ * Past its first term P(X = m) (m = `from`), each term of a(n) is at most r = (n − m)/(m + 1) ·
+ * p/(1 − p) times the one before (the ratio of term j + 1 to term j falls as j grows), so a(n)
+ * ≤ P(X = m)/(1 − r). Each of a(n)'s terms spans at most a factor e^0.005 (its Stirling errors'
+ * bounds, 2/1260 each at most; the outward steps add far less), so the upper end of a(n) as
+ * summed stays under TAIL_SLACK times that: an upper bound on it from one term instead of
+ * n − m + 1. +∞ where it does not apply, and for a first term near the subnormals (there each
+ * outward step adds a whole subnormal, no longer a share of the term). (Exported for its test.)
+ */
+export function tailAbove(n: number, p: Interval, from: number): number {
+  if (from < 1 || from >= n || !(p.lo > 0 && p.hi < 1)) return Number.POSITIVE_INFINITY;
+  // (Rounded up well past its few roundings.)
+  const r = (((n - from) * p.hi) / ((from + 1) * (1 - p.hi))) * (1 + 1e-12);
+  if (!(r < 1)) return Number.POSITIVE_INFINITY;
+  const first = binomialTail(n, p, from, from).hi;
+  if (!(first > BOUNDED_FROM)) return Number.POSITIVE_INFINITY;
+  return (first / (1 - r)) * TAIL_SLACK;
+}
+
+/** Over e^0.005, the most a(n) as summed lies above the sum of its terms' true values (tailAbove). */
+const TAIL_SLACK = 1.05;
+/** The derivation's numbers per n, in this order. */
+const [FROM, C_HI, A_ABOVE, A_LO, A_HI, FIELDS] = [0, 1, 2, 3, 4, 5] as const;
+/** tailAbove bounds a tail whose first term is above this: far from the subnormals. */
+const BOUNDED_FROM = 1e-200;
+/**
+ * The derivation's numbers per n, reused by the next derivation (cleared to NaN up to what the
+ * last one used): a new array per call adds to the young generation's array buffers, whose
+ * collection then fell in the derivation or the release after it.
+ */
+let perNScratch = new Float64Array(FIELDS * 1024).fill(Number.NaN);
+let perNUsed = 0;
+/** A scratch grown past this many n (a large ε) is not kept for the next derivation. */
+const PER_N_KEPT = 1 << 16;
+
+function deriveWith(epsilon: number, delta: number, passOver: boolean): DpParameters {
   const eps = point(epsilon);
   const del = point(delta);
   const beta = sub(ONE, exp(mul(MINUS_ONE, eps)));
@@ -513,10 +563,11 @@ export function derive(epsilon: number, delta: number): DpParameters {
   // the first, and every derivation computes at least one a(n)).
   const t1 = mul(gamma, log(div(gamma, beta)));
   const t2 = sub(t1, sub(gamma, beta));
-  // a(n) and the upper end of c(n) per n, computed once each (undefined: not yet).
-  const aLo: number[] = [];
-  const aHi: number[] = [];
-  const cHi: number[] = [];
+  // Per n, computed once each, FIELDS numbers from n·FIELDS (NaN: not yet): a(n)'s first term,
+  // the upper end of c(n), an upper bound on a(n)'s upper end, and a(n)'s ends.
+  let perN = perNScratch;
+  perN.fill(Number.NaN, 0, perNUsed);
+  perNUsed = 0;
   const deltaOf = (k: number): Interval => {
     const first = toInt(Math.ceil(sub(div(point(k), gamma), ONE).lo));
     // The larger of the a(n) so far, on bare ends: of two intervals that only touch, the upper;
@@ -525,15 +576,36 @@ export function derive(epsilon: number, delta: number): DpParameters {
     let worstHi = -Number.MAX_VALUE;
     let boundHi = Number.MAX_VALUE;
     for (let n = first; worstLo <= boundHi; n++) {
-      if (aLo[n] === undefined) {
-        const from = toInt(Math.floor(mul(point(n), gamma).lo)) + 1;
-        const sum = binomialTail(n, beta, from);
-        aLo[n] = sum.lo;
-        aHi[n] = sum.hi;
-        cHi[n] = exp(mul(MINUS_ONE, mul(point(n), t2))).hi;
+      const at = n * FIELDS;
+      if (at >= perN.length) {
+        const grown = new Float64Array(Math.max(at + FIELDS, 4 * perN.length)).fill(Number.NaN);
+        grown.set(perN);
+        perN = perNScratch = grown;
       }
-      const lo = aLo[n]!;
-      const hi = aHi[n]!;
+      if (at >= perNUsed) perNUsed = at + FIELDS;
+      if (Number.isNaN(perN[at + FROM]!)) {
+        // mul(point(n), gamma).lo and exp(mul(MINUS_ONE, mul(point(n), t2))).hi on bare ends.
+        mulTo(n, n, gamma.lo, gamma.hi);
+        const from = toInt(Math.floor(out[0]!)) + 1;
+        perN[at + FROM] = from;
+        mulTo(n, n, t2.lo, t2.hi);
+        mulTo(-1, -1, out[0]!, out[1]!);
+        span2(Math.exp(out[0]!), Math.exp(out[1]!));
+        perN[at + C_HI] = out[1]!;
+        perN[at + A_ABOVE] = passOver ? tailAbove(n, beta, from) : Number.POSITIVE_INFINITY;
+      }
+      boundHi = perN[at + C_HI]!;
+      let lo = perN[at + A_LO]!;
+      if (Number.isNaN(lo)) {
+        // An a(n) whose upper end lies below the running maximum's lower end changes nothing
+        // below (neither the maximum nor an error): its bound says so without summing it.
+        if (perN[at + A_ABOVE]! < worstLo) continue;
+        // (`| 0`: the first term as the small integer it is, as tailAbove passed it.)
+        const sum = binomialTail(n, beta, perN[at + FROM]! | 0);
+        lo = perN[at + A_LO] = sum.lo;
+        perN[at + A_HI] = sum.hi;
+      }
+      const hi = perN[at + A_HI]!;
       if (worstHi === lo) {
         worstLo = lo;
         worstHi = hi;
@@ -545,12 +617,18 @@ export function derive(epsilon: number, delta: number): DpParameters {
         worstLo = lo;
         worstHi = hi;
       }
-      boundHi = cHi[n]!;
     }
     return { lo: worstLo, hi: worstHi };
   };
   let k = 1;
-  for (let dk = point(Number.MAX_VALUE); !below(dk, del); k++) dk = deltaOf(k);
+  try {
+    for (let dk = point(Number.MAX_VALUE); !below(dk, del); k++) dk = deltaOf(k);
+  } finally {
+    if (perN.length > FIELDS * PER_N_KEPT) {
+      perNScratch = new Float64Array(FIELDS * 1024).fill(Number.NaN);
+      perNUsed = 0;
+    }
+  }
   return { beta: beta.lo, k };
 }
 

@@ -18,10 +18,12 @@ import {
   binomialTail,
   binomialTailReference,
   derive,
+  deriveSummingEvery,
   dpBudget,
   dpParameters,
   nextAfter,
   nextUpByBits,
+  tailAbove,
 } from '../../src/catalogue/dp-parameters.ts';
 import type { ClaimsOf } from '../../src/claims/index.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
@@ -182,6 +184,50 @@ describe('the derivation', () => {
       const sum = binomialTail(n, { lo: doubleOf(pLo), hi: doubleOf(pHi) }, from);
       expect({ n, from, lo: bitsOf(sum.lo), hi: bitsOf(sum.hi) }).toEqual({ n, from, lo, hi });
     }
+  });
+
+  // derive passes over each a(n) whose bound from its first term lies below the running maximum:
+  // the bound must hold for every sum, or a passed-over a(n) could have changed the maximum.
+  it('bounds each binomial tail from its first term, above the tail as summed', () => {
+    const wrong: string[] = [];
+    let bounded = 0;
+    for (const beta of [0.05, 0.3934693402873664, 0.6321205588285576, 0.8646647167633871, 0.97]) {
+      const p = { lo: beta, hi: nextAfter.up(nextAfter.up(beta)) };
+      for (let n = 1; n <= 400; n += n < 60 ? 1 : 3) {
+        for (let from = 0; from <= n + 1; from += Math.max(1, Math.floor(n / 40))) {
+          const bound = tailAbove(n, p, from);
+          if (bound === Number.POSITIVE_INFINITY) continue;
+          bounded++;
+          const tail = binomialTail(n, p, from).hi;
+          if (!(tail <= bound)) wrong.push(`${beta} ${n} ${from}: ${tail} > ${bound}`);
+          // Tight enough to pass over anything: within a factor 2 past the mean.
+          if (from > 1.2 * n * beta + 2 && !(bound < 2 * tail)) wrong.push(`${beta} ${n} ${from}: loose`);
+        }
+      }
+    }
+    expect(bounded).toBeGreaterThan(5000);
+    expect(wrong).toEqual([]);
+  });
+
+  // Passing over the a(n) the bound rules out changes neither β, nor k, nor an error.
+  it('derives the same β and k (and fails alike) as summing every a(n) it visits', () => {
+    const pairs: [number, number][] = [[1, 0.6321205588285576]];
+    for (const e of [0.1, 0.5, 1, 1.8, 2]) for (const d of [0.5, 1e-3, 1e-5, 1e-8]) pairs.push([e, d]);
+    const outcome = (f: () => unknown) => {
+      try {
+        return f();
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    for (const [e, d] of pairs) {
+      expect({ e, d, p: outcome(() => derive(e, d)) }).toEqual({
+        e,
+        d,
+        p: outcome(() => deriveSummingEvery(e, d)),
+      });
+    }
+    expect(outcome(() => derive(1, 0.6321205588285576))).toBe('undecidable comparison');
   });
 
   it('sampling keeps each row with probability β', () => {
