@@ -4,7 +4,7 @@
  * every draw), for n from 1 to 2^32.
  */
 import { describe, expect, it } from 'vitest';
-import { Random } from '../../src/util/random.ts';
+import { Random, UniformDraws } from '../../src/util/random.ts';
 
 /** below() as it was written first: the limit and the draw's remainder by `%`. */
 function belowByRemainder(random: Random, n: number): number {
@@ -53,5 +53,26 @@ describe('Random.below', () => {
       [q[i], q[j]] = [q[j]!, q[i]!];
     }
     expect([...p]).toEqual([...q]);
+  });
+});
+
+describe('Random.shuffle', () => {
+  // Random's shuffle holds the generator's state in locals: the same draws as the generic
+  // shuffle (below, nextU32), the same order, and the same state after.
+  it('makes the permutation the generic shuffle makes, and leaves the same state', () => {
+    const generic = UniformDraws.prototype.shuffle;
+    for (const n of [0, 1, 2, 3, 100, 65_537, 300_000]) {
+      for (const key of [Uint32Array.of(1, 2, 3, 4), Uint32Array.of(0xffffffff, 7, 0x80000000, 9)]) {
+        const a = Random.fromKey(key);
+        const b = Random.fromKey(key);
+        const fast = a.shuffle(Int32Array.from({ length: n }, (_, i) => i));
+        const slow = generic.call(
+          b,
+          Int32Array.from({ length: n }, (_, i) => i),
+        );
+        expect(fast, `${n} values`).toEqual(slow);
+        expect([a.nextU32(), a.nextU32()]).toEqual([b.nextU32(), b.nextU32()]);
+      }
+    }
   });
 });
