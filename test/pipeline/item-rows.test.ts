@@ -24,9 +24,9 @@ import { adultWorkspace } from '../helpers/workspace.ts';
 const ROWS = 3000;
 const NOTE_BYTES = 150;
 
-/** The Adult workspace of ROWS rows with a note of NOTE_BYTES bytes a row, unique, of `type`. */
-function withNote(type: 'insensitive' | 'identifying') {
-  const ws = adultWorkspace(ROWS);
+/** The Adult workspace of `count` rows with a note of NOTE_BYTES bytes a row, unique, of `type`. */
+function withNote(type: 'insensitive' | 'identifying', count = ROWS) {
+  const ws = adultWorkspace(count);
   const random = new Random(5);
   const [header, ...lines] = ws.read('adult.csv').trimEnd().split('\n');
   const note = (i: number) =>
@@ -40,7 +40,7 @@ function withNote(type: 'insensitive' | 'identifying') {
 }
 
 /** The sealed plan.json of a run's work area (without its 40-byte trailer). */
-function planFile(work: string): { scan: { rowsPerShard: number }; rowsPerPart: number } {
+function planFile(work: string): { scan: { rowsPerShard: number; pieces: unknown[] }; rowsPerPart: number } {
   return JSON.parse(readFileSync(join(work, 'plan.json')).subarray(0, -40).toString('utf8'));
 }
 
@@ -96,11 +96,29 @@ describe('rows per item', () => {
     expect(wide.file.scan.rowsPerShard).toBe(perShard);
     expect(wide.plan.shards).toBe(Math.ceil(ROWS / perShard));
     expect(wide.file.rowsPerPart).toBe(rowsForWidth(DEFAULT_ROWS_PER_PART, NOTE_BYTES, PART_ITEM));
-    // On one machine a shard keeps its rows (no function's memory to fit); the parts, which
-    // the release depends on, are cut as deployed.
+    // On one machine too: a file this small is not cut into ranges (the workers share its shards).
     const here = await shards('insensitive', false);
-    expect(here.file.scan.rowsPerShard).toBe(1000);
-    expect(here.plan.shards).toBe(3);
-    expect(here.file.rowsPerPart).toBe(wide.file.rowsPerPart);
+    expect(here.file.scan.rowsPerShard).toBe(perShard);
+    expect(here.plan.shards).toBe(wide.plan.shards);
+  });
+
+  it('on one machine, keep a large input’s shard rows when the input is then still cut into ranges', async () => {
+    const shards = async (shardsForFunctions: boolean) => {
+      const ws = withNote('insensitive', 12_000);
+      const work = join(ws.dir, 'work');
+      const { plan } = await executeRelease(
+        { spec: ws.spec, out: join(ws.dir, 'out'), work: pathToFileURL(`${work}/`).href },
+        { rowsPerShard: 3000, shardsForFunctions },
+      );
+      return { plan, file: planFile(work) };
+    };
+    const deployed = await shards(true);
+    expect(deployed.file.scan.rowsPerShard).toBe(rowsForWidth(3000, NOTE_BYTES, SHARD_ITEM));
+    const here = await shards(false);
+    // The shards of a row without the note, read in ranges; the parts (the release) as deployed.
+    expect(here.file.scan.rowsPerShard).toBe(3000);
+    expect(here.file.scan.pieces.length).toBeGreaterThan(1);
+    expect(here.plan.shards).toBeLessThan(deployed.plan.shards);
+    expect(here.file.rowsPerPart).toBe(deployed.file.rowsPerPart);
   });
 });

@@ -15,7 +15,7 @@ import type { EncodedTable } from '../../data/table.ts';
 import { InputError } from '../../errors.ts';
 import { AUDIT_MAX_ROWS, auditRawColumns, auditReleaseInPartitions } from '../../report/audit.ts';
 import { getJson, putJson } from '../storage/index.ts';
-import { pieceDistinctCounts, pieceSummaries } from './scan-piece.ts';
+import { pieceDistinctCounts, pieceSummaries, rowsReadOf } from './scan-piece.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
 import { inputDictionaries, ms, openWork, partFiles, stagedPaths, timing, type Work } from './work.ts';
 
@@ -30,9 +30,7 @@ export async function audit(task: WorkTask, env: PhaseEnv): Promise<{ audited: t
   const distinct = await pieceDistinctCounts(work, summaries);
   const values = withDistinct(await inputDictionaries(work), distinct);
   // Shards holding a secret sample: the input's rows, as the scans read them.
-  const inputRows = drawsSecretSample(work.spec.privacy)
-    ? summaries.reduce((n, s) => n + s.digest.rows, 0)
-    : work.file.layout.rowCount;
+  const inputRows = drawsSecretSample(work.spec.privacy) ? rowsReadOf(summaries) : work.file.layout.rowCount;
   const audited = await auditParts(work, env, values, inputRows);
   const taken = performance.now() - t0;
   const answer: AuditAnswer = { audit: audited, distinct: Object.fromEntries(distinct) };
@@ -89,7 +87,7 @@ async function auditParts(
       values,
       inputRows,
       names.length,
-      (i) => partRows(staged.path(names[i]!), raw),
+      (i) => stagedRows(staged.path(names[i]!), raw),
       Math.max(1, Math.ceil(rows / AUDIT_MAX_ROWS)),
       rows,
     );
@@ -98,8 +96,8 @@ async function auditParts(
   }
 }
 
-/** A staged part's rows; none when it has none (every row of it suppressed and removed). */
-function partRows(path: string, raw: ReadonlySet<string>): EncodedTable | undefined {
+/** A staged Arrow file's rows; none when it has none (every row of it suppressed and removed). */
+export function stagedRows(path: string, raw: ReadonlySet<string>): EncodedTable | undefined {
   try {
     return readArrow(path, { raw });
   } catch (e) {

@@ -292,10 +292,11 @@ async function planLocked(p: {
   const firstRows = checkFirstRows(spec, onlyFirstHere);
   const rawBytesPerRow =
     firstRows && passThrough.length > 0 ? passThroughBytesPerRow(firstRows, passThrough) : 0;
-  const perShard =
-    mode === 'single' ? Number.POSITIVE_INFINITY : rowsPerShard(request, env, spec, rawBytesPerRow);
+  const { perShard, scanned } =
+    mode === 'single'
+      ? { perShard: Number.POSITIVE_INFINITY, scanned: pieces }
+      : shardLayout(pieces, spec, request, env, rawBytesPerRow);
   const perPart = request.rowsPerPart ?? rowsForWidth(DEFAULT_ROWS_PER_PART, rawBytesPerRow, PART_ITEM);
-  const scanned = mode === 'sharded' ? inRanges(pieces, spec, perShard, request) : pieces;
   // Deployed, a duplicate start stops here: after the checks that can refuse the release as a
   // whole, before any write. The run lock comes first: a duplicate never touches the folder's.
   // Locks are written conditionally, not sealed: they go to the store as it is.
@@ -417,10 +418,40 @@ function workUrlOf(loc: Location): string {
 }
 
 /**
+ * The pieces a sharded release scans and its rows per shard. Rows that carry pass-through bytes
+ * come fewer to a shard, so that a shard function holds what it was sized for (rowsPerShard).
+ * On one machine the states share its memory (admission checks it): a shard keeps the rows of
+ * one without such bytes as long as the input is then still cut into ranges that the workers
+ * scan side by side, since every range codes its own dictionaries, which Combine then merges.
+ * An input not cut at that size (a small one, a file not read in ranges) keeps the functions'
+ * cut, whose several shards the workers share. The release does not depend on the shards.
+ */
+function shardLayout(
+  pieces: readonly InputPiece[],
+  spec: ReleaseSpec,
+  request: ReleaseRequest,
+  env: PhaseEnv,
+  rawBytesPerRow: number,
+): { perShard: number; scanned: InputPiece[] } {
+  // (A request's own shards or rows per shard are kept as given.)
+  if (
+    env.onOneMachine &&
+    rawBytesPerRow > 0 &&
+    request.rowsPerShard === undefined &&
+    request.shards === undefined
+  ) {
+    const perShard = rowsPerShard(request, env, spec, 0);
+    const scanned = inRanges(pieces, spec, perShard, request);
+    if (scanned.length > pieces.length) return { perShard, scanned };
+  }
+  const perShard = rowsPerShard(request, env, spec, rawBytesPerRow);
+  return { perShard, scanned: inRanges(pieces, spec, perShard, request) };
+}
+
+/**
  * Rows per shard: the request's, or its shard count over the input's rows (counted in a first
  * pass, one shard at a time), or the engine's setting (or one million) for rows of coded cells,
- * fewer for rows that carry `rawBytesPerRow` bytes of pass-through columns (item-rows.ts) unless
- * the states run on one machine.
+ * fewer for rows that carry `rawBytesPerRow` bytes of pass-through columns (item-rows.ts).
  */
 function rowsPerShard(
   request: ReleaseRequest,
@@ -430,11 +461,7 @@ function rowsPerShard(
 ): number {
   if (request.rowsPerShard !== undefined) return request.rowsPerShard;
   if (request.shards === undefined)
-    return rowsForWidth(
-      env.rowsPerShard ?? DEFAULT_ROWS_PER_SHARD,
-      env.onOneMachine ? 0 : rawBytesPerRow,
-      SHARD_ITEM,
-    );
+    return rowsForWidth(env.rowsPerShard ?? DEFAULT_ROWS_PER_SHARD, rawBytesPerRow, SHARD_ITEM);
   let rows = 0;
   for (const shard of readInputShards(spec, DEFAULT_ROWS_PER_SHARD)) rows += shard.rowCount;
   return Math.max(1, Math.ceil(rows / request.shards));

@@ -75,7 +75,12 @@ export function pieceSummaryKey(piece: number): string {
  * against these.
  */
 export async function rowsRead(work: Work): Promise<number> {
-  return (await pieceSummaries(work)).reduce((n, s) => n + s.digest.rows, 0);
+  return rowsReadOf(await pieceSummaries(work));
+}
+
+/** rowsRead from the pieces' summaries. */
+export function rowsReadOf(summaries: readonly PieceSummary[]): number {
+  return summaries.reduce((n, s) => n + s.digest.rows, 0);
 }
 
 /** The pieces' summaries (`scan/P.json`), in order. */

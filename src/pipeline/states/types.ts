@@ -90,9 +90,8 @@ export interface PhaseEnv {
   readonly rowsPerShard?: number;
   /**
    * The states run on this machine (the local engine), not each in a function of its own
-   * memory: a shard keeps its rows when they carry pass-through bytes (item-rows.ts) instead of
-   * taking fewer, as a shard function sized for coded rows would need. The release does not
-   * depend on the shards; the machine's memory is checked at admission.
+   * memory: a large input's shards keep their rows when they carry pass-through bytes
+   * (plan.ts, shardLayout).
    */
   readonly onOneMachine?: boolean;
   /**

@@ -4,9 +4,7 @@
 import { drawsSecretSample } from '../../catalogue/catalogue.ts';
 import { readClaims } from '../../claims/index.ts';
 import { assertReport, type ReleaseAudit, type VerificationCheck } from '../../contracts/report.ts';
-import { readArrow } from '../../data/arrow.ts';
 import type { EncodedTable } from '../../data/table.ts';
-import { InputError } from '../../errors.ts';
 import type { MethodReport } from '../../methods/method.ts';
 import { auditRawColumns, auditRelease } from '../../report/audit.ts';
 import { renderReportHtml } from '../../report/html.ts';
@@ -21,7 +19,7 @@ import { pieces, verifierFor } from '../../verify/index.ts';
 import type { ManifestEntry } from '../publish.ts';
 import { frameReport } from '../release.ts';
 import { getJson, putJson } from '../storage/index.ts';
-import { readAudit, withDistinct } from './audit.ts';
+import { readAudit, stagedRows, withDistinct } from './audit.ts';
 import { rowsRead } from './scan-piece.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
 import { sliceKey, slicePartitionKey } from './verify-slice.ts';
@@ -154,20 +152,10 @@ async function verifyWhole(work: Work, env: PhaseEnv, claims: unknown): Promise<
       work.spec,
       table,
       table.rowCount,
-      stagedRows(staged.path('data.arrow'), auditRawColumns(work.spec)),
+      [stagedRows(staged.path('data.arrow'), auditRawColumns(work.spec))].flatMap((t) => t ?? []),
     );
     return { checks, table, data: files.map(staged.entry), audit, auditMs: performance.now() - t };
   } finally {
     staged.dispose();
-  }
-}
-
-/** A staged Arrow file's rows; none when it has none (every row suppressed and removed). */
-function stagedRows(path: string, raw: ReadonlySet<string>): EncodedTable[] {
-  try {
-    return [readArrow(path, { raw })];
-  } catch (e) {
-    if (e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return [];
-    throw e;
   }
 }
