@@ -191,7 +191,9 @@ describe('admission of a sharded release', () => {
       const before = process.env[STATE_MEMORY_ENV];
       process.env[STATE_MEMORY_ENV] = JSON.stringify({ Search: searchMb });
       try {
-        return (await executeRelease({ spec: ws.spec, out, rowsPerShard: 40_000 }).then(
+        // A whole file a shard: with fewer rows a shard Plan may cut a file into ranges (by an
+        // estimate from its bytes), whose scans then race the other file's to refuse first.
+        return (await executeRelease({ spec: ws.spec, out, rowsPerShard: 80_000 }).then(
           () => undefined,
           (e: LimitError) => e,
         )) as LimitError | undefined;

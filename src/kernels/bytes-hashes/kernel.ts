@@ -4,7 +4,17 @@
  * audited (src/verify/fingerprint.ts, bytesHashes). The plain-TS loop (reference.ts) and the
  * WASM one (assembly/bytes-hashes.ts) give the same words.
  */
-import type { RawValues } from '../../data/raw.ts';
+
+/** Values as bytes: value i is `bytes[offsets[i], offsets[i + 1])` (a column's RawValues). */
+export interface ValuesAsBytes {
+  readonly offsets: Int32Array;
+  readonly bytes: Uint8Array;
+}
 
 /** Writes value i's lanes to `out[2i]` and `out[2i + 1]` (`out` holds two words a value). */
-export type BytesHashesKernel = (values: RawValues, seed0: number, seed1: number, out: Int32Array) => void;
+export type BytesHashesKernel = (
+  values: ValuesAsBytes,
+  seed0: number,
+  seed1: number,
+  out: Int32Array,
+) => void;
