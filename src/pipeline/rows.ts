@@ -405,18 +405,9 @@ export function distinctHashCount(lists: readonly Int32Array[]): number {
   while (n >>> bits > PARTITION_HASHES) bits++;
   const partitions = 1 << bits;
   // A partition's number: the top `bits` bits of the second lane (the set's slots use the first).
-  const partOf = (hi: number) => (bits === 0 ? 0 : hi >>> (32 - bits));
-  const starts = new Int32Array(partitions + 1);
-  for (const list of lists) for (let v = 1; v < list.length; v += 2) starts[partOf(list[v]!) + 1]!++;
-  for (let p = 0; p < partitions; p++) starts[p + 1]! += starts[p]!;
-  const split = new Int32Array(2 * n);
-  const next = starts.slice(0, partitions);
-  for (const list of lists)
-    for (let v = 0; v < list.length; v += 2) {
-      const at = 2 * next[partOf(list[v + 1]!)]!++;
-      split[at] = list[v]!;
-      split[at + 1] = list[v + 1]!;
-    }
+  const { pairs: split, starts } = pairsByBucket(lists, partitions, (_, hi) =>
+    bits === 0 ? 0 : hi >>> (32 - bits),
+  );
   let largest = 0;
   for (let p = 0; p < partitions; p++) largest = Math.max(largest, starts[p + 1]! - starts[p]!);
   // One set, sized for the largest partition, emptied for each: the (0, 0) hash can only be in
@@ -439,19 +430,35 @@ export function distinctHashCount(lists: readonly Int32Array[]): number {
  * at every hash of a table of millions.
  */
 function byRegion(hashes: Int32Array, size: number): Int32Array {
-  const n = hashes.length >>> 1;
   const mask = size - 1;
   const shift = Math.log2(size) - REGION_BITS;
-  const starts = new Int32Array((1 << REGION_BITS) + 1);
-  for (let v = 0; v < n; v++) starts[((hashes[2 * v]! & mask) >>> shift) + 1]!++;
-  for (let r = 0; r < 1 << REGION_BITS; r++) starts[r + 1]! += starts[r]!;
-  const out = new Int32Array(2 * n);
-  for (let v = 0; v < n; v++) {
-    const at = 2 * starts[(hashes[2 * v]! & mask) >>> shift]!++;
-    out[at] = hashes[2 * v]!;
-    out[at + 1] = hashes[2 * v + 1]!;
-  }
-  return out;
+  return pairsByBucket([hashes], 1 << REGION_BITS, (lo) => (lo & mask) >>> shift).pairs;
+}
+
+/**
+ * The hashes (two lanes each) of `lists` grouped by their bucket, `bucketOf(lo, hi)` below
+ * `buckets`, in order inside each (a counting sort); bucket b's pairs start at pair `starts[b]`.
+ */
+function pairsByBucket(
+  lists: readonly Int32Array[],
+  buckets: number,
+  bucketOf: (lo: number, hi: number) => number,
+): { pairs: Int32Array; starts: Int32Array } {
+  let n = 0;
+  for (const list of lists) n += list.length >>> 1;
+  const starts = new Int32Array(buckets + 1);
+  for (const list of lists)
+    for (let v = 0; v < list.length; v += 2) starts[bucketOf(list[v]!, list[v + 1]!) + 1]!++;
+  for (let b = 0; b < buckets; b++) starts[b + 1]! += starts[b]!;
+  const pairs = new Int32Array(2 * n);
+  const next = starts.slice(0, buckets);
+  for (const list of lists)
+    for (let v = 0; v < list.length; v += 2) {
+      const at = 2 * next[bucketOf(list[v]!, list[v + 1]!)]!++;
+      pairs[at] = list[v]!;
+      pairs[at + 1] = list[v + 1]!;
+    }
+  return { pairs, starts };
 }
 
 /** Regions a large table's batch is sorted into (byRegion), and when: batches and tables this large. */

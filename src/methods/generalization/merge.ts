@@ -86,7 +86,6 @@ export class TupleMerge {
     // A large table is probed region by region: each tuple's key, hash and count moved into
     // that order, so the probes read them in turn.
     const sorted = mask + 1 >= REGION_TABLE && n >= REGION_BATCH ? regionOrder(hashes, mask) : undefined;
-    const tupleAt = sorted ?? identity(n);
     const keyAt = sorted ? gatherFloat(keyOf, sorted) : keyOf;
     const hashAt = sorted ? gather(hashes, sorted) : hashes;
     const countAt = sorted ? gather(part.counts, sorted) : part.counts;
@@ -94,7 +93,7 @@ export class TupleMerge {
     // A new tuple's slot + 1 (0: found merged already); its slot is marked taken (-1) until its id comes.
     const fresh = new Int32Array(n);
     for (let k = 0; k < n; k++) {
-      const t = tupleAt[k]!;
+      const t = sorted ? sorted[k]! : k;
       const key = keyAt[k]!;
       let slot = hashAt[k]! & mask;
       for (;;) {
@@ -190,12 +189,6 @@ function regionOrder(hashes: Int32Array, mask: number): Int32Array {
   const order = new Int32Array(n);
   for (let t = 0; t < n; t++) order[starts[(hashes[t]! & mask) >>> shift]!++] = t;
   return order;
-}
-
-function identity(n: number): Int32Array {
-  const out = new Int32Array(n);
-  for (let i = 0; i < n; i++) out[i] = i;
-  return out;
 }
 
 function gatherFloat(values: Float64Array, at: Int32Array): Float64Array {
