@@ -19,19 +19,33 @@ export interface ArxHarness {
   readonly stop: () => void;
 }
 
-/** Compiles bench/arx/<main>.java and starts it with ARX's jars from `lib` and `-Xmx<heap>`. */
-export function startArxHarness(lib: string, main: string, heap: string): ArxHarness {
+/**
+ * Compiles bench/arx/<main>.java and starts it with ARX's jars from `lib` and `-Xmx<heap>`;
+ * `options` go to both javac and java (e.g. `--add-exports` of a JDK package the harness reads).
+ */
+export function startArxHarness(
+  lib: string,
+  main: string,
+  heap: string,
+  options: readonly string[] = [],
+): ArxHarness {
   if (!lib || !existsSync(lib)) {
     throw new Error(`ARX's jars not found${lib ? ` at ${lib}` : ''}: pass --arx-lib <dir> or set ARX_LIB`);
   }
   const out = join(ROOT, 'build/arx-harness');
   mkdirSync(out, { recursive: true });
   const sources = [`${main}.java`, 'ArxHarness.java'].map((f) => join(ROOT, 'bench/arx', f));
-  const javac = spawnSync('javac', ['-cp', `${lib}/*`, '-d', out, ...sources], { encoding: 'utf8' });
-  if (javac.status !== 0) throw new Error(`javac failed: ${javac.stderr}`);
-  const jvm: ChildProcessWithoutNullStreams = spawn('java', [`-Xmx${heap}`, '-cp', `${lib}/*:${out}`, main], {
-    stdio: 'pipe',
+  const javac = spawnSync('javac', [...options, '-cp', `${lib}/*`, '-d', out, ...sources], {
+    encoding: 'utf8',
   });
+  if (javac.status !== 0) throw new Error(`javac failed: ${javac.stderr}`);
+  const jvm: ChildProcessWithoutNullStreams = spawn(
+    'java',
+    [...options, `-Xmx${heap}`, '-cp', `${lib}/*:${out}`, main],
+    {
+      stdio: 'pipe',
+    },
+  );
   jvm.stderr.on('data', (d) => process.stderr.write(`[arx] ${d}`));
   const lines = createInterface({ input: jvm.stdout });
   const waiting: ((line: string) => void)[] = [];

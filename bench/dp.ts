@@ -11,8 +11,12 @@
  * arithmetic mean: a released cell costs its label's share of the hierarchy's rows at the chosen
  * level, a cell of a row not released costs 1), its mean and standard deviation over the
  * repetitions, and the time of one release, wall-clock and CPU (the machine is shared: under
- * load the CPU time is the steadier figure; ppdp's counts every thread of its process, garbage
- * collection included, ARX's the calling thread's). Both sides start from the input already
+ * load the CPU time is the steadier figure). CPU is counted two ways on each side, both stated:
+ * the thread that releases (ppdp's main thread, from Linux's /proc/thread-self/schedstat; ARX's
+ * calling thread, ThreadMXBean), and the whole process (ppdp's every thread, process.cpuUsage():
+ * V8's parallel scavenger, concurrent marking and compiler threads too; ARX's every thread of
+ * the JVM, each thread's own clock summed: its collector's and JIT compilers' too). `cpuMs` is
+ * ppdp's process against ARX's thread, the figure of earlier results. Both sides start from the input already
  * read (ARX's Data, ppdp's EncodedTable and its digest, made once per table) and time, like for
  * like, medians over the repetitions of:
  *
@@ -39,7 +43,7 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -105,10 +109,15 @@ const steps = Number(values.steps);
 const modes = (['fixed', 'search'] as const).filter((m) => values.modes.split(',').includes(m));
 if (modes.length === 0) throw new Error(`--modes names neither fixed nor search: ${values.modes}`);
 
-/** Wall-clock and CPU time (ppdp's process, every thread; ARX's calling thread), ms. */
+/** Wall-clock and CPU time, ms. */
 interface Timing {
   readonly ms: number;
+  /** ppdp's process (every thread); ARX's calling thread. */
   readonly cpuMs: number;
+  /** The releasing thread alone: ppdp's main thread (absent off Linux); ARX's calling thread. */
+  readonly threadCpuMs?: number;
+  /** The whole process, every thread: ppdp's (= `cpuMs`); ARX's JVM (absent off HotSpot). */
+  readonly processCpuMs?: number;
 }
 
 /** One release; its own `ms` and `cpuMs` are the release in memory (ARX: anonymize() and getOutput()). */
@@ -120,6 +129,7 @@ interface Run extends Timing {
   /** ppdp: wall-clock and CPU per phase of its build (`write` is the Arrow and CSV files, which ARX does not make). */
   readonly phases?: Record<string, number>;
   readonly phasesCpu?: Record<string, number>;
+  readonly phasesThreadCpu?: Record<string, number>;
   readonly loss: number;
   readonly released: number;
   readonly sampled: number;
@@ -129,7 +139,11 @@ interface Run extends Timing {
 // ---- ARX: the long-lived JVM ----
 
 function startArx(): ArxHarness {
-  return startArxHarness(values['arx-lib'], 'DpBench', '4g');
+  // DpBench reads the JVM's internal threads' CPU times (its process CPU) through HotSpot's own bean.
+  return startArxHarness(values['arx-lib'], 'DpBench', '4g', [
+    '--add-exports',
+    'java.management/sun.management=ALL-UNNAMED',
+  ]);
 }
 
 // ---- ppdp ----
@@ -193,10 +207,46 @@ function specFor(dir: string, model: Record<string, unknown>): ReleaseSpec {
   return loadSpec(file);
 }
 
-const cpuNow = () => {
+/** The main thread's schedstat, opened once (on the main thread: /proc/thread-self names the opener), or -1 off Linux. */
+const schedstat = (() => {
+  try {
+    return openSync('/proc/thread-self/schedstat', 'r');
+  } catch {
+    return -1;
+  }
+})();
+const schedstatBytes = Buffer.alloc(64);
+
+/**
+ * CPU time so far, ms: the process's (every thread) and the main thread's (schedstat's first
+ * field, ns on CPU; undefined off Linux). The kernel brings a running thread's schedstat up to
+ * date only at a tick (4 ms steps here) or a switch, but getrusage() (process.cpuUsage())
+ * brings the caller's up to date first: read after it, the thread's time is exact to a few µs.
+ * One reading costs about 3 µs (the file held open, read again from offset 0).
+ */
+function cpuNow(): { process: number; thread: number | undefined } {
   const c = process.cpuUsage();
-  return (c.user + c.system) / 1000;
-};
+  const processMs = (c.user + c.system) / 1000;
+  if (schedstat < 0) return { process: processMs, thread: undefined };
+  const n = readSync(schedstat, schedstatBytes, 0, schedstatBytes.length, 0);
+  let ns = 0;
+  for (let i = 0; i < n && schedstatBytes[i]! >= 0x30 && schedstatBytes[i]! <= 0x39; i++)
+    ns = ns * 10 + schedstatBytes[i]! - 0x30;
+  return { process: processMs, thread: ns / 1e6 };
+}
+
+/** The CPU time from `from` to now, as Timing's fields (ppdp: `cpuMs` is the process's). */
+function cpuSince(from: ReturnType<typeof cpuNow>): {
+  cpuMs: number;
+  threadCpuMs?: number;
+  processCpuMs: number;
+} {
+  const to = cpuNow();
+  const cpuMs = to.process - from.process;
+  return to.thread === undefined || from.thread === undefined
+    ? { cpuMs, processCpuMs: cpuMs }
+    : { cpuMs, threadCpuMs: to.thread - from.thread, processCpuMs: cpuMs };
+}
 
 function ppdpRun(
   spec: ReleaseSpec,
@@ -207,6 +257,7 @@ function ppdpRun(
 ): Run {
   const phases: Record<string, number> = {};
   const phasesCpu: Record<string, number> = {};
+  const phasesThreadCpu: Record<string, number> = {};
   const c0 = cpuNow();
   const t0 = performance.now();
   const built = buildGeneralization({
@@ -218,44 +269,66 @@ function ppdpRun(
       const pc0 = cpuNow();
       const result = work();
       phases[phase] = (phases[phase] ?? 0) + performance.now() - p0;
-      phasesCpu[phase] = (phasesCpu[phase] ?? 0) + cpuNow() - pc0;
+      const pc = cpuSince(pc0);
+      phasesCpu[phase] = (phasesCpu[phase] ?? 0) + pc.cpuMs;
+      if (pc.threadCpuMs !== undefined)
+        phasesThreadCpu[phase] = (phasesThreadCpu[phase] ?? 0) + pc.threadCpuMs;
       return result;
     },
     say: () => {},
     random: streams(spec, input, digest),
   });
-  const withFiles = {
-    ms: performance.now() - t0 + derivation.ms,
-    cpuMs: cpuNow() - c0 + derivation.cpuMs,
-  };
+  const ms = performance.now() - t0;
+  const cpu = cpuSince(c0);
+  const withFiles = plus({ ms, ...cpu }, derivation);
+  const sumOf = (times: Record<string, number>, names: string[]) =>
+    names.reduce((s, n) => s + (times[n] ?? 0), 0);
   const less = (t: Timing, ...names: string[]): Timing => ({
-    ms: t.ms - names.reduce((s, n) => s + (phases[n] ?? 0), 0),
-    cpuMs: t.cpuMs - names.reduce((s, n) => s + (phasesCpu[n] ?? 0), 0),
+    ms: t.ms - sumOf(phases, names),
+    cpuMs: t.cpuMs - sumOf(phasesCpu, names),
+    processCpuMs: t.cpuMs - sumOf(phasesCpu, names),
+    ...(t.threadCpuMs === undefined ? {} : { threadCpuMs: t.threadCpuMs - sumOf(phasesThreadCpu, names) }),
   });
-  const { ms, cpuMs } = less(withFiles, 'write');
+  const released = less(withFiles, 'write');
   const anonymize = less(withFiles, 'write', 'apply');
   const claims = built.claims as { node: Record<string, number>; dp: { sampledRows: number } };
   const csv = Buffer.from(built.files.find((f) => f.name === 'data.csv')!.content).toString('utf8');
-  const { loss, released } = releaseLoss(csv, claims.node, shares, input.rowCount);
+  const { loss, released: releasedRows } = releaseLoss(csv, claims.node, shares, input.rowCount);
   const node = Object.entries(claims.node)
     .map(([q, l]) => `${q}=${l}`)
     .join(',');
   return {
-    ms,
-    cpuMs,
+    ...released,
     anonymize,
     withFiles,
     phases,
     phasesCpu,
+    phasesThreadCpu,
     loss,
-    released,
+    released: releasedRows,
     sampled: claims.dp.sampledRows,
     node,
   };
 }
 
+/** Two timings' sum, field by field (a field absent from either is absent). */
+function plus(a: Timing, b: Timing): Timing {
+  const both = (x: number | undefined, y: number | undefined) =>
+    x === undefined || y === undefined ? undefined : x + y;
+  const threadCpuMs = both(a.threadCpuMs, b.threadCpuMs);
+  const processCpuMs = both(a.processCpuMs, b.processCpuMs);
+  return {
+    ms: a.ms + b.ms,
+    cpuMs: a.cpuMs + b.cpuMs,
+    ...(threadCpuMs === undefined ? {} : { threadCpuMs }),
+    ...(processCpuMs === undefined ? {} : { processCpuMs }),
+  };
+}
+
 // ---- the runs ----
 
+const fixed = (x: number | null) => (x === null ? '-' : x.toFixed(0));
+const times = (x: number | null) => (x === null ? '-' : `×${x.toFixed(1)}`);
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const sd = (xs: readonly number[]) => {
   const m = mean(xs);
@@ -276,9 +349,13 @@ interface Result {
   ppdp: Summary & { derivation: Timing; withFiles: Timing };
   arx: Summary & { beta: number; k: number };
   lossDifference: number;
-  /** ARX's median over ppdp's, the release in memory, wall-clock and CPU time. */
+  /** ARX's median over ppdp's, the release in memory, wall-clock and CPU time (`cpuSpeedup`: ARX's thread over ppdp's process). */
   speedup: number;
   cpuSpeedup: number;
+  /** Like for like, the release in memory: ARX's calling thread over ppdp's main thread (null off Linux). */
+  threadCpuSpeedup: number | null;
+  /** Like for like, the release in memory: ARX's whole JVM over ppdp's whole process (null off HotSpot). */
+  processCpuSpeedup: number | null;
   /** ARX's anonymize() over ppdp's build up to the node and its suppression, CPU time. */
   anonymizeCpuSpeedup: number;
   /** ARX's release in memory over ppdp's build with its files written, CPU time. */
@@ -290,25 +367,44 @@ interface Summary {
   lossSd: number;
   msMedian: number;
   cpuMsMedian: number;
+  /** The releasing thread's and the whole process's CPU (null where not measured). */
+  threadCpuMsMedian: number | null;
+  processCpuMsMedian: number | null;
   anonymize: Timing;
   runs: Run[];
 }
 
 function summary(runs: Run[]): Summary {
+  const all = medians(runs);
   return {
     lossMean: mean(runs.map((x) => x.loss)),
     lossSd: sd(runs.map((x) => x.loss)),
-    msMedian: median(runs.map((x) => x.ms)),
-    cpuMsMedian: median(runs.map((x) => x.cpuMs)),
+    msMedian: all.ms,
+    cpuMsMedian: all.cpuMs,
+    threadCpuMsMedian: all.threadCpuMs ?? null,
+    processCpuMsMedian: all.processCpuMs ?? null,
     anonymize: medians(runs.map((x) => x.anonymize)),
     runs,
   };
 }
 
-const medians = (ts: readonly Timing[]): Timing => ({
-  ms: median(ts.map((t) => t.ms)),
-  cpuMs: median(ts.map((t) => t.cpuMs)),
-});
+/** The median of each field; a field missing (or NaN) from any run is left out. */
+function medians(ts: readonly Timing[]): Timing {
+  const of = (field: 'threadCpuMs' | 'processCpuMs') => {
+    const xs = ts.map((t) => t[field]);
+    return xs.every((x): x is number => x !== undefined && !Number.isNaN(x)) ? { [field]: median(xs) } : {};
+  };
+  return {
+    ms: median(ts.map((t) => t.ms)),
+    cpuMs: median(ts.map((t) => t.cpuMs)),
+    ...of('threadCpuMs'),
+    ...of('processCpuMs'),
+  };
+}
+
+/** ARX's figure over ppdp's, or null where either is missing. */
+const ratio = (arx: number | null | undefined, ppdp: number | null | undefined) =>
+  arx == null || ppdp == null ? null : arx / ppdp;
 
 async function main(): Promise<void> {
   const uptimeBefore = spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
@@ -348,17 +444,14 @@ async function main(): Promise<void> {
           // The derivation warm, as ARX's in its long-lived JVM (where each warm-up run derives
           // too): the median of nine after as many calls as the configuration's warm-up runs.
           const warmUps = results.length === 0 ? FIRST_WARM_UPS : WARM_UPS;
-          const derivations = Array.from({ length: warmUps + DERIVATIONS_TIMED }, () => {
-            const c0 = process.cpuUsage();
+          const derivations = Array.from({ length: warmUps + DERIVATIONS_TIMED }, (): Timing => {
+            const c0 = cpuNow();
             const t0 = performance.now();
             derive(split.epsilonAnon, delta);
-            const c = process.cpuUsage(c0);
-            return { ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 };
+            const ms = performance.now() - t0;
+            return { ms, ...cpuSince(c0) };
           });
-          const derivation = {
-            ms: median(derivations.slice(warmUps).map((d) => d.ms)),
-            cpuMs: median(derivations.slice(warmUps).map((d) => d.cpuMs)),
-          };
+          const derivation = medians(derivations.slice(warmUps));
           // Read after the derivation is timed: the collection of what reading a table leaves
           // behind falls in the untimed warm-up runs, not in the derivation's calls.
           input ??= readInput(spec);
@@ -374,7 +467,7 @@ async function main(): Promise<void> {
           ].join('\t');
           // Warm-ups each (both JITs, ppdp's kernels), alternating and not counted.
           for (let w = 0; w < warmUps; w++) {
-            ppdpRun(spec, input, digest, shares, { ms: 0, cpuMs: 0 });
+            ppdpRun(spec, input, digest, shares, { ms: 0, cpuMs: 0, threadCpuMs: 0, processCpuMs: 0 });
             await arx.ask(arxLine);
           }
           const ours: Run[] = [];
@@ -386,10 +479,20 @@ async function main(): Promise<void> {
             const f = (await arx.ask(arxLine)).split('\t');
             arxBeta = Number(f[6]);
             arxK = Number(f[7]);
-            const anonymize = { ms: Number(f[1]), cpuMs: Number(f[8]) };
+            // ARX's CPU: its calling thread's (`cpuMs`, as ever) and its JVM's (NaN off HotSpot).
+            const anonymize = {
+              ms: Number(f[1]),
+              cpuMs: Number(f[8]),
+              threadCpuMs: Number(f[8]),
+              processCpuMs: Number(f[11]),
+            };
             theirs.push({
-              ms: anonymize.ms + Number(f[9]),
-              cpuMs: anonymize.cpuMs + Number(f[10]),
+              ...plus(anonymize, {
+                ms: Number(f[9]),
+                cpuMs: Number(f[10]),
+                threadCpuMs: Number(f[10]),
+                processCpuMs: Number(f[12]),
+              }),
               anonymize,
               node: f[2]!,
               loss: Number(f[3]),
@@ -411,12 +514,16 @@ async function main(): Promise<void> {
             lossDifference: 0,
             speedup: 0,
             cpuSpeedup: 0,
+            threadCpuSpeedup: null,
+            processCpuSpeedup: null,
             anonymizeCpuSpeedup: 0,
             withFilesCpuSpeedup: 0,
           };
           r.lossDifference = r.ppdp.lossMean - r.arx.lossMean;
           r.speedup = r.arx.msMedian / r.ppdp.msMedian;
           r.cpuSpeedup = r.arx.cpuMsMedian / r.ppdp.cpuMsMedian;
+          r.threadCpuSpeedup = ratio(r.arx.threadCpuMsMedian, r.ppdp.threadCpuMsMedian);
+          r.processCpuSpeedup = ratio(r.arx.processCpuMsMedian, r.ppdp.processCpuMsMedian);
           r.anonymizeCpuSpeedup = r.arx.anonymize.cpuMs / r.ppdp.anonymize.cpuMs;
           r.withFilesCpuSpeedup = r.arx.cpuMsMedian / r.ppdp.withFiles.cpuMs;
           results.push(r);
@@ -424,7 +531,9 @@ async function main(): Promise<void> {
           console.log(
             `${t.name} ε=${epsilon} ${mode}: Loss ppdp ${r.ppdp.lossMean.toFixed(4)} ± ${r.ppdp.lossSd.toFixed(4)}, ARX ${r.arx.lossMean.toFixed(4)} ± ${r.arx.lossSd.toFixed(4)}; ` +
               `median ms ppdp ${r.ppdp.msMedian.toFixed(0)}, ARX ${r.arx.msMedian.toFixed(0)} (×${r.speedup.toFixed(1)}); ` +
-              `CPU ms ppdp ${r.ppdp.cpuMsMedian.toFixed(0)}, ARX ${r.arx.cpuMsMedian.toFixed(0)} (×${r.cpuSpeedup.toFixed(1)}); ` +
+              `CPU ms, thread: ppdp ${fixed(r.ppdp.threadCpuMsMedian)}, ARX ${fixed(r.arx.threadCpuMsMedian)} (${times(r.threadCpuSpeedup)}), ` +
+              `process: ppdp ${fixed(r.ppdp.processCpuMsMedian)}, ARX ${fixed(r.arx.processCpuMsMedian)} (${times(r.processCpuSpeedup)}), ` +
+              `ARX thread / ppdp process ×${r.cpuSpeedup.toFixed(1)}; ` +
               `to the node ${r.ppdp.anonymize.cpuMs.toFixed(0)} / ${r.arx.anonymize.cpuMs.toFixed(0)} (×${r.anonymizeCpuSpeedup.toFixed(1)}); ` +
               `ppdp with files ${r.ppdp.withFiles.cpuMs.toFixed(0)} (×${r.withFilesCpuSpeedup.toFixed(1)}); β ${beta} / ${arxBeta}, k ${k} / ${arxK}`,
           );
@@ -451,9 +560,13 @@ async function main(): Promise<void> {
         'ms ppdp',
         'ms ARX',
         'ARX/ppdp',
-        'CPU ppdp',
-        'CPU ARX',
+        'CPU ppdp thread',
+        'CPU ARX thread',
         'ARX/ppdp',
+        'CPU ppdp process',
+        'CPU ARX process',
+        'ARX/ppdp',
+        'ARX thread/ppdp process',
         'to node ppdp',
         'anonymize() ARX',
         'ARX/ppdp',
@@ -472,8 +585,12 @@ async function main(): Promise<void> {
         r.ppdp.msMedian.toFixed(0),
         r.arx.msMedian.toFixed(0),
         `×${r.speedup.toFixed(1)}`,
-        r.ppdp.cpuMsMedian.toFixed(0),
-        r.arx.cpuMsMedian.toFixed(0),
+        fixed(r.ppdp.threadCpuMsMedian),
+        fixed(r.arx.threadCpuMsMedian),
+        times(r.threadCpuSpeedup),
+        fixed(r.ppdp.processCpuMsMedian),
+        fixed(r.arx.processCpuMsMedian),
+        times(r.processCpuSpeedup),
         `×${r.cpuSpeedup.toFixed(1)}`,
         r.ppdp.anonymize.cpuMs.toFixed(0),
         r.arx.anonymize.cpuMs.toFixed(0),

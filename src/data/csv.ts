@@ -220,7 +220,13 @@ export const MIN_RANGE_BYTES = 1024 * 1024;
 export function csvRanges(
   path: string,
   rowsPerRange: number,
-  options: { readonly delimiter?: string; readonly sampleRows: number; readonly minRangeBytes?: number },
+  options: {
+    readonly delimiter?: string;
+    readonly sampleRows: number;
+    readonly minRangeBytes?: number;
+    /** So many ranges, whatever their rows (at least two; fewer when the file is small). */
+    readonly ranges?: number;
+  },
 ): CsvRange[] | undefined {
   if (!(rowsPerRange >= 1 && Number.isFinite(rowsPerRange))) return undefined;
   let input: InputFile;
@@ -244,10 +250,10 @@ export function csvRanges(
     const rows = ((size - head) * sample.records) / (sample.end - head);
     // A range's rows are estimated: a little room, so that one seldom exceeds its share.
     const count = Math.min(
-      Math.ceil((rows * 1.02) / rowsPerRange),
+      options.ranges ?? Math.ceil((rows * 1.02) / rowsPerRange),
       Math.floor((size - head) / (options.minRangeBytes ?? MIN_RANGE_BYTES)),
     );
-    if (rows <= 2 * rowsPerRange || count < 2) return undefined;
+    if ((options.ranges === undefined && rows <= 2 * rowsPerRange) || count < 2) return undefined;
     const cuts = [head];
     for (let k = 1; k < count; k++) {
       const cut = cutAfter(path, input, head + Math.round(((size - head) * k) / count));

@@ -147,6 +147,11 @@ export function runBound(
  * Runs one release. `request.work` defaults to a temporary folder (removed afterwards) when
  * the release goes to a local folder; with a store the work area is `<store>/work/…` and stays.
  */
+/** The name a worker thread loads a kernel by (undefined: one it cannot load). */
+function kernelNameOf(kernel: GroupingKernel): 'wasm' | 'ts' | undefined {
+  return kernel === wasmGroupingKernel ? 'wasm' : kernel === tsGroupingKernel ? 'ts' : undefined;
+}
+
 export async function executeRelease(
   request: ReleaseRequest,
   options: EngineOptions = {},
@@ -155,6 +160,8 @@ export async function executeRelease(
   const retained = retainCoresUpTo(ONE_MACHINE_RETAINED_BYTES);
   const stores = storeResolver(options.s3);
   const tmp = makeTemporaryFolder('ppdp-run-');
+  const workers = options.workers ?? Math.min(4, availableParallelism());
+  const minRows = options.workerMinRows ?? WORKER_MIN_ROWS;
   const env: PhaseEnv = {
     stores,
     kernel: options.kernel ?? wasmGroupingKernel,
@@ -163,6 +170,7 @@ export async function executeRelease(
     tmp,
     rowsPerShard: options.rowsPerShard,
     onOneMachine: options.shardsForFunctions !== true,
+    workers: kernelNameOf(options.kernel ?? wasmGroupingKernel) ? { threads: workers, minRows } : undefined,
     method: options.method,
   };
   const localWork = !request.work && !request.store && !request.spec.startsWith('s3://');
@@ -180,14 +188,11 @@ export async function executeRelease(
     record(state, options.wrap ? options.wrap(state, handler) : handler);
   // Map items run in worker threads once the plan shows a table worth it (and a kernel a
   // worker can load by name); until then, and for small tables, in this thread.
-  const kernelName =
-    env.kernel === wasmGroupingKernel ? 'wasm' : env.kernel === tsGroupingKernel ? 'ts' : undefined;
-  const workers = options.workers ?? Math.min(4, availableParallelism());
+  const kernelName = kernelNameOf(env.kernel);
   let pool: StatePool | undefined;
   let unstop = () => {};
   const poolFor = (): StatePool | undefined => {
     if (!planned || !kernelName || workers < 2) return undefined;
-    const minRows = options.workerMinRows ?? WORKER_MIN_ROWS;
     // Plan's answer has no rows yet: the scan of more than one file may go to the workers.
     const worth =
       planned.rows > 0

@@ -5,13 +5,17 @@
  */
 export function gather(source: Int32Array, at: Int32Array, into = new Int32Array(at.length)): Int32Array {
   const n = at.length;
-  let i = 0;
-  for (; i + 3 < n; i += 4) {
+  // The positions past a multiple of four first, then the rest four at a time to the end: a call
+  // compiled while in its loop (on-stack replacement) has nothing left after the loop. A loop
+  // after it would be compiled without the feedback V8 lost when it last flushed this function's
+  // bytecode (repeated releases trigger many collections), and be thrown away at its first test.
+  const head = n & 3;
+  for (let i = 0; i < head; i++) into[i] = source[at[i]!]!;
+  for (let i = head; i < n; i += 4) {
     into[i] = source[at[i]!]!;
     into[i + 1] = source[at[i + 1]!]!;
     into[i + 2] = source[at[i + 2]!]!;
     into[i + 3] = source[at[i + 3]!]!;
   }
-  for (; i < n; i++) into[i] = source[at[i]!]!;
   return into;
 }

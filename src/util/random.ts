@@ -91,26 +91,26 @@ export class Random extends UniformDraws {
    * writes a row (every release shuffles its rows).
    */
   override shuffle(values: Int32Array): Int32Array {
-    let s0 = this.s0;
-    let s1 = this.s1;
-    let s2 = this.s2;
-    let s3 = this.s3;
+    // The state held as signed words (the same bits) and the draw given a number before its
+    // loop: a word past 2^31, or a draw that may be undefined, is a value V8 boxes on the heap
+    // when the loop is inlined into its caller (about 2 MB of garbage a shuffle of 63,000 rows).
+    let s0 = this.s0 | 0;
+    let s1 = this.s1 | 0;
+    let s2 = this.s2 | 0;
+    let s3 = this.s3 | 0;
     for (let i = values.length - 1; i > 0; i--) {
       const n = i + 1;
-      let x: number;
+      let x = 0;
       for (;;) {
-        const y = Math.imul(s1, 5) >>> 0;
-        x = Math.imul(((y << 7) | (y >>> 25)) >>> 0, 9) >>> 0;
-        const t = (s1 << 9) >>> 0;
+        const y = Math.imul(s1, 5);
+        x = Math.imul((y << 7) | (y >>> 25), 9) >>> 0;
+        const t = s1 << 9;
         s2 ^= s0;
         s3 ^= s1;
         s1 ^= s2;
         s0 ^= s3;
         s2 ^= t;
-        s3 = ((s3 << 11) | (s3 >>> 21)) >>> 0;
-        s0 >>>= 0;
-        s1 >>>= 0;
-        s2 >>>= 0;
+        s3 = (s3 << 11) | (s3 >>> 21);
         // below's limit is at least 2^32 - n + 1: a draw under that needs no division for it.
         if (x <= 2 ** 32 - n || x < 2 ** 32 - (2 ** 32 - Math.floor(2 ** 32 / n) * n)) break;
       }
@@ -119,10 +119,10 @@ export class Random extends UniformDraws {
       values[i] = values[j]!;
       values[j] = v;
     }
-    this.s0 = s0;
-    this.s1 = s1;
-    this.s2 = s2;
-    this.s3 = s3;
+    this.s0 = s0 >>> 0;
+    this.s1 = s1 >>> 0;
+    this.s2 = s2 >>> 0;
+    this.s3 = s3 >>> 0;
     return values;
   }
 

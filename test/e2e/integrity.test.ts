@@ -165,7 +165,7 @@ describe.each(backends)('on the %s store', (_, backend) => {
     const { error } = await backend.run('ApplyShard', 'rows/0/0.arrow', swapBytes, { forget: true });
     expect(codeOf(error)).toBe('E_WORK_CORRUPT');
     expect((error as Error).message).toMatch(
-      /rows\/0\/0\.arrow: the work file is corrupt \(its SHA-256 differs/,
+      /rows\/0\/0\.arrow: the work file is corrupt \(its CRC-32 or length differs/,
     );
   });
 
@@ -202,7 +202,7 @@ describe('sealed work areas', () => {
       expect(await store.head(k('counts/0.bin'))).toBe(3);
       expect((await store.list(k('counts/'))).map((o) => o.size)).toEqual([3]);
       // On the store itself: the trailer after the bytes; item lists and staged files untouched.
-      expect((await raw.store.get(k('counts/0.bin'))).length).toBe(3 + 40);
+      expect((await raw.store.get(k('counts/0.bin'))).length).toBe(3 + 20);
       expect(utf8(await raw.store.get(k('shards.json')))).toBe('[{"index":0}]\n');
       expect(utf8(await raw.store.get(k('staging/data.csv')))).toBe('a;b\n');
       expect(await store.digest(k('staging/data.csv'))).toMatchObject({ bytes: 4 });
@@ -222,9 +222,15 @@ describe('sealed work areas', () => {
       expect(codeOf(e)).toBe('E_WORK_CORRUPT');
       expect((e as Error).message).toMatch(why);
     };
-    await store.put(k('search.json'), '{"node":{}}\n');
+    // (Long enough that the bytes swapped lie before the trailer.)
+    await store.put(k('search.json'), '{"node":{"age":1,"sex":0}}\n');
     await swapBytes(raw.store, k('search.json'));
-    await refused(store.get(k('search.json')), /search\.json: .*SHA-256 differs/);
+    await refused(store.get(k('search.json')), /search\.json: .*CRC-32 or length differs/);
+    // A byte of the body gone, the trailer kept.
+    await store.put(k('counts/1.bin'), Uint8Array.of(1, 2, 3, 4, 5, 6));
+    const sealed = Buffer.from(await raw.store.get(k('counts/1.bin')));
+    await raw.store.put(k('counts/1.bin'), Buffer.concat([sealed.subarray(0, 2), sealed.subarray(3)]));
+    await refused(store.get(k('counts/1.bin')), /counts\/1\.bin: .*CRC-32 or length differs/);
     await store.put(k('staging/data.csv'), 'a;b\n1;2\n');
     await swapBytes(raw.store, k('staging/data.csv'));
     await refused(store.get(k('staging/data.csv')), /staging\/data\.csv: .*SHA-256 differs/);

@@ -15,6 +15,7 @@ import type { PpdpError } from '../../src/errors.ts';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { forgetAll } from '../../src/pipeline/memo.ts';
 import { storeResolver } from '../../src/pipeline/storage/index.ts';
+import { unsealTrailer } from '../../src/pipeline/storage/sealed.ts';
 import { Random } from '../../src/util/random.ts';
 import { LocalS3 } from '../e2e/serverless-s3rver.ts';
 import { adultWorkspace, type Workspace } from '../helpers/workspace.ts';
@@ -54,9 +55,11 @@ function workspace(note?: (i: number) => string | undefined, pad = 2000): Worksp
   return ws;
 }
 
-/** plan.json of a kept work area (its seal's 40 bytes cut off). */
+/** plan.json of a kept work area (its seal checked and left out). */
 function planFile(work: string): { digest: string; scan: { pieces: { range?: unknown }[] } } {
-  return JSON.parse(readFileSync(join(work, 'plan.json')).subarray(0, -40).toString('utf8'));
+  return JSON.parse(
+    Buffer.from(unsealTrailer(readFileSync(join(work, 'plan.json')), 'plan.json')).toString('utf8'),
+  );
 }
 
 async function release(ws: Workspace, name: string, rowsPerShard: number, workerMinRows?: number) {

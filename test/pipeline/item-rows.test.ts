@@ -18,6 +18,7 @@ import {
   SHARD_ITEM,
 } from '../../src/pipeline/states/item-rows.ts';
 import { DEFAULT_ROWS_PER_PART } from '../../src/pipeline/states/types.ts';
+import { unsealTrailer } from '../../src/pipeline/storage/sealed.ts';
 import { Random } from '../../src/util/random.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
@@ -39,9 +40,11 @@ function withNote(type: 'insensitive' | 'identifying', count = ROWS) {
   return ws;
 }
 
-/** The sealed plan.json of a run's work area (without its 40-byte trailer). */
+/** The sealed plan.json of a run's work area (its seal checked and left out). */
 function planFile(work: string): { scan: { rowsPerShard: number; pieces: unknown[] }; rowsPerPart: number } {
-  return JSON.parse(readFileSync(join(work, 'plan.json')).subarray(0, -40).toString('utf8'));
+  return JSON.parse(
+    Buffer.from(unsealTrailer(readFileSync(join(work, 'plan.json')), 'plan.json')).toString('utf8'),
+  );
 }
 
 describe('rows per item', () => {
@@ -120,5 +123,34 @@ describe('rows per item', () => {
     expect(here.file.scan.pieces.length).toBeGreaterThan(1);
     expect(here.plan.shards).toBeLessThan(deployed.plan.shards);
     expect(here.file.rowsPerPart).toBe(deployed.file.rowsPerPart);
+  });
+
+  it('on one machine, read a file not cut at that size in a range per worker, once the workers take it', async () => {
+    const ranges = async (workers: number, workerMinRows: number, shardsForFunctions = false) => {
+      const ws = withNote('insensitive', 20_000);
+      const work = join(ws.dir, 'work');
+      const { plan } = await executeRelease(
+        { spec: ws.spec, out: join(ws.dir, 'out'), work: pathToFileURL(`${work}/`).href },
+        { rowsPerShard: 30_000, shardsForFunctions, workers, workerMinRows },
+      );
+      return { plan, file: planFile(work) };
+    };
+    const two = await ranges(2, 1000);
+    expect(two.file.scan.pieces.length).toBe(2);
+    expect(two.plan.shards).toBe(2);
+    expect(two.file.scan.rowsPerShard).toBe(30_000);
+    expect(two.plan.rows).toBe(20_000);
+    expect((await ranges(3, 1000)).file.scan.pieces.length).toBe(3);
+    // A file the workers would not take (too small for them), or no workers: the functions' cut.
+    const deployed = await ranges(2, 1000, true);
+    expect(deployed.file.scan.rowsPerShard).toBe(rowsForWidth(30_000, NOTE_BYTES, SHARD_ITEM));
+    for (const [workers, minRows] of [
+      [2, 1_000_000],
+      [1, 1000],
+    ] as const) {
+      const here = await ranges(workers, minRows);
+      expect(here.file.scan.rowsPerShard).toBe(deployed.file.scan.rowsPerShard);
+      expect(here.plan.shards).toBe(deployed.plan.shards);
+    }
   });
 });

@@ -11,7 +11,7 @@ import { drawsSecretSample } from '../../catalogue/catalogue.ts';
 import { arrowRanges } from '../../data/arrow.ts';
 import { csvRanges } from '../../data/csv.ts';
 import { folderFiles, isFolder } from '../../data/input.ts';
-import { checkInputFits } from '../../data/limits.ts';
+import { checkInputFits, SCAN_BYTES_PER_ROW } from '../../data/limits.ts';
 import { formatOf } from '../../data/read.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError, PpdpError, SpecError } from '../../errors.ts';
@@ -386,6 +386,8 @@ function inRanges(
   spec: ReleaseSpec,
   rowsPerShard: number,
   request: ReleaseRequest,
+  /** A CSV file in so many ranges, whatever its rows. */
+  csvCount?: number,
 ): InputPiece[] {
   const here = (piece: InputPiece): string | undefined =>
     piece.url.startsWith('file:') ? fileURLToPath(piece.url) : pieces.length === 1 ? spec.input : undefined;
@@ -398,7 +400,11 @@ function inRanges(
       format === 'arrow'
         ? arrowRanges(path, rowsPerShard)
         : format === 'csv' && cutsCsv
-          ? csvRanges(path, rowsPerShard, { delimiter: spec.format.delimiter, sampleRows: CHECK_ROWS })
+          ? csvRanges(path, rowsPerShard, {
+              delimiter: spec.format.delimiter,
+              sampleRows: CHECK_ROWS,
+              ranges: csvCount,
+            })
           : undefined;
     return ranges ? ranges.map((range) => ({ ...piece, range })) : [piece];
   });
@@ -423,8 +429,9 @@ function workUrlOf(loc: Location): string {
  * On one machine the states share its memory (admission checks it): a shard keeps the rows of
  * one without such bytes as long as the input is then still cut into ranges that the workers
  * scan side by side, since every range codes its own dictionaries, which Combine then merges.
- * An input not cut at that size (a small one, a file not read in ranges) keeps the functions'
- * cut, whose several shards the workers share. The release does not depend on the shards.
+ * One CSV file not cut at that size is read in a range per worker, side by side; an input not
+ * cut into ranges at all (a small one, a file not read in ranges) keeps the functions' cut,
+ * whose several shards the workers share. The release does not depend on the shards.
  */
 function shardLayout(
   pieces: readonly InputPiece[],
@@ -443,6 +450,18 @@ function shardLayout(
     const perShard = rowsPerShard(request, env, spec, 0);
     const scanned = inRanges(pieces, spec, perShard, request);
     if (scanned.length > pieces.length) return { perShard, scanned };
+    // One file not cut at that size, large enough for the workers: a range per worker, each
+    // read as one shard.
+    const workers = env.workers;
+    if (
+      workers &&
+      workers.threads > 1 &&
+      pieces.length === 1 &&
+      pieces[0]!.bytes >= workers.minRows * SCAN_BYTES_PER_ROW
+    ) {
+      const ranges = inRanges(pieces, spec, perShard, request, workers.threads);
+      if (ranges.length > 1) return { perShard, scanned: ranges };
+    }
   }
   const perShard = rowsPerShard(request, env, spec, rawBytesPerRow);
   return { perShard, scanned: inRanges(pieces, spec, perShard, request) };
