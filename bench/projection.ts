@@ -17,9 +17,13 @@
  * the default outputs that ended with a published release count, the latest of each size: one
  * file, or with `--rows-per-file F` a folder of files of F rows, whose scan (ScanPiece, one
  * invocation per file) is then a per-item state, projected for a folder of such files.
- * Prints the table and writes bench/results/projection-<shape>[-files].json.
+ * With `--ride-along` (registry), the runs of the table with its ride-along columns
+ * (bench:deployed --ride-along): shards and parts counted at the rows per shard and part those
+ * runs' plans cut (fewer than the defaults: their rows carry the columns' bytes), and the Audit
+ * state, which sees the whole release, fitted as the other single states.
+ * Prints the table and writes bench/results/projection-<shape>[-ride-along][-files].json.
  *
- * Run: `npm run bench:projection -- [--shape adult|registry] [--rows 100000000] [--rows-per-file 1000000]`
+ * Run: `npm run bench:projection -- [--shape adult|registry] [--ride-along] [--rows 100000000] [--rows-per-file 1000000]`
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -34,8 +38,10 @@ const { values } = parseArgs({
     rows: { type: 'string', default: '100000000' },
     shape: { type: 'string', default: 'adult' },
     'rows-per-file': { type: 'string' },
+    'ride-along': { type: 'boolean', default: false },
   },
 });
+const rideAlong = values['ride-along'];
 const rows = Number(values.rows);
 const shape = values.shape;
 /** Rows per input file (a folder of files), or undefined for one file. */
@@ -60,6 +66,9 @@ interface Run {
   /** A CSV cut into a folder of files of this many rows (absent: one file). */
   rowsPerFile?: number;
   at?: string;
+  /** Runs of the registry table with its ride-along columns, and the rows their plans cut. */
+  rideAlong?: boolean;
+  planned?: { rowsPerShard: number; rowsPerPart: number };
   states: Record<string, Measured>;
   machine?: { commit?: string };
 }
@@ -82,6 +91,8 @@ function comparable(): Run[] {
       r.outputFormats ||
       r.ok === false ||
       r.rowsPerFile !== rowsPerFile ||
+      (r.rideAlong ?? false) !== rideAlong ||
+      (rideAlong && (!r.planned || !r.states.Audit)) ||
       // Runs from before the scan was its own state.
       !r.states.ScanPiece
     )
@@ -112,8 +123,9 @@ const PRICE = {
   s3Get: 0.0004 / 1000,
 };
 
-const shards = Math.ceil(rows / DEFAULT_ROWS_PER_SHARD);
-const parts = Math.ceil(rows / DEFAULT_ROWS_PER_PART);
+// Rows with ride-along columns are cut finer, as the largest run's plan cut them.
+const shards = Math.ceil(rows / (large.planned?.rowsPerShard ?? DEFAULT_ROWS_PER_SHARD));
+const parts = Math.ceil(rows / (large.planned?.rowsPerPart ?? DEFAULT_ROWS_PER_PART));
 const files = rowsPerFile ? Math.ceil(rows / rowsPerFile) : 1;
 const invocationsOf: Record<string, number> = {
   Plan: 1,
@@ -124,6 +136,7 @@ const invocationsOf: Record<string, number> = {
   ApplyShard: shards,
   Assemble: parts,
   VerifySlice: shards + parts,
+  ...(large.states.Audit ? { Audit: 1 } : {}),
   Verify: 1,
   Publish: 1,
 };
@@ -217,7 +230,7 @@ const cost = {
 const wallS = states.reduce((t, s) => t + s.slowestS * Math.ceil(s.invocations / 100), 0);
 
 console.log(
-  `${shape}, ${rows.toLocaleString('en')} rows${rowsPerFile ? ` in ${files} files` : ''}: ${shards} shards, ${parts} parts (fitted to ${runs.map((r) => r.rows.toLocaleString('en')).join(', ')} rows measured)`,
+  `${shape}${rideAlong ? ' with its ride-along columns' : ''}, ${rows.toLocaleString('en')} rows${rowsPerFile ? ` in ${files} files` : ''}: ${shards} shards, ${parts} parts (fitted to ${runs.map((r) => r.rows.toLocaleString('en')).join(', ')} rows measured)`,
 );
 console.log(
   table(
@@ -241,6 +254,9 @@ console.log(
     `(Lambda $${cost.lambda.toFixed(2)}, Step Functions $${cost.stepFunctions.toFixed(2)}, S3 requests $${cost.s3.toFixed(2)})`,
 );
 writeFileSync(
-  new URL(`./results/projection-${shape}${rowsPerFile ? '-files' : ''}.json`, import.meta.url),
+  new URL(
+    `./results/projection-${shape}${rideAlong ? '-ride-along' : ''}${rowsPerFile ? '-files' : ''}.json`,
+    import.meta.url,
+  ),
   `${JSON.stringify({ shape, rows, ...(rowsPerFile ? { rowsPerFile, files } : {}), shards, parts, from: runs.map((r) => ({ rows: r.rows, commit: r.machine?.commit })), states, transitions, s3: { puts: s3Puts, gets: s3Gets }, cost, criticalPathS: Math.round(wallS) }, null, 2)}\n`,
 );

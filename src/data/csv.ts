@@ -609,6 +609,23 @@ class RawRows {
   }
 }
 
+/** A column's cells waiting for their dictionary lookup: row, bytes `[start, end)` and hash. */
+interface DeferredCells {
+  readonly rows: Int32Array;
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  readonly hashes: Int32Array;
+  length: number;
+}
+
+/** Cells a column defers before they are looked up. */
+const DEFERRED_CELLS = 2048;
+
+function deferredCells(): DeferredCells {
+  const words = () => new Int32Array(DEFERRED_CELLS);
+  return { rows: words(), starts: words(), ends: words(), hashes: words(), length: 0 };
+}
+
 /** How the parser reads a range of a file (csvRanges), or only counts rows. */
 interface CsvParserRange {
   /** The bytes end a range that the file goes on after: a quoted field open at the end is a wrong cut. */
@@ -661,6 +678,8 @@ class CsvParser {
   private raws: (RawRows | undefined)[] = [];
   private dicts: ByteDictionary[] = [];
   private codes: Int32Array[] = [];
+  /** Per coded column, its cells parsed but not yet looked up (`lookUp`); none for the others. */
+  private deferred: (DeferredCells | undefined)[] = [];
   private capacity = 0;
   private rowCount = 0;
   /** A range that goes on in the file ended inside a quoted field (its rows are not the file's). */
@@ -698,6 +717,36 @@ class CsvParser {
    * when all are done). With `eof`, the bytes end the file and every row finishes.
    */
   parse(buf: Buffer, start: number, end: number, eof: boolean): number {
+    const at = this.parseRows(buf, start, end, eof);
+    this.lookUp(buf);
+    return at;
+  }
+
+  /**
+   * The cells deferred so far (of `buf`) looked up in their columns' dictionaries, a column at a
+   * time, in the order they were parsed: each column's codes are the ones looking up every cell
+   * as it was parsed gives. A column's lookups in a row miss the cache together (one for the
+   * next cell need not wait for the one before), where a lookup between two cells' parsing waits
+   * for its own miss.
+   */
+  private lookUp(buf: Buffer): void {
+    for (let c = 0; c < this.deferred.length; c++) {
+      const cells = this.deferred[c];
+      if (cells === undefined || cells.length === 0) continue;
+      this.dicts[c]!.codeMany(
+        buf,
+        cells.length,
+        cells.rows,
+        cells.starts,
+        cells.ends,
+        cells.hashes,
+        this.codes[c]!,
+      );
+      cells.length = 0;
+    }
+  }
+
+  private parseRows(buf: Buffer, start: number, end: number, eof: boolean): number {
     const d0 = this.d0;
     const multi = this.dBytes.length > 1;
     let pos = start;
@@ -707,9 +756,13 @@ class CsvParser {
       const header = this.row === 1;
       // A header cut by the end of a piece is parsed again from its start.
       if (header) this.headerFields = [];
-      else if (this.rowCount === this.capacity) this.grow(this.base + pos);
+      else if (this.rowCount === this.capacity) {
+        this.lookUp(buf);
+        this.grow(this.base + pos);
+      }
       const codes = this.codes;
       const dicts = this.dicts;
+      const deferred = this.deferred;
       const raws = this.raws;
       const skip = this.skip;
       const width = this.width;
@@ -864,7 +917,23 @@ class CsvParser {
           const raw = raws[c];
           // A raw column's blank first field is its empty value (a blank line adds no bytes).
           if (raw !== undefined) raw.set(r, src, s, e);
-          else codes[c]![r] = c === 0 && firstBlank ? -1 : skip[c] ? 0 : dicts[c]!.code(src, s, e, h);
+          else if (c === 0 && firstBlank) codes[0]![r] = -1;
+          else if (skip[c]) codes[c]![r] = 0;
+          else if (src === buf) {
+            // Looked up later with the column's other cells (lookUp); 0 until then.
+            codes[c]![r] = 0;
+            const cells = deferred[c]!;
+            const k = cells.length++;
+            cells.rows[k] = r;
+            cells.starts[k] = s;
+            cells.ends[k] = e;
+            cells.hashes[k] = h;
+            if (cells.length === DEFERRED_CELLS) this.lookUp(buf);
+          } else {
+            // An unescaped copy: looked up now, after the cells parsed before it.
+            this.lookUp(buf);
+            codes[c]![r] = dicts[c]!.code(src, s, e, h);
+          }
         }
       }
 
@@ -880,9 +949,14 @@ class CsvParser {
         }
       } else {
         if (fieldCount !== width) throw this.ragged(this.row, rowLine, fieldCount, false);
-        if (this.pendingBlanks > 0) this.commitBlanks();
-        else {
-          if (codes[0]![r]! < 0) codes[0]![r] = dicts[0]!.code(EMPTY, 0, 0, HASH_SEED);
+        if (this.pendingBlanks > 0) {
+          this.lookUp(buf);
+          this.commitBlanks();
+        } else {
+          if (codes[0]![r]! < 0) {
+            this.lookUp(buf);
+            codes[0]![r] = dicts[0]!.code(EMPTY, 0, 0, HASH_SEED);
+          }
           this.rowCount = r + 1;
         }
       }
@@ -1078,6 +1152,7 @@ class CsvParser {
     );
     // A left-out or raw column holds no codes: writes past a typed array's end are dropped.
     this.codes = names.map((_, c) => new Int32Array(this.skip[c] || this.raws[c] ? 0 : this.capacity));
+    this.deferred = names.map((_, c) => (this.skip[c] || this.raws[c] ? undefined : deferredCells()));
   }
 
   /**

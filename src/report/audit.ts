@@ -126,13 +126,40 @@ export function auditReleaseInPartitions(
   /** The rows of all parts, when known (sizes the keys' arrays once). */
   rows = 0,
 ): ReleaseAudit {
-  if (!ROW_METHODS.has(spec.method.name)) return unmeasuredAudit(spec, 'method');
-  const auditor = new PartsAuditor(spec, rows, distinctColumns(input, inputRows));
-  for (let i = 0; i < parts; i++) {
+  const audit = partsAudit(spec, input, inputRows, rows);
+  for (let i = 0; audit.readsParts && i < parts; i++) {
     const part = readPart(i);
-    if (part) auditor.add(part);
+    if (part) audit.add(part);
   }
-  return auditor.finish(input, inputRows, partitions);
+  return audit.finish(partitions);
+}
+
+/** auditReleaseInPartitions fed one part at a time, for parts that are read asynchronously. */
+export interface PartsAudit {
+  /** Whether the audit reads the parts' rows (a method it measures row by row). */
+  readonly readsParts: boolean;
+  add(part: EncodedTable): void;
+  /** The audit of the parts added, measured in `partitions` partitions of whole classes. */
+  finish(partitions: number): ReleaseAudit;
+}
+
+export function partsAudit(
+  spec: ReleaseSpec,
+  input: Pick<EncodedTable, 'columns'>,
+  inputRows: number,
+  /** The rows of all parts, when known (sizes the keys' arrays once). */
+  rows = 0,
+): PartsAudit {
+  if (!ROW_METHODS.has(spec.method.name)) {
+    const unmeasured = unmeasuredAudit(spec, 'method');
+    return { readsParts: false, add: () => {}, finish: () => unmeasured };
+  }
+  const auditor = new PartsAuditor(spec, rows, distinctColumns(input, inputRows));
+  return {
+    readsParts: true,
+    add: (part) => auditor.add(part),
+    finish: (partitions) => auditor.finish(input, inputRows, partitions),
+  };
 }
 
 /**

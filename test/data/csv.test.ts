@@ -157,6 +157,35 @@ describe('readCsv: parsing', () => {
     expect(t.columns[0]!.codes.length).toBe(5);
   });
 
+  it('codes each column in order of first appearance with escaped, blank and many cells, in any pieces', () => {
+    // Lookups are deferred and made a column at a time: an escaped value (looked up at once),
+    // a blank first field (an empty value at its row's end) and more cells than a column
+    // defers must still take their codes in the order the cells come.
+    const rows: string[][] = [];
+    let seed = 7;
+    const next = (m: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % m;
+    };
+    for (let r = 0; r < 6000; r++) {
+      const first = next(9) === 0 ? '' : `k${next(3000)}`;
+      const quoted = next(5) === 0 ? `q"${next(40)}` : `p${next(50)}`;
+      rows.push([first, quoted, String(next(7))]);
+    }
+    const field = (v: string) => (v.includes('"') ? `"${v.replaceAll('"', '""')}"` : v);
+    const text = `a,b,c\n${rows.map((r) => r.map(field).join(',')).join('\n')}\n`;
+    const path = write(text);
+    for (const chunkBytes of [undefined, 97, 4099]) {
+      const t = readCsv(path, { chunkBytes });
+      expect(t.rowCount).toBe(rows.length);
+      t.columns.forEach((column, c) => {
+        const seen = [...new Set(rows.map((r) => r[c]!))];
+        expect(column.dictionary).toEqual(seen);
+        expect(Array.from(column.codes, (code) => column.dictionary[code])).toEqual(rows.map((r) => r[c]));
+      });
+    }
+  });
+
   it('grows past its initial capacity and across decode chunks', () => {
     const rows = 200_000;
     let text = 'id;group;note\n';

@@ -13,7 +13,7 @@ import type { ReleaseAudit } from '../../contracts/report.ts';
 import { readArrow } from '../../data/arrow.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError } from '../../errors.ts';
-import { AUDIT_MAX_ROWS, auditRawColumns, auditReleaseInPartitions } from '../../report/audit.ts';
+import { AUDIT_MAX_ROWS, auditRawColumns, partsAudit } from '../../report/audit.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import { pieceDistinctCounts, pieceSummaries, rowsReadOf } from './scan-piece.ts';
 import type { PhaseEnv, WorkTask } from './types.ts';
@@ -68,6 +68,8 @@ export function withDistinct(values: EncodedTable, counts: ReadonlyMap<string, n
 /**
  * The audit of a release in parts, each part read once (its pass-through columns as bytes), in
  * partitions of whole classes past AUDIT_MAX_ROWS rows so that its working arrays stay bounded.
+ * Deployed, one part's file at a time is downloaded and removed once read: the parts of a large
+ * release together would not fit a function's /tmp.
  */
 async function auditParts(
   work: Work,
@@ -76,24 +78,21 @@ async function auditParts(
   inputRows: number,
 ): Promise<ReleaseAudit> {
   const { parts } = work.file.plan;
-  const names = Array.from({ length: parts }, (_, i) => partFiles(parts, i).arrow);
-  const staged = await stagedPaths(work, env, names);
-  try {
-    const raw = auditRawColumns(work.spec);
-    // The input's rows bound the released ones: they size the keys' arrays and the partitions.
-    const rows = work.file.layout.rowCount;
-    return auditReleaseInPartitions(
-      work.spec,
-      values,
-      inputRows,
-      names.length,
-      (i) => stagedRows(staged.path(names[i]!), raw),
-      Math.max(1, Math.ceil(rows / AUDIT_MAX_ROWS)),
-      rows,
-    );
-  } finally {
-    staged.dispose();
+  const raw = auditRawColumns(work.spec);
+  // The input's rows bound the released ones: they size the keys' arrays and the partitions.
+  const rows = work.file.layout.rowCount;
+  const audit = partsAudit(work.spec, values, inputRows, rows);
+  for (let i = 0; audit.readsParts && i < parts; i++) {
+    const name = partFiles(parts, i).arrow;
+    const staged = await stagedPaths(work, env, [name]);
+    try {
+      const part = stagedRows(staged.path(name), raw);
+      if (part) audit.add(part);
+    } finally {
+      staged.dispose();
+    }
   }
+  return audit.finish(Math.max(1, Math.ceil(rows / AUDIT_MAX_ROWS)));
 }
 
 /** A staged Arrow file's rows; none when it has none (every row of it suppressed and removed). */
