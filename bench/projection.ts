@@ -127,9 +127,15 @@ const PRICE = {
 const shards = Math.ceil(rows / (large.planned?.rowsPerShard ?? DEFAULT_ROWS_PER_SHARD));
 const parts = Math.ceil(rows / (large.planned?.rowsPerPart ?? DEFAULT_ROWS_PER_PART));
 const files = rowsPerFile ? Math.ceil(rows / rowsPerFile) : 1;
+// A CSV file read in ranges (more scans than files at the largest size): a scan a range, each
+// of about as many rows at any size, so a per-item state.
+const scansPerFile =
+  (large.states.ScanPiece?.invocations ?? 1) / (rowsPerFile ? Math.ceil(large.rows / rowsPerFile) : 1);
+const ranged = scansPerFile > 1;
+const scans = ranged ? Math.ceil((rows / large.rows) * large.states.ScanPiece!.invocations) : files;
 const invocationsOf: Record<string, number> = {
   Plan: 1,
-  ScanPiece: files,
+  ScanPiece: scans,
   Combine: 1,
   CountShard: shards,
   Search: 1,
@@ -150,8 +156,8 @@ const PER_ITEM = new Set([
   'ApplyShard',
   'Assemble',
   'VerifySlice',
-  // Each file the same size: the scan reads one at any table size.
-  ...(rowsPerFile ? ['ScanPiece'] : []),
+  // Each file the same size, or each range of one: a scan reads one at any table size.
+  ...(rowsPerFile || ranged ? ['ScanPiece'] : []),
 ]);
 
 /** a + b·n by least squares over every size (b ≥ 0); a per-item state's largest measurement. */

@@ -13,7 +13,7 @@
  * deployed): a budget without room for one WASM instance of every tuple groups them in parts
  * (src/kernels/groupby/chunked.ts); without it, the machine's memory is the budget.
  *
- * Run: `npx tsx bench/search-memory.ts [--rows 1e6,3e6] [--label after] [--search-mb 1536]`
+ * Run: `npx tsx bench/search-memory.ts [--rows 1e6,3e6] [--label after] [--search-mb 1536] [--ride-along]`
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,6 +47,8 @@ const { values } = parseArgs({
     'search-mb': { type: 'string' },
     /** Keep each sample's folder and work area (to run the child on it again). */
     keep: { type: 'boolean', default: false },
+    /** The registry table with its ride-along columns, cut into shards as deployed (fewer rows a shard). */
+    'ride-along': { type: 'boolean', default: false },
     /** A checkout of the code before (its bench/search-memory.ts): measured first, as `before`. */
     compare: { type: 'string' },
     /** Internal: run the Search state's work on this work area and print the figures. */
@@ -154,7 +156,7 @@ if (values.child) {
   const runs: ({ label: string; rows: number } & Record<string, unknown>)[] = [];
   const searchMb = values['search-mb'] ? Number(values['search-mb']) : undefined;
   for (const rows of values.rows ? values.rows.split(',').map(parseCount) : []) {
-    const sample = await registrySample(rows);
+    const sample = await registrySample(rows, { rideAlong: values['ride-along'] });
     const store = join(sample.dir, 'store');
     const e = env();
     const started = await plan({ request: { spec: fileUrl(sample.spec), store: fileUrl(store, true) } }, e);

@@ -29,12 +29,83 @@ function entry(): string | URL {
   return new URL('./state-worker-main.mjs', import.meta.url);
 }
 
+/**
+ * How long other work must have been quiet before a background item takes a worker: the next
+ * map's items come within milliseconds of the last one's end (a state transition, a listing),
+ * and a background item taken in that gap would hold them back by its whole length.
+ */
+export const BACKGROUND_GRACE_MS = 50;
+
+/**
+ * Hands workers to the items waiting for one: an item at once, or as soon as a worker is free;
+ * a background item (work nothing waits on soon) only when no other item waits and none has
+ * started or ended for the grace period, nor a background item come (the states that start
+ * background work start other work beside it).
+ */
+export class WorkerDispatch<W> {
+  private readonly queue: ((w: W) => void)[] = [];
+  private readonly background: ((w: W) => void)[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When an item other than a background one last started or ended. */
+  private lastForeground = Number.NEGATIVE_INFINITY;
+  /** When a background item last came. */
+  private lastBackground = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly idle: W[],
+    private readonly graceMs = BACKGROUND_GRACE_MS,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** A worker for the next item. */
+  take(background: boolean): Promise<W> {
+    if (!background) {
+      this.lastForeground = this.now();
+      const worker = this.idle.pop();
+      if (worker !== undefined) return Promise.resolve(worker);
+    }
+    const waiting = new Promise<W>((go) => (background ? this.background : this.queue).push(go));
+    if (background) {
+      this.lastBackground = this.now();
+      this.fill();
+    }
+    return waiting;
+  }
+
+  /** A worker back from an item (`background`: one taken as such). */
+  give(worker: W, background: boolean): void {
+    if (!background) this.lastForeground = this.now();
+    const next = this.queue.shift();
+    if (next) {
+      this.lastForeground = this.now();
+      next(worker);
+      return;
+    }
+    this.idle.push(worker);
+    this.fill();
+  }
+
+  /** Background items to idle workers once other work has been quiet for the grace period. */
+  private fill(): void {
+    if (this.timer !== undefined) return;
+    while (this.background.length > 0 && this.idle.length > 0) {
+      const quiet = this.now() - Math.max(this.lastForeground, this.lastBackground);
+      if (quiet < this.graceMs) {
+        this.timer = setTimeout(() => {
+          this.timer = undefined;
+          this.fill();
+        }, this.graceMs - quiet);
+        return;
+      }
+      this.background.shift()!(this.idle.pop()!);
+    }
+  }
+}
+
 export class StatePool {
   private readonly idle: Worker[] = [];
   private readonly workers: Worker[] = [];
-  /** Items waiting for a worker; `background`, those taken only when no other one waits. */
-  private readonly queue: ((w: Worker) => void)[] = [];
-  private readonly background: ((w: Worker) => void)[] = [];
+  private readonly dispatch = new WorkerDispatch(this.idle);
   private readonly pending = new Map<
     number,
     { resolve: (v: unknown) => void; reject: (e: unknown) => void }
@@ -55,12 +126,11 @@ export class StatePool {
 
   /**
    * Runs one map item on the next free worker; a `background` one waits until no other item
-   * does (work nothing waits on soon fills the time a worker would sit idle).
+   * does and none has for a moment (work nothing waits on soon fills the time a worker would
+   * sit idle, not the gap between two maps).
    */
   async run(state: TaskName, input: unknown, background = false): Promise<unknown> {
-    const worker =
-      this.idle.pop() ??
-      (await new Promise<Worker>((take) => (background ? this.background : this.queue).push(take)));
+    const worker = await this.dispatch.take(background);
     try {
       const id = this.next++;
       return await new Promise((resolve, reject) => {
@@ -68,9 +138,7 @@ export class StatePool {
         worker.postMessage({ id, state, input });
       });
     } finally {
-      const waiting = this.queue.shift() ?? this.background.shift();
-      if (waiting) waiting(worker);
-      else this.idle.push(worker);
+      this.dispatch.give(worker, background);
     }
   }
 
