@@ -143,15 +143,15 @@ export function runBound(
   }).result;
 }
 
-/**
- * Runs one release. `request.work` defaults to a temporary folder (removed afterwards) when
- * the release goes to a local folder; with a store the work area is `<store>/work/…` and stays.
- */
 /** The name a worker thread loads a kernel by (undefined: one it cannot load). */
 function kernelNameOf(kernel: GroupingKernel): 'wasm' | 'ts' | undefined {
   return kernel === wasmGroupingKernel ? 'wasm' : kernel === tsGroupingKernel ? 'ts' : undefined;
 }
 
+/**
+ * Runs one release. `request.work` defaults to a temporary folder (removed afterwards) when
+ * the release goes to a local folder; with a store the work area is `<store>/work/…` and stays.
+ */
 export async function executeRelease(
   request: ReleaseRequest,
   options: EngineOptions = {},
