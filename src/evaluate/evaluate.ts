@@ -28,6 +28,7 @@ import {
 import { classSizeHistogram, reidentificationRisk } from '../metrics/privacy.ts';
 import { specialUniques, type WeightedRisk, weightedRisk } from '../metrics/special-uniques.ts';
 import { isPopulationModel, type PrivacyModelSpec } from '../release-spec/spec.ts';
+import { minOf } from '../util/extent.ts';
 import { checkClass, type SensitiveContext } from '../verify/models.ts';
 import { checkReleaseModels, isReleaseModel } from '../verify/population.ts';
 import { type PersonSetting, personFigures } from './persons.ts';
@@ -159,7 +160,7 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
   const sizes = Array.from(tuples.counts).filter((_, g) => keep(g));
   const suppressedRows = suppressedTuple < 0 ? 0 : tuples.counts[suppressedTuple]!;
   const released = n - suppressedRows;
-  const kAchieved = sizes.length > 0 ? Math.min(...sizes) : 0;
+  const kAchieved = sizes.length > 0 ? minOf(sizes) : 0;
 
   const disclosure: Record<string, DisclosureMeasures> = {};
   const contexts = new Map<string, SensitiveContext>();

@@ -10,6 +10,7 @@ import { modelOf } from '../catalogue/catalogue.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
 import { type DisclosureMeasures, disclosureMeasures } from '../metrics/disclosure.ts';
 import type { PrivacyModelSpec } from '../release-spec/spec.ts';
+import { maxOf } from '../util/extent.ts';
 import { releasedCodesAtNode } from '../verify/at-node.ts';
 import {
   checkPersonClass,
@@ -193,7 +194,7 @@ function originalModes(
       persons += w;
     }
     for (const r of rows) mine[counted.personOf[r]!] = 0;
-    correct += Math.max(...weights.values());
+    correct += maxOf(weights.values());
   }
   return { correct, rows: persons };
 }

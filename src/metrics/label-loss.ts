@@ -2,6 +2,7 @@
  * NCP read from released strings, one label at a time: what `evaluate` measures on any table
  * and what the release audit measures on ppdp's own releases.
  */
+import { maxOf, minOf } from '../util/extent.ts';
 
 /**
  * The loss of each released string of a QI column whose original `values` (the distinct ones
@@ -16,7 +17,7 @@ export function labelLoss(
   const known = new Set(values);
   const d = values.length;
   const numbers = values.map(Number).filter(Number.isFinite);
-  const span = numbers.length > 0 ? Math.max(...numbers) - Math.min(...numbers) : 0;
+  const span = numbers.length > 0 ? maxOf(numbers) - minOf(numbers) : 0;
   const covers = new Map<string, number>();
   for (const row of hierarchyRows ?? []) {
     if (!known.has(row[0]!)) continue;

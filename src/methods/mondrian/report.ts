@@ -9,6 +9,7 @@ import { type DistributionMeasures, measureFigures } from '../../metrics/conting
 import { disclosureMeasures, inputModeCounts, sensitiveDistribution } from '../../metrics/disclosure.ts';
 import { populationRiskPart } from '../../metrics/population-risk.ts';
 import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
+import { minOf } from '../../util/extent.ts';
 import type { BuiltRelease } from '../method.ts';
 import type { MondrianOutcome } from './outcome.ts';
 import type { PreparedMondrian } from './prepare.ts';
@@ -37,7 +38,7 @@ export function mondrianReport(
     privacy: {
       satisfied: models.every((m) => m.satisfied),
       models,
-      k: sizes.length > 0 ? Math.min(...sizes) : 0,
+      k: sizes.length > 0 ? minOf(sizes) : 0,
       classes: released.classes,
       ecSizeHistogram: classSizeHistogram(sizes),
       prosecutorRisk: prosecutorFacts(reidentification),
