@@ -162,6 +162,8 @@ export async function executeRelease(
   const tmp = makeTemporaryFolder('ppdp-run-');
   const workers = options.workers ?? Math.min(4, availableParallelism());
   const minRows = options.workerMinRows ?? WORKER_MIN_ROWS;
+  // An input of several pieces (or ranges) goes to the workers by its bytes before its rows are known.
+  const minScanBytes = minRows * SCAN_BYTES_PER_ROW;
   const env: PhaseEnv = {
     stores,
     kernel: options.kernel ?? wasmGroupingKernel,
@@ -170,7 +172,9 @@ export async function executeRelease(
     tmp,
     rowsPerShard: options.rowsPerShard,
     onOneMachine: options.shardsForFunctions !== true,
-    workers: kernelNameOf(options.kernel ?? wasmGroupingKernel) ? { threads: workers, minRows } : undefined,
+    workers: kernelNameOf(options.kernel ?? wasmGroupingKernel)
+      ? { threads: workers, minScanBytes }
+      : undefined,
     method: options.method,
   };
   const localWork = !request.work && !request.store && !request.spec.startsWith('s3://');
@@ -195,9 +199,7 @@ export async function executeRelease(
     if (!planned || !kernelName || workers < 2) return undefined;
     // Plan's answer has no rows yet: the scan of more than one file may go to the workers.
     const worth =
-      planned.rows > 0
-        ? planned.rows >= minRows
-        : planned.pieces > 1 && planned.bytes >= minRows * SCAN_BYTES_PER_ROW;
+      planned.rows > 0 ? planned.rows >= minRows : planned.pieces > 1 && planned.bytes >= minScanBytes;
     if (!worth) return undefined;
     if (!pool) {
       const created = new StatePool(workers, { kernel: kernelName, s3: options.s3, tmp });

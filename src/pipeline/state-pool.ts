@@ -74,10 +74,10 @@ export class WorkerDispatch<W> {
 
   /** A worker back from an item (`background`: one taken as such). */
   give(worker: W, background: boolean): void {
-    if (!background) this.lastForeground = this.now();
     const next = this.queue.shift();
+    // An item other than a background one ends, or starts on this worker.
+    if (!background || next) this.lastForeground = this.now();
     if (next) {
-      this.lastForeground = this.now();
       next(worker);
       return;
     }

@@ -11,7 +11,7 @@ import { drawsSecretSample } from '../../catalogue/catalogue.ts';
 import { arrowRanges } from '../../data/arrow.ts';
 import { csvRanges } from '../../data/csv.ts';
 import { folderFiles, isFolder } from '../../data/input.ts';
-import { checkInputFits, SCAN_BYTES_PER_ROW } from '../../data/limits.ts';
+import { checkInputFits } from '../../data/limits.ts';
 import { formatOf } from '../../data/read.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { InputError, PpdpError, SpecError } from '../../errors.ts';
@@ -453,12 +453,7 @@ function shardLayout(
     // One file not cut at that size, large enough for the workers: a range per worker, each
     // read as one shard.
     const workers = env.workers;
-    if (
-      workers &&
-      workers.threads > 1 &&
-      pieces.length === 1 &&
-      pieces[0]!.bytes >= workers.minRows * SCAN_BYTES_PER_ROW
-    ) {
+    if (workers && workers.threads > 1 && pieces.length === 1 && pieces[0]!.bytes >= workers.minScanBytes) {
       const ranges = inRanges(pieces, spec, perShard, request, workers.threads);
       if (ranges.length > 1) return { perShard, scanned: ranges };
     }

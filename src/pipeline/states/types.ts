@@ -96,9 +96,9 @@ export interface PhaseEnv {
   readonly onOneMachine?: boolean;
   /**
    * On this machine, the worker threads that share the map items (shards, parts), and the
-   * fewest rows of an input (or its bytes at SCAN_BYTES_PER_ROW a row) they take (engine.ts).
+   * fewest bytes of an input whose scan they take (engine.ts).
    */
-  readonly workers?: { readonly threads: number; readonly minRows: number };
+  readonly workers?: { readonly threads: number; readonly minScanBytes: number };
   /**
    * Builds the release instead of the spec's method, as one task (`ppdp apply`: a saved
    * transformation re-applied). In-process only: a Lambda never gets one.
