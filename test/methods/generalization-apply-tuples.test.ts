@@ -30,8 +30,23 @@ function hierarchyFile(name: string, values: readonly string[]): string {
   return path;
 }
 
+/** The tuples' classes under the level tables `maps` (numbered by first tuple), and each class's first tuple. */
+function classesAt(
+  columns: readonly Int32Array[],
+  maps: readonly Int32Array[],
+): { of: Int32Array; reps: Int32Array } {
+  const ids = new Map<string, number>();
+  const reps: number[] = [];
+  const of = Int32Array.from({ length: columns[0]!.length }, (_, t) => {
+    const key = columns.map((c, i) => maps[i]![c[t]!]).join(',');
+    if (!ids.has(key)) ids.set(key, reps.push(t) - 1);
+    return ids.get(key)!;
+  });
+  return { of, reps: Int32Array.from(reps) };
+}
+
 describe('the released columns made per distinct tuple', () => {
-  it('are the columns made per row: the same labels, codes and dictionaries, in the same shuffled order', () => {
+  it('are the columns made per row, as are those made per class: the same labels, codes and dictionaries, in the same shuffled order', () => {
     const random = new Random(11);
     const rows = 3000;
     const pick = (prefix: string, n: number) =>
@@ -74,6 +89,21 @@ describe('the released columns made per distinct tuple', () => {
         tuples: { rowToTuple: tuples.rowToTuple, names: ['a', 'b'], columns: tuples.columns },
       });
       expect(perTuple).toEqual(perRow);
+      // Made per class (the tuples grouped by their labels at the node): the same again.
+      const perClass = applyGeneralization({
+        ...input,
+        shuffleWith: new Random(5),
+        tuples: {
+          rowToTuple: tuples.rowToTuple,
+          names: ['a', 'b'],
+          columns: tuples.columns,
+          classes: classesAt(
+            tuples.columns,
+            [a.name, b.name].map((q) => hierarchies.get(q)!.levelTables[node[q as 'a' | 'b']]!),
+          ),
+        },
+      });
+      expect(perClass).toEqual(perRow);
       expect(perTuple[0]!.kind === 'dictionary' && perTuple[0]!.codes.length).toBe(
         suppressedRow.length - suppressedRow.reduce((s, x) => s + x, 0),
       );

@@ -38,6 +38,11 @@ export interface ApplyInput {
     readonly rowToTuple: Int32Array;
     readonly names: readonly string[];
     readonly columns: readonly Int32Array[];
+    /**
+     * Each tuple's class at `node` (`of`) and each class's first tuple (`reps`), as the search
+     * grouped them: the released codes are then made per class, fewer than the tuples.
+     */
+    readonly classes?: { readonly of: Int32Array; readonly reps: Int32Array } | undefined;
   };
 }
 
@@ -46,15 +51,13 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
   const rowAt = releasedRows(input);
   const n = rowAt ? rowAt.length : table.rowCount;
   const typeOf = new Map(input.attributes.map((a) => [a.name, a.type]));
-  // Each released row's tuple, gathered once for every quasi-identifier.
-  const tupleAt =
+  // Each released row's tuple (or class), gathered once for every quasi-identifier.
+  const units =
     rowAt && input.tuples && input.suppressed === 'remove' && !input.suppressedCells
-      ? gather(input.tuples.rowToTuple, rowAt)
+      ? releasedUnits(input.tuples, rowAt)
       : undefined;
-  const tuples = input.tuples?.columns[0]?.length ?? 0;
-  const first = tupleAt && firstPositions(tuples, tupleAt);
-  /** Per tuple, its compact code: one buffer serves each quasi-identifier in turn. */
-  const compactOf = new Int32Array(first ? tuples : 0);
+  /** Per unit, its compact code: one buffer serves each quasi-identifier in turn. */
+  const compactOf = new Int32Array(units ? units.first.length : 0);
 
   return table.columns
     .filter((col) => isReleasedType(typeOf.get(col.name)))
@@ -83,14 +86,14 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
       // Removed rows never reach the release: the labels straight into their compact dictionary.
       if (rowAt && !cells && input.suppressed === 'remove') {
         const q = input.tuples?.names.indexOf(col.name) ?? -1;
-        if (tupleAt && first && q >= 0)
+        if (units && q >= 0)
           return compactTuples(
             col.name,
             dictionary,
-            input.tuples!.columns[q]!,
+            units.codes(input.tuples!.columns[q]!),
             levelTable,
-            tupleAt,
-            first,
+            units.at,
+            units.first,
             compactOf,
           );
         return compactGather(col.name, dictionary, source, rowAt, levelTable);
@@ -129,28 +132,28 @@ function compactGather(
 }
 
 /**
- * compactGather over the released rows' tuples (`tupleAt`, each released row's tuple; `first`,
- * each tuple's first released row, -1 for none), a tuple's code `tupleCodes[t]` mapped through
- * `mapped` to `dictionary`: the same column, its labels numbered by their first released row as
- * there, found per tuple, and the rows' codes then gathered without a test per row.
+ * compactGather over the released rows' units (tuples or classes: `unitAt`, each released row's
+ * unit; `first`, each unit's first released row, -1 for none), a unit's code `unitCodes[u]`
+ * mapped through `mapped` to `dictionary`: the same column, its labels numbered by their first
+ * released row as there, found per unit, and the rows' codes then gathered without a test per row.
  */
 function compactTuples(
   name: string,
   dictionary: readonly string[],
-  tupleCodes: Int32Array,
+  unitCodes: Int32Array,
   mapped: Int32Array,
-  tupleAt: Int32Array,
+  unitAt: Int32Array,
   first: Int32Array,
-  /** Scratch, a cell per tuple (overwritten). */
+  /** Scratch, a cell per unit (overwritten). */
   compactOf: Int32Array,
 ): OutputColumn & { kind: 'dictionary' } {
-  const tuples = tupleCodes.length;
-  const none = tupleAt.length;
+  const units = unitCodes.length;
+  const none = unitAt.length;
   const firstOfLabel = new Int32Array(dictionary.length).fill(none);
-  for (let t = 0; t < tuples; t++) {
-    const f = first[t]!;
+  for (let u = 0; u < units; u++) {
+    const f = first[u]!;
     if (f < 0) continue;
-    const c = mapped[tupleCodes[t]!]!;
+    const c = mapped[unitCodes[u]!]!;
     if (f < firstOfLabel[c]!) firstOfLabel[c] = f;
   }
   const released: number[] = [];
@@ -161,14 +164,37 @@ function compactTuples(
     remap[c] = x;
     return dictionary[c]!;
   });
-  for (let t = 0; t < tuples; t++) compactOf[t] = remap[mapped[tupleCodes[t]!]!]!;
-  return { name, kind: 'dictionary', dictionary: used, codes: gather(compactOf, tupleAt) };
+  for (let u = 0; u < units; u++) compactOf[u] = remap[mapped[unitCodes[u]!]!]!;
+  return { name, kind: 'dictionary', dictionary: used, codes: gather(compactOf, unitAt) };
 }
 
-/** Each tuple's first position in `tupleAt` (-1 where it has none). */
-function firstPositions(tuples: number, tupleAt: Int32Array): Int32Array {
-  const first = new Int32Array(tuples).fill(-1);
-  for (let j = tupleAt.length - 1; j >= 0; j--) first[tupleAt[j]!] = j;
+/**
+ * The unit each released row falls in (`at`): its class when the search's classes are given
+ * (a class's rows share every label), else its tuple; each unit's first position there
+ * (`first`), and a quasi-identifier's code per unit from its code per tuple (`codes`).
+ */
+function releasedUnits(
+  tuples: NonNullable<ApplyInput['tuples']>,
+  rowAt: Int32Array,
+): { at: Int32Array; first: Int32Array; codes: (perTuple: Int32Array) => Int32Array } {
+  const tupleAt = gather(tuples.rowToTuple, rowAt);
+  const { classes } = tuples;
+  if (!classes) {
+    const count = tuples.columns[0]?.length ?? 0;
+    return { at: tupleAt, first: firstPositions(count, tupleAt), codes: (perTuple) => perTuple };
+  }
+  const at = gather(classes.of, tupleAt);
+  return {
+    at,
+    first: firstPositions(classes.reps.length, at),
+    codes: (perTuple) => gather(perTuple, classes.reps),
+  };
+}
+
+/** Each unit's first position in `unitAt` (-1 where it has none). */
+function firstPositions(units: number, unitAt: Int32Array): Int32Array {
+  const first = new Int32Array(units).fill(-1);
+  for (let j = unitAt.length - 1; j >= 0; j--) first[unitAt[j]!] = j;
   return first;
 }
 

@@ -483,6 +483,7 @@ function release(ctx: MethodContext, prepared: Prepared, step: SearchStepResult)
         rowToTuple: prepared.tuples.rowToTuple,
         names: prepared.qis.map((q) => q.name),
         columns: prepared.tuples.columns,
+        classes: step.tupleClasses,
       },
     });
   });
@@ -681,6 +682,8 @@ export interface SearchStepResult {
   /** Per distinct tuple of `prepared.tuples`: 1 when its class is suppressed. */
   readonly tupleSuppressed: Uint8Array;
   // (With cell suppression, bits 1–7 hold how many attributes of claims.cells.order it loses.)
+  /** Per distinct tuple its class at `node`, and per class its first tuple (not with cell suppression). */
+  readonly tupleClasses?: { readonly of: Int32Array; readonly reps: Int32Array } | undefined;
   readonly report: BuiltRelease['report'];
   readonly claims: GeneralizationClaims;
 }
@@ -765,6 +768,7 @@ function afterSearch(
   return {
     node,
     tupleSuppressed,
+    tupleClasses: descent ? undefined : { of: best.groupOf, reps: best.reps.subarray(0, best.groups) },
     report,
     claims: claimsOf('generalization', {
       enforced: {
