@@ -44,7 +44,7 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -70,6 +70,9 @@ const HELP = `Usage: npm run bench:dp [-- options]
   --rows N          rows of the larger Adult-shaped table (default 100000; 0 skips it)
   --modes LIST      fixed, search or both, comma-separated (default fixed,search)
   --arx-lib DIR     the folder of ARX 3.9.2's jars (default: $ARX_LIB)
+  --isolate         each (ε, node) pair in its own processes (a fresh node and a fresh JVM), both
+                    tables in each, the results gathered into one file: no configuration runs in a
+                    heap or a JIT state that another left behind
   --out FILE        where the results go (default bench/results/dp.json)
 `;
 const { values } = parseArgs({
@@ -83,6 +86,7 @@ const { values } = parseArgs({
     modes: { type: 'string', default: 'fixed,search' },
     'arx-lib': { type: 'string', default: process.env.ARX_LIB ?? '' },
     out: { type: 'string', default: join(ROOT, 'bench/results/dp.json') },
+    isolate: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -419,6 +423,40 @@ function medians(ts: readonly Timing[]): Timing {
 const ratio = (arx: number | null | undefined, ppdp: number | null | undefined) =>
   arx == null || ppdp == null ? null : arx / ppdp;
 
+/**
+ * Each (ε, node) pair in a child run of this script (its own node process and JVM), one after
+ * another, their results gathered in order: ε, then the node, then the table, as one run has them.
+ */
+function isolated(): void {
+  const uptimeBefore = spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
+  console.log(`load before: ${uptimeBefore}`);
+  const results: Result[] = [];
+  const work = mkdtempSync(join(os.tmpdir(), 'ppdp-bench-dp-isolated-'));
+  try {
+    for (const epsilon of epsilons) {
+      for (const mode of modes) {
+        const out = join(work, `${epsilon}-${mode}.json`);
+        const args = [
+          ...process.execArgv,
+          new URL(import.meta.url).pathname,
+          ...['--seeds', values.seeds, '--epsilons', String(epsilon), '--modes', mode],
+          ...['--delta', values.delta, '--share', values.share, '--steps', values.steps],
+          ...['--rows', values.rows, '--arx-lib', values['arx-lib'], '--out', out],
+        ];
+        console.log(`ε = ${epsilon}, ${mode}: its own processes`);
+        const child = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+        if (child.status !== 0)
+          throw new Error(`the run of ε = ${epsilon}, ${mode} failed (exit ${child.status})`);
+        results.push(...(JSON.parse(readFileSync(out, 'utf8')) as { results: Result[] }).results);
+        save(results, uptimeBefore, 'partial');
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  finish(results, uptimeBefore);
+}
+
 async function main(): Promise<void> {
   const uptimeBefore = spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
   console.log(`load before: ${uptimeBefore}`);
@@ -557,6 +595,11 @@ async function main(): Promise<void> {
   } finally {
     arx.stop();
   }
+  finish(results, uptimeBefore);
+}
+
+/** The load after, the table of every configuration, and the results written. */
+function finish(results: readonly Result[], uptimeBefore: string): void {
   const uptimeAfter = spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
   console.log(`load after: ${uptimeAfter}\n`);
   console.log(
@@ -631,6 +674,7 @@ function save(results: readonly Result[], uptimeBefore: string, uptimeAfter: str
     steps,
     rows: Number(values.rows),
     modes,
+    isolated: values.isolate,
   };
   writeFileSync(
     out,
@@ -639,4 +683,5 @@ function save(results: readonly Result[], uptimeBefore: string, uptimeAfter: str
   return out;
 }
 
-await main();
+if (values.isolate) isolated();
+else await main();
