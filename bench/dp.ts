@@ -1,6 +1,7 @@
 /**
  * (ε, δ)-differential privacy by sampling and generalization, ppdp against ARX 3.9.2 (a script,
- * not a test): Adult and a larger Adult-shaped table (bench/adult-sample.ts), the same
+ * not a test): Adult and a larger public table, Fertility (254,654 rows of the 1980 US Census,
+ * bench/fertility.ts; or Adult resampled to any size, bench/adult-sample.ts), the same
  * hierarchies, a few ε at δ = 1e-5, each with the node fixed in advance and with the private
  * search (a share of ε over a number of steps), repeated with fresh secret randomness in both
  * tools (`--seeds` repetitions: neither takes a seed). ARX runs as one long-lived JVM
@@ -58,6 +59,7 @@ import { readInput, streams } from '../src/pipeline/release.ts';
 import { loadSpec, type ReleaseSpec } from '../src/release-spec/spec.ts';
 import { ADULT, ADULT_DP_LEVELS, sampled } from './adult-sample.ts';
 import { type ArxHarness, startArxHarness } from './arx-harness.ts';
+import { FERTILITY_DP_LEVELS, unpackFertility } from './fertility.ts';
 import { machineInfo, median, table } from './scale.ts';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
@@ -67,7 +69,10 @@ const HELP = `Usage: npm run bench:dp [-- options]
   --delta D         δ (default 1e-5)
   --share S         the search's share of ε (default 0.1)
   --steps N         the search's steps (default 20)
-  --rows N          rows of the larger Adult-shaped table (default 100000; 0 skips it)
+  --tables LIST     adult, fertility (a larger public table: 254,654 rows of the 1980 US
+                    Census) and adult-shaped (Adult resampled to --rows rows), comma-separated
+                    (default adult,fertility)
+  --rows N          rows of the Adult-shaped table (default 100000)
   --modes LIST      fixed, search or both, comma-separated (default fixed,search)
   --arx-lib DIR     the folder of ARX 3.9.2's jars (default: $ARX_LIB)
   --isolate         each (ε, node) pair in its own processes (a fresh node and a fresh JVM), both
@@ -82,6 +87,7 @@ const { values } = parseArgs({
     delta: { type: 'string', default: '1e-5' },
     share: { type: 'string', default: '0.1' },
     steps: { type: 'string', default: '20' },
+    tables: { type: 'string', default: 'adult,fertility' },
     rows: { type: 'string', default: '100000' },
     modes: { type: 'string', default: 'fixed,search' },
     'arx-lib': { type: 'string', default: process.env.ARX_LIB ?? '' },
@@ -95,8 +101,60 @@ if (values.help) {
   process.exit(0);
 }
 
-/** A data-independent node of Adult's lattice (the tests'). */
-const LEVELS = ADULT_DP_LEVELS;
+/** A table both tools release: its CSV (`;`-separated), a hierarchy file per QI, the node the fixed mode takes. */
+interface BenchTable {
+  readonly name: string;
+  readonly dir: string;
+  readonly csv: string;
+  /** The release spec the benchmark's are made from (its QIs, their hierarchies, the input). */
+  readonly spec: string;
+  readonly hierarchy: (qi: string) => string;
+  readonly levels: Readonly<Record<string, number>>;
+  /** Files besides the CSV and the QIs' hierarchies that the spec names. */
+  readonly extra: readonly string[];
+}
+
+const TABLE_NAMES = ['adult', 'fertility', 'adult-shaped'] as const;
+const tableNames = values.tables.split(',');
+for (const t of tableNames)
+  if (!(TABLE_NAMES as readonly string[]).includes(t))
+    throw new Error(`--tables names ${t}: the tables are ${TABLE_NAMES.join(', ')}`);
+
+/** Adult's shape: the example's files (or a resampled copy's), occupation insensitive. */
+function adultTable(name: string, dir: string): BenchTable {
+  return {
+    name,
+    dir,
+    csv: 'adult.csv',
+    spec: join(ADULT, 'release.json'),
+    hierarchy: (q) => `adult_hierarchy_${q}.csv`,
+    levels: ADULT_DP_LEVELS,
+    extra: ['adult_hierarchy_occupation.csv'],
+  };
+}
+
+/** The tables `--tables` names, in its order, each in a folder (Fertility's unpacked under `work`). */
+async function benchTables(work: string): Promise<BenchTable[]> {
+  const out: BenchTable[] = [];
+  for (const t of tableNames) {
+    if (t === 'adult') out.push(adultTable('adult', ADULT));
+    if (t === 'adult-shaped')
+      out.push(adultTable(`adult-shaped ${values.rows}`, (await sampled(Number(values.rows))).dir));
+    if (t === 'fertility') {
+      const dir = unpackFertility(join(work, 'fertility-data'));
+      out.push({
+        name: 'fertility',
+        dir,
+        csv: 'fertility.csv',
+        spec: join(dir, 'release.json'),
+        hierarchy: (q) => `hierarchy_${q}.csv`,
+        levels: FERTILITY_DP_LEVELS,
+        extra: [],
+      });
+    }
+  }
+  return out;
+}
 
 const seeds = Number(values.seeds);
 /**
@@ -154,13 +212,10 @@ function startArx(): ArxHarness {
 // ---- ppdp ----
 
 /** Per QI, label → rows of its hierarchy under it at each level, and the hierarchy's rows. */
-function hierarchyShares(
-  dir: string,
-  qis: readonly string[],
-): Map<string, { under: Map<string, number>[]; rows: number }> {
+function hierarchyShares(t: BenchTable): Map<string, { under: Map<string, number>[]; rows: number }> {
   return new Map(
-    qis.map((q) => {
-      const rows = readFileSync(join(dir, `adult_hierarchy_${q}.csv`), 'utf8')
+    Object.keys(t.levels).map((q) => {
+      const rows = readFileSync(join(t.dir, t.hierarchy(q)), 'utf8')
         .split(/\r?\n/)
         .filter((l) => l !== '')
         .map((l) => l.split(';'));
@@ -209,12 +264,13 @@ function releaseLoss(
   return { loss, released: rows };
 }
 
-function specFor(dir: string, model: Record<string, unknown>): ReleaseSpec {
-  const spec = JSON.parse(readFileSync(join(ADULT, 'release.json'), 'utf8'));
+function specFor(t: BenchTable, dir: string, model: Record<string, unknown>): ReleaseSpec {
+  const spec = JSON.parse(readFileSync(t.spec, 'utf8'));
   spec.privacy = [model];
   // As ARX's side holds it (DpBench.java): every column but the QIs insensitive, so that
-  // neither side measures disclosure of occupation it was not asked for.
-  spec.attributes.occupation = { type: 'insensitive' };
+  // neither side measures disclosure of a sensitive column it was not asked for.
+  for (const [name, a] of Object.entries(spec.attributes as Record<string, { type: string }>))
+    if (a.type !== 'quasi-identifying') spec.attributes[name] = { type: 'insensitive' };
   spec.method = { name: 'generalization', metric: 'loss', maxSuppression: 1, suppressed: 'remove' };
   const file = join(dir, `dp-${Object.keys(model).join('-')}.json`);
   writeFileSync(file, JSON.stringify(spec));
@@ -441,7 +497,7 @@ function isolated(): void {
           new URL(import.meta.url).pathname,
           ...['--seeds', values.seeds, '--epsilons', String(epsilon), '--modes', mode],
           ...['--delta', values.delta, '--share', values.share, '--steps', values.steps],
-          ...['--rows', values.rows, '--arx-lib', values['arx-lib'], '--out', out],
+          ...['--tables', values.tables, '--rows', values.rows, '--arx-lib', values['arx-lib'], '--out', out],
         ];
         console.log(`ε = ${epsilon}, ${mode}: its own processes`);
         const child = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
@@ -461,25 +517,18 @@ async function main(): Promise<void> {
   const uptimeBefore = spawnSync('uptime', { encoding: 'utf8' }).stdout.trim();
   console.log(`load before: ${uptimeBefore}`);
   const arx = startArx();
-  const tables: { name: string; dir: string }[] = [{ name: 'adult', dir: ADULT }];
-  const rows = Number(values.rows);
-  if (rows > 0) tables.push({ name: `adult-shaped ${rows}`, dir: (await sampled(rows)).dir });
-  const qis = Object.keys(LEVELS);
   const results: Result[] = [];
   const work = join(os.tmpdir(), `ppdp-bench-dp-${process.pid}`);
   mkdirSync(work, { recursive: true });
   try {
-    for (const t of tables) {
-      const qiFields = qis.map((q) => `qi=${q}=${join(t.dir, `adult_hierarchy_${q}.csv`)}`);
-      await arx.ask(['data', `file=${join(t.dir, 'adult.csv')}`, 'delim=;', ...qiFields].join('\t'));
-      const shares = hierarchyShares(t.dir, qis);
+    for (const t of await benchTables(work)) {
+      const qis = Object.keys(t.levels);
+      const qiFields = qis.map((q) => `qi=${q}=${join(t.dir, t.hierarchy(q))}`);
+      await arx.ask(['data', `file=${join(t.dir, t.csv)}`, 'delim=;', ...qiFields].join('\t'));
+      const shares = hierarchyShares(t);
       const specDir = join(work, t.name.replace(/\W+/g, '-'));
       mkdirSync(specDir, { recursive: true });
-      for (const f of [
-        'adult.csv',
-        ...qis.map((q) => `adult_hierarchy_${q}.csv`),
-        'adult_hierarchy_occupation.csv',
-      ])
+      for (const f of [t.csv, ...qis.map(t.hierarchy), ...t.extra])
         writeFileSync(join(specDir, f), readFileSync(join(t.dir, f)));
       let input: EncodedTable | undefined;
       let digest: Uint8Array | undefined;
@@ -487,9 +536,9 @@ async function main(): Promise<void> {
         for (const mode of modes) {
           const model =
             mode === 'fixed'
-              ? { model: 'differential-privacy', epsilon, delta, levels: LEVELS }
+              ? { model: 'differential-privacy', epsilon, delta, levels: t.levels }
               : { model: 'differential-privacy', epsilon, delta, searchBudget: share, steps };
-          const spec = specFor(specDir, model);
+          const spec = specFor(t, specDir, model);
           const split = dpSplit(model as Parameters<typeof dpSplit>[0]);
           const { beta, k } = dpParameters(split.epsilonAnon, delta);
           // The derivation warm, as ARX's in its long-lived JVM (where each warm-up run derives
@@ -513,7 +562,7 @@ async function main(): Promise<void> {
             `eps=${epsilon}`,
             `delta=${delta}`,
             ...(mode === 'fixed'
-              ? [`levels=${qis.map((q) => `${q}=${LEVELS[q]}`).join(',')}`]
+              ? [`levels=${qis.map((q) => `${q}=${t.levels[q]}`).join(',')}`]
               : [`search=${split.epsilonSearch}`, `steps=${steps}`]),
           ].join('\t');
           // Warm-ups each (both JITs, ppdp's kernels), alternating and not counted.
@@ -672,6 +721,7 @@ function save(results: readonly Result[], uptimeBefore: string, uptimeAfter: str
     delta,
     share,
     steps,
+    tables: tableNames,
     rows: Number(values.rows),
     modes,
     isolated: values.isolate,
