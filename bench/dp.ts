@@ -643,6 +643,7 @@ async function main(): Promise<void> {
     }
   } finally {
     arx.stop();
+    rmSync(work, { recursive: true, force: true });
   }
   finish(results, uptimeBefore);
 }

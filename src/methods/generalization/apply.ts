@@ -87,7 +87,7 @@ export function applyGeneralization(input: ApplyInput): OutputColumn[] {
       if (rowAt && !cells && input.suppressed === 'remove') {
         const q = input.tuples?.names.indexOf(col.name) ?? -1;
         if (units && q >= 0)
-          return compactTuples(
+          return compactUnits(
             col.name,
             dictionary,
             units.codes(input.tuples!.columns[q]!),
@@ -137,7 +137,7 @@ function compactGather(
  * mapped through `mapped` to `dictionary`: the same column, its labels numbered by their first
  * released row as there, found per unit, and the rows' codes then gathered without a test per row.
  */
-function compactTuples(
+function compactUnits(
   name: string,
   dictionary: readonly string[],
   unitCodes: Int32Array,
