@@ -21,6 +21,7 @@ import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
 import type { VerificationCheck } from '../contracts/report.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../release-spec/spec.ts';
+import { positionsIn } from '../util/string-index.ts';
 import { fail, releasedNames } from './common.ts';
 import { checkClass, type SensitiveContext, type ValueCounts } from './models.ts';
 import { asCsvEncoded } from './staged-csv.ts';
@@ -247,7 +248,7 @@ function checkRowsGeneralizeInput(
 function checkK(args: MondrianVerifyInput, { n, out, qis }: Shape, add: Add): Classes {
   let classOf: Int32Array = new Int32Array(n);
   let count = n > 0 ? 1 : 0;
-  for (const q of qis) ({ ids: classOf, count } = refine(classOf, out(q).codes, out(q).dictionary.length));
+  for (const q of qis) ({ ids: classOf, count } = refine(classOf, out(q).codes));
   const sizes = new Int32Array(count);
   for (let j = 0; j < n; j++) sizes[classOf[j]!]!++;
   let minSize = count > 0 ? Number.POSITIVE_INFINITY : 0;
@@ -350,17 +351,46 @@ function sameTable(a: EncodedTable, b: EncodedTable): boolean {
   });
 }
 
-/** Refines group ids by one more column: rows share a new id iff they shared an id and a code. */
-function refine(ids: Int32Array, codes: ArrayLike<number>, card: number): { ids: Int32Array; count: number } {
-  const index = new Map<number, number>();
-  const next = new Int32Array(ids.length);
-  for (let i = 0; i < ids.length; i++) {
-    const key = ids[i]! * card + codes[i]!;
-    let g = index.get(key);
-    if (g === undefined) index.set(key, (g = index.size));
-    next[i] = g;
+/**
+ * Refines group ids by one more column: rows share a new id iff they shared an id and a code,
+ * the new ids numbered by first appearance. The (id, code) pairs are kept in an open-addressing
+ * table of typed arrays: a Map of millions of keys (a column of distinct values passed through)
+ * cost seconds and its garbage.
+ */
+function refine(ids: Int32Array, codes: ArrayLike<number>): { ids: Int32Array; count: number } {
+  const n = ids.length;
+  let size = 16;
+  while (size < 2 * n) size *= 2;
+  const mask = size - 1;
+  // Slot s holds the pair (pairId[s], pairCode[s]) and its new id + 1 (0: empty).
+  const pairId = new Int32Array(size);
+  const pairCode = new Int32Array(size);
+  const newId = new Int32Array(size);
+  const next = new Int32Array(n);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const id = ids[i]!;
+    const code = codes[i]!;
+    let h = Math.imul(id, 0x9e3779b1) ^ Math.imul(code + 0x7f4a7c15, 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+    let at = (h ^ (h >>> 13)) & mask;
+    for (;;) {
+      const held = newId[at]!;
+      if (held === 0) {
+        pairId[at] = id;
+        pairCode[at] = code;
+        newId[at] = ++count;
+        next[i] = count - 1;
+        break;
+      }
+      if (pairId[at] === id && pairCode[at] === code) {
+        next[i] = held - 1;
+        break;
+      }
+      at = (at + 1) & mask;
+    }
   }
-  return { ids: next, count: index.size };
+  return { ids: next, count };
 }
 
 function recomputeNcp(
@@ -414,7 +444,8 @@ interface TrieNode {
  * are grouped; an input group may feed a released group when the values outside the QIs are
  * equal, every categorical QI's label covers the value and every numeric QI's range holds it.
  * Candidates come from a trie over (other values, categorical labels) walked with each
- * value's covering labels. Greedy assignment, most constrained input groups first, then
+ * value's covering labels, or, where one released group alone has its other values, from that
+ * group checked directly. The edges lie in typed arrays, a's edges in a run of their own. Greedy assignment, most constrained input groups first, then
  * augmenting paths for what greedy left over: a maximum flow, so `unmatched` is 0 exactly
  * when a perfect matching exists.
  */
@@ -438,8 +469,7 @@ function matchRows(
   for (const name of others) {
     const o = out(name);
     const i = inp(name);
-    const inputCode = new Map(i.dictionary.map((s, c) => [s, c]));
-    const mapped = Int32Array.from(o.dictionary, (s) => inputCode.get(s) ?? -1);
+    const mapped = positionsIn(o.dictionary, i.dictionary);
     const codes = new Int32Array(2 * n);
     for (let j = 0; j < n; j++) {
       const c = mapped[o.codes[j]!]!;
@@ -447,7 +477,7 @@ function matchRows(
       codes[j] = Math.max(c, 0);
       codes[n + j] = i.codes[j]!;
     }
-    ({ ids: otherIds, count: otherCount } = refine(otherIds, codes, Math.max(1, i.dictionary.length)));
+    ({ ids: otherIds, count: otherCount } = refine(otherIds, codes));
   }
 
   // Released groups: other values + categorical labels + numeric labels.
@@ -455,7 +485,7 @@ function matchRows(
   let relGroups = otherCount;
   for (const q of [...categorical, ...numericQis]) {
     const o = out(q);
-    ({ ids: relIds, count: relGroups } = refine(relIds, o.codes, o.dictionary.length));
+    ({ ids: relIds, count: relGroups } = refine(relIds, o.codes));
   }
   const relCount = new Int32Array(relGroups);
   const relRow = new Int32Array(relGroups).fill(-1);
@@ -465,11 +495,21 @@ function matchRows(
     relCount[g]!++;
     if (relRow[g] === -1) relRow[g] = j;
   }
+  // Released groups by their values outside the QIs. An id of one group (a column of distinct
+  // values passed through makes most so) is checked against it directly; an id of several
+  // through a trie of their categorical labels, its groups in increasing order.
+  const perOther = new Int32Array(otherCount);
+  for (let g = 0; g < relGroups; g++) if (relRow[g]! >= 0) perOther[otherIds[relRow[g]!]!]!++;
+  const onlyGroup = new Int32Array(otherCount).fill(-1);
   const root = new Map<number, TrieNode>();
   const catCols = categorical.map(out);
   for (let g = 0; g < relGroups; g++) {
     const j = relRow[g]!;
     if (j < 0) continue;
+    if (perOther[otherIds[j]!] === 1) {
+      onlyGroup[otherIds[j]!] = g;
+      continue;
+    }
     let node: TrieNode | undefined = root.get(otherIds[j]!);
     if (!node) root.set(otherIds[j]!, (node = { children: new Map(), groups: [] }));
     for (const c of catCols) {
@@ -488,7 +528,7 @@ function matchRows(
   let inGroups = otherCount;
   for (const q of [...categorical, ...numericQis]) {
     const i = inp(q);
-    ({ ids: inIds, count: inGroups } = refine(inIds, i.codes, i.dictionary.length));
+    ({ ids: inIds, count: inGroups } = refine(inIds, i.codes));
   }
   const inCount = new Int32Array(inGroups);
   const inRow = new Int32Array(inGroups).fill(-1);
@@ -504,57 +544,75 @@ function matchRows(
     const parsed = i.dictionary.map(parseNumber);
     return Float64Array.from(i.codes, (c) => parsed[c]!);
   });
-  const edgesOf: number[][] = Array.from(inRow, (r) => {
-    const found: number[] = [];
-    const start = root.get(otherIds[n + r]!);
-    if (!start) return found;
-    const walk = (node: TrieNode, depth: number) => {
-      if (depth === categorical.length) {
-        for (const g of node.groups) {
-          const j = relRow[g]!;
-          let ok = true;
-          for (let x = 0; x < inValue.length && ok; x++) {
-            const v = inValue[x]![r]!;
-            const lo = relLo[x]![j]!;
-            // A missing input value (NaN) fits a missing cell (lo NaN) or `*` (lo −∞) only.
-            ok = Number.isNaN(v)
-              ? Number.isNaN(lo) || lo === Number.NEGATIVE_INFINITY
-              : v >= lo && v <= relHi[x]![j]!;
-          }
-          if (ok) found.push(g);
-        }
-        return;
-      }
-      for (const label of covers[depth]![inCat[depth]![r]!]!) {
-        const next = node.children.get(label);
-        if (next) walk(next, depth + 1);
-      }
-    };
-    walk(start, 0);
-    return found;
-  });
+  /** Whether released group g's numeric ranges hold input row r's values. */
+  const fits = (g: number, r: number): boolean => {
+    const j = relRow[g]!;
+    for (let x = 0; x < inValue.length; x++) {
+      const v = inValue[x]![r]!;
+      const lo = relLo[x]![j]!;
+      // A missing input value (NaN) fits a missing cell (lo NaN) or `*` (lo −∞) only.
+      const ok = Number.isNaN(v)
+        ? Number.isNaN(lo) || lo === Number.NEGATIVE_INFINITY
+        : v >= lo && v <= relHi[x]![j]!;
+      if (!ok) return false;
+    }
+    return true;
+  };
+  /** Whether each of released group g's categorical labels covers input row r's value. */
+  const covered = (g: number, r: number): boolean => {
+    const j = relRow[g]!;
+    for (let depth = 0; depth < catCols.length; depth++)
+      if (!covers[depth]![inCat[depth]![r]!]!.includes(catCols[depth]!.codes[j]!)) return false;
+    return true;
+  };
+  // Edges (input group a → released group b), unbounded each: a's edges are edgeB[edgeStart[a] …
+  // edgeStart[a + 1]), in the order the trie's walk meets them.
+  const edges = new Edges(inGroups);
+  const walk = (node: TrieNode, depth: number, r: number, a: number): void => {
+    if (depth === categorical.length) {
+      for (const g of node.groups) if (fits(g, r)) edges.add(a, g);
+      return;
+    }
+    for (const label of covers[depth]![inCat[depth]![r]!]!) {
+      const next = node.children.get(label);
+      if (next) walk(next, depth + 1, r, a);
+    }
+  };
+  for (let a = 0; a < inGroups; a++) {
+    const r = inRow[a]!;
+    const other = otherIds[n + r]!;
+    if (perOther[other] === 1) {
+      const g = onlyGroup[other]!;
+      if (covered(g, r) && fits(g, r)) edges.add(a, g);
+    } else {
+      const start = root.get(other);
+      if (start) walk(start, 0, r, a);
+    }
+    edges.end(a);
+  }
+  const { edgeStart, edgeA, edgeB } = edges.done();
+  // Each released group's edges, in edge order.
+  const bStart = new Int32Array(relGroups + 1);
+  for (let e = 0; e < edgeB.length; e++) bStart[edgeB[e]! + 1]!++;
+  for (let b = 0; b < relGroups; b++) bStart[b + 1]! += bStart[b]!;
+  const bEdges = new Int32Array(edgeB.length);
+  const fill = bStart.slice(0, relGroups);
+  for (let e = 0; e < edgeB.length; e++) bEdges[fill[edgeB[e]!]!++] = e;
 
-  // Flow on edges (input group a → released group b), unbounded per edge.
-  const edgeA: number[] = [];
-  const edgeB: number[] = [];
-  const edgesOfB: number[][] = Array.from({ length: relGroups }, () => []);
-  const edgeIds = edgesOf.map((bs, a) =>
-    bs.map((b) => {
-      const e = edgeA.length;
-      edgeA.push(a);
-      edgeB.push(b);
-      edgesOfB[b]!.push(e);
-      return e;
-    }),
-  );
-  const flow = new Float64Array(edgeA.length);
+  const flow = new Float64Array(edgeB.length);
   const supply = Float64Array.from(inCount);
   const capacity = Float64Array.from(relCount);
-  const byConstraint = Array.from(inCount, (_, a) => a).sort(
-    (x, y) => edgesOf[x]!.length - edgesOf[y]!.length || x - y,
-  );
+  // Input groups by their number of edges, then by id (a counting sort: the same order as a sort).
+  const degree = (a: number) => edgeStart[a + 1]! - edgeStart[a]!;
+  let most = 0;
+  for (let a = 0; a < inGroups; a++) most = Math.max(most, degree(a));
+  const byDegree = new Int32Array(most + 2);
+  for (let a = 0; a < inGroups; a++) byDegree[degree(a) + 1]!++;
+  for (let d = 0; d <= most; d++) byDegree[d + 1]! += byDegree[d]!;
+  const byConstraint = new Int32Array(inGroups);
+  for (let a = 0; a < inGroups; a++) byConstraint[byDegree[degree(a)]!++] = a;
   for (const a of byConstraint) {
-    for (const e of edgeIds[a]!) {
+    for (let e = edgeStart[a]!; e < edgeStart[a + 1]!; e++) {
       if (supply[a] === 0) break;
       const f = Math.min(supply[a]!, capacity[edgeB[e]!]!);
       if (f > 0) {
@@ -564,7 +622,7 @@ function matchRows(
       }
     }
   }
-  const graph = { edgeIds, edgeA, edgeB, edgesOfB, flow, supply, capacity };
+  const graph = { edgeStart, edgeA, edgeB, bStart, bEdges, flow, supply, capacity };
   const search = new PathSearch(inGroups, relGroups);
   let rerouted = 0;
   let unmatched = 0;
@@ -582,13 +640,51 @@ function matchRows(
 }
 
 interface FlowGraph {
-  readonly edgeIds: number[][];
-  readonly edgeA: number[];
-  readonly edgeB: number[];
-  readonly edgesOfB: number[][];
+  /** Input group a's edges: edgeStart[a] … edgeStart[a + 1]. */
+  readonly edgeStart: Int32Array;
+  readonly edgeA: Int32Array;
+  readonly edgeB: Int32Array;
+  /** Released group b's edges: bEdges[bStart[b] … bStart[b + 1]). */
+  readonly bStart: Int32Array;
+  readonly bEdges: Int32Array;
   readonly flow: Float64Array;
   readonly supply: Float64Array;
   readonly capacity: Float64Array;
+}
+
+/** The edges of input groups added in order of group, kept in growing typed arrays. */
+class Edges {
+  private a = new Int32Array(1024);
+  private b = new Int32Array(1024);
+  private count = 0;
+  private readonly start: Int32Array;
+
+  constructor(groups: number) {
+    this.start = new Int32Array(groups + 1);
+  }
+
+  add(a: number, b: number): void {
+    if (this.count === this.a.length) {
+      const grow = (old: Int32Array) => {
+        const next = new Int32Array(2 * old.length);
+        next.set(old);
+        return next;
+      };
+      this.a = grow(this.a);
+      this.b = grow(this.b);
+    }
+    this.a[this.count] = a;
+    this.b[this.count++] = b;
+  }
+
+  /** Input group a's edges are all added. */
+  end(a: number): void {
+    this.start[a + 1] = this.count;
+  }
+
+  done(): { edgeStart: Int32Array; edgeA: Int32Array; edgeB: Int32Array } {
+    return { edgeStart: this.start, edgeA: this.a.slice(0, this.count), edgeB: this.b.slice(0, this.count) };
+  }
 }
 
 /** Breadth-first augmenting paths in the residual graph, with visit stamps instead of sets. */
@@ -618,7 +714,7 @@ class PathSearch {
     search: while (queue.length > 0) {
       const next: number[] = [];
       for (const a of queue) {
-        for (const e of g.edgeIds[a]!) {
+        for (let e = g.edgeStart[a]!; e < g.edgeStart[a + 1]!; e++) {
           const b = g.edgeB[e]!;
           if (seenB[b] === stamp) continue;
           seenB[b] = stamp;
@@ -627,7 +723,8 @@ class PathSearch {
             target = b;
             break search;
           }
-          for (const back of g.edgesOfB[b]!) {
+          for (let k = g.bStart[b]!; k < g.bStart[b + 1]!; k++) {
+            const back = g.bEdges[k]!;
             const a2 = g.edgeA[back]!;
             if (g.flow[back]! > 0 && seenA[a2] !== stamp) {
               seenA[a2] = stamp;

@@ -341,6 +341,47 @@ describe('Mondrian on small tables', () => {
   });
 });
 
+/**
+ * The Mondrian verifier over a copy of a release's staged table with cells replaced (value
+ * strings, by column and row), age numeric and city's hierarchy a1 → A, b1 → B.
+ */
+function verifyTampered(
+  release: {
+    spec: ReturnType<typeof loadSpec>;
+    input: ReturnType<typeof readInput>;
+    staged: ReturnType<typeof readArrow>;
+    report: ReleaseReport;
+  },
+  cells: [string, number, string][],
+  claims = {},
+) {
+  const { spec, input, staged, report } = release;
+  const copy = withCells(staged, cells);
+  return verifyMondrian({
+    input,
+    attributes: spec.attributes,
+    privacy: spec.privacy,
+    numeric: ['age'],
+    hierarchyRows: new Map([
+      [
+        'city',
+        [
+          ['a1', 'A', '*'],
+          ['b1', 'B', '*'],
+        ],
+      ],
+    ]),
+    arrow: copy,
+    csv: copy,
+    claims: {
+      classes: report.privacy.classes!,
+      minClassSize: report.privacy.k!,
+      ncp: report.utility.value,
+      ...claims,
+    },
+  });
+}
+
 describe('the Mondrian verifier rejects what does not hold', async () => {
   const t = smallTable(
     `age,city,disease\n${Array.from({ length: 12 }, (_, i) => `${20 + i},${i % 2 ? 'a1' : 'b1'},d${i % 3}`).join('\n')}\n`,
@@ -362,33 +403,8 @@ describe('the Mondrian verifier rejects what does not hold', async () => {
   const spec = loadSpec(t.spec);
   const input = readInput(spec);
   const staged = readArrow(join(t.out, 'data.arrow'));
-  /** A copy of the staged table with cells replaced (value strings, by column and row). */
-  const verify = (cells: [string, number, string][], claims = {}) => {
-    const copy = withCells(staged, cells);
-    return verifyMondrian({
-      input,
-      attributes: spec.attributes,
-      privacy: spec.privacy,
-      numeric: ['age'],
-      hierarchyRows: new Map([
-        [
-          'city',
-          [
-            ['a1', 'A', '*'],
-            ['b1', 'B', '*'],
-          ],
-        ],
-      ]),
-      arrow: copy,
-      csv: copy,
-      claims: {
-        classes: report.privacy.classes!,
-        minClassSize: report.privacy.k!,
-        ncp: report.utility.value,
-        ...claims,
-      },
-    });
-  };
+  const verify = (cells: [string, number, string][], claims = {}) =>
+    verifyTampered({ spec, input, staged, report }, cells, claims);
   const cell = (name: string, row: number) => {
     const c = staged.columns.find((x) => x.name === name)!;
     return c.dictionary[c.codes[row]!]!;
@@ -426,5 +442,59 @@ describe('the Mondrian verifier rejects what does not hold', async () => {
   it('rejects false claims', () => {
     expect(() => verify([], { classes: report.privacy.classes! + 1 })).toThrow(/reported-classes/);
     expect(() => verify([], { ncp: report.utility.value + 0.01 })).toThrow(/reported-ncp/);
+  });
+});
+
+describe('the Mondrian verifier with a column of distinct values passed through', async () => {
+  /**
+   * Twelve rows, each its own note (insensitive): every released row's values outside the QIs
+   * name one input row, whose QIs its labels and ranges must cover. `vary` is the QI that
+   * differs between the rows (the other is constant), so only that QI's check can fail.
+   */
+  async function released(vary: 'age' | 'city') {
+    const rows = Array.from(
+      { length: 12 },
+      (_, i) => `${vary === 'age' ? 20 + i : 30},${vary === 'city' && i % 2 ? 'b1' : 'a1'},n${i}`,
+    );
+    const t = smallTable(
+      `age,city,note\n${rows.join('\n')}\n`,
+      {
+        attributes: {
+          age: { type: 'quasi-identifying', scale: 'numeric' },
+          city: { type: 'quasi-identifying', hierarchy: 'city.csv' },
+          note: { type: 'insensitive' },
+        },
+        privacy: [{ model: 'k-anonymity', k: 3 }],
+        method: { name: 'mondrian', mode: 'relaxed' },
+      },
+      { 'city.csv': 'a1;A;*\nb1;B;*\n' },
+    );
+    const { report } = await releaseTo(t.spec, t.out);
+    const spec = loadSpec(t.spec);
+    const staged = readArrow(join(t.out, 'data.arrow'));
+    const column = (name: string) => staged.columns.find((x) => x.name === name)!;
+    const cell = (name: string, row: number) => column(name).dictionary[column(name).codes[row]!]!;
+    const verify = (cells: [string, number, string][]) =>
+      verifyTampered({ spec, input: readInput(spec), staged, report }, cells);
+    return {
+      cell,
+      verify,
+      label: vary === 'age' ? (j: number) => cell('age', j) : (j: number) => cell('city', j),
+    };
+  }
+
+  it('accepts the release as staged, and refuses two notes swapped between classes', async () => {
+    for (const vary of ['age', 'city'] as const) {
+      const { cell, verify, label } = await released(vary);
+      expect(verify([]).every((c) => c.passed)).toBe(true);
+      // Two released rows of different classes (a different label of the QI that varies).
+      const j = Array.from({ length: 12 }, (_, r) => r).find((r) => label(r) !== label(0))!;
+      expect(() =>
+        verify([
+          ['note', 0, cell('note', j)],
+          ['note', j, cell('note', 0)],
+        ]),
+      ).toThrow(/rows-generalize-input/);
+    }
   });
 });
