@@ -43,7 +43,7 @@ Options:
   --quick             sizes 1e5,1e6
   --methods <list>    of generalization, mondrian, randomization (default all three)
   --shape <shape>     adult (default) or registry: the near-unique table of bench/registry-sample.ts
-                      (a unique id, age, sex, 5-digit postcode, exact birth date; generalization only)
+                      (a unique id, age, sex, 5-digit postcode, exact birth date; generalization, mondrian)
   --ride-along        with --shape registry: three insensitive columns released unchanged (a
                       free-text note with one distinct value per row, an amount, a timestamp);
                       its results are kept apart from the registry's without them
@@ -177,8 +177,20 @@ export function ms(x: number | undefined): string {
 // ---------------------------------------------------------------------------------------------
 
 /** The example's spec for the synthetic input: its hierarchies by file name from synth's spec. */
-function adaptSpec(method: Method, synthSpec: string): string {
+function adaptSpec(method: Method, synthSpec: string, shape: 'adult' | 'registry'): string {
   const synth = JSON.parse(readFileSync(synthSpec, 'utf8'));
+  // The registry's own spec, its age a number Mondrian cuts (the other QIs' hierarchies kept).
+  if (shape === 'registry') {
+    if (method === 'generalization') return synthSpec;
+    const spec = {
+      ...synth,
+      attributes: { ...synth.attributes, age: { type: 'quasi-identifying', scale: 'numeric' } },
+      method: { name: 'mondrian', mode: 'relaxed' },
+    };
+    const path = join(dirname(synthSpec), `${method}.json`);
+    writeFileSync(path, `${JSON.stringify(spec, null, 2)}\n`);
+    return path;
+  }
   const example = EXAMPLES[method];
   if (example === null) return synthSpec;
   const spec = JSON.parse(readFileSync(example, 'utf8'));
@@ -392,8 +404,10 @@ async function main(): Promise<void> {
   const shape = values.shape as 'adult' | 'registry';
   if (shape !== 'adult' && shape !== 'registry')
     throw new Error(`--shape is adult or registry, not '${shape}'`);
-  if (shape === 'registry' && methods.some((m) => m !== 'generalization'))
-    throw new Error('--shape registry releases with generalization only (--methods generalization)');
+  if (shape === 'registry' && methods.some((m) => m === 'randomization'))
+    throw new Error(
+      '--shape registry releases with generalization and mondrian (--methods generalization,mondrian)',
+    );
   const rideAlong = values['ride-along'];
   if (rideAlong && shape !== 'registry') throw new Error('--ride-along goes with --shape registry');
   const perturb = Number(values.perturb);
@@ -429,7 +443,7 @@ async function main(): Promise<void> {
       generation.push({ shape: shapeName, rows, ms: Math.round(data.ms), bytes });
       console.log(`\n  ${(bytes / 2 ** 20).toFixed(0)} MiB in ${(data.ms / 1000).toFixed(1)} s`);
       for (const method of methods) {
-        const spec = adaptSpec(method, data.spec);
+        const spec = adaptSpec(method, data.spec, shape);
         const out = join(work, `out-${method}-${rows}`);
         const label = `${method} ${rows.toExponential(0).replace('+', '')}`;
         console.log(`  ${label}: node ${basename(cli)} release ${basename(spec)} --out …`);
