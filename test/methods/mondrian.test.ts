@@ -9,9 +9,8 @@ import { InputError, NoSolutionError, SpecError, VerificationError } from '../..
 import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/release-spec/spec.ts';
 import { type DecodedTable, decodeTable } from '../../src/verify/generalization.ts';
-import { verifyMondrian } from '../../src/verify/mondrian.ts';
 import { releaseTo } from '../helpers/release.ts';
-import { withCells } from '../helpers/tamper.ts';
+import { verifyMondrianTampered } from '../helpers/tamper.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const EXAMPLE = new URL('../../examples/adult-mondrian/release.json', import.meta.url).pathname;
@@ -341,46 +340,16 @@ describe('Mondrian on small tables', () => {
   });
 });
 
-/**
- * The Mondrian verifier over a copy of a release's staged table with cells replaced (value
- * strings, by column and row), age numeric and city's hierarchy a1 → A, b1 → B.
- */
-function verifyTampered(
-  release: {
-    spec: ReturnType<typeof loadSpec>;
-    input: ReturnType<typeof readInput>;
-    staged: ReturnType<typeof readArrow>;
-    report: ReleaseReport;
-  },
-  cells: [string, number, string][],
-  claims = {},
-) {
-  const { spec, input, staged, report } = release;
-  const copy = withCells(staged, cells);
-  return verifyMondrian({
-    input,
-    attributes: spec.attributes,
-    privacy: spec.privacy,
-    numeric: ['age'],
-    hierarchyRows: new Map([
-      [
-        'city',
-        [
-          ['a1', 'A', '*'],
-          ['b1', 'B', '*'],
-        ],
-      ],
-    ]),
-    arrow: copy,
-    csv: copy,
-    claims: {
-      classes: report.privacy.classes!,
-      minClassSize: report.privacy.k!,
-      ncp: report.utility.value,
-      ...claims,
-    },
-  });
-}
+/** City's hierarchy rows in the verifier's tables: a1 → A, b1 → B. */
+const CITY_ROWS = new Map([
+  [
+    'city',
+    [
+      ['a1', 'A', '*'],
+      ['b1', 'B', '*'],
+    ],
+  ],
+]);
 
 describe('the Mondrian verifier rejects what does not hold', async () => {
   const t = smallTable(
@@ -404,7 +373,7 @@ describe('the Mondrian verifier rejects what does not hold', async () => {
   const input = readInput(spec);
   const staged = readArrow(join(t.out, 'data.arrow'));
   const verify = (cells: [string, number, string][], claims = {}) =>
-    verifyTampered({ spec, input, staged, report }, cells, claims);
+    verifyMondrianTampered({ spec, input, staged, report }, CITY_ROWS, cells, claims);
   const cell = (name: string, row: number) => {
     const c = staged.columns.find((x) => x.name === name)!;
     return c.dictionary[c.codes[row]!]!;
@@ -475,7 +444,7 @@ describe('the Mondrian verifier with a column of distinct values passed through'
     const column = (name: string) => staged.columns.find((x) => x.name === name)!;
     const cell = (name: string, row: number) => column(name).dictionary[column(name).codes[row]!]!;
     const verify = (cells: [string, number, string][]) =>
-      verifyTampered({ spec, input: readInput(spec), staged, report }, cells);
+      verifyMondrianTampered({ spec, input: readInput(spec), staged, report }, CITY_ROWS, cells);
     return {
       cell,
       verify,
