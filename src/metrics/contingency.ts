@@ -62,6 +62,12 @@ export function measureFigures(m: DistributionMeasures) {
 const FLOOR = 1e-9;
 /** Beyond this many attributes the CUBE (2^m group-bys) is left out. */
 export const MAX_CUBE_ATTRIBUTES = 12;
+/**
+ * Beyond this many cells (dx · dy) a pair's uncertainty coefficients are left out: they are
+ * measured over the pair's whole joint table, dense, and two columns of near-unique values
+ * (postcodes, birth dates) make one of billions of cells.
+ */
+export const MAX_UNCERTAINTY_CELLS = 1 << 22;
 
 /** The non-empty cells of the marginal over `attrs`, with their counts. */
 export function marginalCounts(
@@ -158,6 +164,7 @@ export function distributionMeasures(
       if (x === y) continue;
       const dx = columns[x]!.dictionary.length;
       const dy = columns[y]!.dictionary.length;
+      if (dx * dy > MAX_UNCERTAINTY_CELLS) continue;
       const cellsX = new Int32Array(dx * dy);
       const cellsY = new Int32Array(dx * dy);
       for (let i = 0; i < dx; i++) {

@@ -3,6 +3,7 @@ import type { EncodedColumn } from '../../src/data/table.ts';
 import {
   distributionMeasures,
   type Estimator,
+  MAX_UNCERTAINTY_CELLS,
   uncertaintyCoefficient,
 } from '../../src/metrics/contingency.ts';
 
@@ -70,5 +71,37 @@ describe('distribution measures', () => {
   it('U(X|Y) is 1 when Y determines X and 0 when independent', () => {
     expect(uncertaintyCoefficient(Float64Array.of(0.5, 0, 0, 0.5), 2, 2)).toBeCloseTo(1, 12);
     expect(uncertaintyCoefficient(Float64Array.of(0.25, 0.25, 0.25, 0.25), 2, 2)).toBeCloseTo(0, 12);
+  });
+});
+
+describe('the uncertainty coefficients of columns of near-unique values', () => {
+  it('leave out a pair whose joint table passes MAX_UNCERTAINTY_CELLS, and keep the others', () => {
+    // Two columns of 3,000 distinct values each: a joint table of 9·10^6 cells, past the bound.
+    const n = 3000;
+    expect(n * n).toBeGreaterThan(MAX_UNCERTAINTY_CELLS);
+    const columns = [
+      column(
+        'postcode',
+        Array.from({ length: n }, (_, r) => `p${r}`),
+      ),
+      column(
+        'date',
+        Array.from({ length: n }, (_, r) => `d${(r * 7) % n}`),
+      ),
+      column(
+        'sex',
+        Array.from({ length: n }, (_, r) => (r % 2 ? 'F' : 'M')),
+      ),
+    ];
+    const estimator: Estimator = {
+      // The estimator is asked only for the pairs kept: a dense pair would ask for 9·10^6 cells.
+      marginal(attrs, cells) {
+        expect(cells[0]?.length ?? 0).toBeLessThanOrEqual(MAX_UNCERTAINTY_CELLS);
+        return independent(columns).marginal(attrs, cells);
+      },
+    };
+    const measures = distributionMeasures(columns, estimator);
+    const pairs = measures.uncertainty.map((p) => `${p.x}|${p.y}`).sort();
+    expect(pairs).toEqual(['date|sex', 'postcode|sex', 'sex|date', 'sex|postcode']);
   });
 });
