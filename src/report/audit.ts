@@ -24,6 +24,8 @@ import { labelLoss } from '../metrics/label-loss.ts';
 import { isReleasedType, type ReleaseSpec } from '../release-spec/spec.ts';
 import { byCodeUnits } from '../util/format.ts';
 import { gather } from '../util/gather.ts';
+import { Int32s } from '../util/int32s.ts';
+import { mix32 } from '../util/keys.ts';
 import { bytesHashes } from '../verify/fingerprint.ts';
 import { verifierHierarchyRows } from '../verify/hierarchy.ts';
 import { fmtNum, fmtPct, showBidi } from './format.ts';
@@ -180,32 +182,8 @@ export function auditRawColumns(spec: ReleaseSpec): Set<string> {
   return new Set(spec.attributes.filter((a) => a.type === 'insensitive').map((a) => a.name));
 }
 
-/** A growable array of 32-bit integers. */
-class Int32s {
-  data = new Int32Array(1024);
-  length = 0;
-  static sized(capacity: number): Int32s {
-    const out = new Int32s();
-    out.reserve(capacity);
-    return out;
-  }
-  reserve(extra: number): void {
-    if (this.length + extra <= this.data.length) return;
-    const next = new Int32Array(Math.max(this.length + extra, 2 * this.data.length));
-    next.set(this.data.subarray(0, this.length));
-    this.data = next;
-  }
-}
-
 /** The two lanes' seeds of a class's hash. */
 const CLASS_SEEDS = [0x811c9dc5, 0x2545f491] as const;
-
-/** A 32-bit hash's final mix (MurmurHash3's): every input bit reaches every output bit. */
-function avalanche(h: number): number {
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return h ^ (h >>> 16);
-}
 
 /** One round of a 32-bit hash of integers. */
 function mix(h: number, x: number): number {
@@ -419,8 +397,8 @@ function classHashesInto(
       a = mix(a, id);
       b = mix(b, id);
     }
-    into[base + 2 * r] = avalanche(a);
-    into[base + 2 * r + 1] = avalanche(b);
+    into[base + 2 * r] = mix32(a);
+    into[base + 2 * r + 1] = mix32(b);
   }
 }
 

@@ -3,6 +3,7 @@
  * typed arrays: for lists of millions (a column of distinct values passed through), a Map of
  * the strings costs an entry object each and seconds to fill.
  */
+import { mix32 } from './keys.ts';
 
 /** Per value of `values`, the position of the equal string in `list` (-1 where none is). */
 export function positionsIn(values: readonly string[], list: readonly string[]): Int32Array {
@@ -42,7 +43,5 @@ export function positionsIn(values: readonly string[], list: readonly string[]):
 function hashOf(s: string): number {
   let h = 0x811c9dc5;
   for (let k = 0; k < s.length; k++) h = Math.imul(h ^ s.charCodeAt(k), 0x01000193);
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return h ^ (h >>> 16);
+  return mix32(h);
 }

@@ -21,6 +21,8 @@ import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
 import type { VerificationCheck } from '../contracts/report.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../release-spec/spec.ts';
+import { Int32s } from '../util/int32s.ts';
+import { mix32 } from '../util/keys.ts';
 import { positionsIn } from '../util/string-index.ts';
 import { fail, releasedNames } from './common.ts';
 import { checkClass, type SensitiveContext, type ValueCounts } from './models.ts';
@@ -371,9 +373,7 @@ function refine(ids: Int32Array, codes: ArrayLike<number>): { ids: Int32Array; c
   for (let i = 0; i < n; i++) {
     const id = ids[i]!;
     const code = codes[i]!;
-    let h = Math.imul(id, 0x9e3779b1) ^ Math.imul(code + 0x7f4a7c15, 0x85ebca6b);
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
-    let at = (h ^ (h >>> 13)) & mask;
+    let at = mix32(Math.imul(id, 0x9e3779b1) ^ code) & mask;
     for (;;) {
       const held = newId[at]!;
       if (held === 0) {
@@ -652,11 +652,10 @@ interface FlowGraph {
   readonly capacity: Float64Array;
 }
 
-/** The edges of input groups added in order of group, kept in growing typed arrays. */
+/** The edges of input groups added in order of group. */
 class Edges {
-  private a = new Int32Array(1024);
-  private b = new Int32Array(1024);
-  private count = 0;
+  private readonly a = new Int32s();
+  private readonly b = new Int32s();
   private readonly start: Int32Array;
 
   constructor(groups: number) {
@@ -664,26 +663,17 @@ class Edges {
   }
 
   add(a: number, b: number): void {
-    if (this.count === this.a.length) {
-      const grow = (old: Int32Array) => {
-        const next = new Int32Array(2 * old.length);
-        next.set(old);
-        return next;
-      };
-      this.a = grow(this.a);
-      this.b = grow(this.b);
-    }
-    this.a[this.count] = a;
-    this.b[this.count++] = b;
+    this.a.push(a);
+    this.b.push(b);
   }
 
   /** Input group a's edges are all added. */
   end(a: number): void {
-    this.start[a + 1] = this.count;
+    this.start[a + 1] = this.b.length;
   }
 
   done(): { edgeStart: Int32Array; edgeA: Int32Array; edgeB: Int32Array } {
-    return { edgeStart: this.start, edgeA: this.a.slice(0, this.count), edgeB: this.b.slice(0, this.count) };
+    return { edgeStart: this.start, edgeA: this.a.slice(), edgeB: this.b.slice() };
   }
 }
 

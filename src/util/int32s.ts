@@ -1,0 +1,24 @@
+/** A growable array of 32-bit integers: `data`'s first `length` cells, room made by `reserve`. */
+export class Int32s {
+  data = new Int32Array(1024);
+  length = 0;
+  static sized(capacity: number): Int32s {
+    const out = new Int32s();
+    out.reserve(capacity);
+    return out;
+  }
+  reserve(extra: number): void {
+    if (this.length + extra <= this.data.length) return;
+    const next = new Int32Array(Math.max(this.length + extra, 2 * this.data.length));
+    next.set(this.data.subarray(0, this.length));
+    this.data = next;
+  }
+  push(value: number): void {
+    this.reserve(1);
+    this.data[this.length++] = value;
+  }
+  /** The values as an array of their own. */
+  slice(): Int32Array {
+    return this.data.slice(0, this.length);
+  }
+}
