@@ -326,11 +326,12 @@ class PartsAuditor {
             codes: gather(col.ids.data, these),
             width: col.index.size,
           };
-        if (col.kind === 'raw') return { name: col.name, ...hashIds(col.hashes.data, these) };
+        if (col.kind === 'raw') return { name: col.name, ...idsBesideOnce(col.hashes.data, these) };
         return {
           name: col.name,
           codes: Int32Array.from({ length: these.length }, (_, i) => i),
           width: these.length,
+          once: new Uint8Array(these.length).fill(1),
         };
       });
       tallies.push(tallyClasses(this.spec, classes.codes, classes.width, columns));
@@ -491,6 +492,59 @@ export function hashIds(
   return { codes, width };
 }
 
+/**
+ * Per row of `rows` (indices into `hashes`, two lanes a row), 1 when no other of them has its
+ * hash: each hash is marked in a bitmap of at least `bitsPerRow` bits a row, and again in a
+ * second when its bit was already set. A row whose bit was set once has a hash of its own; one
+ * that shares its bit with another row (the same hash, or another one on the same bit: about
+ * one row in 16) is marked 0 and left to an exact count. Two passes over bitmaps of a few MiB,
+ * where numbering a million nearly distinct hashes costs a cache miss a row.
+ */
+export function hashesOnce(hashes: Int32Array, rows: Int32Array, bitsPerRow = 16): Uint8Array {
+  const m = rows.length;
+  let bits = 6;
+  while (2 ** bits < bitsPerRow * m && bits < 31) bits++;
+  const mask = 2 ** bits - 1;
+  const seen = new Int32Array(2 ** (bits - 5));
+  const again = new Int32Array(2 ** (bits - 5));
+  // The hashes are mixed already: their lanes folded together, the low bits pick the bit.
+  for (let i = 0; i < m; i++) {
+    const b = (hashes[2 * rows[i]!]! ^ Math.imul(hashes[2 * rows[i]! + 1]!, 0x9e3779b1)) & mask;
+    const word = b >>> 5;
+    const bit = 1 << (b & 31);
+    if ((seen[word]! & bit) !== 0) again[word]! |= bit;
+    else seen[word]! |= bit;
+  }
+  const once = new Uint8Array(m);
+  for (let i = 0; i < m; i++) {
+    const b = (hashes[2 * rows[i]!]! ^ Math.imul(hashes[2 * rows[i]! + 1]!, 0x9e3779b1)) & mask;
+    once[i] = (again[b >>> 5]! & (1 << (b & 31))) === 0 ? 1 : 0;
+  }
+  return once;
+}
+
+/**
+ * Value ids of the rows `rows` (hashes two lanes a row): a row whose hash no other of them has
+ * (hashesOnce) takes an id of its own, the others are numbered by hashIds. Each class lies in
+ * one partition, so a value held once in its partition makes its row unique with its class.
+ */
+function idsBesideOnce(
+  hashes: Int32Array,
+  rows: Int32Array,
+): { codes: Int32Array; width: number; once: Uint8Array } {
+  const m = rows.length;
+  const once = hashesOnce(hashes, rows);
+  let shared = 0;
+  for (let i = 0; i < m; i++) shared += 1 - once[i]!;
+  const others = new Int32Array(shared);
+  for (let i = 0, k = 0; i < m; i++) if (once[i] === 0) others[k++] = rows[i]!;
+  const numbered = hashIds(hashes, others);
+  const codes = new Int32Array(m);
+  let width = numbered.width;
+  for (let i = 0, k = 0; i < m; i++) codes[i] = once[i] === 1 ? width++ : numbered.codes[k++]!;
+  return { codes, width, once };
+}
+
 /** Rows per bucket of hashIds: its table (three words a slot, at most half full) fits in 1 MiB. */
 const BUCKET_ROWS = 1 << 15;
 
@@ -523,31 +577,118 @@ function tallyClasses(
     .filter((name) => !(typeOf(name) === 'sensitive' && bounded.has(name)));
   const unique = new Map<string, number>();
   const worst = new Map<string, { share: number; size: number }>();
-  for (const { name, codes, width } of columns) {
-    const pairs = pairCounts(classOf, classes, codes, width);
-    if (linkable.includes(name)) {
-      let n = 0;
-      for (let r = 0; r < rows; r++) if (pairs.rows[pairs.of[r]!] === 1) n++;
-      unique.set(name, n);
+  // Per row, the linkable columns that alone make it unique with its class.
+  const uniqueOn = new Uint8Array(rows);
+  for (const column of columns) {
+    const { name, codes, width } = column;
+    const revealing = typeOf(name) === 'sensitive' && !bounded.has(name);
+    if (!linkable.includes(name)) {
+      if (revealing)
+        worst.set(name, worstShare(classOf, classes, pairCounts(classOf, classes, codes, width)));
+      continue;
     }
-    if (typeOf(name) === 'sensitive' && !bounded.has(name))
-      worst.set(name, worstShare(classOf, classes, pairs));
+    const pairs = revealing ? pairCounts(classOf, classes, codes, width) : undefined;
+    const alone = pairs ? uniquePairs(pairs) : uniqueWithClass(classOf, classes, column);
+    let n = 0;
+    for (let r = 0; r < rows; r++) {
+      n += alone[r]!;
+      uniqueOn[r]! += alone[r]!;
+    }
+    unique.set(name, n);
+    if (revealing) worst.set(name, worstShare(classOf, classes, pairs!));
   }
   const linked = columns.filter((c) => linkable.includes(c.name));
   const linkage =
     linked.length === 1
       ? aloneLinkage(linked[0]!.name, unique.get(linked[0]!.name)!, classOf, classes)
       : linked.length > 1
-        ? jointUniqueness(linked, classOf, classes)
+        ? linkageOf(linked, classOf, classes, uniqueOn)
         : undefined;
   return { rows, classes, unique, worst, linkable, ...(linkage ? { linkage } : {}) };
 }
 
-/** An unchanged column of the rows tallied: each row's value id, of `width`. */
+/**
+ * An unchanged column of the rows tallied: each row's value id, of `width`; `once`, when known,
+ * 1 for a row whose value no other row tallied holds (it is then unique with its class).
+ */
 interface AuditedColumn {
   readonly name: string;
   readonly codes: Int32Array;
   readonly width: number;
+  readonly once?: Uint8Array;
+}
+
+/**
+ * The joint uniqueness of the linked columns (jointUniqueness), counted over the rows fewer than
+ * two columns alone make unique with their class (`uniqueOn`, per row): a row two columns make
+ * unique stays unique whichever one column is left out, so it adds to the unique rows and to no
+ * contribution; and a row that shares its class and every column but one with another row
+ * shares all but that one column's pairs with it, so neither is made unique by two columns:
+ * the rows the others are compared with are all among those counted.
+ */
+function linkageOf(
+  linked: readonly AuditedColumn[],
+  classOf: Int32Array,
+  classes: number,
+  uniqueOn: Uint8Array,
+): { uniqueRows: number; contributions: Record<string, number> } {
+  const rows = classOf.length;
+  let kept = 0;
+  for (let r = 0; r < rows; r++) if (uniqueOn[r]! < 2) kept++;
+  if (kept === rows) return jointUniqueness(linked, classOf, classes);
+  const these = new Int32Array(kept);
+  for (let r = 0, i = 0; r < rows; r++) if (uniqueOn[r]! < 2) these[i++] = r;
+  const theirClasses = denseIds(gather(classOf, these));
+  const { uniqueRows, contributions } = jointUniqueness(
+    linked.map((c) => ({ name: c.name, ...denseIds(gather(c.codes, these)) })),
+    theirClasses.codes,
+    theirClasses.width,
+  );
+  return { uniqueRows: uniqueRows + rows - kept, contributions };
+}
+
+/** Ids renumbered densely by first appearance: the count of a subset's ids is its own. */
+function denseIds(ids: Int32Array): { codes: Int32Array; width: number } {
+  let width = 0;
+  let max = 0;
+  for (let i = 0; i < ids.length; i++) if (ids[i]! > max) max = ids[i]!;
+  const named = new Int32Array(max + 1).fill(-1);
+  const codes = new Int32Array(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    if (named[id] === -1) named[id] = width++;
+    codes[i] = named[id]!;
+  }
+  return { codes, width };
+}
+
+/** Per row, 1 when its (class, value) pair is its own. */
+function uniquePairs(pairs: Pairs): Uint8Array {
+  const alone = new Uint8Array(pairs.of.length);
+  for (let r = 0; r < alone.length; r++) alone[r] = pairs.rows[pairs.of[r]!] === 1 ? 1 : 0;
+  return alone;
+}
+
+/**
+ * Per row, 1 when no other row has its class and its value of `column`: a row whose value is
+ * its own (`once`) is; the others are paired with their class among themselves (a value held
+ * once is held by no row among them).
+ */
+function uniqueWithClass(classOf: Int32Array, classes: number, column: AuditedColumn): Uint8Array {
+  const { once } = column;
+  if (!once) return uniquePairs(pairCounts(classOf, classes, column.codes, column.width));
+  const rows = classOf.length;
+  const alone = Uint8Array.from(once);
+  let shared = 0;
+  for (let r = 0; r < rows; r++) shared += 1 - once[r]!;
+  if (shared === 0) return alone;
+  const these = new Int32Array(shared);
+  for (let r = 0, i = 0; r < rows; r++) if (once[r] === 0) these[i++] = r;
+  const values = denseIds(gather(column.codes, these));
+  const sub = denseIds(gather(classOf, these));
+  const pairs = pairCounts(sub.codes, sub.width, values.codes, values.width);
+  for (let i = 0; i < shared; i++) if (pairs.rows[pairs.of[i]!] === 1) alone[these[i]!] = 1;
+  return alone;
 }
 
 function mergeTallies(tallies: readonly Omit<Tally, 'labels'>[]): Omit<Tally, 'labels'> {

@@ -17,6 +17,7 @@ import {
   auditRawColumns,
   auditRelease,
   auditReleaseInPartitions,
+  hashesOnce,
   hashIds,
   unchangedColumns,
 } from '../../src/report/audit.ts';
@@ -306,6 +307,39 @@ describe('hashIds', () => {
         const got = hashIds(hashes, rows, bucketRows);
         expect(got.width).toBe(ids.size);
         expect(Array.from(got.codes)).toEqual(want);
+      }
+    }
+  });
+});
+
+describe('hashesOnce', () => {
+  it('marks a row only when no other of the rows has its hash, whatever the bitmap (collisions left unmarked)', () => {
+    const random = new Random(22);
+    for (const n of [0, 1, 2, 100, 20_000]) {
+      // Mostly distinct hashes, some repeated, some alike in one lane.
+      const hashes = new Int32Array(2 * n);
+      for (let r = 0; r < n; r++) {
+        const from = random.below(10) === 0 && r > 0 ? random.below(r) : -1;
+        if (from >= 0) hashes.set(hashes.subarray(2 * from, 2 * from + 2), 2 * r);
+        else hashes.set([random.below(4) === 0 ? 7 : random.nextU32() | 0, random.nextU32() | 0], 2 * r);
+      }
+      const every = Int32Array.from({ length: n }, (_, r) => r);
+      const some = every.filter(() => random.below(2) === 0);
+      for (const rows of [every, some]) {
+        const key = (r: number) => `${hashes[2 * r]},${hashes[2 * r + 1]}`;
+        const count = new Map<string, number>();
+        for (const r of rows) count.set(key(r), (count.get(key(r)) ?? 0) + 1);
+        const own = [...count.values()].filter((c) => c === 1).length;
+        for (const bitsPerRow of [1 / 64, 1, 16, 64]) {
+          const once = hashesOnce(hashes, rows, bitsPerRow);
+          let marked = 0;
+          rows.forEach((r, i) => {
+            // Never a shared hash marked; with room enough, most hashes of their own are.
+            if (once[i] === 1) expect(count.get(key(r)), `row ${r}`).toBe(1);
+            marked += once[i]!;
+          });
+          if (bitsPerRow >= 16) expect(marked).toBeGreaterThanOrEqual(Math.floor(own * 0.85));
+        }
       }
     }
   });
