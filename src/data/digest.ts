@@ -10,6 +10,7 @@ import {
   laneConstant as kernelLaneConstant,
 } from '../kernels/digest/kernel.ts';
 import { wasmDigestRows } from '../kernels/digest/wasm.ts';
+import { rowNumbers } from '../util/int32s.ts';
 import { mix32 as keysMix32 } from '../util/keys.ts';
 import { type RawValues, rawLength } from './raw.ts';
 import type { EncodedTable } from './table.ts';
@@ -44,7 +45,7 @@ export class CellDigest {
     // A raw column (its rows' bytes) is a dictionary of its rows: each row's own lanes, codes
     // the row indices. The kernel mixes the same lanes in the same order, so the same digest.
     let rowIndices: Int32Array | undefined;
-    const rowCodes = () => (rowIndices ??= Int32Array.from({ length: table.rowCount }, (_, r) => r));
+    const rowCodes = () => (rowIndices ??= rowNumbers(table.rowCount));
     const lanes = table.columns.map((c, i) =>
       c.raw ? rawLanes(i, c.raw) : this.valueLanes(i, c.dictionary),
     );

@@ -24,7 +24,7 @@ import { labelLoss } from '../metrics/label-loss.ts';
 import { isReleasedType, type ReleaseSpec } from '../release-spec/spec.ts';
 import { byCodeUnits } from '../util/format.ts';
 import { gather } from '../util/gather.ts';
-import { Int32s } from '../util/int32s.ts';
+import { Int32s, rowNumbers } from '../util/int32s.ts';
 import { mix32 } from '../util/keys.ts';
 import { bytesHashes } from '../verify/fingerprint.ts';
 import { verifierHierarchyRows } from '../verify/hierarchy.ts';
@@ -329,7 +329,7 @@ class PartsAuditor {
         if (col.kind === 'raw') return { name: col.name, ...idsBesideOnce(col.hashes.data, these) };
         return {
           name: col.name,
-          codes: Int32Array.from({ length: these.length }, (_, i) => i),
+          codes: rowNumbers(these.length),
           width: these.length,
           once: new Uint8Array(these.length).fill(1),
         };

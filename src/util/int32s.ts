@@ -22,3 +22,10 @@ export class Int32s {
     return this.data.slice(0, this.length);
   }
 }
+
+/** 0, 1, …, n - 1 (a loop: Int32Array.from with a function costs ten times as much). */
+export function rowNumbers(n: number): Int32Array {
+  const out = new Int32Array(n);
+  for (let r = 0; r < n; r++) out[r] = r;
+  return out;
+}

@@ -37,6 +37,7 @@ import { type EncodedTable, presentCodes } from '../data/table.ts';
 import { utf8Buffers } from '../data/utf8.ts';
 import { VerificationError } from '../errors.ts';
 import { type AttributeSpec, isReleasedType } from '../release-spec/spec.ts';
+import { rowNumbers } from '../util/int32s.ts';
 import {
   type ClassSumsKernel,
   ClassTable,
@@ -61,7 +62,7 @@ import {
 import type { GeneralizationClaims } from './generalization.ts';
 import { attributeOf, checkClass, ModelTally, type SensitiveContext } from './models.ts';
 import { checkReleaseModels, isReleaseModel, type ReleasedClass } from './population.ts';
-import { asCsvCoded, type CsvTable, csvHoldsTable, rowNumbers } from './staged-csv.ts';
+import { asCsvCoded, type CsvTable, csvHoldsTable } from './staged-csv.ts';
 import { parquetHoldsTable } from './staged-parquet.ts';
 
 /** Input rows per partition of the classes: the reduce holds about this many rows' classes. */

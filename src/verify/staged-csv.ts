@@ -8,6 +8,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { RawValues } from '../data/raw.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { type CsvMatchKernel, type ExpectedCells, wasmCsvMatchKernel } from '../kernels/csv/match.ts';
+import { rowNumbers } from '../util/int32s.ts';
 import type { CodedTable, DecodedTable } from './common.ts';
 
 const QUOTE = 0x22;
@@ -509,11 +510,4 @@ class StagedCsv {
       return this.lineEnd(p);
     }
   }
-}
-
-/** 0, 1, …, n - 1. */
-export function rowNumbers(n: number): Int32Array {
-  const out = new Int32Array(n);
-  for (let r = 0; r < n; r++) out[r] = r;
-  return out;
 }

@@ -30,6 +30,7 @@
  */
 import { posteriorHolds, posteriorLimit } from '../../models/l-diversity.ts';
 import { Heap } from '../../util/heap.ts';
+import { rowNumbers } from '../../util/int32s.ts';
 import type { Random } from '../../util/random.ts';
 
 /** Shuffles tried per bucket with random splits. */
@@ -126,7 +127,7 @@ class Partitioner {
     const K = problem.keyCount;
     this.F = new Float64Array(K);
     this.G = new Float64Array(K * this.S);
-    this.rowsArr = Int32Array.from({ length: problem.rows }, (_, i) => i);
+    this.rowsArr = rowNumbers(problem.rows);
     this.tmp = new Int32Array(problem.rows);
     this.keyStart = [];
     this.keyList = [];
