@@ -65,7 +65,7 @@ const SUPPORTED =
  */
 export function readArrow(
   path: string,
-  options: { nulls?: NullPolicy; raw?: ReadonlySet<string> } = {},
+  options: { nulls?: NullPolicy; raw?: ReadonlySet<string>; omit?: ReadonlySet<string> } = {},
 ): EncodedTable {
   const [table] = readArrowShards(path, Number.POSITIVE_INFINITY, options);
   return table!;

@@ -140,6 +140,11 @@ export function auditReleaseInPartitions(
 export interface PartsAudit {
   /** Whether the audit reads the parts' rows (a method it measures row by row). */
   readonly readsParts: boolean;
+  /**
+   * Columns a part need not hold (a reader may leave them out, EncodedTable.omitted): those of
+   * all distinct values, each released row's value its own, measured without being read.
+   */
+  readonly unread: ReadonlySet<string>;
   add(part: EncodedTable): void;
   /** The audit of the parts added, measured in `partitions` partitions of whole classes. */
   finish(partitions: number): ReleaseAudit;
@@ -154,11 +159,13 @@ export function partsAudit(
 ): PartsAudit {
   if (!ROW_METHODS.has(spec.method.name)) {
     const unmeasured = unmeasuredAudit(spec, 'method');
-    return { readsParts: false, add: () => {}, finish: () => unmeasured };
+    return { readsParts: false, unread: new Set(), add: () => {}, finish: () => unmeasured };
   }
-  const auditor = new PartsAuditor(spec, rows, distinctColumns(input, inputRows));
+  const distinct = distinctColumns(input, inputRows);
+  const auditor = new PartsAuditor(spec, rows, distinct);
   return {
     readsParts: true,
+    unread: distinct,
     add: (part) => auditor.add(part),
     finish: (partitions) => auditor.finish(input, inputRows, partitions),
   };
@@ -244,8 +251,10 @@ class PartsAuditor {
       this.qis = spec.attributes
         .filter((a) => a.type === 'quasi-identifying' && at(a.name) >= 0)
         .map((a) => ({ name: a.name, index: new Map(), labels: [], rows: [] }));
+      // A column of all distinct values the reader left out is measured all the same.
+      const left = new Set(part.omitted ?? []);
       this.columns = unchangedColumns(spec)
-        .filter((name) => at(name) >= 0)
+        .filter((name) => at(name) >= 0 || (left.has(name) && this.distinct.has(name)))
         .map((name): AuditColumn => {
           if (this.distinct.has(name)) return { name, kind: 'distinct' };
           return part.columns[at(name)]!.raw

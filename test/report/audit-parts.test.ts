@@ -19,6 +19,7 @@ import {
   auditReleaseInPartitions,
   hashesOnce,
   hashIds,
+  partsAudit,
   unchangedColumns,
 } from '../../src/report/audit.ts';
 import { Random } from '../../src/util/random.ts';
@@ -220,6 +221,18 @@ describe('the audit over parts read once', () => {
         expect(
           auditReleaseInPartitions(spec, counted, rows.length, pieces.length, (i) => pieces[i]!, partitions),
         ).toEqual(whole);
+        // Such a column need not be read at all: parts that leave it out, the same figures.
+        const audit = partsAudit(spec, counted, rows.length);
+        expect([...audit.unread]).toEqual(distinct ? ['note'] : []);
+        if (distinct) {
+          for (const piece of pieces)
+            audit.add({
+              ...piece,
+              columns: piece.columns.filter((c) => c.name !== 'note'),
+              omitted: ['note'],
+            });
+          expect(audit.finish(partitions)).toEqual(whole);
+        }
       }
     }
   });

@@ -86,7 +86,7 @@ async function auditParts(
     const name = partFiles(parts, i).arrow;
     const staged = await stagedPaths(work, env, [name]);
     try {
-      const part = stagedRows(staged.path(name), raw);
+      const part = stagedRows(staged.path(name), raw, audit.unread);
       if (part) audit.add(part);
     } finally {
       staged.dispose();
@@ -95,10 +95,17 @@ async function auditParts(
   return audit.finish(Math.max(1, Math.ceil(rows / AUDIT_MAX_ROWS)));
 }
 
-/** A staged Arrow file's rows; none when it has none (every row of it suppressed and removed). */
-export function stagedRows(path: string, raw: ReadonlySet<string>): EncodedTable | undefined {
+/**
+ * A staged Arrow file's rows (`omit`: columns left out as read); none when it has none (every
+ * row of it suppressed and removed).
+ */
+export function stagedRows(
+  path: string,
+  raw: ReadonlySet<string>,
+  omit: ReadonlySet<string> = new Set(),
+): EncodedTable | undefined {
   try {
-    return readArrow(path, { raw });
+    return readArrow(path, { raw, omit });
   } catch (e) {
     if (e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return undefined;
     throw e;
