@@ -87,14 +87,21 @@ export const ACCESS: Record<TaskName, Partial<Record<Area, KeyAccess>>> = {
   },
   Audit: {
     // The staged parts' Arrow files and the input's values (not its rows); the scans' summaries
-    // and the pieces' pass-through values as hashes (their distinct values are counted here).
+    // and the pieces' pass-through values as hashes (their distinct values are counted here, in
+    // a first phase beside the search, into distinct.json).
     work: {
       read: [
         ...OPENED,
         DICTIONARIES,
-        ...run('staging/data.arrow', 'staging/data/*.arrow', 'scan/*.json', 'scan/*.distinct'),
+        ...run(
+          'staging/data.arrow',
+          'staging/data/*.arrow',
+          'scan/*.json',
+          'scan/*.distinct',
+          'distinct.json',
+        ),
       ],
-      write: run('audit.json', 'timings/*'),
+      write: run('audit.json', 'distinct.json', 'timings/*'),
     },
   },
   Build: {

@@ -7,7 +7,7 @@
  *
  *   Plan → Scan (map: ScanPiece, over the input's files) → Combine → Route ─┐
  *     ┌───────────────────────────────────────────────────────────────────────┘
- *     ├─ sharded → Count (map: CountShard) → Search → Release (parallel) ──────────────────┐
+ *     ├─ sharded → Count (map: CountShard) → Searching (parallel) → Release (parallel) ────┐
  *     │     ├─ Apply (map: ApplyShard) → Parts (map: Assemble) → CheckParts (parallel) ──┐   │
  *     │     │     ├─ VerifyParts (map: VerifySlice, over output parts)                   │   │
  *     │     │     └─ Audit ─────────────────────────────────────────────────────────────┘   │
@@ -20,7 +20,9 @@
  * the apply and assemble maps rather than after them (on one machine they fill the workers'
  * idle time; deployed they finish while the parts are written). The audit of the release
  * (what it may give away beyond its models) needs only the staged parts: it runs beside the
- * parts' slices rather than inside Verify.
+ * parts' slices rather than inside Verify; its first phase (CountDistinct: the distinct values
+ * of the columns passed through as bytes, over the input's pieces) needs no node and runs
+ * beside the search (Searching: Search │ CountDistinct), which every other state waits on.
  *
  * Plan is given the execution's name (`$$.Execution.Name`) with the request: its locks name
  * the execution, so that a retried or redriven Plan takes its own locks back (lock.ts).
@@ -52,6 +54,7 @@ export type TaskName = (typeof TASKS)[number];
 export const STATE_TASKS: Readonly<Record<string, TaskName>> = {
   VerifyPart: 'VerifySlice',
   VerifyShard: 'VerifySlice',
+  CountDistinct: 'Audit',
 };
 
 /** The function a Task state runs. */
@@ -214,8 +217,27 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
         Choices: [{ Variable: '$.plan.mode', StringEquals: 'single', Next: 'Build' }],
         Default: 'Count',
       },
-      Count: caughtThen('Search', shardMap('CountShard')),
-      Search: task('Search', { Parameters: work, ResultPath: '$.search', Catch: toFailure, Next: 'Release' }),
+      Count: caughtThen('Searching', shardMap('CountShard')),
+      // The audit's count of the distinct values passed through as bytes needs no node: it runs
+      // beside the search (its first phase), which has every other state waiting on it.
+      Searching: caughtThen('Release', {
+        Type: 'Parallel',
+        Branches: [
+          { StartAt: 'Search', States: { Search: task('Search', { Parameters: work, End: true }) } },
+          {
+            StartAt: 'CountDistinct',
+            States: {
+              CountDistinct: task('Audit', {
+                Parameters: { ...work, phase: 'distinct' },
+                ResultPath: null,
+                End: true,
+              }),
+            },
+          },
+        ],
+        ResultSelector: { 'node.$': '$[0].node' },
+        ResultPath: '$.search',
+      }),
       Release: caughtThen('Verify', {
         Type: 'Parallel',
         Branches: [

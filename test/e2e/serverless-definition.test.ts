@@ -63,8 +63,28 @@ describe('the release state machine', () => {
       Next: 'Build',
     });
     expect(s.Route!.Default).toBe('Count');
-    expect(s.Count!.Next).toBe('Search');
-    expect(s.Search!.Next).toBe('Release');
+    expect(s.Count!.Next).toBe('Searching');
+    // The search, and beside it the audit's count of the distinct values passed through as
+    // bytes (its first phase, which needs no node); the node goes on as $.search.
+    const searching = s.Searching!;
+    expect(searching.Type).toBe('Parallel');
+    expect(searching.Next).toBe('Release');
+    expect(searching.ResultSelector).toEqual({ 'node.$': '$[0].node' });
+    expect(searching.ResultPath).toBe('$.search');
+    const [searched, counted] = searching.Branches as AslDefinition[];
+    expect(searched!.StartAt).toBe('Search');
+    expect(searched!.States.Search).toMatchObject({
+      Type: 'Task',
+      Parameters: { 'work.$': '$.plan.work' },
+      End: true,
+    });
+    expect(counted!.StartAt).toBe('CountDistinct');
+    expect(counted!.States.CountDistinct).toMatchObject({
+      Type: 'Task',
+      Parameters: { 'work.$': '$.plan.work', phase: 'distinct' },
+      ResultPath: null,
+      End: true,
+    });
     // After the search, two branches side by side: the released rows written and their parts
     // summarized, and the input shards' expectations; Verify compares them once both are done.
     const release = s.Release!;
@@ -126,11 +146,16 @@ describe('the release state machine', () => {
       }
     };
     walk(deployed);
-    // Every function runs in a state named after it, but VerifySlice, which runs in two.
+    // Every function runs in a state named after it, but VerifySlice, which runs in two, and
+    // Audit, whose first phase runs in CountDistinct.
     const names = tasks.map(([n]) => n);
     expect(new Set(names).size, 'state names are unique').toBe(names.length);
     expect([...new Set(names.map(taskOf))].sort()).toEqual([...TASKS].sort());
-    expect(names.filter((n) => taskOf(n) !== n).sort()).toEqual(['VerifyPart', 'VerifyShard']);
+    expect(names.filter((n) => taskOf(n) !== n).sort()).toEqual([
+      'CountDistinct',
+      'VerifyPart',
+      'VerifyShard',
+    ]);
     for (const [name, st] of tasks)
       expect(st.Resource, name).toBe(`arn:aws:lambda:us-east-1:111111111111:function:ppdp-${taskOf(name)}`);
     for (const [name, st] of tasks) {
@@ -163,7 +188,16 @@ describe('the release state machine', () => {
     }
     // A branch's states cannot name ReportFailure: their failures are the Parallel state's.
     expect(branchStates.map(([n]) => n).sort()).toEqual(
-      ['Apply', 'Audit', 'CheckParts', 'CheckShards', 'Parts', 'VerifyParts'].sort(),
+      [
+        'Apply',
+        'Audit',
+        'CheckParts',
+        'CheckShards',
+        'CountDistinct',
+        'Parts',
+        'Search',
+        'VerifyParts',
+      ].sort(),
     );
     for (const [name, st] of branchStates) expect(st.Catch, name).toBeUndefined();
   });

@@ -286,6 +286,9 @@ describe('the deployment stack', () => {
     expect(who('s3:GetObject', `${run}seals/staging/data/part-00003.arrow`)).toEqual(stagedArrowReaders);
     expect(who('s3:PutObject', `${run}audit.json`)).toEqual(['Audit']);
     expect(who('s3:GetObject', `${run}audit.json`)).toEqual(['Verify']);
+    // The audit's first phase (beside the search) leaves the distinct values it counted to the second.
+    expect(who('s3:PutObject', `${run}distinct.json`)).toEqual(['Audit']);
+    expect(who('s3:GetObject', `${run}distinct.json`)).toEqual(['Audit']);
     // The scans' summaries: Combine, Audit, and Verify under differential privacy; the pieces'
     // pass-through values as hashes: Combine (a release in one task) and Audit (sharded).
     expect(who('s3:GetObject', `${run}scan/3.json`)).toEqual(sorted('Combine', 'Audit', 'Verify'));
@@ -440,7 +443,7 @@ describe('the deployment stack', () => {
       'Scan',
       'Combine',
       'Count',
-      'Search',
+      'Searching',
       'Release',
       'Build',
       'Verify',
@@ -450,8 +453,8 @@ describe('the deployment stack', () => {
         { ErrorEquals: RELEASE_ERRORS, ResultPath: '$.error', Next: 'ReportFailure' },
       ]);
     }
-    // The maps in the Parallel state's branches fail it, and its Catch decides.
-    for (const branch of states.Release.Branches)
+    // The maps and tasks in the Parallel states' branches fail them, and their Catch decides.
+    for (const branch of [...states.Searching.Branches, ...states.Release.Branches])
       for (const [name, st] of Object.entries(branch.States)) expect((st as Cfn).Catch, name).toBeUndefined();
     const role = stack.getLogicalId(stack.stateMachine.role.node.defaultChild as never);
     const policies = Object.values(template.findResources('AWS::IAM::Policy')) as { Properties: Cfn }[];

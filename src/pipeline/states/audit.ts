@@ -3,10 +3,10 @@
  * release's models (src/report/audit.ts), measured from the staged parts and the spec alone. It
  * needs only the assembled parts, so it runs beside the output parts' verification slices
  * rather than inside Verify after them: on one machine it fills a worker while the slices fill
- * the other; deployed it finishes while they run. It also counts the distinct values of the
- * columns passed through as bytes, over an input of several pieces (for the report and the
- * audit alone, so not on the way to the search). Verify puts its answer (audit.json) into the
- * report.
+ * the other; deployed it finishes while they run. Its first phase (the CountDistinct state)
+ * counts the distinct values of the columns passed through as bytes over an input of several
+ * pieces (for the report and the audit alone): it needs no node, so it runs beside the search,
+ * while every other state waits on it. Verify puts the answer (audit.json) into the report.
  */
 import { drawsSecretSample } from '../../catalogue/catalogue.ts';
 import type { ReleaseAudit } from '../../contracts/report.ts';
@@ -21,13 +21,38 @@ import { inputDictionaries, ms, openWork, partFiles, stagedPaths, timing, type W
 
 /** Where the Audit state leaves its answer in the work area. */
 export const AUDIT_KEY = 'audit.json';
+/** Where its first phase leaves the distinct values it counted (by column name). */
+export const DISTINCT_KEY = 'distinct.json';
 
-export async function audit(task: WorkTask, env: PhaseEnv): Promise<{ audited: true }> {
+/**
+ * The Audit task: the audit of the staged parts, or (`phase: 'distinct'`, the CountDistinct
+ * state, beside the search) the distinct values of the pieces' pass-through columns, which the
+ * audit then reads.
+ */
+export interface AuditTask extends WorkTask {
+  readonly phase?: 'distinct';
+}
+
+export async function audit(
+  task: AuditTask,
+  env: PhaseEnv,
+): Promise<{ audited: true } | { counted: number }> {
+  if (task.phase !== undefined && task.phase !== 'distinct')
+    throw new RangeError(`the Audit task has no phase '${String(task.phase)}'`);
   const t0 = performance.now();
   const work = await openWork(task.work, env);
   const { store } = work.loc;
   const summaries = await pieceSummaries(work);
-  const distinct = await pieceDistinctCounts(work, summaries);
+  if (task.phase === 'distinct') {
+    const counted = await pieceDistinctCounts(work, summaries);
+    await putJson(store, work.key(DISTINCT_KEY), Object.fromEntries(counted));
+    await timing(store, work.loc.key, 'distinct', performance.now() - t0);
+    env.log({ state: 'CountDistinct', columns: counted.size, ms: ms(t0) });
+    return { counted: counted.size };
+  }
+  const distinct = new Map(
+    Object.entries(await getJson<Record<string, number>>(store, work.key(DISTINCT_KEY))),
+  );
   const values = withDistinct(await inputDictionaries(work), distinct);
   // Shards holding a secret sample: the input's rows, as the scans read them.
   const inputRows = drawsSecretSample(work.spec.privacy) ? rowsReadOf(summaries) : work.file.layout.rowCount;

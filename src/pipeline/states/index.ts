@@ -5,7 +5,7 @@
 import type { TaskName } from '../definition.ts';
 import { applyShard } from './apply-shard.ts';
 import { assemble } from './assemble.ts';
-import { audit } from './audit.ts';
+import { type AuditTask, audit } from './audit.ts';
 import { build } from './build.ts';
 import { combine } from './combine.ts';
 import { countShard } from './count-shard.ts';
@@ -29,7 +29,7 @@ export const STATES: Record<TaskName, StateFunction> = {
   ApplyShard: (i: ShardTask, env) => applyShard(i, env),
   Assemble: (i: ShardTask, env) => assemble(i, env),
   VerifySlice: (i: SliceTask, env) => verifySlice(i, env),
-  Audit: (i: WorkTask, env) => audit(i, env),
+  Audit: (i: AuditTask, env) => audit(i, env),
   Build: (i: WorkTask, env) => build(i, env),
   Verify: (i: WorkTask, env) => verify(i, env),
   Publish: (i: WorkTask & { release: string }, env) => publish(i, env),
