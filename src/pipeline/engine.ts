@@ -345,6 +345,7 @@ async function runDirect(
     if (plan.mode === 'sharded') {
       for (let index = 0; index < plan.shards; index++) await call('CountShard', { ...work, index });
       await call('Search', work);
+      await call('CountDistinct', { ...work, phase: 'distinct' });
       for (let index = 0; index < plan.shards; index++) await call('ApplyShard', { ...work, index });
       for (let index = 0; index < plan.parts; index++) await call('Assemble', { ...work, index });
       await call('Audit', work);
