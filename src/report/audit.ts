@@ -516,9 +516,8 @@ export function hashesOnce(hashes: Int32Array, rows: Int32Array, bitsPerRow = 16
   const mask = 2 ** bits - 1;
   const seen = new Int32Array(2 ** (bits - 5));
   const again = new Int32Array(2 ** (bits - 5));
-  // The hashes are mixed already: their lanes folded together, the low bits pick the bit.
   for (let i = 0; i < m; i++) {
-    const b = (hashes[2 * rows[i]!]! ^ Math.imul(hashes[2 * rows[i]! + 1]!, 0x9e3779b1)) & mask;
+    const b = bitOf(hashes, rows[i]!, mask);
     const word = b >>> 5;
     const bit = 1 << (b & 31);
     if ((seen[word]! & bit) !== 0) again[word]! |= bit;
@@ -526,10 +525,24 @@ export function hashesOnce(hashes: Int32Array, rows: Int32Array, bitsPerRow = 16
   }
   const once = new Uint8Array(m);
   for (let i = 0; i < m; i++) {
-    const b = (hashes[2 * rows[i]!]! ^ Math.imul(hashes[2 * rows[i]! + 1]!, 0x9e3779b1)) & mask;
+    const b = bitOf(hashes, rows[i]!, mask);
     once[i] = (again[b >>> 5]! & (1 << (b & 31))) === 0 ? 1 : 0;
   }
   return once;
+}
+
+/** Row r's bit in hashesOnce's bitmaps: its hash is mixed already, its lanes folded together. */
+function bitOf(hashes: Int32Array, r: number, mask: number): number {
+  return (hashes[2 * r]! ^ Math.imul(hashes[2 * r + 1]!, 0x9e3779b1)) & mask;
+}
+
+/** The positions whose flag is below `limit`, in order. */
+function positionsBelow(flags: Uint8Array, limit: number): Int32Array {
+  let n = 0;
+  for (let i = 0; i < flags.length; i++) if (flags[i]! < limit) n++;
+  const out = new Int32Array(n);
+  for (let i = 0, k = 0; i < flags.length; i++) if (flags[i]! < limit) out[k++] = i;
+  return out;
 }
 
 /**
@@ -543,11 +556,7 @@ function idsBesideOnce(
 ): { codes: Int32Array; width: number; once: Uint8Array } {
   const m = rows.length;
   const once = hashesOnce(hashes, rows);
-  let shared = 0;
-  for (let i = 0; i < m; i++) shared += 1 - once[i]!;
-  const others = new Int32Array(shared);
-  for (let i = 0, k = 0; i < m; i++) if (once[i] === 0) others[k++] = rows[i]!;
-  const numbered = hashIds(hashes, others);
+  const numbered = hashIds(hashes, gather(rows, positionsBelow(once, 1)));
   const codes = new Int32Array(m);
   let width = numbered.width;
   for (let i = 0, k = 0; i < m; i++) codes[i] = once[i] === 1 ? width++ : numbered.codes[k++]!;
@@ -642,11 +651,9 @@ function linkageOf(
   uniqueOn: Uint8Array,
 ): { uniqueRows: number; contributions: Record<string, number> } {
   const rows = classOf.length;
-  let kept = 0;
-  for (let r = 0; r < rows; r++) if (uniqueOn[r]! < 2) kept++;
+  const these = positionsBelow(uniqueOn, 2);
+  const kept = these.length;
   if (kept === rows) return jointUniqueness(linked, classOf, classes);
-  const these = new Int32Array(kept);
-  for (let r = 0, i = 0; r < rows; r++) if (uniqueOn[r]! < 2) these[i++] = r;
   const theirClasses = denseIds(gather(classOf, these));
   const { uniqueRows, contributions } = jointUniqueness(
     linked.map((c) => ({ name: c.name, ...denseIds(gather(c.codes, these)) })),
@@ -686,13 +693,10 @@ function uniquePairs(pairs: Pairs): Uint8Array {
 function uniqueWithClass(classOf: Int32Array, classes: number, column: AuditedColumn): Uint8Array {
   const { once } = column;
   if (!once) return uniquePairs(pairCounts(classOf, classes, column.codes, column.width));
-  const rows = classOf.length;
   const alone = Uint8Array.from(once);
-  let shared = 0;
-  for (let r = 0; r < rows; r++) shared += 1 - once[r]!;
+  const these = positionsBelow(once, 1);
+  const shared = these.length;
   if (shared === 0) return alone;
-  const these = new Int32Array(shared);
-  for (let r = 0, i = 0; r < rows; r++) if (once[r] === 0) these[i++] = r;
   const values = denseIds(gather(column.codes, these));
   const sub = denseIds(gather(classOf, these));
   const pairs = pairCounts(sub.codes, sub.width, values.codes, values.width);
