@@ -11,3 +11,4 @@ export { csvMatch, csvRows } from './csv';
 export { classSums } from './classes';
 export { digestRows } from './digest';
 export { bytesHashes } from './bytes-hashes';
+export { gatherBytes } from './gather-bytes';

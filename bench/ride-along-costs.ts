@@ -6,7 +6,8 @@
  * of each shard's bytes into output parts (scatterRaw, against gathering each part's rows), the
  * readers' dictionary coding of the quasi-identifiers and the diagnosis (ByteDictionary), the
  * values' byte hashes every state above takes of such a column (bytesHashes: the WASM kernel
- * against its plain-TS reference, checked to agree), and,
+ * against its plain-TS reference, checked to agree), Assemble's shuffle of such a column
+ * (gatherJoined: the WASM gatherBytes against its plain-TS reference, checked to agree), and,
  * given a release's output folder (`--out` of `ppdp release`), the audit of its staged parts.
  * CPU time (user + system) beside wall time, with the load average; results in
  * bench/results/ride-along-costs.json.
@@ -20,12 +21,15 @@ import { parseArgs } from 'node:util';
 import { readArrow } from '../src/data/arrow.ts';
 import { readCsv, readCsvShards } from '../src/data/csv.ts';
 import { ByteDictionary } from '../src/data/dictionary.ts';
-import { gatherRaw, scatterRaw } from '../src/data/raw.ts';
+import { gatherJoined, gatherRaw, scatterRaw } from '../src/data/raw.ts';
 import { tsBytesHashes } from '../src/kernels/bytes-hashes/reference.ts';
 import { wasmBytesHashes } from '../src/kernels/bytes-hashes/wasm.ts';
+import { tsGatherBytes } from '../src/kernels/gather-bytes/reference.ts';
+import { wasmGatherBytes } from '../src/kernels/gather-bytes/wasm.ts';
 import { DistinctHashes, distinctHashCount } from '../src/pipeline/rows.ts';
 import { loadSpec } from '../src/release-spec/spec.ts';
 import { AUDIT_MAX_ROWS, auditRawColumns, auditReleaseInPartitions } from '../src/report/audit.ts';
+import { Random } from '../src/util/random.ts';
 import { bytesHashes } from '../src/verify/fingerprint.ts';
 import { helpIfAsked } from './help.ts';
 import { REGISTRY_COLUMNS, RIDE_ALONG_COLUMNS, registrySpec, writeRegistryCsv } from './registry-sample.ts';
@@ -116,6 +120,8 @@ const partOf = shards.map((shard) =>
 const rowsOfParts = partOf.map((parts) =>
   Array.from({ length: PARTS }, (_, p) => Int32Array.from(parts.keys()).filter((r) => parts[r] === p)),
 );
+// Each shard's rows in a seeded random order (Assemble shuffles a part's rows so).
+const orderOf = shards.map((shard, s) => new Random(s + 1).permutation(shard.rowCount));
 // Each shard's distinct hashes per ride-along column, as the scan hands them to Combine.
 const pieceHashes = RIDE_ALONG_COLUMNS.map((name) =>
   shards.map((shard) => {
@@ -177,6 +183,18 @@ for (let round = 0; round < rounds; round++) {
   const hashedWasm = hashedBy(wasmBytesHashes);
   if (hashedTs.value.some((h, i) => h.some((w, j) => w !== hashedWasm.value[i]![j])))
     throw new Error('the two implementations of the byte hashes disagree');
+  // Every ride-along column of every shard shuffled (Assemble's gather of a part), by each
+  // implementation of the kernel that writes the values where the permutation puts them.
+  const shuffledBy = (kernel: typeof tsGatherBytes) =>
+    measure(() =>
+      shards.flatMap((_, s) =>
+        RIDE_ALONG_COLUMNS.map((name) => gatherJoined([rawOf(s, name)], orderOf[s]!, kernel).bytes),
+      ),
+    );
+  const shuffledTs = shuffledBy(tsGatherBytes);
+  const shuffledWasm = shuffledBy(wasmGatherBytes);
+  if (shuffledTs.value.some((b, i) => Buffer.compare(b, shuffledWasm.value[i]!) !== 0))
+    throw new Error('the two implementations of the shuffle of values as bytes disagree');
   const dictionaries = measure(() =>
     bounds.map((b) => {
       const d = new ByteDictionary();
@@ -210,6 +228,10 @@ for (let round = 0; round < rounds; round++) {
       wasm: { ...hashedWasm, value: undefined },
       values: hashedTs.value.reduce((n, h) => n + h.length / 2, 0),
     },
+    shuffle: {
+      ts: { ...shuffledTs, value: undefined },
+      wasm: { ...shuffledWasm, value: undefined },
+    },
     dictionaries: {
       ...dictionaries,
       value: Object.fromEntries(coded.map((c, i) => [c, dictionaries.value[i]])),
@@ -220,7 +242,7 @@ for (let round = 0; round < rounds; round++) {
   const f = (m: { cpu: number; wall: number; load: number }) =>
     `${m.cpu.toFixed(2)} s CPU, ${m.wall.toFixed(2)} s wall (load ${m.load.toFixed(1)})`;
   console.log(
-    `round ${round}: distinct counts ${f(distinct)}; their union by one set ${f(unionBySet)}, by partitions ${f(unionByPartitions)}; split into ${PARTS} parts by gathering ${f(gathered)}, by scattering ${f(scattered)}; byte hashes in plain TS ${f(hashedTs)}, in WASM ${f(hashedWasm)}; dictionary coding ${f(dictionaries)}${audited ? `; audit ${f(audited)}` : ''}`,
+    `round ${round}: distinct counts ${f(distinct)}; their union by one set ${f(unionBySet)}, by partitions ${f(unionByPartitions)}; split into ${PARTS} parts by gathering ${f(gathered)}, by scattering ${f(scattered)}; byte hashes in plain TS ${f(hashedTs)}, in WASM ${f(hashedWasm)}; shuffle of the bytes in plain TS ${f(shuffledTs)}, in WASM ${f(shuffledWasm)}; dictionary coding ${f(dictionaries)}${audited ? `; audit ${f(audited)}` : ''}`,
   );
 }
 writeFileSync(

@@ -8,6 +8,9 @@
  * arrays, CSV cells copied from the bytes).
  */
 import { isAscii } from 'node:buffer';
+import type { GatherBytesKernel } from '../kernels/gather-bytes/kernel.ts';
+import { copyValue, viewOf } from '../kernels/gather-bytes/reference.ts';
+import { wasmGatherBytes } from '../kernels/gather-bytes/wasm.ts';
 
 /** Row i's value is `bytes[offsets[i], offsets[i + 1])`, UTF-8. */
 export interface RawValues {
@@ -64,7 +67,7 @@ export function scatterRaw(raw: RawValues, partOf: Int32Array, parts: number): R
     if (p < 0) continue;
     const to = out[p]!;
     const at = to.offsets[filled[p]!]!;
-    copyBytes(bytes, from, offsets[r]!, offsets[r + 1]!, to.bytes, views[p]!, at);
+    copyValue(bytes, from, offsets[r]!, offsets[r + 1]!, to.bytes, views[p]!, at);
     to.offsets[++filled[p]!] = at + offsets[r + 1]! - offsets[r]!;
   }
   return out;
@@ -76,7 +79,11 @@ export function scatterRaw(raw: RawValues, partOf: Int32Array, parts: number): R
  * others (a shuffle) are written where they go while the pieces are read in turn: a random
  * read costs a cache miss a row, which the copy then waits for, a random write does not wait.
  */
-export function gatherJoined(pieces: readonly RawValues[], rows: Int32Array): RawValues {
+export function gatherJoined(
+  pieces: readonly RawValues[],
+  rows: Int32Array,
+  kernel: GatherBytesKernel = wasmGatherBytes,
+): RawValues {
   const n = pieces.reduce((sum, p) => sum + rawLength(p), 0);
   const m = rows.length;
   let increasing = true;
@@ -102,7 +109,6 @@ export function gatherJoined(pieces: readonly RawValues[], rows: Int32Array): Ra
     out[j + 1] = total;
   }
   const to = new Uint8Array(total);
-  const into = viewOf(to);
   // Where each joined row goes (-1: nowhere); a row asked for twice cannot be written once.
   const target = lengths.fill(-1);
   for (let j = 0; j < m; j++) {
@@ -110,16 +116,7 @@ export function gatherJoined(pieces: readonly RawValues[], rows: Int32Array): Ra
     if (target[r] !== -1) return gatherRepeated(concatRaw(pieces), rows, out, to);
     target[r] = out[j]!;
   }
-  for (let p = 0, base = 0; p < pieces.length; p++) {
-    const { offsets, bytes } = pieces[p]!;
-    const from = viewOf(bytes);
-    const count = rawLength(pieces[p]!);
-    for (let r = 0; r < count; r++) {
-      const at = target[base + r]!;
-      if (at >= 0) copyBytes(bytes, from, offsets[r]!, offsets[r + 1]!, to, into, at);
-    }
-    base += count;
-  }
+  kernel(pieces, target, to);
   return { offsets: out, bytes: to };
 }
 
@@ -142,7 +139,7 @@ function gatherIncreasing(pieces: readonly RawValues[], rows: Int32Array): RawVa
     const r = rows[j]!;
     while (r >= base + rawLength(pieces[p]!)) base += rawLength(pieces[p++]!);
     const { offsets, bytes } = pieces[p]!;
-    copyBytes(bytes, views[p]!, offsets[r - base]!, offsets[r - base + 1]!, to, into, out[j]!);
+    copyValue(bytes, views[p]!, offsets[r - base]!, offsets[r - base + 1]!, to, into, out[j]!);
   }
   return { offsets: out, bytes: to };
 }
@@ -154,7 +151,7 @@ function gatherRepeated(joined: RawValues, rows: Int32Array, out: Int32Array, to
   const into = viewOf(to);
   for (let j = 0; j < rows.length; j++) {
     const r = rows[j]!;
-    copyBytes(bytes, from, offsets[r]!, offsets[r + 1]!, to, into, out[j]!);
+    copyValue(bytes, from, offsets[r]!, offsets[r + 1]!, to, into, out[j]!);
   }
   return { offsets: out, bytes: to };
 }
@@ -199,7 +196,7 @@ export function rawOfCodes(dictionary: RawValues, codes: Int32Array, from = 0, t
   const into = viewOf(bytes);
   for (let j = 0; j < n; j++) {
     const c = codes[from + j]!;
-    copyBytes(dictionary.bytes, source, d[c]!, d[c + 1]!, bytes, into, offsets[j]!);
+    copyValue(dictionary.bytes, source, d[c]!, d[c + 1]!, bytes, into, offsets[j]!);
   }
   return { offsets, bytes };
 }
@@ -220,31 +217,4 @@ export function rawStrings(raw: RawValues, from = 0, to = rawLength(raw)): strin
   for (let r = from; r < to; r++)
     out[r - from] = buffer.toString('utf8', offsets[r]! - first, offsets[r + 1]! - first);
   return out;
-}
-
-/** A view of `bytes` for copying 4 bytes at a time. */
-function viewOf(bytes: Uint8Array): DataView {
-  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-/**
- * Short values 4 bytes at a time through views (`fromView`, `toView` over `from`, `to`), the
- * last few byte by byte: a typed array's set() makes a subarray first, which costs more than
- * copying a value of up to ~100 bytes (a note, a timestamp) in a loop.
- */
-function copyBytes(
-  from: Uint8Array,
-  fromView: DataView,
-  start: number,
-  end: number,
-  to: Uint8Array,
-  toView: DataView,
-  at: number,
-): void {
-  if (end - start > 96) {
-    to.set(from.subarray(start, end), at);
-    return;
-  }
-  for (; start + 4 <= end; start += 4, at += 4) toView.setInt32(at, fromView.getInt32(start, true), true);
-  while (start < end) to[at++] = from[start++]!;
 }

@@ -29,6 +29,7 @@ import { indicesAsCodes, narrowIndices } from '../data/arrow.ts';
 import { concatRaw, type RawValues, rawLength, rawOfCodes } from '../data/raw.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
 import { utf8Buffers, utf8Vector, utf8VectorValues } from '../data/utf8.ts';
+import { joinInt32s } from '../util/int32s.ts';
 import { bytesHashes } from '../verify/fingerprint.ts';
 
 export interface ShardRange {
@@ -253,7 +254,8 @@ export class RawShards {
           dictionary: [],
           codes: new Int32Array(0),
           raw,
-          distinct: set.size,
+          // Of the piece so far; listed hashes are not counted shard by shard (at most their rows).
+          distinct: set.atMost,
           ...(firstRow === undefined ? {} : { firstRow }),
         };
       }),
@@ -284,6 +286,12 @@ export class RawShards {
  * slot, so a value with that hash is counted apart. Filled up to three quarters (a column of
  * distinct values makes a large table, whose size costs more in cache misses than the longer
  * probes along a line): 11–22 bytes a value, nothing per row.
+ *
+ * Values nearly all distinct (a note, a timestamp: more than half of a first batch's sample)
+ * are not placed at all: their hashes are kept as the batches gave them, 8 bytes a row, and
+ * counted once when the count is asked for (distinctHashCount, in partitions that stay in
+ * cache). Placing them row by row in a table of millions cost a cache miss a row, and over
+ * an input of several pieces the count is made again from the pieces' hashes anyway.
  */
 export class DistinctHashes {
   /** Slot i's hash is (slots[2i], slots[2i + 1]); (0, 0) is empty. */
@@ -291,9 +299,21 @@ export class DistinctHashes {
   private held = 0;
   /** Whether a value hashed to (0, 0). */
   private zero = false;
+  /** The batches' hashes as they came, when the values are nearly all distinct (above). */
+  private listed: Int32Array[] | undefined;
+  /** The listed hashes' number, and their distinct number once counted since the last batch. */
+  private listedRows = 0;
+  private counted: number | undefined;
 
+  /** The number of distinct values (of listed hashes: counted now, once per batch added). */
   get size(): number {
+    if (this.listed) return (this.counted ??= distinctHashCount(this.listed));
     return this.held + (this.zero ? 1 : 0);
+  }
+
+  /** At least the number of distinct values, without counting listed hashes: their number. */
+  get atMost(): number {
+    return this.listed ? this.listedRows : this.size;
   }
 
   /** Empties the set, keeping its table's size (distinctHashCount's partitions reuse one). */
@@ -301,6 +321,9 @@ export class DistinctHashes {
     this.slots.fill(0);
     this.held = 0;
     this.zero = false;
+    this.listed = undefined;
+    this.listedRows = 0;
+    this.counted = undefined;
   }
 
   /** Every row's value of `raw`. */
@@ -311,12 +334,25 @@ export class DistinctHashes {
   /** Values by their hashes, two lanes a value (as bytesHashes gives them). */
   addHashes(hashes: Int32Array): void {
     const n = hashes.length >>> 1;
+    if (this.listed) {
+      this.list(hashes);
+      return;
+    }
     const sample = Math.min(n, SAMPLE_ROWS);
     const before = this.size;
     this.insert(hashes, 0, sample);
+    const added = this.size - before;
+    // Values nearly all distinct in a large batch: listed from here on, the table's with them.
+    if (n - sample >= REGION_BATCH && 2 * added > sample) {
+      const placed = this.hashes();
+      this.clear();
+      this.listed = [];
+      this.list(placed);
+      this.list(hashes.subarray(2 * sample));
+      return;
+    }
     // A column of (nearly) distinct values: room for the rest of the rows at once, not by
     // doubling (each doubling moves every hash held).
-    const added = this.size - before;
     if (n > sample && 2 * added > sample)
       this.reserve(this.held + Math.ceil(((n - sample) * added) / sample));
     if (n - sample >= REGION_BATCH && this.slots.length >>> 1 >= REGION_TABLE)
@@ -324,8 +360,13 @@ export class DistinctHashes {
     else this.insert(hashes, sample, n);
   }
 
-  /** The hashes held, two lanes a value, in the table's order (the same for the same values added in the same order). */
+  /**
+   * The hashes held, two lanes a value, in the table's order, or the listed ones in the order
+   * they came (then a value's hash may be there more than once); the same for the same values
+   * added in the same order.
+   */
   hashes(): Int32Array {
+    if (this.listed) return joinInt32s(this.listed);
     const out = new Int32Array(2 * this.size);
     let at = 0;
     const slots = this.slots;
@@ -336,6 +377,12 @@ export class DistinctHashes {
     }
     // out's last pair stays (0, 0) when that hash was added.
     return out;
+  }
+
+  private list(hashes: Int32Array): void {
+    this.listed!.push(hashes);
+    this.listedRows += hashes.length >>> 1;
+    this.counted = undefined;
   }
 
   private insert(hashes: Int32Array, from: number, to: number): void {

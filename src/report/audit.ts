@@ -23,7 +23,7 @@ import { utf8Buffers } from '../data/utf8.ts';
 import { labelLoss } from '../metrics/label-loss.ts';
 import { isReleasedType, type ReleaseSpec } from '../release-spec/spec.ts';
 import { byCodeUnits } from '../util/format.ts';
-import { gather } from '../util/gather.ts';
+import { gather, gatherPairs } from '../util/gather.ts';
 import { Int32s, rowNumbers } from '../util/int32s.ts';
 import { mix32 } from '../util/keys.ts';
 import { bytesHashes } from '../verify/fingerprint.ts';
@@ -327,7 +327,8 @@ class PartsAuditor {
     for (let p = 0; p < partitions; p++) {
       // One partition at a time: the whole release's rows need only their keys at once.
       const these = order.subarray(starts[p]!, starts[p + 1]!);
-      const classes = hashIds(this.classHashes.data, these);
+      // The partition's hashes side by side: each later pass over them reads in turn.
+      const classes = hashIds(gatherPairs(this.classHashes.data, these), rowNumbers(these.length));
       const columns = this.columns.map((col) => {
         if (col.kind === 'dictionary')
           return {
@@ -555,8 +556,10 @@ function idsBesideOnce(
   rows: Int32Array,
 ): { codes: Int32Array; width: number; once: Uint8Array } {
   const m = rows.length;
-  const once = hashesOnce(hashes, rows);
-  const numbered = hashIds(hashes, gather(rows, positionsBelow(once, 1)));
+  // The rows' hashes side by side, read at random once: both passes then read them in turn.
+  const own = gatherPairs(hashes, rows);
+  const once = hashesOnce(own, rowNumbers(m));
+  const numbered = hashIds(own, positionsBelow(once, 1));
   const codes = new Int32Array(m);
   let width = numbered.width;
   for (let i = 0, k = 0; i < m; i++) codes[i] = once[i] === 1 ? width++ : numbered.codes[k++]!;

@@ -19,3 +19,18 @@ export function gather(source: Int32Array, at: Int32Array, into = new Int32Array
   }
   return into;
 }
+
+/**
+ * The pairs of `source` (two lanes a position: a 64-bit hash) at the positions `at` names, in
+ * that order: one random read a position, after which the pairs are read in turn.
+ */
+export function gatherPairs(source: Int32Array, at: Int32Array): Int32Array {
+  const n = at.length;
+  const into = new Int32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    const r = 2 * at[i]!;
+    into[2 * i] = source[r]!;
+    into[2 * i + 1] = source[r + 1]!;
+  }
+  return into;
+}

@@ -29,3 +29,14 @@ export function rowNumbers(n: number): Int32Array {
   for (let r = 0; r < n; r++) out[r] = r;
   return out;
 }
+
+/** `lists` one after another, as one array. */
+export function joinInt32s(lists: readonly Int32Array[]): Int32Array {
+  const out = new Int32Array(lists.reduce((n, list) => n + list.length, 0));
+  let at = 0;
+  for (const list of lists) {
+    out.set(list, at);
+    at += list.length;
+  }
+  return out;
+}

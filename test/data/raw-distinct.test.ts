@@ -130,6 +130,49 @@ describe('DistinctHashes', () => {
     expect(held(batch)).toEqual(seen);
   });
 
+  it('lists the hashes of values nearly all distinct and counts them when asked, batch after batch', () => {
+    const random = new Random(15);
+    const word = () => random.below(2 ** 32) | 0;
+    const pair = (v: number): [number, number] => [v % 11 === 0 ? 99 : word(), word()];
+    const set = new DistinctHashes();
+    const seen = new Set<string>();
+    const pool: [number, number][] = [];
+    // Large batches of mostly new values (listed from the first), some repeated within and
+    // across batches, one (0, 0); then a small batch, which is listed too.
+    for (const [b, n] of [100_000, 80_000, 70_000, 5].entries()) {
+      const hashes = new Int32Array(2 * n);
+      for (let v = 0; v < n; v++) {
+        const h = pool.length > 0 && v % 4 === 3 ? pool[random.below(pool.length)]! : pair(v);
+        if (b === 1 && v === 1234) h.splice(0, 2, 0, 0);
+        pool.push(h);
+        hashes[2 * v] = h[0]!;
+        hashes[2 * v + 1] = h[1]!;
+        seen.add(`${h[0]},${h[1]}`);
+      }
+      set.addHashes(hashes);
+      expect(set.size).toBe(seen.size);
+      // Listed: at most the rows (the first batch's sample was placed, its repeats dropped).
+      expect(set.atMost).toBeGreaterThan(set.size);
+      expect(set.atMost).toBeLessThanOrEqual(pool.length);
+    }
+    expect(seen.has('0,0')).toBe(true);
+    const out = set.hashes();
+    expect(out.length).toBe(2 * set.atMost);
+    expect(
+      new Set(Array.from({ length: out.length / 2 }, (_, v) => `${out[2 * v]},${out[2 * v + 1]}`)),
+    ).toEqual(seen);
+    // A large batch of few values is placed in the table: its bound is its count.
+    const few = new DistinctHashes();
+    const hashes = new Int32Array(2 * 100_000);
+    for (let v = 0; v < 100_000; v++) hashes[2 * v] = 1 + (v % 50);
+    few.addHashes(hashes);
+    expect(few.size).toBe(50);
+    expect(few.atMost).toBe(50);
+    set.clear();
+    expect(set.size).toBe(0);
+    expect(set.atMost).toBe(0);
+  });
+
   it('counts values that differ in one byte, or only in length, apart', () => {
     const base = 'x'.repeat(9);
     const values = ['', ...Array.from({ length: 9 }, (_, i) => base.slice(0, i + 1))];

@@ -27,6 +27,7 @@ import { compactDictionary, type OutputColumn } from '../../src/data/table.ts';
 import { utf8Buffers } from '../../src/data/utf8.ts';
 import { tsCsvKernel } from '../../src/kernels/csv/reference.ts';
 import { wasmCsvKernel } from '../../src/kernels/csv/wasm.ts';
+import { tsGatherBytes } from '../../src/kernels/gather-bytes/reference.ts';
 import { decodeShardRows, encodeShardRows, RawShards } from '../../src/pipeline/rows.ts';
 import { Random } from '../../src/util/random.ts';
 
@@ -116,6 +117,7 @@ describe('values as bytes', () => {
     for (const rows of [shuffle, sorted, subset, new Int32Array(0), Int32Array.of(4, 4, 0, 4)]) {
       const want = Array.from(rows, (r) => values[r]!);
       expect(strings(gatherJoined(pieces, rows))).toEqual(want);
+      expect(strings(gatherJoined(pieces, rows, tsGatherBytes))).toEqual(want);
       expect(strings(gatherRaw(all, rows))).toEqual(want);
       const got = gatherJoined(pieces, rows);
       expect(got.offsets[0]).toBe(0);

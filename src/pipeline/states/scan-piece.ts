@@ -252,12 +252,18 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
     }
     await Promise.all(writes);
     // The last shard's dictionaries hold every value of the piece: without rows, for Combine.
-    // A raw column's: only its number of distinct values (their bytes apart, when Combine
-    // has other pieces' to count them with).
+    // A raw column's: only its number of distinct values (their hashes apart, when the
+    // CountDistinct state has other pieces' to count them with: then the piece's own count is
+    // not needed, and its bound stands in).
     const columns = (last?.columns ?? []).map(({ name, dictionary }) => {
       const distinct = raw.distinct.get(name);
       return distinct
-        ? { name, dictionary: [], codes: new Int32Array(0), distinct: distinct.size }
+        ? {
+            name,
+            dictionary: [],
+            codes: new Int32Array(0),
+            distinct: pieces.length > 1 ? distinct.atMost : distinct.size,
+          }
         : { name, dictionary, codes: new Int32Array(0) };
     });
     const distinctColumns =

@@ -1,0 +1,33 @@
+// Values' bytes moved to where a permutation puts them (src/data/raw.ts, gatherJoined): value i
+// of a block goes to `to + targets[i]` (-1: nowhere). The plain-TS loop
+// (src/kernels/gather-bytes/reference.ts) is its reference; both write the same bytes.
+//
+// Header words at `state` (the wrapper's):
+//   0 the block's n + 1 offsets (i32, into the bytes block, the first one `base`)
+//   1 the block's bytes   2 the block's targets (i32 byte offsets into the output, -1: none)
+//   3 the output   4 base: the first offset (offsets are relative to where the bytes were taken)
+
+import { word } from './header';
+
+export function gatherBytes(state: usize, n: i32): void {
+  const offsets = <usize>word(state, 0);
+  const bytes = <usize>word(state, 1);
+  const targets = <usize>word(state, 2);
+  const out = <usize>word(state, 3);
+  const base = word(state, 4);
+  let from = load<i32>(offsets) - base;
+  for (let i = 0; i < n; i++) {
+    const to = load<i32>(offsets + (<usize>(i + 1) << 2)) - base;
+    const target = load<i32>(targets + (<usize>i << 2));
+    if (target >= 0) {
+      let s = bytes + <usize>from;
+      let d = out + <usize>target;
+      const end = bytes + <usize>to;
+      // Eight bytes at a time, then the rest byte by byte: a value never writes past its end
+      // (the values around it may be written already).
+      for (; s + 8 <= end; s += 8, d += 8) store<u64>(d, load<u64>(s));
+      for (; s < end; s++, d++) store<u8>(d, load<u8>(s));
+    }
+    from = to;
+  }
+}
