@@ -172,6 +172,7 @@ export function expectShard(args: {
     return out;
   });
   const n = shard.rowCount;
+  let rowCodes: Int32Array | undefined;
   let unmapped = 0;
   qis.forEach((c, q) => {
     const codes = columns[c]!.codes;
@@ -181,8 +182,9 @@ export function expectShard(args: {
     n,
     { codes: qis.map((c) => columns[c]!.codes), hashes: codeHashes },
     {
-      // A column held as its rows' bytes: each row its own entry, hashed from its bytes.
-      codes: others.map((c) => (columns[c]!.raw ? rowNumbers(n) : columns[c]!.codes)),
+      // A column held as its rows' bytes: each row its own entry, hashed from its bytes (one
+      // list of row numbers for every such column).
+      codes: others.map((c) => (columns[c]!.raw ? (rowCodes ??= rowNumbers(n)) : columns[c]!.codes)),
       // Only the values the shard's rows hold: a shard carries the input's whole dictionaries,
       // as many values as rows for a column of distinct values (a free-text note).
       hashes: others.map((c) => {
@@ -354,6 +356,7 @@ export function summarizePart(args: {
   const qis = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [c] : []));
   const others = names.flatMap((n, c) => (typeOf.get(n) === 'quasi-identifying' ? [] : [c]));
   const n = part.rowCount;
+  let rowCodes: Int32Array | undefined;
   // (A released dictionary may list a value twice: both codes hash alike, one class.)
   const table = (args.classSums ?? wasmClassSums).sum(
     n,
@@ -362,8 +365,11 @@ export function summarizePart(args: {
       hashes: qis.map((c) => dictionaryHashes(c, part.columns[c]!.dictionary, KEY)),
     },
     {
-      // A column read as bytes: each row its own entry, hashed from its bytes, as the shards hash it.
-      codes: others.map((c) => (part.columns[c]!.raw ? rowNumbers(n) : part.columns[c]!.codes)),
+      // A column read as bytes: each row its own entry (one list of row numbers for every such
+      // column), hashed from its bytes, as the shards hash it.
+      codes: others.map((c) =>
+        part.columns[c]!.raw ? (rowCodes ??= rowNumbers(n)) : part.columns[c]!.codes,
+      ),
       hashes: others.map((c) => {
         const column = part.columns[c]!;
         if (column.raw) return bytesHashes(c, column.raw);
