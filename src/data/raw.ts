@@ -38,39 +38,48 @@ export function gatherRaw(raw: RawValues, rows: Int32Array | number): RawValues 
 }
 
 /**
- * `raw`'s rows split into `parts` (row r goes to part `partOf[r]`, in order; -1: to none), read
- * once in turn and written to each part where its rows go. Gathering each part's rows from
- * the whole column instead streams the column through the cache once a part.
+ * `raw`'s rows split into `parts` (row r goes to part `partOf[r]`, in order; -1: to none): each
+ * row's place in one buffer of every part's bytes, part after part, found in one pass, and the
+ * bytes written there by the gather kernel while the column is read once in turn; each part's
+ * bytes are then a view of that buffer. Gathering each part's rows from the whole column instead
+ * streams the column through the cache once a part.
  */
-export function scatterRaw(raw: RawValues, partOf: Int32Array, parts: number): RawValues[] {
-  const { offsets, bytes } = raw;
+export function scatterRaw(
+  raw: RawValues,
+  partOf: Int32Array,
+  parts: number,
+  kernel: GatherBytesKernel = wasmGatherBytes,
+): RawValues[] {
+  const { offsets } = raw;
   const n = rawLength(raw);
   if (partOf.length !== n) throw new RangeError(`${partOf.length} parts given for ${n} rows`);
   const rows = new Int32Array(parts);
-  const totals = new Int32Array(parts);
+  const totals = new Int32Array(parts + 1);
   for (let r = 0; r < n; r++) {
     const p = partOf[r]!;
     if (p < 0) continue;
     rows[p]!++;
-    totals[p]! += offsets[r + 1]! - offsets[r]!;
+    totals[p + 1]! += offsets[r + 1]! - offsets[r]!;
   }
-  const out = Array.from({ length: parts }, (_, p) => ({
-    offsets: new Int32Array(rows[p]! + 1),
-    bytes: new Uint8Array(totals[p]!),
-  }));
-  const views = out.map((o) => viewOf(o.bytes));
-  const from = viewOf(bytes);
-  // Each part's rows so far: its next row's bytes start where its offsets end.
+  // Part p's bytes start at totals[p] of the buffer.
+  for (let p = 0; p < parts; p++) totals[p + 1]! += totals[p]!;
+  const out = Array.from({ length: parts }, (_, p) => new Int32Array(rows[p]! + 1));
+  const targets = new Int32Array(n);
   const filled = new Int32Array(parts);
   for (let r = 0; r < n; r++) {
     const p = partOf[r]!;
-    if (p < 0) continue;
+    if (p < 0) {
+      targets[r] = -1;
+      continue;
+    }
     const to = out[p]!;
-    const at = to.offsets[filled[p]!]!;
-    copyValue(bytes, from, offsets[r]!, offsets[r + 1]!, to.bytes, views[p]!, at);
-    to.offsets[++filled[p]!] = at + offsets[r + 1]! - offsets[r]!;
+    const at = to[filled[p]!]!;
+    targets[r] = totals[p]! + at;
+    to[++filled[p]!] = at + offsets[r + 1]! - offsets[r]!;
   }
-  return out;
+  const bytes = new Uint8Array(totals[parts]!);
+  kernel([raw], targets, bytes);
+  return out.map((o, p) => ({ offsets: o, bytes: bytes.subarray(totals[p]!, totals[p + 1]!) }));
 }
 
 /**
