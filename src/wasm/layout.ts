@@ -39,3 +39,20 @@ export class Regions {
     return this.at;
   }
 }
+
+/**
+ * The end of a block of values from `from` (value i is `[offsets[i], offsets[i + 1])`, `n` in
+ * all): at most `values` values and `bytes` bytes, but at least one value, however long. The
+ * wrappers that copy values as bytes into an instance a block at a time use it.
+ */
+export function valueBlockEnd(
+  offsets: Int32Array,
+  from: number,
+  n: number,
+  values: number,
+  bytes: number,
+): number {
+  let to = Math.min(n, from + values);
+  while (to > from + 1 && offsets[to]! - offsets[from]! > bytes) to = from + ((to - from) >> 1);
+  return to;
+}

@@ -9,16 +9,9 @@ import { tsBytesHashes } from '../../src/kernels/bytes-hashes/reference.ts';
 import { wasmBytesHashes } from '../../src/kernels/bytes-hashes/wasm.ts';
 import { Random } from '../../src/util/random.ts';
 import { bytesHashes } from '../../src/verify/fingerprint.ts';
+import { randomValuesAsBytes } from '../helpers/kernels.ts';
 
-/** `n` values of lengths drawn up to `longest` bytes (any byte, so non-ASCII too), from `skip` bytes in. */
-function values(rng: Random, n: number, longest: number, skip = 0): RawValues {
-  const offsets = new Int32Array(n + 1);
-  offsets[0] = skip;
-  for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i]! + rng.below(longest + 1);
-  const bytes = new Uint8Array(offsets[n]!);
-  for (let j = 0; j < bytes.length; j++) bytes[j] = rng.below(256);
-  return { offsets, bytes };
-}
+const values = randomValuesAsBytes;
 
 const both = (v: RawValues, seed0: number, seed1: number) => {
   const n = v.offsets.length - 1;

@@ -11,16 +11,9 @@ import type { GatherBytesKernel } from '../../src/kernels/gather-bytes/kernel.ts
 import { tsGatherBytes } from '../../src/kernels/gather-bytes/reference.ts';
 import { wasmGatherBytes } from '../../src/kernels/gather-bytes/wasm.ts';
 import { Random } from '../../src/util/random.ts';
+import { randomValuesAsBytes } from '../helpers/kernels.ts';
 
-/** `n` values of up to `longest` bytes (any byte), their offsets from `skip` bytes in. */
-function values(rng: Random, n: number, longest: number, skip = 0): RawValues {
-  const offsets = new Int32Array(n + 1);
-  offsets[0] = skip;
-  for (let i = 0; i < n; i++) offsets[i + 1] = offsets[i]! + rng.below(longest + 1);
-  const bytes = new Uint8Array(offsets[n]!);
-  for (let j = 0; j < bytes.length; j++) bytes[j] = rng.below(256);
-  return { offsets, bytes };
-}
+const values = randomValuesAsBytes;
 
 /** Each value's target when the joined values are written in `order`, those left out at -1. */
 function targetsOf(pieces: readonly RawValues[], order: Int32Array, keep: (r: number) => boolean) {

@@ -3,7 +3,7 @@
  * bytes copied in a block at a time, their lanes copied out. The same words as the plain-TS loop
  * (`tsBytesHashes`, reference.ts).
  */
-import { Regions, reserve } from '../../wasm/layout.ts';
+import { Regions, reserve, valueBlockEnd } from '../../wasm/layout.ts';
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
 import type { BytesHashesKernel } from './kernel.ts';
 
@@ -19,9 +19,7 @@ export const wasmBytesHashes: BytesHashesKernel = ({ offsets, bytes }, seed0, se
   try {
     let from = 0;
     while (from < n) {
-      // As many values as fit the block's bytes (at least one, however long).
-      let to = Math.min(n, from + BLOCK_VALUES);
-      while (to > from + 1 && offsets[to]! - offsets[from]! > BLOCK_BYTES) to = from + ((to - from) >> 1);
+      const to = valueBlockEnd(offsets, from, n, BLOCK_VALUES, BLOCK_BYTES);
       const count = to - from;
       const base = offsets[from]!;
       const byteCount = offsets[to]! - base;

@@ -4,7 +4,7 @@
  * in a block at a time; the output copied out once. The same bytes as the plain-TS loop
  * (`tsGatherBytes`, reference.ts).
  */
-import { Regions, reserve } from '../../wasm/layout.ts';
+import { Regions, reserve, valueBlockEnd } from '../../wasm/layout.ts';
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
 import type { GatherBytesKernel } from './kernel.ts';
 
@@ -38,8 +38,7 @@ export const wasmGatherBytes: GatherBytesKernel = (pieces, targets, out) => {
     for (const { offsets, bytes } of pieces) {
       const n = offsets.length - 1;
       for (let from = 0; from < n; ) {
-        let to = Math.min(n, from + BLOCK_VALUES);
-        while (to > from + 1 && offsets[to]! - offsets[from]! > BLOCK_BYTES) to = from + ((to - from) >> 1);
+        const to = valueBlockEnd(offsets, from, n, BLOCK_VALUES, BLOCK_BYTES);
         const count = to - from;
         const base = offsets[from]!;
         const byteCount = offsets[to]! - base;
