@@ -327,8 +327,10 @@ class PartsAuditor {
     for (let p = 0; p < partitions; p++) {
       // One partition at a time: the whole release's rows need only their keys at once.
       const these = order.subarray(starts[p]!, starts[p + 1]!);
-      // The partition's hashes side by side: each later pass over them reads in turn.
-      const classes = hashIds(gatherPairs(this.classHashes.data, these), rowNumbers(these.length));
+      // The partition's rows numbered 0 … m − 1 (read only, by every use below), and its
+      // classes' hashes side by side: each later pass over them reads in turn.
+      const positions = rowNumbers(these.length);
+      const classes = hashIds(gatherPairs(this.classHashes.data, these), positions);
       const columns = this.columns.map((col) => {
         if (col.kind === 'dictionary')
           return {
@@ -339,7 +341,7 @@ class PartsAuditor {
         if (col.kind === 'raw') return { name: col.name, ...idsBesideOnce(col.hashes.data, these) };
         return {
           name: col.name,
-          codes: rowNumbers(these.length),
+          codes: positions,
           width: these.length,
           once: new Uint8Array(these.length).fill(1),
         };
@@ -503,31 +505,31 @@ export function hashIds(
 }
 
 /**
- * Per row of `rows` (indices into `hashes`, two lanes a row), 1 when no other of them has its
+ * Per row of `hashes` (two lanes a row, side by side: gatherPairs), 1 when no other row has its
  * hash: each hash is marked in a bitmap of at least `bitsPerRow` bits a row, and again in a
  * second when its bit was already set. A row whose bit was set once has a hash of its own; one
  * that shares its bit with another row (the same hash, or another one on the same bit: about
  * one row in 16) is marked 0 and left to an exact count. Two passes over bitmaps of a few MiB,
  * where numbering a million nearly distinct hashes costs a cache miss a row.
  */
-export function hashesOnce(hashes: Int32Array, rows: Int32Array, bitsPerRow = 16): Uint8Array {
-  const m = rows.length;
+export function hashesOnce(hashes: Int32Array, bitsPerRow = 16): Uint8Array {
+  const m = hashes.length >>> 1;
   let bits = 6;
   while (2 ** bits < bitsPerRow * m && bits < 31) bits++;
   const mask = 2 ** bits - 1;
   const seen = new Int32Array(2 ** (bits - 5));
   const again = new Int32Array(2 ** (bits - 5));
-  for (let i = 0; i < m; i++) {
-    const b = bitOf(hashes, rows[i]!, mask);
+  for (let r = 0; r < m; r++) {
+    const b = bitOf(hashes, r, mask);
     const word = b >>> 5;
     const bit = 1 << (b & 31);
     if ((seen[word]! & bit) !== 0) again[word]! |= bit;
     else seen[word]! |= bit;
   }
   const once = new Uint8Array(m);
-  for (let i = 0; i < m; i++) {
-    const b = bitOf(hashes, rows[i]!, mask);
-    once[i] = (again[b >>> 5]! & (1 << (b & 31))) === 0 ? 1 : 0;
+  for (let r = 0; r < m; r++) {
+    const b = bitOf(hashes, r, mask);
+    once[r] = (again[b >>> 5]! & (1 << (b & 31))) === 0 ? 1 : 0;
   }
   return once;
 }
@@ -558,7 +560,7 @@ function idsBesideOnce(
   const m = rows.length;
   // The rows' hashes side by side, read at random once: both passes then read them in turn.
   const own = gatherPairs(hashes, rows);
-  const once = hashesOnce(own, rowNumbers(m));
+  const once = hashesOnce(own);
   const numbered = hashIds(own, positionsBelow(once, 1));
   const codes = new Int32Array(m);
   let width = numbered.width;

@@ -22,6 +22,7 @@ import {
   partsAudit,
   unchangedColumns,
 } from '../../src/report/audit.ts';
+import { gatherPairs } from '../../src/util/gather.ts';
 import { Random } from '../../src/util/random.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-audit-parts-'));
@@ -344,7 +345,7 @@ describe('hashesOnce', () => {
         for (const r of rows) count.set(key(r), (count.get(key(r)) ?? 0) + 1);
         const own = [...count.values()].filter((c) => c === 1).length;
         for (const bitsPerRow of [1 / 64, 1, 16, 64]) {
-          const once = hashesOnce(hashes, rows, bitsPerRow);
+          const once = hashesOnce(gatherPairs(hashes, rows), bitsPerRow);
           let marked = 0;
           rows.forEach((r, i) => {
             // Never a shared hash marked; with room enough, most hashes of their own are.
