@@ -39,6 +39,8 @@ export interface ReadCsvOptions {
   delimiter?: string;
   /** Bytes read per step (tests use tiny pieces to cross every boundary); 8 MB by default. */
   chunkBytes?: number;
+  /** Bytes of rows parsed before their cells are looked up (tests cross it too); 256 KiB by default. */
+  windowBytes?: number;
   /**
    * Columns parsed (so the file's shape is still checked) but never stored: their cells are
    * not interned and the tables leave them out (listed in `omitted`). Identifying columns.
@@ -406,6 +408,7 @@ function* readOpen(
             ? { firstRow: range.firstRow, firstLine: range.firstLine ?? range.firstRow + 2 }
             : {}),
         },
+        Math.max(1, options.windowBytes ?? LOOKUP_WINDOW_BYTES),
       );
     }
     parser.base = base;
@@ -637,6 +640,9 @@ interface CsvParserRange {
   readonly firstLine?: number;
 }
 
+/** Bytes of rows parsed before their cells are looked up: well within a core's cache. */
+const LOOKUP_WINDOW_BYTES = 256 * 1024;
+
 /** Field ends: a delimiter follows, or the row ends (line break or end of file). */
 const END_FIELD = 0;
 const END_ROW = 1;
@@ -697,6 +703,7 @@ class CsvParser {
     private readonly omit: ReadonlySet<string> = new Set(),
     private readonly raw: ReadonlySet<string> = new Set(),
     private readonly range: CsvParserRange = { goesOn: false, countOnly: false },
+    private readonly windowBytes = LOOKUP_WINDOW_BYTES,
   ) {
     const code = delimiter.charCodeAt(0);
     // A lone surrogate cannot occur in valid UTF-8: such a delimiter never matches.
@@ -717,7 +724,18 @@ class CsvParser {
    * when all are done). With `eof`, the bytes end the file and every row finishes.
    */
   parse(buf: Buffer, start: number, end: number, eof: boolean): number {
-    const at = this.parseRows(buf, start, end, eof);
+    // A window of rows at a time: its cells' bytes are still in cache when they are looked up
+    // (a chunk of wide rows read whole before would be read again from memory, a miss a cell).
+    const window = this.windowBytes;
+    let at = start;
+    while (end - at > window && !this.full) {
+      const next = this.parseRows(buf, at, at + window, false);
+      this.lookUp(buf);
+      if (next === at) break; // a row longer than the window (or a full shard): parsed below
+      at = next;
+    }
+    if (this.full) return at;
+    at = this.parseRows(buf, at, end, eof);
     this.lookUp(buf);
     return at;
   }

@@ -175,8 +175,8 @@ describe('readCsv: parsing', () => {
     const field = (v: string) => (v.includes('"') ? `"${v.replaceAll('"', '""')}"` : v);
     const text = `a,b,c\n${rows.map((r) => r.map(field).join(',')).join('\n')}\n`;
     const path = write(text);
-    for (const chunkBytes of [undefined, 97, 4099]) {
-      const t = readCsv(path, { chunkBytes });
+    for (const [chunkBytes, windowBytes] of [[undefined], [97], [4099], [undefined, 50], [4099, 333]]) {
+      const t = readCsv(path, { chunkBytes, windowBytes });
       expect(t.rowCount).toBe(rows.length);
       t.columns.forEach((column, c) => {
         const seen = [...new Set(rows.map((r) => r[c]!))];
@@ -430,9 +430,9 @@ describe('examples/adult', () => {
 
 describe('readCsv: reading in pieces', () => {
   /** The table as data, or the error's code and message: what must not depend on piece size. */
-  function outcome(path: string, chunkBytes?: number): unknown {
+  function outcome(path: string, chunkBytes?: number, windowBytes?: number): unknown {
     try {
-      const t = readCsv(path, { chunkBytes });
+      const t = readCsv(path, { chunkBytes, windowBytes });
       return { rows: decode(t), delimiter: t.delimiter, dictionaries: t.columns.map((c) => c.dictionary) };
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
@@ -475,6 +475,11 @@ describe('readCsv: reading in pieces', () => {
       );
       const whole = outcome(path);
       for (const chunkBytes of [16, 17, 19, 32]) expect(outcome(path, chunkBytes)).toEqual(whole);
+      // Rows parsed a window at a time before their cells are looked up: windows cut anywhere.
+      for (const windowBytes of [1, 7, 16, 33]) {
+        expect(outcome(path, undefined, windowBytes)).toEqual(whole);
+        expect(outcome(path, 19, windowBytes)).toEqual(whole);
+      }
     }
   });
 
