@@ -70,13 +70,19 @@ export const ACCESS: Record<TaskName, Partial<Record<Area, KeyAccess>>> = {
     },
   },
   ApplyShard: {
+    // Beside the search (RouteShard), a shard's bytes split by output part into route/.
     work: {
       read: [...OPENED, ROWS, ...run('counts/*.rows', 'flags/*', 'search.json')],
-      write: run('scatter/*', 'timings/*'),
+      write: run('scatter/*', 'route/*', 'timings/*'),
     },
   },
   Assemble: {
-    work: { read: [...OPENED, ...run('scatter/*')], write: run('staging/*', 'timings/*') },
+    // Beside the search (ShufflePart), a part's routed bytes shuffled into shuffled/; after
+    // it, the part's pieces and shuffled bytes, and the input's column order (its dictionaries).
+    work: {
+      read: [...OPENED, DICTIONARIES, ...run('scatter/*', 'route/*', 'shuffled/*')],
+      write: run('staging/*', 'shuffled/*', 'timings/*'),
+    },
   },
   VerifySlice: {
     // An input shard's slice reads its rows; an output part's slice the staged part.

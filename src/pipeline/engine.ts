@@ -202,7 +202,11 @@ export async function executeRelease(
       planned.rows > 0 ? planned.rows >= minRows : planned.pieces > 1 && planned.bytes >= minScanBytes;
     if (!worth) return undefined;
     if (!pool) {
-      const created = new StatePool(workers, { kernel: kernelName, s3: options.s3, tmp });
+      const created = new StatePool(
+        workers,
+        { kernel: kernelName, s3: options.s3, tmp },
+        { say: env.say, log: env.log },
+      );
       pool = created;
       unstop = stopOnSignal(() => created.close());
       forgetRun(planned.work); // the workers read the work area; what Plan kept here would only sit
@@ -236,14 +240,14 @@ export async function executeRelease(
 
 /**
  * Removes what only the states up to Verify read from a work area: the rows' shards (not the
- * input's dictionaries, which opening the work area may read), their counts, the scattered
- * pieces and the verification slices. Never fails: the temporary folder goes whole at the end.
+ * input's dictionaries, which opening the work area may read), their counts, the scattered,
+ * routed and shuffled pieces and the verification slices. Never fails: the temporary folder goes whole at the end.
  */
 async function removeBulk(work: string): Promise<void> {
   const shards = await readdir(join(work, 'rows'), { withFileTypes: true }).catch(() => []);
   await Promise.all(
     [
-      ...['scatter', 'counts', 'verify'].map((name) => join(work, name)),
+      ...['scatter', 'route', 'shuffled', 'counts', 'verify'].map((name) => join(work, name)),
       ...shards.filter((e) => e.isDirectory()).map((e) => join(work, 'rows', e.name)),
     ].map((dir) => rm(dir, { recursive: true, force: true }).catch(() => {})),
   );
@@ -346,6 +350,12 @@ async function runDirect(
       for (let index = 0; index < plan.shards; index++) await call('CountShard', { ...work, index });
       await call('Search', work);
       await call('CountDistinct', { ...work, phase: 'distinct' });
+      if (plan.routesBytes) {
+        for (let index = 0; index < plan.shards; index++)
+          await call('RouteShard', { ...work, index, phase: 'route' });
+        for (let index = 0; index < plan.parts; index++)
+          await call('ShufflePart', { ...work, index, phase: 'shuffle' });
+      }
       for (let index = 0; index < plan.shards; index++) await call('ApplyShard', { ...work, index });
       for (let index = 0; index < plan.parts; index++) await call('Assemble', { ...work, index });
       await call('Audit', work);

@@ -19,6 +19,7 @@ import {
 import type { TaskName } from './definition.ts';
 import { RunUnderWayError } from './lock.ts';
 import type { WorkerSetup, WorkOutcome } from './state-worker.ts';
+import type { LogEvent } from './states/types.ts';
 import { StoreError, StoreUnavailableError } from './storage/store.ts';
 
 declare const __filename: string | undefined;
@@ -112,7 +113,12 @@ export class StatePool {
   >();
   private next = 0;
 
-  constructor(size: number, setup: WorkerSetup) {
+  constructor(
+    size: number,
+    setup: WorkerSetup,
+    /** Where the items' progress lines and log events go (the engine's). */
+    private readonly said: { say?: (line: string) => void; log?: (event: LogEvent) => void } = {},
+  ) {
     const file = entry();
     for (let i = 0; i < size; i++) {
       const worker = new Worker(file, { workerData: { ppdpStates: setup } });
@@ -147,6 +153,12 @@ export class StatePool {
   }
 
   private settle(outcome: WorkOutcome): void {
+    if ('say' in outcome) this.said.say?.(outcome.say);
+    else if ('log' in outcome) this.said.log?.(outcome.log);
+    else this.finish(outcome);
+  }
+
+  private finish(outcome: Extract<WorkOutcome, { output: unknown } | { error: unknown }>): void {
     const waiter = this.pending.get(outcome.id);
     if (!waiter) return;
     this.pending.delete(outcome.id);

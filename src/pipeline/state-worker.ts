@@ -1,7 +1,8 @@
 /**
  * A worker thread that runs map states for the local engine (src/pipeline/state-pool.ts):
  * each message names a state and its input; the state runs against the same store as the
- * main thread, and its JSON output (or its error, as name, code, message and hint) goes back.
+ * main thread, and its JSON output (or its error, as name, code, message and hint) goes back,
+ * after its progress lines and log events.
  * Nothing is kept between items (the memo is off, every item reads the work area) but the
  * WebAssembly instances of finished sessions, which the next item's session reuses.
  */
@@ -12,7 +13,7 @@ import { ONE_MACHINE_RETAINED_BYTES, retainCoresUpTo } from '../wasm/module.ts';
 import type { TaskName } from './definition.ts';
 import { keepNothing } from './memo.ts';
 import { STATES } from './states/index.ts';
-import type { PhaseEnv } from './states/types.ts';
+import type { LogEvent, PhaseEnv } from './states/types.ts';
 import { storeResolver } from './storage/index.ts';
 import type { S3StoreOptions } from './storage/s3.ts';
 
@@ -30,6 +31,9 @@ export interface WorkItem {
 
 export type WorkOutcome =
   | { readonly id: number; readonly output: unknown }
+  /** A progress line or a log event of an item under way, for the main thread to pass on. */
+  | { readonly id: number; readonly say: string }
+  | { readonly id: number; readonly log: LogEvent }
   | {
       readonly id: number;
       readonly error: { name: string; message: string; code?: string; hint?: string; status?: number };
@@ -49,8 +53,14 @@ export function serveStates(setup: WorkerSetup): void {
   };
   port.on('message', async (item: WorkItem) => {
     let outcome: WorkOutcome;
+    // What the item says goes to the main thread's progress and log, as the state's would.
+    const itemEnv: PhaseEnv = {
+      ...env,
+      log: (event) => port.postMessage({ id: item.id, log: event } satisfies WorkOutcome),
+      say: (line) => port.postMessage({ id: item.id, say: line } satisfies WorkOutcome),
+    };
     try {
-      outcome = { id: item.id, output: await STATES[item.state](item.input as never, env) };
+      outcome = { id: item.id, output: await STATES[item.state](item.input as never, itemEnv) };
     } catch (e) {
       const err = e as Error & { code?: string; hint?: string; status?: number };
       outcome = {

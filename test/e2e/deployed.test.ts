@@ -116,6 +116,39 @@ describe('the deployed state machine, each state its bundled handler in its own 
     expect((await keys(releases)).every((k) => k.startsWith('releases/adult/'))).toBe(true);
   }, 180_000);
 
+  it('routes and shuffles a column passed through as bytes beside the search, removed rows dropped: the in-process bytes', async () => {
+    const edit = (s: Record<string, unknown>) => {
+      (s.attributes as Record<string, unknown>)['native-country'] = { type: 'insensitive' };
+      s.method = { name: 'generalization', maxSuppression: 0.05, metric: 'ncp', suppressed: 'remove' };
+    };
+    const spec = await drop('bytes', ws.dir, edit);
+    const result = await run(spec);
+    expect(result.error).toBeUndefined();
+    expect(result.ok).toBe(true);
+    // RouteShard runs in the ApplyShard function (a shard each), ShufflePart in Assemble's.
+    const count = (state: string) => result.invocations.filter((i) => i.state === state).length;
+    expect(count('CountShard')).toBeGreaterThan(1);
+    expect(count('ApplyShard')).toBe(2 * count('CountShard'));
+    expect(count('Assemble')).toBe(2);
+    for (const i of result.invocations) {
+      expect(i.ok, i.state).toBe(true);
+      expect(i.peakMiB, i.state).toBeLessThanOrEqual(i.memoryMiB);
+    }
+    const { published } = result.output as { published: { runId: string } };
+    const prefix = `releases/bytes/${published.runId}/`;
+    const report = JSON.parse(utf8(await releases.get(`${prefix}report.json`)));
+    expect(report.rows.suppressed).toBeGreaterThan(0);
+    expect(report.verification.verified).toBe(true);
+    const same = adultWorkspace(1500);
+    same.editSpec(edit);
+    const localOut = join(same.dir, 'out', 'local');
+    await releaseTo(same.spec, localOut);
+    for (const name of ['data.arrow', 'data.csv']) {
+      const remote = Buffer.from(await releases.get(prefix + name));
+      expect(remote.equals(readFileSync(join(localOut, name))), name).toBe(true);
+    }
+  }, 180_000);
+
   it('a spec that fails in Plan leaves error.json under releases/<name>/, publishes nothing, and is not retried', async () => {
     const spec = await drop('broken', ws.dir, (s) => {
       (s.privacy as { k?: number }[])[0]!.k = 0;

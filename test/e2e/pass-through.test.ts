@@ -1,9 +1,10 @@
 /**
  * Insensitive columns pass through a sharded release as their rows' bytes (src/data/raw.ts):
- * the shards hold them as plain Utf8, Apply and Assemble gather them, the released files hold
- * them as they are (plain Utf8, PLAIN Parquet). The release is the one a single task makes of
- * the same spec, byte for byte, whatever the shards, parts, files and threads, with values a
- * CSV must quote or escape, values repeated and unique, and rows removed.
+ * the shards hold them as plain Utf8, they are routed by output part and shuffled beside the
+ * search, Assemble drops the removed rows' bytes, and the released files hold them as they are
+ * (plain Utf8, PLAIN Parquet). The release is the one a single task makes of the same spec,
+ * byte for byte, whatever the shards, parts, files and threads, with values a CSV must quote or
+ * escape, values repeated and unique, and rows removed.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -144,16 +145,23 @@ describe('columns that pass through a sharded release', () => {
     const out = join(ws.dir, 'out', 'kept');
     const work = join(ws.dir, 'work');
     const seen: string[] = [];
-    // Read before each Assemble: the scan's shards and Apply's pieces are in the work area then.
+    // Read before each Assemble: the scan's shards, the bytes routed and shuffled beside the
+    // search and Apply's pieces are in the work area then.
     const check = () => {
       const arrows = readdirSync(work, { recursive: true, encoding: 'utf8' }).filter((n) =>
-        /(rows|scatter)\/\d+\/\d+\.arrow$/.test(n),
+        /(rows|route|scatter)\/\d+\/\d+\.arrow$|shuffled\/\d+\.arrow$/.test(n),
       );
       for (const name of arrows) {
         // The work file's seal checked and left out.
         const fields = tableFromIPC(unsealTrailer(readFileSync(join(work, name)), name)).schema.fields;
-        expect(DataType.isUtf8(fields.find((f) => f.name === 'note')!.type), name).toBe(true);
-        expect(DataType.isDictionary(fields.find((f) => f.name === 'age')!.type), name).toBe(true);
+        const note = fields.find((f) => f.name === 'note');
+        const age = fields.find((f) => f.name === 'age');
+        // The shards hold both; the bytes go apart from the coded columns after them.
+        if (!name.startsWith('scatter/')) expect(DataType.isUtf8(note!.type), name).toBe(true);
+        else expect(note, name).toBeUndefined();
+        if (name.startsWith('rows/') || name.startsWith('scatter/'))
+          expect(DataType.isDictionary(age!.type), name).toBe(true);
+        else expect(age, name).toBeUndefined();
         seen.push(name);
       }
     };
@@ -166,8 +174,8 @@ describe('columns that pass through a sharded release', () => {
         },
       },
     );
-    expect(seen.some((n) => n.startsWith('rows/'))).toBe(true);
-    expect(seen.some((n) => n.startsWith('scatter/'))).toBe(true);
+    for (const folder of ['rows/', 'route/', 'shuffled/', 'scatter/'])
+      expect(seen.some((n) => n.startsWith(folder))).toBe(true);
   });
 
   it('release the same bytes from a folder of files, in output parts and in worker threads', async () => {
@@ -193,6 +201,31 @@ describe('columns that pass through a sharded release', () => {
     expect(result.report.verification.verified).toBe(true);
     // The report names the input (a file, a folder) and its run.
     expectSameRelease(whole, out, ['input', 'ppdp']);
+    // Rows removed: each part's bytes, shuffled with all its rows beside the search, lose theirs.
+    ws.editSpec((s) => {
+      s.method = { name: 'generalization', maxSuppression: 0.05, metric: 'ncp', suppressed: 'remove' };
+    });
+    const said: string[] = [];
+    const events: Record<string, unknown>[] = [];
+    const removed = await executeRelease(
+      { spec: ws.spec, out: join(ws.dir, 'out', 'files-removed'), rowsPerShard: 400, rowsPerPart: 1000 },
+      { workerMinRows: 0, progress: (line) => said.push(line), log: (event) => events.push(event) },
+    );
+    // The search and the map items run in worker threads: what they say reaches the run's
+    // progress and log all the same.
+    expect(said.some((line) => /chosen node .* after checking/.test(line))).toBe(true);
+    const states = (state: string) => events.filter((e) => e.state === state).length;
+    expect(states('Search')).toBe(1);
+    expect(states('RouteShard')).toBe(removed.plan.shards);
+    expect(states('ShufflePart')).toBe(3);
+    expect(states('Assemble')).toBe(3);
+    expect(removed.plan.parts).toBe(3);
+    expect(removed.report.verification.verified).toBe(true);
+    expect(removed.report.rows.suppressed).toBeGreaterThan(0);
+    expect(removed.report.rows.released).toBe(ROWS - removed.report.rows.suppressed);
+    const inProcess = join(ws.dir, 'out', 'files-removed-1');
+    await executeRelease({ spec: ws.spec, out: inProcess, rowsPerShard: 700, rowsPerPart: 1000 });
+    expectSameRelease(join(ws.dir, 'out', 'files-removed'), inProcess);
   });
 
   it('are checked row by row: two rows whose notes are swapped in a staged part stop the release', async () => {

@@ -65,13 +65,30 @@ describe('the release state machine', () => {
     expect(s.Route!.Default).toBe('Count');
     expect(s.Count!.Next).toBe('Searching');
     // The search, and beside it the audit's count of the distinct values passed through as
-    // bytes (its first phase, which needs no node); the node goes on as $.search.
+    // bytes (its first phase, which needs no node) and those bytes split by output part and
+    // shuffled (ApplyShard's and Assemble's first phases); the node goes on as $.search.
     const searching = s.Searching!;
     expect(searching.Type).toBe('Parallel');
     expect(searching.Next).toBe('Release');
     expect(searching.ResultSelector).toEqual({ 'node.$': '$[0].node' });
     expect(searching.ResultPath).toBe('$.search');
-    const [searched, counted] = searching.Branches as AslDefinition[];
+    const [searched, counted, routed] = searching.Branches as AslDefinition[];
+    // Only when the release carries columns as their rows' bytes.
+    expect(routed!.StartAt).toBe('PassesBytes');
+    expect(routed!.States.PassesBytes).toMatchObject({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.plan.routesBytes', BooleanEquals: true, Next: 'RouteBytes' }],
+      Default: 'NoBytes',
+    });
+    expect(routed!.States.NoBytes).toMatchObject({ Type: 'Pass', End: true });
+    expect(routed!.States.RouteBytes!.Next).toBe('ShuffleBytes');
+    expect(routed!.States.RouteBytes!.ItemReader.Parameters['Key.$']).toBe('$.plan.items.key');
+    expect(routed!.States.RouteBytes!.ItemSelector.phase).toBe('route');
+    expect(routed!.States.RouteBytes!.ItemProcessor.StartAt).toBe('RouteShard');
+    expect(routed!.States.ShuffleBytes!.End).toBe(true);
+    expect(routed!.States.ShuffleBytes!.ItemReader.Parameters['Key.$']).toBe('$.plan.partItems.key');
+    expect(routed!.States.ShuffleBytes!.ItemSelector.phase).toBe('shuffle');
+    expect(routed!.States.ShuffleBytes!.ItemProcessor.StartAt).toBe('ShufflePart');
     expect(searched!.StartAt).toBe('Search');
     expect(searched!.States.Search).toMatchObject({
       Type: 'Task',
@@ -123,9 +140,9 @@ describe('the release state machine', () => {
     expect(s.Publish!.End).toBe(true);
     expect(s.ReportFailure!.Next).toBe('Failed');
     expect(s.Failed!.Type).toBe('Fail');
-    const maps = { ...s, ...w, ...v, ...expected!.States };
+    const maps = { ...s, ...w, ...v, ...expected!.States, ...routed!.States };
     expect(distributedMaps(deployed).sort()).toEqual(
-      ['Scan', 'Count', 'Apply', 'Parts', 'VerifyParts', 'CheckShards'].sort(),
+      ['Scan', 'Count', 'RouteBytes', 'ShuffleBytes', 'Apply', 'Parts', 'VerifyParts', 'CheckShards'].sort(),
     );
     for (const map of distributedMaps(deployed)) {
       expect(maps[map]!.ItemProcessor.ProcessorConfig.Mode).toBe('DISTRIBUTED');
@@ -147,12 +164,15 @@ describe('the release state machine', () => {
     };
     walk(deployed);
     // Every function runs in a state named after it, but VerifySlice, which runs in two, and
-    // Audit, whose first phase runs in CountDistinct.
+    // Audit, ApplyShard and Assemble, whose first phases run in CountDistinct, RouteShard and
+    // ShufflePart.
     const names = tasks.map(([n]) => n);
     expect(new Set(names).size, 'state names are unique').toBe(names.length);
     expect([...new Set(names.map(taskOf))].sort()).toEqual([...TASKS].sort());
     expect(names.filter((n) => taskOf(n) !== n).sort()).toEqual([
       'CountDistinct',
+      'RouteShard',
+      'ShufflePart',
       'VerifyPart',
       'VerifyShard',
     ]);
@@ -194,8 +214,12 @@ describe('the release state machine', () => {
         'CheckParts',
         'CheckShards',
         'CountDistinct',
+        'NoBytes',
         'Parts',
+        'PassesBytes',
+        'RouteBytes',
         'Search',
+        'ShuffleBytes',
         'VerifyParts',
       ].sort(),
     );

@@ -9,6 +9,7 @@ import { utf8Buffers } from '../../data/utf8.ts';
 import type { Hierarchy } from '../../hierarchy/hierarchy.ts';
 import { type AttributeSpec, isPassThroughType, isReleasedType } from '../../release-spec/spec.ts';
 import { gather } from '../../util/gather.ts';
+import { rowNumbers } from '../../util/int32s.ts';
 import type { Random } from '../../util/random.ts';
 
 export const SUPPRESSED = '*';
@@ -204,19 +205,19 @@ function firstPositions(units: number, unitAt: Int32Array): Int32Array {
  */
 function releasedRows(input: ApplyInput): Int32Array | undefined {
   const { table, suppressedRow } = input;
-  let kept: Int32Array | undefined;
-  if (input.suppressed === 'remove') {
-    // Each row written, the next write moved past it when kept: no branch per row.
-    const rows = table.rowCount;
-    const every = new Int32Array(rows);
-    let at = 0;
-    for (let r = 0; r < rows; r++) {
-      every[at] = r;
-      at += suppressedRow[r] === 0 ? 1 : 0;
-    }
-    kept = every.subarray(0, at);
+  const remove = input.suppressed === 'remove';
+  if (!remove && !input.shuffleWith) return undefined;
+  // Every row in input order, or in the order of a permutation of all of them: removed rows
+  // are then dropped from it. A release in parts shuffles each part's rows so, removed ones
+  // included, before the search has chosen which rows go (pipeline/states/route.ts).
+  const rows = input.shuffleWith ? input.shuffleWith.permutation(table.rowCount) : rowNumbers(table.rowCount);
+  if (!remove) return rows;
+  // Each row written, the next write moved past it when kept: no branch per row.
+  let at = 0;
+  for (let j = 0; j < rows.length; j++) {
+    const r = rows[j]!;
+    rows[at] = r;
+    at += suppressedRow[r] === 0 ? 1 : 0;
   }
-  if (!input.shuffleWith) return kept;
-  // The kept rows shuffled in place: the kept row at each position of the permutation.
-  return kept ? input.shuffleWith.shuffle(kept) : input.shuffleWith.permutation(table.rowCount);
+  return rows.subarray(0, at);
 }

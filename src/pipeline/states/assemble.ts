@@ -3,47 +3,96 @@
  * shuffled once with the seed and staged as the part's Arrow and CSV files (and Parquet, when
  * the spec lists it in output.formats).
  */
-import { DataType, tableFromIPC } from 'apache-arrow';
-import { encodeArrow, indexArray, indicesAsCodes } from '../../data/arrow.ts';
+import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsvChunks } from '../../data/csv.ts';
 import { encodeParquet } from '../../data/parquet-write.ts';
-import { concatRaw, gatherJoined } from '../../data/raw.ts';
-import { type CodeArray, type OutputColumn, shuffledUnion, unionOfDictionaries } from '../../data/table.ts';
-import { utf8VectorValues } from '../../data/utf8.ts';
+import { gatherJoined, type RawValues, rawLength } from '../../data/raw.ts';
+import { type OutputColumn, shuffledUnion } from '../../data/table.ts';
 import { writesParquet } from '../../release-spec/spec.ts';
-import { keyedRandom } from '../../util/keys.ts';
 import { recall } from '../memo.ts';
 import { scatterKey } from './apply-shard.ts';
-import type { PhaseEnv, ShardTask } from './types.ts';
-import { columnLength, ms, openWork, partFiles, runOf, timer, timing } from './work.ts';
+import {
+  checkedPart,
+  keptKey,
+  type PhasedTask,
+  type PieceColumn,
+  partOrder,
+  pieceColumns,
+  shuffledColumns,
+  shuffledKey,
+  shufflePart,
+} from './route.ts';
+import type { PhaseEnv } from './types.ts';
+import {
+  columnLength,
+  inputDictionaries,
+  ms,
+  openWork,
+  partFiles,
+  rawColumns,
+  runOf,
+  timer,
+  timing,
+} from './work.ts';
 
-/** Concatenates the part's pieces in input order, shuffles once with the seed, writes the files. */
-export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: number }> {
+/**
+ * Concatenates the part's pieces in input order, shuffles once with the seed (the part's routed
+ * rows, removed ones then dropped), writes the files. `shuffle`: ShufflePart, beside the search.
+ */
+export async function assemble(task: PhasedTask, env: PhaseEnv): Promise<{ rows: number }> {
+  if (task.phase === 'shuffle') return shufflePart(task, env);
   const t0 = performance.now();
   const work = await openWork(task.work, env);
   const { store } = work.loc;
+  const run = runOf(work);
   const shards = work.file.layout.shards.length;
   const { parts } = work.file.plan;
-  const part = task.index;
-  if (!(Number.isInteger(part) && part >= 0 && part < parts))
-    throw new RangeError(`output part ${part} is not in the plan (${parts} parts)`);
-  const pieces = await Promise.all(
-    Array.from(
-      { length: shards },
-      async (_, s): Promise<PieceColumn[]> =>
-        recall<OutputColumn[]>(runOf(work), scatterKey(s, part)) ??
-        pieceColumns(await store.get(work.key(scatterKey(s, part)))),
+  const part = checkedPart(work, task.index);
+  const routed = rawColumns(work);
+  const [pieces, kept, shuffled, inputColumns] = await Promise.all([
+    Promise.all(
+      Array.from(
+        { length: shards },
+        async (_, s): Promise<PieceColumn[]> =>
+          recall<OutputColumn[]>(run, scatterKey(s, part)) ??
+          pieceColumns(await store.get(work.key(scatterKey(s, part)))),
+      ),
     ),
-  );
-  const total = pieces.reduce((n, p) => n + (p[0] ? columnLength(p[0]) : 0), 0);
-  // One part: the same stream build() shuffles with, over the same rows in input order.
-  const purpose = parts === 1 ? 'shuffle' : `shuffle/${part}`;
-  const order = keyedRandom(work.spec.seed, Buffer.from(work.file.digest, 'hex'), purpose).permutation(total);
-  const columns: OutputColumn[] = pieces[0]!.map((first, c) => {
-    if (first.kind === 'utf8') {
-      const values = pieces.map((piece) => (piece[c] as PieceColumn & { kind: 'utf8' }).values);
-      return { name: first.name, kind: 'utf8', values: gatherJoined(values, order) };
-    }
+    Promise.all(
+      Array.from(
+        { length: shards },
+        async (_, s) => recall<Uint8Array>(run, keptKey(s, part)) ?? store.get(work.key(keptKey(s, part))),
+      ),
+    ),
+    routed.length > 0 ? shuffledColumns(work, part) : new Map<string, RawValues>(),
+    routed.length > 0 ? inputDictionaries(work).then((t) => t.columns.map((c) => c.name)) : [],
+  ]);
+  // The part's routed rows (each shard's, in input order): each released one's place among
+  // the released rows, -1 for a removed one.
+  const rowsRouted = kept.reduce((n, k) => n + k.length, 0);
+  const place = new Int32Array(rowsRouted);
+  let total = 0;
+  let i = 0;
+  kept.forEach((k, s) => {
+    const at = total;
+    for (let r = 0; r < k.length; r++) place[i++] = k[r] === 1 ? total++ : -1;
+    const rows = pieces[s]![0] ? columnLength(pieces[s]![0]!) : 0;
+    if (total - at !== rows)
+      throw new Error(`${keptKey(s, part)}: ${total - at} rows kept, the piece holds ${rows}`);
+  });
+  // The shuffle of the routed rows, removed ones dropped: `order` over the released rows, and
+  // per position of the shuffle whether its row is released (when some are not).
+  const shuffle = partOrder(work, part, rowsRouted);
+  const order = new Int32Array(total);
+  const released = total < rowsRouted ? new Int32Array(total) : undefined;
+  for (let j = 0, k = 0; j < rowsRouted; j++) {
+    const at = place[shuffle[j]!]!;
+    if (at < 0) continue;
+    if (released) released[k] = j;
+    order[k++] = at;
+  }
+  const coded: OutputColumn[] = pieces[0]!.map((first, c) => {
+    if (first.kind === 'utf8') throw new Error(`${scatterKey(0, part)}: column ${first.name} holds bytes`);
     if (first.kind === 'number') {
       const concat = new Float64Array(total);
       let at = 0;
@@ -63,6 +112,18 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
       order,
     );
   });
+  // The bytes, shuffled beside the search: the removed rows' dropped in one pass in turn.
+  const bytes = routed.map((name): OutputColumn => {
+    const values = shuffled.get(name);
+    if (!values || rawLength(values) !== rowsRouted)
+      throw new Error(`${shuffledKey(part)}: column ${name} does not hold the part's ${rowsRouted} rows`);
+    return { name, kind: 'utf8', values: released ? gatherJoined([values], released) : values };
+  });
+  // The released columns in the input's order.
+  const columns =
+    bytes.length === 0
+      ? coded
+      : inputColumns.flatMap((name) => [...coded, ...bytes].filter((c) => c.name === name));
   const timings: Record<string, number> = {};
   const time = timer(timings);
   const [arrow, csv, parquet] = time(
@@ -89,47 +150,4 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
   );
   env.log({ state: 'Assemble', part, rows: total, shards, ms: ms(t0) });
   return { rows: total };
-}
-
-/** A piece's column: numbers, values as bytes, or codes against its dictionary as narrow as they were stored. */
-type PieceColumn =
-  | (OutputColumn & { kind: 'number' | 'utf8' })
-  | { name: string; kind: 'dictionary'; dictionary: string[]; codes: CodeArray };
-
-/** A released shard's columns from its Arrow bytes (dictionary columns or numbers). */
-function pieceColumns(bytes: Uint8Array): PieceColumn[] {
-  const table = tableFromIPC(bytes);
-  return table.schema.fields.map((field, c) => {
-    const chunks = table.getChildAt(c)!.data.filter((d) => d.length > 0);
-    if (DataType.isUtf8(field.type)) {
-      const values = concatRaw(
-        chunks.map((d) => ({
-          offsets: (d.valueOffsets as Int32Array).subarray(0, d.length + 1),
-          bytes: d.values as Uint8Array,
-        })),
-      );
-      return { name: field.name, kind: 'utf8', values };
-    }
-    if (!DataType.isDictionary(field.type)) {
-      const values = new Float64Array(table.numRows);
-      let at = 0;
-      for (const d of chunks) {
-        values.set((d.values as Float64Array).subarray(0, d.length), at);
-        at += d.length;
-      }
-      return { name: field.name, kind: 'number', values };
-    }
-    if (chunks.length === 1) {
-      const dictionary = utf8VectorValues(chunks[0]!.dictionary!);
-      return { name: field.name, kind: 'dictionary', dictionary, codes: indexArray(chunks[0]!) };
-    }
-    const { dictionary, codes } = unionOfDictionaries(
-      table.numRows,
-      chunks.map((d) => ({
-        dictionary: utf8VectorValues(d.dictionary!),
-        codes: indicesAsCodes(d),
-      })),
-    );
-    return { name: field.name, kind: 'dictionary', dictionary, codes };
-  });
 }

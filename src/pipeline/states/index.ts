@@ -46,7 +46,8 @@ export const MAP_STATES: readonly TaskName[] = [
 ];
 
 /**
- * The states the local engine may run in a worker thread: the map items, and Audit, which runs
- * beside a map (the parts' slices) and would otherwise hold the thread that hands out its items.
+ * The states the local engine may run in a worker thread: the map items, and Audit and Search,
+ * which run beside maps (the parts' slices; the bytes routed and shuffled) and would otherwise
+ * hold the thread that hands out their items.
  */
-export const WORKER_STATES: readonly TaskName[] = [...MAP_STATES, 'Audit'];
+export const WORKER_STATES: readonly TaskName[] = [...MAP_STATES, 'Audit', 'Search'];

@@ -329,6 +329,7 @@ async function planLocked(p: {
       items: { bucket, key: wk('shards.json') },
       parts: 0,
       partItems: { bucket, key: wk('parts.json') },
+      routesBytes: passThrough.length > 0,
       claim,
       ...(request.out === undefined && root ? { failureRecord: failureRecordOf(root, name) } : {}),
     };

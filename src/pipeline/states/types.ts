@@ -57,6 +57,11 @@ export interface PlanResult {
   readonly parts: number;
   /** Where the Distributed Map over output parts reads its items. */
   readonly partItems: { readonly bucket: string; readonly key: string };
+  /**
+   * Whether the release carries columns as their rows' bytes (sharded, with pass-through
+   * columns): they are routed and shuffled beside the search (states/route.ts).
+   */
+  readonly routesBytes: boolean;
   /** The release folder's lock, taken by Plan and given up by Publish or ReportFailure. */
   readonly claim: Claim;
   /**

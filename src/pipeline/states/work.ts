@@ -18,7 +18,11 @@
  *   counts/N.bin     per shard: distinct tuples with counts (CountShard); N.rows: each row's tuple
  *   search.json      node, claims and the method's report (Search); flags/N.bin per shard
  *   parts.json       the output part items the Distributed Map over parts reads
- *   scatter/N/P.arrow per shard N and output part P: its released rows in input order (ApplyShard)
+ *   route/N/P.arrow  per shard N and output part P: the bytes of the columns passed through as
+ *                    such, of every row whose part P is, in input order (RouteShard)
+ *   shuffled/P.arrow per output part P: its routed bytes in the order of its shuffle (ShufflePart)
+ *   scatter/N/P.arrow per shard N and output part P: its released rows in input order, the other
+ *                    columns (ApplyShard); N/P.kept: which of its routed rows are released
  *   built.json       single-shard methods: files, report and checks (Build)
  *   staging/         the release's files, verified before anything is published
  *   verify/          per slice: an input shard's expected classes, an output part's summary

@@ -1,0 +1,202 @@
+/**
+ * The columns a release in parts carries as their rows' bytes (pass-through: a note, an
+ * amount, a timestamp) move while the search runs, as nothing about them waits on its node:
+ * - RouteShard (an ApplyShard phase) splits a shard's bytes by output part, every row of it
+ *   (which rows the release removes is not known yet): route/N/P.arrow;
+ * - ShufflePart (an Assemble phase) joins a part's pieces in input order and puts them in the
+ *   order of the part's shuffle (`partOrder`): shuffled/P.arrow.
+ * After the search, ApplyShard writes per piece which of its rows are kept (keptKey) and
+ * Assemble drops the others from the shuffled bytes, in one pass in turn, where gathering them
+ * at random would have waited on the search.
+ */
+import { DataType, tableFromIPC } from 'apache-arrow';
+import { encodeArrow, indexArray, indicesAsCodes } from '../../data/arrow.ts';
+import { concatRaw, gatherJoined, type RawValues, rawLength, scatterRaw } from '../../data/raw.ts';
+import {
+  type CodeArray,
+  type EncodedTable,
+  type OutputColumn,
+  unionOfDictionaries,
+} from '../../data/table.ts';
+import { utf8VectorValues } from '../../data/utf8.ts';
+import { keyedRandom, scatterParts } from '../../util/keys.ts';
+import { recall, remember } from '../memo.ts';
+import { decodeShardRows, shardRowsKey } from '../rows.ts';
+import type { PhaseEnv, ShardTask } from './types.ts';
+import { ms, openWork, rawColumns, runOf, timing, type Work } from './work.ts';
+
+/** A map item of ApplyShard or Assemble: `route` and `shuffle` are their phases beside the search. */
+export interface PhasedTask extends ShardTask {
+  readonly phase?: 'route' | 'shuffle';
+}
+
+/** The work area's key of shard `shard`'s bytes of the rows that go to output part `part`. */
+export function routeKey(shard: number, part: number): string {
+  return `route/${shard}/${part}.arrow`;
+}
+
+/** The work area's key of output part `part`'s bytes in the order of its shuffle. */
+export function shuffledKey(part: number): string {
+  return `shuffled/${part}.arrow`;
+}
+
+/** The work area's key of which of shard `shard`'s rows routed to part `part` are released (1 a row). */
+export function keptKey(shard: number, part: number): string {
+  return `scatter/${shard}/${part}.kept`;
+}
+
+/** Each of a shard's `rows` rows' output part: a keyed hash of its row in the input. */
+export function partsOfRows(work: Work, shard: number, rows: number): Int32Array {
+  const { parts } = work.file.plan;
+  const part = new Int32Array(rows);
+  if (parts === 1) return part;
+  const firstRow = work.file.layout.shards[shard]!.firstRow;
+  const partOf = scatterParts(work.spec.seed, Buffer.from(work.file.digest, 'hex'), parts);
+  for (let r = 0; r < rows; r++) part[r] = partOf(firstRow + r);
+  return part;
+}
+
+/**
+ * The order of a part's `rows` routed rows (every row whose output part it is, in input order)
+ * as released: position j holds routed row `order[j]`. One part: the stream the release built
+ * as one task shuffles with, over the same rows.
+ */
+export function partOrder(work: Work, part: number, rows: number): Int32Array {
+  const purpose = work.file.plan.parts === 1 ? 'shuffle' : `shuffle/${part}`;
+  return keyedRandom(work.spec.seed, Buffer.from(work.file.digest, 'hex'), purpose).permutation(rows);
+}
+
+/** RouteShard: a shard's pass-through bytes split by output part, every row. */
+export async function routeShard(task: ShardTask, env: PhaseEnv): Promise<{ rows: number }> {
+  const t0 = performance.now();
+  const work = await openWork(task.work, env);
+  const names = rawColumns(work);
+  const range = work.file.layout.shards[task.index];
+  if (!range)
+    throw new RangeError(`shard ${task.index} is not in the plan (${work.file.layout.shards.length} shards)`);
+  if (names.length === 0) return { rows: 0 };
+  const { store } = work.loc;
+  const run = runOf(work);
+  const key = shardRowsKey(range.piece, range.inPiece);
+  // Only the bytes are read: no code of the shard is mapped to the input's.
+  const shard =
+    recall<EncodedTable>(run, key) ??
+    decodeShardRows(await store.get(work.key(key)), work.file.layout, range.rows, false);
+  const columns = names.map((name) => {
+    const column = shard.columns.find((c) => c.name === name);
+    if (!column?.raw) throw new Error(`shard ${task.index}: column ${name} is not held as bytes`);
+    return { name, raw: column.raw };
+  });
+  const { parts } = work.file.plan;
+  const partOf = partsOfRows(work, task.index, shard.rowCount);
+  const split = columns.map((c) => scatterRaw(c.raw, partOf, parts));
+  await Promise.all(
+    Array.from({ length: parts }, async (_, p) => {
+      const piece = columns.map(
+        (c, k): OutputColumn => ({ name: c.name, kind: 'utf8', values: split[k]![p]! }),
+      );
+      await store.put(work.key(routeKey(task.index, p)), encodeArrow(piece));
+      remember(run, routeKey(task.index, p), piece);
+    }),
+  );
+  await timing(store, work.loc.key, `route-${task.index}`, performance.now() - t0);
+  env.log({ state: 'RouteShard', shard: task.index, rows: shard.rowCount, ms: ms(t0) });
+  return { rows: shard.rowCount };
+}
+
+/** ShufflePart: a part's routed bytes joined in input order and put in the order of its shuffle. */
+export async function shufflePart(task: ShardTask, env: PhaseEnv): Promise<{ rows: number }> {
+  const t0 = performance.now();
+  const work = await openWork(task.work, env);
+  const part = checkedPart(work, task.index);
+  const names = rawColumns(work);
+  if (names.length === 0) return { rows: 0 };
+  const { store } = work.loc;
+  const run = runOf(work);
+  const pieces = await Promise.all(
+    work.file.layout.shards.map(
+      async (_, s): Promise<PieceColumn[]> =>
+        recall<OutputColumn[]>(run, routeKey(s, part)) ??
+        pieceColumns(await store.get(work.key(routeKey(s, part)))),
+    ),
+  );
+  const values = names.map((name, k) =>
+    pieces.map((piece, s) => {
+      const column = piece[k];
+      if (column?.name !== name || column.kind !== 'utf8')
+        throw new Error(`${routeKey(s, part)}: column ${k + 1} is not ${name}'s bytes`);
+      return column.values;
+    }),
+  );
+  const rows = values[0]!.reduce((n, v) => n + rawLength(v), 0);
+  const order = partOrder(work, part, rows);
+  const shuffled = names.map(
+    (name, k): OutputColumn => ({ name, kind: 'utf8', values: gatherJoined(values[k]!, order) }),
+  );
+  await store.put(work.key(shuffledKey(part)), encodeArrow(shuffled));
+  remember(run, shuffledKey(part), shuffled);
+  await timing(store, work.loc.key, `shuffle-${part}`, performance.now() - t0);
+  env.log({ state: 'ShufflePart', part, rows, ms: ms(t0) });
+  return { rows };
+}
+
+/** `index` as an output part of the plan. */
+export function checkedPart(work: Work, index: number): number {
+  const { parts } = work.file.plan;
+  if (!(Number.isInteger(index) && index >= 0 && index < parts))
+    throw new RangeError(`output part ${index} is not in the plan (${parts} parts)`);
+  return index;
+}
+
+/** Part `part`'s shuffled bytes (ShufflePart's), by column name. */
+export async function shuffledColumns(work: Work, part: number): Promise<Map<string, RawValues>> {
+  const columns =
+    recall<OutputColumn[]>(runOf(work), shuffledKey(part)) ??
+    pieceColumns(await work.loc.store.get(work.key(shuffledKey(part))));
+  return new Map(
+    columns.flatMap((c) => (c.kind === 'utf8' ? [[c.name, c.values] as [string, RawValues]] : [])),
+  );
+}
+
+/** A piece's column: numbers, values as bytes, or codes against its dictionary as narrow as they were stored. */
+export type PieceColumn =
+  | (OutputColumn & { kind: 'number' | 'utf8' })
+  | { name: string; kind: 'dictionary'; dictionary: string[]; codes: CodeArray };
+
+/** A piece's columns (a work file of released rows) from its Arrow bytes. */
+export function pieceColumns(bytes: Uint8Array): PieceColumn[] {
+  const table = tableFromIPC(bytes);
+  return table.schema.fields.map((field, c) => {
+    const chunks = table.getChildAt(c)!.data.filter((d) => d.length > 0);
+    if (DataType.isUtf8(field.type)) {
+      const values = concatRaw(
+        chunks.map((d) => ({
+          offsets: (d.valueOffsets as Int32Array).subarray(0, d.length + 1),
+          bytes: d.values as Uint8Array,
+        })),
+      );
+      return { name: field.name, kind: 'utf8', values };
+    }
+    if (!DataType.isDictionary(field.type)) {
+      const values = new Float64Array(table.numRows);
+      let at = 0;
+      for (const d of chunks) {
+        values.set((d.values as Float64Array).subarray(0, d.length), at);
+        at += d.length;
+      }
+      return { name: field.name, kind: 'number', values };
+    }
+    if (chunks.length === 1) {
+      const dictionary = utf8VectorValues(chunks[0]!.dictionary!);
+      return { name: field.name, kind: 'dictionary', dictionary, codes: indexArray(chunks[0]!) };
+    }
+    const { dictionary, codes } = unionOfDictionaries(
+      table.numRows,
+      chunks.map((d) => ({
+        dictionary: utf8VectorValues(d.dictionary!),
+        codes: indicesAsCodes(d),
+      })),
+    );
+    return { name: field.name, kind: 'dictionary', dictionary, codes };
+  });
+}
