@@ -77,12 +77,8 @@ export const ACCESS: Record<TaskName, Partial<Record<Area, KeyAccess>>> = {
     },
   },
   Assemble: {
-    // Beside the search (ShufflePart), a part's routed bytes shuffled into shuffled/; after
-    // it, the part's pieces and shuffled bytes, and the input's column order (its dictionaries).
-    work: {
-      read: [...OPENED, DICTIONARIES, ...run('scatter/*', 'route/*', 'shuffled/*')],
-      write: run('staging/*', 'shuffled/*', 'timings/*'),
-    },
+    // The part's pieces, and its bytes as RouteShard split them.
+    work: { read: [...OPENED, ...run('scatter/*', 'route/*')], write: run('staging/*', 'timings/*') },
   },
   VerifySlice: {
     // An input shard's slice reads its rows; an output part's slice the staged part.

@@ -8,8 +8,8 @@
  *   Plan → Scan (map: ScanPiece, over the input's files) → Combine → Route ─┐
  *     ┌───────────────────────────────────────────────────────────────────────┘
  *     ├─ sharded → Count (map: CountShard) → Searching (parallel) → Release (parallel) ────┐
- *     │   Searching: Search │ CountDistinct │ RouteBytes (map: RouteShard) → ShuffleBytes (map: ShufflePart)
- *     │                                       (when the release carries columns as bytes)
+ *     │   Searching: Search │ CountDistinct │ RouteBytes (map: RouteShard, when the release
+ *     │                                                    carries columns as their rows' bytes)
  *     │   Release:                                                                        │
  *     │     ├─ Apply (map: ApplyShard) → Parts (map: Assemble) → CheckParts (parallel) ──┐   │
  *     │     │     ├─ VerifyParts (map: VerifySlice, over output parts)                   │   │
@@ -25,9 +25,9 @@
  * (what it may give away beyond its models) needs only the staged parts: it runs beside the
  * parts' slices rather than inside Verify; its first phase (CountDistinct: the distinct values
  * of the columns passed through as bytes, over the input's pieces) needs no node and runs
- * beside the search, which every other state waits on. So do the first phases of ApplyShard
- * and Assemble: the columns passed through as bytes split by output part (RouteShard) and
- * shuffled (ShufflePart), every row, the removed ones dropped by Assemble (states/route.ts).
+ * beside the search, which every other state waits on. So does ApplyShard's first phase
+ * (RouteShard): the columns passed through as bytes split by output part, every row, for
+ * Assemble to gather the released ones (states/route.ts).
  *
  * Plan is given the execution's name (`$$.Execution.Name`) with the request: its locks name
  * the execution, so that a retried or redriven Plan takes its own locks back (lock.ts).
@@ -53,16 +53,15 @@ export type TaskName = (typeof TASKS)[number];
 
 /**
  * Task states named apart from their function: a state's name is unique in a state machine,
- * and two maps run VerifySlice (over the output parts, over the input shards); ApplyShard and
- * Assemble run a first phase each beside the search (RouteShard, ShufflePart), as Audit does
- * (CountDistinct). Every other Task state is named after its function.
+ * and two maps run VerifySlice (over the output parts, over the input shards); ApplyShard runs
+ * a first phase beside the search (RouteShard), as Audit does (CountDistinct). Every other Task
+ * state is named after its function.
  */
 export const STATE_TASKS: Readonly<Record<string, TaskName>> = {
   VerifyPart: 'VerifySlice',
   VerifyShard: 'VerifySlice',
   CountDistinct: 'Audit',
   RouteShard: 'ApplyShard',
-  ShufflePart: 'Assemble',
 };
 
 /** The function a Task state runs. */
@@ -242,8 +241,8 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
               }),
             },
           },
-          // The columns released as their bytes need no node either: split by output part and
-          // shuffled here, all rows, for Assemble to drop the ones the release removes.
+          // The columns released as their bytes need no node either: split by output part here,
+          // all rows, for Assemble to gather the ones the release keeps.
           {
             StartAt: 'PassesBytes',
             States: {
@@ -253,11 +252,7 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
                 Default: 'NoBytes',
               },
               NoBytes: { Type: 'Pass', End: true },
-              RouteBytes: then(
-                'ShuffleBytes',
-                shardMap('ApplyShard', 'items', { phase: 'route' }, 'RouteShard'),
-              ),
-              ShuffleBytes: end(shardMap('Assemble', 'partItems', { phase: 'shuffle' }, 'ShufflePart')),
+              RouteBytes: end(shardMap('ApplyShard', 'items', { phase: 'route' }, 'RouteShard')),
             },
           },
         ],

@@ -240,14 +240,15 @@ export async function executeRelease(
 
 /**
  * Removes what only the states up to Verify read from a work area: the rows' shards (not the
- * input's dictionaries, which opening the work area may read), their counts, the scattered,
- * routed and shuffled pieces and the verification slices. Never fails: the temporary folder goes whole at the end.
+ * input's dictionaries, which opening the work area may read), their counts, the scattered and
+ * routed pieces and the verification slices. Never fails: the temporary folder goes whole at
+ * the end.
  */
 async function removeBulk(work: string): Promise<void> {
   const shards = await readdir(join(work, 'rows'), { withFileTypes: true }).catch(() => []);
   await Promise.all(
     [
-      ...['scatter', 'route', 'shuffled', 'counts', 'verify'].map((name) => join(work, name)),
+      ...['scatter', 'route', 'counts', 'verify'].map((name) => join(work, name)),
       ...shards.filter((e) => e.isDirectory()).map((e) => join(work, 'rows', e.name)),
     ].map((dir) => rm(dir, { recursive: true, force: true }).catch(() => {})),
   );
@@ -353,8 +354,6 @@ async function runDirect(
       if (plan.routesBytes) {
         for (let index = 0; index < plan.shards; index++)
           await call('RouteShard', { ...work, index, phase: 'route' });
-        for (let index = 0; index < plan.parts; index++)
-          await call('ShufflePart', { ...work, index, phase: 'shuffle' });
       }
       for (let index = 0; index < plan.shards; index++) await call('ApplyShard', { ...work, index });
       for (let index = 0; index < plan.parts; index++) await call('Assemble', { ...work, index });

@@ -44,6 +44,8 @@ export interface ShardRange {
 export interface RowsLayout {
   readonly rowCount: number;
   readonly shards: ShardRange[];
+  /** The shards' columns, in the input's order (Combine's). */
+  readonly columns?: readonly string[];
   /** Facts of the input table that the codes do not carry. */
   readonly source: string;
   readonly delimiter: string;

@@ -1,10 +1,10 @@
 /**
  * Insensitive columns pass through a sharded release as their rows' bytes (src/data/raw.ts):
- * the shards hold them as plain Utf8, they are routed by output part and shuffled beside the
- * search, Assemble drops the removed rows' bytes, and the released files hold them as they are
- * (plain Utf8, PLAIN Parquet). The release is the one a single task makes of the same spec,
- * byte for byte, whatever the shards, parts, files and threads, with values a CSV must quote or
- * escape, values repeated and unique, and rows removed.
+ * the shards hold them as plain Utf8, they are split by output part beside the search, Assemble
+ * gathers the released rows' bytes in the order of its shuffle, and the released files hold
+ * them as they are (plain Utf8, PLAIN Parquet). The release is the one a single task makes of
+ * the same spec, byte for byte, whatever the shards, parts, files and threads, with values a CSV
+ * must quote or escape, values repeated and unique, and rows removed.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -145,11 +145,11 @@ describe('columns that pass through a sharded release', () => {
     const out = join(ws.dir, 'out', 'kept');
     const work = join(ws.dir, 'work');
     const seen: string[] = [];
-    // Read before each Assemble: the scan's shards, the bytes routed and shuffled beside the
-    // search and Apply's pieces are in the work area then.
+    // Read before each Assemble: the scan's shards, the bytes routed beside the search and
+    // Apply's pieces are in the work area then.
     const check = () => {
       const arrows = readdirSync(work, { recursive: true, encoding: 'utf8' }).filter((n) =>
-        /(rows|route|scatter)\/\d+\/\d+\.arrow$|shuffled\/\d+\.arrow$/.test(n),
+        /(rows|route|scatter)\/\d+\/\d+\.arrow$/.test(n),
       );
       for (const name of arrows) {
         // The work file's seal checked and left out.
@@ -174,7 +174,7 @@ describe('columns that pass through a sharded release', () => {
         },
       },
     );
-    for (const folder of ['rows/', 'route/', 'shuffled/', 'scatter/'])
+    for (const folder of ['rows/', 'route/', 'scatter/'])
       expect(seen.some((n) => n.startsWith(folder))).toBe(true);
   });
 
@@ -201,7 +201,7 @@ describe('columns that pass through a sharded release', () => {
     expect(result.report.verification.verified).toBe(true);
     // The report names the input (a file, a folder) and its run.
     expectSameRelease(whole, out, ['input', 'ppdp']);
-    // Rows removed: each part's bytes, shuffled with all its rows beside the search, lose theirs.
+    // Rows removed: each part's shuffle is of all its routed rows, the removed ones dropped.
     ws.editSpec((s) => {
       s.method = { name: 'generalization', maxSuppression: 0.05, metric: 'ncp', suppressed: 'remove' };
     });
@@ -217,7 +217,6 @@ describe('columns that pass through a sharded release', () => {
     const states = (state: string) => events.filter((e) => e.state === state).length;
     expect(states('Search')).toBe(1);
     expect(states('RouteShard')).toBe(removed.plan.shards);
-    expect(states('ShufflePart')).toBe(3);
     expect(states('Assemble')).toBe(3);
     expect(removed.plan.parts).toBe(3);
     expect(removed.report.verification.verified).toBe(true);

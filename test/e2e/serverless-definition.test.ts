@@ -65,8 +65,8 @@ describe('the release state machine', () => {
     expect(s.Route!.Default).toBe('Count');
     expect(s.Count!.Next).toBe('Searching');
     // The search, and beside it the audit's count of the distinct values passed through as
-    // bytes (its first phase, which needs no node) and those bytes split by output part and
-    // shuffled (ApplyShard's and Assemble's first phases); the node goes on as $.search.
+    // bytes (its first phase, which needs no node) and those bytes split by output part
+    // (ApplyShard's first phase); the node goes on as $.search.
     const searching = s.Searching!;
     expect(searching.Type).toBe('Parallel');
     expect(searching.Next).toBe('Release');
@@ -81,14 +81,10 @@ describe('the release state machine', () => {
       Default: 'NoBytes',
     });
     expect(routed!.States.NoBytes).toMatchObject({ Type: 'Pass', End: true });
-    expect(routed!.States.RouteBytes!.Next).toBe('ShuffleBytes');
+    expect(routed!.States.RouteBytes!.End).toBe(true);
     expect(routed!.States.RouteBytes!.ItemReader.Parameters['Key.$']).toBe('$.plan.items.key');
     expect(routed!.States.RouteBytes!.ItemSelector.phase).toBe('route');
     expect(routed!.States.RouteBytes!.ItemProcessor.StartAt).toBe('RouteShard');
-    expect(routed!.States.ShuffleBytes!.End).toBe(true);
-    expect(routed!.States.ShuffleBytes!.ItemReader.Parameters['Key.$']).toBe('$.plan.partItems.key');
-    expect(routed!.States.ShuffleBytes!.ItemSelector.phase).toBe('shuffle');
-    expect(routed!.States.ShuffleBytes!.ItemProcessor.StartAt).toBe('ShufflePart');
     expect(searched!.StartAt).toBe('Search');
     expect(searched!.States.Search).toMatchObject({
       Type: 'Task',
@@ -142,7 +138,7 @@ describe('the release state machine', () => {
     expect(s.Failed!.Type).toBe('Fail');
     const maps = { ...s, ...w, ...v, ...expected!.States, ...routed!.States };
     expect(distributedMaps(deployed).sort()).toEqual(
-      ['Scan', 'Count', 'RouteBytes', 'ShuffleBytes', 'Apply', 'Parts', 'VerifyParts', 'CheckShards'].sort(),
+      ['Scan', 'Count', 'RouteBytes', 'Apply', 'Parts', 'VerifyParts', 'CheckShards'].sort(),
     );
     for (const map of distributedMaps(deployed)) {
       expect(maps[map]!.ItemProcessor.ProcessorConfig.Mode).toBe('DISTRIBUTED');
@@ -164,15 +160,13 @@ describe('the release state machine', () => {
     };
     walk(deployed);
     // Every function runs in a state named after it, but VerifySlice, which runs in two, and
-    // Audit, ApplyShard and Assemble, whose first phases run in CountDistinct, RouteShard and
-    // ShufflePart.
+    // Audit and ApplyShard, whose first phases run in CountDistinct and RouteShard.
     const names = tasks.map(([n]) => n);
     expect(new Set(names).size, 'state names are unique').toBe(names.length);
     expect([...new Set(names.map(taskOf))].sort()).toEqual([...TASKS].sort());
     expect(names.filter((n) => taskOf(n) !== n).sort()).toEqual([
       'CountDistinct',
       'RouteShard',
-      'ShufflePart',
       'VerifyPart',
       'VerifyShard',
     ]);
@@ -219,7 +213,6 @@ describe('the release state machine', () => {
         'PassesBytes',
         'RouteBytes',
         'Search',
-        'ShuffleBytes',
         'VerifyParts',
       ].sort(),
     );

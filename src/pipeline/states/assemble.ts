@@ -6,41 +6,20 @@
 import { encodeArrow } from '../../data/arrow.ts';
 import { encodeCsvChunks } from '../../data/csv.ts';
 import { encodeParquet } from '../../data/parquet-write.ts';
-import { gatherJoined, type RawValues, rawLength } from '../../data/raw.ts';
+import { gatherJoined, rawLength } from '../../data/raw.ts';
 import { type OutputColumn, shuffledUnion } from '../../data/table.ts';
 import { writesParquet } from '../../release-spec/spec.ts';
 import { recall } from '../memo.ts';
 import { scatterKey } from './apply-shard.ts';
-import {
-  checkedPart,
-  keptKey,
-  type PhasedTask,
-  type PieceColumn,
-  partOrder,
-  pieceColumns,
-  shuffledColumns,
-  shuffledKey,
-  shufflePart,
-} from './route.ts';
-import type { PhaseEnv } from './types.ts';
-import {
-  columnLength,
-  inputDictionaries,
-  ms,
-  openWork,
-  partFiles,
-  rawColumns,
-  runOf,
-  timer,
-  timing,
-} from './work.ts';
+import { checkedPart, keptKey, type PieceColumn, partOrder, pieceColumns, routeKey } from './route.ts';
+import type { PhaseEnv, ShardTask } from './types.ts';
+import { columnLength, ms, openWork, partFiles, rawColumns, runOf, timer, timing } from './work.ts';
 
 /**
  * Concatenates the part's pieces in input order, shuffles once with the seed (the part's routed
- * rows, removed ones then dropped), writes the files. `shuffle`: ShufflePart, beside the search.
+ * rows, removed ones then dropped), writes the files.
  */
-export async function assemble(task: PhasedTask, env: PhaseEnv): Promise<{ rows: number }> {
-  if (task.phase === 'shuffle') return shufflePart(task, env);
+export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: number }> {
   const t0 = performance.now();
   const work = await openWork(task.work, env);
   const { store } = work.loc;
@@ -49,7 +28,7 @@ export async function assemble(task: PhasedTask, env: PhaseEnv): Promise<{ rows:
   const { parts } = work.file.plan;
   const part = checkedPart(work, task.index);
   const routed = rawColumns(work);
-  const [pieces, kept, shuffled, inputColumns] = await Promise.all([
+  const [pieces, kept, routedPieces] = await Promise.all([
     Promise.all(
       Array.from(
         { length: shards },
@@ -64,8 +43,15 @@ export async function assemble(task: PhasedTask, env: PhaseEnv): Promise<{ rows:
         async (_, s) => recall<Uint8Array>(run, keptKey(s, part)) ?? store.get(work.key(keptKey(s, part))),
       ),
     ),
-    routed.length > 0 ? shuffledColumns(work, part) : new Map<string, RawValues>(),
-    routed.length > 0 ? inputDictionaries(work).then((t) => t.columns.map((c) => c.name)) : [],
+    // The bytes, routed beside the search: each shard's piece of the part, every row of it.
+    Promise.all(
+      Array.from(
+        { length: routed.length > 0 ? shards : 0 },
+        async (_, s): Promise<PieceColumn[]> =>
+          recall<OutputColumn[]>(run, routeKey(s, part)) ??
+          pieceColumns(await store.get(work.key(routeKey(s, part)))),
+      ),
+    ),
   ]);
   // The part's routed rows (each shard's, in input order): each released one's place among
   // the released rows, -1 for a removed one.
@@ -80,15 +66,15 @@ export async function assemble(task: PhasedTask, env: PhaseEnv): Promise<{ rows:
     if (total - at !== rows)
       throw new Error(`${keptKey(s, part)}: ${total - at} rows kept, the piece holds ${rows}`);
   });
-  // The shuffle of the routed rows, removed ones dropped: `order` over the released rows, and
-  // per position of the shuffle whether its row is released (when some are not).
+  // The shuffle of the routed rows, removed ones dropped: each released row's place among the
+  // released rows (`order`) and among the routed ones (`released`).
   const shuffle = partOrder(work, part, rowsRouted);
   const order = new Int32Array(total);
-  const released = total < rowsRouted ? new Int32Array(total) : undefined;
+  const released = total < rowsRouted ? new Int32Array(total) : shuffle;
   for (let j = 0, k = 0; j < rowsRouted; j++) {
     const at = place[shuffle[j]!]!;
     if (at < 0) continue;
-    if (released) released[k] = j;
+    released[k] = shuffle[j]!;
     order[k++] = at;
   }
   const coded: OutputColumn[] = pieces[0]!.map((first, c) => {
@@ -112,18 +98,24 @@ export async function assemble(task: PhasedTask, env: PhaseEnv): Promise<{ rows:
       order,
     );
   });
-  // The bytes, shuffled beside the search: the removed rows' dropped in one pass in turn.
-  const bytes = routed.map((name): OutputColumn => {
-    const values = shuffled.get(name);
-    if (!values || rawLength(values) !== rowsRouted)
-      throw new Error(`${shuffledKey(part)}: column ${name} does not hold the part's ${rowsRouted} rows`);
-    return { name, kind: 'utf8', values: released ? gatherJoined([values], released) : values };
+  // The released rows' bytes gathered from the routed pieces in the order of the shuffle.
+  const bytes = routed.map((name, k): OutputColumn => {
+    const values = routedPieces.map((piece, s) => {
+      const column = piece[k];
+      if (column?.name !== name || column.kind !== 'utf8' || rawLength(column.values) !== kept[s]!.length)
+        throw new Error(`${routeKey(s, part)}: column ${k + 1} is not ${name}'s bytes of the routed rows`);
+      return column.values;
+    });
+    return { name, kind: 'utf8', values: gatherJoined(values, released) };
   });
   // The released columns in the input's order.
+  const inputColumns = work.file.layout.columns ?? [];
   const columns =
     bytes.length === 0
       ? coded
       : inputColumns.flatMap((name) => [...coded, ...bytes].filter((c) => c.name === name));
+  if (columns.length !== coded.length + bytes.length)
+    throw new Error(`output part ${part}: the plan does not name every released column`);
   const timings: Record<string, number> = {};
   const time = timer(timings);
   const [arrow, csv, parquet] = time(

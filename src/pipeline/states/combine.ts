@@ -84,6 +84,7 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
     ...layout0,
     rowCount: firstRow,
     shards,
+    columns: first.names,
     delimiter: summaries.find((s) => s.shardRows.length > 0)?.delimiter ?? layout0.delimiter,
   };
   const whole = merged.table(layout, first.names);

@@ -1,17 +1,15 @@
 /**
  * The columns a release in parts carries as their rows' bytes (pass-through: a note, an
- * amount, a timestamp) move while the search runs, as nothing about them waits on its node:
- * - RouteShard (an ApplyShard phase) splits a shard's bytes by output part, every row of it
- *   (which rows the release removes is not known yet): route/N/P.arrow;
- * - ShufflePart (an Assemble phase) joins a part's pieces in input order and puts them in the
- *   order of the part's shuffle (`partOrder`): shuffled/P.arrow.
- * After the search, ApplyShard writes per piece which of its rows are kept (keptKey) and
- * Assemble drops the others from the shuffled bytes, in one pass in turn, where gathering them
- * at random would have waited on the search.
+ * amount, a timestamp) are split by output part while the search runs, as nothing about that
+ * waits on its node: RouteShard (an ApplyShard phase) writes each shard's bytes of every row
+ * (which rows the release removes is not known yet) to the row's output part, route/N/P.arrow.
+ * After the search, ApplyShard writes per piece which of its rows are kept (keptKey), and
+ * Assemble gathers the part's kept rows' bytes from the routed pieces in the order of its
+ * shuffle (`partOrder`, of all the part's routed rows, the removed ones dropped).
  */
 import { DataType, tableFromIPC } from 'apache-arrow';
 import { encodeArrow, indexArray, indicesAsCodes } from '../../data/arrow.ts';
-import { concatRaw, gatherJoined, type RawValues, rawLength, scatterRaw } from '../../data/raw.ts';
+import { concatRaw, scatterRaw } from '../../data/raw.ts';
 import {
   type CodeArray,
   type EncodedTable,
@@ -25,19 +23,14 @@ import { decodeShardRows, shardRowsKey } from '../rows.ts';
 import type { PhaseEnv, ShardTask } from './types.ts';
 import { ms, openWork, rawColumns, runOf, timing, type Work } from './work.ts';
 
-/** A map item of ApplyShard or Assemble: `route` and `shuffle` are their phases beside the search. */
+/** A map item of ApplyShard: `route` is its phase beside the search. */
 export interface PhasedTask extends ShardTask {
-  readonly phase?: 'route' | 'shuffle';
+  readonly phase?: 'route';
 }
 
 /** The work area's key of shard `shard`'s bytes of the rows that go to output part `part`. */
 export function routeKey(shard: number, part: number): string {
   return `route/${shard}/${part}.arrow`;
-}
-
-/** The work area's key of output part `part`'s bytes in the order of its shuffle. */
-export function shuffledKey(part: number): string {
-  return `shuffled/${part}.arrow`;
 }
 
 /** The work area's key of which of shard `shard`'s rows routed to part `part` are released (1 a row). */
@@ -104,58 +97,12 @@ export async function routeShard(task: ShardTask, env: PhaseEnv): Promise<{ rows
   return { rows: shard.rowCount };
 }
 
-/** ShufflePart: a part's routed bytes joined in input order and put in the order of its shuffle. */
-export async function shufflePart(task: ShardTask, env: PhaseEnv): Promise<{ rows: number }> {
-  const t0 = performance.now();
-  const work = await openWork(task.work, env);
-  const part = checkedPart(work, task.index);
-  const names = rawColumns(work);
-  if (names.length === 0) return { rows: 0 };
-  const { store } = work.loc;
-  const run = runOf(work);
-  const pieces = await Promise.all(
-    work.file.layout.shards.map(
-      async (_, s): Promise<PieceColumn[]> =>
-        recall<OutputColumn[]>(run, routeKey(s, part)) ??
-        pieceColumns(await store.get(work.key(routeKey(s, part)))),
-    ),
-  );
-  const values = names.map((name, k) =>
-    pieces.map((piece, s) => {
-      const column = piece[k];
-      if (column?.name !== name || column.kind !== 'utf8')
-        throw new Error(`${routeKey(s, part)}: column ${k + 1} is not ${name}'s bytes`);
-      return column.values;
-    }),
-  );
-  const rows = values[0]!.reduce((n, v) => n + rawLength(v), 0);
-  const order = partOrder(work, part, rows);
-  const shuffled = names.map(
-    (name, k): OutputColumn => ({ name, kind: 'utf8', values: gatherJoined(values[k]!, order) }),
-  );
-  await store.put(work.key(shuffledKey(part)), encodeArrow(shuffled));
-  remember(run, shuffledKey(part), shuffled);
-  await timing(store, work.loc.key, `shuffle-${part}`, performance.now() - t0);
-  env.log({ state: 'ShufflePart', part, rows, ms: ms(t0) });
-  return { rows };
-}
-
 /** `index` as an output part of the plan. */
 export function checkedPart(work: Work, index: number): number {
   const { parts } = work.file.plan;
   if (!(Number.isInteger(index) && index >= 0 && index < parts))
     throw new RangeError(`output part ${index} is not in the plan (${parts} parts)`);
   return index;
-}
-
-/** Part `part`'s shuffled bytes (ShufflePart's), by column name. */
-export async function shuffledColumns(work: Work, part: number): Promise<Map<string, RawValues>> {
-  const columns =
-    recall<OutputColumn[]>(runOf(work), shuffledKey(part)) ??
-    pieceColumns(await work.loc.store.get(work.key(shuffledKey(part))));
-  return new Map(
-    columns.flatMap((c) => (c.kind === 'utf8' ? [[c.name, c.values] as [string, RawValues]] : [])),
-  );
 }
 
 /** A piece's column: numbers, values as bytes, or codes against its dictionary as narrow as they were stored. */

@@ -20,7 +20,6 @@
  *   parts.json       the output part items the Distributed Map over parts reads
  *   route/N/P.arrow  per shard N and output part P: the bytes of the columns passed through as
  *                    such, of every row whose part P is, in input order (RouteShard)
- *   shuffled/P.arrow per output part P: its routed bytes in the order of its shuffle (ShufflePart)
  *   scatter/N/P.arrow per shard N and output part P: its released rows in input order, the other
  *                    columns (ApplyShard); N/P.kept: which of its routed rows are released
  *   built.json       single-shard methods: files, report and checks (Build)

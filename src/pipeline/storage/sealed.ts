@@ -4,8 +4,8 @@
  * written is refused where it is read (StoreError E_WORK_CORRUPT) instead of feeding the
  * states after it. One wrapper over the work area's store does it for every state.
  *
- * - Most work files (plan.json, rows/, counts/, flags/, search.json, route/, shuffled/,
- *   scatter/, verify/, verified.json, timings/, …) end with a trailer: 8 bytes `PPDPCRC1`, then the CRC-32 of the
+ * - Most work files (plan.json, rows/, counts/, flags/, search.json, route/, scatter/,
+ *   verify/, verified.json, timings/, …) end with a trailer: 8 bytes `PPDPCRC1`, then the CRC-32 of the
  *   bytes before it and their length. `get` checks the trailer and returns the bytes without it.
  *   A CRC, not a digest: these files never leave the work area, the check is against accidents
  *   (a file changed, cut short, or another's), and the bulk of a run's bytes passes through them
