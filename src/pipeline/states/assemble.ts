@@ -70,6 +70,8 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
   // released rows (`order`) and among the routed ones (`released`).
   const shuffle = partOrder(work, part, rowsRouted);
   const order = new Int32Array(total);
+  // No row removed: every position keeps its routed row, so the shuffle itself serves (each
+  // write below puts back the value it reads).
   const released = total < rowsRouted ? new Int32Array(total) : shuffle;
   for (let j = 0, k = 0; j < rowsRouted; j++) {
     const at = place[shuffle[j]!]!;
