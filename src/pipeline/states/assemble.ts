@@ -11,7 +11,7 @@ import { type OutputColumn, shuffledUnion } from '../../data/table.ts';
 import { writesParquet } from '../../release-spec/spec.ts';
 import { recall } from '../memo.ts';
 import { scatterKey } from './apply-shard.ts';
-import { checkedPart, keptKey, type PieceColumn, partOrder, pieceColumns, routeKey } from './route.ts';
+import { checkedPart, keptKey, type PieceColumn, partOrder, readPieces, routeKey } from './route.ts';
 import type { PhaseEnv, ShardTask } from './types.ts';
 import { columnLength, ms, openWork, partFiles, rawColumns, runOf, timer, timing } from './work.ts';
 
@@ -29,14 +29,7 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
   const part = checkedPart(work, task.index);
   const routed = rawColumns(work);
   const [pieces, kept, routedPieces] = await Promise.all([
-    Promise.all(
-      Array.from(
-        { length: shards },
-        async (_, s): Promise<PieceColumn[]> =>
-          recall<OutputColumn[]>(run, scatterKey(s, part)) ??
-          pieceColumns(await store.get(work.key(scatterKey(s, part)))),
-      ),
-    ),
+    readPieces(work, shards, (s) => scatterKey(s, part)),
     Promise.all(
       Array.from(
         { length: shards },
@@ -44,14 +37,7 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
       ),
     ),
     // The bytes, routed beside the search: each shard's piece of the part, every row of it.
-    Promise.all(
-      Array.from(
-        { length: routed.length > 0 ? shards : 0 },
-        async (_, s): Promise<PieceColumn[]> =>
-          recall<OutputColumn[]>(run, routeKey(s, part)) ??
-          pieceColumns(await store.get(work.key(routeKey(s, part)))),
-      ),
-    ),
+    readPieces(work, routed.length > 0 ? shards : 0, (s) => routeKey(s, part)),
   ]);
   // The part's routed rows (each shard's, in input order): each released one's place among
   // the released rows, -1 for a removed one.

@@ -105,6 +105,22 @@ export function checkedPart(work: Work, index: number): number {
   return index;
 }
 
+/** The pieces `keyOf(0 … count − 1)` (work files of released rows), kept in this process or read. */
+export function readPieces(
+  work: Work,
+  count: number,
+  keyOf: (i: number) => string,
+): Promise<PieceColumn[][]> {
+  return Promise.all(
+    Array.from(
+      { length: count },
+      async (_, i) =>
+        recall<OutputColumn[]>(runOf(work), keyOf(i)) ??
+        pieceColumns(await work.loc.store.get(work.key(keyOf(i)))),
+    ),
+  );
+}
+
 /** A piece's column: numbers, values as bytes, or codes against its dictionary as narrow as they were stored. */
 export type PieceColumn =
   | (OutputColumn & { kind: 'number' | 'utf8' })
