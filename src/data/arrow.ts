@@ -17,8 +17,10 @@ import {
   Message,
   makeData,
   RecordBatch,
+  RecordBatchFileWriter,
   RecordBatchReader,
   type RecordBatchStreamReader,
+  RecordBatchStreamWriter,
   Schema,
   Struct,
   Table,
@@ -1058,6 +1060,30 @@ export function indicesAsCodes(data: Data): Int32Array {
  * are; number columns Float64.
  */
 export function encodeArrow(columns: OutputColumn[]): Uint8Array {
+  return tableToIPC(arrowTable(columns), 'file');
+}
+
+/** encodeArrow's bytes as the pieces the writer gives, not joined (for a store's `put`). */
+export function encodeArrowPieces(columns: OutputColumn[]): Promise<Uint8Array[]> {
+  return ipcPieces(arrowTable(columns), 'file');
+}
+
+/**
+ * A table's Arrow IPC bytes as the writer's pieces, in order: views of the table's own buffers
+ * between the writer's headers and padding. Joined, they are `tableToIPC`'s bytes; left as
+ * pieces, a file of hundreds of megabytes is never copied into fresh memory (whose pages the
+ * copy would fault in one by one) only to be written out.
+ */
+export async function ipcPieces(table: Table, format: 'file' | 'stream'): Promise<Uint8Array[]> {
+  const writer =
+    format === 'file' ? RecordBatchFileWriter.writeAll(table) : RecordBatchStreamWriter.writeAll(table);
+  const pieces: Uint8Array[] = [];
+  for await (const piece of writer) pieces.push(piece);
+  return pieces;
+}
+
+/** The released columns as one Arrow table (encodeArrow). */
+function arrowTable(columns: OutputColumn[]): Table {
   const rowCount = columns.length > 0 ? length(columns[0]!) : 0;
   const fields: Field[] = [];
   const children: Data[] = [];
@@ -1100,7 +1126,7 @@ export function encodeArrow(columns: OutputColumn[]): Uint8Array {
     schema,
     makeData({ type: new Struct(fields), length: rowCount, nullCount: 0, children }),
   );
-  return tableToIPC(new Table(schema, [batch]), 'file');
+  return new Table(schema, [batch]);
 }
 
 function length(col: OutputColumn): number {

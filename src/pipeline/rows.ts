@@ -25,7 +25,7 @@ import {
   tableToIPC,
   Utf8,
 } from 'apache-arrow';
-import { indicesAsCodes, narrowIndices } from '../data/arrow.ts';
+import { indicesAsCodes, ipcPieces, narrowIndices } from '../data/arrow.ts';
 import { concatRaw, type RawValues, rawLength, rawOfCodes } from '../data/raw.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
 import { utf8Buffers, utf8Vector, utf8VectorValues } from '../data/utf8.ts';
@@ -117,6 +117,16 @@ export const DICTIONARIES_KEY = 'rows/dictionaries.arrow';
 
 /** A shard's rows as one Arrow IPC stream (schema, dictionaries, one record batch). */
 export function encodeShardRows(table: EncodedTable): Uint8Array {
+  return tableToIPC(shardRowsTable(table), 'stream');
+}
+
+/** encodeShardRows' bytes as the writer's pieces, not joined (for a store's `put`). */
+export function encodeShardRowsPieces(table: EncodedTable): Promise<Uint8Array[]> {
+  return ipcPieces(shardRowsTable(table), 'stream');
+}
+
+/** A shard's rows as one Arrow table (encodeShardRows). */
+function shardRowsTable(table: EncodedTable): Table {
   const indices = table.columns.map((c) => narrowIndices(c.codes, c.dictionary.length));
   // A column that passes through (raw) is a plain Utf8 column of its rows' values.
   const types = table.columns.map((c, i) =>
@@ -153,7 +163,7 @@ export function encodeShardRows(table: EncodedTable): Uint8Array {
     schema,
     makeData({ type: new Struct(fields), length: table.rowCount, nullCount: 0, children }),
   );
-  return tableToIPC(new Table(schema, [batch]), 'stream');
+  return new Table(schema, [batch]);
 }
 
 /** A shard's rows back from its bytes. */

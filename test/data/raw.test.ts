@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DataType, tableFromIPC } from 'apache-arrow';
 import { parquetMetadata } from 'hyparquet';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeArrow, readArrow } from '../../src/data/arrow.ts';
+import { encodeArrow, encodeArrowPieces, readArrow } from '../../src/data/arrow.ts';
 import { encodeCsv, encodeCsvChunks } from '../../src/data/csv.ts';
 import { readParquet } from '../../src/data/parquet.ts';
 import { encodeParquet } from '../../src/data/parquet-write.ts';
@@ -29,7 +29,12 @@ import { tsCsvKernel } from '../../src/kernels/csv/reference.ts';
 import { wasmCsvKernel } from '../../src/kernels/csv/wasm.ts';
 import { tsGatherBytes } from '../../src/kernels/gather-bytes/reference.ts';
 import { wasmGatherBytes } from '../../src/kernels/gather-bytes/wasm.ts';
-import { decodeShardRows, encodeShardRows, RawShards } from '../../src/pipeline/rows.ts';
+import {
+  decodeShardRows,
+  encodeShardRows,
+  encodeShardRowsPieces,
+  RawShards,
+} from '../../src/pipeline/rows.ts';
 import { Random } from '../../src/util/random.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-raw-'));
@@ -180,7 +185,7 @@ describe('released files of a column of values as bytes', () => {
   ];
 
   for (const [name, values] of cases) {
-    it(`writes ${name} to CSV as the strings are written, to Arrow and Parquet as they are`, () => {
+    it(`writes ${name} to CSV as the strings are written, to Arrow and Parquet as they are`, async () => {
       const [coded, bytes] = both(values);
       const others = (c: OutputColumn) => (values.length === rows.length ? [age, c, amount] : [c]);
       for (const delimiter of [';', ',', '\t', '§', "'"]) {
@@ -200,6 +205,8 @@ describe('released files of a column of values as bytes', () => {
       }
       // Arrow: a plain Utf8 column of the rows' values; the other columns as they were.
       const arrow = encodeArrow(others(bytes));
+      // As the writer's pieces (for a store's put), the same bytes.
+      expect(Buffer.concat(await encodeArrowPieces(others(bytes))).equals(Buffer.from(arrow))).toBe(true);
       const table = tableFromIPC(arrow);
       const at = others(bytes).indexOf(bytes);
       expect(DataType.isUtf8(table.schema.fields[at]!.type)).toBe(true);
@@ -264,7 +271,7 @@ describe('CSV cells of values as bytes taken from a larger buffer', () => {
 });
 
 describe('shards with columns that pass through', () => {
-  it('hold those columns as their rows’ values, read back as written', () => {
+  it('hold those columns as their rows’ values, read back as written', async () => {
     const dictionary = [...new Set(rows)];
     const codes = Int32Array.from(rows, (v) => dictionary.indexOf(v));
     const shard = (from: number, to: number) => ({
@@ -298,7 +305,12 @@ describe('shards with columns that pass through', () => {
       expect(note.codes.length).toBe(0);
       expect(strings(note.raw!)).toEqual(rows.slice(from, to));
       expect(converted.columns[0]!.raw).toBeUndefined();
-      const back = decodeShardRows(encodeShardRows(converted), layout, to - from);
+      const bytes = encodeShardRows(converted);
+      // Written as the writer's pieces (views of the shard's own arrays), the same bytes.
+      const pieces = await encodeShardRowsPieces(converted);
+      expect(Buffer.concat(pieces).equals(Buffer.from(bytes))).toBe(true);
+      expect(pieces.some((p) => p.buffer === note.raw!.bytes.buffer)).toBe(true);
+      const back = decodeShardRows(bytes, layout, to - from);
       expect(strings(back.columns[1]!.raw!)).toEqual(rows.slice(from, to));
       expect(back.columns[0]!.dictionary).toEqual(['1', '2']);
       expect(Array.from(back.columns[0]!.codes)).toEqual(Array.from(converted.columns[0]!.codes));

@@ -1,7 +1,7 @@
 /**
  * The ApplyShard state: the chosen node applied to one row shard.
  */
-import { encodeArrow } from '../../data/arrow.ts';
+import { encodeArrowPieces } from '../../data/arrow.ts';
 import { compactDictionary, type OutputColumn } from '../../data/table.ts';
 import type { ShardTuples } from '../../methods/method.ts';
 import { recall, remember } from '../memo.ts';
@@ -37,7 +37,7 @@ export async function applyShard(task: PhasedTask, env: PhaseEnv): Promise<{ row
   await Promise.all(
     pieces.flatMap(({ columns, kept }, p) => [
       (async () => {
-        await store.put(work.key(scatterKey(task.index, p)), encodeArrow(columns));
+        await store.put(work.key(scatterKey(task.index, p)), await encodeArrowPieces(columns));
         remember(run, scatterKey(task.index, p), columns);
       })(),
       (async () => {

@@ -3,7 +3,7 @@
  * shuffled once with the seed and staged as the part's Arrow and CSV files (and Parquet, when
  * the spec lists it in output.formats).
  */
-import { encodeArrow } from '../../data/arrow.ts';
+import { encodeArrowPieces } from '../../data/arrow.ts';
 import { encodeCsvChunks } from '../../data/csv.ts';
 import { encodeParquet } from '../../data/parquet-write.ts';
 import { gatherJoined, rawLength } from '../../data/raw.ts';
@@ -106,11 +106,11 @@ export async function assemble(task: ShardTask, env: PhaseEnv): Promise<{ rows: 
     throw new Error(`output part ${part}: the plan does not name every released column`);
   const timings: Record<string, number> = {};
   const time = timer(timings);
-  const [arrow, csv, parquet] = time(
+  const arrow = await time('write', () => encodeArrowPieces(columns));
+  const [csv, parquet] = time(
     'write',
     () =>
       [
-        encodeArrow(columns),
         encodeCsvChunks(columns, work.file.layout.delimiter, work.spec.format),
         writesParquet(work.spec) ? encodeParquet(columns) : undefined,
       ] as const,

@@ -8,7 +8,7 @@
  * shuffle (`partOrder`, of all the part's routed rows, the removed ones dropped).
  */
 import { DataType, tableFromIPC } from 'apache-arrow';
-import { encodeArrow, indexArray, indicesAsCodes } from '../../data/arrow.ts';
+import { encodeArrowPieces, indexArray, indicesAsCodes } from '../../data/arrow.ts';
 import { concatRaw, scatterRaw } from '../../data/raw.ts';
 import {
   type CodeArray,
@@ -88,7 +88,7 @@ export async function routeShard(task: ShardTask, env: PhaseEnv): Promise<{ rows
       const piece = columns.map(
         (c, k): OutputColumn => ({ name: c.name, kind: 'utf8', values: split[k]![p]! }),
       );
-      await store.put(work.key(routeKey(task.index, p)), encodeArrow(piece));
+      await store.put(work.key(routeKey(task.index, p)), await encodeArrowPieces(piece));
       remember(run, routeKey(task.index, p), piece);
     }),
   );

@@ -23,6 +23,7 @@ import {
   distinctHashCount,
   encodeDistinctHashes,
   encodeShardRows,
+  encodeShardRowsPieces,
   RawShards,
   shardRowsKey,
 } from '../rows.ts';
@@ -237,7 +238,7 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
         remember(runOf(work), key, read);
         // One shard's bytes in flight at a time: memory stays at about two shards.
         await Promise.all(writes.splice(0));
-        writes.push(store.put(work.key(key), encodeShardRows(read)));
+        writes.push(encodeShardRowsPieces(read).then((pieces) => store.put(work.key(key), pieces)));
       }
     } catch (e) {
       if (range && isCsvRange(range) && range.start > range.head && e instanceof PpdpError) {
