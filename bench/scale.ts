@@ -13,11 +13,14 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import {
+  closeSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
+  readSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -60,6 +63,14 @@ Options:
   --settle <s>        before each release, flush the files written so far to disk (sync) and
                       wait this long (default 3), so that the writes of the data or of the run
                       before are not timed with it; 0: neither
+  --warm-input        after --settle, read the input's files once before each release, so that
+                      every release finds them in the page cache (a kernel that evicts cold
+                      pages, as this project's machines do, otherwise leaves a random share of a
+                      large input on disk between runs, and the runs time the disk)
+  --pair              with --shape registry: the registry without and with its ride-along columns,
+                      released in turns (--repeat pairs, in the order ABBA…), so that a drift of a
+                      shared host's speed weighs on both; the result adds each pair's ratios
+                      (with / without: wall, CPU, peak) and their medians
   --keep              keep the work folder
   --fresh             drop the earlier results in scale.json instead of merging
   --result <path>     write there instead of bench/results/scale.json
@@ -77,7 +88,59 @@ function settle(seconds: number): void {
   spawnSync('sync');
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, seconds * 1000);
 }
+/** Reads a file through once (into the page cache), a buffer at a time. */
+function readThrough(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(8 << 20);
+    while (readSync(fd, buf, 0, buf.length, null) > 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 const METHODS = ['generalization', 'mondrian', 'randomization'] as const;
+
+/** With --pair: per pair of releases (without, with the ride-along columns), with / without. */
+export interface PairResult {
+  method: Method;
+  rows: number;
+  date: string;
+  note?: string;
+  ratios: { wall: number; cpu: number; peak: number }[];
+  median: { wall: number; cpu: number; peak: number };
+}
+
+type Attempt = {
+  run: { wallMs: number; peakRssMiB?: number; cpuSeconds?: { user: number; system: number } };
+};
+
+/** The ratios of each pair's runs (the i-th release with the columns over the i-th without). */
+function pairOf(method: Method, rows: number, without: Attempt[], withColumns: Attempt[]): PairResult {
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  const cpu = (a: Attempt) =>
+    a.run.cpuSeconds ? a.run.cpuSeconds.user + a.run.cpuSeconds.system : Number.NaN;
+  const ratios = without.map((w, i) => {
+    const c = withColumns[i]!;
+    return {
+      wall: round(c.run.wallMs / w.run.wallMs),
+      cpu: round(cpu(c) / cpu(w)),
+      peak: round((c.run.peakRssMiB ?? Number.NaN) / (w.run.peakRssMiB ?? Number.NaN)),
+    };
+  });
+  const median = (pick: (r: (typeof ratios)[number]) => number) => {
+    const sorted = ratios.map(pick).sort((a, b) => a - b);
+    const m = sorted.length;
+    return round(m % 2 === 1 ? sorted[(m - 1) / 2]! : (sorted[m / 2 - 1]! + sorted[m / 2]!) / 2);
+  };
+  return {
+    method,
+    rows,
+    date: new Date().toISOString(),
+    ratios,
+    median: { wall: median((r) => r.wall), cpu: median((r) => r.cpu), peak: median((r) => r.peak) },
+  };
+}
 type Method = (typeof METHODS)[number];
 
 /** The examples whose specs each method runs (generalization: the spec synth.ts writes). */
@@ -99,6 +162,8 @@ export interface RunResult {
   date: string;
   /** --note of the invocation that measured it. */
   note?: string;
+  /** --warm-input: the input was read through once before each release (absent: it was not). */
+  warmInput?: true;
   inputBytes: number;
   ok: boolean;
   exit: number | string;
@@ -388,6 +453,8 @@ async function main(): Promise<void> {
       note: { type: 'string' },
       repeat: { type: 'string', default: '1' },
       settle: { type: 'string', default: '3' },
+      'warm-input': { type: 'boolean', default: false },
+      pair: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       fresh: { type: 'boolean', default: false },
       result: { type: 'string', default: RESULT },
@@ -410,6 +477,9 @@ async function main(): Promise<void> {
     );
   const rideAlong = values['ride-along'];
   if (rideAlong && shape !== 'registry') throw new Error('--ride-along goes with --shape registry');
+  const pair = values.pair;
+  if (pair && (shape !== 'registry' || rideAlong))
+    throw new Error('--pair goes with --shape registry, without --ride-along (it releases both tables)');
   const perturb = Number(values.perturb);
   const seed = Number(values.seed);
   const cli = values.cli;
@@ -432,66 +502,97 @@ async function main(): Promise<void> {
   console.log(`sizes ${sizes.join(', ')}; methods ${methods.join(', ')}; perturb ${perturb}; cli ${cli}`);
 
   const results: RunResult[] = [];
+  const pairs: PairResult[] = [];
   const generation: { shape?: string; rows: number; ms: number; bytes: number }[] = [];
-  const shapeName = `${shape}${rideAlong ? '+ride-along' : ''}`;
+  // With --pair, the registry without and with its ride-along columns, released in turns.
+  const tables = pair ? [false, true] : [rideAlong];
+  const shapeNameOf = (ride: boolean) => `${shape}${ride ? '+ride-along' : ''}`;
   try {
     for (const rows of sizes) {
-      const dir = join(work, `${shape}${rideAlong ? '-ride' : ''}-${rows}`);
-      console.log(`\n${rows.toLocaleString('en')} ${shape} rows: generating`);
-      const data = generateApart({ shape, rideAlong, dir, rows, perturb, seed });
-      const bytes = statSync(join(dir, data.files[0]!)).size;
-      generation.push({ shape: shapeName, rows, ms: Math.round(data.ms), bytes });
-      console.log(`\n  ${(bytes / 2 ** 20).toFixed(0)} MiB in ${(data.ms / 1000).toFixed(1)} s`);
+      const data = tables.map((ride) => {
+        const dir = join(work, `${shape}${ride ? '-ride' : ''}-${rows}`);
+        console.log(`\n${rows.toLocaleString('en')} ${shapeNameOf(ride)} rows: generating`);
+        const made = generateApart({ shape, rideAlong: ride, dir, rows, perturb, seed });
+        const bytes = statSync(join(dir, made.files[0]!)).size;
+        generation.push({ shape: shapeNameOf(ride), rows, ms: Math.round(made.ms), bytes });
+        console.log(`\n  ${(bytes / 2 ** 20).toFixed(0)} MiB in ${(made.ms / 1000).toFixed(1)} s`);
+        return { ride, dir, bytes, ...made };
+      });
       for (const method of methods) {
-        const spec = adaptSpec(method, data.spec, shape);
-        const out = join(work, `out-${method}-${rows}`);
-        const label = `${method} ${rows.toExponential(0).replace('+', '')}`;
-        console.log(`  ${label}: node ${basename(cli)} release ${basename(spec)} --out …`);
-        const attempts: {
-          run: Awaited<ReturnType<typeof release>>;
-          facts: ReturnType<typeof reportFacts>;
-        }[] = [];
-        for (let i = 0; i < repeat; i++) {
-          settle(settleSeconds);
-          const run = await release(cli, spec, out, work, nodeArgs, timeoutMs, label);
-          attempts.push({ run, facts: reportFacts(out) });
-          rmSync(out, { recursive: true, force: true });
-          if (repeat > 1) console.log(`  ${label}: run ${i + 1} of ${repeat}, wall ${ms(run.wallMs)}`);
-        }
-        // On a shared host one run can be far off: the median run stands for the table.
-        const median = [...attempts].sort((a, b) => a.run.wallMs - b.run.wallMs)[Math.floor(repeat / 2)]!;
-        const result: RunResult = {
-          method,
-          shape,
-          ...(rideAlong ? { rideAlong } : {}),
-          rows,
-          perturb,
-          seed,
-          date: new Date().toISOString(),
-          ...(values.note ? { note: values.note } : {}),
-          inputBytes: bytes,
-          ...median.run,
-          timings: {},
-          ...median.facts,
-          ...(repeat > 1
-            ? {
-                repeats: attempts.map(({ run, facts }) => ({
-                  wallMs: Math.round(run.wallMs),
-                  peakRssMiB: run.peakRssMiB,
-                  cpuSeconds: run.cpuSeconds,
-                  ok: run.ok,
-                  verified: facts.verified,
-                })),
-              }
-            : {}),
-        };
-        results.push(result);
-        console.log(
-          `  ${label}: ${result.ok ? (result.verified ? 'verified' : 'NOT verified') : `failed (${result.exit})`}, ` +
-            `wall ${ms(result.wallMs)}, peak RSS ${result.peakRssMiB ?? '?'} MiB`,
+        const label = (ride: boolean) =>
+          `${method} ${rows.toExponential(0).replace('+', '')}${pair && ride ? ' ride-along' : ''}`;
+        const attempts = data.map(
+          () =>
+            [] as {
+              run: Awaited<ReturnType<typeof release>>;
+              facts: ReturnType<typeof reportFacts>;
+            }[],
         );
+        for (let i = 0; i < repeat; i++) {
+          // Turns in the order ABBA…: a drift of the host's speed weighs on both tables alike.
+          const order = i % 2 === 0 ? data.map((_, t) => t) : data.map((_, t) => t).reverse();
+          for (const t of order) {
+            const table = data[t]!;
+            const spec = adaptSpec(method, table.spec, shape);
+            const out = join(work, `out-${method}-${rows}${table.ride ? '-ride' : ''}`);
+            if (i === 0)
+              console.log(`  ${label(table.ride)}: node ${basename(cli)} release ${basename(spec)} --out …`);
+            settle(settleSeconds);
+            if (values['warm-input']) for (const file of table.files) readThrough(join(table.dir, file));
+            const run = await release(cli, spec, out, work, nodeArgs, timeoutMs, label(table.ride));
+            attempts[t]!.push({ run, facts: reportFacts(out) });
+            rmSync(out, { recursive: true, force: true });
+            if (repeat > 1)
+              console.log(`  ${label(table.ride)}: run ${i + 1} of ${repeat}, wall ${ms(run.wallMs)}`);
+          }
+        }
+        data.forEach((table, t) => {
+          const tried = attempts[t]!;
+          // On a shared host one run can be far off: the median run stands for the table.
+          const median = [...tried].sort((a, b) => a.run.wallMs - b.run.wallMs)[Math.floor(repeat / 2)]!;
+          const result: RunResult = {
+            method,
+            shape,
+            ...(table.ride ? { rideAlong: true } : {}),
+            rows,
+            perturb,
+            seed,
+            date: new Date().toISOString(),
+            ...(values.note ? { note: values.note } : {}),
+            ...(values['warm-input'] ? { warmInput: true as const } : {}),
+            inputBytes: table.bytes,
+            ...median.run,
+            timings: {},
+            ...median.facts,
+            ...(repeat > 1
+              ? {
+                  repeats: tried.map(({ run, facts }) => ({
+                    wallMs: Math.round(run.wallMs),
+                    peakRssMiB: run.peakRssMiB,
+                    cpuSeconds: run.cpuSeconds,
+                    ok: run.ok,
+                    verified: facts.verified,
+                  })),
+                }
+              : {}),
+          };
+          results.push(result);
+          console.log(
+            `  ${label(table.ride)}: ${result.ok ? (result.verified ? 'verified' : 'NOT verified') : `failed (${result.exit})`}, ` +
+              `wall ${ms(result.wallMs)}, peak RSS ${result.peakRssMiB ?? '?'} MiB`,
+          );
+        });
+        if (pair) {
+          const paired = pairOf(method, rows, attempts[0]!, attempts[1]!);
+          pairs.push(paired);
+          console.log(
+            `  ${label(false)}: with the ride-along columns, ×${paired.median.wall} the time (pairs ${paired.ratios
+              .map((r) => r.wall)
+              .join(', ')}), ×${paired.median.cpu} the CPU, ×${paired.median.peak} the peak`,
+          );
+        }
       }
-      if (!values.keep) rmSync(dir, { recursive: true, force: true });
+      if (!values.keep) for (const table of data) rmSync(table.dir, { recursive: true, force: true });
     }
   } finally {
     if (!values.keep && !values.work) rmSync(work, { recursive: true, force: true });
@@ -506,7 +607,7 @@ async function main(): Promise<void> {
   );
   const generated = [
     ...((earlier.generation ?? []) as typeof generation).filter(
-      (g) => !sizes.includes(g.rows) || (g.shape ?? 'adult') !== shapeName,
+      (g) => !sizes.includes(g.rows) || !tables.map(shapeNameOf).includes(g.shape ?? 'adult'),
     ),
     ...generation,
   ].sort((a, b) => a.rows - b.rows);
@@ -516,6 +617,13 @@ async function main(): Promise<void> {
       shapeOf(a).localeCompare(shapeOf(b)) ||
       a.rows - b.rows,
   );
+  // Pairs of earlier invocations are kept per (method, rows), as runs are.
+  const pairsKept = [
+    ...((earlier.pairs ?? []) as PairResult[]).filter(
+      (p) => !pairs.some((q) => q.method === p.method && q.rows === p.rows),
+    ),
+    ...pairs.map((p) => (values.note ? { ...p, note: values.note } : p)),
+  ].sort((a, b) => a.rows - b.rows);
   const output = {
     benchmark: 'scale',
     date: started.toISOString(),
@@ -531,11 +639,13 @@ async function main(): Promise<void> {
         'tuned allocator for a large input); peak RSS (the largest) and CPU (the sum) from ' +
         'process.resourceUsage() at the exit of each node process of the release; timings from report.json ' +
         '(ms); runs of earlier invocations are kept per (method, rows) and carry their own date; ' +
-        `before each release, sync and a pause of ${settleSeconds} s (--settle)`,
+        `before each release, sync and a pause of ${settleSeconds} s (--settle)` +
+        (values['warm-input'] ? ', then the input read through once (--warm-input)' : ''),
     },
     /** Synthetic data: rows, generation time, Arrow file size. */
     generation: generated,
     runs,
+    ...(pairsKept.length > 0 ? { pairs: pairsKept } : {}),
   };
   mkdirSync(dirname(resultPath), { recursive: true });
   writeFileSync(resultPath, `${JSON.stringify(output, null, 2)}\n`);
