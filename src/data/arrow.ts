@@ -809,6 +809,12 @@ class RawColumn {
   private readonly entries = new Map<Vector, { raw: RawValues; valid: Uint8Array }>();
   /** For a column of another type than text. */
   private coded: ColumnEncoder | undefined;
+  /**
+   * A shard's first Utf8 batch, not yet copied: when the shard holds no other (a staged part is
+   * one batch), its rows are views of the batch's own buffers, which its message was read into
+   * alone; a second batch copies it first.
+   */
+  private held: RawValues | undefined;
 
   constructor(
     private readonly file: string,
@@ -831,9 +837,13 @@ class RawColumn {
   /** The rows read since the last take, as bytes. */
   take(rows: number): RawValues {
     let out: RawValues;
-    if (this.coded) {
+    if (this.held && rows === this.rows) {
+      out = this.held;
+      this.held = undefined;
+    } else if (this.coded) {
       out = rawOfCodes(utf8Buffers(this.coded.dictionary), this.coded.take(rows, false));
     } else {
+      this.copyHeld();
       const offsets = this.offsets.slice(0, rows + 1);
       out = { offsets, bytes: this.bytes.slice(0, offsets[rows]!) };
     }
@@ -846,6 +856,15 @@ class RawColumn {
     const type = data.type;
     const text = DataType.isUtf8(type) || DataType.isLargeUtf8(type);
     const dictionary = DataType.isDictionary(type) && DataType.isUtf8(type.dictionary);
+    const n = data.length;
+    const plain = data.nullCount === 0 && text && data.valueOffsets instanceof Int32Array;
+    if (plain && !this.coded && this.rows === 0 && data.valueOffsets[0] === 0) {
+      const offsets = data.valueOffsets.subarray(0, n + 1);
+      this.held = { offsets, bytes: (data.values as Uint8Array).subarray(0, offsets[n]!) };
+      this.rows = n;
+      return;
+    }
+    this.copyHeld();
     if (this.coded || !(text || dictionary)) {
       if (!this.coded) {
         this.coded = new ColumnEncoder(this.file, this.name, this.nullsAsMissing, this.taken);
@@ -855,11 +874,10 @@ class RawColumn {
       this.rows += data.length;
       return;
     }
-    const n = data.length;
     if (this.offsets.length < this.rows + n + 1) this.reserve(2 * (this.rows + n));
     const nulls = data.nullCount > 0;
-    if (!nulls && text && data.valueOffsets instanceof Int32Array) {
-      this.appendUtf8(data.values as Uint8Array, data.valueOffsets, n);
+    if (plain) {
+      this.appendUtf8(data.values as Uint8Array, data.valueOffsets as Int32Array, n);
       return;
     }
     const valid = (i: number) => !nulls || data.getValid(i);
@@ -888,6 +906,17 @@ class RawColumn {
         usable,
       );
     }
+  }
+
+  /** The batch held uncopied (add), copied in as the column's first rows. */
+  private copyHeld(): void {
+    const held = this.held;
+    if (!held) return;
+    this.held = undefined;
+    const n = held.offsets.length - 1;
+    this.rows = 0;
+    if (this.offsets.length < n + 1) this.reserve(n);
+    this.appendUtf8(held.bytes, held.offsets, n);
   }
 
   /** The common case, a Utf8 batch without nulls: its bytes copied at once, its offsets moved. */

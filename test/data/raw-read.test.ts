@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ShardedAdmission } from '../../src/data/admission.ts';
 import { encodeArrow } from '../../src/data/arrow.ts';
@@ -127,6 +128,40 @@ describe('CSV columns read as bytes', () => {
       expect(shards[0]!.columns.find((c) => c.name === 'note')!.raw).toBeDefined();
       expect(joined(shards)).toEqual(expected);
     }
+  });
+
+  it('come from an Arrow Utf8 column of one batch or of several, at any shard size', () => {
+    const notes = ['plain', '', 'Zürich', 'say "hi"', '東京', 'x'.repeat(40), 'z'];
+    const ids = notes.map((_, i) => String(i));
+    const column = (from: number, to: number) => {
+      const parts = notes.slice(from, to).map((v) => Buffer.from(v));
+      const offsets = new Int32Array(parts.length + 1);
+      parts.forEach((b, i) => {
+        offsets[i + 1] = offsets[i]! + b.length;
+      });
+      return [
+        {
+          name: 'id',
+          kind: 'number' as const,
+          values: Float64Array.from(ids.slice(from, to), Number),
+        },
+        { name: 'note', kind: 'utf8' as const, values: { offsets, bytes: Buffer.concat(parts) } },
+      ];
+    };
+    // One batch (a staged part: its rows are views of the batch read), then three batches.
+    const one = join(dir, `t${n++}.arrow`);
+    writeFileSync(one, encodeArrow(column(0, notes.length)));
+    const batches = [tableFromIPC(encodeArrow(column(0, 2))), tableFromIPC(encodeArrow(column(2, 3)))];
+    batches.push(tableFromIPC(encodeArrow(column(3, notes.length))));
+    const several = join(dir, `t${n++}.arrow`);
+    writeFileSync(several, tableToIPC(new Table(batches.flatMap((t) => t.batches)), 'file'));
+    for (const path of [one, several])
+      for (const rowsPerShard of [1, 2, 3, Number.POSITIVE_INFINITY]) {
+        const shards = [...readTableShards(path, rowsPerShard, { raw: new Set(['note']) })];
+        expect(shards.every((s) => s.columns[1]!.raw !== undefined)).toBe(true);
+        expect(shards.flatMap((s) => rawStrings(s.columns[1]!.raw!))).toEqual(notes);
+        expect(joined(shards).get('id')).toEqual(ids);
+      }
   });
 
   it('are read coded from a folder of files (whose shards are assembled from coded pieces)', () => {
