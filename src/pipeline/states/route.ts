@@ -10,18 +10,12 @@
 import { DataType, tableFromIPC } from 'apache-arrow';
 import { encodeArrowPieces, indexArray, indicesAsCodes } from '../../data/arrow.ts';
 import { concatRaw, scatterRaw } from '../../data/raw.ts';
-import {
-  type CodeArray,
-  type EncodedTable,
-  type OutputColumn,
-  unionOfDictionaries,
-} from '../../data/table.ts';
+import { type CodeArray, type OutputColumn, unionOfDictionaries } from '../../data/table.ts';
 import { utf8VectorValues } from '../../data/utf8.ts';
 import { keyedRandom, scatterParts } from '../../util/keys.ts';
 import { recall, remember } from '../memo.ts';
-import { decodeShardRows, shardRowsKey } from '../rows.ts';
 import type { PhaseEnv, ShardTask } from './types.ts';
-import { ms, openWork, rawColumns, runOf, timing, type Work } from './work.ts';
+import { ms, openWork, rawColumns, runOf, shardRange, storedShardRows, timing, type Work } from './work.ts';
 
 /** A map item of ApplyShard: `route` is its phase beside the search. */
 export interface PhasedTask extends ShardTask {
@@ -43,7 +37,7 @@ export function partsOfRows(work: Work, shard: number, rows: number): Int32Array
   const { parts } = work.file.plan;
   const part = new Int32Array(rows);
   if (parts === 1) return part;
-  const firstRow = work.file.layout.shards[shard]!.firstRow;
+  const { firstRow } = shardRange(work, shard);
   const partOf = scatterParts(work.spec.seed, Buffer.from(work.file.digest, 'hex'), parts);
   for (let r = 0; r < rows; r++) part[r] = partOf(firstRow + r);
   return part;
@@ -64,17 +58,12 @@ export async function routeShard(task: ShardTask, env: PhaseEnv): Promise<{ rows
   const t0 = performance.now();
   const work = await openWork(task.work, env);
   const names = rawColumns(work);
-  const range = work.file.layout.shards[task.index];
-  if (!range)
-    throw new RangeError(`shard ${task.index} is not in the plan (${work.file.layout.shards.length} shards)`);
+  const range = shardRange(work, task.index);
   if (names.length === 0) return { rows: 0 };
   const { store } = work.loc;
   const run = runOf(work);
-  const key = shardRowsKey(range.piece, range.inPiece);
   // Only the bytes are read: no code of the shard is mapped to the input's.
-  const shard =
-    recall<EncodedTable>(run, key) ??
-    decodeShardRows(await store.get(work.key(key)), work.file.layout, range.rows, false);
+  const shard = await storedShardRows(work, range);
   const columns = names.map((name) => {
     const column = shard.columns.find((c) => c.name === name);
     if (!column?.raw) throw new Error(`shard ${task.index}: column ${name} is not held as bytes`);

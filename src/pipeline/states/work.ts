@@ -113,15 +113,8 @@ export async function allRows(work: Work): Promise<EncodedTable> {
  * rows/P/J.arrow, then mapped from its piece's codes to the input's (rows.ts).
  */
 export async function shardRows(work: Work, index: number): Promise<EncodedTable> {
-  const range: ShardRange | undefined = work.file.layout.shards[index];
-  if (!range)
-    throw new RangeError(`shard ${index} is not in the plan (${work.file.layout.shards.length} shards)`);
-  const key = shardRowsKey(range.piece, range.inPiece);
-  const read =
-    recall<EncodedTable>(runOf(work), key) ??
-    // Its own dictionaries are not decoded: the input's take their place (for a column of
-    // distinct values, as many strings as rows).
-    decodeShardRows(await work.loc.store.get(work.key(key)), work.file.layout, range.rows, false);
+  const range = shardRange(work, index);
+  const read = await storedShardRows(work, range);
   const input = await inputDictionaries(work);
   // The first piece's codes are the input's already: its values appear first.
   const shard =
@@ -135,6 +128,27 @@ export async function shardRows(work: Work, index: number): Promise<EncodedTable
       : toInputCodes(read, await pieceCodes(work, range.piece), input);
   // Errors about a shard's rows name their rows in the input.
   return { ...shard, columns: shard.columns.map((c) => ({ ...c, firstRow: range.firstRow })) };
+}
+
+/** Shard `index` of the plan's layout. @throws RangeError for an index the plan has no shard at */
+export function shardRange(work: Work, index: number): ShardRange {
+  const range: ShardRange | undefined = work.file.layout.shards[index];
+  if (!range)
+    throw new RangeError(`shard ${index} is not in the plan (${work.file.layout.shards.length} shards)`);
+  return range;
+}
+
+/**
+ * A shard's rows as its scan stored them (its piece's codes), kept from the scan in this process
+ * or read from rows/P/J.arrow. Its own dictionaries are not decoded: the input's take their
+ * place where codes are read (for a column of distinct values, as many strings as rows).
+ */
+export async function storedShardRows(work: Work, range: ShardRange): Promise<EncodedTable> {
+  const key = shardRowsKey(range.piece, range.inPiece);
+  return (
+    recall<EncodedTable>(runOf(work), key) ??
+    decodeShardRows(await work.loc.store.get(work.key(key)), work.file.layout, range.rows, false)
+  );
 }
 
 /** A piece's code maps (Combine's), kept in this process or read. */
