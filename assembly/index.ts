@@ -9,6 +9,7 @@ export { kronMode, kronModeStructured } from './kronecker';
 export { perturb, perturbSimd } from './perturb';
 export { csvMatch, csvRows } from './csv';
 export { classSums } from './classes';
-export { digestRows } from './digest';
+export { digestRows, rawLanes } from './digest';
 export { bytesHashes } from './bytes-hashes';
 export { gatherBytes } from './gather-bytes';
+export { csvFields } from './csv-fields';

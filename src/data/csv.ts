@@ -11,6 +11,9 @@ import { basename } from 'node:path';
 import { InputError, LimitError, OutputError } from '../errors.ts';
 import { type CellTable, type CsvRowsKernel, SPARE_BYTES } from '../kernels/csv/kernel.ts';
 import { wasmCsvKernel } from '../kernels/csv/wasm.ts';
+import { CODED, OMITTED, type PlainRowsKernel, RAW } from '../kernels/csv-fields/kernel.ts';
+import { wasmPlainRows } from '../kernels/csv-fields/wasm.ts';
+import { rowNumbersUpTo } from '../util/int32s.ts';
 import { MAX_CSV_HEADER_BYTES, MAX_INPUT_COLUMNS, MAX_NAME_LENGTH, shownName } from '../util/limits.ts';
 import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, READ_CHUNK_BYTES, readAt, readInto } from './input.ts';
@@ -54,6 +57,11 @@ export interface ReadCsvOptions {
   raw?: ReadonlySet<string>;
   /** Only these rows of the file (csvRanges), after its header. */
   range?: CsvRange;
+  /**
+   * The kernel that splits plain rows (the WASM one by default; tests name the reference, or
+   * null for the parser's own loop over every row).
+   */
+  plainRows?: PlainRowsKernel | null;
 }
 
 /**
@@ -228,6 +236,11 @@ export function csvRanges(
     readonly minRangeBytes?: number;
     /** So many ranges, whatever their rows (at least two; fewer when the file is small). */
     readonly ranges?: number;
+    /**
+     * Ranges counted from the rows come in a multiple of this (the workers that read them side
+     * by side: 11 ranges on 2 workers leave one reading the last alone).
+     */
+    readonly multipleOf?: number;
   },
 ): CsvRange[] | undefined {
   if (!(rowsPerRange >= 1 && Number.isFinite(rowsPerRange))) return undefined;
@@ -251,9 +264,11 @@ export function csvRanges(
     if (sample.lineBreakInQuotes || sample.records === 0) return undefined;
     const rows = ((size - head) * sample.records) / (sample.end - head);
     // A range's rows are estimated: a little room, so that one seldom exceeds its share.
+    const multiple = options.ranges === undefined ? Math.max(1, Math.floor(options.multipleOf ?? 1)) : 1;
+    const most = Math.floor((size - head) / (options.minRangeBytes ?? MIN_RANGE_BYTES));
     const count = Math.min(
-      options.ranges ?? Math.ceil((rows * 1.02) / rowsPerRange),
-      Math.floor((size - head) / (options.minRangeBytes ?? MIN_RANGE_BYTES)),
+      options.ranges ?? Math.ceil((rows * 1.02) / rowsPerRange / multiple) * multiple,
+      most >= multiple ? most - (most % multiple) : most,
     );
     if ((options.ranges === undefined && rows <= 2 * rowsPerRange) || count < 2) return undefined;
     const cuts = [head];
@@ -409,6 +424,7 @@ function* readOpen(
             : {}),
         },
         Math.max(1, options.windowBytes ?? LOOKUP_WINDOW_BYTES),
+        options.plainRows === undefined ? wasmPlainRows : options.plainRows,
       );
     }
     parser.base = base;
@@ -598,6 +614,21 @@ class RawRows {
     this.offsets[row + 1] = to;
   }
 
+  /** Rows `row`… from `values` (offsets from 0), after the rows before. */
+  append(row: number, values: RawValues): void {
+    const n = values.offsets.length - 1;
+    const at = this.offsets[row]!;
+    const to = at + values.offsets[n]!;
+    if (to > this.bytes.length) {
+      const next = new Uint8Array(Math.max(2 * this.bytes.length, to));
+      next.set(this.bytes.subarray(0, at));
+      this.bytes = next;
+    }
+    this.bytes.set(values.bytes.subarray(0, to - at), at);
+    const offsets = this.offsets;
+    for (let j = 1; j <= n; j++) offsets[row + j] = at + values.offsets[j]!;
+  }
+
   /** Room for `rows` rows, keeping the first `kept` (and the one being parsed). */
   reserve(rows: number, kept: number): void {
     if (rows + 1 <= this.offsets.length) return;
@@ -639,6 +670,10 @@ interface CsvParserRange {
   readonly firstRow?: number;
   readonly firstLine?: number;
 }
+
+/** Rows parsed here after the plain-rows kernel found none, doubled after each miss up to the most. */
+const MIN_PLAIN_BACKOFF = 16;
+const MAX_PLAIN_BACKOFF = 4096;
 
 /** Bytes of rows parsed before their cells are looked up: well within a core's cache. */
 const LOOKUP_WINDOW_BYTES = 256 * 1024;
@@ -704,6 +739,8 @@ class CsvParser {
     private readonly raw: ReadonlySet<string> = new Set(),
     private readonly range: CsvParserRange = { goesOn: false, countOnly: false },
     private readonly windowBytes = LOOKUP_WINDOW_BYTES,
+    /** The plain rows' kernel; null: every row parsed here. */
+    private readonly plainKernel: PlainRowsKernel | null = wasmPlainRows,
   ) {
     const code = delimiter.charCodeAt(0);
     // A lone surrogate cannot occur in valid UTF-8: such a delimiter never matches.
@@ -768,8 +805,21 @@ class CsvParser {
     const d0 = this.d0;
     const multi = this.dBytes.length > 1;
     let pos = start;
+    // Whether the kernel was just asked at `pos`: the row there is then parsed below.
+    let asked = -1;
     for (;;) {
       if (pos >= end || this.full) return pos;
+      if (
+        this.plainKinds &&
+        asked !== pos &&
+        this.plainSkip === 0 &&
+        this.pendingBlanks === 0 &&
+        this.row > 1
+      ) {
+        asked = pos;
+        pos = this.plainRows(buf, pos, end);
+        continue;
+      }
       const rowStart = pos;
       const header = this.row === 1;
       // A header cut by the end of a piece is parsed again from its start.
@@ -981,6 +1031,7 @@ class CsvParser {
       this.fieldCount = 0;
       this.row++;
       this.line = line + 1;
+      if (this.plainSkip > 0) this.plainSkip--;
       // A range's rows go on from the rows before it, once they are counted.
       if (header && this.range.firstRow !== undefined) {
         this.row = this.range.firstRow + 2;
@@ -1171,6 +1222,58 @@ class CsvParser {
     // A left-out or raw column holds no codes: writes past a typed array's end are dropped.
     this.codes = names.map((_, c) => new Int32Array(this.skip[c] || this.raws[c] ? 0 : this.capacity));
     this.deferred = names.map((_, c) => (this.skip[c] || this.raws[c] ? undefined : deferredCells()));
+    // Plain rows are split by the kernel when one byte delimits them and a blank line cannot be
+    // a row (it is one only in a one-column file).
+    this.plainKinds =
+      this.plainKernel &&
+      this.dBytes.length === 1 &&
+      this.d0 < 0x80 &&
+      names.length >= 2 &&
+      !this.range.countOnly
+        ? names.map((_, c) => (this.skip[c] ? OMITTED : this.raws[c] ? RAW : CODED))
+        : undefined;
+  }
+
+  /** Per column how the plain-rows kernel keeps its fields; undefined: the kernel is not used. */
+  private plainKinds: number[] | undefined;
+  /** Rows to parse here before the kernel is asked again, and how many after its next miss. */
+  private plainSkip = 0;
+  private plainBackoff = MIN_PLAIN_BACKOFF;
+
+  /**
+   * The whole plain rows at `buf[pos, end)` from the kernel (as many as the shard and the arrays
+   * have room for), coded and stored as the loop below would; where they end (`pos`: none).
+   */
+  private plainRows(buf: Buffer, pos: number, end: number): number {
+    const kinds = this.plainKinds!;
+    const most = Math.min(this.capacity, this.rowsPerShard) - this.rowCount;
+    if (most <= 0) return pos;
+    // Cells parsed before these are looked up first: a dictionary numbers values as they come.
+    this.lookUp(buf);
+    const got = this.plainKernel!({ bytes: buf, start: pos, end, delimiter: this.d0, kinds, most });
+    const n = got.rows;
+    if (n === 0) {
+      // Rows the kernel leaves (quoted fields): the next ones parsed here, more after each miss,
+      // so that a file of such rows does not copy its window into the kernel for every row.
+      this.plainSkip = this.plainBackoff;
+      this.plainBackoff = Math.min(2 * this.plainBackoff, MAX_PLAIN_BACKOFF);
+      return pos;
+    }
+    this.plainBackoff = MIN_PLAIN_BACKOFF;
+    const r = this.rowCount;
+    const rows = rowNumbersUpTo(n);
+    let coded = 0;
+    let raw = 0;
+    kinds.forEach((kind, c) => {
+      if (kind === CODED) {
+        const { starts, ends, hashes } = got.coded[coded++]!;
+        this.dicts[c]!.codeMany(buf, n, rows, starts, ends, hashes, this.codes[c]!.subarray(r));
+      } else if (kind === RAW) this.raws[c]!.append(r, got.raw[raw++]!);
+    });
+    this.rowCount = r + n;
+    this.row += n;
+    this.line += n;
+    return got.end;
   }
 
   /**

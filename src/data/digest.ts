@@ -7,19 +7,19 @@ import { createHash } from 'node:crypto';
 import {
   type DigestRowsKernel,
   LANES as KERNEL_LANES,
-  laneConstant as kernelLaneConstant,
+  type RawLanesKernel,
 } from '../kernels/digest/kernel.ts';
-import { wasmDigestRows } from '../kernels/digest/wasm.ts';
+import { hashValue } from '../kernels/digest/reference.ts';
+import { wasmDigestRows, wasmRawLanes } from '../kernels/digest/wasm.ts';
 import { rowNumbers } from '../util/int32s.ts';
 import { mix32 as keysMix32 } from '../util/keys.ts';
-import { type RawValues, rawLength } from './raw.ts';
+import { rawLength } from './raw.ts';
 import type { EncodedTable } from './table.ts';
 
 // Module-local copies of what the hot loops use: a test runner that rewrites imports into
 // property reads (vitest) would otherwise look each one up per value hashed.
 const LANES = KERNEL_LANES;
 const mix32 = keysMix32;
-const laneConstant = kernelLaneConstant;
 
 /** SHA-256 of the table's cells (see above). */
 export function tableDigest(table: EncodedTable): Uint8Array {
@@ -37,8 +37,14 @@ export class CellDigest {
   /** Per column, the lanes of each dictionary entry hashed so far, and that dictionary. */
   private hashed: { dictionary: readonly string[]; count: number; lanes: Uint32Array }[] = [];
 
-  /** `kernel`: the row loop (the WASM one unless a test names the reference). */
-  constructor(private readonly kernel: DigestRowsKernel = wasmDigestRows) {}
+  /**
+   * `kernel`: the row loop; `rawLanes`: a raw column's value lanes (the WASM ones unless a test
+   * names the references).
+   */
+  constructor(
+    private readonly kernel: DigestRowsKernel = wasmDigestRows,
+    private readonly rawLanes: RawLanesKernel = wasmRawLanes,
+  ) {}
 
   add(table: EncodedTable): this {
     this.checkNames(table.columns.map((c) => c.name));
@@ -47,7 +53,7 @@ export class CellDigest {
     let rowIndices: Int32Array | undefined;
     const rowCodes = () => (rowIndices ??= rowNumbers(table.rowCount));
     const lanes = table.columns.map((c, i) =>
-      c.raw ? rawLanes(i, c.raw) : this.valueLanes(i, c.dictionary),
+      c.raw ? this.rawLanes(i, c.raw) : this.valueLanes(i, c.dictionary),
     );
     const sizes = table.columns.map((c) => (c.raw ? rawLength(c.raw) : c.dictionary.length));
     const codes = table.columns.map((c) => (c.raw ? rowCodes() : c.codes));
@@ -161,55 +167,3 @@ export interface DigestState {
 }
 
 const LANE_SEEDS = Uint32Array.from({ length: LANES }, (_, l) => mix32(0x9e3779b9 + l * 0x632be5ab) >>> 0);
-
-/** Four 32-bit hashes of column `column`'s value `v` (its UTF-16 units), into `out` at `at`. */
-function hashValue(column: number, v: string, out: Uint32Array, at: number): void {
-  let a = 0x811c9dc5 ^ column;
-  let b = 0x01000193 ^ Math.imul(column + 1, 0x9e3779b9);
-  for (let k = 0; k < v.length; k++) {
-    const u = v.charCodeAt(k);
-    a = Math.imul(a ^ u, 0x01000193);
-    b = Math.imul(b ^ u, 0x5bd1e995);
-    b ^= b >>> 15;
-  }
-  valueLanesOf(a, b, v.length, out, at);
-}
-
-/** A value's lanes from its two running hashes and its length in UTF-16 units. */
-function valueLanesOf(a: number, b: number, length: number, out: Uint32Array, at: number): void {
-  a = mix32(a ^ length);
-  b = mix32(b ^ Math.imul(length, 0xcc9e2d51));
-  for (let l = 0; l < LANES; l++) out[at + l] = mix32(a + Math.imul(l + 1, b) + laneConstant(l)) >>> 0;
-}
-
-/**
- * Each row's lanes of a raw column (column `column`), as hashValue gives them for the row's
- * value: an all-ASCII value's UTF-8 bytes are its UTF-16 units, so they are hashed as they are;
- * only a value with other bytes is decoded.
- */
-function rawLanes(column: number, raw: RawValues): Uint32Array {
-  const { offsets, bytes } = raw;
-  const n = rawLength(raw);
-  const out = new Uint32Array(n * LANES);
-  let text: Buffer | undefined;
-  for (let r = 0; r < n; r++) {
-    const start = offsets[r]!;
-    const end = offsets[r + 1]!;
-    let a = 0x811c9dc5 ^ column;
-    let b = 0x01000193 ^ Math.imul(column + 1, 0x9e3779b9);
-    let k = start;
-    for (; k < end; k++) {
-      const u = bytes[k]!;
-      if (u >= 0x80) break;
-      a = Math.imul(a ^ u, 0x01000193);
-      b = Math.imul(b ^ u, 0x5bd1e995);
-      b ^= b >>> 15;
-    }
-    if (k === end) valueLanesOf(a, b, end - start, out, r * LANES);
-    else {
-      text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      hashValue(column, text.toString('utf8', start, end), out, r * LANES);
-    }
-  }
-  return out;
-}

@@ -30,6 +30,14 @@ export function rowNumbers(n: number): Int32Array {
   return out;
 }
 
+let sharedRowNumbers: Int32Array = new Int32Array(0);
+
+/** 0 … n − 1 as a view of one array kept for such reads: its callers never write to it. */
+export function rowNumbersUpTo(n: number): Int32Array {
+  if (sharedRowNumbers.length < n) sharedRowNumbers = rowNumbers(Math.max(n, 2 * sharedRowNumbers.length));
+  return sharedRowNumbers.subarray(0, n);
+}
+
 /** `lists` one after another, as one array. */
 export function joinInt32s(lists: readonly Int32Array[]): Int32Array {
   const out = new Int32Array(lists.reduce((n, list) => n + list.length, 0));

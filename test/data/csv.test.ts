@@ -1,11 +1,24 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { encodeCsv, encodeCsvChunks, formatCsv, readCsv } from '../../src/data/csv.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  encodeCsv,
+  encodeCsvChunks,
+  formatCsv,
+  type ReadCsvOptions,
+  readCsv as readCsvWith,
+} from '../../src/data/csv.ts';
 import { readTable } from '../../src/data/read.ts';
 import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
 import { InputError, OutputError } from '../../src/errors.ts';
+import type { PlainRowsKernel } from '../../src/kernels/csv-fields/kernel.ts';
+import { tsPlainRows } from '../../src/kernels/csv-fields/reference.ts';
+
+/** How the suites below split plain rows (undefined: the reader's default, the WASM kernel). */
+let plainRows: PlainRowsKernel | null | undefined;
+const readCsv = (path: string, options: ReadCsvOptions = {}) =>
+  readCsvWith(path, plainRows === undefined ? options : { ...options, plainRows });
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-csv-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,276 +57,6 @@ function toOutput(t: EncodedTable): OutputColumn[] {
     codes: c.codes,
   }));
 }
-
-describe('readCsv: delimiters', () => {
-  it.each([
-    [';', 'a;b;c\n1;2;3\n4;5;6\n'],
-    [',', 'a,b,c\n1,2,3\n4,5,6\n'],
-    ['\t', 'a\tb\tc\n1\t2\t3\n4\t5\t6\n'],
-  ])('detects %j from the header', (delim, text) => {
-    const t = readCsv(write(text));
-    expect(t.delimiter).toBe(delim);
-    expect(decode(t)).toEqual([
-      ['a', 'b', 'c'],
-      ['1', '2', '3'],
-      ['4', '5', '6'],
-    ]);
-  });
-
-  it('counts only delimiters outside quotes in the header', () => {
-    const t = readCsv(write('"a;b;c",d\n1,2\n'));
-    expect(t.delimiter).toBe(',');
-    expect(decode(t)).toEqual([
-      ['a;b;c', 'd'],
-      ['1', '2'],
-    ]);
-  });
-
-  it('picks the most frequent candidate', () => {
-    expect(readCsv(write('a,b;c;d\n1,2;3;4\n')).delimiter).toBe(';');
-  });
-
-  it('reads a single-column file with ; as the delimiter', () => {
-    const t = readCsv(write('name\nx\ny\n'));
-    expect(t.delimiter).toBe(';');
-    expect(decode(t)).toEqual([['name'], ['x'], ['y']]);
-  });
-
-  it('uses an explicit delimiter', () => {
-    const t = readCsv(write('a,b;c\n1,2;3\n'), { delimiter: ',' });
-    expect(t.delimiter).toBe(',');
-    expect(decode(t)).toEqual([
-      ['a', 'b;c'],
-      ['1', '2;3'],
-    ]);
-  });
-
-  it('rejects a delimiter that cannot work', () => {
-    inputError(() => readCsv(write('a\n1\n'), { delimiter: '"' }), 'E_CSV_DELIMITER');
-    inputError(() => readCsv(write('a\n1\n'), { delimiter: ';;' }), 'E_CSV_DELIMITER');
-  });
-});
-
-describe('readCsv: parsing', () => {
-  it('handles quoted delimiters, newlines and escaped quotes', () => {
-    const t = readCsv(write('a;b;c\n"x;y";"line1\nline2";"say ""hi"""\n"";plain;"q"\n'));
-    expect(t.rowCount).toBe(2);
-    expect(decode(t)).toEqual([
-      ['a', 'b', 'c'],
-      ['x;y', 'line1\nline2', 'say "hi"'],
-      ['', 'plain', 'q'],
-    ]);
-  });
-
-  it('accepts CRLF, also after quoted fields and inside quotes', () => {
-    const t = readCsv(write('a;b\r\n1;"2"\r\n"3\r\n4";5\r\n'));
-    expect(decode(t)).toEqual([
-      ['a', 'b'],
-      ['1', '2'],
-      ['3\r\n4', '5'],
-    ]);
-  });
-
-  it('strips a UTF-8 BOM', () => {
-    const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
-    const body = new TextEncoder().encode('name;city\nÅsa;Zürich\n');
-    const t = readCsv(write(Buffer.concat([bom, body])));
-    expect(t.columns[0]!.name).toBe('name');
-    expect(decode(t)[1]).toEqual(['Åsa', 'Zürich']);
-  });
-
-  it('keeps spaces and a last row without a newline', () => {
-    const t = readCsv(write('a;b\n x ; y \n1;'));
-    expect(decode(t)).toEqual([
-      ['a', 'b'],
-      [' x ', ' y '],
-      ['1', ''],
-    ]);
-  });
-
-  it('does not count a final empty line as a row', () => {
-    expect(readCsv(write('a\nx\n')).rowCount).toBe(1);
-    expect(readCsv(write('a\nx')).rowCount).toBe(1);
-    expect(decode(readCsv(write('a;b\r\n1;2\r\n\r\n\n')))).toEqual([
-      ['a', 'b'],
-      ['1', '2'],
-    ]);
-    const single = readCsv(write('a\nx\n\n'));
-    expect(decode(single)).toEqual([['a'], ['x']]);
-    // A trailing blank line adds nothing to the dictionary either.
-    expect(single.columns[0]!.dictionary).toEqual(['x']);
-  });
-
-  it('reads blank lines between rows of a one-column file as empty values', () => {
-    expect(decode(readCsv(write('a\nx\n\n\ny\n\n')))).toEqual([['a'], ['x'], [''], [''], ['y']]);
-    // A quoted empty value is a row even at the end.
-    expect(decode(readCsv(write('a\nx\n""\n')))).toEqual([['a'], ['x'], ['']]);
-  });
-
-  it('encodes codes in order of first appearance', () => {
-    const t = readCsv(write('c\nb\na\nb\nb\na\n'));
-    expect(t.columns[0]!.dictionary).toEqual(['b', 'a']);
-    expect(Array.from(t.columns[0]!.codes)).toEqual([0, 1, 0, 0, 1]);
-    expect(t.columns[0]!.codes.length).toBe(5);
-  });
-
-  it('codes each column in order of first appearance with escaped, blank and many cells, in any pieces', () => {
-    // Lookups are deferred and made a column at a time: an escaped value (looked up at once),
-    // a blank first field (an empty value at its row's end) and more cells than a column
-    // defers must still take their codes in the order the cells come.
-    const rows: string[][] = [];
-    let seed = 7;
-    const next = (m: number) => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return (seed >>> 8) % m;
-    };
-    for (let r = 0; r < 6000; r++) {
-      const first = next(9) === 0 ? '' : `k${next(3000)}`;
-      const quoted = next(5) === 0 ? `q"${next(40)}` : `p${next(50)}`;
-      rows.push([first, quoted, String(next(7))]);
-    }
-    const field = (v: string) => (v.includes('"') ? `"${v.replaceAll('"', '""')}"` : v);
-    const text = `a,b,c\n${rows.map((r) => r.map(field).join(',')).join('\n')}\n`;
-    const path = write(text);
-    for (const [chunkBytes, windowBytes] of [[undefined], [97], [4099], [undefined, 50], [4099, 333]]) {
-      const t = readCsv(path, { chunkBytes, windowBytes });
-      expect(t.rowCount).toBe(rows.length);
-      t.columns.forEach((column, c) => {
-        const seen = [...new Set(rows.map((r) => r[c]!))];
-        expect(column.dictionary).toEqual(seen);
-        expect(Array.from(column.codes, (code) => column.dictionary[code])).toEqual(rows.map((r) => r[c]));
-      });
-    }
-  });
-
-  it('grows past its initial capacity and across decode chunks', () => {
-    const rows = 200_000;
-    let text = 'id;group;note\n';
-    for (let r = 0; r < rows; r++) text += `${r};g${r % 7};"x;${r % 3}\ny"\n`;
-    const t = readCsv(write(text));
-    expect(t.rowCount).toBe(rows);
-    expect(t.columns[0]!.dictionary.length).toBe(rows);
-    expect(t.columns[1]!.dictionary.length).toBe(7);
-    expect(t.columns[2]!.dictionary).toEqual(['x;0\ny', 'x;1\ny', 'x;2\ny']);
-    expect(t.columns[0]!.codes.length).toBe(rows);
-    const last = rows - 1;
-    expect(t.columns[0]!.dictionary[t.columns[0]!.codes[last]!]).toBe(String(last));
-  });
-
-  it('reads a file larger than one 8 MB decode chunk', () => {
-    // Multi-byte characters everywhere so chunk cuts must respect UTF-8 boundaries.
-    const line = 'äöü€;𝄞日本;' + 'x'.repeat(100) + '\n';
-    const rows = 90_000;
-    const t = readCsv(write('a;b;c\n' + line.repeat(rows)));
-    expect(t.rowCount).toBe(rows);
-    expect(t.columns.map((c) => c.dictionary)).toEqual([['äöü€'], ['𝄞日本'], ['x'.repeat(100)]]);
-  });
-});
-
-describe('readCsv: errors', () => {
-  it('E_INPUT_MISSING names the file and its absolute path', () => {
-    const path = join(dir, 'nope.csv');
-    const err = inputError(() => readCsv(path), 'E_INPUT_MISSING');
-    expect(err.message).toBe(`nope.csv: input file not found (${resolve(path)})`);
-    expect(err.hint).toBeTruthy();
-  });
-
-  it('E_INPUT_MISSING for a directory', () => {
-    const sub = join(dir, 'adir.csv');
-    mkdirSync(sub);
-    const err = inputError(() => readCsv(sub), 'E_INPUT_MISSING');
-    expect(err.message).toContain('adir.csv');
-  });
-
-  it.skipIf(process.getuid?.() === 0)('E_INPUT_MISSING for an unreadable file', () => {
-    const path = write('a\n1\n', 'locked.csv');
-    chmodSync(path, 0o000);
-    const err = inputError(() => readCsv(path), 'E_INPUT_MISSING');
-    expect(err.message).toContain('locked.csv');
-  });
-
-  it('E_INPUT_EMPTY for an empty file or a lone BOM', () => {
-    expect(inputError(() => readCsv(write('', 'empty.csv')), 'E_INPUT_EMPTY').message).toContain('empty.csv');
-    inputError(() => readCsv(write(new Uint8Array([0xef, 0xbb, 0xbf]))), 'E_INPUT_EMPTY');
-  });
-
-  it('E_INPUT_NO_ROWS for a header without rows', () => {
-    const err = inputError(() => readCsv(write('a;b\n', 'head.csv')), 'E_INPUT_NO_ROWS');
-    expect(err.message).toContain('head.csv');
-    inputError(() => readCsv(write('a;b')), 'E_INPUT_NO_ROWS');
-    inputError(() => readCsv(write('a;b\n\n\n')), 'E_INPUT_NO_ROWS');
-  });
-
-  it('E_CSV_RAGGED names file, row, counts and the delimiter, not the values', () => {
-    let text = 'a;b;c;d;e;f;g;h;i\n';
-    for (let r = 2; r < 17; r++) text += '1;2;3;4;5;6;7;8;9\n';
-    text += 'SECRET-1;2;3;4;5;6;7;8\n';
-    const err = inputError(() => readCsv(write(text, 'adult.csv')), 'E_CSV_RAGGED');
-    expect(err.message).toBe('adult.csv row 17: 8 fields, the header has 9');
-    expect(err.hint).toContain("';'");
-    expect(err.hint).toContain('quote');
-    expect(err.describe()).not.toContain('SECRET');
-  });
-
-  it('E_CSV_RAGGED counts rows, not lines, with quoted line breaks', () => {
-    const err = inputError(() => readCsv(write('a,b\n"1\n2",3\nSECRET,4,5\n', 'multi.csv')), 'E_CSV_RAGGED');
-    expect(err.message).toBe('multi.csv row 3 (line 4): 3 fields, the header has 2');
-    expect(err.hint).toContain("','");
-    expect(err.describe()).not.toContain('SECRET');
-  });
-
-  it('E_CSV_RAGGED for an empty line in the middle', () => {
-    const err = inputError(() => readCsv(write('a;b\n1;2\n\n3;4\n', 'blank.csv')), 'E_CSV_RAGGED');
-    expect(err.message).toBe('blank.csv row 3: 1 field, the header has 2 (the line is empty)');
-    expect(err.hint).toContain('empty lines');
-  });
-
-  it('E_CSV_QUOTE names the row where an unterminated quote opened', () => {
-    const err = inputError(
-      () => readCsv(write('a;b\n1;2\n3;"SECRET value\n5;6\n7;8\n', 'quote.csv')),
-      'E_CSV_QUOTE',
-    );
-    expect(err.message).toContain('quote.csv row 3');
-    expect(err.message).toContain('column "b"');
-    expect(err.hint).toContain('""');
-    expect(err.describe()).not.toContain('SECRET');
-  });
-
-  it('E_CSV_QUOTE for text after a closing quote', () => {
-    const err = inputError(() => readCsv(write('a;b\n1;"SECRET"x\n', 'after.csv')), 'E_CSV_QUOTE');
-    expect(err.message).toContain('after.csv row 2');
-    expect(err.message).toContain('column "b"');
-    expect(err.describe()).not.toContain('SECRET');
-  });
-
-  it('E_CSV_HEADER for duplicate and empty column names', () => {
-    const dup = inputError(() => readCsv(write('age;zip;age\n1;2;3\n', 'dup.csv')), 'E_CSV_HEADER');
-    expect(dup.message).toContain('dup.csv row 1');
-    expect(dup.message).toContain('"age"');
-    expect(dup.message).toContain('columns 1 and 3');
-    const empty = inputError(() => readCsv(write('age;;zip\n1;2;3\n', 'emptyname.csv')), 'E_CSV_HEADER');
-    expect(empty.message).toContain('emptyname.csv row 1');
-    expect(empty.message).toContain('column 2');
-    expect(empty.hint).toBeTruthy();
-  });
-
-  it('E_INPUT_ENCODING names row and column, not the value', () => {
-    const head = new TextEncoder().encode('name;city\nok;fine\nSECRET;');
-    const bad = new Uint8Array([0x5a, 0xfc, 0x72, 0x69, 0x63, 0x68, 0x0a]); // latin-1 "Zürich"
-    const err = inputError(() => readCsv(write(Buffer.concat([head, bad]), 'latin.csv')), 'E_INPUT_ENCODING');
-    expect(err.message).toContain('latin.csv row 3');
-    expect(err.message).toContain('column "city"');
-    expect(err.hint).toContain('UTF-8');
-    expect(err.describe()).not.toContain('SECRET');
-    expect(err.describe()).not.toContain('rich');
-  });
-
-  it('E_INPUT_ENCODING for a truncated multi-byte sequence at the end', () => {
-    const bytes = Buffer.concat([new TextEncoder().encode('a\nx'), new Uint8Array([0xe2, 0x82])]);
-    const err = inputError(() => readCsv(write(bytes, 'trunc.csv')), 'E_INPUT_ENCODING');
-    expect(err.message).toContain('trunc.csv row 2');
-  });
-});
 
 describe('formatCsv', () => {
   it('quotes only fields that need it and formats numbers', () => {
@@ -428,110 +171,6 @@ describe('examples/adult', () => {
   });
 });
 
-describe('readCsv: reading in pieces', () => {
-  /** The table as data, or the error's code and message: what must not depend on piece size. */
-  function outcome(path: string, chunkBytes?: number, windowBytes?: number): unknown {
-    try {
-      const t = readCsv(path, { chunkBytes, windowBytes });
-      return { rows: decode(t), delimiter: t.delimiter, dictionaries: t.columns.map((c) => c.dictionary) };
-    } catch (err) {
-      if (!(err instanceof InputError)) throw err;
-      return { code: err.code, message: err.message };
-    }
-  }
-
-  it('gives the same table or error for every piece size', () => {
-    // Random texts over the characters that matter: delimiters, quotes, CR, LF, multi-byte.
-    const alphabet = [
-      'a',
-      'b',
-      'x',
-      ';',
-      ';',
-      ',',
-      '"',
-      '""',
-      '\n',
-      '\n',
-      '\r\n',
-      '\r',
-      'é',
-      '€',
-      '𝄞',
-      ' ',
-      '',
-    ];
-    let seed = 7;
-    const next = (n: number): number => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return seed % n;
-    };
-    for (let k = 0; k < 150; k++) {
-      let text = 'h1;h2;h3\n';
-      const length = 20 + next(120);
-      for (let i = 0; i < length; i++) text += alphabet[next(alphabet.length)];
-      const path = write(
-        k % 5 === 0 ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]) : text,
-      );
-      const whole = outcome(path);
-      for (const chunkBytes of [16, 17, 19, 32]) expect(outcome(path, chunkBytes)).toEqual(whole);
-      // Rows parsed a window at a time before their cells are looked up: windows cut anywhere.
-      for (const windowBytes of [1, 7, 16, 33]) {
-        expect(outcome(path, undefined, windowBytes)).toEqual(whole);
-        expect(outcome(path, 19, windowBytes)).toEqual(whole);
-      }
-    }
-  });
-
-  it('reads rows, quoted line breaks and multi-byte characters cut across pieces', () => {
-    const rows = ['name;note;city'];
-    for (let r = 0; r < 300; r++) rows.push(`n${r % 13};"a ""q"" ${r % 5}\r\nz";Zürich𝄞${r % 3}`);
-    const path = write(`${rows.join('\r\n')}\r\n`);
-    const t = readCsv(path, { chunkBytes: 16 });
-    expect(t.rowCount).toBe(300);
-    expect(decode(t)).toEqual(decode(readCsv(path)));
-    expect(t.columns[1]!.dictionary[0]).toBe('a "q" 0\r\nz');
-    expect(t.columns[2]!.dictionary).toEqual(['Zürich𝄞0', 'Zürich𝄞1', 'Zürich𝄞2']);
-  });
-
-  it('detects the delimiter from a header longer than a piece', () => {
-    const header = Array.from({ length: 40 }, (_, i) => `column${i}`).join(',');
-    const path = write(`${header}\n${'1,'.repeat(39)}1\n`);
-    const t = readCsv(path, { chunkBytes: 16 });
-    expect(t.delimiter).toBe(',');
-    expect(t.columns.length).toBe(40);
-  });
-
-  it('names the row and byte offset of invalid UTF-8 in a later piece', () => {
-    const head = Buffer.from(`a;b\n${'x;y\n'.repeat(50)}ok;`);
-    const bytes = Buffer.concat([head, Buffer.from([0xff]), Buffer.from('\n')]);
-    const path = write(bytes, 'late.csv');
-    for (const chunkBytes of [16, undefined]) {
-      const err = inputError(() => readCsv(path, { chunkBytes }), 'E_INPUT_ENCODING');
-      expect(err.message).toBe(
-        `late.csv row 52, column "b": bytes that are not valid UTF-8 (byte offset ${head.length})`,
-      );
-    }
-  });
-
-  it('reads a non-ASCII delimiter', () => {
-    const t = readCsv(write('a§b\n1§"2§3"\n'), { delimiter: '§' });
-    expect(decode(t)).toEqual([
-      ['a', 'b'],
-      ['1', '2§3'],
-    ]);
-  });
-
-  it('gives every column codes of exactly rowCount entries', () => {
-    const path = write(`a;b\n${'1;2\n'.repeat(5000)}`);
-    const t = readCsv(path, { chunkBytes: 64 });
-    for (const c of t.columns) {
-      expect(c.codes.length).toBe(5000);
-      expect(c.codes.buffer.byteLength).toBe(5000 * 4);
-    }
-  });
-});
-
 describe('encodeCsv: codes', () => {
   it('rejects a code outside the dictionary', () => {
     const cols: OutputColumn[] = [
@@ -585,3 +224,408 @@ describe('encodeCsvChunks', () => {
     expect(encodeCsvChunks(empty, ';', {}, 4).map((c) => Buffer.from(c).toString())).toEqual(['a\n']);
   });
 });
+
+/** The reader's own tests: run with each way of splitting plain rows (below). */
+function parsingSuites(): void {
+  describe('readCsv: delimiters', () => {
+    it.each([
+      [';', 'a;b;c\n1;2;3\n4;5;6\n'],
+      [',', 'a,b,c\n1,2,3\n4,5,6\n'],
+      ['\t', 'a\tb\tc\n1\t2\t3\n4\t5\t6\n'],
+    ])('detects %j from the header', (delim, text) => {
+      const t = readCsv(write(text));
+      expect(t.delimiter).toBe(delim);
+      expect(decode(t)).toEqual([
+        ['a', 'b', 'c'],
+        ['1', '2', '3'],
+        ['4', '5', '6'],
+      ]);
+    });
+
+    it('counts only delimiters outside quotes in the header', () => {
+      const t = readCsv(write('"a;b;c",d\n1,2\n'));
+      expect(t.delimiter).toBe(',');
+      expect(decode(t)).toEqual([
+        ['a;b;c', 'd'],
+        ['1', '2'],
+      ]);
+    });
+
+    it('picks the most frequent candidate', () => {
+      expect(readCsv(write('a,b;c;d\n1,2;3;4\n')).delimiter).toBe(';');
+    });
+
+    it('reads a single-column file with ; as the delimiter', () => {
+      const t = readCsv(write('name\nx\ny\n'));
+      expect(t.delimiter).toBe(';');
+      expect(decode(t)).toEqual([['name'], ['x'], ['y']]);
+    });
+
+    it('uses an explicit delimiter', () => {
+      const t = readCsv(write('a,b;c\n1,2;3\n'), { delimiter: ',' });
+      expect(t.delimiter).toBe(',');
+      expect(decode(t)).toEqual([
+        ['a', 'b;c'],
+        ['1', '2;3'],
+      ]);
+    });
+
+    it('rejects a delimiter that cannot work', () => {
+      inputError(() => readCsv(write('a\n1\n'), { delimiter: '"' }), 'E_CSV_DELIMITER');
+      inputError(() => readCsv(write('a\n1\n'), { delimiter: ';;' }), 'E_CSV_DELIMITER');
+    });
+  });
+
+  describe('readCsv: parsing', () => {
+    it('handles quoted delimiters, newlines and escaped quotes', () => {
+      const t = readCsv(write('a;b;c\n"x;y";"line1\nline2";"say ""hi"""\n"";plain;"q"\n'));
+      expect(t.rowCount).toBe(2);
+      expect(decode(t)).toEqual([
+        ['a', 'b', 'c'],
+        ['x;y', 'line1\nline2', 'say "hi"'],
+        ['', 'plain', 'q'],
+      ]);
+    });
+
+    it('accepts CRLF, also after quoted fields and inside quotes', () => {
+      const t = readCsv(write('a;b\r\n1;"2"\r\n"3\r\n4";5\r\n'));
+      expect(decode(t)).toEqual([
+        ['a', 'b'],
+        ['1', '2'],
+        ['3\r\n4', '5'],
+      ]);
+    });
+
+    it('strips a UTF-8 BOM', () => {
+      const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+      const body = new TextEncoder().encode('name;city\nÅsa;Zürich\n');
+      const t = readCsv(write(Buffer.concat([bom, body])));
+      expect(t.columns[0]!.name).toBe('name');
+      expect(decode(t)[1]).toEqual(['Åsa', 'Zürich']);
+    });
+
+    it('keeps spaces and a last row without a newline', () => {
+      const t = readCsv(write('a;b\n x ; y \n1;'));
+      expect(decode(t)).toEqual([
+        ['a', 'b'],
+        [' x ', ' y '],
+        ['1', ''],
+      ]);
+    });
+
+    it('does not count a final empty line as a row', () => {
+      expect(readCsv(write('a\nx\n')).rowCount).toBe(1);
+      expect(readCsv(write('a\nx')).rowCount).toBe(1);
+      expect(decode(readCsv(write('a;b\r\n1;2\r\n\r\n\n')))).toEqual([
+        ['a', 'b'],
+        ['1', '2'],
+      ]);
+      const single = readCsv(write('a\nx\n\n'));
+      expect(decode(single)).toEqual([['a'], ['x']]);
+      // A trailing blank line adds nothing to the dictionary either.
+      expect(single.columns[0]!.dictionary).toEqual(['x']);
+    });
+
+    it('reads blank lines between rows of a one-column file as empty values', () => {
+      expect(decode(readCsv(write('a\nx\n\n\ny\n\n')))).toEqual([['a'], ['x'], [''], [''], ['y']]);
+      // A quoted empty value is a row even at the end.
+      expect(decode(readCsv(write('a\nx\n""\n')))).toEqual([['a'], ['x'], ['']]);
+    });
+
+    it('encodes codes in order of first appearance', () => {
+      const t = readCsv(write('c\nb\na\nb\nb\na\n'));
+      expect(t.columns[0]!.dictionary).toEqual(['b', 'a']);
+      expect(Array.from(t.columns[0]!.codes)).toEqual([0, 1, 0, 0, 1]);
+      expect(t.columns[0]!.codes.length).toBe(5);
+    });
+
+    it('codes each column in order of first appearance with escaped, blank and many cells, in any pieces', () => {
+      // Lookups are deferred and made a column at a time: an escaped value (looked up at once),
+      // a blank first field (an empty value at its row's end) and more cells than a column
+      // defers must still take their codes in the order the cells come.
+      const rows: string[][] = [];
+      let seed = 7;
+      const next = (m: number) => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        return (seed >>> 8) % m;
+      };
+      for (let r = 0; r < 6000; r++) {
+        const first = next(9) === 0 ? '' : `k${next(3000)}`;
+        const quoted = next(5) === 0 ? `q"${next(40)}` : `p${next(50)}`;
+        rows.push([first, quoted, String(next(7))]);
+      }
+      const field = (v: string) => (v.includes('"') ? `"${v.replaceAll('"', '""')}"` : v);
+      const text = `a,b,c\n${rows.map((r) => r.map(field).join(',')).join('\n')}\n`;
+      const path = write(text);
+      for (const [chunkBytes, windowBytes] of [[undefined], [97], [4099], [undefined, 50], [4099, 333]]) {
+        const t = readCsv(path, { chunkBytes, windowBytes });
+        expect(t.rowCount).toBe(rows.length);
+        t.columns.forEach((column, c) => {
+          const seen = [...new Set(rows.map((r) => r[c]!))];
+          expect(column.dictionary).toEqual(seen);
+          expect(Array.from(column.codes, (code) => column.dictionary[code])).toEqual(rows.map((r) => r[c]));
+        });
+      }
+    });
+
+    it('grows past its initial capacity and across decode chunks', () => {
+      const rows = 200_000;
+      let text = 'id;group;note\n';
+      for (let r = 0; r < rows; r++) text += `${r};g${r % 7};"x;${r % 3}\ny"\n`;
+      const t = readCsv(write(text));
+      expect(t.rowCount).toBe(rows);
+      expect(t.columns[0]!.dictionary.length).toBe(rows);
+      expect(t.columns[1]!.dictionary.length).toBe(7);
+      expect(t.columns[2]!.dictionary).toEqual(['x;0\ny', 'x;1\ny', 'x;2\ny']);
+      expect(t.columns[0]!.codes.length).toBe(rows);
+      const last = rows - 1;
+      expect(t.columns[0]!.dictionary[t.columns[0]!.codes[last]!]).toBe(String(last));
+    });
+
+    it('reads a file larger than one 8 MB decode chunk', () => {
+      // Multi-byte characters everywhere so chunk cuts must respect UTF-8 boundaries.
+      const line = 'äöü€;𝄞日本;' + 'x'.repeat(100) + '\n';
+      const rows = 90_000;
+      const t = readCsv(write('a;b;c\n' + line.repeat(rows)));
+      expect(t.rowCount).toBe(rows);
+      expect(t.columns.map((c) => c.dictionary)).toEqual([['äöü€'], ['𝄞日本'], ['x'.repeat(100)]]);
+    });
+  });
+
+  describe('readCsv: errors', () => {
+    it('E_INPUT_MISSING names the file and its absolute path', () => {
+      const path = join(dir, 'nope.csv');
+      const err = inputError(() => readCsv(path), 'E_INPUT_MISSING');
+      expect(err.message).toBe(`nope.csv: input file not found (${resolve(path)})`);
+      expect(err.hint).toBeTruthy();
+    });
+
+    it('E_INPUT_MISSING for a directory', () => {
+      const sub = join(mkdtempSync(join(dir, 'd-')), 'adir.csv');
+      mkdirSync(sub);
+      const err = inputError(() => readCsv(sub), 'E_INPUT_MISSING');
+      expect(err.message).toContain('adir.csv');
+    });
+
+    it.skipIf(process.getuid?.() === 0)('E_INPUT_MISSING for an unreadable file', () => {
+      const path = write('a\n1\n', 'locked.csv');
+      chmodSync(path, 0o000);
+      const err = inputError(() => readCsv(path), 'E_INPUT_MISSING');
+      expect(err.message).toContain('locked.csv');
+    });
+
+    it('E_INPUT_EMPTY for an empty file or a lone BOM', () => {
+      expect(inputError(() => readCsv(write('', 'empty.csv')), 'E_INPUT_EMPTY').message).toContain(
+        'empty.csv',
+      );
+      inputError(() => readCsv(write(new Uint8Array([0xef, 0xbb, 0xbf]))), 'E_INPUT_EMPTY');
+    });
+
+    it('E_INPUT_NO_ROWS for a header without rows', () => {
+      const err = inputError(() => readCsv(write('a;b\n', 'head.csv')), 'E_INPUT_NO_ROWS');
+      expect(err.message).toContain('head.csv');
+      inputError(() => readCsv(write('a;b')), 'E_INPUT_NO_ROWS');
+      inputError(() => readCsv(write('a;b\n\n\n')), 'E_INPUT_NO_ROWS');
+    });
+
+    it('E_CSV_RAGGED names file, row, counts and the delimiter, not the values', () => {
+      let text = 'a;b;c;d;e;f;g;h;i\n';
+      for (let r = 2; r < 17; r++) text += '1;2;3;4;5;6;7;8;9\n';
+      text += 'SECRET-1;2;3;4;5;6;7;8\n';
+      const err = inputError(() => readCsv(write(text, 'adult.csv')), 'E_CSV_RAGGED');
+      expect(err.message).toBe('adult.csv row 17: 8 fields, the header has 9');
+      expect(err.hint).toContain("';'");
+      expect(err.hint).toContain('quote');
+      expect(err.describe()).not.toContain('SECRET');
+    });
+
+    it('E_CSV_RAGGED counts rows, not lines, with quoted line breaks', () => {
+      const err = inputError(
+        () => readCsv(write('a,b\n"1\n2",3\nSECRET,4,5\n', 'multi.csv')),
+        'E_CSV_RAGGED',
+      );
+      expect(err.message).toBe('multi.csv row 3 (line 4): 3 fields, the header has 2');
+      expect(err.hint).toContain("','");
+      expect(err.describe()).not.toContain('SECRET');
+    });
+
+    it('E_CSV_RAGGED for an empty line in the middle', () => {
+      const err = inputError(() => readCsv(write('a;b\n1;2\n\n3;4\n', 'blank.csv')), 'E_CSV_RAGGED');
+      expect(err.message).toBe('blank.csv row 3: 1 field, the header has 2 (the line is empty)');
+      expect(err.hint).toContain('empty lines');
+    });
+
+    it('E_CSV_QUOTE names the row where an unterminated quote opened', () => {
+      const err = inputError(
+        () => readCsv(write('a;b\n1;2\n3;"SECRET value\n5;6\n7;8\n', 'quote.csv')),
+        'E_CSV_QUOTE',
+      );
+      expect(err.message).toContain('quote.csv row 3');
+      expect(err.message).toContain('column "b"');
+      expect(err.hint).toContain('""');
+      expect(err.describe()).not.toContain('SECRET');
+    });
+
+    it('E_CSV_QUOTE for text after a closing quote', () => {
+      const err = inputError(() => readCsv(write('a;b\n1;"SECRET"x\n', 'after.csv')), 'E_CSV_QUOTE');
+      expect(err.message).toContain('after.csv row 2');
+      expect(err.message).toContain('column "b"');
+      expect(err.describe()).not.toContain('SECRET');
+    });
+
+    it('E_CSV_HEADER for duplicate and empty column names', () => {
+      const dup = inputError(() => readCsv(write('age;zip;age\n1;2;3\n', 'dup.csv')), 'E_CSV_HEADER');
+      expect(dup.message).toContain('dup.csv row 1');
+      expect(dup.message).toContain('"age"');
+      expect(dup.message).toContain('columns 1 and 3');
+      const empty = inputError(() => readCsv(write('age;;zip\n1;2;3\n', 'emptyname.csv')), 'E_CSV_HEADER');
+      expect(empty.message).toContain('emptyname.csv row 1');
+      expect(empty.message).toContain('column 2');
+      expect(empty.hint).toBeTruthy();
+    });
+
+    it('E_INPUT_ENCODING names row and column, not the value', () => {
+      const head = new TextEncoder().encode('name;city\nok;fine\nSECRET;');
+      const bad = new Uint8Array([0x5a, 0xfc, 0x72, 0x69, 0x63, 0x68, 0x0a]); // latin-1 "Zürich"
+      const err = inputError(
+        () => readCsv(write(Buffer.concat([head, bad]), 'latin.csv')),
+        'E_INPUT_ENCODING',
+      );
+      expect(err.message).toContain('latin.csv row 3');
+      expect(err.message).toContain('column "city"');
+      expect(err.hint).toContain('UTF-8');
+      expect(err.describe()).not.toContain('SECRET');
+      expect(err.describe()).not.toContain('rich');
+    });
+
+    it('E_INPUT_ENCODING for a truncated multi-byte sequence at the end', () => {
+      const bytes = Buffer.concat([new TextEncoder().encode('a\nx'), new Uint8Array([0xe2, 0x82])]);
+      const err = inputError(() => readCsv(write(bytes, 'trunc.csv')), 'E_INPUT_ENCODING');
+      expect(err.message).toContain('trunc.csv row 2');
+    });
+  });
+}
+
+function piecesSuite(): void {
+  describe('readCsv: reading in pieces', () => {
+    /** The table as data, or the error's code and message: what must not depend on piece size. */
+    function outcome(path: string, chunkBytes?: number, windowBytes?: number): unknown {
+      try {
+        const t = readCsv(path, { chunkBytes, windowBytes });
+        return { rows: decode(t), delimiter: t.delimiter, dictionaries: t.columns.map((c) => c.dictionary) };
+      } catch (err) {
+        if (!(err instanceof InputError)) throw err;
+        return { code: err.code, message: err.message };
+      }
+    }
+
+    it('gives the same table or error for every piece size', () => {
+      // Random texts over the characters that matter: delimiters, quotes, CR, LF, multi-byte.
+      const alphabet = [
+        'a',
+        'b',
+        'x',
+        ';',
+        ';',
+        ',',
+        '"',
+        '""',
+        '\n',
+        '\n',
+        '\r\n',
+        '\r',
+        'é',
+        '€',
+        '𝄞',
+        ' ',
+        '',
+      ];
+      let seed = 7;
+      const next = (n: number): number => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        return seed % n;
+      };
+      for (let k = 0; k < 150; k++) {
+        let text = 'h1;h2;h3\n';
+        const length = 20 + next(120);
+        for (let i = 0; i < length; i++) text += alphabet[next(alphabet.length)];
+        const path = write(
+          k % 5 === 0 ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]) : text,
+        );
+        const whole = outcome(path);
+        for (const chunkBytes of [16, 17, 19, 32]) expect(outcome(path, chunkBytes)).toEqual(whole);
+        // Rows parsed a window at a time before their cells are looked up: windows cut anywhere.
+        for (const windowBytes of [1, 7, 16, 33]) {
+          expect(outcome(path, undefined, windowBytes)).toEqual(whole);
+          expect(outcome(path, 19, windowBytes)).toEqual(whole);
+        }
+      }
+    });
+
+    it('reads rows, quoted line breaks and multi-byte characters cut across pieces', () => {
+      const rows = ['name;note;city'];
+      for (let r = 0; r < 300; r++) rows.push(`n${r % 13};"a ""q"" ${r % 5}\r\nz";Zürich𝄞${r % 3}`);
+      const path = write(`${rows.join('\r\n')}\r\n`);
+      const t = readCsv(path, { chunkBytes: 16 });
+      expect(t.rowCount).toBe(300);
+      expect(decode(t)).toEqual(decode(readCsv(path)));
+      expect(t.columns[1]!.dictionary[0]).toBe('a "q" 0\r\nz');
+      expect(t.columns[2]!.dictionary).toEqual(['Zürich𝄞0', 'Zürich𝄞1', 'Zürich𝄞2']);
+    });
+
+    it('detects the delimiter from a header longer than a piece', () => {
+      const header = Array.from({ length: 40 }, (_, i) => `column${i}`).join(',');
+      const path = write(`${header}\n${'1,'.repeat(39)}1\n`);
+      const t = readCsv(path, { chunkBytes: 16 });
+      expect(t.delimiter).toBe(',');
+      expect(t.columns.length).toBe(40);
+    });
+
+    it('names the row and byte offset of invalid UTF-8 in a later piece', () => {
+      const head = Buffer.from(`a;b\n${'x;y\n'.repeat(50)}ok;`);
+      const bytes = Buffer.concat([head, Buffer.from([0xff]), Buffer.from('\n')]);
+      const path = write(bytes, 'late.csv');
+      for (const chunkBytes of [16, undefined]) {
+        const err = inputError(() => readCsv(path, { chunkBytes }), 'E_INPUT_ENCODING');
+        expect(err.message).toBe(
+          `late.csv row 52, column "b": bytes that are not valid UTF-8 (byte offset ${head.length})`,
+        );
+      }
+    });
+
+    it('reads a non-ASCII delimiter', () => {
+      const t = readCsv(write('a§b\n1§"2§3"\n'), { delimiter: '§' });
+      expect(decode(t)).toEqual([
+        ['a', 'b'],
+        ['1', '2§3'],
+      ]);
+    });
+
+    it('gives every column codes of exactly rowCount entries', () => {
+      const path = write(`a;b\n${'1;2\n'.repeat(5000)}`);
+      const t = readCsv(path, { chunkBytes: 64 });
+      for (const c of t.columns) {
+        expect(c.codes.length).toBe(5000);
+        expect(c.codes.buffer.byteLength).toBe(5000 * 4);
+      }
+    });
+  });
+}
+
+/** The plain rows split by the WASM kernel (the default), its plain-TS reference, and the parser alone. */
+const PLAIN_ROWS: [string, PlainRowsKernel | null | undefined][] = [
+  ['the WASM kernel', undefined],
+  ['the plain-TS reference', tsPlainRows],
+  ['the parser alone', null],
+];
+for (const [name, kernel] of PLAIN_ROWS)
+  describe(`readCsv, its plain rows split by ${name}`, () => {
+    beforeAll(() => {
+      plainRows = kernel;
+    });
+    afterAll(() => {
+      plainRows = undefined;
+    });
+    parsingSuites();
+    piecesSuite();
+  });

@@ -15,7 +15,7 @@ import { CellDigest, tableDigest } from '../../src/data/digest.ts';
 import { rawStrings } from '../../src/data/raw.ts';
 import { readTableShards } from '../../src/data/read.ts';
 import type { EncodedColumn, EncodedTable } from '../../src/data/table.ts';
-import { tsDigestRows } from '../../src/kernels/digest/reference.ts';
+import { tsDigestRows, tsRawLanes } from '../../src/kernels/digest/reference.ts';
 import {
   DistinctHashes,
   decodeDistinctHashes,
@@ -212,6 +212,9 @@ describe('the digest of a table with raw columns', () => {
       const withRaw = tableOf(names, rows, raw);
       expect(Buffer.from(tableDigest(withRaw)).toString('hex')).toBe(coded);
       expect(Buffer.from(new CellDigest(tsDigestRows).add(withRaw).digest()).toString('hex')).toBe(coded);
+      expect(
+        Buffer.from(new CellDigest(tsDigestRows, tsRawLanes).add(withRaw).digest()).toString('hex'),
+      ).toBe(coded);
       // Shards of the rows, each its own table, summed into one digest.
       const cut = random.below(rows.length + 1);
       const pieces = new CellDigest()

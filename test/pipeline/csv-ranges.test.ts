@@ -127,6 +127,21 @@ describe('csvRanges and a range read', () => {
     expect(whole.names[0]).toBe('sex'); // the BOM is not in the first name
   });
 
+  it('come in a multiple of the workers that read them, when asked', () => {
+    const path = join(workspace().dir, 'adult.csv');
+    const alone = csvRanges(path, PER_SHARD, { sampleRows: 1000, minRangeBytes: 1000 })!.length;
+    for (const multipleOf of [2, 3, 4]) {
+      const ranges = csvRanges(path, PER_SHARD, { sampleRows: 1000, minRangeBytes: 1000, multipleOf })!;
+      expect(ranges.length % multipleOf, `multipleOf ${multipleOf}`).toBe(0);
+      expect(ranges.length).toBeGreaterThanOrEqual(alone);
+      expect(ranges.length).toBeLessThan(alone + multipleOf);
+      expect(ranges.at(-1)!.end).toBe(readFileSync(path).length);
+    }
+    // Fewer when the ranges would be too short, still a multiple; a count asked for is kept.
+    expect(csvRanges(path, PER_SHARD, { sampleRows: 1000, multipleOf: 4 })!.length).toBe(4);
+    expect(csvRanges(path, PER_SHARD, { sampleRows: 1000, ranges: 3, multipleOf: 2 })!.length).toBe(3);
+  });
+
   it('leave a small file, or one with a line break in a quoted field among its first rows, whole', () => {
     const path = join(workspace().dir, 'adult.csv');
     expect(csvRanges(path, ROWS, { sampleRows: 1000 })).toBeUndefined();

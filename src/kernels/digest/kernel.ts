@@ -3,6 +3,7 @@
  * constants both implementations use. The plain-TS loop (reference.ts) and the WASM one
  * (assembly/digest.ts) give the same sum.
  */
+import type { ValuesAsBytes } from '../bytes-hashes/kernel.ts';
 
 /** Lanes of the row hash: 4 × 32 bits. */
 export const LANES = 4;
@@ -28,3 +29,9 @@ export interface RowsToDigest {
 
 /** Adds each row's hash to `sum`, lane by lane modulo 2^32. */
 export type DigestRowsKernel = (rows: RowsToDigest, sum: Uint32Array) => void;
+
+/**
+ * Each value's four lanes (4 words a value, value i's at `4i`) of column number `column`, as
+ * the value's text hashes (reference.ts, hashValue): `values` are UTF-8 bytes (a raw column's).
+ */
+export type RawLanesKernel = (column: number, values: ValuesAsBytes) => Uint32Array;

@@ -4,9 +4,10 @@
  * the plain-TS loop (`tsDigestRows`, reference.ts).
  */
 
-import { Regions, reserve } from '../../wasm/layout.ts';
+import { Regions, reserve, valueBlockEnd } from '../../wasm/layout.ts';
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
-import { type DigestRowsKernel, LANE_OUTPUTS } from './kernel.ts';
+import { type DigestRowsKernel, LANE_OUTPUTS, LANES, laneConstant, type RawLanesKernel } from './kernel.ts';
+import { hashValue } from './reference.ts';
 
 /** Rows whose codes are copied into the instance at a time. */
 const BLOCK_ROWS = 1 << 16;
@@ -52,4 +53,60 @@ export const wasmDigestRows: DigestRowsKernel = ({ rowCount, codes, lanes, sizes
   } finally {
     releaseCore(core, 0, 0);
   }
+};
+
+/** Values, and bytes, of a raw column copied into the instance at a time. */
+const RAW_BLOCK_VALUES = 1 << 16;
+const RAW_BLOCK_BYTES = 4 << 20;
+const RAW_HEADER_WORDS = 10;
+
+/**
+ * A raw column's value lanes in the WASM core (assembly/digest.ts, rawLanes): the values' offsets
+ * and bytes copied in a block at a time, their lanes copied out; a value that is not all ASCII
+ * hashed here from its decoded text. The same words as `tsRawLanes` (reference.ts).
+ */
+export const wasmRawLanes: RawLanesKernel = (column, { offsets, bytes }) => {
+  const n = offsets.length - 1;
+  const out = new Uint32Array(Math.max(0, n) * LANES);
+  if (n <= 0) return out;
+  let text: Buffer | undefined;
+  const { core } = acquireCore();
+  try {
+    for (let from = 0; from < n; ) {
+      const to = valueBlockEnd(offsets, from, n, RAW_BLOCK_VALUES, RAW_BLOCK_BYTES);
+      const count = to - from;
+      const base = offsets[from]!;
+      const byteCount = offsets[to]! - base;
+      const layout = new Regions(RAW_HEADER_WORDS);
+      const offsetsAt = layout.place(count + 1);
+      const outAt = layout.place(LANES * count);
+      const flagsAt = layout.place(Math.ceil(count / 4));
+      const bytesAt = layout.place(Math.ceil(byteCount / 4) + 1);
+      reserve(core, layout.end);
+      const memory = core.memory.buffer;
+      new Int32Array(memory).set(offsets.subarray(from, to + 1), offsetsAt >> 2);
+      new Uint8Array(memory).set(bytes.subarray(base, base + byteCount), bytesAt);
+      new Int32Array(memory).set(
+        [offsetsAt, bytesAt, outAt, flagsAt, column, base, 0, 1, 2, 3].map((x, i) =>
+          i < 6 ? x : laneConstant(x),
+        ),
+        layout.state >> 2,
+      );
+      const flagged = core.rawLanes(layout.state, count);
+      out.set(new Uint32Array(core.memory.buffer, outAt, LANES * count), LANES * from);
+      if (flagged > 0) {
+        const flags = new Uint8Array(core.memory.buffer, flagsAt, count);
+        text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        for (let i = 0; i < count; i++)
+          if (flags[i] === 1) {
+            const r = from + i;
+            hashValue(column, text.toString('utf8', offsets[r]!, offsets[r + 1]!), out, LANES * r);
+          }
+      }
+      from = to;
+    }
+  } finally {
+    releaseCore(core, 0, 0);
+  }
+  return out;
 };

@@ -387,9 +387,12 @@ function inRanges(
   spec: ReleaseSpec,
   rowsPerShard: number,
   request: ReleaseRequest,
+  env: PhaseEnv,
   /** A CSV file in so many ranges, whatever its rows. */
   csvCount?: number,
 ): InputPiece[] {
+  // On one machine the ranges' count is a multiple of the workers that scan them.
+  const multipleOf = env.onOneMachine ? env.workers?.threads : undefined;
   const here = (piece: InputPiece): string | undefined =>
     piece.url.startsWith('file:') ? fileURLToPath(piece.url) : pieces.length === 1 ? spec.input : undefined;
   const cutsCsv = !spec.format.lineBreaksInQuotes && request.shards === undefined;
@@ -405,6 +408,7 @@ function inRanges(
               delimiter: spec.format.delimiter,
               sampleRows: CHECK_ROWS,
               ranges: csvCount,
+              multipleOf,
             })
           : undefined;
     return ranges ? ranges.map((range) => ({ ...piece, range })) : [piece];
@@ -449,18 +453,18 @@ function shardLayout(
     request.shards === undefined
   ) {
     const perShard = rowsPerShard(request, env, spec, 0);
-    const scanned = inRanges(pieces, spec, perShard, request);
+    const scanned = inRanges(pieces, spec, perShard, request, env);
     if (scanned.length > pieces.length) return { perShard, scanned };
     // One file not cut at that size, large enough for the workers: a range per worker, each
     // read as one shard.
     const workers = env.workers;
     if (workers && workers.threads > 1 && pieces.length === 1 && pieces[0]!.bytes >= workers.minScanBytes) {
-      const ranges = inRanges(pieces, spec, perShard, request, workers.threads);
+      const ranges = inRanges(pieces, spec, perShard, request, env, workers.threads);
       if (ranges.length > 1) return { perShard, scanned: ranges };
     }
   }
   const perShard = rowsPerShard(request, env, spec, rawBytesPerRow);
-  return { perShard, scanned: inRanges(pieces, spec, perShard, request) };
+  return { perShard, scanned: inRanges(pieces, spec, perShard, request, env) };
 }
 
 /**

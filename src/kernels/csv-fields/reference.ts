@@ -1,0 +1,90 @@
+/** The plain-TS reference of the CSV reader's plain rows (assembly/csv-fields.ts). */
+import { CODED, type PlainRowsKernel, RAW } from './kernel.ts';
+
+const QUOTE = 0x22;
+const LF = 0x0a;
+const CR = 0x0d;
+const HASH_SEED = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+export const tsPlainRows: PlainRowsKernel = ({ bytes, start, end: n, delimiter, kinds, most }) => {
+  const width = kinds.length;
+  // A row holds at least a byte a column (a delimiter or its line break).
+  const cap = Math.max(0, Math.min(most, Math.floor((n - start) / width)));
+  const coded = kinds.flatMap((k) =>
+    k === CODED
+      ? [{ starts: new Int32Array(cap), ends: new Int32Array(cap), hashes: new Int32Array(cap) }]
+      : [],
+  );
+  const rawCells = kinds.flatMap((k) => (k === RAW ? [[] as Uint8Array[]] : []));
+  const slot = kinds.map((k, c) => kinds.slice(0, c).filter((x) => x === k).length);
+  let rows = 0;
+  let pos = start;
+  while (rows < most) {
+    const rowStart = pos;
+    const cells: Uint8Array[] = [];
+    let c = 0;
+    let whole = false;
+    while (pos < n && c < width && bytes[pos] !== QUOTE) {
+      const kind = kinds[c]!;
+      const s = pos;
+      let h = HASH_SEED;
+      let ended = -1;
+      while (pos < n) {
+        const b = bytes[pos]!;
+        if (b === delimiter || b === LF) {
+          ended = b;
+          break;
+        }
+        if (b === CR) {
+          if (pos + 1 >= n) break;
+          if (bytes[pos + 1] === LF) {
+            ended = LF;
+            break;
+          }
+        }
+        if (kind === CODED) h = Math.imul(h ^ b, FNV_PRIME);
+        pos++;
+      }
+      if (ended < 0) break;
+      if (kind === CODED) {
+        const out = coded[slot[c]!]!;
+        out.starts[rows] = s;
+        out.ends[rows] = pos;
+        out.hashes[rows] = h;
+      } else if (kind === RAW) cells[slot[c]!] = bytes.subarray(s, pos);
+      c++;
+      if (ended === LF) {
+        pos += bytes[pos] === CR ? 2 : 1;
+        whole = c === width;
+        break;
+      }
+      pos++;
+    }
+    if (!whole) {
+      pos = rowStart;
+      break;
+    }
+    rawCells.forEach((column, k) => column.push(cells[k]!));
+    rows++;
+  }
+  const raw = rawCells.map((column) => {
+    const offsets = new Int32Array(rows + 1);
+    column.forEach((cell, r) => {
+      offsets[r + 1] = offsets[r]! + cell.length;
+    });
+    const out = new Uint8Array(offsets[rows]!);
+    column.forEach((cell, r) => out.set(cell, offsets[r]!));
+    return { offsets, bytes: out };
+  });
+  return {
+    rows,
+    end: pos,
+    coded: coded.map((c) => ({
+      starts: c.starts.subarray(0, rows),
+      ends: c.ends.subarray(0, rows),
+      hashes: c.hashes.subarray(0, rows),
+    })),
+    raw,
+  };
+};

@@ -1,0 +1,107 @@
+/**
+ * The CSV reader's plain rows: the WASM kernel gives the plain-TS reference's rows, fields,
+ * hashes and bytes, and stops where it does, on rows of every kind the reader meets: fields
+ * empty or longer than a SIMD step, CR LF and lone CR, a quoted field, a blank line, rows of
+ * another width, a row cut by the bytes' end, a limit on the rows, and omitted, coded and raw
+ * columns in any mix.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  CODED,
+  OMITTED,
+  type PlainRows,
+  type PlainRowsRequest,
+  RAW,
+} from '../../src/kernels/csv-fields/kernel.ts';
+import { tsPlainRows } from '../../src/kernels/csv-fields/reference.ts';
+import { wasmPlainRows } from '../../src/kernels/csv-fields/wasm.ts';
+import { Random } from '../../src/util/random.ts';
+
+/** What a result holds, copied (the WASM one's arrays are views of its memory). */
+function plain(r: PlainRows) {
+  return {
+    rows: r.rows,
+    end: r.end,
+    coded: r.coded.map((c) => ({ starts: [...c.starts], ends: [...c.ends], hashes: [...c.hashes] })),
+    raw: r.raw.map((c) => ({ offsets: [...c.offsets], bytes: Buffer.from(c.bytes).toString('latin1') })),
+  };
+}
+
+const both = (request: PlainRowsRequest) => ({
+  ts: plain(tsPlainRows(request)),
+  wasm: plain(wasmPlainRows(request)),
+});
+
+function request(text: string, kinds: number[], options: Partial<PlainRowsRequest> = {}): PlainRowsRequest {
+  const bytes = Buffer.from(text, 'utf8');
+  return { bytes, start: 0, end: bytes.length, delimiter: 0x2c, kinds, most: 1e9, ...options };
+}
+
+describe('the plain rows of a CSV window', () => {
+  it('are the same in WASM as in plain TS, on random rows of every kind', () => {
+    const rng = new Random(17);
+    const cells = [
+      '',
+      'a',
+      'xyz',
+      '12345',
+      'ä€',
+      'a"b',
+      'é\rx',
+      'a long field of more than sixteen bytes',
+      '2025-06-06T23:17:18',
+    ];
+    for (let trial = 0; trial < 300; trial++) {
+      const width = 2 + rng.below(5);
+      const kinds = Array.from({ length: width }, () => [OMITTED, CODED, RAW][rng.below(3)]!);
+      const lines: string[] = [];
+      for (let r = 0, rows = rng.below(60); r < rows; r++) {
+        const odd = rng.below(40);
+        const w = odd === 0 ? width - 1 : odd === 1 ? width + 1 : width;
+        let line = Array.from({ length: w }, () => cells[rng.below(cells.length)]!).join(',');
+        if (odd === 2) line = `"${line}"`;
+        if (odd === 3) line = '';
+        lines.push(line + (rng.below(4) === 0 ? '\r\n' : '\n'));
+      }
+      const text = lines.join('');
+      const cut = rng.below(5) === 0 ? rng.below(text.length + 1) : text.length;
+      const skip = rng.below(3);
+      const bytes = Buffer.from(`${'#'.repeat(skip)}${text}`, 'utf8');
+      const end = skip + Buffer.byteLength(text.slice(0, cut), 'utf8');
+      const most = rng.below(4) === 0 ? rng.below(10) : 1e9;
+      const { ts, wasm } = both({ bytes, start: skip, end, delimiter: 0x2c, kinds, most });
+      expect(wasm, `trial ${trial}`).toEqual(ts);
+    }
+  });
+
+  it('split rows at the delimiter and line breaks, and stop at the first row left to the reader', () => {
+    const r = wasmPlainRows(request('a,bb,c\r\nd,,f\n"q",x,y\ng,h,i\n', [CODED, RAW, OMITTED]));
+    expect(r.rows).toBe(2);
+    expect(r.end).toBe('a,bb,c\r\nd,,f\n'.length);
+    expect([...r.coded[0]!.starts]).toEqual([0, 8]);
+    expect([...r.coded[0]!.ends]).toEqual([1, 9]);
+    expect([...r.raw[0]!.offsets]).toEqual([0, 2, 2]);
+    expect(Buffer.from(r.raw[0]!.bytes).toString()).toBe('bb');
+    // FNV-1a of the field's bytes, as the reader's dictionary keys them.
+    const fnv = (s: string) =>
+      [...Buffer.from(s)].reduce((h, b) => Math.imul(h ^ b, 0x01000193), 0x811c9dc5 | 0);
+    expect([...r.coded[0]!.hashes]).toEqual([fnv('a'), fnv('d')]);
+    // A lone CR is data; a row cut short, a blank line or a row of another width is not taken.
+    expect(wasmPlainRows(request('a\rb,c\n', [CODED, CODED])).rows).toBe(1);
+    expect(wasmPlainRows(request('a,b\nc,d', [CODED, CODED])).rows).toBe(1);
+    expect(wasmPlainRows(request('a,b\r', [CODED, CODED])).rows).toBe(0);
+    expect(wasmPlainRows(request('\na,b\n', [CODED, CODED])).rows).toBe(0);
+    expect(wasmPlainRows(request('a,b,c\n', [CODED, CODED])).rows).toBe(0);
+    expect(wasmPlainRows(request('a\n', [CODED, CODED])).rows).toBe(0);
+    expect(wasmPlainRows(request('a,b\nc,d\n', [CODED, CODED], { most: 1 })).rows).toBe(1);
+  });
+
+  it('take a window of many rows whole, with a tab delimiter', () => {
+    const rng = new Random(3);
+    let text = '';
+    for (let r = 0; r < 20_000; r++) text += `${rng.below(100)}\t${'n'.repeat(rng.below(40))}\t${r}\n`;
+    const { ts, wasm } = both(request(text, [CODED, RAW, CODED], { delimiter: 0x09 }));
+    expect(wasm.rows).toBe(20_000);
+    expect(wasm).toEqual(ts);
+  });
+});
