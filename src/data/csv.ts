@@ -1253,6 +1253,9 @@ class CsvParser {
     const got = this.plainKernel!({ bytes: buf, start: pos, end, delimiter: this.d0, kinds, most });
     const n = got.rows;
     if (n === 0) {
+      // A row the window cuts waits for the next window (the kernel takes it there).
+      const lf = buf.indexOf(LF, pos);
+      if (lf < 0 || lf >= end) return pos;
       // Rows the kernel leaves (quoted fields): the next ones parsed here, more after each miss,
       // so that a file of such rows does not copy its window into the kernel for every row.
       this.plainSkip = this.plainBackoff;
