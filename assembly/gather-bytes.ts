@@ -31,3 +31,35 @@ export function gatherBytes(state: usize, n: i32): void {
     from = to;
   }
 }
+
+// Where a shuffle puts each value (src/data/raw.ts, gatherJoined): rows `rows` of the joined
+// values (row j is value rows[j], each asked for once, every one in range: the wrapper checks),
+// their offsets in the output, and each value's target there (-1: not asked for), which
+// gatherBytes then writes while the values are read in turn. One read at random a row (its
+// offsets) and one write (its target). The plain-TS loop (src/kernels/gather-bytes/reference.ts,
+// tsShuffleBytes) is its reference.
+//
+// Header words at `state` (the wrapper's):
+//   0 the values' n + 1 offsets   1 n   2 the rows (m)   3 out: the rows' m + 1 offsets
+//   4 out: each value's target (n)
+// Returns the output's bytes, or -1 when a row is asked for twice.
+export function shufflePlaces(state: usize, m: i32): i32 {
+  const offsets = <usize>word(state, 0);
+  const n = word(state, 1);
+  const rows = <usize>word(state, 2);
+  const out = <usize>word(state, 3);
+  const targets = <usize>word(state, 4);
+  memory.fill(targets, 0xff, <usize>n << 2);
+  let total = 0;
+  store<i32>(out, 0);
+  for (let j = 0; j < m; j++) {
+    const r = <usize>load<i32>(rows + (<usize>j << 2));
+    const target = targets + (r << 2);
+    if (load<i32>(target) !== -1) return -1;
+    store<i32>(target, total);
+    const at = offsets + (r << 2);
+    total += load<i32>(at, 4) - load<i32>(at);
+    store<i32>(out + (<usize>(j + 1) << 2), total);
+  }
+  return total;
+}

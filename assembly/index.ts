@@ -11,5 +11,5 @@ export { csvMatch, csvRows } from './csv';
 export { classSums } from './classes';
 export { digestRows, rawLanes } from './digest';
 export { bytesHashes } from './bytes-hashes';
-export { gatherBytes } from './gather-bytes';
+export { gatherBytes, shufflePlaces } from './gather-bytes';
 export { csvFields } from './csv-fields';

@@ -24,8 +24,8 @@ import { ByteDictionary } from '../src/data/dictionary.ts';
 import { gatherJoined, gatherRaw, scatterRaw } from '../src/data/raw.ts';
 import { tsBytesHashes } from '../src/kernels/bytes-hashes/reference.ts';
 import { wasmBytesHashes } from '../src/kernels/bytes-hashes/wasm.ts';
-import { tsGatherBytes } from '../src/kernels/gather-bytes/reference.ts';
-import { wasmGatherBytes } from '../src/kernels/gather-bytes/wasm.ts';
+import { tsShuffleBytes } from '../src/kernels/gather-bytes/reference.ts';
+import { wasmShuffleBytes } from '../src/kernels/gather-bytes/wasm.ts';
 import { DistinctHashes, distinctHashCount } from '../src/pipeline/rows.ts';
 import { loadSpec } from '../src/release-spec/spec.ts';
 import { AUDIT_MAX_ROWS, auditRawColumns, auditReleaseInPartitions } from '../src/report/audit.ts';
@@ -185,14 +185,14 @@ for (let round = 0; round < rounds; round++) {
     throw new Error('the two implementations of the byte hashes disagree');
   // Every ride-along column of every shard shuffled (Assemble's gather of a part), by each
   // implementation of the kernel that writes the values where the permutation puts them.
-  const shuffledBy = (kernel: typeof tsGatherBytes) =>
+  const shuffledBy = (kernel: typeof tsShuffleBytes) =>
     measure(() =>
       shards.flatMap((_, s) =>
         RIDE_ALONG_COLUMNS.map((name) => gatherJoined([rawOf(s, name)], orderOf[s]!, kernel).bytes),
       ),
     );
-  const shuffledTs = shuffledBy(tsGatherBytes);
-  const shuffledWasm = shuffledBy(wasmGatherBytes);
+  const shuffledTs = shuffledBy(tsShuffleBytes);
+  const shuffledWasm = shuffledBy(wasmShuffleBytes);
   if (shuffledTs.value.some((b, i) => Buffer.compare(b, shuffledWasm.value[i]!) !== 0))
     throw new Error('the two implementations of the shuffle of values as bytes disagree');
   const dictionaries = measure(() =>

@@ -8,9 +8,9 @@
  * arrays, CSV cells copied from the bytes).
  */
 import { isAscii } from 'node:buffer';
-import type { GatherBytesKernel } from '../kernels/gather-bytes/kernel.ts';
+import type { GatherBytesKernel, ShuffleBytesKernel } from '../kernels/gather-bytes/kernel.ts';
 import { copyValue, viewOf } from '../kernels/gather-bytes/reference.ts';
-import { wasmGatherBytes } from '../kernels/gather-bytes/wasm.ts';
+import { wasmGatherBytes, wasmShuffleBytes } from '../kernels/gather-bytes/wasm.ts';
 
 /** Row i's value is `bytes[offsets[i], offsets[i + 1])`, UTF-8. */
 export interface RawValues {
@@ -91,7 +91,7 @@ export function scatterRaw(
 export function gatherJoined(
   pieces: readonly RawValues[],
   rows: Int32Array,
-  kernel: GatherBytesKernel = wasmGatherBytes,
+  kernel: ShuffleBytesKernel = wasmShuffleBytes,
 ): RawValues {
   const n = pieces.reduce((sum, p) => sum + rawLength(p), 0);
   const m = rows.length;
@@ -104,29 +104,7 @@ export function gatherJoined(
   // Rows in order: only theirs are read (a shard's rows of one part, one part of many, costs
   // its own rows, not the shard's).
   if (increasing) return gatherIncreasing(pieces, rows);
-  const lengths = new Int32Array(n);
-  for (let p = 0, at = 0; p < pieces.length; p++) {
-    const { offsets } = pieces[p]!;
-    const count = rawLength(pieces[p]!);
-    for (let r = 0; r < count; r++) lengths[at + r] = offsets[r + 1]! - offsets[r]!;
-    at += count;
-  }
-  const out = new Int32Array(m + 1);
-  let total = 0;
-  for (let j = 0; j < m; j++) {
-    total += lengths[rows[j]!]!;
-    out[j + 1] = total;
-  }
-  const to = new Uint8Array(total);
-  // Where each joined row goes (-1: nowhere); a row asked for twice cannot be written once.
-  const target = lengths.fill(-1);
-  for (let j = 0; j < m; j++) {
-    const r = rows[j]!;
-    if (target[r] !== -1) return gatherRepeated(concatRaw(pieces), rows, out, to);
-    target[r] = out[j]!;
-  }
-  kernel(pieces, target, to);
-  return { offsets: out, bytes: to };
+  return kernel(pieces, rows) ?? gatherRepeated(concatRaw(pieces), rows);
 }
 
 /** gatherJoined's rows when they increase: the pieces walked once, each row read where it is. */
@@ -154,8 +132,11 @@ function gatherIncreasing(pieces: readonly RawValues[], rows: Int32Array): RawVa
 }
 
 /** gatherJoined's rows when some are asked for more than once: each read where it is. */
-function gatherRepeated(joined: RawValues, rows: Int32Array, out: Int32Array, to: Uint8Array): RawValues {
+function gatherRepeated(joined: RawValues, rows: Int32Array): RawValues {
   const { offsets, bytes } = joined;
+  const out = new Int32Array(rows.length + 1);
+  for (let j = 0; j < rows.length; j++) out[j + 1] = out[j]! + offsets[rows[j]! + 1]! - offsets[rows[j]!]!;
+  const to = new Uint8Array(out[rows.length]!);
   const from = viewOf(bytes);
   const into = viewOf(to);
   for (let j = 0; j < rows.length; j++) {

@@ -27,8 +27,8 @@ import { compactDictionary, type OutputColumn } from '../../src/data/table.ts';
 import { utf8Buffers } from '../../src/data/utf8.ts';
 import { tsCsvKernel } from '../../src/kernels/csv/reference.ts';
 import { wasmCsvKernel } from '../../src/kernels/csv/wasm.ts';
-import { tsGatherBytes } from '../../src/kernels/gather-bytes/reference.ts';
-import { wasmGatherBytes } from '../../src/kernels/gather-bytes/wasm.ts';
+import { tsGatherBytes, tsShuffleBytes } from '../../src/kernels/gather-bytes/reference.ts';
+import { wasmGatherBytes, wasmShuffleBytes } from '../../src/kernels/gather-bytes/wasm.ts';
 import {
   decodeShardRows,
   encodeShardRows,
@@ -123,7 +123,13 @@ describe('values as bytes', () => {
     for (const rows of [shuffle, sorted, subset, new Int32Array(0), Int32Array.of(4, 4, 0, 4)]) {
       const want = Array.from(rows, (r) => values[r]!);
       expect(strings(gatherJoined(pieces, rows))).toEqual(want);
-      expect(strings(gatherJoined(pieces, rows, tsGatherBytes))).toEqual(want);
+      expect(strings(gatherJoined(pieces, rows, tsShuffleBytes))).toEqual(want);
+      // The shuffle kernels alone: the same offsets and bytes, none for a row asked for twice.
+      const [ts, wasm] = [tsShuffleBytes(pieces, rows), wasmShuffleBytes(pieces, rows)];
+      expect(wasm && { offsets: [...wasm.offsets], bytes: Buffer.from(wasm.bytes) }).toEqual(
+        ts && { offsets: [...ts.offsets], bytes: Buffer.from(ts.bytes) },
+      );
+      expect(ts === undefined).toBe(new Set(rows).size < rows.length);
       expect(strings(gatherRaw(all, rows))).toEqual(want);
       const got = gatherJoined(pieces, rows);
       expect(got.offsets[0]).toBe(0);

@@ -8,8 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RawValues } from '../../src/data/raw.ts';
 import type { GatherBytesKernel } from '../../src/kernels/gather-bytes/kernel.ts';
-import { tsGatherBytes } from '../../src/kernels/gather-bytes/reference.ts';
-import { wasmGatherBytes } from '../../src/kernels/gather-bytes/wasm.ts';
+import { tsGatherBytes, tsShuffleBytes } from '../../src/kernels/gather-bytes/reference.ts';
+import { wasmGatherBytes, wasmShuffleBytes } from '../../src/kernels/gather-bytes/wasm.ts';
 import { Random } from '../../src/util/random.ts';
 import { randomValuesAsBytes } from '../helpers/kernels.ts';
 
@@ -86,5 +86,43 @@ describe('gatherBytes', () => {
     const targets = Int32Array.of(0, -1, -1, -1, 4);
     const length = pieces[0]!.offsets[5]! - pieces[0]!.offsets[4]!;
     expect(() => run(wasmGatherBytes, pieces, targets, 4 + length - 1)).toThrow(RangeError);
+  });
+});
+
+describe('the shuffle of values as bytes', () => {
+  it('gives the reference’s offsets and bytes, over pieces and subsets, and none for a repeated row', () => {
+    const rng = new Random(23);
+    for (const [pieceCount, n, longest] of [
+      [1, 1, 0],
+      [3, 1000, 40],
+      [4, 70_000, 30],
+      [2, 300, 20_000],
+    ] as const) {
+      const pieces = Array.from({ length: pieceCount }, (_, p) => values(rng, n + p, longest, p * 5));
+      const total = pieces.reduce((s, v) => s + v.offsets.length - 1, 0);
+      const order = rng.permutation(total);
+      for (const rows of [order, order.subarray(0, total >> 1), new Int32Array(0)]) {
+        const ts = tsShuffleBytes(pieces, rows)!;
+        const wasm = wasmShuffleBytes(pieces, rows)!;
+        expect([...wasm.offsets]).toEqual([...ts.offsets]);
+        expect(same(wasm.bytes, ts.bytes)).toBe(true);
+        // The reference against its definition: row j holds joined value rows[j].
+        const joined = pieces.flatMap(({ offsets, bytes }) =>
+          Array.from({ length: offsets.length - 1 }, (_, i) =>
+            Buffer.from(bytes.subarray(offsets[i]!, offsets[i + 1]!)),
+          ),
+        );
+        const j = rows.length >> 1;
+        if (rows.length > 0)
+          expect(
+            Buffer.from(ts.bytes.subarray(ts.offsets[j]!, ts.offsets[j + 1]!)).equals(joined[rows[j]!]!),
+          ).toBe(true);
+      }
+      if (total > 1) {
+        const twice = Int32Array.of(0, 1, 0);
+        expect(tsShuffleBytes(pieces, twice)).toBeUndefined();
+        expect(wasmShuffleBytes(pieces, twice)).toBeUndefined();
+      }
+    }
   });
 });

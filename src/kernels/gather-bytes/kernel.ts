@@ -14,3 +14,13 @@ export type GatherBytesKernel = (
   targets: Int32Array,
   out: Uint8Array,
 ) => void;
+
+/**
+ * Rows `rows` of `pieces` joined one after another (row j is joined value `rows[j]`, each in
+ * range): their offsets from 0 and bytes, each value written where the shuffle puts it (the
+ * places found, then GatherBytesKernel's writes); undefined when a row is asked for twice.
+ */
+export type ShuffleBytesKernel = (
+  pieces: readonly ValuesAsBytes[],
+  rows: Int32Array,
+) => ValuesAsBytes | undefined;

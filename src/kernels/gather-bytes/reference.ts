@@ -1,5 +1,5 @@
 /** The plain-TS loop of the gather of values' bytes (kernel.ts), and the copy of one value it makes. */
-import type { GatherBytesKernel } from './kernel.ts';
+import type { GatherBytesKernel, ShuffleBytesKernel } from './kernel.ts';
 
 export const tsGatherBytes: GatherBytesKernel = (pieces, targets, out) => {
   const into = viewOf(out);
@@ -42,3 +42,32 @@ export function copyValue(
   for (; start + 4 <= end; start += 4, at += 4) toView.setInt32(at, fromView.getInt32(start, true), true);
   while (start < end) to[at++] = from[start++]!;
 }
+
+/** The plain-TS shuffle of values as bytes (assembly/gather-bytes.ts, shufflePlaces, then the writes). */
+export const tsShuffleBytes: ShuffleBytesKernel = (pieces, rows) => {
+  const n = pieces.reduce((sum, p) => sum + p.offsets.length - 1, 0);
+  const m = rows.length;
+  const lengths = new Int32Array(n);
+  for (let p = 0, at = 0; p < pieces.length; p++) {
+    const { offsets } = pieces[p]!;
+    const count = offsets.length - 1;
+    for (let r = 0; r < count; r++) lengths[at + r] = offsets[r + 1]! - offsets[r]!;
+    at += count;
+  }
+  const out = new Int32Array(m + 1);
+  let total = 0;
+  for (let j = 0; j < m; j++) {
+    total += lengths[rows[j]!]!;
+    out[j + 1] = total;
+  }
+  const to = new Uint8Array(total);
+  // Where each joined value goes (-1: nowhere); a row asked for twice cannot be written once.
+  const target = lengths.fill(-1);
+  for (let j = 0; j < m; j++) {
+    const r = rows[j]!;
+    if (target[r] !== -1) return undefined;
+    target[r] = out[j]!;
+  }
+  tsGatherBytes(pieces, target, to);
+  return { offsets: out, bytes: to };
+};

@@ -6,7 +6,7 @@
  */
 import { Regions, reserve, valueBlockEnd } from '../../wasm/layout.ts';
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
-import type { GatherBytesKernel } from './kernel.ts';
+import type { GatherBytesKernel, ShuffleBytesKernel } from './kernel.ts';
 
 /** Values, and bytes, copied into the instance at a time. */
 const BLOCK_VALUES = 1 << 16;
@@ -59,6 +59,55 @@ export const wasmGatherBytes: GatherBytesKernel = (pieces, targets, out) => {
       first += n;
     }
     out.set(new Uint8Array(core.memory.buffer, outAt, out.length));
+  } finally {
+    releaseCore(core, 0, 0);
+  }
+};
+
+/**
+ * The shuffle of values as bytes in the WASM core: the pieces' offsets (rebased onto their bytes
+ * joined) and bytes copied in once, the places found (shufflePlaces), the values written there
+ * in one pass over them (gatherBytes), the output copied out. Every output byte is some value's,
+ * so none of the memory's earlier bytes reaches it. The same as `tsShuffleBytes` (reference.ts).
+ */
+export const wasmShuffleBytes: ShuffleBytesKernel = (pieces, rows) => {
+  const n = pieces.reduce((sum, p) => sum + p.offsets.length - 1, 0);
+  const m = rows.length;
+  const bytes = pieces.reduce((sum, p) => sum + p.offsets[p.offsets.length - 1]! - p.offsets[0]!, 0);
+  const layout = new Regions(HEADER_WORDS);
+  const offsetsAt = layout.place(n + 1);
+  const rowsAt = layout.place(m);
+  const outAt = layout.place(m + 1);
+  const targetsAt = layout.place(n);
+  const bytesAt = layout.place(Math.ceil(bytes / 4) + 2);
+  const { core } = acquireCore();
+  try {
+    reserve(core, layout.end);
+    let words = new Int32Array(core.memory.buffer);
+    const memory = new Uint8Array(core.memory.buffer);
+    let value = offsetsAt >> 2;
+    let at = 0;
+    for (const { offsets, bytes: from } of pieces) {
+      const count = offsets.length - 1;
+      const first = offsets[0]!;
+      for (let r = 0; r < count; r++) words[value++] = at + offsets[r]! - first;
+      memory.set(from.subarray(first, offsets[count]!), bytesAt + at);
+      at += offsets[count]! - first;
+    }
+    words[value] = at;
+    words.set(rows, rowsAt >> 2);
+    words.set([offsetsAt, n, rowsAt, outAt, targetsAt], layout.state >> 2);
+    const total = core.shufflePlaces(layout.state, m);
+    if (total < 0) return undefined;
+    const toAt = layout.place(Math.ceil(total / 4) + 2);
+    reserve(core, layout.end);
+    words = new Int32Array(core.memory.buffer);
+    words.set([offsetsAt, bytesAt, targetsAt, toAt, 0], layout.state >> 2);
+    core.gatherBytes(layout.state, n);
+    return {
+      offsets: words.slice(outAt >> 2, (outAt >> 2) + m + 1),
+      bytes: new Uint8Array(core.memory.buffer).slice(toAt, toAt + total),
+    };
   } finally {
     releaseCore(core, 0, 0);
   }
