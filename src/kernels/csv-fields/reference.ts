@@ -65,7 +65,9 @@ export const tsPlainRows: PlainRowsKernel = ({ bytes, start, end: n, delimiter, 
       pos = rowStart;
       break;
     }
-    rawCells.forEach((column, k) => column.push(cells[k]!));
+    rawCells.forEach((column, k) => {
+      column.push(cells[k]!);
+    });
     rows++;
   }
   const raw = rawCells.map((column) => {
@@ -74,7 +76,9 @@ export const tsPlainRows: PlainRowsKernel = ({ bytes, start, end: n, delimiter, 
       offsets[r + 1] = offsets[r]! + cell.length;
     });
     const out = new Uint8Array(offsets[rows]!);
-    column.forEach((cell, r) => out.set(cell, offsets[r]!));
+    column.forEach((cell, r) => {
+      out.set(cell, offsets[r]!);
+    });
     return { offsets, bytes: out };
   });
   return {
