@@ -40,7 +40,7 @@ export function csvFields(state: usize): i32 {
   const starts = <usize>word(state, 7);
   const ends = <usize>word(state, 8);
   const hashes = <usize>word(state, 9);
-  const lengths = <usize>word(state, 10);
+  const rawOffsets = <usize>word(state, 10);
   const rawOut = <usize>word(state, 11);
   const written = <usize>word(state, 12);
   const base = word(state, 14);
@@ -85,8 +85,8 @@ export function csvFields(state: usize): i32 {
         // Eight bytes at a time (the output has room for 8 past its last field, and the bytes
         // read past a field are within the window's region or the padding after it).
         for (let p = bytes + <usize>s, e = bytes + <usize>pos; p < e; p += 8, to += 8) store<u64>(to, load<u64>(p));
-        // The row's end among the column's bytes, once the row is whole.
-        store<i32>(lengths + ((slot * <usize>(most + 1) + <usize>rows + 1) << 2), pos - s);
+        // The field's length, made the row's end among the column's bytes once the row is whole.
+        store<i32>(rawOffsets + ((slot * <usize>(most + 1) + <usize>rows + 1) << 2), pos - s);
       }
       c++;
       if (end === LF) {
@@ -105,7 +105,7 @@ export function csvFields(state: usize): i32 {
       if (load<i32>(kinds + (<usize>k << 2)) !== RAW) continue;
       const slot = <usize>load<i32>(slots + (<usize>k << 2));
       const count = written + (slot << 2);
-      const offset = lengths + ((slot * <usize>(most + 1) + <usize>rows + 1) << 2);
+      const offset = rawOffsets + ((slot * <usize>(most + 1) + <usize>rows + 1) << 2);
       const total = load<i32>(count) + load<i32>(offset);
       store<i32>(offset, total);
       store<i32>(count, total);

@@ -6,7 +6,7 @@
 
 import { Regions, reserve, valueBlockEnd } from '../../wasm/layout.ts';
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
-import { type DigestRowsKernel, LANE_OUTPUTS, LANES, laneConstant, type RawLanesKernel } from './kernel.ts';
+import { type DigestRowsKernel, LANE_OUTPUTS, LANES, type RawLanesKernel } from './kernel.ts';
 import { hashValue } from './reference.ts';
 
 /** Rows whose codes are copied into the instance at a time. */
@@ -86,10 +86,9 @@ export const wasmRawLanes: RawLanesKernel = (column, { offsets, bytes }) => {
       const memory = core.memory.buffer;
       new Int32Array(memory).set(offsets.subarray(from, to + 1), offsetsAt >> 2);
       new Uint8Array(memory).set(bytes.subarray(base, base + byteCount), bytesAt);
+      // Then the lanes' constants, as each value's output mix takes them (the rows' sum the same).
       new Int32Array(memory).set(
-        [offsetsAt, bytesAt, outAt, flagsAt, column, base, 0, 1, 2, 3].map((x, i) =>
-          i < 6 ? x : laneConstant(x),
-        ),
+        [offsetsAt, bytesAt, outAt, flagsAt, column, base, ...LANE_OUTPUTS],
         layout.state >> 2,
       );
       const flagged = core.rawLanes(layout.state, count);
