@@ -1,6 +1,8 @@
-// The CSV reader's plain rows (src/data/csv.ts, CsvParser): a window of bytes split into rows of
-// unquoted fields, as many whole rows as there are before the first row the reader itself must
-// parse (a quoted field, a blank line, a row of another width, one not ended in the window).
+// The CSV reader's plain rows (src/data/csv.ts, CsvParser): a window of bytes split into rows,
+// as many whole rows as there are before the first row the reader itself must parse (a quoted
+// field holding a line break or followed by other text, a coded one holding an escaped quote,
+// a blank line, a row of another width, one not ended in the window). A quoted field's value
+// is what lies between its quotes, `""` a quote in it (free text often holds the delimiter).
 // Per coded column each row's field (its start, end and FNV-1a hash, looked up after), per raw
 // column its bytes copied out with their lengths; omitted columns are only skipped. The
 // plain-TS loop (src/kernels/csv-fields/reference.ts) is its reference: the same rows, words
@@ -50,43 +52,74 @@ export function csvFields(state: usize): i32 {
     const rowStart = pos;
     let c = 0;
     let whole = false;
-    while (pos < n && c < width && <i32>load<u8>(bytes + <usize>pos) !== QUOTE) {
+    while (pos < n && c < width) {
       const kind = load<i32>(kinds + (<usize>c << 2));
-      const s = pos;
-      // What ends the field: the delimiter, a line break (LF, CR LF), or the window (-1).
+      let s = pos;
+      // What ends the field: the delimiter, a line break (LF, CR LF), or nothing the kernel
+      // reads (-1: the window's end, or a row left to the reader).
       let end = -1;
-      for (;;) {
-        pos = nextStop(bytes, pos, n, delimiter);
-        if (pos >= n) break;
+      let escaped = false;
+      let e = 0;
+      if (<i32>load<u8>(bytes + <usize>pos) === QUOTE) {
+        s = pos + 1;
+        let q = s;
+        let closed = false;
+        for (;;) {
+          // The next quote, or a line break inside the quotes (the reader's: it counts lines).
+          q = nextStop(bytes, q, n, QUOTE);
+          if (q + 1 >= n || <i32>load<u8>(bytes + <usize>q) !== QUOTE) break;
+          if (<i32>load<u8>(bytes + <usize>(q + 1)) !== QUOTE) {
+            closed = true;
+            break;
+          }
+          escaped = true;
+          q += 2;
+        }
+        if (!closed || (escaped && kind === CODED)) break;
+        e = q;
+        pos = q + 1;
         const b = <i32>load<u8>(bytes + <usize>pos);
-        if (b !== CR) {
-          end = b === LF ? LF : delimiter;
-          break;
+        if (b === delimiter) end = delimiter;
+        else if (b === LF) end = LF;
+        else if (b === CR && pos + 1 < n && <i32>load<u8>(bytes + <usize>(pos + 1)) === LF) end = LF;
+        else break;
+      } else {
+        for (;;) {
+          pos = nextStop(bytes, pos, n, delimiter);
+          if (pos >= n) break;
+          const b = <i32>load<u8>(bytes + <usize>pos);
+          if (b !== CR) {
+            end = b === LF ? LF : delimiter;
+            break;
+          }
+          if (pos + 1 >= n) break;
+          if (<i32>load<u8>(bytes + <usize>(pos + 1)) === LF) {
+            end = LF;
+            break;
+          }
+          pos++; // a lone CR is data
         }
-        if (pos + 1 >= n) break;
-        if (<i32>load<u8>(bytes + <usize>(pos + 1)) === LF) {
-          end = LF;
-          break;
-        }
-        pos++; // a lone CR is data
+        if (end < 0) break;
+        e = pos;
       }
-      if (end < 0) break;
       const at = (<usize>load<i32>(slots + (<usize>c << 2)) * <usize>most + <usize>rows) << 2;
       if (kind === CODED) {
         let h = HASH_SEED;
-        for (let p = bytes + <usize>s, e = bytes + <usize>pos; p < e; p++) h = (h ^ <i32>load<u8>(p)) * FNV_PRIME;
+        for (let p = bytes + <usize>s, z = bytes + <usize>e; p < z; p++) h = (h ^ <i32>load<u8>(p)) * FNV_PRIME;
         store<i32>(starts + at, s + base);
-        store<i32>(ends + at, pos + base);
+        store<i32>(ends + at, e + base);
         store<i32>(hashes + at, h);
       } else if (kind === RAW) {
         // Where the column's bytes end so far: a row left to the reader is written over.
         const slot = <usize>load<i32>(slots + (<usize>c << 2));
-        let to = <usize>load<i32>(rawOut + (slot << 2)) + <usize>load<i32>(written + (slot << 2));
+        const to = <usize>load<i32>(rawOut + (slot << 2)) + <usize>load<i32>(written + (slot << 2));
+        const length = escaped ? copyUnescaped(bytes + <usize>s, bytes + <usize>e, to) : e - s;
         // Eight bytes at a time (the output has room for 8 past its last field, and the bytes
         // read past a field are within the window's region or the padding after it).
-        for (let p = bytes + <usize>s, e = bytes + <usize>pos; p < e; p += 8, to += 8) store<u64>(to, load<u64>(p));
+        if (!escaped)
+          for (let p = bytes + <usize>s, z = bytes + <usize>e, t = to; p < z; p += 8, t += 8) store<u64>(t, load<u64>(p));
         // The field's length, made the row's end among the column's bytes once the row is whole.
-        store<i32>(rawOffsets + ((slot * <usize>(most + 1) + <usize>rows + 1) << 2), pos - s);
+        store<i32>(rawOffsets + ((slot * <usize>(most + 1) + <usize>rows + 1) << 2), length);
       }
       c++;
       if (end === LF) {
@@ -114,6 +147,17 @@ export function csvFields(state: usize): i32 {
   }
   store<i32>(state + 52, pos);
   return rows;
+}
+
+// A quoted value's bytes `[from, end)` copied to `to`, each `""` as one quote: its length.
+function copyUnescaped(from: usize, end: usize, to: usize): i32 {
+  let t = to;
+  for (let p = from; p < end; t++) {
+    const b = load<u8>(p);
+    store<u8>(t, b);
+    p += b === <u8>QUOTE ? 2 : 1;
+  }
+  return <i32>(t - to);
 }
 
 // The first byte at or after `pos` that is the delimiter, LF or CR (`n` when none is before it):

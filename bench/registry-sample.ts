@@ -93,18 +93,22 @@ const WORDS = ['seen', 'follow-up', 'referred', 'stable', 'review', 'discharged'
 
 /**
  * The ride-along cells of row `r`, from a stream of their own: the registry's own columns are
- * the same bytes with or without them.
+ * the same bytes with or without them. The note is free text as people write it: one in five
+ * goes on after a comma, one in fifty quotes a word (a CSV file quotes both kinds of cell).
  */
 export function rideAlongCells(random: Random, r: number): string[] {
-  const words = `${WORDS[random.below(WORDS.length)]} ${WORDS[random.below(WORDS.length)]}`;
+  let note = `${WORDS[random.below(WORDS.length)]} ${WORDS[random.below(WORDS.length)]} #${r} ${random.below(1_000_000).toString(36)}`;
+  if (random.below(5) === 0) note += `, ${WORDS[random.below(WORDS.length)]}`;
+  if (random.below(50) === 0) note += ` "${WORDS[random.below(WORDS.length)]}"`;
   const cents = random.below(10_000_000);
   const day = random.below(365);
   const date = new Date(Date.UTC(2025, 0, 1 + day, random.below(24), random.below(60), random.below(60)));
-  return [
-    `${words} #${r} ${random.below(1_000_000).toString(36)}`,
-    `${Math.floor(cents / 100)}.${pad(cents % 100, 2)}`,
-    date.toISOString().slice(0, 19),
-  ];
+  return [note, `${Math.floor(cents / 100)}.${pad(cents % 100, 2)}`, date.toISOString().slice(0, 19)];
+}
+
+/** A CSV cell: quoted (its quotes doubled) when it holds a comma, a quote or a line break. */
+function csvCell(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
 /**
@@ -119,7 +123,7 @@ export async function writeRegistryCsv(file: string, rows: number, rideAlong = f
   }
   const random = new Random(20261128);
   await writeRows(file, [...REGISTRY_COLUMNS, ...RIDE_ALONG_COLUMNS].join(','), rows, (r) =>
-    [...it.next().value!, ...rideAlongCells(random, r)].join(','),
+    [...it.next().value!, ...rideAlongCells(random, r).map(csvCell)].join(','),
   );
 }
 

@@ -1256,7 +1256,7 @@ class CsvParser {
       // A row the window cuts waits for the next window (the kernel takes it there).
       const lf = buf.indexOf(LF, pos);
       if (lf < 0 || lf >= end) return pos;
-      // Rows the kernel leaves (quoted fields): the next ones parsed here, more after each miss,
+      // Rows the kernel leaves (a line break in quotes): the next ones parsed here, more after each miss,
       // so that a file of such rows does not copy its window into the kernel for every row.
       this.plainSkip = this.plainBackoff;
       this.plainBackoff = Math.min(2 * this.plainBackoff, MAX_PLAIN_BACKOFF);
@@ -1435,15 +1435,10 @@ export function encodeCsvChunks(
   let total = header.length;
   let widestRow = 0;
   for (const table of cells) {
-    const { lengths } = table;
     // A raw column's tables: their codes are made here, in range, and say how often each cell is used.
-    const uses = rowCodes.uses(table.codes) ?? cellUses(table, rowCount);
-    let widest = 0;
-    for (let k = 0; k < uses.length; k++) {
-      total += uses[k]! * lengths[k]!;
-      if (uses[k]! > 0 && lengths[k]! > widest) widest = lengths[k]!;
-    }
-    widestRow += widest;
+    const used = usedBytes(rowCodes.uses(table.codes) ?? cellUses(table, rowCount), table.lengths);
+    total += used.total;
+    widestRow += used.widest;
   }
   const chunks: Uint8Array[] = [];
   let left = total;
@@ -1521,10 +1516,12 @@ function sharedCodes(rowCount: number): SharedCodes {
 /**
  * A column of values as bytes (src/data/raw.ts) as two tables: one cell per row, in row order,
  * then the delimiter or line end after it (one cell every row uses). A value that needs no
- * quoting is its bytes as they are (after a `'` when formula escaping escapes it), any other
- * goes through `quote` as text, so the cells are those of the same values as strings. No value
- * is looked up or copied one by one: such a column (a note, a timestamp) has about as many
- * distinct values as rows, and rarely a value that needs quotes, found by searching the bytes.
+ * quoting is its bytes as they are (after a `'` when formula escaping escapes it); one that
+ * holds the delimiter, a quote or a line break is quoted byte by byte (its quotes doubled: the
+ * bytes are UTF-8 as read, so this is what quoting its text gives); any other goes through
+ * `quote` as text, so the cells are those of the same values as strings. No value is looked up
+ * one by one: such a column (a note, a timestamp) has about as many distinct values as rows,
+ * and free text often holds a comma.
  */
 function rawCells(
   values: RawValues,
@@ -1542,52 +1539,33 @@ function rawCells(
   const d = delimiter.length === 1 && delimiter.charCodeAt(0) < 0x80 ? delimiter.charCodeAt(0) : -1;
   // An escaped value gains a leading `'`: with `'` as the delimiter that needs quoting too.
   const escapes = options.escapeFormulas === true;
-  const prefixes = escapes && d !== APOSTROPHE;
-  /** Per row: PLAIN, ESCAPED (copied after a `'`) or TEXT (through `quote`). */
+  /** Per row: PLAIN, ESCAPED (copied after a `'`), QUOTED (quoted byte by byte) or TEXT (through `quote`). */
   const form = new Uint8Array(n);
   if (d < 0) form.fill(TEXT);
   else {
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (const special of new Set([d, QUOTE, LF, CR])) {
-      for (let at = buffer.indexOf(special, first); at >= 0 && at < end; ) {
-        const r = rowHolding(offsets, at);
-        form[r] = TEXT;
-        at = buffer.indexOf(special, offsets[r + 1]!);
-      }
-    }
-    if (quoteEmpty) for (let r = 0; r < n; r++) if (offsets[r] === offsets[r + 1]) form[r] = TEXT;
-    if (escapes) {
-      for (let r = 0; r < n; r++) {
-        if (offsets[r] === offsets[r + 1] || FORMULA_BYTE[bytes[offsets[r]!]!] !== 1) continue;
-        if (form[r] === PLAIN) form[r] = prefixes ? ESCAPED : TEXT;
-      }
-    }
+    for (const special of new Set([d, QUOTE, LF, CR])) markHolding(buffer, offsets, special, form);
+    if (quoteEmpty) markEmpty(offsets, form);
+    if (escapes) markFormulas(bytes, offsets, form, d !== APOSTROPHE);
   }
-  // The other rows' cells go after the column's bytes.
-  const others = new Map<number, Buffer>();
-  let extra = 0;
-  for (let r = 0; r < n; r++) {
-    if (form[r] === PLAIN) continue;
+  // The other rows' cells go after the column's bytes (TEXT ones made here, the rest in place).
+  const texts = new Map<number, Buffer>();
+  let extra = addedBytes(bytes, offsets, form);
+  for (let r = form.indexOf(TEXT); r >= 0; r = form.indexOf(TEXT, r + 1)) {
     const value = Buffer.from(bytes.buffer, bytes.byteOffset + offsets[r]!, offsets[r + 1]! - offsets[r]!);
-    const cell =
-      form[r] === ESCAPED
-        ? Buffer.concat([Buffer.of(APOSTROPHE), value])
-        : Buffer.from(quote(value.toString('utf8')), 'utf8');
-    others.set(r, cell);
+    const cell = Buffer.from(quote(value.toString('utf8')), 'utf8');
+    texts.set(r, cell);
     extra += cell.length;
   }
   const starts = new Int32Array(n);
   const lengths = new Int32Array(n);
-  for (let r = 0; r < n; r++) {
-    starts[r] = offsets[r]! - first;
-    lengths[r] = offsets[r + 1]! - offsets[r]!;
-  }
+  rowSpans(offsets, starts, lengths);
   let cells = bytes.subarray(first, end);
-  if (others.size > 0) {
+  if (extra > 0) {
     cells = new Uint8Array(end - first + extra);
     cells.set(bytes.subarray(first, end));
-    let at = end - first;
-    for (const [r, cell] of others) {
+    let at = otherCells(bytes, offsets, form, cells, end - first, starts, lengths);
+    for (const [r, cell] of texts) {
       cells.set(cell, at);
       starts[r] = at;
       lengths[r] = cell.length;
@@ -1617,7 +1595,87 @@ function rowHolding(offsets: Int32Array, at: number): number {
 const APOSTROPHE = 0x27;
 const PLAIN = 0;
 const ESCAPED = 1;
-const TEXT = 2;
+const QUOTED = 2;
+const TEXT = 3;
+
+// rawCells' loops, each a function of its own: the JIT optimizes each loop alone, where one
+// function of many loops ran each new loop unoptimized again (it had no feedback yet) on its
+// first calls in every worker.
+
+/** Rows holding byte `special` marked QUOTED (found by searching the bytes: rows rarely hold one). */
+function markHolding(buffer: Buffer, offsets: Int32Array, special: number, form: Uint8Array): void {
+  const end = offsets[offsets.length - 1]!;
+  for (let at = buffer.indexOf(special, offsets[0]!); at >= 0 && at < end; ) {
+    const r = rowHolding(offsets, at);
+    form[r] = QUOTED;
+    at = buffer.indexOf(special, offsets[r + 1]!);
+  }
+}
+
+/** Empty rows marked TEXT (a one-column file quotes them: an empty line would be dropped). */
+function markEmpty(offsets: Int32Array, form: Uint8Array): void {
+  for (let r = 0; r < form.length; r++) if (offsets[r] === offsets[r + 1]) form[r] = TEXT;
+}
+
+/** Rows opening with a formula byte: ESCAPED when plain and `'` can be prefixed, else TEXT. */
+function markFormulas(bytes: Uint8Array, offsets: Int32Array, form: Uint8Array, prefixes: boolean): void {
+  for (let r = 0; r < form.length; r++) {
+    if (offsets[r] === offsets[r + 1] || FORMULA_BYTE[bytes[offsets[r]!]!] !== 1) continue;
+    form[r] = form[r] === PLAIN && prefixes ? ESCAPED : TEXT;
+  }
+}
+
+/** The bytes ESCAPED and QUOTED rows' cells add (a `'`; two quotes and each quote doubled). */
+function addedBytes(bytes: Uint8Array, offsets: Int32Array, form: Uint8Array): number {
+  let extra = 0;
+  for (let r = 0; r < form.length; r++) {
+    const f = form[r]!;
+    if (f === ESCAPED) extra += 1 + offsets[r + 1]! - offsets[r]!;
+    else if (f === QUOTED) {
+      extra += 2 + offsets[r + 1]! - offsets[r]!;
+      for (let i = offsets[r]!; i < offsets[r + 1]!; i++) if (bytes[i] === QUOTE) extra++;
+    }
+  }
+  return extra;
+}
+
+/** Each row's cell as its bytes: where it starts among them, and its length. */
+function rowSpans(offsets: Int32Array, starts: Int32Array, lengths: Int32Array): void {
+  const first = offsets[0]!;
+  for (let r = 0; r < starts.length; r++) {
+    starts[r] = offsets[r]! - first;
+    lengths[r] = offsets[r + 1]! - offsets[r]!;
+  }
+}
+
+/**
+ * ESCAPED and QUOTED rows' cells written to `cells` from `at` on, their starts and lengths
+ * set: where they end.
+ */
+function otherCells(
+  bytes: Uint8Array,
+  offsets: Int32Array,
+  form: Uint8Array,
+  cells: Uint8Array,
+  at: number,
+  starts: Int32Array,
+  lengths: Int32Array,
+): number {
+  for (let r = 0; r < form.length; r++) {
+    const f = form[r]!;
+    if (f !== ESCAPED && f !== QUOTED) continue;
+    starts[r] = at;
+    cells[at++] = f === ESCAPED ? APOSTROPHE : QUOTE;
+    for (let i = offsets[r]!; i < offsets[r + 1]!; i++) {
+      const b = bytes[i]!;
+      cells[at++] = b;
+      if (b === QUOTE && f === QUOTED) cells[at++] = QUOTE;
+    }
+    if (f === QUOTED) cells[at++] = QUOTE;
+    lengths[r] = at - starts[r]!;
+  }
+  return at;
+}
 
 /** First bytes of a cell that formula escaping escapes (see FORMULA_START). */
 const FORMULA_BYTE = (() => {
@@ -1644,6 +1702,17 @@ function cellUses({ codes, lengths }: CellTable, rowCount: number): Int32Array {
     uses[k]!++;
   }
   return uses;
+}
+
+/** The bytes cells used `uses[k]` times take, and the longest cell used (a loop of its own, for the JIT). */
+function usedBytes(uses: Int32Array, lengths: Int32Array): { total: number; widest: number } {
+  let total = 0;
+  let widest = 0;
+  for (let k = 0; k < uses.length; k++) {
+    total += uses[k]! * lengths[k]!;
+    if (uses[k]! > 0 && lengths[k]! > widest) widest = lengths[k]!;
+  }
+  return { total, widest };
 }
 
 /** A number column as distinct formatted cells (never quoted; NaN is empty; `asCell` may escape a `-`). */

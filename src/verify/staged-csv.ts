@@ -44,10 +44,57 @@ function cellBytes(values: readonly string[] | RawValues, delimiter: Buffer): Ce
   return { bytes, ends, plain, rows };
 }
 
-/** `from[start, end)` to `to` at `at`: short values byte by byte (a subarray costs more). */
-function copyBytes(from: Uint8Array, start: number, end: number, to: Uint8Array, at: number): void {
+/** `from[start, end)` to `to` at `at`: short values byte by byte (a subarray costs more). Where it ends. */
+function copyBytes(from: Uint8Array, start: number, end: number, to: Uint8Array, at: number): number {
   if (end - start > 32) to.set(from.subarray(start, end), at);
-  else for (let j = start; j < end; j++) to[at++] = from[j]!;
+  else for (let j = start; j < end; j++) to[at + j - start] = from[j]!;
+  return at + end - start;
+}
+
+/** The bytes of `bytes[start, end)` as a quoted field: its quotes doubled, between two quotes. */
+function quotedLength(bytes: Uint8Array, start: number, end: number): number {
+  let n = end - start + 2;
+  for (let j = start; j < end; j++) if (bytes[j] === QUOTE) n++;
+  return n;
+}
+
+/** `bytes[start, end)` written to `to` at `at` as a quoted field: where it ends. */
+function quotedInto(bytes: Uint8Array, start: number, end: number, to: Uint8Array, at: number): number {
+  let p = at;
+  to[p++] = QUOTE;
+  for (let j = start; j < end; j++) {
+    to[p++] = bytes[j]!;
+    if (bytes[j] === QUOTE) to[p++] = QUOTE;
+  }
+  to[p++] = QUOTE;
+  return p;
+}
+
+/**
+ * A column of rows' bytes as the kernel's cells: each row's value where it lies, or (one that
+ * must be quoted) its quoted form added after them all. A loop of its own: the JIT optimizes it
+ * alone.
+ */
+function rowCells(cell: CellBytes): { bytes: Uint8Array; starts: Int32Array; lengths: Int32Array } {
+  const size = cell.ends.length - 1;
+  const lengths = new Int32Array(size);
+  let added = 0;
+  for (let k = 0; k < size; k++) {
+    lengths[k] = cell.ends[k + 1]! - cell.ends[k]!;
+    if (cell.plain[k] === 0) added += quotedLength(cell.bytes, cell.ends[k]!, cell.ends[k + 1]!);
+  }
+  if (added === 0) return { bytes: cell.bytes, starts: cell.ends.subarray(0, size), lengths };
+  const starts = cell.ends.slice(0, size);
+  const bytes = new Uint8Array(cell.bytes.length + added);
+  bytes.set(cell.bytes);
+  let at = cell.bytes.length;
+  for (let k = 0; k < size; k++) {
+    if (cell.plain[k] === 1) continue;
+    starts[k] = at;
+    at = quotedInto(cell.bytes, cell.ends[k]!, cell.ends[k + 1]!, bytes, at);
+    lengths[k] = at - starts[k]!;
+  }
+  return { bytes, starts, lengths };
 }
 
 /** Strings as UTF-8 bytes, encoded here (not by the writers' encoder: the verifier stays apart). */
@@ -158,11 +205,13 @@ export function asCsvEncoded(table: EncodedTable, escaped: boolean): EncodedTabl
 }
 
 /**
- * The cells rows hold in the exact form a writer gives them, for the kernel: each value that
- * needs no quotes, then the delimiter after it (`\n` after the last column's); other values
- * are not compared there. A column of rows' bytes is two tables (its rows' bytes as they are,
- * then the delimiter), not a copy of every row's bytes. None when a code is out of range (the
- * file cannot hold such a table): checked here, before the kernel's unchecked loads.
+ * The cells rows hold in the exact form a writer gives them, for the kernel: each value, quoted
+ * when it holds a quote, CR, LF or the delimiter (its quotes doubled), then the delimiter after
+ * it (`\n` after the last column's). A row written in another form (quoted when it need not be,
+ * CR LF line ends) is left to the reader after the kernel. A column of rows' bytes is two tables
+ * (its rows' bytes as they are, quoted ones added after them, then the delimiter), not a copy
+ * of every row's bytes. None when a code is out of range (the file cannot hold such a table):
+ * checked here, before the kernel's unchecked loads.
  */
 function expectedCells(
   cells: CellBytes[],
@@ -178,12 +227,11 @@ function expectedCells(
     if (cell.rows) {
       // Row r's cell is its own (the codes are the row numbers): as many rows as the table's.
       if (size !== column.length) return undefined;
-      const lengths = new Int32Array(size);
-      for (let k = 0; k < size; k++) lengths[k] = cell.plain[k] ? cell.ends[k + 1]! - cell.ends[k]! : -1;
+      const { bytes, starts, lengths } = rowCells(cell);
       const tail = new Uint8Array((after.length + 7) & ~7);
       tail.set(after);
       expected.push(
-        { bytes: cell.bytes, starts: cell.ends.subarray(0, size), lengths, codes: column },
+        { bytes, starts, lengths, codes: column },
         {
           bytes: tail,
           starts: Int32Array.of(0),
@@ -198,15 +246,19 @@ function expectedCells(
     const starts = new Int32Array(size);
     let end = 0;
     for (let k = 0; k < size; k++) {
-      lengths[k] = cell.plain[k] ? cell.ends[k + 1]! - cell.ends[k]! + after.length : -1;
+      const value = cell.plain[k]
+        ? cell.ends[k + 1]! - cell.ends[k]!
+        : quotedLength(cell.bytes, cell.ends[k]!, cell.ends[k + 1]!);
+      lengths[k] = value + after.length;
       starts[k] = end;
-      if (lengths[k]! > 0) end += (lengths[k]! + 7) & ~7;
+      end += (lengths[k]! + 7) & ~7;
     }
     const bytes = new Uint8Array(end);
     for (let k = 0; k < size; k++) {
-      if (lengths[k]! < 0) continue;
-      copyBytes(cell.bytes, cell.ends[k]!, cell.ends[k + 1]!, bytes, starts[k]!);
-      copyBytes(after, 0, after.length, bytes, starts[k]! + cell.ends[k + 1]! - cell.ends[k]!);
+      const at = cell.plain[k]
+        ? copyBytes(cell.bytes, cell.ends[k]!, cell.ends[k + 1]!, bytes, starts[k]!)
+        : quotedInto(cell.bytes, cell.ends[k]!, cell.ends[k + 1]!, bytes, starts[k]!);
+      copyBytes(after, 0, after.length, bytes, at);
     }
     expected.push({ bytes, starts, lengths, codes: column });
   }

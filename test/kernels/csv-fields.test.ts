@@ -1,9 +1,10 @@
 /**
  * The CSV reader's plain rows: the WASM kernel gives the plain-TS reference's rows, fields,
  * hashes and bytes, and stops where it does, on rows of every kind the reader meets: fields
- * empty or longer than a SIMD step, CR LF and lone CR, a quoted field, a blank line, rows of
- * another width, a row cut by the bytes' end, a limit on the rows, and omitted, coded and raw
- * columns in any mix.
+ * empty or longer than a SIMD step, CR LF and lone CR, quoted fields (with the delimiter, an
+ * escaped quote, a line break or text after the closing quote), a blank line, rows of another
+ * width, a row cut by the bytes' end, a limit on the rows, and omitted, coded and raw columns in
+ * any mix.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -50,6 +51,14 @@ describe('the plain rows of a CSV window', () => {
       'é\rx',
       'a long field of more than sixteen bytes',
       '2025-06-06T23:17:18',
+      '"x,y"',
+      '""',
+      '"say ""hi"", then go"',
+      '"a quoted field, longer than sixteen bytes"',
+      '"a\nb"',
+      '"a\r\nb"',
+      '"q"x',
+      '"open',
     ];
     for (let trial = 0; trial < 300; trial++) {
       const width = 2 + rng.below(5);
@@ -75,7 +84,7 @@ describe('the plain rows of a CSV window', () => {
   });
 
   it('split rows at the delimiter and line breaks, and stop at the first row left to the reader', () => {
-    const r = wasmPlainRows(request('a,bb,c\r\nd,,f\n"q",x,y\ng,h,i\n', [CODED, RAW, OMITTED]));
+    const r = wasmPlainRows(request('a,bb,c\r\nd,,f\n"q\n",x,y\ng,h,i\n', [CODED, RAW, OMITTED]));
     expect(r.rows).toBe(2);
     expect(r.end).toBe('a,bb,c\r\nd,,f\n'.length);
     expect([...r.coded[0]!.starts]).toEqual([0, 8]);
@@ -94,6 +103,28 @@ describe('the plain rows of a CSV window', () => {
     expect(wasmPlainRows(request('a,b,c\n', [CODED, CODED])).rows).toBe(0);
     expect(wasmPlainRows(request('a\n', [CODED, CODED])).rows).toBe(0);
     expect(wasmPlainRows(request('a,b\nc,d\n', [CODED, CODED], { most: 1 })).rows).toBe(1);
+  });
+
+  it('take quoted fields on one line: the value between the quotes, "" a quote in it', () => {
+    const text = '"a,b","x ""y"" z",1\r\n"",q,"2"\n';
+    const r = wasmPlainRows(request(text, [CODED, RAW, CODED]));
+    expect(r.rows).toBe(2);
+    expect(r.end).toBe(Buffer.byteLength(text));
+    // A coded field's place is inside its quotes; a raw field's bytes are its value.
+    expect([...r.coded[0]!.starts]).toEqual([1, text.indexOf('"",q') + 1]);
+    expect([...r.coded[0]!.ends]).toEqual([4, text.indexOf('"",q') + 1]);
+    expect(Buffer.from(r.raw[0]!.bytes).toString()).toBe('x "y" zq');
+    expect([...r.raw[0]!.offsets]).toEqual([0, 7, 8]);
+    expect(both(request(text, [CODED, RAW, CODED])).ts).toEqual(plain(r));
+    // Left to the reader: an escaped quote in a coded field, a line break inside the quotes,
+    // text after the closing quote, a quote the window cuts.
+    expect(wasmPlainRows(request('a,b\n"x""y",c\n', [CODED, CODED])).rows).toBe(1);
+    expect(wasmPlainRows(request('a,b\n"x""y",c\n', [RAW, CODED])).rows).toBe(2);
+    expect(wasmPlainRows(request('a,b\n"x\ny",c\n', [RAW, CODED])).rows).toBe(1);
+    expect(wasmPlainRows(request('a,b\n"x"y,c\n', [RAW, CODED])).rows).toBe(1);
+    expect(wasmPlainRows(request('a,b\n"x"\rc\n', [RAW, CODED])).rows).toBe(1);
+    expect(wasmPlainRows(request('a,b\n"x",c\n', [RAW, CODED], { end: 6 })).rows).toBe(1);
+    expect(wasmPlainRows(request('a,b\n"x",c\n', [RAW, CODED], { end: 7 })).rows).toBe(1);
   });
 
   it('take a window of many rows whole, with a tab delimiter', () => {

@@ -1,8 +1,10 @@
 /**
- * The CSV reader's plain rows (src/data/csv.ts, CsvParser): bytes split into rows of unquoted
- * fields, as many whole rows as come before the first one the reader parses itself (a field that
- * opens with a quote, a row of another width, a blank line, a row the bytes cut short). The
- * WASM kernel (assembly/csv-fields.ts) and the plain-TS reference give the same rows.
+ * The CSV reader's plain rows (src/data/csv.ts, CsvParser): bytes split into rows of fields, as
+ * many whole rows as come before the first one the reader parses itself (a quoted field holding
+ * a line break or followed by other text, a coded one holding an escaped quote, a row of another
+ * width, a blank line, a row the bytes cut short). A quoted field's value lies between its
+ * quotes, `""` a quote in it. The WASM kernel (assembly/csv-fields.ts) and the plain-TS
+ * reference give the same rows.
  */
 
 /** How a column's fields are kept. */
@@ -29,9 +31,9 @@ export interface PlainRows {
   readonly rows: number;
   /** Where the rows end in `bytes`: `start` when there are none. */
   readonly end: number;
-  /** Per coded column, in column order: each row's field `[starts, ends)` of `bytes`, and hash. */
+  /** Per coded column, in column order: each row's value `[starts, ends)` of `bytes` (inside its quotes), and hash. */
   readonly coded: readonly { starts: Int32Array; ends: Int32Array; hashes: Int32Array }[];
-  /** Per raw column, in column order: the rows' fields, offsets from 0. */
+  /** Per raw column, in column order: the rows' values (unquoted), offsets from 0. */
   readonly raw: readonly { offsets: Int32Array; bytes: Uint8Array }[];
 }
 

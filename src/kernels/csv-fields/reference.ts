@@ -25,34 +25,67 @@ export const tsPlainRows: PlainRowsKernel = ({ bytes, start, end: n, delimiter, 
     const cells: Uint8Array[] = [];
     let c = 0;
     let whole = false;
-    while (pos < n && c < width && bytes[pos] !== QUOTE) {
+    while (pos < n && c < width) {
       const kind = kinds[c]!;
-      const s = pos;
+      let s = pos;
+      let e: number;
       let h = HASH_SEED;
       let ended = -1;
-      while (pos < n) {
-        const b = bytes[pos]!;
-        if (b === delimiter || b === LF) {
-          ended = b;
-          break;
+      let cell: Uint8Array | undefined;
+      if (bytes[pos] === QUOTE) {
+        // A quoted field on one line: its value between the quotes, `""` a quote in it.
+        s = pos + 1;
+        const value: number[] = [];
+        let q = s;
+        let closed = false;
+        while (q < n && bytes[q] !== LF && bytes[q] !== CR) {
+          if (bytes[q] === QUOTE) {
+            if (q + 1 >= n) break;
+            if (bytes[q + 1] !== QUOTE) {
+              closed = true;
+              break;
+            }
+            q++;
+          }
+          value.push(bytes[q]!);
+          q++;
         }
-        if (b === CR) {
-          if (pos + 1 >= n) break;
-          if (bytes[pos + 1] === LF) {
-            ended = LF;
+        const escaped = value.length !== q - s;
+        if (!closed || (escaped && kind === CODED)) break;
+        e = q;
+        pos = q + 1;
+        const b = bytes[pos]!;
+        if (b === delimiter || b === LF) ended = b;
+        else if (b === CR && pos + 1 < n && bytes[pos + 1] === LF) ended = LF;
+        else break;
+        cell = Uint8Array.from(value);
+      } else {
+        while (pos < n) {
+          const b = bytes[pos]!;
+          if (b === delimiter || b === LF) {
+            ended = b;
             break;
           }
+          if (b === CR) {
+            if (pos + 1 >= n) break;
+            if (bytes[pos + 1] === LF) {
+              ended = LF;
+              break;
+            }
+          }
+          pos++;
         }
-        if (kind === CODED) h = Math.imul(h ^ b, FNV_PRIME);
-        pos++;
+        if (ended < 0) break;
+        e = pos;
+        cell = bytes.subarray(s, e);
       }
-      if (ended < 0) break;
       if (kind === CODED) {
+        for (let p = s; p < e; p++) h = Math.imul(h ^ bytes[p]!, FNV_PRIME);
         const out = coded[slot[c]!]!;
         out.starts[rows] = s;
-        out.ends[rows] = pos;
+        out.ends[rows] = e;
         out.hashes[rows] = h;
-      } else if (kind === RAW) cells[slot[c]!] = bytes.subarray(s, pos);
+      } else if (kind === RAW) cells[slot[c]!] = cell;
       c++;
       if (ended === LF) {
         pos += bytes[pos] === CR ? 2 : 1;
