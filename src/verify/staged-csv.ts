@@ -36,11 +36,11 @@ function cellBytes(values: readonly string[] | RawValues, delimiter: Buffer): Ce
   const raw = rows ? (values as RawValues) : utf8Of(values as readonly string[]);
   const size = raw.offsets.length - 1;
   const first = raw.offsets[0]!;
-  const ends = new Int32Array(size + 1);
-  for (let k = 0; k <= size; k++) ends[k] = raw.offsets[k]! - first;
+  const ends = first === 0 ? raw.offsets : shifted(raw.offsets, first);
   const bytes = raw.bytes.subarray(first, first + ends[size]!);
   const plain = new Uint8Array(size).fill(1);
-  for (const k of specialValues(bytes, ends, delimiter)) plain[k] = 0;
+  for (const needle of [Buffer.of(QUOTE), Buffer.of(CR), Buffer.of(LF), delimiter])
+    markSpecial(bytes, ends, needle, plain);
   return { bytes, ends, plain, rows };
 }
 
@@ -68,6 +68,19 @@ function quotedInto(bytes: Uint8Array, start: number, end: number, to: Uint8Arra
   }
   to[p++] = QUOTE;
   return p;
+}
+
+/** `offsets`, each less `first` (a loop of its own, which the JIT optimizes alone). */
+function shifted(offsets: Int32Array, first: number): Int32Array {
+  const out = new Int32Array(offsets.length);
+  for (let k = 0; k < offsets.length; k++) out[k] = offsets[k]! - first;
+  return out;
+}
+
+/** Whether every code is in [0, size) (a loop of its own, which the JIT optimizes alone). */
+function codesBelow(codes: Int32Array, size: number): boolean {
+  for (let r = 0; r < codes.length; r++) if (!(codes[r]! >= 0 && codes[r]! < size)) return false;
+  return true;
 }
 
 /**
@@ -108,31 +121,23 @@ function utf8Of(values: readonly string[]): RawValues {
 }
 
 /**
- * The values `k` whose bytes `bytes[ends[k], ends[k + 1])` hold a quote, CR, LF or the
- * delimiter (as UTF-8: a character's bytes never occur inside another's, so a byte match is a
- * character match). Each found by searching the column's bytes: values rarely hold one.
+ * The values `k` whose bytes `bytes[ends[k], ends[k + 1])` hold `needle` (a quote, CR, LF or the
+ * delimiter; as UTF-8, a character's bytes never occur inside another's, so a byte match is a
+ * character match) marked 0 in `plain`. Each found by searching the column's bytes, the values
+ * walked in order beside the matches (free text may hold a delimiter every few rows).
  */
-function specialValues(bytes: Uint8Array, ends: Int32Array, delimiter: Buffer): Set<number> {
-  const found = new Set<number>();
+function markSpecial(bytes: Uint8Array, ends: Int32Array, needle: Buffer, plain: Uint8Array): void {
   const all = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (const needle of [Buffer.of(QUOTE), Buffer.of(CR), Buffer.of(LF), delimiter]) {
-    for (let at = all.indexOf(needle); at >= 0; ) {
-      // The value holding byte `at`: the last k with ends[k] <= at (an empty value holds none).
-      let lo = 0;
-      let hi = ends.length - 2;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if (ends[mid]! <= at) lo = mid;
-        else hi = mid - 1;
-      }
-      // A delimiter of several bytes counts only within one value.
-      if (at + needle.length <= ends[lo + 1]!) {
-        found.add(lo);
-        at = all.indexOf(needle, ends[lo + 1]!);
-      } else at = all.indexOf(needle, at + 1);
-    }
+  let k = 0;
+  for (let at = all.indexOf(needle); at >= 0; ) {
+    // The value holding byte `at`: the last k with ends[k] <= at (an empty value holds none).
+    while (ends[k + 1]! <= at) k++;
+    // A delimiter of several bytes counts only within one value.
+    if (at + needle.length <= ends[k + 1]!) {
+      plain[k] = 0;
+      at = all.indexOf(needle, ends[k + 1]!);
+    } else at = all.indexOf(needle, at + 1);
   }
-  return found;
 }
 
 /** The characters that start a formula: a CSV cell starting with one is escaped (csvText). */
@@ -241,7 +246,7 @@ function expectedCells(
       );
       continue;
     }
-    for (let r = 0; r < column.length; r++) if (!(column[r]! >= 0 && column[r]! < size)) return undefined;
+    if (!codesBelow(column, size)) return undefined;
     const lengths = new Int32Array(size);
     const starts = new Int32Array(size);
     let end = 0;
