@@ -225,6 +225,44 @@ function classKey(qis: readonly number[], labels: readonly string[]): Uint32Arra
   return key;
 }
 
+/**
+ * A slice's entries interned in the partition's table, each entry's `lanes` sums added to its
+ * class's from sum `at` on: the entries' classes. (The merge's loops are functions of their own:
+ * the JIT optimizes each alone, where one function of several loops ran each new one
+ * unoptimized on its first calls.)
+ */
+function internEntries(table: ClassTable, slice: ClassEntries, lanes: number, at: number): Int32Array {
+  const { keys, sums } = slice;
+  const ids = new Int32Array(keys.length / KEY);
+  const all = table.sums;
+  for (let i = 0; i < ids.length; i++) {
+    const id = table.intern(keys[KEY * i]!, keys[KEY * i + 1]!, keys[KEY * i + 2]!, keys[KEY * i + 3]!);
+    ids[i] = id;
+    const to = table.lanes * id + at;
+    for (let l = 0; l < lanes; l++) all[to + l] = all[to + l]! + sums[lanes * i + l]!;
+  }
+  return ids;
+}
+
+/** Per class, its parts' entries as (part, entry) pairs in a run of `byClass`: class c's from `first[c]` on. */
+function entriesByClass(
+  classes: number,
+  classOf: readonly Int32Array[],
+): { first: Int32Array; byClass: Int32Array } {
+  const first = new Int32Array(classes + 1);
+  for (const ids of classOf) for (let i = 0; i < ids.length; i++) first[ids[i]! + 1]!++;
+  for (let c = 0; c < classes; c++) first[c + 1]! += first[c]!;
+  const byClass = new Int32Array(2 * first[classes]!);
+  const next = first.slice(0, classes);
+  for (const [p, ids] of classOf.entries())
+    for (let i = 0; i < ids.length; i++) {
+      const at = 2 * next[ids[i]!]!++;
+      byClass[at] = p;
+      byClass[at + 1] = i;
+    }
+  return { first, byClass };
+}
+
 /** A class key as a map key. */
 function keyText(keys: Uint32Array, e: number): string {
   return `${keys[KEY * e]},${keys[KEY * e + 1]},${keys[KEY * e + 2]},${keys[KEY * e + 3]}`;
@@ -643,36 +681,10 @@ export class PiecesCheck {
     const R = SHARD_LANES;
     const entries = [...shards, ...parts].reduce((n, s) => n + s.keys.length / KEY, 0);
     const table = new ClassTable(SHARD_LANES + PART_LANES, entries);
-    const intern = (keys: Uint32Array, i: number) =>
-      table.intern(keys[KEY * i]!, keys[KEY * i + 1]!, keys[KEY * i + 2]!, keys[KEY * i + 3]!);
-    for (const s of shards)
-      for (let i = 0; i < s.keys.length / KEY; i++) {
-        const at = table.lanes * intern(s.keys, i);
-        for (let l = 0; l < SHARD_LANES; l++)
-          table.sums[at + l] = table.sums[at + l]! + s.sums[SHARD_LANES * i + l]!;
-      }
-    const classOf = parts.map((p) => {
-      const ids = new Int32Array(p.keys.length / KEY);
-      for (let i = 0; i < ids.length; i++) {
-        const id = (ids[i] = intern(p.keys, i));
-        const at = table.lanes * id + R;
-        for (let l = 0; l < PART_LANES; l++)
-          table.sums[at + l] = table.sums[at + l]! + p.sums[PART_LANES * i + l]!;
-      }
-      return ids;
-    });
+    for (const s of shards) internEntries(table, s, SHARD_LANES, 0);
+    const classOf = parts.map((p) => internEntries(table, p, PART_LANES, R));
     // Per class, its parts' entries (part, entry) in a run of `byClass` (a counting sort).
-    const first = new Int32Array(table.size + 1);
-    for (const ids of classOf) for (const id of ids) first[id + 1]!++;
-    for (let c = 0; c < table.size; c++) first[c + 1]! += first[c]!;
-    const byClass = new Int32Array(2 * first[table.size]!);
-    const next = first.slice(0, table.size);
-    for (const [p, ids] of classOf.entries())
-      for (let i = 0; i < ids.length; i++) {
-        const at = 2 * next[ids[i]!]!++;
-        byClass[at] = p;
-        byClass[at + 1] = i;
-      }
+    const { first, byClass } = entriesByClass(table.size, classOf);
     // Per part, per attribute: where each class's cells start.
     const cellStarts = parts.map((p) => p.cells.map((triples) => starts(triples, p.keys.length / KEY)));
     const sums = table.sums;
@@ -704,7 +716,7 @@ export class PiecesCheck {
       } else if (hasExpected && (released.n !== expected.n || !sameFingerprint(released.f, expected.f)))
         this.mismatched += Math.max(released.n, 1);
       else if (!hasExpected) this.mismatched += released.n;
-      if (hasReleased) this.checkModels(released.n, counts(), keyText(table.keys, c));
+      if (hasReleased) this.checkModels(released.n, counts(), table.keys, c);
     }
   }
 
@@ -740,10 +752,16 @@ export class PiecesCheck {
   }
 
   /** Every model on one released class. */
-  private checkModels(size: number, counts: readonly Map<string, number>[], key: string): void {
+  /** A released class's checks (its key, entry `c` of `keys`, kept when a release-wide model needs it). */
+  private checkModels(
+    size: number,
+    counts: readonly Map<string, number>[],
+    keys: Uint32Array,
+    c: number,
+  ): void {
     this.classes++;
     this.minSize = Math.min(this.minSize, size);
-    this.released?.push({ key, size });
+    this.released?.push({ key: keyText(keys, c), size });
     this.models.forEach((model, m) => {
       const attribute = this.attributes[m];
       if (attribute === undefined) this.tally.record(m, checkClass(model, size, undefined, undefined));
@@ -796,7 +814,7 @@ export class PiecesCheck {
       checkDpClaims(dp, claims, read, read - (releasedRows - maskedRows), add, inputRows);
     }
     // Every model on every released class (masked rows are no class).
-    if (starClassReleased) this.checkModels(starClass!.n, this.starCounts, keyText(this.star, 0));
+    if (starClassReleased) this.checkModels(starClass!.n, this.starCounts, this.star, 0);
     if (this.released) checkReleaseModels(claims.privacy, this.released, this.population, inputRows, add);
     this.tally.add(this.classes, (attribute) => this.args.sensitive.has(attribute), add);
     const minSize = this.classes === 0 ? 0 : this.minSize;
