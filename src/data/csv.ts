@@ -1541,16 +1541,19 @@ function rawCells(
   const escapes = options.escapeFormulas === true;
   /** Per row: PLAIN, ESCAPED (copied after a `'`), QUOTED (quoted byte by byte) or TEXT (through `quote`). */
   const form = new Uint8Array(n);
+  /** Per row holding a quote (few do), how many: each is doubled in its quoted cell. */
+  let quotes = new Map<number, number>();
   if (d < 0) form.fill(TEXT);
   else {
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (const special of new Set([d, QUOTE, LF, CR])) markHolding(buffer, offsets, special, form);
+    for (const special of new Set([d, LF, CR])) markHolding(buffer, offsets, special, form);
+    quotes = markQuotes(buffer, offsets, form);
     if (quoteEmpty) markEmpty(offsets, form);
     if (escapes) markFormulas(bytes, offsets, form, d !== APOSTROPHE);
   }
   // The other rows' cells go after the column's bytes (TEXT ones made here, the rest in place).
   const texts = new Map<number, Buffer>();
-  let extra = addedBytes(bytes, offsets, form);
+  let extra = addedBytes(offsets, form, quotes);
   for (let r = form.indexOf(TEXT); r >= 0; r = form.indexOf(TEXT, r + 1)) {
     const value = Buffer.from(bytes.buffer, bytes.byteOffset + offsets[r]!, offsets[r + 1]! - offsets[r]!);
     const cell = Buffer.from(quote(value.toString('utf8')), 'utf8');
@@ -1564,7 +1567,7 @@ function rawCells(
   if (extra > 0) {
     cells = new Uint8Array(end - first + extra);
     cells.set(bytes.subarray(first, end));
-    let at = otherCells(bytes, offsets, form, cells, end - first, starts, lengths);
+    let at = otherCells(bytes, offsets, form, quotes, cells, end - first, starts, lengths);
     for (const [r, cell] of texts) {
       cells.set(cell, at);
       starts[r] = at;
@@ -1625,17 +1628,27 @@ function markFormulas(bytes: Uint8Array, offsets: Int32Array, form: Uint8Array, 
   }
 }
 
+/** Rows holding a quote marked QUOTED: per such row, its quotes (found by searching the bytes). */
+function markQuotes(buffer: Buffer, offsets: Int32Array, form: Uint8Array): Map<number, number> {
+  const quotes = new Map<number, number>();
+  const end = offsets[offsets.length - 1]!;
+  for (let at = buffer.indexOf(QUOTE, offsets[0]!); at >= 0 && at < end; at = buffer.indexOf(QUOTE, at + 1)) {
+    const r = rowHolding(offsets, at);
+    form[r] = QUOTED;
+    quotes.set(r, (quotes.get(r) ?? 0) + 1);
+  }
+  return quotes;
+}
+
 /** The bytes ESCAPED and QUOTED rows' cells add (a `'`; two quotes and each quote doubled). */
-function addedBytes(bytes: Uint8Array, offsets: Int32Array, form: Uint8Array): number {
+function addedBytes(offsets: Int32Array, form: Uint8Array, quotes: ReadonlyMap<number, number>): number {
   let extra = 0;
   for (let r = 0; r < form.length; r++) {
     const f = form[r]!;
     if (f === ESCAPED) extra += 1 + offsets[r + 1]! - offsets[r]!;
-    else if (f === QUOTED) {
-      extra += 2 + offsets[r + 1]! - offsets[r]!;
-      for (let i = offsets[r]!; i < offsets[r + 1]!; i++) if (bytes[i] === QUOTE) extra++;
-    }
+    else if (f === QUOTED) extra += 2 + offsets[r + 1]! - offsets[r]!;
   }
+  for (const k of quotes.values()) extra += k;
   return extra;
 }
 
@@ -1656,6 +1669,7 @@ function otherCells(
   bytes: Uint8Array,
   offsets: Int32Array,
   form: Uint8Array,
+  quotes: ReadonlyMap<number, number>,
   cells: Uint8Array,
   at: number,
   starts: Int32Array,
@@ -1664,15 +1678,36 @@ function otherCells(
   for (let r = 0; r < form.length; r++) {
     const f = form[r]!;
     if (f !== ESCAPED && f !== QUOTED) continue;
+    const from = offsets[r]!;
+    const to = offsets[r + 1]!;
     starts[r] = at;
-    cells[at++] = f === ESCAPED ? APOSTROPHE : QUOTE;
-    for (let i = offsets[r]!; i < offsets[r + 1]!; i++) {
-      const b = bytes[i]!;
-      cells[at++] = b;
-      if (b === QUOTE && f === QUOTED) cells[at++] = QUOTE;
+    if (f === ESCAPED) {
+      cells[at] = APOSTROPHE;
+      at = copyInto(bytes, from, to, cells, at + 1);
+    } else {
+      cells[at] = QUOTE;
+      at = quotes.has(r)
+        ? doubledInto(bytes, from, to, cells, at + 1)
+        : copyInto(bytes, from, to, cells, at + 1);
+      cells[at++] = QUOTE;
     }
-    if (f === QUOTED) cells[at++] = QUOTE;
     lengths[r] = at - starts[r]!;
+  }
+  return at;
+}
+
+/** `bytes[from, to)` to `cells` at `at`: where it ends. */
+function copyInto(bytes: Uint8Array, from: number, to: number, cells: Uint8Array, at: number): number {
+  for (let i = from; i < to; i++) cells[at++] = bytes[i]!;
+  return at;
+}
+
+/** `bytes[from, to)` to `cells` at `at`, each quote doubled: where it ends. */
+function doubledInto(bytes: Uint8Array, from: number, to: number, cells: Uint8Array, at: number): number {
+  for (let i = from; i < to; i++) {
+    const b = bytes[i]!;
+    cells[at++] = b;
+    if (b === QUOTE) cells[at++] = QUOTE;
   }
   return at;
 }
