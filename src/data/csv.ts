@@ -1648,7 +1648,8 @@ function addedBytes(offsets: Int32Array, form: Uint8Array, quotes: ReadonlyMap<n
     if (f === ESCAPED) extra += 1 + offsets[r + 1]! - offsets[r]!;
     else if (f === QUOTED) extra += 2 + offsets[r + 1]! - offsets[r]!;
   }
-  for (const k of quotes.values()) extra += k;
+  // A row holding a quote that formula escaping sends through `quote` is counted there.
+  for (const [r, k] of quotes) if (form[r] === QUOTED) extra += k;
   return extra;
 }
 
