@@ -77,7 +77,8 @@ export function* registryRows(rows: number): Generator<string[], void, undefined
 
 /**
  * Columns that ride along (`bench:scale --ride-along`), released unchanged (insensitive): a
- * free-text note with one distinct value per row, an amount with two decimals and a timestamp.
+ * free-text note with one distinct value per row (a comma in one of five, a quoted word in one
+ * of fifty, as notes people write hold), an amount with two decimals and a timestamp.
  * No model or metric reads them; they cost only what carrying a column costs.
  */
 export const RIDE_ALONG_COLUMNS = ['note', 'amount', 'recorded_at'] as const;

@@ -48,7 +48,8 @@ Options:
   --shape <shape>     adult (default) or registry: the near-unique table of bench/registry-sample.ts
                       (a unique id, age, sex, 5-digit postcode, exact birth date; generalization, mondrian)
   --ride-along        with --shape registry: three insensitive columns released unchanged (a
-                      free-text note with one distinct value per row, an amount, a timestamp);
+                      free-text note with one distinct value per row, a comma in one of five
+                      and a quoted word in one of fifty; an amount; a timestamp);
                       its results are kept apart from the registry's without them
   --perturb <p>       perturbation of the synthetic rows (default 0.05: distinct tuples grow with N)
   --seed <s>          synthetic data seed (default 1)
