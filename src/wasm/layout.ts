@@ -56,3 +56,12 @@ export function valueBlockEnd(
   while (to > from + 1 && offsets[to]! - offsets[from]! > bytes) to = from + ((to - from) >> 1);
   return to;
 }
+
+/**
+ * `values`, each plus `shift`, into `words` from `at` on: offsets rebased as a wrapper copies
+ * them into the instance (a loop of its own, which the JIT optimizes alone).
+ */
+export function placeShifted(words: Int32Array, at: number, values: Int32Array, shift: number): void {
+  if (shift === 0) words.set(values, at);
+  else for (let k = 0; k < values.length; k++) words[at + k] = values[k]! + shift;
+}

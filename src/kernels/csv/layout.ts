@@ -3,7 +3,7 @@
  * pointers, its cells' starts and lengths, one blob of every column's cells, and a block of
  * rows' codes, then whatever the kernel needs after it (`end`).
  */
-import { align16, reserve } from '../../wasm/layout.ts';
+import { align16, placeShifted, reserve } from '../../wasm/layout.ts';
 import type { CoreExports } from '../../wasm/module.ts';
 import type { CellTable } from './kernel.ts';
 
@@ -54,17 +54,11 @@ export function placeCells(
     words[(tables >> 2) + 2 * c] = starts;
     words[(tables >> 2) + 2 * c + 1] = lengths;
     // Each column's starts count from the one blob of every column's cells.
-    placeStarts(words, starts >> 2, t.starts, offsets[c]!);
+    placeShifted(words, starts >> 2, t.starts, offsets[c]!);
     words.set(t.lengths, lengths >> 2);
     new Uint8Array(words.buffer, cells + offsets[c]!, t.bytes.length).set(t.bytes);
   });
   return { result, tables, cells, codes, blockRows, end };
-}
-
-/** `starts`, each plus `offset`, into `words` from `at` on (a loop the JIT optimizes alone). */
-function placeStarts(words: Int32Array, at: number, starts: Int32Array, offset: number): void {
-  if (offset === 0) words.set(starts, at);
-  else for (let k = 0; k < starts.length; k++) words[at + k] = starts[k]! + offset;
 }
 
 /** Copies the codes of rows [from, from + n) into the codes block, column after column. */

@@ -4,7 +4,7 @@
  * in a block at a time; the output copied out once. The same bytes as the plain-TS loop
  * (`tsGatherBytes`, reference.ts).
  */
-import { Regions, reserve, valueBlockEnd } from '../../wasm/layout.ts';
+import { placeShifted, Regions, reserve, valueBlockEnd } from '../../wasm/layout.ts';
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
 import type { GatherBytesKernel, ShuffleBytesKernel } from './kernel.ts';
 
@@ -113,8 +113,3 @@ export const wasmShuffleBytes: ShuffleBytesKernel = (pieces, rows) => {
     releaseCore(core, 0, 0);
   }
 };
-
-/** `values`, each plus `shift`, into `words` from `at` on (a loop the JIT optimizes alone). */
-function placeShifted(words: Int32Array, at: number, values: Int32Array, shift: number): void {
-  for (let k = 0; k < values.length; k++) words[at + k] = values[k]! + shift;
-}
