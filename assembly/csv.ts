@@ -55,6 +55,11 @@ export function csvRows(
 //   starts   per column, cell k's expected bytes at `cells + starts[k]` (8-byte aligned, zero
 //            after its end up to the next multiple of 8), `lengths[k]` of them: the value and
 //            the delimiter or line end after it; a length of -1 marks a value not compared here
+//   kinds    width i32: 0 for such a column; for a column of values (a column of rows' bytes),
+//            0x100 | the delimiter's first byte: value k is bytes [starts[k], starts[k + 1]) of
+//            the cells, unquoted (no lengths table), and the field holding it is either quoted
+//            (its quotes doubled: any valid quoting) or its bytes as they are, which must then
+//            hold no quote, CR, LF or that byte (a field the writer would have had to quote)
 //   buf      the file's bytes [0, filled), and 8 readable bytes after them
 //
 // Compares rows from `from` on, from byte `at`; stops at the first row that is not whole in
@@ -72,11 +77,12 @@ export function csvMatch(
   at: i32,
   filled: i32,
   result: usize,
+  kinds: usize,
 ): i32 {
   let p = at;
   let r = from;
   for (; r < n; r++) {
-    const end = rowMatch(codes, n, width, r, tables, cells, buf, p, filled);
+    const end = rowMatch(codes, n, width, r, tables, cells, buf, p, filled, kinds);
     if (end < 0) break;
     p = end;
   }
@@ -95,11 +101,18 @@ function rowMatch(
   buf: usize,
   p: i32,
   filled: i32,
+  kinds: usize,
 ): i32 {
   let q = p;
   for (let c = 0; c < width; c++) {
     const k = load<i32>(codes + ((<usize>c * <usize>n + <usize>r) << 2));
     const t = tables + ((<usize>c) << 3);
+    const kind = load<i32>(kinds + ((<usize>c) << 2));
+    if (kind != 0) {
+      q = valueMatch(<usize>load<u32>(t), k, cells, buf, q, filled, kind & 0xff);
+      if (q < 0) return -1;
+      continue;
+    }
     const len = load<i32>(<usize>load<u32>(t, 4) + (<usize>k << 2));
     if (len < 0 || q + len > filled) return -1;
     const cell = cells + <usize>load<i32>(<usize>load<u32>(t) + (<usize>k << 2));
@@ -113,4 +126,67 @@ function rowMatch(
     q += len;
   }
   return q;
+}
+
+const QUOTE: u8 = 0x22;
+const ONES: u64 = 0x0101010101010101;
+const HIGHS: u64 = 0x8080808080808080;
+
+/** Whether any byte of `w` is `b` (`spread`: b in every byte). */
+// @ts-ignore: decorator
+@inline
+function hasByte(w: u64, spread: u64): bool {
+  const x = w ^ spread;
+  return ((x - ONES) & ~x & HIGHS) != 0;
+}
+
+/**
+ * Value k of a column of values (bytes [starts[k], starts[k + 1]) of the cells) compared with
+ * the field at byte `q`: the byte after the field, or -1 where the row is left to the reader.
+ */
+function valueMatch(starts: usize, k: i32, cells: usize, buf: usize, q: i32, filled: i32, special: i32): i32 {
+  const s = load<i32>(starts + (<usize>k << 2));
+  const len = load<i32>(starts + ((<usize>k + 1) << 2)) - s;
+  const value = cells + <usize>s;
+  if (q < filled && load<u8>(buf + <usize>q) == QUOTE) return quotedMatch(value, len, buf, q + 1, filled);
+  if (q + len > filled) return -1;
+  const got = buf + <usize>q;
+  const quotes = ONES * <u64>QUOTE;
+  const crs = ONES * 0x0d;
+  const lfs = ONES * 0x0a;
+  const delims = ONES * <u64>special;
+  let j = 0;
+  for (; j + 8 <= len; j += 8) {
+    const w = load<u64>(got + <usize>j);
+    if (w != load<u64>(value + <usize>j)) return -1;
+    if (hasByte(w, quotes) || hasByte(w, crs) || hasByte(w, lfs) || hasByte(w, delims)) return -1;
+  }
+  for (; j < len; j++) {
+    const b = load<u8>(got + <usize>j);
+    if (b != load<u8>(value + <usize>j)) return -1;
+    if (b == QUOTE || b == 0x0d || b == 0x0a || <i32>b == special) return -1;
+  }
+  return q + len;
+}
+
+/**
+ * A quoted field from byte `p` (after its opening quote) compared with `len` bytes at `value`:
+ * the byte after its closing quote, or -1 (a difference, or a field not whole in the buffer).
+ */
+function quotedMatch(value: usize, len: i32, buf: usize, p: i32, filled: i32): i32 {
+  let j = 0;
+  for (;;) {
+    if (p >= filled) return -1;
+    const b = load<u8>(buf + <usize>p);
+    if (b == QUOTE) {
+      // Escaped or closing: the next byte tells (not in the buffer: the reader refills).
+      if (p + 1 >= filled) return -1;
+      if (load<u8>(buf + <usize>p + 1) != QUOTE) break;
+      p++;
+    }
+    if (j >= len || load<u8>(value + <usize>j) != b) return -1;
+    j++;
+    p++;
+  }
+  return j == len ? p + 1 : -1;
 }

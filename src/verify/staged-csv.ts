@@ -20,7 +20,8 @@ const DIFFERENT = -2;
 
 /**
  * A column's dictionary as UTF-8: value `k` is `bytes[ends[k], ends[k + 1])`; `plain[k]` is 1
- * when it holds no quote, CR, LF or delimiter (unquoted, it ends right where the field does).
+ * when it holds no quote, CR, LF or delimiter (unquoted, it ends right where the field does);
+ * a column of rows' bytes is not searched for them (all 0: its fields are read as any field).
  */
 interface CellBytes {
   readonly bytes: Uint8Array;
@@ -38,9 +39,15 @@ function cellBytes(values: readonly string[] | RawValues, delimiter: Buffer): Ce
   const first = raw.offsets[0]!;
   const ends = first === 0 ? raw.offsets : shifted(raw.offsets, first);
   const bytes = raw.bytes.subarray(first, first + ends[size]!);
-  const plain = new Uint8Array(size).fill(1);
-  for (const needle of [Buffer.of(QUOTE), Buffer.of(CR), Buffer.of(LF), delimiter])
-    markSpecial(bytes, ends, needle, plain);
+  // A column of rows' bytes is matched as values, quoted or not (expectedCells): its values are
+  // not searched for special bytes, and the reader takes its rows the matcher leaves as it
+  // takes any value that may need quotes.
+  const plain = new Uint8Array(size);
+  if (!rows) {
+    plain.fill(1);
+    for (const needle of [Buffer.of(QUOTE), Buffer.of(CR), Buffer.of(LF), delimiter])
+      markSpecial(bytes, ends, needle, plain);
+  }
   return { bytes, ends, plain, rows };
 }
 
@@ -81,33 +88,6 @@ function shifted(offsets: Int32Array, first: number): Int32Array {
 function codesBelow(codes: Int32Array, size: number): boolean {
   for (let r = 0; r < codes.length; r++) if (!(codes[r]! >= 0 && codes[r]! < size)) return false;
   return true;
-}
-
-/**
- * A column of rows' bytes as the kernel's cells: each row's value where it lies, or (one that
- * must be quoted) its quoted form added after them all. A loop of its own: the JIT optimizes it
- * alone.
- */
-function rowCells(cell: CellBytes): { bytes: Uint8Array; starts: Int32Array; lengths: Int32Array } {
-  const size = cell.ends.length - 1;
-  const lengths = new Int32Array(size);
-  let added = 0;
-  for (let k = 0; k < size; k++) {
-    lengths[k] = cell.ends[k + 1]! - cell.ends[k]!;
-    if (cell.plain[k] === 0) added += quotedLength(cell.bytes, cell.ends[k]!, cell.ends[k + 1]!);
-  }
-  if (added === 0) return { bytes: cell.bytes, starts: cell.ends.subarray(0, size), lengths };
-  const starts = cell.ends.slice(0, size);
-  const bytes = new Uint8Array(cell.bytes.length + added);
-  bytes.set(cell.bytes);
-  let at = cell.bytes.length;
-  for (let k = 0; k < size; k++) {
-    if (cell.plain[k] === 1) continue;
-    starts[k] = at;
-    at = quotedInto(cell.bytes, cell.ends[k]!, cell.ends[k + 1]!, bytes, at);
-    lengths[k] = at - starts[k]!;
-  }
-  return { bytes, starts, lengths };
 }
 
 /** Strings as UTF-8 bytes, encoded here (not by the writers' encoder: the verifier stays apart). */
@@ -213,10 +193,11 @@ export function asCsvEncoded(table: EncodedTable, escaped: boolean): EncodedTabl
  * The cells rows hold in the exact form a writer gives them, for the kernel: each value, quoted
  * when it holds a quote, CR, LF or the delimiter (its quotes doubled), then the delimiter after
  * it (`\n` after the last column's). A row written in another form (quoted when it need not be,
- * CR LF line ends) is left to the reader after the kernel. A column of rows' bytes is two tables
- * (its rows' bytes as they are, quoted ones added after them, then the delimiter), not a copy
- * of every row's bytes. None when a code is out of range (the file cannot hold such a table):
- * checked here, before the kernel's unchecked loads.
+ * CR LF line ends) is left to the reader after the kernel. A column of rows' bytes is two tables:
+ * its rows' values as they are, which the kernel compares with each field quoted or not (any
+ * valid quoting, as the reader accepts; unquoted only when the value needs no quotes), then the
+ * delimiter. None when a code is out of range (the file cannot hold such a table): checked
+ * here, before the kernel's unchecked loads.
  */
 function expectedCells(
   cells: CellBytes[],
@@ -230,13 +211,19 @@ function expectedCells(
     const size = cell.ends.length - 1;
     const column = codes[c]!;
     if (cell.rows) {
-      // Row r's cell is its own (the codes are the row numbers): as many rows as the table's.
+      // Row r's value is its own (the codes are the row numbers): as many rows as the table's.
+      // The matcher compares it quoted or not, as its bytes (no copy of them quoted).
       if (size !== column.length) return undefined;
-      const { bytes, starts, lengths } = rowCells(cell);
       const tail = new Uint8Array((after.length + 7) & ~7);
       tail.set(after);
       expected.push(
-        { bytes, starts, lengths, codes: column },
+        {
+          bytes: cell.bytes,
+          starts: cell.ends,
+          lengths: new Int32Array(0),
+          codes: column,
+          values: delimiter[0]!,
+        },
         {
           bytes: tail,
           starts: Int32Array.of(0),

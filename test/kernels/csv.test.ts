@@ -137,4 +137,90 @@ describe('CSV row matchers', () => {
     expect(row).toBe(first);
     expect(first).toBeGreaterThan(1000);
   });
+
+  it('compare columns of values quoted or not: the same row and byte, each field however it is quoted', () => {
+    const rows = 20_000;
+    const random = new Random(23);
+    const pieces = ['a', 'é', '𝄞', ';', ',', '"', '\r', '\n', ' ', 'x', '0123456789'];
+    const value = () =>
+      Array.from({ length: random.below(14) }, () => pieces[random.below(pieces.length)]).join('');
+    const values = [0, 1].map(() => Array.from({ length: rows }, value));
+    // A value quoted when it must be, as a writer quotes it (else, one in ten, quoted anyway).
+    const field = (v: string) =>
+      /[;"\r\n]/.test(v) || random.below(10) === 0 ? `"${v.replaceAll('"', '""')}"` : v;
+    const lines = Array.from(
+      { length: rows },
+      (_, r) => `${field(values[0]![r]!)};${field(values[1]![r]!)}\n`,
+    );
+    const body = Buffer.from(lines.join(''), 'utf8');
+    const expected = (): ExpectedCells[] =>
+      values.flatMap((column, c) => {
+        const parts = column.map((v) => Buffer.from(v, 'utf8'));
+        const starts = new Int32Array(rows + 1);
+        parts.forEach((part, r) => {
+          starts[r + 1] = starts[r]! + part.length;
+        });
+        const after = Buffer.alloc(8);
+        after.write(c === 0 ? ';' : '\n');
+        return [
+          {
+            bytes: Buffer.concat(parts),
+            starts,
+            lengths: new Int32Array(0),
+            codes: Int32Array.from(parts.keys()),
+            values: 0x3b,
+          },
+          { bytes: after, starts: Int32Array.of(0), lengths: Int32Array.of(1), codes: new Int32Array(rows) },
+        ];
+      });
+    // Any valid quoting is matched: every row of the honest bytes.
+    for (const kernel of MATCHERS) {
+      const matcher = kernel.open(expected(), rows);
+      matcher.load(body, body.length);
+      expect(matcher.match(0, 0), kernel.name).toEqual({ row: rows, pos: body.length });
+      matcher.close();
+    }
+    const text = body.toString('latin1');
+    const unquoted = text.replace(/"([^"\r\n;]*)"/, '$1'); // a value quoted for no need, unquoted: still valid
+    const cases = [
+      body,
+      Buffer.from(unquoted, 'latin1'),
+      // A value that needs quotes, written without them; a quote left single; a closing quote gone.
+      Buffer.from(text.replace(/"([^"]*;[^"]*)"/, '$1'), 'latin1'),
+      Buffer.from(text.replace('""', '"'), 'latin1'),
+      Buffer.from(text.replace(/"\n/, '\n'), 'latin1'),
+      ...Array.from({ length: 8 }, () => {
+        const changed = Buffer.from(body);
+        changed[random.below(changed.length)] ^= 0x20;
+        return changed;
+      }),
+    ];
+    for (const bytes of cases) {
+      const answers = MATCHERS.map((kernel) => {
+        const matcher = kernel.open(expected(), rows);
+        try {
+          return [bytes.length, 4099, 61].map((filled) => {
+            matcher.load(bytes, filled);
+            const first = matcher.match(0, 0);
+            return [first, first.row > 2 ? matcher.match(first.pos, first.row) : first];
+          });
+        } finally {
+          matcher.close();
+        }
+      });
+      expect(answers[1]).toEqual(answers[0]);
+    }
+    // A value that must be quoted stops the matcher where it is not (the reader takes that row).
+    const first = values[0]!.findIndex((v) => v.includes(';'));
+    const bare = Buffer.from(
+      lines.map((line, r) => (r === first ? `${values[0]![r]!};${field(values[1]![r]!)}\n` : line)).join(''),
+      'utf8',
+    );
+    for (const kernel of MATCHERS) {
+      const matcher = kernel.open(expected(), rows);
+      matcher.load(bare, bare.length);
+      expect(matcher.match(0, 0).row, kernel.name).toBe(first);
+      matcher.close();
+    }
+  });
 });

@@ -1,20 +1,62 @@
 /**
  * The verifier's fast path through a staged CSV file: rows compared byte for byte with the
  * cells they must hold, as long as each is in the exact form a writer gives it (every value
- * unquoted, the delimiter after it, `\n` after the last). Where a row is not, the verifier's
- * own reader takes over (src/verify/staged-csv.ts). The WASM kernel (assembly/csv.ts) and the
- * plain-TS reference stop at the same row.
+ * unquoted, the delimiter after it, `\n` after the last). A column of values (a column of rows'
+ * bytes: a note, an amount) is compared as its values instead, each field quoted or not: the
+ * matcher unquotes it as it compares, so its values need no quoted copy made first. Where a
+ * row is not in such a form, the verifier's own reader takes over (src/verify/staged-csv.ts).
+ * The WASM kernel (assembly/csv.ts) and the plain-TS reference stop at the same row.
  */
-import { reserve } from '../../wasm/layout.ts';
+import { align16, reserve } from '../../wasm/layout.ts';
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
 import type { CellTable } from './kernel.ts';
 import { placeCells, placeCodes, resultOf } from './layout.ts';
 
 /**
  * A column's expected cells, laid out as a writer's (CellTable): cell `k` is `lengths[k]` bytes
- * at byte `starts[k]` of `bytes`, or, with a length of -1, a value not compared here.
+ * at byte `starts[k]` of `bytes`, or, with a length of -1, a value not compared here. Or, with
+ * `values` (the delimiter's first byte), a column of values: value `k` is bytes
+ * [starts[k], starts[k + 1]) (no lengths), its field either quoted (quotes doubled) or its bytes
+ * as they are, holding no quote, CR, LF or that byte (else the reader takes the row).
  */
-export type ExpectedCells = CellTable;
+export type ExpectedCells = CellTable & { readonly values?: number };
+
+const QUOTE = 0x22;
+
+/** Whether a field whose bytes are a value as they are must have been quoted (`special`: the delimiter's first byte). */
+function needsQuotes(bytes: Uint8Array, start: number, end: number, special: number): boolean {
+  for (let j = start; j < end; j++) {
+    const b = bytes[j]!;
+    if (b === QUOTE || b === 0x0d || b === 0x0a || b === special) return true;
+  }
+  return false;
+}
+
+/** Value k of a column of values compared with the field at `q` of `buf`: the byte after it, or -1 (see ExpectedCells). */
+function valueMatch(t: ExpectedCells, k: number, buf: Uint8Array, q: number, filled: number): number {
+  const start = t.starts[k]!;
+  const end = t.starts[k + 1]!;
+  if (q < filled && buf[q] === QUOTE) {
+    let p = q + 1;
+    let j = start;
+    for (;;) {
+      if (p >= filled) return -1;
+      const b = buf[p]!;
+      if (b === QUOTE) {
+        if (p + 1 >= filled) return -1;
+        if (buf[p + 1] !== QUOTE) break;
+        p++;
+      }
+      if (j >= end || t.bytes[j] !== b) return -1;
+      j++;
+      p++;
+    }
+    return j === end ? p + 1 : -1;
+  }
+  if (q + end - start > filled) return -1;
+  for (let j = start; j < end; j++) if (buf[q + j - start] !== t.bytes[j]) return -1;
+  return needsQuotes(t.bytes, start, end, t.values!) ? -1 : q + end - start;
+}
 
 export interface CsvMatchKernel {
   readonly name: string;
@@ -50,6 +92,11 @@ export const tsCsvMatchKernel: CsvMatchKernel = {
           let q = p;
           for (const t of columns) {
             const k = t.codes[r]!;
+            if (t.values !== undefined) {
+              q = valueMatch(t, k, buf, q, filled);
+              if (q < 0) break rows;
+              continue;
+            }
             const length = t.lengths[k]!;
             if (length < 0 || q + length > filled) break rows;
             const start = t.starts[k]!;
@@ -69,8 +116,14 @@ export const wasmCsvMatchKernel: CsvMatchKernel = {
   name: 'wasm',
   open(columns, rowCount) {
     const { core } = acquireCore();
-    const layout = placeCells(core, columns, rowCount, 16);
-    const bufAt = layout.end;
+    const width = columns.length;
+    const layout = placeCells(core, columns, rowCount, align16(4 * width) + 16);
+    // Per column its kind (see assembly/csv.ts), then the file's bytes.
+    const kinds = layout.end;
+    new Int32Array(core.memory.buffer, kinds, width).set(
+      columns.map((t) => (t.values === undefined ? 0 : 0x100 | (t.values & 0xff))),
+    );
+    const bufAt = kinds + align16(4 * width);
     let filled = 0;
     let block = -1;
     let blockLength = 0;
@@ -90,7 +143,6 @@ export const wasmCsvMatchKernel: CsvMatchKernel = {
             placeCodes(core, layout, columns, block, blockLength);
           }
           const { codes, tables, cells, result } = layout;
-          const width = columns.length;
           const r = core.csvMatch(
             codes,
             blockLength,
@@ -102,6 +154,7 @@ export const wasmCsvMatchKernel: CsvMatchKernel = {
             pos,
             filled,
             result,
+            kinds,
           );
           pos = resultOf(core, layout);
           row = block + r;
