@@ -20,6 +20,13 @@ export function gather(source: Int32Array, at: Int32Array, into = new Int32Array
   return into;
 }
 
+/** `gather` of numbers: `values` at the positions `at` names, in that order, into a new array. */
+export function gatherFloat(values: Float64Array, at: Int32Array): Float64Array {
+  const out = new Float64Array(at.length);
+  for (let i = 0; i < at.length; i++) out[i] = values[at[i]!]!;
+  return out;
+}
+
 /**
  * The pairs of `source` (two lanes a position: a 64-bit hash) at the positions `at` names, in
  * that order: one random read a position, after which the pairs are read in turn.

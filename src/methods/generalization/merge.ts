@@ -4,7 +4,7 @@
  * what grouping the concatenation gives (the grouping kernels number groups so), without ever
  * holding the shards together or a copy of them all. Each shard's tuples are dropped once added.
  */
-import { gather } from '../../util/gather.ts';
+import { gather, gatherFloat } from '../../util/gather.ts';
 
 export interface Counted {
   readonly columns: readonly Int32Array[];
@@ -189,12 +189,6 @@ function regionOrder(hashes: Int32Array, mask: number): Int32Array {
   const order = new Int32Array(n);
   for (let t = 0; t < n; t++) order[starts[(hashes[t]! & mask) >>> shift]!++] = t;
   return order;
-}
-
-function gatherFloat(values: Float64Array, at: Int32Array): Float64Array {
-  const out = new Float64Array(at.length);
-  for (let i = 0; i < at.length; i++) out[i] = values[at[i]!]!;
-  return out;
 }
 
 /** A table of `slots` slots: the same bytes seen as doubles (2 a slot) and as int32s (4 a slot). */
