@@ -181,7 +181,12 @@ export async function executeRelease(
   const req: ReleaseRequest = localWork ? { ...request, work: fileUrl(join(tmp, 'work'), true) } : request;
   let planned: PlanResult | undefined;
   let bulkGone: Promise<void> | undefined;
+  let piecesGone: Promise<void> | undefined;
   const record: EngineOptions['wrap'] = (state, handler) => async (input) => {
+    // Every part is assembled once a part's slice or the audit starts: the pieces Assemble read
+    // go while the parts are verified, rather than all the bulk after Verify.
+    if ((state === 'VerifyPart' || state === 'Audit') && localWork)
+      piecesGone ??= removeDirs(['scatter', 'route'].map((name) => join(tmp, 'work', name)));
     const out = await handler(input);
     if (state === 'Plan' || state === 'Combine') planned = out as PlanResult;
     // No state after Verify reads the bulk of a temporary work area: it goes while Publish copies.
@@ -230,6 +235,7 @@ export async function executeRelease(
       unstop();
       await pool?.close();
       stores.close();
+      await piecesGone;
       await bulkGone;
     } finally {
       removeTemporaryFolder(tmp);
@@ -246,12 +252,15 @@ export async function executeRelease(
  */
 async function removeBulk(work: string): Promise<void> {
   const shards = await readdir(join(work, 'rows'), { withFileTypes: true }).catch(() => []);
-  await Promise.all(
-    [
-      ...['scatter', 'route', 'counts', 'verify'].map((name) => join(work, name)),
-      ...shards.filter((e) => e.isDirectory()).map((e) => join(work, 'rows', e.name)),
-    ].map((dir) => rm(dir, { recursive: true, force: true }).catch(() => {})),
-  );
+  await removeDirs([
+    ...['scatter', 'route', 'counts', 'verify'].map((name) => join(work, name)),
+    ...shards.filter((e) => e.isDirectory()).map((e) => join(work, 'rows', e.name)),
+  ]);
+}
+
+/** Removes folders and what they hold; never fails (the temporary folder goes whole at the end). */
+async function removeDirs(dirs: readonly string[]): Promise<void> {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }).catch(() => {})));
 }
 
 interface RunOutput {
