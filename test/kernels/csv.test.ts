@@ -68,6 +68,25 @@ describe('CSV row writers', () => {
 
 describe('CSV row matchers', () => {
   const MATCHERS: CsvMatchKernel[] = [tsCsvMatchKernel, wasmCsvMatchKernel];
+  /**
+   * Both matchers stop at the same row and byte over `bytes`: from the start, and from a later
+   * row, with the bytes cut at each of `cuts`.
+   */
+  const expectSameStops = (cells: () => ExpectedCells[], rows: number, bytes: Uint8Array, cuts: number[]) => {
+    const answers = MATCHERS.map((kernel) => {
+      const matcher = kernel.open(cells(), rows);
+      try {
+        return cuts.map((filled) => {
+          matcher.load(bytes, filled);
+          const first = matcher.match(0, 0);
+          return [first, first.row > 2 ? matcher.match(first.pos, first.row) : first];
+        });
+      } finally {
+        matcher.close();
+      }
+    });
+    expect(answers[1]).toEqual(answers[0]);
+  };
   /** Expected cells of `cols` (value and `,` or `\n`), values with a `,` or `"` not compared. */
   const expected = (cols: OutputColumn[]): ExpectedCells[] =>
     cols.map((c, i) => {
@@ -110,22 +129,7 @@ describe('CSV row matchers', () => {
         return changed;
       }),
     ];
-    for (const bytes of cases) {
-      const answers = MATCHERS.map((kernel) => {
-        const matcher = kernel.open(expected(cols), rows);
-        try {
-          // From the start, and from a later row, with the bytes cut at several places.
-          return [bytes.length, 5000, 77].map((filled) => {
-            matcher.load(bytes, filled);
-            const first = matcher.match(0, 0);
-            return [first, first.row > 2 ? matcher.match(first.pos, first.row) : first];
-          });
-        } finally {
-          matcher.close();
-        }
-      });
-      expect(answers[1]).toEqual(answers[0]);
-    }
+    for (const bytes of cases) expectSameStops(() => expected(cols), rows, bytes, [bytes.length, 5000, 77]);
     // The honest bytes: every row up to the first value that would need quotes.
     const matcher = tsCsvMatchKernel.open(expected(cols), rows);
     matcher.load(body, body.length);
@@ -195,21 +199,7 @@ describe('CSV row matchers', () => {
         return changed;
       }),
     ];
-    for (const bytes of cases) {
-      const answers = MATCHERS.map((kernel) => {
-        const matcher = kernel.open(expected(), rows);
-        try {
-          return [bytes.length, 4099, 61].map((filled) => {
-            matcher.load(bytes, filled);
-            const first = matcher.match(0, 0);
-            return [first, first.row > 2 ? matcher.match(first.pos, first.row) : first];
-          });
-        } finally {
-          matcher.close();
-        }
-      });
-      expect(answers[1]).toEqual(answers[0]);
-    }
+    for (const bytes of cases) expectSameStops(expected, rows, bytes, [bytes.length, 4099, 61]);
     // A value that must be quoted stops the matcher where it is not (the reader takes that row).
     const first = values[0]!.findIndex((v) => v.includes(';'));
     const bare = Buffer.from(
