@@ -101,7 +101,6 @@ function scatter(
     kept: kept[p]!,
     columns: released.map((c): OutputColumn => {
       if (c.kind === 'utf8') throw new Error(`column ${c.name}: bytes are routed beside the search`);
-      // Typed gathers of their own: one loop over either array was slow in both.
       if (c.kind === 'number') return { name: c.name, kind: 'number', values: gatherFloat(c.values, rows) };
       const to = gather(c.codes, rows);
       // A dictionary larger than the piece (a column of distinct values, a free-text note)
