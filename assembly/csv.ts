@@ -9,6 +9,10 @@
 //            of the cells blob, padded to 8 bytes (at most 7 bytes past a cell may be copied)
 //   lengths  width tables of i32 byte lengths, cell for cell
 //   tables   width × 2 i32: per column the byte pointers of its starts and lengths tables
+//   kinds    width i32: 0 for such a column; for a column of values (a column of rows' bytes),
+//            0x100 | the delimiter's first byte: value k is bytes [starts[k], starts[k + 1]) of
+//            the cells (no lengths table), written as they are, or quoted (its quotes doubled)
+//            when it holds a quote, CR, LF or that byte; the delimiter after it is a column of its own
 //   out      the output, with 8 spare bytes past its last byte written
 //
 // A row is written whole while the output has not passed `limit` at its start: the caller
@@ -26,6 +30,7 @@ export function csvRows(
   at: i32,
   limit: i32,
   result: usize,
+  kinds: usize,
 ): i32 {
   let p = at;
   let r = from;
@@ -33,6 +38,11 @@ export function csvRows(
     for (let c = 0; c < width; c++) {
       const k = load<i32>(codes + ((<usize>c * <usize>n + <usize>r) << 2));
       const t = tables + ((<usize>c) << 3);
+      const kind = load<i32>(kinds + ((<usize>c) << 2));
+      if (kind != 0) {
+        p = valueWrite(<usize>load<u32>(t), k, cells, out, p, kind & 0xff);
+        continue;
+      }
       const s = load<i32>(<usize>load<u32>(t) + (<usize>k << 2));
       const len = load<i32>(<usize>load<u32>(t, 4) + (<usize>k << 2));
       const src = cells + <usize>s;
@@ -140,6 +150,48 @@ function hasByte(w: u64, spread: u64): bool {
   return ((x - ONES) & ~x & HIGHS) != 0;
 }
 
+/** Whether `len` bytes at `value` hold a quote, CR, LF or `special`: a field that must be quoted. */
+function holdsSpecial(value: usize, len: i32, special: i32): bool {
+  const quotes = ONES * <u64>QUOTE;
+  const crs = ONES * 0x0d;
+  const lfs = ONES * 0x0a;
+  const delims = ONES * <u64>special;
+  let j = 0;
+  for (; j + 8 <= len; j += 8) {
+    const w = load<u64>(value + <usize>j);
+    if (hasByte(w, quotes) || hasByte(w, crs) || hasByte(w, lfs) || hasByte(w, delims)) return true;
+  }
+  for (; j < len; j++) {
+    const b = load<u8>(value + <usize>j);
+    if (b == QUOTE || b == 0x0d || b == 0x0a || <i32>b == special) return true;
+  }
+  return false;
+}
+
+/**
+ * Value k of a column of values (bytes [starts[k], starts[k + 1]) of the cells) written at byte
+ * `p` of `out`, quoted when it must be: the byte after it.
+ */
+function valueWrite(starts: usize, k: i32, cells: usize, out: usize, p: i32, special: i32): i32 {
+  const s = load<i32>(starts + (<usize>k << 2));
+  const len = load<i32>(starts + ((<usize>k + 1) << 2)) - s;
+  const value = cells + <usize>s;
+  const dst = out + <usize>p;
+  if (!holdsSpecial(value, len, special)) {
+    for (let j = 0; j < len; j += 8) store<u64>(dst + <usize>j, load<u64>(value + <usize>j));
+    return p + len;
+  }
+  store<u8>(dst, QUOTE);
+  let q = dst + 1;
+  for (let j = 0; j < len; j++) {
+    const b = load<u8>(value + <usize>j);
+    store<u8>(q++, b);
+    if (b == QUOTE) store<u8>(q++, QUOTE);
+  }
+  store<u8>(q, QUOTE);
+  return p + <i32>(q + 1 - dst);
+}
+
 /**
  * Value k of a column of values (bytes [starts[k], starts[k + 1]) of the cells) compared with
  * the field at byte `q`: the byte after the field, or -1 where the row is left to the reader.
@@ -151,22 +203,10 @@ function valueMatch(starts: usize, k: i32, cells: usize, buf: usize, q: i32, fil
   if (q < filled && load<u8>(buf + <usize>q) == QUOTE) return quotedMatch(value, len, buf, q + 1, filled);
   if (q + len > filled) return -1;
   const got = buf + <usize>q;
-  const quotes = ONES * <u64>QUOTE;
-  const crs = ONES * 0x0d;
-  const lfs = ONES * 0x0a;
-  const delims = ONES * <u64>special;
   let j = 0;
-  for (; j + 8 <= len; j += 8) {
-    const w = load<u64>(got + <usize>j);
-    if (w != load<u64>(value + <usize>j)) return -1;
-    if (hasByte(w, quotes) || hasByte(w, crs) || hasByte(w, lfs) || hasByte(w, delims)) return -1;
-  }
-  for (; j < len; j++) {
-    const b = load<u8>(got + <usize>j);
-    if (b != load<u8>(value + <usize>j)) return -1;
-    if (b == QUOTE || b == 0x0d || b == 0x0a || <i32>b == special) return -1;
-  }
-  return q + len;
+  for (; j + 8 <= len; j += 8) if (load<u64>(got + <usize>j) != load<u64>(value + <usize>j)) return -1;
+  for (; j < len; j++) if (load<u8>(got + <usize>j) != load<u8>(value + <usize>j)) return -1;
+  return holdsSpecial(value, len, special) ? -1 : q + len;
 }
 
 /**

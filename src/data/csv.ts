@@ -9,7 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import { closeSync } from 'node:fs';
 import { basename } from 'node:path';
 import { InputError, LimitError, OutputError } from '../errors.ts';
-import { type CellTable, type CsvRowsKernel, SPARE_BYTES } from '../kernels/csv/kernel.ts';
+import { type CellTable, type CsvRowsKernel, SPARE_BYTES, widestCell } from '../kernels/csv/kernel.ts';
 import { wasmCsvKernel } from '../kernels/csv/wasm.ts';
 import { CODED, OMITTED, type PlainRowsKernel, RAW } from '../kernels/csv-fields/kernel.ts';
 import { wasmPlainRows } from '../kernels/csv-fields/wasm.ts';
@@ -1435,8 +1435,13 @@ export function encodeCsvChunks(
   let total = header.length;
   let widestRow = 0;
   for (const table of cells) {
-    // A raw column's tables: their codes are made here, in range, and say how often each cell is used.
-    const used = usedBytes(rowCodes.uses(table.codes) ?? cellUses(table, rowCount), table.lengths);
+    // A raw column's tables: their codes are made here, in range, and say how often each cell
+    // is used. A column of values is bounded (each value quoted, every byte a quote): the
+    // writer quotes as it writes.
+    const used =
+      table.values === undefined
+        ? usedBytes(rowCodes.uses(table.codes) ?? cellUses(table, rowCount), table.lengths)
+        : { total: valuesBound(table.starts), widest: widestCell(table) };
     total += used.total;
     widestRow += used.widest;
   }
@@ -1539,6 +1544,20 @@ function rawCells(
   const d = delimiter.length === 1 && delimiter.charCodeAt(0) < 0x80 ? delimiter.charCodeAt(0) : -1;
   // An escaped value gains a leading `'`: with `'` as the delimiter that needs quoting too.
   const escapes = options.escapeFormulas === true;
+  const tail = Buffer.alloc((Buffer.byteLength(after) + 7) & ~7);
+  const tailLength = tail.write(after, 'utf8');
+  const tailTable: CellTable = {
+    bytes: tail,
+    starts: Int32Array.of(0),
+    lengths: Int32Array.of(tailLength),
+    codes: shared.zeros(),
+  };
+  // The common case: the values as they are, quoted by the writer as it writes each one.
+  if (d >= 0 && !escapes && !quoteEmpty) {
+    const starts = first === 0 ? offsets : offsets.map((o) => o - first);
+    const column = { bytes: bytes.subarray(first, end), starts, lengths: NO_LENGTHS, codes: shared.rows() };
+    return [{ ...column, values: d }, tailTable];
+  }
   /** Per row: PLAIN, ESCAPED (copied after a `'`), QUOTED (quoted byte by byte) or TEXT (through `quote`). */
   const form = new Uint8Array(n);
   /** Per row holding a quote (few do), how many: each is doubled in its quoted cell. */
@@ -1575,12 +1594,15 @@ function rawCells(
       at += cell.length;
     }
   }
-  const tail = Buffer.alloc((Buffer.byteLength(after) + 7) & ~7);
-  const tailLength = tail.write(after, 'utf8');
-  return [
-    { bytes: cells, starts, lengths, codes: shared.rows() },
-    { bytes: tail, starts: Int32Array.of(0), lengths: Int32Array.of(tailLength), codes: shared.zeros() },
-  ];
+  return [{ bytes: cells, starts, lengths, codes: shared.rows() }, tailTable];
+}
+
+const NO_LENGTHS = new Int32Array(0);
+
+/** The most bytes a column of values (value k: [starts[k], starts[k + 1])) takes: each quoted, every byte a quote. */
+function valuesBound(starts: Int32Array): number {
+  const n = starts.length - 1;
+  return n > 0 ? 2 * (starts[n]! - starts[0]!) + 2 * n : 0;
 }
 
 /** The row whose bytes hold byte `at` (offsets ascending; an empty row holds none). */

@@ -203,11 +203,14 @@ describe('released files of a column of values as bytes', () => {
       }
       // A one-column file quotes an empty value.
       expect(Buffer.from(encodeCsv([bytes], ',')).equals(Buffer.from(encodeCsv([coded], ',')))).toBe(true);
-      // A cell a row: the same bytes in small chunks and with the plain-TS row writer.
-      const whole = Buffer.from(encodeCsv(others(coded), ';', { escapeFormulas: true }));
-      for (const kernel of [wasmCsvKernel, tsCsvKernel]) {
-        const chunks = encodeCsvChunks(others(bytes), ';', { escapeFormulas: true }, 512, kernel);
-        expect(Buffer.concat(chunks).equals(whole), kernel.name).toBe(true);
+      // The same bytes in small chunks and with the plain-TS row writer: the values quoted as
+      // they are written, or (escaped) a cell a row.
+      for (const escapeFormulas of [false, true]) {
+        const whole = Buffer.from(encodeCsv(others(coded), ';', { escapeFormulas }));
+        for (const kernel of [wasmCsvKernel, tsCsvKernel]) {
+          const chunks = encodeCsvChunks(others(bytes), ';', { escapeFormulas }, 512, kernel);
+          expect(Buffer.concat(chunks).equals(whole), `${kernel.name} ${escapeFormulas}`).toBe(true);
+        }
       }
       // Arrow: a plain Utf8 column of the rows' values; the other columns as they were.
       const arrow = encodeArrow(others(bytes));

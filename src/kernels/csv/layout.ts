@@ -1,7 +1,7 @@
 /**
  * The memory layout the CSV kernels share (assembly/csv.ts): a result word, each column's
- * pointers, its cells' starts and lengths, one blob of every column's cells, and a block of
- * rows' codes, then whatever the kernel needs after it (`end`).
+ * pointers, its cells' starts and lengths, one blob of every column's cells, a block of rows'
+ * codes and each column's kind, then whatever the kernel needs after it (`end`).
  */
 import { align16, placeShifted, reserve } from '../../wasm/layout.ts';
 import type { CoreExports } from '../../wasm/module.ts';
@@ -18,7 +18,9 @@ export interface CellLayout {
   /** Where a block of `blockRows` rows' codes goes, column after column. */
   readonly codes: number;
   readonly blockRows: number;
-  /** The first byte after the codes block. */
+  /** Per column its kind: 0 for a table of cells, 0x100 | the delimiter's first byte for values. */
+  readonly kinds: number;
+  /** The first byte after the kinds. */
   readonly end: number;
 }
 
@@ -47,8 +49,13 @@ export function placeCells(
     return offset;
   });
   const codes = at;
-  const end = align16(codes + 4 * width * blockRows);
+  const kinds = align16(codes + 4 * width * blockRows);
+  const end = align16(kinds + 4 * width);
   const words = new Int32Array(reserve(core, end + extra).buffer);
+  words.set(
+    columns.map((t) => (t.values === undefined ? 0 : 0x100 | (t.values & 0xff))),
+    kinds >> 2,
+  );
   columns.forEach((t, c) => {
     const { starts, lengths } = placed[c]!;
     words[(tables >> 2) + 2 * c] = starts;
@@ -58,7 +65,7 @@ export function placeCells(
     words.set(t.lengths, lengths >> 2);
     new Uint8Array(words.buffer, cells + offsets[c]!, t.bytes.length).set(t.bytes);
   });
-  return { result, tables, cells, codes, blockRows, end };
+  return { result, tables, cells, codes, blockRows, kinds, end };
 }
 
 /** Copies the codes of rows [from, from + n) into the codes block, column after column. */

@@ -7,30 +7,20 @@
  * row is not in such a form, the verifier's own reader takes over (src/verify/staged-csv.ts).
  * The WASM kernel (assembly/csv.ts) and the plain-TS reference stop at the same row.
  */
-import { align16, reserve } from '../../wasm/layout.ts';
+import { reserve } from '../../wasm/layout.ts';
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
-import type { CellTable } from './kernel.ts';
+import { type CellTable, needsQuotes } from './kernel.ts';
 import { placeCells, placeCodes, resultOf } from './layout.ts';
 
 /**
  * A column's expected cells, laid out as a writer's (CellTable): cell `k` is `lengths[k]` bytes
  * at byte `starts[k]` of `bytes`, or, with a length of -1, a value not compared here. Or, with
- * `values` (the delimiter's first byte), a column of values: value `k` is bytes
- * [starts[k], starts[k + 1]) (no lengths), its field either quoted (quotes doubled) or its bytes
- * as they are, holding no quote, CR, LF or that byte (else the reader takes the row).
+ * `values`, a column of values (CellTable): its field either quoted (any valid quoting: quotes
+ * doubled) or its bytes as they are, which must then need no quotes (else the reader takes the row).
  */
-export type ExpectedCells = CellTable & { readonly values?: number };
+export type ExpectedCells = CellTable;
 
 const QUOTE = 0x22;
-
-/** Whether a field whose bytes are a value as they are must have been quoted (`special`: the delimiter's first byte). */
-function needsQuotes(bytes: Uint8Array, start: number, end: number, special: number): boolean {
-  for (let j = start; j < end; j++) {
-    const b = bytes[j]!;
-    if (b === QUOTE || b === 0x0d || b === 0x0a || b === special) return true;
-  }
-  return false;
-}
 
 /** Value k of a column of values compared with the field at `q` of `buf`: the byte after it, or -1 (see ExpectedCells). */
 function valueMatch(t: ExpectedCells, k: number, buf: Uint8Array, q: number, filled: number): number {
@@ -117,13 +107,9 @@ export const wasmCsvMatchKernel: CsvMatchKernel = {
   open(columns, rowCount) {
     const { core } = acquireCore();
     const width = columns.length;
-    const layout = placeCells(core, columns, rowCount, align16(4 * width) + 16);
-    // Per column its kind (see assembly/csv.ts), then the file's bytes.
-    const kinds = layout.end;
-    new Int32Array(core.memory.buffer, kinds, width).set(
-      columns.map((t) => (t.values === undefined ? 0 : 0x100 | (t.values & 0xff))),
-    );
-    const bufAt = kinds + align16(4 * width);
+    const layout = placeCells(core, columns, rowCount, 16);
+    // The file's bytes after the layout.
+    const bufAt = layout.end;
     let filled = 0;
     let block = -1;
     let blockLength = 0;
@@ -142,7 +128,7 @@ export const wasmCsvMatchKernel: CsvMatchKernel = {
             blockLength = Math.min(layout.blockRows, rowCount - row);
             placeCodes(core, layout, columns, block, blockLength);
           }
-          const { codes, tables, cells, result } = layout;
+          const { codes, tables, cells, result, kinds } = layout;
           const r = core.csvMatch(
             codes,
             blockLength,

@@ -1,8 +1,8 @@
 /**
  * The plain-TS reference of the CSV row writer (assembly/csv.ts): the same cells, 4-byte words
- * at a time.
+ * at a time; a column of values each value as writeValue writes it.
  */
-import type { CellTable, CsvRowsKernel } from './kernel.ts';
+import { type CellTable, type CsvRowsKernel, writeValue } from './kernel.ts';
 
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
@@ -21,7 +21,7 @@ export const tsCsvKernel: CsvRowsKernel = {
     return {
       write(from, out, at, limit) {
         const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
-        return copyRows(view, at, from, rowCount, limit, codes, starts, words, lengths);
+        return copyRows(out, view, at, from, rowCount, limit, columns, codes, starts, words, lengths);
       },
       close() {},
     };
@@ -34,11 +34,13 @@ export const tsCsvKernel: CsvRowsKernel = {
  * bytes) overwrites. Returns the next row and byte.
  */
 function copyRows(
+  bytes: Uint8Array,
   out: DataView,
   at: number,
   from: number,
   rowCount: number,
   limit: number,
+  columns: readonly CellTable[],
   codes: Int32Array[],
   starts: Int32Array[],
   words: DataView[],
@@ -51,6 +53,11 @@ function copyRows(
   for (; r < rowCount && p <= limit; r++) {
     for (let c = 0; c < width; c++) {
       const k = codes[c]![r]!;
+      const values = columns[c]!.values;
+      if (values !== undefined) {
+        p = writeValue(columns[c]!.bytes, starts[c]![k]!, starts[c]![k + 1]!, values, bytes, p);
+        continue;
+      }
       const w = words[c]!;
       const length = lengths[c]![k]!;
       const start = starts[c]![k]!;

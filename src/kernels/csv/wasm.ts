@@ -5,7 +5,7 @@
  * table or the chunk.
  */
 import { acquireCore, releaseCore } from '../../wasm/module.ts';
-import { type CsvRowsKernel, SPARE_BYTES } from './kernel.ts';
+import { type CsvRowsKernel, SPARE_BYTES, widestCell } from './kernel.ts';
 import { placeCells, placeCodes, resultOf } from './layout.ts';
 
 /** Bytes written into memory before they are copied out, at least. */
@@ -16,7 +16,7 @@ export const wasmCsvKernel: CsvRowsKernel = {
   open(columns, rowCount) {
     const { core } = acquireCore();
     // The widest row: its columns' widest cells.
-    const widest = columns.reduce((n, t) => n + widestCell(t.lengths), 0);
+    const widest = columns.reduce((n, t) => n + widestCell(t), 0);
     const window = Math.max(WINDOW_BYTES, 2 * widest);
     const layout = placeCells(core, columns, rowCount, window + SPARE_BYTES);
     const out = layout.end;
@@ -29,8 +29,20 @@ export const wasmCsvKernel: CsvRowsKernel = {
           placeCodes(core, layout, columns, row, n);
           // Rows start while the window can take the widest and the chunk's limit is not passed.
           const last = Math.min(window - widest, limit - p);
-          const { tables, cells, result } = layout;
-          const done = core.csvRows(layout.codes, n, columns.length, 0, tables, cells, out, 0, last, result);
+          const { tables, cells, result, kinds } = layout;
+          const done = core.csvRows(
+            layout.codes,
+            n,
+            columns.length,
+            0,
+            tables,
+            cells,
+            out,
+            0,
+            last,
+            result,
+            kinds,
+          );
           const bytes = resultOf(core, layout);
           target.set(new Uint8Array(core.memory.buffer, out, bytes), p);
           p += bytes;
@@ -44,10 +56,3 @@ export const wasmCsvKernel: CsvRowsKernel = {
     };
   },
 };
-
-/** The longest of `lengths` (0 for none): a loop of its own, which the JIT optimizes alone. */
-function widestCell(lengths: Int32Array): number {
-  let widest = 0;
-  for (let k = 0; k < lengths.length; k++) if (lengths[k]! > widest) widest = lengths[k]!;
-  return widest;
-}
