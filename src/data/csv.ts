@@ -9,7 +9,13 @@ import { isUtf8 } from 'node:buffer';
 import { closeSync } from 'node:fs';
 import { basename } from 'node:path';
 import { InputError, LimitError, OutputError } from '../errors.ts';
-import { type CellTable, type CsvRowsKernel, SPARE_BYTES, widestCell } from '../kernels/csv/kernel.ts';
+import {
+  type CellTable,
+  type CsvRowsKernel,
+  SPARE_BYTES,
+  valuesBound,
+  widestCell,
+} from '../kernels/csv/kernel.ts';
 import { wasmCsvKernel } from '../kernels/csv/wasm.ts';
 import { CODED, OMITTED, type PlainRowsKernel, RAW } from '../kernels/csv-fields/kernel.ts';
 import { wasmPlainRows } from '../kernels/csv-fields/wasm.ts';
@@ -1598,12 +1604,6 @@ function rawCells(
 }
 
 const NO_LENGTHS = new Int32Array(0);
-
-/** The most bytes a column of values (value k: [starts[k], starts[k + 1])) takes: each quoted, every byte a quote. */
-function valuesBound(starts: Int32Array): number {
-  const n = starts.length - 1;
-  return n > 0 ? 2 * (starts[n]! - starts[0]!) + 2 * n : 0;
-}
 
 /** The row whose bytes hold byte `at` (offsets ascending; an empty row holds none). */
 function rowHolding(offsets: Int32Array, at: number): number {

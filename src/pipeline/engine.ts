@@ -33,7 +33,7 @@ import { forgetRun } from './memo.ts';
 import type { Manifest } from './publish.ts';
 import { StatePool } from './state-pool.ts';
 import { STATES, WORKER_STATES } from './states/index.ts';
-import { failureCause, reportFailure } from './states/report-failure.ts';
+import { type FailedState, failureCause, reportFailure } from './states/report-failure.ts';
 import type { LogEvent, PhaseEnv, PlanResult, ReleaseRequest } from './states/types.ts';
 import { fileUrl, getJson, joinKey, storeResolver } from './storage/index.ts';
 import type { S3StoreOptions } from './storage/s3.ts';
@@ -125,22 +125,48 @@ export async function localStateMachine(definition: AslDefinition, validate = tr
 /**
  * Runs one execution named `execution` (`$$.Execution.Name`; by default a new name, the engine's
  * own run) with each Task bound to a handler by state name (a Retry waits `retryIntervalMs`);
- * resolves with the execution's output.
+ * resolves with the execution's output, once every Task it started has settled.
+ *
+ * When a Parallel's branch fails, aws-local-stepfunctions aborts the other branches, but one
+ * waiting to retry a Task retries it at once, even after the execution has ended; Step
+ * Functions starts no Task of a stopped execution. So a Task started after the end fails at
+ * once without running, and the execution's result waits for the Tasks still running: nothing
+ * of a run reads or writes after its caller has its answer.
  */
-export function runBound(
+export async function runBound(
   sm: Machine,
   input: unknown,
   handlers: Record<string, (input: unknown) => Promise<unknown>>,
   retryIntervalMs: number,
   execution = localExecutionName(),
 ): Promise<unknown> {
-  return sm.run(input as never, {
-    context: { Execution: { Name: execution } },
-    overrides: {
-      taskResourceLocalHandlers: handlers as never,
-      retryIntervalOverrides: Object.fromEntries(Object.keys(handlers).map((s) => [s, retryIntervalMs])),
-    },
-  }).result;
+  let ended = false;
+  const running = new Set<Promise<unknown>>();
+  const guarded = Object.fromEntries(
+    Object.entries(handlers).map(([state, handler]) => [
+      state,
+      (taskInput: unknown): Promise<unknown> => {
+        if (ended) return Promise.reject(new Error(`${state} was started after the execution ended`));
+        const call = handler(taskInput);
+        running.add(call);
+        const forget = () => running.delete(call);
+        call.then(forget, forget);
+        return call;
+      },
+    ]),
+  );
+  try {
+    return await sm.run(input as never, {
+      context: { Execution: { Name: execution } },
+      overrides: {
+        taskResourceLocalHandlers: guarded as never,
+        retryIntervalOverrides: Object.fromEntries(Object.keys(handlers).map((s) => [s, retryIntervalMs])),
+      },
+    }).result;
+  } finally {
+    ended = true;
+    await Promise.allSettled([...running]);
+  }
 }
 
 /** The name a worker thread loads a kernel by (undefined: one it cannot load). */
@@ -308,11 +334,16 @@ async function runLocal(
   options: EngineOptions,
 ): Promise<RunOutput> {
   const sm = await localMachine();
+  // The errors the Tasks threw, by the Cause the engine records: the caller gets the one the
+  // failure path reported (a Task of an aborted branch may still fail after it).
+  const thrown = new Map<string, unknown>();
   let failure: unknown;
+  let reported: unknown;
   const bound: Record<string, (input: unknown) => Promise<unknown>> = {};
   for (const [state, h] of Object.entries(handlers(env, pool))) {
     const call = options.wrap ? options.wrap(state, h as (input: unknown) => Promise<unknown>) : h;
     bound[state] = async (input: unknown) => {
+      if (state === 'ReportFailure') reported ??= thrown.get((input as FailedState).error?.Cause ?? '');
       try {
         return await (call as (input: unknown) => Promise<unknown>)(input);
       } catch (e) {
@@ -320,7 +351,9 @@ async function runLocal(
         failure = e;
         // The engine records the error's name and message (the Cause): with ppdp's code and
         // hint in it, as Lambda's would be, so error.json has them. The caller gets `e` itself.
-        throw Object.assign(new Error(failureCause(e as Error)), { name: (e as Error).name });
+        const cause = failureCause(e as Error);
+        thrown.set(cause, e);
+        throw Object.assign(new Error(cause), { name: (e as Error).name });
       }
     };
   }
@@ -332,7 +365,7 @@ async function runLocal(
     return { plan: out.plan, published: out.published };
   } catch (e) {
     // The execution ended in the Failed state: surface the error that sent it there.
-    throw failure ?? e;
+    throw reported ?? failure ?? e;
   }
 }
 

@@ -134,9 +134,9 @@ export class LocalS3 {
           resolve((JSON.parse(line!) as { port: number }).port);
         }
       });
-      child.on('exit', (code) => {
+      child.on('exit', (code, signal) => {
         clearTimeout(timer);
-        reject(new Error(`s3rver exited with ${code}`));
+        reject(new Error(`s3rver exited (${signal ?? `status ${code}`}) before it listened`));
       });
     });
   }

@@ -257,6 +257,7 @@ describe('failures publish nothing', () => {
       await store.put(`inbox/outage/${f}`, readFileSync(join(ws.dir, f)));
     }
     let error: unknown;
+    let outage = false;
     try {
       await executeRelease(
         { spec: runSpec, shards: 2 },
@@ -266,7 +267,9 @@ describe('failures publish nothing', () => {
           wrap: (state, h) =>
             state === 'Search'
               ? async (input) => {
-                  await s3.stop(); // the outage starts here
+                  // The outage starts here (Search's retries find it under way).
+                  if (!outage) await s3.stop();
+                  outage = true;
                   return h(input);
                 }
               : h,

@@ -74,6 +74,12 @@ export function widestCell(t: CellTable): number {
   return t.starts.length > 1 ? 2 * widest + 2 : 0;
 }
 
+/** The most bytes a column of values (value k: [starts[k], starts[k + 1])) takes, by the same bound. */
+export function valuesBound(starts: Int32Array): number {
+  const n = starts.length - 1;
+  return n > 0 ? 2 * (starts[n]! - starts[0]!) + 2 * n : 0;
+}
+
 /** Bytes a writer may write past a row's last byte: the output keeps this many spare. */
 export const SPARE_BYTES = 8;
 
