@@ -598,9 +598,9 @@ class ColumnEncoder {
     );
   }
 
-  /** The code of a non-string cell, by its raw value (NaN is the missing value's, as a null's). */
+  /** The code of a non-string cell, by its raw value. */
   private code(value: Key): number {
-    const key = typeof value === 'number' && Number.isNaN(value) ? '' : value;
+    const key = this.keyOf(value);
     let code = this.index.get(key);
     if (code === undefined) {
       code = this.entries.push(this.text(key)) - 1;
@@ -609,14 +609,23 @@ class ColumnEncoder {
     return code;
   }
 
+  /**
+   * What a raw value is coded by, one key per cell text: NaN is the missing value's (as a
+   * null's); a Date64 its day, the time of day being no part of its text.
+   */
+  private keyOf(value: Key): Key {
+    if (value === '' || (typeof value === 'number' && Number.isNaN(value))) return '';
+    return this.plan.kind === 'date-millis' ? dayOf(value as bigint) : value;
+  }
+
+  /** The cell text of a key (keyOf). */
   private text(v: Key): string {
     // The missing value is an empty cell whatever the column's type (never a date or time of 0).
     if (v === '') return '';
     switch (this.plan.kind) {
       case 'date':
-        return formatDate(v as number);
       case 'date-millis':
-        return formatDate(dayOf(v as bigint));
+        return formatDate(v as number);
       case 'timestamp':
         return formatTimestamp(v as bigint, this.plan.unit, this.plan.utc);
       case 'decimal':
@@ -662,7 +671,7 @@ class ColumnEncoder {
     if (this.plan.kind === 'string' && v instanceof Uint8Array) raw.push(v, 0, v.length);
     else if (this.plan.kind === 'decimal') {
       raw.pushText(this.text(v instanceof Uint8Array ? signedBigEndian(v) : BigInt(v as number | bigint)));
-    } else raw.pushText(this.text(typeof v === 'number' && Number.isNaN(v) ? '' : (v as Key)));
+    } else raw.pushText(this.text(this.keyOf(v as Key)));
   }
 
   /**

@@ -338,6 +338,73 @@ describe('dates, timestamps and decimals as text', () => {
   });
 });
 
+/** A table of one record batch. */
+function oneBatch(fields: Field[], children: ReturnType<typeof makeData>[]): Table {
+  const schema = new Schema(fields);
+  const length = children[0]!.length;
+  return new Table(schema, [
+    new RecordBatch(schema, makeData({ type: new Struct(fields), length, nullCount: 0, children })),
+  ]);
+}
+
+/**
+ * Releases `inputs` of `ws` under k-anonymity (k = 2) with `attributes` and `format`, and
+ * expects each one's data bytes to be the first one's (the table as CSV).
+ */
+async function expectSameRelease(
+  ws: ReturnType<typeof adultWorkspace>,
+  inputs: string[],
+  attributes: Record<string, unknown>,
+  format: Record<string, unknown> = {},
+): Promise<void> {
+  const outs: string[] = [];
+  for (const input of inputs) {
+    const privacy = [{ model: 'k-anonymity', k: 2 }];
+    const method = { name: 'generalization', maxSuppression: 0.1 };
+    ws.write('release.json', JSON.stringify({ input, format, attributes, privacy, method, seed: 1 }));
+    outs.push((await releaseTo(ws.spec, join(ws.dir, 'out', input))).out);
+  }
+  for (const [i, out] of outs.entries()) {
+    for (const name of ['data.csv', 'data.arrow']) {
+      expect(
+        readFileSync(join(out, name)).equals(readFileSync(join(outs[0]!, name))),
+        `${inputs[i]} ${name}`,
+      ).toBe(true);
+    }
+  }
+}
+
+describe('one value per text', () => {
+  it('a Date64 with times of day is its day, from Parquet as from Arrow, released as the CSV of its days', async () => {
+    const ws = adultWorkspace(1);
+    const n = 40;
+    // 2020-01-01 at 00:00 and 12:00, 2020-01-02 at 00:00 and 06:00 (arrow-rs writes a Date64's milliseconds as they are).
+    const hours = [0, 12, 24, 30];
+    const millis = BigInt64Array.from({ length: n }, (_, i) =>
+      BigInt(1_577_836_800_000 + hours[i % 4]! * 3_600_000),
+    );
+    const groups = Array.from({ length: n }, (_, i) => (i % 3 ? 'A' : 'B'));
+    const table = oneBatch(
+      [new Field('d', new DateMillisecond(), false), new Field('g', new Utf8(), false)],
+      [
+        makeData({ type: new DateMillisecond(), length: n, data: millis }),
+        vectorFromArray(groups, new Utf8()).data[0]!,
+      ],
+    );
+    ws.write('t.arrow', tableToIPC(table, 'file'));
+    ws.write('t.parquet', wasm.writeParquet(wasm.Table.fromIPCStream(tableToIPC(table, 'stream'))));
+    const days = Array.from(millis, (ms) => new Date(Number(ms)).toISOString().slice(0, 10));
+    ws.write('t.csv', `d;g\n${days.map((d, i) => `${d};${groups[i]}`).join('\n')}\n`);
+    const parquet = readParquet(join(ws.dir, 't.parquet'));
+    expect(parquet.columns[0]!.dictionary).toEqual(['2020-01-01', '2020-01-02']);
+    expect(cells(parquet)).toEqual(cells(readArrow(join(ws.dir, 't.arrow'))));
+    await expectSameRelease(ws, ['t.csv', 't.arrow', 't.parquet'], {
+      d: { type: 'quasi-identifying', hierarchy: { date: 'YYYY-MM-DD', levels: ['month', 'year'] } },
+      g: { type: 'quasi-identifying', hierarchy: { mask: 'right' } },
+    });
+  }, 60_000);
+});
+
 describe('Parquet files that cannot be read', () => {
   it('a codec ppdp does not read (LZO) is named with the file and column', () => {
     const dir = adultWorkspace(1).dir;
