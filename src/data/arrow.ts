@@ -636,7 +636,9 @@ class ColumnEncoder {
     this.base += data.length;
   }
 
-  private code(key: Key, text: string): number {
+  /** The code of a value by its key; NaN is keyed as the missing value it is released as (a null's). */
+  private code(value: Key, text: string): number {
+    const key = typeof value === 'number' && Number.isNaN(value) ? '' : value;
     let code = this.index.get(key);
     if (code === undefined) {
       code = this.entries.length;

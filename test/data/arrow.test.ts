@@ -471,6 +471,26 @@ describe('readArrow: errors', () => {
     expect([...d.columns[0]!.codes].map((x) => d.columns[0]!.dictionary[x])).toEqual(['x', 'x', '']);
   });
 
+  it('with nulls: "missing", NaN and a null are one missing value, one entry, plain or in a dictionary', () => {
+    const type = new Dictionary(new Float64(), new Int32(), 0);
+    const fields = [new Field('f', new Float64(), true), new Field('d', type, true)];
+    const plain = vectorFromArray([1.5, Number.NaN, null, 2, Number.NaN], new Float64()).data[0]!;
+    const dict = makeData({
+      type,
+      length: 5,
+      nullCount: 1,
+      nullBitmap: Uint8Array.of(0b11011),
+      data: Int32Array.from([0, 1, 0, 2, 1]),
+      dictionary: vectorFromArray([1.5, Number.NaN, 2], new Float64()),
+    });
+    const read = readArrow(write(tableToIPC(multiBatch(fields, [[plain, dict]]))), { nulls: 'missing' });
+    expect(decode(read)).toEqual({ f: ['1.5', '', '', '2', ''], d: ['1.5', '', '', '2', ''] });
+    expect(read.columns.map((c) => c.dictionary)).toEqual([
+      ['1.5', '', '2'],
+      ['1.5', '', '2'],
+    ]);
+  });
+
   it('E_INPUT_NULL for a dictionary entry that is null', () => {
     const type = new Dictionary(new Utf8(), new Int32(), 0);
     const data = makeData({

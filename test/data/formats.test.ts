@@ -12,6 +12,7 @@ import {
   DateMillisecond,
   Decimal,
   Field,
+  Float64,
   Int32,
   makeData,
   RecordBatch,
@@ -402,6 +403,28 @@ describe('one value per text', () => {
       d: { type: 'quasi-identifying', hierarchy: { date: 'YYYY-MM-DD', levels: ['month', 'year'] } },
       g: { type: 'quasi-identifying', hierarchy: { mask: 'right' } },
     });
+  }, 60_000);
+
+  it('an Arrow float column’s NaN and null are one missing value, released as the CSV of empty cells', async () => {
+    const ws = adultWorkspace(1);
+    const n = 40;
+    const x = Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : [1.5, 2.5, Number.NaN, 3.5][i % 4]!));
+    const groups = Array.from({ length: n }, (_, i) => (i % 2 ? 'A' : 'B'));
+    const table = oneBatch(
+      [new Field('x', new Float64(), true), new Field('g', new Utf8(), false)],
+      [vectorFromArray(x, new Float64()).data[0]!, vectorFromArray(groups, new Utf8()).data[0]!],
+    );
+    ws.write('t.arrow', tableToIPC(table, 'file'));
+    ws.write('t.parquet', wasm.writeParquet(wasm.Table.fromIPCStream(tableToIPC(table, 'stream'))));
+    const text = (v: number | null) => (v === null || Number.isNaN(v) ? '' : String(v));
+    ws.write('t.csv', `x;g\n${x.map((v, i) => `${text(v)};${groups[i]}`).join('\n')}\n`);
+    const mask = { type: 'quasi-identifying', hierarchy: { mask: 'right' } };
+    await expectSameRelease(
+      ws,
+      ['t.csv', 't.arrow', 't.parquet'],
+      { x: mask, g: mask },
+      { emptyCells: 'value' },
+    );
   }, 60_000);
 });
 
