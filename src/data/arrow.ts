@@ -345,8 +345,9 @@ function messageBounds(path: string, input: InputFile): { start: number; end: nu
   return { start: 8, end, footer };
 }
 
-/** Frames message metadata as an IPC message without a body (continuation, length, padding). */
-function frame(meta: Uint8Array): Uint8Array {
+/** A schema as an IPC message (continuation, length, metadata, padding; no body). */
+function schemaMessage(schema: Schema): Uint8Array {
+  const meta = Message.encode(Message.from(schema));
   const size = (8 + meta.length + 7) & ~7;
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
@@ -472,7 +473,7 @@ class MessageWalk {
   *messages(): Generator<Uint8Array> {
     let first = true;
     for (const { at, size, bodyAt, message, index } of this.headers()) {
-      if (first && !message.isSchema()) yield frame(Message.encode(Message.from(this.schema!)));
+      if (first && !message.isSchema()) yield schemaMessage(this.schema!);
       first = false;
       const bytes = Buffer.allocUnsafeSlow(size);
       if (readAt(this.path, this.input, bytes, at) < size) throw new Error('truncated message');
@@ -480,6 +481,9 @@ class MessageWalk {
         this.check(message, at, index, bytes.subarray(bodyAt));
       yield bytes;
     }
+    // A file of no messages (Arrow JS writes a table without batches so) has its schema in the
+    // footer alone: read, it is a table without rows.
+    if (first) yield schemaMessage(this.footerSchema());
   }
 
   /**

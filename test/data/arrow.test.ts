@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -415,6 +415,27 @@ describe('readArrow: errors', () => {
       'E_INPUT_NO_ROWS',
     );
     expect(err.message).toContain('norows.arrow');
+  });
+
+  it('a table without record batches has no rows: alone E_INPUT_NO_ROWS, in a folder it adds none', () => {
+    const fields = [new Field('a', new Float64(), false)];
+    const rows = tableFromArrays({ a: Float64Array.of(1, 2) });
+    // Arrow JS writes the file format of a table without batches with no message: its schema is the footer's.
+    const empty = new Table(new Schema(fields));
+    for (const format of ['file', 'stream'] as const) {
+      const err = inputError(
+        () => readArrow(write(tableToIPC(empty, format), `batchless-${format}.arrow`)),
+        'E_INPUT_NO_ROWS',
+      );
+      expect(err.message).toBe(`batchless-${format}.arrow: the table has no rows`);
+    }
+    const folder = join(dir, 'parts');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'part-0.arrow'), tableToIPC(empty, 'file'));
+    inputError(() => readTable(folder), 'E_INPUT_NO_ROWS');
+    writeFileSync(join(folder, 'part-1.arrow'), tableToIPC(rows, 'file'));
+    writeFileSync(join(folder, 'part-2.arrow'), tableToIPC(empty, 'file'));
+    expect(decode(readTable(folder))).toEqual({ a: ['1', '2'] });
   });
 
   it('E_INPUT_NULL names column and row, not values', () => {
