@@ -57,6 +57,8 @@ type Unit = TimeUnit;
 
 interface ColumnPlan {
   readonly name: string;
+  /** Its column chunk's place among a row group's (a nested column before it has one per leaf). */
+  readonly chunk: number;
   readonly kind: Kind;
   readonly unit: Unit;
   /** A TIMESTAMP adjusted to UTC ends in `Z`. */
@@ -123,11 +125,20 @@ export function* readParquetShards(
     nulls?: NullPolicy;
     /** Columns given as their rows' UTF-8 bytes (EncodedColumn.raw), never coded (read.ts). */
     raw?: ReadonlySet<string>;
+    /** Columns never read, whatever their type (identifying ones): listed in the tables' `omitted`. */
+    omit?: ReadonlySet<string>;
   } = {},
 ): Generator<EncodedTable, void, undefined> {
   const input = openInput(path);
   try {
-    yield* readOpenParquet(path, input, options.nulls ?? 'error', rowsPerShard, options.raw ?? new Set());
+    yield* readOpenParquet(
+      path,
+      input,
+      options.nulls ?? 'error',
+      rowsPerShard,
+      options.raw ?? new Set(),
+      options.omit ?? new Set(),
+    );
   } finally {
     closeSync(input.fd);
   }
@@ -281,8 +292,20 @@ function arrowKind(
   return undefined;
 }
 
-/** The columns of a flat schema, with how each is read. */
-function planColumns(file: string, metadata: FileMetaData): ColumnPlan[] {
+/** A column's leaves: its column chunks in each row group. */
+function leaves(node: SchemaTree): number {
+  return node.children.length === 0 ? 1 : node.children.reduce((n, child) => n + leaves(child), 0);
+}
+
+/**
+ * How each column is read but those to `omit` (`omitted`), which are neither read nor need a
+ * type ppdp reads; the column chunks of a row group.
+ */
+function planColumns(
+  file: string,
+  metadata: FileMetaData,
+  omit: ReadonlySet<string>,
+): { plans: ColumnPlan[]; omitted: string[]; chunks: number } {
   let tree: SchemaTree;
   try {
     tree = parquetSchema(metadata);
@@ -298,7 +321,10 @@ function planColumns(file: string, metadata: FileMetaData): ColumnPlan[] {
   const seen = new Set<string>();
   const arrow = arrowSchema(metadata);
   const arrowFields = arrow?.fields.length === tree.children.length ? arrow.fields : [];
-  return tree.children.map((node, i) => {
+  const plans: ColumnPlan[] = [];
+  const omitted: string[] = [];
+  let chunk = 0;
+  for (const [i, node] of tree.children.entries()) {
     const el = node.element;
     if (el.name.trim() === '' || seen.has(el.name)) {
       throw new InputError(
@@ -308,6 +334,11 @@ function planColumns(file: string, metadata: FileMetaData): ColumnPlan[] {
       );
     }
     seen.add(el.name);
+    chunk += leaves(node);
+    if (omit.has(el.name)) {
+      omitted.push(el.name);
+      continue;
+    }
     const flat = node.children.length === 0 && el.repetition_type !== 'REPEATED';
     const kind = flat ? (arrowKind(el, arrowFields[i]) ?? kindOf(el)) : undefined;
     if (!kind) {
@@ -317,8 +348,9 @@ function planColumns(file: string, metadata: FileMetaData): ColumnPlan[] {
         `supported types are ${SUPPORTED}; cast the column to one of them (e.g. a string) before release`,
       );
     }
-    return {
+    plans.push({
       name: el.name,
+      chunk: chunk - 1,
       ...kind,
       decoder: {
         pathInSchema: [el.name],
@@ -329,8 +361,9 @@ function planColumns(file: string, metadata: FileMetaData): ColumnPlan[] {
         parsers: RAW_PARSERS,
         compressors: DECOMPRESSORS,
       },
-    };
-  });
+    });
+  }
+  return { plans, omitted, chunks: chunk };
 }
 
 function* readOpenParquet(
@@ -339,10 +372,12 @@ function* readOpenParquet(
   nulls: NullPolicy,
   rowsPerShard: number,
   raw: ReadonlySet<string>,
+  omit: ReadonlySet<string>,
 ): Generator<EncodedTable, void, undefined> {
   const file = basename(path);
   const metadata = readMetadata(path, input);
-  const plans = planColumns(file, metadata);
+  const { plans, omitted, chunks } = planColumns(file, metadata, omit);
+  const marked = (t: EncodedTable): EncodedTable => (omitted.length > 0 ? { ...t, omitted } : t);
   const encoders = plans.map(
     (plan) => new ColumnEncoder(file, plan, nulls === 'missing', raw.has(plan.name)),
   );
@@ -359,13 +394,15 @@ function* readOpenParquet(
   for (const [g, group] of metadata.row_groups.entries()) {
     const rows = Number(group.num_rows);
     if (rows === 0) continue;
-    if (group.columns.length !== plans.length) throw corruptFile(file);
-    const codes = encoders.map((e, i) => e.read(path, input, group.columns[i]!, g, groupStart, rows));
-    yield* shards.addCoded(codes, rows);
+    if (group.columns.length !== chunks) throw corruptFile(file);
+    const codes = encoders.map((e, i) =>
+      e.read(path, input, group.columns[plans[i]!.chunk]!, g, groupStart, rows),
+    );
+    for (const shard of shards.addCoded(codes, rows)) yield marked(shard);
     groupStart += rows;
   }
   const last = shards.finish();
-  if (last) yield last;
+  if (last) yield marked(last);
   else if (groupStart === 0) {
     throw new InputError(
       'E_INPUT_NO_ROWS',

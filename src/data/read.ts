@@ -230,10 +230,11 @@ function readFileShards(
         raw: options.raw,
       });
     case 'parquet':
-      return omitting(
-        readParquetShards(path, rowsPerShard, { nulls: options.nulls, raw: options.raw }),
-        options.omit,
-      );
+      return readParquetShards(path, rowsPerShard, {
+        nulls: options.nulls,
+        raw: options.raw,
+        omit: options.omit,
+      });
     case 'xlsx':
       return readXlsxShards(path, rowsPerShard, {
         sheet: options.sheet,
@@ -335,26 +336,4 @@ export function checkSameColumns(
     `${basename(folder)}/${basename(file)}: the columns differ from the folder's first file: ${what}`,
     'every file of a folder input must have the same columns in the same order: write the files again with one schema, or move the odd one out',
   );
-}
-
-/**
- * A reader's shards without the columns to omit (for a reader that cannot skip them itself):
- * they are decoded, then dropped from every shard before anything else sees it.
- */
-function* omitting(
-  shards: Generator<EncodedTable, void, undefined>,
-  omit: ReadonlySet<string> | undefined,
-): Generator<EncodedTable, void, undefined> {
-  for (const shard of shards) {
-    if (!omit || omit.size === 0) {
-      yield shard;
-      continue;
-    }
-    const omitted = shard.columns.filter((c) => omit.has(c.name)).map((c) => c.name);
-    yield {
-      ...shard,
-      columns: shard.columns.filter((c) => !omit.has(c.name)),
-      ...(omitted.length > 0 ? { omitted } : {}),
-    };
-  }
 }
