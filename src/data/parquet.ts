@@ -112,6 +112,14 @@ const DECOMPRESSORS = {
 const FIRST_ROWS = 1 << 16;
 const CODECS = new Set(['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI', 'ZSTD', 'LZ4', 'LZ4_RAW']);
 
+interface ParquetOptions {
+  nulls?: NullPolicy;
+  /** Columns given as their rows' UTF-8 bytes (EncodedColumn.raw), never coded (read.ts). */
+  raw?: ReadonlySet<string>;
+  /** Columns never read, whatever their type (identifying ones): listed in the tables' `omitted`. */
+  omit?: ReadonlySet<string>;
+}
+
 /**
  * Reads a Parquet file as consecutive shards of `rowsPerShard` rows (the last one shorter; row
  * groups are split where a shard ends). Each shard's dictionaries are a prefix of the next one's.
@@ -121,24 +129,11 @@ const CODECS = new Set(['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI', 'ZSTD', 'LZ4
 export function* readParquetShards(
   path: string,
   rowsPerShard: number,
-  options: {
-    nulls?: NullPolicy;
-    /** Columns given as their rows' UTF-8 bytes (EncodedColumn.raw), never coded (read.ts). */
-    raw?: ReadonlySet<string>;
-    /** Columns never read, whatever their type (identifying ones): listed in the tables' `omitted`. */
-    omit?: ReadonlySet<string>;
-  } = {},
+  options: ParquetOptions = {},
 ): Generator<EncodedTable, void, undefined> {
   const input = openInput(path);
   try {
-    yield* readOpenParquet(
-      path,
-      input,
-      options.nulls ?? 'error',
-      rowsPerShard,
-      options.raw ?? new Set(),
-      options.omit ?? new Set(),
-    );
+    yield* readOpenParquet(path, input, rowsPerShard, options);
   } finally {
     closeSync(input.fd);
   }
@@ -369,10 +364,8 @@ function planColumns(
 function* readOpenParquet(
   path: string,
   input: InputFile,
-  nulls: NullPolicy,
   rowsPerShard: number,
-  raw: ReadonlySet<string>,
-  omit: ReadonlySet<string>,
+  { nulls = 'error', raw = new Set(), omit = new Set() }: ParquetOptions,
 ): Generator<EncodedTable, void, undefined> {
   const file = basename(path);
   const metadata = readMetadata(path, input);

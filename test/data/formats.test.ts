@@ -44,7 +44,7 @@ import {
 import { InputError } from '../../src/errors.ts';
 import { loadSpec } from '../../src/release-spec/spec.ts';
 import { adultColumns } from '../helpers/parquet.ts';
-import { releaseTo } from '../helpers/release.ts';
+import { expectSameRelease, releaseTo } from '../helpers/release.ts';
 import { expectBytesAlike } from '../helpers/shards.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
@@ -346,33 +346,6 @@ function oneBatch(fields: Field[], children: ReturnType<typeof makeData>[]): Tab
   return new Table(schema, [
     new RecordBatch(schema, makeData({ type: new Struct(fields), length, nullCount: 0, children })),
   ]);
-}
-
-/**
- * Releases `inputs` of `ws` under k-anonymity (k = 2) with `attributes` and `format`, and
- * expects each one's data bytes to be the first one's (the table as CSV).
- */
-async function expectSameRelease(
-  ws: ReturnType<typeof adultWorkspace>,
-  inputs: string[],
-  attributes: Record<string, unknown>,
-  format: Record<string, unknown> = {},
-): Promise<void> {
-  const outs: string[] = [];
-  for (const input of inputs) {
-    const privacy = [{ model: 'k-anonymity', k: 2 }];
-    const method = { name: 'generalization', maxSuppression: 0.1 };
-    ws.write('release.json', JSON.stringify({ input, format, attributes, privacy, method, seed: 1 }));
-    outs.push((await releaseTo(ws.spec, join(ws.dir, 'out', input))).out);
-  }
-  for (const [i, out] of outs.entries()) {
-    for (const name of ['data.csv', 'data.arrow']) {
-      expect(
-        readFileSync(join(out, name)).equals(readFileSync(join(outs[0]!, name))),
-        `${inputs[i]} ${name}`,
-      ).toBe(true);
-    }
-  }
 }
 
 describe('one value per text', () => {

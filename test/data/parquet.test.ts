@@ -37,7 +37,7 @@ import { executeRelease } from '../../src/pipeline/engine.ts';
 import { readInputShards } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/release-spec/spec.ts';
 import { adultColumns, adultParquet, adultParquetFolder, writeParquet } from '../helpers/parquet.ts';
-import { releaseTo } from '../helpers/release.ts';
+import { expectSameRelease, releaseTo } from '../helpers/release.ts';
 import { checkShards, expectBytesAlike } from '../helpers/shards.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
@@ -319,33 +319,12 @@ describe('an identifying Parquet column', () => {
       expect(read.omitted).toEqual(['emails', 'who']);
       expect(cells(read)).toEqual(g.map((x, i) => [x, s[i]]));
     }
-    const release = async (input: string) => {
-      ws.write(
-        'release.json',
-        JSON.stringify({
-          input,
-          attributes: {
-            g: { type: 'quasi-identifying', hierarchy: { mask: 'right' } },
-            emails: { type: 'identifying' },
-            who: { type: 'identifying' },
-            s: { type: 'sensitive' },
-          },
-          privacy: [{ model: 'k-anonymity', k: 2 }],
-          method: { name: 'generalization', maxSuppression: 0.1 },
-          seed: 1,
-        }),
-      );
-      return (await releaseTo(ws.spec, join(ws.dir, 'out', input))).out;
-    };
-    const csv = await release('t.csv');
-    for (const input of ['t.parquet', 'h.parquet']) {
-      const out = await release(input);
-      for (const name of ['data.csv', 'data.arrow']) {
-        expect(readFileSync(join(out, name)).equals(readFileSync(join(csv, name))), `${input} ${name}`).toBe(
-          true,
-        );
-      }
-    }
+    await expectSameRelease(ws, ['t.csv', 't.parquet', 'h.parquet'], {
+      g: { type: 'quasi-identifying', hierarchy: { mask: 'right' } },
+      emails: { type: 'identifying' },
+      who: { type: 'identifying' },
+      s: { type: 'sensitive' },
+    });
   }, 60_000);
 });
 

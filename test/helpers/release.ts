@@ -1,6 +1,7 @@
 /** A release through the engine the CLI runs (the state machine in process), into a folder. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import type { EncodedTable } from '../../src/data/table.ts';
 import type { GroupingKernel } from '../../src/kernels/groupby/kernel.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
@@ -10,10 +11,36 @@ import { methodFor } from '../../src/methods/registry.ts';
 import { type EngineOptions, executeRelease } from '../../src/pipeline/engine.ts';
 import { streams } from '../../src/pipeline/release.ts';
 import type { ReleaseSpec } from '../../src/release-spec/spec.ts';
+import type { Workspace } from './workspace.ts';
 
 export async function releaseTo(spec: string, out: string, options: EngineOptions = {}) {
   const { report, manifest } = await executeRelease({ spec, out }, options);
   return { report, manifest, out };
+}
+
+/**
+ * Releases `inputs` of `ws` under k-anonymity (k = 2) with `attributes` and `format`, and
+ * expects each one's data bytes to be the first one's (the table as CSV).
+ */
+export async function expectSameRelease(
+  ws: Workspace,
+  inputs: string[],
+  attributes: Record<string, unknown>,
+  format: Record<string, unknown> = {},
+): Promise<void> {
+  const outs: string[] = [];
+  for (const input of inputs) {
+    const privacy = [{ model: 'k-anonymity', k: 2 }];
+    const method = { name: 'generalization', maxSuppression: 0.1 };
+    ws.write('release.json', JSON.stringify({ input, format, attributes, privacy, method, seed: 1 }));
+    outs.push((await releaseTo(ws.spec, join(ws.dir, 'out', input))).out);
+  }
+  for (const [i, out] of outs.entries()) {
+    for (const name of ['data.csv', 'data.arrow']) {
+      const same = readFileSync(join(out, name)).equals(readFileSync(join(outs[0]!, name)));
+      expect(same, `${inputs[i]} ${name}`).toBe(true);
+    }
+  }
 }
 
 /** A method's context in memory: silent, untimed, with the spec's random streams. */
