@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
-import { formatOf, readTable } from '../data/read.ts';
+import { formatOf, isDecimalComma, readTable, withDecimalPoint } from '../data/read.ts';
 import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
@@ -110,8 +110,6 @@ const POSTCODE_SHAPES = [
   /^[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}$/i,
   /^[A-Z]\d[A-Z] ?\d[A-Z]\d$/i,
 ];
-/** A number with a decimal comma, as many locales write it: 3,75. */
-const DECIMAL_COMMA = /^-?\d+,\d+$/;
 /** Text columns with at most this many distinct values become grouped categories. */
 const FEW = 20;
 
@@ -225,9 +223,12 @@ export function initCommand(args: string[]): number {
   return 0;
 }
 
-/** Text starting with = + - @, tab or CR that is not a plain number: a spreadsheet runs it as a formula. */
+/**
+ * Text starting with = + - @, tab or CR that is not a number (with a decimal point or comma):
+ * a spreadsheet runs it as a formula.
+ */
 function isFormula(value: string): boolean {
-  return /^[=+\-@\t\r]./s.test(value) && !Number.isFinite(Number(value));
+  return /^[=+\-@\t\r]./s.test(value) && !Number.isFinite(Number(withDecimalPoint(value)));
 }
 
 /** Header words, lower case: `patient_id` → patient, id; `admissionDate` → admission, date. */
@@ -296,7 +297,7 @@ function guess(column: EncodedColumn, rows: number): Guess {
   const present = presentCodes(column);
   const values = column.dictionary.filter((v, c) => present[c] === 1 && !isMissing(v));
   const decimalComma =
-    values.some((v) => DECIMAL_COMMA.test(v.trim())) && values.every(isNumberOrDecimalComma);
+    values.some(isDecimalComma) && values.every(isNumberOrDecimalComma);
   const numeric = values.length > 0 && values.every(isNumberOrDecimalComma);
   const comma = decimalComma ? { decimalComma } : {};
   if (header.some((w) => SENSITIVE.has(w))) {
@@ -321,7 +322,7 @@ function guess(column: EncodedColumn, rows: number): Guess {
       `a place (${values.length} distinct values): an attacker can link on it; grouped (refine the groups)`,
     );
   if (numeric) {
-    const numbers = values.map((v) => Number(v.replace(',', '.')));
+    const numbers = values.map((v) => Number(withDecimalPoint(v)));
     return {
       ...qi(
         { intervals: intervalWidths(numbers) },
@@ -350,10 +351,10 @@ function isDigitCode(values: string[]): boolean {
   );
 }
 
-/** A number as written, or with a decimal comma (3,75). */
+/** A number as written, or with a decimal comma (3,75 or 1.234,5). */
 function isNumberOrDecimalComma(value: string): boolean {
   const v = value.trim();
-  return v !== '' && (Number.isFinite(Number(v)) || DECIMAL_COMMA.test(v));
+  return v !== '' && (Number.isFinite(Number(v)) || isDecimalComma(v));
 }
 
 /** Whether every value parses as a date in `format` (the date builder's own parser decides). */

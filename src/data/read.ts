@@ -132,12 +132,20 @@ export function readTableShards(
   return options.decimal === ',' ? decimalPoints(shards) : shards;
 }
 
-/** A number with a decimal comma, as many locales write it: 3,75. */
-const DECIMAL_COMMA = /^\s*[+-]?\d+,\d+\s*$/;
+/**
+ * A number with a decimal comma, as many locales write it: 3,75, and with its thousands grouped
+ * by points before the comma, as those locales' spreadsheets export it: 1.234,5.
+ */
+const DECIMAL_COMMA = /^\s*[+-]?(?:\d+|\d{1,3}(?:\.\d{3})+),\d+\s*$/;
 
-/** A cell's text with a decimal comma made a decimal point (other cells as they are). */
+/** Whether a cell is a number written with a decimal comma (3,75 or 1.234,5). */
+export function isDecimalComma(value: string): boolean {
+  return DECIMAL_COMMA.test(value);
+}
+
+/** A cell's text with a decimal comma made a decimal point, its grouping points dropped (other cells as they are). */
 export function withDecimalPoint(value: string): string {
-  return DECIMAL_COMMA.test(value) ? value.replace(',', '.') : value;
+  return DECIMAL_COMMA.test(value) ? value.replaceAll('.', '').replace(',', '.') : value;
 }
 
 /**
@@ -195,16 +203,35 @@ function withDecimalPoints(raw: RawValues): RawValues {
     while (comma < end && bytes[comma] !== COMMA) comma++;
     if (comma === end) continue;
     text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    // A match has one comma, this first one; a point is one byte as well.
-    if (!DECIMAL_COMMA.test(text.toString('utf8', offsets[r]!, end))) continue;
+    const value = text.toString('utf8', offsets[r]!, end);
+    if (!DECIMAL_COMMA.test(value)) continue;
+    // Grouping points dropped: values change length, the column is written afresh.
+    if (value.includes('.')) return regrouped(raw);
     if (!copied) {
       bytes = bytes.slice();
       text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       copied = true;
     }
+    // A match has one comma, this first one; a point is one byte as well.
     bytes[comma] = POINT;
   }
   return copied ? { offsets, bytes } : raw;
+}
+
+/** A raw column's values each with a decimal comma made a decimal point, written into new bytes. */
+function regrouped(raw: RawValues): RawValues {
+  const text = Buffer.from(raw.bytes.buffer, raw.bytes.byteOffset, raw.bytes.byteLength);
+  const n = rawLength(raw);
+  const offsets = new Int32Array(n + 1);
+  const values: Buffer[] = [];
+  for (let r = 0; r < n; r++) {
+    const start = raw.offsets[r]!;
+    const end = raw.offsets[r + 1]!;
+    const value = text.subarray(start, end);
+    values.push(value.includes(COMMA) ? Buffer.from(withDecimalPoint(value.toString('utf8')), 'utf8') : value);
+    offsets[r + 1] = offsets[r]! + values[r]!.length;
+  }
+  return { offsets, bytes: Buffer.concat(values, offsets[n]!) };
 }
 
 const COMMA = 0x2c;

@@ -484,6 +484,29 @@ function unixDay(serial: number, date1904: boolean): number {
   return serial < 61 ? serial - 25_568 : serial - 25_569;
 }
 
+/**
+ * An ISO 8601 date, date and time, or time as a serial number in the workbook's date system
+ * (its zone, if any, ignored: a sheet's dates have none); undefined if it is none of those.
+ */
+function isoSerial(text: string, date1904: boolean): number | undefined {
+  const m =
+    /^(?:(\d{4})-(\d{2})-(\d{2}))?(?:T| )?(?:(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/.exec(
+      text,
+    );
+  if (!m || (m[1] === undefined && m[4] === undefined)) return undefined;
+  const ms =
+    (Number(m[4] ?? 0) * 3600 + Number(m[5] ?? 0) * 60 + Number(m[6] ?? 0)) * 1000 +
+    Math.round(Number(m[7] ?? 0) * 1000);
+  if (m[1] === undefined) return ms / 86_400_000;
+  const [year, month, date] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const at = new Date(Date.UTC(year, month - 1, date));
+  if (at.getUTCMonth() !== month - 1 || at.getUTCDate() !== date) return undefined;
+  const unix = at.getTime() / 86_400_000;
+  // The 1900 system counts a 29 February 1900 that never was: days before it are one less.
+  const day = date1904 ? unix + 24_107 : unix + 25_569 < 61 ? unix + 25_568 : unix + 25_569;
+  return day + ms / 86_400_000;
+}
+
 /** A number cell's text as its style shows it: a date, a date and time, a time, or the number. */
 function numberText(value: number, shown: Shown, date1904: boolean): string {
   if (shown === Shown.Number || !(value >= 0) || value >= 2_958_466) return String(value);
@@ -626,6 +649,12 @@ class SheetReader {
     return width;
   }
 
+  /** How a cell's style shows a number: as a date, a date and time, a time, or the number. */
+  private shownBy(tag: string): Shown {
+    const style = /\bs=["'](\d+)/.exec(tag);
+    return (style ? (this.styles[Number(style[1])] ?? Shown.Number) : Shown.Number) as Shown;
+  }
+
   private cellValue(tag: string, inner: string, col: number, number: number): string {
     const type = /\bt=["']([a-zA-Z]+)/.exec(tag)?.[1] ?? 'n';
     if (type === 'inlineStr') {
@@ -659,16 +688,28 @@ class SheetReader {
         return raw.trim() === '1' ? 'true' : 'false';
       case 'str':
       case 'e':
-      case 'd':
         return cellText(raw);
+      case 'd': {
+        // A date written as ISO 8601 text (some writers, and the strict format): shown as the
+        // same date's serial number would be, by its style, or as a date (and its time, if any).
+        const iso = cellText(raw).trim();
+        const serial = isoSerial(iso, this.date1904);
+        if (serial === undefined)
+          throw new XmlError(`${this.where} cell ${columnLetters(col)}${number} holds no ISO 8601 date`);
+        // Before the date system's first day, or past its last: as written.
+        if (serial < 0 || serial >= 2_958_466) return iso;
+        const shown = this.shownBy(tag);
+        if (shown !== Shown.Number) return numberText(serial, shown, this.date1904);
+        const time = iso.includes(':');
+        const kind = !/^\d{4}-/.test(iso) ? Shown.Time : time ? Shown.DateTime : Shown.Date;
+        return numberText(serial, kind, this.date1904);
+      }
       default: {
         if (raw.trim() === '') return '';
         const n = Number(raw);
         if (!Number.isFinite(n))
           throw new XmlError(`${this.where} cell ${columnLetters(col)}${number} holds no number`);
-        const style = /\bs=["'](\d+)/.exec(tag);
-        const shown = style ? (this.styles[Number(style[1])] ?? Shown.Number) : Shown.Number;
-        return numberText(n, shown as Shown, this.date1904);
+        return numberText(n, this.shownBy(tag), this.date1904);
       }
     }
   }

@@ -33,6 +33,7 @@ import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { readArrow } from '../../src/data/arrow.ts';
 import { readParquet } from '../../src/data/parquet.ts';
+import { rawStrings } from '../../src/data/raw.ts';
 import { readTable, readTableShards, withDecimalPoint } from '../../src/data/read.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import {
@@ -484,6 +485,26 @@ describe('format.decimal ","', () => {
     expect(cells(readTable(path)).map((r) => r[0])).toEqual(['3,75', '3.75', '-0,5', ' 12,0 ', '3,75']);
     expect(withDecimalPoint('1,5')).toBe('1.5');
     expect(withDecimalPoint('1,500,000')).toBe('1,500,000');
+    // Thousands grouped by points before the comma, as such locales' spreadsheets export them.
+    expect(withDecimalPoint('1.234,5')).toBe('1234.5');
+    expect(withDecimalPoint(' -2.000.000,25 ')).toBe(' -2000000.25 ');
+    for (const text of ['1.23,5', '1234.567,5', '.234,5', '1.234', '1.234.5'])
+      expect(withDecimalPoint(text)).toBe(text);
+  });
+
+  it('reads a column of numbers with grouped thousands as numbers, read as bytes or coded', () => {
+    const dir = adultWorkspace(1).dir;
+    const path = join(dir, 'grouped.csv');
+    writeFileSync(path, 'a;b\n3,75;x\n1.234,5;7\n-2.000,25;1.234,5\n-1,5;y\n');
+    const values = ['3.75', '1234.5', '-2000.25', '-1.5'];
+    for (const raw of [undefined, new Set(['a', 'b'])]) {
+      const table = readTable(path, { decimal: ',', ...(raw ? { raw } : {}) });
+      const [a, b] = table.columns.map((c, i) =>
+        c.raw ? rawStrings(c.raw) : cells(table).map((r) => r[i]!),
+      );
+      expect(a, raw ? 'bytes' : 'coded').toEqual(values);
+      expect(b, raw ? 'bytes' : 'coded').toEqual(['x', '7', '1234.5', 'y']);
+    }
   });
 
   it('releases the same bytes as the table written with decimal points, numbers grouped into intervals', async () => {

@@ -224,6 +224,62 @@ describe('cells as the CSV reader gives them', () => {
   });
 });
 
+describe('dates written as ISO 8601 text (t="d" cells)', () => {
+  it('read as the same dates written as serial numbers, by their style or as written', async () => {
+    const ws = adultWorkspace(1);
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('T');
+    sheet.addRow(['day', 'at', 'plain']);
+    sheet.addRow([new Date(Date.UTC(2024, 1, 29)), new Date(Date.UTC(2024, 0, 15, 13, 45, 30, 250)), 'x']);
+    sheet.addRow([new Date(Date.UTC(1950, 5, 1)), new Date(Date.UTC(1970, 0, 1)), 'y']);
+    sheet.getColumn(1).numFmt = 'd-mmm-yy';
+    sheet.getColumn(2).numFmt = 'yyyy-mm-dd hh:mm:ss.000';
+    const serial = Buffer.from(await wb.xlsx.writeBuffer());
+    const iso = ['2024-02-29', '2024-01-15T13:45:30.250', '1950-06-01', '1970-01-01T00:00:00Z'];
+    let n = 0;
+    const sheetXml = (edit: (xml: string) => string) =>
+      rezip(serial, (parts) => {
+        const name = Object.keys(parts).find((k) => /worksheets\/sheet1\.xml$/.test(k))!;
+        parts[name] = strToU8(edit(strFromU8(parts[name]!)));
+      });
+    // Each serial date cell of columns A and B as its ISO text.
+    const asIso = sheetXml((xml) =>
+      xml.replace(/<c r="([AB][23])"( s="\d+")?><v>[^<]*<\/v><\/c>/g, (_, ref, style) => {
+        return `<c r="${ref}"${style ?? ''} t="d"><v>${iso[n++]}</v></c>`;
+      }),
+    );
+    expect(n).toBe(4);
+    ws.write('serial.xlsx', serial);
+    ws.write('iso.xlsx', asIso);
+    const expected = [
+      ['2024-02-29', '2024-01-15T13:45:30.25', 'x'],
+      ['1950-06-01', '1970-01-01T00:00:00', 'y'],
+    ];
+    expect(cells(readXlsx(join(ws.dir, 'serial.xlsx')))).toEqual(expected);
+    expect(cells(readXlsx(join(ws.dir, 'iso.xlsx')))).toEqual(expected);
+    // Without a date style: a date, a date and time, a time, each as written (a day before the
+    // 1900 system's 29 February that never was, too).
+    const unstyled = sheetXml((xml) =>
+      xml
+        .replace(/<c r="A2"[^>]*>.*?<\/c>/, '<c r="A2" t="d"><v>2024-03-01</v></c>')
+        .replace(/<c r="B2"[^>]*>.*?<\/c>/, '<c r="B2" t="d"><v>2024-03-01T08:00:00</v></c>')
+        .replace(/<c r="A3"[^>]*>.*?<\/c>/, '<c r="A3" t="d"><v>13:45:30</v></c>')
+        .replace(/<c r="B3"[^>]*>.*?<\/c>/, '<c r="B3" t="d"><v>1900-02-28</v></c>'),
+    );
+    ws.write('unstyled.xlsx', unstyled);
+    expect(cells(readXlsx(join(ws.dir, 'unstyled.xlsx'))).map((r) => r.slice(0, 2))).toEqual([
+      ['2024-03-01', '2024-03-01T08:00:00'],
+      ['13:45:30', '1900-02-28'],
+    ]);
+    // A day that does not exist is refused, naming the cell.
+    ws.write(
+      'bad.xlsx',
+      sheetXml((xml) => xml.replace(/<c r="A2"[^>]*>.*?<\/c>/, '<c r="A2" t="d"><v>2024-02-30</v></c>')),
+    );
+    expect(() => readXlsx(join(ws.dir, 'bad.xlsx'))).toThrow(/cell A2 holds no ISO 8601 date/);
+  });
+});
+
 describe('workbooks that cannot be read', () => {
   it('names a missing sheet with the workbook’s sheets, by name or by position', async () => {
     const ws = adultWorkspace(1);

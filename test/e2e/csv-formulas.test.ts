@@ -270,5 +270,10 @@ describe('ppdp init', () => {
     expect(
       draft(`id;age;comment;delta\n${numbers.join('\n')}\n`, 'numbers').format?.escapeFormulas,
     ).toBeUndefined();
+    // Negative numbers written with decimal commas, their thousands grouped or not: numbers too.
+    const commas = numbers.map((r, i) => `${r};${i % 2 === 0 ? '-1,5' : `-${i}.250,75`}`);
+    const spec = draft(`id;age;comment;delta;amount\n${commas.join('\n')}\n`, 'commas');
+    expect(spec.format.decimal).toBe(',');
+    expect(spec.format.escapeFormulas).toBeUndefined();
   });
 });
