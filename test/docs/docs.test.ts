@@ -76,12 +76,14 @@ describe('every shell example runs', () => {
         const r = spawnSync('bash', ['-c', PRELUDE + b.text], {
           cwd: dir,
           encoding: 'utf8',
-          timeout: 120_000,
+          // Some examples run several releases (explore's Mondrian frontier: four, measures
+          // included): a loaded machine takes past two minutes for them.
+          timeout: 240_000,
         });
         expect(r.status, `${file}:${b.line} exited ${r.status}\n${b.text}\n--- stderr:\n${r.stderr}`).toBe(0);
       }
     },
-    300_000,
+    600_000,
   );
 });
 
