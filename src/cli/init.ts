@@ -296,8 +296,7 @@ function guess(column: EncodedColumn, rows: number): Guess {
   }
   const present = presentCodes(column);
   const values = column.dictionary.filter((v, c) => present[c] === 1 && !isMissing(v));
-  const decimalComma =
-    values.some(isDecimalComma) && values.every(isNumberOrDecimalComma);
+  const decimalComma = values.some(isDecimalComma) && values.every(isNumberOrDecimalComma);
   const numeric = values.length > 0 && values.every(isNumberOrDecimalComma);
   const comma = decimalComma ? { decimalComma } : {};
   if (header.some((w) => SENSITIVE.has(w))) {

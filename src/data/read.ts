@@ -228,7 +228,9 @@ function regrouped(raw: RawValues): RawValues {
     const start = raw.offsets[r]!;
     const end = raw.offsets[r + 1]!;
     const value = text.subarray(start, end);
-    values.push(value.includes(COMMA) ? Buffer.from(withDecimalPoint(value.toString('utf8')), 'utf8') : value);
+    values.push(
+      value.includes(COMMA) ? Buffer.from(withDecimalPoint(value.toString('utf8')), 'utf8') : value,
+    );
     offsets[r + 1] = offsets[r]! + values[r]!.length;
   }
   return { offsets, bytes: Buffer.concat(values, offsets[n]!) };
