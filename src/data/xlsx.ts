@@ -29,7 +29,10 @@ import { formatDate, formatTimestamp } from './values.ts';
 import { ZipArchive, type ZipEntry, ZipError } from './zip.ts';
 
 export interface ReadXlsxOptions {
-  /** The sheet: its name, or its 1-based position in the workbook; the first one by default. */
+  /**
+   * The sheet: its name, or its 1-based position in the workbook counting hidden sheets; the
+   * first visible one by default.
+   */
   sheet?: string | number;
   /** Columns whose cells are never stored (identifying ones): the tables leave them out. */
   omit?: ReadonlySet<string>;
@@ -129,6 +132,8 @@ interface SheetRef {
   /** The sheet's part, resolved in the package. */
   readonly target: string | undefined;
   readonly type: string;
+  /** Hidden in Excel (`hidden` or `veryHidden`): never chosen by default. */
+  readonly hidden: boolean;
 }
 
 interface Workbook {
@@ -168,9 +173,15 @@ function* readOpenXlsx(
     const strings =
       workbook.sharedStrings === undefined ? [] : readSharedStrings(file, zip, workbook.sharedStrings);
     const styles = workbook.styles === undefined ? new Uint8Array(0) : readStyles(file, zip, workbook.styles);
+    // A sheet without rows is likely the wrong one: point at the others (their names only).
+    const emptyHint =
+      workbook.sheets.length > 1
+        ? `the workbook's sheets: ${sheetNames(workbook.sheets)}; name the one holding the table in "format": { "sheet": "…" }`
+        : undefined;
     const reader = new SheetReader(
       path,
       where,
+      emptyHint,
       strings,
       styles,
       workbook.date1904,
@@ -304,7 +315,8 @@ function readWorkbook(file: string, zip: ZipArchive): Workbook {
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const a = attributes(m[1]!);
     const rel = rels.get(local(a, 'id') ?? '');
-    sheets.push({ name: a.get('name') ?? '', target: rel?.target, type: rel?.type ?? '' });
+    const hidden = ['hidden', 'veryHidden'].includes(a.get('state') ?? '');
+    sheets.push({ name: a.get('name') ?? '', target: rel?.target, type: rel?.type ?? '', hidden });
   }
   const pr = new RegExp(`<${prefix}workbookPr\\b([^>]*)>`).exec(text);
   const date1904 = pr ? ['1', 'true'].includes(attributes(pr[1]!).get('date1904') ?? '') : false;
@@ -317,21 +329,29 @@ function readWorkbook(file: string, zip: ZipArchive): Workbook {
   };
 }
 
-/** The sheet `wanted` names (a name, or a position from 1), or the first. */
+/** The sheets' names, quoted, in workbook order. */
+function sheetNames(sheets: readonly SheetRef[]): string {
+  return sheets.map((s) => `"${shownName(s.name)}"`).join(', ');
+}
+
+/**
+ * The sheet `wanted` names (a name, or a position from 1 counting hidden sheets), or the first
+ * visible one: a hidden sheet is a workbook's lookup lists or workings, not the table.
+ */
 function chooseSheet(
   file: string,
   sheets: readonly SheetRef[],
   wanted: string | number | undefined,
 ): SheetRef {
   if (sheets.length === 0) throw corrupt(file, 'its workbook lists no sheet');
-  if (wanted === undefined) return sheets[0]!;
+  if (wanted === undefined) return sheets.find((s) => !s.hidden) ?? sheets[0]!;
   const found =
     typeof wanted === 'number'
       ? sheets[wanted - 1]
       : (sheets.find((s) => s.name === wanted) ??
         sheets.find((s) => s.name.toLowerCase() === wanted.toLowerCase()));
   if (found) return found;
-  const names = sheets.map((s) => `"${shownName(s.name)}"`).join(', ');
+  const names = sheetNames(sheets);
   throw new InputError(
     'E_XLSX_SHEET',
     typeof wanted === 'number'
@@ -578,6 +598,8 @@ class SheetReader {
   constructor(
     private readonly path: string,
     private readonly where: string,
+    /** The hint when the sheet holds no table, if the workbook has other sheets. */
+    private readonly emptyHint: string | undefined,
     private readonly strings: readonly string[],
     private readonly styles: Uint8Array,
     private readonly date1904: boolean,
@@ -832,7 +854,7 @@ class SheetReader {
       throw new InputError(
         'E_INPUT_EMPTY',
         `${this.where}: the sheet is empty`,
-        'expected a header row and data rows',
+        this.emptyHint ?? 'expected a header row and data rows',
       );
     }
     yield* this.flush();
@@ -842,7 +864,7 @@ class SheetReader {
       throw new InputError(
         'E_INPUT_NO_ROWS',
         `${this.where}: the sheet has a header row but no rows`,
-        'export the table with its rows',
+        this.emptyHint ?? 'export the table with its rows',
       );
     }
   }

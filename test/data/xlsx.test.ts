@@ -297,6 +297,27 @@ describe('workbooks that cannot be read', () => {
     expect(byPosition.hint).toMatch(/format.*sheet/);
   });
 
+  it('reads the first visible sheet by default, a hidden one when named, and points an empty sheet at the others', async () => {
+    const ws = adultWorkspace(1);
+    const wb = new ExcelJS.Workbook();
+    const lookup = wb.addWorksheet('Lookup');
+    lookup.addRow(['code']);
+    lookup.state = 'hidden';
+    wb.addWorksheet('Data').addRow(['a']).worksheet.addRow([1]);
+    ws.write('hidden.xlsx', Buffer.from(await wb.xlsx.writeBuffer()));
+    const path = join(ws.dir, 'hidden.xlsx');
+    expect(cells(readXlsx(path))).toEqual([['1']]);
+    // Named, or by its position (hidden sheets count), a hidden sheet is read: here, a header alone.
+    for (const sheet of ['Lookup', 1]) {
+      const empty = refusal(() => readXlsx(path, { sheet }));
+      expect(empty.code).toBe('E_INPUT_NO_ROWS');
+      expect(empty.message).toBe('hidden.xlsx sheet "Lookup": the sheet has a header row but no rows');
+      expect(empty.hint).toBe(
+        'the workbook\'s sheets: "Lookup", "Data"; name the one holding the table in "format": { "sheet": "…" }',
+      );
+    }
+  });
+
   it('refuses a file that is not a workbook, a ZIP of something else, and one cut short', async () => {
     const ws = adultWorkspace(1);
     ws.write('text.xlsx', 'name;age;zip\nAnn;37;12345\nBob;41;54321\n');
