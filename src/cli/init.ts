@@ -1,5 +1,5 @@
 /**
- * `ppdp init <table> [--out release.json]`: drafts a release spec from a table. Each column's
+ * `ppdp init <table> [--sheet <name|position>] [--out release.json]`: drafts a release spec from a table. Each column's
  * role and hierarchy are guessed from its header and values (see INIT_HELP); the draft asks
  * for k = 5 with at most 2 % suppressed rows, is validated like any spec, and is a starting
  * point to review, not a decision.
@@ -11,15 +11,16 @@ import { formatOf, isDecimalComma, readTable, withDecimalPoint } from '../data/r
 import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
-import { parseSpec } from '../release-spec/spec.ts';
+import { parseSpec, sheetSetting } from '../release-spec/spec.ts';
 import { commandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
 import { printLattice } from './init-lattice.ts';
 
-export const INIT_HELP = `Usage: ppdp init <table> [--out <release.json>] [--force]
+export const INIT_HELP = `Usage: ppdp init <table> [--sheet <name|position>] [--out <release.json>] [--force]
 
-Drafts a release spec for a table (CSV or Arrow): every column gets a role and, for
-quasi-identifiers, a hierarchy builder, guessed from its header and values:
+Drafts a release spec for a table (CSV, Arrow IPC, Parquet or an Excel workbook's sheet, or a
+folder of such files): every column gets a role and, for quasi-identifiers, a hierarchy
+builder, guessed from its header and values:
   identifying        headers such as id, name, email, phone, ssn, address; text unique in
                      every row
   sensitive          headers such as diagnosis, disease, condition, salary, income, wage
@@ -43,9 +44,12 @@ what the optimal search enumerates, each column's factor in it and coarser hiera
 shrink it (docs/guide.md, "Wide tables").
 
 Options:
-  --out <file>   where to write the spec (default: release.json next to the table)
-  --force        overwrite --out if it exists
-  -h, --help     this help
+  --sheet <name|position>  Excel: the sheet holding the table, by its name or its position
+                           from 1 (a whole number), written into the draft as format.sheet
+                           (default: the first visible sheet)
+  --out <file>             where to write the spec (default: release.json next to the table)
+  --force                  overwrite --out if it exists
+  -h, --help               this help
 
 Example:
   ppdp init examples/hospital/hospital.csv --out draft/release.json
@@ -128,12 +132,13 @@ export function initCommand(args: string[]): number {
     args,
     {
       out: { type: 'string' },
+      sheet: { type: 'string' },
       force: { type: 'boolean', default: false },
     },
     {
       help: INIT_HELP,
       takes: 'exactly one table',
-      synopsis: 'ppdp init <data.csv> [--out release.json]',
+      synopsis: 'ppdp init <data.csv> [--sheet <name|position>] [--out release.json]',
     },
   );
   if (!parsed) return 0;
@@ -147,7 +152,12 @@ export function initCommand(args: string[]): number {
       'choose another --out, or add --force to overwrite it',
     );
   }
-  const table = readTable(data, { nulls: 'missing' });
+  // A whole number is a position, as in the spec, where a name is a string.
+  const sheet =
+    values.sheet === undefined
+      ? undefined
+      : sheetSetting(/^\d+$/.test(values.sheet) ? Number(values.sheet) : values.sheet, 'ppdp init --sheet');
+  const table = readTable(data, { nulls: 'missing', sheet });
   const guesses = oneEntity(table.columns.map((c) => [c.name, guess(c, table.rowCount)] as const));
   const attributes = Object.fromEntries(guesses.map(([name, g]) => [name, g.attribute]));
   if (!guesses.some(([, g]) => g.attribute.type === 'quasi-identifying')) {
@@ -175,6 +185,7 @@ export function initCommand(args: string[]): number {
     : [];
   const format = {
     ...(csv ? { delimiter: table.delimiter } : {}),
+    ...(sheet === undefined ? {} : { sheet }),
     ...(lineBreaks.length > 0 ? { lineBreaksInQuotes: true } : {}),
     ...(commas.length > 0 ? { decimal: ',' } : {}),
     ...(anyMissing ? { emptyCells: 'value' } : {}),
@@ -191,7 +202,7 @@ export function initCommand(args: string[]): number {
   const draft = parseSpec(spec, out); // the draft must be a valid spec
   writeAtomically(out, `${JSON.stringify(spec, null, 2)}\n`);
   process.stdout.write(
-    `${out}: drafted from ${basename(data)} (${table.rowCount} rows); review the roles:\n`,
+    `${out}: drafted from ${basename(data)}${sheet === undefined ? '' : ` sheet ${JSON.stringify(sheet)}`} (${table.rowCount} rows); review the roles:\n`,
   );
   for (const [name, g] of guesses) process.stdout.write(`  ${name}: ${g.attribute.type} — ${g.why}\n`);
   if (commas.length > 0) {

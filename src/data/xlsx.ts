@@ -176,7 +176,7 @@ function* readOpenXlsx(
     // A sheet without rows is likely the wrong one: point at the others (their names only).
     const emptyHint =
       workbook.sheets.length > 1
-        ? `the workbook's sheets: ${sheetNames(workbook.sheets)}; name the one holding the table in "format": { "sheet": "…" }`
+        ? `the workbook's sheets: ${sheetNames(workbook.sheets)}; name the one holding the table in "format": { "sheet": "…" } (ppdp init: --sheet)`
         : undefined;
     const reader = new SheetReader(
       path,

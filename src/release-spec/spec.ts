@@ -335,8 +335,11 @@ const FORMAT: ObjectSchema = {
   decimal: str(['.', ',']),
   lineBreaksInQuotes: { kind: 'boolean' },
 };
-/** `format.sheet`: a sheet's name (1 to 31 characters, as Excel allows) or its position from 1. */
-function sheetSetting(value: unknown, where: string): string | number {
+/**
+ * `format.sheet`: a sheet's name (1 to 31 characters, as Excel allows) or its position from 1
+ * (`where` names the spec, or the option that gives it).
+ */
+export function sheetSetting(value: unknown, where: string): string | number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65_535) return value;
   if (typeof value === 'string' && value.length >= 1 && value.length <= 31) return value;
   throw new SpecError(

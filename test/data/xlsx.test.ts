@@ -313,7 +313,7 @@ describe('workbooks that cannot be read', () => {
       expect(empty.code).toBe('E_INPUT_NO_ROWS');
       expect(empty.message).toBe('hidden.xlsx sheet "Lookup": the sheet has a header row but no rows');
       expect(empty.hint).toBe(
-        'the workbook\'s sheets: "Lookup", "Data"; name the one holding the table in "format": { "sheet": "…" }',
+        'the workbook\'s sheets: "Lookup", "Data"; name the one holding the table in "format": { "sheet": "…" } (ppdp init: --sheet)',
       );
     }
   });

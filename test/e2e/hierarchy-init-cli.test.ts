@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readHierarchyRows } from '../../src/hierarchy/hierarchy.ts';
 import { hospitalCsv } from '../helpers/hospital.ts';
@@ -145,7 +146,41 @@ describe('ppdp init', () => {
   it('has --help', () => {
     const r = ppdp('init', '--help');
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^Usage: ppdp init <table>/);
+    expect(r.stdout).toMatch(/^Usage: ppdp init <table> \[--sheet <name\|position>\]/);
+    expect(r.stdout).toMatch(
+      /\(CSV, Arrow IPC, Parquet or an Excel workbook's sheet, or a\s+folder of such files\)/,
+    );
+  });
+
+  it('drafts from the Excel sheet --sheet names, by name or position, into format.sheet', async () => {
+    const wb = new ExcelJS.Workbook();
+    wb.addWorksheet('Notes').addRow(['written by hand']);
+    const data = wb.addWorksheet('Data');
+    for (const line of hospitalCsv(300).trimEnd().split('\n')) data.addRow(line.split(','));
+    writeFileSync(join(dir, 'book.xlsx'), Buffer.from(await wb.xlsx.writeBuffer()));
+    // The first sheet is not the table: the refusal names the sheets and how to choose one.
+    const first = ppdp('init', 'book.xlsx', '--out', 'book.json');
+    expect(first.status).toBe(1);
+    expect(first.stderr).toMatch(/book\.xlsx sheet "Notes": the sheet has a header row but no rows/);
+    expect(first.stderr).toMatch(/hint: the workbook's sheets: "Notes", "Data"; .*--sheet/);
+    for (const sheet of ['Data', 2]) {
+      const r = ppdp('init', 'book.xlsx', '--sheet', String(sheet), '--out', 'book.json', '--force');
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toMatch(/drafted from book\.xlsx sheet .* \(300 rows\)/);
+      const spec = JSON.parse(readFileSync(join(dir, 'book.json'), 'utf8'));
+      expect(spec.format).toMatchObject({ sheet });
+      expect(spec.attributes.zip).toEqual({ type: 'quasi-identifying', hierarchy: { mask: 'right' } });
+    }
+    const release = ppdp('release', 'book.json', '--out', 'out-book', '--quiet');
+    expect(release.stderr).toBe('');
+    expect(release.stdout).toMatch(/^verified release in out-book/);
+    // Checked as format.sheet is; a sheet in a CSV is a conflict.
+    const long = ppdp('init', 'book.xlsx', '--sheet', 'x'.repeat(32), '--out', 'long.json');
+    expect(long.stderr).toMatch(
+      /ppdp init --sheet: format\.sheet must be a sheet's name \(1 to 31 characters\)/,
+    );
+    const csv = ppdp('init', 'hospital.csv', '--sheet', 'Data', '--out', 'csv.json');
+    expect(csv.stderr).toMatch(/format\.sheet is set, but hospital\.csv is read as CSV/);
   });
 });
 
