@@ -6,6 +6,7 @@
 import { basename } from 'node:path';
 import { InputError } from '../errors.ts';
 import type { ReleaseSpec } from '../release-spec/spec.ts';
+import { shownName } from '../util/limits.ts';
 import { delimiterName } from './csv.ts';
 import { formatOf } from './read.ts';
 import { type EncodedTable, isMissing, originOf } from './table.ts';
@@ -61,9 +62,13 @@ export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable, firstRow
     const row = column.codes.findIndex((c) => empty[c] === 1);
     if (row < 0) continue;
     const at = originOf(table, row, firstRow);
+    // A sheet's rows are named by their cell, the row number on the sheet.
+    const place = at.sheet
+      ? `sheet "${shownName(at.sheet.name)}" cell ${at.sheet.letters[table.columns.indexOf(column)]}${at.row + 2}`
+      : `row ${at.row + (csv ? 2 : 1)}`;
     throw new InputError(
       'E_INPUT_EMPTY_CELL',
-      `${basename(at.source)} row ${at.row + (csv ? 2 : 1)}, column "${a.name}": the cell is empty ` +
+      `${basename(at.source)} ${place}, column "${a.name}": the cell is empty ` +
         '(a quasi-identifier needs a value in every row)',
       'fill in the missing values (e.g. with "?"), or set "format": { "emptyCells": "value" } to treat ' +
         'an empty cell as the missing value, a value of its own that stays missing up to the top of its hierarchy',

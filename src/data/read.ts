@@ -323,8 +323,9 @@ export function* readFolderShards(
           checkSameColumns(path, first, names, file, table);
         }
         remaps ??= assembler.remaps();
-        for (const shard of assembler.add({ ...table, remaps, origin: { source: file, firstRow: fileRow } }))
-          yield marked(shard);
+        // A sheet's shard says where its rows are (one origin: its header may be below row 1).
+        const origin = table.origins?.[0] ?? { source: file, firstRow: fileRow };
+        for (const shard of assembler.add({ ...table, remaps, origin })) yield marked(shard);
         fileRow += table.rowCount;
       }
     } catch (err) {

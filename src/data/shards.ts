@@ -54,8 +54,8 @@ export interface Piece {
   readonly rowCount: number;
   readonly columns: readonly { readonly dictionary: readonly string[]; readonly codes: Int32Array }[];
   readonly remaps: readonly Remap[];
-  /** Where the piece's rows come from, for messages: a file and its row of the piece's first row. */
-  readonly origin?: { readonly source: string; readonly firstRow: number };
+  /** Where the piece's rows come from, for messages: a file (and sheet) and its row of the piece's first row. */
+  readonly origin?: Omit<RowOrigin, 'at'>;
 }
 
 /**
@@ -141,8 +141,7 @@ export class ShardAssembler {
     for (let from = 0; from < rowCount; ) {
       const n = Math.min(rowCount - from, this.rowsPerShard - this.rows);
       this.reserve(this.rows + n);
-      if (origin)
-        this.origins.push({ source: origin.source, at: this.rows, firstRow: origin.firstRow + from });
+      if (origin) this.origins.push({ ...origin, at: this.rows, firstRow: origin.firstRow + from });
       for (let i = 0; i < this.names.length; i++) copy(i, from, from + n, this.codes[i]!, this.rows);
       this.rows += n;
       from += n;

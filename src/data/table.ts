@@ -31,7 +31,10 @@ export interface EncodedTable {
   readonly omitted?: readonly string[];
   /** A shard's: the share of the input read by its end (bytes of a CSV, rows of an Arrow file). */
   readonly progress?: number;
-  /** When the rows come from several files (a folder input): which file each run of rows is from. */
+  /**
+   * Where runs of rows come from, when that is not the table's source from its first row: the
+   * files of a folder input, a sheet (whose header may be below row 1).
+   */
   readonly origins?: readonly RowOrigin[];
 }
 
@@ -39,19 +42,32 @@ export interface EncodedTable {
 export interface RowOrigin {
   readonly source: string;
   readonly at: number;
+  /** Of a sheet: its row number less 2 (a header on row 1 would make it the row's 0-based index). */
   readonly firstRow: number;
+  /** Excel: the sheet the rows are on, so that messages name a cell. */
+  readonly sheet?: SheetOrigin;
+}
+
+export interface SheetOrigin {
+  readonly name: string;
+  /** Each of the table's columns' letters on the sheet (`D`), in the order of `columns`. */
+  readonly letters: readonly string[];
 }
 
 /**
- * The file and the 0-based row within it of a table's row `row`: the table's own source and
- * `firstRow + row` unless the table lists its origins.
+ * The file, the 0-based row within it and the sheet, if any, of a table's row `row`: the table's
+ * own source and `firstRow + row` unless the table lists its origins.
  */
-export function originOf(table: EncodedTable, row: number, firstRow = 0): { source: string; row: number } {
+export function originOf(
+  table: EncodedTable,
+  row: number,
+  firstRow = 0,
+): { source: string; row: number; sheet?: SheetOrigin } {
   const origins = table.origins;
   if (!origins || origins.length === 0) return { source: table.source, row: firstRow + row };
   let o = origins[0]!;
   for (const next of origins) if (next.at <= row) o = next;
-  return { source: o.source, row: o.firstRow + row - o.at };
+  return { source: o.source, row: o.firstRow + row - o.at, ...(o.sheet ? { sheet: o.sheet } : {}) };
 }
 
 /** A column of a released table: dictionary-encoded strings, or plain numbers. */

@@ -180,6 +180,7 @@ function* readOpenXlsx(
         : undefined;
     const reader = new SheetReader(
       path,
+      sheet.name,
       where,
       emptyHint,
       strings,
@@ -582,6 +583,8 @@ class SheetReader {
   /** Per column of the sheet: its index among the kept columns, or -1 when omitted. */
   private kept: Int32Array = new Int32Array(0);
   private omitted: string[] = [];
+  /** The kept columns' letters on the sheet, for messages naming a cell. */
+  private letters: string[] = [];
   private dictionaries: string[][] = [];
   private indexes: Map<string, number>[] = [];
   private batch: Int32Array[] = [];
@@ -597,6 +600,7 @@ class SheetReader {
 
   constructor(
     private readonly path: string,
+    private readonly sheetName: string,
     private readonly where: string,
     /** The hint when the sheet holds no table, if the workbook has other sheets. */
     private readonly emptyHint: string | undefined,
@@ -788,7 +792,10 @@ class SheetReader {
     const keptNames: string[] = [];
     for (const [i, n] of names.entries()) {
       if (this.omit?.has(n)) this.omitted.push(n);
-      else this.kept[i] = keptNames.push(n) - 1;
+      else {
+        this.kept[i] = keptNames.push(n) - 1;
+        this.letters.push(columnLetters(i));
+      }
     }
     this.dictionaries = keptNames.map(() => []);
     this.indexes = keptNames.map(() => new Map());
@@ -834,7 +841,7 @@ class SheetReader {
     yield* this.marked(this.assembler!.addCoded(columns, n));
   }
 
-  /** Shards with their omitted columns and, when the header is not row 1, where their rows are on the sheet. */
+  /** Shards with their omitted columns and where their rows are on the sheet (its cells, for messages). */
   private *marked(shards: Iterable<EncodedTable>): Generator<EncodedTable, void, undefined> {
     for (const shard of shards) {
       const firstRow = this.shardStart + this.headerRow - 1;
@@ -842,7 +849,9 @@ class SheetReader {
       yield {
         ...shard,
         ...(this.omitted.length > 0 ? { omitted: this.omitted } : {}),
-        ...(this.headerRow !== 1 ? { origins: [{ source: this.path, at: 0, firstRow }] } : {}),
+        origins: [
+          { source: this.path, at: 0, firstRow, sheet: { name: this.sheetName, letters: this.letters } },
+        ],
       };
     }
   }

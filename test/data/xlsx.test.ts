@@ -6,7 +6,7 @@
  * bomb, a part lying about its size, an entity declaration, a password-protected or a legacy
  * workbook, a missing sheet — is refused with a code and a message naming the file.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
@@ -15,6 +15,7 @@ import { readTable } from '../../src/data/read.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { readXlsx } from '../../src/data/xlsx.ts';
 import { PpdpError } from '../../src/errors.ts';
+import { readInputShards } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/release-spec/spec.ts';
 import { adultColumns } from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
@@ -220,7 +221,50 @@ describe('cells as the CSV reader gives them', () => {
       (e: unknown) => e as PpdpError,
     );
     expect(err?.code).toBe('E_INPUT_EMPTY_CELL');
-    expect(err?.message).toMatch(/^kinds\.xlsx row 4, column "text": the cell is empty/);
+    expect(err?.message).toMatch(/^kinds\.xlsx sheet "T" cell B4, column "text": the cell is empty/);
+  });
+
+  it('names the sheet and cell of an empty quasi-identifier, read whole, in shards, or from a folder', async () => {
+    const ws = adultWorkspace(1);
+    // The header on row 2, an identifying column left out before the quasi-identifier (column C).
+    const book = async (empty?: number) => {
+      const wb = new ExcelJS.Workbook();
+      const sheet = wb.addWorksheet('Data');
+      sheet.addRow([]);
+      sheet.addRow(['id', 'x', 'g']);
+      for (let i = 0; i < 10; i++) sheet.addRow([i, 'v', i === empty ? null : 'w']);
+      return Buffer.from(await wb.xlsx.writeBuffer());
+    };
+    ws.write('one.xlsx', await book(6));
+    mkdirSync(join(ws.dir, 'folder'));
+    ws.write('folder/1.xlsx', await book());
+    ws.write('folder/2.xlsx', await book(6));
+    const attributes = {
+      id: { type: 'identifying' },
+      x: { type: 'insensitive' },
+      g: { type: 'quasi-identifying', hierarchy: { mask: 'right' } },
+    };
+    for (const [input, file] of [
+      ['one.xlsx', 'one.xlsx'],
+      ['folder', '2.xlsx'],
+    ]) {
+      ws.write(
+        'release.json',
+        JSON.stringify({
+          input,
+          attributes,
+          privacy: [{ model: 'k-anonymity', k: 1 }],
+          method: { name: 'generalization' },
+        }),
+      );
+      for (const rows of [3, Number.POSITIVE_INFINITY]) {
+        const err = refusal(() => [...readInputShards(loadSpec(ws.spec), rows)]);
+        expect(err.code).toBe('E_INPUT_EMPTY_CELL');
+        expect(err.message, `${input} in shards of ${rows}`).toMatch(
+          new RegExp(`^${file.replace('.', '\\.')} sheet "Data" cell C9, column "g": the cell is empty`),
+        );
+      }
+    }
   });
 });
 
