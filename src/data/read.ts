@@ -38,6 +38,11 @@ export interface ReadTableOptions {
    * `-0,5`) is read as the same number with a decimal point (`3.75`), in every format.
    */
   decimal?: '.' | ',';
+  /**
+   * Columns whose values are read without the blanks around them (an entity column: `P7` and
+   * `P7 ` are one person, never two that would each count toward k). Coded columns only.
+   */
+  trim?: ReadonlySet<string>;
 }
 
 const EXTENSIONS: Record<string, InputFormat> = {
@@ -129,7 +134,16 @@ export function readTableShards(
   const shards = isFolder(path)
     ? readFolderShards(path, rowsPerShard, options)
     : readFileShards(path, rowsPerShard, options, format);
-  return options.decimal === ',' ? decimalPoints(shards) : shards;
+  const decimal = options.decimal === ',';
+  if (!decimal && !options.trim?.size) return shards;
+  const trim = options.trim ?? new Set<string>();
+  return mappedValues(shards, (name) =>
+    trim.has(name)
+      ? (v) => (decimal ? withDecimalPoint(v) : v).trim()
+      : decimal
+        ? withDecimalPoint
+        : undefined,
+  );
 }
 
 /**
@@ -149,13 +163,15 @@ export function withDecimalPoint(value: string): string {
 }
 
 /**
- * Shards with every number written with a decimal comma read with a decimal point: each
+ * Shards with each column's values read through its mapping (every number written with a
+ * decimal comma read with a decimal point, an entity column's values trimmed): each mapped
  * column's values mapped (each distinct value once) to a dictionary of its own, its codes still
- * in order of first use (so the shards read as the same table written with points would, and
- * `3,75` and `3.75` are one value).
+ * in order of first use (so the shards read as the same table written so would, and `3,75` and
+ * `3.75` are one value). A column read as bytes takes decimal points only.
  */
-function* decimalPoints(
+function* mappedValues(
   shards: Generator<EncodedTable, void, undefined>,
+  mappingOf: (column: string) => ((value: string) => string) | undefined,
 ): Generator<EncodedTable, void, undefined> {
   let state:
     | { shared: SharedDictionary; remap: Remap; texts: string[]; last: string | undefined }[]
@@ -166,7 +182,10 @@ function* decimalPoints(
       return { shared, remap: new Remap(shared), texts: [], last: undefined };
     });
     const columns = shard.columns.map((column, i) => {
-      if (column.raw) return { ...column, raw: withDecimalPoints(column.raw) };
+      const map = mappingOf(column.name);
+      if (!map) return column;
+      if (column.raw)
+        return map === withDecimalPoint ? { ...column, raw: withDecimalPoints(column.raw) } : column;
       const s = state![i]!;
       const dictionary = column.dictionary;
       // A shard's dictionary extends the last one's; one that does not is mapped afresh.
@@ -177,7 +196,7 @@ function* decimalPoints(
         s.texts = [];
         s.remap = new Remap(s.shared);
       }
-      for (let j = s.texts.length; j < dictionary.length; j++) s.texts.push(withDecimalPoint(dictionary[j]!));
+      for (let j = s.texts.length; j < dictionary.length; j++) s.texts.push(map(dictionary[j]!));
       s.last = dictionary[dictionary.length - 1];
       const codes = new Int32Array(column.codes.length);
       s.remap.apply(s.texts, column.codes, 0, codes.length, codes, 0);
