@@ -157,9 +157,19 @@ export function isDecimalComma(value: string): boolean {
   return DECIMAL_COMMA.test(value);
 }
 
-/** A cell's text with a decimal comma made a decimal point, its grouping points dropped (other cells as they are). */
+/**
+ * A whole number with its thousands grouped by points (3.000, 1.234.567): in a table written
+ * with decimal commas, a point between groups of three digits groups thousands.
+ */
+const GROUPED_WHOLE = /^\s*[+-]?\d{1,3}(?:\.\d{3})+\s*$/;
+
+/**
+ * A cell's text with a decimal comma made a decimal point and its grouping points dropped
+ * (1.234,5 → 1234.5; 3.000 → 3000); other cells as they are (3.75 stays a decimal point).
+ */
 export function withDecimalPoint(value: string): string {
-  return DECIMAL_COMMA.test(value) ? value.replaceAll('.', '').replace(',', '.') : value;
+  if (DECIMAL_COMMA.test(value)) return value.replaceAll('.', '').replace(',', '.');
+  return GROUPED_WHOLE.test(value) ? value.replaceAll('.', '') : value;
 }
 
 /**
@@ -219,13 +229,14 @@ function withDecimalPoints(raw: RawValues): RawValues {
   for (let r = 0; r < rawLength(raw); r++) {
     const end = offsets[r + 1]!;
     let comma = offsets[r]!;
-    while (comma < end && bytes[comma] !== COMMA) comma++;
-    if (comma === end) continue;
+    let point = false;
+    for (; comma < end && bytes[comma] !== COMMA; comma++) if (bytes[comma] === POINT) point = true;
+    if (comma === end && !point) continue;
     text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const value = text.toString('utf8', offsets[r]!, end);
-    if (!DECIMAL_COMMA.test(value)) continue;
     // Grouping points dropped: values change length, the column is written afresh.
-    if (value.includes('.')) return regrouped(raw);
+    if (point && withDecimalPoint(value) !== value) return regrouped(raw);
+    if (comma === end || !DECIMAL_COMMA.test(value)) continue;
     if (!copied) {
       bytes = bytes.slice();
       text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -237,7 +248,7 @@ function withDecimalPoints(raw: RawValues): RawValues {
   return copied ? { offsets, bytes } : raw;
 }
 
-/** A raw column's values each with a decimal comma made a decimal point, written into new bytes. */
+/** A raw column's values each through withDecimalPoint, written into new bytes. */
 function regrouped(raw: RawValues): RawValues {
   const text = Buffer.from(raw.bytes.buffer, raw.bytes.byteOffset, raw.bytes.byteLength);
   const n = rawLength(raw);
@@ -247,9 +258,9 @@ function regrouped(raw: RawValues): RawValues {
     const start = raw.offsets[r]!;
     const end = raw.offsets[r + 1]!;
     const value = text.subarray(start, end);
-    values.push(
-      value.includes(COMMA) ? Buffer.from(withDecimalPoint(value.toString('utf8')), 'utf8') : value,
-    );
+    const mapped =
+      value.includes(COMMA) || value.includes(POINT) ? withDecimalPoint(value.toString('utf8')) : undefined;
+    values.push(mapped === undefined ? value : Buffer.from(mapped, 'utf8'));
     offsets[r + 1] = offsets[r]! + values[r]!.length;
   }
   return { offsets, bytes: Buffer.concat(values, offsets[n]!) };
