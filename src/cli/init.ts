@@ -276,7 +276,8 @@ const ID_SHAPE = /^[A-Za-z0-9][A-Za-z0-9_\-.:/#]*$/;
 function looksLikeEntity(column: EncodedColumn, header: string[], rows: number): boolean {
   if (!header.some((w) => ENTITY_WORDS.has(w))) return false;
   const present = presentCodes(column);
-  const values = column.dictionary.filter((_, c) => present[c] === 1);
+  // Ids as a release reads an entity column's: blanks around them dropped.
+  const values = [...new Set(column.dictionary.filter((_, c) => present[c] === 1).map((v) => v.trim()))];
   return values.length > FEW && values.length < rows && values.every((v) => ID_SHAPE.test(v));
 }
 

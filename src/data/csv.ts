@@ -23,7 +23,7 @@ import { rowNumbersUpTo } from '../util/int32s.ts';
 import { MAX_CSV_HEADER_BYTES, MAX_INPUT_COLUMNS, MAX_NAME_LENGTH, shownName } from '../util/limits.ts';
 import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, READ_CHUNK_BYTES, readAt, readInto } from './input.ts';
-import { nameTooLong, tooManyColumns } from './limits.ts';
+import { checkColumnName, tooManyColumns } from './limits.ts';
 import { type RawValues, rawLength } from './raw.ts';
 import type { EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
 
@@ -983,7 +983,7 @@ class CsvParser {
           // Limits before anything is sized per column (a code array and a dictionary each).
           if (c >= MAX_INPUT_COLUMNS) throw tooManyColumns(`${this.file} row 1`, 'the header');
           const name = src.toString('utf8', s, e);
-          if (name.length > MAX_NAME_LENGTH) throw nameTooLong(`${this.file} row 1`, c, name.length);
+          checkColumnName(`${this.file} row 1`, c, name);
           this.headerFields.push(name);
         } else if (c < width) {
           // A blank line must not add '' to the dictionary if it turns out to be trailing.

@@ -5,7 +5,7 @@
  */
 import { totalmem } from 'node:os';
 import { basename } from 'node:path';
-import { LimitError } from '../errors.ts';
+import { InputError, LimitError } from '../errors.ts';
 import type { ReleaseSpec } from '../release-spec/spec.ts';
 import { thousands } from '../util/format.ts';
 import { MAX_INPUT_COLUMNS, MAX_NAME_LENGTH } from '../util/limits.ts';
@@ -153,7 +153,7 @@ export function tooManyColumns(where: string, what: string, n?: number): LimitEr
  * The refusal of a column name longer than MAX_NAME_LENGTH characters (column `index`, 0-based):
  * not quoted, since a file without a header row would have a value there.
  */
-export function nameTooLong(where: string, index: number, length: number): LimitError {
+function nameTooLong(where: string, index: number, length: number): LimitError {
   return new LimitError(
     'E_LIMIT_NAME',
     `${where}: the name of column ${fmt(index + 1)} is ${fmt(length)} characters long, over the limit of ${fmt(MAX_NAME_LENGTH)}`,
@@ -163,12 +163,28 @@ export function nameTooLong(where: string, index: number, length: number): Limit
 
 /**
  * Fails when an input's schema (`what`, e.g. "the schema") has more columns than
- * MAX_INPUT_COLUMNS or a name longer than MAX_NAME_LENGTH, before anything is sized per column.
+ * MAX_INPUT_COLUMNS or a name ppdp cannot take (checkColumnName), before anything is sized per column.
  */
 export function checkInputColumns(where: string, names: readonly string[], what: string): void {
   if (names.length > MAX_INPUT_COLUMNS) throw tooManyColumns(where, what, names.length);
-  for (const [i, name] of names.entries())
-    if (name.length > MAX_NAME_LENGTH) throw nameTooLong(where, i, name.length);
+  for (const [i, name] of names.entries()) checkColumnName(where, i, name);
+}
+
+/**
+ * Fails on a column name (column `index`, 0-based) longer than MAX_NAME_LENGTH, or starting
+ * with U+FEFF: a byte order mark left inside a header (files joined, a BOM written twice),
+ * which Arrow readers drop from a name, so the released Arrow file would name the column
+ * otherwise than its CSV.
+ */
+export function checkColumnName(where: string, index: number, name: string): void {
+  if (name.length > MAX_NAME_LENGTH) throw nameTooLong(where, index, name.length);
+  if (name.charCodeAt(0) === 0xfeff) {
+    throw new InputError(
+      'E_INPUT_NAME',
+      `${where}: the name of column ${fmt(index + 1)} starts with an invisible byte order mark (U+FEFF)`,
+      'remove it from the header (a byte order mark belongs only at the very start of a file; files joined together can leave one inside)',
+    );
+  }
 }
 
 /**

@@ -38,6 +38,11 @@ export interface ReadTableOptions {
    * `-0,5`) is read as the same number with a decimal point (`3.75`), in every format.
    */
   decimal?: '.' | ',';
+  /**
+   * Columns whose values are read without the blanks around them (an entity column: `P7` and
+   * `P7 ` are one person, never two that would each count toward k). Coded columns only.
+   */
+  trim?: ReadonlySet<string>;
 }
 
 const EXTENSIONS: Record<string, InputFormat> = {
@@ -129,7 +134,16 @@ export function readTableShards(
   const shards = isFolder(path)
     ? readFolderShards(path, rowsPerShard, options)
     : readFileShards(path, rowsPerShard, options, format);
-  return options.decimal === ',' ? decimalPoints(shards) : shards;
+  const decimal = options.decimal === ',';
+  if (!decimal && !options.trim?.size) return shards;
+  const trim = options.trim ?? new Set<string>();
+  return mappedValues(shards, (name) =>
+    trim.has(name)
+      ? (v) => (decimal ? withDecimalPoint(v) : v).trim()
+      : decimal
+        ? withDecimalPoint
+        : undefined,
+  );
 }
 
 /**
@@ -143,19 +157,31 @@ export function isDecimalComma(value: string): boolean {
   return DECIMAL_COMMA.test(value);
 }
 
-/** A cell's text with a decimal comma made a decimal point, its grouping points dropped (other cells as they are). */
+/**
+ * A whole number with its thousands grouped by points (3.000, 1.234.567): in a table written
+ * with decimal commas, a point between groups of three digits groups thousands.
+ */
+const GROUPED_WHOLE = /^\s*[+-]?\d{1,3}(?:\.\d{3})+\s*$/;
+
+/**
+ * A cell's text with a decimal comma made a decimal point and its grouping points dropped
+ * (1.234,5 → 1234.5; 3.000 → 3000); other cells as they are (3.75 stays a decimal point).
+ */
 export function withDecimalPoint(value: string): string {
-  return DECIMAL_COMMA.test(value) ? value.replaceAll('.', '').replace(',', '.') : value;
+  if (DECIMAL_COMMA.test(value)) return value.replaceAll('.', '').replace(',', '.');
+  return GROUPED_WHOLE.test(value) ? value.replaceAll('.', '') : value;
 }
 
 /**
- * Shards with every number written with a decimal comma read with a decimal point: each
+ * Shards with each column's values read through its mapping (every number written with a
+ * decimal comma read with a decimal point, an entity column's values trimmed): each mapped
  * column's values mapped (each distinct value once) to a dictionary of its own, its codes still
- * in order of first use (so the shards read as the same table written with points would, and
- * `3,75` and `3.75` are one value).
+ * in order of first use (so the shards read as the same table written so would, and `3,75` and
+ * `3.75` are one value). A column read as bytes takes decimal points only.
  */
-function* decimalPoints(
+function* mappedValues(
   shards: Generator<EncodedTable, void, undefined>,
+  mappingOf: (column: string) => ((value: string) => string) | undefined,
 ): Generator<EncodedTable, void, undefined> {
   let state:
     | { shared: SharedDictionary; remap: Remap; texts: string[]; last: string | undefined }[]
@@ -166,7 +192,10 @@ function* decimalPoints(
       return { shared, remap: new Remap(shared), texts: [], last: undefined };
     });
     const columns = shard.columns.map((column, i) => {
-      if (column.raw) return { ...column, raw: withDecimalPoints(column.raw) };
+      const map = mappingOf(column.name);
+      if (!map) return column;
+      if (column.raw)
+        return map === withDecimalPoint ? { ...column, raw: withDecimalPoints(column.raw) } : column;
       const s = state![i]!;
       const dictionary = column.dictionary;
       // A shard's dictionary extends the last one's; one that does not is mapped afresh.
@@ -177,7 +206,7 @@ function* decimalPoints(
         s.texts = [];
         s.remap = new Remap(s.shared);
       }
-      for (let j = s.texts.length; j < dictionary.length; j++) s.texts.push(withDecimalPoint(dictionary[j]!));
+      for (let j = s.texts.length; j < dictionary.length; j++) s.texts.push(map(dictionary[j]!));
       s.last = dictionary[dictionary.length - 1];
       const codes = new Int32Array(column.codes.length);
       s.remap.apply(s.texts, column.codes, 0, codes.length, codes, 0);
@@ -200,13 +229,14 @@ function withDecimalPoints(raw: RawValues): RawValues {
   for (let r = 0; r < rawLength(raw); r++) {
     const end = offsets[r + 1]!;
     let comma = offsets[r]!;
-    while (comma < end && bytes[comma] !== COMMA) comma++;
-    if (comma === end) continue;
+    let point = false;
+    for (; comma < end && bytes[comma] !== COMMA; comma++) if (bytes[comma] === POINT) point = true;
+    if (comma === end && !point) continue;
     text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const value = text.toString('utf8', offsets[r]!, end);
-    if (!DECIMAL_COMMA.test(value)) continue;
     // Grouping points dropped: values change length, the column is written afresh.
-    if (value.includes('.')) return regrouped(raw);
+    if (point && withDecimalPoint(value) !== value) return regrouped(raw);
+    if (comma === end || !DECIMAL_COMMA.test(value)) continue;
     if (!copied) {
       bytes = bytes.slice();
       text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -218,7 +248,7 @@ function withDecimalPoints(raw: RawValues): RawValues {
   return copied ? { offsets, bytes } : raw;
 }
 
-/** A raw column's values each with a decimal comma made a decimal point, written into new bytes. */
+/** A raw column's values each through withDecimalPoint, written into new bytes. */
 function regrouped(raw: RawValues): RawValues {
   const text = Buffer.from(raw.bytes.buffer, raw.bytes.byteOffset, raw.bytes.byteLength);
   const n = rawLength(raw);
@@ -228,9 +258,9 @@ function regrouped(raw: RawValues): RawValues {
     const start = raw.offsets[r]!;
     const end = raw.offsets[r + 1]!;
     const value = text.subarray(start, end);
-    values.push(
-      value.includes(COMMA) ? Buffer.from(withDecimalPoint(value.toString('utf8')), 'utf8') : value,
-    );
+    const mapped =
+      value.includes(COMMA) || value.includes(POINT) ? withDecimalPoint(value.toString('utf8')) : undefined;
+    values.push(mapped === undefined ? value : Buffer.from(mapped, 'utf8'));
     offsets[r + 1] = offsets[r]! + values[r]!.length;
   }
   return { offsets, bytes: Buffer.concat(values, offsets[n]!) };

@@ -299,7 +299,8 @@ export function dateGrid(column: EncodedColumn, format: string, levels: readonly
     throw new HierarchyError(
       'E_HIERARCHY_DATE',
       `column '${column.name}': ${distinct(count)} not a date in the format '${format}' of its date builder (the first in row ${row})`,
-      'fix the values, or set "date" to the format the column uses (YYYY, MM and DD with separators, e.g. "DD/MM/YYYY")',
+      'fix the values, or set "date" to the format the column uses (YYYY, MM and DD with separators, e.g. "DD/MM/YYYY"); ' +
+        "an Excel workbook's date cells read as YYYY-MM-DD, whatever format the sheet shows them in",
     );
   });
 }

@@ -59,6 +59,8 @@ export function* readInputShards(
     nulls: spec.format.emptyCells === 'value' ? 'missing' : 'error',
     omit: identifying,
     ...(spec.format.decimal ? { decimal: spec.format.decimal } : {}),
+    // A person's id with blanks around it is the same person (else counted twice toward k).
+    trim: new Set(spec.attributes.filter((a) => a.type === 'entity').map((a) => a.name)),
     ...(range ? { range } : {}),
     ...(raw ? { raw } : {}),
   })) {

@@ -484,6 +484,16 @@ function parsingSuites(): void {
       expect(empty.hint).toBeTruthy();
     });
 
+    it("E_INPUT_NAME for a name starting with a byte order mark (only the file's first one is dropped)", () => {
+      const inner = inputError(() => readCsv(write('age;\uFEFFzip\n1;2\n', 'joined.csv')), 'E_INPUT_NAME');
+      expect(inner.message).toBe(
+        'joined.csv row 1: the name of column 2 starts with an invisible byte order mark (U+FEFF)',
+      );
+      expect(inner.hint).toMatch(/remove it from the header/);
+      inputError(() => readCsv(write('\uFEFF\uFEFFage;zip\n1;2\n', 'twice.csv')), 'E_INPUT_NAME');
+      expect(readCsv(write('\uFEFFage;zip\n1;2\n', 'once.csv')).columns[0]!.name).toBe('age');
+    });
+
     it('E_INPUT_ENCODING names row and column, not the value', () => {
       const head = new TextEncoder().encode('name;city\nok;fine\nSECRET;');
       const bad = new Uint8Array([0x5a, 0xfc, 0x72, 0x69, 0x63, 0x68, 0x0a]); // latin-1 "Zürich"

@@ -488,22 +488,25 @@ describe('format.decimal ","', () => {
     // Thousands grouped by points before the comma, as such locales' spreadsheets export them.
     expect(withDecimalPoint('1.234,5')).toBe('1234.5');
     expect(withDecimalPoint(' -2.000.000,25 ')).toBe(' -2000000.25 ');
-    for (const text of ['1.23,5', '1234.567,5', '.234,5', '1.234', '1.234.5'])
+    // A whole number grouped so: its points group thousands, where a decimal comma is the rule.
+    expect(withDecimalPoint('3.000')).toBe('3000');
+    expect(withDecimalPoint('-1.234.567')).toBe('-1234567');
+    for (const text of ['1.23,5', '1234.567,5', '.234,5', '3.75', '1.2345', '1.234.5', '12.34.567'])
       expect(withDecimalPoint(text)).toBe(text);
   });
 
   it('reads a column of numbers with grouped thousands as numbers, read as bytes or coded', () => {
     const dir = adultWorkspace(1).dir;
     const path = join(dir, 'grouped.csv');
-    writeFileSync(path, 'a;b\n3,75;x\n1.234,5;7\n-2.000,25;1.234,5\n-1,5;y\n');
-    const values = ['3.75', '1234.5', '-2000.25', '-1.5'];
+    writeFileSync(path, 'a;b\n3,75;x\n1.234,5;7\n-2.000,25;1.234,5\n-1,5;y\n3.000;2.5\n');
+    const values = ['3.75', '1234.5', '-2000.25', '-1.5', '3000'];
     for (const raw of [undefined, new Set(['a', 'b'])]) {
       const table = readTable(path, { decimal: ',', ...(raw ? { raw } : {}) });
       const [a, b] = table.columns.map((c, i) =>
         c.raw ? rawStrings(c.raw) : cells(table).map((r) => r[i]!),
       );
       expect(a, raw ? 'bytes' : 'coded').toEqual(values);
-      expect(b, raw ? 'bytes' : 'coded').toEqual(['x', '7', '1234.5', 'y']);
+      expect(b, raw ? 'bytes' : 'coded').toEqual(['x', '7', '1234.5', 'y', '2.5']);
     }
   });
 

@@ -76,6 +76,7 @@ describe('date builder', () => {
       "column 'c': 3 distinct values are not a date in the format 'YYYY-MM-DD' of its date builder (the first in row 3)",
     );
     expect(e.hint).toMatch(/DD\/MM\/YYYY/);
+    expect(e.hint).toMatch(/Excel workbook's date cells read as YYYY-MM-DD/);
   });
 
   it('refuses a format or levels it cannot use, naming the setting', () => {

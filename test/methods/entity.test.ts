@@ -182,6 +182,20 @@ describe('orders by customers: k counts persons', () => {
     expect(report.privacy.k).toBe(claims.entity.minClassPersons);
   });
 
+  it('an id written with blanks around it is the same person, not one more toward k', () => {
+    const padded = rows.map((r, i) =>
+      i % 3 === 0 ? [`${r[0]} `, ...r.slice(1)] : i % 3 === 1 ? [` ${r[0]}`, ...r.slice(1)] : r,
+    );
+    const spec = loadSpec(fixture(padded, 'entity', privacy));
+    const read = readInput(spec);
+    expect(read.columns.find((c) => c.name === 'customer')!.dictionary).toHaveLength(150);
+    const claims = (b: ReturnType<typeof build>) => {
+      const c = b.claims as { node: unknown; entity: unknown };
+      return { node: c.node, entity: c.entity };
+    };
+    expect(claims(build(spec, read))).toEqual(claims(build(byPersons, table)));
+  });
+
   it('the verifier rejects a release that holds k rows but not k persons per class', () => {
     const rowBuilt = build(byRows, table);
     const c = rowBuilt.claims as Record<string, unknown> & { enforced: Record<string, number> };
@@ -525,7 +539,12 @@ describe('ppdp init proposes the entity column', () => {
   it('a repeating id-shaped column named for a customer is the entity; an id in every row stays identifying', () => {
     const folder = join(dir, `init${folders++}`);
     mkdirSync(folder);
-    const rows = orders(13, 60, 10).map((r, i) => [`ord-${i}`, ...r]);
+    // Some ids with a blank after them, as spreadsheets export them: still the entity.
+    const rows = orders(13, 60, 10).map((r, i) => [
+      `ord-${i}`,
+      i % 4 === 0 ? `${r[0]} ` : r[0]!,
+      ...r.slice(1),
+    ]);
     const data = join(folder, 'orders.csv');
     writeFileSync(
       data,

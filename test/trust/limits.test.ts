@@ -8,6 +8,7 @@ import { tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  checkInputColumns,
   checkInputFits,
   checkLatticeSize,
   DEFAULT_MAX_LATTICE_NODES,
@@ -15,7 +16,7 @@ import {
   MEMORY_ENV,
   memoryBudget,
 } from '../../src/data/limits.ts';
-import { LimitError, type PpdpError } from '../../src/errors.ts';
+import { InputError, LimitError, type PpdpError } from '../../src/errors.ts';
 import { buildHierarchy } from '../../src/hierarchy/hierarchy.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
@@ -140,6 +141,25 @@ describe('lattice size', () => {
     // A best-effort search states why it stopped (here it may prove its node optimal).
     expect(report.generalization?.stoppedBy).toBeDefined();
     results.lattice = { adultNodes: 4320, limitTried: 1000, error: e.message };
+  });
+});
+
+describe('column names of a schema or a sheet', () => {
+  it('refuses one starting with a byte order mark, which an Arrow reader would drop, naming its column', () => {
+    expect(() =>
+      checkInputColumns('book.xlsx sheet "T" row 1', ['age', 'zip'], 'the header row'),
+    ).not.toThrow();
+    let error: unknown;
+    try {
+      checkInputColumns('book.xlsx sheet "T" row 1', ['age', '\uFEFFzip'], 'the header row');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).code).toBe('E_INPUT_NAME');
+    expect((error as InputError).message).toMatch(
+      /^book\.xlsx sheet "T" row 1: the name of column 2 starts with/,
+    );
   });
 });
 

@@ -300,9 +300,13 @@ function expectSameCells(t: RandomTable, read: EncodedTable, numberText: (x: num
 
 describe('property: the readers round-trip what the writers write', () => {
   it('CSV, with each delimiter', () => {
+    // A name starting with U+FEFF is refused (E_INPUT_NAME: an Arrow reader would drop it).
     check(
       'csv round trip',
-      fc.tuple(randomTable(true), fc.constantFrom(';', ',', '\t')),
+      fc.tuple(
+        randomTable(true).filter((t) => t.names.every((n) => !n.startsWith('\ufeff'))),
+        fc.constantFrom(';', ',', '\t'),
+      ),
       ([t, delimiter]) => {
         const path = fresh('t.csv');
         writeFileSync(path, formatCsv(columnsOf(t), delimiter));
