@@ -21,8 +21,8 @@ export const INIT_HELP = `Usage: ppdp init <table> [--sheet <name|position>] [--
 Drafts a release spec for a table (CSV, Arrow IPC, Parquet or an Excel workbook's sheet, or a
 folder of such files): every column gets a role and, for quasi-identifiers, a hierarchy
 builder, guessed from its header and values:
-  identifying        headers such as id, name, email, phone, ssn, address; text unique in
-                     every row
+  identifying        headers such as id, name, email, phone, ssn, address; e-mail addresses
+                     and phone numbers whatever the header; text unique in every row
   sensitive          headers such as diagnosis, disease, condition, salary, income, wage
   quasi-identifying  dates (YYYY-MM-DD, YYYY/MM/DD, DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY) with
                      { "date": … }; zip or postal codes (by header or shape) with
@@ -31,7 +31,7 @@ builder, guessed from its header and values:
                      district, …) and any other text with { "groups": … } (every value
                      under *: refine the groups)
   insensitive        only empty columns: a column is never left unprotected silently
-Numbers written with decimal commas (3,75) are drafted as numbers, with format.decimal ","
+Numbers written with decimal commas (3,75; 1.234,5) are drafted as numbers, with format.decimal ","
 so that a release reads them as numbers (3.75, released with decimal points); a CSV whose
 quoted fields hold line breaks gets format.lineBreaksInQuotes (read in one piece). When no
 column looks sensitive, init suggests the numeric columns that may be an outcome to protect.
@@ -308,6 +308,9 @@ function guess(column: EncodedColumn, rows: number): Guess {
   }
   const present = presentCodes(column);
   const values = column.dictionary.filter((v, c) => present[c] === 1 && !isMissing(v));
+  // E-mail addresses name a person whatever the header says (`contact`): drafted as a
+  // quasi-identifier they would be listed in the spec, and marked insensitive, published.
+  if (values.length > 0 && values.every(isEmail)) return contactDetails('e-mail addresses');
   const decimalComma = values.some(isDecimalComma) && values.every(isNumberOrDecimalComma);
   const numeric = values.length > 0 && values.every(isNumberOrDecimalComma);
   const comma = decimalComma ? { decimalComma } : {};
@@ -327,6 +330,8 @@ function guess(column: EncodedColumn, rows: number): Guess {
     return qi({ mask: 'right' }, 'a zip or postal code, masked from the right');
   if (values.every((v) => POSTCODE_SHAPES.some((p) => p.test(v.trim()))) || isDigitCode(values))
     return qi({ mask: 'right' }, 'shaped like postal codes, masked from the right');
+  // Phone numbers too (`Telefon`, `mobile`); after dates and postal codes, which they resemble.
+  if (values.every(isPhone)) return contactDetails('phone numbers');
   if (values.length === 2) return grouped('two values, grouped under * (not intervals)');
   if (header.some((w) => GEOGRAPHY.has(w)))
     return grouped(
@@ -349,6 +354,29 @@ function guess(column: EncodedColumn, rows: number): Guess {
   return grouped(
     `text with ${values.length} distinct values: an attacker may know it, so it is quasi-identifying until you say otherwise; grouped (refine the groups, or mark it insensitive if no one could link on it)`,
   );
+}
+
+/** A column of contact details: identifying (left out of the release), whatever its header. */
+function contactDetails(what: string): Guess {
+  return { attribute: { type: 'identifying' }, why: `its values are ${what}, which name a person` };
+}
+
+/** An e-mail address: one @ between a name and a dotted domain, no blanks. */
+function isEmail(value: string): boolean {
+  return /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(value.trim());
+}
+
+/**
+ * A phone number: 7 to 15 digits with the marks phone numbers are written with, starting with
+ * + or ( or 0 or holding a blank, or grouped 3-3-4 (555-123-4567): not a date, an amount or a code.
+ */
+function isPhone(value: string): boolean {
+  const v = value.trim();
+  // A plain number (0.1234567, 01701234) is a number; +4917012345 is not one anyone writes.
+  if (!/^[+(]?[\d\s()./-]+$/.test(v) || (Number.isFinite(Number(v)) && !v.startsWith('+'))) return false;
+  const digits = v.replace(/\D/g, '').length;
+  if (digits < 7 || digits > 15) return false;
+  return /^[+(0]/.test(v) || /\s/.test(v) || /^\d{3}[-.]\d{3}[-.]\d{4}$/.test(v);
 }
 
 /** Digit strings of one length (3 to 6), some with a leading zero: codes, not numbers (01234). */

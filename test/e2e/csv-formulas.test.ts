@@ -260,6 +260,30 @@ describe('ppdp init', () => {
     return JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8'));
   };
 
+  it('drafts e-mail addresses and phone numbers as identifying whatever their header, not dates, codes or numbers', () => {
+    const phones = ['+49 170 1234567', '0170-7654321', '(555) 123-4567', '555.123.4567', '030 1234567'];
+    const rows = Array.from({ length: 30 }, (_, i) =>
+      [
+        i,
+        20 + (i % 7),
+        `p${i}@example.org`,
+        phones[i % phones.length],
+        `0${1 + (i % 9)}.03.2024`,
+        `0${1000 + i}-1234`,
+        (0.1234567 + i / 1000).toFixed(7),
+        `0${1234567 + i}`,
+      ].join(';'),
+    );
+    const spec = draft(`id;age;contact;Telefon;month;zip4;ratio;code\n${rows.join('\n')}\n`, 'contacts');
+    expect(spec.attributes.contact.type).toBe('identifying');
+    expect(spec.attributes.Telefon.type).toBe('identifying');
+    for (const name of ['month', 'zip4', 'ratio', 'code'])
+      expect(spec.attributes[name].type, name).not.toBe('identifying');
+    // No address or number reaches the draft.
+    expect(JSON.stringify(spec)).not.toContain('example.org');
+    expect(JSON.stringify(spec)).not.toContain('1234567');
+  });
+
   it('drafts escapeFormulas when a released column holds formula-like text, not for negative numbers', () => {
     const rows = Array.from(
       { length: 30 },
