@@ -243,7 +243,10 @@ function datePattern(format: string): { re: RegExp; order: ('YYYY' | 'MM' | 'DD'
     }
     return token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   });
-  return { re: new RegExp(`^${source}$`), order };
+  // A time of day may follow (2021-03-15T10:30:00Z, as Arrow, Parquet and Excel timestamps are
+  // read): the date alone is generalized.
+  const time = '(?:[T ](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}(?::?\\d{2})?)?)?';
+  return { re: new RegExp(`^${source}${time}$`), order };
 }
 
 /** A date's label at a level: `2021-03`, `2021-Q1`, `2021`, `2020-2029`. */

@@ -144,7 +144,12 @@ function parseDate(text: string, format: string): [number, number, number] | und
     at += taken;
     f += token.length;
   }
-  if (at !== text.length) return undefined;
+  // What follows the date may only be a time of day (hours to 23, minutes and seconds to 59).
+  if (
+    at !== text.length &&
+    !/^[T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]\d\d(:?\d\d)?)?$/.test(text.slice(at))
+  )
+    return undefined;
   const { YYYY: year, MM: month, DD: day } = found as { YYYY: number; MM: number; DD: number };
   const daysIn = [
     31,

@@ -79,6 +79,17 @@ describe('date builder', () => {
     expect(e.hint).toMatch(/Excel workbook's date cells read as YYYY-MM-DD/);
   });
 
+  it('generalizes a timestamp by its date; a time of day that cannot be is no date', () => {
+    const spec = parseHierarchy({ date: 'YYYY-MM-DD', levels: ['month', 'year'] });
+    expect(
+      rowsOf(['2021-03-15T10:30:00Z', '2021-03-15 23:59:59.5+01:00'], spec).get('2021-03-15T10:30:00Z'),
+    ).toEqual(['2021-03-15T10:30:00Z', '2021-03', '2021', '*']);
+    const e = thrown(() =>
+      rowsOf(['2021-03-15T24:00:00', '2021-03-15T10:60', '2021-03-15T10:30:00x', '2021-03-15T'], spec),
+    );
+    expect(e.message).toMatch(/^column 'c': 4 distinct values are not a date/);
+  });
+
   it('refuses a format or levels it cannot use, naming the setting', () => {
     expect(() => parseHierarchy({ date: 'YYYY-MM' })).toThrow(
       /^release\.json: attributes\.age\.hierarchy\.date is 'YYYY-MM': a date format needs YYYY, MM and DD/,

@@ -81,6 +81,16 @@ describe('the verifier reads every hierarchy as the builders build it', () => {
     });
     agree(['5/7/2003', '29/02/2004', '31/12/1990'], { kind: 'date', format: 'DD/MM/YYYY', levels: ['year'] });
     agree(['20210315', '20001231'], { kind: 'date', format: 'YYYYMMDD', levels: ['month', 'decade'] });
+    // Timestamps: a time of day after the date, with or without a zone.
+    agree(
+      [
+        '2021-03-15T10:30:00',
+        '2021-03-15 23:59:59.250+01:00',
+        '2020-02-29T00:00Z',
+        '1999-12-31T23:00:00-05:00',
+      ],
+      { kind: 'date', format: 'YYYY-MM-DD', levels: ['month', 'year'] },
+    );
   });
 
   it('groupings with and without a single top label', () => {
