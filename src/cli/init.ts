@@ -167,7 +167,8 @@ export function initCommand(args: string[]): number {
       'write the spec by hand (docs/release-spec.md): mark the columns an attacker could link on as quasi-identifying',
     );
   }
-  const anyMissing = table.columns.some((c) => c.dictionary.some(isMissing));
+  const withEmpty = table.columns.filter((c) => c.dictionary.some(isMissing)).map((c) => c.name);
+  const anyMissing = withEmpty.length > 0;
   const inputPath = relative(dirname(out), data);
   const csv = formatOf(data) === 'csv';
   // Formula escaping costs a visible ' on negative numbers too: drafted only when the released
@@ -208,6 +209,15 @@ export function initCommand(args: string[]): number {
   if (commas.length > 0) {
     process.stdout.write(
       `  format.decimal: "," — ${commas.join(', ')} ${commas.length === 1 ? 'holds numbers' : 'hold numbers'} with decimal commas (3,75): a release reads them as numbers (3.75), released with decimal points\n`,
+    );
+  }
+  if (anyMissing) {
+    const shown =
+      withEmpty.length > 5
+        ? `${withEmpty.slice(0, 5).join(', ')} and ${withEmpty.length - 5} more`
+        : withEmpty.join(', ');
+    process.stdout.write(
+      `  format.emptyCells: "value" — ${shown} ${withEmpty.length === 1 ? 'has' : 'have'} empty cells: a release keeps them as the missing value, up to the top of each hierarchy (fill them in, or remove rows that are empty, if they are mistakes)\n`,
     );
   }
   if (lineBreaks.length > 0) {

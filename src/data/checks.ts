@@ -32,8 +32,19 @@ export function checkHeader(spec: ReleaseSpec, table: EncodedTable): void {
   throw new InputError(
     'E_INPUT_HEADER',
     `${file} row 1: none of the ${names.size} column names is an attribute of ${basename(spec.file)}`,
-    'the first row must hold the column names the spec lists under attributes; add a header row if the file has none',
+    blanksAround(
+      spec.attributes.map((a) => a.name),
+      names,
+    )
+      ? "the header's names have blanks around them (\" age \"), the spec's not: remove the blanks from the header, or write them into the spec's names"
+      : 'the first row must hold the column names the spec lists under attributes; add a header row if the file has none',
   );
+}
+
+/** Whether one of `attributes` the input lacks is one of its column `names` but for blanks around either. */
+export function blanksAround(attributes: readonly string[], names: ReadonlySet<string>): boolean {
+  const trimmed = new Set([...names].map((n) => n.trim()));
+  return attributes.some((a) => !names.has(a) && trimmed.has(a.trim()));
 }
 
 /**

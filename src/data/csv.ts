@@ -1197,14 +1197,25 @@ class CsvParser {
         );
       }
     }
+    // Excel writes (and reads) a first line `sep=;` naming the delimiter.
+    if (/^sep=.?$/i.test(names.join(this.delimiter).trim())) {
+      throw new InputError(
+        'E_CSV_HEADER',
+        `${this.file} row 1: a "sep=" line (a spreadsheet's note of the delimiter), not the header`,
+        'delete that first line: the header must come first (ppdp detects the delimiter, or set "format": { "delimiter": … })',
+      );
+    }
     const seen = new Map<string, number>();
     for (let c = 0; c < names.length; c++) {
       const name = names[c]!;
       if (name.trim() === '') {
+        const last = c === names.length - 1 && c > 0;
         throw new InputError(
           'E_CSV_HEADER',
-          `${this.file} row 1: column ${c + 1} of ${names.length} has an empty name`,
-          `give every column a name in the header row (fields are split on ${delimiterName(this.delimiter)})`,
+          `${this.file} row 1: column ${c + 1} of ${names.length} has an empty name${last ? ' (the header ends with the delimiter)' : ''}`,
+          last
+            ? `if every row ends with ${delimiterName(this.delimiter)} (an empty last column, as some exports write), remove it from the end of each line; else give the column a name`
+            : `give every column a name in the header row (fields are split on ${delimiterName(this.delimiter)})`,
         );
       }
       const first = seen.get(name);

@@ -12,7 +12,7 @@ import {
   type VerificationCheck,
 } from '../contracts/report.ts';
 import type { ArrowRange } from '../data/arrow.ts';
-import { checkEmptyCells, checkHeader } from '../data/checks.ts';
+import { blanksAround, checkEmptyCells, checkHeader } from '../data/checks.ts';
 import type { CsvRange } from '../data/csv.ts';
 import { tableDigest } from '../data/digest.ts';
 import { digestInput } from '../data/input.ts';
@@ -134,9 +134,11 @@ function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
       throw new SpecError(
         'E_SPEC_COLUMN',
         `${where}: attributes.${a.name} is not a column of ${basename(table.source)}`,
-        quoted
-          ? `the input's columns are: ${[...names].join(', ')}`
-          : "name the input's columns as its header row does (not quoted here: the input is a link that leads out of the spec's folder)",
+        blanksAround([a.name], names)
+          ? 'the header names it with blanks around it (" age "), the spec without, or the other way round: remove the blanks from the header, or write them into the spec'
+          : quoted
+            ? `the input's columns are: ${[...names].join(', ')}`
+            : "name the input's columns as its header row does (not quoted here: the input is a link that leads out of the spec's folder)",
       );
     }
   }

@@ -494,6 +494,21 @@ function parsingSuites(): void {
       expect(readCsv(write('\uFEFFage;zip\n1;2\n', 'once.csv')).columns[0]!.name).toBe('age');
     });
 
+    it('E_CSV_HEADER for a spreadsheet\'s "sep=" first line, and a header ending with the delimiter', () => {
+      for (const first of ['sep=;', 'SEP=,', 'sep=\t']) {
+        const e = inputError(() => readCsv(write(`${first}\nage;zip\n1;2\n`, 'sep.csv')), 'E_CSV_HEADER');
+        expect(e.message).toBe(
+          'sep.csv row 1: a "sep=" line (a spreadsheet\'s note of the delimiter), not the header',
+        );
+        expect(e.hint).toMatch(/delete that first line/);
+      }
+      const trailing = inputError(() => readCsv(write('age;zip;\n1;2;\n', 'trailing.csv')), 'E_CSV_HEADER');
+      expect(trailing.message).toBe(
+        'trailing.csv row 1: column 3 of 3 has an empty name (the header ends with the delimiter)',
+      );
+      expect(trailing.hint).toMatch(/remove it from the end of each line/);
+    });
+
     it('E_INPUT_ENCODING names row and column, not the value', () => {
       const head = new TextEncoder().encode('name;city\nok;fine\nSECRET;');
       const bad = new Uint8Array([0x5a, 0xfc, 0x72, 0x69, 0x63, 0x68, 0x0a]); // latin-1 "Zürich"

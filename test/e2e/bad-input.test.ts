@@ -131,6 +131,29 @@ const CASES: Case[] = [
     message: /attributes\.zipcode is not a column of adult\.csv/,
   },
   {
+    name: 'blanks around every name of the header',
+    break: (ws) =>
+      ws.write(
+        'adult.csv',
+        ws.read('adult.csv').replace(/^[^\n]*/, (h) =>
+          h
+            .split(';')
+            .map((n) => ` ${n} `)
+            .join(';'),
+        ),
+      ),
+    code: 'E_INPUT_HEADER',
+    message: /none of the \d+ column names is an attribute/,
+    hint: /the header's names have blanks around them/,
+  },
+  {
+    name: 'blanks around one name of the header',
+    break: (ws) => ws.write('adult.csv', ws.read('adult.csv').replace(/^([^\n]*?)\bage\b/, '$1age ')),
+    code: 'E_SPEC_COLUMN',
+    message: /attributes\.age is not a column of adult\.csv/,
+    hint: /the header names it with blanks around it/,
+  },
+  {
     name: 'unknown model name',
     break: (ws) => ws.editSpec((s) => (s.privacy = [{ model: 'k-anonymty', k: 5 }])),
     code: 'E_SPEC_VALUE',
