@@ -31,7 +31,9 @@ describe('ppdp init', () => {
     // Outside the spec's folder: the path is absolute, which the spec takes as written.
     expect(spec.input).toBe(join(dir, 'hospital.csv'));
     expect(spec.format).toEqual({ delimiter: ',', emptyCells: 'value' });
-    expect(r.stdout).toMatch(/format\.emptyCells: "value" — [^\n]+ empty cells: a release keeps them as the missing value/);
+    expect(r.stdout).toMatch(
+      /format\.emptyCells: "value" — [^\n]+ empty cells: a release keeps them as the missing value/,
+    );
     expect(spec.attributes).toMatchObject({
       patient_id: { type: 'identifying' },
       age: { type: 'quasi-identifying', hierarchy: { intervals: [5, 10, 20] } },
