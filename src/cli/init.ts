@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
 import { formatOf, isDecimalComma, readTable, withDecimalPoint } from '../data/read.ts';
-import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
+import { type EncodedColumn, type EncodedTable, isMissing, presentCodes } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
 import { parseSpec, sheetSetting } from '../release-spec/spec.ts';
@@ -31,7 +31,8 @@ builder, guessed from its header and values:
                      district, …) and any other text with { "groups": … } (every value
                      under *: refine the groups)
   insensitive        only empty columns: a column is never left unprotected silently
-Numbers written with decimal commas (3,75; 1.234,5) are drafted as numbers, with format.decimal ","
+A column of numbers beside texts such as NA, NULL or - gets them as its "missing" list (read
+as empty cells). Numbers written with decimal commas (3,75; 1.234,5) are drafted as numbers, with format.decimal ","
 so that a release reads them as numbers (3.75, released with decimal points); a CSV whose
 quoted fields hold line breaks gets format.lineBreaksInQuotes (read in one piece). When no
 column looks sensitive, init suggests the numeric columns that may be an outcome to protect.
@@ -157,9 +158,28 @@ export function initCommand(args: string[]): number {
     values.sheet === undefined
       ? undefined
       : sheetSetting(/^\d+$/.test(values.sheet) ? Number(values.sheet) : values.sheet, 'ppdp init --sheet');
-  const table = readTable(data, { nulls: 'missing', sheet });
+  const read = readTable(data, { nulls: 'missing', sheet });
+  // Texts standing for a missing value in a column of numbers (NA, NULL, -) are read as empty
+  // cells, as a release with format.missing reads them: the column is drafted as numbers.
+  const markers = missingMarkers(read);
+  const table =
+    markers.size > 0
+      ? readTable(data, {
+          nulls: 'missing',
+          sheet,
+          missing: new Map([...markers].map(([name, texts]) => [name, new Set(texts)])),
+        })
+      : read;
   const guesses = oneEntity(table.columns.map((c) => [c.name, guess(c, table.rowCount)] as const));
-  const attributes = Object.fromEntries(guesses.map(([name, g]) => [name, g.attribute]));
+  const attributes = Object.fromEntries(
+    guesses.map(([name, g]) => {
+      const texts = markers.get(name);
+      return [
+        name,
+        texts && g.attribute.type !== 'identifying' ? { ...g.attribute, missing: texts } : g.attribute,
+      ];
+    }),
+  );
   if (!guesses.some(([, g]) => g.attribute.type === 'quasi-identifying')) {
     throw new PpdpError(
       'E_INIT_NO_QI',
@@ -209,6 +229,11 @@ export function initCommand(args: string[]): number {
   if (commas.length > 0) {
     process.stdout.write(
       `  format.decimal: "," — ${commas.join(', ')} ${commas.length === 1 ? 'holds numbers' : 'hold numbers'} with decimal commas (3,75): a release reads them as numbers (3.75), released with decimal points\n`,
+    );
+  }
+  for (const [name, texts] of markers) {
+    process.stdout.write(
+      `  ${name}.missing: ${JSON.stringify(texts)} — numbers beside these texts: a release reads them as the missing value, an empty cell\n`,
     );
   }
   if (anyMissing) {
@@ -364,6 +389,40 @@ function guess(column: EncodedColumn, rows: number): Guess {
   return grouped(
     `text with ${values.length} distinct values: an attacker may know it, so it is quasi-identifying until you say otherwise; grouped (refine the groups, or mark it insensitive if no one could link on it)`,
   );
+}
+
+/** Texts that exports write for a missing value (R, pandas, SQL, spreadsheets). */
+const MISSING_TEXTS = new Set([
+  'NA',
+  'N/A',
+  'n/a',
+  'na',
+  'NULL',
+  'null',
+  'None',
+  'NaN',
+  'nan',
+  '#N/A',
+  '-',
+  '?',
+  '.',
+]);
+
+/**
+ * By column, the missing-value texts of the columns that hold numbers and such texts only (in a
+ * column of text, `NA` may be a value: North America).
+ */
+function missingMarkers(table: EncodedTable): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  for (const column of table.columns) {
+    const present = presentCodes(column);
+    const values = column.dictionary.filter((v, c) => present[c] === 1 && !isMissing(v));
+    const texts = values.filter((v) => MISSING_TEXTS.has(v.trim()));
+    const rest = values.filter((v) => !MISSING_TEXTS.has(v.trim()));
+    if (texts.length > 0 && rest.length > 0 && rest.every(isNumberOrDecimalComma))
+      found.set(column.name, [...new Set(texts.map((v) => v.trim()))].sort());
+  }
+  return found;
 }
 
 /** A column of contact details: identifying (left out of the release), whatever its header. */

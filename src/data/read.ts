@@ -38,6 +38,8 @@ export interface ReadTableOptions {
    * `-0,5`) is read as the same number with a decimal point (`3.75`), in every format.
    */
   decimal?: '.' | ',';
+  /** By column, its `missing` texts: a cell that is one of them (blanks around it aside) reads as empty. */
+  missing?: ReadonlyMap<string, ReadonlySet<string>>;
   /**
    * Columns whose values are read without the blanks around them (an entity column: `P7` and
    * `P7 ` are one person, never two that would each count toward k). Coded columns only.
@@ -134,16 +136,21 @@ export function readTableShards(
   const shards = isFolder(path)
     ? readFolderShards(path, rowsPerShard, options)
     : readFileShards(path, rowsPerShard, options, format);
-  const decimal = options.decimal === ',';
-  if (!decimal && !options.trim?.size) return shards;
-  const trim = options.trim ?? new Set<string>();
-  return mappedValues(shards, (name) =>
-    trim.has(name)
-      ? (v) => (decimal ? withDecimalPoint(v) : v).trim()
-      : decimal
-        ? withDecimalPoint
-        : undefined,
-  );
+  const decimal = options.decimal === ',' ? withDecimalPoint : undefined;
+  const { missing, trim } = options;
+  if (!decimal && !missing?.size && !trim?.size) return shards;
+  const markedIn = (texts: ReadonlySet<string>) => (v: string) => (texts.has(v.trim()) ? '' : v);
+  const trimmed = (v: string) => v.trim();
+  return mappedValues(shards, (name) => {
+    const texts = missing?.get(name);
+    const steps = [
+      decimal,
+      texts ? markedIn(texts) : undefined,
+      trim?.has(name) ? trimmed : undefined,
+    ].filter((f) => f !== undefined);
+    if (steps.length <= 1) return steps[0];
+    return (v) => steps.reduce((x, f) => f(x), v);
+  });
 }
 
 /**
@@ -174,10 +181,11 @@ export function withDecimalPoint(value: string): string {
 
 /**
  * Shards with each column's values read through its mapping (every number written with a
- * decimal comma read with a decimal point, an entity column's values trimmed): each mapped
+ * decimal comma read with a decimal point, a missing-value marker as empty, an entity column's
+ * values trimmed): each mapped
  * column's values mapped (each distinct value once) to a dictionary of its own, its codes still
  * in order of first use (so the shards read as the same table written so would, and `3,75` and
- * `3.75` are one value). A column read as bytes takes decimal points only.
+ * `3.75` are one value). A column read as bytes is rewritten only where a value changes.
  */
 function* mappedValues(
   shards: Generator<EncodedTable, void, undefined>,
@@ -195,7 +203,10 @@ function* mappedValues(
       const map = mappingOf(column.name);
       if (!map) return column;
       if (column.raw)
-        return map === withDecimalPoint ? { ...column, raw: withDecimalPoints(column.raw) } : column;
+        return {
+          ...column,
+          raw: map === withDecimalPoint ? withDecimalPoints(column.raw) : rawThrough(column.raw, map),
+        };
       const s = state![i]!;
       const dictionary = column.dictionary;
       // A shard's dictionary extends the last one's; one that does not is mapped afresh.
@@ -235,7 +246,7 @@ function withDecimalPoints(raw: RawValues): RawValues {
     text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const value = text.toString('utf8', offsets[r]!, end);
     // Grouping points dropped: values change length, the column is written afresh.
-    if (point && withDecimalPoint(value) !== value) return regrouped(raw);
+    if (point && withDecimalPoint(value) !== value) return rawThrough(raw);
     if (comma === end || !DECIMAL_COMMA.test(value)) continue;
     if (!copied) {
       bytes = bytes.slice();
@@ -248,22 +259,22 @@ function withDecimalPoints(raw: RawValues): RawValues {
   return copied ? { offsets, bytes } : raw;
 }
 
-/** A raw column's values each through withDecimalPoint, written into new bytes. */
-function regrouped(raw: RawValues): RawValues {
+/** A raw column's values each through `map` (the same column when none changes), written into new bytes. */
+function rawThrough(raw: RawValues, map: (value: string) => string = withDecimalPoint): RawValues {
   const text = Buffer.from(raw.bytes.buffer, raw.bytes.byteOffset, raw.bytes.byteLength);
   const n = rawLength(raw);
   const offsets = new Int32Array(n + 1);
   const values: Buffer[] = [];
+  let changed = false;
   for (let r = 0; r < n; r++) {
-    const start = raw.offsets[r]!;
-    const end = raw.offsets[r + 1]!;
-    const value = text.subarray(start, end);
-    const mapped =
-      value.includes(COMMA) || value.includes(POINT) ? withDecimalPoint(value.toString('utf8')) : undefined;
-    values.push(mapped === undefined ? value : Buffer.from(mapped, 'utf8'));
+    const value = text.subarray(raw.offsets[r]!, raw.offsets[r + 1]!);
+    const before = value.toString('utf8');
+    const after = map(before);
+    changed ||= after !== before;
+    values.push(after === before ? value : Buffer.from(after, 'utf8'));
     offsets[r + 1] = offsets[r]! + values[r]!.length;
   }
-  return { offsets, bytes: Buffer.concat(values, offsets[n]!) };
+  return changed ? { offsets, bytes: Buffer.concat(values, offsets[n]!) } : raw;
 }
 
 const COMMA = 0x2c;

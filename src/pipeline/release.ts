@@ -21,7 +21,7 @@ import { readTableShards } from '../data/read.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import type { MethodReport } from '../methods/method.ts';
-import type { ReleaseSpec } from '../release-spec/spec.ts';
+import { missingTexts, type ReleaseSpec } from '../release-spec/spec.ts';
 import { verdictOf } from '../report/audit.ts';
 import { specSummary } from '../report/spec-summary.ts';
 import { keyedRandom } from '../util/keys.ts';
@@ -59,6 +59,7 @@ export function* readInputShards(
     nulls: spec.format.emptyCells === 'value' ? 'missing' : 'error',
     omit: identifying,
     ...(spec.format.decimal ? { decimal: spec.format.decimal } : {}),
+    missing: missingTexts(spec),
     // A person's id with blanks around it is the same person (else counted twice toward k).
     trim: new Set(spec.attributes.filter((a) => a.type === 'entity').map((a) => a.name)),
     ...(range ? { range } : {}),

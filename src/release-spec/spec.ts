@@ -50,6 +50,11 @@ export function entityOf(spec: Pick<ReleaseSpec, 'attributes'>): string | undefi
   return spec.attributes.find((a) => a.type === 'entity')?.name;
 }
 
+/** The attributes' `missing` texts, by column (for the readers). */
+export function missingTexts(spec: Pick<ReleaseSpec, 'attributes'>): Map<string, ReadonlySet<string>> {
+  return new Map(spec.attributes.flatMap((a) => (a.missing ? [[a.name, new Set(a.missing)] as const] : [])));
+}
+
 export type HierarchySpec =
   | { readonly kind: 'file'; readonly path: string /** As written in the spec. */; readonly written?: string }
   | {
@@ -77,6 +82,8 @@ export interface AttributeSpec {
   readonly hierarchy: HierarchySpec | undefined;
   /** Default: nominal. Mondrian splits numeric and ordinal attributes by value order. */
   readonly scale: AttributeScale;
+  /** Cells (blanks around them aside) read as the missing value, as an empty cell is: `NA`, `NULL`. */
+  readonly missing?: readonly string[];
 }
 
 /** A privacy model's spec: derived from the models' declarations (src/catalogue/). */
@@ -356,6 +363,7 @@ const ATTRIBUTE: ObjectSchema = {
   type: { ...str(ATTRIBUTE_TYPES), required: true },
   hierarchy: { kind: 'any' },
   scale: str(['nominal', 'ordinal', 'numeric']),
+  missing: { kind: 'array' },
 };
 const METHODS: Record<MethodName, ObjectSchema> = {
   generalization: {
@@ -565,7 +573,11 @@ export function parseSpec(json: unknown, file: string): ReleaseSpec {
         'add "hierarchy": a CSV file in ARX format or a builder such as { "intervals": [5, 10] }, { "mask": "right" } or { "date": "YYYY-MM-DD" }',
       );
     }
-    return { name, type, hierarchy, scale: (a.scale as AttributeScale | undefined) ?? 'nominal' };
+    const missing =
+      a.missing === undefined
+        ? {}
+        : { missing: parseMissing(a.missing, where, `attributes.${name}.missing`) };
+    return { name, type, hierarchy, scale: (a.scale as AttributeScale | undefined) ?? 'nominal', ...missing };
   });
   checkEntity(attributes, methodName, where);
   if (!attributes.some((a) => a.type === 'quasi-identifying')) {
@@ -735,6 +747,32 @@ function checkEntityModels(
  * `output.formats`: distinct formats, data.arrow and data.csv among them (the verifier reads the
  * release from both); Parquet is written by generalization only.
  */
+/** The most markers `format.missing` may list. */
+const MAX_MISSING_MARKERS = 20;
+
+/** An attribute's `missing` (`at`): 1 to 20 distinct texts of 1 to 100 characters that are not blank. */
+function parseMissing(raw: unknown, where: string, at: string): string[] {
+  const markers = raw as unknown[];
+  const example = 'e.g. "missing": ["NA", "NULL"]';
+  if (markers.length === 0 || markers.length > MAX_MISSING_MARKERS) {
+    throw new SpecError(
+      'E_SPEC_VALUE',
+      `${where}: ${at} lists ${markers.length} texts: it takes 1 to ${MAX_MISSING_MARKERS}`,
+      `list the texts that stand for a missing value, ${example}`,
+    );
+  }
+  for (const [i, m] of markers.entries()) {
+    if (typeof m !== 'string' || m.trim() === '' || m.length > 100 || markers.indexOf(m) !== i) {
+      throw new SpecError(
+        'E_SPEC_VALUE',
+        `${where}: ${at}[${i}] must be a text of 1 to 100 characters, not blank, listed once`,
+        `list the texts that stand for a missing value, ${example} (an empty cell is missing already)`,
+      );
+    }
+  }
+  return (markers as string[]).map((m) => m.trim());
+}
+
 function parseFormats(raw: unknown, method: MethodName, where: string): OutputFormat[] {
   const formats = raw as unknown[];
   for (const [i, f] of formats.entries()) {

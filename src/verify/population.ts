@@ -11,7 +11,12 @@ import { findModel, type ModelName, type ModelsIn, type SpecNamed } from '../cat
 import { DIFFERENTIAL_PRIVACY } from '../catalogue/differential-privacy.ts';
 import { DELTA_PRESENCE, K_MAP } from '../catalogue/population.ts';
 import { formatOf, readTable } from '../data/read.ts';
-import { isPopulationModel, type PrivacyModelSpec, type ReleaseSpec } from '../release-spec/spec.ts';
+import {
+  isPopulationModel,
+  missingTexts,
+  type PrivacyModelSpec,
+  type ReleaseSpec,
+} from '../release-spec/spec.ts';
 import { SEP } from './common.ts';
 import { checkDpClasses } from './differential-privacy.ts';
 import { verifierHierarchyRows } from './hierarchy.ts';
@@ -49,6 +54,7 @@ export function populationClasses(
   const table = readTable(path, {
     delimiter: formatOf(path) === 'csv' ? spec.format.delimiter : undefined,
     ...(spec.format.decimal ? { decimal: spec.format.decimal } : {}),
+    missing: missingTexts(spec),
   });
   const labelsOf = qis.map((name) => {
     const column = table.columns.find((c) => c.name === name);

@@ -462,6 +462,87 @@ describe('Parquet files that cannot be read', () => {
   );
 });
 
+describe("an attribute's missing texts", () => {
+  it('reads its texts as the missing value in every column, coded or as bytes', () => {
+    const dir = adultWorkspace(1).dir;
+    const path = join(dir, 'markers.csv');
+    writeFileSync(path, 'a;b\n3;x\nNA;NA \n -;NULLS\n5;-\n');
+    const missing = new Map([
+      ['a', new Set(['NA', '-'])],
+      ['b', new Set(['NA', '-'])],
+    ]);
+    for (const raw of [undefined, new Set(['a', 'b'])]) {
+      const table = readTable(path, { missing, ...(raw ? { raw } : {}) });
+      const [a, b] = table.columns.map((c, i) =>
+        c.raw ? rawStrings(c.raw) : cells(table).map((r) => r[i]!),
+      );
+      expect(a, raw ? 'bytes' : 'coded').toEqual(['3', '', '', '5']);
+      expect(b, raw ? 'bytes' : 'coded').toEqual(['x', '', 'NULLS', '']);
+    }
+    // Only where listed: b's NULLS stays, and a column without the setting keeps its NA.
+    expect(cells(readTable(path, { missing: new Map([['a', new Set(['NA'])]]) })).map((r) => r[1])).toEqual([
+      'x',
+      'NA ',
+      'NULLS',
+      '-',
+    ]);
+    const spec = (missing: unknown) => {
+      const ws = adultWorkspace(1);
+      ws.editSpec((s) => {
+        (s.attributes as Record<string, Record<string, unknown>>).age!.missing = missing;
+      });
+      return loadSpec(ws.spec);
+    };
+    expect(spec(['NA', ' - ']).attributes.find((a) => a.name === 'age')!.missing).toEqual(['NA', '-']);
+    expect(() => spec(['NA', 'NA'])).toThrow(/attributes\.age\.missing\[1\] must be a text/);
+    expect(() => spec([' '])).toThrow(/attributes\.age\.missing\[0\]/);
+    expect(() => spec([])).toThrow(/attributes\.age\.missing lists 0 texts/);
+  });
+
+  it('releases the bytes of the same table with empty cells where its texts stand', async () => {
+    const ws = adultWorkspace(400);
+    const { header, rows } = adultColumns(ws.read('adult.csv'));
+    const hours = rows.map((_, i) => (i % 17 === 0 ? 'NA' : i % 23 === 0 ? '-' : String(20 + (i % 30))));
+    const write = (name: string, markers: boolean) =>
+      ws.write(
+        name,
+        `${[...header, 'hours', 'note'].join(';')}\n${rows
+          .map((r, i) => {
+            const h = markers ? hours[i] : hours[i] === 'NA' || hours[i] === '-' ? '' : hours[i];
+            const note = i % 5 === 0 ? (markers ? 'NA' : '') : `n${i}`;
+            return [...r, h, note].join(';');
+          })
+          .join('\n')}\n`,
+      );
+    write('markers.csv', true);
+    write('empty.csv', false);
+    const original = JSON.parse(ws.read('release.json'));
+    for (const name of header) {
+      if (!['sex', 'occupation'].includes(name)) original.attributes[name] = { type: 'insensitive' };
+    }
+    original.attributes.hours = { type: 'quasi-identifying', hierarchy: { intervals: [10, 20] } };
+    original.attributes.note = { type: 'insensitive' };
+    const release = async (input: string, missing?: string[]) => {
+      const spec = structuredClone(original);
+      spec.input = input;
+      spec.format.emptyCells = 'value';
+      if (missing) {
+        spec.attributes.hours.missing = missing;
+        spec.attributes.note.missing = missing;
+      }
+      ws.write('release.json', JSON.stringify(spec));
+      const out = join(ws.dir, 'out', input);
+      await releaseTo(ws.spec, out);
+      return out;
+    };
+    const empty = await release('empty.csv');
+    const markers = await release('markers.csv', ['NA', '-']);
+    for (const name of ['data.csv', 'data.arrow']) {
+      expect(readFileSync(join(markers, name)).equals(readFileSync(join(empty, name))), name).toBe(true);
+    }
+  }, 120_000);
+});
+
 describe('format.decimal ","', () => {
   it('reads numbers written with decimal commas as with points, one value with their point form', () => {
     const dir = adultWorkspace(1).dir;

@@ -260,6 +260,20 @@ describe('ppdp init', () => {
     return JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8'));
   };
 
+  it("drafts a column's missing texts where it holds numbers beside them, not for text", () => {
+    const rows = Array.from(
+      { length: 40 },
+      (_, i) => `${i};${i % 9 === 0 ? 'NA' : i % 13 === 0 ? '-' : 20 + i};${['NA', 'EU', 'ASIA'][i % 3]}`,
+    );
+    const spec = draft(`id;age;region\n${rows.join('\n')}\n`, 'markers');
+    expect(spec.attributes.age.missing).toEqual(['-', 'NA']);
+    expect(spec.attributes.region.missing).toBeUndefined();
+    expect(spec.format.emptyCells).toBe('value');
+    expect(spec.attributes.age.hierarchy.intervals).toBeDefined();
+    // NA is a region here: a value of its own.
+    expect(Object.keys(spec.attributes.region.hierarchy.groups[0]).sort()).toEqual(['ASIA', 'EU', 'NA']);
+  });
+
   it('drafts e-mail addresses and phone numbers as identifying whatever their header, not dates, codes or numbers', () => {
     const phones = ['+49 170 1234567', '0170-7654321', '(555) 123-4567', '555.123.4567', '030 1234567'];
     const rows = Array.from({ length: 30 }, (_, i) =>

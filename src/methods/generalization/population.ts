@@ -16,7 +16,7 @@ import type { EncodedColumn } from '../../data/table.ts';
 import { HierarchyError, PpdpError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
-import { isPopulationModel, type ReleaseSpec } from '../../release-spec/spec.ts';
+import { isPopulationModel, missingTexts, type ReleaseSpec } from '../../release-spec/spec.ts';
 import { thousands } from '../../util/format.ts';
 
 export interface PopulationTuples {
@@ -53,6 +53,7 @@ export function preparePopulation(
   const table = readTable(path, {
     delimiter: formatOf(path) === 'csv' ? spec.format.delimiter : undefined,
     ...(spec.format.decimal ? { decimal: spec.format.decimal } : {}),
+    missing: missingTexts(spec),
   });
   const columns: Int32Array[] = [];
   const domains: number[] = [];
