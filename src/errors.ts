@@ -24,7 +24,7 @@ export class PpdpError extends Error {
 
 /** The release spec is malformed or contradictory. */
 export class SpecError extends PpdpError {}
-/** An input table (CSV or Arrow) cannot be read or is malformed. */
+/** An input table (CSV, Arrow, Parquet or Excel) cannot be read or is malformed. */
 export class InputError extends PpdpError {}
 /** A hierarchy file or builder is malformed or does not cover the data. */
 export class HierarchyError extends PpdpError {}

@@ -43,7 +43,7 @@ Options:
                          the original table
   --qi <list>            instead of --spec: the quasi-identifier columns
   --sensitive <list>     with --qi: the sensitive columns
-  --original <file>      with --qi: the original table (CSV or Arrow), for information loss
+  --original <file>      with --qi: the original table (CSV, Arrow, Parquet or Excel), for information loss
   --hierarchy <a=file>   with --qi: an ARX-format hierarchy CSV for attribute a (repeatable)
   --delimiter <c>        CSV delimiter of the evaluated table (default: detected)
   --threshold <p>        prosecutor risk above which a record is at risk (default 0.2)

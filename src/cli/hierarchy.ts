@@ -26,15 +26,15 @@ ARX-format CSVs (value;level1;…;*), one row per value: one column to a file, o
 column with a builder to <folder>/<column>.csv. A written file can replace the builder
 ("hierarchy": "<column>.csv") once edited.
 
-"check" reads a hierarchy file and a table (CSV or Arrow) and checks that the file is a
-hierarchy (every row the same length, one top label, a tree, no cycle) and that every value
-of the column has a row. It counts every value without a row and shows at most three.
+"check" reads a hierarchy file and a table (CSV, Arrow, Parquet or Excel) and checks that
+the file is a hierarchy (every row the same length, one top label, a tree, no cycle) and that
+every value of the column has a row. It counts every value without a row and shows at most three.
 Empty cells need no row: a missing value generalizes to itself up to the top.
 
 Options:
   --column <name>      the column (required for one file and for check)
   --out <path>         the file, or the folder for every built column
-  --data <table>       check: the table the hierarchy is for (CSV or Arrow)
+  --data <table>       check: the table the hierarchy is for (CSV, Arrow, Parquet or Excel)
   --delimiter <c>      check: the table's CSV delimiter (default: detected)
   -h, --help           this help
 
