@@ -160,7 +160,7 @@ export function initCommand(args: string[]): number {
       : sheetSetting(/^\d+$/.test(values.sheet) ? Number(values.sheet) : values.sheet, 'ppdp init --sheet');
   const read = readTable(data, { nulls: 'missing', sheet });
   // Texts standing for a missing value in a column of numbers (NA, NULL, -) are read as empty
-  // cells, as a release with format.missing reads them: the column is drafted as numbers.
+  // cells, as a release reads an attribute's missing texts: the column is drafted as numbers.
   const markers = missingMarkers(read);
   const table =
     markers.size > 0
@@ -341,8 +341,7 @@ function guess(column: EncodedColumn, rows: number): Guess {
   if (header.some((w) => IDENTIFYING.has(w)) || IDENTIFYING.has(joined)) {
     return { attribute: { type: 'identifying' }, why: 'its header names a person or an identifier' };
   }
-  const present = presentCodes(column);
-  const values = column.dictionary.filter((v, c) => present[c] === 1 && !isMissing(v));
+  const values = presentValues(column);
   // E-mail addresses name a person whatever the header says (`contact`): drafted as a
   // quasi-identifier they would be listed in the spec, and marked insensitive, published.
   if (values.length > 0 && values.every(isEmail)) return contactDetails('e-mail addresses');
@@ -415,14 +414,19 @@ const MISSING_TEXTS = new Set([
 function missingMarkers(table: EncodedTable): Map<string, string[]> {
   const found = new Map<string, string[]>();
   for (const column of table.columns) {
-    const present = presentCodes(column);
-    const values = column.dictionary.filter((v, c) => present[c] === 1 && !isMissing(v));
+    const values = presentValues(column);
     const texts = values.filter((v) => MISSING_TEXTS.has(v.trim()));
     const rest = values.filter((v) => !MISSING_TEXTS.has(v.trim()));
     if (texts.length > 0 && rest.length > 0 && rest.every(isNumberOrDecimalComma))
       found.set(column.name, [...new Set(texts.map((v) => v.trim()))].sort());
   }
   return found;
+}
+
+/** The column's values that rows hold, the missing value aside. */
+function presentValues(column: EncodedColumn): string[] {
+  const present = presentCodes(column);
+  return column.dictionary.filter((v, c) => present[c] === 1 && !isMissing(v));
 }
 
 /** A column of contact details: identifying (left out of the release), whatever its header. */

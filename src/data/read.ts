@@ -181,10 +181,9 @@ export function withDecimalPoint(value: string): string {
 
 /**
  * Shards with each column's values read through its mapping (every number written with a
- * decimal comma read with a decimal point, a missing-value marker as empty, an entity column's
- * values trimmed): each mapped
- * column's values mapped (each distinct value once) to a dictionary of its own, its codes still
- * in order of first use (so the shards read as the same table written so would, and `3,75` and
+ * decimal comma read with a decimal point, a missing-value text as empty, an entity column's
+ * values trimmed): each mapped column's values mapped (each distinct value once) to a
+ * dictionary of its own, its codes still in order of first use (so the shards read as the same table written so would, and `3,75` and
  * `3.75` are one value). A column read as bytes is rewritten only where a value changes.
  */
 function* mappedValues(
