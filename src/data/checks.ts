@@ -6,10 +6,9 @@
 import { basename } from 'node:path';
 import { InputError } from '../errors.ts';
 import type { ReleaseSpec } from '../release-spec/spec.ts';
-import { shownName } from '../util/limits.ts';
 import { delimiterName } from './csv.ts';
-import { formatOf } from './read.ts';
-import { type EncodedTable, isMissing, originOf } from './table.ts';
+import { formatOf, type InputFormat } from './read.ts';
+import { type EncodedTable, isMissing, type RowNames, rowPlaces } from './table.ts';
 
 /**
  * Fails when no attribute of the spec is a column of the table. The column names are not
@@ -54,9 +53,7 @@ export function blanksAround(attributes: readonly string[], names: ReadonlySet<s
  */
 export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable, firstRow = 0): void {
   if (spec.format.emptyCells === 'value') return;
-  // CSV and Excel count their header row.
-  const format = spec.format.type ?? formatOf(spec.input);
-  const csv = format === 'csv' || format === 'xlsx';
+  const rows = inputRows(spec, table, firstRow);
   for (const a of spec.attributes) {
     if (a.type !== 'quasi-identifying') continue;
     const column = table.columns.find((c) => c.name === a.name);
@@ -72,17 +69,33 @@ export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable, firstRow
     if (!any) continue;
     const row = column.codes.findIndex((c) => empty[c] === 1);
     if (row < 0) continue;
-    const at = originOf(table, row, firstRow);
-    // A sheet's rows are named by their cell, the row number on the sheet.
-    const place = at.sheet
-      ? `sheet "${shownName(at.sheet.name)}" cell ${at.sheet.letters[table.columns.indexOf(column)]}${at.row + 2}`
-      : `row ${at.row + (csv ? 2 : 1)}`;
     throw new InputError(
       'E_INPUT_EMPTY_CELL',
-      `${basename(at.source)} ${place}, column "${a.name}": the cell is empty ` +
+      `${rows(a.name, [row])}, column "${a.name}": the cell is empty ` +
         '(a quasi-identifier needs a value in every row)',
       'fill in the missing values (e.g. with "?"), or set "format": { "emptyCells": "value" } to treat ' +
         'an empty cell as the missing value, a value of its own that stays missing up to the top of its hierarchy',
     );
   }
+}
+
+/**
+ * How messages name the rows of a table read as `format`, else as its files' extensions say
+ * (rowPlaces; `firstRow`: its first row in its source, when it lists no origins): CSV and
+ * Excel count their header row, Arrow and Parquet rows from 1.
+ */
+export function tableRows(table: EncodedTable, format?: InputFormat, firstRow = 0): RowNames {
+  const header = (source: string) => {
+    const read = format ?? formatOf(source);
+    return read === 'csv' || read === 'xlsx';
+  };
+  return (column, rows) => rowPlaces(table, column, rows, header, firstRow);
+}
+
+/**
+ * How messages name the rows of `table`, the spec's input or a part of it: what the input
+ * checks, hierarchies and methods name a row holding a value they refuse with.
+ */
+export function inputRows(spec: ReleaseSpec, table: EncodedTable, firstRow = 0): RowNames {
+  return tableRows(table, spec.format.type, firstRow);
 }

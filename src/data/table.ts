@@ -2,6 +2,8 @@
  * The in-memory table every method works on: each column is dictionary-encoded once to
  * integer codes, so hot loops see only integers and strings stay at the edges.
  */
+import { basename } from 'node:path';
+import { shownName } from '../util/limits.ts';
 import type { RawValues } from './raw.ts';
 export interface EncodedColumn {
   readonly name: string;
@@ -59,7 +61,7 @@ export interface SheetOrigin {
  * own source and `firstRow + row` unless the table lists its origins.
  */
 export function originOf(
-  table: EncodedTable,
+  table: Pick<EncodedTable, 'source' | 'origins'>,
   row: number,
   firstRow = 0,
 ): { source: string; row: number; sheet?: SheetOrigin } {
@@ -68,6 +70,87 @@ export function originOf(
   let o = origins[0]!;
   for (const next of origins) if (next.at <= row) o = next;
   return { source: o.source, row: o.firstRow + row - o.at, ...(o.sheet ? { sheet: o.sheet } : {}) };
+}
+
+/** Names rows (0-based) of a table's column in messages: see rowPlaces. */
+export type RowNames = (column: string, rows: readonly number[]) => string;
+
+/**
+ * Rows (0-based) of a table's column as messages name them, by where they are in the input and
+ * never by a value: the file (of a folder, the file within it) and its row, counted with the
+ * header row when the file has one (`header(file)`: CSV, Excel) and from 1 without (Arrow,
+ * Parquet), or on a sheet the column's cell: `data.csv row 5`, `data.csv rows 5, 9`,
+ * `data.xlsx sheet "Data" cell D61`, `a.csv row 3, b.csv row 2`. `firstRow`: the table's first
+ * row in its source, for a shard that lists no origins. A table without a source (a column
+ * alone) names rows only: `row 5`.
+ */
+export function rowPlaces(
+  table: Pick<EncodedTable, 'source' | 'origins' | 'columns'>,
+  column: string,
+  rows: readonly number[],
+  header: (source: string) => boolean,
+  firstRow = 0,
+): string {
+  const index = table.columns.findIndex((c) => c.name === column);
+  const runs: { where: string; noun: string; at: string[] }[] = [];
+  for (const row of rows) {
+    const o = originOf(table, row, firstRow);
+    const file = basename(o.source);
+    // A sheet's rows are named by their cell, the row number on the sheet.
+    const letter = o.sheet?.letters[index];
+    const where = o.sheet && letter ? `${file} sheet "${shownName(o.sheet.name)}"` : file;
+    const noun = o.sheet && letter ? 'cell' : 'row';
+    const at = o.sheet && letter ? `${letter}${o.row + 2}` : String(o.row + (header(o.source) ? 2 : 1));
+    const last = runs.at(-1);
+    if (last && last.where === where && last.noun === noun) last.at.push(at);
+    else runs.push({ where, noun, at: [at] });
+  }
+  return runs
+    .map(
+      (r) =>
+        `${r.where === '' ? '' : `${r.where} `}${r.noun}${r.at.length > 1 ? 's' : ''} ${r.at.join(', ')}`,
+    )
+    .join(', ');
+}
+
+/** Rows of a column no table places (a column alone): counted as in a CSV file, after its header. */
+export const columnRows: RowNames = (column, rows) =>
+  rowPlaces({ source: '', columns: [] }, column, rows, () => true);
+
+/**
+ * The origins of rows [from, from + rows) of a table whose rows `origins` place, numbered
+ * from `from`: the origins of a slice of it.
+ */
+export function originsWithin(origins: readonly RowOrigin[], from: number, rows: number): RowOrigin[] {
+  const out: RowOrigin[] = [];
+  for (const [i, o] of origins.entries()) {
+    const end = origins[i + 1]?.at ?? Number.POSITIVE_INFINITY;
+    if (end <= from || o.at >= from + rows) continue;
+    const skipped = Math.max(0, from - o.at);
+    out.push({ ...o, at: o.at + skipped - from, firstRow: o.firstRow + skipped });
+  }
+  return out;
+}
+
+/** The origins of tables put one after another (a table without origins: its source's rows from the first). */
+function joinedOrigins(tables: readonly EncodedTable[]): RowOrigin[] {
+  const out: RowOrigin[] = [];
+  let at = 0;
+  for (const t of tables) {
+    const own = t.origins && t.origins.length > 0 ? t.origins : [{ source: t.source, at: 0, firstRow: 0 }];
+    for (const o of own) {
+      const last = out.at(-1);
+      // A run that goes on where the one before stops (the next shard of one file) adds none.
+      const continues =
+        last !== undefined &&
+        last.source === o.source &&
+        last.sheet?.name === o.sheet?.name &&
+        last.firstRow + (at + o.at - last.at) === o.firstRow;
+      if (!continues) out.push({ ...o, at: at + o.at });
+    }
+    at += t.rowCount;
+  }
+  return out;
 }
 
 /** A column of a released table: dictionary-encoded strings, or plain numbers. */
@@ -253,6 +336,7 @@ export function concatTables(tables: readonly EncodedTable[]): EncodedTable {
   return {
     ...first,
     rowCount,
+    origins: joinedOrigins(tables),
     columns: first.columns.map((c, i) => ({
       name: c.name,
       ...unionOfDictionaries(

@@ -5,7 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   type CodeArray,
+  columnRows,
   compactDictionary,
+  concatTables,
+  type EncodedTable,
+  originsWithin,
+  type RowOrigin,
+  rowPlaces,
   shuffledUnion,
   unionOfDictionaries,
 } from '../../src/data/table.ts';
@@ -61,5 +67,52 @@ describe('shuffledUnion', () => {
     const ps = [{ dictionary: ['a'], codes: Int8Array.of(0, 0) }];
     expect(() => shuffledUnion('c', ps, Int32Array.of(0, 1, 2))).toThrow(/fewer rows/);
     expect(() => shuffledUnion('c', ps, Int32Array.of(0))).toThrow(/more rows/);
+  });
+});
+
+describe('rows named where they are in the input', () => {
+  const column = (name: string, rows: number) => ({ name, dictionary: ['v'], codes: new Int32Array(rows) });
+  const table = (source: string, rows: number, origins?: RowOrigin[]): EncodedTable => ({
+    source,
+    rowCount: rows,
+    columns: [column('id', rows), column('age', rows)],
+    delimiter: ',',
+    ...(origins ? { origins } : {}),
+  });
+  const csvHeader = (source: string) => source.endsWith('.csv') || source.endsWith('.xlsx');
+  const sheet = { name: 'Data', letters: ['B', 'D'] };
+
+  it('names the file and its row (header counted or not), or the cell on a sheet, runs of one place together', () => {
+    const folder = table('/in', 9, [
+      { source: '/in/a.csv', at: 0, firstRow: 0 },
+      { source: '/in/b.parquet', at: 3, firstRow: 0 },
+      { source: '/in/c.xlsx', at: 6, firstRow: 2, sheet },
+    ]);
+    expect(rowPlaces(folder, 'age', [1, 2, 3, 5, 6, 8], csvHeader)).toBe(
+      'a.csv rows 3, 4, b.parquet rows 1, 3, c.xlsx sheet "Data" cells D4, D6',
+    );
+    // Without origins: the table's source, from `firstRow` on; a column alone: rows only.
+    expect(rowPlaces(table('/x/one.csv', 4), 'age', [2], csvHeader, 100)).toBe('one.csv row 104');
+    expect(columnRows('age', [0, 4])).toBe('rows 2, 6');
+  });
+
+  it('gives a slice its own origins, and tables put one after another theirs', () => {
+    const origins: RowOrigin[] = [
+      { source: '/in/a.csv', at: 0, firstRow: 0 },
+      { source: '/in/b.csv', at: 3, firstRow: 10 },
+    ];
+    expect(originsWithin(origins, 2, 3)).toEqual([
+      { source: '/in/a.csv', at: 0, firstRow: 2 },
+      { source: '/in/b.csv', at: 1, firstRow: 10 },
+    ]);
+    expect(originsWithin(origins, 4, 2)).toEqual([{ source: '/in/b.csv', at: 0, firstRow: 11 }]);
+    // Two shards of one file join into one run; a table without origins is its source from row 0.
+    const joined = concatTables([
+      table('/in', 2, originsWithin(origins, 0, 2)),
+      table('/in', 3, originsWithin(origins, 2, 3)),
+      table('/other.csv', 1),
+    ]);
+    expect(joined.origins).toEqual([...origins, { source: '/other.csv', at: 5, firstRow: 0 }]);
+    expect(rowPlaces(joined, 'id', [0, 4, 5], csvHeader)).toBe('a.csv row 2, b.csv row 13, other.csv row 2');
   });
 });
