@@ -27,7 +27,7 @@ import {
 } from 'apache-arrow';
 import { indicesAsCodes, ipcPieces, narrowIndices } from '../data/arrow.ts';
 import { concatRaw, type RawValues, rawLength, rawOfCodes } from '../data/raw.ts';
-import type { EncodedColumn, EncodedTable } from '../data/table.ts';
+import type { EncodedColumn, EncodedTable, RowOrigin } from '../data/table.ts';
 import { utf8Buffers, utf8Vector, utf8VectorValues } from '../data/utf8.ts';
 import { joinInt32s } from '../util/int32s.ts';
 import { bytesHashes } from '../verify/fingerprint.ts';
@@ -49,6 +49,12 @@ export interface RowsLayout {
   /** Facts of the input table that the codes do not carry. */
   readonly source: string;
   readonly delimiter: string;
+  /**
+   * Where the input's rows are (EncodedTable.origins, over the input's rows): each piece's
+   * file and the row there its rows start from, and its sheet (Combine's). A shard's rows are
+   * named by them in messages.
+   */
+  readonly origins?: readonly RowOrigin[];
 }
 
 /** The work area's key of the rows of the `inPiece`-th shard of input piece `piece`. */

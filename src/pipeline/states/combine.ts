@@ -7,11 +7,12 @@
  * follows.
  */
 import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ShardedAdmission } from '../../data/admission.ts';
 import { CellDigest } from '../../data/digest.ts';
 import { stateBudgets } from '../../data/limits.ts';
 import { checkSameColumns } from '../../data/read.ts';
-import type { EncodedTable } from '../../data/table.ts';
+import type { EncodedTable, RowOrigin } from '../../data/table.ts';
 import { InputError } from '../../errors.ts';
 import { recall, remember } from '../memo.ts';
 import {
@@ -51,8 +52,15 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
       : new Map<string, number>();
   let firstRow = 0;
   let first: { file: string; names: string[] } | undefined;
+  // Where the input's rows are: each piece's file and its first row there (after the rows its
+  // file's earlier ranges read), so that messages name a file's own rows.
+  const origins: RowOrigin[] = [];
+  const readBefore = new Map<string, number>();
   for (const [p, summary] of summaries.entries()) {
     const rows = summary.shardRows.reduce((a, b) => a + b, 0);
+    const { url } = pieces[p]!;
+    const before = readBefore.get(url) ?? 0;
+    readBefore.set(url, before + summary.digest.rows);
     if (rows === 0 && pieces.length > 1) continue; // an empty file of a folder (or range) adds no rows
     const dictionaries =
       recall<EncodedTable>(runOf(work), pieceDictionariesKey(p)) ??
@@ -68,6 +76,12 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
       await store.put(work.key(pieceCodesKey(p)), encodeCodeMaps(maps));
     }
     digest.merge(summary.digest);
+    origins.push({
+      source: url.startsWith('file:') ? fileURLToPath(url) : url,
+      at: firstRow,
+      firstRow: summary.origin?.firstRow ?? before,
+      ...(summary.origin?.sheet ? { sheet: summary.origin.sheet } : {}),
+    });
     for (const [inPiece, n] of summary.shardRows.entries()) {
       shards.push({ firstRow, rows: n, piece: p, inPiece });
       firstRow += n;
@@ -84,6 +98,7 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
     ...layout0,
     rowCount: firstRow,
     shards,
+    origins,
     columns: first.names,
     delimiter: summaries.find((s) => s.shardRows.length > 0)?.delimiter ?? layout0.delimiter,
   };

@@ -12,7 +12,7 @@ import { type CsvRange, csvRowsBefore, cutInQuotes } from '../../data/csv.ts';
 import { CellDigest, type DigestState } from '../../data/digest.ts';
 import { stateBudgets } from '../../data/limits.ts';
 import { isCsvRange } from '../../data/read.ts';
-import type { EncodedTable } from '../../data/table.ts';
+import type { EncodedTable, RowOrigin } from '../../data/table.ts';
 import { InputError, PpdpError, SpecError } from '../../errors.ts';
 import { secretSampler } from '../../models/differential-privacy.ts';
 import type { ReleaseSpec } from '../../release-spec/spec.ts';
@@ -50,6 +50,11 @@ export interface PieceSummary {
   readonly admission: { readonly rows: number; readonly sketch: string };
   /** The raw columns whose values' hashes the piece's distinct file lists, in its order (when written). */
   readonly distinctColumns?: string[];
+  /**
+   * Where the piece's first row is in its file, when its reader says (a sheet's: the header
+   * may be below row 1), for Combine's origins of the input's rows.
+   */
+  readonly origin?: Pick<RowOrigin, 'firstRow' | 'sheet'>;
 }
 
 /**
@@ -203,6 +208,7 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
     const shardRows: number[] = [];
     let delimiter = ',';
     let last: EncodedTable | undefined;
+    let origin: PieceSummary['origin'];
     // Columns that only pass through are read and stored as their rows' bytes (rows.ts, RawShards).
     const rawNames = new Set(rawColumns(work));
     const raw = new RawShards(rawNames);
@@ -225,6 +231,10 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
           );
         }
         const { firstRow: _, ...whole } = shard;
+        if (shardRows.length === 0 && whole.origins?.[0]) {
+          const { firstRow, sheet } = whole.origins[0];
+          origin = { firstRow, ...(sheet ? { sheet } : {}) };
+        }
         // Pass-through columns as bytes, their distinct values counted (of the rows read).
         const converted = raw.convert(whole);
         admission?.observe(converted);
@@ -281,6 +291,7 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
       digest: digest.state(),
       admission: admission?.summary() ?? { rows: digest.state().rows, sketch: '' },
       ...(distinctColumns.length > 0 ? { distinctColumns } : {}),
+      ...(origin ? { origin } : {}),
     };
     remember(runOf(work), pieceDictionariesKey(task.index), dictionaries);
     await store.put(work.key(pieceDictionariesKey(task.index)), encodeShardRows(dictionaries));

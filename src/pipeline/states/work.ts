@@ -42,7 +42,7 @@ import { threadId } from 'node:worker_threads';
 import type { ArrowRange } from '../../data/arrow.ts';
 import type { CsvRange } from '../../data/csv.ts';
 import { type RawValues, rawLength } from '../../data/raw.ts';
-import { concatTables, type EncodedTable } from '../../data/table.ts';
+import { concatTables, type EncodedTable, originsWithin } from '../../data/table.ts';
 import type { ShardSteps } from '../../methods/method.ts';
 import { methodFor } from '../../methods/registry.ts';
 import { loadSpec, type ReleaseSpec, withColumnDefaults } from '../../release-spec/spec.ts';
@@ -126,8 +126,15 @@ export async function shardRows(work: Work, index: number): Promise<EncodedTable
           ),
         }
       : toInputCodes(read, await pieceCodes(work, range.piece), input);
-  // Errors about a shard's rows name their rows in the input.
-  return { ...shard, columns: shard.columns.map((c) => ({ ...c, firstRow: range.firstRow })) };
+  // Errors about a shard's rows name them where they are in the input: its file and row there.
+  const { layout } = work.file;
+  const origins = layout.origins ?? [{ source: layout.source, at: 0, firstRow: 0 }];
+  return {
+    ...shard,
+    source: layout.source,
+    origins: originsWithin(origins, range.firstRow, range.rows),
+    columns: shard.columns.map((c) => ({ ...c, firstRow: range.firstRow })),
+  };
 }
 
 /** Shard `index` of the plan's layout. @throws RangeError for an index the plan has no shard at */
