@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
+import { tableRows } from '../data/checks.ts';
 import { readTable } from '../data/read.ts';
 import { concatTables, type EncodedTable } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
@@ -122,6 +123,7 @@ export function evaluateCommand(args: string[]): number {
   const path = paths[0]!;
   const source = paths.length > 1 ? `${basename(positionals[0]!)} (${paths.length} parts)` : basename(path);
   const table = concatTables(paths.map((p) => readReleasedTable(p, { delimiter: values.delimiter })));
+  const rows = tableRows(table);
   const list = (s: string | undefined) =>
     (s ?? '')
       .split(',')
@@ -139,6 +141,7 @@ export function evaluateCommand(args: string[]): number {
     evaluation = evaluateTable({
       table,
       source,
+      rows,
       quasiIdentifiers: spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name),
       sensitive: spec.attributes.filter((a) => a.type === 'sensitive').map((a) => a.name),
       original,
@@ -167,6 +170,7 @@ export function evaluateCommand(args: string[]): number {
     evaluation = evaluateTable({
       table,
       source,
+      rows,
       quasiIdentifiers: list(values.qi),
       sensitive: list(values.sensitive),
       ...(original ? { original } : {}),

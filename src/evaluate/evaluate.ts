@@ -9,7 +9,7 @@
  */
 import { modelOf, needs } from '../catalogue/catalogue.ts';
 import type { HistogramBin, PopulationUniqueness } from '../contracts/report.ts';
-import type { EncodedColumn, EncodedTable } from '../data/table.ts';
+import type { EncodedColumn, EncodedTable, RowNames } from '../data/table.ts';
 import { collapseRows } from '../data/tuples.ts';
 import { PpdpError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
@@ -40,6 +40,8 @@ export interface EvaluateInput {
   /** The table evaluated and where it came from (for the result). */
   readonly table: EncodedTable;
   readonly source: string;
+  /** How messages name the table's rows (src/data/checks.ts, tableRows); by default as a CSV's. */
+  readonly rows?: RowNames;
   readonly quasiIdentifiers: readonly string[];
   readonly sensitive: readonly string[];
   /** The input the table was made from: its values measure information loss and t, δ. */
@@ -321,6 +323,7 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
             (r) => keep(tuples.rowToTuple[r]!),
             column(table, input.weight, input.source),
             input.threshold,
+            input.rows,
           ),
         }
       : {}),

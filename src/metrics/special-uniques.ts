@@ -5,7 +5,7 @@
  * - the individual risk of a survey sample whose records carry design weights, with the
  *   expected number of re-identifications.
  */
-import type { EncodedColumn } from '../data/table.ts';
+import { columnRows, type EncodedColumn, type RowNames } from '../data/table.ts';
 import { collapseRows } from '../data/tuples.ts';
 import { PpdpError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
@@ -153,12 +153,16 @@ export function classRisk(f: number, F: number): number {
   return p / (f - (1 - p));
 }
 
-/** Survey-weighted risk over classes (`rowToClass`), with each record's weight read from `weight`. */
+/**
+ * Survey-weighted risk over classes (`rowToClass`), with each record's weight read from `weight`
+ * (`rows`: how its table's rows are named in messages).
+ */
 export function weightedRisk(
   rowToClass: Int32Array,
   keep: (row: number) => boolean,
   weight: EncodedColumn,
   threshold: number,
+  rows: RowNames = columnRows,
 ): WeightedRisk {
   const value = weight.dictionary.map(Number);
   let classes = 0;
@@ -173,7 +177,7 @@ export function weightedRisk(
     if (!(Number.isFinite(w) && w > 0)) {
       throw new PpdpError(
         'E_WEIGHT',
-        `weight column ${weight.name}, data row ${r + 1 + (weight.firstRow ?? 0)}: not a positive number`,
+        `${rows(weight.name, [r])}, weight column ${weight.name}: not a positive number`,
         'a design weight is the number of people a record stands for (≥ 1); fix the column or name another with --weight',
       );
     }

@@ -72,7 +72,7 @@ describe('ppdp evaluate: population risk, weights, special uniques', () => {
     refused(['--population', 'many'], /--population must be a whole number/);
     refused(['--sampling-fraction', '2'], /--sampling-fraction must be in \(0, 1\]/);
     refused(['--population', '3'], /population size 3 is not a whole number at least the 6 records/);
-    refused(['--weight', 'sex'], /weight column sex, data row 1: not a positive number/);
+    refused(['--weight', 'sex'], /^survey\.csv row 2, weight column sex: not a positive number/);
     refused(['--weight', 'nope'], /has no column nope/);
     expect(() => evaluateCommand([table, '--qi', 'age,sex', '--population', '3'])).toThrow(PpdpError);
   });
