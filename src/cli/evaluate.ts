@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
-import { tableRows } from '../data/checks.ts';
+import { inputRows, tableRows } from '../data/checks.ts';
 import { readTable } from '../data/read.ts';
 import { concatTables, type EncodedTable } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
@@ -136,7 +136,14 @@ export function evaluateCommand(args: string[]): number {
     const hierarchies = new Map(
       spec.attributes
         .filter((a) => a.hierarchy && a.type !== 'identifying')
-        .map((a) => [a.name, hierarchyRows(original.columns.find((c) => c.name === a.name)!, a.hierarchy!)]),
+        .map((a) => [
+          a.name,
+          hierarchyRows(
+            original.columns.find((c) => c.name === a.name)!,
+            a.hierarchy!,
+            inputRows(spec, original),
+          ),
+        ]),
     );
     evaluation = evaluateTable({
       table,

@@ -7,6 +7,7 @@
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { inputRows } from '../data/checks.ts';
 import { readTable } from '../data/read.ts';
 import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
 import { HierarchyError, PpdpError } from '../errors.ts';
@@ -91,11 +92,12 @@ export function hierarchyCommand(args: string[]): number {
     );
   }
   const table = readInput(spec);
+  const rowNames = inputRows(spec, table);
   const files = chosen.map((a) => {
     const column = table.columns.find((c) => c.name === a.name)!;
-    const rows = hierarchyRows(column, a.hierarchy!);
+    const rows = hierarchyRows(column, a.hierarchy!, rowNames);
     // Build it as a release would: the same errors for a hierarchy that is not one.
-    buildHierarchy(column, a.hierarchy!, a.type === 'quasi-identifying');
+    buildHierarchy(column, a.hierarchy!, a.type === 'quasi-identifying', rowNames);
     if (rows.some((row) => row.some((cell) => cell.includes(';') || /[\r\n]/.test(cell)))) {
       throw new HierarchyError(
         'E_HIERARCHY_CELL',

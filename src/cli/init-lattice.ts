@@ -7,8 +7,9 @@
  * and coarser hierarchies that shrink it, with the size they would give.
  */
 
+import { inputRows } from '../data/checks.ts';
 import { DEFAULT_MAX_LATTICE_NODES } from '../data/limits.ts';
-import type { EncodedColumn, EncodedTable } from '../data/table.ts';
+import type { EncodedColumn, EncodedTable, RowNames } from '../data/table.ts';
 import { buildHierarchy } from '../hierarchy/hierarchy.ts';
 import { DEFAULT_NODE_BUDGET, DEFAULT_TIME_LIMIT_S } from '../methods/generalization/index.ts';
 import type { HierarchySpec, ReleaseSpec } from '../release-spec/spec.ts';
@@ -40,7 +41,11 @@ export function latticeAdvice(spec: ReleaseSpec, table: EncodedTable): LatticeAd
   const factors: LatticeFactor[] = [];
   for (const a of spec.attributes) {
     if (a.type !== 'quasi-identifying' || !a.hierarchy) continue;
-    const height = heightOf(a.hierarchy, table.columns.find((c) => c.name === a.name)!);
+    const height = heightOf(
+      a.hierarchy,
+      table.columns.find((c) => c.name === a.name)!,
+      inputRows(spec, table),
+    );
     const coarser = coarserOf(a.hierarchy);
     factors.push({
       name: a.name,
@@ -61,10 +66,10 @@ export function latticeAdvice(spec: ReleaseSpec, table: EncodedTable): LatticeAd
  * numbers with decimal commas as text: a release reads them with format.decimal), any other's
  * as a release builds it.
  */
-function heightOf(h: HierarchySpec, column: EncodedColumn): number {
+function heightOf(h: HierarchySpec, column: EncodedColumn, rows: RowNames): number {
   if (h.kind === 'intervals') return h.widths.length + 1;
   if (h.kind === 'date') return h.levels.length + 1;
-  return buildHierarchy(column, h, true).height;
+  return buildHierarchy(column, h, true, rows).height;
 }
 
 /** A coarser form of a drafted builder: one interval width (the widest), one date level (the coarsest). */

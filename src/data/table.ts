@@ -11,8 +11,6 @@ export interface EncodedColumn {
   readonly dictionary: string[];
   /** row → code (index into `dictionary`). */
   readonly codes: Int32Array;
-  /** The input row (0-based) of `codes[0]`, when the column is a shard's: error messages count from the file's start. */
-  readonly firstRow?: number;
   /**
    * A column that passes through unchanged, in a sharded release's shards: its rows' values as
    * bytes (src/data/raw.ts); its `dictionary` and `codes` are then empty.

@@ -5,8 +5,7 @@
  * up to the top `*`, as ARX does. Errors name the column, the row and the setting, never a value.
  */
 
-import type { EncodedColumn } from '../data/table.ts';
-import { isMissing } from '../data/table.ts';
+import { columnRows, type EncodedColumn, isMissing, type RowNames } from '../data/table.ts';
 import { HierarchyError } from '../errors.ts';
 import type { DateLevel } from '../release-spec/spec.ts';
 
@@ -28,10 +27,11 @@ export interface Grid {
   readonly rowsAreCodes: boolean;
   /**
    * A builder's refusals: the dictionary codes it could not take (in code order) and the error
-   * to throw when rows hold some of them. Kept with the grid, so that a grid made once for a
-   * dictionary checks each shard's rows against it (`checkRefused`).
+   * to throw when rows hold some of them (given how many, and where the first is: `data.csv
+   * row 5`). Kept with the grid, so that a grid made once for a dictionary checks each shard's
+   * rows against it (`checkRefused`).
    */
-  readonly refused?: { readonly codes: Int32Array; readonly fail: (count: number, row: number) => never };
+  readonly refused?: { readonly codes: Int32Array; readonly fail: (count: number, place: string) => never };
 }
 
 /** Fills a grid row by row, interning labels as they come. */
@@ -96,23 +96,19 @@ export function missingRow(value: string, height: number, top = '*'): string[] {
   return [value, ...new Array<string>(height - 1).fill(value), top];
 }
 
-/** The first row (1-based, after a CSV header) holding `code`: where an error points the user. */
-function rowOf(column: EncodedColumn, code: number): number {
-  return (column.firstRow ?? 0) + column.codes.indexOf(code) + 2;
-}
-
 /**
  * The grid of every dictionary value (row r: code r): `build` writes a value's levels above
  * it into `row` (codes from `grid.code`), or returns false when the builder cannot take it.
  * Missing values keep themselves up to `*`. Values no row holds (a shard's dictionary can list
  * them) get `*` up to the top if `build` refuses them; if rows hold refused values, `fail` gets
- * how many distinct ones and the first row of one.
+ * how many distinct ones and the first row of one, as `rows` names it.
  */
 function buildGrid(
   column: EncodedColumn,
   height: number,
   build: (value: string, row: Int32Array, grid: GridWriter) => boolean,
-  fail: (count: number, row: number) => never,
+  fail: (count: number, place: string) => never,
+  rows: RowNames,
   top = '*',
 ): Grid {
   const dict = column.dictionary;
@@ -134,7 +130,7 @@ function buildGrid(
     for (let l = 1; l <= height; l++) grid.cells[l]![code] = levels[l]!;
   }
   grid.refused = { codes: Int32Array.from(refused), fail };
-  checkRefused(grid, column);
+  checkRefused(grid, column, rows);
   // The values last, once every label above them is known: a value equal to one shares its code.
   const values = grid.cells[0]!;
   for (let code = 0; code < dict.length; code++) values[code] = grid.codeOfValue(dict[code]!);
@@ -143,9 +139,10 @@ function buildGrid(
 
 /**
  * Fails when rows of `column` hold values its builder refused (`grid`'s, made for the same
- * dictionary): how many distinct ones, and the first row of the first in dictionary order.
+ * dictionary): how many distinct ones, and the first row of the first in dictionary order, as
+ * `rows` (its table's) names it.
  */
-export function checkRefused(grid: Grid, column: EncodedColumn): void {
+export function checkRefused(grid: Grid, column: EncodedColumn, rows: RowNames = columnRows): void {
   if (!grid.refused || grid.refused.codes.length === 0) return;
   const { codes, fail } = grid.refused;
   const used = new Uint8Array(column.dictionary.length);
@@ -153,7 +150,7 @@ export function checkRefused(grid: Grid, column: EncodedColumn): void {
   let count = 0;
   let first = -1;
   for (const code of codes) if (used[code] && count++ === 0) first = code;
-  if (count > 0) fail(count, rowOf(column, first));
+  if (count > 0) fail(count, rows(column.name, [column.codes.indexOf(first)]));
 }
 
 /** "1 distinct value is" / "3 distinct values are", for messages that count without naming. */
@@ -171,6 +168,7 @@ export function intervalGrid(
   widths: readonly number[],
   bottom: number | undefined,
   top: number | undefined,
+  rows: RowNames = columnRows,
 ): Grid {
   const build = (value: string, row: Int32Array, grid: GridWriter): boolean => {
     const x = Number(value);
@@ -188,14 +186,20 @@ export function intervalGrid(
     row[widths.length + 1] = grid.code('*');
     return true;
   };
-  return buildGrid(column, widths.length + 1, build, (count, row) => {
-    throw new HierarchyError(
-      'E_HIERARCHY_NUMERIC',
-      `column '${column.name}' row ${row}: not a number, but its hierarchy is an intervals builder` +
-        (count > 1 ? ` (${distinct(count)} not numbers)` : ''),
-      'use a hierarchy file or { "groups": … } for non-numeric columns, or fix the values',
-    );
-  });
+  return buildGrid(
+    column,
+    widths.length + 1,
+    build,
+    (count, place) => {
+      throw new HierarchyError(
+        'E_HIERARCHY_NUMERIC',
+        `${place}, column '${column.name}': not a number, but its hierarchy is an intervals builder` +
+          (count > 1 ? ` (${distinct(count)} not numbers)` : ''),
+        'use a hierarchy file or { "groups": … } for non-numeric columns, or fix the values',
+      );
+    },
+    rows,
+  );
 }
 
 /**
@@ -221,9 +225,15 @@ export function maskGrid(column: EncodedColumn, direction: 'right' | 'left'): Gr
     }
     return true;
   };
-  return buildGrid(column, height, build, () => {
-    throw new Error('a mask takes every value');
-  });
+  return buildGrid(
+    column,
+    height,
+    build,
+    () => {
+      throw new Error('a mask takes every value');
+    },
+    columnRows,
+  );
 }
 
 /** Levels of a mask hierarchy: the longest value's length (at least one). */
@@ -270,7 +280,12 @@ function dateLabel(year: number, month: number, level: DateLevel): string {
  * Dates in `format` climb `levels` (e.g. month → year → decade), then `*`. The labels depend
  * on the year and month alone: made once per month met.
  */
-export function dateGrid(column: EncodedColumn, format: string, levels: readonly DateLevel[]): Grid {
+export function dateGrid(
+  column: EncodedColumn,
+  format: string,
+  levels: readonly DateLevel[],
+  rows: RowNames = columnRows,
+): Grid {
   const { re, order } = datePattern(format);
   const [y, m, d] = (['YYYY', 'MM', 'DD'] as const).map((token) => order.indexOf(token) + 1) as [
     number,
@@ -298,14 +313,20 @@ export function dateGrid(column: EncodedColumn, format: string, levels: readonly
     row.set(labels, 1);
     return true;
   };
-  return buildGrid(column, levels.length + 1, build, (count, row) => {
-    throw new HierarchyError(
-      'E_HIERARCHY_DATE',
-      `column '${column.name}': ${distinct(count)} not a date in the format '${format}' of its date builder (the first in row ${row})`,
-      'fix the values, or set "date" to the format the column uses (YYYY, MM and DD with separators, e.g. "DD/MM/YYYY"); ' +
-        "an Excel workbook's date cells read as YYYY-MM-DD, whatever format the sheet shows them in",
-    );
-  });
+  return buildGrid(
+    column,
+    levels.length + 1,
+    build,
+    (count, place) => {
+      throw new HierarchyError(
+        'E_HIERARCHY_DATE',
+        `column '${column.name}': ${distinct(count)} not a date in the format '${format}' of its date builder (the first in ${place})`,
+        'fix the values, or set "date" to the format the column uses (YYYY, MM and DD with separators, e.g. "DD/MM/YYYY"); ' +
+          "an Excel workbook's date cells read as YYYY-MM-DD, whatever format the sheet shows them in",
+      );
+    },
+    rows,
+  );
 }
 
 /**
@@ -313,7 +334,11 @@ export function dateGrid(column: EncodedColumn, format: string, levels: readonly
  * `levels[l]` maps level-l labels to level l+1. A top `*` is added unless the last mapping
  * already leads to one label.
  */
-export function groupGrid(column: EncodedColumn, levels: readonly Readonly<Record<string, string>>[]): Grid {
+export function groupGrid(
+  column: EncodedColumn,
+  levels: readonly Readonly<Record<string, string>>[],
+  rows: RowNames = columnRows,
+): Grid {
   const tops = new Set(Object.values(levels.at(-1)!));
   const withTop = tops.size > 1;
   let failedLevel = levels.length;
@@ -333,15 +358,16 @@ export function groupGrid(column: EncodedColumn, levels: readonly Readonly<Recor
     column,
     levels.length + (withTop ? 1 : 0),
     build,
-    (count, row) => {
+    (count, place) => {
       const l = failedLevel;
       throw new HierarchyError(
         'E_HIERARCHY_VALUE',
         `column '${column.name}': ${distinct(count)} ${l === 0 ? 'not a key' : 'led to labels that are not keys'} ` +
-          `of groups[${l}] of its groups builder (the first in row ${row})`,
+          `of groups[${l}] of its groups builder (the first in ${place})`,
         `add ${l === 0 ? 'every value of the column' : `every label of groups[${l - 1}]`} as a key of groups[${l}]`,
       );
     },
+    rows,
     withTop ? '*' : [...tops][0]!,
   );
 }

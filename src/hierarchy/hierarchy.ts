@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { checkHierarchySize } from '../data/limits.ts';
-import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
+import { columnRows, type EncodedColumn, isMissing, presentCodes, type RowNames } from '../data/table.ts';
 import { HierarchyError } from '../errors.ts';
 import type { HierarchySpec } from '../release-spec/spec.ts';
 import { PerDictionary } from '../util/per-dictionary.ts';
@@ -49,9 +49,15 @@ export interface Hierarchy {
 
 /**
  * Builds the hierarchy of `column` from its spec. `quoteValues` says whether error messages
- * may name a value (never for sensitive or identifying columns).
+ * may name a value (never for sensitive or identifying columns); `rows` names the rows they
+ * point to, as the column's table places them (src/data/checks.ts, inputRows).
  */
-export function buildHierarchy(column: EncodedColumn, spec: HierarchySpec, quoteValues: boolean): Hierarchy {
+export function buildHierarchy(
+  column: EncodedColumn,
+  spec: HierarchySpec,
+  quoteValues: boolean,
+  rows: RowNames = columnRows,
+): Hierarchy {
   const source = hierarchySource(spec);
   // A file is read again each time (it may change between releases), and what its text makes
   // with the dictionary is kept; a builder's hierarchy follows from the spec and the dictionary
@@ -65,13 +71,13 @@ export function buildHierarchy(column: EncodedColumn, spec: HierarchySpec, quote
     fresh = true;
     const grid =
       text === undefined || spec.kind !== 'file'
-        ? hierarchyGrid(column, spec)
+        ? hierarchyGrid(column, spec, rows)
         : rowsGrid(fileRows(column, spec.path, text));
     return { grid, shape: hierarchyShape(column, grid, source, quoteValues) };
   });
   // A kept grid was made for another shard's rows: this one's are checked against it.
-  if (!fresh) checkRefused(made.grid, column);
-  return withRows(column, made.grid, made.shape, source);
+  if (!fresh) checkRefused(made.grid, column, rows);
+  return withRows(column, made.grid, made.shape, source, rows);
 }
 
 /** A builder's grid and shape per dictionary: enough for a release's hierarchies. */
@@ -79,19 +85,19 @@ const built = new PerDictionary<{ grid: Grid; shape: HierarchyShape }>(8);
 /** The same for a file's text (a release reads a file per quasi-identifier). */
 const fromFiles = new PerDictionary<{ grid: Grid; shape: HierarchyShape }>(16);
 
-/** The hierarchy as string rows `[value, level1, …, top]`, from its file or builder. */
-export function hierarchyRows(column: EncodedColumn, spec: HierarchySpec): Rows {
-  return spec.kind === 'file' ? fileRows(column, spec.path) : gridRows(hierarchyGrid(column, spec));
+/** The hierarchy as string rows `[value, level1, …, top]`, from its file or builder (`rows`: as in buildHierarchy). */
+export function hierarchyRows(column: EncodedColumn, spec: HierarchySpec, rows: RowNames = columnRows): Rows {
+  return spec.kind === 'file' ? fileRows(column, spec.path) : gridRows(hierarchyGrid(column, spec, rows));
 }
 
 /** The hierarchy as a grid of label codes, from its file or builder. */
-function hierarchyGrid(column: EncodedColumn, spec: HierarchySpec): Grid {
+function hierarchyGrid(column: EncodedColumn, spec: HierarchySpec, rows: RowNames): Grid {
   switch (spec.kind) {
     case 'file':
       return rowsGrid(fileRows(column, spec.path));
     case 'intervals':
       checkHierarchySize('intervals builder', column.name, column.dictionary.length, spec.widths.length + 2);
-      return intervalGrid(column, spec.widths, spec.bottom, spec.top);
+      return intervalGrid(column, spec.widths, spec.bottom, spec.top, rows);
     case 'mask':
       checkHierarchySize(
         'mask builder',
@@ -102,10 +108,10 @@ function hierarchyGrid(column: EncodedColumn, spec: HierarchySpec): Grid {
       return maskGrid(column, spec.direction);
     case 'date':
       checkHierarchySize('date builder', column.name, column.dictionary.length, spec.levels.length + 2);
-      return dateGrid(column, spec.format, spec.levels);
+      return dateGrid(column, spec.format, spec.levels, rows);
     case 'groups':
       checkHierarchySize('groups builder', column.name, column.dictionary.length, spec.levels.length + 2);
-      return groupGrid(column, spec.levels);
+      return groupGrid(column, spec.levels, rows);
   }
 }
 
@@ -255,13 +261,19 @@ function hierarchyShape(
 }
 
 /** The hierarchy of `column`'s rows: the values they hold checked and counted (copies of the shape's tables). */
-function withRows(column: EncodedColumn, grid: Grid, shape: HierarchyShape, source: string): Hierarchy {
+function withRows(
+  column: EncodedColumn,
+  grid: Grid,
+  shape: HierarchyShape,
+  source: string,
+  rowNames: RowNames,
+): Hierarchy {
   const { height, rowOf, localOf } = shape;
   const present = presentCodes(column);
   const dict = column.dictionary;
   const missing: number[] = [];
   for (let code = 0; code < dict.length; code++) if (rowOf[code] === -1 && present[code]) missing.push(code);
-  if (missing.length > 0) throw missingValues(column, source, missing);
+  if (missing.length > 0) throw missingValues(column, source, missing, rowNames);
   if (shape.notATree) throw shape.notATree;
 
   // A builder's grid has a row per dictionary value: only those of values present count.
@@ -296,11 +308,17 @@ function withRows(column: EncodedColumn, grid: Grid, shape: HierarchyShape, sour
 
 /**
  * Values of the data that the hierarchy does not list: how many, in how many rows, and the
- * first rows holding them, never the values. A value the hierarchy's author did not foresee is
- * typically a rare one, and rare values identify people; messages end up in terminals, CI logs
- * and tickets. The row numbers let the publisher look the values up in their own file.
+ * first rows holding them (as `rowNames` names them), never the values. A value the
+ * hierarchy's author did not foresee is typically a rare one, and rare values identify people;
+ * messages end up in terminals, CI logs and tickets. The rows named let the publisher look the
+ * values up in their own file.
  */
-function missingValues(column: EncodedColumn, source: string, codes: number[]): HierarchyError {
+function missingValues(
+  column: EncodedColumn,
+  source: string,
+  codes: number[],
+  rowNames: RowNames,
+): HierarchyError {
   const isMissing = new Uint8Array(column.dictionary.length);
   for (const code of codes) isMissing[code] = 1;
   let rows = 0;
@@ -310,21 +328,17 @@ function missingValues(column: EncodedColumn, source: string, codes: number[]): 
     const code = column.codes[r]!;
     if (!isMissing[code]) continue;
     rows++;
-    // Row 1 is the header, as in every row number ppdp gives.
-    if (!seen[code] && firstRows.length < 5) firstRows.push((column.firstRow ?? 0) + r + 2);
+    if (!seen[code] && firstRows.length < 5) firstRows.push(r);
     seen[code] = 1;
   }
   const values = codes.length === 1 ? 'a value' : `${codes.length} values`;
   const empty = codes.some((code) => column.dictionary[code]!.trim() === '');
-  const where =
-    firstRows.length === 1
-      ? `row ${firstRows[0]}`
-      : `rows ${firstRows.join(', ')}${codes.length > firstRows.length ? ', …' : ''}`;
+  const where = `${rowNames(column.name, firstRows)}${codes.length > firstRows.length ? ', …' : ''}`;
   return new HierarchyError(
     'E_HIERARCHY_VALUE',
     `${source}: ${values} of column '${column.name}' ${codes.length === 1 ? 'appears' : 'appear'} in the data but not in the hierarchy${
       empty ? ` (${codes.length === 1 ? 'it is' : 'one is'} the empty value)` : ''
-    }: ${rows} ${rows === 1 ? 'row' : 'rows'}, first in ${where} of the input`,
+    }: ${rows} ${rows === 1 ? 'row' : 'rows'}, first in ${where}`,
     `add a row for ${codes.length === 1 ? 'that value' : 'each of these values'} to ${source}; look ${
       firstRows.length === 1 ? 'it' : 'them'
     } up in the rows named, or run \`ppdp hierarchy check\` (values are not shown: a value missing from a hierarchy is often rare, and rare values can identify a person)`,

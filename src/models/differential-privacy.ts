@@ -111,8 +111,8 @@ function drawWords(random: UniformDraws, into: Uint32Array): void {
 /**
  * The rows of `table` that `kept` marks (a flag per row, or the kept rows' indices ascending),
  * in order, with every dictionary as it is (the report describes the input's values; a released
- * value is always a sampled row's). A column's first row and the table's origins no longer
- * number its rows, so they are dropped.
+ * value is always a sampled row's). The table's origins no longer number its rows, so they
+ * are dropped.
  */
 export function sampledTable(table: EncodedTable, kept: Uint8Array | Int32Array): EncodedTable {
   const rows = kept instanceof Int32Array ? kept : flaggedRows(kept, table.rowCount);
@@ -121,7 +121,7 @@ export function sampledTable(table: EncodedTable, kept: Uint8Array | Int32Array)
   return {
     ...rest,
     rowCount: count,
-    columns: table.columns.map(({ firstRow: __, ...c }) => {
+    columns: table.columns.map((c) => {
       // A column carried as its rows' bytes (a sharded release's pass-through one).
       if (c.raw) return { ...c, raw: gatherRaw(c.raw, rows) };
       return { ...c, codes: gather(c.codes, rows) };

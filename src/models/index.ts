@@ -12,7 +12,8 @@ import {
 } from '../catalogue/l-diversity.ts';
 import { DELTA_PRESENCE, K_MAP } from '../catalogue/population.ts';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
-import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table.ts';
+import { inputRows } from '../data/checks.ts';
+import { codeCounts, columnRows, type EncodedColumn, type EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../hierarchy/hierarchy.ts';
 import type { PrivacyModelSpec, ReleaseSpec } from '../release-spec/spec.ts';
@@ -57,10 +58,12 @@ export function sensitiveAttributes(
   /** Rows per code position, when the table's codes are distinct tuples with counts. */
   weights?: Int32Array,
 ): SensitiveAttribute[] {
+  // Tuples with counts are no rows of the input: their hierarchies were built on the rows before.
+  const rows = weights ? columnRows : inputRows(spec, table);
   return sensitiveNames(spec, all).map((name) => {
     const column = table.columns.find((c) => c.name === name)!;
     const a = spec.attributes.find((x) => x.name === name)!;
-    const hierarchy = a.hierarchy ? buildHierarchy(column, a.hierarchy, false) : undefined;
+    const hierarchy = a.hierarchy ? buildHierarchy(column, a.hierarchy, false, rows) : undefined;
     const counts = weights ? weightedCounts(column, weights) : codeCounts(column);
     return {
       name,

@@ -262,7 +262,7 @@ export class RawShards {
       ...shard,
       columns: shard.columns.map((c) => {
         if (!this.names.has(c.name)) return c;
-        const { firstRow, name } = c;
+        const { name } = c;
         const raw = c.raw ?? this.rawOf(c);
         let set = this.distinct.get(name);
         if (!set) this.distinct.set(name, (set = new DistinctHashes()));
@@ -274,7 +274,6 @@ export class RawShards {
           raw,
           // Of the piece so far; listed hashes are not counted shard by shard (at most their rows).
           distinct: set.atMost,
-          ...(firstRow === undefined ? {} : { firstRow }),
         };
       }),
     };

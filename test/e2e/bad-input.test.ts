@@ -45,7 +45,7 @@ const CASES: Case[] = [
     code: 'E_HIERARCHY_VALUE',
     // Counted and located, never quoted: a value missing from a hierarchy is often a rare one.
     message:
-      /^adult_hierarchy_race\.csv: a value of column 'race' appears in the data but not in the hierarchy: \d+ rows, first in row \d+ of the input$/,
+      /^adult_hierarchy_race\.csv: a value of column 'race' appears in the data but not in the hierarchy: \d+ rows, first in adult\.csv row \d+$/,
     hint: /add a row for that value to adult_hierarchy_race\.csv/,
   },
   {
@@ -53,7 +53,7 @@ const CASES: Case[] = [
     break: (ws) => ws.write('adult_hierarchy_race.csv', 'White;*\n'),
     code: 'E_HIERARCHY_VALUE',
     message:
-      /^adult_hierarchy_race\.csv: 4 values of column 'race' appear in the data but not in the hierarchy: \d+ rows, first in rows \d+, \d+, \d+, \d+ of the input$/,
+      /^adult_hierarchy_race\.csv: 4 values of column 'race' appear in the data but not in the hierarchy: \d+ rows, first in adult\.csv rows \d+, \d+, \d+, \d+$/,
     hint: /add a row for each of these values/,
   },
   {

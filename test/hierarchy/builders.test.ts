@@ -1,11 +1,15 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tableRows } from '../../src/data/checks.ts';
 import type { EncodedColumn } from '../../src/data/table.ts';
-import { HierarchyError, SpecError } from '../../src/errors.ts';
+import { HierarchyError, PpdpError, SpecError } from '../../src/errors.ts';
 import { buildHierarchy, hierarchyRows } from '../../src/hierarchy/hierarchy.ts';
 import { type HierarchySpec, parseSpec } from '../../src/release-spec/spec.ts';
+import { writeParquet } from '../helpers/parquet.ts';
+import { releaseTo } from '../helpers/release.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-builders-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -175,7 +179,7 @@ describe('intervals with top and bottom coding', () => {
   it('counts non-numbers, naming the first row', () => {
     const e = thrown(() => rowsOf(['1', 'x', 'y', '2'], parseHierarchy({ intervals: [5] })));
     expect(e.message).toBe(
-      "column 'c' row 3: not a number, but its hierarchy is an intervals builder (2 distinct values are not numbers)",
+      "row 3, column 'c': not a number, but its hierarchy is an intervals builder (2 distinct values are not numbers)",
     );
   });
 });
@@ -195,7 +199,7 @@ describe('hierarchy files and the missing value', () => {
     for (const quoteValues of [true, false]) {
       const message = thrown(() => buildHierarchy(c, { kind: 'file', path }, quoteValues)).message;
       expect(message).toBe(
-        "short.csv: 2 values of column 'c' appear in the data but not in the hierarchy: 3 rows, first in rows 3, 4 of the input",
+        "short.csv: 2 values of column 'c' appear in the data but not in the hierarchy: 3 rows, first in rows 3, 4",
       );
       expect(message).not.toContain('SECRET');
     }
@@ -214,17 +218,28 @@ describe("a builder's hierarchy made once per dictionary", () => {
   // Shards of one input share the input's dictionary (each its own decoded copy) and hold
   // different values of it: the hierarchy is made once, each shard's rows checked and counted.
   const dictionary = ['1', '7', 'x', '25', '60'];
-  const shard = (codes: number[], firstRow: number): EncodedColumn => ({
+  const shard = (codes: number[]): EncodedColumn => ({
     name: 'age',
     dictionary: [...dictionary],
     codes: Int32Array.from(codes),
-    firstRow,
   });
+  /** How a shard's rows are named: rows from `firstRow` on of in.csv. */
+  const rowsFrom = (firstRow: number, column: EncodedColumn) =>
+    tableRows(
+      {
+        source: '/data/in.csv',
+        rowCount: column.codes.length,
+        columns: [column],
+        delimiter: ',',
+        origins: [{ source: '/data/in.csv', at: 0, firstRow }],
+      },
+      'csv',
+    );
   const spec = parseHierarchy({ intervals: [10, 50] });
 
   it("counts each shard's own values and gives it tables of its own", () => {
-    const a = buildHierarchy(shard([0, 1, 1], 0), spec, true);
-    const b = buildHierarchy(shard([3, 4, 3, 0], 3), spec, true);
+    const a = buildHierarchy(shard([0, 1, 1]), spec, true);
+    const b = buildHierarchy(shard([3, 4, 3, 0]), spec, true);
     expect(b.labels).toEqual(a.labels);
     expect(b.levelTables).toEqual(a.levelTables);
     expect([a.domain, b.domain]).toEqual([2, 3]);
@@ -235,16 +250,143 @@ describe("a builder's hierarchy made once per dictionary", () => {
     // What one caller changes, the next shard's hierarchy does not see.
     a.levelTables[1]![0] = 99;
     a.labels[1]![0] = 'changed';
-    const c = buildHierarchy(shard([0], 9), spec, true);
+    const c = buildHierarchy(shard([0]), spec, true);
     expect(c.levelTables[1]![0]).toBe(0);
     expect(c.labels[1]![0]).toBe('[0,10)');
   });
 
   it('refuses a shard whose rows hold a value the builder refused, naming its row in the input', () => {
-    buildHierarchy(shard([0, 1], 0), spec, true);
-    const e = thrown(() => buildHierarchy(shard([0, 2, 2], 100), spec, true));
-    expect(e.message).toContain("column 'age' row 103: not a number");
+    buildHierarchy(shard([0, 1]), spec, true);
+    const bad = shard([0, 2, 2]);
+    const e = thrown(() => buildHierarchy(bad, spec, true, rowsFrom(100, bad)));
+    expect(e.message).toContain("in.csv row 103, column 'age': not a number");
     // A shard without it is released.
-    expect(buildHierarchy(shard([3], 200), spec, true).domain).toBe(1);
+    expect(buildHierarchy(shard([3]), spec, true).domain).toBe(1);
+  });
+});
+
+describe('rows named where they are in the input', () => {
+  // A folder's rows are named by their file and its row; a sheet's by its cell (its header
+  // may be below row 1); an Arrow or Parquet file's by its row, counted from 1 (no header).
+  const header = 'id,age,sex,d';
+  const good = ['1,34,F,2021-01-04', '2,51,M,2021-02-11', '3,29,F,2021-03-20'];
+  const attributes = {
+    id: { type: 'identifying' },
+    age: { type: 'quasi-identifying', hierarchy: { intervals: [10] } },
+    sex: { type: 'quasi-identifying', hierarchy: 'sex.csv' },
+    d: { type: 'quasi-identifying', hierarchy: { date: 'YYYY-MM-DD' } },
+  };
+  let cases = 0;
+
+  /** A folder holding `files` (name → contents), its spec and sex.csv; the folder's path and the spec's. */
+  function folder(files: Record<string, string | Uint8Array>, method: object = { name: 'generalization' }) {
+    const root = join(dir, `rows-${cases++}`);
+    mkdirSync(join(root, 'in'), { recursive: true });
+    for (const [name, contents] of Object.entries(files)) writeFileSync(join(root, 'in', name), contents);
+    writeFileSync(join(root, 'sex.csv'), 'F;*\nM;*\n');
+    const spec = join(root, 'release.json');
+    writeFileSync(
+      spec,
+      JSON.stringify({ input: 'in', attributes, privacy: [{ model: 'k-anonymity', k: 1 }], method }),
+    );
+    return { input: join(root, 'in'), spec, out: join(root, 'out') };
+  }
+
+  /** The error a release of `spec` fails with: read whole, and in shards of 2 rows. */
+  async function refusals(spec: string, out: string): Promise<string[]> {
+    const messages: string[] = [];
+    for (const options of [{}, { rowsPerShard: 2 }]) {
+      const e = await releaseTo(spec, `${out}-${messages.length}`, options).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      if (!(e instanceof PpdpError)) throw new Error(`expected a refusal, got ${String(e)}`);
+      messages.push(e.message);
+    }
+    return messages;
+  }
+
+  const csv = (rows: string[]) => `${[header, ...rows].join('\n')}\n`;
+
+  it('names the file of a folder and its row, for a value a builder or a hierarchy file refuses in the second file', async () => {
+    const date = folder({ 'a.csv': csv(good), 'b.csv': csv([...good, '4,40,M,SECRET']) });
+    expect(await refusals(date.spec, date.out)).toEqual(
+      Array(2).fill(
+        "column 'd': 1 distinct value is not a date in the format 'YYYY-MM-DD' of its date builder (the first in b.csv row 5)",
+      ),
+    );
+    const age = folder({ 'a.csv': csv(good), 'b.csv': csv(['4,SECRET,M,2021-01-01', ...good]) });
+    expect(await refusals(age.spec, age.out)).toEqual(
+      Array(2).fill("b.csv row 2, column 'age': not a number, but its hierarchy is an intervals builder"),
+    );
+    const sex = folder({ 'a.csv': csv(good), 'b.csv': csv([good[0]!, '5,40,SECRET,2021-01-01', ...good]) });
+    expect(await refusals(sex.spec, sex.out)).toEqual(
+      Array(2).fill(
+        "sex.csv: a value of column 'sex' appears in the data but not in the hierarchy: 1 row, first in b.csv row 3",
+      ),
+    );
+  });
+
+  it("names a Mondrian numeric attribute's row in the folder's file", async () => {
+    const numeric = folder(
+      { 'a.csv': csv(good), 'b.csv': csv([...good, '4,SECRET,M,2021-01-01']) },
+      { name: 'mondrian' },
+    );
+    const spec = JSON.parse(readFileSync(numeric.spec, 'utf8'));
+    spec.attributes.age = { type: 'quasi-identifying', scale: 'numeric' };
+    writeFileSync(numeric.spec, JSON.stringify(spec));
+    const e = await releaseTo(numeric.spec, numeric.out).then(
+      () => undefined,
+      (err: unknown) => err as PpdpError,
+    );
+    expect(e?.message).toBe("b.csv row 5, column 'age': not a number, but the attribute is numeric");
+  });
+
+  it('names the cell of a sheet whose header is below row 1, alone or in a folder', async () => {
+    // Two empty rows above the header (row 3); the date column is C once id (A) is left out.
+    const book = async (bad: boolean) => {
+      const wb = new ExcelJS.Workbook();
+      const sheet = wb.addWorksheet('Data');
+      sheet.addRow([]);
+      sheet.addRow([]);
+      sheet.addRow(['id', 'age', 'd', 'sex']);
+      for (const row of [...good, bad ? '4,40,M,SECRET' : '4,40,M,2021-05-05']) {
+        const [id, age, sex, d] = row.split(',');
+        sheet.addRow([Number(id), Number(age), d, sex]);
+      }
+      return Buffer.from(await wb.xlsx.writeBuffer());
+    };
+    const one = folder({ 'data.xlsx': await book(true) });
+    expect(await refusals(one.spec, one.out)).toEqual(
+      Array(2).fill(
+        "column 'd': 1 distinct value is not a date in the format 'YYYY-MM-DD' of its date builder (the first in data.xlsx sheet \"Data\" cell C7)",
+      ),
+    );
+    const two = folder({ '1.xlsx': await book(false), '2.xlsx': await book(true) });
+    expect(await refusals(two.spec, two.out)).toEqual(
+      Array(2).fill(
+        "column 'd': 1 distinct value is not a date in the format 'YYYY-MM-DD' of its date builder (the first in 2.xlsx sheet \"Data\" cell C7)",
+      ),
+    );
+  });
+
+  it("names a Parquet file's row from 1: it has no header row", async () => {
+    const parquet = (rows: string[]) => {
+      const cells = rows.map((r) => r.split(','));
+      const path = join(dir, `rows-${cases++}.parquet`);
+      writeParquet(
+        path,
+        header
+          .split(',')
+          .map((name, i) => ({ name, data: cells.map((c) => c[i]!), type: 'STRING', nullable: false })),
+      );
+      return readFileSync(path);
+    };
+    const files = folder({ '1.parquet': parquet(good), '2.parquet': parquet([...good, '4,40,M,SECRET']) });
+    expect(await refusals(files.spec, files.out)).toEqual(
+      Array(2).fill(
+        "column 'd': 1 distinct value is not a date in the format 'YYYY-MM-DD' of its date builder (the first in 2.parquet row 4)",
+      ),
+    );
   });
 });

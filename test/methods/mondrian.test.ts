@@ -337,7 +337,7 @@ describe('Mondrian on small tables', () => {
     });
     await expect(releaseTo(notNumbers.spec, notNumbers.out)).rejects.toThrow(InputError);
     await expect(releaseTo(notNumbers.spec, notNumbers.out)).rejects.toThrow(
-      /column 'age' row 3: not a number/,
+      /^data\.csv row 3, column 'age': not a number/,
     );
   });
 });

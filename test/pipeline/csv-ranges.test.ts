@@ -205,6 +205,20 @@ describe('a CSV file read as ranges side by side', () => {
     }
   }, 300_000);
 
+  it("names the file's row of a value a hierarchy lacks in a later range, as the file read whole does", async () => {
+    const ws = workspace();
+    const lines = ws.read('adult.csv').split('\r\n');
+    // The race of data row 2501 (row 2502 of the file), in a range after the first.
+    lines[2501] = lines[2501]!.replace(/^([^;]*;[^;]*;)[^;]*/, '$1SECRET');
+    ws.write('adult.csv', lines.join('\r\n'));
+    expect(csvRanges(join(ws.dir, 'adult.csv'), PER_SHARD, { sampleRows: 1000 })?.length).toBeGreaterThan(3);
+    const ranged = await failure(ws, PER_SHARD);
+    const whole = await failure(ws, WHOLE);
+    expect(ranged?.code).toBe('E_HIERARCHY_VALUE');
+    expect(ranged?.message).toMatch(/: 1 row, first in adult\.csv row 2502$/);
+    expect(ranged?.message).toBe(whole?.message);
+  }, 300_000);
+
   it('fails with E_CSV_CUT when a cut falls inside a quoted line break past the rows Plan looks at; lineBreaksInQuotes releases it', async () => {
     // Past the first 1000 rows every note is lines of a few bytes: a cut lands inside one.
     const long = Array.from({ length: 250 }, (_, k) => `line ${k}`).join('\n');

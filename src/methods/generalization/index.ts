@@ -7,10 +7,11 @@ import { drawsSecretSample, type SpecNamed } from '../../catalogue/catalogue.ts'
 import { DIFFERENTIAL_PRIVACY } from '../../catalogue/differential-privacy.ts';
 import { claimsOf, type GeneralizationClaims } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
+import { inputRows } from '../../data/checks.ts';
 import { encodeCsv } from '../../data/csv.ts';
 import { checkLatticeSize, DEFAULT_MAX_LATTICE_NODES } from '../../data/limits.ts';
 import { encodeParquet } from '../../data/parquet-write.ts';
-import type { EncodedTable } from '../../data/table.ts';
+import { columnRows, type EncodedTable } from '../../data/table.ts';
 import { collapseRows, type TupleSet } from '../../data/tuples.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
@@ -79,8 +80,10 @@ export function prepareGeneralization(
 ): Prepared {
   const qiSpecs = spec.attributes.filter((a) => a.type === 'quasi-identifying');
   const qis = qiSpecs.map((a) => table.columns.find((c) => c.name === a.name)!);
+  // Tuples are no rows of the input: each shard's hierarchies were built on its rows.
+  const rows = precollapsed ? columnRows : inputRows(spec, table);
   const hierarchies = time('hierarchies', () =>
-    qiSpecs.map((a, i) => buildHierarchy(qis[i]!, a.hierarchy!, true)),
+    qiSpecs.map((a, i) => buildHierarchy(qis[i]!, a.hierarchy!, true, rows)),
   );
   // Past limits.maxLatticeNodes the optimal search gives way to the best-effort one;
   // Samarati's k-minimal search enumerates, and no search numbers nodes past 2^53.

@@ -7,6 +7,7 @@
  * the secret sample each piece's scan drew, and the search is the sample's (`dpStep`).
  */
 import { basename } from 'node:path';
+import { inputRows } from '../../data/checks.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import { collapseRows } from '../../data/tuples.ts';
 import { SpecError } from '../../errors.ts';
@@ -39,6 +40,7 @@ export const generalizationShards: ShardSteps = {
         shard.columns.find((c) => c.name === a.name)!,
         a.hierarchy,
         a.type === 'quasi-identifying',
+        inputRows(spec, shard),
       );
     }
     const columns = collapseColumnNames(spec).map((n) => shard.columns.find((c) => c.name === n)!);
@@ -102,7 +104,12 @@ export const generalizationShards: ShardSteps = {
         .filter((a) => a.type === 'quasi-identifying')
         .map((a) => [
           a.name,
-          buildHierarchy(shard.columns.find((c) => c.name === a.name)!, a.hierarchy!, true),
+          buildHierarchy(
+            shard.columns.find((c) => c.name === a.name)!,
+            a.hierarchy!,
+            true,
+            inputRows(spec, shard),
+          ),
         ]),
     );
     return applyGeneralization({

@@ -13,12 +13,14 @@
  */
 import { basename } from 'node:path';
 import { DISTINCT_L_DIVERSITY, ENTROPY_L_DIVERSITY } from '../../catalogue/l-diversity.ts';
+import { inputRows } from '../../data/checks.ts';
 import {
   countCodes,
   type EncodedColumn,
   type EncodedTable,
   isMissing,
   presentCodes,
+  type RowNames,
 } from '../../data/table.ts';
 import { InputError, NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
@@ -49,6 +51,7 @@ export function prepareMondrian(spec: ReleaseSpec, table: EncodedTable): Prepare
   const where = basename(spec.file);
   const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying');
   const names = new Set(table.columns.map((c) => c.name));
+  const rows = inputRows(spec, table);
   const dims = qis.map((a) => {
     const column = table.columns.find((c) => c.name === a.name)!;
     const kind = kindOf(a, column, where);
@@ -62,9 +65,9 @@ export function prepareMondrian(spec: ReleaseSpec, table: EncodedTable): Prepare
           );
         }
       }
-      return numericDim(a, column, table.source);
+      return numericDim(a, column, rows);
     }
-    return categoricalDim(a, column, kind);
+    return categoricalDim(a, column, kind, rows);
   });
   const sensitive = sensitiveAttributes(spec, table);
   const models = buildModels(spec.privacy, table.rowCount, where, sensitive);
@@ -113,7 +116,7 @@ function kindOf(a: AttributeSpec, column: EncodedColumn, where: string): DimKind
  * off as a part of its own, released as missing; a part that must keep both is released as
  * `*` — a range never stands for a missing value.
  */
-function numericDim(a: AttributeSpec, column: EncodedColumn, source: string): MondrianDim {
+function numericDim(a: AttributeSpec, column: EncodedColumn, rows: RowNames): MondrianDim {
   const present = presentCodes(column);
   const numbers = column.dictionary.map((v) => (isNumber(v) ? Number(v) : Number.NaN));
   const missing = column.dictionary.map((v, c) => present[c] === 1 && isMissing(v));
@@ -121,7 +124,7 @@ function numericDim(a: AttributeSpec, column: EncodedColumn, source: string): Mo
   if (bad >= 0) {
     throw new InputError(
       'E_INPUT_NUMERIC',
-      `${basename(source)} column '${a.name}' row ${column.codes.indexOf(bad) + 2}: not a number, but the attribute is numeric`,
+      `${rows(a.name, [column.codes.indexOf(bad)])}, column '${a.name}': not a number, but the attribute is numeric`,
       'fix the value, or give the attribute a hierarchy and "scale": "nominal"',
     );
   }
@@ -146,8 +149,13 @@ function numericDim(a: AttributeSpec, column: EncodedColumn, source: string): Mo
   };
 }
 
-function categoricalDim(a: AttributeSpec, column: EncodedColumn, kind: 'ordinal' | 'nominal'): MondrianDim {
-  const h = buildHierarchy(column, a.hierarchy!, true);
+function categoricalDim(
+  a: AttributeSpec,
+  column: EncodedColumn,
+  kind: 'ordinal' | 'nominal',
+  rows: RowNames,
+): MondrianDim {
+  const h = buildHierarchy(column, a.hierarchy!, true, rows);
   const present = presentCodes(column);
   const dict = column.dictionary;
   // Keys: ranks of the present values — in hierarchy order (subtree by subtree, so key order

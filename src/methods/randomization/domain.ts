@@ -6,6 +6,7 @@
  * or, with no hierarchy, 10 bins. Any attribute may be discretized by a level.
  */
 import { basename } from 'node:path';
+import { inputRows } from '../../data/checks.ts';
 import { formatNumber } from '../../data/csv.ts';
 import { type EncodedColumn, type EncodedTable, isMissing } from '../../data/table.ts';
 import { SpecError } from '../../errors.ts';
@@ -68,7 +69,7 @@ function categorical(
         'add a hierarchy to the attribute, or discretize it with { "bins": n }',
       );
     }
-    const h = buildHierarchy(column, a.hierarchy, a.type === 'quasi-identifying');
+    const h = buildHierarchy(column, a.hierarchy, a.type === 'quasi-identifying', inputRows(spec, table));
     if (choice.level > h.height) {
       throw new SpecError(
         'E_SPEC_RANGE',

@@ -14,6 +14,7 @@ import { basename } from 'node:path';
 import { DISTINCT_L_DIVERSITY } from '../../catalogue/l-diversity.ts';
 import { claimsOf, type SlicingClaims } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
+import { inputRows } from '../../data/checks.ts';
 import { type CsvWriteOptions, encodeCsv } from '../../data/csv.ts';
 import { compactDictionary, type EncodedColumn, type OutputColumn } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
@@ -62,7 +63,12 @@ export function sliceTable(
     if (!hierarchies.has(a.name)) {
       hierarchies.set(
         a.name,
-        buildHierarchy(columns[i]!, a.hierarchy, a.type === 'quasi-identifying' || a.type === 'insensitive'),
+        buildHierarchy(
+          columns[i]!,
+          a.hierarchy,
+          a.type === 'quasi-identifying' || a.type === 'insensitive',
+          inputRows(spec, table),
+        ),
       );
     }
     return hierarchies.get(a.name);

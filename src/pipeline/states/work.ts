@@ -129,12 +129,7 @@ export async function shardRows(work: Work, index: number): Promise<EncodedTable
   // Errors about a shard's rows name them where they are in the input: its file and row there.
   const { layout } = work.file;
   const origins = layout.origins ?? [{ source: layout.source, at: 0, firstRow: 0 }];
-  return {
-    ...shard,
-    source: layout.source,
-    origins: originsWithin(origins, range.firstRow, range.rows),
-    columns: shard.columns.map((c) => ({ ...c, firstRow: range.firstRow })),
-  };
+  return { ...shard, source: layout.source, origins: originsWithin(origins, range.firstRow, range.rows) };
 }
 
 /** Shard `index` of the plan's layout. @throws RangeError for an index the plan has no shard at */
