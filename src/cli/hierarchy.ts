@@ -7,7 +7,7 @@
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { inputRows } from '../data/checks.ts';
+import { inputRows, tableRows } from '../data/checks.ts';
 import { readTable } from '../data/read.ts';
 import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
 import { HierarchyError, PpdpError } from '../errors.ts';
@@ -29,8 +29,9 @@ column with a builder to <folder>/<column>.csv. A written file can replace the b
 
 "check" reads a hierarchy file and a table (CSV, Arrow, Parquet or Excel) and checks that
 the file is a hierarchy (every row the same length, one top label, a tree, no cycle) and that
-every value of the column has a row. It counts every value without a row and shows at most three.
-Empty cells need no row: a missing value generalizes to itself up to the top.
+every value of the column has a row. It counts every value without a row and shows at most
+three, with the rows of the table they are first in. Empty cells need no row: a missing
+value generalizes to itself up to the top.
 
 Options:
   --column <name>      the column (required for one file and for check)
@@ -172,11 +173,15 @@ function checkCommand(args: string[]): number {
   const listed = new Set(own.dictionary);
   const present = presentCodes(column);
   const counts = new Int32Array(column.dictionary.length);
-  for (let r = 0; r < column.codes.length; r++) counts[column.codes[r]!]!++;
+  // Each value's first row: the data's rows the values shown are first in.
+  const firstRow = new Int32Array(column.dictionary.length);
+  for (let r = 0; r < column.codes.length; r++)
+    if (counts[column.codes[r]!]!++ === 0) firstRow[column.codes[r]!] = r;
   let absent = 0;
   let absentRows = 0;
   let empty = 0;
   const shown: string[] = [];
+  const shownRows: number[] = [];
   column.dictionary.forEach((v, code) => {
     if (!present[code] || listed.has(v)) return;
     if (isMissing(v)) {
@@ -185,12 +190,17 @@ function checkCommand(args: string[]): number {
     }
     absent++;
     absentRows += counts[code]!;
-    if (shown.length < SHOWN) shown.push(`'${v}'`);
+    if (shown.length < SHOWN) {
+      shown.push(`'${v}'`);
+      shownRows.push(firstRow[code]!);
+    }
   });
   if (absent > 0) {
+    const more = absent > shown.length ? ', …' : '';
+    const places = tableRows(table)(column.name, shownRows);
     throw new HierarchyError(
       'E_HIERARCHY_VALUE',
-      `${file}: ${thousands(absent)} distinct values of '${column.name}' (${thousands(absentRows)} rows) have no row, e.g. ${shown.join(', ')}${absent > shown.length ? ', …' : ''}`,
+      `${file}: ${thousands(absent)} distinct values of '${column.name}' (${thousands(absentRows)} rows, first in ${places}${more}) have no row, e.g. ${shown.join(', ')}${more}`,
       `add a row value;level1;…;${h.labels[h.height]![0]} for each of them`,
     );
   }

@@ -245,7 +245,7 @@ describe('ppdp hierarchy', () => {
     const bad = ppdp('hierarchy', 'check', 'zip-short.csv', '--data', 'hospital.csv', '--column', 'zip');
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(
-      /zip-short\.csv: 4 distinct values of 'zip' \([\d,]+ rows\) have no row, e\.g\. '\d+', '\d+', '\d+', …/,
+      /zip-short\.csv: 4 distinct values of 'zip' \([\d,]+ rows, first in hospital\.csv rows \d+, \d+, \d+, …\) have no row, e\.g\. '\d+', '\d+', '\d+', …/,
     );
   });
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hierarchyCommand } from '../../src/cli/hierarchy.ts';
 import { tableRows } from '../../src/data/checks.ts';
 import type { EncodedColumn } from '../../src/data/table.ts';
 import { HierarchyError, PpdpError, SpecError } from '../../src/errors.ts';
@@ -340,6 +341,14 @@ describe('rows named where they are in the input', () => {
       (err: unknown) => err as PpdpError,
     );
     expect(e?.message).toBe("b.csv row 5, column 'age': not a number, but the attribute is numeric");
+  });
+
+  it("ppdp hierarchy check --data names the rows the values it lacks are first in, in the folder's file", () => {
+    const check = folder({ 'a.csv': csv(good), 'b.csv': csv([good[0]!, '5,40,X,2021-01-01', ...good]) });
+    const sexCsv = join(check.input, '..', 'sex.csv');
+    expect(
+      thrown(() => hierarchyCommand(['check', sexCsv, '--data', check.input, '--column', 'sex'])).message,
+    ).toBe("sex.csv: 1 distinct values of 'sex' (1 rows, first in b.csv row 3) have no row, e.g. 'X'");
   });
 
   it('names the cell of a sheet whose header is below row 1, alone or in a folder', async () => {
