@@ -1574,16 +1574,22 @@ export function encodeCsvChunks(
   );
   const width = columns.length;
   const rowCodes = sharedCodes(rowCount);
+  // So would a row whose cells are all empty or blank (an empty row, which readCsv drops at the
+  // end as a spreadsheet's used range): its first cell is quoted.
+  const blank = blankRows(columns, quote, rowCount);
   const cells = columns.flatMap((col, c) => {
     const after = c + 1 < width ? delimiter : '\n';
+    const quoted = c === 0 ? blank : NO_ROWS;
     if (col.kind === 'utf8')
-      return rawCells(col.values, delimiter, after, quote, quoteEmpty, options, rowCodes);
-    return col.kind === 'dictionary'
-      ? cellTable(
-          col.dictionary.map((d) => quote(d) + after),
-          col.codes,
-        )
-      : numberCells(col.values, quoteEmpty, after, asCell);
+      return rawCells(col.values, delimiter, after, quote, quoteEmpty, options, rowCodes, quoted);
+    const table =
+      col.kind === 'dictionary'
+        ? cellTable(
+            col.dictionary.map((d) => quote(d) + after),
+            col.codes,
+          )
+        : numberCells(col.values, quoteEmpty, after, asCell);
+    return quoted.length > 0 ? withQuotedRows(table, quoted, Buffer.byteLength(after)) : table;
   });
 
   // The exact size from how often each cell is used; then rows are copied in order.
@@ -1627,6 +1633,106 @@ export function encodeCsvChunks(
 
 /** A limit past any chunk's end (the kernel's are 32-bit). */
 const MAX_OFFSET = 0x7fffffff;
+
+const NO_ROWS = new Int32Array(0);
+
+/** A cell written as nothing but spaces and tabs (or nothing): an empty row holds only such cells. */
+const BLANK_CELL = /^[ \t]*$/;
+
+/**
+ * The rows whose every cell is written blank (`quote` gives each value's cell), in order: read
+ * back unquoted they would be an empty row. Each column narrows the rows the one before left; a
+ * column without a blank cell leaves none (the common case, found from its distinct values).
+ */
+function blankRows(
+  columns: readonly OutputColumn[],
+  quote: (s: string) => string,
+  rowCount: number,
+): Int32Array {
+  let rows: Int32Array | undefined;
+  for (const col of columns) {
+    const blank = blankCells(col, quote);
+    if (blank === undefined) return NO_ROWS;
+    if (rows === undefined) {
+      const all = new Int32Array(rowCount);
+      let n = 0;
+      for (let r = 0; r < rowCount; r++) if (blank(r)) all[n++] = r;
+      rows = all.slice(0, n);
+    } else rows = rows.filter((r) => blank(r));
+    if (rows.length === 0) return NO_ROWS;
+  }
+  return rows ?? NO_ROWS;
+}
+
+/** Whether row r's cell of a column is written blank; undefined when none is. */
+function blankCells(col: OutputColumn, quote: (s: string) => string): ((r: number) => boolean) | undefined {
+  if (col.kind === 'dictionary') {
+    const flags = Uint8Array.from(col.dictionary, (d) =>
+      BLANK_CELL.test(d) && BLANK_CELL.test(quote(d)) ? 1 : 0,
+    );
+    if (!flags.includes(1)) return undefined;
+    const codes = col.codes;
+    return (r) => flags[codes[r]!] === 1;
+  }
+  if (col.kind === 'number') {
+    // NaN is written empty (or "" alone in its file); any number holds a digit.
+    if (!BLANK_CELL.test(quote(''))) return undefined;
+    const values = col.values;
+    return (r) => Number.isNaN(values[r]);
+  }
+  const { offsets, bytes } = col.values;
+  return (r) => {
+    for (let i = offsets[r]!; i < offsets[r + 1]!; i++)
+      if (bytes[i] !== SPACE && bytes[i] !== TAB) return false;
+    return BLANK_CELL.test(
+      quote(Buffer.from(bytes.subarray(offsets[r]!, offsets[r + 1]!)).toString('latin1')),
+    );
+  };
+}
+
+/**
+ * A table of distinct cells (each a value, then `after` bytes: its delimiter or line end) in
+ * which `rows` take their cell quoted: a cell of their own, `"` value `"` then the same bytes
+ * after (their values are blank: nothing in them to double).
+ */
+function withQuotedRows(table: CellTable, rows: Int32Array, after: number): CellTable {
+  const codes = table.codes.slice();
+  const size = table.lengths.length;
+  /** Per cell its quoted cell's index, once one of the rows takes it. */
+  const quoted = new Map<number, number>();
+  for (const r of rows) {
+    const k = codes[r]!;
+    let q = quoted.get(k);
+    if (q === undefined) {
+      q = size + quoted.size;
+      quoted.set(k, q);
+    }
+    codes[r] = q;
+  }
+  const starts = new Int32Array(size + quoted.size);
+  const lengths = new Int32Array(size + quoted.size);
+  starts.set(table.starts);
+  lengths.set(table.lengths);
+  let end = table.bytes.length;
+  for (const [k, q] of quoted) {
+    starts[q] = end;
+    lengths[q] = lengths[k]! + 2;
+    end += (lengths[q]! + 7) & ~7;
+  }
+  const bytes = new Uint8Array(end);
+  bytes.set(table.bytes);
+  for (const [k, q] of quoted) {
+    const from = starts[k]!;
+    const value = lengths[k]! - after;
+    let at = starts[q]!;
+    bytes[at++] = QUOTE;
+    bytes.set(table.bytes.subarray(from, from + value), at);
+    at += value;
+    bytes[at++] = QUOTE;
+    bytes.set(table.bytes.subarray(from + value, from + lengths[k]!), at);
+  }
+  return { bytes, starts, lengths, codes };
+}
 
 /** A column's distinct cells (see CellTable), each at a multiple of 8 bytes. */
 function cellTable(texts: string[], codes: Int32Array): CellTable {
@@ -1691,6 +1797,8 @@ function rawCells(
   quoteEmpty: boolean,
   options: CsvWriteOptions,
   shared: SharedCodes,
+  /** Rows whose value is quoted whatever it holds (blank ones, in an otherwise empty row). */
+  quoted: Int32Array = NO_ROWS,
 ): CellTable[] {
   const { offsets, bytes } = values;
   const n = rawLength(values);
@@ -1708,7 +1816,7 @@ function rawCells(
     codes: shared.zeros(),
   };
   // The common case: the values as they are, quoted by the writer as it writes each one.
-  if (d >= 0 && !escapes && !quoteEmpty) {
+  if (d >= 0 && !escapes && !quoteEmpty && quoted.length === 0) {
     const starts = first === 0 ? offsets : offsets.map((o) => o - first);
     const column = { bytes: bytes.subarray(first, end), starts, lengths: NO_LENGTHS, codes: shared.rows() };
     return [{ ...column, values: d }, tailTable];
@@ -1725,6 +1833,8 @@ function rawCells(
     if (quoteEmpty) markEmpty(offsets, form);
     if (escapes) markFormulas(bytes, offsets, form, d !== APOSTROPHE);
   }
+  // Blank: no quote to double, no formula to escape.
+  for (const r of quoted) form[r] = QUOTED;
   // The other rows' cells go after the column's bytes (TEXT ones made here, the rest in place).
   const texts = new Map<number, Buffer>();
   let extra = addedBytes(offsets, form, quotes);
