@@ -47,7 +47,7 @@ shrink it (docs/guide.md, "Wide tables").
 Options:
   --sheet <name|position>  Excel: the sheet holding the table, by its name or its position
                            from 1 (a whole number), written into the draft as format.sheet
-                           (default: the first visible sheet)
+                           (default: the first visible worksheet)
   --out <file>             where to write the spec (default: release.json next to the table)
   --force                  overwrite --out if it exists
   -h, --help               this help
