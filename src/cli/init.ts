@@ -372,7 +372,8 @@ function guess(column: EncodedColumn, rows: number): Guess {
       `a place (${values.length} distinct values): an attacker can link on it; grouped (refine the groups)`,
     );
   if (numeric) {
-    const numbers = values.map((v) => Number(withDecimalPoint(v)));
+    // Points are thousands' groups only in a column written with decimal commas: 40.119 kg is 40.119.
+    const numbers = values.map((v) => Number(decimalComma ? withDecimalPoint(v) : v));
     return {
       ...qi(
         { intervals: intervalWidths(numbers) },
@@ -490,6 +491,8 @@ function intervalWidths(numbers: number[]): number[] {
   const target = (max - min) / 20;
   if (!(target > 0)) return [1, 2, 4];
   const scale = 10 ** Math.floor(Math.log10(target));
-  const step = [1, 2, 5, 10].map((m) => m * scale).find((w) => w >= target)!;
+  const fitting = [1, 2, 5, 10].map((m) => m * scale).find((w) => w >= target)!;
+  // Whole numbers (counts, scores) get whole widths: an interval of 0.5 children holds one value or none.
+  const step = numbers.every(Number.isInteger) ? Math.max(1, fitting) : fitting;
   return [step, step * 2, step * 4];
 }
