@@ -31,7 +31,7 @@ builder, guessed from its header and values:
                      district, …) and any other text with { "groups": … } (every value
                      under *: refine the groups)
   insensitive        only empty columns: a column is never left unprotected silently
-A column of numbers beside texts such as NA, NULL or - gets them as its "missing" list (read
+A column of numbers beside texts such as NA, NULL, -, ? or unknown gets them as its "missing" list (read
 as empty cells). Numbers written with decimal commas (3,75; 1.234,5) are drafted as numbers, with format.decimal ","
 so that a release reads them as numbers (3.75, released with decimal points); a CSV whose
 quoted fields hold line breaks gets format.lineBreaksInQuotes (read in one piece). When no
@@ -391,7 +391,7 @@ function guess(column: EncodedColumn, rows: number): Guess {
   );
 }
 
-/** Texts that exports write for a missing value (R, pandas, SQL, spreadsheets). */
+/** Texts that exports (R, pandas, SQL, spreadsheets) and people write for a missing value. */
 const MISSING_TEXTS = new Set([
   'NA',
   'N/A',
@@ -406,6 +406,12 @@ const MISSING_TEXTS = new Set([
   '-',
   '?',
   '.',
+  'unknown',
+  'Unknown',
+  'UNKNOWN',
+  'missing',
+  'Missing',
+  'MISSING',
 ]);
 
 /**
