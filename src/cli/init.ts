@@ -31,7 +31,7 @@ builder, guessed from its header and values:
                      district, …) and any other text with { "groups": … } (every value
                      under *: refine the groups)
   insensitive        only empty columns: a column is never left unprotected silently
-A column of numbers beside texts such as NA, NULL or - gets them as its "missing" list (read
+A column of numbers beside texts such as NA, NULL, -, ? or unknown gets them as its "missing" list (read
 as empty cells). Numbers written with decimal commas (3,75; 1.234,5) are drafted as numbers, with format.decimal ","
 so that a release reads them as numbers (3.75, released with decimal points); a CSV whose
 quoted fields hold line breaks gets format.lineBreaksInQuotes (read in one piece). When no
@@ -47,7 +47,7 @@ shrink it (docs/guide.md, "Wide tables").
 Options:
   --sheet <name|position>  Excel: the sheet holding the table, by its name or its position
                            from 1 (a whole number), written into the draft as format.sheet
-                           (default: the first visible sheet)
+                           (default: the first visible worksheet)
   --out <file>             where to write the spec (default: release.json next to the table)
   --force                  overwrite --out if it exists
   -h, --help               this help
@@ -372,7 +372,8 @@ function guess(column: EncodedColumn, rows: number): Guess {
       `a place (${values.length} distinct values): an attacker can link on it; grouped (refine the groups)`,
     );
   if (numeric) {
-    const numbers = values.map((v) => Number(withDecimalPoint(v)));
+    // Points are thousands' groups only in a column written with decimal commas: 40.119 kg is 40.119.
+    const numbers = values.map((v) => Number(decimalComma ? withDecimalPoint(v) : v));
     return {
       ...qi(
         { intervals: intervalWidths(numbers) },
@@ -390,7 +391,7 @@ function guess(column: EncodedColumn, rows: number): Guess {
   );
 }
 
-/** Texts that exports write for a missing value (R, pandas, SQL, spreadsheets). */
+/** Texts that exports (R, pandas, SQL, spreadsheets) and people write for a missing value. */
 const MISSING_TEXTS = new Set([
   'NA',
   'N/A',
@@ -405,6 +406,12 @@ const MISSING_TEXTS = new Set([
   '-',
   '?',
   '.',
+  'unknown',
+  'Unknown',
+  'UNKNOWN',
+  'missing',
+  'Missing',
+  'MISSING',
 ]);
 
 /**
@@ -490,6 +497,8 @@ function intervalWidths(numbers: number[]): number[] {
   const target = (max - min) / 20;
   if (!(target > 0)) return [1, 2, 4];
   const scale = 10 ** Math.floor(Math.log10(target));
-  const step = [1, 2, 5, 10].map((m) => m * scale).find((w) => w >= target)!;
+  const fitting = [1, 2, 5, 10].map((m) => m * scale).find((w) => w >= target)!;
+  // Whole numbers (counts, scores) get whole widths: an interval of 0.5 children holds one value or none.
+  const step = numbers.every(Number.isInteger) ? Math.max(1, fitting) : fitting;
   return [step, step * 2, step * 4];
 }

@@ -97,6 +97,20 @@ describe('ppdp init', () => {
     expect(release.status).toBe(0);
   });
 
+  it('drafts intervals as wide as the numbers: three decimals are decimals, whole numbers get whole widths', () => {
+    const rows = ['weight;children'];
+    for (let i = 0; i < 60; i++) rows.push(`${(40 + ((i * 7919) % 80_000) / 1000).toFixed(3)};${i % 7}`);
+    writeFileSync(join(dir, 'widths.csv'), `${rows.join('\n')}\n`);
+    const r = ppdp('init', 'widths.csv', '--out', 'widths.json');
+    expect(r.status, r.stderr).toBe(0);
+    const spec = JSON.parse(readFileSync(join(dir, 'widths.json'), 'utf8'));
+    // 40.000–119.999 kg in steps of 5 kg (a point before three digits is no thousands separator here).
+    expect(spec.attributes.weight.hierarchy).toEqual({ intervals: [5, 10, 20] });
+    expect(spec.format?.decimal).toBeUndefined();
+    // 0–6 children: widths of whole children, not 0.5.
+    expect(spec.attributes.children.hierarchy).toEqual({ intervals: [1, 2, 4] });
+  });
+
   it('recognizes postal codes by their shape, whatever the header', () => {
     const rows = [
       'a;b;c;n',
