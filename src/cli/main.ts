@@ -56,7 +56,8 @@ Nothing is written to <dir> unless verification passes. Re-running is idempotent
 <dir> belongs to the release: it must be new, empty, or hold an earlier ppdp release (its
 manifest.json), which the new release replaces whole (files the new manifest does not list
 are removed; manifest.json is removed first and written last). A folder holding anything
-else is refused. One run at a time publishes into a folder: while a run holds
+else is refused, and so is one inside another release's folder or holding the spec or a file
+it names. One run at a time publishes into a folder: while a run holds
 <dir>/.ppdp-lock, another fails at once (the lock of a crashed run on this machine is taken
 over; after a crash elsewhere, remove the lock by hand).
 
