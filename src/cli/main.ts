@@ -92,6 +92,7 @@ Example:
 `;
 
 export function main(argv: string[]): number | Promise<number> {
+  ignoreClosedReaders();
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(MAIN_HELP);
@@ -113,6 +114,23 @@ export function main(argv: string[]): number | Promise<number> {
     throw unknownCommand(command);
   } catch (e) {
     return reportError(e);
+  }
+}
+
+let readersGuarded = false;
+
+/**
+ * A reader that goes away early (`ppdp release … | head -1`) is no failure of the command:
+ * what it no longer reads is dropped, and the exit code stays the command's own (0 for a
+ * published release), where the write's EPIPE would otherwise crash ppdp.
+ */
+function ignoreClosedReaders(): void {
+  if (readersGuarded) return;
+  readersGuarded = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+    });
   }
 }
 
