@@ -80,6 +80,7 @@ export async function applyCommand(args: string[]): Promise<number> {
     process.stdout.write(
       `verified release in ${values.out} (node ${values.node}): ${kSummary(report)}${report.rows.suppressed} rows suppressed${personsSuppressed(report)}\n`,
     );
+    process.stdout.write(cautionLines(report)); // the amber verdict's causes, as release prints them
     return 0;
   }
   if (!values.out) throw new PpdpError('E_USAGE', 'ppdp apply needs --out <dir>', 'e.g. --out out/applied');
