@@ -13,6 +13,7 @@ import type { PersonSetting } from '../evaluate/persons.ts';
 import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
 import { attributeT } from '../metrics/disclosure.ts';
 import type { PopulationSpec } from '../metrics/population-risk.ts';
+import { checkOut, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { commandArgs } from './args.ts';
@@ -52,7 +53,8 @@ Options:
                          or the share of the population the table holds, in (0, 1]
   --weight <column>      a column of design weights (people each record stands for)
   --special-uniques      search minimal sample uniques up to 3 quasi-identifiers
-  --out <file>           write the measures as JSON to this file (- for stdout; default: none)
+  --out <file>           write the measures as JSON to this file (- for stdout; default: none);
+                         not a file it reads, nor a path inside a release folder
   --kernel <name>        grouping kernel: wasm (default) or ts
   -h, --help             this help
 
@@ -118,6 +120,26 @@ export function evaluateCommand(args: string[]): number {
     specialUniques: values['special-uniques'] ?? false,
   };
   const kernel = groupingKernelOption(values.kernel);
+  const spec = values.spec ? loadSpec(values.spec) : undefined;
+  const hierarchyFiles = (values.hierarchy ?? []).map(hierarchyOption);
+  const out = values.out;
+  if (out !== undefined && out !== '-') {
+    const evaluated = positionals[0]!;
+    const folder = existsSync(evaluated) && statSync(evaluated).isDirectory();
+    checkOut(
+      out,
+      [
+        { path: evaluated, what: folder ? 'the release evaluated' : 'the table evaluated' },
+        ...(spec ? specReads(spec) : []),
+        ...(values.original ? [{ path: values.original, what: 'the original table (--original)' }] : []),
+        ...hierarchyFiles.map(([name, file]) => ({
+          path: file,
+          what: `the hierarchy of ${name} (--hierarchy)`,
+        })),
+      ],
+      'file',
+    );
+  }
   const paths = tablePaths(positionals[0]!);
   const path = paths[0]!;
   const source = paths.length > 1 ? `${basename(positionals[0]!)} (${paths.length} parts)` : basename(path);
@@ -128,8 +150,7 @@ export function evaluateCommand(args: string[]): number {
       .map((x) => x.trim())
       .filter((x) => x.length > 0);
   let evaluation: Evaluation;
-  if (values.spec) {
-    const spec = loadSpec(values.spec);
+  if (spec) {
     const original = readInput(spec);
     const hierarchies = new Map(
       spec.attributes
@@ -152,17 +173,7 @@ export function evaluateCommand(args: string[]): number {
   } else {
     const original: EncodedTable | undefined = values.original ? readTable(values.original) : undefined;
     const hierarchies = new Map(
-      (values.hierarchy ?? []).map((h) => {
-        const at = h.indexOf('=');
-        if (at <= 0) {
-          throw new PpdpError(
-            'E_USAGE',
-            `--hierarchy ${h}: expected <attribute>=<file>`,
-            'e.g. --hierarchy age=age.csv',
-          );
-        }
-        return [h.slice(0, at), readHierarchyRows(h.slice(at + 1))] as const;
-      }),
+      hierarchyFiles.map(([name, file]) => [name, readHierarchyRows(file)] as const),
     );
     evaluation = evaluateTable({
       table,
@@ -177,7 +188,6 @@ export function evaluateCommand(args: string[]): number {
     });
   }
   const json = `${JSON.stringify(evaluation, null, 2)}\n`;
-  const out = values.out;
   if (out === '-') {
     process.stdout.write(json);
     return 0;
@@ -213,6 +223,19 @@ function entitySetting(
     }
   }
   return { persons: { entity, ...(node ? { node } : {}) } };
+}
+
+/** `--hierarchy <attribute>=<file>`: the attribute and the file. */
+function hierarchyOption(text: string): readonly [string, string] {
+  const at = text.indexOf('=');
+  if (at <= 0) {
+    throw new PpdpError(
+      'E_USAGE',
+      `--hierarchy ${text}: expected <attribute>=<file>`,
+      'e.g. --hierarchy age=age.csv',
+    );
+  }
+  return [text.slice(0, at), text.slice(at + 1)];
 }
 
 /** --population <n> or --sampling-fraction <f> (not both), checked as numbers here and against the table later. */

@@ -11,6 +11,7 @@ import { formatOf, isDecimalComma, readTable, withDecimalPoint } from '../data/r
 import { type EncodedColumn, type EncodedTable, isMissing, presentCodes } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
+import { checkOut } from '../pipeline/out-path.ts';
 import { parseSpec, sheetSetting } from '../release-spec/spec.ts';
 import { commandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
@@ -49,7 +50,8 @@ Options:
                            from 1 (a whole number), written into the draft as format.sheet
                            (default: the first visible worksheet)
   --out <file>             where to write the spec (default: release.json next to the table)
-  --force                  overwrite --out if it exists
+  --force                  overwrite --out if it exists (never the table, nor a file inside
+                           a release folder)
   -h, --help               this help
 
 Example:
@@ -146,6 +148,7 @@ export function initCommand(args: string[]): number {
   const { values, positionals } = parsed;
   const data = resolve(positionals[0]!);
   const out = resolve(values.out ?? join(dirname(data), 'release.json'));
+  checkOut(out, [{ path: data, what: 'the table' }], 'file'); // --force replaces an earlier spec, never these
   if (existsSync(out) && !values.force) {
     throw new PpdpError(
       'E_USAGE',
