@@ -7,7 +7,7 @@
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { readTable } from '../data/read.ts';
+import { columnsHint, readTable } from '../data/read.ts';
 import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
 import { HierarchyError, PpdpError } from '../errors.ts';
 import { buildHierarchy, hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
@@ -95,7 +95,7 @@ export function hierarchyCommand(args: string[]): number {
     const column = table.columns.find((c) => c.name === a.name)!;
     const rows = hierarchyRows(column, a.hierarchy!);
     // Build it as a release would: the same errors for a hierarchy that is not one.
-    buildHierarchy(column, a.hierarchy!, a.type === 'quasi-identifying');
+    buildHierarchy(column, a.hierarchy!);
     if (rows.some((row) => row.some((cell) => cell.includes(';') || /[\r\n]/.test(cell)))) {
       throw new HierarchyError(
         'E_HIERARCHY_CELL',
@@ -157,15 +157,11 @@ function checkCommand(args: string[]): number {
     dictionary: rows.map((row) => row[0]!),
     codes: Int32Array.from(rows, (_, i) => i),
   };
-  const h = buildHierarchy(own, { kind: 'file', path }, true);
+  const h = buildHierarchy(own, { kind: 'file', path });
   const table = readTable(data, { delimiter: values.delimiter, nulls: 'missing' });
   const column = table.columns.find((c) => c.name === columnName);
   if (!column) {
-    throw new PpdpError(
-      'E_USAGE',
-      `${basename(data)} has no column '${columnName}'`,
-      `name one of: ${table.columns.map((c) => c.name).join(', ')}`,
-    );
+    throw new PpdpError('E_USAGE', `${basename(data)} has no column '${columnName}'`, columnsHint(table));
   }
   const listed = new Set(own.dictionary);
   const present = presentCodes(column);
