@@ -64,7 +64,7 @@ export function latticeAdvice(spec: ReleaseSpec, table: EncodedTable): LatticeAd
 function heightOf(h: HierarchySpec, column: EncodedColumn): number {
   if (h.kind === 'intervals') return h.widths.length + 1;
   if (h.kind === 'date') return h.levels.length + 1;
-  return buildHierarchy(column, h, true).height;
+  return buildHierarchy(column, h).height;
 }
 
 /** A coarser form of a drafted builder: one interval width (the widest), one date level (the coarsest). */

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
-import { formatOf, isDecimalComma, readTable, withDecimalPoint } from '../data/read.ts';
+import { formatOf, isDecimalComma, namesQuotable, readTable, withDecimalPoint } from '../data/read.ts';
 import { type EncodedColumn, type EncodedTable, isMissing, presentCodes } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
@@ -32,6 +32,8 @@ builder, guessed from its header and values:
                      district, …) and any other text with { "groups": … } (every value
                      under *: refine the groups)
   insensitive        only empty columns: a column is never left unprotected silently
+A CSV or sheet whose header holds a number or a date is refused (it is then a record: the
+file was exported without its header row), the columns named by position, not quoted.
 A column of numbers beside texts such as NA, NULL, -, ? or unknown gets them as its "missing" list (read
 as empty cells). Numbers written with decimal commas (3,75; 1.234,5) are drafted as numbers, with format.decimal ","
 so that a release reads them as numbers (3.75, released with decimal points); a CSV whose
@@ -162,6 +164,7 @@ export function initCommand(args: string[]): number {
       ? undefined
       : sheetSetting(/^\d+$/.test(values.sheet) ? Number(values.sheet) : values.sheet, 'ppdp init --sheet');
   const read = readTable(data, { nulls: 'missing', sheet });
+  checkHeaderNames(data, read);
   // Texts standing for a missing value in a column of numbers (NA, NULL, -) are read as empty
   // cells, as a release reads an attribute's missing texts: the column is drafted as numbers.
   const markers = missingMarkers(read);
@@ -270,6 +273,41 @@ export function initCommand(args: string[]): number {
   }
   printLattice(draft, table);
   return 0;
+}
+
+/**
+ * Refuses a header row of cells (CSV, Excel) with a number or a date among its names: such a
+ * row is a record (the file was exported without its header row), which would be drafted as
+ * column names, echoed and released as a header. Names it by position, never by its text.
+ */
+function checkHeaderNames(data: string, table: EncodedTable): void {
+  if (namesQuotable(table)) return; // an Arrow or Parquet schema's names
+  const letters = table.origins?.[0]?.sheet?.letters;
+  const odd = table.columns.flatMap((c, i) => {
+    const kind = isNumberOrDecimalComma(c.name)
+      ? 'a number'
+      : DATE_FORMATS.some((f) =>
+            isDateColumn({ name: c.name, dictionary: [c.name], codes: Int32Array.of(0) }, f),
+          )
+        ? 'a date'
+        : undefined;
+    return kind ? [{ at: letters?.[i] ?? String(i + 1), kind }] : [];
+  });
+  if (odd.length === 0) return;
+  const list = (xs: string[]) =>
+    xs.length === 1
+      ? xs[0]!
+      : xs.length > 10
+        ? `${xs.slice(0, 10).join(', ')} and ${xs.length - 10} more`
+        : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`;
+  const kinds = [...new Set(odd.map((o) => o.kind))];
+  throw new PpdpError(
+    'E_INIT_HEADER',
+    `${basename(data)}: the header's column${odd.length === 1 ? '' : 's'} ${list(odd.map((o) => o.at))} ${
+      odd.length === 1 ? 'holds' : 'hold'
+    } ${list(kinds)}, not ${odd.length === 1 ? 'a name' : 'names'}: the file seems to lack its header row (the row is not quoted here)`,
+    'add a header row naming every column (the first row is read as the header), or rename the columns named by a number or a date',
+  );
 }
 
 /**

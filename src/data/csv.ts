@@ -20,7 +20,7 @@ import { wasmCsvKernel } from '../kernels/csv/wasm.ts';
 import { CODED, OMITTED, type PlainRowsKernel, RAW } from '../kernels/csv-fields/kernel.ts';
 import { wasmPlainRows } from '../kernels/csv-fields/wasm.ts';
 import { rowNumbersUpTo } from '../util/int32s.ts';
-import { MAX_CSV_HEADER_BYTES, MAX_INPUT_COLUMNS, MAX_NAME_LENGTH, shownName } from '../util/limits.ts';
+import { MAX_CSV_HEADER_BYTES, MAX_INPUT_COLUMNS, MAX_NAME_LENGTH } from '../util/limits.ts';
 import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, READ_CHUNK_BYTES, readAt, readInto } from './input.ts';
 import { checkColumnName, tooManyColumns } from './limits.ts';
@@ -1329,9 +1329,9 @@ class CsvParser {
         throw new InputError(
           'E_CSV_DELIMITER',
           `${this.file} row 1: the header is a single column when split on ${delimiterName(this.delimiter)} ` +
-            `(the delimiter set in the spec), but it contains ${delimiterName(other)}`,
-          `the file seems to be ${delimiterName(other)}-separated: set "format": { "delimiter": ` +
-            `"${other === '\t' ? '\\t' : other}" }, or leave the delimiter out to detect it`,
+            `(the delimiter given), but it contains ${delimiterName(other)}`,
+          `the file seems to be ${delimiterName(other)}-separated: give that delimiter ("format": { "delimiter": ` +
+            `"${other === '\t' ? '\\t' : other}" } in a spec, --delimiter on the command line), or leave it out to detect it`,
         );
       }
     }
@@ -1360,8 +1360,8 @@ class CsvParser {
       if (first !== undefined) {
         throw new InputError(
           'E_CSV_HEADER',
-          `${this.file} row 1: column name "${shownName(name)}" appears twice (columns ${first + 1} and ${c + 1})`,
-          'rename one of the columns so every name in the header is unique',
+          `${this.file} row 1: columns ${first + 1} and ${c + 1} have the same name`,
+          'rename one of the columns so every name in the header is unique (if the first row is a record, the file lacks its header row: add one)',
         );
       }
       seen.set(name, c);
@@ -1480,9 +1480,9 @@ class CsvParser {
     return `${this.file} row ${row}${line !== row ? ` (line ${line})` : ''}`;
   }
 
+  /** By position: a header's names are not quoted (without a header row, a record is there). */
   private columnLabel(index: number): string {
-    const name = this.names[index];
-    return name !== undefined ? `column "${shownName(name)}"` : `column ${index + 1}`;
+    return `column ${index + 1}`;
   }
 }
 

@@ -9,6 +9,7 @@
  */
 import { modelOf, needs } from '../catalogue/catalogue.ts';
 import type { HistogramBin, PopulationUniqueness } from '../contracts/report.ts';
+import { columnsHint } from '../data/read.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
 import { collapseRows } from '../data/tuples.ts';
 import { PpdpError } from '../errors.ts';
@@ -133,11 +134,7 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
   const column = (t: EncodedTable, name: string, what: string): EncodedColumn => {
     const c = t.columns.find((x) => x.name === name);
     if (!c) {
-      throw new PpdpError(
-        'E_EVALUATE_COLUMN',
-        `${what} has no column ${name}`,
-        `its columns are: ${t.columns.map((x) => x.name).join(', ')}`,
-      );
+      throw new PpdpError('E_EVALUATE_COLUMN', `${what} has no column ${name}`, columnsHint(t));
     }
     return c;
   };

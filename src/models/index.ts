@@ -60,7 +60,7 @@ export function sensitiveAttributes(
   return sensitiveNames(spec, all).map((name) => {
     const column = table.columns.find((c) => c.name === name)!;
     const a = spec.attributes.find((x) => x.name === name)!;
-    const hierarchy = a.hierarchy ? buildHierarchy(column, a.hierarchy, false) : undefined;
+    const hierarchy = a.hierarchy ? buildHierarchy(column, a.hierarchy) : undefined;
     const counts = weights ? weightedCounts(column, weights) : codeCounts(column);
     return {
       name,

@@ -79,9 +79,7 @@ export function prepareGeneralization(
 ): Prepared {
   const qiSpecs = spec.attributes.filter((a) => a.type === 'quasi-identifying');
   const qis = qiSpecs.map((a) => table.columns.find((c) => c.name === a.name)!);
-  const hierarchies = time('hierarchies', () =>
-    qiSpecs.map((a, i) => buildHierarchy(qis[i]!, a.hierarchy!, true)),
-  );
+  const hierarchies = time('hierarchies', () => qiSpecs.map((a, i) => buildHierarchy(qis[i]!, a.hierarchy!)));
   // Past limits.maxLatticeNodes the optimal search gives way to the best-effort one;
   // Samarati's k-minimal search enumerates, and no search numbers nodes past 2^53.
   checkLatticeSize(

@@ -35,11 +35,7 @@ export const generalizationShards: ShardSteps = {
     // the search sees distinct tuples only.
     for (const a of spec.attributes) {
       if (!a.hierarchy || (a.type !== 'quasi-identifying' && a.type !== 'sensitive')) continue;
-      buildHierarchy(
-        shard.columns.find((c) => c.name === a.name)!,
-        a.hierarchy,
-        a.type === 'quasi-identifying',
-      );
+      buildHierarchy(shard.columns.find((c) => c.name === a.name)!, a.hierarchy);
     }
     const columns = collapseColumnNames(spec).map((n) => shard.columns.find((c) => c.name === n)!);
     return collapseRows(kernel, columns);
@@ -100,10 +96,7 @@ export const generalizationShards: ShardSteps = {
     const hierarchies = new Map(
       spec.attributes
         .filter((a) => a.type === 'quasi-identifying')
-        .map((a) => [
-          a.name,
-          buildHierarchy(shard.columns.find((c) => c.name === a.name)!, a.hierarchy!, true),
-        ]),
+        .map((a) => [a.name, buildHierarchy(shard.columns.find((c) => c.name === a.name)!, a.hierarchy!)]),
     );
     return applyGeneralization({
       table: shard,

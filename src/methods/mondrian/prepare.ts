@@ -147,7 +147,7 @@ function numericDim(a: AttributeSpec, column: EncodedColumn, source: string): Mo
 }
 
 function categoricalDim(a: AttributeSpec, column: EncodedColumn, kind: 'ordinal' | 'nominal'): MondrianDim {
-  const h = buildHierarchy(column, a.hierarchy!, true);
+  const h = buildHierarchy(column, a.hierarchy!);
   const present = presentCodes(column);
   const dict = column.dictionary;
   // Keys: ranks of the present values — in hierarchy order (subtree by subtree, so key order

@@ -68,7 +68,7 @@ function categorical(
         'add a hierarchy to the attribute, or discretize it with { "bins": n }',
       );
     }
-    const h = buildHierarchy(column, a.hierarchy, a.type === 'quasi-identifying');
+    const h = buildHierarchy(column, a.hierarchy);
     if (choice.level > h.height) {
       throw new SpecError(
         'E_SPEC_RANGE',

@@ -60,10 +60,7 @@ export function sliceTable(
     const a = attributes[i]!;
     if (!a.hierarchy) return undefined;
     if (!hierarchies.has(a.name)) {
-      hierarchies.set(
-        a.name,
-        buildHierarchy(columns[i]!, a.hierarchy, a.type === 'quasi-identifying' || a.type === 'insensitive'),
-      );
+      hierarchies.set(a.name, buildHierarchy(columns[i]!, a.hierarchy));
     }
     return hierarchies.get(a.name);
   };
