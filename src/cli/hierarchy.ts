@@ -6,11 +6,11 @@
  * (--spec) or as it is (--data) — the file's shape (equal rows, one top, a tree, no cycle) and
  * that every value of the column has a row, counting all that do not.
  */
-import { existsSync, mkdirSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { columnsHint, readTable } from '../data/read.ts';
 import { type EncodedColumn, isMissing, presentCodes } from '../data/table.ts';
-import { HierarchyError, OutputError, PpdpError } from '../errors.ts';
+import { HierarchyError, PpdpError } from '../errors.ts';
 import {
   buildHierarchy,
   hierarchyRows,
@@ -18,8 +18,9 @@ import {
   readHierarchyRows,
   VALUES_NOT_SHOWN,
 } from '../hierarchy/hierarchy.ts';
+import { checkOut, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
-import { type AttributeSpec, loadSpec, type ReleaseSpec } from '../release-spec/spec.ts';
+import { type AttributeSpec, loadSpec } from '../release-spec/spec.ts';
 import { thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
 
@@ -109,9 +110,10 @@ export function hierarchyCommand(args: string[]): number {
   }
   const single = values.column !== undefined;
   const pathOf = (name: string) => (single ? out : join(out, `${name}.csv`));
-  // Before anything is read or written: --out must not replace what the command reads, nor
-  // land in a published release.
-  for (const a of chosen) checkOut(out, pathOf(a.name), spec);
+  // Before anything is read or written: no file written may replace what the command reads,
+  // a pipe or a device, nor land in a published release. (Each file is checked, not the
+  // folder: hierarchy files written beside the spec's own are the usual layout.)
+  for (const a of chosen) checkOut(pathOf(a.name), specReads(spec), 'file');
   const table = readInput(spec);
   const files: { name: string; text: string; rows: number }[] = [];
   for (const a of chosen) {
@@ -141,63 +143,6 @@ export function hierarchyCommand(args: string[]): number {
     process.stdout.write(`${path}: hierarchy of '${f.name}', ${count(f.rows, 'value')}\n`);
   }
   return 0;
-}
-
-/**
- * Refuses an --out `path` (the file written; `out` as given) that is a file the command reads
- * (the spec, its input, a hierarchy file) or that lies in a release folder: one holding
- * manifest.json, in any folder above the file (a release in parts has subfolders).
- */
-function checkOut(out: string, path: string, spec: ReleaseSpec): void {
-  const target = canonical(path);
-  const read = [
-    { path: spec.file, what: 'the spec' },
-    { path: spec.input, what: "the spec's input" },
-    ...spec.attributes.flatMap((a) =>
-      a.hierarchy?.kind === 'file'
-        ? [{ path: a.hierarchy.path, what: `the hierarchy file of '${a.name}'` }]
-        : [],
-    ),
-  ];
-  const same = read.find((r) => canonical(r.path) === target);
-  if (same !== undefined) {
-    throw new OutputError(
-      'E_OUT_IS_INPUT',
-      `--out ${out}: ${path === out ? 'is' : `would write ${basename(path)} over`} ${same.what} (${basename(same.path)}), which the command reads`,
-      'write the hierarchy to a file of its own, e.g. hierarchies/<column>.csv',
-    );
-  }
-  // A device or a pipe (/dev/null) would be replaced by the rename that writes the file.
-  if (existsSync(target) && !statSync(target).isFile()) {
-    throw new OutputError(
-      'E_OUT_NOT_FILE',
-      `--out ${out}: ${path === out ? '' : `${basename(path)} in it `}exists and is not a regular file`,
-      'write the hierarchy to a new file, or to a file it may replace',
-    );
-  }
-  for (let dir = dirname(target); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'manifest.json'))) {
-      throw new OutputError(
-        'E_OUT_IN_RELEASE',
-        `--out ${out}: lies inside a release folder (${dir} holds manifest.json)`,
-        'write the hierarchy outside the release, e.g. to a sibling folder: a release holds only the files its manifest lists',
-      );
-    }
-    if (dirname(dir) === dir) break;
-  }
-}
-
-/** A path with its folders' links resolved (the file itself need not exist yet). */
-function canonical(path: string): string {
-  const rest: string[] = [];
-  for (let dir = resolve(path); ; dir = dirname(dir)) {
-    try {
-      return join(realpathSync(dir), ...rest);
-    } catch {
-      if (dirname(dir) === dir) return resolve(path);
-      rest.unshift(basename(dir));
-    }
-  }
 }
 
 /** Writes through a temporary file and a rename: a reader never sees half a file. */

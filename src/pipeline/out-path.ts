@@ -108,6 +108,15 @@ export function checkOut(out: string, reads: readonly ReadPath[], kind: OutKind,
       'give the path of the file to write (inside that folder, or elsewhere)',
     );
   }
+  // A file is written through a rename, which would put a plain file in place of a pipe or a
+  // device (/dev/null, as root).
+  if (kind === 'file' && existsSync(target) && !statSync(target).isFile()) {
+    throw new OutputError(
+      'E_OUT_NOT_FILE',
+      `${named}: exists and is not a regular file (a pipe or a device)`,
+      'give the path of a new file, or of a file it may replace',
+    );
+  }
 }
 
 /** The path as the filesystem resolves it; for a path not there yet, its nearest existing folder resolved. */
