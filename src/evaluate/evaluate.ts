@@ -27,6 +27,7 @@ import {
 } from '../metrics/population-risk.ts';
 import { classSizeHistogram, reidentificationRisk } from '../metrics/privacy.ts';
 import { specialUniques, type WeightedRisk, weightedRisk } from '../metrics/special-uniques.ts';
+import { specK } from '../models/index.ts';
 import { isPopulationModel, type PrivacyModelSpec } from '../release-spec/spec.ts';
 import { minOf } from '../util/extent.ts';
 import { checkClass, type SensitiveContext } from '../verify/models.ts';
@@ -64,7 +65,10 @@ export interface EvaluateInput {
 export interface Evaluation {
   source: string;
   rows: number;
+  /** Rows whose quasi-identifiers are all `*`, plus `removedRows`. */
   suppressedRows: number;
+  /** Rows of the original the table lacks (a release that removes its suppressed rows): suppressed. */
+  removedRows: number;
   quasiIdentifiers: string[];
   sensitive: string[];
   classes: number;
@@ -115,14 +119,22 @@ export interface Evaluation {
     classesFailing: number;
   }[];
   utility?: {
-    /** Mean information loss per QI cell (0 = as in the original, 1 = fully generalized or suppressed). */
+    /**
+     * Mean information loss per QI cell of the original's rows (0 = as in the original, 1 = fully
+     * generalized or suppressed; a removed row's cells 1).
+     */
     ncp: number;
     ncpByAttribute: Record<string, number>;
-    /** Σ|E|² over classes plus rows × suppressed rows. */
+    /** Σ|E|² over classes plus the original's rows × suppressed rows (removed ones included). */
     discernibility: number;
-    /** Average class size over k: rows released / classes / k achieved. */
+    /** Average class size over k: rows released / classes / `aecsK.k`. */
     aecs: number;
-    /** Cells whose value is neither an original value, a hierarchy label, a range nor `*` (not counted in NCP). */
+    /** The k AECS divides by: the spec's (its k-anonymity's k, else 1), or without a spec the k achieved. */
+    aecsK: { k: number; from: 'spec' | 'achieved' };
+    /**
+     * Cells whose value is neither an original value, a hierarchy label, a range nor `*`: each
+     * counts 0 in the NCP's mean over all cells, which is then a lower bound.
+     */
     unmeasuredCells: number;
     originalRows: number;
   };
@@ -158,8 +170,11 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
   const suppressedTuple = tupleOfStars(tuples.columns, qis);
   const keep = (g: number) => g !== suppressedTuple;
   const sizes = Array.from(tuples.counts).filter((_, g) => keep(g));
-  const suppressedRows = suppressedTuple < 0 ? 0 : tuples.counts[suppressedTuple]!;
-  const released = n - suppressedRows;
+  const released = n - (suppressedTuple < 0 ? 0 : tuples.counts[suppressedTuple]!);
+  // Rows of the original the table lacks (a release made with "suppressed": "remove") were
+  // suppressed: counted so, as the release's report counts them.
+  const removedRows = original ? Math.max(0, original.rowCount - n) : 0;
+  const suppressedRows = n - released + removedRows;
   const kAchieved = sizes.length > 0 ? minOf(sizes) : 0;
 
   const disclosure: Record<string, DisclosureMeasures> = {};
@@ -278,12 +293,18 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       : 'quasi-identifiers as released',
   );
   const { prosecutor } = risk;
-  let discernibility = suppressedRows * n;
+  // Each suppressed row is charged the whole input's rows (removed ones included).
+  let discernibility = suppressedRows * (n + removedRows);
   for (const s of sizes) discernibility += s * s;
+  // AECS divides by the k the spec asks for, as the release's report; without a spec, by the k achieved.
+  const aecsK = input.privacy
+    ? { k: specK(input.privacy), from: 'spec' as const }
+    : { k: kAchieved, from: 'achieved' as const };
   return {
     source: input.source,
     rows: n,
     suppressedRows,
+    removedRows,
     quasiIdentifiers: qis.map((q) => q.name),
     sensitive: sas.map((s) => s.name),
     classes: sizes.length,
@@ -344,9 +365,10 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
     ...(original
       ? {
           utility: {
-            ...informationLoss(qis, original, input.hierarchies, column),
+            ...informationLoss(qis, original, removedRows, input.hierarchies, column),
             discernibility,
-            aecs: sizes.length > 0 && kAchieved > 0 ? released / sizes.length / kAchieved : 0,
+            aecs: sizes.length > 0 && aecsK.k > 0 ? released / sizes.length / aecsK.k : 0,
+            aecsK,
             originalRows: original.rowCount,
           },
         }
@@ -403,14 +425,17 @@ function tupleOfStars(columns: Int32Array[], qis: EncodedColumn[]): number {
 }
 
 /**
- * NCP read from the released strings: a cell holding an original value loses 0, `*` loses 1,
- * a hierarchy label (covering c of the attribute's d original values) (c − 1)/(d − 1), a
- * numeric range `[lo-hi]` (also `[lo, hi[` and `lo-hi`) (hi − lo)/(max − min) of the original
- * values. Each distinct string is measured once.
+ * NCP read from the released strings (src/metrics/label-loss.ts): a cell holding an original
+ * value loses 0, `*` loses 1, a hierarchy label (covering c of the attribute's d original
+ * values) (c − 1)/(d − 1), a numeric range `[lo-hi]` (also `[lo, hi[` and `lo-hi`)
+ * (hi − lo)/(max − min) of the original numbers; a removed row's cells lose 1 each. The mean is
+ * over every cell of the original's rows (docs/definitions.md): a cell no rule explains counts
+ * 0 there, so with `unmeasuredCells` the NCP is a lower bound. Each distinct string is measured once.
  */
 function informationLoss(
   qis: EncodedColumn[],
   original: EncodedTable,
+  removedRows: number,
   hierarchies: ReadonlyMap<string, string[][]> | undefined,
   column: (t: EncodedTable, name: string, what: string) => EncodedColumn,
 ): { ncp: number; ncpByAttribute: Record<string, number>; unmeasuredCells: number } {
@@ -423,16 +448,17 @@ function informationLoss(
     for (const c of base.codes) present[c] = 1;
     const values = base.dictionary.filter((_, c) => present[c]);
     const loss = q.dictionary.map(labelLoss(values, hierarchies?.get(q.name)));
-    let sum = 0;
+    let sum = removedRows;
     for (const code of q.codes) {
       const l = loss[code];
       if (l === null || l === undefined) unmeasured++;
       else sum += l;
     }
-    ncpByAttribute[q.name] = q.codes.length > 0 ? sum / q.codes.length : 0;
+    const rows = q.codes.length + removedRows;
+    ncpByAttribute[q.name] = rows > 0 ? sum / rows : 0;
     total += sum;
   }
-  const cells = qis.length * (qis[0]?.codes.length ?? 0);
+  const cells = qis.length * ((qis[0]?.codes.length ?? 0) + removedRows);
   return { ncp: cells > 0 ? total / cells : 0, ncpByAttribute, unmeasuredCells: unmeasured };
 }
 
