@@ -17,6 +17,7 @@ import {
   type ClassHistogramSet,
   type DisclosureMeasures,
   disclosureMeasures,
+  type SparseClassHistograms,
 } from '../metrics/disclosure.ts';
 import { labelLoss } from '../metrics/label-loss.ts';
 import {
@@ -30,7 +31,7 @@ import { specialUniques, type WeightedRisk, weightedRisk } from '../metrics/spec
 import { specK } from '../models/index.ts';
 import { isPopulationModel, type PrivacyModelSpec } from '../release-spec/spec.ts';
 import { minOf } from '../util/extent.ts';
-import { checkClass, type SensitiveContext } from '../verify/models.ts';
+import { checkClass, forEachClassCounts, type SensitiveContext } from '../verify/models.ts';
 import { checkReleaseModels, isReleaseModel } from '../verify/population.ts';
 import { type PersonSetting, personFigures } from './persons.ts';
 
@@ -179,11 +180,17 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
 
   const disclosure: Record<string, DisclosureMeasures> = {};
   const contexts = new Map<string, SensitiveContext>();
-  const classCounts = new Map<string, Map<string, number>[]>();
+  const histograms = new Map<string, { set: SparseClassHistograms; dictionary: readonly string[] }>();
   for (const sa of sas) {
-    const width = sa.dictionary.length;
-    const counts = new Int32Array(classes * width);
-    for (let r = 0; r < n; r++) counts[tuples.rowToTuple[r]! * width + sa.codes[r]!]!++;
+    const codes = sa.codes;
+    const set = sparseHistograms(
+      tuples.rowToTuple,
+      tuples.counts,
+      sa.dictionary.length,
+      (r) => codes[r]!,
+      keep,
+    );
+    histograms.set(sa.name, { set, dictionary: sa.dictionary });
     const base = original ? column(original, sa.name, 'the original table') : sa;
     const share = new Map<string, number>();
     const baseCounts = new Int32Array(base.dictionary.length);
@@ -192,7 +199,6 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       if (baseCounts[c]! > 0) share.set(v, (share.get(v) ?? 0) + baseCounts[c]! / base.codes.length);
     });
     const distribution = Float64Array.from(sa.dictionary, (v) => share.get(v) ?? 0);
-    const set = { groups: classes, width, counts, keep };
     disclosure[sa.name] = disclosureMeasures(
       sa.name,
       set,
@@ -201,22 +207,21 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       sa.dictionary,
     );
     contexts.set(sa.name, { table: share, hierarchy: input.hierarchies?.get(sa.name) });
-    classCounts.set(
-      sa.name,
-      Array.from({ length: classes }, (_, g) => {
-        const m = new Map<string, number>();
-        for (let s = 0; s < width; s++)
-          if (counts[g * width + s]! > 0) m.set(sa.dictionary[s]!, counts[g * width + s]!);
-        return m;
-      }),
-    );
   }
+  // A class's SA counts by value, as the models' checks read them.
+  const valueCounts = (attribute: string, g: number): Map<string, number> => {
+    const { set, dictionary } = histograms.get(attribute)!;
+    const m = new Map<string, number>();
+    for (let i = set.offsets[g]!; i < set.offsets[g + 1]!; i++)
+      m.set(dictionary[set.values[i]!]!, set.counts[i]!);
+    return m;
+  };
 
   const models = input.privacy?.map((model) => {
     const { model: name, ...params } = model as PrivacyModelSpec & Record<string, unknown>;
     if (isReleaseModel(model)) return releaseModel(model, params, sizes, n);
     const attribute = 'attribute' in model ? model.attribute : undefined;
-    if (attribute !== undefined && !classCounts.has(attribute)) {
+    if (attribute !== undefined && !histograms.has(attribute)) {
       throw new PpdpError(
         'E_EVALUATE_ROLES',
         `${model.model} names ${attribute}, which is not a sensitive attribute here`,
@@ -231,7 +236,7 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       const { value, holds } = checkClass(
         model,
         tuples.counts[g]!,
-        attribute === undefined ? undefined : classCounts.get(attribute)![g],
+        attribute === undefined ? undefined : valueCounts(attribute, g),
         attribute === undefined ? undefined : contexts.get(attribute),
       );
       if (!holds) {
@@ -399,20 +404,49 @@ function originalClasses(
   original: EncodedTable,
   sa: EncodedColumn,
   base: EncodedColumn,
-): ClassHistogramSet {
+): ClassHistogramSet | SparseClassHistograms {
   const qis = input.quasiIdentifiers.map((q) => original.columns.find((c) => c.name === q));
   if (qis.some((q) => q === undefined))
     return { groups: 0, width: sa.dictionary.length, counts: new Int32Array(0), keep: () => false };
   const tuples = collapseRows(input.kernel, qis as EncodedColumn[]);
-  const width = sa.dictionary.length;
   const index = new Map(sa.dictionary.map((v, c) => [v, c]));
-  const codeOf = base.dictionary.map((v) => index.get(v) ?? -1);
-  const counts = new Int32Array(tuples.counts.length * width);
-  for (let r = 0; r < original.rowCount; r++) {
-    const c = codeOf[base.codes[r]!]!;
-    if (c >= 0) counts[tuples.rowToTuple[r]! * width + c]!++;
-  }
-  return { groups: tuples.counts.length, width, counts, keep: () => true };
+  // A value the release does not hold is not counted (-1).
+  const codeOf = Int32Array.from(base.dictionary, (v) => index.get(v) ?? -1);
+  const codes = base.codes;
+  return sparseHistograms(
+    tuples.rowToTuple,
+    tuples.counts,
+    sa.dictionary.length,
+    (r) => codeOf[codes[r]!]!,
+    () => true,
+  );
+}
+
+/**
+ * Per class, the counts of the SA codes `codeOf(row)` it holds, in code order: time and memory
+ * linear in the rows, where a classes × values matrix is quadratic for an SA of many values (an
+ * amount per row).
+ */
+function sparseHistograms(
+  rowToClass: Int32Array,
+  sizes: Int32Array,
+  width: number,
+  codeOf: (row: number) => number,
+  keep: (g: number) => boolean,
+): SparseClassHistograms {
+  const groups = sizes.length;
+  const offsets = new Int32Array(groups + 1);
+  const values = new Int32Array(rowToClass.length);
+  const counts = new Int32Array(rowToClass.length);
+  let at = 0;
+  forEachClassCounts(rowToClass, sizes, groups, width, codeOf, (g, c) => {
+    for (const s of c.present.subarray(0, c.n).sort()) {
+      values[at] = s;
+      counts[at++] = c.counts[s]!;
+    }
+    offsets[g + 1] = at;
+  });
+  return { groups, width, offsets, values: values.subarray(0, at), counts: counts.subarray(0, at), keep };
 }
 
 /** Index of the tuple whose every QI is `*`, or -1. */
