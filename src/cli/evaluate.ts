@@ -33,7 +33,8 @@ population table equal to the prosecutor risk, an upper bound), marketer risk, t
 sample uniques, the k achieved,
 class sizes, each sensitive attribute's l, t and δ; with --spec each privacy model checked per
 class; with the original table (--spec's input, or --original) the information lost (NCP per
-cell, from the released strings and the hierarchies), discernibility and AECS. With a
+cell, from the released strings and the hierarchies), discernibility and AECS (over the spec's
+k, else the k achieved), rows of the original the table lacks counting as suppressed. With a
 population (--population, --sampling-fraction, or the spec's "report": { "population": … })
 the records unique in the population under Pitman's, Zayatz's and the SNB model and Dankar's
 rule; with --weight the survey-weighted individual risk and the expected re-identifications;
@@ -313,7 +314,7 @@ function summary(e: Evaluation, out: string | undefined): string {
   // With persons placed, the risks count persons as the release's report does.
   const who = e.persons !== undefined && !('notMeasured' in e.persons) ? 'persons' : 'records';
   const lines = [
-    `${e.source}: ${e.rows} rows (${e.suppressedRows} suppressed), ${e.classes} classes over ${e.quasiIdentifiers.join(', ')}`,
+    `${e.source}: ${e.rows} rows (${e.suppressedRows} suppressed${e.removedRows > 0 ? `, ${e.removedRows} of them removed: rows of the original the table lacks` : ''}), ${e.classes} classes over ${e.quasiIdentifiers.join(', ')}`,
     ...(e.persons === undefined
       ? [`  k achieved            ${e.kAchieved}`]
       : 'notMeasured' in e.persons
@@ -372,8 +373,11 @@ function summary(e: Evaluation, out: string | undefined): string {
     ),
     ...(e.utility
       ? [
-          `  information loss      NCP ${num(e.utility.ncp)}, discernibility ${e.utility.discernibility}, AECS ${num(e.utility.aecs)}` +
-            (e.utility.unmeasuredCells > 0 ? ` (${e.utility.unmeasuredCells} cells not measurable)` : ''),
+          `  information loss      NCP ${num(e.utility.ncp)}, discernibility ${e.utility.discernibility}, ` +
+            `AECS ${num(e.utility.aecs)} (k = ${e.utility.aecsK.k}, ${e.utility.aecsK.from === 'spec' ? 'the spec’s' : 'the k achieved: no spec'})` +
+            (e.utility.unmeasuredCells > 0
+              ? `; ${e.utility.unmeasuredCells} cells not measurable, counted 0: the NCP is a lower bound`
+              : ''),
         ]
       : []),
     out === undefined ? 'not written: add --out <file> for the measures as JSON' : `written to ${out}`,
