@@ -1,8 +1,9 @@
 // The CSV reader's plain rows (src/data/csv.ts, CsvParser): a window of bytes split into rows,
 // as many whole rows as there are before the first row the reader itself must parse (a quoted
 // field holding a line break or followed by other text, a coded one holding an escaped quote,
-// a blank line, a row of another width, one not ended in the window). A quoted field's value
-// is what lies between its quotes, `""` a quote in it (free text often holds the delimiter).
+// a blank line, a row of empty fields (delimiters, spaces and tabs only), a row of another
+// width, one not ended in the window). A quoted field's value is what lies between its quotes,
+// `""` a quote in it (free text often holds the delimiter).
 // Per coded column each row's field (its start, end and FNV-1a hash, looked up after), per raw
 // column its bytes copied out with their lengths; omitted columns are only skipped. The
 // plain-TS loop (src/kernels/csv-fields/reference.ts) is its reference: the same rows, words
@@ -25,6 +26,8 @@ import { word } from './header';
 const QUOTE: i32 = 0x22;
 const LF: i32 = 0x0a;
 const CR: i32 = 0x0d;
+const SPACE: i32 = 0x20;
+const TAB: i32 = 0x09;
 const HASH_SEED: i32 = <i32>0x811c9dc5;
 const FNV_PRIME: i32 = 0x01000193;
 
@@ -52,6 +55,9 @@ export function csvFields(state: usize): i32 {
     const rowStart = pos;
     let c = 0;
     let whole = false;
+    // Whether a field is quoted or holds a byte other than a space or a tab: a row without
+    // (an empty row, as a spreadsheet exports its used range) is left to the reader.
+    let value = false;
     while (pos < n && c < width) {
       const kind = load<i32>(kinds + (<usize>c << 2));
       let s = pos;
@@ -83,6 +89,7 @@ export function csvFields(state: usize): i32 {
         else if (b === LF) end = LF;
         else if (b === CR && pos + 1 < n && <i32>load<u8>(bytes + <usize>(pos + 1)) === LF) end = LF;
         else break;
+        value = true;
       } else {
         for (;;) {
           pos = nextStop(bytes, pos, n, delimiter);
@@ -101,6 +108,10 @@ export function csvFields(state: usize): i32 {
         }
         if (end < 0) break;
         e = pos;
+        for (let p = s; p < e && !value; p++) {
+          const b = <i32>load<u8>(bytes + <usize>p);
+          value = b !== SPACE && b !== TAB;
+        }
       }
       const at = (<usize>load<i32>(slots + (<usize>c << 2)) * <usize>most + <usize>rows) << 2;
       if (kind === CODED) {
@@ -129,7 +140,7 @@ export function csvFields(state: usize): i32 {
       }
       pos++;
     }
-    if (!whole) {
+    if (!whole || !value) {
       pos = rowStart;
       break;
     }

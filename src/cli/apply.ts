@@ -3,12 +3,12 @@
  * release re-applied to the data a spec names, verified and published as a release
  * (src/apply/).
  */
-import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { appliedMethod, readSavedRelease } from '../apply/apply.ts';
-import { OutputError, PpdpError } from '../errors.ts';
+import { PpdpError } from '../errors.ts';
 import { buildGeneralization } from '../methods/generalization/index.ts';
 import type { ReleaseMethod } from '../methods/method.ts';
 import { executeRelease } from '../pipeline/engine.ts';
+import { checkOut } from '../pipeline/out-path.ts';
 import { loadSpec, type ReleaseSpec } from '../release-spec/spec.ts';
 import { cautionLines } from '../report/audit.ts';
 import { commandArgs } from './args.ts';
@@ -34,7 +34,8 @@ a node picked in \`ppdp explore\`'s page: it must protect the data under the spe
 suppression limit.
 
 Options:
-  --out <dir>        output folder (created if missing; not the source release's folder)
+  --out <dir>        output folder (created if missing; not the source release's folder,
+                     nor inside any release folder)
   --node <levels>    generalization: the node to release, every quasi-identifier's level
                      (e.g. sex=0,age=2,race=1); no release folder is given then
   --kernel <name>    grouping kernel: wasm (default) or ts (the plain-TS reference)
@@ -79,19 +80,13 @@ export async function applyCommand(args: string[]): Promise<number> {
     process.stdout.write(
       `verified release in ${values.out} (node ${values.node}): ${kSummary(report)}${report.rows.suppressed} rows suppressed${personsSuppressed(report)}\n`,
     );
+    process.stdout.write(cautionLines(report)); // the amber verdict's causes, as release prints them
     return 0;
   }
   if (!values.out) throw new PpdpError('E_USAGE', 'ppdp apply needs --out <dir>', 'e.g. --out out/applied');
   const kernel = groupingKernelOption(values.kernel);
   const [dir, specPath] = positionals as [string, string];
-  const rel = relative(resolve(dir), resolve(values.out));
-  if (rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel))) {
-    throw new OutputError(
-      'E_OUT_IN_RELEASE',
-      `--out ${values.out}: is or lies inside the release being applied (${dir})`,
-      'publish the re-applied release to a folder of its own, e.g. a sibling folder',
-    );
-  }
+  checkOut(values.out, [{ path: dir, what: 'the release being applied' }], 'release');
   const saved = readSavedRelease(dir);
   const method = appliedMethod(saved, loadSpec(specPath));
   const progress = progressLines(values.quiet);

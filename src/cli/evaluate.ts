@@ -14,6 +14,7 @@ import type { PersonSetting } from '../evaluate/persons.ts';
 import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
 import { attributeT } from '../metrics/disclosure.ts';
 import type { PopulationSpec } from '../metrics/population-risk.ts';
+import { checkOut, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { commandArgs } from './args.ts';
@@ -33,7 +34,8 @@ population table equal to the prosecutor risk, an upper bound), marketer risk, t
 sample uniques, the k achieved,
 class sizes, each sensitive attribute's l, t and δ; with --spec each privacy model checked per
 class; with the original table (--spec's input, or --original) the information lost (NCP per
-cell, from the released strings and the hierarchies), discernibility and AECS. With a
+cell, from the released strings and the hierarchies), discernibility and AECS (over the spec's
+k, else the k achieved), rows of the original the table lacks counting as suppressed. With a
 population (--population, --sampling-fraction, or the spec's "report": { "population": … })
 the records unique in the population under Pitman's, Zayatz's and the SNB model and Dankar's
 rule; with --weight the survey-weighted individual risk and the expected re-identifications;
@@ -53,7 +55,8 @@ Options:
                          or the share of the population the table holds, in (0, 1]
   --weight <column>      a column of design weights (people each record stands for)
   --special-uniques      search minimal sample uniques up to 3 quasi-identifiers
-  --out <file>           write the measures as JSON to this file (- for stdout; default: none)
+  --out <file>           write the measures as JSON to this file (- for stdout; default: none);
+                         not a file it reads, nor a path inside a release folder
   --kernel <name>        grouping kernel: wasm (default) or ts
   -h, --help             this help
 
@@ -119,6 +122,26 @@ export function evaluateCommand(args: string[]): number {
     specialUniques: values['special-uniques'] ?? false,
   };
   const kernel = groupingKernelOption(values.kernel);
+  const spec = values.spec ? loadSpec(values.spec) : undefined;
+  const hierarchyFiles = (values.hierarchy ?? []).map(hierarchyOption);
+  const out = values.out;
+  if (out !== undefined && out !== '-') {
+    const evaluated = positionals[0]!;
+    const folder = existsSync(evaluated) && statSync(evaluated).isDirectory();
+    checkOut(
+      out,
+      [
+        { path: evaluated, what: folder ? 'the release evaluated' : 'the table evaluated' },
+        ...(spec ? specReads(spec) : []),
+        ...(values.original ? [{ path: values.original, what: 'the original table (--original)' }] : []),
+        ...hierarchyFiles.map(([name, file]) => ({
+          path: file,
+          what: `the hierarchy of ${name} (--hierarchy)`,
+        })),
+      ],
+      'file',
+    );
+  }
   const paths = tablePaths(positionals[0]!);
   const path = paths[0]!;
   const source = paths.length > 1 ? `${basename(positionals[0]!)} (${paths.length} parts)` : basename(path);
@@ -130,8 +153,7 @@ export function evaluateCommand(args: string[]): number {
       .map((x) => x.trim())
       .filter((x) => x.length > 0);
   let evaluation: Evaluation;
-  if (values.spec) {
-    const spec = loadSpec(values.spec);
+  if (spec) {
     const original = readInput(spec);
     const hierarchies = new Map(
       spec.attributes
@@ -162,17 +184,7 @@ export function evaluateCommand(args: string[]): number {
   } else {
     const original: EncodedTable | undefined = values.original ? readTable(values.original) : undefined;
     const hierarchies = new Map(
-      (values.hierarchy ?? []).map((h) => {
-        const at = h.indexOf('=');
-        if (at <= 0) {
-          throw new PpdpError(
-            'E_USAGE',
-            `--hierarchy ${h}: expected <attribute>=<file>`,
-            'e.g. --hierarchy age=age.csv',
-          );
-        }
-        return [h.slice(0, at), readHierarchyRows(h.slice(at + 1))] as const;
-      }),
+      hierarchyFiles.map(([name, file]) => [name, readHierarchyRows(file)] as const),
     );
     evaluation = evaluateTable({
       table,
@@ -188,7 +200,6 @@ export function evaluateCommand(args: string[]): number {
     });
   }
   const json = `${JSON.stringify(evaluation, null, 2)}\n`;
-  const out = values.out;
   if (out === '-') {
     process.stdout.write(json);
     return 0;
@@ -224,6 +235,19 @@ function entitySetting(
     }
   }
   return { persons: { entity, ...(node ? { node } : {}) } };
+}
+
+/** `--hierarchy <attribute>=<file>`: the attribute and the file. */
+function hierarchyOption(text: string): readonly [string, string] {
+  const at = text.indexOf('=');
+  if (at <= 0) {
+    throw new PpdpError(
+      'E_USAGE',
+      `--hierarchy ${text}: expected <attribute>=<file>`,
+      'e.g. --hierarchy age=age.csv',
+    );
+  }
+  return [text.slice(0, at), text.slice(at + 1)];
 }
 
 /** --population <n> or --sampling-fraction <f> (not both), checked as numbers here and against the table later. */
@@ -301,7 +325,7 @@ function summary(e: Evaluation, out: string | undefined): string {
   // With persons placed, the risks count persons as the release's report does.
   const who = e.persons !== undefined && !('notMeasured' in e.persons) ? 'persons' : 'records';
   const lines = [
-    `${e.source}: ${e.rows} rows (${e.suppressedRows} suppressed), ${e.classes} classes over ${e.quasiIdentifiers.join(', ')}`,
+    `${e.source}: ${e.rows} rows (${e.suppressedRows} suppressed${e.removedRows > 0 ? `, ${e.removedRows} of them removed: rows of the original the table lacks` : ''}), ${e.classes} classes over ${e.quasiIdentifiers.join(', ')}`,
     ...(e.persons === undefined
       ? [`  k achieved            ${e.kAchieved}`]
       : 'notMeasured' in e.persons
@@ -360,8 +384,11 @@ function summary(e: Evaluation, out: string | undefined): string {
     ),
     ...(e.utility
       ? [
-          `  information loss      NCP ${num(e.utility.ncp)}, discernibility ${e.utility.discernibility}, AECS ${num(e.utility.aecs)}` +
-            (e.utility.unmeasuredCells > 0 ? ` (${e.utility.unmeasuredCells} cells not measurable)` : ''),
+          `  information loss      NCP ${num(e.utility.ncp)}, discernibility ${e.utility.discernibility}, ` +
+            `AECS ${num(e.utility.aecs)} (k = ${e.utility.aecsK.k}, ${e.utility.aecsK.from === 'spec' ? 'the spec’s' : 'the k achieved: no spec'})` +
+            (e.utility.unmeasuredCells > 0
+              ? `; ${e.utility.unmeasuredCells} cells not measurable, counted 0: the NCP is a lower bound`
+              : ''),
         ]
       : []),
     out === undefined ? 'not written: add --out <file> for the measures as JSON' : `written to ${out}`,

@@ -13,7 +13,7 @@ import { frontierCsv, frontierJson } from '../explore/render.ts';
 import { DEFAULT_REPEATS, drawsSample, MAX_REPEATS } from '../explore/repeats.ts';
 import { withSearchBudget } from '../explore/search.ts';
 import { serveExplorer } from '../explore/serve.ts';
-import { checkOutDir } from '../pipeline/publish.ts';
+import { checkOut, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec, type ReleaseSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { commandArgs } from './args.ts';
@@ -44,7 +44,8 @@ Options:
                       two releases of the same spec differ: the page shows each value's mean
                       and range over the runs (aggregates only, never a run's rows), for
                       choosing ε; none of the runs is published
-  --out <dir>         where explore.html, frontier.json and frontier.csv go (default: frontier)
+  --out <dir>         where explore.html, frontier.json and frontier.csv go (default: frontier);
+                      not a folder holding the spec or its files, nor inside a release folder
   --no-lattice        generalization: leave the lattice out (the sweep only)
   --node-budget <n>   generalization: the search's method.nodeBudget for this exploration (it
                       searches best-effort; the page draws its progress and how to continue it)
@@ -94,9 +95,9 @@ export async function exploreCommand(args: string[]): Promise<number> {
   const kernel = groupingKernelOption(values.kernel);
   const varies = values.vary.map(parseVary);
   const out = values.out!;
-  checkOutDir(out, []); // a folder, or none yet
   const say = progressLines(values.quiet) ?? (() => {});
   const spec = withSearchBudget(loadSpec(positionals[0]!), values['node-budget'], values['time-limit']);
+  checkOut(out, specReads(spec), 'folder');
   const repeats = repeatsOption(values.repeats, spec);
   say(`reading the input of ${positionals[0]}`);
   const table = readInput(spec);

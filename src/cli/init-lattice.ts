@@ -69,7 +69,7 @@ export function latticeAdvice(spec: ReleaseSpec, table: EncodedTable): LatticeAd
 function heightOf(h: HierarchySpec, column: EncodedColumn, rows: RowNames): number {
   if (h.kind === 'intervals') return h.widths.length + 1;
   if (h.kind === 'date') return h.levels.length + 1;
-  return buildHierarchy(column, h, true, rows).height;
+  return buildHierarchy(column, h, rows).height;
 }
 
 /** A coarser form of a drafted builder: one interval width (the widest), one date level (the coarsest). */

@@ -7,10 +7,11 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
-import { formatOf, isDecimalComma, readTable, withDecimalPoint } from '../data/read.ts';
+import { formatOf, isDecimalComma, namesQuotable, readTable, withDecimalPoint } from '../data/read.ts';
 import { type EncodedColumn, type EncodedTable, isMissing, presentCodes } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
+import { checkOut } from '../pipeline/out-path.ts';
 import { parseSpec, sheetSetting } from '../release-spec/spec.ts';
 import { commandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
@@ -31,7 +32,9 @@ builder, guessed from its header and values:
                      district, …) and any other text with { "groups": … } (every value
                      under *: refine the groups)
   insensitive        only empty columns: a column is never left unprotected silently
-A column of numbers beside texts such as NA, NULL or - gets them as its "missing" list (read
+A CSV or sheet whose header holds a number or a date is refused (it is then a record: the
+file was exported without its header row), the columns named by position, not quoted.
+A column of numbers beside texts such as NA, NULL, -, ? or unknown gets them as its "missing" list (read
 as empty cells). Numbers written with decimal commas (3,75; 1.234,5) are drafted as numbers, with format.decimal ","
 so that a release reads them as numbers (3.75, released with decimal points); a CSV whose
 quoted fields hold line breaks gets format.lineBreaksInQuotes (read in one piece). When no
@@ -47,9 +50,10 @@ shrink it (docs/guide.md, "Wide tables").
 Options:
   --sheet <name|position>  Excel: the sheet holding the table, by its name or its position
                            from 1 (a whole number), written into the draft as format.sheet
-                           (default: the first visible sheet)
+                           (default: the first visible worksheet)
   --out <file>             where to write the spec (default: release.json next to the table)
-  --force                  overwrite --out if it exists
+  --force                  overwrite --out if it exists (never the table, nor a file inside
+                           a release folder)
   -h, --help               this help
 
 Example:
@@ -146,6 +150,7 @@ export function initCommand(args: string[]): number {
   const { values, positionals } = parsed;
   const data = resolve(positionals[0]!);
   const out = resolve(values.out ?? join(dirname(data), 'release.json'));
+  checkOut(out, [{ path: data, what: 'the table' }], 'file'); // --force replaces an earlier spec, never these
   if (existsSync(out) && !values.force) {
     throw new PpdpError(
       'E_USAGE',
@@ -159,6 +164,7 @@ export function initCommand(args: string[]): number {
       ? undefined
       : sheetSetting(/^\d+$/.test(values.sheet) ? Number(values.sheet) : values.sheet, 'ppdp init --sheet');
   const read = readTable(data, { nulls: 'missing', sheet });
+  checkHeaderNames(data, read);
   // Texts standing for a missing value in a column of numbers (NA, NULL, -) are read as empty
   // cells, as a release reads an attribute's missing texts: the column is drafted as numbers.
   const markers = missingMarkers(read);
@@ -270,6 +276,41 @@ export function initCommand(args: string[]): number {
 }
 
 /**
+ * Refuses a header row of cells (CSV, Excel) with a number or a date among its names: such a
+ * row is a record (the file was exported without its header row), which would be drafted as
+ * column names, echoed and released as a header. Names it by position, never by its text.
+ */
+function checkHeaderNames(data: string, table: EncodedTable): void {
+  if (namesQuotable(table)) return; // an Arrow or Parquet schema's names
+  const letters = table.origins?.[0]?.sheet?.letters;
+  const odd = table.columns.flatMap((c, i) => {
+    const kind = isNumberOrDecimalComma(c.name)
+      ? 'a number'
+      : DATE_FORMATS.some((f) =>
+            isDateColumn({ name: c.name, dictionary: [c.name], codes: Int32Array.of(0) }, f),
+          )
+        ? 'a date'
+        : undefined;
+    return kind ? [{ at: letters?.[i] ?? String(i + 1), kind }] : [];
+  });
+  if (odd.length === 0) return;
+  const list = (xs: string[]) =>
+    xs.length === 1
+      ? xs[0]!
+      : xs.length > 10
+        ? `${xs.slice(0, 10).join(', ')} and ${xs.length - 10} more`
+        : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`;
+  const kinds = [...new Set(odd.map((o) => o.kind))];
+  throw new PpdpError(
+    'E_INIT_HEADER',
+    `${basename(data)}: the header's column${odd.length === 1 ? '' : 's'} ${list(odd.map((o) => o.at))} ${
+      odd.length === 1 ? 'holds' : 'hold'
+    } ${list(kinds)}, not ${odd.length === 1 ? 'a name' : 'names'}: the file seems to lack its header row (the row is not quoted here)`,
+    'add a header row naming every column (the first row is read as the header), or rename the columns named by a number or a date',
+  );
+}
+
+/**
  * Text starting with = + - @, tab or CR that is not a number (with a decimal point or comma):
  * a spreadsheet runs it as a formula.
  */
@@ -372,7 +413,8 @@ function guess(column: EncodedColumn, rows: number): Guess {
       `a place (${values.length} distinct values): an attacker can link on it; grouped (refine the groups)`,
     );
   if (numeric) {
-    const numbers = values.map((v) => Number(withDecimalPoint(v)));
+    // Points are thousands' groups only in a column written with decimal commas: 40.119 kg is 40.119.
+    const numbers = values.map((v) => Number(decimalComma ? withDecimalPoint(v) : v));
     return {
       ...qi(
         { intervals: intervalWidths(numbers) },
@@ -390,7 +432,7 @@ function guess(column: EncodedColumn, rows: number): Guess {
   );
 }
 
-/** Texts that exports write for a missing value (R, pandas, SQL, spreadsheets). */
+/** Texts that exports (R, pandas, SQL, spreadsheets) and people write for a missing value. */
 const MISSING_TEXTS = new Set([
   'NA',
   'N/A',
@@ -405,6 +447,12 @@ const MISSING_TEXTS = new Set([
   '-',
   '?',
   '.',
+  'unknown',
+  'Unknown',
+  'UNKNOWN',
+  'missing',
+  'Missing',
+  'MISSING',
 ]);
 
 /**
@@ -490,6 +538,8 @@ function intervalWidths(numbers: number[]): number[] {
   const target = (max - min) / 20;
   if (!(target > 0)) return [1, 2, 4];
   const scale = 10 ** Math.floor(Math.log10(target));
-  const step = [1, 2, 5, 10].map((m) => m * scale).find((w) => w >= target)!;
+  const fitting = [1, 2, 5, 10].map((m) => m * scale).find((w) => w >= target)!;
+  // Whole numbers (counts, scores) get whole widths: an interval of 0.5 children holds one value or none.
+  const step = numbers.every(Number.isInteger) ? Math.max(1, fitting) : fitting;
   return [step, step * 2, step * 4];
 }

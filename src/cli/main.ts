@@ -56,7 +56,8 @@ Nothing is written to <dir> unless verification passes. Re-running is idempotent
 <dir> belongs to the release: it must be new, empty, or hold an earlier ppdp release (its
 manifest.json), which the new release replaces whole (files the new manifest does not list
 are removed; manifest.json is removed first and written last). A folder holding anything
-else is refused. One run at a time publishes into a folder: while a run holds
+else is refused, and so is one inside another release's folder or holding the spec or a file
+it names. One run at a time publishes into a folder: while a run holds
 <dir>/.ppdp-lock, another fails at once (the lock of a crashed run on this machine is taken
 over; after a crash elsewhere, remove the lock by hand).
 
@@ -91,6 +92,7 @@ Example:
 `;
 
 export function main(argv: string[]): number | Promise<number> {
+  ignoreClosedReaders();
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(MAIN_HELP);
@@ -112,6 +114,23 @@ export function main(argv: string[]): number | Promise<number> {
     throw unknownCommand(command);
   } catch (e) {
     return reportError(e);
+  }
+}
+
+let readersGuarded = false;
+
+/**
+ * A reader that goes away early (`ppdp release … | head -1`) is no failure of the command:
+ * what it no longer reads is dropped, and the exit code stays the command's own (0 for a
+ * published release), where the write's EPIPE would otherwise crash ppdp.
+ */
+function ignoreClosedReaders(): void {
+  if (readersGuarded) return;
+  readersGuarded = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+    });
   }
 }
 

@@ -21,6 +21,7 @@ import {
   reconstructDense,
   releasedCounts,
 } from '../methods/randomization/reconstruct.ts';
+import { checkOut } from '../pipeline/out-path.ts';
 import { thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
 import { readReleasedTable } from './released-table.ts';
@@ -34,7 +35,7 @@ the same clipped at 0 and renormalized. The unbiased estimate can be negative in
 
 Options:
   --attributes <list>  comma-separated released columns (randomized or not)      [required]
-  --out <file>         write there instead of stdout
+  --out <file>         write there instead of stdout (not inside a release folder)
   --format <name>      csv (default, or from --out's extension) or json
   --kernel <name>      Kronecker kernel: wasm (default) or ts (the plain-TS reference)
   -h, --help           this help
@@ -91,6 +92,7 @@ export function reconstructCommand(args: string[]): number {
     );
   }
   const dir = positionals[0]!;
+  if (values.out) checkOut(values.out, [{ path: dir, what: 'the release reconstructed' }], 'file');
   const matricesPath = join(dir, 'matrices.json');
   if (!existsSync(matricesPath)) {
     throw new PpdpError(

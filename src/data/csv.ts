@@ -20,7 +20,7 @@ import { wasmCsvKernel } from '../kernels/csv/wasm.ts';
 import { CODED, OMITTED, type PlainRowsKernel, RAW } from '../kernels/csv-fields/kernel.ts';
 import { wasmPlainRows } from '../kernels/csv-fields/wasm.ts';
 import { rowNumbersUpTo } from '../util/int32s.ts';
-import { MAX_CSV_HEADER_BYTES, MAX_INPUT_COLUMNS, MAX_NAME_LENGTH, shownName } from '../util/limits.ts';
+import { MAX_CSV_HEADER_BYTES, MAX_INPUT_COLUMNS, MAX_NAME_LENGTH } from '../util/limits.ts';
 import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, READ_CHUNK_BYTES, readAt, readInto } from './input.ts';
 import { checkColumnName, tooManyColumns } from './limits.ts';
@@ -35,7 +35,9 @@ const CANDIDATES = [';', ',', '\t'] as const;
 const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
-const EMPTY = Buffer.alloc(0);
+/** The blanks an empty row may hold between its delimiters. */
+const SPACE = 0x20;
+const TAB = 0x09;
 /**
  * FNV-1a over a field's bytes, folded in as the parser scans them (defined here, not imported:
  * a module binding read in the byte loop costs a getter call under CommonJS interop).
@@ -279,7 +281,7 @@ export function csvRanges(
     if ((options.ranges === undefined && rows <= 2 * rowsPerRange) || count < 2) return undefined;
     const cuts = [head];
     for (let k = 1; k < count; k++) {
-      const cut = cutAfter(path, input, head + Math.round(((size - head) * k) / count));
+      const cut = cutAfter(path, input, head + Math.round(((size - head) * k) / count), delimiter);
       if (cut < size && cut > cuts.at(-1)!) cuts.push(cut);
     }
     if (cuts.length < 2) return undefined;
@@ -290,24 +292,43 @@ export function csvRanges(
 }
 
 /**
- * Just after the first LF at or after `offset` that ends a line which is not blank (a range
- * never ends with a blank line: whether it ends the file's rows is known only after it), or
- * the file's size when there is none.
+ * Just after the first LF at or after `offset` that ends a line which is not empty — not blank,
+ * nor of delimiters, spaces and tabs only (a range never ends with an empty row: whether it ends
+ * the file's rows is known only after it) — or the file's size when there is none.
  */
-function cutAfter(path: string, input: InputFile, offset: number): number {
-  // Two bytes before the offset show whether the line an LF ends is blank (LF or CR LF before it).
-  let from = Math.max(0, offset - 2);
+function cutAfter(path: string, input: InputFile, offset: number, delimiter: string): number {
+  // The bytes an empty row may hold: a delimiter's (any of them, when it has several), a space, a tab, CR.
+  const empty = new Uint8Array(256);
+  for (const b of [...Buffer.from(delimiter, 'utf8'), SPACE, TAB, CR]) empty[b] = 1;
+  let from = offset;
   const buf = Buffer.allocUnsafe(CUT_WINDOW_BYTES);
   for (;;) {
     const n = readAt(path, input, buf, from);
-    for (let i = Math.max(offset - from, 1); i < n; i++) {
+    for (let i = 0; i < n; i++) {
       if (buf[i] !== LF) continue;
-      const before = buf[i - 1] === CR ? i - 2 : i - 1;
-      if (before >= 0 && buf[before] !== LF) return from + i + 1;
+      // Back over the line the LF ends: it is empty when only such bytes come after the LF before it.
+      let k = i - 1;
+      while (k >= 0 && empty[buf[k]!] === 1) k--;
+      if (k >= 0 ? buf[k] !== LF : !emptyBefore(path, input, from, empty)) return from + i + 1;
     }
     if (n < buf.length) return input.size;
-    from += n - 2; // the last two bytes again, for the test before an LF
+    from += n;
   }
+}
+
+/** Whether the bytes before file offset `at`, back to an LF (or the file's start), are all `empty` ones. */
+function emptyBefore(path: string, input: InputFile, at: number, empty: Uint8Array): boolean {
+  const buf = Buffer.allocUnsafe(4096);
+  for (let end = at; end > 0; ) {
+    const start = Math.max(0, end - buf.length);
+    const n = readAt(path, input, buf.subarray(0, end - start), start);
+    for (let k = n - 1; k >= 0; k--) {
+      if (buf[k] === LF) return true;
+      if (empty[buf[k]!] !== 1) return false;
+    }
+    end = start;
+  }
+  return true;
 }
 
 /**
@@ -688,6 +709,23 @@ const LOOKUP_WINDOW_BYTES = 256 * 1024;
 const END_FIELD = 0;
 const END_ROW = 1;
 
+/** emptyRowEnd: the row holds a value (or a quote, or a lone CR); the bytes end before that is known. */
+const NOT_EMPTY = -1;
+const MORE = -2;
+
+/**
+ * Consecutive empty rows of the same bytes (`line`, its line break left out: nothing, or
+ * delimiters, spaces and tabs): `count` of them, of `fields` fields each. `bounds` and `hashes`
+ * are its fields' places in `line` and hashes, once it is committed.
+ */
+interface EmptyRun {
+  readonly line: Buffer;
+  readonly fields: number;
+  count: number;
+  bounds?: Int32Array;
+  hashes?: Int32Array;
+}
+
 /**
  * RFC 4180 parser over UTF-8 bytes. `parse` consumes whole rows and returns where the first
  * unfinished row starts; the caller hands those bytes in again with more behind them. A field
@@ -701,10 +739,18 @@ class CsvParser {
   private readonly dBytes: Uint8Array;
   /** Fields completed in the unfinished row (for an encoding error inside it). */
   private fieldCount = 0;
-  /** Blank lines not yet committed: dropped at the end of the file, else rows (or errors). */
-  private pendingBlanks = 0;
+  /**
+   * Empty rows not yet committed (blank lines, and lines of delimiters, spaces and tabs only, as
+   * a spreadsheet exports the empty rows of its used range), in runs of equal lines: dropped at
+   * the end of the file, else rows (or errors).
+   */
+  private pending: EmptyRun[] = [];
+  private pendingRows = 0;
+  /** The first pending row's number and line (each empty row is one line). */
   private pendingRow = 0;
   private pendingLine = 0;
+  /** Where the content of the empty row `emptyRowEnd` last found ends (before its line break). */
+  private emptyEnd = 0;
   /** The header's fields while row 1 is parsed. */
   private headerFields: string[] = [];
   /** Whether the header's first field was quoted. */
@@ -819,7 +865,7 @@ class CsvParser {
         this.plainKinds &&
         asked !== pos &&
         this.plainSkip === 0 &&
-        this.pendingBlanks === 0 &&
+        this.pendingRows === 0 &&
         this.row > 1
       ) {
         asked = pos;
@@ -828,6 +874,25 @@ class CsvParser {
       }
       const rowStart = pos;
       const header = this.row === 1;
+      if (!header) {
+        // An empty row waits: whether it is a row is known only from what follows it.
+        const after = this.emptyRowEnd(buf, pos, end, eof);
+        if (after === MORE) {
+          this.fieldCount = 0;
+          return rowStart;
+        }
+        if (after >= 0) {
+          this.holdEmpty(buf, pos);
+          pos = after;
+          this.row++;
+          this.line++;
+          if (this.plainSkip > 0) this.plainSkip--;
+          continue;
+        }
+        // A row with a value: the empty rows before it are rows (as far as the shard has room),
+        // then it (in the next shard when they fill this one).
+        if (this.pendingRows > 0 && (!this.commitPending(buf, this.base + pos) || this.full)) return rowStart;
+      }
       // A header cut by the end of a piece is parsed again from its start.
       if (header) this.headerFields = [];
       else if (this.rowCount === this.capacity) {
@@ -843,7 +908,6 @@ class CsvParser {
       const r = this.rowCount;
       let line = this.line;
       let fieldCount = 0;
-      let firstBlank = false;
       let ended = END_FIELD;
       while (ended === END_FIELD) {
         let s: number;
@@ -977,7 +1041,6 @@ class CsvParser {
         }
 
         const c = fieldCount++;
-        if (c === 0) firstBlank = !quoted && e === s;
         if (header) {
           if (c === 0) this.headerQuoted = quoted;
           // Limits before anything is sized per column (a code array and a dictionary each).
@@ -986,12 +1049,9 @@ class CsvParser {
           checkColumnName(`${this.file} row 1`, c, name);
           this.headerFields.push(name);
         } else if (c < width) {
-          // A blank line must not add '' to the dictionary if it turns out to be trailing.
           // Extra fields of a ragged row are only counted; the row fails at its end.
           const raw = raws[c];
-          // A raw column's blank first field is its empty value (a blank line adds no bytes).
           if (raw !== undefined) raw.set(r, src, s, e);
-          else if (c === 0 && firstBlank) codes[0]![r] = -1;
           else if (skip[c]) codes[c]![r] = 0;
           else if (src === buf) {
             // Looked up later with the column's other cells (lookUp); 0 until then.
@@ -1015,24 +1075,9 @@ class CsvParser {
       if (header) {
         this.setHeader(this.headerFields);
         this.headerFields = [];
-      } else if (fieldCount === 1 && firstBlank) {
-        // Decided by what follows: trailing blank lines are not rows.
-        if (this.pendingBlanks++ === 0) {
-          this.pendingRow = this.row;
-          this.pendingLine = rowLine;
-        }
       } else {
         if (fieldCount !== width) throw this.ragged(this.row, rowLine, fieldCount, false);
-        if (this.pendingBlanks > 0) {
-          this.lookUp(buf);
-          this.commitBlanks();
-        } else {
-          if (codes[0]![r]! < 0) {
-            this.lookUp(buf);
-            codes[0]![r] = dicts[0]!.code(EMPTY, 0, 0, HASH_SEED);
-          }
-          this.rowCount = r + 1;
-        }
+        this.rowCount = r + 1;
       }
       this.fieldCount = 0;
       this.row++;
@@ -1051,30 +1096,123 @@ class CsvParser {
     return { row: this.row, line: this.line, inQuotes: this.inQuotes };
   }
 
-  /** A one-column file's blank lines become empty values before the row just parsed. */
-  private commitBlanks(): void {
-    if (this.width !== 1) throw this.ragged(this.pendingRow, this.pendingLine, 1, true);
-    const raw = this.raws[0];
-    if (raw) {
-      // Empty rows hold no bytes: the row just parsed moves behind them.
-      const start = raw.offsets[this.rowCount]!;
-      const length = raw.offsets[this.rowCount + 1]! - start;
-      for (; this.pendingBlanks > 0; this.pendingBlanks--) {
-        raw.offsets[++this.rowCount] = start;
-        if (this.rowCount === this.capacity) this.grow(this.base);
+  /**
+   * Where the row at `pos` ends when it is empty — nothing, or only delimiters, spaces and tabs,
+   * up to its line break (LF, CR LF, a CR that ends the file) or the end of the file — its
+   * content's end set in `emptyEnd`; NOT_EMPTY when it holds anything else (a value, a quote, a
+   * lone CR), MORE when the bytes end before that is known.
+   */
+  private emptyRowEnd(buf: Buffer, pos: number, end: number, eof: boolean): number {
+    const d0 = this.d0;
+    const length = this.dBytes.length;
+    for (let q = pos; ; ) {
+      if (q >= end) {
+        if (!eof) return MORE;
+        this.emptyEnd = q;
+        return q;
       }
-      raw.offsets[this.rowCount + 1] = start + length;
-      this.rowCount++;
+      const b = buf[q]!;
+      if (b === d0) {
+        if (length > 1) {
+          if (q + length > end && !eof) return MORE;
+          if (!this.delimAt(buf, q, end)) return NOT_EMPTY;
+        }
+        q += length;
+      } else if (b === SPACE || b === TAB) q++;
+      else if (b === LF) {
+        this.emptyEnd = q;
+        return q + 1;
+      } else if (b === CR) {
+        if (q + 1 >= end) {
+          if (!eof) return MORE;
+          this.emptyEnd = q;
+          return q + 1;
+        }
+        if (buf[q + 1] !== LF) return NOT_EMPTY; // a lone CR is data
+        this.emptyEnd = q;
+        return q + 2;
+      } else return NOT_EMPTY;
+    }
+  }
+
+  /** The empty row at `buf[pos, emptyEnd)` (the one `emptyRowEnd` found) held until what follows tells. */
+  private holdEmpty(buf: Buffer, pos: number): void {
+    const line = buf.subarray(pos, this.emptyEnd);
+    if (this.pendingRows++ === 0) {
+      this.pendingRow = this.row;
+      this.pendingLine = this.line;
+    }
+    const last = this.pending.at(-1);
+    if (last?.line.equals(line)) {
+      last.count++;
       return;
     }
-    const dict = this.dicts[0]!;
-    const empty = dict.code(EMPTY, 0, 0, HASH_SEED);
-    const current = this.codes[0]![this.rowCount]!;
-    for (; this.pendingBlanks > 0; this.pendingBlanks--) {
-      this.codes[0]![this.rowCount++] = empty;
-      if (this.rowCount === this.capacity) this.grow(this.base);
+    let fields = 1;
+    for (let q = 0; q < line.length; q++)
+      if (line[q] === this.d0 && this.delimAt(line, q, line.length)) {
+        fields++;
+        q += this.dBytes.length - 1;
+      }
+    this.pending.push({ line: Buffer.from(line), fields, count: 1 });
+  }
+
+  /**
+   * The empty rows held (a row with a value follows them) made rows, in order, each field its
+   * text (empty, or its blanks) — or an error for one that is not as wide as the header (a
+   * blank line, in a file of more than one column); false when the shard fills first (the rest
+   * follow in the next one). `consumed`: the file's bytes read so far, to size the arrays.
+   */
+  private commitPending(buf: Buffer, consumed: number): boolean {
+    // The cells parsed before these are looked up first: a dictionary numbers values as they come.
+    this.lookUp(buf);
+    while (this.pending.length > 0) {
+      const run = this.pending[0]!;
+      if (run.fields !== this.width)
+        throw this.ragged(this.pendingRow, this.pendingLine, run.fields, run.line.length === 0);
+      const { bounds, hashes } = this.fieldsOf(run);
+      for (; run.count > 0; run.count--) {
+        if (this.rowCount >= this.rowsPerShard) return false;
+        if (this.rowCount === this.capacity) this.grow(consumed);
+        const r = this.rowCount++;
+        for (let c = 0; c < this.width; c++) {
+          const s = bounds[2 * c]!;
+          const e = bounds[2 * c + 1]!;
+          const raw = this.raws[c];
+          if (raw !== undefined) raw.set(r, run.line, s, e);
+          else if (!this.skip[c]) this.codes[c]![r] = this.dicts[c]!.code(run.line, s, e, hashes[c]!);
+        }
+        this.pendingRows--;
+        this.pendingRow++;
+        this.pendingLine++;
+      }
+      this.pending.shift();
     }
-    this.codes[0]![this.rowCount++] = current < 0 ? empty : current;
+    return true;
+  }
+
+  /** An empty run's fields: their places in its line (start, end) and hashes. */
+  private fieldsOf(run: EmptyRun): { bounds: Int32Array; hashes: Int32Array } {
+    if (run.bounds && run.hashes) return { bounds: run.bounds, hashes: run.hashes };
+    const { line, fields } = run;
+    const bounds = new Int32Array(2 * fields);
+    const hashes = new Int32Array(fields);
+    let c = 0;
+    let h = HASH_SEED;
+    let q = 0;
+    for (; q < line.length; q++) {
+      if (line[q] === this.d0 && this.delimAt(line, q, line.length)) {
+        bounds[2 * c + 1] = q;
+        hashes[c++] = h;
+        h = HASH_SEED;
+        q += this.dBytes.length - 1;
+        bounds[2 * c] = q + 1;
+      } else h = Math.imul(h ^ line[q]!, FNV_PRIME);
+    }
+    bounds[2 * c + 1] = q;
+    hashes[c] = h;
+    run.bounds = bounds;
+    run.hashes = hashes;
+    return { bounds, hashes };
   }
 
   /** Unescapes a quoted field `buf[s, e)` that contains `""` into `scratch`; returns its length. */
@@ -1091,9 +1229,9 @@ class CsvParser {
     return n;
   }
 
-  /** Whether the current shard is full (trailing blank lines wait: they may end the file). */
+  /** Whether the current shard is full (empty rows held wait: they may end the file, or go on in the next shard). */
   get full(): boolean {
-    return this.rowCount >= this.rowsPerShard && this.pendingBlanks === 0;
+    return this.rowCount >= this.rowsPerShard;
   }
 
   /** Rows handed out in earlier shards. */
@@ -1191,9 +1329,9 @@ class CsvParser {
         throw new InputError(
           'E_CSV_DELIMITER',
           `${this.file} row 1: the header is a single column when split on ${delimiterName(this.delimiter)} ` +
-            `(the delimiter set in the spec), but it contains ${delimiterName(other)}`,
-          `the file seems to be ${delimiterName(other)}-separated: set "format": { "delimiter": ` +
-            `"${other === '\t' ? '\\t' : other}" }, or leave the delimiter out to detect it`,
+            `(the delimiter given), but it contains ${delimiterName(other)}`,
+          `the file seems to be ${delimiterName(other)}-separated: give that delimiter ("format": { "delimiter": ` +
+            `"${other === '\t' ? '\\t' : other}" } in a spec, --delimiter on the command line), or leave it out to detect it`,
         );
       }
     }
@@ -1222,8 +1360,8 @@ class CsvParser {
       if (first !== undefined) {
         throw new InputError(
           'E_CSV_HEADER',
-          `${this.file} row 1: column name "${shownName(name)}" appears twice (columns ${first + 1} and ${c + 1})`,
-          'rename one of the columns so every name in the header is unique',
+          `${this.file} row 1: columns ${first + 1} and ${c + 1} have the same name`,
+          'rename one of the columns so every name in the header is unique (if the first row is a record, the file lacks its header row: add one)',
         );
       }
       seen.set(name, c);
@@ -1342,9 +1480,9 @@ class CsvParser {
     return `${this.file} row ${row}${line !== row ? ` (line ${line})` : ''}`;
   }
 
+  /** By position: a header's names are not quoted (without a header row, a record is there). */
   private columnLabel(index: number): string {
-    const name = this.names[index];
-    return name !== undefined ? `column "${shownName(name)}"` : `column ${index + 1}`;
+    return `column ${index + 1}`;
   }
 }
 
@@ -1436,16 +1574,22 @@ export function encodeCsvChunks(
   );
   const width = columns.length;
   const rowCodes = sharedCodes(rowCount);
+  // So would a row whose cells are all empty or blank (an empty row, which readCsv drops at the
+  // end as a spreadsheet's used range): its first cell is quoted.
+  const blank = blankRows(columns, quote, rowCount);
   const cells = columns.flatMap((col, c) => {
     const after = c + 1 < width ? delimiter : '\n';
+    const quoted = c === 0 ? blank : NO_ROWS;
     if (col.kind === 'utf8')
-      return rawCells(col.values, delimiter, after, quote, quoteEmpty, options, rowCodes);
-    return col.kind === 'dictionary'
-      ? cellTable(
-          col.dictionary.map((d) => quote(d) + after),
-          col.codes,
-        )
-      : numberCells(col.values, quoteEmpty, after, asCell);
+      return rawCells(col.values, delimiter, after, quote, quoteEmpty, options, rowCodes, quoted);
+    const table =
+      col.kind === 'dictionary'
+        ? cellTable(
+            col.dictionary.map((d) => quote(d) + after),
+            col.codes,
+          )
+        : numberCells(col.values, quoteEmpty, after, asCell);
+    return quoted.length > 0 ? withQuotedRows(table, quoted, Buffer.byteLength(after)) : table;
   });
 
   // The exact size from how often each cell is used; then rows are copied in order.
@@ -1489,6 +1633,106 @@ export function encodeCsvChunks(
 
 /** A limit past any chunk's end (the kernel's are 32-bit). */
 const MAX_OFFSET = 0x7fffffff;
+
+const NO_ROWS = new Int32Array(0);
+
+/** A cell written as nothing but spaces and tabs (or nothing): an empty row holds only such cells. */
+const BLANK_CELL = /^[ \t]*$/;
+
+/**
+ * The rows whose every cell is written blank (`quote` gives each value's cell), in order: read
+ * back unquoted they would be an empty row. Each column narrows the rows the one before left; a
+ * column without a blank cell leaves none (the common case, found from its distinct values).
+ */
+function blankRows(
+  columns: readonly OutputColumn[],
+  quote: (s: string) => string,
+  rowCount: number,
+): Int32Array {
+  let rows: Int32Array | undefined;
+  for (const col of columns) {
+    const blank = blankCells(col, quote);
+    if (blank === undefined) return NO_ROWS;
+    if (rows === undefined) {
+      const all = new Int32Array(rowCount);
+      let n = 0;
+      for (let r = 0; r < rowCount; r++) if (blank(r)) all[n++] = r;
+      rows = all.slice(0, n);
+    } else rows = rows.filter((r) => blank(r));
+    if (rows.length === 0) return NO_ROWS;
+  }
+  return rows ?? NO_ROWS;
+}
+
+/** Whether row r's cell of a column is written blank; undefined when none is. */
+function blankCells(col: OutputColumn, quote: (s: string) => string): ((r: number) => boolean) | undefined {
+  if (col.kind === 'dictionary') {
+    const flags = Uint8Array.from(col.dictionary, (d) =>
+      BLANK_CELL.test(d) && BLANK_CELL.test(quote(d)) ? 1 : 0,
+    );
+    if (!flags.includes(1)) return undefined;
+    const codes = col.codes;
+    return (r) => flags[codes[r]!] === 1;
+  }
+  if (col.kind === 'number') {
+    // NaN is written empty (or "" alone in its file); any number holds a digit.
+    if (!BLANK_CELL.test(quote(''))) return undefined;
+    const values = col.values;
+    return (r) => Number.isNaN(values[r]);
+  }
+  const { offsets, bytes } = col.values;
+  return (r) => {
+    for (let i = offsets[r]!; i < offsets[r + 1]!; i++)
+      if (bytes[i] !== SPACE && bytes[i] !== TAB) return false;
+    return BLANK_CELL.test(
+      quote(Buffer.from(bytes.subarray(offsets[r]!, offsets[r + 1]!)).toString('latin1')),
+    );
+  };
+}
+
+/**
+ * A table of distinct cells (each a value, then `after` bytes: its delimiter or line end) in
+ * which `rows` take their cell quoted: a cell of their own, `"` value `"` then the same bytes
+ * after (their values are blank: nothing in them to double).
+ */
+function withQuotedRows(table: CellTable, rows: Int32Array, after: number): CellTable {
+  const codes = table.codes.slice();
+  const size = table.lengths.length;
+  /** Per cell its quoted cell's index, once one of the rows takes it. */
+  const quoted = new Map<number, number>();
+  for (const r of rows) {
+    const k = codes[r]!;
+    let q = quoted.get(k);
+    if (q === undefined) {
+      q = size + quoted.size;
+      quoted.set(k, q);
+    }
+    codes[r] = q;
+  }
+  const starts = new Int32Array(size + quoted.size);
+  const lengths = new Int32Array(size + quoted.size);
+  starts.set(table.starts);
+  lengths.set(table.lengths);
+  let end = table.bytes.length;
+  for (const [k, q] of quoted) {
+    starts[q] = end;
+    lengths[q] = lengths[k]! + 2;
+    end += (lengths[q]! + 7) & ~7;
+  }
+  const bytes = new Uint8Array(end);
+  bytes.set(table.bytes);
+  for (const [k, q] of quoted) {
+    const from = starts[k]!;
+    const value = lengths[k]! - after;
+    let at = starts[q]!;
+    bytes[at++] = QUOTE;
+    bytes.set(table.bytes.subarray(from, from + value), at);
+    at += value;
+    bytes[at++] = QUOTE;
+    bytes.set(table.bytes.subarray(from + value, from + lengths[k]!), at);
+  }
+  return { bytes, starts, lengths, codes };
+}
 
 /** A column's distinct cells (see CellTable), each at a multiple of 8 bytes. */
 function cellTable(texts: string[], codes: Int32Array): CellTable {
@@ -1553,6 +1797,8 @@ function rawCells(
   quoteEmpty: boolean,
   options: CsvWriteOptions,
   shared: SharedCodes,
+  /** Rows whose value is quoted whatever it holds (blank ones, in an otherwise empty row). */
+  quoted: Int32Array = NO_ROWS,
 ): CellTable[] {
   const { offsets, bytes } = values;
   const n = rawLength(values);
@@ -1570,7 +1816,7 @@ function rawCells(
     codes: shared.zeros(),
   };
   // The common case: the values as they are, quoted by the writer as it writes each one.
-  if (d >= 0 && !escapes && !quoteEmpty) {
+  if (d >= 0 && !escapes && !quoteEmpty && quoted.length === 0) {
     const starts = first === 0 ? offsets : offsets.map((o) => o - first);
     const column = { bytes: bytes.subarray(first, end), starts, lengths: NO_LENGTHS, codes: shared.rows() };
     return [{ ...column, values: d }, tailTable];
@@ -1587,6 +1833,8 @@ function rawCells(
     if (quoteEmpty) markEmpty(offsets, form);
     if (escapes) markFormulas(bytes, offsets, form, d !== APOSTROPHE);
   }
+  // Blank: no quote to double, no formula to escape.
+  for (const r of quoted) form[r] = QUOTED;
   // The other rows' cells go after the column's bytes (TEXT ones made here, the rest in place).
   const texts = new Map<number, Buffer>();
   let extra = addedBytes(offsets, form, quotes);

@@ -4,6 +4,7 @@
  */
 import { basename, extname } from 'node:path';
 import { InputError, SpecError } from '../errors.ts';
+import { shownName } from '../util/limits.ts';
 import { type ArrowRange, type NullPolicy, readArrowShards } from './arrow.ts';
 import { type CsvRange, readCsvShards } from './csv.ts';
 import { folderFiles, isFolder } from './input.ts';
@@ -79,6 +80,25 @@ export function formatOf(path: string): InputFormat {
     }
   }
   return EXTENSIONS[extname(path).toLowerCase()] ?? 'csv';
+}
+
+/**
+ * Whether messages may quote a table's column names: an Arrow or Parquet schema's names, yes; a
+ * CSV's or a sheet's header row, never (docs/release-spec.md, "Resource limits"): in a file
+ * exported without its header row, that row is a person's record.
+ */
+export function namesQuotable(table: EncodedTable, format: InputFormat = formatOf(table.source)): boolean {
+  return format === 'arrow' || format === 'parquet';
+}
+
+/** The hint for a column a table does not have: its columns, listed when namesQuotable, else counted. */
+export function columnsHint(table: EncodedTable, format?: InputFormat): string {
+  const names = table.columns.map((c) => c.name);
+  return namesQuotable(table, format)
+    ? `its columns are: ${names.map(shownName).join(', ')}`
+    : `check the name against the header row of ${basename(table.source)} (its ${names.length} ${
+        names.length === 1 ? 'name is' : 'names are'
+      } not quoted: a file without a header row has a person's record there)`;
 }
 
 /**

@@ -31,7 +31,7 @@ import { ZipArchive, type ZipEntry, ZipError } from './zip.ts';
 export interface ReadXlsxOptions {
   /**
    * The sheet: its name, or its 1-based position in the workbook counting hidden sheets; the
-   * first visible one by default.
+   * first visible worksheet by default (not a chart sheet).
    */
   sheet?: string | number;
   /** Columns whose cells are never stored (identifying ones): the tables leave them out. */
@@ -161,7 +161,7 @@ function* readOpenXlsx(
     const workbook = readWorkbook(file, zip);
     const sheet = chooseSheet(file, workbook.sheets, options.sheet);
     const where = `${file} sheet "${shownName(sheet.name)}"`;
-    if (!sheet.type.endsWith('/worksheet')) {
+    if (!isWorksheet(sheet)) {
       throw new InputError(
         'E_XLSX_SHEET',
         `${where}: the sheet is a chart or dialog sheet, not a table`,
@@ -330,6 +330,11 @@ function readWorkbook(file: string, zip: ZipArchive): Workbook {
   };
 }
 
+/** A sheet of cells (not a chart or dialog sheet). */
+function isWorksheet(sheet: SheetRef): boolean {
+  return sheet.type.endsWith('/worksheet');
+}
+
 /** The sheets' names, quoted, in workbook order. */
 function sheetNames(sheets: readonly SheetRef[]): string {
   return sheets.map((s) => `"${shownName(s.name)}"`).join(', ');
@@ -337,7 +342,8 @@ function sheetNames(sheets: readonly SheetRef[]): string {
 
 /**
  * The sheet `wanted` names (a name, or a position from 1 counting hidden sheets), or the first
- * visible one: a hidden sheet is a workbook's lookup lists or workings, not the table.
+ * visible worksheet: a hidden sheet is a workbook's lookup lists or workings, and a chart sheet
+ * (a workbook often opens on its chart) holds no cells, neither is the table.
  */
 function chooseSheet(
   file: string,
@@ -345,7 +351,8 @@ function chooseSheet(
   wanted: string | number | undefined,
 ): SheetRef {
   if (sheets.length === 0) throw corrupt(file, 'its workbook lists no sheet');
-  if (wanted === undefined) return sheets.find((s) => !s.hidden) ?? sheets[0]!;
+  if (wanted === undefined)
+    return sheets.find((s) => !s.hidden && isWorksheet(s)) ?? sheets.find((s) => !s.hidden) ?? sheets[0]!;
   const found =
     typeof wanted === 'number'
       ? sheets[wanted - 1]

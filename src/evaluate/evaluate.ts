@@ -9,6 +9,7 @@
  */
 import { modelOf, needs } from '../catalogue/catalogue.ts';
 import type { HistogramBin, PopulationUniqueness } from '../contracts/report.ts';
+import { columnsHint } from '../data/read.ts';
 import type { EncodedColumn, EncodedTable, RowNames } from '../data/table.ts';
 import { collapseRows } from '../data/tuples.ts';
 import { PpdpError } from '../errors.ts';
@@ -17,6 +18,7 @@ import {
   type ClassHistogramSet,
   type DisclosureMeasures,
   disclosureMeasures,
+  type SparseClassHistograms,
 } from '../metrics/disclosure.ts';
 import { labelLoss } from '../metrics/label-loss.ts';
 import {
@@ -27,9 +29,10 @@ import {
 } from '../metrics/population-risk.ts';
 import { classSizeHistogram, reidentificationRisk } from '../metrics/privacy.ts';
 import { specialUniques, type WeightedRisk, weightedRisk } from '../metrics/special-uniques.ts';
+import { specK } from '../models/index.ts';
 import { isPopulationModel, type PrivacyModelSpec } from '../release-spec/spec.ts';
 import { minOf } from '../util/extent.ts';
-import { checkClass, type SensitiveContext } from '../verify/models.ts';
+import { checkClass, forEachClassCounts, type SensitiveContext } from '../verify/models.ts';
 import { checkReleaseModels, isReleaseModel } from '../verify/population.ts';
 import { type PersonSetting, personFigures } from './persons.ts';
 
@@ -66,7 +69,10 @@ export interface EvaluateInput {
 export interface Evaluation {
   source: string;
   rows: number;
+  /** Rows whose quasi-identifiers are all `*`, plus `removedRows`. */
   suppressedRows: number;
+  /** Rows of the original the table lacks (a release that removes its suppressed rows): suppressed. */
+  removedRows: number;
   quasiIdentifiers: string[];
   sensitive: string[];
   classes: number;
@@ -117,14 +123,22 @@ export interface Evaluation {
     classesFailing: number;
   }[];
   utility?: {
-    /** Mean information loss per QI cell (0 = as in the original, 1 = fully generalized or suppressed). */
+    /**
+     * Mean information loss per QI cell of the original's rows (0 = as in the original, 1 = fully
+     * generalized or suppressed; a removed row's cells 1).
+     */
     ncp: number;
     ncpByAttribute: Record<string, number>;
-    /** Σ|E|² over classes plus rows × suppressed rows. */
+    /** Σ|E|² over classes plus the original's rows × suppressed rows (removed ones included). */
     discernibility: number;
-    /** Average class size over k: rows released / classes / k achieved. */
+    /** Average class size over k: rows released / classes / `aecsK.k`. */
     aecs: number;
-    /** Cells whose value is neither an original value, a hierarchy label, a range nor `*` (not counted in NCP). */
+    /** The k AECS divides by: the spec's (its k-anonymity's k, else 1), or without a spec the k achieved. */
+    aecsK: { k: number; from: 'spec' | 'achieved' };
+    /**
+     * Cells whose value is neither an original value, a hierarchy label, a range nor `*`: each
+     * counts 0 in the NCP's mean over all cells, which is then a lower bound.
+     */
     unmeasuredCells: number;
     originalRows: number;
   };
@@ -135,11 +149,7 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
   const column = (t: EncodedTable, name: string, what: string): EncodedColumn => {
     const c = t.columns.find((x) => x.name === name);
     if (!c) {
-      throw new PpdpError(
-        'E_EVALUATE_COLUMN',
-        `${what} has no column ${name}`,
-        `its columns are: ${t.columns.map((x) => x.name).join(', ')}`,
-      );
+      throw new PpdpError('E_EVALUATE_COLUMN', `${what} has no column ${name}`, columnsHint(t));
     }
     return c;
   };
@@ -160,17 +170,26 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
   const suppressedTuple = tupleOfStars(tuples.columns, qis);
   const keep = (g: number) => g !== suppressedTuple;
   const sizes = Array.from(tuples.counts).filter((_, g) => keep(g));
-  const suppressedRows = suppressedTuple < 0 ? 0 : tuples.counts[suppressedTuple]!;
-  const released = n - suppressedRows;
+  const released = n - (suppressedTuple < 0 ? 0 : tuples.counts[suppressedTuple]!);
+  // Rows of the original the table lacks (a release made with "suppressed": "remove") were
+  // suppressed: counted so, as the release's report counts them.
+  const removedRows = original ? Math.max(0, original.rowCount - n) : 0;
+  const suppressedRows = n - released + removedRows;
   const kAchieved = sizes.length > 0 ? minOf(sizes) : 0;
 
   const disclosure: Record<string, DisclosureMeasures> = {};
   const contexts = new Map<string, SensitiveContext>();
-  const classCounts = new Map<string, Map<string, number>[]>();
+  const histograms = new Map<string, { set: SparseClassHistograms; dictionary: readonly string[] }>();
   for (const sa of sas) {
-    const width = sa.dictionary.length;
-    const counts = new Int32Array(classes * width);
-    for (let r = 0; r < n; r++) counts[tuples.rowToTuple[r]! * width + sa.codes[r]!]!++;
+    const codes = sa.codes;
+    const set = sparseHistograms(
+      tuples.rowToTuple,
+      tuples.counts,
+      sa.dictionary.length,
+      (r) => codes[r]!,
+      keep,
+    );
+    histograms.set(sa.name, { set, dictionary: sa.dictionary });
     const base = original ? column(original, sa.name, 'the original table') : sa;
     const share = new Map<string, number>();
     const baseCounts = new Int32Array(base.dictionary.length);
@@ -179,7 +198,6 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       if (baseCounts[c]! > 0) share.set(v, (share.get(v) ?? 0) + baseCounts[c]! / base.codes.length);
     });
     const distribution = Float64Array.from(sa.dictionary, (v) => share.get(v) ?? 0);
-    const set = { groups: classes, width, counts, keep };
     disclosure[sa.name] = disclosureMeasures(
       sa.name,
       set,
@@ -188,22 +206,21 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       sa.dictionary,
     );
     contexts.set(sa.name, { table: share, hierarchy: input.hierarchies?.get(sa.name) });
-    classCounts.set(
-      sa.name,
-      Array.from({ length: classes }, (_, g) => {
-        const m = new Map<string, number>();
-        for (let s = 0; s < width; s++)
-          if (counts[g * width + s]! > 0) m.set(sa.dictionary[s]!, counts[g * width + s]!);
-        return m;
-      }),
-    );
   }
+  // A class's SA counts by value, as the models' checks read them.
+  const valueCounts = (attribute: string, g: number): Map<string, number> => {
+    const { set, dictionary } = histograms.get(attribute)!;
+    const m = new Map<string, number>();
+    for (let i = set.offsets[g]!; i < set.offsets[g + 1]!; i++)
+      m.set(dictionary[set.values[i]!]!, set.counts[i]!);
+    return m;
+  };
 
   const models = input.privacy?.map((model) => {
     const { model: name, ...params } = model as PrivacyModelSpec & Record<string, unknown>;
     if (isReleaseModel(model)) return releaseModel(model, params, sizes, n);
     const attribute = 'attribute' in model ? model.attribute : undefined;
-    if (attribute !== undefined && !classCounts.has(attribute)) {
+    if (attribute !== undefined && !histograms.has(attribute)) {
       throw new PpdpError(
         'E_EVALUATE_ROLES',
         `${model.model} names ${attribute}, which is not a sensitive attribute here`,
@@ -218,7 +235,7 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       const { value, holds } = checkClass(
         model,
         tuples.counts[g]!,
-        attribute === undefined ? undefined : classCounts.get(attribute)![g],
+        attribute === undefined ? undefined : valueCounts(attribute, g),
         attribute === undefined ? undefined : contexts.get(attribute),
       );
       if (!holds) {
@@ -280,12 +297,18 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       : 'quasi-identifiers as released',
   );
   const { prosecutor } = risk;
-  let discernibility = suppressedRows * n;
+  // Each suppressed row is charged the whole input's rows (removed ones included).
+  let discernibility = suppressedRows * (n + removedRows);
   for (const s of sizes) discernibility += s * s;
+  // AECS divides by the k the spec asks for, as the release's report; without a spec, by the k achieved.
+  const aecsK = input.privacy
+    ? { k: specK(input.privacy), from: 'spec' as const }
+    : { k: kAchieved, from: 'achieved' as const };
   return {
     source: input.source,
     rows: n,
     suppressedRows,
+    removedRows,
     quasiIdentifiers: qis.map((q) => q.name),
     sensitive: sas.map((s) => s.name),
     classes: sizes.length,
@@ -347,9 +370,10 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
     ...(original
       ? {
           utility: {
-            ...informationLoss(qis, original, input.hierarchies, column),
+            ...informationLoss(qis, original, removedRows, input.hierarchies, column),
             discernibility,
-            aecs: sizes.length > 0 && kAchieved > 0 ? released / sizes.length / kAchieved : 0,
+            aecs: sizes.length > 0 && aecsK.k > 0 ? released / sizes.length / aecsK.k : 0,
+            aecsK,
             originalRows: original.rowCount,
           },
         }
@@ -380,20 +404,49 @@ function originalClasses(
   original: EncodedTable,
   sa: EncodedColumn,
   base: EncodedColumn,
-): ClassHistogramSet {
+): ClassHistogramSet | SparseClassHistograms {
   const qis = input.quasiIdentifiers.map((q) => original.columns.find((c) => c.name === q));
   if (qis.some((q) => q === undefined))
     return { groups: 0, width: sa.dictionary.length, counts: new Int32Array(0), keep: () => false };
   const tuples = collapseRows(input.kernel, qis as EncodedColumn[]);
-  const width = sa.dictionary.length;
   const index = new Map(sa.dictionary.map((v, c) => [v, c]));
-  const codeOf = base.dictionary.map((v) => index.get(v) ?? -1);
-  const counts = new Int32Array(tuples.counts.length * width);
-  for (let r = 0; r < original.rowCount; r++) {
-    const c = codeOf[base.codes[r]!]!;
-    if (c >= 0) counts[tuples.rowToTuple[r]! * width + c]!++;
-  }
-  return { groups: tuples.counts.length, width, counts, keep: () => true };
+  // A value the release does not hold is not counted (-1).
+  const codeOf = Int32Array.from(base.dictionary, (v) => index.get(v) ?? -1);
+  const codes = base.codes;
+  return sparseHistograms(
+    tuples.rowToTuple,
+    tuples.counts,
+    sa.dictionary.length,
+    (r) => codeOf[codes[r]!]!,
+    () => true,
+  );
+}
+
+/**
+ * Per class, the counts of the SA codes `codeOf(row)` it holds, in code order: time and memory
+ * linear in the rows, where a classes × values matrix is quadratic for an SA of many values (an
+ * amount per row).
+ */
+function sparseHistograms(
+  rowToClass: Int32Array,
+  sizes: Int32Array,
+  width: number,
+  codeOf: (row: number) => number,
+  keep: (g: number) => boolean,
+): SparseClassHistograms {
+  const groups = sizes.length;
+  const offsets = new Int32Array(groups + 1);
+  const values = new Int32Array(rowToClass.length);
+  const counts = new Int32Array(rowToClass.length);
+  let at = 0;
+  forEachClassCounts(rowToClass, sizes, groups, width, codeOf, (g, c) => {
+    for (const s of c.present.subarray(0, c.n).sort()) {
+      values[at] = s;
+      counts[at++] = c.counts[s]!;
+    }
+    offsets[g + 1] = at;
+  });
+  return { groups, width, offsets, values: values.subarray(0, at), counts: counts.subarray(0, at), keep };
 }
 
 /** Index of the tuple whose every QI is `*`, or -1. */
@@ -406,14 +459,17 @@ function tupleOfStars(columns: Int32Array[], qis: EncodedColumn[]): number {
 }
 
 /**
- * NCP read from the released strings: a cell holding an original value loses 0, `*` loses 1,
- * a hierarchy label (covering c of the attribute's d original values) (c − 1)/(d − 1), a
- * numeric range `[lo-hi]` (also `[lo, hi[` and `lo-hi`) (hi − lo)/(max − min) of the original
- * values. Each distinct string is measured once.
+ * NCP read from the released strings (src/metrics/label-loss.ts): a cell holding an original
+ * value loses 0, `*` loses 1, a hierarchy label (covering c of the attribute's d original
+ * values) (c − 1)/(d − 1), a numeric range `[lo-hi]` (also `[lo, hi[` and `lo-hi`)
+ * (hi − lo)/(max − min) of the original numbers; a removed row's cells lose 1 each. The mean is
+ * over every cell of the original's rows (docs/definitions.md): a cell no rule explains counts
+ * 0 there, so with `unmeasuredCells` the NCP is a lower bound. Each distinct string is measured once.
  */
 function informationLoss(
   qis: EncodedColumn[],
   original: EncodedTable,
+  removedRows: number,
   hierarchies: ReadonlyMap<string, string[][]> | undefined,
   column: (t: EncodedTable, name: string, what: string) => EncodedColumn,
 ): { ncp: number; ncpByAttribute: Record<string, number>; unmeasuredCells: number } {
@@ -426,16 +482,17 @@ function informationLoss(
     for (const c of base.codes) present[c] = 1;
     const values = base.dictionary.filter((_, c) => present[c]);
     const loss = q.dictionary.map(labelLoss(values, hierarchies?.get(q.name)));
-    let sum = 0;
+    let sum = removedRows;
     for (const code of q.codes) {
       const l = loss[code];
       if (l === null || l === undefined) unmeasured++;
       else sum += l;
     }
-    ncpByAttribute[q.name] = q.codes.length > 0 ? sum / q.codes.length : 0;
+    const rows = q.codes.length + removedRows;
+    ncpByAttribute[q.name] = rows > 0 ? sum / rows : 0;
     total += sum;
   }
-  const cells = qis.length * (qis[0]?.codes.length ?? 0);
+  const cells = qis.length * ((qis[0]?.codes.length ?? 0) + removedRows);
   return { ncp: cells > 0 ? total / cells : 0, ncpByAttribute, unmeasuredCells: unmeasured };
 }
 

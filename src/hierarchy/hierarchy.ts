@@ -48,14 +48,14 @@ export interface Hierarchy {
 }
 
 /**
- * Builds the hierarchy of `column` from its spec. `quoteValues` says whether error messages
- * may name a value (never for sensitive or identifying columns); `rows` names the rows they
- * point to, as the column's table places them (src/data/checks.ts, inputRows).
+ * Builds the hierarchy of `column` from its spec. Its errors name the file, rows and levels,
+ * never a value or label: a hierarchy's labels are often values of the data. `rows` names the
+ * rows of the column they point to, as the column's table places them (src/data/checks.ts,
+ * inputRows).
  */
 export function buildHierarchy(
   column: EncodedColumn,
   spec: HierarchySpec,
-  quoteValues: boolean,
   rows: RowNames = columnRows,
 ): Hierarchy {
   const source = hierarchySource(spec);
@@ -64,7 +64,7 @@ export function buildHierarchy(
   // alone: shards of one input, and releases of one input in one process, share theirs.
   const text = spec.kind === 'file' ? readHierarchyText(spec.path) : undefined;
   const key =
-    `${quoteValues ? 1 : 0}\u0000${column.name}\u0000` +
+    `${column.name}\u0000` +
     (text === undefined ? JSON.stringify(spec) : `${spec.kind === 'file' ? spec.path : ''}\u0000${text}`);
   let fresh = false;
   const made = (text === undefined ? built : fromFiles).get(key, column.dictionary, () => {
@@ -73,7 +73,7 @@ export function buildHierarchy(
       text === undefined || spec.kind !== 'file'
         ? hierarchyGrid(column, spec, rows)
         : rowsGrid(fileRows(column, spec.path, text));
-    return { grid, shape: hierarchyShape(column, grid, source, quoteValues) };
+    return { grid, shape: hierarchyShape(column, grid, source) };
   });
   // A kept grid was made for another shard's rows: this one's are checked against it.
   if (!fresh) checkRefused(made.grid, column, rows);
@@ -116,7 +116,7 @@ function hierarchyGrid(column: EncodedColumn, spec: HierarchySpec, rows: RowName
 }
 
 function fileRows(column: EncodedColumn, path: string, text = readHierarchyText(path)): Rows {
-  const rows = hierarchyRowsOf(path, text);
+  const rows = hierarchyRowsOf(basename(path), text);
   checkHierarchySize(basename(path), column.name, rows.length, rows[0]!.length);
   return withMissingRows(column, rows);
 }
@@ -139,9 +139,9 @@ function hierarchySource(spec: HierarchySpec): string {
   return spec.kind === 'file' ? basename(spec.path) : `${spec.kind} builder`;
 }
 
-/** Reads an ARX hierarchy CSV (`value;level1;…;*`). */
-export function readHierarchyRows(path: string): Rows {
-  return hierarchyRowsOf(path, readHierarchyText(path));
+/** Reads an ARX hierarchy CSV (`value;level1;…;*`); `name` names it in messages. */
+export function readHierarchyRows(path: string, name = basename(path)): Rows {
+  return hierarchyRowsOf(name, readHierarchyText(path));
 }
 
 function readHierarchyText(path: string): string {
@@ -156,12 +156,12 @@ function readHierarchyText(path: string): string {
   }
 }
 
-/** The rows of a hierarchy file's text (`path` names it in messages). */
-function hierarchyRowsOf(path: string, read: string): Rows {
-  const file = basename(path);
+/** The rows of a hierarchy file's text (`file` names it in messages). */
+function hierarchyRowsOf(file: string, read: string): Rows {
   const text = read.charCodeAt(0) === 0xfeff ? read.slice(1) : read;
   const lines = text.split(/\r?\n/);
-  if (lines.at(-1) === '') lines.pop();
+  // Trailing empty lines are not rows, as in a table (and as the verifier reads the file).
+  while (lines.at(-1) === '') lines.pop();
   if (lines.length === 0) {
     throw new HierarchyError(
       'E_HIERARCHY_EMPTY',
@@ -174,14 +174,23 @@ function hierarchyRowsOf(path: string, read: string): Rows {
   const width = rows[0]!.length;
   for (const [r, row] of rows.entries()) {
     if (row.length !== width) {
+      const blank = lines[r] === '';
       throw new HierarchyError(
         'E_HIERARCHY_RAGGED',
-        `${file} row ${r + 1}: ${row.length} levels, row 1 has ${width}`,
-        'every row of a hierarchy must have the same number of levels (value;level1;…;*)',
+        blank
+          ? `${file} row ${r + 1}: the line is empty`
+          : `${file} row ${r + 1}: ${levels(row.length)}, row 1 has ${width}`,
+        blank
+          ? 'remove empty lines between rows'
+          : 'every row of a hierarchy must have the same number of levels (value;level1;…;*)',
       );
     }
   }
   return rows;
+}
+
+function levels(n: number): string {
+  return `${n} ${n === 1 ? 'level' : 'levels'}`;
 }
 
 /**
@@ -200,12 +209,7 @@ interface HierarchyShape {
   readonly notATree: HierarchyError | undefined;
 }
 
-function hierarchyShape(
-  column: EncodedColumn,
-  grid: Grid,
-  source: string,
-  quoteValues: boolean,
-): HierarchyShape {
+function hierarchyShape(column: EncodedColumn, grid: Grid, source: string): HierarchyShape {
   const height = grid.rows === 0 ? 0 : grid.height;
   const { cells, labels: names } = grid;
   const values = cells[0]!;
@@ -214,14 +218,14 @@ function hierarchyShape(
     if (rowOfLabel[values[r]!] !== -1) {
       throw new HierarchyError(
         'E_HIERARCHY_DUPLICATE',
-        `${source} row ${r + 1}: value listed twice${quoteValues ? ` ('${names[values[r]!]}')` : ''}`,
+        `${source} row ${r + 1}: value listed twice (also in row ${rowOfLabel[values[r]!]! + 1})`,
         'list every value once',
       );
     }
     rowOfLabel[values[r]!] = r;
   }
-  checkTop(column.name, source, grid, height, quoteValues);
-  if (hasCycle(grid, height)) reportCycle(column.name, source, gridRows(grid), quoteValues);
+  checkTop(column.name, source, grid, height);
+  if (hasCycle(grid, height)) reportCycle(column.name, source, gridRows(grid));
   const dict = column.dictionary;
   // code → its row; -1: an unused dictionary entry no row lists (never released: `*` above it).
   const rowOf = new Int32Array(dict.length).fill(-1);
@@ -256,7 +260,7 @@ function hierarchyShape(
     labels.push(levelLabels);
     localOf.push(local);
   }
-  const notATree = treeError(column.name, source, levelTables, labels, quoteValues);
+  const notATree = treeError(column.name, source, levelTables, labels, rowOf);
   return { height, rowOf, levelTables, labels, localOf, notATree };
 }
 
@@ -306,6 +310,10 @@ function withRows(
   return { attribute: column.name, height, levelTables, labels, leaves, domain, rows, rowsUnder, source };
 }
 
+/** Why messages name rows, not the values a hierarchy lacks. */
+export const VALUES_NOT_SHOWN =
+  '(values are not shown: a value missing from a hierarchy is often rare, and rare values can identify a person)';
+
 /**
  * Values of the data that the hierarchy does not list: how many, in how many rows, and the
  * first rows holding them (as `rowNames` names them), never the values. A value the
@@ -313,11 +321,14 @@ function withRows(
  * messages end up in terminals, CI logs and tickets. The rows named let the publisher look the
  * values up in their own file.
  */
-function missingValues(
+export function missingValues(
   column: EncodedColumn,
   source: string,
   codes: number[],
   rowNames: RowNames,
+  /** How to find the value(s), `it` or `them` (a release's error points to `ppdp hierarchy check`). */
+  lookUp = (it: string) =>
+    `look ${it} up in the rows named, or run \`ppdp hierarchy check\` ${VALUES_NOT_SHOWN}`,
 ): HierarchyError {
   const isMissing = new Uint8Array(column.dictionary.length);
   for (const code of codes) isMissing[code] = 1;
@@ -339,9 +350,9 @@ function missingValues(
     `${source}: ${values} of column '${column.name}' ${codes.length === 1 ? 'appears' : 'appear'} in the data but not in the hierarchy${
       empty ? ` (${codes.length === 1 ? 'it is' : 'one is'} the empty value)` : ''
     }: ${rows} ${rows === 1 ? 'row' : 'rows'}, first in ${where}`,
-    `add a row for ${codes.length === 1 ? 'that value' : 'each of these values'} to ${source}; look ${
-      firstRows.length === 1 ? 'it' : 'them'
-    } up in the rows named, or run \`ppdp hierarchy check\` (values are not shown: a value missing from a hierarchy is often rare, and rare values can identify a person)`,
+    `add a row for ${codes.length === 1 ? 'that value' : 'each of these values'} to ${source}; ${lookUp(
+      codes.length === 1 ? 'it' : 'them',
+    )}`,
   );
 }
 
@@ -351,20 +362,28 @@ function treeError(
   source: string,
   tables: Int32Array[],
   labels: string[][],
-  quoteValues: boolean,
+  /** code → its row (-1: a dictionary entry no row lists). */
+  rowOf: Int32Array,
 ): HierarchyError | undefined {
   for (let l = 1; l + 1 < tables.length; l++) {
-    const parent = new Int32Array(labels[l]!.length).fill(-1);
+    // label → the first code under it: its parent is that code's label one level up.
+    const first = new Int32Array(labels[l]!.length).fill(-1);
     const below = tables[l]!;
     const above = tables[l + 1]!;
     for (let code = 0; code < below.length; code++) {
-      const p = parent[below[code]!]!;
-      if (p === -1) parent[below[code]!] = above[code]!;
-      else if (p !== above[code]) {
+      const f = first[below[code]!]!;
+      if (f === -1) first[below[code]!] = code;
+      else if (above[f] !== above[code]) {
+        const rows = [rowOf[f]!, rowOf[code]!]
+          .filter((r) => r >= 0)
+          .sort((a, b) => a - b)
+          .map((r) => r + 1);
+        const where =
+          rows.length === 2 ? `rows ${rows[0]} and ${rows[1]}` : rows.length === 1 ? `row ${rows[0]}` : '';
         return new HierarchyError(
           'E_HIERARCHY_TREE',
-          `${source}: hierarchy of '${name}' is not a tree: ${
-            quoteValues ? `label '${labels[l]![below[code]!]}'` : 'a label'
+          `${source}${where === '' ? '' : ` ${where}`}: hierarchy of '${name}' is not a tree: ${
+            rows.length === 2 ? 'the label these rows share' : 'a label'
           } at level ${l} has two parents at level ${l + 1}`,
           'values that share a label at one level must share their labels at every level above',
         );
@@ -378,7 +397,7 @@ function treeError(
  * The last level must be one label for every value (such as `*`): the top of the lattice is
  * then one class of all rows, which every k ≤ rows satisfies.
  */
-function checkTop(name: string, source: string, grid: Grid, height: number, quoteValues: boolean): void {
+function checkTop(name: string, source: string, grid: Grid, height: number): void {
   if (height === 0) {
     throw new HierarchyError(
       'E_HIERARCHY_TOP',
@@ -392,8 +411,7 @@ function checkTop(name: string, source: string, grid: Grid, height: number, quot
   if (r >= 0) {
     throw new HierarchyError(
       'E_HIERARCHY_TOP',
-      `${source} row ${r + 1}: the top level (level ${height}) of the hierarchy of '${name}' has more than one label` +
-        (quoteValues ? ` ('${grid.labels[top]}' in row 1, '${grid.labels[tops[r]!]}' here)` : ''),
+      `${source} row ${r + 1}: the top level (level ${height}) of the hierarchy of '${name}' has more than one label (this row's differs from row 1's)`,
       'end every row with the same label for all values, such as *',
     );
   }
@@ -443,7 +461,7 @@ function hasCycle(grid: Grid, height: number): boolean {
  * "generalization" relabels values instead of coarsening them. Repeating a label one level up
  * (`Male;Male;*`) is not a cycle.
  */
-function reportCycle(name: string, source: string, rows: Rows, quoteValues: boolean): void {
+function reportCycle(name: string, source: string, rows: Rows): void {
   // label → its parents one level up (label → row of the first such step)
   const parents = new Map<string, Map<string, number>>();
   for (const [r, row] of rows.entries()) {
@@ -459,9 +477,10 @@ function reportCycle(name: string, source: string, rows: Rows, quoteValues: bool
   const state = new Map<string, 1 | 2>(); // 1: on the path, 2: done
   for (const start of parents.keys()) {
     if (state.has(start)) continue;
-    // Iterative DFS: a label on the current path met again closes a cycle.
-    const path: { label: string; next: Iterator<[string, number]> }[] = [
-      { label: start, next: (parents.get(start) ?? new Map()).entries() },
+    // Iterative DFS: a label on the current path met again closes a cycle. Each entry keeps
+    // the row of the step that reached it.
+    const path: { label: string; next: Iterator<[string, number]>; row: number }[] = [
+      { label: start, next: (parents.get(start) ?? new Map()).entries(), row: -1 },
     ];
     state.set(start, 1);
     while (path.length > 0) {
@@ -475,18 +494,21 @@ function reportCycle(name: string, source: string, rows: Rows, quoteValues: bool
       const [label, row] = step.value;
       const seen = state.get(label);
       if (seen === 1) {
-        const cycle = [...path.slice(path.findIndex((p) => p.label === label)).map((p) => p.label), label];
+        const steps = [...path.slice(path.findIndex((p) => p.label === label) + 1).map((p) => p.row), row];
+        const through = [...new Set(steps)].sort((a, b) => a - b).map((r) => r + 1);
         throw new HierarchyError(
           'E_HIERARCHY_CYCLE',
-          `${source} row ${row + 1}: the hierarchy of '${name}' has a cycle: ${
-            quoteValues ? cycle.map((c) => `'${c}'`).join(' → ') : 'a label'
-          } generalizes back to ${quoteValues ? 'itself' : 'itself through other rows'}`,
+          `${source} row ${row + 1}: the hierarchy of '${name}' has a cycle: a label generalizes, level by level, back to itself (through ${
+            through.length === 1
+              ? `row ${through[0]}`
+              : `rows ${through.slice(0, -1).join(', ')} and ${through.at(-1)}`
+          })`,
           'a label must only generalize to coarser labels: check for swapped or repeated labels between rows',
         );
       }
       if (seen === undefined) {
         state.set(label, 1);
-        path.push({ label, next: (parents.get(label) ?? new Map()).entries() });
+        path.push({ label, next: (parents.get(label) ?? new Map()).entries(), row });
       }
     }
   }

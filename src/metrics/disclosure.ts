@@ -58,11 +58,42 @@ export interface ClassHistogramSet {
   readonly keep: (g: number) => boolean;
 }
 
+/**
+ * Classes as sparse histograms, for an SA of many values (an amount): class `g` holds the
+ * values `values[i]` (in code order) `counts[i]` times, for `i` from `offsets[g]` to
+ * `offsets[g + 1]`. Memory grows with the rows, where the dense form's grows with classes × values.
+ */
+export interface SparseClassHistograms {
+  readonly groups: number;
+  readonly width: number;
+  readonly offsets: Int32Array;
+  readonly values: Int32Array;
+  readonly counts: Int32Array | Float64Array;
+  readonly keep: (g: number) => boolean;
+}
+
+/**
+ * One class's entries: `codes[i]` holds `counts[i]`. Dense, every value of the SA (zeros
+ * too); sparse, those the class holds.
+ */
+function entriesOf(
+  classes: ClassHistogramSet | SparseClassHistograms,
+  g: number,
+  identity: Int32Array,
+): { codes: Int32Array; counts: Int32Array | Float64Array } {
+  if ('offsets' in classes) {
+    const from = classes.offsets[g]!;
+    const to = classes.offsets[g + 1]!;
+    return { codes: classes.values.subarray(from, to), counts: classes.counts.subarray(from, to) };
+  }
+  return { codes: identity, counts: classes.counts.subarray(g * classes.width, (g + 1) * classes.width) };
+}
+
 export function disclosureMeasures(
   attribute: string,
-  classes: ClassHistogramSet,
+  classes: ClassHistogramSet | SparseClassHistograms,
   /** The input's own classes, or just their `ModeCounts`. */
-  original: ClassHistogramSet | ModeCounts,
+  original: ClassHistogramSet | SparseClassHistograms | ModeCounts,
   table: Float64Array,
   /**
    * The SA's values by code: t is then measured with the default rule's distance (ordered, the
@@ -75,13 +106,16 @@ export function disclosureMeasures(
   const width = classes.width;
   const order =
     values && values.length === width && values.length > 0 && isNumericColumn(values)
-      ? values.map((_, s) => s).sort((a, b) => Number(values[a]) - Number(values[b]))
+      ? orderedWalk(values, table)
       : undefined;
+  const identity = Int32Array.from({ length: width }, (_, s) => s);
   let tableMax = 0;
   let tableDistinct = 0;
   let tableEntropy = 0;
+  let tableTotal = 0;
   for (const q of table) {
     tableMax = Math.max(tableMax, q);
+    tableTotal += q;
     if (q > 0) {
       tableDistinct++;
       tableEntropy -= q * Math.log(q);
@@ -96,7 +130,7 @@ export function disclosureMeasures(
   let correct = 0;
   for (let g = 0; g < classes.groups; g++) {
     if (!classes.keep(g)) continue;
-    const h = classes.counts.subarray(g * width, (g + 1) * width);
+    const { codes, counts: h } = entriesOf(classes, g, identity);
     let size = 0;
     for (const c of h) size += c;
     if (size === 0) continue;
@@ -106,11 +140,13 @@ export function disclosureMeasures(
     let tv = 0;
     let best = 0;
     let jsd = 0;
-    for (let s = 0; s < width; s++) {
-      const p = h[s]! / size;
-      const q = table[s]!;
+    let covered = 0;
+    for (let i = 0; i < h.length; i++) {
+      const p = h[i]! / size;
+      const q = table[codes[i]!]!;
+      covered += q;
       tv += Math.abs(p - q);
-      best = Math.max(best, h[s]!);
+      best = Math.max(best, h[i]!);
       if (p > 0) {
         distinct++;
         entropy -= p * Math.log(p);
@@ -120,9 +156,15 @@ export function disclosureMeasures(
       if (p > 0) jsd += 0.5 * p * Math.log(p / mid);
       if (q > 0) jsd += 0.5 * q * Math.log(q / mid);
     }
+    if (h.length < width) {
+      // The values a sparse class lacks (p = 0), at once: each adds q to tv and q·ln 2 / 2 to jsd.
+      const rest = Math.max(0, tableTotal - covered);
+      tv += rest;
+      jsd += 0.5 * Math.LN2 * rest;
+    }
     distinctL = Math.min(distinctL, distinct);
     entropyL = Math.min(entropyL, Math.exp(entropy));
-    t = Math.max(t, order ? orderedDistance(h, size, table, order) : tv / 2);
+    t = Math.max(t, order ? orderedDistance(codes, h, size, table, order) : tv / 2);
     js += size * jsd;
     correct += best;
   }
@@ -163,21 +205,84 @@ export function disclosureMeasures(
   };
 }
 
-/** Ordered EMD (as ordered t-closeness measures it): Σ |cumulative difference| / (m − 1). */
+/** The SA's values in numeric order, with the table's running shares along it. */
+interface OrderedWalk {
+  /** Codes by position, and positions by code. */
+  readonly order: Int32Array;
+  readonly position: Int32Array;
+  /** `below[j]`: the table's share of positions 0 … j; `belowSum[j]`: Σ below[0 … j − 1]. */
+  readonly below: Float64Array;
+  readonly belowSum: Float64Array;
+}
+
+function orderedWalk(values: readonly string[], table: Float64Array): OrderedWalk {
+  const m = values.length;
+  const order = Int32Array.from(
+    values.map((_, s) => s).sort((a, b) => Number(values[a]) - Number(values[b])),
+  );
+  const position = new Int32Array(m);
+  const below = new Float64Array(m);
+  const belowSum = new Float64Array(m + 1);
+  let share = 0;
+  for (let j = 0; j < m; j++) {
+    position[order[j]!] = j;
+    share += table[order[j]!]!;
+    below[j] = share;
+    belowSum[j + 1] = belowSum[j]! + share;
+  }
+  return { order, position, below, belowSum };
+}
+
+/**
+ * Ordered EMD (as ordered t-closeness measures it): Σ |cumulative difference| / (m − 1), the
+ * cumulative difference walked in value order. A dense class is walked value by value; over a
+ * run of values a sparse class lacks, the difference only falls by their table shares, so the
+ * run's sum is taken at once from the running shares (split where it crosses zero).
+ */
 function orderedDistance(
+  codes: Int32Array,
   h: Int32Array | Float64Array,
   size: number,
   table: Float64Array,
-  order: readonly number[],
+  walk: OrderedWalk,
 ): number {
-  const m = order.length;
+  const m = walk.order.length;
   if (m < 2) return 0;
+  const dense = h.length === m;
+  let entries = walk.order;
+  if (!dense) {
+    entries = Int32Array.from(codes.keys()).sort(
+      (a, b) => walk.position[codes[a]!]! - walk.position[codes[b]!]!,
+    );
+  }
   let cumulative = 0;
   let d = 0;
-  for (const s of order) {
-    cumulative += h[s]! / size - table[s]!;
+  let next = 0;
+  const { below, belowSum } = walk;
+  // Σ_{j in [a, b)} |cumulative − (below[j] − below[a − 1])|: below rises, so the terms change sign once.
+  const run = (a: number, b: number): number => {
+    const level = cumulative + (a > 0 ? below[a - 1]! : 0);
+    let lo = a;
+    let hi = b;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (below[mid]! > level) hi = mid;
+      else lo = mid + 1;
+    }
+    const sum =
+      level * (lo - a) - (belowSum[lo]! - belowSum[a]!) + (belowSum[b]! - belowSum[lo]!) - level * (b - lo);
+    cumulative = level - below[b - 1]!;
+    return sum;
+  };
+  for (const i of entries) {
+    const s = dense ? i : codes[i]!;
+    const at = walk.position[s]!;
+    if (at > next) d += run(next, at);
+    cumulative += h[i]! / size - table[s]!;
     d += Math.abs(cumulative);
+    next = at + 1;
   }
+  if (next < m) d += run(next, m);
   return d / (m - 1);
 }
 
@@ -220,14 +325,13 @@ export function inputModeCounts(
   return { correct, rows };
 }
 
-export function modeCounts(classes: ClassHistogramSet): ModeCounts {
-  const { width, counts } = classes;
+export function modeCounts(classes: ClassHistogramSet | SparseClassHistograms): ModeCounts {
+  const identity = new Int32Array(0); // (only the counts are read)
   let correct = 0;
   let rows = 0;
   for (let g = 0; g < classes.groups; g++) {
     let best = 0;
-    for (let s = 0; s < width; s++) {
-      const c = counts[g * width + s]!;
+    for (const c of entriesOf(classes, g, identity).counts) {
       best = Math.max(best, c);
       rows += c;
     }

@@ -2,13 +2,16 @@
  * NCP read from released strings, one label at a time: what `evaluate` measures on any table
  * and what the release audit measures on ppdp's own releases.
  */
+import { isMissing } from '../data/table.ts';
 import { maxOf, minOf } from '../util/extent.ts';
 
 /**
  * The loss of each released string of a QI column whose original `values` (the distinct ones
  * present) are given: an original value loses 0, `*` loses 1, a hierarchy label covering c of
  * the d values (c − 1)/(d − 1), a numeric range `[lo-hi]` (also `[lo, hi[` and `lo-hi`)
- * (hi − lo)/(max − min) of the values; null for a string none of these explain.
+ * (hi − lo)/(max − min) of the numbers among the values; null for a string none of these explain.
+ * The missing value (an empty cell) is a value of its own (it loses 0 kept as it is, and counts
+ * in d), but not a number: a range's width is over the numbers alone.
  */
 export function labelLoss(
   values: readonly string[],
@@ -16,7 +19,11 @@ export function labelLoss(
 ): (label: string) => number | null {
   const known = new Set(values);
   const d = values.length;
-  const numbers = values.map(Number).filter(Number.isFinite);
+  // Number('') is 0: an empty cell would stretch the span down to 0.
+  const numbers = values
+    .filter((v) => !isMissing(v))
+    .map(Number)
+    .filter(Number.isFinite);
   const span = numbers.length > 0 ? maxOf(numbers) - minOf(numbers) : 0;
   const covers = new Map<string, number>();
   for (const row of hierarchyRows ?? []) {

@@ -63,7 +63,7 @@ export function sensitiveAttributes(
   return sensitiveNames(spec, all).map((name) => {
     const column = table.columns.find((c) => c.name === name)!;
     const a = spec.attributes.find((x) => x.name === name)!;
-    const hierarchy = a.hierarchy ? buildHierarchy(column, a.hierarchy, false, rows) : undefined;
+    const hierarchy = a.hierarchy ? buildHierarchy(column, a.hierarchy, rows) : undefined;
     const counts = weights ? weightedCounts(column, weights) : codeCounts(column);
     return {
       name,
@@ -255,7 +255,12 @@ export function smallestPassingClass(models: readonly PrivacyModel[]): number {
 }
 
 export function requiredK(models: readonly PrivacyModel[]): number {
+  return specK(models.map((m) => m.spec));
+}
+
+/** The largest k the spec's k-anonymity models ask for (1 without one): what AECS divides by. */
+export function specK(privacy: readonly PrivacyModelSpec[]): number {
   let k = 1;
-  for (const m of models) if (m.spec.model === K_ANONYMITY.name) k = Math.max(k, m.spec.k);
+  for (const m of privacy) if (m.model === K_ANONYMITY.name) k = Math.max(k, m.k);
   return k;
 }

@@ -22,9 +22,9 @@
  *   conditional (lock.ts `takeLock`).
  * */
 import { randomBytes } from 'node:crypto';
-import { existsSync, rmdirSync, statSync } from 'node:fs';
+import { existsSync, rmdirSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { OutputError, VerificationError } from '../errors.ts';
 import { parseLock as parseLockFile, takeLock } from './lock.ts';
 import { type Digest, joinKey, type Location, type StoreError, utf8 } from './storage/store.ts';
@@ -227,7 +227,7 @@ async function holdsReleaseOrLock(folder: Folder): Promise<boolean> {
   return false;
 }
 
-function isManifest(bytes: Uint8Array | undefined): boolean {
+export function isManifest(bytes: Uint8Array | undefined): boolean {
   try {
     return bytes !== undefined && (JSON.parse(utf8(bytes)) as Manifest).format === 'ppdp-release/1';
   } catch {
@@ -379,38 +379,5 @@ function dropIfEmpty(dir: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Checks before any work
-
-/** Fails early, before any work, when `--out` cannot be a release folder. */
-export function checkOutDir(out: string, inputPaths: readonly string[]): void {
-  const abs = resolve(out);
-  if (existsSync(abs) && !statSync(abs).isDirectory()) {
-    throw new OutputError(
-      'E_OUT_NOT_DIR',
-      `--out ${out}: exists and is a file, not a folder`,
-      'choose a new folder for the release, or remove the file',
-    );
-  }
-  for (const p of inputPaths) {
-    const folder = dirname(resolve(p));
-    if (abs === folder) {
-      throw new OutputError(
-        'E_OUT_IN_INPUT',
-        `--out ${out}: is the input's own folder`,
-        'write the release to a folder of its own, e.g. --out out/release',
-      );
-    }
-    const rel = relative(abs, resolve(p));
-    if (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)) {
-      throw new OutputError(
-        'E_OUT_IN_INPUT',
-        `--out ${out}: contains the input (${rel}), so sharing the release would share the input too`,
-        'write the release to a folder that does not contain the input, e.g. a sibling folder',
-      );
-    }
   }
 }

@@ -17,7 +17,7 @@ import type { CsvRange } from '../data/csv.ts';
 import { tableDigest } from '../data/digest.ts';
 import { digestInput } from '../data/input.ts';
 import { checkInputFits } from '../data/limits.ts';
-import { readTableShards } from '../data/read.ts';
+import { namesQuotable, readTableShards } from '../data/read.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import type { MethodReport } from '../methods/method.ts';
@@ -128,8 +128,13 @@ export function streams(
 function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
   const where = basename(spec.file);
   const names = new Set([...table.columns.map((c) => c.name), ...(table.omitted ?? [])]);
-  // A header that may be some other file's first line is never quoted.
-  const quoted = headerMayBeQuoted(spec);
+  // Why the header is not quoted, if it is not: a row of cells (a person's record in a file
+  // without a header row), or some other file's first line.
+  const unquoted = !namesQuotable(table, spec.format.type)
+    ? "a CSV's or a sheet's header row, which in a file without one is a person's record"
+    : headerMayBeQuoted(spec)
+      ? undefined
+      : "the input is a link that leads out of the spec's folder";
   for (const a of spec.attributes) {
     if (!names.has(a.name)) {
       throw new SpecError(
@@ -137,22 +142,25 @@ function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
         `${where}: attributes.${a.name} is not a column of ${basename(table.source)}`,
         blanksAround([a.name], names)
           ? 'the header names it with blanks around it (" age "), the spec without, or the other way round: remove the blanks from the header, or write them into the spec'
-          : quoted
+          : unquoted === undefined
             ? `the input's columns are: ${[...names].join(', ')}`
-            : "name the input's columns as its header row does (not quoted here: the input is a link that leads out of the spec's folder)",
+            : `name the input's columns as its header row does (not quoted here: ${unquoted})`,
       );
     }
   }
   const listed = new Set(spec.attributes.map((a) => a.name));
   const missing = [...names].filter((n) => !listed.has(n));
   if (missing.length > 0) {
-    const which = quoted
-      ? ` ${missing.join(', ')}`
-      : ` (${missing.length}, not quoted: the input is a link that leads out of the spec's folder)`;
+    const which =
+      unquoted === undefined ? ` ${missing.join(', ')}` : ` (${missing.length}, not quoted: ${unquoted})`;
     throw new SpecError(
       'E_SPEC_UNLISTED',
       `${where}: the input column${missing.length > 1 ? 's' : ''}${which} ha${missing.length > 1 ? 've' : 's'} no type`,
-      'list every input column under attributes (use "identifying" for columns that must be dropped)',
+      `list every input column under attributes (use "identifying" for columns that must be dropped)${
+        unquoted === undefined
+          ? ''
+          : `: the input has ${names.size} columns, the spec lists ${names.size - missing.length} of them`
+      }`,
     );
   }
 }
@@ -161,7 +169,8 @@ function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
  * Whether messages may quote the input's header: not when the spec names a file inside its
  * own folder that is a link leading out of it. Its "header" is then the first line of some
  * other file (a spec folder someone else made may hold a link to /etc/passwd). An input named
- * outside the folder, or read from a bucket, is the user's own choice and is quoted.
+ * outside the folder, or read from a bucket, is the user's own choice: an Arrow or Parquet
+ * schema's names are quoted (a header row of cells never is: namesQuotable).
  */
 function headerMayBeQuoted(spec: ReleaseSpec): boolean {
   try {

@@ -33,7 +33,9 @@ import {
 } from './entity.ts';
 import {
   attributeOf,
+  type ClassCounts,
   checkCounts,
+  forEachClassCounts,
   ModelTally,
   type SaDomain,
   type SensitiveContext,
@@ -357,7 +359,7 @@ function checkModels(
     }
     const c = names.indexOf(name);
     const domain = saDomain(sensitive.get(name)!);
-    forEachClassCounts(classOf!, sizes, classCount, c < 0 ? undefined : arrow, c, domain, (g, counts) => {
+    forEachClassSaCounts(classOf!, sizes, classCount, c < 0 ? undefined : arrow, c, domain, (g, counts) => {
       for (const m of models) record(m, checkCounts(privacy[m]!, sizes[g]!, counts, domain));
     });
   }
@@ -437,40 +439,24 @@ function checkClaims(claims: GeneralizationClaims, classCount: number, minSize: 
 /**
  * Calls `visit(class, counts)` for each class in order with its SA counts (column `c` of
  * `table`, indexed by `domain`; values outside the input's come after its values), counted in
- * released row order. Rows are bucketed by class once, so memory is two ints per row.
+ * released row order.
  */
-function forEachClassCounts(
+function forEachClassSaCounts(
   classOf: Int32Array,
   sizes: Int32Array,
   classCount: number,
   table: CodedTable | undefined,
   c: number,
   domain: SaDomain,
-  visit: (g: number, counts: { counts: Float64Array; present: Int32Array; n: number }) => void,
+  visit: (g: number, counts: ClassCounts) => void,
 ): void {
   // Released SA code → domain index.
   const dictionary = table?.dictionaries[c] ?? [];
   let foreign = domain.values.length;
   const toDomain = Int32Array.from(dictionary, (v) => domain.index.get(v) ?? foreign++);
-  const start = new Int32Array(classCount + 1);
-  for (let g = 0; g < classCount; g++) start[g + 1] = start[g]! + sizes[g]!;
-  const fill = start.slice(0, classCount);
-  const rows = new Int32Array(start[classCount]!);
   const codes = table?.codes[c];
-  for (let j = 0; j < classOf.length; j++) {
-    const g = classOf[j]!;
-    if (g >= 0) rows[fill[g]!++] = codes ? toDomain[codes[j]!]! : foreign;
-  }
-  const counts = new Float64Array(foreign + 1);
-  const present = new Int32Array(foreign + 1);
-  for (let g = 0; g < classCount; g++) {
-    let n = 0;
-    for (let x = start[g]!; x < start[g + 1]!; x++) {
-      const i = rows[x]!;
-      if (counts[i] === 0) present[n++] = i;
-      counts[i]++;
-    }
-    visit(g, { counts, present, n });
-    for (let k = 0; k < n; k++) counts[present[k]!] = 0;
-  }
+  // Without the column every row holds one value outside the input's.
+  const absent = foreign;
+  const indexOf = codes ? (j: number) => toDomain[codes[j]!]! : () => absent;
+  forEachClassCounts(classOf, sizes, classCount, foreign + 1, indexOf, visit);
 }

@@ -54,6 +54,43 @@ export interface ClassCounts {
   readonly n: number;
 }
 
+/**
+ * Calls `visit(class, counts)` for each class in order with its counts of the value indices
+ * `indexOf(row)` (in [0, width)), counted in row order. Rows are bucketed by class once (two
+ * ints a row) and one buffer of counts is cleared after each class: time and memory grow with
+ * the rows and the values, not with classes × values. A row of class −1 or index −1 is left out.
+ */
+export function forEachClassCounts(
+  classOf: Int32Array,
+  sizes: ArrayLike<number>,
+  classCount: number,
+  width: number,
+  indexOf: (row: number) => number,
+  visit: (g: number, counts: ClassCounts) => void,
+): void {
+  const start = new Int32Array(classCount + 1);
+  for (let g = 0; g < classCount; g++) start[g + 1] = start[g]! + sizes[g]!;
+  const fill = start.slice(0, classCount);
+  const indices = new Int32Array(start[classCount]!);
+  for (let j = 0; j < classOf.length; j++) {
+    const g = classOf[j]!;
+    if (g >= 0) indices[fill[g]!++] = indexOf(j);
+  }
+  const counts = new Float64Array(width);
+  const present = new Int32Array(width);
+  for (let g = 0; g < classCount; g++) {
+    let n = 0;
+    for (let x = start[g]!; x < start[g + 1]!; x++) {
+      const i = indices[x]!;
+      if (i < 0) continue;
+      if (counts[i] === 0) present[n++] = i;
+      counts[i]++;
+    }
+    visit(g, { counts, present, n });
+    for (let k = 0; k < n; k++) counts[present[k]!] = 0;
+  }
+}
+
 export function saDomain(sa: SensitiveContext): SaDomain {
   const values = [...sa.table.keys()];
   const index = new Map(values.map((v, i) => [v, i]));
@@ -100,6 +137,8 @@ function treeOf(values: readonly string[], hierarchy: string[][] | undefined): T
 }
 
 const domains = new WeakMap<SensitiveContext, SaDomain>();
+/** Per domain, one buffer of counts for every class (cleared after each): none as wide as the SA's values per class. */
+const buffers = new WeakMap<SaDomain, Float64Array>();
 
 /**
  * The model's value on one class (`k`, `l`, `c`-ratio, `t`, `δ`) and whether it holds, from
@@ -116,17 +155,23 @@ export function checkClass(
   if (counts === undefined || sa === undefined) return checkCounts(model, size, undefined, undefined);
   let domain = domains.get(sa);
   if (!domain) domains.set(sa, (domain = saDomain(sa)));
-  const dense = new Float64Array(domain.values.length + counts.size);
+  const width = domain.values.length + counts.size;
+  let dense = buffers.get(domain);
+  if (!dense || dense.length < width) buffers.set(domain, (dense = new Float64Array(width)));
   const present = new Int32Array(counts.size);
   let n = 0;
   let foreign = domain.values.length;
-  for (const [v, c] of counts) {
-    if (!(c > 0)) continue;
-    const i = domain.index.get(v) ?? foreign++;
-    dense[i] = c;
-    present[n++] = i;
+  try {
+    for (const [v, c] of counts) {
+      if (!(c > 0)) continue;
+      const i = domain.index.get(v) ?? foreign++;
+      dense[i] = c;
+      present[n++] = i;
+    }
+    return checkCounts(model, size, { counts: dense, present, n }, domain);
+  } finally {
+    for (let k = 0; k < n; k++) dense[present[k]!] = 0;
   }
-  return checkCounts(model, size, { counts: dense, present, n }, domain);
 }
 
 type ClassCheck<N extends ModelName> = (

@@ -7,8 +7,10 @@ import {
   encodeCsvChunks,
   formatCsv,
   type ReadCsvOptions,
+  readCsvShards,
   readCsv as readCsvWith,
 } from '../../src/data/csv.ts';
+import { rawStrings } from '../../src/data/raw.ts';
 import { readTable } from '../../src/data/read.ts';
 import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
 import { InputError, OutputError } from '../../src/errors.ts';
@@ -332,6 +334,83 @@ function parsingSuites(): void {
       expect(decode(readCsv(write('a\nx\n""\n')))).toEqual([['a'], ['x'], ['']]);
     });
 
+    it("drops rows of empty fields at the end of the file, as blank lines (a spreadsheet's used range)", () => {
+      const rows = [
+        ['a', 'b', 'c'],
+        ['1', '2', '3'],
+        ['4', '', '6'],
+      ];
+      for (const tail of [
+        ';;\n;;\n',
+        ';;\r\n;;\r\n',
+        ' ; ;\t\r\n;;',
+        ';;\n\n;;\r\n\r\n',
+        ';;\r',
+        ';\n;;;;\n',
+      ]) {
+        const t = readCsv(write(`a;b;c\n1;2;3\n4;;6\n${tail}`));
+        expect(decode(t), JSON.stringify(tail)).toEqual(rows);
+        expect(t.rowCount).toBe(2);
+        // Nothing of them in the dictionaries either.
+        expect(t.columns.map((c) => c.dictionary)).toEqual([
+          ['1', '4'],
+          ['2', ''],
+          ['3', '6'],
+        ]);
+      }
+      // Columns read as bytes, or left out, alike.
+      const t = readCsv(write('a;b;c\n1;2;3\n;;\n; ;\n'), { raw: new Set(['b']), omit: new Set(['c']) });
+      expect(t.rowCount).toBe(1);
+      expect(rawStrings(t.columns[1]!.raw!)).toEqual(['2']);
+      expect(t.columns[0]!.dictionary).toEqual(['1']);
+      // A one-column file's line of blanks too, and a file of such rows alone has none.
+      expect(decode(readCsv(write('a\nx\n \n\t\n')))).toEqual([['a'], ['x']]);
+      inputError(() => readCsv(write('a;b\n;\n ;\n')), 'E_INPUT_NO_ROWS');
+    });
+
+    it('reads rows of empty fields between rows as rows of empty cells (their blanks kept), as an Excel sheet', () => {
+      const t = readCsv(write('a;b;c\r\n1;2;3\r\n;;\r\n ; ;\t\r\n;;\r\n4;5;6\r\n;;\r\n'));
+      expect(decode(t)).toEqual([
+        ['a', 'b', 'c'],
+        ['1', '2', '3'],
+        ['', '', ''],
+        [' ', ' ', '\t'],
+        ['', '', ''],
+        ['4', '5', '6'],
+      ]);
+      expect(t.columns[0]!.dictionary).toEqual(['1', '', ' ', '4']);
+      const raw = readCsv(write('a;b\n1;2\n; \n3;4\n;\n'), { raw: new Set(['a', 'b']) });
+      expect(raw.columns.map((c) => rawStrings(c.raw!))).toEqual([
+        ['1', '', '3'],
+        ['2', ' ', '4'],
+      ]);
+      // One narrower than the header is an error naming its row (a blank line: as before).
+      const err = inputError(() => readCsv(write('a;b;c\n1;2;3\n;\n4;5;6\n', 'narrow.csv')), 'E_CSV_RAGGED');
+      expect(err.message).toBe('narrow.csv row 3: 2 fields, the header has 3');
+    });
+
+    it('reads rows of empty fields in shards of the rows asked for, the rows of the file read whole', () => {
+      const lines = ['a;b'];
+      // Runs of 4 empty rows between runs of 6 rows; the last run is followed by more.
+      for (let r = 0; r < 60; r++) lines.push(r % 10 < 6 ? `${r};x${r % 3}` : ';');
+      const path = write(`${lines.join('\n')}\n${';\n'.repeat(25)}`);
+      const whole = readCsv(path);
+      expect(whole.rowCount).toBe(56);
+      for (const raw of [new Set<string>(), new Set(['b'])])
+        for (const rowsPerShard of [1, 3, 7, 1000]) {
+          const options = { raw, ...(plainRows === undefined ? {} : { plainRows }) };
+          const shards = [...readCsvShards(path, rowsPerShard, options)];
+          for (const shard of shards) expect(shard.rowCount).toBeLessThanOrEqual(rowsPerShard);
+          const rows = shards.flatMap((shard) => {
+            const columns = shard.columns.map((c) =>
+              c.raw ? rawStrings(c.raw) : Array.from(c.codes, (k) => c.dictionary[k]!),
+            );
+            return Array.from({ length: shard.rowCount }, (_, r) => columns.map((c) => c[r]!));
+          });
+          expect(rows).toEqual(decode(whole).slice(1));
+        }
+    });
+
     it('encodes codes in order of first appearance', () => {
       const t = readCsv(write('c\nb\na\nb\nb\na\n'));
       expect(t.columns[0]!.dictionary).toEqual(['b', 'a']);
@@ -460,24 +539,27 @@ function parsingSuites(): void {
         () => readCsv(write('a;b\n1;2\n3;"SECRET value\n5;6\n7;8\n', 'quote.csv')),
         'E_CSV_QUOTE',
       );
-      expect(err.message).toContain('quote.csv row 3');
-      expect(err.message).toContain('column "b"');
+      expect(err.message).toContain('quote.csv row 3, column 2:');
       expect(err.hint).toContain('""');
       expect(err.describe()).not.toContain('SECRET');
     });
 
     it('E_CSV_QUOTE for text after a closing quote', () => {
       const err = inputError(() => readCsv(write('a;b\n1;"SECRET"x\n', 'after.csv')), 'E_CSV_QUOTE');
-      expect(err.message).toContain('after.csv row 2');
-      expect(err.message).toContain('column "b"');
+      expect(err.message).toContain('after.csv row 2, column 2:');
       expect(err.describe()).not.toContain('SECRET');
     });
 
-    it('E_CSV_HEADER for duplicate and empty column names', () => {
+    it('E_CSV_HEADER for duplicate and empty column names, named by position', () => {
+      // A header's names are never quoted: a file exported without its header row has a record there.
       const dup = inputError(() => readCsv(write('age;zip;age\n1;2;3\n', 'dup.csv')), 'E_CSV_HEADER');
-      expect(dup.message).toContain('dup.csv row 1');
-      expect(dup.message).toContain('"age"');
-      expect(dup.message).toContain('columns 1 and 3');
+      expect(dup.message).toBe('dup.csv row 1: columns 1 and 3 have the same name');
+      expect(dup.hint).toMatch(/lacks its header row/);
+      const record = inputError(
+        () => readCsv(write('SECRET Smith;SECRET Smith;01234\nJones;Jones;01235\n', 'noheader.csv')),
+        'E_CSV_HEADER',
+      );
+      expect(record.describe()).not.toContain('SECRET');
       const empty = inputError(() => readCsv(write('age;;zip\n1;2;3\n', 'emptyname.csv')), 'E_CSV_HEADER');
       expect(empty.message).toContain('emptyname.csv row 1');
       expect(empty.message).toContain('column 2');
@@ -516,8 +598,7 @@ function parsingSuites(): void {
         () => readCsv(write(Buffer.concat([head, bad]), 'latin.csv')),
         'E_INPUT_ENCODING',
       );
-      expect(err.message).toContain('latin.csv row 3');
-      expect(err.message).toContain('column "city"');
+      expect(err.message).toContain('latin.csv row 3, column 2:');
       expect(err.hint).toContain('UTF-8');
       expect(err.describe()).not.toContain('SECRET');
       expect(err.describe()).not.toContain('rich');
@@ -587,6 +668,17 @@ function piecesSuite(): void {
       }
     });
 
+    it('holds rows of empty fields across pieces and windows: rows between rows, none at the end', () => {
+      const lines = ['h1;h2;h3'];
+      for (let r = 0; r < 40; r++)
+        lines.push(r % 7 < 4 ? `${r};"q${r % 2}";z` : r % 7 === 4 ? ' ;;\t' : ';;');
+      const path = write(`${lines.join('\r\n')}\r\n${';;\r\n'.repeat(30)};;`);
+      const whole = outcome(path) as { rows: string[][] };
+      expect(whole.rows).toHaveLength(1 + 39);
+      for (const chunkBytes of [16, 17, 19, 32]) expect(outcome(path, chunkBytes)).toEqual(whole);
+      for (const windowBytes of [1, 7, 16, 33]) expect(outcome(path, 19, windowBytes)).toEqual(whole);
+    });
+
     it('reads rows, quoted line breaks and multi-byte characters cut across pieces', () => {
       const rows = ['name;note;city'];
       for (let r = 0; r < 300; r++) rows.push(`n${r % 13};"a ""q"" ${r % 5}\r\nz";Zürich𝄞${r % 3}`);
@@ -613,7 +705,7 @@ function piecesSuite(): void {
       for (const chunkBytes of [16, undefined]) {
         const err = inputError(() => readCsv(path, { chunkBytes }), 'E_INPUT_ENCODING');
         expect(err.message).toBe(
-          `late.csv row 52, column "b": bytes that are not valid UTF-8 (byte offset ${head.length})`,
+          `late.csv row 52, column 2: bytes that are not valid UTF-8 (byte offset ${head.length})`,
         );
       }
     });

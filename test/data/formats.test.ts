@@ -2,7 +2,8 @@
  * Inputs publishers have: Parquet files of every codec their writers use, and Arrow and Parquet
  * dates, timestamps and decimals. Each, made by a maintained writer, releases the same bytes as
  * the same table given as CSV with the texts ppdp reads them as; each kind of bad file is
- * refused with a message naming the file and what to do.
+ * refused with a message naming the file and what to do. A spreadsheet's CSV export releases
+ * what its workbook does, the empty rows of its used range left out.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -29,6 +30,7 @@ import {
   Utf8,
   vectorFromArray,
 } from 'apache-arrow';
+import ExcelJS from 'exceljs';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { readArrow } from '../../src/data/arrow.ts';
@@ -539,6 +541,83 @@ describe("an attribute's missing texts", () => {
     const markers = await release('markers.csv', ['NA', '-']);
     for (const name of ['data.csv', 'data.arrow']) {
       expect(readFileSync(join(markers, name)).equals(readFileSync(join(empty, name))), name).toBe(true);
+    }
+  }, 120_000);
+});
+
+describe("a spreadsheet's CSV export", () => {
+  /** A workbook of `rows` (empty ones: no cell) whose used range goes `used` rows further: cells formatted, no value. */
+  async function workbook(rows: readonly (readonly (string | number)[])[], used: number): Promise<Buffer> {
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('Data');
+    for (const row of rows) sheet.addRow(row.every((v) => v === '') ? [] : [...row]);
+    for (let r = 0; r < used; r++)
+      for (let c = 1; c <= rows[0]!.length; c++) sheet.getCell(rows.length + 1 + r, c).numFmt = '0.00';
+    return Buffer.from(await wb.xlsx.writeBuffer());
+  }
+
+  it("releases the bytes of the table without its used range's empty rows (;; lines, CR LF, blanks), as the workbook", async () => {
+    const header = ['age', 'g', 'zip'];
+    const rows = Array.from({ length: 40 }, (_, i) => [20 + (i % 9), ['A', 'B', 'C'][i % 3]!, `z${i % 4}`]);
+    const text = (eol: string, tail: string) =>
+      `${[header, ...rows].map((r) => r.join(';')).join(eol)}${eol}${tail}`;
+    const mask = { type: 'quasi-identifying', hierarchy: { mask: 'right' } };
+    // Refused (an empty quasi-identifier cell) or released as rows of missing values before.
+    for (const format of [{}, { emptyCells: 'value' }]) {
+      const ws = adultWorkspace(1);
+      ws.write('t.csv', text('\n', ''));
+      ws.write('semi.csv', text('\n', ';;\n'.repeat(12)));
+      ws.write('crlf.csv', text('\r\n', ';;\r\n ; ;\t\r\n;;\r\n;;'));
+      ws.write('t.xlsx', await workbook([header, ...rows], 12));
+      expect(readTable(join(ws.dir, 'crlf.csv')).rowCount).toBe(40);
+      await expectSameRelease(
+        ws,
+        ['t.csv', 'semi.csv', 'crlf.csv', 't.xlsx'],
+        { age: mask, g: mask, zip: mask },
+        format,
+      );
+    }
+  }, 120_000);
+
+  it('releases empty rows between rows as rows of empty cells, as the workbook, written so that they read back', async () => {
+    const ws = adultWorkspace(1);
+    // Two rows in three empty: a released data.csv ends with a row of empty cells.
+    const rows = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? [20 + (i % 7), `d${i % 2}`] : ['', '']));
+    ws.write('t.csv', `age;disease\n${[...rows, [21, 'd0']].map((r) => r.join(';')).join('\n')}\n;\n;\n`);
+    ws.write('t.xlsx', await workbook([['age', 'disease'], ...rows, [21, 'd0']], 5));
+    // Mondrian's verifier reads data.csv back with the CSV reader, generalization's with its own.
+    for (const [method, age] of [
+      ['mondrian', { type: 'quasi-identifying', scale: 'numeric' }],
+      ['generalization', { type: 'quasi-identifying', hierarchy: { intervals: [5, 10] } }],
+    ] as const) {
+      const outs: string[] = [];
+      for (const input of ['t.csv', 't.xlsx']) {
+        ws.write(
+          'release.json',
+          JSON.stringify({
+            input,
+            format: { emptyCells: 'value' },
+            attributes: { age, disease: { type: 'sensitive' } },
+            privacy: [{ model: 'k-anonymity', k: 2 }],
+            method: { name: method },
+            seed: 1,
+          }),
+        );
+        const { report, out } = await releaseTo(ws.spec, join(ws.dir, 'out', `${method}-${input}`));
+        expect(report.verification.verified).toBe(true);
+        expect(report.rows.input).toBe(31);
+        outs.push(out);
+      }
+      const released = readFileSync(join(outs[0]!, 'data.csv'), 'utf8').trimEnd().split('\n');
+      expect(
+        released.filter((line) => /^"";*$/.test(line)),
+        method,
+      ).toHaveLength(20);
+      if (method === 'mondrian') expect(released.at(-1)).toMatch(/^"";+$/);
+      for (const name of ['data.csv', 'data.arrow'])
+        expect(readFileSync(join(outs[1]!, name)).equals(readFileSync(join(outs[0]!, name))), name).toBe(
+          true,
+        );
     }
   }, 120_000);
 });

@@ -362,6 +362,39 @@ describe('workbooks that cannot be read', () => {
     }
   });
 
+  it('passes over a chart sheet the workbook opens on, and refuses one that is named', async () => {
+    const ws = adultWorkspace(1);
+    const wb = new ExcelJS.Workbook();
+    wb.addWorksheet('Data').addRow(['a']).worksheet.addRow([1]);
+    // ExcelJS writes no chart sheets: one is listed first in the workbook by hand.
+    const files = unzipSync(Buffer.from(await wb.xlsx.writeBuffer()));
+    const edit = (name: string, change: (xml: string) => string) => {
+      files[name] = strToU8(change(strFromU8(files[name]!)));
+    };
+    edit('xl/workbook.xml', (xml) =>
+      xml.replace('<sheets>', '<sheets><sheet name="Chart" sheetId="9" r:id="rIdChart"/>'),
+    );
+    edit('xl/_rels/workbook.xml.rels', (xml) =>
+      xml.replace(
+        '</Relationships>',
+        '<Relationship Id="rIdChart" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/chartsheet" Target="chartsheets/sheet1.xml"/></Relationships>',
+      ),
+    );
+    files['xl/chartsheets/sheet1.xml'] = strToU8(
+      '<chartsheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetViews><sheetView workbookViewId="0"/></sheetViews></chartsheet>',
+    );
+    ws.write('chart.xlsx', zipSync(files));
+    const path = join(ws.dir, 'chart.xlsx');
+    expect(cells(readXlsx(path))).toEqual([['1']]);
+    for (const sheet of ['Chart', 1]) {
+      const chart = refusal(() => readXlsx(path, { sheet }));
+      expect(chart.code).toBe('E_XLSX_SHEET');
+      expect(chart.message).toBe(
+        'chart.xlsx sheet "Chart": the sheet is a chart or dialog sheet, not a table',
+      );
+    }
+  });
+
   it('refuses a file that is not a workbook, a ZIP of something else, and one cut short', async () => {
     const ws = adultWorkspace(1);
     ws.write('text.xlsx', 'name;age;zip\nAnn;37;12345\nBob;41;54321\n');

@@ -1,10 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { basename, join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { evaluateCommand } from '../../src/cli/evaluate.ts';
 import { readArrow } from '../../src/data/arrow.ts';
 import { readCsv } from '../../src/data/csv.ts';
-import { evaluateTable } from '../../src/evaluate/evaluate.ts';
+import { type Evaluation, evaluateTable } from '../../src/evaluate/evaluate.ts';
 import { readHierarchyRows } from '../../src/hierarchy/hierarchy.ts';
 import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
@@ -14,6 +15,7 @@ import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-evaluate-'));
+const HOSPITAL = new URL('../../examples/hospital/', import.meta.url).pathname;
 const file = (name: string, text: string) => {
   writeFileSync(join(dir, name), text);
   return join(dir, name);
@@ -117,6 +119,44 @@ describe('evaluate on a hand-made generalized table', () => {
     expect(e.utility!.unmeasuredCells).toBe(0);
   });
 
+  it('measures a range over the numbers: an empty cell of the column is not the number 0', () => {
+    // Years 1990–2020 and one missing year, released as two ranges and the empty cell as it is.
+    const e = evaluateTable({
+      table: readCsv(
+        file(
+          'years-released.csv',
+          'year,sex\n[1990-2005],F\n[1990-2005],F\n[2006-2020],M\n[2006-2020],M\n,F\n',
+        ),
+      ),
+      source: 'years-released.csv',
+      quasiIdentifiers: ['year', 'sex'],
+      sensitive: [],
+      original: readCsv(file('years.csv', 'year,sex\n1990,F\n2000,F\n2010,M\n2020,M\n,F\n')),
+      threshold: 0.2,
+      kernel: wasmGroupingKernel,
+    });
+    expect(e.utility!.ncpByAttribute.year).toBeCloseTo((15 + 15 + 14 + 14) / 30 / 5, 12);
+    expect(e.utility!.ncpByAttribute.sex).toBe(0);
+  });
+
+  it('divides AECS by the spec’s k, and says which k it took', () => {
+    // Two released classes (3 and 2 rows) and one suppressed row: k achieved 2.
+    const bySpec = evaluateTable({
+      ...base,
+      kernel: wasmGroupingKernel,
+      original,
+      privacy: [
+        { model: 'distinct-l-diversity', attribute: 'disease', l: 2 },
+        { model: 'k-anonymity', k: 1 },
+      ],
+    });
+    expect(bySpec.utility!.aecs).toBeCloseTo(5 / 2 / 1, 12);
+    expect(bySpec.utility!.aecsK).toEqual({ k: 1, from: 'spec' });
+    const achieved = evaluateTable({ ...base, kernel: wasmGroupingKernel, original });
+    expect(achieved.utility!.aecs).toBeCloseTo(5 / 2 / 2, 12);
+    expect(achieved.utility!.aecsK).toEqual({ k: 2, from: 'achieved' });
+  });
+
   it('names a missing column and how to see the columns', () => {
     expect(() =>
       evaluateTable({ ...base, quasiIdentifiers: ['age', 'zipcode'], kernel: wasmGroupingKernel }),
@@ -153,5 +193,63 @@ describe('evaluate agrees with the report of a ppdp release', () => {
     expect(e.utility!.ncp).toBeCloseTo(report.utility.ncp as number, 9);
     expect(e.utility!.discernibility).toBe(report.utility.discernibility);
     expect(e.models![0]!.satisfied).toBe(true);
+  });
+
+  // The CLI's --spec path: the spec's input as the original, its hierarchies and models.
+  const evaluateBySpec = (release: string, spec: string): { e: Evaluation; summary: string } => {
+    const json = join(release, '..', `${basename(release)}-evaluate.json`);
+    let summary = '';
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((text) => {
+      summary += String(text);
+      return true;
+    });
+    try {
+      evaluateCommand([release, '--spec', spec, '--out', json]);
+    } finally {
+      write.mockRestore();
+    }
+    return { e: JSON.parse(readFileSync(json, 'utf8')) as Evaluation, summary };
+  };
+  const hospitalSpec = (
+    name: string,
+    edit: (spec: { method: Record<string, unknown> }) => void = () => {},
+  ) => {
+    const spec = JSON.parse(readFileSync(join(HOSPITAL, name), 'utf8'));
+    spec.input = join(HOSPITAL, spec.input);
+    edit(spec);
+    return file(name, JSON.stringify(spec));
+  };
+
+  it('NCP of a Mondrian release whose numeric QI has empty cells (ages 1–99: over 98, not 99)', async () => {
+    const spec = hospitalSpec('release-mondrian.json');
+    const { report, out } = await releaseTo(spec, join(dir, 'mondrian'));
+    const { e } = evaluateBySpec(out, spec);
+    const byAttribute = (report.details!.mondrian as { ncpByAttribute: Record<string, number> })
+      .ncpByAttribute;
+    for (const [name, ncp] of Object.entries(byAttribute))
+      expect(e.utility!.ncpByAttribute[name]).toBeCloseTo(ncp, 12);
+    expect(e.utility!.ncp).toBeCloseTo(report.utility.ncp as number, 12);
+  });
+
+  it('a release that removes its suppressed rows: they count as suppressed, as in report.json', async () => {
+    const spec = hospitalSpec('release.json', (s) => {
+      s.method.suppressed = 'remove';
+    });
+    const { report, out } = await releaseTo(spec, join(dir, 'removed'));
+    expect(report.rows.suppressed).toBeGreaterThan(0);
+    expect(report.rows.released).toBe(report.rows.input - report.rows.suppressed);
+    const { e, summary } = evaluateBySpec(out, spec);
+    expect(e.rows).toBe(report.rows.released);
+    expect(e.suppressedRows).toBe(report.rows.suppressed);
+    expect(e.removedRows).toBe(report.rows.suppressed);
+    expect(e.utility!.ncp).toBeCloseTo(report.utility.ncp as number, 12);
+    for (const [name, ncp] of Object.entries(report.generalization!.ncpByAttribute!))
+      expect(e.utility!.ncpByAttribute[name]).toBeCloseTo(ncp, 12);
+    expect(e.utility!.discernibility).toBe(report.utility.discernibility);
+    expect(e.utility!.aecs).toBeCloseTo(report.utility.aecs as number, 12);
+    expect(summary).toMatch(
+      new RegExp(`${e.rows} rows \\(${e.suppressedRows} suppressed, ${e.removedRows} of them removed`),
+    );
+    expect(summary).toMatch(/AECS [\d.]+ \(k = 5, the spec’s\)/);
   });
 });

@@ -274,6 +274,18 @@ describe('ppdp init', () => {
     expect(Object.keys(spec.attributes.region.hierarchy.groups[0]).sort()).toEqual(['ASIA', 'EU', 'NA']);
   });
 
+  it('drafts the words people type for a missing number (unknown, ?) as missing texts', () => {
+    const rows = Array.from(
+      { length: 40 },
+      (_, i) =>
+        `${i};${i % 9 === 0 ? 'unknown' : i % 13 === 0 ? '?' : 20 + i};${i % 11 === 0 ? 'Missing' : i}`,
+    );
+    const spec = draft(`id;age;visits\n${rows.join('\n')}\n`, 'words');
+    expect(spec.attributes.age.missing).toEqual(['?', 'unknown']);
+    expect(spec.attributes.age.hierarchy.intervals).toBeDefined();
+    expect(spec.attributes.visits.missing).toEqual(['Missing']);
+  });
+
   it('drafts e-mail addresses and phone numbers as identifying whatever their header, not dates, codes or numbers', () => {
     const phones = ['+49 170 1234567', '0170-7654321', '(555) 123-4567', '555.123.4567', '030 1234567'];
     const rows = Array.from({ length: 30 }, (_, i) =>

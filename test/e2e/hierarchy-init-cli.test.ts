@@ -97,6 +97,20 @@ describe('ppdp init', () => {
     expect(release.status).toBe(0);
   });
 
+  it('drafts intervals as wide as the numbers: three decimals are decimals, whole numbers get whole widths', () => {
+    const rows = ['weight;children'];
+    for (let i = 0; i < 60; i++) rows.push(`${(40 + ((i * 7919) % 80_000) / 1000).toFixed(3)};${i % 7}`);
+    writeFileSync(join(dir, 'widths.csv'), `${rows.join('\n')}\n`);
+    const r = ppdp('init', 'widths.csv', '--out', 'widths.json');
+    expect(r.status, r.stderr).toBe(0);
+    const spec = JSON.parse(readFileSync(join(dir, 'widths.json'), 'utf8'));
+    // 40.000–119.999 kg in steps of 5 kg (a point before three digits is no thousands separator here).
+    expect(spec.attributes.weight.hierarchy).toEqual({ intervals: [5, 10, 20] });
+    expect(spec.format?.decimal).toBeUndefined();
+    // 0–6 children: widths of whole children, not 0.5.
+    expect(spec.attributes.children.hierarchy).toEqual({ intervals: [1, 2, 4] });
+  });
+
   it('recognizes postal codes by their shape, whatever the header', () => {
     const rows = [
       'a;b;c;n',
@@ -230,14 +244,14 @@ describe('ppdp hierarchy', () => {
     );
   });
 
-  it('check: passes a covering hierarchy, and counts every uncovered value, showing three at most', () => {
+  it('check: passes a covering hierarchy, and counts every uncovered value, naming rows, not values', () => {
     ppdp('hierarchy', spec(), '--out', 'hierarchies');
     const ok = ppdp('hierarchy', 'check', 'hierarchies/zip.csv', '--data', 'hospital.csv', '--column', 'zip');
     expect(ok.status).toBe(0);
     expect(ok.stdout).toMatch(
-      /^zip\.csv: a hierarchy of 5 levels that covers all \d+ distinct values of 'zip'/,
+      /^hierarchies\/zip\.csv: a hierarchy of 5 levels that covers all \d+ distinct values of 'zip'/,
     );
-    // Drop the rows of four zips: all four are counted, three are shown.
+    // Drop the rows of four zips: all four are counted, their first rows named; --show-values lists them.
     const rows = readFileSync(join(dir, 'hierarchies/zip.csv'), 'utf8').trimEnd().split('\n');
     const dropped = rows.filter((line) => /^479(01|02|05|06);/.test(line));
     expect(dropped).toHaveLength(4);
@@ -245,8 +259,20 @@ describe('ppdp hierarchy', () => {
     const bad = ppdp('hierarchy', 'check', 'zip-short.csv', '--data', 'hospital.csv', '--column', 'zip');
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(
-      /zip-short\.csv: 4 distinct values of 'zip' \([\d,]+ rows, first in hospital\.csv rows \d+, \d+, \d+, …\) have no row, e\.g\. '\d+', '\d+', '\d+', …/,
+      /zip-short\.csv: 4 values of column 'zip' appear in the data but not in the hierarchy: \d+ rows, first in hospital\.csv rows \d+, \d+, \d+, \d+(?! of the input)/,
     );
+    expect(bad.stderr).not.toMatch(/4790[1256]/);
+    const shown = ppdp(
+      'hierarchy',
+      'check',
+      'zip-short.csv',
+      '--data',
+      'hospital.csv',
+      '--column',
+      'zip',
+      '--show-values',
+    );
+    expect(shown.stdout.trim().split('\n').sort()).toEqual(dropped.map((l) => l.split(';')[0]).sort());
   });
 
   it('check: refuses a file that is not a hierarchy (ragged rows, not a tree)', () => {
@@ -264,6 +290,8 @@ describe('ppdp hierarchy', () => {
     expect(ppdp('hierarchy', '--help').stdout).toMatch(/ppdp hierarchy check <hierarchy\.csv>/);
     const r = ppdp('hierarchy', 'check', 'zip.csv');
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/takes one hierarchy file, --data and --column/);
+    expect(r.stderr).toMatch(
+      /takes a hierarchy file with --spec \(or --data, a table without a spec\) and --column/,
+    );
   });
 });

@@ -2,9 +2,9 @@
  * The CSV reader's plain rows: the WASM kernel gives the plain-TS reference's rows, fields,
  * hashes and bytes, and stops where it does, on rows of every kind the reader meets: fields
  * empty or longer than a SIMD step, CR LF and lone CR, quoted fields (with the delimiter, an
- * escaped quote, a line break or text after the closing quote), a blank line, rows of another
- * width, a row cut by the bytes' end, a limit on the rows, and omitted, coded and raw columns in
- * any mix.
+ * escaped quote, a line break or text after the closing quote), a blank line, a row of empty
+ * fields or blanks, rows of another width, a row cut by the bytes' end, a limit on the rows, and
+ * omitted, coded and raw columns in any mix.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -70,6 +70,9 @@ describe('the plain rows of a CSV window', () => {
         let line = Array.from({ length: w }, () => cells[rng.below(cells.length)]!).join(',');
         if (odd === 2) line = `"${line}"`;
         if (odd === 3) line = '';
+        // A row of empty fields (or of blanks), as a spreadsheet exports its used range's empty rows.
+        if (odd === 4) line = ','.repeat(width - 1);
+        if (odd === 5) line = Array.from({ length: width }, () => [' ', '', '\t'][rng.below(3)]).join(',');
         lines.push(line + (rng.below(4) === 0 ? '\r\n' : '\n'));
       }
       const text = lines.join('');
@@ -103,6 +106,14 @@ describe('the plain rows of a CSV window', () => {
     expect(wasmPlainRows(request('a,b,c\n', [CODED, CODED])).rows).toBe(0);
     expect(wasmPlainRows(request('a\n', [CODED, CODED])).rows).toBe(0);
     expect(wasmPlainRows(request('a,b\nc,d\n', [CODED, CODED], { most: 1 })).rows).toBe(1);
+    // A row of empty fields, or of blanks only, is left to the reader (it may end the file); a
+    // quoted empty field or any other byte makes a row.
+    for (const kernel of [wasmPlainRows, tsPlainRows]) {
+      for (const empty of [',\n', ',\r\n', ' ,\t\n', ' , \r\n'])
+        expect(kernel(request(`a,b\n${empty}c,d\n`, [CODED, RAW])).rows, JSON.stringify(empty)).toBe(1);
+      for (const row of ['"",\n', ',""\n', ',x\n', ',\r\r\n'])
+        expect(kernel(request(`a,b\n${row}c,d\n`, [CODED, RAW])).rows, JSON.stringify(row)).toBe(3);
+    }
   });
 
   it('take quoted fields on one line: the value between the quotes, "" a quote in it', () => {

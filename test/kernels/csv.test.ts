@@ -3,8 +3,11 @@
  * same bytes as each other and as a line-by-line formatting, in chunks of any size (rows whole,
  * split in blocks and windows of the kernel's memory), for cells of every length.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodeCsvChunks } from '../../src/data/csv.ts';
+import { encodeCsvChunks, formatCsv, readCsv } from '../../src/data/csv.ts';
 import type { OutputColumn } from '../../src/data/table.ts';
 import type { CsvRowsKernel } from '../../src/kernels/csv/kernel.ts';
 import {
@@ -62,6 +65,74 @@ describe('CSV row writers', () => {
         // Whole rows in each chunk.
         for (const chunk of chunks.slice(0, -1)) expect(chunk[chunk.length - 1], kernel.name).toBe(10);
       }
+    }
+  });
+});
+
+describe('CSV rows of blank cells', () => {
+  /** Values as bytes (a column released unchanged). */
+  const raw = (values: string[]) => {
+    const bytes = values.map((v) => Buffer.from(v, 'utf8'));
+    const offsets = new Int32Array(values.length + 1);
+    bytes.forEach((b, r) => {
+      offsets[r + 1] = offsets[r]! + b.length;
+    });
+    return { offsets, bytes: new Uint8Array(Buffer.concat(bytes)) };
+  };
+
+  it('quote their first cell, in both writers, so that they read back as rows even at the end', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ppdp-blank-rows-'));
+    try {
+      const tables: OutputColumn[][] = [
+        [
+          { name: 'a', kind: 'dictionary', dictionary: ['x', '', ' '], codes: Int32Array.of(0, 1, 2, 1) },
+          { name: 'b', kind: 'dictionary', dictionary: ['', 'y', '\t'], codes: Int32Array.of(0, 0, 2, 0) },
+        ],
+        [
+          { name: 'n', kind: 'number', values: Float64Array.of(1, Number.NaN, Number.NaN) },
+          { name: 'v', kind: 'utf8', values: raw(['', '', 'z']) },
+        ],
+        [
+          { name: 'v', kind: 'utf8', values: raw(['', ' ', 'q', '']) },
+          { name: 'w', kind: 'utf8', values: raw(['', '', '', 'r']) },
+        ],
+        [{ name: 'v', kind: 'utf8', values: raw([' ', 'x', '', ' ']) }],
+      ];
+      const cell = (c: OutputColumn, r: number) =>
+        c.kind === 'dictionary'
+          ? c.dictionary[c.codes[r]!]!
+          : c.kind === 'number'
+            ? Number.isNaN(c.values[r]!)
+              ? ''
+              : String(c.values[r])
+            : Buffer.from(c.values.bytes.subarray(c.values.offsets[r]!, c.values.offsets[r + 1]!)).toString();
+      for (const [t, columns] of tables.entries()) {
+        const rows = Array.from({ length: columns[0]!.kind === 'number' ? 3 : 4 }, (_, r) =>
+          columns.map((c) => cell(c, r)),
+        );
+        for (const delimiter of [';', '\t', '§'])
+          for (const escapeFormulas of [false, true]) {
+            const [ts, wasm] = KERNELS.map((kernel) =>
+              Buffer.concat(encodeCsvChunks(columns, delimiter, { escapeFormulas }, 16, kernel)),
+            );
+            expect(wasm!.equals(ts!), `table ${t}`).toBe(true);
+            const path = join(dir, `t${t}.csv`);
+            writeFileSync(path, ts!);
+            const back = readCsv(path, { delimiter });
+            const read = (c: (typeof back.columns)[number]) =>
+              Array.from(c.codes, (k) => c.dictionary[k]!).map((v) =>
+                escapeFormulas ? v.replace(/^'/, '') : v,
+              );
+            expect(
+              Array.from({ length: back.rowCount }, (_, r) => back.columns.map((c) => read(c)[r]!)),
+              `table ${t}, ${JSON.stringify(delimiter)}`,
+            ).toEqual(rows);
+          }
+      }
+      // The first cell of such a row alone is quoted; others are as they were.
+      expect(formatCsv(tables[0]!, ';')).toBe('a;b\nx;\n"";\n" ";\t\n"";\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

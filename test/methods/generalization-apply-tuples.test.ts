@@ -63,7 +63,7 @@ describe('the released columns made per distinct tuple', () => {
     const hierarchies = new Map(
       [a, b].map((col) => [
         col.name,
-        buildHierarchy(col, { kind: 'file', path: hierarchyFile(col.name, col.dictionary) }, true),
+        buildHierarchy(col, { kind: 'file', path: hierarchyFile(col.name, col.dictionary) }),
       ]),
     );
     const tuples = collapseRows(tsGroupingKernel, [a, b]);
@@ -133,18 +133,18 @@ describe('a hierarchy file kept per dictionary', () => {
     const col = column('q', ['ab', 'ac', 'bd', 'ab']);
     const path = join(dir, 'changing.csv');
     writeFileSync(path, 'ab;a;*\nac;a;*\nbd;b;*\n');
-    const first = buildHierarchy(col, { kind: 'file', path }, true);
+    const first = buildHierarchy(col, { kind: 'file', path });
     expect(first.labels[1]).toEqual(['a', 'b']);
     // The same text and dictionary again: the same hierarchy.
-    expect(buildHierarchy(col, { kind: 'file', path }, true)).toEqual(first);
+    expect(buildHierarchy(col, { kind: 'file', path })).toEqual(first);
     writeFileSync(path, 'ab;x;*\nac;y;*\nbd;y;*\n');
-    const second = buildHierarchy(col, { kind: 'file', path }, true);
+    const second = buildHierarchy(col, { kind: 'file', path });
     expect(second.labels[1]).toEqual(['x', 'y']);
     expect(second.levelTables[1]).toEqual(Int32Array.from([0, 1, 1]));
     // Another column's rows under the same dictionary are counted afresh (domain: values present).
     const fewer = { ...col, codes: Int32Array.from([0, 0]) };
-    expect(buildHierarchy(fewer, { kind: 'file', path }, true).domain).toBe(1);
-    expect(buildHierarchy(col, { kind: 'file', path }, true).domain).toBe(3);
+    expect(buildHierarchy(fewer, { kind: 'file', path }).domain).toBe(1);
+    expect(buildHierarchy(col, { kind: 'file', path }).domain).toBe(3);
   });
 });
 

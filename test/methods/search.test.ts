@@ -105,7 +105,6 @@ function randomProblem(seed: number, metric: MetricName, saModels = false) {
       buildHierarchy(
         column,
         numeric ? { kind: 'intervals', widths: [5, 10, 20] } : { kind: 'mask', direction: 'right' },
-        true,
       ),
     );
   }

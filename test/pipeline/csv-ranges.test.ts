@@ -2,7 +2,8 @@
  * One large CSV file read as ranges side by side (Plan cuts it at line breaks, csvRanges): the
  * release is the one the file read in one piece gives, byte for byte, with the same input
  * digest; an error names the row of the file; a cut that falls inside a quoted field fails the
- * release (E_CSV_CUT), and `format.lineBreaksInQuotes` reads such a file in one piece.
+ * release (E_CSV_CUT), and `format.lineBreaksInQuotes` reads such a file in one piece. A cut
+ * never ends a range with an empty row (a spreadsheet export's), which may end the file's rows.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,6 +54,22 @@ function workspace(note?: (i: number) => string | undefined, pad = 2000): Worksp
     attributes.amount = { type: 'insensitive' };
   });
   return ws;
+}
+
+/**
+ * The workspace's file with empty rows, as a spreadsheet's CSV export has them: a run of
+ * `between` after every 100th row (rows of empty cells) and `last` at the end (not rows), half of them
+ * padded with blanks (so that cuts land among them), every line a row of delimiters.
+ */
+function withEmptyRows(ws: Workspace, between = 20, last = 1000): void {
+  const [header, ...lines] = ws.read('adult.csv').trimEnd().split('\r\n');
+  const delimiters = ';'.repeat(header!.split(';').length - 1);
+  const empty = (k: number) => (k % 2 === 0 ? delimiters : `${delimiters}${' '.repeat(1500)}`);
+  const run = (n: number) => Array.from({ length: n }, (_, k) => empty(k));
+  const rows = lines.flatMap((line, i) =>
+    i % 100 === 99 && i < ROWS - 1 ? [line, ...run(between)] : [line],
+  );
+  ws.write('adult.csv', `${[header, ...rows, ...run(last)].join('\r\n')}\r\n`);
 }
 
 /** plan.json of a kept work area (its seal checked and left out). */
@@ -127,6 +144,27 @@ describe('csvRanges and a range read', () => {
     expect(whole.names[0]).toBe('sex'); // the BOM is not in the first name
   });
 
+  it('never end a range with an empty row: read in turn, they are the file read whole, its empty rows at the end left out', () => {
+    const ws = workspace();
+    withEmptyRows(ws);
+    const path = join(ws.dir, 'adult.csv');
+    const ranges = csvRanges(path, PER_SHARD, { sampleRows: 1000, ranges: 40, minRangeBytes: 1000 })!;
+    const raw = new Set(['note', 'amount']);
+    const read = (range?: (typeof ranges)[number]) =>
+      cells([...readCsvShards(path, 500, { raw, ...(range ? { range } : {}) })]);
+    const whole = read();
+    expect(whole.rows.length).toBe(ROWS + 29 * 20);
+    expect(ranges.flatMap((range) => read(range).rows)).toEqual(whole.rows);
+    // Cuts land among empty rows (the end of the file is a run of them): each moves on past them.
+    const bytes = readFileSync(path);
+    for (const r of ranges.slice(1)) {
+      const line = bytes.subarray(bytes.lastIndexOf(10, r.start - 2) + 1, r.start).toString();
+      expect(line).toMatch(/[^; \r\n]/);
+    }
+    expect(ranges.length).toBeGreaterThan(20);
+    expect(ranges.length).toBeLessThan(40);
+  });
+
   it('come in a multiple of the workers that read them, when asked', () => {
     const path = join(workspace().dir, 'adult.csv');
     const alone = csvRanges(path, PER_SHARD, { sampleRows: 1000, minRangeBytes: 1000 })!.length;
@@ -184,6 +222,21 @@ describe('a CSV file read as ranges side by side', () => {
       },
     );
     expectSameRelease(whole.out, apart);
+  }, 300_000);
+
+  it("releases a spreadsheet export's empty rows as the file read in one piece does: rows between rows, none at the end", async () => {
+    const ws = workspace();
+    // A third of the file's bytes runs of empty rows between rows, another at its end: Plan's cuts land in them.
+    withEmptyRows(ws, 150, 5000);
+    ws.editSpec((s) => {
+      s.format = { ...(s.format as object), emptyCells: 'value' };
+    });
+    const whole = await release(ws, 'whole', WHOLE);
+    const ranged = await release(ws, 'ranges', PER_SHARD);
+    expect(ranged.result.plan.pieces).toBeGreaterThanOrEqual(4);
+    expect(ranged.result.plan.rows).toBe(ROWS + 29 * 150);
+    expect(ranged.plan.digest).toBe(whole.plan.digest);
+    expectSameRelease(whole.out, ranged.out);
   }, 300_000);
 
   it('names the row of the file for a bad row in a later range, as the file read whole does', async () => {

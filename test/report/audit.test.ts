@@ -132,6 +132,15 @@ describe('the amber verdict', () => {
     expect(report.verdict).toEqual(whole.verdict);
   });
 
+  it('measures NCP as the release does when a numeric QI has empty cells (a range spans the numbers)', async () => {
+    // examples/hospital: ages 1–99 and 51 empty cells, released by Mondrian as ranges.
+    const hospital = new URL('../../examples/hospital/', import.meta.url).pathname;
+    const spec = JSON.parse(readFileSync(join(hospital, 'release-mondrian.json'), 'utf8'));
+    spec.input = join(hospital, spec.input);
+    const { report } = await releaseTo(writeSpec('mondrian.json', spec), join(dir, 'mondrian'));
+    expect(report.audit!.ncp).toBeCloseTo(report.utility.ncp as number, 12);
+  });
+
   it('names the columns each method releases unchanged', () => {
     const example = (name: string, edit: (s: Record<string, unknown>) => void = () => {}) => {
       const path = new URL(`../../examples/${name}/release.json`, import.meta.url).pathname;

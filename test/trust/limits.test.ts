@@ -172,11 +172,10 @@ describe('hierarchy size', () => {
 
   it('a mask over a 100,000-character value is refused before its rows are built', async () => {
     const e = await limitError(() =>
-      buildHierarchy(
-        column(['1'.repeat(100_000), '2'.repeat(100_000)]),
-        { kind: 'mask', direction: 'right' },
-        true,
-      ),
+      buildHierarchy(column(['1'.repeat(100_000), '2'.repeat(100_000)]), {
+        kind: 'mask',
+        direction: 'right',
+      }),
     );
     expect(e.code).toBe('E_LIMIT_HIERARCHY');
     expect(e.message).toMatch(
@@ -190,14 +189,14 @@ describe('hierarchy size', () => {
       deep,
       `a;${Array.from({ length: 4999 }, (_, l) => `a${l}`).join(';')};*\nb;${Array.from({ length: 4999 }, (_, l) => `b${l}`).join(';')};*\n`,
     );
-    const e = await limitError(() => buildHierarchy(column(['a', 'b']), { kind: 'file', path: deep }, true));
+    const e = await limitError(() => buildHierarchy(column(['a', 'b']), { kind: 'file', path: deep }));
     expect(e.message).toMatch(/^deep\.csv: the hierarchy of 'code' would have 5,001 levels for 2 values/);
 
     // Huge fan-out (20,000 values under one label) is a normal hierarchy: built, not refused.
     const values = Array.from({ length: 20_000 }, (_, i) => `v${i}`);
     const wide = join(dir, 'wide.csv');
     writeFileSync(wide, `${values.map((v) => `${v};group;*`).join('\n')}\n`);
-    const h = buildHierarchy(column(values), { kind: 'file', path: wide }, true);
+    const h = buildHierarchy(column(values), { kind: 'file', path: wide });
     expect(h.height).toBe(2);
     expect(h.labels[1]).toEqual(['group']);
   });

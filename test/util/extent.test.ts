@@ -34,4 +34,11 @@ describe('labelLoss', () => {
     expect(loss('[0-2499.995]')).toBeCloseTo(0.5);
     expect(loss('12.34')).toBe(0);
   });
+
+  it('spans the numbers alone: an empty cell is a value of its own, not the number 0', () => {
+    const loss = labelLoss(['1990', '2000', '2010', '2020', '', ' '], undefined);
+    expect(loss('[1990-2005]')).toBeCloseTo(15 / 30, 12);
+    expect(loss('')).toBe(0);
+    expect(loss('*')).toBe(1);
+  });
 });

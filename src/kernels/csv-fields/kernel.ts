@@ -2,7 +2,8 @@
  * The CSV reader's plain rows (src/data/csv.ts, CsvParser): bytes split into rows of fields, as
  * many whole rows as come before the first one the reader parses itself (a quoted field holding
  * a line break or followed by other text, a coded one holding an escaped quote, a row of another
- * width, a blank line, a row the bytes cut short). A quoted field's value lies between its
+ * width, a blank line, a row of empty fields — delimiters, spaces and tabs only — a row the bytes
+ * cut short). A quoted field's value lies between its
  * quotes, `""` a quote in it. The WASM kernel (assembly/csv-fields.ts) and the plain-TS
  * reference give the same rows.
  */

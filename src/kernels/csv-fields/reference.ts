@@ -4,6 +4,8 @@ import { CODED, type PlainRowsKernel, RAW } from './kernel.ts';
 const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
+const SPACE = 0x20;
+const TAB = 0x09;
 const HASH_SEED = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
 
@@ -25,6 +27,9 @@ export const tsPlainRows: PlainRowsKernel = ({ bytes, start, end: n, delimiter, 
     const cells: Uint8Array[] = [];
     let c = 0;
     let whole = false;
+    // Whether a field is quoted or holds a byte other than a space or a tab: a row without
+    // (an empty row, as a spreadsheet exports its used range) is left to the reader.
+    let value = false;
     while (pos < n && c < width) {
       const kind = kinds[c]!;
       let s = pos;
@@ -35,7 +40,7 @@ export const tsPlainRows: PlainRowsKernel = ({ bytes, start, end: n, delimiter, 
       if (bytes[pos] === QUOTE) {
         // A quoted field on one line: its value between the quotes, `""` a quote in it.
         s = pos + 1;
-        const value: number[] = [];
+        const unquoted: number[] = [];
         let q = s;
         let closed = false;
         while (q < n && bytes[q] !== LF && bytes[q] !== CR) {
@@ -47,10 +52,10 @@ export const tsPlainRows: PlainRowsKernel = ({ bytes, start, end: n, delimiter, 
             }
             q++;
           }
-          value.push(bytes[q]!);
+          unquoted.push(bytes[q]!);
           q++;
         }
-        const escaped = value.length !== q - s;
+        const escaped = unquoted.length !== q - s;
         if (!closed || (escaped && kind === CODED)) break;
         e = q;
         pos = q + 1;
@@ -58,7 +63,8 @@ export const tsPlainRows: PlainRowsKernel = ({ bytes, start, end: n, delimiter, 
         if (b === delimiter || b === LF) ended = b;
         else if (b === CR && pos + 1 < n && bytes[pos + 1] === LF) ended = LF;
         else break;
-        cell = Uint8Array.from(value);
+        cell = Uint8Array.from(unquoted);
+        value = true;
       } else {
         while (pos < n) {
           const b = bytes[pos]!;
@@ -78,6 +84,7 @@ export const tsPlainRows: PlainRowsKernel = ({ bytes, start, end: n, delimiter, 
         if (ended < 0) break;
         e = pos;
         cell = bytes.subarray(s, e);
+        for (let p = s; p < e && !value; p++) value = bytes[p] !== SPACE && bytes[p] !== TAB;
       }
       if (kind === CODED) {
         for (let p = s; p < e; p++) h = Math.imul(h ^ bytes[p]!, FNV_PRIME);
@@ -94,7 +101,7 @@ export const tsPlainRows: PlainRowsKernel = ({ bytes, start, end: n, delimiter, 
       }
       pos++;
     }
-    if (!whole) {
+    if (!whole || !value) {
       pos = rowStart;
       break;
     }

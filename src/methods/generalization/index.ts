@@ -83,7 +83,7 @@ export function prepareGeneralization(
   // Tuples are no rows of the input: each shard's hierarchies were built on its rows.
   const rows = precollapsed ? columnRows : inputRows(spec, table);
   const hierarchies = time('hierarchies', () =>
-    qiSpecs.map((a, i) => buildHierarchy(qis[i]!, a.hierarchy!, true, rows)),
+    qiSpecs.map((a, i) => buildHierarchy(qis[i]!, a.hierarchy!, rows)),
   );
   // Past limits.maxLatticeNodes the optimal search gives way to the best-effort one;
   // Samarati's k-minimal search enumerates, and no search numbers nodes past 2^53.

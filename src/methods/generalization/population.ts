@@ -11,7 +11,7 @@
  * class's population count is that of its representative's population class.
  */
 import { basename } from 'node:path';
-import { formatOf, readTable } from '../../data/read.ts';
+import { columnsHint, formatOf, readTable } from '../../data/read.ts';
 import type { EncodedColumn } from '../../data/table.ts';
 import { HierarchyError, PpdpError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
@@ -64,7 +64,7 @@ export function preparePopulation(
       throw new SpecError(
         'E_POPULATION_COLUMN',
         `${where} has no column '${qi.name}', a quasi-identifier of the spec`,
-        `the population table holds the input's quasi-identifiers under the same names (it has: ${table.columns.map((c) => c.name).join(', ')})`,
+        `the population table holds the input's quasi-identifiers under the same names; ${columnsHint(table)}`,
       );
     }
     const own = new Map<string, number>();
@@ -109,7 +109,6 @@ function levelTables(
     own = buildHierarchy(
       { name: qi.name, dictionary: [...extras], codes: Int32Array.from(extras, (_, j) => j) },
       attribute.hierarchy!,
-      false,
     );
   } catch (e) {
     if (!(e instanceof PpdpError)) throw e;

@@ -36,12 +36,7 @@ export const generalizationShards: ShardSteps = {
     // the search sees distinct tuples only.
     for (const a of spec.attributes) {
       if (!a.hierarchy || (a.type !== 'quasi-identifying' && a.type !== 'sensitive')) continue;
-      buildHierarchy(
-        shard.columns.find((c) => c.name === a.name)!,
-        a.hierarchy,
-        a.type === 'quasi-identifying',
-        inputRows(spec, shard),
-      );
+      buildHierarchy(shard.columns.find((c) => c.name === a.name)!, a.hierarchy, inputRows(spec, shard));
     }
     const columns = collapseColumnNames(spec).map((n) => shard.columns.find((c) => c.name === n)!);
     return collapseRows(kernel, columns);
@@ -104,12 +99,7 @@ export const generalizationShards: ShardSteps = {
         .filter((a) => a.type === 'quasi-identifying')
         .map((a) => [
           a.name,
-          buildHierarchy(
-            shard.columns.find((c) => c.name === a.name)!,
-            a.hierarchy!,
-            true,
-            inputRows(spec, shard),
-          ),
+          buildHierarchy(shard.columns.find((c) => c.name === a.name)!, a.hierarchy!, inputRows(spec, shard)),
         ]),
     );
     return applyGeneralization({

@@ -155,7 +155,7 @@ function categoricalDim(
   kind: 'ordinal' | 'nominal',
   rows: RowNames,
 ): MondrianDim {
-  const h = buildHierarchy(column, a.hierarchy!, true, rows);
+  const h = buildHierarchy(column, a.hierarchy!, rows);
   const present = presentCodes(column);
   const dict = column.dictionary;
   // Keys: ranks of the present values — in hierarchy order (subtree by subtree, so key order

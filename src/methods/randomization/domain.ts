@@ -69,7 +69,7 @@ function categorical(
         'add a hierarchy to the attribute, or discretize it with { "bins": n }',
       );
     }
-    const h = buildHierarchy(column, a.hierarchy, a.type === 'quasi-identifying', inputRows(spec, table));
+    const h = buildHierarchy(column, a.hierarchy, inputRows(spec, table));
     if (choice.level > h.height) {
       throw new SpecError(
         'E_SPEC_RANGE',

@@ -61,15 +61,7 @@ export function sliceTable(
     const a = attributes[i]!;
     if (!a.hierarchy) return undefined;
     if (!hierarchies.has(a.name)) {
-      hierarchies.set(
-        a.name,
-        buildHierarchy(
-          columns[i]!,
-          a.hierarchy,
-          a.type === 'quasi-identifying' || a.type === 'insensitive',
-          inputRows(spec, table),
-        ),
-      );
+      hierarchies.set(a.name, buildHierarchy(columns[i]!, a.hierarchy, inputRows(spec, table)));
     }
     return hierarchies.get(a.name);
   };

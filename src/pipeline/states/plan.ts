@@ -26,7 +26,8 @@ import {
   type ReleaseSpec,
 } from '../../release-spec/spec.ts';
 import { lockRun, unlockRun } from '../lock.ts';
-import { type Claim, checkOutDir, claimFolder, storeFolder, unlock } from '../publish.ts';
+import { checkOut, specReads } from '../out-path.ts';
+import { type Claim, claimFolder, storeFolder, unlock } from '../publish.ts';
 import { readInputShards, runIdFrom, runIdOf } from '../release.ts';
 import {
   baseKey,
@@ -204,7 +205,7 @@ async function planFrom(
     );
   }
   const releaseLoc = await env.stores.open(asFolder(release));
-  if (releaseLoc.store.root === 'file:///') checkOutDir(`/${releaseLoc.key}`, [spec.input, spec.file]);
+  if (releaseLoc.store.root === 'file:///') checkOut(`/${releaseLoc.key}`, specReads(spec), 'release');
   return planLocked({
     request,
     execution,

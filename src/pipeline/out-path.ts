@@ -1,0 +1,148 @@
+/**
+ * Where a command may write (`--out`): never over, into or around what it reads, and never
+ * into a published release folder. Every command that writes checks its `--out` here before
+ * any work, so a mistyped path is refused instead of replacing the input table, the spec or a
+ * release's files (after which the release no longer matches its manifest).
+ */
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { OutputError } from '../errors.ts';
+import { isPopulationModel, type ReleaseSpec } from '../release-spec/spec.ts';
+import { isManifest, MANIFEST } from './publish.ts';
+
+/** A file or folder a command reads, and what to call it in a message ("the input"). */
+export interface ReadPath {
+  readonly path: string;
+  readonly what: string;
+}
+
+/**
+ * What `--out` is: a file written whole, a folder the command writes its files into, or a
+ * release folder (an earlier ppdp release in it is replaced: `release`, `apply`).
+ */
+export type OutKind = 'file' | 'folder' | 'release';
+
+/** The files a spec makes a command read: the spec, its input, its hierarchy files, its population table. */
+export function specReads(spec: ReleaseSpec): ReadPath[] {
+  return [
+    { path: spec.input, what: 'the input' },
+    { path: spec.file, what: 'the spec' },
+    ...spec.attributes.flatMap((a) =>
+      a.hierarchy?.kind === 'file' ? [{ path: a.hierarchy.path, what: `the hierarchy of ${a.name}` }] : [],
+    ),
+    ...spec.privacy
+      .filter(isPopulationModel)
+      .map((m) => ({ path: m.population, what: 'the population table' })),
+  ];
+}
+
+/**
+ * Refuses, before any work, an `--out` (named `option` in messages) that is one of `reads`
+ * or lies inside one of them (a folder read); for a folder output, one that contains any of
+ * them; and any path in a published release folder (one holding a ppdp manifest.json), but
+ * for a release output the folder itself, whose earlier release is replaced. Paths compare as
+ * the filesystem resolves them: links followed, `./x` and `x` alike, letter case as stored.
+ */
+export function checkOut(out: string, reads: readonly ReadPath[], kind: OutKind, option = '--out'): void {
+  const named = `${option} ${out}`;
+  const target = realPath(out);
+  const isDir = existsSync(target) && statSync(target).isDirectory();
+  if (kind !== 'file' && existsSync(target) && !isDir) {
+    throw new OutputError(
+      'E_OUT_NOT_DIR',
+      `${named}: exists and is a file, not a folder`,
+      `choose a new folder${kind === 'release' ? ' for the release' : ''}, or remove the file`,
+    );
+  }
+  const elsewhere =
+    kind === 'file'
+      ? 'name another file, outside the folders ppdp reads'
+      : `write ${kind === 'release' ? 'the release' : 'them'} to a folder of its own, e.g. a sibling folder`;
+  for (const r of reads) {
+    if (!existsSync(r.path)) continue; // nothing to overwrite; the command says it is missing
+    const read = realPath(r.path);
+    const readDir = statSync(read).isDirectory();
+    if (readDir) {
+      if (target === read || inside(read, target)) {
+        throw new OutputError(
+          releaseIn(read) ? 'E_OUT_IN_RELEASE' : 'E_OUT_IN_INPUT',
+          `${named}: is or lies inside ${r.what} (${shown(r.path)}), which ppdp reads`,
+          elsewhere,
+        );
+      }
+    } else if (target === read) {
+      throw new OutputError(
+        'E_OUT_IN_INPUT',
+        `${named}: is ${r.what} (${shown(r.path)}), which ppdp reads; writing there would replace it`,
+        elsewhere,
+      );
+    }
+    if (kind === 'file') continue;
+    if (!readDir && target === dirname(read)) {
+      throw new OutputError('E_OUT_IN_INPUT', `${named}: is ${r.what}'s own folder`, elsewhere);
+    }
+    if (inside(target, read)) {
+      throw new OutputError(
+        'E_OUT_IN_INPUT',
+        `${named}: contains ${r.what} (${relative(target, read)}), so sharing the ${kind === 'release' ? 'release' : 'folder'} would share it too`,
+        elsewhere,
+      );
+    }
+  }
+  // A release folder holds the files its manifest lists: another file there is unlisted, and
+  // publishing the release again removes it.
+  for (let dir = kind === 'release' ? dirname(target) : target; ; dir = dirname(dir)) {
+    if (releaseIn(dir)) {
+      throw new OutputError(
+        'E_OUT_IN_RELEASE',
+        `${named}: ${dir === target ? 'is' : 'lies inside'} the published release ${shown(dir)} (it holds a ppdp ${MANIFEST})`,
+        `a release folder holds only its release's files: ${kind === 'file' ? 'write the file outside it' : 'write outside it, e.g. a sibling folder'}`,
+      );
+    }
+    if (dirname(dir) === dir) break;
+  }
+  if (kind === 'file' && isDir) {
+    throw new OutputError(
+      'E_OUT_IS_DIR',
+      `${named}: is a folder; ${option} names the file to write`,
+      'give the path of the file to write (inside that folder, or elsewhere)',
+    );
+  }
+  // A file is written through a rename, which would put a plain file in place of a pipe or a
+  // device (/dev/null, as root).
+  if (kind === 'file' && existsSync(target) && !statSync(target).isFile()) {
+    throw new OutputError(
+      'E_OUT_NOT_FILE',
+      `${named}: exists and is not a regular file (a pipe or a device)`,
+      'give the path of a new file, or of a file it may replace',
+    );
+  }
+}
+
+/** The path as the filesystem resolves it; for a path not there yet, its nearest existing folder resolved. */
+function realPath(path: string): string {
+  if (existsSync(path)) return realpathSync.native(path);
+  const parent = dirname(path);
+  return parent === path ? resolve(path) : join(realPath(parent), basename(path));
+}
+
+/** A path for a message: relative to the working folder when it lies inside it. */
+function shown(path: string): string {
+  const abs = resolve(path);
+  return inside(process.cwd(), abs) ? relative(process.cwd(), abs) : abs === process.cwd() ? '.' : path;
+}
+
+/** Whether `path` lies strictly inside `folder` (both resolved). */
+function inside(folder: string, path: string): boolean {
+  const rel = relative(folder, path);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+function releaseIn(dir: string): boolean {
+  const manifest = join(dir, MANIFEST);
+  try {
+    return existsSync(manifest) && isManifest(readFileSync(manifest));
+  } catch {
+    return false; // unreadable: not known to be a release
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * `ppdp hierarchy` and `ppdp hierarchy check`, run in this process: check reads a column as the
+ * spec's release reads it (--spec), --out never replaces what the command reads nor lands in
+ * a release, and no message quotes a value of the table or a label of a hierarchy file (only
+ * --show-values prints values, on stdout).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { hierarchyCommand } from '../../src/cli/hierarchy.ts';
+import { runCommand, said } from '../helpers/command.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'ppdp-cli-hierarchy-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const at = (name: string) => join(dir, name);
+
+const hierarchy = (...args: string[]) => runCommand(() => hierarchyCommand(args));
+
+// Decimal commas, a missing text (NA) and an empty cell, as exports write them; SECRET marks
+// values that must never be printed unless asked.
+writeFileSync(
+  at('dec.csv'),
+  'id;amount;age;city;diagnosis\n' +
+    '1;3,75;30;SECRET-Lodz;flu\n2;1.234,5;NA;Koeln;flu\n3;-0,5;;Koeln;cancer\n4;12,00;41;Koeln;flu\n',
+);
+const decSpec = {
+  input: 'dec.csv',
+  format: { delimiter: ';', decimal: ',', emptyCells: 'value' },
+  attributes: {
+    id: { type: 'identifying' },
+    amount: { type: 'quasi-identifying', hierarchy: { intervals: [100, 200] } },
+    age: { type: 'quasi-identifying', missing: ['NA'], hierarchy: { intervals: [10, 20] } },
+    city: { type: 'quasi-identifying', hierarchy: { groups: [{ 'SECRET-Lodz': '*', Koeln: '*' }] } },
+    diagnosis: { type: 'sensitive' },
+  },
+  privacy: [{ model: 'k-anonymity', k: 2 }],
+  method: { name: 'generalization' },
+};
+writeFileSync(at('dec.json'), JSON.stringify(decSpec));
+
+describe('hierarchy check --spec reads the column as a release does', () => {
+  it('passes the hierarchies ppdp built, with decimal commas and missing texts', () => {
+    expect(hierarchy(at('dec.json'), '--out', at('built')).status).toBe(0);
+    for (const column of ['amount', 'age', 'city']) {
+      const r = hierarchy('check', at(`built/${column}.csv`), '--spec', at('dec.json'), '--column', column);
+      expect(r.error, column).toBeUndefined();
+      expect(r.stdout).toMatch(new RegExp(`covers all \\d+ distinct values? of '${column}'`));
+    }
+    // Without the spec the same table is read as it is: 3,75 is no number, NA a value.
+    const raw = hierarchy('check', at('built/amount.csv'), '--data', at('dec.csv'), '--column', 'amount');
+    expect(raw.error?.code).toBe('E_HIERARCHY_VALUE');
+  });
+
+  it("checks the spec's own hierarchy files when no file is named", () => {
+    const rows = readFileSync(at('built/city.csv'), 'utf8');
+    writeFileSync(at('city.csv'), rows);
+    writeFileSync(
+      at('files.json'),
+      JSON.stringify({
+        ...decSpec,
+        attributes: { ...decSpec.attributes, city: { type: 'quasi-identifying', hierarchy: 'city.csv' } },
+      }),
+    );
+    const r = hierarchy('check', '--spec', at('files.json'));
+    expect(r.error).toBeUndefined();
+    expect(r.stdout).toBe("city.csv: a hierarchy of 1 level that covers all 2 distinct values of 'city'\n");
+    const builder = hierarchy('check', '--spec', at('files.json'), '--column', 'age');
+    expect(builder.error?.message).toBe(
+      'files.json: attributes.age has a hierarchy builder, not a hierarchy file',
+    );
+  });
+});
+
+describe('hierarchy check names rows, never values, unless --show-values', () => {
+  it('counts the values a file lacks and names their first rows', () => {
+    writeFileSync(at('short.csv'), 'Koeln;*\n');
+    const r = hierarchy('check', at('short.csv'), '--spec', at('dec.json'), '--column', 'city');
+    expect(r.error?.code).toBe('E_HIERARCHY_VALUE');
+    expect(r.error?.message).toMatch(/short\.csv: a value of column 'city' .* first in row 2 of the input$/);
+    expect(r.error?.hint).toMatch(/add --show-values to list it on stdout/);
+    expect(said(r)).not.toContain('SECRET');
+    const shown = hierarchy(
+      'check',
+      at('short.csv'),
+      '--spec',
+      at('dec.json'),
+      '--column',
+      'city',
+      '--show-values',
+    );
+    expect(shown.stdout).toBe('SECRET-Lodz\n');
+    expect(shown.error?.describe()).not.toContain('SECRET');
+    expect(shown.error?.hint).toMatch(/it is listed above/);
+  });
+
+  it("names a hierarchy file's rows and levels, never its labels", () => {
+    const cases: [string, string, RegExp][] = [
+      [
+        'dup.csv',
+        'SECRET-a;*\nKoeln;*\nSECRET-a;*\n',
+        /^dup\.csv row 3: value listed twice \(also in row 1\)$/,
+      ],
+      [
+        'tree.csv',
+        'SECRET-Lodz;SECRET-x;SECRET-p;*\nKoeln;SECRET-x;SECRET-q;*\n',
+        /^tree\.csv rows 1 and 2: .* the label these rows share at level 1 has two parents at level 2$/,
+      ],
+      [
+        'cycle.csv',
+        'SECRET-Lodz;SECRET-x;*\nSECRET-x;SECRET-Lodz;*\n',
+        /^cycle\.csv row 2: .* has a cycle: a label generalizes, level by level, back to itself \(through rows 1 and 2\)$/,
+      ],
+      [
+        'tops.csv',
+        'SECRET-Lodz;*\nKoeln;SECRET-top\n',
+        /^tops\.csv row 2: the top level \(level 1\) .* \(this row's differs from row 1's\)$/,
+      ],
+    ];
+    for (const [file, text, message] of cases) {
+      writeFileSync(at(file), text);
+      const r = hierarchy('check', at(file), '--data', at('dec.csv'), '--column', 'city');
+      expect(r.error?.message, file).toMatch(message);
+      expect(said(r), file).not.toContain('SECRET');
+    }
+  });
+
+  it('ignores trailing empty lines, names an empty line between rows, and counts levels in words', () => {
+    writeFileSync(at('blank.csv'), 'SECRET-Lodz;*\nKoeln;*\n\n\n');
+    const ok = hierarchy('check', at('blank.csv'), '--data', at('dec.csv'), '--column', 'city');
+    expect(ok.stdout).toBe(
+      `${at('blank.csv')}: a hierarchy of 1 level that covers all 2 distinct values of 'city'\n`,
+    );
+    writeFileSync(at('gap.csv'), 'SECRET-Lodz;*\n\nKoeln;*\n');
+    const gap = hierarchy('check', at('gap.csv'), '--data', at('dec.csv'), '--column', 'city');
+    expect(gap.error?.message).toBe(`${at('gap.csv')} row 2: the line is empty`);
+    writeFileSync(at('ragged.csv'), 'SECRET-Lodz;x;*\nKoeln\n');
+    const ragged = hierarchy('check', at('ragged.csv'), '--data', at('dec.csv'), '--column', 'city');
+    expect(ragged.error?.message).toBe(`${at('ragged.csv')} row 2: 1 level, row 1 has 3`);
+  });
+
+  it('names the file as given, and a delimiter given on the command line without a spec', () => {
+    const empty = hierarchy('check', '/dev/null', '--data', at('dec.csv'), '--column', 'city');
+    expect(empty.error?.message).toBe('/dev/null: hierarchy file is empty');
+    const comma = hierarchy(
+      'check',
+      at('blank.csv'),
+      '--data',
+      at('dec.csv'),
+      '--column',
+      'city',
+      '--delimiter',
+      ',',
+    );
+    expect(comma.error?.code).toBe('E_CSV_DELIMITER');
+    expect(comma.error?.message).not.toMatch(/spec/);
+    expect(comma.error?.hint).toMatch(/--delimiter on the command line/);
+  });
+});
+
+describe('hierarchy --out', () => {
+  it('never writes over the spec, its input or its hierarchy files', () => {
+    writeFileSync(at('spec-copy.json'), JSON.stringify(decSpec));
+    const before = readFileSync(at('spec-copy.json'), 'utf8');
+    for (const out of [at('spec-copy.json'), at('dec.csv'), `${dir}/built/../spec-copy.json`]) {
+      const r = hierarchy(at('spec-copy.json'), '--column', 'age', '--out', out);
+      expect(r.error?.code, out).toBe('E_OUT_IN_INPUT');
+    }
+    expect(readFileSync(at('spec-copy.json'), 'utf8')).toBe(before);
+    expect(readFileSync(at('dec.csv'), 'utf8')).toMatch(/^id;amount/);
+    const file = hierarchy(at('files.json'), '--column', 'city', '--out', at('city.csv'));
+    expect(file.error?.message).toMatch(/: is the hierarchy of city \(.*city\.csv\), which ppdp reads;/);
+    // A folder whose files would land on the input: dec.csv is the input, amount.csv is not.
+    writeFileSync(at('dec-named.json'), JSON.stringify({ ...decSpec, input: 'amount.csv' }));
+    writeFileSync(at('amount.csv'), readFileSync(at('dec.csv')));
+    const folder = hierarchy(at('dec-named.json'), '--out', dir);
+    expect(folder.error?.message).toMatch(/amount\.csv: is the input \(.*amount\.csv\), which ppdp reads;/);
+  });
+
+  it('never replaces a pipe, a device or a folder', () => {
+    // Written through a rename, a pipe (or /dev/null, as root) would become a plain file.
+    execFileSync('mkfifo', [at('pipe')]);
+    expect(hierarchy(at('dec.json'), '--column', 'age', '--out', at('pipe')).error?.code).toBe(
+      'E_OUT_NOT_FILE',
+    );
+    expect(hierarchy(at('dec.json'), '--column', 'age', '--out', dir).error?.code).toBe('E_OUT_IS_DIR');
+    expect(statSync(at('pipe')).isFIFO()).toBe(true);
+  });
+
+  it('never writes into a release folder', () => {
+    mkdirSync(at('release/data'), { recursive: true });
+    writeFileSync(at('release/manifest.json'), '{"format":"ppdp-release/1"}');
+    for (const out of [at('release/age.csv'), at('release/data/age.csv')]) {
+      const r = hierarchy(at('dec.json'), '--column', 'age', '--out', out);
+      expect(r.error?.code, out).toBe('E_OUT_IN_RELEASE');
+    }
+    expect(hierarchy(at('dec.json'), '--out', at('release/h')).error?.code).toBe('E_OUT_IN_RELEASE');
+  });
+
+  it("writes the other columns when one column's values hold ';', with a warning naming it", () => {
+    writeFileSync(at('semi.csv'), 'id,place,zip,diag\n1,a;b,01234,flu\n2,c,01235,flu\n3,c,01236,hiv\n');
+    writeFileSync(
+      at('semi.json'),
+      JSON.stringify({
+        input: 'semi.csv',
+        attributes: {
+          id: { type: 'identifying' },
+          place: { type: 'quasi-identifying', hierarchy: { groups: [{ 'a;b': '*', c: '*' }] } },
+          zip: { type: 'quasi-identifying', hierarchy: { mask: 'right' } },
+          diag: { type: 'sensitive' },
+        },
+        privacy: [{ model: 'k-anonymity', k: 2 }],
+        method: { name: 'generalization' },
+      }),
+    );
+    const r = hierarchy(at('semi.json'), '--out', at('semi'));
+    expect(r.error).toBeUndefined();
+    expect(r.stdout).toMatch(/semi\/zip\.csv: hierarchy of 'zip', 3 values/);
+    expect(r.stderr).toMatch(
+      /^ppdp: warning: semi\.json: a value or label of 'place' holds ';' .*: place\.csv is not written/,
+    );
+    expect(readFileSync(at('semi/zip.csv'), 'utf8')).toMatch(/^01234;0123\*/);
+    // One column asked for: refused, as before.
+    expect(hierarchy(at('semi.json'), '--column', 'place', '--out', at('place.csv')).error?.code).toBe(
+      'E_HIERARCHY_CELL',
+    );
+  });
+});

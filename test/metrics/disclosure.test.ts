@@ -1,0 +1,98 @@
+/**
+ * The disclosure measures from sparse class histograms (the values each class holds) are those
+ * from the classes × values matrix, up to rounding: the values a class lacks are summed at once.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  type ClassHistogramSet,
+  type DisclosureMeasures,
+  disclosureMeasures,
+  modeCounts,
+  type SparseClassHistograms,
+} from '../../src/metrics/disclosure.ts';
+
+/** A fixed linear congruential stream in [0, 1). */
+function stream(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x / 2 ** 32;
+  };
+}
+
+/** `groups` classes over `width` values, each holding a few of them; and the same classes sparse. */
+function classes(
+  groups: number,
+  width: number,
+  next: () => number,
+): { dense: ClassHistogramSet; sparse: SparseClassHistograms } {
+  const counts = new Int32Array(groups * width);
+  for (let g = 0; g < groups; g++) {
+    const held = 1 + Math.floor(next() * Math.min(width, 6));
+    for (let i = 0; i < held; i++)
+      counts[g * width + Math.floor(next() * width)]! += 1 + Math.floor(next() * 4);
+  }
+  const keep = (g: number) => g % 7 !== 3;
+  const offsets = new Int32Array(groups + 1);
+  const values: number[] = [];
+  const entries: number[] = [];
+  for (let g = 0; g < groups; g++) {
+    for (let s = 0; s < width; s++) {
+      if (counts[g * width + s]! > 0) {
+        values.push(s);
+        entries.push(counts[g * width + s]!);
+      }
+    }
+    offsets[g + 1] = values.length;
+  }
+  return {
+    dense: { groups, width, counts, keep },
+    sparse: {
+      groups,
+      width,
+      offsets,
+      values: Int32Array.from(values),
+      counts: Int32Array.from(entries),
+      keep,
+    },
+  };
+}
+
+function expectClose(a: DisclosureMeasures, b: DisclosureMeasures): void {
+  expect(a.tDistance).toBe(b.tDistance);
+  expect(a.accuracy).toEqual(b.accuracy);
+  expect(a.release.distinctL).toBe(b.release.distinctL);
+  for (const key of ['entropyL', 't', 'delta', 'knowledgeGain', 'accuracyGain'] as const) {
+    const x = a.release[key]!;
+    const y = b.release[key]!;
+    expect(Math.abs(x - y), `${key}: ${x} vs ${y}`).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(y)));
+  }
+}
+
+describe('disclosure measures from sparse class histograms', () => {
+  it('match the classes × values matrix: ordered distance (numbers) and equal distance', () => {
+    for (const [seed, groups, width] of [
+      [1, 40, 2],
+      [2, 200, 30],
+      [3, 500, 300],
+      [4, 60, 1],
+    ] as const) {
+      const next = stream(seed);
+      const { dense, sparse } = classes(groups, width, next);
+      // A table distribution of uneven shares, in a value order other than the codes'.
+      const weights = Float64Array.from({ length: width }, () => 0.05 + next());
+      const total = weights.reduce((a, b) => a + b, 0);
+      const table = weights.map((w) => w / total);
+      const numbers = Array.from({ length: width }, (_, s) => String((s * 37) % (width + 11)));
+      const text = numbers.map((v) => `v${v}`);
+      const original = classes(groups, width, stream(seed + 100)).dense;
+      for (const values of [numbers, text]) {
+        const a = disclosureMeasures('x', sparse, original, table, values);
+        const b = disclosureMeasures('x', dense, original, table, values);
+        expect(a.tDistance).toBe(values === numbers && width > 0 ? 'ordered' : 'equal');
+        expectClose(a, b);
+      }
+      expect(modeCounts(sparse)).toEqual(modeCounts(dense));
+    }
+  });
+});
