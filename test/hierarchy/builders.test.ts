@@ -341,15 +341,18 @@ describe('rows named where they are in the input', () => {
     expect(e?.message).toBe("b.csv row 5, column 'age': not a number, but the attribute is numeric");
   });
 
-  it("ppdp hierarchy check --data names the rows the values it lacks are first in, in the folder's file", () => {
+  it("ppdp hierarchy check (--data or --spec) names the rows the values it lacks are first in, in the folder's file", () => {
     const check = folder({ 'a.csv': csv(good), 'b.csv': csv([good[0]!, '5,40,X,2021-01-01', ...good]) });
     const sexCsv = join(check.input, '..', 'sex.csv');
     const expected =
       "sex.csv: a value of column 'sex' appears in the data but not in the hierarchy: 1 row, first in b.csv row 3";
-    // The file as given on the command line.
+    // The file as given on the command line; the spec's by its name.
     expect(
       thrown(() => hierarchyCommand(['check', sexCsv, '--data', check.input, '--column', 'sex'])).message,
     ).toBe(`${sexCsv.slice(0, -'sex.csv'.length)}${expected}`);
+    expect(thrown(() => hierarchyCommand(['check', '--spec', check.spec, '--column', 'sex'])).message).toBe(
+      expected,
+    );
   });
 
   it('names the cell of a sheet whose header is below row 1, alone or in a folder', async () => {
