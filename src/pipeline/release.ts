@@ -159,7 +159,7 @@ function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
       `list every input column under attributes (use "identifying" for columns that must be dropped)${
         unquoted === undefined
           ? ''
-          : `: the input has ${names.size} columns, the spec lists ${names.size - missing.length} of them`
+          : `: the input has ${names.size} columns, the spec lists ${names.size - missing.length} of them (ppdp init ${basename(spec.input)} --out draft.json writes a spec that names every column)`
       }`,
     );
   }
