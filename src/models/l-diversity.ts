@@ -133,3 +133,21 @@ export function lDiversity(spec: LDiversityModel['spec']): LDiversityModel {
     ? distinctLDiversity(spec.attribute, spec.l)
     : entropyLDiversity(spec.attribute, spec.l);
 }
+
+/**
+ * The least l that protects anything: at l = 1 a class (a bucket) of one row passes with its
+ * sensitive value in plain view. Anatomy and Slicing, which protect through l alone, refuse less,
+ * and no hint suggests less.
+ */
+export const LEAST_PROTECTIVE_L = 2;
+
+/**
+ * What to do when no l ≥ LEAST_PROTECTIVE_L can hold on a sensitive attribute (`distinct`: its
+ * distinct values in the table), for the hints that would otherwise offer l = 1. Coarsening the
+ * attribute would not help: merging values only makes the most frequent one more frequent.
+ */
+export function noDiversityHint(attribute: string, distinct: number): string {
+  return distinct < LEAST_PROTECTIVE_L
+    ? `${attribute} holds one value in every row, which no release can hide: mark it "insensitive" if that value discloses nothing, or leave it out ("type": "identifying")`
+    : `l must be at least ${LEAST_PROTECTIVE_L}, which one dominant value of ${attribute} rules out: record ${attribute} in finer values (split its most frequent value into several), or bound what a class discloses of it with t-closeness (generalization or mondrian)`;
+}

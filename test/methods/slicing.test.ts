@@ -273,6 +273,17 @@ describe('Slicing on Adult (occupation sensitive, the 8 QIs)', () => {
     );
   });
 
+  it('refuses l below 2: each column goes out exact, and l alone links a row to its sensitive value', () => {
+    const l1 = () =>
+      slice(
+        adultSpec((j) => {
+          j.privacy[0].l = 1;
+        }),
+      );
+    expect(l1).toThrow(SpecError);
+    expect(l1).toThrow(/privacy\[0\]\.l must be at least 2 for slicing, but found 1/);
+  });
+
   it('refuses bad column requests', () => {
     expect(() => slice(adultSpec((j) => (j.method = { name: 'slicing', columns: 1 })))).toThrow(SpecError);
     expect(() => slice(adultSpec((j) => (j.method = { name: 'slicing', columns: 10 })))).toThrow(

@@ -23,7 +23,7 @@ import {
 import { InputError, NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import { buildModels, sensitiveAttributes } from '../../models/index.ts';
-import { entropyOf } from '../../models/l-diversity.ts';
+import { entropyOf, LEAST_PROTECTIVE_L, noDiversityHint } from '../../models/l-diversity.ts';
 import type { PrivacyModel } from '../../models/model.ts';
 import type { AttributeSpec, MondrianMethodSpec, ReleaseSpec } from '../../release-spec/spec.ts';
 import type { DimKind, MondrianDim, PartitionProblem, SensitiveCodes } from './partition.ts';
@@ -249,12 +249,18 @@ function checkRoot(
     switch (spec.model) {
       case DISTINCT_L_DIVERSITY.name:
         why = `the whole table has only ${distinct} distinct values of '${name}', and no class can have more than the table`;
-        hint = `l can be at most ${distinct} for this attribute`;
+        hint =
+          distinct >= LEAST_PROTECTIVE_L
+            ? `l can be at most ${distinct} for this attribute`
+            : noDiversityHint(name, distinct);
         break;
       case ENTROPY_L_DIVERSITY.name: {
         const most = Math.exp(entropyOf(histogram!, rows));
         why = `the entropy of '${name}' over the whole table is ln(${fmt(most)}) < ln(${spec.l}), and by concavity of entropy some class of any partition is at most as diverse as the table`;
-        hint = `l can be at most ${fmt(most)} for this attribute`;
+        hint =
+          most >= LEAST_PROTECTIVE_L
+            ? `l can be at most ${fmt(most)} for this attribute`
+            : noDiversityHint(name, distinct);
         break;
       }
       default:
