@@ -45,7 +45,7 @@ const THRESHOLDS = {
 };
 
 /** Methods whose released rows carry the quasi-identifiers next to the other columns, row by row. */
-const ROW_METHODS = new Set(['generalization', 'mondrian']);
+export const ROW_METHODS: ReadonlySet<string> = new Set(['generalization', 'mondrian']);
 
 /**
  * The columns a method releases with the input's values: the insensitive ones, and the sensitive
