@@ -2,7 +2,8 @@
  * The release audit behind the amber verdict (docs/release-spec.md, "The verdict"): what a
  * verified release may still give away beyond its models, measured on the staged release and
  * the spec alone (never on what the method says about itself):
- * - the release keeps (almost) nothing: a single class, or a mean NCP ≥ KEEPS_NOTHING_NCP;
+ * - the release keeps (almost) nothing: a single class it made (mean NCP above 0), or a mean
+ *   NCP ≥ KEEPS_NOTHING_NCP;
  * - a column released unchanged makes rows unique together with the quasi-identifiers as
  *   released (more than UNIQUE_ROWS_ALLOWED rows);
  * - a sensitive attribute no model names has a class where one value's share is ≥ REVEAL_SHARE.
@@ -746,12 +747,14 @@ function finish(
   const { rows, classes } = t;
   const cautions: Caution[] = identityCautions(spec);
   const ncp = meanNcp(spec, input, inputRows, rows, t.labels);
-  if (rows > 1 && classes === 1) {
+  // One class keeps nothing only when the release made it (NCP above 0): rows alike on every
+  // quasi-identifier in the input are one class as they are, and keep all they had.
+  if (rows > 1 && classes === 1 && ncp > 0) {
     cautions.push({
       cause: 'keeps-nothing',
       value: ncp,
       rows,
-      message: `the release keeps almost nothing: all ${rows} released rows form a single class (mean NCP ${fmtNum(ncp)})`,
+      message: `the release keeps almost nothing: all ${rows} released rows form a single class, the quasi-identifiers as released telling no row from another (mean NCP ${fmtNum(ncp)})`,
     });
   } else if (rows === 0 || ncp >= KEEPS_NOTHING_NCP) {
     cautions.push({
