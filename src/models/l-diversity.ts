@@ -10,6 +10,7 @@
  * sensitive value more likely than 1/l (the posterior form, which Slicing checks per tuple and
  * randomization reads as the attribute-disclosure bound τ = 1/l).
  */
+import { LEAST_PROTECTIVE_L } from '../catalogue/l-diversity.ts';
 import { describeSpec } from './describe.ts';
 import type { ClassSummary, PrivacyModel, SaCounts } from './model.ts';
 
@@ -134,12 +135,7 @@ export function lDiversity(spec: LDiversityModel['spec']): LDiversityModel {
     : entropyLDiversity(spec.attribute, spec.l);
 }
 
-/**
- * The least l that protects anything: at l = 1 a class (a bucket) of one row passes with its
- * sensitive value in plain view. Anatomy and Slicing, which protect through l alone, refuse less,
- * and no hint suggests less.
- */
-export const LEAST_PROTECTIVE_L = 2;
+export { LEAST_PROTECTIVE_L };
 
 /**
  * What to do when no l ≥ LEAST_PROTECTIVE_L can hold on a sensitive attribute (`distinct`: its

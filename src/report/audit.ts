@@ -10,14 +10,8 @@
  * Deterministic: a pure function of the spec, the input and the staged table.
  */
 
-import { AVERAGE_RISK } from '../catalogue/average-risk.ts';
+import { findModel } from '../catalogue/catalogue.ts';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
-import {
-  DISTINCT_L_DIVERSITY,
-  ENTROPY_L_DIVERSITY,
-  RECURSIVE_CL_DIVERSITY,
-} from '../catalogue/l-diversity.ts';
-import { K_MAP } from '../catalogue/population.ts';
 import type { Caution, ReleaseAudit, ReleaseReport, VerdictLevel } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { utf8Buffers } from '../data/utf8.ts';
@@ -825,24 +819,15 @@ function boundedAttributes(spec: ReleaseSpec): Set<string> {
 }
 
 /**
- * The models that bound identity disclosure (re-identification by linkage on the
- * quasi-identifiers): k-anonymity or k-map with k ≥ 2, an l-diversity with l ≥ 2 (a class then
- * holds at least 2 rows), average risk below 1. Undefined when none does.
+ * The first model that bounds identity disclosure (re-identification by linkage on the
+ * quasi-identifiers), as the catalogue declares it (`boundsIdentity`: k-anonymity or k-map with
+ * k ≥ 2, an l-diversity with l ≥ 2, average risk below 1, (ε, δ)-differential privacy).
+ * Undefined when none does.
  */
 export function identityBoundBy(spec: Pick<ReleaseSpec, 'privacy'>): string | undefined {
-  for (const m of spec.privacy as readonly { model: string; [p: string]: unknown }[]) {
-    const n = (key: string) => (typeof m[key] === 'number' ? (m[key] as number) : 0);
-    if ((m.model === K_ANONYMITY.name || m.model === K_MAP.name) && n('k') >= 2) return m.model;
-    if (
-      (m.model === DISTINCT_L_DIVERSITY.name ||
-        m.model === ENTROPY_L_DIVERSITY.name ||
-        m.model === RECURSIVE_CL_DIVERSITY.name) &&
-      n('l') >= 2
-    )
-      return m.model;
-    if (m.model === AVERAGE_RISK.name && typeof m.threshold === 'number' && m.threshold < 1) return m.model;
-  }
-  return undefined;
+  return spec.privacy.find((m) =>
+    findModel(m.model)?.boundsIdentity?.(m as Readonly<Record<string, unknown>>),
+  )?.model;
 }
 
 /** Amber for a row-releasing method whose models bound no re-identification (e.g. k = 1 alone). */
