@@ -1,7 +1,8 @@
 /**
  * Checks of an input table against its spec that need the table: a header that matches no
- * attribute (a file without a header row, or the wrong delimiter) and empty cells in a
- * quasi-identifier. Messages name rows and columns, never a cell's value.
+ * attribute (a file without a header row, or the wrong delimiter), empty cells in a
+ * quasi-identifier, and a numeric attribute's values that are not numbers. Messages name rows
+ * and columns, never a cell's value.
  */
 import { basename } from 'node:path';
 import { InputError } from '../errors.ts';
@@ -9,7 +10,14 @@ import type { ReleaseSpec } from '../release-spec/spec.ts';
 import { shownName } from '../util/limits.ts';
 import { delimiterName } from './csv.ts';
 import { formatOf } from './read.ts';
-import { type EncodedTable, isMissing, originOf } from './table.ts';
+import {
+  type EncodedColumn,
+  type EncodedTable,
+  isMissing,
+  isNumber,
+  originOf,
+  presentCodes,
+} from './table.ts';
 
 /**
  * Fails when no attribute of the spec is a column of the table. The column names are not
@@ -54,9 +62,6 @@ export function blanksAround(attributes: readonly string[], names: ReadonlySet<s
  */
 export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable, firstRow = 0): void {
   if (spec.format.emptyCells === 'value') return;
-  // CSV and Excel count their header row.
-  const format = spec.format.type ?? formatOf(spec.input);
-  const csv = format === 'csv' || format === 'xlsx';
   for (const a of spec.attributes) {
     if (a.type !== 'quasi-identifying') continue;
     const column = table.columns.find((c) => c.name === a.name);
@@ -72,17 +77,57 @@ export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable, firstRow
     if (!any) continue;
     const row = column.codes.findIndex((c) => empty[c] === 1);
     if (row < 0) continue;
-    const at = originOf(table, row, firstRow);
-    // A sheet's rows are named by their cell, the row number on the sheet.
-    const place = at.sheet
-      ? `sheet "${shownName(at.sheet.name)}" cell ${at.sheet.letters[table.columns.indexOf(column)]}${at.row + 2}`
-      : `row ${at.row + (csv ? 2 : 1)}`;
+    const { source, place } = cellPlace(spec, table, column, row, firstRow);
     throw new InputError(
       'E_INPUT_EMPTY_CELL',
-      `${basename(at.source)} ${place}, column "${a.name}": the cell is empty ` +
+      `${source} ${place}, column "${a.name}": the cell is empty ` +
         '(a quasi-identifier needs a value in every row)',
       'fill in the missing values (e.g. with "?"), or set "format": { "emptyCells": "value" } to treat ' +
         'an empty cell as the missing value, a value of its own that stays missing up to the top of its hierarchy',
     );
   }
+}
+
+/**
+ * Where a row of a column sits, for a message: the file's name and `row 12` (CSV and Excel
+ * count their header row), or a sheet's cell.
+ */
+function cellPlace(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  column: EncodedColumn,
+  row: number,
+  firstRow = 0,
+): { source: string; place: string } {
+  const format = spec.format.type ?? formatOf(spec.input);
+  const header = format === 'csv' || format === 'xlsx' ? 1 : 0;
+  const at = originOf(table, row, firstRow);
+  // A sheet's rows are named by their cell, the row number on the sheet.
+  const place = at.sheet
+    ? `sheet "${shownName(at.sheet.name)}" cell ${at.sheet.letters[table.columns.indexOf(column)]}${at.row + 2}`
+    : `row ${at.row + 1 + header}`;
+  return { source: basename(at.source), place };
+}
+
+/**
+ * A column of an attribute with `"scale": "numeric"` holds numbers, or the missing value (an
+ * empty cell, with `emptyCells: "value"`): the first row holding anything else is named, never
+ * its value. `hint` says what the method lets the user do instead.
+ * @throws InputError E_INPUT_NUMERIC
+ */
+export function checkNumbers(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  column: EncodedColumn,
+  hint: string,
+): void {
+  const present = presentCodes(column);
+  const bad = column.dictionary.findIndex((v, c) => present[c] === 1 && !isNumber(v) && !isMissing(v));
+  if (bad < 0) return;
+  const { source, place } = cellPlace(spec, table, column, column.codes.indexOf(bad), column.firstRow);
+  throw new InputError(
+    'E_INPUT_NUMERIC',
+    `${source} column '${column.name}' ${place}: not a number, but the attribute is numeric`,
+    hint,
+  );
 }

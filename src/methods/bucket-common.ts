@@ -5,6 +5,7 @@
  */
 import { basename } from 'node:path';
 import type { TauOfLModel } from '../catalogue/catalogue.ts';
+import { checkNumbers } from '../data/checks.ts';
 import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table.ts';
 import { NoSolutionError, SpecError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
@@ -140,6 +141,23 @@ export function checkEligibility(req: DiversityRequirement, rows: number, method
       best >= LEAST_PROTECTIVE_L
         ? `use l ≤ ${best} (N / most frequent count = ${(rows / max).toFixed(2)}, ${distinct} distinct values)`
         : noDiversityHint(req.attribute, distinct),
+    );
+  }
+}
+
+/**
+ * The released attributes marked `"scale": "numeric"` hold numbers, as Mondrian and
+ * randomization require of theirs: the spec says so, and Slicing splits and discretizes them as
+ * numbers (a text would read as NaN).
+ */
+export function checkNumericScales(spec: ReleaseSpec, table: EncodedTable): void {
+  for (const a of releasedAttributes(spec, table)) {
+    if (a.scale !== 'numeric') continue;
+    checkNumbers(
+      spec,
+      table,
+      table.columns.find((c) => c.name === a.name)!,
+      `fix the value, or drop "scale": "numeric" from attributes.${a.name}`,
     );
   }
 }

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { encodeArrow, readArrow } from '../../src/data/arrow.ts';
 import { formatCsv, readCsv } from '../../src/data/csv.ts';
 import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
-import { NoSolutionError, SpecError, VerificationError } from '../../src/errors.ts';
+import { InputError, NoSolutionError, SpecError, VerificationError } from '../../src/errors.ts';
 import { anatomize } from '../../src/methods/anatomy/bucketize.ts';
 import { type AnatomyRelease, anatomyRelease } from '../../src/methods/anatomy/index.ts';
 import { checkEligibility } from '../../src/methods/bucket-common.ts';
@@ -219,6 +219,21 @@ describe('Anatomy on Adult (occupation sensitive, the 8 QIs)', () => {
       /^dis holds one value in every row, which no release can hide: mark it "insensitive"/,
     );
     expect(hint).not.toMatch(/l ≤/);
+  });
+
+  it('refuses a "scale": "numeric" attribute holding text, as Mondrian does, naming the row and not the value', () => {
+    const numericRace = () =>
+      anatomyRelease(
+        ctx(
+          specWith((j) => {
+            j.attributes.race = { type: 'quasi-identifying', scale: 'numeric' };
+          }),
+        ),
+      );
+    expect(numericRace).toThrow(InputError);
+    expect(numericRace).toThrow(
+      /^adult\.csv column 'race' row 2: not a number, but the attribute is numeric$/,
+    );
   });
 
   it('refuses models that do not apply and a second sensitive attribute', () => {

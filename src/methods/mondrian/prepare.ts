@@ -13,14 +13,16 @@
  */
 import { basename } from 'node:path';
 import { DISTINCT_L_DIVERSITY, ENTROPY_L_DIVERSITY } from '../../catalogue/l-diversity.ts';
+import { checkNumbers } from '../../data/checks.ts';
 import {
   countCodes,
   type EncodedColumn,
   type EncodedTable,
   isMissing,
+  isNumber,
   presentCodes,
 } from '../../data/table.ts';
-import { InputError, NoSolutionError, SpecError } from '../../errors.ts';
+import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import { buildModels, sensitiveAttributes } from '../../models/index.ts';
 import { entropyOf, LEAST_PROTECTIVE_L, noDiversityHint } from '../../models/l-diversity.ts';
@@ -62,7 +64,13 @@ export function prepareMondrian(spec: ReleaseSpec, table: EncodedTable): Prepare
           );
         }
       }
-      return numericDim(a, column, table.source);
+      checkNumbers(
+        spec,
+        table,
+        column,
+        'fix the value, or give the attribute a hierarchy and "scale": "nominal"',
+      );
+      return numericDim(a, column);
     }
     return categoricalDim(a, column, kind);
   });
@@ -81,10 +89,6 @@ export function prepareMondrian(spec: ReleaseSpec, table: EncodedTable): Prepare
     qis,
     problem: { rows: table.rowCount, dims, models, sensitive: saCodes, mode: method.mode },
   };
-}
-
-function isNumber(v: string): boolean {
-  return v.trim() !== '' && Number.isFinite(Number(v));
 }
 
 function kindOf(a: AttributeSpec, column: EncodedColumn, where: string): DimKind {
@@ -113,18 +117,10 @@ function kindOf(a: AttributeSpec, column: EncodedColumn, where: string): DimKind
  * off as a part of its own, released as missing; a part that must keep both is released as
  * `*` — a range never stands for a missing value.
  */
-function numericDim(a: AttributeSpec, column: EncodedColumn, source: string): MondrianDim {
+function numericDim(a: AttributeSpec, column: EncodedColumn): MondrianDim {
   const present = presentCodes(column);
   const numbers = column.dictionary.map((v) => (isNumber(v) ? Number(v) : Number.NaN));
   const missing = column.dictionary.map((v, c) => present[c] === 1 && isMissing(v));
-  const bad = numbers.findIndex((x, c) => present[c] === 1 && Number.isNaN(x) && !missing[c]);
-  if (bad >= 0) {
-    throw new InputError(
-      'E_INPUT_NUMERIC',
-      `${basename(source)} column '${a.name}' row ${column.codes.indexOf(bad) + 2}: not a number, but the attribute is numeric`,
-      'fix the value, or give the attribute a hierarchy and "scale": "nominal"',
-    );
-  }
   const values = Float64Array.from(
     new Set(numbers.filter((x, c) => present[c] === 1 && !Number.isNaN(x))),
   ).sort();

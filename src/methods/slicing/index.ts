@@ -21,7 +21,13 @@ import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
 import { LEAST_PROTECTIVE_L, posteriorHolds } from '../../models/l-diversity.ts';
 import type { AttributeSpec, ReleaseSpec, SlicingMethodSpec } from '../../release-spec/spec.ts';
 import { thousands } from '../../util/format.ts';
-import { checkEligibility, diversityRequirement, releasedAttributes, tupleIds } from '../bucket-common.ts';
+import {
+  checkEligibility,
+  checkNumericScales,
+  diversityRequirement,
+  releasedAttributes,
+  tupleIds,
+} from '../bucket-common.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod, StagedFile } from '../method.ts';
 import { planColumns } from './columns.ts';
 import { discretize, isNumericColumn, phiSquared } from './correlation.ts';
@@ -48,6 +54,7 @@ export function sliceTable(
   const where = basename(spec.file);
   const req = diversityRequirement(spec, table, 'slicing', [DISTINCT_L_DIVERSITY.name]);
   checkEligibility(req, table.rowCount, 'slicing');
+  checkNumericScales(spec, table);
   const attributes = releasedAttributes(spec, table);
   const columns = attributes.map((a) => table.columns.find((c) => c.name === a.name)!);
   checkSeparators(attributes, columns, where);
