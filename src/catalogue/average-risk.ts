@@ -10,4 +10,5 @@ export const AVERAGE_RISK = declareModel({
   scope: 'release',
   vary: { parameter: 'threshold', integer: false },
   measure: { name: 'threshold', higherIsBetter: false },
+  boundsIdentity: (p) => (p.threshold as number) < 1,
 });

@@ -106,6 +106,12 @@ export interface ModelDeclaration<
   /** The measure the report gives as achieved (`name`), and which way it gets better. */
   readonly measure: { readonly name: string; readonly higherIsBetter: boolean };
   /**
+   * Whether the model with these parameters bounds identity disclosure (re-identification by
+   * linkage on the quasi-identifiers as released): every released class holds at least 2 rows,
+   * or the average risk stays below 1. Absent: it never does (t-closeness, δ-disclosure…).
+   */
+  readonly boundsIdentity?: (params: Readonly<Record<string, unknown>>) => boolean;
+  /**
    * A model declared at run time brings its check here: src/models judges classes with it and
    * src/verify checks them again with it. The built-in models have their own arithmetic in
    * src/models/ and, apart, in src/verify/.

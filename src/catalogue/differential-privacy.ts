@@ -80,6 +80,9 @@ export const DIFFERENTIAL_PRIVACY = declareModel({
   scope: 'release',
   vary: { parameter: 'epsilon', integer: false },
   measure: { name: 'k', higherIsBetter: true },
+  // Every released class holds at least k sampled rows, and k ≥ 2 (one more than the first k′ ≥ 1
+  // the derivation accepts: dp-parameters.ts).
+  boundsIdentity: () => true,
 });
 
 type DpSpec =

@@ -10,4 +10,5 @@ export const K_ANONYMITY = declareModel({
   scope: 'class',
   vary: { parameter: 'k', integer: true },
   measure: { name: 'k', higherIsBetter: true },
+  boundsIdentity: (p) => (p.k as number) >= 2,
 });

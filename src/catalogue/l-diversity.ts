@@ -3,6 +3,16 @@ import { attribute, declareModel } from './declaration.ts';
 
 const l = (v: string) => `l ≥ ${v}`;
 
+/**
+ * The least l that protects anything: at l = 1 a class (a bucket) of one row passes with its
+ * sensitive value in plain view. From l = 2 on, a class holds at least 2 rows (identity
+ * disclosure is bounded too); Anatomy and Slicing, which protect through l alone, refuse less,
+ * and no hint suggests less.
+ */
+export const LEAST_PROTECTIVE_L = 2;
+
+const boundsIdentity = (p: Readonly<Record<string, unknown>>) => (p.l as number) >= LEAST_PROTECTIVE_L;
+
 export const DISTINCT_L_DIVERSITY = declareModel({
   name: 'distinct-l-diversity',
   fields: { attribute, l: { kind: 'number', min: 1, max: 1e9, integer: true, example: 2 } },
@@ -13,6 +23,7 @@ export const DISTINCT_L_DIVERSITY = declareModel({
   randomization: 'tau-of-l',
   vary: { parameter: 'l', integer: true },
   measure: { name: 'l', higherIsBetter: true },
+  boundsIdentity,
 });
 
 export const ENTROPY_L_DIVERSITY = declareModel({
@@ -25,6 +36,7 @@ export const ENTROPY_L_DIVERSITY = declareModel({
   randomization: 'tau-of-l',
   vary: { parameter: 'l', integer: false },
   measure: { name: 'l', higherIsBetter: true },
+  boundsIdentity,
 });
 
 export const RECURSIVE_CL_DIVERSITY = declareModel({
@@ -40,4 +52,5 @@ export const RECURSIVE_CL_DIVERSITY = declareModel({
   scope: 'class',
   vary: { parameter: 'l', integer: true },
   measure: { name: 'c', higherIsBetter: false },
+  boundsIdentity,
 });

@@ -40,6 +40,7 @@ export const K_MAP = declareModel({
   scope: 'release',
   vary: { parameter: 'k', integer: true },
   measure: { name: 'k', higherIsBetter: true },
+  boundsIdentity: (p) => (p.k as number) >= 2,
 });
 
 /**

@@ -121,5 +121,5 @@ function nodeMethod(spec: ReleaseSpec, text: string): ReleaseMethod {
   const missing = qis.filter((q) => !(q in node));
   if (missing.length > 0)
     throw new PpdpError('E_USAGE', `--node ${text}: no level for ${missing.join(', ')}`, hint);
-  return { name: 'generalization', build: (ctx) => buildGeneralization(ctx, node) };
+  return { name: 'generalization', build: (ctx) => buildGeneralization(ctx, node, { kind: 'option' }) };
 }

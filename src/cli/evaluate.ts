@@ -3,7 +3,7 @@
  * flags): risk and utility of a table as it is, from ppdp or another tool (src/evaluate/).
  */
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import { inputRows, tableRows } from '../data/checks.ts';
 import { readTable } from '../data/read.ts';
@@ -14,9 +14,10 @@ import type { PersonSetting } from '../evaluate/persons.ts';
 import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
 import { attributeT } from '../metrics/disclosure.ts';
 import type { PopulationSpec } from '../metrics/population-risk.ts';
-import { checkOut, specReads } from '../pipeline/out-path.ts';
+import { checkOut, releaseFolderOf, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
+import { ROW_METHODS } from '../report/audit.ts';
 import { commandArgs } from './args.ts';
 import { groupingKernelOption } from './options.ts';
 import { readReleasedTable } from './released-table.ts';
@@ -40,6 +41,9 @@ population (--population, --sampling-fraction, or the spec's "report": { "popula
 the records unique in the population under Pitman's, Zayatz's and the SNB model and Dankar's
 rule; with --weight the survey-weighted individual risk and the expected re-identifications;
 with --special-uniques the minimal sample uniques per record (docs/risk.md).
+
+A release of Anatomy, Slicing or randomization is refused: its rows are not classes with
+their quasi-identifiers, and its report.json holds its verified figures.
 
 Options:
   --spec <file>          a release spec: roles, hierarchies, privacy models, and its input as
@@ -107,6 +111,7 @@ export function evaluateCommand(args: string[]): number {
       'drop them, or use --qi instead of --spec',
     );
   }
+  refuseOtherLayouts(positionals[0]!);
   const threshold = Number(values.threshold);
   if (!(threshold > 0 && threshold <= 1)) {
     throw new PpdpError(
@@ -214,6 +219,35 @@ export function evaluateCommand(args: string[]): number {
 }
 
 /**
+ * evaluate reads a table as rows with their quasi-identifiers, which only generalization and
+ * Mondrian release: Anatomy's and Slicing's buckets and a randomized table would be misread
+ * (each row a class of its own, a joined column not found, a risk of NaN). A release of another
+ * method (the report.json of the release `path` is or lies in) is refused before any work.
+ */
+function refuseOtherLayouts(path: string): void {
+  const folder = releaseFolderOf(path);
+  if (folder === undefined) return;
+  const method = (savedReport(join(folder, 'report.json')) as { spec?: { method?: unknown } } | undefined)
+    ?.spec?.method;
+  if (typeof method !== 'string' || ROW_METHODS.has(method)) return;
+  throw new PpdpError(
+    'E_EVALUATE_METHOD',
+    `${path}: evaluate measures releases of ${[...ROW_METHODS].join(' and ')} (rows with their quasi-identifiers); this release was made by ${method}, and its report.json holds its verified figures`,
+    `read ${join(relative(process.cwd(), folder) || '.', 'report.json')} (report.html for a person); to measure the input's own risk, evaluate the input table with --spec`,
+  );
+}
+
+/** A release's report.json as JSON; undefined when it is missing or unreadable. */
+function savedReport(path: string): unknown {
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * With an entity column in the spec: its name, and the release's node from the report.json of
  * the release folder evaluated (persons are placed through the hierarchies at that node).
  */
@@ -223,17 +257,12 @@ function entitySetting(
 ): { persons?: PersonSetting } {
   const entity = attributes.find((a) => a.type === 'entity')?.name;
   if (entity === undefined) return {};
-  const report = statSync(path).isDirectory() ? join(path, 'report.json') : undefined;
-  let node: Record<string, number> | undefined;
-  if (report && existsSync(report)) {
-    try {
-      const parsed = JSON.parse(readFileSync(report, 'utf8')) as { generalization?: { node?: unknown } };
-      const n = parsed.generalization?.node;
-      if (n && typeof n === 'object') node = n as Record<string, number>;
-    } catch {
-      // An unreadable report names no node: the figures are then said not to count persons.
-    }
-  }
+  // An unreadable report names no node: the figures are then said not to count persons.
+  const report = statSync(path).isDirectory()
+    ? (savedReport(join(path, 'report.json')) as { generalization?: { node?: unknown } } | undefined)
+    : undefined;
+  const n = report?.generalization?.node;
+  const node = n && typeof n === 'object' ? (n as Record<string, number>) : undefined;
   return { persons: { entity, ...(node ? { node } : {}) } };
 }
 

@@ -1,14 +1,23 @@
 /**
  * Checks of an input table against its spec that need the table: a header that matches no
- * attribute (a file without a header row, or the wrong delimiter) and empty cells in a
- * quasi-identifier. Messages name rows and columns, never a cell's value.
+ * attribute (a file without a header row, or the wrong delimiter), empty cells in a
+ * quasi-identifier, and a numeric attribute's values that are not numbers. Messages name rows
+ * and columns, never a cell's value.
  */
 import { basename } from 'node:path';
 import { InputError } from '../errors.ts';
 import type { ReleaseSpec } from '../release-spec/spec.ts';
 import { delimiterName } from './csv.ts';
 import { formatOf, type InputFormat } from './read.ts';
-import { type EncodedTable, isMissing, type RowNames, rowPlaces } from './table.ts';
+import {
+  type EncodedColumn,
+  type EncodedTable,
+  isMissing,
+  isNumber,
+  presentCodes,
+  type RowNames,
+  rowPlaces,
+} from './table.ts';
 
 /**
  * Fails when no attribute of the spec is a column of the table. The column names are not
@@ -98,4 +107,21 @@ export function tableRows(table: EncodedTable, format?: InputFormat, firstRow = 
  */
 export function inputRows(spec: ReleaseSpec, table: EncodedTable, firstRow = 0): RowNames {
   return tableRows(table, spec.format.type, firstRow);
+}
+
+/**
+ * A column of an attribute with `"scale": "numeric"` holds numbers, or the missing value (an
+ * empty cell, with `emptyCells: "value"`): the first row holding anything else is named (as
+ * `rows` names it), never its value. `hint` says what the method lets the user do instead.
+ * @throws InputError E_INPUT_NUMERIC
+ */
+export function checkNumbers(column: EncodedColumn, rows: RowNames, hint: string): void {
+  const present = presentCodes(column);
+  const bad = column.dictionary.findIndex((v, c) => present[c] === 1 && !isNumber(v) && !isMissing(v));
+  if (bad < 0) return;
+  throw new InputError(
+    'E_INPUT_NUMERIC',
+    `${rows(column.name, [column.codes.indexOf(bad)])}, column '${column.name}': not a number, but the attribute is numeric`,
+    hint,
+  );
 }

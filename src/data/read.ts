@@ -4,6 +4,7 @@
  */
 import { basename, extname } from 'node:path';
 import { InputError, SpecError } from '../errors.ts';
+import { withArticle } from '../util/format.ts';
 import { shownName } from '../util/limits.ts';
 import { type ArrowRange, type NullPolicy, readArrowShards } from './arrow.ts';
 import { type CsvRange, readCsvShards } from './csv.ts';
@@ -123,7 +124,7 @@ export function folderInput(path: string, format?: InputFormat): { files: string
   if (other >= 0) {
     throw new InputError(
       'E_INPUT_FOLDER',
-      `${folder}/${basename(files[other]!)}: a ${FORMAT_NAMES[formats[other]!]} file, but ${basename(files[0]!)} is ${FORMAT_NAMES[formats[0]!]}`,
+      `${folder}/${basename(files[other]!)}: ${withArticle(FORMAT_NAMES[formats[other]!])} file, but ${basename(files[0]!)} is ${FORMAT_NAMES[formats[0]!]}`,
       'a folder input holds files of one format: move the others out',
     );
   }

@@ -172,6 +172,11 @@ export function isMissing(value: string): boolean {
   return value.trim() === '';
 }
 
+/** A value a numeric attribute may hold: a finite number as written (not the missing value). */
+export function isNumber(value: string): boolean {
+  return value.trim() !== '' && Number.isFinite(Number(value));
+}
+
 /**
  * How many rows hold each code of a column. (Indexed loops here and in other hot paths:
  * V8 runs for-of over a typed array several times slower.)

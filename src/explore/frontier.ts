@@ -18,6 +18,7 @@ import type { BuiltRelease, MethodContext, MethodReport } from '../methods/metho
 import { methodFor } from '../methods/registry.ts';
 import { streams } from '../pipeline/release.ts';
 import type { PrivacyModelSpec, ReleaseSpec } from '../release-spec/spec.ts';
+import { withArticle } from '../util/format.ts';
 import { DEFAULT_REPEATS, drawsSample, type RepeatedRuns, repeatedPoint } from './repeats.ts';
 
 /**
@@ -165,10 +166,10 @@ export function specWith(spec: ReleaseSpec, parameter: string, value: number): R
       );
       throw new SpecError(
         'E_SPEC_MODEL',
-        `${basename(spec.file)}: --vary ${parameter} needs a ${models.join(' or ')} model in privacy, and the spec has none`,
+        `${basename(spec.file)}: --vary ${parameter} needs ${withArticle(models.join(' or '))} model in privacy, and the spec has none`,
         onAttribute
           ? `add one to the spec's privacy list (it names the sensitive attribute), then vary its ${parameter}`
-          : `explore a spec with a ${models.join(' or ')} model in its privacy list, or vary a parameter of this spec's models`,
+          : `explore a spec with ${withArticle(models.join(' or '))} model in its privacy list, or vary a parameter of this spec's models`,
       );
     }
     privacy.unshift({ model: K_ANONYMITY.name, k: value });

@@ -5,10 +5,16 @@
  */
 import { basename } from 'node:path';
 import type { TauOfLModel } from '../catalogue/catalogue.ts';
+import { checkNumbers, inputRows } from '../data/checks.ts';
 import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table.ts';
 import { NoSolutionError, SpecError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
-import { type LDiversityModel, lDiversity } from '../models/l-diversity.ts';
+import {
+  type LDiversityModel,
+  LEAST_PROTECTIVE_L,
+  lDiversity,
+  noDiversityHint,
+} from '../models/l-diversity.ts';
 import type { AttributeSpec, ReleaseSpec } from '../release-spec/spec.ts';
 
 export interface DiversityRequirement {
@@ -60,6 +66,16 @@ export function diversityRequirement(
         .map((a) => a.name)
         .join(', ')})`,
       'mark the others "insensitive" (released as they are) or "identifying" (dropped)',
+    );
+  }
+  // Quasi-identifiers go out unchanged: l is all that stands between a row and its value.
+  if (model.l < LEAST_PROTECTIVE_L) {
+    throw new SpecError(
+      'E_SPEC_RANGE',
+      `${where}: privacy[0].l must be at least ${LEAST_PROTECTIVE_L} for ${method}, but found ${model.l}: ${method} ` +
+        'releases the quasi-identifiers unchanged and protects the sensitive attribute only through l, and with ' +
+        `l < ${LEAST_PROTECTIVE_L} a bucket may hold one row, its sensitive value in plain view`,
+      `set "l": ${LEAST_PROTECTIVE_L} or more; to bound re-identification only, use generalization or mondrian with k-anonymity`,
     );
   }
   const column = table.columns.find((c) => c.name === model.attribute)!;
@@ -122,7 +138,26 @@ export function checkEligibility(req: DiversityRequirement, rows: number, method
       `no ${method} release satisfies ${req.model} with l = ${req.l} on ${req.attribute}: its most frequent value ` +
         `occurs in ${max} of ${rows} rows, more than N/l = ${(rows / l).toFixed(1)}, and an l-diverse partition ` +
         `exists only if no value occurs in more than N/l rows`,
-      `use l ≤ ${best} (N / most frequent count = ${(rows / max).toFixed(2)}, ${distinct} distinct values)`,
+      best >= LEAST_PROTECTIVE_L
+        ? `use l ≤ ${best} (N / most frequent count = ${(rows / max).toFixed(2)}, ${distinct} distinct values)`
+        : noDiversityHint(req.attribute, distinct),
+    );
+  }
+}
+
+/**
+ * The released attributes marked `"scale": "numeric"` hold numbers, as Mondrian and
+ * randomization require of theirs: the spec says so, and Slicing splits and discretizes them as
+ * numbers (a text would read as NaN).
+ */
+export function checkNumericScales(spec: ReleaseSpec, table: EncodedTable): void {
+  const rows = inputRows(spec, table);
+  for (const a of releasedAttributes(spec, table)) {
+    if (a.scale !== 'numeric') continue;
+    checkNumbers(
+      table.columns.find((c) => c.name === a.name)!,
+      rows,
+      `fix the value, or drop "scale": "numeric" from attributes.${a.name}`,
     );
   }
 }

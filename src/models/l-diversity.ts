@@ -10,6 +10,7 @@
  * sensitive value more likely than 1/l (the posterior form, which Slicing checks per tuple and
  * randomization reads as the attribute-disclosure bound τ = 1/l).
  */
+import { LEAST_PROTECTIVE_L } from '../catalogue/l-diversity.ts';
 import { describeSpec } from './describe.ts';
 import type { ClassSummary, PrivacyModel, SaCounts } from './model.ts';
 
@@ -132,4 +133,17 @@ export function lDiversity(spec: LDiversityModel['spec']): LDiversityModel {
   return spec.model === 'distinct-l-diversity'
     ? distinctLDiversity(spec.attribute, spec.l)
     : entropyLDiversity(spec.attribute, spec.l);
+}
+
+export { LEAST_PROTECTIVE_L };
+
+/**
+ * What to do when no l ≥ LEAST_PROTECTIVE_L can hold on a sensitive attribute (`distinct`: its
+ * distinct values in the table), for the hints that would otherwise offer l = 1. Coarsening the
+ * attribute would not help: merging values only makes the most frequent one more frequent.
+ */
+export function noDiversityHint(attribute: string, distinct: number): string {
+  return distinct < LEAST_PROTECTIVE_L
+    ? `${attribute} holds one value in every row, which no release can hide: mark it "insensitive" if that value discloses nothing, or leave it out ("type": "identifying")`
+    : `l must be at least ${LEAST_PROTECTIVE_L}, which one dominant value of ${attribute} rules out: record ${attribute} in finer values (split its most frequent value into several), or bound what a class discloses of it with t-closeness (generalization or mondrian)`;
 }

@@ -91,15 +91,13 @@ export function checkOut(out: string, reads: readonly ReadPath[], kind: OutKind,
   }
   // A release folder holds the files its manifest lists: another file there is unlisted, and
   // publishing the release again removes it.
-  for (let dir = kind === 'release' ? dirname(target) : target; ; dir = dirname(dir)) {
-    if (releaseIn(dir)) {
-      throw new OutputError(
-        'E_OUT_IN_RELEASE',
-        `${named}: ${dir === target ? 'is' : 'lies inside'} the published release ${shown(dir)} (it holds a ppdp ${MANIFEST})`,
-        `a release folder holds only its release's files: ${kind === 'file' ? 'write the file outside it' : 'write outside it, e.g. a sibling folder'}`,
-      );
-    }
-    if (dirname(dir) === dir) break;
+  const release = releaseFolderOf(kind === 'release' ? dirname(target) : target);
+  if (release !== undefined) {
+    throw new OutputError(
+      'E_OUT_IN_RELEASE',
+      `${named}: ${release === target ? 'is' : 'lies inside'} the published release ${shown(release)} (it holds a ppdp ${MANIFEST})`,
+      `a release folder holds only its release's files: ${kind === 'file' ? 'write the file outside it' : 'write outside it, e.g. a sibling folder'}`,
+    );
   }
   if (kind === 'file' && isDir) {
     throw new OutputError(
@@ -136,6 +134,17 @@ function shown(path: string): string {
 function inside(folder: string, path: string): boolean {
   const rel = relative(folder, path);
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+/**
+ * The published release `path` is or lies inside: the nearest folder from it up that holds a
+ * ppdp manifest.json (resolved as the filesystem resolves it); undefined when none does.
+ */
+export function releaseFolderOf(path: string): string | undefined {
+  for (let dir = realPath(path); ; dir = dirname(dir)) {
+    if (releaseIn(dir)) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 function releaseIn(dir: string): boolean {

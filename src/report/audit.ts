@@ -2,21 +2,16 @@
  * The release audit behind the amber verdict (docs/release-spec.md, "The verdict"): what a
  * verified release may still give away beyond its models, measured on the staged release and
  * the spec alone (never on what the method says about itself):
- * - the release keeps (almost) nothing: a single class, or a mean NCP ≥ KEEPS_NOTHING_NCP;
+ * - the release keeps (almost) nothing: a single class it made (mean NCP above 0), or a mean
+ *   NCP ≥ KEEPS_NOTHING_NCP;
  * - a column released unchanged makes rows unique together with the quasi-identifiers as
  *   released (more than UNIQUE_ROWS_ALLOWED rows);
  * - a sensitive attribute no model names has a class where one value's share is ≥ REVEAL_SHARE.
  * Deterministic: a pure function of the spec, the input and the staged table.
  */
 
-import { AVERAGE_RISK } from '../catalogue/average-risk.ts';
+import { findModel } from '../catalogue/catalogue.ts';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
-import {
-  DISTINCT_L_DIVERSITY,
-  ENTROPY_L_DIVERSITY,
-  RECURSIVE_CL_DIVERSITY,
-} from '../catalogue/l-diversity.ts';
-import { K_MAP } from '../catalogue/population.ts';
 import type { Caution, ReleaseAudit, ReleaseReport, VerdictLevel } from '../contracts/report.ts';
 import type { EncodedTable } from '../data/table.ts';
 import { utf8Buffers } from '../data/utf8.ts';
@@ -45,7 +40,7 @@ const THRESHOLDS = {
 };
 
 /** Methods whose released rows carry the quasi-identifiers next to the other columns, row by row. */
-const ROW_METHODS = new Set(['generalization', 'mondrian']);
+export const ROW_METHODS: ReadonlySet<string> = new Set(['generalization', 'mondrian']);
 
 /**
  * The columns a method releases with the input's values: the insensitive ones, and the sensitive
@@ -746,12 +741,14 @@ function finish(
   const { rows, classes } = t;
   const cautions: Caution[] = identityCautions(spec);
   const ncp = meanNcp(spec, input, inputRows, rows, t.labels);
-  if (rows > 1 && classes === 1) {
+  // One class keeps nothing only when the release made it (NCP above 0): rows alike on every
+  // quasi-identifier in the input are one class as they are, and keep all they had.
+  if (rows > 1 && classes === 1 && ncp > 0) {
     cautions.push({
       cause: 'keeps-nothing',
       value: ncp,
       rows,
-      message: `the release keeps almost nothing: all ${rows} released rows form a single class (mean NCP ${fmtNum(ncp)})`,
+      message: `the release keeps almost nothing: all ${rows} released rows form a single class, the quasi-identifiers as released telling no row from another (mean NCP ${fmtNum(ncp)})`,
     });
   } else if (rows === 0 || ncp >= KEEPS_NOTHING_NCP) {
     cautions.push({
@@ -822,24 +819,15 @@ function boundedAttributes(spec: ReleaseSpec): Set<string> {
 }
 
 /**
- * The models that bound identity disclosure (re-identification by linkage on the
- * quasi-identifiers): k-anonymity or k-map with k ≥ 2, an l-diversity with l ≥ 2 (a class then
- * holds at least 2 rows), average risk below 1. Undefined when none does.
+ * The first model that bounds identity disclosure (re-identification by linkage on the
+ * quasi-identifiers), as the catalogue declares it (`boundsIdentity`: k-anonymity or k-map with
+ * k ≥ 2, an l-diversity with l ≥ 2, average risk below 1, (ε, δ)-differential privacy).
+ * Undefined when none does.
  */
 export function identityBoundBy(spec: Pick<ReleaseSpec, 'privacy'>): string | undefined {
-  for (const m of spec.privacy as readonly { model: string; [p: string]: unknown }[]) {
-    const n = (key: string) => (typeof m[key] === 'number' ? (m[key] as number) : 0);
-    if ((m.model === K_ANONYMITY.name || m.model === K_MAP.name) && n('k') >= 2) return m.model;
-    if (
-      (m.model === DISTINCT_L_DIVERSITY.name ||
-        m.model === ENTROPY_L_DIVERSITY.name ||
-        m.model === RECURSIVE_CL_DIVERSITY.name) &&
-      n('l') >= 2
-    )
-      return m.model;
-    if (m.model === AVERAGE_RISK.name && typeof m.threshold === 'number' && m.threshold < 1) return m.model;
-  }
-  return undefined;
+  return spec.privacy.find((m) =>
+    findModel(m.model)?.boundsIdentity?.(m as Readonly<Record<string, unknown>>),
+  )?.model;
 }
 
 /** Amber for a row-releasing method whose models bound no re-identification (e.g. k = 1 alone). */

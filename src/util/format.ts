@@ -11,6 +11,14 @@ export function thousands(n: number): string {
   return (n < 0 ? '-' : '') + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
+/**
+ * `a k-anonymity model`, `an attribute-disclosure model`: the article by the phrase's first
+ * letter (the names ppdp puts after one: models, formats).
+ */
+export function withArticle(phrase: string): string {
+  return `${/^[aeiou]/i.test(phrase) ? 'an' : 'a'} ${phrase}`;
+}
+
 /** Orders names by their UTF-16 code units (file names in a manifest: stable everywhere). */
 export function byCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

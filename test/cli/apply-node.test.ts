@@ -31,4 +31,16 @@ describe('ppdp apply --node', () => {
     expect(r.stdout).toBe(`${r.stdout.split('\n')[0]}\n${lines}`);
     expect(r.stdout).toMatch(/^verified release in c \(node sex=0\): /);
   });
+
+  it('a level the hierarchy lacks is named as --node gave it, not as a saved release', () => {
+    const r = spawnSync(process.execPath, [CLI, 'apply', '--node', 'sex=5', 'spec.json', '--out', 'd'], {
+      encoding: 'utf8',
+      cwd: ws.dir,
+    });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(
+      /--node sex=5: the hierarchy of sex has levels 0–1\n {2}hint: give sex a level from 0/,
+    );
+    expect(r.stderr).not.toMatch(/saved/);
+  });
 });

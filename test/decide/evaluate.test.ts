@@ -231,6 +231,42 @@ describe('evaluate agrees with the report of a ppdp release', () => {
     expect(e.utility!.ncp).toBeCloseTo(report.utility.ncp as number, 12);
   });
 
+  it('refuses a release whose rows do not carry their quasi-identifiers (Anatomy, randomization), naming its report', async () => {
+    type Editable = {
+      method: Record<string, unknown>;
+      privacy?: unknown[];
+      attributes?: Record<string, { type: string }>;
+    };
+    const edits: [string, (s: Editable) => void][] = [
+      [
+        'anatomy',
+        (s) => {
+          s.method = { name: 'anatomy' };
+          s.privacy = [{ model: 'distinct-l-diversity', attribute: 'diagnosis', l: 2 }];
+        },
+      ],
+      [
+        'randomization',
+        (s) => {
+          // sex alone as the quasi-identifier: its groups are large enough to randomize diagnosis in.
+          for (const a of ['age', 'zip', 'admission_date']) s.attributes![a]!.type = 'identifying';
+          s.method = { name: 'randomization', scenario: 'rr-s' };
+          s.privacy = [{ model: 'attribute-disclosure', attribute: 'diagnosis', tau: 0.5 }];
+        },
+      ],
+    ];
+    for (const [method, edit] of edits) {
+      const spec = hospitalSpec('release.json', edit as (s: { method: Record<string, unknown> }) => void);
+      const { out } = await releaseTo(spec, join(dir, method));
+      // The folder, or its table: each row would be misread as a class of its own.
+      for (const evaluated of [out, join(out, 'data.csv')]) {
+        expect(() => evaluateCommand([evaluated, '--spec', spec])).toThrow(
+          `${evaluated}: evaluate measures releases of generalization and mondrian (rows with their quasi-identifiers); this release was made by ${method}, and its report.json holds its verified figures`,
+        );
+      }
+    }
+  });
+
   it('a release that removes its suppressed rows: they count as suppressed, as in report.json', async () => {
     const spec = hospitalSpec('release.json', (s) => {
       s.method.suppressed = 'remove';

@@ -41,6 +41,8 @@ describe('--vary', () => {
     expect(specWith(spec, 'k', 9).privacy).toEqual([{ model: 'k-anonymity', k: 9 }]);
     expect(specWith({ ...spec, privacy: [] }, 'k', 3).privacy).toEqual([{ model: 'k-anonymity', k: 3 }]);
     expect(() => specWith(spec, 'l', 3)).toThrow(/needs a distinct-l-diversity or .* model/);
+    // "an attribute-disclosure model", not "a attribute-disclosure model".
+    expect(() => specWith(spec, 'tau', 0.3)).toThrow(/needs an attribute-disclosure model in privacy/);
     const withL = {
       ...spec,
       privacy: [...spec.privacy, { model: 'distinct-l-diversity' as const, attribute: 'occupation', l: 2 }],

@@ -5,10 +5,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { encodeArrow, readArrow } from '../../src/data/arrow.ts';
 import { formatCsv, readCsv } from '../../src/data/csv.ts';
 import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
-import { NoSolutionError, SpecError, VerificationError } from '../../src/errors.ts';
+import { InputError, NoSolutionError, SpecError, VerificationError } from '../../src/errors.ts';
 import { anatomize } from '../../src/methods/anatomy/bucketize.ts';
 import { type AnatomyRelease, anatomyRelease } from '../../src/methods/anatomy/index.ts';
+import { checkEligibility } from '../../src/methods/bucket-common.ts';
 import type { StagedFile } from '../../src/methods/method.ts';
+import { lDiversity } from '../../src/models/l-diversity.ts';
 import { readInput, streams } from '../../src/pipeline/release.ts';
 import { parseSpec, type ReleaseSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
@@ -159,6 +161,79 @@ describe('Anatomy on Adult (occupation sensitive, the 8 QIs)', () => {
     expect(message).toMatch(/N\/l = 3770\.3/);
     expect(message).toMatch(/l ≤ 7/);
     expect(message).not.toMatch(/Prof-specialty/);
+  });
+
+  it('refuses l below 2: the quasi-identifiers go out unchanged and l alone protects the rows', () => {
+    for (const [l, model] of [
+      [1, 'distinct-l-diversity'],
+      [1.5, 'entropy-l-diversity'],
+    ] as const) {
+      expect(() => release(l, model)).toThrow(SpecError);
+      expect(() => release(l, model)).toThrow(
+        new RegExp(`privacy\\[0\\]\\.l must be at least 2 for anatomy, but found ${l}`),
+      );
+    }
+  });
+
+  it('never hints an l below 2 when the sensitive attribute allows none', () => {
+    // salary-class: '<=50K' in about three rows of four, so no bucket of 2 can spread it.
+    const skewed = () =>
+      anatomyRelease(
+        ctx(
+          specWith((j) => {
+            j.attributes['salary-class'] = { type: 'sensitive' };
+            j.attributes.occupation = { type: 'insensitive' };
+            j.privacy = [{ model: 'distinct-l-diversity', attribute: 'salary-class', l: 2 }];
+          }),
+        ),
+      );
+    expect(skewed).toThrow(NoSolutionError);
+    let hint = '';
+    try {
+      skewed();
+    } catch (e) {
+      hint = (e as NoSolutionError).hint ?? '';
+    }
+    expect(hint).not.toMatch(/l ≤ 1/);
+    expect(hint).toMatch(
+      /l must be at least 2, which one dominant value of salary-class rules out: record salary-class in finer values/,
+    );
+  });
+
+  it('a sensitive attribute with one value in every row: no l to offer, nothing any release hides', () => {
+    const spec = { model: 'distinct-l-diversity', attribute: 'dis', l: 2 } as const;
+    const req = {
+      attribute: 'dis',
+      column: { name: 'dis', dictionary: ['same'], codes: new Int32Array(50) },
+      model: spec.model,
+      l: 2,
+      diversity: lDiversity(spec),
+    };
+    let hint = '';
+    try {
+      checkEligibility(req, 50, 'anatomy');
+    } catch (e) {
+      hint = (e as NoSolutionError).hint ?? '';
+    }
+    expect(hint).toMatch(
+      /^dis holds one value in every row, which no release can hide: mark it "insensitive"/,
+    );
+    expect(hint).not.toMatch(/l ≤/);
+  });
+
+  it('refuses a "scale": "numeric" attribute holding text, as Mondrian does, naming the row and not the value', () => {
+    const numericRace = () =>
+      anatomyRelease(
+        ctx(
+          specWith((j) => {
+            j.attributes.race = { type: 'quasi-identifying', scale: 'numeric' };
+          }),
+        ),
+      );
+    expect(numericRace).toThrow(InputError);
+    expect(numericRace).toThrow(
+      /^adult\.csv column 'race' row 2: not a number, but the attribute is numeric$/,
+    );
   });
 
   it('refuses models that do not apply and a second sensitive attribute', () => {

@@ -27,6 +27,7 @@ import {
 } from '../../src/catalogue/dp-parameters.ts';
 import type { ClaimsOf } from '../../src/claims/index.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
+import { NoSolutionError, SpecError } from '../../src/errors.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { dpSearch, exponentialMechanism } from '../../src/methods/generalization/dp-search.ts';
 import {
@@ -486,6 +487,58 @@ describe('a differentially private release of Adult', () => {
     );
     const partial = { ...DP, levels: { age: 1 } };
     expect(() => build(adultSpec([partial]), table)).toThrow(/levels/);
+  });
+
+  it('a level past the hierarchy is named as the spec writes it, privacy[0].levels.<column>, with its range', () => {
+    const error = (() => {
+      try {
+        build(adultSpec([{ ...DP, levels: { ...LEVELS, age: 9 } }]), table);
+      } catch (e) {
+        return e as SpecError;
+      }
+    })();
+    expect(error).toBeInstanceOf(SpecError);
+    expect(error!.message).toMatch(
+      /^release\.json: privacy\[0\]\.levels\.age must be a level of the hierarchy of age, from 0 to 4, but found 9$/,
+    );
+    expect(error!.describe()).not.toMatch(/saved node|apply/);
+  });
+
+  it('levels leaving no class of k sampled rows: an empty release, with what helps under (ε, δ)', () => {
+    // Adult's most frequent row of quasi-identifiers is in 137 rows: at the bottom node no class
+    // can hold k = 285 sampled rows, whatever the sample.
+    const strict = {
+      ...DP,
+      delta: 1e-12,
+      levels: Object.fromEntries(Object.keys(LEVELS).map((q) => [q, 0])),
+    };
+    expect(dpParameters(2, 1e-12).k).toBeGreaterThan(137);
+    const error = (() => {
+      try {
+        build(adultSpec([strict]), table);
+      } catch (e) {
+        return e as NoSolutionError;
+      }
+    })();
+    expect(error).toBeInstanceOf(NoSolutionError);
+    expect(error!.message).toMatch(
+      /^release\.json: privacy\[0\]: \(ε, δ\)-differential privacy releases only the classes of at least k = 285 sampled rows, and at its levels \{.*\} every class of the sample .* holds fewer: the release would be empty$/,
+    );
+    expect(error!.hint).toMatch(/^raise the levels .* let a private search choose them .* or raise delta/);
+    expect(error!.describe()).not.toMatch(/saved node|maxSuppression|ppdp release/);
+    // A table of fewer rows than k: no levels help.
+    const few = sampledTable(
+      table,
+      Int32Array.from({ length: 100 }, (_, i) => i),
+    );
+    const tooFew = (() => {
+      try {
+        build(spec, few);
+      } catch (e) {
+        return e as NoSolutionError;
+      }
+    })();
+    expect(tooFew!.hint).toMatch(/^the sample holds fewer than k rows, so no generalization can help/);
   });
 });
 

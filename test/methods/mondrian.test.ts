@@ -312,6 +312,29 @@ describe('Mondrian on small tables', () => {
     expect(classesOf(released(t.out), 'grade')).toEqual(['high-top', 'low-mid']);
   });
 
+  it('offers no l below 2 when the sensitive attribute leaves none', async () => {
+    const same = smallTable(`age,disease\n${[1, 2, 3, 4, 5, 6].map((a) => `${a},flu`).join('\n')}\n`, {
+      attributes: { age: { type: 'quasi-identifying' }, disease: { type: 'sensitive' } },
+      privacy: [{ model: 'distinct-l-diversity', attribute: 'disease', l: 2 }],
+      method: { name: 'mondrian' },
+    });
+    const error = await releaseTo(same.spec, same.out).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NoSolutionError);
+    expect((error as NoSolutionError).hint).toMatch(/^disease holds one value in every row/);
+    const skewed = smallTable(
+      `age,disease\n${[1, 2, 3, 4, 5, 6, 7, 8].map((a) => `${a},${a === 1 ? 'cold' : 'flu'}`).join('\n')}\n`,
+      {
+        attributes: { age: { type: 'quasi-identifying' }, disease: { type: 'sensitive' } },
+        privacy: [{ model: 'entropy-l-diversity', attribute: 'disease', l: 2 }],
+        method: { name: 'mondrian' },
+      },
+    );
+    const hint = ((await releaseTo(skewed.spec, skewed.out).catch((e: unknown) => e)) as NoSolutionError)
+      .hint;
+    expect(hint).toMatch(/one dominant value of disease rules out/);
+    expect(hint).not.toMatch(/at most 1/);
+  });
+
   it('rejects QIs it cannot partition, naming the field or row', async () => {
     const noHierarchy = smallTable('city,disease\na,x\nb,y\n', {
       attributes: { city: { type: 'quasi-identifying' }, disease: { type: 'sensitive' } },

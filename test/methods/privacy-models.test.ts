@@ -130,6 +130,8 @@ describe('privacy-model errors and combinations', () => {
     expect(e.message).toMatch(
       /distinct-l-diversity l = 15 \(the top node, one class of all rows, reaches 14\)/,
     );
+    // A smaller l, yes, but never one that protects nothing.
+    expect(e.hint).toMatch(/a smaller l, though not below 2/);
   });
 
   it('k with two sensitive-attribute models on two sensitive columns', async () => {

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { encodeArrow, readArrow } from '../../src/data/arrow.ts';
 import { formatCsv } from '../../src/data/csv.ts';
 import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
-import { NoSolutionError, SpecError, VerificationError } from '../../src/errors.ts';
+import { InputError, NoSolutionError, SpecError, VerificationError } from '../../src/errors.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { pam, phiSquared } from '../../src/methods/slicing/correlation.ts';
 import { sliceTable, slicingClaims, slicingFiles } from '../../src/methods/slicing/index.ts';
@@ -270,6 +270,30 @@ describe('Slicing on Adult (occupation sensitive, the 8 QIs)', () => {
     expect(error).toBeInstanceOf(NoSolutionError);
     expect((error as NoSolutionError).message).toMatch(
       /\(education\) already give p\(t,s\) = 0\.8173 > 1\/l = 0\.5000/,
+    );
+  });
+
+  it('refuses l below 2: each column goes out exact, and l alone links a row to its sensitive value', () => {
+    const l1 = () =>
+      slice(
+        adultSpec((j) => {
+          j.privacy[0].l = 1;
+        }),
+      );
+    expect(l1).toThrow(SpecError);
+    expect(l1).toThrow(/privacy\[0\]\.l must be at least 2 for slicing, but found 1/);
+  });
+
+  it('refuses a "scale": "numeric" attribute holding text, as Mondrian does, naming the row and not the value', () => {
+    const numericRace = () =>
+      slice(
+        adultSpec((j) => {
+          j.attributes.race = { ...j.attributes.race, scale: 'numeric' };
+        }),
+      );
+    expect(numericRace).toThrow(InputError);
+    expect(numericRace).toThrow(
+      /^adult\.csv column 'race' row 2: not a number, but the attribute is numeric$/,
     );
   });
 

@@ -62,7 +62,9 @@ describe('the amber verdict', () => {
     expect(report.privacy.classes).toBe(1);
     expect(report.verdict?.level).toBe('caution');
     const cause = report.audit!.cautions.find((c) => c.cause === 'keeps-nothing')!;
-    expect(cause.message).toMatch(/all 60 released rows form a single class \(mean NCP 1(\.0+)?\)/);
+    expect(cause.message).toMatch(
+      /all 60 released rows form a single class, the quasi-identifiers as released telling no row from another \(mean NCP 1(\.0+)?\)/,
+    );
     expect(report.verdict!.causes).toContain(cause.message);
     // wage is released unchanged, and no model but t-closeness names it: it governs it.
     expect(report.audit!.unchanged).toEqual(['union', 'wage']);
@@ -71,6 +73,29 @@ describe('the amber verdict', () => {
     expect(html).not.toMatch(/Verified: every privacy guarantee holds/);
     expect(html).toMatch(/Released unchanged:<\/strong> <code>union<\/code>, <code>wage<\/code>/);
     expect(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')).verdict.level).toBe('caution');
+  });
+
+  it('rows alike on every quasi-identifier in the input are one class as they are: it keeps all they had', () => {
+    writeFileSync(join(dir, 'same.csv'), `age,sex,dis\n${'40,M,flu\n'.repeat(20)}`);
+    const spec = parseSpec(
+      {
+        input: 'same.csv',
+        attributes: {
+          age: { type: 'quasi-identifying', scale: 'numeric' },
+          sex: { type: 'quasi-identifying', hierarchy: { groups: [{ M: '*' }] } },
+          dis: { type: 'insensitive' },
+        },
+        privacy: [{ model: 'k-anonymity', k: 5 }],
+        method: { name: 'mondrian' },
+      },
+      join(dir, 'same.json'),
+    );
+    const table = readTable(join(dir, 'same.csv'));
+    // Released as it is: one class, nothing generalized.
+    const audit = auditRelease(spec, table, table.rowCount, table);
+    expect(audit.classes).toBe(1);
+    expect(audit.ncp).toBe(0);
+    expect(audit.cautions.map((c) => c.cause)).not.toContain('keeps-nothing');
   });
 
   it('t-closeness on a numeric sensitive attribute measures the ordered distance unless told', async () => {

@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTable } from '../../src/data/read.ts';
 import { parseSpec } from '../../src/release-spec/spec.ts';
-import { auditRelease, auditReleaseInPartitions, cautionLines } from '../../src/report/audit.ts';
+import {
+  auditRelease,
+  auditReleaseInPartitions,
+  cautionLines,
+  identityBoundBy,
+} from '../../src/report/audit.ts';
 import { releaseTo } from '../helpers/release.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-verdict-'));
@@ -49,6 +54,36 @@ describe('no model bounds identity disclosure', () => {
     );
     expect(report.audit!.cautions.map((c) => c.cause)).not.toContain('identity-unbounded');
     expect(report.verdict?.level).toBe('verified');
+  });
+});
+
+describe('which models bound identity disclosure: the catalogue says', () => {
+  const bound = (...privacy: Record<string, unknown>[]) =>
+    identityBoundBy({ privacy } as unknown as Parameters<typeof identityBoundBy>[0]);
+
+  it('(ε, δ)-differential privacy does: every released class holds at least k ≥ 2 sampled rows', () => {
+    expect(bound({ model: 'differential-privacy', epsilon: 1, delta: 1e-5, levels: { age: 1 } })).toBe(
+      'differential-privacy',
+    );
+  });
+
+  it('k or l from 2, average risk below 1 do; k = 1, l = 1, t-closeness and δ-disclosure do not', () => {
+    expect(bound({ model: 'k-anonymity', k: 2 })).toBe('k-anonymity');
+    expect(bound({ model: 'k-map', k: 2, populationSize: 1000 })).toBe('k-map');
+    expect(bound({ model: 'entropy-l-diversity', attribute: 'd', l: 2 })).toBe('entropy-l-diversity');
+    expect(bound({ model: 'recursive-cl-diversity', attribute: 'd', c: 3, l: 2 })).toBe(
+      'recursive-cl-diversity',
+    );
+    expect(bound({ model: 'average-risk', threshold: 0.5 })).toBe('average-risk');
+    expect(
+      bound(
+        { model: 'k-anonymity', k: 1 },
+        { model: 'distinct-l-diversity', attribute: 'd', l: 1 },
+        { model: 't-closeness', attribute: 'd', t: 0.2 },
+        { model: 'delta-disclosure', attribute: 'd', delta: 1 },
+        { model: 'average-risk', threshold: 1 },
+      ),
+    ).toBeUndefined();
   });
 });
 
@@ -124,8 +159,9 @@ describe('the unchanged columns measured together', () => {
       share: 1,
       contributions: { a: 0, b: 0, c: 0 },
     });
-    // One class: it keeps nothing too; no column alone makes a row unique.
-    expect(audit.cautions.map((c) => c.cause)).toEqual(['keeps-nothing', 'unique-with-unchanged-columns']);
+    // One class, but the input's own (grp has one value, nothing generalized): it does not keep
+    // nothing. No column alone makes a row unique.
+    expect(audit.cautions.map((c) => c.cause)).toEqual(['unique-with-unchanged-columns']);
   });
 
   it('a release too large to hold at once is audited partition by partition, with the same figures', async () => {

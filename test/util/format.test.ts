@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byCodeUnits, thousands } from '../../src/util/format.ts';
+import { byCodeUnits, thousands, withArticle } from '../../src/util/format.ts';
 import { Random } from '../../src/util/random.ts';
 
 describe('formatting without locale data', () => {
@@ -9,6 +9,14 @@ describe('formatting without locale data', () => {
     for (let i = 0; i < 500; i++) samples.push(rng.below(2 ** 31) * (rng.below(2) ? 1 : -1));
     for (const n of samples) expect(thousands(n)).toBe(n.toLocaleString('en'));
     expect(thousands(1234.5)).toBe((1234.5).toLocaleString('en'));
+  });
+
+  it('puts a or an before a name by its first letter', () => {
+    expect(withArticle('attribute-disclosure')).toBe('an attribute-disclosure');
+    expect(withArticle('Excel')).toBe('an Excel');
+    expect(withArticle('Arrow')).toBe('an Arrow');
+    expect(withArticle('k-anonymity or distinct-l-diversity')).toBe('a k-anonymity or distinct-l-diversity');
+    expect(withArticle('CSV')).toBe('a CSV');
   });
 
   it('orders file names by code units', () => {

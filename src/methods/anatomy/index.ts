@@ -18,6 +18,7 @@ import { thousands } from '../../util/format.ts';
 import type { Random } from '../../util/random.ts';
 import {
   checkEligibility,
+  checkNumericScales,
   type DiversityRequirement,
   distinctNeeded,
   diversityRequirement,
@@ -69,6 +70,7 @@ export function anatomyRelease(
     ENTROPY_L_DIVERSITY.name,
   ]);
   checkEligibility(req, table.rowCount, 'anatomy');
+  checkNumericScales(spec, table);
   const l = distinctNeeded(req);
   const layout = time('bucketize', () => layoutAnatomy(req.column, l, ctx.random('anatomy')));
   const { bucketization, ids, order, permutedSa } = layout;

@@ -13,7 +13,7 @@ import { checkLatticeSize, DEFAULT_MAX_LATTICE_NODES } from '../../data/limits.t
 import { encodeParquet } from '../../data/parquet-write.ts';
 import { columnRows, type EncodedTable } from '../../data/table.ts';
 import { collapseRows, type TupleSet } from '../../data/tuples.ts';
-import { NoSolutionError, SpecError } from '../../errors.ts';
+import { NoSolutionError, PpdpError, SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import { GeneralizationMetrics } from '../../metrics/generalization.ts';
@@ -265,18 +265,24 @@ export async function buildGeneralizationAsync(ctx: MethodContext): Promise<Buil
 }
 
 /** The release at the optimal node, or at a given node (`ppdp apply` re-applies a saved one). */
-export function buildGeneralization(ctx: MethodContext, fixed?: Record<string, number>): BuiltRelease {
+export function buildGeneralization(
+  ctx: MethodContext,
+  fixed?: Record<string, number>,
+  origin?: NodeOrigin,
+): BuiltRelease {
   const dp = dpSample(ctx);
   if (dp) return dpRelease({ ...ctx, table: dp.table }, dp);
   const { spec, table, kernel, time, say } = ctx;
   const prepared = prepareGeneralization(spec, table, kernel, time);
-  return release(ctx, prepared, searchStep(prepared, kernel, time, say, fixed, searchRandom(spec)));
+  return release(ctx, prepared, searchStep(prepared, kernel, time, say, fixed, searchRandom(spec), origin));
 }
 
 /** The spec's (ε, δ)-differential privacy model with β, k and the split of ε. */
 export interface DpPlan {
   readonly model: SpecNamed<typeof DIFFERENTIAL_PRIVACY.name>;
   readonly settings: ReturnType<typeof dpSettings>;
+  /** Where the spec names the model, for errors: `release.json: privacy[0]`. */
+  readonly where: string;
 }
 
 /** A differentially private release's sample and settings (docs/definitions.md, "Differential privacy"). */
@@ -324,7 +330,7 @@ export function dpPlan(spec: ReleaseSpec): DpPlan | undefined {
       'name the generalization node in advance, one level per quasi-identifier, e.g. "levels": { "age": 2, "zip": 1 }',
     );
   }
-  return { model, settings: dpSettings(model, where) };
+  return { model, settings: dpSettings(model, where), where };
 }
 
 /**
@@ -389,7 +395,13 @@ export function dpStep(
         });
   const node = searched ? searched.node : { ...('levels' in dp.model ? dp.model.levels : {}) };
   // (The node is given: no search draws, so no stream is keyed for one.)
-  const step = searchStep(prepared, kernel, time, say, node);
+  const step = searchStep(prepared, kernel, time, say, node, undefined, {
+    kind: 'dp',
+    field: dp.where,
+    searched: searched !== undefined,
+    beta: settings.beta,
+    k: settings.k,
+  });
   const sampledRows = prepared.table.rowCount;
   const fact = (name: string, value: number | string) => [name, value] as [string, number | string];
   const section = {
@@ -521,7 +533,25 @@ export function bestEffort(prepared: Prepared): boolean {
 export interface SearchOptions {
   readonly random?: Random;
   readonly say?: (line: string) => void;
+  /** Who gave the node taken instead of searching (its errors speak to them): `ppdp apply`'s saved node by default. */
+  readonly origin?: NodeOrigin;
 }
+
+/**
+ * Who gives a node instead of a search: a published release's node (`ppdp apply <release>`),
+ * `ppdp apply --node`, or the spec's (ε, δ)-differential privacy model at `field` (e.g.
+ * `release.json: privacy[0]`), by its `levels` or by the node its private search chose.
+ */
+export type NodeOrigin =
+  | { readonly kind: 'saved' }
+  | { readonly kind: 'option' }
+  | {
+      readonly kind: 'dp';
+      readonly field: string;
+      readonly searched: boolean;
+      readonly beta: number;
+      readonly k: number;
+    };
 
 export type SearchResult = SearchOutcome & {
   kMinimal?: NodeResult[];
@@ -598,7 +628,7 @@ export function search(
 ): SearchResult {
   const evaluator = openSearch(prepared, kernel);
   const outcome: SearchOutcome & Pick<SearchResult, 'kMinimal' | 'bestEffort'> = fixed
-    ? fixedNode(prepared, evaluator, fixed)
+    ? fixedNode(prepared, evaluator, fixed, options.origin ?? { kind: 'saved' })
     : bestEffort(prepared)
       ? withBound(bestEffortSearch(prepared, evaluator, options).run())
       : prepared.method.strategy === 'optimal'
@@ -616,23 +646,22 @@ export function search(
 
 /**
  * The given node, evaluated: feasible, or an error saying what fails on this table (classes
- * below k and the rows they hold, against the suppression limit).
+ * below k and the rows they hold, against the suppression limit), in the words of who gave the
+ * node (`origin`).
  */
 function fixedNode(
   prepared: Prepared,
   evaluator: NodeEvaluator,
   fixed: Record<string, number>,
+  origin: NodeOrigin,
 ): SearchOutcome {
   const { qis, hierarchies, problem, spec } = prepared;
   const levels = qis.map((q, i) => {
     const level = fixed[q.name];
-    if (!(Number.isInteger(level) && level! >= 0 && level! <= hierarchies[i]!.height)) {
+    const height = hierarchies[i]!.height;
+    if (!(Number.isInteger(level) && level! >= 0 && level! <= height)) {
       evaluator.dispose();
-      throw new SpecError(
-        'E_APPLY_NODE',
-        `the saved node has no valid level for quasi-identifier ${q.name} (got ${level}, its hierarchy has levels 0–${hierarchies[i]!.height})`,
-        'apply a release made with the same quasi-identifiers and hierarchies as the spec',
-      );
+      throw badLevel(origin, q.name, level, height);
     }
     return level!;
   });
@@ -653,6 +682,7 @@ function fixedNode(
       }
     }
     evaluator.dispose();
+    if (origin.kind === 'dp') throw emptyDpRelease(origin, fixed, problem.rows);
     const what = problem.entity
       ? `${thousands(small)} classes of fewer than k=${k} persons (${thousands(best.suppressedPersons ?? 0)} persons)`
       : smallRows > problem.maxSuppressedRows
@@ -661,13 +691,78 @@ function fixedNode(
     const limit = problem.entity
       ? `${thousands(problem.entity.maxSuppressedPersons)} persons with a suppressed row`
       : `${thousands(problem.maxSuppressedRows)} suppressed rows`;
+    const node =
+      origin.kind === 'option'
+        ? `the node --node ${nodeText(fixed)}`
+        : `the saved node ${JSON.stringify(fixed)}`;
     throw new NoSolutionError(
       'E_APPLY_INFEASIBLE',
-      `${basename(spec.file)}: the saved node ${JSON.stringify(fixed)} does not protect this table: ${what} would need suppressing, and the spec allows at most ${limit}`,
-      'release the new data with `ppdp release` (a new search), or allow more suppression in method.maxSuppression',
+      `${basename(spec.file)}: ${node} does not protect this table: ${what} would need suppressing, and the spec allows at most ${limit}`,
+      origin.kind === 'option'
+        ? 'choose a more generalized node (higher levels), allow more suppression in method.maxSuppression, or let `ppdp release` search'
+        : 'release the new data with `ppdp release` (a new search), or allow more suppression in method.maxSuppression',
     );
   }
   return { best, nodesChecked: 1, strategy: 'applied' };
+}
+
+/** `sex=0,age=2`: a node as `--node` writes it. */
+function nodeText(levels: Record<string, number>): string {
+  return Object.entries(levels)
+    .map(([q, l]) => `${q}=${l}`)
+    .join(',');
+}
+
+/** A given node's level that the quasi-identifier's hierarchy does not have. */
+function badLevel(origin: NodeOrigin, qi: string, level: number | undefined, height: number): PpdpError {
+  switch (origin.kind) {
+    case 'saved':
+      return new SpecError(
+        'E_APPLY_NODE',
+        `the saved node has no valid level for quasi-identifier ${qi} (got ${level}, its hierarchy has levels 0–${height})`,
+        'apply a release made with the same quasi-identifiers and hierarchies as the spec',
+      );
+    case 'option':
+      return new PpdpError(
+        'E_USAGE',
+        `--node ${qi}=${level}: the hierarchy of ${qi} has levels 0–${height}`,
+        `give ${qi} a level from 0 (its values as they are) to ${height} (the hierarchy's top)`,
+      );
+    case 'dp':
+      return new SpecError(
+        'E_SPEC_RANGE',
+        `${origin.field}.levels.${qi} must be a level of the hierarchy of ${qi}, from 0 to ${height}, but found ${level}`,
+        `give ${qi} a level from 0 (its values as they are) to ${height} (the hierarchy's top) in levels`,
+      );
+  }
+}
+
+/**
+ * (ε, δ)-differential privacy at a node where every class of the sample holds fewer than k
+ * rows: all would be removed, and an empty release is none. What helps is what makes classes of
+ * k sampled rows: coarser levels, a search, a larger δ (a smaller k), more rows.
+ */
+function emptyDpRelease(
+  origin: Extract<NodeOrigin, { kind: 'dp' }>,
+  fixed: Record<string, number>,
+  sampled: number,
+): NoSolutionError {
+  const { k } = origin;
+  const node = origin.searched
+    ? `the node its private search chose, ${JSON.stringify(fixed)},`
+    : `its levels ${JSON.stringify(fixed)}`;
+  const message =
+    `${origin.field}: (ε, δ)-differential privacy releases only the classes of at least k = ${k} sampled rows, ` +
+    `and at ${node} every class of the sample (${thousands(sampled)} rows drawn with probability β = ${Number(origin.beta.toPrecision(4))}) holds fewer: the release would be empty`;
+  // Rows a class needs in the input to hold k sampled rows, on average.
+  const needed = thousands(Math.ceil(k / origin.beta));
+  const hint =
+    sampled < k
+      ? `the sample holds fewer than k rows, so no generalization can help: at these ε and δ a class needs about ${needed} input rows; release a larger table, or raise delta (a smaller k, a weaker guarantee)`
+      : origin.searched
+        ? `fix coarser levels in advance ("levels" instead of "searchBudget" and "steps": a class needs about ${needed} input rows), or raise delta (a smaller k, a weaker guarantee)`
+        : `raise the levels (coarser generalizations make larger classes: a class needs about ${needed} input rows), let a private search choose them ("searchBudget" and "steps" instead of "levels"), or raise delta (a smaller k, a weaker guarantee)`;
+  return new NoSolutionError('E_NO_SOLUTION', message, hint);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -698,10 +793,11 @@ export function searchStep(
   say: MethodContext['say'],
   fixed?: Record<string, number>,
   random?: Random,
+  origin?: NodeOrigin,
 ): SearchStepResult {
   sayLattice(prepared, say);
   const outcome = time('search', () =>
-    search(prepared, kernel, fixed, { say, ...(random ? { random } : {}) }),
+    search(prepared, kernel, fixed, { say, ...(random ? { random } : {}), ...(origin ? { origin } : {}) }),
   );
   return afterSearch(prepared, outcome, time, say);
 }

@@ -21,6 +21,7 @@
 import { K_ANONYMITY } from '../../catalogue/k-anonymity.ts';
 import { NoSolutionError } from '../../errors.ts';
 import { smallestPassingClass } from '../../models/index.ts';
+import { LEAST_PROTECTIVE_L } from '../../models/l-diversity.ts';
 import type { GeneralizationProblem, NodeEvaluator, NodeResult } from './evaluate.ts';
 import { compareTieBreak, type Lattice, nearlyEqual } from './lattice.ts';
 
@@ -417,7 +418,7 @@ export function noSolution(evaluator: NodeEvaluator): NoSolutionError {
         ? `${entity.maxSuppressedPersons} persons with a suppressed row`
         : `${problem.maxSuppressedRows} suppressed rows`
     }`,
-    'relax the model (e.g. a smaller l, a larger t or δ), allow more suppression, or coarsen the hierarchies',
+    `relax the model (e.g. a smaller l, though not below ${LEAST_PROTECTIVE_L}; a larger t or δ), allow more suppression, or coarsen the hierarchies`,
   );
 }
 

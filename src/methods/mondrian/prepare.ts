@@ -13,19 +13,20 @@
  */
 import { basename } from 'node:path';
 import { DISTINCT_L_DIVERSITY, ENTROPY_L_DIVERSITY } from '../../catalogue/l-diversity.ts';
-import { inputRows } from '../../data/checks.ts';
+import { checkNumbers, inputRows } from '../../data/checks.ts';
 import {
   countCodes,
   type EncodedColumn,
   type EncodedTable,
   isMissing,
+  isNumber,
   presentCodes,
   type RowNames,
 } from '../../data/table.ts';
-import { InputError, NoSolutionError, SpecError } from '../../errors.ts';
+import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
 import { buildModels, sensitiveAttributes } from '../../models/index.ts';
-import { entropyOf } from '../../models/l-diversity.ts';
+import { entropyOf, LEAST_PROTECTIVE_L, noDiversityHint } from '../../models/l-diversity.ts';
 import type { PrivacyModel } from '../../models/model.ts';
 import type { AttributeSpec, MondrianMethodSpec, ReleaseSpec } from '../../release-spec/spec.ts';
 import type { DimKind, MondrianDim, PartitionProblem, SensitiveCodes } from './partition.ts';
@@ -65,7 +66,8 @@ export function prepareMondrian(spec: ReleaseSpec, table: EncodedTable): Prepare
           );
         }
       }
-      return numericDim(a, column, rows);
+      checkNumbers(column, rows, 'fix the value, or give the attribute a hierarchy and "scale": "nominal"');
+      return numericDim(a, column);
     }
     return categoricalDim(a, column, kind, rows);
   });
@@ -84,10 +86,6 @@ export function prepareMondrian(spec: ReleaseSpec, table: EncodedTable): Prepare
     qis,
     problem: { rows: table.rowCount, dims, models, sensitive: saCodes, mode: method.mode },
   };
-}
-
-function isNumber(v: string): boolean {
-  return v.trim() !== '' && Number.isFinite(Number(v));
 }
 
 function kindOf(a: AttributeSpec, column: EncodedColumn, where: string): DimKind {
@@ -116,18 +114,10 @@ function kindOf(a: AttributeSpec, column: EncodedColumn, where: string): DimKind
  * off as a part of its own, released as missing; a part that must keep both is released as
  * `*` — a range never stands for a missing value.
  */
-function numericDim(a: AttributeSpec, column: EncodedColumn, rows: RowNames): MondrianDim {
+function numericDim(a: AttributeSpec, column: EncodedColumn): MondrianDim {
   const present = presentCodes(column);
   const numbers = column.dictionary.map((v) => (isNumber(v) ? Number(v) : Number.NaN));
   const missing = column.dictionary.map((v, c) => present[c] === 1 && isMissing(v));
-  const bad = numbers.findIndex((x, c) => present[c] === 1 && Number.isNaN(x) && !missing[c]);
-  if (bad >= 0) {
-    throw new InputError(
-      'E_INPUT_NUMERIC',
-      `${rows(a.name, [column.codes.indexOf(bad)])}, column '${a.name}': not a number, but the attribute is numeric`,
-      'fix the value, or give the attribute a hierarchy and "scale": "nominal"',
-    );
-  }
   const values = Float64Array.from(
     new Set(numbers.filter((x, c) => present[c] === 1 && !Number.isNaN(x))),
   ).sort();
@@ -257,12 +247,18 @@ function checkRoot(
     switch (spec.model) {
       case DISTINCT_L_DIVERSITY.name:
         why = `the whole table has only ${distinct} distinct values of '${name}', and no class can have more than the table`;
-        hint = `l can be at most ${distinct} for this attribute`;
+        hint =
+          distinct >= LEAST_PROTECTIVE_L
+            ? `l can be at most ${distinct} for this attribute`
+            : noDiversityHint(name, distinct);
         break;
       case ENTROPY_L_DIVERSITY.name: {
         const most = Math.exp(entropyOf(histogram!, rows));
         why = `the entropy of '${name}' over the whole table is ln(${fmt(most)}) < ln(${spec.l}), and by concavity of entropy some class of any partition is at most as diverse as the table`;
-        hint = `l can be at most ${fmt(most)} for this attribute`;
+        hint =
+          most >= LEAST_PROTECTIVE_L
+            ? `l can be at most ${fmt(most)} for this attribute`
+            : noDiversityHint(name, distinct);
         break;
       }
       default:

@@ -19,10 +19,16 @@ import { type CsvWriteOptions, encodeCsv } from '../../data/csv.ts';
 import { compactDictionary, type EncodedColumn, type OutputColumn } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
-import { posteriorHolds } from '../../models/l-diversity.ts';
+import { LEAST_PROTECTIVE_L, posteriorHolds } from '../../models/l-diversity.ts';
 import type { AttributeSpec, ReleaseSpec, SlicingMethodSpec } from '../../release-spec/spec.ts';
 import { thousands } from '../../util/format.ts';
-import { checkEligibility, diversityRequirement, releasedAttributes, tupleIds } from '../bucket-common.ts';
+import {
+  checkEligibility,
+  checkNumericScales,
+  diversityRequirement,
+  releasedAttributes,
+  tupleIds,
+} from '../bucket-common.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod, StagedFile } from '../method.ts';
 import { planColumns } from './columns.ts';
 import { discretize, isNumericColumn, phiSquared } from './correlation.ts';
@@ -49,6 +55,7 @@ export function sliceTable(
   const where = basename(spec.file);
   const req = diversityRequirement(spec, table, 'slicing', [DISTINCT_L_DIVERSITY.name]);
   checkEligibility(req, table.rowCount, 'slicing');
+  checkNumericScales(spec, table);
   const attributes = releasedAttributes(spec, table);
   const columns = attributes.map((a) => table.columns.find((c) => c.name === a.name)!);
   checkSeparators(attributes, columns, where);
@@ -100,8 +107,8 @@ export function sliceTable(
         `with the whole table as one bucket, the attributes sharing its column (${rest.map((i) => attributes[i]!.name).join(', ')}) ` +
         `already give p(t,s) = ${plan.initialMaxP.toFixed(4)} > 1/l = ${(1 / req.l).toFixed(4)} for some tuple, and ` +
         'tuple partitioning starts from that bucket',
-      `put ${req.attribute} in a column with fewer or less predictive attributes (or alone), use "columns" instead of ` +
-        `"columnGroups", or lower l`,
+      `put ${req.attribute} in a column with fewer or less predictive attributes (or alone)${req.l > LEAST_PROTECTIVE_L ? ',' : ' or'} use ` +
+        `"columns" instead of "columnGroups"${lowerL(req.l)}`,
     );
   }
 
@@ -150,7 +157,7 @@ export function sliceTable(
       'E_NO_SOLUTION',
       `no slicing release satisfies l-diversity with l = ${req.l} on ${req.attribute}: the single-bucket table ` +
         `gives p(t,s) = ${e.maxP.toFixed(4)} > 1/l`,
-      'lower l, or put the sensitive attribute in a column of its own',
+      `put the sensitive attribute in a column of its own${lowerL(req.l)}`,
     );
   }
 
@@ -203,6 +210,11 @@ export function sliceTable(
     output: released.output,
     bucketOfRow,
   };
+}
+
+/** ", or lower l" where a lower l still protects (never below LEAST_PROTECTIVE_L). */
+function lowerL(l: number): string {
+  return l > LEAST_PROTECTIVE_L ? `, or lower l (to no less than ${LEAST_PROTECTIVE_L})` : '';
 }
 
 /** Value order for Mondrian-like splits: numeric order, hierarchy order, or string order. */
