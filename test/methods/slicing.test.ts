@@ -293,7 +293,7 @@ describe('Slicing on Adult (occupation sensitive, the 8 QIs)', () => {
       );
     expect(numericRace).toThrow(InputError);
     expect(numericRace).toThrow(
-      /^adult\.csv column 'race' row 2: not a number, but the attribute is numeric$/,
+      /^adult\.csv row 2, column 'race': not a number, but the attribute is numeric$/,
     );
   });
 
