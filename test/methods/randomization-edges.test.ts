@@ -1,7 +1,7 @@
 /**
  * Randomization releases at the edges the prober found: τ = 1, a sensitive attribute of one
  * value, a numeric quasi-identifier spanning ±1e308, attributes of very many values (refused
- * before the work, or released in a moment).
+ * before the work, or released in a moment), and the audit of columns released unchanged.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -210,5 +210,30 @@ describe('attributes of very many values', () => {
     const failure = releaseTo(spec(input, [RHO], { scenario: 'rr-s', smallDomain: true }), out());
     await expect(failure).rejects.toThrow(/its 101 categories are more than 100/);
     await expect(failure).rejects.toMatchObject({ hint: expect.stringMatching(/or drop smallDomain/) });
+  });
+});
+
+describe('the audit of a randomized release', () => {
+  it('rr-s: an exact timestamp released unchanged makes rows unique with the quasi-identifiers', async () => {
+    const { report } = await releaseTo(spec(people, [AD(1)], { scenario: 'rr-s' }), out());
+    const audit = report.audit!;
+    expect(audit.measured).toBe(true);
+    expect(audit.ncp).toBeUndefined();
+    const ts = audit.cautions.find((c) => c.column === 'ts')!;
+    expect(ts).toMatchObject({ cause: 'unique-with-unchanged-column', rows: 300 });
+    expect(ts.message).toBe(
+      'ts is released unchanged and makes 300 of 300 rows (100%) unique together with the quasi-identifiers',
+    );
+    expect(report.verdict!.causes).toContain(ts.message);
+  });
+
+  it('rr-both: the randomized quasi-identifiers are left out; the timestamp alone makes rows unique', async () => {
+    const { report } = await releaseTo(spec(people, [AD(0.9)], { scenario: 'rr-both' }), out());
+    const ts = report.audit!.cautions.find((c) => c.column === 'ts')!;
+    expect(ts.message).toMatch(
+      /^ts is released unchanged and makes 300 of 300 rows \(100%\) unique on its own \(scenario rr-both randomizes the quasi-identifiers\)$/,
+    );
+    // No "keeps nothing" from the one class that randomized quasi-identifiers leave.
+    expect(report.audit!.cautions.map((c) => c.cause)).not.toContain('keeps-nothing');
   });
 });
