@@ -17,7 +17,7 @@ import type { PopulationSpec } from '../metrics/population-risk.ts';
 import { checkOut, releaseFolderOf, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
-import { ROW_METHODS } from '../report/audit.ts';
+import { CLASS_METHODS } from '../report/audit.ts';
 import { commandArgs } from './args.ts';
 import { groupingKernelOption } from './options.ts';
 import { readReleasedTable } from './released-table.ts';
@@ -229,10 +229,10 @@ function refuseOtherLayouts(path: string): void {
   if (folder === undefined) return;
   const method = (savedReport(join(folder, 'report.json')) as { spec?: { method?: unknown } } | undefined)
     ?.spec?.method;
-  if (typeof method !== 'string' || ROW_METHODS.has(method)) return;
+  if (typeof method !== 'string' || CLASS_METHODS.has(method)) return;
   throw new PpdpError(
     'E_EVALUATE_METHOD',
-    `${path}: evaluate measures releases of ${[...ROW_METHODS].join(' and ')} (rows with their quasi-identifiers); this release was made by ${method}, and its report.json holds its verified figures`,
+    `${path}: evaluate measures releases of ${[...CLASS_METHODS].join(' and ')} (rows with their quasi-identifiers); this release was made by ${method}, and its report.json holds its verified figures`,
     `read ${join(relative(process.cwd(), folder) || '.', 'report.json')} (report.html for a person); to measure the input's own risk, evaluate the input table with --spec`,
   );
 }

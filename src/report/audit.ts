@@ -5,7 +5,8 @@
  * - the release keeps (almost) nothing: a single class it made (mean NCP above 0), or a mean
  *   NCP ≥ KEEPS_NOTHING_NCP;
  * - a column released unchanged makes rows unique together with the quasi-identifiers as
- *   released (more than UNIQUE_ROWS_ALLOWED rows);
+ *   released (more than UNIQUE_ROWS_ALLOWED rows); for randomization, together with the
+ *   quasi-identifiers it releases exactly (`classColumns`);
  * - a sensitive attribute no model names has a class where one value's share is ≥ REVEAL_SHARE.
  * Deterministic: a pure function of the spec, the input and the staged table.
  */
@@ -40,7 +41,34 @@ const THRESHOLDS = {
 };
 
 /** Methods whose released rows carry the quasi-identifiers next to the other columns, row by row. */
-export const ROW_METHODS: ReadonlySet<string> = new Set(['generalization', 'mondrian']);
+const ROW_METHODS = new Set(['generalization', 'mondrian', 'randomization']);
+/**
+ * Of those, the methods whose classes are generalized quasi-identifiers: models bound them, NCP
+ * measures them, and `ppdp evaluate` measures their releases.
+ */
+export const CLASS_METHODS: ReadonlySet<string> = new Set(['generalization', 'mondrian']);
+
+/**
+ * The released columns whose values form a row's class: the quasi-identifiers as released. For
+ * randomization only those it releases exactly (scenario rr-s): a randomized value is the true
+ * one only with its retention probability and singles no one out for certain. The audit then
+ * counts the rows that values published exactly single out (an exact timestamp, say), which
+ * the disclosure risk, computed per group of quasi-identifiers, does not see; linkage through
+ * the randomized values is what the risk bounds.
+ */
+export function classColumns(spec: ReleaseSpec): string[] {
+  const m = spec.method;
+  if (m.name === 'randomization' && m.scenario !== 'rr-s') return [];
+  return spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
+}
+
+/** What rows are unique with, in a caution: the class, or (`together`: columns) nothing else. */
+function uniqueWith(spec: ReleaseSpec, together: boolean): string {
+  if (classColumns(spec).length > 0)
+    return together ? 'with the quasi-identifiers' : 'together with the quasi-identifiers';
+  const m = spec.method;
+  return `${together ? 'on their own' : 'on its own'}${m.name === 'randomization' ? ` (scenario ${m.scenario} randomizes the quasi-identifiers)` : ''}`;
+}
 
 /**
  * The columns a method releases with the input's values: the insensitive ones, and the sensitive
@@ -243,12 +271,15 @@ class PartsAuditor {
     const at = (name: string) => part.columns.findIndex((c) => c.name === name);
     if (!this.names) {
       this.names = part.columns.map((c) => c.name);
-      this.qis = spec.attributes
-        .filter((a) => a.type === 'quasi-identifying' && at(a.name) >= 0)
-        .map((a) => ({ name: a.name, index: new Map(), labels: [], rows: [] }));
+      const classes = classColumns(spec);
+      this.qis = classes
+        .filter((name) => at(name) >= 0)
+        .map((name) => ({ name, index: new Map(), labels: [], rows: [] }));
       // A column of all distinct values the reader left out is measured all the same.
       const left = new Set(part.omitted ?? []);
+      // A quasi-identifier released unchanged (randomization's rr-s) is part of the class.
       this.columns = unchangedColumns(spec)
+        .filter((name) => !classes.includes(name))
         .filter((name) => at(name) >= 0 || (left.has(name) && this.distinct.has(name)))
         .map((name): AuditColumn => {
           if (this.distinct.has(name)) return { name, kind: 'distinct' };
@@ -740,17 +771,19 @@ function finish(
 ): ReleaseAudit {
   const { rows, classes } = t;
   const cautions: Caution[] = identityCautions(spec);
-  const ncp = meanNcp(spec, input, inputRows, rows, t.labels);
+  // Randomization keeps what its matrices let be reconstructed: no NCP, no class to keep.
+  const generalized = CLASS_METHODS.has(spec.method.name);
+  const ncp = generalized ? meanNcp(spec, input, inputRows, rows, t.labels) : 0;
   // One class keeps nothing only when the release made it (NCP above 0): rows alike on every
   // quasi-identifier in the input are one class as they are, and keep all they had.
-  if (rows > 1 && classes === 1 && ncp > 0) {
+  if (generalized && rows > 1 && classes === 1 && ncp > 0) {
     cautions.push({
       cause: 'keeps-nothing',
       value: ncp,
       rows,
       message: `the release keeps almost nothing: all ${rows} released rows form a single class, the quasi-identifiers as released telling no row from another (mean NCP ${fmtNum(ncp)})`,
     });
-  } else if (rows === 0 || ncp >= KEEPS_NOTHING_NCP) {
+  } else if (generalized && (rows === 0 || ncp >= KEEPS_NOTHING_NCP)) {
     cautions.push({
       cause: 'keeps-nothing',
       value: ncp,
@@ -770,7 +803,7 @@ function finish(
         column: name,
         value: unique / rows,
         rows: unique,
-        message: `${name} is released unchanged and makes ${unique} of ${rows} rows (${fmtPct(unique / rows)}) unique together with the quasi-identifiers`,
+        message: `${name} is released unchanged and makes ${unique} of ${rows} rows (${fmtPct(unique / rows)}) unique ${uniqueWith(spec, false)}`,
       });
     }
     const worst = t.worst.get(name);
@@ -799,7 +832,7 @@ function finish(
       cause: 'unique-with-unchanged-columns',
       value: linkage.share,
       rows: linkage.uniqueRows,
-      message: `together, the columns released unchanged (${t.linkable.join(', ')}) make ${linkage.uniqueRows} of ${rows} rows (${fmtPct(linkage.share)}) unique with the quasi-identifiers; rows that stop being unique when one column alone is left out: ${parts}`,
+      message: `together, the columns released unchanged (${t.linkable.join(', ')}) make ${linkage.uniqueRows} of ${rows} rows (${fmtPct(linkage.share)}) unique ${uniqueWith(spec, true)}; rows that stop being unique when one column alone is left out: ${parts}`,
     });
   }
   return {
@@ -807,7 +840,7 @@ function finish(
     measured: true,
     thresholds: THRESHOLDS,
     classes,
-    ncp,
+    ...(generalized ? { ncp } : {}),
     ...(linkage ? { linkage } : {}),
     cautions,
   };
@@ -832,7 +865,7 @@ export function identityBoundBy(spec: Pick<ReleaseSpec, 'privacy'>): string | un
 
 /** Amber for a row-releasing method whose models bound no re-identification (e.g. k = 1 alone). */
 function identityCautions(spec: ReleaseSpec): Caution[] {
-  if (!ROW_METHODS.has(spec.method.name) || identityBoundBy(spec)) return [];
+  if (!CLASS_METHODS.has(spec.method.name) || identityBoundBy(spec)) return [];
   const models = spec.privacy.map((m) => m.model);
   return [
     {

@@ -5,7 +5,12 @@ import { tsKroneckerKernel } from '../../src/kernels/kronecker/reference.ts';
 import { wasmKroneckerKernel } from '../../src/kernels/kronecker/wasm.ts';
 import { laneState, thresholdsOf } from '../../src/kernels/perturb/kernel.ts';
 import { wasmSimdPerturbKernel } from '../../src/kernels/perturb/wasm.ts';
-import type { CategoricalAttribute } from '../../src/methods/randomization/domain.ts';
+import {
+  binEdges,
+  binOf,
+  type CategoricalAttribute,
+  DEFAULT_BINS,
+} from '../../src/methods/randomization/domain.ts';
 import { gridSearch } from '../../src/methods/randomization/grid.ts';
 import { inverseOperator } from '../../src/methods/randomization/index.ts';
 import {
@@ -21,7 +26,11 @@ import {
   structuredDistortion,
   validateMatrix,
 } from '../../src/methods/randomization/matrices.ts';
-import { type OptimizeProblem, optimizeParameters } from '../../src/methods/randomization/optimize.ts';
+import {
+  type OptimizeProblem,
+  optimizeParameters,
+  optimizeSteps,
+} from '../../src/methods/randomization/optimize.ts';
 import { expectedSquaredError } from '../../src/methods/randomization/plan.ts';
 import {
   clipped,
@@ -29,9 +38,9 @@ import {
   reconstructDense,
   releasedCounts,
 } from '../../src/methods/randomization/reconstruct.ts';
-import { blockRetention, smallDomainPlan } from '../../src/methods/randomization/rho.ts';
+import { blockMatrix, blockRetention, smallDomainPlan } from '../../src/methods/randomization/rho.ts';
 import { RiskEvaluator, type RiskOperand, riskTable } from '../../src/methods/randomization/risk.ts';
-import { exactRhoCheck, gammaFor, knapsack } from '../../src/models/rho-privacy.ts';
+import { exactRhoCheck, gammaFor, SubsetSums, sumsWithoutOne } from '../../src/models/rho-privacy.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { Random } from '../../src/util/random.ts';
 import { adultSpec } from '../helpers/adult.ts';
@@ -381,29 +390,148 @@ describe('optimal parameters', () => {
     const problem = esgroProblem(attrs, [4], 0.5, ev);
     expect(() => optimizeParameters(problem)).toThrow(/no randomization of occupation/);
   });
+
+  it('τ = 1 is met by every release: the identity, even with homogeneous groups (risk exactly 1)', () => {
+    for (const vars of [[4], [0, 1, 2, 3, 4]]) {
+      const best = optimizeParameters(esgroProblem(attrs, vars, 1, ev));
+      expect(Array.from(best.diags)).toEqual(vars.map(() => 1));
+      expect(best.maxRisk).toBe(1);
+    }
+  });
+
+  it('yields after every risk evaluation, so that a caller can give the event loop its turn', () => {
+    const problem = esgroProblem(attrs, [0, 1, 2, 3], 1 / 4, ev);
+    const steps = optimizeSteps(problem);
+    let yields = 0;
+    let r = steps.next();
+    for (; !r.done; r = steps.next()) yields++;
+    // One yield per evaluation but the final one (finish evaluates without yielding).
+    expect(yields).toBe(r.value.evaluations);
+    expect(r.value.objective).toBe(optimizeParameters(problem).objective);
+  });
+
+  it('finds the boundary in fewer evaluations than bisection took (the seed setting, l = 4)', () => {
+    // Bisection to 1e-6 (exploring) and 1e-11 (the answer) took 41,551 evaluations here.
+    const best = optimizeParameters(esgroProblem(attrs, [0, 1, 2, 3], 1 / 4, ev));
+    expect(best.evaluations).toBeLessThan(36_000);
+  });
+});
+
+describe('numeric bins', () => {
+  it('cut a range wider than the largest double into finite, increasing edges', () => {
+    for (const [min, max] of [
+      [-1e308, 1e308],
+      [-Number.MAX_VALUE, Number.MAX_VALUE],
+      [-1.5, 2.5],
+    ] as const) {
+      const edges = binEdges(min, max, DEFAULT_BINS);
+      expect(edges).toHaveLength(DEFAULT_BINS + 1);
+      expect(edges[0]).toBe(min);
+      expect(edges[DEFAULT_BINS]).toBe(max);
+      for (let i = 1; i < edges.length; i++) {
+        expect(Number.isFinite(edges[i]!)).toBe(true);
+        expect(edges[i]!).toBeGreaterThan(edges[i - 1]!);
+      }
+      expect(binOf(min, edges)).toBe(0);
+      expect(binOf(max, edges)).toBe(DEFAULT_BINS - 1);
+      if (min === -max) expect(binOf(0, edges)).toBe(DEFAULT_BINS / 2);
+    }
+    // A range that fits is cut as before (the release of ordinary data does not move).
+    expect(binEdges(0, 10, 4)).toEqual([0, 2.5, 5, 7.5, 10]);
+  });
 });
 
 describe('(ρ1, ρ2)-privacy and small-domain randomization', () => {
-  it('knapsack equals brute force', () => {
-    const rng = new Random(6);
-    for (let t = 0; t < 50; t++) {
-      const n = 1 + rng.below(10);
-      const v = Array.from({ length: n }, () => rand(rng));
-      const w = Array.from({ length: n }, () => (rng.below(5) === 0 ? 0 : rand(rng)));
-      const cap = rand(rng) * 2;
-      let best = 0;
-      for (let mask = 0; mask < 1 << n; mask++) {
-        let sv = 0;
-        let sw = 0;
-        for (let i = 0; i < n; i++) {
-          if (mask & (1 << i)) {
-            sv += v[i]!;
-            sw += w[i]!;
+  /** The worst posteriors by enumerating every property of every released value. */
+  function bruteRho(m: Float64Array, d: number, counts: number[], rho1: number, rho2: number) {
+    const n = counts.reduce((x, y) => x + y, 0);
+    let up = 0;
+    let down = 0;
+    for (let y = 0; y < d; y++) {
+      let lambda = 0;
+      for (let x = 0; x < d; x++) lambda += m[y * d + x]! * counts[x]!;
+      if (!(lambda > 0)) continue;
+      for (let mask = 0; mask < 1 << d; mask++) {
+        let post = 0;
+        let rows = 0;
+        for (let x = 0; x < d; x++) {
+          if (mask & (1 << x)) {
+            post += m[y * d + x]! * counts[x]!;
+            rows += counts[x]!;
           }
         }
-        if (sw <= cap) best = Math.max(best, sv);
+        if (rows <= rho1 * n + 1e-9) up = Math.max(up, post / lambda);
+        if (rows <= (1 - rho2) * n + 1e-9) down = Math.max(down, post / lambda);
       }
-      expect(knapsack(v, w, cap)).toBeCloseTo(best, 12);
+    }
+    return { up, down };
+  }
+
+  it('the exact check equals enumerating every property: structured, block and custom matrices, tied counts', () => {
+    const rng = new Random(6);
+    for (let t = 0; t < 300; t++) {
+      const d = 1 + rng.below(9);
+      // Few distinct counts, so that values tie (the case that was exponential).
+      const counts = Array.from({ length: d }, () => 1 + rng.below(t % 2 ? 3 : 40));
+      const rho1 = 0.05 + 0.4 * rand(rng);
+      const rho2 = rho1 + (0.95 - rho1) * rand(rng);
+      const kind = t % 3;
+      const m =
+        kind === 0
+          ? structuredDistortion('uniform', d, diagOf('uniform', d, rand(rng))).matrix
+          : kind === 1
+            ? blockMatrix(
+                d,
+                [
+                  { values: Array.from({ length: Math.ceil(d / 2) }, (_, i) => i), retention: rand(rng) },
+                  {
+                    values: Array.from({ length: d - Math.ceil(d / 2) }, (_, i) => Math.ceil(d / 2) + i),
+                    retention: rand(rng),
+                  },
+                ].filter((b) => b.values.length > 0),
+              )
+            : randomStochastic(rng, d);
+      const got = exactRhoCheck(m, d, counts, rho1, rho2);
+      const want = bruteRho(m, d, counts, rho1, rho2);
+      expect(got.worstUpward).toBeCloseTo(want.up, 12);
+      expect(got.worstDownward).toBeCloseTo(want.down, 12);
+    }
+  });
+
+  it('the exact check of a 200-value attribute with tied counts takes a moment (was exponential)', () => {
+    // Branch and bound over single values explored every subset of a tie: 50 values took 40 s.
+    const d = 200;
+    const counts = Array.from({ length: d }, (_, i) => 2 + (i % 3));
+    const [rho1, rho2] = [0.1, 0.5];
+    const m = structuredDistortion('uniform', d, maxDiagForGamma(d, gammaFor(rho1, rho2))).matrix;
+    const check = exactRhoCheck(m, d, counts, rho1, rho2);
+    expect(check.satisfied).toBe(true);
+    // The worst upward property: the released value itself and as many rows as ρ1 allows.
+    expect(check.worstUpward).toBeGreaterThan(0);
+    expect(check.worstUpward).toBeLessThanOrEqual(rho2);
+  });
+
+  it('subset sums: without one item of each weight, against recomputing', () => {
+    const rng = new Random(8);
+    for (let t = 0; t < 40; t++) {
+      const weights = Array.from({ length: 1 + rng.below(12) }, () => 1 + rng.below(t % 2 ? 4 : 60));
+      const cap = rng.below(200);
+      const got = sumsWithoutOne(weights, cap, (c) => [cap, cap - c, Math.floor(cap / 2)]);
+      for (const c of new Set(weights)) {
+        const rest = weights.slice();
+        rest.splice(rest.indexOf(c), 1);
+        const sums = SubsetSums.empty(cap);
+        for (const w of rest) sums.add(w);
+        expect(got.get(c)).toEqual([cap, cap - c, Math.floor(cap / 2)].map((x) => sums.largestAtMost(x)));
+        // and the bitset against brute force
+        let best = 0;
+        for (let mask = 0; mask < 1 << rest.length; mask++) {
+          let sum = 0;
+          for (let i = 0; i < rest.length; i++) if (mask & (1 << i)) sum += rest[i]!;
+          if (sum <= cap) best = Math.max(best, sum);
+        }
+        expect(sums.largestAtMost(cap)).toBe(best);
+      }
     }
   });
 
@@ -413,40 +541,36 @@ describe('(ρ1, ρ2)-privacy and small-domain randomization', () => {
     const m = 6;
     const diag = maxDiagForGamma(m, gammaFor(rho1, rho2));
     for (let t = 0; t < 20; t++) {
-      const prior = Float64Array.from({ length: m }, () => rand(rng) ** 3);
-      const s = prior.reduce((a, b) => a + b, 0);
-      prior.forEach((x, i) => {
-        prior[i] = x / s;
-      });
+      const counts = Float64Array.from({ length: m }, () => 1 + Math.round(1000 * rand(rng) ** 3));
       expect(
-        exactRhoCheck(structuredDistortion('uniform', m, diag).matrix, m, prior, rho1, rho2).satisfied,
+        exactRhoCheck(structuredDistortion('uniform', m, diag).matrix, m, counts, rho1, rho2).satisfied,
       ).toBe(true);
     }
-    // The worst prior for one value: exactly ρ1 on it.
-    const prior = Float64Array.from({ length: m }, (_, i) => (i === 0 ? rho1 : (1 - rho1) / (m - 1)));
+    // The worst prior for one value: exactly ρ1 on it (10 of 100 rows).
+    const counts = Float64Array.from({ length: m }, (_, i) => (i === 0 ? 10 : 18));
     const over = structuredDistortion('uniform', m, diag + 0.02).matrix;
-    expect(exactRhoCheck(over, m, prior, rho1, rho2).satisfied).toBe(false);
+    expect(exactRhoCheck(over, m, counts, rho1, rho2).satisfied).toBe(false);
   });
 
   it('small-domain partitions: every block passes exactly and the error factor is no worse than one whole domain', () => {
     const table = readInput(adultSpec());
     const occ = table.columns.find((c) => c.name === 'occupation')!;
     const d = occ.dictionary.length;
-    const prior = new Float64Array(d);
-    for (const c of occ.codes) prior[c]! += 1 / occ.codes.length;
+    const counts = new Float64Array(d);
+    for (const c of occ.codes) counts[c]! += 1;
     for (const [rho1, rho2] of [
       [0.1, 0.9],
       [0.2, 0.8],
       [0.1, 0.5],
     ] as const) {
-      const plan = smallDomainPlan(prior, rho1, rho2)!;
+      const plan = smallDomainPlan(counts, rho1, rho2)!;
       expect(plan).toBeDefined();
-      expect(exactRhoCheck(plan.matrix, d, prior, rho1, rho2).satisfied).toBe(true);
+      expect(exactRhoCheck(plan.matrix, d, counts, rho1, rho2).satisfied).toBe(true);
       expect(new Set(plan.blocks.flatMap((b) => b.values)).size).toBe(d);
       const whole = blockRetention(
         Array.from({ length: d }, (_, i) => i),
-        d,
-        prior,
+        counts,
+        occ.codes.length,
         rho1,
         rho2,
       )!;

@@ -110,7 +110,7 @@ describe('(ρ1, ρ2)-privacy', () => {
 
   it('checks a matrix exactly: the identity breaches, the uniform matrix does not', () => {
     const m = rhoPrivacy('disease', 0.1, 0.5, 'spec.json', 'privacy[0]');
-    const prior = Float64Array.of(0.05, 0.45, 0.5);
+    const prior = Float64Array.of(1, 9, 10); // rows per value: priors 0.05, 0.45, 0.5
     const identity = Float64Array.of(1, 0, 0, 0, 1, 0, 0, 0, 1);
     const uniform = new Float64Array(9).fill(1 / 3);
     expect(m.check(identity, 3, prior).satisfied).toBe(false);

@@ -124,7 +124,11 @@ function byValues(
 /** Equal-width bins over [min, max]: `[lo,hi)`, the last one closed `[lo,hi]`. */
 export function binEdges(min: number, max: number, bins: number): number[] {
   if (max === min) return [min, max];
-  return Array.from({ length: bins + 1 }, (_, i) => (i === bins ? max : min + ((max - min) * i) / bins));
+  // max − min overflows past ±8.9e307: then each edge is a weighted mean of min and max.
+  const edge = Number.isFinite(max - min)
+    ? (i: number) => min + ((max - min) * i) / bins
+    : (i: number) => min * ((bins - i) / bins) + max * (i / bins);
+  return Array.from({ length: bins + 1 }, (_, i) => (i === bins ? max : edge(i)));
 }
 
 export function binOf(x: number, edges: readonly number[]): number {

@@ -26,11 +26,12 @@ import { type DistributionMeasures, distributionMeasures } from '../../metrics/c
 import { type RhoCheck, smallDomainGuarantee } from '../../models/rho-privacy.ts';
 import { thousands } from '../../util/format.ts';
 import { streamKey } from '../../util/keys.ts';
+import { PROGRESS_MS, reporting, runSteps, runStepsAsync, type Steps, sliced } from '../../util/steps.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { type Distortion, gammaOf, inverseOf } from './matrices.ts';
 import type { MatricesFile } from './matrices-file.ts';
 import { rowsOf } from './matrices-file.ts';
-import { planRandomization, type RandomizationPlan } from './plan.ts';
+import { categoryCounts, planSteps, type RandomizationPlan } from './plan.ts';
 import { type ReconstructionMode, randomizationEstimator } from './reconstruct.ts';
 import { randomizationReport } from './report.ts';
 import type { RiskDetail } from './risk.ts';
@@ -59,78 +60,85 @@ export function perturbAll(plan: RandomizationPlan, key: Uint32Array, kernel: Pe
 
 export const randomizationMethod: ReleaseMethod = {
   name: 'randomization',
-  build(ctx: MethodContext): BuiltRelease {
-    const { spec, table, time, say } = ctx;
-    const reference = ctx.kernel.name === 'ts';
-    const kron: KroneckerKernel = reference ? tsKroneckerKernel : wasmKroneckerKernel;
-    const perturbKernel: PerturbKernel = reference ? tsPerturbKernel : wasmSimdPerturbKernel;
-    const plan = time('optimize', () => planRandomization(spec, table, { kernel: kron, say }));
-    const { attributes, distortions } = plan;
-    const randomizedNames = attributes.filter((_, i) => distortions[i]).map((a) => a.name);
-    say(
-      `${thousands(table.rowCount)} rows; randomizing ${randomizedNames.join(', ') || 'nothing'} (${plan.method.scenario}, ${plan.method.form} form)`,
-    );
-
-    // The release's two streams, keyed by the seed and the input's content (src/util/keys.ts).
-    const digest = tableDigest(table);
-    const released = time('perturb', () =>
-      perturbAll(plan, streamKey(spec.seed, digest, 'perturb'), perturbKernel),
-    );
-    const order = time('shuffle', () =>
-      new LaneRandom(streamKey(spec.seed, digest, 'shuffle')).permutation(table.rowCount),
-    );
-    const columns = time('apply', () => outputColumns(plan, table, released, order));
-
-    const risk = time('risk', () =>
-      plan.evaluator.detail({ qi: distortions.slice(0, -1), sa: distortions[distortions.length - 1]! }),
-    );
-    const rhoCheck = plan.requirements.rho ? saRhoCheck(plan) : undefined;
-    let measures: DistributionMeasures | undefined;
-    let measuresNote: string | undefined;
-    time('measures', () => {
-      try {
-        measures = distributionMeasures(
-          attributes.map((a): EncodedColumn => ({ name: a.name, dictionary: a.categories, codes: a.codes })),
-          randomizationEstimator(
-            kron,
-            attributes.map(
-              (a, i): ReconstructionMode => ({
-                d: a.categories.length,
-                inverse: inverseOperator(distortions[i]!),
-              }),
-            ),
-            released,
-          ),
-        );
-      } catch (e) {
-        if (!(e instanceof RangeError)) throw e;
-        measuresNote = `utility measures left out: ${e.message}; reconstruct marginals with \`ppdp reconstruct\``;
-      }
-    });
-    const matrices = matricesFile(plan, risk, rhoCheck);
-    const files = time('write', () => [
-      { name: 'data.arrow', content: encodeArrow(columns) },
-      { name: 'data.csv', content: encodeCsv(columns, table.delimiter, spec.format) },
-      { name: 'matrices.json', content: `${compactJson(matrices)}\n` },
-    ]);
-    plan.evaluator.dispose();
-    return {
-      files,
-      report: randomizationReport(plan, risk, rhoCheck, measures, measuresNote),
-      claims: claimsOf('randomization', {
-        enforced: {
-          sensitive: plan.requirements.sensitive,
-          tau: plan.requirements.tau?.value ?? null,
-          rho: plan.requirements.rho
-            ? { rho1: plan.requirements.rho.rho1, rho2: plan.requirements.rho.rho2 }
-            : null,
-        },
-        maxRisk: risk.max,
-        meanRisk: risk.mean,
-      }),
-    };
-  },
+  build: (ctx) => runSteps(buildSteps(ctx)),
+  // The pipeline's Build state: the event loop gets its turn between slices of the long
+  // loops (the optimizer, the exact (ρ1, ρ2) check), so that a signal ends the run.
+  buildAsync: (ctx) => runStepsAsync(buildSteps(ctx)),
 };
+
+function* buildSteps(ctx: MethodContext): Steps<BuiltRelease> {
+  const { spec, table, time, say } = ctx;
+  const reference = ctx.kernel.name === 'ts';
+  const kron: KroneckerKernel = reference ? tsKroneckerKernel : wasmKroneckerKernel;
+  const perturbKernel: PerturbKernel = reference ? tsPerturbKernel : wasmSimdPerturbKernel;
+  const plan = yield* sliced(planSteps(spec, table, { kernel: kron, say }), (w) => time('optimize', w));
+  const { attributes, distortions } = plan;
+  const randomizedNames = attributes.filter((_, i) => distortions[i]).map((a) => a.name);
+  say(
+    `${thousands(table.rowCount)} rows; randomizing ${randomizedNames.join(', ') || 'nothing'} (${plan.method.scenario}, ${plan.method.form} form)`,
+  );
+
+  // The release's two streams, keyed by the seed and the input's content (src/util/keys.ts).
+  const digest = tableDigest(table);
+  const released = time('perturb', () =>
+    perturbAll(plan, streamKey(spec.seed, digest, 'perturb'), perturbKernel),
+  );
+  const order = time('shuffle', () =>
+    new LaneRandom(streamKey(spec.seed, digest, 'shuffle')).permutation(table.rowCount),
+  );
+  const columns = time('apply', () => outputColumns(plan, table, released, order));
+
+  const risk = time('risk', () =>
+    plan.evaluator.detail({ qi: distortions.slice(0, -1), sa: distortions[distortions.length - 1]! }),
+  );
+  const rhoCheck = plan.requirements.rho
+    ? yield* sliced(saRhoCheck(plan, say), (w) => time('rho-check', w))
+    : undefined;
+  let measures: DistributionMeasures | undefined;
+  let measuresNote: string | undefined;
+  time('measures', () => {
+    try {
+      measures = distributionMeasures(
+        attributes.map((a): EncodedColumn => ({ name: a.name, dictionary: a.categories, codes: a.codes })),
+        randomizationEstimator(
+          kron,
+          attributes.map(
+            (a, i): ReconstructionMode => ({
+              d: a.categories.length,
+              inverse: inverseOperator(distortions[i]!),
+            }),
+          ),
+          released,
+        ),
+      );
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+      measuresNote = `utility measures left out: ${e.message}; reconstruct marginals with \`ppdp reconstruct\``;
+    }
+  });
+  const matrices = matricesFile(plan, risk, rhoCheck);
+  const files = time('write', () => [
+    { name: 'data.arrow', content: encodeArrow(columns) },
+    { name: 'data.csv', content: encodeCsv(columns, table.delimiter, spec.format) },
+    { name: 'matrices.json', content: `${compactJson(matrices)}\n` },
+  ]);
+  plan.evaluator.dispose();
+  return {
+    files,
+    report: randomizationReport(plan, risk, rhoCheck, measures, measuresNote),
+    claims: claimsOf('randomization', {
+      enforced: {
+        sensitive: plan.requirements.sensitive,
+        tau: plan.requirements.tau?.value ?? null,
+        rho: plan.requirements.rho
+          ? { rho1: plan.requirements.rho.rho1, rho2: plan.requirements.rho.rho2 }
+          : null,
+      },
+      maxRisk: risk.max,
+      meanRisk: risk.mean,
+    }),
+  };
+}
 
 /** JSON with 2-space indentation, but every array of numbers (a matrix row, bin edges) on one line. */
 export function compactJson(value: unknown): string {
@@ -164,14 +172,25 @@ function outputColumns(
 }
 
 /** The exact (ρ1, ρ2) check of the SA's matrix against the input's SA distribution. */
-function saRhoCheck(plan: RandomizationPlan): RhoCheck {
+function saRhoCheck(plan: RandomizationPlan, say: (line: string) => void): Steps<RhoCheck> {
   const sa = plan.attributes[plan.attributes.length - 1]!;
   const d = sa.categories.length;
-  const prior = new Float64Array(d);
-  for (const c of sa.codes) prior[c]! += 1 / sa.codes.length;
   const p = plan.distortions[plan.distortions.length - 1];
   const matrix = p ? p.matrix : Float64Array.from({ length: d * d }, (_, x) => (x % (d + 1) === 0 ? 1 : 0));
-  return plan.requirements.rho!.check(matrix, d, prior);
+  let done = 0;
+  return reporting(
+    (function* () {
+      const steps = plan.requirements.rho!.checkSteps(matrix, d, categoryCounts(sa));
+      for (;;) {
+        const r = steps.next();
+        if (r.done) return r.value;
+        done++;
+        yield;
+      }
+    })(),
+    () => say(`checking (ρ1, ρ2)-privacy exactly: ${thousands(done)} of ${thousands(d)} released values`),
+    PROGRESS_MS,
+  );
 }
 
 function matricesFile(plan: RandomizationPlan, risk: RiskDetail, rho: RhoCheck | undefined): MatricesFile {

@@ -18,7 +18,8 @@ import { lDiversity } from '../../models/l-diversity.ts';
 import { type RhoPrivacyModel, rhoPrivacy } from '../../models/rho-privacy.ts';
 import type { RandomizationMethodSpec, ReleaseSpec } from '../../release-spec/spec.ts';
 import { thousands } from '../../util/format.ts';
-import { buildDomains, type CategoricalAttribute } from './domain.ts';
+import { PROGRESS_MS, reporting, runSteps, type Steps } from '../../util/steps.ts';
+import { buildDomains, type CategoricalAttribute, DEFAULT_BINS } from './domain.ts';
 import {
   type Distortion,
   diagOf,
@@ -30,8 +31,8 @@ import {
   structuredDistortion,
   validateMatrix,
 } from './matrices.ts';
-import { type OptimizeResult, optimizeParameters, TAU_MARGIN } from './optimize.ts';
-import { type SmallDomainPlan, smallDomainPlan } from './rho.ts';
+import { type OptimizeResult, optimizeSteps, TAU_MARGIN } from './optimize.ts';
+import { type SmallDomainPlan, smallDomainSteps } from './rho.ts';
 import { MAX_QI_CELLS, RiskEvaluator, type RiskMatrices, type RiskOperand, riskTable } from './risk.ts';
 
 export interface Requirements {
@@ -134,6 +135,25 @@ export function planRandomization(
   table: EncodedTable,
   options: PlanOptions,
 ): RandomizationPlan {
+  return runSteps(planSteps(spec, table, options));
+}
+
+/**
+ * Above this many categories an attribute is not randomized: its matrix has d² entries, each
+ * published in matrices.json (1,000 categories: a million numbers, about 20 MB) and drawn from
+ * for every row.
+ */
+export const MAX_RANDOMIZED_CATEGORIES = 1000;
+
+/** Above this many sensitive values small-domain randomization takes minutes (200: about one). */
+export const MAX_SMALL_DOMAIN_CATEGORIES = 100;
+
+/** The plan, yielding after each risk evaluation or block tried (src/util/steps.ts). */
+export function* planSteps(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  options: PlanOptions,
+): Steps<RandomizationPlan> {
   const where = basename(spec.file);
   if (spec.method.name !== 'randomization') throw new Error(`not a randomization spec: ${spec.method.name}`);
   const method = spec.method;
@@ -162,6 +182,26 @@ export function planRandomization(
       }
     }
   }
+  for (const [i, a] of attributes.entries()) {
+    const d = a.categories.length;
+    if (!randomized[i] || d <= MAX_RANDOMIZED_CATEGORIES) continue;
+    const numeric = a.categories.every((c) => c.trim() !== '' && Number.isFinite(Number(c)));
+    throw new SpecError(
+      'E_SPEC_TOO_LARGE',
+      `${where}: attributes.${a.name} has ${thousands(d)} categories; scenario ${method.scenario} randomizes it through a ${thousands(d)} × ${thousands(d)} matrix, published in matrices.json (at most ${thousands(MAX_RANDOMIZED_CATEGORIES)} categories)`,
+      numeric
+        ? `bin it: "scale": "numeric" in attributes.${a.name} cuts it into ${DEFAULT_BINS} equal-width bins, or set method.discretize.${a.name} to { "bins": n } (n ≤ ${thousands(MAX_RANDOMIZED_CATEGORIES)})`
+        : `group it: give attributes.${a.name} a hierarchy and set method.discretize.${a.name} to { "level": n }, a level with at most ${thousands(MAX_RANDOMIZED_CATEGORIES)} groups`,
+    );
+  }
+  const saName = attributes[sa]!.name;
+  if (req.tau && req.tau.value < 1 && attributes[sa]!.categories.length === 1) {
+    throw new NoSolutionError(
+      'E_NO_SOLUTION',
+      `${where}: the sensitive attribute ${saName} holds one value in every row: anyone who knows that learns every row's ${saName} without the release, so no randomization brings the attribute-disclosure risk below 1 (τ = ${req.tau.value})`,
+      `attribute-disclosure needs at least two values of ${saName}: check the input's ${saName} column, or protect another attribute`,
+    );
+  }
   if (req.rho && !randomized[sa]) {
     throw new SpecError(
       'E_SPEC_MODEL',
@@ -182,6 +222,14 @@ export function planRandomization(
         'E_SPEC_CONFLICT',
         `${where}: smallDomain chooses the sensitive attribute's matrices itself; method.retention/matrices name it too`,
         'drop one of them',
+      );
+    }
+    const d = attributes[sa]!.categories.length;
+    if (d > MAX_SMALL_DOMAIN_CATEGORIES) {
+      throw new SpecError(
+        'E_SPEC_TOO_LARGE',
+        `${where}: method.smallDomain tries every run of ${saName}'s values sorted by frequency as a sub-domain, each with its exact check: its ${thousands(d)} categories are more than ${MAX_SMALL_DOMAIN_CATEGORIES} (the work grows with the fourth power of their number)`,
+        `group ${saName} into at most ${MAX_SMALL_DOMAIN_CATEGORIES} categories (method.discretize.${saName}), or drop smallDomain: uniform perturbation at the γ bound guarantees rho-privacy for any number of values`,
       );
     }
   }
@@ -234,9 +282,16 @@ export function planRandomization(
 
   let smallDomain: SmallDomainPlan | undefined;
   if (method.smallDomain) {
-    const prior = new Float64Array(attributes[sa]!.categories.length);
-    for (const c of attributes[sa]!.codes) prior[c]! += 1 / table.rowCount;
-    smallDomain = smallDomainPlan(prior, req.rho!.rho1, req.rho!.rho2);
+    const d = attributes[sa]!.categories.length;
+    let tried = 0;
+    smallDomain = yield* reporting(
+      smallDomainSteps(categoryCounts(attributes[sa]!), req.rho!.rho1, req.rho!.rho2, () => tried++),
+      () =>
+        options.say?.(
+          `small-domain partition: ${thousands(tried)} of ${thousands((d * (d + 1)) / 2)} runs tried`,
+        ),
+      PROGRESS_MS,
+    );
     if (!smallDomain) {
       throw new NoSolutionError(
         'E_NO_SOLUTION',
@@ -244,7 +299,6 @@ export function planRandomization(
         'raise rho2 or lower rho1',
       );
     }
-    const d = attributes[sa]!.categories.length;
     distortions[sa] = {
       d,
       matrix: smallDomain.matrix,
@@ -282,16 +336,21 @@ export function planRandomization(
     options.say?.(
       `optimizing ${free.length} retention parameter${free.length === 1 ? '' : 's'} for max risk ≤ ${req.tau.value.toPrecision(4)}`,
     );
-    optimizer = optimizeParameters({
-      variables: free.map((i) => ({
-        name: attributes[i]!.name,
-        d: attributes[i]!.categories.length,
-        lo: minDiag(attributes[i]!.categories.length),
-        hi: upper[i]!,
-      })),
-      tau: req.tau.value,
-      maxRisk: (diags) => evaluator.summary(operands(diags)).max,
-    });
+    const say = options.say ?? (() => {});
+    optimizer = yield* reporting(
+      optimizeSteps({
+        variables: free.map((i) => ({
+          name: attributes[i]!.name,
+          d: attributes[i]!.categories.length,
+          lo: minDiag(attributes[i]!.categories.length),
+          hi: upper[i]!,
+        })),
+        tau: req.tau.value,
+        maxRisk: (diags) => evaluator.summary(operands(diags)).max,
+      }),
+      () => say(`optimizing: ${thousands(evaluator.evaluations)} risk evaluations so far`),
+      PROGRESS_MS,
+    );
     free.forEach((i, j) => {
       distortions[i] = structuredDistortion(form, attributes[i]!.categories.length, optimizer!.diags[j]!);
       chosenBy[attributes[i]!.name] = 'optimizer';
@@ -310,13 +369,26 @@ export function planRandomization(
       delete chosenBy[attributes[i]!.name];
     }
   });
-  if (req.tau) {
+  // Every risk is a probability: τ ≥ 1 holds whatever the matrices.
+  if (req.tau && req.tau.value < 1) {
     const risk = evaluator.summary({ qi: distortions.slice(0, sa), sa: distortions[sa]! }).max;
     if (risk > req.tau.value * (1 - TAU_MARGIN / 2)) {
+      const given = attributes.filter(
+        (a) => method.retention?.[a.name] !== undefined || method.matrices?.[a.name] !== undefined,
+      );
+      if (given.length > 0) {
+        throw new NoSolutionError(
+          'E_NO_SOLUTION',
+          `the matrices given in the spec for ${given.map((a) => a.name).join(', ')} leave a maximum attribute-disclosure risk of ${risk.toPrecision(4)} > τ = ${req.tau.value}`,
+          'lower their retention in method.retention/matrices, or let ppdp choose them',
+        );
+      }
+      // Nothing for the optimizer to choose: every attribute the scenario randomizes has one value.
+      const names = attributes.filter((_, i) => randomized[i]).map((a) => a.name);
       throw new NoSolutionError(
         'E_NO_SOLUTION',
-        `the matrices given in the spec leave a maximum attribute-disclosure risk of ${risk.toPrecision(4)} > τ = ${req.tau.value}`,
-        'lower the retention of the attributes given in method.retention/matrices, or let ppdp choose them',
+        `${where}: scenario ${method.scenario} randomizes ${names.join(', ')}, which hold${names.length === 1 ? 's' : ''} one value in every row: randomizing ${names.length === 1 ? 'it' : 'them'} changes nothing, and the maximum attribute-disclosure risk stays ${risk.toPrecision(4)} > τ = ${req.tau.value}`,
+        'randomize the sensitive attribute too (scenario rr-s or rr-both), or raise τ (lower l)',
       );
     }
   }
@@ -359,6 +431,13 @@ function userDistortion(raw: unknown, a: CategoricalAttribute, where: string): D
   for (let u = 0; u < d; u++)
     for (let v = 0; v < d; v++) matrix[index[u]! * d + index[v]!] = given[u * d + v]!;
   return { d, matrix, form: 'custom', parameter: undefined, diag: undefined };
+}
+
+/** Rows per category of an attribute. */
+export function categoryCounts(a: CategoricalAttribute): Float64Array {
+  const counts = new Float64Array(a.categories.length);
+  for (const c of a.codes) counts[c]! += 1;
+  return counts;
 }
 
 /**

@@ -11,6 +11,7 @@
  * squared reconstruction error Σ_blocks π(block)·‖P_b⁻¹‖²_F/m_b, by dynamic programming.
  */
 import { exactRhoCheck } from '../../models/rho-privacy.ts';
+import { runSteps, type Steps } from '../../util/steps.ts';
 import { diagOf, inverseNormFactor, structuredDistortion } from './matrices.ts';
 
 export interface SubDomain {
@@ -50,18 +51,31 @@ export function blockMatrix(
   return m;
 }
 
-/** Largest uniform coin p for one block that passes the exact check, or undefined if even p = 0 fails. */
+/**
+ * Largest uniform coin p for one block that passes the exact check, or undefined if even p = 0
+ * fails. The check decomposes by block: a released value of the block comes only from the
+ * block's values, whose priors are their rows among all `rows`.
+ */
 export function blockRetention(
   values: readonly number[],
-  d: number,
-  prior: Float64Array,
+  counts: ArrayLike<number>,
+  rows: number,
   rho1: number,
   rho2: number,
 ): number | undefined {
+  const m = values.length;
+  const inBlock = values.map((x) => counts[x]!);
   const ok = (p: number) =>
-    exactRhoCheck(blockMatrix(d, [{ values: [...values], retention: p }]), d, prior, rho1, rho2).satisfied;
+    exactRhoCheck(
+      structuredDistortion('uniform', m, diagOf('uniform', m, p)).matrix,
+      m,
+      inBlock,
+      rho1,
+      rho2,
+      rows,
+    ).satisfied;
   if (!ok(0)) return undefined;
-  if (values.length === 1 || ok(1)) return 1;
+  if (m === 1 || ok(1)) return 1;
   let lo = 0;
   let hi = 1;
   for (let i = 0; i < 50 && hi - lo > 1e-12; i++) {
@@ -74,36 +88,49 @@ export function blockRetention(
 
 /**
  * The small-domain partition: values sorted by frequency (descending, ties by code), cut into
- * contiguous blocks by dynamic programming on the expected-error factor.
+ * contiguous blocks by dynamic programming on the expected-error factor. `counts[x]` rows of
+ * the input hold value x.
  */
 export function smallDomainPlan(
-  prior: Float64Array,
+  counts: ArrayLike<number>,
   rho1: number,
   rho2: number,
 ): SmallDomainPlan | undefined {
-  const d = prior.length;
-  const order = Array.from({ length: d }, (_, i) => i).sort((a, b) => prior[b]! - prior[a]! || a - b);
+  return runSteps(smallDomainSteps(counts, rho1, rho2));
+}
+
+/** `smallDomainPlan`, yielding after each block it tries (and calling `tried`). */
+export function* smallDomainSteps(
+  counts: ArrayLike<number>,
+  rho1: number,
+  rho2: number,
+  tried: () => void = () => {},
+): Steps<SmallDomainPlan | undefined> {
+  const d = counts.length;
+  let rows = 0;
+  for (let x = 0; x < d; x++) rows += counts[x]!;
+  const order = Array.from({ length: d }, (_, i) => i).sort((a, b) => counts[b]! - counts[a]! || a - b);
   const cost = new Float64Array(d + 1).fill(Number.POSITIVE_INFINITY);
   const cut = new Int32Array(d + 1).fill(-1);
   const coin = new Float64Array(d + 1);
-  const coins = new Map<string, number>();
   cost[0] = 0;
   for (let end = 1; end <= d; end++) {
     for (let start = 0; start < end; start++) {
       if (!Number.isFinite(cost[start]!)) continue;
       const values = order.slice(start, end);
-      const p = blockRetention(values, d, prior, rho1, rho2);
+      const p = blockRetention(values, counts, rows, rho1, rho2);
+      tried();
+      yield;
       if (p === undefined) continue;
       const m = values.length;
       let share = 0;
-      for (const x of values) share += prior[x]!;
+      for (const x of values) share += counts[x]! / rows;
       const factor = inverseNormFactor(m, diagOf('uniform', m, p));
       const c = cost[start]! + share * factor;
       if (c < cost[end]!) {
         cost[end] = c;
         cut[end] = start;
         coin[end] = p;
-        coins.set(`${start}:${end}`, p);
       }
     }
   }
@@ -113,7 +140,7 @@ export function smallDomainPlan(
     const start = cut[end]!;
     const values = order.slice(start, end).sort((a, b) => a - b);
     let share = 0;
-    for (const x of values) share += prior[x]!;
+    for (const x of values) share += counts[x]! / rows;
     const retention = coin[end]!;
     blocks.unshift({ values, retention, diag: diagOf('uniform', values.length, retention), share });
   }

@@ -1,0 +1,239 @@
+/**
+ * Randomization releases at the edges the prober found: τ = 1, a sensitive attribute of one
+ * value, a numeric quasi-identifier spanning ±1e308, attributes of very many values (refused
+ * before the work, or released in a moment), and the audit of columns released unchanged.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NoSolutionError, SpecError } from '../../src/errors.ts';
+import type { MatricesFile } from '../../src/methods/randomization/matrices-file.ts';
+import { releaseTo } from '../helpers/release.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'ppdp-rr-edges-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let runs = 0;
+
+/** A table of `rows` rows: each row's cells from `cell(column, row)`. */
+function table(columns: string[], rows: number, cell: (column: string, row: number) => string): string {
+  const name = `t${runs++}.csv`;
+  const lines = [columns.join(',')];
+  for (let r = 0; r < rows; r++) lines.push(columns.map((c) => cell(c, r)).join(','));
+  writeFileSync(join(dir, name), `${lines.join('\n')}\n`);
+  return name;
+}
+
+/** A spec over `input` with QIs age (numeric) and sex, the sensitive attribute dis, and an insensitive ts. */
+function spec(
+  input: string,
+  privacy: Record<string, unknown>[],
+  method: Record<string, unknown>,
+  attributes: Record<string, unknown> = {},
+): string {
+  const path = join(dir, `spec${runs++}.json`);
+  writeFileSync(
+    path,
+    JSON.stringify({
+      input,
+      attributes: {
+        id: { type: 'identifying' },
+        age: { type: 'quasi-identifying', scale: 'numeric' },
+        sex: { type: 'quasi-identifying', hierarchy: { groups: [{ F: '*', M: '*' }] } },
+        ts: { type: 'insensitive' },
+        dis: { type: 'sensitive' },
+        ...attributes,
+      },
+      privacy,
+      method: { name: 'randomization', ...method },
+      seed: 1,
+    }),
+  );
+  return path;
+}
+
+const COLUMNS = ['id', 'age', 'sex', 'ts', 'dis'];
+const AD = (tau: number) => ({ model: 'attribute-disclosure', attribute: 'dis', tau });
+const RHO = { model: 'rho-privacy', attribute: 'dis', rho1: 0.1, rho2: 0.5 };
+const out = () => join(dir, `out${runs++}`);
+const matricesOf = (where: string) =>
+  JSON.parse(readFileSync(join(where, 'matrices.json'), 'utf8')) as MatricesFile;
+
+/** 300 rows; age distinct, ts distinct (an exact timestamp), dis in three values. */
+const people = table(COLUMNS, 300, (c, r) =>
+  c === 'id'
+    ? `i${r}`
+    : c === 'age'
+      ? String(r)
+      : c === 'sex'
+        ? 'FM'[r % 2]!
+        : c === 'ts'
+          ? `2020-01-01T00:00:${String(r).padStart(3, '0')}`
+          : 'abc'[r % 3]!,
+);
+
+describe('τ = 1', () => {
+  // age as it is (not binned): every row its own group, of one sensitive value, at risk 1.
+  const nominal = { age: { type: 'quasi-identifying' } };
+
+  it('is met by any release: rr-s releases with the sensitive attribute unrandomized', async () => {
+    const where = out();
+    const { report } = await releaseTo(spec(people, [AD(1)], { scenario: 'rr-s' }, nominal), where);
+    expect(report.verification.verified).toBe(true);
+    expect(matricesOf(where).attributes).toEqual({});
+    expect(matricesOf(where).privacy.maxRisk).toBe(1);
+  });
+
+  it('rr-both randomizes nothing: the identity is optimal (no retention 0.9999999990)', async () => {
+    const where = out();
+    await releaseTo(spec(people, [AD(1)], { scenario: 'rr-both' }, nominal), where);
+    expect(matricesOf(where).attributes).toEqual({});
+  });
+
+  it('as l = 1 too', async () => {
+    const where = out();
+    await releaseTo(
+      spec(
+        people,
+        [{ model: 'distinct-l-diversity', attribute: 'dis', l: 1 }],
+        { scenario: 'rr-s' },
+        nominal,
+      ),
+      where,
+    );
+    expect(matricesOf(where).attributes).toEqual({});
+  });
+});
+
+describe('a sensitive attribute of one value', () => {
+  const same = table(COLUMNS, 50, (c, r) =>
+    c === 'id' ? `i${r}` : c === 'age' ? '40' : c === 'sex' ? 'F' : c === 'ts' ? '2020' : 'flu',
+  );
+  for (const scenario of ['rr-s', 'rr-both']) {
+    it(`${scenario}: says that no randomization lowers the risk, not that the spec's matrices do`, async () => {
+      const failure = releaseTo(spec(same, [AD(0.5)], { scenario }), out());
+      await expect(failure).rejects.toThrow(NoSolutionError);
+      await expect(failure).rejects.toThrow(
+        /the sensitive attribute dis holds one value in every row: .* no randomization brings the attribute-disclosure risk below 1 \(τ = 0\.5\)/,
+      );
+      await expect(failure).rejects.not.toThrow(/given in the spec/);
+    });
+  }
+
+  it('rr-qi with quasi-identifiers of one value each: names them, not the spec', async () => {
+    const constQis = table(COLUMNS, 50, (c, r) =>
+      c === 'id' ? `i${r}` : c === 'age' ? '40' : c === 'sex' ? 'F' : c === 'ts' ? '2020' : 'ab'[r % 2]!,
+    );
+    const failure = releaseTo(spec(constQis, [AD(0.3)], { scenario: 'rr-qi' }), out());
+    await expect(failure).rejects.toThrow(
+      /scenario rr-qi randomizes age, sex, which hold one value in every row: randomizing them changes nothing/,
+    );
+  });
+});
+
+describe('a numeric quasi-identifier spanning ±1e308', () => {
+  it('is cut into finite bins and released (the verifier bins it alike)', async () => {
+    const input = table(COLUMNS, 40, (c, r) =>
+      c === 'id'
+        ? `i${r}`
+        : c === 'age'
+          ? ['-1e+308', '1e+308', '0', '5e307'][r % 4]!
+          : c === 'sex'
+            ? 'FM'[r % 2]!
+            : c === 'ts'
+              ? '2020'
+              : 'ab'[(r >> 1) % 2]!,
+    );
+    const where = out();
+    const { report } = await releaseTo(spec(input, [AD(0.9)], { scenario: 'rr-both' }), where);
+    expect(report.verification.verified).toBe(true);
+    const m = matricesOf(where);
+    const age = m.attributes.age ?? m.released.age!;
+    expect(age.discretization).toMatchObject({ kind: 'bins', bins: 10 });
+    const edges = (age.discretization as { edges: number[] }).edges;
+    expect(edges.every(Number.isFinite)).toBe(true);
+  });
+});
+
+describe('attributes of very many values', () => {
+  it('are refused before the work, with their count and how to bin them', async () => {
+    // 1,001 distinct amounts: a 1,001 × 1,001 matrix (the probe's 4,968 never finished).
+    const input = table(COLUMNS, 1001, (c, r) =>
+      c === 'id' ? `i${r}` : c === 'age' ? '40' : c === 'sex' ? 'F' : c === 'ts' ? 'x' : `${r}.5`,
+    );
+    const failure = releaseTo(spec(input, [RHO], { scenario: 'rr-s', form: 'uniform' }), out());
+    await expect(failure).rejects.toThrow(SpecError);
+    await expect(failure).rejects.toThrow(/attributes\.dis has 1,001 categories; .*at most 1,000/);
+    await expect(failure).rejects.toMatchObject({
+      code: 'E_SPEC_TOO_LARGE',
+      hint: expect.stringMatching(/^bin it: "scale": "numeric" in attributes\.dis/),
+    });
+    // Binned as the hint says, the same table releases.
+    const binned = await releaseTo(
+      spec(
+        input,
+        [RHO],
+        { scenario: 'rr-s', form: 'uniform' },
+        { dis: { type: 'sensitive', scale: 'numeric' } },
+      ),
+      out(),
+    );
+    expect(binned.report.verification.verified).toBe(true);
+  });
+
+  it('a sensitive attribute of 600 values releases under rho-privacy and verifies', async () => {
+    // The exact (ρ1, ρ2) check was exponential in the values of one count (50 took 40 s); the
+    // verifier's transition test flagged cells of tiny expected counts by chance.
+    const input = table(COLUMNS, 3000, (c, r) =>
+      c === 'id'
+        ? `i${r}`
+        : c === 'age'
+          ? String(20 + (r % 50))
+          : c === 'sex'
+            ? 'FM'[r % 2]!
+            : c === 'ts'
+              ? 'x'
+              : `v${(r * 7) % 600}`,
+    );
+    const where = out();
+    const { report } = await releaseTo(spec(input, [RHO], { scenario: 'rr-s', form: 'uniform' }), where);
+    expect(report.verification.verified).toBe(true);
+    expect(matricesOf(where).attributes.dis!.categories).toHaveLength(600);
+    expect(matricesOf(where).privacy.worstUpwardPosterior).toBeLessThanOrEqual(0.5);
+  });
+
+  it('small-domain randomization refuses more than 100 values, saying how to proceed', async () => {
+    const input = table(COLUMNS, 404, (c, r) =>
+      c === 'id' ? `i${r}` : c === 'age' ? '40' : c === 'sex' ? 'F' : c === 'ts' ? 'x' : `v${r % 101}`,
+    );
+    const failure = releaseTo(spec(input, [RHO], { scenario: 'rr-s', smallDomain: true }), out());
+    await expect(failure).rejects.toThrow(/its 101 categories are more than 100/);
+    await expect(failure).rejects.toMatchObject({ hint: expect.stringMatching(/or drop smallDomain/) });
+  });
+});
+
+describe('the audit of a randomized release', () => {
+  it('rr-s: an exact timestamp released unchanged makes rows unique with the quasi-identifiers', async () => {
+    const { report } = await releaseTo(spec(people, [AD(1)], { scenario: 'rr-s' }), out());
+    const audit = report.audit!;
+    expect(audit.measured).toBe(true);
+    expect(audit.ncp).toBeUndefined();
+    const ts = audit.cautions.find((c) => c.column === 'ts')!;
+    expect(ts).toMatchObject({ cause: 'unique-with-unchanged-column', rows: 300 });
+    expect(ts.message).toBe(
+      'ts is released unchanged and makes 300 of 300 rows (100%) unique together with the quasi-identifiers',
+    );
+    expect(report.verdict!.causes).toContain(ts.message);
+  });
+
+  it('rr-both: the randomized quasi-identifiers are left out; the timestamp alone makes rows unique', async () => {
+    const { report } = await releaseTo(spec(people, [AD(0.9)], { scenario: 'rr-both' }), out());
+    const ts = report.audit!.cautions.find((c) => c.column === 'ts')!;
+    expect(ts.message).toMatch(
+      /^ts is released unchanged and makes 300 of 300 rows \(100%\) unique on its own \(scenario rr-both randomizes the quasi-identifiers\)$/,
+    );
+    // No "keeps nothing" from the one class that randomized quasi-identifiers leave.
+    expect(report.audit!.cautions.map((c) => c.cause)).not.toContain('keeps-nothing');
+  });
+});
