@@ -233,7 +233,7 @@ function summarize(method: string, l: number, m: DistributionMeasures, extra?: R
     kl: m.kl,
     chi2: m.chi2,
     queryErrorBase: m.queryErrorBase,
-    queryErrorCube: m.queryErrorCube,
+    queryErrorCube: m.queryErrorCube ?? Number.NaN,
     uncertaintyQiQi: avg(qiQi),
     uncertaintyQiSa: avg(qiSa),
     ...(extra ? { extra } : {}),

@@ -58,12 +58,17 @@ export function readClaims<M extends MethodName>(
   method: M,
   source = 'the claims',
 ): ClaimsOf<M> {
-  const problem = headerProblem(json, method) ?? shapeProblem(withoutHeader(json), SHAPES[method]);
+  const header = headerProblem(json, method);
+  const problem = header ?? shapeProblem(withoutHeader(json), SHAPES[method]);
   if (problem) {
     throw new VerificationError(
       'E_CLAIMS',
       `verification failed, nothing was published: the ${method} method's claims in ${source} are not ${CLAIMS_FORMAT} claims: ${problem}`,
-      'the work area was written by another version of ppdp or changed after it was written: run the release again',
+      // Claims that name this version's format and method were written by it: a field that
+      // does not fit (a number that is NaN or infinite is written as null) is its bug.
+      header
+        ? 'the work area was written by another version of ppdp or changed after it was written: run the release again'
+        : 'this version of ppdp wrote these claims, so this is a bug in ppdp (unless the work area was changed after it was written): please report it with the spec (not the data)',
     );
   }
   return json as ClaimsOf<M>;

@@ -278,7 +278,10 @@ const reportShape = {
     /** Attribute-disclosure measures and the trivial-sanitization baselines. */
     disclosure: opt({ record: 'json' }),
   }),
-  /** `metric` and `value` name what the method optimized; every other entry is a measure. */
+  /**
+   * `metric` and `value` name what the method optimized; every other entry is a measure, or a
+   * note (a string): a measure left out holds `not measured: <why>` in place of its number.
+   */
   utility: { object: { metric: 'string', value: 'number' }, rest: { either: ['number', 'string'] } },
   /** Method-specific facts for a person. */
   sections: opt({ list: obj(reportSectionShape) }),

@@ -8,9 +8,11 @@
  * Per set of attributes that share a column, the value ids and each bucket's (value, count) list
  * are computed once and cached (a CUBE asks for the same sets many times); a marginal then
  * costs, per bucket, the distinct values of each column touched plus the cells holding the
- * bucket's values of the most selective column.
+ * bucket's values of the most selective column, counted before it starts (a budget may refuse
+ * it). A pair's whole joint table (the uncertainty coefficients) is, per bucket, the product of
+ * its two values lists, or the pair's own counts when both share a column.
  */
-import type { Estimator } from '../metrics/contingency.ts';
+import { type Estimator, takeSteps } from '../metrics/contingency.ts';
 
 export interface BucketLayout {
   /** Rows grouped by bucket: bucket b is rows[start[b], start[b + 1]). */
@@ -36,7 +38,41 @@ export function bucketEstimator(
     return part;
   };
   return {
-    marginal(attrs, cells) {
+    pair(x, y, budget) {
+      const dx = domains[x]!;
+      const dy = domains[y]!;
+      const out = new Float64Array(dx * dy);
+      if (n === 0) return out;
+      if (columnOf[x] === columnOf[y]) {
+        // One column: the pair's joint is kept exactly.
+        if (!takeSteps(budget, n)) return undefined;
+        const cx = attributeCodes[x]!;
+        const cy = attributeCodes[y]!;
+        for (let r = 0; r < n; r++) out[cx[r]! * dy + cy[r]!]! += 1 / n;
+        return out;
+      }
+      const px = partOf([x]);
+      const py = partOf([y]);
+      let cost = 0;
+      for (let b = 0; b < buckets; b++) {
+        cost += (px.bucketStart[b + 1]! - px.bucketStart[b]!) * (py.bucketStart[b + 1]! - py.bucketStart[b]!);
+      }
+      if (!takeSteps(budget, cost)) return undefined;
+      const codeX = px.codeOf(attributeCodes[x]!);
+      const codeY = py.codeOf(attributeCodes[y]!);
+      for (let b = 0; b < buckets; b++) {
+        const weight = 1 / n / (start[b + 1]! - start[b]!);
+        for (let e = px.bucketStart[b]!; e < px.bucketStart[b + 1]!; e++) {
+          const at = codeX[px.entryIds[e]!]! * dy;
+          const wx = px.entryCounts[e]! * weight;
+          for (let f = py.bucketStart[b]!; f < py.bucketStart[b + 1]!; f++) {
+            out[at + codeY[py.entryIds[f]!]!]! += wx * py.entryCounts[f]!;
+          }
+        }
+      }
+      return out;
+    },
+    marginal(attrs, cells, budget) {
       const cellCount = cells[0]?.length ?? 1;
       const out = new Float64Array(cellCount);
       if (n === 0) return out;
@@ -62,6 +98,7 @@ export function bucketEstimator(
       });
       if (parts.length === 1) {
         // One column: its joint is kept exactly.
+        if (!takeSteps(budget, cellCount)) return undefined;
         for (let c = 0; c < cellCount; c++) {
           const id = cellIds[0]![c]!;
           if (id >= 0) out[c] = parts[0]!.totals[id]! / n;
@@ -84,6 +121,11 @@ export function bucketEstimator(
           lead = g;
         }
       });
+      // Per bucket, each part's entries set and cleared, and the lead's cells each checked.
+      let entries = 0;
+      for (const p of parts) entries += p.entryIds.length;
+      if (!takeSteps(budget, 2 * entries + leastVisits * parts.length + cellCount * parts.length))
+        return undefined;
       const leadPart = parts[lead]!;
       const cellStart = new Int32Array(leadPart.count + 1);
       for (let c = 0; c < cellCount; c++) if (known(c)) cellStart[cellIds[lead]![c]! + 1]!++;
@@ -140,6 +182,8 @@ interface Part {
   readonly bucketStart: Int32Array;
   readonly entryIds: Int32Array;
   readonly entryCounts: Int32Array;
+  /** A one-attribute part: each value id's code, from that attribute's codes. */
+  readonly codeOf: (codes: Int32Array) => Int32Array;
 }
 
 function buildPart(
@@ -196,11 +240,15 @@ function buildPart(
     }
     bucketStart[b + 1] = entryIds.length;
   }
+  // Each id's first row, to name its value.
+  const firstRow = new Int32Array(count).fill(-1);
+  for (let r = 0; r < n; r++) if (firstRow[rowIds[r]!]! < 0) firstRow[rowIds[r]!] = r;
   return {
     key,
     ids,
     count,
     totals,
+    codeOf: (codes) => firstRow.map((r) => codes[r]!),
     bucketsWith,
     bucketStart,
     entryIds: Int32Array.from(entryIds),

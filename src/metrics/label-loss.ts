@@ -3,7 +3,7 @@
  * and what the release audit measures on ppdp's own releases.
  */
 import { isMissing } from '../data/table.ts';
-import { maxOf, minOf } from '../util/extent.ts';
+import { maxOf, minOf, widthOver } from '../util/extent.ts';
 
 /**
  * The loss of each released string of a QI column whose original `values` (the distinct ones
@@ -24,7 +24,8 @@ export function labelLoss(
     .filter((v) => !isMissing(v))
     .map(Number)
     .filter(Number.isFinite);
-  const span = numbers.length > 0 ? maxOf(numbers) - minOf(numbers) : 0;
+  const min = numbers.length > 0 ? minOf(numbers) : 0;
+  const max = numbers.length > 0 ? maxOf(numbers) : 0;
   const covers = new Map<string, number>();
   for (const row of hierarchyRows ?? []) {
     if (!known.has(row[0]!)) continue;
@@ -36,7 +37,10 @@ export function labelLoss(
     const c = covers.get(v);
     if (c !== undefined) return d > 1 ? (c - 1) / (d - 1) : 0;
     const range = /^\[?\s*(-?\d+(?:\.\d+)?)\s*(?:-|,|;|\.\.)\s*(-?\d+(?:\.\d+)?)\s*[\])[]?$/.exec(v);
-    if (range && span > 0) return Math.min(1, Math.max(0, (Number(range[2]) - Number(range[1])) / span));
+    if (range && max > min) {
+      const [width, span] = widthOver(Number(range[1]), Number(range[2]), min, max);
+      return Math.min(1, Math.max(0, width / span));
+    }
     return null;
   };
 }

@@ -89,13 +89,20 @@ export const UTILITY_LABELS: Record<string, Label> = {
 const METRIC_ALIASES: Record<string, string> = { 'kl-divergence': 'kl' };
 
 export function utilityLabel(key: string): Label {
+  return (
+    knownUtilityLabel(key) ?? {
+      name: humanize(METRIC_ALIASES[key] ?? key),
+      meaning: 'Method-specific utility measure; see the documentation of the release method.',
+    }
+  );
+}
+
+/** The label of a utility measure ppdp names, or undefined for another key (a note, a method's own figure). */
+export function knownUtilityLabel(key: string): Label | undefined {
   const k = METRIC_ALIASES[key] ?? key;
   return (
     UTILITY_LABELS[k] ??
-    UTILITY_LABELS[Object.keys(UTILITY_LABELS).find((x) => x.toLowerCase() === k.toLowerCase()) ?? ''] ?? {
-      name: humanize(k),
-      meaning: 'Method-specific utility measure; see the documentation of the release method.',
-    }
+    UTILITY_LABELS[Object.keys(UTILITY_LABELS).find((x) => x.toLowerCase() === k.toLowerCase()) ?? '']
   );
 }
 

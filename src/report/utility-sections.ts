@@ -3,7 +3,7 @@
 import type { MarginalComparison, ReleaseReport } from '../contracts/report.ts';
 import { AMBER, chart, PALETTE, rankedValues } from './charts.ts';
 import { esc, fmtNum } from './format.ts';
-import { metricKey, utilityLabel } from './labels.ts';
+import { knownUtilityLabel, metricKey, utilityLabel } from './labels.ts';
 import { type Fact, factsTable, note, type Row, section, table } from './markup.ts';
 
 /** Methods that search for the release minimizing their metric. */
@@ -23,7 +23,21 @@ export function renderUtility(report: ReleaseReport): string {
   ];
   const rows: Row[] = [];
   for (const [key, v] of Object.entries(u)) {
-    if (key === 'metric' || key === 'value' || typeof v !== 'number') continue;
+    if (key === 'metric' || key === 'value') continue;
+    // A measure left out holds why (`not measured: …`): its row says so, never a number.
+    const known = typeof v === 'string' ? knownUtilityLabel(key) : undefined;
+    if (known) {
+      rows.push({
+        cells: [
+          esc(known.name),
+          'not measured',
+          `<span class="meaning">${esc((v as string).replace(/^not measured: /, ''))}</span>`,
+        ],
+        cls: '',
+      });
+      continue;
+    }
+    if (typeof v !== 'number') continue;
     const pair = PAIRS.find((p) => key === `${p}Before` || key === `${p}After`);
     if (pair && key.endsWith('After')) continue;
     const m = utilityLabel(pair ?? key);
@@ -46,7 +60,7 @@ export function renderUtility(report: ReleaseReport): string {
     );
   }
   for (const [key, v] of Object.entries(u))
-    if (key !== 'metric' && typeof v === 'string') parts.push(note(v));
+    if (key !== 'metric' && typeof v === 'string' && !knownUtilityLabel(key)) parts.push(note(v));
   return section('utility', 'Utility', parts.join('\n'));
 }
 

@@ -21,3 +21,18 @@ export function maxOf(values: Iterable<number>): number {
   }
   return max;
 }
+
+/**
+ * A range's width `hi − lo` and the span `max − min` it is measured against, as a pair whose
+ * ratio is the range's share of the span. Where a difference passes the largest double (numbers
+ * near ±1.8e308, where `hi − lo` is Infinity) both are taken of the numbers scaled by 2^-64:
+ * exact for such numbers, and room for the width to be multiplied by a count of rows. So the
+ * share stays finite, and the same for the method and its verifier.
+ */
+export function widthOver(lo: number, hi: number, min: number, max: number): [width: number, span: number] {
+  const width = hi - lo;
+  const span = max - min;
+  if (Number.isFinite(width) && Number.isFinite(span)) return [width, span];
+  const s = 2 ** -64;
+  return [hi * s - lo * s, max * s - min * s];
+}

@@ -21,12 +21,13 @@ import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
 import type { VerificationCheck } from '../contracts/report.ts';
 import type { EncodedColumn, EncodedTable } from '../data/table.ts';
 import type { AttributeSpec, PrivacyModelSpec } from '../release-spec/spec.ts';
+import { widthOver } from '../util/extent.ts';
 import { Int32s } from '../util/int32s.ts';
 import { mix32 } from '../util/keys.ts';
 import { positionsIn } from '../util/string-index.ts';
 import { fail, releasedNames } from './common.ts';
 import { checkClass, type SensitiveContext, type ValueCounts } from './models.ts';
-import { asCsvEncoded } from './staged-csv.ts';
+import { asCsvEncoded, csvText } from './staged-csv.ts';
 
 export interface MondrianObservations {
   readonly classes: number;
@@ -59,6 +60,8 @@ type Add = (name: string, passed: boolean, detail: string) => void;
 interface Shape {
   readonly n: number;
   readonly out: (name: string) => EncodedColumn;
+  /** A column's cells as data.csv holds them (unescaped), row by row. */
+  readonly csvText: (name: string) => (row: number) => string;
   readonly inp: (name: string) => EncodedColumn;
   readonly qis: string[];
   readonly others: string[];
@@ -102,7 +105,10 @@ export function verifyMondrian(args: MondrianVerifyInput): VerificationCheck[] {
 /** The two files hold the same table; identifying columns dropped, numeric QIs with _lo and _hi; every row. */
 function checkShape(args: MondrianVerifyInput, add: Add): Shape | undefined {
   const { input, attributes, arrow, csv } = args;
-  const same = sameTable(asCsvEncoded(arrow, args.escapeFormulas === true), csv);
+  const escaped = args.escapeFormulas === true;
+  // A number the CSV writes in digits (1e21 and beyond) reads back from Arrow as `1e+21`.
+  const numbers = new Set(args.numeric.flatMap((q) => [`${q}_lo`, `${q}_hi`]));
+  const same = sameTable(asCsvEncoded(arrow, escaped), csv, numbers, escaped);
   add(
     'csv-equals-arrow',
     same,
@@ -128,6 +134,11 @@ function checkShape(args: MondrianVerifyInput, add: Add): Shape | undefined {
   return {
     n,
     out: (name) => arrow.columns.find((c) => c.name === name)!,
+    csvText: (name) => {
+      const column = csv.columns.find((c) => c.name === (escaped ? csvText(name, true) : name))!;
+      const texts = column.dictionary.map((t) => (escaped ? unescaped(t) : t));
+      return (row) => texts[column.codes[row]!]!;
+    },
     inp: (name) => input.columns.find((c) => c.name === name)!,
     qis,
     others: released.filter((q) => typeOf.get(q) !== 'quasi-identifying'),
@@ -137,13 +148,16 @@ function checkShape(args: MondrianVerifyInput, add: Add): Shape | undefined {
 }
 
 /** Ranges: `[lo-hi]` of their own columns, lo ≤ hi. lo/hi per row, parsed once per string. */
-function checkRanges({ n, out, numericQis }: Shape, add: Add): Ranges {
+function checkRanges({ n, out, csvText, numericQis }: Shape, add: Add): Ranges {
   let badRanges = 0;
   const ranges: Ranges = new Map();
   for (const q of numericQis) {
     const label = out(q);
     const loCol = out(`${q}_lo`);
     const hiCol = out(`${q}_hi`);
+    // The range's text is of the numbers as data.csv writes them.
+    const loText = csvText(`${q}_lo`);
+    const hiText = csvText(`${q}_hi`);
     const loValues = loCol.dictionary.map(parseNumber);
     const hiValues = hiCol.dictionary.map(parseNumber);
     const lo = new Float64Array(n);
@@ -162,7 +176,7 @@ function checkRanges({ n, out, numericQis }: Shape, add: Add): Ranges {
         }
         continue;
       }
-      if (!(lo[j]! <= hi[j]!) || text !== `[${loCol.dictionary[l]}-${hiCol.dictionary[h]}]`) badRanges++;
+      if (!(lo[j]! <= hi[j]!) || text !== `[${loText(j)}-${hiText(j)}]`) badRanges++;
     }
     ranges.set(q, { lo, hi });
   }
@@ -334,19 +348,40 @@ function presentValues(column: EncodedColumn): Set<string> {
   return new Set(column.dictionary.filter((_, c) => used[c]));
 }
 
-/** Same names, same rows, same strings (compared through the dictionaries). */
-function sameTable(a: EncodedTable, b: EncodedTable): boolean {
+/** A CSV cell's text before formula escaping (csvText adds one `'`). */
+function unescaped(text: string): string {
+  return text.startsWith("'") ? text.slice(1) : text;
+}
+
+/**
+ * Same names, same rows, same strings (compared through the dictionaries); in the columns of
+ * `numbers` (named as in `a`), the same numbers, whatever their text.
+ */
+function sameTable(
+  a: EncodedTable,
+  b: EncodedTable,
+  numbers: ReadonlySet<string>,
+  escaped: boolean,
+): boolean {
   if (a.rowCount !== b.rowCount || a.columns.length !== b.columns.length) return false;
+  const asNumber = (text: string) => parseNumber(escaped ? unescaped(text) : text);
   return a.columns.every((x, i) => {
     const y = b.columns[i]!;
     if (x.name !== y.name) return false;
+    const number = numbers.has(escaped ? unescaped(x.name) : x.name);
+    const equal = (u: string, v: string) => {
+      if (!number) return u === v;
+      const p = asNumber(u);
+      const q = asNumber(v);
+      return p === q || (Number.isNaN(p) && Number.isNaN(q));
+    };
     // Pair codes once: x's code c must always meet the same y string.
     const seen = new Int32Array(x.dictionary.length).fill(-1);
     for (let j = 0; j < a.rowCount; j++) {
       const cx = x.codes[j]!;
       const cy = y.codes[j]!;
       if (seen[cx] === cy) continue;
-      if (seen[cx] !== -1 || x.dictionary[cx] !== y.dictionary[cy]) return false;
+      if (seen[cx] !== -1 || !equal(x.dictionary[cx]!, y.dictionary[cy]!)) return false;
       seen[cx] = cy;
     }
     return true;
@@ -421,7 +456,10 @@ function recomputeNcp(
       for (let j = 0; j < n; j++) {
         const lo = range.lo[j]!;
         if (lo === Number.NEGATIVE_INFINITY) sum += 1;
-        else if (max > min && !Number.isNaN(lo)) sum += (range.hi[j]! - lo) / (max - min);
+        else if (max > min && !Number.isNaN(lo)) {
+          const [width, span] = widthOver(lo, range.hi[j]!, min, max);
+          sum += width / span;
+        }
       }
     } else {
       const d = distinct.get(q)!;

@@ -28,7 +28,20 @@ function edited(claims: Claims, edit: (json: Record<string, unknown>) => void): 
   return json;
 }
 
-function refused(json: unknown, message: RegExp, method: Claims['method'] = 'anatomy'): void {
+/**
+ * Claims naming another format or method come from another version; claims naming this one's
+ * were written by this version, so a field that does not fit is its bug.
+ */
+const ANOTHER_VERSION =
+  /written by another version of ppdp or changed after it was written: run the release again/;
+const OWN_BUG = /^this version of ppdp wrote these claims, so this is a bug in ppdp/;
+
+function refused(
+  json: unknown,
+  message: RegExp,
+  method: Claims['method'] = 'anatomy',
+  hint: RegExp = OWN_BUG,
+): void {
   let error: unknown;
   try {
     readClaims(json, method, 'built.json');
@@ -39,7 +52,7 @@ function refused(json: unknown, message: RegExp, method: Claims['method'] = 'ana
   expect((error as VerificationError).code).toBe('E_CLAIMS');
   expect((error as Error).message).toMatch(/claims in built\.json are not ppdp-claims\/1 claims/);
   expect((error as Error).message).toMatch(message);
-  expect((error as VerificationError).hint).toMatch(/run the release again/);
+  expect((error as VerificationError).hint).toMatch(hint);
 }
 
 describe('readClaims', () => {
@@ -54,16 +67,20 @@ describe('readClaims', () => {
         j.format = 'ppdp-claims/0';
       }),
       /'format' is "ppdp-claims\/0", expected 'ppdp-claims\/1'/,
+      'anatomy',
+      ANOTHER_VERSION,
     );
     refused(
       edited(anatomy, (j) => {
         delete j.format;
       }),
       /'format' is missing/,
+      'anatomy',
+      ANOTHER_VERSION,
     );
-    refused(anatomy, /'method' is "anatomy", expected 'slicing'/, 'slicing');
-    refused([anatomy], /not an object/);
-    refused(null, /not an object/);
+    refused(anatomy, /'method' is "anatomy", expected 'slicing'/, 'slicing', ANOTHER_VERSION);
+    refused([anatomy], /not an object/, 'anatomy', ANOTHER_VERSION);
+    refused(null, /not an object/, 'anatomy', ANOTHER_VERSION);
   });
 
   it('refuses a missing, mistyped or unknown field, naming it', () => {
@@ -97,6 +114,18 @@ describe('readClaims', () => {
       }),
       /'enforced' must be an object/,
     );
+  });
+
+  it('blames this version, not another, for a claim that is not a finite number', () => {
+    // NaN and ±Infinity are written to built.json as null.
+    const mondrian = claimsOf('mondrian', {
+      classes: 5,
+      minClassSize: 2,
+      ncp: Number.POSITIVE_INFINITY,
+      numeric: ['x'],
+      generalized: ['sex'],
+    });
+    refused(JSON.parse(JSON.stringify(mondrian)), /'ncp' must be a finite number/, 'mondrian');
   });
 
   it('reads null requirements where the contract allows them, and only there', () => {

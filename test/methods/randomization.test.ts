@@ -683,7 +683,7 @@ describe('reconstruction', () => {
         cells[j]![c] = codes[j]![r]!;
       });
     }
-    const sparse = estimator.marginal([0, 1, 2], cells); // 294,000 cells: the sparse path
+    const sparse = estimator.marginal([0, 1, 2], cells)!; // 294,000 cells: the sparse path
     const dense = reconstructDense(tsKroneckerKernel, modes, releasedCounts(codes, dims), n);
     for (let c = 0; c < 200; c++) {
       const index = (cells[0]![c]! * 70 + cells[1]![c]!) * 60 + cells[2]![c]!;

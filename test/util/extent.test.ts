@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { labelLoss } from '../../src/metrics/label-loss.ts';
-import { maxOf, minOf } from '../../src/util/extent.ts';
+import { maxOf, minOf, widthOver } from '../../src/util/extent.ts';
 
 describe('minOf and maxOf', () => {
   it('answer as Math.min and Math.max do', () => {
@@ -40,5 +40,43 @@ describe('labelLoss', () => {
     expect(loss('[1990-2005]')).toBeCloseTo(15 / 30, 12);
     expect(loss('')).toBe(0);
     expect(loss('*')).toBe(1);
+  });
+});
+
+describe('widthOver', () => {
+  const share = (...a: [number, number, number, number]) => {
+    const [width, span] = widthOver(...a);
+    return width / span;
+  };
+
+  it('is the plain differences for ordinary numbers', () => {
+    expect(widthOver(2, 5, 1, 11)).toEqual([3, 10]);
+    expect(widthOver(0.1, 0.3, 0, 1)).toEqual([0.3 - 0.1, 1]);
+  });
+
+  it('keeps a range’s share finite and exact where the differences overflow', () => {
+    // Without the scaling: Infinity / Infinity.
+    expect((1e308 - -1e308) / (1e308 - -1e308)).toBeNaN();
+    expect(share(-1e308, 1e308, -1e308, 1e308)).toBe(1);
+    expect(share(0, 1e308, -1e308, 1e308)).toBe(0.5);
+    expect(share(-1e308, -1e308, -1e308, 1e308)).toBe(0);
+    expect(share(-1.7e308, 0, -1.7e308, 1.7e308)).toBe(0.5);
+    // Room for a count of rows: size · width stays finite.
+    const [width] = widthOver(
+      -1.7976931348623157e308,
+      1.7976931348623157e308,
+      -1.7976931348623157e308,
+      1.7976931348623157e308,
+    );
+    expect(Number.isFinite(2 ** 31 * width)).toBe(true);
+  });
+});
+
+describe('labelLoss of a range near ±1.8e308', () => {
+  it('is its share of the span, finite', () => {
+    const loss = labelLoss(['-1e+308', '0', '1e+308'], undefined);
+    const digits = (x: number) => BigInt(x).toString();
+    expect(loss(`[${digits(-1e308)}-${digits(1e308)}]`)).toBe(1);
+    expect(loss(`[0-${digits(1e308)}]`)).toBe(0.5);
   });
 });

@@ -9,7 +9,7 @@ import { encodeCsv } from '../../data/csv.ts';
 import type { MondrianKernel } from '../../kernels/mondrian/kernel.ts';
 import { tsMondrianKernel } from '../../kernels/mondrian/reference.ts';
 import { wasmMondrianKernel } from '../../kernels/mondrian/wasm.ts';
-import { type DistributionMeasures, distributionMeasures } from '../../metrics/contingency.ts';
+import { boundedDistributionMeasures } from '../../metrics/contingency.ts';
 import { thousands } from '../../util/format.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { mondrianEstimator } from './estimator.ts';
@@ -17,7 +17,7 @@ import type { MondrianOutcome } from './outcome.ts';
 import { type PartitionProblem, partitionMondrian } from './partition.ts';
 import { type PreparedMondrian, prepareMondrian } from './prepare.ts';
 import { releaseColumns, releaseValues } from './release.ts';
-import { MEASURE_ROW_LIMIT, mondrianReport } from './report.ts';
+import { type Measures, mondrianReport } from './report.ts';
 import { transformationOf } from './transformation.ts';
 
 export { prepareMondrian } from './prepare.ts';
@@ -111,15 +111,13 @@ export function releaseMondrian(
 /**
  * KL, χ², count-query errors and uncertainty coefficients of what an analyst recovers (uniform
  * spread within classes) against the input, over the released attributes; null when the spec
- * says `"measures": false` or the table has more rows than MEASURE_ROW_LIMIT.
+ * says `"measures": false`; why not when the base group-by alone would pass the measures' budget
+ * (its cells each checked against the classes they may fall in: src/metrics/contingency.ts).
  */
-export function distributionOf(
-  prepared: PreparedMondrian,
-  outcome: MondrianOutcome,
-): DistributionMeasures | null {
+export function distributionOf(prepared: PreparedMondrian, outcome: MondrianOutcome): Measures {
   const { table, spec, problem } = prepared;
-  if (!prepared.method.measures || table.rowCount > MEASURE_ROW_LIMIT) return null;
+  if (!prepared.method.measures) return null;
   const typeOf = new Map(spec.attributes.map((a) => [a.name, a.type]));
   const columns = table.columns.filter((c) => typeOf.get(c.name) !== 'identifying');
-  return distributionMeasures(columns, mondrianEstimator(columns, problem, outcome.released));
+  return boundedDistributionMeasures(columns, mondrianEstimator(columns, problem, outcome.released));
 }

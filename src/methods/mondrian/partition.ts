@@ -20,6 +20,7 @@
 import { K_ANONYMITY } from '../../catalogue/k-anonymity.ts';
 import type { MondrianKernel, MondrianSession } from '../../kernels/mondrian/kernel.ts';
 import type { PrivacyModel } from '../../models/model.ts';
+import { widthOver } from '../../util/extent.ts';
 
 export type DimKind = 'numeric' | 'ordinal' | 'nominal';
 
@@ -169,8 +170,8 @@ export function dimWidth(dim: MondrianDim, extent: Int32Array, at: number): numb
     const v = dim.values!;
     // The missing value alone is exact; with numbers the part is released as `*`.
     if (max >= v.length) return min >= v.length ? 0 : 1;
-    const span = v[v.length - 1]! - v[0]!;
-    return span > 0 ? (v[max]! - v[min]!) / span : 0;
+    const [width, span] = widthOver(v[min]!, v[max]!, v[0]!, v[v.length - 1]!);
+    return span > 0 ? width / span : 0;
   }
   if (dim.distinct <= 1) return 0;
   const lca = extent[at + 2]!;

@@ -7,6 +7,7 @@
 import { formatNumber } from '../../data/csv.ts';
 import { compactDictionary, type EncodedTable, type OutputColumn } from '../../data/table.ts';
 import type { AttributeSpec } from '../../release-spec/spec.ts';
+import { widthOver } from '../../util/extent.ts';
 import type { Random } from '../../util/random.ts';
 import type { MondrianDim, PartitionProblem, PartitionResult } from './partition.ts';
 import { ROOT_LABEL } from './prepare.ts';
@@ -107,7 +108,8 @@ export function releaseValues(problem: PartitionProblem, result: PartitionResult
         l[p] = values[minKey]!;
         h[p] = values[maxKey]!;
         labels[p] = codeOf(rangeLabel(l[p]!, h[p]!));
-        if (span > 0) sum += (sizes[p]! * (h[p]! - l[p]!)) / span;
+        const [width, over] = widthOver(l[p]!, h[p]!, values[0]!, values[values.length - 1]!);
+        if (span > 0) sum += (sizes[p]! * width) / over;
       }
       lo.push(l);
       hi.push(h);

@@ -16,13 +16,22 @@ import type { PreparedMondrian } from './prepare.ts';
 
 type MethodReport = BuiltRelease['report'];
 
-/** Above this many rows the distribution measures (a CUBE over every released attribute) are left out. */
-export const MEASURE_ROW_LIMIT = 100_000;
+/** The distribution measures; why not when past their budget; null with `"measures": false`. */
+export type Measures = DistributionMeasures | { notMeasured: string } | null;
+
+const measured = (m: Measures): m is DistributionMeasures => m !== null && typeof m.notMeasured !== 'string';
+
+/** Why the measures are not there: the spec's choice, or what they would have cost. */
+function leftOut(m: Exclude<Measures, DistributionMeasures>): string {
+  return m === null
+    ? 'left out ("measures": false)'
+    : `not measured: ${m.notMeasured} ("measures": false skips them without counting)`;
+}
 
 export function mondrianReport(
   prepared: PreparedMondrian,
   outcome: MondrianOutcome,
-  measures: DistributionMeasures | null,
+  measures: Measures,
 ): MethodReport {
   const { table } = prepared;
   const { released } = outcome;
@@ -50,7 +59,13 @@ export function mondrianReport(
       metric: 'ncp',
       value: released.ncp,
       ncp: released.ncp,
-      ...(measures ? measureFigures(measures) : {}),
+      ...(measured(measures)
+        ? measureFigures(measures)
+        : measures === null
+          ? {}
+          : {
+              distributionMeasures: `Distribution measures (KL, χ², query errors, uncertainty) ${leftOut(measures)}`,
+            }),
     },
     sections: [partitioningSection(prepared, outcome, measures)],
     details: { mondrian: detailsOf(prepared, outcome, measures) },
@@ -129,7 +144,7 @@ function sensitiveOf({ problem, table, qis }: PreparedMondrian, { result, releas
 function partitioningSection(
   { problem, method }: PreparedMondrian,
   outcome: MondrianOutcome,
-  measures: DistributionMeasures | null,
+  measures: Measures,
 ): ReportSection {
   const { result, released } = outcome;
   return {
@@ -149,20 +164,15 @@ function partitioningSection(
       ['Candidate cuts tried', result.attempts],
       ['Equivalence classes', released.classes],
       ['NCP (0 = original, 1 = fully generalized)', round(released.ncp)],
-      ...(measures
+      ...(measured(measures)
         ? ([
             ['KL divergence (uniform spread within classes)', round(measures.kl)],
             [
               'Count-query error, base / CUBE',
-              `${round(measures.queryErrorBase)} / ${round(measures.queryErrorCube)}`,
+              `${round(measures.queryErrorBase)} / ${measures.queryErrorCube === undefined ? 'not measured' : round(measures.queryErrorCube)}`,
             ],
           ] as [string, string | number][])
-        : ([
-            [
-              'Distribution measures',
-              method.measures ? `left out above ${MEASURE_ROW_LIMIT} rows` : 'left out ("measures": false)',
-            ],
-          ] as [string, string][])),
+        : ([['Distribution measures', leftOut(measures)]] as [string, string][])),
       ...problem.dims.map((d, i): [string, string | number] => [
         `${d.name} (${d.kind === 'numeric' ? 'numeric range' : d.kind === 'ordinal' ? 'ordinal, hierarchy labels' : 'hierarchy labels'})`,
         `${result.splitsByDim[i]} splits, NCP ${round(released.ncpByDim[i]!)}`,
@@ -176,11 +186,7 @@ function partitioningSection(
 }
 
 /** The machine-readable details. */
-function detailsOf(
-  { problem, method }: PreparedMondrian,
-  outcome: MondrianOutcome,
-  measures: DistributionMeasures | null,
-) {
+function detailsOf({ problem, method }: PreparedMondrian, outcome: MondrianOutcome, measures: Measures) {
   const { result, released } = outcome;
   return {
     mode: method.mode,
@@ -193,13 +199,9 @@ function detailsOf(
     kinds: Object.fromEntries(problem.dims.map((d) => [d.name, d.kind])),
     splitsByAttribute: Object.fromEntries(problem.dims.map((d, i) => [d.name, result.splitsByDim[i]!])),
     ncpByAttribute: Object.fromEntries(problem.dims.map((d, i) => [d.name, released.ncpByDim[i]!])),
-    ...(measures
+    ...(measured(measures)
       ? { uncertainty: measures.uncertainty }
-      : {
-          distributionMeasures: method.measures
-            ? `left out: more than ${MEASURE_ROW_LIMIT} rows`
-            : 'left out: "measures": false',
-        }),
+      : { distributionMeasures: leftOut(measures) }),
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import { RHO_PRIVACY } from '../../catalogue/randomization.ts';
 import type { ModelResult, ReportSection } from '../../contracts/report.ts';
-import type { DistributionMeasures } from '../../metrics/contingency.ts';
+import { type DistributionMeasures, measureFigures } from '../../metrics/contingency.ts';
 import { riskDistribution } from '../../metrics/privacy.ts';
 import { impliedRho2, type RhoCheck, smallDomainGuarantee } from '../../models/rho-privacy.ts';
 import type { BuiltRelease } from '../method.ts';
@@ -134,10 +134,7 @@ function utilityOf(
     objective: plan.optimizer?.objective ?? 0,
     ...(measures
       ? {
-          kl: measures.kl,
-          chi2: measures.chi2,
-          queryErrorBase: measures.queryErrorBase,
-          queryErrorCube: measures.queryErrorCube,
+          ...measureFigures(measures),
           uncertaintyQiQiBefore: avg(qiQi, 'before'),
           uncertaintyQiQiAfter: avg(qiQi, 'after'),
           uncertaintyQiSaBefore: avg(qiSa, 'before'),
