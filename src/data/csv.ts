@@ -627,14 +627,7 @@ class RawRows {
   set(row: number, src: Uint8Array, start: number, end: number): void {
     const at = this.offsets[row]!;
     const to = at + end - start;
-    if (to > this.bytes.length) {
-      // Room for the rows the offsets have room for, at the mean length so far.
-      const rows = this.offsets.length - 1;
-      const estimate = row > 0 ? Math.ceil((at / row) * rows * 1.05) : 0;
-      const next = new Uint8Array(Math.max(2 * this.bytes.length, to, Math.min(estimate, 2 ** 31 - 1)));
-      next.set(this.bytes.subarray(0, at));
-      this.bytes = next;
-    }
+    if (to > this.bytes.length) this.grow(row, at, to);
     const bytes = this.bytes;
     if (end - start > 32) bytes.set(src.subarray(start, end), at);
     else for (let k = start, j = at; k < end; k++, j++) bytes[j] = src[k]!;
@@ -646,14 +639,22 @@ class RawRows {
     const n = values.offsets.length - 1;
     const at = this.offsets[row]!;
     const to = at + values.offsets[n]!;
-    if (to > this.bytes.length) {
-      const next = new Uint8Array(Math.max(2 * this.bytes.length, to));
-      next.set(this.bytes.subarray(0, at));
-      this.bytes = next;
-    }
+    if (to > this.bytes.length) this.grow(row, at, to);
     this.bytes.set(values.bytes.subarray(0, to - at), at);
     const offsets = this.offsets;
     for (let j = 1; j <= n; j++) offsets[row + j] = at + values.offsets[j]!;
+  }
+
+  /**
+   * Room for at least `to` bytes, the first `at` kept: for the rows the offsets have room for,
+   * at the mean length so far (a shard's bytes are then copied about once, not at every doubling).
+   */
+  private grow(row: number, at: number, to: number): void {
+    const rows = this.offsets.length - 1;
+    const estimate = row > 0 ? Math.ceil((at / row) * rows * 1.05) : 0;
+    const next = new Uint8Array(Math.max(2 * this.bytes.length, to, Math.min(estimate, 2 ** 31 - 1)));
+    next.set(this.bytes.subarray(0, at));
+    this.bytes = next;
   }
 
   /** Room for `rows` rows, keeping the first `kept` (and the one being parsed). */
@@ -664,9 +665,24 @@ class RawRows {
     this.offsets = next;
   }
 
-  /** The first `rows` rows, copied out; the next shard's rows start again at the buffer's start. */
-  take(rows: number): RawValues {
-    return { offsets: this.offsets.slice(0, rows + 1), bytes: this.bytes.slice(0, this.offsets[rows]!) };
+  /**
+   * The first `rows` rows, copied out; the next shard's rows start again at the buffer's start.
+   * The `last` rows read are handed over without a copy when the buffer holds little more than
+   * them (a copy would hold both at once and cost a pass over the bytes).
+   */
+  take(rows: number, last = false): RawValues {
+    const used = this.offsets[rows]!;
+    const keep = last && this.bytes.length - used <= used / 4;
+    const bytes = keep ? this.bytes.subarray(0, used) : this.bytes.slice(0, used);
+    const offsets =
+      last && this.offsets.length - rows - 1 <= rows / 4
+        ? this.offsets.subarray(0, rows + 1)
+        : this.offsets.slice(0, rows + 1);
+    if (last) {
+      this.bytes = new Uint8Array(0);
+      this.offsets = new Int32Array(1);
+    }
+    return { offsets, bytes };
   }
 }
 
@@ -1277,7 +1293,7 @@ class CsvParser {
       if (this.skip[c]) continue;
       const raw = this.raws[c];
       if (raw) {
-        columns.push({ name: this.names[c]!, dictionary: [], codes: all, raw: raw.take(n) });
+        columns.push({ name: this.names[c]!, dictionary: [], codes: all, raw: raw.take(n, true) });
         continue;
       }
       columns.push({

@@ -137,11 +137,11 @@ async function mergeShards(
   for (let s = 0; s < counts.shards; s++) {
     const part = await next;
     if (s + 1 < counts.shards) next = read(s + 1);
-    groupOf.push(time('merge', () => merge.add(part)));
     // A first shard of nearly distinct tuples (exact dates, postcodes): the others are likely
     // as distinct, room for them all at once instead of growing and rehashing shard by shard.
-    if (s === 0 && merge.tuples >= 0.9 * part.counts.reduce((a, b) => a + b, 0))
-      merge.reserve(merge.tuples * counts.shards);
+    if (s === 0 && part.counts.length >= 0.9 * part.counts.reduce((a, b) => a + b, 0))
+      time('merge', () => merge.reserve(part.counts.length * counts.shards));
+    groupOf.push(time('merge', () => merge.add(part)));
   }
   return { merged: { ...time('merge', () => merge.done()), rowToTuple }, groupOf };
 }
