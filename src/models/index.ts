@@ -69,7 +69,8 @@ export function sensitiveAttributes(
       name,
       column,
       hierarchy,
-      order: valueOrder(column.dictionary, a.scale === 'numeric' || allNumbers(column.dictionary)),
+      // The verifier's order (src/verify/models.ts), whatever the scale: an empty cell makes it alphabetical.
+      order: valueOrder(column.dictionary, allNumbers(column.dictionary)),
       distribution: Float64Array.from(counts, (c) => c / table.rowCount),
     };
   });
