@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
 import { formatOf, isDecimalComma, namesQuotable, readTable, withDecimalPoint } from '../data/read.ts';
-import { type EncodedColumn, type EncodedTable, isMissing, presentCodes } from '../data/table.ts';
+import { type EncodedColumn, type EncodedTable, isMissing, isNumber, presentCodes } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
 import { checkOut } from '../pipeline/out-path.ts';
@@ -513,8 +513,7 @@ function isDigitCode(values: string[]): boolean {
 
 /** A number as written, or with a decimal comma (3,75 or 1.234,5). */
 function isNumberOrDecimalComma(value: string): boolean {
-  const v = value.trim();
-  return v !== '' && (Number.isFinite(Number(v)) || isDecimalComma(v));
+  return isNumber(value) || isDecimalComma(value);
 }
 
 /** Whether every value parses as a date in `format` (the date builder's own parser decides). */

@@ -16,7 +16,7 @@
 
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import type { SensitiveDistribution } from '../contracts/report.ts';
-import { isNumericColumn } from '../release-spec/spec.ts';
+import { allNumbers } from '../data/table.ts';
 
 /** The distance the disclosure measures' t is taken with. */
 export type TDistance = 'equal' | 'ordered';
@@ -105,9 +105,7 @@ export function disclosureMeasures(
 ): DisclosureMeasures {
   const width = classes.width;
   const order =
-    values && values.length === width && values.length > 0 && isNumericColumn(values)
-      ? orderedWalk(values, table)
-      : undefined;
+    values && values.length === width && allNumbers(values) ? orderedWalk(values, table) : undefined;
   const identity = Int32Array.from({ length: width }, (_, s) => s);
   let tableMax = 0;
   let tableDistinct = 0;
@@ -378,7 +376,7 @@ export function sensitiveDistribution(
     worstClass: order.map((s) => counts[worst * width + s]! / worstSize),
     // (Person weights add up to a class's persons, up to rounding.)
     worstClassSize: Math.round(worstSize),
-    ...(values && values.length === width && isNumericColumn(values)
+    ...(values && values.length === width && allNumbers(values)
       ? { numeric: numericSpread(classes, table, values) }
       : {}),
   };

@@ -2,7 +2,7 @@
  * NCP read from released strings, one label at a time: what `evaluate` measures on any table
  * and what the release audit measures on ppdp's own releases.
  */
-import { isMissing } from '../data/table.ts';
+import { isNumber } from '../data/table.ts';
 import { maxOf, minOf, widthOver } from '../util/extent.ts';
 
 /**
@@ -19,11 +19,8 @@ export function labelLoss(
 ): (label: string) => number | null {
   const known = new Set(values);
   const d = values.length;
-  // Number('') is 0: an empty cell would stretch the span down to 0.
-  const numbers = values
-    .filter((v) => !isMissing(v))
-    .map(Number)
-    .filter(Number.isFinite);
+  // Not the empty cell: Number('') is 0, it would stretch the span down to 0.
+  const numbers = values.filter(isNumber).map(Number);
   const min = numbers.length > 0 ? minOf(numbers) : 0;
   const max = numbers.length > 0 ? maxOf(numbers) : 0;
   const covers = new Map<string, number>();

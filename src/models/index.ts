@@ -13,7 +13,7 @@ import {
 import { DELTA_PRESENCE, K_MAP } from '../catalogue/population.ts';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import { inputRows } from '../data/checks.ts';
-import { codeCounts, columnRows, type EncodedColumn, type EncodedTable } from '../data/table.ts';
+import { allNumbers, codeCounts, columnRows, type EncodedColumn, type EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../hierarchy/hierarchy.ts';
 import type { PrivacyModelSpec, ReleaseSpec } from '../release-spec/spec.ts';
@@ -69,7 +69,8 @@ export function sensitiveAttributes(
       name,
       column,
       hierarchy,
-      order: valueOrder(column.dictionary, a.scale === 'numeric' || column.dictionary.every(isNumeric)),
+      // The verifier's order (src/verify/models.ts), whatever the scale: an empty cell makes it alphabetical.
+      order: valueOrder(column.dictionary, allNumbers(column.dictionary)),
       distribution: Float64Array.from(counts, (c) => c / table.rowCount),
     };
   });
@@ -100,10 +101,6 @@ function weightedCounts(column: EncodedTable['columns'][number], weights: Int32A
   const counts = new Int32Array(column.dictionary.length);
   for (let t = 0; t < column.codes.length; t++) counts[column.codes[t]!]! += weights[t]!;
   return counts;
-}
-
-function isNumeric(v: string): boolean {
-  return v.trim() !== '' && Number.isFinite(Number(v));
 }
 
 function valueOrder(dictionary: readonly string[], numeric: boolean): number[] {

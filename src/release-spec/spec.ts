@@ -14,6 +14,7 @@ import {
   RECURSIVE_CL_DIVERSITY,
 } from '../catalogue/l-diversity.ts';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
+import { allNumbers } from '../data/table.ts';
 import { HierarchyError, InputError, SpecError } from '../errors.ts';
 import { MIN_SAMPLING_FRACTION } from '../util/limits.ts';
 import { nearest } from '../util/nearest.ts';
@@ -843,17 +844,12 @@ export function withColumnDefaults(
     for (const [key, f] of Object.entries(findModel(m.model)?.fields ?? {})) {
       if (f.kind !== 'string' || !f.byColumn || !pending[key]?.includes(i) || !('attribute' in m)) continue;
       const column = table.columns.find((c) => c.name === m.attribute);
-      decided[key] = f.byColumn(column !== undefined && isNumericColumn(column.dictionary));
+      decided[key] = f.byColumn(column !== undefined && allNumbers(column.dictionary));
     }
     return Object.keys(decided).length === 0 ? m : ({ ...m, ...decided } as PrivacyModelSpec);
   });
   const { pending: _, ...rest } = spec;
   return { ...rest, privacy };
-}
-
-/** Whether every value is a number as written (an empty cell is not). */
-export function isNumericColumn(values: readonly string[]): boolean {
-  return values.length > 0 && values.every((v) => v.trim() !== '' && Number.isFinite(Number(v)));
 }
 
 const LOSS: ObjectSchema = {

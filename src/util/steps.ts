@@ -32,21 +32,26 @@ export async function runStepsAsync<T>(steps: Steps<T>): Promise<T> {
   }
 }
 
+/** Runs one slice of work inside something that wraps it (a phase timer). */
+export type Around = <R>(work: () => R) => R;
+
 /**
- * The same work, its units grouped into slices of about `sliceMs`, each run inside `around`
- * (a phase timer): it yields once a slice rather than once a unit.
+ * The same work, its units grouped into slices of about `sliceMs` by the clock `now` (a test
+ * may drive it), each run inside `around`: it yields once a slice rather than once a unit.
+ * A slice runs at least one unit, so the work moves on whatever the clock says.
  */
 export function* sliced<T>(
   steps: Steps<T>,
-  around: (work: () => IteratorResult<void, T>) => IteratorResult<void, T> = (w) => w(),
+  around: Around = (w) => w(),
   sliceMs = SLICE_MS,
+  now: () => number = () => performance.now(),
 ): Steps<T> {
   for (;;) {
     const r = around(() => {
-      const until = performance.now() + sliceMs;
+      const until = now() + sliceMs;
       let next: IteratorResult<void, T>;
       do next = steps.next();
-      while (!next.done && performance.now() < until);
+      while (!next.done && now() < until);
       return next;
     });
     if (r.done) return r.value;

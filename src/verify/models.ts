@@ -14,6 +14,7 @@ import {
   RECURSIVE_CL_DIVERSITY,
 } from '../catalogue/l-diversity.ts';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
+import { allNumbers } from '../data/table.ts';
 import type { PrivacyModelSpec } from '../release-spec/spec.ts';
 
 /** One class's SA counts by value. */
@@ -95,7 +96,7 @@ export function saDomain(sa: SensitiveContext): SaDomain {
   const values = [...sa.table.keys()];
   const index = new Map(values.map((v, i) => [v, i]));
   const share = Float64Array.from(values, (v) => sa.table.get(v)!);
-  const numeric = values.every((v) => v.trim() !== '' && Number.isFinite(Number(v)));
+  const numeric = allNumbers(values);
   const order = values.map((_, i) => i);
   order.sort((a, b) => {
     const x = values[a]!;

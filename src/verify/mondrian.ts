@@ -338,6 +338,10 @@ function checkClaims(
   add('reported-ncp', ncpOk, `NCP recomputed ${ncp}, reported ${claims.ncp}`);
 }
 
+/**
+ * A number cell of the release (or an input value) as a number, empty as NaN. Not `isNumber`:
+ * a float column may hold ±Infinity, which must not compare equal to an empty cell.
+ */
 function parseNumber(s: string): number {
   return s.trim() === '' ? Number.NaN : Number(s);
 }

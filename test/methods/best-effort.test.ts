@@ -119,6 +119,55 @@ describe('best-effort search on Adult (every configuration of the acceptance gri
   }, 120_000);
 });
 
+describe('best-effort search in slices (runAsync)', () => {
+  const spec = specOf([{ model: 'k-anonymity', k: 10 }], 0.02, 'ncp');
+
+  /** A search on a test's clock, one ms per reading, run whole or in slices of 5 ms. */
+  async function searchOn(budget: number, timeLimitMs: number, sliced: boolean) {
+    const prepared = prepareGeneralization(spec, table, wasmGroupingKernel);
+    const evaluator = openSearch(prepared, wasmGroupingKernel);
+    let t = 0;
+    let slices = 0;
+    const search = new BestEffortSearch(evaluator, {
+      nodeBudget: budget,
+      timeLimitMs,
+      random: new Random(7),
+      now: () => t++,
+    });
+    try {
+      const outcome = sliced
+        ? await search.runAsync(5, (work) => {
+            slices++;
+            return work();
+          })
+        : search.run();
+      return { outcome, slices };
+    } finally {
+      evaluator.dispose();
+    }
+  }
+
+  it('gives run()’s result, its node budget ending both', async () => {
+    const whole = await searchOn(60, Number.POSITIVE_INFINITY, false);
+    const inSlices = await searchOn(60, Number.POSITIVE_INFINITY, true);
+    expect(whole.outcome.stoppedBy).toBe('node budget');
+    expect(inSlices.outcome.stoppedBy).toBe('node budget');
+    expect(inSlices.outcome.best.levels).toEqual(whole.outcome.best.levels);
+    expect(inSlices.outcome.nodesChecked).toBe(whole.outcome.nodesChecked);
+    expect(inSlices.outcome.lowerBound).toBe(whole.outcome.lowerBound);
+    // The slices follow the search's clock.
+    expect(inSlices.slices).toBeGreaterThan(1);
+  }, 120_000);
+
+  it('ends at the time limit on the search’s clock, whole or in slices', async () => {
+    for (const sliced of [false, true]) {
+      const { outcome } = await searchOn(100_000, 40, sliced);
+      expect(outcome.stoppedBy).toBe('time limit');
+      expect(outcome.best.feasible).toBe(true);
+    }
+  }, 120_000);
+});
+
 describe('best-effort search on a table of 40 quasi-identifiers (a lattice of 10^14 nodes)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ppdp-best-effort-wide-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

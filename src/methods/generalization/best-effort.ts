@@ -30,6 +30,7 @@
  */
 import { smallestPassingClass } from '../../models/index.ts';
 import type { UniformDraws } from '../../util/random.ts';
+import { type Around, runSteps, runStepsAsync, SLICE_MS, type Steps, sliced } from '../../util/steps.ts';
 import { below, type NodeEvaluator, type NodeResult } from './evaluate.ts';
 import { compareTieBreak, nearlyEqual } from './lattice.ts';
 import { noSolution, prunable, type SearchOutcome } from './search.ts';
@@ -151,43 +152,29 @@ export class BestEffortSearch {
 
   /** Runs to the end in one go. */
   run(): BestEffortOutcome {
-    const steps = this.steps();
-    for (;;) {
-      try {
-        if (steps.next().done) break;
-      } catch (e) {
-        if (!(e instanceof Stop)) throw e;
-        this.stopped = e.why;
-        break;
-      }
-    }
+    runSteps(this.stoppable());
     return this.outcome();
   }
 
   /** Runs in slices of about `sliceMs`, yielding to the event loop between them (signals, timers). */
-  async runAsync(
-    sliceMs = 50,
-    slice: (work: () => boolean) => boolean = (w) => w(),
-  ): Promise<BestEffortOutcome> {
-    const steps = this.steps();
-    let done = false;
-    while (!done) {
-      done = slice(() => {
-        const until = this.now() + sliceMs;
-        while (this.now() < until) {
-          try {
-            if (steps.next().done) return true;
-          } catch (e) {
-            if (!(e instanceof Stop)) throw e;
-            this.stopped = e.why;
-            return true;
-          }
-        }
-        return false;
-      });
-      if (!done) await new Promise((resolve) => setImmediate(resolve));
-    }
+  async runAsync(sliceMs = SLICE_MS, slice: Around = (w) => w()): Promise<BestEffortOutcome> {
+    await runStepsAsync(sliced(this.stoppable(), slice, sliceMs, () => this.now()));
     return this.outcome();
+  }
+
+  /** The search's steps, a `Stop` ending them (its reason kept for the outcome). */
+  private *stoppable(): Steps<void> {
+    const steps = this.steps();
+    for (;;) {
+      try {
+        if (steps.next().done) return;
+      } catch (e) {
+        if (!(e instanceof Stop)) throw e;
+        this.stopped = e.why;
+        return;
+      }
+      yield;
+    }
   }
 
   private outcome(): BestEffortOutcome {
@@ -317,7 +304,7 @@ export class BestEffortSearch {
     });
   }
 
-  private *steps(): Generator<void, void, void> {
+  private *steps(): Steps<void> {
     const { lattice } = this.evaluator.problem;
     // 1. Greedy descent from the top: a feasible node soon, however wide the lattice.
     const seed = yield* this.fromTop();

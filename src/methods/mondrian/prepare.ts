@@ -100,6 +100,7 @@ function kindOf(a: AttributeSpec, column: EncodedColumn, where: string): DimKind
   }
   if (a.hierarchy) return 'nominal';
   const present = presentCodes(column);
+  // Missing values allowed, unlike `allNumbers`: Mondrian releases them as missing, never in a range.
   if (column.dictionary.every((v, c) => !present[c] || isNumber(v) || isMissing(v))) return 'numeric';
   throw new SpecError(
     'E_SPEC_HIERARCHY',

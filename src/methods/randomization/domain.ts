@@ -8,7 +8,7 @@
 import { basename } from 'node:path';
 import { inputRows } from '../../data/checks.ts';
 import { formatNumber } from '../../data/csv.ts';
-import { type EncodedColumn, type EncodedTable, isMissing } from '../../data/table.ts';
+import { allNumbers, type EncodedColumn, type EncodedTable, isMissing, isNumber } from '../../data/table.ts';
 import { SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
 import type { AttributeSpec, RandomizationMethodSpec, ReleaseSpec } from '../../release-spec/spec.ts';
@@ -29,8 +29,6 @@ export interface CategoricalAttribute {
 }
 
 export const DEFAULT_BINS = 10;
-
-const isNumeric = (v: string) => v.trim() !== '' && Number.isFinite(Number(v));
 
 /** The QIs (spec order) then the sensitive attribute: the contingency table's modes, in Kronecker order. */
 export function buildDomains(
@@ -97,7 +95,7 @@ function byValues(
   column: EncodedColumn,
 ): CategoricalAttribute {
   const dict = column.dictionary;
-  const numeric = dict.every(isNumeric);
+  const numeric = allNumbers(dict);
   const order = dict.map((_, i) => i);
   order.sort((x, y) =>
     numeric
@@ -159,7 +157,7 @@ function byBins(
   const values = column.dictionary.map(Number);
   // The missing value is a category of its own after the bins, released as it is (empty).
   const missing = column.dictionary.map(isMissing);
-  const bad = column.dictionary.findIndex((v, c) => !isNumeric(v) && !missing[c]);
+  const bad = column.dictionary.findIndex((v, c) => !isNumber(v) && !missing[c]);
   if (bad >= 0) {
     throw new SpecError(
       'E_SPEC_DISCRETIZE',

@@ -6,7 +6,7 @@
 import { basename } from 'node:path';
 import { DISTINCT_L_DIVERSITY, ENTROPY_L_DIVERSITY } from '../../catalogue/l-diversity.ts';
 import { ATTRIBUTE_DISCLOSURE, RHO_PRIVACY } from '../../catalogue/randomization.ts';
-import type { EncodedTable } from '../../data/table.ts';
+import { allNumbers, type EncodedTable } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import type { KroneckerKernel } from '../../kernels/kronecker/kernel.ts';
 import {
@@ -185,7 +185,7 @@ export function* planSteps(
   for (const [i, a] of attributes.entries()) {
     const d = a.categories.length;
     if (!randomized[i] || d <= MAX_RANDOMIZED_CATEGORIES) continue;
-    const numeric = a.categories.every((c) => c.trim() !== '' && Number.isFinite(Number(c)));
+    const numeric = allNumbers(a.categories);
     throw new SpecError(
       'E_SPEC_TOO_LARGE',
       `${where}: attributes.${a.name} has ${thousands(d)} categories; scenario ${method.scenario} randomizes it through a ${thousands(d)} × ${thousands(d)} matrix, published in matrices.json (at most ${thousands(MAX_RANDOMIZED_CATEGORIES)} categories)`,

@@ -10,18 +10,16 @@
  * - PAM (Kaufman & Rousseeuw): BUILD then SWAP until no swap lowers the total distance, on the
  *   distance 1 − φ²; ties broken by the lower attribute index, so the result is deterministic.
  */
-import { codeCounts, type EncodedColumn } from '../../data/table.ts';
+import { allNumbers, codeCounts, type EncodedColumn } from '../../data/table.ts';
 import type { Hierarchy } from '../../hierarchy/hierarchy.ts';
 
 export const EQUAL_FREQUENCY_BINS = 10;
 
+/** Numeric for φ² and the splits: the scale decides when it is set (unlike t-closeness's order), else the values. */
 export function isNumericColumn(column: EncodedColumn, scale: string): boolean {
   if (scale === 'numeric') return true;
   if (scale === 'ordinal') return false;
-  return (
-    column.dictionary.length > 0 &&
-    column.dictionary.every((v) => v.trim() !== '' && Number.isFinite(Number(v)))
-  );
+  return allNumbers(column.dictionary);
 }
 
 /** Codes of the attribute as φ² sees it: discretized when numeric. */
