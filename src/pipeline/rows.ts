@@ -469,9 +469,7 @@ export function distinctHashCount(lists: readonly Int32Array[]): number {
   while (n >>> bits > PARTITION_HASHES) bits++;
   const partitions = 1 << bits;
   // A partition's number: the top `bits` bits of the second lane (the set's slots use the first).
-  const { pairs: split, starts } = pairsByBucket(lists, partitions, (_, hi) =>
-    bits === 0 ? 0 : hi >>> (32 - bits),
-  );
+  const { pairs: split, starts } = pairsByBucket(lists, partitions, 1, bits === 0 ? 0 : -1, 32 - bits);
   let largest = 0;
   for (let p = 0; p < partitions; p++) largest = Math.max(largest, starts[p + 1]! - starts[p]!);
   // One set, sized for the largest partition, emptied for each: the (0, 0) hash can only be in
@@ -496,29 +494,33 @@ export function distinctHashCount(lists: readonly Int32Array[]): number {
 function byRegion(hashes: Int32Array, size: number): Int32Array {
   const mask = size - 1;
   const shift = Math.log2(size) - REGION_BITS;
-  return pairsByBucket([hashes], 1 << REGION_BITS, (lo) => (lo & mask) >>> shift).pairs;
+  return pairsByBucket([hashes], 1 << REGION_BITS, 0, mask, shift).pairs;
 }
 
 /**
- * The hashes (two lanes each) of `lists` grouped by their bucket, `bucketOf(lo, hi)` below
- * `buckets`, in order inside each (a counting sort); bucket b's pairs start at pair `starts[b]`.
+ * The hashes (two lanes each) of `lists` grouped by their bucket, in order inside each (a
+ * counting sort); bucket b's pairs start at pair `starts[b]`. A hash's bucket is its lane
+ * `lane` (0 or 1) masked with `mask`, shifted right by `shift`: below `buckets`. (Numbers, not
+ * a function: a callback per hash, not inlined, cost several times the loop itself.)
  */
 function pairsByBucket(
   lists: readonly Int32Array[],
   buckets: number,
-  bucketOf: (lo: number, hi: number) => number,
+  lane: 0 | 1,
+  mask: number,
+  shift: number,
 ): { pairs: Int32Array; starts: Int32Array } {
   let n = 0;
   for (const list of lists) n += list.length >>> 1;
   const starts = new Int32Array(buckets + 1);
   for (const list of lists)
-    for (let v = 0; v < list.length; v += 2) starts[bucketOf(list[v]!, list[v + 1]!) + 1]!++;
+    for (let v = lane; v < list.length; v += 2) starts[((list[v]! & mask) >>> shift) + 1]!++;
   for (let b = 0; b < buckets; b++) starts[b + 1]! += starts[b]!;
   const pairs = new Int32Array(2 * n);
   const next = starts.slice(0, buckets);
   for (const list of lists)
     for (let v = 0; v < list.length; v += 2) {
-      const at = 2 * next[bucketOf(list[v]!, list[v + 1]!)]!++;
+      const at = 2 * next[(list[v + lane]! & mask) >>> shift]!++;
       pairs[at] = list[v]!;
       pairs[at + 1] = list[v + 1]!;
     }
