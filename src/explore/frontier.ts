@@ -44,7 +44,8 @@ export const MAX_VARY_VALUES = 1000;
 
 /**
  * Parses `k=2..50`, `k=2..50:4`, `t=0.1..0.5:0.05` or a list `l=2,3,5` (τ may be written
- * `tau`). Integer ranges step by 1 unless told; fractional ones need a step.
+ * `tau`). Integer ranges step by 1 unless told; fractional ones need a step. A repeated value
+ * is kept once.
  */
 export function parseVary(text: string): Vary {
   const usage = 'e.g. --vary k=2..50, --vary l=2..6, --vary t=0.1..0.5:0.05 or --vary k=2,5,10';
@@ -96,7 +97,9 @@ export function parseVary(text: string): Vary {
     }
   }
   for (const v of values) checkValue(parameter, v, text);
-  return { parameter, values };
+  // A value given twice (`k=2,2,3`, or `2` and `2.0`) would run the same release twice and
+  // draw it twice on the frontier: each runs once, in the order first given.
+  return { parameter, values: [...new Set(values)] };
 }
 
 function decimalsOf(x: number): number {
