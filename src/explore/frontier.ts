@@ -18,7 +18,7 @@ import type { BuiltRelease, MethodContext, MethodReport } from '../methods/metho
 import { methodFor } from '../methods/registry.ts';
 import { streams } from '../pipeline/release.ts';
 import type { PrivacyModelSpec, ReleaseSpec } from '../release-spec/spec.ts';
-import { withArticle } from '../util/format.ts';
+import { thousands, withArticle } from '../util/format.ts';
 import { DEFAULT_REPEATS, drawsSample, type RepeatedRuns, repeatedPoint } from './repeats.ts';
 
 /**
@@ -334,8 +334,8 @@ export function exploreFrontier(
           ? `${r.runs} runs, β ${Number(r.beta.toPrecision(4))}, k ${r.k}, mean ${Number(r.sampledRows.mean.toPrecision(4))} rows sampled, ${Number(r.suppressedRows.mean.toPrecision(4))} suppressed, ${figure(point.objective)}`
           : point.feasible
             ? [
-                point.classes === undefined ? '' : `${point.classes} classes`,
-                `${point.suppressedRows ?? 0} rows suppressed`,
+                point.classes === undefined ? '' : `${thousands(point.classes)} classes`,
+                `${thousands(point.suppressedRows ?? 0)} rows suppressed`,
                 figure(point.objective),
                 figure(point.risk),
               ]
