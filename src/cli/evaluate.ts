@@ -32,8 +32,9 @@ the rows sharing every quasi-identifier value as written; rows whose quasi-ident
 '*' count as suppressed. Prints a summary; writes the measures as JSON only where --out
 says (--out - prints the JSON instead of the summary).
 
-Measured: prosecutor risk (max, mean, records above --threshold), journalist risk (without a
-population table equal to the prosecutor risk, an upper bound), marketer risk, the share of
+Measured: prosecutor risk (max, mean, records above --threshold), journalist risk (given as
+the prosecutor risk, its upper bound: the exact figure needs the population's class sizes,
+which a population size does not give), marketer risk, the share of
 sample uniques, the k achieved,
 class sizes, each sensitive attribute's l, t and δ; with --spec each privacy model checked per
 class; with the original table (--spec's input, or --original) the information lost (NCP per
@@ -369,7 +370,7 @@ function summary(e: Evaluation, out: string | undefined): string {
           ]),
     `  prosecutor risk       max ${num(e.risk.prosecutor.max)}, mean ${num(e.risk.prosecutor.mean)}; ` +
       `${thousands(e.risk.prosecutor.recordsAbove)} ${who} (${fmtPct(e.risk.prosecutor.shareAbove)}) above ${e.risk.threshold}`,
-    `  journalist risk       max ${num(e.risk.journalist.max)} (${e.populationRisk ? 'the data taken as its own population' : 'no population table'}: the prosecutor risk, an upper bound)`,
+    `  journalist risk       max ${num(e.risk.journalist.max)} (${e.risk.journalist.note})`,
     `  marketer risk         ${num(e.risk.marketer)}`,
     `  sample uniques        ${fmtPct(e.risk.sample.sampleUniques)} of ${who}`,
     ...(e.populationRisk
@@ -378,7 +379,11 @@ function summary(e: Evaluation, out: string | undefined): string {
             .map(([m, x]) => `${m} ${x.uniques === null ? 'not fitted' : num(x.uniques)}`)
             .join(
               ', ',
-            )} (of ${thousands(e.populationRisk.populationSize)}${e.populationRisk.over === 'persons' ? ' persons, counted over persons' : ''}; Dankar chose ${e.populationRisk.dankarModel ?? '—'})`,
+            )} (in a population of ${thousands(e.populationRisk.populationSize)}${e.populationRisk.over === 'persons' ? ' persons, counted over persons' : ''}; ${
+            e.populationRisk.dankarModel === null
+              ? 'no sample uniques, so none is estimated unique'
+              : `Dankar's rule chose ${e.populationRisk.dankarModel}`
+          })`,
         ]
       : []),
     ...(e.weightedRisk

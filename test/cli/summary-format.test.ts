@@ -42,6 +42,51 @@ describe('ppdp evaluate’s summary', () => {
   });
 });
 
+describe('ppdp evaluate’s journalist risk and population uniques', () => {
+  const journalist = (text: string) => text.split('\n').find((l) => l.startsWith('  journalist risk'))!;
+
+  it('gives the prosecutor risk as the journalist risk’s upper bound, with or without a population size', () => {
+    const without = journalist(summary());
+    expect(without).toBe(
+      '  journalist risk       max 1 (the prosecutor risk, an upper bound of the journalist risk: there is no population table)',
+    );
+    // A population size is no population table: the table is not taken as "its own population".
+    for (const args of [
+      ['--population', '50000'],
+      ['--sampling-fraction', '0.05'],
+    ]) {
+      const line = journalist(summary(...args));
+      expect(line).toMatch(
+        /^ {2}journalist risk {7}max 1 \(the prosecutor risk, an upper bound of the journalist risk: /,
+      );
+      expect(line).toMatch(
+        /the population’s size, used for the population uniques, gives no class sizes in the population\)$/,
+      );
+      expect(line).not.toMatch(/own population/);
+    }
+  });
+
+  it('names the population’s size and Dankar’s choice in words', () => {
+    expect(summary('--population', '50000')).toMatch(
+      /^ {2}population uniques {4}.* \(in a population of 50,000; Dankar's rule chose zayatz\)$/m,
+    );
+    // No sample uniques: every estimate is 0 and the rule has nothing to choose.
+    const classes = join(dir, 'classes.csv');
+    writeFileSync(classes, `age;sex;w\n${'30;M;1\n40;F;1\n'.repeat(3)}`);
+    let text = '';
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      text += String(chunk);
+      return true;
+    });
+    try {
+      expect(evaluateCommand([classes, '--qi', 'age,sex', '--kernel', 'ts', '--population', '600'])).toBe(0);
+    } finally {
+      write.mockRestore();
+    }
+    expect(text).toMatch(/\(in a population of 600; no sample uniques, so none is estimated unique\)$/m);
+  });
+});
+
 describe('ppdp release’s output', () => {
   it('writes the rows read, suppressed and made unique with thousands separators', async () => {
     // 1,200 visits; a free-text note released unchanged makes every row unique.

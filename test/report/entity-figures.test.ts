@@ -20,6 +20,7 @@ import { noSolution } from '../../src/methods/generalization/search.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/release-spec/spec.ts';
 import { fmtNum } from '../../src/report/format.ts';
+import { thousands } from '../../src/util/format.ts';
 import { embeddedData, type Json } from '../helpers/explore-page.ts';
 import { releaseTo } from '../helpers/release.ts';
 
@@ -297,7 +298,7 @@ describe('an entity release: one l and one t per attribute, over persons', () =>
     expect(json.populationRisk).toEqual(JSON.parse(JSON.stringify(u)));
     expect(json.ecSizeHistogram).toEqual(bins);
     expect(captured(() => evaluateCommand([released.out, '--spec', path]))).toContain(
-      `(of ${u.populationSize} persons, counted over persons;`,
+      `(in a population of ${thousands(u.populationSize)} persons, counted over persons;`,
     );
   });
 });
