@@ -13,7 +13,7 @@ import { loadSpec, type ReleaseSpec } from '../release-spec/spec.ts';
 import { cautionLines } from '../report/audit.ts';
 import { commandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
-import { kSummary, personsSuppressed } from './summary.ts';
+import { kSummary, suppressedSummary } from './summary.ts';
 
 export const APPLY_HELP = `Usage: ppdp apply <release-dir> <release.json> --out <dir> [options]
        ppdp apply --node <qi>=<level>,… <release.json> --out <dir> [options]
@@ -78,7 +78,7 @@ export async function applyCommand(args: string[]): Promise<number> {
       { method, progress: progressLines(values.quiet), kernel: groupingKernelOption(values.kernel) },
     );
     process.stdout.write(
-      `verified release in ${values.out} (node ${values.node}): ${kSummary(report)}${report.rows.suppressed} rows suppressed${personsSuppressed(report)}\n`,
+      `verified release in ${values.out} (node ${values.node}): ${kSummary(report)}${suppressedSummary(report)}\n`,
     );
     process.stdout.write(cautionLines(report)); // the amber verdict's causes, as release prints them
     return 0;
@@ -93,7 +93,7 @@ export async function applyCommand(args: string[]): Promise<number> {
   const { report } = await executeRelease({ spec: specPath, out: values.out }, { method, progress, kernel });
   process.stdout.write(
     `verified release in ${values.out} (the ${method.name} transformation of ${dir} re-applied): ` +
-      `${kSummary(report)}${report.rows.suppressed} rows suppressed${personsSuppressed(report)}\n`,
+      `${kSummary(report)}${suppressedSummary(report)}\n`,
   );
   process.stdout.write(cautionLines(report));
   return 0;

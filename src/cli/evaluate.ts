@@ -18,6 +18,8 @@ import { checkOut, releaseFolderOf, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { CLASS_METHODS } from '../report/audit.ts';
+import { fmtNum, fmtPct } from '../report/format.ts';
+import { thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
 import { groupingKernelOption } from './options.ts';
 import { readReleasedTable } from './released-table.ts';
@@ -30,8 +32,9 @@ the rows sharing every quasi-identifier value as written; rows whose quasi-ident
 '*' count as suppressed. Prints a summary; writes the measures as JSON only where --out
 says (--out - prints the JSON instead of the summary).
 
-Measured: prosecutor risk (max, mean, records above --threshold), journalist risk (without a
-population table equal to the prosecutor risk, an upper bound), marketer risk, the share of
+Measured: prosecutor risk (max, mean, records above --threshold), journalist risk (given as
+the prosecutor risk, its upper bound: the exact figure needs the population's class sizes,
+which a population size does not give), marketer risk, the share of
 sample uniques, the k achieved,
 class sizes, each sensitive attribute's l, t and δ; with --spec each privacy model checked per
 class; with the original table (--spec's input, or --original) the information lost (NCP per
@@ -345,39 +348,42 @@ function tablePaths(path: string): string[] {
 }
 
 function summary(e: Evaluation, out: string | undefined): string {
-  const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
-  const num = (x: number | null) =>
-    x === null ? '—' : Number.isFinite(x) ? String(Number(x.toPrecision(4))) : String(x);
+  // The report's formatters: counts with thousands separators, 4 significant digits.
+  const num = (x: number | null) => (x === null ? '—' : Number.isFinite(x) ? fmtNum(x) : String(x));
   const models = (e.models ?? []).flatMap((m) =>
     m.measured === false ? [] : [{ model: m.model, params: m.params, achieved: { t: m.worst } }],
   );
   // With persons placed, the risks count persons as the release's report does.
   const who = e.persons !== undefined && !('notMeasured' in e.persons) ? 'persons' : 'records';
   const lines = [
-    `${e.source}: ${e.rows} rows (${e.suppressedRows} suppressed${e.removedRows > 0 ? `, ${e.removedRows} of them removed: rows of the original the table lacks` : ''}), ${e.classes} classes over ${e.quasiIdentifiers.join(', ')}`,
+    `${e.source}: ${thousands(e.rows)} rows (${thousands(e.suppressedRows)} suppressed${e.removedRows > 0 ? `, ${thousands(e.removedRows)} of them removed: rows of the original the table lacks` : ''}), ${thousands(e.classes)} classes over ${e.quasiIdentifiers.join(', ')}`,
     ...(e.persons === undefined
-      ? [`  k achieved            ${e.kAchieved}`]
+      ? [`  k achieved            ${thousands(e.kAchieved)}`]
       : 'notMeasured' in e.persons
         ? [
-            `  k achieved            ${e.kAchieved} rows (not counted over persons: ${e.persons.notMeasured})`,
+            `  k achieved            ${thousands(e.kAchieved)} rows (not counted over persons: ${e.persons.notMeasured})`,
             '  l, t, δ               not counted over persons here; the release’s report.json gives them over persons',
           ]
         : [
-            `  k achieved            ${e.persons.kAchieved} persons (${e.persons.input} persons, ${e.persons.suppressed} with a suppressed row)`,
+            `  k achieved            ${thousands(e.persons.kAchieved)} persons (${thousands(e.persons.input)} persons, ${thousands(e.persons.suppressed)} with a suppressed row)`,
             '  (l, t, δ and the models below count persons: each weighs 1 in a class, split over their rows)',
           ]),
     `  prosecutor risk       max ${num(e.risk.prosecutor.max)}, mean ${num(e.risk.prosecutor.mean)}; ` +
-      `${e.risk.prosecutor.recordsAbove} ${who} (${pct(e.risk.prosecutor.shareAbove)}) above ${e.risk.threshold}`,
-    `  journalist risk       max ${num(e.risk.journalist.max)} (${e.populationRisk ? 'the data taken as its own population' : 'no population table'}: the prosecutor risk, an upper bound)`,
+      `${thousands(e.risk.prosecutor.recordsAbove)} ${who} (${fmtPct(e.risk.prosecutor.shareAbove)}) above ${e.risk.threshold}`,
+    `  journalist risk       max ${num(e.risk.journalist.max)} (${e.risk.journalist.note})`,
     `  marketer risk         ${num(e.risk.marketer)}`,
-    `  sample uniques        ${pct(e.risk.sample.sampleUniques)} of ${who}`,
+    `  sample uniques        ${fmtPct(e.risk.sample.sampleUniques)} of ${who}`,
     ...(e.populationRisk
       ? [
           `  population uniques    ${Object.entries(e.populationRisk.estimates)
             .map(([m, x]) => `${m} ${x.uniques === null ? 'not fitted' : num(x.uniques)}`)
             .join(
               ', ',
-            )} (of ${e.populationRisk.populationSize}${e.populationRisk.over === 'persons' ? ' persons, counted over persons' : ''}; Dankar chose ${e.populationRisk.dankarModel ?? '—'})`,
+            )} (in a population of ${thousands(e.populationRisk.populationSize)}${e.populationRisk.over === 'persons' ? ' persons, counted over persons' : ''}; ${
+            e.populationRisk.dankarModel === null
+              ? 'no sample uniques, so none is estimated unique'
+              : `Dankar's rule chose ${e.populationRisk.dankarModel}`
+          })`,
         ]
       : []),
     ...(e.weightedRisk
@@ -388,7 +394,7 @@ function summary(e: Evaluation, out: string | undefined): string {
       : []),
     ...(e.specialUniques
       ? [
-          `  special uniques       ${e.specialUniques.recordsWithMsu} records (${pct(e.specialUniques.shareWithMsu)}) with an MSU ` +
+          `  special uniques       ${thousands(e.specialUniques.recordsWithMsu)} records (${fmtPct(e.specialUniques.shareWithMsu)}) with an MSU ` +
             `of ≤ ${e.specialUniques.maxSize} attributes; SUDA score max ${num(e.specialUniques.maxScore)}, mean ${num(e.specialUniques.meanScore)}`,
         ]
       : []),
@@ -405,7 +411,7 @@ function summary(e: Evaluation, out: string | undefined): string {
         ? `  ${m.model.padEnd(21)} not measured: ${m.notMeasured}`
         : m.measured === false
           ? `  ${m.model.padEnd(21)} not measured: it needs its population table generalized as the release was (the release's report checks it)`
-          : `  ${m.model.padEnd(21)} ${m.satisfied ? 'satisfied' : `NOT satisfied (${m.classesFailing} classes fail)`}, worst ${
+          : `  ${m.model.padEnd(21)} ${m.satisfied ? 'satisfied' : `NOT satisfied (${thousands(m.classesFailing)} classes fail)`}, worst ${
               m.model === T_CLOSENESS.name && typeof m.params.distance === 'string'
                 ? `t (${m.params.distance}) `
                 : ''
@@ -413,10 +419,10 @@ function summary(e: Evaluation, out: string | undefined): string {
     ),
     ...(e.utility
       ? [
-          `  information loss      NCP ${num(e.utility.ncp)}, discernibility ${e.utility.discernibility}, ` +
+          `  information loss      NCP ${num(e.utility.ncp)}, discernibility ${thousands(e.utility.discernibility)}, ` +
             `AECS ${num(e.utility.aecs)} (k = ${e.utility.aecsK.k}, ${e.utility.aecsK.from === 'spec' ? 'the spec’s' : 'the k achieved: no spec'})` +
             (e.utility.unmeasuredCells > 0
-              ? `; ${e.utility.unmeasuredCells} cells not measurable, counted 0: the NCP is a lower bound`
+              ? `; ${thousands(e.utility.unmeasuredCells)} cells not measurable, counted 0: the NCP is a lower bound`
               : ''),
         ]
       : []),

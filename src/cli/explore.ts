@@ -33,7 +33,8 @@ of several choices could be joined into finer ones. The input is read once.
 Options:
   --vary <p>=<range>  k=2..50, l=2..6, t=0.1..0.5:0.05, delta=1..3:0.5, tau=0.1..0.5:0.05 (or τ),
                       epsilon=0.5..3:0.5 (or ε; differential privacy),
-                      maxSuppression=0,0.02,0.05 (generalization), or a list: k=2,5,10.
+                      maxSuppression=0,0.02,0.05 (generalization), or a list: k=2,5,10
+                      (a value listed twice runs once, in the order first given).
                       Integer ranges step by 1 unless ':step' is given. k changes the
                       k-anonymity model (added if the spec has none); l, t, delta and tau
                       change the spec's l-diversity, t-closeness, δ-disclosure or

@@ -21,7 +21,7 @@ import { initCommand } from './init.ts';
 import { RELEASE_OPTIONS, tunedRestart } from './launch.ts';
 import { shardsOption } from './options.ts';
 import { reconstructCommand } from './reconstruct.ts';
-import { kSummary, personsSuppressed } from './summary.ts';
+import { kSummary, suppressedSummary } from './summary.ts';
 
 const MAIN_HELP = `ppdp ${VERSION} — privacy-preserving microdata release
 
@@ -185,7 +185,7 @@ async function release(args: string[]): Promise<number> {
   const where = values.out ?? result.release;
   process.stdout.write(
     `verified release in ${where}: ${kSummary(report)}` +
-      `${report.rows.suppressed} rows suppressed${personsSuppressed(report)}, ${report.utility.metric} = ${report.utility.value.toPrecision(4)}\n`,
+      `${suppressedSummary(report)}, ${report.utility.metric} = ${report.utility.value.toPrecision(4)}\n`,
   );
   // The amber verdict's causes (report.json "verdict"): verified, but read these before publishing.
   process.stdout.write(cautionLines(report));

@@ -119,8 +119,8 @@ export function reconstructCommand(args: string[]): number {
   if (values.out) writeFileSync(values.out, text);
   else process.stdout.write(text);
   process.stderr.write(
-    `ppdp: reconstructed ${result.columns.map((c) => c.name).join(' × ')} (${result.estimate.length} cells) from ${result.rows} rows; ` +
-      `${result.negative} negative estimate${result.negative === 1 ? '' : 's'} clipped\n`,
+    `ppdp: reconstructed ${result.columns.map((c) => c.name).join(' × ')} (${thousands(result.estimate.length)} cells) from ${thousands(result.rows)} rows; ` +
+      `${thousands(result.negative)} negative estimate${result.negative === 1 ? '' : 's'} clipped\n`,
   );
   return 0;
 }

@@ -4,14 +4,16 @@
  * the rows (docs/definitions.md, "Several rows per person").
  */
 import type { ReleaseReport } from '../contracts/report.ts';
+import { thousands } from '../util/format.ts';
 
 /** "k = N, " (or "k = N persons, "), or nothing when the release has no k. */
 export function kSummary(report: Pick<ReleaseReport, 'privacy' | 'persons'>): string {
   if (report.privacy.k === undefined) return '';
-  return `k = ${report.privacy.k}${report.persons ? ' persons' : ''}, `;
+  return `k = ${thousands(report.privacy.k)}${report.persons ? ' persons' : ''}, `;
 }
 
-/** " (P persons)" after the suppressed rows with an entity column, else nothing. */
-export function personsSuppressed(report: Pick<ReleaseReport, 'persons'>): string {
-  return report.persons ? ` (${report.persons.suppressed} persons)` : '';
+/** "N rows suppressed", with " (P persons)" after it with an entity column; counts as 1,234. */
+export function suppressedSummary(report: Pick<ReleaseReport, 'rows' | 'persons'>): string {
+  const persons = report.persons ? ` (${thousands(report.persons.suppressed)} persons)` : '';
+  return `${thousands(report.rows.suppressed)} rows suppressed${persons}`;
 }

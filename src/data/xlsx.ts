@@ -230,9 +230,21 @@ function rootPrefix(text: string, part: string, roots: readonly string[]): strin
   const root = new RegExp(`<(?:([A-Za-z_][\\w.-]*):)?(${roots.join('|')})[\\s/>]`).exec(text);
   const before = root ? text.slice(0, root.index) : text;
   if (before.includes('<!')) throw new XmlError(`${part} declares a document type, which no workbook does`);
-  if (!root) throw new XmlError(`${part} is not a ${roots.join(' or ')} part`);
+  if (!root) {
+    const what = roots.map((r) => PART_ROLES[r] ?? `a <${r}> part`).join(' or ');
+    throw new XmlError(`${part} should be ${what}, but it does not start with <${roots.join('> or <')}>`);
+  }
   return root[1] ? `${root[1]}:` : '';
 }
+
+/** What a part holds, by its root element, as a person reads it in a refusal. */
+const PART_ROLES: Record<string, string> = {
+  worksheet: 'a worksheet (a sheet’s rows)',
+  workbook: 'the workbook part (the list of sheets)',
+  Relationships: 'a relationships part (where the other parts are)',
+  sst: 'the shared strings part (the texts the cells share)',
+  styleSheet: 'the styles part (the cells’ number formats)',
+};
 
 /** Attributes of a start tag's text (`name="value"`), names as written (prefixes kept). */
 function attributes(tag: string): Map<string, string> {

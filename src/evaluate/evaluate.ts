@@ -329,9 +329,11 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       journalist: {
         max: prosecutor.max,
         mean: prosecutor.mean,
+        // Journalist risk is 1/|class in the population|: with no population table, only a
+        // population size (or none), the sample's class is the best bound (docs/risk.md).
         note: input.population
-          ? 'the table taken as its own population (the population feeds the uniqueness estimates only): the journalist risk is at most the prosecutor risk, given here'
-          : 'no population table: the journalist risk is at most the prosecutor risk, given here',
+          ? 'the prosecutor risk, an upper bound of the journalist risk: the population’s size, used for the population uniques, gives no class sizes in the population'
+          : 'the prosecutor risk, an upper bound of the journalist risk: there is no population table',
       },
       marketer: risk.marketer,
       sample: sampleRisk(riskSizes),

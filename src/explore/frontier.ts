@@ -18,7 +18,7 @@ import type { BuiltRelease, MethodContext, MethodReport } from '../methods/metho
 import { methodFor } from '../methods/registry.ts';
 import { streams } from '../pipeline/release.ts';
 import type { PrivacyModelSpec, ReleaseSpec } from '../release-spec/spec.ts';
-import { withArticle } from '../util/format.ts';
+import { thousands, withArticle } from '../util/format.ts';
 import { DEFAULT_REPEATS, drawsSample, type RepeatedRuns, repeatedPoint } from './repeats.ts';
 
 /**
@@ -44,7 +44,8 @@ export const MAX_VARY_VALUES = 1000;
 
 /**
  * Parses `k=2..50`, `k=2..50:4`, `t=0.1..0.5:0.05` or a list `l=2,3,5` (τ may be written
- * `tau`). Integer ranges step by 1 unless told; fractional ones need a step.
+ * `tau`). Integer ranges step by 1 unless told; fractional ones need a step. A repeated value
+ * is kept once.
  */
 export function parseVary(text: string): Vary {
   const usage = 'e.g. --vary k=2..50, --vary l=2..6, --vary t=0.1..0.5:0.05 or --vary k=2,5,10';
@@ -96,7 +97,9 @@ export function parseVary(text: string): Vary {
     }
   }
   for (const v of values) checkValue(parameter, v, text);
-  return { parameter, values };
+  // A value given twice (`k=2,2,3`, or `2` and `2.0`) would run the same release twice and
+  // draw it twice on the frontier: each runs once, in the order first given.
+  return { parameter, values: [...new Set(values)] };
 }
 
 function decimalsOf(x: number): number {
@@ -331,8 +334,8 @@ export function exploreFrontier(
           ? `${r.runs} runs, β ${Number(r.beta.toPrecision(4))}, k ${r.k}, mean ${Number(r.sampledRows.mean.toPrecision(4))} rows sampled, ${Number(r.suppressedRows.mean.toPrecision(4))} suppressed, ${figure(point.objective)}`
           : point.feasible
             ? [
-                point.classes === undefined ? '' : `${point.classes} classes`,
-                `${point.suppressedRows ?? 0} rows suppressed`,
+                point.classes === undefined ? '' : `${thousands(point.classes)} classes`,
+                `${thousands(point.suppressedRows ?? 0)} rows suppressed`,
                 figure(point.objective),
                 figure(point.risk),
               ]

@@ -6,10 +6,19 @@ import { isNumber } from '../data/table.ts';
 import { maxOf, minOf, widthOver } from '../util/extent.ts';
 
 /**
+ * A number as a range label writes it, with an exponent too: JavaScript writes numbers below
+ * 1e-6 so, as Mondrian's ranges of very small numbers are (`[3.35e-7-5.06e-7]`), and other
+ * tools write `2.5E+3`.
+ */
+const NUMBER = String.raw`-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?`;
+const RANGE = new RegExp(String.raw`^\[?\s*(${NUMBER})\s*(?:-|,|;|\.\.)\s*(${NUMBER})\s*[\])[]?$`);
+
+/**
  * The loss of each released string of a QI column whose original `values` (the distinct ones
  * present) are given: an original value loses 0, `*` loses 1, a hierarchy label covering c of
- * the d values (c − 1)/(d − 1), a numeric range `[lo-hi]` (also `[lo, hi[` and `lo-hi`)
- * (hi − lo)/(max − min) of the numbers among the values; null for a string none of these explain.
+ * the d values (c − 1)/(d − 1), a numeric range `[lo-hi]` (also `[lo, hi[` and `lo-hi`, its
+ * numbers with an exponent too) (hi − lo)/(max − min) of the numbers among the values; null for
+ * a string none of these explain.
  * The missing value (an empty cell) is a value of its own (it loses 0 kept as it is, and counts
  * in d), but not a number: a range's width is over the numbers alone.
  */
@@ -33,7 +42,7 @@ export function labelLoss(
     if (v === '*') return 1;
     const c = covers.get(v);
     if (c !== undefined) return d > 1 ? (c - 1) / (d - 1) : 0;
-    const range = /^\[?\s*(-?\d+(?:\.\d+)?)\s*(?:-|,|;|\.\.)\s*(-?\d+(?:\.\d+)?)\s*[\])[]?$/.exec(v);
+    const range = RANGE.exec(v);
     if (range && max > min) {
       const [width, span] = widthOver(Number(range[1]), Number(range[2]), min, max);
       return Math.min(1, Math.max(0, width / span));

@@ -24,7 +24,7 @@ import { Int32s, rowNumbers } from '../util/int32s.ts';
 import { mix32 } from '../util/keys.ts';
 import { bytesHashes } from '../verify/fingerprint.ts';
 import { verifierHierarchyRows } from '../verify/hierarchy.ts';
-import { fmtNum, fmtPct, showBidi } from './format.ts';
+import { fmtInt, fmtNum, fmtPct, showBidi } from './format.ts';
 import { methodLimits } from './limits.ts';
 
 /** Mean NCP over the quasi-identifier cells at or above which the release keeps almost nothing. */
@@ -803,7 +803,7 @@ function finish(
         column: name,
         value: unique / rows,
         rows: unique,
-        message: `${name} is released unchanged and makes ${unique} of ${rows} rows (${fmtPct(unique / rows)}) unique ${uniqueWith(spec, false)}`,
+        message: `${name} is released unchanged and makes ${fmtInt(unique)} of ${fmtInt(rows)} rows (${fmtPct(unique / rows)}) unique ${uniqueWith(spec, false)}`,
       });
     }
     const worst = t.worst.get(name);
@@ -813,7 +813,7 @@ function finish(
         column: name,
         value: worst.share,
         rows: worst.size,
-        message: `${name} is sensitive and no privacy model bounds it: in a class of ${worst.size} rows one value has a share of ${fmtPct(worst.share)} (≥ ${fmtPct(REVEAL_SHARE)})`,
+        message: `${name} is sensitive and no privacy model bounds it: in a class of ${fmtInt(worst.size)} rows one value has a share of ${fmtPct(worst.share)} (≥ ${fmtPct(REVEAL_SHARE)})`,
       });
     }
   }
@@ -827,12 +827,12 @@ function finish(
       }
     : undefined;
   if (linkage && t.linkable.length > 1 && linkage.uniqueRows > UNIQUE_ROWS_ALLOWED) {
-    const parts = t.linkable.map((c) => `${c} ${linkage.contributions[c]}`).join(', ');
+    const parts = t.linkable.map((c) => `${c} ${fmtInt(linkage.contributions[c]!)}`).join(', ');
     cautions.push({
       cause: 'unique-with-unchanged-columns',
       value: linkage.share,
       rows: linkage.uniqueRows,
-      message: `together, the columns released unchanged (${t.linkable.join(', ')}) make ${linkage.uniqueRows} of ${rows} rows (${fmtPct(linkage.share)}) unique ${uniqueWith(spec, true)}; rows that stop being unique when one column alone is left out: ${parts}`,
+      message: `together, the columns released unchanged (${t.linkable.join(', ')}) make ${fmtInt(linkage.uniqueRows)} of ${fmtInt(rows)} rows (${fmtPct(linkage.share)}) unique ${uniqueWith(spec, true)}; rows that stop being unique when one column alone is left out: ${parts}`,
     });
   }
   return {

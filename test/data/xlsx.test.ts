@@ -423,6 +423,23 @@ describe('workbooks that cannot be read', () => {
     }
   });
 
+  it('names a part that is not what the workbook says it is by what it should hold', async () => {
+    const ws = adultWorkspace(1);
+    const good = await workbook(['postcode', 'note'], [[12345, 'seen by GP']], { sharedStrings: true });
+    const notStrings = rezip(good, (parts) => {
+      expect(parts['xl/sharedStrings.xml']).toBeDefined();
+      parts['xl/sharedStrings.xml'] = strToU8('<?xml version="1.0"?><table><row/></table>');
+    });
+    ws.write('strings.xlsx', notStrings);
+    const err = refusal(() => readXlsx(join(ws.dir, 'strings.xlsx')));
+    expect(err.code).toBe('E_XLSX_CORRUPT');
+    expect(err.message).toBe(
+      'strings.xlsx: not a readable Excel workbook (xl/sharedStrings.xml should be the shared strings part ' +
+        '(the texts the cells share), but it does not start with <sst>)',
+    );
+    expect(err.message).not.toMatch(/a sst/);
+  });
+
   it('refuses a zip bomb before inflating it, and a part inflating past the size it declares', async () => {
     const ws = adultWorkspace(1);
     const good = await workbook(['a'], [[1]]);

@@ -11,6 +11,7 @@ import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/release-spec/spec.ts';
+import { thousands } from '../../src/util/format.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
@@ -284,7 +285,9 @@ describe('evaluate agrees with the report of a ppdp release', () => {
     expect(e.utility!.discernibility).toBe(report.utility.discernibility);
     expect(e.utility!.aecs).toBeCloseTo(report.utility.aecs as number, 12);
     expect(summary).toMatch(
-      new RegExp(`${e.rows} rows \\(${e.suppressedRows} suppressed, ${e.removedRows} of them removed`),
+      new RegExp(
+        `${thousands(e.rows)} rows \\(${thousands(e.suppressedRows)} suppressed, ${thousands(e.removedRows)} of them removed`,
+      ),
     );
     expect(summary).toMatch(/AECS [\d.]+ \(k = 5, the spec’s\)/);
   });

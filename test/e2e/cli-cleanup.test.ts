@@ -117,7 +117,7 @@ describe('ppdp release removes its temporary folder', () => {
       encoding: 'utf8',
     });
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^verified release in .*out-whole: k = \d+, \d+ rows suppressed/);
+    expect(r.stdout).toMatch(/^verified release in .*out-whole: k = [\d,]+, [\d,]+ rows suppressed/);
     // Decided once, by the command before its bundle loads (the child does not restart again).
     if (process.platform === 'linux') expect(r.stderr.split(TUNED_RERUN_NOTE)).toHaveLength(2);
     expect(r.stderr).toMatch(/published \d+ files and manifest\.json/);

@@ -139,6 +139,17 @@ describe('explore() on 1,500 Adult rows', () => {
     expect(html.replace(/<script>[\s\S]*?<\/script>/, '')).not.toMatch(/undefined|NaN/);
   });
 
+  it('runs a value listed twice once, in the order first given', () => {
+    expect(parseVary('k=2,2,3')).toEqual({ parameter: 'k', values: [2, 3] });
+    expect(parseVary('k=5,2,5.0,2')).toEqual({ parameter: 'k', values: [5, 2] });
+    const data = explore(spec, table, [parseVary('k=3,3,4')], {
+      specPath: 'release.json',
+      kernel: wasmGroupingKernel,
+      lattice: false,
+    });
+    expect(data.frontier.points.map((p) => p.values)).toEqual([{ k: 3 }, { k: 4 }]);
+  });
+
   it('varies maxSuppression for generalization only', () => {
     expect(specWith(spec, 'maxSuppression', 0.1).method).toMatchObject({ maxSuppression: 0.1 });
     expect(() => specWith({ ...spec, method: { name: 'anatomy' } }, 'maxSuppression', 0.1)).toThrow(

@@ -1,12 +1,15 @@
 /**
  * A numeric quasi-identifier near ±1.8e308, where a range's width `hi − lo` overflows to
  * Infinity: its share of the span stays finite for the partitioning, the release's NCP and the
- * verifier's own NCP, and the release is verified.
+ * verifier's own NCP, and the release is verified. Near 1e-7, where the ranges are written
+ * with exponents (`[3.35e-7-5.06e-7]`): the audit and `ppdp evaluate` read them as ranges.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { evaluateCommand } from '../../src/cli/evaluate.ts';
+import type { Evaluation } from '../../src/evaluate/evaluate.ts';
 import { releaseTo } from '../helpers/release.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-extremes-'));
@@ -65,4 +68,48 @@ describe('Mondrian over a numeric quasi-identifier of ±1e308', () => {
       }
     },
   );
+});
+
+describe('Mondrian over doses of about 1e-7 grams, its ranges written with exponents', () => {
+  it('the audit and ppdp evaluate read every range, at the NCP the release reports', async () => {
+    const lines = ['id,measured,postcode,dose,diagnosis'];
+    for (let r = 0; r < 60; r++) {
+      const dose = (((r * 7919) % 900) + 1) * 1e-9;
+      lines.push(
+        `S${500 + r},2023-0${1 + (r % 9)}-1${r % 10},${10000 + (r % 6) * 25},${dose.toPrecision(3)},${['flu', 'asthma', 'covid'][r % 3]}`,
+      );
+    }
+    writeFileSync(join(dir, 'doses.csv'), `${lines.join('\n')}\n`);
+    const spec = join(dir, 'doses.json');
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        input: 'doses.csv',
+        attributes: {
+          id: { type: 'identifying' },
+          measured: { type: 'insensitive' },
+          postcode: { type: 'quasi-identifying', scale: 'numeric' },
+          dose: { type: 'quasi-identifying', scale: 'numeric' },
+          diagnosis: { type: 'sensitive' },
+        },
+        privacy: [{ model: 'k-anonymity', k: 4 }],
+        method: { name: 'mondrian' },
+      }),
+    );
+    const { report, out } = await releaseTo(spec, join(dir, 'out-doses'));
+    expect(readFileSync(join(out, 'data.csv'), 'utf8')).toMatch(/\[\d(?:\.\d+)?e-7-\d(?:\.\d+)?e-7\]/);
+    const ncp = report.utility.ncp as number;
+    expect(ncp).toBeGreaterThan(0);
+    expect(report.audit?.ncp).toBeCloseTo(ncp, 12);
+    const json = join(dir, 'doses-evaluate.json');
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      expect(evaluateCommand([out, '--spec', spec, '--out', json])).toBe(0);
+    } finally {
+      write.mockRestore();
+    }
+    const e = JSON.parse(readFileSync(json, 'utf8')) as Evaluation;
+    expect(e.utility!.unmeasuredCells).toBe(0);
+    expect(e.utility!.ncp).toBeCloseTo(ncp, 12);
+  });
 });

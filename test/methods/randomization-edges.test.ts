@@ -129,6 +129,49 @@ describe('a sensitive attribute of one value', () => {
     await expect(failure).rejects.toThrow(
       /scenario rr-qi randomizes age, sex, which hold one value in every row: randomizing them changes nothing/,
     );
+    // Its risk is 1/2 (two sensitive values): a τ from 0.5 on, or the sensitive attribute randomized.
+    await expect(failure).rejects.toMatchObject({
+      hint: 'raise τ to at least 0.5001, or randomize the sensitive attribute (scenario rr-s or rr-both)',
+    });
+  });
+});
+
+describe('the hint when τ is out of reach offers only what can be done', () => {
+  const nominal = { age: { type: 'quasi-identifying' } };
+  const hintOf = async (path: string): Promise<string> => {
+    const e = await releaseTo(path, out()).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
+    expect(e).toBeInstanceOf(NoSolutionError);
+    return (e as NoSolutionError).hint ?? '';
+  };
+
+  it('rr-s, every row its own group: no τ below 1 is reachable, so neither τ nor l is offered', async () => {
+    for (const privacy of [AD(0.5), { model: 'distinct-l-diversity', attribute: 'dis', l: 2 }]) {
+      const hint = await hintOf(spec(people, [privacy], { scenario: 'rr-s' }, nominal));
+      expect(hint).not.toMatch(/τ|lower l/);
+      expect(hint).toMatch(/^randomize the QIs too \(scenario rr-qi or rr-both\)/);
+    }
+  });
+
+  it('rr-both: the τ (or l) offered releases, and randomizing more is not offered', async () => {
+    const hint = await hintOf(spec(people, [AD(0.001)], { scenario: 'rr-both' }));
+    const tau = Number(/^raise τ to at least ([\d.]+)$/.exec(hint)?.[1]);
+    expect(tau).toBeGreaterThan(0.001);
+    expect(tau).toBeLessThan(1);
+    const { report } = await releaseTo(spec(people, [AD(tau)], { scenario: 'rr-both' }), out());
+    expect(report.verification.verified).toBe(true);
+    const lHint = await hintOf(
+      spec(people, [{ model: 'distinct-l-diversity', attribute: 'dis', l: 1000 }], { scenario: 'rr-both' }),
+    );
+    const l = Number(/^lower l to at most (\d+)$/.exec(lHint)?.[1]);
+    expect(l).toBeGreaterThan(1);
+    const lRelease = await releaseTo(
+      spec(people, [{ model: 'distinct-l-diversity', attribute: 'dis', l }], { scenario: 'rr-both' }),
+      out(),
+    );
+    expect(lRelease.report.verification.verified).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { reconstructCommand } from '../../src/cli/reconstruct.ts';
 import { readCsv } from '../../src/data/csv.ts';
 import { NoSolutionError, type PpdpError, SpecError, VerificationError } from '../../src/errors.ts';
@@ -131,7 +131,18 @@ describe('randomization release on Adult (the setting of the attribute-disclosur
 
   it('ppdp reconstruct estimates contingency tables close to the truth, as CSV and JSON', () => {
     const csvOut = join(ws.dir, 'sex-salary.csv');
-    expect(reconstructCommand([dirA, '--attributes', 'sex,salary-class', '--out', csvOut])).toBe(0);
+    let said = '';
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      said += String(chunk);
+      return true;
+    });
+    try {
+      expect(reconstructCommand([dirA, '--attributes', 'sex,salary-class', '--out', csvOut])).toBe(0);
+    } finally {
+      stderr.mockRestore();
+    }
+    // Counts with thousands separators, as the rest of ppdp's output.
+    expect(said).toMatch(/^ppdp: reconstructed sex × salary-class \(4 cells\) from 30,162 rows; /);
     const lines = readFileSync(csvOut, 'utf8').trim().split('\n');
     expect(lines[0]).toBe('sex,salary-class,released,estimate,estimate_count,clipped,clipped_count');
     expect(lines).toHaveLength(5);

@@ -7,7 +7,7 @@ import { formatCsv } from '../../src/data/csv.ts';
 import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
 import { InputError, NoSolutionError, SpecError, VerificationError } from '../../src/errors.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
-import { pam, phiSquared } from '../../src/methods/slicing/correlation.ts';
+import { discretize, isNumericColumn, pam, phiSquared } from '../../src/methods/slicing/correlation.ts';
 import { sliceTable, slicingClaims, slicingFiles } from '../../src/methods/slicing/index.ts';
 import { slicingMeasures } from '../../src/methods/slicing/report.ts';
 import type { SlicedRelease } from '../../src/methods/slicing/sliced.ts';
@@ -135,6 +135,82 @@ describe('the seed’s Table 1 example', () => {
       ]),
     );
     expect(sliced.partition.maxP).toBeCloseTo(0.5, 12);
+  });
+});
+
+describe('a numeric attribute with missing amounts', () => {
+  // Amounts of 100 and more, two written NA and two empty: read as 0, the missing ones would
+  // sort below every amount, share the lowest amounts' bin and buckets, and stretch the range
+  // the split widths are measured against down to 0. The lowest and the highest amounts are all
+  // flu, so no median cut can leave them alone: only the cut of the missing rows from the
+  // amounts keeps the missing rows apart.
+  const dir = tempDir();
+  const others = ['asthma', 'diabetes', 'covid'];
+  const lines = ['id,admitted,amount,diagnosis'];
+  for (let i = 0; i < 26; i++) {
+    const diagnosis = i < 4 || i >= 22 ? 'flu' : others[i % 3];
+    lines.push(`P${1000 + i},2023-0${1 + (i % 9)}-1${i % 10},${(100 + i * 37.5).toFixed(2)},${diagnosis}`);
+  }
+  ['NA', '', 'NA', ''].forEach((amount, i) => {
+    lines.push(`P${1100 + i},2023-11-0${i + 1},${amount},${i % 2 === 0 ? 'asthma' : 'diabetes'}`);
+  });
+  writeFileSync(join(dir, 'visits.csv'), `${lines.join('\n')}\n`);
+  const spec = parse(
+    {
+      input: 'visits.csv',
+      format: { emptyCells: 'value' },
+      attributes: {
+        id: { type: 'identifying' },
+        admitted: { type: 'insensitive' },
+        amount: { type: 'quasi-identifying', scale: 'numeric', missing: ['NA'] },
+        diagnosis: { type: 'sensitive' },
+      },
+      privacy: [{ model: 'distinct-l-diversity', attribute: 'diagnosis', l: 2 }],
+      method: { name: 'slicing', columns: 2 },
+      seed: 5,
+    },
+    join(dir, 'release.json'),
+  );
+  const table = readInput(spec);
+  const sliced = slice(spec, table);
+  const amount = table.columns.find((c) => c.name === 'amount')!;
+  const missingRows = Array.from(amount.codes, (c, r) => (amount.dictionary[c] === '' ? r : -1)).filter(
+    (r) => r >= 0,
+  );
+
+  it('sorts the missing value after every amount and never reads it as a number', () => {
+    expect(missingRows).toHaveLength(4);
+    const split = sliced.problem.split.find((a) => a.name === 'amount')!;
+    expect(split.numbers).toBe(split.domain - 1);
+    for (const r of missingRows) expect(split.ranks[r]).toBe(split.numbers);
+    expect(Number.isNaN(split.numeric![split.numbers]!)).toBe(true);
+    expect(Math.min(...split.numeric!.subarray(0, split.numbers))).toBe(100);
+  });
+
+  it('reads numbers beside the missing value as numeric without a scale, as Mondrian does', () => {
+    expect(isNumericColumn(amount, 'nominal')).toBe(true);
+    expect(isNumericColumn(amount, 'ordinal')).toBe(false);
+    const missingOnly = { ...amount, dictionary: amount.dictionary.map(() => '') };
+    expect(isNumericColumn(missingOnly, 'nominal')).toBe(false);
+  });
+
+  it('bins the missing value apart from the amounts for φ²', () => {
+    const bins = discretize(amount, true, undefined);
+    const missingBin = bins.codes[missingRows[0]!]!;
+    bins.codes.forEach((b, r) => {
+      expect(b === missingBin).toBe(missingRows.includes(r));
+    });
+    expect(bins.how).toBe('10 equal-frequency bins and the missing value');
+  });
+
+  it('cuts the missing rows off the amounts first, as Mondrian does, and verifies', () => {
+    for (const b of sliced.partition.buckets) {
+      const rows = Array.from(sliced.partition.rows.subarray(b.start, b.end));
+      const missing = rows.filter((r) => missingRows.includes(r)).length;
+      expect(missing === 0 || missing === rows.length).toBe(true);
+    }
+    const { checks } = stageAndVerify(spec, table, sliced);
+    expect(checks.every((c) => c.passed)).toBe(true);
   });
 });
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { evaluateCommand } from '../../src/cli/evaluate.ts';
 import { exploreCommand } from '../../src/cli/explore.ts';
 import { main } from '../../src/cli/main.ts';
-import { kSummary, personsSuppressed } from '../../src/cli/summary.ts';
+import { kSummary, suppressedSummary } from '../../src/cli/summary.ts';
 import type { ReleaseReport } from '../../src/contracts/report.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
@@ -20,6 +20,7 @@ import { noSolution } from '../../src/methods/generalization/search.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/release-spec/spec.ts';
 import { fmtNum } from '../../src/report/format.ts';
+import { thousands } from '../../src/util/format.ts';
 import { embeddedData, type Json } from '../helpers/explore-page.ts';
 import { releaseTo } from '../helpers/release.ts';
 
@@ -254,7 +255,16 @@ describe('an entity release: one l and one t per attribute, over persons', () =>
     );
     // Without an entity column, the line is as it was.
     const rows = { privacy: { k: 4 }, rows: { suppressed: 0 } } as unknown as ReleaseReport;
-    expect(kSummary(rows) + personsSuppressed(rows)).toBe('k = 4, ');
+    expect(kSummary(rows) + suppressedSummary(rows)).toBe('k = 4, 0 rows suppressed');
+    // Counts with thousands separators, as every count ppdp prints.
+    const large = {
+      privacy: { k: 1000 },
+      rows: { suppressed: 12345 },
+      persons: { suppressed: 2500 },
+    } as unknown as ReleaseReport;
+    expect(kSummary(large) + suppressedSummary(large)).toBe(
+      'k = 1,000 persons, 12,345 rows suppressed (2,500 persons)',
+    );
   });
 
   it('the class sizes and the population estimates count persons: report.json, report.html, explore and evaluate', async () => {
@@ -288,7 +298,7 @@ describe('an entity release: one l and one t per attribute, over persons', () =>
     expect(json.populationRisk).toEqual(JSON.parse(JSON.stringify(u)));
     expect(json.ecSizeHistogram).toEqual(bins);
     expect(captured(() => evaluateCommand([released.out, '--spec', path]))).toContain(
-      `(of ${u.populationSize} persons, counted over persons;`,
+      `(in a population of ${thousands(u.populationSize)} persons, counted over persons;`,
     );
   });
 });

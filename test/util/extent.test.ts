@@ -35,6 +35,20 @@ describe('labelLoss', () => {
     expect(loss('12.34')).toBe(0);
   });
 
+  it('reads a range whose numbers are written with an exponent', () => {
+    // Doses in grams: JavaScript (and Mondrian's ranges) write numbers below 1e-6 as 1e-7.
+    const doses = labelLoss(['1e-7', '2.5e-7', '4e-7', '5e-7'], undefined);
+    expect(doses('[1e-7-3e-7]')).toBeCloseTo(0.5, 12);
+    expect(doses('[2.5e-7, 5e-7[')).toBeCloseTo(0.625, 12);
+    const signed = labelLoss(['-4e-7', '0', '4e-7'], undefined);
+    expect(signed('[-4e-7--2e-7]')).toBeCloseTo(0.25, 12);
+    // Other tools write capitals and a plus sign.
+    const amounts = labelLoss(['1000', '2500', '5000'], undefined);
+    expect(amounts('[1E+3-2.5E+3]')).toBeCloseTo(0.375, 12);
+    expect(amounts('2.5e3..5e3')).toBeCloseTo(0.625, 12);
+    expect(amounts('[1e+-3]')).toBeNull();
+  });
+
   it('spans the numbers alone: an empty cell is a value of its own, not the number 0', () => {
     const loss = labelLoss(['1990', '2000', '2010', '2020', '', ' '], undefined);
     expect(loss('[1990-2005]')).toBeCloseTo(15 / 30, 12);

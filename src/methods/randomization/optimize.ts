@@ -31,6 +31,11 @@ export interface OptimizeProblem {
   readonly tau: number;
   /** Max risk over the rows for these diagonals (one per variable). */
   readonly maxRisk: (diags: Float64Array) => number;
+  /**
+   * The hint when no diagonals meet τ, given the least τ they could meet (the release's:
+   * loosenHint, plan.ts); by default the least τ.
+   */
+  readonly hint?: ((leastTau: number) => string) | undefined;
 }
 
 export interface OptimizeResult {
@@ -96,7 +101,9 @@ export function* optimizeSteps(problem: OptimizeProblem): Steps<OptimizeResult> 
     throw new NoSolutionError(
       'E_NO_SOLUTION',
       `no randomization of ${variables.map((v) => v.name).join(', ')} brings the maximum attribute-disclosure risk to τ = ${problem.tau}: the lowest reachable is ${floorRisk.toPrecision(4)}`,
-      'raise τ (lower l), or randomize the QIs too (scenario rr-qi or rr-both): randomizing only the sensitive attribute cannot lower the risk of a QI group whose rows all share one sensitive value',
+      (problem.hint ?? ((least: number) => `raise τ to at least ${least.toPrecision(4)}`))(
+        floorRisk / (1 - TAU_MARGIN),
+      ),
     );
   }
 
@@ -197,6 +204,7 @@ export function* optimizeSteps(problem: OptimizeProblem): Steps<OptimizeResult> 
     const sub = yield* optimizeSteps({
       variables: free.map((i) => variables[i]!),
       tau: problem.tau,
+      hint: problem.hint,
       maxRisk: (diags) => {
         const all = fixed.slice();
         free.forEach((i, j) => {

@@ -4,6 +4,7 @@
  * optimized. Everything the release, the tests and the benches share.
  */
 import { basename } from 'node:path';
+import { modelOf } from '../../catalogue/catalogue.ts';
 import { DISTINCT_L_DIVERSITY, ENTROPY_L_DIVERSITY } from '../../catalogue/l-diversity.ts';
 import { ATTRIBUTE_DISCLOSURE, RHO_PRIVACY } from '../../catalogue/randomization.ts';
 import { allNumbers, type EncodedTable } from '../../data/table.ts';
@@ -119,6 +120,46 @@ export function requirementsOf(spec: ReleaseSpec): Requirements {
       'add attribute-disclosure or rho-privacy',
     );
   return { sensitive, tau, rho };
+}
+
+/** What the scenario leaves unrandomized and could randomize too, and why it would help. */
+const RANDOMIZE_MORE: Record<RandomizationMethodSpec['scenario'], string | undefined> = {
+  'rr-s':
+    'randomize the QIs too (scenario rr-qi or rr-both): randomizing only the sensitive attribute cannot lower the risk of a QI group whose rows all share one sensitive value',
+  'rr-qi': 'randomize the sensitive attribute (scenario rr-s or rr-both)',
+  'rr-both': undefined,
+};
+
+/**
+ * The hint when no randomization meets the bound: only what can be done. A looser bound where
+ * one below 1 would do — τ at least `leastTau`, or the l the spec gave, lowered so that 1/l is
+ * — (τ = 1 bounds nothing, so it is never offered), and the attributes the scenario leaves
+ * unrandomized.
+ */
+export function loosenHint(
+  bound: AttributeDisclosureModel,
+  leastTau: number,
+  scenario: RandomizationMethodSpec['scenario'],
+): string {
+  const ways: string[] = [];
+  if (leastTau < 1) {
+    if (bound.spec.model === ATTRIBUTE_DISCLOSURE.name) {
+      // Rounded up (down for l), so the bound offered is loose enough.
+      ways.push(`raise τ to at least ${Math.ceil(leastTau * 1e4) / 1e4}`);
+    } else {
+      const field = modelOf(bound.spec).fields['l'];
+      const l =
+        field?.kind === 'number' && field.integer
+          ? Math.floor(1 / leastTau)
+          : Math.floor(1e4 / leastTau) / 1e4;
+      if (l > 1) ways.push(`lower l to at most ${l}`);
+    }
+  }
+  const more = RANDOMIZE_MORE[scenario];
+  if (more) ways.push(more);
+  return ways.length > 0
+    ? ways.join(', or ')
+    : 'no bound below 1 is within reach of randomizing these attributes: protect the table with a method that generalizes (generalization or Mondrian) instead';
 }
 
 function tighter(a: Requirements['tau'], b: AttributeDisclosureModel): Requirements['tau'] {
@@ -347,6 +388,7 @@ export function* planSteps(
         })),
         tau: req.tau.value,
         maxRisk: (diags) => evaluator.summary(operands(diags)).max,
+        hint: (leastTau) => loosenHint(req.tau!, leastTau, method.scenario),
       }),
       () => say(`optimizing: ${thousands(evaluator.evaluations)} risk evaluations so far`),
       PROGRESS_MS,
@@ -388,7 +430,7 @@ export function* planSteps(
       throw new NoSolutionError(
         'E_NO_SOLUTION',
         `${where}: scenario ${method.scenario} randomizes ${names.join(', ')}, which hold${names.length === 1 ? 's' : ''} one value in every row: randomizing ${names.length === 1 ? 'it' : 'them'} changes nothing, and the maximum attribute-disclosure risk stays ${risk.toPrecision(4)} > τ = ${req.tau.value}`,
-        'randomize the sensitive attribute too (scenario rr-s or rr-both), or raise τ (lower l)',
+        loosenHint(req.tau, risk / (1 - TAU_MARGIN / 2), method.scenario),
       );
     }
   }

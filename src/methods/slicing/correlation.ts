@@ -10,16 +10,29 @@
  * - PAM (Kaufman & Rousseeuw): BUILD then SWAP until no swap lowers the total distance, on the
  *   distance 1 − φ²; ties broken by the lower attribute index, so the result is deterministic.
  */
-import { allNumbers, codeCounts, type EncodedColumn } from '../../data/table.ts';
+import { codeCounts, type EncodedColumn, isMissing, isNumber } from '../../data/table.ts';
 import type { Hierarchy } from '../../hierarchy/hierarchy.ts';
 
 export const EQUAL_FREQUENCY_BINS = 10;
 
-/** Numeric for φ² and the splits: the scale decides when it is set (unlike t-closeness's order), else the values. */
+/** Numeric: `"scale": "numeric"`, or (not ordinal) numbers and the missing value only, as Mondrian infers it. */
 export function isNumericColumn(column: EncodedColumn, scale: string): boolean {
   if (scale === 'numeric') return true;
   if (scale === 'ordinal') return false;
-  return allNumbers(column.dictionary);
+  return column.dictionary.some(isNumber) && column.dictionary.every((v) => isNumber(v) || isMissing(v));
+}
+
+/** A numeric attribute's value as a number; the missing value is NaN, never Number('') = 0. */
+export function numberOrNaN(value: string): number {
+  return isMissing(value) ? Number.NaN : Number(value);
+}
+
+/** Code → sort key of a numeric column: its number, the missing value after every number. */
+export function numberOrLast(column: EncodedColumn): (code: number) => number {
+  return (code) => {
+    const x = numberOrNaN(column.dictionary[code]!);
+    return Number.isNaN(x) ? Number.POSITIVE_INFINITY : x;
+  };
 }
 
 /** Codes of the attribute as φ² sees it: discretized when numeric. */
@@ -37,30 +50,36 @@ export function discretize(
       how: 'hierarchy level 1',
     };
   }
-  // Equal-frequency bins over the sorted values; equal values share a bin.
+  // Equal-frequency bins over the sorted numbers; equal values share a bin. The missing value
+  // is a category of its own after the bins (as randomization bins it), never a number.
   const d = column.dictionary.length;
   const counts = codeCounts(column);
-  const order = Array.from({ length: d }, (_, i) => i).sort(
-    (a, b) => Number(column.dictionary[a]) - Number(column.dictionary[b]) || a - b,
-  );
-  const n = column.codes.length;
-  const bins = Math.min(EQUAL_FREQUENCY_BINS, d);
+  const at = numberOrLast(column);
+  const order = Array.from({ length: d }, (_, i) => i).sort((a, b) => at(a) - at(b) || a - b);
+  const missing = order.filter((c) => isMissing(column.dictionary[c]!));
+  const numbers = order.length - missing.length;
+  let n = 0;
+  for (let i = 0; i < numbers; i++) n += counts[order[i]!]!;
+  const bins = Math.min(EQUAL_FREQUENCY_BINS, numbers);
   const binOf = new Int32Array(d);
   let seen = 0;
   let bin = 0;
-  for (const code of order) {
+  for (let i = 0; i < numbers; i++) {
+    const code = order[i]!;
     binOf[code] = bin;
     seen += counts[code]!;
     while (bin < bins - 1 && seen >= ((bin + 1) * n) / bins) bin++;
   }
+  for (const code of missing) binOf[code] = bins;
   // Renumber the bins that are used.
-  const used = new Int32Array(bins).fill(-1);
+  const used = new Int32Array(bins + 1).fill(-1);
   let next = 0;
   for (const code of order) if (counts[code]! > 0 && used[binOf[code]!]! < 0) used[binOf[code]!] = next++;
+  const withMissing = used[bins]! >= 0;
   return {
     codes: Int32Array.from(column.codes, (c) => used[binOf[c]!]!),
     domain: Math.max(1, next),
-    how: `${next} equal-frequency bins`,
+    how: `${next - (withMissing ? 1 : 0)} equal-frequency bins${withMissing ? ' and the missing value' : ''}`,
   };
 }
 

@@ -16,7 +16,7 @@ import { claimsOf, type SlicingClaims } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
 import { inputRows } from '../../data/checks.ts';
 import { type CsvWriteOptions, encodeCsv } from '../../data/csv.ts';
-import { compactDictionary, type EncodedColumn, type OutputColumn } from '../../data/table.ts';
+import { compactDictionary, type EncodedColumn, isMissing, type OutputColumn } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
 import { LEAST_PROTECTIVE_L, posteriorHolds } from '../../models/l-diversity.ts';
@@ -31,7 +31,7 @@ import {
 } from '../bucket-common.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod, StagedFile } from '../method.ts';
 import { planColumns } from './columns.ts';
-import { discretize, isNumericColumn, phiSquared } from './correlation.ts';
+import { discretize, isNumericColumn, numberOrLast, numberOrNaN, phiSquared } from './correlation.ts';
 import {
   InitialNotDiverse,
   partitionTuples,
@@ -228,7 +228,9 @@ function splitAttribute(
   const codes = Array.from({ length: d }, (_, i) => i);
   const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
   if (numeric) {
-    codes.sort((x, y) => Number(column.dictionary[x]) - Number(column.dictionary[y]) || x - y);
+    // The missing value sorts after every number (as in Mondrian); Number('') would read it as 0.
+    const at = numberOrLast(column);
+    codes.sort((x, y) => at(x) - at(y) || x - y); // two missing values (∞ − ∞) tie by code
   } else if (hierarchy) {
     // Siblings together: compare the labels from the top level down, then the value.
     const path = (code: number) => {
@@ -256,7 +258,8 @@ function splitAttribute(
     name: a.name,
     ranks: Int32Array.from(column.codes, (c) => rankOf[c]!),
     domain: d,
-    numeric: numeric ? Float64Array.from(codes, (c) => Number(column.dictionary[c])) : null,
+    numeric: numeric ? Float64Array.from(codes, (c) => numberOrNaN(column.dictionary[c]!)) : null,
+    numbers: numeric ? codes.filter((c) => !isMissing(column.dictionary[c]!)).length : d,
   };
 }
 

@@ -22,13 +22,16 @@
  * range in the bucket (numeric: (max − min)/(table max − table min); otherwise distinct
  * values − 1 over the table's − 1), at the median of its value order (values below the
  * median's value go left, or ≤ when nothing is below); when that split breaks l-diversity the
- * next widest attribute is tried, and the bucket is final when none works. Buckets are then
- * boxes in QI space, so every tuple whose columns cover the QIs matches exactly one bucket.
+ * next widest attribute is tried, and the bucket is final when none works. A numeric
+ * attribute's missing value sorts after its numbers and is cut off them first (as Mondrian
+ * does), never counted as a number. Buckets are then boxes in QI space, so every tuple whose
+ * columns cover the QIs matches exactly one bucket.
  * `random`: the bucket's rows are shuffled (seeded) and cut in two halves, up to
  * RANDOM_TRIES times; buckets overlap in QI space and tuples match several buckets (the
  * membership protection of the slicing paper's second experiment).
  */
 import { posteriorHolds, posteriorLimit } from '../../models/l-diversity.ts';
+import { widthOver } from '../../util/extent.ts';
 import { Heap } from '../../util/heap.ts';
 import { rowNumbers } from '../../util/int32s.ts';
 import type { Random } from '../../util/random.ts';
@@ -43,6 +46,11 @@ export interface SplitAttribute {
   readonly domain: number;
   /** rank → numeric value for numeric attributes (normalized width by range), else null. */
   readonly numeric: Float64Array | null;
+  /**
+   * Numeric attributes: the ranks below it hold numbers, the ranks from it the missing value
+   * (an empty cell, sorted after every number as Mondrian sorts it; never read as 0).
+   */
+  readonly numbers: number;
 }
 
 export interface SlicingProblem {
@@ -238,9 +246,16 @@ class Partitioner {
     widths.sort((x, y) => y.w - x.w || x.i - y.i);
     for (const { i, w } of widths) {
       if (w <= 0) break;
-      const mid = this.partitionBy(this.p.split[i]!, b);
-      if (mid <= b.start || mid >= b.end) continue;
-      if (this.check(b, mid)) return mid;
+      const a = this.p.split[i]!;
+      const bounds = [this.medianBound(a, b)];
+      // Numeric with missing and present values: first the cut of the missing rows from the
+      // numbers (as Mondrian cuts it), then the median cut.
+      if (a.numeric && a.numbers < a.domain && bounds[0] !== a.numbers) bounds.unshift(a.numbers);
+      for (const bound of bounds) {
+        const mid = this.partitionAt(a, b, bound);
+        if (mid <= b.start || mid >= b.end) continue;
+        if (this.check(b, mid)) return mid;
+      }
     }
     return -1;
   }
@@ -255,8 +270,16 @@ class Partitioner {
         if (x < lo) lo = x;
         if (x > hi) hi = x;
       }
-      const range = a.numeric[a.domain - 1]! - a.numeric[0]!;
-      return range > 0 ? (a.numeric[hi]! - a.numeric[lo]!) / range : 0;
+      // The missing value alone has no width; beside numbers the bucket spans them all (as
+      // Mondrian's `*`), so a missing value never counts as a number.
+      if (hi >= a.numbers) return lo >= a.numbers ? 0 : 1;
+      const [width, span] = widthOver(
+        a.numeric[lo]!,
+        a.numeric[hi]!,
+        a.numeric[0]!,
+        a.numeric[a.numbers - 1]!,
+      );
+      return span > 0 ? width / span : 0;
     }
     if (a.domain < 2) return 0;
     const seen = new Uint8Array(a.domain);
@@ -271,15 +294,20 @@ class Partitioner {
     return (distinct - 1) / (a.domain - 1);
   }
 
-  /** Reorders the bucket's rows: below the median value first. Returns the split position. */
-  private partitionBy(a: SplitAttribute, b: Bucket): number {
+  /** The median cut's bound: ranks below the median's, or up to it when nothing is below. */
+  private medianBound(a: SplitAttribute, b: Bucket): number {
     const rows = this.rowsArr;
     const size = b.end - b.start;
     const sorted = new Int32Array(size);
     for (let i = 0; i < size; i++) sorted[i] = a.ranks[rows[b.start + i]!]!;
     sorted.sort();
     const median = sorted[size >> 1]!;
-    const bound = sorted[0] === median ? median + 1 : median;
+    return sorted[0] === median ? median + 1 : median;
+  }
+
+  /** Reorders the bucket's rows: ranks below `bound` first. Returns the split position. */
+  private partitionAt(a: SplitAttribute, b: Bucket, bound: number): number {
+    const rows = this.rowsArr;
     let left = b.start;
     let right = 0;
     for (let i = b.start; i < b.end; i++) {

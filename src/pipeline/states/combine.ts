@@ -14,6 +14,7 @@ import { stateBudgets } from '../../data/limits.ts';
 import { checkSameColumns } from '../../data/read.ts';
 import type { EncodedTable, RowOrigin } from '../../data/table.ts';
 import { InputError } from '../../errors.ts';
+import { thousands } from '../../util/format.ts';
 import { recall, remember } from '../memo.ts';
 import {
   DICTIONARIES_KEY,
@@ -164,7 +165,9 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
       ? { projectedShardMiB: mib(projection.needs.shard), projectedSearchMiB: mib(projection.needs.Search) }
       : {}),
   });
-  env.say?.(`read ${firstRow} rows (${plural(shards.length, 'shard')} of ${plural(files, 'file')})`);
+  env.say?.(
+    `read ${thousands(firstRow)} rows (${plural(shards.length, 'shard')} of ${plural(files, 'file')})`,
+  );
   return plan;
 }
 

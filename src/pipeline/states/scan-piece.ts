@@ -16,6 +16,7 @@ import type { EncodedTable, RowOrigin } from '../../data/table.ts';
 import { InputError, PpdpError, SpecError } from '../../errors.ts';
 import { secretSampler } from '../../models/differential-privacy.ts';
 import type { ReleaseSpec } from '../../release-spec/spec.ts';
+import { thousands } from '../../util/format.ts';
 import { recall, remember } from '../memo.ts';
 import { readInputShards } from '../release.ts';
 import {
@@ -310,8 +311,8 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
     });
     env.say?.(
       piece.range && !isCsvRange(piece.range)
-        ? `read rows ${piece.range.firstRow + 1}–${piece.range.firstRow + rows} of ${basename(path)}`
-        : `read ${rows} rows of ${piece.range ? `a range of ${basename(path)}` : basename(path)}`,
+        ? `read rows ${thousands(piece.range.firstRow + 1)}–${thousands(piece.range.firstRow + rows)} of ${basename(path)}`
+        : `read ${thousands(rows)} rows of ${piece.range ? `a range of ${basename(path)}` : basename(path)}`,
     );
     return { rows, shards: shardRows.length };
   } finally {
