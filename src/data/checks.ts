@@ -14,6 +14,7 @@ import {
   type EncodedTable,
   isMissing,
   isNumber,
+  onSheet,
   presentCodes,
   type RowNames,
   rowPlaces,
@@ -37,15 +38,24 @@ export function checkHeader(spec: ReleaseSpec, table: EncodedTable): void {
         'and make sure the first row holds the column names',
     );
   }
+  // A sheet's header may be below row 1 (the first shard's first row is the one after it); the
+  // table may be on another of the workbook's sheets.
+  const first = table.origins?.[0];
+  const sheet = first?.sheet;
+  const where = sheet
+    ? `${onSheet(basename(first.source), sheet)} row ${first.firstRow + 1}`
+    : `${file} row 1`;
   throw new InputError(
     'E_INPUT_HEADER',
-    `${file} row 1: none of the ${names.size} column names is an attribute of ${basename(spec.file)}`,
+    `${where}: none of the ${names.size} column names is an attribute of ${basename(spec.file)}`,
     blanksAround(
       spec.attributes.map((a) => a.name),
       names,
     )
       ? "the header's names have blanks around them (\" age \"), the spec's not: remove the blanks from the header, or write them into the spec's names"
-      : 'the first row must hold the column names the spec lists under attributes; add a header row if the file has none',
+      : sheet
+        ? `${sheet.elsewhere ? `${sheet.elsewhere}; or ` : ''}make the sheet's header row (its first row with a value, below any title) hold the column names the spec lists under attributes`
+        : 'the first row must hold the column names the spec lists under attributes; add a header row if the file has none',
   );
 }
 

@@ -12,7 +12,7 @@ import { folderFiles, isFolder } from './input.ts';
 import { readParquetShards } from './parquet.ts';
 import { type RawValues, rawLength } from './raw.ts';
 import { Remap, ShardAssembler, SharedDictionary } from './shards.ts';
-import type { EncodedTable } from './table.ts';
+import { type EncodedTable, inputName } from './table.ts';
 import { readXlsxShards } from './xlsx.ts';
 
 export type InputFormat = 'csv' | 'arrow' | 'parquet' | 'xlsx';
@@ -97,7 +97,7 @@ export function columnsHint(table: EncodedTable, format?: InputFormat): string {
   const names = table.columns.map((c) => c.name);
   return namesQuotable(table, format)
     ? `its columns are: ${names.map(shownName).join(', ')}`
-    : `check the name against the header row of ${basename(table.source)} (its ${names.length} ${
+    : `check the name against the header row of ${inputName(table)} (its ${names.length} ${
         names.length === 1 ? 'name is' : 'names are'
       } not quoted: a file without a header row has a person's record there)`;
 }

@@ -52,6 +52,25 @@ export interface SheetOrigin {
   readonly name: string;
   /** Each of the table's columns' letters on the sheet (`D`), in the order of `columns`. */
   readonly letters: readonly string[];
+  /** When the workbook has other sheets: the hint naming them, for a sheet that holds no table. */
+  readonly elsewhere?: string;
+}
+
+/** A sheet as messages name it: `data.xlsx sheet "Data"`. */
+export function onSheet(file: string, sheet: SheetOrigin): string {
+  return `${file} sheet "${shownName(sheet.name)}"`;
+}
+
+/**
+ * A table's input as messages name it: its file, or the file and sheet its rows are on
+ * (`data.xlsx sheet "Data"`); with the sheet when the table's rows are on one sheet only.
+ */
+export function inputName(table: Pick<EncodedTable, 'source' | 'origins'>): string {
+  const o = table.origins?.[0];
+  const sheet = o?.sheet;
+  return sheet && table.origins!.every((x) => x.source === o.source && x.sheet?.name === sheet.name)
+    ? onSheet(basename(o.source), sheet)
+    : basename(table.source);
 }
 
 /**
@@ -96,7 +115,7 @@ export function rowPlaces(
     const file = basename(o.source);
     // A sheet's rows are named by their cell, the row number on the sheet.
     const letter = o.sheet?.letters[index];
-    const where = o.sheet && letter ? `${file} sheet "${shownName(o.sheet.name)}"` : file;
+    const where = o.sheet && letter ? onSheet(file, o.sheet) : file;
     const noun = o.sheet && letter ? 'cell' : 'row';
     const at = o.sheet && letter ? `${letter}${o.row + 2}` : String(o.row + (header(o.source) ? 2 : 1));
     const last = runs.at(-1);

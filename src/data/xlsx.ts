@@ -26,6 +26,7 @@ import { ShardAssembler } from './shards.ts';
 import type { EncodedTable } from './table.ts';
 import { utf8Buffers } from './utf8.ts';
 import { formatDate, formatTimestamp } from './values.ts';
+import { type DigitFormat, digitFormat, digitText } from './xlsx-digits.ts';
 import { ZipArchive, type ZipEntry, ZipError } from './zip.ts';
 
 export interface ReadXlsxOptions {
@@ -42,6 +43,8 @@ export interface ReadXlsxOptions {
 
 /** The most columns a worksheet has (XFD). */
 const MAX_SHEET_COLUMNS = 16_384;
+/** Rows of a single text above a header that are passed over as its title, at most. */
+const TITLE_ROWS = 5;
 /** Rows coded before they are handed to the shard assembler. */
 const BATCH_ROWS = 4096;
 /** The signature of an OLE compound file: a legacy .xls, or an .xlsx encrypted with a password. */
@@ -75,6 +78,35 @@ export function* readXlsxShards(
 export function readXlsx(path: string, options: ReadXlsxOptions = {}): EncodedTable {
   const [table] = readXlsxShards(path, Number.POSITIVE_INFINITY, options);
   return table!;
+}
+
+/** A workbook's sheet, as `ppdp init` chooses among them. */
+export interface SheetEntry {
+  readonly name: string;
+  /** Hidden in Excel: never read by default. */
+  readonly hidden: boolean;
+  /** A sheet of cells (not a chart or dialog sheet). */
+  readonly cells: boolean;
+}
+
+/** A workbook's sheets, in order. */
+export function workbookSheets(path: string): SheetEntry[] {
+  const file = basename(path);
+  const input = openInput(path);
+  try {
+    const zip = new ZipArchive(path, input);
+    return readWorkbook(file, zip).sheets.map((s) => ({
+      name: s.name,
+      hidden: s.hidden,
+      cells: isWorksheet(s),
+    }));
+  } catch (err) {
+    if (err instanceof ZipError) throw zipError(file, err);
+    if (err instanceof XmlError) throw corrupt(file, err.message);
+    throw err;
+  } finally {
+    closeSync(input.fd);
+  }
 }
 
 function corrupt(file: string, problem: string): InputError {
@@ -172,11 +204,12 @@ function* readOpenXlsx(
     if (!entry) throw corrupt(file, `the part of sheet "${shownName(sheet.name)}" is missing`);
     const strings =
       workbook.sharedStrings === undefined ? [] : readSharedStrings(file, zip, workbook.sharedStrings);
-    const styles = workbook.styles === undefined ? new Uint8Array(0) : readStyles(file, zip, workbook.styles);
-    // A sheet without rows is likely the wrong one: point at the others (their names only).
+    const styles = workbook.styles === undefined ? NO_STYLES : readStyles(file, zip, workbook.styles);
+    // A sheet without rows is likely the wrong one: point at the others (their names only, a
+    // hidden one marked: the default passes over it).
     const emptyHint =
       workbook.sheets.length > 1
-        ? `the workbook's sheets: ${sheetNames(workbook.sheets)}; name the one holding the table in "format": { "sheet": "…" } (ppdp init: --sheet)`
+        ? `the workbook's sheets: ${sheetNames(workbook.sheets, true)}; name the one holding the table in "format": { "sheet": "…" } (ppdp init: --sheet)`
         : undefined;
     const reader = new SheetReader(
       path,
@@ -347,9 +380,9 @@ function isWorksheet(sheet: SheetRef): boolean {
   return sheet.type.endsWith('/worksheet');
 }
 
-/** The sheets' names, quoted, in workbook order. */
-function sheetNames(sheets: readonly SheetRef[]): string {
-  return sheets.map((s) => `"${shownName(s.name)}"`).join(', ');
+/** The sheets' names, quoted, in workbook order (`hidden`: hidden ones marked so). */
+function sheetNames(sheets: readonly SheetRef[], hidden = false): string {
+  return sheets.map((s) => `"${shownName(s.name)}"${hidden && s.hidden ? ' (hidden)' : ''}`).join(', ');
 }
 
 /**
@@ -498,25 +531,39 @@ function formatShown(code: string): Shown {
   return date && time ? Shown.DateTime : date ? Shown.Date : time ? Shown.Time : Shown.Number;
 }
 
-/** Per cell style (`s`, an index into `cellXfs`): how it shows a number. */
-function readStyles(file: string, zip: ZipArchive, part: string): Uint8Array {
+/** The cell styles (`s`, an index into `cellXfs`): how each shows a number, and its digit pattern if it writes one as a code. */
+interface Styles {
+  readonly shown: Uint8Array;
+  readonly digits: readonly (DigitFormat | undefined)[];
+}
+
+function readStyles(file: string, zip: ZipArchive, part: string): Styles {
   const { text, prefix } = wholePart(file, zip, part, ['styleSheet']);
   const custom = new Map<number, Shown>();
+  const codes = new Map<number, DigitFormat | undefined>();
   const fmt = new RegExp(`<${prefix}numFmt\\b([^>]*)>`, 'g');
   for (let m = fmt.exec(text); m; m = fmt.exec(text)) {
     const a = attributes(m[1]!);
-    custom.set(Number(a.get('numFmtId')), formatShown(a.get('formatCode') ?? ''));
+    const code = a.get('formatCode') ?? '';
+    const shown = formatShown(code);
+    custom.set(Number(a.get('numFmtId')), shown);
+    // Built-in formats are no codes (`0` shows a whole number as it is): custom ones only.
+    if (shown === Shown.Number) codes.set(Number(a.get('numFmtId')), digitFormat(code));
   }
   const xfs = new RegExp(`<${prefix}cellXfs\\b[^>]*>([\\s\\S]*?)</${prefix}cellXfs>`).exec(text);
-  if (!xfs) return new Uint8Array(0);
+  if (!xfs) return NO_STYLES;
   const shown: Shown[] = [];
+  const digits: (DigitFormat | undefined)[] = [];
   const xf = new RegExp(`<${prefix}xf\\b([^>]*)>`, 'g');
   for (let m = xf.exec(xfs[1]!); m; m = xf.exec(xfs[1]!)) {
     const id = Number(attributes(m[1]!).get('numFmtId') ?? 0);
     shown.push(custom.get(id) ?? builtInShown(id));
+    digits.push(codes.get(id));
   }
-  return Uint8Array.from(shown);
+  return { shown: Uint8Array.from(shown), digits: digits.some(Boolean) ? digits : [] };
 }
+
+const NO_STYLES: Styles = { shown: new Uint8Array(0), digits: [] };
 
 /** Days since 1970-01-01 of a serial day number (1900 system: day 1 is 1900-01-01, day 60 Excel's 29 February 1900). */
 function unixDay(serial: number, date1904: boolean): number {
@@ -586,6 +633,13 @@ export function columnLetters(index: number): string {
   return s;
 }
 
+/** The first of a row's cells that is not blank (the row has one). */
+function filledFrom(cells: readonly string[]): number {
+  let i = 0;
+  while ((cells[i] ?? '').trim() === '' && i < cells.length) i++;
+  return i;
+}
+
 /** Reads a sheet's rows to codes, one column dictionary each, handing full batches to the shard assembler. */
 class SheetReader {
   private prefix: string | undefined;
@@ -596,10 +650,18 @@ class SheetReader {
   private formulaRe!: RegExp;
   private closeRow!: string;
   private closeCell!: string;
-  /** The header: set from the first row with a value. */
+  /** The header: set from the first row with a value (below any title, see row()). */
   private names: string[] | undefined;
   private headerRow = 0;
-  /** Per column of the sheet: its index among the kept columns, or -1 when omitted. */
+  /** The table's columns on the sheet: from `first` (after empty columns) to before `end`. */
+  private first = 0;
+  private end = MAX_SHEET_COLUMNS;
+  /** Before the header: the row's cells that are not blank, and those of them that are text. */
+  private rowValues = 0;
+  private rowTexts = 0;
+  /** Rows of a single text above the header so far: a title, if a row of two values or more follows. */
+  private held: { number: number; width: number; at: number; cells: string[] }[] = [];
+  /** Per column of the sheet: its index among the kept columns, or -1 when omitted or left of the table. */
   private kept: Int32Array = new Int32Array(0);
   private omitted: string[] = [];
   /** The kept columns' letters on the sheet, for messages naming a cell. */
@@ -624,7 +686,7 @@ class SheetReader {
     /** The hint when the sheet holds no table, if the workbook has other sheets. */
     private readonly emptyHint: string | undefined,
     private readonly strings: readonly string[],
-    private readonly styles: Uint8Array,
+    private readonly styles: Styles,
     private readonly date1904: boolean,
     private readonly rowsPerShard: number,
     private readonly omit: ReadonlySet<string> | undefined,
@@ -669,6 +731,8 @@ class SheetReader {
     cells.length = 0;
     let width = 0;
     let col = -1;
+    this.rowValues = 0;
+    this.rowTexts = 0;
     const cellRe = this.cellRe;
     cellRe.lastIndex = 0;
     for (let m = cellRe.exec(body); m; m = cellRe.exec(body)) {
@@ -687,6 +751,10 @@ class SheetReader {
       }
       const value = this.cellValue(tag, inner, at, number);
       if (value === '') continue;
+      if (this.names === undefined && value.trim() !== '') {
+        this.rowValues++;
+        if (/\bt=["'](?:s|inlineStr|str)["']/.test(tag)) this.rowTexts++;
+      }
       while (cells.length < at) cells.push('');
       cells[at] = value;
       width = at + 1;
@@ -697,7 +765,14 @@ class SheetReader {
   /** How a cell's style shows a number: as a date, a date and time, a time, or the number. */
   private shownBy(tag: string): Shown {
     const style = /\bs=["'](\d+)/.exec(tag);
-    return (style ? (this.styles[Number(style[1])] ?? Shown.Number) : Shown.Number) as Shown;
+    return (style ? (this.styles.shown[Number(style[1])] ?? Shown.Number) : Shown.Number) as Shown;
+  }
+
+  /** A number cell's text: as its style's digit pattern writes it (`01007` in `00000`), else as numberText. */
+  private numberCell(tag: string, n: number): string {
+    const style = this.styles.digits.length > 0 ? /\bs=["'](\d+)/.exec(tag) : null;
+    const digits = style ? this.styles.digits[Number(style[1])] : undefined;
+    return (digits && digitText(n, digits)) ?? numberText(n, this.shownBy(tag), this.date1904);
   }
 
   private cellValue(tag: string, inner: string, col: number, number: number): string {
@@ -754,7 +829,7 @@ class SheetReader {
         const n = Number(raw);
         if (!Number.isFinite(n))
           throw new XmlError(`${this.where} cell ${columnLetters(col)}${number} holds no number`);
-        return numberText(n, this.shownBy(tag), this.date1904);
+        return this.numberCell(tag, n);
       }
     }
   }
@@ -762,58 +837,142 @@ class SheetReader {
   private *row(number: number, body: string): Generator<EncodedTable, void, undefined> {
     const width = this.readCells(number, body);
     this.lastRow = number;
-    if (this.names === undefined) {
-      if (width > 0) this.header(number, width);
+    if (this.names !== undefined) {
+      yield* this.record(number, width);
       return;
     }
-    if (width === 0) return;
-    if (width > this.names.length) {
-      throw new InputError(
-        'E_XLSX_RAGGED',
-        `${this.where} cell ${columnLetters(width - 1)}${number}: a value right of the header's last column (${columnLetters(this.names.length - 1)})`,
-        `give the column a name in row ${this.headerRow}, or clear the cells right of the table`,
-      );
+    if (this.rowValues === 0) return;
+    // A title (and a subtitle, a date line) above the table: rows of one text each, in the
+    // table's first column or left of it, passed over when a row of two texts or more (and
+    // nothing else) follows them, which is the header. Held until then: when none follows, the
+    // first of them is the header (a table of one column). A header row missing names is no
+    // title: its names are right of the first column, or the row below holds numbers.
+    const at = filledFrom(this.cells);
+    if (this.rowValues === 1 && this.rowTexts === 1 && this.held.length < TITLE_ROWS) {
+      this.held.push({ number, width, at, cells: this.cells.slice() });
+      return;
     }
+    if (this.rowValues > 1 && this.rowTexts === this.rowValues && this.held.every((h) => h.at <= at))
+      this.held.length = 0;
+    yield* this.replay();
+    if (this.names === undefined) this.header(number, width);
+    else yield* this.record(number, width);
+  }
+
+  /** The rows held as a possible title, read as the table's first rows (its header the first). */
+  private *replay(): Generator<EncodedTable, void, undefined> {
+    const current = this.cells;
+    for (const h of this.held) {
+      this.cells = h.cells;
+      if (this.names === undefined) this.header(h.number, h.width);
+      else yield* this.record(h.number, h.width);
+    }
+    this.held.length = 0;
+    this.cells = current;
+  }
+
+  /** A row below the header, its cells in `this.cells`: coded, with the empty rows above it. */
+  private *record(number: number, width: number): Generator<EncodedTable, void, undefined> {
+    if (width === 0) return;
+    const outside = width > this.end || this.first > 0;
+    if (outside) this.checkOutside(number, width);
+    // Cells outside the table that are blank are no value: a row of them alone is no row.
+    if (outside && !this.anyValue(width)) return;
     // Rows without a value between rows with values are rows of empty cells; after the last, none.
     const gap = number - this.headerRow - 1 - this.rowsRead;
     for (let k = 0; k < gap; k++) yield* this.add(undefined);
     yield* this.add(this.cells);
   }
 
+  /** A hint for a value outside the header's columns: when the header is one name, it may be a title. */
+  private titleHint(hint: string): string {
+    if (this.names!.length > 1) return hint;
+    const h = this.headerRow;
+    return `row ${h}, read as the header, names one column: if it is a title above the table, delete it (a title is passed over when it is in the table's first column and the row below it holds two names or more, all text); else ${hint}`;
+  }
+
+  /** A hint about the sheet's layout, and the workbook's other sheets when it has any: the table may be on one. */
+  private orElsewhere(hint: string): string {
+    return this.emptyHint ? `${hint}; or, if the table is on another sheet: ${this.emptyHint}` : hint;
+  }
+
+  /** Whether the row's cells (`width` of them) hold a value within the table's columns. */
+  private anyValue(width: number): boolean {
+    for (let i = this.first; i < Math.min(width, this.end); i++) if (this.cells[i]) return true;
+    return false;
+  }
+
+  /** Refuses a value (not a blank) left of the table's first column or right of its last. */
+  private checkOutside(number: number, width: number): void {
+    const cells = this.cells;
+    const blank = (i: number) => (cells[i] ?? '').trim() === '';
+    const h = this.headerRow;
+    for (let i = 0; i < Math.min(this.first, width); i++) {
+      if (blank(i)) continue;
+      const at = columnLetters(i);
+      throw new InputError(
+        'E_XLSX_HEADER',
+        `${this.where} cell ${at}${number}: a value in column ${at}, which has no name in the header row (row ${h}, from column ${columnLetters(this.first)})`,
+        this.orElsewhere(
+          this.titleHint(
+            `give column ${at} a name in cell ${at}${h} (a column of row labels, such as an index saved with the table, has none), or delete the column`,
+          ),
+        ),
+      );
+    }
+    for (let i = this.end; i < width; i++) {
+      if (blank(i)) continue;
+      throw new InputError(
+        'E_XLSX_RAGGED',
+        `${this.where} cell ${columnLetters(i)}${number}: a value right of the header's last column (${columnLetters(this.end - 1)})`,
+        this.orElsewhere(
+          this.titleHint(`give the column a name in row ${h}, or clear the cells right of the table`),
+        ),
+      );
+    }
+  }
+
   private header(number: number, width: number): void {
-    const names = Array.from({ length: width }, (_, i) => this.cells[i] ?? '');
-    const file = basename(this.path);
+    // Empty columns left of the table, and blanks right of it, are not the table's.
+    const first = filledFrom(this.cells);
+    let end = width;
+    while ((this.cells[end - 1] ?? '').trim() === '') end--;
+    const names = Array.from({ length: end - first }, (_, i) => this.cells[first + i] ?? '');
     const blank = names.findIndex((n) => n.trim() === '');
     if (blank >= 0) {
       throw new InputError(
         'E_XLSX_HEADER',
-        `${this.where} cell ${columnLetters(blank)}${number}: the header row has an empty name`,
-        `the sheet's first row with a value is its header: give every column a name in row ${number}`,
+        `${this.where} cell ${columnLetters(first + blank)}${number}: the header row has an empty name`,
+        this.orElsewhere(
+          `the sheet's first row with a value is its header: give every column a name in row ${number}`,
+        ),
       );
     }
     const seen = new Map<string, number>();
     for (const [i, n] of names.entries()) {
-      const first = seen.get(n);
-      if (first !== undefined) {
+      const earlier = seen.get(n);
+      if (earlier !== undefined) {
         // Names are not shown: a sheet without a header row would show its first row's values.
         throw new InputError(
           'E_XLSX_HEADER',
-          `${this.where} row ${number}: columns ${columnLetters(first)} and ${columnLetters(i)} have the same name`,
-          'give every column a unique name',
+          `${this.where} row ${number}: columns ${columnLetters(first + earlier)} and ${columnLetters(first + i)} have the same name`,
+          this.orElsewhere('give every column a unique name'),
         );
       }
       seen.set(n, i);
     }
-    checkInputColumns(file, names, 'the header row');
+    checkInputColumns(this.where, names, `the header row (row ${number})`);
     this.names = names;
     this.headerRow = number;
-    this.kept = new Int32Array(width).fill(-1);
+    this.first = first;
+    this.end = end;
+    this.kept = new Int32Array(end).fill(-1);
     const keptNames: string[] = [];
     for (const [i, n] of names.entries()) {
       if (this.omit?.has(n)) this.omitted.push(n);
       else {
-        this.kept[i] = keptNames.push(n) - 1;
-        this.letters.push(columnLetters(i));
+        this.kept[first + i] = keptNames.push(n) - 1;
+        this.letters.push(columnLetters(first + i));
       }
     }
     this.dictionaries = keptNames.map(() => []);
@@ -869,7 +1028,16 @@ class SheetReader {
         ...shard,
         ...(this.omitted.length > 0 ? { omitted: this.omitted } : {}),
         origins: [
-          { source: this.path, at: 0, firstRow, sheet: { name: this.sheetName, letters: this.letters } },
+          {
+            source: this.path,
+            at: 0,
+            firstRow,
+            sheet: {
+              name: this.sheetName,
+              letters: this.letters,
+              ...(this.emptyHint ? { elsewhere: this.emptyHint } : {}),
+            },
+          },
         ],
       };
     }
@@ -878,6 +1046,7 @@ class SheetReader {
   private shardStart = 0;
 
   *finish(): Generator<EncodedTable, void, undefined> {
+    yield* this.replay();
     if (this.names === undefined) {
       throw new InputError(
         'E_INPUT_EMPTY',

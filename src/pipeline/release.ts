@@ -18,7 +18,7 @@ import { tableDigest } from '../data/digest.ts';
 import { digestInput } from '../data/input.ts';
 import { checkInputFits } from '../data/limits.ts';
 import { namesQuotable, readTableShards } from '../data/read.ts';
-import type { EncodedTable } from '../data/table.ts';
+import { type EncodedTable, inputName } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import type { MethodReport } from '../methods/method.ts';
 import { missingTexts, type ReleaseSpec } from '../release-spec/spec.ts';
@@ -139,7 +139,7 @@ function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
     if (!names.has(a.name)) {
       throw new SpecError(
         'E_SPEC_COLUMN',
-        `${where}: attributes.${a.name} is not a column of ${basename(table.source)}`,
+        `${where}: attributes.${a.name} is not a column of ${inputName(table)}`,
         blanksAround([a.name], names)
           ? 'the header names it with blanks around it (" age "), the spec without, or the other way round: remove the blanks from the header, or write them into the spec'
           : unquoted === undefined

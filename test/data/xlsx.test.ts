@@ -357,7 +357,7 @@ describe('workbooks that cannot be read', () => {
       expect(empty.code).toBe('E_INPUT_NO_ROWS');
       expect(empty.message).toBe('hidden.xlsx sheet "Lookup": the sheet has a header row but no rows');
       expect(empty.hint).toBe(
-        'the workbook\'s sheets: "Lookup", "Data"; name the one holding the table in "format": { "sheet": "…" } (ppdp init: --sheet)',
+        'the workbook\'s sheets: "Lookup" (hidden), "Data"; name the one holding the table in "format": { "sheet": "…" } (ppdp init: --sheet)',
       );
     }
   });
@@ -526,7 +526,7 @@ describe('workbooks that cannot be read', () => {
     expect(old.hint).toMatch(/save it as an Excel workbook \(\.xlsx\) or as CSV/);
   });
 
-  it('refuses a formula without a stored result, a value right of the header, and an empty header cell', async () => {
+  it('refuses a formula without a stored result, a value right of the header, and a column without a name', async () => {
     const ws = adultWorkspace(1);
     const good = await workbook(['a', 'b'], [[1, 2]]);
     const edit = (change: (sheet: string) => string) =>
@@ -554,8 +554,12 @@ describe('workbooks that cannot be read', () => {
       'ragged.xlsx sheet "Data" cell D2: a value right of the header\'s last column (B)',
     );
     const header = refusal(() => readXlsx(join(ws.dir, 'header.xlsx')));
+    // The header's names from column B: column A, holding values, has none.
     expect(header.code).toBe('E_XLSX_HEADER');
-    expect(header.message).toMatch(/^header\.xlsx sheet "Data" cell A1: the header row has an empty name/);
+    expect(header.message).toBe(
+      'header.xlsx sheet "Data" cell A2: a value in column A, which has no name in the header row (row 1, from column B)',
+    );
+    expect(header.hint).toMatch(/give column A a name in cell A1 \(a column of row labels/);
   });
 });
 
