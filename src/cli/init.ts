@@ -4,15 +4,24 @@
  * for k = 5 with at most 2 % suppressed rows, is validated like any spec, and is a starting
  * point to review, not a decision.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
 import { formatOf, isDecimalComma, namesQuotable, readTable, withDecimalPoint } from '../data/read.ts';
-import { type EncodedColumn, type EncodedTable, isMissing, isNumber, presentCodes } from '../data/table.ts';
+import {
+  type EncodedColumn,
+  type EncodedTable,
+  inputName,
+  isMissing,
+  isNumber,
+  presentCodes,
+} from '../data/table.ts';
+import { workbookSheets } from '../data/xlsx.ts';
 import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
 import { checkOut } from '../pipeline/out-path.ts';
 import { parseSpec, sheetSetting } from '../release-spec/spec.ts';
+import { shownName } from '../util/limits.ts';
 import { commandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
 import { printLattice } from './init-lattice.ts';
@@ -50,7 +59,10 @@ shrink it (docs/guide.md, "Wide tables").
 Options:
   --sheet <name|position>  Excel: the sheet holding the table, by its name or its position
                            from 1 (a whole number), written into the draft as format.sheet
-                           (default: the first visible worksheet)
+                           (default: the first visible worksheet; if it holds no rows or does
+                           not look like a table — one column, or fewer than 5 rows, such as
+                           a README — the first visible worksheet that does, written into
+                           the draft by name)
   --out <file>             where to write the spec (default: release.json next to the table)
   --force                  overwrite --out if it exists (never the table, nor a file inside
                            a release folder)
@@ -159,12 +171,15 @@ export function initCommand(args: string[]): number {
     );
   }
   // A whole number is a position, as in the spec, where a name is a string.
-  const sheet =
+  const named =
     values.sheet === undefined
       ? undefined
       : sheetSetting(/^\d+$/.test(values.sheet) ? Number(values.sheet) : values.sheet, 'ppdp init --sheet');
-  const read = readTable(data, { nulls: 'missing', sheet });
-  checkHeaderNames(data, read);
+  const chosen = tableSheet(data, named);
+  const sheet = named ?? chosen?.sheet;
+  // tableSheet has read the table it chose (not a folder's, nor another format's).
+  const read = chosen?.table ?? readTable(data, { nulls: 'missing', sheet });
+  checkHeaderNames(read);
   // Texts standing for a missing value in a column of numbers (NA, NULL, -) are read as empty
   // cells, as a release reads an attribute's missing texts: the column is drafted as numbers.
   const markers = missingMarkers(read);
@@ -222,7 +237,7 @@ export function initCommand(args: string[]): number {
     input: inputPath.startsWith('..') || isAbsolute(inputPath) ? data : inputPath,
     ...(Object.keys(format).length > 0 ? { format } : {}),
     attributes,
-    privacy: [{ model: K_ANONYMITY.name, k: 5 }],
+    privacy: [{ model: K_ANONYMITY.name, k: DRAFT_K }],
     method: { name: 'generalization', maxSuppression: 0.02 },
     seed: 1,
   };
@@ -232,6 +247,9 @@ export function initCommand(args: string[]): number {
     `${out}: drafted from ${basename(data)}${sheet === undefined ? '' : ` sheet ${JSON.stringify(sheet)}`} (${table.rowCount} rows); review the roles:\n`,
   );
   for (const [name, g] of guesses) process.stdout.write(`  ${name}: ${g.attribute.type} — ${g.why}\n`);
+  if (chosen?.note) process.stdout.write(`  ${chosen.note}\n`);
+  const start = sheetStart(table);
+  if (start) process.stdout.write(`  ${start}\n`);
   if (commas.length > 0) {
     process.stdout.write(
       `  format.decimal: "," — ${commas.join(', ')} ${commas.length === 1 ? 'holds numbers' : 'hold numbers'} with decimal commas (3,75): a release reads them as numbers (3.75), released with decimal points\n`,
@@ -275,12 +293,99 @@ export function initCommand(args: string[]): number {
   return 0;
 }
 
+/** The draft's k: a sheet of fewer rows is notes, not a table (tableSheet). */
+const DRAFT_K = 5;
+
+/**
+ * The sheet of an Excel workbook init drafts from. Without --sheet, the first visible worksheet,
+ * unless it holds no rows or does not look like a table (notes, a README: one column, or fewer
+ * rows than the draft's k, which no release of it could meet) and another visible worksheet
+ * does: that one, by name, written into the draft as format.sheet. The note says which sheet
+ * was read and names the others (with --sheet, when the sheet does not look like a table).
+ * Undefined for another input.
+ */
+function tableSheet(
+  data: string,
+  named: string | number | undefined,
+): { sheet?: string; table: EncodedTable; note?: string } | undefined {
+  if (formatOf(data) !== 'xlsx' || !existsSync(data) || !statSync(data).isFile()) return undefined;
+  const notes = (t: EncodedTable) => t.columns.length < 2 || t.rowCount < DRAFT_K;
+  const shape = (t: EncodedTable) => {
+    const [c, r] = [t.columns.length, t.rowCount];
+    return `${c} column${c === 1 ? '' : 's'}, ${r} row${r === 1 ? '' : 's'}`;
+  };
+  if (named !== undefined) {
+    // The sheet asked for is read; if it does not look like a table, the note names the others.
+    const table = readTable(data, { nulls: 'missing', sheet: named });
+    const sheets = workbookSheets(data);
+    const name = table.origins?.[0]?.sheet?.name ?? '';
+    const others = sheets.filter((s) => s.name !== name && s.cells);
+    if (!notes(table) || others.length === 0) return { table };
+    const list = others.map((s) => `"${shownName(s.name)}"${s.hidden ? ' (hidden)' : ''}`).join(', ');
+    const hidden = sheets.find((s) => s.name === name)?.hidden ? ' (hidden)' : '';
+    return {
+      table,
+      note: `sheet "${shownName(name)}"${hidden} does not look like a table (${shape(table)}); the workbook's other sheets: ${list} (--sheet reads another)`,
+    };
+  }
+  // The first visible worksheet, read first: a file that is no workbook is refused as a release refuses it.
+  let firstTable: EncodedTable | undefined;
+  let refusal: PpdpError | undefined;
+  try {
+    firstTable = readTable(data, { nulls: 'missing' });
+  } catch (err) {
+    // A sheet without rows: the table is likely on another.
+    if (!(err instanceof PpdpError) || !['E_INPUT_EMPTY', 'E_INPUT_NO_ROWS'].includes(err.code)) throw err;
+    refusal = err;
+  }
+  const sheets = workbookSheets(data).filter((s) => s.cells && !s.hidden);
+  if (sheets.length < 2) {
+    if (!firstTable) throw refusal;
+    return { table: firstTable };
+  }
+  const [first, ...others] = sheets.map((s) => `"${shownName(s.name)}"`);
+  const rest = `the workbook's other sheets: ${others.join(', ')} (--sheet reads another)`;
+  if (firstTable && !notes(firstTable))
+    return { table: firstTable, note: `sheet ${first} read, the first visible one; ${rest}` };
+  const why = firstTable ? `does not look like a table (${shape(firstTable)})` : 'holds no rows';
+  for (const s of sheets.slice(1)) {
+    let table: EncodedTable;
+    try {
+      table = readTable(data, { nulls: 'missing', sheet: s.name });
+    } catch (err) {
+      if (err instanceof PpdpError) continue; // not a table either
+      throw err;
+    }
+    if (notes(table)) continue;
+    return {
+      sheet: s.name,
+      table,
+      note: `format.sheet: "${shownName(s.name)}" — the first visible sheet, ${first}, ${why}: the draft reads this one (--sheet reads another)`,
+    };
+  }
+  if (!firstTable) throw refusal;
+  return { table: firstTable, note: `sheet ${first} read, the first visible one, though it ${why}; ${rest}` };
+}
+
+/** Where a sheet's table starts, when not at A1: its header row below a title, right of empty columns. */
+function sheetStart(table: EncodedTable): string | undefined {
+  const o = table.origins?.[0];
+  const column = o?.sheet?.letters[0];
+  if (!o?.sheet || !column) return undefined;
+  const row = o.firstRow + 1;
+  if (row === 1 && column === 'A') return undefined;
+  if (row === 1) return `the table starts in column ${column}: the empty columns left of it are not read`;
+  return column === 'A'
+    ? `the table's header is row ${row}: the rows above it (empty, or a title) are not read`
+    : `the table's header is at ${column}${row}: the rows above it (empty, or a title) and the empty columns left of it are not read`;
+}
+
 /**
  * Refuses a header row of cells (CSV, Excel) with a number or a date among its names: such a
  * row is a record (the file was exported without its header row), which would be drafted as
  * column names, echoed and released as a header. Names it by position, never by its text.
  */
-function checkHeaderNames(data: string, table: EncodedTable): void {
+function checkHeaderNames(table: EncodedTable): void {
   if (namesQuotable(table)) return; // an Arrow or Parquet schema's names
   const letters = table.origins?.[0]?.sheet?.letters;
   const odd = table.columns.flatMap((c, i) => {
@@ -303,7 +408,7 @@ function checkHeaderNames(data: string, table: EncodedTable): void {
   const kinds = [...new Set(odd.map((o) => o.kind))];
   throw new PpdpError(
     'E_INIT_HEADER',
-    `${basename(data)}: the header's column${odd.length === 1 ? '' : 's'} ${list(odd.map((o) => o.at))} ${
+    `${inputName(table)}: the header's column${odd.length === 1 ? '' : 's'} ${list(odd.map((o) => o.at))} ${
       odd.length === 1 ? 'holds' : 'hold'
     } ${list(kinds)}, not ${odd.length === 1 ? 'a name' : 'names'}: the file seems to lack its header row (the row is not quoted here)`,
     'add a header row naming every column (the first row is read as the header), or rename the columns named by a number or a date',

@@ -175,11 +175,13 @@ describe('ppdp init', () => {
     const data = wb.addWorksheet('Data');
     for (const line of hospitalCsv(300).trimEnd().split('\n')) data.addRow(line.split(','));
     writeFileSync(join(dir, 'book.xlsx'), Buffer.from(await wb.xlsx.writeBuffer()));
-    // The first sheet is not the table: the refusal names the sheets and how to choose one.
+    // The first sheet is not the table (a header alone): init drafts from the one that is.
     const first = ppdp('init', 'book.xlsx', '--out', 'book.json');
-    expect(first.status).toBe(1);
-    expect(first.stderr).toMatch(/book\.xlsx sheet "Notes": the sheet has a header row but no rows/);
-    expect(first.stderr).toMatch(/hint: the workbook's sheets: "Notes", "Data"; .*--sheet/);
+    expect(first.stderr).toBe('');
+    expect(first.stdout).toContain(
+      'format.sheet: "Data" — the first visible sheet, "Notes", holds no rows: the draft reads this one',
+    );
+    expect(JSON.parse(readFileSync(join(dir, 'book.json'), 'utf8')).format).toMatchObject({ sheet: 'Data' });
     for (const sheet of ['Data', 2]) {
       const r = ppdp('init', 'book.xlsx', '--sheet', String(sheet), '--out', 'book.json', '--force');
       expect(r.stderr).toBe('');
