@@ -46,11 +46,13 @@ import { type RawValues, rawLength, rawOfCodes } from './raw.ts';
 import type { CodeArray, EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
 import { utf8Vector as bulkUtf8Vector, utf8Buffers } from './utf8.ts';
 import {
+  dateRangeError,
   dayOf,
   formatDate,
   formatDecimal,
   formatTimestamp,
   signedLittleEndian,
+  TimeOutOfRange,
   type TimeUnit as Unit,
 } from './values.ts';
 
@@ -779,10 +781,17 @@ class ColumnEncoder {
       key = (i) => BigInt(values[i]!);
       text = (k) => formatTimestamp(k as bigint, unit, utc);
     }
-    for (let i = 0; i < data.length; i++) {
-      if (nulls && !data.getValid(i)) continue; // add() writes the missing value
-      const k = key(i);
-      codes[base + i] = this.index.get(k) ?? this.code(k, text(k));
+    let i = 0;
+    try {
+      for (; i < data.length; i++) {
+        if (nulls && !data.getValid(i)) continue; // add() writes the missing value
+        const k = key(i);
+        codes[base + i] = this.index.get(k) ?? this.code(k, text(k));
+      }
+    } catch (err) {
+      if (err instanceof TimeOutOfRange)
+        throw dateRangeError(this.file, this.name, this.taken + this.base + i);
+      throw err;
     }
   }
 
