@@ -244,6 +244,10 @@ function* readOpenArrow(
 
   const kept = fields.flatMap((f, i) => (omit.has(f.name) ? [] : [i]));
   const omitted = fields.filter((f) => omit.has(f.name)).map((f) => f.name);
+  const typed = kept
+    .map((i) => fields[i]!)
+    .filter((f) => !isText(f.type))
+    .map((f) => f.name);
   const encoders = fields.map((f) =>
     raw.has(f.name)
       ? new RawColumn(file, f.name, nulls === 'missing', range?.firstRow ?? 0)
@@ -271,6 +275,7 @@ function* readOpenArrow(
       columns,
       delimiter: ';',
       ...(omitted.length > 0 ? { omitted } : {}),
+      ...(typed.length > 0 ? { typed } : {}),
       ...(last ? { progress: 1 } : counted > 0 ? { progress: total / counted } : {}),
     };
   };
@@ -541,6 +546,12 @@ function isScalar(t: DataType): boolean {
     DataType.isFloat(t) ||
     DataType.isBool(t)
   );
+}
+
+/** Text, not a typed value: Utf8, LargeUtf8, or a dictionary of them. */
+function isText(t: DataType): boolean {
+  const v = DataType.isDictionary(t) ? t.dictionary : t;
+  return DataType.isUtf8(v) || DataType.isLargeUtf8(v);
 }
 
 /** Types read as their text (dates, timestamps, decimals: see values.ts), not as dictionary values. */

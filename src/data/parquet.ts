@@ -372,7 +372,12 @@ function* readOpenParquet(
   const file = basename(path);
   const metadata = readMetadata(path, input);
   const { plans, omitted, chunks } = planColumns(file, metadata, omit);
-  const marked = (t: EncodedTable): EncodedTable => (omitted.length > 0 ? { ...t, omitted } : t);
+  const typed = plans.filter((p) => p.kind !== 'string').map((p) => p.name);
+  const marked = (t: EncodedTable): EncodedTable => ({
+    ...t,
+    ...(omitted.length > 0 ? { omitted } : {}),
+    ...(typed.length > 0 ? { typed } : {}),
+  });
   const encoders = plans.map(
     (plan) => new ColumnEncoder(file, plan, nulls === 'missing', raw.has(plan.name)),
   );
