@@ -7,6 +7,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
+import { DECIMAL_POINT, pointsOf } from '../data/decimal.ts';
 import { formatOf, isDecimalComma, namesQuotable, readTable, withDecimalPoint } from '../data/read.ts';
 import {
   type EncodedColumn,
@@ -191,7 +192,16 @@ export function initCommand(args: string[]): number {
           missing: new Map([...markers].map(([name, texts]) => [name, new Set(texts)])),
         })
       : read;
-  const guesses = oneEntity(table.columns.map((c) => [c.name, guess(c, table.rowCount)] as const));
+  // Decimal commas are drafted only for a file that writes no number with a decimal point (0.5):
+  // in one that does, 1,2 is likely a list, and format.decimal "," would read its 2.375 as 2375.
+  const typed = new Set(table.typed ?? []);
+  const text = table.columns.filter((c) => !typed.has(c.name));
+  const pointed = text.filter(writesDecimalPoints).map((c) => c.name);
+  const commaLike = text.filter((c) => commaNumbers(presentValues(c))).map((c) => c.name);
+  const decimalCommas = pointed.length === 0;
+  const guesses = oneEntity(
+    table.columns.map((c) => [c.name, guess(c, table.rowCount, decimalCommas)] as const),
+  );
   const attributes = Object.fromEntries(
     guesses.map(([name, g]) => {
       const texts = markers.get(name);
@@ -253,6 +263,12 @@ export function initCommand(args: string[]): number {
   if (commas.length > 0) {
     process.stdout.write(
       `  format.decimal: "," — ${commas.join(', ')} ${commas.length === 1 ? 'holds numbers' : 'hold numbers'} with decimal commas (3,75): a release reads them as numbers (3.75), released with decimal points\n`,
+    );
+  }
+  const lists = commaLike.filter((name) => !pointed.includes(name));
+  if (!decimalCommas && lists.length > 0) {
+    process.stdout.write(
+      `  format.decimal: not set — ${lists.join(', ')} ${lists.length === 1 ? 'holds' : 'hold'} values like 1,2, but ${pointed.join(', ')} ${pointed.length === 1 ? 'writes' : 'write'} numbers with decimal points (0.5): ${lists.length === 1 ? 'it looks like a list' : 'they look like lists'}, not numbers, and ${lists.length === 1 ? 'is' : 'are'} drafted as text (if the commas are decimal commas, write every number of the file with them, then set "format": { "decimal": "," })\n`,
     );
   }
   for (const [name, texts] of markers) {
@@ -475,7 +491,11 @@ function oneEntity<T extends readonly [string, Guess]>(guesses: T[]): T[] {
   );
 }
 
-function guess(column: EncodedColumn, rows: number): Guess {
+/**
+ * `decimalCommas`: whether a value like 3,75 is a number (the file writes no number with a
+ * decimal point), else text.
+ */
+function guess(column: EncodedColumn, rows: number, decimalCommas: boolean): Guess {
   const header = words(column.name);
   const joined = header.join('');
   if (looksLikeEntity(column, header, rows)) {
@@ -491,8 +511,8 @@ function guess(column: EncodedColumn, rows: number): Guess {
   // E-mail addresses name a person whatever the header says (`contact`): drafted as a
   // quasi-identifier they would be listed in the spec, and marked insensitive, published.
   if (values.length > 0 && values.every(isEmail)) return contactDetails('e-mail addresses');
-  const decimalComma = values.some(isDecimalComma) && values.every(isNumberOrDecimalComma);
-  const numeric = values.length > 0 && values.every(isNumberOrDecimalComma);
+  const decimalComma = decimalCommas && commaNumbers(values);
+  const numeric = values.length > 0 && values.every(decimalCommas ? isNumberOrDecimalComma : isNumber);
   const comma = decimalComma ? { decimalComma } : {};
   if (header.some((w) => SENSITIVE.has(w))) {
     return { attribute: { type: 'sensitive' }, why: 'its header names something sensitive', ...comma };
@@ -614,6 +634,17 @@ function isDigitCode(values: string[]): boolean {
     values.every((v) => v.length === length && /^\d+$/.test(v)) &&
     values.some((v) => v.startsWith('0'))
   );
+}
+
+/** A column of numbers (with decimal commas or points) one of which has a decimal point (0.5, not 3.000). */
+function writesDecimalPoints(column: EncodedColumn): boolean {
+  const values = presentValues(column);
+  return values.every(isNumberOrDecimalComma) && values.some((v) => pointsOf(v) === DECIMAL_POINT);
+}
+
+/** Numbers one of which has a decimal comma (3,75; or 1,2, a list of answers). */
+function commaNumbers(values: readonly string[]): boolean {
+  return values.some(isDecimalComma) && values.every(isNumberOrDecimalComma);
 }
 
 /** A number as written, or with a decimal comma (3,75 or 1.234,5). */

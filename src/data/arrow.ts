@@ -46,11 +46,13 @@ import { type RawValues, rawLength, rawOfCodes } from './raw.ts';
 import type { CodeArray, EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
 import { utf8Vector as bulkUtf8Vector, utf8Buffers } from './utf8.ts';
 import {
+  dateRangeError,
   dayOf,
   formatDate,
   formatDecimal,
   formatTimestamp,
   signedLittleEndian,
+  TimeOutOfRange,
   type TimeUnit as Unit,
 } from './values.ts';
 
@@ -242,6 +244,10 @@ function* readOpenArrow(
 
   const kept = fields.flatMap((f, i) => (omit.has(f.name) ? [] : [i]));
   const omitted = fields.filter((f) => omit.has(f.name)).map((f) => f.name);
+  const typed = kept
+    .map((i) => fields[i]!)
+    .filter((f) => !isText(f.type))
+    .map((f) => f.name);
   const encoders = fields.map((f) =>
     raw.has(f.name)
       ? new RawColumn(file, f.name, nulls === 'missing', range?.firstRow ?? 0)
@@ -269,6 +275,7 @@ function* readOpenArrow(
       columns,
       delimiter: ';',
       ...(omitted.length > 0 ? { omitted } : {}),
+      ...(typed.length > 0 ? { typed } : {}),
       ...(last ? { progress: 1 } : counted > 0 ? { progress: total / counted } : {}),
     };
   };
@@ -541,6 +548,12 @@ function isScalar(t: DataType): boolean {
   );
 }
 
+/** Text, not a typed value: Utf8, LargeUtf8, or a dictionary of them. */
+function isText(t: DataType): boolean {
+  const v = DataType.isDictionary(t) ? t.dictionary : t;
+  return DataType.isUtf8(v) || DataType.isLargeUtf8(v);
+}
+
 /** Types read as their text (dates, timestamps, decimals: see values.ts), not as dictionary values. */
 function isTextual(t: DataType): boolean {
   return DataType.isDate(t) || DataType.isTimestamp(t) || DataType.isDecimal(t);
@@ -779,10 +792,17 @@ class ColumnEncoder {
       key = (i) => BigInt(values[i]!);
       text = (k) => formatTimestamp(k as bigint, unit, utc);
     }
-    for (let i = 0; i < data.length; i++) {
-      if (nulls && !data.getValid(i)) continue; // add() writes the missing value
-      const k = key(i);
-      codes[base + i] = this.index.get(k) ?? this.code(k, text(k));
+    let i = 0;
+    try {
+      for (; i < data.length; i++) {
+        if (nulls && !data.getValid(i)) continue; // add() writes the missing value
+        const k = key(i);
+        codes[base + i] = this.index.get(k) ?? this.code(k, text(k));
+      }
+    } catch (err) {
+      if (err instanceof TimeOutOfRange)
+        throw dateRangeError(this.file, this.name, this.taken + this.base + i);
+      throw err;
     }
   }
 

@@ -39,11 +39,13 @@ import type { RawValues } from './raw.ts';
 import { ShardAssembler } from './shards.ts';
 import type { EncodedTable } from './table.ts';
 import {
+  dateRangeError,
   dayOf,
   formatDate,
   formatDecimal,
   formatTimestamp,
   signedBigEndian,
+  TimeOutOfRange,
   type TimeUnit,
 } from './values.ts';
 
@@ -370,7 +372,12 @@ function* readOpenParquet(
   const file = basename(path);
   const metadata = readMetadata(path, input);
   const { plans, omitted, chunks } = planColumns(file, metadata, omit);
-  const marked = (t: EncodedTable): EncodedTable => (omitted.length > 0 ? { ...t, omitted } : t);
+  const typed = plans.filter((p) => p.kind !== 'string').map((p) => p.name);
+  const marked = (t: EncodedTable): EncodedTable => ({
+    ...t,
+    ...(omitted.length > 0 ? { omitted } : {}),
+    ...(typed.length > 0 ? { typed } : {}),
+  });
   const encoders = plans.map(
     (plan) => new ColumnEncoder(file, plan, nulls === 'missing', raw.has(plan.name)),
   );
@@ -687,11 +694,16 @@ class ColumnEncoder {
   private add(values: DecodedArray): void {
     const { codes, raw } = this;
     const at = this.at;
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i] as Key | Uint8Array | null | undefined;
-      if (v === null || v === undefined) codes[at + i] = this.missing(i);
-      else if (raw) this.pushValue(raw, v);
-      else codes[at + i] = this.valueCode(v);
+    let i = 0;
+    try {
+      for (; i < values.length; i++) {
+        const v = values[i] as Key | Uint8Array | null | undefined;
+        if (v === null || v === undefined) codes[at + i] = this.missing(i);
+        else if (raw) this.pushValue(raw, v);
+        else codes[at + i] = this.valueCode(v);
+      }
+    } catch (err) {
+      throw this.placed(err, i);
     }
     this.at += values.length;
   }
@@ -753,29 +765,46 @@ class ColumnEncoder {
     }
     const codes = this.codes;
     const at = this.at;
-    for (let i = 0; i < indexes.length; i++) {
-      const idx = indexes[i] as number | null | undefined;
-      if (idx === null || idx === undefined) {
-        codes[at + i] = this.missing(i);
-        continue;
+    let i = 0;
+    try {
+      for (; i < indexes.length; i++) {
+        const idx = indexes[i] as number | null | undefined;
+        if (idx === null || idx === undefined) {
+          codes[at + i] = this.missing(i);
+          continue;
+        }
+        if (!(idx >= 0 && idx < remap.length)) throw this.corrupt();
+        let code = remap[idx]!;
+        if (code < 0) code = remap[idx] = this.valueCode(entries[idx] as Key | Uint8Array);
+        codes[at + i] = code;
       }
-      if (!(idx >= 0 && idx < remap.length)) throw this.corrupt();
-      let code = remap[idx]!;
-      if (code < 0) code = remap[idx] = this.valueCode(entries[idx] as Key | Uint8Array);
-      codes[at + i] = code;
+    } catch (err) {
+      throw this.placed(err, i);
     }
     this.at += indexes.length;
   }
 
   /** addIndexes for a column kept as bytes: each row gets its entry's cell text. */
   private addIndexedBytes(raw: RawAppender, indexes: DecodedArray, entries: DecodedArray): void {
-    for (let i = 0; i < indexes.length; i++) {
-      const idx = indexes[i] as number | null | undefined;
-      if (idx === null || idx === undefined) this.missing(i);
-      else if (!(idx >= 0 && idx < entries.length)) throw this.corrupt();
-      else this.pushValue(raw, entries[idx] as Key | Uint8Array);
+    let i = 0;
+    try {
+      for (; i < indexes.length; i++) {
+        const idx = indexes[i] as number | null | undefined;
+        if (idx === null || idx === undefined) this.missing(i);
+        else if (!(idx >= 0 && idx < entries.length)) throw this.corrupt();
+        else this.pushValue(raw, entries[idx] as Key | Uint8Array);
+      }
+    } catch (err) {
+      throw this.placed(err, i);
     }
     this.at += indexes.length;
+  }
+
+  /** A date or time out of range (TimeOutOfRange) at the page's value `i` as the error naming its row; any other error as it is. */
+  private placed(err: unknown, i: number): unknown {
+    return err instanceof TimeOutOfRange
+      ? dateRangeError(this.file, this.plan.name, this.groupStart + this.at + i)
+      : err;
   }
 }
 

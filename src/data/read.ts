@@ -8,12 +8,24 @@ import { withArticle } from '../util/format.ts';
 import { shownName } from '../util/limits.ts';
 import { type ArrowRange, type NullPolicy, readArrowShards } from './arrow.ts';
 import { type CsvRange, readCsvShards } from './csv.ts';
+import {
+  ColumnPoints,
+  DECIMAL_POINT,
+  GROUPED,
+  isDecimalComma,
+  NO_POINT,
+  type Points,
+  pointsOf,
+  withDecimalPoint,
+} from './decimal.ts';
 import { folderFiles, isFolder } from './input.ts';
 import { readParquetShards } from './parquet.ts';
 import { type RawValues, rawLength } from './raw.ts';
 import { Remap, ShardAssembler, SharedDictionary } from './shards.ts';
-import { type EncodedTable, inputName } from './table.ts';
+import { type EncodedTable, inputName, rowPlaces } from './table.ts';
 import { readXlsxShards } from './xlsx.ts';
+
+export { isDecimalComma, withDecimalPoint } from './decimal.ts';
 
 export type InputFormat = 'csv' | 'arrow' | 'parquet' | 'xlsx';
 
@@ -36,8 +48,9 @@ export interface ReadTableOptions {
   /** Of an Arrow file, these record batches (arrowRanges); of a CSV file, these rows (csvRanges). */
   range?: ArrowRange | CsvRange;
   /**
-   * `format.decimal`: with `,`, a cell that is a number written with a decimal comma (`3,75`,
-   * `-0,5`) is read as the same number with a decimal point (`3.75`), in every format.
+   * `format.decimal`: with `,`, a text cell that is a number written with a decimal comma
+   * (`3,75`, `-0,5`) is read as the same number with a decimal point (`3.75`), in every format;
+   * a number stored as a number (EncodedTable.typed, a sheet's number cell) is as it is.
    */
   decimal?: '.' | ',';
   /** By column, its `missing` texts: a cell that is one of them (blanks around it aside) reads as empty. */
@@ -157,47 +170,27 @@ export function readTableShards(
   const shards = isFolder(path)
     ? readFolderShards(path, rowsPerShard, options)
     : readFileShards(path, rowsPerShard, options, format);
-  const decimal = options.decimal === ',' ? withDecimalPoint : undefined;
+  // A sheet's reader reads its text cells' decimal commas itself: its number cells are numbers.
+  const decimal = options.decimal === ',' && format !== 'xlsx';
   const { missing, trim } = options;
   if (!decimal && !missing?.size && !trim?.size) return shards;
   const markedIn = (texts: ReadonlySet<string>) => (v: string) => (texts.has(v.trim()) ? '' : v);
   const trimmed = (v: string) => v.trim();
-  return mappedValues(shards, (name) => {
+  const mappingOf = (name: string, commas: boolean) => {
     const texts = missing?.get(name);
     const steps = [
-      decimal,
+      commas ? withDecimalPoint : undefined,
       texts ? markedIn(texts) : undefined,
       trim?.has(name) ? trimmed : undefined,
     ].filter((f) => f !== undefined);
     if (steps.length <= 1) return steps[0];
-    return (v) => steps.reduce((x, f) => f(x), v);
-  });
-}
-
-/**
- * A number with a decimal comma, as many locales write it: 3,75, and with its thousands grouped
- * by points before the comma, as those locales' spreadsheets export it: 1.234,5.
- */
-const DECIMAL_COMMA = /^\s*[+-]?(?:\d+|\d{1,3}(?:\.\d{3})+),\d+\s*$/;
-
-/** Whether a cell is a number written with a decimal comma (3,75 or 1.234,5). */
-export function isDecimalComma(value: string): boolean {
-  return DECIMAL_COMMA.test(value);
-}
-
-/**
- * A whole number with its thousands grouped by points (3.000, 1.234.567): in a table written
- * with decimal commas, a point between groups of three digits groups thousands.
- */
-const GROUPED_WHOLE = /^\s*[+-]?\d{1,3}(?:\.\d{3})+\s*$/;
-
-/**
- * A cell's text with a decimal comma made a decimal point and its grouping points dropped
- * (1.234,5 → 1234.5; 3.000 → 3000); other cells as they are (3.75 stays a decimal point).
- */
-export function withDecimalPoint(value: string): string {
-  if (DECIMAL_COMMA.test(value)) return value.replaceAll('.', '').replace(',', '.');
-  return GROUPED_WHOLE.test(value) ? value.replaceAll('.', '') : value;
+    return (v: string) => steps.reduce((x, f) => f(x), v);
+  };
+  return mappedValues(
+    shards,
+    mappingOf,
+    decimal ? { format, firstRow: options.range?.firstRow ?? 0 } : undefined,
+  );
 }
 
 /**
@@ -209,25 +202,55 @@ export function withDecimalPoint(value: string): string {
  */
 function* mappedValues(
   shards: Generator<EncodedTable, void, undefined>,
-  mappingOf: (column: string) => ((value: string) => string) | undefined,
+  mappingOf: (column: string, commas: boolean) => ((value: string) => string) | undefined,
+  /** With `format.decimal: ","`: the input's format and the first shard's first row, for messages. */
+  commas?: { format: InputFormat; firstRow: number },
 ): Generator<EncodedTable, void, undefined> {
   let state:
-    | { shared: SharedDictionary; remap: Remap; texts: string[]; last: string | undefined }[]
+    | {
+        shared: SharedDictionary;
+        remap: Remap;
+        texts: string[];
+        /** Each of `texts`' points, as written (pointsOf), and which of them it holds (bits). */
+        points: Points[];
+        held: number;
+        last: string | undefined;
+        column: ColumnPoints | undefined;
+      }[]
     | undefined;
+  let firstRow = commas?.firstRow ?? 0;
+  const header = () => commas?.format === 'csv';
   for (const shard of shards) {
+    const typed = new Set(shard.typed ?? []);
     state ??= shard.columns.map(() => {
       const shared = new SharedDictionary();
-      return { shared, remap: new Remap(shared), texts: [], last: undefined };
+      return {
+        shared,
+        remap: new Remap(shared),
+        texts: [],
+        points: [],
+        held: 0,
+        last: undefined,
+        column: undefined,
+      };
     });
     const columns = shard.columns.map((column, i) => {
-      const map = mappingOf(column.name);
+      // A number stored as a number (an Arrow or Parquet number column) has no comma to read.
+      const decimal = commas !== undefined && !typed.has(column.name);
+      const map = mappingOf(column.name, decimal);
       if (!map) return column;
-      if (column.raw)
+      const s = state![i]!;
+      const points = decimal
+        ? (s.column ??= new ColumnPoints(columnLabel(shard, i, commas!.format)))
+        : undefined;
+      const place = (row: number) => rowPlaces(shard, column.name, [row], header, firstRow);
+      if (column.raw) {
+        if (points) notePoints(column.raw, points, place);
         return {
           ...column,
           raw: map === withDecimalPoint ? withDecimalPoints(column.raw) : rawThrough(column.raw, map),
         };
-      const s = state![i]!;
+      }
       const dictionary = column.dictionary;
       // A shard's dictionary extends the last one's; one that does not is mapped afresh.
       if (
@@ -235,15 +258,58 @@ function* mappedValues(
         (s.texts.length > 0 && dictionary[s.texts.length - 1] !== s.last)
       ) {
         s.texts = [];
+        s.points = [];
         s.remap = new Remap(s.shared);
       }
-      for (let j = s.texts.length; j < dictionary.length; j++) s.texts.push(map(dictionary[j]!));
+      for (let j = s.texts.length; j < dictionary.length; j++) {
+        const value = dictionary[j]!;
+        const p = decimal ? pointsOf(value) : NO_POINT;
+        s.points.push(p);
+        s.held |= 1 << p;
+        s.texts.push(map(value));
+      }
       s.last = dictionary[dictionary.length - 1];
+      // Rows are looked at only for points whose first row is still to be found.
+      if (points && ([GROUPED, DECIMAL_POINT] as const).some((p) => s.held & (1 << p) && points.wants(p))) {
+        const rows = column.codes;
+        for (let row = 0; row < rows.length; row++) {
+          const p = s.points[rows[row]!]!;
+          if (p !== NO_POINT && points.wants(p)) points.saw(p, place(row));
+        }
+      }
       const codes = new Int32Array(column.codes.length);
       s.remap.apply(s.texts, column.codes, 0, codes.length, codes, 0);
       return { ...column, dictionary: s.shared.values.slice(), codes };
     });
     yield { ...shard, columns };
+    firstRow += shard.rowCount;
+  }
+}
+
+/**
+ * How messages name a shard's column `i`: an Arrow or Parquet schema's name, a CSV column by
+ * its place (its header may be a person's record: see namesQuotable).
+ */
+function columnLabel(shard: EncodedTable, i: number, format: InputFormat): string {
+  if (namesQuotable(shard, format)) return `column "${shownName(shard.columns[i]!.name)}"`;
+  const left = shard.omitted?.length ?? 0;
+  return left === 0
+    ? `column ${i + 1}`
+    : `column ${i + 1} (counted without the identifying column${left === 1 ? '' : 's'})`;
+}
+
+/** Notes the points of a raw column's rows that hold a point (ColumnPoints.saw), `place` naming a row. */
+function notePoints(raw: RawValues, points: ColumnPoints, place: (row: number) => string): void {
+  const { offsets, bytes } = raw;
+  let text: Buffer | undefined;
+  for (let r = 0; r < rawLength(raw); r++) {
+    const end = offsets[r + 1]!;
+    let at = offsets[r]!;
+    while (at < end && bytes[at] !== POINT) at++;
+    if (at === end) continue;
+    text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const p = pointsOf(text.toString('utf8', offsets[r]!, end));
+    if (p !== NO_POINT && points.wants(p)) points.saw(p, place(r));
   }
 }
 
@@ -267,7 +333,7 @@ function withDecimalPoints(raw: RawValues): RawValues {
     const value = text.toString('utf8', offsets[r]!, end);
     // Grouping points dropped: values change length, the column is written afresh.
     if (point && withDecimalPoint(value) !== value) return rawThrough(raw);
-    if (comma === end || !DECIMAL_COMMA.test(value)) continue;
+    if (comma === end || !isDecimalComma(value)) continue;
     if (!copied) {
       bytes = bytes.slice();
       text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -330,6 +396,7 @@ function readFileShards(
         sheet: options.sheet,
         omit: options.omit,
         raw: options.raw,
+        ...(options.decimal ? { decimal: options.decimal } : {}),
       });
     default:
       return readCsvShards(path, rowsPerShard, {
@@ -359,9 +426,16 @@ export function* readFolderShards(
   let first = '';
   let names: string[] = [];
   let omitted: readonly string[] | undefined;
+  // A column is typed only if it is in every file read so far (one file's text has commas to read).
+  let typed: readonly string[] | undefined;
   // How far through the folder a shard ends: files done, and the current file's own share.
   let progress = 0;
-  const marked = (t: EncodedTable): EncodedTable => ({ ...t, ...(omitted ? { omitted } : {}), progress });
+  const marked = (t: EncodedTable): EncodedTable => ({
+    ...t,
+    ...(omitted ? { omitted } : {}),
+    ...(typed && typed.length > 0 ? { typed } : {}),
+    progress,
+  });
   for (const [f, file] of files.entries()) {
     let remaps: Remap[] | undefined;
     let fileRow = 0;
@@ -374,6 +448,7 @@ export function* readFolderShards(
         format,
       )) {
         omitted ??= table.omitted;
+        typed = typed ? typed.filter((name) => table.typed?.includes(name)) : (table.typed ?? []);
         progress = (f + (table.progress ?? 1)) / files.length;
         if (!assembler) {
           first = file;

@@ -29,6 +29,12 @@ export interface EncodedTable {
   readonly delimiter: string;
   /** Columns of the input the reader left out without storing a cell (identifying ones). */
   readonly omitted?: readonly string[];
+  /**
+   * Columns whose every cell is a typed value of the file, not text (an Arrow or Parquet column
+   * of numbers, dates or booleans; a sheet's column without a text cell so far): their numbers
+   * are written as JavaScript prints them, never with a decimal comma (format.decimal).
+   */
+  readonly typed?: readonly string[];
   /** A shard's: the share of the input read by its end (bytes of a CSV, rows of an Arrow file). */
   readonly progress?: number;
   /**

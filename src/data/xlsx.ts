@@ -20,6 +20,7 @@ import { basename, posix } from 'node:path';
 import { InputError, LimitError } from '../errors.ts';
 import { thousands } from '../util/format.ts';
 import { shownName } from '../util/limits.ts';
+import { ColumnPoints, NO_POINT, pointsOf, withDecimalPoint } from './decimal.ts';
 import { type InputFile, openInput, READ_CHUNK_BYTES, readAt, readInto } from './input.ts';
 import { checkInputColumns, XLSX_MAX_PART_BYTES, XLSX_MAX_ROW_BYTES } from './limits.ts';
 import { ShardAssembler } from './shards.ts';
@@ -39,6 +40,8 @@ export interface ReadXlsxOptions {
   omit?: ReadonlySet<string>;
   /** Columns given as their rows' UTF-8 bytes (EncodedColumn.raw), never coded (read.ts). */
   raw?: ReadonlySet<string>;
+  /** `format.decimal`: with `,`, text cells are read as read.ts reads a CSV's; number cells are numbers. */
+  decimal?: '.' | ',';
 }
 
 /** The most columns a worksheet has (XFD). */
@@ -222,6 +225,7 @@ function* readOpenXlsx(
       rowsPerShard,
       options.omit,
       options.raw,
+      options.decimal === ',',
     );
     for (const text of elements(file, zip, entry, 'row', ['worksheet'])) yield* reader.rows(text);
     yield* reader.finish();
@@ -691,7 +695,30 @@ class SheetReader {
     private readonly rowsPerShard: number,
     private readonly omit: ReadonlySet<string> | undefined,
     private readonly raw: ReadonlySet<string> = new Set(),
+    /** Text cells' decimal commas are read (format.decimal ","). */
+    private readonly decimal = false,
   ) {}
+
+  /** Per sheet column: 1 once it has a text cell (a column without one is `typed`). */
+  private hasText = new Uint8Array(0);
+  /** Per sheet column, its text cells' points (format.decimal ","). */
+  private readonly points: ColumnPoints[] = [];
+
+  /**
+   * A text cell's value below the header: read with a decimal point where it has a decimal
+   * comma (format.decimal ","), as read.ts reads a CSV's cells; its column holds text.
+   */
+  private text(value: string, col: number, number: number): string {
+    if (this.names === undefined || value === '' || !(this.kept[col]! >= 0)) return value;
+    this.hasText[col] = 1;
+    if (!this.decimal) return value;
+    const p = pointsOf(value);
+    if (p !== NO_POINT) {
+      const points = (this.points[col] ??= new ColumnPoints(''));
+      if (points.wants(p)) points.saw(p, `${this.where} cell ${columnLetters(col)}${number}`);
+    }
+    return withDecimalPoint(value);
+  }
 
   private setPrefix(text: string): void {
     const p = rootPrefix(text, 'the sheet', ['worksheet']);
@@ -779,7 +806,7 @@ class SheetReader {
     const type = /\bt=["']([a-zA-Z]+)/.exec(tag)?.[1] ?? 'n';
     if (type === 'inlineStr') {
       const is = this.inlineRe.exec(inner);
-      return is ? runs(is[1]!, this.prefix!) : '';
+      return is ? this.text(runs(is[1]!, this.prefix!), col, number) : '';
     }
     const v = this.valueRe.exec(inner);
     if (!v) {
@@ -802,13 +829,13 @@ class SheetReader {
             `${this.where} cell ${columnLetters(col)}${number} names a shared string that does not exist`,
           );
         }
-        return s;
+        return this.text(s, col, number);
       }
       case 'b':
         return raw.trim() === '1' ? 'true' : 'false';
       case 'str':
       case 'e':
-        return cellText(raw);
+        return this.text(cellText(raw), col, number);
       case 'd': {
         // A date written as ISO 8601 text (some writers, and the strict format): shown as the
         // same date's serial number would be, by its style, or as a date (and its time, if any).
@@ -967,6 +994,7 @@ class SheetReader {
     this.first = first;
     this.end = end;
     this.kept = new Int32Array(end).fill(-1);
+    this.hasText = new Uint8Array(end);
     const keptNames: string[] = [];
     for (const [i, n] of names.entries()) {
       if (this.omit?.has(n)) this.omitted.push(n);
@@ -1024,9 +1052,14 @@ class SheetReader {
     for (const shard of shards) {
       const firstRow = this.shardStart + this.headerRow - 1;
       this.shardStart += shard.rowCount;
+      // (Names from the table's first sheet column: `kept` and `hasText` are by sheet column.)
+      const typed = this.names!.filter(
+        (_, i) => this.kept[this.first + i]! >= 0 && this.hasText[this.first + i] === 0,
+      );
       yield {
         ...shard,
         ...(this.omitted.length > 0 ? { omitted: this.omitted } : {}),
+        ...(typed.length > 0 ? { typed } : {}),
         origins: [
           {
             source: this.path,
