@@ -16,6 +16,7 @@
 
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import type { SensitiveDistribution } from '../contracts/report.ts';
+import { orderedDistance, orderedWalk } from '../models/t-closeness.ts';
 import { isNumericColumn } from '../release-spec/spec.ts';
 
 /** The distance the disclosure measures' t is taken with. */
@@ -106,7 +107,10 @@ export function disclosureMeasures(
   const width = classes.width;
   const order =
     values && values.length === width && values.length > 0 && isNumericColumn(values)
-      ? orderedWalk(values, table)
+      ? orderedWalk(
+          values.map((_, s) => s).sort((a, b) => Number(values[a]) - Number(values[b])),
+          table,
+        )
       : undefined;
   const identity = Int32Array.from({ length: width }, (_, s) => s);
   let tableMax = 0;
@@ -141,27 +145,30 @@ export function disclosureMeasures(
     let best = 0;
     let jsd = 0;
     let covered = 0;
+    let held = 0;
     for (let i = 0; i < h.length; i++) {
       const p = h[i]! / size;
       const q = table[codes[i]!]!;
       covered += q;
-      tv += Math.abs(p - q);
       best = Math.max(best, h[i]!);
       if (p > 0) {
         distinct++;
         entropy -= p * Math.log(p);
         delta = Math.max(delta, Math.abs(Math.log(p / q)));
+        // tv as equal t-closeness sums it (src/models/t-closeness.ts), so the two t agree.
+        tv += Math.abs(p - q);
+        held += q;
       }
       const mid = (p + q) / 2;
       if (p > 0) jsd += 0.5 * p * Math.log(p / mid);
       if (q > 0) jsd += 0.5 * q * Math.log(q / mid);
     }
     if (h.length < width) {
-      // The values a sparse class lacks (p = 0), at once: each adds q to tv and q·ln 2 / 2 to jsd.
-      const rest = Math.max(0, tableTotal - covered);
-      tv += rest;
-      jsd += 0.5 * Math.LN2 * rest;
+      // The values a sparse class lacks (p = 0), at once: each adds q·ln 2 / 2 to jsd.
+      jsd += 0.5 * Math.LN2 * Math.max(0, tableTotal - covered);
     }
+    // The values the class lacks, dense or sparse, at once: each adds q to tv.
+    if (distinct < width) tv += Math.max(0, tableTotal - held);
     distinctL = Math.min(distinctL, distinct);
     entropyL = Math.min(entropyL, Math.exp(entropy));
     t = Math.max(t, order ? orderedDistance(codes, h, size, table, order) : tv / 2);
@@ -203,87 +210,6 @@ export function disclosureMeasures(
         '(ARX uses log2 for δ); A_know is the Jensen–Shannon divergence. Accuracy is that of guessing ' +
         'each row’s sensitive value as the most frequent one of what the release shows about it.',
   };
-}
-
-/** The SA's values in numeric order, with the table's running shares along it. */
-interface OrderedWalk {
-  /** Codes by position, and positions by code. */
-  readonly order: Int32Array;
-  readonly position: Int32Array;
-  /** `below[j]`: the table's share of positions 0 … j; `belowSum[j]`: Σ below[0 … j − 1]. */
-  readonly below: Float64Array;
-  readonly belowSum: Float64Array;
-}
-
-function orderedWalk(values: readonly string[], table: Float64Array): OrderedWalk {
-  const m = values.length;
-  const order = Int32Array.from(
-    values.map((_, s) => s).sort((a, b) => Number(values[a]) - Number(values[b])),
-  );
-  const position = new Int32Array(m);
-  const below = new Float64Array(m);
-  const belowSum = new Float64Array(m + 1);
-  let share = 0;
-  for (let j = 0; j < m; j++) {
-    position[order[j]!] = j;
-    share += table[order[j]!]!;
-    below[j] = share;
-    belowSum[j + 1] = belowSum[j]! + share;
-  }
-  return { order, position, below, belowSum };
-}
-
-/**
- * Ordered EMD (as ordered t-closeness measures it): Σ |cumulative difference| / (m − 1), the
- * cumulative difference walked in value order. A dense class is walked value by value; over a
- * run of values a sparse class lacks, the difference only falls by their table shares, so the
- * run's sum is taken at once from the running shares (split where it crosses zero).
- */
-function orderedDistance(
-  codes: Int32Array,
-  h: Int32Array | Float64Array,
-  size: number,
-  table: Float64Array,
-  walk: OrderedWalk,
-): number {
-  const m = walk.order.length;
-  if (m < 2) return 0;
-  const dense = h.length === m;
-  let entries = walk.order;
-  if (!dense) {
-    entries = Int32Array.from(codes.keys()).sort(
-      (a, b) => walk.position[codes[a]!]! - walk.position[codes[b]!]!,
-    );
-  }
-  let cumulative = 0;
-  let d = 0;
-  let next = 0;
-  const { below, belowSum } = walk;
-  // Σ_{j in [a, b)} |cumulative − (below[j] − below[a − 1])|: below rises, so the terms change sign once.
-  const run = (a: number, b: number): number => {
-    const level = cumulative + (a > 0 ? below[a - 1]! : 0);
-    let lo = a;
-    let hi = b;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (below[mid]! > level) hi = mid;
-      else lo = mid + 1;
-    }
-    const sum =
-      level * (lo - a) - (belowSum[lo]! - belowSum[a]!) + (belowSum[b]! - belowSum[lo]!) - level * (b - lo);
-    cumulative = level - below[b - 1]!;
-    return sum;
-  };
-  for (const i of entries) {
-    const s = dense ? i : codes[i]!;
-    const at = walk.position[s]!;
-    if (at > next) d += run(next, at);
-    cumulative += h[i]! / size - table[s]!;
-    d += Math.abs(cumulative);
-    next = at + 1;
-  }
-  if (next < m) d += run(next, m);
-  return d / (m - 1);
 }
 
 /** Over a set of classes: the rows of each class's most frequent value, summed, and all rows. */

@@ -10,6 +10,7 @@ import {
   modeCounts,
   type SparseClassHistograms,
 } from '../../src/metrics/disclosure.ts';
+import { equalEmd, orderedEmd } from '../../src/models/t-closeness.ts';
 
 /** A fixed linear congruential stream in [0, 1). */
 function stream(seed: number): () => number {
@@ -93,6 +94,38 @@ describe('disclosure measures from sparse class histograms', () => {
         expectClose(a, b);
       }
       expect(modeCounts(sparse)).toEqual(modeCounts(dense));
+    }
+  });
+
+  it('give t as the t-closeness model does, to the bit, dense or sparse (one t per attribute)', () => {
+    for (const [seed, groups, width] of [
+      [5, 300, 40],
+      [6, 200, 700],
+      [7, 50, 3],
+    ] as const) {
+      const next = stream(seed);
+      const { dense, sparse } = classes(groups, width, next);
+      const weights = Float64Array.from({ length: width }, () => 0.05 + next());
+      const total = weights.reduce((a, b) => a + b, 0);
+      const table = weights.map((w) => w / total);
+      const numbers = Array.from({ length: width }, (_, s) => String((s * 37) % (width + 11)));
+      const order = numbers.map((_, s) => s).sort((a, b) => Number(numbers[a]) - Number(numbers[b]));
+      for (const [values, emd] of [
+        [numbers, orderedEmd(table, order)],
+        [numbers.map((v) => `v${v}`), equalEmd(table)],
+      ] as const) {
+        let worst = 0;
+        for (let g = 0; g < groups; g++) {
+          if (!dense.keep(g)) continue;
+          const h = dense.counts.subarray(g * width, (g + 1) * width);
+          let size = 0;
+          for (const c of h) size += c;
+          if (size > 0) worst = Math.max(worst, emd(h, size));
+        }
+        const original = classes(groups, width, stream(seed + 100)).dense;
+        expect(disclosureMeasures('x', dense, original, table, values).release.t).toBe(worst);
+        expect(disclosureMeasures('x', sparse, original, table, values).release.t).toBe(worst);
+      }
     }
   });
 });
