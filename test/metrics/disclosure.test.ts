@@ -1,14 +1,17 @@
 /**
- * The disclosure measures from sparse class histograms (the values each class holds) are those
- * from the classes × values matrix, up to rounding: the values a class lacks are summed at once.
+ * The disclosure measures and the sensitive distribution from sparse class histograms (the
+ * values each class holds) are those from the classes × values matrix, to the last digit: the
+ * values a class lacks are summed at once on both. The sparse histograms are counted in time
+ * linear in the rows.
  */
 import { describe, expect, it } from 'vitest';
 import {
   type ClassHistogramSet,
-  type DisclosureMeasures,
   disclosureMeasures,
   modeCounts,
   type SparseClassHistograms,
+  sensitiveDistribution,
+  sparseClassHistograms,
 } from '../../src/metrics/disclosure.ts';
 import { equalEmd, orderedEmd } from '../../src/models/t-closeness.ts';
 
@@ -59,19 +62,8 @@ function classes(
   };
 }
 
-function expectClose(a: DisclosureMeasures, b: DisclosureMeasures): void {
-  expect(a.tDistance).toBe(b.tDistance);
-  expect(a.accuracy).toEqual(b.accuracy);
-  expect(a.release.distinctL).toBe(b.release.distinctL);
-  for (const key of ['entropyL', 't', 'delta', 'knowledgeGain', 'accuracyGain'] as const) {
-    const x = a.release[key]!;
-    const y = b.release[key]!;
-    expect(Math.abs(x - y), `${key}: ${x} vs ${y}`).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(y)));
-  }
-}
-
 describe('disclosure measures from sparse class histograms', () => {
-  it('match the classes × values matrix: ordered distance (numbers) and equal distance', () => {
+  it('match the classes × values matrix to the last digit: numbers (ordered t, spreads) and words', () => {
     for (const [seed, groups, width] of [
       [1, 40, 2],
       [2, 200, 30],
@@ -91,7 +83,10 @@ describe('disclosure measures from sparse class histograms', () => {
         const a = disclosureMeasures('x', sparse, original, table, values);
         const b = disclosureMeasures('x', dense, original, table, values);
         expect(a.tDistance).toBe(values === numbers && width > 0 ? 'ordered' : 'equal');
-        expectClose(a, b);
+        expect(a).toEqual(b);
+        const d = sensitiveDistribution('x', sparse, table, values);
+        expect(d).toEqual(sensitiveDistribution('x', dense, table, values));
+        expect(d?.numeric !== undefined).toBe(values === numbers);
       }
       expect(modeCounts(sparse)).toEqual(modeCounts(dense));
     }
@@ -126,6 +121,60 @@ describe('disclosure measures from sparse class histograms', () => {
         expect(disclosureMeasures('x', dense, original, table, values).release.t).toBe(worst);
         expect(disclosureMeasures('x', sparse, original, table, values).release.t).toBe(worst);
       }
+    }
+  });
+
+  it('are counted from the rows as the classes × values matrix counts them', () => {
+    for (const [seed, items, groups, width] of [
+      [1, 1000, 40, 300],
+      [2, 50, 1, 3],
+      [3, 0, 5, 4],
+      [4, 2000, 300, 1],
+    ] as const) {
+      const next = stream(seed);
+      // Items out of every class (−1), holding no counted value (−1), or weighing nothing.
+      const groupOf = Int32Array.from({ length: items }, () =>
+        next() < 0.05 ? -1 : Math.floor(next() * groups),
+      );
+      const code = Int32Array.from({ length: items }, () =>
+        next() < 0.05 ? -1 : Math.floor(next() * width),
+      );
+      const weight = Int32Array.from({ length: items }, () =>
+        next() < 0.05 ? 0 : 1 + Math.floor(next() * 4),
+      );
+      const keep = (g: number) => g !== 2;
+      const got = sparseClassHistograms(
+        groupOf,
+        groups,
+        width,
+        (i) => code[i]!,
+        keep,
+        (i) => weight[i]!,
+      );
+      const counts = new Int32Array(groups * width);
+      for (let i = 0; i < items; i++)
+        if (groupOf[i]! >= 0 && code[i]! >= 0) counts[groupOf[i]! * width + code[i]!]! += weight[i]!;
+      const values: number[] = [];
+      const entries: number[] = [];
+      const offsets = [0];
+      for (let g = 0; g < groups; g++) {
+        for (let s = 0; s < width; s++) {
+          if (counts[g * width + s]! > 0) {
+            values.push(s);
+            entries.push(counts[g * width + s]!);
+          }
+        }
+        offsets.push(values.length);
+      }
+      expect([got.groups, got.width, got.keep]).toEqual([groups, width, keep]);
+      expect(got.offsets).toEqual(Int32Array.from(offsets));
+      expect(got.values).toEqual(Int32Array.from(values));
+      expect(got.counts).toEqual(Int32Array.from(entries));
+      // Rows, each weighing 1.
+      const rows = sparseClassHistograms(groupOf, groups, width, (i) => code[i]!, keep);
+      let total = 0;
+      for (const c of rows.counts) total += c;
+      expect(total).toBe(groupOf.filter((g, i) => g >= 0 && code[i]! >= 0).length);
     }
   });
 });
