@@ -19,6 +19,7 @@ import {
   type DisclosureMeasures,
   disclosureMeasures,
   type SparseClassHistograms,
+  sparseClassHistograms,
 } from '../metrics/disclosure.ts';
 import { labelLoss } from '../metrics/label-loss.ts';
 import {
@@ -32,7 +33,7 @@ import { specialUniques, type WeightedRisk, weightedRisk } from '../metrics/spec
 import { specK } from '../models/index.ts';
 import { isPopulationModel, type PrivacyModelSpec } from '../release-spec/spec.ts';
 import { minOf } from '../util/extent.ts';
-import { checkClass, forEachClassCounts, type SensitiveContext } from '../verify/models.ts';
+import { checkClass, type SensitiveContext } from '../verify/models.ts';
 import { checkReleaseModels, isReleaseModel } from '../verify/population.ts';
 import { type PersonSetting, personFigures } from './persons.ts';
 
@@ -182,9 +183,9 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
   const histograms = new Map<string, { set: SparseClassHistograms; dictionary: readonly string[] }>();
   for (const sa of sas) {
     const codes = sa.codes;
-    const set = sparseHistograms(
+    const set = sparseClassHistograms(
       tuples.rowToTuple,
-      tuples.counts,
+      tuples.counts.length,
       sa.dictionary.length,
       (r) => codes[r]!,
       keep,
@@ -415,40 +416,13 @@ function originalClasses(
   // A value the release does not hold is not counted (-1).
   const codeOf = Int32Array.from(base.dictionary, (v) => index.get(v) ?? -1);
   const codes = base.codes;
-  return sparseHistograms(
+  return sparseClassHistograms(
     tuples.rowToTuple,
-    tuples.counts,
+    tuples.counts.length,
     sa.dictionary.length,
     (r) => codeOf[codes[r]!]!,
     () => true,
   );
-}
-
-/**
- * Per class, the counts of the SA codes `codeOf(row)` it holds, in code order: time and memory
- * linear in the rows, where a classes × values matrix is quadratic for an SA of many values (an
- * amount per row).
- */
-function sparseHistograms(
-  rowToClass: Int32Array,
-  sizes: Int32Array,
-  width: number,
-  codeOf: (row: number) => number,
-  keep: (g: number) => boolean,
-): SparseClassHistograms {
-  const groups = sizes.length;
-  const offsets = new Int32Array(groups + 1);
-  const values = new Int32Array(rowToClass.length);
-  const counts = new Int32Array(rowToClass.length);
-  let at = 0;
-  forEachClassCounts(rowToClass, sizes, groups, width, codeOf, (g, c) => {
-    for (const s of c.present.subarray(0, c.n).sort()) {
-      values[at] = s;
-      counts[at++] = c.counts[s]!;
-    }
-    offsets[g + 1] = at;
-  });
-  return { groups, width, offsets, values: values.subarray(0, at), counts: counts.subarray(0, at), keep };
 }
 
 /** Index of the tuple whose every QI is `*`, or -1. */

@@ -17,6 +17,7 @@
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import type { SensitiveDistribution } from '../contracts/report.ts';
 import { allNumbers } from '../data/table.ts';
+import { orderedDistance, orderedWalk } from '../models/t-closeness.ts';
 
 /** The distance the disclosure measures' t is taken with. */
 export type TDistance = 'equal' | 'ordered';
@@ -89,6 +90,57 @@ function entriesOf(
   return { codes: identity, counts: classes.counts.subarray(g * classes.width, (g + 1) * classes.width) };
 }
 
+/**
+ * Per class, the counts of the SA codes its items hold, in code order: item `i` (a row, or a
+ * tuple weighing `weightOf(i)` rows) is in class `groupOf[i]` and holds code `codeOf(i)` (−1
+ * for either: not counted). Two counting sorts (by code, then stably by class) put each
+ * class's items in code order: time and memory linear in the items, values and classes,
+ * where a classes × values matrix is quadratic for an SA of many values (an amount per row).
+ */
+export function sparseClassHistograms(
+  groupOf: ArrayLike<number>,
+  groups: number,
+  width: number,
+  codeOf: (item: number) => number,
+  keep: (g: number) => boolean,
+  weightOf: (item: number) => number = () => 1,
+): SparseClassHistograms {
+  const n = groupOf.length;
+  const code = new Int32Array(n);
+  const byCodeEnd = new Int32Array(width + 1);
+  for (let i = 0; i < n; i++) {
+    const c = groupOf[i]! >= 0 && weightOf(i) !== 0 ? codeOf(i) : -1;
+    code[i] = c;
+    if (c >= 0) byCodeEnd[c + 1]!++;
+  }
+  for (let c = 0; c < width; c++) byCodeEnd[c + 1]! += byCodeEnd[c]!;
+  const byCode = new Int32Array(byCodeEnd[width]!);
+  for (let i = 0; i < n; i++) if (code[i]! >= 0) byCode[byCodeEnd[code[i]!]!++] = i;
+  const start = new Int32Array(groups + 1);
+  for (const i of byCode) start[groupOf[i]! + 1]!++;
+  for (let g = 0; g < groups; g++) start[g + 1]! += start[g]!;
+  const fill = start.slice(0, groups);
+  const byClass = new Int32Array(byCode.length);
+  for (const i of byCode) byClass[fill[groupOf[i]!]!++] = i;
+  const offsets = new Int32Array(groups + 1);
+  const values = new Int32Array(byClass.length);
+  const counts = new Int32Array(byClass.length);
+  let at = 0;
+  for (let g = 0; g < groups; g++) {
+    const first = at;
+    for (let x = start[g]!; x < start[g + 1]!; x++) {
+      const i = byClass[x]!;
+      if (at > first && values[at - 1] === code[i]) counts[at - 1]! += weightOf(i);
+      else {
+        values[at] = code[i]!;
+        counts[at++] = weightOf(i);
+      }
+    }
+    offsets[g + 1] = at;
+  }
+  return { groups, width, offsets, values: values.subarray(0, at), counts: counts.subarray(0, at), keep };
+}
+
 export function disclosureMeasures(
   attribute: string,
   classes: ClassHistogramSet | SparseClassHistograms,
@@ -105,7 +157,12 @@ export function disclosureMeasures(
 ): DisclosureMeasures {
   const width = classes.width;
   const order =
-    values && values.length === width && allNumbers(values) ? orderedWalk(values, table) : undefined;
+    values && values.length === width && allNumbers(values)
+      ? orderedWalk(
+          values.map((_, s) => s).sort((a, b) => Number(values[a]) - Number(values[b])),
+          table,
+        )
+      : undefined;
   const identity = Int32Array.from({ length: width }, (_, s) => s);
   let tableMax = 0;
   let tableDistinct = 0;
@@ -140,22 +197,24 @@ export function disclosureMeasures(
     let jsd = 0;
     let covered = 0;
     for (let i = 0; i < h.length; i++) {
+      // A count of 0 is a value the class lacks, summed below with the others.
+      if (!(h[i]! > 0)) continue;
       const p = h[i]! / size;
       const q = table[codes[i]!]!;
       covered += q;
-      tv += Math.abs(p - q);
       best = Math.max(best, h[i]!);
-      if (p > 0) {
-        distinct++;
-        entropy -= p * Math.log(p);
-        delta = Math.max(delta, Math.abs(Math.log(p / q)));
-      }
+      distinct++;
+      entropy -= p * Math.log(p);
+      delta = Math.max(delta, Math.abs(Math.log(p / q)));
+      // tv as equal t-closeness sums it (src/models/t-closeness.ts), so the two t agree.
+      tv += Math.abs(p - q);
       const mid = (p + q) / 2;
-      if (p > 0) jsd += 0.5 * p * Math.log(p / mid);
+      jsd += 0.5 * p * Math.log(p / mid);
       if (q > 0) jsd += 0.5 * q * Math.log(q / mid);
     }
-    if (h.length < width) {
-      // The values a sparse class lacks (p = 0), at once: each adds q to tv and q·ln 2 / 2 to jsd.
+    if (distinct < width) {
+      // The values the class lacks (p = 0), dense or sparse, at once: each adds q to tv and
+      // q·ln 2 / 2 to jsd. (Both layouts then give the same figures, to the last digit.)
       const rest = Math.max(0, tableTotal - covered);
       tv += rest;
       jsd += 0.5 * Math.LN2 * rest;
@@ -201,87 +260,6 @@ export function disclosureMeasures(
         '(ARX uses log2 for δ); A_know is the Jensen–Shannon divergence. Accuracy is that of guessing ' +
         'each row’s sensitive value as the most frequent one of what the release shows about it.',
   };
-}
-
-/** The SA's values in numeric order, with the table's running shares along it. */
-interface OrderedWalk {
-  /** Codes by position, and positions by code. */
-  readonly order: Int32Array;
-  readonly position: Int32Array;
-  /** `below[j]`: the table's share of positions 0 … j; `belowSum[j]`: Σ below[0 … j − 1]. */
-  readonly below: Float64Array;
-  readonly belowSum: Float64Array;
-}
-
-function orderedWalk(values: readonly string[], table: Float64Array): OrderedWalk {
-  const m = values.length;
-  const order = Int32Array.from(
-    values.map((_, s) => s).sort((a, b) => Number(values[a]) - Number(values[b])),
-  );
-  const position = new Int32Array(m);
-  const below = new Float64Array(m);
-  const belowSum = new Float64Array(m + 1);
-  let share = 0;
-  for (let j = 0; j < m; j++) {
-    position[order[j]!] = j;
-    share += table[order[j]!]!;
-    below[j] = share;
-    belowSum[j + 1] = belowSum[j]! + share;
-  }
-  return { order, position, below, belowSum };
-}
-
-/**
- * Ordered EMD (as ordered t-closeness measures it): Σ |cumulative difference| / (m − 1), the
- * cumulative difference walked in value order. A dense class is walked value by value; over a
- * run of values a sparse class lacks, the difference only falls by their table shares, so the
- * run's sum is taken at once from the running shares (split where it crosses zero).
- */
-function orderedDistance(
-  codes: Int32Array,
-  h: Int32Array | Float64Array,
-  size: number,
-  table: Float64Array,
-  walk: OrderedWalk,
-): number {
-  const m = walk.order.length;
-  if (m < 2) return 0;
-  const dense = h.length === m;
-  let entries = walk.order;
-  if (!dense) {
-    entries = Int32Array.from(codes.keys()).sort(
-      (a, b) => walk.position[codes[a]!]! - walk.position[codes[b]!]!,
-    );
-  }
-  let cumulative = 0;
-  let d = 0;
-  let next = 0;
-  const { below, belowSum } = walk;
-  // Σ_{j in [a, b)} |cumulative − (below[j] − below[a − 1])|: below rises, so the terms change sign once.
-  const run = (a: number, b: number): number => {
-    const level = cumulative + (a > 0 ? below[a - 1]! : 0);
-    let lo = a;
-    let hi = b;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (below[mid]! > level) hi = mid;
-      else lo = mid + 1;
-    }
-    const sum =
-      level * (lo - a) - (belowSum[lo]! - belowSum[a]!) + (belowSum[b]! - belowSum[lo]!) - level * (b - lo);
-    cumulative = level - below[b - 1]!;
-    return sum;
-  };
-  for (const i of entries) {
-    const s = dense ? i : codes[i]!;
-    const at = walk.position[s]!;
-    if (at > next) d += run(next, at);
-    cumulative += h[i]! / size - table[s]!;
-    d += Math.abs(cumulative);
-    next = at + 1;
-  }
-  if (next < m) d += run(next, m);
-  return d / (m - 1);
 }
 
 /** Over a set of classes: the rows of each class's most frequent value, summed, and all rows. */
@@ -345,12 +323,13 @@ export function modeCounts(classes: ClassHistogramSet | SparseClassHistograms): 
  */
 export function sensitiveDistribution(
   attribute: string,
-  classes: ClassHistogramSet,
+  classes: ClassHistogramSet | SparseClassHistograms,
   table: ArrayLike<number>,
   /** The SA's values by code: when every one is a number, the spread per class is summarized too. */
   values?: readonly string[],
 ): SensitiveDistribution | null {
-  const { width, counts } = classes;
+  const { width } = classes;
+  const identity = Int32Array.from({ length: width }, (_, s) => s);
   let worst = -1;
   let worstShare = -1;
   let worstSize = 0;
@@ -358,9 +337,9 @@ export function sensitiveDistribution(
     if (!classes.keep(g)) continue;
     let size = 0;
     let top = 0;
-    for (let s = 0; s < width; s++) {
-      size += counts[g * width + s]!;
-      top = Math.max(top, counts[g * width + s]!);
+    for (const c of entriesOf(classes, g, identity).counts) {
+      size += c;
+      top = Math.max(top, c);
     }
     if (size > 0 && top / size > worstShare) {
       worstShare = top / size;
@@ -370,10 +349,14 @@ export function sensitiveDistribution(
   }
   if (worst < 0) return null;
   const order = Array.from({ length: width }, (_, s) => s).sort((x, y) => table[y]! - table[x]! || x - y);
+  // The worst class's counts by code (0 for the values it lacks).
+  const shares = new Float64Array(width);
+  const held = entriesOf(classes, worst, identity);
+  for (let i = 0; i < held.codes.length; i++) shares[held.codes[i]!] = held.counts[i]! / worstSize;
   return {
     attribute,
     overall: order.map((s) => table[s]!),
-    worstClass: order.map((s) => counts[worst * width + s]! / worstSize),
+    worstClass: order.map((s) => shares[s]!),
     // (Person weights add up to a class's persons, up to rounding.)
     worstClassSize: Math.round(worstSize),
     ...(values && values.length === width && allNumbers(values)
@@ -386,25 +369,32 @@ export function sensitiveDistribution(
  * A numeric sensitive attribute's spread, overall and per released class, as widths (never
  * values): the range (max − min) and the interquartile range, and over the classes the
  * narrowest range (what a class narrows a value to at worst, with that class's rows), the
- * median range and the smallest IQR.
+ * median range and the smallest IQR. A class is walked over the values it holds.
  */
 function numericSpread(
-  classes: ClassHistogramSet,
+  classes: ClassHistogramSet | SparseClassHistograms,
   table: ArrayLike<number>,
   values: readonly string[],
 ): NonNullable<SensitiveDistribution['numeric']> {
-  const { width, counts } = classes;
+  const { width } = classes;
   const order = values.map((_, s) => s).sort((a, b) => Number(values[a]) - Number(values[b]));
-  const spread = (weight: (s: number) => number, total: number) => {
+  const position = new Int32Array(width);
+  order.forEach((s, j) => {
+    position[s] = j;
+  });
+  const numericOrder = Int32Array.from(order);
+  const identity = Int32Array.from({ length: width }, (_, s) => s);
+  /** Over codes `at(k)`, k < n, in numeric order, each weighing `weight(k)`. */
+  const spread = (n: number, at: (k: number) => number, weight: (k: number) => number, total: number) => {
     let lo = Number.NaN;
     let hi = Number.NaN;
     let q1 = Number.NaN;
     let q3 = Number.NaN;
     let cumulative = 0;
-    for (const s of order) {
-      const w = weight(s);
+    for (let k = 0; k < n; k++) {
+      const w = weight(k);
       if (w <= 0) continue;
-      const v = Number(values[s]);
+      const v = Number(values[at(k)]);
       if (Number.isNaN(lo)) lo = v;
       hi = v;
       cumulative += w;
@@ -415,16 +405,32 @@ function numericSpread(
   };
   let tableTotal = 0;
   for (let s = 0; s < width; s++) tableTotal += table[s]!;
-  const overall = spread((s) => table[s]!, tableTotal);
+  const overall = spread(
+    width,
+    (k) => order[k]!,
+    (k) => table[order[k]!]!,
+    tableTotal,
+  );
   const ranges: number[] = [];
   let narrowest = { range: Number.POSITIVE_INFINITY, size: 0 };
   let smallestIqr = Number.POSITIVE_INFINITY;
   for (let g = 0; g < classes.groups; g++) {
     if (!classes.keep(g)) continue;
+    const { codes, counts } = entriesOf(classes, g, identity);
     let size = 0;
-    for (let s = 0; s < width; s++) size += counts[g * width + s]!;
+    for (const c of counts) size += c;
     if (size === 0) continue;
-    const c = spread((s) => counts[g * width + s]!, size);
+    // The class's entries in numeric order (dense: the values' order).
+    const sorted =
+      codes === identity
+        ? numericOrder
+        : Int32Array.from(codes.keys()).sort((a, b) => position[codes[a]!]! - position[codes[b]!]!);
+    const c = spread(
+      sorted.length,
+      (k) => codes[sorted[k]!]!,
+      (k) => counts[sorted[k]!]!,
+      size,
+    );
     ranges.push(c.range);
     if (c.range < narrowest.range || (c.range === narrowest.range && size > narrowest.size))
       narrowest = { range: c.range, size: Math.round(size) };

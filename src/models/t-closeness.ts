@@ -14,70 +14,218 @@ import type { ClassSummary, PrivacyModel, SaCounts } from './model.ts';
 
 export type Emd = (histogram: SaCounts, size: number) => number;
 
+/*
+ * A class's histogram is as wide as the SA's values, but a class of an SA of many values (an
+ * amount) holds few of them: each distance sums over the values the class holds, after one
+ * pass over the counts that only looks for them, and over the values it lacks at once from the
+ * table's shares (docs/definitions.md gives the sums over every value).
+ */
+
+/** ½·Σ|p − q|: each value the class lacks adds its share. */
 export function equalEmd(table: Float64Array): Emd {
+  let total = 0;
+  for (const q of table) total += q;
   return (h, size) => {
     let d = 0;
-    for (let s = 0; s < table.length; s++) d += Math.abs(h[s]! / size - table[s]!);
-    return d / 2;
+    let covered = 0;
+    let held = 0;
+    for (let s = 0; s < table.length; s++) {
+      if (h[s] === 0) continue;
+      d += Math.abs(h[s]! / size - table[s]!);
+      covered += table[s]!;
+      held++;
+    }
+    return (d + (held === table.length ? 0 : Math.max(0, total - covered))) / 2;
   };
+}
+
+/** The SA's values in order, with the table's running shares along it. */
+export interface OrderedWalk {
+  /** Codes by position, and positions by code. */
+  readonly order: Int32Array;
+  readonly position: Int32Array;
+  /** `below[j]`: the table's share of positions 0 … j; `belowSum[j]`: Σ below[0 … j − 1]. */
+  readonly below: Float64Array;
+  readonly belowSum: Float64Array;
+}
+
+/** `order[i]` is the SA code at rank i. */
+export function orderedWalk(order: ArrayLike<number>, table: ArrayLike<number>): OrderedWalk {
+  const m = order.length;
+  const position = new Int32Array(m);
+  const below = new Float64Array(m);
+  const belowSum = new Float64Array(m + 1);
+  let share = 0;
+  for (let j = 0; j < m; j++) {
+    position[order[j]!] = j;
+    share += table[order[j]!]!;
+    below[j] = share;
+    belowSum[j + 1] = belowSum[j]! + share;
+  }
+  return { order: Int32Array.from(order), position, below, belowSum };
+}
+
+/**
+ * Ordered EMD: Σ |cumulative difference| / (m − 1), the cumulative difference walked in value
+ * order, for a class holding `h[i]` of code `codes[i]` (every value, `h` by code, when
+ * `h.length` is m). Over a run of values the class lacks, the difference only falls by their
+ * table shares, so the run's sum is taken at once from the running shares (split where it
+ * crosses zero). A count of 0 is a value the class lacks: however its counts are laid out, a
+ * class gets the same figure, to the last bit.
+ */
+export function orderedDistance(
+  codes: Int32Array,
+  h: ArrayLike<number>,
+  size: number,
+  table: ArrayLike<number>,
+  walk: OrderedWalk,
+): number {
+  const m = walk.order.length;
+  if (m < 2) return 0;
+  const dense = h.length === m;
+  let entries = walk.order;
+  if (!dense) {
+    entries = Int32Array.from(codes.subarray(0, h.length).keys()).sort(
+      (a, b) => walk.position[codes[a]!]! - walk.position[codes[b]!]!,
+    );
+  }
+  let cumulative = 0;
+  let d = 0;
+  let next = 0;
+  const { below, belowSum } = walk;
+  // Σ_{j in [a, b)} |cumulative − (below[j] − below[a − 1])|: below rises, so the terms change sign once.
+  const run = (a: number, b: number): number => {
+    const level = cumulative + (a > 0 ? below[a - 1]! : 0);
+    let lo = a;
+    let hi = b;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (below[mid]! > level) hi = mid;
+      else lo = mid + 1;
+    }
+    const sum =
+      level * (lo - a) - (belowSum[lo]! - belowSum[a]!) + (belowSum[b]! - belowSum[lo]!) - level * (b - lo);
+    cumulative = level - below[b - 1]!;
+    return sum;
+  };
+  for (const i of entries) {
+    if (h[i] === 0) continue;
+    const s = dense ? i : codes[i]!;
+    const at = walk.position[s]!;
+    if (at > next) d += run(next, at);
+    cumulative += h[i]! / size - table[s]!;
+    d += Math.abs(cumulative);
+    next = at + 1;
+  }
+  if (next < m) d += run(next, m);
+  return d / (m - 1);
 }
 
 /** `order[i]` is the SA code at rank i. */
 export function orderedEmd(table: Float64Array, order: readonly number[]): Emd {
-  const m = order.length;
+  const walk = orderedWalk(order, table);
+  // The codes a class holds and their counts, in code order (scratch reused across classes).
+  const codes = new Int32Array(table.length);
+  const counts = new Float64Array(table.length);
   return (h, size) => {
-    if (m < 2) return 0;
-    let cumulative = 0;
-    let d = 0;
-    for (let i = 0; i < m; i++) {
-      const s = order[i]!;
-      cumulative += h[s]! / size - table[s]!;
-      d += Math.abs(cumulative);
+    let n = 0;
+    for (let s = 0; s < table.length; s++) {
+      if (h[s] === 0) continue;
+      codes[n] = s;
+      counts[n++] = h[s]!;
     }
-    return d / (m - 1);
+    return orderedDistance(codes, counts.subarray(0, n), size, table, walk);
   };
 }
 
-/** EMD over a hierarchy whose level tables map SA codes to their ancestors. */
+/**
+ * EMD over a hierarchy whose level tables map SA codes to their ancestors: Σ over the labels N
+ * of (level(N)/H)·min(positive extra, negative extra) of N's children. A label with no class
+ * rows under it has no positive extra (it costs nothing) and its extra is minus its table
+ * share, so only the labels above the values a class holds are walked: at each, the children
+ * without class rows add their share (the label's less its other children's) to its negative
+ * extras at once.
+ */
 export function hierarchicalEmd(table: Float64Array, hierarchy: Hierarchy): Emd {
   const H = hierarchy.height;
-  // parentOf[l][label at l−1] = label at l; scratch buffers reused across classes (hot path).
+  // parentOf[l][label at l] = label at l + 1 (−1: a label no code maps to); share[l][label]:
+  // the table's share under it; children[l][label]: its labels one level down.
   const parentOf: Int32Array[] = [];
+  const share: Float64Array[] = [table];
+  const children: Int32Array[] = [new Int32Array(table.length)];
   for (let level = 1; level <= H; level++) {
+    const width = hierarchy.labels[level]!.length;
     const parent = new Int32Array(hierarchy.labels[level - 1]!.length).fill(-1);
     const below = hierarchy.levelTables[level - 1]!;
     const up = hierarchy.levelTables[level]!;
     for (let s = 0; s < table.length; s++) parent[below[s]!] = up[s]!;
+    const under = new Float64Array(width);
+    const count = new Int32Array(width);
+    for (let c = 0; c < parent.length; c++) {
+      if (parent[c]! < 0) continue;
+      under[parent[c]!] += share[level - 1]![c]!;
+      count[parent[c]!]++;
+    }
     parentOf.push(parent);
+    share.push(under);
+    children.push(count);
   }
-  const widest = Math.max(table.length, ...hierarchy.labels.map((l) => l.length));
-  let extra = new Float64Array(widest);
-  let next = new Float64Array(widest);
-  const pos = new Float64Array(widest);
-  const neg = new Float64Array(widest);
+  // Scratch reused across classes (hot path), zero between classes: per level, each label's
+  // extra, and (levels ≥ 1) its children's positive and negative extras, their share and number.
+  const extra = share.map((x) => new Float64Array(x.length));
+  const pos = share.map((x, l) => new Float64Array(l === 0 ? 0 : x.length));
+  const neg = share.map((x, l) => new Float64Array(l === 0 ? 0 : x.length));
+  const heldShare = share.map((x, l) => new Float64Array(l === 0 ? 0 : x.length));
+  const heldChildren = share.map((x, l) => new Int32Array(l === 0 ? 0 : x.length));
+  const labels = [new Int32Array(table.length), ...share.slice(1).map((x) => new Int32Array(x.length))];
   return (h, size) => {
     if (H === 0) return 0;
-    for (let s = 0; s < table.length; s++) extra[s] = h[s]! / size - table[s]!;
-    let width = table.length;
+    let n = 0;
+    const leaves = labels[0]!;
+    for (let s = 0; s < table.length; s++) {
+      if (h[s] === 0) continue;
+      extra[0]![s] = h[s]! / size - table[s]!;
+      leaves[n++] = s;
+    }
     let cost = 0;
     for (let level = 1; level <= H; level++) {
       const parent = parentOf[level - 1]!;
-      const parents = hierarchy.labels[level]!.length;
-      pos.fill(0, 0, parents);
-      neg.fill(0, 0, parents);
-      next.fill(0, 0, parents);
-      for (let child = 0; child < width; child++) {
-        const p = parent[child]!;
-        if (p < 0) continue; // a label no code maps to
-        const e = extra[child]!;
-        if (e > 0) pos[p]! += e;
-        else neg[p]! -= e;
-        next[p]! += e;
+      const [from, into] = [labels[level - 1]!, labels[level]!];
+      const [e, up, P, N, S, C] = [
+        extra[level - 1]!,
+        extra[level]!,
+        pos[level]!,
+        neg[level]!,
+        heldShare[level]!,
+        heldChildren[level]!,
+      ];
+      const lower = share[level - 1]!;
+      let parents = 0;
+      for (let k = 0; k < n; k++) {
+        const c = from[k]!;
+        const p = parent[c]!;
+        const x = e[c]!;
+        e[c] = 0;
+        if (p < 0) continue;
+        if (C[p] === 0) into[parents++] = p;
+        if (x > 0) P[p] += x;
+        else N[p] -= x;
+        S[p] += lower[c]!;
+        C[p]++;
       }
-      for (let p = 0; p < parents; p++) cost += (level / H) * Math.min(pos[p]!, neg[p]!);
-      [extra, next] = [next, extra];
-      width = parents;
+      const upper = share[level]!;
+      const count = children[level]!;
+      for (let k = 0; k < parents; k++) {
+        const p = into[k]!;
+        const rest = C[p] === count[p] ? 0 : Math.max(0, upper[p]! - S[p]!);
+        cost += (level / H) * Math.min(P[p]!, N[p]! + rest);
+        up[p] = P[p]! - N[p]! - rest;
+        P[p] = N[p] = S[p] = 0;
+        C[p] = 0;
+      }
+      n = parents;
     }
+    for (let k = 0; k < n; k++) extra[H]![labels[H]![k]!] = 0;
     return cost;
   };
 }

@@ -36,16 +36,32 @@ export interface SaDomain {
   readonly values: readonly string[];
   readonly index: ReadonlyMap<string, number>;
   readonly share: Float64Array;
+  /** Σ share (1 up to rounding). */
+  readonly total: number;
   /** Value indices in the ordered distance's order (numeric when every value is a number). */
   readonly ordered: Int32Array;
+  /** `rank[i]`: value i's place in `ordered`. */
+  readonly rank: Int32Array;
+  /** `below[j]`: the shares of the values at places 0 … j; `belowSum[j]`: Σ below[0 … j − 1]. */
+  readonly below: Float64Array;
+  readonly belowSum: Float64Array;
   /** The hierarchical distance's walk, or null without a (complete) hierarchy. */
   readonly tree: Tree | null;
 }
 
-/** Per level 1 … height: each distinct child node (first seen in value order) with its parent. */
+/**
+ * The hierarchy as a tree: per level 1 … height, each node's parent one level up (the first
+ * seen in value order); per level 0 … height, each node's share of the input and its children.
+ * Level 0's nodes are the value indices.
+ */
 interface Tree {
   readonly height: number;
-  readonly levels: readonly { child: Int32Array; parent: Int32Array; parents: number }[];
+  /** `parentOf[l − 1][node at l − 1]`: its node at level l. */
+  readonly parentOf: readonly Int32Array[];
+  /** `mass[l][node]`: the input's share under the node. */
+  readonly mass: readonly Float64Array[];
+  /** `children[l][node]`: how many nodes of level l − 1 it holds (level ≥ 1). */
+  readonly children: readonly Int32Array[];
 }
 
 /** One class's SA counts: `counts[i]` for the `n` indices `present[0, n)` with a count > 0. */
@@ -103,17 +119,45 @@ export function saDomain(sa: SensitiveContext): SaDomain {
     const y = values[b]!;
     return numeric ? Number(x) - Number(y) : x < y ? -1 : x > y ? 1 : 0;
   });
-  return { values, index, share, ordered: Int32Array.from(order), tree: treeOf(values, sa.hierarchy) };
+  const m = values.length;
+  const rank = new Int32Array(m);
+  const below = new Float64Array(m);
+  const belowSum = new Float64Array(m + 1);
+  let total = 0;
+  for (let j = 0; j < m; j++) {
+    rank[order[j]!] = j;
+    total += share[order[j]!]!;
+    below[j] = total;
+    belowSum[j + 1] = belowSum[j]! + total;
+  }
+  return {
+    values,
+    index,
+    share,
+    total,
+    ordered: Int32Array.from(order),
+    rank,
+    below,
+    belowSum,
+    tree: treeOf(values, share, sa.hierarchy),
+  };
 }
 
-function treeOf(values: readonly string[], hierarchy: string[][] | undefined): Tree | null {
+function treeOf(
+  values: readonly string[],
+  share: Float64Array,
+  hierarchy: string[][] | undefined,
+): Tree | null {
   if (!hierarchy || hierarchy.length === 0) return null;
   const rows = new Map(hierarchy.map((r) => [r[0]!, r]));
   const height = hierarchy[0]!.length - 1;
   if (values.some((v) => (rows.get(v)?.length ?? 0) <= height)) return null;
-  const levels: Tree['levels'][number][] = [];
+  const parentOf: Int32Array[] = [];
+  const mass: Float64Array[] = [share];
+  const children: Int32Array[] = [new Int32Array(values.length)];
   // Level 0 nodes are the values themselves.
   let nodeOf = Int32Array.from(values, (_, i) => i);
+  let width = values.length;
   for (let level = 1; level <= height; level++) {
     const ids = new Map<string, number>();
     const next = Int32Array.from(values, (v) => {
@@ -122,19 +166,24 @@ function treeOf(values: readonly string[], hierarchy: string[][] | undefined): T
       if (id === undefined) ids.set(label, (id = ids.size));
       return id;
     });
-    const seen = new Set<number>();
-    const child: number[] = [];
-    const parent: number[] = [];
+    // Each node below goes up to the parent of the first value under it.
+    const parent = new Int32Array(width).fill(-1);
+    const under = new Float64Array(ids.size);
+    const count = new Int32Array(ids.size);
     for (let i = 0; i < values.length; i++) {
-      if (seen.has(nodeOf[i]!)) continue;
-      seen.add(nodeOf[i]!);
-      child.push(nodeOf[i]!);
-      parent.push(next[i]!);
+      const c = nodeOf[i]!;
+      if (parent[c] !== -1) continue;
+      parent[c] = next[i]!;
+      under[next[i]!] += mass[level - 1]![c]!;
+      count[next[i]!]++;
     }
-    levels.push({ child: Int32Array.from(child), parent: Int32Array.from(parent), parents: ids.size });
+    parentOf.push(parent);
+    mass.push(under);
+    children.push(count);
     nodeOf = next;
+    width = ids.size;
   }
-  return { height, levels };
+  return { height, parentOf, mass, children };
 }
 
 const domains = new WeakMap<SensitiveContext, SaDomain>();
@@ -209,7 +258,7 @@ const CLASS_CHECKS: { readonly [N in ModelsIn<'class'>]: ClassCheck<N> } = {
     return { value, holds: value < model.c };
   },
   [T_CLOSENESS.name]: (model, size, cls, sa) => {
-    const value = emd(model.distance, cls!.counts, size, sa!);
+    const value = emd(model.distance, cls!, size, sa!);
     return { value, holds: value <= model.t + 1e-12 };
   },
   [DELTA_DISCLOSURE.name]: (model, size, cls, sa) => {
@@ -248,59 +297,166 @@ export function checkCounts(
   return declared(model, { size, counts });
 }
 
-/** Earth mover's distance between the class's SA distribution and the input's. */
-function emd(
+/**
+ * Earth mover's distance between the class's SA distribution and the input's, in time that
+ * grows with the values the class holds (`present`), not with the SA's values: the values a
+ * class lacks are summed at once from the input's shares (docs/definitions.md gives the sums
+ * over every value). Released values the input lacks (indices from `values.length` on) are
+ * left out, as every value's sum leaves them out.
+ */
+export function emd(
   distance: 'equal' | 'ordered' | 'hierarchical',
-  counts: Float64Array,
+  { counts, present, n }: ClassCounts,
   size: number,
   sa: SaDomain,
 ): number {
   const m = sa.values.length;
-  const diff = new Float64Array(m);
-  for (let i = 0; i < m; i++) diff[i] = counts[i]! / size - sa.share[i]!;
   if (distance === 'equal') {
+    // ½·Σ|p − q|: each lacking value adds its share.
     let s = 0;
-    for (let i = 0; i < m; i++) s += Math.abs(diff[i]!);
-    return s / 2;
-  }
-  if (distance === 'ordered') {
-    if (m < 2) return 0;
-    let running = 0;
-    let total = 0;
-    for (let k = 0; k < m; k++) {
-      running += diff[sa.ordered[k]!]!;
-      total += Math.abs(running);
+    let covered = 0;
+    let held = 0;
+    for (let k = 0; k < n; k++) {
+      const i = present[k]!;
+      if (i >= m) continue;
+      s += Math.abs(counts[i]! / size - sa.share[i]!);
+      covered += sa.share[i]!;
+      held++;
     }
-    return total / (m - 1);
+    return (s + (held === m ? 0 : Math.max(0, sa.total - covered))) / 2;
   }
-  // Hierarchical: walk the tree level by level; a node's cost is its height share times
-  // the mass that must move between its children.
+  if (distance === 'ordered') return orderedEmd(counts, present, n, size, sa);
   const tree = sa.tree;
   if (!tree) return Number.NaN;
   if (tree.height === 0) return 0;
-  let extra = diff;
-  let cost = 0;
-  tree.levels.forEach(({ child, parent, parents }, l) => {
-    const level = l + 1;
-    const pos = new Float64Array(parents);
-    const neg = new Float64Array(parents);
-    const next = new Float64Array(parents);
-    const order: number[] = [];
-    const touched = new Uint8Array(parents);
-    for (let k = 0; k < child.length; k++) {
-      const p = parent[k]!;
-      const e = extra[child[k]!]!;
-      if (e > 0) pos[p] += e;
-      else neg[p] -= e;
-      next[p] += e;
-      if (!touched[p]) {
-        touched[p] = 1;
-        order.push(p);
-      }
+  return hierarchicalEmd(counts, present, n, size, sa, tree);
+}
+
+/**
+ * (1/(m − 1))·Σ_j |P_j − Q_j| over the places j in order, P and Q the class's and the input's
+ * shares of places 0 … j. Between two places the class holds, P stays put while Q rises, so
+ * the terms change sign once: each such run is summed at once from Q's running sums, split
+ * where it crosses zero (a binary search).
+ */
+function orderedEmd(
+  counts: Float64Array,
+  present: Int32Array,
+  n: number,
+  size: number,
+  sa: SaDomain,
+): number {
+  const m = sa.values.length;
+  if (m < 2) return 0;
+  const { rank, ordered, below, belowSum } = sa;
+  const places: number[] = [];
+  for (let k = 0; k < n; k++) if (present[k]! < m) places.push(rank[present[k]!]!);
+  places.sort((a, b) => a - b);
+  let held = 0;
+  let d = 0;
+  let next = 0;
+  // Σ_{j in [a, b)} |level − below[j]|.
+  const run = (a: number, b: number, level: number): number => {
+    let lo = a;
+    let hi = b;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (below[mid]! > level) hi = mid;
+      else lo = mid + 1;
     }
-    for (const p of order) cost += (level / tree.height) * Math.min(pos[p]!, neg[p]!);
-    extra = next;
-  });
+    return (
+      level * (lo - a) - (belowSum[lo]! - belowSum[a]!) + (belowSum[b]! - belowSum[lo]!) - level * (b - lo)
+    );
+  };
+  for (const j of places) {
+    if (j > next) d += run(next, j, held / size);
+    held += counts[ordered[j]!]!;
+    d += Math.abs(held / size - below[j]!);
+    next = j + 1;
+  }
+  if (next < m) d += run(next, m, held / size);
+  return d / (m - 1);
+}
+
+/** Per tree, the scratch of the hierarchical walk: nodes touched at each level, cleared after each class. */
+interface TreeScratch {
+  /** Per level: each node's extra, positive and negative extras of its children, their mass and number. */
+  readonly extra: Float64Array[];
+  readonly pos: Float64Array[];
+  readonly neg: Float64Array[];
+  readonly held: Float64Array[];
+  readonly heldChildren: Int32Array[];
+}
+const scratches = new WeakMap<Tree, TreeScratch>();
+
+/**
+ * Σ_N (ℓ(N)/H)·min(pos(N), neg(N)) over the nodes above the values the class holds: a node
+ * with none under it has no positive extra (it costs nothing), and its extra is minus its
+ * input share. So at a node, the children without class rows add their mass (the node's
+ * mass less its other children's) to the negative extras, at once.
+ */
+function hierarchicalEmd(
+  counts: Float64Array,
+  present: Int32Array,
+  n: number,
+  size: number,
+  sa: SaDomain,
+  tree: Tree,
+): number {
+  const m = sa.values.length;
+  const H = tree.height;
+  let scratch = scratches.get(tree);
+  if (!scratch) {
+    const widths = tree.mass.map((x) => x.length);
+    // (Level 0's nodes have no children: only their extras.)
+    const above = widths.map((w, l) => (l === 0 ? 0 : w));
+    scratch = {
+      extra: widths.map((w) => new Float64Array(w)),
+      pos: above.map((w) => new Float64Array(w)),
+      neg: above.map((w) => new Float64Array(w)),
+      held: above.map((w) => new Float64Array(w)),
+      heldChildren: above.map((w) => new Int32Array(w)),
+    };
+    scratches.set(tree, scratch);
+  }
+  const { extra, pos, neg, held, heldChildren } = scratch;
+  let nodes: number[] = [];
+  for (let k = 0; k < n; k++) {
+    const i = present[k]!;
+    if (i >= m) continue;
+    extra[0]![i] = counts[i]! / size - sa.share[i]!;
+    nodes.push(i);
+  }
+  let cost = 0;
+  for (let level = 1; level <= H; level++) {
+    const parentOf = tree.parentOf[level - 1]!;
+    const below = tree.mass[level - 1]!;
+    const e = extra[level - 1]!;
+    const [P, N, S, C] = [pos[level]!, neg[level]!, held[level]!, heldChildren[level]!];
+    const parents: number[] = [];
+    for (const c of nodes) {
+      const p = parentOf[c]!;
+      if (C[p] === 0) parents.push(p);
+      const x = e[c]!;
+      if (x > 0) P[p] += x;
+      else N[p] -= x;
+      S[p] += below[c]!;
+      C[p]++;
+      e[c] = 0;
+    }
+    const mass = tree.mass[level]!;
+    const children = tree.children[level]!;
+    const up = extra[level]!;
+    for (const p of parents) {
+      // The children without class rows: their extras are minus their shares.
+      const rest = C[p] === children[p] ? 0 : Math.max(0, mass[p]! - S[p]!);
+      cost += (level / H) * Math.min(P[p]!, N[p]! + rest);
+      up[p] = P[p]! - N[p]! - rest;
+      P[p] = N[p] = S[p] = 0;
+      C[p] = 0;
+    }
+    nodes = parents;
+  }
+  for (const p of nodes) extra[H]![p] = 0;
   return cost;
 }
 

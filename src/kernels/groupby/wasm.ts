@@ -43,7 +43,7 @@ export function wasmSessionBytes(n: number, m: number): number {
 }
 
 /** A bump allocator over the instance's memory, grown once up front (growth detaches views). */
-class Layout {
+export class Layout {
   private top = 8; // keep 0 free: a null pointer means "absent" to the kernels
   constructor(
     private readonly memory: WebAssembly.Memory,
@@ -51,7 +51,8 @@ class Layout {
   ) {}
   reserve(bytes: number): number {
     const ptr = this.top;
-    this.top += (bytes + 7) & ~7;
+    // (Not `& ~7`: bitwise operators wrap past 2³¹, and a region that large must reach commit's check.)
+    this.top += Math.ceil(bytes / 8) * 8;
     return ptr;
   }
   /** Grows the memory to the layout, or refuses (naming the tuples) what 4 GiB cannot hold. */
@@ -307,6 +308,13 @@ function openSession(
     histogram(groupOfArr, groups, values, width) {
       live();
       const { composedIn, composed, valuesIn, end } = lateRegions();
+      if (end + 4 * groups * width > WASM_MEMORY_BYTES) {
+        throw new LimitError(
+          'E_LIMIT_MEMORY',
+          `counting a sensitive attribute of ${width.toLocaleString('en')} values in each of ${groups.toLocaleString('en')} classes needs ${Math.ceil((4 * groups * width) / 2 ** 20).toLocaleString('en')} MiB of WebAssembly memory, over the 4,096 MiB one instance can address`,
+          'give the sensitive attribute fewer values (round or bin it, e.g. with its hierarchy), or coarsen the quasi-identifiers',
+        );
+      }
       const hist = new Layout(core.memory, n);
       hist.reserve(end);
       const out = hist.reserve(4 * groups * width);

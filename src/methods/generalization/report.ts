@@ -3,7 +3,14 @@
  * the privacy figures of the released classes (models, risk, the SA per class and what the
  * classes disclose against the input's own), the utility.
  */
-import { disclosureMeasures, type ModeCounts, sensitiveDistribution } from '../../metrics/disclosure.ts';
+import {
+  type ClassHistogramSet,
+  disclosureMeasures,
+  type ModeCounts,
+  type SparseClassHistograms,
+  sensitiveDistribution,
+  sparseClassHistograms,
+} from '../../metrics/disclosure.ts';
 import { populationRiskPart } from '../../metrics/population-risk.ts';
 import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
 import { paramsOf } from '../../models/describe.ts';
@@ -171,12 +178,7 @@ function privacyOf(
           ),
         }
       : attribute,
-    classes: {
-      groups: best.groups,
-      width: attribute.column.dictionary.length,
-      counts: classHistograms(prepared, best, attribute),
-      keep: (g: number) => !best.suppressed[g],
-    },
+    classes: classHistograms(prepared, best, attribute, (g: number) => !best.suppressed[g]),
   }));
   return {
     satisfied: best.feasible,
@@ -250,22 +252,32 @@ function achievedOf(model: PrivacyModel, best: NodeResult): Record<string, numbe
 }
 
 /**
- * Per-class counts of a sensitive column at a node: classes × values, from the rows; with an
- * entity column, person weights.
+ * Per-class counts of a sensitive column at a node, from the tuples: the values each class
+ * holds (a classes × values matrix would grow with their product for an attribute of many
+ * values, an amount); with an entity column, person weights, classes × values.
  */
 function classHistograms(
   prepared: Prepared,
   node: NodeResult,
   sa: SensitiveAttribute,
-): Int32Array | Float64Array {
+  keep: (g: number) => boolean,
+): ClassHistogramSet | SparseClassHistograms {
   const width = sa.column.dictionary.length;
   const values = prepared.sensitive.find((s) => s.attribute.name === sa.name)!.values;
   const { entity } = prepared;
-  if (entity) return personClassHistograms({ ...prepared, entity }, node.groupOf, node.groups, values, width);
-  const counts = new Int32Array(node.groups * width);
+  if (entity) {
+    const counts = personClassHistograms({ ...prepared, entity }, node.groupOf, node.groups, values, width);
+    return { groups: node.groups, width, counts, keep };
+  }
   const weights = prepared.tuples.counts;
-  for (let t = 0; t < values.length; t++) counts[node.groupOf[t]! * width + values[t]!]! += weights[t]!;
-  return counts;
+  return sparseClassHistograms(
+    node.groupOf.subarray(0, values.length),
+    node.groups,
+    width,
+    (t) => values[t]!,
+    keep,
+    (t) => weights[t]!,
+  );
 }
 
 /**

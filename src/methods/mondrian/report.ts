@@ -6,7 +6,12 @@
 import type { ModelResult, ReportSection } from '../../contracts/report.ts';
 import { codeCounts } from '../../data/table.ts';
 import { type DistributionMeasures, measureFigures } from '../../metrics/contingency.ts';
-import { disclosureMeasures, inputModeCounts, sensitiveDistribution } from '../../metrics/disclosure.ts';
+import {
+  disclosureMeasures,
+  inputModeCounts,
+  sensitiveDistribution,
+  sparseClassHistograms,
+} from '../../metrics/disclosure.ts';
 import { populationRiskPart } from '../../metrics/population-risk.ts';
 import { classSizeHistogram, prosecutorFacts, reidentificationRisk } from '../../metrics/privacy.ts';
 import { minOf } from '../../util/extent.ts';
@@ -106,19 +111,21 @@ function modelResults({ problem }: PreparedMondrian, { result, released }: Mondr
 }
 
 /** Each sensitive attribute's distribution per class against the input's. */
-function sensitiveOf({ problem, table, qis }: PreparedMondrian, { result, released }: MondrianOutcome) {
-  const W = result.histWidth;
+function sensitiveOf({ problem, table, qis }: PreparedMondrian, { released }: MondrianOutcome) {
   const qiCodes = qis.map((a) => table.columns.find((c) => c.name === a.name)!.codes);
-  const each = problem.sensitive.map((sa, j) => {
-    // The class histograms of this attribute, laid out contiguously.
-    const counts = new Int32Array(released.classes * sa.width);
-    for (let c = 0; c < released.classes; c++) {
-      const from = c * W + result.histBase[j]!;
-      counts.set(released.classHist.subarray(from, from + sa.width), c * sa.width);
-    }
+  const each = problem.sensitive.map((sa) => {
     const column = table.columns.find((col) => col.name === sa.name)!;
     const overall = Float64Array.from(codeCounts(column), (n) => n / table.rowCount);
-    const classes = { groups: released.classes, width: sa.width, counts, keep: () => true };
+    // Each class's values, counted from the rows: a classes × values matrix would grow with
+    // their product for an attribute of many values (an amount).
+    const { codes } = column;
+    const classes = sparseClassHistograms(
+      released.classOf,
+      released.classes,
+      sa.width,
+      (r) => codes[r]!,
+      () => true,
+    );
     return {
       distribution: sensitiveDistribution(sa.name, classes, overall, column.dictionary),
       // Against the input's own classes (every QI as given), as for a generalization release.
