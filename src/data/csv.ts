@@ -29,8 +29,8 @@ import type { EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
 
 export { readInputBytes } from './input.ts';
 
-/** Delimiters tried by detection, in tie-break order. */
-const CANDIDATES = [';', ',', '\t'] as const;
+/** Delimiters tried by detection, in tie-break order (the spec's `format.delimiter` values). */
+const CANDIDATES = [';', ',', '\t', '|'] as const;
 
 const QUOTE = 0x22;
 const LF = 0x0a;
@@ -46,7 +46,7 @@ const HASH_SEED = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
 
 export interface ReadCsvOptions {
-  /** `;`, `,` or tab (any single character other than a quote, CR or LF is accepted). */
+  /** `;`, `,`, tab or `|` (any single character other than a quote, CR or LF is accepted). */
   delimiter?: string;
   /** Bytes read per step (tests use tiny pieces to cross every boundary); 8 MB by default. */
   chunkBytes?: number;
@@ -567,12 +567,12 @@ function pickDelimiter(
       throw new InputError(
         'E_CSV_DELIMITER',
         `${file}: the delimiter must be a single character other than a quote or a line break`,
-        "use ';', ',' or a tab, or leave the delimiter out to detect it from the header",
+        "use ';', ',', a tab or '|', or leave the delimiter out to detect it from the header",
       );
     }
     return given;
   }
-  const counts = [0, 0, 0];
+  const counts = CANDIDATES.map(() => 0);
   const codes = CANDIDATES.map((d) => d.charCodeAt(0));
   let quoted = false;
   for (let i = start; i < end; i++) {

@@ -234,6 +234,7 @@ function parsingSuites(): void {
       [';', 'a;b;c\n1;2;3\n4;5;6\n'],
       [',', 'a,b,c\n1,2,3\n4,5,6\n'],
       ['\t', 'a\tb\tc\n1\t2\t3\n4\t5\t6\n'],
+      ['|', 'a|b|c\n1|2|3\n4|5|6\n'],
     ])('detects %j from the header', (delim, text) => {
       const t = readCsv(write(text));
       expect(t.delimiter).toBe(delim);
