@@ -1,11 +1,286 @@
 /**
- * What an input's bytes are, whatever it claims: `|` delimits as `;`, `,` and tab do.
+ * What an input's bytes are, whatever it claims: `|` delimits as `;`, `,` and tab do; text that is
+ * not UTF-8 in an Arrow or Parquet column is refused as in a CSV. Every input is made by a
+ * maintained writer (apache-arrow, hyparquet-writer, parquet-wasm).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import {
+  Binary,
+  type Data,
+  Dictionary,
+  Field,
+  Int8,
+  makeData,
+  makeVector,
+  RecordBatch,
+  Schema,
+  Struct,
+  Table,
+  tableToIPC,
+  Utf8,
+  vectorFromArray,
+} from 'apache-arrow';
+import { parquetWriteBuffer } from 'hyparquet-writer';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readArrowShards } from '../../src/data/arrow.ts';
+import { readParquetShards } from '../../src/data/parquet.ts';
+import { rawStrings } from '../../src/data/raw.ts';
+import type { EncodedTable } from '../../src/data/table.ts';
+import { InputError } from '../../src/errors.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
+
+const wasm = createRequire(import.meta.url)('parquet-wasm') as typeof import('parquet-wasm');
+
+const dir = mkdtempSync(join(tmpdir(), 'ppdp-bytes-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function write(name: string, content: string | Uint8Array): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+/** Runs `fn`, expects an InputError with `code`, and returns it. */
+function inputError(fn: () => unknown, code: string): InputError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).code).toBe(code);
+    return err as InputError;
+  }
+  throw new Error(`expected ${code}, nothing was thrown`);
+}
+
+/** Every shard of a read, so that a later one's error is thrown too. */
+function readAll(shards: Iterable<EncodedTable>): EncodedTable[] {
+  return [...shards];
+}
+
+/** Rows of cell texts (a column read as bytes, too). */
+function cells(tables: readonly EncodedTable[]): string[][] {
+  return tables.flatMap((t) =>
+    Array.from({ length: t.rowCount }, (_, r) =>
+      t.columns.map((c) => (c.raw ? rawStrings(c.raw)[r]! : c.dictionary[c.codes[r]!]!)),
+    ),
+  );
+}
+
+const latin1 = (s: string) => Buffer.from(s, 'latin1');
+
+const utf8 = (s: string) => Buffer.from(s, 'utf8');
+
+/** An Arrow column of type `type` (Utf8 or Binary) holding `values` as bytes, as a writer of bytes does. */
+function bytesColumn(
+  values: readonly Uint8Array[],
+  type: Utf8 | Binary = new Utf8(),
+  valid?: boolean[],
+): Data {
+  const offsets = new Int32Array(values.length + 1);
+  values.forEach((v, i) => {
+    offsets[i + 1] = offsets[i]! + v.length;
+  });
+  const nullBitmap = valid ? Uint8Array.from({ length: (values.length + 7) >> 3 }, () => 0) : undefined;
+  valid?.forEach((ok, i) => {
+    if (ok) nullBitmap![i >> 3]! |= 1 << (i & 7);
+  });
+  return makeData({
+    type: type as Utf8,
+    length: values.length,
+    nullCount: valid ? valid.filter((ok) => !ok).length : 0,
+    valueOffsets: offsets,
+    data: Buffer.concat(values),
+    ...(nullBitmap ? { nullBitmap } : {}),
+  });
+}
+
+/** An Arrow table of record batches, each of named columns' Data. */
+function arrowTable(batches: readonly Record<string, Data>[]): Table {
+  const fields = Object.entries(batches[0]!).map(([name, d]) => new Field(name, d.type, d.nullCount > 0));
+  const schema = new Schema(fields);
+  return new Table(
+    schema,
+    batches.map(
+      (b) =>
+        new RecordBatch(
+          schema,
+          makeData({
+            type: new Struct(fields),
+            length: Object.values(b)[0]!.length,
+            nullCount: 0,
+            children: Object.values(b),
+          }),
+        ),
+    ),
+  );
+}
+
+const plain = (values: readonly string[]) => vectorFromArray(values, new Utf8()).data[0]!;
+
+describe('text that is not UTF-8 in an Arrow or Parquet column', () => {
+  const ASIS = [undefined, new Set(['city'])] as const;
+
+  it('is refused in an Arrow Utf8 column, coded or read as bytes, naming file, column and row (not the value)', () => {
+    // Latin-1 in the second batch: rows count from the file's start.
+    const table = arrowTable([
+      { n: plain(['1', '2']), city: bytesColumn([utf8('Zürich'), utf8('Köln')]) },
+      { n: plain(['3', '4', '5']), city: bytesColumn([utf8('Berlin'), latin1('München'), utf8('Köln')]) },
+    ]);
+    for (const format of ['file', 'stream'] as const) {
+      const path = write(`latin1-${format}.arrow`, tableToIPC(table, format));
+      for (const raw of ASIS) {
+        for (const rowsPerShard of [Number.POSITIVE_INFINITY, 2]) {
+          const err = inputError(
+            () => readAll(readArrowShards(path, rowsPerShard, { raw })),
+            'E_INPUT_ENCODING',
+          );
+          expect(err.message).toBe(
+            `latin1-${format}.arrow column "city" row 4: bytes that are not valid UTF-8 text`,
+          );
+          expect(err.describe()).not.toMatch(/nchen/);
+          expect(err.hint).toMatch(/decode\("latin-1"\)/);
+        }
+      }
+    }
+  });
+
+  it('is refused when a character is split between two values, each invalid, their bytes together valid', () => {
+    const path = write(
+      'split.arrow',
+      tableToIPC(
+        arrowTable([{ city: bytesColumn([utf8('a'), utf8('xü').subarray(0, 2), utf8('ü').subarray(1)]) }]),
+      ),
+    );
+    for (const raw of ASIS) {
+      const err = inputError(
+        () => readAll(readArrowShards(path, Number.POSITIVE_INFINITY, { raw })),
+        'E_INPUT_ENCODING',
+      );
+      expect(err.message).toBe('split.arrow column "city" row 2: bytes that are not valid UTF-8 text');
+    }
+  });
+
+  it("reads valid text, whatever a null's bytes (they mean nothing)", () => {
+    const city = bytesColumn([utf8('Zürich'), latin1('München'), utf8('日本😀')], new Utf8(), [
+      true,
+      false,
+      true,
+    ]);
+    const path = write('null-bytes.arrow', tableToIPC(arrowTable([{ city }])));
+    for (const raw of ASIS)
+      expect(
+        cells(readAll(readArrowShards(path, Number.POSITIVE_INFINITY, { raw, nulls: 'missing' }))),
+      ).toEqual([['Zürich'], [''], ['日本😀']]);
+  });
+
+  it('is refused in a Dictionary<Utf8> entry a row uses, naming the first such row; an entry no row uses is not read', () => {
+    const entries = bytesColumn([utf8('Köln'), latin1('München'), utf8('Bonn')]);
+    const type = new Dictionary(new Utf8(), new Int8(), 0, false);
+    const column = (indices: number[]) =>
+      makeData({
+        type,
+        length: indices.length,
+        nullCount: 0,
+        data: Int8Array.from(indices),
+        dictionary: makeVector(entries as Data<Utf8>),
+      });
+    const unused = write('dict-unused.arrow', tableToIPC(arrowTable([{ city: column([0, 2, 0]) }])));
+    const used = write('dict-used.arrow', tableToIPC(arrowTable([{ city: column([0, 2, 0, 1, 1]) }])));
+    for (const raw of ASIS) {
+      expect(cells(readAll(readArrowShards(unused, Number.POSITIVE_INFINITY, { raw })))).toEqual([
+        ['Köln'],
+        ['Bonn'],
+        ['Köln'],
+      ]);
+      const err = inputError(
+        () => readAll(readArrowShards(used, Number.POSITIVE_INFINITY, { raw })),
+        'E_INPUT_ENCODING',
+      );
+      expect(err.message).toBe('dict-used.arrow column "city" row 4: bytes that are not valid UTF-8 text');
+    }
+  });
+
+  it('is refused in a Parquet BYTE_ARRAY column (unannotated or STRING), of plain or dictionary pages, from hyparquet-writer and arrow-rs', () => {
+    const n = 300;
+    // Few distinct values (dictionary pages) or one a row (plain pages); Latin-1 first at row 200.
+    const value = (i: number, distinct: boolean) => {
+      const text = distinct ? `Köln ${i}` : ['Köln', 'Bonn'][i % 2]!;
+      return i >= 199 && i % 2 === 1 ? latin1(`${text} München`) : utf8(text);
+    };
+    const files: string[] = [];
+    for (const distinct of [false, true]) {
+      const data = Array.from({ length: n }, (_, i) => value(i, distinct));
+      for (const type of ['BYTE_ARRAY', 'STRING'] as const) {
+        for (const encoding of [undefined, 'PLAIN'] as const) {
+          const name = `hyparquet-${type}-${encoding ?? 'default'}-${distinct}.parquet`;
+          const columnData = [
+            { name: 'n', data: Array.from({ length: n }, (_, i) => String(i)), type: 'STRING' as const },
+            { name: 'city', data, type, ...(encoding ? { encoding } : {}) },
+          ];
+          files.push(write(name, new Uint8Array(parquetWriteBuffer({ columnData, rowGroupSize: 150 }))));
+        }
+      }
+      const arrow = arrowTable([
+        { n: plain(data.map((_, i) => String(i))), city: bytesColumn(data, new Binary()) },
+      ]);
+      for (const dictionary of [true, false]) {
+        const props = new wasm.WriterPropertiesBuilder()
+          .setDictionaryEnabled(dictionary)
+          .setMaxRowGroupSize(150)
+          .setDataPageSizeLimit(512)
+          .build();
+        files.push(
+          write(
+            `arrow-rs-${dictionary}-${distinct}.parquet`,
+            wasm.writeParquet(wasm.Table.fromIPCStream(tableToIPC(arrow, 'stream')), props),
+          ),
+        );
+      }
+    }
+    for (const path of files) {
+      for (const raw of ASIS) {
+        const err = inputError(() => readAll(readParquetShards(path, 100, { raw })), 'E_INPUT_ENCODING');
+        expect(err.message, path).toBe(
+          `${path.split('/').at(-1)} column "city" row 200: bytes that are not valid UTF-8 text`,
+        );
+      }
+    }
+  });
+
+  it('stops a release of it as a quasi-identifier with a groups hierarchy as not UTF-8, not as values the hierarchy lacks', async () => {
+    const ws = adultWorkspace(1);
+    const n = 40;
+    const table = arrowTable([
+      {
+        age: plain(Array.from({ length: n }, (_, i) => String(20 + (i % 5)))),
+        city: bytesColumn(Array.from({ length: n }, (_, i) => (i % 2 ? latin1('München') : utf8('Köln')))),
+      },
+    ]);
+    ws.write('t.arrow', tableToIPC(table, 'file'));
+    ws.write(
+      'release.json',
+      JSON.stringify({
+        input: 't.arrow',
+        attributes: {
+          age: { type: 'quasi-identifying', hierarchy: { intervals: [5, 10] } },
+          city: { type: 'quasi-identifying', hierarchy: { groups: [{ Köln: '*', München: '*' }] } },
+        },
+        privacy: [{ model: 'k-anonymity', k: 2 }],
+        method: { name: 'generalization' },
+        seed: 1,
+      }),
+    );
+    await expect(releaseTo(ws.spec, join(ws.dir, 'out'))).rejects.toMatchObject({
+      code: 'E_INPUT_ENCODING',
+      message: 't.arrow column "city" row 2: bytes that are not valid UTF-8 text',
+    });
+    expect(ws.list('out')).toBeNull();
+  }, 60_000);
+});
 
 describe('"|" as the delimiter', () => {
   it('is detected, and releases what the same table with ";" does, written with "|"', async () => {
