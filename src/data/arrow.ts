@@ -473,7 +473,7 @@ class MessageWalk {
       }
     } catch (err) {
       if (!(err instanceof LayoutProblem)) throw err;
-      throw batchError(this.file, message, at, index, schema, err.message);
+      throw batchError(this.file, message, at, index, schema, err.message, err.unsupported);
     }
   }
 
@@ -518,6 +518,7 @@ function batchError(
   index: number,
   schema: Schema,
   problem: string,
+  unsupported?: { readonly code: string; readonly hint: string },
 ): InputError {
   let where = `record batch ${thousands(index)} (at byte ${thousands(at)})`;
   if (message.isDictionaryBatch()) {
@@ -526,9 +527,10 @@ function batchError(
     where = `dictionary batch ${thousands(index)} (at byte ${thousands(at)})${field ? ` of column "${shownName(field.name)}"` : ''}`;
   }
   return new InputError(
-    'E_ARROW_CORRUPT',
+    unsupported?.code ?? 'E_ARROW_CORRUPT',
     `${file} ${where}: ${problem}`,
-    'the file is corrupt or its metadata does not match its data: write the file again with an Arrow IPC writer (file or stream format); ppdp reads no length its bytes do not hold',
+    unsupported?.hint ??
+      'the file is corrupt or its metadata does not match its data: write the file again with an Arrow IPC writer (file or stream format); ppdp reads no length its bytes do not hold',
   );
 }
 

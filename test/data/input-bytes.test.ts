@@ -1,7 +1,8 @@
 /**
  * What an input's bytes are, whatever it claims: `|` delimits as `;`, `,` and tab do; text that is
- * not UTF-8 in an Arrow or Parquet column is refused as in a CSV. Every input is made by a
- * maintained writer (apache-arrow, hyparquet-writer, parquet-wasm).
+ * not UTF-8 in an Arrow or Parquet column is refused as in a CSV; Arrow IPC with compressed
+ * buffers is refused with how to write it. Every input is made by a maintained writer (apache-
+ * arrow, hyparquet-writer, parquet-wasm).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,6 +17,8 @@ import {
   makeData,
   makeVector,
   RecordBatch,
+  RecordBatchFileWriter,
+  RecordBatchStreamWriter,
   Schema,
   Struct,
   Table,
@@ -23,11 +26,15 @@ import {
   Utf8,
   vectorFromArray,
 } from 'apache-arrow';
+import { CompressionType } from 'apache-arrow/fb/compression-type';
+import { compressionRegistry } from 'apache-arrow/ipc/compression/registry';
+import { decompress as zstdDecompress } from 'fzstd';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readArrowShards } from '../../src/data/arrow.ts';
 import { readParquetShards } from '../../src/data/parquet.ts';
 import { rawStrings } from '../../src/data/raw.ts';
+import { readTable } from '../../src/data/read.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { InputError } from '../../src/errors.ts';
 import { releaseTo } from '../helpers/release.ts';
@@ -280,6 +287,97 @@ describe('text that is not UTF-8 in an Arrow or Parquet column', () => {
     });
     expect(ws.list('out')).toBeNull();
   }, 60_000);
+});
+
+/** xxHash32 (LZ4 frames' header checksum). */
+function xxh32(buf: Uint8Array, seed = 0): number {
+  const P1 = 2654435761;
+  const P2 = 2246822519;
+  const P3 = 3266489917;
+  const P4 = 668265263;
+  const P5 = 374761393;
+  const rotl = (x: number, r: number) => ((x << r) | (x >>> (32 - r))) >>> 0;
+  // Inputs here are shorter than 16 bytes: no stripes.
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  let h = (seed + P5 + buf.length) >>> 0;
+  let i = 0;
+  for (; i + 4 <= buf.length; i += 4) {
+    h = (h + Math.imul(view.getUint32(i, true), P3)) >>> 0;
+    h = Math.imul(rotl(h, 17), P4) >>> 0;
+  }
+  for (; i < buf.length; i++) {
+    h = (h + Math.imul(buf[i]!, P5)) >>> 0;
+    h = Math.imul(rotl(h, 11), P1) >>> 0;
+  }
+  h ^= h >>> 15;
+  h = Math.imul(h, P2) >>> 0;
+  h ^= h >>> 13;
+  h = Math.imul(h, P3) >>> 0;
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/**
+ * Codecs that write valid frames of stored (uncompressed) blocks: an LZ4 frame (version 1,
+ * independent blocks of up to 64 KiB) and a Zstandard frame (single segment, raw blocks), all
+ * Arrow JS needs to write IPC with compressed buffers (it brings no compressor of its own).
+ */
+const STORED: Partial<Record<CompressionType, { encode: (d: Uint8Array) => Uint8Array }>> = {
+  [CompressionType.LZ4_FRAME]: {
+    encode: (d) => {
+      const descriptor = Uint8Array.of(0x60, 0x40);
+      const out = Buffer.alloc(7 + 4 + d.length + 4);
+      out.set([0x04, 0x22, 0x4d, 0x18, ...descriptor, (xxh32(descriptor) >>> 8) & 0xff]);
+      out.writeUInt32LE((d.length | 0x80000000) >>> 0, 7);
+      out.set(d, 11);
+      return out;
+    },
+  },
+  [CompressionType.ZSTD]: {
+    encode: (d) => {
+      const out = Buffer.alloc(4 + 1 + 4 + 3 + d.length);
+      out.writeUInt32LE(0xfd2fb528, 0);
+      out[4] = 0xa0; // a 4-byte content size, single segment
+      out.writeUInt32LE(d.length, 5);
+      const block = (d.length << 3) | 1; // raw, last
+      out.set([block & 0xff, (block >> 8) & 0xff, (block >> 16) & 0xff], 9);
+      out.set(d, 12);
+      return out;
+    },
+  },
+};
+
+describe('Arrow IPC with compressed buffers', () => {
+  it('is refused as compressed (LZ4_FRAME, pyarrow Feather’s default, or ZSTD), saying how to write it', () => {
+    const table = arrowTable([{ n: plain(['1', '2', '3']), city: plain(['Köln', 'Bonn', 'Köln']) }]);
+    const sample = utf8('Köln, Bonn');
+    expect(Buffer.from(zstdDecompress(STORED[CompressionType.ZSTD]!.encode(sample))).equals(sample)).toBe(
+      true,
+    );
+    for (const compressionType of [CompressionType.LZ4_FRAME, CompressionType.ZSTD]) {
+      const before = compressionRegistry.get(compressionType);
+      compressionRegistry.set(compressionType, STORED[compressionType]!);
+      try {
+        for (const format of ['file', 'stream'] as const) {
+          const writer =
+            format === 'file'
+              ? new RecordBatchFileWriter({ compressionType })
+              : new RecordBatchStreamWriter({ compressionType });
+          writer.write(table);
+          writer.finish();
+          const path = write(`compressed-${compressionType}-${format}.arrow`, writer.toUint8Array(true));
+          const err = inputError(() => readTable(path), 'E_ARROW_COMPRESSED');
+          expect(err.message).toMatch(
+            /record batch 1 \(at byte \d+\): its buffers are compressed \(LZ4 or ZSTD\), which ppdp does not read$/,
+          );
+          expect(err.hint).toMatch(/compression="uncompressed"/);
+          expect(err.hint).toMatch(/Parquet/);
+        }
+      } finally {
+        compressionRegistry.set(compressionType, before ?? {});
+      }
+    }
+  });
 });
 
 describe('"|" as the delimiter', () => {
