@@ -22,7 +22,15 @@ import { wasmPlainRows } from '../kernels/csv-fields/wasm.ts';
 import { rowNumbersUpTo } from '../util/int32s.ts';
 import { MAX_CSV_HEADER_BYTES, MAX_INPUT_COLUMNS, MAX_NAME_LENGTH } from '../util/limits.ts';
 import { ByteDictionary } from './dictionary.ts';
-import { type InputFile, openInput, READ_CHUNK_BYTES, readAt, readInto } from './input.ts';
+import {
+  type InputFile,
+  type InputMagic,
+  magicOf,
+  openInput,
+  READ_CHUNK_BYTES,
+  readAt,
+  readInto,
+} from './input.ts';
 import { checkColumnName, tooManyColumns } from './limits.ts';
 import { type RawValues, rawLength } from './raw.ts';
 import type { EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
@@ -388,13 +396,7 @@ function* readOpen(
   let filled = source.read(buf, 0, buf.length);
   let eof = filled < buf.length;
 
-  if (filled >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
-    throw new InputError(
-      'E_INPUT_ENCODING',
-      `${file}: the file is UTF-16 (it starts with a UTF-16 ${buf[0] === 0xff ? 'little' : 'big'}-endian byte order mark)`,
-      `save it as UTF-8, e.g. \`iconv -f utf-16 -t utf-8 ${file} > ${file.replace(/(\.[^.]*)?$/, '-utf8$1')}\``,
-    );
-  }
+  checkTextStart(file, buf.subarray(0, filled), magicOf(path, input));
   // A UTF-8 BOM is not part of the first column's name (only the file's first one is dropped).
   let pos = filled >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
   if (eof && pos >= filled) {
@@ -489,6 +491,74 @@ function* readOpen(
   if (last.rowCount > 0) yield { ...last, progress: 1 };
   return end;
 }
+
+/**
+ * Refuses a file whose first bytes show it is no UTF-8 text: UTF-16, by its byte order mark or,
+ * without one, by the NUL bytes every other byte of ASCII text is in it; a binary format read as
+ * CSV (format.type says so); a compressed file.
+ * @throws InputError E_INPUT_ENCODING, E_INPUT_FORMAT or E_INPUT_COMPRESSED.
+ */
+function checkTextStart(file: string, head: Uint8Array, magic: InputMagic | undefined): void {
+  const utf8 = `${file.replace(/(\.[^.]*)?$/, '-utf8$1')}`;
+  if (
+    head.length >= 2 &&
+    ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))
+  ) {
+    throw new InputError(
+      'E_INPUT_ENCODING',
+      `${file}: the file is UTF-16 (it starts with a UTF-16 ${head[0] === 0xff ? 'little' : 'big'}-endian byte order mark)`,
+      `save it as UTF-8, e.g. \`iconv -f utf-16 -t utf-8 ${file} > ${utf8}\``,
+    );
+  }
+  const order = utf16Order(head);
+  if (order !== undefined) {
+    throw new InputError(
+      'E_INPUT_ENCODING',
+      `${file}: the file is UTF-16 ${order === 'LE' ? 'little' : 'big'}-endian without a byte order mark (every other byte of its start is a NUL byte)`,
+      `save it as UTF-8, e.g. \`iconv -f UTF-16${order} -t UTF-8 ${file} > ${utf8}\``,
+    );
+  }
+  if (magic === 'arrow' || magic === 'parquet') {
+    const name = magic === 'arrow' ? 'an Arrow IPC' : 'a Parquet';
+    throw new InputError(
+      'E_INPUT_FORMAT',
+      `${file}: ${name} file (its first bytes say so), read as CSV because format.type is "csv"`,
+      `set "format": { "type": "${magic}" }, or leave format.type out: a file is read as what its first bytes say`,
+    );
+  }
+  if (magic === 'gzip' || magic === 'zip') {
+    const plain = file.replace(/\.(gz|zip)$/i, '');
+    throw new InputError(
+      'E_INPUT_COMPRESSED',
+      `${file}: the file is compressed (${magic === 'gzip' ? 'gzip' : 'a ZIP archive'}), not a CSV file`,
+      magic === 'gzip'
+        ? `decompress it and name the CSV file as the input, e.g. \`gzip -dc ${file} > ${plain === file ? `${file}.csv` : plain}\``
+        : `extract it (e.g. \`unzip ${file}\`) and name the CSV file inside as the input; an Excel workbook (a ZIP archive too) is read when its name ends in .xlsx`,
+    );
+  }
+}
+
+/**
+ * The byte order of UTF-16 text without a byte order mark, told by its NUL bytes: in ASCII text
+ * so encoded, every other byte is NUL (the odd ones little-endian, the even ones big-endian);
+ * in UTF-8 text a NUL byte is rare (undefined: not so).
+ */
+function utf16Order(head: Uint8Array): 'LE' | 'BE' | undefined {
+  const pairs = Math.min(head.length, UTF16_SNIFF_BYTES) >> 1;
+  if (pairs < 2) return undefined;
+  let even = 0;
+  let odd = 0;
+  for (let k = 0; k < pairs; k++) {
+    if (head[2 * k] === 0) even++;
+    if (head[2 * k + 1] === 0) odd++;
+  }
+  if (2 * odd > pairs && 4 * even < odd) return 'LE';
+  if (2 * even > pairs && 4 * odd < even) return 'BE';
+  return undefined;
+}
+
+/** Bytes of a file's start looked at for UTF-16 without a byte order mark. */
+const UTF16_SNIFF_BYTES = 1024;
 
 /** A buffer twice as large holding the first `filled` bytes of `buf`. */
 function enlarged(buf: Buffer, filled: number): Buffer {

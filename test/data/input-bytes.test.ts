@@ -1,13 +1,15 @@
 /**
  * What an input's bytes are, whatever it claims: `|` delimits as `;`, `,` and tab do; text that is
  * not UTF-8 in an Arrow or Parquet column is refused as in a CSV; Arrow IPC with compressed
- * buffers is refused with how to write it. Every input is made by a maintained writer (apache-
- * arrow, hyparquet-writer, parquet-wasm).
+ * buffers is refused with how to write it; a file is read as the format its first bytes name, a
+ * compressed one refused, and UTF-16 without a byte order mark refused. Every input is made by a
+ * maintained writer (apache-arrow, hyparquet-writer, node:zlib, parquet-wasm).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deflateRawSync, gzipSync } from 'node:zlib';
 import {
   Binary,
   type Data,
@@ -32,9 +34,10 @@ import { decompress as zstdDecompress } from 'fzstd';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readArrowShards } from '../../src/data/arrow.ts';
+import { readCsv } from '../../src/data/csv.ts';
 import { readParquetShards } from '../../src/data/parquet.ts';
 import { rawStrings } from '../../src/data/raw.ts';
-import { readTable } from '../../src/data/read.ts';
+import { formatOf, readTable, readTableShards } from '../../src/data/read.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { InputError } from '../../src/errors.ts';
 import { releaseTo } from '../helpers/release.ts';
@@ -377,6 +380,101 @@ describe('Arrow IPC with compressed buffers', () => {
         compressionRegistry.set(compressionType, before ?? {});
       }
     }
+  });
+});
+
+describe('a file read as what its first bytes say', () => {
+  const csv = 'city;n\nKöln;1\nBonn;2\nKöln;3\n';
+  const table = arrowTable([{ city: plain(['Köln', 'Bonn', 'Köln']), n: plain(['1', '2', '3']) }]);
+  const parquet = () => wasm.writeParquet(wasm.Table.fromIPCStream(tableToIPC(table, 'stream')));
+
+  it('reads an Arrow stream named .arrows and Parquet named .pq, and either named .csv, .txt or nothing', () => {
+    const want = cells([readCsv(write('ref.csv', csv))]);
+    const files: [string, Uint8Array, 'arrow' | 'parquet'][] = [
+      ['t.arrows', tableToIPC(table, 'stream'), 'arrow'],
+      ['t.pq', parquet(), 'parquet'],
+      ['arrow-file.csv', tableToIPC(table, 'file'), 'arrow'],
+      ['arrow-stream.txt', tableToIPC(table, 'stream'), 'arrow'],
+      ['parquet-noext', parquet(), 'parquet'],
+    ];
+    for (const [name, bytes, format] of files) {
+      const path = write(name, bytes);
+      expect(formatOf(path), name).toBe(format);
+      expect(cells([readTable(path)]), name).toEqual(want);
+    }
+    // A folder of .pq parts reads as one table.
+    mkdirSync(join(dir, 'parts'));
+    write('parts/a.pq', parquet());
+    write('parts/b.pq', parquet());
+    expect(cells(readAll(readTableShards(join(dir, 'parts'), 2)))).toEqual([...want, ...want]);
+  });
+
+  it('reads a CSV whose header starts like a binary format’s magic as CSV', () => {
+    const path = write('par1.csv', 'PAR1;ARROW1\nx;y\n');
+    expect(formatOf(path)).toBe('csv');
+    expect(cells([readTable(path)])).toEqual([['x', 'y']]);
+  });
+
+  it('refuses a compressed file (gzip, ZIP) saying how to decompress it', () => {
+    for (const [name, bytes] of [
+      ['t.csv.gz', gzipSync(csv)],
+      ['t.gz', gzipSync(csv)],
+    ] as const) {
+      const err = inputError(() => readTable(write(name, bytes)), 'E_INPUT_COMPRESSED');
+      expect(err.message).toBe(`${name}: the file is compressed (gzip), not a CSV file`);
+      expect(err.hint).toContain(`gzip -dc ${name} > ${name === 't.gz' ? 't' : 't.csv'}`);
+    }
+    // A ZIP archive of one deflated file, as zip writes it: a local file header first.
+    const deflated = deflateRawSync(csv);
+    const header = Buffer.alloc(30);
+    header.writeUInt32LE(0x04034b50, 0);
+    header.writeUInt16LE(20, 4);
+    header.writeUInt16LE(8, 8);
+    header.writeUInt32LE(deflated.length, 18);
+    header.writeUInt32LE(Buffer.byteLength(csv), 22);
+    header.writeUInt16LE(5, 26);
+    const zip = Buffer.concat([header, Buffer.from('t.csv'), deflated]);
+    const err = inputError(() => readTable(write('t.zip', zip)), 'E_INPUT_COMPRESSED');
+    expect(err.message).toBe('t.zip: the file is compressed (a ZIP archive), not a CSV file');
+    expect(err.hint).toContain('unzip t.zip');
+  });
+
+  it('refuses an Arrow or Parquet file read as CSV because format.type says so, naming its format', () => {
+    for (const [name, bytes, what] of [
+      ['a.arrow', tableToIPC(table, 'file'), 'an Arrow IPC'],
+      ['s.arrows', tableToIPC(table, 'stream'), 'an Arrow IPC'],
+      ['p.parquet', parquet(), 'a Parquet'],
+    ] as const) {
+      const err = inputError(() => readTable(write(name, bytes), { format: 'csv' }), 'E_INPUT_FORMAT');
+      expect(err.message).toBe(
+        `${name}: ${what} file (its first bytes say so), read as CSV because format.type is "csv"`,
+      );
+    }
+  });
+});
+
+describe('UTF-16 text without a byte order mark', () => {
+  it('is refused naming UTF-16 and its byte order, with the iconv that converts it', () => {
+    const text = 'city;n\nKöln;1\nBonn;2\n';
+    const le = Buffer.from(text, 'utf16le');
+    const be = Buffer.from(le).swap16();
+    for (const [name, bytes, order] of [
+      ['le.csv', le, 'LE'],
+      ['be.csv', be, 'BE'],
+    ] as const) {
+      const err = inputError(() => readTable(write(name, bytes)), 'E_INPUT_ENCODING');
+      expect(err.message).toBe(
+        `${name}: the file is UTF-16 ${order === 'LE' ? 'little' : 'big'}-endian without a byte order mark (every other byte of its start is a NUL byte)`,
+      );
+      expect(err.hint).toContain(`iconv -f UTF-16${order} -t UTF-8 ${name}`);
+    }
+  });
+
+  it('does not take a UTF-8 file with a NUL byte in a value for it', () => {
+    expect(cells([readTable(write('nul.csv', 'city;n\nK\u0000ln;1\nBonn;2\n'))])).toEqual([
+      ['K\u0000ln', '1'],
+      ['Bonn', '2'],
+    ]);
   });
 });
 
