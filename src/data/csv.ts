@@ -390,7 +390,7 @@ function* readOpen(
   const file = basename(path);
   const chunk = Math.max(16, options.chunkBytes ?? READ_CHUNK_BYTES);
   const { range } = options;
-  const source = bytesOf(path, input, range);
+  let source = bytesOf(path, input, range);
   // One byte more than the file so a single read also sees the end (a pipe reports size 0).
   let buf: Buffer = Buffer.allocUnsafeSlow(source.size > 0 ? Math.min(chunk, source.size + 1) : chunk);
   let filled = source.read(buf, 0, buf.length);
@@ -407,20 +407,29 @@ function* readOpen(
     );
   }
   // Detection looks at the whole header line: read on until it ends, up to a limit.
+  let lineEnd: number;
   for (;;) {
-    const end = headerEnd(buf, pos, filled);
-    if ((end < 0 ? filled : end) - pos > MAX_CSV_HEADER_BYTES) {
+    lineEnd = headerEnd(buf, pos, filled);
+    if ((lineEnd < 0 ? filled : lineEnd) - pos > MAX_CSV_HEADER_BYTES) {
       throw new LimitError(
         'E_LIMIT_COLUMNS',
         `${file} row 1: the header row is longer than ${MAX_CSV_HEADER_BYTES / (1024 * 1024)} MiB (the limit)`,
         `release fewer columns with shorter names (at most ${MAX_INPUT_COLUMNS.toLocaleString('en')} columns, names of at most ${MAX_NAME_LENGTH.toLocaleString('en')} characters), and make sure the file's first row is its header`,
       );
     }
-    if (end >= 0 || eof) break;
+    // (A CR ending the bytes read: whether an LF follows it tells how the file's lines end.)
+    if ((lineEnd >= 0 && (buf[lineEnd] === LF || lineEnd + 1 < filled)) || eof) break;
     buf = enlarged(buf, filled);
     const n = source.read(buf, filled, buf.length);
     filled += n;
     eof = filled < buf.length;
+  }
+  // A header ending in a lone CR: the lines end with CR alone, read as LF from here on.
+  if (lineEnd >= 0 && buf[lineEnd] === CR && (lineEnd + 1 === filled || buf[lineEnd + 1] !== LF)) {
+    const delimiter = Buffer.from(pickDelimiter(file, buf, pos, filled, options.delimiter), 'utf8')[0]!;
+    const lines = new CrLineEnds(file, delimiter, pos, source.at);
+    lines.translate(buf, pos, filled);
+    source = lines.over(source);
   }
 
   /** Offset in the source of buf[0]. */
@@ -559,6 +568,78 @@ function utf16Order(head: Uint8Array): 'LE' | 'BE' | undefined {
 
 /** Bytes of a file's start looked at for UTF-16 without a byte order mark. */
 const UTF16_SNIFF_BYTES = 1024;
+
+/** Where CrLineEnds' last byte left it: at a field's start, in an unquoted field, in quotes, after a quote in quotes. */
+const AT_START = 0;
+const IN_FIELD = 1;
+const IN_QUOTES = 2;
+const QUOTE_IN_QUOTES = 3;
+
+/**
+ * A file whose lines end with CR alone (as classic Mac OS wrote text: Excel's "CSV (Macintosh)")
+ * read as LF: each CR outside quotes becomes an LF as the bytes are read, before the parser (and
+ * its plain-rows kernel) sees them, so they read the file as its LF twin; a CR in a quoted field
+ * is part of it. Quotes are followed as the parser does: one opens a quoted field at a field's
+ * start (after the delimiter's first byte or a line break), `""` is a quote in it.
+ */
+class CrLineEnds {
+  private state = AT_START;
+  /** The source's offset of the next byte translated. */
+  private next: number;
+
+  constructor(
+    private readonly file: string,
+    /** The delimiter's first byte. */
+    private readonly delimiter: number,
+    /** The source's offset of the first byte translated. */
+    first: number,
+    private readonly offsetOf: (n: number) => number,
+  ) {
+    this.next = first;
+  }
+
+  /** `buf[from, to)`, the source's next bytes, with their line breaks made LF. */
+  translate(buf: Buffer, from: number, to: number): void {
+    let state = this.state;
+    const d = this.delimiter;
+    for (let i = from; i < to; i++) {
+      const b = buf[i]!;
+      if (state === IN_QUOTES) {
+        if (b === QUOTE) state = QUOTE_IN_QUOTES;
+      } else if ((state === QUOTE_IN_QUOTES || state === AT_START) && b === QUOTE) state = IN_QUOTES;
+      else if (b === CR) {
+        buf[i] = LF;
+        state = AT_START;
+      } else if (b === LF) throw this.mixed(this.next + i - from);
+      else state = b === d ? AT_START : IN_FIELD;
+    }
+    this.state = state;
+    this.next += to - from;
+  }
+
+  /** `source` with the bytes it reads translated. */
+  over(source: CsvBytes): CsvBytes {
+    return {
+      size: source.size,
+      at: source.at,
+      read: (buf, from, to) => {
+        const n = source.read(buf, from, to);
+        this.translate(buf, from, from + n);
+        return n;
+      },
+    };
+  }
+
+  /** An LF outside quotes at source offset `n`: the file's lines end both ways. */
+  private mixed(n: number): InputError {
+    return new InputError(
+      'E_CSV_LINE_ENDS',
+      `${this.file}: lines end with CR only (as classic Mac OS wrote text, e.g. Excel's "CSV (Macintosh)"), ` +
+        `but a line ends with LF at byte offset ${this.offsetOf(n)}`,
+      "end every line the same way: save the file as CSV UTF-8, or convert its CRs, e.g. `tr '\\r' '\\n' < in.csv > out.csv`",
+    );
+  }
+}
 
 /** A buffer twice as large holding the first `filled` bytes of `buf`. */
 function enlarged(buf: Buffer, filled: number): Buffer {

@@ -2,8 +2,9 @@
  * What an input's bytes are, whatever it claims: `|` delimits as `;`, `,` and tab do; text that is
  * not UTF-8 in an Arrow or Parquet column is refused as in a CSV; Arrow IPC with compressed
  * buffers is refused with how to write it; a file is read as the format its first bytes name, a
- * compressed one refused, and UTF-16 without a byte order mark refused. Every input is made by a
- * maintained writer (apache-arrow, hyparquet-writer, node:zlib, parquet-wasm).
+ * compressed one refused, and UTF-16 without a byte order mark refused; a CSV whose lines end with
+ * CR alone reads as its LF twin. Every input is made by a maintained writer (apache-arrow,
+ * hyparquet-writer, node:zlib, parquet-wasm).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -40,7 +41,7 @@ import { rawStrings } from '../../src/data/raw.ts';
 import { formatOf, readTable, readTableShards } from '../../src/data/read.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { InputError } from '../../src/errors.ts';
-import { releaseTo } from '../helpers/release.ts';
+import { expectSameRelease, releaseTo } from '../helpers/release.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
 
 const wasm = createRequire(import.meta.url)('parquet-wasm') as typeof import('parquet-wasm');
@@ -381,6 +382,15 @@ describe('Arrow IPC with compressed buffers', () => {
       }
     }
   });
+});
+
+describe('a CSV whose lines end with CR alone (Excel for Mac’s "CSV (Macintosh)")', () => {
+  it('releases what its LF twin releases', async () => {
+    const ws = adultWorkspace(120);
+    const lines = ws.read('adult.csv').trimEnd().split('\n');
+    ws.write('cr.csv', `${lines.join('\r')}\r`);
+    await expectSameRelease(ws, ['adult.csv', 'cr.csv'], adultAttributes(ws.read('adult.csv')));
+  }, 60_000);
 });
 
 describe('a file read as what its first bytes say', () => {
