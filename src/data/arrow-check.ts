@@ -34,7 +34,23 @@ import { shownName } from '../util/limits.ts';
 export const MAX_ARROW_LENGTH = 2 ** 31 - 1;
 
 /** A declared length the bytes do not hold: what is wrong, in words naming numbers only. */
-export class LayoutProblem extends Error {}
+export class LayoutProblem extends Error {
+  constructor(
+    message: string,
+    /** Not a corrupt file but one ppdp does not read: its error code and how to write it instead. */
+    readonly unsupported?: { readonly code: string; readonly hint: string },
+  ) {
+    super(message);
+  }
+}
+
+/** Arrow IPC with compressed buffers (pyarrow's Feather default): how to write it so ppdp reads it. */
+const COMPRESSED = {
+  code: 'E_ARROW_COMPRESSED',
+  hint:
+    'write the file uncompressed, e.g. with pyarrow `feather.write_feather(df, path, compression="uncompressed")` ' +
+    '(or `ipc.new_file(path, schema, options=ipc.IpcWriteOptions(compression=None))`), or write Parquet, which ppdp reads compressed',
+};
 
 /**
  * Checks a record batch's (or a dictionary batch's) declared lengths against its buffers and
@@ -52,7 +68,7 @@ export function checkBatchLayout(
   subject?: string,
 ): void {
   if (header.compression != null) {
-    throw new LayoutProblem('its buffers are compressed (LZ4 or ZSTD), which ppdp does not read');
+    throw new LayoutProblem('its buffers are compressed (LZ4 or ZSTD), which ppdp does not read', COMPRESSED);
   }
   const rows = header.length;
   if (!isLength(rows)) throw new LayoutProblem(`the batch declares ${count(rows)} rows`);

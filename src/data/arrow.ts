@@ -44,7 +44,14 @@ import { type InputFile, openInput, readAt } from './input.ts';
 import { checkInputColumns } from './limits.ts';
 import { type RawValues, rawLength, rawOfCodes } from './raw.ts';
 import type { CodeArray, EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
-import { utf8Vector as bulkUtf8Vector, utf8Buffers } from './utf8.ts';
+import {
+  utf8Vector as bulkUtf8Vector,
+  firstInvalidUtf8Row,
+  invalidUtf8Row,
+  textEncodingError,
+  utf8Buffers,
+  utf8Rows,
+} from './utf8.ts';
 import {
   dateRangeError,
   dayOf,
@@ -473,7 +480,7 @@ class MessageWalk {
       }
     } catch (err) {
       if (!(err instanceof LayoutProblem)) throw err;
-      throw batchError(this.file, message, at, index, schema, err.message);
+      throw batchError(this.file, message, at, index, schema, err.message, err.unsupported);
     }
   }
 
@@ -518,6 +525,7 @@ function batchError(
   index: number,
   schema: Schema,
   problem: string,
+  unsupported?: { readonly code: string; readonly hint: string },
 ): InputError {
   let where = `record batch ${thousands(index)} (at byte ${thousands(at)})`;
   if (message.isDictionaryBatch()) {
@@ -526,9 +534,10 @@ function batchError(
     where = `dictionary batch ${thousands(index)} (at byte ${thousands(at)})${field ? ` of column "${shownName(field.name)}"` : ''}`;
   }
   return new InputError(
-    'E_ARROW_CORRUPT',
+    unsupported?.code ?? 'E_ARROW_CORRUPT',
     `${file} ${where}: ${problem}`,
-    'the file is corrupt or its metadata does not match its data: write the file again with an Arrow IPC writer (file or stream format); ppdp reads no length its bytes do not hold',
+    unsupported?.hint ??
+      'the file is corrupt or its metadata does not match its data: write the file again with an Arrow IPC writer (file or stream format); ppdp reads no length its bytes do not hold',
   );
 }
 
@@ -693,6 +702,7 @@ class ColumnEncoder {
       const idx = big ? Number(indices[i]) : (indices[i] as number);
       if (!(idx >= 0 && idx < dictLength)) throw this.corruptIndex(i);
       const code = remap === null ? idx : remap[idx]!;
+      if (code === NOT_UTF8) throw textEncodingError(this.file, this.name, this.taken + this.base + i);
       if (code < 0 && !this.nullsAsMissing) throw this.nullError(i);
       codes[base + i] = code < 0 ? this.code('', '') : code;
     }
@@ -702,11 +712,12 @@ class ColumnEncoder {
   private remapFor(dict: Vector): Int32Array | null {
     const remap = new Int32Array(dict.length);
     const texts = utf8Entries(dict);
+    const invalid = texts ? invalidEntries(dict) : NO_ENTRIES;
     let identity = true;
     for (let j = 0; j < dict.length; j++) {
       const v = texts ? texts[j]! : (dict.get(j) as Key | null);
-      // A null entry is an error only if a row uses it.
-      const code = v === null ? -1 : this.code(v, valueString(v));
+      // A null entry, or one that is not UTF-8, is an error only if a row uses it.
+      const code = invalid.has(j) ? NOT_UTF8 : v === null ? -1 : this.code(v, valueString(v));
       remap[j] = code;
       if (code !== j) identity = false;
     }
@@ -718,6 +729,9 @@ class ColumnEncoder {
   private addStrings(data: Data): void {
     const offsets = data.valueOffsets as ArrayLike<number | bigint>;
     const bytes = data.values as Uint8Array;
+    const skip = data.nullCount > 0 ? (i: number) => !data.getValid(i) : undefined;
+    const bad = firstInvalidUtf8Row(bytes, offsets, data.length, skip);
+    if (bad >= 0) throw textEncodingError(this.file, this.name, this.taken + this.base + bad);
     const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const big = offsets instanceof BigInt64Array;
     const codes = this.codes;
@@ -832,7 +846,10 @@ class RawColumn {
   /** Rows taken before (row numbers in errors count from the file's start). */
   private taken: number;
   /** A dictionary vector's entries as bytes (null: a null entry), once per vector. */
-  private readonly entries = new Map<Vector, { raw: RawValues; valid: Uint8Array }>();
+  private readonly entries = new Map<
+    Vector,
+    { raw: RawValues; valid: Uint8Array; invalid: ReadonlySet<number> }
+  >();
   /** For a column of another type than text. */
   private coded: ColumnEncoder | undefined;
   /**
@@ -883,6 +900,11 @@ class RawColumn {
     const text = DataType.isUtf8(type) || DataType.isLargeUtf8(type);
     const dictionary = DataType.isDictionary(type) && DataType.isUtf8(type.dictionary);
     const n = data.length;
+    if (text) {
+      const skip = data.nullCount > 0 ? (i: number) => !data.getValid(i) : undefined;
+      const bad = firstInvalidUtf8Row(data.values as Uint8Array, data.valueOffsets, n, skip);
+      if (bad >= 0) throw textEncodingError(this.file, this.name, this.taken + this.rows + bad);
+    }
     const plain = data.nullCount === 0 && text && data.valueOffsets instanceof Int32Array;
     if (plain && !this.coded && this.rows === 0 && data.valueOffsets[0] === 0) {
       const offsets = data.valueOffsets.subarray(0, n + 1);
@@ -913,7 +935,7 @@ class RawColumn {
       const from = (i: number) => (big ? Number(offsets[i]) : (offsets[i] as number));
       this.append(data.values as Uint8Array, n, from, (i) => (valid(i) ? from(i + 1) : from(i)), valid);
     } else {
-      const { raw, valid: entryValid } = this.entriesOf(data.dictionary!);
+      const { raw, valid: entryValid, invalid } = this.entriesOf(data.dictionary!);
       const size = raw.offsets.length - 1;
       const indices = data.values as ArrayLike<number | bigint>;
       const big = indices instanceof BigInt64Array || indices instanceof BigUint64Array;
@@ -922,6 +944,10 @@ class RawColumn {
         if (!(idx >= 0 && idx < size)) throw this.corruptIndex(i);
         return idx;
       };
+      // An entry that is not UTF-8 is an error only if a row uses it.
+      for (let i = 0; invalid.size > 0 && i < n; i++)
+        if (valid(i) && invalid.has(at(i)))
+          throw textEncodingError(this.file, this.name, this.taken + this.rows + i);
       // A null row or a row on a null entry reads as the empty value (or fails, by the policy).
       const usable = (i: number) => valid(i) && entryValid[at(i)] === 1;
       this.append(
@@ -992,7 +1018,7 @@ class RawColumn {
     this.rows += n;
   }
 
-  private entriesOf(dict: Vector): { raw: RawValues; valid: Uint8Array } {
+  private entriesOf(dict: Vector): { raw: RawValues; valid: Uint8Array; invalid: ReadonlySet<number> } {
     let e = this.entries.get(dict);
     if (e) return e;
     const size = dict.length;
@@ -1023,7 +1049,7 @@ class RawColumn {
       bytes.set(p, at);
       at += p.length;
     }
-    e = { raw: { offsets, bytes }, valid };
+    e = { raw: { offsets, bytes }, valid, invalid: invalidEntries(dict) };
     this.entries.set(dict, e);
     return e;
   }
@@ -1052,6 +1078,29 @@ export function nullError(file: string, column: string, row: number): InputError
     'set "format": { "emptyCells": "value" } to release a null as the missing value (an empty cell, ' +
       'kept up to the top of its hierarchy), or fill missing values in before release',
   );
+}
+
+/** A dictionary entry's code in a remap when its bytes are not UTF-8 (a null entry's is -1). */
+const NOT_UTF8 = -2;
+const NO_ENTRIES: ReadonlySet<number> = new Set();
+
+/** The entries of a Utf8 dictionary that are not valid UTF-8 (each chunk validated at once first). */
+function invalidEntries(dict: Vector): ReadonlySet<number> {
+  let invalid: Set<number> | undefined;
+  let base = 0;
+  for (const data of dict.data) {
+    const offsets = data.valueOffsets as ArrayLike<number | bigint>;
+    const bytes = data.values as Uint8Array;
+    const skip = data.nullCount > 0 ? (i: number) => !data.getValid(i) : undefined;
+    if (!utf8Rows(bytes, offsets, data.length)) {
+      for (let j = invalidUtf8Row(bytes, offsets, data.length, 0, skip); j >= 0; ) {
+        (invalid ??= new Set()).add(base + j);
+        j = invalidUtf8Row(bytes, offsets, data.length, j + 1, skip);
+      }
+    }
+    base += data.length;
+  }
+  return invalid ?? NO_ENTRIES;
 }
 
 /**

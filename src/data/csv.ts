@@ -22,15 +22,23 @@ import { wasmPlainRows } from '../kernels/csv-fields/wasm.ts';
 import { rowNumbersUpTo } from '../util/int32s.ts';
 import { MAX_CSV_HEADER_BYTES, MAX_INPUT_COLUMNS, MAX_NAME_LENGTH } from '../util/limits.ts';
 import { ByteDictionary } from './dictionary.ts';
-import { type InputFile, openInput, READ_CHUNK_BYTES, readAt, readInto } from './input.ts';
+import {
+  type InputFile,
+  type InputMagic,
+  magicOf,
+  openInput,
+  READ_CHUNK_BYTES,
+  readAt,
+  readInto,
+} from './input.ts';
 import { checkColumnName, tooManyColumns } from './limits.ts';
 import { type RawValues, rawLength } from './raw.ts';
 import type { EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
 
 export { readInputBytes } from './input.ts';
 
-/** Delimiters tried by detection, in tie-break order. */
-const CANDIDATES = [';', ',', '\t'] as const;
+/** Delimiters tried by detection, in tie-break order (the spec's `format.delimiter` values). */
+const CANDIDATES = [';', ',', '\t', '|'] as const;
 
 const QUOTE = 0x22;
 const LF = 0x0a;
@@ -46,7 +54,7 @@ const HASH_SEED = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
 
 export interface ReadCsvOptions {
-  /** `;`, `,` or tab (any single character other than a quote, CR or LF is accepted). */
+  /** `;`, `,`, tab or `|` (any single character other than a quote, CR or LF is accepted). */
   delimiter?: string;
   /** Bytes read per step (tests use tiny pieces to cross every boundary); 8 MB by default. */
   chunkBytes?: number;
@@ -382,19 +390,13 @@ function* readOpen(
   const file = basename(path);
   const chunk = Math.max(16, options.chunkBytes ?? READ_CHUNK_BYTES);
   const { range } = options;
-  const source = bytesOf(path, input, range);
+  let source = bytesOf(path, input, range);
   // One byte more than the file so a single read also sees the end (a pipe reports size 0).
   let buf: Buffer = Buffer.allocUnsafeSlow(source.size > 0 ? Math.min(chunk, source.size + 1) : chunk);
   let filled = source.read(buf, 0, buf.length);
   let eof = filled < buf.length;
 
-  if (filled >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
-    throw new InputError(
-      'E_INPUT_ENCODING',
-      `${file}: the file is UTF-16 (it starts with a UTF-16 ${buf[0] === 0xff ? 'little' : 'big'}-endian byte order mark)`,
-      `save it as UTF-8, e.g. \`iconv -f utf-16 -t utf-8 ${file} > ${file.replace(/(\.[^.]*)?$/, '-utf8$1')}\``,
-    );
-  }
+  checkTextStart(file, buf.subarray(0, filled), magicOf(path, input));
   // A UTF-8 BOM is not part of the first column's name (only the file's first one is dropped).
   let pos = filled >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
   if (eof && pos >= filled) {
@@ -405,20 +407,29 @@ function* readOpen(
     );
   }
   // Detection looks at the whole header line: read on until it ends, up to a limit.
+  let lineEnd: number;
   for (;;) {
-    const end = headerEnd(buf, pos, filled);
-    if ((end < 0 ? filled : end) - pos > MAX_CSV_HEADER_BYTES) {
+    lineEnd = headerEnd(buf, pos, filled);
+    if ((lineEnd < 0 ? filled : lineEnd) - pos > MAX_CSV_HEADER_BYTES) {
       throw new LimitError(
         'E_LIMIT_COLUMNS',
         `${file} row 1: the header row is longer than ${MAX_CSV_HEADER_BYTES / (1024 * 1024)} MiB (the limit)`,
         `release fewer columns with shorter names (at most ${MAX_INPUT_COLUMNS.toLocaleString('en')} columns, names of at most ${MAX_NAME_LENGTH.toLocaleString('en')} characters), and make sure the file's first row is its header`,
       );
     }
-    if (end >= 0 || eof) break;
+    // (A CR ending the bytes read: whether an LF follows it tells how the file's lines end.)
+    if ((lineEnd >= 0 && (buf[lineEnd] === LF || lineEnd + 1 < filled)) || eof) break;
     buf = enlarged(buf, filled);
     const n = source.read(buf, filled, buf.length);
     filled += n;
     eof = filled < buf.length;
+  }
+  // A header ending in a lone CR: the lines end with CR alone, read as LF from here on.
+  if (lineEnd >= 0 && buf[lineEnd] === CR && (lineEnd + 1 === filled || buf[lineEnd + 1] !== LF)) {
+    const delimiter = Buffer.from(pickDelimiter(file, buf, pos, filled, options.delimiter), 'utf8')[0]!;
+    const lines = new CrLineEnds(file, delimiter, pos, source.at);
+    lines.translate(buf, pos, filled);
+    source = lines.over(source);
   }
 
   /** Offset in the source of buf[0]. */
@@ -488,6 +499,146 @@ function* readOpen(
   const last = parser.finish(path);
   if (last.rowCount > 0) yield { ...last, progress: 1 };
   return end;
+}
+
+/**
+ * Refuses a file whose first bytes show it is no UTF-8 text: UTF-16, by its byte order mark or,
+ * without one, by the NUL bytes every other byte of ASCII text is in it; a binary format read as
+ * CSV (format.type says so); a compressed file.
+ * @throws InputError E_INPUT_ENCODING, E_INPUT_FORMAT or E_INPUT_COMPRESSED.
+ */
+function checkTextStart(file: string, head: Uint8Array, magic: InputMagic | undefined): void {
+  const utf8 = `${file.replace(/(\.[^.]*)?$/, '-utf8$1')}`;
+  if (
+    head.length >= 2 &&
+    ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))
+  ) {
+    throw new InputError(
+      'E_INPUT_ENCODING',
+      `${file}: the file is UTF-16 (it starts with a UTF-16 ${head[0] === 0xff ? 'little' : 'big'}-endian byte order mark)`,
+      `save it as UTF-8, e.g. \`iconv -f utf-16 -t utf-8 ${file} > ${utf8}\``,
+    );
+  }
+  const order = utf16Order(head);
+  if (order !== undefined) {
+    throw new InputError(
+      'E_INPUT_ENCODING',
+      `${file}: the file is UTF-16 ${order === 'LE' ? 'little' : 'big'}-endian without a byte order mark (every other byte of its start is a NUL byte)`,
+      `save it as UTF-8, e.g. \`iconv -f UTF-16${order} -t UTF-8 ${file} > ${utf8}\``,
+    );
+  }
+  if (magic === 'arrow' || magic === 'parquet') {
+    const name = magic === 'arrow' ? 'an Arrow IPC' : 'a Parquet';
+    throw new InputError(
+      'E_INPUT_FORMAT',
+      `${file}: ${name} file (its first bytes say so), read as CSV because format.type is "csv"`,
+      `set "format": { "type": "${magic}" }, or leave format.type out: a file is read as what its first bytes say`,
+    );
+  }
+  if (magic === 'gzip' || magic === 'zip') {
+    const plain = file.replace(/\.(gz|zip)$/i, '');
+    throw new InputError(
+      'E_INPUT_COMPRESSED',
+      `${file}: the file is compressed (${magic === 'gzip' ? 'gzip' : 'a ZIP archive'}), not a CSV file`,
+      magic === 'gzip'
+        ? `decompress it and name the CSV file as the input, e.g. \`gzip -dc ${file} > ${plain === file ? `${file}.csv` : plain}\``
+        : `extract it (e.g. \`unzip ${file}\`) and name the CSV file inside as the input; an Excel workbook (a ZIP archive too) is read when its name ends in .xlsx`,
+    );
+  }
+}
+
+/**
+ * The byte order of UTF-16 text without a byte order mark, told by its NUL bytes: in ASCII text
+ * so encoded, every other byte is NUL (the odd ones little-endian, the even ones big-endian);
+ * in UTF-8 text a NUL byte is rare (undefined: not so).
+ */
+function utf16Order(head: Uint8Array): 'LE' | 'BE' | undefined {
+  const pairs = Math.min(head.length, UTF16_SNIFF_BYTES) >> 1;
+  if (pairs < 2) return undefined;
+  let even = 0;
+  let odd = 0;
+  for (let k = 0; k < pairs; k++) {
+    if (head[2 * k] === 0) even++;
+    if (head[2 * k + 1] === 0) odd++;
+  }
+  if (2 * odd > pairs && 4 * even < odd) return 'LE';
+  if (2 * even > pairs && 4 * odd < even) return 'BE';
+  return undefined;
+}
+
+/** Bytes of a file's start looked at for UTF-16 without a byte order mark. */
+const UTF16_SNIFF_BYTES = 1024;
+
+/** Where CrLineEnds' last byte left it: at a field's start, in an unquoted field, in quotes, after a quote in quotes. */
+const AT_START = 0;
+const IN_FIELD = 1;
+const IN_QUOTES = 2;
+const QUOTE_IN_QUOTES = 3;
+
+/**
+ * A file whose lines end with CR alone (as classic Mac OS wrote text: Excel's "CSV (Macintosh)")
+ * read as LF: each CR outside quotes becomes an LF as the bytes are read, before the parser (and
+ * its plain-rows kernel) sees them, so they read the file as its LF twin; a CR in a quoted field
+ * is part of it. Quotes are followed as the parser does: one opens a quoted field at a field's
+ * start (after the delimiter's first byte or a line break), `""` is a quote in it.
+ */
+class CrLineEnds {
+  private state = AT_START;
+  /** The source's offset of the next byte translated. */
+  private next: number;
+
+  constructor(
+    private readonly file: string,
+    /** The delimiter's first byte. */
+    private readonly delimiter: number,
+    /** The source's offset of the first byte translated. */
+    first: number,
+    private readonly offsetOf: (n: number) => number,
+  ) {
+    this.next = first;
+  }
+
+  /** `buf[from, to)`, the source's next bytes, with their line breaks made LF. */
+  translate(buf: Buffer, from: number, to: number): void {
+    let state = this.state;
+    const d = this.delimiter;
+    for (let i = from; i < to; i++) {
+      const b = buf[i]!;
+      if (state === IN_QUOTES) {
+        if (b === QUOTE) state = QUOTE_IN_QUOTES;
+      } else if ((state === QUOTE_IN_QUOTES || state === AT_START) && b === QUOTE) state = IN_QUOTES;
+      else if (b === CR) {
+        buf[i] = LF;
+        state = AT_START;
+      } else if (b === LF) throw this.mixed(this.next + i - from);
+      else state = b === d ? AT_START : IN_FIELD;
+    }
+    this.state = state;
+    this.next += to - from;
+  }
+
+  /** `source` with the bytes it reads translated. */
+  over(source: CsvBytes): CsvBytes {
+    return {
+      size: source.size,
+      at: source.at,
+      read: (buf, from, to) => {
+        const n = source.read(buf, from, to);
+        this.translate(buf, from, from + n);
+        return n;
+      },
+    };
+  }
+
+  /** An LF outside quotes at source offset `n`: the file's lines end both ways. */
+  private mixed(n: number): InputError {
+    return new InputError(
+      'E_CSV_LINE_ENDS',
+      `${this.file}: lines end with CR only (as classic Mac OS wrote text, e.g. Excel's "CSV (Macintosh)"), ` +
+        `but a line ends with LF at byte offset ${this.offsetOf(n)}`,
+      "end every line the same way: save the file as CSV UTF-8, or convert its CRs, e.g. `tr '\\r' '\\n' < in.csv > out.csv`",
+    );
+  }
 }
 
 /** A buffer twice as large holding the first `filled` bytes of `buf`. */
@@ -567,12 +718,12 @@ function pickDelimiter(
       throw new InputError(
         'E_CSV_DELIMITER',
         `${file}: the delimiter must be a single character other than a quote or a line break`,
-        "use ';', ',' or a tab, or leave the delimiter out to detect it from the header",
+        "use ';', ',', a tab or '|', or leave the delimiter out to detect it from the header",
       );
     }
     return given;
   }
-  const counts = [0, 0, 0];
+  const counts = CANDIDATES.map(() => 0);
   const codes = CANDIDATES.map((d) => d.charCodeAt(0));
   let quoted = false;
   for (let i = start; i < end; i++) {

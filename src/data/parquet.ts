@@ -10,6 +10,7 @@
  * missing value (an empty cell).
  */
 /// <reference path="./lz4.d.ts" />
+import { isUtf8 } from 'node:buffer';
 import { closeSync } from 'node:fs';
 import { basename } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -38,6 +39,7 @@ import {
 import type { RawValues } from './raw.ts';
 import { ShardAssembler } from './shards.ts';
 import type { EncodedTable } from './table.ts';
+import { firstInvalidUtf8Row, textEncodingError } from './utf8.ts';
 import {
   dateRangeError,
   dayOf,
@@ -549,7 +551,14 @@ class ColumnEncoder {
       }
       throw this.corrupt();
     }
-    if (this.raw) return this.raw.values();
+    if (this.raw) {
+      const values = this.raw.values();
+      // A string's bytes are copied as stored: the chunk's checked at once, row by row only when one is not UTF-8.
+      const bad =
+        this.plan.kind === 'string' ? firstInvalidUtf8Row(values.bytes, values.offsets, this.rows) : -1;
+      if (bad >= 0) throw textEncodingError(this.file, this.plan.name, this.groupStart + bad);
+      return values;
+    }
     return this.codes.length === this.rows ? this.codes : this.codes.slice(0, this.rows);
   }
 
@@ -672,14 +681,26 @@ class ColumnEncoder {
     }
   }
 
-  /** The code of a raw value: a string's bytes, or a number, bigint or boolean. */
-  private valueCode(v: Key | Uint8Array): number {
+  /** The code of a raw value of the chunk's row `i` (from `at`): a string's bytes, or a number, bigint or boolean. */
+  private valueCode(v: Key | Uint8Array, i: number): number {
     if (this.plan.kind === 'decimal') {
       return this.code(v instanceof Uint8Array ? signedBigEndian(v) : BigInt(v as number | bigint));
     }
     if (!(v instanceof Uint8Array)) return this.code(v);
     if (v.buffer !== this.bytes.buffer) this.bytes = Buffer.from(v.buffer);
-    return this.strings.codeOf(this.bytes, v.byteOffset, v.byteOffset + v.length);
+    return this.stringCode(this.bytes, v.byteOffset, v.byteOffset + v.length, i);
+  }
+
+  /**
+   * The code of the string `bytes[start, end)` of the chunk's row `i` (from `at`): a value seen
+   * for the first time must be UTF-8 (each distinct value checked once).
+   */
+  private stringCode(bytes: Buffer, start: number, end: number, i: number): number {
+    const size = this.strings.size;
+    const code = this.strings.codeOf(bytes, start, end);
+    if (code === size && !isUtf8(bytes.subarray(start, end)))
+      throw textEncodingError(this.file, this.plan.name, this.groupStart + this.at + i);
+    return code;
   }
 
   private missing(i: number): number {
@@ -700,7 +721,7 @@ class ColumnEncoder {
         const v = values[i] as Key | Uint8Array | null | undefined;
         if (v === null || v === undefined) codes[at + i] = this.missing(i);
         else if (raw) this.pushValue(raw, v);
-        else codes[at + i] = this.valueCode(v);
+        else codes[at + i] = this.valueCode(v, i);
       }
     } catch (err) {
       throw this.placed(err, i);
@@ -751,7 +772,7 @@ class ColumnEncoder {
       const end = at + 4 + bytes.readUInt32LE(at);
       if (end > bytes.length) throw this.corrupt();
       if (this.raw) this.raw.push(bytes, at + 4, end);
-      else codes[this.at + i] = this.strings.codeOf(bytes, at + 4, end);
+      else codes[this.at + i] = this.stringCode(bytes, at + 4, end, i);
       at = end;
     }
     this.at += n;
@@ -775,7 +796,7 @@ class ColumnEncoder {
         }
         if (!(idx >= 0 && idx < remap.length)) throw this.corrupt();
         let code = remap[idx]!;
-        if (code < 0) code = remap[idx] = this.valueCode(entries[idx] as Key | Uint8Array);
+        if (code < 0) code = remap[idx] = this.valueCode(entries[idx] as Key | Uint8Array, i);
         codes[at + i] = code;
       }
     } catch (err) {

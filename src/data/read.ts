@@ -18,7 +18,7 @@ import {
   pointsOf,
   withDecimalPoint,
 } from './decimal.ts';
-import { folderFiles, isFolder } from './input.ts';
+import { fileMagic, folderFiles, isFolder } from './input.ts';
 import { readParquetShards } from './parquet.ts';
 import { type RawValues, rawLength } from './raw.ts';
 import { Remap, ShardAssembler, SharedDictionary } from './shards.ts';
@@ -64,9 +64,11 @@ export interface ReadTableOptions {
 
 const EXTENSIONS: Record<string, InputFormat> = {
   '.arrow': 'arrow',
+  '.arrows': 'arrow',
   '.feather': 'arrow',
   '.ipc': 'arrow',
   '.parquet': 'parquet',
+  '.pq': 'parquet',
   '.csv': 'csv',
   '.tsv': 'csv',
   '.xlsx': 'xlsx',
@@ -82,8 +84,10 @@ const FORMAT_NAMES: Record<InputFormat, string> = {
 };
 
 /**
- * By extension (any case): `arrow` for `.arrow`, `.feather` and `.ipc`, `parquet` for
- * `.parquet`, `xlsx` for `.xlsx`, `.xlsm` and `.xls`, `csv` for anything else. A folder's is its files' format.
+ * By extension (any case): `arrow` for `.arrow`, `.arrows`, `.feather` and `.ipc`, `parquet` for
+ * `.parquet` and `.pq`, `xlsx` for `.xlsx`, `.xlsm` and `.xls`; any other file by its first
+ * bytes (inputMagic: an Arrow or Parquet file named `.csv`, `.txt` or nothing is read as what it
+ * is), else `csv`. A folder's is its files' format.
  */
 export function formatOf(path: string): InputFormat {
   if (isFolder(path)) {
@@ -93,7 +97,10 @@ export function formatOf(path: string): InputFormat {
       return 'csv';
     }
   }
-  return EXTENSIONS[extname(path).toLowerCase()] ?? 'csv';
+  const named = EXTENSIONS[extname(path).toLowerCase()];
+  if (named !== undefined && named !== 'csv') return named;
+  const magic = fileMagic(path);
+  return magic === 'arrow' || magic === 'parquet' ? magic : 'csv';
 }
 
 /**

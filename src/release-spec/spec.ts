@@ -335,7 +335,7 @@ const POPULATION: ObjectSchema = {
   samplingFraction: num(MIN_SAMPLING_FRACTION, 1, false, 0.01),
 };
 const FORMAT: ObjectSchema = {
-  delimiter: str([';', ',', '\t']),
+  delimiter: str([';', ',', '\t', '|']),
   type: str(['csv', 'arrow', 'parquet', 'xlsx']),
   sheet: { kind: 'any' },
   emptyCells: str(['error', 'value']),

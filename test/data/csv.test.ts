@@ -234,6 +234,7 @@ function parsingSuites(): void {
       [';', 'a;b;c\n1;2;3\n4;5;6\n'],
       [',', 'a,b,c\n1,2,3\n4,5,6\n'],
       ['\t', 'a\tb\tc\n1\t2\t3\n4\t5\t6\n'],
+      ['|', 'a|b|c\n1|2|3\n4|5|6\n'],
     ])('detects %j from the header', (delim, text) => {
       const t = readCsv(write(text));
       expect(t.delimiter).toBe(delim);
@@ -706,6 +707,44 @@ function piecesSuite(): void {
         const err = inputError(() => readCsv(path, { chunkBytes }), 'E_INPUT_ENCODING');
         expect(err.message).toBe(
           `late.csv row 52, column 2: bytes that are not valid UTF-8 (byte offset ${head.length})`,
+        );
+      }
+    });
+
+    it('reads a file whose lines end with CR alone as its LF twin, quoted line breaks kept, for every piece size', () => {
+      let seed = 11;
+      const next = (n: number): number => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        return seed % n;
+      };
+      const alphabet = ['a', 'b', 'é', '𝄞', ' ', ';', ',', '|', '"', '\n', '\r', '\r\n'];
+      const cell = (delimiter: string): string => {
+        let v = '';
+        for (let i = next(6); i > 0; i--) v += alphabet[next(alphabet.length)];
+        return v.includes(delimiter) || /["\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
+      };
+      for (const delimiter of [';', ',', '|']) {
+        const rows = [['h1', 'h2', 'h3'].join(delimiter)];
+        for (let r = 0; r < 60; r++) rows.push([`r${r}`, cell(delimiter), cell(delimiter)].join(delimiter));
+        const lf = write(`${rows.join('\n')}\n`);
+        const cr = write(`${rows.join('\r')}\r`);
+        const twin = outcome(lf);
+        expect((twin as { rows: string[][] }).rows).toHaveLength(61);
+        expect(outcome(cr)).toEqual(twin);
+        for (const chunkBytes of [16, 17, 19, 32]) expect(outcome(cr, chunkBytes)).toEqual(twin);
+        for (const windowBytes of [1, 7, 33]) expect(outcome(cr, 19, windowBytes)).toEqual(twin);
+        // The last line without its CR, and a UTF-8 byte order mark first.
+        expect(outcome(write(`\ufeff${rows.join('\r')}`), 16)).toEqual(twin);
+      }
+    });
+
+    it('refuses a file whose lines end with CR alone and then with LF, naming the byte', () => {
+      const head = 'a;b\r1;"x\ny"\r2;3\r';
+      const path = write(`${head}4;5\n6;7\n`, 'mixed.csv');
+      for (const chunkBytes of [16, undefined]) {
+        const err = inputError(() => readCsv(path, { chunkBytes }), 'E_CSV_LINE_ENDS');
+        expect(err.message).toBe(
+          `mixed.csv: lines end with CR only (as classic Mac OS wrote text, e.g. Excel's "CSV (Macintosh)"), but a line ends with LF at byte offset ${Buffer.byteLength(head) + 3}`,
         );
       }
     });
