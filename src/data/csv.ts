@@ -584,6 +584,8 @@ const QUOTE_IN_QUOTES = 3;
  */
 class CrLineEnds {
   private state = AT_START;
+  /** CRs outside quotes just before the next byte (CR CR LF ends lines with an extra CR). */
+  private crs = 0;
   /** The source's offset of the next byte translated. */
   private next: number;
 
@@ -601,19 +603,25 @@ class CrLineEnds {
   /** `buf[from, to)`, the source's next bytes, with their line breaks made LF. */
   translate(buf: Buffer, from: number, to: number): void {
     let state = this.state;
+    let crs = this.crs;
     const d = this.delimiter;
     for (let i = from; i < to; i++) {
       const b = buf[i]!;
+      if (b === CR && state !== IN_QUOTES) {
+        buf[i] = LF;
+        state = AT_START;
+        crs++;
+        continue;
+      }
+      if (b === LF && state !== IN_QUOTES) throw this.mixed(this.next + i - from, crs);
+      crs = 0;
       if (state === IN_QUOTES) {
         if (b === QUOTE) state = QUOTE_IN_QUOTES;
       } else if ((state === QUOTE_IN_QUOTES || state === AT_START) && b === QUOTE) state = IN_QUOTES;
-      else if (b === CR) {
-        buf[i] = LF;
-        state = AT_START;
-      } else if (b === LF) throw this.mixed(this.next + i - from);
       else state = b === d ? AT_START : IN_FIELD;
     }
     this.state = state;
+    this.crs = crs;
     this.next += to - from;
   }
 
@@ -630,8 +638,19 @@ class CrLineEnds {
     };
   }
 
-  /** An LF outside quotes at source offset `n`: the file's lines end both ways. */
-  private mixed(n: number): InputError {
+  /**
+   * An LF outside quotes at source offset `n`, after `crs` CRs: the file's lines end both
+   * ways, or (two CRs or more) with CR CR LF, which a CR-only reading would make a blank line
+   * after every row.
+   */
+  private mixed(n: number, crs: number): InputError {
+    if (crs >= 2) {
+      return new InputError(
+        'E_CSV_LINE_ENDS',
+        `${this.file}: each line ends with CR CR LF, an extra CR before the line break (first at byte offset ${this.offsetOf(n)}), as a file with CR LF line ends gets when its line ends are converted once more`,
+        "end each line with CR LF or LF: re-export the file as CSV UTF-8, or drop the extra CR, e.g. `sed 's/\\r\\r$/\\r/' in.csv > out.csv`",
+      );
+    }
     return new InputError(
       'E_CSV_LINE_ENDS',
       `${this.file}: lines end with CR only (as classic Mac OS wrote text, e.g. Excel's "CSV (Macintosh)"), ` +

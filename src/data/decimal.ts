@@ -53,15 +53,29 @@ export function pointsOf(value: string): Points {
 }
 
 /**
+ * Where one read (a piece of a larger input) first saw each kind of point in a column, for a
+ * check of the pieces together (Combine): `index` among the columns read, `column` as
+ * messages name it, and each first place as a row of the read (0-based from its first row,
+ * which only the reader of the whole input can name) or as the read named it (a sheet's cell).
+ */
+export interface PointsSeen {
+  readonly index: number;
+  readonly column: string;
+  readonly grouped?: number | string;
+  readonly decimal?: number | string;
+}
+
+/**
  * One column's points under `format.decimal: ","`: 1.500 reads as 1500 only in a column whose
  * other numbers agree that its points group thousands. A column that also holds a number with
  * a decimal point (0.125, 1.5) is written with decimal points, and its 1.500 is most likely
- * 1.5: such a column is refused (within what one read holds), naming a row of each, never
- * read either way in silence.
+ * 1.5: such a column is refused, naming a row of each, never read either way in silence. An
+ * input read in pieces side by side checks each piece's column here, and the pieces' together
+ * from what each saw (`seen`, checkPiecesPoints).
  */
 export class ColumnPoints {
-  private grouped: string | undefined;
-  private decimal: string | undefined;
+  private grouped: { place: string; at: number | string } | undefined;
+  private decimal: { place: string; at: number | string } | undefined;
 
   /** `column`: how messages name the column (`column "dose"`, `column 3`), when a place does not. */
   constructor(private readonly column: string) {}
@@ -76,17 +90,54 @@ export class ColumnPoints {
 
   /**
    * Notes the place (a row or cell, as messages name it) of the column's first cell with these
-   * points; throws once the column holds both.
+   * points, and `at`, its row in the read (PointsSeen; else the place); throws once the column
+   * holds both.
    * @throws InputError E_INPUT_DECIMAL
    */
-  saw(points: Points, place: string): void {
-    if (points === GROUPED) this.grouped ??= place;
-    else if (points === DECIMAL_POINT) this.decimal ??= place;
+  saw(points: Points, place: string, at: number | string = place): void {
+    if (points === GROUPED) this.grouped ??= { place, at };
+    else if (points === DECIMAL_POINT) this.decimal ??= { place, at };
     if (this.grouped === undefined || this.decimal === undefined) return;
     throw new InputError(
       'E_INPUT_DECIMAL',
-      `${this.grouped}${this.column === '' ? '' : `, ${this.column}`}: with format.decimal "," this number reads as a whole number with its thousands grouped by points (as 1.500 reads as 1500), but ${this.decimal} holds a number with a decimal point (as 0.5), so the column's points may be decimal points`,
+      `${this.grouped.place}${this.column === '' ? '' : `, ${this.column}`}: with format.decimal "," this number reads as a whole number with its thousands grouped by points (as 1.500 reads as 1500), but ${this.decimal.place} holds a number with a decimal point (as 0.5), so the column's points may be decimal points`,
       'if the file writes numbers with decimal points, leave format.decimal out; else write the column with decimal commas (1,5) and its whole numbers without grouping points (1500)',
     );
+  }
+
+  /** What the read saw of the column (it is column `index` of the read), if a point. */
+  seen(index: number): PointsSeen | undefined {
+    if (!this.grouped && !this.decimal) return undefined;
+    return {
+      index,
+      column: this.column,
+      ...(this.grouped ? { grouped: this.grouped.at } : {}),
+      ...(this.decimal ? { decimal: this.decimal.at } : {}),
+    };
+  }
+}
+
+/**
+ * The columns' points over an input read in pieces (each piece checked its own cells): a
+ * column with grouped thousands in one piece and a decimal point in another is refused as one
+ * read would refuse it. `pieces`, in order: what each saw (PointsSeen), and how its rows are
+ * named in messages.
+ * @throws InputError E_INPUT_DECIMAL
+ */
+export function checkPiecesPoints(
+  pieces: readonly { seen: readonly PointsSeen[]; place: (row: number) => string }[],
+): void {
+  const columns = new Map<number, ColumnPoints>();
+  for (const { seen, place } of pieces) {
+    for (const s of seen) {
+      const points = columns.get(s.index) ?? new ColumnPoints(s.column);
+      columns.set(s.index, points);
+      for (const [p, at] of [
+        [GROUPED, s.grouped],
+        [DECIMAL_POINT, s.decimal],
+      ] as const) {
+        if (at !== undefined && points.wants(p)) points.saw(p, typeof at === 'number' ? place(at) : at);
+      }
+    }
   }
 }

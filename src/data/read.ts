@@ -60,6 +60,11 @@ export interface ReadTableOptions {
    * `P7 ` are one person, never two that would each count toward k). Coded columns only.
    */
   trim?: ReadonlySet<string>;
+  /**
+   * With `format.decimal: ","`: filled by the read, per column read (by its index), its points
+   * (ColumnPoints: what the read saw, for an input read in pieces to be checked whole).
+   */
+  points?: ColumnPoints[];
 }
 
 const EXTENSIONS: Record<string, InputFormat> = {
@@ -196,7 +201,7 @@ export function readTableShards(
   return mappedValues(
     shards,
     mappingOf,
-    decimal ? { format, firstRow: options.range?.firstRow ?? 0 } : undefined,
+    decimal ? { format, firstRow: options.range?.firstRow ?? 0, points: options.points ?? [] } : undefined,
   );
 }
 
@@ -210,8 +215,11 @@ export function readTableShards(
 function* mappedValues(
   shards: Generator<EncodedTable, void, undefined>,
   mappingOf: (column: string, commas: boolean) => ((value: string) => string) | undefined,
-  /** With `format.decimal: ","`: the input's format and the first shard's first row, for messages. */
-  commas?: { format: InputFormat; firstRow: number },
+  /**
+   * With `format.decimal: ","`: the input's format and the first shard's first row, for
+   * messages, and where each column's points go (ReadTableOptions.points).
+   */
+  commas?: { format: InputFormat; firstRow: number; points: ColumnPoints[] },
 ): Generator<EncodedTable, void, undefined> {
   let state:
     | {
@@ -226,6 +234,8 @@ function* mappedValues(
       }[]
     | undefined;
   let firstRow = commas?.firstRow ?? 0;
+  // Rows read before the shard (a row of the read is `read + row`: PointsSeen).
+  let read = 0;
   const header = () => commas?.format === 'csv';
   for (const shard of shards) {
     const typed = new Set(shard.typed ?? []);
@@ -248,11 +258,12 @@ function* mappedValues(
       if (!map) return column;
       const s = state![i]!;
       const points = decimal
-        ? (s.column ??= new ColumnPoints(columnLabel(shard, i, commas!.format)))
+        ? (commas!.points[i] = s.column ??= new ColumnPoints(columnLabel(shard, i, commas!.format)))
         : undefined;
       const place = (row: number) => rowPlaces(shard, column.name, [row], header, firstRow);
+      const at = read;
       if (column.raw) {
-        if (points) notePoints(column.raw, points, place);
+        if (points) notePoints(column.raw, points, place, at);
         return {
           ...column,
           raw: map === withDecimalPoint ? withDecimalPoints(column.raw) : rawThrough(column.raw, map),
@@ -281,7 +292,7 @@ function* mappedValues(
         const rows = column.codes;
         for (let row = 0; row < rows.length; row++) {
           const p = s.points[rows[row]!]!;
-          if (p !== NO_POINT && points.wants(p)) points.saw(p, place(row));
+          if (p !== NO_POINT && points.wants(p)) points.saw(p, place(row), at + row);
         }
       }
       const codes = new Int32Array(column.codes.length);
@@ -290,6 +301,7 @@ function* mappedValues(
     });
     yield { ...shard, columns };
     firstRow += shard.rowCount;
+    read += shard.rowCount;
   }
 }
 
@@ -305,8 +317,16 @@ function columnLabel(shard: EncodedTable, i: number, format: InputFormat): strin
     : `column ${i + 1} (counted without the identifying column${left === 1 ? '' : 's'})`;
 }
 
-/** Notes the points of a raw column's rows that hold a point (ColumnPoints.saw), `place` naming a row. */
-function notePoints(raw: RawValues, points: ColumnPoints, place: (row: number) => string): void {
+/**
+ * Notes the points of a raw column's rows that hold a point (ColumnPoints.saw), `place` naming
+ * a row; the column's first row is row `first` of the read.
+ */
+function notePoints(
+  raw: RawValues,
+  points: ColumnPoints,
+  place: (row: number) => string,
+  first: number,
+): void {
   const { offsets, bytes } = raw;
   let text: Buffer | undefined;
   for (let r = 0; r < rawLength(raw); r++) {
@@ -316,7 +336,7 @@ function notePoints(raw: RawValues, points: ColumnPoints, place: (row: number) =
     if (at === end) continue;
     text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const p = pointsOf(text.toString('utf8', offsets[r]!, end));
-    if (p !== NO_POINT && points.wants(p)) points.saw(p, place(r));
+    if (p !== NO_POINT && points.wants(p)) points.saw(p, place(r), first + r);
   }
 }
 
@@ -404,6 +424,7 @@ function readFileShards(
         omit: options.omit,
         raw: options.raw,
         ...(options.decimal ? { decimal: options.decimal } : {}),
+        ...(options.points ? { points: options.points } : {}),
       });
     default:
       return readCsvShards(path, rowsPerShard, {

@@ -42,6 +42,8 @@ export interface ReadXlsxOptions {
   raw?: ReadonlySet<string>;
   /** `format.decimal`: with `,`, text cells are read as read.ts reads a CSV's; number cells are numbers. */
   decimal?: '.' | ',';
+  /** With `decimal: ","`: filled per column read (by its index) with its text cells' points (ReadTableOptions.points). */
+  points?: ColumnPoints[];
 }
 
 /** The most columns a worksheet has (XFD). */
@@ -226,6 +228,7 @@ function* readOpenXlsx(
       options.omit,
       options.raw,
       options.decimal === ',',
+      options.points,
     );
     for (const text of elements(file, zip, entry, 'row', ['worksheet'])) yield* reader.rows(text);
     yield* reader.finish();
@@ -697,6 +700,8 @@ class SheetReader {
     private readonly raw: ReadonlySet<string> = new Set(),
     /** Text cells' decimal commas are read (format.decimal ","). */
     private readonly decimal = false,
+    /** Where each kept column's points go (by its index among the kept columns). */
+    private readonly pointsOut: ColumnPoints[] = [],
   ) {}
 
   /** Per sheet column: 1 once it has a text cell (a column without one is `typed`). */
@@ -714,7 +719,11 @@ class SheetReader {
     if (!this.decimal) return value;
     const p = pointsOf(value);
     if (p !== NO_POINT) {
-      const points = (this.points[col] ??= new ColumnPoints(''));
+      let points = this.points[col];
+      if (!points) {
+        points = this.points[col] = new ColumnPoints('');
+        this.pointsOut[this.kept[col]!] = points;
+      }
       if (points.wants(p)) points.saw(p, `${this.where} cell ${columnLetters(col)}${number}`);
     }
     return withDecimalPoint(value);

@@ -14,6 +14,7 @@ import {
 import type { ArrowRange } from '../data/arrow.ts';
 import { blanksAround, checkEmptyCells, checkHeader } from '../data/checks.ts';
 import type { CsvRange } from '../data/csv.ts';
+import type { ColumnPoints } from '../data/decimal.ts';
 import { tableDigest } from '../data/digest.ts';
 import { digestInput } from '../data/input.ts';
 import { checkInputFits } from '../data/limits.ts';
@@ -47,6 +48,8 @@ export function* readInputShards(
   range?: ArrowRange | CsvRange,
   /** Columns to read as their rows' bytes where the reader can (ReadTableOptions.raw). */
   raw?: ReadonlySet<string>,
+  /** Filled with each text column's points under `format.decimal: ","` (ReadTableOptions.points). */
+  points?: ColumnPoints[],
 ): Generator<EncodedTable & { readonly firstRow: number }, void, undefined> {
   let firstRow = range?.firstRow ?? 0;
   let first = true;
@@ -64,6 +67,7 @@ export function* readInputShards(
     trim: new Set(spec.attributes.filter((a) => a.type === 'entity').map((a) => a.name)),
     ...(range ? { range } : {}),
     ...(raw ? { raw } : {}),
+    ...(points ? { points } : {}),
   })) {
     if (first) {
       first = false;

@@ -749,6 +749,18 @@ function piecesSuite(): void {
       }
     });
 
+    it('refuses a file whose lines end with CR CR LF, saying so and how to fix it', () => {
+      const path = write('a;b\r\r\n1;"x\r\r\ny"\r\r\n2;3\r\r\n', 'doubled.csv');
+      for (const chunkBytes of [4, undefined]) {
+        const err = inputError(() => readCsv(path, { chunkBytes }), 'E_CSV_LINE_ENDS');
+        expect(err.message).toBe(
+          'doubled.csv: each line ends with CR CR LF, an extra CR before the line break (first at byte offset 5), as a file with CR LF line ends gets when its line ends are converted once more',
+        );
+        expect(err.hint).toContain("sed 's/\\r\\r$/\\r/'");
+        expect(err.hint).toContain('re-export');
+      }
+    });
+
     it('reads a non-ASCII delimiter', () => {
       const t = readCsv(write('a§b\n1§"2§3"\n'), { delimiter: '§' });
       expect(decode(t)).toEqual([

@@ -272,6 +272,44 @@ describe('a CSV file read as ranges side by side', () => {
     expect(ranged?.message).toBe(whole?.message);
   }, 300_000);
 
+  it('refuses a column with grouped thousands in one range and decimal points in another (format.decimal ","), naming both rows', async () => {
+    // Each row's amount (the last cell): `grouped(i)` for the first half's rows, else `second(i)`.
+    const withAmounts = (second: (i: number) => string) => {
+      const ws = workspace();
+      const [header, ...lines] = ws.read('adult.csv').trimEnd().split('\r\n');
+      const grouped = (i: number) => `${1 + (i % 9)}.${String(i % 1000).padStart(3, '0')}`;
+      const rows = lines.map((line, i) => line.replace(/[^;]*$/, i < ROWS / 2 ? grouped(i) : second(i)));
+      ws.write('adult.csv', `${[header, ...rows].join('\r\n')}\r\n`);
+      ws.editSpec((s) => {
+        s.format = { ...(s.format as object), decimal: ',' };
+      });
+      expect(csvRanges(join(ws.dir, 'adult.csv'), PER_SHARD, { sampleRows: 1000 })?.length).toBeGreaterThan(
+        3,
+      );
+      return ws;
+    };
+    // 2.375 in the first half, 0.5 in the second: each range alone holds one kind.
+    const ws = withAmounts((i) => `${i % 7}.5`);
+    const ranged = await failure(ws, PER_SHARD);
+    const whole = await failure(ws, WHOLE);
+
+    expect(ranged?.code).toBe('E_INPUT_DECIMAL');
+    expect(ranged?.message).toMatch(
+      /^adult\.csv row 2, column 11: with format\.decimal "," .* but adult\.csv row 1502 holds a number with a decimal point/,
+    );
+    expect(ranged?.message).toBe(whole?.message);
+    // No value: only the message's own examples (1.500, 0.5) have a point.
+    expect(ranged?.describe().replace('as 1.500 reads', '').replace('as 0.5', '')).not.toMatch(/\d\.\d/);
+    // Grouped thousands in every range, whole numbers beside them: read as whole numbers.
+    const agree = withAmounts((i) => String(i));
+    const released = await release(agree, 'grouped', PER_SHARD);
+    expect(released.result.plan.pieces).toBeGreaterThanOrEqual(4);
+    const out = readFileSync(join(released.out, 'data.csv'), 'utf8');
+    // Only grouped values (3.000 to 9.999) read as 3000 or more; none is left with its point.
+    expect(/;[3-9]\d{3}\r?\n/.test(out)).toBe(true);
+    expect(/;\d\.\d{3}\r?\n/.test(out)).toBe(false);
+  }, 300_000);
+
   it('fails with E_CSV_CUT when a cut falls inside a quoted line break past the rows Plan looks at; lineBreaksInQuotes releases it', async () => {
     // Past the first 1000 rows every note is lines of a few bytes: a cut lands inside one.
     const long = Array.from({ length: 250 }, (_, k) => `line ${k}`).join('\n');

@@ -9,6 +9,8 @@
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ShardedAdmission } from '../../data/admission.ts';
+import { tableRows } from '../../data/checks.ts';
+import { checkPiecesPoints, type PointsSeen } from '../../data/decimal.ts';
 import { CellDigest } from '../../data/digest.ts';
 import { stateBudgets } from '../../data/limits.ts';
 import { checkSameColumns } from '../../data/read.ts';
@@ -57,12 +59,25 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
   // file's earlier ranges read), so that messages name a file's own rows.
   const origins: RowOrigin[] = [];
   const readBefore = new Map<string, number>();
+  // What each piece saw of its columns' points (format.decimal ","), its rows named in its file.
+  const points: { seen: readonly PointsSeen[]; place: (row: number) => string }[] = [];
   for (const [p, summary] of summaries.entries()) {
     const rows = summary.shardRows.reduce((a, b) => a + b, 0);
     const { url } = pieces[p]!;
     const before = readBefore.get(url) ?? 0;
     readBefore.set(url, before + summary.digest.rows);
     if (rows === 0 && pieces.length > 1) continue; // an empty file of a folder (or range) adds no rows
+    const origin: RowOrigin = {
+      source: url.startsWith('file:') ? fileURLToPath(url) : url,
+      at: firstRow,
+      firstRow: summary.origin?.firstRow ?? before,
+      ...(summary.origin?.sheet ? { sheet: summary.origin.sheet } : {}),
+    };
+    if (summary.points) {
+      const table = { ...EMPTY, source: origin.source, origins: [{ ...origin, at: 0 }] };
+      const names = tableRows(table, work.spec.format.type);
+      points.push({ seen: summary.points, place: (row) => names('', [row]) });
+    }
     const dictionaries =
       recall<EncodedTable>(runOf(work), pieceDictionariesKey(p)) ??
       decodeShardRows(await store.get(work.key(pieceDictionariesKey(p))), layout0, 0);
@@ -77,17 +92,14 @@ export async function combine(task: WorkTask, env: PhaseEnv): Promise<PlanResult
       await store.put(work.key(pieceCodesKey(p)), encodeCodeMaps(maps));
     }
     digest.merge(summary.digest);
-    origins.push({
-      source: url.startsWith('file:') ? fileURLToPath(url) : url,
-      at: firstRow,
-      firstRow: summary.origin?.firstRow ?? before,
-      ...(summary.origin?.sheet ? { sheet: summary.origin.sheet } : {}),
-    });
+    origins.push(origin);
     for (const [inPiece, n] of summary.shardRows.entries()) {
       shards.push({ firstRow, rows: n, piece: p, inPiece });
       firstRow += n;
     }
   }
+  // Each piece refused a column with both kinds of points; the input is refused as a whole.
+  checkPiecesPoints(points);
   if (!first) {
     throw new InputError(
       'E_INPUT_NO_ROWS',
@@ -228,6 +240,9 @@ class MergedDictionaries {
     };
   }
 }
+
+/** A table without rows or columns: one that only names rows by its origins. */
+const EMPTY: EncodedTable = { source: '', rowCount: 0, columns: [], delimiter: ',' };
 
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
 

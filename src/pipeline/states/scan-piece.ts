@@ -9,6 +9,7 @@ import { basename, join } from 'node:path';
 import { ShardedAdmission } from '../../data/admission.ts';
 import type { ArrowRange } from '../../data/arrow.ts';
 import { type CsvRange, csvRowsBefore, cutInQuotes } from '../../data/csv.ts';
+import type { ColumnPoints, PointsSeen } from '../../data/decimal.ts';
 import { CellDigest, type DigestState } from '../../data/digest.ts';
 import { stateBudgets } from '../../data/limits.ts';
 import { isCsvRange } from '../../data/read.ts';
@@ -56,6 +57,12 @@ export interface PieceSummary {
    * may be below row 1), for Combine's origins of the input's rows.
    */
   readonly origin?: Pick<RowOrigin, 'firstRow' | 'sheet'>;
+  /**
+   * With `format.decimal: ","`: per text column with a point, the first row (of the piece) of
+   * grouped thousands and of a decimal point the piece read, which Combine checks over the
+   * pieces (checkPiecesPoints): a piece refuses only a column that holds both itself.
+   */
+  readonly points?: PointsSeen[];
 }
 
 /**
@@ -147,9 +154,10 @@ function* readFileRows(
   pieces: number,
   range: ArrowRange | CsvRange | undefined,
   raw: ReadonlySet<string>,
+  points: ColumnPoints[],
 ): Generator<EncodedTable & { readonly firstRow: number }, void, undefined> {
   try {
-    yield* readInputShards({ ...spec, input: path }, rowsPerShard, range, raw);
+    yield* readInputShards({ ...spec, input: path }, rowsPerShard, range, raw, points);
   } catch (e) {
     if (pieces > 1 && e instanceof InputError && e.code === 'E_INPUT_NO_ROWS') return;
     throw e;
@@ -222,8 +230,18 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
         ? secretSampler(work.spec.privacy, basename(work.spec.file))
         : undefined;
     const { range } = piece;
+    // Each text column's points (format.decimal ","), for Combine's check over the pieces.
+    const points: ColumnPoints[] = [];
     try {
-      for (const shard of readFileRows(work.spec, path, rowsPerShard, pieces.length, range, rawNames)) {
+      for (const shard of readFileRows(
+        work.spec,
+        path,
+        rowsPerShard,
+        pieces.length,
+        range,
+        rawNames,
+        points,
+      )) {
         if (shardRows.length >= MAX_SHARDS) {
           throw new SpecError(
             'E_REQUEST',
@@ -286,6 +304,7 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
       await store.put(work.key(pieceDistinctKey(task.index)), encodeDistinctHashes(values));
     }
     const dictionaries: EncodedTable = { source: path, rowCount: 0, columns, delimiter };
+    const seen = points.flatMap((p, i) => p.seen(i) ?? []);
     const summary: PieceSummary = {
       shardRows,
       delimiter,
@@ -293,6 +312,7 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
       admission: admission?.summary() ?? { rows: digest.state().rows, sketch: '' },
       ...(distinctColumns.length > 0 ? { distinctColumns } : {}),
       ...(origin ? { origin } : {}),
+      ...(seen.length > 0 ? { points: seen } : {}),
     };
     remember(runOf(work), pieceDictionariesKey(task.index), dictionaries);
     await store.put(work.key(pieceDictionariesKey(task.index)), encodeShardRows(dictionaries));
