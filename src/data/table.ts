@@ -197,22 +197,8 @@ export function isMissing(value: string): boolean {
   return value.trim() === '';
 }
 
-/**
- * A value a numeric attribute may hold: a finite number as written (not the missing value).
- * What `Number` reads: spaces around it, a sign, exponents, `0x`/`0o`/`0b`; not `Infinity`.
- */
-export function isNumber(value: string): boolean {
-  return value.trim() !== '' && Number.isFinite(Number(value));
-}
-
-/**
- * Whether values hold numbers only (`isNumber`: a missing value is none), and at least one:
- * the rule for "numeric" where the scale does not decide (t-closeness's default distance and
- * its ordered walk, the builder's and the verifier's alike; the report's measures).
- */
-export function allNumbers(values: readonly string[]): boolean {
-  return values.length > 0 && values.every(isNumber);
-}
+// The number rule lives below the spec and the data (src/util/numbers.ts); the data's modules read it here.
+export { allNumbers, isNumber } from '../util/numbers.ts';
 
 /**
  * How many rows hold each code of a column. (Indexed loops here and in other hot paths:

@@ -14,10 +14,10 @@ import {
   RECURSIVE_CL_DIVERSITY,
 } from '../catalogue/l-diversity.ts';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
-import { allNumbers } from '../data/table.ts';
 import { HierarchyError, InputError, SpecError } from '../errors.ts';
 import { MIN_SAMPLING_FRACTION } from '../util/limits.ts';
 import { nearest } from '../util/nearest.ts';
+import { allNumbers } from '../util/numbers.ts';
 import { checkSpecSize, findDuplicateKey, locateJsonError } from './json.ts';
 import { checkSpecLimits, type Field, type ObjectSchema, validateObject } from './schema.ts';
 
