@@ -7,22 +7,16 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
-import { DECIMAL_POINT, pointsOf } from '../data/decimal.ts';
-import { formatOf, isDecimalComma, namesQuotable, readTable, withDecimalPoint } from '../data/read.ts';
-import {
-  type EncodedColumn,
-  type EncodedTable,
-  inputName,
-  isMissing,
-  isNumber,
-  presentCodes,
-} from '../data/table.ts';
+import { DECIMAL_POINT, isDecimalComma, pointsOf, withDecimalPoint } from '../data/decimal.ts';
+import { formatOf, namesQuotable, readTable } from '../data/read.ts';
+import { type EncodedColumn, type EncodedTable, inputName, isMissing, presentCodes } from '../data/table.ts';
 import { workbookSheets } from '../data/xlsx.ts';
 import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
 import { checkOut } from '../pipeline/out-path.ts';
 import { parseSpec, sheetSetting } from '../release-spec/spec.ts';
 import { shownName } from '../util/limits.ts';
+import { isNumber } from '../util/numbers.ts';
 import { commandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
 import { printLattice } from './init-lattice.ts';

@@ -7,13 +7,13 @@
 import { basename } from 'node:path';
 import { InputError } from '../errors.ts';
 import type { ReleaseSpec } from '../release-spec/spec.ts';
+import { isNumber } from '../util/numbers.ts';
 import { delimiterName } from './csv.ts';
 import { formatOf, type InputFormat } from './read.ts';
 import {
   type EncodedColumn,
   type EncodedTable,
   isMissing,
-  isNumber,
   onSheet,
   presentCodes,
   type RowNames,

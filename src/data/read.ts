@@ -25,8 +25,6 @@ import { Remap, ShardAssembler, SharedDictionary } from './shards.ts';
 import { type EncodedTable, inputName, rowPlaces } from './table.ts';
 import { readXlsxShards } from './xlsx.ts';
 
-export { isDecimalComma, withDecimalPoint } from './decimal.ts';
-
 export type InputFormat = 'csv' | 'arrow' | 'parquet' | 'xlsx';
 
 export interface ReadTableOptions {

@@ -197,9 +197,6 @@ export function isMissing(value: string): boolean {
   return value.trim() === '';
 }
 
-// The number rule lives below the spec and the data (src/util/numbers.ts); the data's modules read it here.
-export { allNumbers, isNumber } from '../util/numbers.ts';
-
 /**
  * How many rows hold each code of a column. (Indexed loops here and in other hot paths:
  * V8 runs for-of over a typed array several times slower.)

@@ -16,8 +16,8 @@
 
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import type { SensitiveDistribution } from '../contracts/report.ts';
-import { allNumbers } from '../data/table.ts';
 import { orderedDistance, orderedWalk } from '../models/t-closeness.ts';
+import { allNumbers } from '../util/numbers.ts';
 
 /** The distance the disclosure measures' t is taken with. */
 export type TDistance = 'equal' | 'ordered';

@@ -2,8 +2,8 @@
  * NCP read from released strings, one label at a time: what `evaluate` measures on any table
  * and what the release audit measures on ppdp's own releases.
  */
-import { isNumber } from '../data/table.ts';
 import { maxOf, minOf, widthOver } from '../util/extent.ts';
+import { isNumber } from '../util/numbers.ts';
 
 /**
  * A number as a range label writes it, with an exponent too: JavaScript writes numbers below

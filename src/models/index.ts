@@ -13,10 +13,11 @@ import {
 import { DELTA_PRESENCE, K_MAP } from '../catalogue/population.ts';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import { inputRows } from '../data/checks.ts';
-import { allNumbers, codeCounts, columnRows, type EncodedColumn, type EncodedTable } from '../data/table.ts';
+import { codeCounts, columnRows, type EncodedColumn, type EncodedTable } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../hierarchy/hierarchy.ts';
 import type { PrivacyModelSpec, ReleaseSpec } from '../release-spec/spec.ts';
+import { allNumbers } from '../util/numbers.ts';
 import { averageRisk } from './average-risk.ts';
 import { deltaDisclosure } from './delta-disclosure.ts';
 import { deltaPresence } from './delta-presence.ts';

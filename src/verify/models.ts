@@ -14,8 +14,8 @@ import {
   RECURSIVE_CL_DIVERSITY,
 } from '../catalogue/l-diversity.ts';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
-import { allNumbers } from '../data/table.ts';
 import type { PrivacyModelSpec } from '../release-spec/spec.ts';
+import { allNumbers } from '../util/numbers.ts';
 
 /** One class's SA counts by value. */
 export type ValueCounts = Map<string, number>;

@@ -25,8 +25,9 @@ import {
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { initCommand } from '../../src/cli/init.ts';
+import { withDecimalPoint } from '../../src/data/decimal.ts';
 import { rawStrings } from '../../src/data/raw.ts';
-import { readTable, readTableShards, withDecimalPoint } from '../../src/data/read.ts';
+import { readTable, readTableShards } from '../../src/data/read.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { InputError } from '../../src/errors.ts';
 import { runCommand, said } from '../helpers/command.ts';

@@ -34,9 +34,10 @@ import ExcelJS from 'exceljs';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { readArrow } from '../../src/data/arrow.ts';
+import { withDecimalPoint } from '../../src/data/decimal.ts';
 import { readParquet } from '../../src/data/parquet.ts';
 import { rawStrings } from '../../src/data/raw.ts';
-import { readTable, readTableShards, withDecimalPoint } from '../../src/data/read.ts';
+import { readTable, readTableShards } from '../../src/data/read.ts';
 import type { EncodedTable } from '../../src/data/table.ts';
 import {
   formatDecimal,

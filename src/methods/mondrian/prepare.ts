@@ -19,7 +19,6 @@ import {
   type EncodedColumn,
   type EncodedTable,
   isMissing,
-  isNumber,
   presentCodes,
   type RowNames,
 } from '../../data/table.ts';
@@ -29,6 +28,7 @@ import { buildModels, sensitiveAttributes } from '../../models/index.ts';
 import { entropyOf, LEAST_PROTECTIVE_L, noDiversityHint } from '../../models/l-diversity.ts';
 import type { PrivacyModel } from '../../models/model.ts';
 import type { AttributeSpec, MondrianMethodSpec, ReleaseSpec } from '../../release-spec/spec.ts';
+import { isNumber } from '../../util/numbers.ts';
 import type { DimKind, MondrianDim, PartitionProblem, SensitiveCodes } from './partition.ts';
 
 /** The label of the root Mondrian adds when a hierarchy's top level has several labels. */

@@ -8,10 +8,11 @@
 import { basename } from 'node:path';
 import { inputRows } from '../../data/checks.ts';
 import { formatNumber } from '../../data/csv.ts';
-import { allNumbers, type EncodedColumn, type EncodedTable, isMissing, isNumber } from '../../data/table.ts';
+import { type EncodedColumn, type EncodedTable, isMissing } from '../../data/table.ts';
 import { SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
 import type { AttributeSpec, RandomizationMethodSpec, ReleaseSpec } from '../../release-spec/spec.ts';
+import { allNumbers, isNumber } from '../../util/numbers.ts';
 
 export type Discretization =
   | { readonly kind: 'values' }

@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { modelOf } from '../../catalogue/catalogue.ts';
 import { DISTINCT_L_DIVERSITY, ENTROPY_L_DIVERSITY } from '../../catalogue/l-diversity.ts';
 import { ATTRIBUTE_DISCLOSURE, RHO_PRIVACY } from '../../catalogue/randomization.ts';
-import { allNumbers, type EncodedTable } from '../../data/table.ts';
+import type { EncodedTable } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import type { KroneckerKernel } from '../../kernels/kronecker/kernel.ts';
 import {
@@ -19,6 +19,7 @@ import { lDiversity } from '../../models/l-diversity.ts';
 import { type RhoPrivacyModel, rhoPrivacy } from '../../models/rho-privacy.ts';
 import type { RandomizationMethodSpec, ReleaseSpec } from '../../release-spec/spec.ts';
 import { thousands } from '../../util/format.ts';
+import { allNumbers } from '../../util/numbers.ts';
 import { PROGRESS_MS, reporting, runSteps, type Steps } from '../../util/steps.ts';
 import { buildDomains, type CategoricalAttribute, DEFAULT_BINS } from './domain.ts';
 import {

@@ -10,8 +10,9 @@
  * - PAM (Kaufman & Rousseeuw): BUILD then SWAP until no swap lowers the total distance, on the
  *   distance 1 − φ²; ties broken by the lower attribute index, so the result is deterministic.
  */
-import { codeCounts, type EncodedColumn, isMissing, isNumber } from '../../data/table.ts';
+import { codeCounts, type EncodedColumn, isMissing } from '../../data/table.ts';
 import type { Hierarchy } from '../../hierarchy/hierarchy.ts';
+import { isNumber } from '../../util/numbers.ts';
 
 export const EQUAL_FREQUENCY_BINS = 10;
 
