@@ -182,12 +182,11 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
   const contexts = new Map<string, SensitiveContext>();
   const histograms = new Map<string, { set: SparseClassHistograms; dictionary: readonly string[] }>();
   for (const sa of sas) {
-    const codes = sa.codes;
     const set = sparseClassHistograms(
       tuples.rowToTuple,
       tuples.counts.length,
       sa.dictionary.length,
-      (r) => codes[r]!,
+      sa.codes,
       keep,
     );
     histograms.set(sa.name, { set, dictionary: sa.dictionary });
@@ -415,12 +414,12 @@ function originalClasses(
   const index = new Map(sa.dictionary.map((v, c) => [v, c]));
   // A value the release does not hold is not counted (-1).
   const codeOf = Int32Array.from(base.dictionary, (v) => index.get(v) ?? -1);
-  const codes = base.codes;
+  const codes = Int32Array.from(base.codes, (c) => codeOf[c]!);
   return sparseClassHistograms(
     tuples.rowToTuple,
     tuples.counts.length,
     sa.dictionary.length,
-    (r) => codeOf[codes[r]!]!,
+    codes,
     () => true,
   );
 }

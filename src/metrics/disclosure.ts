@@ -92,24 +92,48 @@ function entriesOf(
 
 /**
  * Per class, the counts of the SA codes its items hold, in code order: item `i` (a row, or a
- * tuple weighing `weightOf(i)` rows) is in class `groupOf[i]` and holds code `codeOf(i)` (−1
- * for either: not counted). Two counting sorts (by code, then stably by class) put each
- * class's items in code order: time and memory linear in the items, values and classes,
- * where a classes × values matrix is quadratic for an SA of many values (an amount per row).
+ * tuple weighing `weights[i]` rows) is in class `groupOf[i]` and holds code `codes[i]` (−1
+ * for either: not counted). When the classes × values matrix is no larger than the items, it is
+ * counted and read off in one pass each; otherwise two counting sorts (by code, then stably by
+ * class) put each class's items in code order: time and memory linear in the items, values and
+ * classes, where the matrix is quadratic for an SA of many values (an amount per row).
  */
 export function sparseClassHistograms(
   groupOf: ArrayLike<number>,
   groups: number,
   width: number,
-  codeOf: (item: number) => number,
+  codes: ArrayLike<number>,
   keep: (g: number) => boolean,
-  weightOf: (item: number) => number = () => 1,
+  weights?: ArrayLike<number>,
 ): SparseClassHistograms {
   const n = groupOf.length;
+  const counted = (i: number) =>
+    groupOf[i]! >= 0 && codes[i]! >= 0 && (weights === undefined || weights[i] !== 0);
+  if (groups * width <= Math.max(n, 1 << 16)) {
+    // Dense counts, then each class's nonzero cells: two passes, no sort.
+    const cells = new Int32Array(groups * width);
+    for (let i = 0; i < n; i++)
+      if (counted(i)) cells[groupOf[i]! * width + codes[i]!]! += weights === undefined ? 1 : weights[i]!;
+    let nonzero = 0;
+    for (let x = 0; x < cells.length; x++) if (cells[x] !== 0) nonzero++;
+    const offsets = new Int32Array(groups + 1);
+    const values = new Int32Array(nonzero);
+    const counts = new Int32Array(nonzero);
+    let at = 0;
+    for (let g = 0, x = 0; g < groups; g++) {
+      for (let c = 0; c < width; c++, x++) {
+        if (cells[x] === 0) continue;
+        values[at] = c;
+        counts[at++] = cells[x]!;
+      }
+      offsets[g + 1] = at;
+    }
+    return { groups, width, offsets, values, counts, keep };
+  }
   const code = new Int32Array(n);
   const byCodeEnd = new Int32Array(width + 1);
   for (let i = 0; i < n; i++) {
-    const c = groupOf[i]! >= 0 && weightOf(i) !== 0 ? codeOf(i) : -1;
+    const c = counted(i) ? codes[i]! : -1;
     code[i] = c;
     if (c >= 0) byCodeEnd[c + 1]!++;
   }
@@ -125,6 +149,7 @@ export function sparseClassHistograms(
   const offsets = new Int32Array(groups + 1);
   const values = new Int32Array(byClass.length);
   const counts = new Int32Array(byClass.length);
+  const weightOf = (i: number) => (weights === undefined ? 1 : weights[i]!);
   let at = 0;
   for (let g = 0; g < groups; g++) {
     const first = at;

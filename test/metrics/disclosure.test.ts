@@ -130,6 +130,8 @@ describe('disclosure measures from sparse class histograms', () => {
       [2, 50, 1, 3],
       [3, 0, 5, 4],
       [4, 2000, 300, 1],
+      // More cells than items (and than 2^16): counted by the two sorts, not the matrix.
+      [5, 3000, 400, 200],
     ] as const) {
       const next = stream(seed);
       // Items out of every class (−1), holding no counted value (−1), or weighing nothing.
@@ -143,14 +145,7 @@ describe('disclosure measures from sparse class histograms', () => {
         next() < 0.05 ? 0 : 1 + Math.floor(next() * 4),
       );
       const keep = (g: number) => g !== 2;
-      const got = sparseClassHistograms(
-        groupOf,
-        groups,
-        width,
-        (i) => code[i]!,
-        keep,
-        (i) => weight[i]!,
-      );
+      const got = sparseClassHistograms(groupOf, groups, width, code, keep, weight);
       const counts = new Int32Array(groups * width);
       for (let i = 0; i < items; i++)
         if (groupOf[i]! >= 0 && code[i]! >= 0) counts[groupOf[i]! * width + code[i]!]! += weight[i]!;
@@ -171,7 +166,7 @@ describe('disclosure measures from sparse class histograms', () => {
       expect(got.values).toEqual(Int32Array.from(values));
       expect(got.counts).toEqual(Int32Array.from(entries));
       // Rows, each weighing 1.
-      const rows = sparseClassHistograms(groupOf, groups, width, (i) => code[i]!, keep);
+      const rows = sparseClassHistograms(groupOf, groups, width, code, keep);
       let total = 0;
       for (const c of rows.counts) total += c;
       expect(total).toBe(groupOf.filter((g, i) => g >= 0 && code[i]! >= 0).length);

@@ -89,9 +89,11 @@ export class TupleMerge {
     const keyAt = sorted ? gatherFloat(keyOf, sorted) : keyOf;
     const hashAt = sorted ? gather(hashes, sorted) : hashes;
     const countAt = sorted ? gather(part.counts, sorted) : part.counts;
+    // Each tuple's merged id; -1 for a new one until the ids come (in the shard's order).
     const groupOf = new Int32Array(n);
-    // A new tuple's slot + 1 (0: found merged already); its slot is marked taken (-1) until its id comes.
-    const fresh = new Int32Array(n);
+    // A new tuple's slot, in probe order (-1: found merged already): its id is written into the
+    // table in that order too, which reads the table region by region, not at random.
+    const freshSlot = new Int32Array(n);
     for (let k = 0; k < n; k++) {
       const t = sorted ? sorted[k]! : k;
       const key = keyAt[k]!;
@@ -102,10 +104,12 @@ export class TupleMerge {
           // New: a shard's tuples are distinct, so no other of this shard's is this one.
           keys[2 * slot] = key;
           cells[4 * slot + 2] = -1;
-          fresh[t] = slot + 1;
+          freshSlot[k] = slot;
+          groupOf[t] = -1;
           break;
         }
         if (e > 0 && keys[2 * slot] === key && (packs || same(columns, e - 1, from, t, m))) {
+          freshSlot[k] = -1;
           groupOf[t] = e - 1;
           break;
         }
@@ -114,12 +118,14 @@ export class TupleMerge {
       cells[4 * slot + 3]! += countAt[k]!;
     }
     for (let t = 0; t < n; t++) {
-      const slot = fresh[t]! - 1;
-      if (slot < 0) continue;
+      if (groupOf[t] !== -1) continue;
       const id = this.size++;
       for (let i = 0; i < m; i++) columns[i]![id] = from[i]![t]!;
-      cells[4 * slot + 2] = id + 1;
       groupOf[t] = id;
+    }
+    for (let k = 0; k < n; k++) {
+      const slot = freshSlot[k]!;
+      if (slot >= 0) cells[4 * slot + 2] = groupOf[sorted ? sorted[k]! : k]! + 1;
     }
     return groupOf;
   }

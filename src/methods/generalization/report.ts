@@ -269,14 +269,13 @@ function classHistograms(
     const counts = personClassHistograms({ ...prepared, entity }, node.groupOf, node.groups, values, width);
     return { groups: node.groups, width, counts, keep };
   }
-  const weights = prepared.tuples.counts;
   return sparseClassHistograms(
     node.groupOf.subarray(0, values.length),
     node.groups,
     width,
-    (t) => values[t]!,
+    values,
     keep,
-    (t) => weights[t]!,
+    prepared.tuples.counts,
   );
 }
 

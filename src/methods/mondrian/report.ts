@@ -118,12 +118,11 @@ function sensitiveOf({ problem, table, qis }: PreparedMondrian, { released }: Mo
     const overall = Float64Array.from(codeCounts(column), (n) => n / table.rowCount);
     // Each class's values, counted from the rows: a classes × values matrix would grow with
     // their product for an attribute of many values (an amount).
-    const { codes } = column;
     const classes = sparseClassHistograms(
       released.classOf,
       released.classes,
       sa.width,
-      (r) => codes[r]!,
+      column.codes,
       () => true,
     );
     return {
