@@ -56,6 +56,20 @@ const FNV_PRIME = 0x01000193;
 export interface ReadCsvOptions {
   /** `;`, `,`, tab or `|` (any single character other than a quote, CR or LF is accepted). */
   delimiter?: string;
+  /**
+   * Without `delimiter`: the first of these that the first line holds outside quotes is the
+   * delimiter (the first of them when it holds none), instead of the one of `;`, `,`, tab and
+   * `|` seen most often (a hierarchy file's rule: a `;` file's labels may hold commas).
+   */
+  firstOf?: readonly string[];
+  /**
+   * The file has no header row (a hierarchy file): its first row is a row like the others and
+   * sets their width; the table's columns are named `1`, `2`, … Messages name a row's fields
+   * and count them as `names` says.
+   */
+  headerless?: HeaderlessNames;
+  /** How messages name the file (its base name by default; a command names it as it was given). */
+  name?: string;
   /** Bytes read per step (tests use tiny pieces to cross every boundary); 8 MB by default. */
   chunkBytes?: number;
   /** Bytes of rows parsed before their cells are looked up (tests cross it too); 256 KiB by default. */
@@ -97,6 +111,14 @@ export interface CsvRange {
    */
   readonly firstRow?: number;
   readonly firstLine?: number;
+}
+
+/** How messages name the fields of a file without a header row (ReadCsvOptions.headerless). */
+export interface HeaderlessNames {
+  /** Field `index` (0-based) of a row, e.g. `level 2`. */
+  readonly field: (index: number) => string;
+  /** `count` fields of a row, e.g. `3 levels`. */
+  readonly count: (count: number) => string;
 }
 
 /** How a delimiter is named in messages: a tab is invisible when quoted. */
@@ -387,7 +409,7 @@ function* readOpen(
   /** Rows only counted: no column stored (csvRowsBefore). */
   countOnly = false,
 ): Generator<EncodedTable, CsvEnd, undefined> {
-  const file = basename(path);
+  const file = options.name ?? basename(path);
   const chunk = Math.max(16, options.chunkBytes ?? READ_CHUNK_BYTES);
   const { range } = options;
   let source = bytesOf(path, input, range);
@@ -426,7 +448,10 @@ function* readOpen(
   }
   // A header ending in a lone CR: the lines end with CR alone, read as LF from here on.
   if (lineEnd >= 0 && buf[lineEnd] === CR && (lineEnd + 1 === filled || buf[lineEnd + 1] !== LF)) {
-    const delimiter = Buffer.from(pickDelimiter(file, buf, pos, filled, options.delimiter), 'utf8')[0]!;
+    const delimiter = Buffer.from(
+      pickDelimiter(file, buf, pos, filled, options.delimiter, options.firstOf),
+      'utf8',
+    )[0]!;
     const lines = new CrLineEnds(file, delimiter, pos, source.at);
     lines.translate(buf, pos, filled);
     source = lines.over(source);
@@ -444,7 +469,14 @@ function* readOpen(
       bad = Math.min(cut, validEnd + firstInvalidUtf8(buf.subarray(validEnd, cut)));
     }
     if (parser === undefined) {
-      const delimiter = pickDelimiter(file, buf, pos, bad >= 0 ? bad : cut, options.delimiter);
+      const delimiter = pickDelimiter(
+        file,
+        buf,
+        pos,
+        bad >= 0 ? bad : cut,
+        options.delimiter,
+        options.firstOf,
+      );
       parser = new CsvParser(
         file,
         delimiter,
@@ -463,6 +495,7 @@ function* readOpen(
         },
         Math.max(1, options.windowBytes ?? LOOKUP_WINDOW_BYTES),
         options.plainRows === undefined ? wasmPlainRows : options.plainRows,
+        options.headerless,
       );
     }
     parser.base = base;
@@ -724,13 +757,17 @@ function firstInvalidUtf8(b: Uint8Array): number {
   return n;
 }
 
-/** The explicit delimiter, or the candidate seen most often outside quotes in the header line. */
+/**
+ * The explicit delimiter, or the candidate seen most often outside quotes in the header line
+ * (with `firstOf`, the first of those it holds there: ReadCsvOptions.firstOf).
+ */
 function pickDelimiter(
   file: string,
   buf: Buffer,
   start: number,
   end: number,
   given: string | undefined,
+  firstOf?: readonly string[],
 ): string {
   if (given !== undefined) {
     if (given.length !== 1 || given === '"' || given === '\r' || given === '\n') {
@@ -742,8 +779,9 @@ function pickDelimiter(
     }
     return given;
   }
-  const counts = CANDIDATES.map(() => 0);
-  const codes = CANDIDATES.map((d) => d.charCodeAt(0));
+  const candidates = firstOf ?? CANDIDATES;
+  const counts = candidates.map(() => 0);
+  const codes = candidates.map((d) => d.charCodeAt(0));
   let quoted = false;
   for (let i = start; i < end; i++) {
     const b = buf[i]!;
@@ -753,6 +791,10 @@ function pickDelimiter(
       const k = codes.indexOf(b);
       if (k >= 0) counts[k]!++;
     }
+  }
+  if (firstOf !== undefined) {
+    const first = counts.findIndex((n) => n > 0);
+    return firstOf[Math.max(first, 0)]!; // none held: the first
   }
   let best = 0;
   for (let k = 1; k < counts.length; k++) if (counts[k]! > counts[best]!) best = k;
@@ -979,6 +1021,8 @@ class CsvParser {
     private readonly windowBytes = LOOKUP_WINDOW_BYTES,
     /** The plain rows' kernel; null: every row parsed here. */
     private readonly plainKernel: PlainRowsKernel | null = wasmPlainRows,
+    /** The file has no header row: row 1 is a row (ReadCsvOptions.headerless). */
+    private readonly headerless?: HeaderlessNames,
   ) {
     const code = delimiter.charCodeAt(0);
     // A lone surrogate cannot occur in valid UTF-8: such a delimiter never matches.
@@ -1230,9 +1274,10 @@ class CsvParser {
         if (header) {
           if (c === 0) this.headerQuoted = quoted;
           // Limits before anything is sized per column (a code array and a dictionary each).
-          if (c >= MAX_INPUT_COLUMNS) throw tooManyColumns(`${this.file} row 1`, 'the header');
+          if (c >= MAX_INPUT_COLUMNS)
+            throw tooManyColumns(`${this.file} row 1`, this.headerless ? 'the row' : 'the header');
           const name = src.toString('utf8', s, e);
-          checkColumnName(`${this.file} row 1`, c, name);
+          if (!this.headerless) checkColumnName(`${this.file} row 1`, c, name);
           this.headerFields.push(name);
         } else if (c < width) {
           // Extra fields of a ragged row are only counted; the row fails at its end.
@@ -1259,7 +1304,8 @@ class CsvParser {
 
       const rowLine = this.line;
       if (header) {
-        this.setHeader(this.headerFields);
+        if (this.headerless) this.firstRow(this.headerFields);
+        else this.setHeader(this.headerFields);
         this.headerFields = [];
       } else {
         if (fieldCount !== width) throw this.ragged(this.row, rowLine, fieldCount, false);
@@ -1497,14 +1543,18 @@ class CsvParser {
   }
 
   private ragged(row: number, line: number, count: number, blank: boolean): InputError {
+    const names = this.headerless;
     return new InputError(
       'E_CSV_RAGGED',
-      `${this.where(row, line)}: ${count} field${count === 1 ? '' : 's'}, the header has ${this.width}` +
-        (blank ? ' (the line is empty)' : ''),
+      names
+        ? `${this.where(row, line)}: ${blank ? 'the line is empty' : `${names.count(count)}, row 1 has ${this.width}`}`
+        : `${this.where(row, line)}: ${count} field${count === 1 ? '' : 's'}, the header has ${this.width}` +
+            (blank ? ' (the line is empty)' : ''),
       blank
         ? 'remove empty lines between rows'
         : `fields are split on ${delimiterName(this.delimiter)}; put fields that contain ` +
-            `${delimiterName(this.delimiter)} or line breaks in double quotes, or set the right delimiter`,
+            `${delimiterName(this.delimiter)} or line breaks in double quotes` +
+            (names ? '' : ', or set the right delimiter'),
     );
   }
 
@@ -1552,6 +1602,23 @@ class CsvParser {
       }
       seen.set(name, c);
     }
+    this.setColumns(names);
+  }
+
+  /** The first row of a file without a header row: the columns, named by position, and their first row. */
+  private firstRow(fields: string[]): void {
+    this.setColumns(fields.map((_, c) => String(c + 1)));
+    for (let c = 0; c < fields.length; c++) {
+      const bytes = Buffer.from(fields[c]!, 'utf8');
+      const raw = this.raws[c];
+      if (raw !== undefined) raw.set(0, bytes, 0, bytes.length);
+      else if (!this.skip[c]) this.codes[c]![0] = this.dicts[c]!.codeOf(bytes, 0, bytes.length);
+    }
+    this.rowCount = 1;
+  }
+
+  /** The columns, once row 1 has given their number (and names). */
+  private setColumns(names: string[]): void {
     this.names = names;
     this.skip = names.map((n) => this.range.countOnly || this.omit.has(n));
     this.width = names.length;
@@ -1668,7 +1735,7 @@ class CsvParser {
 
   /** By position: a header's names are not quoted (without a header row, a record is there). */
   private columnLabel(index: number): string {
-    return `column ${index + 1}`;
+    return this.headerless ? this.headerless.field(index) : `column ${index + 1}`;
   }
 }
 

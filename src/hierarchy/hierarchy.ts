@@ -3,8 +3,8 @@
  * column's codes to label codes (what the hot loops use) and the labels themselves (what the
  * release shows).
  */
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { readHierarchyCells } from '../data/hierarchy-file.ts';
 import { checkHierarchySize } from '../data/limits.ts';
 import { columnRows, type EncodedColumn, isMissing, presentCodes, type RowNames } from '../data/table.ts';
 import { HierarchyError } from '../errors.ts';
@@ -59,20 +59,22 @@ export function buildHierarchy(
   rows: RowNames = columnRows,
 ): Hierarchy {
   const source = hierarchySource(spec);
-  // A file is read again each time (it may change between releases), and what its text makes
+  // A file is read again each time (it may change between releases), and what its rows make
   // with the dictionary is kept; a builder's hierarchy follows from the spec and the dictionary
   // alone: shards of one input, and releases of one input in one process, share theirs.
-  const text = spec.kind === 'file' ? readHierarchyText(spec.path) : undefined;
+  const cells = spec.kind === 'file' ? readHierarchyRows(spec.path) : undefined;
   const key =
     `${column.name}\u0000` +
-    (text === undefined ? JSON.stringify(spec) : `${spec.kind === 'file' ? spec.path : ''}\u0000${text}`);
+    (cells === undefined
+      ? JSON.stringify(spec)
+      : `${spec.kind === 'file' ? spec.path : ''}\u0000${JSON.stringify(cells)}`);
   let fresh = false;
-  const made = (text === undefined ? built : fromFiles).get(key, column.dictionary, () => {
+  const made = (cells === undefined ? built : fromFiles).get(key, column.dictionary, () => {
     fresh = true;
     const grid =
-      text === undefined || spec.kind !== 'file'
+      cells === undefined || spec.kind !== 'file'
         ? hierarchyGrid(column, spec, rows)
-        : rowsGrid(fileRows(column, spec.path, text));
+        : rowsGrid(fileRows(column, spec.path, cells));
     return { grid, shape: hierarchyShape(column, grid, source) };
   });
   // A kept grid was made for another shard's rows: this one's are checked against it.
@@ -115,8 +117,7 @@ function hierarchyGrid(column: EncodedColumn, spec: HierarchySpec, rows: RowName
   }
 }
 
-function fileRows(column: EncodedColumn, path: string, text = readHierarchyText(path)): Rows {
-  const rows = hierarchyRowsOf(basename(path), text);
+function fileRows(column: EncodedColumn, path: string, rows = readHierarchyRows(path)): Rows {
   checkHierarchySize(basename(path), column.name, rows.length, rows[0]!.length);
   return withMissingRows(column, rows);
 }
@@ -139,58 +140,12 @@ function hierarchySource(spec: HierarchySpec): string {
   return spec.kind === 'file' ? basename(spec.path) : `${spec.kind} builder`;
 }
 
-/** Reads an ARX hierarchy CSV (`value;level1;…;*`); `name` names it in messages. */
+/**
+ * Reads an ARX hierarchy CSV (`value;level1;…;*`) as the table reader reads CSV
+ * (readHierarchyCells); `name` names it in messages.
+ */
 export function readHierarchyRows(path: string, name = basename(path)): Rows {
-  return hierarchyRowsOf(name, readHierarchyText(path));
-}
-
-function readHierarchyText(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    throw new HierarchyError(
-      'E_HIERARCHY_MISSING',
-      `${basename(path)}: hierarchy file not found (${path})`,
-      'check the path',
-    );
-  }
-}
-
-/** The rows of a hierarchy file's text (`file` names it in messages). */
-function hierarchyRowsOf(file: string, read: string): Rows {
-  const text = read.charCodeAt(0) === 0xfeff ? read.slice(1) : read;
-  const lines = text.split(/\r?\n/);
-  // Trailing empty lines are not rows, as in a table (and as the verifier reads the file).
-  while (lines.at(-1) === '') lines.pop();
-  if (lines.length === 0) {
-    throw new HierarchyError(
-      'E_HIERARCHY_EMPTY',
-      `${file}: hierarchy file is empty`,
-      'one row per value: value;level1;…;*',
-    );
-  }
-  const delimiter = lines[0]!.includes(';') ? ';' : lines[0]!.includes('\t') ? '\t' : ',';
-  const rows = lines.map((line) => line.split(delimiter));
-  const width = rows[0]!.length;
-  for (const [r, row] of rows.entries()) {
-    if (row.length !== width) {
-      const blank = lines[r] === '';
-      throw new HierarchyError(
-        'E_HIERARCHY_RAGGED',
-        blank
-          ? `${file} row ${r + 1}: the line is empty`
-          : `${file} row ${r + 1}: ${levels(row.length)}, row 1 has ${width}`,
-        blank
-          ? 'remove empty lines between rows'
-          : 'every row of a hierarchy must have the same number of levels (value;level1;…;*)',
-      );
-    }
-  }
-  return rows;
-}
-
-function levels(n: number): string {
-  return `${n} ${n === 1 ? 'level' : 'levels'}`;
+  return readHierarchyCells(path, name);
 }
 
 /**

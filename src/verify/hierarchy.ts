@@ -8,7 +8,7 @@
  * format, not a key of a grouping) gets `*` at every level above itself: the release could
  * only hold it there.
  */
-import { readFileSync } from 'node:fs';
+import { readHierarchyCells } from '../data/hierarchy-file.ts';
 import { type EncodedColumn, isMissing } from '../data/table.ts';
 import type { DateLevel, HierarchySpec } from '../release-spec/spec.ts';
 import { PerDictionary } from '../util/per-dictionary.ts';
@@ -195,16 +195,12 @@ function groupLabels(
 }
 
 /**
- * A hierarchy file (`value;level1;…;top`, `;`, tab or `,` separated, as its first line shows),
- * plus a row for each missing value of the column it does not list: itself up to the file's top.
+ * A hierarchy file (`value;level1;…;top`), its cells read as CSV by the data layer (as the
+ * verifier reads the staged release), plus a row for each missing value of the column it does
+ * not list: itself up to the file's top.
  */
 function fileRows(column: EncodedColumn, path: string): HierarchyRows {
-  const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
-  const lines = text.split('\n').map((line) => line.replace(/\r$/, ''));
-  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  const first = lines[0] ?? '';
-  const separator = [';', '\t', ','].find((s) => first.includes(s)) ?? ',';
-  const rows = lines.map((line) => line.split(separator));
+  const rows = readHierarchyCells(path);
   const listed = new Set(rows.map((row) => row[0]));
   const height = (rows[0]?.length ?? 1) - 1;
   const top = rows[0]?.[height] ?? '*';

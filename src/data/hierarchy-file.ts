@@ -1,0 +1,85 @@
+/**
+ * A hierarchy file's cells, read as the table reader reads CSV (its line ends, quoting,
+ * encoding checks and messages), without a header row. Both the hierarchy builder
+ * (src/hierarchy/) and the verifier's own reading of hierarchies take their rows from here.
+ */
+import { statSync } from 'node:fs';
+import { basename } from 'node:path';
+import { HierarchyError, InputError } from '../errors.ts';
+import { readCsv } from './csv.ts';
+
+/**
+ * A hierarchy file's delimiter: the first of these its first line holds outside quotes (a `;`
+ * file's labels may hold commas, as ARX's files do).
+ */
+const HIERARCHY_DELIMITERS = [';', '\t', ',', '|'] as const;
+
+/** The ARX layout, for hints. */
+export const HIERARCHY_LAYOUT = 'value;level1;…;*';
+
+/**
+ * The rows of hierarchy file `path` (`name` names it in messages), `[value, level1, …]`, every
+ * row as long as the first. A UTF-8 byte order mark is dropped; lines end with LF, CR LF or CR
+ * alone; quoted fields are unquoted; empty rows after the last are not rows.
+ * @throws HierarchyError E_HIERARCHY_MISSING, E_HIERARCHY_EMPTY, E_HIERARCHY_RAGGED, or the
+ *   table reader's codes (E_INPUT_ENCODING, E_CSV_LINE_ENDS, E_CSV_QUOTE, …): every message names
+ *   the file, a row and a level, never a value.
+ */
+export function readHierarchyCells(path: string, name = basename(path)): string[][] {
+  try {
+    statSync(path);
+  } catch {
+    throw new HierarchyError(
+      'E_HIERARCHY_MISSING',
+      `${name}: hierarchy file not found (${path})`,
+      'check the path',
+    );
+  }
+  let columns: { dictionary: string[]; codes: Int32Array }[];
+  let rowCount: number;
+  try {
+    ({ columns, rowCount } = readCsv(path, {
+      name,
+      firstOf: HIERARCHY_DELIMITERS,
+      headerless: {
+        field: (c) => (c === 0 ? 'the value (column 1)' : `level ${c} (column ${c + 1})`),
+        count: (n) => `${n} ${n === 1 ? 'level' : 'levels'}`,
+      },
+    }));
+  } catch (e) {
+    throw e instanceof InputError ? asHierarchyError(e, name) : e;
+  }
+  const rows: string[][] = [];
+  for (let r = 0; r < rowCount; r++) rows.push(columns.map((c) => c.dictionary[c.codes[r]!]!));
+  // A file of blank lines reads as its first line alone (the empty rows after it are dropped).
+  if (rows.length === 1 && rows[0]!.every((cell) => cell.trim() === '')) throw empty(name);
+  return rows;
+}
+
+/** The table reader's error for a hierarchy file: its own code where a hierarchy has one. */
+function asHierarchyError(e: InputError, name: string): HierarchyError {
+  switch (e.code) {
+    case 'E_INPUT_EMPTY':
+      return empty(name);
+    case 'E_INPUT_MISSING':
+      return new HierarchyError('E_HIERARCHY_MISSING', e.message, e.hint);
+    case 'E_CSV_RAGGED':
+      return new HierarchyError(
+        'E_HIERARCHY_RAGGED',
+        e.message,
+        e.message.endsWith('the line is empty')
+          ? e.hint
+          : `every row of a hierarchy must have the same number of levels (${HIERARCHY_LAYOUT}); ${e.hint}`,
+      );
+    default:
+      return new HierarchyError(e.code, e.message, e.hint);
+  }
+}
+
+function empty(name: string): HierarchyError {
+  return new HierarchyError(
+    'E_HIERARCHY_EMPTY',
+    `${name}: hierarchy file is empty`,
+    `one row per value: ${HIERARCHY_LAYOUT}`,
+  );
+}

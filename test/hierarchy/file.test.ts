@@ -1,0 +1,181 @@
+/**
+ * Hierarchy files are read as the table reader reads CSV (src/data/hierarchy-file.ts): the
+ * same line ends, quoting and encoding checks, with messages that name the file, a row and a
+ * level, never a value; an empty label is refused; a value missing only for blanks, case or
+ * Unicode normalization is told so.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { EncodedColumn } from '../../src/data/table.ts';
+import { HierarchyError, type PpdpError } from '../../src/errors.ts';
+import { hierarchyRows, readHierarchyRows } from '../../src/hierarchy/hierarchy.ts';
+import { verifierHierarchyRows } from '../../src/verify/hierarchy.ts';
+import { releaseTo } from '../helpers/release.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'ppdp-hierarchy-file-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let files = 0;
+/** A hierarchy file of these bytes (a string is written as UTF-8). */
+function file(content: string | Buffer, name = `h${files++}.csv`): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+function column(values: string[]): EncodedColumn {
+  const dictionary = [...new Set(values)];
+  return { name: 'sex', dictionary, codes: Int32Array.from(values, (v) => dictionary.indexOf(v)) };
+}
+
+/** The error `f` throws (it must throw a HierarchyError). */
+function errorOf(f: () => unknown): PpdpError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(HierarchyError);
+    return e as PpdpError;
+  }
+  throw new Error('expected an error');
+}
+
+/** What a person sees of it: no value of the file may be there. */
+const shown = (e: PpdpError) => `${e.message}\n${e.hint ?? ''}`;
+
+const FEMALE_MALE = [
+  ['female', '*'],
+  ['male', '*'],
+];
+
+describe('a hierarchy file is read as the table reader reads CSV', () => {
+  it('CR LF, CR alone (Excel\'s "CSV (Macintosh)") and a byte order mark read as LF does', () => {
+    expect(readHierarchyRows(file('female;*\r\nmale;*\r\n'))).toEqual(FEMALE_MALE);
+    expect(readHierarchyRows(file('female;*\rmale;*\r'))).toEqual(FEMALE_MALE);
+    expect(readHierarchyRows(file('\uFEFFfemale;*\nmale;*\n'))).toEqual(FEMALE_MALE);
+  });
+
+  it('CR CR LF is refused, saying how to mend it (not read as labels ending in CR)', () => {
+    const e = errorOf(() => readHierarchyRows(file('female;*\r\r\nmale;*\r\r\n', 'crcr.csv')));
+    expect(e.code).toBe('E_CSV_LINE_ENDS');
+    expect(e.message).toMatch(/^crcr\.csv: each line ends with CR CR LF/);
+    expect(e.hint).toMatch(/sed/);
+  });
+
+  it('quoted cells are unquoted (R write.csv, Excel), a quoted delimiter or quote is part of its label', () => {
+    expect(readHierarchyRows(file('"female","*"\n"male","*"\n'))).toEqual(FEMALE_MALE);
+    expect(readHierarchyRows(file('"female";*\n"male";*\n'))).toEqual(FEMALE_MALE);
+    expect(readHierarchyRows(file('a;"x;y";*\nb;"say ""hi""";*\n'))).toEqual([
+      ['a', 'x;y', '*'],
+      ['b', 'say "hi"', '*'],
+    ]);
+  });
+
+  it('the delimiter is the first of ;, tab, comma that the first line holds (commas in a ; file are labels)', () => {
+    expect(readHierarchyRows(file('Married, civ, spouse;Married, any;*\nDivorced;Other;*\n'))).toEqual([
+      ['Married, civ, spouse', 'Married, any', '*'],
+      ['Divorced', 'Other', '*'],
+    ]);
+    expect(readHierarchyRows(file('female\t*\nmale\t*\n'))).toEqual(FEMALE_MALE);
+    expect(readHierarchyRows(file('female,*\nmale,*\n'))).toEqual(FEMALE_MALE);
+    // A `;` inside quotes does not choose it.
+    expect(readHierarchyRows(file('"a;b",x,*\nc,x,*\n'))).toEqual([
+      ['a;b', 'x', '*'],
+      ['c', 'x', '*'],
+    ]);
+  });
+
+  it('UTF-16 and Latin-1 are refused naming the encoding, the row and level, never a value', () => {
+    const utf16 = errorOf(() =>
+      readHierarchyRows(file(Buffer.from('\uFEFFfemale;*\nmale;*\n', 'utf16le'), 'u16.csv')),
+    );
+    expect(utf16.code).toBe('E_INPUT_ENCODING');
+    expect(utf16.message).toMatch(/^u16\.csv: the file is UTF-16/);
+    expect(utf16.hint).toMatch(/iconv/);
+    const noBom = errorOf(() => readHierarchyRows(file(Buffer.from('female;*\nmale;*\n', 'utf16le'))));
+    expect(noBom.message).toMatch(/UTF-16 little-endian without a byte order mark/);
+    const e = errorOf(() =>
+      readHierarchyRows(file(Buffer.from('female;X;*\nmal\xe9;Y;*\n', 'latin1'), 'l1.csv')),
+    );
+    expect(e.code).toBe('E_INPUT_ENCODING');
+    expect(e.message).toMatch(/^l1\.csv row 2, the value \(column 1\): bytes that are not valid UTF-8/);
+    expect(e.hint).toMatch(/iconv -f latin1/);
+    const label = errorOf(() =>
+      readHierarchyRows(file(Buffer.from('female;X;*\nmale;\xe9;*\n', 'latin1'), 'l2.csv')),
+    );
+    expect(label.message).toMatch(/^l2\.csv row 2, level 1 \(column 2\): /);
+    expect(shown(label)).not.toMatch(/female|male/);
+  });
+
+  it('shape errors keep their hierarchy codes and wording', () => {
+    const ragged = errorOf(() => readHierarchyRows(file('female;F;*\nmale;*\n', 'sex.csv')));
+    expect(ragged.code).toBe('E_HIERARCHY_RAGGED');
+    expect(ragged.message).toBe('sex.csv row 2: 2 levels, row 1 has 3');
+    const blank = errorOf(() => readHierarchyRows(file('female;*\n\nmale;*\n', 'sex.csv')));
+    expect(blank.code).toBe('E_HIERARCHY_RAGGED');
+    expect(blank.message).toBe('sex.csv row 2: the line is empty');
+    for (const content of ['', '\uFEFF', '\n\n\n']) {
+      const empty = errorOf(() => readHierarchyRows(file(content, 'sex.csv')));
+      expect(empty.code).toBe('E_HIERARCHY_EMPTY');
+      expect(empty.message).toBe('sex.csv: hierarchy file is empty');
+    }
+    const missing = errorOf(() => readHierarchyRows(join(dir, 'nowhere.csv')));
+    expect(missing.code).toBe('E_HIERARCHY_MISSING');
+    // Empty lines (and an export's rows of delimiters) after the last row are not rows.
+    expect(readHierarchyRows(file('female;*\nmale;*\n\n;\n'))).toEqual(FEMALE_MALE);
+  });
+
+  it('the verifier reads the same rows as the builder (quoted, CR alone)', () => {
+    const c = column(['female', 'male', 'x;y']);
+    for (const content of [
+      '"female";F;*\r"male";M;*\r"x;y";"X;Y";*\r',
+      '"female","F","*"\n"male","M","*"\n"x;y","X;Y","*"\n',
+    ]) {
+      const spec = { kind: 'file', path: file(content) } as const;
+      expect(verifierHierarchyRows(c, spec)).toEqual(hierarchyRows(c, spec));
+      expect(hierarchyRows(c, spec)).toContainEqual(['x;y', 'X;Y', '*']);
+    }
+  });
+});
+
+describe('releases', () => {
+  const data =
+    'name;sex;age\n' +
+    Array.from({ length: 12 }, (_, i) => `P${i};${i % 2 ? 'male' : 'female'};${30 + i}`).join('\n') +
+    '\n';
+
+  function spec(hierarchy: string): string {
+    writeFileSync(join(dir, 'data.csv'), data);
+    writeFileSync(join(dir, 'sex-h.csv'), hierarchy);
+    const path = join(dir, 'release.json');
+    writeFileSync(
+      path,
+      JSON.stringify({
+        input: 'data.csv',
+        attributes: {
+          name: { type: 'identifying' },
+          sex: { type: 'quasi-identifying', hierarchy: 'sex-h.csv' },
+          age: { type: 'insensitive' },
+        },
+        privacy: [{ model: 'k-anonymity', k: 2 }],
+        method: { name: 'generalization', maxSuppression: 0 },
+        seed: 1,
+      }),
+    );
+    return path;
+  }
+
+  it('an R-style quoted hierarchy releases its values unquoted, and verifies', async () => {
+    const { out } = await releaseTo(spec('"female","*"\n"male","*"\n'), join(dir, 'out-quoted'));
+    const released = readFileSync(join(out, 'data.csv'), 'utf8');
+    expect(released).not.toContain('"');
+    expect(released).toMatch(/female/);
+  });
+
+  it('CR CR LF releases nothing', async () => {
+    await expect(releaseTo(spec('female;*\r\r\nmale;*\r\r\n'), join(dir, 'out-crcr'))).rejects.toMatchObject({
+      code: 'E_CSV_LINE_ENDS',
+    });
+  });
+});
