@@ -145,7 +145,35 @@ function hierarchySource(spec: HierarchySpec): string {
  * (readHierarchyCells); `name` names it in messages.
  */
 export function readHierarchyRows(path: string, name = basename(path)): Rows {
-  return readHierarchyCells(path, name);
+  const rows = readHierarchyCells(path, name);
+  checkLabels(name, rows);
+  return rows;
+}
+
+/**
+ * Refuses an empty label (or one of blanks): released, it reads as a missing value, which a
+ * value that is not missing must never become. Only the row of a missing value may keep it
+ * (`;;*`: it generalizes to itself, as the row ppdp adds for one a file does not list).
+ */
+function checkLabels(file: string, rows: Rows): void {
+  for (const [r, row] of rows.entries()) {
+    for (let l = 1; l < row.length; l++) {
+      const label = row[l]!;
+      if (!isMissing(label) || label === row[0]) continue;
+      const top = l === row.length - 1;
+      // Every row ending in an empty cell: a delimiter after the last label (an export's padding).
+      const trailing = top && rows.every((other) => other[l] === '');
+      throw new HierarchyError(
+        'E_HIERARCHY_LABEL',
+        `${file} row ${r + 1}, level ${l}: the label is empty${label === '' ? '' : ' (blanks only)'}` +
+          (trailing ? ' (every row ends with the delimiter)' : ''),
+        trailing
+          ? 'remove the delimiter from the end of each line'
+          : 'give the value a label at every level: an empty label is released as an empty cell, which ' +
+              'stands for a missing value (only the empty value may keep itself, e.g. `;;*`)',
+      );
+    }
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EncodedColumn } from '../../src/data/table.ts';
 import { HierarchyError, type PpdpError } from '../../src/errors.ts';
-import { hierarchyRows, readHierarchyRows } from '../../src/hierarchy/hierarchy.ts';
+import { buildHierarchy, hierarchyRows, readHierarchyRows } from '../../src/hierarchy/hierarchy.ts';
 import { verifierHierarchyRows } from '../../src/verify/hierarchy.ts';
 import { releaseTo } from '../helpers/release.ts';
 
@@ -139,6 +139,32 @@ describe('a hierarchy file is read as the table reader reads CSV', () => {
   });
 });
 
+describe('an empty label', () => {
+  it('is refused naming the file, row and level (it would release a value as a missing one)', () => {
+    const e = errorOf(() => readHierarchyRows(file('female;;*\nmale;;*\n', 'sex.csv')));
+    expect(e.code).toBe('E_HIERARCHY_LABEL');
+    expect(e.message).toBe('sex.csv row 1, level 1: the label is empty');
+    const blanks = errorOf(() => readHierarchyRows(file('female;F;*\nmale;  ;*\n', 'sex.csv')));
+    expect(blanks.message).toBe('sex.csv row 2, level 1: the label is empty (blanks only)');
+  });
+
+  it('at the top of every row is named as a delimiter ending each line', () => {
+    const e = errorOf(() => readHierarchyRows(file('female;*;\nmale;*;\n', 'sex.csv')));
+    expect(e.message).toBe('sex.csv row 1, level 2: the label is empty (every row ends with the delimiter)');
+    expect(e.hint).toMatch(/remove the delimiter from the end of each line/);
+  });
+
+  it('is the missing value keeping itself in its own row (docs: `;;*`)', () => {
+    expect(readHierarchyRows(file('female;F;*\n;;*\n'))).toEqual([
+      ['female', 'F', '*'],
+      ['', '', '*'],
+    ]);
+    const c = column(['female', '', 'female']);
+    const h = buildHierarchy(c, { kind: 'file', path: file('female;F;*\n;;*\n') });
+    expect(h.labels[1]).toEqual(['F', '']);
+  });
+});
+
 describe('releases', () => {
   const data =
     'name;sex;age\n' +
@@ -173,9 +199,12 @@ describe('releases', () => {
     expect(released).toMatch(/female/);
   });
 
-  it('CR CR LF releases nothing', async () => {
+  it('CR CR LF and empty labels release nothing', async () => {
     await expect(releaseTo(spec('female;*\r\r\nmale;*\r\r\n'), join(dir, 'out-crcr'))).rejects.toMatchObject({
       code: 'E_CSV_LINE_ENDS',
+    });
+    await expect(releaseTo(spec('female;;*\nmale;;*\n'), join(dir, 'out-empty'))).rejects.toMatchObject({
+      code: 'E_HIERARCHY_LABEL',
     });
   });
 });
