@@ -282,10 +282,16 @@ function checkColumn(
         process.stdout.write(`${/[\r\n]/.test(v) ? JSON.stringify(v) : v}\n`);
       }
     }
-    throw missingValues(column, file, absent, rowNames, (it) =>
-      show
-        ? `${it === 'it' ? 'it is' : 'they are'} listed above, one a line`
-        : `look ${it} up in the rows named, or add --show-values to list ${it} on stdout ${VALUES_NOT_SHOWN}`,
+    throw missingValues(
+      column,
+      file,
+      absent,
+      rowNames,
+      (it) =>
+        show
+          ? `${it === 'it' ? 'it is' : 'they are'} listed above, one a line`
+          : `look ${it} up in the rows named, or add --show-values to list ${it} on stdout ${VALUES_NOT_SHOWN}`,
+      own.dictionary,
     );
   }
   const distinct = present.reduce((a, b) => a + b, 0) - empty;

@@ -260,7 +260,10 @@ function withRows(
   const dict = column.dictionary;
   const missing: number[] = [];
   for (let code = 0; code < dict.length; code++) if (rowOf[code] === -1 && present[code]) missing.push(code);
-  if (missing.length > 0) throw missingValues(column, source, missing, rowNames);
+  if (missing.length > 0) {
+    const values = Array.from(grid.cells[0]!.subarray(0, grid.rows), (label) => grid.labels[label]!);
+    throw missingValues(column, source, missing, rowNames, undefined, values);
+  }
   if (shape.notATree) throw shape.notATree;
 
   // A builder's grid has a row per dictionary value: only those of values present count.
@@ -312,6 +315,8 @@ export function missingValues(
   /** How to find the value(s), `it` or `them` (a release's error points to `ppdp hierarchy check`). */
   lookUp = (it: string) =>
     `look ${it} up in the rows named, or run \`ppdp hierarchy check\` ${VALUES_NOT_SHOWN}`,
+  /** The values the hierarchy lists, to tell one that differs only in blanks, case or normalization. */
+  listed?: readonly string[],
 ): HierarchyError {
   const isMissing = new Uint8Array(column.dictionary.length);
   for (const code of codes) isMissing[code] = 1;
@@ -328,14 +333,70 @@ export function missingValues(
   const values = codes.length === 1 ? 'a value' : `${codes.length} values`;
   const empty = codes.some((code) => column.dictionary[code]!.trim() === '');
   const where = `${rowNames(column.name, firstRows)}${codes.length > firstRows.length ? ', …' : ''}`;
+  const near =
+    listed &&
+    nearMisses(
+      codes.map((code) => column.dictionary[code]!),
+      listed,
+      source,
+    );
   return new HierarchyError(
     'E_HIERARCHY_VALUE',
     `${source}: ${values} of column '${column.name}' ${codes.length === 1 ? 'appears' : 'appear'} in the data but not in the hierarchy${
       empty ? ` (${codes.length === 1 ? 'it is' : 'one is'} the empty value)` : ''
     }: ${rows} ${rows === 1 ? 'row' : 'rows'}, first in ${where}`,
-    `add a row for ${codes.length === 1 ? 'that value' : 'each of these values'} to ${source}; ${lookUp(
+    `${near ?? ''}add a row for ${codes.length === 1 ? 'that value' : 'each of these values'} to ${source}; ${lookUp(
       codes.length === 1 ? 'it' : 'them',
     )}`,
+  );
+}
+
+/**
+ * Ways a value and a hierarchy's row can differ that a person does not see: blanks around the
+ * value (an export's padding), letter case, and Unicode normalization (`é` as one character,
+ * NFC, or as `e` and a combining accent, NFD, as macOS file names and some exports write it).
+ */
+const UNSEEN: readonly { readonly what: string; readonly form: (v: string) => string }[] = [
+  { what: 'surrounding blanks', form: (v) => v.trim() },
+  { what: 'letter case', form: (v) => v.toLowerCase() },
+  {
+    what: 'Unicode normalization (an accented letter written as one character, NFC, or as a letter and a combining accent, NFD)',
+    form: (v) => v.normalize('NFC'),
+  },
+];
+
+/**
+ * The start of the hint when some of `values` (a hierarchy lacks them) match a value of
+ * `listed` once such unseen differences are set aside: which differences, and how many values,
+ * never the values.
+ */
+function nearMisses(
+  values: readonly string[],
+  listed: readonly string[],
+  source: string,
+): string | undefined {
+  const all = (v: string) => UNSEEN.reduce((x, { form }) => form(x), v);
+  const forms = [...UNSEEN.map(({ form }) => form), all].map((form) => ({
+    form,
+    listed: new Set(listed.map(form)),
+  }));
+  const seen = new Set<string>();
+  let near = 0;
+  for (const v of values) {
+    // The single differences that explain it, else (several at once) every one that plays a part.
+    const single = UNSEEN.filter((_, k) => forms[k]!.listed.has(forms[k]!.form(v)));
+    const why = single.length > 0 ? single : forms.at(-1)!.listed.has(all(v)) ? UNSEEN : [];
+    if (why.length === 0) continue;
+    near++;
+    for (const { what } of why) seen.add(what);
+  }
+  if (near === 0) return undefined;
+  const whats = [...seen];
+  const how = whats.length === 1 ? whats[0]! : `${whats.slice(0, -1).join(', ')} or ${whats.at(-1)}`;
+  const one = values.length === 1;
+  return (
+    `${one ? 'it matches' : `${near} of them ${near === 1 ? 'matches' : 'match'}`} a value of ${source} ` +
+    `but for ${how}: write ${one || near === 1 ? 'it' : 'them'} the same way in the data and in ${source}, or `
   );
 }
 

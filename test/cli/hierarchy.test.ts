@@ -140,6 +140,14 @@ describe('hierarchy check names rows, never values, unless --show-values', () =>
     expect(ragged.error?.message).toBe(`${at('ragged.csv')} row 2: 1 level, row 1 has 3`);
   });
 
+  it('tells a value that differs from a row only in letter case, without quoting it', () => {
+    writeFileSync(at('case.csv'), 'secret-lodz;*\nKoeln;*\n');
+    const r = hierarchy('check', at('case.csv'), '--data', at('dec.csv'), '--column', 'city');
+    expect(r.error?.code).toBe('E_HIERARCHY_VALUE');
+    expect(r.error?.hint).toMatch(/^it matches a value of .*case\.csv but for letter case/);
+    expect(`${r.error?.message}${r.error?.hint}${r.stdout}`).not.toMatch(/lodz/i);
+  });
+
   it('names the file as given, and a delimiter given on the command line without a spec', () => {
     const empty = hierarchy('check', '/dev/null', '--data', at('dec.csv'), '--column', 'city');
     expect(empty.error?.message).toBe('/dev/null: hierarchy file is empty');

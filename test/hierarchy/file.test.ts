@@ -165,6 +165,33 @@ describe('an empty label', () => {
   });
 });
 
+describe('a value the hierarchy lacks only for an unseen difference', () => {
+  const hintFor = (values: string[], content: string) =>
+    errorOf(() => buildHierarchy(column(values), { kind: 'file', path: file(content, 'sex.csv') }));
+
+  it('blanks around it, letter case, Unicode normalization: the hint says which, never the value', () => {
+    const blanks = hintFor(['female', 'male'], 'female ;*\nmale;*\n');
+    expect(blanks.code).toBe('E_HIERARCHY_VALUE');
+    expect(blanks.hint).toMatch(/^it matches a value of sex\.csv but for surrounding blanks: /);
+    expect(hintFor(['Female', 'male'], 'female;*\nmale;*\n').hint).toMatch(/but for letter case/);
+    const nfd = 'Fe\u0301minin';
+    const nfc = nfd.normalize('NFC');
+    const norm = hintFor([nfd, 'male'], `${nfc};*\nmale;*\n`);
+    expect(norm.hint).toMatch(/but for Unicode normalization \(.*NFC.*NFD\)/);
+    expect(shown(norm)).not.toContain(nfc);
+    expect(shown(norm)).not.toContain(nfd);
+    const both = hintFor([' Female', 'MALE', 'other'], 'female;*\nmale;*\n');
+    expect(both.hint).toMatch(
+      /^2 of them match a value of sex\.csv but for surrounding blanks, letter case or/,
+    );
+    expect(shown(both)).not.toMatch(/female|other/i);
+  });
+
+  it('a value that is simply not there gets the plain hint', () => {
+    expect(hintFor(['female', 'other'], 'female;*\nmale;*\n').hint).toMatch(/^add a row for that value/);
+  });
+});
+
 describe('releases', () => {
   const data =
     'name;sex;age\n' +
