@@ -18,6 +18,7 @@ import { HierarchyError, InputError, SpecError } from '../errors.ts';
 import { MIN_SAMPLING_FRACTION } from '../util/limits.ts';
 import { nearest } from '../util/nearest.ts';
 import { allNumbers } from '../util/numbers.ts';
+import { ownRecord } from '../util/record.ts';
 import { checkSpecSize, findDuplicateKey, locateJsonError } from './json.ts';
 import { checkSpecLimits, type Field, type ObjectSchema, validateObject } from './schema.ts';
 
@@ -884,7 +885,7 @@ function parseLoss(raw: unknown, where: string, attributes: AttributeSpec[]): Lo
   return {
     aggregate: (loss.aggregate as 'geometric' | 'arithmetic' | undefined) ?? 'geometric',
     gsFactor: (loss.gsFactor as number | undefined) ?? 0.5,
-    weights: weights as Record<string, number> | undefined,
+    weights: weights && ownRecord(weights as Record<string, number>),
   };
 }
 
@@ -927,7 +928,7 @@ function parseCellSuppression(
   }
   return {
     ...(m.suppression === undefined ? {} : { suppression: m.suppression as 'rows' | 'cells' }),
-    ...(importance === undefined ? {} : { importance: importance as Record<string, number> }),
+    ...(importance === undefined ? {} : { importance: ownRecord(importance as Record<string, number>) }),
   };
 }
 
@@ -1019,12 +1020,13 @@ function parseMethod(
       }
       return {
         name,
-        matrices: m.matrices as Record<string, unknown> | undefined,
-        discretize: discretize as Record<string, { level: number } | { bins: number }> | undefined,
+        matrices: m.matrices === undefined ? undefined : ownRecord(m.matrices as Record<string, unknown>),
+        discretize:
+          discretize && ownRecord(discretize as Record<string, { level: number } | { bins: number }>),
         scenario: (m.scenario as 'rr-s' | 'rr-qi' | 'rr-both' | undefined) ?? 'rr-both',
         form: (m.form as 'retention' | 'uniform' | undefined) ?? 'retention',
         smallDomain: (m.smallDomain as boolean | undefined) ?? false,
-        retention: retention as Record<string, number> | undefined,
+        retention: retention && ownRecord(retention as Record<string, number>),
       };
     }
   }
