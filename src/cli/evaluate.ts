@@ -16,7 +16,7 @@ import { attributeT } from '../metrics/disclosure.ts';
 import type { PopulationSpec } from '../metrics/population-risk.ts';
 import { checkOut, releaseFolderOf, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
-import { loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
+import { checkSpecFiles, loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { CLASS_METHODS } from '../report/audit.ts';
 import { fmtNum, fmtPct } from '../report/format.ts';
 import { thousands } from '../util/format.ts';
@@ -134,6 +134,7 @@ export function evaluateCommand(args: string[]): number {
   };
   const kernel = groupingKernelOption(values.kernel);
   const spec = values.spec ? loadSpec(values.spec) : undefined;
+  if (spec) checkSpecFiles(spec);
   const hierarchyFiles = (values.hierarchy ?? []).map(hierarchyOption);
   const out = values.out;
   if (out !== undefined && out !== '-') {

@@ -21,7 +21,7 @@ import {
 } from '../hierarchy/hierarchy.ts';
 import { checkOut, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
-import { type AttributeSpec, loadSpec } from '../release-spec/spec.ts';
+import { type AttributeSpec, checkHierarchyFile, loadSpec } from '../release-spec/spec.ts';
 import { thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
 
@@ -236,6 +236,8 @@ function checkCommand(args: string[]): number {
     }
     checks = [{ attribute: a, path }];
   }
+  // A file the spec names is checked as a release checks it (a folder is not a file).
+  if (positionals[0] === undefined) for (const { attribute } of checks) checkHierarchyFile(spec, attribute);
   // The release's own reader: the spec's format, the attributes' missing texts, decimal commas.
   const table = readInput(spec);
   const rowNames = inputRows(spec, table);

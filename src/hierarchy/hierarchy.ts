@@ -147,11 +147,12 @@ export function readHierarchyRows(path: string, name = basename(path)): Rows {
 function readHierarchyText(path: string): string {
   try {
     return readFileSync(path, 'utf8');
-  } catch {
+  } catch (e) {
+    const folder = (e as NodeJS.ErrnoException).code === 'EISDIR';
     throw new HierarchyError(
       'E_HIERARCHY_MISSING',
-      `${basename(path)}: hierarchy file not found (${path})`,
-      'check the path',
+      `${basename(path)}: ${folder ? 'is a folder, not a hierarchy file' : 'hierarchy file not found'} (${path})`,
+      folder ? "name the hierarchy's CSV file (value;level1;…;*)" : 'check the path',
     );
   }
 }
