@@ -11,6 +11,7 @@ import { executeRelease } from '../pipeline/engine.ts';
 import { checkOut } from '../pipeline/out-path.ts';
 import { loadSpec, type ReleaseSpec } from '../release-spec/spec.ts';
 import { cautionLines } from '../report/audit.ts';
+import { emptyRecord } from '../util/record.ts';
 import { commandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
 import { kSummary, suppressedSummary } from './summary.ts';
@@ -110,7 +111,7 @@ function nodeMethod(spec: ReleaseSpec, text: string): ReleaseMethod {
       hint,
     );
   }
-  const node: Record<string, number> = {};
+  const node = emptyRecord<number>();
   for (const part of text.split(',')) {
     const m = /^\s*(.+?)\s*=\s*(\d+)\s*$/.exec(part);
     if (!m || !qis.includes(m[1]!) || m[1]! in node) {

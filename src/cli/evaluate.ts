@@ -2,8 +2,8 @@
  * `ppdp evaluate <data.csv|data.arrow|release-dir> --spec <release.json>` (or the roles by
  * flags): risk and utility of a table as it is, from ppdp or another tool (src/evaluate/).
  */
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import { inputRows, tableRows } from '../data/checks.ts';
 import { readTable } from '../data/read.ts';
@@ -16,11 +16,12 @@ import { attributeT } from '../metrics/disclosure.ts';
 import type { PopulationSpec } from '../metrics/population-risk.ts';
 import { checkOut, releaseFolderOf, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
-import { loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
+import { checkSpecFiles, loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { CLASS_METHODS } from '../report/audit.ts';
 import { fmtNum, fmtPct } from '../report/format.ts';
 import { thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
+import { writeAtomically } from './hierarchy.ts';
 import { groupingKernelOption } from './options.ts';
 import { readReleasedTable } from './released-table.ts';
 
@@ -63,7 +64,9 @@ Options:
   --weight <column>      a column of design weights (people each record stands for)
   --special-uniques      search minimal sample uniques up to 3 quasi-identifiers
   --out <file>           write the measures as JSON to this file (- for stdout; default: none);
-                         not a file it reads, nor a path inside a release folder
+                         never a file it reads (the table or release, the spec and its files,
+                         --original, --hierarchy) nor a path inside a release folder; its
+                         folder is created, and a file already there (an earlier output) replaced
   --kernel <name>        grouping kernel: wasm (default) or ts
   -h, --help             this help
 
@@ -131,6 +134,7 @@ export function evaluateCommand(args: string[]): number {
   };
   const kernel = groupingKernelOption(values.kernel);
   const spec = values.spec ? loadSpec(values.spec) : undefined;
+  if (spec) checkSpecFiles(spec);
   const hierarchyFiles = (values.hierarchy ?? []).map(hierarchyOption);
   const out = values.out;
   if (out !== undefined && out !== '-') {
@@ -212,11 +216,7 @@ export function evaluateCommand(args: string[]): number {
     process.stdout.write(json);
     return 0;
   }
-  if (out !== undefined) {
-    const tmp = join(dirname(out), `.${basename(out)}.partial`);
-    writeFileSync(tmp, json);
-    renameSync(tmp, out);
-  }
+  if (out !== undefined) writeAtomically(out, json);
   process.stdout.write(summary(evaluation, out));
   return 0;
 }

@@ -15,7 +15,7 @@ import { withSearchBudget } from '../explore/search.ts';
 import { serveExplorer } from '../explore/serve.ts';
 import { checkOut, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
-import { loadSpec, type ReleaseSpec, withColumnDefaults } from '../release-spec/spec.ts';
+import { checkSpecFiles, loadSpec, type ReleaseSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { commandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
 
@@ -98,6 +98,7 @@ export async function exploreCommand(args: string[]): Promise<number> {
   const out = values.out!;
   const say = progressLines(values.quiet) ?? (() => {});
   const spec = withSearchBudget(loadSpec(positionals[0]!), values['node-budget'], values['time-limit']);
+  checkSpecFiles(spec);
   checkOut(out, specReads(spec), 'folder');
   const repeats = repeatsOption(values.repeats, spec);
   say(`reading the input of ${positionals[0]}`);

@@ -21,7 +21,7 @@ import {
 } from '../hierarchy/hierarchy.ts';
 import { checkOut, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
-import { type AttributeSpec, loadSpec } from '../release-spec/spec.ts';
+import { type AttributeSpec, checkHierarchyFile, loadSpec } from '../release-spec/spec.ts';
 import { thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
 
@@ -36,7 +36,8 @@ ARX-format CSVs (value;level1;…;*), one row per value: one column to a file, o
 column with a builder to <folder>/<column>.csv. A written file can replace the builder
 ("hierarchy": "<column>.csv") once edited. --out is never a file the command reads (the
 spec, its input, its hierarchy files), a pipe or a device, nor inside a release folder (one
-holding manifest.json). A column whose values or labels hold ';' or a line break cannot be written
+holding manifest.json); missing folders are created, and a file already there (an earlier
+output) is replaced. A column whose values or labels hold ';' or a line break cannot be written
 as an ARX file: with --out <folder> it is skipped with a warning, the others are written.
 
 "check" checks that a hierarchy file is a hierarchy (every row the same length, one top
@@ -147,7 +148,7 @@ export function hierarchyCommand(args: string[]): number {
   return 0;
 }
 
-/** Writes through a temporary file and a rename: a reader never sees half a file. */
+/** Writes through a temporary file and a rename, creating its folder: a reader never sees half a file. */
 export function writeAtomically(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = join(dirname(path), `.${basename(path)}.partial`);
@@ -235,6 +236,8 @@ function checkCommand(args: string[]): number {
     }
     checks = [{ attribute: a, path }];
   }
+  // A file the spec names is checked as a release checks it (a folder is not a file).
+  if (positionals[0] === undefined) for (const { attribute } of checks) checkHierarchyFile(spec, attribute);
   // The release's own reader: the spec's format, the attributes' missing texts, decimal commas.
   const table = readInput(spec);
   const rowNames = inputRows(spec, table);

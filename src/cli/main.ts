@@ -10,6 +10,7 @@ import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
 import { removeOnSignals } from '../pipeline/cleanup.ts';
 import { type EngineName, executeRelease } from '../pipeline/engine.ts';
 import { VERSION } from '../pipeline/release.ts';
+import { checkStoreUrl } from '../pipeline/storage/index.ts';
 import { cautionLines } from '../report/audit.ts';
 import { nearest } from '../util/nearest.ts';
 import { applyCommand } from './apply.ts';
@@ -154,6 +155,7 @@ async function release(args: string[]): Promise<number> {
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   const target = releaseTarget(values);
+  checkStoreUrl(positionals[0]!);
   setMemoryBudget(values['max-memory']);
   if (values.kernel !== 'wasm' && values.kernel !== 'ts') {
     throw new PpdpError(
@@ -225,6 +227,11 @@ function releaseTarget(values: {
       'e.g. --endpoint http://127.0.0.1:4568',
     );
   }
+  for (const [option, url] of [
+    ['--out', values.out],
+    ['--store', values.store],
+  ] as const)
+    if (url !== undefined) checkStoreUrl(url, `${option} ${url}`);
   return values.out ? { out: values.out } : { store: values.store! };
 }
 

@@ -4,7 +4,7 @@
  * (docs/definitions.md §5): the unbiased π̂ = (⊗ Pᵢ⁻¹)·λ, which may be negative, and the clipped and
  * renormalized version, as proportions and as counts.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readArrow } from '../data/arrow.ts';
 import { formatNumber } from '../data/csv.ts';
@@ -24,6 +24,7 @@ import {
 import { checkOut } from '../pipeline/out-path.ts';
 import { thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
+import { writeAtomically } from './hierarchy.ts';
 import { readReleasedTable } from './released-table.ts';
 
 export const RECONSTRUCT_HELP = `Usage: ppdp reconstruct <release-dir> --attributes <a,b,…> [options]
@@ -35,7 +36,9 @@ the same clipped at 0 and renormalized. The unbiased estimate can be negative in
 
 Options:
   --attributes <list>  comma-separated released columns (randomized or not)      [required]
-  --out <file>         write there instead of stdout (not inside a release folder)
+  --out <file>         write there instead of stdout; never inside a release folder (the
+                       release's files are what it reads); its folder is created, and a
+                       file already there (an earlier output) replaced
   --format <name>      csv (default, or from --out's extension) or json
   --kernel <name>      Kronecker kernel: wasm (default) or ts (the plain-TS reference)
   -h, --help           this help
@@ -116,7 +119,7 @@ export function reconstructCommand(args: string[]): number {
   }
   const result = reconstruct(matrices, data, names, values.kernel === 'ts' ? 'ts' : 'wasm');
   const text = format === 'json' ? toJson(result) : toCsv(result);
-  if (values.out) writeFileSync(values.out, text);
+  if (values.out) writeAtomically(values.out, text);
   else process.stdout.write(text);
   process.stderr.write(
     `ppdp: reconstructed ${result.columns.map((c) => c.name).join(' × ')} (${thousands(result.estimate.length)} cells) from ${thousands(result.rows)} rows; ` +

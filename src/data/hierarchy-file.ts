@@ -26,8 +26,9 @@ export const HIERARCHY_LAYOUT = 'value;level1;…;*';
  *   the file, a row and a level, never a value.
  */
 export function readHierarchyCells(path: string, name = basename(path)): string[][] {
+  let folder: boolean;
   try {
-    statSync(path);
+    folder = statSync(path).isDirectory();
   } catch {
     throw new HierarchyError(
       'E_HIERARCHY_MISSING',
@@ -35,6 +36,12 @@ export function readHierarchyCells(path: string, name = basename(path)): string[
       'check the path',
     );
   }
+  if (folder)
+    throw new HierarchyError(
+      'E_HIERARCHY_MISSING',
+      `${name}: is a folder, not a hierarchy file (${path})`,
+      "name the hierarchy's CSV file (value;level1;…;*)",
+    );
   let columns: { dictionary: string[]; codes: Int32Array }[];
   let rowCount: number;
   try {

@@ -33,6 +33,7 @@ import { specialUniques, type WeightedRisk, weightedRisk } from '../metrics/spec
 import { specK } from '../models/index.ts';
 import { isPopulationModel, type PrivacyModelSpec } from '../release-spec/spec.ts';
 import { minOf } from '../util/extent.ts';
+import { emptyRecord } from '../util/record.ts';
 import { checkClass, type SensitiveContext } from '../verify/models.ts';
 import { checkReleaseModels, isReleaseModel } from '../verify/population.ts';
 import { type PersonSetting, personFigures } from './persons.ts';
@@ -178,7 +179,7 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
   const suppressedRows = n - released + removedRows;
   const kAchieved = sizes.length > 0 ? minOf(sizes) : 0;
 
-  const disclosure: Record<string, DisclosureMeasures> = {};
+  const disclosure = emptyRecord<DisclosureMeasures>();
   const contexts = new Map<string, SensitiveContext>();
   const histograms = new Map<string, { set: SparseClassHistograms; dictionary: readonly string[] }>();
   for (const sa of sas) {
@@ -450,7 +451,7 @@ function informationLoss(
 ): { ncp: number; ncpByAttribute: Record<string, number>; unmeasuredCells: number } {
   let total = 0;
   let unmeasured = 0;
-  const ncpByAttribute: Record<string, number> = {};
+  const ncpByAttribute = emptyRecord<number>();
   for (const q of qis) {
     const base = column(original, q.name, 'the original table');
     const present = new Uint8Array(base.dictionary.length);

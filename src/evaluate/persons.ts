@@ -11,6 +11,7 @@ import type { EncodedColumn, EncodedTable } from '../data/table.ts';
 import { type DisclosureMeasures, disclosureMeasures } from '../metrics/disclosure.ts';
 import type { PrivacyModelSpec } from '../release-spec/spec.ts';
 import { maxOf } from '../util/extent.ts';
+import { emptyRecord } from '../util/record.ts';
 import { releasedCodesAtNode } from '../verify/at-node.ts';
 import {
   checkPersonClass,
@@ -107,7 +108,7 @@ export function personFigures(
   const kAchieved = kept.persons.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
   const weights = new Map<string, ReturnType<typeof personWeightedCounts>>();
   const tables = new Map<string, Map<string, number>>();
-  const disclosure: Record<string, DisclosureMeasures> = {};
+  const disclosure = emptyRecord<DisclosureMeasures>();
   for (const sa of sensitive) {
     const column = original.columns.find((c) => c.name === sa.name);
     if (!column) return `the original table lacks the sensitive attribute ${sa.name}`;

@@ -3,7 +3,7 @@
  * field against the schema below and names the field, what is allowed and what was found.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findModel, modelNames, type PrivacyModelSpec } from '../catalogue/catalogue.ts';
 import type { ModelDeclaration, ParamField } from '../catalogue/declaration.ts';
 import { DELTA_DISCLOSURE } from '../catalogue/delta-disclosure.ts';
@@ -18,6 +18,7 @@ import { HierarchyError, InputError, SpecError } from '../errors.ts';
 import { MIN_SAMPLING_FRACTION } from '../util/limits.ts';
 import { nearest } from '../util/nearest.ts';
 import { allNumbers } from '../util/numbers.ts';
+import { ownRecord } from '../util/record.ts';
 import { checkSpecSize, findDuplicateKey, locateJsonError } from './json.ts';
 import { checkSpecLimits, type Field, type ObjectSchema, validateObject } from './schema.ts';
 
@@ -412,6 +413,13 @@ export function loadSpec(path: string, confinedTo?: string): ReleaseSpec {
     // A byte order mark (Notepad adds one) is not part of the JSON.
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   } catch {
+    if (existsSync(file) && statSync(file).isDirectory()) {
+      throw new SpecError(
+        'E_SPEC_MISSING',
+        `${path}: is a folder, not a release spec file`,
+        `name the spec file inside it, e.g. ${join(path, 'release.json')}`,
+      );
+    }
     throw new SpecError(
       'E_SPEC_MISSING',
       `${path}: release spec not found`,
@@ -494,49 +502,75 @@ function confinedPathProblem(path: string): string | undefined {
 }
 
 /**
- * Checks that the input and hierarchy files the spec names exist, before any is read. A missing
- * one is named as the spec writes it, with the folder it was resolved from and the path tried.
- * `shownDir` names the spec's folder for a person when the spec was copied from elsewhere
- * (an `s3://` spec is read from a local copy).
+ * Checks that the input, hierarchy and population files the spec names exist, before any is
+ * read, and that each but the input (which may be a folder of parts) is a file, not a folder.
+ * A missing one is named as the spec writes it, with the folder it was resolved from and the
+ * path tried. `shownDir` names the spec's folder for a person when the spec was copied from
+ * elsewhere (an `s3://` spec is read from a local copy).
  */
 export function checkSpecFiles(spec: ReleaseSpec, shownDir?: string): void {
+  const check = specFileCheck(spec, shownDir);
+  check(
+    (m, h) => new InputError('E_INPUT_MISSING', m, h),
+    'input',
+    spec.inputWritten ?? spec.input,
+    spec.input,
+    undefined,
+  );
+  for (const a of spec.attributes) checkHierarchyFile(spec, a, shownDir);
+  for (const [i, m] of spec.privacy.entries()) {
+    if (!isPopulationModel(m)) continue;
+    check(
+      (message, hint) => new InputError('E_POPULATION_MISSING', message, hint),
+      `privacy[${i}].population`,
+      relative(dirname(spec.file), m.population),
+      m.population,
+      'name one CSV, Arrow or Parquet file holding the population table',
+    );
+  }
+}
+
+/** checkSpecFiles for one attribute's hierarchy file (none for a builder or no hierarchy). */
+export function checkHierarchyFile(spec: ReleaseSpec, a: AttributeSpec, shownDir?: string): void {
+  const h = a.hierarchy;
+  if (h?.kind !== 'file') return;
+  specFileCheck(spec, shownDir)(
+    (message, hint) => new HierarchyError('E_HIERARCHY_MISSING', message, hint),
+    `attributes.${a.name}.hierarchy`,
+    h.written ?? h.path,
+    h.path,
+    `name the hierarchy's CSV file (value;level1;…;*), e.g. ${h.written ?? h.path}/${a.name}.csv, or a builder such as { "mask": "right" }`,
+  );
+}
+
+/**
+ * Throws (the error `make` gives) for the file `field` names, `written` in the spec and
+ * resolved to `path`, when it is missing, or, given `fileHint`, when it is not a file (a folder).
+ */
+function specFileCheck(spec: ReleaseSpec, shownDir: string | undefined) {
   const where = basename(spec.file);
   const dir = shownDir?.replace(/\/$/, '') ?? dirname(spec.file);
   const shown = (path: string) =>
     shownDir === undefined ? path : `${dir}/${relative(dirname(spec.file), path)}`;
-  const missing = (field: string, written: string, path: string) =>
-    [
-      `${where}: ${field} '${written}' not found: paths in a spec are relative to the spec's folder, ${dir}, so it was looked for at ${shown(path)}`,
-      `put the file at ${shown(path)}, or change ${field} in ${where} to its path relative to ${dir} (or to an absolute path)`,
-    ] as const;
-  if (!existsSync(spec.input)) {
-    throw new InputError('E_INPUT_MISSING', ...missing('input', spec.inputWritten ?? spec.input, spec.input));
-  }
-  for (const a of spec.attributes) {
-    const h = a.hierarchy;
-    if (h?.kind === 'file' && !existsSync(h.path)) {
-      throw new HierarchyError(
-        'E_HIERARCHY_MISSING',
-        ...missing(`attributes.${a.name}.hierarchy`, h.written ?? h.path, h.path),
+  return (
+    make: (message: string, hint: string) => Error,
+    field: string,
+    written: string,
+    path: string,
+    fileHint: string | undefined,
+  ): void => {
+    if (!existsSync(path)) {
+      throw make(
+        `${where}: ${field} '${written}' not found: paths in a spec are relative to the spec's folder, ${dir}, so it was looked for at ${shown(path)}`,
+        `put the file at ${shown(path)}, or change ${field} in ${where} to its path relative to ${dir} (or to an absolute path)`,
       );
     }
-  }
-  for (const [i, m] of spec.privacy.entries()) {
-    if (!isPopulationModel(m)) continue;
-    if (!existsSync(m.population)) {
-      throw new InputError(
-        'E_POPULATION_MISSING',
-        ...missing(`privacy[${i}].population`, relative(dirname(spec.file), m.population), m.population),
-      );
+    const stat = statSync(path);
+    if (fileHint !== undefined && !stat.isFile()) {
+      const is = stat.isDirectory() ? 'a folder, not a file' : 'not a regular file (a pipe or a device)';
+      throw make(`${where}: ${field} '${written}' is ${is} (${shown(path)})`, fileHint);
     }
-    if (!statSync(m.population).isFile()) {
-      throw new InputError(
-        'E_POPULATION_MISSING',
-        `${where}: privacy[${i}].population '${relative(dirname(spec.file), m.population)}' is a folder`,
-        'name one CSV, Arrow or Parquet file holding the population table',
-      );
-    }
-  }
+  };
 }
 
 /** Validates a parsed spec. `file` is the spec's absolute path (paths resolve against its folder). */
@@ -884,7 +918,7 @@ function parseLoss(raw: unknown, where: string, attributes: AttributeSpec[]): Lo
   return {
     aggregate: (loss.aggregate as 'geometric' | 'arithmetic' | undefined) ?? 'geometric',
     gsFactor: (loss.gsFactor as number | undefined) ?? 0.5,
-    weights: weights as Record<string, number> | undefined,
+    weights: weights && ownRecord(weights as Record<string, number>),
   };
 }
 
@@ -927,7 +961,7 @@ function parseCellSuppression(
   }
   return {
     ...(m.suppression === undefined ? {} : { suppression: m.suppression as 'rows' | 'cells' }),
-    ...(importance === undefined ? {} : { importance: importance as Record<string, number> }),
+    ...(importance === undefined ? {} : { importance: ownRecord(importance as Record<string, number>) }),
   };
 }
 
@@ -1019,12 +1053,13 @@ function parseMethod(
       }
       return {
         name,
-        matrices: m.matrices as Record<string, unknown> | undefined,
-        discretize: discretize as Record<string, { level: number } | { bins: number }> | undefined,
+        matrices: m.matrices === undefined ? undefined : ownRecord(m.matrices as Record<string, unknown>),
+        discretize:
+          discretize && ownRecord(discretize as Record<string, { level: number } | { bins: number }>),
         scenario: (m.scenario as 'rr-s' | 'rr-qi' | 'rr-both' | undefined) ?? 'rr-both',
         form: (m.form as 'retention' | 'uniform' | undefined) ?? 'retention',
         smallDomain: (m.smallDomain as boolean | undefined) ?? false,
-        retention: retention as Record<string, number> | undefined,
+        retention: retention && ownRecord(retention as Record<string, number>),
       };
     }
   }

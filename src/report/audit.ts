@@ -608,7 +608,7 @@ interface Tally {
   /** Per unbounded sensitive column: the class where one value's share is largest. */
   worst: Map<string, { share: number; size: number }>;
   linkable: string[];
-  linkage?: { uniqueRows: number; contributions: Record<string, number> };
+  linkage?: { uniqueRows: number; contributions: Map<string, number> };
 }
 
 /** What the audit counts over whole classes (`classOf` each row's, of `classes`), but the labels. */
@@ -680,7 +680,7 @@ function linkageOf(
   classOf: Int32Array,
   classes: number,
   uniqueOn: Uint8Array,
-): { uniqueRows: number; contributions: Record<string, number> } {
+): { uniqueRows: number; contributions: Map<string, number> } {
   const rows = classOf.length;
   const these = positionsBelow(uniqueOn, 2);
   const kept = these.length;
@@ -743,7 +743,7 @@ function mergeTallies(tallies: readonly Omit<Tally, 'labels'>[]): Omit<Tally, 'l
     unique: new Map(),
     worst: new Map(),
     linkable: first?.linkable ?? [],
-    ...(first?.linkage ? { linkage: { uniqueRows: 0, contributions: {} } } : {}),
+    ...(first?.linkage ? { linkage: { uniqueRows: 0, contributions: new Map() } } : {}),
   };
   for (const t of [first!, ...rest]) {
     merged.rows += t.rows;
@@ -755,8 +755,8 @@ function mergeTallies(tallies: readonly Omit<Tally, 'labels'>[]): Omit<Tally, 'l
     }
     if (merged.linkage && t.linkage) {
       merged.linkage.uniqueRows += t.linkage.uniqueRows;
-      for (const [c, n] of Object.entries(t.linkage.contributions))
-        merged.linkage.contributions[c] = (merged.linkage.contributions[c] ?? 0) + n;
+      const into = merged.linkage.contributions;
+      for (const [c, n] of t.linkage.contributions) into.set(c, (into.get(c) ?? 0) + n);
     }
   }
   return merged;
@@ -823,11 +823,11 @@ function finish(
         columns: [...t.linkable],
         uniqueRows: t.linkage.uniqueRows,
         share: rows > 0 ? t.linkage.uniqueRows / rows : 0,
-        contributions: Object.fromEntries(t.linkable.map((c) => [c, t.linkage!.contributions[c] ?? 0])),
+        contributions: Object.fromEntries(t.linkable.map((c) => [c, t.linkage!.contributions.get(c) ?? 0])),
       }
     : undefined;
   if (linkage && t.linkable.length > 1 && linkage.uniqueRows > UNIQUE_ROWS_ALLOWED) {
-    const parts = t.linkable.map((c) => `${c} ${fmtInt(linkage.contributions[c]!)}`).join(', ');
+    const parts = t.linkable.map((c) => `${c} ${fmtInt(t.linkage!.contributions.get(c) ?? 0)}`).join(', ');
     cautions.push({
       cause: 'unique-with-unchanged-columns',
       value: linkage.share,
@@ -885,7 +885,7 @@ function jointUniqueness(
   cols: readonly AuditedColumn[],
   classOf: Int32Array,
   classes: number,
-): { uniqueRows: number; contributions: Record<string, number> } {
+): { uniqueRows: number; contributions: Map<string, number> } {
   const rows = classOf.length;
   // suffix[i]: ids over (columns ≥ i); the prefix over (class, columns < i) is rolled forward,
   // so each leave-one-out grouping is one pass and only the suffixes are held.
@@ -895,10 +895,10 @@ function jointUniqueness(
   suffix[cols.length] = { of: new Int32Array(rows), count: 1 };
   for (let i = cols.length - 1; i >= 0; i--) suffix[i] = refine(suffix[i + 1]!, cols[i]!);
   const all = uniqueRows(combine({ of: classOf, count: Math.max(1, classes) }, suffix[0]!, rows), rows);
-  const contributions: Record<string, number> = {};
+  const contributions = new Map<string, number>();
   let prefix = { of: classOf, count: Math.max(1, classes) };
   cols.forEach(({ name }, i) => {
-    contributions[name] = all - uniqueRows(combine(prefix, suffix[i + 1]!, rows), rows);
+    contributions.set(name, all - uniqueRows(combine(prefix, suffix[i + 1]!, rows), rows));
     prefix = refine(prefix, cols[i]!);
   });
   return { uniqueRows: all, contributions };
@@ -913,12 +913,12 @@ function aloneLinkage(
   unique: number,
   classOf: Int32Array,
   classes: number,
-): { uniqueRows: number; contributions: Record<string, number> } {
+): { uniqueRows: number; contributions: Map<string, number> } {
   return {
     uniqueRows: unique,
-    contributions: {
-      [name]: unique - uniqueRows({ of: classOf, count: Math.max(1, classes) }, classOf.length),
-    },
+    contributions: new Map([
+      [name, unique - uniqueRows({ of: classOf, count: Math.max(1, classes) }, classOf.length)],
+    ]),
   };
 }
 

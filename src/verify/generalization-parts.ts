@@ -38,6 +38,7 @@ import { utf8Buffers } from '../data/utf8.ts';
 import { VerificationError } from '../errors.ts';
 import { type AttributeSpec, isReleasedType } from '../release-spec/spec.ts';
 import { rowNumbers } from '../util/int32s.ts';
+import { emptyRecord } from '../util/record.ts';
 import {
   type ClassSumsKernel,
   ClassTable,
@@ -358,7 +359,7 @@ function valueCounts(table: EncodedTable, names: readonly string[]): Record<stri
       const column = table.columns.find((c) => c.name === name)!;
       const counts = new Int32Array(column.dictionary.length);
       for (let r = 0; r < column.codes.length; r++) counts[column.codes[r]!]!++;
-      const byValue: Record<string, number> = {};
+      const byValue = emptyRecord<number>();
       column.dictionary.forEach((v, i) => {
         if (counts[i]! > 0) byValue[v] = (byValue[v] ?? 0) + counts[i]!;
       });

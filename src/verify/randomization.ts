@@ -24,6 +24,7 @@ import { readCsv } from '../data/csv.ts';
 import { type EncodedTable, isMissing } from '../data/table.ts';
 import { VerificationError } from '../errors.ts';
 import type { ReleaseSpec } from '../release-spec/spec.ts';
+import { ownRecord } from '../util/record.ts';
 import { verifierHierarchyRows } from './hierarchy.ts';
 import { randomizationRequirements } from './requirements.ts';
 import { asCsvDecoded } from './staged-csv.ts';
@@ -139,6 +140,9 @@ function checkMatrices({ spec, input, matrices: path }: RandomizationVerifyInput
   let pub: Published;
   try {
     pub = JSON.parse(readFileSync(path, 'utf8')) as Published;
+    // Keyed by attribute names: one named `constructor` is not Object.prototype's.
+    pub.attributes = ownRecord(pub.attributes ?? {});
+    pub.released = ownRecord(pub.released ?? {});
   } catch {
     add('matrices.json readable', false, 'not valid JSON');
     checks.stopIfFailed();

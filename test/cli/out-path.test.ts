@@ -196,5 +196,15 @@ describe('each command refuses such an --out, and writes nothing (bundled CLI)',
     );
     expect(readFileSync(join(ws.dir, 'rr', 'data.csv')).equals(data)).toBe(true);
     expect(ppdp('reconstruct', 'rr', '--attributes', 'hiv', '--out', 'hiv.csv').status).toBe(0);
+    // A folder not there yet is made, as init and hierarchy make theirs.
+    const made = ppdp('reconstruct', 'rr', '--attributes', 'hiv', '--out', 'new/sub/hiv.json');
+    expect(made.status, made.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(ws.dir, 'new', 'sub', 'hiv.json'), 'utf8')).rows).toBe(200);
+  });
+
+  it('evaluate: makes the folder of --out', () => {
+    const r = ppdp('evaluate', 't.csv', '--qi', 'zip,age,sex', '--out', 'made/deeper/evaluate.json');
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(ws.dir, 'made', 'deeper', 'evaluate.json'), 'utf8')).rows).toBe(8);
   });
 });

@@ -657,7 +657,7 @@ function fixedNode(
 ): SearchOutcome {
   const { qis, hierarchies, problem, spec } = prepared;
   const levels = qis.map((q, i) => {
-    const level = fixed[q.name];
+    const level = Object.hasOwn(fixed, q.name) ? fixed[q.name] : undefined;
     const height = hierarchies[i]!.height;
     if (!(Number.isInteger(level) && level! >= 0 && level! <= height)) {
       evaluator.dispose();

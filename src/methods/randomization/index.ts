@@ -26,6 +26,7 @@ import { type DistributionMeasures, distributionMeasures } from '../../metrics/c
 import { type RhoCheck, smallDomainGuarantee } from '../../models/rho-privacy.ts';
 import { thousands } from '../../util/format.ts';
 import { streamKey } from '../../util/keys.ts';
+import { emptyRecord } from '../../util/record.ts';
 import { PROGRESS_MS, reporting, runSteps, runStepsAsync, type Steps, sliced } from '../../util/steps.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
 import { type Distortion, gammaOf, inverseOf } from './matrices.ts';
@@ -196,8 +197,8 @@ function saRhoCheck(plan: RandomizationPlan, say: (line: string) => void): Steps
 function matricesFile(plan: RandomizationPlan, risk: RiskDetail, rho: RhoCheck | undefined): MatricesFile {
   const { attributes, distortions, method, requirements } = plan;
   const sa = attributes[attributes.length - 1]!;
-  const entries: MatricesFile['attributes'] = {};
-  const unchanged: MatricesFile['released'] = {};
+  const entries: MatricesFile['attributes'] = emptyRecord();
+  const unchanged: MatricesFile['released'] = emptyRecord();
   attributes.forEach((a, i) => {
     const p = distortions[i];
     if (!p) {

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { PpdpError } from '../../errors.ts';
+import { ownRecord } from '../../util/record.ts';
 import type { Discretization } from './domain.ts';
 
 export interface MatrixEntry {
@@ -70,6 +71,9 @@ export function readMatricesFile(path: string): MatricesFile {
       'expected the file a randomization release writes',
     );
   }
+  // Keyed by attribute names: one named `constructor` is not Object.prototype's.
+  m.attributes = ownRecord(m.attributes);
+  m.released = ownRecord(m.released ?? {});
   for (const [name, e] of Object.entries(m.attributes)) {
     const d = e.categories?.length;
     if (

@@ -20,6 +20,7 @@ import { type RhoPrivacyModel, rhoPrivacy } from '../../models/rho-privacy.ts';
 import type { RandomizationMethodSpec, ReleaseSpec } from '../../release-spec/spec.ts';
 import { thousands } from '../../util/format.ts';
 import { allNumbers } from '../../util/numbers.ts';
+import { emptyRecord } from '../../util/record.ts';
 import { PROGRESS_MS, reporting, runSteps, type Steps } from '../../util/steps.ts';
 import { buildDomains, type CategoricalAttribute, DEFAULT_BINS } from './domain.ts';
 import {
@@ -278,7 +279,7 @@ export function* planSteps(
 
   const form = method.form;
   const distortions: (Distortion | null)[] = attributes.map(() => null);
-  const chosenBy: RandomizationPlan['chosenBy'] = {};
+  const chosenBy: RandomizationPlan['chosenBy'] = emptyRecord();
   const upper = attributes.map(() => 1);
   if (req.rho && !method.smallDomain)
     upper[sa] = maxDiagForGamma(attributes[sa]!.categories.length, req.rho.gamma);

@@ -8,6 +8,7 @@ import type { ModelResult, ReportSection } from '../../contracts/report.ts';
 import { type DistributionMeasures, measureFigures } from '../../metrics/contingency.ts';
 import { riskDistribution } from '../../metrics/privacy.ts';
 import { impliedRho2, type RhoCheck, smallDomainGuarantee } from '../../models/rho-privacy.ts';
+import { emptyRecord } from '../../util/record.ts';
 import type { BuiltRelease } from '../method.ts';
 import { gammaOf } from './matrices.ts';
 import { expectedSquaredError, type RandomizationPlan } from './plan.ts';
@@ -42,7 +43,7 @@ export function randomizationReport(
   const n = attributes[0]!.codes.length;
   const saP = distortions[distortions.length - 1];
   const gamma = saP ? gammaOf(saP.matrix, saP.d) : Number.POSITIVE_INFINITY;
-  const parameters: Record<string, number> = {};
+  const parameters = emptyRecord<number>();
   attributes.forEach((a, i) => {
     const p = distortions[i];
     parameters[a.name] = p ? (p.parameter ?? p.diag ?? Number.NaN) : 1;

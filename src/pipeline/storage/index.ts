@@ -29,6 +29,26 @@ export function isStoreUrl(s: string): boolean {
   return s.startsWith('s3://') || s.startsWith('file://');
 }
 
+/**
+ * Refuses a location that starts with a scheme other than `s3://` and `file://` (two letters or
+ * more: `C:\` is a drive), a malformed `s3:` or `file:` URL among them, instead of taking it as
+ * a local folder named `s3:` that a release would silently go to. `named` names it in the message
+ * (e.g. `--store s3:/bad`). The bucket name of an `s3://` URL is checked when it is opened.
+ */
+export function checkStoreUrl(url: string, named = url): void {
+  if (url.startsWith('s3://') || url.startsWith('file://')) return;
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === undefined) return;
+  const known = scheme === 's3' || scheme === 'file';
+  throw new StoreError(
+    'E_STORE_URL',
+    known ? `${named}: a malformed ${scheme} URL` : `${named}: unsupported store (${scheme}:)`,
+    known
+      ? `the form is ${scheme === 's3' ? 's3://bucket/prefix' : 'file:///absolute/path'} (lower case, two slashes after ${scheme}:)`
+      : 'use s3://bucket/prefix or a local path (a local folder whose name holds ":" as ./name)',
+  );
+}
+
 /** Opens stores for URLs; one S3 client per bucket. */
 export function storeResolver(s3: S3StoreOptions = {}): StoreResolver {
   const buckets = new Map<string, Store & { destroy(): void }>();
@@ -56,13 +76,7 @@ export function storeResolver(s3: S3StoreOptions = {}): StoreResolver {
       }
       if (url.startsWith('file://'))
         return { store: fsStore, key: url.slice('file://'.length).replace(/^\/+/, '') };
-      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
-        throw new StoreError(
-          'E_STORE_URL',
-          `${url}: unsupported store`,
-          'use s3://bucket/prefix or a local path',
-        );
-      }
+      checkStoreUrl(url);
       const abs = resolve(url);
       return { store: fsStore, key: (url.endsWith('/') ? `${abs}/` : abs).replace(/^\/+/, '') };
     },
