@@ -8,6 +8,7 @@
 import { columnRows, type EncodedColumn, isMissing, type RowNames } from '../data/table.ts';
 import { HierarchyError } from '../errors.ts';
 import type { DateLevel } from '../release-spec/spec.ts';
+import { commonScale, formatUnits, unitsAtOrBelow } from '../util/decimal.ts';
 
 /** Rows of a hierarchy as strings: `rows[r] = [value, level1, …, top]`. */
 export type Rows = string[][];
@@ -161,7 +162,9 @@ function distinct(count: number): string {
 /**
  * Numeric intervals `[lo,hi)` of growing widths, then `*`. With bottom/top coding, values
  * below `bottom` become `<bottom` and values at or above `top` become `>=top` at every level
- * below the top, and intervals are clipped to [bottom, top).
+ * below the top, and intervals are clipped to [bottom, top). Worked out in whole units of the
+ * settings' finest decimal (src/util/decimal.ts), from each value's text: a float division
+ * puts `0.3` in `[0.25,0.3)` at width 0.05.
  */
 export function intervalGrid(
   column: EncodedColumn,
@@ -170,17 +173,29 @@ export function intervalGrid(
   top: number | undefined,
   rows: RowNames = columnRows,
 ): Grid {
+  // At this scale every setting is whole, so a value rounded down to it lands in the same intervals.
+  const scale = commonScale([...widths, bottom, top]);
+  const units = (n: number) => unitsAtOrBelow(String(n), scale)!;
+  const w = widths.map(units);
+  const b = bottom === undefined ? undefined : units(bottom);
+  const t = top === undefined ? undefined : units(top);
+  const below = `<${b === undefined ? '' : formatUnits(b, scale)}`;
+  const above = `>=${t === undefined ? '' : formatUnits(t, scale)}`;
   const build = (value: string, row: Int32Array, grid: GridWriter): boolean => {
-    const x = Number(value);
-    if (!Number.isFinite(x)) return false;
-    for (const [i, w] of widths.entries()) {
-      const lo = Math.floor(x / w) * w;
+    const x = unitsAtOrBelow(value, scale);
+    if (x === undefined) return false;
+    const coded = b !== undefined && x < b ? below : t !== undefined && x >= t ? above : undefined;
+    for (let i = 0; i < w.length; i++) {
+      if (coded !== undefined) {
+        row[i + 1] = grid.code(coded);
+        continue;
+      }
+      const width = w[i]!;
+      const rest = x % width;
+      const lo = x - (rest < 0n ? rest + width : rest);
+      const hi = lo + width;
       row[i + 1] = grid.code(
-        bottom !== undefined && x < bottom
-          ? `<${bottom}`
-          : top !== undefined && x >= top
-            ? `>=${top}`
-            : `[${Math.max(lo, bottom ?? lo)},${Math.min(lo + w, top ?? lo + w)})`,
+        `[${formatUnits(b !== undefined && b > lo ? b : lo, scale)},${formatUnits(t !== undefined && t < hi ? t : hi, scale)})`,
       );
     }
     row[widths.length + 1] = grid.code('*');
