@@ -219,23 +219,29 @@ export function intervalGrid(
 
 /**
  * Masking: right `47906` → `4790*` → `479**` → … → `*`; left `47906` → `*7906` → … → `*`.
- * A label's next level follows from the label alone, so each label is masked once.
+ * A label's next level follows from the label alone, so each label is masked once. A mask
+ * hides whole characters as a reader sees them (`characters`): an emoji, or a letter with its
+ * accents, is one `*`.
  */
 export function maskGrid(column: EncodedColumn, direction: 'right' | 'left'): Grid {
   const height = maskHeight(column.dictionary);
   /** next[l].get(code of a level-l label) = the code of its label at level l + 1. */
   const next = Array.from({ length: height }, () => new Map<number, number>());
-  const mask = (v: string, level: number) => {
-    if (level >= v.length || level === height) return '*';
+  const mask = (chars: string | string[], level: number) => {
+    const n = chars.length;
+    if (level >= n || level === height) return '*';
+    const kept = direction === 'right' ? chars.slice(0, n - level) : chars.slice(level);
+    const text = typeof kept === 'string' ? kept : kept.join('');
     const stars = '*'.repeat(level);
-    return direction === 'right' ? v.slice(0, v.length - level) + stars : stars + v.slice(level);
+    return direction === 'right' ? text + stars : stars + text;
   };
   const build = (value: string, row: Int32Array, grid: GridWriter): boolean => {
-    row[1] = grid.code(mask(value, 1));
+    const chars = characters(value);
+    row[1] = grid.code(mask(chars, 1));
     for (let l = 1; l < height; l++) {
       const below = row[l]!;
       let above = next[l]!.get(below);
-      if (above === undefined) next[l]!.set(below, (above = grid.code(mask(value, l + 1))));
+      if (above === undefined) next[l]!.set(below, (above = grid.code(mask(chars, l + 1))));
       row[l + 1] = above;
     }
     return true;
@@ -251,11 +257,29 @@ export function maskGrid(column: EncodedColumn, direction: 'right' | 'left'): Gr
   );
 }
 
-/** Levels of a mask hierarchy: the longest value's length (at least one). */
+/** Levels of a mask hierarchy: the longest value's length in characters (at least one). */
 export function maskHeight(values: readonly string[]): number {
   let height = 1;
-  for (const v of values) if (v.length > height) height = v.length;
+  for (const v of values) {
+    // A value's characters are at most its code units: only a longer one can raise the height.
+    if (v.length > height) height = Math.max(height, characters(v).length);
+  }
   return height;
+}
+
+/** Printable ASCII: each code unit is a character of its own (the fast path for codes and postcodes). */
+const ASCII = /^[\x20-\x7e]*$/;
+let graphemes: Intl.Segmenter | undefined;
+
+/**
+ * A value's characters as a reader sees them (Unicode grapheme clusters): the value itself when
+ * it is printable ASCII, else its clusters, so that a mask never cuts an emoji's surrogate pair
+ * (leaving U+FFFD in the release) nor leaves an accent without its letter.
+ */
+function characters(value: string): string | string[] {
+  if (ASCII.test(value)) return value;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return Array.from(graphemes.segment(value), (s) => s.segment);
 }
 
 /** Compiles a date format (YYYY, MM, DD and separators) to a pattern capturing year, month, day. */

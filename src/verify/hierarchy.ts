@@ -50,7 +50,7 @@ function heightOf(column: EncodedColumn, spec: Exclude<HierarchySpec, { kind: 'f
       return spec.levels.length + (lastLabels(spec.levels).size > 1 ? 1 : 0);
     case 'mask': {
       let longest = 1;
-      for (const v of column.dictionary) if (v.length > longest) longest = v.length;
+      for (const v of column.dictionary) longest = Math.max(longest, clusters(v).length);
       return longest;
     }
   }
@@ -234,18 +234,30 @@ function writeDecimal(d: Decimal): string {
   return negative && text !== '0' ? `-${text}` : text;
 }
 
-/** Level l hides l characters (from the right or the left); a value with nothing left to show is `*`. */
+/**
+ * Level l hides l characters (from the right or the left), a character being a grapheme
+ * cluster (an emoji, a letter with its accents); a value with nothing left to show is `*`.
+ */
 function maskLabels(value: string, direction: 'right' | 'left', height: number): string[] {
+  const chars = clusters(value);
   const labels: string[] = [];
   for (let hidden = 1; hidden <= height; hidden++) {
-    if (hidden === height || hidden >= value.length) {
+    if (hidden === height || hidden >= chars.length) {
       labels.push('*');
       continue;
     }
-    const kept = direction === 'right' ? value.substring(0, value.length - hidden) : value.substring(hidden);
+    const part = direction === 'right' ? chars.slice(0, chars.length - hidden) : chars.slice(hidden);
+    const kept = typeof part === 'string' ? part : part.join('');
     labels.push(direction === 'right' ? kept + '*'.repeat(hidden) : '*'.repeat(hidden) + kept);
   }
   return labels;
+}
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** A value's grapheme clusters; a value of plain ASCII letters, digits and signs is its own (one per code unit). */
+function clusters(value: string): string | string[] {
+  return /^[ -~]*$/.test(value) ? value : Array.from(segmenter.segment(value), (s) => s.segment);
 }
 
 /** A date in `format` (YYYY, MM, DD and literal separators) labelled at each level, then `*`. */

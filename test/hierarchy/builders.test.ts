@@ -269,6 +269,29 @@ describe('intervals of decimal widths, worked out exactly in decimal', () => {
   });
 });
 
+describe('masking whole characters', () => {
+  it('hides an emoji or a letter with its combining accent as one character, never cutting it', () => {
+    const decomposed = 'e\u0301x';
+    const right = rowsOf(['😀1', '😁2', decomposed, 'ÄÖ', '12'], parseHierarchy({ mask: 'right' }));
+    expect(right.get('😀1')).toEqual(['😀1', '😀*', '*']);
+    expect(right.get(decomposed)).toEqual([decomposed, 'e\u0301*', '*']);
+    expect(right.get('12')).toEqual(['12', '1*', '*']);
+    const left = rowsOf(['😀1', decomposed, '👩‍👩‍👧x'], parseHierarchy({ mask: 'left' }));
+    expect(left.get('😀1')).toEqual(['😀1', '*1', '*']);
+    expect(left.get(decomposed)).toEqual([decomposed, '*x', '*']);
+    expect(left.get('👩‍👩‍👧x')).toEqual(['👩‍👩‍👧x', '*x', '*']);
+    for (const row of [...right.values(), ...left.values()]) {
+      for (const label of row.slice(1)) {
+        // No lone surrogate (written as U+FFFD) and no accent parted from its letter.
+        expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(label)).toBe(
+          false,
+        );
+        expect(label.startsWith('\u0301') || label.includes('*\u0301')).toBe(false);
+      }
+    }
+  });
+});
+
 describe('hierarchy files and the missing value', () => {
   it('adds a row keeping the missing value up to the top when the file has none', () => {
     const path = join(dir, 'sex.csv');

@@ -152,6 +152,15 @@ describe('the verifier reads exactly what float arithmetic and code units got wr
     expect(intervalHolds('>=90', '90')).toBe(true);
     expect(intervalHolds('*', '90')).toBe(false);
   });
+
+  it('masks whole characters as the builder does', () => {
+    const values = ['😀1', '😁2', 'e\u0301x', 'ÄÖ', '12345', '👩‍👩‍👧x', ''];
+    agree(values, { kind: 'mask', direction: 'right' });
+    agree(values, { kind: 'mask', direction: 'left' });
+    expect(
+      byValue(verifierHierarchyRows(column(['😀1']), { kind: 'mask', direction: 'right' })).get('😀1'),
+    ).toEqual(['😀1', '😀*', '*']);
+  });
 });
 
 describe('a builder that labels a value wrongly fails the release', () => {
