@@ -282,13 +282,23 @@ function characters(value: string): string | string[] {
   return Array.from(graphemes.segment(value), (s) => s.segment);
 }
 
-/** Compiles a date format (YYYY, MM, DD and separators) to a pattern capturing year, month, day. */
+/** Whether a date format has two fields with no separator between them (`YYYYMMDD`, `DDMMYYYY`). */
+function joinsFields(format: string): boolean {
+  return /(YYYY|MM|DD)(YYYY|MM|DD)/.test(format);
+}
+
+/**
+ * Compiles a date format (YYYY, MM, DD and separators) to a pattern capturing year, month, day.
+ * A month or day takes one or two digits between separators (`2021-3-5`), and exactly two next
+ * to another field: `2020111` under `YYYYMMDD` is as much 2020-11-1 as 2020-1-11.
+ */
 function datePattern(format: string): { re: RegExp; order: ('YYYY' | 'MM' | 'DD')[] } {
   const order: ('YYYY' | 'MM' | 'DD')[] = [];
-  const source = format.replace(/YYYY|MM|DD|[^YMD]/g, (token) => {
+  const source = format.replace(/YYYY|MM|DD|[^YMD]/g, (token, at: number) => {
     if (token === 'YYYY' || token === 'MM' || token === 'DD') {
       order.push(token);
-      return token === 'YYYY' ? '(\\d{4})' : '(\\d{1,2})';
+      const joined = /[YMD]/.test(format[at - 1] ?? '') || /[YMD]/.test(format[at + token.length] ?? '');
+      return token === 'YYYY' ? '(\\d{4})' : joined ? '(\\d{2})' : '(\\d{1,2})';
     }
     return token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   });
@@ -359,9 +369,15 @@ export function dateGrid(
     (count, place) => {
       throw new HierarchyError(
         'E_HIERARCHY_DATE',
-        `column '${column.name}': ${distinct(count)} not a date in the format '${format}' of its date builder (the first in ${place})`,
-        'fix the values, or set "date" to the format the column uses (YYYY, MM and DD with separators, e.g. "DD/MM/YYYY"); ' +
-          "an Excel workbook's date cells read as YYYY-MM-DD, whatever format the sheet shows them in",
+        `column '${column.name}': ${distinct(count)} not a date in the format '${format}' of its date builder (the first in ${place})` +
+          (joinsFields(format)
+            ? `; a format without separators takes only dates of its full length (${format.length} characters)`
+            : ''),
+        (joinsFields(format)
+          ? 'pad months and days to two digits (2020-01-11 as 20200111: a shorter value can be read two ways), ' +
+            'or write the dates with separators and set "date" to that format (e.g. "YYYY-MM-DD"); or fix the values'
+          : 'fix the values, or set "date" to the format the column uses (YYYY, MM and DD with separators, e.g. "DD/MM/YYYY")') +
+          "; an Excel workbook's date cells read as YYYY-MM-DD, whatever format the sheet shows them in",
       );
     },
     rows,

@@ -289,8 +289,10 @@ function parseDate(text: string, format: string): [number, number, number] | und
       continue;
     }
     const digits = /^\d*/.exec(text.slice(at))![0].length;
-    // The year takes four digits; a month or day one or two (two when two are there).
-    const taken = token === 'YYYY' ? 4 : Math.min(2, digits);
+    // The year takes four digits; a month or day one or two (two when two are there), and
+    // exactly two when another field touches it (YYYYMMDD): a shorter date reads two ways.
+    const touches = /[YMD]/.test(format[f - 1] ?? '') || /[YMD]/.test(format[f + token.length] ?? '');
+    const taken = token === 'YYYY' || touches ? token.length : Math.min(2, digits);
     if (taken === 0 || digits < taken) return undefined;
     found[token] = Number(text.slice(at, at + taken));
     at += taken;

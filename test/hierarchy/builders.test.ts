@@ -292,6 +292,30 @@ describe('masking whole characters', () => {
   });
 });
 
+describe('dates without separators', () => {
+  it('takes only values of the format’s full length, refusing a shorter one by its row, never its value', () => {
+    const spec = parseHierarchy({ date: 'YYYYMMDD', levels: ['month'] });
+    expect(rowsOf(['20200111', '20201101'], spec).get('20200111')).toEqual(['20200111', '2020-01', '*']);
+    const e = thrown(() => rowsOf(['20201101', '2020111', '20200111'], spec));
+    expect(e.message).toBe(
+      "column 'c': 1 distinct value is not a date in the format 'YYYYMMDD' of its date builder (the first in row 3); " +
+        'a format without separators takes only dates of its full length (8 characters)',
+    );
+    expect(e.message).not.toContain('2020111');
+    expect(e.hint).toMatch(/pad months and days to two digits.*separators/);
+    expect(() => rowsOf(['1112020'], parseHierarchy({ date: 'DDMMYYYY' }))).toThrow(/full length/);
+  });
+
+  it('still reads a one-digit month or day between separators', () => {
+    const rows = rowsOf(
+      ['2020-1-11', '2020-11-1'],
+      parseHierarchy({ date: 'YYYY-MM-DD', levels: ['month'] }),
+    );
+    expect(rows.get('2020-1-11')).toEqual(['2020-1-11', '2020-01', '*']);
+    expect(rows.get('2020-11-1')).toEqual(['2020-11-1', '2020-11', '*']);
+  });
+});
+
 describe('hierarchy files and the missing value', () => {
   it('adds a row keeping the missing value up to the top when the file has none', () => {
     const path = join(dir, 'sex.csv');

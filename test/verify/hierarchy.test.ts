@@ -161,6 +161,19 @@ describe('the verifier reads exactly what float arithmetic and code units got wr
       byValue(verifierHierarchyRows(column(['😀1']), { kind: 'mask', direction: 'right' })).get('😀1'),
     ).toEqual(['😀1', '😀*', '*']);
   });
+
+  it('cannot place an unpadded date of a format without separators, as the builder refuses it', () => {
+    // 2020111 is 2020-11-1 or 2020-01-11.
+    const dates = byValue(
+      verifierHierarchyRows(column(['2020111', '20200111']), {
+        kind: 'date',
+        format: 'YYYYMMDD',
+        levels: ['month'],
+      }),
+    );
+    expect(dates.get('2020111')).toEqual(['2020111', '*', '*']);
+    expect(dates.get('20200111')).toEqual(['20200111', '2020-01', '*']);
+  });
 });
 
 describe('a builder that labels a value wrongly fails the release', () => {
