@@ -8,6 +8,7 @@
 import { columnRows, type EncodedColumn, isMissing, type RowNames } from '../data/table.ts';
 import { HierarchyError } from '../errors.ts';
 import type { DateLevel } from '../release-spec/spec.ts';
+import { commonScale, formatUnits, unitsAtOrBelow } from '../util/decimal.ts';
 
 /** Rows of a hierarchy as strings: `rows[r] = [value, level1, …, top]`. */
 export type Rows = string[][];
@@ -161,7 +162,9 @@ function distinct(count: number): string {
 /**
  * Numeric intervals `[lo,hi)` of growing widths, then `*`. With bottom/top coding, values
  * below `bottom` become `<bottom` and values at or above `top` become `>=top` at every level
- * below the top, and intervals are clipped to [bottom, top).
+ * below the top, and intervals are clipped to [bottom, top). Worked out in whole units of the
+ * settings' finest decimal (src/util/decimal.ts), from each value's text: a float division
+ * puts `0.3` in `[0.25,0.3)` at width 0.05.
  */
 export function intervalGrid(
   column: EncodedColumn,
@@ -170,17 +173,29 @@ export function intervalGrid(
   top: number | undefined,
   rows: RowNames = columnRows,
 ): Grid {
+  // At this scale every setting is whole, so a value rounded down to it lands in the same intervals.
+  const scale = commonScale([...widths, bottom, top]);
+  const units = (n: number) => unitsAtOrBelow(String(n), scale)!;
+  const w = widths.map(units);
+  const b = bottom === undefined ? undefined : units(bottom);
+  const t = top === undefined ? undefined : units(top);
+  const below = `<${b === undefined ? '' : formatUnits(b, scale)}`;
+  const above = `>=${t === undefined ? '' : formatUnits(t, scale)}`;
   const build = (value: string, row: Int32Array, grid: GridWriter): boolean => {
-    const x = Number(value);
-    if (!Number.isFinite(x)) return false;
-    for (const [i, w] of widths.entries()) {
-      const lo = Math.floor(x / w) * w;
+    const x = unitsAtOrBelow(value, scale);
+    if (x === undefined) return false;
+    const coded = b !== undefined && x < b ? below : t !== undefined && x >= t ? above : undefined;
+    for (let i = 0; i < w.length; i++) {
+      if (coded !== undefined) {
+        row[i + 1] = grid.code(coded);
+        continue;
+      }
+      const width = w[i]!;
+      const rest = x % width;
+      const lo = x - (rest < 0n ? rest + width : rest);
+      const hi = lo + width;
       row[i + 1] = grid.code(
-        bottom !== undefined && x < bottom
-          ? `<${bottom}`
-          : top !== undefined && x >= top
-            ? `>=${top}`
-            : `[${Math.max(lo, bottom ?? lo)},${Math.min(lo + w, top ?? lo + w)})`,
+        `[${formatUnits(b !== undefined && b > lo ? b : lo, scale)},${formatUnits(t !== undefined && t < hi ? t : hi, scale)})`,
       );
     }
     row[widths.length + 1] = grid.code('*');
@@ -204,23 +219,29 @@ export function intervalGrid(
 
 /**
  * Masking: right `47906` → `4790*` → `479**` → … → `*`; left `47906` → `*7906` → … → `*`.
- * A label's next level follows from the label alone, so each label is masked once.
+ * A label's next level follows from the label alone, so each label is masked once. A mask
+ * hides whole characters as a reader sees them (`characters`): an emoji, or a letter with its
+ * accents, is one `*`.
  */
 export function maskGrid(column: EncodedColumn, direction: 'right' | 'left'): Grid {
   const height = maskHeight(column.dictionary);
   /** next[l].get(code of a level-l label) = the code of its label at level l + 1. */
   const next = Array.from({ length: height }, () => new Map<number, number>());
-  const mask = (v: string, level: number) => {
-    if (level >= v.length || level === height) return '*';
+  const mask = (chars: string | string[], level: number) => {
+    const n = chars.length;
+    if (level >= n || level === height) return '*';
+    const kept = direction === 'right' ? chars.slice(0, n - level) : chars.slice(level);
+    const text = typeof kept === 'string' ? kept : kept.join('');
     const stars = '*'.repeat(level);
-    return direction === 'right' ? v.slice(0, v.length - level) + stars : stars + v.slice(level);
+    return direction === 'right' ? text + stars : stars + text;
   };
   const build = (value: string, row: Int32Array, grid: GridWriter): boolean => {
-    row[1] = grid.code(mask(value, 1));
+    const chars = characters(value);
+    row[1] = grid.code(mask(chars, 1));
     for (let l = 1; l < height; l++) {
       const below = row[l]!;
       let above = next[l]!.get(below);
-      if (above === undefined) next[l]!.set(below, (above = grid.code(mask(value, l + 1))));
+      if (above === undefined) next[l]!.set(below, (above = grid.code(mask(chars, l + 1))));
       row[l + 1] = above;
     }
     return true;
@@ -236,20 +257,48 @@ export function maskGrid(column: EncodedColumn, direction: 'right' | 'left'): Gr
   );
 }
 
-/** Levels of a mask hierarchy: the longest value's length (at least one). */
+/** Levels of a mask hierarchy: the longest value's length in characters (at least one). */
 export function maskHeight(values: readonly string[]): number {
   let height = 1;
-  for (const v of values) if (v.length > height) height = v.length;
+  for (const v of values) {
+    // A value's characters are at most its code units: only a longer one can raise the height.
+    if (v.length > height) height = Math.max(height, characters(v).length);
+  }
   return height;
 }
 
-/** Compiles a date format (YYYY, MM, DD and separators) to a pattern capturing year, month, day. */
+/** Printable ASCII: each code unit is a character of its own (the fast path for codes and postcodes). */
+const ASCII = /^[\x20-\x7e]*$/;
+let graphemes: Intl.Segmenter | undefined;
+
+/**
+ * A value's characters as a reader sees them (Unicode grapheme clusters): the value itself when
+ * it is printable ASCII, else its clusters, so that a mask never cuts an emoji's surrogate pair
+ * (leaving U+FFFD in the release) nor leaves an accent without its letter.
+ */
+function characters(value: string): string | string[] {
+  if (ASCII.test(value)) return value;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return Array.from(graphemes.segment(value), (s) => s.segment);
+}
+
+/** Whether a date format has two fields with no separator between them (`YYYYMMDD`, `DDMMYYYY`). */
+function joinsFields(format: string): boolean {
+  return /(YYYY|MM|DD)(YYYY|MM|DD)/.test(format);
+}
+
+/**
+ * Compiles a date format (YYYY, MM, DD and separators) to a pattern capturing year, month, day.
+ * A month or day takes one or two digits between separators (`2021-3-5`), and exactly two next
+ * to another field: `2020111` under `YYYYMMDD` is as much 2020-11-1 as 2020-1-11.
+ */
 function datePattern(format: string): { re: RegExp; order: ('YYYY' | 'MM' | 'DD')[] } {
   const order: ('YYYY' | 'MM' | 'DD')[] = [];
-  const source = format.replace(/YYYY|MM|DD|[^YMD]/g, (token) => {
+  const source = format.replace(/YYYY|MM|DD|[^YMD]/g, (token, at: number) => {
     if (token === 'YYYY' || token === 'MM' || token === 'DD') {
       order.push(token);
-      return token === 'YYYY' ? '(\\d{4})' : '(\\d{1,2})';
+      const joined = /[YMD]/.test(format[at - 1] ?? '') || /[YMD]/.test(format[at + token.length] ?? '');
+      return token === 'YYYY' ? '(\\d{4})' : joined ? '(\\d{2})' : '(\\d{1,2})';
     }
     return token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   });
@@ -320,9 +369,15 @@ export function dateGrid(
     (count, place) => {
       throw new HierarchyError(
         'E_HIERARCHY_DATE',
-        `column '${column.name}': ${distinct(count)} not a date in the format '${format}' of its date builder (the first in ${place})`,
-        'fix the values, or set "date" to the format the column uses (YYYY, MM and DD with separators, e.g. "DD/MM/YYYY"); ' +
-          "an Excel workbook's date cells read as YYYY-MM-DD, whatever format the sheet shows them in",
+        `column '${column.name}': ${distinct(count)} not a date in the format '${format}' of its date builder (the first in ${place})` +
+          (joinsFields(format)
+            ? `; a format without separators takes only dates of its full length (${format.length} characters)`
+            : ''),
+        (joinsFields(format)
+          ? 'pad months and days to two digits (2020-01-11 as 20200111: a shorter value can be read two ways), ' +
+            'or write the dates with separators and set "date" to that format (e.g. "YYYY-MM-DD"); or fix the values'
+          : 'fix the values, or set "date" to the format the column uses (YYYY, MM and DD with separators, e.g. "DD/MM/YYYY")') +
+          "; an Excel workbook's date cells read as YYYY-MM-DD, whatever format the sheet shows them in",
       );
     },
     rows,

@@ -15,6 +15,7 @@ import {
 } from '../catalogue/l-diversity.ts';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import { HierarchyError, InputError, SpecError } from '../errors.ts';
+import { isDecimalMultiple } from '../util/decimal.ts';
 import { MIN_SAMPLING_FRACTION } from '../util/limits.ts';
 import { nearest } from '../util/nearest.ts';
 import { allNumbers } from '../util/numbers.ts';
@@ -1146,7 +1147,8 @@ function parseHierarchy(raw: unknown, where: string, field: string, inside: Path
       const ok =
         widths.length > 0 &&
         widths.every(
-          (w, i) => typeof w === 'number' && w > 0 && (i === 0 || w % (widths[i - 1] as number) === 0),
+          (w, i) =>
+            typeof w === 'number' && w > 0 && (i === 0 || isDecimalMultiple(w, widths[i - 1] as number)),
         );
       if (!ok) {
         bad(

@@ -10,6 +10,7 @@
  */
 import { readHierarchyCells } from '../data/hierarchy-file.ts';
 import { type EncodedColumn, isMissing } from '../data/table.ts';
+import { VerificationError } from '../errors.ts';
 import type { DateLevel, HierarchySpec } from '../release-spec/spec.ts';
 import { PerDictionary } from '../util/per-dictionary.ts';
 
@@ -21,9 +22,10 @@ export function verifierHierarchyRows(column: EncodedColumn, spec: HierarchySpec
   // The same for every shard of one input (frozen: each caller reads the one kept).
   return builtRows.get(JSON.stringify(spec), column.dictionary, () => {
     const height = heightOf(column, spec);
+    const labelsAbove = labeller(spec, height);
     const top = spec.kind === 'groups' ? groupsTop(spec.levels) : '*';
     const rows = column.dictionary.map((value) => {
-      const above = isMissing(value) ? undefined : labelsAbove(value, spec, height);
+      const above = isMissing(value) ? undefined : labelsAbove(value);
       // A missing value stays itself below the top; an unplaceable one is `*` all the way up.
       const filler = isMissing(value) ? value : '*';
       return Object.freeze(
@@ -48,64 +50,214 @@ function heightOf(column: EncodedColumn, spec: Exclude<HierarchySpec, { kind: 'f
       return spec.levels.length + (lastLabels(spec.levels).size > 1 ? 1 : 0);
     case 'mask': {
       let longest = 1;
-      for (const v of column.dictionary) if (v.length > longest) longest = v.length;
+      for (const v of column.dictionary) longest = Math.max(longest, clusters(v).length);
       return longest;
     }
   }
 }
 
-function labelsAbove(
-  value: string,
+/** A value's labels above it, or undefined when this reading cannot place it. */
+function labeller(
   spec: Exclude<HierarchySpec, { kind: 'file' }>,
   height: number,
-): string[] | undefined {
+): (value: string) => string[] | undefined {
   switch (spec.kind) {
     case 'intervals':
-      return intervalLabels(value, spec.widths, spec.bottom, spec.top);
+      return intervalReader(spec.widths, spec.bottom, spec.top);
     case 'mask':
-      return maskLabels(value, spec.direction, height);
+      return (value) => maskLabels(value, spec.direction, height);
     case 'date':
-      return dateLabels(value, spec.format, spec.levels);
+      return (value) => dateLabels(value, spec.format, spec.levels);
     case 'groups':
-      return groupLabels(value, spec.levels);
+      return (value) => groupLabels(value, spec.levels);
   }
 }
 
-/** `[lo,hi)` per width (lo a multiple of the width), clipped to [bottom, top); `<bottom`, `>=top` outside. */
-function intervalLabels(
-  value: string,
+/**
+ * `[lo,hi)` per width (lo a multiple of the width), clipped to [bottom, top); `<bottom`, `>=top`
+ * outside. Worked out exactly on the value's decimal text; then each label is checked to hold
+ * the value, by comparison with the bounds read back from the label's text, so that a label
+ * arithmetic gets wrong (a float division puts 0.3 in [0.25,0.3) at width 0.05) fails here.
+ */
+function intervalReader(
   widths: readonly number[],
   bottom: number | undefined,
   top: number | undefined,
-): string[] | undefined {
-  const x = Number(value);
-  if (!Number.isFinite(x)) return undefined;
-  let label: (w: number) => string;
-  if (bottom !== undefined && x < bottom) label = () => `<${bottom}`;
-  else if (top !== undefined && x >= top) label = () => `>=${top}`;
-  else {
-    label = (w) => {
-      const start = w * Math.floor(x / w);
-      const lo = bottom === undefined ? start : Math.max(bottom, start);
-      const hi = top === undefined ? start + w : Math.min(top, start + w);
-      return `[${lo},${hi})`;
-    };
-  }
-  return [...widths.map(label), '*'];
+): (value: string) => string[] | undefined {
+  const spec = (n: number) => exactDecimal(String(n))!;
+  const b = bottom === undefined ? undefined : spec(bottom);
+  const t = top === undefined ? undefined : spec(top);
+  const ws = widths.map(spec);
+  const belowLabel = b && `<${writeDecimal(b)}`;
+  const aboveLabel = t && `>=${writeDecimal(t)}`;
+  const bounds = new Map<string, [Decimal | undefined, Decimal | undefined]>();
+  const boundsOf = (label: string) => {
+    let found = bounds.get(label);
+    if (!found) bounds.set(label, (found = labelBounds(label)));
+    return found;
+  };
+  return (value) => {
+    const x = exactDecimal(value);
+    if (!x) return undefined;
+    let labels: string[];
+    if (b && compareDecimals(x, b) < 0) labels = ws.map(() => belowLabel!);
+    else if (t && compareDecimals(x, t) >= 0) labels = ws.map(() => aboveLabel!);
+    else {
+      labels = ws.map((w) => {
+        const start = multipleAtOrBelow(x, w);
+        const end = decimal(start.digits + w.digits * pow10(w.exponent - start.exponent), start.exponent);
+        const lo = b && compareDecimals(b, start) > 0 ? b : start;
+        const hi = t && compareDecimals(t, end) < 0 ? t : end;
+        return `[${writeDecimal(lo)},${writeDecimal(hi)})`;
+      });
+    }
+    for (const label of labels) {
+      const [lo, hi] = boundsOf(label);
+      if (
+        (lo === undefined && hi === undefined) ||
+        (lo && compareDecimals(lo, x) > 0) ||
+        (hi && compareDecimals(x, hi) >= 0)
+      ) {
+        throw new VerificationError(
+          'E_VERIFY',
+          'verification failed, nothing was published: an interval of a hierarchy builder does not hold a value it generalizes',
+          'this is a bug in ppdp: please report it with the spec (not the data)',
+        );
+      }
+    }
+    return [...labels, '*'];
+  };
 }
 
-/** Level l hides l characters (from the right or the left); a value with nothing left to show is `*`. */
+/**
+ * The bounds a label `[lo,hi)`, `<b` or `>=t` reads as, from its text alone: [lo, hi) with an
+ * open end undefined; both undefined when it is no interval label.
+ */
+function labelBounds(label: string): [Decimal | undefined, Decimal | undefined] {
+  const range = /^\[([^,]+),([^)]+)\)$/.exec(label);
+  if (range) {
+    const lo = exactDecimal(range[1]!);
+    const hi = exactDecimal(range[2]!);
+    return lo && hi ? [lo, hi] : [undefined, undefined];
+  }
+  if (label.startsWith('>=')) return [exactDecimal(label.slice(2)), undefined];
+  if (label.startsWith('<')) return [undefined, exactDecimal(label.slice(1))];
+  return [undefined, undefined];
+}
+
+/** Whether interval label `label` holds the number `value` (its text), read from the label alone. */
+export function intervalHolds(label: string, value: string): boolean {
+  const x = exactDecimal(value);
+  const [lo, hi] = labelBounds(label);
+  if (!x || (lo === undefined && hi === undefined)) return false;
+  return !(lo && compareDecimals(lo, x) > 0) && !(hi && compareDecimals(x, hi) >= 0);
+}
+
+/** A decimal `digits × 10^exponent`, exactly as written. */
+interface Decimal {
+  readonly digits: bigint;
+  readonly exponent: number;
+}
+
+function decimal(digits: bigint, exponent: number): Decimal {
+  return { digits, exponent };
+}
+
+/** Digits of a decimal's magnitude (0 for zero): with its exponent, its order of magnitude. */
+function digitCount(d: Decimal): number {
+  return d.digits === 0n ? 0 : (d.digits < 0n ? -d.digits : d.digits).toString().length;
+}
+
+const powers: bigint[] = [];
+/** 10^k, kept for the small k that aligning exponents needs over and over. */
+function pow10(k: number): bigint {
+  if (k > 64) return 10n ** BigInt(k);
+  let p = powers[k];
+  if (p === undefined) powers[k] = p = 10n ** BigInt(k);
+  return p;
+}
+
+/** The exact decimal a number's text is (as Number() reads it), or undefined if not a finite number. */
+function exactDecimal(text: string): Decimal | undefined {
+  const n = Number(text);
+  if (!Number.isFinite(n)) return undefined;
+  const pattern = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+  const m = pattern.exec(text.trim()) ?? pattern.exec(String(n))!;
+  const magnitude = BigInt(`${m[2] ?? ''}${m[3] ?? ''}` || '0');
+  return decimal(m[1] === '-' ? -magnitude : magnitude, Number(m[4] ?? 0) - (m[3] ?? '').length);
+}
+
+/** Sign of a − b, by orders of magnitude first, so that a far exponent makes no huge number. */
+function compareDecimals(a: Decimal, b: Decimal): number {
+  const sa = a.digits > 0n ? 1 : a.digits < 0n ? -1 : 0;
+  const sb = b.digits > 0n ? 1 : b.digits < 0n ? -1 : 0;
+  if (sa !== sb || sa === 0) return sa - sb;
+  // Exponents far apart: the orders of magnitude decide unless equal (aligning could be huge).
+  if (Math.abs(a.exponent - b.exponent) > 64) {
+    const orderA = digitCount(a) + a.exponent;
+    const orderB = digitCount(b) + b.exponent;
+    if (orderA !== orderB) return orderA > orderB ? sa : -sa;
+  }
+  const e = Math.min(a.exponent, b.exponent);
+  const ua = a.digits * pow10(a.exponent - e);
+  const ub = b.digits * pow10(b.exponent - e);
+  return ua === ub ? 0 : ua > ub ? 1 : -1;
+}
+
+/** The largest multiple of `w` (w > 0) at or below `x`, at w's exponent or finer. */
+function multipleAtOrBelow(x: Decimal, w: Decimal): Decimal {
+  const e = Math.min(w.exponent, 0);
+  const unit = w.digits * pow10(w.exponent - e);
+  // x in units of 10^e, rounded down: the digits below 10^e cannot move it past a multiple of w.
+  let scaled: bigint;
+  if (x.exponent >= e) scaled = x.digits * pow10(x.exponent - e);
+  else if (e - x.exponent > 64 && digitCount(x) + x.exponent <= e) scaled = x.digits < 0n ? -1n : 0n;
+  else {
+    const p = pow10(e - x.exponent);
+    scaled = x.digits / p - (x.digits < 0n && x.digits % p !== 0n ? 1n : 0n);
+  }
+  const q = scaled / unit - (scaled < 0n && scaled % unit !== 0n ? 1n : 0n);
+  return decimal(q * unit, e);
+}
+
+/** A decimal's plain text, without trailing zeros or exponent: `0.25`, `-30`. */
+function writeDecimal(d: Decimal): string {
+  const negative = d.digits < 0n;
+  let text = (negative ? -d.digits : d.digits).toString();
+  if (d.exponent >= 0) text = d.digits === 0n ? '0' : text + '0'.repeat(d.exponent);
+  else {
+    const padded = text.padStart(1 - d.exponent, '0');
+    const point = padded.length + d.exponent;
+    const fraction = padded.slice(point).replace(/0+$/, '');
+    text = padded.slice(0, point) + (fraction ? `.${fraction}` : '');
+  }
+  return negative && text !== '0' ? `-${text}` : text;
+}
+
+/**
+ * Level l hides l characters (from the right or the left), a character being a grapheme
+ * cluster (an emoji, a letter with its accents); a value with nothing left to show is `*`.
+ */
 function maskLabels(value: string, direction: 'right' | 'left', height: number): string[] {
+  const chars = clusters(value);
   const labels: string[] = [];
   for (let hidden = 1; hidden <= height; hidden++) {
-    if (hidden === height || hidden >= value.length) {
+    if (hidden === height || hidden >= chars.length) {
       labels.push('*');
       continue;
     }
-    const kept = direction === 'right' ? value.substring(0, value.length - hidden) : value.substring(hidden);
+    const part = direction === 'right' ? chars.slice(0, chars.length - hidden) : chars.slice(hidden);
+    const kept = typeof part === 'string' ? part : part.join('');
     labels.push(direction === 'right' ? kept + '*'.repeat(hidden) : '*'.repeat(hidden) + kept);
   }
   return labels;
+}
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** A value's grapheme clusters; a value of plain ASCII letters, digits and signs is its own (one per code unit). */
+function clusters(value: string): string | string[] {
+  return /^[ -~]*$/.test(value) ? value : Array.from(segmenter.segment(value), (s) => s.segment);
 }
 
 /** A date in `format` (YYYY, MM, DD and literal separators) labelled at each level, then `*`. */
@@ -137,8 +289,10 @@ function parseDate(text: string, format: string): [number, number, number] | und
       continue;
     }
     const digits = /^\d*/.exec(text.slice(at))![0].length;
-    // The year takes four digits; a month or day one or two (two when two are there).
-    const taken = token === 'YYYY' ? 4 : Math.min(2, digits);
+    // The year takes four digits; a month or day one or two (two when two are there), and
+    // exactly two when another field touches it (YYYYMMDD): a shorter date reads two ways.
+    const touches = /[YMD]/.test(format[f - 1] ?? '') || /[YMD]/.test(format[f + token.length] ?? '');
+    const taken = token === 'YYYY' || touches ? token.length : Math.min(2, digits);
     if (taken === 0 || digits < taken) return undefined;
     found[token] = Number(text.slice(at, at + taken));
     at += taken;

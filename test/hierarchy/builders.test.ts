@@ -185,6 +185,137 @@ describe('intervals with top and bottom coding', () => {
   });
 });
 
+describe('intervals of decimal widths, worked out exactly in decimal', () => {
+  it('puts each value in the interval that holds it, labelled with plain decimals', () => {
+    const rows = rowsOf(
+      ['0.3', '0.31', '4.35', '4.36', '0.6', '-0.3', '-0.31', '1.50', '1e-1'],
+      parseHierarchy({ intervals: [0.05] }),
+    );
+    expect(rows.get('0.3')).toEqual(['0.3', '[0.3,0.35)', '*']);
+    expect(rows.get('0.31')).toEqual(['0.31', '[0.3,0.35)', '*']);
+    expect(rows.get('4.35')).toEqual(['4.35', '[4.35,4.4)', '*']);
+    expect(rows.get('4.36')).toEqual(['4.36', '[4.35,4.4)', '*']);
+    expect(rows.get('0.6')).toEqual(['0.6', '[0.6,0.65)', '*']);
+    expect(rows.get('-0.3')).toEqual(['-0.3', '[-0.3,-0.25)', '*']);
+    expect(rows.get('-0.31')).toEqual(['-0.31', '[-0.35,-0.3)', '*']);
+    expect(rows.get('1.50')).toEqual(['1.50', '[1.5,1.55)', '*']);
+    expect(rows.get('1e-1')).toEqual(['1e-1', '[0.1,0.15)', '*']);
+    const nested = rowsOf(['0.6', '0.15', '4.35', '1.0'], parseHierarchy({ intervals: [0.1, 0.2] }));
+    expect(nested.get('0.6')).toEqual(['0.6', '[0.6,0.7)', '[0.6,0.8)', '*']);
+    expect(nested.get('0.15')).toEqual(['0.15', '[0.1,0.2)', '[0,0.2)', '*']);
+    expect(nested.get('4.35')).toEqual(['4.35', '[4.3,4.4)', '[4.2,4.4)', '*']);
+    expect(nested.get('1.0')).toEqual(['1.0', '[1,1.1)', '[1,1.2)', '*']);
+  });
+
+  it('reads a value as written, not as the nearest float', () => {
+    // Both read as the float 0.3; the first is just below 0.3.
+    const rows = rowsOf(
+      ['0.29999999999999999', '0.30000000000000001'],
+      parseHierarchy({ intervals: [0.05] }),
+    );
+    expect(rows.get('0.29999999999999999')).toEqual(['0.29999999999999999', '[0.25,0.3)', '*']);
+    expect(rows.get('0.30000000000000001')).toEqual(['0.30000000000000001', '[0.3,0.35)', '*']);
+  });
+
+  it('codes decimal bottom and top, clipping the intervals to them', () => {
+    const spec = parseHierarchy({ intervals: [0.5], bottom: 0.1, top: 2.25 });
+    const rows = rowsOf(['0.05', '0.1', '0.7', '2.2', '2.25'], spec);
+    expect(rows.get('0.05')).toEqual(['0.05', '<0.1', '*']);
+    expect(rows.get('0.1')).toEqual(['0.1', '[0.1,0.5)', '*']);
+    expect(rows.get('0.7')).toEqual(['0.7', '[0.5,1)', '*']);
+    expect(rows.get('2.2')).toEqual(['2.2', '[2,2.25)', '*']);
+    expect(rows.get('2.25')).toEqual(['2.25', '>=2.25', '*']);
+  });
+
+  it('takes a width that is a whole multiple of the one before in decimal, and refuses one that is not', () => {
+    expect(parseHierarchy({ intervals: [0.1, 0.3] })).toMatchObject({ widths: [0.1, 0.3] });
+    expect(parseHierarchy({ intervals: [0.05, 0.1, 0.3, 0.6] })).toMatchObject({
+      widths: [0.05, 0.1, 0.3, 0.6],
+    });
+    expect(() => parseHierarchy({ intervals: [0.1, 0.25] })).toThrow(/each a multiple of the one before/);
+    expect(() => parseHierarchy({ intervals: [5, 7] })).toThrow(/each a multiple of the one before/);
+  });
+
+  it('releases three classes of three at level 1 where float intervals split them and left only *', async () => {
+    const d = join(dir, 'decimal-release');
+    mkdirSync(d, { recursive: true });
+    writeFileSync(
+      join(d, 't.csv'),
+      'id;x\n1;0.3\n2;0.31\n3;0.32\n4;0.6\n5;0.61\n6;0.62\n7;4.35\n8;4.36\n9;4.37\n',
+    );
+    writeFileSync(
+      join(d, 'release.json'),
+      JSON.stringify({
+        input: 't.csv',
+        attributes: {
+          id: { type: 'identifying' },
+          x: { type: 'quasi-identifying', hierarchy: { intervals: [0.05] } },
+        },
+        privacy: [{ model: 'k-anonymity', k: 3 }],
+        method: { name: 'generalization', maxSuppression: 0.5 },
+      }),
+    );
+    await releaseTo(join(d, 'release.json'), join(d, 'out'));
+    const released = readFileSync(join(d, 'out', 'data.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .sort();
+    expect(released).toEqual([
+      ...Array(3).fill('[0.3,0.35)'),
+      ...Array(3).fill('[0.6,0.65)'),
+      ...Array(3).fill('[4.35,4.4)'),
+    ]);
+  });
+});
+
+describe('masking whole characters', () => {
+  it('hides an emoji or a letter with its combining accent as one character, never cutting it', () => {
+    const decomposed = 'e\u0301x';
+    const right = rowsOf(['😀1', '😁2', decomposed, 'ÄÖ', '12'], parseHierarchy({ mask: 'right' }));
+    expect(right.get('😀1')).toEqual(['😀1', '😀*', '*']);
+    expect(right.get(decomposed)).toEqual([decomposed, 'e\u0301*', '*']);
+    expect(right.get('12')).toEqual(['12', '1*', '*']);
+    const left = rowsOf(['😀1', decomposed, '👩‍👩‍👧x'], parseHierarchy({ mask: 'left' }));
+    expect(left.get('😀1')).toEqual(['😀1', '*1', '*']);
+    expect(left.get(decomposed)).toEqual([decomposed, '*x', '*']);
+    expect(left.get('👩‍👩‍👧x')).toEqual(['👩‍👩‍👧x', '*x', '*']);
+    for (const row of [...right.values(), ...left.values()]) {
+      for (const label of row.slice(1)) {
+        // No lone surrogate (written as U+FFFD) and no accent parted from its letter.
+        expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(label)).toBe(
+          false,
+        );
+        expect(label.startsWith('\u0301') || label.includes('*\u0301')).toBe(false);
+      }
+    }
+  });
+});
+
+describe('dates without separators', () => {
+  it('takes only values of the format’s full length, refusing a shorter one by its row, never its value', () => {
+    const spec = parseHierarchy({ date: 'YYYYMMDD', levels: ['month'] });
+    expect(rowsOf(['20200111', '20201101'], spec).get('20200111')).toEqual(['20200111', '2020-01', '*']);
+    const e = thrown(() => rowsOf(['20201101', '2020111', '20200111'], spec));
+    expect(e.message).toBe(
+      "column 'c': 1 distinct value is not a date in the format 'YYYYMMDD' of its date builder (the first in row 3); " +
+        'a format without separators takes only dates of its full length (8 characters)',
+    );
+    expect(e.message).not.toContain('2020111');
+    expect(e.hint).toMatch(/pad months and days to two digits.*separators/);
+    expect(() => rowsOf(['1112020'], parseHierarchy({ date: 'DDMMYYYY' }))).toThrow(/full length/);
+  });
+
+  it('still reads a one-digit month or day between separators', () => {
+    const rows = rowsOf(
+      ['2020-1-11', '2020-11-1'],
+      parseHierarchy({ date: 'YYYY-MM-DD', levels: ['month'] }),
+    );
+    expect(rows.get('2020-1-11')).toEqual(['2020-1-11', '2020-01', '*']);
+    expect(rows.get('2020-11-1')).toEqual(['2020-11-1', '2020-11', '*']);
+  });
+});
+
 describe('hierarchy files and the missing value', () => {
   it('adds a row keeping the missing value up to the top when the file has none', () => {
     const path = join(dir, 'sex.csv');

@@ -15,7 +15,7 @@ import { hierarchyRows } from '../../src/hierarchy/hierarchy.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { type HierarchySpec, loadSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
-import { verifierHierarchyRows } from '../../src/verify/hierarchy.ts';
+import { intervalHolds, verifierHierarchyRows } from '../../src/verify/hierarchy.ts';
 import { verifierFor } from '../../src/verify/index.ts';
 import { buildGeneralizationInMemory, stageBuilt } from '../helpers/release.ts';
 
@@ -106,6 +106,73 @@ describe('the verifier reads every hierarchy as the builders build it', () => {
     const path = join(dir, 'h.csv');
     writeFileSync(path, '\uFEFFa;x;*\r\nb;x;*\r\nc;y;*\r\n');
     agree(['a', 'b', 'c', ''], { kind: 'file', path });
+  });
+});
+
+describe('the verifier reads exactly what float arithmetic and code units got wrong', () => {
+  it('places decimals in the intervals that hold them, with plain decimal labels', () => {
+    const rows = byValue(
+      verifierHierarchyRows(column(['0.3', '0.31', '4.35', '-0.31', '0.6']), {
+        kind: 'intervals',
+        widths: [0.05, 0.1],
+      }),
+    );
+    expect(rows.get('0.3')).toEqual(['0.3', '[0.3,0.35)', '[0.3,0.4)', '*']);
+    expect(rows.get('0.31')).toEqual(['0.31', '[0.3,0.35)', '[0.3,0.4)', '*']);
+    expect(rows.get('4.35')).toEqual(['4.35', '[4.35,4.4)', '[4.3,4.4)', '*']);
+    expect(rows.get('-0.31')).toEqual(['-0.31', '[-0.35,-0.3)', '[-0.4,-0.3)', '*']);
+    expect(rows.get('0.6')).toEqual(['0.6', '[0.6,0.65)', '[0.6,0.7)', '*']);
+  });
+
+  it('agrees with the builder on random decimals, with and without decimal bottom and top', () => {
+    const random = new Random(11);
+    const values = Array.from({ length: 400 }, () =>
+      (random.below(30000) / 100 - 100).toFixed(random.below(4)),
+    );
+    values.push('0', '-0', '1e-2', '2.5E1', '0.29999999999999999', '-0.001');
+    for (const [bottom, top] of [
+      [undefined, undefined],
+      [0.1, 90.25],
+      [-50.5, undefined],
+    ] as const) {
+      agree(values, { kind: 'intervals', widths: [0.05, 0.1, 0.3], bottom, top });
+      agree(values, { kind: 'intervals', widths: [0.25, 2.5], bottom, top });
+    }
+  });
+
+  it('reads an interval label back and checks it holds the value it replaced', () => {
+    // What float arithmetic labelled these values with: none holds its value.
+    expect(intervalHolds('[0.25,0.3)', '0.3')).toBe(false);
+    expect(intervalHolds('[4.3,4.35)', '4.35')).toBe(false);
+    expect(intervalHolds('[0.5,0.6)', '0.6')).toBe(false);
+    expect(intervalHolds('[0.3,0.35)', '0.3')).toBe(true);
+    expect(intervalHolds('[0.30000000000000004,0.35000000000000003)', '0.3')).toBe(false);
+    expect(intervalHolds('<18', '17.99')).toBe(true);
+    expect(intervalHolds('<18', '18')).toBe(false);
+    expect(intervalHolds('>=90', '90')).toBe(true);
+    expect(intervalHolds('*', '90')).toBe(false);
+  });
+
+  it('masks whole characters as the builder does', () => {
+    const values = ['😀1', '😁2', 'e\u0301x', 'ÄÖ', '12345', '👩‍👩‍👧x', ''];
+    agree(values, { kind: 'mask', direction: 'right' });
+    agree(values, { kind: 'mask', direction: 'left' });
+    expect(
+      byValue(verifierHierarchyRows(column(['😀1']), { kind: 'mask', direction: 'right' })).get('😀1'),
+    ).toEqual(['😀1', '😀*', '*']);
+  });
+
+  it('cannot place an unpadded date of a format without separators, as the builder refuses it', () => {
+    // 2020111 is 2020-11-1 or 2020-01-11.
+    const dates = byValue(
+      verifierHierarchyRows(column(['2020111', '20200111']), {
+        kind: 'date',
+        format: 'YYYYMMDD',
+        levels: ['month'],
+      }),
+    );
+    expect(dates.get('2020111')).toEqual(['2020111', '*', '*']);
+    expect(dates.get('20200111')).toEqual(['20200111', '2020-01', '*']);
   });
 });
 
