@@ -37,9 +37,10 @@ the prosecutor risk, its upper bound: the exact figure needs the population's cl
 which a population size does not give), marketer risk, the share of
 sample uniques, the k achieved,
 class sizes, each sensitive attribute's l, t and δ; with --spec each privacy model checked per
-class, and a caution naming any column the spec marks identifying that the table still holds; with the original table (--spec's input, or --original) the information lost (NCP per
-cell, from the released strings and the hierarchies), discernibility and AECS (over the spec's
-k, else the k achieved), rows of the original the table lacks counting as suppressed. With a
+class, and a caution naming any column it marks identifying that the table still holds;
+with the original table (--spec's input, or --original) the information lost (NCP per cell,
+from the released strings and the hierarchies), discernibility and AECS (over the spec's k,
+else the k achieved), rows of the original the table lacks counting as suppressed. With a
 population (--population, --sampling-fraction, or the spec's "report": { "population": … })
 the records unique in the population under Pitman's, Zayatz's and the SNB model and Dankar's
 rule; with --weight the survey-weighted individual risk and the expected re-identifications;
