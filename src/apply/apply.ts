@@ -23,6 +23,8 @@ import type { MatricesFile } from '../methods/randomization/matrices-file.ts';
 import { requiredK } from '../models/index.ts';
 import type { Manifest } from '../pipeline/publish.ts';
 import type { RandomizationMethodSpec, ReleaseSpec } from '../release-spec/spec.ts';
+import { specSummary } from '../report/spec-summary.ts';
+import { inWords } from '../util/format.ts';
 
 /** A published release folder, its manifest checked. */
 export interface SavedRelease {
@@ -117,6 +119,7 @@ export function appliedMethod(saved: SavedRelease, spec: ReleaseSpec): ReleaseMe
       'apply a release with a spec of the same method (the release folder holds its own report.json)',
     );
   }
+  sameTransformation(saved, spec);
   const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
   const note = (built: BuiltRelease): BuiltRelease => ({
     ...built,
@@ -214,6 +217,47 @@ function applyMondrian(ctx: MethodContext, t: ReturnType<typeof parseTransformat
     );
   }
   return built;
+}
+
+/**
+ * Refuses a spec that would change what the saved transformation does: a hierarchy whose
+ * levels no longer mean what they meant (the node's level 2 would be other intervals), another
+ * suppression, another seed (it keys the row shuffle and randomization's draws). Compared
+ * with the spec the release's report.json records (specSummary); the suppression limit and
+ * the privacy models may differ: they decide whether the new data is protected, and are checked.
+ */
+function sameTransformation(saved: SavedRelease, spec: ReleaseSpec): void {
+  const was = saved.report.spec;
+  const now = specSummary(spec);
+  const file = basename(spec.file);
+  const differs: string[] = [];
+  const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying' && a.hierarchy !== undefined);
+  if (qis.length > 0 && was.hierarchies === undefined) {
+    throw new PpdpError(
+      'E_APPLY_CHANGED',
+      `${saved.dir}: the release does not record its hierarchies (made by an earlier ppdp), so ${file}'s cannot be checked against them`,
+      `re-run the release with this version of ppdp (\`ppdp release\`), then apply that one`,
+    );
+  }
+  const names = new Set([...Object.keys(was.hierarchies ?? {}), ...Object.keys(now.hierarchies ?? {})]);
+  const changed = [...names].filter((n) => was.hierarchies?.[n] !== now.hierarchies?.[n]).sort();
+  if (changed.length > 0) {
+    differs.push(
+      `the hierarch${changed.length === 1 ? 'y' : 'ies'} of ${inWords(changed)} differ${changed.length === 1 ? 's' : ''}`,
+    );
+  }
+  const setting = (what: string, value: unknown, was: unknown) => {
+    if (was !== undefined && was !== value) differs.push(`${what} is ${value}, the release's ${was}`);
+  };
+  setting('the seed', now.seed, was.seed);
+  setting('method.suppressed', now.suppressed, was.suppressed);
+  setting('method.suppression', now.suppression, was.suppression);
+  if (differs.length === 0) return;
+  throw new PpdpError(
+    'E_APPLY_CHANGED',
+    `${file} changes the transformation of the release in ${saved.dir}: ${differs.join('; ')}`,
+    'apply with the settings the release was made with (its hierarchies, seed and suppression), or release the data anew with `ppdp release`',
+  );
 }
 
 function sameNames(qis: string[], saved: string[], spec: ReleaseSpec, what: string): void {

@@ -18,7 +18,7 @@ import { checkOut, releaseFolderOf, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { checkSpecFiles, loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { CLASS_METHODS } from '../report/audit.ts';
-import { fmtNum, fmtPct } from '../report/format.ts';
+import { fmtNum, fmtPct, showBidi } from '../report/format.ts';
 import { thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
@@ -38,9 +38,10 @@ the prosecutor risk, its upper bound: the exact figure needs the population's cl
 which a population size does not give), marketer risk, the share of
 sample uniques, the k achieved,
 class sizes, each sensitive attribute's l, t and δ; with --spec each privacy model checked per
-class; with the original table (--spec's input, or --original) the information lost (NCP per
-cell, from the released strings and the hierarchies), discernibility and AECS (over the spec's
-k, else the k achieved), rows of the original the table lacks counting as suppressed. With a
+class, and a caution naming any column it marks identifying that the table still holds;
+with the original table (--spec's input, or --original) the information lost (NCP per cell,
+from the released strings and the hierarchies), discernibility and AECS (over the spec's k,
+else the k achieved), rows of the original the table lacks counting as suppressed. With a
 population (--population, --sampling-fraction, or the spec's "report": { "population": … })
 the records unique in the population under Pitman's, Zayatz's and the SNB model and Dankar's
 rule; with --weight the survey-weighted individual risk and the expected re-identifications;
@@ -185,6 +186,7 @@ export function evaluateCommand(args: string[]): number {
       rows,
       quasiIdentifiers: spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name),
       sensitive: spec.attributes.filter((a) => a.type === 'sensitive').map((a) => a.name),
+      identifying: spec.attributes.filter((a) => a.type === 'identifying').map((a) => a.name),
       original,
       hierarchies,
       privacy: withColumnDefaults(spec, original).privacy,
@@ -426,6 +428,8 @@ function summary(e: Evaluation, out: string | undefined): string {
               : ''),
         ]
       : []),
+    // As release prints its verdict's causes; a column name's bidi controls shown, not obeyed.
+    ...(e.cautions ?? []).map((c) => `  caution: ${showBidi(c)}`),
     out === undefined ? 'not written: add --out <file> for the measures as JSON' : `written to ${out}`,
   ];
   return `${lines.join('\n')}\n`;

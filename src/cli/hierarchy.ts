@@ -22,7 +22,7 @@ import {
 import { checkOut, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { type AttributeSpec, checkHierarchyFile, loadSpec } from '../release-spec/spec.ts';
-import { thousands } from '../util/format.ts';
+import { counted, thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
 
 export const HIERARCHY_HELP = `Usage: ppdp hierarchy <release.json> --column <name> --out <file.csv>
@@ -143,7 +143,7 @@ export function hierarchyCommand(args: string[]): number {
   for (const f of files) {
     const path = pathOf(f.name);
     writeAtomically(path, f.text);
-    process.stdout.write(`${path}: hierarchy of '${f.name}', ${count(f.rows, 'value')}\n`);
+    process.stdout.write(`${path}: hierarchy of '${f.name}', ${counted(f.rows, 'value')}\n`);
   }
   return 0;
 }
@@ -299,13 +299,8 @@ function checkColumn(
   }
   const distinct = present.reduce((a, b) => a + b, 0) - empty;
   process.stdout.write(
-    `${file}: a hierarchy of ${count(h.height, 'level')} that covers all ${count(distinct, 'distinct value')} of '${column.name}'` +
+    `${file}: a hierarchy of ${counted(h.height, 'level')} that covers all ${counted(distinct, 'distinct value')} of '${column.name}'` +
       (empty > 0 ? ' (empty cells need no row: they generalize to themselves up to the top)' : '') +
       '\n',
   );
-}
-
-/** "1 level", "3 levels", "1,234 values". */
-function count(n: number, what: string): string {
-  return `${thousands(n)} ${what}${n === 1 ? '' : 's'}`;
 }

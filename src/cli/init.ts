@@ -15,6 +15,7 @@ import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
 import { checkOut } from '../pipeline/out-path.ts';
 import { parseSpec, sheetSetting } from '../release-spec/spec.ts';
+import { inWords } from '../util/format.ts';
 import { shownName } from '../util/limits.ts';
 import { isNumber } from '../util/numbers.ts';
 import { commandArgs } from './args.ts';
@@ -409,12 +410,7 @@ function checkHeaderNames(table: EncodedTable): void {
     return kind ? [{ at: letters?.[i] ?? String(i + 1), kind }] : [];
   });
   if (odd.length === 0) return;
-  const list = (xs: string[]) =>
-    xs.length === 1
-      ? xs[0]!
-      : xs.length > 10
-        ? `${xs.slice(0, 10).join(', ')} and ${xs.length - 10} more`
-        : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`;
+  const list = (xs: string[]) => inWords(xs);
   const kinds = [...new Set(odd.map((o) => o.kind))];
   throw new PpdpError(
     'E_INIT_HEADER',

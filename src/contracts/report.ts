@@ -194,6 +194,10 @@ const reportShape = {
     /** Generalization only. */
     maxSuppression: opt('number'),
     suppressed: opt({ oneOf: ['mask', 'remove'] }),
+    /** Generalization only: how records in classes below k are protected (rows or cells). */
+    suppression: opt({ oneOf: ['rows', 'cells'] }),
+    /** Each quasi-identifier's hierarchy as a digest of its definition (src/report/spec-summary.ts). */
+    hierarchies: opt({ record: 'string' }),
     /** Whether the release's CSV cells are formula-escaped (the spec's `format.escapeFormulas`). */
     escapeFormulas: opt('boolean'),
   }),

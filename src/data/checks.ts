@@ -45,25 +45,51 @@ export function checkHeader(spec: ReleaseSpec, table: EncodedTable): void {
   const where = sheet
     ? `${onSheet(basename(first.source), sheet)} row ${first.firstRow + 1}`
     : `${file} row 1`;
+  const alike = lookAlike(
+    spec.attributes.map((a) => a.name),
+    names,
+  );
   throw new InputError(
     'E_INPUT_HEADER',
     `${where}: none of the ${names.size} column names is an attribute of ${basename(spec.file)}`,
-    blanksAround(
-      spec.attributes.map((a) => a.name),
-      names,
-    )
+    alike === 'blanks'
       ? "the header's names have blanks around them (\" age \"), the spec's not: remove the blanks from the header, or write them into the spec's names"
-      : sheet
-        ? `${sheet.elsewhere ? `${sheet.elsewhere}; or ` : ''}make the sheet's header row (its first row with a value, below any title) hold the column names the spec lists under attributes`
-        : 'the first row must hold the column names the spec lists under attributes; add a header row if the file has none',
+      : alike !== undefined
+        ? LOOK_ALIKE_HINT[alike]
+        : sheet
+          ? `${sheet.elsewhere ? `${sheet.elsewhere}; or ` : ''}make the sheet's header row (its first row with a value, below any title) hold the column names the spec lists under attributes`
+          : 'the first row must hold the column names the spec lists under attributes; add a header row if the file has none',
   );
 }
 
-/** Whether one of `attributes` the input lacks is one of its column `names` but for blanks around either. */
-export function blanksAround(attributes: readonly string[], names: ReadonlySet<string>): boolean {
-  const trimmed = new Set([...names].map((n) => n.trim()));
-  return attributes.some((a) => !names.has(a) && trimmed.has(a.trim()));
+/** How a spec's name and a header's differ while looking the same on screen (lookAlike). */
+export type LookAlike = 'blanks' | 'case' | 'unicode';
+
+/**
+ * How one of `attributes` the input lacks is one of its column `names` all the same: but for
+ * blanks around either, for letter case (`Zip`, `zip`), or for Unicode normalization (`â` as
+ * one character or as `a` and a combining accent, which look identical); undefined if none is.
+ */
+export function lookAlike(attributes: readonly string[], names: ReadonlySet<string>): LookAlike | undefined {
+  const lacking = attributes.filter((a) => !names.has(a));
+  const as = (f: (n: string) => string) => {
+    const seen = new Set([...names].map(f));
+    return lacking.some((a) => seen.has(f(a)));
+  };
+  if (as((n) => n.trim())) return 'blanks';
+  if (as((n) => n.normalize('NFC'))) return 'unicode';
+  if (as((n) => n.normalize('NFC').toLowerCase())) return 'case';
+  return undefined;
 }
+
+/** What to do about a lookAlike name, quoting neither name. */
+export const LOOK_ALIKE_HINT: Record<LookAlike, string> = {
+  blanks:
+    'the header names it with blanks around it (" age "), the spec without, or the other way round: remove the blanks from the header, or write them into the spec',
+  case: "the header names it with other capital letters: write the spec's name with the header's capitals (names are matched exactly)",
+  unicode:
+    'the header names it with the same letters encoded differently (an accented letter as one character in one, as a letter and a combining accent in the other): retype the name in the spec, or save both files with composed (NFC) characters',
+};
 
 /**
  * With `format.emptyCells: "error"` (the default), fails on the first empty cell of a

@@ -1523,12 +1523,13 @@ class CsvParser {
 
   private table(source: string, rowCount: number, columns: EncodedColumn[]): EncodedTable {
     const omitted = this.names.filter((_, c) => this.skip[c]);
+    const omittedAt = this.names.flatMap((_, c) => (this.skip[c] ? [c] : []));
     return {
       source,
       rowCount,
       columns,
       delimiter: this.delimiter,
-      ...(omitted.length > 0 ? { omitted } : {}),
+      ...(omitted.length > 0 ? { omitted, omittedAt } : {}),
     };
   }
 

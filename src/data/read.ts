@@ -4,7 +4,7 @@
  */
 import { basename, extname } from 'node:path';
 import { InputError, SpecError } from '../errors.ts';
-import { withArticle } from '../util/format.ts';
+import { inWords, withArticle } from '../util/format.ts';
 import { shownName } from '../util/limits.ts';
 import { type ArrowRange, type NullPolicy, readArrowShards } from './arrow.ts';
 import { type CsvRange, readCsvShards } from './csv.ts';
@@ -309,10 +309,31 @@ function* mappedValues(
  */
 function columnLabel(shard: EncodedTable, i: number, format: InputFormat): string {
   if (namesQuotable(shard, format)) return `column "${shownName(shard.columns[i]!.name)}"`;
-  const left = shard.omitted?.length ?? 0;
-  return left === 0
-    ? `column ${i + 1}`
-    : `column ${i + 1} (counted without the identifying column${left === 1 ? '' : 's'})`;
+  return columnPlaces(shard, [i]);
+}
+
+/**
+ * Columns `indices` of a table (0-based, in `columns`) by their place in the input, never
+ * their names: `column 5`, `columns 2, 5 and 7`, a sheet's by its letters (`columns B and E`).
+ * The identifying columns the reader left out are counted where it says where they were
+ * (`omittedAt`); else they are not, and the text says so.
+ */
+export function columnPlaces(
+  table: Pick<EncodedTable, 'omitted' | 'omittedAt' | 'origins'>,
+  indices: readonly number[],
+): string {
+  const letters = table.origins?.[0]?.sheet?.letters;
+  const skipped = [...(table.omittedAt ?? [])].sort((a, b) => a - b);
+  const place = (i: number) => {
+    let at = i;
+    for (const s of skipped) if (s <= at) at++;
+    return at;
+  };
+  const at = indices.map((i) => letters?.[i] ?? String(place(i) + 1));
+  const left = letters || table.omittedAt ? 0 : (table.omitted?.length ?? 0);
+  return `column${indices.length === 1 ? '' : 's'} ${inWords(at)}${
+    left === 0 ? '' : ` (counted without the identifying column${left === 1 ? '' : 's'})`
+  }`;
 }
 
 /**
@@ -452,6 +473,7 @@ export function* readFolderShards(
   let first = '';
   let names: string[] = [];
   let omitted: readonly string[] | undefined;
+  let omittedAt: readonly number[] | undefined;
   // A column is typed only if it is in every file read so far (one file's text has commas to read).
   let typed: readonly string[] | undefined;
   // How far through the folder a shard ends: files done, and the current file's own share.
@@ -459,6 +481,7 @@ export function* readFolderShards(
   const marked = (t: EncodedTable): EncodedTable => ({
     ...t,
     ...(omitted ? { omitted } : {}),
+    ...(omittedAt ? { omittedAt } : {}),
     ...(typed && typed.length > 0 ? { typed } : {}),
     progress,
   });
@@ -474,6 +497,7 @@ export function* readFolderShards(
         format,
       )) {
         omitted ??= table.omitted;
+        omittedAt ??= table.omittedAt;
         typed = typed ? typed.filter((name) => table.typed?.includes(name)) : (table.typed ?? []);
         progress = (f + (table.progress ?? 1)) / files.length;
         if (!assembler) {

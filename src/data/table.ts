@@ -29,6 +29,8 @@ export interface EncodedTable {
   readonly delimiter: string;
   /** Columns of the input the reader left out without storing a cell (identifying ones). */
   readonly omitted?: readonly string[];
+  /** A CSV's: the input's 0-based places of the `omitted` columns, so a column's place in the file can be named. */
+  readonly omittedAt?: readonly number[];
   /**
    * Columns whose every cell is a typed value of the file, not text (an Arrow or Parquet column
    * of numbers, dates or booleans; a sheet's column without a text cell so far): their numbers

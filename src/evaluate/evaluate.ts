@@ -33,6 +33,7 @@ import { specialUniques, type WeightedRisk, weightedRisk } from '../metrics/spec
 import { specK } from '../models/index.ts';
 import { isPopulationModel, type PrivacyModelSpec } from '../release-spec/spec.ts';
 import { minOf } from '../util/extent.ts';
+import { inWords } from '../util/format.ts';
 import { emptyRecord } from '../util/record.ts';
 import { checkClass, type SensitiveContext } from '../verify/models.ts';
 import { checkReleaseModels, isReleaseModel } from '../verify/population.ts';
@@ -49,6 +50,8 @@ export interface EvaluateInput {
   readonly rows?: RowNames;
   readonly quasiIdentifiers: readonly string[];
   readonly sensitive: readonly string[];
+  /** Columns a spec marks identifying: a release never holds them, so one in the table is a caution. */
+  readonly identifying?: readonly string[];
   /** The input the table was made from: its values measure information loss and t, δ. */
   readonly original?: EncodedTable;
   /** Hierarchy rows `[value, level1, …]` per attribute, when known (labels' coverage, hierarchical t). */
@@ -70,6 +73,11 @@ export interface EvaluateInput {
 
 export interface Evaluation {
   source: string;
+  /**
+   * What the figures do not show, for a person (absent when nothing): an identifying column
+   * present in the table names each person whatever the risk of the quasi-identifiers.
+   */
+  cautions?: string[];
   rows: number;
   /** Rows whose quasi-identifiers are all `*`, plus `removedRows`. */
   suppressedRows: number;
@@ -305,8 +313,21 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
   const aecsK = input.privacy
     ? { k: specK(input.privacy), from: 'spec' as const }
     : { k: kAchieved, from: 'achieved' as const };
+  // A column the spec drops from every release, still in the table: its rows name persons.
+  const present = (input.identifying ?? []).filter((name) => table.columns.some((c) => c.name === name));
+  const cautions =
+    present.length === 0
+      ? []
+      : [
+          `the table holds ${inWords(present)}, ${present.length === 1 ? 'a column' : 'columns'} the spec marks identifying (a release drops ${
+            present.length === 1 ? 'it' : 'them'
+          }): the risks here leave ${present.length === 1 ? 'it' : 'them'} out, and ${
+            present.length === 1 ? 'it' : 'they'
+          } may name the person of each row`,
+        ];
   return {
     source: input.source,
+    ...(cautions.length > 0 ? { cautions } : {}),
     rows: n,
     suppressedRows,
     removedRows,

@@ -12,13 +12,13 @@ import {
   type VerificationCheck,
 } from '../contracts/report.ts';
 import type { ArrowRange } from '../data/arrow.ts';
-import { blanksAround, checkEmptyCells, checkHeader } from '../data/checks.ts';
+import { checkEmptyCells, checkHeader, LOOK_ALIKE_HINT, lookAlike } from '../data/checks.ts';
 import type { CsvRange } from '../data/csv.ts';
 import type { ColumnPoints } from '../data/decimal.ts';
 import { tableDigest } from '../data/digest.ts';
 import { digestInput } from '../data/input.ts';
 import { checkInputFits } from '../data/limits.ts';
-import { namesQuotable, readTableShards } from '../data/read.ts';
+import { columnPlaces, namesQuotable, readTableShards } from '../data/read.ts';
 import { type EncodedTable, inputName } from '../data/table.ts';
 import { SpecError } from '../errors.ts';
 import type { MethodReport } from '../methods/method.ts';
@@ -141,11 +141,12 @@ function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
       : "the input is a link that leads out of the spec's folder";
   for (const a of spec.attributes) {
     if (!names.has(a.name)) {
+      const alike = lookAlike([a.name], names);
       throw new SpecError(
         'E_SPEC_COLUMN',
         `${where}: attributes.${a.name} is not a column of ${inputName(table)}`,
-        blanksAround([a.name], names)
-          ? 'the header names it with blanks around it (" age "), the spec without, or the other way round: remove the blanks from the header, or write them into the spec'
+        alike !== undefined
+          ? LOOK_ALIKE_HINT[alike]
           : unquoted === undefined
             ? `the input's columns are: ${[...names].join(', ')}`
             : `name the input's columns as its header row does (not quoted here: ${unquoted})`,
@@ -155,15 +156,21 @@ function checkColumns(spec: ReleaseSpec, table: EncodedTable): void {
   const listed = new Set(spec.attributes.map((a) => a.name));
   const missing = [...names].filter((n) => !listed.has(n));
   if (missing.length > 0) {
+    // Named by place: a CSV header may be a person's record (columnPlaces says what it counts).
     const which =
-      unquoted === undefined ? ` ${missing.join(', ')}` : ` (${missing.length}, not quoted: ${unquoted})`;
+      unquoted === undefined
+        ? `input column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`
+        : `input's ${columnPlaces(
+            table,
+            missing.map((n) => table.columns.findIndex((c) => c.name === n)),
+          )}`;
     throw new SpecError(
       'E_SPEC_UNLISTED',
-      `${where}: the input column${missing.length > 1 ? 's' : ''}${which} ha${missing.length > 1 ? 've' : 's'} no type`,
+      `${where}: the ${which} ha${missing.length > 1 ? 've' : 's'} no type`,
       `list every input column under attributes (use "identifying" for columns that must be dropped)${
         unquoted === undefined
           ? ''
-          : `: the input has ${names.size} columns, the spec lists ${names.size - missing.length} of them (ppdp init ${basename(spec.input)} --out draft.json writes a spec that names every column)`
+          : `: the input has ${names.size} columns, the spec lists ${names.size - missing.length} of them (names not quoted here: ${unquoted}; ppdp init ${basename(spec.input)} --out draft.json writes a spec that names every column)`
       }`,
     );
   }

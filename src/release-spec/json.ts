@@ -6,6 +6,7 @@
  */
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
+import { fileMagic } from '../data/input.ts';
 import { LimitError } from '../errors.ts';
 import { MAX_SPEC_BYTES } from '../util/limits.ts';
 
@@ -30,6 +31,29 @@ export function checkSpecSize(file: string): void {
       'a spec holds settings, not data: keep hierarchies and matrices in files it names, and check that this is the right file',
     );
   }
+}
+
+/**
+ * What kind of table `file` looks like when it is one rather than a spec, or undefined: its
+ * first bytes name a table format (inputMagic: Arrow, Parquet, gzip, ZIP as an Excel workbook
+ * is), or, given its `text`, its first line reads like a CSV row (no JSON opening bracket, and a
+ * comma, semicolon, tab or bar, and no `"name":`). Said so a person who swapped a command's arguments is told so,
+ * not shown a JSON error about their data.
+ */
+export function tableLike(file: string, text?: string): string | undefined {
+  const magic = fileMagic(file);
+  if (magic !== undefined) {
+    return {
+      arrow: 'an Arrow file',
+      parquet: 'a Parquet file',
+      gzip: 'a gzip file',
+      zip: 'a ZIP archive or Excel workbook',
+    }[magic];
+  }
+  if (text === undefined) return undefined;
+  const first = text.trimStart().split('\n', 1)[0] ?? '';
+  // `"seed": 1,` (a spec missing its opening brace) is JSON gone wrong, not a table.
+  return !/^[{[]/.test(first) && !/":/.test(first) && /[,;\t|]/.test(first) ? 'a CSV file' : undefined;
 }
 
 export interface DuplicateKey {
@@ -120,9 +144,7 @@ export interface JsonSyntax {
   /** 1-based line and column of the first character JSON cannot accept. */
   readonly line: number;
   readonly column: number;
-  /** That line, cut to about 80 characters around the column, and a caret under the column. */
-  readonly excerpt: string;
-  /** What is wrong, in the parser's words without its position. */
+  /** What JSON expected there, in words that quote nothing of the file. */
   readonly problem: string;
   /** The likely fix. */
   readonly hint: string;
@@ -130,10 +152,12 @@ export interface JsonSyntax {
 
 /**
  * Where and why `text` is not JSON, for an error a person can act on: V8's messages give a
- * character offset at best (none for "Unexpected token"), so the offset is found here by a
- * small validator and turned into a line, a column and the offending line.
+ * character offset at best (none for "Unexpected token") and quote the text, so the offset is
+ * found here by a small validator and turned into a line, a column and what was expected. No
+ * part of the text is quoted: a spec may hold data values (an init draft's `groups`), and a
+ * file given in a spec's place may be a table of people.
  */
-export function locateJsonError(text: string, error: Error): JsonSyntax {
+export function locateJsonError(text: string): JsonSyntax {
   const found = firstBadOffset(text);
   const { expected } = found;
   // A comma before a closing bracket: point at the comma, the character to remove.
@@ -142,37 +166,39 @@ export function locateJsonError(text: string, error: Error): JsonSyntax {
   const before = text.slice(0, at);
   const line = before.split('\n').length;
   const lineStart = before.lastIndexOf('\n') + 1;
-  const lineEnd = text.indexOf('\n', at) < 0 ? text.length : text.indexOf('\n', at);
   const column = at - lineStart + 1;
-  const from = Math.max(lineStart, at - 60);
-  const shown = text
-    .slice(from, Math.min(lineEnd, from + 80))
-    .replace(/\r$/, '')
-    .replace(/\t/g, ' ');
-  const gutter = `${line} | `;
-  const excerpt = `${gutter}${from > lineStart ? '…' : ''}${shown}\n${' '.repeat(gutter.length + at - from + (from > lineStart ? 1 : 0))}^`;
-  const problem = error.message
-    .replace(/ in JSON at position \d+.*$/, '')
-    .replace(/, ".*" is not valid JSON$/s, '')
-    .replace(/ \(line \d+ column \d+\)$/, '');
   const c = text[at];
   const prevAt = before.trimEnd().length - 1;
   const prevLine = text.slice(0, prevAt + 1).split('\n').length;
   const hint =
     at >= text.length
       ? 'the file ends too early: every { needs its } and every [ its ], every " its closing "'
-      : c === "'"
-        ? 'use double quotes: JSON writes names and strings "like this"'
-        : at !== found.at
-          ? `remove this comma: JSON allows no comma after the last entry before '${text[found.at]}'`
-          : expected === 'colon'
-            ? `add a ':' between the name and its value`
-            : expected === 'comma' && /["{[\d\-tfn]/.test(c ?? '')
-              ? `add the missing comma at the end of the entry before (line ${prevLine})`
-              : /[A-Za-z]/.test(c ?? '')
-                ? 'write text in double quotes, "like this": true, false and null are the only bare words'
-                : `fix the JSON at line ${line}, column ${column}`;
-  return { line, column, excerpt, problem, hint };
+      : c === '/' && '/*'.includes(text[at + 1] ?? '')
+        ? 'JSON has no comments: remove the comment (every line starting with // or text between /* and */)'
+        : c === "'"
+          ? 'use double quotes: JSON writes names and strings "like this"'
+          : at !== found.at
+            ? `remove this comma: JSON allows no comma after the last entry before '${text[found.at]}'`
+            : expected === 'colon'
+              ? `add a ':' between the name and its value`
+              : expected === 'comma' && /["{[\d\-tfn]/.test(c ?? '')
+                ? `add the missing comma at the end of the entry before (line ${prevLine})`
+                : /[A-Za-z]/.test(c ?? '')
+                  ? 'write text in double quotes, "like this": true, false and null are the only bare words'
+                  : `fix the JSON at line ${line}, column ${column}`;
+  const problem =
+    at >= text.length
+      ? 'the text ends before the JSON does'
+      : at !== found.at
+        ? `a comma where '${text[found.at]}' closes the list`
+        : expected === 'colon'
+          ? "expected ':' after a name"
+          : expected === 'comma'
+            ? "expected ',' or a closing bracket"
+            : text.charCodeAt(at) < 0x20
+              ? 'a line break or control character inside a "text"'
+              : 'expected a value: an object, list, "text", number, true, false or null';
+  return { line, column, problem, hint };
 }
 
 /**

@@ -20,7 +20,7 @@ import { MIN_SAMPLING_FRACTION } from '../util/limits.ts';
 import { nearest } from '../util/nearest.ts';
 import { allNumbers } from '../util/numbers.ts';
 import { ownRecord } from '../util/record.ts';
-import { checkSpecSize, findDuplicateKey, locateJsonError } from './json.ts';
+import { checkSpecSize, findDuplicateKey, locateJsonError, tableLike } from './json.ts';
 import { checkSpecLimits, type Field, type ObjectSchema, validateObject } from './schema.ts';
 
 export type AttributeType = 'identifying' | 'quasi-identifying' | 'sensitive' | 'insensitive' | 'entity';
@@ -407,6 +407,16 @@ const METHODS: Record<MethodName, ObjectSchema> = {
  */
 export function loadSpec(path: string, confinedTo?: string): ReleaseSpec {
   const file = resolve(path);
+  const notSpec = (kind: string): never => {
+    throw new SpecError(
+      'E_SPEC_JSON',
+      `${basename(file)}: this looks like a table (${kind}), not a release spec — were the arguments swapped?`,
+      'give the release spec (a JSON file such as release.json) where the command expects it; the spec names the table in its "input"',
+    );
+  };
+  // A binary table is named before its size or bytes are looked at.
+  const magic = tableLike(file);
+  if (magic !== undefined) notSpec(magic);
   checkSpecSize(file);
   let text: string;
   try {
@@ -430,12 +440,14 @@ export function loadSpec(path: string, confinedTo?: string): ReleaseSpec {
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (e) {
-    // A spec holds settings, never data: quoting its offending line is safe.
-    const at = locateJsonError(text, e as Error);
+  } catch {
+    // Nothing of the text is quoted: a spec may hold data values, and the file may be a table.
+    const table = tableLike(file, text);
+    if (table !== undefined) notSpec(table);
+    const at = locateJsonError(text);
     throw new SpecError(
       'E_SPEC_JSON',
-      `${basename(file)} line ${at.line}, column ${at.column}: not valid JSON (${at.problem})\n${at.excerpt.replace(/^/gm, '    ')}`,
+      `${basename(file)} line ${at.line}, column ${at.column}: not valid JSON (${at.problem})`,
       at.hint,
     );
   }

@@ -19,6 +19,18 @@ export function withArticle(phrase: string): string {
   return `${/^[aeiou]/i.test(phrase) ? 'an' : 'a'} ${phrase}`;
 }
 
+/** "1 row", "3 rows", "1,234 values": a count with its noun, singular for one. */
+export function counted(n: number, what: string): string {
+  return `${thousands(n)} ${what}${n === 1 ? '' : 's'}`;
+}
+
+/** `a`, `a and b`, `a, b and c`; past `max` items, the first `max` and "and N more". */
+export function inWords(items: readonly string[], max = 10): string {
+  if (items.length <= 1) return items[0] ?? '';
+  if (items.length > max) return `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
+  return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
 /** Orders names by their UTF-16 code units (file names in a manifest: stable everywhere). */
 export function byCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
