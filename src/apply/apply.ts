@@ -119,23 +119,32 @@ export function appliedMethod(saved: SavedRelease, spec: ReleaseSpec): ReleaseMe
       'apply a release with a spec of the same method (the release folder holds its own report.json)',
     );
   }
-  sameTransformation(saved, spec);
+  const unchecked = sameTransformation(saved, spec);
   const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name);
-  const note = (built: BuiltRelease): BuiltRelease => ({
+  const noted = (built: BuiltRelease): BuiltRelease => ({
     ...built,
     report: {
       ...built.report,
       details: {
         ...built.report.details,
-        applied: { from: saved.manifest.runId, method: name, transformation: transformationFile(name) },
+        applied: {
+          from: saved.manifest.runId,
+          method: name,
+          transformation: transformationFile(name),
+          ...(unchecked ? { hierarchiesChecked: false } : {}),
+        },
       },
     },
   });
+  const note = (built: BuiltRelease, ctx: { say: (line: string) => void }): BuiltRelease => {
+    if (unchecked) ctx.say(`caution: ${unchecked}`);
+    return noted(built);
+  };
   if (name === 'generalization') {
     const node = saved.report.generalization?.node;
     if (!node) throw damaged(saved, 'report.json has no generalization.node');
     sameNames(qis, Object.keys(node), spec, 'the saved node');
-    return { name, build: (ctx) => note(buildGeneralization(ctx, node)) };
+    return { name, build: (ctx) => note(buildGeneralization(ctx, node), ctx) };
   }
   if (name === 'mondrian') {
     const t = parseTransformation(
@@ -148,7 +157,7 @@ export function appliedMethod(saved: SavedRelease, spec: ReleaseSpec): ReleaseMe
       spec,
       'the saved partitions',
     );
-    return { name, build: (ctx) => note(applyMondrian(ctx, t)) };
+    return { name, build: (ctx) => note(applyMondrian(ctx, t), ctx) };
   }
   if (name === 'randomization') {
     const m = JSON.parse(savedFile(saved, 'matrices.json')) as MatricesFile;
@@ -174,6 +183,7 @@ export function appliedMethod(saved: SavedRelease, spec: ReleaseSpec): ReleaseMe
               },
             },
           }),
+          ctx,
         ),
     };
   }
@@ -226,20 +236,22 @@ function applyMondrian(ctx: MethodContext, t: ReturnType<typeof parseTransformat
  * with the spec the release's report.json records (specSummary); the suppression limit and
  * the privacy models may differ: they decide whether the new data is protected, and are checked.
  */
-function sameTransformation(saved: SavedRelease, spec: ReleaseSpec): void {
+function sameTransformation(saved: SavedRelease, spec: ReleaseSpec): string | undefined {
   const was = saved.report.spec;
   const now = specSummary(spec);
   const file = basename(spec.file);
   const differs: string[] = [];
   const qis = spec.attributes.filter((a) => a.type === 'quasi-identifying' && a.hierarchy !== undefined);
-  if (qis.length > 0 && was.hierarchies === undefined) {
-    throw new PpdpError(
-      'E_APPLY_CHANGED',
-      `${saved.dir}: the release does not record its hierarchies (made by an earlier ppdp), so ${file}'s cannot be checked against them`,
-      `re-run the release with this version of ppdp (\`ppdp release\`), then apply that one`,
-    );
-  }
-  const names = new Set([...Object.keys(was.hierarchies ?? {}), ...Object.keys(now.hierarchies ?? {})]);
+  // A release made before its report recorded hierarchies is applied as before, with a caution.
+  const unchecked =
+    qis.length > 0 && was.hierarchies === undefined
+      ? `${saved.dir} does not record its hierarchies (made by an earlier ppdp): ${file}'s were not checked against them; if one changed, the release is not reproduced (re-run the release with this version of ppdp to have them checked)`
+      : undefined;
+  const names = new Set(
+    was.hierarchies === undefined
+      ? []
+      : [...Object.keys(was.hierarchies), ...Object.keys(now.hierarchies ?? {})],
+  );
   const changed = [...names].filter((n) => was.hierarchies?.[n] !== now.hierarchies?.[n]).sort();
   if (changed.length > 0) {
     differs.push(
@@ -252,7 +264,7 @@ function sameTransformation(saved: SavedRelease, spec: ReleaseSpec): void {
   setting('the seed', now.seed, was.seed);
   setting('method.suppressed', now.suppressed, was.suppressed);
   setting('method.suppression', now.suppression, was.suppression);
-  if (differs.length === 0) return;
+  if (differs.length === 0) return unchecked;
   throw new PpdpError(
     'E_APPLY_CHANGED',
     `${file} changes the transformation of the release in ${saved.dir}: ${differs.join('; ')}`,

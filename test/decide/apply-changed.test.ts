@@ -4,6 +4,7 @@
  * suppression is refused, naming what differs; the same spec re-applies, and a changed
  * suppression limit (checked against the new data) is allowed.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -101,5 +102,34 @@ describe('apply accepts', () => {
   it('another suppression limit (it decides whether the new data is protected, and is checked)', () => {
     const spec = specWith('limit.json', (s) => (s.method.maxSuppression = 0.5));
     expect(methodFor(spec)).not.toThrow();
+  });
+});
+
+describe('a release made before its report recorded hierarchies', () => {
+  it('is applied with a caution that its hierarchies were not checked', async () => {
+    const old = join(ws.dir, 'old-release');
+    const copy = join(ws.dir, 'old-copy');
+    await releaseTo(join(ws.dir, 'release.json'), old);
+    // Its report.json as an earlier ppdp wrote it: no spec.hierarchies.
+    const reportPath = join(old, 'report.json');
+    const report = JSON.parse(readFileSync(reportPath, 'utf8'));
+    delete report.spec.hierarchies;
+    const bytes = Buffer.from(JSON.stringify(report));
+    writeFileSync(reportPath, bytes);
+    const manifestPath = join(old, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    const entry = manifest.files.find((f: { name: string }) => f.name === 'report.json');
+    Object.assign(entry, { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+    writeFileSync(manifestPath, JSON.stringify(manifest));
+    const said: string[] = [];
+    const spec = join(ws.dir, 'release.json');
+    const method = appliedMethod(readSavedRelease(old), loadSpec(spec));
+    const built = await releaseTo(spec, copy, { method, progress: (line: string) => said.push(line) });
+    expect(said.filter((l) => l.startsWith('caution: '))).toEqual([
+      expect.stringMatching(
+        /does not record its hierarchies \(made by an earlier ppdp\): release\.json's were not checked/,
+      ),
+    ]);
+    expect(built.report.details.applied.hierarchiesChecked).toBe(false);
   });
 });
