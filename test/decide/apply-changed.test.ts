@@ -130,6 +130,6 @@ describe('a release made before its report recorded hierarchies', () => {
         /does not record its hierarchies \(made by an earlier ppdp\): release\.json's were not checked/,
       ),
     ]);
-    expect(built.report.details.applied.hierarchiesChecked).toBe(false);
+    expect(built.report.details?.applied).toMatchObject({ hierarchiesChecked: false });
   });
 });
