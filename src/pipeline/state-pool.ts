@@ -139,11 +139,15 @@ export class StatePool {
     const worker = await this.dispatch.take(background);
     try {
       const id = this.next++;
+      // An idle worker does not keep the process alive; one running an item does: a caller
+      // awaiting nothing else (the direct engine) would otherwise see node exit mid-release.
+      worker.ref();
       return await new Promise((resolve, reject) => {
         this.pending.set(id, { resolve, reject });
         worker.postMessage({ id, state, input });
       });
     } finally {
+      worker.unref();
       this.dispatch.give(worker, background);
     }
   }
