@@ -7,7 +7,7 @@ import { totalmem } from 'node:os';
 import { basename } from 'node:path';
 import { InputError, LimitError } from '../errors.ts';
 import type { ReleaseSpec } from '../release-spec/spec.ts';
-import { thousands } from '../util/format.ts';
+import { latticeNodes, thousands } from '../util/format.ts';
 import { MAX_INPUT_COLUMNS, MAX_NAME_LENGTH } from '../util/limits.ts';
 import { inputSize } from './input.ts';
 
@@ -227,9 +227,10 @@ export function checkLatticeSize(
   for (const q of qis) size *= q.height + 1;
   if (size > limit) {
     const levels = qis.map((q) => `${q.name} ${q.height + 1}`).join(', ');
+    // Worded as init words it: past 1.8e308 the product is Infinity, latticeNodes gives 9.33e+698.
     throw new LimitError(
       'E_LIMIT_LATTICE',
-      `${basename(specFile)}: the generalization lattice has ${fmt(size)} nodes (levels per quasi-identifier: ${levels}), ` +
+      `${basename(specFile)}: the generalization lattice has ${latticeNodes(qis.map((q) => q.height + 1))} (levels per quasi-identifier: ${levels}), ` +
         `over the limit of ${fmt(limit)} (limits.maxLatticeNodes)`,
       'use "strategy": "optimal" (past the limit it searches best-effort), fewer quasi-identifiers or hierarchies ' +
         'with fewer levels (e.g. fewer interval widths, or a hierarchy file instead of { "mask": "right" } on long ' +
