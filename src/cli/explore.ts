@@ -16,6 +16,7 @@ import { serveExplorer } from '../explore/serve.ts';
 import { checkOut, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { checkSpecFiles, loadSpec, type ReleaseSpec, withColumnDefaults } from '../release-spec/spec.ts';
+import { counted } from '../util/format.ts';
 import { commandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
 
@@ -123,7 +124,7 @@ export async function exploreCommand(args: string[]): Promise<number> {
   }
   const feasible = frontier.points.filter((p) => p.feasible).length;
   process.stdout.write(
-    `frontier of ${frontier.parameters.join(' × ')} over ${frontier.points.length} runs (${feasible} with a solution) in ${out}: explore.html, frontier.json, frontier.csv\n`,
+    `frontier of ${frontier.parameters.join(' × ')} over ${counted(frontier.points.length, 'run')} (${feasible} with a solution) in ${out}: explore.html, frontier.json, frontier.csv\n`,
   );
   if (values.serve) {
     const url = await serveExplorer(page);

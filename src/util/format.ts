@@ -19,9 +19,9 @@ export function withArticle(phrase: string): string {
   return `${/^[aeiou]/i.test(phrase) ? 'an' : 'a'} ${phrase}`;
 }
 
-/** "1 row", "3 rows", "1,234 values": a count with its noun, singular for one. */
-export function counted(n: number, what: string): string {
-  return `${thousands(n)} ${what}${n === 1 ? '' : 's'}`;
+/** "1 row", "3 rows", "1,234 values": a count with its noun, singular for one (`plural` for a noun not made with s: classes). */
+export function counted(n: number, what: string, plural = `${what}s`): string {
+  return `${thousands(n)} ${n === 1 ? what : plural}`;
 }
 
 /**
