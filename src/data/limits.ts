@@ -239,15 +239,26 @@ export function checkLatticeSize(
   }
 }
 
-/** Fails before a hierarchy of `values` × `levels` cells is built when it is too large. */
-export function checkHierarchySize(source: string, attribute: string, values: number, levels: number): void {
+/**
+ * Fails before a hierarchy of `values` × `levels` cells is built when it is too large; `file`: it
+ * is a hierarchy file's (`source`), which the hint asks to shorten rather than to write.
+ */
+export function checkHierarchySize(
+  source: string,
+  attribute: string,
+  values: number,
+  levels: number,
+  file = false,
+): void {
   if (levels > MAX_HIERARCHY_LEVELS || values * levels > MAX_HIERARCHY_CELLS) {
     throw new LimitError(
       'E_LIMIT_HIERARCHY',
-      `${source}: the hierarchy of '${attribute}' would have ${fmt(levels)} levels for ${fmt(values)} values ` +
+      `${source}: the hierarchy of '${attribute}' ${file ? 'has' : 'would have'} ${fmt(levels)} levels for ${fmt(values)} values ` +
         `(${fmt(values * levels)} cells), over the limit of ${fmt(MAX_HIERARCHY_LEVELS)} levels and ` +
         `${fmt(MAX_HIERARCHY_CELLS)} cells`,
-      'give the column a hierarchy file with a few levels (ARX format: value;level1;…;*), or shorten its values',
+      file
+        ? `write ${source} with fewer levels (columns of value;level1;…;*) and only the rows of the column's values`
+        : 'give the column a hierarchy file with a few levels (ARX format: value;level1;…;*), or shorten its values',
     );
   }
 }
