@@ -37,7 +37,8 @@ Options:
                       maxSuppression=0,0.02,0.05 (generalization), or a list: k=2,5,10
                       (a value listed twice runs once, in the order first given).
                       Integer ranges step by 1 unless ':step' is given. k changes the
-                      k-anonymity model (added if the spec has none); l, t, delta and tau
+                      k-anonymity model (added if the spec has none, except for
+                      randomization, which takes none; k at most the table's rows); l, t, delta and tau
                       change the spec's l-diversity, t-closeness, δ-disclosure or
                       attribute-disclosure model; epsilon the differential-privacy model.
                       Give it twice for a grid.                                  [required]
