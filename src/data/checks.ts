@@ -135,7 +135,8 @@ function fillHint(a: ReleaseSpec['attributes'][number]): string {
     return 'fill in the missing values with numbers (an intervals builder refuses a text such as "?")';
   if (h?.kind === 'date') return `fill in the missing values with dates in the format ${h.format}`;
   if (h?.kind === 'groups') return 'fill in the missing values (e.g. with "?", added as a key of groups[0])';
-  if (h?.kind === 'file') return 'fill in the missing values with values the hierarchy file lists (e.g. "?", given a row of its own)';
+  if (h?.kind === 'file')
+    return 'fill in the missing values with values the hierarchy file lists (e.g. "?", given a row of its own)';
   return 'fill in the missing values (e.g. with "?")';
 }
 
