@@ -19,7 +19,7 @@ import { readInput } from '../pipeline/release.ts';
 import { checkSpecFiles, loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { CLASS_METHODS } from '../report/audit.ts';
 import { fmtNum, fmtPct, showBidi } from '../report/format.ts';
-import { thousands } from '../util/format.ts';
+import { counted, thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
 import { groupingKernelOption } from './options.ts';
@@ -356,22 +356,23 @@ function summary(e: Evaluation, out: string | undefined): string {
     m.measured === false ? [] : [{ model: m.model, params: m.params, achieved: { t: m.worst } }],
   );
   // With persons placed, the risks count persons as the release's report does.
-  const who = e.persons !== undefined && !('notMeasured' in e.persons) ? 'persons' : 'records';
+  const one = e.persons !== undefined && !('notMeasured' in e.persons) ? 'person' : 'record';
+  const who = `${one}s`;
   const lines = [
-    `${e.source}: ${thousands(e.rows)} rows (${thousands(e.suppressedRows)} suppressed${e.removedRows > 0 ? `, ${thousands(e.removedRows)} of them removed: rows of the original the table lacks` : ''}), ${thousands(e.classes)} classes over ${e.quasiIdentifiers.join(', ')}`,
+    `${e.source}: ${counted(e.rows, 'row')} (${thousands(e.suppressedRows)} suppressed${e.removedRows > 0 ? `, ${thousands(e.removedRows)} of them removed: rows of the original the table lacks` : ''}), ${counted(e.classes, 'class', 'classes')} over ${e.quasiIdentifiers.join(', ')}`,
     ...(e.persons === undefined
       ? [`  k achieved            ${thousands(e.kAchieved)}`]
       : 'notMeasured' in e.persons
         ? [
-            `  k achieved            ${thousands(e.kAchieved)} rows (not counted over persons: ${e.persons.notMeasured})`,
+            `  k achieved            ${counted(e.kAchieved, 'row')} (not counted over persons: ${e.persons.notMeasured})`,
             '  l, t, δ               not counted over persons here; the release’s report.json gives them over persons',
           ]
         : [
-            `  k achieved            ${thousands(e.persons.kAchieved)} persons (${thousands(e.persons.input)} persons, ${thousands(e.persons.suppressed)} with a suppressed row)`,
+            `  k achieved            ${counted(e.persons.kAchieved, 'person')} (${counted(e.persons.input, 'person')}, ${thousands(e.persons.suppressed)} with a suppressed row)`,
             '  (l, t, δ and the models below count persons: each weighs 1 in a class, split over their rows)',
           ]),
     `  prosecutor risk       max ${num(e.risk.prosecutor.max)}, mean ${num(e.risk.prosecutor.mean)}; ` +
-      `${thousands(e.risk.prosecutor.recordsAbove)} ${who} (${fmtPct(e.risk.prosecutor.shareAbove)}) above ${e.risk.threshold}`,
+      `${counted(e.risk.prosecutor.recordsAbove, one)} (${fmtPct(e.risk.prosecutor.shareAbove)}) above ${e.risk.threshold}`,
     `  journalist risk       max ${num(e.risk.journalist.max)} (${e.risk.journalist.note})`,
     `  marketer risk         ${num(e.risk.marketer)}`,
     `  sample uniques        ${fmtPct(e.risk.sample.sampleUniques)} of ${who}`,
@@ -396,8 +397,8 @@ function summary(e: Evaluation, out: string | undefined): string {
       : []),
     ...(e.specialUniques
       ? [
-          `  special uniques       ${thousands(e.specialUniques.recordsWithMsu)} records (${fmtPct(e.specialUniques.shareWithMsu)}) with an MSU ` +
-            `of ≤ ${e.specialUniques.maxSize} attributes; SUDA score max ${num(e.specialUniques.maxScore)}, mean ${num(e.specialUniques.meanScore)}`,
+          `  special uniques       ${counted(e.specialUniques.recordsWithMsu, 'record')} (${fmtPct(e.specialUniques.shareWithMsu)}) with an MSU ` +
+            `of ≤ ${counted(e.specialUniques.maxSize, 'attribute')}; SUDA score max ${num(e.specialUniques.maxScore)}, mean ${num(e.specialUniques.meanScore)}`,
         ]
       : []),
     ...Object.values(e.disclosure).map((d) => {
@@ -413,7 +414,7 @@ function summary(e: Evaluation, out: string | undefined): string {
         ? `  ${m.model.padEnd(21)} not measured: ${m.notMeasured}`
         : m.measured === false
           ? `  ${m.model.padEnd(21)} not measured: it needs its population table generalized as the release was (the release's report checks it)`
-          : `  ${m.model.padEnd(21)} ${m.satisfied ? 'satisfied' : `NOT satisfied (${thousands(m.classesFailing)} classes fail)`}, worst ${
+          : `  ${m.model.padEnd(21)} ${m.satisfied ? 'satisfied' : `NOT satisfied (${counted(m.classesFailing, 'class', 'classes')} ${m.classesFailing === 1 ? 'fails' : 'fail'})`}, worst ${
               m.model === T_CLOSENESS.name && typeof m.params.distance === 'string'
                 ? `t (${m.params.distance}) `
                 : ''
@@ -424,7 +425,7 @@ function summary(e: Evaluation, out: string | undefined): string {
           `  information loss      NCP ${num(e.utility.ncp)}, discernibility ${thousands(e.utility.discernibility)}, ` +
             `AECS ${num(e.utility.aecs)} (k = ${e.utility.aecsK.k}, ${e.utility.aecsK.from === 'spec' ? 'the spec’s' : 'the k achieved: no spec'})` +
             (e.utility.unmeasuredCells > 0
-              ? `; ${thousands(e.utility.unmeasuredCells)} cells not measurable, counted 0: the NCP is a lower bound`
+              ? `; ${counted(e.utility.unmeasuredCells, 'cell')} not measurable, counted 0: the NCP is a lower bound`
               : ''),
         ]
       : []),

@@ -16,6 +16,7 @@ import { serveExplorer } from '../explore/serve.ts';
 import { checkOut, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { checkSpecFiles, loadSpec, type ReleaseSpec, withColumnDefaults } from '../release-spec/spec.ts';
+import { counted } from '../util/format.ts';
 import { commandArgs } from './args.ts';
 import { groupingKernelOption, progressLines } from './options.ts';
 
@@ -36,7 +37,8 @@ Options:
                       maxSuppression=0,0.02,0.05 (generalization), or a list: k=2,5,10
                       (a value listed twice runs once, in the order first given).
                       Integer ranges step by 1 unless ':step' is given. k changes the
-                      k-anonymity model (added if the spec has none); l, t, delta and tau
+                      k-anonymity model (added if the spec has none, except for
+                      randomization, which takes none; k at most the table's rows); l, t, delta and tau
                       change the spec's l-diversity, t-closeness, δ-disclosure or
                       attribute-disclosure model; epsilon the differential-privacy model.
                       Give it twice for a grid.                                  [required]
@@ -123,7 +125,7 @@ export async function exploreCommand(args: string[]): Promise<number> {
   }
   const feasible = frontier.points.filter((p) => p.feasible).length;
   process.stdout.write(
-    `frontier of ${frontier.parameters.join(' × ')} over ${frontier.points.length} runs (${feasible} with a solution) in ${out}: explore.html, frontier.json, frontier.csv\n`,
+    `frontier of ${frontier.parameters.join(' × ')} over ${counted(frontier.points.length, 'run')} (${feasible} with a solution) in ${out}: explore.html, frontier.json, frontier.csv\n`,
   );
   if (values.serve) {
     const url = await serveExplorer(page);

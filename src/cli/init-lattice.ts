@@ -13,7 +13,7 @@ import type { EncodedColumn, EncodedTable, RowNames } from '../data/table.ts';
 import { buildHierarchy } from '../hierarchy/hierarchy.ts';
 import { DEFAULT_NODE_BUDGET, DEFAULT_TIME_LIMIT_S } from '../methods/generalization/index.ts';
 import type { HierarchySpec, ReleaseSpec } from '../release-spec/spec.ts';
-import { thousands } from '../util/format.ts';
+import { counted, latticeNodes, latticeSize, thousands } from '../util/format.ts';
 
 /** One quasi-identifier's part of the lattice. */
 export interface LatticeFactor {
@@ -98,15 +98,16 @@ function coarserOf(h: HierarchySpec): LatticeFactor['coarser'] {
  * it, and what would make it smaller.
  */
 export function latticeLines(advice: LatticeAdvice, spec: ReleaseSpec): string[] {
-  const { size, factors } = advice;
+  const { factors } = advice;
   const limit = spec.limits?.maxLatticeNodes ?? DEFAULT_MAX_LATTICE_NODES;
-  const qis = `${factors.length} quasi-identifier${factors.length === 1 ? '' : 's'}`;
+  const qis = counted(factors.length, 'quasi-identifier');
+  const levels = factors.map((f) => f.levels);
   if (!advice.bestEffort)
     return [
-      `  lattice: ${nodes(size)} (${qis}): the optimal search enumerates it and proves its node optimal`,
+      `  lattice: ${latticeNodes(levels)} (${qis}): the optimal search enumerates it and proves its node optimal`,
     ];
   const lines = [
-    `  lattice: ${nodes(size)}, the product of the ${qis}' levels (height + 1): past the ${thousands(limit)} the optimal search enumerates (limits.maxLatticeNodes).`,
+    `  lattice: ${latticeNodes(levels)}, the product of the ${qis}' levels (height + 1): past the ${thousands(limit)} the optimal search enumerates (limits.maxLatticeNodes).`,
     `    A release searches it best-effort: at most ${thousands(DEFAULT_NODE_BUDGET)} nodes (method.nodeBudget) or ${DEFAULT_TIME_LIMIT_S} s (method.timeLimit),`,
     '    and its report states how far its node may be from the optimum. What makes it large:',
   ];
@@ -118,10 +119,10 @@ export function latticeLines(advice: LatticeAdvice, spec: ReleaseSpec): string[]
   }
   for (const group of groups.values()) {
     const f = group[0]!;
-    const together = f.levels ** group.length;
+    const together = latticeSize(group.map((g) => g.levels));
     lines.push(
       `    ×${f.levels}${group.length > 1 ? ' each' : ''} (${f.builder}, height ${f.height}): ${group.map((g) => g.name).join(', ')}` +
-        (group.length > 1 ? ` — ×${thousands(together)} together` : ''),
+        (group.length > 1 ? ` — ×${together} together` : ''),
     );
   }
   const coarser = factors.filter((f) => f.coarser);
@@ -138,7 +139,7 @@ export function latticeLines(advice: LatticeAdvice, spec: ReleaseSpec): string[]
       lines.push(`    ${group.map((f) => f.name).join(', ')}: ${key}${group.length > 1 ? ' each' : ''}`);
     const within = advice.coarserSize <= limit;
     lines.push(
-      `    all of them: ${nodes(advice.coarserSize)}${
+      `    all of them: ${latticeNodes(factors.map((f) => (f.coarser?.height ?? f.height) + 1))}${
         within
           ? ', within the optimal search’s limit: it then proves its node optimal, but with no node budget or time limit it may take longer than the best-effort search'
           : ', still past the limit'
@@ -150,10 +151,6 @@ export function latticeLines(advice: LatticeAdvice, spec: ReleaseSpec): string[]
     '  (and every quasi-identifier widens each step of the best-effort search)',
   );
   return lines;
-}
-
-function nodes(n: number): string {
-  return `${n <= Number.MAX_SAFE_INTEGER ? thousands(n) : n.toExponential(2)} nodes`;
 }
 
 /** init's hook: the lattice lines, on stdout. */

@@ -1,7 +1,7 @@
 /**
  * `ppdp init <table> [--sheet <name|position>] [--out release.json]`: drafts a release spec from a table. Each column's
  * role and hierarchy are guessed from its header and values (see INIT_HELP); the draft asks
- * for k = 5 with at most 2 % suppressed rows, is validated like any spec, and is a starting
+ * for k = 5 (at most the table's rows) with at most 2 % suppressed rows, is validated like any spec, and is a starting
  * point to review, not a decision.
  */
 import { existsSync, statSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
 import { checkOut } from '../pipeline/out-path.ts';
 import { parseSpec, sheetSetting } from '../release-spec/spec.ts';
-import { inWords } from '../util/format.ts';
+import { counted, inWords } from '../util/format.ts';
 import { shownName } from '../util/limits.ts';
 import { isNumber } from '../util/numbers.ts';
 import { commandArgs } from './args.ts';
@@ -44,8 +44,11 @@ as empty cells). Numbers written with decimal commas (3,75; 1.234,5) are drafted
 so that a release reads them as numbers (3.75, released with decimal points); a CSV whose
 quoted fields hold line breaks gets format.lineBreaksInQuotes (read in one piece). When no
 column looks sensitive, init suggests the numeric columns that may be an outcome to protect.
-The draft asks for k-anonymity with k = 5, at most 2 % suppressed rows, treats empty cells
-as values of their own when the table has any, and escapes CSV formulas (format.escapeFormulas)
+The draft asks for k-anonymity with k = 5 (k = the number of rows for a table of 2 to 4 rows,
+the largest k it can meet; a table of one row can meet only k = 1, which bounds nothing: init
+says so), at most 2 % suppressed rows, treats empty cells as values of their own
+(format.emptyCells) when a quasi-identifier has any (or, in Arrow or Parquet, any column has a
+null), and escapes CSV formulas (format.escapeFormulas)
 when a column it releases holds text a spreadsheet would run as a formula (=cmd(), @SUM(…), …;
 not plain negative numbers). Review every role before a release.
 Last, init gives the lattice's size (the product of the quasi-identifiers' levels) and, past
@@ -213,10 +216,19 @@ export function initCommand(args: string[]): number {
       'write the spec by hand (docs/release-spec.md): mark the columns an attacker could link on as quasi-identifying',
     );
   }
-  const withEmpty = table.columns.filter((c) => c.dictionary.some(isMissing)).map((c) => c.name);
-  const anyMissing = withEmpty.length > 0;
   const inputPath = relative(dirname(out), data);
   const csv = formatOf(data) === 'csv';
+  // format.emptyCells decides what an empty quasi-identifier cell is, and an Arrow or Parquet null
+  // in any column (docs/release-spec.md): empty sensitive or insensitive cells of a CSV or sheet
+  // are released as they are, and ask for no setting.
+  const nullable = ['arrow', 'parquet'].includes(formatOf(data));
+  const qi = new Set(
+    guesses.filter(([, g]) => g.attribute.type === 'quasi-identifying').map(([name]) => name),
+  );
+  const withEmpty = table.columns
+    .filter((c) => (nullable || qi.has(c.name)) && c.dictionary.some(isMissing))
+    .map((c) => c.name);
+  const anyMissing = withEmpty.length > 0;
   // Formula escaping costs a visible ' on negative numbers too: drafted only when the released
   // columns hold text a spreadsheet would run as a formula.
   const formulas = guesses
@@ -242,17 +254,19 @@ export function initCommand(args: string[]): number {
     input: inputPath.startsWith('..') || isAbsolute(inputPath) ? data : inputPath,
     ...(Object.keys(format).length > 0 ? { format } : {}),
     attributes,
-    privacy: [{ model: K_ANONYMITY.name, k: DRAFT_K }],
+    privacy: [{ model: K_ANONYMITY.name, k: draftK(table.rowCount) }],
     method: { name: 'generalization', maxSuppression: 0.02 },
     seed: 1,
   };
   const draft = parseSpec(spec, out); // the draft must be a valid spec
   writeAtomically(out, `${JSON.stringify(spec, null, 2)}\n`);
   process.stdout.write(
-    `${out}: drafted from ${basename(data)}${sheet === undefined ? '' : ` sheet ${JSON.stringify(sheet)}`} (${table.rowCount} rows); review the roles:\n`,
+    `${out}: drafted from ${basename(data)}${sheet === undefined ? '' : ` sheet ${JSON.stringify(sheet)}`} (${counted(table.rowCount, 'row')}); review the roles:\n`,
   );
   for (const [name, g] of guesses) process.stdout.write(`  ${name}: ${g.attribute.type} — ${g.why}\n`);
   if (chosen?.note) process.stdout.write(`  ${chosen.note}\n`);
+  const small = smallTableNote(table.rowCount);
+  if (small) process.stdout.write(`  ${small}\n`);
   const start = sheetStart(table);
   if (start) process.stdout.write(`  ${start}\n`);
   if (commas.length > 0) {
@@ -272,12 +286,8 @@ export function initCommand(args: string[]): number {
     );
   }
   if (anyMissing) {
-    const shown =
-      withEmpty.length > 5
-        ? `${withEmpty.slice(0, 5).join(', ')} and ${withEmpty.length - 5} more`
-        : withEmpty.join(', ');
     process.stdout.write(
-      `  format.emptyCells: "value" — ${shown} ${withEmpty.length === 1 ? 'has' : 'have'} empty cells: a release keeps them as the missing value, up to the top of each hierarchy (fill them in, or remove rows that are empty, if they are mistakes)\n`,
+      `  format.emptyCells: "value" — ${inWords(withEmpty, 5)} ${withEmpty.length === 1 ? 'has' : 'have'} empty cells: a release keeps them as the missing value, up to the top of each hierarchy (fill them in, or remove rows that are empty, if they are mistakes)\n`,
     );
   }
   if (lineBreaks.length > 0) {
@@ -308,6 +318,23 @@ export function initCommand(args: string[]): number {
 const DRAFT_K = 5;
 
 /**
+ * The k drafted for a table of `rows`: DRAFT_K, or every row when there are fewer (k above the
+ * row count is refused by a release). One row meets only k = 1, which bounds nothing.
+ */
+function draftK(rows: number): number {
+  return Math.max(1, Math.min(DRAFT_K, rows));
+}
+
+/** What init says when the table has fewer rows than DRAFT_K: the k it drafted instead, and why. */
+function smallTableNote(rows: number): string | undefined {
+  if (rows >= DRAFT_K) return undefined;
+  const k = draftK(rows);
+  if (k >= 2)
+    return `k: ${k} — the table has ${counted(rows, 'row')}, fewer than the k = ${DRAFT_K} drafted for a larger one: a release needs k ≤ the number of rows`;
+  return `k: 1 — the table has ${counted(rows, 'row')}: no k of 2 or more can be met, and k = 1 bounds nothing (the release cautions that no privacy model bounds identity disclosure); a release protects someone only with at least 2 rows and k ≥ 2`;
+}
+
+/**
  * The sheet of an Excel workbook init drafts from. Without --sheet, the first visible worksheet,
  * unless it holds no rows or does not look like a table (notes, a README: one column, or fewer
  * rows than the draft's k, which no release of it could meet) and another visible worksheet
@@ -323,7 +350,7 @@ function tableSheet(
   const notes = (t: EncodedTable) => t.columns.length < 2 || t.rowCount < DRAFT_K;
   const shape = (t: EncodedTable) => {
     const [c, r] = [t.columns.length, t.rowCount];
-    return `${c} column${c === 1 ? '' : 's'}, ${r} row${r === 1 ? '' : 's'}`;
+    return `${counted(c, 'column')}, ${counted(r, 'row')}`;
   };
   if (named !== undefined) {
     // The sheet asked for is read; if it does not look like a table, the note names the others.
@@ -525,7 +552,7 @@ function guess(column: EncodedColumn, rows: number, decimalCommas: boolean): Gue
   if (values.length === 2) return grouped('two values, grouped under * (not intervals)');
   if (header.some((w) => GEOGRAPHY.has(w)))
     return grouped(
-      `a place (${values.length} distinct values): an attacker can link on it; grouped (refine the groups)`,
+      `a place (${counted(values.length, 'distinct value')}): an attacker can link on it; grouped (refine the groups)`,
     );
   if (numeric) {
     // Points are thousands' groups only in a column written with decimal commas: 40.119 kg is 40.119.
@@ -538,12 +565,13 @@ function guess(column: EncodedColumn, rows: number, decimalCommas: boolean): Gue
       outcome: values.length > FEW,
     };
   }
-  if (values.length <= FEW) return grouped(`${values.length} distinct values, grouped (refine the groups)`);
+  if (values.length <= FEW)
+    return grouped(`${counted(values.length, 'distinct value')}, grouped (refine the groups)`);
   if (values.length === rows) {
     return { attribute: { type: 'identifying' }, why: 'a different value in every row' };
   }
   return grouped(
-    `text with ${values.length} distinct values: an attacker may know it, so it is quasi-identifying until you say otherwise; grouped (refine the groups, or mark it insensitive if no one could link on it)`,
+    `text with ${counted(values.length, 'distinct value')}: an attacker may know it, so it is quasi-identifying until you say otherwise; grouped (refine the groups, or mark it insensitive if no one could link on it)`,
   );
 }
 

@@ -22,7 +22,7 @@ import {
   releasedCounts,
 } from '../methods/randomization/reconstruct.ts';
 import { checkOut } from '../pipeline/out-path.ts';
-import { thousands } from '../util/format.ts';
+import { counted, thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
 import { readReleasedTable } from './released-table.ts';
@@ -122,8 +122,8 @@ export function reconstructCommand(args: string[]): number {
   if (values.out) writeAtomically(values.out, text);
   else process.stdout.write(text);
   process.stderr.write(
-    `ppdp: reconstructed ${result.columns.map((c) => c.name).join(' × ')} (${thousands(result.estimate.length)} cells) from ${thousands(result.rows)} rows; ` +
-      `${thousands(result.negative)} negative estimate${result.negative === 1 ? '' : 's'} clipped\n`,
+    `ppdp: reconstructed ${result.columns.map((c) => c.name).join(' × ')} (${counted(result.estimate.length, 'cell')}) from ${counted(result.rows, 'row')}; ` +
+      `${counted(result.negative, 'negative estimate')} clipped\n`,
   );
   return 0;
 }

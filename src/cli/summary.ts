@@ -4,7 +4,7 @@
  * the rows (docs/definitions.md, "Several rows per person").
  */
 import type { ReleaseReport } from '../contracts/report.ts';
-import { thousands } from '../util/format.ts';
+import { counted, thousands } from '../util/format.ts';
 
 /** "k = N, " (or "k = N persons, "), or nothing when the release has no k. */
 export function kSummary(report: Pick<ReleaseReport, 'privacy' | 'persons'>): string {
@@ -14,6 +14,6 @@ export function kSummary(report: Pick<ReleaseReport, 'privacy' | 'persons'>): st
 
 /** "N rows suppressed", with " (P persons)" after it with an entity column; counts as 1,234. */
 export function suppressedSummary(report: Pick<ReleaseReport, 'rows' | 'persons'>): string {
-  const persons = report.persons ? ` (${thousands(report.persons.suppressed)} persons)` : '';
-  return `${thousands(report.rows.suppressed)} rows suppressed${persons}`;
+  const persons = report.persons ? ` (${counted(report.persons.suppressed, 'person')})` : '';
+  return `${counted(report.rows.suppressed, 'row')} suppressed${persons}`;
 }

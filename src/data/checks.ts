@@ -118,10 +118,26 @@ export function checkEmptyCells(spec: ReleaseSpec, table: EncodedTable, firstRow
       'E_INPUT_EMPTY_CELL',
       `${rows(a.name, [row])}, column "${a.name}": the cell is empty ` +
         '(a quasi-identifier needs a value in every row)',
-      'fill in the missing values (e.g. with "?"), or set "format": { "emptyCells": "value" } to treat ' +
+      `${fillHint(a)}, or set "format": { "emptyCells": "value" } to treat ` +
         'an empty cell as the missing value, a value of its own that stays missing up to the top of its hierarchy',
     );
   }
+}
+
+/**
+ * How to fill in an empty cell so that the column's hierarchy takes it: a placeholder such as "?"
+ * is refused by an intervals or date builder (and by Mondrian's numeric scale), and a groups
+ * builder or a file must list it.
+ */
+function fillHint(a: ReleaseSpec['attributes'][number]): string {
+  const h = a.hierarchy;
+  if (h?.kind === 'intervals' || (!h && a.scale === 'numeric'))
+    return 'fill in the missing values with numbers (an intervals builder refuses a text such as "?")';
+  if (h?.kind === 'date') return `fill in the missing values with dates in the format ${h.format}`;
+  if (h?.kind === 'groups') return 'fill in the missing values (e.g. with "?", added as a key of groups[0])';
+  if (h?.kind === 'file')
+    return 'fill in the missing values with values the hierarchy file lists (e.g. "?", given a row of its own)';
+  return 'fill in the missing values (e.g. with "?")';
 }
 
 /**

@@ -7,7 +7,7 @@ import { totalmem } from 'node:os';
 import { basename } from 'node:path';
 import { InputError, LimitError } from '../errors.ts';
 import type { ReleaseSpec } from '../release-spec/spec.ts';
-import { thousands } from '../util/format.ts';
+import { latticeNodes, thousands } from '../util/format.ts';
 import { MAX_INPUT_COLUMNS, MAX_NAME_LENGTH } from '../util/limits.ts';
 import { inputSize } from './input.ts';
 
@@ -227,9 +227,10 @@ export function checkLatticeSize(
   for (const q of qis) size *= q.height + 1;
   if (size > limit) {
     const levels = qis.map((q) => `${q.name} ${q.height + 1}`).join(', ');
+    // Worded as init words it: past 1.8e308 the product is Infinity, latticeNodes gives 9.33e+698.
     throw new LimitError(
       'E_LIMIT_LATTICE',
-      `${basename(specFile)}: the generalization lattice has ${fmt(size)} nodes (levels per quasi-identifier: ${levels}), ` +
+      `${basename(specFile)}: the generalization lattice has ${latticeNodes(qis.map((q) => q.height + 1))} (levels per quasi-identifier: ${levels}), ` +
         `over the limit of ${fmt(limit)} (limits.maxLatticeNodes)`,
       'use "strategy": "optimal" (past the limit it searches best-effort), fewer quasi-identifiers or hierarchies ' +
         'with fewer levels (e.g. fewer interval widths, or a hierarchy file instead of { "mask": "right" } on long ' +
@@ -238,15 +239,26 @@ export function checkLatticeSize(
   }
 }
 
-/** Fails before a hierarchy of `values` × `levels` cells is built when it is too large. */
-export function checkHierarchySize(source: string, attribute: string, values: number, levels: number): void {
+/**
+ * Fails before a hierarchy of `values` × `levels` cells is built when it is too large; `file`: it
+ * is a hierarchy file's (`source`), which the hint asks to shorten rather than to write.
+ */
+export function checkHierarchySize(
+  source: string,
+  attribute: string,
+  values: number,
+  levels: number,
+  file = false,
+): void {
   if (levels > MAX_HIERARCHY_LEVELS || values * levels > MAX_HIERARCHY_CELLS) {
     throw new LimitError(
       'E_LIMIT_HIERARCHY',
-      `${source}: the hierarchy of '${attribute}' would have ${fmt(levels)} levels for ${fmt(values)} values ` +
+      `${source}: the hierarchy of '${attribute}' ${file ? 'has' : 'would have'} ${fmt(levels)} levels for ${fmt(values)} values ` +
         `(${fmt(values * levels)} cells), over the limit of ${fmt(MAX_HIERARCHY_LEVELS)} levels and ` +
         `${fmt(MAX_HIERARCHY_CELLS)} cells`,
-      'give the column a hierarchy file with a few levels (ARX format: value;level1;…;*), or shorten its values',
+      file
+        ? `write ${source} with fewer levels (columns of value;level1;…;*) and only the rows of the column's values`
+        : 'give the column a hierarchy file with a few levels (ARX format: value;level1;…;*), or shorten its values',
     );
   }
 }

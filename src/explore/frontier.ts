@@ -18,7 +18,7 @@ import type { BuiltRelease, MethodContext, MethodReport } from '../methods/metho
 import { methodFor } from '../methods/registry.ts';
 import { streams } from '../pipeline/release.ts';
 import type { PrivacyModelSpec, ReleaseSpec } from '../release-spec/spec.ts';
-import { thousands, withArticle } from '../util/format.ts';
+import { counted, inWords, thousands, withArticle } from '../util/format.ts';
 import { DEFAULT_REPEATS, drawsSample, type RepeatedRuns, repeatedPoint } from './repeats.ts';
 
 /**
@@ -130,6 +130,22 @@ function checkValue(parameter: string, v: number, text: string): void {
 }
 
 /**
+ * What `--vary` can change in this spec, for errors caused by the option: `tau (attribute-disclosure)`,
+ * `maxSuppression (generalization)`; or that its models carry none.
+ */
+export function specParameters(spec: ReleaseSpec): string {
+  const carried = spec.privacy.flatMap((m) => {
+    const p = modelOf(m).vary?.parameter;
+    return p ? [`${p} (${m.model})`] : [];
+  });
+  if (spec.method.name === 'generalization') carried.push('maxSuppression (generalization)');
+  const models = inWords([...new Set(spec.privacy.map((m) => m.model))]);
+  return carried.length > 0
+    ? `this spec's models take ${inWords([...new Set(carried)])}`
+    : `this spec's models (${models}) have no parameter --vary changes`;
+}
+
+/**
  * The spec with the varied parameter set to `value` in every model that carries it; a
  * k-anonymity model is added when k is varied and the spec has none. Any other missing
  * model is an error: which attribute it protects is the user's choice.
@@ -140,8 +156,8 @@ export function specWith(spec: ReleaseSpec, parameter: string, value: number): R
     if (spec.method.name !== 'generalization') {
       throw new SpecError(
         'E_SPEC_METHOD',
-        `${basename(spec.file)}: --vary maxSuppression is a setting of generalization, and the spec's method is ${spec.method.name}`,
-        'vary a privacy parameter (k, l, t, delta, tau) instead',
+        `--vary maxSuppression: it is a setting of generalization, and ${basename(spec.file)}'s method is ${spec.method.name}; ${specParameters(spec)}`,
+        "vary a parameter of the spec's privacy models instead (k, l, t, delta, tau)",
       );
     }
     return { ...spec, method: { ...spec.method, maxSuppression: value } };
@@ -163,13 +179,22 @@ export function specWith(spec: ReleaseSpec, parameter: string, value: number): R
     return { ...m, [parameter]: value } as PrivacyModelSpec;
   });
   if (!found) {
+    // k is added as a k-anonymity model, which randomization does not take (its models bound
+    // disclosure per row): the option is refused, not the spec.
+    if (parameter === 'k' && spec.method.name === 'randomization') {
+      throw new PpdpError(
+        'E_USAGE',
+        `--vary k: ${basename(spec.file)}'s method is randomization, which takes no k-anonymity model; ${specParameters(spec)}`,
+        "vary tau with an attribute-disclosure model (e.g. --vary tau=0.1..0.5:0.1), or l with an l-diversity model, in the spec's privacy list",
+      );
+    }
     if (parameter !== 'k') {
       const onAttribute = declaredModels().some(
         (d) => models.includes(d.name) && Object.values(d.fields).some((f) => f.kind === 'attribute'),
       );
       throw new SpecError(
         'E_SPEC_MODEL',
-        `${basename(spec.file)}: --vary ${parameter} needs ${withArticle(models.join(' or '))} model in privacy, and the spec has none`,
+        `--vary ${parameter}: it needs ${withArticle(models.join(' or '))} model in privacy, and ${basename(spec.file)} has none; ${specParameters(spec)}`,
         onAttribute
           ? `add one to the spec's privacy list (it names the sensitive attribute), then vary its ${parameter}`
           : `explore a spec with ${withArticle(models.join(' or '))} model in its privacy list, or vary a parameter of this spec's models`,
@@ -287,6 +312,15 @@ export function exploreFrontier(
     );
   }
   // Check every value's spec first: a bad sweep fails before the work starts.
+  const k = varies.find((v) => v.parameter === 'k');
+  const above = k?.values.filter((v) => v > table.rowCount) ?? [];
+  if (above.length > 0) {
+    throw new PpdpError(
+      'E_USAGE',
+      `--vary k: ${inWords(above.map(String), 3)} ${above.length === 1 ? 'is' : 'are'} more than the table's ${counted(table.rowCount, 'row')} (k is at most the number of rows)`,
+      `vary k from 1 to ${table.rowCount}, e.g. --vary k=${Math.min(2, table.rowCount)}..${table.rowCount}`,
+    );
+  }
   const combos = combinations(varies);
   const specs = combos.map((c) => Object.entries(c).reduce((s, [p, v]) => specWith(s, p, v), spec));
   const random = streams(spec, table);

@@ -154,6 +154,14 @@ export function checkRefused(grid: Grid, column: EncodedColumn, rows: RowNames =
   if (count > 0) fail(count, rows(column.name, [column.codes.indexOf(first)]));
 }
 
+/**
+ * For a builder's refusal: cells such as NA are texts an export writes for a missing value, which
+ * the attribute's `missing` list reads as empty cells (never named here: no value of the table).
+ */
+const MISSING_TEXTS_HINT =
+  'if they are texts for a missing value (NA, NULL, -), list them under the attribute\'s "missing" ' +
+  '(e.g. "missing": ["NA"]) to read them as empty cells, released as the missing value with "format": { "emptyCells": "value" }';
+
 /** "1 distinct value is" / "3 distinct values are", for messages that count without naming. */
 function distinct(count: number): string {
   return count === 1 ? '1 distinct value is' : `${count} distinct values are`;
@@ -210,7 +218,7 @@ export function intervalGrid(
         'E_HIERARCHY_NUMERIC',
         `${place}, column '${column.name}': not a number, but its hierarchy is an intervals builder` +
           (count > 1 ? ` (${distinct(count)} not numbers)` : ''),
-        'use a hierarchy file or { "groups": … } for non-numeric columns, or fix the values',
+        `${MISSING_TEXTS_HINT}; use a hierarchy file or { "groups": … } for non-numeric columns, or fix the values`,
       );
     },
     rows,
@@ -377,6 +385,7 @@ export function dateGrid(
           ? 'pad months and days to two digits (2020-01-11 as 20200111: a shorter value can be read two ways), ' +
             'or write the dates with separators and set "date" to that format (e.g. "YYYY-MM-DD"); or fix the values'
           : 'fix the values, or set "date" to the format the column uses (YYYY, MM and DD with separators, e.g. "DD/MM/YYYY")') +
+          `; ${MISSING_TEXTS_HINT}` +
           "; an Excel workbook's date cells read as YYYY-MM-DD, whatever format the sheet shows them in",
       );
     },

@@ -118,7 +118,7 @@ function hierarchyGrid(column: EncodedColumn, spec: HierarchySpec, rows: RowName
 }
 
 function fileRows(column: EncodedColumn, path: string, rows = readHierarchyRows(path)): Rows {
-  checkHierarchySize(basename(path), column.name, rows.length, rows[0]!.length);
+  checkHierarchySize(basename(path), column.name, rows.length, rows[0]!.length, true);
   return withMissingRows(column, rows);
 }
 

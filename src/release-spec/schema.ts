@@ -128,7 +128,12 @@ function checkNumber(v: unknown, field: NumberField, where: string, name: string
   const quoted = typeof v === 'string' ? ' without quotes' : '';
   let hint: string;
   const near = [Math.floor(n), Math.ceil(n)].filter((x) => x >= field.min && x <= field.max);
-  if (!Number.isFinite(n)) hint = `write ${words}${quoted}, e.g. ${write(exampleOf(field))}`;
+  // "10%" for a share from 0 to 1 (maxSuppression): the share it means, 0.1.
+  const percent = typeof v === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(v) : null;
+  const share = percent && field.max === 1 ? Number((Number(percent[1]) / 100).toPrecision(12)) : Number.NaN;
+  if (share >= field.min && share <= field.max)
+    hint = `write the share ${percent![0].trim()} as a number from 0 to 1 without quotes: ${write(share)}`;
+  else if (!Number.isFinite(n)) hint = `write ${words}${quoted}, e.g. ${write(exampleOf(field))}`;
   else if (fraction && near.length > 0)
     hint = `round it to a whole number${quoted}: ${near.map(write).join(' or ')}`;
   else if (below || above || fraction)

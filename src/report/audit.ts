@@ -18,7 +18,7 @@ import type { EncodedTable } from '../data/table.ts';
 import { utf8Buffers } from '../data/utf8.ts';
 import { labelLoss } from '../metrics/label-loss.ts';
 import { isReleasedType, type ReleaseSpec } from '../release-spec/spec.ts';
-import { byCodeUnits } from '../util/format.ts';
+import { byCodeUnits, counted } from '../util/format.ts';
 import { gather, gatherPairs } from '../util/gather.ts';
 import { Int32s, rowNumbers } from '../util/int32s.ts';
 import { mix32 } from '../util/keys.ts';
@@ -803,7 +803,7 @@ function finish(
         column: name,
         value: unique / rows,
         rows: unique,
-        message: `${name} is released unchanged and makes ${fmtInt(unique)} of ${fmtInt(rows)} rows (${fmtPct(unique / rows)}) unique ${uniqueWith(spec, false)}`,
+        message: `${name} is released unchanged and makes ${fmtInt(unique)} of ${counted(rows, 'row')} (${fmtPct(unique / rows)}) unique ${uniqueWith(spec, false)}`,
       });
     }
     const worst = t.worst.get(name);
@@ -813,7 +813,7 @@ function finish(
         column: name,
         value: worst.share,
         rows: worst.size,
-        message: `${name} is sensitive and no privacy model bounds it: in a class of ${fmtInt(worst.size)} rows one value has a share of ${fmtPct(worst.share)} (≥ ${fmtPct(REVEAL_SHARE)})`,
+        message: `${name} is sensitive and no privacy model bounds it: in a class of ${counted(worst.size, 'row')} one value has a share of ${fmtPct(worst.share)} (≥ ${fmtPct(REVEAL_SHARE)})`,
       });
     }
   }
@@ -832,7 +832,7 @@ function finish(
       cause: 'unique-with-unchanged-columns',
       value: linkage.share,
       rows: linkage.uniqueRows,
-      message: `together, the columns released unchanged (${t.linkable.join(', ')}) make ${fmtInt(linkage.uniqueRows)} of ${fmtInt(rows)} rows (${fmtPct(linkage.share)}) unique ${uniqueWith(spec, true)}; rows that stop being unique when one column alone is left out: ${parts}`,
+      message: `together, the columns released unchanged (${t.linkable.join(', ')}) make ${fmtInt(linkage.uniqueRows)} of ${counted(rows, 'row')} (${fmtPct(linkage.share)}) unique ${uniqueWith(spec, true)}; rows that stop being unique when one column alone is left out: ${parts}`,
     });
   }
   return {

@@ -9,6 +9,7 @@ import type {
 } from '../contracts/report.ts';
 import { attributeT } from '../metrics/disclosure.ts';
 import { describeModel } from '../models/describe.ts';
+import { counted } from '../util/format.ts';
 import { AMBER, chart, PALETTE, rankedValues } from './charts.ts';
 import { DASH, esc, fmtInt, fmtNum, fmtPct, humanize, oneIn } from './format.ts';
 import { ACCURACY_LABELS, achievedLabel, DISCLOSURE_BASELINES, DISCLOSURE_LABELS } from './labels.ts';
@@ -217,8 +218,8 @@ function populationTable(u: PopulationUniqueness): string {
   // With an entity column the estimates count persons: class sizes and the sample are persons.
   const lead =
     u.over === 'persons'
-      ? `Persons unique in a population of ${fmtInt(u.populationSize)} persons (the release holds ${fmtPct(u.samplingFraction)} of them), estimated from the ${fmtInt(u.sampleUniques)} released persons alone in their class (class sizes counted in persons, a person in each class they have rows in).`
-      : `Records unique in a population of ${fmtInt(u.populationSize)} (the release holds ${fmtPct(u.samplingFraction)} of it), estimated from the ${fmtInt(u.sampleUniques)} released rows unique in the release.`;
+      ? `Persons unique in a population of ${counted(u.populationSize, 'person')} (the release holds ${fmtPct(u.samplingFraction)} of them), estimated from the ${counted(u.sampleUniques, 'released person')} alone in their class (class sizes counted in persons, a person in each class they have rows in).`
+      : `Records unique in a population of ${fmtInt(u.populationSize)} (the release holds ${fmtPct(u.samplingFraction)} of it), estimated from the ${counted(u.sampleUniques, 'released row')} unique in the release.`;
   return [
     `<p>${lead} Dankar’s rule picks the model suited to the sampling fraction${chosen}; see docs/risk.md.</p>`,
     table(
@@ -301,12 +302,12 @@ export function renderRisk(report: ReleaseReport): string {
 function sensitiveChart(d: SensitiveDistribution, unit = 'rows'): string {
   const ranked = rankedValues([d.overall, d.worstClass]);
   return chart({
-    title: `${d.attribute}: share of each value overall and in the class that reveals most (${fmtInt(d.worstClassSize)} ${unit})`,
+    title: `${d.attribute}: share of each value overall and in the class that reveals most (${counted(d.worstClassSize, unit.slice(0, -1), unit)})`,
     categories: ranked.categories,
     series: [
       { name: `all ${unit}`, color: PALETTE[0]!, values: ranked.series[0]! },
       {
-        name: `class that reveals most (${fmtInt(d.worstClassSize)} ${unit})`,
+        name: `class that reveals most (${counted(d.worstClassSize, unit.slice(0, -1), unit)})`,
         color: AMBER,
         values: ranked.series[1]!,
       },
@@ -378,14 +379,12 @@ function numericSpread(n: NonNullable<SensitiveDistribution['numeric']>, unit = 
       [
         'Narrowest range of a class',
         `<strong>${fmtNum(n.narrowestClassRange)}</strong>${of(n.narrowestClassRange)}`,
-        unit === 'rows'
-          ? `The class that narrows the value most (${fmtInt(n.narrowestClassSize)} rows); 0: every row of it has one value.`
-          : `The class that narrows the value most (${fmtInt(n.narrowestClassSize)} ${unit}); 0: every row of it has one value.`,
+        `The class that narrows the value most (${counted(n.narrowestClassSize, unit.slice(0, -1), unit)}); 0: every row of it has one value.`,
       ],
       [
         'Median range of a class',
         fmtNum(n.medianClassRange) + of(n.medianClassRange),
-        `Over ${fmtInt(n.classes)} classes.`,
+        `Over ${counted(n.classes, 'class', 'classes')}.`,
       ],
       ['Smallest interquartile range of a class', fmtNum(n.smallestClassIqr), undefined],
     ]),

@@ -19,9 +19,32 @@ export function withArticle(phrase: string): string {
   return `${/^[aeiou]/i.test(phrase) ? 'an' : 'a'} ${phrase}`;
 }
 
-/** "1 row", "3 rows", "1,234 values": a count with its noun, singular for one. */
-export function counted(n: number, what: string): string {
-  return `${thousands(n)} ${what}${n === 1 ? '' : 's'}`;
+/** "1 row", "3 rows", "1,234 values": a count with its noun, singular for one (`plural` for a noun not made with s: classes). */
+export function counted(n: number, what: string, plural = `${what}s`): string {
+  return `${thousands(n)} ${n === 1 ? what : plural}`;
+}
+
+/**
+ * A generalization lattice's size, `80,000,000`, from each quasi-identifier's levels (height +
+ * 1), whose product it is: exact while it is a safe integer, else `9.33e+698` from the sum of
+ * their logarithms (the product itself overflows to Infinity past 1.8e308).
+ */
+export function latticeSize(levels: readonly number[]): string {
+  const size = levels.reduce((n, l) => n * l, 1);
+  if (size <= Number.MAX_SAFE_INTEGER) return thousands(size);
+  const log = levels.reduce((s, l) => s + Math.log10(l), 0);
+  const exponent = Math.floor(log);
+  // 9.996 rounds to 10.00: carried into the exponent, as toExponential carries it.
+  const mantissa = Number((10 ** (log - exponent)).toFixed(2));
+  return mantissa >= 10
+    ? `${(mantissa / 10).toFixed(2)}e+${exponent + 1}`
+    : `${mantissa.toFixed(2)}e+${exponent}`;
+}
+
+/** `1 node`, `80,000,000 nodes`, `9.33e+698 nodes`: a lattice's size (latticeSize) with its noun. */
+export function latticeNodes(levels: readonly number[]): string {
+  const size = latticeSize(levels);
+  return `${size} node${size === '1' ? '' : 's'}`;
 }
 
 /** `a`, `a and b`, `a, b and c`; past `max` items, the first `max` and "and N more". */

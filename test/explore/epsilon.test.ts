@@ -143,7 +143,9 @@ describe('refusals', () => {
       '--quiet',
     ]).catch((e) => e);
     expect(error).toBeInstanceOf(SpecError);
-    expect(error.message).toMatch(/release\.json: --vary epsilon needs a differential-privacy model/);
+    expect(error.message).toMatch(
+      /--vary epsilon: it needs a differential-privacy model in privacy, and release\.json has none/,
+    );
     expect(error.hint).not.toMatch(/sensitive attribute/);
     expect(plain.list('x')).toBeNull();
   });

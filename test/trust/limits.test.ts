@@ -190,7 +190,7 @@ describe('hierarchy size', () => {
       `a;${Array.from({ length: 4999 }, (_, l) => `a${l}`).join(';')};*\nb;${Array.from({ length: 4999 }, (_, l) => `b${l}`).join(';')};*\n`,
     );
     const e = await limitError(() => buildHierarchy(column(['a', 'b']), { kind: 'file', path: deep }));
-    expect(e.message).toMatch(/^deep\.csv: the hierarchy of 'code' would have 5,001 levels for 2 values/);
+    expect(e.message).toMatch(/^deep\.csv: the hierarchy of 'code' has 5,001 levels for 2 values/);
 
     // Huge fan-out (20,000 values under one label) is a normal hierarchy: built, not refused.
     const values = Array.from({ length: 20_000 }, (_, i) => `v${i}`);

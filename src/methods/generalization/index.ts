@@ -38,7 +38,7 @@ import {
   type ReleaseSpec,
   writesParquet,
 } from '../../release-spec/spec.ts';
-import { thousands } from '../../util/format.ts';
+import { counted, latticeNodes, thousands } from '../../util/format.ts';
 import { keyedRandom } from '../../util/keys.ts';
 import type { Random, UniformDraws } from '../../util/random.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
@@ -817,7 +817,7 @@ export async function searchStepAsync(
 function sayLattice(prepared: Prepared, say: MethodContext['say']): void {
   const { problem, qis, table } = prepared;
   say(
-    `${thousands(table.rowCount)} rows, ${qis.length} quasi-identifiers, lattice of ${thousands(problem.lattice.size)} nodes` +
+    `${counted(table.rowCount, 'row')}, ${counted(qis.length, 'quasi-identifier')}, lattice of ${latticeNodes(problem.lattice.heights.map((h) => h + 1))}` +
       (bestEffort(prepared) ? ': best-effort search' : ''),
   );
 }
@@ -844,7 +844,7 @@ function afterSearch(
   const original = outcome.evaluator.inputClasses();
   say(
     `${thousands(original.groups)} distinct quasi-identifier combinations; ` +
-      `chosen node ${JSON.stringify(node)} after checking ${nodesChecked} of ${problem.lattice.size} nodes`,
+      `chosen node ${JSON.stringify(node)} after checking ${thousands(nodesChecked)} of ${latticeNodes(problem.lattice.heights.map((h) => h + 1))}`,
   );
   const tupleDepth = descent && tupleDepths(descent.cells);
   const tupleSuppressed = new Uint8Array(tuples.counts.length);
