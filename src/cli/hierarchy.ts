@@ -22,7 +22,7 @@ import {
 import { checkOut, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { type AttributeSpec, checkHierarchyFile, loadSpec } from '../release-spec/spec.ts';
-import { counted, thousands } from '../util/format.ts';
+import { counted } from '../util/format.ts';
 import { commandArgs } from './args.ts';
 
 export const HIERARCHY_HELP = `Usage: ppdp hierarchy <release.json> --column <name> --out <file.csv>
