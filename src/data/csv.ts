@@ -21,16 +21,9 @@ import { CODED, OMITTED, type PlainRowsKernel, RAW } from '../kernels/csv-fields
 import { wasmPlainRows } from '../kernels/csv-fields/wasm.ts';
 import { rowNumbersUpTo } from '../util/int32s.ts';
 import { MAX_CSV_HEADER_BYTES, MAX_INPUT_COLUMNS, MAX_NAME_LENGTH } from '../util/limits.ts';
+import type { InputMagic } from '../util/magic.ts';
 import { ByteDictionary } from './dictionary.ts';
-import {
-  type InputFile,
-  type InputMagic,
-  magicOf,
-  openInput,
-  READ_CHUNK_BYTES,
-  readAt,
-  readInto,
-} from './input.ts';
+import { type InputFile, magicOf, openInput, READ_CHUNK_BYTES, readAt, readInto } from './input.ts';
 import { checkColumnName, tooManyColumns } from './limits.ts';
 import { type RawValues, rawLength } from './raw.ts';
 import type { EncodedColumn, EncodedTable, OutputColumn } from './table.ts';

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { InputError } from '../errors.ts';
+import { headAndTail, type InputMagic, inputMagic } from '../util/magic.ts';
 
 /** Bytes read per step: large enough for few system calls, small enough to stay out of the way. */
 export const READ_CHUNK_BYTES = 8 * 1024 * 1024;
@@ -200,49 +201,11 @@ export function inputSize(path: string): number {
   return folderFiles(path).reduce((n, f) => n + statSync(f).size, 0);
 }
 
-/** A format an input's first bytes name, whatever the file is called (inputMagic). */
-export type InputMagic = 'arrow' | 'parquet' | 'gzip' | 'zip';
-
-/**
- * What a file's first 8 bytes (`head`) and last 4 (`tail`) say it is: an Arrow IPC file
- * (`ARROW1` and its two bytes of padding) or stream (its first message's continuation marker,
- * 0xFFFFFFFF), a Parquet file (`PAR1` first and last), a gzip stream (1F 8B) or a ZIP archive
- * (`PK` 03 04); undefined for anything else (a text file, CSV, whose header may start `PAR1`).
- */
-export function inputMagic(head: Uint8Array, tail: Uint8Array): InputMagic | undefined {
-  const at = (bytes: Uint8Array, magic: readonly number[]) => magic.every((b, k) => bytes[k] === b);
-  if (at(head, ARROW_FILE) || at(head, [0xff, 0xff, 0xff, 0xff])) return 'arrow';
-  if (at(head, PAR1) && at(tail, PAR1)) return 'parquet';
-  if (at(head, [0x1f, 0x8b])) return 'gzip';
-  if (at(head, [0x50, 0x4b, 0x03, 0x04])) return 'zip';
-  return undefined;
-}
-
-const ARROW_FILE = [0x41, 0x52, 0x52, 0x4f, 0x57, 0x31, 0, 0];
-const PAR1 = [0x50, 0x41, 0x52, 0x31];
-
 /** inputMagic of an open file (its `size` bytes). */
 export function magicOf(path: string, input: InputFile): InputMagic | undefined {
-  const head = new Uint8Array(Math.min(8, input.size));
-  const tail = new Uint8Array(Math.min(4, input.size));
-  readAt(path, input, head, 0);
-  readAt(path, input, tail, input.size - tail.length);
-  return inputMagic(head, tail);
-}
-
-/** inputMagic of a file; undefined when it cannot be read (its reader then tells). */
-export function fileMagic(path: string): InputMagic | undefined {
-  let input: InputFile;
-  try {
-    input = openInput(path);
-  } catch {
-    return undefined;
-  }
-  try {
-    return magicOf(path, input);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(input.fd);
-  }
+  return inputMagic(
+    ...headAndTail(input.size, (buffer, position) => {
+      readAt(path, input, buffer, position);
+    }),
+  );
 }

@@ -6,6 +6,7 @@ import { basename, extname } from 'node:path';
 import { InputError, SpecError } from '../errors.ts';
 import { inWords, withArticle } from '../util/format.ts';
 import { shownName } from '../util/limits.ts';
+import { fileMagic } from '../util/magic.ts';
 import { type ArrowRange, type NullPolicy, readArrowShards } from './arrow.ts';
 import { type CsvRange, readCsvShards } from './csv.ts';
 import {
@@ -18,7 +19,7 @@ import {
   pointsOf,
   withDecimalPoint,
 } from './decimal.ts';
-import { fileMagic, folderFiles, isFolder } from './input.ts';
+import { folderFiles, isFolder } from './input.ts';
 import { readParquetShards } from './parquet.ts';
 import { type RawValues, rawLength } from './raw.ts';
 import { Remap, ShardAssembler, SharedDictionary } from './shards.ts';

@@ -6,9 +6,9 @@
  */
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { fileMagic } from '../data/input.ts';
 import { LimitError } from '../errors.ts';
 import { MAX_SPEC_BYTES } from '../util/limits.ts';
+import { fileMagic } from '../util/magic.ts';
 
 /**
  * Fails before a spec file over MAX_SPEC_BYTES is read (a spec holds settings: kilobytes, or a
