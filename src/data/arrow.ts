@@ -45,7 +45,13 @@ import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, readAt } from './input.ts';
 import { checkInputColumns } from './limits.ts';
 import { type RawValues, rawLength, rawOfCodes } from './raw.ts';
-import type { CodeArray, EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
+import {
+  type CodeArray,
+  type EncodedColumn,
+  type EncodedTable,
+  type OutputColumn,
+  TYPED_INPUT_DELIMITER,
+} from './table.ts';
 import {
   utf8Vector as bulkUtf8Vector,
   firstInvalidUtf8Row,
@@ -78,7 +84,12 @@ const SUPPORTED =
  */
 export function readArrow(
   path: string,
-  options: { nulls?: NullPolicy; raw?: ReadonlySet<string>; omit?: ReadonlySet<string> } = {},
+  options: {
+    nulls?: NullPolicy;
+    raw?: ReadonlySet<string>;
+    omit?: ReadonlySet<string>;
+    delimiter?: string;
+  } = {},
 ): EncodedTable {
   const [table] = readArrowShards(path, Number.POSITIVE_INFINITY, options);
   return table!;
@@ -103,6 +114,8 @@ export function* readArrowShards(
      * distinct values that is only compared or hashed.
      */
     raw?: ReadonlySet<string>;
+    /** The tables' `delimiter` (the release CSV's): TYPED_INPUT_DELIMITER by default. */
+    delimiter?: string;
   } = {},
 ): Generator<EncodedTable, void, undefined> {
   const input = openInput(path);
@@ -115,6 +128,7 @@ export function* readArrowShards(
       options.omit ?? new Set(),
       options.range,
       options.raw ?? new Set(),
+      options.delimiter ?? TYPED_INPUT_DELIMITER,
     );
   } finally {
     closeSync(input.fd);
@@ -203,6 +217,7 @@ function* readOpenArrow(
   range: ArrowRange | undefined,
   /** Columns read as bytes (RawColumn). */
   raw: ReadonlySet<string>,
+  delimiter: string,
 ): Generator<EncodedTable, void, undefined> {
   const file = basename(path);
   const corrupt = corruptError(file);
@@ -282,7 +297,7 @@ function* readOpenArrow(
       source: path,
       rowCount: rows,
       columns,
-      delimiter: ';',
+      delimiter,
       ...(omitted.length > 0 ? { omitted } : {}),
       ...(typed.length > 0 ? { typed } : {}),
       ...(last ? { progress: 1 } : counted > 0 ? { progress: total / counted } : {}),

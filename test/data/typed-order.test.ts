@@ -2,7 +2,8 @@
  * A typed input (Arrow, Parquet, Excel) is coded as the same table given as CSV: every column's
  * values, the missing value of a null included, in order of first appearance, whatever the
  * record batches, row groups or shards; so it releases the same bytes and the same report
- * (measures summed in dictionary order round alike).
+ * (measures summed in dictionary order round alike). Its release CSV uses `format.delimiter`,
+ * `;` when the spec gives none.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -212,6 +213,46 @@ describe('a typed input is coded in order of first appearance, as its CSV', () =
           expect(got.data[1]!.equals(first.data[1]!), `${label} data.arrow`).toBe(true);
           expect(got.report, label).toEqual(first.report);
         }
+      }
+    }
+  }, 300_000);
+});
+
+describe("a typed input's release CSV", () => {
+  it('uses format.delimiter, `;` when the spec gives none, as the same table as CSV of that delimiter', async () => {
+    const ws = adultWorkspace(1);
+    const typed = (await inputs(ws)).filter((f) => !f.endsWith('.csv'));
+    const csv = ws.read('t.csv');
+    const attributes = {
+      age: { type: 'quasi-identifying', hierarchy: { intervals: [5, 10, 20] } },
+      city: { type: 'quasi-identifying', hierarchy: { mask: 'right' } },
+      amount: { type: 'insensitive' },
+      note: { type: 'insensitive' },
+    };
+    const privacy = [{ model: 'k-anonymity', k: 3 }];
+    const method = { name: 'generalization', maxSuppression: 0.1 };
+    const release = async (input: string, delimiter: string | undefined, shards: number) => {
+      const format = { emptyCells: 'value', ...(delimiter ? { delimiter } : {}) };
+      ws.write('release.json', JSON.stringify({ input, format, attributes, privacy, method, seed: 1 }));
+      const out = join(ws.dir, 'out', `${input}-${delimiter === '\t' ? 'tab' : delimiter}-${shards}`);
+      await executeRelease({ spec: ws.spec, out, shards });
+      return readFileSync(join(out, 'data.csv'), 'utf8');
+    };
+    for (const [delimiter, shards] of [
+      [undefined, 1],
+      [',', 1],
+      [',', 3],
+      ['\t', 1],
+      ['|', 1],
+    ] as const) {
+      const sep = delimiter ?? ';';
+      // The table as CSV of that delimiter (its cells hold none), the delimiter detected.
+      ws.write('d.csv', csv.replaceAll(';', sep));
+      const expected = await release('d.csv', undefined, 1);
+      expect(expected.split('\n')[0]).toBe(['age', 'amount', 'city', 'note'].join(sep));
+      for (const input of typed) {
+        const label = `${input} with ${delimiter === undefined ? 'no delimiter' : JSON.stringify(delimiter)}, ${shards} shard(s)`;
+        expect(await release(input, delimiter, shards), label).toBe(expected);
       }
     }
   }, 300_000);
