@@ -1,6 +1,8 @@
 /**
- * Arrow IPC input and output. Reading works on the record batches' buffers directly: dictionary
- * columns keep Arrow's indices, other columns are encoded once per distinct value.
+ * Arrow IPC input and output. Reading works on the record batches' buffers directly, each column
+ * coded in order of first appearance, as a CSV of the same rows is (a null where it stands, a
+ * dictionary column's entries as rows use them; its indices are copied as they are once they
+ * are seen to be those codes): the same dictionaries whatever the format, batches or shards.
  */
 import { closeSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -43,7 +45,13 @@ import { ByteDictionary } from './dictionary.ts';
 import { type InputFile, openInput, readAt } from './input.ts';
 import { checkInputColumns } from './limits.ts';
 import { type RawValues, rawLength, rawOfCodes } from './raw.ts';
-import type { CodeArray, EncodedColumn, EncodedTable, OutputColumn } from './table.ts';
+import {
+  type CodeArray,
+  type EncodedColumn,
+  type EncodedTable,
+  type OutputColumn,
+  TYPED_INPUT_DELIMITER,
+} from './table.ts';
 import {
   utf8Vector as bulkUtf8Vector,
   firstInvalidUtf8Row,
@@ -76,7 +84,12 @@ const SUPPORTED =
  */
 export function readArrow(
   path: string,
-  options: { nulls?: NullPolicy; raw?: ReadonlySet<string>; omit?: ReadonlySet<string> } = {},
+  options: {
+    nulls?: NullPolicy;
+    raw?: ReadonlySet<string>;
+    omit?: ReadonlySet<string>;
+    delimiter?: string;
+  } = {},
 ): EncodedTable {
   const [table] = readArrowShards(path, Number.POSITIVE_INFINITY, options);
   return table!;
@@ -101,6 +114,8 @@ export function* readArrowShards(
      * distinct values that is only compared or hashed.
      */
     raw?: ReadonlySet<string>;
+    /** The tables' `delimiter` (the release CSV's): TYPED_INPUT_DELIMITER by default. */
+    delimiter?: string;
   } = {},
 ): Generator<EncodedTable, void, undefined> {
   const input = openInput(path);
@@ -113,6 +128,7 @@ export function* readArrowShards(
       options.omit ?? new Set(),
       options.range,
       options.raw ?? new Set(),
+      options.delimiter ?? TYPED_INPUT_DELIMITER,
     );
   } finally {
     closeSync(input.fd);
@@ -201,6 +217,7 @@ function* readOpenArrow(
   range: ArrowRange | undefined,
   /** Columns read as bytes (RawColumn). */
   raw: ReadonlySet<string>,
+  delimiter: string,
 ): Generator<EncodedTable, void, undefined> {
   const file = basename(path);
   const corrupt = corruptError(file);
@@ -280,7 +297,7 @@ function* readOpenArrow(
       source: path,
       rowCount: rows,
       columns,
-      delimiter: ';',
+      delimiter,
       ...(omitted.length > 0 ? { omitted } : {}),
       ...(typed.length > 0 ? { typed } : {}),
       ...(last ? { progress: 1 } : counted > 0 ? { progress: total / counted } : {}),
@@ -601,8 +618,8 @@ class ColumnEncoder {
   private strings: ByteDictionary | undefined;
   private codes = new Int32Array(0);
   private readonly index = new Map<Key, number>();
-  /** Dictionary-column remaps by Arrow dictionary vector; null means indices are used as they are. */
-  private readonly remaps = new Map<Vector, Int32Array | null>();
+  /** Dictionary-column remaps by Arrow dictionary vector (an entry's code is given on first use). */
+  private readonly remaps = new Map<Vector, Remap>();
   /** Rows filled since the last take. */
   private base = 0;
   /** Rows taken before (row numbers in errors count from the file's start). */
@@ -646,20 +663,21 @@ class ColumnEncoder {
     if (nulls && !this.nullsAsMissing) {
       for (let i = 0; i < data.length; i++) if (!data.getValid(i)) throw this.nullError(i);
     }
-    const utf8 = DataType.isUtf8(type) || DataType.isLargeUtf8(type);
     if (DataType.isDictionary(type)) this.addDictionary(data);
-    else if (utf8) this.addStrings(data);
+    else if (DataType.isUtf8(type) || DataType.isLargeUtf8(type)) this.addStrings(data);
     else if (DataType.isBool(type)) this.addBools(data);
     else if (isTextual(type)) this.addTextual(data);
     else this.addNumbers(data);
-    if (nulls) {
-      // A null slot's bytes are unspecified: whatever was encoded there is overwritten.
-      const missing = utf8
-        ? (this.strings ??= new ByteDictionary()).codeOf(Buffer.alloc(0), 0, 0)
-        : this.code('', '');
-      for (let i = 0; i < data.length; i++) if (!data.getValid(i)) this.codes[this.base + i] = missing;
-    }
     this.base += data.length;
+  }
+
+  /**
+   * The missing value's code, which a null row gets where it stands: coded where first met, as
+   * a CSV reader codes an empty cell, so the dictionary's order (and every sum taken in it) does
+   * not depend on the batches' or shards' cuts.
+   */
+  private missing(): number {
+    return this.strings ? this.strings.codeOf(NO_BYTES, 0, 0) : this.code('', '');
   }
 
   /** The code of a value by its key; NaN is keyed as the missing value it is released as (a null's). */
@@ -677,7 +695,18 @@ class ColumnEncoder {
   private addDictionary(data: Data): void {
     const dict = data.dictionary!;
     let remap = this.remaps.get(dict);
-    if (remap === undefined) remap = this.remapFor(dict);
+    if (remap === undefined) {
+      const texts = utf8Entries(dict);
+      remap = {
+        dict,
+        texts,
+        invalid: texts ? invalidEntries(dict) : NO_ENTRIES,
+        codes: new Int32Array(dict.length).fill(UNSEEN),
+        unseen: dict.length,
+        identity: true,
+      };
+      this.remaps.set(dict, remap);
+    }
     const dictLength = dict.length;
     // `values` may be longer than the batch (padding): only the first `length` are indices.
     const indices = data.values as ArrayLike<number | bigint>;
@@ -685,51 +714,55 @@ class ColumnEncoder {
     const base = this.base;
     const n = data.length;
     const nulls = data.nullCount > 0;
-    const plain =
-      indices instanceof Int32Array || indices instanceof Int16Array || indices instanceof Int8Array;
-    if (remap === null && plain && !nulls) {
-      // Common case (32, 16 or 8-bit indices, dictionary as it is): validate, then copy in one go.
-      for (let i = 0; i < n; i++) {
-        const idx = indices[i]!;
-        if (idx < 0 || idx >= dictLength) throw this.corruptIndex(i);
-      }
-      codes.set(indices.subarray(0, n), base);
-      return;
-    }
+    // Once every entry is met, each as its own index (a dictionary listed in order of first use,
+    // as ppdp writes them), the rest of the batch's indices are its codes: copied in one go.
+    const copies =
+      !nulls &&
+      (indices instanceof Int32Array || indices instanceof Int16Array || indices instanceof Int8Array);
     const big = indices instanceof BigInt64Array || indices instanceof BigUint64Array;
-    for (let i = 0; i < n; i++) {
-      if (nulls && !data.getValid(i)) continue; // a null row: add() writes the missing value
+    const entryCodes = remap.codes;
+    let i = 0;
+    for (; i < n && !(copies && remap.unseen === 0 && remap.identity); i++) {
+      if (nulls && !data.getValid(i)) {
+        codes[base + i] = this.missing();
+        continue;
+      }
       const idx = big ? Number(indices[i]) : (indices[i] as number);
       if (!(idx >= 0 && idx < dictLength)) throw this.corruptIndex(i);
-      const code = remap === null ? idx : remap[idx]!;
+      let code = entryCodes[idx]!;
+      if (code === UNSEEN) code = this.enter(remap, idx);
       if (code === NOT_UTF8) throw textEncodingError(this.file, this.name, this.taken + this.base + i);
       if (code < 0 && !this.nullsAsMissing) throw this.nullError(i);
-      codes[base + i] = code < 0 ? this.code('', '') : code;
+      codes[base + i] = code < 0 ? this.missing() : code;
     }
+    if (i === n) return;
+    const rest = (indices as Int32Array | Int16Array | Int8Array).subarray(i, n);
+    for (let j = 0; j < rest.length; j++) {
+      const idx = rest[j]!;
+      if (idx < 0 || idx >= dictLength) throw this.corruptIndex(i + j);
+    }
+    codes.set(rest, base + i);
   }
 
-  /** Maps a batch dictionary's entries to codes: identity when they match the dictionary so far. */
-  private remapFor(dict: Vector): Int32Array | null {
-    const remap = new Int32Array(dict.length);
-    const texts = utf8Entries(dict);
-    const invalid = texts ? invalidEntries(dict) : NO_ENTRIES;
-    let identity = true;
-    for (let j = 0; j < dict.length; j++) {
-      const v = texts ? texts[j]! : (dict.get(j) as Key | null);
-      // A null entry, or one that is not UTF-8, is an error only if a row uses it.
-      const code = invalid.has(j) ? NOT_UTF8 : v === null ? -1 : this.code(v, valueString(v));
-      remap[j] = code;
-      if (code !== j) identity = false;
-    }
-    const result = identity ? null : remap;
-    this.remaps.set(dict, result);
-    return result;
+  /**
+   * The code of a dictionary entry met for the first time, given then (in order of first use,
+   * as a CSV's values are coded, not in the dictionary's order, which may list entries no row
+   * uses). A null entry is -1 and one that is not UTF-8 NOT_UTF8: an error only if a row uses it.
+   */
+  private enter(remap: Remap, j: number): number {
+    const v = remap.texts ? remap.texts[j]! : (remap.dict.get(j) as Key | null);
+    const code = remap.invalid.has(j) ? NOT_UTF8 : v === null ? -1 : this.code(v, valueString(v));
+    remap.codes[j] = code;
+    remap.unseen--;
+    if (code !== j) remap.identity = false;
+    return code;
   }
 
   private addStrings(data: Data): void {
     const offsets = data.valueOffsets as ArrayLike<number | bigint>;
     const bytes = data.values as Uint8Array;
-    const skip = data.nullCount > 0 ? (i: number) => !data.getValid(i) : undefined;
+    const nulls = data.nullCount > 0;
+    const skip = nulls ? (i: number) => !data.getValid(i) : undefined;
     const bad = firstInvalidUtf8Row(bytes, offsets, data.length, skip);
     if (bad >= 0) throw textEncodingError(this.file, this.name, this.taken + this.base + bad);
     const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -741,7 +774,8 @@ class ColumnEncoder {
     let start = big ? Number(offsets[0]) : (offsets[0] as number);
     for (let i = 0; i < data.length; i++) {
       const end = big ? Number(offsets[i + 1]) : (offsets[i + 1] as number);
-      codes[base + i] = strings.codeOf(buf, start, end);
+      // A null slot's bytes are unspecified: never looked up, the row is the missing value.
+      codes[base + i] = nulls && !data.getValid(i) ? this.missing() : strings.codeOf(buf, start, end);
       start = end;
     }
   }
@@ -752,7 +786,10 @@ class ColumnEncoder {
     const base = this.base;
     const nulls = data.nullCount > 0;
     for (let i = 0; i < data.length; i++) {
-      if (nulls && !data.getValid(i)) continue; // add() writes the missing value
+      if (nulls && !data.getValid(i)) {
+        codes[base + i] = this.missing();
+        continue;
+      }
       const pos = data.offset + i;
       const v = ((bits[pos >> 3]! >> (pos & 7)) & 1) === 1;
       codes[base + i] = this.code(v, v ? 'true' : 'false');
@@ -767,7 +804,10 @@ class ColumnEncoder {
     const base = this.base;
     const nulls = data.nullCount > 0;
     for (let i = 0; i < data.length; i++) {
-      if (nulls && !data.getValid(i)) continue; // add() writes the missing value
+      if (nulls && !data.getValid(i)) {
+        codes[base + i] = this.missing();
+        continue;
+      }
       const raw = values[i]!;
       const v = half ? util.uint16ToFloat64(raw as number) : raw;
       codes[base + i] = this.code(v, valueString(v));
@@ -809,7 +849,10 @@ class ColumnEncoder {
     let i = 0;
     try {
       for (; i < data.length; i++) {
-        if (nulls && !data.getValid(i)) continue; // add() writes the missing value
+        if (nulls && !data.getValid(i)) {
+          codes[base + i] = this.missing();
+          continue;
+        }
         const k = key(i);
         codes[base + i] = this.index.get(k) ?? this.code(k, text(k));
       }
@@ -1082,7 +1125,24 @@ export function nullError(file: string, column: string, row: number): InputError
 
 /** A dictionary entry's code in a remap when its bytes are not UTF-8 (a null entry's is -1). */
 const NOT_UTF8 = -2;
+/** A dictionary entry no row has used yet: its code is given on first use. */
+const UNSEEN = -3;
+
+/** One Arrow dictionary's entries and the codes they were given (ColumnEncoder.addDictionary). */
+interface Remap {
+  readonly dict: Vector;
+  /** A Utf8 dictionary's entries as stored (utf8Entries); null for other value types. */
+  readonly texts: (string | null)[] | null;
+  readonly invalid: ReadonlySet<number>;
+  /** Per entry: its code, -1 (null), NOT_UTF8 or UNSEEN. */
+  readonly codes: Int32Array;
+  /** Entries not met yet. */
+  unseen: number;
+  /** Whether every entry met has its own index as code. */
+  identity: boolean;
+}
 const NO_ENTRIES: ReadonlySet<number> = new Set();
+const NO_BYTES = Buffer.alloc(0);
 
 /** The entries of a Utf8 dictionary that are not valid UTF-8 (each chunk validated at once first). */
 function invalidEntries(dict: Vector): ReadonlySet<number> {

@@ -38,7 +38,7 @@ import {
 } from './limits.ts';
 import type { RawValues } from './raw.ts';
 import { ShardAssembler } from './shards.ts';
-import type { EncodedTable } from './table.ts';
+import { type EncodedTable, TYPED_INPUT_DELIMITER } from './table.ts';
 import { firstInvalidUtf8Row, textEncodingError } from './utf8.ts';
 import {
   dateRangeError,
@@ -122,6 +122,8 @@ interface ParquetOptions {
   raw?: ReadonlySet<string>;
   /** Columns never read, whatever their type (identifying ones): listed in the tables' `omitted`. */
   omit?: ReadonlySet<string>;
+  /** The tables' `delimiter` (the release CSV's): TYPED_INPUT_DELIMITER by default. */
+  delimiter?: string;
 }
 
 /**
@@ -144,7 +146,7 @@ export function* readParquetShards(
 }
 
 /** The whole file as one table. */
-export function readParquet(path: string, options: { nulls?: NullPolicy } = {}): EncodedTable {
+export function readParquet(path: string, options: ParquetOptions = {}): EncodedTable {
   const [table] = readParquetShards(path, Number.POSITIVE_INFINITY, options);
   return table!;
 }
@@ -369,7 +371,7 @@ function* readOpenParquet(
   path: string,
   input: InputFile,
   rowsPerShard: number,
-  { nulls = 'error', raw = new Set(), omit = new Set() }: ParquetOptions,
+  { nulls = 'error', raw = new Set(), omit = new Set(), delimiter = TYPED_INPUT_DELIMITER }: ParquetOptions,
 ): Generator<EncodedTable, void, undefined> {
   const file = basename(path);
   const metadata = readMetadata(path, input);
@@ -387,7 +389,7 @@ function* readOpenParquet(
     plans.map((p) => p.name),
     rowsPerShard,
     path,
-    ';',
+    delimiter,
     // A sizing hint only: the rows the file declares are a claim its pages must bear out.
     Math.min(Number(metadata.num_rows), FIRST_ROWS),
     encoders.map((e) => e.dictionary),

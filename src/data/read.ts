@@ -29,7 +29,10 @@ import { readXlsxShards } from './xlsx.ts';
 export type InputFormat = 'csv' | 'arrow' | 'parquet' | 'xlsx';
 
 export interface ReadTableOptions {
-  /** CSV only; detected from the header when absent (a folder's: from its first file's). */
+  /**
+   * A CSV's; detected from the header when absent (a folder's: from its first file's). Of an
+   * Arrow, Parquet or Excel input, the tables' `delimiter` (the release CSV's), `;` when absent.
+   */
   delimiter?: string;
   /** Overrides the extension-based choice. */
   format?: InputFormat;
@@ -431,12 +434,14 @@ function readFileShards(
         omit: options.omit,
         range: options.range && !isCsvRange(options.range) ? options.range : undefined,
         raw: options.raw,
+        delimiter: options.delimiter,
       });
     case 'parquet':
       return readParquetShards(path, rowsPerShard, {
         nulls: options.nulls,
         raw: options.raw,
         omit: options.omit,
+        delimiter: options.delimiter,
       });
     case 'xlsx':
       return readXlsxShards(path, rowsPerShard, {
@@ -445,6 +450,7 @@ function readFileShards(
         raw: options.raw,
         ...(options.decimal ? { decimal: options.decimal } : {}),
         ...(options.points ? { points: options.points } : {}),
+        delimiter: options.delimiter,
       });
     default:
       return readCsvShards(path, rowsPerShard, {

@@ -20,12 +20,21 @@ export interface EncodedColumn {
   readonly distinct?: number;
 }
 
+/**
+ * The release CSV's delimiter for an input that has none of its own (Arrow, Parquet, Excel)
+ * when the spec's `format.delimiter` names none (releases made before it was read keep their bytes).
+ */
+export const TYPED_INPUT_DELIMITER = ';';
+
 export interface EncodedTable {
   /** The file the table was read from, for error messages. */
   readonly source: string;
   readonly rowCount: number;
   readonly columns: EncodedColumn[];
-  /** The delimiter the CSV was read with (`;` for Arrow input); released CSVs reuse it. */
+  /**
+   * The delimiter the CSV was read with; of an input without one (Arrow, Parquet, Excel), the
+   * spec's `format.delimiter`, else TYPED_INPUT_DELIMITER. Released CSVs use it.
+   */
   readonly delimiter: string;
   /** Columns of the input the reader left out without storing a cell (identifying ones). */
   readonly omitted?: readonly string[];

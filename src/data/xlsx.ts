@@ -24,7 +24,7 @@ import { ColumnPoints, NO_POINT, pointsOf, withDecimalPoint } from './decimal.ts
 import { type InputFile, openInput, READ_CHUNK_BYTES, readAt, readInto } from './input.ts';
 import { checkInputColumns, XLSX_MAX_PART_BYTES, XLSX_MAX_ROW_BYTES } from './limits.ts';
 import { ShardAssembler } from './shards.ts';
-import type { EncodedTable } from './table.ts';
+import { type EncodedTable, TYPED_INPUT_DELIMITER } from './table.ts';
 import { utf8Buffers } from './utf8.ts';
 import { formatDate, formatTimestamp } from './values.ts';
 import { type DigitFormat, digitFormat, digitText } from './xlsx-digits.ts';
@@ -44,6 +44,8 @@ export interface ReadXlsxOptions {
   decimal?: '.' | ',';
   /** With `decimal: ","`: filled per column read (by its index) with its text cells' points (ReadTableOptions.points). */
   points?: ColumnPoints[];
+  /** The tables' `delimiter` (the release CSV's): TYPED_INPUT_DELIMITER by default. */
+  delimiter?: string;
 }
 
 /** The most columns a worksheet has (XFD). */
@@ -229,6 +231,7 @@ function* readOpenXlsx(
       options.raw,
       options.decimal === ',',
       options.points,
+      options.delimiter,
     );
     for (const text of elements(file, zip, entry, 'row', ['worksheet'])) yield* reader.rows(text);
     yield* reader.finish();
@@ -702,6 +705,7 @@ class SheetReader {
     private readonly decimal = false,
     /** Where each kept column's points go (by its index among the kept columns). */
     private readonly pointsOut: ColumnPoints[] = [],
+    private readonly delimiter = TYPED_INPUT_DELIMITER,
   ) {}
 
   /** Per sheet column: 1 once it has a text cell (a column without one is `typed`). */
@@ -1016,7 +1020,14 @@ class SheetReader {
     this.indexes = keptNames.map(() => new Map());
     this.batch = keptNames.map(() => new Int32Array(BATCH_ROWS));
     this.rawBatch = keptNames.map((n) => (this.raw.has(n) ? [] : undefined));
-    this.assembler = new ShardAssembler(keptNames, this.rowsPerShard, this.path, ';', 0, this.dictionaries);
+    this.assembler = new ShardAssembler(
+      keptNames,
+      this.rowsPerShard,
+      this.path,
+      this.delimiter,
+      0,
+      this.dictionaries,
+    );
   }
 
   /** One row's cells (undefined: all empty) coded; yields each shard a full batch completes. */
