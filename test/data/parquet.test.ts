@@ -39,23 +39,16 @@ import { loadSpec } from '../../src/release-spec/spec.ts';
 import { adultColumns, adultParquet, adultParquetFolder, writeParquet } from '../helpers/parquet.ts';
 import { expectSameRelease, releaseTo } from '../helpers/release.ts';
 import { checkShards, expectBytesAlike } from '../helpers/shards.ts';
+import { thrown as thrownOf } from '../helpers/thrown.ts';
 import { adultWorkspace } from '../helpers/workspace.ts';
+
+const thrown = (f: () => unknown) => thrownOf(f, InputError);
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-parquet-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function cells(t: EncodedTable): string[][] {
   return Array.from({ length: t.rowCount }, (_, r) => t.columns.map((c) => c.dictionary[c.codes[r]!]!));
-}
-
-function thrown(f: () => unknown): InputError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof InputError) return e;
-    throw e;
-  }
-  throw new Error('expected an InputError');
 }
 
 describe('Parquet cells', () => {

@@ -12,6 +12,9 @@ import { exploreFrontier, parseVary, specWith } from '../../src/explore/frontier
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { loadSpec } from '../../src/release-spec/spec.ts';
+import { thrown as thrownOf } from '../helpers/thrown.ts';
+
+const thrown = (work: () => unknown) => thrownOf(work, PpdpError);
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-vary-errors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,16 +39,6 @@ function spec(name: string, privacy: unknown[], method: unknown) {
     }),
   );
   return loadSpec(file);
-}
-
-function thrown(work: () => unknown): PpdpError {
-  try {
-    work();
-  } catch (e) {
-    expect(e).toBeInstanceOf(PpdpError);
-    return e as PpdpError;
-  }
-  throw new Error('expected a PpdpError');
 }
 
 describe('--vary errors', () => {

@@ -11,6 +11,9 @@ import { buildHierarchy, hierarchyRows } from '../../src/hierarchy/hierarchy.ts'
 import { type HierarchySpec, parseSpec } from '../../src/release-spec/spec.ts';
 import { writeParquet } from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
+import { thrown as thrownOf } from '../helpers/thrown.ts';
+
+const thrown = (f: () => unknown) => thrownOf<HierarchyError | SpecError>(f, HierarchyError, SpecError);
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-builders-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,16 +29,6 @@ function rowsOf(values: string[], spec: HierarchySpec): Map<string, string[]> {
   const c = column(values);
   buildHierarchy(c, spec);
   return new Map(hierarchyRows(c, spec).map((row) => [row[0]!, row]));
-}
-
-function thrown(f: () => unknown): HierarchyError | SpecError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof HierarchyError || e instanceof SpecError) return e;
-    throw e;
-  }
-  throw new Error('expected an error');
 }
 
 /** Parses a one-QI spec whose `age` column has the given hierarchy. */

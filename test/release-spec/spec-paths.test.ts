@@ -12,21 +12,18 @@ import { release } from '../../src/api.ts';
 import { PpdpError } from '../../src/errors.ts';
 import { readHierarchyRows } from '../../src/hierarchy/hierarchy.ts';
 import { checkSpecFiles, loadSpec } from '../../src/release-spec/spec.ts';
+import { thrown as thrownOf } from '../helpers/thrown.ts';
 import { TINY_SPEC, tinyWorkspace } from '../helpers/tiny.ts';
+
+/** The refusal's code, message and hint. */
+const thrown = (run: () => unknown) => {
+  const { code, message, hint } = thrownOf(run, PpdpError);
+  return { code, message, hint };
+};
 
 const CLI = new URL('../../bin/ppdp.mjs', import.meta.url).pathname;
 
 /** The error `run` throws, as code, message and hint. */
-function thrown(run: () => unknown) {
-  try {
-    run();
-  } catch (e) {
-    expect(e).toBeInstanceOf(PpdpError);
-    const { code, message, hint } = e as PpdpError;
-    return { code, message, hint };
-  }
-  throw new Error('expected an error');
-}
 
 describe('a folder where the spec names a file', () => {
   const ws = tinyWorkspace();
