@@ -170,9 +170,9 @@ function distinct(count: number): string {
 /**
  * Numeric intervals `[lo,hi)` of growing widths, then `*`. With bottom/top coding, values
  * below `bottom` become `<bottom` and values at or above `top` become `>=top` at every level
- * below the top, and intervals are clipped to [bottom, top). Worked out in whole units of the
- * settings' finest decimal (src/util/decimal.ts), from each value's text: a float division
- * puts `0.3` in `[0.25,0.3)` at width 0.05.
+ * below the top, and intervals are clipped to [bottom, top). Worked out exactly: in plain
+ * numbers for whole values under whole settings (`wholeIntervals`), else in decimal units
+ * (`exactIntervals`).
  */
 export function intervalGrid(
   column: EncodedColumn,
@@ -181,31 +181,32 @@ export function intervalGrid(
   top: number | undefined,
   rows: RowNames = columnRows,
 ): Grid {
-  // At this scale every setting is whole, so a value rounded down to it lands in the same intervals.
-  const scale = commonScale([...widths, bottom, top]);
-  const units = (n: number) => unitsAtOrBelow(String(n), scale)!;
-  const w = widths.map(units);
-  const b = bottom === undefined ? undefined : units(bottom);
-  const t = top === undefined ? undefined : units(top);
-  const below = `<${b === undefined ? '' : formatUnits(b, scale)}`;
-  const above = `>=${t === undefined ? '' : formatUnits(t, scale)}`;
+  const whole = wholeIntervals(widths, bottom, top);
+  const exact = exactIntervals(widths, bottom, top);
+  // Per width, the code of each interval by its start: a label is made and interned once.
+  const codes = widths.map(() => new Map<number, number>());
+  const starts = new Float64Array(widths.length);
   const build = (value: string, row: Int32Array, grid: GridWriter): boolean => {
-    const x = unitsAtOrBelow(value, scale);
-    if (x === undefined) return false;
-    const coded = b !== undefined && x < b ? below : t !== undefined && x >= t ? above : undefined;
-    for (let i = 0; i < w.length; i++) {
-      if (coded !== undefined) {
-        row[i + 1] = grid.code(coded);
-        continue;
-      }
-      const width = w[i]!;
-      const rest = x % width;
-      const lo = x - (rest < 0n ? rest + width : rest);
-      const hi = lo + width;
-      row[i + 1] = grid.code(
-        `[${formatUnits(b !== undefined && b > lo ? b : lo, scale)},${formatUnits(t !== undefined && t < hi ? t : hi, scale)})`,
-      );
+    const x = whole?.read(value);
+    let placed = x !== undefined;
+    for (let i = 0; placed && i < widths.length; i++) {
+      const start = whole!.start(x!, i);
+      if (start === undefined) placed = false;
+      else starts[i] = start;
     }
+    if (placed) {
+      for (let i = 0; i < widths.length; i++) {
+        const start = starts[i]!;
+        let code = codes[i]!.get(start);
+        if (code === undefined) codes[i]!.set(start, (code = grid.code(whole!.label(start, i))));
+        row[i + 1] = code;
+      }
+      row[widths.length + 1] = grid.code('*');
+      return true;
+    }
+    const labels = exact(value);
+    if (labels === undefined) return false;
+    for (let i = 0; i < labels.length; i++) row[i + 1] = grid.code(labels[i]!);
     row[widths.length + 1] = grid.code('*');
     return true;
   };
@@ -223,6 +224,94 @@ export function intervalGrid(
     },
     rows,
   );
+}
+
+/** A value's interval labels, one per width (below the top `*`); undefined when it is not a number. */
+export type IntervalLabels = (value: string) => string[] | undefined;
+
+/**
+ * Intervals in whole units of the settings' finest decimal (src/util/decimal.ts), from each
+ * value's text: a float division puts `0.3` in `[0.25,0.3)` at width 0.05.
+ */
+export function exactIntervals(
+  widths: readonly number[],
+  bottom: number | undefined,
+  top: number | undefined,
+): IntervalLabels {
+  // At this scale every setting is whole, so a value rounded down to it lands in the same intervals.
+  const scale = commonScale([...widths, bottom, top]);
+  const units = (n: number) => unitsAtOrBelow(String(n), scale)!;
+  const w = widths.map(units);
+  const b = bottom === undefined ? undefined : units(bottom);
+  const t = top === undefined ? undefined : units(top);
+  const below = `<${b === undefined ? '' : formatUnits(b, scale)}`;
+  const above = `>=${t === undefined ? '' : formatUnits(t, scale)}`;
+  return (value) => {
+    const x = unitsAtOrBelow(value, scale);
+    if (x === undefined) return undefined;
+    if (b !== undefined && x < b) return w.map(() => below);
+    if (t !== undefined && x >= t) return w.map(() => above);
+    return w.map((width) => {
+      const rest = x % width;
+      const lo = x - (rest < 0n ? rest + width : rest);
+      const hi = lo + width;
+      return `[${formatUnits(b !== undefined && b > lo ? b : lo, scale)},${formatUnits(t !== undefined && t < hi ? t : hi, scale)})`;
+    });
+  };
+}
+
+/** Whole intervals in plain numbers (`wholeIntervals`): a value read, its interval per width, a label. */
+export interface WholeIntervals {
+  /** The whole number a value's text is, or undefined when the exact way must place it. */
+  readonly read: (value: string) => number | undefined;
+  /**
+   * The start of x's interval at width i (a multiple of the width), -Infinity below bottom,
+   * Infinity at or above top; undefined when the interval ends past ±2^53.
+   */
+  readonly start: (x: number, i: number) => number | undefined;
+  /** The label of the interval at width i from `start` (clipped to bottom and top). */
+  readonly label: (start: number, i: number) => string;
+}
+
+/** A whole number's text (blanks around, a sign, digits): no point, no exponent, no other base. */
+const WHOLE_TEXT = /^\s*[+-]?\d+\s*$/;
+
+/**
+ * The fast path of `exactIntervals`, in plain numbers: undefined unless every setting is a
+ * whole number within ±2^53. `read` leaves to `exactIntervals` a value it cannot place exactly:
+ * a decimal or exponent text such as `29.999999999999999` (which Number() rounds to a whole
+ * 30), or a magnitude of 2^53 or more. A whole number below 2^53 is exact as a double, and so
+ * is each sum and remainder here whose result is (one rounded to 2^53 or past it fails the
+ * range check).
+ */
+export function wholeIntervals(
+  widths: readonly number[],
+  bottom: number | undefined,
+  top: number | undefined,
+): WholeIntervals | undefined {
+  const whole = (n: number | undefined) => n === undefined || (Number.isInteger(n) && Math.abs(n) <= 2 ** 53);
+  if (!widths.every(whole) || !whole(bottom) || !whole(top)) return undefined;
+  return {
+    read: (value) => {
+      if (!WHOLE_TEXT.test(value)) return undefined;
+      const x = Number(value);
+      return Number.isSafeInteger(x) ? x : undefined;
+    },
+    start: (x, i) => {
+      if (bottom !== undefined && x < bottom) return -Infinity;
+      if (top !== undefined && x >= top) return Infinity;
+      const width = widths[i]!;
+      const rest = x % width;
+      const lo = rest < 0 ? x - rest - width : x - rest;
+      return Number.isSafeInteger(lo) && Number.isSafeInteger(lo + width) ? lo : undefined;
+    },
+    label: (lo, i) => {
+      if (lo === -Infinity) return `<${bottom}`;
+      if (lo === Infinity) return `>=${top}`;
+      const hi = lo + widths[i]!;
+      return `[${bottom !== undefined && bottom > lo ? bottom : lo},${top !== undefined && top < hi ? top : hi})`;
+    },
+  };
 }
 
 /**

@@ -75,11 +75,58 @@ function labeller(
 
 /**
  * `[lo,hi)` per width (lo a multiple of the width), clipped to [bottom, top); `<bottom`, `>=top`
- * outside. Worked out exactly on the value's decimal text; then each label is checked to hold
- * the value, by comparison with the bounds read back from the label's text, so that a label
- * arithmetic gets wrong (a float division puts 0.3 in [0.25,0.3) at width 0.05) fails here.
+ * outside: in plain numbers when the value and the settings are whole (`wholeIntervalLabels`),
+ * else exactly on the value's decimal text (`exactIntervalLabels`). Then each label is checked
+ * to hold the value, by comparison with the bounds read back from the label's text, so that a
+ * label arithmetic gets wrong (a float division puts 0.3 in [0.25,0.3) at width 0.05) fails here.
  */
 function intervalReader(
+  widths: readonly number[],
+  bottom: number | undefined,
+  top: number | undefined,
+): (value: string) => string[] | undefined {
+  const whole = wholeIntervals(widths, bottom, top);
+  const exact = exactIntervalLabels(widths, bottom, top);
+  const bounds = new Map<string, [Decimal | undefined, Decimal | undefined]>();
+  const boundsOf = (label: string) => {
+    let found = bounds.get(label);
+    if (!found) bounds.set(label, (found = labelBounds(label)));
+    return found;
+  };
+  const fail = () => {
+    throw new VerificationError(
+      'E_VERIFY',
+      'verification failed, nothing was published: an interval of a hierarchy builder does not hold a value it generalizes',
+      'this is a bug in ppdp: please report it with the spec (not the data)',
+    );
+  };
+  return (value) => {
+    const n = wholeValue(value);
+    const intervals = n === undefined ? undefined : whole?.(n);
+    // Checked in numbers when every label's bounds read back as whole numbers below 2^53 (a
+    // bound of ±2^53 does not: the decimal way labels and checks that value).
+    if (intervals?.every((i) => i.lo !== undefined)) {
+      for (const { lo, hi } of intervals) if (!(lo! <= n! && n! < hi!)) fail();
+      return [...intervals.map((i) => i.label), '*'];
+    }
+    const labels = exact(value);
+    if (!labels) return undefined;
+    const x = exactDecimal(value)!;
+    for (const label of labels) {
+      const [lo, hi] = boundsOf(label);
+      if (
+        (lo === undefined && hi === undefined) ||
+        (lo && compareDecimals(lo, x) > 0) ||
+        (hi && compareDecimals(x, hi) >= 0)
+      )
+        fail();
+    }
+    return [...labels, '*'];
+  };
+}
+
+/** The labels of a value below the top `*`, one per width, worked out exactly on its decimal text. */
+export function exactIntervalLabels(
   widths: readonly number[],
   bottom: number | undefined,
   top: number | undefined,
@@ -90,43 +137,113 @@ function intervalReader(
   const ws = widths.map(spec);
   const belowLabel = b && `<${writeDecimal(b)}`;
   const aboveLabel = t && `>=${writeDecimal(t)}`;
-  const bounds = new Map<string, [Decimal | undefined, Decimal | undefined]>();
-  const boundsOf = (label: string) => {
-    let found = bounds.get(label);
-    if (!found) bounds.set(label, (found = labelBounds(label)));
-    return found;
-  };
   return (value) => {
     const x = exactDecimal(value);
     if (!x) return undefined;
-    let labels: string[];
-    if (b && compareDecimals(x, b) < 0) labels = ws.map(() => belowLabel!);
-    else if (t && compareDecimals(x, t) >= 0) labels = ws.map(() => aboveLabel!);
-    else {
-      labels = ws.map((w) => {
-        const start = multipleAtOrBelow(x, w);
-        const end = decimal(start.digits + w.digits * pow10(w.exponent - start.exponent), start.exponent);
-        const lo = b && compareDecimals(b, start) > 0 ? b : start;
-        const hi = t && compareDecimals(t, end) < 0 ? t : end;
-        return `[${writeDecimal(lo)},${writeDecimal(hi)})`;
-      });
-    }
-    for (const label of labels) {
-      const [lo, hi] = boundsOf(label);
-      if (
-        (lo === undefined && hi === undefined) ||
-        (lo && compareDecimals(lo, x) > 0) ||
-        (hi && compareDecimals(x, hi) >= 0)
-      ) {
-        throw new VerificationError(
-          'E_VERIFY',
-          'verification failed, nothing was published: an interval of a hierarchy builder does not hold a value it generalizes',
-          'this is a bug in ppdp: please report it with the spec (not the data)',
-        );
-      }
-    }
-    return [...labels, '*'];
+    if (b && compareDecimals(x, b) < 0) return ws.map(() => belowLabel!);
+    if (t && compareDecimals(x, t) >= 0) return ws.map(() => aboveLabel!);
+    return ws.map((w) => {
+      const start = multipleAtOrBelow(x, w);
+      const end = decimal(start.digits + w.digits * pow10(w.exponent - start.exponent), start.exponent);
+      const lo = b && compareDecimals(b, start) > 0 ? b : start;
+      const hi = t && compareDecimals(t, end) < 0 ? t : end;
+      return `[${writeDecimal(lo)},${writeDecimal(hi)})`;
+    });
   };
+}
+
+/**
+ * The number a value's text is when it is written as a whole number (a sign and digits, blanks
+ * around) of magnitude below 2^53, which a double holds exactly; else undefined. `30.0`, `3e1`
+ * and `29.999999999999999` (which Number() reads as 30) are not: they go the decimal way.
+ */
+function wholeValue(text: string): number | undefined {
+  if (!/^\s*[+-]?\d+\s*$/.test(text)) return undefined;
+  const n = Number(text);
+  // A text of 2^53 or more reads as 2^53 or more: the check holds however Number() rounds.
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** An interval label and the bounds its text reads as, whole numbers (`labelWholeBounds`). */
+interface WholeInterval {
+  readonly label: string;
+  readonly lo: number | undefined;
+  readonly hi: number | undefined;
+}
+
+/**
+ * The intervals of a whole value `x` (`wholeValue`'s) in plain numbers, or undefined when a
+ * setting is not a whole number within ±2^53 (then for no value), or an interval of `x` ends at
+ * or past ±2^53 (then for that value): the decimal way takes those. Each interval is made and
+ * read back once, kept by its start.
+ */
+function wholeIntervals(
+  widths: readonly number[],
+  bottom: number | undefined,
+  top: number | undefined,
+): ((x: number) => WholeInterval[] | undefined) | undefined {
+  const settings = [...widths, bottom, top].filter((n) => n !== undefined);
+  if (!settings.every((n) => Number.isInteger(n) && Math.abs(n) <= 2 ** 53)) return undefined;
+  const interval = (label: string): WholeInterval => {
+    const [lo, hi] = labelWholeBounds(label) ?? [];
+    return { label, lo, hi };
+  };
+  const below = bottom === undefined ? undefined : interval(`<${String(bottom)}`);
+  const above = top === undefined ? undefined : interval(`>=${String(top)}`);
+  const kept = widths.map(() => new Map<number, WholeInterval>());
+  return (x) => {
+    if (below && x < bottom!) return widths.map(() => below);
+    if (above && x >= top!) return widths.map(() => above);
+    const intervals: WholeInterval[] = [];
+    for (let i = 0; i < widths.length; i++) {
+      const w = widths[i]!;
+      // Each step is exact when its result is within ±2^53, which the check below confirms.
+      const rest = x % w;
+      const start = x - rest - (rest < 0 ? w : 0);
+      const end = start + w;
+      if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end)) return undefined;
+      let found = kept[i]!.get(start);
+      if (!found) {
+        const lo = bottom !== undefined && bottom > start ? bottom : start;
+        const hi = top !== undefined && top < end ? top : end;
+        kept[i]!.set(start, (found = interval(`[${String(lo)},${String(hi)})`)));
+      }
+      intervals.push(found);
+    }
+    return intervals;
+  };
+}
+
+/** `wholeIntervals`' labels of a value's text, or undefined when it leaves the value to the decimal way. */
+export function wholeIntervalLabels(
+  widths: readonly number[],
+  bottom: number | undefined,
+  top: number | undefined,
+): (value: string) => string[] | undefined {
+  const whole = wholeIntervals(widths, bottom, top);
+  return (value) => {
+    const n = wholeValue(value);
+    return n === undefined ? undefined : whole?.(n)?.map((i) => i.label);
+  };
+}
+
+/** A label's bounds (an open end infinite) when both are written as whole numbers below 2^53 (`wholeValue`). */
+function labelWholeBounds(label: string): [number, number] | undefined {
+  const range = /^\[([^,]+),([^)]+)\)$/.exec(label);
+  if (range) {
+    const lo = wholeValue(range[1]!);
+    const hi = wholeValue(range[2]!);
+    return lo === undefined || hi === undefined ? undefined : [lo, hi];
+  }
+  if (label.startsWith('>=')) {
+    const lo = wholeValue(label.slice(2));
+    return lo === undefined ? undefined : [lo, Infinity];
+  }
+  if (label.startsWith('<')) {
+    const hi = wholeValue(label.slice(1));
+    return hi === undefined ? undefined : [-Infinity, hi];
+  }
+  return undefined;
 }
 
 /**

@@ -7,8 +7,10 @@ import { hierarchyCommand } from '../../src/cli/hierarchy.ts';
 import { tableRows } from '../../src/data/checks.ts';
 import type { EncodedColumn } from '../../src/data/table.ts';
 import { HierarchyError, PpdpError, SpecError } from '../../src/errors.ts';
+import { exactIntervals, wholeIntervals } from '../../src/hierarchy/builders.ts';
 import { buildHierarchy, hierarchyRows } from '../../src/hierarchy/hierarchy.ts';
 import { type HierarchySpec, parseSpec } from '../../src/release-spec/spec.ts';
+import { INTERVAL_SETTINGS, intervalValues } from '../helpers/interval-values.ts';
 import { writeParquet } from '../helpers/parquet.ts';
 import { releaseTo } from '../helpers/release.ts';
 import { thrown as thrownOf } from '../helpers/thrown.ts';
@@ -208,6 +210,48 @@ describe('intervals of decimal widths, worked out exactly in decimal', () => {
     );
     expect(rows.get('0.29999999999999999')).toEqual(['0.29999999999999999', '[0.25,0.3)', '*']);
     expect(rows.get('0.30000000000000001')).toEqual(['0.30000000000000001', '[0.3,0.35)', '*']);
+  });
+
+  it('places whole values in plain numbers exactly as in decimal, and leaves the rest to decimal', () => {
+    let fast = 0;
+    for (const [widths, bottom, top] of INTERVAL_SETTINGS) {
+      const whole = wholeIntervals(widths, bottom, top);
+      const exact = exactIntervals(widths, bottom, top);
+      // Only whole settings within ±2^53 take plain numbers.
+      expect(whole === undefined).toBe(
+        widths.some((w) => !Number.isInteger(w)) || !Number.isInteger(bottom ?? 0),
+      );
+      for (const value of intervalValues(3)) {
+        const x = whole?.read(value);
+        const starts = x === undefined ? [] : widths.map((_, i) => whole!.start(x, i));
+        if (x === undefined || starts.includes(undefined)) continue;
+        fast++;
+        expect(
+          starts.map((start, i) => whole!.label(start!, i)),
+          value,
+        ).toEqual(exact(value));
+      }
+    }
+    expect(fast).toBeGreaterThan(3000);
+  });
+
+  it('places a decimal text among whole widths by its decimals, not by the whole float it reads as', () => {
+    const whole = wholeIntervals([10], undefined, undefined)!;
+    for (const value of ['29.999999999999999', '30.0', '3e1', '9007199254740993']) {
+      expect(whole.read(value), value).toBeUndefined();
+    }
+    const rows = rowsOf(
+      ['29.999999999999999', '30', '-29.999999999999999', '9007199254740993'],
+      parseHierarchy({ intervals: [10] }),
+    );
+    expect(rows.get('29.999999999999999')).toEqual(['29.999999999999999', '[20,30)', '*']);
+    expect(rows.get('30')).toEqual(['30', '[30,40)', '*']);
+    expect(rows.get('-29.999999999999999')).toEqual(['-29.999999999999999', '[-30,-20)', '*']);
+    expect(rows.get('9007199254740993')).toEqual([
+      '9007199254740993',
+      '[9007199254740990,9007199254741000)',
+      '*',
+    ]);
   });
 
   it('codes decimal bottom and top, clipping the intervals to them', () => {

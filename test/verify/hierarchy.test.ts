@@ -15,8 +15,14 @@ import { hierarchyRows } from '../../src/hierarchy/hierarchy.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { type HierarchySpec, loadSpec } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
-import { intervalHolds, verifierHierarchyRows } from '../../src/verify/hierarchy.ts';
+import {
+  exactIntervalLabels,
+  intervalHolds,
+  verifierHierarchyRows,
+  wholeIntervalLabels,
+} from '../../src/verify/hierarchy.ts';
 import { verifierFor } from '../../src/verify/index.ts';
+import { INTERVAL_SETTINGS, intervalValues } from '../helpers/interval-values.ts';
 import { buildGeneralizationInMemory, stageBuilt } from '../helpers/release.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-verify-hierarchy-'));
@@ -138,6 +144,39 @@ describe('the verifier reads exactly what float arithmetic and code units got wr
       agree(values, { kind: 'intervals', widths: [0.05, 0.1, 0.3], bottom, top });
       agree(values, { kind: 'intervals', widths: [0.25, 2.5], bottom, top });
     }
+  });
+
+  it('reads whole values in plain numbers exactly as in decimal, and agrees with the builder', () => {
+    const values = intervalValues(5);
+    let fast = 0;
+    for (const [widths, bottom, top] of INTERVAL_SETTINGS) {
+      const whole = wholeIntervalLabels(widths, bottom, top);
+      const exact = exactIntervalLabels(widths, bottom, top);
+      for (const value of values) {
+        const labels = whole(value);
+        if (labels === undefined) continue;
+        fast++;
+        expect(labels, value).toEqual(exact(value));
+      }
+      agree(values, { kind: 'intervals', widths, bottom, top });
+    }
+    expect(fast).toBeGreaterThan(3000);
+  });
+
+  it('reads a decimal text among whole widths by its decimals, not by the whole float it reads as', () => {
+    const whole = wholeIntervalLabels([10], undefined, undefined);
+    for (const value of ['29.999999999999999', '30.0', '3e1', '9007199254740993']) {
+      expect(whole(value), value).toBeUndefined();
+    }
+    const rows = byValue(
+      verifierHierarchyRows(column(['29.999999999999999', '30', '-29.999999999999999']), {
+        kind: 'intervals',
+        widths: [10],
+      }),
+    );
+    expect(rows.get('29.999999999999999')).toEqual(['29.999999999999999', '[20,30)', '*']);
+    expect(rows.get('30')).toEqual(['30', '[30,40)', '*']);
+    expect(rows.get('-29.999999999999999')).toEqual(['-29.999999999999999', '[-30,-20)', '*']);
   });
 
   it('reads an interval label back and checks it holds the value it replaced', () => {
