@@ -9,9 +9,10 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { inputRows, tableRows } from '../data/checks.ts';
+import { formatHierarchyCells } from '../data/hierarchy-file.ts';
 import { columnsHint, readTable } from '../data/read.ts';
 import { type EncodedColumn, isMissing, presentCodes, type RowNames } from '../data/table.ts';
-import { HierarchyError, PpdpError } from '../errors.ts';
+import { PpdpError } from '../errors.ts';
 import {
   buildHierarchy,
   hierarchyRows,
@@ -37,8 +38,8 @@ column with a builder to <folder>/<column>.csv. A written file can replace the b
 ("hierarchy": "<column>.csv") once edited. --out is never a file the command reads (the
 spec, its input, its hierarchy files), a pipe or a device, nor inside a release folder (one
 holding manifest.json); missing folders are created, and a file already there (an earlier
-output) is replaced. A column whose values or labels hold ';' or a line break cannot be written
-as an ARX file: with --out <folder> it is skipped with a warning, the others are written.
+output) is replaced. A value or label holding ';', a double quote or a line break is written
+quoted ("a;b", inner quotes doubled), as the release reads a hierarchy file.
 
 "check" checks that a hierarchy file is a hierarchy (every row the same length, one top
 label, a tree, no cycle) and that every value of a column has a row. With --spec, the column
@@ -124,20 +125,10 @@ export function hierarchyCommand(args: string[]): number {
     const rows = hierarchyRows(column, a.hierarchy!, rowNames);
     // Build it as a release would: the same errors for a hierarchy that is not one.
     buildHierarchy(column, a.hierarchy!, rowNames);
-    if (rows.some((row) => row.some((cell) => cell.includes(';') || /[\r\n]/.test(cell)))) {
-      const problem = `a value or label of '${a.name}' holds ';' or a line break, which an ARX hierarchy file cannot`;
-      const fix = "keep the builder in the spec, or replace ';' and line breaks in the column's values";
-      if (single) throw new HierarchyError('E_HIERARCHY_CELL', `${where}: ${problem}`, fix);
-      // One such column does not hold back the others' files.
-      process.stderr.write(
-        `ppdp: warning: ${where}: ${problem}: ${a.name}.csv is not written\n  hint: ${fix}\n`,
-      );
-      continue;
-    }
     // A builder's rows follow the column's dictionary: keep those of values in the data.
     const present = presentCodes(column);
     const used = a.hierarchy!.kind === 'file' ? rows : rows.filter((_, code) => present[code] === 1);
-    files.push({ name: a.name, text: `${used.map((row) => row.join(';')).join('\n')}\n`, rows: used.length });
+    files.push({ name: a.name, text: formatHierarchyCells(used), rows: used.length });
   }
   if (!single) mkdirSync(out, { recursive: true });
   for (const f of files) {

@@ -2323,7 +2323,8 @@ function outputLength(col: OutputColumn): number {
       : col.values.length;
 }
 
-function quoteField(s: string, delimiter: string): string {
+/** A cell as RFC 4180 writes it: quoted (inner quotes doubled) when it holds the delimiter, a quote or a line break. */
+export function quoteField(s: string, delimiter: string): string {
   if (s.includes(delimiter) || s.includes('"') || s.includes('\n') || s.includes('\r')) {
     return '"' + s.replaceAll('"', '""') + '"';
   }

@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { HierarchyError, InputError } from '../errors.ts';
-import { readCsv } from './csv.ts';
+import { quoteField, readCsv } from './csv.ts';
 
 /**
  * A hierarchy file's delimiter: the first of these its first line holds outside quotes (a `;`
@@ -61,6 +61,17 @@ export function readHierarchyCells(path: string, name = basename(path)): string[
   // A file of blank lines reads as its first line alone (the empty rows after it are dropped).
   if (rows.length === 1 && rows[0]!.every((cell) => cell.trim() === '')) throw empty(name);
   return rows;
+}
+
+/**
+ * The text of a hierarchy file of `rows` (`value;level1;…;*`, LF line ends) that
+ * `readHierarchyCells` reads back as these rows: a cell holding `;`, a quote or a line break is
+ * quoted (RFC 4180), as is a first cell starting with U+FEFF (read as a byte order mark).
+ */
+export function formatHierarchyCells(rows: readonly (readonly string[])[]): string {
+  const cell = (text: string, first: boolean) =>
+    first && text.startsWith('\uFEFF') && !text.includes('"') ? `"${text}"` : quoteField(text, ';');
+  return rows.map((row, r) => `${row.map((text, c) => cell(text, r === 0 && c === 0)).join(';')}\n`).join('');
 }
 
 /** The table reader's error for a hierarchy file: its own code where a hierarchy has one. */

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hierarchyCommand } from '../../src/cli/hierarchy.ts';
 import { runCommand, said } from '../helpers/command.ts';
+import { releaseTo } from '../helpers/release.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-cli-hierarchy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -206,32 +207,48 @@ describe('hierarchy --out', () => {
     expect(hierarchy(at('dec.json'), '--out', at('release/h')).error?.code).toBe('E_OUT_IN_RELEASE');
   });
 
-  it("writes the other columns when one column's values hold ';', with a warning naming it", () => {
-    writeFileSync(at('semi.csv'), 'id,place,zip,diag\n1,a;b,01234,flu\n2,c,01235,flu\n3,c,01236,hiv\n');
-    writeFileSync(
-      at('semi.json'),
-      JSON.stringify({
-        input: 'semi.csv',
-        attributes: {
-          id: { type: 'identifying' },
-          place: { type: 'quasi-identifying', hierarchy: { groups: [{ 'a;b': '*', c: '*' }] } },
-          zip: { type: 'quasi-identifying', hierarchy: { mask: 'right' } },
-          diag: { type: 'sensitive' },
-        },
-        privacy: [{ model: 'k-anonymity', k: 2 }],
-        method: { name: 'generalization' },
-      }),
+  it("writes values and labels holding ';', quotes and line breaks quoted: the file releases what the builder does", async () => {
+    const places = ['\uFEFFz', 'a;b', 'say "hi"', 'two\nlines', 'c,d', 'e'];
+    const cell = (v: string) => (/[;"\n,]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+    const lines = Array.from(
+      { length: 24 },
+      (_, i) => `${i},${cell(places[i % 6]!)},0123${i % 10},${i % 3 ? 'flu' : 'hiv'}`,
     );
+    writeFileSync(at('semi.csv'), `id,place,zip,diag\n${lines.join('\n')}\n`);
+    const groups = [
+      { '\uFEFFz': 'p;q', 'a;b': 'p;q', 'say "hi"': '"r"', 'two\nlines': '"r"', 'c,d': 's\nt', e: 's\nt' },
+      { 'p;q': 'x;y', '"r"': 'x;y', 's\nt': 'w' },
+    ];
+    const specOf = (place: unknown) => ({
+      input: 'semi.csv',
+      format: { lineBreaksInQuotes: true },
+      attributes: {
+        id: { type: 'identifying' },
+        place: { type: 'quasi-identifying', hierarchy: place },
+        zip: { type: 'quasi-identifying', hierarchy: { mask: 'right' } },
+        diag: { type: 'sensitive' },
+      },
+      privacy: [{ model: 'k-anonymity', k: 8 }],
+      method: { name: 'generalization', maxSuppression: 0 },
+      seed: 3,
+    });
+    writeFileSync(at('semi.json'), JSON.stringify(specOf({ groups })));
     const r = hierarchy(at('semi.json'), '--out', at('semi'));
     expect(r.error).toBeUndefined();
-    expect(r.stdout).toMatch(/semi\/zip\.csv: hierarchy of 'zip', 3 values/);
-    expect(r.stderr).toMatch(
-      /^ppdp: warning: semi\.json: a value or label of 'place' holds ';' .*: place\.csv is not written/,
-    );
-    expect(readFileSync(at('semi/zip.csv'), 'utf8')).toMatch(/^01234;0123\*/);
-    // One column asked for: refused, as before.
-    expect(hierarchy(at('semi.json'), '--column', 'place', '--out', at('place.csv')).error?.code).toBe(
-      'E_HIERARCHY_CELL',
-    );
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/semi\/place\.csv: hierarchy of 'place', 6 values/);
+    expect(readFileSync(at('semi/place.csv'), 'utf8')).toContain('"a;b";"p;q";"x;y";*\n');
+    writeFileSync(at('semi-file.json'), JSON.stringify(specOf('semi/place.csv')));
+    const built = await releaseTo(at('semi.json'), at('semi-out-built'));
+    const file = await releaseTo(at('semi-file.json'), at('semi-out-file'));
+    for (const name of ['data.csv', 'data.arrow']) {
+      const same = readFileSync(join(built.out, name)).equals(readFileSync(join(file.out, name)));
+      expect(same, name).toBe(true);
+    }
+    // The release generalized place (its labels are in the file's rows, quoted or not).
+    expect(readFileSync(join(built.out, 'data.csv'), 'utf8')).toMatch(/^(p;q|x;y),/m);
+    // One column asked for: written the same way.
+    expect(hierarchy(at('semi.json'), '--column', 'place', '--out', at('place.csv')).error).toBeUndefined();
+    expect(readFileSync(at('place.csv'), 'utf8')).toBe(readFileSync(at('semi/place.csv'), 'utf8'));
   });
 });
