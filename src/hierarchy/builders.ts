@@ -266,7 +266,7 @@ export interface WholeIntervals {
   readonly read: (value: string) => number | undefined;
   /**
    * The start of x's interval at width i (a multiple of the width), -Infinity below bottom,
-   * Infinity at or above top; undefined when the interval ends past ±2^53.
+   * Infinity at or above top; undefined when the interval starts or ends at ±2^53 or past it.
    */
   readonly start: (x: number, i: number) => number | undefined;
   /** The label of the interval at width i from `start` (clipped to bottom and top). */
