@@ -25,6 +25,7 @@ import type { Manifest } from '../pipeline/publish.ts';
 import type { RandomizationMethodSpec, ReleaseSpec } from '../release-spec/spec.ts';
 import { specSummary } from '../report/spec-summary.ts';
 import { inWords } from '../util/format.ts';
+import { ownRecord } from '../util/record.ts';
 
 /** A published release folder, its manifest checked. */
 export interface SavedRelease {
@@ -252,7 +253,10 @@ function sameTransformation(saved: SavedRelease, spec: ReleaseSpec): string | un
       ? []
       : [...Object.keys(was.hierarchies), ...Object.keys(now.hierarchies ?? {})],
   );
-  const changed = [...names].filter((n) => was.hierarchies?.[n] !== now.hierarchies?.[n]).sort();
+  // Read as own keys: a quasi-identifier may be named `constructor` or `__proto__`.
+  const before = ownRecord(was.hierarchies ?? {});
+  const after = ownRecord(now.hierarchies ?? {});
+  const changed = [...names].filter((n) => before[n] !== after[n]).sort();
   if (changed.length > 0) {
     differs.push(
       `the hierarch${changed.length === 1 ? 'y' : 'ies'} of ${inWords(changed)} differ${changed.length === 1 ? 's' : ''}`,

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { ReleaseReport } from '../contracts/report.ts';
 import type { HierarchySpec, ReleaseSpec } from '../release-spec/spec.ts';
+import { emptyRecord } from '../util/record.ts';
 
 export function specSummary(spec: ReleaseSpec): ReleaseReport['spec'] {
   const hierarchies = hierarchyDigests(spec);
@@ -31,7 +32,7 @@ export function specSummary(spec: ReleaseSpec): ReleaseReport['spec'] {
  * what it meant in the release. A digest, not the definition: a hierarchy lists data values.
  */
 export function hierarchyDigests(spec: ReleaseSpec): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = emptyRecord<string>();
   for (const a of spec.attributes) {
     if (a.type !== 'quasi-identifying' || a.hierarchy === undefined) continue;
     const definition = hierarchyDefinition(a.hierarchy);

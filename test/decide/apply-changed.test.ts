@@ -133,3 +133,28 @@ describe('a release made before its report recorded hierarchies', () => {
     expect(built.report.details?.applied).toMatchObject({ hierarchiesChecked: false });
   });
 });
+
+describe('a quasi-identifier named __proto__', () => {
+  it("has its hierarchy recorded and checked like any other's", async () => {
+    const [header, ...rows] = readFileSync(join(ws.dir, 't.csv'), 'utf8').split('\n');
+    writeFileSync(join(ws.dir, 'proto.csv'), [header!.replace('age', '__proto__'), ...rows].join('\n'));
+    const spec = (name: string, widths: number[]) => {
+      const attributes: Record<string, unknown> = Object.create(null);
+      Object.assign(attributes, base.attributes);
+      delete attributes.age;
+      Object.defineProperty(attributes, '__proto__', {
+        value: { type: 'quasi-identifying', hierarchy: { intervals: widths } },
+        enumerable: true,
+      });
+      writeFileSync(join(ws.dir, name), JSON.stringify({ ...base, input: 'proto.csv', attributes }));
+      return join(ws.dir, name);
+    };
+    const out = join(ws.dir, 'proto-release');
+    const built = await releaseTo(spec('proto.json', [10, 20]), out);
+    expect(Object.keys(built.report.spec.hierarchies ?? {})).toContain('__proto__');
+    const changed = spec('proto-changed.json', [20, 40]);
+    expect(() => appliedMethod(readSavedRelease(out), loadSpec(changed))).toThrow(
+      /the hierarchy of __proto__ differs$/,
+    );
+  });
+});
