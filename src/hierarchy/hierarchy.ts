@@ -3,6 +3,7 @@
  * column's codes to label codes (what the hot loops use) and the labels themselves (what the
  * release shows).
  */
+import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { readHierarchyCells } from '../data/hierarchy-file.ts';
 import { checkHierarchySize } from '../data/limits.ts';
@@ -59,27 +60,33 @@ export function buildHierarchy(
   rows: RowNames = columnRows,
 ): Hierarchy {
   const source = hierarchySource(spec);
-  // A file is read again each time (it may change between releases), and what its rows make
-  // with the dictionary is kept; a builder's hierarchy follows from the spec and the dictionary
-  // alone: shards of one input, and releases of one input in one process, share theirs.
-  const cells = spec.kind === 'file' ? readHierarchyRows(spec.path) : undefined;
+  // A file is read again each time (it may change between releases), and what its bytes make
+  // with the dictionary is kept (they are parsed only then); a builder's hierarchy follows from
+  // the spec and the dictionary alone: shards of one input, and releases of one input in one
+  // process, share theirs.
+  const bytes = spec.kind === 'file' ? hierarchyBytes(spec.path) : undefined;
   const key =
-    `${column.name}\u0000` +
-    (cells === undefined
-      ? JSON.stringify(spec)
-      : `${spec.kind === 'file' ? spec.path : ''}\u0000${JSON.stringify(cells)}`);
+    `${column.name}\u0000` + (spec.kind === 'file' ? `${spec.path}\u0000${bytes}` : JSON.stringify(spec));
   let fresh = false;
-  const made = (cells === undefined ? built : fromFiles).get(key, column.dictionary, () => {
+  const made = (spec.kind === 'file' ? fromFiles : built).get(key, column.dictionary, () => {
     fresh = true;
     const grid =
-      cells === undefined || spec.kind !== 'file'
-        ? hierarchyGrid(column, spec, rows)
-        : rowsGrid(fileRows(column, spec.path, cells));
+      spec.kind === 'file' ? rowsGrid(fileRows(column, spec.path)) : hierarchyGrid(column, spec, rows);
     return { grid, shape: hierarchyShape(column, grid, source) };
   });
   // A kept grid was made for another shard's rows: this one's are checked against it.
   if (!fresh) checkRefused(made.grid, column, rows);
   return withRows(column, made.grid, made.shape, source, rows);
+}
+
+/** A hierarchy file's bytes (as a string key), or its reader's error when it cannot be read. */
+function hierarchyBytes(path: string): string {
+  try {
+    return readFileSync(path).toString('latin1');
+  } catch (e) {
+    readHierarchyRows(path); // a missing file or a folder: the reader's error names it
+    throw e;
+  }
 }
 
 /** A builder's grid and shape per dictionary: enough for a release's hierarchies. */
@@ -117,7 +124,8 @@ function hierarchyGrid(column: EncodedColumn, spec: HierarchySpec, rows: RowName
   }
 }
 
-function fileRows(column: EncodedColumn, path: string, rows = readHierarchyRows(path)): Rows {
+function fileRows(column: EncodedColumn, path: string): Rows {
+  const rows = readHierarchyRows(path);
   checkHierarchySize(basename(path), column.name, rows.length, rows[0]!.length, true);
   return withMissingRows(column, rows);
 }
