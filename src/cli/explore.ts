@@ -38,7 +38,8 @@ Options:
                       (a value listed twice runs once, in the order first given).
                       Integer ranges step by 1 unless ':step' is given. k changes the
                       k-anonymity model (added if the spec has none, except for
-                      randomization, which takes none; k at most the table's rows); l, t, delta and tau
+                      randomization, which takes none; k at most the table's rows, or its
+                      persons with an entity column); l, t, delta and tau
                       change the spec's l-diversity, t-closeness, δ-disclosure or
                       attribute-disclosure model; epsilon the differential-privacy model.
                       Give it twice for a grid.                                  [required]

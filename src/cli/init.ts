@@ -320,6 +320,8 @@ const DRAFT_K = 5;
 /**
  * The k drafted for a table of `rows`: DRAFT_K, or every row when there are fewer (k above the
  * row count is refused by a release). One row meets only k = 1, which bounds nothing.
+ * Rows suffice with an entity column too (where k counts persons): init proposes one only for
+ * more than FEW distinct ids (looksLikeEntity), so for more persons than DRAFT_K.
  */
 function draftK(rows: number): number {
   return Math.max(1, Math.min(DRAFT_K, rows));

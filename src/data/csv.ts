@@ -426,11 +426,19 @@ function* readOpen(
   for (;;) {
     lineEnd = headerEnd(buf, pos, filled);
     if ((lineEnd < 0 ? filled : lineEnd) - pos > MAX_CSV_HEADER_BYTES) {
-      throw new LimitError(
-        'E_LIMIT_COLUMNS',
-        `${file} row 1: the header row is longer than ${MAX_CSV_HEADER_BYTES / (1024 * 1024)} MiB (the limit)`,
-        `release fewer columns with shorter names (at most ${MAX_INPUT_COLUMNS.toLocaleString('en')} columns, names of at most ${MAX_NAME_LENGTH.toLocaleString('en')} characters), and make sure the file's first row is its header`,
-      );
+      const mib = MAX_CSV_HEADER_BYTES / (1024 * 1024);
+      // A file without a header row (a hierarchy file) has no column names to shorten.
+      throw options.headerless
+        ? new LimitError(
+            'E_LIMIT_COLUMNS',
+            `${file} row 1: the first line is longer than ${mib} MiB (the limit for a file's first line)`,
+            'a quote left open joins the lines after it to this one: close it, and give each row a line of its own',
+          )
+        : new LimitError(
+            'E_LIMIT_COLUMNS',
+            `${file} row 1: the header row is longer than ${mib} MiB (the limit)`,
+            `release fewer columns with shorter names (at most ${MAX_INPUT_COLUMNS.toLocaleString('en')} columns, names of at most ${MAX_NAME_LENGTH.toLocaleString('en')} characters), and make sure the file's first row is its header`,
+          );
     }
     // (A CR ending the bytes read: whether an LF follows it tells how the file's lines end.)
     if ((lineEnd >= 0 && (buf[lineEnd] === LF || lineEnd + 1 < filled)) || eof) break;

@@ -3,10 +3,11 @@
  * encoding checks and messages), without a header row. Both the hierarchy builder
  * (src/hierarchy/) and the verifier's own reading of hierarchies take their rows from here.
  */
-import { statSync } from 'node:fs';
+import { closeSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { HierarchyError, InputError } from '../errors.ts';
 import { quoteField, readCsv } from './csv.ts';
+import { openInput, readAt } from './input.ts';
 
 /**
  * A hierarchy file's delimiter: the first of these its first line holds outside quotes (a `;`
@@ -20,7 +21,8 @@ export const HIERARCHY_LAYOUT = 'value;level1;…;*';
 /**
  * The rows of hierarchy file `path` (`name` names it in messages), `[value, level1, …]`, every
  * row as long as the first. A UTF-8 byte order mark is dropped; lines end with LF, CR LF or CR
- * alone; quoted fields are unquoted; empty rows after the last are not rows.
+ * alone; quoted fields are unquoted; empty rows after the last are not rows, and a blank line
+ * before or between rows is refused (a table's between rows is).
  * @throws HierarchyError E_HIERARCHY_MISSING, E_HIERARCHY_EMPTY, E_HIERARCHY_RAGGED, or the
  *   table reader's codes (E_INPUT_ENCODING, E_CSV_LINE_ENDS, E_CSV_QUOTE, …): every message names
  *   the file, a row and a level, never a value.
@@ -54,6 +56,9 @@ export function readHierarchyCells(path: string, name = basename(path)): string[
       },
     }));
   } catch (e) {
+    // Without a header row a blank first line is a row of one empty level, and the next row is
+    // then "ragged": the blank line is the error, as one between rows is.
+    if (e instanceof InputError && e.code === 'E_CSV_RAGGED' && firstLineEmpty(path)) throw blankLine(name);
     throw e instanceof InputError ? asHierarchyError(e, name) : e;
   }
   const rows: string[][] = [];
@@ -86,11 +91,31 @@ function asHierarchyError(e: InputError, name: string): HierarchyError {
         'E_HIERARCHY_RAGGED',
         e.message,
         e.message.endsWith('the line is empty')
-          ? e.hint
+          ? BLANK_LINES
           : `every row of a hierarchy must have the same number of levels (${HIERARCHY_LAYOUT}); ${e.hint}`,
       );
     default:
       return new HierarchyError(e.code, e.message, e.hint);
+  }
+}
+
+const BLANK_LINES = `a hierarchy file may hold no blank line before or between its rows: remove it (one row per value: ${HIERARCHY_LAYOUT})`;
+
+/** A blank first line, worded as the table reader words one between rows. */
+function blankLine(name: string): HierarchyError {
+  return new HierarchyError('E_HIERARCHY_RAGGED', `${name} row 1: the line is empty`, BLANK_LINES);
+}
+
+/** Whether the file's first line (after a UTF-8 byte order mark) is empty: it starts with a line break. */
+function firstLineEmpty(path: string): boolean {
+  const input = openInput(path);
+  try {
+    const head = new Uint8Array(4);
+    const n = readAt(path, input, head, 0);
+    const at = n >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+    return at < n && (head[at] === 0x0a || head[at] === 0x0d);
+  } finally {
+    closeSync(input.fd);
   }
 }
 

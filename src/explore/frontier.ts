@@ -17,8 +17,9 @@ import type { Prepared } from '../methods/generalization/prepared.ts';
 import type { BuiltRelease, MethodContext, MethodReport } from '../methods/method.ts';
 import { methodFor } from '../methods/registry.ts';
 import { streams } from '../pipeline/release.ts';
-import type { PrivacyModelSpec, ReleaseSpec } from '../release-spec/spec.ts';
+import { entityOf, type PrivacyModelSpec, type ReleaseSpec } from '../release-spec/spec.ts';
 import { counted, inWords, thousands, withArticle } from '../util/format.ts';
+import { inputPersons } from '../verify/entity.ts';
 import { DEFAULT_REPEATS, drawsSample, type RepeatedRuns, repeatedPoint } from './repeats.ts';
 
 /**
@@ -313,12 +314,15 @@ export function exploreFrontier(
   }
   // Check every value's spec first: a bad sweep fails before the work starts.
   const k = varies.find((v) => v.parameter === 'k');
-  const above = k?.values.filter((v) => v > table.rowCount) ?? [];
+  // With an entity column a class's k counts persons (docs/release-spec.md): no k above them is met.
+  const persons = entityOf(spec) === undefined ? undefined : inputPersons(table, spec.attributes);
+  const [most, unit] = persons === undefined ? [table.rowCount, 'row'] : [persons, 'person'];
+  const above = k?.values.filter((v) => v > most) ?? [];
   if (above.length > 0) {
     throw new PpdpError(
       'E_USAGE',
-      `--vary k: ${inWords(above.map(String), 3)} ${above.length === 1 ? 'is' : 'are'} more than the table's ${counted(table.rowCount, 'row')} (k is at most the number of rows)`,
-      `vary k from 1 to ${table.rowCount}, e.g. --vary k=${Math.min(2, table.rowCount)}..${table.rowCount}`,
+      `--vary k: ${inWords(above.map(String), 3)} ${above.length === 1 ? 'is' : 'are'} more than the table's ${counted(most, unit)} (${persons === undefined ? 'k is at most the number of rows' : `attributes.${entityOf(spec)} is an entity column: k counts persons, and is at most their number`})`,
+      `vary k from 1 to ${most}, e.g. --vary k=${Math.min(2, most)}..${most}`,
     );
   }
   const combos = combinations(varies);

@@ -74,6 +74,39 @@ describe('--vary errors', () => {
     expect(e.hint).toContain('--vary k=2..4');
   });
 
+  it('--vary k with an entity column is capped at the persons, not the rows', () => {
+    // 8 rows of 3 persons (`p1 ` is p1: ids are read without the blanks around them).
+    writeFileSync(
+      join(dir, 'orders.csv'),
+      'customer;zip;sex\np1;1;m\np1 ;2;m\np1;3;m\np2;4;f\np2;1;f\np3;2;m\np3;3;f\np3;4;m\n',
+    );
+    const file = join(dir, 'entity.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        input: 'orders.csv',
+        format: { delimiter: ';' },
+        attributes: {
+          customer: { type: 'entity' },
+          zip: { type: 'quasi-identifying', hierarchy: { intervals: [2] } },
+          sex: { type: 'quasi-identifying', hierarchy: { groups: [{ m: '*', f: '*' }] } },
+        },
+        privacy: [{ model: 'k-anonymity', k: 2 }],
+        method: { name: 'generalization', maxSuppression: 0 },
+        seed: 1,
+      }),
+    );
+    const s = loadSpec(file);
+    const e = thrown(() => exploreFrontier(s, readInput(s), parseVary('k=2..5'), wasmGroupingKernel));
+    expect(e.code).toBe('E_USAGE');
+    expect(e.message).toBe(
+      "--vary k: 4 and 5 are more than the table's 3 persons (attributes.customer is an entity column: k counts persons, and is at most their number)",
+    );
+    expect(e.hint).toContain('--vary k=2..3');
+    const frontier = exploreFrontier(s, readInput(s), parseVary('k=2..3'), wasmGroupingKernel);
+    expect(frontier.points.map((p) => p.feasible)).toEqual([true, true]);
+  });
+
   it('--vary l without an l-diversity model names the option and what the spec takes', () => {
     const k = spec('k2', [{ model: 'k-anonymity', k: 2 }], { name: 'generalization', maxSuppression: 0 });
     const e = thrown(() => specWith(k, 'l', 2));

@@ -9,10 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EncodedColumn } from '../../src/data/table.ts';
-import { HierarchyError, type PpdpError } from '../../src/errors.ts';
+import { HierarchyError, LimitError, type PpdpError } from '../../src/errors.ts';
 import { buildHierarchy, hierarchyRows, readHierarchyRows } from '../../src/hierarchy/hierarchy.ts';
+import { MAX_CSV_HEADER_BYTES } from '../../src/util/limits.ts';
 import { verifierHierarchyRows } from '../../src/verify/hierarchy.ts';
 import { releaseTo } from '../helpers/release.ts';
+import { thrown } from '../helpers/thrown.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-hierarchy-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -124,6 +126,39 @@ describe('a hierarchy file is read as the table reader reads CSV', () => {
     expect(missing.code).toBe('E_HIERARCHY_MISSING');
     // Empty lines (and an export's rows of delimiters) after the last row are not rows.
     expect(readHierarchyRows(file('female;*\nmale;*\n\n;\n'))).toEqual(FEMALE_MALE);
+  });
+
+  it('a blank first line is named as a blank line, not as a short row 1 (any line ends, a byte order mark)', () => {
+    for (const content of [
+      '\nfemale;*\nmale;*\n',
+      '\uFEFF\r\nfemale;*\r\nmale;*\r\n',
+      '\rfemale;*\rmale;*\r',
+    ]) {
+      const path = file(content, 'sex.csv');
+      const sexes = column(['female', 'male']);
+      for (const read of [
+        () => readHierarchyRows(path),
+        () => verifierHierarchyRows(sexes, { kind: 'file', path }),
+      ]) {
+        const e = errorOf(read);
+        expect(e.code).toBe('E_HIERARCHY_RAGGED');
+        expect(e.message).toBe('sex.csv row 1: the line is empty');
+        expect(e.hint).toMatch(/^a hierarchy file may hold no blank line before or between its rows/);
+      }
+    }
+    // One between rows says the same.
+    const between = errorOf(() => readHierarchyRows(file('female;*\n\nmale;*\n', 'sex.csv')));
+    expect(between.hint).toMatch(/^a hierarchy file may hold no blank line before or between its rows/);
+  });
+
+  it('a first line over the limit is not called a header row (a hierarchy file has none)', () => {
+    const label = 'x'.repeat(MAX_CSV_HEADER_BYTES + 1);
+    const e = thrown(() => readHierarchyRows(file(`female;${label}\nmale;*\n`, 'long.csv')), LimitError);
+    expect(e.code).toBe('E_LIMIT_COLUMNS');
+    expect(e.message).toBe(
+      "long.csv row 1: the first line is longer than 16 MiB (the limit for a file's first line)",
+    );
+    expect(shown(e)).not.toMatch(/header|female|xxx/);
   });
 
   it('the verifier reads the same rows as the builder (quoted, CR alone)', () => {
