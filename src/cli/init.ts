@@ -271,13 +271,13 @@ export function initCommand(args: string[]): number {
   if (start) process.stdout.write(`  ${start}\n`);
   if (commas.length > 0) {
     process.stdout.write(
-      `  format.decimal: "," — ${commas.join(', ')} ${commas.length === 1 ? 'holds numbers' : 'hold numbers'} with decimal commas (3,75): a release reads them as numbers (3.75), released with decimal points\n`,
+      `  format.decimal: "," — ${inWords(commas)} ${commas.length === 1 ? 'holds numbers' : 'hold numbers'} with decimal commas (3,75): a release reads them as numbers (3.75), released with decimal points\n`,
     );
   }
   const lists = commaLike.filter((name) => !pointed.includes(name));
   if (!decimalCommas && lists.length > 0) {
     process.stdout.write(
-      `  format.decimal: not set — ${lists.join(', ')} ${lists.length === 1 ? 'holds' : 'hold'} values like 1,2, but ${pointed.join(', ')} ${pointed.length === 1 ? 'writes' : 'write'} numbers with decimal points (0.5): ${lists.length === 1 ? 'it looks like a list' : 'they look like lists'}, not numbers, and ${lists.length === 1 ? 'is' : 'are'} drafted as text (if the commas are decimal commas, write every number of the file with them, then set "format": { "decimal": "," })\n`,
+      `  format.decimal: not set — ${inWords(lists)} ${lists.length === 1 ? 'holds' : 'hold'} values like 1,2, but ${inWords(pointed)} ${pointed.length === 1 ? 'writes' : 'write'} numbers with decimal points (0.5): ${lists.length === 1 ? 'it looks like a list' : 'they look like lists'}, not numbers, and ${lists.length === 1 ? 'is' : 'are'} drafted as text (if the commas are decimal commas, write every number of the file with them, then set "format": { "decimal": "," })\n`,
     );
   }
   for (const [name, texts] of markers) {
@@ -292,7 +292,7 @@ export function initCommand(args: string[]): number {
   }
   if (lineBreaks.length > 0) {
     process.stdout.write(
-      `  format.lineBreaksInQuotes: true — ${lineBreaks.join(', ')} ${lineBreaks.length === 1 ? 'holds' : 'hold'} quoted line breaks: a release reads the file in one piece\n`,
+      `  format.lineBreaksInQuotes: true — ${inWords(lineBreaks)} ${lineBreaks.length === 1 ? 'holds' : 'hold'} quoted line breaks: a release reads the file in one piece\n`,
     );
   }
   if (!guesses.some(([, g]) => g.attribute.type === 'sensitive')) {
@@ -300,14 +300,14 @@ export function initCommand(args: string[]): number {
     process.stdout.write(
       `  no column looks sensitive${
         outcomes.length > 0
-          ? `: if ${outcomes.join(' or ')} is an outcome to protect (a wage, a measurement), mark it`
+          ? `: if ${inWords(outcomes, 10, ' or ')} is an outcome to protect (a wage, a measurement), mark it`
           : ': mark the attribute to protect'
       } "type": "sensitive" and add a model for it, e.g. { "model": "t-closeness", "attribute": …, "t": 0.2 }\n`,
     );
   }
   if (formulas.length > 0) {
     process.stdout.write(
-      `  format.escapeFormulas: true — ${formulas.join(', ')} ${formulas.length === 1 ? 'holds' : 'hold'} text a spreadsheet would run as a formula\n`,
+      `  format.escapeFormulas: true — ${inWords(formulas)} ${formulas.length === 1 ? 'holds' : 'hold'} text a spreadsheet would run as a formula\n`,
     );
   }
   printLattice(draft, table);
