@@ -15,6 +15,9 @@ import { DEFAULT_NODE_BUDGET, DEFAULT_TIME_LIMIT_S } from '../methods/generaliza
 import type { HierarchySpec, ReleaseSpec } from '../release-spec/spec.ts';
 import { counted, inWords, latticeNodes, latticeSize, thousands } from '../util/format.ts';
 
+/** Columns a line names before "and N more": a wide table's every column, not 1,000 on a line. */
+const NAMES_SHOWN = 20;
+
 /** One quasi-identifier's part of the lattice. */
 export interface LatticeFactor {
   readonly name: string;
@@ -123,7 +126,7 @@ export function latticeLines(advice: LatticeAdvice, spec: ReleaseSpec): string[]
     lines.push(
       `    ×${f.levels}${group.length > 1 ? ' each' : ''} (${f.builder}, height ${f.height}): ${inWords(
         group.map((g) => g.name),
-        10,
+        NAMES_SHOWN,
         ', ',
       )}` + (group.length > 1 ? ` — ×${together} together` : ''),
     );
@@ -142,7 +145,7 @@ export function latticeLines(advice: LatticeAdvice, spec: ReleaseSpec): string[]
       lines.push(
         `    ${inWords(
           group.map((f) => f.name),
-          10,
+          NAMES_SHOWN,
           ', ',
         )}: ${key}${group.length > 1 ? ' each' : ''}`,
       );
