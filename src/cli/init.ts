@@ -13,7 +13,7 @@ import { type EncodedColumn, type EncodedTable, inputName, isMissing, presentCod
 import { workbookSheets } from '../data/xlsx.ts';
 import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
-import { checkOut } from '../pipeline/out-path.ts';
+import { checkOut, checkReplace } from '../pipeline/out-path.ts';
 import { parseSpec, sheetSetting } from '../release-spec/spec.ts';
 import { counted, inWords } from '../util/format.ts';
 import { shownName } from '../util/limits.ts';
@@ -161,14 +161,9 @@ export function initCommand(args: string[]): number {
   const { values, positionals } = parsed;
   const data = resolve(positionals[0]!);
   const out = resolve(values.out ?? join(dirname(data), 'release.json'));
-  checkOut(out, [{ path: data, what: 'the table' }], 'file'); // --force replaces an earlier spec, never these
-  if (existsSync(out) && !values.force) {
-    throw new PpdpError(
-      'E_USAGE',
-      `${basename(out)} already exists (${out})`,
-      'choose another --out, or add --force to overwrite it',
-    );
-  }
+  // As given: resolved, s3://b/k would be a local folder named s3:.
+  checkOut(values.out ?? out, [{ path: data, what: 'the table' }], 'file'); // --force replaces an earlier spec, never these
+  checkReplace(out, 'init', values.force ?? false);
   // A whole number is a position, as in the spec, where a name is a string.
   const named =
     values.sheet === undefined
