@@ -14,7 +14,7 @@ import type { PersonSetting } from '../evaluate/persons.ts';
 import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
 import { attributeT } from '../metrics/disclosure.ts';
 import type { PopulationSpec } from '../metrics/population-risk.ts';
-import { checkOut, releaseFolderOf, specReads } from '../pipeline/out-path.ts';
+import { checkOut, checkReplace, fileHead, releaseFolderOf, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { checkSpecFiles, loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { CLASS_METHODS } from '../report/audit.ts';
@@ -66,8 +66,10 @@ Options:
   --special-uniques      search minimal sample uniques up to 3 quasi-identifiers
   --out <file>           write the measures as JSON to this file (- for stdout; default: none);
                          never a file it reads (the table or release, the spec and its files,
-                         --original, --hierarchy) nor a path inside a release folder; its
-                         folder is created, and a file already there (an earlier output) replaced
+                         --original, --hierarchy), a URL, nor a path inside a release folder; its
+                         folder is created; a file already there is replaced only if it is an
+                         earlier output of evaluate, else kept unless --force
+  --force                replace any file at --out (never one it reads)
   --kernel <name>        grouping kernel: wasm (default) or ts
   -h, --help             this help
 
@@ -95,6 +97,7 @@ export function evaluateCommand(args: string[]): number {
       'special-uniques': { type: 'boolean', default: false },
       out: { type: 'string' },
       kernel: { type: 'string', default: 'wasm' },
+      force: { type: 'boolean', default: false },
     },
     {
       help: EVALUATE_HELP,
@@ -154,6 +157,7 @@ export function evaluateCommand(args: string[]): number {
       ],
       'file',
     );
+    checkReplace(out, 'evaluate', values.force ?? false, isEvaluation);
   }
   const paths = tablePaths(positionals[0]!);
   const path = paths[0]!;
@@ -221,6 +225,15 @@ export function evaluateCommand(args: string[]): number {
   if (out !== undefined) writeAtomically(out, json);
   process.stdout.write(summary(evaluation, out));
   return 0;
+}
+
+/**
+ * Whether the file at `path` is an earlier output of evaluate, by its first bytes: the JSON of an
+ * Evaluation, which starts with its source and counts its rows and suppressed rows.
+ */
+function isEvaluation(path: string): boolean {
+  const head = fileHead(path);
+  return /^\{\s*"source":/.test(head) && head.includes('"rows":') && head.includes('"suppressedRows":');
 }
 
 /**

@@ -9,7 +9,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { inputRows, tableRows } from '../data/checks.ts';
-import { formatHierarchyCells } from '../data/hierarchy-file.ts';
+import { formatHierarchyCells, readHierarchyCells } from '../data/hierarchy-file.ts';
 import { columnsHint, readTable } from '../data/read.ts';
 import { type EncodedColumn, isMissing, presentCodes, type RowNames } from '../data/table.ts';
 import { PpdpError } from '../errors.ts';
@@ -20,7 +20,7 @@ import {
   readHierarchyRows,
   VALUES_NOT_SHOWN,
 } from '../hierarchy/hierarchy.ts';
-import { checkOut, specReads } from '../pipeline/out-path.ts';
+import { checkLocal, checkOut, checkReplace, fileHead, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { type AttributeSpec, checkHierarchyFile, loadSpec } from '../release-spec/spec.ts';
 import { counted } from '../util/format.ts';
@@ -36,9 +36,10 @@ The first forms build the hierarchies of the spec's builders ({ "intervals": …
 ARX-format CSVs (value;level1;…;*), one row per value: one column to a file, or every
 column with a builder to <folder>/<column>.csv. A written file can replace the builder
 ("hierarchy": "<column>.csv") once edited. --out is never a file the command reads (the
-spec, its input, its hierarchy files), a pipe or a device, nor inside a release folder (one
-holding manifest.json); missing folders are created, and a file already there (an earlier
-output) is replaced. A value or label holding ';', a double quote or a line break is written
+spec, its input, its hierarchy files), a pipe or a device, a URL, nor inside a release folder
+(one holding manifest.json); missing folders are created. A file already there is replaced
+only if it is a hierarchy (an earlier output: value;level1;… rows under one top), else kept
+unless --force. A value or label holding ';', a double quote or a line break is written
 quoted ("a;b", inner quotes doubled), as the release reads a hierarchy file.
 
 "check" checks that a hierarchy file is a hierarchy (every row the same length, one top
@@ -53,6 +54,7 @@ folder's file and its row, a sheet's cell), never the values themselves, unless 
 Options:
   --column <name>      the column (required for one file and for check --data)
   --out <path>         the file, or the folder for every built column
+  --force              replace any file at --out (never one the command reads)
   --spec <release.json>  check: read the column as this spec's release reads it
   --data <table>       check: a table the hierarchy is for (CSV, Arrow, Parquet or Excel), read
                        without a spec
@@ -75,6 +77,7 @@ export function hierarchyCommand(args: string[]): number {
     {
       column: { type: 'string' },
       out: { type: 'string' },
+      force: { type: 'boolean', default: false },
     },
     {
       help: HIERARCHY_HELP,
@@ -116,7 +119,11 @@ export function hierarchyCommand(args: string[]): number {
   // Before anything is read or written: no file written may replace what the command reads,
   // a pipe or a device, nor land in a published release. (Each file is checked, not the
   // folder: hierarchy files written beside the spec's own are the usual layout.)
-  for (const a of chosen) checkOut(pathOf(a.name), specReads(spec), 'file');
+  checkLocal(out, single ? 'file' : 'folder'); // as given: path.join would make s3://b s3:/b
+  for (const a of chosen) {
+    checkOut(pathOf(a.name), specReads(spec), 'file');
+    checkReplace(pathOf(a.name), 'hierarchy', values.force ?? false, isHierarchyFile);
+  }
   const table = readInput(spec);
   const rowNames = inputRows(spec, table);
   const files: { name: string; text: string; rows: number }[] = [];
@@ -137,6 +144,22 @@ export function hierarchyCommand(args: string[]): number {
     process.stdout.write(`${path}: hierarchy of '${f.name}', ${counted(f.rows, 'value')}\n`);
   }
   return 0;
+}
+
+/**
+ * Whether the file at `path` is a hierarchy as this command writes one (an earlier output, edited
+ * or not): `;`-separated rows of a value and its levels, every one under the same top.
+ */
+function isHierarchyFile(path: string): boolean {
+  // Only a file whose first line holds a ';' is read whole.
+  if (!fileHead(path).split('\n', 1)[0]!.includes(';')) return false;
+  try {
+    const rows = readHierarchyCells(path);
+    const top = rows[0]?.at(-1);
+    return rows.every((row) => row.length >= 2 && row.at(-1) === top);
+  } catch {
+    return false; // not a hierarchy file
+  }
 }
 
 /** Writes through a temporary file and a rename, creating its folder: a reader never sees half a file. */

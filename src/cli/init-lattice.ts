@@ -13,7 +13,10 @@ import type { EncodedColumn, EncodedTable, RowNames } from '../data/table.ts';
 import { buildHierarchy } from '../hierarchy/hierarchy.ts';
 import { DEFAULT_NODE_BUDGET, DEFAULT_TIME_LIMIT_S } from '../methods/generalization/index.ts';
 import type { HierarchySpec, ReleaseSpec } from '../release-spec/spec.ts';
-import { counted, latticeNodes, latticeSize, thousands } from '../util/format.ts';
+import { counted, inWords, latticeNodes, latticeSize, thousands } from '../util/format.ts';
+
+/** Columns a line names before "and N more": a wide table's every column, not 1,000 on a line. */
+const NAMES_SHOWN = 20;
 
 /** One quasi-identifier's part of the lattice. */
 export interface LatticeFactor {
@@ -121,8 +124,11 @@ export function latticeLines(advice: LatticeAdvice, spec: ReleaseSpec): string[]
     const f = group[0]!;
     const together = latticeSize(group.map((g) => g.levels));
     lines.push(
-      `    ×${f.levels}${group.length > 1 ? ' each' : ''} (${f.builder}, height ${f.height}): ${group.map((g) => g.name).join(', ')}` +
-        (group.length > 1 ? ` — ×${together} together` : ''),
+      `    ×${f.levels}${group.length > 1 ? ' each' : ''} (${f.builder}, height ${f.height}): ${inWords(
+        group.map((g) => g.name),
+        NAMES_SHOWN,
+        ', ',
+      )}` + (group.length > 1 ? ` — ×${together} together` : ''),
     );
   }
   const coarser = factors.filter((f) => f.coarser);
@@ -136,7 +142,13 @@ export function latticeLines(advice: LatticeAdvice, spec: ReleaseSpec): string[]
       same.set(key, [...(same.get(key) ?? []), f]);
     }
     for (const [key, group] of same)
-      lines.push(`    ${group.map((f) => f.name).join(', ')}: ${key}${group.length > 1 ? ' each' : ''}`);
+      lines.push(
+        `    ${inWords(
+          group.map((f) => f.name),
+          NAMES_SHOWN,
+          ', ',
+        )}: ${key}${group.length > 1 ? ' each' : ''}`,
+      );
     const within = advice.coarserSize <= limit;
     lines.push(
       `    all of them: ${latticeNodes(factors.map((f) => (f.coarser?.height ?? f.height) + 1))}${

@@ -13,7 +13,7 @@ import { type EncodedColumn, type EncodedTable, inputName, isMissing, presentCod
 import { workbookSheets } from '../data/xlsx.ts';
 import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
-import { checkOut } from '../pipeline/out-path.ts';
+import { checkOut, checkReplace } from '../pipeline/out-path.ts';
 import { parseSpec, sheetSetting } from '../release-spec/spec.ts';
 import { counted, inWords } from '../util/format.ts';
 import { shownName } from '../util/limits.ts';
@@ -161,14 +161,9 @@ export function initCommand(args: string[]): number {
   const { values, positionals } = parsed;
   const data = resolve(positionals[0]!);
   const out = resolve(values.out ?? join(dirname(data), 'release.json'));
-  checkOut(out, [{ path: data, what: 'the table' }], 'file'); // --force replaces an earlier spec, never these
-  if (existsSync(out) && !values.force) {
-    throw new PpdpError(
-      'E_USAGE',
-      `${basename(out)} already exists (${out})`,
-      'choose another --out, or add --force to overwrite it',
-    );
-  }
+  // As given: resolved, s3://b/k would be a local folder named s3:.
+  checkOut(values.out ?? out, [{ path: data, what: 'the table' }], 'file'); // --force replaces an earlier spec, never these
+  checkReplace(out, 'init', values.force ?? false);
   // A whole number is a position, as in the spec, where a name is a string.
   const named =
     values.sheet === undefined
@@ -271,13 +266,13 @@ export function initCommand(args: string[]): number {
   if (start) process.stdout.write(`  ${start}\n`);
   if (commas.length > 0) {
     process.stdout.write(
-      `  format.decimal: "," — ${commas.join(', ')} ${commas.length === 1 ? 'holds numbers' : 'hold numbers'} with decimal commas (3,75): a release reads them as numbers (3.75), released with decimal points\n`,
+      `  format.decimal: "," — ${inWords(commas)} ${commas.length === 1 ? 'holds numbers' : 'hold numbers'} with decimal commas (3,75): a release reads them as numbers (3.75), released with decimal points\n`,
     );
   }
   const lists = commaLike.filter((name) => !pointed.includes(name));
   if (!decimalCommas && lists.length > 0) {
     process.stdout.write(
-      `  format.decimal: not set — ${lists.join(', ')} ${lists.length === 1 ? 'holds' : 'hold'} values like 1,2, but ${pointed.join(', ')} ${pointed.length === 1 ? 'writes' : 'write'} numbers with decimal points (0.5): ${lists.length === 1 ? 'it looks like a list' : 'they look like lists'}, not numbers, and ${lists.length === 1 ? 'is' : 'are'} drafted as text (if the commas are decimal commas, write every number of the file with them, then set "format": { "decimal": "," })\n`,
+      `  format.decimal: not set — ${inWords(lists)} ${lists.length === 1 ? 'holds' : 'hold'} values like 1,2, but ${inWords(pointed)} ${pointed.length === 1 ? 'writes' : 'write'} numbers with decimal points (0.5): ${lists.length === 1 ? 'it looks like a list' : 'they look like lists'}, not numbers, and ${lists.length === 1 ? 'is' : 'are'} drafted as text (if the commas are decimal commas, write every number of the file with them, then set "format": { "decimal": "," })\n`,
     );
   }
   for (const [name, texts] of markers) {
@@ -292,7 +287,7 @@ export function initCommand(args: string[]): number {
   }
   if (lineBreaks.length > 0) {
     process.stdout.write(
-      `  format.lineBreaksInQuotes: true — ${lineBreaks.join(', ')} ${lineBreaks.length === 1 ? 'holds' : 'hold'} quoted line breaks: a release reads the file in one piece\n`,
+      `  format.lineBreaksInQuotes: true — ${inWords(lineBreaks)} ${lineBreaks.length === 1 ? 'holds' : 'hold'} quoted line breaks: a release reads the file in one piece\n`,
     );
   }
   if (!guesses.some(([, g]) => g.attribute.type === 'sensitive')) {
@@ -300,14 +295,14 @@ export function initCommand(args: string[]): number {
     process.stdout.write(
       `  no column looks sensitive${
         outcomes.length > 0
-          ? `: if ${outcomes.join(' or ')} is an outcome to protect (a wage, a measurement), mark it`
+          ? `: if ${inWords(outcomes, 10, ' or ')} is an outcome to protect (a wage, a measurement), mark it`
           : ': mark the attribute to protect'
       } "type": "sensitive" and add a model for it, e.g. { "model": "t-closeness", "attribute": …, "t": 0.2 }\n`,
     );
   }
   if (formulas.length > 0) {
     process.stdout.write(
-      `  format.escapeFormulas: true — ${formulas.join(', ')} ${formulas.length === 1 ? 'holds' : 'hold'} text a spreadsheet would run as a formula\n`,
+      `  format.escapeFormulas: true — ${inWords(formulas)} ${formulas.length === 1 ? 'holds' : 'hold'} text a spreadsheet would run as a formula\n`,
     );
   }
   printLattice(draft, table);

@@ -21,7 +21,7 @@ import {
   reconstructDense,
   releasedCounts,
 } from '../methods/randomization/reconstruct.ts';
-import { checkOut } from '../pipeline/out-path.ts';
+import { checkOut, checkReplace, fileHead } from '../pipeline/out-path.ts';
 import { counted, thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
@@ -36,9 +36,12 @@ the same clipped at 0 and renormalized. The unbiased estimate can be negative in
 
 Options:
   --attributes <list>  comma-separated released columns (randomized or not)      [required]
-  --out <file>         write there instead of stdout; never inside a release folder (the
-                       release's files are what it reads); its folder is created, and a
-                       file already there (an earlier output) replaced
+  --out <file>         write there instead of stdout; a local path, never a URL, nor inside
+                       a release folder (the release's files are what it reads); its
+                       folder is created; a file already there is replaced only if it is
+                       an earlier output of reconstruct (its CSV or JSON), else kept
+                       unless --force
+  --force              replace any file at --out (never a file inside a release folder)
   --format <name>      csv (default, or from --out's extension) or json
   --kernel <name>      Kronecker kernel: wasm (default) or ts (the plain-TS reference)
   -h, --help           this help
@@ -67,6 +70,7 @@ export function reconstructCommand(args: string[]): number {
       out: { type: 'string' },
       format: { type: 'string' },
       kernel: { type: 'string', default: 'wasm' },
+      force: { type: 'boolean', default: false },
     },
     {
       help: RECONSTRUCT_HELP,
@@ -95,7 +99,10 @@ export function reconstructCommand(args: string[]): number {
     );
   }
   const dir = positionals[0]!;
-  if (values.out) checkOut(values.out, [{ path: dir, what: 'the release reconstructed' }], 'file');
+  if (values.out) {
+    checkOut(values.out, [{ path: dir, what: 'the release reconstructed' }], 'file');
+    checkReplace(values.out, 'reconstruct', values.force ?? false, isReconstruction);
+  }
   const matricesPath = join(dir, 'matrices.json');
   if (!existsSync(matricesPath)) {
     throw new PpdpError(
@@ -227,17 +234,23 @@ function cellValues(r: Reconstruction, cell: number): string[] {
   return out;
 }
 
+/** The CSV's columns after the attributes' (its header ends with them). */
+const MEASURES = ['released', 'estimate', 'estimate_count', 'clipped', 'clipped_count'];
+
+/**
+ * Whether the file at `path` is an earlier output of reconstruct, by its first bytes: the JSON
+ * it writes (rows, then attributes), or the CSV header ending in its measures.
+ */
+function isReconstruction(path: string): boolean {
+  const head = fileHead(path);
+  const header = head.split('\n', 1)[0]!.replace(/\r$/, '');
+  return /^\{\s*"rows":\s*\d+,\s*"attributes":\s*\[/.test(head) || header.endsWith(`,${MEASURES.join(',')}`);
+}
+
 const quote = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s);
 
 function toCsv(r: Reconstruction): string {
-  const header = [
-    ...r.columns.map((c) => c.name),
-    'released',
-    'estimate',
-    'estimate_count',
-    'clipped',
-    'clipped_count',
-  ];
+  const header = [...r.columns.map((c) => c.name), ...MEASURES];
   const lines = [header.map(quote).join(',')];
   for (let c = 0; c < r.estimate.length; c++) {
     lines.push(

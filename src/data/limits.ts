@@ -7,7 +7,7 @@ import { totalmem } from 'node:os';
 import { basename } from 'node:path';
 import { InputError, LimitError } from '../errors.ts';
 import type { ReleaseSpec } from '../release-spec/spec.ts';
-import { latticeNodes, thousands } from '../util/format.ts';
+import { inWords, latticeNodes, thousands } from '../util/format.ts';
 import { MAX_INPUT_COLUMNS, MAX_NAME_LENGTH } from '../util/limits.ts';
 import { inputSize } from './input.ts';
 
@@ -226,7 +226,11 @@ export function checkLatticeSize(
   let size = 1;
   for (const q of qis) size *= q.height + 1;
   if (size > limit) {
-    const levels = qis.map((q) => `${q.name} ${q.height + 1}`).join(', ');
+    const levels = inWords(
+      qis.map((q) => `${q.name} ${q.height + 1}`),
+      10,
+      ', ',
+    );
     // Worded as init words it: past 1.8e308 the product is Infinity, latticeNodes gives 9.33e+698.
     throw new LimitError(
       'E_LIMIT_LATTICE',

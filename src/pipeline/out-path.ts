@@ -4,11 +4,12 @@
  * any work, so a mistyped path is refused instead of replacing the input table, the spec or a
  * release's files (after which the release no longer matches its manifest).
  */
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { OutputError } from '../errors.ts';
 import { isPopulationModel, type ReleaseSpec } from '../release-spec/spec.ts';
 import { isManifest, MANIFEST } from './publish.ts';
+import { urlScheme } from './storage/index.ts';
 
 /** A file or folder a command reads, and what to call it in a message ("the input"). */
 export interface ReadPath {
@@ -37,7 +38,8 @@ export function specReads(spec: ReleaseSpec): ReadPath[] {
 }
 
 /**
- * Refuses, before any work, an `--out` (named `option` in messages) that is one of `reads`
+ * Refuses, before any work, a file or folder `--out` (named `option` in messages) that is a URL
+ * (s3://…: only a release writes to a store), one that is one of `reads`
  * or lies inside one of them (a folder read); for a folder output, one that contains any of
  * them; and any path in a published release folder (one holding a ppdp manifest.json), but
  * for a release output the folder itself, whose earlier release is replaced. Paths compare as
@@ -45,6 +47,7 @@ export function specReads(spec: ReleaseSpec): ReadPath[] {
  */
 export function checkOut(out: string, reads: readonly ReadPath[], kind: OutKind, option = '--out'): void {
   const named = `${option} ${out}`;
+  if (kind !== 'release') checkLocal(out, kind, option);
   const target = realPath(out);
   const isDir = existsSync(target) && statSync(target).isDirectory();
   if (kind !== 'file' && existsSync(target) && !isDir) {
@@ -114,6 +117,57 @@ export function checkOut(out: string, reads: readonly ReadPath[], kind: OutKind,
       `${named}: exists and is not a regular file (a pipe or a device)`,
       'give the path of a new file, or of a file it may replace',
     );
+  }
+}
+
+/**
+ * Refuses a file or folder `--out` that is a URL: such an output is written with the filesystem,
+ * where s3://b/k would become a local folder named `s3:` (only a release writes through a store,
+ * src/pipeline/storage).
+ */
+export function checkLocal(out: string, kind: 'file' | 'folder', option = '--out'): void {
+  const scheme = urlScheme(out);
+  if (scheme === undefined) return;
+  throw new OutputError(
+    'E_OUT_NOT_LOCAL',
+    `${option} ${out}: ${option} takes a local path here, not a URL (${scheme}:)`,
+    `give a local ${kind} (a name holding ":" as ./name), and copy it to the store afterwards`,
+  );
+}
+
+/**
+ * Refuses, before any work, to replace a file already at `out` unless `force`, or unless
+ * `earlier(out)` recognises it by its content as an earlier output of `ppdp <command>` (re-running
+ * a command rewrites its own output). checkOut keeps out what a command reads; this keeps the
+ * rest: `reconstruct` reads only the release folder, not the spec the release was made from.
+ * Without `earlier` (init: a spec is edited by hand), any file there is kept.
+ */
+export function checkReplace(
+  out: string,
+  command: string,
+  force: boolean,
+  earlier?: (path: string) => boolean,
+): void {
+  if (force || !existsSync(out) || !statSync(out).isFile()) return; // checkOut refused the rest
+  if (earlier?.(out)) return;
+  throw new OutputError(
+    'E_OUT_EXISTS',
+    `${basename(out)} already exists (${resolve(out)})${earlier ? `, and is no earlier output of ppdp ${command}` : ''}`,
+    'choose another --out, or add --force to overwrite it',
+  );
+}
+
+/** The first `bytes` of a file as UTF-8 (enough to recognise what wrote it); '' if unreadable. */
+export function fileHead(path: string, bytes = 64 * 1024): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buffer = Buffer.alloc(bytes);
+    return buffer.toString('utf8', 0, readSync(fd, buffer, 0, bytes, 0));
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

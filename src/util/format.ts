@@ -47,11 +47,16 @@ export function latticeNodes(levels: readonly number[]): string {
   return `${size} node${size === '1' ? '' : 's'}`;
 }
 
-/** `a`, `a and b`, `a, b and c`; past `max` items, the first `max` and "and N more". */
-export function inWords(items: readonly string[], max = 10): string {
+/**
+ * `a`, `a and b`, `a, b and c`; past `max` items, the first `max` and "and N more", so that a
+ * message about a table of 1,000 columns stays a line. `last` joins the last item: ` or ` (then
+ * "or N more"), or `, ` for a plain list.
+ */
+export function inWords(items: readonly string[], max = 10, last = ' and '): string {
   if (items.length <= 1) return items[0] ?? '';
-  if (items.length > max) return `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
-  return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+  if (items.length > max)
+    return `${items.slice(0, max).join(', ')} ${last.trim() === 'or' ? 'or' : 'and'} ${thousands(items.length - max)} more`;
+  return `${items.slice(0, -1).join(', ')}${last}${items.at(-1)}`;
 }
 
 /** Orders names by their UTF-16 code units (file names in a manifest: stable everywhere). */

@@ -87,6 +87,17 @@ describe('checkOut', () => {
     expect(refusal(ws.dir, [], 'file')).toMatchObject({ code: 'E_OUT_IS_DIR' });
     expect(refusal(join(ws.dir, 'spec.json'), [], 'folder')).toMatchObject({ code: 'E_OUT_NOT_DIR' });
   });
+
+  it('refuses a URL for a file or a folder: written locally, it would be a folder named s3:', () => {
+    for (const kind of ['file', 'folder'] as const) {
+      expect(refusal('s3://bucket/key', [], kind)).toEqual({
+        code: 'E_OUT_NOT_LOCAL',
+        message: '--out s3://bucket/key: --out takes a local path here, not a URL (s3:)',
+      });
+      expect(refusal('file:///tmp/x', [], kind)?.code).toBe('E_OUT_NOT_LOCAL');
+      expect(refusal(join(ws.dir, 's3:', 'x'), [], kind)).toBeUndefined(); // a path, ./s3:/x
+    }
+  });
 });
 
 describe('each command refuses such an --out, and writes nothing (bundled CLI)', () => {
@@ -200,6 +211,72 @@ describe('each command refuses such an --out, and writes nothing (bundled CLI)',
     const made = ppdp('reconstruct', 'rr', '--attributes', 'hiv', '--out', 'new/sub/hiv.json');
     expect(made.status, made.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(ws.dir, 'new', 'sub', 'hiv.json'), 'utf8')).rows).toBe(200);
+  });
+
+  it('reconstruct, evaluate, hierarchy: replace their own earlier output, any other file only with --force', () => {
+    const kept = (file: string, text: string) => expect(readFileSync(join(ws.dir, file), 'utf8')).toBe(text);
+    const ok = (r: ReturnType<typeof ppdp>) => expect(r.status, r.stderr).toBe(0);
+    const exists = (file: string, command: string) =>
+      new RegExp(
+        `^ppdp: error: ${file.replace('.', '\\.')} already exists \\(.*\\), and is no earlier output of ppdp ${command}\n {2}hint: choose another --out, or add --force to overwrite it`,
+      );
+    writeFileSync(join(ws.dir, 'notes.txt'), 'mine\n');
+    // reconstruct reads only the release: the spec it was made from is kept all the same.
+    const rspec = readFileSync(join(ws.dir, 'rspec.json'), 'utf8');
+    const reconstruct = (...args: string[]) => ppdp('reconstruct', 'rr', '--attributes', 'hiv', ...args);
+    refused(reconstruct('--out', 'rspec.json'), exists('rspec.json', 'reconstruct'));
+    kept('rspec.json', rspec);
+    refused(reconstruct('--out', 'notes.txt', '--format', 'csv'), exists('notes.txt', 'reconstruct'));
+    kept('notes.txt', 'mine\n');
+    // Its own CSV and JSON, whichever format is asked for now.
+    ok(reconstruct('--out', 'hiv.csv'));
+    ok(reconstruct('--out', 'hiv.csv', '--format', 'json'));
+    ok(reconstruct('--out', 'hiv.csv', '--format', 'csv'));
+    ok(reconstruct('--out', 'new/sub/hiv.json'));
+    ok(reconstruct('--out', 'notes.txt', '--format', 'csv', '--force'));
+    expect(readFileSync(join(ws.dir, 'notes.txt'), 'utf8')).toMatch(/^hiv,released,estimate,/);
+
+    writeFileSync(join(ws.dir, 'notes.txt'), 'mine\n');
+    const evaluate = (...args: string[]) => ppdp('evaluate', 't.csv', '--qi', 'sex', ...args);
+    refused(evaluate('--out', 'rspec.json'), exists('rspec.json', 'evaluate'));
+    kept('rspec.json', rspec);
+    expect(existsSync(join(ws.dir, 'evaluate.json'))).toBe(true); // from the first test
+    ok(evaluate('--out', 'evaluate.json'));
+    ok(evaluate('--out', 'notes.txt', '--force'));
+    expect(JSON.parse(readFileSync(join(ws.dir, 'notes.txt'), 'utf8')).rows).toBe(8);
+
+    writeFileSync(join(ws.dir, 'notes.txt'), 'mine\n');
+    const hierarchy = (...args: string[]) => ppdp('hierarchy', 'spec.json', ...args);
+    refused(hierarchy('--column', 'sex', '--out', 'rspec.json'), exists('rspec.json', 'hierarchy'));
+    refused(hierarchy('--column', 'sex', '--out', 'notes.txt'), exists('notes.txt', 'hierarchy'));
+    // A table separated by ';' is no hierarchy: its rows end in different values.
+    writeFileSync(join(ws.dir, 'semi.csv'), 'a;b\n1;2\n3;4\n');
+    refused(hierarchy('--column', 'sex', '--out', 'semi.csv'), exists('semi.csv', 'hierarchy'));
+    kept('rspec.json', rspec);
+    kept('notes.txt', 'mine\n');
+    ok(hierarchy('--column', 'sex', '--out', 'sex.csv'));
+    writeFileSync(join(ws.dir, 'sex.csv'), 'F;*\nM;*\nX;*\n'); // edited, still a hierarchy
+    ok(hierarchy('--column', 'sex', '--out', 'sex.csv'));
+    kept('sex.csv', 'F;*\nM;*\n');
+    ok(hierarchy('--out', 'hs'));
+    ok(hierarchy('--out', 'hs'));
+    writeFileSync(join(ws.dir, 'hs', 'sex.csv'), 'mine\n');
+    refused(hierarchy('--out', 'hs'), exists('sex.csv', 'hierarchy'));
+    kept('hs/sex.csv', 'mine\n');
+    ok(hierarchy('--out', 'hs', '--force'));
+    kept('hs/sex.csv', 'F;*\nM;*\n');
+  });
+
+  it('evaluate, reconstruct, hierarchy, explore, init: --out s3://… refused, no folder named s3: made', () => {
+    const url =
+      /--out (s3:\/\/b\/[a-z./]+): --out takes a local path here, not a URL \(s3:\)\n {2}hint: give a local/;
+    refused(ppdp('evaluate', 't.csv', '--qi', 'sex', '--out', 's3://b/e.json'), url);
+    refused(ppdp('reconstruct', 'rr', '--attributes', 'hiv', '--out', 's3://b/r.csv'), url);
+    refused(ppdp('hierarchy', 'spec.json', '--column', 'sex', '--out', 's3://b/sex.csv'), url);
+    refused(ppdp('hierarchy', 'spec.json', '--out', 's3://b/h'), url);
+    refused(ppdp('explore', 'spec.json', '--vary', 'k=2..3', '--out', 's3://b/x'), url);
+    refused(ppdp('init', 't.csv', '--out', 's3://b/r.json'), url);
+    expect(existsSync(join(ws.dir, 's3:'))).toBe(false);
   });
 
   it('evaluate: makes the folder of --out', () => {

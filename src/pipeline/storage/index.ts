@@ -25,6 +25,14 @@ export function fileUrl(path: string, folder = false): string {
   return `file://${abs}${folder && !abs.endsWith('/') ? '/' : ''}`;
 }
 
+/**
+ * The scheme a location starts with (`s3`, `file`, `https`), lower case; undefined for a path.
+ * A scheme has two letters or more: `C:\\` is a drive; `./s3:` a local name holding ":".
+ */
+export function urlScheme(location: string): string | undefined {
+  return /^([a-z][a-z0-9+.-]+):/i.exec(location)?.[1]?.toLowerCase();
+}
+
 export function isStoreUrl(s: string): boolean {
   return s.startsWith('s3://') || s.startsWith('file://');
 }
@@ -37,7 +45,7 @@ export function isStoreUrl(s: string): boolean {
  */
 export function checkStoreUrl(url: string, named = url): void {
   if (url.startsWith('s3://') || url.startsWith('file://')) return;
-  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(url)?.[1]?.toLowerCase();
+  const scheme = urlScheme(url);
   if (scheme === undefined) return;
   const known = scheme === 's3' || scheme === 'file';
   throw new StoreError(
