@@ -4,12 +4,14 @@
  * Not monotonic: merging a class with another can dilute a value present in only one of them.
  */
 import { describeSpec } from './describe.ts';
-import type { ClassSummary, PrivacyModel, SaCounts } from './model.ts';
+import { type ClassCounts, type ClassSummary, entries, type PrivacyModel } from './model.ts';
 
-export function deltaOf(histogram: SaCounts, size: number, table: Float64Array): number {
+export function deltaOf(histogram: ClassCounts, size: number, table: Float64Array): number {
+  const { codes, counts, from, to } = entries(histogram);
   let worst = 0;
-  for (let s = 0; s < histogram.length; s++) {
-    if (histogram[s]! > 0) worst = Math.max(worst, Math.abs(Math.log(histogram[s]! / size / table[s]!)));
+  for (let i = from; i < to; i++) {
+    const s = codes ? codes[i]! : i;
+    if (counts[i]! > 0) worst = Math.max(worst, Math.abs(Math.log(counts[i]! / size / table[s]!)));
   }
   return worst;
 }

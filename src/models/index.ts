@@ -26,7 +26,7 @@ import { differentialPrivacy } from './differential-privacy.ts';
 import { kAnonymity } from './k-anonymity.ts';
 import { kMap, kMapEstimated } from './k-map.ts';
 import { distinctLDiversity, entropyLDiversity, recursiveClDiversity } from './l-diversity.ts';
-import type { ClassSummary, PrivacyModel } from './model.ts';
+import { type ClassSummary, entries, type PrivacyModel } from './model.ts';
 import { equalEmd, hierarchicalEmd, orderedEmd, smallestEqualClose, tCloseness } from './t-closeness.ts';
 
 /** A sensitive attribute as the models see it. */
@@ -226,9 +226,11 @@ function declaredModel(
   const view = (cls: ClassSummary) => {
     if (!dictionary || !cls.histogram) return { size: cls.size, counts: undefined };
     const counts = new Map<string, number>();
-    cls.histogram.forEach((c, s) => {
-      if (c > 0) counts.set(dictionary[s]!, c);
-    });
+    const held = entries(cls.histogram);
+    for (let i = held.from; i < held.to; i++) {
+      const c = held.counts[i]!;
+      if (c > 0) counts.set(dictionary[held.codes ? held.codes[i]! : i]!, c);
+    }
     return { size: cls.size, counts };
   };
   const check = declared.check!;

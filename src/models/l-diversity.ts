@@ -12,7 +12,7 @@
  */
 import { LEAST_PROTECTIVE_L } from '../catalogue/l-diversity.ts';
 import { describeSpec } from './describe.ts';
-import type { ClassSummary, PrivacyModel, SaCounts } from './model.ts';
+import { type ClassCounts, type ClassSummary, entries, type PrivacyModel } from './model.ts';
 
 /** Distinct or entropy l-diversity: the l-diversity models of the bucketization methods. */
 export interface LDiversityModel extends PrivacyModel {
@@ -42,9 +42,10 @@ export function distinctValuesNeeded(l: number): number {
 }
 
 export function distinctLDiversity(attribute: string, l: number): LDiversityModel {
-  const distinct = (h: SaCounts) => {
+  const distinct = (h: ClassCounts) => {
+    const { counts, from, to } = entries(h);
     let n = 0;
-    for (const c of h) if (c > 0) n++;
+    for (let i = from; i < to; i++) if (counts[i]! > 0) n++;
     return n;
   };
   return {
@@ -66,9 +67,11 @@ export function distinctLDiversity(attribute: string, l: number): LDiversityMode
 }
 
 /** Shannon entropy (natural log) of a class's SA distribution. */
-export function entropyOf(histogram: SaCounts, size: number): number {
+export function entropyOf(histogram: ClassCounts, size: number): number {
+  const { counts, from, to } = entries(histogram);
   let h = 0;
-  for (const c of histogram) {
+  for (let i = from; i < to; i++) {
+    const c = counts[i]!;
     if (c > 0) {
       const p = c / size;
       h -= p * Math.log(p);
@@ -100,8 +103,9 @@ export function entropyLDiversity(attribute: string, l: number): LDiversityModel
 }
 
 /** r1 / (r_l + r_{l+1} + …): the class passes when this is below c. */
-export function recursiveRatio(histogram: SaCounts, l: number): number {
-  const counts = Array.from(histogram)
+export function recursiveRatio(histogram: ClassCounts, l: number): number {
+  const { counts: all, from, to } = entries(histogram);
+  const counts = Array.from(all.subarray(from, to))
     .filter((c) => c > 0)
     .sort((a, b) => b - a);
   if (counts.length < l) return Number.POSITIVE_INFINITY;

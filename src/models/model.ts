@@ -8,15 +8,41 @@ import type { ModelDescription } from './describe.ts';
 /** A class's SA counts: rows per value, or with an entity column person weights per value. */
 export type SaCounts = Int32Array | Float64Array;
 
+/**
+ * A class's SA counts held sparsely, read in place from a set's arrays: code `codes[i]` held
+ * `counts[i]` times for `i` in [from, to), codes ascending. Every model reads it to the same
+ * figure, to the last bit, as the dense counts of the same class (the values a class holds
+ * are visited in code order either way).
+ */
+export interface SparseSaCounts {
+  readonly codes: Int32Array;
+  readonly counts: SaCounts;
+  readonly from: number;
+  readonly to: number;
+}
+
+/** A class's SA counts, dense (one count per SA value) or sparse (the values it holds). */
+export type ClassCounts = SaCounts | SparseSaCounts;
+
+/** The entries of class counts to visit: `counts[i]` for `i` in [from, to), of code `codes ? codes[i] : i`. */
+export function entries(h: ClassCounts): {
+  codes: Int32Array | null;
+  counts: SaCounts;
+  from: number;
+  to: number;
+} {
+  return 'codes' in h ? h : { codes: null, counts: h, from: 0, to: h.length };
+}
+
 export interface ClassSummary {
   /** Rows in the class (with an entity column: its persons). */
   readonly size: number;
   /**
-   * SA counts of the class (length = SA domain), or null for models that need none. With an
+   * SA counts of the class (dense: length = SA domain; or sparse), or null for models that need none. With an
    * entity column, `size` is the class's persons and the counts are person-weighted (each person
    * weighs 1 over their rows' values: docs/definitions.md, "Several rows per person").
    */
-  readonly histogram: SaCounts | null;
+  readonly histogram: ClassCounts | null;
   /** Records of the population table in the class (k-map, δ-presence), when the spec names one. */
   readonly population?: number;
 }

@@ -10,9 +10,9 @@
  */
 import type { Hierarchy } from '../hierarchy/hierarchy.ts';
 import { describeSpec } from './describe.ts';
-import type { ClassSummary, PrivacyModel, SaCounts } from './model.ts';
+import { type ClassCounts, type ClassSummary, entries, type PrivacyModel } from './model.ts';
 
-export type Emd = (histogram: SaCounts, size: number) => number;
+export type Emd = (histogram: ClassCounts, size: number) => number;
 
 /*
  * A class's histogram is as wide as the SA's values, but a class of an SA of many values (an
@@ -26,12 +26,14 @@ export function equalEmd(table: Float64Array): Emd {
   let total = 0;
   for (const q of table) total += q;
   return (h, size) => {
+    const { codes, counts, from, to } = entries(h);
     let d = 0;
     let covered = 0;
     let held = 0;
-    for (let s = 0; s < table.length; s++) {
-      if (h[s] === 0) continue;
-      d += Math.abs(h[s]! / size - table[s]!);
+    for (let i = from; i < to; i++) {
+      if (counts[i] === 0) continue;
+      const s = codes ? codes[i]! : i;
+      d += Math.abs(counts[i]! / size - table[s]!);
       covered += table[s]!;
       held++;
     }
@@ -128,11 +130,12 @@ export function orderedEmd(table: Float64Array, order: readonly number[]): Emd {
   const codes = new Int32Array(table.length);
   const counts = new Float64Array(table.length);
   return (h, size) => {
+    const held = entries(h);
     let n = 0;
-    for (let s = 0; s < table.length; s++) {
-      if (h[s] === 0) continue;
-      codes[n] = s;
-      counts[n++] = h[s]!;
+    for (let i = held.from; i < held.to; i++) {
+      if (held.counts[i] === 0) continue;
+      codes[n] = held.codes ? held.codes[i]! : i;
+      counts[n++] = held.counts[i]!;
     }
     return orderedDistance(codes, counts.subarray(0, n), size, table, walk);
   };
@@ -180,11 +183,13 @@ export function hierarchicalEmd(table: Float64Array, hierarchy: Hierarchy): Emd 
   const labels = [new Int32Array(table.length), ...share.slice(1).map((x) => new Int32Array(x.length))];
   return (h, size) => {
     if (H === 0) return 0;
+    const held = entries(h);
     let n = 0;
     const leaves = labels[0]!;
-    for (let s = 0; s < table.length; s++) {
-      if (h[s] === 0) continue;
-      extra[0]![s] = h[s]! / size - table[s]!;
+    for (let i = held.from; i < held.to; i++) {
+      if (held.counts[i] === 0) continue;
+      const s = held.codes ? held.codes[i]! : i;
+      extra[0]![s] = held.counts[i]! / size - table[s]!;
       leaves[n++] = s;
     }
     let cost = 0;

@@ -5,15 +5,22 @@ import { collapseRows } from '../../src/data/tuples.ts';
 import { buildHierarchy, type Hierarchy } from '../../src/hierarchy/hierarchy.ts';
 import { tsGroupingKernel } from '../../src/kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
-import { type GeneralizationProblem, NodeEvaluator } from '../../src/methods/generalization/evaluate.ts';
+import {
+  type ClassHistograms,
+  countsOfClass,
+  type GeneralizationProblem,
+  NodeEvaluator,
+  type NodeResult,
+} from '../../src/methods/generalization/evaluate.ts';
 import { openSearch, prepareGeneralization } from '../../src/methods/generalization/index.ts';
 import { Lattice } from '../../src/methods/generalization/lattice.ts';
 import { bottomUp, exhaustiveSearch, optimalSearch } from '../../src/methods/generalization/search.ts';
 import { GeneralizationMetrics } from '../../src/metrics/generalization.ts';
 import { deltaDisclosure } from '../../src/models/delta-disclosure.ts';
 import { kAnonymity } from '../../src/models/k-anonymity.ts';
-import { entropyLDiversity, recursiveClDiversity } from '../../src/models/l-diversity.ts';
-import { equalEmd, tCloseness } from '../../src/models/t-closeness.ts';
+import { distinctLDiversity, entropyLDiversity, recursiveClDiversity } from '../../src/models/l-diversity.ts';
+import type { PrivacyModel } from '../../src/models/model.ts';
+import { equalEmd, hierarchicalEmd, orderedEmd, tCloseness } from '../../src/models/t-closeness.ts';
 import { readInput } from '../../src/pipeline/release.ts';
 import { METRIC_NAMES, type MetricName } from '../../src/release-spec/spec.ts';
 import { Random } from '../../src/util/random.ts';
@@ -86,7 +93,13 @@ describe('rollup sources kept within a memory budget', () => {
  * and with `saModels` a sensitive column judged by a random non-monotonic model (t-closeness,
  * δ-disclosure, entropy or recursive l-diversity) besides k.
  */
-function randomProblem(seed: number, metric: MetricName, saModels = false) {
+function randomProblem(
+  seed: number,
+  metric: MetricName,
+  saModels = false,
+  /** The SA's values (default 2–5, drawn). */
+  saWidth?: number,
+) {
   const rng = new Random(seed);
   const rows = 50 + rng.below(400);
   const m = 2 + rng.below(3);
@@ -110,7 +123,7 @@ function randomProblem(seed: number, metric: MetricName, saModels = false) {
   }
   const k = 1 + rng.below(8);
   const maxSuppressedRows = [0, 2, Math.floor(rows * 0.05), Math.floor(rows * 0.2)][rng.below(4)]!;
-  const width = 2 + rng.below(4);
+  const width = saWidth ?? 2 + rng.below(4);
   const sa = Int32Array.from({ length: rows }, () => (rng.below(3) === 0 ? rng.below(width) : 0));
   const saColumn = { name: 'sa', dictionary: Array.from({ length: width }, (_, v) => `s${v}`), codes: sa };
   const collapsed = collapseRows(wasmGroupingKernel, saModels ? [...columns, saColumn] : columns);
@@ -140,14 +153,14 @@ function randomProblem(seed: number, metric: MetricName, saModels = false) {
       lossOptions(rng, metric, m),
     ),
   };
-  const open = () =>
-    new NodeEvaluator(
-      problem,
-      tsGroupingKernel.open(
-        { columns: tuples.columns, counts: tuples.counts, domains: columns.map((c) => c.dictionary.length) },
-        hierarchies.map((h) => h.levelTables),
-      ),
+  const session = () =>
+    tsGroupingKernel.open(
+      { columns: tuples.columns, counts: tuples.counts, domains: columns.map((c) => c.dictionary.length) },
+      hierarchies.map((h) => h.levelTables),
     );
+  /** An evaluator; `denseHistogramCells` 0 counts every class histogram sparsely, ∞ densely. */
+  const open = (denseHistogramCells?: number, of: GeneralizationProblem = problem, grouping = session()) =>
+    new NodeEvaluator(of, grouping, undefined, undefined, denseHistogramCells);
   /** The tuples grouped afresh at a node (no rollup, no kept state). */
   const groupAt = (levels: number[]) =>
     tsGroupingKernel
@@ -156,7 +169,7 @@ function randomProblem(seed: number, metric: MetricName, saModels = false) {
         hierarchies.map((h) => h.levelTables),
       )
       .group(levels);
-  return { problem, open, groupAt };
+  return { problem, open, groupAt, session, saColumn };
 }
 
 /** Loss's settings drawn at random (after every other draw: the other metrics' problems stay as they were). */
@@ -206,6 +219,7 @@ describe('node evaluation with sensitive attributes', () => {
     for (let seed = 1; seed <= 12; seed++) {
       const { problem, open, groupAt } = randomProblem(seed * 53, 'ncp', true);
       const evaluator = open();
+      const sparse = open(0);
       const { lattice } = problem;
       const sa = problem.sensitive[0]!;
       // Random order: rollups and histogram sums from whatever was evaluated before.
@@ -217,9 +231,121 @@ describe('node evaluation with sensitive attributes', () => {
         const expected = new Int32Array(r.groups * sa.width);
         for (let t = 0; t < groupOf.length; t++)
           expected[groupOf[t]! * sa.width + sa.values[t]!]! += problem.counts[t]!;
-        expect(Array.from(r.histograms[0]!.counts)).toEqual(Array.from(expected));
+        expect(Array.from(r.histograms[0]!.counts as Int32Array)).toEqual(Array.from(expected));
+        // The same counts held sparsely, whichever way they were made (the other evaluator's
+        // own order of rollups).
+        const h = sparse.evaluate(id).histograms[0]!;
+        expect('offsets' in h.counts).toBe(true);
+        expect(Array.from(denseOf(h, r.groups))).toEqual(Array.from(expected));
       }
     }
+  });
+});
+
+/** A node's class histograms as classes × values, whichever form they are held in. */
+function denseOf(h: ClassHistograms, groups: number): Float64Array {
+  const out = new Float64Array(groups * h.width);
+  for (let g = 0; g < groups; g++) {
+    const c = countsOfClass(h, g);
+    if ('codes' in c) for (let i = c.from; i < c.to; i++) out[g * h.width + c.codes[i]!] = c.counts[i]!;
+    else out.set(c, g * h.width);
+  }
+  return out;
+}
+
+/** Every class model on the random problem's SA, each variant of each. */
+function everySaModel(problem: GeneralizationProblem, saColumn: EncodedColumn): PrivacyModel[] {
+  const { distribution, width } = problem.sensitive[0]!;
+  // Numeric order reversed, so that the order is not the codes'.
+  const order = Array.from({ length: width }, (_, s) => width - 1 - s);
+  const hierarchy = buildHierarchy(saColumn, { kind: 'mask', direction: 'right' });
+  return [
+    tCloseness('sa', 0.2, 'equal', equalEmd(distribution)),
+    tCloseness('sa', 0.15, 'ordered', orderedEmd(distribution, order)),
+    tCloseness('sa', 0.1, 'hierarchical', hierarchicalEmd(distribution, hierarchy)),
+    distinctLDiversity('sa', 2),
+    entropyLDiversity('sa', 1.5),
+    recursiveClDiversity('sa', 3, 2),
+    deltaDisclosure('sa', 1.2, distribution),
+  ];
+}
+
+/** What two evaluators must agree on at a node: every verdict and figure. */
+function outcome(r: NodeResult) {
+  return {
+    feasible: r.feasible,
+    suppressed: Array.from(r.suppressed),
+    suppressedRows: r.suppressedRows,
+    retainedClasses: r.retainedClasses,
+    minClassSize: r.minClassSize,
+    value: r.value,
+  };
+}
+
+describe('class histograms counted sparsely (classes × values past the tuples)', () => {
+  it('give every model the verdicts and measures of the dense counts, and the same optimum', () => {
+    let judged = 0;
+    for (const [seed, width] of [
+      [3, 3],
+      [11, 7],
+      [29, 40],
+      [41, 200],
+      [57, 1000],
+    ] as const) {
+      const { problem, open, saColumn } = randomProblem(seed, 'ncp', true, width);
+      for (const model of everySaModel(problem, saColumn)) {
+        const p = { ...problem, models: [problem.models[0]!, model] };
+        const dense = open(Number.POSITIVE_INFINITY, p);
+        const sparse = open(0, p);
+        // Every node in a random order: rollups from whatever each evaluated before.
+        const rng = new Random(seed);
+        for (let j = 0; j < 2 * p.lattice.size; j++) {
+          const id = rng.below(p.lattice.size);
+          const a = dense.evaluate(id);
+          const b = sparse.evaluate(id);
+          expect(outcome(b), `${model.spec.model} ${id}`).toEqual(outcome(a));
+          if (a.histograms.length === 0) continue;
+          judged++;
+          const [ha, hb] = [a.histograms[0]!, b.histograms[0]!];
+          expect('offsets' in hb.counts).toBe(true);
+          for (let g = 0; g < a.groups; g++) {
+            const ca = { size: a.sizes[g]!, histogram: countsOfClass(ha, g) };
+            const cb = { size: b.sizes[g]!, histogram: countsOfClass(hb, g) };
+            // Bit for bit: the same sums in the same order.
+            expect(Object.is(model.measure(cb), model.measure(ca))).toBe(true);
+            expect(model.holds(cb)).toBe(model.holds(ca));
+          }
+        }
+        const [x, y] = [optimalSearch(open(Number.POSITIVE_INFINITY, p)), optimalSearch(open(0, p))];
+        expect(outcome(y.best)).toEqual(outcome(x.best));
+        expect(y.best.levels).toEqual(x.best.levels);
+      }
+    }
+    expect(judged).toBeGreaterThan(100);
+  });
+
+  it('are chosen, not the kernel’s dense histogram, where the dense matrix outgrows the tuples', () => {
+    // 1,000 values over a few hundred tuples: the low nodes' classes × values pass 16 a tuple.
+    const { problem, open, session, saColumn } = randomProblem(57, 'ncp', true, 1000);
+    const model = everySaModel(problem, saColumn)[0]!;
+    const p = { ...problem, models: [problem.models[0]!, model] };
+    const tuples = problem.counts.length;
+    const grouping = session();
+    const histogram = grouping.histogram.bind(grouping);
+    grouping.histogram = (groupOf, groups, values, width) => {
+      expect(groups * width).toBeLessThanOrEqual(16 * tuples);
+      return histogram(groupOf, groups, values, width);
+    };
+    const byDefault = open(undefined, p, grouping);
+    const dense = open(Number.POSITIVE_INFINITY, p);
+    let sparse = 0;
+    for (let id = 0; id < p.lattice.size; id++) {
+      const a = dense.evaluate(id);
+      const b = byDefault.evaluate(id);
+      expect(outcome(b)).toEqual(outcome(a));
+      if (b.histograms.length > 0 && 'offsets' in b.histograms[0]!.counts) sparse++;
+    }
+    expect(sparse).toBeGreaterThan(0);
   });
 });
 

@@ -3,12 +3,15 @@
  * them), the values it lacks at once: it must equal the sum over every value, kept here as
  * the reference (the former code of src/models/t-closeness.ts), on random classes, domains and
  * hierarchies, with the edge cases (one value, a class holding every value, a class as
- * distributed as the table, ties, person weights, labels no value maps to).
+ * distributed as the table, ties, person weights, labels no value maps to). Every class model
+ * reads a class's sparse counts (the values it holds) to the same figure as its dense ones.
  */
 import { describe, expect, it } from 'vitest';
 import type { Hierarchy } from '../../src/hierarchy/hierarchy.ts';
+import { deltaDisclosure } from '../../src/models/delta-disclosure.ts';
+import { distinctLDiversity, entropyLDiversity, recursiveClDiversity } from '../../src/models/l-diversity.ts';
 import type { SaCounts } from '../../src/models/model.ts';
-import { type Emd, equalEmd, hierarchicalEmd, orderedEmd } from '../../src/models/t-closeness.ts';
+import { type Emd, equalEmd, hierarchicalEmd, orderedEmd, tCloseness } from '../../src/models/t-closeness.ts';
 
 /** A fixed linear congruential stream in [0, 1). */
 function stream(seed: number): () => number {
@@ -21,7 +24,10 @@ function stream(seed: number): () => number {
 
 // ---- The reference: the former EMD over every value of the SA and every label. ----
 
-function quadraticEqual(table: Float64Array): Emd {
+/** The reference reads dense counts only. */
+type DenseEmd = (histogram: SaCounts, size: number) => number;
+
+function quadraticEqual(table: Float64Array): DenseEmd {
   return (h, size) => {
     let d = 0;
     for (let s = 0; s < table.length; s++) d += Math.abs(h[s]! / size - table[s]!);
@@ -29,7 +35,7 @@ function quadraticEqual(table: Float64Array): Emd {
   };
 }
 
-function quadraticOrdered(table: Float64Array, order: readonly number[]): Emd {
+function quadraticOrdered(table: Float64Array, order: readonly number[]): DenseEmd {
   const m = order.length;
   return (h, size) => {
     if (m < 2) return 0;
@@ -44,7 +50,7 @@ function quadraticOrdered(table: Float64Array, order: readonly number[]): Emd {
   };
 }
 
-function quadraticHierarchical(table: Float64Array, hierarchy: Hierarchy): Emd {
+function quadraticHierarchical(table: Float64Array, hierarchy: Hierarchy): DenseEmd {
   const H = hierarchy.height;
   const parentOf: Int32Array[] = [];
   for (let level = 1; level <= H; level++) {
@@ -184,7 +190,7 @@ describe("builder's EMD over the values a class holds", () => {
       const { table, weights } = tableOf(m, next);
       const order = orderOf(m, next);
       const hierarchy = hierarchyOf(m, height, next);
-      const pairs: [string, Emd, Emd][] = [
+      const pairs: [string, Emd, DenseEmd][] = [
         ['equal', equalEmd(table), quadraticEqual(table)],
         ['ordered', orderedEmd(table, order), quadraticOrdered(table, order)],
         ['hierarchical', hierarchicalEmd(table, hierarchy), quadraticHierarchical(table, hierarchy)],
@@ -202,6 +208,59 @@ describe("builder's EMD over the values a class holds", () => {
       for (const { h, size } of classes) {
         for (const [distance, emd, reference] of pairs) {
           expectSame(emd(h, size), reference(h, size), `${distance}, m=${m}, seed ${seed}`);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
+
+  it('gives every model the same figure, to the bit, from a class’s sparse counts as from its dense ones', () => {
+    let checked = 0;
+    for (const [seed, m, height] of [
+      [21, 1, 1],
+      [22, 2, 1],
+      [23, 9, 2],
+      [24, 300, 3],
+      [25, 3000, 2],
+    ] as const) {
+      const next = stream(seed);
+      const { table } = tableOf(m, next);
+      const order = orderOf(m, next);
+      const hierarchy = hierarchyOf(m, height, next);
+      const models = [
+        tCloseness('sa', 0.2, 'equal', equalEmd(table)),
+        tCloseness('sa', 0.2, 'ordered', orderedEmd(table, order)),
+        tCloseness('sa', 0.2, 'hierarchical', hierarchicalEmd(table, hierarchy)),
+        distinctLDiversity('sa', 2),
+        entropyLDiversity('sa', 1.7),
+        recursiveClDiversity('sa', 2.5, 2),
+        deltaDisclosure('sa', 1, table),
+      ];
+      const classes = [
+        ...Array.from({ length: 30 }, (_, r) =>
+          classOf(m, 1 + Math.floor(next() * Math.min(m, 12)), next, r % 3 === 2),
+        ),
+        // Every value held (the ordered distance's dense walk).
+        (() => {
+          const h = Int32Array.from({ length: m }, () => 1 + Math.floor(next() * 3));
+          return { h: h as SaCounts, size: h.reduce((a, b) => a + b, 0) };
+        })(),
+      ];
+      for (const { h, size } of classes) {
+        // The held entries in place inside larger arrays, as a set's CSR arrays hold them.
+        const held = [...h.keys()].filter((s) => h[s] !== 0);
+        const codes = Int32Array.from([7, ...held, 3]);
+        const counts =
+          h instanceof Float64Array ? new Float64Array(held.length + 2) : new Int32Array(held.length + 2);
+        held.forEach((s, i) => {
+          counts[i + 1] = h[s]!;
+        });
+        const sparse = { codes, counts, from: 1, to: 1 + held.length };
+        for (const model of models) {
+          const [a, b] = [model.measure({ size, histogram: h }), model.measure({ size, histogram: sparse })];
+          expect(Object.is(a, b), `${model.spec.model} m=${m}: ${a} vs ${b}`).toBe(true);
+          expect(model.holds({ size, histogram: sparse })).toBe(model.holds({ size, histogram: h }));
           checked++;
         }
       }

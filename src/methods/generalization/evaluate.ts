@@ -10,9 +10,10 @@
  */
 import { K_ANONYMITY } from '../../catalogue/k-anonymity.ts';
 import type { Grouping, GroupingSession } from '../../kernels/groupby/kernel.ts';
+import { type SparseClassHistograms, sparseClassHistograms } from '../../metrics/disclosure.ts';
 import type { ClassOutcome, GeneralizationMetrics, MetricValues } from '../../metrics/generalization.ts';
 import { smallestPassingClass } from '../../models/index.ts';
-import type { PrivacyModel, SaCounts } from '../../models/model.ts';
+import type { ClassCounts, PrivacyModel, SaCounts } from '../../models/model.ts';
 import type { MetricName } from '../../release-spec/spec.ts';
 import type { Lattice } from './lattice.ts';
 import type { PopulationTuples } from './population.ts';
@@ -59,12 +60,29 @@ export interface EntityProblem {
 
 /**
  * Per-class counts of one sensitive attribute: `counts[g * width + s]`; with an entity column
- * person-weighted (each person of a class weighs 1 over their rows' values there).
+ * person-weighted (each person of a class weighs 1 over their rows' values there). Sparse (each
+ * class's values held, `sparseClassHistograms`) where classes × values would outgrow the tuples.
  */
 export interface ClassHistograms {
   readonly attribute: string;
   readonly width: number;
-  readonly counts: SaCounts;
+  readonly counts: NodeCounts;
+}
+
+/** A node's per-class counts of one sensitive attribute: dense (classes × values) or sparse. */
+export type NodeCounts = SaCounts | SparseClassHistograms;
+
+/** Cells (Int32) a node's counts hold. */
+function cellsOf(counts: NodeCounts): number {
+  return 'offsets' in counts ? counts.offsets.length + 2 * counts.values.length : counts.length;
+}
+
+/** Class g's counts in a node's histograms (a view of them). */
+export function countsOfClass(h: ClassHistograms, g: number): ClassCounts {
+  const c = h.counts;
+  if ('offsets' in c)
+    return { codes: c.values, counts: c.counts, from: c.offsets[g]!, to: c.offsets[g + 1]! };
+  return c.subarray(g * h.width, (g + 1) * h.width);
 }
 
 /**
@@ -124,7 +142,7 @@ class Classes implements Grouping {
   /** The budget this snapshot counts in while it is kept. */
   budget: Budget | undefined;
   /** Per sensitive attribute (the problem's order): its per-class histogram, once counted. */
-  readonly histograms: (Int32Array | undefined)[] = [];
+  readonly histograms: (Int32Array | SparseClassHistograms | undefined)[] = [];
   /** With an entity column: per class, its distinct persons, once counted. */
   persons: Int32Array | undefined;
   /** With an entity column, per sensitive attribute: its person-weighted per-class histogram, once counted. */
@@ -164,9 +182,9 @@ class Classes implements Grouping {
   }
 
   /** Keeps a histogram (counted in the budget). */
-  keepHistogram(i: number, counts: Int32Array): void {
+  keepHistogram(i: number, counts: Int32Array | SparseClassHistograms): void {
     this.histograms[i] = counts;
-    if (this.budget) this.budget.cells += counts.length;
+    if (this.budget) this.budget.cells += cellsOf(counts);
   }
 
   /** Lets the chain below go; the tuple → class map, if ever needed, is grouped afresh. */
@@ -181,7 +199,7 @@ class Classes implements Grouping {
   get cells(): number {
     let cells =
       2 * this.groups + (this.own?.length ?? 0) + (this.map?.length ?? 0) + (this.persons?.length ?? 0);
-    for (const h of this.histograms) cells += h?.length ?? 0;
+    for (const h of this.histograms) cells += h ? cellsOf(h) : 0;
     for (const h of this.weighted) cells += 2 * (h?.length ?? 0);
     return cells;
   }
@@ -193,6 +211,19 @@ class Classes implements Grouping {
  * most this many cells per tuple (measured on Adult's t and δ searches: 1 beats 0.5 and 2–8).
  */
 const HISTOGRAM_ROLLUP_CELLS_PER_TUPLE = 1;
+
+/**
+ * A node's class histograms are counted densely (classes × values cells: the WASM kernel, then
+ * a copy of each class's row for the models) while they have at most this many cells per
+ * distinct tuple and at most DENSE_HISTOGRAM_CELLS; else sparsely, each class's values held
+ * (linear in the tuples): a near-unique table's bottom nodes have about as many classes as
+ * rows, and an attribute of thousands of values would need gigabytes, most of them zero.
+ */
+const DENSE_CELLS_PER_TUPLE = 16;
+/** 1 GiB of Int32 cells. */
+const DENSE_HISTOGRAM_CELLS = 2 ** 28;
+/** Every class of a node counted (the search judges them all). */
+const EVERY_CLASS = () => true;
 
 /**
  * Evaluated nodes kept as rollup sources, newest last, oldest dropped first: bounded in cells
@@ -257,6 +288,11 @@ export class NodeEvaluator {
     private readonly snapshotCells = SNAPSHOT_CELLS,
     /** Groups the population's tuples (`problem.population`), when a model counts them. */
     private readonly populationSession?: GroupingSession,
+    /**
+     * The most cells a node's class histograms are counted densely in, else sparsely (default:
+     * DENSE_CELLS_PER_TUPLE per tuple, at most DENSE_HISTOGRAM_CELLS; the tests force either way).
+     */
+    private readonly denseHistogramCells?: number,
   ) {
     this.k = smallestPassingClass(problem.models);
     this.seen = problem.lattice.size <= SEEN_FLAGS ? new Uint8Array(problem.lattice.size) : new Set<number>();
@@ -315,7 +351,14 @@ export class NodeEvaluator {
     const persons = this.personsOf(classes);
     if (judges.length > 0 && problem.metric !== 'entropy' && !persons) classes.dropSource();
     const population = judges.length > 0 ? this.populationOf(classes) : undefined;
-    const summary = { size: 0, histogram: null as SaCounts | null, population: 0 };
+    const summary = { size: 0, histogram: null as ClassCounts | null, population: 0 };
+    // A sparse class's counts, read in place (no view per class).
+    const entries: { codes: Int32Array; counts: SaCounts; from: number; to: number } = {
+      codes: new Int32Array(0),
+      counts: new Int32Array(0),
+      from: 0,
+      to: 0,
+    };
     const suppressed = new Uint8Array(groups);
     let suppressedRows = 0;
     let retainedClasses = 0;
@@ -330,11 +373,19 @@ export class NodeEvaluator {
       for (let j = 0; holds && j < judges.length; j++) {
         const { model, sa } = judges[j]!;
         if (sa >= 0) {
-          const scratch = this.scratch[sa]!;
-          const h = histograms[sa]!;
-          const w = h.width;
-          for (let s = 0, at = g * w; s < w; s++, at++) scratch[s] = h.counts[at]!;
-          summary.histogram = scratch;
+          const h = histograms[sa]!.counts;
+          if ('offsets' in h) {
+            entries.codes = h.values;
+            entries.counts = h.counts;
+            entries.from = h.offsets[g]!;
+            entries.to = h.offsets[g + 1]!;
+            summary.histogram = entries;
+          } else {
+            const scratch = this.scratch[sa]!;
+            const w = histograms[sa]!.width;
+            for (let s = 0, at = g * w; s < w; s++, at++) scratch[s] = h[at]!;
+            summary.histogram = scratch;
+          }
         } else summary.histogram = null;
         summary.size = counted;
         if (population) summary.population = population[g]!;
@@ -469,26 +520,55 @@ export class NodeEvaluator {
   }
 
   /**
-   * Per-class counts of sensitive attribute i: summed from the source node's histogram through
-   * the rollup's map (the source's is made the same way, down to a node counted over the
-   * tuples) while that is the smaller work; else counted over the tuples.
+   * Per-class counts of sensitive attribute i, dense or sparse (DENSE_CELLS_PER_TUPLE): summed
+   * from the source node's histogram through the rollup's map (the source's is made the same
+   * way, down to a node counted over the tuples) while that is the smaller work; else counted
+   * over the tuples.
    */
-  private histogramOf(classes: Classes, i: number): Int32Array {
+  private histogramOf(classes: Classes, i: number): Int32Array | SparseClassHistograms {
     const known = classes.histograms[i];
     if (known) return known;
     const sa = this.problem.sensitive[i]!;
     const w = sa.width;
-    const { source, map } = classes;
-    let counts: Int32Array;
-    if (source && map && source.groups * w <= HISTOGRAM_ROLLUP_CELLS_PER_TUPLE * sa.values.length) {
-      const from = this.histogramOf(source, i);
-      counts = new Int32Array(classes.groups * w);
-      for (let g = 0; g < source.groups; g++) {
-        const to = map[g]! * w;
-        const at = g * w;
-        for (let s = 0; s < w; s++) counts[to + s]! += from[at + s]!;
-      }
-    } else counts = this.session.histogram(classes.groupOf, classes.groups, sa.values, w);
+    const n = sa.values.length;
+    const { source, map, groups } = classes;
+    let counts: Int32Array | SparseClassHistograms;
+    const dense = this.denseHistogramCells ?? Math.min(DENSE_CELLS_PER_TUPLE * n, DENSE_HISTOGRAM_CELLS);
+    if (groups * w <= dense) {
+      if (source && map && source.groups * w <= HISTOGRAM_ROLLUP_CELLS_PER_TUPLE * n) {
+        const from = this.histogramOf(source, i);
+        counts = new Int32Array(groups * w);
+        if ('offsets' in from) {
+          for (let g = 0; g < source.groups; g++) {
+            const to = map[g]! * w;
+            for (let x = from.offsets[g]!; x < from.offsets[g + 1]!; x++)
+              counts[to + from.values[x]!]! += from.counts[x]!;
+          }
+        } else {
+          for (let g = 0; g < source.groups; g++) {
+            const to = map[g]! * w;
+            const at = g * w;
+            for (let s = 0; s < w; s++) counts[to + s]! += from[at + s]!;
+          }
+        }
+      } else counts = this.session.histogram(classes.groupOf, groups, sa.values, w);
+    } else {
+      // A source with more classes is sparse too: its entries (at most the tuples) roll up.
+      const from = source && map ? source.histograms[i] : undefined;
+      if (from && map && 'offsets' in from) {
+        const classOf = new Int32Array(from.values.length);
+        for (let g = 0; g < from.groups; g++) classOf.fill(map[g]!, from.offsets[g]!, from.offsets[g + 1]!);
+        counts = sparseClassHistograms(classOf, groups, w, from.values, EVERY_CLASS, from.counts);
+      } else
+        counts = sparseClassHistograms(
+          classes.groupOf,
+          groups,
+          w,
+          sa.values,
+          EVERY_CLASS,
+          this.problem.counts,
+        );
+    }
     classes.keepHistogram(i, counts);
     return counts;
   }

@@ -18,7 +18,7 @@ import type { SensitiveAttribute } from '../../models/index.ts';
 import type { PrivacyModel } from '../../models/model.ts';
 import type { BuiltRelease } from '../method.ts';
 import type { TrajectoryPoint } from './best-effort.ts';
-import type { NodeResult } from './evaluate.ts';
+import { countsOfClass, type NodeResult } from './evaluate.ts';
 import { personClassHistograms, personTable } from './person-histograms.ts';
 import type { Prepared } from './prepared.ts';
 import type { SearchOutcome } from './search.ts';
@@ -240,7 +240,7 @@ function achievedOf(model: PrivacyModel, best: NodeResult): Record<string, numbe
     if (best.suppressed[g]) continue;
     const v = model.measure({
       size: (best.persons ?? best.sizes)[g]!,
-      histogram: h ? h.counts.subarray(g * h.width, (g + 1) * h.width) : null,
+      histogram: h ? countsOfClass(h, g) : null,
       population: best.population?.[g],
     });
     if (worst === undefined || (model.higherIsBetter ? v < worst : v > worst)) worst = v;
