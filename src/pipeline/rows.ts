@@ -4,7 +4,8 @@
  * indices as narrow as the dictionary allows) with the dictionary the piece's reader had built by
  * the shard's end and the shard's codes, but for the columns the method only carries to the
  * release (ShardSteps.passThrough, in a sharded release): those as plain Utf8, their rows' values
- * (RawShards), which no state codes or merges. Within a piece dictionaries only grow, so each shard's is
+ * (RawShards), which no state codes or merges, in a file of their own beside it
+ * (`rows/P/J.bytes.arrow`, read only by the states that need them). Within a piece dictionaries only grow, so each shard's is
  * a prefix of the next one's. The pieces are read apart, each with its own dictionaries; Combine
  * merges them, in piece order, into the input's (`rows/dictionaries.arrow`: a value's code is its
  * rank of first appearance in the input) and writes each piece's code map (`rows/P/codes.bin`:
@@ -57,9 +58,43 @@ export interface RowsLayout {
   readonly origins?: readonly RowOrigin[];
 }
 
-/** The work area's key of the rows of the `inPiece`-th shard of input piece `piece`. */
+/** The work area's key of the rows of the `inPiece`-th shard of input piece `piece`: its coded columns. */
 export function shardRowsKey(piece: number, inPiece: number): string {
   return `rows/${piece}/${inPiece}.arrow`;
+}
+
+/**
+ * The work area's key of the same shard's pass-through columns (its rows' bytes), apart from its
+ * coded ones: the states that only count, search or apply (CountShard, ApplyShard) read the
+ * codes alone, and cost the same with or without such columns; RouteShard and the shard's
+ * verification slice read the bytes too.
+ */
+export function shardBytesKey(piece: number, inPiece: number): string {
+  return `rows/${piece}/${inPiece}.bytes.arrow`;
+}
+
+/** A shard's coded columns and its pass-through ones (none: no bytes file), as stored apart. */
+export function splitShardBytes(table: EncodedTable): { coded: EncodedTable; bytes?: EncodedTable } {
+  if (!table.columns.some((c) => c.raw)) return { coded: table };
+  return {
+    coded: { ...table, columns: table.columns.filter((c) => !c.raw) },
+    bytes: { ...table, columns: table.columns.filter((c) => c.raw) },
+  };
+}
+
+/**
+ * A shard's coded and pass-through columns together again, in the input's column order
+ * (`names`): the verifier's hashes number the columns by their place.
+ */
+export function joinShardBytes(
+  coded: EncodedTable,
+  bytes: EncodedTable,
+  names: readonly string[],
+): EncodedTable {
+  const byName = new Map([...coded.columns, ...bytes.columns].map((c) => [c.name, c]));
+  if (byName.size !== names.length || names.some((n) => !byName.has(n)))
+    throw new Error("rows file: a shard's coded and pass-through columns are not the input's");
+  return { ...coded, columns: names.map((n) => byName.get(n)!) };
 }
 
 /** The work area's key of a piece's code map (local code → input code, per column). */
@@ -99,10 +134,13 @@ export function decodeCodeMaps(bytes: Uint8Array): CodeMaps {
  * the scan works on, the same whatever the pieces and shards.
  */
 export function toInputCodes(shard: EncodedTable, maps: CodeMaps, input: EncodedTable): EncodedTable {
+  // By name: a shard read without its pass-through columns holds fewer than the input.
+  const place = new Map(input.columns.map((c, i) => [c.name, i]));
   return {
     ...shard,
-    columns: shard.columns.map((c, i) => {
+    columns: shard.columns.map((c) => {
       if (c.raw) return c; // values, not codes
+      const i = place.get(c.name)!;
       const map = maps[i]!;
       const dictionary = input.columns[i]!.dictionary;
       // Pieces that list their values in the input's order (ranges of one Arrow file, whose

@@ -6,7 +6,7 @@
  * the same spec, byte for byte, whatever the shards, parts, files and threads, with values a CSV
  * must quote or escape, values repeated and unique, and rows removed.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DataType, tableFromIPC } from 'apache-arrow';
@@ -149,18 +149,19 @@ describe('columns that pass through a sharded release', () => {
     // Apply's pieces are in the work area then.
     const check = () => {
       const arrows = readdirSync(work, { recursive: true, encoding: 'utf8' }).filter((n) =>
-        /(rows|route|scatter)\/\d+\/\d+\.arrow$/.test(n),
+        /(rows|route|scatter)\/\d+\/\d+(\.bytes)?\.arrow$/.test(n),
       );
       for (const name of arrows) {
         // The work file's seal checked and left out.
         const fields = tableFromIPC(unsealTrailer(readFileSync(join(work, name)), name)).schema.fields;
         const note = fields.find((f) => f.name === 'note');
         const age = fields.find((f) => f.name === 'age');
-        // The shards hold both; the bytes go apart from the coded columns after them.
-        if (!name.startsWith('scatter/')) expect(DataType.isUtf8(note!.type), name).toBe(true);
+        // A shard's codes and its bytes are stored apart (rows/P/J.arrow, rows/P/J.bytes.arrow),
+        // and go apart again after the search (scatter/, route/).
+        const bytes = name.endsWith('.bytes.arrow') || name.startsWith('route/');
+        if (bytes) expect(DataType.isUtf8(note!.type), name).toBe(true);
         else expect(note, name).toBeUndefined();
-        if (name.startsWith('rows/') || name.startsWith('scatter/'))
-          expect(DataType.isDictionary(age!.type), name).toBe(true);
+        if (!bytes) expect(DataType.isDictionary(age!.type), name).toBe(true);
         else expect(age, name).toBeUndefined();
         seen.push(name);
       }
@@ -176,6 +177,57 @@ describe('columns that pass through a sharded release', () => {
     );
     for (const folder of ['rows/', 'route/', 'scatter/'])
       expect(seen.some((n) => n.startsWith(folder))).toBe(true);
+    expect(seen.some((n) => n.endsWith('.bytes.arrow'))).toBe(true);
+  });
+
+  it('are read by the states that need them alone: CountShard and ApplyShard read the codes only', async () => {
+    const ws = workspace();
+    const work = join(ws.dir, 'work');
+    const bytesFiles = () =>
+      readdirSync(work, { recursive: true, encoding: 'utf8' }).filter((n) => n.endsWith('.bytes.arrow'));
+    const hidden: string[] = [];
+    // One state at a time (the search's and Release's branches run side by side otherwise).
+    let turn = Promise.resolve();
+    const alone = <T>(run: () => Promise<T>): Promise<T> => {
+      const done = turn.then(run);
+      turn = done.then(
+        () => {},
+        () => {},
+      );
+      return done;
+    };
+    const result = await executeRelease(
+      {
+        spec: ws.spec,
+        out: join(ws.dir, 'out', 'codes-only'),
+        shards: 3,
+        work: pathToFileURL(`${work}/`).href,
+      },
+      {
+        // Every state reading only the work area, as in a Lambda of its own; the shards' bytes
+        // moved away while a state that needs none runs (a read of them would fail it).
+        wrap: (state, handler) => (input) =>
+          alone(async () => {
+            forgetAll();
+            const codesOnly =
+              state === 'CountShard' ||
+              (state === 'ApplyShard' && (input as { phase?: string }).phase !== 'route');
+            if (!codesOnly) return handler(input);
+            const names = bytesFiles();
+            expect(names.length).toBe(3);
+            for (const name of names) renameSync(join(work, name), join(work, `${name}.away`));
+            hidden.push(state);
+            try {
+              return await handler(input);
+            } finally {
+              for (const name of names) renameSync(join(work, `${name}.away`), join(work, name));
+            }
+          }),
+      },
+    );
+    expect(result.report.verification.verified).toBe(true);
+    expect(hidden.filter((s) => s === 'CountShard')).toHaveLength(3);
+    expect(hidden.filter((s) => s === 'ApplyShard')).toHaveLength(3);
   });
 
   it('release the same bytes from a folder of files, in output parts and in worker threads', async () => {

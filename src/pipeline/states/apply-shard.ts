@@ -18,7 +18,7 @@ export async function applyShard(task: PhasedTask, env: PhaseEnv): Promise<{ row
   const { store } = work.loc;
   const run = runOf(work);
   const [read, flags, found, rowToTuple] = await Promise.all([
-    shardRows(work, task.index),
+    shardRows(work, task.index, 'coded'),
     recall<Uint8Array>(run, `flags/${task.index}`) ?? store.get(work.key(`flags/${task.index}.bin`)),
     getJson<{ node: Record<string, number> }>(store, work.key('search.json')),
     (async () => {

@@ -9,7 +9,7 @@ import { ms, openWork, runOf, shardRows, shardSteps, timing } from './work.ts';
 export async function countShard(task: ShardTask, env: PhaseEnv): Promise<{ tuples: number }> {
   const t0 = performance.now();
   const work = await openWork(task.work, env);
-  const shard = await shardRows(work, task.index);
+  const shard = await shardRows(work, task.index, 'coded');
   const tuples = remember(
     runOf(work),
     `counts/${task.index}`,

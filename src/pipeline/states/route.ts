@@ -63,7 +63,7 @@ export async function routeShard(task: ShardTask, env: PhaseEnv): Promise<{ rows
   const { store } = work.loc;
   const run = runOf(work);
   // Only the bytes are read: no code of the shard is mapped to the input's.
-  const shard = await storedShardRows(work, range);
+  const shard = await storedShardRows(work, range, 'bytes');
   const columns = names.map((name) => {
     const column = shard.columns.find((c) => c.name === name);
     if (!column?.raw) throw new Error(`shard ${task.index}: column ${name} is not held as bytes`);

@@ -27,7 +27,9 @@ import {
   encodeShardRows,
   encodeShardRowsPieces,
   RawShards,
+  shardBytesKey,
   shardRowsKey,
+  splitShardBytes,
 } from '../rows.ts';
 import { getJson, putJson } from '../storage/index.ts';
 import { MAX_SHARDS, type PhaseEnv, type ShardTask } from './types.ts';
@@ -261,13 +263,18 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
         // Under (ε, δ)-differential privacy only the sample is stored: the rows not drawn never leave this state.
         const read = sample ? sample(converted) : converted;
         const key = shardRowsKey(task.index, shardRows.length);
+        const bytesKey = shardBytesKey(task.index, shardRows.length);
         shardRows.push(read.rowCount);
         delimiter = read.delimiter;
         last = read;
         remember(runOf(work), key, read);
         // One shard's bytes in flight at a time: memory stays at about two shards.
         await Promise.all(writes.splice(0));
-        writes.push(encodeShardRowsPieces(read).then((pieces) => store.put(work.key(key), pieces)));
+        // The pass-through columns in a file of their own: most states read only the codes.
+        const { coded, bytes } = splitShardBytes(read);
+        writes.push(encodeShardRowsPieces(coded).then((pieces) => store.put(work.key(key), pieces)));
+        if (bytes)
+          writes.push(encodeShardRowsPieces(bytes).then((pieces) => store.put(work.key(bytesKey), pieces)));
       }
     } catch (e) {
       if (range && isCsvRange(range) && range.start > range.head && e instanceof PpdpError) {

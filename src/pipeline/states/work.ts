@@ -53,9 +53,11 @@ import {
   DICTIONARIES_KEY,
   decodeCodeMaps,
   decodeShardRows,
+  joinShardBytes,
   pieceCodesKey,
   type RowsLayout,
   type ShardRange,
+  shardBytesKey,
   shardRowsKey,
   toInputCodes,
 } from '../rows.ts';
@@ -110,19 +112,25 @@ export async function allRows(work: Work): Promise<EncodedTable> {
 
 /**
  * One shard's rows in the input's codes: kept from the scan in this process, or read from
- * rows/P/J.arrow, then mapped from its piece's codes to the input's (rows.ts).
+ * rows/P/J.arrow, then mapped from its piece's codes to the input's (rows.ts). `columns`:
+ * `'coded'` leaves out the columns passed through as bytes (their file is not read).
  */
-export async function shardRows(work: Work, index: number): Promise<EncodedTable> {
+export async function shardRows(
+  work: Work,
+  index: number,
+  columns: 'all' | 'coded' = 'all',
+): Promise<EncodedTable> {
   const range = shardRange(work, index);
-  const read = await storedShardRows(work, range);
+  const read = await storedShardRows(work, range, columns);
   const input = await inputDictionaries(work);
   // The first piece's codes are the input's already: its values appear first.
+  const inputColumns = new Map(input.columns.map((c) => [c.name, c]));
   const shard =
     range.piece === 0
       ? {
           ...read,
-          columns: read.columns.map((c, i) =>
-            c.raw ? c : { ...c, dictionary: input.columns[i]!.dictionary },
+          columns: read.columns.map((c) =>
+            c.raw ? c : { ...c, dictionary: inputColumns.get(c.name)!.dictionary },
           ),
         }
       : toInputCodes(read, await pieceCodes(work, range.piece), input);
@@ -142,14 +150,36 @@ export function shardRange(work: Work, index: number): ShardRange {
 
 /**
  * A shard's rows as its scan stored them (its piece's codes), kept from the scan in this process
- * or read from rows/P/J.arrow. Its own dictionaries are not decoded: the input's take their
- * place where codes are read (for a column of distinct values, as many strings as rows).
+ * or read from rows/P/J.arrow and, for its pass-through columns, rows/P/J.bytes.arrow:
+ * `columns` says which (`'bytes'`: those alone). Its own dictionaries are not decoded: the
+ * input's take their place where codes are read (for a column of distinct values, as many
+ * strings as rows).
  */
-export async function storedShardRows(work: Work, range: ShardRange): Promise<EncodedTable> {
+export async function storedShardRows(
+  work: Work,
+  range: ShardRange,
+  columns: 'all' | 'coded' | 'bytes' = 'all',
+): Promise<EncodedTable> {
   const key = shardRowsKey(range.piece, range.inPiece);
-  return (
-    recall<EncodedTable>(runOf(work), key) ??
-    decodeShardRows(await work.loc.store.get(work.key(key)), work.file.layout, range.rows, false)
+  const kept = recall<EncodedTable>(runOf(work), key);
+  if (kept) {
+    if (columns === 'all') return kept;
+    return { ...kept, columns: kept.columns.filter((c) => (columns === 'bytes') === (c.raw !== undefined)) };
+  }
+  const read = (name: string) =>
+    work.loc.store.get(work.key(name)).then((b) => decodeShardRows(b, work.file.layout, range.rows, false));
+  const bytesKey = shardBytesKey(range.piece, range.inPiece);
+  const passes = rawColumns(work).length > 0;
+  if (columns === 'coded' || !passes) {
+    const coded = await read(key);
+    return columns === 'bytes' ? { ...coded, columns: [] } : coded;
+  }
+  if (columns === 'bytes') return read(bytesKey);
+  const [coded, bytes, input] = await Promise.all([read(key), read(bytesKey), inputDictionaries(work)]);
+  return joinShardBytes(
+    coded,
+    bytes,
+    input.columns.map((c) => c.name),
   );
 }
 
