@@ -64,4 +64,30 @@ describe('store URLs', () => {
     }
     expect(existsSync(join(ws.dir, 's3:'))).toBe(false);
   });
+
+  it('refuses a bucket name S3 would refuse, saying why, before the input is read (bundled CLI)', () => {
+    for (const url of ['s3://b/p', 's3://My_Bucket/x', 's3://']) {
+      expect(refusal(url, `--store ${url}`)?.message, url).toMatch(
+        /^--store s3:\/\/\S*: ('.*' is not a valid S3 bucket name|no bucket name) \(3–63 characters: lower-case letters, digits, dots and hyphens/,
+      );
+    }
+    const ws = tinyWorkspace();
+    // The input's absence would be named if the input were read first.
+    const r = spawnSync(
+      process.execPath,
+      [
+        CLI,
+        'release',
+        'missing-spec.json',
+        '--store',
+        's3://b/p',
+        '--endpoint',
+        'http://127.0.0.1:9',
+        '--quiet',
+      ],
+      { encoding: 'utf8', cwd: ws.dir },
+    );
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^ppdp: error: --store s3:\/\/b\/p: 'b' is not a valid S3 bucket name/);
+  });
 });

@@ -41,10 +41,14 @@ export function isStoreUrl(s: string): boolean {
  * Refuses a location that starts with a scheme other than `s3://` and `file://` (two letters or
  * more: `C:\` is a drive), a malformed `s3:` or `file:` URL among them, instead of taking it as
  * a local folder named `s3:` that a release would silently go to. `named` names it in the message
- * (e.g. `--store s3:/bad`). The bucket name of an `s3://` URL is checked when it is opened.
+ * (e.g. `--store s3:/bad`), and an `s3://` URL whose bucket name S3 would refuse.
  */
 export function checkStoreUrl(url: string, named = url): void {
-  if (url.startsWith('s3://') || url.startsWith('file://')) return;
+  if (url.startsWith('s3://')) {
+    checkBucketName(url, named);
+    return;
+  }
+  if (url.startsWith('file://')) return;
   const scheme = urlScheme(url);
   if (scheme === undefined) return;
   const known = scheme === 's3' || scheme === 'file';
@@ -57,23 +61,34 @@ export function checkStoreUrl(url: string, named = url): void {
   );
 }
 
+/** The bucket of an `s3://` URL. */
+function bucketOf(url: string): string {
+  const rest = url.slice('s3://'.length);
+  const slash = rest.indexOf('/');
+  return slash < 0 ? rest : rest.slice(0, slash);
+}
+
+/** Refuses an `s3://` URL whose bucket name S3 does not allow (`named` names it in the message). */
+function checkBucketName(url: string, named = url): void {
+  const bucket = bucketOf(url);
+  if (/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) return;
+  throw new StoreError(
+    'E_STORE_URL',
+    `${named}: ${bucket === '' ? 'no bucket name' : `'${bucket}' is not a valid S3 bucket name`} (3–63 characters: lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit)`,
+    'e.g. s3://my-bucket/prefix',
+  );
+}
+
 /** Opens stores for URLs; one S3 client per bucket. */
 export function storeResolver(s3: S3StoreOptions = {}): StoreResolver {
   const buckets = new Map<string, Store & { destroy(): void }>();
   return {
     async open(url: string): Promise<Location> {
       if (url.startsWith('s3://')) {
+        checkBucketName(url);
+        const bucket = bucketOf(url);
         const rest = url.slice('s3://'.length);
-        const slash = rest.indexOf('/');
-        const bucket = slash < 0 ? rest : rest.slice(0, slash);
-        const key = slash < 0 ? '' : rest.slice(slash + 1);
-        if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
-          throw new StoreError(
-            'E_STORE_URL',
-            `${url}: not a valid S3 bucket name`,
-            'e.g. s3://my-bucket/prefix',
-          );
-        }
+        const key = rest.length > bucket.length ? rest.slice(bucket.length + 1) : '';
         let store = buckets.get(bucket);
         if (!store) {
           const { S3Store } = await import('./s3.ts');
