@@ -575,7 +575,10 @@ function specFileCheck(spec: ReleaseSpec, shownDir: string | undefined) {
     if (!existsSync(path)) {
       throw make(
         `${where}: ${field} '${written}' not found: paths in a spec are relative to the spec's folder, ${dir}, so it was looked for at ${shown(path)}`,
-        `put the file at ${shown(path)}, or change ${field} in ${where} to its path relative to ${dir} (or to an absolute path)`,
+        // A spec read from a bucket names only files inside its own folder (confineSpecPaths).
+        shownDir === undefined
+          ? `put the file at ${shown(path)}, or change ${field} in ${where} to its path relative to ${dir} (or to an absolute path)`
+          : `upload the file to ${shown(path)}, or change ${field} in ${where} to the name of a file inside ${dir}`,
       );
     }
     const stat = statSync(path);

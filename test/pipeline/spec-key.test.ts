@@ -59,6 +59,30 @@ describe('a bucket spec key', () => {
     expect(releaseNameOfUrl(`s3://b/${key}`)).toBeUndefined();
   });
 
+  it('whose folder name alone is wrong is told to rename the folder, in ASCII letters', () => {
+    for (const key of [
+      'inbox/émoji/release.json',
+      'inbox/my data/release.json',
+      `inbox/${'n'.repeat(49)}/release.json`,
+    ]) {
+      const refusal = (() => {
+        try {
+          bucketSpecKey('s3://b/', key);
+        } catch (e) {
+          return e as SpecError;
+        }
+      })()!;
+      expect(refusal.hint, key).toMatch(/^rename the folder with the letters A–Z and a–z, digits/);
+    }
+    expect(specKeyProblem('inbox/émoji/release.json')).toMatch(/other than the letters A–Z and a–z/);
+    // A key of the wrong shape keeps the hint about the shape.
+    try {
+      bucketSpecKey('s3://b/', 'inbox/a/b/release.json');
+    } catch (e) {
+      expect((e as SpecError).hint).toMatch(/^put release\.json and its files in one folder/);
+    }
+  });
+
   it.each([
     ['inbox/adult/release.json', 'adult'],
     ['inbox/a.b_c-1/release.json', 'a.b_c-1'],

@@ -77,3 +77,28 @@ describe('a folder where the spec names a file', () => {
     );
   });
 });
+
+describe('a file the spec names that is not there', () => {
+  const ws = tinyWorkspace();
+  const spec = join(ws.dir, 'gone-spec.json');
+  writeFileSync(
+    spec,
+    JSON.stringify({
+      ...TINY_SPEC,
+      attributes: { ...TINY_SPEC.attributes, sex: { type: 'quasi-identifying', hierarchy: 'sex.csv' } },
+    }),
+  );
+
+  it('a local spec may name it by an absolute path', () => {
+    expect(thrown(() => checkSpecFiles(loadSpec(spec))).hint).toMatch(/\(or to an absolute path\)$/);
+  });
+
+  it('a spec read from a bucket is told to upload it into its own folder, never an absolute path', () => {
+    const { code, message, hint } = thrown(() => checkSpecFiles(loadSpec(spec), 's3://bkt/inbox/h/'));
+    expect(code).toBe('E_HIERARCHY_MISSING');
+    expect(message).toContain('s3://bkt/inbox/h/sex.csv');
+    expect(hint).toBe(
+      'upload the file to s3://bkt/inbox/h/sex.csv, or change attributes.sex.hierarchy in gone-spec.json to the name of a file inside s3://bkt/inbox/h',
+    );
+  });
+});

@@ -113,7 +113,7 @@ export function specKeyProblem(key: string): string | undefined {
   if (name.length > MAX_RELEASE_NAME)
     return `names a release of ${name.length} characters, more than ${MAX_RELEASE_NAME}`;
   if (!/^[A-Za-z0-9._-]+$/.test(name))
-    return `names the release '${name}', with characters other than letters, digits, '.', '_' and '-'`;
+    return `names the release '${name}', with characters other than the letters A–Z and a–z, digits, '.', '_' and '-'`;
   return undefined;
 }
 
@@ -136,10 +136,13 @@ export function bucketSpecKey(root: string, key: string): string {
   throw new SpecError(
     'E_SPEC_PATH',
     `${root}${key}: a spec in a bucket is read only at inbox/<name>/release.json, <name> one folder ` +
-      `of at most ${MAX_RELEASE_NAME} letters, digits, '.', '_' or '-' (not '.' or '..'), which names ` +
+      `of at most ${MAX_RELEASE_NAME} ASCII letters, digits, '.', '_' or '-' (not '.' or '..'), which names ` +
       `the release; this key ${problem}, so nothing was read and nothing written`,
-    'put release.json and its files in one folder right under inbox/, e.g. inbox/adult/release.json ' +
-      'beside inbox/adult/adult.csv: no further folders, and no ".", ".." or empty folder in the key',
+    // The key's shape is right and only its folder's name is not: say how to name it.
+    /^names (a|the) release /.test(problem)
+      ? `rename the folder with the letters A–Z and a–z, digits, '.', '_' or '-' only (no spaces or accents), at most ${MAX_RELEASE_NAME} of them, e.g. inbox/survey_2026/release.json`
+      : 'put release.json and its files in one folder right under inbox/, e.g. inbox/adult/release.json ' +
+          'beside inbox/adult/adult.csv: no further folders, and no ".", ".." or empty folder in the key',
   );
 }
 
