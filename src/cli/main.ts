@@ -62,7 +62,8 @@ it names. One run at a time publishes into a folder: while a run holds
 <dir>/.ppdp-lock, another fails at once (the lock of a crashed run on this machine is taken
 over; after a crash elsewhere, remove the lock by hand).
 
-Temporary files (the work area in $TMPDIR) are removed however the run ends; on SIGINT,
+Temporary files (the work area in $TMPDIR) are removed however the run ends (with --store,
+the work area's copies of the rows go when the run ends; its plan and logs stay); on SIGINT,
 SIGTERM or SIGHUP ppdp removes them and exits with 130, 143 or 129, publishing nothing.
 
 The release runs through ppdp's state machine (plan → shards → merge → verify → publish),

@@ -176,7 +176,8 @@ function kernelNameOf(kernel: GroupingKernel): 'wasm' | 'ts' | undefined {
 
 /**
  * Runs one release. `request.work` defaults to a temporary folder (removed afterwards) when
- * the release goes to a local folder; with a store the work area is `<store>/work/…` and stays.
+ * the release goes to a local folder; with a store the work area is `<store>/work/…` and stays,
+ * but for its copies of the input's values (removeStoreBulk), gone when the run ends.
  */
 export async function executeRelease(
   request: ReleaseRequest,
@@ -260,6 +261,9 @@ export async function executeRelease(
       if (planned) forgetRun(planned.work);
       unstop();
       await pool?.close();
+      // A work area in a store that this run chose (no request named one) keeps no copy of the
+      // rows once the run is over, whatever its end: nothing runs it again from there.
+      if (planned && !localWork && !request.work) await removeStoreBulk(stores, planned.work, env.say);
       stores.close();
       await piecesGone;
       await bulkGone;
@@ -282,6 +286,42 @@ async function removeBulk(work: string): Promise<void> {
     ...['scatter', 'route', 'counts', 'verify'].map((name) => join(work, name)),
     ...shards.filter((e) => e.isDirectory()).map((e) => join(work, 'rows', e.name)),
   ]);
+}
+
+/**
+ * The work area's folders that hold the input's values, or the released rows: the shards and
+ * the scans' dictionaries, the pieces routed and scattered, the staged release (published by
+ * now, or refused), and the verification slices and counts beside them.
+ */
+const STORE_BULK = [
+  'rows/',
+  'scan/',
+  'route/',
+  'scatter/',
+  'staging/',
+  'seals/staging/',
+  'verify/',
+  'counts/',
+  'flags/',
+];
+
+/**
+ * Removes STORE_BULK from a work area in a store (`work`, its URL). Never fails: a store that
+ * refuses is reported (`say`), and the run's own outcome stands.
+ */
+async function removeStoreBulk(
+  stores: ReturnType<typeof storeResolver>,
+  work: string,
+  say: ((line: string) => void) | undefined,
+): Promise<void> {
+  try {
+    const loc = await stores.open(work);
+    const listed = await Promise.all(STORE_BULK.map((folder) => loc.store.list(joinKey(loc.key, folder))));
+    const keys = listed.flat().map((o) => o.key);
+    for (let i = 0; i < keys.length; i += 1000) await loc.store.delete(keys.slice(i, i + 1000));
+  } catch (e) {
+    say?.(`could not remove the copies of the rows in the work area ${work}: ${(e as Error).message}`);
+  }
 }
 
 /** Removes folders and what they hold; never fails (the temporary folder goes whole at the end). */

@@ -46,8 +46,19 @@ afterAll(async () => {
 
 describe('a release dropped in the bucket', () => {
   it('publishes a verified release under releases/adult/<runId>/, manifest last, equal to the filesystem run', async () => {
-    // What the EventBridge rule sends: the spec's S3 URL, nothing else.
-    const result = await executeRelease({ spec: SPEC, shards: 3 }, { s3: s3.options() });
+    // What the EventBridge rule sends: the spec's S3 URL, nothing else. The work area as the
+    // search found it (before Verify), and after the run.
+    let during: string[] = [];
+    const result = await executeRelease(
+      { spec: SPEC, shards: 3 },
+      {
+        s3: s3.options(),
+        wrap: (state, handler) => async (input) => {
+          if (state === 'Verify') during = await keys('work/adult/');
+          return handler(input);
+        },
+      },
+    );
     const prefix = `releases/adult/${result.plan.runId}/`;
     expect(result.release).toBe(`s3://ppdp-test/${prefix}`);
     expect(result.plan.work).toBe(`s3://ppdp-test/work/adult/${result.plan.runId}/`);
@@ -70,14 +81,31 @@ describe('a release dropped in the bucket', () => {
       strip(readFileSync(join(directOut, 'report.json'), 'utf8')),
     );
     expect(result.report.verification.verified).toBe(true);
-    // The rows never travelled in a state payload: they are in the work area, one file per shard.
-    expect(
-      (await keys(`work/adult/${result.plan.runId}/rows/`)).filter((k) => /\/rows\/0\/\d+\.arrow$/.test(k)),
-    ).toHaveLength(3);
-    expect(await store.head(`work/adult/${result.plan.runId}/rows/dictionaries.arrow`)).toBeGreaterThan(0);
-    expect(
-      (await keys(`work/adult/${result.plan.runId}/counts/`)).filter((k) => k.endsWith('.bin')),
-    ).toHaveLength(3);
+    // The rows never travelled in a state payload: they were in the work area, one file per shard.
+    const work = `work/adult/${result.plan.runId}/`;
+    expect(during.filter((k) => k.startsWith(`${work}rows/0/`) && /\/\d+\.arrow$/.test(k))).toHaveLength(3);
+    expect(during).toContain(`${work}rows/dictionaries.arrow`);
+    expect(during.filter((k) => k.startsWith(`${work}counts/`) && k.endsWith('.bin'))).toHaveLength(3);
+    expect(during.some((k) => k.startsWith(`${work}staging/`))).toBe(true);
+    // No copy of the rows stays once the run is over: the shards, the scans' dictionaries, the
+    // staged release and the pieces are gone; the plan, the spec's bundle and the logs stay.
+    const after = await keys(work);
+    for (const folder of [
+      'rows/',
+      'scan/',
+      'scatter/',
+      'route/',
+      'staging/',
+      'seals/staging/',
+      'verify/',
+      'counts/',
+    ])
+      expect(
+        after.filter((k) => k.startsWith(`${work}${folder}`)),
+        folder,
+      ).toEqual([]);
+    expect(after).toContain(`${work}plan.json`);
+    expect(after.some((k) => k.startsWith(`${work}bundle/`))).toBe(true);
   });
 
   it('publishes a release in parts under data/, each part verified and hashed, the same rows as the filesystem run', async () => {
