@@ -14,6 +14,8 @@ const PIECE_BYTES = 8 * 1024 * 1024;
 export interface StoredFile {
   readonly key: string;
   readonly size: number;
+  /** The version listed (an ETag): every later read of the file asks for it (E_INPUT_CHANGED). */
+  readonly version?: string;
 }
 
 /**
@@ -23,8 +25,8 @@ export interface StoredFile {
  *   nothing is at `key` (the caller names the missing input).
  */
 export async function storedInputFiles(store: Store, key: string): Promise<StoredFile[] | undefined> {
-  const size = await store.head(key);
-  if (size !== undefined) return [{ key, size }];
+  const one = await store.stat(key);
+  if (one !== undefined) return [one];
   const prefix = `${key.replace(/\/$/, '')}/`;
   const folder = prefix.slice(0, -1).split('/').at(-1)!;
   const files: StoredFile[] = [];
@@ -32,7 +34,7 @@ export async function storedInputFiles(store: Store, key: string): Promise<Store
     const rest = o.key.slice(prefix.length);
     if (rest === '' || !readsFile(rest.split('/')[0]!)) continue;
     if (rest.includes('/')) throw subfolderError(folder, rest.split('/')[0]!);
-    files.push({ key: o.key, size: o.size });
+    files.push(o);
   }
   if (files.length === 0) return undefined;
   return files.sort((a, b) => byName(a.key, b.key));
@@ -55,6 +57,6 @@ export async function storedInputDigest(
 async function digestObject(store: Store, f: StoredFile): Promise<Buffer> {
   const hash = createHash('sha256');
   for (let at = 0; at < f.size; at += PIECE_BYTES)
-    hash.update(await store.getRange(f.key, at, Math.min(f.size, at + PIECE_BYTES)));
+    hash.update(await store.getRange(f.key, at, Math.min(f.size, at + PIECE_BYTES), f.version));
   return hash.digest();
 }

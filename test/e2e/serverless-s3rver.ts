@@ -46,6 +46,24 @@ server.middleware.unshift(async (ctx, next) => {
     if (writing.get(id) === tail) writing.delete(id);
   }
 });
+// s3rver ignores If-Match on a GET; Amazon S3 answers 412 when the object's ETag is not the one
+// asked for (ppdp pins the input's reads to the version Plan digested).
+server.middleware.unshift(async (ctx, next) => {
+  const want = ctx.get('if-match');
+  if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !want) return next();
+  const [, bucket, ...rest] = ctx.path.split('/');
+  const key = decodeURIComponent(rest.join('/'));
+  const metadata = (await server.store.existsObject(bucket, key)) ? await server.store.getMetadata(bucket, key) : undefined;
+  const unquote = (e) => String(e).replace(/^"|"$/g, '');
+  if (metadata && unquote(metadata.etag) !== unquote(want)) {
+    ctx.status = 412;
+    ctx.type = 'application/xml';
+    ctx.body = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>' +
+      '<Message>At least one of the pre-conditions you specified did not hold</Message></Error>';
+    return;
+  }
+  await next();
+});
 // Amazon S3 keeps a key as written: \`inbox/a/../b/x\`, \`inbox/./x\` and \`inbox//x\` are keys of
 // their own. s3rver files an object at its key's path, which resolves \`.\` and \`..\` (another
 // object) and refuses an empty segment; with PPDP_S3RVER_LITERAL_KEYS each such segment (and

@@ -63,6 +63,26 @@ describe.each(backends)('the %s store', (_, open) => {
     expect(missing).toBeInstanceOf(StoreError);
     expect((missing as StoreError).code).toBe('E_STORE_MISSING');
   });
+  it('reads a range of the version stat and list gave, and refuses one replaced or removed since', async () => {
+    const { store, key: root } = await open();
+    const key = joinKey(root, 'pinned/input.csv');
+    await store.put(key, 'a,b\n1,2\n');
+    const seen = await store.stat(key);
+    expect(seen).toMatchObject({ key, size: 8 });
+    expect(seen!.version).toBeTruthy();
+    expect((await store.list(joinKey(root, 'pinned/')))[0]!.version).toBe(seen!.version);
+    expect(utf8(await store.getRange(key, 4, 8, seen!.version))).toBe('1,2\n');
+    expect(await store.stat(joinKey(root, 'pinned/none'))).toBeUndefined();
+    // The same size, other bytes: another version.
+    await store.put(key, 'a,b\n3,4\n');
+    const stale = await store.getRange(key, 4, 8, seen!.version).catch((e) => e);
+    expect(stale).toBeInstanceOf(StoreError);
+    expect((stale as StoreError).code).toBe('E_INPUT_CHANGED');
+    expect((stale as StoreError).message).toContain(`${store.root}${key}`);
+    const now = (await store.stat(key))!.version;
+    await store.delete([key]);
+    expect(await store.getRange(key, 0, 4, now).catch((e) => (e as StoreError).code)).toBe('E_INPUT_CHANGED');
+  });
   it('creates a file exclusively: of concurrent creates exactly one succeeds', async () => {
     const { store, key: root } = await open();
     const key = joinKey(root, 'locks/lock.json');

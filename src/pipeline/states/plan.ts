@@ -33,6 +33,7 @@ import {
   baseKey,
   dirKey,
   fileUrl,
+  fileVersion,
   joinKey,
   keyInside,
   type Location,
@@ -54,7 +55,7 @@ import {
   type ReleaseRequest,
 } from './types.ts';
 import type { InputPiece } from './work.ts';
-import { asFolder, downloadTo, ms, type PlanFile, scratch, timing, warner } from './work.ts';
+import { asFolder, checkLocalPiece, downloadTo, ms, type PlanFile, scratch, timing, warner } from './work.ts';
 
 export async function plan(event: PlanEvent, env: PhaseEnv): Promise<PlanResult> {
   const started = Date.now();
@@ -179,15 +180,22 @@ async function planFrom(
   // file, copied whole for the checks, from its copy: the same bytes, read once.
   const folderInBucket =
     stored !== undefined && !(stored.files.length === 1 && stored.files[0]!.key === stored.key);
+  // Each piece with the version of its file digested here (taken first: a local file changed
+  // while it is digested is refused once Plan has read it, checkLocalPieces): every later read
+  // of the input reads that version or fails.
+  const pieces: InputPiece[] = stored
+    ? stored.files.map((f) => ({
+        url: stored.store.root + f.key,
+        bytes: f.size,
+        ...(f.version !== undefined ? { version: f.version } : {}),
+      }))
+    : (isFolder(spec.input) ? folderFiles(spec.input) : [spec.input]).map((path) => {
+        const st = statSync(path);
+        return { url: fileUrl(path), bytes: st.size, version: fileVersion(st) };
+      });
   const runId = folderInBucket
     ? runIdFrom(readFileSync(spec.file), await storedInputDigest(stored.store, stored.key, stored.files))
     : runIdOf(spec);
-  const pieces: InputPiece[] = stored
-    ? stored.files.map((f) => ({ url: stored.store.root + f.key, bytes: f.size }))
-    : (isFolder(spec.input) ? folderFiles(spec.input) : [spec.input]).map((path) => ({
-        url: fileUrl(path),
-        bytes: statSync(path).size,
-      }));
   if (request.runId !== undefined && request.runId !== runId) {
     throw new InputError(
       'E_RUN_CHANGED',
@@ -301,6 +309,9 @@ async function planLocked(p: {
       ? { perShard: Number.POSITIVE_INFINITY, scanned: pieces }
       : shardLayout(pieces, spec, request, env, rawBytesPerRow);
   const perPart = request.rowsPerPart ?? rowsForWidth(DEFAULT_ROWS_PER_PART, rawBytesPerRow, PART_ITEM);
+  // Plan has read the local input (its digest, its first rows, its ranges): still the version listed.
+  for (const piece of pieces)
+    if (piece.url.startsWith('file://')) checkLocalPiece(piece, piece.url.slice('file://'.length));
   // Deployed, a duplicate start stops here: after the checks that can refuse the release as a
   // whole, before any write. The run lock comes first: a duplicate never touches the folder's.
   // Locks are written conditionally, not sealed: they go to the store as it is.
@@ -614,13 +625,14 @@ async function materializeSpec(
     if (files !== undefined) {
       input = { store: loc.store, key: inputKey, files };
       const first = files[0]!;
-      await downloadTo(loc.store, first.key, first.size, local(first.key));
+      await downloadTo(loc.store, first.key, first.size, local(first.key), undefined, first.version);
     }
   }
+  // Each copied once, as one version (the bundle holds these copies for every later state).
   await Promise.all(
     refKeys.map(async (key) => {
-      const size = await loc.store.head(key);
-      if (size !== undefined) await downloadTo(loc.store, key, size, local(key));
+      const o = await loc.store.stat(key);
+      if (o !== undefined) await downloadTo(loc.store, key, o.size, local(key), undefined, o.version);
     }),
   );
   return { specPath, ...(input ? { input } : {}) };

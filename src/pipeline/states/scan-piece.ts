@@ -34,6 +34,7 @@ import {
 import { getJson, putJson } from '../storage/index.ts';
 import { MAX_SHARDS, type PhaseEnv, type ShardTask } from './types.ts';
 import {
+  checkLocalPiece,
   downloadTo,
   type InputPiece,
   ms,
@@ -203,11 +204,21 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
   try {
     const loc = await env.stores.open(piece.url);
     // A local file is read where it is; a stored one is copied to scratch first (one piece;
-    // of a range, only the bytes it reads, at their places in the file).
-    const path =
-      loc.store.root === 'file:///'
-        ? `/${loc.key}`
-        : await downloadTo(loc.store, loc.key, piece.bytes, join(dir, basename(loc.key)), rangeSpans(piece));
+    // of a range, only the bytes it reads, at their places in the file). Either is read only as
+    // the version Plan digested: the run id names those bytes (a local file is checked before
+    // and after it is read, a stored one's ranges are asked for by its ETag).
+    const local = loc.store.root === 'file:///';
+    if (local) checkLocalPiece(piece, `/${loc.key}`);
+    const path = local
+      ? `/${loc.key}`
+      : await downloadTo(
+          loc.store,
+          loc.key,
+          piece.bytes,
+          join(dir, basename(loc.key)),
+          rangeSpans(piece),
+          piece.version,
+        );
     const qis = new Set(
       work.spec.attributes.filter((a) => a.type === 'quasi-identifying').map((a) => a.name),
     );
@@ -277,10 +288,11 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
           writes.push(encodeShardRowsPieces(bytes).then((pieces) => store.put(work.key(bytesKey), pieces)));
       }
     } catch (e) {
+      // A file rewritten while it was read fails as such, whatever its reader made of it.
+      if (local) checkLocalPiece(piece, path);
       if (range && isCsvRange(range) && range.start > range.head && e instanceof PpdpError) {
         // A stored file's copy holds only the range's bytes: the rows before it are fetched too.
-        if (loc.store.root !== 'file:///')
-          await downloadTo(loc.store, loc.key, piece.bytes, path, [[0, range.end]]);
+        if (!local) await downloadTo(loc.store, loc.key, piece.bytes, path, [[0, range.end]], piece.version);
         throw csvRangeError(work.spec, path, rowsPerShard, range, rawNames, e);
       }
       throw e;
@@ -288,6 +300,7 @@ export async function scanPiece(task: ShardTask, env: PhaseEnv): Promise<{ rows:
       await Promise.allSettled(writes);
     }
     await Promise.all(writes);
+    if (local) checkLocalPiece(piece, path);
     // The last shard's dictionaries hold every value of the piece: without rows, for Combine.
     // A raw column's: only its number of distinct values (their hashes apart, when the
     // CountDistinct state has other pieces' to count them with: then the piece's own count is

@@ -61,7 +61,17 @@ import {
   shardRowsKey,
   toInputCodes,
 } from '../rows.ts';
-import { baseKey, getJson, joinKey, type Location, putJson, type Store, sealWork } from '../storage/index.ts';
+import {
+  baseKey,
+  getJson,
+  inputChanged,
+  joinKey,
+  type Location,
+  localVersion,
+  putJson,
+  type Store,
+  sealWork,
+} from '../storage/index.ts';
 import type { PhaseEnv, PlanResult, ReleaseRequest } from './types.ts';
 
 /** One piece of the input, as Plan lists it in plan.json. */
@@ -72,6 +82,19 @@ export interface InputPiece {
   readonly bytes: number;
   /** Of a large Arrow or CSV file, the record batches or rows this piece reads (the file is read as ranges). */
   readonly range?: ArrowRange | CsvRange;
+  /**
+   * The version of the file Plan digested for the run id (StoredObject.version: an ETag, or a
+   * local file's inode, size and mtime): every later read of the file is of that version only.
+   */
+  readonly version?: string;
+}
+
+/**
+ * Refuses a local piece whose file is no longer the version Plan digested (E_INPUT_CHANGED):
+ * checked before the file is read in place and again after.
+ */
+export function checkLocalPiece(piece: InputPiece, path: string): void {
+  if (piece.version !== undefined && localVersion(path) !== piece.version) throw inputChanged(piece.url);
 }
 
 export interface PlanFile {
@@ -332,6 +355,7 @@ const DOWNLOAD_PIECE_BYTES = 64 * 1024 * 1024;
 /**
  * Copies a stored object of `size` bytes to the local file `path` a range at a time; returns
  * `path`. With `spans`, only those bytes, each at its place: the rest of the file is a hole.
+ * With `version`, every range is of that version (E_INPUT_CHANGED for another).
  */
 export async function downloadTo(
   store: Store,
@@ -339,13 +363,14 @@ export async function downloadTo(
   size: number,
   path: string,
   spans: readonly (readonly [number, number])[] = [[0, size]],
+  version?: string,
 ): Promise<string> {
   mkdirSync(dirname(path), { recursive: true });
   const fd = openSync(path, 'w');
   try {
     for (const [from, to] of spans) {
       for (let at = from; at < to; at += DOWNLOAD_PIECE_BYTES) {
-        const piece = await store.getRange(key, at, Math.min(to, at + DOWNLOAD_PIECE_BYTES));
+        const piece = await store.getRange(key, at, Math.min(to, at + DOWNLOAD_PIECE_BYTES), version);
         writeSync(fd, piece, 0, piece.length, at);
       }
     }

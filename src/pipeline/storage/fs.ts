@@ -4,7 +4,7 @@
  * sees a partial object.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import {
   copyFile,
   link,
@@ -20,7 +20,32 @@ import {
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isMainThread, Worker } from 'node:worker_threads';
-import { type Digest, type PutBody, type Store, type StoredObject, StoreError } from './store.ts';
+import {
+  type Digest,
+  inputChanged,
+  type PutBody,
+  type Store,
+  type StoredObject,
+  StoreError,
+} from './store.ts';
+
+/**
+ * A local file's version (StoredObject.version): its inode, size and mtime. A file replaced
+ * (renamed over), or rewritten in place at another size or at a later time, has another.
+ */
+export function fileVersion(st: { ino: number; size: number; mtimeMs: number }): string {
+  return `${st.ino}:${st.size}:${st.mtimeMs}`;
+}
+
+/** The version of the local file at `path` now; undefined when there is no file there. */
+export function localVersion(path: string): string | undefined {
+  try {
+    const st = statSync(path);
+    return st.isFile() ? fileVersion(st) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Bytes read at a time when digesting a file. */
 const DIGEST_CHUNK_BYTES = 1024 * 1024;
@@ -103,10 +128,22 @@ export class FsStore implements Store {
     }
   }
 
-  async getRange(key: string, start: number, end: number): Promise<Uint8Array> {
+  /** With `version`, the file's is compared before and after the read (a rewrite during it shows after). */
+  async getRange(key: string, start: number, end: number, version?: string): Promise<Uint8Array> {
     let fd: number | undefined;
+    const pinned = (at: number) => {
+      if (version !== undefined && fileVersion(fstatSync(at)) !== version)
+        throw inputChanged(this.root + key);
+    };
     try {
-      fd = openSync(this.path(key), 'r');
+      try {
+        fd = openSync(this.path(key), 'r');
+      } catch (e) {
+        if (version !== undefined && (e as { code?: string }).code === 'ENOENT')
+          throw inputChanged(this.root + key);
+        throw e;
+      }
+      pinned(fd);
       const out = Buffer.allocUnsafe(end - start);
       let done = 0;
       while (done < out.length) {
@@ -114,6 +151,7 @@ export class FsStore implements Store {
         if (n === 0) break;
         done += n;
       }
+      pinned(fd);
       if (done !== out.length)
         throw new StoreError('E_STORE_RANGE', `${this.root}${key}: shorter than expected`);
       return out;
@@ -128,6 +166,15 @@ export class FsStore implements Store {
     try {
       const s = await stat(this.path(key));
       return s.isFile() ? s.size : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async stat(key: string): Promise<StoredObject | undefined> {
+    try {
+      const s = await stat(this.path(key));
+      return s.isFile() ? { key, size: s.size, version: fileVersion(s) } : undefined;
     } catch {
       return undefined;
     }
@@ -235,11 +282,8 @@ export class FsStore implements Store {
           if (`${key}/`.startsWith(prefix) || prefix.startsWith(`${key}/`)) await walk(`${key}/`);
         } else if (e.isFile() && key.startsWith(prefix)) {
           // A file removed between readdir and stat (another run's lock going) is not listed.
-          const size = await stat(this.path(key)).then(
-            (st) => st.size,
-            () => undefined,
-          );
-          if (size !== undefined) out.push({ key, size });
+          const st = await stat(this.path(key)).catch(() => undefined);
+          if (st !== undefined) out.push({ key, size: st.size, version: fileVersion(st) });
         }
       }
     };

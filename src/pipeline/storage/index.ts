@@ -8,6 +8,7 @@ import { FsStore } from './fs.ts';
 import type { S3StoreOptions } from './s3.ts';
 import { type Location, type Store, StoreError } from './store.ts';
 
+export { fileVersion, localVersion } from './fs.ts';
 export { SealedStore, sealWork, unsealed } from './sealed.ts';
 export * from './store.ts';
 

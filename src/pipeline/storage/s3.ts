@@ -13,10 +13,11 @@
  */
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
+import type { GetObjectCommandOutput, S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import {
   bodyPieces,
   type Digest,
+  inputChanged,
   type PutBody,
   type Store,
   type StoredObject,
@@ -149,13 +150,33 @@ export class S3Store implements Store {
     });
   }
 
-  async getRange(key: string, start: number, end: number): Promise<Uint8Array> {
+  /**
+   * With `version` (an ETag), a GET with If-Match: S3 answers 412 for an object replaced since
+   * (a new upload, however alike), 404 for one removed. The answer's ETag is compared too, for a
+   * server that ignores If-Match.
+   */
+  async getRange(key: string, start: number, end: number, version?: string): Promise<Uint8Array> {
     if (end <= start) return new Uint8Array(0);
     return this.call(key, async () => {
       const { sdk, client } = await this.sdk();
-      const out = await client.send(
-        new sdk.GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${start}-${end - 1}` }),
-      );
+      let out: GetObjectCommandOutput;
+      try {
+        out = await client.send(
+          new sdk.GetObjectCommand({
+            Bucket: this.bucket,
+            Key: key,
+            Range: `bytes=${start}-${end - 1}`,
+            ...(version !== undefined ? { IfMatch: version } : {}),
+          }),
+        );
+      } catch (e) {
+        const status = statusOf(e);
+        if (version !== undefined && (status === 412 || status === 404 || (e as Error).name === 'NoSuchKey'))
+          throw inputChanged(this.root + key);
+        throw e;
+      }
+      if (version !== undefined && out.ETag !== undefined && out.ETag !== version)
+        throw inputChanged(this.root + key);
       const bytes = await out.Body!.transformToByteArray();
       if (bytes.length !== end - start) {
         throw new StoreError(
@@ -168,12 +189,16 @@ export class S3Store implements Store {
   }
 
   async head(key: string): Promise<number | undefined> {
+    return (await this.stat(key))?.size;
+  }
+
+  async stat(key: string): Promise<StoredObject | undefined> {
     try {
       const { sdk, client } = await this.sdk();
       const out = await client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return out.ContentLength ?? 0;
+      return { key, size: out.ContentLength ?? 0, ...(out.ETag ? { version: out.ETag } : {}) };
     } catch (e) {
-      const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      const status = statusOf(e);
       if (status === 404 || (e as Error).name === 'NotFound' || (e as Error).name === 'NoSuchKey')
         return undefined;
       throw this.error(e, key);
@@ -298,7 +323,8 @@ export class S3Store implements Store {
           new sdk.ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
         );
       });
-      for (const o of page.Contents ?? []) out.push({ key: o.Key!, size: o.Size ?? 0 });
+      for (const o of page.Contents ?? [])
+        out.push({ key: o.Key!, size: o.Size ?? 0, ...(o.ETag ? { version: o.ETag } : {}) });
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -375,6 +401,11 @@ export class S3Store implements Store {
       'check the bucket policy and the credentials',
     );
   }
+}
+
+/** The HTTP status of a failed request, when the server answered. */
+function statusOf(e: unknown): number | undefined {
+  return (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 }
 
 /** Socket-level failures Node and the SDK report while a request is under way. */

@@ -105,14 +105,21 @@ export class SealedStore implements Store {
   }
 
   /** Ranges of sealed files cannot be checked: only plain ones are read in ranges. */
-  async getRange(key: string, start: number, end: number): Promise<Uint8Array> {
+  async getRange(key: string, start: number, end: number, version?: string): Promise<Uint8Array> {
     if (this.kind(key) !== 'plain') throw new Error(`${this.root}${key}: a sealed work file is read whole`);
-    return this.inner.getRange(key, start, end);
+    return this.inner.getRange(key, start, end, version);
   }
 
   async head(key: string): Promise<number | undefined> {
     const size = await this.inner.head(key);
     return size !== undefined && this.kind(key) === 'trailer' ? Math.max(0, size - TRAILER) : size;
+  }
+
+  async stat(key: string): Promise<StoredObject | undefined> {
+    const o = await this.inner.stat(key);
+    return o !== undefined && this.kind(key) === 'trailer'
+      ? { ...o, size: Math.max(0, o.size - TRAILER) }
+      : o;
   }
 
   async put(key: string, body: PutBody): Promise<void> {
@@ -156,7 +163,7 @@ export class SealedStore implements Store {
 
   async list(prefix: string): Promise<StoredObject[]> {
     return (await this.inner.list(prefix)).map((o) =>
-      this.kind(o.key) === 'trailer' ? { key: o.key, size: Math.max(0, o.size - TRAILER) } : o,
+      this.kind(o.key) === 'trailer' ? { ...o, size: Math.max(0, o.size - TRAILER) } : o,
     );
   }
 

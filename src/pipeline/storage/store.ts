@@ -16,6 +16,11 @@ export function bodyPieces(body: PutBody): readonly Uint8Array[] {
 export interface StoredObject {
   readonly key: string;
   readonly size: number;
+  /**
+   * What identifies this version of the object, for a read that must get the same bytes
+   * later (`getRange`'s `version`): its ETag on S3, a local file's inode, size and mtime.
+   */
+  readonly version?: string;
 }
 
 /** An object's size and hex SHA-256. */
@@ -29,10 +34,16 @@ export interface Store {
   readonly root: string;
   /** The whole object. @throws StoreError E_STORE_MISSING when there is none. */
   get(key: string): Promise<Uint8Array>;
-  /** Bytes [start, end) of an object (a range request on S3). */
-  getRange(key: string, start: number, end: number): Promise<Uint8Array>;
+  /**
+   * Bytes [start, end) of an object (a range request on S3). Given `version` (as `stat` or
+   * `list` gave it), of that version only (If-Match on S3).
+   * @throws StoreError E_INPUT_CHANGED when the object no longer has that version (or is gone).
+   */
+  getRange(key: string, start: number, end: number, version?: string): Promise<Uint8Array>;
   /** The object's size, or undefined when there is none. */
   head(key: string): Promise<number | undefined>;
+  /** The object's size and version, or undefined when there is none. */
+  stat(key: string): Promise<StoredObject | undefined>;
   /**
    * Writes an object whole: readers never see a partial object. A body in pieces is written
    * as their concatenation (so that large bytes held in parts need no joined copy).
@@ -67,6 +78,20 @@ export class StoreError extends PpdpError {}
  * (`StoreUnavailableError`) is what the state machine's Retry matches.
  */
 export class StoreUnavailableError extends StoreError {}
+
+/**
+ * A read of an input pinned to the version Plan digested found another: the file was replaced,
+ * rewritten or removed while the release ran. Its bytes are not the ones the run id names.
+ * (A StoreError: the state machine's Catch matches error names, not their classes.)
+ */
+export function inputChanged(url: string): StoreError {
+  return new StoreError(
+    'E_INPUT_CHANGED',
+    `${url}: the file changed after this release started (it was replaced, rewritten or removed ` +
+      'while the release ran), so the release stopped; nothing is published',
+    'start the release again once the upload (or write) of the input is complete: upload the input first and release.json last',
+  );
+}
 
 /** A store and a key (or key prefix ending in `/`) inside it. */
 export interface Location {
