@@ -7,13 +7,17 @@
  *   refused (E_OUT_NOT_RELEASE), so a release never lands beside files it does not list. The
  *   claim takes the folder's lock, `.ppdp-lock`, created exclusively (Store.putIfAbsent): a
  *   second run into the same folder fails (E_OUT_LOCKED) until the first has finished.
+ * - A folder that already holds this run's release, complete (`publishedRelease`), is left as
+ *   it is: the same spec and input give the same run id, and a re-run (a re-drop, a retry)
+ *   neither rewrites it nor risks withdrawing it on a failed write.
  * - Publish: the old manifest goes first (an older release is untrusted from the moment its
  *   files change), then each verified file is copied in and read back, its size and SHA-256
  *   compared with what Verify verified (any difference refuses the release, E_PUBLISH_MISMATCH),
  *   then every file the new manifest does not list is removed, then manifest.json is written
  *   last, then the lock is removed. Readers
  *   trust only a folder whose manifest lists matching files: a failure or a crash leaves no
- *   manifest or a complete release, never two releases mixed.
+ *   manifest or a complete release, never two releases mixed. A failed publish removes the
+ *   files it wrote (best effort), so that a failed run leaves no released data behind.
  * - The lock records pid, host, time and the execution (its name, when the engine gives one).
  *   A run that fails after changing the folder leaves its lock marked released (the folder's
  *   mark: ppdp's, interrupted); a crashed run's lock, whose pid is dead on this host, is taken
@@ -228,11 +232,34 @@ async function holdsReleaseOrLock(folder: Folder): Promise<boolean> {
 }
 
 export function isManifest(bytes: Uint8Array | undefined): boolean {
+  return readManifest(bytes) !== undefined;
+}
+
+/** A ppdp manifest's contents, or undefined when the bytes are none (not JSON, not ppdp's). */
+function readManifest(bytes: Uint8Array | undefined): Manifest | undefined {
   try {
-    return bytes !== undefined && (JSON.parse(utf8(bytes)) as Manifest).format === 'ppdp-release/1';
+    const m = bytes === undefined ? undefined : (JSON.parse(utf8(bytes)) as Manifest);
+    return m?.format === 'ppdp-release/1' ? m : undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * The release of run `runId` the folder holds, complete: a ppdp manifest of that run id,
+ * verified, and every file it lists there with the size it lists; undefined otherwise. The
+ * SHA-256s are not read again (a release of 10⁸ rows would be read whole): the manifest was
+ * written only after each file was read back against them, and its readers check them.
+ */
+export async function publishedRelease(folder: Folder, runId: string): Promise<Manifest | undefined> {
+  const m = readManifest(await folder.read(MANIFEST));
+  if (m?.runId !== runId || m.verified !== true || !Array.isArray(m.files) || m.files.length === 0)
+    return undefined;
+  let complete = true;
+  await eachAtOnce(m.files, PUBLISH_CONCURRENCY, async (f) => {
+    if (complete && (await folder.size(f.name)) !== f.bytes) complete = false;
+  });
+  return complete ? m : undefined;
 }
 
 /** Where the verified files are published from. */
@@ -277,7 +304,8 @@ async function eachAtOnce<T>(
 
 /**
  * Publishes verified files so that the folder holds exactly them and their manifest, then
- * gives the lock up. See the file's comment for the order.
+ * gives the lock up; or, when `keep` and the folder already holds this run's release
+ * complete, gives the lock up and returns that release's manifest. See the file's comment.
  */
 export async function publishInto(
   folder: Folder,
@@ -286,6 +314,7 @@ export async function publishInto(
   claim: Claim,
   source: PublishSource,
   warn: (line: string) => void,
+  keep = true,
 ): Promise<Manifest> {
   const manifest: Manifest = { format: 'ppdp-release/1', runId, verified: true, files: [...files] };
   const text = `${JSON.stringify(manifest, null, 2)}\n`;
@@ -300,15 +329,35 @@ export async function publishInto(
     );
   }
   const before = (await folder.list()) ?? [];
-  if (before.includes(MANIFEST)) await folder.remove([MANIFEST]);
-  await eachAtOnce(files, PUBLISH_CONCURRENCY, async (f) => {
-    await source.copyIn(f);
-    await checkPublished(folder, f, source);
-  });
-  const listed = new Set(files.map((f) => f.name));
-  const stale = before.filter((n) => n !== MANIFEST && n !== LOCK && !listed.has(n));
-  if (stale.length > 0) await folder.remove(stale);
-  await folder.write(MANIFEST, text);
+  if (before.includes(MANIFEST)) {
+    // This run's release, already published (a re-run of the same spec and input): kept as it
+    // is, never withdrawn for a copy that would give the same data.
+    const kept = keep ? await publishedRelease(folder, runId) : undefined;
+    if (kept !== undefined) {
+      await unlock(folder, claim, warn);
+      return kept;
+    }
+    await folder.remove([MANIFEST]);
+  }
+  try {
+    await eachAtOnce(files, PUBLISH_CONCURRENCY, async (f) => {
+      await source.copyIn(f).catch((e: unknown) => {
+        // The store's error names the staged file it read; the write that failed is this one.
+        if (e instanceof Error) e.message = `${folder.where}/${f.name}: not published: ${e.message}`;
+        throw e;
+      });
+      await checkPublished(folder, f, source);
+    });
+    const listed = new Set(files.map((f) => f.name));
+    const stale = before.filter((n) => n !== MANIFEST && n !== LOCK && !listed.has(n));
+    if (stale.length > 0) await folder.remove(stale);
+    await folder.write(MANIFEST, text);
+  } catch (e) {
+    // A failed run publishes nothing: what this one wrote goes again (best effort: the folder
+    // has no manifest, so nothing left is trusted, and the lock marks it for the next run).
+    await folder.remove([...files.map((f) => f.name), MANIFEST]).catch(() => {});
+    throw e;
+  }
   await unlock(folder, claim, warn);
   return manifest;
 }

@@ -346,6 +346,7 @@ async function planLocked(p: {
       partItems: { bucket, key: wk('parts.json') },
       routesBytes: passThrough.length > 0,
       claim,
+      started,
       ...(request.out === undefined && root ? { failureRecord: failureRecordOf(root, name) } : {}),
     };
     const file: PlanFile = {

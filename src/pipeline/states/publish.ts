@@ -14,7 +14,8 @@ import type { PhaseEnv, PlanResult, WorkTask } from './types.ts';
 import { asFolder, ms, openWork, warner } from './work.ts';
 
 /**
- * Atomic publish (src/pipeline/publish.ts): the old manifest goes first, then each verified
+ * Atomic publish (src/pipeline/publish.ts): a folder already holding this run's release,
+ * complete, is left as it is; otherwise the old manifest goes first, then each verified
  * file, copied and read back to compare with verified.json's size and SHA-256, then every file
  * the new manifest does not list is removed, then manifest.json last; then the lock Plan took
  * is given up.
@@ -56,19 +57,30 @@ export async function publish(
     work.file.plan.claim,
     source,
     warner(env),
+    // `ppdp apply` re-applies a saved transformation: its release replaces the folder's.
+    env.method === undefined,
   );
-  await clearFailure(work.file.plan, env);
-  env.log({ state: 'Publish', files: files.length, ms: ms(t0) });
-  env.say?.(`published ${files.length} files and manifest.json to ${task.release}`);
+  await clearFailure(work.file.plan, work.file.started, env);
+  // Files other than the ones verified now: the release of this run published before, kept.
+  const kept = JSON.stringify(manifest.files) !== JSON.stringify(files);
+  env.log({ state: 'Publish', files: files.length, kept, ms: ms(t0) });
+  env.say?.(
+    kept
+      ? `${task.release} already holds this run's release (the same spec and input): left as it is`
+      : `published ${files.length} files and manifest.json to ${task.release}`,
+  );
   return { ...manifest, release: task.release };
 }
 
 /**
- * A failure recorded for this release's users no longer holds once it is published: its own
- * (an earlier attempt of this run) or one from before any run id (Plan refused a spec).
- * Another run's failure stays.
+ * A failure recorded for this release's users no longer holds once it is published, if its
+ * run started before this one: an earlier attempt of this run, one from before any run id
+ * (Plan refused a spec), or an earlier run's (the input fixed and dropped again). A failure of
+ * a run that started later stays: it is the latest. A record tells when its run started
+ * (`started`, once Plan had named the run) or, failing that, when it failed (`at`), which is
+ * later than the start: a record is removed only when that time is before this run's start.
  */
-async function clearFailure(plan: PlanResult, env: PhaseEnv): Promise<void> {
+export async function clearFailure(plan: PlanResult, started: number, env: PhaseEnv): Promise<void> {
   if (!plan.failureRecord) return;
   const { store, key } = await env.stores.open(plan.failureRecord);
   // A missing record is the usual case; any other store error fails Publish, to be retried
@@ -78,11 +90,13 @@ async function clearFailure(plan: PlanResult, env: PhaseEnv): Promise<void> {
     throw e;
   });
   if (bytes === undefined) return;
-  let runId: unknown;
+  let record: { format?: unknown; runId?: unknown; started?: unknown; at?: unknown };
   try {
-    ({ runId } = JSON.parse(utf8(bytes)) as { runId?: unknown });
+    record = JSON.parse(utf8(bytes)) as typeof record;
   } catch {
     return; // not ppdp's record: left as it is
   }
-  if (runId === null || runId === plan.runId) await store.delete([key]);
+  if (record?.format !== 'ppdp-error/1') return;
+  const since = Date.parse(String(record.started ?? record.at));
+  if (record.runId === plan.runId || since < started) await store.delete([key]);
 }

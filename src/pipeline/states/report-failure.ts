@@ -50,6 +50,8 @@ export async function reportFailure(
   const record = {
     format: 'ppdp-error/1',
     runId: state.plan?.runId ?? null,
+    // When the run started, if Plan named it: a later run's Publish removes only earlier runs' records.
+    ...(state.plan?.started !== undefined ? { started: new Date(state.plan.started).toISOString() } : {}),
     published: false,
     ...error,
     at: new Date().toISOString(),

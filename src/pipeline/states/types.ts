@@ -64,9 +64,12 @@ export interface PlanResult {
   readonly routesBytes: boolean;
   /** The release folder's lock, taken by Plan and given up by Publish or ReportFailure. */
   readonly claim: Claim;
+  /** When the run started (ms since 1970): error.json records it (Publish compares runs by it). */
+  readonly started?: number;
   /**
    * Releases under a store (no `out`): where a failure of this release is recorded for its
-   * users, `releases/<name>/error.json`, beside the run folders; Publish removes this run's.
+   * users, `releases/<name>/error.json`, beside the run folders; Publish removes it when its run
+   * started before this one.
    */
   readonly failureRecord?: string;
 }
