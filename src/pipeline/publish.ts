@@ -245,16 +245,33 @@ function readManifest(bytes: Uint8Array | undefined): Manifest | undefined {
   }
 }
 
+/** The files a report of the run is in: their bytes hold the run's timings, not its release. */
+const REPORT_FILES = new Set(['report.json', 'report.html']);
+
 /**
- * The release of run `runId` the folder holds, complete: a ppdp manifest of that run id,
- * verified, and every file it lists there with the size it lists; undefined otherwise. The
- * SHA-256s are not read again (a release of 10⁸ rows would be read whole): the manifest was
- * written only after each file was read back against them, and its readers check them.
+ * The release of run `runId` the folder holds, complete and the same as the one verified now
+ * (`files`): a ppdp manifest of that run id, verified, listing the same data files with the same
+ * sizes and SHA-256s (a request's output parts change the files, not the run id; the reports
+ * differ by their timings only), and every file it lists there with the size it lists;
+ * undefined otherwise. The SHA-256s are not read again (a release of 10⁸ rows would be read
+ * whole): the manifest was written only after each file was read back against them, and its
+ * readers check them.
  */
-export async function publishedRelease(folder: Folder, runId: string): Promise<Manifest | undefined> {
+export async function publishedRelease(
+  folder: Folder,
+  runId: string,
+  files: readonly ManifestEntry[],
+): Promise<Manifest | undefined> {
   const m = readManifest(await folder.read(MANIFEST));
   if (m?.runId !== runId || m.verified !== true || !Array.isArray(m.files) || m.files.length === 0)
     return undefined;
+  const data = (list: readonly ManifestEntry[]) =>
+    list
+      .filter((f) => !REPORT_FILES.has(f.name))
+      .map((f) => `${f.name}\u0000${f.bytes}\u0000${f.sha256}`)
+      .sort();
+  const [held, verified] = [data(m.files), data(files)];
+  if (held.length !== verified.length || held.some((f, i) => f !== verified[i])) return undefined;
   let complete = true;
   await eachAtOnce(m.files, PUBLISH_CONCURRENCY, async (f) => {
     if (complete && (await folder.size(f.name)) !== f.bytes) complete = false;
@@ -332,7 +349,7 @@ export async function publishInto(
   if (before.includes(MANIFEST)) {
     // This run's release, already published (a re-run of the same spec and input): kept as it
     // is, never withdrawn for a copy that would give the same data.
-    const kept = keep ? await publishedRelease(folder, runId) : undefined;
+    const kept = keep ? await publishedRelease(folder, runId, files) : undefined;
     if (kept !== undefined) {
       await unlock(folder, claim, warn);
       return kept;
