@@ -46,7 +46,9 @@ describe('where work files and releases go', () => {
       // The release is named after the spec's folder (it is not under inbox/).
       const name = basename(ws.dir);
       expect(readdirSync(join(dir, 'w', 'work', name))).toEqual([manifest.runId]);
-      expect(existsSync(join(dir, 'w', 'work', name, manifest.runId, 'rows', '0', '0.arrow'))).toBe(true);
+      // The work area is there (the run's copies of the rows gone once it ended).
+      expect(existsSync(join(dir, 'w', 'work', name, manifest.runId, 'plan.json'))).toBe(true);
+      expect(existsSync(join(dir, 'w', 'work', name, manifest.runId, 'rows', '0', '0.arrow'))).toBe(false);
       expect(existsSync(join(dir, 'r', 'releases', name, manifest.runId, 'manifest.json'))).toBe(true);
       // Nothing under the request's store.
       expect(ws.list('work')).toBeNull();
