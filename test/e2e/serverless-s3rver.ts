@@ -21,6 +21,13 @@ const server = new S3rver({ address: '127.0.0.1', port: Number(port), silent: tr
 // answers 412), and ppdp's locks rely on it. Each such PUT is checked and written one at a
 // time per key, as S3 does, in front of s3rver's own routes.
 const writing = new Map();
+// S3's answer to a request whose condition does not hold.
+const preconditionFailed = (ctx) => {
+  ctx.status = 412;
+  ctx.type = 'application/xml';
+  ctx.body = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>' +
+    '<Message>At least one of the pre-conditions you specified did not hold</Message></Error>';
+};
 server.middleware.unshift(async (ctx, next) => {
   if (ctx.method !== 'PUT' || ctx.get('if-none-match') !== '*') return next();
   const [, bucket, ...rest] = ctx.path.split('/');
@@ -34,10 +41,7 @@ server.middleware.unshift(async (ctx, next) => {
   await before;
   try {
     if (await server.store.existsObject(bucket, key)) {
-      ctx.status = 412;
-      ctx.type = 'application/xml';
-      ctx.body = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>' +
-        '<Message>At least one of the pre-conditions you specified did not hold</Message></Error>';
+      preconditionFailed(ctx);
       return;
     }
     await next();
@@ -56,10 +60,7 @@ server.middleware.unshift(async (ctx, next) => {
   const metadata = (await server.store.existsObject(bucket, key)) ? await server.store.getMetadata(bucket, key) : undefined;
   const unquote = (e) => String(e).replace(/^"|"$/g, '');
   if (metadata && unquote(metadata.etag) !== unquote(want)) {
-    ctx.status = 412;
-    ctx.type = 'application/xml';
-    ctx.body = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>' +
-      '<Message>At least one of the pre-conditions you specified did not hold</Message></Error>';
+    preconditionFailed(ctx);
     return;
   }
   await next();
