@@ -163,12 +163,7 @@ export class FsStore implements Store {
   }
 
   async head(key: string): Promise<number | undefined> {
-    try {
-      const s = await stat(this.path(key));
-      return s.isFile() ? s.size : undefined;
-    } catch {
-      return undefined;
-    }
+    return (await this.stat(key))?.size;
   }
 
   async stat(key: string): Promise<StoredObject | undefined> {

@@ -111,15 +111,17 @@ export class SealedStore implements Store {
   }
 
   async head(key: string): Promise<number | undefined> {
-    const size = await this.inner.head(key);
-    return size !== undefined && this.kind(key) === 'trailer' ? Math.max(0, size - TRAILER) : size;
+    return (await this.stat(key))?.size;
   }
 
   async stat(key: string): Promise<StoredObject | undefined> {
     const o = await this.inner.stat(key);
-    return o !== undefined && this.kind(key) === 'trailer'
-      ? { ...o, size: Math.max(0, o.size - TRAILER) }
-      : o;
+    return o === undefined ? undefined : this.asRead(o);
+  }
+
+  /** A stored object as `get` returns it: a trailer-sealed file's size without its trailer. */
+  private asRead(o: StoredObject): StoredObject {
+    return this.kind(o.key) === 'trailer' ? { ...o, size: Math.max(0, o.size - TRAILER) } : o;
   }
 
   async put(key: string, body: PutBody): Promise<void> {
@@ -162,9 +164,7 @@ export class SealedStore implements Store {
   }
 
   async list(prefix: string): Promise<StoredObject[]> {
-    return (await this.inner.list(prefix)).map((o) =>
-      this.kind(o.key) === 'trailer' ? { ...o, size: Math.max(0, o.size - TRAILER) } : o,
-    );
+    return (await this.inner.list(prefix)).map((o) => this.asRead(o));
   }
 
   async delete(keys: readonly string[]): Promise<void> {
