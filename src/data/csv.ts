@@ -860,12 +860,15 @@ class RawRows {
 
   /**
    * Room for at least `to` bytes, the first `at` kept: for the rows the offsets have room for,
-   * at the mean length so far (a shard's bytes are then copied about once, not at every doubling).
+   * at the mean length so far (a shard's bytes are then copied about once, not at every
+   * doubling), and a quarter more at least. Not twice the size: fresh memory is slow to page in,
+   * and a buffer much larger than its rows is copied out again by `take`.
    */
   private grow(row: number, at: number, to: number): void {
     const rows = this.offsets.length - 1;
     const estimate = row > 0 ? Math.ceil((at / row) * rows * 1.05) : 0;
-    const next = new Uint8Array(Math.max(2 * this.bytes.length, to, Math.min(estimate, 2 ** 31 - 1)));
+    const least = this.bytes.length + (this.bytes.length >> 2);
+    const next = new Uint8Array(Math.max(least, to, Math.min(estimate, 2 ** 31 - 1)));
     next.set(this.bytes.subarray(0, at));
     this.bytes = next;
   }
