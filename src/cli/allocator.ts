@@ -1,8 +1,8 @@
 /**
  * A large release on Linux runs in a child process whose C allocator (glibc's malloc, which
- * holds Node's ArrayBuffers) keeps freed memory for reuse and backs large blocks with huge
- * pages. Its settings are environment variables read when a process starts, so the command
- * starts itself again with them. On virtual machines where a page fault is slow, paging
+ * holds Node's ArrayBuffers) keeps freed memory for reuse and, for the largest inputs, backs
+ * large blocks with huge pages. Its settings are environment variables read when a process
+ * starts, so the command starts itself again with them. On virtual machines where a page fault is slow, paging
  * fresh memory in was the largest single cost of a 10⁷-row release (docs/performance.md);
  * other C libraries ignore the variable.
  */
@@ -15,13 +15,11 @@ import { loadSpec } from '../release-spec/spec.ts';
 export const TUNABLES_ENV = 'GLIBC_TUNABLES';
 
 /**
- * Large blocks on huge pages where the kernel allows it (transparent huge pages on madvise);
- * blocks up to 32 MiB from the heap rather than their own mappings, and freed memory kept
+ * Blocks up to 32 MiB from the heap rather than their own mappings, and freed memory kept
  * there (trim threshold 4 GiB, heap grown 256 MiB at a time); one arena for all threads, so
  * that memory a worker thread freed is reused by the next.
  */
 export const TUNABLES = [
-  'glibc.malloc.hugetlb=1',
   'glibc.malloc.mmap_threshold=33554432',
   'glibc.malloc.trim_threshold=4294967296',
   'glibc.malloc.top_pad=268435456',
@@ -29,22 +27,40 @@ export const TUNABLES = [
 ].join(':');
 
 /**
- * Whether a release of `specPath` should restart with the tuned allocator: on Linux, unless
- * the variable is set already (then this is the restarted process, or the user chose) or a
- * debugger is attached, for a local input of `largeBytes` or more. Any doubt (a spec or input
- * that does not load, an input in a bucket) answers no: the release then runs here and
- * reports what is wrong itself.
+ * From this input size large blocks go on huge pages too (transparent huge pages on madvise):
+ * a huge page is slower to fault in (the kernel zeroes, and may compact for, 2 MiB at once),
+ * which a release of a few million rows pays without gaining it back (docs/performance.md).
  */
-export function wantsTunedAllocator(specPath: string, largeBytes: number, env = process.env): boolean {
-  if (process.platform !== 'linux' || env[TUNABLES_ENV] !== undefined) return false;
+export const HUGE_PAGES_INPUT_BYTES = 256_000_000;
+
+/** The allocator's settings for a release of an input of `inputBytes`. */
+export function tunablesFor(inputBytes: number): string {
+  return inputBytes >= HUGE_PAGES_INPUT_BYTES ? `glibc.malloc.hugetlb=1:${TUNABLES}` : TUNABLES;
+}
+
+/**
+ * The allocator settings a release of `specPath` should restart with (tunablesFor its input's
+ * size), or undefined to run here: on Linux, unless the variable is set already (then this is
+ * the restarted process, or the user chose) or a debugger is attached, for a local input of
+ * `largeBytes` or more. Any doubt (a spec or input that does not load, an input in a bucket)
+ * answers undefined: the release then runs here and reports what is wrong itself.
+ */
+export function tunedAllocatorFor(
+  specPath: string,
+  largeBytes: number,
+  env = process.env,
+): string | undefined {
+  if (process.platform !== 'linux' || env[TUNABLES_ENV] !== undefined) return undefined;
   // Under a debugger the release stays where it is attached (a child could not take its port).
-  if (process.execArgv.some((a) => a.startsWith('--inspect'))) return false;
-  if (specPath.startsWith('s3://')) return false;
+  if (process.execArgv.some((a) => a.startsWith('--inspect'))) return undefined;
+  if (specPath.startsWith('s3://')) return undefined;
   try {
     const { input } = loadSpec(specPath);
-    return !input.startsWith('s3://') && inputSize(input) >= largeBytes; // a missing input throws
+    if (input.startsWith('s3://')) return undefined;
+    const bytes = inputSize(input); // a missing input throws
+    return bytes >= largeBytes ? tunablesFor(bytes) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -56,10 +72,10 @@ export const TUNED_RERUN_NOTE = `a large input: running the release in a child p
  * arguments, input and output; forwards SIGINT, SIGTERM and SIGHUP to it (it removes its own
  * temporary files) and exits with its exit code as soon as it is gone.
  */
-export function rerunWithTunedAllocator(): Promise<never> {
+export function rerunWithTunedAllocator(tunables: string): Promise<never> {
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
     stdio: 'inherit',
-    env: { ...process.env, [TUNABLES_ENV]: TUNABLES },
+    env: { ...process.env, [TUNABLES_ENV]: tunables },
   });
   // Kept to the end: a signal that comes after the child is gone must not end this process
   // with the signal instead of the child's exit code.

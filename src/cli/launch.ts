@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { LARGE_INPUT_BYTES } from '../data/limits.ts';
-import { rerunWithTunedAllocator, TUNED_RERUN_NOTE, wantsTunedAllocator } from './allocator.ts';
+import { rerunWithTunedAllocator, TUNED_RERUN_NOTE, tunedAllocatorFor } from './allocator.ts';
 
 /** The options of `ppdp release`. */
 export const RELEASE_OPTIONS = {
@@ -22,7 +22,7 @@ export const RELEASE_OPTIONS = {
 } as const;
 
 /**
- * For `ppdp release <args>` of a large local input (see wantsTunedAllocator): says so and runs
+ * For `ppdp release <args>` of a large local input (see tunedAllocatorFor): says so and runs
  * the release in a child process with the tuned allocator. Anything else, arguments that do not
  * parse among them, answers undefined: the CLI then runs, and reports what is wrong itself.
  */
@@ -35,7 +35,8 @@ export function tunedRestart(args: readonly string[]): Promise<never> | undefine
   }
   const { values, positionals } = parsed;
   if (values.help || positionals.length !== 1) return undefined;
-  if (!wantsTunedAllocator(positionals[0]!, LARGE_INPUT_BYTES)) return undefined;
+  const tunables = tunedAllocatorFor(positionals[0]!, LARGE_INPUT_BYTES);
+  if (tunables === undefined) return undefined;
   if (!values.quiet) process.stderr.write(`ppdp: ${TUNED_RERUN_NOTE}\n`);
-  return rerunWithTunedAllocator();
+  return rerunWithTunedAllocator(tunables);
 }

@@ -70,7 +70,7 @@ SIGTERM or SIGHUP ppdp removes them and exits with 130, 143 or 129, publishing n
 The release runs through ppdp's state machine (plan → shards → merge → verify → publish),
 executed in this process; the same definition runs on AWS Step Functions (docs/deploy.md).
 On Linux, a local input of 64 MB or more runs in a child process started with glibc's
-allocator tuned for it (GLIBC_TUNABLES: huge pages, freed memory kept); signals reach it
+allocator tuned for it (GLIBC_TUNABLES: freed memory kept, huge pages from 256 MB); signals reach it
 and its exit code is the command's. Set GLIBC_TUNABLES yourself to run otherwise.
 
 Options:

@@ -5,7 +5,13 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TUNABLES_ENV, wantsTunedAllocator } from '../../src/cli/allocator.ts';
+import {
+  HUGE_PAGES_INPUT_BYTES,
+  TUNABLES,
+  TUNABLES_ENV,
+  tunablesFor,
+  tunedAllocatorFor,
+} from '../../src/cli/allocator.ts';
 import { tunedRestart } from '../../src/cli/launch.ts';
 import { LARGE_INPUT_BYTES } from '../../src/data/limits.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
@@ -16,15 +22,21 @@ const env = { PATH: process.env.PATH };
 describe.runIf(process.platform === 'linux')('the tuned allocator for large releases', () => {
   it('restarts for an input of the threshold or more, not for a smaller one', () => {
     expect(LARGE_INPUT_BYTES).toBe(64_000_000);
-    expect(wantsTunedAllocator(spec, LARGE_INPUT_BYTES, env)).toBe(false); // Adult: about 4 MB
-    expect(wantsTunedAllocator(spec, 1_000_000, env)).toBe(true);
+    expect(tunedAllocatorFor(spec, LARGE_INPUT_BYTES, env)).toBeUndefined(); // Adult: about 4 MB
+    expect(tunedAllocatorFor(spec, 1_000_000, env)).toBe(TUNABLES);
+  });
+
+  it('puts large blocks on huge pages only for the largest inputs', () => {
+    expect(tunablesFor(HUGE_PAGES_INPUT_BYTES - 1)).toBe(TUNABLES);
+    expect(tunablesFor(HUGE_PAGES_INPUT_BYTES)).toBe(`glibc.malloc.hugetlb=1:${TUNABLES}`);
+    expect(TUNABLES).not.toContain('hugetlb');
   });
 
   it('leaves a GLIBC_TUNABLES the user set (or its own restart) alone', () => {
-    expect(wantsTunedAllocator(spec, 1_000_000, { ...env, [TUNABLES_ENV]: '' })).toBe(false);
-    expect(wantsTunedAllocator(spec, 1_000_000, { ...env, [TUNABLES_ENV]: 'glibc.malloc.arena_max=2' })).toBe(
-      false,
-    );
+    expect(tunedAllocatorFor(spec, 1_000_000, { ...env, [TUNABLES_ENV]: '' })).toBeUndefined();
+    expect(
+      tunedAllocatorFor(spec, 1_000_000, { ...env, [TUNABLES_ENV]: 'glibc.malloc.arena_max=2' }),
+    ).toBeUndefined();
   });
 
   it("is decided from the release command's own arguments, and not at all when they do not parse", () => {
@@ -34,7 +46,7 @@ describe.runIf(process.platform === 'linux')('the tuned allocator for large rele
   });
 
   it('does not restart when in doubt: the release then reports the problem itself', () => {
-    expect(wantsTunedAllocator(join(ADULT_DIR, 'missing.json'), 1, env)).toBe(false);
-    expect(wantsTunedAllocator('s3://bucket/inbox/x/release.json', 1, env)).toBe(false);
+    expect(tunedAllocatorFor(join(ADULT_DIR, 'missing.json'), 1, env)).toBeUndefined();
+    expect(tunedAllocatorFor('s3://bucket/inbox/x/release.json', 1, env)).toBeUndefined();
   });
 });
