@@ -149,6 +149,7 @@ const CAUTION_CAUSES = [
   'sensitive-revealed',
   'not-audited',
   'identity-unbounded',
+  'released-unperturbed',
 ] as const;
 
 const cautionShape = {

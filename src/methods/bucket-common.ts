@@ -6,7 +6,7 @@
 import { basename } from 'node:path';
 import type { TauOfLModel } from '../catalogue/catalogue.ts';
 import { checkNumbers, inputRows } from '../data/checks.ts';
-import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table.ts';
+import { codeCounts, type EncodedColumn, type EncodedTable, isMissing } from '../data/table.ts';
 import { NoSolutionError, SpecError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import {
@@ -126,10 +126,11 @@ export function checkEligibility(req: DiversityRequirement, rows: number, method
   const counts = codeCounts(req.column);
   let max = 0;
   let distinct = 0;
-  for (const c of counts) {
-    max = Math.max(max, c);
+  let top = -1;
+  counts.forEach((c, code) => {
+    if (c > max) [max, top] = [c, code];
     if (c > 0) distinct++;
-  }
+  });
   const l = distinctNeeded(req);
   if (max * l > rows) {
     const best = Math.min(distinct, Math.floor(rows / max));
@@ -140,7 +141,7 @@ export function checkEligibility(req: DiversityRequirement, rows: number, method
         `exists only if no value occurs in more than N/l rows`,
       best >= LEAST_PROTECTIVE_L
         ? `use l ≤ ${best} (N / most frequent count = ${(rows / max).toFixed(2)}, ${distinct} distinct values)`
-        : noDiversityHint(req.attribute, distinct),
+        : noDiversityHint(req.attribute, distinct, top >= 0 && isMissing(req.column.dictionary[top]!)),
     );
   }
 }

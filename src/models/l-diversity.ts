@@ -145,9 +145,12 @@ export { LEAST_PROTECTIVE_L };
  * What to do when no l ≥ LEAST_PROTECTIVE_L can hold on a sensitive attribute (`distinct`: its
  * distinct values in the table), for the hints that would otherwise offer l = 1. Coarsening the
  * attribute would not help: merging values only makes the most frequent one more frequent.
+ * `missing`: the dominant value is the missing value, which no finer recording splits.
  */
-export function noDiversityHint(attribute: string, distinct: number): string {
-  return distinct < LEAST_PROTECTIVE_L
-    ? `${attribute} holds one value in every row, which no release can hide: mark it "insensitive" if that value discloses nothing, or leave it out ("type": "identifying")`
-    : `l must be at least ${LEAST_PROTECTIVE_L}, which one dominant value of ${attribute} rules out: record ${attribute} in finer values (split its most frequent value into several), or bound what a class discloses of it with t-closeness (generalization or mondrian)`;
+export function noDiversityHint(attribute: string, distinct: number, missing = false): string {
+  if (distinct < LEAST_PROTECTIVE_L)
+    return `${attribute} holds one value in every row, which no release can hide: mark it "insensitive" if that value discloses nothing, or leave it out ("type": "identifying")`;
+  if (missing)
+    return `l must be at least ${LEAST_PROTECTIVE_L}, which ${attribute}'s dominant value, the missing value (its empty cells or the spec's missing texts), rules out: fill in the values that are known, leave the rows without one out of the input, or bound what a class discloses of it with t-closeness (generalization or mondrian)`;
+  return `l must be at least ${LEAST_PROTECTIVE_L}, which one dominant value of ${attribute} rules out: record ${attribute} in finer values (split its most frequent value into several), or bound what a class discloses of it with t-closeness (generalization or mondrian)`;
 }

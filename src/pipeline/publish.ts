@@ -9,7 +9,9 @@
  *   second run into the same folder fails (E_OUT_LOCKED) until the first has finished.
  * - A folder that already holds this run's release, complete (`publishedRelease`), is left as
  *   it is: the same spec and input give the same run id, and a re-run (a re-drop, a retry)
- *   neither rewrites it nor risks withdrawing it on a failed write.
+ *   neither rewrites it nor risks withdrawing it on a failed write. A release drawing a secret
+ *   sample ((ε, δ)-differential privacy) keeps the one it holds whatever the new sample: each
+ *   sample published would release the same people again (`keep: 'sample'`).
  * - Publish: the old manifest goes first (an older release is untrusted from the moment its
  *   files change), then each verified file is copied in and read back, its size and SHA-256
  *   compared with what Verify verified (any difference refuses the release, E_PUBLISH_MISMATCH),
@@ -249,6 +251,13 @@ function readManifest(bytes: Uint8Array | undefined): Manifest | undefined {
 const REPORT_FILES = new Set(['report.json', 'report.html']);
 
 /**
+ * Which release of this run a folder keeps: `same` one listing the data files verified now,
+ * `sample` any intact one (a secret sample: the one published stays, whatever the new sample
+ * holds), `never` none (`ppdp apply` replaces it).
+ */
+export type Keep = 'same' | 'sample' | 'never';
+
+/**
  * The release of run `runId` the folder holds, complete and the same as the one verified now
  * (`files`): a ppdp manifest of that run id, verified, listing the same data files with the same
  * sizes and SHA-256s (a request's output parts change the files, not the run id; the reports
@@ -256,11 +265,16 @@ const REPORT_FILES = new Set(['report.json', 'report.html']);
  * undefined otherwise. The SHA-256s are not read again (a release of 10⁸ rows would be read
  * whole): the manifest was written only after each file was read back against them, and its
  * readers check them.
+ *
+ * With `keep: 'sample'` its data files need not be the ones verified now (another secret sample
+ * of the same input), and are kept only intact: each with the size and SHA-256 its manifest lists,
+ * read again, since nothing verified now vouches for them.
  */
 export async function publishedRelease(
   folder: Folder,
   runId: string,
   files: readonly ManifestEntry[],
+  keep: Exclude<Keep, 'never'> = 'same',
 ): Promise<Manifest | undefined> {
   const m = readManifest(await folder.read(MANIFEST));
   if (m?.runId !== runId || m.verified !== true || !Array.isArray(m.files) || m.files.length === 0)
@@ -271,10 +285,13 @@ export async function publishedRelease(
       .map((f) => `${f.name}\u0000${f.bytes}\u0000${f.sha256}`)
       .sort();
   const [held, verified] = [data(m.files), data(files)];
-  if (held.length !== verified.length || held.some((f, i) => f !== verified[i])) return undefined;
+  if (keep === 'same' && (held.length !== verified.length || held.some((f, i) => f !== verified[i])))
+    return undefined;
   let complete = true;
   await eachAtOnce(m.files, PUBLISH_CONCURRENCY, async (f) => {
-    if (complete && (await folder.size(f.name)) !== f.bytes) complete = false;
+    if (!complete) return;
+    if ((await folder.size(f.name)) !== f.bytes) complete = false;
+    else if (keep === 'sample' && (await folder.digest(f.name)).sha256 !== f.sha256) complete = false;
   });
   return complete ? m : undefined;
 }
@@ -321,8 +338,8 @@ async function eachAtOnce<T>(
 
 /**
  * Publishes verified files so that the folder holds exactly them and their manifest, then
- * gives the lock up; or, when `keep` and the folder already holds this run's release
- * complete, gives the lock up and returns that release's manifest. See the file's comment.
+ * gives the lock up; or, when the folder already holds this run's release as `keep` allows
+ * (`publishedRelease`), gives the lock up and returns that release's manifest. See the file's comment.
  */
 export async function publishInto(
   folder: Folder,
@@ -331,7 +348,7 @@ export async function publishInto(
   claim: Claim,
   source: PublishSource,
   warn: (line: string) => void,
-  keep = true,
+  keep: Keep = 'same',
 ): Promise<Manifest> {
   const manifest: Manifest = { format: 'ppdp-release/1', runId, verified: true, files: [...files] };
   const text = `${JSON.stringify(manifest, null, 2)}\n`;
@@ -348,8 +365,8 @@ export async function publishInto(
   const before = (await folder.list()) ?? [];
   if (before.includes(MANIFEST)) {
     // This run's release, already published (a re-run of the same spec and input): kept as it
-    // is, never withdrawn for a copy that would give the same data.
-    const kept = keep ? await publishedRelease(folder, runId, files) : undefined;
+    // is, never withdrawn for a copy that would give the same data (or another secret sample).
+    const kept = keep === 'never' ? undefined : await publishedRelease(folder, runId, files, keep);
     if (kept !== undefined) {
       await unlock(folder, claim, warn);
       return kept;

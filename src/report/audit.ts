@@ -7,7 +7,9 @@
  * - a column released unchanged makes rows unique together with the quasi-identifiers as
  *   released (more than UNIQUE_ROWS_ALLOWED rows); for randomization, together with the
  *   quasi-identifiers it releases exactly (`classColumns`);
- * - a sensitive attribute no model names has a class where one value's share is ≥ REVEAL_SHARE.
+ * - a sensitive attribute no model names has a class where one value's share is ≥ REVEAL_SHARE;
+ * - a column randomization was to perturb is released unperturbed (its matrix in matrices.json,
+ *   as staged, is the identity: `withUnperturbed`).
  * Deterministic: a pure function of the spec, the input and the staged table.
  */
 
@@ -1026,6 +1028,59 @@ function uniqueRows(ids: { of: Int32Array; count: number }, rows: number): numbe
   let unique = 0;
   for (let r = 0; r < rows; r++) if (n[ids.of[r]!] === 1) unique++;
   return unique;
+}
+
+/**
+ * The columns a randomized release's matrices.json (as staged, parsed) perturbs with the
+ * identity matrix: every value kept, the column released exactly. A column of one category
+ * has nothing to perturb and is left out.
+ */
+export function unperturbedColumns(matrices: unknown): string[] {
+  const attributes = (matrices as { attributes?: Record<string, { matrix?: unknown }> } | null)?.attributes;
+  if (typeof attributes !== 'object' || attributes === null) return [];
+  return Object.entries(attributes)
+    .filter(([, a]) => {
+      const m = a?.matrix;
+      return (
+        Array.isArray(m) &&
+        m.length > 1 &&
+        m.every(
+          (row, u) =>
+            Array.isArray(row) && row.length === m.length && row.every((x, v) => x === (u === v ? 1 : 0)),
+        )
+      );
+    })
+    .map(([name]) => name);
+}
+
+/**
+ * The audit with the columns randomization released unperturbed (`unperturbedColumns`): listed
+ * as unchanged, each with a caution, since the release calls them randomized in its spec while
+ * they are the input's values exactly (a model's bound that holds without perturbation, as
+ * (ρ1, ρ2) does over frequent values, leaves nothing to perturb).
+ */
+export function withUnperturbed(
+  spec: ReleaseSpec,
+  audit: ReleaseAudit,
+  columns: readonly string[],
+): ReleaseAudit {
+  if (columns.length === 0) return audit;
+  const rho = spec.privacy.some((m) => m.model === 'rho-privacy');
+  const bound = rho ? 'the (ρ1, ρ2) bound holds' : "the privacy models' bounds hold";
+  return {
+    ...audit,
+    unchanged: [...audit.unchanged, ...columns.filter((c) => !audit.unchanged.includes(c))],
+    cautions: [
+      ...audit.cautions,
+      ...columns.map(
+        (column): Caution => ({
+          cause: 'released-unperturbed',
+          column,
+          message: `${column} is released unperturbed, exactly as in the input (its matrix keeps every value: retention 1), because ${bound} without perturbation`,
+        }),
+      ),
+    ],
+  };
 }
 
 /**

@@ -164,6 +164,34 @@ describe('apply a randomization release, and the methods that cannot be re-appli
     expect(same(join(ws.dir, 'r1'), join(ws.dir, 'r2'))).toBe(true);
   });
 
+  it('refuses a value outside the saved bins, naming its row and column (not a field of the saved matrices)', async () => {
+    const ws = adultWorkspace(3000);
+    const spec = JSON.parse(
+      readFileSync(new URL('../../examples/adult-randomization/release.json', import.meta.url), 'utf8'),
+    );
+    delete spec.root;
+    spec.input = 'adult.csv';
+    spec.attributes.age = { type: 'quasi-identifying', scale: 'numeric' };
+    ws.write('randomization.json', JSON.stringify(spec));
+    const path = join(ws.dir, 'randomization.json');
+    await releaseTo(path, join(ws.dir, 'r1'));
+    const [header, ...rows] = ws.read('adult.csv').trim().split('\n');
+    const age = header!.split(';').indexOf('age');
+    const older = rows.map((row, i) => {
+      if (i !== 9) return row;
+      const cells = row.split(';');
+      cells[age] = '150'; // older than the saved bins reach
+      return cells.join(';');
+    });
+    ws.write('adult.csv', `${[header, ...older].join('\n')}\n`);
+    const failure = apply(join(ws.dir, 'r1'), path, join(ws.dir, 'r2'));
+    // The header is row 1: the tenth data row is row 11.
+    await expect(failure).rejects.toThrow(
+      /^adult\.csv row 11, column 'age': the value lies outside the saved bins of age in .*matrices\.json/,
+    );
+    await expect(failure).rejects.not.toThrow(/method\.matrices|150/);
+  });
+
   it('refuses Anatomy with the reason', async () => {
     const ws = adultWorkspace(500);
     ws.editSpec((s) => {

@@ -221,6 +221,29 @@ describe('Anatomy on Adult (occupation sensitive, the 8 QIs)', () => {
     expect(hint).not.toMatch(/l ≤/);
   });
 
+  it('says so when the dominant sensitive value is the missing value, which no finer recording splits', () => {
+    const spec = { model: 'distinct-l-diversity', attribute: 'dis', l: 2 } as const;
+    // 11 of 20 rows empty (the missing value), the others in two values.
+    const codes = Int32Array.from({ length: 20 }, (_, r) => (r < 11 ? 0 : 1 + (r % 2)));
+    const req = {
+      attribute: 'dis',
+      column: { name: 'dis', dictionary: ['', 'a', 'b'], codes },
+      model: spec.model,
+      l: 2,
+      diversity: lDiversity(spec),
+    };
+    let hint = '';
+    try {
+      checkEligibility(req, 20, 'anatomy');
+    } catch (e) {
+      hint = (e as NoSolutionError).hint ?? '';
+    }
+    expect(hint).toMatch(
+      /which dis's dominant value, the missing value .*, rules out: fill in the values that are known/,
+    );
+    expect(hint).not.toMatch(/split its most frequent value/);
+  });
+
   it('refuses a "scale": "numeric" attribute holding text, as Mondrian does, naming the row and not the value', () => {
     const numericRace = () =>
       anatomyRelease(

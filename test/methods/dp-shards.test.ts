@@ -115,7 +115,7 @@ describe('a differentially private release over shards, the node fixed', async (
       'Rows sampled': sampled,
       'Sampled rows suppressed (classes under k)': built.claims.suppressedRows,
       'Sampling probability β': beta,
-      'Smallest released class k': k,
+      'Class size threshold k (derived from ε and δ)': k,
     });
   });
 
@@ -203,7 +203,8 @@ describe('through the local engine over four shards', () => {
     expect(facts).toMatchObject({
       'Input rows': n,
       'Sampling probability β': beta,
-      'Smallest released class k': k,
+      'Class size threshold k (derived from ε and δ)': k,
+      'Smallest released class (rows)': report.privacy.k,
     });
     const drawn = facts['Rows sampled']!;
     expect(Math.abs(drawn - beta * n)).toBeLessThanOrEqual(6 * Math.sqrt(n * beta * (1 - beta)) + 1);

@@ -270,6 +270,26 @@ describe('the audit of a randomized release', () => {
     expect(report.verdict!.causes).toContain(ts.message);
   });
 
+  it('small-domain (ρ1, ρ2) that perturbs nothing: cautions that the column is released unperturbed, not "randomized"', async () => {
+    // Every value of dis holds a third of the rows: no property has a prior ≤ ρ1 = 0.1, so the
+    // bound holds without perturbation and every sub-domain keeps retention 1.
+    const rho = { ...RHO, rho2: 0.9 };
+    const where = out();
+    const { report } = await releaseTo(spec(people, [rho], { scenario: 'rr-s', smallDomain: true }), where);
+    expect(report.verification.verified).toBe(true);
+    expect(matricesOf(where).smallDomain!.blocks.every((b) => b.retention === 1)).toBe(true);
+    const caution = report.audit!.cautions.find((c) => c.cause === 'released-unperturbed')!;
+    expect(caution).toMatchObject({ column: 'dis' });
+    expect(caution.message).toBe(
+      'dis is released unperturbed, exactly as in the input (its matrix keeps every value: retention 1), because the (ρ1, ρ2) bound holds without perturbation',
+    );
+    expect(report.verdict!.causes).toContain(caution.message);
+    expect(report.audit!.unchanged).toContain('dis');
+    const facts = Object.fromEntries(report.sections!.find((s) => s.title === 'Randomization')!.facts);
+    expect(facts.randomized).toBe('nothing');
+    expect(facts['released unperturbed (retention 1)']).toBe('dis');
+  });
+
   it('rr-both: the randomized quasi-identifiers are left out; the timestamp alone makes rows unique', async () => {
     const { report } = await releaseTo(spec(people, [AD(0.9)], { scenario: 'rr-both' }), out());
     const ts = report.audit!.cautions.find((c) => c.column === 'ts')!;

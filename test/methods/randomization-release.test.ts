@@ -388,7 +388,40 @@ describe('randomization: models, forms and options', () => {
       [
         [AD(0.25)],
         { scenario: 'rr-qi', matrices: { sex: { categories: ['Male'], matrix: [[1]] } } },
-        /method.matrices.sex.categories/,
+        /method.matrices.sex.categories .*\(1 of its categories not listed\)$/,
+      ],
+      [
+        // The category the spec wrote is named; the one it left out (an input value) is counted.
+        [AD(0.25)],
+        {
+          scenario: 'rr-qi',
+          matrices: {
+            sex: {
+              categories: ['Male', 'X'],
+              matrix: [
+                [0.9, 0.1],
+                [0.1, 0.9],
+              ],
+            },
+          },
+        },
+        /method.matrices.sex.categories must list .* \(not a category of sex: "X"; 1 of its categories not listed\)$/,
+      ],
+      [
+        [AD(0.25)],
+        {
+          scenario: 'rr-qi',
+          matrices: {
+            sex: {
+              categories: ['Male', 'Male'],
+              matrix: [
+                [0.9, 0.1],
+                [0.1, 0.9],
+              ],
+            },
+          },
+        },
+        /\(listed twice: "Male"; 1 of its categories not listed\)$/,
       ],
       [[AD(0.25)], { scenario: 'rr-qi', discretize: { sex: { level: 1 } } }, /no hierarchy/],
       [

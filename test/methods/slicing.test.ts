@@ -373,6 +373,24 @@ describe('Slicing on Adult (occupation sensitive, the 8 QIs)', () => {
     );
   });
 
+  it("refuses a value holding '|' (its join character), naming the first row that holds one, not the value", () => {
+    const race = adult.columns.find((c) => c.name === 'race')!;
+    const code = race.codes[100]!;
+    const piped: EncodedTable = {
+      ...adult,
+      columns: adult.columns.map((c) =>
+        c === race ? { ...c, dictionary: c.dictionary.map((v, i) => (i === code ? `${v}|x` : v)) } : c,
+      ),
+    };
+    // Rows are named as the CSV counts them: its header is row 1.
+    const first = race.codes.indexOf(code) + 2;
+    const refused = () => slice(adultSpec(), piped);
+    expect(refused).toThrow(SpecError);
+    expect(refused).toThrow(
+      new RegExp(`^release\\.json: adult\\.csv row ${first}, column 'race': a value contains '\\|'`),
+    );
+  });
+
   it('refuses bad column requests', () => {
     expect(() => slice(adultSpec((j) => (j.method = { name: 'slicing', columns: 1 })))).toThrow(SpecError);
     expect(() => slice(adultSpec((j) => (j.method = { name: 'slicing', columns: 10 })))).toThrow(

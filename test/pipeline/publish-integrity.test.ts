@@ -73,6 +73,46 @@ describe('publishing compares each published file with the verified one', () => 
   });
 });
 
+describe("a secret sample's release of the same run (keep: 'sample')", () => {
+  /** Publishes `first` as run 'run', then `second` (another sample) into the same folder. */
+  async function twice(first: string, second: string, damage?: string) {
+    dir = mkdtempSync(join(tmpdir(), 'ppdp-sample-'));
+    const out = join(dir, 'release');
+    const folder = storeFolder({ store: new FsStore(), key: `${out.slice(1)}/` });
+    const into = async (body: string) => {
+      const from: PublishSource = {
+        copyIn: async (f) => writeFileSync(join(out, f.name), body),
+        digest: async () => entry('data.csv', body),
+      };
+      return publishInto(
+        folder,
+        [entry('data.csv', body)],
+        'run',
+        await claimFolder(folder),
+        from,
+        () => {},
+        'sample',
+      );
+    };
+    await into(first);
+    if (damage !== undefined) writeFileSync(join(out, 'data.csv'), damage);
+    const manifest = await into(second);
+    return { manifest, data: readFileSync(join(out, 'data.csv'), 'utf8') };
+  }
+
+  it('keeps the sample published, intact, whatever the new one holds', async () => {
+    const { manifest, data } = await twice('a\n1\n', 'a\n2\n');
+    expect(data).toBe('a\n1\n');
+    expect(manifest.files).toEqual([entry('data.csv', 'a\n1\n')]);
+  });
+
+  it('replaces one whose file no longer has its SHA-256 (same size): no intact release to keep', async () => {
+    const { manifest, data } = await twice('a\n1\n', 'a\n2\n', 'a\n3\n');
+    expect(data).toBe('a\n2\n');
+    expect(manifest.files).toEqual([entry('data.csv', 'a\n2\n')]);
+  });
+});
+
 describe('the file store digests what it reads back', () => {
   it('gives the size and SHA-256 of small and large files, many at once (large ones in hashing threads)', async () => {
     dir = mkdtempSync(join(tmpdir(), 'ppdp-digest-'));

@@ -419,7 +419,9 @@ export function dpStep(
           ]
         : []),
       fact('Sampling probability β', settings.beta),
-      fact('Smallest released class k', settings.k),
+      // k is the threshold (ε, δ) set; the released classes are at least that, usually larger.
+      fact('Class size threshold k (derived from ε and δ)', settings.k),
+      fact('Smallest released class (rows)', step.claims.minClassSize),
       fact('Input rows', inputRows),
       fact('Rows sampled', sampledRows),
       fact('Sampled rows suppressed (classes under k)', step.claims.suppressedRows),

@@ -464,9 +464,21 @@ function userDistortion(raw: unknown, a: CategoricalAttribute, where: string): D
   const known = new Map(a.categories.map((c, i) => [c, i]));
   const index = cats.map((c) => (typeof c === 'string' ? known.get(c) : undefined));
   if (cats.length !== d || index.some((x) => x === undefined) || new Set(index).size !== d) {
+    // The categories the spec lists are the user's own text: named. The ones it leaves out are
+    // the input's values: counted, never named.
+    const named = (pick: (i: number) => boolean) =>
+      cats.filter((_, i) => pick(i)).map((c) => JSON.stringify(c));
+    const unknown = named((i) => index[i] === undefined);
+    const twice = named((i) => index[i] !== undefined && index.indexOf(index[i]) !== i);
+    const missing = d - new Set(index.filter((x) => x !== undefined)).size;
+    const problems = [
+      ...(unknown.length > 0 ? [`not a category of ${a.name}: ${unknown.join(', ')}`] : []),
+      ...(twice.length > 0 ? [`listed twice: ${twice.join(', ')}`] : []),
+      ...(missing > 0 ? [`${missing} of its categories not listed`] : []),
+    ];
     throw new SpecError(
       'E_SPEC_MATRIX',
-      `${where}: ${field}.categories must list each of the attribute's ${d} categories once (after discretization)`,
+      `${where}: ${field}.categories must list each of the attribute's ${d} categories once (after discretization)${problems.length > 0 ? ` (${problems.join('; ')})` : ''}`,
       'list every category the input has, in the order of the matrix',
     );
   }

@@ -151,24 +151,28 @@ const fmt = (x: number, digits = 4) => (Number.isFinite(x) ? Number(x.toPrecisio
 function matricesSection({ plan, parameters, expected }: Facts): ReportSection {
   const { attributes, distortions, method } = plan;
   const sa = attributes[attributes.length - 1]!;
+  // A matrix that keeps every value (small-domain blocks all at retention 1) perturbs nothing.
+  const unperturbed = distortions.map((p) => !!p && p.d > 1 && isIdentity(p.matrix, p.d));
+  const named = (keep: (i: number) => boolean) =>
+    attributes
+      .filter((_, i) => keep(i))
+      .map((a) => a.name)
+      .join(', ');
   return {
     title: 'Randomization',
     facts: [
       ['scenario', method.scenario],
       ['matrix form', method.form],
-      [
-        'randomized',
-        attributes
-          .filter((_, i) => distortions[i])
-          .map((a) => a.name)
-          .join(', ') || 'nothing',
-      ],
+      ['randomized', named((i) => !!distortions[i] && !unperturbed[i]) || 'nothing'],
+      ...(unperturbed.some(Boolean)
+        ? [['released unperturbed (retention 1)', named((i) => unperturbed[i]!)] as [string, string]]
+        : []),
       ['sensitive attribute', sa.name],
       ['contingency cells', attributes.reduce((s, a) => s * a.categories.length, 1)],
       ...attributes.map((a, i): [string, string | number] => [
         `retention ${a.name}`,
         distortions[i]
-          ? `${fmt(parameters[a.name]!, 6)} (${plan.chosenBy[a.name] ?? 'spec'}, d = ${a.categories.length})`
+          ? `${fmt(parameters[a.name]!, 6)} (${plan.chosenBy[a.name] ?? 'spec'}, d = ${a.categories.length})${unperturbed[i] ? ': released unperturbed' : ''}`
           : 'not randomized',
       ]),
       ['expected squared error E‖π̂ − π‖²', fmt(expected)],
@@ -187,6 +191,13 @@ function matricesSection({ plan, parameters, expected }: Facts): ReportSection {
       })),
     },
   };
+}
+
+/** Whether a row-major d×d matrix is the identity. */
+function isIdentity(m: Float64Array, d: number): boolean {
+  for (let u = 0; u < d; u++)
+    for (let v = 0; v < d; v++) if (m[u * d + v] !== (u === v ? 1 : 0)) return false;
+  return true;
 }
 
 /** The risk's quantiles, the bound, γ and the posteriors it bounds. */

@@ -16,7 +16,13 @@ import { claimsOf, type SlicingClaims } from '../../claims/index.ts';
 import { encodeArrow } from '../../data/arrow.ts';
 import { inputRows } from '../../data/checks.ts';
 import { type CsvWriteOptions, encodeCsv } from '../../data/csv.ts';
-import { compactDictionary, type EncodedColumn, isMissing, type OutputColumn } from '../../data/table.ts';
+import {
+  compactDictionary,
+  type EncodedColumn,
+  isMissing,
+  type OutputColumn,
+  type RowNames,
+} from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, type Hierarchy } from '../../hierarchy/hierarchy.ts';
 import { LEAST_PROTECTIVE_L, posteriorHolds } from '../../models/l-diversity.ts';
@@ -58,7 +64,7 @@ export function sliceTable(
   checkNumericScales(spec, table);
   const attributes = releasedAttributes(spec, table);
   const columns = attributes.map((a) => table.columns.find((c) => c.name === a.name)!);
-  checkSeparators(attributes, columns, where);
+  checkSeparators(attributes, columns, where, inputRows(spec, table));
   const sa = attributes.findIndex((a) => a.name === req.attribute);
   const n = table.rowCount;
 
@@ -264,7 +270,12 @@ function splitAttribute(
 }
 
 /** `|` joins values and `+` joins names in the release: neither may occur inside them. */
-function checkSeparators(attributes: AttributeSpec[], columns: EncodedColumn[], where: string): void {
+function checkSeparators(
+  attributes: AttributeSpec[],
+  columns: EncodedColumn[],
+  where: string,
+  rows: RowNames,
+): void {
   for (const a of attributes) {
     if (a.name.includes('+') || a.name.includes('|')) {
       throw new SpecError(
@@ -275,13 +286,16 @@ function checkSeparators(attributes: AttributeSpec[], columns: EncodedColumn[], 
     }
   }
   columns.forEach((c) => {
-    if (c.dictionary.some((v) => v.includes('|'))) {
-      throw new SpecError(
-        'E_SLICING_SEPARATOR',
-        `${where}: column '${c.name}' has values containing '|', which slicing uses to join a column's values`,
-        'replace the character in that column of the input',
-      );
-    }
+    const piped = c.dictionary.map((v) => v.includes('|'));
+    if (!piped.includes(true)) return;
+    // Named by its first row, like the input's other refusals (never by its value).
+    const row = c.codes.findIndex((code) => piped[code]);
+    if (row < 0) return; // only in values no row holds
+    throw new SpecError(
+      'E_SLICING_SEPARATOR',
+      `${where}: ${rows(c.name, [row])}, column '${c.name}': a value contains '|', which slicing uses to join a column's values`,
+      'replace the character in that column of the input (the row named is the first such; there may be others)',
+    );
   });
 }
 

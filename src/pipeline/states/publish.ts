@@ -1,6 +1,7 @@
 /**
  * The Publish state: the verified files published atomically, manifest last.
  */
+import { drawsSecretSample } from '../../catalogue/catalogue.ts';
 import {
   type Manifest,
   type ManifestEntry,
@@ -15,7 +16,7 @@ import { asFolder, ms, openWork, warner } from './work.ts';
 
 /**
  * Atomic publish (src/pipeline/publish.ts): a folder already holding this run's release,
- * complete, is left as it is; otherwise the old manifest goes first, then each verified
+ * complete (or, for a secret sample, any intact release of this run), is left as it is; otherwise the old manifest goes first, then each verified
  * file, copied and read back to compare with verified.json's size and SHA-256, then every file
  * the new manifest does not list is removed, then manifest.json last; then the lock Plan took
  * is given up.
@@ -27,6 +28,7 @@ export async function publish(
   const t0 = performance.now();
   const work = await openWork(task.work, env);
   const release = await env.stores.open(asFolder(task.release));
+  const sampled = drawsSecretSample(work.spec.privacy);
   const { files } = await getJson<{ files: ManifestEntry[] }>(work.loc.store, work.key('verified.json'));
   const staged = (name: string) => work.key(`staging/${name}`);
   const from = unsealed(work.loc.store);
@@ -57,8 +59,9 @@ export async function publish(
     work.file.plan.claim,
     source,
     warner(env),
-    // `ppdp apply` re-applies a saved transformation: its release replaces the folder's.
-    env.method === undefined,
+    // `ppdp apply` re-applies a saved transformation: its release replaces the folder's. A
+    // secret sample is drawn afresh by each run: the one published stays (it was released).
+    env.method !== undefined ? 'never' : sampled ? 'sample' : 'same',
   );
   await clearFailure(work.file.plan, work.file.started, env);
   // Files other than the ones verified now: the release of this run published before, kept.
@@ -66,7 +69,11 @@ export async function publish(
   env.log({ state: 'Publish', files: files.length, kept, ms: ms(t0) });
   env.say?.(
     kept
-      ? `${task.release} already holds this run's release (the same spec and input): left as it is`
+      ? `${task.release} already holds this run's release (the same spec and input): left as it is${
+          sampled
+            ? ' (its secret sample is kept, whatever this run drew: another sample would release the same people again)'
+            : ''
+        }`
       : `published ${files.length} files and manifest.json to ${task.release}`,
   );
   return { ...manifest, release: task.release };

@@ -1,12 +1,13 @@
 /**
  * The Verify state: the staged release checked independently, the report written, every file hashed.
  */
+import { readFileSync } from 'node:fs';
 import { drawsSecretSample } from '../../catalogue/catalogue.ts';
 import { readClaims } from '../../claims/index.ts';
 import { assertReport, type ReleaseAudit, type VerificationCheck } from '../../contracts/report.ts';
 import type { EncodedTable } from '../../data/table.ts';
 import type { MethodReport } from '../../methods/method.ts';
-import { auditRawColumns, auditRelease } from '../../report/audit.ts';
+import { auditRawColumns, auditRelease, unperturbedColumns, withUnperturbed } from '../../report/audit.ts';
 import { renderReportHtml } from '../../report/html.ts';
 import { byCodeUnits } from '../../util/format.ts';
 import {
@@ -134,6 +135,15 @@ async function verifyPieces(work: Work, claims: unknown): Promise<Verified> {
   };
 }
 
+/** A staged JSON file, or undefined when it is not JSON (the verifier's checks say so). */
+function stagedJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** A single-task release: the method's verifier over the whole input and the staged files. */
 async function verifyWhole(work: Work, env: PhaseEnv, claims: unknown): Promise<Verified> {
   const { store } = work.loc;
@@ -148,11 +158,16 @@ async function verifyWhole(work: Work, env: PhaseEnv, claims: unknown): Promise<
       staged: staged.path,
     });
     const t = performance.now();
-    const audit = auditRelease(
+    const audit = withUnperturbed(
       work.spec,
-      table,
-      table.rowCount,
-      [stagedRows(staged.path('data.arrow'), auditRawColumns(work.spec))].flatMap((t) => t ?? []),
+      auditRelease(
+        work.spec,
+        table,
+        table.rowCount,
+        [stagedRows(staged.path('data.arrow'), auditRawColumns(work.spec))].flatMap((t) => t ?? []),
+      ),
+      // Read from the staged matrices (the verifier checked them), not from the method's word.
+      files.includes('matrices.json') ? unperturbedColumns(stagedJson(staged.path('matrices.json'))) : [],
     );
     return { checks, table, data: files.map(staged.entry), audit, auditMs: performance.now() - t };
   } finally {
