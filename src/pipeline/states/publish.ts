@@ -16,10 +16,10 @@ import { asFolder, ms, openWork, warner } from './work.ts';
 
 /**
  * Atomic publish (src/pipeline/publish.ts): a folder already holding this run's release,
- * complete (or, for a secret sample, any intact release of this run), is left as it is; otherwise the old manifest goes first, then each verified
- * file, copied and read back to compare with verified.json's size and SHA-256, then every file
- * the new manifest does not list is removed, then manifest.json last; then the lock Plan took
- * is given up.
+ * complete (or, for a secret sample, any intact release of this run), is left as it is;
+ * otherwise the old manifest goes first, then each verified file, copied and read back to
+ * compare with verified.json's size and SHA-256, then every file the new manifest does not
+ * list is removed, then manifest.json last; then the lock Plan took is given up.
  */
 export async function publish(
   task: WorkTask & { release: string },
