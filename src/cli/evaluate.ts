@@ -14,14 +14,20 @@ import type { PersonSetting } from '../evaluate/persons.ts';
 import { hierarchyRows, readHierarchyRows } from '../hierarchy/hierarchy.ts';
 import { attributeT } from '../metrics/disclosure.ts';
 import type { PopulationSpec } from '../metrics/population-risk.ts';
-import { checkOut, checkReplace, fileHead, releaseFolderOf, specReads } from '../pipeline/out-path.ts';
+import {
+  checkOut,
+  checkReplace,
+  fileHead,
+  releaseFolderOf,
+  specReads,
+  writeAtomically,
+} from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { checkSpecFiles, loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { CLASS_METHODS } from '../report/audit.ts';
 import { fmtNum, fmtPct, showBidi } from '../report/format.ts';
 import { counted, thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
-import { writeAtomically } from './hierarchy.ts';
 import { groupingKernelOption } from './options.ts';
 import { readReleasedTable } from './released-table.ts';
 

@@ -3,7 +3,6 @@
  * the privacy/utility frontier of a spec over one or two parameters and, for generalization,
  * its lattice, as an explorer page; nothing is published (src/explore/).
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { PpdpError } from '../errors.ts';
 import { explore } from '../explore/explorer.ts';
@@ -13,7 +12,7 @@ import { frontierCsv, frontierJson } from '../explore/render.ts';
 import { DEFAULT_REPEATS, drawsSample, MAX_REPEATS } from '../explore/repeats.ts';
 import { withSearchBudget } from '../explore/search.ts';
 import { serveExplorer } from '../explore/serve.ts';
-import { checkOut, specReads } from '../pipeline/out-path.ts';
+import { checkFolderReplace, checkOut, fileHead, specReads, writeAtomically } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { checkSpecFiles, loadSpec, type ReleaseSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { counted } from '../util/format.ts';
@@ -48,8 +47,10 @@ Options:
                       two releases of the same spec differ: the page shows each value's mean
                       and range over the runs (aggregates only, never a run's rows), for
                       choosing ε; none of the runs is published
-  --out <dir>         where explore.html, frontier.json and frontier.csv go (default: frontier);
+  --out <dir>         where explore.html, frontier.json and frontier.csv go (default: frontier):
+                      a new or empty folder, or one holding only an earlier exploration;
                       not a folder holding the spec or its files, nor inside a release folder
+  --force             write into a folder holding other files, replacing any of those three
   --no-lattice        generalization: leave the lattice out (the sweep only)
   --node-budget <n>   generalization: the search's method.nodeBudget for this exploration (it
                       searches best-effort; the page draws its progress and how to continue it)
@@ -76,6 +77,7 @@ export async function exploreCommand(args: string[]): Promise<number> {
       'time-limit': { type: 'string' },
       serve: { type: 'boolean', default: false },
       out: { type: 'string', default: 'frontier' },
+      force: { type: 'boolean', default: false },
       kernel: { type: 'string', default: 'wasm' },
       quiet: { type: 'boolean', default: false },
     },
@@ -103,6 +105,7 @@ export async function exploreCommand(args: string[]): Promise<number> {
   const spec = withSearchBudget(loadSpec(positionals[0]!), values['node-budget'], values['time-limit']);
   checkSpecFiles(spec);
   checkOut(out, specReads(spec), 'folder');
+  checkFolderReplace(out, 'explore', values.force ?? false, EARLIER);
   const repeats = repeatsOption(values.repeats, spec);
   say(`reading the input of ${positionals[0]}`);
   const table = readInput(spec);
@@ -114,16 +117,13 @@ export async function exploreCommand(args: string[]): Promise<number> {
     ...(repeats !== undefined ? { repeats } : {}),
   });
   const frontier = data.frontier;
-  mkdirSync(out, { recursive: true });
   const page = explorerHtml(data);
   for (const [name, text] of [
     ['frontier.json', frontierJson(frontier)],
     ['frontier.csv', frontierCsv(frontier)],
     ['explore.html', page],
-  ] as const) {
-    writeFileSync(join(out, `.${name}.partial`), text);
-    renameSync(join(out, `.${name}.partial`), join(out, name));
-  }
+  ] as const)
+    writeAtomically(join(out, name), text);
   const feasible = frontier.points.filter((p) => p.feasible).length;
   process.stdout.write(
     `frontier of ${frontier.parameters.join(' × ')} over ${counted(frontier.points.length, 'run')} (${feasible} with a solution) in ${out}: explore.html, frontier.json, frontier.csv\n`,
@@ -135,6 +135,22 @@ export async function exploreCommand(args: string[]): Promise<number> {
   }
   return 0;
 }
+
+/**
+ * explore's files, each recognised by its first bytes as one it wrote (a re-run replaces them):
+ * the frontier's JSON (spec, method, parameter first), its CSV (a header holding `feasible` and
+ * ending in `ms`), the page (its title).
+ */
+const EARLIER: Record<string, (path: string) => boolean> = {
+  'frontier.json': (path) =>
+    /^\{\s*"spec":\s*"(?:[^"\\]|\\.)*",\s*"method":\s*"[^"]*",\s*"parameter":/.test(fileHead(path)),
+  'frontier.csv': (path) => {
+    const header = fileHead(path).split('\n', 1)[0]!.split(',');
+    return header.includes('feasible') && header.at(-1) === 'ms';
+  },
+  'explore.html': (path) =>
+    /^<!doctype html>\s*<html[^>]*><head>[\s\S]*?<title>ppdp explore — /.test(fileHead(path)),
+};
 
 /** `--repeats n`: a whole number from 1 to MAX_REPEATS, for a spec whose release draws a secret sample only. */
 function repeatsOption(text: string | undefined, spec: ReleaseSpec): number | undefined {

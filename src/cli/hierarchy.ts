@@ -6,8 +6,7 @@
  * (--spec) or as it is (--data) — the file's shape (equal rows, one top, a tree, no cycle) and
  * that every value of the column has a row, counting all that do not.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import { inputRows, tableRows } from '../data/checks.ts';
 import { formatHierarchyCells, readHierarchyCells } from '../data/hierarchy-file.ts';
 import { columnsHint, readTable } from '../data/read.ts';
@@ -20,7 +19,16 @@ import {
   readHierarchyRows,
   VALUES_NOT_SHOWN,
 } from '../hierarchy/hierarchy.ts';
-import { checkLocal, checkOut, checkReplace, fileHead, specReads } from '../pipeline/out-path.ts';
+import {
+  checkLocal,
+  checkOut,
+  checkReplace,
+  checkWritable,
+  fileHead,
+  makeFolder,
+  specReads,
+  writeAtomically,
+} from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
 import { type AttributeSpec, checkHierarchyFile, loadSpec } from '../release-spec/spec.ts';
 import { counted } from '../util/format.ts';
@@ -120,6 +128,7 @@ export function hierarchyCommand(args: string[]): number {
   // a pipe or a device, nor land in a published release. (Each file is checked, not the
   // folder: hierarchy files written beside the spec's own are the usual layout.)
   checkLocal(out, single ? 'file' : 'folder'); // as given: path.join would make s3://b s3:/b
+  if (!single) checkWritable(out, 'folder'); // named as given: --out notes.csv, not notes.csv/sex.csv
   for (const a of chosen) {
     checkOut(pathOf(a.name), specReads(spec), 'file');
     checkReplace(pathOf(a.name), 'hierarchy', values.force ?? false, isHierarchyFile);
@@ -137,7 +146,7 @@ export function hierarchyCommand(args: string[]): number {
     const used = a.hierarchy!.kind === 'file' ? rows : rows.filter((_, code) => present[code] === 1);
     files.push({ name: a.name, text: formatHierarchyCells(used), rows: used.length });
   }
-  if (!single) mkdirSync(out, { recursive: true });
+  if (!single) makeFolder(out);
   for (const f of files) {
     const path = pathOf(f.name);
     writeAtomically(path, f.text);
@@ -160,14 +169,6 @@ function isHierarchyFile(path: string): boolean {
   } catch {
     return false; // not a hierarchy file
   }
-}
-
-/** Writes through a temporary file and a rename, creating its folder: a reader never sees half a file. */
-export function writeAtomically(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${basename(path)}.partial`);
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
 }
 
 function checkCommand(args: string[]): number {

@@ -13,13 +13,12 @@ import { type EncodedColumn, type EncodedTable, inputName, isMissing, presentCod
 import { workbookSheets } from '../data/xlsx.ts';
 import { PpdpError } from '../errors.ts';
 import { dateGrid } from '../hierarchy/builders.ts';
-import { checkOut, checkReplace } from '../pipeline/out-path.ts';
+import { checkOut, checkReplace, writeAtomically } from '../pipeline/out-path.ts';
 import { parseSpec, sheetSetting } from '../release-spec/spec.ts';
 import { counted, inWords } from '../util/format.ts';
 import { shownName } from '../util/limits.ts';
 import { isNumber } from '../util/numbers.ts';
 import { commandArgs } from './args.ts';
-import { writeAtomically } from './hierarchy.ts';
 import { printLattice } from './init-lattice.ts';
 
 export const INIT_HELP = `Usage: ppdp init <table> [--sheet <name|position>] [--out <release.json>] [--force]

@@ -65,7 +65,8 @@ over; after a crash elsewhere, remove the lock by hand).
 
 Temporary files (the work area in $TMPDIR) are removed however the run ends (with --store,
 the work area's copies of the rows go when the run ends; its plan and logs stay); on SIGINT,
-SIGTERM or SIGHUP ppdp removes them and exits with 130, 143 or 129, publishing nothing.
+SIGTERM or SIGHUP ppdp removes them and its lock in <dir> (and <dir> itself when the run made
+it and it holds nothing else) and exits with 130, 143 or 129, publishing nothing.
 
 The release runs through ppdp's state machine (plan → shards → merge → verify → publish),
 executed in this process; the same definition runs on AWS Step Functions (docs/deploy.md).

@@ -21,10 +21,9 @@ import {
   reconstructDense,
   releasedCounts,
 } from '../methods/randomization/reconstruct.ts';
-import { checkOut, checkReplace, fileHead } from '../pipeline/out-path.ts';
+import { checkOut, checkReplace, fileHead, writeAtomically } from '../pipeline/out-path.ts';
 import { counted, thousands } from '../util/format.ts';
 import { commandArgs } from './args.ts';
-import { writeAtomically } from './hierarchy.ts';
 import { readReleasedTable } from './released-table.ts';
 
 export const RECONSTRUCT_HELP = `Usage: ppdp reconstruct <release-dir> --attributes <a,b,…> [options]
@@ -101,7 +100,7 @@ export function reconstructCommand(args: string[]): number {
   const dir = positionals[0]!;
   if (values.out) {
     checkOut(values.out, [{ path: dir, what: 'the release reconstructed' }], 'file');
-    checkReplace(values.out, 'reconstruct', values.force ?? false, isReconstruction);
+    checkReplace(values.out, 'reconstruct', values.force ?? false, (path) => isReconstruction(path, format));
   }
   const matricesPath = join(dir, 'matrices.json');
   if (!existsSync(matricesPath)) {
@@ -238,13 +237,18 @@ function cellValues(r: Reconstruction, cell: number): string[] {
 const MEASURES = ['released', 'estimate', 'estimate_count', 'clipped', 'clipped_count'];
 
 /**
- * Whether the file at `path` is an earlier output of reconstruct, by its first bytes: the JSON
- * it writes (rows, then attributes), or the CSV header ending in its measures.
+ * Whether the file at `path` is an earlier output of reconstruct in the `format` written now, by
+ * its first bytes: the JSON it writes (rows, then attributes), or the CSV header ending in its
+ * measures. One in the other format is kept (unless --force): a file whose format changes under
+ * its name is no re-run of the same output, and whatever reads it would break.
  */
-function isReconstruction(path: string): boolean {
+function isReconstruction(path: string, format: 'csv' | 'json'): boolean {
   const head = fileHead(path);
-  const header = head.split('\n', 1)[0]!.replace(/\r$/, '');
-  return /^\{\s*"rows":\s*\d+,\s*"attributes":\s*\[/.test(head) || header.endsWith(`,${MEASURES.join(',')}`);
+  if (format === 'json') return /^\{\s*"rows":\s*\d+,\s*"attributes":\s*\[/.test(head);
+  return head
+    .split('\n', 1)[0]!
+    .replace(/\r$/, '')
+    .endsWith(`,${MEASURES.join(',')}`);
 }
 
 const quote = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s);

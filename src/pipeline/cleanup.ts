@@ -2,8 +2,8 @@
  * The temporary folders a run makes (the local work area holds a full copy of the input), gone
  * on every exit path: their owner removes them when it finishes or fails, and the CLI, once it
  * has called `removeOnSignals`, removes them on SIGINT, SIGTERM and SIGHUP before it exits with
- * 128 + the signal's number. What must stop first (worker threads writing into a folder) is
- * registered with `stopOnSignal`. A process killed outright (SIGKILL, the out-of-memory killer)
+ * 128 + the signal's number. What must stop or be given up first (worker threads writing into a
+ * folder, the release folder's lock, publish.ts) is registered with `stopOnSignal`. A process killed outright (SIGKILL, the out-of-memory killer)
  * cannot clean up: its folders carry its pid, and the next run removes those of dead pids.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 
 const folders = new Set<string>();
 const stops = new Set<() => Promise<unknown>>();
+let installed = false;
 
 /** Exit codes by signal: 128 + its number, as a shell reports a process the signal ended. */
 export const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
@@ -60,13 +61,16 @@ export function removeTemporaryFolder(dir: string): void {
   folders.delete(dir);
 }
 
-/** Runs `stop` before the folders are removed on a signal; the returned function unregisters it. */
+/**
+ * Runs `stop` before the folders are removed on a signal; the returned function unregisters it.
+ * Only once `removeOnSignals` has been called (the CLI): elsewhere (the library, a Lambda) no
+ * signal runs it, and nothing is kept.
+ */
 export function stopOnSignal(stop: () => Promise<unknown>): () => void {
+  if (!installed) return () => {};
   stops.add(stop);
   return () => stops.delete(stop);
 }
-
-let installed = false;
 
 /**
  * For the CLI: on SIGINT, SIGTERM or SIGHUP, says so on stderr, stops what was registered

@@ -4,7 +4,22 @@
  * any work, so a mistyped path is refused instead of replacing the input table, the spec or a
  * release's files (after which the release no longer matches its manifest).
  */
-import { closeSync, existsSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { OutputError } from '../errors.ts';
 import { isPopulationModel, type ReleaseSpec } from '../release-spec/spec.ts';
@@ -118,6 +133,127 @@ export function checkOut(out: string, reads: readonly ReadPath[], kind: OutKind,
       'give the path of a new file, or of a file it may replace',
     );
   }
+  checkWritable(out, kind, option);
+}
+
+/**
+ * Refuses, before any work, an `--out` that could not be written: one under a file (every
+ * folder on its path must be a folder, or creating it fails), or whose folder — for a file,
+ * the folder it goes in; for a folder, itself — or, when that is not there yet, the nearest
+ * folder above it, this user may not write in. Otherwise the command would fail at its last
+ * step, after all its work.
+ */
+export function checkWritable(out: string, kind: OutKind, option = '--out'): void {
+  const target = realPath(out);
+  let dir = kind === 'file' ? dirname(target) : target;
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  if (!statSync(dir).isDirectory()) {
+    throw new OutputError(
+      'E_OUT_NOT_DIR',
+      `${option} ${out}: ${shown(dir)} is a file, not a folder, so nothing can be written under it`,
+      `choose an ${option} whose folders are folders, or move that file away`,
+    );
+  }
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+  } catch {
+    throw new OutputError(
+      'E_OUT_NOT_WRITABLE',
+      `${option} ${out}: this user may not write in the folder ${shown(dir)}`,
+      `choose an ${option} in a folder you may write to, or change that folder's permissions`,
+    );
+  }
+}
+
+/**
+ * Writes `path` whole through a temporary file beside it and a rename, creating its folder: a
+ * reader never sees half a file, and a failed write leaves no temporary file. A write the
+ * filesystem refuses is an OutputError naming the path.
+ */
+export function writeAtomically(path: string, text: string): void {
+  const tmp = join(dirname(path), `.${basename(path)}.partial`);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(tmp, text);
+    renameSync(tmp, path);
+  } catch (e) {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // nothing was written there, or nothing can be: the write's own error tells
+    }
+    throw writeError(e, path);
+  }
+}
+
+/** Creates a folder (and those above it) for an output; a refusal is an OutputError naming it. */
+export function makeFolder(path: string): void {
+  try {
+    mkdirSync(path, { recursive: true });
+  } catch (e) {
+    throw writeError(e, path);
+  }
+}
+
+/** Why a write failed, by the filesystem's code; those it names are a person's to fix. */
+const WRITE_FAILURES: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the filesystem is read-only',
+  ENOTDIR: 'a folder on its path is a file',
+  EEXIST: 'a folder on its path is a file',
+  EISDIR: 'it is a folder',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+};
+
+/**
+ * A failed write of `path` (a file or a folder) as an OutputError naming it and how to fix it;
+ * any other error as it was. checkWritable refuses most of these before any work: this is what
+ * changed in between, or what it cannot see (a full disk).
+ */
+export function writeError(e: unknown, path: string): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  const why = code === undefined ? undefined : WRITE_FAILURES[code];
+  if (why === undefined) return e;
+  return new OutputError(
+    'E_OUT_WRITE',
+    `${shown(path)}: cannot be written (${why}, ${code})`,
+    code === 'ENOSPC' || code === 'EDQUOT'
+      ? 'free some space, or choose an --out on another disk'
+      : 'choose an --out in a folder you may write to, whose folders are all folders',
+  );
+}
+
+/**
+ * For a folder output holding files of the names `own` lists: refuses, before any work, unless
+ * `force`, a folder that holds anything else (the command would write beside files it does not
+ * know), or a file of one of those names that `own[name]` does not recognise by its content as
+ * an earlier output of `ppdp <command>` (checkReplace). A new or empty folder, or one holding
+ * only an earlier run's files (or the temporary `.<name>.partial` of an interrupted one), passes.
+ */
+export function checkFolderReplace(
+  out: string,
+  command: string,
+  force: boolean,
+  own: Readonly<Record<string, (path: string) => boolean>>,
+  option = '--out',
+): void {
+  if (force || !existsSync(out) || !statSync(out).isDirectory()) return; // checkOut refused a file
+  const names = Object.keys(own);
+  const others = readdirSync(out).filter((entry) => {
+    const name = /^\.(.+)\.partial$/.exec(entry)?.[1] ?? entry;
+    return !names.includes(name) || !statSync(join(out, entry)).isFile();
+  });
+  if (others.length > 0) {
+    const listed = others.slice(0, 3).join(', ') + (others.length > 3 ? ', …' : '');
+    throw new OutputError(
+      'E_OUT_EXISTS',
+      `${option} ${out}: holds ${others.length === 1 ? 'an entry' : `${others.length} entries`} ppdp ${command} does not write (${listed}); it writes ${names.join(', ')} only into a new or empty folder, or one holding its own earlier output`,
+      `choose a new or empty folder, or add --force to write there (replacing any ${names.join(', ')})`,
+    );
+  }
+  for (const name of names) checkReplace(join(out, name), command, force, own[name]);
 }
 
 /**

@@ -24,7 +24,8 @@
  *   A run that fails after changing the folder leaves its lock marked released (the folder's
  *   mark: ppdp's, interrupted); a crashed run's lock, whose pid is dead on this host, is taken
  *   over by the next run; a retried or redriven execution takes its own lock back (a Lambda
- *   killed after the claim: another host, so no pid tells). Every write of the lock is
+ *   killed after the claim: another host, so no pid tells). The CLI stopped by a signal gives
+ *   its lock up as a failed run does (cleanup.ts). Every write of the lock is
  *   conditional (lock.ts `takeLock`).
  * */
 import { randomBytes } from 'node:crypto';
@@ -32,6 +33,7 @@ import { existsSync, rmdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { OutputError, VerificationError } from '../errors.ts';
+import { stopOnSignal } from './cleanup.ts';
 import { parseLock as parseLockFile, takeLock } from './lock.ts';
 import { type Digest, joinKey, type Location, type StoreError, utf8 } from './storage/store.ts';
 
@@ -97,6 +99,8 @@ interface LockFile {
 const PROCESS = randomBytes(8).toString('hex');
 /** The tokens this process holds: its own locks are stale exactly when not held. */
 const held = new Set<string>();
+/** Per claim held, what unregisters its unlock on a signal (cleanup.ts stopOnSignal). */
+const onSignal = new Map<string, () => void>();
 
 function newLock(): LockFile {
   return {
@@ -189,6 +193,8 @@ export async function unlock(folder: Folder, claim: Claim, warn: (line: string) 
     );
   } finally {
     held.delete(claim.token);
+    onSignal.get(claim.token)?.();
+    onSignal.delete(claim.token);
   }
 }
 
@@ -216,7 +222,15 @@ export async function claimFolder(folder: Folder, execution?: string): Promise<C
       'choose an empty or new folder for the release, or remove this one (ppdp replaces only a folder holding a ppdp release)',
     );
   }
-  return { token: await acquire(folder, execution), created };
+  const claim = { token: await acquire(folder, execution), created };
+  // The CLI stopped by a signal exits without its failure path: the lock would stay, in a folder
+  // it made that holds nothing else. Give it up then, as that path does.
+  const warn = (line: string) => process.stderr.write(`ppdp: ${line}\n`);
+  onSignal.set(
+    claim.token,
+    stopOnSignal(() => unlock(folder, claim, warn)),
+  );
+  return claim;
 }
 
 /**

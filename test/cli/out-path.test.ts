@@ -4,11 +4,19 @@
  * it (needs `npm run build`).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OutputError } from '../../src/errors.ts';
-import { checkOut, type ReadPath } from '../../src/pipeline/out-path.ts';
+import { checkOut, makeFolder, type ReadPath, writeAtomically } from '../../src/pipeline/out-path.ts';
 import { TINY_CSV, tinyWorkspace } from '../helpers/tiny.ts';
 
 const CLI = new URL('../../bin/ppdp.mjs', import.meta.url).pathname;
@@ -86,6 +94,37 @@ describe('checkOut', () => {
   it('refuses a folder for a file and a file for a folder', () => {
     expect(refusal(ws.dir, [], 'file')).toMatchObject({ code: 'E_OUT_IS_DIR' });
     expect(refusal(join(ws.dir, 'spec.json'), [], 'folder')).toMatchObject({ code: 'E_OUT_NOT_DIR' });
+  });
+
+  it('refuses a path under a file, for every kind, naming the file (creating its folder would fail)', () => {
+    for (const kind of ['file', 'folder', 'release'] as const) {
+      expect(refusal(join(ws.dir, 'spec.json', 'sub', 'x'), [], kind)).toEqual({
+        code: 'E_OUT_NOT_DIR',
+        message: expect.stringMatching(
+          /: .*ppdp-tiny-[^/]+\/spec\.json is a file, not a folder, so nothing can be written under it$/,
+        ),
+      });
+    }
+    expect(refusal(join(ws.dir, 'new', 'sub', 'x'), [], 'file')).toBeUndefined();
+  });
+
+  it('a write the filesystem refuses is an OutputError naming the path, and leaves no temporary file', () => {
+    const under = join(ws.dir, 'spec.json', 'x.json');
+    for (const write of [
+      () => writeAtomically(under, '{}\n'),
+      () => makeFolder(join(ws.dir, 'spec.json', 'd')),
+    ]) {
+      expect(write).toThrow(OutputError);
+      expect(write).toThrow(
+        /spec\.json\/(x\.json|d): cannot be written \(a folder on its path is a file, E(EXIST|NOTDIR)\)$/,
+      );
+    }
+    // Over a folder: the temporary file is written, the rename fails, the temporary file goes.
+    mkdirSync(join(ws.dir, 'taken'));
+    expect(() => writeAtomically(join(ws.dir, 'taken'), 'x')).toThrow(
+      /taken: cannot be written \(it is a folder, EISDIR\)/,
+    );
+    expect(readdirSync(ws.dir).filter((f) => f.endsWith('.partial'))).toEqual([]);
   });
 
   it('refuses a URL for a file or a folder: written locally, it would be a folder named s3:', () => {
@@ -228,11 +267,17 @@ describe('each command refuses such an --out, and writes nothing (bundled CLI)',
     kept('rspec.json', rspec);
     refused(reconstruct('--out', 'notes.txt', '--format', 'csv'), exists('notes.txt', 'reconstruct'));
     kept('notes.txt', 'mine\n');
-    // Its own CSV and JSON, whichever format is asked for now.
+    // Its own output in the format asked for now; one in the other format only with --force.
     ok(reconstruct('--out', 'hiv.csv'));
-    ok(reconstruct('--out', 'hiv.csv', '--format', 'json'));
     ok(reconstruct('--out', 'hiv.csv', '--format', 'csv'));
+    const csv = readFileSync(join(ws.dir, 'hiv.csv'), 'utf8');
+    refused(reconstruct('--out', 'hiv.csv', '--format', 'json'), exists('hiv.csv', 'reconstruct'));
+    kept('hiv.csv', csv);
+    ok(reconstruct('--out', 'hiv.csv', '--format', 'json', '--force'));
+    ok(reconstruct('--out', 'hiv.csv', '--format', 'json'));
+    refused(reconstruct('--out', 'hiv.csv', '--format', 'csv'), exists('hiv.csv', 'reconstruct'));
     ok(reconstruct('--out', 'new/sub/hiv.json'));
+    refused(reconstruct('--out', 'new/sub/hiv.json', '--format', 'csv'), exists('hiv.json', 'reconstruct'));
     ok(reconstruct('--out', 'notes.txt', '--format', 'csv', '--force'));
     expect(readFileSync(join(ws.dir, 'notes.txt'), 'utf8')).toMatch(/^hiv,released,estimate,/);
 
@@ -279,9 +324,105 @@ describe('each command refuses such an --out, and writes nothing (bundled CLI)',
     expect(existsSync(join(ws.dir, 's3:'))).toBe(false);
   });
 
+  it('explore: replaces its own earlier files; another file of their names, or a folder holding others, only with --force', () => {
+    const explore = (...args: string[]) =>
+      ppdp('explore', 'spec.json', '--vary', 'k=2..3', '--quiet', ...args);
+    const ok = (r: ReturnType<typeof ppdp>) => expect(r.status, r.stderr).toBe(0);
+    ok(explore('--out', 'fr'));
+    ok(explore('--out', 'fr', '--vary', 'maxSuppression=0,0.5')); // its own files, another grid
+    expect(readFileSync(join(ws.dir, 'fr', 'frontier.csv'), 'utf8')).toMatch(/^k,maxSuppression,feasible,/);
+    // A person's own files of those names.
+    mkdirSync(join(ws.dir, 'mine'));
+    writeFileSync(join(ws.dir, 'mine', 'frontier.csv'), 'my spreadsheet\n');
+    writeFileSync(join(ws.dir, 'mine', 'explore.html'), '<p>my page</p>\n');
+    refused(
+      explore('--out', 'mine'),
+      /^ppdp: error: frontier\.csv already exists \(.*\), and is no earlier output of ppdp explore\n {2}hint: choose another --out, or add --force/,
+    );
+    writeFileSync(join(ws.dir, 'mine', 'frontier.csv'), readFileSync(join(ws.dir, 'fr', 'frontier.csv')));
+    refused(explore('--out', 'mine'), /^ppdp: error: explore\.html already exists/);
+    expect(readFileSync(join(ws.dir, 'mine', 'explore.html'), 'utf8')).toBe('<p>my page</p>\n');
+    expect(existsSync(join(ws.dir, 'mine', 'frontier.json'))).toBe(false);
+    // A folder holding other files: explore would write beside them.
+    writeFileSync(join(ws.dir, 'fr', 'keep.txt'), 'mine\n');
+    refused(
+      explore('--out', 'fr'),
+      /^ppdp: error: --out fr: holds an entry ppdp explore does not write \(keep\.txt\);.*\n {2}hint: choose a new or empty folder, or add --force/,
+    );
+    ok(explore('--out', 'fr', '--force'));
+    ok(explore('--out', 'mine', '--force'));
+    expect(readFileSync(join(ws.dir, 'mine', 'explore.html'), 'utf8')).toMatch(/<title>ppdp explore — /);
+    expect(readFileSync(join(ws.dir, 'fr', 'keep.txt'), 'utf8')).toBe('mine\n');
+  });
+
+  it('every command: an --out under a file is refused before any work, naming the file, nothing written', () => {
+    writeFileSync(join(ws.dir, 'afile'), 'mine\n');
+    const under =
+      /^ppdp: error: --out [^\n]*: afile is a file, not a folder, so nothing can be written under it\n {2}hint: /;
+    refused(ppdp('release', 'spec.json', '--out', 'afile/sub', '--quiet'), under);
+    refused(ppdp('apply', 'rel', 'spec.json', '--out', 'afile/sub', '--quiet'), under);
+    refused(ppdp('evaluate', 't.csv', '--qi', 'sex', '--out', 'afile/e.json'), under);
+    refused(ppdp('hierarchy', 'spec.json', '--column', 'sex', '--out', 'afile/sex.csv'), under);
+    refused(ppdp('hierarchy', 'spec.json', '--out', 'afile/h'), under);
+    refused(ppdp('explore', 'spec.json', '--vary', 'k=2..3', '--out', 'afile/x'), under);
+    refused(ppdp('init', 't.csv', '--out', 'afile/r.json'), under);
+    refused(ppdp('reconstruct', 'rr', '--attributes', 'hiv', '--out', 'afile/r.csv'), under);
+    // hierarchy --out <folder> that is a file: named as given.
+    refused(
+      ppdp('hierarchy', 'spec.json', '--out', 'afile'),
+      /^ppdp: error: --out afile: afile is a file, not a folder/,
+    );
+    expect(readFileSync(join(ws.dir, 'afile'), 'utf8')).toBe('mine\n');
+  });
+
   it('evaluate: makes the folder of --out', () => {
     const r = ppdp('evaluate', 't.csv', '--qi', 'zip,age,sex', '--out', 'made/deeper/evaluate.json');
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(ws.dir, 'made', 'deeper', 'evaluate.json'), 'utf8')).rows).toBe(8);
   });
 });
+
+// Root may write anywhere: as root, the commands run as user nobody (setpriv), the others as themselves.
+const ROOT = process.getuid?.() === 0;
+const AS_OTHER = ROOT ? ['--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+const canDrop = !ROOT || spawnSync('setpriv', ['--version']).status === 0;
+
+describe.skipIf(process.platform === 'win32' || !canDrop)(
+  'an --out in a folder this user may not write in',
+  () => {
+    const ws = tinyWorkspace();
+    chmodSync(ws.dir, 0o755);
+    const ro = join(ws.dir, 'ro');
+    mkdirSync(ro);
+    chmodSync(ro, 0o555); // root's as root: not nobody's to write in either way
+    const tmp = join(ws.dir, 'tmp'); // a release's work area
+    mkdirSync(tmp);
+    chmodSync(tmp, 0o777);
+    const ppdp = (...args: string[]) =>
+      ROOT
+        ? spawnSync('setpriv', [...AS_OTHER, process.execPath, CLI, ...args], {
+            encoding: 'utf8',
+            cwd: ws.dir,
+            env: { ...process.env, HOME: tmp, TMPDIR: tmp },
+          })
+        : spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: ws.dir });
+
+    it('every command refuses it before any work, naming the folder (it crashed when writing, exit 70)', () => {
+      for (const args of [
+        ['init', 't.csv', '--out', 'ro/release.json'],
+        ['hierarchy', 'spec.json', '--out', 'ro/h'],
+        ['hierarchy', 'spec.json', '--column', 'sex', '--out', 'ro/sex.csv'],
+        ['evaluate', 't.csv', '--qi', 'sex', '--out', 'ro/e.json'],
+        ['explore', 'spec.json', '--vary', 'k=2..3', '--out', 'ro/x'],
+        ['release', 'spec.json', '--out', 'ro/rel'],
+      ]) {
+        const r = ppdp(...args);
+        expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(1);
+        expect(r.stderr).toMatch(
+          /^ppdp: error: --out [^\n]*: this user may not write in the folder ro\n {2}hint: choose an --out in a folder you may write to/,
+        );
+      }
+      expect(readdirSync(ro)).toEqual([]);
+    });
+  },
+);

@@ -4,14 +4,16 @@
  * progress line; it exits with 143 / 130, publishes nothing and leaves no temporary folder.
  * The optimizer was one synchronous loop: the signal handler never ran and the process had to
  * be killed. (No timing is asserted; the process must exit at all within a generous wait.)
+ * The release folder's lock goes too, and the folder with it when the run made it: SIGINT
+ * into a new folder left that folder holding only `.ppdp-lock`.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LOCK } from '../../src/pipeline/publish.ts';
 import { Random } from '../../src/util/random.ts';
-import { type Run, startRelease, until } from '../helpers/cli-run.ts';
+import { nextOut, type Run, startRelease, until } from '../helpers/cli-run.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'ppdp-rr-signal-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -48,11 +50,13 @@ function exitWithin(run: Run, ms: number): Promise<number | null | 'running'> {
 
 describe('a randomization release stops on a signal while it optimizes', () => {
   it.each([
-    ['SIGTERM', 143],
-    ['SIGINT', 130],
+    ['SIGTERM', 143, 'an empty folder given'],
+    ['SIGINT', 130, 'a new folder'],
   ] as const)(
-    '%s: exit %i, nothing published, no temporary folder',
-    async (signal, code) => {
+    '%s: exit %i, nothing published, no temporary folder, no lock left in %s',
+    async (signal, code, folder) => {
+      const given = folder === 'an empty folder given';
+      if (given) mkdirSync(nextOut(root));
       const run = startRelease(root, spec);
       try {
         await until(() => {
@@ -64,9 +68,10 @@ describe('a randomization release stops on a signal while it optimizes', () => {
         expect(await exitWithin(run, 60_000), run.stderr).toBe(code);
         expect(run.stderr).toContain(`${signal} received`);
         expect(readdirSync(run.tmp)).toEqual([]);
-        // The lock names a dead pid: the next run into the folder takes it over.
-        const left = existsSync(run.out) ? readdirSync(run.out).filter((f) => f !== LOCK) : [];
-        expect(left).toEqual([]);
+        expect(existsSync(join(run.out, LOCK))).toBe(false);
+        // A folder the run made goes with its lock; one given stays, empty.
+        if (given) expect(readdirSync(run.out)).toEqual([]);
+        else expect(existsSync(run.out)).toBe(false);
       } finally {
         if (run.child.exitCode === null) run.child.kill('SIGKILL');
       }

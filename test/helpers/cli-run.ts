@@ -39,6 +39,11 @@ export function startRelease(root: string, spec: string, extra: string[] = []): 
   return run;
 }
 
+/** The --out the next `startRelease` under `root` will give its child (to make it beforehand). */
+export function nextOut(root: string): string {
+  return join(root, `out-${runs}`);
+}
+
 /** The TMPDIR the next `startRelease` under `root` will give its child. */
 export function nextTmp(root: string): string {
   return join(root, `tmp-${runs}`);

@@ -255,7 +255,8 @@ export class FsStore implements Store {
       await mkdir(dirname(path), { recursive: true });
       return await place(tmp, path);
     } catch (e) {
-      await rm(tmp, { force: true });
+      // Under a file (ENOTDIR) even removing fails: the write's own error is the one to tell.
+      await rm(tmp, { force: true }).catch(() => {});
       throw this.error(e, errorKey);
     }
   }
