@@ -3,8 +3,9 @@
  * on every exit path: their owner removes them when it finishes or fails, and the CLI, once it
  * has called `removeOnSignals`, removes them on SIGINT, SIGTERM and SIGHUP before it exits with
  * 128 + the signal's number. What must stop or be given up first (worker threads writing into a
- * folder, the release folder's lock, publish.ts) is registered with `stopOnSignal`. A process killed outright (SIGKILL, the out-of-memory killer)
- * cannot clean up: its folders carry its pid, and the next run removes those of dead pids.
+ * folder, the release folder's lock, publish.ts) is registered with `stopOnSignal`. A process
+ * killed outright (SIGKILL, the out-of-memory killer) cannot clean up: its folders carry its
+ * pid, and the next run removes those of dead pids.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
