@@ -26,6 +26,7 @@ import type { RandomizationMethodSpec, ReleaseSpec } from '../release-spec/spec.
 import { specSummary } from '../report/spec-summary.ts';
 import { inWords } from '../util/format.ts';
 import { ownRecord } from '../util/record.ts';
+import { cannotRead } from '../util/unreadable.ts';
 
 /** A published release folder, its manifest checked. */
 export interface SavedRelease {
@@ -46,8 +47,9 @@ export function readSavedRelease(dir: string): SavedRelease {
   }
   let manifest: Manifest;
   try {
-    manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    manifest = JSON.parse(releaseFile(manifestPath).toString('utf8'));
   } catch (e) {
+    if (e instanceof PpdpError) throw e;
     throw new PpdpError(
       'E_APPLY_RELEASE',
       `${manifestPath}: not JSON (${(e as Error).message})`,
@@ -83,7 +85,7 @@ export function savedFile(saved: Pick<SavedRelease, 'dir' | 'manifest'>, name: s
         : 'point at the folder of a finished `ppdp release`',
     );
   }
-  const bytes = readFileSync(path);
+  const bytes = releaseFile(path);
   if (createHash('sha256').update(bytes).digest('hex') !== entry.sha256) {
     throw new PpdpError(
       'E_APPLY_RELEASE',
@@ -92,6 +94,16 @@ export function savedFile(saved: Pick<SavedRelease, 'dir' | 'manifest'>, name: s
     );
   }
   return bytes.toString('utf8');
+}
+
+/** A file of a release folder: one there but locked is said to be so, not "not JSON". */
+function releaseFile(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    const { message, hint } = cannotRead('release file', path, path, err);
+    throw new PpdpError('E_APPLY_RELEASE', message, hint);
+  }
 }
 
 /** Why each method can or cannot be re-applied. */

@@ -20,6 +20,7 @@ import { checkSpecFiles, loadSpec, withColumnDefaults } from '../release-spec/sp
 import { CLASS_METHODS } from '../report/audit.ts';
 import { fmtNum, fmtPct, showBidi } from '../report/format.ts';
 import { counted, thousands } from '../util/format.ts';
+import { cannotRead } from '../util/unreadable.ts';
 import { commandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
 import { groupingKernelOption } from './options.ts';
@@ -255,11 +256,31 @@ function refuseOtherLayouts(path: string): void {
   );
 }
 
-/** A release's report.json as JSON; undefined when it is missing or unreadable. */
+/**
+ * A release's report.json as JSON; undefined when it is missing or not JSON. One that is there
+ * but cannot be read is refused: evaluate would otherwise measure the release without its
+ * method and node (rows counted, not persons) and say nothing of why.
+ */
 function savedReport(path: string): unknown {
   if (!existsSync(path)) return undefined;
+  let text: string;
   try {
-    return JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const { message, hint } = cannotRead(
+      "release's report",
+      relative(process.cwd(), path) || path,
+      path,
+      err,
+    );
+    throw new PpdpError(
+      'E_EVALUATE_REPORT',
+      message,
+      `${hint}: evaluate reads the release's method and node from it`,
+    );
+  }
+  try {
+    return JSON.parse(text);
   } catch {
     return undefined;
   }

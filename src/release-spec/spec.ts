@@ -20,6 +20,7 @@ import { MIN_SAMPLING_FRACTION } from '../util/limits.ts';
 import { nearest } from '../util/nearest.ts';
 import { allNumbers } from '../util/numbers.ts';
 import { ownRecord } from '../util/record.ts';
+import { cannotRead, isMissing } from '../util/unreadable.ts';
 import { checkSpecSize, findDuplicateKey, locateJsonError, tableLike } from './json.ts';
 import { checkSpecLimits, type Field, type ObjectSchema, validateObject } from './schema.ts';
 
@@ -423,7 +424,7 @@ export function loadSpec(path: string, confinedTo?: string): ReleaseSpec {
     text = readFileSync(file, 'utf8');
     // A byte order mark (Notepad adds one) is not part of the JSON.
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  } catch {
+  } catch (err) {
     if (existsSync(file) && statSync(file).isDirectory()) {
       throw new SpecError(
         'E_SPEC_MISSING',
@@ -431,11 +432,16 @@ export function loadSpec(path: string, confinedTo?: string): ReleaseSpec {
         `name the spec file inside it, e.g. ${join(path, 'release.json')}`,
       );
     }
-    throw new SpecError(
-      'E_SPEC_MISSING',
-      `${path}: release spec not found`,
-      'check the path to release.json',
-    );
+    if (isMissing(err)) {
+      throw new SpecError(
+        'E_SPEC_MISSING',
+        `${path}: release spec not found`,
+        'check the path to release.json',
+      );
+    }
+    // There but locked (a permission on it or a folder above it) is not "not found".
+    const { message, hint } = cannotRead('release spec', path, file, err);
+    throw new SpecError('E_SPEC_MISSING', message, hint);
   }
   let json: unknown;
   try {
