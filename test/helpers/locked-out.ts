@@ -29,16 +29,17 @@ function chownTree(path: string, uid: number, gid: number): void {
  * every file the commands read or write) is first given to nobody; lock files after this.
  */
 export async function lockedOut<T>(dir: string, work: () => Promise<T>): Promise<T> {
-  if (process.geteuid?.() !== 0) return work();
+  const { geteuid, seteuid, setegid } = process;
+  if (geteuid?.() !== 0 || !seteuid || !setegid) return work();
   const { uid, gid } = nobody();
   chownTree(dir, uid, gid);
   // The group first: once the user is nobody it may not change its group.
-  process.setegid(gid);
-  process.seteuid(uid);
+  setegid(gid);
+  seteuid(uid);
   try {
     return await work();
   } finally {
-    process.seteuid(0);
-    process.setegid(0);
+    seteuid(0);
+    setegid(0);
   }
 }
