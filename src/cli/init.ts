@@ -7,7 +7,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
-import { DECIMAL_POINT, isDecimalComma, pointsOf, withDecimalPoint } from '../data/decimal.ts';
+import {
+  commaNumbers,
+  DECIMAL_POINT,
+  isNumberOrDecimalComma,
+  pointsOf,
+  withDecimalPoint,
+} from '../data/decimal.ts';
 import { formatOf, namesQuotable, readTable } from '../data/read.ts';
 import { type EncodedColumn, type EncodedTable, inputName, isMissing, presentCodes } from '../data/table.ts';
 import { workbookSheets } from '../data/xlsx.ts';
@@ -655,16 +661,6 @@ function isDigitCode(values: string[]): boolean {
 function writesDecimalPoints(column: EncodedColumn): boolean {
   const values = presentValues(column);
   return values.every(isNumberOrDecimalComma) && values.some((v) => pointsOf(v) === DECIMAL_POINT);
-}
-
-/** Numbers one of which has a decimal comma (3,75; or 1,2, a list of answers). */
-function commaNumbers(values: readonly string[]): boolean {
-  return values.some(isDecimalComma) && values.every(isNumberOrDecimalComma);
-}
-
-/** A number as written, or with a decimal comma (3,75 or 1.234,5). */
-function isNumberOrDecimalComma(value: string): boolean {
-  return isNumber(value) || isDecimalComma(value);
 }
 
 /** Whether every value parses as a date in `format` (the date builder's own parser decides). */
