@@ -269,9 +269,18 @@ function sameTransformation(saved: SavedRelease, spec: ReleaseSpec): string | un
   const before = ownRecord(was.hierarchies ?? {});
   const after = ownRecord(now.hierarchies ?? {});
   const changed = [...names].filter((n) => before[n] !== after[n]).sort();
-  if (changed.length > 0) {
+  // A quasi-identifier taken out of the spec is named as such, not as a changed hierarchy.
+  const inSpec = new Set(spec.attributes.map((a) => a.name));
+  const dropped = changed.filter((n) => after[n] === undefined && !inSpec.has(n));
+  const other = changed.filter((n) => !dropped.includes(n));
+  if (dropped.length > 0) {
     differs.push(
-      `the hierarch${changed.length === 1 ? 'y' : 'ies'} of ${inWords(changed)} differ${changed.length === 1 ? 's' : ''}`,
+      `${inWords(dropped.map((n) => `'${n}'`))} ${dropped.length === 1 ? 'is' : 'are'} no longer in the spec (the release generalized ${dropped.length === 1 ? 'it' : 'them'} as a quasi-identifier)`,
+    );
+  }
+  if (other.length > 0) {
+    differs.push(
+      `the hierarch${other.length === 1 ? 'y' : 'ies'} of ${inWords(other)} differ${other.length === 1 ? 's' : ''}`,
     );
   }
   const setting = (what: string, value: unknown, was: unknown) => {
@@ -284,7 +293,7 @@ function sameTransformation(saved: SavedRelease, spec: ReleaseSpec): string | un
   throw new PpdpError(
     'E_APPLY_CHANGED',
     `${file} changes the transformation of the release in ${saved.dir}: ${differs.join('; ')}`,
-    'apply with the settings the release was made with (its hierarchies, seed and suppression), or release the data anew with `ppdp release`',
+    `${dropped.length > 0 ? "put the release's quasi-identifiers back in the spec with their hierarchies and " : ''}apply with the settings the release was made with (its hierarchies, seed and suppression), or release the data anew with \`ppdp release\``,
   );
 }
 
