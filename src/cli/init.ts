@@ -174,11 +174,16 @@ export function initCommand(args: string[]): number {
   const named =
     values.sheet === undefined
       ? undefined
-      : sheetSetting(/^\d+$/.test(values.sheet) ? Number(values.sheet) : values.sheet, 'ppdp init --sheet');
+      : sheetSetting(
+          /^\d+$/.test(values.sheet) ? Number(values.sheet) : values.sheet,
+          'ppdp init',
+          '--sheet',
+        );
   const chosen = tableSheet(data, named);
   const sheet = named ?? chosen?.sheet;
   // tableSheet has read the table it chose (not a folder's, nor another format's).
-  const read = chosen?.table ?? readTable(data, { nulls: 'missing', sheet });
+  // --sheet on a table without sheets is named as the option it is, not as the spec's format.sheet.
+  const read = chosen?.table ?? readTable(data, { nulls: 'missing', sheet, sheetGiven: '--sheet' });
   checkHeaderNames(read);
   // Texts standing for a missing value in a column of numbers (NA, NULL, -) are read as empty
   // cells, as a release reads an attribute's missing texts: the column is drafted as numbers.
@@ -357,7 +362,7 @@ function tableSheet(
   };
   if (named !== undefined) {
     // The sheet asked for is read; if it does not look like a table, the note names the others.
-    const table = readTable(data, { nulls: 'missing', sheet: named });
+    const table = readTable(data, { nulls: 'missing', sheet: named, sheetGiven: '--sheet' });
     const sheets = workbookSheets(data);
     const name = table.origins?.[0]?.sheet?.name ?? '';
     const others = sheets.filter((s) => s.name !== name && s.cells);

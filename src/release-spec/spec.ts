@@ -348,15 +348,17 @@ const FORMAT: ObjectSchema = {
 };
 /**
  * `format.sheet`: a sheet's name (1 to 31 characters, as Excel allows) or its position from 1
- * (`where` names the spec, or the option that gives it).
+ * (`where` names the spec or the command; `option`, the command's option that gives it).
  */
-export function sheetSetting(value: unknown, where: string): string | number {
+export function sheetSetting(value: unknown, where: string, option?: string): string | number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65_535) return value;
   if (typeof value === 'string' && value.length >= 1 && value.length <= 31) return value;
   throw new SpecError(
-    'E_SPEC_TYPE',
-    `${where}: format.sheet must be a sheet's name (1 to 31 characters) or its position from 1, got ${typeof value === 'string' ? `a string of ${value.length} characters` : JSON.stringify(value)?.slice(0, 40)}`,
-    'e.g. "format": { "sheet": "Data" } or "format": { "sheet": 2 }',
+    option === undefined ? 'E_SPEC_TYPE' : 'E_USAGE',
+    `${where}: ${option ?? 'format.sheet'} must be a sheet's name (1 to 31 characters) or its position from 1, got ${typeof value === 'string' ? `a string of ${value.length} characters` : JSON.stringify(value)?.slice(0, 40)}`,
+    option === undefined
+      ? 'e.g. "format": { "sheet": "Data" } or "format": { "sheet": 2 }'
+      : `e.g. ${option} Data or ${option} 2`,
   );
 }
 const LIMITS: ObjectSchema = {
