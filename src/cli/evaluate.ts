@@ -16,12 +16,13 @@ import { attributeT } from '../metrics/disclosure.ts';
 import type { PopulationSpec } from '../metrics/population-risk.ts';
 import { checkOut, checkReplace, fileHead, releaseFolderOf, specReads } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
+import { specLike, swappedArguments } from '../release-spec/json.ts';
 import { checkSpecFiles, loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { CLASS_METHODS } from '../report/audit.ts';
 import { fmtNum, fmtPct, showBidi } from '../report/format.ts';
 import { counted, thousands } from '../util/format.ts';
 import { cannotRead } from '../util/unreadable.ts';
-import { commandArgs } from './args.ts';
+import { columnList, commandArgs } from './args.ts';
 import { writeAtomically } from './hierarchy.ts';
 import { groupingKernelOption } from './options.ts';
 import { readReleasedTable } from './released-table.ts';
@@ -122,6 +123,9 @@ export function evaluateCommand(args: string[]): number {
       'drop them, or use --qi instead of --spec',
     );
   }
+  // Before any work: a column named twice would be measured twice.
+  const qis = columnList('--qi', values.qi);
+  const sensitives = columnList('--sensitive', values.sensitive);
   refuseOtherLayouts(positionals[0]!);
   const threshold = Number(values.threshold);
   if (!(threshold > 0 && threshold <= 1)) {
@@ -165,11 +169,6 @@ export function evaluateCommand(args: string[]): number {
   const source = paths.length > 1 ? `${basename(positionals[0]!)} (${paths.length} parts)` : basename(path);
   const table = concatTables(paths.map((p) => readReleasedTable(p, { delimiter: values.delimiter })));
   const rows = tableRows(table);
-  const list = (s: string | undefined) =>
-    (s ?? '')
-      .split(',')
-      .map((x) => x.trim())
-      .filter((x) => x.length > 0);
   let evaluation: Evaluation;
   if (spec) {
     const original = readInput(spec);
@@ -209,8 +208,8 @@ export function evaluateCommand(args: string[]): number {
       table,
       source,
       rows,
-      quasiIdentifiers: list(values.qi),
-      sensitive: list(values.sensitive),
+      quasiIdentifiers: qis,
+      sensitive: sensitives,
       ...(original ? { original } : {}),
       hierarchies,
       ...measures,
@@ -367,7 +366,18 @@ function tablePaths(path: string): string[] {
       'give a CSV, an Arrow file or a release folder',
     );
   }
-  if (!statSync(path).isDirectory()) return [path];
+  if (!statSync(path).isDirectory()) {
+    // A spec here would be read as a CSV and refused for its quotes: say what it is.
+    if (specLike(fileHead(path, 4096))) {
+      throw swappedArguments(
+        path,
+        'a release spec (JSON)',
+        'a table',
+        'give the table (CSV, Arrow, Parquet) or release folder first and the spec with --spec, e.g. ppdp evaluate data.csv --spec release.json',
+      );
+    }
+    return [path];
+  }
   for (const name of ['data.arrow', 'data.csv']) if (existsSync(join(path, name))) return [join(path, name)];
   const parts = existsSync(join(path, 'data'))
     ? readdirSync(join(path, 'data'))

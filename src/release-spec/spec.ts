@@ -21,7 +21,7 @@ import { nearest } from '../util/nearest.ts';
 import { allNumbers } from '../util/numbers.ts';
 import { ownRecord } from '../util/record.ts';
 import { cannotRead, isMissing } from '../util/unreadable.ts';
-import { checkSpecSize, findDuplicateKey, locateJsonError, tableLike } from './json.ts';
+import { checkSpecSize, findDuplicateKey, locateJsonError, swappedArguments, tableLike } from './json.ts';
 import { checkSpecLimits, type Field, type ObjectSchema, validateObject } from './schema.ts';
 
 export type AttributeType = 'identifying' | 'quasi-identifying' | 'sensitive' | 'insensitive' | 'entity';
@@ -411,9 +411,10 @@ const METHODS: Record<MethodName, ObjectSchema> = {
 export function loadSpec(path: string, confinedTo?: string): ReleaseSpec {
   const file = resolve(path);
   const notSpec = (kind: string): never => {
-    throw new SpecError(
-      'E_SPEC_JSON',
-      `${basename(file)}: this looks like a table (${kind}), not a release spec — were the arguments swapped?`,
+    throw swappedArguments(
+      file,
+      `a table (${kind})`,
+      'a release spec',
       'give the release spec (a JSON file such as release.json) where the command expects it; the spec names the table in its "input"',
     );
   };
