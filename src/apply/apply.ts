@@ -28,6 +28,7 @@ import { specSummary } from '../report/spec-summary.ts';
 import { inWords } from '../util/format.ts';
 import { isNumber } from '../util/numbers.ts';
 import { ownRecord } from '../util/record.ts';
+import { cannotRead } from '../util/unreadable.ts';
 
 /** A published release folder, its manifest checked. */
 export interface SavedRelease {
@@ -48,8 +49,9 @@ export function readSavedRelease(dir: string): SavedRelease {
   }
   let manifest: Manifest;
   try {
-    manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    manifest = JSON.parse(releaseFile(manifestPath).toString('utf8'));
   } catch (e) {
+    if (e instanceof PpdpError) throw e;
     throw new PpdpError(
       'E_APPLY_RELEASE',
       `${manifestPath}: not JSON (${(e as Error).message})`,
@@ -85,7 +87,7 @@ export function savedFile(saved: Pick<SavedRelease, 'dir' | 'manifest'>, name: s
         : 'point at the folder of a finished `ppdp release`',
     );
   }
-  const bytes = readFileSync(path);
+  const bytes = releaseFile(path);
   if (createHash('sha256').update(bytes).digest('hex') !== entry.sha256) {
     throw new PpdpError(
       'E_APPLY_RELEASE',
@@ -94,6 +96,16 @@ export function savedFile(saved: Pick<SavedRelease, 'dir' | 'manifest'>, name: s
     );
   }
   return bytes.toString('utf8');
+}
+
+/** A file of a release folder: one there but locked is said to be so, not "not JSON". */
+function releaseFile(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    const { message, hint } = cannotRead('release file', path, path, err);
+    throw new PpdpError('E_APPLY_RELEASE', message, hint);
+  }
 }
 
 /** Why each method can or cannot be re-applied. */
@@ -285,9 +297,18 @@ function sameTransformation(saved: SavedRelease, spec: ReleaseSpec): string | un
   const before = ownRecord(was.hierarchies ?? {});
   const after = ownRecord(now.hierarchies ?? {});
   const changed = [...names].filter((n) => before[n] !== after[n]).sort();
-  if (changed.length > 0) {
+  // A quasi-identifier taken out of the spec is named as such, not as a changed hierarchy.
+  const inSpec = new Set(spec.attributes.map((a) => a.name));
+  const dropped = changed.filter((n) => after[n] === undefined && !inSpec.has(n));
+  const other = changed.filter((n) => !dropped.includes(n));
+  if (dropped.length > 0) {
     differs.push(
-      `the hierarch${changed.length === 1 ? 'y' : 'ies'} of ${inWords(changed)} differ${changed.length === 1 ? 's' : ''}`,
+      `${inWords(dropped.map((n) => `'${n}'`))} ${dropped.length === 1 ? 'is' : 'are'} no longer in the spec (the release generalized ${dropped.length === 1 ? 'it' : 'them'} as a quasi-identifier)`,
+    );
+  }
+  if (other.length > 0) {
+    differs.push(
+      `the hierarch${other.length === 1 ? 'y' : 'ies'} of ${inWords(other)} differ${other.length === 1 ? 's' : ''}`,
     );
   }
   const setting = (what: string, value: unknown, was: unknown) => {
@@ -300,7 +321,7 @@ function sameTransformation(saved: SavedRelease, spec: ReleaseSpec): string | un
   throw new PpdpError(
     'E_APPLY_CHANGED',
     `${file} changes the transformation of the release in ${saved.dir}: ${differs.join('; ')}`,
-    'apply with the settings the release was made with (its hierarchies, seed and suppression), or release the data anew with `ppdp release`',
+    `${dropped.length > 0 ? "put the release's quasi-identifiers back in the spec with their hierarchies and " : ''}apply with the settings the release was made with (its hierarchies, seed and suppression), or release the data anew with \`ppdp release\``,
   );
 }
 

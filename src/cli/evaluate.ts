@@ -23,11 +23,13 @@ import {
   writeAtomically,
 } from '../pipeline/out-path.ts';
 import { readInput } from '../pipeline/release.ts';
+import { specLike, swappedArguments } from '../release-spec/json.ts';
 import { checkSpecFiles, loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { CLASS_METHODS } from '../report/audit.ts';
 import { fmtNum, fmtPct, showBidi } from '../report/format.ts';
 import { counted, thousands } from '../util/format.ts';
-import { commandArgs } from './args.ts';
+import { cannotRead } from '../util/unreadable.ts';
+import { columnList, commandArgs } from './args.ts';
 import { groupingKernelOption } from './options.ts';
 import { readReleasedTable } from './released-table.ts';
 
@@ -127,6 +129,9 @@ export function evaluateCommand(args: string[]): number {
       'drop them, or use --qi instead of --spec',
     );
   }
+  // Before any work: a column named twice would be measured twice.
+  const qis = columnList('--qi', values.qi);
+  const sensitives = columnList('--sensitive', values.sensitive);
   refuseOtherLayouts(positionals[0]!);
   const threshold = Number(values.threshold);
   if (!(threshold > 0 && threshold <= 1)) {
@@ -170,11 +175,6 @@ export function evaluateCommand(args: string[]): number {
   const source = paths.length > 1 ? `${basename(positionals[0]!)} (${paths.length} parts)` : basename(path);
   const table = concatTables(paths.map((p) => readReleasedTable(p, { delimiter: values.delimiter })));
   const rows = tableRows(table);
-  const list = (s: string | undefined) =>
-    (s ?? '')
-      .split(',')
-      .map((x) => x.trim())
-      .filter((x) => x.length > 0);
   let evaluation: Evaluation;
   if (spec) {
     const original = readInput(spec);
@@ -214,8 +214,8 @@ export function evaluateCommand(args: string[]): number {
       table,
       source,
       rows,
-      quasiIdentifiers: list(values.qi),
-      sensitive: list(values.sensitive),
+      quasiIdentifiers: qis,
+      sensitive: sensitives,
       ...(original ? { original } : {}),
       hierarchies,
       ...measures,
@@ -261,11 +261,31 @@ function refuseOtherLayouts(path: string): void {
   );
 }
 
-/** A release's report.json as JSON; undefined when it is missing or unreadable. */
+/**
+ * A release's report.json as JSON; undefined when it is missing or not JSON. One that is there
+ * but cannot be read is refused: evaluate would otherwise measure the release without its
+ * method and node (rows counted, not persons) and say nothing of why.
+ */
 function savedReport(path: string): unknown {
   if (!existsSync(path)) return undefined;
+  let text: string;
   try {
-    return JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const { message, hint } = cannotRead(
+      "release's report",
+      relative(process.cwd(), path) || path,
+      path,
+      err,
+    );
+    throw new PpdpError(
+      'E_EVALUATE_REPORT',
+      message,
+      `${hint}: evaluate reads the release's method and node from it`,
+    );
+  }
+  try {
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
@@ -352,7 +372,18 @@ function tablePaths(path: string): string[] {
       'give a CSV, an Arrow file or a release folder',
     );
   }
-  if (!statSync(path).isDirectory()) return [path];
+  if (!statSync(path).isDirectory()) {
+    // A spec here would be read as a CSV and refused for its quotes: say what it is.
+    if (specLike(fileHead(path, 4096))) {
+      throw swappedArguments(
+        path,
+        'a release spec (JSON)',
+        'a table',
+        'give the table (CSV, Arrow, Parquet) or release folder first and the spec with --spec, e.g. ppdp evaluate data.csv --spec release.json',
+      );
+    }
+    return [path];
+  }
   for (const name of ['data.arrow', 'data.csv']) if (existsSync(join(path, name))) return [join(path, name)];
   const parts = existsSync(join(path, 'data'))
     ? readdirSync(join(path, 'data'))

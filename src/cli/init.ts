@@ -7,7 +7,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
-import { DECIMAL_POINT, isDecimalComma, pointsOf, withDecimalPoint } from '../data/decimal.ts';
+import {
+  commaNumbers,
+  DECIMAL_POINT,
+  isNumberOrDecimalComma,
+  pointsOf,
+  withDecimalPoint,
+} from '../data/decimal.ts';
 import { formatOf, namesQuotable, readTable } from '../data/read.ts';
 import { type EncodedColumn, type EncodedTable, inputName, isMissing, presentCodes } from '../data/table.ts';
 import { workbookSheets } from '../data/xlsx.ts';
@@ -167,11 +173,16 @@ export function initCommand(args: string[]): number {
   const named =
     values.sheet === undefined
       ? undefined
-      : sheetSetting(/^\d+$/.test(values.sheet) ? Number(values.sheet) : values.sheet, 'ppdp init --sheet');
+      : sheetSetting(
+          /^\d+$/.test(values.sheet) ? Number(values.sheet) : values.sheet,
+          'ppdp init',
+          '--sheet',
+        );
   const chosen = tableSheet(data, named);
   const sheet = named ?? chosen?.sheet;
   // tableSheet has read the table it chose (not a folder's, nor another format's).
-  const read = chosen?.table ?? readTable(data, { nulls: 'missing', sheet });
+  // --sheet on a table without sheets is named as the option it is, not as the spec's format.sheet.
+  const read = chosen?.table ?? readTable(data, { nulls: 'missing', sheet, sheetGiven: '--sheet' });
   checkHeaderNames(read);
   // Texts standing for a missing value in a column of numbers (NA, NULL, -) are read as empty
   // cells, as a release reads an attribute's missing texts: the column is drafted as numbers.
@@ -350,7 +361,7 @@ function tableSheet(
   };
   if (named !== undefined) {
     // The sheet asked for is read; if it does not look like a table, the note names the others.
-    const table = readTable(data, { nulls: 'missing', sheet: named });
+    const table = readTable(data, { nulls: 'missing', sheet: named, sheetGiven: '--sheet' });
     const sheets = workbookSheets(data);
     const name = table.origins?.[0]?.sheet?.name ?? '';
     const others = sheets.filter((s) => s.name !== name && s.cells);
@@ -654,16 +665,6 @@ function isDigitCode(values: string[]): boolean {
 function writesDecimalPoints(column: EncodedColumn): boolean {
   const values = presentValues(column);
   return values.every(isNumberOrDecimalComma) && values.some((v) => pointsOf(v) === DECIMAL_POINT);
-}
-
-/** Numbers one of which has a decimal comma (3,75; or 1,2, a list of answers). */
-function commaNumbers(values: readonly string[]): boolean {
-  return values.some(isDecimalComma) && values.every(isNumberOrDecimalComma);
-}
-
-/** A number as written, or with a decimal comma (3,75 or 1.234,5). */
-function isNumberOrDecimalComma(value: string): boolean {
-  return isNumber(value) || isDecimalComma(value);
 }
 
 /** Whether every value parses as a date in `format` (the date builder's own parser decides). */

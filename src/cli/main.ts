@@ -10,7 +10,7 @@ import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
 import { removeOnSignals } from '../pipeline/cleanup.ts';
 import { type EngineName, executeRelease } from '../pipeline/engine.ts';
 import { VERSION } from '../pipeline/release.ts';
-import { checkStoreUrl } from '../pipeline/storage/index.ts';
+import { checkStoreUrl, urlScheme } from '../pipeline/storage/index.ts';
 import { cautionLines } from '../report/audit.ts';
 import { nearest } from '../util/nearest.ts';
 import { applyCommand } from './apply.ts';
@@ -79,7 +79,8 @@ Options:
   --store <url>      instead of --out: a store root, s3://bucket/prefix or a folder; the work
                      files go to <store>/work/<name>/<runId>/ and the release to
                      <store>/releases/<name>/<runId>/ (<release.json> may be s3://… too)
-  --endpoint <url>   S3-compatible server for s3:// URLs (e.g. http://127.0.0.1:4568)
+  --endpoint <url>   S3-compatible server for s3:// URLs (e.g. http://127.0.0.1:4568);
+                     refused when the spec, --out and --store are all local
   --engine <name>    local (default: the state machine in-process) or direct (the same
                      states called in order, no state machine)
   --shards <n>       row shards to fan out over (default: one per 1,000,000 rows)
@@ -98,6 +99,8 @@ Example:
 export function main(argv: string[]): number | Promise<number> {
   ignoreClosedReaders();
   const [command, ...rest] = argv;
+  // `ppdp help release` is `ppdp release --help`.
+  if (command === 'help' && rest.length > 0) return main([rest[0]!, '--help']);
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(MAIN_HELP);
     return command === undefined ? 2 : 0;
@@ -159,6 +162,17 @@ async function release(args: string[]): Promise<number> {
   const { values, positionals } = parsed;
   const target = releaseTarget(values);
   checkStoreUrl(positionals[0]!);
+  // Given with local paths only, --endpoint would be ignored in silence: the user expected a bucket.
+  if (
+    values.endpoint !== undefined &&
+    ![positionals[0], values.out, values.store].some((u) => u !== undefined && urlScheme(u) === 's3')
+  ) {
+    throw new PpdpError(
+      'E_USAGE',
+      `--endpoint ${values.endpoint}: the spec and ${values.out !== undefined ? '--out' : '--store'} are local, and --endpoint only applies to s3:// locations`,
+      'drop --endpoint, or give an s3:// location (e.g. --store s3://bucket/prefix)',
+    );
+  }
   setMemoryBudget(values['max-memory']);
   if (values.kernel !== 'wasm' && values.kernel !== 'ts') {
     throw new PpdpError(

@@ -23,7 +23,7 @@ import {
 } from '../methods/randomization/reconstruct.ts';
 import { checkOut, checkReplace, fileHead, writeAtomically } from '../pipeline/out-path.ts';
 import { counted, thousands } from '../util/format.ts';
-import { commandArgs } from './args.ts';
+import { columnList, commandArgs } from './args.ts';
 import { readReleasedTable } from './released-table.ts';
 
 export const RECONSTRUCT_HELP = `Usage: ppdp reconstruct <release-dir> --attributes <a,b,…> [options]
@@ -112,11 +112,8 @@ export function reconstructCommand(args: string[]): number {
   }
   const matrices = readMatricesFile(matricesPath);
   const data = readRelease(dir);
-  const names = values.attributes
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-  if (names.length === 0 || new Set(names).size !== names.length) {
+  const names = columnList('--attributes', values.attributes);
+  if (names.length === 0) {
     throw new PpdpError(
       'E_USAGE',
       '--attributes must list distinct column names',

@@ -4,6 +4,7 @@
  * sheet's text cells): a number stored as a number has no separator to read (read.ts, xlsx.ts).
  */
 import { InputError } from '../errors.ts';
+import { isNumber } from '../util/numbers.ts';
 
 /**
  * A number with a decimal comma, as many locales write it: 3,75, and with its thousands grouped
@@ -15,6 +16,16 @@ const DECIMAL_COMMA = /^\s*[+-]?(?:\d+|[1-9]\d{0,2}(?:\.\d{3})+),\d+\s*$/;
 /** Whether a cell is a number written with a decimal comma (3,75 or 1.234,5). */
 export function isDecimalComma(value: string): boolean {
   return DECIMAL_COMMA.test(value);
+}
+
+/** A number as written, or with a decimal comma (3,75 or 1.234,5). */
+export function isNumberOrDecimalComma(value: string): boolean {
+  return isNumber(value) || isDecimalComma(value);
+}
+
+/** Numbers one of which has a decimal comma (3,75; or 1,2, a list of answers). */
+export function commaNumbers(values: readonly string[]): boolean {
+  return values.some(isDecimalComma) && values.every(isNumberOrDecimalComma);
 }
 
 /**

@@ -7,6 +7,7 @@ import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, st
 import { basename, join, resolve } from 'node:path';
 import { InputError } from '../errors.ts';
 import { headAndTail, type InputMagic, inputMagic } from '../util/magic.ts';
+import { cannotRead, errorCode } from '../util/unreadable.ts';
 
 /** Bytes read per step: large enough for few system calls, small enough to stay out of the way. */
 export const READ_CHUNK_BYTES = 8 * 1024 * 1024;
@@ -20,19 +21,15 @@ export interface InputFile {
 
 function unreadable(path: string, err: unknown): InputError {
   const file = basename(path);
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') {
+  if (errorCode(err) === 'ENOENT') {
     return new InputError(
       'E_INPUT_MISSING',
       `${file}: input file not found (${resolve(path)})`,
       `check that the file exists at ${resolve(path)}`,
     );
   }
-  return new InputError(
-    'E_INPUT_MISSING',
-    `${file}: input file cannot be read (${resolve(path)}: ${code ?? 'unknown error'})`,
-    'make sure the path names a readable file, not a directory',
-  );
+  const { message, hint } = cannotRead('input file', file, path, err);
+  return new InputError('E_INPUT_MISSING', message, hint);
 }
 
 /**

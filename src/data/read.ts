@@ -38,6 +38,8 @@ export interface ReadTableOptions {
   format?: InputFormat;
   /** Excel only: the sheet, by name or 1-based position (default: the first). */
   sheet?: string | number;
+  /** Where `sheet` was given, as messages name it: the spec's `format.sheet` (default) or an option (`--sheet`). */
+  sheetGiven?: string;
   /** Arrow and Parquet: what a null does (default: an error). */
   nulls?: NullPolicy;
   /** Columns left out as they are read, never stored (identifying ones): see EncodedTable.omitted. */
@@ -175,10 +177,11 @@ export function readTableShards(
 ): Generator<EncodedTable, void, undefined> {
   const format = options.format ?? formatOf(path);
   if (options.sheet !== undefined && format !== 'xlsx') {
+    const given = options.sheetGiven ?? 'format.sheet';
     throw new SpecError(
-      'E_SPEC_CONFLICT',
-      `format.sheet is set, but ${basename(path)} is read as ${FORMAT_NAMES[format]}, which has no sheets`,
-      'leave format.sheet out, or name an Excel workbook (.xlsx) as the input',
+      given === 'format.sheet' ? 'E_SPEC_CONFLICT' : 'E_USAGE',
+      `${given} is set, but ${basename(path)} is read as ${FORMAT_NAMES[format]}, which has no sheets`,
+      `leave ${given} out, or name an Excel workbook (.xlsx) as the input`,
     );
   }
   const shards = isFolder(path)
@@ -446,6 +449,7 @@ function readFileShards(
     case 'xlsx':
       return readXlsxShards(path, rowsPerShard, {
         sheet: options.sheet,
+        ...(options.sheetGiven ? { sheetGiven: options.sheetGiven } : {}),
         omit: options.omit,
         raw: options.raw,
         ...(options.decimal ? { decimal: options.decimal } : {}),

@@ -36,6 +36,8 @@ export interface ReadXlsxOptions {
    * first visible worksheet by default (not a chart sheet).
    */
   sheet?: string | number;
+  /** Where `sheet` was given, as messages name it: `format.sheet` (default) or an option (`--sheet`). */
+  sheetGiven?: string;
   /** Columns whose cells are never stored (identifying ones): the tables leave them out. */
   omit?: ReadonlySet<string>;
   /** Columns given as their rows' UTF-8 bytes (EncodedColumn.raw), never coded (read.ts). */
@@ -198,7 +200,7 @@ function* readOpenXlsx(
   try {
     const zip = new ZipArchive(path, input);
     const workbook = readWorkbook(file, zip);
-    const sheet = chooseSheet(file, workbook.sheets, options.sheet);
+    const sheet = chooseSheet(file, workbook.sheets, options.sheet, options.sheetGiven);
     const where = `${file} sheet "${shownName(sheet.name)}"`;
     if (!isWorksheet(sheet)) {
       throw new InputError(
@@ -404,6 +406,7 @@ function chooseSheet(
   file: string,
   sheets: readonly SheetRef[],
   wanted: string | number | undefined,
+  given = 'format.sheet',
 ): SheetRef {
   if (sheets.length === 0) throw corrupt(file, 'its workbook lists no sheet');
   if (wanted === undefined)
@@ -418,9 +421,9 @@ function chooseSheet(
   throw new InputError(
     'E_XLSX_SHEET',
     typeof wanted === 'number'
-      ? `${file}: format.sheet is ${wanted}, but the workbook has ${sheets.length} sheet${sheets.length === 1 ? '' : 's'} (${names})`
+      ? `${file}: ${given} is ${wanted}, but the workbook has ${sheets.length} sheet${sheets.length === 1 ? '' : 's'} (${names})`
       : `${file}: no sheet is named "${shownName(wanted)}"; the workbook's ${sheets.length} sheet${sheets.length === 1 ? ' is' : 's are'} ${names}`,
-    'set "format": { "sheet": … } to one of the sheet names, or to its position from 1',
+    `${given === 'format.sheet' ? 'set "format": { "sheet": … } to' : `give ${given}`} one of the sheet names, or its position from 1`,
   );
 }
 

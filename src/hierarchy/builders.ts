@@ -5,6 +5,7 @@
  * up to the top `*`, as ARX does. Errors name the column, the row and the setting, never a value.
  */
 
+import { commaNumbers } from '../data/decimal.ts';
 import { columnRows, type EncodedColumn, isMissing, type RowNames } from '../data/table.ts';
 import { HierarchyError } from '../errors.ts';
 import type { DateLevel } from '../release-spec/spec.ts';
@@ -215,11 +216,16 @@ export function intervalGrid(
     widths.length + 1,
     build,
     (count, place) => {
+      // Numbers such as 3,75 are the spec's missing format.decimal, not texts to fix.
+      const commas = commaNumbers(column.dictionary.filter((v) => !isMissing(v)));
       throw new HierarchyError(
         'E_HIERARCHY_NUMERIC',
         `${place}, column '${column.name}': not a number, but its hierarchy is an intervals builder` +
-          (count > 1 ? ` (${distinct(count)} not numbers)` : ''),
-        `${MISSING_TEXTS_HINT}; use a hierarchy file or { "groups": … } for non-numeric columns, or fix the values`,
+          (count > 1 ? ` (${distinct(count)} not numbers)` : '') +
+          (commas ? '; its values are written with decimal commas (as 3,75)' : ''),
+        commas
+          ? 'set "format": { "decimal": "," } in the spec to read numbers written with decimal commas (3,75 or 1.234,5)'
+          : `${MISSING_TEXTS_HINT}; use a hierarchy file or { "groups": … } for non-numeric columns, or fix the values`,
       );
     },
     rows,

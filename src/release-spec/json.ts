@@ -6,7 +6,7 @@
  */
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { LimitError } from '../errors.ts';
+import { LimitError, SpecError } from '../errors.ts';
 import { MAX_SPEC_BYTES } from '../util/limits.ts';
 import { fileMagic } from '../util/magic.ts';
 
@@ -54,6 +54,28 @@ export function tableLike(file: string, text?: string): string | undefined {
   const first = text.trimStart().split('\n', 1)[0] ?? '';
   // `"seed": 1,` (a spec missing its opening brace) is JSON gone wrong, not a table.
   return !/^[{[]/.test(first) && !/":/.test(first) && /[,;\t|]/.test(first) ? 'a CSV file' : undefined;
+}
+
+/**
+ * Whether a file's first text (`head`) reads like a release spec rather than a table: a JSON
+ * object, `{` and then a `"key":` (or `}`). The reverse of tableLike, for a command that reads a
+ * table and was given the spec in its place.
+ */
+export function specLike(head: string): boolean {
+  return /^\uFEFF?\s*\{\s*(?:"[^"\n]*"\s*:|\})/.test(head);
+}
+
+/**
+ * The error for a command given one kind of file where it expects another (`looksLike`, e.g.
+ * "a table (a CSV file)"; `expected`, e.g. "a release spec"): its arguments were likely
+ * swapped. Nothing of the file is quoted.
+ */
+export function swappedArguments(file: string, looksLike: string, expected: string, hint: string): SpecError {
+  return new SpecError(
+    'E_SPEC_JSON',
+    `${basename(file)}: this looks like ${looksLike}, not ${expected} — were the arguments swapped?`,
+    hint,
+  );
 }
 
 export interface DuplicateKey {

@@ -20,7 +20,8 @@ import { MIN_SAMPLING_FRACTION } from '../util/limits.ts';
 import { nearest } from '../util/nearest.ts';
 import { allNumbers } from '../util/numbers.ts';
 import { ownRecord } from '../util/record.ts';
-import { checkSpecSize, findDuplicateKey, locateJsonError, tableLike } from './json.ts';
+import { cannotRead, isMissing } from '../util/unreadable.ts';
+import { checkSpecSize, findDuplicateKey, locateJsonError, swappedArguments, tableLike } from './json.ts';
 import { checkSpecLimits, type Field, type ObjectSchema, validateObject } from './schema.ts';
 
 export type AttributeType = 'identifying' | 'quasi-identifying' | 'sensitive' | 'insensitive' | 'entity';
@@ -347,15 +348,17 @@ const FORMAT: ObjectSchema = {
 };
 /**
  * `format.sheet`: a sheet's name (1 to 31 characters, as Excel allows) or its position from 1
- * (`where` names the spec, or the option that gives it).
+ * (`where` names the spec or the command; `option`, the command's option that gives it).
  */
-export function sheetSetting(value: unknown, where: string): string | number {
+export function sheetSetting(value: unknown, where: string, option?: string): string | number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65_535) return value;
   if (typeof value === 'string' && value.length >= 1 && value.length <= 31) return value;
   throw new SpecError(
-    'E_SPEC_TYPE',
-    `${where}: format.sheet must be a sheet's name (1 to 31 characters) or its position from 1, got ${typeof value === 'string' ? `a string of ${value.length} characters` : JSON.stringify(value)?.slice(0, 40)}`,
-    'e.g. "format": { "sheet": "Data" } or "format": { "sheet": 2 }',
+    option === undefined ? 'E_SPEC_TYPE' : 'E_USAGE',
+    `${where}: ${option ?? 'format.sheet'} must be a sheet's name (1 to 31 characters) or its position from 1, got ${typeof value === 'string' ? `a string of ${value.length} characters` : JSON.stringify(value)?.slice(0, 40)}`,
+    option === undefined
+      ? 'e.g. "format": { "sheet": "Data" } or "format": { "sheet": 2 }'
+      : `e.g. ${option} Data or ${option} 2`,
   );
 }
 const LIMITS: ObjectSchema = {
@@ -408,9 +411,10 @@ const METHODS: Record<MethodName, ObjectSchema> = {
 export function loadSpec(path: string, confinedTo?: string): ReleaseSpec {
   const file = resolve(path);
   const notSpec = (kind: string): never => {
-    throw new SpecError(
-      'E_SPEC_JSON',
-      `${basename(file)}: this looks like a table (${kind}), not a release spec — were the arguments swapped?`,
+    throw swappedArguments(
+      file,
+      `a table (${kind})`,
+      'a release spec',
       'give the release spec (a JSON file such as release.json) where the command expects it; the spec names the table in its "input"',
     );
   };
@@ -423,7 +427,7 @@ export function loadSpec(path: string, confinedTo?: string): ReleaseSpec {
     text = readFileSync(file, 'utf8');
     // A byte order mark (Notepad adds one) is not part of the JSON.
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  } catch {
+  } catch (err) {
     if (existsSync(file) && statSync(file).isDirectory()) {
       throw new SpecError(
         'E_SPEC_MISSING',
@@ -431,11 +435,16 @@ export function loadSpec(path: string, confinedTo?: string): ReleaseSpec {
         `name the spec file inside it, e.g. ${join(path, 'release.json')}`,
       );
     }
-    throw new SpecError(
-      'E_SPEC_MISSING',
-      `${path}: release spec not found`,
-      'check the path to release.json',
-    );
+    if (isMissing(err)) {
+      throw new SpecError(
+        'E_SPEC_MISSING',
+        `${path}: release spec not found`,
+        'check the path to release.json',
+      );
+    }
+    // There but locked (a permission on it or a folder above it) is not "not found".
+    const { message, hint } = cannotRead('release spec', path, file, err);
+    throw new SpecError('E_SPEC_MISSING', message, hint);
   }
   let json: unknown;
   try {

@@ -11,6 +11,8 @@ import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { withStdout } from '../../bench/stdout.ts';
 import { initCommand } from '../../src/cli/init.ts';
+import { PpdpError } from '../../src/errors.ts';
+import { thrown } from '../helpers/thrown.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-init-sheet-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -97,5 +99,26 @@ describe('ppdp init on a workbook of several sheets', () => {
     expect(out).toContain(
       "  the table's header is row 2: the rows above it (empty, or a title) are not read",
     );
+  });
+
+  it("names --sheet, not the spec's format.sheet, for a sheet that is not there", async () => {
+    const csv = join(dir, 'plain.csv');
+    writeFileSync(csv, 'age,sex\n30,F\n');
+    const onCsv = thrown(() => initCommand([csv, '--sheet', '2', '--out', join(dir, 'csv.json')]), PpdpError);
+    expect(onCsv.message).toBe('--sheet is set, but plain.csv is read as CSV, which has no sheets');
+    expect(onCsv.hint).toBe('leave --sheet out, or name an Excel workbook (.xlsx) as the input');
+    const book = await workbook('two.xlsx', { README: readme });
+    const past = thrown(
+      () => initCommand([book, '--sheet', '5', '--out', join(dir, 'past.json')]),
+      PpdpError,
+    );
+    expect(past.message).toMatch(/^two\.xlsx: --sheet is 5, but the workbook has 2 sheets/);
+    expect(past.hint).toBe('give --sheet one of the sheet names, or its position from 1');
+    const long = thrown(
+      () => initCommand([book, '--sheet', 'x'.repeat(32), '--out', join(dir, 'long.json')]),
+      PpdpError,
+    );
+    expect(long.message).toMatch(/^ppdp init: --sheet must be a sheet's name \(1 to 31 characters\)/);
+    expect(long.hint).toBe('e.g. --sheet Data or --sheet 2');
   });
 });

@@ -81,3 +81,15 @@ describe("a spec's JSON error", () => {
     expect(r.said).not.toMatch(/4790/);
   });
 });
+
+describe('a spec given where evaluate reads the table', () => {
+  it('says it looks like a release spec, not a CSV quoting error', async () => {
+    const r = await run(['evaluate', ws.spec, '--qi', 'sex']);
+    expect(r.code).toBe(1);
+    expect(r.said).toContain(
+      'spec.json: this looks like a release spec (JSON), not a table — were the arguments swapped?',
+    );
+    expect(r.said).toContain('ppdp evaluate data.csv --spec release.json');
+    expect(r.said).not.toMatch(/quote|row \d/);
+  });
+});

@@ -66,6 +66,11 @@ describe('apply refuses a spec that changes the transformation', () => {
       },
       /the hierarchies of age and sex differ; the seed is 2, the release's 1$/,
     ],
+    [
+      'a quasi-identifier taken out of the spec',
+      (s: Spec) => delete (s.attributes as Partial<Spec['attributes']>).age,
+      /'age' is no longer in the spec \(the release generalized it as a quasi-identifier\)$/,
+    ],
     ['the seed', (s: Spec) => (s.seed = 2), /the seed is 2, the release's 1$/],
     [
       'the suppressed rows',

@@ -193,13 +193,11 @@ describe('ppdp init', () => {
     const release = ppdp('release', 'book.json', '--out', 'out-book', '--quiet');
     expect(release.stderr).toBe('');
     expect(release.stdout).toMatch(/^verified release in out-book/);
-    // Checked as format.sheet is; a sheet in a CSV is a conflict.
+    // Checked as format.sheet is, and named as the option; a sheet in a CSV is a conflict.
     const long = ppdp('init', 'book.xlsx', '--sheet', 'x'.repeat(32), '--out', 'long.json');
-    expect(long.stderr).toMatch(
-      /ppdp init --sheet: format\.sheet must be a sheet's name \(1 to 31 characters\)/,
-    );
+    expect(long.stderr).toMatch(/ppdp init: --sheet must be a sheet's name \(1 to 31 characters\)/);
     const csv = ppdp('init', 'hospital.csv', '--sheet', 'Data', '--out', 'csv.json');
-    expect(csv.stderr).toMatch(/format\.sheet is set, but hospital\.csv is read as CSV/);
+    expect(csv.stderr).toMatch(/--sheet is set, but hospital\.csv is read as CSV/);
   });
 });
 

@@ -72,6 +72,19 @@ describe('hints', () => {
     expect(dates.hint).toContain('"missing": ["NA"]');
   });
 
+  it('decimal commas in an intervals column without format.decimal: set "format": { "decimal": "," }', () => {
+    const commas = refusal(() =>
+      buildHierarchy(column(['31,5', '1.204,25', '40', '']), { kind: 'intervals', widths: [10] }),
+    );
+    expect(commas.code).toBe('E_HIERARCHY_NUMERIC');
+    expect(commas.message).toContain('its values are written with decimal commas (as 3,75)');
+    expect(commas.hint).toContain('set "format": { "decimal": "," }');
+    expect(`${commas.message}${commas.hint}`).not.toMatch(/31,5|1\.204,25/);
+    // Texts among them are not numbers written with commas: the hint stays the "missing" list's.
+    const texts = refusal(() => buildHierarchy(column(['31,5', 'NA']), { kind: 'intervals', widths: [10] }));
+    expect(texts.hint).not.toContain('"decimal"');
+  });
+
   it('an empty cell: filled with what the hierarchy takes, not "?" for intervals', async () => {
     const csv = 'age;sex\n30;m\n;f\n40;m\n35;f\n';
     const intervals = await releaseRefusal('empty-iv', csv, { intervals: [10] });

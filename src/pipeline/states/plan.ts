@@ -14,7 +14,7 @@ import { folderFiles, isFolder } from '../../data/input.ts';
 import { checkInputFits } from '../../data/limits.ts';
 import { formatOf } from '../../data/read.ts';
 import type { EncodedTable } from '../../data/table.ts';
-import { InputError, PpdpError, SpecError } from '../../errors.ts';
+import { HierarchyError, InputError, PpdpError, SpecError } from '../../errors.ts';
 import { dpPlan } from '../../methods/generalization/index.ts';
 import { methodFor } from '../../methods/registry.ts';
 import {
@@ -25,6 +25,7 @@ import {
   loadSpec,
   type ReleaseSpec,
 } from '../../release-spec/spec.ts';
+import { cannotRead } from '../../util/unreadable.ts';
 import { lockRun, unlockRun } from '../lock.ts';
 import { checkOut, specReads } from '../out-path.ts';
 import { type Claim, claimFolder, storeFolder, unlock } from '../publish.ts';
@@ -640,11 +641,23 @@ async function materializeSpec(
 }
 
 /**
+ * A file the spec names, read for the bundle. One that is there but cannot be read (a
+ * permission) is named as such; one that is missing is left to the state that reads it.
+ */
+function bundled(path: string, what: string, error: (message: string, hint: string) => PpdpError): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    const { message, hint } = cannotRead(what, basename(path), path, err);
+    throw error(message, hint);
+  }
+}
+
+/**
  * The spec and its hierarchy files under bundle/, with hierarchy paths rewritten to
  * `h<i>/<file name>`: later states load the same spec from any machine.
  */
 async function writeBundle(store: Store, prefix: string, specPath: string, spec: ReleaseSpec): Promise<void> {
-  const { readFileSync } = await import('node:fs');
   const json = JSON.parse(readFileSync(specPath, 'utf8').replace(/^\uFEFF/, '')) as {
     input: string;
     attributes: Record<string, { hierarchy?: unknown }>;
@@ -657,14 +670,29 @@ async function writeBundle(store: Store, prefix: string, specPath: string, spec:
     const rel = `h${i++}/${basename(a.hierarchy.path)}`;
     json.attributes[a.name]!.hierarchy = rel;
     if (existsSync(a.hierarchy.path))
-      puts.push(store.put(joinKey(prefix, rel), readFileSync(a.hierarchy.path)));
+      puts.push(
+        store.put(
+          joinKey(prefix, rel),
+          bundled(
+            a.hierarchy.path,
+            'hierarchy file',
+            (m, h) => new HierarchyError('E_HIERARCHY_MISSING', m, h),
+          ),
+        ),
+      );
   }
   // The population table (one for every model naming it) under p/, by its own name.
   const population = spec.privacy.find(isPopulationModel)?.population;
   if (population !== undefined) {
     const rel = `p/${basename(population)}`;
     for (const [i, m] of spec.privacy.entries()) if (isPopulationModel(m)) json.privacy[i]!.population = rel;
-    if (existsSync(population)) puts.push(store.put(joinKey(prefix, rel), readFileSync(population)));
+    if (existsSync(population))
+      puts.push(
+        store.put(
+          joinKey(prefix, rel),
+          bundled(population, 'population table', (m, h) => new InputError('E_INPUT_MISSING', m, h)),
+        ),
+      );
   }
   json.input = basename(spec.input);
   puts.push(store.put(joinKey(prefix, basename(spec.file)), `${JSON.stringify(json, null, 2)}\n`));
