@@ -53,6 +53,8 @@ export interface RandomizationPlan {
   readonly attributes: CategoricalAttribute[];
   /** Per attribute: its distortion, or null when released unchanged (perhaps discretized). */
   readonly distortions: (Distortion | null)[];
+  /** Per attribute: whether the scenario randomizes it (its distortion null when retention 1). */
+  readonly randomized: boolean[];
   /** How each randomized attribute's matrix was chosen. */
   readonly chosenBy: Record<
     string,
@@ -444,6 +446,7 @@ export function* planSteps(
     requirements: req,
     attributes,
     distortions,
+    randomized,
     chosenBy,
     optimizer,
     smallDomain,
