@@ -12,21 +12,20 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { K_ANONYMITY } from '../catalogue/k-anonymity.ts';
 import { type ReleaseReport, readReport } from '../contracts/report.ts';
-import { inputRows } from '../data/checks.ts';
-import { InputError, NoSolutionError, PpdpError } from '../errors.ts';
+import { NoSolutionError, PpdpError } from '../errors.ts';
 import { buildGeneralization } from '../methods/generalization/index.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../methods/method.ts';
 import { prepareMondrian, releaseMondrian } from '../methods/mondrian/index.ts';
 import { releaseValues } from '../methods/mondrian/release.ts';
 import { assignBoxes, parseTransformation } from '../methods/mondrian/transformation.ts';
-import { randomizationMethod } from '../methods/randomization/index.ts';
+import type { SavedDomains } from '../methods/randomization/domain.ts';
+import { buildApplied } from '../methods/randomization/index.ts';
 import type { MatricesFile } from '../methods/randomization/matrices-file.ts';
 import { requiredK } from '../models/index.ts';
 import type { Manifest } from '../pipeline/publish.ts';
 import type { RandomizationMethodSpec, ReleaseSpec } from '../release-spec/spec.ts';
 import { specSummary } from '../report/spec-summary.ts';
 import { inWords } from '../util/format.ts';
-import { isNumber } from '../util/numbers.ts';
 import { ownRecord } from '../util/record.ts';
 import { cannotRead } from '../util/unreadable.ts';
 
@@ -177,58 +176,46 @@ export function appliedMethod(saved: SavedRelease, spec: ReleaseSpec): ReleaseMe
   if (name === 'randomization') {
     const m = JSON.parse(savedFile(saved, 'matrices.json')) as MatricesFile;
     if (!m?.attributes) throw damaged(saved, 'matrices.json has no attributes');
-    // The saved matrices, given as the spec's own: the plan validates them against this
-    // table's categories and checks the privacy bound with them; nothing is re-optimized.
+    // The saved matrices, given as the spec's own: the plan validates them against the saved
+    // categories and checks the privacy bound with them.
     const matrices = Object.fromEntries(
       Object.entries(m.attributes).map(([a, e]) => [a, { categories: e.categories, matrix: e.matrix }]),
     );
+    // Each attribute binned as the release did, not by this table's own range; a randomized
+    // one over the categories of its saved matrix.
+    const domains: SavedDomains = {
+      file: join(saved.dir, 'matrices.json'),
+      attributes: ownRecord({
+        ...Object.fromEntries(
+          Object.entries(m.released ?? {}).map(([a, e]) => [a, { discretization: e.discretization }]),
+        ),
+        ...m.attributes,
+      }),
+    };
     return {
       name,
-      build: (ctx) => {
-        checkSavedBins(ctx, m, saved.dir);
-        return note(
-          randomizationMethod.build({
-            ...ctx,
-            spec: {
-              ...ctx.spec,
-              method: {
-                ...(ctx.spec.method as RandomizationMethodSpec),
-                matrices,
-                retention: undefined,
-                smallDomain: false,
+      build: (ctx) =>
+        note(
+          buildApplied(
+            {
+              ...ctx,
+              spec: {
+                ...ctx.spec,
+                method: {
+                  ...(ctx.spec.method as RandomizationMethodSpec),
+                  matrices,
+                  retention: undefined,
+                  smallDomain: false,
+                },
               },
             },
-          }),
+            domains,
+          ),
           ctx,
-        );
-      },
+        ),
     };
   }
   throw new PpdpError('E_APPLY_UNSUPPORTED', `method ${name} cannot be re-applied`, 'use ppdp release');
-}
-
-/**
- * The saved matrices are over the saved release's bins: a value of a binned column outside them
- * has no category there. Refused naming its first row and column (never its value); the plan
- * would otherwise refuse the saved matrices' category list, a field the user never wrote.
- */
-function checkSavedBins(ctx: MethodContext, m: MatricesFile, dir: string): void {
-  const rows = inputRows(ctx.spec, ctx.table);
-  for (const [name, entry] of Object.entries({ ...m.attributes, ...(m.released ?? {}) })) {
-    const d = entry?.discretization;
-    if (d?.kind !== 'bins' || !Array.isArray(d.edges) || d.edges.length < 2) continue;
-    const column = ctx.table.columns.find((c) => c.name === name);
-    if (!column) continue;
-    const [low, high] = [d.edges[0]!, d.edges[d.edges.length - 1]!];
-    const outside = column.dictionary.map((v) => isNumber(v) && (Number(v) < low || Number(v) > high));
-    const row = column.codes.findIndex((c) => outside[c]);
-    if (row < 0) continue;
-    throw new InputError(
-      'E_APPLY_OUTSIDE_BINS',
-      `${rows(name, [row])}, column '${name}': the value lies outside the saved bins of ${name} in ${join(dir, 'matrices.json')} (the row named is the first such; there may be others)`,
-      `the saved matrices cover only the range of the release they were saved with: release this table with ppdp release instead, or leave such rows out`,
-    );
-  }
 }
 
 function transformationFile(method: string): string {

@@ -6,10 +6,11 @@
 import { basename } from 'node:path';
 import type { TauOfLModel } from '../catalogue/catalogue.ts';
 import { checkNumbers, inputRows } from '../data/checks.ts';
-import { codeCounts, type EncodedColumn, type EncodedTable, isMissing } from '../data/table.ts';
+import { codeCounts, type EncodedColumn, type EncodedTable } from '../data/table.ts';
 import { NoSolutionError, SpecError } from '../errors.ts';
 import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import {
+  dominance,
   type LDiversityModel,
   LEAST_PROTECTIVE_L,
   lDiversity,
@@ -123,14 +124,8 @@ export function bucketDiversity(
  * (Xiao & Tao's eligibility condition). Throws NoSolutionError with the numbers, never values.
  */
 export function checkEligibility(req: DiversityRequirement, rows: number, method: string): void {
-  const counts = codeCounts(req.column);
-  let max = 0;
-  let distinct = 0;
-  let top = -1;
-  counts.forEach((c, code) => {
-    if (c > max) [max, top] = [c, code];
-    if (c > 0) distinct++;
-  });
+  const values = dominance(codeCounts(req.column), req.column.dictionary);
+  const { most: max, distinct } = values;
   const l = distinctNeeded(req);
   if (max * l > rows) {
     const best = Math.min(distinct, Math.floor(rows / max));
@@ -141,7 +136,7 @@ export function checkEligibility(req: DiversityRequirement, rows: number, method
         `exists only if no value occurs in more than N/l rows`,
       best >= LEAST_PROTECTIVE_L
         ? `use l ≤ ${best} (N / most frequent count = ${(rows / max).toFixed(2)}, ${distinct} distinct values)`
-        : noDiversityHint(req.attribute, distinct, top >= 0 && isMissing(req.column.dictionary[top]!)),
+        : noDiversityHint(req.attribute, values),
     );
   }
 }

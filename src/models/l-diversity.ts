@@ -11,6 +11,7 @@
  * randomization reads as the attribute-disclosure bound τ = 1/l).
  */
 import { LEAST_PROTECTIVE_L } from '../catalogue/l-diversity.ts';
+import { isMissing } from '../data/table.ts';
 import { describeSpec } from './describe.ts';
 import { type ClassCounts, type ClassSummary, entries, type PrivacyModel } from './model.ts';
 
@@ -141,13 +142,36 @@ export function lDiversity(spec: LDiversityModel['spec']): LDiversityModel {
 
 export { LEAST_PROTECTIVE_L };
 
+/** How a sensitive attribute's values are spread: what the eligibility checks and their hints read. */
+export interface Dominance {
+  /** Rows of its most frequent value. */
+  readonly most: number;
+  /** Values some row holds. */
+  readonly distinct: number;
+  /** Whether the most frequent value is the missing value (empty cells or the spec's missing texts). */
+  readonly missing: boolean;
+}
+
+/** The dominance of the values counted in `counts` (rows per code of `dictionary`). */
+export function dominance(counts: ArrayLike<number>, dictionary: readonly string[]): Dominance {
+  let most = 0;
+  let distinct = 0;
+  let top = -1;
+  for (let code = 0; code < counts.length; code++) {
+    const c = counts[code]!;
+    if (c > most) [most, top] = [c, code];
+    if (c > 0) distinct++;
+  }
+  return { most, distinct, missing: top >= 0 && isMissing(dictionary[top]!) };
+}
+
 /**
- * What to do when no l ≥ LEAST_PROTECTIVE_L can hold on a sensitive attribute (`distinct`: its
- * distinct values in the table), for the hints that would otherwise offer l = 1. Coarsening the
- * attribute would not help: merging values only makes the most frequent one more frequent.
- * `missing`: the dominant value is the missing value, which no finer recording splits.
+ * What to do when no l ≥ LEAST_PROTECTIVE_L can hold on a sensitive attribute, for the hints
+ * that would otherwise offer l = 1. Coarsening the attribute would not help: merging values
+ * only makes the most frequent one more frequent; and when the dominant value is the missing
+ * value, no finer recording splits it.
  */
-export function noDiversityHint(attribute: string, distinct: number, missing = false): string {
+export function noDiversityHint(attribute: string, { distinct, missing }: Dominance): string {
   if (distinct < LEAST_PROTECTIVE_L)
     return `${attribute} holds one value in every row, which no release can hide: mark it "insensitive" if that value discloses nothing, or leave it out ("type": "identifying")`;
   if (missing)

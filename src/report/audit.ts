@@ -9,7 +9,7 @@
  *   quasi-identifiers it releases exactly (`classColumns`);
  * - a sensitive attribute no model names has a class where one value's share is ≥ REVEAL_SHARE;
  * - a column randomization was to perturb is released unperturbed (its matrix in matrices.json,
- *   as staged, is the identity: `withUnperturbed`).
+ *   as staged, is the identity, or it has none: `withUnperturbed`).
  * Deterministic: a pure function of the spec, the input and the staged table.
  */
 
@@ -1030,53 +1030,74 @@ function uniqueRows(ids: { of: Int32Array; count: number }, rows: number): numbe
   return unique;
 }
 
+/** A column randomization was to perturb, released unperturbed. */
+export interface Unperturbed {
+  readonly column: string;
+  /** Perturbed by the identity matrix, rather than left without a matrix (retention 1). */
+  readonly matrix: boolean;
+  /** Released as its input values (not binned or grouped to a hierarchy level). */
+  readonly exact: boolean;
+}
+
 /**
- * The columns a randomized release's matrices.json (as staged, parsed) perturbs with the
- * identity matrix: every value kept, the column released exactly. A column of one category
- * has nothing to perturb and is left out.
+ * The columns the spec's scenario randomizes that a randomized release's matrices.json (as
+ * staged, parsed) leaves unperturbed: perturbed by the identity matrix, or listed among the
+ * attributes released unrandomized (retention 1: τ = 1, say). A column of one category has
+ * nothing to perturb and is left out.
  */
-export function unperturbedColumns(matrices: unknown): string[] {
-  const attributes = (matrices as { attributes?: Record<string, { matrix?: unknown }> } | null)?.attributes;
-  if (typeof attributes !== 'object' || attributes === null) return [];
-  return Object.entries(attributes)
-    .filter(([, a]) => {
-      const m = a?.matrix;
-      return (
-        Array.isArray(m) &&
-        m.length > 1 &&
-        m.every(
-          (row, u) =>
-            Array.isArray(row) && row.length === m.length && row.every((x, v) => x === (u === v ? 1 : 0)),
-        )
-      );
-    })
-    .map(([name]) => name);
+export function unperturbedColumns(spec: ReleaseSpec, matrices: unknown): Unperturbed[] {
+  type Entry = { matrix?: unknown; categories?: unknown; discretization?: { kind?: unknown } };
+  const file = matrices as { attributes?: Record<string, Entry>; released?: Record<string, Entry> } | null;
+  const entries = (x: Record<string, Entry> | undefined) =>
+    Object.entries(typeof x === 'object' && x !== null ? x : {});
+  const exact = (e: Entry) => e?.discretization?.kind === 'values';
+  const identity = entries(file?.attributes).filter(([, a]) => {
+    const m = a?.matrix;
+    return (
+      Array.isArray(m) &&
+      m.length > 1 &&
+      m.every(
+        (row, u) =>
+          Array.isArray(row) && row.length === m.length && row.every((x, v) => x === (u === v ? 1 : 0)),
+      )
+    );
+  });
+  // What the scenario releases as it is (unchangedColumns) is no surprise: only the others.
+  const kept = new Set(unchangedColumns(spec));
+  const released = entries(file?.released).filter(
+    ([name, r]) => !kept.has(name) && Array.isArray(r?.categories) && r.categories.length > 1,
+  );
+  return [
+    ...identity.map(([column, e]) => ({ column, matrix: true, exact: exact(e) })),
+    ...released.map(([column, e]) => ({ column, matrix: false, exact: exact(e) })),
+  ];
 }
 
 /**
  * The audit with the columns randomization released unperturbed (`unperturbedColumns`): listed
  * as unchanged, each with a caution, since the release calls them randomized in its spec while
- * they are the input's values exactly (a model's bound that holds without perturbation, as
- * (ρ1, ρ2) does over frequent values, leaves nothing to perturb).
+ * they are the input's values (or their categories) exactly (a model's bound that holds without
+ * perturbation, as (ρ1, ρ2) does over frequent values or τ = 1 always, leaves nothing to perturb).
  */
 export function withUnperturbed(
   spec: ReleaseSpec,
   audit: ReleaseAudit,
-  columns: readonly string[],
+  columns: readonly Unperturbed[],
 ): ReleaseAudit {
   if (columns.length === 0) return audit;
   const rho = spec.privacy.some((m) => m.model === 'rho-privacy');
   const bound = rho ? 'the (ρ1, ρ2) bound holds' : "the privacy models' bounds hold";
+  const names = columns.map((c) => c.column);
   return {
     ...audit,
-    unchanged: [...audit.unchanged, ...columns.filter((c) => !audit.unchanged.includes(c))],
+    unchanged: [...audit.unchanged, ...names.filter((c) => !audit.unchanged.includes(c))],
     cautions: [
       ...audit.cautions,
       ...columns.map(
-        (column): Caution => ({
+        ({ column, matrix, exact }): Caution => ({
           cause: 'released-unperturbed',
           column,
-          message: `${column} is released unperturbed, exactly as in the input (its matrix keeps every value: retention 1), because ${bound} without perturbation`,
+          message: `${column} is released unperturbed, ${exact ? 'exactly as in the input' : 'its input values only discretized'} (${matrix ? 'its matrix keeps every value' : 'it has no matrix'}: retention 1), because ${bound} without perturbing it`,
         }),
       ),
     ],

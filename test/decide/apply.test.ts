@@ -192,6 +192,64 @@ describe('apply a randomization release, and the methods that cannot be re-appli
     await expect(failure).rejects.not.toThrow(/method\.matrices|150/);
   });
 
+  it('bins new data with the saved bin edges, even when its range is narrower', async () => {
+    const ws = adultWorkspace(3000);
+    const spec = JSON.parse(
+      readFileSync(new URL('../../examples/adult-randomization/release.json', import.meta.url), 'utf8'),
+    );
+    delete spec.root;
+    spec.input = 'adult.csv';
+    spec.attributes.age = { type: 'quasi-identifying', scale: 'numeric' };
+    ws.write('randomization.json', JSON.stringify(spec));
+    const path = join(ws.dir, 'randomization.json');
+    await releaseTo(path, join(ws.dir, 'r1'));
+    const saved = JSON.parse(ws.read('r1/matrices.json')).attributes.age;
+    // Only the rows aged 30 to 49: a range inside the saved bins, not their own.
+    const [header, ...rows] = ws.read('adult.csv').trim().split('\n');
+    const age = header!.split(';').indexOf('age');
+    const middle = rows.filter((row) => {
+      const a = Number(row.split(';')[age]);
+      return a >= 30 && a < 50;
+    });
+    ws.write('adult.csv', `${[header, ...middle].join('\n')}\n`);
+    const again = await apply(join(ws.dir, 'r1'), path, join(ws.dir, 'r2'));
+    expect(again.report.verification.verified).toBe(true);
+    const reapplied = JSON.parse(ws.read('r2/matrices.json')).attributes.age;
+    expect(reapplied.categories).toEqual(saved.categories);
+    expect(reapplied.discretization).toEqual(saved.discretization);
+    expect(reapplied.matrix).toEqual(saved.matrix);
+    const [outHeader, ...outRows] = ws.read('r2/data.csv').trim().split('\n');
+    const outAge = outHeader!.split(';').indexOf('age');
+    const released = new Set(outRows.map((row) => row.split(';')[outAge]));
+    for (const label of released) expect(saved.categories).toContain(label);
+  });
+
+  it('refuses a category the saved release does not have, naming its row and column', async () => {
+    const ws = adultWorkspace(1000);
+    const spec = JSON.parse(
+      readFileSync(new URL('../../examples/adult-randomization/release.json', import.meta.url), 'utf8'),
+    );
+    delete spec.root;
+    spec.input = 'adult.csv';
+    ws.write('randomization.json', JSON.stringify(spec));
+    const path = join(ws.dir, 'randomization.json');
+    await releaseTo(path, join(ws.dir, 'r1'));
+    const [header, ...rows] = ws.read('adult.csv').trim().split('\n');
+    const race = header!.split(';').indexOf('race');
+    const changed = rows.map((row, i) => {
+      if (i !== 4) return row;
+      const cells = row.split(';');
+      cells[race] = 'Unseen-race';
+      return cells.join(';');
+    });
+    ws.write('adult.csv', `${[header, ...changed].join('\n')}\n`);
+    const failure = apply(join(ws.dir, 'r1'), path, join(ws.dir, 'r2'));
+    await expect(failure).rejects.toThrow(
+      /^adult\.csv row 6, column 'race': the value is none of the saved categories of race in .*matrices\.json/,
+    );
+    await expect(failure).rejects.not.toThrow(/method\.matrices|Unseen/);
+  });
+
   it('refuses Anatomy with the reason', async () => {
     const ws = adultWorkspace(500);
     ws.editSpec((s) => {

@@ -335,6 +335,25 @@ describe('Mondrian on small tables', () => {
     expect(hint).not.toMatch(/at most 1/);
   });
 
+  it('says so when the dominant sensitive value is the missing value, as Anatomy and Slicing do', async () => {
+    // 7 of 8 rows without a disease: the missing value dominates.
+    const missing = smallTable(
+      `age,disease\n${[1, 2, 3, 4, 5, 6, 7, 8].map((a) => `${a},${a === 1 ? 'cold' : ''}`).join('\n')}\n`,
+      {
+        attributes: { age: { type: 'quasi-identifying' }, disease: { type: 'sensitive' } },
+        privacy: [{ model: 'entropy-l-diversity', attribute: 'disease', l: 2 }],
+        method: { name: 'mondrian' },
+      },
+    );
+    const error = await releaseTo(missing.spec, missing.out).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NoSolutionError);
+    const hint = (error as NoSolutionError).hint;
+    expect(hint).toMatch(
+      /which disease's dominant value, the missing value .*, rules out: fill in the values that are known/,
+    );
+    expect(hint).not.toMatch(/split its most frequent value/);
+  });
+
   it('rejects QIs it cannot partition, naming the field or row', async () => {
     const noHierarchy = smallTable('city,disease\na,x\nb,y\n', {
       attributes: { city: { type: 'quasi-identifying' }, disease: { type: 'sensitive' } },

@@ -85,6 +85,24 @@ describe('τ = 1', () => {
     expect(matricesOf(where).privacy.maxRisk).toBe(1);
   });
 
+  it('rr-s: the sensitive attribute, left without a matrix, is cautioned as released unperturbed and audited as unchanged', async () => {
+    const { report } = await releaseTo(spec(people, [AD(1)], { scenario: 'rr-s' }, nominal), out());
+    const caution = report.audit!.cautions.find((c) => c.cause === 'released-unperturbed')!;
+    expect(caution).toMatchObject({ column: 'dis' });
+    expect(caution.message).toBe(
+      "dis is released unperturbed, exactly as in the input (it has no matrix: retention 1), because the privacy models' bounds hold without perturbing it",
+    );
+    expect(report.verdict!.causes).toContain(caution.message);
+    expect(report.audit!.unchanged).toContain('dis');
+    // The quasi-identifiers rr-s releases as they are by design: no caution.
+    expect(report.audit!.cautions.filter((c) => c.cause === 'released-unperturbed')).toHaveLength(1);
+    const facts = Object.fromEntries(report.sections!.find((s) => s.title === 'Randomization')!.facts);
+    expect(facts.randomized).toBe('nothing');
+    expect(facts['released unperturbed (retention 1)']).toBe('dis');
+    expect(facts['retention dis']).toBe('1 (d = 3): released unperturbed');
+    expect(facts['retention sex']).toBe('not randomized');
+  });
+
   it('rr-both randomizes nothing: the identity is optimal (no retention 0.9999999990)', async () => {
     const where = out();
     await releaseTo(spec(people, [AD(1)], { scenario: 'rr-both' }, nominal), where);
@@ -281,7 +299,7 @@ describe('the audit of a randomized release', () => {
     const caution = report.audit!.cautions.find((c) => c.cause === 'released-unperturbed')!;
     expect(caution).toMatchObject({ column: 'dis' });
     expect(caution.message).toBe(
-      'dis is released unperturbed, exactly as in the input (its matrix keeps every value: retention 1), because the (ρ1, ρ2) bound holds without perturbation',
+      'dis is released unperturbed, exactly as in the input (its matrix keeps every value: retention 1), because the (ρ1, ρ2) bound holds without perturbing it',
     );
     expect(report.verdict!.causes).toContain(caution.message);
     expect(report.audit!.unchanged).toContain('dis');

@@ -15,7 +15,7 @@ import { basename } from 'node:path';
 import { DISTINCT_L_DIVERSITY, ENTROPY_L_DIVERSITY } from '../../catalogue/l-diversity.ts';
 import { checkNumbers, inputRows } from '../../data/checks.ts';
 import {
-  countCodes,
+  codeCounts,
   type EncodedColumn,
   type EncodedTable,
   isMissing,
@@ -24,8 +24,8 @@ import {
 } from '../../data/table.ts';
 import { NoSolutionError, SpecError } from '../../errors.ts';
 import { buildHierarchy, hierarchyRows } from '../../hierarchy/hierarchy.ts';
-import { buildModels, sensitiveAttributes } from '../../models/index.ts';
-import { entropyOf, LEAST_PROTECTIVE_L, noDiversityHint } from '../../models/l-diversity.ts';
+import { buildModels, type SensitiveAttribute, sensitiveAttributes } from '../../models/index.ts';
+import { dominance, entropyOf, LEAST_PROTECTIVE_L, noDiversityHint } from '../../models/l-diversity.ts';
 import type { PrivacyModel } from '../../models/model.ts';
 import type { AttributeSpec, MondrianMethodSpec, ReleaseSpec } from '../../release-spec/spec.ts';
 import { isNumber } from '../../util/numbers.ts';
@@ -78,7 +78,7 @@ export function prepareMondrian(spec: ReleaseSpec, table: EncodedTable): Prepare
     codes: s.column.codes,
     width: s.column.dictionary.length,
   }));
-  checkRoot(models, saCodes, table.rowCount);
+  checkRoot(models, sensitive, table.rowCount);
   return {
     spec,
     method,
@@ -222,23 +222,17 @@ function categoricalDim(
  */
 function checkRoot(
   models: readonly PrivacyModel[],
-  sensitive: readonly SensitiveCodes[],
+  sensitive: readonly SensitiveAttribute[],
   rows: number,
 ): void {
   for (const model of models) {
     const sa = sensitive.find((s) => s.name === model.attribute);
-    const histogram = sa ? countCodes(sa.codes, sa.width) : null;
+    const histogram = sa ? codeCounts(sa.column) : null;
     if (model.holds({ size: rows, histogram })) continue;
     const spec = model.spec;
     const name = model.attribute ?? '';
-    let top = 0;
-    let distinct = 0;
-    if (histogram) {
-      for (const c of histogram) {
-        if (c > 0) distinct++;
-        top = Math.max(top, c);
-      }
-    }
+    const values = histogram ? dominance(histogram, sa!.column.dictionary) : undefined;
+    const { most: top, distinct } = values ?? { most: 0, distinct: 0 };
     const frequency =
       histogram && 'l' in spec
         ? ` Its most frequent value occurs in ${top} of ${rows} rows; a partition where no value makes up more than 1/l of any class needs ${top} ≤ N/l = ${fmt(rows / spec.l)}, i.e. l ≤ ${fmt(rows / top)}.`
@@ -251,7 +245,7 @@ function checkRoot(
         hint =
           distinct >= LEAST_PROTECTIVE_L
             ? `l can be at most ${distinct} for this attribute`
-            : noDiversityHint(name, distinct);
+            : noDiversityHint(name, values!);
         break;
       case ENTROPY_L_DIVERSITY.name: {
         const most = Math.exp(entropyOf(histogram!, rows));
@@ -259,7 +253,7 @@ function checkRoot(
         hint =
           most >= LEAST_PROTECTIVE_L
             ? `l can be at most ${fmt(most)} for this attribute`
-            : noDiversityHint(name, distinct);
+            : noDiversityHint(name, values!);
         break;
       }
       default:

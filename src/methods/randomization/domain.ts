@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import { inputRows } from '../../data/checks.ts';
 import { formatNumber } from '../../data/csv.ts';
 import { type EncodedColumn, type EncodedTable, isMissing } from '../../data/table.ts';
-import { SpecError } from '../../errors.ts';
+import { InputError, SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
 import type { AttributeSpec, RandomizationMethodSpec, ReleaseSpec } from '../../release-spec/spec.ts';
 import { allNumbers, isNumber } from '../../util/numbers.ts';
@@ -31,32 +31,51 @@ export interface CategoricalAttribute {
 
 export const DEFAULT_BINS = 10;
 
+/**
+ * A saved release's categories (its matrices.json), which `ppdp apply` reuses: each attribute
+ * is discretized as it was (the same bin edges, not the new table's own), and a randomized one
+ * keeps the saved category list (`categories`), so that its saved matrix applies as it is.
+ */
+export interface SavedDomains {
+  /** The matrices.json they come from, named in errors. */
+  readonly file: string;
+  readonly attributes: Readonly<
+    Record<string, { readonly categories?: readonly string[]; readonly discretization: Discretization }>
+  >;
+}
+
 /** The QIs (spec order) then the sensitive attribute: the contingency table's modes, in Kronecker order. */
 export function buildDomains(
   spec: ReleaseSpec,
   table: EncodedTable,
   method: RandomizationMethodSpec,
   sensitive: string,
+  saved?: SavedDomains,
 ): CategoricalAttribute[] {
   const attrs = [
     ...spec.attributes.filter((a) => a.type === 'quasi-identifying'),
     spec.attributes.find((a) => a.name === sensitive)!,
   ];
-  return attrs.map((a) => categorical(spec, table, method, a));
+  return attrs.map((a) => {
+    const was = saved?.attributes[a.name];
+    return was ? savedCategorical(spec, table, a, was, saved!.file) : categorical(spec, table, method, a);
+  });
 }
+
+type Choice = { level: number } | { bins: number; edges?: readonly number[] } | undefined;
 
 function categorical(
   spec: ReleaseSpec,
   table: EncodedTable,
   method: RandomizationMethodSpec,
   a: AttributeSpec,
+  saved?: Choice | 'values',
 ): CategoricalAttribute {
   const where = basename(spec.file);
   const column = table.columns.find((c) => c.name === a.name)!;
   const role = a.type === 'sensitive' ? 'sensitive' : 'quasi-identifying';
-  const explicit = method.discretize?.[a.name];
-  let choice: { level: number } | { bins: number } | undefined = explicit;
-  if (!choice && a.scale === 'numeric') {
+  let choice: Choice = saved === 'values' ? undefined : (saved ?? method.discretize?.[a.name]);
+  if (!choice && !saved && a.scale === 'numeric') {
     choice = a.hierarchy ? { level: 1 } : { bins: DEFAULT_BINS };
   }
   if (!choice) return byValues(a.name, role, column);
@@ -86,7 +105,55 @@ function categorical(
       { kind: 'level', level: choice.level },
     );
   }
-  return byBins(a.name, role, column, choice.bins, where);
+  return byBins(a.name, role, column, choice.bins, where, 'edges' in choice ? choice.edges : undefined);
+}
+
+/**
+ * An attribute discretized as the saved release did; a randomized one over the saved categories
+ * (in their order, some perhaps held by no row now). A row outside the saved bins, or whose
+ * category a saved matrix does not have, is refused, naming the first such row and the column
+ * (never its value).
+ */
+function savedCategorical(
+  spec: ReleaseSpec,
+  table: EncodedTable,
+  a: AttributeSpec,
+  saved: SavedDomains['attributes'][string],
+  file: string,
+): CategoricalAttribute {
+  const d = saved.discretization;
+  const own = categorical(
+    spec,
+    table,
+    spec.method as RandomizationMethodSpec,
+    a,
+    d.kind === 'values'
+      ? 'values'
+      : d.kind === 'level'
+        ? { level: d.level }
+        : { bins: d.bins, edges: d.edges },
+  );
+  // Released unrandomized: its own categories (those of the saved bins or level some row holds).
+  const categories = saved.categories ?? own.categories;
+  const index = new Map(categories.map((c, i) => [c, i]));
+  const remap = own.categories.map((c) => index.get(c) ?? -1);
+  const codes = Int32Array.from(own.codes, (c) => remap[c]!);
+  // binOf puts a value below or above the saved edges in the first or last bin: not its bin.
+  const column = table.columns.find((c) => c.name === a.name)!;
+  const [low, high] = d.kind === 'bins' ? [d.edges[0]!, d.edges[d.edges.length - 1]!] : [0, 0];
+  const outside = column.dictionary.map(
+    (v) => d.kind === 'bins' && isNumber(v) && (Number(v) < low || Number(v) > high),
+  );
+  const row = codes.findIndex((c, r) => c < 0 || outside[column.codes[r]!]);
+  if (row >= 0) {
+    const bins = d.kind === 'bins';
+    throw new InputError(
+      bins ? 'E_APPLY_OUTSIDE_BINS' : 'E_APPLY_NEW_CATEGORY',
+      `${inputRows(spec, table)(a.name, [row])}, column '${a.name}': the value ${bins ? 'lies outside the saved bins' : 'is none of the saved categories'} of ${a.name} in ${file} (the row named is the first such; there may be others)`,
+      `the saved matrices cover only the ${bins ? 'range' : 'categories'} of the release they were saved with: release this table with ppdp release instead, or leave such rows out`,
+    );
+  }
+  return { ...own, categories: [...categories], codes, discretization: d };
 }
 
 /** One category per distinct value: numeric order when every value is a number, else code-unit order. */
@@ -154,6 +221,7 @@ function byBins(
   column: EncodedColumn,
   bins: number,
   where: string,
+  savedEdges?: readonly number[],
 ): CategoricalAttribute {
   const values = column.dictionary.map(Number);
   // The missing value is a category of its own after the bins, released as it is (empty).
@@ -174,7 +242,7 @@ function byBins(
     max = Math.max(max, v);
   });
   if (min > max) min = max = 0; // no numbers at all: one bin, never used
-  const edges = binEdges(min, max, bins);
+  const edges = savedEdges ? [...savedEdges] : binEdges(min, max, bins);
   const binOfCode = values.map((v, c) => (missing[c] ? edges.length - 1 : binOf(v, edges)));
   const labels = [...edges.slice(0, -1).map((_, b) => binLabel(edges, b)), ''];
   return compact(

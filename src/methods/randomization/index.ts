@@ -29,6 +29,7 @@ import { streamKey } from '../../util/keys.ts';
 import { emptyRecord } from '../../util/record.ts';
 import { PROGRESS_MS, reporting, runSteps, runStepsAsync, type Steps, sliced } from '../../util/steps.ts';
 import type { BuiltRelease, MethodContext, ReleaseMethod } from '../method.ts';
+import type { SavedDomains } from './domain.ts';
 import { type Distortion, gammaOf, inverseOf } from './matrices.ts';
 import type { MatricesFile } from './matrices-file.ts';
 import { rowsOf } from './matrices-file.ts';
@@ -67,12 +68,22 @@ export const randomizationMethod: ReleaseMethod = {
   buildAsync: (ctx) => runStepsAsync(buildSteps(ctx)),
 };
 
-function* buildSteps(ctx: MethodContext): Steps<BuiltRelease> {
+/**
+ * The release re-applying a saved one (`ppdp apply`): its categories and discretization reused
+ * (`saved`), its matrices given as the spec's own (`method.matrices` of `ctx.spec`).
+ */
+export function buildApplied(ctx: MethodContext, saved: SavedDomains): BuiltRelease {
+  return runSteps(buildSteps(ctx, saved));
+}
+
+function* buildSteps(ctx: MethodContext, saved?: SavedDomains): Steps<BuiltRelease> {
   const { spec, table, time, say } = ctx;
   const reference = ctx.kernel.name === 'ts';
   const kron: KroneckerKernel = reference ? tsKroneckerKernel : wasmKroneckerKernel;
   const perturbKernel: PerturbKernel = reference ? tsPerturbKernel : wasmSimdPerturbKernel;
-  const plan = yield* sliced(planSteps(spec, table, { kernel: kron, say }), (w) => time('optimize', w));
+  const plan = yield* sliced(planSteps(spec, table, { kernel: kron, say, saved }), (w) =>
+    time('optimize', w),
+  );
   const { attributes, distortions } = plan;
   const randomizedNames = attributes.filter((_, i) => distortions[i]).map((a) => a.name);
   say(

@@ -22,7 +22,7 @@ import { thousands } from '../../util/format.ts';
 import { allNumbers } from '../../util/numbers.ts';
 import { emptyRecord } from '../../util/record.ts';
 import { PROGRESS_MS, reporting, runSteps, type Steps } from '../../util/steps.ts';
-import { buildDomains, type CategoricalAttribute, DEFAULT_BINS } from './domain.ts';
+import { buildDomains, type CategoricalAttribute, DEFAULT_BINS, type SavedDomains } from './domain.ts';
 import {
   type Distortion,
   diagOf,
@@ -53,6 +53,8 @@ export interface RandomizationPlan {
   readonly attributes: CategoricalAttribute[];
   /** Per attribute: its distortion, or null when released unchanged (perhaps discretized). */
   readonly distortions: (Distortion | null)[];
+  /** Per attribute: whether the scenario randomizes it (its distortion null when retention 1). */
+  readonly randomized: boolean[];
   /** How each randomized attribute's matrix was chosen. */
   readonly chosenBy: Record<
     string,
@@ -171,6 +173,8 @@ function tighter(a: Requirements['tau'], b: AttributeDisclosureModel): Requireme
 export interface PlanOptions {
   readonly kernel: KroneckerKernel;
   readonly say?: (line: string) => void;
+  /** `ppdp apply`: the saved release's categories and discretization, reused as they are. */
+  readonly saved?: SavedDomains;
 }
 
 export function planRandomization(
@@ -201,7 +205,7 @@ export function* planSteps(
   if (spec.method.name !== 'randomization') throw new Error(`not a randomization spec: ${spec.method.name}`);
   const method = spec.method;
   const req = requirementsOf(spec);
-  const attributes = buildDomains(spec, table, method, req.sensitive);
+  const attributes = buildDomains(spec, table, method, req.sensitive, options.saved);
   const k = attributes.length;
   const sa = k - 1;
   const randomizes = SCENARIO_RANDOMIZES[method.scenario];
@@ -442,6 +446,7 @@ export function* planSteps(
     requirements: req,
     attributes,
     distortions,
+    randomized,
     chosenBy,
     optimizer,
     smallDomain,

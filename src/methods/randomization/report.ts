@@ -151,8 +151,13 @@ const fmt = (x: number, digits = 4) => (Number.isFinite(x) ? Number(x.toPrecisio
 function matricesSection({ plan, parameters, expected }: Facts): ReportSection {
   const { attributes, distortions, method } = plan;
   const sa = attributes[attributes.length - 1]!;
-  // A matrix that keeps every value (small-domain blocks all at retention 1) perturbs nothing.
-  const unperturbed = distortions.map((p) => !!p && p.d > 1 && isIdentity(p.matrix, p.d));
+  // An attribute the scenario randomizes, of more than one category, perturbed by nothing: left
+  // at retention 1 (no matrix: τ = 1, say), or by a matrix that keeps every value (small-domain
+  // blocks all at retention 1).
+  const unperturbed = attributes.map((a, i) => {
+    const p = distortions[i];
+    return plan.randomized[i]! && a.categories.length > 1 && (!p || isIdentity(p.matrix, p.d));
+  });
   const named = (keep: (i: number) => boolean) =>
     attributes
       .filter((_, i) => keep(i))
@@ -173,7 +178,9 @@ function matricesSection({ plan, parameters, expected }: Facts): ReportSection {
         `retention ${a.name}`,
         distortions[i]
           ? `${fmt(parameters[a.name]!, 6)} (${plan.chosenBy[a.name] ?? 'spec'}, d = ${a.categories.length})${unperturbed[i] ? ': released unperturbed' : ''}`
-          : 'not randomized',
+          : unperturbed[i]
+            ? `1 (d = ${a.categories.length}): released unperturbed`
+            : 'not randomized',
       ]),
       ['expected squared error E‖π̂ − π‖²', fmt(expected)],
     ],

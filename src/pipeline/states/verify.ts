@@ -167,7 +167,9 @@ async function verifyWhole(work: Work, env: PhaseEnv, claims: unknown): Promise<
         [stagedRows(staged.path('data.arrow'), auditRawColumns(work.spec))].flatMap((t) => t ?? []),
       ),
       // Read from the staged matrices (the verifier checked them), not from the method's word.
-      files.includes('matrices.json') ? unperturbedColumns(stagedJson(staged.path('matrices.json'))) : [],
+      files.includes('matrices.json')
+        ? unperturbedColumns(work.spec, stagedJson(staged.path('matrices.json')))
+        : [],
     );
     return { checks, table, data: files.map(staged.entry), audit, auditMs: performance.now() - t };
   } finally {
