@@ -250,6 +250,50 @@ describe('apply a randomization release, and the methods that cannot be re-appli
     await expect(failure).rejects.not.toThrow(/method\.matrices|Unseen/);
   });
 
+  it('keeps an attribute the release left unperturbed at retention 1, refusing when the new table then fails the bound', async () => {
+    const ws = adultWorkspace(0);
+    // Every (zip, sex) group holds each diagnosis equally: τ = 0.5 holds unperturbed, so the
+    // release randomizes neither QI.
+    const rows = (same: boolean) =>
+      ['A', 'B'].flatMap((zip) =>
+        ['M', 'F'].flatMap((sex) =>
+          Array.from(
+            { length: 12 },
+            (_, i) => `${zip},${sex},${same && zip === 'A' && sex === 'M' ? 'x' : 'xyz'[i % 3]}`,
+          ),
+        ),
+      );
+    const table = (same: boolean) => `zip,sex,diag\n${rows(same).join('\n')}\n`;
+    ws.write('t.csv', table(false));
+    ws.write(
+      'r.json',
+      JSON.stringify({
+        input: 't.csv',
+        attributes: {
+          zip: { type: 'quasi-identifying' },
+          sex: { type: 'quasi-identifying' },
+          diag: { type: 'sensitive' },
+        },
+        privacy: [{ model: 'attribute-disclosure', attribute: 'diag', tau: 0.5 }],
+        method: { name: 'randomization', scenario: 'rr-qi', form: 'retention' },
+        seed: 1,
+      }),
+    );
+    const path = join(ws.dir, 'r.json');
+    await releaseTo(path, join(ws.dir, 'r1'));
+    const saved = JSON.parse(ws.read('r1/matrices.json'));
+    expect(Object.keys(saved.attributes)).toEqual([]);
+    expect(Object.keys(saved.released).sort()).toEqual(['diag', 'sex', 'zip']);
+    // Now every (A, M) row has diagnosis x: a release of this table would randomize the QIs.
+    ws.write('t.csv', table(true));
+    const failure = apply(join(ws.dir, 'r1'), path, join(ws.dir, 'r2'));
+    await expect(failure).rejects.toMatchObject({ code: 'E_APPLY_INFEASIBLE' });
+    await expect(failure).rejects.toThrow(
+      /^r\.json: the transformation saved in .*matrices\.json does not protect this table: they leave a maximum attribute-disclosure risk of 1\.000 > τ = 0\.5; the release left zip, sex unperturbed \(retention 1\), and apply keeps them so$/,
+    );
+    expect(ws.list('r2')).toBeNull();
+  });
+
   it('refuses Anatomy with the reason', async () => {
     const ws = adultWorkspace(500);
     ws.editSpec((s) => {

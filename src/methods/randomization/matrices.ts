@@ -152,6 +152,13 @@ export function gammaOf(matrix: Float64Array, d: number): number {
   return gamma;
 }
 
+/** Whether a row-major d×d matrix is the identity. */
+export function isIdentity(m: Float64Array, d: number): boolean {
+  for (let u = 0; u < d; u++)
+    for (let v = 0; v < d; v++) if (m[u * d + v] !== (u === v ? 1 : 0)) return false;
+  return true;
+}
+
 /**
  * The largest diagonal whose matrix is γ-amplifying: the ratio diag/off ≤ γ. For uniform
  * perturbation this is the coin p = (γ−1)/(m−1+γ) (Chaytor & Wang); for the retention form

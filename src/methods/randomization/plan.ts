@@ -29,6 +29,7 @@ import {
   gammaOf,
   inverseColumnNorms,
   inverseOf,
+  isIdentity,
   maxDiagForGamma,
   minDiag,
   structuredDistortion,
@@ -281,6 +282,16 @@ export function* planSteps(
     }
   }
 
+  // `ppdp apply` chooses nothing: the saved matrices are given as the spec's own, and what the
+  // saved release left unperturbed stays so (docs/decide-and-reuse.md); a bound they no longer
+  // meet on this table is refused, not met by choosing anew.
+  const applying = options.saved;
+  const refuseApply = (what: string): NoSolutionError =>
+    new NoSolutionError(
+      'E_APPLY_INFEASIBLE',
+      `${where}: the transformation saved in ${applying!.file} does not protect this table: ${what}`,
+      `release this table afresh with \`ppdp release ${where}\`, which chooses matrices for it (apply re-uses the saved ones as they are)`,
+    );
   const form = method.form;
   const distortions: (Distortion | null)[] = attributes.map(() => null);
   const chosenBy: RandomizationPlan['chosenBy'] = emptyRecord();
@@ -318,6 +329,11 @@ export function* planSteps(
     if (i === sa && req.rho && distortions[i] && !method.smallDomain) {
       const g = gammaOf(distortions[i]!.matrix, d);
       if (g > req.rho.gamma * (1 + 1e-12)) {
+        if (applying) {
+          throw refuseApply(
+            `the saved matrix of the sensitive attribute ${saName} is ${g.toPrecision(4)}-amplifying; rho-privacy (${req.rho.rho1}, ${req.rho.rho2}) allows γ ≤ ${req.rho.gamma.toPrecision(4)}`,
+          );
+        }
         throw new NoSolutionError(
           'E_NO_SOLUTION',
           `${where}: the sensitive attribute's matrix given in the spec is ${g.toPrecision(4)}-amplifying; rho-privacy (${req.rho.rho1}, ${req.rho.rho2}) allows γ ≤ ${req.rho.gamma.toPrecision(4)}`,
@@ -367,10 +383,17 @@ export function* planSteps(
     );
   }
 
-  // Free variables: randomized, no matrix yet, more than one category.
-  const free = attributes
+  // Randomized, no matrix yet, more than one category: free variables, or, when applying, pinned
+  // at retention 1 as the saved release left them.
+  const open = attributes
     .map((_, i) => i)
     .filter((i) => randomized[i] && !distortions[i] && attributes[i]!.categories.length > 1);
+  const free = applying ? [] : open;
+  if (applying && req.rho && open.includes(sa) && upper[sa]! < 1) {
+    throw refuseApply(
+      `the release left the sensitive attribute ${saName} unperturbed (retention 1), and rho-privacy (${req.rho.rho1}, ${req.rho.rho2}) needs its ${attributes[sa]!.categories.length} categories randomized`,
+    );
+  }
   const operands = (diags: Float64Array): RiskMatrices => {
     const ops: RiskOperand[] = distortions.slice();
     free.forEach((i, j) => {
@@ -381,7 +404,9 @@ export function* planSteps(
   let optimizer: OptimizeResult | undefined;
   if (req.tau) {
     options.say?.(
-      `optimizing ${free.length} retention parameter${free.length === 1 ? '' : 's'} for max risk ≤ ${req.tau.value.toPrecision(4)}`,
+      applying
+        ? `checking the saved matrices for max risk ≤ ${req.tau.value.toPrecision(4)}`
+        : `optimizing ${free.length} retention parameter${free.length === 1 ? '' : 's'} for max risk ≤ ${req.tau.value.toPrecision(4)}`,
     );
     const say = options.say ?? (() => {});
     optimizer = yield* reporting(
@@ -421,6 +446,20 @@ export function* planSteps(
   if (req.tau && req.tau.value < 1) {
     const risk = evaluator.summary({ qi: distortions.slice(0, sa), sa: distortions[sa]! }).max;
     if (risk > req.tau.value * (1 - TAU_MARGIN / 2)) {
+      if (applying) {
+        const kept = attributes.filter((a, i) => {
+          const p = distortions[i];
+          return randomized[i] && a.categories.length > 1 && (!p || isIdentity(p.matrix, p.d));
+        });
+        const names = kept.map((a) => a.name);
+        throw refuseApply(
+          `they leave a maximum attribute-disclosure risk of ${risk.toPrecision(4)} > τ = ${req.tau.value}${
+            kept.length > 0
+              ? `; the release left ${names.join(', ')} unperturbed (retention 1), and apply keeps ${kept.length === 1 ? 'it' : 'them'} so`
+              : ''
+          }`,
+        );
+      }
       const given = attributes.filter(
         (a) => method.retention?.[a.name] !== undefined || method.matrices?.[a.name] !== undefined,
       );

@@ -10,7 +10,7 @@ import { riskDistribution } from '../../metrics/privacy.ts';
 import { impliedRho2, type RhoCheck, smallDomainGuarantee } from '../../models/rho-privacy.ts';
 import { emptyRecord } from '../../util/record.ts';
 import type { BuiltRelease } from '../method.ts';
-import { gammaOf } from './matrices.ts';
+import { gammaOf, isIdentity } from './matrices.ts';
 import { expectedSquaredError, type RandomizationPlan } from './plan.ts';
 import type { RiskDetail } from './risk.ts';
 
@@ -198,13 +198,6 @@ function matricesSection({ plan, parameters, expected }: Facts): ReportSection {
       })),
     },
   };
-}
-
-/** Whether a row-major d×d matrix is the identity. */
-function isIdentity(m: Float64Array, d: number): boolean {
-  for (let u = 0; u < d; u++)
-    for (let v = 0; v < d; v++) if (m[u * d + v] !== (u === v ? 1 : 0)) return false;
-  return true;
 }
 
 /** The risk's quantiles, the bound, γ and the posteriors it bounds. */
