@@ -250,23 +250,19 @@ describe('apply a randomization release, and the methods that cannot be re-appli
     await expect(failure).rejects.not.toThrow(/method\.matrices|Unseen/);
   });
 
-  it('keeps an attribute the release left unperturbed at retention 1, refusing when the new table then fails the bound', async () => {
-    const ws = adultWorkspace(0);
-    // Every (zip, sex) group holds each diagnosis equally: τ = 0.5 holds unperturbed, so the
-    // release randomizes neither QI.
-    const rows = (same: boolean) =>
-      ['A', 'B'].flatMap((zip) =>
+  /** 48 rows: every (zip, sex) group holds diagnoses x, y, z equally, or `diag` when given. */
+  const smallTable = (diag?: (zip: string, sex: string) => string | undefined) =>
+    `zip,sex,diag\n${['A', 'B']
+      .flatMap((zip) =>
         ['M', 'F'].flatMap((sex) =>
-          Array.from(
-            { length: 12 },
-            (_, i) => `${zip},${sex},${same && zip === 'A' && sex === 'M' ? 'x' : 'xyz'[i % 3]}`,
-          ),
+          Array.from({ length: 12 }, (_, i) => `${zip},${sex},${diag?.(zip, sex) ?? 'xyz'[i % 3]}`),
         ),
-      );
-    const table = (same: boolean) => `zip,sex,diag\n${rows(same).join('\n')}\n`;
-    ws.write('t.csv', table(false));
+      )
+      .join('\n')}\n`;
+  /** A spec of t.csv in `ws` protecting diag, written to `name`; its path. */
+  const smallSpec = (ws: Workspace, name: string, scenario: string, privacy: unknown): string => {
     ws.write(
-      'r.json',
+      name,
       JSON.stringify({
         input: 't.csv',
         attributes: {
@@ -274,24 +270,68 @@ describe('apply a randomization release, and the methods that cannot be re-appli
           sex: { type: 'quasi-identifying' },
           diag: { type: 'sensitive' },
         },
-        privacy: [{ model: 'attribute-disclosure', attribute: 'diag', tau: 0.5 }],
-        method: { name: 'randomization', scenario: 'rr-qi', form: 'retention' },
+        privacy: [privacy],
+        method: { name: 'randomization', scenario, form: 'retention' },
         seed: 1,
       }),
     );
-    const path = join(ws.dir, 'r.json');
+    return join(ws.dir, name);
+  };
+  const rho = (rho2: number) => ({ model: 'rho-privacy', attribute: 'diag', rho1: 0.1, rho2 });
+
+  it('keeps an attribute the release left unperturbed at retention 1, refusing when the new table then fails the bound', async () => {
+    const ws = adultWorkspace(0);
+    // τ = 0.5 holds unperturbed: the release randomizes neither QI.
+    ws.write('t.csv', smallTable());
+    const path = smallSpec(ws, 'r.json', 'rr-qi', {
+      model: 'attribute-disclosure',
+      attribute: 'diag',
+      tau: 0.5,
+    });
     await releaseTo(path, join(ws.dir, 'r1'));
     const saved = JSON.parse(ws.read('r1/matrices.json'));
     expect(Object.keys(saved.attributes)).toEqual([]);
     expect(Object.keys(saved.released).sort()).toEqual(['diag', 'sex', 'zip']);
     // Now every (A, M) row has diagnosis x: a release of this table would randomize the QIs.
-    ws.write('t.csv', table(true));
+    ws.write(
+      't.csv',
+      smallTable((zip, sex) => (zip === 'A' && sex === 'M' ? 'x' : undefined)),
+    );
     const failure = apply(join(ws.dir, 'r1'), path, join(ws.dir, 'r2'));
     await expect(failure).rejects.toMatchObject({ code: 'E_APPLY_INFEASIBLE' });
     await expect(failure).rejects.toThrow(
       /^r\.json: the transformation saved in .*matrices\.json does not protect this table: they leave a maximum attribute-disclosure risk of 1\.000 > τ = 0\.5; the release left zip, sex unperturbed \(retention 1\), and apply keeps them so$/,
     );
     expect(ws.list('r2')).toBeNull();
+  });
+
+  it('keeps a sensitive attribute the release left unperturbed, refusing it under rho-privacy', async () => {
+    const ws = adultWorkspace(0);
+    // One diagnosis: nothing to randomize, so the release leaves diag unperturbed.
+    ws.write(
+      't.csv',
+      smallTable(() => 'x'),
+    );
+    const path = smallSpec(ws, 'r.json', 'rr-s', rho(0.5));
+    await releaseTo(path, join(ws.dir, 'r1'));
+    expect(Object.keys(JSON.parse(ws.read('r1/matrices.json')).attributes)).toEqual([]);
+    ws.write('t.csv', smallTable());
+    const failure = apply(join(ws.dir, 'r1'), path, join(ws.dir, 'r2'));
+    await expect(failure).rejects.toMatchObject({ code: 'E_APPLY_INFEASIBLE' });
+    await expect(failure).rejects.toThrow(
+      /does not protect this table: the release left the sensitive attribute diag unperturbed \(retention 1\), and rho-privacy \(0\.1, 0\.5\) needs its 3 categories randomized$/,
+    );
+  });
+
+  it('refuses a saved matrix a tightened rho-privacy no longer allows, as the saved one', async () => {
+    const ws = adultWorkspace(0);
+    ws.write('t.csv', smallTable());
+    await releaseTo(smallSpec(ws, 'r.json', 'rr-s', rho(0.5)), join(ws.dir, 'r1'));
+    const failure = apply(join(ws.dir, 'r1'), smallSpec(ws, 'r2.json', 'rr-s', rho(0.3)), join(ws.dir, 'r2'));
+    await expect(failure).rejects.toMatchObject({ code: 'E_APPLY_INFEASIBLE' });
+    await expect(failure).rejects.toThrow(
+      /^r2\.json: the transformation saved in .*matrices\.json does not protect this table: the saved matrix of the sensitive attribute diag is 9\.000-amplifying; rho-privacy \(0\.1, 0\.3\) allows γ ≤ 3\.857$/,
+    );
   });
 
   it('refuses Anatomy with the reason', async () => {
