@@ -20,7 +20,7 @@ import { releaseValues } from '../methods/mondrian/release.ts';
 import { assignBoxes, parseTransformation } from '../methods/mondrian/transformation.ts';
 import type { SavedDomains } from '../methods/randomization/domain.ts';
 import { buildApplied } from '../methods/randomization/index.ts';
-import type { MatricesFile } from '../methods/randomization/matrices-file.ts';
+import { parseMatricesFile } from '../methods/randomization/matrices-file.ts';
 import { requiredK } from '../models/index.ts';
 import type { Manifest } from '../pipeline/publish.ts';
 import type { RandomizationMethodSpec, ReleaseSpec } from '../release-spec/spec.ts';
@@ -174,8 +174,7 @@ export function appliedMethod(saved: SavedRelease, spec: ReleaseSpec): ReleaseMe
     return { name, build: (ctx) => note(applyMondrian(ctx, t), ctx) };
   }
   if (name === 'randomization') {
-    const m = JSON.parse(savedFile(saved, 'matrices.json')) as MatricesFile;
-    if (!m?.attributes) throw damaged(saved, 'matrices.json has no attributes');
+    const m = parseMatricesFile(savedFile(saved, 'matrices.json'), join(saved.dir, 'matrices.json'));
     // The saved matrices, given as the spec's own: the plan validates them against the saved
     // categories and checks the privacy bound with them.
     const matrices = Object.fromEntries(

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NoSolutionError, SpecError } from '../../src/errors.ts';
-import type { MatricesFile } from '../../src/methods/randomization/matrices-file.ts';
+import { type MatricesFile, readMatricesFile } from '../../src/methods/randomization/matrices-file.ts';
 import { releaseTo } from '../helpers/release.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-rr-edges-'));
@@ -316,5 +316,19 @@ describe('the audit of a randomized release', () => {
     );
     // No "keeps nothing" from the one class that randomized quasi-identifiers leave.
     expect(report.audit!.cautions.map((c) => c.cause)).not.toContain('keeps-nothing');
+  });
+});
+
+describe('a damaged matrices.json', () => {
+  it('is located by line and column, its text never quoted (it holds the categories)', () => {
+    const path = join(dir, 'matrices.json');
+    writeFileSync(path, '{\n  "attributes": { "dis": { "categories": ["Secret-Value", x] } }\n}\n');
+    expect(() => readMatricesFile(path)).toThrow(
+      expect.objectContaining({
+        code: 'E_MATRICES',
+        message: expect.stringMatching(/matrices\.json line 2, column \d+: not valid JSON \(/),
+      }),
+    );
+    expect(() => readMatricesFile(path)).not.toThrow(/Secret/);
   });
 });

@@ -421,7 +421,8 @@ describe('randomization: models, forms and options', () => {
             },
           },
         },
-        /\(listed twice: "Male"; 1 of its categories not listed\)$/,
+        // A label listed twice is a category, an input value (or, binned, its edges): placed, not quoted.
+        /\(method\.matrices\.sex\.categories\[1\] repeats \[0\]; 1 of its categories not listed\)$/,
       ],
       [[AD(0.25)], { scenario: 'rr-qi', discretize: { sex: { level: 1 } } }, /no hierarchy/],
       [

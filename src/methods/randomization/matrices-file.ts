@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { PpdpError } from '../../errors.ts';
+import { locateJsonError } from '../../release-spec/json.ts';
 import { ownRecord } from '../../util/record.ts';
 import type { Discretization } from './domain.ts';
 
@@ -53,14 +54,31 @@ export interface MatricesFile {
 }
 
 export function readMatricesFile(path: string): MatricesFile {
-  let json: unknown;
+  let text: string;
   try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
   } catch (e) {
     throw new PpdpError(
       'E_MATRICES',
       `${path}: cannot read matrices.json (${(e as Error).message})`,
       'point at the folder of a randomized release (it holds matrices.json next to data.arrow)',
+    );
+  }
+  return parseMatricesFile(text, path);
+}
+
+/** A matrices.json's text, checked; `path` names it in errors. */
+export function parseMatricesFile(text: string, path: string): MatricesFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // Located, never quoted: the file holds the categories, values of the input.
+    const at = locateJsonError(text);
+    throw new PpdpError(
+      'E_MATRICES',
+      `${path} line ${at.line}, column ${at.column}: not valid JSON (${at.problem})`,
+      'the file is damaged: re-run the release',
     );
   }
   const m = json as MatricesFile;

@@ -508,16 +508,18 @@ function userDistortion(raw: unknown, a: CategoricalAttribute, where: string): D
   const known = new Map(a.categories.map((c, i) => [c, i]));
   const index = cats.map((c) => (typeof c === 'string' ? known.get(c) : undefined));
   if (cats.length !== d || index.some((x) => x === undefined) || new Set(index).size !== d) {
-    // The categories the spec lists are the user's own text: named. The ones it leaves out are
-    // the input's values: counted, never named.
-    const named = (pick: (i: number) => boolean) =>
-      cats.filter((_, i) => pick(i)).map((c) => JSON.stringify(c));
-    const unknown = named((i) => index[i] === undefined);
-    const twice = named((i) => index[i] !== undefined && index.indexOf(index[i]) !== i);
+    // Only the spec's own text is quoted: a label that is no category. A label that is one (listed
+    // twice) is the input's value, or its bin's edges: named by its place in the list; the
+    // categories left out are counted.
+    const unknown = cats.filter((_, i) => index[i] === undefined).map((c) => JSON.stringify(c));
+    const twice = cats
+      .map((_, i) => i)
+      .filter((i) => index[i] !== undefined && index.indexOf(index[i]) !== i)
+      .map((i) => `${field}.categories[${i}] repeats [${index.indexOf(index[i])}]`);
     const missing = d - new Set(index.filter((x) => x !== undefined)).size;
     const problems = [
       ...(unknown.length > 0 ? [`not a category of ${a.name}: ${unknown.join(', ')}`] : []),
-      ...(twice.length > 0 ? [`listed twice: ${twice.join(', ')}`] : []),
+      ...twice,
       ...(missing > 0 ? [`${missing} of its categories not listed`] : []),
     ];
     throw new SpecError(
