@@ -9,7 +9,9 @@
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { OutputError } from '../errors.ts';
+import { errorCode } from '../util/unreadable.ts';
 
 const folders = new Set<string>();
 const stops = new Set<() => Promise<unknown>>();
@@ -27,7 +29,26 @@ const STOP_MS = 3000;
  */
 export function makeTemporaryFolder(prefix: string): string {
   removeAbandoned(prefix);
-  const dir = mkdtempSync(join(tmpdir(), `${prefix}${process.pid}-`));
+  let dir: string;
+  try {
+    dir = mkdtempSync(join(tmpdir(), `${prefix}${process.pid}-`));
+  } catch (err) {
+    // The environment's folder, not the run's data: said as such, not as an internal error.
+    const code = errorCode(err) ?? 'unknown error';
+    const why: Record<string, string> = {
+      ENOENT: 'it does not exist',
+      ENOTDIR: 'it is not a folder',
+      EACCES: 'permission denied',
+      EPERM: 'permission denied',
+      EROFS: 'it is on a read-only file system',
+      ENOSPC: 'no space left on its device',
+    };
+    throw new OutputError(
+      'E_TMPDIR',
+      `cannot make a working folder in the temporary folder ${resolve(tmpdir())}: ${why[code] ?? 'the file system refused'} (${code})`,
+      'set TMPDIR to an existing folder this user can write in',
+    );
+  }
   folders.add(dir);
   return dir;
 }

@@ -25,6 +25,19 @@ function chownTree(path: string, uid: number, gid: number): void {
 }
 
 /**
+ * For a child process that mode 000 (or 555) locks out: as root, `dir` is given to nobody and
+ * the child is to run as nobody (spawn's `uid` and `gid`); elsewhere it runs as the user it is.
+ * A child, not `lockedOut`, where the command reads its environment: with only its effective
+ * ids changed, a process is privileged, and Node then ignores TMPDIR.
+ */
+export function lockedOutChild(dir: string): { uid?: number; gid?: number } {
+  if (process.geteuid?.() !== 0) return {};
+  const { uid, gid } = nobody();
+  chownTree(dir, uid, gid);
+  return { uid, gid };
+}
+
+/**
  * `work` run so that files of mode 000 cannot be read. As root, `dir` (the test's folder, with
  * every file the commands read or write) is first given to nobody; lock files after this.
  */
