@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { OutputError } from '../errors.ts';
-import { errorCode } from '../util/unreadable.ts';
+import { errorCode, FILE_SYSTEM_REASONS } from '../util/unreadable.ts';
 
 const folders = new Set<string>();
 const stops = new Set<() => Promise<unknown>>();
@@ -36,12 +36,9 @@ export function makeTemporaryFolder(prefix: string): string {
     // The environment's folder, not the run's data: said as such, not as an internal error.
     const code = errorCode(err) ?? 'unknown error';
     const why: Record<string, string> = {
+      ...FILE_SYSTEM_REASONS,
       ENOENT: 'it does not exist',
       ENOTDIR: 'it is not a folder',
-      EACCES: 'permission denied',
-      EPERM: 'permission denied',
-      EROFS: 'it is on a read-only file system',
-      ENOSPC: 'no space left on its device',
     };
     throw new OutputError(
       'E_TMPDIR',

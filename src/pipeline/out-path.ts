@@ -23,6 +23,7 @@ import {
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { OutputError } from '../errors.ts';
 import { isPopulationModel, type ReleaseSpec } from '../release-spec/spec.ts';
+import { errorCode, FILE_SYSTEM_REASONS } from '../util/unreadable.ts';
 import { isManifest, MANIFEST } from './publish.ts';
 import { urlScheme } from './storage/index.ts';
 
@@ -197,14 +198,10 @@ export function makeFolder(path: string): void {
 
 /** Why a write failed, by the filesystem's code; those it names are a person's to fix. */
 const WRITE_FAILURES: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the filesystem is read-only',
+  ...FILE_SYSTEM_REASONS,
   ENOTDIR: 'a folder on its path is a file',
   EEXIST: 'a folder on its path is a file',
   EISDIR: 'it is a folder',
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'the disk quota is used up',
 };
 
 /**
@@ -213,7 +210,7 @@ const WRITE_FAILURES: Record<string, string> = {
  * changed in between, or what it cannot see (a full disk).
  */
 export function writeError(e: unknown, path: string): unknown {
-  const code = (e as NodeJS.ErrnoException).code;
+  const code = errorCode(e);
   const why = code === undefined ? undefined : WRITE_FAILURES[code];
   if (why === undefined) return e;
   return new OutputError(

@@ -12,6 +12,18 @@ export function errorCode(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/**
+ * Why a file-system call failed, for the codes whose reason does not depend on what the path
+ * is for (a person's to fix): writers add their own wording for the rest.
+ */
+export const FILE_SYSTEM_REASONS: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the filesystem is read-only',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+};
+
 /** Whether a failed read means the file (or a folder on its path) does not exist. */
 export function isMissing(err: unknown): boolean {
   const code = errorCode(err);
