@@ -23,6 +23,7 @@ import { buildApplied } from '../methods/randomization/index.ts';
 import { parseMatricesFile } from '../methods/randomization/matrices-file.ts';
 import { requiredK } from '../models/index.ts';
 import type { Manifest } from '../pipeline/publish.ts';
+import { parseJsonFile } from '../release-spec/json.ts';
 import type { RandomizationMethodSpec, ReleaseSpec } from '../release-spec/spec.ts';
 import { specSummary } from '../report/spec-summary.ts';
 import { inWords } from '../util/format.ts';
@@ -46,30 +47,20 @@ export function readSavedRelease(dir: string): SavedRelease {
       'point at the --out folder of a finished `ppdp release`',
     );
   }
-  let manifest: Manifest;
-  try {
-    manifest = JSON.parse(releaseFile(manifestPath).toString('utf8'));
-  } catch (e) {
-    if (e instanceof PpdpError) throw e;
-    throw new PpdpError(
-      'E_APPLY_RELEASE',
-      `${manifestPath}: not JSON (${(e as Error).message})`,
-      're-run the release',
-    );
-  }
+  const manifest = parseJsonFile(
+    releaseFile(manifestPath).toString('utf8'),
+    manifestPath,
+    'E_APPLY_RELEASE',
+    're-run the release',
+  ) as Manifest;
   const saved = { dir, manifest, report: {} as ReleaseReport };
   const reportPath = join(dir, 'report.json');
-  let json: unknown;
-  try {
-    json = JSON.parse(savedFile(saved, 'report.json'));
-  } catch (e) {
-    if (e instanceof PpdpError) throw e;
-    throw new PpdpError(
-      'E_APPLY_RELEASE',
-      `${reportPath}: not JSON (${(e as Error).message})`,
-      're-run the release',
-    );
-  }
+  const json = parseJsonFile(
+    savedFile(saved, 'report.json'),
+    reportPath,
+    'E_APPLY_RELEASE',
+    're-run the release',
+  );
   return { ...saved, report: readReport(json, reportPath) };
 }
 

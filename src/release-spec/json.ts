@@ -6,7 +6,7 @@
  */
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { LimitError, SpecError } from '../errors.ts';
+import { LimitError, PpdpError, SpecError } from '../errors.ts';
 import { MAX_SPEC_BYTES } from '../util/limits.ts';
 import { fileMagic } from '../util/magic.ts';
 
@@ -170,6 +170,24 @@ export interface JsonSyntax {
   readonly problem: string;
   /** The likely fix. */
   readonly hint: string;
+}
+
+/**
+ * `text`, the file `path`, parsed as JSON; when it is not JSON, a PpdpError `code` naming the
+ * file, the line and the column (located, never quoted: a release's files hold values of the
+ * input), with `hint`.
+ */
+export function parseJsonFile(text: string, path: string, code: string, hint: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    const at = locateJsonError(text);
+    throw new PpdpError(
+      code,
+      `${path} line ${at.line}, column ${at.column}: not valid JSON (${at.problem})`,
+      hint,
+    );
+  }
 }
 
 /**

@@ -95,6 +95,27 @@ describe('apply a generalization release', async () => {
       /the spec's method is mondrian, the release's is generalization/,
     );
   });
+
+  it('locates a damaged manifest.json or transformation.json without quoting it', async () => {
+    const copy = adultWorkspace(10);
+    const out = join(copy.dir, 'damaged');
+    await releaseTo(ws.spec, out);
+    // A value of the input where JSON cannot have it: named by line and column, never shown.
+    const manifest = readFileSync(join(out, 'manifest.json'), 'utf8');
+    writeFileSync(join(out, 'manifest.json'), manifest.replace('{', '{\n  Private-Value-7,'));
+    expect(() => readSavedRelease(out)).toThrow(/manifest\.json line 2, column 3: not valid JSON/);
+    try {
+      readSavedRelease(out);
+    } catch (e) {
+      expect((e as PpdpError).code).toBe('E_APPLY_RELEASE');
+      expect((e as Error).message).not.toContain('Private');
+    }
+    const boxes = '{"format": "x", "boxes": [["Private-Value-7" 12]]}';
+    expect(() => parseTransformation(boxes, 'transformation.json')).toThrow(
+      /transformation\.json line 1, column 46: not valid JSON/,
+    );
+    expect(() => parseTransformation(boxes, 'transformation.json')).not.toThrow(/Private/);
+  });
 });
 
 describe('apply a Mondrian release', async () => {

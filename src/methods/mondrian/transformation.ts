@@ -9,6 +9,7 @@
  */
 import { basename } from 'node:path';
 import { PpdpError } from '../../errors.ts';
+import { parseJsonFile } from '../../release-spec/json.ts';
 import type { PartitionProblem, PartitionResult } from './partition.ts';
 import type { Released } from './release.ts';
 
@@ -52,16 +53,12 @@ export function transformationOf(problem: PartitionProblem, released: Released):
 }
 
 export function parseTransformation(text: string, where: string): MondrianTransformation {
-  let t: MondrianTransformation;
-  try {
-    t = JSON.parse(text);
-  } catch (e) {
-    throw new PpdpError(
-      'E_APPLY_RELEASE',
-      `${where}: not JSON (${(e as Error).message})`,
-      'the release is damaged: re-run it',
-    );
-  }
+  const t = parseJsonFile(
+    text,
+    where,
+    'E_APPLY_RELEASE',
+    'the release is damaged: re-run it',
+  ) as MondrianTransformation;
   if (t?.format !== TRANSFORMATION_FORMAT || !Array.isArray(t.boxes) || !Array.isArray(t.dimensions)) {
     throw new PpdpError(
       'E_APPLY_RELEASE',

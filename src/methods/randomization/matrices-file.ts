@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { PpdpError } from '../../errors.ts';
-import { locateJsonError } from '../../release-spec/json.ts';
+import { parseJsonFile } from '../../release-spec/json.ts';
 import { ownRecord } from '../../util/record.ts';
 import type { Discretization } from './domain.ts';
 
@@ -69,18 +69,7 @@ export function readMatricesFile(path: string): MatricesFile {
 
 /** A matrices.json's text, checked; `path` names it in errors. */
 export function parseMatricesFile(text: string, path: string): MatricesFile {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // Located, never quoted: the file holds the categories, values of the input.
-    const at = locateJsonError(text);
-    throw new PpdpError(
-      'E_MATRICES',
-      `${path} line ${at.line}, column ${at.column}: not valid JSON (${at.problem})`,
-      'the file is damaged: re-run the release',
-    );
-  }
+  const json = parseJsonFile(text, path, 'E_MATRICES', 'the file is damaged: re-run the release');
   const m = json as MatricesFile;
   if (!m || typeof m !== 'object' || !m.attributes || !Array.isArray(m.attributeOrder)) {
     throw new PpdpError(
