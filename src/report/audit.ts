@@ -10,6 +10,9 @@
  * - a sensitive attribute no model names has a class where one value's share is ≥ REVEAL_SHARE;
  * - a column randomization was to perturb is released unperturbed (its matrix in matrices.json,
  *   as staged, is the identity, or it has none: `withUnperturbed`).
+ * The rows generalization suppressed and masked (`*` in every quasi-identifier) are no class, as
+ * in the privacy figures: the classes are measured without them, and they are measured as one
+ * group of their own, named as the suppressed rows.
  * Deterministic: a pure function of the spec, the input and the staged table.
  */
 
@@ -214,6 +217,9 @@ export function auditRawColumns(spec: ReleaseSpec): Set<string> {
   return new Set(spec.attributes.filter((a) => a.type === 'insensitive').map((a) => a.name));
 }
 
+/** What generalization releases in every quasi-identifier of a suppressed row it masks. */
+const SUPPRESSED = '*';
+
 /** The two lanes' seeds of a class's hash. */
 const CLASS_SEEDS = [0x811c9dc5, 0x2545f491] as const;
 
@@ -350,7 +356,9 @@ class PartsAuditor {
   /** The audit of the rows added, measured in `partitions` partitions of whole classes. */
   finish(input: Pick<EncodedTable, 'columns'>, inputRows: number, partitions: number): ReleaseAudit {
     const rows = this.rows;
-    const { starts, order } = rowsByPartition(this.classHashes.data, rows, partitions);
+    // The suppressed rows are no class (as the privacy figures count them): measured apart.
+    const masked = this.maskedRows();
+    const { starts, order } = rowsByPartition(this.classHashes.data, rows, partitions, masked?.flags);
     const tallies: Omit<Tally, 'labels'>[] = [];
     for (let p = 0; p < partitions; p++) {
       // One partition at a time: the whole release's rows need only their keys at once.
@@ -359,22 +367,9 @@ class PartsAuditor {
       // classes' hashes side by side: each later pass over them reads in turn.
       const positions = rowNumbers(these.length);
       const classes = hashIds(gatherPairs(this.classHashes.data, these), positions);
-      const columns = this.columns.map((col) => {
-        if (col.kind === 'dictionary')
-          return {
-            name: col.name,
-            codes: gather(col.ids.data, these),
-            width: col.index.size,
-          };
-        if (col.kind === 'raw') return { name: col.name, ...idsBesideOnce(col.hashes.data, these) };
-        return {
-          name: col.name,
-          codes: positions,
-          width: these.length,
-          once: new Uint8Array(these.length).fill(1),
-        };
-      });
-      tallies.push(tallyClasses(this.spec, classes.codes, classes.width, columns));
+      tallies.push(
+        tallyClasses(this.spec, classes.codes, classes.width, this.auditedColumns(these, positions)),
+      );
     }
     // Rows per label of each QI, labels no row holds left out.
     const labels = new Map(
@@ -386,30 +381,88 @@ class PartsAuditor {
         return [q.name, counts];
       }),
     );
-    return finish(this.spec, input, inputRows, { ...mergeTallies(tallies), labels });
+    const suppressed = masked
+      ? tallyClasses(this.spec, new Int32Array(masked.rows.length), 1, this.auditedColumns(masked.rows))
+      : undefined;
+    return finish(this.spec, input, inputRows, { ...mergeTallies(tallies), labels }, suppressed);
+  }
+
+  /**
+   * The unchanged columns of the rows `these`, as tallyClasses measures them (`positions`: the
+   * rows numbered 0 … m − 1, read only).
+   */
+  private auditedColumns(these: Int32Array, positions = rowNumbers(these.length)): AuditedColumn[] {
+    return this.columns.map((col) => {
+      if (col.kind === 'dictionary')
+        return { name: col.name, codes: gather(col.ids.data, these), width: col.index.size };
+      if (col.kind === 'raw') return { name: col.name, ...idsBesideOnce(col.hashes.data, these) };
+      return {
+        name: col.name,
+        codes: positions,
+        width: these.length,
+        once: new Uint8Array(these.length).fill(1),
+      };
+    });
+  }
+
+  /**
+   * The suppressed rows generalization released masked (`*` in every quasi-identifier: their
+   * class's hash is the all-`*` labels'), flagged and listed; undefined when there are none, or
+   * when every row is `*` in every QI: the one class of a release at the top of every hierarchy
+   * (no row can be told apart from a suppressed one there).
+   */
+  private maskedRows(): { flags: Uint8Array; rows: Int32Array } | undefined {
+    const m = this.spec.method;
+    if (m.name !== 'generalization' || m.suppressed === 'remove' || this.qis.length === 0) return;
+    const ids = this.qis.map((q) => q.index.get(SUPPRESSED));
+    if (ids.some((id) => id === undefined)) return;
+    const star = new Int32Array(2);
+    classHashesInto(
+      star,
+      0,
+      ids.map(() => Int32Array.of(0)),
+      ids.map((id) => Int32Array.of(id!)),
+      1,
+    );
+    const hashes = this.classHashes.data;
+    const flags = new Uint8Array(this.rows);
+    let n = 0;
+    for (let r = 0; r < this.rows; r++)
+      if (hashes[2 * r] === star[0] && hashes[2 * r + 1] === star[1]) {
+        flags[r] = 1;
+        n++;
+      }
+    if (n === 0 || n === this.rows) return;
+    const rows = new Int32Array(n);
+    for (let r = 0, k = 0; r < this.rows; r++) if (flags[r] === 1) rows[k++] = r;
+    return { flags, rows };
   }
 }
 
 /**
  * The rows grouped by their class's partition (the first lane of its hash, modulo; a counting
- * sort): partition p's are order[starts[p] …], in row order.
+ * sort): partition p's are order[starts[p] …], in row order; rows flagged in `skip` left out.
  */
 function rowsByPartition(
   classHashes: Int32Array,
   rows: number,
   partitions: number,
+  skip?: Uint8Array,
 ): { starts: Int32Array; order: Int32Array } {
+  const kept = (r: number) => skip === undefined || skip[r] === 0;
+  let n = 0;
+  for (let r = 0; r < rows; r++) if (kept(r)) n++;
   const starts = new Int32Array(partitions + 1);
-  const order = new Int32Array(rows);
+  const order = new Int32Array(n);
   if (partitions === 1) {
-    starts[1] = rows;
-    for (let r = 0; r < rows; r++) order[r] = r;
+    starts[1] = n;
+    for (let r = 0, k = 0; r < rows; r++) if (kept(r)) order[k++] = r;
     return { starts, order };
   }
-  for (let r = 0; r < rows; r++) starts[((classHashes[2 * r]! >>> 0) % partitions) + 1]!++;
+  for (let r = 0; r < rows; r++) if (kept(r)) starts[((classHashes[2 * r]! >>> 0) % partitions) + 1]!++;
   for (let p = 0; p < partitions; p++) starts[p + 1]! += starts[p]!;
   const next = starts.slice(0, partitions);
-  for (let r = 0; r < rows; r++) order[next[(classHashes[2 * r]! >>> 0) % partitions]!++] = r;
+  for (let r = 0; r < rows; r++) if (kept(r)) order[next[(classHashes[2 * r]! >>> 0) % partitions]!++] = r;
   return { starts, order };
 }
 
@@ -764,18 +817,29 @@ function mergeTallies(tallies: readonly Omit<Tally, 'labels'>[]): Omit<Tally, 'l
   return merged;
 }
 
-/** The audit from its tally: the cautions in a fixed order, the same whatever the partitions. */
+/**
+ * The audit from its tally: the cautions in a fixed order, the same whatever the partitions.
+ * `t` tallies the released classes; `suppressed`, the rows generalization suppressed and masked
+ * (no class: measured as one group, and named as the suppressed rows in the cautions).
+ */
 function finish(
   spec: ReleaseSpec,
   input: Pick<EncodedTable, 'columns'>,
   inputRows: number,
   t: Tally,
+  suppressed?: Omit<Tally, 'labels'>,
 ): ReleaseAudit {
   const { rows, classes } = t;
+  const masked = suppressed?.rows ?? 0;
   const cautions: Caution[] = identityCautions(spec);
+  // The rows of the classes, as the cautions count them (the suppressed rows apart).
+  const ofRows = (n: number) => `${counted(n, 'row')}${masked > 0 ? ' not suppressed' : ''}`;
+  // Whoever can tell who was suppressed (from the quasi-identifiers of the classes released)
+  // looks among the suppressed rows alone.
+  const theSuppressed = `the ${counted(masked, 'suppressed row')} (every quasi-identifier masked)`;
   // Randomization keeps what its matrices let be reconstructed: no NCP, no class to keep.
   const generalized = CLASS_METHODS.has(spec.method.name);
-  const ncp = generalized ? meanNcp(spec, input, inputRows, rows, t.labels) : 0;
+  const ncp = generalized ? meanNcp(spec, input, inputRows, rows + masked, t.labels) : 0;
   // One class keeps nothing only when the release made it (NCP above 0): rows alike on every
   // quasi-identifier in the input are one class as they are, and keep all they had.
   if (generalized && rows > 1 && classes === 1 && ncp > 0) {
@@ -783,7 +847,7 @@ function finish(
       cause: 'keeps-nothing',
       value: ncp,
       rows,
-      message: `the release keeps almost nothing: all ${rows} released rows form a single class, the quasi-identifiers as released telling no row from another (mean NCP ${fmtNum(ncp)})`,
+      message: `the release keeps almost nothing: all ${rows} released rows${masked > 0 ? ' not suppressed' : ''} form a single class, the quasi-identifiers as released telling no row from another (mean NCP ${fmtNum(ncp)})`,
     });
   } else if (generalized && (rows === 0 || ncp >= KEEPS_NOTHING_NCP)) {
     cautions.push({
@@ -805,7 +869,7 @@ function finish(
         column: name,
         value: unique / rows,
         rows: unique,
-        message: `${name} is released unchanged and makes ${fmtInt(unique)} of ${counted(rows, 'row')} (${fmtPct(unique / rows)}) unique ${uniqueWith(spec, false)}`,
+        message: `${name} is released unchanged and makes ${fmtInt(unique)} of ${ofRows(rows)} (${fmtPct(unique / rows)}) unique ${uniqueWith(spec, false)}`,
       });
     }
     const worst = t.worst.get(name);
@@ -818,6 +882,26 @@ function finish(
         message: `${name} is sensitive and no privacy model bounds it: in a class of ${counted(worst.size, 'row')} one value has a share of ${fmtPct(worst.share)} (≥ ${fmtPct(REVEAL_SHARE)})`,
       });
     }
+    const apart = suppressed?.unique.get(name);
+    if (apart !== undefined && apart > UNIQUE_ROWS_ALLOWED) {
+      cautions.push({
+        cause: 'unique-with-unchanged-column',
+        column: name,
+        value: apart / masked,
+        rows: apart,
+        message: `${name} is released unchanged and makes ${fmtInt(apart)} of ${theSuppressed} unique among them (${fmtPct(apart / masked)}): whoever can tell who was suppressed can single them out by it`,
+      });
+    }
+    const share = suppressed?.worst.get(name)?.share;
+    if (share !== undefined && share >= REVEAL_SHARE) {
+      cautions.push({
+        cause: 'sensitive-revealed',
+        column: name,
+        value: share,
+        rows: masked,
+        message: `${name} is sensitive and no privacy model bounds it: among ${theSuppressed} one value has a share of ${fmtPct(share)} (≥ ${fmtPct(REVEAL_SHARE)}), which whoever can tell who was suppressed learns`,
+      });
+    }
   }
   // What an attacker sees: every linkable unchanged column at once, next to the quasi-identifiers.
   const linkage = t.linkage
@@ -828,13 +912,23 @@ function finish(
         contributions: Object.fromEntries(t.linkable.map((c) => [c, t.linkage!.contributions.get(c) ?? 0])),
       }
     : undefined;
+  const contributions = (of: NonNullable<Tally['linkage']>) =>
+    t.linkable.map((c) => `${c} ${fmtInt(of.contributions.get(c) ?? 0)}`).join(', ');
   if (linkage && t.linkable.length > 1 && linkage.uniqueRows > UNIQUE_ROWS_ALLOWED) {
-    const parts = t.linkable.map((c) => `${c} ${fmtInt(t.linkage!.contributions.get(c) ?? 0)}`).join(', ');
     cautions.push({
       cause: 'unique-with-unchanged-columns',
       value: linkage.share,
       rows: linkage.uniqueRows,
-      message: `together, the columns released unchanged (${t.linkable.join(', ')}) make ${fmtInt(linkage.uniqueRows)} of ${counted(rows, 'row')} (${fmtPct(linkage.share)}) unique ${uniqueWith(spec, true)}; rows that stop being unique when one column alone is left out: ${parts}`,
+      message: `together, the columns released unchanged (${t.linkable.join(', ')}) make ${fmtInt(linkage.uniqueRows)} of ${ofRows(rows)} (${fmtPct(linkage.share)}) unique ${uniqueWith(spec, true)}; rows that stop being unique when one column alone is left out: ${contributions(t.linkage!)}`,
+    });
+  }
+  const apart = suppressed?.linkage;
+  if (apart && t.linkable.length > 1 && apart.uniqueRows > UNIQUE_ROWS_ALLOWED) {
+    cautions.push({
+      cause: 'unique-with-unchanged-columns',
+      value: apart.uniqueRows / masked,
+      rows: apart.uniqueRows,
+      message: `together, the columns released unchanged (${t.linkable.join(', ')}) make ${fmtInt(apart.uniqueRows)} of ${theSuppressed} unique among them (${fmtPct(apart.uniqueRows / masked)}): whoever can tell who was suppressed can single them out by these columns; rows that stop being unique when one column alone is left out: ${contributions(apart)}`,
     });
   }
   return {

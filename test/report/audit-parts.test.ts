@@ -108,8 +108,18 @@ function withRaw(rows: readonly string[][]): EncodedTable {
   };
 }
 
-/** The audit's figures from their definitions (docs/definitions.md), with maps of strings. */
+/** Whether a row is `*` in every QI: a row generalization suppressed and masked, in no class. */
+const isMasked = (row: readonly string[]) => row[0] === '*' && row[1] === '*';
+
+/**
+ * The audit's figures from their definitions (docs/definitions.md), with maps of strings: over
+ * the released classes, and (`masked`) over the suppressed rows, measured as one group.
+ */
 function expected(rows: readonly string[][]) {
+  return { ...figures(rows.filter((row) => !isMasked(row))), masked: figures(rows.filter(isMasked)) };
+}
+
+function figures(rows: readonly string[][]) {
   const classOf = rows.map((row) => JSON.stringify([row[0], row[1]]));
   const count = (keys: readonly string[]) => {
     const n = new Map<string, number>();
@@ -135,6 +145,7 @@ function expected(rows: readonly string[][]) {
     if (share > worst.share || (share === worst.share && size > worst.size)) worst = { share, size };
   }
   return {
+    rows: rows.length,
     classes: sizes.size,
     unique: Object.fromEntries(linkable.map((c) => [NAMES[c]!, uniqueOn([c])])),
     all,
@@ -184,22 +195,38 @@ describe('the audit over parts read once', () => {
       const input = coded(rows);
       const whole = auditRelease(spec, input, rows.length, input);
       const want = expected(rows);
+      const { masked } = want;
+      // Rows `*` in every QI, suppressed: in no class, measured apart.
+      expect(masked.rows).toBeGreaterThan(0);
       expect(whole.classes).toBe(want.classes);
       expect(whole.linkage).toEqual({
         columns: ['open', 'note', 'stamp'],
         uniqueRows: want.all,
-        share: want.all / rows.length,
+        share: want.all / want.rows,
         contributions: want.contributions,
       });
+      const ofClasses = whole.cautions.filter((c) => !c.message.includes('suppressed row'));
+      const ofMasked = whole.cautions.filter((c) => c.message.includes('suppressed row'));
       for (const column of ['open', 'note', 'stamp']) {
-        const caution = whole.cautions.find(
-          (c) => c.cause === 'unique-with-unchanged-column' && c.column === column,
-        );
-        expect(caution?.rows ?? 0, column).toBe(want.unique[column]);
+        const unique = (cautions: typeof whole.cautions) =>
+          cautions.find((c) => c.cause === 'unique-with-unchanged-column' && c.column === column)?.rows ?? 0;
+        expect(unique(ofClasses), column).toBe(want.unique[column]);
+        expect(unique(ofMasked), column).toBe(masked.unique[column]);
       }
-      const revealed = whole.cautions.find((c) => c.cause === 'sensitive-revealed');
+      const revealed = ofClasses.find((c) => c.cause === 'sensitive-revealed');
       expect(revealed?.value ?? null).toBe(want.worst.share >= 0.9 ? want.worst.share : null);
       if (revealed) expect(revealed.rows).toBe(want.worst.size);
+      const maskedRevealed = ofMasked.find((c) => c.cause === 'sensitive-revealed');
+      expect(maskedRevealed?.value ?? null).toBe(masked.worst.share >= 0.9 ? masked.worst.share : null);
+      if (maskedRevealed) expect(maskedRevealed.rows).toBe(masked.rows);
+      const joint = ofMasked.find((c) => c.cause === 'unique-with-unchanged-columns');
+      expect(joint?.rows ?? 0).toBe(masked.all);
+      if (joint)
+        expect(joint.message).toContain(
+          `left out: ${Object.entries(masked.contributions)
+            .map(([c, n]) => `${c} ${n.toLocaleString('en-US')}`)
+            .join(', ')}`,
+        );
       for (const [parts, partitions] of [
         [1, 1],
         [3, 2],
@@ -246,14 +273,16 @@ describe('the audit over parts read once', () => {
     const rows = randomRows(7, 400).map((row) => row.slice(0, 4));
     const table = { ...coded(rows), columns: coded(rows).columns.slice(0, 4) };
     const audit = auditRelease(one as ReleaseSpec, table, rows.length, table);
-    const classOf = rows.map((row) => `${row[0]}\u0000${row[1]}`);
-    const pair = rows.map((row, r) => `${classOf[r]}\u0000${row[2]}`);
+    // The rows of the released classes: those `*` in every QI are suppressed.
+    const kept = rows.filter((row) => !isMasked(row));
+    const classOf = kept.map((row) => `${row[0]}\u0000${row[1]}`);
+    const pair = kept.map((row, r) => `${classOf[r]}\u0000${row[2]}`);
     const once = (keys: string[]) => keys.filter((k) => keys.indexOf(k) === keys.lastIndexOf(k)).length;
     expect(unchangedColumns(one as ReleaseSpec)).toEqual(['open', 'bounded']);
     expect(audit.linkage).toEqual({
       columns: ['open'],
       uniqueRows: once(pair),
-      share: once(pair) / rows.length,
+      share: once(pair) / kept.length,
       contributions: { open: once(pair) - once(classOf) },
     });
   });
