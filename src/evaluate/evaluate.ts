@@ -201,10 +201,14 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
     histograms.set(sa.name, { set, dictionary: sa.dictionary });
     const base = original ? column(original, sa.name, 'the original table') : sa;
     const share = new Map<string, number>();
+    const counts = new Map<string, number>();
     const baseCounts = new Int32Array(base.dictionary.length);
     for (const c of base.codes) baseCounts[c]!++;
     base.dictionary.forEach((v, c) => {
-      if (baseCounts[c]! > 0) share.set(v, (share.get(v) ?? 0) + baseCounts[c]! / base.codes.length);
+      if (baseCounts[c]! > 0) {
+        share.set(v, (share.get(v) ?? 0) + baseCounts[c]! / base.codes.length);
+        counts.set(v, (counts.get(v) ?? 0) + baseCounts[c]!);
+      }
     });
     const distribution = Float64Array.from(sa.dictionary, (v) => share.get(v) ?? 0);
     disclosure[sa.name] = disclosureMeasures(
@@ -214,7 +218,11 @@ export function evaluateTable(input: EvaluateInput): Evaluation {
       distribution,
       sa.dictionary,
     );
-    contexts.set(sa.name, { table: share, hierarchy: input.hierarchies?.get(sa.name) });
+    contexts.set(sa.name, {
+      table: share,
+      hierarchy: input.hierarchies?.get(sa.name),
+      rows: { counts, total: base.codes.length },
+    });
   }
   // A class's SA counts by value, as the models' checks read them.
   const valueCounts = (attribute: string, g: number): Map<string, number> => {

@@ -150,6 +150,7 @@ export function personFigures(
           : checkPersonClass(model, counted, g, weights.get(attribute)?.[g] ?? new Map(), {
               ...contexts.get(attribute)!,
               table: tables.get(attribute) ?? new Map(),
+              rows: undefined,
             });
       if (!r.holds) {
         satisfied = false;

@@ -9,11 +9,9 @@
  * not be suppressed at its specializations, which the search's bounds assume: the search
  * treats it as non-monotonic then.
  */
+import { ratioAtMost } from '../util/exact.ts';
 import { describeSpec } from './describe.ts';
 import type { ClassSummary, PrivacyModel } from './model.ts';
-
-/** Relative tolerance of the threshold, for floating-point rounding of the mean. */
-const TOLERANCE = 1e-12;
 
 export function averageRisk(threshold: number): PrivacyModel {
   return {
@@ -26,7 +24,8 @@ export function averageRisk(threshold: number): PrivacyModel {
     monotonicWithoutSuppression: true,
     minClassSize: 1,
     holds: () => true,
-    overall: (classes, rows) => rows > 0 && classes <= threshold * rows * (1 + TOLERANCE),
+    // classes/rows against the threshold's exact value: no rounding either way.
+    overall: (classes, rows) => rows > 0 && ratioAtMost(classes, rows, threshold),
     // A class's own risk; the report gives the release's mean.
     measure: (cls: ClassSummary) => 1 / cls.size,
     higherIsBetter: false,

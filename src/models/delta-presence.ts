@@ -5,11 +5,9 @@
  * Not monotonic: merging classes averages their shares, so a failing class merged with
  * another may pass and a passing one may fail.
  */
+import { ratioAtLeast, ratioAtMost } from '../util/exact.ts';
 import { describeSpec } from './describe.ts';
 import type { ClassSummary, PrivacyModel } from './model.ts';
-
-/** Relative tolerance of the bounds, for floating-point rounding of the share. */
-const TOLERANCE = 1e-12;
 
 export function presenceOf(cls: ClassSummary): number {
   return cls.size / cls.population!;
@@ -26,10 +24,11 @@ export function deltaPresence(deltaMin: number, deltaMax: number, population: st
     monotonicWithoutSuppression: false,
     minClassSize: 1,
     needsPopulation: true,
-    holds: (cls: ClassSummary) => {
-      const p = presenceOf(cls);
-      return p >= deltaMin * (1 - TOLERANCE) && p <= deltaMax * (1 + TOLERANCE);
-    },
+    // The share's integers against the bounds' exact values: no rounding either way.
+    holds: (cls: ClassSummary) =>
+      cls.population! > 0 &&
+      ratioAtLeast(cls.size, cls.population!, deltaMin) &&
+      ratioAtMost(cls.size, cls.population!, deltaMax),
     measure: presenceOf,
     achieved: (worst, least) => ({ minPresence: least, maxPresence: worst }),
     higherIsBetter: false,

@@ -27,7 +27,15 @@ import { kAnonymity } from './k-anonymity.ts';
 import { kMap, kMapEstimated } from './k-map.ts';
 import { distinctLDiversity, entropyLDiversity, recursiveClDiversity } from './l-diversity.ts';
 import { type ClassSummary, entries, type PrivacyModel } from './model.ts';
-import { equalEmd, hierarchicalEmd, orderedEmd, smallestEqualClose, tCloseness } from './t-closeness.ts';
+import {
+  equalEmd,
+  exactEmd,
+  hierarchicalEmd,
+  orderedEmd,
+  smallestEqualClose,
+  type TableCounts,
+  tCloseness,
+} from './t-closeness.ts';
 
 /** A sensitive attribute as the models see it. */
 export interface SensitiveAttribute {
@@ -39,6 +47,8 @@ export interface SensitiveAttribute {
   readonly order: number[];
   /** p(T, s): each value's share of the table. */
   readonly distribution: Float64Array;
+  /** The table's rows of each value, and its rows: the shares' integers (exact bounds; without them, floating point). */
+  readonly counts?: TableCounts;
 }
 
 /**
@@ -73,6 +83,7 @@ export function sensitiveAttributes(
       // The verifier's order (src/verify/models.ts), whatever the scale: an empty cell makes it alphabetical.
       order: valueOrder(column.dictionary, allNumbers(column.dictionary)),
       distribution: Float64Array.from(counts, (c) => c / table.rowCount),
+      counts: { counts, rows: table.rowCount },
     };
   });
 }
@@ -154,10 +165,12 @@ const BUILDERS: { readonly [N in ModelsIn<'class'> | ModelsIn<'release'>]: Build
         : spec.distance === 'ordered'
           ? orderedEmd(s.distribution, s.order)
           : hierarchicalEmd(s.distribution, s.hierarchy!);
-    // Over persons a class's weights are fractions: one person's rows can match any distribution.
+    // Over persons a class's weights are fractions: one person's rows can match any distribution,
+    // and no integers give its EMD.
+    const exact = byPerson || !s.counts ? undefined : exactEmd(spec.distance, s.counts, s.order, s.hierarchy);
     const smallest =
-      spec.distance === 'equal' && !byPerson ? smallestEqualClose(s.distribution, spec.t, rows) : 1;
-    return tCloseness(spec.attribute, spec.t, spec.distance, emd, smallest);
+      spec.distance === 'equal' && !byPerson ? smallestEqualClose(s.distribution, spec.t, rows, exact) : 1;
+    return tCloseness(spec.attribute, spec.t, spec.distance, emd, smallest, exact, s.distribution.length);
   },
   [DELTA_DISCLOSURE.name]: (spec, { sa }) =>
     deltaDisclosure(spec.attribute, spec.delta, sa(spec.attribute).distribution),

@@ -12,6 +12,7 @@
  */
 import { LEAST_PROTECTIVE_L } from '../catalogue/l-diversity.ts';
 import { isMissing } from '../data/table.ts';
+import { entropyRounding } from '../util/exact.ts';
 import { describeSpec } from './describe.ts';
 import { type ClassCounts, type ClassSummary, entries, type PrivacyModel } from './model.ts';
 
@@ -39,7 +40,8 @@ export function posteriorHolds(maxP: number, l: number): boolean {
 
 /** Distinct SA values an l-diverse class needs at least: l, rounded up (entropy allows any real l). */
 export function distinctValuesNeeded(l: number): number {
-  return Math.ceil(l - 1e-12);
+  // l is exact as given: an integer l needs l values, anything above it one more.
+  return Math.ceil(l);
 }
 
 export function distinctLDiversity(attribute: string, l: number): LDiversityModel {
@@ -69,21 +71,33 @@ export function distinctLDiversity(attribute: string, l: number): LDiversityMode
 
 /** Shannon entropy (natural log) of a class's SA distribution. */
 export function entropyOf(histogram: ClassCounts, size: number): number {
+  return entropyTerms(histogram, size).h;
+}
+
+/** The entropy and the number of values it sums over. */
+function entropyTerms(histogram: ClassCounts, size: number): { h: number; terms: number } {
   const { counts, from, to } = entries(histogram);
   let h = 0;
+  let terms = 0;
   for (let i = from; i < to; i++) {
     const c = counts[i]!;
     if (c > 0) {
       const p = c / size;
       h -= p * Math.log(p);
+      terms++;
     }
   }
-  return h;
+  return { h, terms };
 }
 
 export function entropyLDiversity(attribute: string, l: number): LDiversityModel {
-  // A hair of tolerance so a class with exactly l equally frequent values passes.
-  const threshold = Math.log(l) - 1e-12;
+  const logL = Math.log(l);
+  // Only as much slack as rounding can take (entropyRounding), so that a class with exactly l
+  // equally frequent values passes and one below l does not.
+  const holds = (cls: ClassSummary) => {
+    const { h, terms } = entropyTerms(cls.histogram!, cls.size);
+    return h >= logL - entropyRounding(terms, Math.max(h, logL));
+  };
   return {
     spec: { model: 'entropy-l-diversity', attribute, l },
     l,
@@ -96,7 +110,7 @@ export function entropyLDiversity(attribute: string, l: number): LDiversityModel
     monotonicWithoutSuppression: true,
     // Entropy over s rows is at most ln s.
     minClassSize: Math.max(1, Math.ceil(l - 1e-9)),
-    holds: (cls) => entropyOf(cls.histogram!, cls.size) >= threshold,
+    holds,
     measure: (cls) => Math.exp(entropyOf(cls.histogram!, cls.size)),
     higherIsBetter: true,
     measureName: 'l',

@@ -9,6 +9,7 @@
  * without suppression); with suppression a failing part can drag a union over t.
  */
 import type { Hierarchy } from '../hierarchy/hierarchy.ts';
+import { absBig, minBig, ratioAtMost } from '../util/exact.ts';
 import { describeSpec } from './describe.ts';
 import { type ClassCounts, type ClassSummary, entries, type PrivacyModel } from './model.ts';
 
@@ -236,17 +237,115 @@ export function hierarchicalEmd(table: Float64Array, hierarchy: Hierarchy): Emd 
 }
 
 /**
+ * The table's SA counts by code and its rows: with them a class's EMD is a ratio of integers,
+ * which exactEmd gives (over persons the weights are fractions, and there is none).
+ */
+export interface TableCounts {
+  readonly counts: ArrayLike<number>;
+  readonly rows: number;
+}
+
+/** A class's EMD as `num / den`, exactly. */
+export type ExactEmd = (histogram: ClassCounts, size: number) => { num: bigint; den: bigint };
+
+/**
+ * The EMD of each distance over integers: with class size n and table rows N, every share
+ * difference c/n − T/N is (c·N − T·n)/(n·N), so each distance's sum is an integer over
+ * 2·n·N (equal), (m − 1)·n·N (ordered) or H·n·N (hierarchical), which can pass 2^53: BigInt.
+ * Dense over the SA's values: it only decides classes whose floating EMD is near t.
+ */
+export function exactEmd(
+  distance: 'equal' | 'ordered' | 'hierarchical',
+  table: TableCounts,
+  order: readonly number[],
+  hierarchy: Hierarchy | undefined,
+): ExactEmd {
+  const m = table.counts.length;
+  const N = BigInt(table.rows);
+  const dense = new Float64Array(m);
+  // c·N − T·n for every value, by code.
+  const extras = (h: ClassCounts, n: bigint): bigint[] => {
+    const { codes, counts, from, to } = entries(h);
+    for (let i = from; i < to; i++) dense[codes ? codes[i]! : i] += counts[i]!;
+    const e = Array.from(dense, (c, s) => BigInt(c) * N - BigInt(table.counts[s]!) * n);
+    dense.fill(0);
+    return e;
+  };
+  if (distance === 'equal') {
+    return (h, size) => {
+      const n = BigInt(size);
+      return { num: extras(h, n).reduce((a, x) => a + absBig(x), 0n), den: 2n * n * N };
+    };
+  }
+  if (distance === 'ordered') {
+    return (h, size) => {
+      const n = BigInt(size);
+      if (m < 2) return { num: 0n, den: 1n };
+      const e = extras(h, n);
+      let cumulative = 0n;
+      let num = 0n;
+      for (const s of order) num += absBig((cumulative += e[s]!));
+      return { num, den: BigInt(m - 1) * n * N };
+    };
+  }
+  const H = hierarchy!.height;
+  // parents[l − 1][label at l − 1] = its label at l (−1: a label no code maps to).
+  const parents: Int32Array[] = [];
+  for (let level = 1; level <= H; level++) {
+    const parent = new Int32Array(hierarchy!.labels[level - 1]!.length).fill(-1);
+    for (let s = 0; s < m; s++)
+      parent[hierarchy!.levelTables[level - 1]![s]!] = hierarchy!.levelTables[level]![s]!;
+    parents.push(parent);
+  }
+  return (h, size) => {
+    const n = BigInt(size);
+    if (H === 0) return { num: 0n, den: 1n };
+    // Level 0's labels are the codes.
+    let extra = extras(h, n);
+    let num = 0n;
+    for (let level = 1; level <= H; level++) {
+      const width = hierarchy!.labels[level]!.length;
+      const pos: bigint[] = new Array(width).fill(0n);
+      const neg: bigint[] = new Array(width).fill(0n);
+      parents[level - 1]!.forEach((p, c) => {
+        if (p < 0) return;
+        if (extra[c]! > 0n) pos[p] += extra[c]!;
+        else neg[p] -= extra[c]!;
+      });
+      for (let p = 0; p < width; p++) num += BigInt(level) * minBig(pos[p]!, neg[p]!);
+      extra = pos.map((x, p) => x - neg[p]!);
+    }
+    return { num, den: BigInt(H) * n * N };
+  };
+}
+
+/**
+ * Whether a class's EMD is at most t (docs/definitions.md), exactly when `exact` is given:
+ * the floating EMD decides unless it lies within its rounding error of t (a few ulps per value
+ * summed; `margin` bounds that many times over), and the integers decide there. Without
+ * `exact` (weights over persons) the floating EMD decides, with no slack.
+ */
+export function withinT(emd: Emd, t: number, width: number, exact?: ExactEmd) {
+  const margin = Math.max(1e-9, 64 * width * Number.EPSILON);
+  return (h: ClassCounts, size: number): boolean => {
+    const value = emd(h, size);
+    if (!exact || Math.abs(value - t) > margin) return value <= t;
+    const { num, den } = exact(h, size);
+    return ratioAtMost(num, den, t);
+  };
+}
+
+/**
  * The smallest class size whose best possible SA histogram is within equal-distance t of the
  * table's distribution (`rows` at most). For s rows the closest histogram in total variation
  * rounds s·p by largest remainders (the objective Σ|h_i − s·p_i| is separable and convex), so
  * every class smaller than the result fails t-closeness.
  */
-export function smallestEqualClose(table: Float64Array, t: number, rows: number): number {
-  const emd = equalEmd(table);
+export function smallestEqualClose(table: Float64Array, t: number, rows: number, exact?: ExactEmd): number {
+  const within = withinT(equalEmd(table), t, table.length, exact);
   const h = new Int32Array(table.length);
   const order = Array.from(table, (_, i) => i);
-  // Sizes up to a cap are tried (a bound, not an answer, beyond it); the tolerance errs on the
-  // permissive side so that rounding never makes the claim too strong.
+  // Sizes up to a cap are tried (a bound, not an answer, beyond it).
   const cap = Math.min(rows, 10_000);
   for (let s = 1; s <= cap; s++) {
     let left = s;
@@ -254,7 +353,7 @@ export function smallestEqualClose(table: Float64Array, t: number, rows: number)
     const frac = (i: number) => s * table[i]! - Math.floor(s * table[i]!);
     order.sort((a, b) => frac(b) - frac(a) || a - b);
     for (let j = 0; j < left && j < order.length; j++) h[order[j]!]!++;
-    if (emd(h, s) <= t + 1e-9) return s;
+    if (within(h, s)) return s;
   }
   return cap === rows ? rows + 1 : cap;
 }
@@ -266,7 +365,12 @@ export function tCloseness(
   emd: Emd,
   /** See smallestEqualClose (equal distance); 1 when unknown. */
   minClassSize = 1,
+  /** The EMD over integers (see withinT); none over persons. */
+  exact?: ExactEmd,
+  /** The SA's values (the rounding error of `emd` grows with them). */
+  width = 0,
 ): PrivacyModel {
+  const within = withinT(emd, t, width, exact);
   return {
     spec: { model: 't-closeness', attribute, t, distance },
     describe(format) {
@@ -276,7 +380,7 @@ export function tCloseness(
     monotonic: false,
     monotonicWithoutSuppression: true,
     minClassSize,
-    holds: (cls: ClassSummary) => emd(cls.histogram!, cls.size) <= t + 1e-12,
+    holds: (cls: ClassSummary) => within(cls.histogram!, cls.size),
     measure: (cls) => emd(cls.histogram!, cls.size),
     higherIsBetter: false,
     measureName: 't',

@@ -192,6 +192,6 @@ export function checkPersonClass(
   if (!counted.whole[g]) return { value: Number.NaN, holds: false };
   const persons = counted.perClass[g]!;
   const r = checkClass(model, persons, weights, sa);
-  const least = 'l' in model ? Math.ceil(model.l - 1e-12) : 1;
+  const least = 'l' in model ? Math.ceil(model.l) : 1;
   return { value: r.value, holds: r.holds && persons >= least };
 }

@@ -352,7 +352,12 @@ function checkModels(
       const cellOf = (r: number) => dictionary[codes[r]!]!;
       const weights = personWeightedCounts(persons, cellOf);
       // t and δ compare with the table's distribution over persons, not rows.
-      const context = { ...sensitive.get(name)!, table: personWeightedTable(persons, cellOf) };
+      // (Weights over persons: no rows to judge t on exactly.)
+      const context = {
+        ...sensitive.get(name)!,
+        table: personWeightedTable(persons, cellOf),
+        rows: undefined,
+      };
       for (let g = 0; g < classCount; g++)
         for (const m of models) record(m, checkPersonClass(privacy[m]!, persons, g, weights[g]!, context));
       continue;

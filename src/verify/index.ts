@@ -217,13 +217,21 @@ function sensitiveContexts(spec: ReleaseSpec, table: EncodedTable): Map<string, 
       const column = table.columns.find((c) => c.name === name)!;
       const rows = codeCounts(column);
       const share = new Map<string, number>();
+      const counts = new Map<string, number>();
       column.dictionary.forEach((value, code) => {
-        if (rows[code]! > 0) share.set(value, (share.get(value) ?? 0) + rows[code]! / table.rowCount);
+        if (rows[code]! > 0) {
+          share.set(value, (share.get(value) ?? 0) + rows[code]! / table.rowCount);
+          counts.set(value, (counts.get(value) ?? 0) + rows[code]!);
+        }
       });
       const hierarchy = spec.attributes.find((a) => a.name === name)!.hierarchy;
       return [
         name,
-        { table: share, hierarchy: hierarchy ? verifierHierarchyRows(column, hierarchy) : undefined },
+        {
+          table: share,
+          hierarchy: hierarchy ? verifierHierarchyRows(column, hierarchy) : undefined,
+          rows: { counts, total: table.rowCount },
+        },
       ];
     }),
   );
@@ -305,15 +313,20 @@ export const pieces = {
     const required = generalizationRequirements(spec, inputRows ?? rows);
     const sensitive = new Map(
       modelAttributes(spec).map((name) => {
-        const share = new Map<string, number>();
+        const counts = new Map<string, number>();
         for (const s of shards)
-          for (const [v, n] of Object.entries(s.sensitive[name] ?? {})) share.set(v, (share.get(v) ?? 0) + n);
-        for (const [v, n] of share) share.set(v, n / rows);
+          for (const [v, n] of Object.entries(s.sensitive[name] ?? {}))
+            counts.set(v, (counts.get(v) ?? 0) + n);
+        const share = new Map([...counts].map(([v, n]) => [v, n / rows]));
         const hierarchy = spec.attributes.find((a) => a.name === name)!.hierarchy;
         const column = values.columns.find((c) => c.name === name)!;
         return [
           name,
-          { table: share, hierarchy: hierarchy ? verifierHierarchyRows(column, hierarchy) : undefined },
+          {
+            table: share,
+            hierarchy: hierarchy ? verifierHierarchyRows(column, hierarchy) : undefined,
+            rows: { counts, total: rows },
+          },
         ] as const;
       }),
     );

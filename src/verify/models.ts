@@ -15,6 +15,7 @@ import {
 } from '../catalogue/l-diversity.ts';
 import { T_CLOSENESS } from '../catalogue/t-closeness.ts';
 import type { PrivacyModelSpec } from '../release-spec/spec.ts';
+import { absBig, entropyRounding, minBig, ratioAtMost } from '../util/exact.ts';
 import { allNumbers } from '../util/numbers.ts';
 
 /** One class's SA counts by value. */
@@ -25,6 +26,11 @@ export interface SensitiveContext {
   readonly table: ReadonlyMap<string, number>;
   /** Hierarchy rows `[value, level1, …]` of the SA, when it has one. */
   readonly hierarchy: string[][] | undefined;
+  /**
+   * The input's rows of each value and its rows, when the shares are rows over rows (not
+   * weights over persons): t is then judged on the EMD's integers (exactTHolds).
+   */
+  readonly rows?: { readonly counts: ReadonlyMap<string, number>; readonly total: number };
 }
 
 /**
@@ -47,6 +53,8 @@ export interface SaDomain {
   readonly belowSum: Float64Array;
   /** The hierarchical distance's walk, or null without a (complete) hierarchy. */
   readonly tree: Tree | null;
+  /** Each value's rows in the input and the input's rows, when known (`SensitiveContext.rows`). */
+  readonly rows: { readonly counts: Float64Array; readonly total: number } | null;
 }
 
 /**
@@ -140,6 +148,9 @@ export function saDomain(sa: SensitiveContext): SaDomain {
     below,
     belowSum,
     tree: treeOf(values, share, sa.hierarchy),
+    rows: sa.rows
+      ? { counts: Float64Array.from(values, (v) => sa.rows!.counts.get(v) ?? 0), total: sa.rows.total }
+      : null,
   };
 }
 
@@ -245,7 +256,9 @@ const CLASS_CHECKS: { readonly [N in ModelsIn<'class'>]: ClassCheck<N> } = {
       const c = counts[present[k]!]!;
       h -= (c / size) * Math.log(c / size);
     }
-    return { value: Math.exp(h), holds: h >= Math.log(model.l) - 1e-12 };
+    // Logs are no ratios of integers: only rounding's slack (entropyRounding).
+    const logL = Math.log(model.l);
+    return { value: Math.exp(h), holds: h >= logL - entropyRounding(n, Math.max(h, logL)) };
   },
   [RECURSIVE_CL_DIVERSITY.name]: (model, _, cls) => {
     const { counts, present, n } = cls!;
@@ -259,7 +272,7 @@ const CLASS_CHECKS: { readonly [N in ModelsIn<'class'>]: ClassCheck<N> } = {
   },
   [T_CLOSENESS.name]: (model, size, cls, sa) => {
     const value = emd(model.distance, cls!, size, sa!);
-    return { value, holds: value <= model.t + 1e-12 };
+    return { value, holds: tHolds(value, model, cls!, size, sa!) };
   },
   [DELTA_DISCLOSURE.name]: (model, size, cls, sa) => {
     const { counts, present, n } = cls!;
@@ -458,6 +471,71 @@ function hierarchicalEmd(
   }
   for (const p of nodes) extra[H]![p] = 0;
   return cost;
+}
+
+/**
+ * EMD ≤ t (docs/definitions.md), exactly when the input's rows are known: the floating EMD is
+ * within a few ulps per value of the true one, so outside `margin` (many times that) it decides,
+ * and inside it the EMD's integers do. Over persons (weights) the floating EMD decides, no slack.
+ */
+function tHolds(
+  value: number,
+  model: { distance: 'equal' | 'ordered' | 'hierarchical'; t: number },
+  cls: ClassCounts,
+  size: number,
+  sa: SaDomain,
+): boolean {
+  const margin = Math.max(1e-9, 64 * sa.values.length * Number.EPSILON);
+  if (!sa.rows || !(Math.abs(value - model.t) <= margin)) return value <= model.t;
+  const exact = exactEmd(model.distance, cls, size, sa, sa.rows);
+  return exact !== null && ratioAtMost(exact.num, exact.den, model.t);
+}
+
+/**
+ * The EMD as integers over integers: with class size n and input rows N each share difference
+ * is (c·N − T·n)/(n·N), so the distance is an integer over 2·n·N (equal), (m − 1)·n·N
+ * (ordered) or H·n·N (hierarchical); BigInt, as these pass 2^53. Over every value (it only
+ * runs near t); released values the input lacks are left out, as in emd.
+ */
+function exactEmd(
+  distance: 'equal' | 'ordered' | 'hierarchical',
+  { counts, present, n }: ClassCounts,
+  size: number,
+  sa: SaDomain,
+  rows: NonNullable<SaDomain['rows']>,
+): { num: bigint; den: bigint } | null {
+  const m = sa.values.length;
+  const N = BigInt(rows.total);
+  const s = BigInt(size);
+  const held = new Float64Array(m);
+  for (let k = 0; k < n; k++) if (present[k]! < m) held[present[k]!] = counts[present[k]!]!;
+  const extra = Array.from(held, (c, i) => BigInt(c) * N - BigInt(rows.counts[i]!) * s);
+  if (distance === 'equal') return { num: extra.reduce((a, x) => a + absBig(x), 0n), den: 2n * s * N };
+  if (distance === 'ordered') {
+    if (m < 2) return { num: 0n, den: 1n };
+    let below = 0n;
+    let num = 0n;
+    for (const i of sa.ordered) num += absBig((below += extra[i]!));
+    return { num, den: BigInt(m - 1) * s * N };
+  }
+  const tree = sa.tree;
+  if (!tree) return null;
+  if (tree.height === 0) return { num: 0n, den: 1n };
+  let e = extra;
+  let num = 0n;
+  for (let level = 1; level <= tree.height; level++) {
+    const width = tree.mass[level]!.length;
+    const pos: bigint[] = new Array(width).fill(0n);
+    const neg: bigint[] = new Array(width).fill(0n);
+    tree.parentOf[level - 1]!.forEach((p, c) => {
+      if (p < 0) return;
+      if (e[c]! > 0n) pos[p] += e[c]!;
+      else neg[p] -= e[c]!;
+    });
+    for (let p = 0; p < width; p++) num += BigInt(level) * minBig(pos[p]!, neg[p]!);
+    e = pos.map((x, p) => x - neg[p]!);
+  }
+  return { num, den: BigInt(tree.height) * s * N };
 }
 
 /** Which way a model's value gets worse: smaller for k and l, larger for the others (its declaration says). */

@@ -299,8 +299,9 @@ function checkSensitiveModels(
       const v = original.dictionary[code]!;
       table.set(v, (table.get(v) ?? 0) + 1);
     }
+    const rows = { counts: new Map(table), total: n };
     for (const [v, c] of table) table.set(v, c / n);
-    const context: SensitiveContext = { table, hierarchy: args.hierarchyRows.get(model.attribute) };
+    const context: SensitiveContext = { table, hierarchy: args.hierarchyRows.get(model.attribute), rows };
     const higherIsBetter = modelOf(model).measure.higherIsBetter;
     let failed = 0;
     let worst: number | undefined;

@@ -17,6 +17,7 @@ import {
   type PrivacyModelSpec,
   type ReleaseSpec,
 } from '../release-spec/spec.ts';
+import { ratioAtLeast, ratioAtMost } from '../util/exact.ts';
 import { SEP } from './common.ts';
 import { checkDpClasses } from './differential-privacy.ts';
 import { verifierHierarchyRows } from './hierarchy.ts';
@@ -26,9 +27,6 @@ export interface ReleasedClass {
   readonly key: string;
   readonly size: number;
 }
-
-/** Relative tolerance of the bounds, for floating-point rounding. */
-const TOLERANCE = 1e-12;
 
 /** Whether a model is checked here rather than class by class in src/verify/models.ts. */
 export function isReleaseModel(model: PrivacyModelSpec): boolean {
@@ -124,7 +122,8 @@ const RELEASE_CHECKS: { readonly [N in ModelsIn<'release'>]: ReleaseCheck<N> } =
   [DIFFERENTIAL_PRIVACY.name]: (model, { classes, add }) => checkDpClasses(model, classes, add),
   [AVERAGE_RISK.name]: (model, { classes, rows, add }) => {
     const risk = rows === 0 ? Number.NaN : classes.length / rows;
-    const passed = risk <= model.threshold * (1 + TOLERANCE);
+    // classes/rows against the threshold's exact value: no rounding either way.
+    const passed = rows > 0 && ratioAtMost(classes.length, rows, model.threshold);
     add(
       model.model,
       passed,
@@ -165,7 +164,7 @@ const RELEASE_CHECKS: { readonly [N in ModelsIn<'release'>]: ReleaseCheck<N> } =
       const share = p === 0 ? Number.POSITIVE_INFINITY : c.size / p;
       low = Math.min(low, share);
       high = Math.max(high, share);
-      if (!(share >= model.deltaMin * (1 - TOLERANCE) && share <= model.deltaMax * (1 + TOLERANCE)))
+      if (!(p > 0 && ratioAtLeast(c.size, p, model.deltaMin) && ratioAtMost(c.size, p, model.deltaMax)))
         failing++;
     }
     add(
