@@ -1,42 +1,44 @@
 /**
- * Exact comparison of a ratio of integers with a double, for the models' bounds
- * (docs/definitions.md: EMD ≤ t, classes/rows ≤ threshold, …): a bound is the exact binary
- * value of the double the spec gives, so no tolerance either way.
+ * Exact comparison of a ratio of integers with a bound the spec gives, for the models' bounds
+ * (docs/definitions.md: EMD ≤ t, classes/rows ≤ threshold, …): the bound is the decimal number
+ * the spec wrote (`t: 0.3` is 3/10, not the double nearest it), so no tolerance either way.
  */
 
-const bits = new DataView(new ArrayBuffer(8));
-
-/** A finite double as `mantissa · 2^exponent`, exactly. */
-export function dyadic(x: number): { mantissa: bigint; exponent: number } {
-  bits.setFloat64(0, x);
-  const high = bits.getUint32(0);
-  const biased = (high >>> 20) & 0x7ff;
-  let mantissa = (BigInt(high & 0xfffff) << 32n) | BigInt(bits.getUint32(4));
-  // Subnormals have no implicit leading 1 and the smallest exponent.
-  if (biased !== 0) mantissa |= 1n << 52n;
-  const exponent = (biased === 0 ? 1 : biased) - 1075;
-  return { mantissa: high >>> 31 ? -mantissa : mantissa, exponent };
+/**
+ * The decimal a finite double stands for, exactly, as num/den (den a power of ten): the shortest
+ * decimal that reads back as the double (`String(x)`), which is the number a spec wrote unless
+ * it wrote more digits than a double holds.
+ */
+export function decimalOf(x: number): { num: bigint; den: bigint } {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(x));
+  if (!m) throw new RangeError(`${x} is not a finite number`);
+  const fraction = m[3] ?? '';
+  const shift = Number(m[4] ?? 0) - fraction.length;
+  const digits = BigInt(`${m[1]}${m[2]}${fraction}`);
+  return shift >= 0
+    ? { num: digits * 10n ** BigInt(shift), den: 1n }
+    : { num: digits, den: 10n ** BigInt(-shift) };
 }
 
 /**
- * The sign of num/den − x (−1, 0 or 1), exactly; NaN when x is NaN. `num` and `den` are
- * integers (numbers that are safe integers, or BigInts), `den` > 0.
+ * The sign of num/den − x (−1, 0 or 1), x read as the decimal it stands for (decimalOf); NaN
+ * when x is NaN. `num` and `den` are integers (numbers that are safe integers, or BigInts),
+ * `den` > 0.
  */
 export function compareRatio(num: number | bigint, den: number | bigint, x: number): number {
   if (Number.isNaN(x)) return Number.NaN;
   if (x === Number.POSITIVE_INFINITY) return -1;
   if (x === Number.NEGATIVE_INFINITY) return 1;
   if (typeof num === 'number' && typeof den === 'number') {
-    // Both exact, so num/den is the ratio correctly rounded, and rounding keeps order: only a
-    // quotient equal to x leaves the sign open.
+    // Both exact, so num/den is the ratio correctly rounded, and x the decimal correctly
+    // rounded: rounding keeps order, so only a quotient equal to x leaves the sign open.
     const q = num / den;
     if (q < x) return -1;
     if (q > x) return 1;
   }
-  const { mantissa, exponent } = dyadic(x);
-  // num/den vs mantissa·2^exponent, both sides times den·2^max(0, −exponent).
-  const left = BigInt(num) << BigInt(Math.max(0, -exponent));
-  const right = (mantissa * BigInt(den)) << BigInt(Math.max(0, exponent));
+  const bound = decimalOf(x);
+  const left = BigInt(num) * bound.den;
+  const right = bound.num * BigInt(den);
   return left < right ? -1 : left > right ? 1 : 0;
 }
 

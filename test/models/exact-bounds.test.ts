@@ -1,6 +1,6 @@
 /**
  * Bounds are compared exactly (docs/definitions.md): a class's EMD and the average risk are
- * ratios of integers, judged against the exact binary value of the spec's double, by the
+ * ratios of integers, judged against the decimal number the spec wrote (`0.3` is 3/10), by the
  * search and by the verifier alike.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -73,19 +73,19 @@ describe('t-closeness compares the EMD with t exactly', () => {
 
   for (const distance of ['equal', 'ordered', 'hierarchical'] as const) {
     const model = (t: number) => ({ model: 't-closeness', attribute: 's', t, distance });
-    it(`${distance}: an EMD of exactly 1/10 passes t = 0.1 (above 1/10) and fails the double below it`, async () => {
+    it(`${distance}: an EMD of exactly 1/10 passes t = 0.1 and fails the double below it`, async () => {
       const at = await releaseOf(twoClasses(6), model(0.1), distance === 'hierarchical');
       expect(at.satisfied).toBe(true);
       expect(at.achieved.t).toBeCloseTo(0.1, 12);
       const under = await releaseOf(twoClasses(6), model(below(0.1)), distance === 'hierarchical');
       expect(under.achieved.t).toBe(0);
     });
-    it(`${distance}: an EMD of exactly 3/10 fails t = 0.3 (below 3/10) and passes the double above it`, async () => {
+    it(`${distance}: an EMD of exactly 3/10 passes t = 0.3 (the decimal, though its double lies below 3/10)`, async () => {
       const at = await releaseOf(twoClasses(8), model(0.3), distance === 'hierarchical');
       expect(at.satisfied).toBe(true);
-      expect(at.achieved.t).toBe(0);
-      const over = await releaseOf(twoClasses(8), model(0.30000000000000004), distance === 'hierarchical');
-      expect(over.achieved.t).toBeCloseTo(0.3, 12);
+      expect(at.achieved.t).toBeCloseTo(0.3, 12);
+      const under = await releaseOf(twoClasses(8), model(below(0.3)), distance === 'hierarchical');
+      expect(under.achieved.t).toBe(0);
     });
   }
 });
@@ -101,11 +101,11 @@ describe('average risk compares classes/rows with the threshold exactly', () => 
     const m = await releaseOf(eight, { model: 'average-risk', threshold: 0.375 });
     expect(m.achieved.averageRisk).toBe(0.375);
   });
-  it('does not release 3 classes over 10 rows under 0.3 (below 3/10)', async () => {
+  it('releases 3 classes over 10 rows under 0.3 (3/10), not under the double below it', async () => {
     const ten = [...rep('A', 'x', 3), ...rep('B', 'x', 3), ...rep('C', 'x', 4)];
-    expect((await releaseOf(ten, { model: 'average-risk', threshold: 0.3 })).achieved.averageRisk).toBe(0.1);
-    const over = await releaseOf(ten, { model: 'average-risk', threshold: 0.30000000000000004 });
-    expect(over.achieved.averageRisk).toBe(0.3);
+    expect((await releaseOf(ten, { model: 'average-risk', threshold: 0.3 })).achieved.averageRisk).toBe(0.3);
+    const under = await releaseOf(ten, { model: 'average-risk', threshold: below(0.3) });
+    expect(under.achieved.averageRisk).toBe(0.1);
   });
 });
 
@@ -133,7 +133,7 @@ describe("the verifier's own checks compare exactly", () => {
     ['y', 2],
   ]);
   for (const distance of ['equal', 'ordered', 'hierarchical'] as const) {
-    it(`${distance}: EMD 3/10 fails t = 0.3 and passes 0.30000000000000004`, () => {
+    it(`${distance}: EMD 3/10 passes t = 0.3 and fails the double below it`, () => {
       const check = (t: number) =>
         checkClass(
           { model: 't-closeness', attribute: 's', t, distance } as PrivacyModelSpec,
@@ -141,8 +141,8 @@ describe("the verifier's own checks compare exactly", () => {
           cls,
           context,
         );
-      expect(check(0.3).holds).toBe(false);
-      expect(check(0.30000000000000004).holds).toBe(true);
+      expect(check(0.3).holds).toBe(true);
+      expect(check(below(0.3)).holds).toBe(false);
     });
   }
   it('average risk 3/8 fails 0.3749999999997 and passes 0.375', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareRatio, dyadic, ratioAtLeast, ratioAtMost } from '../../src/util/exact.ts';
+import { compareRatio, decimalOf, ratioAtLeast, ratioAtMost } from '../../src/util/exact.ts';
 
 /** The double just below x > 0. */
 const below = (x: number) => {
@@ -9,13 +9,15 @@ const below = (x: number) => {
   return b.getFloat64(0);
 };
 
-describe('exact comparison of a ratio of integers with a double', () => {
-  it('reads a double as mantissa · 2^exponent exactly', () => {
-    for (const x of [1, 0.5, 3, 0.1, -0.375, 2 ** 60, 2 ** -40, Number.MAX_SAFE_INTEGER]) {
-      const { mantissa, exponent } = dyadic(x);
-      expect(Number(mantissa) * 2 ** exponent).toBe(x);
-    }
-    expect(dyadic(0).mantissa).toBe(0n);
+describe('exact comparison of a ratio of integers with a bound', () => {
+  it('reads a double as the decimal it stands for', () => {
+    expect(decimalOf(0.3)).toEqual({ num: 3n, den: 10n });
+    expect(decimalOf(-0.375)).toEqual({ num: -375n, den: 1000n });
+    expect(decimalOf(1e-7)).toEqual({ num: 1n, den: 10n ** 7n });
+    expect(decimalOf(1.5e-7)).toEqual({ num: 15n, den: 10n ** 8n });
+    expect(decimalOf(2e21)).toEqual({ num: 2n * 10n ** 21n, den: 1n });
+    expect(decimalOf(0.0999999999995)).toEqual({ num: 999999999995n, den: 10n ** 13n });
+    expect(decimalOf(0)).toEqual({ num: 0n, den: 1n });
   });
 
   it('compares powers of two and their neighbours', () => {
@@ -28,29 +30,32 @@ describe('exact comparison of a ratio of integers with a double', () => {
     expect(ratioAtLeast(3, 8, below(0.375))).toBe(true);
   });
 
-  it('compares with the exact binary value of a decimal bound', () => {
-    // 0.1 as a double lies above 1/10, 0.3 below 3/10: 1/10 ≤ 0.1 holds, 3/10 ≤ 0.3 does not.
-    expect(compareRatio(1, 10, 0.1)).toBe(-1);
-    expect(compareRatio(3, 10, 0.3)).toBe(1);
+  it('compares with the decimal the bound was written as, not its double', () => {
+    // 0.1 as a double lies above 1/10, 0.3 below 3/10; the spec wrote 1/10 and 3/10.
+    expect(compareRatio(1, 10, 0.1)).toBe(0);
+    expect(compareRatio(3, 10, 0.3)).toBe(0);
+    expect(compareRatio(3n, 10n, 0.3)).toBe(0);
     expect(compareRatio(1, 10, below(0.1))).toBe(1);
-    // The quotient rounds to the bound, yet the ratio lies above it.
-    expect(3 / 10).toBe(0.3);
-    expect(ratioAtMost(3, 10, 0.3)).toBe(false);
-    expect(ratioAtMost(3n, 10n, 0.30000000000000004)).toBe(true);
+    expect(ratioAtMost(3, 10, below(0.3))).toBe(false);
+    // The quotient rounds to the bound, yet the ratio lies above the decimal.
+    expect(1 / 10).toBe(0.1);
+    expect(compareRatio(10n ** 20n + 1n, 10n ** 21n, 0.1)).toBe(1);
+    expect(ratioAtMost(10n ** 20n + 1n, 10n ** 21n, 0.1)).toBe(false);
+    expect(ratioAtMost(1, 10, 0.0999999999995)).toBe(false);
   });
 
   it('compares huge numerators and denominators past 2^53', () => {
     const big = 3n * 10n ** 30n;
-    expect(compareRatio(big, 10n ** 31n, 0.3)).toBe(1);
+    expect(compareRatio(big, 10n ** 31n, 0.3)).toBe(0);
+    expect(compareRatio(big + 1n, 10n ** 31n, 0.3)).toBe(1);
     expect(compareRatio(big + 1n, big, 1)).toBe(1);
     expect(compareRatio(big - 1n, big, 1)).toBe(-1);
     expect(compareRatio(big, big, 1)).toBe(0);
-    // 2^100 / 3 against 2^100 / 3 rounded: the double is one side of it, never equal.
+    // 2^100 prints as 1.2676506002282294e+30, the decimal 12676506002282294·10^14 below it.
     const r = 2n ** 100n;
-    const q = Number(r) / 3;
-    expect(compareRatio(r, 3n, q)).not.toBe(0);
-    expect(compareRatio(r * 3n, 3n, Number(r))).toBe(0);
-    expect(compareRatio(2n ** 80n + 1n, 1n, 2 ** 80)).toBe(1);
+    expect(compareRatio(r, 1n, Number(r))).toBe(1);
+    expect(compareRatio(12676506002282294n * 10n ** 14n * 3n, 3n, Number(r))).toBe(0);
+    expect(compareRatio(12676506002282294n * 10n ** 14n - 1n, 1n, Number(r))).toBe(-1);
   });
 
   it('handles infinities, NaN and negative numbers', () => {
