@@ -580,15 +580,19 @@ function readStyles(file: string, zip: ZipArchive, part: string): Styles {
 
 const NO_STYLES: Styles = { shown: new Uint8Array(0), digits: [] };
 
-/** Days since 1970-01-01 of a serial day number (1900 system: day 1 is 1900-01-01, day 60 Excel's 29 February 1900). */
+/** Days since 1970-01-01 of a serial day number (1900 system: day 1 is 1900-01-01; day 60, which has none, see dateText). */
 function unixDay(serial: number, date1904: boolean): number {
   if (date1904) return serial - 24_107;
   return serial < 61 ? serial - 25_568 : serial - 25_569;
 }
 
-/** A serial day number as `YYYY-MM-DD`. */
+/**
+ * A serial day number as `YYYY-MM-DD`. Day 60 of the 1900 system is Excel's 29 February 1900, a
+ * day that never was (kept from Lotus 1-2-3): written as Excel shows it, so that it stays apart
+ * from 1 March (day 61).
+ */
 function dateText(day: number, date1904: boolean): string {
-  return formatDate(unixDay(day, date1904));
+  return day === 60 && !date1904 ? '1900-02-29' : formatDate(unixDay(day, date1904));
 }
 
 /** Milliseconds as `HH:MM:SS`, then the fraction of a second without trailing zeros (hours past 24 kept). */

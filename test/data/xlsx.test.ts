@@ -310,6 +310,26 @@ describe('numbers in date and time formats, as the sheet shows them', () => {
       '00:00:00',
     ]);
   });
+
+  it("keeps Excel's 29 February 1900 (serial 60) apart from 1 March", async () => {
+    expect(
+      await shown([
+        [59, 'yyyy-mm-dd'],
+        [60, 'yyyy-mm-dd'],
+        [61, 'yyyy-mm-dd'],
+        [60.5, 'yyyy-mm-dd hh:mm'],
+        [61.5, 'yyyy-mm-dd hh:mm'],
+        [59.9999999999, 'yyyy-mm-dd hh:mm'],
+      ]),
+    ).toEqual([
+      '1900-02-28',
+      '1900-02-29',
+      '1900-03-01',
+      '1900-02-29T12:00:00',
+      '1900-03-01T12:00:00',
+      '1900-02-29T00:00:00',
+    ]);
+  });
 });
 
 describe('dates written as ISO 8601 text (t="d" cells)', () => {
