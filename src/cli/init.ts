@@ -687,9 +687,12 @@ function intervalWidths(numbers: number[]): number[] {
   }
   const target = (max - min) / 20;
   if (!(target > 0)) return [1, 2, 4];
-  const scale = 10 ** Math.floor(Math.log10(target));
-  const fitting = [1, 2, 5, 10].map((m) => m * scale).find((w) => w >= target)!;
+  const exponent = Math.floor(Math.log10(target));
+  // Each width read from its decimal text (`2e-5`): a float product (10 ** -5 * 2 is
+  // 0.000019999999999999998) is no decimal multiple of the width before, which the spec requires.
+  const width = (m: number) => Number(`${m}e${exponent}`);
+  const m = [1, 2, 5, 10].find((k) => width(k) >= target)!;
   // Whole numbers (counts, scores) get whole widths: an interval of 0.5 children holds one value or none.
-  const step = numbers.every(Number.isInteger) ? Math.max(1, fitting) : fitting;
-  return [step, step * 2, step * 4];
+  if (width(m) < 1 && numbers.every(Number.isInteger)) return [1, 2, 4];
+  return [width(m), width(2 * m), width(4 * m)];
 }

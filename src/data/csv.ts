@@ -538,7 +538,7 @@ function* readOpen(
 /**
  * Refuses a file whose first bytes show it is no UTF-8 text: UTF-16, by its byte order mark or,
  * without one, by the NUL bytes every other byte of ASCII text is in it; a binary format read as
- * CSV (format.type says so); a compressed file.
+ * CSV (format.type says so), a workbook too; a compressed file.
  * @throws InputError E_INPUT_ENCODING, E_INPUT_FORMAT or E_INPUT_COMPRESSED.
  */
 function checkTextStart(file: string, head: Uint8Array, magic: InputMagic | undefined): void {
@@ -569,6 +569,14 @@ function checkTextStart(file: string, head: Uint8Array, magic: InputMagic | unde
       `set "format": { "type": "${magic}" }, or leave format.type out: a file is read as what its first bytes say`,
     );
   }
+  // A ZIP named as a workbook reaches the CSV reader only when format.type says "csv".
+  if (magic === 'zip' && /\.xls[xm]$/i.test(file)) {
+    throw new InputError(
+      'E_INPUT_FORMAT',
+      `${file}: an Excel workbook (its name and first bytes say so), read as CSV because format.type is "csv"`,
+      'set "format": { "type": "xlsx" }, or leave format.type out: a file named .xlsx or .xlsm is read as a workbook',
+    );
+  }
   if (magic === 'gzip' || magic === 'zip') {
     const plain = file.replace(/\.(gz|zip)$/i, '');
     throw new InputError(
@@ -576,7 +584,7 @@ function checkTextStart(file: string, head: Uint8Array, magic: InputMagic | unde
       `${file}: the file is compressed (${magic === 'gzip' ? 'gzip' : 'a ZIP archive'}), not a CSV file`,
       magic === 'gzip'
         ? `decompress it and name the CSV file as the input, e.g. \`gzip -dc ${file} > ${plain === file ? `${file}.csv` : plain}\``
-        : `extract it (e.g. \`unzip ${file}\`) and name the CSV file inside as the input; an Excel workbook (a ZIP archive too) is read when its name ends in .xlsx`,
+        : `extract it (e.g. \`unzip ${file}\`) and name the CSV file inside as the input; an Excel workbook (a ZIP archive too) is read as one when its name ends in .xlsx, or with "format": { "type": "xlsx" }`,
     );
   }
 }

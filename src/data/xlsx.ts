@@ -26,7 +26,7 @@ import { checkInputColumns, XLSX_MAX_PART_BYTES, XLSX_MAX_ROW_BYTES } from './li
 import { ShardAssembler } from './shards.ts';
 import { type EncodedTable, TYPED_INPUT_DELIMITER } from './table.ts';
 import { utf8Buffers } from './utf8.ts';
-import { formatDate, formatTimestamp } from './values.ts';
+import { formatDate } from './values.ts';
 import { type DigitFormat, digitFormat, digitText } from './xlsx-digits.ts';
 import { ZipArchive, type ZipEntry, ZipError } from './zip.ts';
 
@@ -59,8 +59,8 @@ const BATCH_ROWS = 4096;
 /** The signature of an OLE compound file: a legacy .xls, or an .xlsx encrypted with a password. */
 const CFB_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 
-/** How a number cell's style shows it. */
-const Shown = { Number: 0, Date: 1, DateTime: 2, Time: 3 } as const;
+/** How a number cell's style shows it: `Time` is a time of day (`hh:mm`), `Elapsed` a duration (`[h]:mm`). */
+const Shown = { Number: 0, Date: 1, DateTime: 2, Time: 3, Elapsed: 4 } as const;
 type Shown = (typeof Shown)[keyof typeof Shown];
 
 /**
@@ -519,16 +519,17 @@ function readSharedStrings(file: string, zip: ZipArchive, part: string): string[
   return strings;
 }
 
-/** Built-in number formats that show a date, a time, or both. */
+/** Built-in number formats that show a date, a time, both, or a duration (46, `[h]:mm:ss`). */
 function builtInShown(id: number): Shown {
   if ((id >= 14 && id <= 17) || (id >= 27 && id <= 31) || (id >= 34 && id <= 36) || (id >= 50 && id <= 58))
     return Shown.Date;
   if (id === 22) return Shown.DateTime;
+  if (id === 46) return Shown.Elapsed;
   if ((id >= 18 && id <= 21) || (id >= 32 && id <= 33) || (id >= 45 && id <= 47)) return Shown.Time;
   return Shown.Number;
 }
 
-/** What a format code shows: its first section's date (`y`, `d`, `m` without `h`/`s`) and time (`h`, `s`, AM/PM, elapsed `[h]`) parts. */
+/** What a format code shows: its first section's date (`y`, `d`, `m` without `h`/`s`) and time (`h`, `s`, AM/PM) parts, or a duration (`[h]`, `[m]`, `[s]`). */
 function formatShown(code: string): Shown {
   let s = code
     .replace(/"[^"]*"/g, '')
@@ -541,7 +542,8 @@ function formatShown(code: string): Shown {
   s = s.replace(/AM\/PM|A\/P/gi, '');
   const time = elapsed || ampm || /[hs]/i.test(s);
   const date = /[yd]/i.test(s) || (!time && /m/i.test(s));
-  return date && time ? Shown.DateTime : date ? Shown.Date : time ? Shown.Time : Shown.Number;
+  if (date) return time ? Shown.DateTime : Shown.Date;
+  return elapsed ? Shown.Elapsed : time ? Shown.Time : Shown.Number;
 }
 
 /** The cell styles (`s`, an index into `cellXfs`): how each shows a number, and its digit pattern if it writes one as a code. */
@@ -578,10 +580,29 @@ function readStyles(file: string, zip: ZipArchive, part: string): Styles {
 
 const NO_STYLES: Styles = { shown: new Uint8Array(0), digits: [] };
 
-/** Days since 1970-01-01 of a serial day number (1900 system: day 1 is 1900-01-01, day 60 Excel's 29 February 1900). */
+/** Days since 1970-01-01 of a serial day number (1900 system: day 1 is 1900-01-01; day 60, which has none, see dateText). */
 function unixDay(serial: number, date1904: boolean): number {
   if (date1904) return serial - 24_107;
   return serial < 61 ? serial - 25_568 : serial - 25_569;
+}
+
+/**
+ * A serial day number as `YYYY-MM-DD`. Day 60 of the 1900 system is Excel's 29 February 1900, a
+ * day that never was (kept from Lotus 1-2-3): written as Excel shows it, so that it stays apart
+ * from 1 March (day 61).
+ */
+function dateText(day: number, date1904: boolean): string {
+  return day === 60 && !date1904 ? '1900-02-29' : formatDate(unixDay(day, date1904));
+}
+
+/** Milliseconds as `HH:MM:SS`, then the fraction of a second without trailing zeros (hours past 24 kept). */
+function clockText(total: number): string {
+  const h = Math.floor(total / 3_600_000);
+  const m = Math.floor((total % 3_600_000) / 60_000);
+  const sec = Math.floor((total % 60_000) / 1000);
+  const frac = total % 1000;
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(h)}:${two(m)}:${two(sec)}${frac ? `.${String(frac).padStart(3, '0').replace(/0+$/, '')}` : ''}`;
 }
 
 /**
@@ -607,23 +628,26 @@ function isoSerial(text: string, date1904: boolean): number | undefined {
   return day + ms / 86_400_000;
 }
 
-/** A number cell's text as its style shows it: a date, a date and time, a time, or the number. */
+/**
+ * A number cell's text as its style shows it: a date, a date and time, a time of day, a
+ * duration, or the number.
+ */
 function numberText(value: number, shown: Shown, date1904: boolean): string {
   if (shown === Shown.Number || !(value >= 0) || value >= 2_958_466) return String(value);
-  const day = Math.floor(value);
-  if (shown === Shown.Date) return formatDate(unixDay(day, date1904));
-  const ms = Math.round((value - day) * 86_400_000);
-  if (shown === Shown.DateTime) {
-    return formatTimestamp(BigInt(unixDay(day, date1904) * 86_400_000 + ms), 'MILLIS', false);
+  let day = Math.floor(value);
+  if (shown === Shown.Date) return dateText(day, date1904);
+  let ms = Math.round((value - day) * 86_400_000);
+  // A duration: all of it, past 24 hours (`[h]:mm` of 1.25 is 30:00:00).
+  if (shown === Shown.Elapsed) return clockText(day * 86_400_000 + ms);
+  // Rounded up to the next midnight: that day's start.
+  if (ms === 86_400_000) {
+    day += 1;
+    ms = 0;
   }
-  // A time alone: hours, minutes and seconds since the day's start (past 24 hours for a duration).
-  const total = day * 86_400_000 + ms;
-  const h = Math.floor(total / 3_600_000);
-  const m = Math.floor((total % 3_600_000) / 60_000);
-  const sec = Math.floor((total % 60_000) / 1000);
-  const frac = total % 1000;
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `${two(h)}:${two(m)}:${two(sec)}${frac ? `.${String(frac).padStart(3, '0').replace(/0+$/, '')}` : ''}`;
+  if (shown === Shown.DateTime) return `${dateText(day, date1904)}T${clockText(ms)}`;
+  // A time of day (`hh:mm`, `h:mm AM/PM`): the serial's fraction; its date, which the format
+  // does not show, is not released either.
+  return clockText(ms);
 }
 
 /** A column's letters (`A`, `AB`) as a 0-based index. */

@@ -75,6 +75,15 @@ function checkField(v: unknown, field: Field, where: string, name: string): void
     case 'string':
       if (typeof v !== 'string') fail(where, name, 'a string', v);
       if (field.values && !field.values.includes(v as string)) {
+        // `"\\t"` in the JSON (a backslash and a t) for the tab `"\t"`: both print as \t.
+        const meant = field.values.find((allowed) => allowed !== show(allowed) && show(allowed) === v);
+        if (meant !== undefined) {
+          throw new SpecError(
+            'E_SPEC_VALUE',
+            `${where}: ${name} is ${JSON.stringify(v)} in the JSON, two characters (a backslash, then ${(v as string).slice(1)}), not the tab it reads like`,
+            `write ${name} as ${JSON.stringify(meant)} in the JSON (one tab character)`,
+          );
+        }
         const near = String(v).length <= NEAREST_MAX_LENGTH ? nearest(String(v), field.values) : undefined;
         throw new SpecError(
           'E_SPEC_VALUE',

@@ -1,7 +1,8 @@
 /**
  * What `ppdp init` drafts and says for small and odd tables: a k the table can meet (a table of
  * 1 or 2 rows was drafted k = 5, which its release refused), counts in the singular for one,
- * and format.emptyCells drafted from the columns it applies to.
+ * format.emptyCells drafted from the columns it applies to, and interval widths as exact
+ * decimals (float widths such as 0.00019999999999999998 failed the draft's own spec check).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,5 +83,32 @@ describe('ppdp init drafts format.emptyCells from the columns it applies to', ()
     const { out, draft } = init('emptyqi', 'sex;diagnosis\nm;flu\n;cold\nm;\nf;cold\nf;flu\n');
     expect(draft.format.emptyCells).toBe('value');
     expect(out).toContain('format.emptyCells: "value" — sex has empty cells');
+  });
+});
+
+describe('ppdp init drafts interval widths as exact decimals', () => {
+  /** A CSV of 40 rows: an age and a column `x` cycling through `values`. */
+  const table = (values: readonly string[]) =>
+    `age;x\n${Array.from({ length: 40 }, (_, i) => `${20 + (i % 10)};${values[i % values.length]}`).join('\n')}\n`;
+  const widths = (draft: Draft) =>
+    (draft.attributes.x as unknown as { hierarchy: { intervals: number[] } }).hierarchy.intervals;
+
+  it('of small decimals (0.001 to 0.004), and the draft releases', async () => {
+    const { spec, draft } = init('small', table(['0.001', '0.002', '0.003', '0.004']));
+    expect(widths(draft)).toEqual([0.0002, 0.0004, 0.0008]);
+    const { report } = await releaseTo(spec, join(dir, 'small-out'));
+    expect(report.rows.input).toBe(40);
+  });
+
+  it('written as the decimals they are (0.00001, not 9.999999999999999e-6)', () => {
+    const values = Array.from({ length: 10 }, (_, i) => `0.000${String(2 * (i + 1)).padStart(2, '0')}`);
+    const { draft } = init('tiny', table(values));
+    expect(widths(draft)).toEqual([0.00001, 0.00002, 0.00004]);
+  });
+
+  it('of numbers near 10^25 (a large decimal column), and the draft releases', async () => {
+    const { spec, draft } = init('huge', table(['1', '2', '4', '7'].map((d) => `${d}${'0'.repeat(25)}`)));
+    expect(widths(draft)).toEqual([5e24, 1e25, 2e25]);
+    await releaseTo(spec, join(dir, 'huge-out'));
   });
 });

@@ -31,6 +31,7 @@ import {
 } from 'apache-arrow';
 import { CompressionType } from 'apache-arrow/fb/compression-type';
 import { compressionRegistry } from 'apache-arrow/ipc/compression/registry';
+import { strToU8, zipSync } from 'fflate';
 import { decompress as zstdDecompress } from 'fzstd';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -447,6 +448,8 @@ describe('a file read as what its first bytes say', () => {
     const err = inputError(() => readTable(write('t.zip', zip)), 'E_INPUT_COMPRESSED');
     expect(err.message).toBe('t.zip: the file is compressed (a ZIP archive), not a CSV file');
     expect(err.hint).toContain('unzip t.zip');
+    // A workbook of another name may be one: its name, or format.type, says so.
+    expect(err.hint).toContain('ends in .xlsx, or with "format": { "type": "xlsx" }');
   });
 
   it('refuses an Arrow or Parquet file read as CSV because format.type says so, naming its format', () => {
@@ -459,6 +462,17 @@ describe('a file read as what its first bytes say', () => {
       expect(err.message).toBe(
         `${name}: ${what} file (its first bytes say so), read as CSV because format.type is "csv"`,
       );
+    }
+  });
+
+  it('refuses a workbook read as CSV because format.type says so, naming format.type (not its name)', () => {
+    const book = zipSync({ 'xl/workbook.xml': strToU8('<workbook/>') });
+    for (const name of ['book.xlsx', 'BOOK.XLSM']) {
+      const err = inputError(() => readTable(write(name, book), { format: 'csv' }), 'E_INPUT_FORMAT');
+      expect(err.message).toBe(
+        `${name}: an Excel workbook (its name and first bytes say so), read as CSV because format.type is "csv"`,
+      );
+      expect(err.hint).toContain('"format": { "type": "xlsx" }, or leave format.type out');
     }
   });
 });

@@ -268,6 +268,70 @@ describe('cells as the CSV reader gives them', () => {
   });
 });
 
+describe('numbers in date and time formats, as the sheet shows them', () => {
+  /** One cell per [serial, format] in column A, read back as its text. */
+  async function shown(cases: readonly (readonly [number, string])[]): Promise<string[]> {
+    const ws = adultWorkspace(1);
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('T');
+    sheet.addRow(['at']);
+    for (const [value, format] of cases) sheet.addRow([value]).getCell(1).numFmt = format;
+    ws.write('shown.xlsx', Buffer.from(await wb.xlsx.writeBuffer()));
+    return cells(readXlsx(join(ws.dir, 'shown.xlsx'))).map((r) => r[0]!);
+  }
+
+  it('a clock format as the time of day, a duration format as all its hours, a date and time as both', async () => {
+    // 45000.5 is 2023-03-15 12:00: an appointment sheet shows its time alone.
+    expect(
+      await shown([
+        [45000.5, 'hh:mm'],
+        [45000.75, 'h:mm AM/PM'],
+        [45000.25, 'hh:mm:ss'],
+        [45000.5, 'h:mm'], // built-in format 20
+        [0.5, 'hh:mm'],
+        [1.25, '[h]:mm'],
+        [45000.5, '[h]:mm:ss'], // built-in format 46, a duration
+        [2.5, '[mm]:ss'],
+        [45000.5, 'yyyy-mm-dd hh:mm'],
+        [45000.999999999, 'yyyy-mm-dd hh:mm:ss'],
+        [45000.999999999, 'hh:mm:ss'],
+      ]),
+    ).toEqual([
+      '12:00:00',
+      '18:00:00',
+      '06:00:00',
+      '12:00:00',
+      '12:00:00',
+      '30:00:00',
+      '1080012:00:00',
+      '60:00:00',
+      '2023-03-15T12:00:00',
+      '2023-03-16T00:00:00',
+      '00:00:00',
+    ]);
+  });
+
+  it("keeps Excel's 29 February 1900 (serial 60) apart from 1 March", async () => {
+    expect(
+      await shown([
+        [59, 'yyyy-mm-dd'],
+        [60, 'yyyy-mm-dd'],
+        [61, 'yyyy-mm-dd'],
+        [60.5, 'yyyy-mm-dd hh:mm'],
+        [61.5, 'yyyy-mm-dd hh:mm'],
+        [59.9999999999, 'yyyy-mm-dd hh:mm'],
+      ]),
+    ).toEqual([
+      '1900-02-28',
+      '1900-02-29',
+      '1900-03-01',
+      '1900-02-29T12:00:00',
+      '1900-03-01T12:00:00',
+      '1900-02-29T00:00:00',
+    ]);
+  });
+});
+
 describe('dates written as ISO 8601 text (t="d" cells)', () => {
   it('read as the same dates written as serial numbers, by their style or as written', async () => {
     const ws = adultWorkspace(1);
