@@ -412,6 +412,22 @@ class MessageWalk {
     this.file = basename(path);
   }
 
+  /**
+   * The schema, refused when a field has no name (Arrow's schema leaves it optional), before
+   * anything reads its names.
+   */
+  private named(schema: Schema): Schema {
+    const unnamed = schema.fields.findIndex((f) => typeof f.name !== 'string');
+    if (unnamed >= 0) {
+      throw new InputError(
+        'E_ARROW_SCHEMA',
+        `${this.file}: column ${unnamed + 1} has no name`,
+        'give every column a unique, non-empty name',
+      );
+    }
+    return schema;
+  }
+
   /** The footer's schema (a plain Error when there is none: the stream then cannot be read). */
   private footerSchema(): Schema {
     if (!this.footer) throw new Error('no schema');
@@ -459,8 +475,8 @@ class MessageWalk {
         const next = this.messageAt(at, end);
         if (next === null) return;
         const { message } = next;
-        if (message.isSchema()) this.schema = message.header() as Schema;
-        else this.schema ??= this.footerSchema();
+        if (message.isSchema()) this.schema = this.named(message.header() as Schema);
+        else this.schema ??= this.named(this.footerSchema());
         const index = message.isRecordBatch() ? ++batches : message.isDictionaryBatch() ? ++dictionaries : 0;
         this.check(message, at, index);
         yield { at, ...next, index };
@@ -514,7 +530,7 @@ class MessageWalk {
     }
     // A file of no messages (Arrow JS writes a table without batches so) has its schema in the
     // footer alone: read, it is a table without rows.
-    if (first) yield schemaMessage(this.footerSchema());
+    if (first) yield schemaMessage(this.named(this.footerSchema()));
   }
 
   /**

@@ -52,6 +52,8 @@ export interface ReadXlsxOptions {
 
 /** The most columns a worksheet has (XFD). */
 const MAX_SHEET_COLUMNS = 16_384;
+/** The most rows a worksheet has: a row numbered past it is no sheet's. */
+const MAX_SHEET_ROWS = 1_048_576;
 /** Rows of a single text above a header that are passed over as its title, at most. */
 const TITLE_ROWS = 5;
 /** Rows coded before they are handed to the shard assembler. */
@@ -781,6 +783,10 @@ class SheetReader {
       const rAttr = /\br=["'](\d+)/.exec(m[1]!);
       const number = rAttr ? Number(rAttr[1]) : this.lastRow + 1;
       if (!(number > this.lastRow)) throw new XmlError(`${this.where}: its rows are out of order`);
+      if (number > MAX_SHEET_ROWS)
+        throw new XmlError(
+          `${this.where} has a row numbered ${number}, past a worksheet's last row (1,048,576)`,
+        );
       let body = '';
       if (m[2] !== '/') {
         const end = text.indexOf(this.closeRow, rowRe.lastIndex);
@@ -945,10 +951,22 @@ class SheetReader {
     if (outside) this.checkOutside(number, width);
     // Cells outside the table that are blank are no value: a row of them alone is no row.
     if (outside && !this.anyValue(width)) return;
-    // Rows without a value between rows with values are rows of empty cells; after the last, none.
-    const gap = number - this.headerRow - 1 - this.rowsRead;
-    for (let k = 0; k < gap; k++) yield* this.add(undefined);
+    // Rows without a value between rows with values are refused, as a CSV's blank line is: a
+    // row number alone would otherwise make rows of nothing (a 3 KB sheet, a million rows), and
+    // messages name rows by their number on the sheet. After the last, none are read.
+    const above = this.headerRow + 1 + this.rowsRead;
+    if (number > above) this.emptyRows(above, number - 1);
     yield* this.add(this.cells);
+  }
+
+  /** Refuses the rows `from`–`to` without a value between rows that have one. */
+  private emptyRows(from: number, to: number): never {
+    const rows = from === to ? `row ${from} holds` : `rows ${from}–${to} hold`;
+    throw new InputError(
+      'E_XLSX_RAGGED',
+      `${this.where} ${rows} no value, between rows of the table that do`,
+      'delete the empty rows between the rows of the table (an empty row is no record)',
+    );
   }
 
   /** A hint for a value outside the header's columns: when the header is one name, it may be a title. */

@@ -555,6 +555,28 @@ describe('readArrow: errors', () => {
     expect(err.message).toContain('"a" appears twice');
   });
 
+  it('E_ARROW_SCHEMA for a column without a name (a field may leave its name out)', () => {
+    const table = new Table({
+      a: vectorFromArray([1, 2], new Int32()),
+      b: vectorFromArray([3, 4], new Int32()),
+    });
+    const bytes = Buffer.from(tableToIPC(table, 'stream'));
+    // The stream's first message is the schema (after its 0xFFFFFFFF marker and length): the
+    // name slot of its fields' vtable (one both share) is cleared, as a writer leaving it out does.
+    const table0 = (at: number) => at + bytes.readUInt32LE(at);
+    const slot = (t: number, i: number) => {
+      const vtable = t - bytes.readInt32LE(t);
+      return { at: vtable + 4 + 2 * i, offset: bytes.readUInt16LE(vtable + 4 + 2 * i) };
+    };
+    const message = table0(8);
+    const schema = table0(message + slot(message, 2).offset);
+    const fields = table0(schema + slot(schema, 1).offset);
+    const second = table0(fields + 8);
+    bytes.writeUInt16LE(0, slot(second, 0).at);
+    const err = inputError(() => readArrow(write(bytes, 'noname.arrows')), 'E_ARROW_SCHEMA');
+    expect(err.message).toBe('noname.arrows: column 1 has no name');
+  });
+
   it('E_ARROW_TYPE names the column and its type', () => {
     const table = new Table({
       ok: vectorFromArray([1, 2], new Int32()),

@@ -163,7 +163,7 @@ describe('the same table as CSV and as an Excel workbook', () => {
 });
 
 describe('cells as the CSV reader gives them', () => {
-  it('reads each kind of cell, empty rows between rows as empty cells, and leaves identifying columns out', async () => {
+  it('reads each kind of cell, a row of empty cells as empty cells, and leaves identifying columns out', async () => {
     const ws = adultWorkspace(1);
     const wb = new ExcelJS.Workbook();
     const sheet = wb.addWorksheet('T');
@@ -177,7 +177,8 @@ describe('cells as the CSV reader gives them', () => {
       0.75,
       { formula: '1/0', result: { error: '#DIV/0!' } },
     ]);
-    sheet.addRow([]);
+    // A value in the identifying column alone: the table's cells of the row are empty.
+    sheet.addRow(['a2']);
     sheet.addRow([
       'a3',
       'twö\r\nlines',
@@ -624,6 +625,42 @@ describe('workbooks that cannot be read', () => {
       'header.xlsx sheet "Data" cell A2: a value in column A, which has no name in the header row (row 1, from column B)',
     );
     expect(header.hint).toMatch(/give column A a name in cell A1 \(a column of row labels/);
+  });
+
+  it("refuses empty rows between rows and a row past the sheet's last, making no rows of them", async () => {
+    const ws = adultWorkspace(1);
+    const good = await workbook(
+      ['a', 'b'],
+      [
+        [1, 2],
+        [3, 4],
+      ],
+    );
+    // The sheet's second row moved to `number`: the rows between hold nothing.
+    const moved = (number: number) =>
+      rezip(good, (parts) => {
+        const sheet = strFromU8(parts['xl/worksheets/sheet1.xml']!);
+        parts['xl/worksheets/sheet1.xml'] = strToU8(
+          sheet.replace(/<row r="3"/, `<row r="${number}"`).replace(/r="([AB])3"/g, `r="$1${number}"`),
+        );
+      });
+    ws.write('gap.xlsx', moved(1_048_576));
+    ws.write('far.xlsx', moved(2_147_483_647));
+    // Before: 1,048,573 rows of empty cells (with emptyCells "value", a release of them).
+    const gap = refusal(() => readXlsx(join(ws.dir, 'gap.xlsx')));
+    expect(gap.code).toBe('E_XLSX_RAGGED');
+    expect(gap.message).toBe(
+      'gap.xlsx sheet "Data" rows 3–1048575 hold no value, between rows of the table that do',
+    );
+    expect(gap.hint).toMatch(/^delete the empty rows/);
+    const one = moved(4);
+    ws.write('one.xlsx', one);
+    expect(refusal(() => readXlsx(join(ws.dir, 'one.xlsx'))).message).toMatch(/ row 3 holds no value/);
+    const far = refusal(() => readXlsx(join(ws.dir, 'far.xlsx')));
+    expect(far.code).toBe('E_XLSX_CORRUPT');
+    expect(far.message).toMatch(
+      /^far\.xlsx: .*far\.xlsx sheet "Data" has a row numbered 2147483647, past a worksheet's last row \(1,048,576\)/,
+    );
   });
 });
 

@@ -2,7 +2,7 @@
  * Keys as data: a spec in a bucket is taken at `inbox/<name>/release.json` only, `<name>` one
  * plain folder, and the release is named after that folder. A key that tries to be a path
  * — `..` to reach another tenant's inbox, a further `inbox/` to take another tenant's name,
- * `.`, an empty folder, a deeper folder — is refused with E_SPEC_PATH before anything is read,
+ * `.`, an empty folder, a deeper folder, an encoded `/` (`%2F`, never decoded) — is refused with E_SPEC_PATH before anything is read,
  * and nothing is written under any release name (not even a failure record). On Amazon S3
  * such keys are objects of their own, so the bucket here keeps them literal too (LocalS3 with
  * literal keys; s3rver alone would resolve `..` into the victim's own object). Each attack is
@@ -58,6 +58,8 @@ const ATTACKS: readonly Attack[] = [
   { key: 'inbox/./x/release.json', input: true, problem: /has a '\.' folder/ },
   { key: 'inbox//release.json', input: false, problem: /has an empty folder/ },
   { key: 'inbox/a/b/release.json', input: true, problem: /has 2 folders/ },
+  // An encoded slash is a character of the key: read decoded, it ran the victim's own spec.
+  { key: 'inbox/victim%2Frelease.json', input: true, problem: /has 0 folders/ },
 ];
 
 /** Every object of the bucket with the SHA-256 of its bytes. */

@@ -95,13 +95,18 @@ describe('a bucket spec key', () => {
     expect(releaseNameOfUrl(`s3://b/${key}`)).toBe(name);
   });
 
-  it('is taken URL-decoded when an S3 event sent it encoded, and checked as decoded', () => {
-    expect(bucketSpecKey('s3://b/', 'inbox/a%2Eb/release.json')).toBe('inbox/a.b/release.json');
-    expect(releaseNameOfUrl('s3://b/inbox/a%2Eb/release.json')).toBe('a.b');
-    // Decoded into a path: refused all the same.
-    expect(() => bucketSpecKey('s3://b/', 'inbox/%2E%2E/release.json')).toThrow(/'\.\.' folder|other than/);
-    expect(() => bucketSpecKey('s3://b/', 'inbox/x%2Finbox%2Fvictim/release.json')).toThrow(SpecError);
-    expect(() => bucketSpecKey('s3://b/', 'inbox/bad%zz/release.json')).toThrow(SpecError);
+  it('is taken as written, never URL-decoded into another key', () => {
+    for (const [key, why] of [
+      ['inbox/victim%2Frelease.json', /0 folders/],
+      ['inbox/a%2Eb/release.json', /other than/],
+      ['inbox/%2E%2E/release.json', /other than/],
+      ['inbox/x%2Finbox%2Fvictim/release.json', /other than/],
+      ['inbox/bad%zz/release.json', /other than/],
+      ['inbox/my+data/release.json', /other than/],
+    ] as const) {
+      expect(() => bucketSpecKey('s3://b/', key), key).toThrow(why);
+      expect(releaseNameOfUrl(`s3://b/${key}`), key).toBeUndefined();
+    }
   });
 
   it('is refused before the store is asked anything', async () => {

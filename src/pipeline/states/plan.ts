@@ -120,21 +120,15 @@ export function specKeyProblem(key: string): string | undefined {
 }
 
 /**
- * A bucket spec's key as `specKeyProblem` accepts it: as written, or URL-decoded (an S3
- * event's key may arrive URL-encoded; a key that passes holds no `%` or `+`, so at most one
- * of the two can pass). Checked before the store is asked anything.
+ * A bucket spec's key as `specKeyProblem` accepts it, as written: never URL-decoded, which would
+ * read another key (`inbox/victim%2Frelease.json` as `inbox/victim/release.json`). An S3 event
+ * needs no decoding: S3 encodes none of the characters an accepted key holds. Checked before
+ * the store is asked anything.
  * @throws SpecError E_SPEC_PATH naming the key, the rule and why it fails it.
  */
 export function bucketSpecKey(root: string, key: string): string {
   const problem = specKeyProblem(key);
   if (problem === undefined) return key;
-  let decoded: string | undefined;
-  try {
-    decoded = decodeURIComponent(key.replace(/\+/g, ' '));
-  } catch {
-    decoded = undefined; // not URL-encoded
-  }
-  if (decoded !== undefined && specKeyProblem(decoded) === undefined) return decoded;
   throw new SpecError(
     'E_SPEC_PATH',
     `${root}${key}: a spec in a bucket is read only at inbox/<name>/release.json, <name> one folder ` +
