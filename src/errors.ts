@@ -3,6 +3,8 @@
  * column or spec field) and how to fix it — and never quotes a data value of a sensitive or
  * identifying column.
  */
+import { printable } from './util/format.ts';
+
 export class PpdpError extends Error {
   /** Stable machine-readable code, e.g. `E_SPEC`, `E_CSV_RAGGED`. */
   readonly code: string;
@@ -16,9 +18,13 @@ export class PpdpError extends Error {
     this.hint = hint;
   }
 
-  /** The message with its hint, as shown to a person. */
+  /**
+   * The message with its hint, as shown to a person: control characters escaped, since either
+   * may quote a name from a spec, a file or a header.
+   */
   describe(): string {
-    return this.hint ? `${this.message}\n  hint: ${this.hint}` : this.message;
+    const message = printable(this.message);
+    return this.hint ? `${message}\n  hint: ${printable(this.hint)}` : message;
   }
 }
 

@@ -26,8 +26,8 @@ import { readInput } from '../pipeline/release.ts';
 import { specLike, swappedArguments } from '../release-spec/json.ts';
 import { checkSpecFiles, loadSpec, withColumnDefaults } from '../release-spec/spec.ts';
 import { CLASS_METHODS } from '../report/audit.ts';
-import { fmtNum, fmtPct, showBidi } from '../report/format.ts';
-import { counted, thousands } from '../util/format.ts';
+import { fmtNum, fmtPct } from '../report/format.ts';
+import { counted, printable, thousands } from '../util/format.ts';
 import { cannotRead } from '../util/unreadable.ts';
 import { columnList, commandArgs } from './args.ts';
 import { groupingKernelOption } from './options.ts';
@@ -480,7 +480,7 @@ function summary(e: Evaluation, out: string | undefined): string {
         ]
       : []),
     // As release prints its verdict's causes; a column name's bidi controls shown, not obeyed.
-    ...(e.cautions ?? []).map((c) => `  caution: ${showBidi(c)}`),
+    ...(e.cautions ?? []).map((c) => `  caution: ${printable(c)}`),
     out === undefined ? 'not written: add --out <file> for the measures as JSON' : `written to ${out}`,
   ];
   return `${lines.join('\n')}\n`;

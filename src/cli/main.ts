@@ -20,7 +20,7 @@ import { exploreCommand } from './explore.ts';
 import { hierarchyCommand } from './hierarchy.ts';
 import { initCommand } from './init.ts';
 import { RELEASE_OPTIONS, tunedRestart } from './launch.ts';
-import { shardsOption } from './options.ts';
+import { progressLines, shardsOption } from './options.ts';
 import { reconstructCommand } from './reconstruct.ts';
 import { kSummary, suppressedSummary } from './summary.ts';
 
@@ -185,11 +185,7 @@ async function release(args: string[]): Promise<number> {
   const restart = tunedRestart(args);
   if (restart) return restart;
   removeOnSignals();
-  const started = performance.now();
-  const progress = values.quiet
-    ? undefined
-    : (line: string) =>
-        process.stderr.write(`ppdp [${((performance.now() - started) / 1000).toFixed(2)}s] ${line}\n`);
+  const progress = progressLines(values.quiet);
   const result = await executeRelease(
     { spec: positionals[0]!, ...target, ...(values.shards ? { shards: Number(values.shards) } : {}) },
     {

@@ -4,7 +4,7 @@ import type { GroupingKernel } from '../kernels/groupby/kernel.ts';
 import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
 import { MAX_SHARDS } from '../pipeline/states/types.ts';
-import { thousands } from '../util/format.ts';
+import { printable, thousands } from '../util/format.ts';
 
 /** `--kernel wasm|ts`: the grouping kernel. */
 export function groupingKernelOption(value: string | undefined): GroupingKernel {
@@ -18,8 +18,9 @@ export function groupingKernelOption(value: string | undefined): GroupingKernel 
 export function progressLines(quiet: boolean | undefined): ((line: string) => void) | undefined {
   if (quiet) return undefined;
   const started = performance.now();
+  // A line may quote a name from a spec or a file: its control characters are escaped.
   return (line) =>
-    process.stderr.write(`ppdp [${((performance.now() - started) / 1000).toFixed(2)}s] ${line}\n`);
+    process.stderr.write(`ppdp [${((performance.now() - started) / 1000).toFixed(2)}s] ${printable(line)}\n`);
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   releasedCounts,
 } from '../methods/randomization/reconstruct.ts';
 import { checkOut, checkReplace, fileHead, writeAtomically } from '../pipeline/out-path.ts';
-import { counted, thousands } from '../util/format.ts';
+import { counted, printable, thousands } from '../util/format.ts';
 import { columnList, commandArgs } from './args.ts';
 import { readReleasedTable } from './released-table.ts';
 
@@ -125,7 +125,7 @@ export function reconstructCommand(args: string[]): number {
   if (values.out) writeAtomically(values.out, text);
   else process.stdout.write(text);
   process.stderr.write(
-    `ppdp: reconstructed ${result.columns.map((c) => c.name).join(' × ')} (${counted(result.estimate.length, 'cell')}) from ${counted(result.rows, 'row')}; ` +
+    `ppdp: reconstructed ${printable(result.columns.map((c) => c.name).join(' × '))} (${counted(result.estimate.length, 'cell')}) from ${counted(result.rows, 'row')}; ` +
       `${counted(result.negative, 'negative estimate')} clipped\n`,
   );
   return 0;

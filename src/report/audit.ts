@@ -23,13 +23,13 @@ import type { EncodedTable } from '../data/table.ts';
 import { utf8Buffers } from '../data/utf8.ts';
 import { labelLoss } from '../metrics/label-loss.ts';
 import { isReleasedType, type ReleaseSpec } from '../release-spec/spec.ts';
-import { byCodeUnits, counted } from '../util/format.ts';
+import { byCodeUnits, counted, printable } from '../util/format.ts';
 import { gather, gatherPairs } from '../util/gather.ts';
 import { Int32s, rowNumbers } from '../util/int32s.ts';
 import { mix32 } from '../util/keys.ts';
 import { bytesHashes } from '../verify/fingerprint.ts';
 import { verifierHierarchyRows } from '../verify/hierarchy.ts';
-import { fmtInt, fmtNum, fmtPct, showBidi } from './format.ts';
+import { fmtInt, fmtNum, fmtPct } from './format.ts';
 import { methodLimits } from './limits.ts';
 
 /** Mean NCP over the quasi-identifier cells at or above which the release keeps almost nothing. */
@@ -1221,8 +1221,8 @@ export function verdictOf(report: Pick<ReleaseReport, 'verification' | 'privacy'
 
 /** The amber verdict's causes as the CLI prints them after its verified line, one a line. */
 export function cautionLines(report: Pick<ReleaseReport, 'verdict'>): string {
-  // A cause names columns: their bidi controls are shown, not obeyed by the terminal.
-  return (report.verdict?.causes ?? []).map((cause) => `  caution: ${showBidi(cause)}\n`).join('');
+  // A cause names columns: their control characters are shown, not obeyed by the terminal.
+  return (report.verdict?.causes ?? []).map((cause) => `  caution: ${printable(cause)}\n`).join('');
 }
 
 /** Each row's (class, value) pair, and per pair its class and its rows. */

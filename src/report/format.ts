@@ -3,6 +3,10 @@
  * never depends on ICU or the locale: two renders of one report are byte-equal.
  */
 
+import { showBidi } from '../util/format.ts';
+
+export { showBidi };
+
 const HTML_ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -10,21 +14,6 @@ const HTML_ESCAPES: Record<string, string> = {
   '"': '&quot;',
   "'": '&#39;',
 };
-
-/**
- * The bidirectional controls (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI, LRM, RLM, ALM): in a
- * column name, a value or a file name they would reorder the text shown around them (a name
- * read backwards, a figure appearing in another cell's place).
- */
-const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
-
-/** Bidi controls shown as what they are, `<U+202E>`, instead of acting on the text around them. */
-export function showBidi(value: string): string {
-  return value.replace(
-    BIDI_CONTROLS,
-    (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`,
-  );
-}
 
 /**
  * Escapes text for element content and quoted attribute values alike (the report is untrusted

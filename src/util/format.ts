@@ -63,3 +63,35 @@ export function inWords(items: readonly string[], max = 10, last = ' and '): str
 export function byCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * The bidirectional controls (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI, LRM, RLM, ALM): in a
+ * column name, a value or a file name they would reorder the text shown around them (a name
+ * read backwards, a figure appearing in another cell's place).
+ */
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/** Bidi controls shown as what they are, `<U+202E>`, instead of acting on the text around them. */
+export function showBidi(value: string): string {
+  return value.replace(
+    BIDI_CONTROLS,
+    (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`,
+  );
+}
+
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * Text for a terminal: control characters (C0, DEL, C1) escaped (`\n`, `\u001b`) and bidi
+ * controls shown (showBidi), so that a name from a spec, a file or a header cannot move the
+ * cursor, colour the screen, print a line of its own or read backwards.
+ */
+export function printable(text: string): string {
+  return showBidi(
+    text.replace(
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters escaped
+      /[\u0000-\u001f\u007f-\u009f]/g,
+      (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    ),
+  );
+}
