@@ -65,8 +65,11 @@ over; after a crash elsewhere, remove the lock by hand).
 
 Temporary files (the work area in $TMPDIR) are removed however the run ends (with --store,
 the work area's copies of the rows go when the run ends; its plan and logs stay); on SIGINT,
-SIGTERM or SIGHUP ppdp removes them and its lock in <dir> (and <dir> itself when the run made
-it and it holds nothing else) and exits with 130, 143 or 129, publishing nothing.
+SIGTERM or SIGHUP ppdp removes them (with --store, those copies too), the files a publish
+under way had copied into <dir> and its lock there (and <dir> itself when the run made it and
+it holds nothing else) and exits with 130, 143 or 129, publishing nothing. A signal that
+arrives once manifest.json is being written does not stop the run: the release is published,
+and the run finishes and exits 0 (a second signal exits at once, 0 if manifest.json is written).
 
 The release runs through ppdp's state machine (plan → shards → merge → verify → publish),
 executed in this process; the same definition runs on AWS Step Functions (docs/deploy.md).

@@ -6,6 +6,11 @@
  * folder, the release folder's lock, publish.ts) is registered with `stopOnSignal`. A process
  * killed outright (SIGKILL, the out-of-memory killer) cannot clean up: its folders carry its
  * pid, and the next run removes those of dead pids.
+ *
+ * A signal stops a run only before its point of no return, the write of manifest.json
+ * (`finishOnSignal`): from there on the release is published (or the write fails as any
+ * failure does), and a signal lets the run finish and exit as it ends, 0 once published. A
+ * scheduler that stops ppdp then sees the release it asked for, not a failure to retry.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +21,10 @@ import { errorCode, FILE_SYSTEM_REASONS } from '../util/unreadable.ts';
 const folders = new Set<string>();
 const stops = new Set<() => Promise<unknown>>();
 let installed = false;
+/** The signal that is stopping the run, once one has arrived before its point of no return. */
+let stoppedBy: string | undefined;
+/** Past the point of no return: `writing` manifest.json, or `published` (it is written). */
+let finishing: 'writing' | 'published' | undefined;
 
 /** Exit codes by signal: 128 + its number, as a shell reports a process the signal ended. */
 export const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
@@ -92,9 +101,39 @@ export function stopOnSignal(stop: () => Promise<unknown>): () => void {
 }
 
 /**
+ * Throws when a signal is stopping the run: no step starts, and nothing more is written to the
+ * release, once one has arrived (what fails here goes its failure path's way).
+ */
+export function stopIfSignalled(): void {
+  if (stoppedBy === undefined) return;
+  throw new OutputError(
+    'E_SIGNAL',
+    `${stoppedBy} received: the run stops and publishes nothing`,
+    'run the release again',
+  );
+}
+
+/**
+ * The run's point of no return (`writing`: manifest.json is about to be written; `published`:
+ * it is written, or the folder already held this run's release). Throws instead, as
+ * `stopIfSignalled`, when a signal came first. From here on a signal lets the run finish.
+ */
+export function finishOnSignal(stage: 'writing' | 'published'): void {
+  stopIfSignalled();
+  finishing = stage;
+}
+
+/** A run starts: nothing of it is published yet (a process may run several, the tests do). */
+export function runStarts(): void {
+  if (stoppedBy === undefined) finishing = undefined;
+}
+
+/**
  * For the CLI: on SIGINT, SIGTERM or SIGHUP, says so on stderr, stops what was registered
- * (at most STOP_MS), removes every temporary folder and exits with 130, 143 or 129. A second
- * signal meanwhile removes the folders and exits at once.
+ * (at most STOP_MS), removes every temporary folder and exits with 130, 143 or 129. Once the
+ * run has passed its point of no return (`finishOnSignal`) it says so and lets the run finish
+ * instead. A second signal meanwhile removes the folders and exits at once: 0 if the release
+ * was published by then, else the signal's code.
  */
 export function removeOnSignals(): void {
   if (installed) return;
@@ -102,8 +141,21 @@ export function removeOnSignals(): void {
   let stopping = false;
   for (const [signal, code] of Object.entries(SIGNALS)) {
     process.on(signal, () => {
-      if (stopping) exitNow(code);
+      if (stopping) {
+        if (finishing === 'published')
+          process.stderr.write(`\nppdp: ${signal} received: exiting at once; the release is published\n`);
+        exitNow(finishing === 'published' ? 0 : code);
+      }
       stopping = true;
+      if (finishing !== undefined) {
+        process.stderr.write(
+          `\nppdp: ${signal} received ${
+            finishing === 'published' ? 'after the release was published' : 'while manifest.json is written'
+          }: the run finishes (a second signal exits at once)\n`,
+        );
+        return;
+      }
+      stoppedBy = signal;
       process.stderr.write(`\nppdp: ${signal} received: stopping and removing temporary files\n`);
       const timeout = new Promise((done) => setTimeout(done, STOP_MS).unref());
       Promise.race([Promise.allSettled([...stops].map((stop) => stop())), timeout]).then(() => exitNow(code));

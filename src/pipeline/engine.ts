@@ -18,7 +18,13 @@ import { tsGroupingKernel } from '../kernels/groupby/reference.ts';
 import { wasmGroupingKernel } from '../kernels/groupby/wasm.ts';
 import type { ReleaseMethod } from '../methods/method.ts';
 import { ONE_MACHINE_RETAINED_BYTES, prewarmCore, retainCoresUpTo } from '../wasm/module.ts';
-import { makeTemporaryFolder, removeTemporaryFolder, stopOnSignal } from './cleanup.ts';
+import {
+  makeTemporaryFolder,
+  removeTemporaryFolder,
+  runStarts,
+  stopIfSignalled,
+  stopOnSignal,
+} from './cleanup.ts';
 import {
   type AslDefinition,
   distributedMaps,
@@ -184,6 +190,7 @@ export async function executeRelease(
   options: EngineOptions = {},
 ): Promise<EngineResult> {
   prewarmCore();
+  runStarts();
   const retained = retainCoresUpTo(ONE_MACHINE_RETAINED_BYTES);
   const stores = storeResolver(options.s3);
   const tmp = makeTemporaryFolder('ppdp-run-');
@@ -209,12 +216,17 @@ export async function executeRelease(
   let planned: PlanResult | undefined;
   let bulkGone: Promise<void> | undefined;
   let piecesGone: Promise<void> | undefined;
+  /** The states under way: a signal waits for them before it removes what they wrote. */
+  const running = new Set<Promise<unknown>>();
   const record: EngineOptions['wrap'] = (state, handler) => async (input) => {
+    stopIfSignalled(); // once a signal stops the run, no state starts (its failure path neither)
     // Every part is assembled once a part's slice or the audit starts: the pieces Assemble read
     // go while the parts are verified, rather than all the bulk after Verify.
     if ((state === 'VerifyPart' || state === 'Audit') && localWork)
       piecesGone ??= removeDirs(['scatter', 'route'].map((name) => join(tmp, 'work', name)));
-    const out = await handler(input);
+    const call = handler(input);
+    running.add(call);
+    const out = await call.finally(() => running.delete(call));
     if (state === 'Plan' || state === 'Combine') planned = out as PlanResult;
     // No state after Verify reads the bulk of a temporary work area: it goes while Publish copies.
     if (state === 'Verify' && localWork) bulkGone = removeBulk(join(tmp, 'work'));
@@ -245,6 +257,21 @@ export async function executeRelease(
     }
     return pool;
   };
+  // A work area in a store that this run chose (no request named one) keeps no copy of the
+  // rows once the run is over, whatever its end: nothing runs it again from there.
+  const removesBulk = () => planned !== undefined && !localWork && !request.work;
+  // On a signal too (the CLI exits from its handler, and this `finally` never runs): the
+  // copies go at once, and again once the states under way, which may still write, have ended.
+  let signalled: Promise<void> | undefined;
+  const unstopBulk = stopOnSignal(
+    () =>
+      (signalled ??= (async () => {
+        if (removesBulk()) await removeStoreBulk(stores, planned!.work, env.say);
+        await pool?.close();
+        await Promise.allSettled([...running]);
+        if (removesBulk()) await removeStoreBulk(stores, planned!.work, env.say);
+      })()),
+  );
   try {
     const out =
       (options.engine ?? 'local') === 'local'
@@ -260,10 +287,10 @@ export async function executeRelease(
     try {
       if (planned) forgetRun(planned.work);
       unstop();
+      unstopBulk();
       await pool?.close();
-      // A work area in a store that this run chose (no request named one) keeps no copy of the
-      // rows once the run is over, whatever its end: nothing runs it again from there.
-      if (planned && !localWork && !request.work) await removeStoreBulk(stores, planned.work, env.say);
+      await signalled; // before the stores close
+      if (removesBulk()) await removeStoreBulk(stores, planned!.work, env.say);
       stores.close();
       await piecesGone;
       await bulkGone;
@@ -306,8 +333,9 @@ const STORE_BULK = [
 ];
 
 /**
- * Removes STORE_BULK from a work area in a store (`work`, its URL). Never fails: a store that
- * refuses is reported (`say`), and the run's own outcome stands.
+ * Removes STORE_BULK from a work area in a store (`work`, its URL); a local one's folders go
+ * whole, with the hidden temporary file of a write a signal cut short. Never fails: a store
+ * that refuses is reported (`say`), and the run's own outcome stands.
  */
 async function removeStoreBulk(
   stores: ReturnType<typeof storeResolver>,
@@ -319,6 +347,8 @@ async function removeStoreBulk(
     const listed = await Promise.all(STORE_BULK.map((folder) => loc.store.list(joinKey(loc.key, folder))));
     const keys = listed.flat().map((o) => o.key);
     for (let i = 0; i < keys.length; i += 1000) await loc.store.delete(keys.slice(i, i + 1000));
+    if (loc.store.root === 'file:///')
+      await removeDirs(STORE_BULK.map((folder) => `/${joinKey(loc.key, folder)}`));
   } catch (e) {
     say?.(`could not remove the copies of the rows in the work area ${work}: ${(e as Error).message}`);
   }

@@ -24,8 +24,10 @@
  *   A run that fails after changing the folder leaves its lock marked released (the folder's
  *   mark: ppdp's, interrupted); a crashed run's lock, whose pid is dead on this host, is taken
  *   over by the next run; a retried or redriven execution takes its own lock back (a Lambda
- *   killed after the claim: another host, so no pid tells). The CLI stopped by a signal gives
- *   its lock up as a failed run does (cleanup.ts). Every write of the lock is
+ *   killed after the claim: another host, so no pid tells). The CLI stopped by a signal before
+ *   the manifest is written leaves what a failed run leaves (the files it copied in go, the
+ *   lock is given up); once the manifest is being written, a signal lets the run finish
+ *   (cleanup.ts `finishOnSignal`). Every write of the lock is
  *   conditional (lock.ts `takeLock`).
  * */
 import { randomBytes } from 'node:crypto';
@@ -33,7 +35,7 @@ import { existsSync, rmdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { OutputError, VerificationError } from '../errors.ts';
-import { stopOnSignal } from './cleanup.ts';
+import { finishOnSignal, stopIfSignalled, stopOnSignal } from './cleanup.ts';
 import { parseLock as parseLockFile, takeLock } from './lock.ts';
 import { type Digest, joinKey, type Location, type StoreError, utf8 } from './storage/store.ts';
 
@@ -101,6 +103,8 @@ const PROCESS = randomBytes(8).toString('hex');
 const held = new Set<string>();
 /** Per claim held, what unregisters its unlock on a signal (cleanup.ts stopOnSignal). */
 const onSignal = new Map<string, () => void>();
+/** Per claim whose publish is copying files in: their names, and the publish's end. */
+const copying = new Map<string, { names: string[]; done: Promise<unknown> }>();
 
 function newLock(): LockFile {
   return {
@@ -224,11 +228,20 @@ export async function claimFolder(folder: Folder, execution?: string): Promise<C
   }
   const claim = { token: await acquire(folder, execution), created };
   // The CLI stopped by a signal exits without its failure path: the lock would stay, in a folder
-  // it made that holds nothing else. Give it up then, as that path does.
+  // it made that holds nothing else, and the files a publish under way had copied in, with no
+  // manifest. Leave what that path leaves: the copies go (now, and again once the publish, which
+  // starts no copy after the signal, has ended), then the lock is given up.
   const warn = (line: string) => process.stderr.write(`ppdp: ${line}\n`);
   onSignal.set(
     claim.token,
-    stopOnSignal(() => unlock(folder, claim, warn)),
+    stopOnSignal(async () => {
+      const publishing = copying.get(claim.token);
+      if (publishing) {
+        await folder.remove(publishing.names).catch(() => {});
+        await publishing.done.catch(() => {});
+      }
+      await unlock(folder, claim, warn);
+    }),
   );
   return claim;
 }
@@ -382,13 +395,39 @@ export async function publishInto(
     // is, never withdrawn for a copy that would give the same data (or another secret sample).
     const kept = keep === 'never' ? undefined : await publishedRelease(folder, runId, files, keep);
     if (kept !== undefined) {
+      finishOnSignal('published');
       await unlock(folder, claim, warn);
       return kept;
     }
+    stopIfSignalled(); // the earlier release stays whole
     await folder.remove([MANIFEST]);
   }
+  const done = copyIn(folder, files, text, before, source);
+  copying.set(claim.token, { names: [...files.map((f) => f.name), MANIFEST], done });
+  try {
+    await done;
+  } finally {
+    copying.delete(claim.token);
+  }
+  await unlock(folder, claim, warn);
+  return manifest;
+}
+
+/**
+ * Copies the verified files in, each read back, removes the files the manifest does not list,
+ * then writes the manifest (`text`); on a failure, or a signal before the manifest, removes
+ * what it wrote and throws.
+ */
+async function copyIn(
+  folder: Folder,
+  files: readonly ManifestEntry[],
+  text: string,
+  before: readonly string[],
+  source: PublishSource,
+): Promise<void> {
   try {
     await eachAtOnce(files, PUBLISH_CONCURRENCY, async (f) => {
+      stopIfSignalled();
       await source.copyIn(f).catch((e: unknown) => {
         // The store's error names the staged file it read; the write that failed is this one.
         if (e instanceof Error) e.message = `${folder.where}/${f.name}: not published: ${e.message}`;
@@ -399,15 +438,16 @@ export async function publishInto(
     const listed = new Set(files.map((f) => f.name));
     const stale = before.filter((n) => n !== MANIFEST && n !== LOCK && !listed.has(n));
     if (stale.length > 0) await folder.remove(stale);
+    // Past this point a signal no longer stops the run: the release is being published.
+    finishOnSignal('writing');
     await folder.write(MANIFEST, text);
+    finishOnSignal('published');
   } catch (e) {
     // A failed run publishes nothing: what this one wrote goes again (best effort: the folder
     // has no manifest, so nothing left is trusted, and the lock marks it for the next run).
     await folder.remove([...files.map((f) => f.name), MANIFEST]).catch(() => {});
     throw e;
   }
-  await unlock(folder, claim, warn);
-  return manifest;
 }
 
 /**

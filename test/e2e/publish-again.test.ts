@@ -5,9 +5,13 @@
  *   leaves it as it is, byte for byte, even when S3 would refuse the writes of a re-publish;
  * - a Publish that fails removes what it wrote, and its error names the key it failed to write;
  * - a run that publishes removes the error.json of a run that started before it, never the
- *   record of one that started after it.
+ *   record of one that started after it;
+ * - a run refused because another run of the same spec and input holds its release folder
+ *   writes no error.json beside that run's release (it used to, with no run id, where the
+ *   publishing run never removed it).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PpdpError } from '../../src/errors.ts';
@@ -151,5 +155,28 @@ describe('error.json beside a newer release', () => {
     await store.put('releases/fixed/error.json', `${JSON.stringify(later)}\n`);
     await executeRelease({ spec, shards: 2 }, { s3: s3.options() });
     expect(JSON.parse(await text('releases/fixed/error.json'))).toEqual(later);
+  });
+});
+
+describe('a run refused by the release folder’s lock', () => {
+  it('records no error.json beside the release of the run that holds it', async () => {
+    const ws = adultWorkspace(650);
+    const spec = await drop(ws, 'twice');
+    const folder = `releases/twice/${runIdOf(loadSpec(ws.spec))}/`;
+    // The lock of a run of the same spec and input, under way in a live process of this host.
+    const holder = {
+      format: 'ppdp-lock/1',
+      token: '0123456789abcdef',
+      pid: process.pid,
+      host: hostname(),
+      process: 'another-process',
+      started: new Date().toISOString(),
+    };
+    await store.put(`${folder}.ppdp-lock`, `${JSON.stringify(holder)}\n`);
+    const e = await failure(release(spec));
+    expect(e?.code).toBe('E_OUT_LOCKED');
+    expect(await keys('releases/twice/')).toEqual([`${folder}.ppdp-lock`]);
+    // The refusal is kept in the work area, where no reader of the release looks.
+    expect(JSON.parse(await text('work/twice/failed/error.json')).code).toBe('E_OUT_LOCKED');
   });
 });

@@ -1,7 +1,8 @@
 /**
  * An HTTP proxy on 127.0.0.1 in front of an S3-protocol server (s3rver) that injects faults
  * into chosen requests: no answer at all, an answer that stops after its first bytes, a
- * 503 SlowDown, or an answer with its body rewritten. Every other request passes through unchanged. Bounded: it listens on loopback
+ * 503 SlowDown, an answer with its body rewritten, or a request held until the test lets it
+ * go on (to do something, such as signal the process, while it is under way). Every other request passes through unchanged. Bounded: it listens on loopback
  * only and closes itself (dropping any request it holds) after `lifetimeMs`.
  *
  *   const proxy = await startFaultProxy(s3.port);
@@ -26,7 +27,9 @@ export type FaultAction =
   /** Answer 503 SlowDown (S3's throttling answer, which clients retry). */
   | '503'
   /** Forward it and pass the answer on with its body changed by `rewrite` (e.g. a field S3 adds). */
-  | 'rewrite';
+  | 'rewrite'
+  /** Hold it, unanswered, until `release()`, then forward it. */
+  | 'hold';
 
 export interface Fault {
   /** Requests with this method (any when omitted)… */
@@ -55,6 +58,8 @@ export interface FaultProxy {
   inject(fault: Fault): void;
   /** Removes every fault not yet used up. */
   clear(): void;
+  /** Forwards the requests held so far. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -66,6 +71,7 @@ export async function startFaultProxy(targetPort: number, lifetimeMs = 120_000):
   const faults: Fault[] = [];
   const seen: SeenRequest[] = [];
   const sockets = new Set<Socket>();
+  const held: (() => void)[] = [];
 
   const pick = (req: IncomingMessage): Fault | undefined => {
     const i = faults.findIndex(
@@ -117,6 +123,10 @@ export async function startFaultProxy(targetPort: number, lifetimeMs = 120_000):
       req.resume(); // the body is read, the answer never sent
       return;
     }
+    if (outcome === 'hold') {
+      held.push(() => forward(req, res, fault));
+      return;
+    }
     if (outcome === '503') {
       req.resume();
       req.on('end', () => {
@@ -149,6 +159,9 @@ export async function startFaultProxy(targetPort: number, lifetimeMs = 120_000):
     seen,
     inject: (fault) => faults.push({ ...fault }),
     clear: () => faults.splice(0),
+    release: () => {
+      for (const go of held.splice(0)) go();
+    },
     close,
   };
 }

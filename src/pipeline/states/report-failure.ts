@@ -33,9 +33,15 @@ export async function reportFailure(
   const releaseRoot = storeRootOf(state, 'releases');
   const name = releaseNameOfUrl(state.spec ?? '');
   const work = state.plan?.work ?? state.work ?? (root && name ? `${root}work/${name}/failed/` : undefined);
-  const forUsers =
-    state.plan?.failureRecord ??
-    (releaseRoot && name && state.out === undefined ? failureRecordOf(releaseRoot, name) : undefined);
+  // Plan refused by the release folder's lock (`releases/<name>/<runId>/`): another run of the
+  // same spec and input holds it, and publishes or records its own failure. This start's record
+  // as releases/<name>/error.json would say that release failed: like a duplicate start's, it is
+  // not written there (the work area's copy stays).
+  const lockedOut = !state.plan && error.code === 'E_OUT_LOCKED';
+  const forUsers = lockedOut
+    ? undefined
+    : (state.plan?.failureRecord ??
+      (releaseRoot && name && state.out === undefined ? failureRecordOf(releaseRoot, name) : undefined));
   env.log({
     state: 'ReportFailure',
     error: error.error,
