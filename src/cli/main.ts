@@ -53,7 +53,8 @@ const RELEASE_HELP = `Usage: ppdp release <release.json> --out <dir> [options]
 Builds the release the spec describes, re-verifies it with independent code, and publishes
 data.arrow, data.csv, report.json, report.html and (last) manifest.json into <dir>.
 Nothing is written to <dir> unless verification passes. Re-running is idempotent: a <dir>
-that already holds the complete release of the same spec and input is left as it is.
+that already holds the complete release of the same spec, input and hierarchy files is left
+as it is.
 
 <dir> belongs to the release: it must be new, empty, or hold an earlier ppdp release (its
 manifest.json), which the new release replaces whole (files the new manifest does not list

@@ -197,12 +197,53 @@ function headerMayBeQuoted(spec: ReleaseSpec): boolean {
   }
 }
 
-/** Same spec and input → same run id, so re-running a release is idempotent. */
+/**
+ * Same spec, input and files the spec names → same run id, so re-running a release is
+ * idempotent; a hierarchy file or population table changed makes another run (another release).
+ */
 export function runIdOf(spec: ReleaseSpec): string {
-  return runIdFrom(readFileSync(spec.file), digestInput(spec.input));
+  return runIdFrom(readFileSync(spec.file), digestInput(spec.input), referencedBytes(spec));
 }
 
-/** The run id of a spec's bytes and its input's SHA-256 (Start computes it from the store). */
-export function runIdFrom(specBytes: Uint8Array, inputDigest: Uint8Array): string {
-  return createHash('sha256').update(specBytes).update(inputDigest).digest('hex').slice(0, 16);
+/** The bytes of the files a loaded spec names (specReferences; undefined: missing). */
+export function referencedBytes(spec: ReleaseSpec): (Buffer | undefined)[] {
+  const json: unknown = JSON.parse(readFileSync(spec.file, 'utf8').replace(/^\uFEFF/, ''));
+  return specReferences(json).map((ref) => {
+    try {
+      return readFileSync(resolve(dirname(spec.file), ref));
+    } catch {
+      return undefined; // missing: the state that reads it says so
+    }
+  });
+}
+
+/**
+ * The files a spec's JSON names besides its input, as written there (hierarchy files, then
+ * population tables), each once, in the order they first appear: the run id covers their bytes.
+ */
+export function specReferences(json: unknown): string[] {
+  const j = json as { attributes?: Record<string, { hierarchy?: unknown } | null>; privacy?: unknown } | null;
+  const models: unknown[] = Array.isArray(j?.privacy) ? j.privacy : [];
+  const refs = [
+    ...Object.values(j?.attributes ?? {}).map((a) => a?.hierarchy),
+    ...models.map((m) => (m as { population?: unknown } | null)?.population),
+  ].filter((r): r is string => typeof r === 'string');
+  return [...new Set(refs)];
+}
+
+/** Stands for a file the spec names that is not there. */
+const MISSING = Buffer.from('ppdp: missing file');
+
+/**
+ * The run id of a spec's bytes, its input's SHA-256 and the bytes of the files it names
+ * (specReferences' order; undefined: missing). Start computes it from the store.
+ */
+export function runIdFrom(
+  specBytes: Uint8Array,
+  inputDigest: Uint8Array,
+  references: readonly (Uint8Array | undefined)[] = [],
+): string {
+  const hash = createHash('sha256').update(specBytes).update(inputDigest);
+  for (const bytes of references) hash.update(bytes ? createHash('sha256').update(bytes).digest() : MISSING);
+  return hash.digest('hex').slice(0, 16);
 }

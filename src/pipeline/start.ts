@@ -28,7 +28,7 @@ import {
 } from '@aws-sdk/client-sfn';
 import { confineSpecPaths } from '../release-spec/spec.ts';
 import { REPORTED_FAILURE } from './definition.ts';
-import { runIdFrom } from './release.ts';
+import { runIdFrom, specReferences } from './release.ts';
 import { openSpec, releaseNameOf } from './states/plan.ts';
 import type { PhaseEnv } from './states/types.ts';
 import { baseKey, dirKey, keyInside, type Location, utf8 } from './storage/index.ts';
@@ -126,7 +126,14 @@ export async function runIdAt(loc: Location): Promise<string> {
   if (key === undefined) throw new TypeError("the input leads out of the spec's folder");
   const files = await storedInputFiles(loc.store, key);
   if (files === undefined) throw new TypeError('the input is missing');
-  return runIdFrom(specBytes, await storedInputDigest(loc.store, key, files));
+  // The files the spec names, as Plan reads them: a changed hierarchy file is another run.
+  const references = await Promise.all(
+    specReferences(json).map(async (ref) => {
+      const at = keyInside(dirKey(loc.key), ref);
+      return at === undefined || (await loc.store.stat(at)) === undefined ? undefined : loc.store.get(at);
+    }),
+  );
+  return runIdFrom(specBytes, await storedInputDigest(loc.store, key, files), references);
 }
 
 /** The Step Functions client of the Start function (PPDP_SFN_ENDPOINT: a local endpoint). */

@@ -52,4 +52,28 @@ describe('a differential-privacy release run again into the same --out', () => {
     expect(files(out)).toEqual(before);
     expect(again).toMatch(/already holds this run's release .*: left as it is \(its secret sample is kept/);
   });
+
+  it('publishes a new release when a hierarchy file the spec names changed: it is another run', () => {
+    const spec = workspace();
+    const json = JSON.parse(readFileSync(spec, 'utf8'));
+    const ages = [...new Set(Array.from({ length: 3000 }, (_, i) => 20 + ((i * 37) % 60)))];
+    const hierarchy = (label: string) =>
+      `${ages.map((a) => `${a};${a < 50 ? `${label}-49` : '50-79'};*`).join('\n')}\n`;
+    writeFileSync(join(dir, 'age.csv'), hierarchy('20'));
+    json.attributes.age.hierarchy = 'age.csv';
+    json.privacy[0].levels = { age: 1 };
+    writeFileSync(spec, JSON.stringify(json));
+    const out = join(dir, 'out-hierarchy');
+    release(spec, out);
+    const runId = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).runId;
+    expect(readFileSync(join(out, 'data.csv'), 'utf8')).toContain('20-49');
+    // The same spec bytes, another hierarchy: the folder gets the release of the new labels.
+    writeFileSync(join(dir, 'age.csv'), hierarchy('twenty'));
+    const again = release(spec, out);
+    expect(again).not.toMatch(/already holds this run's release/);
+    expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).runId).not.toBe(runId);
+    const data = readFileSync(join(out, 'data.csv'), 'utf8');
+    expect(data).toContain('twenty-49');
+    expect(data).not.toContain('20-49');
+  });
 });

@@ -29,7 +29,7 @@ import { cannotRead } from '../../util/unreadable.ts';
 import { lockRun, unlockRun } from '../lock.ts';
 import { checkOut, specReads } from '../out-path.ts';
 import { type Claim, claimFolder, storeFolder, unlock } from '../publish.ts';
-import { readInputShards, runIdFrom, runIdOf } from '../release.ts';
+import { readInputShards, referencedBytes, runIdFrom, runIdOf } from '../release.ts';
 import {
   baseKey,
   dirKey,
@@ -189,7 +189,11 @@ async function planFrom(
         return { url: fileUrl(path), bytes: st.size, version: fileVersion(st) };
       });
   const runId = folderInBucket
-    ? runIdFrom(readFileSync(spec.file), await storedInputDigest(stored.store, stored.key, stored.files))
+    ? runIdFrom(
+        readFileSync(spec.file),
+        await storedInputDigest(stored.store, stored.key, stored.files),
+        referencedBytes(spec),
+      )
     : runIdOf(spec);
   if (request.runId !== undefined && request.runId !== runId) {
     throw new InputError(
