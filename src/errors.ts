@@ -3,8 +3,6 @@
  * column or spec field) and how to fix it — and never quotes a data value of a sensitive or
  * identifying column.
  */
-import { printable } from './util/format.ts';
-
 export class PpdpError extends Error {
   /** Stable machine-readable code, e.g. `E_SPEC`, `E_CSV_RAGGED`. */
   readonly code: string;
@@ -19,12 +17,12 @@ export class PpdpError extends Error {
   }
 
   /**
-   * The message with its hint, as shown to a person: control characters escaped, since either
-   * may quote a name from a spec, a file or a header.
+   * The message with its hint, as shown to a person; `show` formats each (a terminal's escapes
+   * the control characters a name from a spec, a file or a header may hold).
    */
-  describe(): string {
-    const message = printable(this.message);
-    return this.hint ? `${message}\n  hint: ${printable(this.hint)}` : message;
+  describe(show: (text: string) => string = (text) => text): string {
+    const message = show(this.message);
+    return this.hint ? `${message}\n  hint: ${show(this.hint)}` : message;
   }
 }
 

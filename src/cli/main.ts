@@ -12,6 +12,7 @@ import { type EngineName, executeRelease } from '../pipeline/engine.ts';
 import { VERSION } from '../pipeline/release.ts';
 import { checkStoreUrl, urlScheme } from '../pipeline/storage/index.ts';
 import { cautionLines } from '../report/audit.ts';
+import { printable } from '../util/format.ts';
 import { nearest } from '../util/nearest.ts';
 import { applyCommand } from './apply.ts';
 import { commandArgs } from './args.ts';
@@ -268,7 +269,7 @@ function setMemoryBudget(value: string | undefined): void {
 
 function reportError(e: unknown): number {
   if (e instanceof PpdpError) {
-    process.stderr.write(`ppdp: error: ${e.describe()}\n`);
+    process.stderr.write(`ppdp: error: ${e.describe(printable)}\n`);
     return e.code === 'E_ARGS' ? 2 : 1; // a command line parseArgs rejects: 2, as before
   }
   if (e instanceof TypeError && (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

@@ -580,7 +580,7 @@ describe("a spreadsheet's CSV export", () => {
     }
   }, 120_000);
 
-  it('releases empty rows between rows as rows of empty cells, as the workbook, written so that they read back', async () => {
+  it('releases rows of empty cells from the CSV export; the workbook with empty rows between its rows is refused, naming them', async () => {
     const ws = adultWorkspace(1);
     // Two rows in three empty: a released data.csv ends with a row of empty cells.
     const rows = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? [20 + (i % 7), `d${i % 2}`] : ['', '']));
@@ -591,7 +591,6 @@ describe("a spreadsheet's CSV export", () => {
       ['mondrian', { type: 'quasi-identifying', scale: 'numeric' }],
       ['generalization', { type: 'quasi-identifying', hierarchy: { intervals: [5, 10] } }],
     ] as const) {
-      const outs: string[] = [];
       for (const input of ['t.csv', 't.xlsx']) {
         ws.write(
           'release.json',
@@ -604,21 +603,22 @@ describe("a spreadsheet's CSV export", () => {
             seed: 1,
           }),
         );
-        const { report, out } = await releaseTo(ws.spec, join(ws.dir, 'out', `${method}-${input}`));
+        const out = join(ws.dir, 'out', `${method}-${input}`);
+        if (input === 't.xlsx') {
+          // A row number alone makes no record (a 3 KB sheet could declare a million).
+          await expect(releaseTo(ws.spec, out)).rejects.toMatchObject({ code: 'E_XLSX_RAGGED' });
+          continue;
+        }
+        const { report } = await releaseTo(ws.spec, out);
         expect(report.verification.verified).toBe(true);
         expect(report.rows.input).toBe(31);
-        outs.push(out);
+        const released = readFileSync(join(out, 'data.csv'), 'utf8').trimEnd().split('\n');
+        expect(
+          released.filter((line) => /^"";*$/.test(line)),
+          method,
+        ).toHaveLength(20);
+        if (method === 'mondrian') expect(released.at(-1)).toMatch(/^"";+$/);
       }
-      const released = readFileSync(join(outs[0]!, 'data.csv'), 'utf8').trimEnd().split('\n');
-      expect(
-        released.filter((line) => /^"";*$/.test(line)),
-        method,
-      ).toHaveLength(20);
-      if (method === 'mondrian') expect(released.at(-1)).toMatch(/^"";+$/);
-      for (const name of ['data.csv', 'data.arrow'])
-        expect(readFileSync(join(outs[1]!, name)).equals(readFileSync(join(outs[0]!, name))), name).toBe(
-          true,
-        );
     }
   }, 120_000);
 });
