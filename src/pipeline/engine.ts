@@ -41,7 +41,7 @@ import { StatePool } from './state-pool.ts';
 import { STATES, WORKER_STATES } from './states/index.ts';
 import { type FailedState, failureCause, reportFailure } from './states/report-failure.ts';
 import type { LogEvent, PhaseEnv, PlanResult, ReleaseRequest } from './states/types.ts';
-import { fileUrl, getJson, joinKey, storeResolver } from './storage/index.ts';
+import { fileUrl, getJson, joinKey, type Store, storeResolver } from './storage/index.ts';
 import type { S3StoreOptions } from './storage/s3.ts';
 
 export type EngineName = 'local' | 'direct';
@@ -345,13 +345,29 @@ async function removeStoreBulk(
   try {
     const loc = await stores.open(work);
     const listed = await Promise.all(STORE_BULK.map((folder) => loc.store.list(joinKey(loc.key, folder))));
-    const keys = listed.flat().map((o) => o.key);
+    const copies = await bundledCopies(loc.store, loc.key);
+    const keys = [...listed.flat().map((o) => o.key), ...copies];
     for (let i = 0; i < keys.length; i += 1000) await loc.store.delete(keys.slice(i, i + 1000));
-    if (loc.store.root === 'file:///')
-      await removeDirs(STORE_BULK.map((folder) => `/${joinKey(loc.key, folder)}`));
+    if (loc.store.root === 'file:///') {
+      const copyDirs = new Set(copies.map((key) => `/${key.slice(0, key.lastIndexOf('/') + 1)}`));
+      await removeDirs([...STORE_BULK.map((folder) => `/${joinKey(loc.key, folder)}`), ...copyDirs]);
+    }
   } catch (e) {
     say?.(`could not remove the copies of the rows in the work area ${work}: ${(e as Error).message}`);
   }
+}
+
+/**
+ * The bundle's copies of the files the spec names (hierarchy files under `h<i>/`, a population
+ * table under `p/`) and their seals: they hold the input's values too. The spec itself stays.
+ */
+async function bundledCopies(store: Store, work: string): Promise<string[]> {
+  const keys: string[] = [];
+  for (const folder of ['bundle/', 'seals/bundle/']) {
+    const prefix = joinKey(work, folder);
+    for (const o of await store.list(prefix)) if (o.key.slice(prefix.length).includes('/')) keys.push(o.key);
+  }
+  return keys;
 }
 
 /** Removes folders and what they hold; never fails (the temporary folder goes whole at the end). */

@@ -105,7 +105,13 @@ describe('a release dropped in the bucket', () => {
         folder,
       ).toEqual([]);
     expect(after).toContain(`${work}plan.json`);
-    expect(after.some((k) => k.startsWith(`${work}bundle/`))).toBe(true);
+    // The spec stays in the bundle; its copies of the hierarchy files (every value of each
+    // quasi-identifier) go, with their seals.
+    expect(after.filter((k) => k.startsWith(`${work}bundle/`))).toEqual([`${work}bundle/release.json`]);
+    expect(after.filter((k) => k.startsWith(`${work}seals/bundle/`))).toEqual([
+      `${work}seals/bundle/release.json`,
+    ]);
+    expect(during.some((k) => k.startsWith(`${work}bundle/h0/`))).toBe(true);
   });
 
   it('publishes a release in parts under data/, each part verified and hashed, the same rows as the filesystem run', async () => {
