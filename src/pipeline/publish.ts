@@ -7,7 +7,8 @@
  *   refused (E_OUT_NOT_RELEASE), so a release never lands beside files it does not list. The
  *   claim takes the folder's lock, `.ppdp-lock`, created exclusively (Store.putIfAbsent): a
  *   second run into the same folder fails (E_OUT_LOCKED) until the first has finished.
- * - A folder that already holds this run's release, complete (`publishedRelease`), is left as
+ * - A folder that already holds this run's release, complete (`publishedRelease`: every file
+ *   its manifest lists there, of that size and SHA-256), is left as
  *   it is: the same spec and input give the same run id, and a re-run (a re-drop, a retry)
  *   neither rewrites it nor risks withdrawing it on a failed write. A release drawing a secret
  *   sample ((ε, δ)-differential privacy) keeps the one it holds whatever the new sample: each
@@ -288,14 +289,13 @@ export type Keep = 'same' | 'sample' | 'never';
  * The release of run `runId` the folder holds, complete and the same as the one verified now
  * (`files`): a ppdp manifest of that run id, verified, listing the same data files with the same
  * sizes and SHA-256s (a request's output parts change the files, not the run id; the reports
- * differ by their timings only), and every file it lists there with the size it lists;
- * undefined otherwise. The SHA-256s are not read again (a release of 10⁸ rows would be read
- * whole): the manifest was written only after each file was read back against them, and its
- * readers check them.
+ * differ by their timings only), and every file it lists there with the size and SHA-256 it
+ * lists, read again; undefined otherwise (the release is then published anew). Reading the
+ * files costs less than the run that just rebuilt and verified them, and a file changed in
+ * place after the manifest was written keeps its size.
  *
  * With `keep: 'sample'` its data files need not be the ones verified now (another secret sample
- * of the same input), and are kept only intact: each with the size and SHA-256 its manifest lists,
- * read again, since nothing verified now vouches for them.
+ * of the same input), and are kept only intact, as above.
  */
 export async function publishedRelease(
   folder: Folder,
@@ -317,8 +317,9 @@ export async function publishedRelease(
   let complete = true;
   await eachAtOnce(m.files, PUBLISH_CONCURRENCY, async (f) => {
     if (!complete) return;
+    // The size first (no read), then the SHA-256: a file changed in place keeps its size.
     if ((await folder.size(f.name)) !== f.bytes) complete = false;
-    else if (keep === 'sample' && (await folder.digest(f.name)).sha256 !== f.sha256) complete = false;
+    else if ((await folder.digest(f.name)).sha256 !== f.sha256) complete = false;
   });
   return complete ? m : undefined;
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReleaseReport } from '../../src/contracts/report.ts';
@@ -106,6 +106,17 @@ describe('a release of the Adult example', async () => {
     expect(withoutTimings(readFileSync(join(again, 'report.json'), 'utf8'))).toBe(
       withoutTimings(readFileSync(join(out, 'report.json'), 'utf8')),
     );
+  });
+
+  it('a re-run republishes a kept release whose file was changed in place, its size the same', async () => {
+    const again = join(ws.dir, 'out', 'second');
+    const csv = join(out, 'data.csv');
+    const bytes = readFileSync(csv);
+    const at = bytes.length - 2;
+    bytes[at] = bytes[at] === 0x30 ? 0x31 : 0x30;
+    writeFileSync(csv, bytes);
+    await releaseTo(ws.spec, out);
+    expect(readFileSync(csv).equals(readFileSync(join(again, 'data.csv')))).toBe(true);
   });
 
   it('gives the same release with the plain-TS kernel', async () => {
