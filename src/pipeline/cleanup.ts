@@ -30,6 +30,7 @@ let finishing: 'writing' | 'published' | undefined;
 export const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 /** How long stopping worker threads may take before the folders go anyway. */
 const STOP_MS = 3000;
+const TICK_MS = 100;
 
 /**
  * A new folder `<prefix><pid>-XXXXXX` in the system's temporary folder, removed on a signal
@@ -157,10 +158,26 @@ export function removeOnSignals(): void {
       }
       stoppedBy = signal;
       process.stderr.write(`\nppdp: ${signal} received: stopping and removing temporary files\n`);
-      const timeout = new Promise((done) => setTimeout(done, STOP_MS).unref());
-      Promise.race([Promise.allSettled([...stops].map((stop) => stop())), timeout]).then(() => exitNow(code));
+      Promise.race([Promise.allSettled([...stops].map((stop) => stop())), idleFor(STOP_MS)]).then(() =>
+        exitNow(code),
+      );
     });
   }
+}
+
+/**
+ * Resolves once `ms` have passed in turns of the event loop (ticks of TICK_MS), not in wall
+ * time: a synchronous step of the run still going when the signal came (an optimizer's risk
+ * evaluation on a loaded machine takes seconds) holds the loop, and the stops' replies (the
+ * lock's removal) wait behind it. A plain timer would fire in the same turn and exit first;
+ * the ticks let those replies in. A stop that hangs is still given up after `ms` at least.
+ */
+function idleFor(ms: number): Promise<void> {
+  return new Promise((done) => {
+    let left = Math.ceil(ms / TICK_MS);
+    const tick = () => (--left <= 0 ? done() : setTimeout(tick, TICK_MS).unref());
+    setTimeout(tick, TICK_MS).unref();
+  });
 }
 
 function exitNow(code: number): never {
