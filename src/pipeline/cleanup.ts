@@ -28,7 +28,10 @@ let finishing: 'writing' | 'published' | undefined;
 
 /** Exit codes by signal: 128 + its number, as a shell reports a process the signal ended. */
 export const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
-/** How long stopping worker threads may take before the folders go anyway. */
+/**
+ * How long the stops (worker threads, the release folder's lock) may take before the folders
+ * go anyway, counted in event-loop ticks of TICK_MS (idleFor).
+ */
 const STOP_MS = 3000;
 const TICK_MS = 100;
 

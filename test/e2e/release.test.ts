@@ -109,14 +109,14 @@ describe('a release of the Adult example', async () => {
   });
 
   it('a re-run republishes a kept release whose file was changed in place, its size the same', async () => {
-    const again = join(ws.dir, 'out', 'second');
     const csv = join(out, 'data.csv');
-    const bytes = readFileSync(csv);
+    const published = readFileSync(csv);
+    const bytes = Buffer.from(published);
     const at = bytes.length - 2;
     bytes[at] = bytes[at] === 0x30 ? 0x31 : 0x30;
     writeFileSync(csv, bytes);
     await releaseTo(ws.spec, out);
-    expect(readFileSync(csv).equals(readFileSync(join(again, 'data.csv')))).toBe(true);
+    expect(readFileSync(csv).equals(published)).toBe(true);
   });
 
   it('gives the same release with the plain-TS kernel', async () => {
