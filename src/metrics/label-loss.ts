@@ -28,21 +28,33 @@ export function labelLoss(
 ): (label: string) => number | null {
   const known = new Set(values);
   const d = values.length;
-  // Not the empty cell: Number('') is 0, it would stretch the span down to 0.
-  const numbers = values.filter(isNumber).map(Number);
-  const min = numbers.length > 0 ? minOf(numbers) : 0;
-  const max = numbers.length > 0 ? maxOf(numbers) : 0;
   const covers = new Map<string, number>();
   for (const row of hierarchyRows ?? []) {
     if (!known.has(row[0]!)) continue;
-    for (const label of new Set(row.slice(1))) covers.set(label, (covers.get(label) ?? 0) + 1);
+    // A label repeated up a row (a value kept at a level) covers the value once: no Set per row,
+    // as a dictionary of 10^5 postcodes has as many rows.
+    for (let i = 1; i < row.length; i++) {
+      const label = row[i]!;
+      if (row.indexOf(label, 1) === i) covers.set(label, (covers.get(label) ?? 0) + 1);
+    }
   }
+  // The numbers' span, read once a range label asks for it.
+  let extent: { min: number; max: number } | undefined;
+  const extentOf = () => {
+    if (!extent) {
+      // Not the empty cell: Number('') is 0, it would stretch the span down to 0.
+      const numbers = values.filter(isNumber).map(Number);
+      extent = numbers.length > 0 ? { min: minOf(numbers), max: maxOf(numbers) } : { min: 0, max: 0 };
+    }
+    return extent;
+  };
   return (v) => {
     if (known.has(v)) return 0;
     if (v === '*') return 1;
     const c = covers.get(v);
     if (c !== undefined) return d > 1 ? (c - 1) / (d - 1) : 0;
     const range = RANGE.exec(v);
+    const { min, max } = range ? extentOf() : { min: 0, max: 0 };
     if (range && max > min) {
       const [width, span] = widthOver(Number(range[1]), Number(range[2]), min, max);
       return Math.min(1, Math.max(0, width / span));

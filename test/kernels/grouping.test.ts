@@ -89,6 +89,29 @@ describe('grouping kernel: WASM equals the TS reference', () => {
     rollsUp(session, heights, heights);
   });
 
+  it('rolls up from groupings kept aside, in any order, as from each one afresh', () => {
+    // A search rolls up many nodes from one lower grouping, between rollups from others: the
+    // sources left in the instance by one call must serve the next only when they are its own.
+    const heights = hierarchies.map((h) => h.height);
+    const rng = new Random(29);
+    const wasm = open(wasmGroupingKernel);
+    const ts = open(tsGroupingKernel);
+    const kept = Array.from({ length: 4 }, () => problem.lattice.levels(rng.below(problem.lattice.size)));
+    const froms = kept.map((levels) => ({ levels, wasm: wasm.group(levels), ts: ts.group(levels) }));
+    for (let i = 0; i < 120; i++) {
+      const from = froms[rng.below(froms.length)]!;
+      const upper = above(rng, from.levels, heights);
+      const a = wasm.rollup(upper, from.wasm);
+      const b = ts.rollup(upper, from.ts);
+      same(
+        { ...a, groupOf: wasm.compose(from.wasm.groupOf, a.map!) },
+        { ...b, groupOf: ts.compose(from.ts.groupOf, b.map!) },
+      );
+      // Now and then a grouping of the tuples between rollups.
+      if (i % 7 === 0) same(wasm.group(upper), ts.group(upper));
+    }
+  });
+
   it('rejects a rollup source that names tuples outside the session', () => {
     for (const kernel of [wasmGroupingKernel, tsGroupingKernel]) {
       const session = open(kernel);

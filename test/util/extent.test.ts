@@ -55,6 +55,26 @@ describe('labelLoss', () => {
     expect(loss('')).toBe(0);
     expect(loss('*')).toBe(1);
   });
+
+  it('counts a value once under a label its row repeats up the levels', () => {
+    // '1050' is kept as itself at level 1; '10**' and '1***' each cover it once.
+    const rows = [
+      ['1011', '101*', '10**', '1***', '*'],
+      ['1012', '101*', '10**', '1***', '*'],
+      ['1050', '1050', '10**', '10**', '*'],
+      ['2000', '200*', '20**', '2***', '*'],
+      ['9999', '999*', '99**', '9***', '*'],
+    ];
+    const loss = labelLoss(
+      rows.map((r) => r[0]!),
+      rows,
+    );
+    expect(loss('10**')).toBeCloseTo(2 / 4, 12);
+    expect(loss('101*')).toBeCloseTo(1 / 4, 12);
+    expect(loss('1***')).toBeCloseTo(1 / 4, 12);
+    // A label of a value no row holds explains nothing.
+    expect(loss('55**')).toBeNull();
+  });
 });
 
 describe('widthOver', () => {

@@ -227,6 +227,8 @@ function openSession(
     reps: new Int32Array(0),
   };
 
+  /** The grouping whose classes are the sources in the instance's memory now. */
+  let sourcesIn: Grouping | undefined;
   /** Groups `nSrc` sources (tuples when `from` is absent) under `levels`. */
   const run = (levels: ArrayLike<number> | null, from: Grouping | null, withMap: boolean) => {
     const mem = live();
@@ -239,9 +241,12 @@ function openSession(
       mem[radix / 4 + 2 * i + 1] = 0;
     }
     const nSrc = from ? from.groups : n;
-    if (from) {
+    // A search rolls up from one grouping many times: its sources stay in place (no call
+    // writes them), and each copy of millions of them would cost more than the probes save.
+    if (from && from !== sourcesIn) {
       mem.set(from.reps.subarray(0, nSrc), src / 4);
       mem.set(from.sizes.subarray(0, nSrc), weights / 4);
+      sourcesIn = from;
     }
     clean = false;
     const groups = core.groupBy(
