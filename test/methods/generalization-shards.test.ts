@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { EncodedTable } from '../../src/data/table.ts';
 import { wasmGroupingKernel } from '../../src/kernels/groupby/wasm.ts';
 import { prepareGeneralization, searchStep } from '../../src/methods/generalization/index.ts';
-import { TupleMerge } from '../../src/methods/generalization/merge.ts';
+import { ConcatMerge, TupleMerge } from '../../src/methods/generalization/merge.ts';
 import { generalizationShards } from '../../src/methods/generalization/shards.ts';
 import type { ShardTuples } from '../../src/methods/method.ts';
 import { readInput } from '../../src/pipeline/release.ts';
@@ -92,6 +92,49 @@ describe('TupleMerge', () => {
     });
 });
 
+describe('ConcatMerge', () => {
+  it('gives the ids, counts and tuples TupleMerge gives, packed or wide, the arrays grown past what it expected', () => {
+    const random = new Random(11);
+    for (const domains of [
+      [97, 3, 5000],
+      [40_000, 50_000, 3_000_000, 9],
+    ]) {
+      // Nearly distinct shards with some tuples shared between them, one of a single tuple.
+      // (A shard's tuples are distinct: the pool's are.)
+      const pool = [
+        ...new Map(
+          Array.from({ length: 30_000 }, () => domains.map((d) => random.below(d))).map((t) => [t.join(), t]),
+        ).values(),
+      ];
+      const parts = [12_000, 1, 9_000, 15_000].map((n) => {
+        const picked = new Set<number>();
+        while (picked.size < Math.min(n, pool.length)) picked.add(random.below(pool.length));
+        const tuples = [...picked].map((i) => pool[i]!);
+        return {
+          columns: domains.map((_, i) => Int32Array.from(tuples, (t) => t[i]!)),
+          counts: Int32Array.from(tuples, () => 1 + random.below(3)),
+        };
+      });
+      const tuple = new TupleMerge(domains);
+      const expected = parts.map((p) => tuple.add(p));
+      const want = tuple.done();
+      // Room for fewer tuples than come: the concatenation grows.
+      const concat = new ConcatMerge(domains, 1000);
+      for (const p of parts) concat.add(p);
+      const got = concat.done(wasmGroupingKernel);
+      expect(got.merged.counts).toEqual(want.counts);
+      expect(got.merged.columns).toEqual(want.columns);
+      expect(got.groupOf).toEqual(expected);
+    }
+  });
+
+  it("refuses a code outside its column's domain", () => {
+    const concat = new ConcatMerge([4, 5], 2);
+    concat.add({ columns: [Int32Array.of(0, 3), Int32Array.of(1, 5)], counts: Int32Array.of(1, 1) });
+    expect(() => concat.done(wasmGroupingKernel)).toThrow(/code outside \[0, 5\)/);
+  });
+});
+
 it("refuses a code outside its column's domain (packed, it would stand for another tuple)", () => {
   for (const domains of [
     [4, 5],
@@ -109,50 +152,57 @@ it("refuses a code outside its column's domain (packed, it would stand for anoth
 });
 
 describe('the search over row shards', () => {
-  it('reads each shard once, in order, and holds none it has merged', async () => {
-    const spec = adultSpec();
-    const table = readInput(spec);
-    const steps = generalizationShards;
-    const counted = shardsOf(table, 5000).map((s) => steps.count(spec, s, wasmGroupingKernel));
-    expect(counted.length).toBeGreaterThan(4);
-    const ctx = { spec, table, kernel: wasmGroupingKernel, ...quiet };
+  // Shards of 5,000 rows repeat tuples (merged by TupleMerge); of 150 rows they are nearly
+  // distinct (their concatenation grouped: ConcatMerge).
+  it.each([5000, 150])(
+    'reads each shard once, in order, and holds none it has merged (shards of %i rows)',
+    async (rows) => {
+      const spec = adultSpec();
+      const table = readInput(spec);
+      const steps = generalizationShards;
+      const counted = shardsOf(table, rows).map((s) => steps.count(spec, s, wasmGroupingKernel));
+      expect(counted.length).toBeGreaterThan(4);
+      const first = counted[0]!.counts;
+      expect(first.length >= 0.9 * first.reduce((a, b) => a + b, 0)).toBe(rows < 1000);
+      const ctx = { spec, table, kernel: wasmGroupingKernel, ...quiet };
 
-    const plain = await steps.search(ctx, {
-      shards: counted.length,
-      read: async (s) => copy(counted[s]!),
-    });
-    // The same search, but each read spoils every shard the search must be done with by then:
-    // it holds at most the shard it merges and the one it reads next.
-    const given: Pick<ShardTuples, 'columns' | 'counts'>[] = [];
-    const reads: number[] = [];
-    const spoiled = await steps.search(ctx, {
-      shards: counted.length,
-      read: async (s) => {
-        reads.push(s);
-        for (const old of given.slice(0, Math.max(0, s - 1))) {
-          for (const c of old.columns) c.fill(0);
-          old.counts.fill(0);
-        }
-        given[s] = copy(counted[s]!);
-        return given[s]!;
-      },
-    });
-    expect(reads).toEqual(counted.map((_, s) => s));
-    expect(spoiled).toEqual(plain);
+      const plain = await steps.search(ctx, {
+        shards: counted.length,
+        read: async (s) => copy(counted[s]!),
+      });
+      // The same search, but each read spoils every shard the search must be done with by then:
+      // it holds at most the shard it merges and the one it reads next.
+      const given: Pick<ShardTuples, 'columns' | 'counts'>[] = [];
+      const reads: number[] = [];
+      const spoiled = await steps.search(ctx, {
+        shards: counted.length,
+        read: async (s) => {
+          reads.push(s);
+          for (const old of given.slice(0, Math.max(0, s - 1))) {
+            for (const c of old.columns) c.fill(0);
+            old.counts.fill(0);
+          }
+          given[s] = copy(counted[s]!);
+          return given[s]!;
+        },
+      });
+      expect(reads).toEqual(counted.map((_, s) => s));
+      expect(spoiled).toEqual(plain);
 
-    // And it decides what one search over every row decides.
-    const whole = searchStep(
-      prepareGeneralization(spec, table, wasmGroupingKernel),
-      wasmGroupingKernel,
-      quiet.time,
-      quiet.say,
-    );
-    expect(plain.node).toEqual(whole.node);
-    expect(plain.claims).toEqual(whole.claims);
-    const rowFlags = counted.flatMap((c, s) => Array.from(c.rowToTuple, (t) => plain.flags[s]![t]!));
-    const wholeRows = prepareGeneralization(spec, table, wasmGroupingKernel).tuples.rowToTuple;
-    expect(rowFlags).toEqual(Array.from(wholeRows, (t) => whole.tupleSuppressed[t]!));
-  });
+      // And it decides what one search over every row decides.
+      const whole = searchStep(
+        prepareGeneralization(spec, table, wasmGroupingKernel),
+        wasmGroupingKernel,
+        quiet.time,
+        quiet.say,
+      );
+      expect(plain.node).toEqual(whole.node);
+      expect(plain.claims).toEqual(whole.claims);
+      const rowFlags = counted.flatMap((c, s) => Array.from(c.rowToTuple, (t) => plain.flags[s]![t]!));
+      const wholeRows = prepareGeneralization(spec, table, wasmGroupingKernel).tuples.rowToTuple;
+      expect(rowFlags).toEqual(Array.from(wholeRows, (t) => whole.tupleSuppressed[t]!));
+    },
+  );
 });
 
 describe("the report's accuracy on the input's own classes", () => {

@@ -3,7 +3,9 @@
  * its first appearance over the shards' tuples concatenated, and its count the sum of theirs:
  * what grouping the concatenation gives (the grouping kernels number groups so), without ever
  * holding the shards together or a copy of them all. Each shard's tuples are dropped once added.
+ * Shards of nearly distinct tuples are merged by ConcatMerge instead (below).
  */
+import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import { gather, gatherFloat } from '../../util/gather.ts';
 
 export interface Counted {
@@ -226,4 +228,75 @@ function hashOfKey(key: number): number {
 function same(a: readonly Int32Array[], s: number, b: readonly Int32Array[], t: number, m: number): boolean {
   for (let i = 0; i < m; i++) if (a[i]![s] !== b[i]![t]) return false;
   return true;
+}
+
+/**
+ * The shards' tuples merged by grouping their concatenation in the grouping kernel, for shards
+ * of nearly distinct tuples (exact dates, postcodes): the concatenation is then about the merged
+ * tuples' size, which TupleMerge would hold too, and the kernel groups it several times faster
+ * than TupleMerge probes a table of millions (3·10⁶ tuples: about 0.2 s against 1.2 s). Grouping
+ * numbers groups by first appearance and sums their counts: the same ids, counts and tuples.
+ * Each shard's tuples are copied in as it is added and may be dropped then.
+ */
+export class ConcatMerge {
+  private columns: Int32Array[];
+  private counts: Int32Array;
+  private readonly lengths: number[] = [];
+  private size = 0;
+
+  /** `expected`: the tuples the shards likely hold in all (the arrays grow past it if need be). */
+  constructor(
+    private readonly domains: readonly number[],
+    expected: number,
+  ) {
+    this.columns = domains.map(() => new Int32Array(expected));
+    this.counts = new Int32Array(expected);
+  }
+
+  add(part: Counted): void {
+    const n = part.counts.length;
+    if (part.columns.length !== this.domains.length)
+      throw new Error(
+        `a shard's counts have ${part.columns.length} columns, expected ${this.domains.length}`,
+      );
+    if (this.size + n > this.counts.length) {
+      const capacity = Math.max(this.size + n, Math.ceil(this.counts.length * 1.5));
+      const grown = (a: Int32Array) => {
+        const b = new Int32Array(capacity);
+        b.set(a.subarray(0, this.size));
+        return b;
+      };
+      this.columns = this.columns.map(grown);
+      this.counts = grown(this.counts);
+    }
+    part.columns.forEach((c, i) => {
+      this.columns[i]!.set(c, this.size);
+    });
+    this.counts.set(part.counts, this.size);
+    this.lengths.push(n);
+    this.size += n;
+  }
+
+  /** The merged tuples and counts, and per shard its tuples' merged ids (the kernel checks every code against its domain). */
+  done(kernel: GroupingKernel): {
+    merged: { columns: Int32Array[]; counts: Int32Array };
+    groupOf: Int32Array[];
+  } {
+    const cut = (a: Int32Array) => a.subarray(0, this.size);
+    const session = kernel.open(
+      { columns: this.columns.map(cut), counts: cut(this.counts), domains: this.domains },
+      this.domains.map(() => []),
+    );
+    try {
+      const grouped = session.group(null);
+      const merged = { columns: session.keys(grouped.groups), counts: grouped.sizes };
+      let at = 0;
+      const groupOf = this.lengths.map((n) => grouped.groupOf.subarray(at, (at += n)));
+      return { merged, groupOf };
+    } finally {
+      session.dispose();
+      this.columns = [];
+      this.counts = new Int32Array(0);
+    }
+  }
 }

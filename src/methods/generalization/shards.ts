@@ -12,6 +12,7 @@ import type { EncodedTable } from '../../data/table.ts';
 import { collapseRows } from '../../data/tuples.ts';
 import { SpecError } from '../../errors.ts';
 import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
+import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import { SecretDraws } from '../../models/differential-privacy.ts';
 import { entityOf, isPassThroughType, type ReleaseSpec } from '../../release-spec/spec.ts';
 import type { MethodContext, ShardCounts, ShardSteps, ShardTuples } from '../method.ts';
@@ -26,7 +27,7 @@ import {
   searchRandom,
   searchStepAsync,
 } from './index.ts';
-import { TupleMerge } from './merge.ts';
+import { ConcatMerge, TupleMerge } from './merge.ts';
 
 export const generalizationShards: ShardSteps = {
   count(spec, shard, kernel) {
@@ -63,6 +64,7 @@ export const generalizationShards: ShardSteps = {
       counts,
       dictionaries.map((d) => d.length),
       time,
+      kernel,
     );
     // The merged tuples stand in for the rows: each column's codes are the tuples'.
     const table: EncodedTable = {
@@ -115,17 +117,18 @@ export const generalizationShards: ShardSteps = {
 
 /**
  * The shards' distinct tuples merged in shard order, read one at a time (the next one read while
- * this one merges) and let go once merged. `groupOf` maps each shard's tuples to the merged ones
+ * this one merges) and let go once merged (or copied into ConcatMerge's concatenation). `groupOf` maps each shard's tuples to the merged ones
  * (none for one shard: its tuples are already that).
  */
 async function mergeShards(
   counts: ShardCounts,
   domains: readonly number[],
   time: MethodContext['time'],
+  kernel: GroupingKernel,
 ): Promise<{ merged: ShardTuples; groupOf?: Int32Array[] }> {
   const rowToTuple = new Int32Array(0);
   if (counts.shards === 1) return { merged: { ...(await counts.read(0)), rowToTuple } };
-  const merge = new TupleMerge(domains);
+  let merge: TupleMerge | ConcatMerge | undefined;
   const groupOf: Int32Array[] = [];
   // A read in flight when a merge fails is never awaited: its failure is of no interest then.
   const read = (s: number) => {
@@ -138,10 +141,20 @@ async function mergeShards(
     const part = await next;
     if (s + 1 < counts.shards) next = read(s + 1);
     // A first shard of nearly distinct tuples (exact dates, postcodes): the others are likely
-    // as distinct, room for them all at once instead of growing and rehashing shard by shard.
-    if (s === 0 && part.counts.length >= 0.9 * part.counts.reduce((a, b) => a + b, 0))
-      time('merge', () => merge.reserve(part.counts.length * counts.shards));
-    groupOf.push(time('merge', () => merge.add(part)));
+    // as distinct, their concatenation about the merged tuples' size, grouped in the kernel.
+    merge ??=
+      part.counts.length >= 0.9 * part.counts.reduce((a, b) => a + b, 0)
+        ? new ConcatMerge(domains, part.counts.length * counts.shards)
+        : new TupleMerge(domains);
+    const into = merge;
+    if (into instanceof ConcatMerge) time('merge', () => into.add(part));
+    else groupOf.push(time('merge', () => into.add(part)));
   }
-  return { merged: { ...time('merge', () => merge.done()), rowToTuple }, groupOf };
+  if (merge instanceof ConcatMerge) {
+    const done = merge;
+    const grouped = time('merge', () => done.done(kernel));
+    return { merged: { ...grouped.merged, rowToTuple }, groupOf: grouped.groupOf };
+  }
+  const done = merge!;
+  return { merged: { ...time('merge', () => done.done()), rowToTuple }, groupOf };
 }
