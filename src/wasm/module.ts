@@ -94,6 +94,21 @@ export function retainCoresUpTo(bytes: number): number {
   return before;
 }
 
+/**
+ * Runs `work` keeping whatever instance its sessions hand back, of any size, for the next
+ * session within it: one session's memory, already paged in, serves the next of about its size
+ * (the Search state's merge, then its search), where a fresh instance would be paged in beside
+ * the one let go. After it the retained size is as before, and an idle instance past it is let go.
+ */
+export async function keepingInstances<T>(work: () => Promise<T>): Promise<T> {
+  const before = retainCoresUpTo(Number.POSITIVE_INFINITY);
+  try {
+    return await work();
+  } finally {
+    retainCoresUpTo(before);
+  }
+}
+
 /** What one machine keeps: a session of a shard of 10⁶ rows over up to 23 columns. */
 export const ONE_MACHINE_RETAINED_BYTES = 256 * 1024 * 1024;
 

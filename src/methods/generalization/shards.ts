@@ -15,6 +15,7 @@ import { buildHierarchy } from '../../hierarchy/hierarchy.ts';
 import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import { SecretDraws } from '../../models/differential-privacy.ts';
 import { entityOf, isPassThroughType, type ReleaseSpec } from '../../release-spec/spec.ts';
+import { keepingInstances } from '../../wasm/module.ts';
 import type { MethodContext, ShardCounts, ShardSteps, ShardTuples } from '../method.ts';
 import { applyGeneralization } from './apply.ts';
 import {
@@ -60,24 +61,29 @@ export const generalizationShards: ShardSteps = {
     }
     const names = collapseColumnNames(spec);
     const dictionaries = names.map((name) => ctx.table.columns.find((c) => c.name === name)!.dictionary);
-    const { merged, groupOf } = await mergeShards(
-      counts,
-      dictionaries.map((d) => d.length),
-      time,
-      kernel,
-    );
-    // The merged tuples stand in for the rows: each column's codes are the tuples'.
-    const table: EncodedTable = {
-      ...ctx.table,
-      rowCount: merged.counts.reduce((n, c) => n + c, 0),
-      columns: names.map((name, i) => ({ name, dictionary: dictionaries[i]!, codes: merged.columns[i]! })),
-    };
-    const prepared = prepareGeneralization(spec, table, kernel, time, merged);
-    // Yielding between slices of a best-effort search: a signal stops the run within one.
-    // A private search draws from a secret generator of its own, never from the spec's seed.
-    const step = dp
-      ? dpStep(prepared, kernel, time, say, dp, counts.inputRows!, new SecretDraws())
-      : await searchStepAsync(prepared, kernel, time, say, searchRandom(spec));
+    // The merge's grouping instance (ConcatMerge's), handed back, serves the search's session:
+    // paged in once.
+    const { step, groupOf } = await keepingInstances(async () => {
+      const { merged, groupOf } = await mergeShards(
+        counts,
+        dictionaries.map((d) => d.length),
+        time,
+        kernel,
+      );
+      // The merged tuples stand in for the rows: each column's codes are the tuples'.
+      const table: EncodedTable = {
+        ...ctx.table,
+        rowCount: merged.counts.reduce((n, c) => n + c, 0),
+        columns: names.map((name, i) => ({ name, dictionary: dictionaries[i]!, codes: merged.columns[i]! })),
+      };
+      const prepared = prepareGeneralization(spec, table, kernel, time, merged);
+      // Yielding between slices of a best-effort search: a signal stops the run within one.
+      // A private search draws from a secret generator of its own, never from the spec's seed.
+      const step = dp
+        ? dpStep(prepared, kernel, time, say, dp, counts.inputRows!, new SecretDraws())
+        : await searchStepAsync(prepared, kernel, time, say, searchRandom(spec));
+      return { step, groupOf };
+    });
     // Each shard's flags: its own tuples → merged tuple → suppressed (one shard's are the merged ones).
     const flags = time('flags', () =>
       groupOf
