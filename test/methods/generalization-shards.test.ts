@@ -119,9 +119,9 @@ describe('ConcatMerge', () => {
       const expected = parts.map((p) => tuple.add(p));
       const want = tuple.done();
       // Room for fewer tuples than come: the concatenation grows.
-      const concat = new ConcatMerge(domains, 1000);
+      const concat = new ConcatMerge(domains, 1000, wasmGroupingKernel);
       for (const p of parts) concat.add(p);
-      const got = concat.done(wasmGroupingKernel);
+      const got = concat.done();
       expect(got.merged.counts).toEqual(want.counts);
       expect(got.merged.columns).toEqual(want.columns);
       expect(got.groupOf).toEqual(expected);
@@ -129,9 +129,9 @@ describe('ConcatMerge', () => {
   });
 
   it("refuses a code outside its column's domain", () => {
-    const concat = new ConcatMerge([4, 5], 2);
+    const concat = new ConcatMerge([4, 5], 2, wasmGroupingKernel);
     concat.add({ columns: [Int32Array.of(0, 3), Int32Array.of(1, 5)], counts: Int32Array.of(1, 1) });
-    expect(() => concat.done(wasmGroupingKernel)).toThrow(/code outside \[0, 5\)/);
+    expect(() => concat.done()).toThrow(/code outside \[0, 5\)/);
   });
 });
 

@@ -248,6 +248,7 @@ export class ConcatMerge {
   constructor(
     private readonly domains: readonly number[],
     expected: number,
+    private readonly kernel: GroupingKernel,
   ) {
     this.columns = domains.map(() => new Int32Array(expected));
     this.counts = new Int32Array(expected);
@@ -277,13 +278,16 @@ export class ConcatMerge {
     this.size += n;
   }
 
-  /** The merged tuples and counts, and per shard its tuples' merged ids (the kernel checks every code against its domain). */
-  done(kernel: GroupingKernel): {
+  /**
+   * The merged tuples and counts, and per shard its tuples' merged ids (the kernel checks every
+   * code against its domain).
+   */
+  done(): {
     merged: { columns: Int32Array[]; counts: Int32Array };
     groupOf: Int32Array[];
   } {
     const cut = (a: Int32Array) => a.subarray(0, this.size);
-    const session = kernel.open(
+    const session = this.kernel.open(
       { columns: this.columns.map(cut), counts: cut(this.counts), domains: this.domains },
       this.domains.map(() => []),
     );

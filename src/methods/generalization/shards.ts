@@ -123,8 +123,9 @@ export const generalizationShards: ShardSteps = {
 
 /**
  * The shards' distinct tuples merged in shard order, read one at a time (the next one read while
- * this one merges) and let go once merged (or copied into ConcatMerge's concatenation). `groupOf` maps each shard's tuples to the merged ones
- * (none for one shard: its tuples are already that).
+ * this one merges) and let go once merged, or once copied into ConcatMerge's concatenation.
+ * `groupOf` maps each shard's tuples to the merged ones (none for one shard: its tuples are
+ * already that).
  */
 async function mergeShards(
   counts: ShardCounts,
@@ -134,8 +135,7 @@ async function mergeShards(
 ): Promise<{ merged: ShardTuples; groupOf?: Int32Array[] }> {
   const rowToTuple = new Int32Array(0);
   if (counts.shards === 1) return { merged: { ...(await counts.read(0)), rowToTuple } };
-  let merge: TupleMerge | ConcatMerge | undefined;
-  const groupOf: Int32Array[] = [];
+  let merge: ShardMerge | undefined;
   // A read in flight when a merge fails is never awaited: its failure is of no interest then.
   const read = (s: number) => {
     const p = counts.read(s);
@@ -150,17 +150,30 @@ async function mergeShards(
     // as distinct, their concatenation about the merged tuples' size, grouped in the kernel.
     merge ??=
       part.counts.length >= 0.9 * part.counts.reduce((a, b) => a + b, 0)
-        ? new ConcatMerge(domains, part.counts.length * counts.shards)
-        : new TupleMerge(domains);
-    const into = merge;
-    if (into instanceof ConcatMerge) time('merge', () => into.add(part));
-    else groupOf.push(time('merge', () => into.add(part)));
-  }
-  if (merge instanceof ConcatMerge) {
-    const done = merge;
-    const grouped = time('merge', () => done.done(kernel));
-    return { merged: { ...grouped.merged, rowToTuple }, groupOf: grouped.groupOf };
+        ? new ConcatMerge(domains, part.counts.length * counts.shards, kernel)
+        : tupleMerge(domains);
+    const into: ShardMerge = merge;
+    time('merge', () => into.add(part));
   }
   const done = merge!;
-  return { merged: { ...time('merge', () => done.done()), rowToTuple }, groupOf };
+  const { merged, groupOf } = time('merge', () => done.done());
+  return { merged: { ...merged, rowToTuple }, groupOf };
+}
+
+/** A merge of the shards' tuples, added in shard order. */
+interface ShardMerge {
+  add(part: Pick<ShardTuples, 'columns' | 'counts'>): void;
+  done(): { merged: Pick<ShardTuples, 'columns' | 'counts'>; groupOf: Int32Array[] };
+}
+
+/** TupleMerge as a ShardMerge: each shard's merged ids kept as it is added. */
+function tupleMerge(domains: readonly number[]): ShardMerge {
+  const merge = new TupleMerge(domains);
+  const groupOf: Int32Array[] = [];
+  return {
+    add: (part) => {
+      groupOf.push(merge.add(part));
+    },
+    done: () => ({ merged: merge.done(), groupOf }),
+  };
 }
