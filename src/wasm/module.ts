@@ -120,6 +120,11 @@ export function acquireCore(): { core: CoreExports; zeroFrom: number; zeroBytes:
   return idle.pop() ?? { core: instantiateCore(), zeroFrom: 0, zeroBytes: Number.POSITIVE_INFINITY };
 }
 
+/** The memory of the instance the next session takes (acquireCore's), 0 when none is idle. */
+export function nextIdleBytes(): number {
+  return idle.at(-1)?.core.memory.buffer.byteLength ?? 0;
+}
+
 /**
  * Hands an instance back once its session is over; `zeroFrom`/`zeroBytes` name the range its
  * session left zeroed. Memory never shrinks, so few are kept, and none over the retained size.

@@ -3,9 +3,16 @@
  * a release by (distinct tuples past one instance's 4 GiB), and the refusal itself.
  */
 import { describe, expect, it } from 'vitest';
-import { budgetHolds, wasmGroupingKernel, wasmSessionBytes } from '../../src/kernels/groupby/wasm.ts';
+import {
+  budgetHolds,
+  residentBeside,
+  wasmGroupingKernel,
+  wasmSessionBytes,
+} from '../../src/kernels/groupby/wasm.ts';
 import {
   acquireCore,
+  keepingInstances,
+  nextIdleBytes,
   ONE_MACHINE_RETAINED_BYTES,
   releaseCore,
   retainCoresUpTo,
@@ -68,6 +75,32 @@ describe('WASM grouping session memory', () => {
     }
     // Back to the default, the large instance is let go.
     expect(idleSizes().every((bytes) => bytes <= 64 * 2 ** 20)).toBe(true);
+  });
+
+  it('keeps a finished session of any size within keepingInstances, and counts it as resident for the next', async () => {
+    const n = 1_600_000; // lays out about 80 MB, past the 64 MiB kept by default
+    const a = Int32Array.from({ length: n }, (_, t) => t % 1000);
+    const b = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 1000));
+    const open = () => wasmGroupingKernel.open({ columns: [a, b], domains: [1000, 1600] }, [[], []]);
+    const kept = await keepingInstances(async () => {
+      const session = open();
+      expect(session.group(null).groups).toBe(n);
+      session.dispose();
+      const idle = nextIdleBytes();
+      // The next session takes that instance: its groups are still right.
+      const next = open();
+      expect(next.group(null).groups).toBe(n);
+      next.dispose();
+      return idle;
+    });
+    expect(kept).toBeGreaterThan(64 * 2 ** 20);
+    // Past keepingInstances the large instance is let go.
+    expect(nextIdleBytes()).toBeLessThanOrEqual(64 * 2 ** 20);
+    // An idle instance's memory is resident already: only what the session adds beyond it counts.
+    const MiB = 2 ** 20;
+    expect(residentBeside(900 * MiB, 300 * MiB, 200 * MiB)).toBe(700 * MiB);
+    expect(residentBeside(900 * MiB, 100 * MiB, 200 * MiB)).toBe(800 * MiB);
+    expect(residentBeside(900 * MiB, 0, 200 * MiB)).toBe(900 * MiB);
   });
 
   it('holds a large session in one instance only in half of what the budget leaves, and within 2 GiB', () => {

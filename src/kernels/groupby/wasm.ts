@@ -4,7 +4,7 @@
  */
 
 import { LimitError } from '../../errors.ts';
-import { acquireCore, DEFAULT_RETAINED_BYTES, releaseCore } from '../../wasm/module.ts';
+import { acquireCore, DEFAULT_RETAINED_BYTES, nextIdleBytes, releaseCore } from '../../wasm/module.ts';
 import { kernelError, Status } from '../status.ts';
 import { chunkedSession } from './chunked.ts';
 import {
@@ -95,7 +95,12 @@ function wasmKernelWithin(budget: number): GroupingKernel {
       const bytes = wasmSessionBytes(input.columns[0]?.length ?? 0, input.columns.length);
       if (
         bytes <= CHUNKED_ABOVE_BYTES ||
-        (budget > 0 && budgetHolds(bytes + levelTableBytes(input, tables), budget, process.memoryUsage.rss()))
+        (budget > 0 &&
+          budgetHolds(
+            bytes + levelTableBytes(input, tables),
+            budget,
+            residentBeside(process.memoryUsage.rss(), nextIdleBytes(), bytes),
+          ))
       )
         return openSession(input, tables);
       return chunkedSession(input, tables, openSession, chunkTuplesFor(input, tables));
@@ -111,6 +116,15 @@ function wasmKernelWithin(budget: number): GroupingKernel {
  */
 export function budgetHolds(bytes: number, budget: number, rss: number): boolean {
   return bytes <= Math.min((budget - rss) / 2, ONE_INSTANCE_BYTES);
+}
+
+/**
+ * The resident memory `rss` beside a session of `bytes` that takes an idle instance of `idle`
+ * bytes: that instance's memory is resident already, and the session uses it (the Search
+ * state's merge hands its instance to the search's session).
+ */
+export function residentBeside(rss: number, idle: number, bytes: number): number {
+  return rss - Math.min(idle, bytes);
 }
 
 /**
