@@ -110,6 +110,12 @@ describe('WASM grouping session memory', () => {
     expect(budgetHolds(GiB, 0, 0)).toBe(false);
     expect(budgetHolds(2 * GiB, 100 * GiB, 0)).toBe(true);
     expect(budgetHolds(2.5 * GiB, 100 * GiB, 0)).toBe(false);
+    // Whether a session would be one instance, asked before it is opened (the Search state's
+    // merge is one grouping only then): small ones always, large ones as the budget allows.
+    expect(wasmGroupingKernel.holdsInOne!(1000, 4)).toBe(true);
+    expect(wasmGroupingKernel.holdsInOne!(10_000_000, 4)).toBe(false);
+    expect(wasmGroupingKernel.within!(64 * GiB).holdsInOne!(10_000_000, 4)).toBe(true);
+    expect(wasmGroupingKernel.within!(GiB).holdsInOne!(10_000_000, 4)).toBe(false);
     // A kernel given a budget groups as the default one does.
     const input = { columns: [Int32Array.of(2, 0, 2, 1)], domains: [3] };
     const within = wasmGroupingKernel.within!(64 * GiB).open(input, [[Int32Array.of(0, 0, 1)]]);

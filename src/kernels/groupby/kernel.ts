@@ -68,6 +68,11 @@ export interface GroupingKernel {
    * kernel with no such choice.
    */
   within?(bytes: number): GroupingKernel;
+  /**
+   * Whether a session of `tuples` tuples over `columns` columns would now be one WASM instance
+   * (not grouped in parts). Absent: a kernel with no instances.
+   */
+  holdsInOne?(tuples: number, columns: number): boolean;
 }
 
 /**

@@ -89,22 +89,24 @@ export const wasmGroupingKernel: GroupingKernel = wasmKernelWithin(0);
  * (chunked.ts), at a bounded size.
  */
 function wasmKernelWithin(budget: number): GroupingKernel {
+  /** Whether a session of `n` tuples over `m` columns (and `extra` bytes of level tables) is one instance. */
+  const oneInstance = (n: number, m: number, extra = 0) => {
+    const bytes = wasmSessionBytes(n, m);
+    return (
+      bytes <= CHUNKED_ABOVE_BYTES ||
+      (budget > 0 &&
+        budgetHolds(bytes + extra, budget, residentBeside(process.memoryUsage.rss(), nextIdleBytes(), bytes)))
+    );
+  };
   return {
     name: 'wasm',
     open(input, tables) {
-      const bytes = wasmSessionBytes(input.columns[0]?.length ?? 0, input.columns.length);
-      if (
-        bytes <= CHUNKED_ABOVE_BYTES ||
-        (budget > 0 &&
-          budgetHolds(
-            bytes + levelTableBytes(input, tables),
-            budget,
-            residentBeside(process.memoryUsage.rss(), nextIdleBytes(), bytes),
-          ))
-      )
+      const n = input.columns[0]?.length ?? 0;
+      if (oneInstance(n, input.columns.length, levelTableBytes(input, tables)))
         return openSession(input, tables);
       return chunkedSession(input, tables, openSession, chunkTuplesFor(input, tables));
     },
+    holdsInOne: (n, m) => oneInstance(n, m),
     within: (bytes) => wasmKernelWithin(bytes),
   };
 }

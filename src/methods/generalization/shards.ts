@@ -147,10 +147,13 @@ async function mergeShards(
     const part = await next;
     if (s + 1 < counts.shards) next = read(s + 1);
     // A first shard of nearly distinct tuples (exact dates, postcodes): the others are likely
-    // as distinct, their concatenation about the merged tuples' size, grouped in the kernel.
+    // as distinct, their concatenation about the merged tuples' size, grouped in the kernel when
+    // one instance holds it (in parts, TupleMerge's table is the smaller).
+    const expected = part.counts.length * counts.shards;
     merge ??=
-      part.counts.length >= 0.9 * part.counts.reduce((a, b) => a + b, 0)
-        ? new ConcatMerge(domains, part.counts.length * counts.shards, kernel)
+      part.counts.length >= 0.9 * part.counts.reduce((a, b) => a + b, 0) &&
+      kernel.holdsInOne?.(expected, domains.length)
+        ? new ConcatMerge(domains, expected, kernel)
         : tupleMerge(domains);
     const into: ShardMerge = merge;
     time('merge', () => into.add(part));
