@@ -148,13 +148,17 @@ async function mergeShards(
     if (s + 1 < counts.shards) next = read(s + 1);
     // A first shard of nearly distinct tuples (exact dates, postcodes): the others are likely
     // as distinct, their concatenation about the merged tuples' size, grouped in the kernel when
-    // one instance holds it (in parts, TupleMerge's table is the smaller).
-    const expected = part.counts.length * counts.shards;
-    merge ??=
-      part.counts.length >= 0.9 * part.counts.reduce((a, b) => a + b, 0) &&
-      kernel.holdsInOne?.(expected, domains.length)
-        ? new ConcatMerge(domains, expected, kernel)
-        : tupleMerge(domains);
+    // one instance holds it (in parts, TupleMerge's table is the smaller: it then makes room for
+    // them all at once instead of rehashing shard by shard).
+    if (!merge) {
+      const expected = part.counts.length * counts.shards;
+      const distinct = part.counts.length >= 0.9 * part.counts.reduce((a, b) => a + b, 0);
+      merge = time('merge', () =>
+        distinct && kernel.holdsInOne?.(expected, domains.length)
+          ? new ConcatMerge(domains, expected, kernel)
+          : tupleMerge(domains, distinct ? expected : 0),
+      );
+    }
     const into: ShardMerge = merge;
     time('merge', () => into.add(part));
   }
@@ -169,9 +173,10 @@ interface ShardMerge {
   done(): { merged: Pick<ShardTuples, 'columns' | 'counts'>; groupOf: Int32Array[] };
 }
 
-/** TupleMerge as a ShardMerge: each shard's merged ids kept as it is added. */
-function tupleMerge(domains: readonly number[]): ShardMerge {
+/** TupleMerge as a ShardMerge, with room for `expected` tuples: each shard's merged ids kept as it is added. */
+function tupleMerge(domains: readonly number[], expected: number): ShardMerge {
   const merge = new TupleMerge(domains);
+  if (expected > 0) merge.reserve(expected);
   const groupOf: Int32Array[] = [];
   return {
     add: (part) => {
