@@ -258,7 +258,7 @@ function openSession(
     }
     const nSrc = from ? from.groups : n;
     // A search rolls up from one grouping many times: its sources stay in place (no call
-    // writes them), and each copy of millions of them would cost more than the probes save.
+    // writes them) instead of being copied in again, millions of them, for every rollup.
     if (from && from !== sourcesIn) {
       mem.set(from.reps.subarray(0, nSrc), src / 4);
       mem.set(from.sizes.subarray(0, nSrc), weights / 4);
