@@ -223,8 +223,8 @@ function groupPacked(
   // A slot holds group id + 1 (below capacity: groups ≤ sources ≤ capacity / 2) in its low
   // bits and, above them, a tag of the key's hash: a probe that meets another key tells it
   // apart without a read of that group's key (a cache miss each, in a table of millions).
-  const bits = <u32>ctz<u32>(<u32>capacity);
-  const tagShift = bits < 32 ? bits : 31;
+  // (capacity is a power of two below 2^32: the shift is at most 31.)
+  const tagShift = <u32>ctz<u32>(<u32>capacity);
   let groups = 0;
   for (let s = 0; s < nSrc; s++) {
     const t = tupleOf(src, s);

@@ -7,6 +7,7 @@
  */
 import type { GroupingKernel } from '../../kernels/groupby/kernel.ts';
 import { gather, gatherFloat } from '../../util/gather.ts';
+import { Int32s } from '../../util/int32s.ts';
 
 export interface Counted {
   readonly columns: readonly Int32Array[];
@@ -239,10 +240,9 @@ function same(a: readonly Int32Array[], s: number, b: readonly Int32Array[], t: 
  * Each shard's tuples are copied in as it is added and may be dropped then.
  */
 export class ConcatMerge {
-  private columns: Int32Array[];
-  private counts: Int32Array;
+  private columns: Int32s[];
+  private counts: Int32s;
   private readonly lengths: number[] = [];
-  private size = 0;
 
   /** `expected`: the tuples the shards likely hold in all (the arrays grow past it if need be). */
   constructor(
@@ -250,8 +250,8 @@ export class ConcatMerge {
     expected: number,
     private readonly kernel: GroupingKernel,
   ) {
-    this.columns = domains.map(() => new Int32Array(expected));
-    this.counts = new Int32Array(expected);
+    this.columns = domains.map(() => Int32s.sized(expected));
+    this.counts = Int32s.sized(expected);
   }
 
   add(part: Counted): void {
@@ -260,22 +260,14 @@ export class ConcatMerge {
       throw new Error(
         `a shard's counts have ${part.columns.length} columns, expected ${this.domains.length}`,
       );
-    if (this.size + n > this.counts.length) {
-      const capacity = Math.max(this.size + n, Math.ceil(this.counts.length * 1.5));
-      const grown = (a: Int32Array) => {
-        const b = new Int32Array(capacity);
-        b.set(a.subarray(0, this.size));
-        return b;
-      };
-      this.columns = this.columns.map(grown);
-      this.counts = grown(this.counts);
-    }
-    part.columns.forEach((c, i) => {
-      this.columns[i]!.set(c, this.size);
-    });
-    this.counts.set(part.counts, this.size);
+    const append = (to: Int32s, from: Int32Array) => {
+      to.reserve(n);
+      to.data.set(from, to.length);
+      to.length += n;
+    };
+    part.columns.forEach((c, i) => append(this.columns[i]!, c));
+    append(this.counts, part.counts);
     this.lengths.push(n);
-    this.size += n;
   }
 
   /**
@@ -286,7 +278,7 @@ export class ConcatMerge {
     merged: { columns: Int32Array[]; counts: Int32Array };
     groupOf: Int32Array[];
   } {
-    const cut = (a: Int32Array) => a.subarray(0, this.size);
+    const cut = (a: Int32s) => a.data.subarray(0, a.length);
     const session = this.kernel.open(
       { columns: this.columns.map(cut), counts: cut(this.counts), domains: this.domains },
       this.domains.map(() => []),
@@ -300,7 +292,7 @@ export class ConcatMerge {
     } finally {
       session.dispose();
       this.columns = [];
-      this.counts = new Int32Array(0);
+      this.counts = new Int32s();
     }
   }
 }
