@@ -265,7 +265,9 @@ export class ConcatMerge {
       to.data.set(from, to.length);
       to.length += n;
     };
-    part.columns.forEach((c, i) => append(this.columns[i]!, c));
+    part.columns.forEach((c, i) => {
+      append(this.columns[i]!, c);
+    });
     append(this.counts, part.counts);
     this.lengths.push(n);
   }
