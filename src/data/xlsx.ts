@@ -589,12 +589,15 @@ function unixDay(serial: number, date1904: boolean): number {
 }
 
 /**
- * A serial day number as `YYYY-MM-DD`. Day 60 of the 1900 system is Excel's 29 February 1900, a
- * day that never was (kept from Lotus 1-2-3): written as Excel shows it, so that it stays apart
- * from 1 March (day 61).
+ * A serial day number as `YYYY-MM-DD`. Two days of the 1900 system never were, and are written as
+ * Excel shows them: day 60, Excel's 29 February 1900 (kept from Lotus 1-2-3), so that it stays
+ * apart from 1 March (day 61); and day 0, its 0 January 1900 (a time of day typed into a date
+ * cell), which is not 31 December 1899.
  */
 function dateText(day: number, date1904: boolean): string {
-  return day === 60 && !date1904 ? '1900-02-29' : formatDate(unixDay(day, date1904));
+  if (!date1904 && day === 60) return '1900-02-29';
+  if (!date1904 && day === 0) return '1900-01-00';
+  return formatDate(unixDay(day, date1904));
 }
 
 /** Milliseconds as `HH:MM:SS`, then the fraction of a second without trailing zeros (hours past 24 kept). */
@@ -889,8 +892,10 @@ class SheetReader {
         const serial = isoSerial(iso, this.date1904);
         if (serial === undefined)
           throw new XmlError(`${this.where} cell ${columnLetters(col)}${number} holds no ISO 8601 date`);
-        // Before the date system's first day, or past its last: as written.
-        if (serial < 0 || serial >= 2_958_466) return iso;
+        // Before the date system's first day (1900-01-01, serial 1; 1904-01-01, serial 0), or
+        // past its last: as written.
+        const first = /^\d{4}-/.test(iso) && !this.date1904 ? 1 : 0;
+        if (serial < first || serial >= 2_958_466) return iso;
         const shown = this.shownBy(tag);
         if (shown !== Shown.Number) return numberText(serial, shown, this.date1904);
         const time = iso.includes(':');

@@ -331,6 +331,17 @@ describe('numbers in date and time formats, as the sheet shows them', () => {
       '1900-02-29T00:00:00',
     ]);
   });
+
+  it("keeps Excel's 0 January 1900 (serial 0: a time typed into a date cell) apart from 31 December 1899", async () => {
+    expect(
+      await shown([
+        [0, 'yyyy-mm-dd'],
+        [0.5, 'yyyy-mm-dd hh:mm'],
+        [1, 'yyyy-mm-dd'],
+        [0.5, 'hh:mm'],
+      ]),
+    ).toEqual(['1900-01-00', '1900-01-00T12:00:00', '1900-01-01', '12:00:00']);
+  });
 });
 
 describe('dates written as ISO 8601 text (t="d" cells)', () => {
@@ -379,6 +390,22 @@ describe('dates written as ISO 8601 text (t="d" cells)', () => {
     expect(cells(readXlsx(join(ws.dir, 'unstyled.xlsx'))).map((r) => r.slice(0, 2))).toEqual([
       ['2024-03-01', '2024-03-01T08:00:00'],
       ['13:45:30', '1900-02-28'],
+    ]);
+    // A day before the 1900 system's first, styled as a date or not: as written (its serial
+    // would be 0, the 0 January 1900 Excel shows for a serial 0).
+    const early = sheetXml((xml) =>
+      xml
+        .replace(
+          /<c r="A2"([^>]*?) t="d">.*?<\/c>|<c r="A2"([^>]*)>.*?<\/c>/,
+          (_, a, b) => `<c r="A2"${a ?? b ?? ''} t="d"><v>1899-12-31</v></c>`,
+        )
+        .replace(/<c r="C2"[^>]*>.*?<\/c>/, '<c r="C2" t="d"><v>1899-12-31T06:00:00</v></c>'),
+    );
+    ws.write('early.xlsx', early);
+    expect(cells(readXlsx(join(ws.dir, 'early.xlsx')))[0]).toEqual([
+      '1899-12-31',
+      '2024-01-15T13:45:30.25',
+      '1899-12-31T06:00:00',
     ]);
     // A day that does not exist is refused, naming the cell.
     ws.write(
