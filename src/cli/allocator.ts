@@ -64,16 +64,34 @@ export function tunedAllocatorFor(
   }
 }
 
+/**
+ * The child's V8 heap: its collector first runs a full collection once the old generation holds
+ * this many MiB, where it would start at a few MiB. A release allocates its arrays by the
+ * gigabyte while its heap of objects stays at a few tens of MiB, so V8 otherwise marks that
+ * small heap again and again (about 90 full collections in a release of 3·10⁶ rows, a seventh
+ * of its CPU time; docs/performance.md). Worker threads' heaps are sized by the same flag.
+ */
+export const INITIAL_HEAP_MB = 128;
+
+/** V8's flags for the child: none when the user sized the heap (node's own flags or NODE_OPTIONS). */
+export function heapFlags(execArgv: readonly string[], nodeOptions = ''): string[] {
+  const set = [...execArgv, ...nodeOptions.split(/\s+/)].some((a) =>
+    /^--(initial-heap-size|initial-old-space-size)\b/.test(a.replaceAll('_', '-')),
+  );
+  return set ? [] : [`--initial-heap-size=${INITIAL_HEAP_MB}`];
+}
+
 /** What the command says when it starts itself again. */
-export const TUNED_RERUN_NOTE = `a large input: running the release in a child process with glibc's allocator tuned for it (${TUNABLES_ENV}; set that variable yourself to choose otherwise)`;
+export const TUNED_RERUN_NOTE = `a large input: running the release in a child process with glibc's allocator tuned for it (${TUNABLES_ENV}; set that variable yourself to choose otherwise) and V8's heap sized for it`;
 
 /**
- * Runs this command again in a child process with the tuned allocator and the same
- * arguments, input and output; forwards SIGINT, SIGTERM and SIGHUP to it (it removes its own
+ * Runs this command again in a child process with the tuned allocator (and V8's heap sized,
+ * heapFlags) and the same arguments, input and output; forwards SIGINT, SIGTERM and SIGHUP to it (it removes its own
  * temporary files) and exits with its exit code as soon as it is gone.
  */
 export function rerunWithTunedAllocator(tunables: string): Promise<never> {
-  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+  const v8 = heapFlags(process.execArgv, process.env.NODE_OPTIONS);
+  const child = spawn(process.execPath, [...v8, ...process.execArgv, ...process.argv.slice(1)], {
     stdio: 'inherit',
     env: { ...process.env, [TUNABLES_ENV]: tunables },
   });

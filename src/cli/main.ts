@@ -76,8 +76,10 @@ and the run finishes and exits 0 (a second signal exits at once, 0 if manifest.j
 The release runs through ppdp's state machine (plan → shards → merge → verify → publish),
 executed in this process; the same definition runs on AWS Step Functions (docs/deploy.md).
 On Linux, a local input of 64 MB or more runs in a child process started with glibc's
-allocator tuned for it (GLIBC_TUNABLES: freed memory kept, huge pages from 256 MB); signals reach it
-and its exit code is the command's. Set GLIBC_TUNABLES yourself to run otherwise.
+allocator tuned for it (GLIBC_TUNABLES: freed memory kept, huge pages from 256 MB) and V8's
+heap sized for it (node --initial-heap-size=128); signals reach it and its exit code is the
+command's. Set GLIBC_TUNABLES yourself to run otherwise (and node's --initial-heap-size to
+size the heap yourself).
 
 Options:
   --out <dir>        output folder: new, empty or an earlier release (created if missing)

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   HUGE_PAGES_INPUT_BYTES,
+  heapFlags,
+  INITIAL_HEAP_MB,
   TUNABLES,
   TUNABLES_ENV,
   tunablesFor,
@@ -43,6 +45,15 @@ describe.runIf(process.platform === 'linux')('the tuned allocator for large rele
     // A small input, --help, a second spec, an unknown option: no restart (the CLI says what is wrong).
     for (const args of [[spec], [spec, '--help'], [spec, spec], [spec, '--bogus'], []])
       expect(tunedRestart(args), args.join(' ')).toBeUndefined();
+  });
+
+  it("sizes the child's V8 heap, unless the user sized it (node's flags or NODE_OPTIONS)", () => {
+    const sized = [`--initial-heap-size=${INITIAL_HEAP_MB}`];
+    expect(heapFlags([])).toEqual(sized);
+    expect(heapFlags(['--enable-source-maps'], '--max-old-space-size=4096')).toEqual(sized);
+    expect(heapFlags(['--initial-heap-size=64'])).toEqual([]);
+    expect(heapFlags(['--initial_old_space_size=64'])).toEqual([]);
+    expect(heapFlags([], ' --initial-old-space-size=256 ')).toEqual([]);
   });
 
   it('does not restart when in doubt: the release then reports the problem itself', () => {

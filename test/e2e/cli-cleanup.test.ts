@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { release } from '../../src/api.ts';
-import { TUNABLES, TUNED_RERUN_NOTE } from '../../src/cli/allocator.ts';
+import { INITIAL_HEAP_MB, TUNABLES, TUNED_RERUN_NOTE } from '../../src/cli/allocator.ts';
 import { ADULT_DIR } from '../helpers/adult.ts';
 import { nextTmp, type Run, startRelease, until } from '../helpers/cli-run.ts';
 import { releaseTo } from '../helpers/release.ts';
@@ -57,6 +57,11 @@ cpSync(ADULT_DIR, bad, { recursive: true });
 
 /** The environment blocks of the processes whose parent is `pid` (Linux: read from /proc). */
 function childEnvironments(pid: number): string[] {
+  return childFiles(pid, 'environ');
+}
+
+/** A /proc file (`environ`, `cmdline`) of each process whose parent is `pid`. */
+function childFiles(pid: number, file: string): string[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .filter((name) => {
@@ -68,7 +73,7 @@ function childEnvironments(pid: number): string[] {
         return false; // gone meanwhile
       }
     })
-    .map((name) => readFileSync(`/proc/${name}/environ`, 'utf8'));
+    .map((name) => readFileSync(`/proc/${name}/${file}`, 'utf8'));
 }
 
 /** The search is done: worker threads now apply the node to the shards (Map states). */
@@ -94,6 +99,10 @@ describe('ppdp release removes its temporary folder', () => {
         expect(children).toHaveLength(1);
         // glibc cuts the variable at its colons where it lies as it reads it: every setting is there.
         for (const setting of TUNABLES.split(':')) expect(children[0]).toContain(setting);
+        // And V8's heap sized (a node flag before the command's script).
+        expect(childFiles(run.child.pid!, 'cmdline')[0]!.split('\0')).toContain(
+          `--initial-heap-size=${INITIAL_HEAP_MB}`,
+        );
       }
       run.child.kill(signal);
       expect(await run.exit).toBe(code);
