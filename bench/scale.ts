@@ -84,13 +84,13 @@ const RESULT = join(ROOT, 'bench/results/scale.json');
  * Flushes what earlier steps wrote (the data, the run before) and waits: the disk's writing of
  * them in the background would otherwise be timed with the next release.
  */
-function settle(seconds: number): void {
+export function settle(seconds: number): void {
   if (seconds === 0) return;
   spawnSync('sync');
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, seconds * 1000);
 }
 /** Reads a file through once (into the page cache), a buffer at a time. */
-function readThrough(path: string): void {
+export function readThrough(path: string): void {
   const fd = openSync(path, 'r');
   try {
     const buf = Buffer.allocUnsafe(8 << 20);
@@ -277,7 +277,7 @@ function adaptSpec(method: Method, synthSpec: string, shape: 'adult' | 'registry
  * inherits: a large release restarts itself with a tuned allocator, src/cli/allocator.ts) that
  * records each process's resource usage at its exit: the peak is the largest, the CPU the sum.
  */
-function release(
+export function release(
   cli: string,
   spec: string,
   out: string,
@@ -285,6 +285,8 @@ function release(
   nodeArgs: string[],
   timeoutMs: number,
   label: string,
+  /** Each line the release's processes write to stdout (node's --trace-gc writes there). */
+  onStdout?: (line: string) => void,
 ): Promise<Pick<RunResult, 'exit' | 'ok' | 'error' | 'wallMs' | 'peakRssMiB' | 'cpuSeconds' | 'progress'>> {
   const hook = join(work, 'rusage.mjs');
   const usageDir = mkdtempSync(join(work, 'usage-'));
@@ -320,7 +322,8 @@ function release(
     if (tail.length > 20) tail.shift();
     console.log(`  ${label} | ${line}`);
   });
-  child.stdout.resume();
+  if (onStdout) createInterface({ input: child.stdout }).on('line', onStdout);
+  else child.stdout.resume();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
