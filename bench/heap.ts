@@ -13,7 +13,7 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { INITIAL_HEAP_MB } from '../src/cli/allocator.ts';
-import { machineInfo, readThrough, registryData, release, settle } from './scale.ts';
+import { machineInfo, median, readThrough, registryData, release, settle } from './scale.ts';
 import { parseCount, ROOT } from './synth.ts';
 
 const HELP = `Usage: npm run bench:heap [-- options]
@@ -149,12 +149,6 @@ async function main(): Promise<void> {
 
 function cpuOf(r: Pick<HeapRun, 'cpuSeconds'>): number {
   return r.cpuSeconds ? r.cpuSeconds.user + r.cpuSeconds.system : Number.NaN;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length;
-  return m % 2 === 1 ? s[(m - 1) / 2]! : (s[m / 2 - 1]! + s[m / 2]!) / 2;
 }
 
 await main();

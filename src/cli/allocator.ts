@@ -86,8 +86,8 @@ export const TUNED_RERUN_NOTE = `a large input: running the release in a child p
 
 /**
  * Runs this command again in a child process with the tuned allocator (and V8's heap sized,
- * heapFlags) and the same arguments, input and output; forwards SIGINT, SIGTERM and SIGHUP to it (it removes its own
- * temporary files) and exits with its exit code as soon as it is gone.
+ * heapFlags) and the same arguments, input and output; forwards SIGINT, SIGTERM and SIGHUP to
+ * it (it removes its own temporary files) and exits with its exit code as soon as it is gone.
  */
 export function rerunWithTunedAllocator(tunables: string): Promise<never> {
   const v8 = heapFlags(process.execArgv, process.env.NODE_OPTIONS);

@@ -14,6 +14,7 @@ import { checkStoreUrl, urlScheme } from '../pipeline/storage/index.ts';
 import { cautionLines } from '../report/audit.ts';
 import { printable } from '../util/format.ts';
 import { nearest } from '../util/nearest.ts';
+import { INITIAL_HEAP_MB } from './allocator.ts';
 import { applyCommand } from './apply.ts';
 import { commandArgs } from './args.ts';
 import { evaluateCommand } from './evaluate.ts';
@@ -77,7 +78,7 @@ The release runs through ppdp's state machine (plan → shards → merge → ver
 executed in this process; the same definition runs on AWS Step Functions (docs/deploy.md).
 On Linux, a local input of 64 MB or more runs in a child process started with glibc's
 allocator tuned for it (GLIBC_TUNABLES: freed memory kept, huge pages from 256 MB) and V8's
-heap sized for it (node --initial-heap-size=128); signals reach it and its exit code is the
+heap sized for it (node --initial-heap-size=${INITIAL_HEAP_MB}); signals reach it and its exit code is the
 command's. Set GLIBC_TUNABLES yourself to run otherwise (and node's --initial-heap-size to
 size the heap yourself).
 
