@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { inputSize } from '../data/input.ts';
 import { SIGNALS } from '../pipeline/cleanup.ts';
 import { loadSpec } from '../release-spec/spec.ts';
+import { nodeFlagSet } from '../util/node-flags.ts';
 
 /** The variable glibc reads its malloc settings from. Set by the user, it is left as it is. */
 export const TUNABLES_ENV = 'GLIBC_TUNABLES';
@@ -75,9 +76,7 @@ export const INITIAL_HEAP_MB = 128;
 
 /** V8's flags for the child: none when the user sized the heap (node's own flags or NODE_OPTIONS). */
 export function heapFlags(execArgv: readonly string[], nodeOptions = ''): string[] {
-  const set = [...execArgv, ...nodeOptions.split(/\s+/)].some((a) =>
-    /^--(initial-heap-size|initial-old-space-size)\b/.test(a.replaceAll('_', '-')),
-  );
+  const set = nodeFlagSet(['initial-heap-size', 'initial-old-space-size'], execArgv, nodeOptions);
   return set ? [] : [`--initial-heap-size=${INITIAL_HEAP_MB}`];
 }
 

@@ -4,6 +4,8 @@
  * (src/pipeline/state-worker.ts) that reads and writes the work area as a Lambda would.
  * Errors come back as the same ppdp error classes, so the state machine routes them alike.
  */
+import { availableParallelism } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import {
   HierarchyError,
@@ -16,6 +18,7 @@ import {
   SpecError,
   VerificationError,
 } from '../errors.ts';
+import { nodeFlagSet } from '../util/node-flags.ts';
 import type { TaskName } from './definition.ts';
 import { RunUnderWayError } from './lock.ts';
 import type { WorkerSetup, WorkOutcome } from './state-worker.ts';
@@ -103,6 +106,22 @@ export class WorkerDispatch<W> {
   }
 }
 
+/**
+ * Whether the workers' isolates should compile their optimized code on their own threads: when
+ * `workers` fill the machine's `cores`. V8 otherwise optimizes a hot function on a background
+ * thread while the caller runs on in slower code; with every core held by a worker that thread
+ * waits for one, and the workers run the longer in slow code (a release of 3·10⁶ rows took about
+ * a second and 2 s of CPU less in place, docs/performance.md). Not when the user set the flag.
+ */
+export function optimizesInPlace(
+  workers: number,
+  cores: number,
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS,
+): boolean {
+  return workers >= cores && !nodeFlagSet(['concurrent-recompilation'], execArgv, nodeOptions);
+}
+
 export class StatePool {
   private readonly idle: Worker[] = [];
   private readonly workers: Worker[] = [];
@@ -120,6 +139,8 @@ export class StatePool {
     private readonly said: { say?: (line: string) => void; log?: (event: LogEvent) => void } = {},
   ) {
     const file = entry();
+    // A flag each isolate reads as it is created: the workers below, not this thread's.
+    if (optimizesInPlace(size, availableParallelism())) setFlagsFromString('--no-concurrent-recompilation');
     for (let i = 0; i < size; i++) {
       const worker = new Worker(file, { workerData: { ppdpStates: setup } });
       worker.on('message', (outcome: WorkOutcome) => this.settle(outcome));

@@ -4,7 +4,7 @@
  * it does not hold back the next map's items, which come just after the last one's end.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { WorkerDispatch } from '../../src/pipeline/state-pool.ts';
+import { optimizesInPlace, WorkerDispatch } from '../../src/pipeline/state-pool.ts';
 
 describe('WorkerDispatch', () => {
   let clock = 0;
@@ -84,5 +84,16 @@ describe('WorkerDispatch', () => {
     dispatch.give('w0', true);
     // The work before was background too, and long enough: the next one needs no wait.
     expect(await settled({ second })).toEqual({ second: 'w0' });
+  });
+});
+
+describe('optimizesInPlace', () => {
+  it('compiles in the workers when they fill the cores, unless the user chose', () => {
+    expect(optimizesInPlace(2, 2, [], '')).toBe(true);
+    expect(optimizesInPlace(4, 2, [], '')).toBe(true);
+    // Cores to spare: V8's background compiler has one.
+    expect(optimizesInPlace(4, 8, [], '')).toBe(false);
+    expect(optimizesInPlace(2, 2, ['--concurrent-recompilation'], '')).toBe(false);
+    expect(optimizesInPlace(2, 2, [], '--no-concurrent-recompilation')).toBe(false);
   });
 });
