@@ -80,10 +80,13 @@ async function main(): Promise<void> {
         for (const file of data.files) readThrough(join(dirname(data.spec), file));
         let fullCollections = 0;
         let scavenges = 0;
+        // A new folder each time: a release already there would be kept, not published again.
+        const out = join(work, `out-${heap}`);
+        rmSync(out, { recursive: true, force: true });
         const run = await release(
           join(ROOT, 'bin/ppdp.mjs'),
           data.spec,
-          join(work, `out-${heap}`),
+          out,
           work,
           ['--trace-gc', ...nodeArgs],
           30 * 60_000,
