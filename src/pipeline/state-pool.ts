@@ -111,7 +111,7 @@ export class WorkerDispatch<W> {
  * `workers` fill the machine's `cores`. V8 otherwise optimizes a hot function on a background
  * thread while the caller runs on in slower code; with every core held by a worker that thread
  * waits for one, and the workers run the longer in slow code (a release of 3·10⁶ rows took about
- * a second and 2 s of CPU less in place, docs/performance.md). Not when the user set the flag.
+ * 0.8 s and 2 s of CPU less in place, docs/performance.md). Not when the user set the flag.
  */
 export function optimizesInPlace(
   workers: number,
