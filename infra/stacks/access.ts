@@ -81,9 +81,10 @@ export const ACCESS: Record<TaskName, Partial<Record<Area, KeyAccess>>> = {
     work: { read: [...OPENED, ...run('scatter/*', 'route/*')], write: run('staging/*', 'timings/*') },
   },
   VerifySlice: {
-    // An input shard's slice reads its rows; an output part's slice the staged part.
+    // An input shard's slice reads its rows and their bytes' hashes (which HashShard, beside
+    // the search, took from the rows' bytes); an output part's slice the staged part.
     work: {
-      read: [...OPENED, ROWS, ...run('search.json', 'staging/*')],
+      read: [...OPENED, ROWS, ...run('search.json', 'staging/*', 'verify/bytes-*')],
       write: run('verify/*', 'timings/*'),
     },
   },

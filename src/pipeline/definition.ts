@@ -9,7 +9,7 @@
  *     ┌───────────────────────────────────────────────────────────────────────┘
  *     ├─ sharded → Count (map: CountShard) → Searching (parallel) → Release (parallel) ────┐
  *     │   Searching: Search │ CountDistinct │ RouteBytes (map: RouteShard, when the release
- *     │                                                    carries columns as their rows' bytes)
+ *     │                     carries columns as their rows' bytes) → HashBytes (map: VerifySlice)
  *     │   Release:                                                                        │
  *     │     ├─ Apply (map: ApplyShard) → Parts (map: Assemble) → CheckParts (parallel) ──┐   │
  *     │     │     ├─ VerifyParts (map: VerifySlice, over output parts)                   │   │
@@ -27,7 +27,8 @@
  * of the columns passed through as bytes, over the input's pieces) needs no node and runs
  * beside the search, which every other state waits on. So does ApplyShard's first phase
  * (RouteShard): the columns passed through as bytes split by output part, every row, for
- * Assemble to gather the released ones (states/route.ts).
+ * Assemble to gather the released ones (states/route.ts); and the hashes of those columns'
+ * rows that the input shards' slices of the verification compare (HashShard, a VerifySlice).
  *
  * Plan is given the execution's name (`$$.Execution.Name`) with the request: its locks name
  * the execution, so that a retried or redriven Plan takes its own locks back (lock.ts).
@@ -53,13 +54,15 @@ export type TaskName = (typeof TASKS)[number];
 
 /**
  * Task states named apart from their function: a state's name is unique in a state machine,
- * and two maps run VerifySlice (over the output parts, over the input shards); ApplyShard runs
+ * and three maps run VerifySlice (over the output parts, over the input shards, over their
+ * bytes beside the search); ApplyShard runs
  * a first phase beside the search (RouteShard), as Audit does (CountDistinct). Every other Task
  * state is named after its function.
  */
 export const STATE_TASKS: Readonly<Record<string, TaskName>> = {
   VerifyPart: 'VerifySlice',
   VerifyShard: 'VerifySlice',
+  HashShard: 'VerifySlice',
   CountDistinct: 'Audit',
   RouteShard: 'ApplyShard',
 };
@@ -242,7 +245,8 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
             },
           },
           // The columns released as their bytes need no node either: split by output part here,
-          // all rows, for Assemble to gather the ones the release keeps.
+          // all rows, for Assemble to gather the ones the release keeps; then their rows' hashes,
+          // for the input shards' slices of the verification.
           {
             StartAt: 'PassesBytes',
             States: {
@@ -252,7 +256,11 @@ export function releaseDefinition(options: DefinitionOptions): AslDefinition {
                 Default: 'NoBytes',
               },
               NoBytes: { Type: 'Pass', End: true },
-              RouteBytes: end(shardMap('ApplyShard', 'items', { phase: 'route' }, 'RouteShard')),
+              RouteBytes: then(
+                'HashBytes',
+                shardMap('ApplyShard', 'items', { phase: 'route' }, 'RouteShard'),
+              ),
+              HashBytes: end(shardMap('VerifySlice', 'items', { kind: 'bytes' }, 'HashShard')),
             },
           },
         ],

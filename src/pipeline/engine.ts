@@ -482,6 +482,8 @@ async function runDirect(
       if (plan.routesBytes) {
         for (let index = 0; index < plan.shards; index++)
           await call('RouteShard', { ...work, index, phase: 'route' });
+        for (let index = 0; index < plan.shards; index++)
+          await call('VerifySlice', { ...work, index, kind: 'bytes' });
       }
       for (let index = 0; index < plan.shards; index++) await call('ApplyShard', { ...work, index });
       for (let index = 0; index < plan.parts; index++) await call('Assemble', { ...work, index });

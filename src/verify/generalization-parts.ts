@@ -133,10 +133,22 @@ export function expectShard(args: {
   partitions: number;
   /** The class sums' implementation (the WASM kernel unless a test names the reference). */
   classSums?: ClassSumsKernel;
+  /**
+   * The rows' hashes of columns held as bytes, hashed beside the search (`shardBytesHashes`),
+   * by name: each stands for its column, which `shard` then lists without rows.
+   */
+  bytesHashed?: ReadonlyMap<string, Int32Array>;
 }): ShardExpectation {
   const { shard, attributes, hierarchyRows, node } = args;
   const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
   const columns = shard.columns.filter((c) => isReleasedType(typeOf.get(c.name)));
+  const hashed = columns.map((c) => args.bytesHashed?.get(c.name));
+  hashed.forEach((h, c) => {
+    if (h && h.length !== 2 * shard.rowCount)
+      throw new RangeError(
+        `column ${columns[c]!.name}: ${h.length / 2} rows hashed, the shard has ${shard.rowCount}`,
+      );
+  });
   const isQi = columns.map((c) => typeOf.get(c.name) === 'quasi-identifying');
   const passesThrough = columns.map((c) => typeOf.get(c.name) === 'insensitive');
   const qis = columns.flatMap((_, c) => (isQi[c] ? [c] : []));
@@ -185,11 +197,14 @@ export function expectShard(args: {
     {
       // A column held as its rows' bytes: each row its own entry, hashed from its bytes (one
       // list of row numbers for every such column).
-      codes: others.map((c) => (columns[c]!.raw ? (rowCodes ??= rowNumbers(n)) : columns[c]!.codes)),
+      codes: others.map((c) =>
+        columns[c]!.raw || hashed[c] ? (rowCodes ??= rowNumbers(n)) : columns[c]!.codes,
+      ),
       // Only the values the shard's rows hold: a shard carries the input's whole dictionaries,
       // as many values as rows for a column of distinct values (a free-text note).
       hashes: others.map((c) => {
         const column = columns[c]!;
+        if (hashed[c]) return hashed[c];
         if (column.raw) return bytesHashes(c, column.raw);
         const present = presentCodes(column);
         return passesThrough[c]
@@ -206,6 +221,73 @@ export function expectShard(args: {
     sensitive: valueCounts(shard, args.sensitive),
     classes: entriesOf(table, args.partitions, []),
   };
+}
+
+/**
+ * The rows' hashes of a shard's columns held as bytes (`bytes`, those columns alone), by name,
+ * each under its number among the input's released columns (`names`, in order), as
+ * `expectShard` hashes them. Nothing in them waits on the search's node: they are hashed
+ * beside it, and the shard's expectation reads them in place of the bytes.
+ */
+export function shardBytesHashes(
+  names: readonly string[],
+  attributes: readonly AttributeSpec[],
+  bytes: EncodedTable,
+): Map<string, Int32Array> {
+  const typeOf = new Map(attributes.map((a) => [a.name, a.type]));
+  const released = names.filter((name) => isReleasedType(typeOf.get(name)));
+  return new Map(
+    bytes.columns.map((column) => {
+      const c = released.indexOf(column.name);
+      if (c < 0 || !column.raw)
+        throw new RangeError(`column ${column.name} is not a released column held as bytes`);
+      return [column.name, bytesHashes(c, column.raw)];
+    }),
+  );
+}
+
+/** Marks a file of a shard's bytes hashes (`PPBH`, little-endian), and its version. */
+const BYTES_MAGIC = 0x48425050;
+
+/**
+ * A shard's bytes hashes as bytes (32-bit little-endian words): magic, version, rows, columns;
+ * then each column's hashes (2 words a row) in `names` order.
+ */
+export function encodeBytesHashes(
+  names: readonly string[],
+  hashes: ReadonlyMap<string, Int32Array>,
+  rows: number,
+): Uint8Array[] {
+  const columns = names.map((name) => {
+    const h = hashes.get(name);
+    if (h?.length !== 2 * rows) throw new RangeError(`column ${name}: not ${rows} rows' hashes`);
+    return new Uint32Array(h.buffer, h.byteOffset, h.length);
+  });
+  return [Uint32Array.of(BYTES_MAGIC, VERSION, rows, names.length), ...columns].map(wordBytes);
+}
+
+/** A shard's bytes hashes back from their bytes, by name (`what` names the file in errors). */
+export function decodeBytesHashes(
+  bytes: Uint8Array,
+  names: readonly string[],
+  rows: number,
+  what: string,
+): Map<string, Int32Array> {
+  const words = new Int32Array(littleEndian(new Uint8Array(bytes)).buffer);
+  if (
+    bytes.byteLength % 4 !== 0 ||
+    words[0] !== BYTES_MAGIC ||
+    words[1] !== VERSION ||
+    words[2] !== rows ||
+    words[3] !== names.length ||
+    words.length !== 4 + 2 * rows * names.length
+  )
+    throw new VerificationError(
+      'E_VERIFY',
+      `${what}: not the hashes of ${rows} rows' columns ${names.join(', ')}`,
+      'run the release again: a work file was changed or is from another version of ppdp',
+    );
+  return new Map(names.map((name, i) => [name, words.subarray(4 + 2 * rows * i, 4 + 2 * rows * (i + 1))]));
 }
 
 /** The key of the class whose labels are all `*`, over the QI columns `qis` (their numbers). */

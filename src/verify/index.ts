@@ -31,6 +31,7 @@ import {
   PiecesCheck,
   type ShardExpectation,
   type ShardFacts,
+  shardBytesHashes,
   summarizePart,
 } from './generalization-parts.ts';
 import { verifierHierarchyRows } from './hierarchy.ts';
@@ -251,9 +252,19 @@ export const pieces = {
     shard: EncodedTable,
     values: EncodedTable,
     partitions = 1,
+    /** The hashes of the columns held as bytes the shard was read without (`hashShardBytes`). */
+    bytesHashed?: ReadonlyMap<string, Int32Array>,
   ): ShardExpectation {
     const { node } = readClaims(claims, 'generalization');
-    const columns = shard.columns.map((c, i) => ({ ...c, dictionary: values.columns[i]!.dictionary }));
+    // The input's columns in order, each with the input's values: a column read without its
+    // rows (its bytes hashed beside the search) stands in with none.
+    const read = new Map(shard.columns.map((c) => [c.name, c]));
+    const columns = values.columns.map((v) => {
+      const c = read.get(v.name);
+      if (c) return { ...c, dictionary: v.dictionary };
+      if (!bytesHashed?.has(v.name)) throw new RangeError(`the shard was read without column ${v.name}`);
+      return { name: v.name, dictionary: [], codes: new Int32Array(0) };
+    });
     return expectShard({
       shard: { ...shard, columns },
       attributes: spec.attributes,
@@ -261,7 +272,17 @@ export const pieces = {
       node,
       sensitive: modelAttributes(spec),
       partitions,
+      bytesHashed,
     });
+  },
+
+  /** The rows' hashes of a shard's columns held as bytes (`bytes`), as `expectShard` takes them. */
+  hashShardBytes(spec: ReleaseSpec, values: EncodedTable, bytes: EncodedTable): Map<string, Int32Array> {
+    return shardBytesHashes(
+      values.columns.map((c) => c.name),
+      spec.attributes,
+      bytes,
+    );
   },
 
   summarizePart(

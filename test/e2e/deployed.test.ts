@@ -130,6 +130,8 @@ describe('the deployed state machine, each state its bundled handler in its own 
     expect(count('CountShard')).toBeGreaterThan(1);
     expect(count('ApplyShard')).toBe(2 * count('CountShard'));
     expect(count('Assemble')).toBe(1);
+    // VerifySlice: an output part's slice, and per shard its slice and its bytes' hashes.
+    expect(count('VerifySlice')).toBe(count('Assemble') + 2 * count('CountShard'));
     for (const i of result.invocations) {
       expect(i.ok, i.state).toBe(true);
       expect(i.peakMiB, i.state).toBeLessThanOrEqual(i.memoryMiB);

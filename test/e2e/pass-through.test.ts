@@ -269,6 +269,10 @@ describe('columns that pass through a sharded release', () => {
     const states = (state: string) => events.filter((e) => e.state === state).length;
     expect(states('Search')).toBe(1);
     expect(states('RouteShard')).toBe(removed.plan.shards);
+    // The bytes' hashes beside the search too, a shard each, as the shards' slices read them.
+    expect(events.filter((e) => e.state === 'VerifySlice' && e.kind === 'bytes').length).toBe(
+      removed.plan.shards,
+    );
     expect(states('Assemble')).toBe(3);
     expect(removed.plan.parts).toBe(3);
     expect(removed.report.verification.verified).toBe(true);

@@ -81,10 +81,15 @@ describe('the release state machine', () => {
       Default: 'NoBytes',
     });
     expect(routed!.States.NoBytes).toMatchObject({ Type: 'Pass', End: true });
-    expect(routed!.States.RouteBytes!.End).toBe(true);
+    expect(routed!.States.RouteBytes!.Next).toBe('HashBytes');
     expect(routed!.States.RouteBytes!.ItemReader.Parameters['Key.$']).toBe('$.plan.items.key');
     expect(routed!.States.RouteBytes!.ItemSelector.phase).toBe('route');
     expect(routed!.States.RouteBytes!.ItemProcessor.StartAt).toBe('RouteShard');
+    // Then the rows' hashes of those columns, for the input shards' verification slices.
+    expect(routed!.States.HashBytes!.End).toBe(true);
+    expect(routed!.States.HashBytes!.ItemReader.Parameters['Key.$']).toBe('$.plan.items.key');
+    expect(routed!.States.HashBytes!.ItemSelector.kind).toBe('bytes');
+    expect(routed!.States.HashBytes!.ItemProcessor.StartAt).toBe('HashShard');
     expect(searched!.StartAt).toBe('Search');
     expect(searched!.States.Search).toMatchObject({
       Type: 'Task',
@@ -138,7 +143,7 @@ describe('the release state machine', () => {
     expect(s.Failed!.Type).toBe('Fail');
     const maps = { ...s, ...w, ...v, ...expected!.States, ...routed!.States };
     expect(distributedMaps(deployed).sort()).toEqual(
-      ['Scan', 'Count', 'RouteBytes', 'Apply', 'Parts', 'VerifyParts', 'CheckShards'].sort(),
+      ['Scan', 'Count', 'RouteBytes', 'HashBytes', 'Apply', 'Parts', 'VerifyParts', 'CheckShards'].sort(),
     );
     for (const map of distributedMaps(deployed)) {
       expect(maps[map]!.ItemProcessor.ProcessorConfig.Mode).toBe('DISTRIBUTED');
@@ -159,13 +164,14 @@ describe('the release state machine', () => {
       }
     };
     walk(deployed);
-    // Every function runs in a state named after it, but VerifySlice, which runs in two, and
+    // Every function runs in a state named after it, but VerifySlice, which runs in three, and
     // Audit and ApplyShard, whose first phases run in CountDistinct and RouteShard.
     const names = tasks.map(([n]) => n);
     expect(new Set(names).size, 'state names are unique').toBe(names.length);
     expect([...new Set(names.map(taskOf))].sort()).toEqual([...TASKS].sort());
     expect(names.filter((n) => taskOf(n) !== n).sort()).toEqual([
       'CountDistinct',
+      'HashShard',
       'RouteShard',
       'VerifyPart',
       'VerifyShard',
@@ -208,6 +214,7 @@ describe('the release state machine', () => {
         'CheckParts',
         'CheckShards',
         'CountDistinct',
+        'HashBytes',
         'NoBytes',
         'Parts',
         'PassesBytes',

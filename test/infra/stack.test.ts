@@ -283,6 +283,9 @@ describe('the deployment stack', () => {
     // The bytes passed through, routed by ApplyShard beside the search, gathered by Assemble.
     expect(who('s3:PutObject', `${run}route/0/0.arrow`)).toEqual(['ApplyShard']);
     expect(who('s3:GetObject', `${run}route/0/0.arrow`)).toEqual(['Assemble']);
+    // Their rows' hashes, taken beside the search, read by the input shards' slices after it.
+    expect(who('s3:PutObject', `${run}verify/bytes-0.bin`)).toEqual(['VerifySlice']);
+    expect(who('s3:GetObject', `${run}verify/bytes-0.bin`)).toEqual(sorted('VerifySlice', 'Verify'));
     expect(who('s3:GetObject', `${run}staging/data.csv`)).toEqual(sorted('VerifySlice', 'Verify', 'Publish'));
     // The audit reads the staged parts' Arrow files (and their seals), and only Verify its answer.
     const stagedArrowReaders = sorted('VerifySlice', 'Audit', 'Verify', 'Publish');

@@ -26,7 +26,13 @@ import { rawStrings } from '../../src/data/raw.ts';
 import type { EncodedTable, OutputColumn } from '../../src/data/table.ts';
 import { utf8Buffers } from '../../src/data/utf8.ts';
 import type { AttributeSpec } from '../../src/release-spec/spec.ts';
-import { summarizePart } from '../../src/verify/generalization-parts.ts';
+import {
+  decodeBytesHashes,
+  encodeBytesHashes,
+  expectShard,
+  shardBytesHashes,
+  summarizePart,
+} from '../../src/verify/generalization-parts.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ppdp-part-raw-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -132,6 +138,79 @@ describe("an output part's pass-through columns, read as bytes", () => {
       expect(tampered.filesAgree).toBe(true);
       expect(tampered.classes.sums).not.toEqual(honest.classes.sums);
     }
+  });
+});
+
+describe("an input shard's pass-through columns, hashed beside the search", () => {
+  // The shard as its slice reads it: q and diagnosis as codes, the note as its rows' bytes.
+  const shardOf = (rows: readonly string[][]): EncodedTable => {
+    const coded = (c: number) => {
+      const dictionary = [...new Set(rows.map((row) => row[c]!))];
+      return Int32Array.from(rows, (row) => dictionary.indexOf(row[c]!));
+    };
+    const dictionaryOf = (c: number) => [...new Set(rows.map((row) => row[c]!))];
+    return {
+      source: 'shard',
+      rowCount: rows.length,
+      delimiter: ';',
+      columns: [
+        { name: 'q', dictionary: dictionaryOf(0), codes: coded(0) },
+        { name: 'diagnosis', dictionary: dictionaryOf(1), codes: coded(1) },
+        {
+          name: 'note',
+          dictionary: [],
+          codes: new Int32Array(0),
+          raw: utf8Buffers(rows.map((row) => row[2]!)),
+        },
+      ],
+    };
+  };
+  const expectation = (shard: EncodedTable, bytesHashed?: ReadonlyMap<string, Int32Array>) =>
+    expectShard({
+      shard,
+      attributes,
+      hierarchyRows: new Map([['q', shard.columns[0]!.dictionary.map((v) => [v, '*'])]]),
+      node: { q: 0 },
+      sensitive: ['diagnosis'],
+      partitions: 1,
+      bytesHashed,
+    });
+  /** The shard without its bytes, and their hashes through their work file. */
+  const hashedApart = (shard: EncodedTable) => {
+    const bytes = { ...shard, columns: shard.columns.filter((c) => c.raw) };
+    const hashes = shardBytesHashes(['q', 'diagnosis', 'note'], attributes, bytes);
+    const file = Buffer.concat(encodeBytesHashes(['note'], hashes, shard.rowCount));
+    const read = decodeBytesHashes(file, ['note'], shard.rowCount, 'verify/bytes-0.bin');
+    const coded = shard.columns.map((c) =>
+      c.raw ? { name: c.name, dictionary: [], codes: new Int32Array(0) } : c,
+    );
+    return { shard: { ...shard, columns: coded }, read, file };
+  };
+
+  it('expects the same classes from the hashes as from the bytes', () => {
+    const shard = shardOf(ROWS);
+    const apart = hashedApart(shard);
+    expect(expectation(apart.shard, apart.read).classes).toEqual(expectation(shard).classes);
+    // A note changed in the bytes the hashes were taken from: the expectation changes.
+    const changed = hashedApart(shardOf(oneByteChanged(ROWS, 12)));
+    expect(expectation(apart.shard, changed.read).classes.sums).not.toEqual(expectation(shard).classes.sums);
+  });
+
+  it('refuses a hashes file of other rows, other columns or cut short', () => {
+    const { file } = hashedApart(shardOf(ROWS));
+    expect(() => decodeBytesHashes(file, ['note'], ROWS.length + 1, 'verify/bytes-0.bin')).toThrow(
+      /verify\/bytes-0.bin: not the hashes of 61 rows' columns note/,
+    );
+    expect(() => decodeBytesHashes(file, ['note', 'amount'], ROWS.length, 'f')).toThrow(/not the hashes/);
+    expect(() => decodeBytesHashes(file.subarray(0, file.length - 4), ['note'], ROWS.length, 'f')).toThrow(
+      /not the hashes/,
+    );
+    // Hashes of a shard of other rows: refused, not read as this one's.
+    const shard = shardOf(ROWS);
+    const fewer = hashedApart(shardOf(ROWS.slice(1)));
+    expect(() => expectation(hashedApart(shard).shard, fewer.read)).toThrow(
+      /59 rows hashed, the shard has 60/,
+    );
   });
 });
 
