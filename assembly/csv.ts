@@ -142,28 +142,33 @@ const QUOTE: u8 = 0x22;
 const ONES: u64 = 0x0101010101010101;
 const HIGHS: u64 = 0x8080808080808080;
 
-/** Whether any byte of `w` is `b` (`spread`: b in every byte). */
+/**
+ * The bytes of `w` that are `b` (`spread`: b in every byte), each flagged by its high bit. A
+ * borrow runs only upward, so a byte is flagged wrongly only above one flagged rightly.
+ */
 // @ts-ignore: decorator
 @inline
-function hasByte(w: u64, spread: u64): bool {
+function byteFlags(w: u64, spread: u64): u64 {
   const x = w ^ spread;
-  return ((x - ONES) & ~x & HIGHS) != 0;
+  return (x - ONES) & ~x & HIGHS;
 }
 
-/** Whether `len` bytes at `value` hold a quote, CR, LF or `special`: a field that must be quoted. */
+/**
+ * Whether `len` bytes at `value` hold a quote, CR, LF or `special`: a field that must be quoted.
+ * A word at a time, the last one too: the layouts keep 8 readable bytes past every value, and
+ * the bytes past this one are masked off (a wrong flag lies only above a right one).
+ */
 function holdsSpecial(value: usize, len: i32, special: i32): bool {
   const quotes = ONES * <u64>QUOTE;
   const crs = ONES * 0x0d;
   const lfs = ONES * 0x0a;
   const delims = ONES * <u64>special;
   let j = 0;
-  for (; j + 8 <= len; j += 8) {
+  for (; j < len; j += 8) {
     const w = load<u64>(value + <usize>j);
-    if (hasByte(w, quotes) || hasByte(w, crs) || hasByte(w, lfs) || hasByte(w, delims)) return true;
-  }
-  for (; j < len; j++) {
-    const b = load<u8>(value + <usize>j);
-    if (b == QUOTE || b == 0x0d || b == 0x0a || <i32>b == special) return true;
+    let flags = byteFlags(w, quotes) | byteFlags(w, crs) | byteFlags(w, lfs) | byteFlags(w, delims);
+    if (len - j < 8) flags &= HIGHS >> (<u64>(8 - (len - j)) << 3);
+    if (flags != 0) return true;
   }
   return false;
 }
@@ -203,9 +208,13 @@ function valueMatch(starts: usize, k: i32, cells: usize, buf: usize, q: i32, fil
   if (q < filled && load<u8>(buf + <usize>q) == QUOTE) return quotedMatch(value, len, buf, q + 1, filled);
   if (q + len > filled) return -1;
   const got = buf + <usize>q;
-  let j = 0;
-  for (; j + 8 <= len; j += 8) if (load<u64>(got + <usize>j) != load<u64>(value + <usize>j)) return -1;
-  for (; j < len; j++) if (load<u8>(got + <usize>j) != load<u8>(value + <usize>j)) return -1;
+  // A word at a time, the last one's bytes past the value masked off (8 readable bytes follow
+  // both the file's bytes and every value).
+  for (let j = 0; j < len; j += 8) {
+    let diff = load<u64>(got + <usize>j) ^ load<u64>(value + <usize>j);
+    if (len - j < 8) diff &= ~(<u64>0) >> (<u64>(8 - (len - j)) << 3);
+    if (diff != 0) return -1;
+  }
   return holdsSpecial(value, len, special) ? -1 : q + len;
 }
 

@@ -1875,7 +1875,7 @@ export function encodeCsvChunks(
   const chunks: Uint8Array[] = [];
   let left = total;
   let row = 0;
-  const writer = kernel.open(cells, rowCount);
+  const writer = kernel.open(cells, rowCount, widestRow);
   try {
     do {
       const first = chunks.length === 0;

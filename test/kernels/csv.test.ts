@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeCsvChunks, formatCsv, readCsv } from '../../src/data/csv.ts';
 import type { OutputColumn } from '../../src/data/table.ts';
+import { utf8Buffers } from '../../src/data/utf8.ts';
 import type { CsvRowsKernel } from '../../src/kernels/csv/kernel.ts';
 import {
   type CsvMatchKernel,
@@ -134,6 +135,31 @@ describe('CSV rows of blank cells', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('CSV row writers, a column of values', () => {
+  it('quote a value for a special byte at any place, its last word too, and for nothing past it', () => {
+    // Values of 0 to 24 bytes with a quote, CR, LF or the delimiter at each place, or none;
+    // each followed by a value that starts with one (read past a value, it must not count).
+    const values: string[] = [];
+    for (let length = 0; length <= 24; length++) {
+      values.push('x'.repeat(length), ',next');
+      for (let at = 0; at < length; at++)
+        for (const special of [',', '"', '\r', '\n'])
+          values.push(`${'y'.repeat(at)}${special}${'y'.repeat(length - at - 1)}`, '"next');
+    }
+    const cols: OutputColumn[] = [
+      { name: 'v', kind: 'utf8', values: utf8Buffers(values) },
+      { name: 'w', kind: 'dictionary', dictionary: ['z'], codes: new Int32Array(values.length) },
+    ];
+    const field = (v: string) => (/[,"\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+    const expected = `v,w\n${values.map((v) => `${field(v)},z\n`).join('')}`;
+    for (const kernel of KERNELS)
+      expect(
+        Buffer.concat(encodeCsvChunks(cols, ',', {}, Number.POSITIVE_INFINITY, kernel)).toString(),
+        kernel.name,
+      ).toBe(expected);
   });
 });
 

@@ -85,8 +85,11 @@ export const SPARE_BYTES = 8;
 
 export interface CsvRowsKernel {
   readonly name: string;
-  /** A writer of `rowCount` rows of these columns, in chunks (closed when done). */
-  open(columns: readonly CellTable[], rowCount: number): CsvRowsWriter;
+  /**
+   * A writer of `rowCount` rows of these columns, in chunks (closed when done); `widest`, when
+   * the caller has it, bounds a row's bytes (each column's widest cell that a row takes).
+   */
+  open(columns: readonly CellTable[], rowCount: number, widest?: number): CsvRowsWriter;
 }
 
 export interface CsvRowsWriter {

@@ -13,10 +13,10 @@ const WINDOW_BYTES = 4 * 1024 * 1024;
 
 export const wasmCsvKernel: CsvRowsKernel = {
   name: 'wasm',
-  open(columns, rowCount) {
+  open(columns, rowCount, widestRow) {
     const { core } = acquireCore();
     // The widest row: its columns' widest cells.
-    const widest = columns.reduce((n, t) => n + widestCell(t), 0);
+    const widest = widestRow ?? columns.reduce((n, t) => n + widestCell(t), 0);
     const window = Math.max(WINDOW_BYTES, 2 * widest);
     const layout = placeCells(core, columns, rowCount, window + SPARE_BYTES);
     const out = layout.end;
