@@ -273,9 +273,12 @@ export function decodeBytesHashes(
   rows: number,
   what: string,
 ): Map<string, Int32Array> {
-  const words = new Int32Array(littleEndian(new Uint8Array(bytes)).buffer);
+  // Words only of whole words: a file cut inside one is refused as the others are.
+  const words =
+    bytes.byteLength % 4 === 0
+      ? new Int32Array(littleEndian(new Uint8Array(bytes)).buffer)
+      : new Int32Array(0);
   if (
-    bytes.byteLength % 4 !== 0 ||
     words[0] !== BYTES_MAGIC ||
     words[1] !== VERSION ||
     words[2] !== rows ||

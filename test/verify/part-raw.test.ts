@@ -205,6 +205,10 @@ describe("an input shard's pass-through columns, hashed beside the search", () =
     expect(() => decodeBytesHashes(file.subarray(0, file.length - 4), ['note'], ROWS.length, 'f')).toThrow(
       /not the hashes/,
     );
+    // Cut inside a word: the same refusal, not a failure to read it.
+    expect(() => decodeBytesHashes(file.subarray(0, file.length - 2), ['note'], ROWS.length, 'f')).toThrow(
+      /not the hashes/,
+    );
     // Hashes of a shard of other rows: refused, not read as this one's.
     const shard = shardOf(ROWS);
     const fewer = hashedApart(shardOf(ROWS.slice(1)));
