@@ -26,7 +26,7 @@ import { isReleasedType, type ReleaseSpec } from '../release-spec/spec.ts';
 import { byCodeUnits, counted, printable } from '../util/format.ts';
 import { gather, gatherPairs } from '../util/gather.ts';
 import { Int32s, rowNumbers } from '../util/int32s.ts';
-import { mix32 } from '../util/keys.ts';
+import { mix32, partitionOfLane } from '../util/keys.ts';
 import { bytesHashes } from '../verify/fingerprint.ts';
 import { verifierHierarchyRows } from '../verify/hierarchy.ts';
 import { fmtInt, fmtNum, fmtPct } from './format.ts';
@@ -440,7 +440,7 @@ class PartsAuditor {
 }
 
 /**
- * The rows grouped by their class's partition (the first lane of its hash, modulo; a counting
+ * The rows grouped by their class's partition (partitionOfHash of its hash's first lane; a counting
  * sort): partition p's are order[starts[p] …], in row order; rows flagged in `skip` left out.
  */
 function rowsByPartition(
@@ -459,10 +459,11 @@ function rowsByPartition(
     for (let r = 0, k = 0; r < rows; r++) if (kept(r)) order[k++] = r;
     return { starts, order };
   }
-  for (let r = 0; r < rows; r++) if (kept(r)) starts[((classHashes[2 * r]! >>> 0) % partitions) + 1]!++;
+  for (let r = 0; r < rows; r++) if (kept(r)) starts[partitionOfLane(classHashes[2 * r]!, partitions) + 1]!++;
   for (let p = 0; p < partitions; p++) starts[p + 1]! += starts[p]!;
   const next = starts.slice(0, partitions);
-  for (let r = 0; r < rows; r++) if (kept(r)) order[next[(classHashes[2 * r]! >>> 0) % partitions]!++] = r;
+  for (let r = 0; r < rows; r++)
+    if (kept(r)) order[next[partitionOfLane(classHashes[2 * r]!, partitions)]!++] = r;
   return { starts, order };
 }
 

@@ -38,6 +38,7 @@ import { utf8Buffers } from '../data/utf8.ts';
 import { VerificationError } from '../errors.ts';
 import { type AttributeSpec, isReleasedType } from '../release-spec/spec.ts';
 import { rowNumbers } from '../util/int32s.ts';
+import { partitionOfLane } from '../util/keys.ts';
 import { emptyRecord } from '../util/record.ts';
 import {
   type ClassSumsKernel,
@@ -75,7 +76,7 @@ export function partitionsOf(rows: number): number {
 }
 
 /**
- * A slice's classes, grouped by partition (key lane 2 modulo the partitions), in order of
+ * A slice's classes, grouped by partition (partitionOfLane of key lane 2), in order of
  * first occurrence inside each: class `i` has key `keys[4i … 4i+3]` and sums `sums[lanes·i …]` (size, then the
  * fingerprint lanes); partition `p` holds classes [bounds[p], bounds[p+1]).
  */
@@ -355,7 +356,7 @@ function keyText(keys: Uint32Array, e: number): string {
 }
 
 /**
- * A table's classes grouped by partition (key lane 2 modulo the partitions; a counting sort,
+ * A table's classes grouped by partition (partitionOfLane of key lane 2; a counting sort,
  * so in order of first occurrence inside each); per sensitive column (`codes`, values
  * 0 … width - 1) the (class, value, count) triples by class.
  */
@@ -374,14 +375,14 @@ function entriesOf(
     return { lanes, keys, sums, bounds: Uint32Array.of(0, size), cells };
   }
   const bounds = new Uint32Array(partitions + 1);
-  for (let c = 0; c < size; c++) bounds[(keys[KEY * c + 2]! % partitions) + 1]!++;
+  for (let c = 0; c < size; c++) bounds[partitionOfLane(keys[KEY * c + 2]!, partitions) + 1]!++;
   for (let p = 0; p < partitions; p++) bounds[p + 1]! += bounds[p]!;
   const next = bounds.slice(0, partitions);
   // Each class's place, then the classes copied there: read in turn, written where they go (a
   // copy's writes do not wait on each other, where moving them in place, cycle by cycle, waits
   // for a cache miss a class).
   const rank = new Int32Array(size);
-  for (let c = 0; c < size; c++) rank[c] = next[keys[KEY * c + 2]! % partitions]!++;
+  for (let c = 0; c < size; c++) rank[c] = next[partitionOfLane(keys[KEY * c + 2]!, partitions)]!++;
   const placedKeys = new Uint32Array(KEY * size);
   const placedSums = new Uint32Array(lanes * size);
   for (let c = 0; c < size; c++) {

@@ -8,6 +8,7 @@
  *   is read (E_WORK_CORRUPT, naming it).
  * - The sealing itself (src/pipeline/storage/sealed.ts): what is sealed how, and what stays plain.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,7 @@ import { forgetAll } from '../../src/pipeline/memo.ts';
 import {
   fileUrl,
   type Location,
+  SealedStore,
   type Store,
   StoreError,
   sealWork,
@@ -211,6 +213,39 @@ describe('sealed work areas', () => {
       expect(utf8(await raw.store.get(`${raw.key.replace(/[^/]+\/$/, '')}elsewhere.txt`))).toBe('x');
     },
   );
+
+  it('filesystem: a staged file as it was sealed gives its seal without being hashed again; one written over is hashed', async () => {
+    const raw = await areas[0]![1]();
+    let hashed = 0;
+    // The raw store, its digests counted.
+    const counting = new Proxy(raw.store, {
+      get(target, name) {
+        if (name === 'digest')
+          return (key: string) => {
+            hashed++;
+            return target.digest(key);
+          };
+        const value = Reflect.get(target, name, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const store = new SealedStore(counting, raw.key);
+    const key = `${raw.key}staging/data.csv`;
+    const body = 'a;b\n1;2\n';
+    const sealed = { bytes: 8, sha256: createHash('sha256').update(body).digest('hex') };
+    await store.put(key, body);
+    expect(await store.digest(key)).toEqual(sealed);
+    expect(hashed).toBe(0);
+    // Written over with the same bytes: another file, hashed, and its bytes are the sealed ones.
+    await raw.store.put(key, body);
+    expect(await store.digest(key)).toEqual(sealed);
+    expect(hashed).toBe(1);
+    // Written over with other bytes of the same size: hashed, and refused.
+    await raw.store.put(key, 'a;b\n1;3\n');
+    const e = await store.digest(key).catch((x: unknown) => x);
+    expect(codeOf(e)).toBe('E_WORK_CORRUPT');
+    expect(hashed).toBe(2);
+  });
 
   it.each(areas)('%s: a changed, cut or unsealed work file is refused on every read', async (_, open) => {
     const raw = await open();

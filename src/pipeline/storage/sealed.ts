@@ -13,7 +13,11 @@
  * - Files that must stay byte-exact have their seal beside them, under `seals/`, with their
  *   SHA-256: the staged release files (they are published as they are, and their SHA-256 runs
  *   on to the manifest) and the spec bundle (loaded by path). `get` and `digest` (a stream, for
- *   a reader that then reads them by path) check it.
+ *   a reader that then reads them by path) check it. A local file's seal also records its
+ *   version (inode, size, modification time): `digest` of a file still at that version gives
+ *   the seal's SHA-256 without hashing its bytes again (the verification slices and the audit
+ *   each read every staged file; a file rewritten or replaced has another version and is
+ *   hashed). Publish hashes every published file itself, against the manifest, all the same.
  * - Plain: the Distributed Maps' item lists (pieces.json, shards.json, parts.json), which
  *   Step Functions itself reads as JSON arrays, and the run's lock.json and error.json, which
  *   other runs and people read. An item carries only an index: each state checks it against the
@@ -49,6 +53,8 @@ interface Seal {
   format: 'ppdp-seal/1';
   bytes: number;
   sha256: string;
+  /** A local file's version when sealed (its inode, size and modification time). */
+  version?: string;
 }
 
 const sha256 = (bytes: Uint8Array): Buffer => createHash('sha256').update(bytes).digest();
@@ -91,7 +97,11 @@ export class SealedStore implements Store {
     readonly area: string,
   ) {
     this.root = inner.root;
+    this.local = inner.root === 'file:///';
   }
+
+  /** Whether the work area is local files, whose seals record the file's version (see `digest`). */
+  private readonly local: boolean;
 
   async get(key: string): Promise<Uint8Array> {
     const kind = this.kind(key);
@@ -136,7 +146,13 @@ export class SealedStore implements Store {
     // The file, then its seal: a reader between the two finds no seal and refuses.
     await this.inner.put(key, pieces.length === 1 ? pieces[0]! : pieces);
     const bytes = pieces.reduce((n, piece) => n + piece.length, 0);
-    const seal: Seal = { format: 'ppdp-seal/1', bytes, sha256: sum.toString('hex') };
+    const version = this.local ? (await this.inner.stat(key))?.version : undefined;
+    const seal: Seal = {
+      format: 'ppdp-seal/1',
+      bytes,
+      sha256: sum.toString('hex'),
+      ...(version ? { version } : {}),
+    };
     await this.inner.put(this.sealKey(key), `${JSON.stringify(seal)}\n`);
   }
 
@@ -158,8 +174,13 @@ export class SealedStore implements Store {
       const bytes = await this.get(key);
       return { bytes: bytes.length, sha256: sha256(bytes).toString('hex') };
     }
+    if (kind !== 'exact') return this.inner.digest(key);
+    const seal = await this.readSeal(key);
+    // The local file the seal was written for, as it was then: the bytes sealed, not hashed again.
+    if (seal.version !== undefined && (await this.inner.stat(key))?.version === seal.version)
+      return { bytes: seal.bytes, sha256: seal.sha256 };
     const d = await this.inner.digest(key);
-    if (kind === 'exact') await this.checkSeal(key, d);
+    this.matchSeal(key, seal, d);
     return d;
   }
 
@@ -177,6 +198,11 @@ export class SealedStore implements Store {
    * against its seal. @throws StoreError E_WORK_CORRUPT
    */
   private async checkSeal(key: string, d: Digest): Promise<void> {
+    this.matchSeal(key, await this.readSeal(key), d);
+  }
+
+  /** A byte-exact work file's seal. @throws StoreError E_WORK_CORRUPT when it has none, or it is unreadable */
+  private async readSeal(key: string): Promise<Seal> {
     const bytes = await this.inner.get(this.sealKey(key)).catch((e: unknown) => {
       if ((e as StoreError).code === 'E_STORE_MISSING') throw this.corrupt(key, 'it has no seal');
       throw e;
@@ -188,6 +214,11 @@ export class SealedStore implements Store {
       // reported below
     }
     if (seal?.format !== 'ppdp-seal/1') throw this.corrupt(key, 'its seal is unreadable');
+    return seal;
+  }
+
+  /** @throws StoreError E_WORK_CORRUPT when the size or SHA-256 read (`d`) is not the seal's */
+  private matchSeal(key: string, seal: Seal, d: Digest): void {
     if (seal.bytes !== d.bytes) throw this.corrupt(key, `${d.bytes} bytes, sealed with ${seal.bytes}`);
     if (seal.sha256 !== d.sha256) throw this.corrupt(key, 'its SHA-256 differs from its seal');
   }
