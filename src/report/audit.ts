@@ -440,7 +440,7 @@ class PartsAuditor {
 }
 
 /**
- * The rows grouped by their class's partition (partitionOfHash of its hash's first lane; a counting
+ * The rows grouped by their class's partition (partitionOfLane of its hash's first lane; a counting
  * sort): partition p's are order[starts[p] …], in row order; rows flagged in `skip` left out.
  */
 function rowsByPartition(
