@@ -330,6 +330,12 @@ export interface PublishSource {
   copyIn(file: ManifestEntry): Promise<void>;
   /** The size and SHA-256 of the file as it lies where it is copied from. */
   digest(name: string): Promise<Digest>;
+  /**
+   * The size and SHA-256 of a published file that is known, without reading it, to be the
+   * verified file as it was sealed (a local hard link to it, unchanged since); undefined when it
+   * must be read back.
+   */
+  unchanged?(file: ManifestEntry): Promise<Digest | undefined>;
 }
 
 /**
@@ -457,7 +463,7 @@ async function copyIn(
  * in the work area changed after Verify, or the copy differs from it.
  */
 async function checkPublished(folder: Folder, f: ManifestEntry, source: PublishSource): Promise<void> {
-  const got = await folder.digest(f.name);
+  const got = (await source.unchanged?.(f)) ?? (await folder.digest(f.name));
   if (got.bytes === f.bytes && got.sha256 === f.sha256) return;
   const from = await source.digest(f.name).catch(() => undefined);
   const link =

@@ -11,9 +11,10 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { executeRelease } from '../../src/pipeline/engine.ts';
 import { forgetAll } from '../../src/pipeline/memo.ts';
+import { FsStore } from '../../src/pipeline/storage/fs.ts';
 import {
   fileUrl,
   type Location,
@@ -140,6 +141,9 @@ function tampering(state: string, name: string, tamper: Tamper, when: When = {})
     };
 }
 
+/** The file store's own digest, before any spy replaces it. */
+const readBack = FsStore.prototype.digest;
+
 const codeOf = (e: unknown) => (e as StoreError).code;
 
 describe.each(backends)('on the %s store', (_, backend) => {
@@ -245,6 +249,51 @@ describe('sealed work areas', () => {
     const e = await store.digest(key).catch((x: unknown) => x);
     expect(codeOf(e)).toBe('E_WORK_CORRUPT');
     expect(hashed).toBe(2);
+  });
+
+  it('filesystem: a hard link to a staged file, both as sealed, gives the seal; a copy or a file written over does not', async () => {
+    const raw = await areas[0]![1]();
+    const store = new SealedStore(raw.store, raw.key);
+    const staged = `${raw.key}staging/data.csv`;
+    const body = 'a;b\n1;2\n';
+    await store.put(staged, body);
+    const linked = `${raw.key}release/data.csv`;
+    await raw.store.copy(staged, linked); // a link: the store's copy within one file system
+    const version = async (key: string) => (await raw.store.stat(key))?.version;
+    const sealed = { bytes: 8, sha256: createHash('sha256').update(body).digest('hex') };
+    expect(await store.sealedAt(staged, await version(linked))).toEqual(sealed);
+    expect(await store.sealedAt(staged, undefined)).toBeUndefined();
+    // A copy is another file; so is the link written over (same bytes): both are read back.
+    const copied = `${raw.key}release/copy.csv`;
+    await raw.store.put(copied, body);
+    expect(await store.sealedAt(staged, await version(copied))).toBeUndefined();
+    await raw.store.put(linked, body);
+    expect(await store.sealedAt(staged, await version(linked))).toBeUndefined();
+    // Only byte-exact files have seals that name a version.
+    await store.put(`${raw.key}search.json`, '{}');
+    expect(
+      await store.sealedAt(`${raw.key}search.json`, await version(`${raw.key}search.json`)),
+    ).toBeUndefined();
+  });
+
+  it('filesystem: a local release publishes its linked files by their seals, reading none of them back', async () => {
+    const ws = adultWorkspace(600);
+    const out = join(ws.dir, 'out');
+    const read: string[] = [];
+    const digest = vi.spyOn(FsStore.prototype, 'digest').mockImplementation(async function (
+      this: FsStore,
+      key: string,
+    ) {
+      read.push(key);
+      return readBack.call(this, key);
+    });
+    try {
+      await executeRelease({ spec: ws.spec, out, shards: 2 });
+    } finally {
+      digest.mockRestore();
+    }
+    expect(readdirSync(out)).toContain('manifest.json');
+    expect(read.filter((k) => `/${k}`.startsWith(`${out}/`))).toEqual([]);
   });
 
   it.each(areas)('%s: a changed, cut or unsealed work file is refused on every read', async (_, open) => {

@@ -9,7 +9,7 @@ import {
   publishInto,
   storeFolder,
 } from '../publish.ts';
-import { getJson, joinKey, type StoreError, unsealed, utf8 } from '../storage/index.ts';
+import { getJson, joinKey, SealedStore, type StoreError, unsealed, utf8 } from '../storage/index.ts';
 import { S3Store } from '../storage/s3.ts';
 import type { PhaseEnv, PlanResult, WorkTask } from './types.ts';
 import { asFolder, ms, openWork, warner } from './work.ts';
@@ -18,7 +18,8 @@ import { asFolder, ms, openWork, warner } from './work.ts';
  * Atomic publish (src/pipeline/publish.ts): a folder already holding this run's release,
  * complete (or, for a secret sample, any intact release of this run), is left as it is;
  * otherwise the old manifest goes first, then each verified file, copied and read back to
- * compare with verified.json's size and SHA-256, then every file the new manifest does not
+ * compare with verified.json's size and SHA-256 (a local hard link still at the version its
+ * staged file's seal recorded is compared by that seal), then every file the new manifest does not
  * list is removed, then manifest.json last; then the lock Plan took is given up.
  */
 export async function publish(
@@ -51,6 +52,13 @@ export async function publish(
       }
     },
     digest: (name) => unsealed(work.loc.store).digest(staged(name)),
+    // A local copy is a hard link: a published file at the version its staged file's seal
+    // recorded is that file, as Assemble sealed it and the slices read it, and is not read again.
+    async unchanged(f) {
+      if (!(work.loc.store instanceof SealedStore) || release.store !== from) return undefined;
+      const version = (await release.store.stat(joinKey(release.key, f.name)))?.version;
+      return work.loc.store.sealedAt(staged(f.name), version);
+    },
   };
   const manifest = await publishInto(
     storeFolder(release),

@@ -17,7 +17,8 @@
  *   version (inode, size, modification time): `digest` of a file still at that version gives
  *   the seal's SHA-256 without hashing its bytes again (the verification slices and the audit
  *   each read every staged file; a file rewritten or replaced has another version and is
- *   hashed). Publish hashes every published file itself, against the manifest, all the same.
+ *   hashed). Publish compares every published file with the manifest: a local one linked to its
+ *   staged file, still at the version sealed, by that seal; any other by its SHA-256, read back.
  * - Plain: the Distributed Maps' item lists (pieces.json, shards.json, parts.json), which
  *   Step Functions itself reads as JSON arrays, and the run's lock.json and error.json, which
  *   other runs and people read. An item carries only an index: each state checks it against the
@@ -182,6 +183,16 @@ export class SealedStore implements Store {
     const d = await this.inner.digest(key);
     this.matchSeal(key, seal, d);
     return d;
+  }
+
+  /**
+   * The seal of the byte-exact file at `key` when `version` is the local version the seal
+   * recorded: that file (or a hard link to it) unchanged since it was sealed. Else undefined.
+   */
+  async sealedAt(key: string, version: string | undefined): Promise<Digest | undefined> {
+    if (version === undefined || this.kind(key) !== 'exact') return undefined;
+    const seal = await this.readSeal(key);
+    return seal.version === version ? { bytes: seal.bytes, sha256: seal.sha256 } : undefined;
   }
 
   async list(prefix: string): Promise<StoredObject[]> {
