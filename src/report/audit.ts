@@ -382,7 +382,7 @@ class PartsAuditor {
       }),
     );
     const suppressed = masked
-      ? tallyClasses(this.spec, new Int32Array(masked.rows.length), 1, this.auditedColumns(masked.rows))
+      ? tallyClasses(this.spec, new Int32Array(masked.rows.length), 1, this.auditedColumns(masked.rows), true)
       : undefined;
     return finish(this.spec, input, inputRows, { ...mergeTallies(tallies), labels }, suppressed);
   }
@@ -667,12 +667,17 @@ interface Tally {
   linkage?: { uniqueRows: number; contributions: Map<string, number> };
 }
 
-/** What the audit counts over whole classes (`classOf` each row's, of `classes`), but the labels. */
+/**
+ * What the audit counts over whole classes (`classOf` each row's, of `classes`), but the labels.
+ * `suppressed`: the rows are the suppressed ones, masked, which are no class: no model bounds
+ * their sensitive values, so a sensitive attribute a model names is measured as an unbounded one.
+ */
 function tallyClasses(
   spec: ReleaseSpec,
   classOf: Int32Array,
   classes: number,
   columns: readonly AuditedColumn[],
+  suppressed = false,
 ): Omit<Tally, 'labels'> {
   const rows = classOf.length;
   const bounded = boundedAttributes(spec);
@@ -686,7 +691,7 @@ function tallyClasses(
   const uniqueOn = new Uint8Array(rows);
   for (const column of columns) {
     const { name, codes, width } = column;
-    const revealing = typeOf(name) === 'sensitive' && !bounded.has(name);
+    const revealing = typeOf(name) === 'sensitive' && (suppressed || !bounded.has(name));
     if (!linkable.includes(name)) {
       if (revealing)
         worst.set(name, worstShare(classOf, classes, pairCounts(classOf, classes, codes, width)));
@@ -895,12 +900,14 @@ function finish(
     }
     const share = suppressed?.worst.get(name)?.share;
     if (share !== undefined && share >= REVEAL_SHARE) {
+      // A model that names the attribute bounds it in the classes; the suppressed rows are none.
+      const model = spec.privacy.find((m) => 'attribute' in m && m.attribute === name)?.model;
       cautions.push({
         cause: 'sensitive-revealed',
         column: name,
         value: share,
         rows: masked,
-        message: `${name} is sensitive and no privacy model bounds it: among ${theSuppressed} one value has a share of ${fmtPct(share)} (≥ ${fmtPct(REVEAL_SHARE)}), which whoever can tell who was suppressed learns`,
+        message: `${name} is sensitive and ${model ? `${model} bounds it in the released classes only` : 'no privacy model bounds it'}: among ${theSuppressed} one value has a share of ${fmtPct(share)} (≥ ${fmtPct(REVEAL_SHARE)}), which whoever can tell who was suppressed learns`,
       });
     }
   }

@@ -4,7 +4,8 @@
  * suppressed rows when they give something away: 200 rows, k = 4 with distinct l = 3 on
  * disease, income sensitive but unmodelled, one row suppressed. The audit once counted that row
  * as a class of 1 row (20 classes against the report's 19, "in a class of 1 row" against its
- * k = 5). One task and over shards, the same audit.
+ * k = 5). A sensitive value a model bounds in the classes is measured among the suppressed rows
+ * like an unmodelled one: no model bounds it there. One task and over shards, the same audit.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,13 +93,18 @@ describe('the audit of a release with suppressed rows masked', () => {
           'income is released unchanged and makes 32 of 199 rows not suppressed (16.08%) unique together with the quasi-identifiers',
       },
     ]);
-    // The one suppressed row: whoever can tell who was suppressed reads its income.
+    // The one suppressed row: whoever can tell who was suppressed reads its income, and its
+    // disease too: l-diversity bounds disease in the released classes, and that row is in none.
     const ofSuppressed = audit.cautions.filter((c) => c.message.includes('suppressed row'));
     expect(ofSuppressed.map((c) => [c.cause, c.column, c.rows, c.value])).toEqual([
+      ['sensitive-revealed', 'disease', 1, 1],
       ['unique-with-unchanged-column', 'income', 1, 1],
       ['sensitive-revealed', 'income', 1, 1],
     ]);
-    expect(ofSuppressed[1]!.message).toBe(
+    expect(ofSuppressed[0]!.message).toBe(
+      'disease is sensitive and distinct-l-diversity bounds it in the released classes only: among the 1 suppressed row (every quasi-identifier masked) one value has a share of 100% (≥ 90%), which whoever can tell who was suppressed learns',
+    );
+    expect(ofSuppressed[2]!.message).toBe(
       'income is sensitive and no privacy model bounds it: among the 1 suppressed row (every quasi-identifier masked) one value has a share of 100% (≥ 90%), which whoever can tell who was suppressed learns',
     );
     expect(masked.verdict!.causes).toEqual([...audit.cautions.map((c) => c.message)]);
