@@ -29,6 +29,7 @@ import { Int32s, rowNumbers } from '../util/int32s.ts';
 import { mix32, partitionOfLane } from '../util/keys.ts';
 import { bytesHashes } from '../verify/fingerprint.ts';
 import { verifierHierarchyRows } from '../verify/hierarchy.ts';
+import { attributeOf } from '../verify/models.ts';
 import { fmtInt, fmtNum, fmtPct } from './format.ts';
 import { methodLimits } from './limits.ts';
 
@@ -901,7 +902,7 @@ function finish(
     const share = suppressed?.worst.get(name)?.share;
     if (share !== undefined && share >= REVEAL_SHARE) {
       // A model that names the attribute bounds it in the classes; the suppressed rows are none.
-      const model = spec.privacy.find((m) => 'attribute' in m && m.attribute === name)?.model;
+      const model = spec.privacy.find((m) => attributeOf(m) === name)?.model;
       cautions.push({
         cause: 'sensitive-revealed',
         column: name,
@@ -952,7 +953,7 @@ function finish(
 
 /** The sensitive attributes a privacy model names. */
 function boundedAttributes(spec: ReleaseSpec): Set<string> {
-  return new Set(spec.privacy.flatMap((m) => ('attribute' in m ? [m.attribute] : [])));
+  return new Set(spec.privacy.flatMap((m) => attributeOf(m) ?? []));
 }
 
 /**
