@@ -54,6 +54,7 @@ import {
 } from '../test/golden/adult-configs.ts';
 import { startArxHarness, writeArxHierarchies } from './arx-harness.ts';
 import { timedRelease } from './cli-release.ts';
+import { hostSpeed, hostSpeedLine } from './host-speed.ts';
 import { RIDE_ALONG_COLUMNS, registrySample } from './registry-sample.ts';
 import { machineInfo, median, table } from './scale.ts';
 
@@ -464,6 +465,9 @@ const machine = machineInfo();
 say(
   `ppdp vs ARX 3.9.2, both measured here, interleaved run by run — ${WARMUP} warm-ups + ${RUNS} runs per configuration; load average ${machine.loadAverage.join(' ')} on ${machine.cores} cores`,
 );
+// Kept beside the figures: what the host itself gives (the ratio is of one host; the times are not).
+const speed = await hostSpeed();
+say(hostSpeedLine(speed));
 const scratch: string[] = [];
 const arx = startArx();
 type Result = Awaited<ReturnType<typeof measure>> | Awaited<ReturnType<typeof measureCli>>;
@@ -555,7 +559,7 @@ writeFileSync(
   `${JSON.stringify(
     {
       date: new Date().toISOString(),
-      machine: { ...machine, loadAverageAtEnd: os.loadavg().map((x) => round(x, 2)) },
+      machine: { ...machine, hostSpeed: speed, loadAverageAtEnd: os.loadavg().map((x) => round(x, 2)) },
       arx: {
         version: '3.9.2',
         measuredHere: true,

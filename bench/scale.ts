@@ -30,6 +30,7 @@ import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { hostSpeed, hostSpeedLine } from './host-speed.ts';
 import { registrySpec, writeRegistryCsv } from './registry-sample.ts';
 import { parseCount, ROOT } from './synth.ts';
 
@@ -503,6 +504,9 @@ async function main(): Promise<void> {
     `ppdp scale benchmark — ${started.toISOString()}; ${machine.cpu}, ${machine.cores} cores, ` +
       `${machine.memoryGiB} GiB, node ${machine.node}, load ${machine.loadAverage.join(' ')}`,
   );
+  // Kept beside the figures: what the host itself gives, to tell its speed from the code's.
+  const speed = await hostSpeed();
+  console.log(hostSpeedLine(speed));
   console.log(`sizes ${sizes.join(', ')}; methods ${methods.join(', ')}; perturb ${perturb}; cli ${cli}`);
 
   const results: RunResult[] = [];
@@ -632,7 +636,11 @@ async function main(): Promise<void> {
     benchmark: 'scale',
     date: started.toISOString(),
     durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
-    machine: { ...machine, loadAverageAtEnd: os.loadavg().map((x) => Math.round(x * 100) / 100) },
+    machine: {
+      ...machine,
+      hostSpeed: speed,
+      loadAverageAtEnd: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    },
     settings: {
       perturb,
       seed,
